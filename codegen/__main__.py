@@ -1,0 +1,7 @@
+"""``python -m codegen`` is ``opgen``."""
+
+import sys
+
+from codegen.cli import main
+
+sys.exit(main())

@@ -1,0 +1,279 @@
+"""Building generated sources on the host: one shared library per (op, product), cached by content hash.
+
+Each library holds the op's generated C++ (op_api, tiling, OpDef, kernel), a small glue translation unit
+written here (the kernel's registration under its OpType and the product's facts, which the CANN build
+system would otherwise provide) and the runtime emulation. Object files are cached in the user cache
+directory under a SHA-256 of everything that determines them (source text of the file and every header it
+can include, compiler flags and ``g++ --version``), so unchanged inputs are never compiled twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from codegen.paths import ProjectPaths, project_paths
+from codegen.plan.common import op_files
+from codegen.spec.model import DType, OpSpec, Product
+
+CXX = os.environ.get("CXX", "g++")
+# -fno-gnu-unique and -Bsymbolic keep every library's runtime state its own when several (op, product)
+# libraries are loaded into one Python process.
+BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-Wall", "-Wextra", "-pthread", "-fno-gnu-unique")
+LINK_FLAGS = ("-Wl,-Bsymbolic",)
+SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1")
+
+
+class BuildError(Exception):
+    """A compile or link step failed; ``log`` holds the compiler's output and the command."""
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message if not log else f"{message}\n{log}")
+        self.log = log
+
+
+def cache_dir() -> Path:
+    """The build cache: ``$OPGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/ascend-opgen``, else ``~/.cache/ascend-opgen``."""
+    env = os.environ.get("OPGEN_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "ascend-opgen"
+
+
+@lru_cache(maxsize=1)
+def compiler_version() -> str:
+    """First line of ``g++ --version`` (part of every cache key).
+
+    Raises:
+        BuildError: the compiler is missing.
+    """
+    try:
+        out = subprocess.run([CXX, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise BuildError(f"C++ compiler '{CXX}' not usable: {exc}") from exc
+    return out.splitlines()[0] if out else CXX
+
+
+def _tree_digest(roots: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for root in roots:
+        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc"))
+        for p in files:
+            h.update(p.relative_to(root).as_posix().encode())
+            h.update(b"\0")
+            h.update(p.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+def _run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"{what} failed", f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
+    if proc.stderr.strip():
+        # Warnings are errors for generated code: the acceptance bar is warning-free -Wall -Wextra.
+        raise BuildError(f"{what} produced warnings", f"$ {' '.join(cmd)}\n{proc.stderr}")
+
+
+def product_macros(product: Product) -> list[str]:
+    """Preprocessor definitions a kernel is compiled with on ``product`` (as the CANN toolchain sets
+    ``__NPU_ARCH__``), plus the emulator's capability switches."""
+    return [
+        f"-D__NPU_ARCH__={product.npu_arch}",
+        f'-DOPGEN_PRODUCT_NAME="{product.name}"',
+        f"-DOPGEN_HAS_DATACOPYPAD={1 if product.data_copy_pad else 0}",
+    ]
+
+
+def glue_source(spec: OpSpec, product: Product) -> str:
+    """The glue translation unit: registers the kernel for its OpType and defines the product's facts."""
+    n_args = len(spec.inputs) + len(spec.outputs) + 2
+    params = ", ".join(["GM_ADDR"] * n_args)
+    args = ", ".join(f"a[{i}]" for i in range(n_args))
+    atomic = ", ".join(f"opgen_rt::DtypeId::{d.name}" for d in product.atomic_add_dtypes)
+    return (
+        "// Written by ascend-opgen's builder (the CANN build system's role): kernel registration and product.\n"
+        '#include "opgen_rt/glue.h"\n'
+        f"extern \"C\" void {spec.kernel}({params});\n"
+        f"static void opgen_entry_{spec.kernel}(uint8_t **a) {{ {spec.kernel}({args}); }}\n"
+        f"OPGEN_RT_REGISTER_KERNEL({spec.op_type}, {spec.kernel}, opgen_entry_{spec.kernel});\n"
+        f'OPGEN_RT_DEFINE_PRODUCT("{product.name}", "{product.config_name}", {product.soc_version}, '
+        f"{product.npu_arch}, {product.ub_bytes}, 0, {product.vector_core_num}, "
+        f"{'true' if product.bf16 else 'false'}, {'true' if product.data_copy_pad else 'false'}, "
+        f"{{{atomic}}}, {product.queue_buffer_cap});\n"
+    )
+
+
+@dataclass(frozen=True)
+class BuiltOp:
+    """A compiled (op, product): ``library`` is the shared object; ``key`` its cache key."""
+
+    spec: OpSpec
+    product: Product
+    library: Path
+    key: str
+    sanitize: bool
+
+
+def _kernel_tiling_type(spec: OpSpec) -> str:
+    return f"optiling::{spec.op_type}TilingData"
+
+
+def build_op(
+    spec: OpSpec,
+    product: Product,
+    generated_dir: Path | None = None,
+    paths: ProjectPaths | None = None,
+    sanitize: bool = False,
+    jobs: int = 2,
+) -> BuiltOp:
+    """Compiles ``spec`` for ``product`` into a shared library (or returns the cached one).
+
+    Args:
+        spec: the op.
+        product: the target product.
+        generated_dir: the generated tree (``generated/`` by default); the op's folder is ``<dir>/<snake>``.
+        paths: project paths (found automatically by default).
+        sanitize: build with AddressSanitizer and UBSan (a separate cache entry).
+        jobs: parallel compiler processes.
+
+    Raises:
+        BuildError: a source is missing, or compiling or linking failed (compiler output attached).
+    """
+    paths = paths or project_paths()
+    root = (generated_dir or paths.generated) / spec.snake
+    files = op_files(spec)
+    sources = {k: root / rel for k, rel in files.items()}
+    for kind in ("op_api_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
+        if not sources[kind].is_file():
+            raise BuildError(f"{sources[kind]} not found: run `opgen generate` (or pass the right --generated)")
+    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ())]
+    include = [f"-I{paths.runtime / 'include'}", f"-I{root / 'op_api'}", f"-I{root / 'op_host'}"]
+    glue = glue_source(spec, product)
+    runtime_digest = _tree_digest([paths.runtime / "include", paths.runtime / "src"])
+    op_digest = _tree_digest([root])
+    h = hashlib.sha256()
+    for part in (compiler_version(), " ".join(flags), runtime_digest, op_digest, glue, " ".join(product_macros(product))):
+        h.update(part.encode())
+        h.update(b"\0")
+    key = h.hexdigest()[:24]
+    out_dir = cache_dir() / "lib" / key
+    library = out_dir / f"lib{spec.snake}_{product.name}.so"
+    if library.is_file():
+        return BuiltOp(spec, product, library, key, sanitize)
+
+    work = Path(tempfile.mkdtemp(prefix="opgen-build-", dir=str(cache_dir()) if _ensure(cache_dir()) else None))
+    try:
+        glue_path = work / "opgen_glue.cpp"
+        glue_path.write_text(glue)
+        units: list[tuple[Path, list[str]]] = [
+            (sources["op_api_cpp"], []),
+            (sources["tiling_cpp"], []),
+            (sources["def_cpp"], []),
+            (
+                sources["kernel_cpp"],
+                [
+                    *product_macros(product),
+                    "-include",
+                    str(sources["tiling_h"]),
+                    f"-DOPGEN_KERNEL_TILING_TYPE={_kernel_tiling_type(spec)}",
+                ],
+            ),
+            (glue_path, []),
+        ]
+        runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
+        objs: list[Path] = []
+
+        def compile_unit(unit: tuple[Path, list[str]]) -> Path:
+            src, extra = unit
+            obj = work / (src.stem + ".o")
+            _run([CXX, *flags, *include, *extra, "-c", str(src), "-o", str(obj)], f"compiling {src.name} for {product.name}")
+            return obj
+
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            objs = list(pool.map(compile_unit, units))
+        out_dir.mkdir(parents=True, exist_ok=True)
+        tmp_lib = work / library.name
+        _run(
+            [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
+            f"linking {library.name}",
+        )
+        os.replace(tmp_lib, library)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return BuiltOp(spec, product, library, key, sanitize)
+
+
+def _ensure(path: Path) -> bool:
+    path.mkdir(parents=True, exist_ok=True)
+    return True
+
+
+def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:
+    """Compiles the runtime's sources once per (flags, runtime content); returns the cached objects."""
+    h = hashlib.sha256("\0".join([compiler_version(), " ".join(flags), digest]).encode()).hexdigest()[:24]
+    out_dir = cache_dir() / "runtime" / h
+    srcs = sorted((paths.runtime / "src").rglob("*.cpp"))
+    objs = [out_dir / (s.relative_to(paths.runtime / "src").as_posix().replace("/", "__")[:-4] + ".o") for s in srcs]
+    if all(o.is_file() for o in objs):
+        return objs
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def compile_one(pair: tuple[Path, Path]) -> None:
+        src, obj = pair
+        if obj.is_file():
+            return
+        tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
+        _run([CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)], f"compiling runtime {src.name}")
+        os.replace(tmp, obj)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(compile_one, zip(srcs, objs)))
+    return objs
+
+
+def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: ProjectPaths | None = None) -> Path:
+    """Compiles the op's generated example program against its library; returns the executable (cached).
+
+    Raises:
+        BuildError: compiling or linking failed.
+    """
+    paths = paths or project_paths()
+    root = (generated_dir or paths.generated) / built.spec.snake
+    src = root / op_files(built.spec)["example_cpp"]
+    h = hashlib.sha256((built.key + src.read_text()).encode()).hexdigest()[:24]
+    exe = cache_dir() / "examples" / h / f"example_{built.spec.snake}_{built.product.name}"
+    if exe.is_file():
+        return exe
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    tmp = exe.with_name(exe.name + f".{os.getpid()}.tmp")
+    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
+    _run(
+        [
+            CXX,
+            *flags,
+            f"-I{paths.runtime / 'include'}",
+            f"-I{root / 'op_api'}",
+            str(src),
+            "-o",
+            str(tmp),
+            str(built.library),
+            f"-Wl,-rpath,{built.library.parent}",
+        ],
+        f"compiling example of {built.spec.op}",
+    )
+    os.replace(tmp, exe)
+    return exe
+
+
+__all__ = ["BuildError", "BuiltOp", "DType", "build_example", "build_op", "cache_dir", "glue_source"]

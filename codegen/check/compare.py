@@ -1,0 +1,74 @@
+"""Comparing kernel output with a float64 reference: tolerances and errors in ULPs of the output dtype."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+
+def ulp(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Unit in the last place of ``values`` (float64 array) in floating ``dtype``, as float64.
+
+    ``ulp(x) = 2**(max(floor(log2|x|), minexp - 1) - nmant)``; for 0 it is the smallest subnormal.
+    """
+    info = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
+    nmant = int(info.nmant)
+    minexp = int(info.minexp)
+    a = np.abs(np.asarray(values, dtype=np.float64))
+    with np.errstate(divide="ignore"):
+        e = np.floor(np.log2(np.where(a > 0, a, 1.0)))
+    e = np.maximum(np.where(a > 0, e, minexp), minexp)
+    return np.ldexp(1.0, (e - nmant).astype(np.int64))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`: ``ok``, the largest absolute error and the largest error in output ULPs
+    (relative to the reference rounded to the output dtype), and the index of the worst element."""
+
+    ok: bool
+    max_abs_err: float
+    max_ulp_err: float
+    worst_index: tuple[int, ...] | None
+    detail: str
+
+
+def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float) -> Comparison:
+    """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` elementwise (NaN only where ref is NaN).
+
+    ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type). The half-ULP
+    term is the unavoidable final rounding to the output dtype.
+    """
+    if got.shape != ref.shape:
+        return Comparison(False, float("inf"), float("inf"), None, f"shape {got.shape} != reference {ref.shape}")
+    if got.size == 0:
+        return Comparison(True, 0.0, 0.0, None, "empty")
+    g = got.astype(np.float64)
+    r = np.asarray(ref, dtype=np.float64)
+    floating = np.issubdtype(got.dtype, np.floating) or got.dtype == np.dtype(ml_dtypes.bfloat16)
+    expected = r.astype(got.dtype).astype(np.float64) if floating else np.round(r)
+    u = ulp(expected, got.dtype) if floating else np.ones_like(r)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(g - r)
+        bound = np.asarray(atol) + np.asarray(rtol) * np.abs(r) + (u / 2 if floating else 0.0)
+        nan_ok = np.isnan(g) & np.isnan(r)
+        inf_ok = np.isinf(g) & np.isinf(r) & (np.sign(g) == np.sign(r))
+        bad = ~(nan_ok | inf_ok | (err <= bound))
+        ulp_err = np.where(nan_ok | inf_ok, 0.0, np.abs(g - expected) / u)
+    max_abs = float(np.nanmax(np.where(nan_ok | inf_ok, 0.0, err)))
+    max_ulp = float(np.nanmax(ulp_err)) if ulp_err.size else 0.0
+    if np.isnan(max_abs):
+        max_abs = float("inf")
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        return Comparison(
+            False,
+            max_abs,
+            max_ulp,
+            idx,
+            f"{int(bad.sum())} of {bad.size} elements out of tolerance; first at {idx}: got {g[idx]!r}, "
+            f"reference {r[idx]!r}, bound {float(np.broadcast_to(bound, r.shape)[idx]):.3g}",
+        )
+    return Comparison(True, max_abs, max_ulp, None, "")

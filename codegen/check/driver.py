@@ -1,0 +1,297 @@
+"""The ``opgen check`` driver: build every (op, product), run its case matrix, compare, report."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from codegen.build import BuildError, build_example, build_op
+from codegen.check.cases import Case, elementwise_cases
+from codegen.check.compare import compare
+from codegen.paths import project_paths
+from codegen.runner import AclnnError, OpCallable, numpy_dtype
+from codegen.spec.model import Catalogue, DType, OpSpec, Product
+
+
+@dataclass
+class CaseResult:
+    """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases)."""
+
+    ident: str
+    op: str
+    product: str
+    dtype: str
+    shape: str
+    name: str
+    passed: bool
+    status: int
+    max_abs_err: float
+    max_ulp_err: float
+    message: str
+    seconds: float
+    counters: dict[str, Any] = field(default_factory=dict)
+
+
+def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleType:
+    """Imports ``reference/<snake>.py`` (by path, so it works from a wheel install too).
+
+    Raises:
+        FileNotFoundError: the reference module does not exist.
+    """
+    directory = reference_dir or project_paths().reference
+    path = directory / f"{spec.snake}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"reference not implemented: {path} does not exist")
+    mod_spec = importlib.util.spec_from_file_location(f"opgen_reference_{spec.snake}", path)
+    assert mod_spec is not None and mod_spec.loader is not None
+    module = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(module)
+    return module
+
+
+def _call_with(fn: Callable[..., Any], params: dict[str, Any]) -> Any:
+    names = inspect.signature(fn).parameters
+    return fn(**{k: v for k, v in params.items() if k in names})
+
+
+def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
+    launches = stats.get("launches", [])
+    out: dict[str, Any] = {"launches": []}
+    for launch in launches:
+        cores = launch.get("cores", [])
+        total = {
+            k: sum(int(c.get(k, 0)) for c in cores)
+            for k in ("gm_bytes_read", "gm_bytes_written", "gm_bytes_atomic_added", "vector_instructions", "vector_elements")
+        }
+        total["ub_high_water_bytes"] = max((int(c.get("ub_high_water_bytes", 0)) for c in cores), default=0)
+        out["launches"].append(
+            {
+                "kernel": launch.get("kernel"),
+                "block_dim": launch.get("block_dim"),
+                "tiling_key": launch.get("tiling_key"),
+                "workspace_bytes": launch.get("workspace_bytes"),
+                "totals": total,
+                "cores": cores,
+            }
+        )
+    out["host_tasks"] = stats.get("host_tasks", [])
+    return out
+
+
+def run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
+    """Runs one case on a built op and judges it."""
+    start = time.perf_counter()
+    spec = fn.spec
+    status = 0
+    message = ""
+    passed = False
+    max_abs = max_ulp = 0.0
+    counters: dict[str, Any] = {}
+    try:
+        if case.expect_status is not None:
+            status, message = _run_status_case(fn, case)
+            passed = status == case.expect_status and bool(message)
+            if status != case.expect_status:
+                message = f"expected status {case.expect_status}, got {status}: {message}"
+            elif not message:
+                message = "no error message (aclGetRecentErrMsg was empty)"
+        else:
+            params = dict(case.params)
+            got = fn(core_order=case.core_order, seed=case.seed, deterministic=case.deterministic, **params)
+            counters = _summarise(fn.last_stats)
+            ref_params = {k: v for k, v in params.items() if k != spec.outputs[0].name}
+            expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
+            if hasattr(ref, "tolerance"):
+                atol, rtol = _call_with(ref.tolerance, ref_params)
+            else:
+                atol, rtol = 0.0, 16 * 2.0**-24
+            cmp = compare(np.asarray(got), expected, atol, rtol)
+            passed, max_abs, max_ulp, message = cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, cmp.detail
+    except AclnnError as exc:
+        status, message = exc.status, exc.message
+    except Exception as exc:  # a harness failure is a failed case, reported, never a crash of the run
+        message = f"{type(exc).__name__}: {exc}"
+    return CaseResult(
+        case.ident, case.op, case.product, case.dtype, case.shape, case.name, passed, status, max_abs, max_ulp,
+        message, time.perf_counter() - start, counters,
+    )
+
+
+def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
+    spec = fn.spec
+    attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
+    arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
+    fn.set_run_options(False, "in_order", 0)
+    tensors = {n: fn.make_tensor(a) for n, a in arrays.items()}
+    try:
+        status, size, executor = fn.phase1(
+            tensors, attrs, null_workspace_size=case.mode == "null_workspace_size", null_executor=case.mode == "null_executor"
+        )
+        if case.mode != "phase2_twice" or status != 0:
+            return status, fn.recent_error()
+        workspace = np.zeros(size, dtype=np.uint8) if size else None
+        first = fn.phase2(workspace, size, executor)
+        if first != 0:
+            return first, fn.recent_error()
+        second = fn.phase2(workspace, size, executor)
+        return second, fn.recent_error()
+    finally:
+        for t in tensors.values():
+            if t.handle.value:
+                fn.lib.aclDestroyTensor(t.handle)
+
+
+def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
+    """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
+    dtypes = [d for d in spec.inputs[0].dtypes_for(product) if not dtype_filter or d.name in dtype_filter]
+    if spec.family == "elementwise":
+        from codegen.plan.elementwise import tiling_decision
+
+        def tile(d: DType) -> int:
+            return tiling_decision(spec, product, (1 << 24,), d).tile_length
+
+        return list(elementwise_cases(spec, product, dtypes, quick, tile))
+    if spec.family == "index_accumulate":
+        from codegen.check.index_accumulate_cases import index_accumulate_cases
+
+        return list(index_accumulate_cases(spec, product, dtypes, quick))
+    raise ValueError(f"no case generator for family '{spec.family}'")
+
+
+_RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")
+
+
+def check_example(spec: OpSpec, product: Product, generated: Path | None, ref: ModuleType, built: Any) -> CaseResult:
+    """Compiles and runs the generated example program; compares its printed output with the reference."""
+    start = time.perf_counter()
+    ident = f"{spec.snake}/{product.name}/example/example program"
+    ex = spec.example
+    try:
+        if ex is None:
+            raise ValueError("the spec has no example")
+        exe = build_example(built, generated)
+        proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"example exited with {proc.returncode}: {proc.stdout[-500:]}{proc.stderr[-500:]}")
+        got = np.array([float(v) for _, v in _RESULT_LINE.findall(proc.stdout)])
+        params: dict[str, Any] = {}
+        for name, et in ex.inputs:
+            params[name] = np.asarray(et.values or [], dtype=np.float64).astype(numpy_dtype(et.dtype)).reshape(et.shape)
+        params.update(dict(ex.attrs))
+        expected = np.asarray(_call_with(ref.reference, params), dtype=np.float64).reshape(-1)
+        out_dtype = numpy_dtype(ex.output.dtype)
+        got_arr = got.astype(out_dtype)
+        if hasattr(ref, "tolerance"):
+            atol, rtol = _call_with(ref.tolerance, params)
+            atol, rtol = np.asarray(atol).reshape(-1), np.asarray(rtol).reshape(-1)
+        else:
+            atol, rtol = 0.0, 16 * 2.0**-24
+        # The program prints %.9g, which round-trips fp32 exactly.
+        cmp = compare(got_arr, expected, atol, rtol)
+        return CaseResult(ident, spec.snake, product.name, ex.output.dtype.name, str(list(ex.output.shape)), "example program",
+                          cmp.ok, 0, cmp.max_abs_err, cmp.max_ulp_err, cmp.detail or f"printed {got.tolist()}", time.perf_counter() - start)
+    except (BuildError, RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+        return CaseResult(ident, spec.snake, product.name, "-", "-", "example program", False, 0, 0.0, 0.0,
+                          f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class Job:
+    """The cases of one (op, product), run in one worker process."""
+
+    spec_snake: str
+    product: str
+    dtype_filter: tuple[str, ...]
+    quick: bool
+    generated: str | None
+    core_orders: tuple[str, ...]
+    sanitize: bool
+    specs_dir: str | None
+
+
+def run_job(job: Job) -> list[CaseResult]:
+    """Builds (op, product), runs its case matrix (each value case under every requested core order on
+    its first run) and the example program. Runs in a worker process."""
+    from codegen.specs import load_project
+
+    catalogue, specs = load_project(job.specs_dir)
+    spec = specs[job.spec_snake]
+    product = catalogue.get(job.product)
+    ident = f"{spec.snake}/{product.name}"
+    try:
+        ref = load_reference(spec)
+    except FileNotFoundError as exc:
+        return [CaseResult(f"{ident}/-/reference", spec.snake, product.name, "-", "-", "reference", False, 0, 0.0, 0.0, str(exc), 0.0)]
+    generated = Path(job.generated) if job.generated else None
+    try:
+        built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1)
+    except BuildError as exc:
+        return [CaseResult(f"{ident}/-/build", spec.snake, product.name, "-", "-", "build", False, 0, 0.0, 0.0, str(exc)[:4000], 0.0)]
+    fn = OpCallable(built)
+    results = []
+    for case in cases_for(spec, product, set(job.dtype_filter) or None, job.quick):
+        orders = [case.core_order] if case.core_order != "in_order" or case.expect_status is not None else list(job.core_orders)
+        for order in orders:
+            case.core_order = order
+            r = run_case(fn, case, ref)
+            if len(orders) > 1:
+                r.name = f"{r.name} ({order})"
+                r.ident = f"{r.ident} ({order})"
+            results.append(r)
+    results.append(check_example(spec, product, generated, ref, built))
+    return results
+
+
+def run_check(
+    jobs: list[Job], workers: int, progress: Callable[[Job, list[CaseResult]], None] | None = None
+) -> list[CaseResult]:
+    """Runs ``jobs`` on ``workers`` processes; calls ``progress`` as each finishes; results in job order."""
+    results: dict[int, list[CaseResult]] = {}
+    if workers <= 1:
+        for i, job in enumerate(jobs):
+            results[i] = run_job(job)
+            if progress:
+                progress(job, results[i])
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                if progress:
+                    progress(jobs[i], results[i])
+    return [r for i in sorted(results) for r in results[i]]
+
+
+def write_json(results: list[CaseResult], path: Path) -> None:
+    """Writes every result (counters included) as JSON."""
+    data = {
+        "passed": sum(r.passed for r in results),
+        "failed": sum(not r.passed for r in results),
+        "cases": [asdict(r) for r in results],
+    }
+    path.write_text(json.dumps(data, indent=1, default=float))
+
+
+def select_products(spec: OpSpec, catalogue: Catalogue, wanted: list[str] | None) -> list[Product]:
+    """The products ``spec`` supports, narrowed to ``wanted`` (unknown names raise KeyError)."""
+    if wanted:
+        for name in wanted:
+            catalogue.get(name)
+    return [catalogue.get(p) for p in spec.products if not wanted or p in wanted]
+
+
+__all__ = ["CaseResult", "Job", "check_example", "run_check", "run_job", "sys"]

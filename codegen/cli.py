@@ -1,0 +1,182 @@
+"""The ``opgen`` command line (also ``python -m codegen``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from codegen.spec.errors import SpecErrors
+
+
+def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from codegen.specs import load_project
+
+    return load_project(getattr(args, "specs", None), getattr(args, "products", None))
+
+
+def _select(specs: dict, names: list[str]) -> dict:  # type: ignore[type-arg]
+    from codegen.runner import resolve_op
+
+    if not names:
+        return specs
+    return {resolve_op(n, specs).snake: resolve_op(n, specs) for n in names}
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    catalogue, specs = _load(args)
+    print("ops:")
+    for name in sorted(specs):
+        s = specs[name]
+        print(f"  {name:32s} {s.aclnn_name:36s} family={s.family:16s} products={','.join(s.products)}")
+    print("products:")
+    for p in catalogue.products:
+        print(
+            f"  {p.name:14s} NpuArch {p.npu_arch}  UB {p.ub_bytes} bytes  {p.vector_core_num} vector cores  "
+            f"bf16={'yes' if p.bf16 else 'no'}  DataCopyPad={'yes' if p.data_copy_pad else 'no'}"
+        )
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from codegen.generate import generate
+
+    catalogue, specs = _load(args)
+    specs = _select(specs, args.ops)
+    report = generate(specs, catalogue, Path(args.out) if args.out else None, check=args.check)
+    if args.check:
+        if report.clean:
+            print(f"generated/ is up to date ({len(report.unchanged)} files)")
+            return 0
+        for rel in report.stale:
+            print(f"stale: {rel}")
+        for rel in report.missing:
+            print(f"missing: {rel}")
+        for rel in report.extra:
+            print(f"not produced by any template: {rel}")
+        print("run `opgen generate` to update", file=sys.stderr)
+        return 1
+    for rel in report.written:
+        print(f"wrote {rel}")
+    print(f"{len(report.written)} written, {len(report.unchanged)} unchanged")
+    for rel in report.extra:
+        print(f"warning: {rel} is produced by no template", file=sys.stderr)
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from codegen.build import build_op
+
+    catalogue, specs = _load(args)
+    spec = next(iter(_select(specs, [args.op]).values()))
+    built = build_op(spec, catalogue.get(args.product), Path(args.generated) if args.generated else None, sanitize=args.sanitize)
+    print(built.library)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from codegen.check.driver import Job, run_check, select_products, write_json
+    from codegen.check.report import print_table, progress_printer
+
+    catalogue, specs = _load(args)
+    specs = _select(specs, args.ops)
+    orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
+    if args.sanitize and "OPGEN_SANITIZE_CHILD" not in os.environ:
+        from codegen.check.sanitize import rerun_sanitized
+
+        return rerun_sanitized(sys.argv[1:])
+    jobs = []
+    for name, spec in sorted(specs.items()):
+        for product in select_products(spec, catalogue, args.product):
+            jobs.append(
+                Job(name, product.name, tuple(args.dtype or ()), args.quick, args.generated, orders, args.sanitize,
+                    getattr(args, "specs", None))
+            )
+    if not jobs:
+        print("nothing to check: no (op, product) matches", file=sys.stderr)
+        return 2
+    results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
+    print_table(results, verbose=args.verbose)
+    if args.json:
+        write_json(results, Path(args.json))
+        print(f"wrote {args.json}")
+    failed = sum(not r.passed for r in results)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from codegen.explain import explain
+
+    catalogue, specs = _load(args)
+    spec = next(iter(_select(specs, [args.op]).values()))
+    print(explain(spec, catalogue.get(args.product), args.shape, args.dtype))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``opgen`` (subcommands list, generate, build, check, explain)."""
+    parser = argparse.ArgumentParser(prog="opgen", description="Generate and check Ascend operator sources.")
+    parser.add_argument("--specs", help="spec directory (default: the project's specs/)")
+    parser.add_argument("--products", help="alternative product catalogue YAML")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="ops, families, products").set_defaults(func=cmd_list)
+    g = sub.add_parser("generate", help="render specs into generated/")
+    g.add_argument("ops", nargs="*", help="ops to generate (snake name or OpType); default all")
+    g.add_argument("--out", help="output directory (default generated/)")
+    g.add_argument("--check", action="store_true", help="write nothing; exit 1 and list stale files")
+    g.set_defaults(func=cmd_generate)
+    b = sub.add_parser("build", help="compile an op for a product; print the library path")
+    b.add_argument("op")
+    b.add_argument("--product", required=True)
+    b.add_argument("--generated", help="generated tree to build (default generated/)")
+    b.add_argument("--sanitize", action="store_true")
+    b.set_defaults(func=cmd_build)
+    c = sub.add_parser("check", help="build, run and compare against NumPy references")
+    c.add_argument("ops", nargs="*", help="ops (snake name or OpType); default all")
+    c.add_argument("--product", action="append", help="only this product (repeatable)")
+    c.add_argument("--dtype", action="append", help="only this dtype (repeatable), e.g. FLOAT16")
+    c.add_argument("--generated", help="check the sources in this directory instead of generated/")
+    c.add_argument("--quick", action="store_true", help="a reduced matrix (no large shapes, one core order)")
+    c.add_argument("--sanitize", action="store_true", help="build and run with AddressSanitizer + UBSan")
+    c.add_argument("--core-order", action="append", choices=["in_order", "reversed", "shuffle", "concurrent"],
+                   help="core scheduling mode(s) for every value case")
+    c.add_argument("--json", help="write every result with emulator counters to this file")
+    c.add_argument("-j", "--jobs", type=int, default=1, help="worker processes")
+    c.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
+    c.set_defaults(func=cmd_check)
+    e = sub.add_parser("explain", help="normalized spec and the tiling decision for a shape")
+    e.add_argument("op")
+    e.add_argument("--product", required=True)
+    e.add_argument("--shape", help="output shape, e.g. 1024,4096")
+    e.add_argument("--dtype", help="compute dtype (default: the first supported)")
+    e.set_defaults(func=cmd_explain)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 1 check failure or stale output, 2 usage/spec error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except SpecErrors as exc:
+        print(str(exc), file=sys.stderr)
+        print(f"{len(exc.errors)} spec error(s); nothing was written", file=sys.stderr)
+        return 2
+    except KeyError as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the CLI reports every failure as one readable line
+        from codegen.build import BuildError
+        from codegen.render import RenderError
+
+        if isinstance(exc, (BuildError, RenderError, FileNotFoundError)):
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``opgen explain``: the normalized spec on one product and the tiling decision for a shape."""
+
+from __future__ import annotations
+
+from codegen.spec.model import DType, OpSpec, Product
+
+
+def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: str | None) -> str:
+    """A readable report: dtypes and ranks per tensor on ``product``, attributes, constraints, and for
+    ``shape_text`` (comma-separated output dims) the UB budget split, tile length, tiles per core, cores
+    used, workspace bytes and the chosen strategy.
+
+    Raises:
+        ValueError: bad shape text or a dtype the op does not compute on.
+    """
+    lines = [f"{spec.aclnn_name} ({spec.family} family, device OpType {spec.op_type}) on {product.name}",
+             f"  product: NpuArch {product.npu_arch}, UB {product.ub_bytes} bytes, {product.vector_core_num} vector cores, "
+             f"bf16 {'yes' if product.bf16 else 'no'}, DataCopyPad {'yes' if product.data_copy_pad else 'no'}, "
+             f"queue buffers per position {product.queue_buffer_cap}"]
+    if product.name not in spec.products:
+        lines.append(f"  NOT SUPPORTED on {product.name} (spec products: {', '.join(spec.products)})")
+    for t in spec.inputs:
+        lines.append(f"  input  {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}")
+    for a in spec.attrs:
+        values = ", ".join(f"{v}={n}" for v, n in a.values) if a.values else "any"
+        lines.append(f"  attr   {a.name}: {a.type} ({values})")
+    for t in spec.outputs:
+        lines.append(f"  output {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}")
+    for c in spec.constraints:
+        if not c.products or product.name in c.products:
+            lines.append(f"  constraint {c.name}: {c.message}")
+    if shape_text is None:
+        return "\n".join(lines)
+    shape = tuple(int(s) for s in shape_text.replace("x", ",").split(",") if s.strip())
+    if spec.family == "elementwise":
+        from codegen.plan.elementwise import compute_dtypes, tiling_decision
+
+        dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
+        d = tiling_decision(spec, product, shape, dt)
+        lines += [
+            f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, tiling key {d.tiling_key}:",
+            f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved)",
+            f"  bytes per element: {d.bytes_per_element}",
+        ]
+        for name, count, each in d.ub_split:
+            lines.append(f"    {name}: {count} x {each} bytes")
+        lines += [
+            f"  UB used: {d.ub_used_bytes} bytes ({100 * d.ub_used_bytes / product.ub_bytes:.1f}% of UB)",
+            f"  tile length: {d.tile_length} elements",
+            f"  cores used (blockDim): {d.block_dim} of {product.vector_core_num}; former cores {d.former_num} x "
+            f"{d.former_length} elements, others {d.tail_length}",
+            f"  tiles per core (max): {d.tiles_per_core_max}",
+            f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",
+            f"  workspace: {d.workspace_bytes} bytes",
+            "  strategy: streaming elementwise; "
+            + ("DataCopyPad for the tail" if product.data_copy_pad else "DataCopy of whole blocks + scalar tail (no DataCopyPad)"),
+        ]
+        return "\n".join(lines)
+    from codegen.plan import index_accumulate  # type: ignore[attr-defined]
+
+    return "\n".join(lines + [index_accumulate.explain_tiling(spec, product, shape, dtype_name)])

@@ -1,0 +1,79 @@
+"""Where the project's data lives: specs, templates, runtime sources, references and generated output.
+
+Two layouts are supported. In a source checkout (the directory holding ``specs/products.yaml``,
+``templates/`` and ``runtime/``) everything is read from the checkout, and ``generated/`` is the committed
+output. In a wheel install the same directories are shipped inside the package as ``codegen/_data/``.
+``OPGEN_ROOT`` overrides the search and names a checkout explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+_MARKERS = ("specs/products.yaml", "templates", "runtime/include")
+
+
+def _is_root(path: Path) -> bool:
+    return all((path / marker).exists() for marker in _MARKERS)
+
+
+@dataclass(frozen=True)
+class ProjectPaths:
+    """Absolute locations of the project's data directories.
+
+    Attributes:
+        root: the checkout, or the package's ``_data`` directory for a wheel install.
+        specs: op specs and ``products.yaml``.
+        templates: Jinja2 templates.
+        runtime: the C++ host emulation (``include/`` and ``src/``).
+        reference: NumPy reference modules, one per op.
+        generated: the generated tree checked by default.
+        clang_format: the ``.clang-format`` style file applied to generated C++.
+        is_checkout: True for a source checkout, False for an installed package.
+    """
+
+    root: Path
+    specs: Path
+    templates: Path
+    runtime: Path
+    reference: Path
+    generated: Path
+    clang_format: Path
+    is_checkout: bool
+
+
+def _from_root(root: Path, is_checkout: bool) -> ProjectPaths:
+    return ProjectPaths(
+        root=root,
+        specs=root / "specs",
+        templates=root / "templates",
+        runtime=root / "runtime",
+        reference=root / "reference",
+        generated=root / "generated",
+        clang_format=root / ".clang-format",
+        is_checkout=is_checkout,
+    )
+
+
+def project_paths() -> ProjectPaths:
+    """Finds the project data: ``$OPGEN_ROOT``, else the checkout this package runs from, else ``_data``.
+
+    Raises:
+        FileNotFoundError: no checkout and no packaged data were found (a broken install).
+    """
+    env = os.environ.get("OPGEN_ROOT")
+    if env:
+        root = Path(env).resolve()
+        if not _is_root(root):
+            raise FileNotFoundError(f"OPGEN_ROOT={env} does not hold specs/products.yaml, templates/ and runtime/")
+        return _from_root(root, True)
+    here = Path(__file__).resolve().parent
+    checkout = here.parent
+    if _is_root(checkout):
+        return _from_root(checkout, True)
+    data = here / "_data"
+    if _is_root(data):
+        return _from_root(data, False)
+    raise FileNotFoundError(f"ascend-opgen data not found next to {here}: reinstall the package")

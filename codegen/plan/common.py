@@ -1,0 +1,272 @@
+"""View-model pieces every op family shares: file names, the aclnn signature, dtype lists per product,
+the OpDef registration and the documentation/example data.
+
+Everything a template prints is computed here; templates only place the strings.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
+
+#: Attribute types of the spec and their C++ parameter types in the aclnn signature.
+ATTR_C_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
+#: OpDef attribute setter for each attribute type (register/op_def_registry.h).
+ATTR_OPDEF_SETTER = {"int64": "Int", "uint64": "Int", "bool": "Bool", "double": "Float", "float": "Float"}
+
+
+def op_files(spec: OpSpec) -> dict[str, str]:
+    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout)."""
+    return {
+        "op_api_h": f"op_api/aclnn_{spec.snake}.h",
+        "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
+        "tiling_h": f"op_host/{spec.kernel}_tiling.h",
+        "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
+        "def_cpp": f"op_host/{spec.kernel}_def.cpp",
+        "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
+        "doc_md": f"docs/{spec.aclnn_name}.md",
+        "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
+    }
+
+
+def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
+    """The catalogue products ``spec`` lists, in the spec's order."""
+    return [catalogue.get(name) for name in spec.products]
+
+
+def signature(spec: OpSpec) -> list[dict[str, str]]:
+    """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor.
+
+    Each entry has ``name``, ``decl`` (C declaration) and ``kind`` (``input``, ``attr`` or ``output``).
+    """
+    params: list[dict[str, str]] = []
+    for t in spec.inputs:
+        params.append({"name": t.name, "decl": f"const aclTensor *{t.name}", "kind": "input"})
+    for a in spec.attrs:
+        params.append({"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}", "kind": "attr"})
+    for t in spec.outputs:
+        const = "const " if getattr(t, "const", False) else ""
+        params.append({"name": t.name, "decl": f"{const}aclTensor *{t.name}", "kind": "output"})
+    return params
+
+
+def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, Any]]:
+    """Products grouped by the dtype list ``tensor`` has on them.
+
+    Returns a list of ``{"socs": [SocVersion names], "products": [names], "dtypes": [op::DataType names],
+    "names": [spec dtype names]}``, in first-appearance order.
+    """
+    groups: list[dict[str, Any]] = []
+    for p in products:
+        dts = tensor.dtypes_for(p)
+        for g in groups:
+            if g["key"] == dts:
+                g["socs"].append(p.soc_version)
+                g["products"].append(p.name)
+                break
+        else:
+            groups.append(
+                {
+                    "key": dts,
+                    "socs": [p.soc_version],
+                    "products": [p.name],
+                    "dtypes": [f"op::DataType::{d.ge_name}" for d in dts],
+                    "names": [d.name for d in dts],
+                }
+            )
+    return groups
+
+
+def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
+    """OpDef registration: the default dtype lists (the spec's) and per-product configs where they differ."""
+
+    def param(t: TensorSpec, dts: tuple[DType, ...]) -> dict[str, Any]:
+        return {
+            "name": t.name,
+            "param_type": "OPTIONAL" if t.optional else "REQUIRED",
+            "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
+            "formats": ", ".join("ge::FORMAT_ND" for _ in dts),
+        }
+
+    default = {
+        "inputs": [param(t, t.dtypes) for t in spec.inputs],
+        "outputs": [param(t, t.dtypes) for t in spec.outputs],
+    }
+    configs = []
+    for p in products:
+        tensors = [*spec.inputs, *spec.outputs]
+        differs = any(t.dtypes_for(p) != t.dtypes for t in tensors)
+        configs.append(
+            {
+                "config_name": p.config_name,
+                "var": f"{p.config_name}Config",
+                "custom": differs,
+                "inputs": [param(t, t.dtypes_for(p)) for t in spec.inputs],
+                "outputs": [param(t, t.dtypes_for(p)) for t in spec.outputs],
+            }
+        )
+    attrs = []
+    for a in spec.attrs:
+        if a.default is None:
+            attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": ATTR_OPDEF_SETTER[a.type], "value": ""})
+        else:
+            value = str(a.default).lower() if isinstance(a.default, bool) else repr(a.default)
+            attrs.append({"name": a.name, "attr_type": "OPTIONAL", "setter": ATTR_OPDEF_SETTER[a.type], "value": value})
+    return {"default": default, "configs": configs, "attrs": attrs}
+
+
+def arch_condition(products: list[Product], predicate: str) -> str:
+    """A preprocessor condition true on the NpuArchs of ``products`` lacking a capability.
+
+    ``predicate`` is ``"data_copy_pad"`` or ``"bf16"``. Returns e.g. ``"__NPU_ARCH__ == 1001"`` or ``"0"``
+    when every product has the capability. Products sharing an NpuArch agree on capabilities (the
+    catalogue loader enforces it), so the condition is exact.
+    """
+    archs = sorted({p.npu_arch for p in products if not getattr(p, predicate)})
+    if not archs:
+        return "0"
+    return " || ".join(f"__NPU_ARCH__ == {a}" for a in archs)
+
+
+def c_float(value: float) -> str:
+    """A C++ float literal that round-trips ``value`` exactly through fp32."""
+    text = repr(float(np.float32(value)))
+    if "e" not in text and "." not in text and "inf" not in text and "nan" not in text:
+        text += ".0"
+    return text + "f"
+
+
+def example_view(spec: OpSpec) -> dict[str, Any] | None:
+    """Host data of the spec's example for the example program, or None when the spec has none.
+
+    Values are printed in the host type of each dtype (float16/bf16 as their uint16 bit patterns).
+    """
+    ex = spec.example
+    if ex is None:
+        return None
+    import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
+
+    tensors = []
+    for name, et in ex.inputs:
+        values = list(et.values or [])
+        tensors.append(_example_tensor(name, et.shape, et.dtype, values, is_output=False))
+    out_name = spec.outputs[0].name
+    size = int(np.prod(ex.output.shape)) if ex.output.shape else 1
+    tensors.append(_example_tensor(out_name, ex.output.shape, ex.output.dtype, [0] * size, is_output=True))
+    attrs = []
+    for name, value in ex.attrs:
+        a = spec.attr(name)
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        attrs.append({"name": name, "c_type": ATTR_C_TYPES[a.type], "value": text})
+    return {"tensors": tensors, "attrs": attrs, "output": tensors[-1]}
+
+
+def _example_tensor(name: str, shape: tuple[int, ...], dtype: DType, values: list[Any], is_output: bool) -> dict[str, Any]:
+    arr = np.asarray(values, dtype=np.float64 if dtype.is_floating else np.int64).astype(dtype.numpy_name)
+    if dtype.is_16bit_float:
+        host_values = [f"0x{int(v):04x}" for v in arr.view(np.uint16)]
+    elif dtype is DType.BOOL:
+        host_values = ["1" if v else "0" for v in arr]
+    elif dtype.is_floating:
+        host_values = [repr(float(v)) for v in arr]
+    else:
+        host_values = [str(int(v)) for v in arr]
+    return {
+        "name": name,
+        "shape": ", ".join(str(d) for d in shape),
+        "acl_dtype": dtype.acl_name,
+        "host_type": dtype.host_type,
+        "values": ", ".join(host_values),
+        "is_output": is_output,
+        "print_fmt": "%.9g" if dtype.is_floating and not dtype.is_16bit_float else "%lld",
+        "is_16bit": dtype.is_16bit_float,
+        "dtype": dtype.name,
+    }
+
+
+def json_compact(value: object) -> str:
+    """Deterministic compact JSON (sorted keys), for hashes and manifests."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """View-model entries every family's templates use (files, signature, OpDef, doc tables, example)."""
+    products = spec_products(spec, catalogue)
+    sig = signature(spec)
+    for p in sig:
+        p["decl_const"] = p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
+    tensors = [
+        {"name": t.name, "min_rank": t.rank[0], "max_rank": t.rank[1], "optional": t.optional}
+        for t in [*spec.inputs, *spec.outputs]
+    ]
+    attr_params = [{"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}"} for a in spec.attrs]
+    attr_checks = []
+    for a in spec.attrs:
+        if a.values:
+            allowed = [v for v, _ in a.values]
+            cond = " && ".join(f"{a.name} != {v}" for v in allowed)
+            text = ", ".join(f"{v} ({n})" for v, n in a.values)
+            attr_checks.append({"name": a.name, "invalid_condition": cond, "allowed_text": text})
+    support = []
+    for p in catalogue.products:
+        if p.name in spec.products:
+            support.append({"name": p.name, "doc_term": p.doc_term, "support": "yes"})
+        else:
+            support.append({"name": p.name, "doc_term": p.doc_term, "support": "no"})
+    param_rows = []
+    for t in spec.inputs:
+        param_rows.append(_param_row(t, products, "input"))
+    for a in spec.attrs:
+        values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
+        param_rows.append(
+            {
+                "name": a.name,
+                "direction": "input (host)",
+                "description": f"{a.description} Values: {values}." if a.values else a.description,
+                "dtypes": ATTR_C_TYPES[a.type],
+                "format": "-",
+                "rank": "-",
+            }
+        )
+    for t in spec.outputs:
+        param_rows.append(_param_row(t, products, "output"))
+    return {
+        "spec": spec,
+        "files": op_files(spec),
+        "guard": spec.snake.upper(),
+        "signature": sig,
+        "products": products,
+        "opdef": opdef_view(spec, products),
+        "tensors": tensors,
+        "attr_params": attr_params,
+        "attr_checks": attr_checks,
+        "max_rank": max(t.rank[1] for t in [*spec.inputs, *spec.outputs]),
+        "product_support": support,
+        "param_rows": param_rows,
+        "example": example_view(spec),
+        "kernel_class": "Kernel" + spec.op_type,
+        "tiling_type": spec.op_type + "TilingData",
+        "header_doc": [
+            f"{r['name']}: {r['dtypes']}; rank {r['rank']}." for r in param_rows if r["direction"] != "input (host)"
+        ],
+    }
+
+
+def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[str, str]:
+    groups = dtype_groups(t, products)
+    if len(groups) == 1:
+        dtypes = ", ".join(groups[0]["names"])
+    else:
+        dtypes = "; ".join(f"{', '.join(g['products'])}: {', '.join(g['names'])}" for g in groups)
+    return {
+        "name": t.name,
+        "direction": direction,
+        "description": t.description + (" May be null." if t.optional else ""),
+        "dtypes": dtypes,
+        "format": "ND",
+        "rank": f"{t.rank[0]}-{t.rank[1]}",
+    }

@@ -1,0 +1,344 @@
+"""Compile an elementwise formula from a spec into a sequence of AscendC vector instructions.
+
+The formula (``compute.<output>`` in an elementwise spec) is an expression over input tensor names, host
+scalars (``compute.scalars`` and attributes) and numbers. Compilation has four steps:
+
+1. *Scalar hoisting*: every subtree that references no tensor is evaluated once on the host, in the tiling
+   function, and reaches the kernel as a ``float`` tiling field (``scalar0``, ``scalar1``, ...).
+2. *Lowering*: ``sigmoid(u)`` becomes ``1 / (1 + exp(-u))`` (finite for every finite ``u``: when ``exp``
+   overflows to ``inf`` the reciprocal is ``0``), subtraction and negation are normalised, and negations are
+   pushed into host scalars where possible so that they cost no vector instruction.
+3. *Instruction selection*: tensor-tensor ops map to ``Add/Sub/Mul/Div/Max/Min``, tensor-scalar ops to
+   ``Adds/Muls/Maxs/Mins``, unary functions to ``Exp/Ln/Abs/Sqrt/Relu/Reciprocal``.
+4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer. Input
+   buffers may be overwritten at their last use; fp32 temporaries (``TBuf<VECCALC>``) are reused once dead.
+   For 16-bit inputs every input is cast to an fp32 temporary at its first use and the result is rounded
+   once to the output dtype (``CAST_RINT``).
+
+The result (:class:`Program`) lists instructions as plain data, the temporaries it needs, and the host
+scalars; templates only place these strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codegen.spec.errors import SourceLoc, SpecError
+from codegen.spec.expr import Binary, Call, Expr, IfElse, Name, Num, Unary, BoolOp, Compare, names
+
+#: Unary functions of the formula language and the AscendC instruction that computes each.
+UNARY_INSTRUCTIONS = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "relu": "Relu"}
+#: Tensor-tensor binary operators and their instructions.
+BINARY_INSTRUCTIONS = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
+#: Binary functions and their tensor-tensor / tensor-scalar instructions.
+MINMAX_INSTRUCTIONS = {"min": ("Min", "Mins"), "max": ("Max", "Maxs")}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One AscendC vector instruction of a compiled program.
+
+    ``op`` is the AscendC function name (``Mul``, ``Adds``, ``Cast``, ...). ``dst`` and ``srcs`` are buffer
+    names (see :class:`Program`); ``scalar`` is a C++ expression of type ``float`` (a literal such as
+    ``1.0f`` or a tiling field such as ``scalar0_``) for the ``*s`` forms; ``round_mode`` is set for ``Cast``.
+    """
+
+    op: str
+    dst: str
+    srcs: tuple[str, ...]
+    scalar: str | None = None
+    round_mode: str | None = None
+
+
+@dataclass(frozen=True)
+class HostScalar:
+    """A subexpression evaluated on the host; reaches the kernel as ``float`` tiling field ``field_name``."""
+
+    field_name: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled elementwise formula for one class of input dtype.
+
+    ``cast_inputs`` is False for fp32 (inputs are used in place) and True for 16-bit dtypes (each input is
+    cast to fp32 at first use). ``temps`` is the number of fp32 temporaries ``tmp0``..``tmp{n-1}``, each of
+    ``tileLength * 4`` bytes of UB. Buffer names in instructions: ``<input>Local`` (the input's queue tensor,
+    type T), ``outLocal`` (the output queue tensor, type T), ``tmp<k>`` (fp32 temporaries).
+    """
+
+    cast_inputs: bool
+    instructions: tuple[Instruction, ...]
+    temps: int
+
+
+@dataclass(frozen=True)
+class CompiledFormula:
+    """Both programs (fp32 and 16-bit) of one output formula, and the host scalars they read."""
+
+    output: str
+    fp32: Program
+    cast16: Program
+    scalars: tuple[HostScalar, ...]
+    lowered: Expr
+
+
+# --- lowering -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Ctx:
+    tensors: frozenset[str]
+    scalar_defs: dict[str, Expr]
+    hoisted: list[HostScalar] = field(default_factory=list)
+    loc: SourceLoc | None = None
+    field: str = ""
+
+    def is_tensor(self, e: Expr) -> bool:
+        return bool(names(e) & self.tensors) or any(
+            bool(names(self.scalar_defs[n]) & self.tensors) for n in names(e) if n in self.scalar_defs
+        )
+
+
+def _neg(e: Expr) -> Expr:
+    if isinstance(e, Unary) and e.op == "-":
+        return e.operand
+    if isinstance(e, Num) and not isinstance(e.value, bool):
+        return Num(-e.value)
+    return Unary("-", e)
+
+
+def _inline_scalars(e: Expr, defs: dict[str, Expr]) -> Expr:
+    """Replaces scalar names by their (recursively inlined) definitions."""
+    if isinstance(e, Name):
+        return _inline_scalars(defs[e.id], defs) if e.id in defs else e
+    if isinstance(e, Unary):
+        return Unary(e.op, _inline_scalars(e.operand, defs))
+    if isinstance(e, Binary):
+        return Binary(e.op, _inline_scalars(e.left, defs), _inline_scalars(e.right, defs))
+    if isinstance(e, Compare):
+        return Compare(e.op, _inline_scalars(e.left, defs), _inline_scalars(e.right, defs))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, tuple(_inline_scalars(v, defs) for v in e.values))
+    if isinstance(e, IfElse):
+        return IfElse(_inline_scalars(e.cond, defs), _inline_scalars(e.then, defs), _inline_scalars(e.orelse, defs))
+    if isinstance(e, Call):
+        return Call(e.func, tuple(_inline_scalars(a, defs) for a in e.args))
+    return e
+
+
+def _lower(e: Expr, tensors: frozenset[str]) -> Expr:
+    """Rewrites sigmoid and pushes negations outward so they can fold into host scalars."""
+    if not (names(e) & tensors):
+        return e
+    if isinstance(e, Call):
+        args = tuple(_lower(a, tensors) for a in e.args)
+        if e.func == "sigmoid":
+            (u,) = args
+            return Binary("/", Num(1), Binary("+", Num(1), Call("exp", (_lower(_neg(u), tensors),))))
+        return Call(e.func, args)
+    if isinstance(e, Unary):
+        inner = _lower(e.operand, tensors)
+        if e.op == "+":
+            return inner
+        return _neg(inner)
+    if isinstance(e, Binary):
+        left, right = _lower(e.left, tensors), _lower(e.right, tensors)
+        if e.op in ("*", "/"):
+            negated = False
+            if isinstance(left, Unary) and left.op == "-":
+                left, negated = left.operand, not negated
+            if isinstance(right, Unary) and right.op == "-":
+                right, negated = right.operand, not negated
+            out: Expr = Binary(e.op, left, right)
+            return _neg(out) if negated else out
+        if e.op == "-" and isinstance(right, Unary) and right.op == "-":
+            return Binary("+", left, right.operand)
+        if e.op == "+" and isinstance(right, Unary) and right.op == "-":
+            return Binary("-", left, right.operand)
+        return Binary(e.op, left, right)
+    return e
+
+
+# --- instruction selection and allocation ------------------------------------------------------------------
+
+
+class _Builder:
+    """Emits instructions for one program; values are virtual registers later mapped onto buffers."""
+
+    def __init__(self, ctx: _Ctx, cast_inputs: bool) -> None:
+        self.ctx = ctx
+        self.cast_inputs = cast_inputs
+        self.code: list[tuple[str, int, tuple[int, ...], str | None, str | None]] = []
+        self.leaf_reg: dict[str, int] = {}
+        self.reg_source: dict[int, str] = {}  # register -> input name, for uncast fp32 leaves
+        self.next_reg = 0
+
+    def _new(self) -> int:
+        self.next_reg += 1
+        return self.next_reg - 1
+
+    def scalar(self, e: Expr) -> str:
+        if isinstance(e, Num):
+            return f"{float(e.value)!r}f"
+        for hs in self.ctx.hoisted:
+            if hs.expr == e:
+                return f"{hs.field_name}_"
+        hs = HostScalar(f"scalar{len(self.ctx.hoisted)}", e)
+        self.ctx.hoisted.append(hs)
+        return f"{hs.field_name}_"
+
+    def emit(self, op: str, srcs: tuple[int, ...], scalar: str | None = None, rm: str | None = None) -> int:
+        dst = self._new()
+        self.code.append((op, dst, srcs, scalar, rm))
+        return dst
+
+    def leaf(self, name: str) -> int:
+        if name not in self.leaf_reg:
+            if self.cast_inputs:
+                src = self._new()
+                self.reg_source[src] = name
+                self.leaf_reg[name] = self.emit("Cast", (src,), rm="CAST_NONE")
+            else:
+                reg = self._new()
+                self.reg_source[reg] = name
+                self.leaf_reg[name] = reg
+        return self.leaf_reg[name]
+
+    def value(self, e: Expr) -> int:
+        ctx = self.ctx
+        if not ctx.is_tensor(e):
+            return self.emit("Duplicate", (), self.scalar(e))
+        if isinstance(e, Name) and e.id in ctx.tensors:
+            return self.leaf(e.id)
+        if isinstance(e, Unary) and e.op == "-":
+            inner = e.operand
+            if isinstance(inner, Binary) and inner.op in ("*", "/"):
+                lt, rt = ctx.is_tensor(inner.left), ctx.is_tensor(inner.right)
+                if lt and not rt:
+                    factor = inner.right if inner.op == "*" else Binary("/", Num(1), inner.right)
+                    return self.emit("Muls", (self.value(inner.left),), self.scalar(_neg(factor)))
+                if rt and not lt:
+                    if inner.op == "*":
+                        return self.emit("Muls", (self.value(inner.right),), self.scalar(_neg(inner.left)))
+                    r = self.emit("Reciprocal", (self.value(inner.right),))
+                    return self.emit("Muls", (r,), self.scalar(_neg(inner.left)))
+            return self.emit("Muls", (self.value(inner),), "-1.0f")
+        if isinstance(e, Call) and e.func in UNARY_INSTRUCTIONS:
+            return self.emit(UNARY_INSTRUCTIONS[e.func], (self.value(e.args[0]),))
+        if isinstance(e, Call) and e.func in MINMAX_INSTRUCTIONS:
+            vv, vs = MINMAX_INSTRUCTIONS[e.func]
+            a, b = e.args
+            if ctx.is_tensor(a) and ctx.is_tensor(b):
+                return self.emit(vv, (self.value(a), self.value(b)))
+            t, s = (a, b) if ctx.is_tensor(a) else (b, a)
+            return self.emit(vs, (self.value(t),), self.scalar(s))
+        if isinstance(e, Binary) and e.op in BINARY_INSTRUCTIONS:
+            lt, rt = ctx.is_tensor(e.left), ctx.is_tensor(e.right)
+            if lt and rt:
+                return self.emit(BINARY_INSTRUCTIONS[e.op], (self.value(e.left), self.value(e.right)))
+            if lt:
+                v = self.value(e.left)
+                s = e.right
+                if e.op == "+":
+                    return self.emit("Adds", (v,), self.scalar(s))
+                if e.op == "-":
+                    return self.emit("Adds", (v,), self.scalar(_neg(s)))
+                if e.op == "*":
+                    return self.emit("Muls", (v,), self.scalar(s))
+                return self.emit("Muls", (v,), self.scalar(Binary("/", Num(1), s)))
+            v = self.value(e.right)
+            s = e.left
+            if e.op == "+":
+                return self.emit("Adds", (v,), self.scalar(s))
+            if e.op == "*":
+                return self.emit("Muls", (v,), self.scalar(s))
+            if e.op == "-":
+                return self.emit("Adds", (self.emit("Muls", (v,), "-1.0f"),), self.scalar(s))
+            r = self.emit("Reciprocal", (v,))
+            if isinstance(s, Num) and s.value == 1:
+                return r
+            return self.emit("Muls", (r,), self.scalar(s))
+        raise SpecError(
+            ctx.loc or SourceLoc("<formula>", 0),
+            ctx.field,
+            f"cannot compile '{type(e).__name__}' into vector instructions; elementwise formulas allow + - * /, "
+            f"unary minus, {', '.join(sorted([*UNARY_INSTRUCTIONS, *MINMAX_INSTRUCTIONS, 'sigmoid']))}",
+        )
+
+
+def _allocate(b: _Builder, root: int) -> Program:
+    """Maps virtual registers onto input buffers, fp32 temporaries and the output buffer."""
+    last_use: dict[int, int] = {}
+    for i, (_, _, srcs, _, _) in enumerate(b.code):
+        for s in srcs:
+            last_use[s] = i
+    buf: dict[int, str] = {reg: f"{name}Local" for reg, name in b.reg_source.items()}
+    free_temps: list[str] = []
+    temps = 0
+    out: list[Instruction] = []
+    final_cast = b.cast_inputs
+    for i, (op, dst, srcs, scalar, rm) in enumerate(b.code):
+        dying = list(dict.fromkeys(s for s in srcs if last_use.get(s) == i))
+        for s in dying:
+            name = buf[s]
+            if name.startswith("tmp"):
+                free_temps.append(name)
+        if dst == root and not final_cast:
+            target = "outLocal"
+        else:
+            reusable = [buf[s] for s in dying if buf[s].startswith("tmp") or not b.cast_inputs]
+            if reusable and op != "Cast":
+                target = reusable[0]
+                if target in free_temps:
+                    free_temps.remove(target)
+            elif free_temps:
+                free_temps.sort()
+                target = free_temps.pop(0)
+            else:
+                target = f"tmp{temps}"
+                temps += 1
+        buf[dst] = target
+        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm))
+    if final_cast:
+        out.append(Instruction("Cast", "outLocal", (buf[root],), None, "CAST_RINT"))
+    elif not out or out[-1].dst != "outLocal":
+        # The formula is a bare input: copy it through a vector instruction so the output queue is written.
+        out.append(Instruction("Muls", "outLocal", (buf[root],), "1.0f"))
+    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps)
+
+
+def compile_formula(
+    output: str,
+    formula: Expr,
+    tensors: tuple[str, ...],
+    scalar_defs: dict[str, Expr],
+    loc: SourceLoc | None = None,
+    field_path: str = "",
+) -> CompiledFormula:
+    """Compiles ``output = formula`` for fp32 and for 16-bit input dtypes.
+
+    Args:
+        output: output tensor name.
+        formula: the parsed formula.
+        tensors: input tensor names (every one is an elementwise operand of the output's shape).
+        scalar_defs: host scalar definitions (``compute.scalars``) by name.
+        loc, field_path: where the formula came from, for error messages.
+
+    Returns:
+        A :class:`CompiledFormula`.
+
+    Raises:
+        SpecError: the formula uses a construct that has no vector-instruction lowering.
+    """
+    ctx = _Ctx(frozenset(tensors), dict(scalar_defs), loc=loc, field=field_path)
+    inlined = _inline_scalars(formula, ctx.scalar_defs)
+    lowered = _lower(inlined, ctx.tensors)
+    ctx.scalar_defs = {}
+    programs = []
+    for cast_inputs in (False, True):
+        b = _Builder(ctx, cast_inputs)
+        root = b.value(lowered)
+        programs.append(_allocate(b, root))
+    return CompiledFormula(output, programs[0], programs[1], tuple(ctx.hoisted), lowered)

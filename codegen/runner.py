@@ -1,0 +1,318 @@
+"""Calling a built op through its real C ABI with ctypes: NumPy arrays in, the output array back.
+
+:func:`compile_op` builds (or fetches from cache) the shared library of an (op, product) and returns an
+:class:`OpCallable`. Calling it runs both aclnn phases exactly as a C caller would: ``aclCreateTensor`` for
+every array (non-contiguous views keep their strides and offset, in elements), phase 1
+(``aclnnXxxGetWorkspaceSize``), a workspace of the returned size, phase 2 (``aclnnXxx``). A non-zero
+``aclnnStatus`` raises :class:`AclnnError` with the status and ``aclGetRecentErrMsg()``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from codegen.build import BuiltOp, build_op
+from codegen.spec.model import DType, OpSpec, Product
+
+#: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
+CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
+
+_NUMPY_TO_DTYPE: dict[np.dtype[Any], DType] = {}
+
+
+def dtype_of_array(array: np.ndarray) -> DType:
+    """The aclDataType of a NumPy array's dtype (``ml_dtypes.bfloat16`` is BF16).
+
+    Raises:
+        TypeError: the dtype has no aclDataType.
+    """
+    if not _NUMPY_TO_DTYPE:
+        for d in DType:
+            _NUMPY_TO_DTYPE[np.dtype(ml_dtypes.bfloat16 if d is DType.BF16 else d.numpy_name)] = d
+    try:
+        return _NUMPY_TO_DTYPE[array.dtype]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {array.dtype} has no aclDataType") from None
+
+
+def numpy_dtype(d: DType) -> np.dtype[Any]:
+    """The NumPy dtype holding values of ``d``."""
+    return np.dtype(ml_dtypes.bfloat16 if d is DType.BF16 else d.numpy_name)
+
+
+class AclnnError(Exception):
+    """A non-zero ``aclnnStatus``: ``status`` (int, e.g. 161002) and ``message`` (aclGetRecentErrMsg)."""
+
+    def __init__(self, status: int, message: str, phase: int) -> None:
+        super().__init__(f"aclnn status {status} in phase {phase}: {message}")
+        self.status = status
+        self.message = message
+        self.phase = phase
+
+
+@dataclass
+class _TensorArg:
+    handle: ctypes.c_void_p
+    keep: tuple[Any, ...]
+
+
+def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
+    try:
+        from numpy.lib.array_utils import byte_bounds
+    except ImportError:  # numpy < 2
+        byte_bounds = np.byte_bounds  # type: ignore[attr-defined]
+    low, high = byte_bounds(a)
+    return int(low), int(high)
+
+
+class OpCallable:
+    """A built (op, product) callable with the op's aclnn parameters as keyword arguments.
+
+    Call with the aclnn names: tensors as NumPy arrays (any strides; ``None`` passes a null pointer),
+    attributes as Python scalars. The output is allocated unless given as ``out=<array>`` (then it is
+    written in place, strided views included) and returned. Keyword-only controls: ``deterministic``
+    (sets ACL_OPT_DETERMINISTIC), ``core_order`` (``in_order``/``reversed``/``shuffle``/``concurrent``),
+    ``seed`` (for ``shuffle``). ``last_stats`` holds the emulator counters of the last run.
+    """
+
+    def __init__(self, built: BuiltOp) -> None:
+        self.built = built
+        self.spec: OpSpec = built.spec
+        self.product: Product = built.product
+        self.lib = ctypes.CDLL(str(built.library), mode=ctypes.RTLD_LOCAL)
+        lib = self.lib
+        lib.aclCreateTensor.restype = ctypes.c_void_p
+        lib.aclCreateTensor.argtypes = [
+            ctypes.POINTER(ctypes.c_int64),
+            ctypes.c_uint64,
+            ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_int64),
+            ctypes.c_int64,
+            ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_int64),
+            ctypes.c_uint64,
+            ctypes.c_void_p,
+        ]
+        lib.aclDestroyTensor.restype = ctypes.c_int32
+        lib.aclDestroyTensor.argtypes = [ctypes.c_void_p]
+        lib.aclGetRecentErrMsg.restype = ctypes.c_char_p
+        lib.aclrtCtxSetSysParamOpt.restype = ctypes.c_int32
+        lib.aclrtCtxSetSysParamOpt.argtypes = [ctypes.c_int32, ctypes.c_int64]
+        lib.opgen_rt_set_core_order.restype = ctypes.c_int32
+        lib.opgen_rt_set_core_order.argtypes = [ctypes.c_int32, ctypes.c_uint64]
+        lib.opgen_rt_last_launch_stats.restype = ctypes.c_char_p
+        lib.opgen_rt_opdef_json.restype = ctypes.c_char_p
+        lib.opgen_rt_opdef_json.argtypes = [ctypes.c_char_p]
+        lib.opgen_rt_run_tiling_json.restype = ctypes.c_char_p
+        lib.opgen_rt_run_tiling_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        phase1 = getattr(lib, f"{self.spec.aclnn_name}GetWorkspaceSize")
+        phase1.restype = ctypes.c_int32
+        argtypes: list[Any] = []
+        for t in self.spec.inputs:
+            argtypes.append(ctypes.c_void_p)
+        for a in self.spec.attrs:
+            argtypes.append(_ATTR_CTYPES[a.type])
+        for t in self.spec.outputs:
+            argtypes.append(ctypes.c_void_p)
+        argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
+        phase1.argtypes = argtypes
+        self._phase1 = phase1
+        phase2 = getattr(lib, self.spec.aclnn_name)
+        phase2.restype = ctypes.c_int32
+        phase2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p]
+        self._phase2 = phase2
+        self.last_stats: dict[str, Any] = {}
+
+    # --- tensors -------------------------------------------------------------------------------------------
+
+    def make_tensor(self, array: np.ndarray | None, fmt: int = 2) -> _TensorArg:
+        """Wraps ``array`` in an aclTensor (strides and offset in elements, storage = the bytes it spans)."""
+        if array is None:
+            return _TensorArg(ctypes.c_void_p(None), ())
+        d = dtype_of_array(array)
+        item = array.itemsize
+        strides = [s // item for s in array.strides]
+        if any(s < 0 or s * item != bs for s, bs in zip(strides, array.strides)):
+            array = np.ascontiguousarray(array)
+            strides = [s // item for s in array.strides]
+        if array.size == 0:
+            base_ptr, offset, storage = array.ctypes.data, 0, 0
+        else:
+            low, high = _byte_bounds(array)
+            base_ptr = low
+            offset = (array.ctypes.data - low) // item
+            storage = (high - low) // item
+        dims = (ctypes.c_int64 * max(1, array.ndim))(*array.shape)
+        st = (ctypes.c_int64 * max(1, array.ndim))(*strides)
+        storage_dims = (ctypes.c_int64 * 1)(storage)
+        handle = self.lib.aclCreateTensor(
+            dims, array.ndim, d.acl_id, st, offset, fmt, storage_dims, 1, ctypes.c_void_p(base_ptr)
+        )
+        return _TensorArg(ctypes.c_void_p(handle), (array, dims, st, storage_dims))
+
+    def _destroy(self, args: list[_TensorArg]) -> None:
+        for a in args:
+            if a.handle.value:
+                self.lib.aclDestroyTensor(a.handle)
+
+    def recent_error(self) -> str:
+        """``aclGetRecentErrMsg()`` of the library ('' when none)."""
+        msg = self.lib.aclGetRecentErrMsg()
+        return msg.decode(errors="replace") if msg else ""
+
+    # --- calling -------------------------------------------------------------------------------------------
+
+    def set_run_options(self, deterministic: bool, core_order: str, seed: int) -> None:
+        """Sets the deterministic option and the emulator's core scheduling for following calls.
+
+        Raises:
+            ValueError: unknown ``core_order``.
+        """
+        if core_order not in CORE_ORDERS:
+            raise ValueError(f"core_order must be one of {', '.join(CORE_ORDERS)}, got {core_order!r}")
+        self.lib.aclrtCtxSetSysParamOpt(0, 1 if deterministic else 0)
+        self.lib.opgen_rt_set_core_order(CORE_ORDERS[core_order], seed)
+
+    def phase1(self, tensors: dict[str, _TensorArg], attrs: dict[str, Any], null_workspace_size: bool = False,
+               null_executor: bool = False) -> tuple[int, int, ctypes.c_void_p]:
+        """Runs phase 1; returns ``(status, workspaceSize, executor)`` without raising."""
+        ws = ctypes.c_uint64(0)
+        ex = ctypes.c_void_p(None)
+        call: list[Any] = [tensors[t.name].handle for t in self.spec.inputs]
+        call += [_ATTR_CTYPES[a.type](attrs[a.name]) for a in self.spec.attrs]
+        call += [tensors[t.name].handle for t in self.spec.outputs]
+        call += [None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex)]
+        status = self._phase1(*call)
+        return int(status), int(ws.value), ex
+
+    def phase2(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:
+        """Runs phase 2 with ``workspace`` (a uint8 array or None); returns the status without raising."""
+        ptr = ctypes.c_void_p(workspace.ctypes.data) if workspace is not None and workspace.size else ctypes.c_void_p(None)
+        return int(self._phase2(ptr, size, executor, None))
+
+    def __call__(
+        self,
+        /,
+        *,
+        deterministic: bool = False,
+        core_order: str = "in_order",
+        seed: int = 0,
+        **params: Any,
+    ) -> np.ndarray:
+        """Runs the op. See the class docstring.
+
+        Raises:
+            AclnnError: phase 1 or phase 2 returned a non-zero status.
+            TypeError: a parameter is missing or unknown, or an array's dtype has no aclDataType.
+        """
+        spec = self.spec
+        known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
+        unknown = set(params) - known
+        if unknown:
+            raise TypeError(f"{spec.aclnn_name}: unknown parameter(s) {', '.join(sorted(unknown))}; takes {', '.join(sorted(known))}")
+        attrs: dict[str, Any] = {}
+        for a in spec.attrs:
+            if a.name in params:
+                attrs[a.name] = params[a.name]
+            elif a.default is not None:
+                attrs[a.name] = a.default
+            else:
+                raise TypeError(f"{spec.aclnn_name}: missing attribute '{a.name}'")
+        arrays: dict[str, np.ndarray | None] = {}
+        for t in spec.inputs:
+            if t.name not in params and not t.optional:
+                raise TypeError(f"{spec.aclnn_name}: missing input '{t.name}'")
+            value = params.get(t.name)
+            arrays[t.name] = None if value is None else np.asarray(value) if not isinstance(value, np.ndarray) else value
+        out_name = spec.outputs[0].name
+        if out_name in params:
+            out = params[out_name]
+        else:
+            from codegen.families import infer_output
+
+            out = infer_output(spec, arrays, attrs)
+        arrays[out_name] = out
+        self.set_run_options(deterministic, core_order, seed)
+        tensors = {name: self.make_tensor(arr) for name, arr in arrays.items()}
+        try:
+            status, size, executor = self.phase1(tensors, attrs)
+            if status != 0:
+                raise AclnnError(status, self.recent_error(), 1)
+            workspace = np.zeros(size, dtype=np.uint8) if size else None
+            status = self.phase2(workspace, size, executor)
+            stats = self.lib.opgen_rt_last_launch_stats()
+            self.last_stats = json.loads(stats.decode()) if stats else {}
+            if status != 0:
+                raise AclnnError(status, self.recent_error(), 2)
+        finally:
+            self._destroy(list(tensors.values()))
+        return out if isinstance(out, np.ndarray) else np.asarray(out)
+
+    def opdef(self) -> dict[str, Any]:
+        """The OpDef the library registered for the op's OpType (parsed ``opgen_rt_opdef_json``)."""
+        text = self.lib.opgen_rt_opdef_json(self.spec.op_type.encode())
+        return json.loads(text.decode()) if text else {}
+
+    def run_tiling(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Runs the generated tiling function on a described shape (``opgen_rt_run_tiling_json``)."""
+        text = self.lib.opgen_rt_run_tiling_json(self.spec.op_type.encode(), json.dumps(request).encode())
+        return json.loads(text.decode()) if text else {}
+
+
+_ATTR_CTYPES: dict[str, Any] = {
+    "int64": ctypes.c_int64,
+    "uint64": ctypes.c_uint64,
+    "bool": ctypes.c_bool,
+    "double": ctypes.c_double,
+    "float": ctypes.c_float,
+}
+
+
+def compile_op(
+    op: str,
+    product: str,
+    *,
+    generated: str | Path | None = None,
+    sanitize: bool = False,
+    specs_dir: str | Path | None = None,
+) -> OpCallable:
+    """Builds (op, product) and returns its callable.
+
+    Args:
+        op: snake name (``soft_margin_loss_backward``) or OpType (``SoftMarginLossBackward``).
+        product: catalogue name, e.g. ``Ascend910B``.
+        generated: the generated tree to build from (default ``generated/``).
+        sanitize: build with ASan/UBSan (the process must preload the sanitizer runtime).
+        specs_dir: another spec directory (default the project's ``specs/``).
+
+    Raises:
+        KeyError: unknown op or product (message lists the known ones).
+        codegen.spec.errors.SpecErrors: a spec is invalid.
+        codegen.build.BuildError: compiling failed.
+    """
+    from codegen.specs import load_project
+
+    catalogue, specs = load_project(specs_dir)
+    spec = resolve_op(op, specs)
+    prod = catalogue.get(product)
+    built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
+    return OpCallable(built)
+
+
+def resolve_op(op: str, specs: dict[str, OpSpec]) -> OpSpec:
+    """Finds a spec by snake name, op name (``SoftMarginLossBackward``), aclnn name or device OpType.
+
+    Raises:
+        KeyError: no such op (the message lists the known ones).
+    """
+    for snake, spec in specs.items():
+        if op in (snake, spec.op, spec.aclnn_name, spec.op_type):
+            return spec
+    raise KeyError(f"unknown op '{op}'; known: {', '.join(sorted(specs))}")

@@ -1,0 +1,31 @@
+"""Loading the project's specs and product catalogue (once per process per directory)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from codegen.paths import project_paths
+from codegen.spec.loader import load_specs
+from codegen.spec.model import Catalogue, OpSpec
+
+
+@lru_cache(maxsize=8)
+def _load(specs_dir: str, products: str | None) -> tuple[Catalogue, dict[str, OpSpec]]:
+    return load_specs(Path(specs_dir), Path(products) if products else None)
+
+
+def load_project(
+    specs_dir: str | Path | None = None, products: str | Path | None = None
+) -> tuple[Catalogue, dict[str, OpSpec]]:
+    """The catalogue and every op spec (by snake name) of ``specs_dir`` (default: the project's ``specs/``).
+
+    Args:
+        specs_dir: directory of op specs.
+        products: an alternative product catalogue file (default ``<specs_dir>/products.yaml``).
+
+    Raises:
+        codegen.spec.errors.SpecErrors: any spec or the catalogue is invalid (all errors listed).
+    """
+    directory = Path(specs_dir) if specs_dir else project_paths().specs
+    return _load(str(directory.resolve()), str(Path(products).resolve()) if products else None)

@@ -1,0 +1,93 @@
+"""Writing generated trees: atomically, only when content changed, and a drift check for CI.
+
+All ops are rendered in memory first; only when every spec loaded and every template rendered is anything
+written, so a bad spec never leaves a half-updated tree.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codegen.render import RenderedOp
+
+
+@dataclass
+class WriteReport:
+    """What a generate run did, as paths relative to the output root.
+
+    ``written`` files were created or changed, ``unchanged`` already held the same bytes, ``stale`` differ
+    from what the specs produce (check mode: nothing is written), ``missing`` would be created, ``extra``
+    exist under an op's folder but are produced by no template.
+    """
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """True when the tree on disk equals what the specs produce."""
+        return not (self.stale or self.missing or self.extra)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Writes ``text`` (UTF-8, ``\\n`` line ends) to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def expected_files(rendered: list[RenderedOp], extra_files: dict[str, str] | None = None) -> dict[str, str]:
+    """Every generated file's text keyed by its path relative to the output root (``<op>/<kind>/<file>``)."""
+    out: dict[str, str] = {}
+    for op in rendered:
+        for rel, text in op.files.items():
+            out[f"{op.spec.snake}/{rel}"] = text
+    out.update(extra_files or {})
+    return out
+
+
+def sync_tree(root: Path, files: dict[str, str], op_dirs: list[str], check: bool) -> WriteReport:
+    """Brings ``root`` in line with ``files`` (or, with ``check``, only reports the differences).
+
+    Args:
+        root: output directory (``generated/``).
+        files: expected content by relative path.
+        op_dirs: the op folders ``files`` covers; other files inside them are reported as ``extra``.
+        check: report only; write nothing.
+    """
+    report = WriteReport()
+    for rel in sorted(files):
+        path = root / rel
+        text = files[rel]
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current == text:
+            report.unchanged.append(rel)
+            continue
+        if check:
+            (report.stale if current is not None else report.missing).append(rel)
+            continue
+        write_atomic(path, text)
+        report.written.append(rel)
+    for op_dir in op_dirs:
+        base = root / op_dir
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.is_file():
+                rel = path.relative_to(root).as_posix()
+                if rel not in files:
+                    report.extra.append(rel)
+    return report

@@ -1,0 +1,95 @@
+// ascend-opgen host emulation: the interface between the host side (aclnn/opdev launcher) and the
+// device side (AscendC kernel emulation). Hand-written runtime code; not generated.
+#ifndef OPGEN_RT_CORE_H
+#define OPGEN_RT_CORE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opgen_rt {
+
+// aclDataType values (CANN acl_base.h), used for the product's atomic-add dtype list.
+enum class DtypeId : int32_t {
+  FLOAT = 0, FLOAT16 = 1, INT8 = 2, INT32 = 3, UINT8 = 4, INT16 = 6, UINT16 = 7, UINT32 = 8,
+  INT64 = 9, UINT64 = 10, DOUBLE = 11, BOOL = 12, BF16 = 27
+};
+
+// One SoC of specs/products.yaml. The builder's glue translation unit defines exactly one per library
+// with OPGEN_RT_DEFINE_PRODUCT; every limit the emulator enforces comes from here.
+struct ProductInfo {
+  const char *name;            // catalogue name, e.g. "Ascend910B"
+  const char *configName;      // OpDef AddConfig name, e.g. "ascend910b"
+  int32_t socVersion;          // value of op::SocVersion for this product
+  int32_t npuArch;             // e.g. 2201
+  uint64_t ubBytes;            // Unified Buffer bytes per core
+  uint64_t ubReservedBytes;    // bytes of UB the framework keeps (not available to InitBuffer)
+  uint32_t vectorCoreNum;      // cores a vector tiling launches on (GetCoreNumAiv)
+  bool bf16;                   // BF16 supported
+  bool dataCopyPad;            // DataCopyPad available
+  std::vector<DtypeId> atomicAddDtypes;  // dtypes SetAtomicAdd<T> accepts
+  uint32_t queueBufferCap;     // buffers per queue position (sum of TQue InitBuffer num per TPosition)
+};
+
+const ProductInfo &CurrentProduct();
+
+// How the emulated cores of one launch are scheduled onto host threads.
+enum class CoreOrder : int32_t {
+  IN_ORDER = 0,    // cores run one at a time, 0..blockDim-1; a core yields only at SyncAll
+  REVERSED = 1,    // one at a time, blockDim-1..0
+  SHUFFLE = 2,     // one at a time, in a permutation drawn from the seed
+  CONCURRENT = 3,  // all cores run freely at once
+};
+
+// One GM allocation a kernel may touch: every GlobalTensor access must fall inside one of these.
+struct GmRegion {
+  std::string name;     // e.g. "input 0 (gradOutput)", "workspace", "tiling"
+  uint8_t *base = nullptr;
+  uint64_t bytes = 0;
+  bool writable = true;
+};
+
+using KernelEntry = void (*)(uint8_t **args);  // trampoline: calls the extern "C" kernel with args[0..n)
+
+struct LaunchRequest {
+  std::string kernelName;   // e.g. "soft_margin_loss_grad"
+  std::string opType;       // e.g. "SoftMarginLossGrad"
+  KernelEntry entry = nullptr;
+  std::vector<uint8_t *> args;      // inputs, outputs, workspace, tiling (kernel parameter order)
+  std::vector<GmRegion> regions;
+  uint32_t blockDim = 1;
+  uint64_t tilingKey = 0;
+};
+
+struct CoreStats {
+  uint64_t gmBytesRead = 0;
+  uint64_t gmBytesWritten = 0;
+  uint64_t gmBytesAtomicAdded = 0;
+  uint64_t ubHighWaterBytes = 0;
+  uint64_t vectorInstructions = 0;
+  uint64_t vectorElements = 0;
+  // Added by the device runtime: bytes that UB->GM DataCopy calls were asked to write but did not, because
+  // DataCopy rounds lengths down to whole 32-byte blocks (not a fault by itself; the output check sees it).
+  uint64_t gmBytesTruncated = 0;
+};
+
+struct LaunchResult {
+  bool ok = true;
+  std::string fault;   // "kernel fault [<rule>] in kernel <k> on core <i>/<n> (<product>): <detail>"
+  std::vector<CoreStats> cores;  // one per core of blockDim
+  // Added by the device runtime: diagnostics that are not faults (at most 32), e.g. "DataCopy UB->GM on
+  // core 3 asked to write 28 bytes, wrote 0 (32-byte rounding): ... left unwritten".
+  std::vector<std::string> notes;
+};
+
+// Runs one kernel launch: blockDim host threads, each with its own UB arena of the product's size.
+LaunchResult RunKernel(const LaunchRequest &request);
+
+// Process-wide scheduling settings, set from Python through opgen_rt_set_core_order.
+void SetCoreOrder(CoreOrder order, uint64_t seed);
+CoreOrder GetCoreOrder();
+uint64_t GetCoreOrderSeed();
+
+}  // namespace opgen_rt
+
+#endif  // OPGEN_RT_CORE_H

@@ -1,0 +1,106 @@
+"""Rendering and writing: determinism, the drift check, atomic only-when-changed writes, strict templates."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from codegen.generate import generate, render_all
+from codegen.paths import project_paths
+from codegen.render import make_environment
+from codegen.specs import load_project
+from codegen.writer import expected_files, sync_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_generate_twice_is_byte_identical_and_second_run_writes_nothing(tmp_path: Path) -> None:
+    catalogue, specs = load_project()
+    first = generate(specs, catalogue, tmp_path)
+    assert first.written and not first.unchanged
+    snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    mtimes = {p: p.stat().st_mtime_ns for p in snapshot}
+    second = generate(specs, catalogue, tmp_path)
+    assert second.written == []
+    assert sorted(second.unchanged) == sorted(first.written)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
+    assert {p: p.stat().st_mtime_ns for p in snapshot} == mtimes
+
+
+def test_committed_tree_matches_specs() -> None:
+    """`opgen generate --check` must be clean on the committed generated/ (CI runs it too)."""
+    catalogue, specs = load_project()
+    report = generate(specs, catalogue, project_paths().generated, check=True)
+    assert report.stale == [] and report.missing == [] and report.extra == []
+
+
+def test_check_mode_lists_stale_missing_and_extra_files(tmp_path: Path) -> None:
+    catalogue, specs = load_project()
+    generate(specs, catalogue, tmp_path)
+    kernel = next(tmp_path.rglob("op_kernel/*.cpp"))
+    kernel.write_text(kernel.read_text() + "// hand edit\n")
+    doc = next(tmp_path.rglob("docs/*.md"))
+    doc.unlink()
+    stray = kernel.parent / "stray.cpp"
+    stray.write_text("int x;\n")
+    report = generate(specs, catalogue, tmp_path, check=True)
+    rel = lambda p: p.relative_to(tmp_path).as_posix()  # noqa: E731
+    assert report.stale == [rel(kernel)]
+    assert report.missing == [rel(doc)]
+    assert report.extra == [rel(stray)]
+    assert kernel.read_text().endswith("// hand edit\n")  # check mode wrote nothing
+
+
+def test_cli_check_exit_status(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    out = tmp_path / "gen"
+    cmd = [sys.executable, "-m", "codegen", "generate", "--out", str(out)]
+    assert subprocess.run(cmd, env=env, capture_output=True, check=False).returncode == 0
+    ok = subprocess.run([*cmd, "--check"], env=env, capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    victim = next(out.rglob("op_api/*.h"))
+    victim.write_text("changed\n")
+    stale = subprocess.run([*cmd, "--check"], env=env, capture_output=True, text=True, check=False)
+    assert stale.returncode == 1
+    assert f"stale: {victim.relative_to(out).as_posix()}" in stale.stdout
+
+
+def test_generation_is_independent_of_hash_seed(tmp_path: Path) -> None:
+    outputs = []
+    for seed in ("1", "4242"):
+        out = tmp_path / seed
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-m", "codegen", "generate", "--out", str(out)], env=env, check=True,
+                       capture_output=True)
+        outputs.append({p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+    assert outputs[0] == outputs[1]
+
+
+def test_templates_fail_loudly_on_missing_view_keys() -> None:
+    env = make_environment(project_paths().templates)
+    with pytest.raises(jinja2.UndefinedError):
+        env.get_template("op_api/aclnn.h.j2").render()
+
+
+def test_sync_tree_writes_atomically_only_changed(tmp_path: Path) -> None:
+    files = {"op/a.txt": "one\n", "op/b.txt": "two\n"}
+    r1 = sync_tree(tmp_path, files, ["op"], check=False)
+    assert r1.written == ["op/a.txt", "op/b.txt"]
+    r2 = sync_tree(tmp_path, {**files, "op/b.txt": "three\n"}, ["op"], check=False)
+    assert r2.written == ["op/b.txt"] and r2.unchanged == ["op/a.txt"]
+    assert (tmp_path / "op/b.txt").read_text() == "three\n"
+    assert [p.name for p in (tmp_path / "op").iterdir() if p.name.startswith(".")] == []
+
+
+def test_every_op_produces_the_ops_nn_file_set() -> None:
+    catalogue, specs = load_project()
+    rendered = render_all(specs, catalogue)
+    files = expected_files(rendered)
+    for name in specs:
+        kinds = sorted(rel.split("/")[1] for rel in files if rel.startswith(name + "/"))
+        assert kinds == ["docs", "examples", "op_api", "op_api", "op_host", "op_host", "op_host", "op_kernel"], name
