@@ -17,14 +17,18 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     the dtype of ``grad``.
 
     Raises:
-        ValueError: shapes do not broadcast, or the family is unknown.
+        ValueError: the family is unknown.
     """
     from codegen.runner import dtype_of_array, numpy_dtype
     from codegen.spec.model import DType
 
     if spec.family == "elementwise":
         present = [a for a in arrays.values() if a is not None]
-        shape = np.broadcast_shapes(*(a.shape for a in present)) if present else ()
+        try:
+            shape = np.broadcast_shapes(*(a.shape for a in present)) if present else ()
+        except ValueError:
+            # Not broadcastable: allocate the first input's shape and let phase 1 report the exact status.
+            shape = present[0].shape
         kinds = {dtype_of_array(a) for a in present}
         if len(kinds) == 1:
             dt = kinds.pop()

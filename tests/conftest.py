@@ -1,0 +1,38 @@
+"""Shared fixtures: a private build cache for the test session (unless OPGEN_CACHE_DIR is set), and a helper
+that copies the generated tree of an op into a temporary directory for deliberate breakage."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    if "OPGEN_CACHE_DIR" not in os.environ:
+        # A persistent per-user cache keeps repeated test runs fast; CI starts from an empty one.
+        os.environ["OPGEN_CACHE_DIR"] = str(Path.home() / ".cache" / "ascend-opgen-tests")
+
+
+@pytest.fixture
+def broken_tree(tmp_path: Path) -> Callable[[str, str, str, str], Path]:
+    """``broken_tree(op, relative_file, old, new)`` copies ``generated/<op>`` to a temporary tree, replaces
+    ``old`` by ``new`` once in the file (the replacement must apply) and returns the tree's root."""
+
+    def make(op: str, rel: str, old: str, new: str) -> Path:
+        root = tmp_path / "generated"
+        if not (root / op).exists():
+            shutil.copytree(project_paths().generated / op, root / op)
+        path = root / op / rel
+        text = path.read_text()
+        assert old in text, f"mutation anchor not found in {rel}: {old!r}"
+        path.write_text(text.replace(old, new, 1))
+        return root
+
+    return make
