@@ -104,7 +104,7 @@ def glue_source(spec: OpSpec, product: Product) -> str:
     return (
         "// Written by ascend-opgen's builder (the CANN build system's role): kernel registration and product.\n"
         '#include "opgen_rt/glue.h"\n'
-        f"extern \"C\" void {spec.kernel}({params});\n"
+        f'extern "C" void {spec.kernel}({params});\n'
         f"static void opgen_entry_{spec.kernel}(uint8_t **a) {{ {spec.kernel}({args}); }}\n"
         f"OPGEN_RT_REGISTER_KERNEL({spec.op_type}, {spec.kernel}, opgen_entry_{spec.kernel});\n"
         f'OPGEN_RT_DEFINE_PRODUCT("{product.name}", "{product.config_name}", {product.soc_version}, '
@@ -163,7 +163,14 @@ def build_op(
     runtime_digest = _tree_digest([paths.runtime / "include", paths.runtime / "src"])
     op_digest = _tree_digest([root])
     h = hashlib.sha256()
-    for part in (compiler_version(), " ".join(flags), runtime_digest, op_digest, glue, " ".join(product_macros(product))):
+    for part in (
+        compiler_version(),
+        " ".join(flags),
+        runtime_digest,
+        op_digest,
+        glue,
+        " ".join(product_macros(product)),
+    ):
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()[:24]
@@ -197,7 +204,10 @@ def build_op(
         def compile_unit(unit: tuple[Path, list[str]]) -> Path:
             src, extra = unit
             obj = work / (src.stem + ".o")
-            _run([CXX, *flags, *include, *extra, "-c", str(src), "-o", str(obj)], f"compiling {src.name} for {product.name}")
+            _run(
+                [CXX, *flags, *include, *extra, "-c", str(src), "-o", str(obj)],
+                f"compiling {src.name} for {product.name}",
+            )
             return obj
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -234,7 +244,10 @@ def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: i
         if obj.is_file():
             return
         tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-        _run([CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)], f"compiling runtime {src.name}")
+        _run(
+            [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
+            f"compiling runtime {src.name}",
+        )
         os.replace(tmp, obj)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

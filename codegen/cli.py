@@ -8,15 +8,16 @@ import sys
 from pathlib import Path
 
 from codegen.spec.errors import SpecErrors
+from codegen.spec.model import Catalogue, OpSpec
 
 
-def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _load(args: argparse.Namespace) -> tuple[Catalogue, dict[str, OpSpec]]:
     from codegen.specs import load_project
 
     return load_project(getattr(args, "specs", None), getattr(args, "products", None))
 
 
-def _select(specs: dict, names: list[str]) -> dict:  # type: ignore[type-arg]
+def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
     from codegen.runner import resolve_op
 
     if not names:
@@ -70,7 +71,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     catalogue, specs = _load(args)
     spec = next(iter(_select(specs, [args.op]).values()))
-    built = build_op(spec, catalogue.get(args.product), Path(args.generated) if args.generated else None, sanitize=args.sanitize)
+    built = build_op(
+        spec, catalogue.get(args.product), Path(args.generated) if args.generated else None, sanitize=args.sanitize
+    )
     print(built.library)
     return 0
 
@@ -90,8 +93,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name, spec in sorted(specs.items()):
         for product in select_products(spec, catalogue, args.product):
             jobs.append(
-                Job(name, product.name, tuple(args.dtype or ()), args.quick, args.generated, orders, args.sanitize,
-                    getattr(args, "specs", None))
+                Job(
+                    name,
+                    product.name,
+                    tuple(args.dtype or ()),
+                    args.quick,
+                    args.generated,
+                    orders,
+                    args.sanitize,
+                    getattr(args, "specs", None),
+                )
             )
     if not jobs:
         print("nothing to check: no (op, product) matches", file=sys.stderr)
@@ -140,8 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--generated", help="check the sources in this directory instead of generated/")
     c.add_argument("--quick", action="store_true", help="a reduced matrix (no large shapes, one core order)")
     c.add_argument("--sanitize", action="store_true", help="build and run with AddressSanitizer + UBSan")
-    c.add_argument("--core-order", action="append", choices=["in_order", "reversed", "shuffle", "concurrent"],
-                   help="core scheduling mode(s) for every value case")
+    c.add_argument(
+        "--core-order",
+        action="append",
+        choices=["in_order", "reversed", "shuffle", "concurrent"],
+        help="core scheduling mode(s) for every value case",
+    )
     c.add_argument("--json", help="write every result with emulator counters to this file")
     c.add_argument("-j", "--jobs", type=int, default=1, help="worker processes")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
@@ -168,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - the CLI reports every failure as one readable line
+    except Exception as exc:
         from codegen.build import BuildError
         from codegen.render import RenderError
 

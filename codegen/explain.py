@@ -13,19 +13,25 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
     Raises:
         ValueError: bad shape text or a dtype the op does not compute on.
     """
-    lines = [f"{spec.aclnn_name} ({spec.family} family, device OpType {spec.op_type}) on {product.name}",
-             f"  product: NpuArch {product.npu_arch}, UB {product.ub_bytes} bytes, {product.vector_core_num} vector cores, "
-             f"bf16 {'yes' if product.bf16 else 'no'}, DataCopyPad {'yes' if product.data_copy_pad else 'no'}, "
-             f"queue buffers per position {product.queue_buffer_cap}"]
+    lines = [
+        f"{spec.aclnn_name} ({spec.family} family, device OpType {spec.op_type}) on {product.name}",
+        f"  product: NpuArch {product.npu_arch}, UB {product.ub_bytes} bytes, {product.vector_core_num} vector cores, "
+        f"bf16 {'yes' if product.bf16 else 'no'}, DataCopyPad {'yes' if product.data_copy_pad else 'no'}, "
+        f"queue buffers per position {product.queue_buffer_cap}",
+    ]
     if product.name not in spec.products:
         lines.append(f"  NOT SUPPORTED on {product.name} (spec products: {', '.join(spec.products)})")
     for t in spec.inputs:
-        lines.append(f"  input  {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}")
+        lines.append(
+            f"  input  {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}"
+        )
     for a in spec.attrs:
         values = ", ".join(f"{v}={n}" for v, n in a.values) if a.values else "any"
         lines.append(f"  attr   {a.name}: {a.type} ({values})")
     for t in spec.outputs:
-        lines.append(f"  output {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}")
+        lines.append(
+            f"  output {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}"
+        )
     for c in spec.constraints:
         if not c.products or product.name in c.products:
             lines.append(f"  constraint {c.name}: {c.message}")
@@ -38,7 +44,8 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
         d = tiling_decision(spec, product, shape, dt)
         lines += [
-            f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, tiling key {d.tiling_key}:",
+            f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, "
+            f"tiling key {d.tiling_key}:",
             f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved)",
             f"  bytes per element: {d.bytes_per_element}",
         ]
@@ -53,9 +60,13 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
             f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",
             f"  workspace: {d.workspace_bytes} bytes",
             "  strategy: streaming elementwise; "
-            + ("DataCopyPad for the tail" if product.data_copy_pad else "DataCopy of whole blocks + scalar tail (no DataCopyPad)"),
+            + (
+                "DataCopyPad for the tail"
+                if product.data_copy_pad
+                else "DataCopy of whole blocks + scalar tail (no DataCopyPad)"
+            ),
         ]
         return "\n".join(lines)
-    from codegen.plan import index_accumulate  # type: ignore[attr-defined]
+    from codegen.plan import index_accumulate
 
-    return "\n".join(lines + [index_accumulate.explain_tiling(spec, product, shape, dtype_name)])
+    return "\n".join([*lines, index_accumulate.explain_tiling(spec, product, shape, dtype_name)])

@@ -127,7 +127,9 @@ class RenderedOp:
     templates: dict[str, str]
 
 
-def render_op(spec: OpSpec, catalogue: Catalogue, paths: ProjectPaths, env: jinja2.Environment | None = None) -> RenderedOp:
+def render_op(
+    spec: OpSpec, catalogue: Catalogue, paths: ProjectPaths, env: jinja2.Environment | None = None
+) -> RenderedOp:
     """Renders every file of ``spec``.
 
     Raises:
@@ -135,7 +137,9 @@ def render_op(spec: OpSpec, catalogue: Catalogue, paths: ProjectPaths, env: jinj
     """
     builders = _family_builders()
     if spec.family not in builders:
-        raise RenderError(f"{spec.path}: family '{spec.family}' has no view builder; known: {', '.join(sorted(builders))}")
+        raise RenderError(
+            f"{spec.path}: family '{spec.family}' has no view builder; known: {', '.join(sorted(builders))}"
+        )
     env = env or make_environment(paths.templates)
     view = builders[spec.family](spec, catalogue)
     files: dict[str, str] = {}

@@ -115,12 +115,9 @@ class OpCallable:
         phase1 = getattr(lib, f"{self.spec.aclnn_name}GetWorkspaceSize")
         phase1.restype = ctypes.c_int32
         argtypes: list[Any] = []
-        for t in self.spec.inputs:
-            argtypes.append(ctypes.c_void_p)
-        for a in self.spec.attrs:
-            argtypes.append(_ATTR_CTYPES[a.type])
-        for t in self.spec.outputs:
-            argtypes.append(ctypes.c_void_p)
+        argtypes += [ctypes.c_void_p] * len(self.spec.inputs)
+        argtypes += [_ATTR_CTYPES[a.type] for a in self.spec.attrs]
+        argtypes += [ctypes.c_void_p] * len(self.spec.outputs)
         argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
         phase1.argtypes = argtypes
         self._phase1 = phase1
@@ -180,8 +177,13 @@ class OpCallable:
         self.lib.aclrtCtxSetSysParamOpt(0, 1 if deterministic else 0)
         self.lib.opgen_rt_set_core_order(CORE_ORDERS[core_order], seed)
 
-    def phase1(self, tensors: dict[str, _TensorArg], attrs: dict[str, Any], null_workspace_size: bool = False,
-               null_executor: bool = False) -> tuple[int, int, ctypes.c_void_p]:
+    def phase1(
+        self,
+        tensors: dict[str, _TensorArg],
+        attrs: dict[str, Any],
+        null_workspace_size: bool = False,
+        null_executor: bool = False,
+    ) -> tuple[int, int, ctypes.c_void_p]:
         """Runs phase 1; returns ``(status, workspaceSize, executor)`` without raising."""
         ws = ctypes.c_uint64(0)
         ex = ctypes.c_void_p(None)
@@ -194,7 +196,11 @@ class OpCallable:
 
     def phase2(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:
         """Runs phase 2 with ``workspace`` (a uint8 array or None); returns the status without raising."""
-        ptr = ctypes.c_void_p(workspace.ctypes.data) if workspace is not None and workspace.size else ctypes.c_void_p(None)
+        ptr = (
+            ctypes.c_void_p(workspace.ctypes.data)
+            if workspace is not None and workspace.size
+            else ctypes.c_void_p(None)
+        )
         return int(self._phase2(ptr, size, executor, None))
 
     def __call__(
@@ -216,7 +222,10 @@ class OpCallable:
         known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
         unknown = set(params) - known
         if unknown:
-            raise TypeError(f"{spec.aclnn_name}: unknown parameter(s) {', '.join(sorted(unknown))}; takes {', '.join(sorted(known))}")
+            raise TypeError(
+                f"{spec.aclnn_name}: unknown parameter(s) {', '.join(sorted(unknown))}; "
+                f"takes {', '.join(sorted(known))}"
+            )
         attrs: dict[str, Any] = {}
         for a in spec.attrs:
             if a.name in params:
@@ -230,7 +239,9 @@ class OpCallable:
             if t.name not in params and not t.optional:
                 raise TypeError(f"{spec.aclnn_name}: missing input '{t.name}'")
             value = params.get(t.name)
-            arrays[t.name] = None if value is None else np.asarray(value) if not isinstance(value, np.ndarray) else value
+            arrays[t.name] = (
+                None if value is None else np.asarray(value) if not isinstance(value, np.ndarray) else value
+            )
         out_name = spec.outputs[0].name
         if out_name in params:
             out = params[out_name]

@@ -36,17 +36,33 @@ def run_program(prog: Program, inputs: dict[str, np.ndarray], scalars: dict[str,
                 assert ins.scalar is not None
                 out = np.full(16, scalar(ins.scalar))
             elif ins.op in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
-                fn = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Max": np.maximum,
-                      "Min": np.minimum}[ins.op]
+                fn = {
+                    "Add": np.add,
+                    "Sub": np.subtract,
+                    "Mul": np.multiply,
+                    "Div": np.divide,
+                    "Max": np.maximum,
+                    "Min": np.minimum,
+                }[ins.op]
                 out = fn(src[0], src[1])
             elif ins.op in ("Adds", "Muls", "Maxs", "Mins"):
                 assert ins.scalar is not None
                 s = scalar(ins.scalar)
-                out = {"Adds": src[0] + s, "Muls": src[0] * s, "Maxs": np.maximum(src[0], s),
-                       "Mins": np.minimum(src[0], s)}[ins.op]
+                out = {
+                    "Adds": src[0] + s,
+                    "Muls": src[0] * s,
+                    "Maxs": np.maximum(src[0], s),
+                    "Mins": np.minimum(src[0], s),
+                }[ins.op]
             else:
-                fn1 = {"Exp": np.exp, "Ln": np.log, "Abs": np.abs, "Sqrt": np.sqrt, "Reciprocal": lambda x: 1.0 / x,
-                       "Relu": lambda x: np.maximum(x, 0.0)}[ins.op]
+                fn1 = {
+                    "Exp": np.exp,
+                    "Ln": np.log,
+                    "Abs": np.abs,
+                    "Sqrt": np.sqrt,
+                    "Reciprocal": lambda x: 1.0 / x,
+                    "Relu": lambda x: np.maximum(x, 0.0),
+                }[ins.op]
                 out = fn1(src[0])
             bufs[ins.dst] = out
     return bufs["outLocal"]
@@ -141,7 +157,13 @@ def _numpy_eval(e, env):  # type: ignore[no-untyped-def]
         return {"+": left + right, "-": left - right, "*": left * right, "/": left / right}[e.op]
     if isinstance(e, Call):
         args = [_numpy_eval(a, env) for a in e.args]
-        fns = {"exp": np.exp, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0),
-               "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)), "min": np.minimum, "max": np.maximum}
+        fns = {
+            "exp": np.exp,
+            "abs": np.abs,
+            "relu": lambda x: np.maximum(x, 0.0),
+            "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+            "min": np.minimum,
+            "max": np.maximum,
+        }
         return fns[e.func](*args)
     raise AssertionError(e)

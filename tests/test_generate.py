@@ -75,8 +75,9 @@ def test_generation_is_independent_of_hash_seed(tmp_path: Path) -> None:
     for seed in ("1", "4242"):
         out = tmp_path / seed
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        subprocess.run([sys.executable, "-m", "codegen", "generate", "--out", str(out)], env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "codegen", "generate", "--out", str(out)], env=env, check=True, capture_output=True
+        )
         outputs.append({p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()})
     assert outputs[0] == outputs[1]
 

@@ -54,7 +54,9 @@ def _rand(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, scale:
     return np.asarray(values).astype(numpy_dtype(dtype))
 
 
-def elementwise_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool, tile: Callable[[DType], int]) -> Iterator[Case]:
+def elementwise_cases(
+    spec: OpSpec, product: Product, dtypes: list[DType], quick: bool, tile: Callable[[DType], int]
+) -> Iterator[Case]:
     """Value and status cases of an elementwise op on one product.
 
     Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that
@@ -72,7 +74,15 @@ def elementwise_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick
     op = spec.snake
     cores = product.vector_core_num
 
-    def value_case(dt: DType, shape_name: str, shapes: dict[str, tuple[int, ...]], name: str, attrs: dict[str, Any] | None = None, scale: float = 2.0, **kw: Any) -> Case:
+    def value_case(
+        dt: DType,
+        shape_name: str,
+        shapes: dict[str, tuple[int, ...]],
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        scale: float = 2.0,
+        **kw: Any,
+    ) -> Case:
         params: dict[str, Any] = {n: _rand(rng, shapes[n], dt, scale) for n in inputs}
         params.update(attrs if attrs is not None else default_attrs)
         return Case(op, product.name, dt.name, shape_name, name, params, **kw)
@@ -100,7 +110,9 @@ def elementwise_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick
             yield value_case(dt, shape_name, dict.fromkeys(inputs, shape), f"{shape_name} {list(shape)}")
         for attr, values in attr_values.items():
             for v in values:
-                yield value_case(dt, "attr", dict.fromkeys(inputs, (4, 33)), f"{attr}={v} [4, 33]", {**default_attrs, attr: v})
+                yield value_case(
+                    dt, "attr", dict.fromkeys(inputs, (4, 33)), f"{attr}={v} [4, 33]", {**default_attrs, attr: v}
+                )
         for i, name in enumerate(inputs):
             small: dict[str, tuple[int, ...]] = dict.fromkeys(inputs, (3, 1, 17))
             small[name] = () if i == 0 else (1, 17)
@@ -123,7 +135,14 @@ def elementwise_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick
             continue
         # Multi-core schedules.
         for order in ("reversed", "shuffle", "concurrent"):
-            yield value_case(dt, "core order", dict.fromkeys(inputs, (cores * block * 5 + 7,)), f"core order {order}", core_order=order, seed=7)
+            yield value_case(
+                dt,
+                "core order",
+                dict.fromkeys(inputs, (cores * block * 5 + 7,)),
+                f"core order {order}",
+                core_order=order,
+                seed=7,
+            )
         yield value_case(dt, "empty", dict.fromkeys(inputs, (0, 3)), "empty [0, 3]")
     # Mixed dtypes: promotion to the common type.
     if len(dtypes) > 1:
@@ -134,7 +153,9 @@ def elementwise_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick
     yield from _status_cases(spec, product, dtypes, default_attrs, rng)
 
 
-def _status_cases(spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any], rng: np.random.Generator) -> Iterator[Case]:
+def _status_cases(
+    spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any], rng: np.random.Generator
+) -> Iterator[Case]:
     op = spec.snake
     inputs = [t.name for t in spec.inputs]
     out = spec.outputs[0].name
@@ -148,7 +169,9 @@ def _status_cases(spec: OpSpec, product: Product, dtypes: list[DType], attrs: di
     for n in [*inputs, out]:
         p: dict[str, Any] = {**good, out: good_out, n: None}
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, p)
-    yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_workspace_size")
+    yield status(
+        "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_workspace_size"
+    )
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_executor")
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out}, "phase2_twice")
     supported = set(spec.inputs[0].dtypes_for(product))
@@ -157,7 +180,11 @@ def _status_cases(spec: OpSpec, product: Product, dtypes: list[DType], attrs: di
             p = {**good, out: good_out, inputs[0]: _rand(rng, (4, 8), bad)}
             yield status(f"{inputs[0]} {bad.name} unsupported -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     nine = (1,) * 8 + (2,)
-    yield status("rank 9 -> 161002", ACLNN_ERR_PARAM_INVALID, {**{n: _rand(rng, nine, dt) for n in inputs}, out: np.zeros(nine, numpy_dtype(dt))})
+    yield status(
+        "rank 9 -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        {**{n: _rand(rng, nine, dt) for n in inputs}, out: np.zeros(nine, numpy_dtype(dt))},
+    )
     p = {**good, out: good_out, inputs[-1]: _rand(rng, (3, 8), dt)}
     yield status("shapes do not broadcast -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((4, 9), numpy_dtype(dt))})
@@ -165,4 +192,6 @@ def _status_cases(spec: OpSpec, product: Product, dtypes: list[DType], attrs: di
         if a.values:
             allowed = [v for v, _ in a.values]
             for bad_v in (max(allowed) + 1, min(allowed) - 1):
-                yield status(f"{a.name}={bad_v} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out, a.name: bad_v})
+                yield status(
+                    f"{a.name}={bad_v} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out, a.name: bad_v}
+                )

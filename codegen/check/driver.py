@@ -74,7 +74,13 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
         cores = launch.get("cores", [])
         total = {
             k: sum(int(c.get(k, 0)) for c in cores)
-            for k in ("gm_bytes_read", "gm_bytes_written", "gm_bytes_atomic_added", "vector_instructions", "vector_elements")
+            for k in (
+                "gm_bytes_read",
+                "gm_bytes_written",
+                "gm_bytes_atomic_added",
+                "vector_instructions",
+                "vector_elements",
+            )
         }
         total["ub_high_water_bytes"] = max((int(c.get("ub_high_water_bytes", 0)) for c in cores), default=0)
         out["launches"].append(
@@ -125,8 +131,19 @@ def run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     except Exception as exc:  # a harness failure is a failed case, reported, never a crash of the run
         message = f"{type(exc).__name__}: {exc}"
     return CaseResult(
-        case.ident, case.op, case.product, case.dtype, case.shape, case.name, passed, status, max_abs, max_ulp,
-        message, time.perf_counter() - start, counters,
+        case.ident,
+        case.op,
+        case.product,
+        case.dtype,
+        case.shape,
+        case.name,
+        passed,
+        status,
+        max_abs,
+        max_ulp,
+        message,
+        time.perf_counter() - start,
+        counters,
     )
 
 
@@ -138,7 +155,10 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     tensors = {n: fn.make_tensor(a) for n, a in arrays.items()}
     try:
         status, size, executor = fn.phase1(
-            tensors, attrs, null_workspace_size=case.mode == "null_workspace_size", null_executor=case.mode == "null_executor"
+            tensors,
+            attrs,
+            null_workspace_size=case.mode == "null_workspace_size",
+            null_executor=case.mode == "null_executor",
         )
         if case.mode != "phase2_twice" or status != 0:
             return status, fn.recent_error()
@@ -201,11 +221,35 @@ def check_example(spec: OpSpec, product: Product, generated: Path | None, ref: M
             atol, rtol = 0.0, 16 * 2.0**-24
         # The program prints %.9g, which round-trips fp32 exactly.
         cmp = compare(got_arr, expected, atol, rtol)
-        return CaseResult(ident, spec.snake, product.name, ex.output.dtype.name, str(list(ex.output.shape)), "example program",
-                          cmp.ok, 0, cmp.max_abs_err, cmp.max_ulp_err, cmp.detail or f"printed {got.tolist()}", time.perf_counter() - start)
+        return CaseResult(
+            ident,
+            spec.snake,
+            product.name,
+            ex.output.dtype.name,
+            str(list(ex.output.shape)),
+            "example program",
+            cmp.ok,
+            0,
+            cmp.max_abs_err,
+            cmp.max_ulp_err,
+            cmp.detail or f"printed {got.tolist()}",
+            time.perf_counter() - start,
+        )
     except (BuildError, RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
-        return CaseResult(ident, spec.snake, product.name, "-", "-", "example program", False, 0, 0.0, 0.0,
-                          f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
+        return CaseResult(
+            ident,
+            spec.snake,
+            product.name,
+            "-",
+            "-",
+            "example program",
+            False,
+            0,
+            0.0,
+            0.0,
+            f"{type(exc).__name__}: {exc}",
+            time.perf_counter() - start,
+        )
 
 
 @dataclass(frozen=True)
@@ -234,16 +278,50 @@ def run_job(job: Job) -> list[CaseResult]:
     try:
         ref = load_reference(spec)
     except FileNotFoundError as exc:
-        return [CaseResult(f"{ident}/-/reference", spec.snake, product.name, "-", "-", "reference", False, 0, 0.0, 0.0, str(exc), 0.0)]
+        return [
+            CaseResult(
+                f"{ident}/-/reference",
+                spec.snake,
+                product.name,
+                "-",
+                "-",
+                "reference",
+                False,
+                0,
+                0.0,
+                0.0,
+                str(exc),
+                0.0,
+            )
+        ]
     generated = Path(job.generated) if job.generated else None
     try:
         built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1)
     except BuildError as exc:
-        return [CaseResult(f"{ident}/-/build", spec.snake, product.name, "-", "-", "build", False, 0, 0.0, 0.0, str(exc)[:4000], 0.0)]
+        return [
+            CaseResult(
+                f"{ident}/-/build",
+                spec.snake,
+                product.name,
+                "-",
+                "-",
+                "build",
+                False,
+                0,
+                0.0,
+                0.0,
+                str(exc)[:4000],
+                0.0,
+            )
+        ]
     fn = OpCallable(built)
     results = []
     for case in cases_for(spec, product, set(job.dtype_filter) or None, job.quick):
-        orders = [case.core_order] if case.core_order != "in_order" or case.expect_status is not None else list(job.core_orders)
+        orders = (
+            [case.core_order]
+            if case.core_order != "in_order" or case.expect_status is not None
+            else list(job.core_orders)
+        )
         for order in orders:
             case.core_order = order
             r = run_case(fn, case, ref)

@@ -45,7 +45,15 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
     if verbose:
         rows = results
         for r in rows:
-            table.add_row(r.op, r.product, r.dtype, f"{r.name}", "pass" if r.passed else "FAIL", _fmt(r.max_abs_err), _fmt(r.max_ulp_err))
+            table.add_row(
+                r.op,
+                r.product,
+                r.dtype,
+                f"{r.name}",
+                "pass" if r.passed else "FAIL",
+                _fmt(r.max_abs_err),
+                _fmt(r.max_ulp_err),
+            )
     else:
         groups: dict[tuple[str, str, str], list[CaseResult]] = {}
         for r in results:
@@ -53,8 +61,13 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
         for (op, product, dtype), rs in groups.items():
             ok = sum(r.passed for r in rs)
             table.add_row(
-                op, product, dtype, f"{len(rs)} cases", "pass" if ok == len(rs) else f"FAIL {len(rs) - ok}",
-                _fmt(max(r.max_abs_err for r in rs)), _fmt(max(r.max_ulp_err for r in rs)),
+                op,
+                product,
+                dtype,
+                f"{len(rs)} cases",
+                "pass" if ok == len(rs) else f"FAIL {len(rs) - ok}",
+                _fmt(max(r.max_abs_err for r in rs)),
+                _fmt(max(r.max_ulp_err for r in rs)),
             )
     console.print(table)
     for r in results:

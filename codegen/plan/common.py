@@ -165,7 +165,9 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
     return {"tensors": tensors, "attrs": attrs, "output": tensors[-1]}
 
 
-def _example_tensor(name: str, shape: tuple[int, ...], dtype: DType, values: list[Any], is_output: bool) -> dict[str, Any]:
+def _example_tensor(
+    name: str, shape: tuple[int, ...], dtype: DType, values: list[Any], is_output: bool
+) -> dict[str, Any]:
     arr = np.asarray(values, dtype=np.float64 if dtype.is_floating else np.int64).astype(dtype.numpy_name)
     if dtype.is_16bit_float:
         host_values = [f"0x{int(v):04x}" for v in arr.view(np.uint16)]
@@ -180,7 +182,7 @@ def _example_tensor(name: str, shape: tuple[int, ...], dtype: DType, values: lis
         "shape": ", ".join(str(d) for d in shape),
         "acl_dtype": dtype.acl_name,
         "host_type": dtype.host_type,
-        "values": ", ".join(host_values),
+        "data": ", ".join(host_values),
         "is_output": is_output,
         "print_fmt": "%.9g" if dtype.is_floating and not dtype.is_16bit_float else "%lld",
         "is_16bit": dtype.is_16bit_float,
@@ -211,12 +213,10 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             cond = " && ".join(f"{a.name} != {v}" for v in allowed)
             text = ", ".join(f"{v} ({n})" for v, n in a.values)
             attr_checks.append({"name": a.name, "invalid_condition": cond, "allowed_text": text})
-    support = []
-    for p in catalogue.products:
-        if p.name in spec.products:
-            support.append({"name": p.name, "doc_term": p.doc_term, "support": "yes"})
-        else:
-            support.append({"name": p.name, "doc_term": p.doc_term, "support": "no"})
+    support = [
+        {"name": prod.name, "doc_term": prod.doc_term, "support": "yes" if prod.name in spec.products else "no"}
+        for prod in catalogue.products
+    ]
     param_rows = []
     for t in spec.inputs:
         param_rows.append(_param_row(t, products, "input"))

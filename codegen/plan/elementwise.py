@@ -22,7 +22,7 @@ from codegen.plan.common import arch_condition, common_view, dtype_groups
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_formula
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
-from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product
 
 BLOCK_BYTES = 32
 REPEAT_BYTES = 256
@@ -55,9 +55,15 @@ class TilingDecision:
     ub_split: tuple[tuple[str, int, int], ...]
 
 
+def _compute(spec: OpSpec) -> ElementwiseCompute:
+    if not isinstance(spec.compute, ElementwiseCompute):
+        raise TypeError(f"{spec.op} is not an elementwise op (family {spec.family})")
+    return spec.compute
+
+
 def compile_spec(spec: OpSpec) -> CompiledFormula:
     """Compiles the spec's single output formula (see :mod:`codegen.plan.elementwise_compiler`)."""
-    compute = spec.compute
+    compute = _compute(spec)
     (output, formula), *_ = compute.outputs
     scalars = dict(compute.scalars)
     return compile_formula(
@@ -183,7 +189,7 @@ def _strip_tensor_args(expr: Any) -> Any:
     for attr in ("operand", "left", "right", "cond", "then", "orelse"):
         if hasattr(expr, attr):
             expr = type(expr)(**{**expr.__dict__, attr: _strip_tensor_args(getattr(expr, attr))})
-    if hasattr(expr, "values") and isinstance(getattr(expr, "values"), tuple):
+    if hasattr(expr, "values") and isinstance(expr.values, tuple):
         expr = type(expr)(**{**expr.__dict__, "values": tuple(_strip_tensor_args(v) for v in expr.values)})
     if isinstance(expr, Call):
         expr = Call(expr.func, tuple(_strip_tensor_args(a) for a in expr.args))
@@ -237,11 +243,11 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         result = f"broadcastStep{k}"
         steps.append({"left": current, "right": f"{name}->GetViewShape()", "result": result})
         current = result
-    promote = list(spec.compute.promote) or [inputs[0]]
+    promote = list(_compute(spec).promote) or [inputs[0]]
     promote_expr = f"{promote[-1]}->GetDataType()"
     for name in reversed(promote[:-1]):
         promote_expr = f"op::PromoteType({name}->GetDataType(), {promote_expr})"
-    (out_name, formula), *_ = spec.compute.outputs
+    (_, formula), *_ = _compute(spec).outputs
     status_rows = [
         {"name": "ACLNN_SUCCESS", "value": 0, "when": "Success."},
         {"name": "ACLNN_ERR_PARAM_NULLPTR", "value": 161001, "when": "A tensor, workspaceSize or executor is null."},
@@ -258,7 +264,8 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"Each core streams its range through UB in tiles; a tile needs, per element, one slot in each "
         f"input and output queue buffer plus the formula's fp32 temporaries "
         f"(FLOAT: {compiled.fp32.temps}, 16-bit: {compiled.cast16.temps}).",
-        f"Queue depth {spec.tiling.buffer_num} (double buffering), capped per product by its queue buffers per position.",
+        f"Queue depth {spec.tiling.buffer_num} (double buffering), capped per product by its queue buffers "
+        "per position.",
         f"Elements are split over cores in 32-byte blocks, at least {spec.tiling.min_bytes_per_core} bytes per core; "
         "the first `blocks % cores` cores take one block more.",
     ]
@@ -282,7 +289,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "programs": programs,
             "max_temps": max(compiled.fp32.temps, compiled.cast16.temps),
             "scalars": scalars,
-            "scalar_defs": [{"name": n, "text": unparse(e)} for n, e in spec.compute.scalars],
+            "scalar_defs": [{"name": n, "text": unparse(e)} for n, e in _compute(spec).scalars],
             "attrs": attrs,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "inputs": inputs,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from codegen.spec.errors import SourceLoc, SpecError
-from codegen.spec.expr import Binary, Call, Expr, IfElse, Name, Num, Unary, BoolOp, Compare, names
+from codegen.spec.expr import Binary, BoolOp, Call, Compare, Expr, IfElse, Name, Num, Unary, names
 
 #: Unary functions of the formula language and the AscendC instruction that computes each.
 UNARY_INSTRUCTIONS = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "relu": "Relu"}

@@ -1,0 +1,496 @@
+"""The typed, frozen model of op specs and of the product catalogue.
+
+The YAML is parsed once (:mod:`codegen.spec.loader`) into these dataclasses; later stages never see
+dicts. Collections are tuples, mappings are tuples of ``(key, value)`` pairs in file order, and every
+object that came from YAML carries the :class:`~codegen.spec.errors.SourceLoc` it came from.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from codegen.spec.errors import NO_LOC, SourceLoc
+from codegen.spec.expr import Expr, ExprType
+
+__all__ = [
+    "ACLNN_STATUS_CODES",
+    "ATTR_TYPES",
+    "MAX_RANK",
+    "AttrSpec",
+    "Catalogue",
+    "Constraint",
+    "DType",
+    "ElementwiseCompute",
+    "Example",
+    "ExampleTensor",
+    "OpSpec",
+    "Product",
+    "TensorSpec",
+    "TilingSpec",
+    "snake_case",
+]
+
+#: Highest tensor rank aclnn APIs accept (CANN checks ``GetDimNum() <= 8``; error 161002 above it).
+MAX_RANK = 8
+
+#: aclnnStatus codes a spec may name (reference/ascend-platform.md, "aclnn conventions").
+ACLNN_STATUS_CODES: dict[int, str] = {
+    161001: "ACLNN_ERR_PARAM_NULLPTR",
+    161002: "ACLNN_ERR_PARAM_INVALID",
+    361001: "ACLNN_ERR_RUNTIME_ERROR",
+    561000: "ACLNN_ERR_INNER",
+    561001: "ACLNN_ERR_INNER_INFERSHAPE_ERROR",
+    561002: "ACLNN_ERR_INNER_TILING_ERROR",
+    561003: "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+    561101: "ACLNN_ERR_INNER_CREATE_EXECUTOR",
+    561102: "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR",
+    561103: "ACLNN_ERR_INNER_NULLPTR",
+}
+
+
+class _DTypeInfo(NamedTuple):
+    itemsize: int
+    numpy_name: str
+    kernel_type: str
+    host_type: str
+
+
+_DTYPE_INFO: dict[str, _DTypeInfo] = {
+    "FLOAT": _DTypeInfo(4, "float32", "float", "float"),
+    "FLOAT16": _DTypeInfo(2, "float16", "half", "uint16_t"),
+    "INT8": _DTypeInfo(1, "int8", "int8_t", "int8_t"),
+    "INT32": _DTypeInfo(4, "int32", "int32_t", "int32_t"),
+    "UINT8": _DTypeInfo(1, "uint8", "uint8_t", "uint8_t"),
+    "INT16": _DTypeInfo(2, "int16", "int16_t", "int16_t"),
+    "UINT16": _DTypeInfo(2, "uint16", "uint16_t", "uint16_t"),
+    "UINT32": _DTypeInfo(4, "uint32", "uint32_t", "uint32_t"),
+    "INT64": _DTypeInfo(8, "int64", "int64_t", "int64_t"),
+    "UINT64": _DTypeInfo(8, "uint64", "uint64_t", "uint64_t"),
+    "DOUBLE": _DTypeInfo(8, "float64", "double", "double"),
+    "BOOL": _DTypeInfo(1, "bool", "bool", "bool"),
+    "BF16": _DTypeInfo(2, "bfloat16", "bfloat16_t", "uint16_t"),
+}
+
+
+class DType(enum.Enum):
+    """Tensor element types, named as the spec writes them; the value is the ``aclDataType`` code.
+
+    The codes come from CANN's ``aclDataType`` (reference/ascend-platform.md). ``DType["BF16"]`` looks a
+    member up by spec name, ``DType(27)`` by aclDataType code.
+    """
+
+    FLOAT = 0
+    FLOAT16 = 1
+    INT8 = 2
+    INT32 = 3
+    UINT8 = 4
+    INT16 = 6
+    UINT16 = 7
+    UINT32 = 8
+    INT64 = 9
+    UINT64 = 10
+    DOUBLE = 11
+    BOOL = 12
+    BF16 = 27
+
+    @property
+    def acl_id(self) -> int:
+        """The ``aclDataType`` value (FLOAT 0, FLOAT16 1, ..., BF16 27)."""
+        return int(self.value)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return _DTYPE_INFO[self.name].itemsize
+
+    @property
+    def ge_name(self) -> str:
+        """The ``ge::DataType`` / ``op::DataType`` enumerator, e.g. ``DT_FLOAT16``, ``DT_BF16``."""
+        return f"DT_{self.name}"
+
+    @property
+    def acl_name(self) -> str:
+        """The ``aclDataType`` enumerator, e.g. ``ACL_FLOAT``, ``ACL_BF16``."""
+        return f"ACL_{self.name}"
+
+    @property
+    def numpy_name(self) -> str:
+        """The NumPy dtype name (``bfloat16`` needs ``ml_dtypes`` registered)."""
+        return _DTYPE_INFO[self.name].numpy_name
+
+    @property
+    def kernel_type(self) -> str:
+        """The AscendC element type in device code: ``float``, ``half``, ``bfloat16_t``, ``int64_t``, ..."""
+        return _DTYPE_INFO[self.name].kernel_type
+
+    @property
+    def host_type(self) -> str:
+        """The C++ host type of one element in example programs; FLOAT16 and BF16 are raw ``uint16_t`` bits."""
+        return _DTYPE_INFO[self.name].host_type
+
+    @property
+    def is_floating(self) -> bool:
+        """True for FLOAT, FLOAT16, BF16 and DOUBLE."""
+        return self in (DType.FLOAT, DType.FLOAT16, DType.BF16, DType.DOUBLE)
+
+    @property
+    def is_16bit_float(self) -> bool:
+        """True for FLOAT16 and BF16 (computed in fp32 by the kernels, rounded once)."""
+        return self in (DType.FLOAT16, DType.BF16)
+
+    @property
+    def is_integer(self) -> bool:
+        """True for the signed and unsigned integer types (not BOOL)."""
+        return not self.is_floating and self is not DType.BOOL
+
+
+#: Attribute types a spec may declare, with the type their values have in expressions.
+ATTR_TYPES: dict[str, ExprType] = {
+    "int64": ExprType.INT,
+    "uint64": ExprType.INT,
+    "bool": ExprType.BOOL,
+    "double": ExprType.FLOAT,
+    "float": ExprType.FLOAT,
+}
+
+_ATTR_CPP_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
+
+
+@dataclass(frozen=True)
+class Product:
+    """One SoC of the product catalogue (``specs/products.yaml``).
+
+    Facts and their sources: reference/ascend-platform.md (runtime platform config files).
+
+    Attributes:
+        name: catalogue name, e.g. ``Ascend910B``.
+        doc_term: the product family as CANN documentation names it.
+        config_name: OpDef ``AddConfig`` name, e.g. ``ascend910b``.
+        soc_version: SocVersion name, e.g. ``ASCEND910B``.
+        npu_arch: the ``__NPU_ARCH__`` value, e.g. 2201.
+        ub_bytes: Unified Buffer bytes per core (a multiple of 32).
+        vector_core_num: cores a vector tiling launches on (``GetCoreNumAiv()``).
+        bf16: whether BF16 tensors are supported.
+        data_copy_pad: whether ``DataCopyPad`` exists.
+        atomic_add_dtypes: dtypes ``SetAtomicAdd<T>`` supports.
+        queue_buffer_cap: most buffers one queue position may hold.
+        source: where the facts come from.
+        loc: the catalogue entry.
+    """
+
+    name: str
+    doc_term: str
+    config_name: str
+    soc_version: str
+    npu_arch: int
+    ub_bytes: int
+    vector_core_num: int
+    bf16: bool
+    data_copy_pad: bool
+    atomic_add_dtypes: tuple[DType, ...]
+    queue_buffer_cap: int
+    source: str
+    loc: SourceLoc
+
+    def supports(self, dtype: DType) -> bool:
+        """Whether tensors of ``dtype`` exist on this product (False only for BF16 without bf16 support)."""
+        return self.bf16 or dtype is not DType.BF16
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The products of ``specs/products.yaml``, in file order.
+
+    Attributes:
+        products: the products.
+        path: the catalogue file.
+    """
+
+    products: tuple[Product, ...]
+    path: str
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Product names in file order."""
+        return tuple(p.name for p in self.products)
+
+    def get(self, name: str) -> Product:
+        """The product called ``name``.
+
+        Raises:
+            KeyError: no such product; the message lists the known names.
+        """
+        for p in self.products:
+            if p.name == name:
+                return p
+        raise KeyError(f"unknown product '{name}'; known: {', '.join(self.names)}")
+
+    def __contains__(self, name: object) -> bool:
+        return any(p.name == name for p in self.products)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """An input or output tensor of an op.
+
+    Attributes:
+        name: aclnn parameter name (a C identifier).
+        dtypes: dtypes the op accepts on products that support them all (spec order).
+        rank: inclusive ``(lo, hi)`` with ``0 <= lo <= hi <= 8``.
+        description: one-sentence documentation.
+        optional: the tensor may be a null pointer (inputs only).
+        shape: outputs: the shape expression (a tensor name, ``broadcast(...)`` or ``shape(...)``); inputs: None.
+        loc: the tensor's entry.
+        const: outputs only: the aclnn signature declares it ``const aclTensor *`` (as CANN does for some
+            APIs, e.g. aclnnEmbeddingDenseBackward's ``out``).
+    """
+
+    name: str
+    dtypes: tuple[DType, ...]
+    rank: tuple[int, int]
+    description: str
+    optional: bool
+    shape: Expr | None
+    loc: SourceLoc
+    const: bool = False
+
+    def dtypes_for(self, product: Product) -> tuple[DType, ...]:
+        """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""
+        return tuple(d for d in self.dtypes if product.supports(d))
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    """A host attribute (scalar parameter) of an op.
+
+    Attributes:
+        name: aclnn parameter name (a C identifier).
+        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`).
+        values: for integer attrs, the allowed values with their names in spec order, e.g.
+            ``((0, "none"), (1, "mean"), (2, "sum"))``; None when any value of the type is allowed.
+        default: the default value (of the attr's type) or None when the attr is required.
+        description: one-sentence documentation.
+        loc: the attr's entry.
+
+    In expressions, ``uint64`` attrs are read as ``int64`` (CANN's convention for e.g. ``paddingIdx``).
+    """
+
+    name: str
+    type: str
+    values: tuple[tuple[int, str], ...] | None
+    default: int | float | bool | None
+    description: str
+    loc: SourceLoc
+
+    @property
+    def cpp_type(self) -> str:
+        """The C++ parameter type: ``int64_t``, ``uint64_t``, ``bool``, ``double`` or ``float``."""
+        return _ATTR_CPP_TYPES[self.type]
+
+    @property
+    def expr_type(self) -> ExprType:
+        """The type of the attr's value in expressions (INT, BOOL or FLOAT)."""
+        return ATTR_TYPES[self.type]
+
+
+@dataclass(frozen=True)
+class TilingSpec:
+    """Tiling parameters of an op.
+
+    Attributes:
+        buffer_num: buffers per queue (1..8; 2 is double buffering).
+        ub_reserved_bytes: Unified Buffer bytes left to the framework (>= 0, below every product's UB).
+        min_bytes_per_core: bytes a core must at least get before another core is used (> 0).
+        loc: the ``tiling`` entry.
+    """
+
+    buffer_num: int
+    ub_reserved_bytes: int
+    min_bytes_per_core: int
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A product-specific limit, checked by the generated phase-1 function.
+
+    When ``when`` holds (or is None), the ``let`` values are computed in order and ``require`` must be
+    true; otherwise phase 1 fails with ``status`` and ``message`` (``{name}`` placeholders of let and attr
+    names are filled with their values).
+
+    Attributes:
+        name: identifier of the constraint.
+        products: products the limit applies to (a subset of the op's products).
+        when: condition under which the limit applies; may not use let names.
+        let: named intermediate values, each may use the earlier ones.
+        require: the condition that must hold.
+        message: error text with ``{name}`` placeholders.
+        status: aclnnStatus returned on violation (default 161002, ACLNN_ERR_PARAM_INVALID).
+        loc: the constraint's entry.
+    """
+
+    name: str
+    products: tuple[str, ...]
+    when: Expr | None
+    let: tuple[tuple[str, Expr], ...]
+    require: Expr
+    message: str
+    status: int = 161002
+    loc: SourceLoc = NO_LOC
+
+
+@dataclass(frozen=True)
+class ElementwiseCompute:
+    """The ``compute`` section of an elementwise op.
+
+    Attributes:
+        promote: inputs whose dtypes are promoted to one common compute dtype (may be empty).
+        scalars: host-evaluated scalars, ``(name, expr)`` in spec order, over attrs, ``numel/rank/dim/dtype``
+            of tensors, ``coreNum``, ``ubBytes`` and earlier scalars.
+        outputs: ``(output name, formula)`` in output order; a formula is over input names, scalar names,
+            numbers and the elementwise functions.
+        loc: the ``compute`` entry.
+        scalar_types: the inferred type of each scalar (INT or FLOAT), in the order of ``scalars``.
+    """
+
+    promote: tuple[str, ...]
+    scalars: tuple[tuple[str, Expr], ...]
+    outputs: tuple[tuple[str, Expr], ...]
+    loc: SourceLoc
+    scalar_types: tuple[tuple[str, ExprType], ...] = ()
+
+
+@dataclass(frozen=True)
+class ExampleTensor:
+    """A tensor of a spec's worked example.
+
+    Attributes:
+        shape: dimensions (``()`` for a 0-d tensor).
+        dtype: element type.
+        values: the elements in row-major order (``prod(shape)`` of them), or None (outputs).
+        loc: the entry.
+    """
+
+    shape: tuple[int, ...]
+    dtype: DType
+    values: tuple[float | int | bool, ...] | None
+    loc: SourceLoc = NO_LOC
+
+
+@dataclass(frozen=True)
+class Example:
+    """A spec's worked example, used by the generated doc and example program.
+
+    Attributes:
+        inputs: ``(input name, tensor)`` in the op's input order.
+        attrs: ``(attr name, value)`` in the op's attr order (defaults filled in).
+        output: the output tensor (values None unless the spec gives expected values).
+        loc: the ``example`` entry.
+    """
+
+    inputs: tuple[tuple[str, ExampleTensor], ...]
+    attrs: tuple[tuple[str, int | float | bool], ...]
+    output: ExampleTensor
+    loc: SourceLoc = NO_LOC
+
+
+_SNAKE_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])")
+
+
+def snake_case(name: str) -> str:
+    """``SoftMarginLossBackward`` -> ``soft_margin_loss_backward``; ``Conv2DBackward`` -> ``conv2d_backward``."""
+    return _SNAKE_BOUNDARY.sub("_", name).lower()
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op spec (``specs/<snake>.yaml``).
+
+    Attributes:
+        op: aclnn API name without the ``aclnn`` prefix, UpperCamelCase.
+        op_type: device OpType (OpDef, tiling, kernel registration), UpperCamelCase.
+        kernel: kernel function and file stem, snake_case.
+        family: template family (``elementwise``, ``index_accumulate``).
+        summary: one-paragraph description.
+        products: catalogue names of the products the op supports.
+        deterministic: whether results are bit-identical across runs by default.
+        inputs: input tensors in aclnn parameter order.
+        attrs: attributes in aclnn parameter order.
+        outputs: output tensors in aclnn parameter order.
+        compute: family-specific model (:class:`ElementwiseCompute` for elementwise).
+        tiling: tiling parameters.
+        constraints: product-specific limits.
+        notes: documentation notes.
+        example: worked example or None.
+        path: the spec file.
+        loc: the document's first line.
+    """
+
+    op: str
+    op_type: str
+    kernel: str
+    family: str
+    summary: str
+    products: tuple[str, ...]
+    deterministic: bool
+    inputs: tuple[TensorSpec, ...]
+    attrs: tuple[AttrSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    compute: object
+    tiling: TilingSpec
+    constraints: tuple[Constraint, ...]
+    notes: tuple[str, ...]
+    example: Example | None
+    path: str
+    loc: SourceLoc
+
+    @property
+    def aclnn_name(self) -> str:
+        """The aclnn API name, e.g. ``aclnnSoftMarginLossBackward``."""
+        return "aclnn" + self.op
+
+    @property
+    def snake(self) -> str:
+        """snake_case of ``op`` (also the spec's file stem), e.g. ``soft_margin_loss_backward``."""
+        return snake_case(self.op)
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        """Input names in parameter order."""
+        return tuple(t.name for t in self.inputs)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        """Output names in parameter order."""
+        return tuple(t.name for t in self.outputs)
+
+    @property
+    def attr_names(self) -> tuple[str, ...]:
+        """Attr names in parameter order."""
+        return tuple(a.name for a in self.attrs)
+
+    def tensor(self, name: str) -> TensorSpec:
+        """The input or output called ``name``.
+
+        Raises:
+            KeyError: no such tensor; the message lists the tensor names.
+        """
+        for t in (*self.inputs, *self.outputs):
+            if t.name == name:
+                return t
+        known = ", ".join((*self.input_names, *self.output_names))
+        raise KeyError(f"{self.op} has no tensor '{name}'; tensors: {known}")
+
+    def attr(self, name: str) -> AttrSpec:
+        """The attr called ``name``.
+
+        Raises:
+            KeyError: no such attr; the message lists the attr names.
+        """
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        raise KeyError(f"{self.op} has no attr '{name}'; attrs: {', '.join(self.attr_names) or '(none)'}")

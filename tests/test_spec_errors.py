@@ -1,0 +1,740 @@
+"""Spec mistakes and the exact errors they produce: ``file:line: field.path: what is wrong; what is allowed``.
+
+Each test writes a small spec (the valid ``BASE`` with one edit) and compares every reported error
+verbatim, so a change of wording or of a line number shows up here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codegen.spec.errors import SourceLoc, SpecError, SpecErrors, error_context
+from codegen.spec.loader import load_catalogue, load_op_spec, load_specs
+from codegen.spec.model import Catalogue, ElementwiseCompute
+
+DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8"
+PRODUCT_NAMES = "Ascend310P, Ascend910, Ascend910B"
+
+# A small catalogue of its own, so that the messages below do not change when specs/products.yaml does.
+CATALOGUE = """\
+products:
+  - name: Ascend910
+    doc_term: Atlas training series products
+    config_name: ascend910
+    soc_version: ASCEND910
+    npu_arch: 1001
+    ub_bytes: 262144
+    vector_core_num: 32
+    bf16: false
+    data_copy_pad: false
+    atomic_add_dtypes: [FLOAT]
+    queue_buffer_cap: 4
+    source: test
+  - name: Ascend910B
+    doc_term: Atlas A2 training series products
+    config_name: ascend910b
+    soc_version: ASCEND910B
+    npu_arch: 2201
+    ub_bytes: 196608
+    vector_core_num: 48
+    bf16: true
+    data_copy_pad: true
+    atomic_add_dtypes: [INT8, INT16, FLOAT16, BF16, INT32, FLOAT]
+    queue_buffer_cap: 8
+    source: test
+  - name: Ascend310P
+    doc_term: Atlas inference series products
+    config_name: ascend310p
+    soc_version: ASCEND310P
+    npu_arch: 2002
+    ub_bytes: 262144
+    vector_core_num: 8
+    bf16: false
+    data_copy_pad: false
+    atomic_add_dtypes: [INT16, FLOAT16, FLOAT]
+    queue_buffer_cap: 8
+    source: test
+"""
+ALLOWED_SYNTAX = (
+    "numbers, True/False, names, unary - + not, binary + - * / // %, comparisons == != < <= > >=, "
+    "and, or, 'x if cond else y', calls f(a, b) of the context's functions"
+)
+
+# Line numbers matter: the tests below cite them.
+BASE = """\
+op: SoftMarginLossBackward
+op_type: SoftMarginLossGrad
+kernel: soft_margin_loss_grad
+family: elementwise
+summary: Backward of the soft margin loss.
+products: [Ascend910, Ascend910B]
+deterministic: true
+inputs:
+  - name: gradOutput
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: Gradient of the loss.
+  - name: self
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: The input x.
+  - name: target
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: The target y.
+attrs:
+  - name: reduction
+    type: int64
+    values: {0: none, 1: mean, 2: sum}
+    description: Reduction of the forward loss.
+outputs:
+  - name: out
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    shape: "broadcast(gradOutput, self, target)"
+    description: Gradient with respect to self.
+compute:
+  promote: [gradOutput, self, target]
+  scalars:
+    norm: "1 / numel(out) if reduction == 1 else 1"
+  out: "-target * gradOutput * sigmoid(-target * self) * norm"
+tiling:
+  buffer_num: 2
+  ub_reserved_bytes: 0
+  min_bytes_per_core: 32768
+"""
+
+STEM = "soft_margin_loss_backward.yaml"
+EXTRA_INPUT = "  - name: {name}\n    dtypes: [FLOAT]\n    rank: [0, 8]\n    description: Extra.\n"
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> Catalogue:
+    path = tmp_path_factory.mktemp("catalogue") / "products.yaml"
+    path.write_text(CATALOGUE)
+    return load_catalogue(path)
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, f"edit target not unique: {old!r}"
+    return text.replace(old, new)
+
+
+def errors_of(path: Path, text: str, catalogue: Catalogue) -> list[str]:
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    assert all(isinstance(e, SpecError) for e in info.value.errors)
+    return [str(e) for e in info.value.errors]
+
+
+def bad(tmp_path: Path, catalogue: Catalogue, *edits: tuple[str, str]) -> tuple[str, list[str]]:
+    """Applies the edits to BASE, loads the result, returns (path, error strings)."""
+    text = BASE
+    for old, new in edits:
+        text = edit(text, old, new)
+    path = tmp_path / STEM
+    return str(path), errors_of(path, text, catalogue)
+
+
+def test_base_spec_is_valid(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    path.write_text(BASE)
+    spec = load_op_spec(path, catalogue)
+    assert spec.op == "SoftMarginLossBackward"
+    assert isinstance(spec.compute, ElementwiseCompute)
+
+
+# ------------------------------------------------------------------------------ one mistake per test
+
+
+def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("  - name: self\n    dtypes:", "  - name: self\n    dtype:"))
+    assert errs == [
+        f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
+        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: description, dtypes, name, optional, rank",
+    ]
+
+
+def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
+    assert errs == [
+        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, example, "
+        "family, inputs, kernel, notes, op, op_type, outputs, products, summary, tiling"
+    ]
+
+
+def test_duplicate_key(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("    description: The input x.\n", "    description: The input x.\n    rank: [1, 8]\n"),
+    )
+    assert errs == [f"{f}:17: inputs[1].rank: duplicate key 'rank' (first at line 15)"]
+
+
+def test_duplicate_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nkernel: other\n"))
+    assert errs == [f"{f}:8: kernel: duplicate key 'kernel' (first at line 3)"]
+
+
+def test_unknown_dtype(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: Gradient of the loss.",
+            "dtypes: [FLOAT, FLOAT32, BF16]\n    rank: [0, 8]\n    description: Gradient of the loss.",
+        ),
+    )
+    assert errs == [f"{f}:10: inputs[0].dtypes[1]: unknown dtype 'FLOAT32'; allowed: {DTYPES}"]
+
+
+def test_empty_and_duplicate_dtypes(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: The input x.",
+            "dtypes: []\n    rank: [0, 8]\n    description: The input x.",
+        ),
+        (
+            "dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: The target y.",
+            "dtypes: [FLOAT, FLOAT]\n    rank: [0, 8]\n    description: The target y.",
+        ),
+    )
+    assert errs == [
+        f"{f}:14: inputs[1].dtypes: empty dtype list; give at least one of: {DTYPES}",
+        f"{f}:18: inputs[2].dtypes[1]: duplicate dtype 'FLOAT' (already in this list)",
+    ]
+
+
+def test_wrong_type(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path, catalogue, ("deterministic: true", "deterministic: yes"), ("  buffer_num: 2", "  buffer_num: two")
+    )
+    assert errs == [
+        f"{f}:7: deterministic: expected true or false, got string 'yes'",
+        f"{f}:38: tiling.buffer_num: expected an integer, got string 'two'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("2weight", "'2weight' is not a valid C identifier (ASCII letters, digits and '_', not starting with a digit)"),
+        ("grad-in", "'grad-in' is not a valid C identifier (ASCII letters, digits and '_', not starting with a digit)"),
+        ("class", "'class' is a C++ keyword; choose another name"),
+        ("xor", "'xor' is a C++ keyword; choose another name"),
+        ("lambda", "'lambda' is a Python keyword and could not be written in expressions; choose another name"),
+        (
+            "_Weight",
+            "'_Weight' is reserved in C++ (names starting with '__' or '_' and a capital); choose another name",
+        ),
+        ("workspaceSize", "'workspaceSize' is reserved (a parameter of the aclnn two-phase API); choose another name"),
+        ("coreNum", "'coreNum' is reserved (a platform value in expressions); choose another name"),
+        ("INT64", "'INT64' is reserved (a dtype name in expressions); choose another name"),
+        ("half", "'half' is reserved (a type name in generated C++); choose another name"),
+    ],
+)
+def test_bad_identifiers(tmp_path: Path, catalogue: Catalogue, name: str, message: str) -> None:
+    f, errs = bad(tmp_path, catalogue, ("attrs:\n", EXTRA_INPUT.format(name=name) + "attrs:\n"))
+    assert errs == [f"{f}:21: inputs[3].name: {message}"]
+
+
+def test_self_is_a_fine_name(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    path.write_text(BASE)
+    assert load_op_spec(path, catalogue).input_names == ("gradOutput", "self", "target")
+
+
+def test_duplicate_tensor_and_attr_names(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("attrs:\n", EXTRA_INPUT.format(name="out") + EXTRA_INPUT.format(name="reduction") + "attrs:\n"),
+    )
+    assert errs == [
+        f"{f}:30: attrs[0].name: duplicate name 'reduction' (already used by inputs[4].name at line 25); "
+        "names must be unique",
+        f"{f}:35: outputs[0].name: duplicate name 'out' (already used by inputs[3].name at line 21); "
+        "names must be unique",
+    ]
+
+
+def test_op_kernel_and_file_names(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("op_type: SoftMarginLossGrad", "op_type: soft_margin_loss_grad"),
+        ("kernel: soft_margin_loss_grad", "kernel: SoftMarginLossGrad"),
+    )
+    assert errs == [
+        f"{f}:2: op_type: 'soft_margin_loss_grad' is not UpperCamelCase "
+        "(ASCII letters and digits, starting with a capital, e.g. SoftMarginLossGrad)",
+        f"{f}:3: kernel: 'SoftMarginLossGrad' is not snake_case "
+        "(lower-case letters, digits and single '_', e.g. soft_margin_loss_grad)",
+    ]
+    path = tmp_path / "soft_margin_loss_grad.yaml"
+    assert errors_of(path, BASE, catalogue) == [
+        f"{path}:1: op: file name 'soft_margin_loss_grad.yaml' does not match op 'SoftMarginLossBackward'; "
+        "expected 'soft_margin_loss_backward.yaml'"
+    ]
+
+
+def test_unknown_product(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path, catalogue, ("products: [Ascend910, Ascend910B]", "products: [Ascend910, Ascend910C, Ascend910]")
+    )
+    assert errs == [
+        f"{f}:6: products[1]: unknown product 'Ascend910C'; allowed: {PRODUCT_NAMES}",
+        f"{f}:6: products[2]: duplicate product 'Ascend910'",
+    ]
+
+
+def test_unknown_family(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("family: elementwise", "family: reduce"))
+    assert errs == [f"{f}:4: family: unknown family 'reduce'; allowed: elementwise, index_accumulate"]
+
+
+@pytest.mark.parametrize(
+    ("rank", "message"),
+    [
+        ("[3, 2]", "rank range [3, 2] is invalid; need 0 <= lo <= hi <= 8"),
+        ("[0, 9]", "rank range [0, 9] is invalid; need 0 <= lo <= hi <= 8"),
+        ("[-1, 2]", "rank range [-1, 2] is invalid; need 0 <= lo <= hi <= 8"),
+        ("[1, 2, 3]", "expected [lo, hi] (two integers), got a list of 3"),
+        ("4", "expected a list, got integer 4"),
+    ],
+)
+def test_bad_rank_range(tmp_path: Path, catalogue: Catalogue, rank: str, message: str) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "rank: [0, 8]\n    description: Gradient of the loss.",
+            f"rank: {rank}\n    description: Gradient of the loss.",
+        ),
+    )
+    assert errs == [f"{f}:11: inputs[0].rank: {message}"]
+
+
+def test_expression_syntax_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ('out: "-target * gradOutput', 'out: "-target * * gradOutput'))
+    assert errs == [f"{f}:36: compute.out: syntax error at column 11: invalid syntax"]
+
+
+@pytest.mark.parametrize(
+    ("expr", "construct"),
+    [
+        ("__import__('os')", "function '__import__' (names starting with '__') is not allowed (column 1)"),
+        ("reduction.real", "attribute access is not allowed (column 1)"),
+        ("[1, 2][reduction]", "subscript is not allowed (column 1)"),
+        ("2 ** reduction", "power operator '**' is not allowed (column 1)"),
+    ],
+)
+def test_forbidden_expression_construct(tmp_path: Path, catalogue: Catalogue, expr: str, construct: str) -> None:
+    f, errs = bad(tmp_path, catalogue, ('norm: "1 / numel(out) if reduction == 1 else 1"', f'norm: "{expr}"'))
+    assert errs == [f"{f}:35: compute.scalars.norm: {construct}; allowed: {ALLOWED_SYNTAX}"]
+
+
+def test_unknown_name_in_expression(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("sigmoid(-target * self) * norm", "sigmoid(-targt * self) * norm"),
+        ("if reduction == 1 else 1", "if reduction == 1 else scale"),
+        ("broadcast(gradOutput, self, target)", "broadcast(gradOutput, self, target, weight)"),
+    )
+    assert errs == [
+        f"{f}:30: outputs[0].shape: unknown name 'weight'; allowed here: input tensors: gradOutput, self, target; "
+        "attrs: reduction",
+        f"{f}:35: compute.scalars.norm: unknown name 'scale'; allowed here: attrs: reduction; "
+        "tensors (only inside dim, dtype, numel, rank): gradOutput, self, target, out; platform: coreNum, ubBytes; "
+        f"dtypes: {DTYPES}",
+        f"{f}:36: compute.out: unknown name 'targt' (did you mean 'target'?); allowed here: "
+        "inputs: gradOutput, self, target; scalars: norm",
+    ]
+
+
+def test_unknown_function_and_argument_count(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("sigmoid(-target * self)", "sigmod(-target * self)"),
+        ("1 / numel(out)", "1 / dim(out)"),
+    )
+    assert errs == [
+        f"{f}:35: compute.scalars.norm: dim() takes 2 arguments, as in dim(tensor, axis); got 1",
+        f"{f}:36: compute.out: unknown function 'sigmod' (did you mean 'sigmoid'?); allowed here: "
+        "abs, exp, log, max, min, relu, sigmoid, sqrt",
+    ]
+
+
+def test_tensor_used_as_host_value(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("1 / numel(out)", "1 / out"))
+    assert errs == [
+        f"{f}:35: compute.scalars.norm: tensor 'out' cannot be used as a value here ('/'); "
+        "tensors may appear only as an argument of dim, dtype, numel, rank"
+    ]
+
+
+def test_expression_type_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ('norm: "1 / numel(out) if reduction == 1 else 1"', 'norm: "numel(out) // 2.0"'),
+        ('shape: "broadcast(gradOutput, self, target)"', 'shape: "numel(self)"'),
+    )
+    assert errs == [
+        f"{f}:30: outputs[0].shape: an output shape needs a tensor or a shape, got integer: numel(self)",
+        f"{f}:35: compute.scalars.norm: '//' needs integer operands (it truncates toward zero as in C), "
+        "got a float: numel(out) // 2.0",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("values", "line_field", "message"),
+    [
+        (
+            "{0: none, one: mean}",
+            "24: attrs[0].values.one",
+            "value key 'one' is not an integer; values map integers to names, e.g. {0: none, 1: mean}",
+        ),
+        ("{0: none, 1: none}", "24: attrs[0].values.1", "duplicate value name 'none' (also value 0)"),
+        ("{0: none, 1: 2}", "24: attrs[0].values.1", "expected a string, got integer 2"),
+        (
+            "{0: none, 1: delete}",
+            "24: attrs[0].values.1",
+            "value name 'delete' must be a C identifier and not a C++ keyword",
+        ),
+        ("{}", "24: attrs[0].values", "empty values; map at least one integer to a name, or leave values out"),
+        (
+            "[none, mean]",
+            "24: attrs[0].values",
+            "expected a mapping of integer value to name, e.g. {0: none, 1: mean}, got a list",
+        ),
+        ("{0: none, 0: mean}", "24: attrs[0].values.0", "duplicate key 0 (first at line 24)"),
+    ],
+)
+def test_bad_attr_values(tmp_path: Path, catalogue: Catalogue, values: str, line_field: str, message: str) -> None:
+    f, errs = bad(tmp_path, catalogue, ("values: {0: none, 1: mean, 2: sum}", f"values: {values}"))
+    assert errs == [f"{f}:{line_field}: {message}"]
+
+
+def test_bad_attr_type_and_default(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: int64\n    default: 3\n"))
+    assert errs == [
+        f"{f}:24: attrs[0].default: default 3 is not one of the values; allowed: 0 (none), 1 (mean), 2 (sum)"
+    ]
+    f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: int\n"))
+    assert errs == [
+        f"{f}:23: attrs[0].type: unknown attr type 'int'; allowed: bool, double, float, int64, uint64",
+    ]
+
+
+def test_missing_required_key(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("    description: Gradient with respect to self.\n", ""))
+    assert errs == [
+        f"{f}:27: outputs[0].description: missing required key 'description'; "
+        "required here: description, dtypes, name, rank, shape"
+    ]
+    f, errs = bad(
+        tmp_path, catalogue, ("tiling:\n  buffer_num: 2\n  ub_reserved_bytes: 0\n  min_bytes_per_core: 32768\n", "")
+    )
+    assert errs == [
+        f"{f}:1: tiling: missing required key 'tiling'; required here: compute, deterministic, family, inputs, "
+        "kernel, op, op_type, outputs, products, summary, tiling"
+    ]
+
+
+def test_tiling_bounds(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("  buffer_num: 2", "  buffer_num: 9"),
+        ("  ub_reserved_bytes: 0", "  ub_reserved_bytes: 100"),
+        ("  min_bytes_per_core: 32768", "  min_bytes_per_core: 0"),
+    )
+    assert errs == [
+        f"{f}:38: tiling.buffer_num: 9 is out of range; allowed: 1..8",
+        f"{f}:39: tiling.ub_reserved_bytes: 100 is not a multiple of 32 (the UB block size)",
+        f"{f}:40: tiling.min_bytes_per_core: 0 is out of range; allowed: >= 1",
+    ]
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("  buffer_num: 2", "  buffer_num: 8"),
+        ("  ub_reserved_bytes: 0", "  ub_reserved_bytes: 196608"),
+    )
+    assert errs == [
+        f"{f}:38: tiling.buffer_num: buffer_num 8 exceeds the queue buffer cap 4 of Ascend910",
+        f"{f}:39: tiling.ub_reserved_bytes: ub_reserved_bytes 196608 leaves no UB on Ascend910B (196608 bytes)",
+    ]
+
+
+def test_compute_section_checks(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("promote: [gradOutput, self, target]", "promote: [gradOutput, weight, gradOutput]"),
+        ('  out: "-target', '  result: "1"\n  out: "-target'),
+    )
+    assert errs == [
+        f"{f}:33: compute.promote[1]: 'weight' is not an input; allowed: gradOutput, self, target",
+        f"{f}:33: compute.promote[2]: duplicate input 'gradOutput'",
+        f"{f}:36: compute.result: unknown key 'result'; allowed: out, promote, scalars",
+    ]
+
+
+def test_constraint_checks(tmp_path: Path, catalogue: Catalogue) -> None:
+    constraints = """\
+constraints:
+  - name: mean_limit
+    products: [Ascend910, Ascend310P]
+    when: "reduction == 1"
+    let: {n: "numel(out)", n: "2"}
+    require: "n < limit"
+    message: "too many elements: {n} of {limit:>5}, {cores}"
+    status: 12
+"""
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", constraints + "tiling:\n"))
+    assert errs == [
+        f"{f}:39: constraints[0].products[1]: 'Ascend310P' is not one of this op's products; "
+        "allowed: Ascend910, Ascend910B",
+        f"{f}:41: constraints[0].let.n: duplicate key 'n' (first at line 41)",
+        f"{f}:42: constraints[0].require: unknown name 'limit'; allowed here: attrs: reduction; lets: n; "
+        "tensors (only inside dim, dtype, numel, rank): gradOutput, self, target, out; platform: coreNum, ubBytes; "
+        f"dtypes: {DTYPES}",
+        f"{f}:43: constraints[0].message: placeholder '{{limit}}' may not have a conversion or format; "
+        "write '{limit}'",
+        f"{f}:43: constraints[0].message: unknown placeholder '{{cores}}' in message; allowed: reduction, n",
+        f"{f}:44: constraints[0].status: status 12 is not an aclnnStatus error code; allowed: "
+        "161001 (ACLNN_ERR_PARAM_NULLPTR), 161002 (ACLNN_ERR_PARAM_INVALID), 361001 (ACLNN_ERR_RUNTIME_ERROR), "
+        "561000 (ACLNN_ERR_INNER), 561001 (ACLNN_ERR_INNER_INFERSHAPE_ERROR), 561002 (ACLNN_ERR_INNER_TILING_ERROR), "
+        "561003 (ACLNN_ERR_INNER_FIND_KERNEL_ERROR), 561101 (ACLNN_ERR_INNER_CREATE_EXECUTOR), "
+        "561102 (ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR), 561103 (ACLNN_ERR_INNER_NULLPTR)",
+    ]
+
+
+def test_example_checks(tmp_path: Path, catalogue: Catalogue) -> None:
+    example = """\
+example:
+  inputs:
+    gradOutput: {shape: [2, 2], dtype: FLOAT, values: [0, 1, 2]}
+    self: {shape: [2, 2], dtype: INT32, values: [0, 1, 2, 3]}
+    weight: {shape: [1], dtype: FLOAT, values: [1]}
+  attrs: {reduction: 5}
+  output: {shape: [2, 2], dtype: FLOAT}
+"""
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", example + "tiling:\n"))
+    assert errs == [
+        f"{f}:38: example.inputs: missing example input 'target'; every required input needs one",
+        f"{f}:39: example.inputs.gradOutput.values: 3 values for shape [2, 2]; need 4",
+        f"{f}:40: example.inputs.self.dtype: dtype INT32 is not accepted by 'self'; allowed: FLOAT, FLOAT16, BF16",
+        f"{f}:41: example.inputs.weight: 'weight' is not an input; allowed: gradOutput, self, target",
+        f"{f}:42: example.attrs.reduction: value 5 is not one of the values; allowed: 0 (none), 1 (mean), 2 (sum)",
+    ]
+
+
+def test_example_output_shape_is_checked_against_the_shape_expression(tmp_path: Path, catalogue: Catalogue) -> None:
+    example = """\
+example:
+  inputs:
+    gradOutput: {shape: [2, 1], dtype: FLOAT, values: [0, 1]}
+    self: {shape: [3], dtype: FLOAT, values: [0, 1, 2]}
+    target: {shape: [], dtype: FLOAT, values: [1]}
+  attrs: {reduction: 1}
+  output: {shape: [2, 2], dtype: FLOAT}
+"""
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", example + "tiling:\n"))
+    assert errs == [
+        f"{f}:43: example.output: example output shape [2, 2] does not match "
+        "broadcast(gradOutput, self, target) = [2, 3]"
+    ]
+
+
+def test_yaml_syntax_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("products: [Ascend910, Ascend910B]", "products: [Ascend910, Ascend910B"))
+    assert errs == [f"{f}:7: yaml: YAML syntax error: expected ',' or ']', but got ':' (column 14)"]
+
+
+def test_yaml_features_outside_the_format(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "    dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: Gradient of the loss.",
+            "    dtypes: &dt [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: Gradient of the loss.",
+        ),
+        (
+            "    dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: The input x.",
+            "    dtypes: *dt\n    rank: [0, 8]\n    description: The input x.",
+        ),
+    )
+    assert errs == [f"{f}:14: inputs[1].dtypes: YAML aliases (*dt) are not supported; write the value out"]
+
+
+def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("family: elementwise\n", "family: elementwise\nfamily: elementwise\n"),
+        (
+            "dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: The target y.",
+            "dtypes: [FLOAT, FLOAT16, BF32]\n    rank: [0, 8]\n    description: The target y.",
+        ),
+        ("  - name: reduction\n", "  - name: reduction\n    kind: enum\n"),
+        ("  buffer_num: 2", "  buffer_num: 0"),
+    )
+    assert errs == [
+        f"{f}:5: family: duplicate key 'family' (first at line 4)",
+        f"{f}:19: inputs[2].dtypes[2]: unknown dtype 'BF32'; allowed: {DTYPES}",
+        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: default, description, name, type, values",
+        f"{f}:40: tiling.buffer_num: 0 is out of range; allowed: 1..8",
+    ]
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(f, catalogue)
+    assert str(info.value) == "\n".join(errs)
+
+
+def test_errors_in_two_files_are_both_reported_by_load_specs(tmp_path: Path) -> None:
+    (tmp_path / "products.yaml").write_text(CATALOGUE)
+    (tmp_path / STEM).write_text(edit(BASE, "family: elementwise", "family: elementwize"))
+    other = edit(BASE, "op: SoftMarginLossBackward", "op: SoftMarginLossBackwardV2")
+    other = edit(other, "op_type: SoftMarginLossGrad", "op_type: SoftMarginLossGradV2")
+    other = edit(other, "kernel: soft_margin_loss_grad", "kernel: soft_margin_loss_grad_v2")
+    other = edit(other, "  buffer_num: 2", "  buffer_num: -1")
+    (tmp_path / "soft_margin_loss_backward_v2.yaml").write_text(other)
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path)
+    assert [str(e) for e in info.value.errors] == [
+        f"{tmp_path / STEM}:4: family: unknown family 'elementwize'; allowed: elementwise, index_accumulate",
+        f"{tmp_path / 'soft_margin_loss_backward_v2.yaml'}:38: tiling.buffer_num: -1 is out of range; allowed: 1..8",
+    ]
+
+
+def test_load_specs_reports_clashes_between_files(tmp_path: Path) -> None:
+    (tmp_path / "products.yaml").write_text(CATALOGUE)
+    (tmp_path / STEM).write_text(BASE)
+    other = edit(BASE, "op: SoftMarginLossBackward", "op: SoftMarginLossBackwardV2")
+    (tmp_path / "soft_margin_loss_backward_v2.yaml").write_text(other)
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path)
+    second = tmp_path / "soft_margin_loss_backward_v2.yaml"
+    assert [str(e) for e in info.value.errors] == [
+        f"{second}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {tmp_path / STEM}",
+        f"{second}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {tmp_path / STEM}",
+    ]
+
+
+# ---------------------------------------------------------------------------------------- catalogue
+
+
+def catalogue_errors(tmp_path: Path, *edits: tuple[str, str]) -> list[str]:
+    text = CATALOGUE
+    for old, new in edits:
+        text = edit(text, old, new)
+    path = tmp_path / "products.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as info:
+        load_catalogue(path)
+    return [str(e).replace(str(path), "P") for e in info.value.errors]
+
+
+def test_catalogue_errors(tmp_path: Path) -> None:
+    assert catalogue_errors(
+        tmp_path,
+        ("    ub_bytes: 196608\n", "    ub_bytes: 196600\n"),
+        ("  - name: Ascend310P\n", "  - name: Ascend910\n"),
+        (
+            "    atomic_add_dtypes: [INT16, FLOAT16, FLOAT]\n",
+            "    atomic_add_dtypes: [INT16, HALF, BF16]\n    cores: 8\n",
+        ),
+        ("    npu_arch: 1001\n", "    npu_arch: '1001'\n"),
+    ) == [
+        "P:6: products[0].npu_arch: expected an integer, got string '1001'",
+        "P:19: products[1].ub_bytes: ub_bytes 196600 is not a multiple of 32 (the UB block size)",
+        "P:26: products[2].name: duplicate product name 'Ascend910' (first at line 2)",
+        "P:35: products[2].atomic_add_dtypes[1]: unknown dtype 'HALF'; allowed: " + DTYPES,
+        "P:35: products[2].atomic_add_dtypes: Ascend910 lists BF16 in atomic_add_dtypes but has bf16: false",
+        "P:36: products[2].cores: unknown key 'cores'; allowed: atomic_add_dtypes, bf16, config_name, "
+        "data_copy_pad, doc_term, name, npu_arch, queue_buffer_cap, soc_version, source, ub_bytes, vector_core_num",
+    ]
+
+
+def test_catalogue_missing_keys_and_bad_names(tmp_path: Path) -> None:
+    assert catalogue_errors(
+        tmp_path,
+        ("    source: test\n  - name: Ascend910B\n", "  - name: Ascend910B\n"),
+        ("    config_name: ascend910b\n", "    config_name: Ascend910B\n"),
+        (
+            "    queue_buffer_cap: 8\n    source: test\n  - name: Ascend310P",
+            "    queue_buffer_cap: 0\n    source: test\n  - name: Ascend310P",
+        ),
+    ) == [
+        "P:2: products[0].source: missing required key 'source'; required here: atomic_add_dtypes, bf16, "
+        "config_name, data_copy_pad, doc_term, name, npu_arch, queue_buffer_cap, soc_version, source, ub_bytes, "
+        "vector_core_num",
+        "P:15: products[1].config_name: 'Ascend910B' is not a lower-case identifier (e.g. ascend910b)",
+        "P:23: products[1].queue_buffer_cap: 0 is out of range; allowed: 1..64",
+    ]
+
+
+def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
+    suffix = (
+        "products sharing an NpuArch must agree on bf16, data_copy_pad and atomic_add_dtypes "
+        "(kernels select code by __NPU_ARCH__)"
+    )
+    assert catalogue_errors(tmp_path, ("    npu_arch: 2002\n", "    npu_arch: 2201\n")) == [
+        f"P:{line}: products[2].{cap}: Ascend310P has npu_arch 2201 like Ascend910B (line 14) "
+        f"but a different {cap}; {suffix}"
+        for line, cap in ((33, "bf16"), (34, "data_copy_pad"), (35, "atomic_add_dtypes"))
+    ]
+
+
+def test_catalogue_top_level(tmp_path: Path) -> None:
+    assert catalogue_errors(tmp_path, ("products:\n", "socs: []\nproducts:\n")) == [
+        "P:1: socs: unknown key 'socs'; allowed: products",
+    ]
+    path = tmp_path / "empty.yaml"
+    path.write_text("products: []\n")
+    with pytest.raises(SpecErrors) as info:
+        load_catalogue(path)
+    assert str(info.value) == f"{path}:1: products: empty product list; the catalogue needs at least one product"
+
+
+def test_unreadable_and_empty_files(tmp_path: Path, catalogue: Catalogue) -> None:
+    missing = tmp_path / STEM
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(missing, catalogue)
+    assert str(info.value).startswith(f"{missing}:1: yaml: cannot read the file: [Errno 2]")
+    assert errors_of(missing, "# nothing\n", catalogue) == [f"{missing}:1: yaml: the file is empty; expected a mapping"]
+    assert errors_of(missing, "- a\n- b\n", catalogue) == [f"{missing}:1: yaml: expected a mapping, got a list"]
+
+
+# ------------------------------------------------------------------------------------ error plumbing
+
+
+def test_error_classes_format_and_pickle() -> None:
+    import pickle
+
+    e = SpecError(SourceLoc("a.yaml", 3), "inputs[0].dtypes[1]", "unknown dtype 'X'")
+    assert str(e) == "a.yaml:3: inputs[0].dtypes[1]: unknown dtype 'X'"
+    errs = SpecErrors([e, SpecError(SourceLoc("b.yaml", 1), "op", "bad")])
+    assert str(errs) == "a.yaml:3: inputs[0].dtypes[1]: unknown dtype 'X'\nb.yaml:1: op: bad"
+    again = pickle.loads(pickle.dumps(errs))
+    assert str(again) == str(errs)
+    assert [x.loc for x in again.errors] == [SourceLoc("a.yaml", 3), SourceLoc("b.yaml", 1)]
+
+
+def test_error_context_locates_deep_failures() -> None:
+    with pytest.raises(SpecError) as info, error_context(SourceLoc("s.yaml", 9), "tiling"):
+        raise ValueError("UB too small")
+    assert str(info.value) == "s.yaml:9: tiling: ValueError: UB too small"
+    original = SpecError(SourceLoc("x.yaml", 1), "op", "kept")
+    with pytest.raises(SpecError) as info2, error_context(SourceLoc("s.yaml", 9), "tiling"):
+        raise original
+    assert info2.value is original
