@@ -90,6 +90,20 @@ void SetCoreOrder(CoreOrder order, uint64_t seed);
 CoreOrder GetCoreOrder();
 uint64_t GetCoreOrderSeed();
 
+// ---- Host-side notes (added by the host runtime; declarations live in their own headers) ----
+// * Kernels are bound to OpTypes by the glue with OPGEN_RT_REGISTER_KERNEL (opgen_rt/glue.h), which also
+//   defines CurrentProduct() (OPGEN_RT_DEFINE_PRODUCT).
+// * LaunchRequest as filled by the host launcher (runtime/src/host/launcher.cpp): args are the inputs
+//   (nullptr for an absent optional input), the outputs, the workspace (nullptr when the tiling asked for
+//   none) and the tiling data, in that order. Regions: one per non-empty tensor, exactly its bytes from the
+//   view's first element ("input <i> (<name>)" read-only, "output <i> (<name>)" writable; an in-place op may
+//   give the same bytes as both), "workspace" (the bytes the tiling asked for; writable) and "tiling"
+//   (GetDataSize() bytes; read-only). The workspace has no system-workspace prefix:
+//   PlatformAscendC::GetLibApiWorkSpaceSize() is 0 here.
+// * Tiling field names for launch statistics: REGISTER_TILING_DATA_CLASS should describe the struct's
+//   fields with opgen_rt::RegisterTilingClassMeta (opgen_rt/tiling_meta.h); without it the statistics show
+//   the tiling bytes as hex.
+
 }  // namespace opgen_rt
 
 #endif  // OPGEN_RT_CORE_H

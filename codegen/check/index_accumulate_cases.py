@@ -1,0 +1,351 @@
+"""The case matrix of an index_accumulate op (EmbeddingDenseBackward) on one product, in both strategies.
+
+Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel):
+every rows dtype x every index dtype; rows ranks 2-8 and index ranks 1-8; D at 1, 7, 8, 16, the UB chunk
+boundary -1/0/+1, 100,003 and 1,000,000; all indices equal with N >= 4096; the padding row used >= 1000 times;
+scaling with and without a padding row; non-contiguous rows, index and output views; empty inputs and
+zero output rows; out-of-range, NaN and infinite indices; an output dtype different from the rows dtype;
+many rows over many cores; the product limits of the spec at their boundary (the last passing value).
+Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
+outside the spec's range, mismatched shapes and every product limit just past its boundary.
+``quick`` keeps one representative of each group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.plan.index_accumulate import compute_of, index_dtypes, row_dtypes, tiling_decision, violates
+from codegen.runner import numpy_dtype
+from codegen.spec.expr import ExprEvalError
+from codegen.spec.model import DType, OpSpec, Product
+
+#: ``paddingIdx`` meaning "none": -1 as int64 (passed through ctypes as the uint64 2**64 - 1).
+NO_PADDING = -1
+MODES = (("atomic", False), ("deterministic", True))
+
+
+class _Maker:
+    """Builds the arrays and cases of one (spec, product)."""
+
+    def __init__(self, spec: OpSpec, product: Product) -> None:
+        comp = compute_of(spec)
+        self.spec = spec
+        self.product = product
+        self.rows = comp.rows
+        self.index = comp.index
+        self.out = comp.accumulate
+        self.num_rows = comp.num_rows
+        self.padding = comp.padding
+        self.scaling = comp.count_scaling
+        self.rng = np.random.default_rng(20261130)
+        self.op = spec.snake
+
+    def grad(self, shape: tuple[int, ...], dtype: DType, scale: float = 1.0) -> np.ndarray:
+        return (self.rng.standard_normal(shape) * scale).astype(numpy_dtype(dtype))
+
+    def indices(self, shape: tuple[int, ...], dtype: DType, num_rows: int, spread: int = 2) -> np.ndarray:
+        """Indices of ``dtype`` mostly in ``[0, num_rows)``, a few just outside (floating ones fractional)."""
+        size = int(np.prod(shape)) if shape else 1
+        if dtype is DType.BOOL:
+            return (self.rng.integers(0, 2, size) == 1).reshape(shape)
+        lo = 0 if dtype is DType.UINT8 else -spread
+        values = self.rng.integers(lo, num_rows + spread, size).astype(np.float64)
+        if dtype.is_floating:
+            values = values + self.rng.uniform(0.0, 0.95, size) * np.sign(values + 0.5)
+        return values.astype(numpy_dtype(dtype)).reshape(shape)
+
+    def params(
+        self,
+        grad: np.ndarray | None,
+        indices: np.ndarray | None,
+        num_rows: int,
+        padding: int = NO_PADDING,
+        scaling: bool = False,
+        out: np.ndarray | None = None,
+        with_out: bool = True,
+    ) -> dict[str, Any]:
+        p: dict[str, Any] = {self.rows: grad, self.index: indices, self.num_rows: num_rows}
+        if self.padding:
+            p[self.padding] = padding
+        if self.scaling:
+            p[self.scaling] = scaling
+        if out is not None or with_out is False:
+            p[self.out] = out
+        return p
+
+    def case(self, dtype: str, shape: str, name: str, params: dict[str, Any], deterministic: bool, **kw: Any) -> Case:
+        mode = "deterministic" if deterministic else "atomic"
+        return Case(
+            self.op, self.product.name, dtype, shape, f"{name} [{mode}]", params, deterministic=deterministic, **kw
+        )
+
+    def status(self, dtype: str, name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
+        return Case(self.op, self.product.name, dtype, "error", name, params, expect_status=code, mode=mode)
+
+
+def _dt(grad: DType, index: DType) -> str:
+    return f"{grad.name}/{index.name}"
+
+
+def index_accumulate_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """Value and status cases of an index-accumulate op on ``product``.
+
+    Args:
+        spec: the op.
+        product: the product (its dtypes, cores, UB and limits shape the matrix).
+        dtypes: the rows dtypes to cover (the driver's ``--dtype`` filter already applied).
+        quick: keep one representative case per group.
+    """
+    mk = _Maker(spec, product)
+    idx_all = [d for d in index_dtypes(spec) if product.supports(d)]
+    rows_all = [d for d in row_dtypes(spec) if product.supports(d)]
+    grads = [d for d in dtypes if d in rows_all]
+    for _, det in MODES:
+        yield from _value_cases(mk, grads, rows_all, idx_all, det, quick)
+    yield from _status_cases(mk, rows_all, idx_all)
+
+
+def _value_cases(
+    mk: _Maker, grads: list[DType], rows_all: list[DType], idx_all: list[DType], det: bool, quick: bool
+) -> Iterator[Case]:
+    spec, product = mk.spec, mk.product
+    i64 = DType.INT64 if DType.INT64 in idx_all else idx_all[0]
+    for g in grads:
+        # Every index dtype (D = 17: accumulator in the workspace; scaling and a padding row in use).
+        chosen = idx_all if not quick else [d for d in idx_all if d in (DType.INT64, DType.FLOAT, DType.BOOL)]
+        for i in chosen:
+            w = 3 if i is DType.BOOL else 10
+            n = 37
+            p = mk.params(mk.grad((n, 17), g), mk.indices((n,), i, w), w, padding=1, scaling=True)
+            yield mk.case(_dt(g, i), "[37, 17]", f"{i.name} indices, padding 1, scaling", p, det)
+            if not quick:
+                p = mk.params(mk.grad((n, 16), g), mk.indices((n,), i, w), w)
+                yield mk.case(_dt(g, i), "[37, 16]", f"{i.name} indices, D 16 (output accumulates)", p, det)
+        # The documented D values and the UB chunk boundary of this dtype.
+        d_max = tiling_decision(spec, product, (4, 1), 4, g, i64, det).d_chunk_max
+        dims = [1, 7, 8, 16, d_max - 1, d_max, d_max + 1, 100_003, 1_000_000]
+        if quick:
+            dims = [1, 7, d_max + 1, 100_003]
+        for d in dims:
+            n = 3 if d >= 1_000_000 else 6 if d > 1000 else 40
+            grad, idx = mk.grad((n, d), g), mk.indices((n,), i64, 5)
+            # scaling on odd D, unless a product limit forbids it for this D (e.g. the Atlas training bound)
+            scaling = d % 2 == 1 and _accepted(mk, grad, idx, mk.params(grad, idx, 5, padding=2, scaling=True))
+            p = mk.params(grad, idx, 5, padding=2, scaling=scaling)
+            yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"D {d}", p, det)
+        # Ranks of grad (2-8) and of indices (1-8).
+        ranks = range(2, 9) if not quick else [8]
+        for r in ranks:
+            shape = (2,) * (r - 1) + (9,)
+            n = int(np.prod(shape[:-1]))
+            p = mk.params(mk.grad(shape, g), mk.indices((n,), i64, 6), 6, scaling=True)
+            yield mk.case(_dt(g, i64), str(list(shape)), f"grad rank {r}", p, det)
+        for r in range(1, 9) if not quick else [8]:
+            ishape = (2,) * r
+            n = int(np.prod(ishape))
+            p = mk.params(mk.grad((n, 5), g), mk.indices(ishape, i64, 6), 6, padding=0)
+            yield mk.case(_dt(g, i64), str(list(ishape)), f"indices rank {r}", p, det)
+        # Heavy duplication: all indices equal, N = 4096.
+        p = mk.params(mk.grad((4096, 8), g), np.full((4096,), 5, np.int64), 10)
+        yield mk.case(_dt(g, DType.INT64), "[4096, 8]", "all 4096 indices equal", p, det)
+        p = mk.params(mk.grad((64, 64, 3), g), np.full((64, 64), 2, np.int32), 4, scaling=True)
+        yield mk.case(_dt(g, DType.INT32), "[64, 64, 3]", "all 4096 indices equal, scaling", p, det)
+        # The padding row used >= 1000 times, with and without scaling.
+        for scaling in (False, True):
+            idx = mk.indices((1500,), i64, 8)
+            idx[mk.rng.permutation(1500)[:1200]] = 3
+            p = mk.params(mk.grad((1500, 12), g), idx, 8, padding=3, scaling=scaling)
+            yield mk.case(_dt(g, i64), "[1500, 12]", f"padding row used 1200 times, scaling {scaling}", p, det)
+        if quick and g is not grads[0]:
+            continue
+        # Scaling without a padding row (paddingIdx negative as int64, and one past the last row).
+        for pad, what in ((NO_PADDING, "paddingIdx -1"), (2**63, "paddingIdx 2^63"), (10, "paddingIdx = numWeights")):
+            p = mk.params(mk.grad((50, 10), g), mk.indices((50,), i64, 10), 10, padding=pad, scaling=True)
+            yield mk.case(_dt(g, i64), "[50, 10]", f"scaling, no padding row ({what})", p, det)
+        # Non-contiguous grad, indices and output.
+        base = mk.grad((30, 2, 11), g)
+        grad_nc = base[:, 1, :]
+        idx_nc = mk.indices((60,), i64, 7)[::2]
+        out_store = np.zeros((7, 22), dtype=numpy_dtype(g))
+        p = mk.params(grad_nc, idx_nc, 7, padding=4, scaling=True, out=out_store[:, ::2])
+        yield mk.case(_dt(g, i64), "[30, 11]", "non-contiguous grad, indices and out", p, det)
+        p = mk.params(mk.grad((9, 20), g).T, mk.indices((20,), i64, 4), 4)
+        yield mk.case(_dt(g, i64), "[20, 9]", "transposed grad", p, det)
+        # Empty inputs and zero output rows.
+        p = mk.params(mk.grad((0, 5), g), np.zeros((0,), np.int64), 6, padding=1, scaling=True)
+        yield mk.case(_dt(g, DType.INT64), "[0, 5]", "empty grad and indices -> zeros", p, det)
+        p = mk.params(mk.grad((3, 0, 5), g), np.zeros((3, 0), np.int32), 4)
+        yield mk.case(_dt(g, DType.INT32), "[3, 0, 5]", "empty grad rows -> zeros", p, det)
+        p = mk.params(mk.grad((4, 6), g), mk.indices((4,), i64, 3), 0)
+        yield mk.case(_dt(g, i64), "[4, 6]", "numWeights 0 -> [0, D]", p, det)
+        p = mk.params(mk.grad((4, 0), g), mk.indices((4,), i64, 3), 3)
+        yield mk.case(_dt(g, i64), "[4, 0]", "D 0 -> [numWeights, 0]", p, det)
+        # Invalid indices: out of range, NaN, infinities (they contribute nothing and are not counted).
+        bad = np.array([0, -1, 5, 6, 1e30, -1e30, np.nan, np.inf, -np.inf, -0.7, 4.99, 2, 2, 65504, -0.0, 1])
+        for i in [d for d in idx_all if d.is_floating]:
+            p = mk.params(mk.grad((bad.size, 9), g), bad.astype(numpy_dtype(i)), 5, padding=2, scaling=True)
+            yield mk.case(_dt(g, i), f"[{bad.size}, 9]", f"{i.name} NaN/inf/out-of-range indices", p, det)
+        ints = np.array([0, -1, 5, 2**40, -(2**40), 4, 2**62, -(2**63), 3, 3], dtype=np.int64)
+        p = mk.params(mk.grad((ints.size, 9), g), ints, 5, scaling=True)
+        yield mk.case(_dt(g, DType.INT64), f"[{ints.size}, 9]", "INT64 out-of-range indices", p, det)
+        # Output dtype different from grad's (rounded once).
+        for o in rows_all:
+            if o is g:
+                continue
+            out = np.zeros((9, 13), dtype=numpy_dtype(o))
+            p = mk.params(
+                mk.grad((80, 13), g, scale=3.0), mk.indices((80,), i64, 9), 9, padding=0, scaling=True, out=out
+            )
+            yield mk.case(f"{g.name}->{o.name}", "[80, 13]", f"out {o.name}", p, det)
+        # Many rows over many cores; fewer rows than cores.
+        if not quick:
+            n = 20_000
+            p = mk.params(mk.grad((n, 8), g), mk.indices((n,), i64, 5000), 5000, padding=17, scaling=True)
+            yield mk.case(_dt(g, i64), f"[{n}, 8]", "5000 rows over the cores", p, det)
+            p = mk.params(mk.grad((300, 40), g), mk.indices((300,), i64, 3), 3, scaling=True)
+            yield mk.case(_dt(g, i64), "[300, 40]", "3 rows, fewer than cores", p, det)
+        # Product limits at their boundary: the largest passing value must work.
+        yield from _limit_value_cases(mk, g, idx_all, det)
+
+
+def _limit_env(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> dict[str, object]:
+    env: dict[str, Any] = {k: v for k, v in params.items() if not isinstance(v, np.ndarray) and v is not None}
+    if mk.num_rows in env:
+        env[mk.num_rows] = int(env[mk.num_rows])
+    if mk.padding and mk.padding in env:
+        pad = int(env[mk.padding]) & ((1 << 64) - 1)
+        env[mk.padding] = pad - (1 << 64) if pad >= 1 << 63 else pad
+    env[mk.rows] = _Typed(grad.shape, grad.dtype)
+    env[mk.index] = _Typed(indices.shape, indices.dtype)
+    env["coreNum"] = mk.product.vector_core_num
+    env["ubBytes"] = mk.product.ub_bytes
+    return env
+
+
+class _Typed:
+    """A tensor stand-in for constraint evaluation: a shape and the DType of a NumPy dtype."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+        from codegen.runner import dtype_of_array
+
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype_of_array(np.zeros(0, dtype=dtype))
+
+
+def _accepted(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> bool:
+    """Whether no product constraint of the spec rejects the call ``params`` describes."""
+    env = _limit_env(mk, grad, indices, params)
+    applicable = [c for c in mk.spec.constraints if mk.product.name in c.products]
+    return not any(violates(c, env) for c in applicable)
+
+
+def _first_failing_dim(mk: _Maker, g: DType, i: DType, num_rows: int, n: int) -> int | None:
+    """The smallest D (up to 2**20) that some product constraint of the spec rejects, or None."""
+    applicable = [c for c in mk.spec.constraints if mk.product.name in c.products]
+    if not applicable:
+        return None
+
+    def rejected(d: int) -> bool:
+        grad = np.zeros((n, 0), numpy_dtype(g))
+        grad_shape = (n, d)
+        idx = np.zeros((n,), numpy_dtype(i))
+        params = mk.params(None, None, num_rows, padding=NO_PADDING, scaling=True)
+        env = _limit_env(mk, grad, idx, params)
+        env[mk.rows] = _Typed(grad_shape, grad.dtype)
+        try:
+            return any(violates(c, env) for c in applicable)
+        except ExprEvalError:
+            return False
+
+    lo, hi = 1, 1 << 20
+    if not rejected(hi):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if rejected(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _limit_value_cases(mk: _Maker, g: DType, idx_all: list[DType], det: bool) -> Iterator[Case]:
+    for i in [d for d in (DType.INT32, DType.INT64) if d in idx_all]:
+        num_rows = 64
+        first_bad = _first_failing_dim(mk, g, i, num_rows, 3)
+        if first_bad is None or first_bad < 2:
+            continue
+        d = first_bad - 1
+        p = mk.params(mk.grad((3, d), g), mk.indices((3,), i, num_rows, spread=0), num_rows, scaling=True)
+        yield mk.case(_dt(g, i), f"[3, {d}]", f"scaling limit: largest D accepted ({d})", p, det)
+        p = mk.params(mk.grad((3, first_bad), g), mk.indices((3,), i, num_rows, spread=0), num_rows, scaling=False)
+        yield mk.case(_dt(g, i), f"[3, {first_bad}]", f"D {first_bad} without scaling (limit not applied)", p, det)
+
+
+def _status_cases(mk: _Maker, rows_all: list[DType], idx_all: list[DType]) -> Iterator[Case]:
+    g = rows_all[0]
+    i = DType.INT64 if DType.INT64 in idx_all else idx_all[0]
+    dt = _dt(g, i)
+    grad = mk.grad((4, 6), g)
+    idx = mk.indices((4,), i, 5, spread=0)
+    out = np.zeros((5, 6), numpy_dtype(g))
+
+    def good(**over: Any) -> dict[str, Any]:
+        p = mk.params(grad, idx, 5, padding=1, scaling=False, out=out)
+        p.update(over)
+        return p
+
+    for name in (mk.rows, mk.index, mk.out):
+        yield mk.status(dt, f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
+    yield mk.status(dt, "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), "null_workspace_size")
+    yield mk.status(dt, "null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), "null_executor")
+    yield mk.status(dt, "phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
+    # dtypes the product does not take
+    for bad in (DType.BF16, DType.DOUBLE, DType.INT32):
+        if bad not in rows_all:
+            what = "not supported on this product" if bad is DType.BF16 else "not a grad dtype"
+            p = good(**{mk.rows: mk.grad((4, 6), bad) if bad.is_floating else np.ones((4, 6), numpy_dtype(bad))})
+            yield mk.status(f"{bad.name}/{i.name}", f"grad {bad.name} ({what}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+            p = good(**{mk.out: np.zeros((5, 6), numpy_dtype(bad))})
+            yield mk.status(f"{g.name}->{bad.name}", f"out {bad.name} ({what}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    for bad in (DType.UINT16, DType.UINT32, DType.UINT64):
+        if bad not in idx_all:
+            p = good(**{mk.index: np.ones((4,), numpy_dtype(bad))})
+            yield mk.status(f"{g.name}/{bad.name}", f"indices {bad.name} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    # ranks outside the spec's range
+    rows_t, index_t = mk.spec.tensor(mk.rows), mk.spec.tensor(mk.index)
+    too_many = (*((1,) * (rows_t.rank[1] - 1)), 4, 6)
+    p = good(**{mk.rows: mk.grad(too_many, g)})
+    yield mk.status(dt, f"grad rank {rows_t.rank[1] + 1} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    p = good(**{mk.index: idx.reshape((1,) * index_t.rank[1] + (4,))})
+    yield mk.status(dt, f"indices rank {index_t.rank[1] + 1} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    if rows_t.rank[0] > 1:
+        p = good(**{mk.rows: mk.grad((6,), g), mk.index: idx[:1]})
+        yield mk.status(dt, "grad rank 1 -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    # shape relations
+    p = good(**{mk.index: mk.indices((5,), i, 5, spread=0)})
+    yield mk.status(dt, "grad rows != indices count -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    p = good(**{mk.out: np.zeros((4, 6), numpy_dtype(g))})
+    yield mk.status(dt, "out rows != numWeights -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    p = good(**{mk.out: np.zeros((5, 7), numpy_dtype(g))})
+    yield mk.status(dt, "out columns != D -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    p = good(**{mk.out: np.zeros((5, 6, 1), numpy_dtype(g))})
+    yield mk.status(dt, "out rank 3 -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    # product limits just past their boundary
+    for ii in [d for d in (DType.INT32, DType.INT64) if d in idx_all]:
+        first_bad = _first_failing_dim(mk, g, ii, 64, 3)
+        if first_bad is None:
+            continue
+        p = mk.params(
+            mk.grad((3, first_bad), g),
+            mk.indices((3,), ii, 64, spread=0),
+            64,
+            scaling=True,
+            out=np.zeros((64, first_bad), numpy_dtype(g)),
+        )
+        yield mk.status(_dt(g, ii), f"scaling limit: D {first_bad} -> 161002", ACLNN_ERR_PARAM_INVALID, p)

@@ -1,0 +1,146 @@
+"""NumPy reference of aclnnEmbeddingDenseBackward, accumulated in float64.
+
+``out = zeros(numWeights, D)`` with ``D = grad.shape[-1]``; grad is viewed as ``[N, D]``, ``N`` the product
+of its other axes, which equals ``indices.size``. Row ``i`` of grad is added to row ``indices.flat[i]`` of
+out, except when that index is ``paddingIdx`` (the padding row stays exactly 0) or is not a valid row
+(negative, ``>= numWeights``, NaN or infinite: such positions contribute nothing and are not counted). With
+``scaleGradByFreq`` each contribution is divided by the number of occurrences of its index in the whole
+flattened indices tensor. Floating indices are converted toward zero, BOOL indices read as 0/1.
+``paddingIdx`` is a ``uint64_t`` in the C API: a value that is negative when read as ``int64_t`` (or a
+negative Python int) means "no padding row".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Unit roundoff of fp32, the kernel's accumulation precision.
+FP32_U = 2.0**-24
+
+
+def _as_int64(value: int) -> int:
+    """``value`` (a uint64 or a Python int) read as int64."""
+    v = int(value) & ((1 << 64) - 1)
+    return v - (1 << 64) if v >= (1 << 63) else v
+
+
+def index_rows(indices: np.ndarray, numWeights: int) -> tuple[np.ndarray, np.ndarray]:
+    """The output row each flat index selects, and whether it is a valid row.
+
+    Args:
+        indices: any shape; FLOAT16/FLOAT/DOUBLE (toward zero), any integer dtype, or bool (0/1).
+        numWeights: number of output rows.
+
+    Returns:
+        ``(rows, valid)``: int64 and bool arrays of ``indices.size`` elements; ``rows`` is 0 where invalid.
+    """
+    flat = np.asarray(indices).reshape(-1)
+    if flat.dtype == np.bool_:
+        rows = flat.astype(np.int64)
+        valid = np.ones(rows.shape, dtype=bool)
+    elif np.issubdtype(flat.dtype, np.floating):
+        v = flat.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            t = np.trunc(v)
+            valid = np.isfinite(t) & (t >= 0) & (t < float(numWeights))
+        rows = np.where(valid, t, 0).astype(np.int64)
+    else:
+        if flat.dtype == np.uint64:
+            # uint64 is not an index dtype of the API; read values >= 2**63 as invalid rather than wrap.
+            big = flat >= np.uint64(1 << 63)
+            rows = np.where(big, -1, flat.astype(np.int64, casting="unsafe"))
+        else:
+            rows = flat.astype(np.int64)
+        valid = (rows >= 0) & (rows < int(numWeights))
+        rows = np.where(valid, rows, 0)
+    if int(numWeights) <= 0:
+        valid = np.zeros(rows.shape, dtype=bool)
+    return rows, valid
+
+
+def _contributions(
+    grad: np.ndarray, indices: np.ndarray, numWeights: int, paddingIdx: int, scaleGradByFreq: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, g, weights, counts)`` of the positions that contribute; ``g`` is float64 ``[n, D]``."""
+    g = np.asarray(grad)
+    if g.ndim < 1:
+        raise ValueError(f"grad must have at least one axis, got shape {g.shape}")
+    d = g.shape[-1]
+    n = int(np.prod(g.shape[:-1], dtype=np.int64)) if g.ndim > 1 else 1
+    idx = np.asarray(indices)
+    if idx.size != n and n * d != 0:
+        raise ValueError(f"grad {list(g.shape)} has {n} rows but indices {list(idx.shape)} has {idx.size} elements")
+    if n * d == 0 or idx.size == 0:
+        empty = np.zeros((0,), dtype=np.int64)
+        return empty, np.zeros((0, d)), np.zeros((0,)), np.zeros((max(int(numWeights), 0),), dtype=np.int64)
+    rows, valid = index_rows(idx, numWeights)
+    counts = np.bincount(rows[valid], minlength=int(numWeights)).astype(np.int64)
+    pad = _as_int64(paddingIdx)
+    keep = valid & (rows != pad) if pad >= 0 else valid
+    g64 = g.reshape(n, d).astype(np.float64)[keep]
+    kept = rows[keep]
+    weights = 1.0 / counts[kept] if scaleGradByFreq else np.ones(kept.shape)
+    return kept, g64, weights, counts
+
+
+def _segment_sum(rows: np.ndarray, values: np.ndarray, num_rows: int) -> np.ndarray:
+    """``out[r] = sum of values[i] with rows[i] == r`` in float64 (in index order), shape ``[num_rows, D]``."""
+    out = np.zeros((num_rows, values.shape[1]), dtype=np.float64)
+    if rows.size == 0:
+        return out
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
+    out[sorted_rows[starts]] = np.add.reduceat(values[order], starts, axis=0)
+    return out
+
+
+def reference(
+    grad: np.ndarray, indices: np.ndarray, numWeights: int, paddingIdx: int, scaleGradByFreq: bool
+) -> np.ndarray:
+    """The exact (float64) gradient of the embedding table.
+
+    Args:
+        grad: ``[..., D]``, rank >= 2 in the API (FLOAT, FLOAT16, BF16; any float dtype works here).
+        indices: ``N = prod(grad.shape[:-1])`` elements, any shape, one of the nine index dtypes.
+        numWeights: rows of out (>= 0).
+        paddingIdx: the row that stays 0; negative as int64 means none.
+        scaleGradByFreq: divide each contribution by the occurrence count of its index.
+
+    Returns:
+        float64 ``[numWeights, D]``.
+
+    Raises:
+        ValueError: indices does not have one element per row of grad.
+    """
+    rows, g, _, counts = _contributions(grad, indices, numWeights, paddingIdx, scaleGradByFreq)
+    num = max(int(numWeights), 0)
+    sums = _segment_sum(rows, g, num)
+    if scaleGradByFreq:
+        # sum first, divide once (the kernel does the same; float64 makes the order irrelevant here)
+        sums /= np.maximum(counts, 1).astype(np.float64)[:, None]
+    return sums
+
+
+def tolerance(
+    grad: np.ndarray, indices: np.ndarray, numWeights: int, paddingIdx: int, scaleGradByFreq: bool
+) -> tuple[np.ndarray, float]:
+    """``(atol, rtol)`` for comparing the kernel's output with :func:`reference`.
+
+    The kernel converts grad to fp32 exactly, adds the ``k`` contributions of each out element in fp32 in
+    some order (any order in the atomic strategy), and with scaling multiplies the sum by
+    ``fp32(1 / count)`` once. The classic bound of a recursive fp32 sum, ``(k - 1) * u * sum |x_i|``, plus
+    two roundings of the scaling, gives ``atol = u * (k + 2) * sum |x_i| * w`` elementwise (``u = 2**-24``);
+    rtol is 0. The final rounding to the dtype of out (half an output ULP) is added by the comparison.
+
+    Returns:
+        ``atol`` float64 ``[numWeights, D]`` and ``rtol`` 0.0.
+    """
+    rows, g, w, _ = _contributions(grad, indices, numWeights, paddingIdx, scaleGradByFreq)
+    d = np.asarray(grad).shape[-1]
+    num = max(int(numWeights), 0)
+    if rows.size == 0:
+        return np.zeros((num, d), dtype=np.float64), 0.0
+    sum_abs = _segment_sum(rows, np.abs(g) * w[:, None], num)
+    terms = np.bincount(rows, minlength=num).astype(np.float64)
+    return FP32_U * (terms[:, None] + 2.0) * sum_abs, 0.0

@@ -1,0 +1,67 @@
+// ascend-opgen host emulation of CANN's aclnn/acl_meta.h: the opaque aclnn objects and their C API.
+#ifndef OPGEN_ACLNN_ACL_META_H
+#define OPGEN_ACLNN_ACL_META_H
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef ACLNN_META
+#define ACLNN_META
+typedef struct aclOpExecutor aclOpExecutor;
+typedef struct aclTensor aclTensor;
+typedef struct aclScalar aclScalar;
+typedef struct aclIntArray aclIntArray;
+typedef struct aclFloatArray aclFloatArray;
+typedef struct aclBoolArray aclBoolArray;
+typedef struct aclTensorList aclTensorList;
+typedef struct aclScalarList aclScalarList;
+
+typedef int32_t aclnnStatus;
+constexpr aclnnStatus OK = 0;
+#endif
+
+// Creates a tensor: a view (viewDims, stride and offset in elements) of a storage (storageDims elements
+// of dataType at tensorData). Returns nullptr, with the reason in aclGetRecentErrMsg(), when a dimension
+// or stride is negative, the rank exceeds 25, or the view reaches past the storage.
+ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                                               const int64_t *stride, int64_t offset, aclFormat format,
+                                               const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData);
+ACL_FUNC_VISIBILITY aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
+ACL_FUNC_VISIBILITY aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);
+ACL_FUNC_VISIBILITY aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size);
+
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyFloatArray(const aclFloatArray *array);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyBoolArray(const aclBoolArray *array);
+
+// aclGetViewShape / aclGetStorageShape / aclGetViewStrides allocate the returned array with new[]; the
+// caller releases it with delete[].
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
+                                                   uint64_t *storageDimsNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
+                                                  uint64_t *stridesNum);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr);
+
+// Executors: single use unless made repeatable; aclDestroyAclOpExecutor frees one that was never run (or a
+// repeatable one).
+ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // OPGEN_ACLNN_ACL_META_H

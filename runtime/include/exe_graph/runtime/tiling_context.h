@@ -1,0 +1,167 @@
+// ascend-opgen host emulation of CANN's exe_graph/runtime/tiling_context.h: gert::TilingContext, what an
+// op's tiling function (registered with IMPL_OP_OPTILING(OpType).Tiling(func)) reads and writes.
+//
+// Indices: inputs and outputs are numbered as in the OpDef (= the order of OP_INPUT / OP_OUTPUT in the L0
+// launch). An absent optional input (nullptr in OP_INPUT) keeps its index and reads as nullptr from
+// GetInputShape / GetInputDesc / GetInputTensor and the GetOptional* forms.
+#ifndef OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H
+#define OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exe_graph/runtime/runtime_attrs.h"
+#include "exe_graph/runtime/shape.h"
+#include "exe_graph/runtime/storage_format.h"
+#include "exe_graph/runtime/storage_shape.h"
+#include "exe_graph/runtime/tensor.h"
+#include "exe_graph/runtime/tiling_data.h"
+#include "graph/ge_error_codes.h"
+#include "graph/types.h"
+#include "platform/platform_info.h"
+
+namespace opgen_rt {
+class TilingContextBuilder;
+}
+
+namespace gert {
+
+class TilingContext {
+ public:
+  TilingContext(const TilingContext &) = delete;
+  TilingContext &operator=(const TilingContext &) = delete;
+
+  const StorageShape *GetInputShape(size_t index) const {
+    return Present(inputs_, index) ? &inputs_[index].shape : nullptr;
+  }
+  const StorageShape *GetOptionalInputShape(size_t irIndex) const {
+    return GetInputShape(irIndex);
+  }
+  const StorageShape *GetOutputShape(size_t index) const {
+    return Present(outputs_, index) ? &outputs_[index].shape : nullptr;
+  }
+  const CompileTimeTensorDesc *GetInputDesc(size_t index) const {
+    return Present(inputs_, index) ? &inputs_[index].desc : nullptr;
+  }
+  const CompileTimeTensorDesc *GetOptionalInputDesc(size_t irIndex) const {
+    return GetInputDesc(irIndex);
+  }
+  const CompileTimeTensorDesc *GetOutputDesc(size_t index) const {
+    return Present(outputs_, index) ? &outputs_[index].desc : nullptr;
+  }
+  const Tensor *GetInputTensor(size_t index) const {
+    return Present(inputs_, index) ? &inputs_[index].tensor : nullptr;
+  }
+  const Tensor *GetOptionalInputTensor(size_t irIndex) const {
+    return GetInputTensor(irIndex);
+  }
+  const Tensor *GetOutputTensor(size_t index) const {
+    return Present(outputs_, index) ? &outputs_[index].tensor : nullptr;
+  }
+  size_t GetComputeNodeInputNum() const {
+    return inputs_.size();
+  }
+  size_t GetComputeNodeOutputNum() const {
+    return outputs_.size();
+  }
+
+  const RuntimeAttrs *GetAttrs() const {
+    return &attrs_;
+  }
+  fe::PlatFormInfos *GetPlatformInfo() const {
+    return platform_;
+  }
+  const char *GetNodeName() const {
+    return nodeName_.c_str();
+  }
+  const char *GetNodeType() const {
+    return nodeType_.c_str();
+  }
+
+  ge::graphStatus SetBlockDim(uint32_t blockDim) {
+    blockDim_ = blockDim;
+    return ge::GRAPH_SUCCESS;
+  }
+  uint32_t GetBlockDim() const {
+    return blockDim_;
+  }
+  ge::graphStatus SetTilingKey(uint64_t tilingKey) {
+    tilingKey_ = tilingKey;
+    return ge::GRAPH_SUCCESS;
+  }
+  uint64_t GetTilingKey() const {
+    return tilingKey_;
+  }
+  ge::graphStatus SetScheduleMode(uint32_t scheduleMode) {
+    scheduleMode_ = scheduleMode;
+    return ge::GRAPH_SUCCESS;
+  }
+  uint32_t GetScheduleMode() const {
+    return scheduleMode_;
+  }
+  ge::graphStatus SetNeedAtomic(bool atomic) {
+    needAtomic_ = atomic;
+    return ge::GRAPH_SUCCESS;
+  }
+  bool NeedAtomic() const {
+    return needAtomic_;
+  }
+
+  TilingData *GetRawTilingData() {
+    return &tilingData_;
+  }
+  // Array of `workspaceCount` workspace byte counts for the tiling to fill (zero-initialised). Grows, never
+  // shrinks; the launch reserves the sum of the first GetWorkspaceNum() entries.
+  size_t *GetWorkspaceSizes(size_t workspaceCount) {
+    if (workspaceCount > workspaceSizes_.size()) {
+      workspaceSizes_.resize(workspaceCount, 0);
+    }
+    return workspaceSizes_.data();
+  }
+  size_t GetWorkspaceNum() const {
+    return workspaceSizes_.size();
+  }
+  // 1 when deterministic computation was requested (aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)).
+  int32_t GetDeterministic() const {
+    return deterministic_;
+  }
+
+  // Compile info (TilingParse) is not emulated: always nullptr.
+  template <typename T>
+  const T *GetCompileInfo() const {
+    return nullptr;
+  }
+
+ private:
+  friend class opgen_rt::TilingContextBuilder;
+  struct Io {
+    bool present = false;
+    StorageShape shape;
+    CompileTimeTensorDesc desc;
+    Tensor tensor;
+  };
+  TilingContext(void *tilingBuffer, size_t tilingCapacity) : tilingData_(tilingBuffer, tilingCapacity) {}
+  static bool Present(const std::vector<Io> &ios, size_t index) {
+    return index < ios.size() && ios[index].present;
+  }
+
+  std::vector<Io> inputs_;
+  std::vector<Io> outputs_;
+  RuntimeAttrs attrs_;
+  fe::PlatFormInfos *platform_ = nullptr;
+  std::string nodeName_;
+  std::string nodeType_;
+  uint32_t blockDim_ = 0;
+  uint64_t tilingKey_ = 0;
+  uint32_t scheduleMode_ = 0;
+  bool needAtomic_ = false;
+  int32_t deterministic_ = 0;
+  TilingData tilingData_;
+  std::vector<size_t> workspaceSizes_;
+};
+
+}  // namespace gert
+
+#endif  // OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H

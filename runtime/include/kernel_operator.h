@@ -1,0 +1,105 @@
+// ascend-opgen host emulation of CANN's kernel_operator.h (the AscendC kernel API subset that generated
+// vector kernels use). Generated kernels include this header unchanged; on the host it compiles with g++
+// and runs every emulated AI core as a thread of opgen_rt::RunKernel (runtime/src/device/).
+//
+// Strictness: the emulation raises a kernel fault where the hardware would misbehave (UB capacity and
+// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch);
+// see runtime/include/opgen_rt/device/core_state.h for the rule names. Facts and their sources:
+// shared/reference/ascend-platform.md. Hand-written runtime code; not generated.
+#ifndef OPGEN_RT_KERNEL_OPERATOR_H
+#define OPGEN_RT_KERNEL_OPERATOR_H
+
+#include <cstdint>
+#include <type_traits>
+
+// Device qualifiers are empty on the host.
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __gm__
+#define __gm__
+#endif
+
+#include "opgen_rt/device/copy.h"
+#include "opgen_rt/device/core_state.h"
+#include "opgen_rt/device/enums.h"
+#include "opgen_rt/device/tensor.h"
+#include "opgen_rt/device/types.h"
+#include "opgen_rt/device/vec.h"
+
+// A kernel parameter: a pointer into global memory.
+using GM_ADDR = __gm__ uint8_t *;
+
+namespace AscendC {
+
+// Index of this core in the launch, 0..GetBlockNum()-1.
+inline int64_t GetBlockIdx() {
+  opgen_rt::device::Core *c = opgen_rt::device::CurrentCore();
+  c->Poll();
+  return c->blockIdx;
+}
+
+// Number of cores of the launch (blockDim).
+inline int64_t GetBlockNum() {
+  opgen_rt::device::Core *c = opgen_rt::device::CurrentCore();
+  c->Poll();
+  return c->blockNum;
+}
+
+// Barrier across every core of the launch. A core that exits while others wait here is a [SyncAll] fault.
+template <bool isAIVOnly = true>
+inline void SyncAll() {
+  opgen_rt::device::CurrentCore()->SyncAll();
+}
+
+// Pipe synchronisation: the emulation executes every instruction synchronously, so these only poll for an
+// aborted launch.
+template <pipe_t pipe>
+inline void PipeBarrier() {
+  opgen_rt::device::CurrentCore()->Poll();
+}
+
+template <HardEvent event>
+inline void SetFlag(int32_t eventID) {
+  (void)eventID;
+}
+
+template <HardEvent event>
+inline void WaitFlag(int32_t eventID) {
+  (void)eventID;
+}
+
+inline TPipe *GetTPipePtr() = delete;  // not emulated: pass the TPipe explicitly
+
+// The user part of the launch's workspace. The host emulation allocates no system-workspace prefix
+// (PlatformAscendC::GetLibApiWorkSpaceSize() is 0; see opgen_rt/core.h), so it starts at `workspace`.
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace; }
+
+}  // namespace AscendC
+
+// Kernel-type declaration of newer CANN kernels: nothing to do on the host.
+#ifndef KERNEL_TASK_TYPE_DEFAULT
+#define KERNEL_TASK_TYPE_DEFAULT(type)
+#endif
+
+// Declares `var` of the op's tiling struct (OPGEN_KERNEL_TILING_TYPE, set by the builder) and copies it
+// out of the tiling GM buffer, bounds-checked as a GM read of sizeof(var) bytes.
+#define GET_TILING_DATA(var, tilingArg)                                                                   \
+  OPGEN_KERNEL_TILING_TYPE var;                                                                           \
+  static_assert(std::is_trivially_copyable<OPGEN_KERNEL_TILING_TYPE>::value,                              \
+                "the tiling data struct must be trivially copyable");                                     \
+  ::opgen_rt::device::CopyTilingData(&(var), reinterpret_cast<const uint8_t *>(tilingArg), sizeof(var))
+
+// Same, naming the struct type explicitly.
+#define GET_TILING_DATA_WITH_STRUCT(type, var, tilingArg)                                                 \
+  type var;                                                                                               \
+  static_assert(std::is_trivially_copyable<type>::value, "the tiling data struct must be trivially copyable"); \
+  ::opgen_rt::device::CopyTilingData(&(var), reinterpret_cast<const uint8_t *>(tilingArg), sizeof(var))
+
+// True iff the launch's tiling key equals `key`.
+#define TILING_KEY_IS(key) (::opgen_rt::device::CurrentTilingKey() == static_cast<uint64_t>(key))
+
+#endif  // OPGEN_RT_KERNEL_OPERATOR_H

@@ -1,0 +1,55 @@
+// ascend-opgen host emulation: the C functions Python (ctypes) calls besides the acl/aclnn API.
+// Hand-written; not a CANN header. Every returned string lives in a per-thread buffer that the next call of
+// the same function on the same thread overwrites.
+#ifndef OPGEN_RT_C_API_H
+#define OPGEN_RT_C_API_H
+
+#include <cstdint>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Core scheduling of later launches: 0 in order, 1 reversed, 2 shuffled (by `seed`), 3 concurrent.
+// Returns 0, or -1 (with a message in aclGetRecentErrMsg()) for an unknown mode.
+int32_t opgen_rt_set_core_order(int32_t mode, uint64_t seed);
+
+// JSON of the most recent CommonOpExecutorRun in the process (any thread):
+// {"status": int, "launches": [{"op_type", "kernel", "block_dim", "tiling_key", "workspace_bytes",
+//   "tiling_data_size", "tiling": {field: value}, "ok": bool, "fault": str|null,
+//   "cores": [{"gm_bytes_read", "gm_bytes_written", "gm_bytes_atomic_added", "ub_high_water_bytes",
+//              "vector_instructions", "vector_elements", "gm_bytes_truncated"}], "notes": [str]}],
+//  "host_tasks": [{"kind": "Contiguous"|"Cast"|"BroadcastTo"|"ViewCopy", "bytes_read", "bytes_written"}]}
+// {"status": null, "launches": [], "host_tasks": []} before the first run.
+const char *opgen_rt_last_launch_stats(void);
+
+// JSON of the OpDef registered for `opType`, or "null" when there is none:
+// {"op_type", "inputs": [{"name", "param_type", "dtypes": ["DT_FLOAT", ...], "dtype_list": [...],
+//   "formats": ["FORMAT_ND", ...], "unknown_shape_formats": [...], "value_depend", "init_value"}],
+//  "outputs": [...], "attrs": [{"name", "attr_type", "type", "default"}],
+//  "configs": {"ascend910b": null | {"inputs": [...], "outputs": [...], "flags": {...}}}}
+const char *opgen_rt_opdef_json(const char *opType);
+
+// JSON of the library's product (opgen_rt::CurrentProduct()).
+const char *opgen_rt_product_json(void);
+
+// Runs the tiling registered for `opType` on the described tensors and attributes; no memory is
+// allocated for the tensors, so shapes of any size can be tried. Request (all keys optional but "inputs"):
+// {"inputs":  [{"shape": [..], "dtype": "DT_FLOAT"|"FLOAT"|0, "format": "FORMAT_ND"|"ND"|2,
+//              "storage_shape": [..]} | null, ...],
+//  "outputs": [ same ],
+//  "attrs":   [value, ...]  (by position)  or  {"name": value, ...}  (by OpDef attribute name; missing
+//             optional attributes take their OpDef default),
+//  "deterministic": 0|1}
+// A JSON integer becomes an int attribute, true/false a bool, a number with a fraction or exponent a
+// float, a string a string, a list of integers a list_int (of numbers a list_float, of booleans a
+// list_bool). Response:
+// {"status": 0 | aclnnStatus, "message": str, "block_dim", "tiling_key", "schedule_mode",
+//  "workspace_sizes": [..], "tiling_data_size", "tiling": {field: value}, "tiling_raw": "hex"}
+const char *opgen_rt_run_tiling_json(const char *opType, const char *requestJson);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // OPGEN_RT_C_API_H

@@ -1,0 +1,423 @@
+// ascend-opgen host emulation: AICore kernel launches (ADD_TO_LAUNCHER_LIST_AICORE). Phase 1 checks the
+// launch against the OpDef, runs the tiling and records the launch; phase 2 hands it to
+// opgen_rt::RunKernel (the device side) with one GM region per tensor, the workspace and the tiling data.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "dtype_convert.h"
+#include "executor_state.h"
+#include "opdev/data_type_utils.h"
+#include "opdev/format_utils.h"
+#include "opdev/op_executor.h"
+#include "opdev/op_log.h"
+#include "opdev/shape_utils.h"
+#include "opgen_rt/core.h"
+#include "register/op_def_registry.h"
+#include "registry.h"
+#include "tiling_runner.h"
+
+namespace opgen_rt {
+namespace {
+
+constexpr uint64_t kWorkspaceAlignment = 512;
+
+bool AttrMatches(ops::AttrDataType declared, AttrValue::Kind given) {
+  using K = AttrValue::Kind;
+  switch (declared) {
+    case ops::AttrDataType::ATTR_DT_INT:
+      return given == K::INT || given == K::UINT;
+    case ops::AttrDataType::ATTR_DT_BOOL:
+      return given == K::BOOL;
+    case ops::AttrDataType::ATTR_DT_FLOAT:
+      return given == K::FLOAT || given == K::DOUBLE;
+    case ops::AttrDataType::ATTR_DT_STR:
+      return given == K::STRING;
+    case ops::AttrDataType::ATTR_DT_LIST_INT:
+      return given == K::LIST_INT;
+    case ops::AttrDataType::ATTR_DT_LIST_FLOAT:
+      return given == K::LIST_FLOAT;
+    case ops::AttrDataType::ATTR_DT_LIST_BOOL:
+      return given == K::LIST_BOOL;
+    default:
+      return true;
+  }
+}
+
+std::string Names(const std::deque<ops::OpParamDef> &params) {
+  std::string out;
+  for (const auto &p : params) {
+    out += (out.empty() ? "" : ", ") + p.Name();
+  }
+  return out;
+}
+
+const ops::OpParamDef &ConfigParam(const std::deque<ops::OpParamDef> &configParams, const ops::OpParamDef &opParam) {
+  for (const auto &p : configParams) {
+    if (p.Name() == opParam.Name()) {
+      return p;
+    }
+  }
+  return opParam;
+}
+
+bool FormatsCompatible(ge::Format declared, ge::Format given) {
+  return declared == given || (!op::IsPrivateFormat(declared) && !op::IsPrivateFormat(given));
+}
+
+// Does `tensor` fit column `col` of `param`?
+bool ParamAccepts(const ops::OpParamDef &param, size_t col, const aclTensor *tensor) {
+  const ge::DataType dtype = tensor->GetDataType();
+  if (!param.GetDataTypeList().empty()) {
+    const auto &list = param.GetDataTypeList();
+    if (std::find(list.begin(), list.end(), dtype) == list.end()) {
+      return false;
+    }
+  } else if (col >= param.GetDataTypes().size() || param.GetDataTypes()[col] != dtype) {
+    return false;
+  }
+  const ge::Format format = tensor->GetStorageFormat();
+  if (!param.GetFormatList().empty()) {
+    for (ge::Format f : param.GetFormatList()) {
+      if (FormatsCompatible(f, format)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  if (col < param.GetFormats().size()) {
+    return FormatsCompatible(param.GetFormats()[col], format);
+  }
+  return true;
+}
+
+std::string ComboText(const std::vector<const aclTensor *> &ins, const std::vector<const aclTensor *> &outs) {
+  std::string text = "(";
+  for (size_t i = 0; i < ins.size() + outs.size(); ++i) {
+    const aclTensor *t = i < ins.size() ? ins[i] : outs[i - ins.size()];
+    text += (i == 0 ? "" : ", ") + std::string(t == nullptr ? "absent" : op::ToString(t->GetDataType()).GetString());
+    if (i + 1 == ins.size()) {
+      text += " ->";
+    }
+  }
+  return text + ")";
+}
+
+// Checks the launch against the op's OpDef; on mismatch reports and returns the status.
+aclnnStatus CheckAgainstOpDef(const char *opType, const KernelLaunchArgs &args, const ops::OpDef &def,
+                              std::vector<std::pair<size_t, uint64_t>> &initValues, std::vector<std::string> &inNames,
+                              std::vector<std::string> &outNames) {
+  const auto &defIns = def.GetInputs();
+  const auto &defOuts = def.GetOutputs();
+  const auto &defAttrs = def.GetAttrs();
+  if (args.inputs.size() != defIns.size() || args.outputs.size() != defOuts.size()) {
+    OP_LOGE(ACLNN_ERR_INNER,
+            "ADD_TO_LAUNCHER_LIST_AICORE(%s) passes %zu inputs and %zu outputs, but the OpDef declares %zu inputs "
+            "(%s) and %zu outputs (%s).",
+            opType, args.inputs.size(), args.outputs.size(), defIns.size(), Names(defIns).c_str(), defOuts.size(),
+            Names(defOuts).c_str());
+    return ACLNN_ERR_INNER;
+  }
+  if (args.attrs.size() != defAttrs.size()) {
+    OP_LOGE(ACLNN_ERR_INNER, "ADD_TO_LAUNCHER_LIST_AICORE(%s) passes %zu attributes, but the OpDef declares %zu.",
+            opType, args.attrs.size(), defAttrs.size());
+    return ACLNN_ERR_INNER;
+  }
+  for (size_t i = 0; i < defAttrs.size(); ++i) {
+    if (!AttrMatches(defAttrs[i].GetDataType(), args.attrs[i].kind)) {
+      OP_LOGE(ACLNN_ERR_INNER, "%s attribute %zu (%s) is given as %s, which does not match its OpDef type.", opType, i,
+              defAttrs[i].Name().c_str(), args.attrs[i].KindName());
+      return ACLNN_ERR_INNER;
+    }
+  }
+  for (size_t i = 0; i < defIns.size(); ++i) {
+    inNames.push_back(defIns[i].Name());
+    if (args.inputs[i] == nullptr && defIns[i].GetParamType() == ops::REQUIRED) {
+      OP_LOGE(ACLNN_ERR_INNER, "%s input %zu (%s) is REQUIRED but nullptr was passed.", opType, i,
+              defIns[i].Name().c_str());
+      return ACLNN_ERR_INNER;
+    }
+  }
+  for (size_t i = 0; i < defOuts.size(); ++i) {
+    outNames.push_back(defOuts[i].Name());
+    if (args.outputs[i] == nullptr) {
+      OP_LOGE(ACLNN_ERR_INNER, "%s output %zu (%s) is nullptr.", opType, i, defOuts[i].Name().c_str());
+      return ACLNN_ERR_INNER;
+    }
+  }
+  const ProductInfo &product = CurrentProduct();
+  const ops::OpAICoreDef::Config *config = def.GetAICore().FindConfig(product.configName);
+  if (config == nullptr) {
+    OP_LOGE(ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+            "%s has no AICore config for %s (%s): the OpDef never calls "
+            "AICore().AddConfig(\"%s\").",
+            opType, product.name, product.configName, product.configName);
+    return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
+  }
+  const std::deque<ops::OpParamDef> empty;
+  const auto &cfgIns = config->hasConfig ? config->config.GetInputs() : empty;
+  const auto &cfgOuts = config->hasConfig ? config->config.GetOutputs() : empty;
+  size_t columns = 0;
+  for (size_t i = 0; i < defIns.size() + defOuts.size(); ++i) {
+    const ops::OpParamDef &p =
+        i < defIns.size() ? ConfigParam(cfgIns, defIns[i]) : ConfigParam(cfgOuts, defOuts[i - defIns.size()]);
+    columns = std::max(columns, p.GetDataTypes().size());
+  }
+  columns = std::max<size_t>(columns, 1);
+  bool found = false;
+  for (size_t col = 0; col < columns && !found; ++col) {
+    found = true;
+    for (size_t i = 0; i < defIns.size() && found; ++i) {
+      found = args.inputs[i] == nullptr || ParamAccepts(ConfigParam(cfgIns, defIns[i]), col, args.inputs[i]);
+    }
+    for (size_t i = 0; i < defOuts.size() && found; ++i) {
+      found = ParamAccepts(ConfigParam(cfgOuts, defOuts[i]), col, args.outputs[i]);
+    }
+  }
+  if (!found) {
+    std::string supported;
+    for (size_t col = 0; col < columns; ++col) {
+      supported += col == 0 ? "(" : "; (";
+      for (size_t i = 0; i < defIns.size() + defOuts.size(); ++i) {
+        const ops::OpParamDef &p =
+            i < defIns.size() ? ConfigParam(cfgIns, defIns[i]) : ConfigParam(cfgOuts, defOuts[i - defIns.size()]);
+        const auto &types = p.GetDataTypes();
+        supported +=
+            (i == 0 ? "" : ", ") + std::string(col < types.size() ? op::ToString(types[col]).GetString() : "any");
+        if (i + 1 == defIns.size()) {
+          supported += " ->";
+        }
+      }
+      supported += ")";
+    }
+    OP_LOGE(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "no %s kernel for dtypes %s on %s; the OpDef supports %s.", opType,
+            ComboText(args.inputs, args.outputs).c_str(), product.name, supported.c_str());
+    return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
+  }
+  for (size_t i = 0; i < defOuts.size(); ++i) {
+    const ops::OpParamDef &p = ConfigParam(cfgOuts, defOuts[i]);
+    if (p.HasInitValue()) {
+      initValues.emplace_back(i, p.GetInitValue());
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+TilingTensorDesc DescOf(const aclTensor *t) {
+  TilingTensorDesc d;
+  if (t == nullptr) {
+    return d;
+  }
+  d.present = true;
+  d.originShape = t->GetViewShape();
+  d.storageShape = t->GetViewShape();
+  d.dataType = t->GetDataType();
+  d.originFormat = t->GetOriginalFormat();
+  d.storageFormat = t->GetStorageFormat();
+  return d;
+}
+
+uint64_t TensorBytes(const aclTensor *t) {
+  return static_cast<uint64_t>(t->Size()) * op::TypeSize(t->GetDataType());
+}
+
+}  // namespace
+
+aclnnStatus AddAiCoreKernelLaunch(const char *opType, aclOpExecutor *executor, KernelLaunchArgs &&args) {
+  if (executor == nullptr) {
+    OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "ADD_TO_LAUNCHER_LIST_AICORE(%s): executor is nullptr.", opType);
+    return ACLNN_ERR_INNER_NULLPTR;
+  }
+  if (args.hasOutshape) {
+    OP_LOGE(ACLNN_ERR_INNER, "ADD_TO_LAUNCHER_LIST_AICORE(%s): OP_OUTSHAPE is not supported by this emulation.",
+            opType);
+    return ACLNN_ERR_INNER;
+  }
+  const KernelInfo *kernel = FindKernel(opType);
+  if (kernel == nullptr || kernel->entry == nullptr) {
+    OP_LOGE(ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+            "no kernel is registered for OpType %s (the library's glue must OPGEN_RT_REGISTER_KERNEL it).", opType);
+    return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
+  }
+  LaunchTask task;
+  task.opType = opType;
+  task.kernelName = kernel->kernelName;
+  task.entry = kernel->entry;
+  const ops::OpDef *def = ops::FindOpDef(opType);
+  if (def != nullptr) {
+    const aclnnStatus ret =
+        CheckAgainstOpDef(opType, args, *def, task.outputInitValues, task.inputNames, task.outputNames);
+    if (ret != ACLNN_SUCCESS) {
+      return ret;
+    }
+  } else {
+    OP_LOGW("%s has no registered OpDef; the launch is not checked against one.", opType);
+    for (size_t i = 0; i < args.inputs.size(); ++i) {
+      task.inputNames.push_back("input" + std::to_string(i));
+    }
+    for (size_t i = 0; i < args.outputs.size(); ++i) {
+      task.outputNames.push_back("output" + std::to_string(i));
+    }
+  }
+  for (size_t i = 0; i < args.inputs.size() + args.outputs.size(); ++i) {
+    const bool isInput = i < args.inputs.size();
+    const aclTensor *t = isInput ? args.inputs[i] : args.outputs[i - args.inputs.size()];
+    if (t == nullptr) {
+      continue;
+    }
+    const std::string &name = isInput ? task.inputNames[i] : task.outputNames[i - args.inputs.size()];
+    if (op::TypeSize(t->GetDataType()) == 0) {
+      OP_LOGE(ACLNN_ERR_INNER, "%s %s has unsupported dtype %s.", opType, name.c_str(),
+              op::ToString(t->GetDataType()).GetString());
+      return ACLNN_ERR_INNER;
+    }
+    if (!t->IsContiguous()) {
+      OP_LOGE(ACLNN_ERR_INNER,
+              "%s %s is not contiguous (shape %s, strides %s): kernels read tensors as contiguous memory; pass it "
+              "through l0op::Contiguous first.",
+              opType, name.c_str(), op::ToString(t->GetViewShape()).GetString(),
+              op::ToString(t->GetViewStrides()).GetString());
+      return ACLNN_ERR_INNER;
+    }
+  }
+
+  TilingRequest request;
+  request.opType = opType;
+  for (const aclTensor *t : args.inputs) {
+    request.inputs.push_back(DescOf(t));
+  }
+  for (const aclTensor *t : args.outputs) {
+    request.outputs.push_back(DescOf(t));
+  }
+  request.attrs = args.attrs;
+  request.deterministic = static_cast<int32_t>(DeterministicOption());
+  TilingResult tiling;
+  RunTiling(request, tiling);
+  if (tiling.status != ACLNN_SUCCESS) {
+    OP_LOGE(tiling.status, "%s", tiling.message.c_str());
+    return tiling.status;
+  }
+
+  ExecutorState &state = *ExecutorAccess::State(executor);
+  task.blockDim = tiling.blockDim;
+  task.tilingKey = tiling.tilingKey;
+  task.scheduleMode = tiling.scheduleMode;
+  task.tilingData = std::move(tiling.tilingData);
+  task.workspaceSizes = tiling.workspaceSizes;
+  for (uint64_t w : task.workspaceSizes) {
+    task.workspaceBytes += w;
+  }
+  if (!args.workspaces.empty()) {
+    const aclTensor *ws = args.workspaces.front();
+    if (ws == nullptr || TensorBytes(ws) < task.workspaceBytes) {
+      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR,
+              "%s: the tiling asks for %llu workspace bytes, but OP_WORKSPACE gives %llu.", opType,
+              static_cast<unsigned long long>(task.workspaceBytes),
+              static_cast<unsigned long long>(ws == nullptr ? 0 : TensorBytes(ws)));
+      return ACLNN_ERR_INNER_TILING_ERROR;
+    }
+    task.workspaceTensor = state.Pin(ws);
+  } else if (task.workspaceBytes > 0) {
+    task.workspaceOffset = (state.workspaceSize + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+    state.workspaceSize = task.workspaceOffset + task.workspaceBytes;
+  }
+  for (const aclTensor *t : args.inputs) {
+    task.inputs.push_back(state.Pin(t));
+  }
+  for (const aclTensor *t : args.outputs) {
+    task.outputs.push_back(state.Pin(t));
+  }
+  state.tasks.emplace_back(std::move(task));
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStatsRecord &stats,
+                          std::vector<HostTaskStatsRecord> &hostStats) {
+  stats.opType = task.opType;
+  stats.kernelName = task.kernelName;
+  stats.blockDim = task.blockDim;
+  stats.tilingKey = task.tilingKey;
+  stats.workspaceBytes = task.workspaceBytes;
+  stats.tilingData = task.tilingData;
+
+  for (const auto &init : task.outputInitValues) {
+    const aclTensor *out = task.outputs[init.first];
+    const size_t elem = op::TypeSize(out->GetDataType());
+    auto *data = static_cast<uint8_t *>(out->GetData());
+    ElementValue value;
+    value.kind = ElementValue::Kind::UNSIGNED;
+    value.u = init.second;
+    for (int64_t i = 0; data != nullptr && i < out->Size(); ++i) {
+      WriteElement(data + i * static_cast<int64_t>(elem), out->GetDataType(), value);
+    }
+    HostTaskStatsRecord record;
+    record.kind = "InitValue";
+    record.bytesWritten = TensorBytes(out);
+    hostStats.push_back(record);
+  }
+
+  LaunchRequest request;
+  request.kernelName = task.kernelName;
+  request.opType = task.opType;
+  request.entry = task.entry;
+  request.blockDim = task.blockDim;
+  request.tilingKey = task.tilingKey;
+  auto addTensor = [&request](const aclTensor *t, const std::string &label, bool writable) {
+    uint8_t *data = t == nullptr ? nullptr : static_cast<uint8_t *>(t->GetData());
+    request.args.push_back(data);
+    if (t != nullptr && data != nullptr && TensorBytes(t) > 0) {
+      GmRegion region;
+      region.name = label;
+      region.base = data;
+      region.bytes = TensorBytes(t);
+      region.writable = writable;
+      request.regions.push_back(region);
+    }
+  };
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    addTensor(task.inputs[i], "input " + std::to_string(i) + " (" + task.inputNames[i] + ")", false);
+  }
+  for (size_t i = 0; i < task.outputs.size(); ++i) {
+    addTensor(task.outputs[i], "output " + std::to_string(i) + " (" + task.outputNames[i] + ")", true);
+  }
+  uint8_t *ws = nullptr;
+  if (task.workspaceTensor != nullptr) {
+    ws = static_cast<uint8_t *>(task.workspaceTensor->GetData());
+  } else if (task.workspaceBytes > 0) {
+    ws = workspace + task.workspaceOffset;
+  }
+  request.args.push_back(ws);
+  if (ws != nullptr && task.workspaceBytes > 0) {
+    GmRegion region;
+    region.name = "workspace";
+    region.base = ws;
+    region.bytes = task.workspaceBytes;
+    region.writable = true;
+    request.regions.push_back(region);
+  }
+  // The kernel reads a private copy of the tiling data.
+  std::vector<uint8_t> tilingCopy(task.tilingData);
+  request.args.push_back(tilingCopy.empty() ? nullptr : tilingCopy.data());
+  if (!tilingCopy.empty()) {
+    GmRegion region;
+    region.name = "tiling";
+    region.base = tilingCopy.data();
+    region.bytes = tilingCopy.size();
+    region.writable = false;
+    request.regions.push_back(region);
+  }
+
+  LaunchResult result = RunKernel(request);
+  stats.ok = result.ok;
+  stats.fault = result.fault;
+  stats.cores = result.cores;
+  stats.notes = result.notes;
+  if (!result.ok) {
+    OP_LOGE(ACLNN_ERR_RUNTIME_ERROR, "%s", result.fault.c_str());
+    return ACLNN_ERR_RUNTIME_ERROR;
+  }
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace opgen_rt

@@ -1,0 +1,390 @@
+// ascend-opgen host emulation: aclTensor and the array objects, their C API, and attribute values.
+#include <cstdint>
+#include <new>
+
+#include "aclnn/acl_meta.h"
+#include "executor_state.h"
+#include "opdev/common_types.h"
+#include "opdev/data_type_utils.h"
+#include "opdev/op_log.h"
+#include "opdev/shape_utils.h"
+#include "opgen_rt/attr_value.h"
+
+aclTensor::aclTensor(const op::Shape &viewShape, const op::Strides &viewStrides, int64_t viewOffset,
+                     op::DataType dataType, op::Format format, const op::Shape &storageShape, void *storageAddr)
+    : viewShape_(viewShape),
+      viewStrides_(viewStrides),
+      viewOffset_(viewOffset),
+      dataType_(dataType),
+      storageFormat_(format),
+      viewFormat_(format),
+      originalFormat_(format),
+      storageShape_(storageShape),
+      originalShape_(viewShape),
+      storageAddr_(storageAddr) {}
+
+bool aclTensor::IsContiguous() const {
+  if (IsEmpty()) {
+    return true;
+  }
+  int64_t expected = 1;
+  for (size_t i = viewShape_.GetDimNum(); i > 0; --i) {
+    const int64_t dim = viewShape_.GetDim(i - 1);
+    if (dim != 1) {
+      if (i - 1 >= viewStrides_.size() || viewStrides_[i - 1] != expected) {
+        return false;
+      }
+      expected *= dim;
+    }
+  }
+  return true;
+}
+
+void *aclTensor::GetData() const {
+  if (storageAddr_ == nullptr) {
+    return nullptr;
+  }
+  return static_cast<uint8_t *>(storageAddr_) + viewOffset_ * static_cast<int64_t>(op::TypeSize(dataType_));
+}
+
+namespace opgen_rt {
+
+op::Strides ContiguousStrides(const op::Shape &shape) {
+  op::Strides strides(shape.GetDimNum(), 1);
+  int64_t stride = 1;
+  for (size_t i = shape.GetDimNum(); i > 0; --i) {
+    strides[i - 1] = stride;
+    stride *= shape.GetDim(i - 1) > 0 ? shape.GetDim(i - 1) : 1;
+  }
+  return strides;
+}
+
+uint64_t ViewExtentBytes(const aclTensor *t) {
+  if (t->IsEmpty()) {
+    return 0;
+  }
+  const op::Shape &shape = t->GetViewShape();
+  const op::Strides &strides = t->GetViewStrides();
+  int64_t last = t->GetViewOffset();
+  for (size_t i = 0; i < shape.GetDimNum() && i < strides.size(); ++i) {
+    last += (shape.GetDim(i) - 1) * strides[i];
+  }
+  return static_cast<uint64_t>(last + 1) * op::TypeSize(t->GetDataType());
+}
+
+AttrValue AttrValue::FromInt(int64_t v) {
+  AttrValue a;
+  a.kind = Kind::INT;
+  a.i64 = v;
+  a.u64 = static_cast<uint64_t>(v);
+  a.i32 = static_cast<int32_t>(v);
+  a.u32 = static_cast<uint32_t>(v);
+  a.b = v != 0;
+  a.f = static_cast<float>(v);
+  a.d = static_cast<double>(v);
+  return a;
+}
+
+AttrValue AttrValue::FromUint(uint64_t v) {
+  AttrValue a = FromInt(static_cast<int64_t>(v));
+  a.kind = Kind::UINT;
+  a.f = static_cast<float>(v);
+  a.d = static_cast<double>(v);
+  return a;
+}
+
+AttrValue AttrValue::FromBool(bool v) {
+  AttrValue a = FromInt(v ? 1 : 0);
+  a.kind = Kind::BOOL;
+  return a;
+}
+
+AttrValue AttrValue::FromFloat(float v) {
+  AttrValue a = FromDouble(static_cast<double>(v));
+  a.kind = Kind::FLOAT;
+  a.f = v;
+  return a;
+}
+
+AttrValue AttrValue::FromDouble(double v) {
+  AttrValue a;
+  a.kind = Kind::DOUBLE;
+  a.d = v;
+  a.f = static_cast<float>(v);
+  a.b = v != 0.0;
+  // Integer views of a floating attribute truncate (and are only meaningful in range).
+  if (v >= -9.2e18 && v <= 9.2e18) {
+    a.i64 = static_cast<int64_t>(v);
+    a.u64 = static_cast<uint64_t>(a.i64);
+    a.i32 = static_cast<int32_t>(a.i64);
+    a.u32 = static_cast<uint32_t>(a.i64);
+  }
+  return a;
+}
+
+AttrValue AttrValue::FromString(const std::string &v) {
+  AttrValue a;
+  a.kind = Kind::STRING;
+  a.s = v;
+  return a;
+}
+
+AttrValue AttrValue::FromListInt(const std::vector<int64_t> &v) {
+  AttrValue a;
+  a.kind = Kind::LIST_INT;
+  a.listInt = gert::TypedContinuousVector<int64_t>(v);
+  return a;
+}
+
+AttrValue AttrValue::FromListFloat(const std::vector<float> &v) {
+  AttrValue a;
+  a.kind = Kind::LIST_FLOAT;
+  a.listFloat = gert::TypedContinuousVector<float>(v);
+  return a;
+}
+
+AttrValue AttrValue::FromListBool(const std::vector<bool> &v) {
+  AttrValue a;
+  a.kind = Kind::LIST_BOOL;
+  a.listBool = gert::TypedContinuousVector<bool>(v);
+  return a;
+}
+
+const char *AttrValue::KindName() const {
+  switch (kind) {
+    case Kind::INT:
+      return "int";
+    case Kind::UINT:
+      return "uint";
+    case Kind::BOOL:
+      return "bool";
+    case Kind::FLOAT:
+      return "float";
+    case Kind::DOUBLE:
+      return "double";
+    case Kind::STRING:
+      return "string";
+    case Kind::LIST_INT:
+      return "list_int";
+    case Kind::LIST_FLOAT:
+      return "list_float";
+    case Kind::LIST_BOOL:
+      return "list_bool";
+  }
+  return "unknown";
+}
+
+}  // namespace opgen_rt
+
+namespace {
+
+bool ReadDims(const int64_t *dims, uint64_t num, const char *what, op::Shape &shape) {
+  if (num > gert::Shape::kMaxDimNum) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: %s has %llu dimensions; at most %zu are supported.", what,
+            static_cast<unsigned long long>(num), gert::Shape::kMaxDimNum);
+    return false;
+  }
+  if (num > 0 && dims == nullptr) {
+    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "aclCreateTensor: %s is nullptr but its length is %llu.", what,
+            static_cast<unsigned long long>(num));
+    return false;
+  }
+  for (uint64_t i = 0; i < num; ++i) {
+    if (dims[i] < 0) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: %s[%llu] is %lld; dimensions must be >= 0.", what,
+              static_cast<unsigned long long>(i), static_cast<long long>(dims[i]));
+      return false;
+    }
+    shape.AppendDim(dims[i]);
+  }
+  if (shape.GetShapeSize() < 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: the element count of %s overflows int64.", what);
+    return false;
+  }
+  return true;
+}
+
+int64_t *CopyToNewArray(const std::vector<int64_t> &values, uint64_t &count) {
+  count = values.size();
+  auto *array = new int64_t[values.empty() ? 1 : values.size()];
+  for (size_t i = 0; i < values.size(); ++i) {
+    array[i] = values[i];
+  }
+  return array;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
+                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
+                           void *tensorData) {
+  op::Shape viewShape;
+  op::Shape storageShape;
+  if (!ReadDims(viewDims, viewDimsNum, "viewDims", viewShape) ||
+      !ReadDims(storageDims, storageDimsNum, "storageDims", storageShape)) {
+    return nullptr;
+  }
+  const auto dtype = op::ToOpDataType(dataType);
+  if (op::TypeSize(dtype) == 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: unsupported dataType %d.", static_cast<int>(dataType));
+    return nullptr;
+  }
+  if (offset < 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: offset %lld is negative.", static_cast<long long>(offset));
+    return nullptr;
+  }
+  op::Strides strides;
+  if (stride == nullptr) {
+    strides = opgen_rt::ContiguousStrides(viewShape);
+  } else {
+    strides.assign(stride, stride + viewDimsNum);
+    for (uint64_t i = 0; i < viewDimsNum; ++i) {
+      if (stride[i] < 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: stride[%llu] is %lld; strides must be >= 0.",
+                static_cast<unsigned long long>(i), static_cast<long long>(stride[i]));
+        return nullptr;
+      }
+    }
+  }
+  auto *tensor = new (std::nothrow)
+      aclTensor(viewShape, strides, offset, dtype, static_cast<op::Format>(format), storageShape, tensorData);
+  if (tensor == nullptr) {
+    return nullptr;
+  }
+  // The view must lie inside the storage.
+  const uint64_t need = opgen_rt::ViewExtentBytes(tensor);
+  const auto storageBytes = static_cast<uint64_t>(storageShape.GetShapeSize()) * op::TypeSize(dtype);
+  if (need > storageBytes) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+            "aclCreateTensor: the view (shape %s, strides %s, offset %lld) reaches element %llu, past the storage "
+            "of %s (%lld elements).",
+            op::ToString(viewShape).GetString(), op::ToString(strides).GetString(), static_cast<long long>(offset),
+            static_cast<unsigned long long>(need / op::TypeSize(dtype) - 1), op::ToString(storageShape).GetString(),
+            static_cast<long long>(storageShape.GetShapeSize()));
+    delete tensor;
+    return nullptr;
+  }
+  return tensor;
+}
+
+aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
+  if (value == nullptr && size > 0) {
+    return nullptr;
+  }
+  return new (std::nothrow) aclIntArray(value, size);
+}
+
+aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size) {
+  if (value == nullptr && size > 0) {
+    return nullptr;
+  }
+  return new (std::nothrow) aclFloatArray(value, size);
+}
+
+aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
+  if (value == nullptr && size > 0) {
+    return nullptr;
+  }
+  return new (std::nothrow) aclBoolArray(value, size);
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
+  if (tensor != nullptr && tensor->IsExecutorOwned()) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclDestroyTensor: the tensor belongs to an executor.");
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  delete tensor;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyFloatArray(const aclFloatArray *array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+
+// The returned arrays are allocated with new[]; the caller releases them with delete[].
+aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
+  if (tensor == nullptr || viewDims == nullptr || viewDimsNum == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *viewDims = CopyToNewArray(op::ToShapeVector(tensor->GetViewShape()), *viewDimsNum);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims, uint64_t *storageDimsNum) {
+  if (tensor == nullptr || storageDims == nullptr || storageDimsNum == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *storageDims = CopyToNewArray(op::ToShapeVector(tensor->GetStorageShape()), *storageDimsNum);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum) {
+  if (tensor == nullptr || stridesValue == nullptr || stridesNum == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *stridesValue = CopyToNewArray(tensor->GetViewStrides(), *stridesNum);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
+  if (tensor == nullptr || offset == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *offset = tensor->GetViewOffset();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
+  if (tensor == nullptr || format == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *format = static_cast<aclFormat>(tensor->GetStorageFormat());
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
+  if (tensor == nullptr || dataType == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *dataType = op::ToAclDataType(tensor->GetDataType());
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size) {
+  if (array == nullptr || size == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *size = array->Size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr) {
+  if (tensor == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  tensor->SetStorageAddr(addr);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr) {
+  if (tensor == nullptr || addr == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *addr = tensor->GetStorageAddr();
+  return ACLNN_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,197 @@
+// SyncAll ordering, the sequential core orders, and atomic adds from many cores into the same GM bytes.
+// Hand-written test code.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+namespace {
+
+constexpr int kRounds = 3;
+
+// Round r: every core publishes r * 1000 + idx in its own slot, SyncAll, then checks every slot of the
+// round and records how many it saw in its own result slot.
+void SyncRoundsKernel(uint8_t **args) {
+  const int64_t idx = GetBlockIdx();
+  const int64_t num = GetBlockNum();
+  GlobalTensor<int32_t> flags, seen;
+  flags.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(num * kRounds));
+  seen.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[1]), static_cast<uint64_t>(num * kRounds));
+  for (int r = 0; r < kRounds; ++r) {
+    flags.SetValue(static_cast<uint64_t>(r * num + idx), static_cast<int32_t>(r * 1000 + idx));
+    SyncAll();
+    int32_t count = 0;
+    for (int64_t k = 0; k < num; ++k) {
+      count += flags.GetValue(static_cast<uint64_t>(r * num + k)) == r * 1000 + k ? 1 : 0;
+    }
+    seen.SetValue(static_cast<uint64_t>(r * num + idx), count);
+  }
+}
+
+void CheckSyncRounds() {
+  for (uint32_t n : {1u, 2u, 7u, 64u, 300u}) {
+    for (opgen_rt::CoreOrder order : th::kAllOrders) {
+      th::Gm flags(n * kRounds * 4, "flags"), seen(n * kRounds * 4, "seen");
+      th::KernelLaunch k;
+      k.name = "sync_rounds";
+      k.entry = SyncRoundsKernel;
+      k.args = {&flags, &seen};
+      k.blockDim = n;
+      const double t0 = th::NowSeconds();
+      const opgen_rt::LaunchResult r = th::RunWithOrder(k, order, 7);
+      TH_CHECK(r.ok, "sync_rounds n=%u %s: %s", n, th::OrderName(order), r.fault.c_str());
+      int bad = 0;
+      for (uint32_t i = 0; i < n * kRounds; ++i) {
+        bad += seen.as<int32_t>()[i] != static_cast<int32_t>(n);
+      }
+      TH_CHECK(bad == 0, "sync_rounds n=%u %s: %d cores saw an incomplete round after SyncAll", n,
+               th::OrderName(order), bad);
+      if (n == 300) {
+        std::printf("  sync_rounds: 300 cores x %d SyncAll, %s: %.3f s\n", kRounds, th::OrderName(order),
+                    th::NowSeconds() - t0);
+      }
+    }
+  }
+}
+
+// ---- the order cores run in ----
+std::mutex g_logMu;
+std::vector<int> g_log;
+void Log(int v) {
+  std::lock_guard<std::mutex> lock(g_logMu);
+  g_log.push_back(v);
+}
+void OrderKernel(uint8_t **) {
+  const int idx = static_cast<int>(GetBlockIdx());
+  Log(idx);
+  SyncAll();
+  Log(100 + idx);
+}
+
+std::vector<int> RunOrder(opgen_rt::CoreOrder order, uint64_t seed, uint32_t n) {
+  g_log.clear();
+  th::KernelLaunch k;
+  k.name = "order";
+  k.entry = OrderKernel;
+  k.blockDim = n;
+  const opgen_rt::LaunchResult r = th::RunWithOrder(k, order, seed);
+  TH_CHECK(r.ok, "order: %s", r.fault.c_str());
+  return g_log;
+}
+
+void CheckOrders() {
+  const uint32_t n = 9;
+  std::vector<int> want;
+  for (int i = 0; i < 9; ++i) want.push_back(i);
+  for (int i = 0; i < 9; ++i) want.push_back(100 + i);
+  TH_CHECK(RunOrder(opgen_rt::CoreOrder::IN_ORDER, 0, n) == want, "IN_ORDER runs 0..n-1, then again after SyncAll");
+  want.clear();
+  for (int i = 8; i >= 0; --i) want.push_back(i);
+  for (int i = 8; i >= 0; --i) want.push_back(100 + i);
+  TH_CHECK(RunOrder(opgen_rt::CoreOrder::REVERSED, 0, n) == want, "REVERSED runs n-1..0");
+  const std::vector<int> s1 = RunOrder(opgen_rt::CoreOrder::SHUFFLE, 11, n);
+  const std::vector<int> s1again = RunOrder(opgen_rt::CoreOrder::SHUFFLE, 11, n);
+  const std::vector<int> s2 = RunOrder(opgen_rt::CoreOrder::SHUFFLE, 12, n);
+  TH_CHECK(s1 == s1again, "SHUFFLE is deterministic for a seed");
+  TH_CHECK(s1 != s2, "SHUFFLE differs between seeds 11 and 12");
+  bool samePermBothPhases = s1.size() == 18;
+  std::vector<int> firstHalf(s1.begin(), s1.begin() + 9);
+  for (int i = 0; samePermBothPhases && i < 9; ++i) {
+    samePermBothPhases = s1[static_cast<size_t>(9 + i)] == 100 + s1[static_cast<size_t>(i)];
+  }
+  std::sort(firstHalf.begin(), firstHalf.end());
+  TH_CHECK(samePermBothPhases && firstHalf == std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7, 8}),
+           "SHUFFLE: a permutation, repeated after the barrier");
+  std::vector<int> c = RunOrder(opgen_rt::CoreOrder::CONCURRENT, 0, n);
+  TH_CHECK(c.size() == 18, "CONCURRENT ran every core");
+  bool phases = true;  // nobody passes the barrier before everyone reached it
+  for (size_t i = 0; i < 9 && i < c.size(); ++i) {
+    phases = phases && c[i] < 100;
+  }
+  TH_CHECK(phases, "CONCURRENT: SyncAll separates the phases");
+}
+
+// ---- atomics ----
+constexpr int32_t kAtomicN = 1024;
+
+template <typename T, bool kPad>
+void AtomicKernel(uint8_t **args) {
+  const int64_t idx = GetBlockIdx();
+  GlobalTensor<T> out;
+  out.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(args[0]), kAtomicN);
+  TPipe pipe;
+  TQue<TPosition::VECOUT, 1> q;
+  pipe.InitBuffer(q, 1, kAtomicN * sizeof(T));
+  LocalTensor<T> t = q.AllocTensor<T>();
+  for (int32_t i = 0; i < kAtomicN; ++i) {
+    // Value i % 4 + (core parity): small integers, exact in every dtype.
+    t.SetValue(static_cast<uint32_t>(i), T(static_cast<float>(i % 4 + (idx % 2))));
+  }
+  q.EnQue(t);
+  t = q.DeQue<T>();
+  SetAtomicAdd<T>();
+  if constexpr (kPad) {
+    DataCopyPad(out, t, DataCopyExtParams{1, kAtomicN * sizeof(T), 0, 0, 0});
+  } else {
+    DataCopy(out, t, kAtomicN);
+  }
+  SetAtomicNone();
+  q.FreeTensor(t);
+}
+
+template <typename T, bool kPad>
+void CheckAtomic(const char *what, uint32_t cores) {
+  for (opgen_rt::CoreOrder order : th::kAllOrders) {
+    for (int rep = 0; rep < (order == opgen_rt::CoreOrder::CONCURRENT ? 4 : 1); ++rep) {
+      th::Gm out(kAtomicN * sizeof(T), "out");
+      for (int32_t i = 0; i < kAtomicN; ++i) {
+        out.as<T>()[i] = T(static_cast<float>(i % 3));
+      }
+      th::KernelLaunch k;
+      k.name = std::string("atomic_") + what;
+      k.entry = AtomicKernel<T, kPad>;
+      k.args = {&out};
+      k.blockDim = cores;
+      const opgen_rt::LaunchResult r = th::RunWithOrder(k, order, 5);
+      TH_CHECK(r.ok, "%s %s: %s", k.name.c_str(), th::OrderName(order), r.fault.c_str());
+      int bad = 0;
+      for (int32_t i = 0; i < kAtomicN; ++i) {
+        const double want = (i % 3) + static_cast<double>(cores) * (i % 4) + cores / 2;
+        bad += static_cast<double>(static_cast<float>(out.as<T>()[i])) != want;
+      }
+      TH_CHECK(bad == 0, "%s with %u cores, %s: %d wrong sums", k.name.c_str(), cores, th::OrderName(order), bad);
+      uint64_t added = 0;
+      for (const auto &c : r.cores) {
+        added += c.gmBytesAtomicAdded;
+        TH_CHECK(c.gmBytesWritten == 0, "atomic adds are not counted as plain writes");
+      }
+      TH_CHECK(added == static_cast<uint64_t>(cores) * kAtomicN * sizeof(T), "atomic byte counter %llu",
+               static_cast<unsigned long long>(added));
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  th::UseProduct(th::Ascend910B());
+  CheckSyncRounds();
+  CheckOrders();
+  CheckAtomic<float, false>("float", 300);
+  CheckAtomic<float, true>("float_pad", 48);
+  CheckAtomic<half, false>("half", 300);        // sums up to 3 + 300 * 3 + 150: exact in half
+  CheckAtomic<bfloat16_t, true>("bf16", 40);    // sums up to 2 + 40 * 3 + 20 = 142: exact in bf16
+  CheckAtomic<int32_t, false>("int32", 64);
+  CheckAtomic<int16_t, true>("int16", 64);
+  th::UseProduct(th::Ascend910());
+  CheckAtomic<float, false>("float_910", 32);
+  th::UseProduct(th::Ascend910B());
+  return th::Finish("sync_atomic");
+}

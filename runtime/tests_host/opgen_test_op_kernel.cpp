@@ -1,0 +1,42 @@
+// ascend-opgen runtime host tests: the device side of OpgenTestOp (scalar GM accesses only).
+#include "kernel_operator.h"
+#include "opgen_test_op.h"
+
+using namespace AscendC;
+
+template <typename T>
+__aicore__ inline void RunTestOp(GM_ADDR x, GM_ADDR idx, GM_ADDR y, GM_ADDR workspace,
+                                 const optiling::OpgenTestOpTilingData &t) {
+  GlobalTensor<T> xGm;
+  GlobalTensor<T> yGm;
+  xGm.SetGlobalBuffer((__gm__ T *)x, static_cast<uint64_t>(t.length));
+  yGm.SetGlobalBuffer((__gm__ T *)y, static_cast<uint64_t>(t.length));
+  int64_t bias = t.flag != 0 ? 1 : 0;
+  if (t.hasIdx != 0) {
+    GlobalTensor<int64_t> idxGm;
+    idxGm.SetGlobalBuffer((__gm__ int64_t *)idx, 1);
+    bias += idxGm.GetValue(0);
+  }
+  if (t.num == -2 && GetBlockIdx() == 0) {
+    (void)xGm.GetValue(static_cast<uint64_t>(t.length) + 100000);  // past x: a kernel fault
+  }
+  if (t.num > 0 && GetBlockIdx() == 0) {
+    GlobalTensor<uint8_t> wsGm;
+    wsGm.SetGlobalBuffer((__gm__ uint8_t *)workspace, static_cast<uint64_t>(t.num));
+    wsGm.SetValue(static_cast<uint64_t>(t.num - 1), 42);
+  }
+  for (int64_t i = GetBlockIdx(); i < t.length; i += GetBlockNum()) {
+    const T v = xGm.GetValue(static_cast<uint64_t>(i));
+    yGm.SetValue(static_cast<uint64_t>(i), static_cast<T>(static_cast<float>(v) * t.scale + static_cast<float>(bias)));
+  }
+}
+
+extern "C" __global__ __aicore__ void opgen_test_op(GM_ADDR x, GM_ADDR idx, GM_ADDR y, GM_ADDR workspace,
+                                                    GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(optiling::OpgenTestOpTilingData, tilingData, tiling);
+  if (TILING_KEY_IS(0)) {
+    RunTestOp<float>(x, idx, y, workspace, tilingData);
+  } else {
+    RunTestOp<int32_t>(x, idx, y, workspace, tilingData);
+  }
+}

@@ -1,0 +1,725 @@
+// ascend-opgen runtime host tests: the aclnn/acl host emulation driven through the generated
+// SoftMarginLossBackward op and the OpgenTestOp of opgen_test_op.h. Built and run by run.sh once per
+// product; exits non-zero on any failure.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn_soft_margin_loss_backward.h"
+#include "dtype_convert.h"
+#include "opdev/data_type_utils.h"
+#include "opdev/shape_utils.h"
+#include "opgen_rt/c_api.h"
+#include "opgen_rt/tiling_meta.h"
+#include "opgen_test_op.h"
+#include "soft_margin_loss_grad_tiling.h"
+
+namespace {
+
+int g_failures = 0;
+int g_checks = 0;
+
+#define EXPECT(cond, ...)                                         \
+  do {                                                            \
+    ++g_checks;                                                   \
+    if (!(cond)) {                                                \
+      ++g_failures;                                               \
+      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      std::printf(__VA_ARGS__);                                   \
+      std::printf("\n");                                          \
+    }                                                             \
+  } while (0)
+
+bool Contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A device buffer and a tensor viewing it.
+struct DevTensor {
+  void *dev = nullptr;
+  aclTensor *tensor = nullptr;
+  size_t bytes = 0;
+  ~DevTensor() {
+    if (tensor != nullptr) {
+      aclDestroyTensor(tensor);
+    }
+    if (dev != nullptr) {
+      aclrtFree(dev);
+    }
+  }
+};
+
+int64_t Numel(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    n *= d;
+  }
+  return n;
+}
+
+std::vector<int64_t> RowMajor(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {
+    strides[i] = shape[i + 1] * strides[i + 1];
+  }
+  return strides;
+}
+
+// `storage` (raw element bytes) on the device, viewed with viewShape/strides/offset.
+void MakeTensor(DevTensor &t, const std::vector<uint8_t> &storage, const std::vector<int64_t> &storageShape,
+                const std::vector<int64_t> &viewShape, const std::vector<int64_t> &strides, int64_t offset,
+                aclDataType dtype) {
+  t.bytes = storage.size();
+  if (t.bytes > 0) {
+    aclrtMalloc(&t.dev, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemcpy(t.dev, t.bytes, storage.data(), t.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+  }
+  t.tensor = aclCreateTensor(viewShape.data(), viewShape.size(), dtype, strides.data(), offset, ACL_FORMAT_ND,
+                             storageShape.data(), storageShape.size(), t.dev);
+}
+
+std::vector<uint8_t> Encode(const std::vector<double> &values, aclDataType dtype) {
+  const size_t elem = aclDataTypeSize(dtype);
+  std::vector<uint8_t> bytes(values.size() * elem);
+  for (size_t i = 0; i < values.size(); ++i) {
+    opgen_rt::ElementValue v;
+    v.kind = opgen_rt::ElementValue::Kind::FLOATING;
+    v.f = values[i];
+    opgen_rt::WriteElement(bytes.data() + i * elem, static_cast<ge::DataType>(dtype), v);
+  }
+  return bytes;
+}
+
+std::vector<double> Decode(const void *dev, size_t count, aclDataType dtype) {
+  const size_t elem = aclDataTypeSize(dtype);
+  std::vector<uint8_t> bytes(count * elem);
+  if (!bytes.empty()) {
+    aclrtMemcpy(bytes.data(), bytes.size(), dev, bytes.size(), ACL_MEMCPY_DEVICE_TO_HOST);
+  }
+  std::vector<double> values(count);
+  for (size_t i = 0; i < count; ++i) {
+    const opgen_rt::ElementValue v = opgen_rt::ReadElement(bytes.data() + i * elem, static_cast<ge::DataType>(dtype));
+    values[i] = v.kind == opgen_rt::ElementValue::Kind::FLOATING ? v.f
+                : v.kind == opgen_rt::ElementValue::Kind::SIGNED ? static_cast<double>(v.i)
+                                                                 : static_cast<double>(v.u);
+  }
+  return values;
+}
+
+void Contiguous(DevTensor &t, const std::vector<double> &values, const std::vector<int64_t> &shape, aclDataType dtype) {
+  MakeTensor(t, Encode(values, dtype), shape, shape, RowMajor(shape), 0, dtype);
+}
+
+struct RunResult {
+  aclnnStatus phase1 = -1;
+  aclnnStatus phase2 = -1;
+  uint64_t workspace = 0;
+  std::string message;
+};
+
+RunResult RunSml(const aclTensor *g, const aclTensor *s, const aclTensor *t, int64_t reduction, aclTensor *out) {
+  RunResult r;
+  aclOpExecutor *executor = nullptr;
+  r.phase1 = aclnnSoftMarginLossBackwardGetWorkspaceSize(g, s, t, reduction, out, &r.workspace, &executor);
+  if (r.phase1 != 0) {
+    r.message = aclGetRecentErrMsg();
+    return r;
+  }
+  void *ws = nullptr;
+  if (r.workspace > 0) {
+    aclrtMalloc(&ws, r.workspace, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  r.phase2 = aclnnSoftMarginLossBackward(ws, r.workspace, executor, nullptr);
+  if (r.phase2 != 0) {
+    r.message = aclGetRecentErrMsg();
+  }
+  if (ws != nullptr) {
+    aclrtFree(ws);
+  }
+  return r;
+}
+
+double Reference(double g, double x, double t, double scale) {
+  return -t * g * (1.0 / (1.0 + std::exp(t * x))) * scale;
+}
+
+bool Close(double got, double want, double rtol, double atol) {
+  return std::fabs(got - want) <= atol + rtol * std::fabs(want);
+}
+
+// Broadcast index helper for references: element `flat` of `outShape` read from a tensor of `shape`.
+size_t BroadcastIndex(size_t flat, const std::vector<int64_t> &outShape, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> idx(outShape.size());
+  for (size_t d = outShape.size(); d > 0; --d) {
+    idx[d - 1] = static_cast<int64_t>(flat % static_cast<size_t>(outShape[d - 1]));
+    flat /= static_cast<size_t>(outShape[d - 1]);
+  }
+  size_t offset = 0;
+  const std::vector<int64_t> strides = RowMajor(shape);
+  for (size_t k = 0; k < shape.size(); ++k) {
+    const size_t od = outShape.size() - shape.size() + k;
+    offset += static_cast<size_t>(shape[k] == 1 ? 0 : idx[od]) * static_cast<size_t>(strides[k]);
+  }
+  return offset;
+}
+
+std::vector<double> Ramp(size_t n, double start, double step) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = start + step * static_cast<double>(i % 17) - 0.03 * static_cast<double>(i % 5);
+  }
+  return v;
+}
+
+// One broadcasting case: compare against the double reference.
+void CheckSmlCase(const char *name, const std::vector<int64_t> &gShape, const std::vector<int64_t> &sShape,
+                  const std::vector<int64_t> &tShape, const std::vector<int64_t> &outShape, aclDataType dtype,
+                  int64_t reduction, double rtol, double atol) {
+  const auto gv = Ramp(static_cast<size_t>(Numel(gShape)), -1.0, 0.15);
+  const auto sv = Ramp(static_cast<size_t>(Numel(sShape)), -2.0, 0.25);
+  std::vector<double> tv = Ramp(static_cast<size_t>(Numel(tShape)), 0.5, -0.07);
+  DevTensor g, s, t, out;
+  Contiguous(g, gv, gShape, dtype);
+  Contiguous(s, sv, sShape, dtype);
+  Contiguous(t, tv, tShape, dtype);
+  Contiguous(out, std::vector<double>(static_cast<size_t>(Numel(outShape)), 0.0), outShape, dtype);
+  const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, reduction, out.tensor);
+  EXPECT(r.phase1 == 0 && r.phase2 == 0, "%s: statuses %d/%d: %s", name, r.phase1, r.phase2, r.message.c_str());
+  const auto n = static_cast<size_t>(Numel(outShape));
+  const auto got = Decode(out.dev, n, dtype);
+  const auto ge = Decode(g.dev, gv.size(), dtype);  // inputs as stored (rounded to dtype)
+  const auto se = Decode(s.dev, sv.size(), dtype);
+  const auto te = Decode(t.dev, tv.size(), dtype);
+  const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  int bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double want = Reference(ge[BroadcastIndex(i, outShape, gShape)], se[BroadcastIndex(i, outShape, sShape)],
+                                  te[BroadcastIndex(i, outShape, tShape)], scale);
+    if (!Close(got[i], want, rtol, atol) && bad++ < 3) {
+      std::printf("  %s: out[%zu] = %.9g, expected %.9g\n", name, i, got[i], want);
+    }
+  }
+  EXPECT(bad == 0, "%s: %d elements differ", name, bad);
+}
+
+void TestExampleNumbers() {
+  DevTensor g, s, t, out;
+  Contiguous(g, {0, 1, 2, 3}, {2, 2}, ACL_FLOAT);
+  Contiguous(s, {0, 1, 2, 3}, {2, 2}, ACL_FLOAT);
+  Contiguous(t, {1, 1, 1, 1}, {2, 2}, ACL_FLOAT);
+  Contiguous(out, {9, 9, 9, 9}, {2, 2}, ACL_FLOAT);
+  const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 1, out.tensor);
+  EXPECT(r.phase1 == 0 && r.phase2 == 0, "example run: %d/%d %s", r.phase1, r.phase2, r.message.c_str());
+  EXPECT(r.workspace == 0, "workspace %llu", static_cast<unsigned long long>(r.workspace));
+  const auto got = Decode(out.dev, 4, ACL_FLOAT);
+  const double want[4] = {0.0, -0.0672353581, -0.0596014597, -0.0355694070};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT(Close(got[i], want[i], 1e-6, 1e-9), "result[%d] = %.9g, expected %.9g", i, got[i], want[i]);
+  }
+  const std::string stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"op_type\": \"SoftMarginLossGrad\"") &&
+             Contains(stats, "\"kernel\": \"soft_margin_loss_grad\""),
+         "stats: %s", stats.c_str());
+  EXPECT(Contains(stats, "\"totalLength\": 4") && Contains(stats, "\"scale0\": -0.25"), "stats tiling: %s",
+         stats.c_str());
+  EXPECT(Contains(stats, "\"cores\": [{\"gm_bytes_read\": "), "stats cores: %s", stats.c_str());
+}
+
+void TestNullArguments() {
+  DevTensor g, s, t, out;
+  Contiguous(g, {1, 2}, {2}, ACL_FLOAT);
+  Contiguous(s, {1, 2}, {2}, ACL_FLOAT);
+  Contiguous(t, {1, 2}, {2}, ACL_FLOAT);
+  Contiguous(out, {0, 0}, {2}, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  aclnnStatus st =
+      aclnnSoftMarginLossBackwardGetWorkspaceSize(nullptr, s.tensor, t.tensor, 0, out.tensor, &ws, &executor);
+  std::string msg = aclGetRecentErrMsg();
+  EXPECT(st == 161001 && Contains(msg, "gradOutput"), "null gradOutput: %d '%s'", st, msg.c_str());
+  st = aclnnSoftMarginLossBackwardGetWorkspaceSize(g.tensor, s.tensor, t.tensor, 0, nullptr, &ws, &executor);
+  msg = aclGetRecentErrMsg();
+  EXPECT(st == 161001 && Contains(msg, "out"), "null out: %d '%s'", st, msg.c_str());
+  st = aclnnSoftMarginLossBackwardGetWorkspaceSize(g.tensor, s.tensor, t.tensor, 0, out.tensor, nullptr, &executor);
+  msg = aclGetRecentErrMsg();
+  EXPECT(st == 161001 && Contains(msg, "workspaceSize") && !Contains(msg, "executor"), "null workspaceSize: %d '%s'",
+         st, msg.c_str());
+  st = aclnnSoftMarginLossBackwardGetWorkspaceSize(g.tensor, s.tensor, t.tensor, 0, out.tensor, &ws, nullptr);
+  msg = aclGetRecentErrMsg();
+  EXPECT(st == 161001 && Contains(msg, "executor"), "null executor: %d '%s'", st, msg.c_str());
+  st = aclnnSoftMarginLossBackward(nullptr, 0, nullptr, nullptr);
+  msg = aclGetRecentErrMsg();
+  EXPECT(st == 161001 && Contains(msg, "executor"), "phase 2 null executor: %d '%s'", st, msg.c_str());
+  EXPECT(std::string(aclGetRecentErrMsg()).empty(), "the recent error is cleared once read");
+}
+
+void TestInvalidParams(bool is910) {
+  // BF16: rejected on Ascend910, computed elsewhere.
+  {
+    DevTensor g, s, t, out;
+    Contiguous(g, {1, 2}, {2}, ACL_BF16);
+    Contiguous(s, {1, 2}, {2}, ACL_BF16);
+    Contiguous(t, {1, 1}, {2}, ACL_BF16);
+    Contiguous(out, {0, 0}, {2}, ACL_BF16);
+    const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 0, out.tensor);
+    if (is910) {
+      EXPECT(r.phase1 == 161002 && Contains(r.message, "DT_BF16") && Contains(r.message, "DT_FLOAT16"),
+             "BF16 on 910: %d '%s'", r.phase1, r.message.c_str());
+    } else {
+      EXPECT(r.phase1 == 0 && r.phase2 == 0, "BF16: %d/%d '%s'", r.phase1, r.phase2, r.message.c_str());
+    }
+  }
+  // Rank 9.
+  {
+    const std::vector<int64_t> shape9 = {1, 1, 1, 1, 1, 1, 1, 2, 1};
+    DevTensor g, s, t, out;
+    Contiguous(g, {1, 2}, shape9, ACL_FLOAT);
+    Contiguous(s, {1, 2}, shape9, ACL_FLOAT);
+    Contiguous(t, {1, 2}, shape9, ACL_FLOAT);
+    Contiguous(out, {0, 0}, shape9, ACL_FLOAT);
+    const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 0, out.tensor);
+    EXPECT(r.phase1 == 161002 && Contains(r.message, "9 dimensions"), "rank 9: %d '%s'", r.phase1, r.message.c_str());
+  }
+  // Shapes that do not broadcast; wrong out shape; reduction 3.
+  {
+    DevTensor g, s, t, out, badOut;
+    Contiguous(g, std::vector<double>(6, 1.0), {2, 3}, ACL_FLOAT);
+    Contiguous(s, std::vector<double>(12, 1.0), {4, 3}, ACL_FLOAT);
+    Contiguous(t, std::vector<double>(6, 1.0), {2, 3}, ACL_FLOAT);
+    Contiguous(out, std::vector<double>(6, 0.0), {2, 3}, ACL_FLOAT);
+    RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 0, out.tensor);
+    EXPECT(r.phase1 == 161002 && Contains(r.message, "broadcast"), "no broadcast: %d '%s'", r.phase1,
+           r.message.c_str());
+    Contiguous(badOut, std::vector<double>(3, 0.0), {3}, ACL_FLOAT);
+    r = RunSml(g.tensor, t.tensor, t.tensor, 0, badOut.tensor);
+    EXPECT(r.phase1 == 161002 && Contains(r.message, "[3]") && Contains(r.message, "[2, 3]"), "out shape: %d '%s'",
+           r.phase1, r.message.c_str());
+    r = RunSml(g.tensor, t.tensor, t.tensor, 3, out.tensor);
+    EXPECT(r.phase1 == 161002 && Contains(r.message, "reduction"), "reduction 3: %d '%s'", r.phase1, r.message.c_str());
+  }
+}
+
+void TestPhaseTwoTwice() {
+  DevTensor g, s, t, out;
+  Contiguous(g, {1, 2, 3}, {3}, ACL_FLOAT);
+  Contiguous(s, {1, 2, 3}, {3}, ACL_FLOAT);
+  Contiguous(t, {1, -1, 1}, {3}, ACL_FLOAT);
+  Contiguous(out, {0, 0, 0}, {3}, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  aclnnStatus st =
+      aclnnSoftMarginLossBackwardGetWorkspaceSize(g.tensor, s.tensor, t.tensor, 2, out.tensor, &ws, &executor);
+  EXPECT(st == 0 && executor != nullptr, "phase 1: %d", st);
+  st = aclnnSoftMarginLossBackward(nullptr, ws, executor, nullptr);
+  EXPECT(st == 0, "phase 2: %d %s", st, aclGetRecentErrMsg());
+  st = aclnnSoftMarginLossBackward(nullptr, ws, executor, nullptr);
+  const std::string msg = aclGetRecentErrMsg();
+  EXPECT(st == 161002 && Contains(msg, "consumed"), "phase 2 again: %d '%s'", st, msg.c_str());
+  int notAnExecutor = 0;
+  st = aclnnSoftMarginLossBackward(nullptr, 0, reinterpret_cast<aclOpExecutor *>(&notAnExecutor), nullptr);
+  EXPECT(st == 161002, "foreign executor: %d", st);
+  // The caller may destroy its tensors between the phases.
+  DevTensor g2, s2, t2, out2;
+  Contiguous(g2, {1, 2, 3}, {3}, ACL_FLOAT);
+  Contiguous(s2, {1, 2, 3}, {3}, ACL_FLOAT);
+  Contiguous(t2, {1, -1, 1}, {3}, ACL_FLOAT);
+  Contiguous(out2, {0, 0, 0}, {3}, ACL_FLOAT);
+  st = aclnnSoftMarginLossBackwardGetWorkspaceSize(g2.tensor, s2.tensor, t2.tensor, 2, out2.tensor, &ws, &executor);
+  aclDestroyTensor(g2.tensor);
+  aclDestroyTensor(out2.tensor);
+  g2.tensor = nullptr;
+  out2.tensor = nullptr;
+  st = aclnnSoftMarginLossBackward(nullptr, ws, executor, nullptr);
+  const auto got = Decode(out2.dev, 3, ACL_FLOAT);
+  EXPECT(st == 0 && Close(got[1], Reference(2, 2, -1, 1), 1e-6, 1e-7), "tensors destroyed before phase 2: %d %.9g", st,
+         got[1]);
+}
+
+void TestViews() {
+  // gradOutput: a transposed view (shape [2, 3], strides [1, 2]) of a [3, 2] storage, starting at offset 2
+  // of a larger buffer; out: a transposed view too.
+  const std::vector<double> gStore = {9, 9, 0.5, -1.0, 1.5, 2.0, -0.5, 3.0};  // 2 leading pad elements
+  DevTensor g, s, t, out;
+  MakeTensor(g, Encode(gStore, ACL_FLOAT), {8}, {2, 3}, {1, 2}, 2, ACL_FLOAT);
+  const std::vector<double> sv = {0.1, 0.2, 0.3, -0.4, -0.5, 0.6};
+  const std::vector<double> tv = {1, -1, 1, -1, 1, -1};
+  Contiguous(s, sv, {2, 3}, ACL_FLOAT);
+  Contiguous(t, tv, {2, 3}, ACL_FLOAT);
+  MakeTensor(out, Encode(std::vector<double>(6, 7.0), ACL_FLOAT), {3, 2}, {2, 3}, {1, 2}, 0, ACL_FLOAT);
+  EXPECT(g.tensor != nullptr && out.tensor != nullptr, "views created");
+  const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 0, out.tensor);
+  EXPECT(r.phase1 == 0 && r.phase2 == 0, "views: %d/%d %s", r.phase1, r.phase2, r.message.c_str());
+  const auto storage = Decode(out.dev, 6, ACL_FLOAT);
+  int bad = 0;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const double gval = gStore[static_cast<size_t>(2 + i + 2 * j)];
+      const double want = Reference(gval, sv[static_cast<size_t>(3 * i + j)], tv[static_cast<size_t>(3 * i + j)], 1.0);
+      const double got = storage[static_cast<size_t>(i + 2 * j)];
+      if (!Close(got, want, 1e-6, 1e-7)) {
+        ++bad;
+        std::printf("  view out[%d][%d] = %.9g, expected %.9g\n", i, j, got, want);
+      }
+    }
+  }
+  EXPECT(bad == 0, "non-contiguous views: %d wrong", bad);
+  const std::string stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"kind\": \"Contiguous\"") && Contains(stats, "\"kind\": \"ViewCopy\""), "host tasks: %s",
+         stats.c_str());
+  // A view reaching past its storage is refused at creation.
+  const int64_t dims[2] = {2, 3};
+  const int64_t strides[2] = {3, 1};
+  const int64_t storageDims[1] = {5};
+  float buffer[5] = {};
+  aclTensor *bad2 = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, storageDims, 1, buffer);
+  const std::string msg = aclGetRecentErrMsg();
+  EXPECT(bad2 == nullptr && Contains(msg, "past the storage"), "oversized view: '%s'", msg.c_str());
+}
+
+void TestBroadcastAndEmpty() {
+  CheckSmlCase("0-d gradOutput", {}, {2, 3}, {2, 3}, {2, 3}, ACL_FLOAT, 1, 1e-6, 1e-8);
+  CheckSmlCase("broadcast all", {3, 1}, {1, 4}, {4}, {3, 4}, ACL_FLOAT, 2, 1e-6, 1e-8);
+  CheckSmlCase("1-d large", {70001}, {70001}, {70001}, {70001}, ACL_FLOAT, 1, 1e-5, 1e-12);
+  CheckSmlCase("fp16", {5, 33}, {5, 33}, {1}, {5, 33}, ACL_FLOAT16, 0, 2e-3, 1e-4);
+  // Empty tensors succeed without work.
+  DevTensor g, s, t, out;
+  Contiguous(g, {}, {0, 3}, ACL_FLOAT);
+  Contiguous(s, {}, {0, 3}, ACL_FLOAT);
+  Contiguous(t, {1, 1, 1}, {3}, ACL_FLOAT);
+  Contiguous(out, {}, {0, 3}, ACL_FLOAT);
+  const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 1, out.tensor);
+  EXPECT(r.phase1 == 0 && r.phase2 == 0 && r.workspace == 0, "empty: %d/%d %s", r.phase1, r.phase2, r.message.c_str());
+  const std::string stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"launches\": []"), "empty run launches nothing: %s", stats.c_str());
+}
+
+void TestMixedDtypes(bool is910) {
+  // FLOAT16 gradOutput with FLOAT self/target promotes to FLOAT; out FLOAT16 (Cast on the host).
+  DevTensor g, s, t, out;
+  Contiguous(g, {0.5, -1.25, 2.0}, {3}, ACL_FLOAT16);
+  Contiguous(s, {0.1, 0.2, -3.0}, {3}, ACL_FLOAT);
+  Contiguous(t, {1, -1, 1}, {3}, ACL_FLOAT);
+  Contiguous(out, {0, 0, 0}, {3}, ACL_FLOAT16);
+  const RunResult r = RunSml(g.tensor, s.tensor, t.tensor, 0, out.tensor);
+  EXPECT(r.phase1 == 0 && r.phase2 == 0, "mixed: %d/%d %s", r.phase1, r.phase2, r.message.c_str());
+  const auto got = Decode(out.dev, 3, ACL_FLOAT16);
+  const double sv[3] = {0.1F, 0.2F, -3.0F};
+  const double gv[3] = {0.5, -1.25, 2.0};
+  const double tv[3] = {1, -1, 1};
+  for (int i = 0; i < 3; ++i) {
+    const double want =
+        opgen_rt::HalfBitsToDouble(opgen_rt::DoubleToHalfBits(static_cast<float>(Reference(gv[i], sv[i], tv[i], 1.0))));
+    EXPECT(Close(got[i], want, 1e-3, 1e-6), "mixed out[%d] = %.9g, expected %.9g", i, got[i], want);
+  }
+  const std::string stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"kind\": \"Cast\""), "cast tasks: %s", stats.c_str());
+  if (!is910) {
+    CheckSmlCase("bf16", {4, 17}, {4, 17}, {4, 17}, {4, 17}, ACL_BF16, 1, 1.6e-2, 1e-5);
+  }
+}
+
+void TestOpDefJson(bool is910) {
+  const std::string def = opgen_rt_opdef_json("SoftMarginLossGrad");
+  EXPECT(Contains(def, "\"op_type\": \"SoftMarginLossGrad\""), "%s", def.c_str());
+  EXPECT(Contains(def,
+                  "{\"name\": \"gradOutput\", \"param_type\": \"REQUIRED\", \"dtypes\": [\"DT_FLOAT\", "
+                  "\"DT_FLOAT16\", \"DT_BF16\"]"),
+         "%s", def.c_str());
+  EXPECT(Contains(def, "\"formats\": [\"FORMAT_ND\", \"FORMAT_ND\", \"FORMAT_ND\"]"), "%s", def.c_str());
+  EXPECT(Contains(def, "{\"name\": \"reduction\", \"attr_type\": \"OPTIONAL\", \"type\": \"int\", \"default\": 1}"),
+         "%s", def.c_str());
+  EXPECT(Contains(def,
+                  "\"ascend910\": {\"inputs\": [{\"name\": \"gradOutput\", \"param_type\": \"REQUIRED\", "
+                  "\"dtypes\": [\"DT_FLOAT\", \"DT_FLOAT16\"]"),
+         "%s", def.c_str());
+  EXPECT(Contains(def, "\"ascend910b\": null") && Contains(def, "\"ascend950\": null"), "%s", def.c_str());
+  EXPECT(std::string(opgen_rt_opdef_json("NoSuchOp")) == "null", "unknown op");
+  const std::string product = opgen_rt_product_json();
+  EXPECT(Contains(product, is910 ? "\"soc_version\": \"ASCEND910\"," : "\"soc_version\": \"ASCEND910B\""), "%s",
+         product.c_str());
+}
+
+void TestRunTilingJson() {
+  // 2^32 elements: far too many to allocate, fine for tiling.
+  const std::string big = opgen_rt_run_tiling_json(
+      "SoftMarginLossGrad",
+      "{\"inputs\": [{\"shape\": [65536, 65536], \"dtype\": \"DT_FLOAT\"}, {\"shape\": [65536, 65536], \"dtype\": "
+      "\"FLOAT\"}, {\"shape\": [65536, 65536], \"dtype\": 0}], \"outputs\": [{\"shape\": [65536, 65536], \"dtype\": "
+      "\"DT_FLOAT\", \"format\": \"ND\"}], \"attrs\": {\"reduction\": 1}}");
+  EXPECT(Contains(big, "\"status\": 0") && Contains(big, "\"totalLength\": 4294967296") &&
+             Contains(big, "\"tiling_key\": 0"),
+         "%s", big.c_str());
+  const std::string dflt = opgen_rt_run_tiling_json(
+      "SoftMarginLossGrad",
+      "{\"inputs\": [{\"shape\": [8], \"dtype\": \"DT_FLOAT16\"}, {\"shape\": [8], \"dtype\": "
+      "\"DT_FLOAT16\"}, {\"shape\": [8], \"dtype\": \"DT_FLOAT16\"}], \"outputs\": [{\"shape\": "
+      "[8], \"dtype\": \"DT_FLOAT16\"}]}");
+  EXPECT(Contains(dflt, "\"status\": 0") && Contains(dflt, "\"scale0\": -0.125") &&
+             Contains(dflt, "\"block_dim\": 1") && Contains(dflt, "\"tiling_key\": 1"),
+         "default reduction (mean): %s", dflt.c_str());
+  const std::string bad = opgen_rt_run_tiling_json("SoftMarginLossGrad", "{\"inputs\": [");
+  EXPECT(Contains(bad, "\"status\": 161002"), "%s", bad.c_str());
+  const std::string fail =
+      opgen_rt_run_tiling_json("SoftMarginLossGrad",
+                               "{\"inputs\": [{\"shape\": [8], \"dtype\": \"DT_INT32\"}], \"outputs\": [{\"shape\": "
+                               "[8], \"dtype\": \"DT_INT32\"}], \"attrs\": [0]}");
+  EXPECT(Contains(fail, "\"status\": 561002") && Contains(fail, "GRAPH_FAILED"), "%s", fail.c_str());
+  const std::string none = opgen_rt_run_tiling_json("NoSuchOp", "{\"inputs\": []}");
+  EXPECT(Contains(none, "\"status\": 561002") && Contains(none, "no tiling function"), "%s", none.c_str());
+}
+
+struct TestOpRun {
+  aclnnStatus phase1 = -1;
+  aclnnStatus phase2 = -1;
+  uint64_t workspace = 0;
+  std::string message;
+  std::vector<double> y;
+};
+
+TestOpRun RunTestOp(const std::vector<double> &xv, aclDataType dtype, const int64_t *idxValue, int64_t num,
+                    uint64_t count, bool flag, float scale, int workspaceMode = 0) {
+  TestOpRun r;
+  DevTensor x, y, idx;
+  const std::vector<int64_t> shape = {static_cast<int64_t>(xv.size())};
+  Contiguous(x, xv, shape, dtype);
+  Contiguous(y, std::vector<double>(xv.size(), 0.0), shape, dtype);
+  if (idxValue != nullptr) {
+    std::vector<uint8_t> bytes(8);
+    std::memcpy(bytes.data(), idxValue, 8);
+    MakeTensor(idx, bytes, {1}, {1}, {1}, 0, ACL_INT64);
+  }
+  aclOpExecutor *executor = nullptr;
+  r.phase1 = aclnnOpgenTestOpGetWorkspaceSize(x.tensor, idx.tensor, num, count, flag, scale, y.tensor, &r.workspace,
+                                              &executor);
+  if (r.phase1 != 0) {
+    r.message = aclGetRecentErrMsg();
+    return r;
+  }
+  void *ws = nullptr;
+  if (r.workspace > 0) {
+    aclrtMalloc(&ws, r.workspace, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  uint64_t given = r.workspace;
+  void *givenPtr = ws;
+  if (workspaceMode == 1) {
+    given = r.workspace - 1;
+  } else if (workspaceMode == 2) {
+    givenPtr = nullptr;
+  }
+  r.phase2 = aclnnOpgenTestOp(givenPtr, given, executor, nullptr);
+  if (r.phase2 != 0) {
+    r.message = aclGetRecentErrMsg();
+  } else if (ws != nullptr) {
+    std::vector<uint8_t> bytes(r.workspace);
+    aclrtMemcpy(bytes.data(), bytes.size(), ws, bytes.size(), ACL_MEMCPY_DEVICE_TO_HOST);
+    if (bytes[static_cast<size_t>(num - 1)] != 42) {
+      r.message = "workspace byte not written";
+    }
+  }
+  if (ws != nullptr) {
+    aclrtFree(ws);
+  }
+  r.y = Decode(y.dev, xv.size(), dtype);
+  return r;
+}
+
+void TestOpgenTestOp(bool is910) {
+  const std::vector<double> xv = {1, 2, 3, 4, 5};
+  // Attributes of every kind arrive in the tiling; the optional input may be absent.
+  TestOpRun r = RunTestOp(xv, ACL_FLOAT, nullptr, 0, uint64_t{1} << 40, true, 2.0F);
+  EXPECT(r.phase1 == 0 && r.phase2 == 0 && r.y[4] == 11.0, "test op: %d/%d y4=%g %s", r.phase1, r.phase2, r.y[4],
+         r.message.c_str());
+  std::string stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"count\": 1099511627776") && Contains(stats, "\"flag\": 1") &&
+             Contains(stats, "\"scale\": 2") && Contains(stats, "\"hasIdx\": 0") && Contains(stats, "\"block_dim\": 2"),
+         "%s", stats.c_str());
+  EXPECT(Contains(stats, "\"kind\": \"InitValue\""), "InitValue memset: %s", stats.c_str());
+  const int64_t idxValue = 100;
+  r = RunTestOp(xv, ACL_FLOAT, &idxValue, 0, 3, false, 1.0F);
+  EXPECT(r.phase2 == 0 && r.y[0] == 101.0, "optional input present: y0=%g %s", r.y[0], r.message.c_str());
+  // Deterministic mode reaches the tiling.
+  aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1);
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, 0, 3, false, 1.0F);
+  stats = opgen_rt_last_launch_stats();
+  EXPECT(r.phase2 == 0 && Contains(stats, "\"deterministic\": 1"), "deterministic: %s", stats.c_str());
+  aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 0);
+  int64_t det = -1;
+  aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &det);
+  EXPECT(det == 0, "deterministic read back %lld", static_cast<long long>(det));
+  // Workspace: sized by the tiling, checked in phase 2.
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, 1000, 3, false, 1.0F);
+  EXPECT(r.phase2 == 0 && r.workspace == 1000 && r.message.empty(), "workspace run: %d ws=%llu %s", r.phase2,
+         static_cast<unsigned long long>(r.workspace), r.message.c_str());
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, 1000, 3, false, 1.0F, 1);
+  EXPECT(r.phase2 == 161002 && Contains(r.message, "smaller"), "small workspace: %d '%s'", r.phase2, r.message.c_str());
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, 1000, 3, false, 1.0F, 2);
+  EXPECT(r.phase2 == 161002 && Contains(r.message, "workspace is nullptr"), "null workspace: %d '%s'", r.phase2,
+         r.message.c_str());
+  // Tiling failure and kernel fault.
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, -1, 3, false, 1.0F);
+  EXPECT(r.phase1 == 561002 && Contains(r.message, "tiling of OpgenTestOp failed"), "tiling failure: %d '%s'", r.phase1,
+         r.message.c_str());
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, -2, 3, false, 1.0F);
+  EXPECT(r.phase2 == 361001 && Contains(r.message, "opgen_test_op"), "kernel fault: %d '%s'", r.phase2,
+         r.message.c_str());
+  stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"ok\": false") && Contains(stats, "\"status\": 361001"), "%s", stats.c_str());
+  // INT32 has a kernel only where the OpDef's config says so.
+  r = RunTestOp(xv, ACL_INT32, nullptr, 0, 3, false, 1.0F);
+  if (is910) {
+    EXPECT(r.phase1 == 561003 && Contains(r.message, "DT_INT32"), "int32 on 910: %d '%s'", r.phase1, r.message.c_str());
+  } else {
+    EXPECT(r.phase1 == 0 && r.phase2 == 0 && r.y[2] == 3.0, "int32: %d/%d '%s'", r.phase1, r.phase2, r.message.c_str());
+  }
+  // Tiling by JSON with attributes by name (defaults filled in) and by position.
+  const std::string byName =
+      opgen_rt_run_tiling_json("OpgenTestOp",
+                               "{\"inputs\": [{\"shape\": [3000000000], \"dtype\": \"DT_FLOAT\"}, null], \"outputs\": "
+                               "[{\"shape\": [3000000000], \"dtype\": \"DT_FLOAT\"}], \"attrs\": {\"num\": 64}, "
+                               "\"deterministic\": 1}");
+  EXPECT(Contains(byName, "\"length\": 3000000000") && Contains(byName, "\"count\": 7") &&
+             Contains(byName, "\"scale\": 1.5") && Contains(byName, "\"deterministic\": 1") &&
+             Contains(byName, "\"workspace_sizes\": [64]"),
+         "%s", byName.c_str());
+  const std::string missing = opgen_rt_run_tiling_json("OpgenTestOp", "{\"inputs\": [], \"attrs\": {}}");
+  EXPECT(Contains(missing, "\"status\": 161002") && Contains(missing, "num"), "%s", missing.c_str());
+}
+
+void TestCoreOrders() {
+  for (int32_t mode = 0; mode <= 3; ++mode) {
+    EXPECT(opgen_rt_set_core_order(mode, 1234) == 0, "core order %d", mode);
+    CheckSmlCase("core order", {40000}, {40000}, {40000}, {40000}, ACL_FLOAT, 0, 1e-5, 1e-9);
+  }
+  EXPECT(opgen_rt_set_core_order(7, 0) == -1, "bad core order");
+  EXPECT(Contains(aclGetRecentErrMsg(), "mode 7"), "bad core order message");
+  opgen_rt_set_core_order(0, 0);
+}
+
+void TestConversionsAndUtils() {
+  using opgen_rt::DoubleToBf16Bits;
+  using opgen_rt::DoubleToHalfBits;
+  EXPECT(DoubleToHalfBits(1.0) == 0x3C00, "half 1");
+  EXPECT(DoubleToHalfBits(-2.0) == 0xC000, "half -2");
+  EXPECT(DoubleToHalfBits(65504.0) == 0x7BFF, "half max");
+  EXPECT(DoubleToHalfBits(65519.0) == 0x7BFF, "half just below the rounding boundary");
+  EXPECT(DoubleToHalfBits(65520.0) == 0x7C00, "half overflow by rounding");
+  EXPECT(DoubleToHalfBits(std::ldexp(1.0, -24)) == 0x0001, "half smallest subnormal");
+  EXPECT(DoubleToHalfBits(std::ldexp(1.0, -25)) == 0x0000, "half tie to even (0)");
+  EXPECT(DoubleToHalfBits(std::ldexp(3.0, -25)) == 0x0002, "half tie to even (2)");
+  EXPECT(DoubleToHalfBits(std::ldexp(1023.5, -24)) == 0x0400, "half subnormal rounds up to the smallest normal");
+  EXPECT(DoubleToHalfBits(1.0 + std::ldexp(1.0, -11)) == 0x3C00, "half tie down to even");
+  EXPECT(DoubleToHalfBits(1.0 + std::ldexp(3.0, -11)) == 0x3C02, "half tie up to even");
+  EXPECT((DoubleToHalfBits(std::nan("")) & 0x7C00) == 0x7C00 && (DoubleToHalfBits(std::nan("")) & 0x3FF) != 0,
+         "half NaN");
+  EXPECT(DoubleToHalfBits(-0.0) == 0x8000, "half -0");
+  EXPECT(DoubleToBf16Bits(1.0) == 0x3F80, "bf16 1");
+  EXPECT(DoubleToBf16Bits(1.0 + std::ldexp(1.0, -8)) == 0x3F80, "bf16 tie to even (down)");
+  EXPECT(DoubleToBf16Bits(1.0 + std::ldexp(3.0, -8)) == 0x3F82, "bf16 tie to even (up)");
+  EXPECT(DoubleToBf16Bits(3.0e38) == 0x7F62, "bf16 large");
+  EXPECT(DoubleToBf16Bits(4.0e38) == 0x7F80, "bf16 overflow");
+  EXPECT(opgen_rt::Bf16BitsToDouble(0x3F82) == 1.015625, "bf16 decode");
+  EXPECT(aclFloat16ToFloat(aclFloatToFloat16(0.1F)) == static_cast<float>(opgen_rt::HalfBitsToDouble(0x2E66)),
+         "aclFloatToFloat16");
+  opgen_rt::ElementValue v;
+  v.kind = opgen_rt::ElementValue::Kind::FLOATING;
+  v.f = -3.7;
+  int32_t i32 = 0;
+  opgen_rt::WriteElement(&i32, ge::DT_INT32, v);
+  EXPECT(i32 == -3, "float to int truncates: %d", i32);
+  v.f = 1e20;
+  int8_t i8 = 0;
+  opgen_rt::WriteElement(&i8, ge::DT_INT8, v);
+  EXPECT(i8 == 127, "float to int8 saturates: %d", i8);
+
+  using op::PromoteType;
+  EXPECT(PromoteType(ge::DT_FLOAT16, ge::DT_BF16) == ge::DT_FLOAT, "f16+bf16");
+  EXPECT(PromoteType(ge::DT_FLOAT, ge::DT_FLOAT16) == ge::DT_FLOAT, "f32+f16");
+  EXPECT(PromoteType(ge::DT_BF16, ge::DT_BF16) == ge::DT_BF16, "bf16+bf16");
+  EXPECT(PromoteType(ge::DT_INT8, ge::DT_UINT8) == ge::DT_INT16, "i8+u8");
+  EXPECT(PromoteType(ge::DT_BOOL, ge::DT_INT32) == ge::DT_INT32, "bool+i32");
+  EXPECT(PromoteType(ge::DT_INT64, ge::DT_FLOAT16) == ge::DT_FLOAT16, "i64+f16");
+  EXPECT(PromoteType(ge::DT_DOUBLE, ge::DT_FLOAT) == ge::DT_DOUBLE, "f64+f32");
+  EXPECT(PromoteType(ge::DT_UINT16, ge::DT_FLOAT) == ge::DT_UNDEFINED, "u16+f32");
+
+  op::Shape out;
+  EXPECT(op::BroadcastInferShape(op::Shape{}, op::Shape{2, 3}, out) && out == op::Shape({2, 3}), "[] with [2,3]");
+  EXPECT(op::BroadcastInferShape(op::Shape{2, 1}, op::Shape{1, 3}, out) && out == op::Shape({2, 3}), "[2,1]x[1,3]");
+  EXPECT(op::BroadcastInferShape(op::Shape{0, 1}, op::Shape{1, 3}, out) && out == op::Shape({0, 3}), "[0,1]x[1,3]");
+  EXPECT(!op::BroadcastInferShape(op::Shape{2}, op::Shape{3}, out), "[2]x[3]");
+  EXPECT(std::string(op::ToString(op::Shape{2, 3}).GetString()) == "[2, 3]", "shape text");
+}
+
+// Registers the SoftMarginLossGrad tiling layout when the device side's REGISTER_TILING_DATA_CLASS does not,
+// so the statistics can name fields.
+void EnsureTilingMeta() {
+  if (opgen_rt::FindTilingClassMeta("SoftMarginLossGrad") == nullptr) {
+    using T = optiling::SoftMarginLossGradTilingData;
+    opgen_rt::TilingClassMeta meta;
+    meta.className = "SoftMarginLossGradTilingData";
+    meta.dataSize = sizeof(T);
+    meta.fields = {{"totalLength", "int64_t", offsetof(T, totalLength), 8, 1},
+                   {"formerNum", "int64_t", offsetof(T, formerNum), 8, 1},
+                   {"formerLength", "int64_t", offsetof(T, formerLength), 8, 1},
+                   {"tailLength", "int64_t", offsetof(T, tailLength), 8, 1},
+                   {"tileLength", "int64_t", offsetof(T, tileLength), 8, 1},
+                   {"scale0", "float", offsetof(T, scale0), 4, 1}};
+    opgen_rt::RegisterTilingClassMeta("SoftMarginLossGrad", meta);
+    std::printf(
+        "note: registered the SoftMarginLossGrad tiling layout from the test (the device side's "
+        "REGISTER_TILING_DATA_CLASS does not register one)\n");
+  }
+  if (opgen_rt::FindTilingClassMeta("OpgenTestOp") == nullptr) {
+    using T = optiling::OpgenTestOpTilingData;
+    opgen_rt::TilingClassMeta meta;
+    meta.className = "OpgenTestOpTilingData";
+    meta.dataSize = sizeof(T);
+    meta.fields = {{"length", "int64_t", offsetof(T, length), 8, 1},
+                   {"num", "int64_t", offsetof(T, num), 8, 1},
+                   {"count", "uint64_t", offsetof(T, count), 8, 1},
+                   {"flag", "uint32_t", offsetof(T, flag), 4, 1},
+                   {"scale", "float", offsetof(T, scale), 4, 1},
+                   {"deterministic", "int32_t", offsetof(T, deterministic), 4, 1},
+                   {"hasIdx", "int32_t", offsetof(T, hasIdx), 4, 1},
+                   {"coreNum", "int32_t", offsetof(T, coreNum), 4, 1}};
+    opgen_rt::RegisterTilingClassMeta("OpgenTestOp", meta);
+  }
+}
+
+}  // namespace
+
+int main() {
+  if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
+    std::printf("FAIL: acl init\n");
+    return 1;
+  }
+  EXPECT(aclInit(nullptr) == ACL_ERROR_REPEAT_INITIALIZE, "second aclInit");
+  (void)aclGetRecentErrMsg();
+  aclrtStream stream = nullptr;
+  EXPECT(aclrtCreateStream(&stream) == ACL_SUCCESS, "stream");
+  const bool is910 = Contains(opgen_rt_product_json(), "\"name\": \"Ascend910\",");
+  EnsureTilingMeta();
+
+  TestConversionsAndUtils();
+  TestExampleNumbers();
+  TestNullArguments();
+  TestInvalidParams(is910);
+  TestPhaseTwoTwice();
+  TestViews();
+  TestBroadcastAndEmpty();
+  TestMixedDtypes(is910);
+  TestOpDefJson(is910);
+  TestRunTilingJson();
+  TestOpgenTestOp(is910);
+  TestCoreOrders();
+
+  EXPECT(aclrtDestroyStream(stream) == ACL_SUCCESS, "destroy stream");
+  aclrtResetDevice(0);
+  aclFinalize();
+  std::printf("%s: %d checks, %d failures\n", is910 ? "Ascend910" : "Ascend910B", g_checks, g_failures);
+  return g_failures == 0 ? 0 : 1;
+}
