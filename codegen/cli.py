@@ -41,11 +41,18 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from codegen.generate import generate
+    from codegen.generate import run_generate
 
-    catalogue, specs = _load(args)
-    specs = _select(specs, args.ops)
-    report = generate(specs, catalogue, Path(args.out) if args.out else None, check=args.check)
+    result = run_generate(
+        out=Path(args.out) if args.out else None,
+        specs_dir=Path(args.specs) if args.specs else None,
+        products_file=Path(args.products) if args.products else None,
+        ops=args.ops,
+        check=args.check,
+        force=args.force,
+        prune=args.prune,
+    )
+    report = result.report
     if args.check:
         if report.clean:
             print(f"generated/ is up to date ({len(report.unchanged)} files)")
@@ -60,9 +67,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 1
     for rel in report.written:
         print(f"wrote {rel}")
-    print(f"{len(report.written)} written, {len(report.unchanged)} unchanged")
+    if args.verbose:
+        for rel in result.skipped:
+            print(f"skipped {rel} (inputs unchanged)")
+    print(
+        f"{len(report.written)} written, {len(report.unchanged)} rendered and unchanged, "
+        f"{len(result.skipped)} skipped (inputs unchanged)"
+    )
     for rel in report.extra:
         print(f"warning: {rel} is produced by no template", file=sys.stderr)
+    for name in result.orphans:
+        if name in result.pruned:
+            print(f"pruned {name}/ (no spec produces it)")
+        else:
+            print(f"warning: {name}/ is produced by no spec; `opgen generate --prune` removes it", file=sys.stderr)
     return 0
 
 
@@ -137,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("ops", nargs="*", help="ops to generate (snake name or OpType); default all")
     g.add_argument("--out", help="output directory (default generated/)")
     g.add_argument("--check", action="store_true", help="write nothing; exit 1 and list stale files")
+    g.add_argument("--force", action="store_true", help="ignore the manifest: re-render every file")
+    g.add_argument("--prune", action="store_true", help="delete op folders no spec produces any more")
+    g.add_argument("-v", "--verbose", action="store_true", help="also list the files skipped")
     g.set_defaults(func=cmd_generate)
     b = sub.add_parser("build", help="compile an op for a product; print the library path")
     b.add_argument("op")

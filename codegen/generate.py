@@ -1,13 +1,30 @@
-"""``opgen generate``: specs → rendered trees → ``generated/`` (or ``--out``), all or nothing."""
+"""``opgen generate``: specs → rendered trees → ``generated/`` (or ``--out``), all or nothing, incrementally.
+
+Every run first decides, from the manifest (:mod:`codegen.manifest`), which output files could have changed:
+a file whose spec, catalogue, templates (with their dependencies) and generator source are unchanged, and
+whose text on disk is what was written, is skipped without rendering. If anything must be rendered, *all*
+specs are loaded and validated first (a bad spec writes nothing), then only the affected ops are rendered and
+only files whose text changed are written. ``--check`` always renders everything and compares.
+"""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from codegen.manifest import FileRecord, file_hash, input_hash, load_manifest, save_manifest, sha256_bytes
 from codegen.paths import ProjectPaths, project_paths
-from codegen.render import RenderedOp, make_environment, render_op
+from codegen.render import RenderedOp, make_environment, render_op, template_closure
 from codegen.spec.model import Catalogue, OpSpec
 from codegen.writer import WriteReport, expected_files, sync_tree
+
+#: The support matrix at the root of the generated tree (ops x products x dtypes, linking each op's doc).
+OPERATORS_FILE = "OPERATORS.md"
+OPERATORS_TEMPLATE = "docs/operators.md.j2"
+#: Spec marker of outputs that depend on every spec (the support matrix).
+ALL_SPECS = "*"
 
 
 def render_all(specs: dict[str, OpSpec], catalogue: Catalogue, paths: ProjectPaths | None = None) -> list[RenderedOp]:
@@ -21,10 +38,41 @@ def render_all(specs: dict[str, OpSpec], catalogue: Catalogue, paths: ProjectPat
     return [render_op(specs[name], catalogue, paths, env) for name in sorted(specs)]
 
 
+def operators_view(specs: dict[str, OpSpec], catalogue: Catalogue) -> dict[str, Any]:
+    """View model of ``OPERATORS.md``: one row per op, one column per catalogue product."""
+    rows = []
+    for name in sorted(specs):
+        spec = specs[name]
+        cells = []
+        for p in catalogue.products:
+            if p.name in spec.products:
+                cells.append(", ".join(d.name for d in spec.inputs[0].dtypes_for(p)))
+            else:
+                cells.append("-")
+        rows.append(
+            {
+                "aclnn": spec.aclnn_name,
+                "doc": f"{name}/docs/{spec.aclnn_name}.md",
+                "family": spec.family,
+                "dtype_of": spec.inputs[0].name,
+                "cells": cells,
+            }
+        )
+    return {"products": [p.name for p in catalogue.products], "rows": rows}
+
+
+def render_operators(specs: dict[str, OpSpec], catalogue: Catalogue, paths: ProjectPaths) -> str:
+    """The text of ``OPERATORS.md``."""
+    env = make_environment(paths.templates)
+    text = env.get_template(OPERATORS_TEMPLATE).render(**operators_view(specs, catalogue))
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip() + "\n"
+
+
 def generate(
     specs: dict[str, OpSpec], catalogue: Catalogue, out: Path | None = None, check: bool = False
 ) -> WriteReport:
-    """Renders all ``specs`` and synchronises ``out`` (default ``generated/``); with ``check`` writes nothing.
+    """Renders all ``specs`` (and the support matrix) and synchronises ``out`` (default ``generated/``);
+    with ``check`` writes nothing. Not incremental: see :func:`run_generate` for the CLI's behaviour.
 
     Raises:
         codegen.render.RenderError: rendering failed (nothing was written).
@@ -32,4 +80,134 @@ def generate(
     paths = project_paths()
     rendered = render_all(specs, catalogue, paths)
     root = out or paths.generated
-    return sync_tree(root, expected_files(rendered), sorted(specs), check)
+    files = expected_files(rendered, {OPERATORS_FILE: render_operators(specs, catalogue, paths)})
+    return sync_tree(root, files, sorted(specs), check)
+
+
+@dataclass
+class GenerateResult:
+    """What :func:`run_generate` did. ``report`` covers the files it rendered; ``skipped`` lists files left
+    alone because nothing they come from changed; ``orphans`` are op folders no spec produces any more
+    (deleted only with ``prune``, then listed in ``pruned``)."""
+
+    report: WriteReport
+    skipped: list[str] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+
+def _spec_files(specs_dir: Path) -> dict[str, Path]:
+    return {p.stem: p for p in sorted(specs_dir.glob("*.yaml")) if p.name != "products.yaml"}
+
+
+def _record_hash(rec: FileRecord, spec_files: dict[str, Path], catalogue_file: Path, templates: Path) -> str:
+    if rec.spec == ALL_SPECS:
+        sources = [spec_files[name] for name in sorted(spec_files)]
+    else:
+        sources = [spec_files[rec.spec]] if rec.spec in spec_files else []
+    return input_hash(sources, catalogue_file, templates, rec.templates)
+
+
+def run_generate(
+    out: Path | None = None,
+    specs_dir: Path | None = None,
+    products_file: Path | None = None,
+    ops: list[str] | None = None,
+    check: bool = False,
+    force: bool = False,
+    prune: bool = False,
+) -> GenerateResult:
+    """The ``opgen generate`` command.
+
+    Args:
+        out: output root (default ``generated/``).
+        specs_dir: spec directory (default the project's ``specs/``).
+        products_file: product catalogue (default ``<specs_dir>/products.yaml``).
+        ops: restrict to these ops (snake names or OpTypes); the support matrix always covers every spec.
+        check: render everything, write nothing, report differences.
+        force: ignore the manifest and re-render (still writing only changed text).
+        prune: delete op folders that no spec produces any more.
+
+    Raises:
+        codegen.spec.errors.SpecErrors: a spec is invalid (nothing written).
+        codegen.render.RenderError: rendering failed (nothing written).
+        KeyError: an unknown op in ``ops``.
+    """
+    from codegen.specs import load_project
+
+    paths = project_paths()
+    root = out or paths.generated
+    sdir = specs_dir or paths.specs
+    catalogue_file = products_file or sdir / "products.yaml"
+    spec_files = _spec_files(sdir)
+
+    if check:
+        catalogue, specs = load_project(sdir, products_file)
+        return GenerateResult(generate(specs, catalogue, root, check=True))
+
+    manifest = {} if force else load_manifest(root)
+    result = GenerateResult(WriteReport())
+    stale_ops: set[str] = set()
+    matrix_stale = True
+    wanted = set(spec_files)
+    for op in spec_files:
+        records = {rel: r for rel, r in manifest.items() if rel.startswith(op + "/")}
+        fresh = bool(records) and all(
+            _record_hash(r, spec_files, catalogue_file, paths.templates) == r.input_hash
+            and file_hash(root / rel) == r.output_hash
+            for rel, r in records.items()
+        )
+        if fresh:
+            result.skipped.extend(sorted(records))
+        else:
+            stale_ops.add(op)
+    matrix = manifest.get(OPERATORS_FILE)
+    if matrix and _record_hash(matrix, spec_files, catalogue_file, paths.templates) == matrix.input_hash:
+        if file_hash(root / OPERATORS_FILE) == matrix.output_hash:
+            matrix_stale = False
+            result.skipped.append(OPERATORS_FILE)
+
+    if stale_ops or matrix_stale:
+        catalogue, specs = load_project(sdir, products_file)  # validates every spec: all errors or nothing
+        if ops:
+            from codegen.runner import resolve_op
+
+            wanted = {resolve_op(o, specs).snake for o in ops}
+        todo = sorted(stale_ops & wanted)
+        env = make_environment(paths.templates)
+        rendered = [render_op(specs[name], catalogue, paths, env) for name in todo]
+        extra = {}
+        if matrix_stale:
+            extra[OPERATORS_FILE] = render_operators(specs, catalogue, paths)
+        files = expected_files(rendered, extra)
+        result.report = sync_tree(root, files, todo, check=False)
+        for op_render in rendered:
+            for rel, name in op_render.templates.items():
+                key = f"{op_render.spec.snake}/{rel}"
+                deps = template_closure(env, name)
+                rec = FileRecord(op_render.spec.snake, deps, "", sha256_bytes(files[key].encode()))
+                manifest[key] = FileRecord(
+                    rec.spec, deps, _record_hash(rec, spec_files, catalogue_file, paths.templates), rec.output_hash
+                )
+        if matrix_stale:
+            deps = template_closure(env, OPERATORS_TEMPLATE)
+            rec = FileRecord(ALL_SPECS, deps, "", sha256_bytes(extra[OPERATORS_FILE].encode()))
+            manifest[OPERATORS_FILE] = FileRecord(
+                ALL_SPECS, deps, _record_hash(rec, spec_files, catalogue_file, paths.templates), rec.output_hash
+            )
+        result.skipped = [s for s in result.skipped if s not in files]
+
+    # Folders of ops whose spec is gone.
+    if root.is_dir():
+        for child in sorted(root.iterdir()):
+            if child.is_dir() and child.name not in spec_files and (child / "op_api").is_dir():
+                result.orphans.append(child.name)
+    if prune:
+        for name in result.orphans:
+            shutil.rmtree(root / name)
+            result.pruned.append(name)
+    manifest = {rel: r for rel, r in manifest.items() if rel.split("/")[0] not in result.pruned}
+    manifest = {rel: r for rel, r in manifest.items() if r.spec == ALL_SPECS or r.spec in spec_files or not prune}
+    root.mkdir(parents=True, exist_ok=True)
+    save_manifest(root, manifest)
+    return result

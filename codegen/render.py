@@ -159,3 +159,22 @@ def render_op(
         files[rel] = text
         used[rel] = name
     return RenderedOp(spec, files, used)
+
+
+def template_closure(env: jinja2.Environment, name: str) -> tuple[str, ...]:
+    """``name`` and every template it extends, includes or imports, recursively (sorted)."""
+    from jinja2 import meta
+
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        assert env.loader is not None
+        source, _, _ = env.loader.get_source(env, current)
+        for ref in meta.find_referenced_templates(env.parse(source)):
+            if ref:
+                todo.append(ref)
+    return tuple(sorted(seen))

@@ -1,0 +1,102 @@
+"""The generation manifest: for every generated file, a hash of everything it came from.
+
+``<out>/.opgen-manifest.json`` records, per output file, the inputs it was rendered from (the spec file, the
+product catalogue, the templates it used including those they extend or import, and the generator's own
+source) with a combined input hash, and the hash of the text written. A later ``opgen generate`` skips every
+file whose inputs and on-disk text are unchanged, without parsing a spec or starting Jinja. The manifest is a
+cache: deleting it only makes the next run render everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import codegen
+
+MANIFEST_NAME = ".opgen-manifest.json"
+_FORMAT = 1
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_hash(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes (``"missing"`` when it does not exist)."""
+    try:
+        return sha256_bytes(path.read_bytes())
+    except FileNotFoundError:
+        return "missing"
+
+
+@lru_cache(maxsize=1)
+def generator_version() -> str:
+    """The package version plus a hash of the generator's Python source (any change re-renders everything)."""
+    root = Path(codegen.__file__).resolve().parent
+    h = hashlib.sha256(codegen.__version__.encode())
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One output file: ``spec`` and ``catalogue`` paths relative to their roots, ``templates`` (relative to
+    the template directory, dependencies included), the combined ``input_hash`` and the ``output_hash``."""
+
+    spec: str
+    templates: tuple[str, ...]
+    input_hash: str
+    output_hash: str
+
+
+def input_hash(spec_files: list[Path], catalogue_file: Path, templates_dir: Path, templates: tuple[str, ...]) -> str:
+    """The combined hash of one output's inputs (its spec files, catalogue, templates, generator source)."""
+    h = hashlib.sha256(generator_version().encode())
+    for spec_file in spec_files:
+        h.update(spec_file.name.encode())
+        h.update(file_hash(spec_file).encode())
+    h.update(file_hash(catalogue_file).encode())
+    for name in templates:
+        h.update(name.encode())
+        h.update(file_hash(templates_dir / name).encode())
+    return h.hexdigest()
+
+
+def load_manifest(out: Path) -> dict[str, FileRecord]:
+    """The manifest of ``out`` by output path (empty when missing, unreadable or of another format)."""
+    try:
+        data = json.loads((out / MANIFEST_NAME).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        return {}
+    records = {}
+    for rel, r in data.get("files", {}).items():
+        records[rel] = FileRecord(r["spec"], tuple(r["templates"]), r["input_hash"], r["output_hash"])
+    return records
+
+
+def save_manifest(out: Path, records: dict[str, FileRecord]) -> None:
+    """Writes the manifest (sorted, no timestamps or absolute paths, so it is deterministic)."""
+    from codegen.writer import write_atomic
+
+    data = {
+        "format": _FORMAT,
+        "files": {
+            rel: {
+                "spec": r.spec,
+                "templates": list(r.templates),
+                "input_hash": r.input_hash,
+                "output_hash": r.output_hash,
+            }
+            for rel, r in sorted(records.items())
+        },
+    }
+    write_atomic(out / MANIFEST_NAME, json.dumps(data, indent=1, sort_keys=True) + "\n")
