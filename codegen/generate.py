@@ -162,10 +162,13 @@ def run_generate(
         else:
             stale_ops.add(op)
     matrix = manifest.get(OPERATORS_FILE)
-    if matrix and _record_hash(matrix, spec_files, catalogue_file, paths.templates) == matrix.input_hash:
-        if file_hash(root / OPERATORS_FILE) == matrix.output_hash:
-            matrix_stale = False
-            result.skipped.append(OPERATORS_FILE)
+    if (
+        matrix
+        and _record_hash(matrix, spec_files, catalogue_file, paths.templates) == matrix.input_hash
+        and file_hash(root / OPERATORS_FILE) == matrix.output_hash
+    ):
+        matrix_stale = False
+        result.skipped.append(OPERATORS_FILE)
 
     if stale_ops or matrix_stale:
         catalogue, specs = load_project(sdir, products_file)  # validates every spec: all errors or nothing
