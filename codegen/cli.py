@@ -135,6 +135,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from codegen.new import NewOpError, new_op
+    from codegen.paths import project_paths
+
+    paths = project_paths()
+    specs_dir = Path(args.specs) if args.specs else paths.specs
+    reference_dir = specs_dir.parent / "reference" if args.specs else paths.reference
+    try:
+        written = new_op(args.op, args.family, specs_dir, reference_dir)
+    except NewOpError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    print("next: edit both, then `opgen generate` and `opgen check` the op")
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from codegen.explain import explain
 
@@ -182,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-j", "--jobs", type=int, default=1, help="worker processes")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
     c.set_defaults(func=cmd_check)
+    n = sub.add_parser("new", help="write a starter spec and a reference stub for a new op")
+    n.add_argument("op", help="aclnn name without the prefix, UpperCamelCase (e.g. MseLossBackward)")
+    n.add_argument("--family", required=True, help="template family (elementwise)")
+    n.set_defaults(func=cmd_new)
     e = sub.add_parser("explain", help="normalized spec and the tiling decision for a shape")
     e.add_argument("op")
     e.add_argument("--product", required=True)

@@ -277,6 +277,10 @@ def run_job(job: Job) -> list[CaseResult]:
     ident = f"{spec.snake}/{product.name}"
     try:
         ref = load_reference(spec)
+        if not getattr(ref, "REFERENCE_IMPLEMENTED", True):
+            raise FileNotFoundError(
+                f"reference not implemented: reference/{spec.snake}.py is a stub (REFERENCE_IMPLEMENTED = False)"
+            )
     except FileNotFoundError as exc:
         return [
             CaseResult(

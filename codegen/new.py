@@ -1,0 +1,113 @@
+"""``opgen new OpName --family F``: a starter spec and a reference stub that already generate and build.
+
+The spec is a complete, valid example of the family (the elementwise starter computes ``out = x * y``);
+the reference stub declares ``REFERENCE_IMPLEMENTED = False``, so ``opgen check`` fails with the message
+"reference not implemented" until the NumPy reference is written.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from codegen.spec.model import snake_case
+
+_ELEMENTWISE = """\
+# {aclnn}: TODO describe the operator. Starter spec written by `opgen new`; edit every field.
+op: {op}
+op_type: {op_type}
+kernel: {kernel}
+family: elementwise
+summary: TODO one paragraph describing {aclnn}.
+products: [Ascend910, Ascend910B, Ascend910_93, Ascend950]
+deterministic: true
+inputs:
+  - name: x
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: TODO first input.
+  - name: y
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: TODO second input.
+attrs: []
+outputs:
+  - name: out
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    shape: "broadcast(x, y)"
+    description: TODO the result, in the broadcast shape.
+compute:
+  promote: [x, y]
+  scalars: {{}}
+  out: "x * y"
+tiling:
+  buffer_num: 2
+  ub_reserved_bytes: 0
+  min_bytes_per_core: 32768
+notes: []
+example:
+  inputs:
+    x: {{shape: [2, 2], dtype: FLOAT, values: [1, 2, 3, 4]}}
+    y: {{shape: [2, 2], dtype: FLOAT, values: [1, 1, 2, 2]}}
+  attrs: {{}}
+  output: {{shape: [2, 2], dtype: FLOAT}}
+"""
+
+_REFERENCE = '''\
+"""NumPy reference of {aclnn} (stub written by `opgen new`).
+
+Replace :func:`reference` with the exact math in float64 and set ``REFERENCE_IMPLEMENTED = True``; until
+then `opgen check {snake}` fails every case with "reference not implemented".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+REFERENCE_IMPLEMENTED = False
+
+
+def reference({params}) -> np.ndarray:
+    """The exact result in float64 (shape of the output)."""
+    raise NotImplementedError("reference not implemented: write reference/{snake}.py")
+'''
+
+FAMILIES = {"elementwise": (_ELEMENTWISE, "x: np.ndarray, y: np.ndarray")}
+
+
+class NewOpError(Exception):
+    """The op name is not UpperCamelCase, the family has no starter, or a file would be overwritten."""
+
+
+def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[Path]:
+    """Writes ``<specs_dir>/<snake>.yaml`` and ``<reference_dir>/<snake>.py`` for a new op.
+
+    Args:
+        op: aclnn name without the prefix, UpperCamelCase (``MyOpBackward`` → ``aclnnMyOpBackward``).
+        family: template family; starters exist for: elementwise.
+        specs_dir, reference_dir: where to write.
+
+    Returns:
+        The two paths written.
+
+    Raises:
+        NewOpError: bad name, unknown family, or either file exists already (nothing is written then).
+    """
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", op):
+        raise NewOpError(f"op name '{op}' must be UpperCamelCase, e.g. MseLossBackward")
+    if family not in FAMILIES:
+        raise NewOpError(f"no starter for family '{family}'; starters exist for: {', '.join(sorted(FAMILIES))}")
+    snake = snake_case(op)
+    op_type = op[: -len("Backward")] + "Grad" if op.endswith("Backward") else op
+    kernel = snake_case(op_type)
+    spec_path = specs_dir / f"{snake}.yaml"
+    ref_path = reference_dir / f"{snake}.py"
+    for path in (spec_path, ref_path):
+        if path.exists():
+            raise NewOpError(f"{path} exists already; not overwriting")
+    template, params = FAMILIES[family]
+    aclnn = f"aclnn{op}"
+    spec_path.write_text(template.format(op=op, op_type=op_type, kernel=kernel, aclnn=aclnn))
+    ref_path.write_text(_REFERENCE.format(aclnn=aclnn, snake=snake, params=params))
+    return [spec_path, ref_path]

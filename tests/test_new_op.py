@@ -1,0 +1,65 @@
+"""`opgen new` writes a starter that generates and builds, and whose check fails with a clear message."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from codegen.paths import project_paths
+
+
+def test_new_op_generates_and_fails_check_until_the_reference_exists(tmp_path: Path) -> None:
+    src = project_paths()
+    root = tmp_path / "proj"
+    for name in ("specs", "templates", "reference", "runtime"):
+        shutil.copytree(src.root / name, root / name, ignore=shutil.ignore_patterns("tests_*"))
+    shutil.copy(src.clang_format, root / ".clang-format")
+    env = {**os.environ, "OPGEN_ROOT": str(root)}
+
+    def opgen(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "codegen", *args], env=env, capture_output=True, text=True, check=False, timeout=1200
+        )
+
+    made = opgen("new", "ScaledProductBackward", "--family", "elementwise")
+    assert made.returncode == 0, made.stderr
+    assert (root / "specs" / "scaled_product_backward.yaml").is_file()
+    again = opgen("new", "ScaledProductBackward", "--family", "elementwise")
+    assert again.returncode == 2 and "exists already; not overwriting" in again.stderr
+    gen = opgen("generate")
+    assert gen.returncode == 0, gen.stderr
+    assert (root / "generated" / "scaled_product_backward" / "op_kernel" / "scaled_product_grad.cpp").is_file()
+    check = opgen("check", "scaled_product_backward", "--product", "Ascend910B", "--quick")
+    assert check.returncode == 1
+    assert "reference not implemented: reference/scaled_product_backward.py is a stub" in check.stdout
+    # Writing the reference is all it takes to pass.
+    (root / "reference" / "scaled_product_backward.py").write_text(
+        "import numpy as np\n\n\ndef reference(x, y):\n"
+        "    return np.asarray(x, np.float64) * np.asarray(y, np.float64)\n"
+    )
+    check = opgen("check", "scaled_product_backward", "--product", "Ascend910B", "--quick")
+    assert check.returncode == 0, check.stdout[-3000:]
+    assert " 0 failed" in check.stdout
+
+
+def test_new_op_rejects_bad_names_and_families(tmp_path: Path) -> None:
+    env = {**os.environ}
+    bad = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(tmp_path), "new", "my_op", "--family", "elementwise"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "must be UpperCamelCase" in bad.stderr
+    fam = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(tmp_path), "new", "MyOp", "--family", "reduce"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert fam.returncode == 2 and "no starter for family 'reduce'" in fam.stderr
