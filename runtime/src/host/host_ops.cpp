@@ -195,6 +195,29 @@ const aclTensor *ViewCopy(const aclTensor *x, const aclTensor *y, aclOpExecutor 
     srcStrides = opgen_rt::ContiguousStrides(srcShape);
   }
   ExecutorState &state = *ExecutorAccess::State(executor);
+  // When the destination is a plain contiguous tensor of the same shape and the source is what the previous
+  // task produced, that task writes the destination directly: the copy (one extra read and write of the
+  // whole output) is planned away.
+  if (y->IsContiguous() && y->GetViewOffset() == 0 && x->GetViewShape() == y->GetViewShape() && state.Owns(x) &&
+      !state.tasks.empty()) {
+    bool redirected = false;
+    if (auto *launch = std::get_if<opgen_rt::LaunchTask>(&state.tasks.back())) {
+      for (const aclTensor *&output : launch->outputs) {
+        if (output == x) {
+          output = state.Pin(y);
+          redirected = true;
+        }
+      }
+    } else if (auto *host = std::get_if<opgen_rt::HostTask>(&state.tasks.back())) {
+      if (host->dst == x) {
+        host->dst = state.Pin(y);
+        redirected = true;
+      }
+    }
+    if (redirected) {
+      return y;
+    }
+  }
   AddTask(state, HostTaskKind::VIEW_COPY, x, y, srcShape, srcStrides);
   return y;
 }
