@@ -120,6 +120,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     orders,
                     args.sanitize,
                     getattr(args, "specs", None),
+                    getattr(args, "products", None),
                 )
             )
     if not jobs:

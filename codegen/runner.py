@@ -293,6 +293,7 @@ def compile_op(
     generated: str | Path | None = None,
     sanitize: bool = False,
     specs_dir: str | Path | None = None,
+    products: str | Path | None = None,
 ) -> OpCallable:
     """Builds (op, product) and returns its callable.
 
@@ -302,6 +303,7 @@ def compile_op(
         generated: the generated tree to build from (default ``generated/``).
         sanitize: build with ASan/UBSan (the process must preload the sanitizer runtime).
         specs_dir: another spec directory (default the project's ``specs/``).
+        products: another product catalogue (default ``<specs_dir>/products.yaml``).
 
     Raises:
         KeyError: unknown op or product (message lists the known ones).
@@ -310,7 +312,7 @@ def compile_op(
     """
     from codegen.specs import load_project
 
-    catalogue, specs = load_project(specs_dir)
+    catalogue, specs = load_project(specs_dir, products)
     spec = resolve_op(op, specs)
     prod = catalogue.get(product)
     built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)

@@ -37,7 +37,8 @@ def index_rows(indices: np.ndarray, numWeights: int) -> tuple[np.ndarray, np.nda
     flat = np.asarray(indices).reshape(-1)
     if flat.dtype == np.bool_:
         rows = flat.astype(np.int64)
-        valid = np.ones(rows.shape, dtype=bool)
+        valid = rows < int(numWeights)  # True selects row 1, which exists only when numWeights > 1
+        rows = np.where(valid, rows, 0)
     elif np.issubdtype(flat.dtype, np.floating):
         v = flat.astype(np.float64)
         with np.errstate(invalid="ignore"):

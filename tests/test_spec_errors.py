@@ -154,7 +154,23 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: self\n    dtypes:", "  - name: self\n    dtype:"))
     assert errs == [
         f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
-        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: description, dtypes, name, optional, rank",
+        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, name, optional, rank",
+    ]
+
+
+def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
+    weight = "  - {name: weight, dtypes: [FLOAT], rank: [0, 8], description: W., optional: true}\n"
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("    description: The target y.\n", "    description: The target y.\n    default: 1\n" + weight),
+        ('shape: "broadcast(gradOutput, self, target)"', "shape: weight"),
+    )
+    assert errs == [
+        f"{f}:21: inputs[2].default: a default is only allowed on an optional input (optional: true)",
+        f"{f}:22: inputs[3].default: optional input 'weight' needs a default: the value the formula uses when "
+        "it is null",
+        f"{f}:29: outputs[0].shape: 'weight' is optional; an output shape may only name a required input",
     ]
 
 
@@ -685,13 +701,24 @@ def test_catalogue_missing_keys_and_bad_names(tmp_path: Path) -> None:
 
 def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
     suffix = (
-        "products sharing an NpuArch must agree on bf16, data_copy_pad and atomic_add_dtypes "
-        "(kernels select code by __NPU_ARCH__)"
+        "products sharing an NpuArch must agree on bf16, data_copy_pad, atomic_add_dtypes and queue_buffer_cap "
+        "(generated code selects by NpuArch, never by product name)"
     )
     assert catalogue_errors(tmp_path, ("    npu_arch: 2002\n", "    npu_arch: 2201\n")) == [
         f"P:{line}: products[2].{cap}: Ascend310P has npu_arch 2201 like Ascend910B (line 14) "
         f"but a different {cap}; {suffix}"
         for line, cap in ((33, "bf16"), (34, "data_copy_pad"), (35, "atomic_add_dtypes"))
+    ]
+    # Queue buffers per position set the generated tilings' buffer depth, which is selected by NpuArch too.
+    same_caps_but_queue = (
+        "    bf16: false\n    data_copy_pad: false\n    atomic_add_dtypes: [INT16, FLOAT16, FLOAT]\n"
+        "    queue_buffer_cap: 8\n",
+        "    bf16: true\n    data_copy_pad: true\n    atomic_add_dtypes: [INT8, INT16, FLOAT16, BF16, INT32, FLOAT]\n"
+        "    queue_buffer_cap: 4\n",
+    )
+    assert catalogue_errors(tmp_path, ("    npu_arch: 2002\n", "    npu_arch: 2201\n"), same_caps_but_queue) == [
+        f"P:36: products[2].queue_buffer_cap: Ascend310P has npu_arch 2201 like Ascend910B (line 14) "
+        f"but a different queue_buffer_cap; {suffix}"
     ]
 
 

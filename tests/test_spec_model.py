@@ -127,7 +127,7 @@ def test_soft_margin_loss_backward_model(smlb: OpSpec, loaded: tuple[Catalogue, 
         "reduction",
         "int64",
         ((0, "none"), (1, "mean"), (2, "sum")),
-        None,
+        1,
         "Reduction of the forward loss; mean divides by the element count of the broadcast shape.",
         reduction.loc,
     )
@@ -211,7 +211,7 @@ products: [Ascend910, Ascend910B]
 deterministic: true
 inputs:
   - {name: grad, dtypes: [FLOAT], rank: [2, 8], description: Gradient.}
-  - {name: indices, dtypes: [INT32, INT64], rank: [1, 8], description: Rows., optional: true}
+  - {name: indices, dtypes: [INT32, INT64], rank: [1, 8], description: Rows., optional: true, default: 0}
 attrs:
   - {name: numWeights, type: uint64, description: Rows of out.}
   - {name: scaleGradByFreq, type: bool, default: false, description: Scale.}
@@ -244,7 +244,7 @@ def test_constraint_attr_and_example_model(tmp_path: Path, loaded: tuple[Catalog
     path = tmp_path / "table_grad.yaml"
     path.write_text(CONSTRAINED)
     spec = load_op_spec(path, loaded[0])
-    assert spec.tensor("indices").optional is True
+    assert spec.tensor("indices").optional is True and spec.tensor("indices").default == 0.0
     assert spec.tensor("out").const is True
     assert spec.attr("scaleGradByFreq").default is False
     assert spec.attr("eps").default == 1.0 and isinstance(spec.attr("eps").default, float)

@@ -35,9 +35,11 @@ def test_wheel_generates_and_checks_from_another_directory(tmp_path: Path) -> No
     opgen = env_dir / "bin" / "opgen"
     out = tmp_path / "out"
     _run([str(opgen), "generate", "--out", str(out)], elsewhere, env)
-    produced = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    produced = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name[0] != ".")
     committed = sorted(
-        p.relative_to(ROOT / "generated").as_posix() for p in (ROOT / "generated").rglob("*") if p.is_file()
+        p.relative_to(ROOT / "generated").as_posix()
+        for p in (ROOT / "generated").rglob("*")
+        if p.is_file() and p.name[0] != "."
     )
     assert produced == committed
     for rel in produced:

@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from codegen.plan.constraints import applicable, call_env, rejected_by, violates
 from codegen.runner import numpy_dtype
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.expr import ExprEvalError, Num, walk
+from codegen.spec.model import AttrSpec, Constraint, DType, OpSpec, Product
 
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
@@ -67,25 +69,55 @@ def elementwise_cases(
     """
     rng = np.random.default_rng(20261129)
     inputs = [t.name for t in spec.inputs]
-    attr_values: dict[str, list[Any]] = {}
-    for a in spec.attrs:
-        attr_values[a.name] = [v for v, _ in a.values] if a.values else [a.default if a.default is not None else 0]
-    default_attrs = {k: v[-1] if k != "reduction" else 1 for k, v in attr_values.items()}
+    attr_values = {a.name: attr_candidates(a) for a in spec.attrs}
+    default_attrs = {
+        a.name: a.default if a.default is not None else (1 if a.name == "reduction" else attr_values[a.name][-1])
+        for a in spec.attrs
+    }
     op = spec.snake
-    cores = product.vector_core_num
 
     def value_case(
         dt: DType,
         shape_name: str,
-        shapes: dict[str, tuple[int, ...]],
+        shapes: dict[str, tuple[int, ...] | None],
         name: str,
         attrs: dict[str, Any] | None = None,
         scale: float = 2.0,
         **kw: Any,
     ) -> Case:
-        params: dict[str, Any] = {n: _rand(rng, shapes[n], dt, scale) for n in inputs}
+        params: dict[str, Any] = {}
+        for n in inputs:
+            shape = shapes[n]
+            params[n] = None if shape is None else _rand(rng, shape, dt, scale)  # None: a null optional input
         params.update(attrs if attrs is not None else default_attrs)
         return Case(op, product.name, dt.name, shape_name, name, params, **kw)
+
+    def accepted(cases: Iterator[Case]) -> Iterator[Case]:
+        """The value cases no constraint of the spec rejects (those are status cases, below)."""
+        for case in cases:
+            if rejected_by(spec, product, case.params) is None:
+                yield case
+
+    yield from accepted(_value_cases(spec, product, dtypes, quick, tile, value_case, attr_values, default_attrs, rng))
+    yield from _status_cases(spec, product, dtypes, default_attrs, rng)
+
+
+def _value_cases(
+    spec: OpSpec,
+    product: Product,
+    dtypes: list[DType],
+    quick: bool,
+    tile: Callable[[DType], int],
+    value_case: Callable[..., Case],
+    attr_values: dict[str, list[Any]],
+    default_attrs: dict[str, Any],
+    rng: np.random.Generator,
+) -> Iterator[Case]:
+    inputs = [t.name for t in spec.inputs]
+    optional = [t.name for t in spec.inputs if t.optional]
+    anchor = _shape_anchor(spec)
+    op = spec.snake
+    cores = product.vector_core_num
 
     for dt in dtypes:
         block = 32 // dt.itemsize
@@ -114,12 +146,22 @@ def elementwise_cases(
                     dt, "attr", dict.fromkeys(inputs, (4, 33)), f"{attr}={v} [4, 33]", {**default_attrs, attr: v}
                 )
         for i, name in enumerate(inputs):
-            small: dict[str, tuple[int, ...]] = dict.fromkeys(inputs, (3, 1, 17))
+            if name == anchor:
+                continue  # the output has the anchor's shape: only the other inputs broadcast
+            small: dict[str, tuple[int, ...]] = dict.fromkeys(inputs, (3, 5, 17))
             small[name] = () if i == 0 else (1, 17)
-            others = [n for n in inputs if n != name]
-            for n in others:
-                small[n] = (3, 5, 17)
             yield value_case(dt, "broadcast", small, f"broadcast {name}{list(small[name])}")
+        # Each optional input null: the kernel's variant without it, on tile boundaries and every attr value.
+        for name in optional:
+            for shape_name, shape in plain[2:7]:
+                absent: dict[str, tuple[int, ...] | None] = {**dict.fromkeys(inputs, shape), name: None}
+                yield value_case(dt, f"{name} null", absent, f"{name}=null {shape_name} {list(shape)}")
+            for attr, values in attr_values.items():
+                for v in values:
+                    absent = {**dict.fromkeys(inputs, (4, 33)), name: None}
+                    yield value_case(
+                        dt, f"{name} null", absent, f"{name}=null {attr}={v} [4, 33]", {**default_attrs, attr: v}
+                    )
         # Non-contiguous inputs (transposed, sliced) and a strided output view.
         params: dict[str, Any] = {}
         for k, n in enumerate(inputs):
@@ -150,7 +192,26 @@ def elementwise_cases(
         params = {n: _rand(rng, (5, 19), DType.FLOAT if k == 0 else lo) for k, n in enumerate(inputs)}
         params.update(default_attrs)
         yield Case(op, product.name, f"{lo.name}+FLOAT", "mixed", "mixed dtypes promote to FLOAT", params)
-    yield from _status_cases(spec, product, dtypes, default_attrs, rng)
+
+
+def attr_candidates(a: AttrSpec) -> list[Any]:
+    """Values of attr ``a`` the value cases run: its enumerated values; for float attrs the default and 0,
+    0.5, 1, 2; both bools; otherwise the default (or 0). Values a constraint rejects are dropped later."""
+    if a.values:
+        return [v for v, _ in a.values]
+    if a.type in ("float", "double"):
+        return list(dict.fromkeys([*([float(a.default)] if a.default is not None else []), 0.0, 0.5, 1.0, 2.0]))
+    if a.type == "bool":
+        return [False, True]
+    return [a.default if a.default is not None else 0]
+
+
+def _shape_anchor(spec: OpSpec) -> str | None:
+    """The input whose shape the output takes (``shape: self``), or None for a broadcast shape."""
+    from codegen.plan.elementwise import shape_rule
+
+    kind, args = shape_rule(spec)
+    return args[0] if kind == "like" else None
 
 
 def _status_cases(
@@ -167,6 +228,8 @@ def _status_cases(
         return Case(op, product.name, dt.name, "error", name, {**attrs, **params}, expect_status=code, mode=mode)
 
     for n in [*inputs, out]:
+        if spec.tensor(n).optional:
+            continue  # null is legal: the value cases run it
         p: dict[str, Any] = {**good, out: good_out, n: None}
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, p)
     yield status(
@@ -185,8 +248,14 @@ def _status_cases(
         ACLNN_ERR_PARAM_INVALID,
         {**{n: _rand(rng, nine, dt) for n in inputs}, out: np.zeros(nine, numpy_dtype(dt))},
     )
-    p = {**good, out: good_out, inputs[-1]: _rand(rng, (3, 8), dt)}
+    anchor = _shape_anchor(spec)
+    last = [n for n in inputs if n != anchor][-1]
+    p = {**good, out: good_out, last: _rand(rng, (3, 8), dt)}
     yield status("shapes do not broadcast -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    if anchor is not None:
+        # Broadcastable together, but not to the anchor's shape (which the output takes).
+        small = {**good, anchor: _rand(rng, (1, 8), dt), out: np.zeros((1, 8), numpy_dtype(dt))}
+        yield status(f"{last} does not broadcast to {anchor} -> 161002", ACLNN_ERR_PARAM_INVALID, small)
     yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((4, 9), numpy_dtype(dt))})
     for a in spec.attrs:
         if a.values:
@@ -195,3 +264,51 @@ def _status_cases(
                 yield status(
                     f"{a.name}={bad_v} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out, a.name: bad_v}
                 )
+    base = {**attrs, **good, out: good_out}
+    for c in applicable(spec, product):
+        found = _violation(spec, product, c, base, rng)
+        if found is None:
+            continue
+        label, params = found
+        yield status(f"{c.name}: {label} -> {c.status}", c.status, params)
+
+
+def _violation(
+    spec: OpSpec, product: Product, c: Constraint, base: dict[str, Any], rng: np.random.Generator
+) -> tuple[str, dict[str, Any]] | None:
+    """A call that only ``c`` rejects, derived from the valid call ``base`` by changing one attr (to values
+    around the numbers in ``c``) or the dtype of one tensor (to another it accepts on ``product``); None
+    when no such change violates ``c``."""
+    numbers = sorted(
+        {
+            float(e.value)
+            for part in (c.when, c.require, *(e for _, e in c.let))
+            if part is not None
+            for e in walk(part)
+            if isinstance(e, Num) and not isinstance(e.value, bool)
+        }
+    )
+    trials: list[tuple[str, dict[str, Any]]] = []
+    for a in spec.attrs:
+        if a.values or a.type == "bool":
+            continue
+        candidates = sorted({v + d for v in [0.0, 1.0, *numbers] for d in (-1.0, -0.5, 0.0, 0.5, 1.0)})
+        for v in candidates:
+            value: Any = v if a.type in ("float", "double") else int(v)
+            if a.type == "uint64" and value < 0:
+                continue
+            trials.append((f"{a.name}={value}", {**base, a.name: value}))
+    for t in (*spec.inputs, *spec.outputs):
+        array = base.get(t.name)
+        if not isinstance(array, np.ndarray):
+            continue
+        for d in t.dtypes_for(product):
+            if numpy_dtype(d) != array.dtype:
+                trials.append((f"{t.name} {d.name}", {**base, t.name: array.astype(numpy_dtype(d))}))
+    for label, params in trials:
+        try:
+            if violates(c, call_env(spec, product, params)) and rejected_by(spec, product, params) is c:
+                return label, params
+        except ExprEvalError:
+            continue
+    return None

@@ -41,7 +41,8 @@ class Comparison:
 
 
 def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float) -> Comparison:
-    """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` elementwise (NaN only where ref is NaN).
+    """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` elementwise (NaN only where ref is NaN;
+    an infinity only where ref, rounded to the output dtype, is the same infinity).
 
     ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type). The half-ULP
     term is the unavoidable final rounding to the output dtype.
@@ -53,14 +54,17 @@ def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np
     g = got.astype(np.float64)
     r = np.asarray(ref, dtype=np.float64)
     floating = np.issubdtype(got.dtype, np.floating) or got.dtype == np.dtype(ml_dtypes.bfloat16)
-    expected = r.astype(got.dtype).astype(np.float64) if floating else np.round(r)
-    u = ulp(expected, got.dtype) if floating else np.ones_like(r)
+    with np.errstate(over="ignore"):
+        expected = r.astype(got.dtype).astype(np.float64) if floating else np.round(r)
+    finite = np.where(np.isfinite(expected), expected, np.where(np.isfinite(r), r, 0.0))
+    u = ulp(finite, got.dtype) if floating else np.ones_like(r)
     tiny_ulp = _smallest_normal(got.dtype) if floating else 1.0
     with np.errstate(invalid="ignore"):
         err = np.abs(g - r)
         bound = np.asarray(atol) + np.asarray(rtol) * np.abs(r) + (u / 2 if floating else 0.0)
         nan_ok = np.isnan(g) & np.isnan(r)
-        inf_ok = np.isinf(g) & np.isinf(r) & (np.sign(g) == np.sign(r))
+        # An infinity is right where the reference is infinite, or finite but rounds to it in the output dtype.
+        inf_ok = np.isinf(g) & np.isinf(expected) & (np.sign(g) == np.sign(r))
         bad = ~(nan_ok | inf_ok | (err <= bound))
         # ULPs are counted at the smallest normal's spacing for subnormal references: the vector units do not
         # promise subnormal results, and a 0 where the exact value is 1e-40 is not 70000 "ULPs" wrong.

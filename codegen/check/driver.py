@@ -254,7 +254,8 @@ def check_example(spec: OpSpec, product: Product, generated: Path | None, ref: M
 
 @dataclass(frozen=True)
 class Job:
-    """The cases of one (op, product), run in one worker process."""
+    """The cases of one (op, product), run in one worker process. ``specs_dir`` and ``products_file`` are
+    the spec directory and product catalogue the op and product come from (None: the project's)."""
 
     spec_snake: str
     product: str
@@ -264,6 +265,7 @@ class Job:
     core_orders: tuple[str, ...]
     sanitize: bool
     specs_dir: str | None
+    products_file: str | None = None
 
 
 def run_job(job: Job) -> list[CaseResult]:
@@ -271,7 +273,7 @@ def run_job(job: Job) -> list[CaseResult]:
     its first run) and the example program. Runs in a worker process."""
     from codegen.specs import load_project
 
-    catalogue, specs = load_project(job.specs_dir)
+    catalogue, specs = load_project(job.specs_dir, job.products_file)
     spec = specs[job.spec_snake]
     product = catalogue.get(job.product)
     ident = f"{spec.snake}/{product.name}"

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
-from codegen.plan.index_accumulate import compute_of, index_dtypes, row_dtypes, tiling_decision, violates
-from codegen.runner import numpy_dtype
+from codegen.plan.constraints import TensorStandIn, violates
+from codegen.plan.index_accumulate import compute_of, index_dtypes, row_dtypes, tiling_decision
+from codegen.runner import dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -220,21 +221,11 @@ def _limit_env(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[s
     if mk.padding and mk.padding in env:
         pad = int(env[mk.padding]) & ((1 << 64) - 1)
         env[mk.padding] = pad - (1 << 64) if pad >= 1 << 63 else pad
-    env[mk.rows] = _Typed(grad.shape, grad.dtype)
-    env[mk.index] = _Typed(indices.shape, indices.dtype)
+    env[mk.rows] = TensorStandIn(grad.shape, dtype_of_array(grad))
+    env[mk.index] = TensorStandIn(indices.shape, dtype_of_array(indices))
     env["coreNum"] = mk.product.vector_core_num
     env["ubBytes"] = mk.product.ub_bytes
     return env
-
-
-class _Typed:
-    """A tensor stand-in for constraint evaluation: a shape and the DType of a NumPy dtype."""
-
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
-        from codegen.runner import dtype_of_array
-
-        self.shape = tuple(int(s) for s in shape)
-        self.dtype = dtype_of_array(np.zeros(0, dtype=dtype))
 
 
 def _accepted(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> bool:
@@ -256,7 +247,7 @@ def _first_failing_dim(mk: _Maker, g: DType, i: DType, num_rows: int, n: int) ->
         idx = np.zeros((n,), numpy_dtype(i))
         params = mk.params(None, None, num_rows, padding=NO_PADDING, scaling=True)
         env = _limit_env(mk, grad, idx, params)
-        env[mk.rows] = _Typed(grad_shape, grad.dtype)
+        env[mk.rows] = TensorStandIn(grad_shape, dtype_of_array(grad))
         try:
             return any(violates(c, env) for c in applicable)
         except ExprEvalError:

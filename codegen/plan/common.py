@@ -54,30 +54,47 @@ def signature(spec: OpSpec) -> list[dict[str, str]]:
     return params
 
 
-def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """Products grouped by the dtype list ``tensor`` has on them.
+def arch_groups(products: list[Product]) -> list[dict[str, Any]]:
+    """The NpuArchs of ``products`` in first-appearance order, each with the products that have it.
 
-    Returns a list of ``{"socs": [SocVersion names], "products": [names], "dtypes": [op::DataType names],
-    "names": [spec dtype names]}``, in first-appearance order.
+    Generated code selects per-product behaviour by NpuArch (``GetCurNpuArch()`` on the host,
+    ``__NPU_ARCH__`` in kernels), never by SoC name, so a catalogue product CANN's enums do not know
+    compiles unchanged; products sharing an NpuArch agree on every capability the generated code keys on
+    (the catalogue loader enforces it). Returns ``[{"arch": 2201, "products": "Ascend910B, Ascend910_93"}]``.
+    """
+    groups: dict[int, list[str]] = {}
+    for p in products:
+        groups.setdefault(p.npu_arch, []).append(p.name)
+    return [{"arch": arch, "products": ", ".join(names)} for arch, names in groups.items()]
+
+
+def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, Any]]:
+    """Products grouped by the dtype list ``tensor`` has on them, keyed by NpuArch.
+
+    Returns a list of ``{"archs": [{"arch": int, "products": str}], "products": [names], "dtypes":
+    [op::DataType names], "names": [spec dtype names]}``, in first-appearance order. Every NpuArch falls in
+    exactly one group (the dtype list depends only on the bf16 capability, which an NpuArch fixes).
     """
     groups: list[dict[str, Any]] = []
     for p in products:
         dts = tensor.dtypes_for(p)
         for g in groups:
             if g["key"] == dts:
-                g["socs"].append(p.soc_version)
+                g["members"].append(p)
                 g["products"].append(p.name)
                 break
         else:
             groups.append(
                 {
                     "key": dts,
-                    "socs": [p.soc_version],
+                    "members": [p],
                     "products": [p.name],
                     "dtypes": [f"op::DataType::{d.ge_name}" for d in dts],
                     "names": [d.name for d in dts],
                 }
             )
+    for g in groups:
+        g["archs"] = arch_groups(g.pop("members"))
     return groups
 
 
@@ -143,7 +160,8 @@ def c_float(value: float) -> str:
 def example_view(spec: OpSpec) -> dict[str, Any] | None:
     """Host data of the spec's example for the example program, or None when the spec has none.
 
-    Values are printed in the host type of each dtype (float16/bf16 as their uint16 bit patterns).
+    Values are printed in the host type of each dtype (float16/bf16 as their uint16 bit patterns);
+    ``null_inputs`` lists the optional inputs the example leaves out (passed as null pointers).
     """
     ex = spec.example
     if ex is None:
@@ -162,7 +180,9 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
         attrs.append({"name": name, "c_type": ATTR_C_TYPES[a.type], "value": text})
-    return {"tensors": tensors, "attrs": attrs, "output": tensors[-1]}
+    given = {name for name, _ in ex.inputs}
+    null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
+    return {"tensors": tensors, "attrs": attrs, "output": tensors[-1], "null_inputs": null_inputs}
 
 
 def _example_tensor(

@@ -7,22 +7,29 @@ Tiling rule (the generated tiling function implements exactly :func:`tiling_deci
 - Blocks are split evenly; the first ``blocks % usedCores`` cores ("former" cores) take one extra block.
   The last core's range is clipped to ``totalLength`` (it holds the sub-block tail).
 - Queue depth: ``inBufferNum = clamp(bufferNum, 1, queueBufferCap // numInputs)`` and likewise for the
-  output queues, so the per-position buffer cap of the product is never exceeded.
+  output queues, so the per-position buffer cap of the product (selected by its NpuArch) is never exceeded.
+  ``numInputs`` counts the inputs present in the call (an absent optional input has no queue).
 - ``bytesPerElement = (numInputs * inBufferNum + numOutputs * outBufferNum) * sizeof(T) + temps * 4``
   and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to a whole
   256-byte fp32 repeat (64 elements).
+
+Optional inputs: each has a ``default``; the formula is compiled once per combination of absent optional
+inputs (the absent ones replaced by their defaults). Tiling key = ``dtypeIndex + numDtypes * variant``,
+where bit ``k`` of ``variant`` is set when optional input ``k`` is null (variant 0: every input present).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import arch_condition, common_view, dtype_groups
-from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_formula
+from codegen.plan.common import arch_condition, arch_groups, common_view, dtype_groups
+from codegen.plan.constraints import constraint_doc_lines, constraint_view
+from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
-from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product
+from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product, TensorSpec
 
 BLOCK_BYTES = 32
 REPEAT_BYTES = 256
@@ -55,30 +62,78 @@ class TilingDecision:
     ub_split: tuple[tuple[str, int, int], ...]
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One compiled program set: ``index`` (bit ``k`` set: optional input ``k`` is null), the inputs
+    ``present`` in the call (spec order), the ``absent`` ones and the compiled ``formula``."""
+
+    index: int
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
+    formula: CompiledFormula
+
+
 def _compute(spec: OpSpec) -> ElementwiseCompute:
     if not isinstance(spec.compute, ElementwiseCompute):
         raise TypeError(f"{spec.op} is not an elementwise op (family {spec.family})")
     return spec.compute
 
 
-def compile_spec(spec: OpSpec) -> CompiledFormula:
-    """Compiles the spec's single output formula (see :mod:`codegen.plan.elementwise_compiler`)."""
+def optional_inputs(spec: OpSpec) -> list[TensorSpec]:
+    """The optional inputs of ``spec`` in input order; bit ``k`` of a variant index is the ``k``-th."""
+    return [t for t in spec.inputs if t.optional]
+
+
+def compile_all(spec: OpSpec) -> list[Variant]:
+    """Compiles the spec's output formula once per combination of absent optional inputs (variant 0 first).
+
+    Raises:
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
+    """
     compute = _compute(spec)
     (output, formula), *_ = compute.outputs
-    scalars = dict(compute.scalars)
-    return compile_formula(
-        output, formula, tuple(t.name for t in spec.inputs), scalars, compute.loc, f"compute.{output}"
+    optional = optional_inputs(spec)
+    defaults = {t.name: float(t.default if t.default is not None else 0.0) for t in optional}
+    compiled = compile_variants(
+        output,
+        formula,
+        tuple(t.name for t in spec.inputs),
+        dict(compute.scalars),
+        defaults,
+        compute.loc,
+        f"compute.{output}",
     )
+    variants = []
+    for index, formula_v in enumerate(compiled):
+        absent = tuple(t.name for k, t in enumerate(optional) if index >> k & 1)
+        present = tuple(t.name for t in spec.inputs if t.name not in absent)
+        variants.append(Variant(index, present, absent, formula_v))
+    return variants
+
+
+def compile_spec(spec: OpSpec) -> CompiledFormula:
+    """Compiles the spec's single output formula with every input present (see
+    :mod:`codegen.plan.elementwise_compiler`)."""
+    return compile_all(spec)[0].formula
 
 
 def compute_dtypes(spec: OpSpec) -> list[DType]:
-    """The dtypes the kernel computes on (the first input's list; promotion makes inputs agree)."""
-    return list(spec.inputs[0].dtypes)
+    """The dtypes the kernel computes on (the first required input's list; promotion makes inputs agree)."""
+    return list(_dtype_input(spec).dtypes)
 
 
-def buffer_nums(spec: OpSpec, product: Product) -> tuple[int, int]:
-    """``(inBufferNum, outBufferNum)`` on ``product``: the spec's depth, capped by the product's queue cap."""
-    n_in, n_out = len(spec.inputs), len(spec.outputs)
+def _dtype_input(spec: OpSpec) -> TensorSpec:
+    """The input whose dtype selects the kernel: the first required one."""
+    return next(t for t in spec.inputs if not t.optional)
+
+
+def buffer_nums(spec: OpSpec, product: Product, num_inputs: int | None = None) -> tuple[int, int]:
+    """``(inBufferNum, outBufferNum)`` on ``product``: the spec's depth, capped by the product's queue cap.
+
+    ``num_inputs`` is the number of inputs present in the call (default: all of the spec's inputs).
+    """
+    n_in = len(spec.inputs) if num_inputs is None else num_inputs
+    n_out = len(spec.outputs)
     depth = spec.tiling.buffer_num
     return (
         max(1, min(depth, product.queue_buffer_cap // n_in)),
@@ -91,15 +146,24 @@ def program_for(compiled: CompiledFormula, dtype: DType) -> Program:
     return compiled.fp32 if dtype is DType.FLOAT else compiled.cast16
 
 
-def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype: DType) -> TilingDecision:
-    """The tiling of ``spec`` on ``product`` for an output of ``shape`` and compute ``dtype``.
+def tiling_decision(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dtype: DType, absent: Collection[str] = ()
+) -> TilingDecision:
+    """The tiling of ``spec`` on ``product`` for an output of ``shape`` and compute ``dtype``, with the
+    optional inputs named in ``absent`` null.
 
     Mirrors the generated C++ tiling function; ``tests/test_explain.py`` compares the two.
 
     Raises:
-        ValueError: ``dtype`` is not a compute dtype of the spec, or UB cannot hold one repeat.
+        ValueError: ``dtype`` is not a compute dtype of the spec, ``absent`` names a tensor that is not an
+            optional input, or UB cannot hold one repeat.
     """
-    compiled = compile_spec(spec)
+    variants = compile_all(spec)
+    optional = [t.name for t in optional_inputs(spec)]
+    unknown = set(absent) - set(optional)
+    if unknown:
+        raise ValueError(f"{spec.op}: {', '.join(sorted(unknown))} is not an optional input")
+    variant = variants[sum(1 << k for k, name in enumerate(optional) if name in absent)]
     keys = compute_dtypes(spec)
     if dtype not in keys:
         raise ValueError(f"{spec.op} computes on {', '.join(d.name for d in keys)}, not {dtype.name}")
@@ -112,9 +176,9 @@ def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dtyp
     cores = -(-(total * item) // spec.tiling.min_bytes_per_core)
     cores = max(1, min(cores, product.vector_core_num, blocks))
     per_core, former = divmod(blocks, cores)
-    in_num, out_num = buffer_nums(spec, product)
-    temps = program_for(compiled, dtype).temps
-    n_in, n_out = len(spec.inputs), len(spec.outputs)
+    n_in, n_out = len(variant.present), len(spec.outputs)
+    in_num, out_num = buffer_nums(spec, product, n_in)
+    temps = program_for(variant.formula, dtype).temps
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -133,7 +197,7 @@ def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dtyp
     return TilingDecision(
         product=product.name,
         dtype=dtype.name,
-        tiling_key=keys.index(dtype),
+        tiling_key=keys.index(dtype) + len(keys) * variant.index,
         total_length=total,
         block_dim=cores,
         former_num=former,
@@ -196,67 +260,147 @@ def _strip_tensor_args(expr: Any) -> Any:
     return expr
 
 
+def _programs_view(prog: Program) -> dict[str, Any]:
+    return {
+        "lines": [_instruction_cpp(i) for i in prog.instructions],
+        "temps": prog.temps,
+        "ops": ", ".join(i.op for i in prog.instructions),
+    }
+
+
+def shape_rule(spec: OpSpec) -> tuple[str, list[str]]:
+    """How the output's shape follows from the inputs: ``("broadcast", args)`` for ``broadcast(a, b, ...)``
+    (the output has the broadcast shape of the arguments present in the call), or ``("like", [x])`` for a
+    bare input name (the output has the shape of ``x`` and every other input broadcasts to it)."""
+    shape = spec.outputs[0].shape
+    if isinstance(shape, Name):
+        return "like", [shape.id]
+    if isinstance(shape, Call) and shape.func == "broadcast":
+        return "broadcast", [a.id for a in shape.args if isinstance(a, Name)]
+    return "broadcast", [t.name for t in spec.inputs]
+
+
+def _shape_view(spec: OpSpec) -> dict[str, Any]:
+    """The C++ pieces of the shape check (see :func:`shape_rule`), with null-safe handling of optional inputs."""
+    optional = {t.name for t in spec.inputs if t.optional}
+    kind, args = shape_rule(spec)
+    if kind == "like":
+        anchor = args[0]
+        others = [t.name for t in spec.inputs if t.name != anchor]
+        return {
+            "kind": kind,
+            "anchor": anchor,
+            "steps": [{"name": n, "optional": n in optional} for n in others],
+            "text": f"{', '.join(others)} broadcast to the shape of {anchor}; "
+            f"{spec.outputs[0].name} has the shape of {anchor}.",
+        }
+    first = next(n for n in args if n not in optional)
+    shown = [
+        f'({n} == nullptr ? "null" : ToString({n}->GetViewShape()).GetString())'
+        if n in optional
+        else f"ToString({n}->GetViewShape()).GetString()"
+        for n in args
+    ]
+    return {
+        "kind": kind,
+        "first": first,
+        "steps": [{"name": n, "optional": n in optional} for n in args if n != first],
+        "message": ", ".join(args),
+        "fmt": ", ".join(f"{n} %s" for n in args),
+        "args": ", ".join(shown),
+        "text": f"{', '.join(args)} broadcast together (NumPy rules); {spec.outputs[0].name} has the broadcast shape.",
+    }
+
+
+def _promote_expr(spec: OpSpec) -> str:
+    """C++ of the common dtype of the promoted inputs (null optional inputs take no part)."""
+    optional = {t.name for t in spec.inputs if t.optional}
+    promote = list(_compute(spec).promote) or [_dtype_input(spec).name]
+    required = [n for n in promote if n not in optional]
+    expr = f"{required[-1]}->GetDataType()"
+    for name in reversed(promote):
+        if name == required[-1]:
+            continue
+        step = f"op::PromoteType({name}->GetDataType(), {expr})"
+        expr = f"({name} == nullptr ? {expr} : {step})" if name in optional else step
+    return expr
+
+
 def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`)."""
     view = common_view(spec, catalogue)
-    products = view["products"]
-    compiled = compile_spec(spec)
+    products: list[Product] = view["products"]
+    variants = compile_all(spec)
+    compiled = variants[0].formula
     keys = compute_dtypes(spec)
     no_bf16 = arch_condition(products, "bf16")
+    optional = optional_inputs(spec)
     tiling_keys = []
-    for index, dt in enumerate(keys):
-        prog = program_for(compiled, dt)
-        tiling_keys.append(
-            {
-                "key": index,
-                "dtype": dt.name,
-                "ge_name": dt.ge_name,
-                "kernel_type": dt.kernel_type,
-                "elem_bytes": dt.itemsize,
-                "temps": prog.temps,
-                "guard": no_bf16 if dt is DType.BF16 and no_bf16 != "0" else "",
-            }
-        )
-    programs = {
-        name: {
-            "lines": [_instruction_cpp(i) for i in prog.instructions],
-            "temps": prog.temps,
-            "ops": ", ".join(i.op for i in prog.instructions),
+    for v in variants:
+        for index, dt in enumerate(keys):
+            prog = program_for(v.formula, dt)
+            tiling_keys.append(
+                {
+                    "key": index + len(keys) * v.index,
+                    "dtype": dt.name,
+                    "ge_name": dt.ge_name,
+                    "kernel_type": dt.kernel_type,
+                    "elem_bytes": dt.itemsize,
+                    "temps": prog.temps,
+                    "num_inputs": len(v.present),
+                    "variant": v.index,
+                    "absent": ", ".join(v.absent) or "-",
+                    "guard": no_bf16 if dt is DType.BF16 and no_bf16 != "0" else "",
+                }
+            )
+    variant_views = [
+        {
+            "index": v.index,
+            "absent": ", ".join(v.absent),
+            "present": list(v.present),
+            "fp32": _programs_view(v.formula.fp32),
+            "cast16": _programs_view(v.formula.cast16),
         }
-        for name, prog in (("fp32", compiled.fp32), ("cast16", compiled.cast16))
-    }
-    product_rows = []
-    for p in products:
-        in_num, out_num = buffer_nums(spec, p)
-        product_rows.append({"name": p.name, "soc": p.soc_version, "in_buffer_num": in_num, "out_buffer_num": out_num})
+        for v in variants
+    ]
+    inputs = [
+        {
+            "name": t.name,
+            "optional": t.optional,
+            "bit": 1 << optional.index(t) if t.optional else 0,
+            "index": i,
+            "default": t.default,
+        }
+        for i, t in enumerate(spec.inputs)
+    ]
+    caps: dict[int, list[dict[str, Any]]] = {}
+    for group in arch_groups(products):
+        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group["arch"])
+        caps.setdefault(cap, []).append(group)
+    queue_caps = [{"cap": cap, "archs": archs} for cap, archs in caps.items()]
     scalars = [
         {"field": hs.field_name, "cpp": _scalar_cpp(spec, hs.expr), "text": unparse(hs.expr)} for hs in compiled.scalars
     ]
     attrs = [{"name": a.name, "index": i, "c_type": _attr_ctype(a.type)} for i, a in enumerate(spec.attrs)]
-    inputs = [t.name for t in spec.inputs]
     output = spec.outputs[0]
-    # Broadcast chain of the output's shape formula: broadcast(a, b, c) -> ((a, b), c).
-    shape_args = _broadcast_args(spec)
-    steps = []
-    current = f"{shape_args[0]}->GetViewShape()"
-    for k, name in enumerate(shape_args[1:]):
-        result = f"broadcastStep{k}"
-        steps.append({"left": current, "right": f"{name}->GetViewShape()", "result": result})
-        current = result
-    promote = list(_compute(spec).promote) or [inputs[0]]
-    promote_expr = f"{promote[-1]}->GetDataType()"
-    for name in reversed(promote[:-1]):
-        promote_expr = f"op::PromoteType({name}->GetDataType(), {promote_expr})"
+    shape = _shape_view(spec)
+    checks = constraint_view(spec, catalogue)
     (_, formula), *_ = _compute(spec).outputs
+    out_rule = "the broadcast shape" if shape["kind"] == "broadcast" else f"the shape of {shape['anchor']}"
     status_rows = [
         {"name": "ACLNN_SUCCESS", "value": 0, "when": "Success."},
-        {"name": "ACLNN_ERR_PARAM_NULLPTR", "value": 161001, "when": "A tensor, workspaceSize or executor is null."},
+        {
+            "name": "ACLNN_ERR_PARAM_NULLPTR",
+            "value": 161001,
+            "when": "A required tensor, workspaceSize or executor is null.",
+        },
         {
             "name": "ACLNN_ERR_PARAM_INVALID",
             "value": 161002,
             "when": "A dtype not supported on this product, a rank above "
             f"{view['max_rank']}, an attribute value outside its list, shapes that do not broadcast, "
-            f"{output.name} not of the broadcast shape, or a format other than ND.",
+            f"{output.name} not of {out_rule}, "
+            "or a format other than ND" + ("; a limit under Constraints." if spec.constraints else "."),
         },
         {"name": "ACLNN_ERR_INNER_TILING_ERROR", "value": 561002, "when": "The tiling function failed."},
     ]
@@ -265,10 +409,16 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"input and output queue buffer plus the formula's fp32 temporaries "
         f"(FLOAT: {compiled.fp32.temps}, 16-bit: {compiled.cast16.temps}).",
         f"Queue depth {spec.tiling.buffer_num} (double buffering), capped per product by its queue buffers "
-        "per position.",
+        "per position (selected by NpuArch).",
         f"Elements are split over cores in 32-byte blocks, at least {spec.tiling.min_bytes_per_core} bytes per core; "
         "the first `blocks % cores` cores take one block more.",
     ]
+    if optional:
+        tiling_lines.append(
+            "A null optional input (" + ", ".join(t.name for t in optional) + ") selects a program compiled with its "
+            "default in its place: the kernel neither reads nor buffers it (tiling key + "
+            f"{len(keys)} per absent combination)."
+        )
     for p in products:
         d = tiling_decision(spec, p, (1 << 24,), keys[0])
         tiling_lines.append(
@@ -281,50 +431,48 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             example_lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
         for name, value in spec.example.attrs:
             example_lines.append(f"`{name}` = {value}")
+    constraint_lines = [
+        shape["text"],
+        *(f"`{t.name}` may be null: every element is then {t.default:g}." for t in optional),
+        "Empty tensors succeed and produce an empty output.",
+        "Deterministic: every element is computed once.",
+        *(f"Limit `{c.name}`: {line}" for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue))),
+    ]
     view.update(
         {
-            "product_rows": product_rows,
+            "queue_caps": queue_caps,
             "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
             "tiling_keys": tiling_keys,
-            "programs": programs,
-            "max_temps": max(compiled.fp32.temps, compiled.cast16.temps),
+            "num_dtypes": len(keys),
+            "dtype_input": spec.inputs.index(_dtype_input(spec)),
+            "dtype_input_name": _dtype_input(spec).name,
+            "variants": variant_views,
+            "has_variants": len(variants) > 1,
+            "programs": variant_views[0],
+            "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
             "scalars": scalars,
             "scalar_defs": [{"name": n, "text": unparse(e)} for n, e in _compute(spec).scalars],
             "attrs": attrs,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "inputs": inputs,
+            "optional_inputs": [t["name"] for t in inputs if t["optional"]],
             "output": output.name,
-            "num_inputs": len(spec.inputs),
             "num_outputs": len(spec.outputs),
             "block_bytes": BLOCK_BYTES,
             "repeat_bytes": REPEAT_BYTES,
             "formula": unparse(compiled.lowered),
             "formula_text": unparse(formula),
-            "broadcast_steps": steps,
-            "broadcast_final": current,
-            "broadcast_message": ", ".join(shape_args),
-            "broadcast_fmt": ", ".join(f"{n} %s" for n in shape_args),
-            "broadcast_args": ", ".join(f"ToString({n}->GetViewShape()).GetString()" for n in shape_args),
-            "promote_expr": promote_expr,
-            "dfx_in": ", ".join([*inputs, *(a.name for a in spec.attrs)]),
+            "shape": shape,
+            "promote_expr": _promote_expr(spec),
+            "dfx_in": ", ".join([*(t.name for t in spec.inputs), *(a.name for a in spec.attrs)]),
+            "checks": checks,
             "status_rows": status_rows,
-            "constraint_lines": [
-                f"{n} and the other inputs broadcast together (NumPy rules); {output.name} has the broadcast shape."
-                for n in inputs[:1]
-            ]
-            + ["Empty tensors succeed and produce an empty output.", "Deterministic: every element is computed once."],
+            "constraint_lines": constraint_lines,
             "tiling_lines": tiling_lines,
             "example_lines": example_lines,
         }
     )
     return view
-
-
-def _broadcast_args(spec: OpSpec) -> list[str]:
-    shape = spec.outputs[0].shape
-    if isinstance(shape, Call) and shape.func == "broadcast":
-        return [a.id for a in shape.args if isinstance(a, Name)]
-    return [t.name for t in spec.inputs]
 
 
 def _attr_ctype(t: str) -> str:

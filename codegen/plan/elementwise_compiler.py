@@ -16,11 +16,14 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
    once to the output dtype (``CAST_RINT``).
 
 The result (:class:`Program`) lists instructions as plain data, the temporaries it needs, and the host
-scalars; templates only place these strings.
+scalars; templates only place these strings. :func:`compile_variants` compiles one program set per
+combination of absent optional inputs (each replaced by its default before lowering), sharing the host
+scalars.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from codegen.spec.errors import SourceLoc, SpecError
@@ -309,6 +312,84 @@ def _allocate(b: _Builder, root: int) -> Program:
     return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps)
 
 
+def _substitute(e: Expr, values: Mapping[str, float]) -> Expr:
+    """Replaces the names in ``values`` by numbers and drops the identities that creates (``x * 1``,
+    ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x``, ``x - 0``), so an absent optional input costs no instruction."""
+    if isinstance(e, Name):
+        return Num(values[e.id]) if e.id in values else e
+    if isinstance(e, Unary):
+        return Unary(e.op, _substitute(e.operand, values))
+    if isinstance(e, Binary):
+        left, right = _substitute(e.left, values), _substitute(e.right, values)
+
+        def number(x: Expr, v: float) -> bool:
+            return isinstance(x, Num) and not isinstance(x.value, bool) and x.value == v
+
+        if e.op == "*" and number(left, 1):
+            return right
+        if e.op in ("*", "/") and number(right, 1):
+            return left
+        if e.op == "+" and number(left, 0):
+            return right
+        if e.op in ("+", "-") and number(right, 0):
+            return left
+        return Binary(e.op, left, right)
+    if isinstance(e, Compare):
+        return Compare(e.op, _substitute(e.left, values), _substitute(e.right, values))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, tuple(_substitute(v, values) for v in e.values))
+    if isinstance(e, IfElse):
+        return IfElse(_substitute(e.cond, values), _substitute(e.then, values), _substitute(e.orelse, values))
+    if isinstance(e, Call):
+        return Call(e.func, tuple(_substitute(a, values) for a in e.args))
+    return e
+
+
+def compile_variants(
+    output: str,
+    formula: Expr,
+    tensors: tuple[str, ...],
+    scalar_defs: dict[str, Expr],
+    defaults: Mapping[str, float],
+    loc: SourceLoc | None = None,
+    field_path: str = "",
+) -> tuple[CompiledFormula, ...]:
+    """Compiles ``output = formula`` once per combination of absent optional inputs.
+
+    Variant ``v`` has optional input ``k`` (in the order of ``defaults``) absent when bit ``k`` of ``v`` is
+    set: that input is replaced by its default before lowering, so the program never reads it. Variant 0
+    has every input; there are ``2 ** len(defaults)`` variants. All variants share one list of host scalars
+    (one tiling struct serves them all), so ``scalars`` is the same tuple in every result.
+
+    Args:
+        output: output tensor name.
+        formula: the parsed formula.
+        tensors: input tensor names (every one is an elementwise operand of the output's shape).
+        scalar_defs: host scalar definitions (``compute.scalars``) by name.
+        defaults: optional input name -> the value its elements take when it is null.
+        loc, field_path: where the formula came from, for error messages.
+
+    Raises:
+        SpecError: the formula uses a construct that has no vector-instruction lowering.
+    """
+    hoisted: list[HostScalar] = []
+    inlined = _inline_scalars(formula, dict(scalar_defs))
+    optional = list(defaults)
+    built: list[tuple[Program, Program, Expr]] = []
+    for v in range(1 << len(optional)):
+        absent = {name: float(defaults[name]) for k, name in enumerate(optional) if v >> k & 1}
+        present = frozenset(t for t in tensors if t not in absent)
+        ctx = _Ctx(present, {}, hoisted, loc=loc, field=field_path)
+        lowered = _lower(_substitute(inlined, absent), present)
+        programs = []
+        for cast_inputs in (False, True):
+            b = _Builder(ctx, cast_inputs)
+            root = b.value(lowered)
+            programs.append(_allocate(b, root))
+        built.append((programs[0], programs[1], lowered))
+    return tuple(CompiledFormula(output, fp32, cast16, tuple(hoisted), lowered) for fp32, cast16, lowered in built)
+
+
 def compile_formula(
     output: str,
     formula: Expr,
@@ -317,7 +398,7 @@ def compile_formula(
     loc: SourceLoc | None = None,
     field_path: str = "",
 ) -> CompiledFormula:
-    """Compiles ``output = formula`` for fp32 and for 16-bit input dtypes.
+    """Compiles ``output = formula`` for fp32 and for 16-bit input dtypes, every input present.
 
     Args:
         output: output tensor name.
@@ -332,13 +413,5 @@ def compile_formula(
     Raises:
         SpecError: the formula uses a construct that has no vector-instruction lowering.
     """
-    ctx = _Ctx(frozenset(tensors), dict(scalar_defs), loc=loc, field=field_path)
-    inlined = _inline_scalars(formula, ctx.scalar_defs)
-    lowered = _lower(inlined, ctx.tensors)
-    ctx.scalar_defs = {}
-    programs = []
-    for cast_inputs in (False, True):
-        b = _Builder(ctx, cast_inputs)
-        root = b.value(lowered)
-        programs.append(_allocate(b, root))
-    return CompiledFormula(output, programs[0], programs[1], tuple(ctx.hoisted), lowered)
+    (compiled,) = compile_variants(output, formula, tensors, scalar_defs, {}, loc, field_path)
+    return compiled

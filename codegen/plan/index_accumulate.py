@@ -39,16 +39,13 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
 
 from __future__ import annotations
 
-import string
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from codegen.plan.common import arch_condition, common_view, dtype_groups
-from codegen.spec.expr import Expr, ExprType, check, to_cpp, to_source
+from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.spec.index_accumulate import IndexAccumulateCompute
-from codegen.spec.loader import constraint_scope
-from codegen.spec.model import Catalogue, Constraint, DType, OpSpec, Product
+from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
 BLOCK_BYTES = 32
 FP32_BYTES = 4
@@ -358,156 +355,6 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------------------- constraints
-
-_LET_CTYPES = {ExprType.INT: "int64_t", ExprType.FLOAT: "double", ExprType.BOOL: "bool"}
-_ATTR_VALUE_FORMATS = {"int64": ("%lld", "long long"), "uint64": ("%llu", "unsigned long long")}
-
-
-def _c_string(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-
-
-def _host_cpp(spec: OpSpec, expr: Expr, lets: set[str], used: set[str]) -> str:
-    """C++ of a host expression in the op_api (attrs, lets, tensors through functions, platform, dtypes)."""
-    attr_types = {a.name: a.type for a in spec.attrs}
-    tensors = {t.name for t in (*spec.inputs, *spec.outputs)}
-
-    def name(n: str) -> str:
-        if n in lets or n in tensors:
-            return n
-        if n in attr_types:
-            t = attr_types[n]
-            if t == "uint64":
-                return f"static_cast<int64_t>({n})"
-            return f"static_cast<double>({n})" if t in ("double", "float") else n
-        if n == "coreNum":
-            used.add("coreNum")
-            return "coreNum"
-        if n == "ubBytes":
-            used.add("ubBytes")
-            return "ubBytes"
-        if n in DType.__members__:
-            return f"op::DataType::{DType[n].ge_name}"
-        raise ValueError(f"name '{n}' has no C++ form in the op_api")
-
-    functions: dict[str, Callable[[list[str]], str]] = {
-        "numel": lambda a: f"{a[0]}->GetViewShape().GetShapeSize()",
-        "rank": lambda a: f"static_cast<int64_t>({a[0]}->GetViewShape().GetDimNum())",
-        "dim": lambda a: f"ShapeDim({a[0]}, {a[1]})",
-        "dtype": lambda a: f"{a[0]}->GetDataType()",
-    }
-    return to_cpp(expr, name, functions)
-
-
-def constraint_view(spec: OpSpec, catalogue: Catalogue) -> tuple[list[dict[str, Any]], set[str]]:
-    """The C++ of every product constraint of ``spec`` for the op_api check, and the platform values used.
-
-    Each entry: ``name``, ``socs`` (the condition on ``socVersion``), ``when`` (C++ or ``"true"``),
-    ``lets`` (``ctype``, ``name``, ``cpp``), ``require`` (C++), ``status`` (status name), ``format`` (printf
-    text of the message) and ``args`` (its arguments).
-    """
-    used: set[str] = set()
-    out: list[dict[str, Any]] = []
-    attrs = {a.name: a for a in spec.attrs}
-    for c in spec.constraints:
-        lets: list[dict[str, str]] = []
-        let_names: set[str] = set()
-        types: list[tuple[str, ExprType]] = []
-        for name, e in c.let:
-            t = check(e, constraint_scope(spec.inputs, spec.outputs, spec.attrs, types), list(ExprType)).type
-            typ = t if t in _LET_CTYPES else ExprType.INT
-            lets.append({"ctype": _LET_CTYPES[typ], "name": name, "cpp": _host_cpp(spec, e, let_names, used)})
-            let_names.add(name)
-            types.append((name, typ))
-        type_of = dict(types)
-        fmt_parts: list[str] = []
-        args: list[str] = []
-        for literal, field, _, _ in string.Formatter().parse(c.message):
-            fmt_parts.append(_c_string(literal))
-            if field is None:
-                continue
-            if field in type_of:
-                typ = type_of[field]
-                if typ is ExprType.FLOAT:
-                    fmt_parts.append("%g")
-                    args.append(field)
-                elif typ is ExprType.BOOL:
-                    fmt_parts.append("%s")
-                    args.append(f'({field} ? "true" : "false")')
-                else:
-                    fmt_parts.append("%lld")
-                    args.append(f"static_cast<long long>({field})")
-            else:
-                a = attrs[field]
-                if a.type == "bool":
-                    fmt_parts.append("%s")
-                    args.append(f'({field} ? "true" : "false")')
-                elif a.type in _ATTR_VALUE_FORMATS:
-                    f, ctype = _ATTR_VALUE_FORMATS[a.type]
-                    fmt_parts.append(f)
-                    args.append(f"static_cast<{ctype}>({field})")
-                else:
-                    fmt_parts.append("%g")
-                    args.append(f"static_cast<double>({field})")
-        socs = [catalogue.get(p).soc_version for p in c.products]
-        out.append(
-            {
-                "name": c.name,
-                "products": ", ".join(c.products),
-                "socs": " || ".join(f"socVersion == SocVersion::{s}" for s in socs) or "true",
-                "when": _host_cpp(spec, c.when, set(), used) if c.when is not None else "true",
-                "when_text": to_source(c.when) if c.when is not None else "always",
-                "lets": lets,
-                "require": _host_cpp(spec, c.require, let_names, used),
-                "require_text": to_source(c.require),
-                "status": _status_name(c.status),
-                "format": "".join(fmt_parts),
-                "args": args,
-            }
-        )
-    return out, used
-
-
-def _status_name(code: int) -> str:
-    from codegen.spec.model import ACLNN_STATUS_CODES
-
-    return ACLNN_STATUS_CODES[code]
-
-
-def constraint_doc_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
-    """One documentation line per product constraint (products by their doc term, the rule, the status)."""
-    lines = []
-    for c in spec.constraints:
-        terms = ", ".join(f"{catalogue.get(p).doc_term} ({p})" for p in c.products)
-        lets = "; ".join(f"`{n} = {to_source(e)}`" for n, e in c.let)
-        when = f"when `{to_source(c.when)}`, " if c.when is not None else ""
-        lines.append(
-            f"{terms}: {when}`{to_source(c.require)}` must hold, with {lets}; otherwise "
-            f"{_status_name(c.status)} ({c.status})."
-        )
-    return lines
-
-
-def violates(constraint: Constraint, env: dict[str, object]) -> bool:
-    """Whether ``constraint`` rejects a call described by ``env`` (attrs, tensors, ``coreNum``, ``ubBytes``,
-    dtype names). Used by the check cases to find the boundary of a documented limit.
-
-    Raises:
-        codegen.spec.expr.ExprEvalError: a name is missing from ``env``.
-    """
-    from codegen.spec.expr import evaluate
-
-    scope = dict(env)
-    for name in DType.__members__:
-        scope.setdefault(name, DType[name])
-    if constraint.when is not None and not evaluate(constraint.when, scope):
-        return False
-    for name, e in constraint.let:
-        scope[name] = evaluate(e, scope)
-    return not bool(evaluate(constraint.require, scope))
-
-
 # ----------------------------------------------------------------------------------------- the view
 
 
@@ -615,7 +462,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         )
     opdef = {"default": default_cols, "configs": configs, "attrs": view["opdef"]["attrs"]}
 
-    constraints, platform_used = constraint_view(spec, catalogue)
+    checks = constraint_view(spec, catalogue)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
     num_rows_attr = spec.attr(comp.num_rows)
     padding_attr = spec.attr(comp.padding) if comp.padding else None
@@ -731,11 +578,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "min_bytes_per_core": spec.tiling.min_bytes_per_core,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "opdef": opdef,
-            "constraints": constraints,
-            "uses_core_num": "coreNum" in platform_used,
-            "uses_ub_bytes": "ubBytes" in platform_used,
-            "uses_shape_dim": any("ShapeDim(" in (lt["cpp"]) for c in constraints for lt in c["lets"])
-            or any("ShapeDim(" in c["require"] or "ShapeDim(" in c["when"] for c in constraints),
+            "checks": checks,
             "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
             "status_rows": status_rows,
             "constraint_lines": constraint_lines,

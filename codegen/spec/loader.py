@@ -39,6 +39,7 @@ from codegen.spec.expr import (
     Expr,
     ExprEvalError,
     ExprType,
+    Name,
     Num,
     Scope,
     as_shape,
@@ -691,6 +692,33 @@ def _claim(r: Reader, taken: dict[str, tuple[str, SourceLoc]], node: YNode, name
     return True
 
 
+def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
+    """Elementwise rules on tensors: every optional input has a ``default`` (the value the formula uses when
+    it is null), at least one input is required (its dtype selects the kernel), and an output shape that
+    names one input (``shape: self``: the other inputs broadcast to it) names a required one."""
+    for i, t in enumerate(ctx.inputs):
+        if t.optional and t.default is None:
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"inputs[{i}].default",
+                    f"optional input '{t.name}' needs a default: the value the formula uses when it is null",
+                )
+            )
+    if ctx.inputs and all(t.optional for t in ctx.inputs):
+        r.errors.append(SpecError(ctx.inputs[0].loc, "inputs", "an elementwise op needs at least one required input"))
+    by_name = {t.name: t for t in ctx.inputs}
+    for i, out in enumerate(ctx.outputs):
+        if isinstance(out.shape, Name) and out.shape.id in by_name and by_name[out.shape.id].optional:
+            r.errors.append(
+                SpecError(
+                    out.loc,
+                    f"outputs[{i}].shape",
+                    f"'{out.shape.id}' is optional; an output shape may only name a required input",
+                )
+            )
+
+
 def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCompute | None:
     """Parses the ``compute`` section of the elementwise family.
 
@@ -709,6 +737,7 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
         if out.name in ("promote", "scalars"):
             r.error(node, f"an elementwise output cannot be called '{out.name}' (a key of compute)")
     input_names = [t.name for t in ctx.inputs]
+    _check_elementwise_tensors(r, ctx)
     promote: list[str] = []
     if "promote" in m:
         for item, name in r.strings(m["promote"]):
@@ -786,6 +815,10 @@ _PRODUCT_KEYS = (
 _LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
 _UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
 UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
+#: Product facts generated code selects by NpuArch (``__NPU_ARCH__`` in kernels, ``GetCurNpuArch()`` on the
+#: host), so products sharing an NpuArch must agree on them. UB bytes and core counts are read from the
+#: platform at run time and may differ.
+ARCH_CAPABILITIES = ("bf16", "data_copy_pad", "atomic_add_dtypes", "queue_buffer_cap")
 
 
 def _pattern(r: Reader, node: YNode, rx: re.Pattern[str], what: str) -> str:
@@ -878,14 +911,14 @@ def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
         if not p.npu_arch:
             continue
         other = by_arch.setdefault(p.npu_arch, p)
-        for cap in ("bf16", "data_copy_pad", "atomic_add_dtypes"):
+        for cap in ARCH_CAPABILITIES:
             if other is not p and getattr(other, cap) != getattr(p, cap):
                 r.error(
                     _value_node(node, cap),
                     f"{p.name} has npu_arch {p.npu_arch} like {other.name} (line {other.loc.line}) "
                     f"but a different {cap}; "
-                    "products sharing an NpuArch must agree on bf16, data_copy_pad and atomic_add_dtypes "
-                    "(kernels select code by __NPU_ARCH__)",
+                    f"products sharing an NpuArch must agree on {', '.join(ARCH_CAPABILITIES[:-1])} and "
+                    f"{ARCH_CAPABILITIES[-1]} (generated code selects by NpuArch, never by product name)",
                 )
 
 
@@ -1010,7 +1043,7 @@ class _OpParser:
 
     def tensor(self, node: YNode, index: int, is_output: bool) -> tuple[TensorSpec, YNode | None]:
         required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-        optional = ["const"] if is_output else ["optional"]
+        optional = ["const"] if is_output else ["optional", "default"]
         m = self.r.mapping(node, required, optional) or {}
         kind = "output" if is_output else "input"
         name = self.tensor_name(m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -1019,7 +1052,14 @@ class _OpParser:
         description = (self.r.string(m["description"]) or "") if "description" in m else ""
         optional_flag = bool(self.r.boolean(m["optional"])) if "optional" in m else False
         const = bool(self.r.boolean(m["const"])) if "const" in m else False
-        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const)
+        default: float | None = None
+        if "default" in m:
+            if not optional_flag:
+                self.r.error(m["default"], "a default is only allowed on an optional input (optional: true)")
+            else:
+                number = self.r.number(m["default"])
+                default = None if number is None else float(number)
+        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const, default)
         return spec, m.get("shape")
 
     def attr(self, node: YNode) -> AttrSpec:
@@ -1301,6 +1341,7 @@ class _OpParser:
                 else:
                     listed.append(p)
             cons_products = tuple(listed)
+            self.constraint_arch_groups(m["products"], cons_products, products)
         when = None
         if "when" in m:
             when, t = r.expr(m["when"], constraint_scope(inputs, outputs, attrs), (ExprType.BOOL,), "'when'")
@@ -1350,6 +1391,22 @@ class _OpParser:
         if require is None or not ok:
             return None
         return Constraint(name, cons_products, when, tuple(lets), require, message, status, node.loc)
+
+    def constraint_arch_groups(self, node: YNode, listed: tuple[str, ...], products: tuple[str, ...]) -> None:
+        """A constraint lists all or none of the op's products of each NpuArch: the generated check selects
+        products by NpuArch, so a partial list would also apply to the products left out."""
+        if self.catalogue is None:
+            return
+        known = [p for p in products if p in self.catalogue]
+        archs = {self.catalogue.get(p).npu_arch for p in listed if p in self.catalogue}
+        missing = [p for p in known if p not in listed and self.catalogue.get(p).npu_arch in archs]
+        for p in missing:
+            arch = self.catalogue.get(p).npu_arch
+            self.r.error(
+                node,
+                f"'{p}' is missing: it shares npu_arch {arch} with a listed product, and the generated check "
+                "selects products by NpuArch; list it too",
+            )
 
     def check_placeholders(self, node: YNode, message: str, allowed: list[str]) -> None:
         try:

@@ -246,6 +246,8 @@ class TensorSpec:
         loc: the tensor's entry.
         const: outputs only: the aclnn signature declares it ``const aclTensor *`` (as CANN does for some
             APIs, e.g. aclnnEmbeddingDenseBackward's ``out``).
+        default: optional inputs only: the value every element takes when the tensor is null (e.g. 1.0 for a
+            weight), or None; the elementwise family requires one on every optional input.
     """
 
     name: str
@@ -256,6 +258,7 @@ class TensorSpec:
     shape: Expr | None
     loc: SourceLoc
     const: bool = False
+    default: float | None = None
 
     def dtypes_for(self, product: Product) -> tuple[DType, ...]:
         """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""

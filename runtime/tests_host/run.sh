@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# ascend-opgen runtime host tests. Builds the SoftMarginLossBackward op (the hand-written contract copy in
-# /work/contract if present, else generated/; OP_DIR overrides) into one shared library per product (Ascend910B, Ascend910) exactly as the
+# ascend-opgen runtime host tests. Builds the SoftMarginLossBackward op (generated/; OP_DIR overrides) into one shared library per product (Ascend910B, Ascend910) exactly as the
 # Python builder does (op sources + glue + runtime/src/**.cpp, -Wall -Wextra -Werror), then
 #   1. runs the op's example program and checks its printed numbers,
 #   2. runs test_host (error statuses, views, broadcasting, empty tensors, OpDef/product/tiling JSON,
@@ -15,13 +14,7 @@ RT=$(cd "$HERE/.." && pwd)
 ROOT=$(cd "$RT/.." && pwd)
 CXX=${CXX:-g++}
 
-if [ -z "${OP_DIR:-}" ]; then
-  if [ -d /work/contract/soft_margin_loss_backward ]; then
-    OP_DIR=/work/contract/soft_margin_loss_backward
-  else
-    OP_DIR=$ROOT/generated/soft_margin_loss_backward
-  fi
-fi
+OP_DIR=${OP_DIR:-$ROOT/generated/soft_margin_loss_backward}
 if [ -n "${BUILD_DIR:-}" ]; then
   BUILD=$BUILD_DIR
   mkdir -p "$BUILD"

@@ -225,7 +225,7 @@ void TestExampleNumbers() {
   EXPECT(Contains(stats, "\"op_type\": \"SoftMarginLossGrad\"") &&
              Contains(stats, "\"kernel\": \"soft_margin_loss_grad\""),
          "stats: %s", stats.c_str());
-  EXPECT(Contains(stats, "\"totalLength\": 4") && Contains(stats, "\"scale0\": -0.25"), "stats tiling: %s",
+  EXPECT(Contains(stats, "\"totalLength\": 4") && Contains(stats, "\"scalar0\": -0.25"), "stats tiling: %s",
          stats.c_str());
   EXPECT(Contains(stats, "\"cores\": [{\"gm_bytes_read\": "), "stats cores: %s", stats.c_str());
 }
@@ -459,7 +459,7 @@ void TestRunTilingJson() {
       "{\"inputs\": [{\"shape\": [8], \"dtype\": \"DT_FLOAT16\"}, {\"shape\": [8], \"dtype\": "
       "\"DT_FLOAT16\"}, {\"shape\": [8], \"dtype\": \"DT_FLOAT16\"}], \"outputs\": [{\"shape\": "
       "[8], \"dtype\": \"DT_FLOAT16\"}]}");
-  EXPECT(Contains(dflt, "\"status\": 0") && Contains(dflt, "\"scale0\": -0.125") &&
+  EXPECT(Contains(dflt, "\"status\": 0") && Contains(dflt, "\"scalar0\": -0.125") &&
              Contains(dflt, "\"block_dim\": 1") && Contains(dflt, "\"tiling_key\": 1"),
          "default reduction (mean): %s", dflt.c_str());
   const std::string bad = opgen_rt_run_tiling_json("SoftMarginLossGrad", "{\"inputs\": [");
@@ -654,25 +654,8 @@ void TestConversionsAndUtils() {
   EXPECT(std::string(op::ToString(op::Shape{2, 3}).GetString()) == "[2, 3]", "shape text");
 }
 
-// Registers the SoftMarginLossGrad tiling layout when the device side's REGISTER_TILING_DATA_CLASS does not,
-// so the statistics can name fields.
+// Registers the test op's tiling layout when its REGISTER_TILING_DATA_CLASS did not, so statistics name fields.
 void EnsureTilingMeta() {
-  if (opgen_rt::FindTilingClassMeta("SoftMarginLossGrad") == nullptr) {
-    using T = optiling::SoftMarginLossGradTilingData;
-    opgen_rt::TilingClassMeta meta;
-    meta.className = "SoftMarginLossGradTilingData";
-    meta.dataSize = sizeof(T);
-    meta.fields = {{"totalLength", "int64_t", offsetof(T, totalLength), 8, 1},
-                   {"formerNum", "int64_t", offsetof(T, formerNum), 8, 1},
-                   {"formerLength", "int64_t", offsetof(T, formerLength), 8, 1},
-                   {"tailLength", "int64_t", offsetof(T, tailLength), 8, 1},
-                   {"tileLength", "int64_t", offsetof(T, tileLength), 8, 1},
-                   {"scale0", "float", offsetof(T, scale0), 4, 1}};
-    opgen_rt::RegisterTilingClassMeta("SoftMarginLossGrad", meta);
-    std::printf(
-        "note: registered the SoftMarginLossGrad tiling layout from the test (the device side's "
-        "REGISTER_TILING_DATA_CLASS does not register one)\n");
-  }
   if (opgen_rt::FindTilingClassMeta("OpgenTestOp") == nullptr) {
     using T = optiling::OpgenTestOpTilingData;
     opgen_rt::TilingClassMeta meta;

@@ -44,36 +44,34 @@ static const aclTensor *EmbeddingDenseGrad(const aclTensor *grad, const aclTenso
 
 namespace {
 
-// Dtypes of `grad` on the current product.
+// Dtypes of `grad` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &GradDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND910:
+  switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
       return LIST_0;
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND950:
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
   }
 }
 
-// Dtypes of `out` on the current product.
+// Dtypes of `out` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &OutDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND910:
+  switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
       return LIST_0;
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND950:
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -154,14 +152,15 @@ aclnnStatus CheckParams(const aclTensor *grad, const aclTensor *indices, uint64_
   return ACLNN_SUCCESS;
 }
 
-// Product limits of specs/embedding_dense_backward.yaml (`constraints`), checked after the parameters.
+// Limits of specs/embedding_dense_backward.yaml (`constraints`), checked after the parameters; products are selected
+// by their NpuArch.
 aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *grad, [[maybe_unused]] const aclTensor *indices,
                              [[maybe_unused]] uint64_t numWeights, [[maybe_unused]] uint64_t paddingIdx,
                              [[maybe_unused]] bool scaleGradByFreq, [[maybe_unused]] const aclTensor *out) {
-  const SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
+  const uint32_t npuArch = static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch());
   const int64_t coreNum = static_cast<int64_t>(GetCurrentPlatformInfo().GetVectorCoreNum());
   // atlas_training_scale_dim_limit (Ascend910): when scaleGradByFreq, require embeddingDim < limit.
-  if ((socVersion == SocVersion::ASCEND910) && scaleGradByFreq) {
+  if ((npuArch == 1001) && scaleGradByFreq) {
     const int64_t cores = coreNum;
     const int64_t countsSize =
         ((static_cast<int64_t>(numWeights) / coreNum) + (static_cast<int64_t>(numWeights) % coreNum));

@@ -27,7 +27,7 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(SoftMarginLossGrad);
 
-// Device op: every input contiguous, of one dtype and of the output's shape.
+// Device op: every input present contiguous, of one dtype and of the output's shape.
 static const aclTensor *SoftMarginLossGrad(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *target,
                                            int64_t reduction, aclOpExecutor *executor) {
   L0_DFX(SoftMarginLossGrad, gradOutput, self, target, reduction);
@@ -43,72 +43,68 @@ static const aclTensor *SoftMarginLossGrad(const aclTensor *gradOutput, const ac
 namespace {
 constexpr size_t MAX_DIM = 8;
 
-// Dtypes of `gradOutput` on the current product.
+// Dtypes of `gradOutput` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND910:
+  switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
       return LIST_0;
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND950:
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
   }
 }
 
-// Dtypes of `self` on the current product.
+// Dtypes of `self` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND910:
+  switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
       return LIST_0;
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND950:
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
   }
 }
 
-// Dtypes of `target` on the current product.
+// Dtypes of `target` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &TargetDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND910:
+  switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
       return LIST_0;
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND950:
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
   }
 }
 
-// Dtypes of `out` on the current product.
+// Dtypes of `out` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &OutDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
-  switch (GetCurrentPlatformInfo().GetSocVersion()) {
-    case SocVersion::ASCEND910:
+  switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
       return LIST_0;
-    case SocVersion::ASCEND910B:
-    case SocVersion::ASCEND910_93:
-    case SocVersion::ASCEND950:
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -134,23 +130,29 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, cons
             static_cast<long long>(reduction));
     return ACLNN_ERR_PARAM_INVALID;
   }
-  op::Shape broadcastStep0;
-  if (!BroadcastInferShape(gradOutput->GetViewShape(), self->GetViewShape(), broadcastStep0)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-            "gradOutput, self, target cannot be broadcast together: gradOutput %s, self %s, target %s.",
-            ToString(gradOutput->GetViewShape()).GetString(), ToString(self->GetViewShape()).GetString(),
-            ToString(target->GetViewShape()).GetString());
-    return ACLNN_ERR_PARAM_INVALID;
+  broadcastShape = gradOutput->GetViewShape();
+  {
+    op::Shape next;
+    if (!BroadcastInferShape(broadcastShape, self->GetViewShape(), next)) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+              "gradOutput, self, target cannot be broadcast together: gradOutput %s, self %s, target %s.",
+              ToString(gradOutput->GetViewShape()).GetString(), ToString(self->GetViewShape()).GetString(),
+              ToString(target->GetViewShape()).GetString());
+      return ACLNN_ERR_PARAM_INVALID;
+    }
+    broadcastShape = next;
   }
-  op::Shape broadcastStep1;
-  if (!BroadcastInferShape(broadcastStep0, target->GetViewShape(), broadcastStep1)) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-            "gradOutput, self, target cannot be broadcast together: gradOutput %s, self %s, target %s.",
-            ToString(gradOutput->GetViewShape()).GetString(), ToString(self->GetViewShape()).GetString(),
-            ToString(target->GetViewShape()).GetString());
-    return ACLNN_ERR_PARAM_INVALID;
+  {
+    op::Shape next;
+    if (!BroadcastInferShape(broadcastShape, target->GetViewShape(), next)) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+              "gradOutput, self, target cannot be broadcast together: gradOutput %s, self %s, target %s.",
+              ToString(gradOutput->GetViewShape()).GetString(), ToString(self->GetViewShape()).GetString(),
+              ToString(target->GetViewShape()).GetString());
+      return ACLNN_ERR_PARAM_INVALID;
+    }
+    broadcastShape = next;
   }
-  broadcastShape = broadcastStep1;
   if (out->GetViewShape() != broadcastShape) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out shape %s must equal the broadcast shape %s.",
             ToString(out->GetViewShape()).GetString(), ToString(broadcastShape).GetString());
@@ -207,7 +209,7 @@ aclnnStatus aclnnSoftMarginLossBackwardGetWorkspaceSize(const aclTensor *gradOut
   CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
   op::Shape broadcastShape;
-  const aclnnStatus ret = CheckParams(gradOutput, self, target, reduction, out, broadcastShape);
+  aclnnStatus ret = CheckParams(gradOutput, self, target, reduction, out, broadcastShape);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
   if (out->IsEmpty()) {

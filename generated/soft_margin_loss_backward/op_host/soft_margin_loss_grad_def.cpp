@@ -26,7 +26,7 @@ class SoftMarginLossGrad : public OpDef {
         .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Attr("reduction").AttrType(REQUIRED).Int();
+    this->Attr("reduction").AttrType(OPTIONAL).Int(1);
 
     OpAICoreConfig ascend910Config;
     ascend910Config.Input("gradOutput")

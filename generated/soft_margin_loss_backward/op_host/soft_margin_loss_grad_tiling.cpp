@@ -18,16 +18,17 @@ constexpr int64_t FP32_BYTES = 4;
 constexpr int64_t BUFFER_NUM = 2;
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t MIN_BYTES_PER_CORE = 32768;
-constexpr int64_t NUM_INPUTS = 3;
 constexpr int64_t NUM_OUTPUTS = 1;
 
 struct KeyInfo {
   int64_t elemBytes;  // bytes of one element of the compute dtype
   int64_t temps;      // fp32 temporaries of the compiled formula
+  int64_t numInputs;  // inputs present in the call (each has a queue)
 };
 
-// Tiling key per input dtype; -1 when the dtype has no kernel.
-int64_t TilingKeyOf(ge::DataType dtype) {
+// Dtype index of the compute dtype (the tiling key of the program with every input present); -1 when the
+// dtype has no kernel.
+int64_t DtypeIndexOf(ge::DataType dtype) {
   switch (dtype) {
     case ge::DT_FLOAT:
       return 0;
@@ -43,39 +44,27 @@ int64_t TilingKeyOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 0};
+      return {4, 0, 3};
     case 1:  // FLOAT16
-      return {2, 3};
+      return {2, 3, 3};
     case 2:  // BF16
-      return {2, 3};
+      return {2, 3, 3};
     default:
-      return {0, 0};
+      return {0, 0, 0};
   }
 }
 
-// Buffers per queue on each product: the spec's depth, capped by the product's queue buffers per position.
-void BufferNums(platform_ascendc::SocVersion soc, int64_t &inBufferNum, int64_t &outBufferNum) {
-  switch (soc) {
-    case platform_ascendc::SocVersion::ASCEND910:  // Ascend910
-      inBufferNum = 1;
-      outBufferNum = 2;
-      return;
-    case platform_ascendc::SocVersion::ASCEND910B:  // Ascend910B
-      inBufferNum = 2;
-      outBufferNum = 2;
-      return;
-    case platform_ascendc::SocVersion::ASCEND910_93:  // Ascend910_93
-      inBufferNum = 2;
-      outBufferNum = 2;
-      return;
-    case platform_ascendc::SocVersion::ASCEND950:  // Ascend950
-      inBufferNum = 2;
-      outBufferNum = 2;
-      return;
+// Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
+// products; products sharing an NpuArch agree on it. 0 for any other NpuArch.
+int64_t QueueBufferCap(uint32_t npuArch) {
+  switch (npuArch) {
+    case 1001:  // Ascend910
+      return 4;
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return 8;
     default:
-      inBufferNum = 1;
-      outBufferNum = 1;
-      return;
+      return 0;
   }
 }
 }  // namespace
@@ -94,10 +83,11 @@ static ge::graphStatus SoftMarginLossGradTilingFunc(gert::TilingContext *context
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t tilingKey = TilingKeyOf(context->GetInputDesc(0)->GetDataType());
-  if (tilingKey < 0) {
+  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(0)->GetDataType());
+  if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
+  const int64_t tilingKey = dtypeIndex;
   const int64_t *reductionAttr = context->GetAttrs()->GetAttrPointer<int64_t>(0);
   if (reductionAttr == nullptr) {
     return ge::GRAPH_FAILED;
@@ -113,13 +103,14 @@ static ge::graphStatus SoftMarginLossGradTilingFunc(gert::TilingContext *context
   const int64_t blocksPerCore = totalBlocks / usedCores;
   const int64_t formerNum = totalBlocks % usedCores;
 
-  int64_t inBufferNum = 1;
-  int64_t outBufferNum = 1;
-  BufferNums(ascendcPlatform.GetSocVersion(), inBufferNum, outBufferNum);
-  inBufferNum = std::min<int64_t>(inBufferNum, BUFFER_NUM);
-  outBufferNum = std::min<int64_t>(outBufferNum, BUFFER_NUM);
+  const int64_t queueBufferCap = QueueBufferCap(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
+  if (queueBufferCap <= 0) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t inBufferNum = std::max<int64_t>(1, std::min<int64_t>(BUFFER_NUM, queueBufferCap / info.numInputs));
+  const int64_t outBufferNum = std::max<int64_t>(1, std::min<int64_t>(BUFFER_NUM, queueBufferCap / NUM_OUTPUTS));
   const int64_t bytesPerElement =
-      (NUM_INPUTS * inBufferNum + NUM_OUTPUTS * outBufferNum) * info.elemBytes + info.temps * FP32_BYTES;
+      (info.numInputs * inBufferNum + NUM_OUTPUTS * outBufferNum) * info.elemBytes + info.temps * FP32_BYTES;
   const int64_t repeatElems = REPEAT_BYTES / FP32_BYTES;
   const int64_t tileLength =
       (static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES) / bytesPerElement / repeatElems * repeatElems;

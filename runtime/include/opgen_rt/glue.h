@@ -25,8 +25,9 @@
 //   name            catalogue name, a string literal ("Ascend910B"); must equal OPGEN_PRODUCT_NAME when that
 //                   macro is defined for the glue TU
 //   configName      OpDef AddConfig name, a string literal ("ascend910b")
-//   socVersion      an op::SocVersion enumerator name, bare (ASCEND910, ASCEND910B, ASCEND910_93,
-//                   ASCEND950, ASCEND310P)
+//   socVersion      the product's op::SocVersion name, bare (ASCEND910, ASCEND910B, ASCEND910_93,
+//                   ASCEND950, ASCEND310P); a name the enum lacks (a catalogue SoC newer than it) reads as
+//                   RESERVED_VERSION, as on a CANN release that does not know the SoC
 //   npuArch         integer (1001, 2201, 3510, 2002); must equal __NPU_ARCH__ when that macro is defined
 //   ubBytes         UB bytes per core
 //   ubReservedBytes UB bytes the framework keeps back (usually 0)
@@ -51,6 +52,9 @@ namespace opgen_rt {
 
 // Binds `entry` (the trampoline of kernel `kernelName`) to `opType`. Returns true.
 bool RegisterKernel(const char *opType, const char *kernelName, KernelEntry entry);
+
+// The op::SocVersion value named `name` ("ASCEND910B"), or RESERVED_VERSION for a name the enum lacks.
+int32_t SocVersionId(const char *name);
 
 constexpr bool GlueStringsEqual(const char *a, const char *b) {
   return *a == *b && (*a == '\0' || GlueStringsEqual(a + 1, b + 1));
@@ -81,7 +85,7 @@ constexpr bool GlueStringsEqual(const char *a, const char *b) {
   OPGEN_RT_GLUE_CHECK_ARCH(NPU_ARCH)                                                                             \
   const ::opgen_rt::ProductInfo &opgen_rt::CurrentProduct() {                                                    \
     static const ::opgen_rt::ProductInfo opgenProduct{                                                           \
-        NAME,       CONFIG_NAME, static_cast<int32_t>(::op::SocVersion::SOC_VERSION),                            \
+        NAME,       CONFIG_NAME, ::opgen_rt::SocVersionId(#SOC_VERSION),                                         \
         NPU_ARCH,   UB_BYTES,    UB_RESERVED,                                                                    \
         CORE_NUM,   BF16,        DATA_COPY_PAD,                                                                  \
         __VA_ARGS__};                                                                                            \

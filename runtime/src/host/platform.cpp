@@ -4,6 +4,7 @@
 
 #include "opdev/platform.h"
 #include "opgen_rt/core.h"
+#include "opgen_rt/glue.h"
 #include "platform/platform_info.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -137,6 +138,23 @@ ge::AscendString ToString(SocVersion socVersion) {
 }
 
 }  // namespace op
+
+namespace opgen_rt {
+
+int32_t SocVersionId(const char *name) {
+  const std::string text = name == nullptr ? "" : name;
+  if (text == "ASCEND910_95") {  // the enum's other name of ASCEND950
+    return static_cast<int32_t>(op::SocVersion::ASCEND910_95);
+  }
+  for (int32_t v = 0; v <= static_cast<int32_t>(op::SocVersion::ASCEND350); ++v) {
+    if (text == op::ToString(static_cast<op::SocVersion>(v)).GetString()) {
+      return v;
+    }
+  }
+  return static_cast<int32_t>(op::SocVersion::RESERVED_VERSION);
+}
+
+}  // namespace opgen_rt
 
 namespace platform_ascendc {
 

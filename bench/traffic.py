@@ -1,0 +1,363 @@
+"""Benchmark 4, data movement from the emulator's counters: each seed kernel x product x small/medium/large shape.
+
+Per call (core order ``in_order``; the counters do not depend on it):
+
+* **GM traffic ÷ minimum.** Kernel bytes are summed over every kernel launch and core:
+  ``gm_bytes_read + gm_bytes_written + gm_bytes_atomic_added`` (an atomic add moves its bytes to GM once).
+  Host tasks (l0op Contiguous, Cast, BroadcastTo, ViewCopy run by the aclnn layer outside the kernel) are
+  reported separately as ``bytes_read + bytes_written`` and are not in the ratio.
+  The minimum is what the math needs:
+
+  - elementwise (SoftMarginLossBackward): every input element read once and every output element written
+    once, ``sum(numel(input) * itemsize) + numel(out) * itemsize`` (a broadcast input counts with its own,
+    smaller, element count);
+  - EmbeddingDenseBackward, ``N`` indices, ``D`` = embedding dimension, ``W`` = numWeights, ``s_g``,
+    ``s_i``, ``s_o`` the element sizes of grad, indices and out:
+    ``N*D*s_g`` (read grad once) ``+ N*s_i`` (read indices once) ``+ W*D*s_o`` (write out once)
+    ``+ W*D*s_o`` (the zero fill any accumulation into GM starts from); with scaleGradByFreq add the count
+    pass ``N*s_i + 2*W*4`` (read the indices again, write and read back an int32 count per row).
+
+* **Balance**: per kernel launch, the largest per-core GM byte count ÷ the mean over the launch's cores
+  (``block_dim`` of them); the worst launch is reported.
+* **UB high-water**: the largest ``ub_high_water_bytes`` over cores and launches ÷ the product's UB bytes.
+
+Targets (issue 6) apply to the default variant of each op at the large shape: GM ÷ minimum <= 1.05
+(elementwise) and <= 1.3 (EmbeddingDenseBackward), balance <= 1.05, UB high-water >= 60%; UB high-water
+<= 100% applies to every row.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bench.common import Figure, Section, Target, fmt_num
+from bench.workloads import EDB, SMLB, edb_inputs, smlb_inputs
+
+PRODUCTS = ("Ascend910", "Ascend910B", "Ascend910_93", "Ascend950")
+GM_TARGET = {SMLB: Target("<=", 1.05), EDB: Target("<=", 1.3)}
+BALANCE_TARGET = Target("<=", 1.05)
+UB_LARGE_TARGET = Target(">=", 60.0)
+UB_MAX_TARGET = Target("<=", 100.0)
+MB = 1e6
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One row family: an op, a variant (``judged`` marks the one the targets apply to), a shape class."""
+
+    op: str
+    variant: str
+    judged: bool
+    size: str
+    shape_text: str
+    make: Callable[[], dict[str, Any]]
+    deterministic: bool = False
+
+
+def _smlb(size: str, shape: tuple[int, ...]) -> list[Workload]:
+    text = "x".join(map(str, shape))
+    return [
+        Workload(SMLB, "fp32", True, size, text, lambda: smlb_inputs(shape)),
+        Workload(
+            SMLB,
+            "fp32, target [1, C] broadcast",
+            False,
+            size,
+            text,
+            lambda: smlb_inputs(shape, broadcast_target=True),
+        ),
+    ]
+
+
+def _edb(size: str, w: int, d: int, n: int) -> list[Workload]:
+    text = f"W={w} D={d} N={n}"
+    return [
+        Workload(EDB, "atomic", True, size, text, lambda: edb_inputs(w, d, n)),
+        Workload(EDB, "deterministic", False, size, text, lambda: edb_inputs(w, d, n), deterministic=True),
+        Workload(EDB, "atomic, scaleGradByFreq", False, size, text, lambda: edb_inputs(w, d, n, scale=True)),
+    ]
+
+
+def workloads() -> list[Workload]:
+    """Every (op, variant, shape class); shapes: elementwise 4099 / 1024x1000 / 4096x4096 fp32 elements,
+    embedding W/D/N = 1000/32/4096, 8192/64/65536, 65536/128/2^20 (fp32 grad, int64 indices, fp32 out)."""
+    rows: list[Workload] = []
+    for size, shape in (("small", (4099,)), ("medium", (1024, 1000)), ("large", (4096, 4096))):
+        rows += _smlb(size, shape)
+    for size, (w, d, n) in (
+        ("small", (1000, 32, 4096)),
+        ("medium", (8192, 64, 65536)),
+        ("large", (65536, 128, 1 << 20)),
+    ):
+        rows += _edb(size, w, d, n)
+    return rows
+
+
+def minimum_bytes(op: str, params: dict[str, Any], out: np.ndarray) -> int:
+    """The GM bytes the math needs (see the module docstring for the formulas)."""
+    if op == SMLB:
+        inputs = sum(int(params[k].nbytes) for k in ("gradOutput", "self", "target"))
+        return inputs + int(out.nbytes)
+    grad, idx = params["grad"], params["indices"]
+    n = int(idx.size)
+    d = int(grad.shape[-1])
+    w = int(params["numWeights"])
+    total = n * d * grad.itemsize + n * idx.itemsize + 2 * w * d * out.itemsize
+    if params["scaleGradByFreq"]:
+        total += n * idx.itemsize + 2 * w * 4
+    return total
+
+
+def core_bytes(core: dict[str, Any]) -> int:
+    """GM bytes one core moved: read + written + atomically added."""
+    return (
+        int(core.get("gm_bytes_read", 0))
+        + int(core.get("gm_bytes_written", 0))
+        + int(core.get("gm_bytes_atomic_added", 0))
+    )
+
+
+def measure(stats: dict[str, Any], ub_bytes: int) -> dict[str, Any]:
+    """Kernel and host-task bytes, balance and UB high-water from one call's ``last_stats``."""
+    launches = stats.get("launches", [])
+    read = written = atomic = 0
+    balance = 1.0
+    worst: dict[str, Any] = {}
+    ub_high = 0
+    for launch in launches:
+        cores = launch.get("cores", [])
+        per_core = [core_bytes(c) for c in cores]
+        read += sum(int(c.get("gm_bytes_read", 0)) for c in cores)
+        written += sum(int(c.get("gm_bytes_written", 0)) for c in cores)
+        atomic += sum(int(c.get("gm_bytes_atomic_added", 0)) for c in cores)
+        ub_high = max([ub_high, *(int(c.get("ub_high_water_bytes", 0)) for c in cores)])
+        if per_core and sum(per_core) > 0:
+            mean = sum(per_core) / len(per_core)
+            b = max(per_core) / mean
+            if b >= balance:
+                balance = b
+                worst = {"max_core_bytes": max(per_core), "mean_core_bytes": mean, "cores": len(per_core)}
+    host = stats.get("host_tasks", [])
+    return {
+        "kernel_read": read,
+        "kernel_written": written,
+        "kernel_atomic": atomic,
+        "kernel_bytes": read + written + atomic,
+        "host_bytes": sum(int(h.get("bytes_read", 0)) + int(h.get("bytes_written", 0)) for h in host),
+        "host_tasks": host,
+        "balance": balance,
+        "balance_detail": worst,
+        "ub_high_water_bytes": ub_high,
+        "ub_fraction_pct": 100.0 * ub_high / ub_bytes if ub_bytes else None,
+        "launches": [
+            {
+                "kernel": launch.get("kernel"),
+                "block_dim": launch.get("block_dim"),
+                "tiling_key": launch.get("tiling_key"),
+                "tiling": launch.get("tiling"),
+                "ok": launch.get("ok"),
+                "fault": launch.get("fault"),
+                "vector_instructions": sum(int(c.get("vector_instructions", 0)) for c in launch.get("cores", [])),
+            }
+            for launch in launches
+        ],
+    }
+
+
+def _gm_note(op: str, m: dict[str, Any], minimum: int, params: dict[str, Any]) -> str:
+    parts = [
+        f"kernel read {m['kernel_read'] / MB:.1f} MB, written {m['kernel_written'] / MB:.1f} MB, "
+        f"atomic {m['kernel_atomic'] / MB:.1f} MB vs minimum {minimum / MB:.1f} MB"
+    ]
+    if op == EDB:
+        grad = params["grad"]
+        out_mb = params["numWeights"] * grad.shape[-1] * 4 / MB
+        parts.append(f"(grad {grad.nbytes / MB:.1f} MB, out {out_mb:.1f} MB)")
+    if m["host_bytes"]:
+        kinds = ", ".join(f"{h['kind']} {(h['bytes_read'] + h['bytes_written']) / MB:.1f} MB" for h in m["host_tasks"])
+        parts.append(f"host tasks: {kinds}")
+    return "; ".join(parts)
+
+
+def _tiling_note(m: dict[str, Any]) -> str:
+    keys = ("tileLength", "dChunk", "indexChunk", "inBufferNum", "outBufferNum")
+    parts = []
+    for launch in m["launches"]:
+        tiling = launch.get("tiling") or {}
+        fields = ", ".join(f"{k} {tiling[k]}" for k in keys if k in tiling)
+        parts.append(f"blockDim {launch.get('block_dim')}" + (f", {fields}" if fields else ""))
+    return "; ".join(parts)
+
+
+def run(products: tuple[str, ...] = PRODUCTS, sizes: tuple[str, ...] = ("small", "medium", "large")) -> Section:
+    """Runs every workload of ``sizes`` on every product in ``products`` and judges the targets."""
+    from codegen import compile_op
+    from codegen.specs import load_project
+
+    sec = Section("traffic", "4. Data movement (emulator counters)")
+    catalogue, _ = load_project()
+    callables: dict[tuple[str, str], Any] = {}
+    rows: list[dict[str, Any]] = []
+    for wl in workloads():
+        if wl.size not in sizes:
+            continue
+        try:
+            params = wl.make()
+        except Exception as exc:
+            sec.errors.append(f"{wl.op} {wl.variant} {wl.size}: inputs: {type(exc).__name__}: {exc}")
+            continue
+        for product in products:
+            row: dict[str, Any] = {
+                "op": wl.op,
+                "variant": wl.variant,
+                "judged": wl.judged,
+                "size": wl.size,
+                "shape": wl.shape_text,
+                "product": product,
+            }
+            try:
+                key = (wl.op, product)
+                if key not in callables:
+                    callables[key] = compile_op(wl.op, product)
+                fn = callables[key]
+                out = fn(core_order="in_order", deterministic=wl.deterministic, **params)
+                ub = catalogue.get(product).ub_bytes
+                m = measure(fn.last_stats, ub)
+                minimum = minimum_bytes(wl.op, params, out)
+                row.update(m)
+                row.update(
+                    {
+                        "vector_cores": catalogue.get(product).vector_core_num,
+                        "ub_bytes": ub,
+                        "min_bytes": minimum,
+                        "gm_ratio": m["kernel_bytes"] / minimum if minimum else None,
+                        "gm_note": _gm_note(wl.op, m, minimum, params),
+                        "tiling_note": _tiling_note(m),
+                    }
+                )
+                del out
+            except Exception as exc:  # reported per row; the matrix goes on
+                row["error"] = f"{type(exc).__name__}: {str(exc)[:500]}"
+                sec.errors.append(f"{wl.op} {wl.variant} {wl.size} {product}: {row['error']}")
+            rows.append(row)
+        del params
+        gc.collect()
+    sec.details["rows"] = rows
+    _figures(sec, rows)
+    sec.markdown = _markdown(rows)
+    return sec
+
+
+def _row_id(r: dict[str, Any]) -> str:
+    variant = re.sub(r"[^A-Za-z0-9]+", "_", r["variant"]).strip("_")
+    return f"traffic.{r['op']}.{variant}.{r['product']}.{r['size']}"
+
+
+def _figures(sec: Section, rows: list[dict[str, Any]]) -> None:
+    ub_all: list[float] = []
+    for r in rows:
+        if "error" in r:
+            continue
+        judged_large = r["judged"] and r["size"] == "large"
+        base = _row_id(r)
+        what = f"{r['op']} {r['variant']} {r['product']} {r['size']} ({r['shape']})"
+        sec.figures.append(
+            Figure(
+                f"{base}.gm_ratio",
+                f"{what}: kernel GM bytes ÷ minimum",
+                r["gm_ratio"],
+                "x",
+                GM_TARGET[r["op"]] if judged_large else None,
+                note=r["gm_note"],
+            )
+        )
+        sec.figures.append(Figure(f"{base}.host_mb", f"{what}: host-task bytes", r["host_bytes"] / MB, "MB"))
+        bd = r["balance_detail"]
+        sec.figures.append(
+            Figure(
+                f"{base}.balance",
+                f"{what}: largest ÷ mean GM bytes over cores",
+                r["balance"],
+                "x",
+                BALANCE_TARGET if judged_large else None,
+                note=(
+                    f"max core {bd['max_core_bytes'] / MB:.2f} MB, mean {bd['mean_core_bytes'] / MB:.2f} MB over "
+                    f"{bd['cores']} of {r['vector_cores']} cores"
+                    if bd
+                    else ""
+                ),
+            )
+        )
+        sec.figures.append(
+            Figure(
+                f"{base}.ub_pct",
+                f"{what}: UB high-water ÷ UB",
+                r["ub_fraction_pct"],
+                "%",
+                UB_LARGE_TARGET if judged_large else None,
+                note=f"{r['ub_high_water_bytes']} of {r['ub_bytes']} bytes; {r['tiling_note']}",
+            )
+        )
+        if r["ub_fraction_pct"] is not None:
+            ub_all.append(r["ub_fraction_pct"])
+    if ub_all:
+        worst = max((r for r in rows if "error" not in r), key=lambda r: r["ub_fraction_pct"] or 0.0)
+        sec.figures.append(
+            Figure(
+                "traffic.ub_pct_max_all",
+                "UB high-water ÷ UB, largest over every row",
+                max(ub_all),
+                "%",
+                UB_MAX_TARGET,
+                note=f"{worst['op']} {worst['variant']} {worst['product']} {worst['size']}",
+            )
+        )
+
+
+def _mark(value: float | None, target: Target | None, text: str) -> str:
+    if target is None or value is None:
+        return text
+    return f"{text} {'✅' if target.met(value) else '❌ MISSED'} ({target.op} {target.threshold:g})"
+
+
+def _markdown(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "Targets apply to the first variant of each op at the large shape (marked ✅/❌ with the bound);"
+        " UB ≤ 100% applies to every row. MB = 10^6 bytes; cores = blockDim of the (largest) launch / vector cores.",
+        "",
+        "Minimum GM bytes: elementwise `Σ numel(in)·s + numel(out)·s`; EmbeddingDenseBackward "
+        "`N·D·s_g + N·s_i + 2·W·D·s_o` (read grad, read indices, write out, zero-fill out), "
+        "with scaleGradByFreq `+ N·s_i + 2·W·4` (count pass).",
+        "",
+        "| op | variant | product | size | shape | cores | kernel GM MB | min MB | GM ÷ min | host-task MB |"
+        " (kernel + host) ÷ min | balance | UB high-water |",
+        "|---|---|---|---|---|---|---:|---:|---|---:|---:|---|---|",
+    ]
+    for r in rows:
+        head = f"| {r['op']} | {r['variant']} | {r['product']} | {r['size']} | {r['shape']} "
+        if "error" in r:
+            lines.append(head + f"| ERROR: {r['error'][:120]} | | | | | | | |")
+            continue
+        judged = r["judged"] and r["size"] == "large"
+        bd = max((launch.get("block_dim") or 0 for launch in r["launches"]), default=0)
+        host = f"{r['host_bytes'] / MB:.1f}"
+        if r["host_tasks"]:
+            host += " (" + ", ".join(sorted({h["kind"] for h in r["host_tasks"]})) + ")"
+        ub = r["ub_fraction_pct"]
+        ub_text = _mark(ub, UB_LARGE_TARGET if judged else None, f"{fmt_num(ub)}%")
+        if ub is not None and not UB_MAX_TARGET.met(ub):
+            ub_text += " ❌ OVER 100%"
+        lines.append(
+            head + f"| {bd}/{r['vector_cores']} | {r['kernel_bytes'] / MB:.2f} | {r['min_bytes'] / MB:.2f} "
+            f"| {_mark(r['gm_ratio'], GM_TARGET[r['op']] if judged else None, fmt_num(r['gm_ratio']))} "
+            f"| {host} | {fmt_num((r['kernel_bytes'] + r['host_bytes']) / r['min_bytes'] if r['min_bytes'] else None)} "
+            f"| {_mark(r['balance'], BALANCE_TARGET if judged else None, fmt_num(r['balance']))} "
+            f"| {ub_text} |"
+        )
+    return lines

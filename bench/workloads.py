@@ -1,0 +1,67 @@
+"""Inputs of the two seed ops, shared by the throughput and data-movement benchmarks (seeded, reproducible).
+
+SoftMarginLossBackward: ``gradOutput`` and ``self`` standard normal (self scaled by 2), ``target`` +-1,
+reduction mean. EmbeddingDenseBackward: ``grad`` standard normal ``[N, D]``, ``indices`` int64 uniform in
+``[0, numWeights)``, no padding row (``paddingIdx = 2**64 - 1``, negative as int64).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+SMLB = "SoftMarginLossBackward"
+EDB = "EmbeddingDenseBackward"
+#: ``paddingIdx`` meaning "no padding row" (a uint64 that is negative when read as int64).
+NO_PADDING = 2**64 - 1
+
+
+def smlb_inputs(
+    shape: tuple[int, ...], dtype: type[np.generic] = np.float32, broadcast_target: bool = False, seed: int = 0
+) -> dict[str, Any]:
+    """Parameters of one SoftMarginLossBackward call of output ``shape``.
+
+    Args:
+        shape: the output (broadcast) shape.
+        dtype: dtype of every input.
+        broadcast_target: give ``target`` the shape ``[1, ..., 1, shape[-1]]`` (broadcast on the host).
+        seed: NumPy generator seed.
+    """
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    grad = rng.standard_normal(n, dtype=np.float32).reshape(shape).astype(dtype, copy=False)
+    x = (2 * rng.standard_normal(n, dtype=np.float32)).reshape(shape).astype(dtype, copy=False)
+    tshape = (1,) * (len(shape) - 1) + (shape[-1],) if broadcast_target else shape
+    target = np.where(rng.random(int(np.prod(tshape))) < 0.5, -1.0, 1.0).reshape(tshape).astype(dtype)
+    return {"gradOutput": grad, "self": x, "target": target, "reduction": 1}
+
+
+def edb_inputs(
+    num_weights: int,
+    d: int,
+    n: int,
+    grad_dtype: type[np.generic] = np.float32,
+    scale: bool = False,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Parameters of one EmbeddingDenseBackward call: ``n`` int64 indices, grad ``[n, d]``, ``num_weights`` rows."""
+    rng = np.random.default_rng(seed)
+    grad = rng.standard_normal((n, d), dtype=np.float32).astype(grad_dtype, copy=False)
+    indices = rng.integers(0, num_weights, n, dtype=np.int64)
+    return {
+        "grad": grad,
+        "indices": indices,
+        "numWeights": num_weights,
+        "paddingIdx": NO_PADDING,
+        "scaleGradByFreq": scale,
+    }
+
+
+def describe(params: dict[str, Any]) -> str:
+    """A short text of the arrays' shapes and dtypes, e.g. ``grad[1048576, 128] float32, indices[...] int64``."""
+    parts = []
+    for name, value in params.items():
+        if isinstance(value, np.ndarray):
+            parts.append(f"{name}{list(value.shape)} {value.dtype}")
+    return ", ".join(parts)

@@ -1,0 +1,76 @@
+"""Multi-core check cases shared by the mutation and core-order tests (not a test module).
+
+The ``--quick`` matrix of the elementwise op never launches more than one core (its largest case moves
+less than the 32 KiB a core gets at least), and no quick case of the index op has a core that takes one
+item more than the others. These cases fill both holes; they are judged exactly as ``opgen check`` judges
+its own cases (``codegen.check.driver.run_case``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import Case
+from codegen.check.driver import cases_for
+from codegen.specs import load_project
+
+SMLB = "soft_margin_loss_backward"
+EDB = "embedding_dense_backward"
+
+
+def smlb_multicore(product: str) -> Iterator[Case]:
+    """400,003 elements (FLOAT and FLOAT16): many cores, several of them taking one 32-byte block more."""
+    rng = np.random.default_rng(404)
+    n = 400_003
+    for dtype, name in ((np.float32, "FLOAT"), (np.float16, "FLOAT16")):
+        params: dict[str, Any] = {
+            t: (rng.standard_normal(n) * 2.0).astype(dtype) for t in ("gradOutput", "self", "target")
+        }
+        params["reduction"] = 1
+        yield Case(SMLB, product, name, f"[{n}]", f"multi-core [{n}]", params)
+
+
+def edb_multicore(product: str) -> Iterator[Case]:
+    """Index and row splits in which some cores take one item more, in both strategies."""
+    rng = np.random.default_rng(405)
+    shapes = (
+        # (N, D, numWeights, paddingIdx, scaleGradByFreq). On Ascend910B: atomic 15 index cores (8 of them
+        # one index more); deterministic 48 row cores (4 of them one row more).
+        (5003, 24, 100, 7, True),
+        # Atomic: 3 row cores (2 of them one row more) and 9 index cores (3 of them one index more).
+        (3000, 24, 1001, 3, False),
+    )
+    for deterministic in (False, True):
+        mode = "deterministic" if deterministic else "atomic"
+        for n, d, rows, padding, scaling in shapes:
+            params: dict[str, Any] = {
+                "grad": rng.standard_normal((n, d)).astype(np.float32),
+                "indices": rng.integers(-1, rows + 1, n).astype(np.int64),
+                "numWeights": rows,
+                "paddingIdx": padding,
+                "scaleGradByFreq": scaling,
+            }
+            yield Case(
+                EDB,
+                product,
+                "FLOAT/INT64",
+                f"[{n}, {d}]",
+                f"multi-core {rows} rows [{n}, {d}] [{mode}]",
+                params,
+                deterministic=deterministic,
+            )
+
+
+def multicore_cases(op: str, product: str) -> list[Case]:
+    """The multi-core cases of ``op`` (snake name) on ``product``."""
+    return list(smlb_multicore(product) if op == SMLB else edb_multicore(product))
+
+
+def targeted_cases(op: str, product: str) -> list[Case]:
+    """The ``--quick`` matrix of ``op`` on ``product`` followed by its multi-core cases. Every call builds
+    fresh arrays: a case may write its ``out`` array in place."""
+    catalogue, specs = load_project()
+    return [*cases_for(specs[op], catalogue.get(product), None, True), *multicore_cases(op, product)]

@@ -1,0 +1,745 @@
+"""Mutation suite: realistic faults planted in the GENERATED sources of both seed ops must be reported.
+
+Each mutant copies ``generated/<op>`` to a temporary tree, applies exact text replacements there (every
+anchor must occur exactly once: an anchor that no longer matches fails the test, it is never skipped),
+builds the tree for the product(s) where the fault matters and runs the op's targeted cases through the
+same code ``opgen check`` runs (``cases_for`` + ``run_case``): the ``--quick`` matrix plus a few multi-core
+cases (the quick matrix of the elementwise op never launches more than one core, and no quick case of
+the index op has a core that takes one item more than the others). The mutant must be KILLED: some case
+must fail, and the suite also asserts HOW: wrong values (``values``), a kernel fault of a named emulator
+rule (the ``[rule]`` of the fault message, rule names from runtime/include/opgen_rt/device/core_state.h),
+or a compile-time rejection (``build``). ``test_unmutated_tree_passes_the_targeted_cases`` runs the same
+cases on unmutated copies, so that a kill is never an artefact of the harness, and
+``test_opgen_check_cli_reports_a_mutant`` shows one kill through the ``opgen check --generated`` command.
+
+``MUTANTS`` is the exported table (id, op, products, fault, expected kill) that the README lists. Builds
+of all selected mutants start in the background when the first test of this module runs (two at a time),
+so the 2-core CI compiles while earlier mutants run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from multicore_cases import EDB, SMLB, targeted_cases
+
+from codegen.build import BuildError, BuiltOp, build_op
+from codegen.check.driver import CaseResult, load_reference, run_case
+from codegen.paths import project_paths
+from codegen.runner import OpCallable
+from codegen.specs import load_project
+
+#: Kill kinds besides a rule name: wrong values, or a compile-time rejection.
+VALUES = "values"
+BUILD = "build"
+
+#: The status of a kernel fault (ACLNN_ERR_RUNTIME_ERROR) and how its message names the rule.
+RUNTIME_ERROR = 361001
+_FAULT_RULE = re.compile(r"kernel fault \[([^\]]+)\]")
+
+_SMLB_KERNEL = "op_kernel/soft_margin_loss_grad.cpp"
+_SMLB_TILING = "op_host/soft_margin_loss_grad_tiling.cpp"
+_SMLB_API = "op_api/aclnn_soft_margin_loss_backward.cpp"
+_EDB_KERNEL = "op_kernel/embedding_dense_grad.cpp"
+_EDB_TILING = "op_host/embedding_dense_grad_tiling.cpp"
+
+# The scalar tail of the GM -> UB copy on products without DataCopyPad (identical in both kernels).
+_GM_TO_UB_TAIL = """\
+  if (aligned > 0) {
+    DataCopy(dst, src, static_cast<uint32_t>(aligned));
+  }
+  if (aligned < count) {
+    PipeBarrier<PIPE_ALL>();
+    for (int64_t i = aligned; i < count; ++i) {
+      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));
+    }
+    PipeBarrier<PIPE_ALL>();
+  }
+"""
+_GM_TO_UB_PLAIN = """\
+  (void)aligned;
+  DataCopy(dst, src, static_cast<uint32_t>(count));
+"""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``old`` (which must occur exactly once) by ``new`` in ``generated/<op>/<file>``."""
+
+    file: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A deliberate fault: stable ``ident``, the ``products`` it is built for, a one-line ``fault``, its
+    ``edits``, and the expected ``kill`` (``values``, ``build`` or an emulator rule name); ``detail`` is a
+    further text the kill message must contain; ``also`` lists further kill kinds other cases must show
+    (e.g. a copy too long for a small GM buffer and for a large UB tile)."""
+
+    ident: str
+    op: str
+    products: tuple[str, ...]
+    fault: str
+    edits: tuple[Edit, ...]
+    kill: str
+    detail: str = ""
+    also: tuple[str, ...] = ()
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    # ------------------------------------------------------------------ SoftMarginLossBackward (elementwise)
+    Mutant(
+        "smlb-tail-tile-short",
+        SMLB,
+        ("Ascend910B",),
+        "off-by-one tail tile: the last tile of a core moves one element less",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "? (coreLength_ - done) : tileLength_;",
+                "? (coreLength_ - done - 1) : tileLength_;",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "smlb-write-past-core-range",
+        SMLB,
+        ("Ascend910B",),
+        "every tile is written one element further on: the last core writes one element past the output",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "CopyUbToGm(outGm_[offset], outLocal, count);",
+                "CopyUbToGm(outGm_[offset + 1], outLocal, count);",
+            ),
+        ),
+        "GM bounds",
+        "output 0",
+    ),
+    Mutant(
+        "smlb-fp16-cast-removed",
+        SMLB,
+        ("Ascend910B",),
+        "missing cast back to the 16-bit dtype: the fp32 result is never converted into the output tile",
+        (Edit(_SMLB_KERNEL, "      Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);\n", ""),),
+        "UB uninitialized read",
+        "DataCopyPad UB->GM",
+    ),
+    Mutant(
+        "smlb-fp16-cast-wrong-buffer",
+        SMLB,
+        ("Ascend910B",),
+        "CAST_RINT back to the 16-bit dtype reads the wrong fp32 temporary (the sigmoid factor, not the result)",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);",
+                "Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "smlb-unaligned-datacopy-910",
+        SMLB,
+        ("Ascend910",),
+        "no DataCopyPad on Ascend910, yet the scalar tail of the GM->UB copy is replaced by DataCopy of `count`",
+        (Edit(_SMLB_KERNEL, _GM_TO_UB_TAIL, _GM_TO_UB_PLAIN),),
+        "DataCopy truncation",
+        "rounds the length down",
+    ),
+    Mutant(
+        "smlb-tile-one-block-over-ub",
+        SMLB,
+        ("Ascend910B",),
+        "tiling: the UB tile is one 32-byte block larger than UB allows",
+        (
+            Edit(
+                _SMLB_TILING,
+                "/ bytesPerElement / repeatElems * repeatElems;",
+                "/ bytesPerElement / repeatElems * repeatElems + blockElems;",
+            ),
+        ),
+        "UB capacity",
+        "exceed the core's UB capacity of 196608 bytes",
+    ),
+    Mutant(
+        "smlb-split-for-all-cores",
+        SMLB,
+        ("Ascend910B",),
+        "tiling splits the blocks over every core of the product but launches only `usedCores`",
+        (
+            Edit(
+                _SMLB_TILING,
+                "const int64_t blocksPerCore = totalBlocks / usedCores;\n"
+                "  const int64_t formerNum = totalBlocks % usedCores;",
+                "const int64_t blocksPerCore = totalBlocks / coreNum;\n"
+                "  const int64_t formerNum = totalBlocks % coreNum;",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "smlb-former-core-offset",
+        SMLB,
+        ("Ascend910B",),
+        "wrong per-core offset: cores that take one block more start at blockIdx * tailLength",
+        (Edit(_SMLB_KERNEL, "offset = blockIdx * tiling.formerLength;", "offset = blockIdx * tiling.tailLength;"),),
+        "GM data race",
+        "between the same SyncAll barriers",
+    ),
+    Mutant(
+        "smlb-mean-scale-dropped",
+        SMLB,
+        ("Ascend910B",),
+        "reduction scale dropped: reduction=mean no longer divides by numel(out)",
+        (
+            Edit(
+                _SMLB_TILING,
+                "(static_cast<double>(int64_t{1}) / static_cast<double>(totalLength))",
+                "static_cast<double>(int64_t{1})",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "smlb-dequeue-before-enqueue",
+        SMLB,
+        ("Ascend910B",),
+        "wrong queue order: CopyOut dequeues the output queue before Compute enqueued the tile",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "      Compute(count);\n      CopyOut(done, count);",
+                "      CopyOut(done, count);\n      Compute(count);",
+            ),
+        ),
+        "queue order",
+        "DeQue on",
+    ),
+    Mutant(
+        "smlb-free-tensor-missing",
+        SMLB,
+        ("Ascend910B",),
+        "FreeTensor of the `self` input tile is missing",
+        (Edit(_SMLB_KERNEL, "    selfQueue_.FreeTensor(selfLocal);\n", ""),),
+        "buffer leak",
+        "every AllocTensor needs a FreeTensor",
+    ),
+    Mutant(
+        "smlb-queue-buffers-over-cap-910",
+        SMLB,
+        ("Ascend910",),
+        "input buffers per queue capped by the position's total, not its share: 3 VECIN queues x 2 buffers on "
+        "Ascend910, which holds 4 per position",
+        (
+            Edit(
+                _SMLB_TILING,
+                "std::min<int64_t>(BUFFER_NUM, queueBufferCap / info.numInputs));",
+                "std::min<int64_t>(BUFFER_NUM, queueBufferCap));",
+            ),
+        ),
+        "queue buffer cap",
+        "Ascend910's 4 queue buffers per position",
+    ),
+    Mutant(
+        "smlb-target-not-broadcast",
+        SMLB,
+        ("Ascend910B",),
+        "broadcast error: `target` reaches the device op unexpanded while the kernel reads numel(out) of it",
+        (
+            Edit(
+                _SMLB_API,
+                "auto targetBroadcast = BroadcastTensor(targetCasted, broadcastShape, uniqueExecutor.get());",
+                "auto targetBroadcast = targetCasted;",
+            ),
+        ),
+        "GM bounds",
+        "input 2 (target)",
+    ),
+    Mutant(
+        "smlb-copy-length-in-bytes-910",
+        SMLB,
+        ("Ascend910",),
+        "DataCopy length given in bytes instead of elements (GM->UB copy on Ascend910)",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "    DataCopy(dst, src, static_cast<uint32_t>(aligned));\n  }\n  if (aligned < count) {\n"
+                "    PipeBarrier<PIPE_ALL>();\n    for (int64_t i = aligned; i < count; ++i) {\n"
+                "      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));",
+                "    DataCopy(dst, src, static_cast<uint32_t>(aligned * static_cast<int64_t>(sizeof(T))));\n  }\n"
+                "  if (aligned < count) {\n    PipeBarrier<PIPE_ALL>();\n"
+                "    for (int64_t i = aligned; i < count; ++i) {\n"
+                "      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));",
+            ),
+        ),
+        "GM bounds",
+        "DataCopy GM->UB: read",
+        ("UB bounds",),
+    ),
+    Mutant(
+        "smlb-datacopypad-on-910",
+        SMLB,
+        ("Ascend910",),
+        "the no-DataCopyPad path is guarded by the wrong NpuArch, so Ascend910 compiles DataCopyPad",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "const GlobalTensor<T> &src, int64_t count) {\n#if __NPU_ARCH__ == 1001",
+                "const GlobalTensor<T> &src, int64_t count) {\n#if __NPU_ARCH__ == 2201",
+            ),
+        ),
+        BUILD,
+        "DataCopyPad is not available on Ascend910",
+    ),
+    # --------------------------------------------------------------- EmbeddingDenseBackward (index_accumulate)
+    Mutant(
+        "edb-grad-row-stride",
+        EDB,
+        ("Ascend910B",),
+        "stride error: grad rows are addressed with the padded accumulator stride instead of D",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "CopyGmToUb(rowsLocal, rowsGm_[i * rowLength_ + col], count);",
+                "CopyGmToUb(rowsLocal, rowsGm_[i * accStride_ + col], count);",
+            ),
+        ),
+        "GM bounds",
+        "input 0 (grad)",
+        (VALUES,),
+    ),
+    Mutant(
+        "edb-padding-skip-removed",
+        EDB,
+        ("Ascend910B",),
+        "the padding-row skip is removed from both strategies",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "if (row < 0 || row >= numRows_ || row == paddingRow_) {",
+                "if (row < 0 || row >= numRows_) {",
+            ),
+            Edit(_EDB_KERNEL, "if (!accumulate || row == paddingRow_) {", "if (!accumulate) {"),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-frequency-scale-twice",
+        EDB,
+        ("Ascend910B",),
+        "scaleGradByFreq applied twice: each row is divided by its count squared",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "factor = 1.0f / static_cast<float>(occurrences);",
+                "factor = 1.0f / static_cast<float>(occurrences) / static_cast<float>(occurrences);",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-set-atomic-none-missing",
+        EDB,
+        ("Ascend910B",),
+        "SetAtomicNone missing after the atomic adds: the final output copies add into uninitialised GM",
+        (Edit(_EDB_KERNEL, "    SetAtomicNone();\n", ""),),
+        VALUES,
+    ),
+    Mutant(
+        "edb-syncall-before-final-read-removed",
+        EDB,
+        ("Ascend910B",),
+        "the SyncAll between the atomic adds and the final read of the accumulator is removed",
+        (Edit(_EDB_KERNEL, "    SyncAll();\n    FinishOwnedRows();", "    FinishOwnedRows();"),),
+        VALUES,
+    ),
+    Mutant(
+        "edb-syncall-after-zero-fill-removed",
+        EDB,
+        ("Ascend910B",),
+        "the SyncAll between the zero fill of the accumulator and the atomic adds of other cores is removed",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    SyncAll();\n    for (int64_t base = indexStart_;",
+                "    for (int64_t base = indexStart_;",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-syncall-in-branch",
+        EDB,
+        ("Ascend910B",),
+        "the first SyncAll is called only by cores that own output rows",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    SyncAll();\n    for (int64_t base = indexStart_;",
+                "    if (rowStart_ < rowEnd_) {\n      SyncAll();\n    }\n    for (int64_t base = indexStart_;",
+            ),
+        ),
+        "SyncAll",
+        "must call SyncAll the same number of times",
+    ),
+    Mutant(
+        "edb-workspace-too-small",
+        EDB,
+        ("Ascend910B",),
+        "workspace smaller than used: the tiling forgets the occurrence counts in the workspace size",
+        (
+            Edit(
+                _EDB_TILING,
+                "static_cast<size_t>(countsOffset + countsBytes);",
+                "static_cast<size_t>(countsOffset);",
+            ),
+        ),
+        "GM bounds",
+        "GlobalTensor::SetValue",
+    ),
+    Mutant(
+        "edb-atomic-add-half-910",
+        EDB,
+        ("Ascend910",),
+        "atomic add in the grad dtype: SetAtomicAdd<half> on Ascend910, whose atomics add float only",
+        (Edit(_EDB_KERNEL, "SetAtomicAdd<float>();", "SetAtomicAdd<TRows>();"),),
+        "atomic dtype",
+        "SetAtomicAdd<half>: atomic add on Ascend910 supports float",
+    ),
+    Mutant(
+        "edb-zero-fill-length-in-bytes",
+        EDB,
+        ("Ascend910B",),
+        "DataCopy length given in bytes instead of elements (zero fill of the accumulator)",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "DataCopy(accGm_[start + done], zeroLocal, static_cast<uint32_t>(count));",
+                "DataCopy(accGm_[start + done], zeroLocal, static_cast<uint32_t>(count * 4));",
+            ),
+        ),
+        "GM bounds",
+        "DataCopy UB->GM: write",
+        ("UB bounds", "GM data race"),
+    ),
+    Mutant(
+        "edb-row-chunk-rounded-up",
+        EDB,
+        ("Ascend910B",),
+        "tiling rounds the UB row chunk UP to 64 elements: one repeat larger than UB allows",
+        (
+            Edit(
+                _EDB_TILING,
+                "const int64_t dChunkMax = ubBudget / bytesPerElement / CHUNK_ALIGN * CHUNK_ALIGN;",
+                "const int64_t dChunkMax = CeilDiv(ubBudget / bytesPerElement, CHUNK_ALIGN) * CHUNK_ALIGN;",
+            ),
+        ),
+        "UB capacity",
+        "exceed the core's UB capacity of 196608 bytes",
+    ),
+    Mutant(
+        "edb-former-core-offset",
+        EDB,
+        ("Ascend910B",),
+        "wrong per-core offset: cores that take one item more start at blockIdx * perCore",
+        (Edit(_EDB_KERNEL, "start = blockIdx * (perCore + 1);", "start = blockIdx * perCore;"),),
+        "GM data race",
+        "between the same SyncAll barriers",
+        (VALUES,),
+    ),
+    Mutant(
+        "edb-free-tensor-missing",
+        EDB,
+        ("Ascend910B",),
+        "FreeTensor of the grad row tile is missing after an atomic add (the next AllocTensor would block)",
+        (Edit(_EDB_KERNEL, "    SetAtomicNone();\n    rowsQueue_.FreeTensor(rowsLocal);\n", "    SetAtomicNone();\n"),),
+        "queue order",
+        "all 1 buffers are in use",
+    ),
+    Mutant(
+        "edb-launch-fewer-cores",
+        EDB,
+        ("Ascend910B",),
+        "launch uses min(rowCoreNum, indexCoreNum) cores while the index split assumes indexCoreNum",
+        (
+            Edit(
+                _EDB_TILING,
+                "const int64_t blockDim = std::max(rowCoreNum, indexCoreNum);",
+                "const int64_t blockDim = std::min(rowCoreNum, indexCoreNum);",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-unaligned-index-copy-910",
+        EDB,
+        ("Ascend910",),
+        "no DataCopyPad on Ascend910, yet indices and rows are copied GM->UB with DataCopy of `count`",
+        (Edit(_EDB_KERNEL, _GM_TO_UB_TAIL, _GM_TO_UB_PLAIN),),
+        "DataCopy truncation",
+        "rounds the length down",
+    ),
+)
+
+_BY_ID = {m.ident: m for m in MUTANTS}
+assert len(_BY_ID) == len(MUTANTS), "mutant ids must be unique"
+
+
+# ------------------------------------------------------------------------------------------ outcomes
+
+
+@dataclass
+class Outcome:
+    """The results of the targeted cases on one build."""
+
+    results: list[CaseResult]
+    seconds: float
+
+    @property
+    def failed(self) -> list[CaseResult]:
+        return [r for r in self.results if not r.passed]
+
+    def faults(self, rule: str) -> list[CaseResult]:
+        """Failed cases that are kernel faults of ``rule``."""
+        return [r for r in self.failed if r.status == RUNTIME_ERROR and f"kernel fault [{rule}]" in r.message]
+
+    @property
+    def value_failures(self) -> list[CaseResult]:
+        """Failed cases that ran to completion with output out of tolerance."""
+        return [r for r in self.failed if r.status == 0 and _is_value_mismatch(r.message)]
+
+    @property
+    def harness_errors(self) -> list[CaseResult]:
+        """Failed cases that are neither wrong values, a status nor a kernel fault (a Python exception)."""
+        return [r for r in self.failed if r.status == 0 and not _is_value_mismatch(r.message)]
+
+    @property
+    def rules(self) -> list[str]:
+        """Emulator rules of the kernel faults, in order of first appearance."""
+        seen: dict[str, None] = {}
+        for r in self.failed:
+            m = _FAULT_RULE.search(r.message)
+            if m:
+                seen.setdefault(m.group(1), None)
+        return list(seen)
+
+    def summary(self) -> str:
+        kinds = [*([VALUES] if self.value_failures else []), *(f"[{r}]" for r in self.rules)]
+        return (
+            f"{len(self.failed)}/{len(self.results)} cases failed ({', '.join(kinds) or '-'}) in {self.seconds:.1f} s"
+        )
+
+
+def _is_value_mismatch(message: str) -> bool:
+    """Whether a failed case's message is a comparison verdict (codegen.check.compare)."""
+    return "out of tolerance" in message or "!= reference" in message
+
+
+_REFERENCES: dict[str, ModuleType] = {}
+
+
+def run_targeted(built: BuiltOp) -> Outcome:
+    """Runs the targeted cases of ``built`` (each judged exactly as ``opgen check`` judges it)."""
+    spec = built.spec
+    if spec.snake not in _REFERENCES:
+        _REFERENCES[spec.snake] = load_reference(spec)
+    fn = OpCallable(built)
+    start = time.perf_counter()
+    results = [run_case(fn, case, _REFERENCES[spec.snake]) for case in targeted_cases(spec.snake, built.product.name)]
+    return Outcome(results, time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------------------------------ trees and builds
+
+
+def apply_edits(root: Path, mutant: Mutant) -> None:
+    """Applies the edits of ``mutant`` to the op's tree under ``root``; each anchor must occur exactly once."""
+    for edit in mutant.edits:
+        path = root / mutant.op / edit.file
+        text = path.read_text()
+        found = text.count(edit.old)
+        assert found == 1, f"{mutant.ident}: anchor found {found} times in {edit.file} (want exactly 1): {edit.old!r}"
+        path.write_text(text.replace(edit.old, edit.new, 1))
+
+
+def _baseline(op: str) -> Mutant:
+    """The unmutated copy of an op's tree: no edits."""
+    return Mutant(f"{op}-unmutated", op, (), "no fault", (), VALUES)
+
+
+class Builds:
+    """Mutated trees and their builds, two builds at a time in the background (g++ runs as subprocesses)."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.catalogue, self.specs = load_project()
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mutant-build")
+        self._lock = threading.Lock()
+        self._trees: dict[str, Future[Path]] = {}
+        self._builds: dict[tuple[str, str], Future[BuiltOp]] = {}
+
+    def tree(self, mutant: Mutant) -> Path:
+        """The mutated copy of the op's tree (made once per mutant); its root holds ``<op>/``."""
+        with self._lock:
+            if mutant.ident not in self._trees:
+                fut: Future[Path] = Future()
+                self._trees[mutant.ident] = fut
+                try:
+                    root = self.base / mutant.ident
+                    shutil.copytree(project_paths().generated / mutant.op, root / mutant.op)
+                    apply_edits(root, mutant)
+                    fut.set_result(root)
+                except BaseException as exc:  # the anchor failure is re-raised in the test
+                    fut.set_exception(exc)
+        return self._trees[mutant.ident].result()
+
+    def _build(self, mutant: Mutant, product: str, jobs: int = 1) -> BuiltOp:
+        root = self.tree(mutant)
+        return build_op(self.specs[mutant.op], self.catalogue.get(product), root, jobs=jobs)
+
+    def warm(self, op: str, product: str) -> None:
+        """Builds the unmutated op now, on both cores: this compiles the runtime objects every library
+        shares, once, before the background builds start (they would otherwise race to compile them)."""
+        built: Future[BuiltOp] = Future()
+        built.set_result(self._build(_baseline(op), product, jobs=2))
+        with self._lock:
+            self._builds[(_baseline(op).ident, product)] = built
+
+    def get(self, mutant: Mutant, product: str) -> Future[BuiltOp]:
+        key = (mutant.ident, product)
+        with self._lock:
+            if key not in self._builds:
+                self._builds[key] = self._pool.submit(self._build, mutant, product)
+            return self._builds[key]
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _mutant_params() -> list[Any]:
+    return [pytest.param(m, p, id=f"{m.ident}-{p}") for m in MUTANTS for p in m.products]
+
+
+def _baseline_pairs() -> list[tuple[str, str]]:
+    """Every (op, product) some mutant is built for."""
+    pairs: dict[tuple[str, str], None] = {}
+    for m in MUTANTS:
+        for p in m.products:
+            pairs.setdefault((m.op, p), None)
+    return list(pairs)
+
+
+@pytest.fixture(scope="module")
+def builds(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Builds]:
+    b = Builds(tmp_path_factory.mktemp("mutants"))
+    wanted: list[tuple[Mutant, str]] = []
+    for item in request.session.items:
+        callspec = getattr(item, "callspec", None)
+        if getattr(item, "module", None) is not request.module or callspec is None:
+            continue
+        if "mutant" in callspec.params:
+            wanted.append((callspec.params["mutant"], callspec.params["product"]))
+        elif "op" in callspec.params:
+            wanted.append((_baseline(callspec.params["op"]), callspec.params["product"]))
+    if wanted:
+        first = wanted[0]
+        b.warm(first[0].op, first[1])
+    for mutant, product in wanted:
+        b.get(mutant, product)
+    yield b
+    b.close()
+
+
+# ------------------------------------------------------------------------------------------------- tests
+
+
+def test_mutant_table_is_complete() -> None:
+    assert len(MUTANTS) >= 18
+    ops = {m.op for m in MUTANTS}
+    assert ops == {SMLB, EDB}
+    for m in MUTANTS:
+        assert re.fullmatch(r"(smlb|edb)-[a-z0-9-]+", m.ident), m.ident
+        assert m.ident.startswith("smlb-" if m.op == SMLB else "edb-")
+        assert m.fault and m.edits and m.products
+        assert all(e.old != e.new for e in m.edits)
+    runtime_rules = (project_paths().runtime / "include/opgen_rt/device/core_state.h").read_text()
+    for m in MUTANTS:
+        for kind in (m.kill, *m.also):
+            if kind not in (VALUES, BUILD):
+                assert f'"{kind}"' in runtime_rules, f"{m.ident}: '{kind}' is not a rule of the emulator"
+
+
+@pytest.mark.parametrize(("op", "product"), _baseline_pairs(), ids=lambda v: str(v))
+def test_unmutated_tree_passes_the_targeted_cases(op: str, product: str, builds: Builds) -> None:
+    outcome = run_targeted(builds.get(_baseline(op), product).result())
+    assert len(outcome.results) > 50
+    assert not outcome.failed, "\n".join(f"{r.ident}: {r.message}" for r in outcome.failed[:10])
+    multi = [r for r in outcome.results if r.name.startswith("multi-core")]
+    assert multi and all(max(int(x["block_dim"]) for x in r.counters["launches"]) > 1 for r in multi)
+
+
+@pytest.mark.parametrize(("mutant", "product"), _mutant_params())
+def test_mutant_is_killed(mutant: Mutant, product: str, builds: Builds) -> None:
+    future = builds.get(mutant, product)
+    if mutant.kill == BUILD:
+        with pytest.raises(BuildError) as err:
+            future.result()
+        assert mutant.detail in str(err.value)
+        print(f"{mutant.ident} on {product}: killed at build ({mutant.detail})")
+        return
+    try:
+        built = future.result()
+    except BuildError as exc:  # a mutant must compile warning-free: a build failure is not an emulator kill
+        pytest.fail(f"{mutant.ident} does not build for {product}: {str(exc)[:2000]}")
+    outcome = run_targeted(built)
+    print(f"{mutant.ident} on {product}: {outcome.summary()}")
+    assert outcome.failed, f"{mutant.ident} SURVIVED all {len(outcome.results)} targeted cases on {product}"
+    assert not outcome.harness_errors, "\n".join(f"{r.ident}: {r.message}" for r in outcome.harness_errors[:5])
+    if mutant.kill == VALUES:
+        hits = outcome.value_failures
+        assert hits, f"{mutant.ident}: no wrong values, only {outcome.rules}"
+    else:
+        hits = outcome.faults(mutant.kill)
+        assert hits, f"{mutant.ident}: no [{mutant.kill}] fault; got {outcome.rules}: {outcome.failed[0].message}"
+        assert any(mutant.detail in r.message for r in hits), hits[0].message
+        assert all(f"({product})" in r.message for r in hits)
+    print(f"    e.g. {hits[0].ident}: {hits[0].message[:240]}")
+    for kind in mutant.also:
+        assert outcome.value_failures if kind == VALUES else outcome.faults(kind), f"{mutant.ident}: no {kind}"
+
+
+def test_opgen_check_cli_reports_a_mutant(builds: Builds, tmp_path: Path) -> None:
+    """The same kill through the command a user runs: ``opgen check <op> --generated <tmp> --quick``."""
+    mutant = _BY_ID["smlb-tile-one-block-over-ub"]
+    root = builds.tree(mutant)
+    report = tmp_path / "check.json"
+    cmd = [sys.executable, "-m", "codegen", "check", SMLB, "--generated", str(root), "--quick"]
+    cmd += ["--product", "Ascend910B", "--json", str(report)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = json.loads(report.read_text())
+    failed = [c for c in data["cases"] if not c["passed"]]
+    assert len(failed) == data["failed"] > 0 and f"{data['failed']} failed" in proc.stdout
+    faults = [c for c in failed if c["message"].startswith("kernel fault [UB capacity]")]
+    assert faults and all(c["status"] == RUNTIME_ERROR and c["product"] == "Ascend910B" for c in faults)
+    # the generated example program hits the same fault and prints it
+    example = next(c for c in data["cases"] if c["name"] == "example program")
+    assert not example["passed"] and "361001" in example["message"] and "[UB capacity]" in example["message"]
