@@ -220,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:  # output piped into `head` and the like: not an error of the tool
+        sys.stdout = None  # type: ignore[assignment]
+        return 0
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
         print(f"{len(exc.errors)} spec error(s); nothing was written", file=sys.stderr)
