@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except BrokenPipeError:  # output piped into `head` and the like: not an error of the tool
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
