@@ -350,8 +350,6 @@ def test_edb_kernel_and_reference_match_pytorch(example: EdbExample) -> None:
     check_edb_kernel(got, grad, idx, e.num_weights, e.padding, e.scale)
     if 0 <= e.padding < e.num_weights:
         assert (got[e.padding].astype(np.float64) == 0).all()
-    if e.index_dtype == "BOOL" and e.num_weights == 1:
-        return  # reference/ raises IndexError: test_pytorch_oracle.py::test_edb_reference_bool_indices_with_one_row
     ref = REF_EDB.reference(grad, idx, e.num_weights, e.padding & U64, e.scale)
     exact = edb_torch(grad, idx, e.num_weights, e.padding, e.scale, torch.float64)
     bound = edb_error_model(grad, idx, e.num_weights, e.padding, e.scale) * 2.0**-28
