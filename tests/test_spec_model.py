@@ -134,7 +134,7 @@ def test_soft_margin_loss_backward_model(smlb: OpSpec, loaded: tuple[Catalogue, 
     assert (reduction.cpp_type, reduction.expr_type) == ("int64_t", ExprType.INT)
     assert (smlb.tiling.buffer_num, smlb.tiling.ub_reserved_bytes, smlb.tiling.min_bytes_per_core) == (2, 0, 32768)
     assert smlb.constraints == ()
-    assert len(smlb.notes) == 3 and smlb.notes[0].startswith("sigmoid(z) is computed as 1 / (1 + exp(-z))")
+    assert len(smlb.notes) == 7 and smlb.notes[0].startswith("sigmoid(z) is computed as 1 / (1 + exp(-z))")
 
 
 def test_soft_margin_loss_backward_compute(smlb: OpSpec) -> None:
