@@ -22,8 +22,14 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
     if product.name not in spec.products:
         lines.append(f"  NOT SUPPORTED on {product.name} (spec products: {', '.join(spec.products)})")
     for t in spec.inputs:
+        null_note = ""
+        if t.optional:
+            null_note = "; optional: may be null"
+            if t.default is not None:
+                null_note += f", then every element is {t.default:g}"
         lines.append(
             f"  input  {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}"
+            + null_note
         )
     for a in spec.attrs:
         values = ", ".join(f"{v}={n}" for v, n in a.values) if a.values else "any"

@@ -62,3 +62,12 @@ def test_explain_cli_runs_for_both_seed_ops() -> None:
             check=True,
         ).stdout
         assert "Ascend910B" in out and "blockDim" in out
+
+
+def test_explain_marks_optional_inputs_and_their_null_value() -> None:
+    bce = SPECS["binary_cross_entropy_backward"]
+    lines = explain(bce, CATALOGUE.get("Ascend910B"), None, None).splitlines()
+    by_input = {line.split(":")[0].split()[-1]: line for line in lines if line.startswith("  input  ")}
+    assert set(by_input) == {"gradOutput", "self", "target", "weightOptional"}
+    assert by_input["weightOptional"].endswith("; optional: may be null, then every element is 1")
+    assert all("optional" not in by_input[name] for name in ("gradOutput", "self", "target"))
