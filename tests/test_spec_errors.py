@@ -765,3 +765,103 @@ def test_error_context_locates_deep_failures() -> None:
     with pytest.raises(SpecError) as info2, error_context(SourceLoc("s.yaml", 9), "tiling"):
         raise original
     assert info2.value is original
+
+
+MODE_ATTR = (
+    "    description: Reduction of the forward loss.\n",
+    "    description: Reduction of the forward loss.\n"
+    "  - name: mode\n    type: int64\n    default: 1\n    description: A free-valued mode.\n",
+)
+DIVIDING_SCALAR = ('    norm: "1 / numel(out) if reduction == 1 else 1"\n', '    norm: "10 // mode"\n')
+
+
+def test_division_by_an_int_attr_that_may_be_zero(tmp_path: Path, catalogue: Catalogue) -> None:
+    constraint = """\
+constraints:
+  - name: shares
+    let: {share: "numel(out) % -mode"}
+    require: "share < 100 / reduction"
+    message: "bad share {share}"
+"""
+    f, errs = bad(tmp_path, catalogue, MODE_ATTR, DIVIDING_SCALAR, ("tiling:\n", constraint + "tiling:\n"))
+    advice = (
+        'add a constraint such as require: "{a} != 0" (or "{a} > 0"), '
+        "or guard the division: '... if {a} != 0 else ...'"
+    )
+    assert errs == [
+        f"{f}:39: compute.scalars.norm: '10 // mode' divides by attr 'mode', which may be 0 (an integer division "
+        "by 0 crashes the host code); " + advice.format(a="mode"),
+        f"{f}:43: constraints[0].let.share: 'numel(out) % -mode' divides by attr 'mode', which may be 0 (an "
+        "integer division by 0 crashes the host code); " + advice.format(a="mode"),
+        # reduction's values include 0 (none)
+        f"{f}:44: constraints[0].require: 'share < 100 / reduction' divides by attr 'reduction', which may be 0 "
+        "(an integer division by 0 crashes the host code); " + advice.format(a="reduction"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("scalar", "constraint"),
+    [
+        ("10 // mode", 'require: "mode > 0"'),  # an unconditional constraint on every product excludes 0
+        ("10 // mode", 'require: "reduction >= 0 and not mode == 0"'),
+        ("10 // mode if mode != 0 else 1", 'require: "reduction >= 0"'),  # a guard on the way
+        ("0 if mode == 0 else 10 % mode", 'require: "reduction >= 0"'),
+        ("10.0 / mode if mode < 0 or mode > 0 else 1", 'require: "reduction >= 0"'),
+    ],
+)
+def test_division_by_an_attr_is_accepted_when_zero_is_excluded(
+    tmp_path: Path, catalogue: Catalogue, scalar: str, constraint: str
+) -> None:
+    constraints = f'constraints:\n  - name: c\n    {constraint}\n    message: "bad"\n'
+    text = BASE
+    for old, new in (
+        MODE_ATTR,
+        (DIVIDING_SCALAR[0], f'    norm: "{scalar}"\n'),
+        ("tiling:\n", constraints + "tiling:\n"),
+    ):
+        text = edit(text, old, new)
+    path = tmp_path / STEM
+    path.write_text(text)
+    spec = load_op_spec(path, catalogue)
+    assert isinstance(spec.compute, ElementwiseCompute) and spec.compute.scalars[0][0] == "norm"
+
+
+def test_division_guarded_only_on_some_products_is_rejected(tmp_path: Path, catalogue: Catalogue) -> None:
+    constraints = 'constraints:\n  - name: c\n    products: [Ascend910]\n    require: "mode > 0"\n    message: "bad"\n'
+    f, errs = bad(tmp_path, catalogue, MODE_ATTR, DIVIDING_SCALAR, ("tiling:\n", constraints + "tiling:\n"))
+    assert [e.split(": ")[1] for e in errs] == ["compute.scalars.norm"]
+    assert errs[0].startswith(f"{f}:39: compute.scalars.norm: '10 // mode' divides by attr 'mode'")
+
+
+@pytest.mark.parametrize(
+    ("formula", "what"),
+    [
+        (
+            "self if self > target else target",
+            "a conditional 'a if c else b' on tensor values ('self if self > target else target')",
+        ),
+        # a host condition still selects between tensor values per element
+        ("sigmoid(self) if norm == 1 else self", "a conditional 'a if c else b' on tensor values"),
+        ("min(self, target, gradOutput)", "min() of tensor values takes exactly 2 arguments, got 3"),
+    ],
+)
+def test_formula_constructs_without_vector_instructions_are_rejected_at_load(
+    tmp_path: Path, catalogue: Catalogue, formula: str, what: str
+) -> None:
+    f, errs = bad(
+        tmp_path, catalogue, ('  out: "-target * gradOutput * sigmoid(-target * self) * norm"', f'  out: "{formula}"')
+    )
+    assert len(errs) == 1
+    assert errs[0].startswith(f"{f}:36: compute.out: {what}")
+    assert errs[0].endswith(
+        "over tensor values a formula allows + - * /, unary minus and abs, exp, log, relu, sigmoid, sqrt, "
+        "min(a, b), max(a, b); subexpressions without tensors (host scalars) may use the whole expression language"
+    )
+
+
+def test_formula_rule_matches_the_compiler() -> None:
+    from codegen.plan import elementwise_compiler as ec
+    from codegen.spec import rules
+
+    assert {*ec.UNARY_INSTRUCTIONS, *ec.MINMAX_INSTRUCTIONS, "sigmoid"} == rules.TENSOR_FUNCTIONS
+    assert set(ec.BINARY_INSTRUCTIONS) == rules.TENSOR_OPERATORS

@@ -66,6 +66,7 @@ from codegen.spec.model import (
     TilingSpec,
     snake_case,
 )
+from codegen.spec.rules import excludes_zero, formula_problem, zero_divisor
 
 __all__ = [
     "COMPUTE_PARSERS",
@@ -775,7 +776,10 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
     for name in output_names:
         if name in m:
             e, _ = r.expr(m[name], scope, (ExprType.INT, ExprType.FLOAT), f"the formula of '{name}'")
-            if e is not None:
+            problem = formula_problem(e, input_names) if e is not None else None
+            if problem:
+                r.error(m[name], problem)
+            elif e is not None:
                 outputs.append((name, e))
     return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types))
 
@@ -1499,6 +1503,7 @@ class _OpParser:
                 if c is not None:
                     constraints.append(c)
 
+        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products)
         example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
 
         return OpSpec(
@@ -1520,6 +1525,72 @@ class _OpParser:
             path=str(self.path),
             loc=self.root.loc,
         )
+
+    def zero_divisors(
+        self,
+        m: dict[str, YNode],
+        partial_outputs: list[tuple[TensorSpec, YNode | None]],
+        outputs: tuple[TensorSpec, ...],
+        compute: object,
+        constraints: list[Constraint],
+        attrs: tuple[AttrSpec, ...],
+        products: tuple[str, ...],
+    ) -> None:
+        """Cross-entry rule: no host expression divides (``/``, ``//``, ``%``) by an integer attr that may be
+        0 (one without ``values``, or whose values include 0) unless a guard excludes 0 on the way to the
+        division or an unconditional constraint on all the op's products does (for a constraint's own
+        expressions: an earlier one, or its ``when``). ``//`` and ``%`` by an integer 0 are a SIGFPE in the
+        generated C++."""
+        ints = [a for a in attrs if a.type in ("int64", "uint64") and (a.values is None or 0 in dict(a.values))]
+        if not ints:
+            return
+
+        def excluded(cs: Sequence[Constraint]) -> set[str]:
+            return {
+                a.name
+                for a in ints
+                for c in cs
+                if c.when is None and set(c.products) >= set(products) and excludes_zero(c.require, a.name, True)
+            }
+
+        def report(node: YNode, e: Expr, free: set[str], defs: Mapping[str, Expr] | None = None) -> None:
+            attr = zero_divisor(e, free, defs)
+            if attr is not None:
+                self.r.error(
+                    node,
+                    f"'{e}' divides by attr '{attr}', which may be 0 (an integer division by 0 crashes the host "
+                    f'code); add a constraint such as require: "{attr} != 0" (or "{attr} > 0"), or guard the '
+                    f"division: '... if {attr} != 0 else ...'",
+                )
+
+        free_all = {a.name for a in ints} - excluded(constraints)
+        for (_, shape_node), out in zip(partial_outputs, outputs):
+            if shape_node is not None and out.shape is not None:
+                report(shape_node, out.shape, free_all)
+        if isinstance(compute, ElementwiseCompute) and isinstance(m.get("compute"), YMap):
+            compute_nodes = {k.value: v for k, v in _entries(m["compute"])}
+            defs = dict(compute.scalars)
+            for key, value in _entries(compute_nodes.get("scalars")):
+                if key.value in defs:
+                    report(value, defs[key.value], free_all, defs)
+        constraints_node = m.get("constraints")
+        items = constraints_node.items if isinstance(constraints_node, YSeq) else []
+        by_name = {c.name: c for c in constraints}
+        for item in items:
+            im = {key.value: v for key, v in _entries(item)}
+            name_node = im.get("name")
+            c = by_name.get(str(name_node.value)) if isinstance(name_node, YScalar) else None
+            if c is None:
+                continue
+            earlier = constraints[: constraints.index(c)]
+            free = {a.name for a in ints} - excluded(earlier)
+            if c.when is not None:
+                report(im["when"], c.when, free)
+                free -= {a for a in free if excludes_zero(c.when, a, True)}
+            let_nodes = {key.value: v for key, v in _entries(im.get("let"))}
+            for ln, le in c.let:
+                report(let_nodes[ln], le, free)
+            report(im["require"], c.require, free)
 
     def tensors(self, node: YNode | None, what: str, is_output: bool) -> list[tuple[TensorSpec, YNode | None]]:
         if node is None:
