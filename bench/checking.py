@@ -101,7 +101,10 @@ def run(jobs_list: list[int], cold: bool, ops: list[str] | None = None) -> Secti
         label = (
             f"{kind} `opgen check{scope} -j {j}` ({what}, {'empty' if kind == 'cold' else 'warm'} build cache{libs})"
         )
-        sec.figures.append(Figure(f"check.{key}_s", label, seconds, "s", target, note=note))
+        fig = Figure(f"check.{key}_s", label, seconds, "s", target, note=note)
+        if fig.met is False:
+            fig.why = warm_why(info, int(j))
+        sec.figures.append(fig)
         sec.figures.append(
             Figure(
                 f"check.{key}_cases_per_s",
@@ -112,6 +115,30 @@ def run(jobs_list: list[int], cold: bool, ops: list[str] | None = None) -> Secti
         )
     sec.appendix = _per_op_table(runs)
     return sec
+
+
+def warm_why(info: dict[str, Any], jobs: int) -> str:
+    """Why a warm check misses its target and what would reach it: the cases' own seconds against the wall
+    time, and the op/product pairs and cases that cost the most."""
+    total = info.get("case_seconds_total")
+    if total is None:
+        return "no case list to explain the time (see the errors)"
+    seconds = info["seconds"]
+    by_job = list(info.get("case_seconds_by_op_product", {}).items())[:3]
+    overhead = max(seconds - total / jobs, 0.0)
+    text = (
+        f"the cases' own time sums to {total:.0f} s, at least {total / jobs:.0f} s on {jobs} workers; the "
+        f"remaining ≈ {overhead:.0f} s of the {seconds:.0f} s wall time is outside the cases' own timers (start-up, "
+        "library builds or cache look-ups, workers idle at the end); costliest op/products: "
+        + ", ".join(f"{k} {v:.0f} s" for k, v in by_job)
+    )
+    budget = WARM_TARGET.threshold
+    if total / jobs > budget:
+        return text + (
+            f"; the cases alone exceed {budget:g} s, so the matrix's costliest cases (above) must get cheaper "
+            "(smaller shapes or fewer core orders for the slow cases) or the cases must run on more workers"
+        )
+    return text + f"; the cases fit in {budget:g} s, so the time outside them must shrink"
 
 
 def _per_op_table(runs: dict[str, Any]) -> list[str]:

@@ -54,8 +54,10 @@ class Figure:
         unit: ``s``, ``ms``, ``cases/s``, ``x`` (a ratio), ``%``, ``MB`` (10^6 bytes) ...
         target: the bound from the issue, or None for context figures.
         met: the verdict (None without target or value).
-        note: a short explanation (what the counters say when a target is missed).
+        note: a short explanation of the value (what it consists of).
         error: why no value could be measured.
+        why: for a missed target, why it is missed and what would reach it, derived from the section's own
+            measurements (empty when met, or when the section has nothing measured to say).
     """
 
     id: str
@@ -66,6 +68,7 @@ class Figure:
     met: bool | None = None
     note: str = ""
     error: str = ""
+    why: str = ""
 
     def __post_init__(self) -> None:
         if self.target is not None and self.value is not None and self.met is None:
@@ -94,12 +97,14 @@ class Section:
     appendix: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    load: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The section as a JSON-ready dict."""
         return {
             "title": self.title,
             "seconds": self.seconds,
+            "load": self.load,
             "figures": [f.to_json() for f in self.figures],
             "details": self.details,
             "errors": self.errors,
@@ -237,18 +242,19 @@ def machine_info() -> dict[str, Any]:
 
 
 class LoadSampler:
-    """Samples the 1-minute load average (runnable processes) every ``period`` seconds in a daemon thread."""
+    """Samples the 1-minute load average (runnable processes) every ``period`` seconds in a daemon thread;
+    ``samples`` holds ``(time.perf_counter() seconds, load)`` pairs."""
 
     def __init__(self, period: float = 5.0) -> None:
         self.period = period
-        self.samples: list[float] = []
+        self.samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="load-sampler", daemon=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
             with contextlib.suppress(OSError):
-                self.samples.append(os.getloadavg()[0])
+                self.samples.append((time.perf_counter(), os.getloadavg()[0]))
             self._stop.wait(self.period)
 
     def __enter__(self) -> LoadSampler:
@@ -259,15 +265,13 @@ class LoadSampler:
         self._stop.set()
         self._thread.join(timeout=self.period + 1)
 
-    def stats(self) -> dict[str, Any]:
-        """Mean and max of the samples (load average, processes) and their count."""
-        if not self.samples:
+    def stats(self, start: float | None = None, end: float | None = None) -> dict[str, Any]:
+        """Mean and max load average (processes) of the samples taken between ``start`` and ``end``
+        (``time.perf_counter()`` seconds; default all), and their count."""
+        values = [load for t, load in list(self.samples) if (start is None or t >= start) and (end is None or t <= end)]
+        if not values:
             return {"mean": None, "max": None, "count": 0}
-        return {
-            "mean": statistics.fmean(self.samples),
-            "max": max(self.samples),
-            "count": len(self.samples),
-        }
+        return {"mean": statistics.fmean(values), "max": max(values), "count": len(values)}
 
 
 @contextlib.contextmanager

@@ -80,6 +80,10 @@ def meta_lines(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
         except (KeyError, TypeError, AttributeError):
             continue
         lines.append(f"| {name} | {va} | {vb} |")
+    sa, sb = a.get("sections", {}), b.get("sections", {})
+    for sec in [k for k in sa if k in sb]:
+        la, lb = sa[sec].get("load") or {}, sb[sec].get("load") or {}
+        lines.append(f"| load mean while {sec} ran | {_num(la.get('mean'))} | {_num(lb.get('mean'))} |")
     return lines
 
 

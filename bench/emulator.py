@@ -259,6 +259,28 @@ def _markdown(sec: Section) -> list[str]:
     return lines
 
 
+def ratio_why(call_s: float, ref_s: float, split: dict[str, Any], data: dict[str, Any]) -> str:
+    """Why the emulated call misses the ratio target and what would reach it: where its seconds go (setup,
+    phase 1, phase 2 = host tasks + kernel) and whether the kernel alone (estimate) is within the target."""
+    threshold = SMLB_RATIO_TARGET.threshold
+    setup = split["setup"]["median"] + split["phase1"]["median"] + split["teardown"]["median"]
+    kernel = split["kernel_estimate"]["median"]
+    host_s = data["host_task_memcpy_estimate_s"]
+    text = (
+        f"of the {call_s:.2f} s call (reference {ref_s:.2f} s): setup, phase 1 and teardown {setup:.2f} s, "
+        f"host tasks ≈ {host_s:.2f} s (memcpy estimate), kernel ≈ {kernel:.2f} s ({kernel / ref_s:.1f}× the reference)"
+    )
+    if kernel / ref_s > threshold:
+        return text + (
+            f"; the emulated kernel alone is above {threshold:g}×: the emulator's cost per vector instruction or "
+            f"per tile must fall by ≈ {kernel / (threshold * ref_s):.1f}× (fewer, larger tiles or a cheaper "
+            "instruction dispatch)"
+        )
+    return text + (
+        f"; the kernel alone is within {threshold:g}×, so the time around it (host tasks, setup) is what must shrink"
+    )
+
+
 def _figures(sec: Section, key: str, op: str, data: dict[str, Any]) -> None:
     timings = data["timings_s"]
     ref_s = timings["numpy reference"]["median"]
@@ -274,15 +296,16 @@ def _figures(sec: Section, key: str, op: str, data: dict[str, Any]) -> None:
         call_s = timings[name]["median"]
         target = SMLB_RATIO_TARGET if key == "smlb" else None
         sec.figures.append(Figure(f"emulator.{key}.{order_key}.call_s", f"{op}: {name} (whole call)", call_s, "s"))
-        sec.figures.append(
-            Figure(
-                f"emulator.{key}.{order_key}.call_vs_reference",
-                f"{op}: {name} ÷ NumPy reference",
-                call_s / ref_s if ref_s else None,
-                "x",
-                target,
-            )
+        ratio_fig = Figure(
+            f"emulator.{key}.{order_key}.call_vs_reference",
+            f"{op}: {name} ÷ NumPy reference",
+            call_s / ref_s if ref_s else None,
+            "x",
+            target,
         )
+        if ratio_fig.met is False and order_key in data["split_s"]:
+            ratio_fig.why = ratio_why(call_s, ref_s, data["split_s"][order_key], data)
+        sec.figures.append(ratio_fig)
         if torch_s:
             sec.figures.append(
                 Figure(

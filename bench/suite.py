@@ -56,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="shape classes of the data-movement matrix (default small,medium,large)",
     )
     p.add_argument(
+        "--update-readme",
+        action="store_true",
+        help="after the run, write the figures between the bench markers of README.md (refused for --quick)",
+    )
+    p.add_argument(
         "--quick",
         action="store_true",
         help="fast iteration: --skip-cold, 2 repetitions, -j 2 only; the report is marked QUICK",
@@ -118,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 sec = Section(name, name)
                 sec.errors.append(f"section crashed: {type(exc).__name__}: {exc}")
             sec.seconds = time.perf_counter() - start
+            sec.load = sampler.stats(start, time.perf_counter())
             print(f"[bench] {name} done in {sec.seconds:.1f} s", file=sys.stderr, flush=True)
             sections.append(sec)
     meta["seconds"] = time.perf_counter() - suite_start
@@ -126,16 +132,30 @@ def main(argv: list[str] | None = None) -> int:
     sections.sort(key=lambda s: REPORT_ORDER.index(s.name) if s.name in REPORT_ORDER else len(REPORT_ORDER))
     text = render(meta, sections)
     print(text)
-    data = {
-        "schema": SCHEMA,
-        "meta": meta,
-        "sections": {s.name: s.to_json() for s in sections},
-        "figures": {f.id: f.to_json() for s in sections for f in s.figures},
-    }
+    data = result_data(meta, sections)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(data, indent=1, default=float) + "\n")
     print(f"[bench] wrote {args.json}", file=sys.stderr)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")
         print(f"[bench] wrote {args.markdown}", file=sys.stderr)
+    if args.update_readme:
+        from bench.readme import update_readme
+
+        try:
+            update_readme(data, ROOT / "README.md")
+            print("[bench] wrote the figures into README.md", file=sys.stderr)
+        except ValueError as exc:
+            print(f"[bench] README.md not updated: {exc}", file=sys.stderr)
+            return 1
     return 1 if crashed else 0
+
+
+def result_data(meta: dict[str, Any], sections: list[Section]) -> dict[str, Any]:
+    """The JSON content of a run: ``schema``, ``meta``, ``sections.<name>`` and every figure by id."""
+    return {
+        "schema": SCHEMA,
+        "meta": meta,
+        "sections": {s.name: s.to_json() for s in sections},
+        "figures": {f.id: f.to_json() for s in sections for f in s.figures},
+    }

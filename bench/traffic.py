@@ -99,19 +99,28 @@ def workloads() -> list[Workload]:
     return rows
 
 
-def minimum_bytes(op: str, params: dict[str, Any], out: np.ndarray) -> int:
-    """The GM bytes the math needs (see the module docstring for the formulas)."""
+def minimum_parts(op: str, params: dict[str, Any], out: np.ndarray) -> dict[str, int]:
+    """The GM bytes the math needs (see the module docstring for the formulas), split into ``read`` (inputs
+    read once, and the count read-back of scaleGradByFreq) and ``write`` (output written once, the zero fill
+    and the counts)."""
     if op == SMLB:
         inputs = sum(int(params[k].nbytes) for k in ("gradOutput", "self", "target"))
-        return inputs + int(out.nbytes)
+        return {"read": inputs, "write": int(out.nbytes)}
     grad, idx = params["grad"], params["indices"]
     n = int(idx.size)
     d = int(grad.shape[-1])
     w = int(params["numWeights"])
-    total = n * d * grad.itemsize + n * idx.itemsize + 2 * w * d * out.itemsize
+    read = n * d * grad.itemsize + n * idx.itemsize
+    write = 2 * w * d * out.itemsize
     if params["scaleGradByFreq"]:
-        total += n * idx.itemsize + 2 * w * 4
-    return total
+        read += n * idx.itemsize + w * 4
+        write += w * 4
+    return {"read": read, "write": write}
+
+
+def minimum_bytes(op: str, params: dict[str, Any], out: np.ndarray) -> int:
+    """The GM bytes the math needs: read plus write of :func:`minimum_parts`."""
+    return sum(minimum_parts(op, params, out).values())
 
 
 def core_bytes(core: dict[str, Any]) -> int:
@@ -178,7 +187,7 @@ def _gm_note(op: str, m: dict[str, Any], minimum: int, params: dict[str, Any]) -
     if op == EDB:
         grad = params["grad"]
         out_mb = params["numWeights"] * grad.shape[-1] * 4 / MB
-        parts.append(f"(grad {grad.nbytes / MB:.1f} MB, out {out_mb:.1f} MB)")
+        parts.append(f"grad {grad.nbytes / MB:.1f} MB, out {out_mb:.1f} MB")
     if m["host_bytes"]:
         kinds = ", ".join(f"{h['kind']} {(h['bytes_read'] + h['bytes_written']) / MB:.1f} MB" for h in m["host_tasks"])
         parts.append(f"host tasks: {kinds}")
@@ -229,13 +238,16 @@ def run(products: tuple[str, ...] = PRODUCTS, sizes: tuple[str, ...] = ("small",
                 out = fn(core_order="in_order", deterministic=wl.deterministic, **params)
                 ub = catalogue.get(product).ub_bytes
                 m = measure(fn.last_stats, ub)
-                minimum = minimum_bytes(wl.op, params, out)
+                parts = minimum_parts(wl.op, params, out)
+                minimum = sum(parts.values())
                 row.update(m)
                 row.update(
                     {
                         "vector_cores": catalogue.get(product).vector_core_num,
                         "ub_bytes": ub,
                         "min_bytes": minimum,
+                        "min_read_bytes": parts["read"],
+                        "min_write_bytes": parts["write"],
                         "gm_ratio": m["kernel_bytes"] / minimum if minimum else None,
                         "gm_note": _gm_note(wl.op, m, minimum, params),
                         "tiling_note": _tiling_note(m),
@@ -267,57 +279,118 @@ def _figures(sec: Section, rows: list[dict[str, Any]]) -> None:
         judged_large = r["judged"] and r["size"] == "large"
         base = _row_id(r)
         what = f"{r['op']} {r['variant']} {r['product']} {r['size']} ({r['shape']})"
-        sec.figures.append(
-            Figure(
-                f"{base}.gm_ratio",
-                f"{what}: kernel GM bytes ÷ minimum",
-                r["gm_ratio"],
-                "x",
-                GM_TARGET[r["op"]] if judged_large else None,
-                note=r["gm_note"],
-            )
+        gm = Figure(
+            f"{base}.gm_ratio",
+            f"{what}: kernel GM bytes ÷ minimum",
+            r["gm_ratio"],
+            "x",
+            GM_TARGET[r["op"]] if judged_large else None,
+            note=r["gm_note"],
         )
+        if gm.met is False:
+            gm.why = gm_why(r, GM_TARGET[r["op"]])
+        sec.figures.append(gm)
         sec.figures.append(Figure(f"{base}.host_mb", f"{what}: host-task bytes", r["host_bytes"] / MB, "MB"))
         bd = r["balance_detail"]
-        sec.figures.append(
-            Figure(
-                f"{base}.balance",
-                f"{what}: largest ÷ mean GM bytes over cores",
-                r["balance"],
-                "x",
-                BALANCE_TARGET if judged_large else None,
-                note=(
-                    f"max core {bd['max_core_bytes'] / MB:.2f} MB, mean {bd['mean_core_bytes'] / MB:.2f} MB over "
-                    f"{bd['cores']} of {r['vector_cores']} cores"
-                    if bd
-                    else ""
-                ),
-            )
+        balance = Figure(
+            f"{base}.balance",
+            f"{what}: largest ÷ mean GM bytes over cores",
+            r["balance"],
+            "x",
+            BALANCE_TARGET if judged_large else None,
+            note=(
+                f"max core {bd['max_core_bytes'] / MB:.2f} MB, mean {bd['mean_core_bytes'] / MB:.2f} MB over "
+                f"{bd['cores']} of {r['vector_cores']} cores"
+                if bd
+                else ""
+            ),
         )
-        sec.figures.append(
-            Figure(
-                f"{base}.ub_pct",
-                f"{what}: UB high-water ÷ UB",
-                r["ub_fraction_pct"],
-                "%",
-                UB_LARGE_TARGET if judged_large else None,
-                note=f"{r['ub_high_water_bytes']} of {r['ub_bytes']} bytes; {r['tiling_note']}",
-            )
+        if balance.met is False:
+            balance.why = balance_why(r)
+        sec.figures.append(balance)
+        ub = Figure(
+            f"{base}.ub_pct",
+            f"{what}: UB high-water ÷ UB",
+            r["ub_fraction_pct"],
+            "%",
+            UB_LARGE_TARGET if judged_large else None,
+            note=f"{r['ub_high_water_bytes']} of {r['ub_bytes']} bytes; {r['tiling_note']}",
         )
+        if ub.met is False:
+            ub.why = ub_why(r)
+        sec.figures.append(ub)
         if r["ub_fraction_pct"] is not None:
             ub_all.append(r["ub_fraction_pct"])
     if ub_all:
         worst = max((r for r in rows if "error" not in r), key=lambda r: r["ub_fraction_pct"] or 0.0)
-        sec.figures.append(
-            Figure(
-                "traffic.ub_pct_max_all",
-                "UB high-water ÷ UB, largest over every row",
-                max(ub_all),
-                "%",
-                UB_MAX_TARGET,
-                note=f"{worst['op']} {worst['variant']} {worst['product']} {worst['size']}",
-            )
+        fig = Figure(
+            "traffic.ub_pct_max_all",
+            "UB high-water ÷ UB, largest over every row",
+            max(ub_all),
+            "%",
+            UB_MAX_TARGET,
+            note=f"{worst['op']} {worst['variant']} {worst['product']} {worst['size']}",
         )
+        if fig.met is False:
+            fig.why = (
+                f"{worst['ub_high_water_bytes']} bytes of UB used where the product has {worst['ub_bytes']} "
+                f"({worst['tiling_note']}): the tiling sizes its buffers beyond UB, which the hardware would "
+                "reject; the tiling's UB budget must count every buffer of that kernel"
+            )
+        sec.figures.append(fig)
+
+
+def gm_why(r: dict[str, Any], target: Target) -> str:
+    """Why a row's kernel GM bytes exceed the target ratio and what would reach it: the read side (against
+    the inputs read once) and the write side (output, zero fill, atomics) each against its minimum."""
+    read, write = r["kernel_read"], r["kernel_written"] + r["kernel_atomic"]
+    min_read, min_write = r["min_read_bytes"], r["min_write_bytes"]
+    minimum = r["min_bytes"]
+    extra_read, extra_write = max(read - min_read, 0), max(write - min_write, 0)
+    text = (
+        f"read {read / MB:.1f} MB where the math needs {min_read / MB:.1f} MB ({read / min_read:.2f}×), "
+        f"written + atomically added {write / MB:.1f} MB where it needs {min_write / MB:.1f} MB "
+        f"({write / min_write:.2f}×)"
+    )
+    side, extra = ("read", extra_read) if extra_read >= extra_write else ("write", extra_write)
+    without = (r["kernel_bytes"] - extra) / minimum
+    if side == "write" and r["kernel_atomic"] > min_write:
+        text += (
+            f"; the atomic adds alone move {r['kernel_atomic'] / MB:.1f} MB (every contribution goes to GM): "
+            "accumulating in UB and writing each output element once would remove them"
+        )
+    if target.met(without):
+        return text + (
+            f"; the excess is on the {side} side ({extra / MB:.1f} MB): with the {side}s at their minimum the "
+            f"ratio would be {without:.2f}, within the target"
+        )
+    return text + (
+        f"; both sides exceed their minimum ({extra_read / MB:.1f} MB extra read, {extra_write / MB:.1f} MB "
+        "extra written): the kernel must move each input and output byte once on both"
+    )
+
+
+def balance_why(r: dict[str, Any]) -> str:
+    """Why a row's core balance misses the target and what would reach it (per-core bytes of the worst launch)."""
+    bd = r["balance_detail"]
+    if not bd:
+        return "no per-core bytes recorded"
+    return (
+        f"the busiest core moved {bd['max_core_bytes'] / MB:.2f} MB, the mean over {bd['cores']} cores is "
+        f"{bd['mean_core_bytes'] / MB:.2f} MB ({r['tiling_note']}): a split that gives every core the same bytes "
+        f"within 5% would reach it"
+    )
+
+
+def ub_why(r: dict[str, Any]) -> str:
+    """Why a row's UB high-water is below the 60% target and what would reach it."""
+    pct = r["ub_fraction_pct"] or 0.0
+    factor = UB_LARGE_TARGET.threshold / pct if pct else float("inf")
+    return (
+        f"the kernel's buffers peak at {r['ub_high_water_bytes']} of {r['ub_bytes']} UB bytes ({r['tiling_note']}): "
+        f"a tiling that sizes its buffers ≈ {factor:.1f}× larger (longer tiles, or more buffers for double "
+        "buffering) would reach it"
+    )
 
 
 def _mark(value: float | None, target: Target | None, text: str) -> str:
