@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import json
@@ -9,7 +10,8 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -45,11 +47,17 @@ class CaseResult:
     counters: dict[str, Any] = field(default_factory=dict)
 
 
+class ReferenceLoadError(Exception):
+    """``reference/<op>.py`` exists but cannot be used: it raised while importing or lacks ``reference``."""
+
+
 def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleType:
     """Imports ``reference/<snake>.py`` (by path, so it works from a wheel install too).
 
     Raises:
         FileNotFoundError: the reference module does not exist.
+        ReferenceLoadError: importing the module raised (the message names the file and the exception), or it
+            has no callable ``reference``.
     """
     directory = reference_dir or project_paths().reference
     path = directory / f"{spec.snake}.py"
@@ -58,7 +66,12 @@ def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleTyp
     mod_spec = importlib.util.spec_from_file_location(f"opgen_reference_{spec.snake}", path)
     assert mod_spec is not None and mod_spec.loader is not None
     module = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(module)
+    try:
+        mod_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's module: any error is reported as the op's reference failure
+        raise ReferenceLoadError(f"reference {path} failed to import: {type(exc).__name__}: {exc}") from exc
+    if not callable(getattr(module, "reference", None)):
+        raise ReferenceLoadError(f"reference {path} defines no function reference(**params) -> np.ndarray")
     return module
 
 
@@ -97,8 +110,22 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@contextlib.contextmanager
+def quiet_numpy() -> Iterator[None]:
+    """NumPy floating-point warnings (overflow, invalid, divide) stay inside the checker: references and
+    comparisons meet inf and NaN on purpose, and the result table already reports every difference."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
 def run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
-    """Runs one case on a built op and judges it."""
+    """Runs one case on a built op and judges it (NumPy floating-point warnings are not shown)."""
+    with quiet_numpy():
+        return _run_case(fn, case, ref)
+
+
+def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     start = time.perf_counter()
     spec = fn.spec
     status = 0
@@ -196,6 +223,11 @@ _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")
 
 def check_example(spec: OpSpec, product: Product, generated: Path | None, ref: ModuleType, built: Any) -> CaseResult:
     """Compiles and runs the generated example program; compares its printed output with the reference."""
+    with quiet_numpy():
+        return _check_example(spec, product, generated, ref, built)
+
+
+def _check_example(spec: OpSpec, product: Product, generated: Path | None, ref: ModuleType, built: Any) -> CaseResult:
     start = time.perf_counter()
     ident = f"{spec.snake}/{product.name}/example/example program"
     ex = spec.example
@@ -205,7 +237,11 @@ def check_example(spec: OpSpec, product: Product, generated: Path | None, ref: M
         exe = build_example(built, generated)
         proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, check=False)
         if proc.returncode != 0:
-            raise RuntimeError(f"example exited with {proc.returncode}: {proc.stdout[-500:]}{proc.stderr[-500:]}")
+            from codegen.check.worker import signal_name
+
+            raise RuntimeError(
+                f"example exited with {signal_name(proc.returncode)}: {proc.stdout[-500:]}{proc.stderr[-500:]}"
+            )
         got = np.array([float(v) for _, v in _RESULT_LINE.findall(proc.stdout)])
         params: dict[str, Any] = {}
         for name, et in ex.inputs:
@@ -283,7 +319,7 @@ def run_job(job: Job) -> list[CaseResult]:
             raise FileNotFoundError(
                 f"reference not implemented: reference/{spec.snake}.py is a stub (REFERENCE_IMPLEMENTED = False)"
             )
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ReferenceLoadError) as exc:
         return [
             CaseResult(
                 f"{ident}/-/reference",
@@ -320,21 +356,10 @@ def run_job(job: Job) -> list[CaseResult]:
                 0.0,
             )
         ]
-    fn = OpCallable(built)
-    results = []
-    for case in cases_for(spec, product, set(job.dtype_filter) or None, job.quick):
-        orders = (
-            [case.core_order]
-            if case.core_order != "in_order" or case.expect_status is not None
-            else list(job.core_orders)
-        )
-        for order in orders:
-            case.core_order = order
-            r = run_case(fn, case, ref)
-            if len(orders) > 1:
-                r.name = f"{r.name} ({order})"
-                r.ident = f"{r.ident} ({order})"
-            results.append(r)
+    # The cases run in a worker process: a crash of generated code fails one case, not the run.
+    from codegen.check.worker import run_isolated
+
+    results = run_isolated(job, built.library, built.key)
     results.append(check_example(spec, product, generated, ref, built))
     return results
 

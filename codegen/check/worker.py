@@ -1,0 +1,192 @@
+"""Crash isolation for ``opgen check``: the cases of one (op, product) run in a worker process.
+
+Generated host and kernel code runs inside the process that loads its library, so a fault the emulator does
+not catch (an integer division by zero in a tiling function is ``SIGFPE``, a wild pointer ``SIGSEGV``) would
+kill the checker and every result with it. :func:`run_isolated` therefore runs the cases of an (op, product)
+in one child process (``python -m codegen.check.worker``), started once, not once per case. The child
+announces each case before running it and sends its result after. When the child dies, the case it announced
+becomes a failed case naming the signal, and a new child continues from the next case; the rest of the
+matrix still runs.
+
+Protocol: the parent writes one JSON request to the child's stdin. The child answers with JSON lines on its
+original stdout; it moves its own C-level stdout to stderr first, so text printed by generated code or the
+runtime cannot corrupt the protocol. Its stderr goes to a temporary file whose tail is quoted in a crash
+report and is otherwise passed through to the parent's stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import IO, Any
+
+from codegen.check.cases import Case
+
+#: Bytes of the worker's stderr quoted in a crash report.
+STDERR_TAIL = 2000
+
+
+def signal_name(returncode: int) -> str:
+    """``SIGFPE (signal 8)`` for a process killed by signal 8 (``returncode`` -8), else ``exit status N``."""
+    if returncode < 0:
+        try:
+            return f"{signal.Signals(-returncode).name} (signal {-returncode})"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def case_units(cases: list[Case], core_orders: tuple[str, ...]) -> list[tuple[Case, str | None]]:
+    """The runs of a case matrix: every in-order value case once per requested core order (with the order
+    as a name suffix when there are several), every other case once as it is. Returns ``(case, suffix)``
+    pairs; each case is a copy with its ``core_order`` set."""
+    units: list[tuple[Case, str | None]] = []
+    for case in cases:
+        if case.core_order != "in_order" or case.expect_status is not None:
+            units.append((case, None))
+            continue
+        for order in core_orders:
+            units.append((replace(case, core_order=order), order if len(core_orders) > 1 else None))
+    return units
+
+
+def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
+    from codegen.check.driver import CaseResult
+
+    tail = stderr_tail.strip()
+    return CaseResult(
+        info["ident"],
+        info["op"],
+        info["product"],
+        info["dtype"],
+        info["shape"],
+        info["name"],
+        False,
+        0,
+        0.0,
+        0.0,
+        f"crashed: the process running case {info['ident']} was killed by {signal_name(returncode)} "
+        f"(a fault in the generated host or kernel code); the other cases ran in a new process"
+        + (f"\n{tail[-STDERR_TAIL:]}" if tail else ""),
+        0.0,
+    )
+
+
+def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
+    """Runs the case matrix of ``job`` (a :class:`codegen.check.driver.Job`) against the built ``library``
+    in worker processes; returns the :class:`codegen.check.driver.CaseResult` list in case order.
+
+    A worker that dies while running a case (any signal, or an exit without its results) makes that case a
+    failed result naming the signal and the case; a new worker resumes at the next case, so at most one
+    worker per crash is started. A worker that dies outside a case (at start-up) ends the job with one failed
+    ``worker`` result quoting its stderr.
+    """
+    from codegen.check.driver import CaseResult
+
+    results: list[CaseResult] = []
+    start = 0
+    request = {"job": asdict(job), "library": str(library), "key": key}
+    while True:
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "codegen.check.worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps({**request, "start": start}))
+            proc.stdin.close()
+            pending: dict[str, Any] | None = None
+            finished = False
+            for line in proc.stdout:
+                msg = json.loads(line)
+                if "begin" in msg:
+                    pending = msg
+                elif "result" in msg:
+                    results.append(CaseResult(**msg["result"]))
+                    pending = None
+                elif "done" in msg:
+                    finished = True
+            returncode = proc.wait()
+            err.seek(0)
+            stderr_text = err.read()
+        if finished and returncode == 0:
+            if stderr_text:
+                sys.stderr.write(stderr_text)
+            return results
+        if pending is None:
+            ident = f"{job.spec_snake}/{job.product}/-/worker"
+            results.append(
+                CaseResult(
+                    ident,
+                    job.spec_snake,
+                    job.product,
+                    "-",
+                    "-",
+                    "worker",
+                    False,
+                    0,
+                    0.0,
+                    0.0,
+                    f"the check worker ended with {signal_name(returncode)} outside a case:\n"
+                    + stderr_text.strip()[-STDERR_TAIL:],
+                    0.0,
+                )
+            )
+            return results
+        results.append(_crash_result(pending, returncode, stderr_text))
+        start = int(pending["begin"]) + 1
+
+
+def _serve(request: dict[str, Any], out: IO[str]) -> None:
+    from codegen.build import BuiltOp
+    from codegen.check.driver import Job, cases_for, load_reference, run_case
+    from codegen.runner import OpCallable
+    from codegen.specs import load_project
+
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in request["job"].items()}
+    job = Job(**fields)
+    catalogue, specs = load_project(job.specs_dir, job.products_file)
+    spec = specs[job.spec_snake]
+    product = catalogue.get(job.product)
+    ref = load_reference(spec)
+    fn = OpCallable(BuiltOp(spec, product, Path(request["library"]), request["key"], job.sanitize))
+    cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
+    units = case_units(cases, job.core_orders)
+    for index in range(int(request["start"]), len(units)):
+        case, suffix = units[index]
+        name = f"{case.name} ({suffix})" if suffix else case.name
+        ident = f"{case.ident} ({suffix})" if suffix else case.ident
+        begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
+        begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
+        out.write(json.dumps(begin) + "\n")
+        out.flush()
+        r = run_case(fn, case, ref)
+        r.name, r.ident = name, ident
+        out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+        out.flush()
+    out.write(json.dumps({"done": len(units)}) + "\n")
+    out.flush()
+
+
+def main() -> int:
+    """Worker entry point: reads the request from stdin, streams begin/result lines, exits 0 when done."""
+    request = json.loads(sys.stdin.read())
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol
+    with os.fdopen(protocol_fd, "w", encoding="utf-8") as out:
+        _serve(request, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
