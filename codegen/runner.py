@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.build import BuiltOp, build_op
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import AttrSpec, DType, OpSpec, Product
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
@@ -216,7 +216,9 @@ class OpCallable:
 
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
-            TypeError: a parameter is missing or unknown, or an array's dtype has no aclDataType.
+            TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, or an
+                attribute has the wrong Python type (see :func:`attr_value`).
+            ValueError: an attribute is outside the range of its C type.
         """
         spec = self.spec
         known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
@@ -229,7 +231,7 @@ class OpCallable:
         attrs: dict[str, Any] = {}
         for a in spec.attrs:
             if a.name in params:
-                attrs[a.name] = params[a.name]
+                attrs[a.name] = attr_value(spec, a, params[a.name])
             elif a.default is not None:
                 attrs[a.name] = a.default
             else:
@@ -285,6 +287,43 @@ _ATTR_CTYPES: dict[str, Any] = {
     "float": ctypes.c_float,
 }
 
+#: The range of each integer attr type (values outside would wrap silently when passed to C).
+_INT_ATTR_RANGES = {"int64": (-(2**63), 2**63 - 1), "uint64": (0, 2**64 - 1)}
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
+    """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
+
+    Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range; ``bool``
+    attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:
+    within the finite float32 range, or inf/NaN).
+
+    Raises:
+        TypeError: a string, float or other non-integer for an integer attr; anything but a bool for a bool
+            attr (``"True"`` is not a bool); a non-number for a float attr.
+        ValueError: an integer outside ``[-2**63, 2**63 - 1]`` (int64) or ``[0, 2**64 - 1]`` (uint64), or a
+            finite float beyond float32's range for a ``float`` attr.
+    """
+    where = f"{spec.aclnn_name}: attribute '{attr.name}' ({attr.type})"
+    if attr.type == "bool":
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise TypeError(f"{where} takes True or False, got {type(value).__name__} {value!r}")
+    if attr.type in _INT_ATTR_RANGES:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{where} takes an integer, got {type(value).__name__} {value!r}")
+        lo, hi = _INT_ATTR_RANGES[attr.type]
+        if not lo <= int(value) <= hi:
+            raise ValueError(f"{where} must be in [{lo}, {hi}], got {int(value)}; it would wrap in C")
+        return int(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
+    f = float(value)
+    if attr.type == "float" and np.isfinite(f) and abs(f) > _FLOAT32_MAX:
+        raise ValueError(f"{where} must be within float32's range (+-{_FLOAT32_MAX:.9g}), got {f!r}")
+    return f
+
 
 def compile_op(
     op: str,
@@ -307,6 +346,7 @@ def compile_op(
 
     Raises:
         KeyError: unknown op or product (message lists the known ones).
+        ValueError: the op does not support ``product`` (message lists the products it supports).
         codegen.spec.errors.SpecErrors: a spec is invalid.
         codegen.build.BuildError: compiling failed.
     """
@@ -315,6 +355,11 @@ def compile_op(
     catalogue, specs = load_project(specs_dir, products)
     spec = resolve_op(op, specs)
     prod = catalogue.get(product)
+    if prod.name not in spec.products:
+        raise ValueError(
+            f"{spec.aclnn_name} does not support {prod.name}; its products: {', '.join(spec.products)} "
+            f"(specs/{spec.snake}.yaml)"
+        )
     built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
     return OpCallable(built)
 

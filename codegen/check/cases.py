@@ -15,7 +15,7 @@ import numpy as np
 
 from codegen.plan.constraints import applicable, call_env, rejected_by, violates
 from codegen.runner import numpy_dtype
-from codegen.spec.expr import ExprEvalError, Num, walk
+from codegen.spec.expr import INT64_MAX, INT64_MIN, ExprEvalError, Num, walk
 from codegen.spec.model import AttrSpec, Constraint, DType, OpSpec, Product
 
 ACLNN_ERR_PARAM_NULLPTR = 161001
@@ -70,10 +70,7 @@ def elementwise_cases(
     rng = np.random.default_rng(20261129)
     inputs = [t.name for t in spec.inputs]
     attr_values = {a.name: attr_candidates(a) for a in spec.attrs}
-    default_attrs = {
-        a.name: a.default if a.default is not None else (1 if a.name == "reduction" else attr_values[a.name][-1])
-        for a in spec.attrs
-    }
+    default_attrs = {a.name: _default_value(a, attr_values[a.name]) for a in spec.attrs}
     op = spec.snake
 
     def value_case(
@@ -194,16 +191,37 @@ def _value_cases(
         yield Case(op, product.name, f"{lo.name}+FLOAT", "mixed", "mixed dtypes promote to FLOAT", params)
 
 
+#: Values every free-valued integer attr is run at besides its default: the boundaries of its C type,
+#: 0, +-1 and typical small values (uint64 attrs drop the negative ones).
+INT_ATTR_VALUES: dict[str, tuple[int, ...]] = {
+    "int64": (0, 1, -1, 2, 7, -3, 1000, INT64_MAX, INT64_MIN),
+    "uint64": (0, 1, 2, 7, 1000, INT64_MAX, 2**64 - 1),
+}
+
+
+def _default_value(a: AttrSpec, candidates: list[Any]) -> Any:
+    """The value of attr ``a`` in the cases that do not vary it: its default; else 1 for ``reduction``
+    (mean) and for free-valued integers (a typical non-zero value), else its last candidate."""
+    if a.default is not None:
+        return a.default
+    if a.name == "reduction" or (a.type in INT_ATTR_VALUES and not a.values):
+        return 1
+    return candidates[-1]
+
+
 def attr_candidates(a: AttrSpec) -> list[Any]:
     """Values of attr ``a`` the value cases run: its enumerated values; for float attrs the default and 0,
-    0.5, 1, 2; both bools; otherwise the default (or 0). Values a constraint rejects are dropped later."""
+    0.5, 1, 2; both bools; for free-valued integer attrs the default, then 0, +-1, small and large values
+    and the boundaries of the C type (:data:`INT_ATTR_VALUES`). Values a constraint rejects are dropped
+    later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``)."""
     if a.values:
         return [v for v, _ in a.values]
     if a.type in ("float", "double"):
         return list(dict.fromkeys([*([float(a.default)] if a.default is not None else []), 0.0, 0.5, 1.0, 2.0]))
     if a.type == "bool":
         return [False, True]
-    return [a.default if a.default is not None else 0]
+    default = [int(a.default)] if a.default is not None else []
+    return list(dict.fromkeys([*default, *INT_ATTR_VALUES.get(a.type, (0,))]))
 
 
 def _shape_anchor(spec: OpSpec) -> str | None:

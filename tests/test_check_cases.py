@@ -1,0 +1,85 @@
+"""The check matrix covers free-valued attributes at several values, and the Python API checks attribute
+values against their C types before they reach ctypes (where they would wrap silently)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen.check.cases import attr_candidates, elementwise_cases
+from codegen.runner import attr_value
+from codegen.spec.errors import NO_LOC
+from codegen.spec.expr import INT64_MAX, INT64_MIN, parse_expr
+from codegen.spec.model import AttrSpec, Constraint
+from codegen.specs import load_project
+
+OP = "soft_margin_loss_backward"
+
+
+def _attr(type_: str, default: int | None) -> AttrSpec:
+    return AttrSpec("mode", type_, None, default, "a free-valued attr", NO_LOC)
+
+
+def test_free_integer_attrs_run_at_their_default_boundaries_and_typical_values() -> None:
+    assert attr_candidates(_attr("int64", 3)) == [3, 0, 1, -1, 2, 7, -3, 1000, INT64_MAX, INT64_MIN]
+    assert attr_candidates(_attr("int64", None)) == [0, 1, -1, 2, 7, -3, 1000, INT64_MAX, INT64_MIN]
+    assert attr_candidates(_attr("uint64", 1)) == [1, 0, 2, 7, 1000, INT64_MAX, 2**64 - 1]
+
+
+def test_the_matrix_runs_every_value_a_constraint_accepts() -> None:
+    catalogue, specs = load_project()
+    base = specs[OP]
+    positive = Constraint(
+        "mode_positive", base.products, None, (), parse_expr("mode > 0", NO_LOC, "require"), "mode {mode}"
+    )
+    spec = dataclasses.replace(base, attrs=(*base.attrs, _attr("int64", 2)), constraints=(positive,))
+    product = catalogue.get("Ascend910B")
+    from codegen.spec.model import DType
+
+    cases = list(elementwise_cases(spec, product, [DType.FLOAT], True, lambda d: 4096))
+    runs = [c.name for c in cases if c.shape == "attr" and c.name.startswith("mode=")]
+    assert runs == [f"mode={v} [4, 33]" for v in (2, 1, 7, 1000, INT64_MAX)]
+    # every other case uses the default
+    assert {c.params["mode"] for c in cases if c.shape != "attr" and c.expect_status is None} == {2}
+
+
+def test_attr_values_are_checked_against_their_c_types() -> None:
+    _, specs = load_project()
+    spec = specs["embedding_dense_backward"]
+    num_weights = spec.attr("numWeights")  # uint64
+    assert attr_value(spec, num_weights, np.uint64(2**64 - 1)) == 2**64 - 1
+    with pytest.raises(
+        ValueError, match=r"attribute 'numWeights' \(uint64\) must be in \[0, 18446744073709551615\], got -1"
+    ):
+        attr_value(spec, num_weights, -1)
+    with pytest.raises(ValueError, match=r"got 18446744073709551616; it would wrap in C"):
+        attr_value(spec, num_weights, 2**64)
+    with pytest.raises(TypeError, match=r"'numWeights' \(uint64\) takes an integer, got float 3.0"):
+        attr_value(spec, num_weights, 3.0)
+    flag = spec.attr("scaleGradByFreq")  # bool
+    assert attr_value(spec, flag, np.True_) is True
+    with pytest.raises(TypeError, match=r"'scaleGradByFreq' \(bool\) takes True or False, got str 'False'"):
+        attr_value(spec, flag, "False")
+    reduction = specs[OP].attr("reduction")  # int64
+    with pytest.raises(
+        ValueError, match=r"must be in \[-9223372036854775808, 9223372036854775807\], got 9223372036854775808"
+    ):
+        attr_value(specs[OP], reduction, 2**63)
+    with pytest.raises(TypeError, match=r"takes an integer, got str '1'"):
+        attr_value(specs[OP], reduction, "1")
+    beta = specs["smooth_l1_loss_backward"].attr("beta")  # float
+    assert attr_value(specs["smooth_l1_loss_backward"], beta, 2) == 2.0
+    with pytest.raises(ValueError, match=r"within float32's range"):
+        attr_value(specs["smooth_l1_loss_backward"], beta, 1e39)
+
+
+def test_compile_op_rejects_a_product_the_op_does_not_support_before_compiling() -> None:
+    with pytest.raises(ValueError) as info:
+        codegen.compile_op("SoftMarginLossBackward", "Ascend310P")
+    assert str(info.value) == (
+        "aclnnSoftMarginLossBackward does not support Ascend310P; its products: "
+        "Ascend910, Ascend910B, Ascend910_93, Ascend950 (specs/soft_margin_loss_backward.yaml)"
+    )
