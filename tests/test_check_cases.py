@@ -4,12 +4,14 @@ values against their C types before they reach ctypes (where they would wrap sil
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import codegen
-from codegen.check.cases import attr_candidates, elementwise_cases
+from codegen.check.cases import _multicore_length, attr_candidates, elementwise_cases
 from codegen.runner import attr_value
 from codegen.spec.errors import NO_LOC
 from codegen.spec.expr import INT64_MAX, INT64_MIN, parse_expr
@@ -83,3 +85,49 @@ def test_compile_op_rejects_a_product_the_op_does_not_support_before_compiling()
         "aclnnSoftMarginLossBackward does not support Ascend310P; its products: "
         "Ascend910, Ascend910B, Ascend910_93, Ascend950 (specs/soft_margin_loss_backward.yaml)"
     )
+
+
+@pytest.mark.parametrize("product", ["Ascend910", "Ascend910B", "Ascend910_93", "Ascend950", "Ascend310P"])
+def test_the_quick_matrix_spans_several_cores_with_an_uneven_tail_on_every_product(product: str) -> None:
+    from codegen.check.driver import cases_for
+    from codegen.plan.elementwise import tiling_decision
+    from codegen.spec.model import DType
+
+    catalogue, specs = load_project()
+    for name, spec in specs.items():
+        if spec.family != "elementwise" or product not in spec.products:
+            continue
+        p = catalogue.get(product)
+        cases = [c for c in cases_for(spec, p, None, True) if c.name.startswith("several cores, uneven tail")]
+        assert {c.dtype for c in cases} == {d.name for d in spec.inputs[0].dtypes_for(p)}, name
+        for case in cases:
+            shape = case.params[spec.inputs[0].name].shape
+            d = tiling_decision(spec, p, shape, DType[case.dtype])
+            assert min(5, p.vector_core_num) == d.block_dim, (name, case.dtype)
+            assert 0 < d.former_num < d.block_dim  # the split is uneven: former cores take a block more
+            assert d.total_length % (32 // DType[case.dtype].itemsize) != 0  # and the last block is partial
+
+
+def test_the_quick_matrix_alone_catches_a_wrong_former_core_offset(
+    broken_tree: Callable[[str, str, str, str], Path],
+) -> None:
+    from codegen.build import build_op
+    from codegen.check.driver import cases_for, load_reference, run_case
+    from codegen.runner import OpCallable
+    from codegen.spec.model import DType
+
+    tree = broken_tree(
+        OP,
+        "op_kernel/soft_margin_loss_grad.cpp",
+        "offset = blockIdx * tiling.formerLength;",
+        "offset = blockIdx * tiling.tailLength;",
+    )
+    catalogue, specs = load_project()
+    spec, product = specs[OP], catalogue.get("Ascend910B")
+    fn = OpCallable(build_op(spec, product, tree))
+    quick = cases_for(spec, product, {"FLOAT"}, True)
+    results = {c.name: run_case(fn, c, load_reference(spec)) for c in quick if c.expect_status is None}
+    failed = sorted(name for name, r in results.items() if not r.passed)
+    n = _multicore_length(spec, product, DType.FLOAT)
+    assert failed == [f"several cores, uneven tail [{n}]"]
+    assert "GM data race" in results[failed[0]].message

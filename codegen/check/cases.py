@@ -63,7 +63,7 @@ def elementwise_cases(
 
     Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that
     does not divide over the cores, exactly one tile and one tile + 1 (per dtype, from the tiling rule),
-    ranks 1-8, broadcasting in every input position, non-contiguous inputs and output, large inputs
+    several cores with an uneven split and a partial last block (``--quick`` too), ranks 1-8, broadcasting in every input position, non-contiguous inputs and output, large inputs
     (2**21 + 17 elements; skipped with ``quick``), every attribute value, mixed-dtype promotion and large
     magnitudes; then every documented error status.
     """
@@ -135,6 +135,7 @@ def _value_cases(
             plain += [(f"rank {r}", tuple([2] * (r - 1) + [3])) for r in range(1, 9)]
         else:
             plain += [("rank 8", (2, 2, 2, 2, 2, 2, 2, 3))]
+        plain += [("several cores, uneven tail", (_multicore_length(spec, product, dt),))]
         for shape_name, shape in plain:
             yield value_case(dt, shape_name, dict.fromkeys(inputs, shape), f"{shape_name} {list(shape)}")
         for attr, values in attr_values.items():
@@ -197,6 +198,20 @@ INT_ATTR_VALUES: dict[str, tuple[int, ...]] = {
     "int64": (0, 1, -1, 2, 7, -3, 1000, INT64_MAX, INT64_MIN),
     "uint64": (0, 1, 2, 7, 1000, INT64_MAX, 2**64 - 1),
 }
+
+
+def _multicore_length(spec: OpSpec, product: Product, dt: DType) -> int:
+    """An element count the elementwise tiling splits over several cores (up to 5, at least 2) with an
+    uneven split: the first ``blocks % cores`` cores take one 32-byte block more, and the last block is
+    partial. The count follows the tiling rule (cores = ceil(bytes / min_bytes_per_core), at most the
+    product's vector cores), so the ``--quick`` matrix, too, catches a wrong per-core offset or tail."""
+    block = 32 // dt.itemsize
+    cores = max(2, min(product.vector_core_num, 5))
+    min_bytes = spec.tiling.min_bytes_per_core
+    n = ((cores - 1) * min_bytes + min_bytes // 2) // dt.itemsize + 3
+    while -(-n // block) % cores == 0 or n % block == 0:
+        n += block
+    return n
 
 
 def _default_value(a: AttrSpec, candidates: list[Any]) -> Any:
