@@ -105,3 +105,30 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
     for name in specs:
         kinds = sorted(rel.split("/")[1] for rel in files if rel.startswith(name + "/"))
         assert kinds == ["docs", "examples", "op_api", "op_api", "op_host", "op_host", "op_host", "op_kernel"], name
+
+
+def test_a_doc_without_notes_has_no_empty_notes_section() -> None:
+    import dataclasses
+
+    from codegen.render import render_op
+
+    catalogue, specs = load_project()
+    spec = specs["sigmoid_backward"]
+    doc_rel = f"docs/{spec.aclnn_name}.md"
+    with_notes = render_op(spec, catalogue, project_paths()).files[doc_rel]
+    assert with_notes.count("## Deliberate differences and design notes\n\n- ") == 1
+    without = render_op(dataclasses.replace(spec, notes=()), catalogue, project_paths()).files[doc_rel]
+    assert "Deliberate differences" not in without
+    assert "\n\n\n" not in without
+    assert without.index("## Constraints") < without.index("## Tiling")
+
+
+def test_the_catalogue_cites_sources_that_exist() -> None:
+    """Relative paths in the catalogue's header comment must exist; the facts' section is named."""
+    specs_dir = project_paths().specs
+    header = [line for line in (specs_dir / "products.yaml").read_text().splitlines() if line.startswith("#")]
+    text = " ".join(line.lstrip("# ") for line in header)
+    for word in text.split():
+        if word.startswith(("./", "../")):
+            assert (specs_dir / word.rstrip(",.;")).exists(), f"products.yaml cites {word}, which does not exist"
+    assert 'ascend-platform.md, section "Products (runtime platform config files, [SoCInfo] / [AICoreSpec])"' in text

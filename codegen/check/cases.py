@@ -63,9 +63,10 @@ def elementwise_cases(
 
     Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that
     does not divide over the cores, exactly one tile and one tile + 1 (per dtype, from the tiling rule),
-    several cores with an uneven split and a partial last block (``--quick`` too), ranks 1-8, broadcasting in every input position, non-contiguous inputs and output, large inputs
-    (2**21 + 17 elements; skipped with ``quick``), every attribute value, mixed-dtype promotion and large
-    magnitudes; then every documented error status.
+    several cores with an uneven split and a partial last block (``--quick`` too), ranks 1-8, broadcasting
+    in every input position, non-contiguous inputs and output, large inputs (2**21 + 17 elements; skipped
+    with ``quick``), every attribute value, mixed-dtype promotion and large magnitudes; then every
+    documented error status.
     """
     rng = np.random.default_rng(20261129)
     inputs = [t.name for t in spec.inputs]
