@@ -277,6 +277,29 @@ void LeakAtDestroy(uint8_t **) {
   pipe.Destroy();
 }
 
+// ---- use after FreeTensor ----
+void UseAfterFree(uint8_t **args) {
+  TPipe pipe;
+  TQue<TPosition::VECOUT, 1> q;
+  pipe.InitBuffer(q, 1, 256);
+  LocalTensor<float> t = q.AllocTensor<float>();
+  Duplicate(t, 1.0f, 64);
+  q.EnQue(t);
+  LocalTensor<float> out = q.DeQue<float>();
+  q.FreeTensor(out);
+  DataCopy(Gm(args[1], 32), out, 32);  // copies out of a buffer the queue got back
+}
+void UseAfterRealloc(uint8_t **) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 256);
+  LocalTensor<float> a = q.AllocTensor<float>();
+  q.FreeTensor(a);
+  LocalTensor<float> b = q.AllocTensor<float>();  // the same buffer, a new tile
+  Duplicate(a[8], 0.0f, 8);                       // writes through the stale tensor
+  q.FreeTensor(b);
+}
+
 // ---- SyncAll ----
 std::atomic<int> g_unwound{0};
 struct UnwindProbe {
@@ -339,6 +362,99 @@ void NoRaceAtomic(uint8_t **args) {
   SetAtomicAdd<float>();
   DataCopy(Gm(args[1], 32), t, 8);
   SetAtomicNone();
+}
+
+// A plain write by core 0 and atomic adds by the other cores to the same bytes, with no SyncAll between.
+void RacePlainVsAtomic(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> buf;
+  pipe.InitBuffer(buf, 256);
+  LocalTensor<float> t = buf.Get<float>();
+  Duplicate(t, 1.0f, 8);
+  if (GetBlockIdx() == 0) {
+    DataCopy(Gm(args[1], 32), t, 8);  // e.g. a zero fill that forgot its SyncAll
+  } else {
+    SetAtomicAdd<float>();
+    DataCopy(Gm(args[1], 32), t, 8);
+    SetAtomicNone();
+  }
+}
+// A scalar SetValue by core 1 into bytes that core 0 adds to atomically.
+void RaceSetValueVsAtomic(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> buf;
+  pipe.InitBuffer(buf, 256);
+  LocalTensor<float> t = buf.Get<float>();
+  Duplicate(t, 1.0f, 8);
+  if (GetBlockIdx() == 0) {
+    SetAtomicAdd<float>();
+    DataCopy(Gm(args[1], 32), t, 8);
+    SetAtomicNone();
+  } else if (GetBlockIdx() == 1) {
+    Gm(args[1], 32).SetValue(3, 0.0f);
+  }
+}
+// The correct form: the plain zero fill, SyncAll, then everyone adds atomically.
+void NoRaceZeroThenAtomic(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> buf;
+  pipe.InitBuffer(buf, 256);
+  LocalTensor<float> t = buf.Get<float>();
+  Duplicate(t, 1.0f, 8);
+  if (GetBlockIdx() == 0) {
+    DataCopy(Gm(args[1], 32), t, 8);
+  }
+  SyncAll();
+  SetAtomicAdd<float>();
+  DataCopy(Gm(args[1], 32), t, 8);
+  SetAtomicNone();
+}
+
+// ---- GM bounds (raw pointer): writes through __gm__ pointers that no GlobalTensor checks ----
+void RawWritePastEnd(uint8_t **args) {
+  if (GetBlockIdx() == 1) {
+    reinterpret_cast<__gm__ float *>(args[1])[32] = 0.0f;  // "out" holds 32 floats: one past the end
+  }
+}
+void RawWriteBeforeStart(uint8_t **args) {
+  if (GetBlockIdx() == 1) {
+    reinterpret_cast<__gm__ float *>(args[1])[-3] = 0.0f;
+  }
+}
+void RawWritePastInput(uint8_t **args) {
+  if (GetBlockIdx() == 1) {
+    reinterpret_cast<__gm__ int32_t *>(args[0])[33] = -1;  // past the read-only input "x"
+  }
+}
+// Core 1 breaks the red zone, then waits at SyncAll: the fault names it, not a core that runs later.
+void RawWriteBeforeSync(uint8_t **args) {
+  if (GetBlockIdx() == 1) {
+    reinterpret_cast<__gm__ float *>(args[1])[40] = 1.0f;
+  }
+  SyncAll();
+}
+// Raw writes inside the region are not faults, and reach the caller's memory.
+void RawWriteInside(uint8_t **args) {
+  if (GetBlockIdx() == 0) {
+    for (int k = 0; k < 32; ++k) {
+      reinterpret_cast<__gm__ float *>(args[1])[k] = static_cast<float>(k);
+    }
+  }
+}
+
+// In place: "x" and "out" are the same bytes; the kernel doubles them (read through one, write through the
+// other), as an in-place op does.
+void InPlaceDouble(uint8_t **args) {
+  if (GetBlockIdx() != 0) {
+    return;
+  }
+  TPipe pipe;
+  TBuf<> buf;
+  pipe.InitBuffer(buf, 256);
+  LocalTensor<float> t = buf.Get<float>();
+  DataCopy(t, Gm(args[0], 32), 32);
+  Add(t, t, t, 32);
+  DataCopy(Gm(args[1], 32), t, 32);
 }
 
 // ---- vector dtype ----
@@ -408,6 +524,12 @@ int main() {
       {"leak_allocated", LeakAllocated, 2, th::Ascend910B, "buffer leak", -1, "1 allocated, 0 enqueued"},
       {"leak_enqueued", LeakEnqueued, 1, th::Ascend910B, "buffer leak", 0, "0 allocated, 1 enqueued"},
       {"leak_at_destroy", LeakAtDestroy, 1, th::Ascend910B, "buffer leak", 0, "TPipe::Destroy"},
+      {"use_after_free", UseAfterFree, 1, th::Ascend910B, "use after FreeTensor", 0,
+       "DataCopy UB->GM: src is a LocalTensor of buffer 0 of TQue #0 that was freed by FreeTensor (the buffer is free "
+       "now)"},
+      {"use_after_realloc", UseAfterRealloc, 1, th::Ascend910B, "use after FreeTensor", 0,
+       "Duplicate: dst is a LocalTensor of buffer 0 of TQue #0 that was freed by FreeTensor and handed out again (it "
+       "is allocated (not enqueued) now)"},
       {"sync_early_exit", SyncEarlyExit, 4, th::Ascend910B, "SyncAll", -1, "SyncAll"},
       {"sync_extra_call", SyncExtraCall, 3, th::Ascend910B, "SyncAll", -1, "SyncAll #2"},
       {"fault_while_others_wait", FaultWhileOthersWait, 8, th::Ascend910B, "UB bounds", 0, "Duplicate"},
@@ -415,6 +537,21 @@ int main() {
        "byte offset 0 of region \"out\""},
       {"no_race_with_sync", NoRaceWithSync, 5, th::Ascend910B, nullptr, 0, nullptr},
       {"no_race_atomic", NoRaceAtomic, 5, th::Ascend910B, nullptr, 0, nullptr},
+      {"race_plain_vs_atomic", RacePlainVsAtomic, 3, th::Ascend910B, "GM data race", -1,
+       "with a plain (non-atomic) write while core"},
+      {"race_set_value_vs_atomic", RaceSetValueVsAtomic, 3, th::Ascend910B, "GM data race", 1,
+       "core 1 wrote 4 GM byte(s) at byte offset 12 of region \"out\""},
+      {"no_race_zero_then_atomic", NoRaceZeroThenAtomic, 4, th::Ascend910B, nullptr, 0, nullptr},
+      {"raw_write_past_end", RawWritePastEnd, 3, th::Ascend910B, "GM bounds (raw pointer)", 1,
+       "changed 4 byte(s) past the end of region \"out\" (128 bytes), at byte offsets 128..131 (0 bytes past its "
+       "end)"},
+      {"raw_write_before_start", RawWriteBeforeStart, 3, th::Ascend910B, "GM bounds (raw pointer)", 1,
+       "changed 4 byte(s) before the start of region \"out\" (128 bytes), at byte offsets -12..-9"},
+      {"raw_write_past_input", RawWritePastInput, 2, th::Ascend910B, "GM bounds (raw pointer)", 1,
+       "past the end of region \"x\" (128 bytes), at byte offsets 132..135"},
+      {"raw_write_before_sync", RawWriteBeforeSync, 4, th::Ascend910B, "GM bounds (raw pointer)", 1,
+       "written by core 1 before SyncAll #1"},
+      {"raw_write_inside", RawWriteInside, 2, th::Ascend910B, nullptr, 0, nullptr},
       {"bf16_arithmetic", Bf16Arithmetic, 1, th::Ascend910B, "vector dtype", 0,
        "Add on bfloat16_t tensors is not supported on Ascend910B"},
       {"bf16_arithmetic_on_950", Bf16Arithmetic, 1, th::Ascend950, nullptr, 0, nullptr},
@@ -440,16 +577,26 @@ int main() {
         continue;
       }
       int core = c.blockDim == 1 ? c.core : -1;
-      if (order == opgen_rt::CoreOrder::IN_ORDER) {
-        core = c.core;
+      const bool raw = std::string(c.rule) == "GM bounds (raw pointer)";
+      const bool concurrent = order == opgen_rt::CoreOrder::CONCURRENT;
+      if (order == opgen_rt::CoreOrder::IN_ORDER || (raw && !concurrent)) {
+        core = c.core;  // red zones are checked whenever a core hands over: the writer is named in every order
       } else if (order == opgen_rt::CoreOrder::REVERSED && c.everyCore) {
         core = static_cast<int>(c.blockDim) - 1;
       } else if (order == opgen_rt::CoreOrder::REVERSED && c.core == 0 && c.entry == FaultWhileOthersWait) {
         core = 0;  // cores 7..1 wait at the barrier, then core 0 faults
       }
       if (th::ExpectFault(r, c.rule, c.name, core, c.blockDim, where.c_str())) {
-        TH_CHECK(th::Contains(r.fault, c.detail), "%s: fault lacks \"%s\": %s", where.c_str(), c.detail,
-                 r.fault.c_str());
+        if (raw && concurrent) {
+          // After a concurrent launch the red zones are checked once: the core is not known.
+          TH_CHECK(th::Contains(r.fault, " on core ?/") && th::Contains(r.fault, "the writing core is not known"),
+                   "%s: %s", where.c_str(), r.fault.c_str());
+          TH_CHECK(th::Contains(r.fault, "a write through a raw __gm__ pointer changed"), "%s: %s", where.c_str(),
+                   r.fault.c_str());
+        } else {
+          TH_CHECK(th::Contains(r.fault, c.detail), "%s: fault lacks \"%s\": %s", where.c_str(), c.detail,
+                   r.fault.c_str());
+        }
         seenRules.push_back(c.rule);
       }
       if (order == opgen_rt::CoreOrder::IN_ORDER) {
@@ -467,5 +614,42 @@ int main() {
     }
   }
   th::UseProduct(th::Ascend910B());
+  // The kernel runs on staged copies of the GM regions: raw writes inside a region reach the caller's
+  // memory after the launch, in every order.
+  for (opgen_rt::CoreOrder order : th::kAllOrders) {
+    th::Gm x(128, "x", false), out(128, "out");
+    th::KernelLaunch k;
+    k.name = "raw_write_inside";
+    k.entry = RawWriteInside;
+    k.args = {&x, &out};
+    k.blockDim = 2;
+    const opgen_rt::LaunchResult r = th::RunWithOrder(k, order, 7);
+    TH_CHECK(r.ok, "raw_write_inside %s: %s", th::OrderName(order), r.fault.c_str());
+    for (int i = 0; i < 32; ++i) {
+      TH_CHECK(out.as<float>()[i] == static_cast<float>(i), "raw_write_inside %s: out[%d] = %g",
+               th::OrderName(order), i, static_cast<double>(out.as<float>()[i]));
+    }
+  }
+  // Overlapping regions (an in-place op) are staged as one: writes through one are seen through the other.
+  {
+    th::Gm data(128, "self");
+    for (int i = 0; i < 32; ++i) {
+      data.as<float>()[i] = static_cast<float>(i);
+    }
+    opgen_rt::LaunchRequest req;
+    req.kernelName = "in_place_double";
+    req.opType = "InPlaceDouble";
+    req.entry = InPlaceDouble;
+    req.blockDim = 2;
+    req.args = {data.data(), data.data()};
+    req.regions = {opgen_rt::GmRegion{"input 0 (self)", data.data(), 128, false},
+                   opgen_rt::GmRegion{"output 0 (self)", data.data(), 128, true}};
+    const opgen_rt::LaunchResult r = opgen_rt::RunKernel(req);
+    TH_CHECK(r.ok, "in_place_double: %s", r.fault.c_str());
+    for (int i = 0; i < 32; ++i) {
+      TH_CHECK(data.as<float>()[i] == 2.0f * static_cast<float>(i), "in_place_double: self[%d] = %g", i,
+               static_cast<double>(data.as<float>()[i]));
+    }
+  }
   return th::Finish("faults");
 }

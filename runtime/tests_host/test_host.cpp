@@ -654,6 +654,29 @@ void TestConversionsAndUtils() {
   EXPECT(std::string(op::ToString(op::Shape{2, 3}).GetString()) == "[2, 3]", "shape text");
 }
 
+// aclrtMalloc does not clear memory on a device: fresh allocations come back poisoned (0xFF bytes: NaN as
+// float, -1 as int), so a kernel that relies on zeroed workspace or output gives wrong values here too.
+void TestDeviceMemoryPoisoned() {
+  void *dev = nullptr;
+  EXPECT(aclrtMalloc(&dev, 13, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS && dev != nullptr, "aclrtMalloc");
+  if (dev == nullptr) {
+    return;
+  }
+  uint8_t bytes[13];
+  EXPECT(aclrtMemcpy(bytes, sizeof(bytes), dev, sizeof(bytes), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS, "copy");
+  bool poisoned = true;
+  for (uint8_t b : bytes) {
+    poisoned = poisoned && b == 0xFF;
+  }
+  EXPECT(poisoned, "fresh device memory is poisoned with 0xFF, not zeroed");
+  float f = 0.0F;
+  int32_t i = 0;
+  std::memcpy(&f, bytes, sizeof(f));
+  std::memcpy(&i, bytes, sizeof(i));
+  EXPECT(std::isnan(f) && i == -1, "poison reads as NaN (%g) and -1 (%d)", static_cast<double>(f), i);
+  aclrtFree(dev);
+}
+
 // Registers the test op's tiling layout when its REGISTER_TILING_DATA_CLASS did not, so statistics name fields.
 void EnsureTilingMeta() {
   if (opgen_rt::FindTilingClassMeta("OpgenTestOp") == nullptr) {
@@ -688,6 +711,7 @@ int main() {
   EnsureTilingMeta();
 
   TestConversionsAndUtils();
+  TestDeviceMemoryPoisoned();
   TestExampleNumbers();
   TestNullArguments();
   TestInvalidParams(is910);

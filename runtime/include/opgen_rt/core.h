@@ -82,7 +82,10 @@ struct LaunchResult {
   std::vector<std::string> notes;
 };
 
-// Runs one kernel launch: blockDim host threads, each with its own UB arena of the product's size.
+// Runs one kernel launch: blockDim host threads, each with its own UB arena of the product's size. The kernel
+// runs on staged copies of `regions` (each between red zones of canary bytes; `args` that point into a region
+// are moved with it); writable regions are copied back before RunKernel returns, also after a fault. Arguments
+// that point into no region are passed unchanged.
 LaunchResult RunKernel(const LaunchRequest &request);
 
 // Process-wide scheduling settings, set from Python through opgen_rt_set_core_order.

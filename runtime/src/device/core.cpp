@@ -159,6 +159,17 @@ void Core::FaultBounds(const char *op, const char *role, const UbRef &r, uint64_
   Fault(rule::kUbBounds, d);
 }
 
+void Core::FaultStale(const char *op, const char *role, const UbRef &r) const {
+  const QueueRec &q = queues[static_cast<size_t>(r.qid)];
+  const SlotState now = q.state[static_cast<size_t>(r.slot)];
+  Fault(rule::kUseAfterFree,
+        std::string(op) + ": " + role + " is a LocalTensor of buffer " + std::to_string(r.slot) + " of TQue #" +
+            std::to_string(r.qid) + " that was freed by FreeTensor" +
+            (now == SlotState::kFree ? std::string(" (the buffer is free now)")
+                                     : std::string(" and handed out again (it is ") + StateName(now) + " now)") +
+            "; on the device the queue may already reuse its bytes for another tile");
+}
+
 void Core::FaultUndefined(const char *op, const char *role, uint64_t off, uint64_t bytes) const {
   uint64_t first = 0;
   uint64_t undefinedCount = 0;
@@ -224,6 +235,7 @@ std::string Core::DescribeGm(const void *p) const {
 
 void Core::CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char *op) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  const GmRegion *readOnly = nullptr;  // a read-only region holding the bytes (an in-place op's input)
   for (const GmRegion &r : *regions) {
     if (r.base == nullptr) {
       continue;
@@ -232,14 +244,18 @@ void Core::CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char 
     const uintptr_t hi = lo + r.bytes;
     if (a >= lo && a <= hi && bytes <= hi - a) {
       if (write && !r.writable) {
-        Fault(rule::kGmBounds, std::string(op) + ": write of " + Num(bytes) + " bytes at " + DescribeGm(p) +
-                                   ": the region is read-only");
+        readOnly = readOnly != nullptr ? readOnly : &r;
+        continue;  // an in-place op's output may hold the same bytes, writable
       }
       gmLo = lo;
       gmHi = hi;
       gmWritable = r.writable;
       return;
     }
+  }
+  if (readOnly != nullptr) {
+    Fault(rule::kGmBounds, std::string(op) + ": write of " + Num(bytes) + " bytes at " + DescribeGm(p) +
+                               ": the region is read-only");
   }
   if (bytes == 0) {
     Fault(rule::kGmBounds, std::string(op) + ": pointer at " + DescribeGm(p) + " is outside every GM region of the launch");
@@ -324,6 +340,7 @@ int32_t Core::InitQueue(int32_t pipe, TPosition pos, int32_t depth, int32_t num,
   for (int32_t k = 0; k < num; ++k) {
     q.slotOff.push_back(static_cast<uint32_t>(off + rounded * static_cast<uint64_t>(k)));
     q.state.push_back(SlotState::kFree);
+    q.gen.push_back(0);
   }
   q.alive = true;
   posNum[p] += num;
@@ -410,6 +427,7 @@ UbRef Core::QueueAlloc(int32_t qid) {
     const int32_t slot = (q.cursor + step) % q.num;
     if (q.state[static_cast<size_t>(slot)] == SlotState::kFree) {
       q.state[static_cast<size_t>(slot)] = SlotState::kAllocated;
+      ++q.gen[static_cast<size_t>(slot)];
       q.cursor = (slot + 1) % q.num;
       const uint32_t off = q.slotOff[static_cast<size_t>(slot)];
       MarkShadow(off, q.len, kShadowUninit);  // a freshly allocated buffer holds no data of this tile
@@ -419,6 +437,7 @@ UbRef Core::QueueAlloc(int32_t qid) {
       r.end = off + q.len;
       r.qid = qid;
       r.slot = slot;
+      r.gen = q.gen[static_cast<size_t>(slot)];
       r.bound = true;
       return r;
     }
@@ -471,6 +490,7 @@ UbRef Core::QueueDeQue(int32_t qid) {
   r.end = off + q.len;
   r.qid = qid;
   r.slot = slot;
+  r.gen = q.gen[static_cast<size_t>(slot)];
   r.bound = true;
   return r;
 }
@@ -489,6 +509,7 @@ void Core::QueueFree(int32_t qid, const UbRef &r) {
                                  "; free a tensor after DeQue (or right after AllocTensor), once");
   }
   q.state[static_cast<size_t>(r.slot)] = SlotState::kFree;
+  ++q.gen[static_cast<size_t>(r.slot)];  // tensors of this allocation are stale from now on
 }
 
 bool Core::QueueHasTensor(int32_t qid) const {

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 #include <thread>
@@ -70,6 +72,76 @@ void ReturnArena(uint64_t bytes, std::unique_ptr<uint8_t[]> a) {
     g_arenas.emplace_back(bytes, std::move(a));
   }
 }
+
+// Staging buffers are pooled too: fresh pages for a large tensor cost more than copying it.
+std::mutex g_stageMu;
+std::vector<std::pair<uint64_t, std::unique_ptr<uint8_t[]>>> g_stages;
+constexpr size_t kMaxPooledStages = 16;
+constexpr uint64_t kMaxPooledStageBytes = uint64_t{1} << 29;  // 512 MiB
+
+// A buffer of at least `bytes` bytes (its capacity in `capacity`); nullptr when memory runs out.
+std::unique_ptr<uint8_t[]> TakeStage(uint64_t bytes, uint64_t &capacity) {
+  {
+    std::lock_guard<std::mutex> lock(g_stageMu);
+    auto best = g_stages.end();
+    for (auto it = g_stages.begin(); it != g_stages.end(); ++it) {
+      if (it->first >= bytes && it->first <= 2 * bytes + 65536 && (best == g_stages.end() || it->first < best->first)) {
+        best = it;
+      }
+    }
+    if (best != g_stages.end()) {
+      capacity = best->first;
+      std::unique_ptr<uint8_t[]> s = std::move(best->second);
+      g_stages.erase(best);
+      return s;
+    }
+  }
+  capacity = bytes;
+  return std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[bytes]);
+}
+
+void ReturnStage(uint64_t capacity, std::unique_ptr<uint8_t[]> s) {
+  if (!s) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_stageMu);
+  uint64_t pooled = 0;
+  for (const auto &e : g_stages) {
+    pooled += e.first;
+  }
+  if (g_stages.size() < kMaxPooledStages && pooled + capacity <= kMaxPooledStageBytes) {
+    g_stages.emplace_back(capacity, std::move(s));
+  }
+}
+
+// The canary of the red zones: bytes that no plain value of interest (0, -1, NaN poison, 1.0) contains.
+constexpr uint8_t kCanary[8] = {0xDE, 0xAD, 0xBE, 0xEF, 0xCA, 0xFE, 0xBA, 0xBE};
+
+void FillCanary(uint8_t *p, uint64_t bytes) {
+  for (uint64_t i = 0; i < bytes; ++i) {
+    p[i] = kCanary[i % sizeof(kCanary)];
+  }
+}
+
+// First and last byte of [p, p + bytes) that differ from the canary, and how many do; false when none.
+bool CanaryBroken(const uint8_t *p, uint64_t bytes, uint64_t &first, uint64_t &last, uint64_t &count) {
+  count = 0;
+  for (uint64_t i = 0; i < bytes; i += sizeof(kCanary)) {
+    if (std::memcmp(p + i, kCanary, sizeof(kCanary)) == 0) {
+      continue;  // the common case: one 8-byte compare per word
+    }
+    for (uint64_t k = i; k < i + sizeof(kCanary) && k < bytes; ++k) {
+      if (p[k] != kCanary[k % sizeof(kCanary)]) {
+        if (count == 0) {
+          first = k;
+        }
+        last = k;
+        ++count;
+      }
+    }
+  }
+  return count > 0;
+}
 }  // namespace
 
 Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrder order, uint64_t seed)
@@ -92,6 +164,7 @@ Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrd
     pos_[static_cast<size_t>(perm_[k])] = static_cast<int32_t>(k);
   }
   args_ = request_.args;
+  regions_ = request_.regions;
   const uint64_t cap = product_.ubBytes > product_.ubReservedBytes ? product_.ubBytes - product_.ubReservedBytes : 0;
   for (int32_t i = 0; i < blockDim_; ++i) {
     std::unique_ptr<Core> c(new Core());
@@ -102,7 +175,7 @@ Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrd
     c->tilingKey = request_.tilingKey;
     c->product = &product_;
     c->launch = this;
-    c->regions = &request_.regions;
+    c->regions = &regions_;
     cores_.push_back(std::move(c));
     turnCv_.emplace_back(new std::condition_variable());
   }
@@ -114,9 +187,10 @@ Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrd
 void Launch::RecordFaultLocked(int32_t index, const std::string &ruleName, const std::string &detail) {
   if (!faulted_) {
     faulted_ = true;
-    fault_ = "kernel fault [" + ruleName + "] in kernel " + request_.kernelName + " on core " + std::to_string(index) +
-             "/" + std::to_string(blockDim_) + " (" + (product_.name != nullptr ? product_.name : "?") +
-             "): " + detail;
+    // index -1: the core is not known (a red zone found broken after a CONCURRENT launch).
+    fault_ = "kernel fault [" + ruleName + "] in kernel " + request_.kernelName + " on core " +
+             (index >= 0 ? std::to_string(index) : std::string("?")) + "/" + std::to_string(blockDim_) + " (" +
+             (product_.name != nullptr ? product_.name : "?") + "): " + detail;
   }
   aborted_.store(true);
   for (auto &cv : turnCv_) {
@@ -164,6 +238,15 @@ void Launch::Finish(int32_t index, std::unique_lock<std::mutex> &lock) {
 
 void Launch::Barrier(Core &core) {
   const int32_t i = static_cast<int32_t>(core.blockIdx);
+  if (Sequential()) {
+    // Only this core ran since the red zones were last seen intact: a broken one is its write.
+    const std::string broken = RedZoneViolation();
+    if (!broken.empty()) {
+      throw KernelFault{rule::kGmBoundsRaw,
+                        broken + " (written by core " + std::to_string(i) + " before SyncAll #" +
+                            std::to_string(core.epoch + 1) + ")"};
+    }
+  }
   std::unique_lock<std::mutex> lock(mu_);
   if (aborted_.load()) {
     throw KernelAbort{};
@@ -249,6 +332,13 @@ void Launch::CoreMain(int32_t index) {
     try {
       request_.entry(args_.data());
       core.ExitChecks();
+      if (Sequential()) {
+        const std::string broken = RedZoneViolation();
+        if (!broken.empty()) {
+          throw KernelFault{rule::kGmBoundsRaw, broken + " (written by core " + std::to_string(index) +
+                                                    ", the only core that ran since they were last intact)"};
+        }
+      }
     } catch (const KernelFault &f) {
       RecordFault(index, f.rule, f.detail);
     } catch (const KernelAbort &) {
@@ -268,13 +358,58 @@ void Launch::CoreMain(int32_t index) {
   Finish(index, lock);
 }
 
-// Two cores writing the same GM bytes between the same pair of SyncAll barriers without atomics.
+namespace {
+// The largest end address among earlier write spans, kept for the two cores with the largest ends (distinct
+// cores): enough to answer "did a core other than c write past address a" exactly for any c.
+struct TopEnds {
+  uintptr_t hi1 = 0;
+  int32_t core1 = -1;
+  uintptr_t hi2 = 0;
+  int32_t core2 = -1;
+
+  void Add(uintptr_t hi, int32_t core) {
+    if (core == core1) {
+      hi1 = hi > hi1 ? hi : hi1;
+    } else if (core1 < 0 || hi > hi1) {
+      if (core1 >= 0) {
+        hi2 = hi1;
+        core2 = core1;
+      }
+      hi1 = hi;
+      core1 = core;
+    } else if (core == core2 || core2 < 0 || hi > hi2) {
+      hi2 = (core == core2 && hi2 > hi) ? hi2 : hi;
+      core2 = core;
+    }
+    if (core2 == core1) {
+      core2 = -1;
+      hi2 = 0;
+    }
+  }
+  // A core other than `core` whose span ends after `lo` (-1 when none); `hi` receives that end.
+  int32_t Other(uintptr_t lo, int32_t core, uintptr_t &hi) const {
+    if (core1 >= 0 && core1 != core && hi1 > lo) {
+      hi = hi1;
+      return core1;
+    }
+    if (core2 >= 0 && core2 != core && hi2 > lo) {
+      hi = hi2;
+      return core2;
+    }
+    return -1;
+  }
+};
+}  // namespace
+
+// Two cores writing the same GM bytes between the same pair of SyncAll barriers, unless both writes are
+// atomic adds: a plain write racing with another core's plain write or atomic add.
 void Launch::CheckRaces() {
   struct Span {
     uint32_t epoch;
     uintptr_t lo;
     uintptr_t hi;
     int32_t core;
+    bool atomic;
   };
   std::vector<Span> spans;
   for (int32_t i = 0; i < blockDim_; ++i) {
@@ -283,7 +418,7 @@ void Launch::CheckRaces() {
       return;  // too many scattered writes to track: no verdict
     }
     for (const WriteSpan &w : c.writes) {
-      spans.push_back(Span{w.epoch, w.lo, w.hi, i});
+      spans.push_back(Span{w.epoch, w.lo, w.hi, i, w.atomic});
     }
   }
   std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
@@ -292,27 +427,154 @@ void Launch::CheckRaces() {
   size_t k = 0;
   while (k < spans.size()) {
     const uint32_t epoch = spans[k].epoch;
-    uintptr_t maxHi = 0;
-    int32_t holder = -1;
+    TopEnds plain;  // earlier plain writes
+    TopEnds any;    // earlier writes of either kind
     for (; k < spans.size() && spans[k].epoch == epoch; ++k) {
       const Span &s = spans[k];
-      if (holder >= 0 && s.lo < maxHi && s.core != holder) {
-        const uintptr_t hi = s.hi < maxHi ? s.hi : maxHi;
-        const int32_t a = std::min(holder, s.core);
-        const int32_t b = std::max(holder, s.core);
-        RecordFaultLocked(b, rule::kDataRace,
-                          "cores " + std::to_string(a) + " and " + std::to_string(b) + " both wrote " +
-                              std::to_string(hi - s.lo) + " GM byte(s) at " +
-                              cores_[static_cast<size_t>(b)]->DescribeGm(reinterpret_cast<const void *>(s.lo)) +
-                              " between the same SyncAll barriers without SetAtomicAdd");
+      uintptr_t otherHi = 0;
+      // A plain write conflicts with any other core's write; an atomic add only with another core's plain one.
+      const int32_t other = s.atomic ? plain.Other(s.lo, s.core, otherHi) : any.Other(s.lo, s.core, otherHi);
+      if (other >= 0) {
+        const uintptr_t hi = s.hi < otherHi ? s.hi : otherHi;
+        const int32_t a = std::min(other, s.core);
+        const int32_t b = std::max(other, s.core);
+        const std::string where = std::to_string(hi - s.lo) + " GM byte(s) at " +
+                                  cores_[static_cast<size_t>(b)]->DescribeGm(reinterpret_cast<const void *>(s.lo));
+        // Which of the two writes was the plain one (the other was plain too, or an atomic add).
+        bool otherAtomic = true;
+        if (!s.atomic) {
+          uintptr_t plainHi = 0;
+          otherAtomic = plain.Other(s.lo, s.core, plainHi) < 0;
+        }
+        std::string detail;
+        if (!s.atomic && !otherAtomic) {
+          detail = "cores " + std::to_string(a) + " and " + std::to_string(b) + " both wrote " + where +
+                   " between the same SyncAll barriers without SetAtomicAdd";
+        } else {
+          const int32_t plainCore = s.atomic ? other : s.core;
+          const int32_t atomicCore = s.atomic ? s.core : other;
+          detail = "core " + std::to_string(plainCore) + " wrote " + where + " with a plain (non-atomic) write while core " +
+                   std::to_string(atomicCore) +
+                   " added to the same bytes with SetAtomicAdd, between the same SyncAll barriers (the plain write "
+                   "and the atomic add race: separate them with SyncAll, or make both atomic adds)";
+        }
+        RecordFaultLocked(b, rule::kDataRace, detail);
         return;
       }
-      if (s.hi > maxHi || holder < 0) {
-        maxHi = s.hi > maxHi ? s.hi : maxHi;
-        holder = s.core;
+      if (!s.atomic) {
+        plain.Add(s.hi, s.core);
       }
+      any.Add(s.hi, s.core);
     }
   }
+}
+
+bool Launch::Stage(std::string &error) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < regions_.size(); ++i) {
+    if (regions_[i].base != nullptr && regions_[i].bytes > 0) {
+      order.push_back(i);
+    }
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::less<const uint8_t *>()(regions_[a].base, regions_[b].base);
+  });
+  std::vector<int32_t> groupOf(regions_.size(), -1);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const GmRegion &r = regions_[order[k]];
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(r.base);
+    const uintptr_t hi = lo + r.bytes;
+    if (!staged_.empty() && lo < reinterpret_cast<uintptr_t>(staged_.back().orig) + staged_.back().bytes) {
+      Staged &g = staged_.back();  // overlaps the previous group: extend it
+      const uintptr_t gLo = reinterpret_cast<uintptr_t>(g.orig);
+      if (hi > gLo + g.bytes) {
+        g.bytes = hi - gLo;
+      }
+      g.writable = g.writable || r.writable;
+      g.name += " / \"" + r.name + "\"";
+    } else {
+      Staged g;
+      g.orig = r.base;
+      g.bytes = r.bytes;
+      g.writable = r.writable;
+      g.name = "\"" + r.name + "\"";
+      staged_.push_back(std::move(g));
+    }
+    groupOf[order[k]] = static_cast<int32_t>(staged_.size()) - 1;
+  }
+  for (Staged &g : staged_) {
+    const uint64_t total = g.bytes + 2 * kRedZoneBytes + kStageAlign;
+    g.store = TakeStage(total, g.capacity);
+    if (!g.store) {
+      error = "cannot allocate " + std::to_string(total) + " bytes to stage GM region " + g.name;
+      staged_.clear();
+      return false;
+    }
+    const uintptr_t want = reinterpret_cast<uintptr_t>(g.orig) % kStageAlign;
+    uintptr_t b = reinterpret_cast<uintptr_t>(g.store.get()) + kRedZoneBytes;
+    b += (want + kStageAlign - b % kStageAlign) % kStageAlign;
+    g.base = reinterpret_cast<uint8_t *>(b);
+    FillCanary(g.base - kRedZoneBytes, kRedZoneBytes);
+    std::memcpy(g.base, g.orig, g.bytes);
+    FillCanary(g.base + g.bytes, kRedZoneBytes);
+  }
+  // Kernel arguments that point into (or one past) a group move with it; others (nullptr, the data pointer
+  // of an empty tensor) stay.
+  for (uint8_t *&arg : args_) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(arg);
+    const Staged *hit = nullptr;
+    for (const Staged &g : staged_) {
+      const uintptr_t lo = reinterpret_cast<uintptr_t>(g.orig);
+      if (arg != nullptr && a >= lo && a < lo + g.bytes) {
+        hit = &g;
+        break;
+      }
+      if (arg != nullptr && a == lo + g.bytes && hit == nullptr) {
+        hit = &g;  // one past the end, unless another group starts here
+      }
+    }
+    if (hit != nullptr) {
+      arg = hit->base + (a - reinterpret_cast<uintptr_t>(hit->orig));
+    }
+  }
+  for (size_t i = 0; i < regions_.size(); ++i) {
+    if (groupOf[i] >= 0) {
+      const Staged &g = staged_[static_cast<size_t>(groupOf[i])];
+      regions_[i].base = g.base + (regions_[i].base - g.orig);
+    }
+  }
+  return true;
+}
+
+void Launch::Unstage() {
+  for (Staged &g : staged_) {
+    if (g.writable) {
+      std::memcpy(g.orig, g.base, g.bytes);
+    }
+    ReturnStage(g.capacity, std::move(g.store));
+  }
+  staged_.clear();
+}
+
+std::string Launch::RedZoneViolation() const {
+  for (const Staged &g : staged_) {
+    uint64_t first = 0, last = 0, count = 0;
+    const bool before = CanaryBroken(g.base - kRedZoneBytes, kRedZoneBytes, first, last, count);
+    if (before || CanaryBroken(g.base + g.bytes, kRedZoneBytes, first, last, count)) {
+      const int64_t lo = before ? static_cast<int64_t>(first) - static_cast<int64_t>(kRedZoneBytes)
+                                : static_cast<int64_t>(g.bytes + first);
+      const int64_t hi = before ? static_cast<int64_t>(last) - static_cast<int64_t>(kRedZoneBytes)
+                                : static_cast<int64_t>(g.bytes + last);
+      return "a write through a raw __gm__ pointer changed " + std::to_string(count) + " byte(s) " +
+             (before ? "before the start" : "past the end") + " of region " + g.name + " (" +
+             std::to_string(g.bytes) + " bytes), at byte offsets " + std::to_string(lo) + ".." + std::to_string(hi) +
+             (before ? std::string() : " (" + std::to_string(first) + " bytes past its end)") +
+             "; GlobalTensor and DataCopy accesses are bounds-checked as they happen, raw pointer writes only by "
+             "the " +
+             std::to_string(kRedZoneBytes) + "-byte red zones around every GM region";
+    }
+  }
+  return std::string();
 }
 
 LaunchResult Launch::Run() {
@@ -322,6 +584,14 @@ LaunchResult Launch::Run() {
     result.fault = "kernel fault [launch] in kernel " + request_.kernelName + " on core 0/" +
                    std::to_string(blockDim_) + " (" + (product_.name != nullptr ? product_.name : "?") + "): " +
                    (request_.entry == nullptr ? "no kernel entry" : "blockDim is 0");
+    return result;
+  }
+  std::string stageError;
+  if (!Stage(stageError)) {
+    result.ok = false;
+    result.fault = "kernel fault [" + std::string(rule::kInternal) + "] in kernel " + request_.kernelName +
+                   " on core ?/" + std::to_string(blockDim_) + " (" +
+                   (product_.name != nullptr ? product_.name : "?") + "): " + stageError;
     return result;
   }
   std::vector<std::thread> threads;
@@ -335,9 +605,19 @@ LaunchResult Launch::Run() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!faulted_) {
+      const std::string broken = RedZoneViolation();
+      if (!broken.empty()) {
+        RecordFaultLocked(-1, rule::kGmBoundsRaw,
+                          broken + (Sequential() ? std::string(" (found after the launch)")
+                                                 : " (the cores ran concurrently, so the writing core is not "
+                                                   "known; an in_order run names it)"));
+      }
+    }
+    if (!faulted_) {
       CheckRaces();
     }
   }
+  Unstage();
   result.ok = !faulted_;
   result.fault = fault_;
   for (const auto &c : cores_) {

@@ -4,7 +4,14 @@
 // SHUFFLE) exactly one core runs at a time: a core hands over only when it finishes or blocks in SyncAll,
 // to the next runnable core in the order; when every core has arrived at the barrier it releases and the
 // order starts again from its first core. In CONCURRENT mode all cores run freely. A fault in one core
-// aborts the launch: every waiting core is woken and unwinds. Hand-written runtime code; not generated.
+// aborts the launch: every waiting core is woken and unwinds.
+//
+// The kernel never runs on the caller's GM buffers: every region of the request (overlapping regions, e.g.
+// an in-place op's input and output, as one) is staged into a private copy with red zones of
+// kRedZoneBytes canary bytes on both sides, and the writable ones are copied back after the launch. The
+// red zones catch writes through raw __gm__ pointers, which no GlobalTensor check sees; they are verified
+// whenever a core hands over in the sequential orders (so the fault names the core), and after the launch
+// in CONCURRENT mode. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_SRC_DEVICE_LAUNCH_H
 #define OPGEN_RT_SRC_DEVICE_LAUNCH_H
 
@@ -44,6 +51,29 @@ class Launch {
   bool Sequential() const { return order_ != CoreOrder::CONCURRENT; }
   void CheckRaces();
 
+  // Canary bytes on each side of every staged GM region.
+  static constexpr uint64_t kRedZoneBytes = 4096;
+  // Staged copies keep the caller's address modulo this (device allocations are 512-byte aligned).
+  static constexpr uint64_t kStageAlign = 512;
+
+  // One staged group of overlapping GM regions.
+  struct Staged {
+    uint8_t *orig = nullptr;  // first byte in the caller's memory
+    uint64_t bytes = 0;
+    bool writable = false;    // copied back after the launch
+    std::unique_ptr<uint8_t[]> store;
+    uint64_t capacity = 0;    // bytes of `store`
+    uint8_t *base = nullptr;  // the staged copy of `orig`; red zones at [base - kRedZoneBytes, base) and after
+    std::string name;         // "region \"<name>\"" (or several names) for fault messages
+  };
+  // Stages the request's regions and rewrites the kernel arguments; false (with `error`) when memory runs out.
+  bool Stage(std::string &error);
+  // Copies writable staged groups back to the caller's memory and frees the copies.
+  void Unstage();
+  // A fault detail for the first red zone that lost a canary byte; "" when all are intact. Reads only the
+  // red zones: call it while no core runs, or from the only running core (sequential orders).
+  std::string RedZoneViolation() const;
+
   const LaunchRequest &request_;
   const ProductInfo &product_;
   CoreOrder order_;
@@ -52,6 +82,8 @@ class Launch {
   std::vector<int32_t> pos_;   // position of each core in perm_
   std::vector<std::unique_ptr<Core>> cores_;
   std::vector<uint8_t *> args_;
+  std::vector<GmRegion> regions_;  // the request's regions at their staged addresses
+  std::vector<Staged> staged_;
 
   std::mutex mu_;
   std::vector<std::unique_ptr<std::condition_variable>> turnCv_;

@@ -106,6 +106,7 @@ inline void WriteGm(Core *c, T *dst, const T *src, uint64_t n, const char *op) {
     c->CheckAtomicCopy(opgen_rt::device::DtypeOf<T>::id, opgen_rt::device::DtypeOf<T>::name, op);
     AtomicAddToGm<T>(dst, src, n);
     c->stats.gmBytesAtomicAdded += bytes;
+    c->RecordGmWrite(dst, bytes, true);
   } else {
     std::memcpy(dst, src, bytes);
     c->stats.gmBytesWritten += bytes;

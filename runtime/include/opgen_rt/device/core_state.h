@@ -39,6 +39,9 @@ constexpr const char *kUbCapacity = "UB capacity";
 constexpr const char *kUbAlignment = "UB alignment";
 constexpr const char *kUbBounds = "UB bounds";
 constexpr const char *kGmBounds = "GM bounds";
+// A write through a raw __gm__ pointer (not a GlobalTensor or a DataCopy) outside every GM region: found
+// when the red zone around a region has lost its canary bytes.
+constexpr const char *kGmBoundsRaw = "GM bounds (raw pointer)";
 constexpr const char *kTruncation = "DataCopy truncation";
 constexpr const char *kUninit = "UB uninitialized read";
 constexpr const char *kPadUnavailable = "DataCopyPad unavailable";
@@ -46,6 +49,8 @@ constexpr const char *kAtomicDtype = "atomic dtype";
 constexpr const char *kQueueOrder = "queue order";
 constexpr const char *kQueueCap = "queue buffer cap";
 constexpr const char *kLeak = "buffer leak";
+// A LocalTensor of a queue buffer used after its FreeTensor (the buffer may already hold another tile).
+constexpr const char *kUseAfterFree = "use after FreeTensor";
 constexpr const char *kSyncAll = "SyncAll";
 constexpr const char *kDataRace = "GM data race";
 constexpr const char *kVectorParams = "vector params";
@@ -71,6 +76,7 @@ struct UbRef {
   uint32_t end = 0;
   int32_t qid = -1;   // queue of the buffer; -1 for a TBuf buffer or an unbound tensor
   int32_t slot = -1;  // buffer index inside the queue
+  uint32_t gen = 0;   // the slot's allocation generation when the tensor was handed out
   bool bound = false;
 };
 
@@ -84,6 +90,7 @@ struct QueueRec {
   uint32_t len = 0;                 // bytes per buffer (rounded up to 32)
   std::vector<uint32_t> slotOff;    // UB offset of each buffer
   std::vector<SlotState> state;
+  std::vector<uint32_t> gen;        // per slot: bumped by AllocTensor and by FreeTensor
   std::vector<int32_t> fifo;        // enqueued slots, oldest first
   int32_t cursor = 0;               // next slot AllocTensor tries first (ring order)
   bool alive = false;
@@ -117,7 +124,8 @@ struct TruncRec {
 struct WriteSpan {
   uintptr_t lo = 0;
   uintptr_t hi = 0;
-  uint32_t epoch = 0;  // SyncAll calls completed by the core before the write
+  uint32_t epoch = 0;   // SyncAll calls completed by the core before the write
+  bool atomic = false;  // an atomic add (SetAtomicAdd) rather than a plain write
 };
 
 class Launch;
@@ -141,7 +149,7 @@ class Core {
   uintptr_t gmLo = 1;  // empty until the first match (lo > hi)
   uintptr_t gmHi = 0;
   bool gmWritable = false;
-  // Non-atomic GM writes, for the cross-core race check at the end of the launch.
+  // GM writes (plain and atomic), for the cross-core race check at the end of the launch.
   std::vector<WriteSpan> writes;
   bool writesOverflow = false;
   uint32_t epoch = 0;
@@ -176,6 +184,9 @@ class Core {
     }
     if (static_cast<uint64_t>(r.off) + bytes > r.end || r.off < r.start) {
       FaultBounds(op, role, r, bytes);
+    }
+    if (r.qid >= 0 && queues[static_cast<size_t>(r.qid)].gen[static_cast<size_t>(r.slot)] != r.gen) {
+      FaultStale(op, role, r);
     }
   }
 
@@ -221,7 +232,9 @@ class Core {
     CheckGmSlow(static_cast<const uint8_t *>(p), bytes, write, op);
   }
 
-  void RecordGmWrite(const void *p, uint64_t bytes) {
+  // Records a GM write of `bytes` bytes at `p` (an atomic add when `atomic`) for the race check: two cores
+  // writing the same bytes between the same SyncAll barriers race unless both writes are atomic adds.
+  void RecordGmWrite(const void *p, uint64_t bytes, bool atomic = false) {
     if (bytes == 0) {
       return;
     }
@@ -229,7 +242,7 @@ class Core {
     const uintptr_t hi = lo + bytes;
     if (!writes.empty()) {
       WriteSpan &last = writes.back();
-      if (last.epoch == epoch && lo <= last.hi && hi >= last.lo) {
+      if (last.epoch == epoch && last.atomic == atomic && lo <= last.hi && hi >= last.lo) {
         last.lo = lo < last.lo ? lo : last.lo;
         last.hi = hi > last.hi ? hi : last.hi;
         return;
@@ -239,7 +252,7 @@ class Core {
       writesOverflow = true;  // stop tracking rather than grow without bound
       return;
     }
-    writes.push_back(WriteSpan{lo, hi, epoch});
+    writes.push_back(WriteSpan{lo, hi, epoch, atomic});
   }
 
   void CountVector(uint64_t elements) {
@@ -251,6 +264,7 @@ class Core {
   [[noreturn]] void FaultUnbound(const char *op, const char *role) const;
   [[noreturn]] void FaultAlign(const char *op, const char *role, const UbRef &r) const;
   [[noreturn]] void FaultBounds(const char *op, const char *role, const UbRef &r, uint64_t bytes) const;
+  [[noreturn]] void FaultStale(const char *op, const char *role, const UbRef &r) const;
   [[noreturn]] void FaultUndefined(const char *op, const char *role, uint64_t off, uint64_t bytes) const;
   void CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char *op);
   std::string DescribeGm(const void *p) const;
