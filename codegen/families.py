@@ -9,12 +9,20 @@ import numpy as np
 from codegen.spec.model import OpSpec
 
 
+def _fresh(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An output buffer as the framework allocates it: poisoned device memory, never zeros."""
+    from codegen.runner import device_memory
+
+    return device_memory(int(np.prod(shape, dtype=np.int64)), dtype, tuple(shape))
+
+
 def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
     """Allocates the output array a call of ``spec`` needs when the caller passed none.
 
     Elementwise: the broadcast shape of the inputs, in the dtype NumPy promotes them to (bfloat16 and
     float16 together give float32, as CANN's PromoteType does). Index accumulation: ``[numWeights, D]`` in
-    the dtype of ``grad``.
+    the dtype of ``grad``. The buffer is poisoned (``codegen.runner.device_memory``), not zeroed: the op must
+    write every element, as on a device.
 
     Raises:
         ValueError: the family is unknown.
@@ -36,10 +44,10 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
             dt = DType.FLOAT
         else:
             dt = sorted(kinds, key=lambda d: d.acl_id)[0]
-        return np.zeros(shape, dtype=numpy_dtype(dt))
+        return _fresh(shape, numpy_dtype(dt))
     if spec.family == "index_accumulate":
         grad = arrays.get("grad")
         d = grad.shape[-1] if grad is not None and grad.ndim else 0
         dtype = grad.dtype if grad is not None else np.float32
-        return np.zeros((int(attrs["numWeights"]), d), dtype=dtype)
+        return _fresh((int(attrs["numWeights"]), d), dtype)
     raise ValueError(f"no output rule for family '{spec.family}'")

@@ -72,6 +72,22 @@ def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
     return int(low), int(high)
 
 
+#: The byte that fresh emulated device memory holds: 0xFF (NaN for floats, -1 for integers).
+POISON_BYTE = 0xFF
+
+
+def device_memory(size: int, dtype: Any = np.uint8, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """An array standing for fresh device memory: every byte is ``POISON_BYTE``, never zeros.
+
+    Real ``aclrtMalloc`` does not clear memory, so a kernel that relies on a zeroed workspace or output
+    without filling it itself must give wrong values here too. ``size`` is in elements of ``dtype``
+    (bytes for the default uint8); ``shape`` (optional) reshapes the result and must hold ``size`` elements.
+    """
+    a = np.empty(size, dtype=dtype)
+    a.view(np.uint8).fill(POISON_BYTE)
+    return a if shape is None else a.reshape(shape)
+
+
 class OpCallable:
     """A built (op, product) callable with the op's aclnn parameters as keyword arguments.
 
@@ -79,7 +95,9 @@ class OpCallable:
     attributes as Python scalars. The output is allocated unless given as ``out=<array>`` (then it is
     written in place, strided views included) and returned. Keyword-only controls: ``deterministic``
     (sets ACL_OPT_DETERMINISTIC), ``core_order`` (``in_order``/``reversed``/``shuffle``/``concurrent``),
-    ``seed`` (for ``shuffle``). ``last_stats`` holds the emulator counters of the last run.
+    ``seed`` (for ``shuffle``). ``last_stats`` holds the emulator counters of the last call (``{}`` when
+    it failed before phase 2; a kernel fault's counters when phase 2 failed). The workspace, and an output
+    the call allocates, start as poisoned device memory (``device_memory``), as aclrtMalloc leaves them.
     """
 
     def __init__(self, built: BuiltOp) -> None:
@@ -253,12 +271,13 @@ class OpCallable:
             out = infer_output(spec, arrays, attrs)
         arrays[out_name] = out
         self.set_run_options(deterministic, core_order, seed)
+        self.last_stats = {}  # never the counters of an earlier call, whatever fails below
         tensors = {name: self.make_tensor(arr) for name, arr in arrays.items()}
         try:
             status, size, executor = self.phase1(tensors, attrs)
             if status != 0:
                 raise AclnnError(status, self.recent_error(), 1)
-            workspace = np.zeros(size, dtype=np.uint8) if size else None
+            workspace = device_memory(size) if size else None
             status = self.phase2(workspace, size, executor)
             stats = self.lib.opgen_rt_last_launch_stats()
             self.last_stats = json.loads(stats.decode()) if stats else {}

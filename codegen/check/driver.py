@@ -24,7 +24,7 @@ from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import Case, elementwise_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths
-from codegen.runner import AclnnError, OpCallable, numpy_dtype
+from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
 
@@ -189,7 +189,7 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
         )
         if case.mode != "phase2_twice" or status != 0:
             return status, fn.recent_error()
-        workspace = np.zeros(size, dtype=np.uint8) if size else None
+        workspace = device_memory(size) if size else None
         first = fn.phase2(workspace, size, executor)
         if first != 0:
             return first, fn.recent_error()
