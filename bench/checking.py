@@ -36,10 +36,29 @@ def case_time_breakdown(cases: list[dict[str, Any]], top: int = 5) -> dict[str, 
     }
 
 
+#: Subdirectories of the build cache that hold one entry per build (``codegen.build``'s layout).
+_CACHE_KINDS = ("runtime", "lib", "examples")
+
+
+def cache_entries(cache: Path) -> dict[str, int]:
+    """How many builds the cache holds, per kind (runtime, (op, product) library, example program)."""
+    return {k: sum(1 for _ in (cache / k).iterdir()) if (cache / k).is_dir() else 0 for k in _CACHE_KINDS}
+
+
+def _default_cache() -> Path:
+    from codegen.build import cache_dir
+
+    return cache_dir()
+
+
 def _check(jobs: int, cache: Path | None, json_path: Path, ops: list[str]) -> tuple[Timed, dict[str, Any]]:
     extra = {"OPGEN_CACHE_DIR": str(cache)} if cache is not None else None
+    where = cache if cache is not None else _default_cache()
+    before = cache_entries(where)
     timed = run_timed(opgen_cmd("check", *ops, "-j", str(jobs), "--json", str(json_path)), subprocess_env(extra))
+    after = cache_entries(where)
     info: dict[str, Any] = {"seconds": timed.seconds, "returncode": timed.returncode, "cases": None}
+    info["builds"] = {k: after[k] - before[k] for k in _CACHE_KINDS}
     counts = parse_passed_failed(timed.output)
     if counts is not None:
         info["passed"], info["failed"] = counts
@@ -90,8 +109,21 @@ def run(jobs_list: list[int], cold: bool, ops: list[str] | None = None) -> Secti
             note = f"cases' own time {info['case_seconds_total']:.0f} s summed over workers; slowest: " + ", ".join(
                 f"{c['ident']} {c['seconds']:.1f} s" for c in slow
             )
+        builds = info.get("builds") or {}
+        if any(builds.values()):
+            note = (
+                "builds during the run: "
+                + ", ".join(f"{n} {k}" for k, n in builds.items() if n)
+                + (" (not warm: sources changed, or these builds failed before)" if kind == "warm" else "")
+                + "; "
+                + note
+            )
         if info.get("failed"):
             note = f"{info['failed']} of {info.get('passed', 0) + info['failed']} cases FAILED (see JSON); " + note
+            sec.errors.append(
+                f"`opgen check{scope} -j {j}` ({kind}): {info['failed']} cases failed, the time is not that of a "
+                "passing check:\n" + "\n".join(f[:300] for f in info.get("failures", [])[:4])
+            )
         if cases is None:
             note = f"could not read the case list (exit {info['returncode']})"
             sec.errors.append(f"`opgen check -j {j}` ({kind}) output:\n{info.get('output_tail', '')}")

@@ -133,3 +133,32 @@ def test_forced_generation_explanation_uses_the_measurements() -> None:
     assert "42 clang-format processes take 4.20 s" in why
     # 42 processes x 70 ms saved: 4.7 - 2.94 = 1.76 s, within the 2 s target
     assert "forced run ≈ 1.76 s, within" in why
+
+
+def test_check_section_reads_the_case_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import checking
+    from bench.common import Timed
+
+    calls: list[list[str]] = []
+
+    def fake_run(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Timed:
+        calls.append(list(cmd))
+        if "--json" in cmd:
+            cache = Path((env or {})["OPGEN_CACHE_DIR"])
+            (cache / "lib" / f"key{len(calls)}").mkdir(parents=True)  # one build per run
+            cases = [
+                {"op": "op_a", "product": "P", "ident": f"op_a/P/{i}", "seconds": 0.5, "passed": i != 0, "message": "x"}
+                for i in range(4)
+            ]
+            Path(cmd[cmd.index("--json") + 1]).write_text(json.dumps({"cases": cases}))
+        return Timed(80.0, 1, "3 passed, 1 failed\n")
+
+    monkeypatch.setattr(checking, "run_timed", fake_run)
+    sec = checking.run([2], cold=True)
+    assert [c[c.index("check") + 1 : c.index("check") + 3] for c in calls] == [["-j", "2"], ["-j", "2"]]
+    figs = {f.id: f for f in sec.figures}
+    assert figs["check.cold_j2_cases_per_s"].value == pytest.approx(4 / 80.0)
+    warm = figs["check.warm_j2_s"]
+    assert warm.met is False and "2 s" in warm.why  # 4 cases x 0.5 s over 2 workers
+    assert "1 lib" in warm.note and "not warm" in warm.note and "1 of 4 cases FAILED" in warm.note
+    assert len(sec.errors) == 2  # one per run with failed cases
