@@ -11,6 +11,52 @@ from codegen.spec.errors import SpecErrors
 from codegen.spec.model import Catalogue, OpSpec
 
 
+class UsageError(Exception):
+    """A command-line value is invalid; ``main`` prints the message and exits 2 before any work starts."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _dtype_names(names: list[str] | None) -> tuple[str, ...]:
+    """The ``--dtype`` values, each checked against the aclDataType names.
+
+    Raises:
+        UsageError: an unknown name (the message lists the valid ones).
+    """
+    from codegen.spec.model import DType
+
+    valid = [d.name for d in DType]
+    for name in names or ():
+        if name not in valid:
+            raise UsageError(f"unknown dtype '{name}'; valid dtypes: {', '.join(valid)}")
+    return tuple(names or ())
+
+
+def _writable_file(path_text: str, option: str) -> Path:
+    """``path_text`` checked to be a file this process can create or overwrite (before a long run).
+
+    Raises:
+        UsageError: the directory does not exist, the path is a directory, or either is not writable.
+    """
+    path = Path(path_text)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"{option} {path_text}: is a directory")
+    if not parent.is_dir():
+        raise UsageError(f"{option} {path_text}: directory {parent} does not exist")
+    if (path.exists() and not os.access(path, os.W_OK)) or not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path_text}: not writable")
+    return path
+
+
 def _load(args: argparse.Namespace) -> tuple[Catalogue, dict[str, OpSpec]]:
     from codegen.specs import load_project
 
@@ -53,8 +99,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         prune=args.prune,
     )
     report = result.report
+    for text in result.warnings:
+        print(f"warning: {text}", file=sys.stderr)
     if args.check:
-        if report.clean:
+        if result.clean:
             print(f"generated/ is up to date ({len(report.unchanged)} files)")
             return 0
         for rel in report.stale:
@@ -63,7 +111,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"missing: {rel}")
         for rel in report.extra:
             print(f"not produced by any template: {rel}")
-        print("run `opgen generate` to update", file=sys.stderr)
+        for name in result.orphans:
+            print(f"not produced by any spec: {name}/")
+        print("run `opgen generate --prune` to update", file=sys.stderr)
         return 1
     for rel in report.written:
         print(f"wrote {rel}")
@@ -74,8 +124,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         f"{len(report.written)} written, {len(report.unchanged)} rendered and unchanged, "
         f"{len(result.skipped)} skipped (inputs unchanged)"
     )
-    for rel in report.extra:
-        print(f"warning: {rel} is produced by no template", file=sys.stderr)
+    for rel in result.strays:
+        if rel in result.pruned:
+            print(f"pruned {rel} (no template produces it)")
+        else:
+            print(f"warning: {rel} is produced by no template; `opgen generate --prune` removes it", file=sys.stderr)
     for name in result.orphans:
         if name in result.pruned:
             print(f"pruned {name}/ (no spec produces it)")
@@ -100,6 +153,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from codegen.check.driver import Job, run_check, select_products, write_json
     from codegen.check.report import print_table, progress_printer
 
+    dtypes = _dtype_names(args.dtype)
+    json_path = _writable_file(args.json, "--json") if args.json else None
     catalogue, specs = _load(args)
     specs = _select(specs, args.ops)
     orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
@@ -110,11 +165,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     jobs = []
     for name, spec in sorted(specs.items()):
         for product in select_products(spec, catalogue, args.product):
+            if dtypes and not {d.name for d in spec.inputs[0].dtypes_for(product)} & set(dtypes):
+                continue  # the op computes none of the requested dtypes on this product
             jobs.append(
                 Job(
                     name,
                     product.name,
-                    tuple(args.dtype or ()),
+                    dtypes,
                     args.quick,
                     args.generated,
                     orders,
@@ -128,8 +185,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
     print_table(results, verbose=args.verbose)
-    if args.json:
-        write_json(results, Path(args.json))
+    if json_path is not None:
+        write_json(results, json_path)
         print(f"wrote {args.json}")
     failed = sum(not r.passed for r in results)
     print(f"{len(results) - failed} passed, {failed} failed")
@@ -159,7 +216,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     catalogue, specs = _load(args)
     spec = next(iter(_select(specs, [args.op]).values()))
-    print(explain(spec, catalogue.get(args.product), args.shape, args.dtype))
+    product = catalogue.get(args.product)  # an unsupported product is explained, marked NOT SUPPORTED
+    if args.dtype is not None:
+        _dtype_names([args.dtype])
+        supported = [d.name for d in spec.inputs[0].dtypes_for(product)]
+        if args.dtype not in supported:
+            raise UsageError(
+                f"{spec.aclnn_name} does not compute on {args.dtype} on {product.name}; "
+                f"dtypes there: {', '.join(supported)}"
+            )
+    if args.shape is not None:
+        dims = args.shape.replace("x", ",").split(",")
+        if not all(d.strip().isdigit() for d in dims):
+            raise UsageError(f"--shape {args.shape!r}: expected comma-separated non-negative integers, e.g. 1024,4096")
+    try:
+        print(explain(spec, product, args.shape, args.dtype))
+    except ValueError as exc:
+        raise UsageError(f"explain {spec.op} --shape {args.shape}: {exc}") from exc
     return 0
 
 
@@ -175,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--out", help="output directory (default generated/)")
     g.add_argument("--check", action="store_true", help="write nothing; exit 1 and list stale files")
     g.add_argument("--force", action="store_true", help="ignore the manifest: re-render every file")
-    g.add_argument("--prune", action="store_true", help="delete op folders no spec produces any more")
+    g.add_argument(
+        "--prune", action="store_true", help="delete op folders no spec produces and files no template produces"
+    )
     g.add_argument("-v", "--verbose", action="store_true", help="also list the files skipped")
     g.set_defaults(func=cmd_generate)
     b = sub.add_parser("build", help="compile an op for a product; print the library path")
@@ -198,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="core scheduling mode(s) for every value case",
     )
     c.add_argument("--json", help="write every result with emulator counters to this file")
-    c.add_argument("-j", "--jobs", type=int, default=1, help="worker processes")
+    c.add_argument("-j", "--jobs", type=_positive_int, default=1, help="worker processes (at least 1)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
     c.set_defaults(func=cmd_check)
     n = sub.add_parser("new", help="write a starter spec and a reference stub for a new op")
@@ -223,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: not an error of the tool
         sys.stdout = None
         return 0
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
         print(f"{len(exc.errors)} spec error(s); nothing was written", file=sys.stderr)
@@ -232,9 +310,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception as exc:
         from codegen.build import BuildError
+        from codegen.generate import GenerateError
         from codegen.render import RenderError
 
-        if isinstance(exc, (BuildError, RenderError, FileNotFoundError)):
+        if isinstance(exc, (BuildError, RenderError, GenerateError, FileNotFoundError)):
             print(f"error: {exc}", file=sys.stderr)
             return 2
         raise

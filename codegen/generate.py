@@ -10,11 +10,20 @@ only files whose text changed are written. ``--check`` always renders everything
 from __future__ import annotations
 
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codegen.manifest import FileRecord, file_hash, input_hash, load_manifest, save_manifest, sha256_bytes
+from codegen.manifest import (
+    FileRecord,
+    ManifestError,
+    file_hash,
+    input_hash,
+    load_manifest,
+    save_manifest,
+    sha256_bytes,
+)
 from codegen.paths import ProjectPaths, project_paths
 from codegen.render import RenderedOp, make_environment, render_op, template_closure
 from codegen.spec.model import Catalogue, OpSpec
@@ -84,16 +93,55 @@ def generate(
     return sync_tree(root, files, sorted(specs), check)
 
 
+class GenerateError(Exception):
+    """A generate request that cannot be carried out (unknown op, an output path that is not a directory);
+    raised before anything is written."""
+
+
 @dataclass
 class GenerateResult:
     """What :func:`run_generate` did. ``report`` covers the files it rendered; ``skipped`` lists files left
-    alone because nothing they come from changed; ``orphans`` are op folders no spec produces any more
-    (deleted only with ``prune``, then listed in ``pruned``)."""
+    alone because nothing they come from changed; ``orphans`` are op folders no spec produces any more and
+    ``strays`` files inside an op's folder that no template of the op produces (both deleted only with
+    ``prune``, then listed in ``pruned``); ``warnings`` are problems that did not stop the run."""
 
     report: WriteReport
     skipped: list[str] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    strays: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """True when the output tree holds exactly what the specs produce (no stray op folder either)."""
+        return self.report.clean and not self.orphans and not self.strays
+
+
+#: Subfolders of a generated op folder (the CANN ops-nn layout); a folder under the output root holding one
+#: of them is an op folder the generator manages.
+OP_SUBDIRS = ("op_api", "op_host", "op_kernel", "docs", "examples")
+
+
+def orphan_dirs(root: Path, ops: Collection[str]) -> list[str]:
+    """Names of the folders under ``root`` that look like generated op folders (hold one of
+    :data:`OP_SUBDIRS`) but belong to no op in ``ops``; sorted. Other folders and files are not touched."""
+    if not root.is_dir():
+        return []
+    return [
+        child.name
+        for child in sorted(root.iterdir())
+        if child.is_dir() and child.name not in ops and any((child / sub).is_dir() for sub in OP_SUBDIRS)
+    ]
+
+
+def stray_files(root: Path, op: str, produced: Collection[str]) -> list[str]:
+    """Files under ``root/op`` (relative to ``root``) that are not in ``produced``; sorted."""
+    base = root / op
+    if not base.is_dir():
+        return []
+    found = (p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file() or p.is_symlink())
+    return sorted(rel for rel in found if rel not in produced)
 
 
 def _spec_files(specs_dir: Path) -> dict[str, Path]:
@@ -131,22 +179,41 @@ def run_generate(
     Raises:
         codegen.spec.errors.SpecErrors: a spec is invalid (nothing written).
         codegen.render.RenderError: rendering failed (nothing written).
-        KeyError: an unknown op in ``ops``.
+        GenerateError: ``out`` exists and is not a directory (nothing written).
+        KeyError: an unknown op in ``ops`` (nothing written; the message lists the known ones).
+
+    A manifest that cannot be read is treated as absent (everything is rendered) with a warning in
+    ``GenerateResult.warnings``.
     """
     from codegen.specs import load_project
 
     paths = project_paths()
     root = out or paths.generated
+    if root.exists() and not root.is_dir():
+        raise GenerateError(f"output path {root} exists and is not a directory")
     sdir = specs_dir or paths.specs
     catalogue_file = products_file or sdir / "products.yaml"
     spec_files = _spec_files(sdir)
+    if ops:
+        from codegen.runner import resolve_op
+
+        for op in ops:
+            if op not in spec_files:
+                resolve_op(op, load_project(sdir, products_file)[1])  # KeyError naming the op
 
     if check:
         catalogue, specs = load_project(sdir, products_file)
-        return GenerateResult(generate(specs, catalogue, root, check=True))
+        checked = GenerateResult(generate(specs, catalogue, root, check=True))
+        checked.orphans = orphan_dirs(root, spec_files)
+        return checked
 
-    manifest = {} if force else load_manifest(root)
     result = GenerateResult(WriteReport())
+    manifest: dict[str, FileRecord] = {}
+    if not force:
+        try:
+            manifest = load_manifest(root)
+        except ManifestError as exc:
+            result.warnings.append(f"{exc}; ignoring it and rendering every file")
     stale_ops: set[str] = set()
     matrix_stale = True
     wanted = set(spec_files)
@@ -185,6 +252,8 @@ def run_generate(
         files = expected_files(rendered, extra)
         result.report = sync_tree(root, files, todo, check=False)
         for op_render in rendered:
+            # Forget the op's old records: a file no template produces any more is a stray, not an output.
+            manifest = {rel: r for rel, r in manifest.items() if not rel.startswith(op_render.spec.snake + "/")}
             for rel, name in op_render.templates.items():
                 key = f"{op_render.spec.snake}/{rel}"
                 deps = template_closure(env, name)
@@ -200,15 +269,22 @@ def run_generate(
             )
         result.skipped = [s for s in result.skipped if s not in files]
 
-    # Folders of ops whose spec is gone.
-    if root.is_dir():
-        for child in sorted(root.iterdir()):
-            if child.is_dir() and child.name not in spec_files and (child / "op_api").is_dir():
-                result.orphans.append(child.name)
+    result.orphans = orphan_dirs(root, spec_files)
+    for op in sorted(spec_files):
+        produced = {rel for rel in manifest if rel.startswith(op + "/")}
+        if produced:  # without records (an op not rendered yet) there is nothing to compare with
+            result.strays += stray_files(root, op, produced)
     if prune:
         for name in result.orphans:
             shutil.rmtree(root / name)
             result.pruned.append(name)
+        for rel in result.strays:
+            (root / rel).unlink()
+            result.pruned.append(rel)
+            parent = (root / rel).parent
+            while parent != root and parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent
     manifest = {rel: r for rel, r in manifest.items() if rel.split("/")[0] not in result.pruned}
     manifest = {rel: r for rel, r in manifest.items() if r.spec == ALL_SPECS or r.spec in spec_files or not prune}
     root.mkdir(parents=True, exist_ok=True)

@@ -69,17 +69,40 @@ def input_hash(spec_files: list[Path], catalogue_file: Path, templates_dir: Path
     return h.hexdigest()
 
 
+class ManifestError(Exception):
+    """The manifest exists but cannot be used (not JSON, or not the structure :func:`save_manifest` writes)."""
+
+
 def load_manifest(out: Path) -> dict[str, FileRecord]:
-    """The manifest of ``out`` by output path (empty when missing, unreadable or of another format)."""
+    """The manifest of ``out`` by output path (empty when missing or of another format version).
+
+    Raises:
+        ManifestError: the file is unreadable, not JSON, or its entries are malformed (the message names the
+            file and the problem; callers treat the manifest as absent and render everything).
+    """
+    path = out / MANIFEST_NAME
+    if not path.exists():
+        return {}
     try:
-        data = json.loads((out / MANIFEST_NAME).read_text())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("format") != _FORMAT:
-        return {}
-    records = {}
-    for rel, r in data.get("files", {}).items():
-        records[rel] = FileRecord(r["spec"], tuple(r["templates"]), r["input_hash"], r["output_hash"])
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ManifestError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from exc
+    if isinstance(data, dict) and data.get("format") != _FORMAT and "format" in data:
+        return {}  # another format version: a cache miss, not an error
+    try:
+        records = {}
+        for rel, r in data["files"].items():
+            if not isinstance(rel, str):
+                raise TypeError(f"output path {rel!r} is not a string")
+            templates = r["templates"]
+            if not isinstance(templates, list) or not all(isinstance(t, str) for t in templates):
+                raise TypeError(f"{rel}: templates must be a list of strings")
+            fields = (r["spec"], r["input_hash"], r["output_hash"])
+            if not all(isinstance(f, str) for f in fields):
+                raise TypeError(f"{rel}: spec, input_hash and output_hash must be strings")
+            records[rel] = FileRecord(fields[0], tuple(templates), fields[1], fields[2])
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ManifestError(f"{path}: malformed ({type(exc).__name__}: {exc})") from exc
     return records
 
 

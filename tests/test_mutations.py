@@ -243,6 +243,21 @@ MUTANTS: tuple[Mutant, ...] = (
         "every AllocTensor needs a FreeTensor",
     ),
     Mutant(
+        "smlb-free-before-copy-out",
+        SMLB,
+        ("Ascend910B",),
+        "the output tile is freed before CopyOut copies it to GM (the queue may hand its buffer to the next tile)",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "    CopyUbToGm(outGm_[offset], outLocal, count);\n    outQueue_.FreeTensor(outLocal);\n",
+                "    outQueue_.FreeTensor(outLocal);\n    CopyUbToGm(outGm_[offset], outLocal, count);\n",
+            ),
+        ),
+        "use after FreeTensor",
+        "src is a LocalTensor of buffer",
+    ),
+    Mutant(
         "smlb-queue-buffers-over-cap-910",
         SMLB,
         ("Ascend910",),
@@ -308,6 +323,22 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         BUILD,
         "DataCopyPad is not available on Ascend910",
+    ),
+    Mutant(
+        "smlb-raw-tail-write-shifted-910",
+        SMLB,
+        ("Ascend910",),
+        "the scalar tail of the UB->GM copy is written through the raw GM pointer, one element further on: the "
+        "last core writes one past the end of the output",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));",
+                "      dst.GetPhyAddr()[i + 1] = src.GetValue(static_cast<uint32_t>(i));",
+            ),
+        ),
+        "GM bounds (raw pointer)",
+        "past the end of region \"output 0 (out)\"",
     ),
     # --------------------------------------------------------------- EmbeddingDenseBackward (index_accumulate)
     Mutant(
@@ -383,6 +414,29 @@ MUTANTS: tuple[Mutant, ...] = (
                 "    for (int64_t base = indexStart_;",
             ),
         ),
+        "GM data race",
+        "with a plain (non-atomic) write while core",
+    ),
+    Mutant(
+        "edb-accumulator-zero-fill-skipped",
+        EDB,
+        ("Ascend910B",),
+        "the zero fill of the accumulator is skipped: the kernel adds into GM as aclrtMalloc left it",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "for (int64_t done = 0; done < total; done += dChunk_) {",
+                "for (int64_t done = total; done < total; done += dChunk_) {",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-counts-zero-fill-removed",
+        EDB,
+        ("Ascend910B",),
+        "the occurrence counts in the workspace are never zeroed before counting (scaleGradByFreq)",
+        (Edit(_EDB_KERNEL, "        countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);\n", ""),),
         VALUES,
     ),
     Mutant(

@@ -1,0 +1,150 @@
+"""Bad command-line input gets a clear message and exit status 2 before any work starts; `generate` finds
+and prunes stray op folders and stray files, and survives a malformed manifest."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.manifest import MANIFEST_NAME
+
+DTYPES = "FLOAT, FLOAT16, INT8, INT32, UINT8, INT16, UINT16, UINT32, INT64, UINT64, DOUBLE, BOOL, BF16"
+SMLB = "SoftMarginLossBackward"
+
+
+def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", *args], capture_output=True, text=True, check=False, timeout=600, cwd=cwd
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("check", "--dtype", "FP32"), f"error: unknown dtype 'FP32'; valid dtypes: {DTYPES}\n"),
+        (
+            ("check", "--json", "/nonexistent-dir/r.json"),
+            "error: --json /nonexistent-dir/r.json: directory /nonexistent-dir does not exist\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "4,x4"),
+            "error: --shape '4,x4': expected comma-separated non-negative integers, e.g. 1024,4096\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "-4"),
+            "error: --shape '-4': expected comma-separated non-negative integers, e.g. 1024,4096\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend910B", "--dtype", "half"),
+            f"error: unknown dtype 'half'; valid dtypes: {DTYPES}\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend910", "--dtype", "BF16"),
+            "error: aclnnSoftMarginLossBackward does not compute on BF16 on Ascend910; dtypes there: FLOAT, FLOAT16\n",
+        ),
+        (
+            ("explain", "NoSuchOp", "--product", "Ascend910B"),
+            "error: unknown op 'NoSuchOp'; known: "
+            "binary_cross_entropy_backward, embedding_dense_backward, mse_loss_backward, sigmoid_backward, "
+            "smooth_l1_loss_backward, soft_margin_loss_backward\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend911"),
+            "error: unknown product 'Ascend911'; known: Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P\n",
+        ),
+        (
+            ("generate", "bogus_op", "--check"),
+            "error: unknown op 'bogus_op'; known: binary_cross_entropy_backward, "
+            "embedding_dense_backward, mse_loss_backward, sigmoid_backward, smooth_l1_loss_backward, "
+            "soft_margin_loss_backward\n",
+        ),
+    ],
+)
+def test_bad_values_are_reported_with_exit_status_2(args: tuple[str, ...], message: str) -> None:
+    proc = opgen(*args)
+    assert (proc.returncode, proc.stderr, proc.stdout) == (2, message, "")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3", "two"])
+def test_check_rejects_a_job_count_below_one(jobs: str) -> None:
+    proc = opgen("check", "-j", jobs)
+    assert proc.returncode == 2
+    expected = f"must be at least 1, got {jobs}" if jobs != "two" else "expected a positive integer, got 'two'"
+    assert proc.stderr.endswith(f"opgen check: error: argument -j/--jobs: {expected}\n")
+
+
+def test_generate_rejects_an_output_path_that_is_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("mine")
+    proc = opgen("generate", "--out", str(target))
+    assert (proc.returncode, proc.stderr) == (2, f"error: output path {target} exists and is not a directory\n")
+    assert target.read_text() == "mine"
+
+
+def test_generate_bogus_op_fails_even_when_everything_is_up_to_date(tmp_path: Path) -> None:
+    out = tmp_path / "gen"
+    assert opgen("generate", "--out", str(out)).returncode == 0
+    proc = opgen("generate", "no_such_op", "--out", str(out))
+    assert proc.returncode == 2 and proc.stderr.startswith("error: unknown op 'no_such_op'; known: ")
+
+
+def test_stray_folders_and_files_are_drift_and_prune_removes_only_those(tmp_path: Path) -> None:
+    out = tmp_path / "gen"
+    assert opgen("generate", "--out", str(out)).returncode == 0
+    (out / "old_op" / "op_kernel").mkdir(parents=True)
+    (out / "old_op" / "op_kernel" / "old.cpp").write_text("// a removed op\n")
+    (out / "my_notes").mkdir()
+    (out / "my_notes" / "todo.txt").write_text("not generated\n")
+    (out / "sigmoid_backward" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
+    (out / "sigmoid_backward" / "scratch").mkdir()
+    (out / "sigmoid_backward" / "scratch" / "x.txt").write_text("x\n")
+
+    check = opgen("generate", "--out", str(out), "--check")
+    assert check.returncode == 1
+    assert check.stdout.splitlines() == [
+        "not produced by any template: sigmoid_backward/op_kernel/stray.cpp",
+        "not produced by any template: sigmoid_backward/scratch/x.txt",
+        "not produced by any spec: old_op/",
+    ]
+    plain = opgen("generate", "--out", str(out))
+    assert plain.returncode == 0 and (out / "old_op").is_dir() and (out / "sigmoid_backward/scratch/x.txt").is_file()
+    assert "warning: sigmoid_backward/op_kernel/stray.cpp is produced by no template" in plain.stderr
+    pruned = opgen("generate", "--out", str(out), "--prune")
+    assert pruned.returncode == 0, pruned.stderr
+    assert pruned.stdout.splitlines()[-3:] == [
+        "pruned sigmoid_backward/op_kernel/stray.cpp (no template produces it)",
+        "pruned sigmoid_backward/scratch/x.txt (no template produces it)",
+        "pruned old_op/ (no spec produces it)",
+    ]
+    assert not (out / "old_op").exists() and not (out / "sigmoid_backward" / "scratch").exists()
+    assert (out / "my_notes" / "todo.txt").read_text() == "not generated\n"  # not an op folder: left alone
+    assert (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").is_file()
+    assert opgen("generate", "--out", str(out), "--check").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("{not json", "unreadable (JSONDecodeError: "),
+        ('{"format": 1, "files": {"a/b.cpp": {"spec": "a"}}}', "malformed (KeyError: 'templates')"),
+        ('{"format": 1, "files": []}', "malformed (AttributeError: "),
+        ("[1, 2]", "malformed (TypeError: "),
+    ],
+)
+def test_a_malformed_manifest_is_ignored_with_a_warning(tmp_path: Path, text: str, problem: str) -> None:
+    out = tmp_path / "gen"
+    assert opgen("generate", "--out", str(out)).returncode == 0
+    (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
+    (out / MANIFEST_NAME).write_text(text)
+    proc = opgen("generate", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith(f"warning: {out / MANIFEST_NAME}: {problem}")
+    assert "; ignoring it and rendering every file\n" in proc.stderr
+    # everything was rendered: the hand edit is repaired, and a valid manifest is written again
+    assert proc.stdout.splitlines()[0] == "wrote sigmoid_backward/docs/aclnnSigmoidBackward.md"
+    assert json.loads((out / MANIFEST_NAME).read_text())["format"] == 1
+    assert opgen("generate", "--out", str(out), "--check").returncode == 0
