@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import string
+
 from codegen.spec.model import DType, OpSpec, Product
+
+
+def unfilled_message(message: str) -> str:
+    """A constraint message without a call to fill it: each ``{name}`` placeholder shows as ``<name>``
+    (``{{``/``}}`` are literal braces, as in the generated error text)."""
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(message):
+        parts.append(literal)
+        if name is not None:
+            parts.append(f"<{name}>")
+    return "".join(parts)
 
 
 def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: str | None) -> str:
@@ -40,7 +53,7 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         )
     for c in spec.constraints:
         if not c.products or product.name in c.products:
-            lines.append(f"  constraint {c.name}: {c.message}")
+            lines.append(f"  constraint {c.name}: {unfilled_message(c.message)}")
     if shape_text is None:
         return "\n".join(lines)
     shape = tuple(int(s) for s in shape_text.replace("x", ",").split(",") if s.strip())

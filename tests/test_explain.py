@@ -71,3 +71,77 @@ def test_explain_marks_optional_inputs_and_their_null_value() -> None:
     assert set(by_input) == {"gradOutput", "self", "target", "weightOptional"}
     assert by_input["weightOptional"].endswith("; optional: may be null, then every element is 1")
     assert all("optional" not in by_input[name] for name in ("gradOutput", "self", "target"))
+
+
+EDB = SPECS["embedding_dense_backward"]
+EDB_SHAPES = [(5, 100_003, 6), (3, 65_539, 12), (65_536, 128, 1 << 20), (1000, 32, 4096), (3, 40, 300)]
+
+
+@pytest.mark.parametrize(
+    ("product", "shape"),
+    [pytest.param(p, s, id=f"{p}-{'x'.join(map(str, s))}") for p in EDB.products for s in EDB_SHAPES],
+)
+def test_index_accumulate_explain_equals_the_tiling_function(product: str, shape: tuple[int, int, int]) -> None:
+    """The core split (row groups x D-slices, index groups x D-slices), blockDim and dChunk that `opgen
+    explain` prints are those of the generated tiling function, in both strategies."""
+    import struct
+
+    from codegen.plan.index_accumulate import TILING_FIELDS
+
+    prod = CATALOGUE.get(product)
+    w, d, n = shape
+    text = explain(EDB, prod, f"{w},{d},{n}", None)
+    for det in (False, True):
+        got = compile_op("embedding_dense_backward", product).run_tiling(
+            {
+                "inputs": [{"shape": [n, d], "dtype": "FLOAT"}, {"shape": [n], "dtype": "INT64"}],
+                "outputs": [{"shape": [w, d], "dtype": "FLOAT"}],
+                "attrs": [w, -1, True],
+                "deterministic": int(det),
+            }
+        )
+        assert got["status"] == 0, got
+        t = got.get("tiling", {})
+        if not t or "raw" in t:
+            raw = bytes.fromhex(got["tiling_raw"])
+            t = dict(
+                zip(
+                    (f for f, _ in TILING_FIELDS),
+                    struct.unpack(f"<{len(TILING_FIELDS)}q", raw[: 8 * len(TILING_FIELDS)]),
+                    strict=True,
+                )
+            )
+        strategy = "deterministic" if det else "atomic"
+        section = "strategy " + text.split("  strategy ")[2 if det else 1]
+        assert (
+            f"strategy {strategy} (tiling key {got['tiling_key']}), blockDim {got['block_dim']} of "
+            f"{prod.vector_core_num}:" in section
+        )
+        assert (
+            f"rows of out: {t['rowGroupNum']} row groups x {t['rowSliceNum']} D-slices of {t['rowSliceLength']} "
+            f"elements = {t['rowGroupNum'] * t['rowSliceNum']} owning cores, {t['rowsPerGroup']} rows per group "
+            f"(+1 on the first {t['rowsFormerNum']})" in section
+        )
+        if not det:
+            assert (
+                f"indices: {t['indexGroupNum']} index groups x {t['indexSliceNum']} D-slices of "
+                f"{t['indexSliceLength']} elements = {t['indexGroupNum'] * t['indexSliceNum']} adding cores, "
+                f"{t['indicesPerGroup']} indices per group (+1 on the first {t['indicesFormerNum']})" in section
+            )
+        assert f"dChunk {t['dChunk']} of at most" in section
+        assert f"workspace {got['workspace_sizes'][0]} bytes" in section
+
+
+def test_explain_shows_constraint_placeholders_as_names_not_format_fields() -> None:
+    from codegen.explain import explain, unfilled_message
+    from codegen.specs import load_project
+
+    assert unfilled_message("got {n} of {{at most}} {limit}") == "got <n> of {at most} <limit>"
+    catalogue, specs = load_project()
+    text = explain(specs["embedding_dense_backward"], catalogue.get("Ascend910"), None, None)
+    (line,) = [ln for ln in text.splitlines() if ln.startswith("  constraint ")]
+    assert "{" not in line and "}" not in line
+    assert line.endswith(
+        "= <limit>, where countsSize = numWeights / coreNum + numWeights % coreNum = <countsSize> "
+        "(numWeights <numWeights>, coreNum <cores>); got embeddingDim <embeddingDim>"
+    )
