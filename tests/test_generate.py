@@ -132,3 +132,43 @@ def test_the_catalogue_cites_sources_that_exist() -> None:
         if word.startswith(("./", "../")):
             assert (specs_dir / word.rstrip(",.;")).exists(), f"products.yaml cites {word}, which does not exist"
     assert 'ascend-platform.md, section "Products (runtime platform config files, [SoCInfo] / [AICoreSpec])"' in text
+
+
+def test_an_attr_used_only_in_scalars_compiles_without_warnings(tmp_path: Path) -> None:
+    """A free-valued attr that only a host scalar reads must not trip -Wunused-parameter (or any warning) in
+    the generated op_api and tiling sources."""
+    from codegen.render import render_op
+    from codegen.spec.loader import load_op_spec
+
+    text = (project_paths().specs / "sigmoid_backward.yaml").read_text()
+    for old, new in (
+        ("outputs:\n", "attrs:\n  - {name: mode, type: int64, default: 2, description: A scale divisor.}\noutputs:\n"),
+        ("  promote: [gradOutput, output]\n", '  promote: [gradOutput, output]\n  scalars:\n    k: "10 // mode"\n'),
+        ('  gradInput: "gradOutput * output * (1 - output)"', '  gradInput: "gradOutput * output * (1 - output) * k"'),
+        (
+            "notes:\n",
+            'constraints:\n  - {name: mode_positive, require: "mode > 0", message: "bad mode {mode}"}\nnotes:\n',
+        ),
+        ("  output: {shape: [2, 2], dtype: FLOAT}", "  attrs: {mode: 2}\n  output: {shape: [2, 2], dtype: FLOAT}"),
+    ):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    (tmp_path / "sigmoid_backward.yaml").write_text(text)
+    catalogue, _ = load_project()
+    spec = load_op_spec(tmp_path / "sigmoid_backward.yaml", catalogue)
+    rendered = render_op(spec, catalogue, project_paths())
+    root = tmp_path / "gen"
+    for rel, body in rendered.files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(body)
+    runtime = project_paths().runtime / "include"
+    for rel in ("op_api/aclnn_sigmoid_backward.cpp", "op_host/sigmoid_grad_tiling.cpp"):
+        assert "mode" in (root / rel).read_text()
+        include = (f"-I{runtime}", f"-I{root / 'op_api'}", f"-I{root / 'op_host'}")
+        proc = subprocess.run(
+            ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", *include, str(root / rel)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
