@@ -38,10 +38,10 @@ def edb_multicore(product: str) -> Iterator[Case]:
     """Index and row splits in which some cores take one item more, in both strategies."""
     rng = np.random.default_rng(405)
     shapes = (
-        # (N, D, numWeights, paddingIdx, scaleGradByFreq). On Ascend910B: atomic 15 index cores (8 of them
-        # one index more); deterministic 48 row cores (4 of them one row more).
+        # (N, D, numWeights, paddingIdx, scaleGradByFreq). On Ascend910B: atomic 15 index groups (8 of them
+        # one index more); deterministic 48 row groups (4 of them one row more); one D-slice each.
         (5003, 24, 100, 7, True),
-        # Atomic: 3 row cores (2 of them one row more) and 9 index cores (3 of them one index more).
+        # Atomic: 9 row groups (2 of them one row more) and 9 index groups (3 of them one index more).
         (3000, 24, 1001, 3, False),
     )
     for deterministic in (False, True):

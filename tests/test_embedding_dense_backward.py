@@ -46,6 +46,7 @@ def _reference() -> ModuleType:
 
 
 REF = _reference()
+CATALOGUE, _ = load_project()
 _BUILT: dict[str, OpCallable] = {}
 
 
@@ -170,6 +171,32 @@ def test_atomic_mode_uses_atomics_and_deterministic_mode_does_not() -> None:
     assert sum(c["gm_bytes_atomic_added"] for c in ordered["cores"]) == 0
 
 
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("deterministic", MODES)
+@pytest.mark.parametrize(("grad_dtype", "d"), [(np.float32, 100_003), (np.float16, 65_536)])
+def test_few_rows_and_a_large_dim_run_on_every_core(
+    product: str, deterministic: bool, grad_dtype: type[np.generic], d: int
+) -> None:
+    """Twelve indices into three rows (one never hit) with a large D: the embedding dimension is split over the
+    cores (at least one per 32 KiB of grad, up to all of them), each of them writes GM, and the values are
+    right."""
+    rng = np.random.default_rng(77)
+    grad = rng.standard_normal((12, d)).astype(grad_dtype)
+    indices = np.array([1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0], np.int64)
+    scale = product != "Ascend910"  # the Atlas training limit forbids scaling for this D
+    got = run(product, deterministic, grad=grad, indices=indices, numWeights=3, scaleGradByFreq=scale)
+    want = np.zeros((3, d))
+    np.add.at(want, indices, grad.astype(np.float64))
+    if scale:
+        want /= np.maximum(np.bincount(indices, minlength=3), 1)[:, None]
+    atol = 5e-3 if grad_dtype is np.float16 else 1e-5
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=0, atol=atol)
+    launch = op(product).last_stats["launches"][0]
+    need = min(CATALOGUE.get(product).vector_core_num, -(-grad.nbytes // 32768))
+    writers = [c for c in launch["cores"] if c["gm_bytes_written"] + c["gm_bytes_atomic_added"] > 0]
+    assert need >= 24 and len(writers) >= need, (need, len(writers), launch["block_dim"])
+
+
 # -------------------------------------------------------------------------------------------- tiling
 
 
@@ -227,8 +254,15 @@ def test_tiling_is_64_bit_and_matches_the_planner(product: str, deterministic: b
     assert result["tiling_key"] == want.tiling_key
     assert result["workspace_sizes"][0] == want.workspace_bytes
     # the rows split covers exactly numWeights and the indices split exactly N, in 64 bits
-    assert got["rowsPerCore"] * got["rowCoreNum"] + got["rowsFormerNum"] == num_weights
-    assert got["indicesPerCore"] * got["indexCoreNum"] + got["indicesFormerNum"] == n
+    assert got["rowsPerGroup"] * got["rowGroupNum"] + got["rowsFormerNum"] == num_weights
+    assert got["indicesPerGroup"] * got["indexGroupNum"] + got["indicesFormerNum"] == n
+    # D-slices: whole 32-byte blocks of grad and of the fp32 accumulator that cover D
+    align = max(32 // DType[grad_dtype].itemsize, 8)
+    for phase in ("row", "index"):
+        slices, length = got[f"{phase}SliceNum"], got[f"{phase}SliceLength"]
+        assert length % align == 0 and (slices - 1) * length < max(shape[-1], 1) <= slices * length
+    assert max(got["rowGroupNum"] * got["rowSliceNum"], got["indexGroupNum"] * got["indexSliceNum"]) == want.block_dim
+    assert want.block_dim <= prod.vector_core_num
     assert got["numIndices"] == n and got["numRows"] == num_weights
     assert got["dChunk"] % 64 == 0 and 0 < got["dChunk"] <= want.d_chunk_max
 

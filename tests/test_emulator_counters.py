@@ -206,11 +206,6 @@ def test_ub_high_water_never_exceeds_the_product_ub(report: Report) -> None:
     _fail(bad, "launches over the product's UB")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: EmbeddingDenseBackward spreads work over output rows only, so a few rows with a large "
-    "embedding dimension (D >= 17537) run on fewer cores than one per 32 KiB; splitting D over cores is needed",
-)
 def test_every_launch_uses_enough_cores(report: Report) -> None:
     bad: list[str] = []
     for (op, product), entries in report.entries.items():

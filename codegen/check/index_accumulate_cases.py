@@ -2,10 +2,11 @@
 
 Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel):
 every rows dtype x every index dtype; rows ranks 2-8 and index ranks 1-8; D at 1, 7, 8, 16, the UB chunk
-boundary -1/0/+1, 100,003 and 1,000,000; all indices equal with N >= 4096; the padding row used >= 1000 times;
-scaling with and without a padding row; non-contiguous rows, index and output views; empty inputs and
-zero output rows; out-of-range, NaN and infinite indices; an output dtype different from the rows dtype;
-many rows over many cores; the product limits of the spec at their boundary (the last passing value).
+boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over the cores); all indices
+equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
+non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
+infinite indices; an output dtype different from the rows dtype; many rows over many cores; the product
+limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
@@ -25,8 +26,9 @@ from codegen.runner import dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
 
-#: ``paddingIdx`` meaning "none": -1 as int64 (passed through ctypes as the uint64 2**64 - 1).
-NO_PADDING = -1
+#: ``paddingIdx`` meaning "none": the uint64 2**64 - 1, which is -1 as int64 (the Python API range-checks
+#: uint64 attributes, so -1 itself is refused).
+NO_PADDING = 2**64 - 1
 MODES = (("atomic", False), ("deterministic", True))
 
 
@@ -139,6 +141,14 @@ def _value_cases(
             scaling = d % 2 == 1 and _accepted(mk, grad, idx, mk.params(grad, idx, 5, padding=2, scaling=True))
             p = mk.params(grad, idx, 5, padding=2, scaling=scaling)
             yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"D {d}", p, det)
+        # Few rows and a large D: the cores split D into slices (whole 32-byte blocks; D odd leaves a partial
+        # last block). Twelve indices into two rows plus an out-of-range one: every core still writes.
+        d = 65_539
+        grad = mk.grad((12, d), g)
+        idx = np.array([1, 0, 1, 1, 0, 2, 1, 0, 0, 1, 1, 0], dtype=numpy_dtype(i64))
+        scaling = _accepted(mk, grad, idx, mk.params(grad, idx, 2, scaling=True))
+        p = mk.params(grad, idx, 2, scaling=scaling)
+        yield mk.case(_dt(g, i64), f"[12, {d}]", f"2 rows, D {d} split over the cores", p, det)
         # Ranks of grad (2-8) and of indices (1-8).
         ranks = range(2, 9) if not quick else [8]
         for r in ranks:

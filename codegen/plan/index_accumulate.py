@@ -8,14 +8,15 @@ casts them once to the dtype of ``out`` and copies them into its (possibly strid
 Kernel strategies (chosen by the tiling from ``context->GetDeterministic()``; tiling key
 ``strategy * 100 + rows-dtype digit * 10 + index-dtype digit``):
 
-- **atomic** (0): every core zero-fills the accumulator rows it owns (and, with scaling, counts the
-  occurrences of those rows by scanning all indices), ``SyncAll``; the indices are split over cores and
-  each valid row of grad is added with ``SetAtomicAdd<float>`` into the fp32 accumulator; ``SyncAll``; each
-  core scales and writes its own rows.
-- **deterministic** (1): each core owns a contiguous range of output rows, scans all indices in order and
-  adds only its rows (read-modify-write of its own accumulator rows), so the sum of every row is formed in
-  index order whatever the core timing; then it scales and writes its rows. No core touches another's
-  rows, so no ``SyncAll`` is needed.
+- **atomic** (0): every row-phase core zero-fills the accumulator rows x D-slice it owns (and, with
+  scaling, counts the occurrences of its rows by scanning all indices), ``SyncAll``; the indices are split
+  into groups, each (index group x D-slice) core adds its slice of every valid row of grad with
+  ``SetAtomicAdd<float>`` into the fp32 accumulator; ``SyncAll``; each row-phase core scales and writes its
+  rows x D-slice.
+- **deterministic** (1): each core owns a contiguous range of output rows x one D-slice, scans all indices
+  in order and adds only into what it owns (read-modify-write of its own accumulator part), so every output
+  element is summed by one core in index order whatever the core timing; then it scales and writes its
+  part. No core touches another's part, so no ``SyncAll`` is needed.
 
 Accumulator: ``[num_rows, accStride]`` fp32 with ``accStride = D`` rounded up to a 32-byte block, so every
 copy and atomic add moves whole blocks (Ascend910 has no DataCopyPad and only fp32 atomics). When
@@ -30,11 +31,16 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
   (grad, accumulator and output queues) plus 4 for the fp32 cast of 16-bit grads;
   ``dChunkMax = (ubBytes - ubReserved - bufferNum * INDEX_UB_BYTES) / bytesPerElement`` rounded down to
   64 elements; ``dChunk = min(dChunkMax, D rounded up to 64)``; ``indexChunk = INDEX_UB_BYTES / sizeof(index)``.
-- Cores: atomic: ``rowCoreNum = clamp(ceil(num_rows * accStride * 4 / minBytesPerCore), 1, min(coreNum,
-  num_rows))`` and ``indexCoreNum = clamp(ceil(N * D * sizeof(T) / minBytesPerCore), 1, min(coreNum, N))``;
-  deterministic: ``rowCoreNum = clamp(num_rows, 1, coreNum)`` (the owners do all the adds), ``indexCoreNum = 1``;
-  ``blockDim = max(rowCoreNum, indexCoreNum)``; rows and indices are split evenly, the first
-  ``count % cores`` cores take one more.
+- Cores: 2-D splits (:func:`split_2d`): item groups x D-slices, a D-slice a multiple of ``sliceAlign =
+  max(32 / sizeof(T), 8)`` elements (whole 32-byte blocks of grad and of the fp32 accumulator; only a row's
+  last slice has a partial block, so the no-DataCopyPad path copies whole blocks everywhere else).
+  ``needRows = clamp(ceil(N * D * sizeof(T) / minBytesPerCore), 1, coreNum)``, ``needAcc`` the same for
+  ``num_rows * accStride * 4``. Atomic: rows over ``max(needRows, needAcc)`` cores, indices over ``needRows``
+  cores; deterministic: rows over ``max(min(coreNum, num_rows), needRows, needAcc)`` cores (the owners do all
+  the adds), one index group. ``blockDim = max(row cores, index cores)``; items are split evenly, the first
+  ``count % groups`` groups take one more. ``dChunk`` is capped by the longest D-slice (rounded up to 64).
+- Counts (with scaling): each row-phase core counts its own rows into slots of its own, D-slice ``k`` at
+  ``k * countsSliceStride + AlignUp(rowStart, 8) + 8 * group`` (int64 slots).
 """
 
 from __future__ import annotations
@@ -61,6 +67,9 @@ ACC_ALIGN = BLOCK_BYTES // FP32_BYTES
 CHUNK_ALIGN = 64
 #: UB bytes of one buffer of the indices queue.
 INDEX_UB_BYTES = 16384
+#: Cost the core split charges per row (or index) and D-slice besides its elements, in bytes: one 32-byte
+#: block, the order of a DMA's fixed overhead, so that whole rows win when slicing balances no better.
+SLICE_OVERHEAD_BYTES = 32
 #: VECIN queues of the kernel (indices, grad, accumulator); the product's per-position buffer cap bounds
 #: bufferNum * VECIN_QUEUES.
 VECIN_QUEUES = 3
@@ -79,12 +88,17 @@ TILING_FIELDS: tuple[tuple[str, str], ...] = (
     ("countsOffset", "workspace byte offset of the int64 occurrence counts"),
     ("dChunk", "elements of a row moved through UB at once"),
     ("indexChunk", "indices moved through UB at once"),
-    ("rowCoreNum", "cores owning rows of the output"),
-    ("rowsPerCore", "output rows per owning core"),
-    ("rowsFormerNum", "owning cores that take one row more"),
-    ("indexCoreNum", "cores splitting the indices (atomic strategy)"),
-    ("indicesPerCore", "indices per splitting core"),
-    ("indicesFormerNum", "splitting cores that take one index more"),
+    ("rowGroupNum", "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)"),
+    ("rowsPerGroup", "output rows per row group"),
+    ("rowsFormerNum", "row groups that take one row more"),
+    ("rowSliceNum", "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum"),
+    ("rowSliceLength", "elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)"),
+    ("indexGroupNum", "groups of indices (atomic strategy; 1 in the deterministic one)"),
+    ("indicesPerGroup", "indices per index group"),
+    ("indicesFormerNum", "index groups that take one index more"),
+    ("indexSliceNum", "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum"),
+    ("indexSliceLength", "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)"),
+    ("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
 )
 
 #: Kernel-side decoder of each index dtype (struct names of the family's kernel template).
@@ -146,11 +160,72 @@ def _sat_mul(a: int, b: int) -> int:
     return min(a * b, (1 << 63) - 1)
 
 
-def _cores_for(items: int, bytes_each: int, core_num: int, min_bytes: int) -> int:
+def _cores_wanted(data_bytes: int, core_num: int, min_bytes: int) -> int:
+    """Cores for ``data_bytes`` bytes: one per ``min_bytes`` started, between 1 and ``core_num``."""
+    return max(1, min(_ceil_div(data_bytes, min_bytes), core_num))
+
+
+@dataclass(frozen=True)
+class Split2D:
+    """A 2-D split of one phase: ``groups`` groups of items (rows or indices) x ``slices`` D-slices.
+
+    Core ``b < groups * slices`` takes item group ``b // slices`` and columns ``[k * slice_length,
+    min((k + 1) * slice_length, D))`` with ``k = b % slices``; ``slice_length`` is a multiple of the slice
+    alignment (elements), so every slice but the last starts and ends on a 32-byte block of both the rows
+    dtype and the fp32 accumulator.
+    """
+
+    groups: int
+    slices: int
+    slice_length: int
+
+    @property
+    def cores(self) -> int:
+        """Cores the phase runs on (``groups * slices``)."""
+        return self.groups * self.slices
+
+
+def split_2d(
+    items: int, d: int, align: int, target: int, core_num: int, bytes_per_element: int, bytes_per_item: int
+) -> Split2D:
+    """The groups x D-slices split of ``items`` rows of ``d`` elements over at least ``target`` cores.
+
+    Mirrors ``Split2D`` of the generated tiling function. Every group count ``g`` from
+    ``min(items, target)`` down to 1 is tried with ``s = min(ceil(d / align), ceil(target / g),
+    core_num // g)`` slices (then as few as give the same slice length); the split reaching the most cores up
+    to ``target`` wins, then the one on the fewest cores, then the one with the smallest per-core cost
+    ``ceil(items / g) * (slice_length * bytes_per_element + bytes_per_item)`` (bytes, saturated at 2^63 - 1),
+    then the larger ``g``.
+
+    Args:
+        items: rows or indices to split (>= 0; 0 gives one core and one slice).
+        d: elements per row (>= 0).
+        align: slice alignment in elements (> 0).
+        target: cores wanted, 1 to ``core_num``.
+        core_num: cores of the product.
+        bytes_per_element: cost of one element of a slice of one item (GM bytes moved).
+        bytes_per_item: cost per item and slice besides its elements (index read, DMA overhead).
+    """
+    blocks = max(1, _ceil_div(d, align))
+    whole = Split2D(1, 1, _sat_mul(blocks, align))
     if items <= 0:
-        return 1
-    wanted = _ceil_div(_sat_mul(items, max(bytes_each, 1)), min_bytes)
-    return max(1, min(wanted, core_num, items))
+        return whole
+    best = whole
+    best_key: tuple[int, int, int] | None = None
+    for g in range(min(items, target), 0, -1):
+        s = min(blocks, _ceil_div(target, g), core_num // g)
+        per_slice = _ceil_div(blocks, s)
+        s = _ceil_div(blocks, per_slice)
+        length = _sat_mul(per_slice, align)
+        cost = _sat_mul(_ceil_div(items, g), _sat_add(_sat_mul(length, bytes_per_element), bytes_per_item))
+        key = (-min(g * s, target), g * s, cost)
+        if best_key is None or key < best_key:
+            best, best_key = Split2D(g, s, length), key
+    return best
+
+
+def _sat_add(a: int, b: int) -> int:
+    return min(a + b, (1 << 63) - 1)
 
 
 @dataclass(frozen=True)
@@ -180,12 +255,14 @@ class TilingDecision:
     d_chunk_max: int
     d_chunk: int
     index_chunk: int
-    row_core_num: int
-    rows_per_core: int
+    slice_align: int
+    row_split: Split2D
+    rows_per_group: int
     rows_former_num: int
-    index_core_num: int
-    indices_per_core: int
+    index_split: Split2D
+    indices_per_group: int
     indices_former_num: int
+    counts_slice_stride: int
     block_dim: int
     ub_split: tuple[tuple[str, int, int], ...]
 
@@ -207,12 +284,17 @@ class TilingDecision:
             "countsOffset": self.counts_offset,
             "dChunk": self.d_chunk,
             "indexChunk": self.index_chunk,
-            "rowCoreNum": self.row_core_num,
-            "rowsPerCore": self.rows_per_core,
+            "rowGroupNum": self.row_split.groups,
+            "rowsPerGroup": self.rows_per_group,
             "rowsFormerNum": self.rows_former_num,
-            "indexCoreNum": self.index_core_num,
-            "indicesPerCore": self.indices_per_core,
+            "rowSliceNum": self.row_split.slices,
+            "rowSliceLength": self.row_split.slice_length,
+            "indexGroupNum": self.index_split.groups,
+            "indicesPerGroup": self.indices_per_group,
             "indicesFormerNum": self.indices_former_num,
+            "indexSliceNum": self.index_split.slices,
+            "indexSliceLength": self.index_split.slice_length,
+            "countsSliceStride": self.counts_slice_stride,
         }
 
 
@@ -259,18 +341,27 @@ def tiling_decision(
     d_chunk_max = budget // bpe // CHUNK_ALIGN * CHUNK_ALIGN
     if d_chunk_max <= 0:
         raise ValueError(f"UB of {product.name} ({product.ub_bytes} bytes) cannot hold one chunk of {spec.op}")
-    d_chunk = min(d_chunk_max, _ceil_div(max(d, 1), CHUNK_ALIGN) * CHUNK_ALIGN)
     index_chunk = INDEX_UB_BYTES // index_dtype.itemsize
     min_bytes = spec.tiling.min_bytes_per_core
     cores = product.vector_core_num
-    if deterministic:  # the owners do all the adds: every row may get its own core
-        row_cores = max(1, min(cores, num_weights))
+    # D-slices are whole 32-byte blocks of the rows dtype and of the fp32 accumulator.
+    align = max(BLOCK_BYTES // grad_bytes, ACC_ALIGN)
+    need_grad = _cores_wanted(_sat_mul(_sat_mul(n, d), grad_bytes), cores, min_bytes)
+    need_acc = _cores_wanted(_sat_mul(_sat_mul(num_weights, acc_stride), FP32_BYTES), cores, min_bytes)
+    if deterministic:  # the owners do all the adds: one row per core up to coreNum, more via D-slices
+        target = max(min(cores, num_weights), need_grad, need_acc)
+        row_split = split_2d(num_weights, d, align, target, cores, grad_bytes + 2 * FP32_BYTES, SLICE_OVERHEAD_BYTES)
+        index_split = split_2d(0, d, align, 1, cores, 0, 0)
     else:
-        row_cores = _cores_for(num_weights, _sat_mul(acc_stride, FP32_BYTES), cores, min_bytes)
-    index_cores = 1 if deterministic else _cores_for(n, _sat_mul(d, grad_bytes), cores, min_bytes)
+        target = max(need_grad, need_acc)
+        row_split = split_2d(num_weights, d, align, target, cores, 3 * FP32_BYTES, SLICE_OVERHEAD_BYTES)
+        index_split = split_2d(n, d, align, need_grad, cores, grad_bytes + FP32_BYTES, index_dtype.itemsize)
+    longest = row_split.slice_length if deterministic else max(row_split.slice_length, index_split.slice_length)
+    d_chunk = min(d_chunk_max, _ceil_div(max(min(longest, d), 1), CHUNK_ALIGN) * CHUNK_ALIGN)
     acc_bytes = _sat_mul(_sat_mul(num_weights, acc_stride), FP32_BYTES) if acc_in_ws else 0
     per_line = CACHE_LINE_BYTES // COUNT_BYTES
-    count_slots = _ceil_div(num_weights, per_line) * per_line + per_line * row_cores if scale else 0
+    counts_stride = _ceil_div(num_weights, per_line) * per_line + per_line * row_split.groups
+    count_slots = _sat_mul(counts_stride, row_split.slices) if scale else 0
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
     counts_offset = _ceil_div(acc_bytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES
     key = (1 if deterministic else 0) * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
@@ -302,13 +393,15 @@ def tiling_decision(
         d_chunk_max=d_chunk_max,
         d_chunk=d_chunk,
         index_chunk=index_chunk,
-        row_core_num=row_cores,
-        rows_per_core=num_weights // row_cores,
-        rows_former_num=num_weights % row_cores,
-        index_core_num=index_cores,
-        indices_per_core=n // index_cores,
-        indices_former_num=n % index_cores,
-        block_dim=max(row_cores, index_cores),
+        slice_align=align,
+        row_split=row_split,
+        rows_per_group=num_weights // row_split.groups,
+        rows_former_num=num_weights % row_split.groups,
+        index_split=index_split,
+        indices_per_group=n // index_split.groups,
+        indices_former_num=n % index_split.groups,
+        counts_slice_stride=counts_stride,
+        block_dim=max(row_split.cores, index_split.cores),
         ub_split=split,
     )
 
@@ -342,12 +435,17 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         for name, count, each in t.ub_split:
             if count:
                 lines.append(f"      {name}: {count} x {each} bytes")
+        rs, xs = t.row_split, t.index_split
         lines += [
-            f"    rows of out: {t.row_core_num} owning cores, {t.rows_per_core} rows each (+1 on the first "
-            f"{t.rows_former_num})",
-            f"    indices: {t.index_core_num} cores, {t.indices_per_core} each (+1 on the first {t.indices_former_num})"
+            f"    D-slices: multiples of {t.slice_align} elements (32 bytes of {t.grad_dtype} and of the fp32 "
+            "accumulator)",
+            f"    rows of out: {rs.groups} row groups x {rs.slices} D-slices of {rs.slice_length} elements = "
+            f"{rs.cores} owning cores, {t.rows_per_group} rows per group (+1 on the first {t.rows_former_num})",
+            f"    indices: {xs.groups} index groups x {xs.slices} D-slices of {xs.slice_length} elements = "
+            f"{xs.cores} adding cores, {t.indices_per_group} indices per group (+1 on the first "
+            f"{t.indices_former_num})"
             if not det
-            else "    indices: every owning core scans all of them in order",
+            else "    indices: every owning core scans all of them in order and adds its rows x D-slice",
             f"    accumulator: fp32 rows of {t.acc_stride} elements "
             + ("in the workspace" if t.acc_in_workspace else "in the fp32 output itself")
             + f"; workspace {t.workspace_bytes} bytes (counts at offset {t.counts_offset} with scaling)",
@@ -525,9 +623,17 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"The fp32 accumulator has rows of `D` rounded up to {ACC_ALIGN} elements (whole 32-byte blocks); it is the "
         "fp32 device output itself when `D` is a multiple of 8, else it lives in the workspace, followed by int64 "
         f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set.",
-        f"Cores: atomic strategy: rows of `{out_t.name}` are split over owning cores (zero fill, counts, final "
-        f"pass; at least {spec.tiling.min_bytes_per_core} bytes each) and the indices over adding cores; "
-        "deterministic strategy: one owning core per row, up to coreNum, each scanning every index.",
+        f"Cores: every phase splits its items into groups and `D` into D-slices (whole 32-byte blocks of "
+        f"`{rows_t.name}` and of the fp32 accumulator), cores = groups x D-slices, so a launch runs on at least one "
+        f"core per {spec.tiling.min_bytes_per_core} bytes of `{rows_t.name}` (and of the accumulator), up to "
+        "coreNum, even with few rows and a large `D`. Atomic strategy: (row group x D-slice) cores zero-fill, "
+        "count and write the output, (index group x D-slice) cores add; the fp32 atomic adds of different "
+        "D-slices touch disjoint blocks. Deterministic strategy: one owning core per (row group x D-slice), at "
+        "least one row per core up to coreNum; it scans every index in order and adds only into what it owns, so "
+        f"each element of `{out_t.name}` is summed by one core in index order (then scaled once), whatever the "
+        "core timing.",
+        "The split tries every group count: it reaches the most cores it can (up to the wanted count), then uses "
+        "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
     ]
     for p in products:
         t = tiling_decision(spec, p, (1 << 20, 1 << 20), 1 << 20, grads[0], idxs[0], False)
@@ -576,6 +682,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "index_ub_bytes": INDEX_UB_BYTES,
             "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
             "min_bytes_per_core": spec.tiling.min_bytes_per_core,
+            "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "opdef": opdef,
             "checks": checks,

@@ -18,12 +18,21 @@ TILING_DATA_FIELD_DEF(int64_t, accInWorkspace);  // 1: accumulator in the worksp
 TILING_DATA_FIELD_DEF(int64_t, countsOffset);    // workspace byte offset of the int64 occurrence counts
 TILING_DATA_FIELD_DEF(int64_t, dChunk);          // elements of a row moved through UB at once
 TILING_DATA_FIELD_DEF(int64_t, indexChunk);      // indices moved through UB at once
-TILING_DATA_FIELD_DEF(int64_t, rowCoreNum);      // cores owning rows of the output
-TILING_DATA_FIELD_DEF(int64_t, rowsPerCore);     // output rows per owning core
-TILING_DATA_FIELD_DEF(int64_t, rowsFormerNum);   // owning cores that take one row more
-TILING_DATA_FIELD_DEF(int64_t, indexCoreNum);    // cores splitting the indices (atomic strategy)
-TILING_DATA_FIELD_DEF(int64_t, indicesPerCore);  // indices per splitting core
-TILING_DATA_FIELD_DEF(int64_t, indicesFormerNum);  // splitting cores that take one index more
+TILING_DATA_FIELD_DEF(
+    int64_t, rowGroupNum);  // groups of output rows (zero fill, counts, final pass; deterministic: also the adds)
+TILING_DATA_FIELD_DEF(int64_t, rowsPerGroup);   // output rows per row group
+TILING_DATA_FIELD_DEF(int64_t, rowsFormerNum);  // row groups that take one row more
+TILING_DATA_FIELD_DEF(int64_t, rowSliceNum);  // D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum
+TILING_DATA_FIELD_DEF(
+    int64_t, rowSliceLength);  // elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)
+TILING_DATA_FIELD_DEF(int64_t, indexGroupNum);     // groups of indices (atomic strategy; 1 in the deterministic one)
+TILING_DATA_FIELD_DEF(int64_t, indicesPerGroup);   // indices per index group
+TILING_DATA_FIELD_DEF(int64_t, indicesFormerNum);  // index groups that take one index more
+TILING_DATA_FIELD_DEF(int64_t,
+                      indexSliceNum);  // D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum
+TILING_DATA_FIELD_DEF(
+    int64_t, indexSliceLength);  // elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)
+TILING_DATA_FIELD_DEF(int64_t, countsSliceStride);  // int64 count slots per row-phase D-slice in the workspace
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EmbeddingDenseGrad, EmbeddingDenseGradTilingData)

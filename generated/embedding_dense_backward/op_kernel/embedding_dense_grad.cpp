@@ -4,10 +4,12 @@
 // out[row] += grad[i] for every i with row = indices[i] (index-driven accumulation), in fp32;
 // rows outside [0, numWeights), NaN or infinite indices and the padding row contribute nothing.
 // Tiling key = strategy * 100 + grad dtype digit * 10 + indices dtype digit.
-//   strategy 0 (atomic): cores split the indices and add rows with SetAtomicAdd<float>; SyncAll separates
-//     the zero fill, the adds and the final pass.
-//   strategy 1 (deterministic): each core owns a range of output rows, scans every index in order and adds
-//     only its own rows, so every sum is formed in index order whatever the core timing.
+//   strategy 0 (atomic): (row group x D-slice) cores zero-fill the accumulator (and count), (index group x
+//     D-slice) cores add rows with SetAtomicAdd<float>; SyncAll separates the zero fill, the adds and the
+//     final pass. D-slices are whole 32-byte blocks, so the atomic adds of different slices never overlap.
+//   strategy 1 (deterministic): each core owns a range of output rows x one D-slice, scans every index in
+//     order and adds only into what it owns, so every output element is summed in index order by one core
+//     whatever the core timing.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -145,8 +147,12 @@ class KernelEmbeddingDenseGrad {
     dChunk_ = tiling.dChunk;
     indexChunk_ = tiling.indexChunk;
     const int64_t blockIdx = GetBlockIdx();
-    Split(blockIdx, tiling.rowCoreNum, tiling.rowsPerCore, tiling.rowsFormerNum, rowStart_, rowEnd_);
-    Split(blockIdx, tiling.indexCoreNum, tiling.indicesPerCore, tiling.indicesFormerNum, indexStart_, indexEnd_);
+    // Row phase: core blockIdx owns rows [rowStart_, rowEnd_) x columns [colStart_, colEnd_).
+    const int64_t rowGroup = Split(blockIdx, tiling.rowGroupNum, tiling.rowSliceNum, tiling.rowsPerGroup,
+                                   tiling.rowsFormerNum, tiling.rowSliceLength, rowStart_, rowEnd_, colStart_, colEnd_);
+    // Add phase (atomic): indices [indexStart_, indexEnd_) x columns [addColStart_, addColEnd_).
+    Split(blockIdx, tiling.indexGroupNum, tiling.indexSliceNum, tiling.indicesPerGroup, tiling.indicesFormerNum,
+          tiling.indexSliceLength, indexStart_, indexEnd_, addColStart_, addColEnd_);
 
     GM_ADDR userWorkspace = GetUserWorkspace(workspace);
     if (numIndices_ > 0) {  // empty inputs may have no storage at all
@@ -157,9 +163,11 @@ class KernelEmbeddingDenseGrad {
     accIsOutput_ = tiling.accInWorkspace == 0;
     accGm_.SetGlobalBuffer(accIsOutput_ ? (__gm__ float *)out : (__gm__ float *)userWorkspace, numRows_ * accStride_);
     if (countScaling_ && rowStart_ < rowEnd_) {
-      // this core's counts: rowEnd_ - rowStart_ slots starting on a cache line no other core touches
-      const int64_t slice = AlignUp(rowStart_, COUNTS_PER_LINE) + COUNTS_PER_LINE * blockIdx;
-      countsGm_.SetGlobalBuffer((__gm__ int64_t *)(userWorkspace + tiling.countsOffset) + slice, rowEnd_ - rowStart_);
+      // this core's own counts: rowEnd_ - rowStart_ slots starting on a cache line no other core touches
+      // (each D-slice has its region; in it, each row group starts past the lines of the groups before it)
+      const int64_t slots = (blockIdx % tiling.rowSliceNum) * tiling.countsSliceStride +
+                            AlignUp(rowStart_, COUNTS_PER_LINE) + COUNTS_PER_LINE * rowGroup;
+      countsGm_.SetGlobalBuffer((__gm__ int64_t *)(userWorkspace + tiling.countsOffset) + slots, rowEnd_ - rowStart_);
     }
     pipe_.InitBuffer(indexQueue_, BUFFER_NUM, indexChunk_ * static_cast<int64_t>(sizeof(TStore)));
     pipe_.InitBuffer(rowsQueue_, BUFFER_NUM, dChunk_ * static_cast<int64_t>(sizeof(TRows)));
@@ -170,8 +178,8 @@ class KernelEmbeddingDenseGrad {
     pipe_.InitBuffer(outQueue_, BUFFER_NUM, dChunk_ * static_cast<int64_t>(sizeof(float)));
   }
 
-  // Atomic strategy: zero fill and count (owned rows) | SyncAll | atomic adds (own index range) | SyncAll |
-  // scale and write (owned rows).
+  // Atomic strategy: zero fill and count (owned rows x D-slice) | SyncAll | atomic adds (own index range x
+  // D-slice) | SyncAll | scale and write (owned rows x D-slice).
   __aicore__ inline void ProcessAtomic() {
     ZeroOwnedRows();
     if (countScaling_) {
@@ -186,8 +194,8 @@ class KernelEmbeddingDenseGrad {
         if (row < 0 || row >= numRows_ || row == paddingRow_) {
           continue;
         }
-        for (int64_t col = 0; col < rowLength_; col += dChunk_) {
-          AtomicAddChunk(base + j, row, col, ChunkLength(col));
+        for (int64_t col = addColStart_; col < addColEnd_; col += dChunk_) {
+          AtomicAddChunk(base + j, row, col, ChunkLength(col, addColEnd_));
         }
       }
       indexQueue_.FreeTensor(indexLocal);
@@ -196,8 +204,9 @@ class KernelEmbeddingDenseGrad {
     FinishOwnedRows();
   }
 
-  // Deterministic strategy: zero fill (owned rows) | scan every index in order, counting and adding the
-  // owned rows only | scale and write (owned rows). No core reads or writes another core's rows.
+  // Deterministic strategy: zero fill (owned rows x D-slice) | scan every index in order, counting the owned
+  // rows and adding into the owned rows x D-slice only | scale and write (owned rows x D-slice). No core
+  // reads or writes what another core owns.
   __aicore__ inline void ProcessDeterministic() {
     ZeroOwnedRows();
     PipeBarrier<PIPE_ALL>();
@@ -207,22 +216,35 @@ class KernelEmbeddingDenseGrad {
   }
 
  private:
-  __aicore__ static inline void Split(int64_t blockIdx, int64_t coreNum, int64_t perCore, int64_t formerNum,
-                                      int64_t &start, int64_t &end) {
-    if (blockIdx >= coreNum) {
-      start = 0;
-      end = 0;
-    } else if (blockIdx < formerNum) {
-      start = blockIdx * (perCore + 1);
-      end = start + perCore + 1;
-    } else {
-      start = formerNum * (perCore + 1) + (blockIdx - formerNum) * perCore;
-      end = start + perCore;
+  // The part of a (groupNum item groups x sliceNum D-slices) split that core blockIdx takes: items [start,
+  // end) (the first formerNum groups take perGroup + 1) and columns [colStart, colEnd) of slice blockIdx %
+  // sliceNum (the last slice ends at D). Cores past groupNum * sliceNum take nothing. Returns the group.
+  __aicore__ inline int64_t Split(int64_t blockIdx, int64_t groupNum, int64_t sliceNum, int64_t perGroup,
+                                  int64_t formerNum, int64_t sliceLength, int64_t &start, int64_t &end,
+                                  int64_t &colStart, int64_t &colEnd) const {
+    start = 0;
+    end = 0;
+    colStart = 0;
+    colEnd = 0;
+    if (blockIdx >= groupNum * sliceNum) {
+      return 0;
     }
+    const int64_t group = blockIdx / sliceNum;
+    if (group < formerNum) {
+      start = group * (perGroup + 1);
+      end = start + perGroup + 1;
+    } else {
+      start = formerNum * (perGroup + 1) + (group - formerNum) * perGroup;
+      end = start + perGroup;
+    }
+    colStart = (blockIdx % sliceNum) * sliceLength;
+    colEnd = (rowLength_ - colStart < sliceLength) ? rowLength_ : colStart + sliceLength;
+    return group;
   }
 
-  __aicore__ inline int64_t ChunkLength(int64_t col) const {
-    return (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
+  // Elements of the chunk at `col` of a slice ending at `colEnd`.
+  __aicore__ inline int64_t ChunkLength(int64_t col, int64_t colEnd) const {
+    return (colEnd - col < dChunk_) ? (colEnd - col) : dChunk_;
   }
 
   __aicore__ inline LocalTensor<TStore> CopyInIndices(int64_t base, int64_t count) {
@@ -232,7 +254,8 @@ class KernelEmbeddingDenseGrad {
     return indexQueue_.DeQue<TStore>();
   }
 
-  // Zeros the accumulator rows (and the counts) this core owns.
+  // Zeros the accumulator part this core owns (its rows x its D-slice; the last slice includes the padding
+  // up to accStride_) and its counts.
   __aicore__ inline void ZeroOwnedRows() {
     if (rowStart_ >= rowEnd_) {
       return;
@@ -241,11 +264,13 @@ class KernelEmbeddingDenseGrad {
     Duplicate(zeroLocal, 0.0f, static_cast<int32_t>(dChunk_));
     outQueue_.EnQue(zeroLocal);
     zeroLocal = outQueue_.DeQue<float>();
-    const int64_t start = rowStart_ * accStride_;
-    const int64_t total = (rowEnd_ - rowStart_) * accStride_;
-    for (int64_t done = 0; done < total; done += dChunk_) {
-      const int64_t count = (total - done < dChunk_) ? (total - done) : dChunk_;
-      DataCopy(accGm_[start + done], zeroLocal, static_cast<uint32_t>(count));
+    const int64_t width = (colEnd_ == rowLength_ ? accStride_ : colEnd_) - colStart_;
+    if (width == accStride_) {  // whole rows: one contiguous range
+      ZeroRange(zeroLocal, rowStart_ * accStride_, (rowEnd_ - rowStart_) * accStride_);
+    } else {
+      for (int64_t row = rowStart_; row < rowEnd_; ++row) {
+        ZeroRange(zeroLocal, row * accStride_ + colStart_, width);
+      }
     }
     outQueue_.FreeTensor(zeroLocal);
     if (countScaling_) {
@@ -255,7 +280,16 @@ class KernelEmbeddingDenseGrad {
     }
   }
 
-  // Scans every index in order; counts the owned rows (with scaling) and, when `accumulate`, adds them.
+  // Zeros accGm_[start, start + total) (whole 32-byte blocks) from a zeroed chunk.
+  __aicore__ inline void ZeroRange(const LocalTensor<float> &zeroLocal, int64_t start, int64_t total) {
+    for (int64_t done = 0; done < total; done += dChunk_) {
+      const int64_t count = (total - done < dChunk_) ? (total - done) : dChunk_;
+      DataCopy(accGm_[start + done], zeroLocal, static_cast<uint32_t>(count));
+    }
+  }
+
+  // Scans every index in order; counts the owned rows (with scaling) and, when `accumulate`, adds their
+  // owned D-slice.
   __aicore__ inline void ScanOwnedRows(bool accumulate) {
     if (rowStart_ >= rowEnd_) {
       return;
@@ -275,8 +309,8 @@ class KernelEmbeddingDenseGrad {
         if (!accumulate || row == paddingRow_) {
           continue;
         }
-        for (int64_t col = 0; col < rowLength_; col += dChunk_) {
-          AccumulateChunk(base + j, row, col, ChunkLength(col));
+        for (int64_t col = colStart_; col < colEnd_; col += dChunk_) {
+          AccumulateChunk(base + j, row, col, ChunkLength(col, colEnd_));
         }
       }
       indexQueue_.FreeTensor(indexLocal);
@@ -336,7 +370,7 @@ class KernelEmbeddingDenseGrad {
     rowsQueue_.FreeTensor(rowsLocal);
   }
 
-  // Writes the owned rows of the fp32 output: the accumulator times 1/count (with scaling).
+  // Writes the owned rows x D-slice of the fp32 output: the accumulator times 1/count (with scaling).
   __aicore__ inline void FinishOwnedRows() {
     if (accIsOutput_ && !countScaling_) {
       return;  // the sums are already in the output
@@ -349,8 +383,8 @@ class KernelEmbeddingDenseGrad {
           factor = 1.0f / static_cast<float>(occurrences);
         }
       }
-      for (int64_t col = 0; col < rowLength_; col += dChunk_) {
-        const int64_t count = ChunkLength(col);
+      for (int64_t col = colStart_; col < colEnd_; col += dChunk_) {
+        const int64_t count = ChunkLength(col, colEnd_);
         const uint32_t padded = static_cast<uint32_t>(AlignUp(count, FP32_BLOCK));
         LocalTensor<float> accLocal = accQueue_.AllocTensor<float>();
         DataCopy(accLocal, accGm_[row * accStride_ + col], padded);
@@ -389,8 +423,12 @@ class KernelEmbeddingDenseGrad {
   int64_t indexChunk_ = 0;
   int64_t rowStart_ = 0;
   int64_t rowEnd_ = 0;
+  int64_t colStart_ = 0;
+  int64_t colEnd_ = 0;
   int64_t indexStart_ = 0;
   int64_t indexEnd_ = 0;
+  int64_t addColStart_ = 0;
+  int64_t addColEnd_ = 0;
 };
 
 template <typename TRows, typename TIndex, typename TilingData>
