@@ -393,8 +393,9 @@ def forced_why(forced_s: float, imports_s: float, inproc: dict[str, Any], probe:
     used_s = (probe.get("used_s") or {}).get("median")
     native_s = (probe.get("native_s") or {}).get("median")
     if used_s is not None and native_s is not None and probe.get("native") != probe.get("used") and calls:
-        saved = calls * max(used_s - native_s, 0.0)
-        estimate = forced_s - saved
+        # the wrapper's start-up cannot save more than the time measured in clang-format
+        saved = min(calls * max(used_s - native_s, 0.0), fmt_s)
+        estimate = max(forced_s - saved, imports_s)
         parts.append(
             f"starting `{Path(probe['used']).name}` takes {used_s * 1e3:.0f} ms (a Python console-script wrapper), "
             f"the package's native executable {native_s * 1e3:.1f} ms: running the native executable would save "
@@ -421,10 +422,12 @@ def no_change_why(
     heavy = ", ".join(f"{r['module']} {r['us'] / 1e3:.0f} ms" for r in slowest[:4])
     import_s = max(imports_s - bare_s, 0.0)
     text = f"imports take {import_s:.2f} s of the {no_change_s:.2f} s (bare interpreter {bare_s:.2f} s)"
+    if import_s > no_change_s:
+        text += " (measured apart, under load: the two figures are not consistent)"
     if work is not None:
         text += f"; the no-change work itself {work:.0f} ms in process"
     text += f"; costliest imports: {heavy}"
-    estimate = no_change_s - import_s
+    estimate = max(no_change_s - import_s, bare_s + (work or 0.0) / 1e3)
     if NO_CHANGE_TARGET.met(estimate):
         return (
             text + f"; deciding 'nothing changed' before importing Jinja2 and the spec machinery would reach it "
