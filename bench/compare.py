@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -142,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     a, b = load(args.a), load(args.b)
     if a.get("schema") != b.get("schema"):
         print(f"warning: result schemas differ ({a.get('schema')} vs {b.get('schema')})", file=sys.stderr)
-    print("\n".join(compare(a, b, args.threshold, args.all)))
+    try:
+        print("\n".join(compare(a, b, args.threshold, args.all)), flush=True)
+    except BrokenPipeError:  # output piped into head: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
