@@ -9,7 +9,7 @@ codegen.cli, codegen.generate'`` and one ``-X importtime`` run), as is the start
 
 In-process (no start-up): ``run_generate`` forced and unchanged, uncached spec loading, ``render_all``, and
 every op rendered with :func:`codegen.render.render_op` in a fresh Jinja2 environment (what a CLI run pays
-per op) with ``codegen.render.format_cpp`` wrapped to time the clang-format subprocesses. The forced output
+per op) with ``codegen.render.format_cpp_files`` wrapped to time the clang-format subprocesses. The forced output
 is also compared with the checked-out ``generated/``, which sections 3 and 4 build and run.
 """
 
@@ -124,7 +124,7 @@ def compare_trees(fresh: Path, committed: Path) -> dict[str, Any]:
 def _in_process(reps: int, scratch: Path) -> dict[str, Any]:
     """In-process milliseconds (medians over ``reps``): spec loading (uncached), ``run_generate`` forced into
     an empty directory and with no change, ``render_all``, and per op ``render_op`` in a fresh environment with
-    the clang-format share (``codegen.render.format_cpp`` wrapped)."""
+    the clang-format share (``codegen.render.format_cpp_files`` wrapped)."""
     import codegen.render as render_mod
     from codegen.generate import render_all, run_generate
     from codegen.paths import project_paths
@@ -150,10 +150,10 @@ def _in_process(reps: int, scratch: Path) -> dict[str, Any]:
         run_generate(out=out)
         no_change_ms.append((time.perf_counter() - start) * 1e3)
 
-    original: Callable[..., str] = render_mod.format_cpp
+    original: Callable[..., dict[str, str]] = render_mod.format_cpp_files
     fmt_calls: list[float] = []
 
-    def timed_format(*args: Any, **kwargs: Any) -> str:
+    def timed_format(*args: Any, **kwargs: Any) -> dict[str, str]:
         start = time.perf_counter()
         try:
             return original(*args, **kwargs)
@@ -165,7 +165,7 @@ def _in_process(reps: int, scratch: Path) -> dict[str, Any]:
     }
     files: dict[str, int] = {}
     all_ms: list[float] = []
-    render_mod.format_cpp = timed_format
+    render_mod.format_cpp_files = timed_format
     try:
         for _ in range(reps):
             for name in sorted(specs):
@@ -181,7 +181,7 @@ def _in_process(reps: int, scratch: Path) -> dict[str, Any]:
             render_all(specs, catalogue, paths)
             all_ms.append((time.perf_counter() - start) * 1e3)
     finally:
-        render_mod.format_cpp = original
+        render_mod.format_cpp_files = original
     return {
         "load_specs_ms": summary(load_ms),
         "run_generate_forced_ms": summary(forced_ms),

@@ -6,9 +6,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SpecErrors
-from codegen.spec.model import Catalogue, OpSpec
+
+if TYPE_CHECKING:  # the model imports the expression language: loaded only by commands that read specs
+    from codegen.spec.model import Catalogue, OpSpec
 
 
 class UsageError(Exception):

@@ -13,7 +13,7 @@ import shutil
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegen.manifest import (
     FileRecord,
@@ -25,9 +25,11 @@ from codegen.manifest import (
     sha256_bytes,
 )
 from codegen.paths import ProjectPaths, project_paths
-from codegen.render import RenderedOp, make_environment, render_op, template_closure
 from codegen.spec.model import Catalogue, OpSpec
 from codegen.writer import WriteReport, expected_files, sync_tree
+
+if TYPE_CHECKING:  # the renderer (Jinja2) is imported only when something is rendered
+    from codegen.render import RenderedOp
 
 #: The support matrix at the root of the generated tree (ops x products x dtypes, linking each op's doc).
 OPERATORS_FILE = "OPERATORS.md"
@@ -42,9 +44,11 @@ def render_all(specs: dict[str, OpSpec], catalogue: Catalogue, paths: ProjectPat
     Raises:
         codegen.render.RenderError: a template or clang-format failed.
     """
+    from codegen.render import make_environment, render_ops
+
     paths = paths or project_paths()
     env = make_environment(paths.templates)
-    return [render_op(specs[name], catalogue, paths, env) for name in sorted(specs)]
+    return render_ops([specs[name] for name in sorted(specs)], catalogue, paths, env)
 
 
 def operators_view(specs: dict[str, OpSpec], catalogue: Catalogue) -> dict[str, Any]:
@@ -72,6 +76,8 @@ def operators_view(specs: dict[str, OpSpec], catalogue: Catalogue) -> dict[str, 
 
 def render_operators(specs: dict[str, OpSpec], catalogue: Catalogue, paths: ProjectPaths) -> str:
     """The text of ``OPERATORS.md``."""
+    from codegen.render import make_environment
+
     env = make_environment(paths.templates)
     text = env.get_template(OPERATORS_TEMPLATE).render(**operators_view(specs, catalogue))
     return "\n".join(line.rstrip() for line in text.splitlines()).strip() + "\n"
@@ -156,6 +162,13 @@ def _record_hash(rec: FileRecord, spec_files: dict[str, Path], catalogue_file: P
     return input_hash(sources, catalogue_file, templates, rec.templates)
 
 
+def _load_project(specs_dir: Path, products_file: Path | None) -> tuple[Catalogue, dict[str, OpSpec]]:
+    """:func:`codegen.specs.load_project`, imported on first use (a no-change run never loads a spec)."""
+    from codegen.specs import load_project
+
+    return load_project(specs_dir, products_file)
+
+
 def run_generate(
     out: Path | None = None,
     specs_dir: Path | None = None,
@@ -185,8 +198,6 @@ def run_generate(
     A manifest that cannot be read is treated as absent (everything is rendered) with a warning in
     ``GenerateResult.warnings``.
     """
-    from codegen.specs import load_project
-
     paths = project_paths()
     root = out or paths.generated
     if root.exists() and not root.is_dir():
@@ -199,10 +210,10 @@ def run_generate(
 
         for op in ops:
             if op not in spec_files:
-                resolve_op(op, load_project(sdir, products_file)[1])  # KeyError naming the op
+                resolve_op(op, _load_project(sdir, products_file)[1])  # KeyError naming the op
 
     if check:
-        catalogue, specs = load_project(sdir, products_file)
+        catalogue, specs = _load_project(sdir, products_file)
         checked = GenerateResult(generate(specs, catalogue, root, check=True))
         checked.orphans = orphan_dirs(root, spec_files)
         return checked
@@ -238,14 +249,16 @@ def run_generate(
         result.skipped.append(OPERATORS_FILE)
 
     if stale_ops or matrix_stale:
-        catalogue, specs = load_project(sdir, products_file)  # validates every spec: all errors or nothing
+        catalogue, specs = _load_project(sdir, products_file)  # validates every spec: all errors or nothing
         if ops:
             from codegen.runner import resolve_op
 
             wanted = {resolve_op(o, specs).snake for o in ops}
         todo = sorted(stale_ops & wanted)
+        from codegen.render import make_environment, render_ops, template_closure
+
         env = make_environment(paths.templates)
-        rendered = [render_op(specs[name], catalogue, paths, env) for name in todo]
+        rendered = render_ops([specs[name] for name in todo], catalogue, paths, env)
         extra = {}
         if matrix_stale:
             extra[OPERATORS_FILE] = render_operators(specs, catalogue, paths)

@@ -12,7 +12,9 @@ import posixpath
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,37 +87,73 @@ def template_for(env: jinja2.Environment, family: str, kind: str) -> str:
 
 
 def clang_format_binary() -> str:
-    """Path of the clang-format executable of the ``clang-format`` PyPI package (or on PATH).
+    """Path of the clang-format executable: the native binary the ``clang-format`` PyPI package ships (its
+    console script is a Python wrapper that costs an interpreter start per call), else the wrapper next to
+    this interpreter, else ``clang-format`` on PATH.
 
     Raises:
         RenderError: clang-format is not installed.
     """
-    candidates = [Path(sys.executable).parent / "clang-format"]
-    for c in candidates:
-        if c.exists():
-            return str(c)
+    try:
+        import clang_format  # type: ignore[import-untyped]
+
+        native = Path(clang_format.get_executable("clang-format"))
+        if native.is_file() and os.access(native, os.X_OK):
+            return str(native)
+    except (ImportError, AttributeError):
+        pass
+    wrapper = Path(sys.executable).parent / "clang-format"
+    if wrapper.exists():
+        return str(wrapper)
     found = shutil.which("clang-format")
     if found:
         return found
     raise RenderError("clang-format not found: install the 'clang-format' package (pip install clang-format)")
 
 
+def format_cpp_files(texts: dict[str, str], style_file: Path) -> dict[str, str]:
+    """Formats many C++ sources with one clang-format process and the project style.
+
+    ``texts`` maps a relative path (its suffix picks the language, as ``--assume-filename`` would) to the
+    source text; the result maps the same paths to the formatted text. The sources are written to a private
+    temporary directory, formatted in place by a single ``clang-format -i`` call and read back, so the cost
+    is one process start for a whole generation, not one per file. Deterministic for equal input.
+
+    Raises:
+        RenderError: a path is absolute or escapes the temporary directory, or clang-format failed (its
+            stderr, which names the file, is in the message).
+    """
+    if not texts:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="opgen-format-") as tmp:
+        root = Path(tmp)
+        targets: dict[str, Path] = {}
+        for rel, text in texts.items():
+            target = (root / rel).resolve()
+            if Path(rel).is_absolute() or root.resolve() not in target.parents:
+                raise RenderError(f"clang-format: bad relative path {rel!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode())
+            targets[rel] = target
+        proc = subprocess.run(
+            [clang_format_binary(), f"--style=file:{style_file}", "-i", *(str(t) for t in targets.values())],
+            capture_output=True,
+            check=False,
+            env={**os.environ, "LC_ALL": "C"},
+        )
+        if proc.returncode != 0:
+            names = ", ".join(sorted(texts))
+            raise RenderError(f"clang-format failed on {names}: {proc.stderr.decode(errors='replace')}")
+        return {rel: target.read_bytes().decode() for rel, target in targets.items()}
+
+
 def format_cpp(text: str, style_file: Path, filename: str) -> str:
-    """Formats C++ ``text`` with clang-format and the project style; deterministic for equal input.
+    """Formats one C++ ``text`` (named ``filename``, a relative path) with clang-format and the project style.
 
     Raises:
         RenderError: clang-format failed (its stderr is in the message).
     """
-    proc = subprocess.run(
-        [clang_format_binary(), f"--style=file:{style_file}", f"--assume-filename={filename}"],
-        input=text.encode(),
-        capture_output=True,
-        check=False,
-        env={**os.environ, "LC_ALL": "C"},
-    )
-    if proc.returncode != 0:
-        raise RenderError(f"clang-format failed on {filename}: {proc.stderr.decode(errors='replace')}")
-    return proc.stdout.decode()
+    return format_cpp_files({filename: text}, style_file)[filename]
 
 
 @dataclass(frozen=True)
@@ -127,44 +165,87 @@ class RenderedOp:
     templates: dict[str, str]
 
 
+def render_ops(
+    specs: Sequence[OpSpec], catalogue: Catalogue, paths: ProjectPaths, env: jinja2.Environment | None = None
+) -> list[RenderedOp]:
+    """Renders every file of each spec in ``specs`` (results in the same order); the C++ files of all of
+    them are formatted by one clang-format process (:func:`format_cpp_files`).
+
+    Raises:
+        RenderError: unknown family, a template error (with op, template name and line), or clang-format
+            failure.
+    """
+    builders = _family_builders()
+    env = env or make_environment(paths.templates)
+    pending: list[tuple[OpSpec, dict[str, str], dict[str, str]]] = []
+    cpp: dict[str, str] = {}
+    for spec in specs:
+        if spec.family not in builders:
+            raise RenderError(
+                f"{spec.path}: family '{spec.family}' has no view builder; known: {', '.join(sorted(builders))}"
+            )
+        view = builders[spec.family](spec, catalogue)
+        files: dict[str, str] = {}
+        used: dict[str, str] = {}
+        for kind, rel in view["files"].items():
+            name = template_for(env, spec.family, kind)
+            try:
+                text = env.get_template(name).render(**view)
+            except jinja2.TemplateError as exc:
+                lineno = getattr(exc, "lineno", None)
+                where = f"{name}:{lineno}" if lineno else name
+                raise RenderError(f"{spec.op}: template {where}: {exc}") from exc
+            if rel.endswith((".cpp", ".h")):
+                cpp[f"{spec.snake}/{rel}"] = text
+            else:
+                text = "\n".join(line.rstrip() for line in text.splitlines()).strip() + "\n"
+            files[rel] = text
+            used[rel] = name
+        pending.append((spec, files, used))
+    formatted = format_cpp_files(cpp, paths.clang_format)
+    out: list[RenderedOp] = []
+    for spec, files, used in pending:
+        for rel in files:
+            key = f"{spec.snake}/{rel}"
+            if key in formatted:
+                files[rel] = formatted[key]
+        out.append(RenderedOp(spec, files, used))
+    return out
+
+
 def render_op(
     spec: OpSpec, catalogue: Catalogue, paths: ProjectPaths, env: jinja2.Environment | None = None
 ) -> RenderedOp:
-    """Renders every file of ``spec``.
+    """Renders every file of ``spec`` (see :func:`render_ops`).
 
     Raises:
         RenderError: unknown family, a template error (with template name and line), or clang-format failure.
     """
-    builders = _family_builders()
-    if spec.family not in builders:
-        raise RenderError(
-            f"{spec.path}: family '{spec.family}' has no view builder; known: {', '.join(sorted(builders))}"
-        )
-    env = env or make_environment(paths.templates)
-    view = builders[spec.family](spec, catalogue)
-    files: dict[str, str] = {}
-    used: dict[str, str] = {}
-    for kind, rel in view["files"].items():
-        name = template_for(env, spec.family, kind)
-        try:
-            text = env.get_template(name).render(**view)
-        except jinja2.TemplateError as exc:
-            lineno = getattr(exc, "lineno", None)
-            where = f"{name}:{lineno}" if lineno else name
-            raise RenderError(f"{spec.op}: template {where}: {exc}") from exc
-        if rel.endswith((".cpp", ".h")):
-            text = format_cpp(text, paths.clang_format, rel)
-        else:
-            text = "\n".join(line.rstrip() for line in text.splitlines()).strip() + "\n"
-        files[rel] = text
-        used[rel] = name
-    return RenderedOp(spec, files, used)
+    return render_ops([spec], catalogue, paths, env)[0]
+
+
+#: Per environment: template name -> the names it extends, includes or imports directly (parsing a template
+#: costs milliseconds; a generation asks for the closure of every output file).
+_DIRECT_REFS: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _direct_refs(env: jinja2.Environment, name: str) -> tuple[str, ...]:
+    from jinja2 import meta
+
+    cache = _DIRECT_REFS.setdefault(env, {})
+    if name not in cache:
+        assert env.loader is not None
+        source, _, _ = env.loader.get_source(env, name)
+        cache[name] = tuple(ref for ref in meta.find_referenced_templates(env.parse(source)) if ref)
+    return cache[name]
 
 
 def template_closure(env: jinja2.Environment, name: str) -> tuple[str, ...]:
-    """``name`` and every template it extends, includes or imports, recursively (sorted)."""
-    from jinja2 import meta
+    """``name`` and every template it extends, includes or imports, recursively (sorted).
 
+    Each template is parsed once per environment; a template edited after that is seen by a new environment
+    (every ``opgen generate`` makes one).
+    """
     seen: set[str] = set()
     todo = [name]
     while todo:
@@ -172,9 +253,5 @@ def template_closure(env: jinja2.Environment, name: str) -> tuple[str, ...]:
         if current in seen:
             continue
         seen.add(current)
-        assert env.loader is not None
-        source, _, _ = env.loader.get_source(env, current)
-        for ref in meta.find_referenced_templates(env.parse(source)):
-            if ref:
-                todo.append(ref)
+        todo.extend(_direct_refs(env, current))
     return tuple(sorted(seen))

@@ -10,8 +10,10 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codegen.render import RenderedOp
+if TYPE_CHECKING:  # only for annotations: importing the renderer loads Jinja2
+    from codegen.render import RenderedOp
 
 
 @dataclass
