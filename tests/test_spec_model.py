@@ -80,7 +80,9 @@ def test_catalogue_matches_the_platform_reference(loaded: tuple[Catalogue, dict[
         assert product.source.startswith("platform config ")
         assert product.loc.file == str(SPECS / "products.yaml")
     assert catalogue.get("Ascend910").doc_term == "Atlas training series products"
-    assert catalogue.get("Ascend910").loc.line == 6
+    # The product's location is the line of its own list item (found in the file, not hard-coded).
+    lines = (SPECS / "products.yaml").read_text(encoding="utf-8").splitlines()
+    assert catalogue.get("Ascend910").loc.line == lines.index("  - name: Ascend910") + 1
     assert "Ascend950" in catalogue and "Ascend910C" not in catalogue
 
 
