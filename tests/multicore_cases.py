@@ -35,7 +35,8 @@ def smlb_multicore(product: str) -> Iterator[Case]:
 
 
 def edb_multicore(product: str) -> Iterator[Case]:
-    """Index and row splits in which some cores take one item more, in both strategies."""
+    """Index and row splits in which some cores take one item more, cores without rows, and D-slices, in both
+    strategies."""
     rng = np.random.default_rng(405)
     shapes = (
         # (N, D, numWeights, paddingIdx, scaleGradByFreq). On Ascend910B: atomic 15 index groups (8 of them
@@ -43,6 +44,12 @@ def edb_multicore(product: str) -> Iterator[Case]:
         (5003, 24, 100, 7, True),
         # Atomic: 9 row groups (2 of them one row more) and 9 index groups (3 of them one index more).
         (3000, 24, 1001, 3, False),
+        # Two rows, D one block, many indices: atomic 20 index groups (3 of them one index more) but 2 row
+        # groups, so 18 launched cores own no rows (every core must still reach each SyncAll).
+        (20003, 8, 2, 5, True),
+        # Seven rows, D = 1030: both strategies split D into slices; on Ascend910B 4 row groups (3 of them one
+        # row more) x 12 D-slices, atomic 24 index groups (20 of them one index more) x 2 D-slices.
+        (500, 1030, 7, 1, True),
     )
     for deterministic in (False, True):
         mode = "deterministic" if deterministic else "atomic"

@@ -159,6 +159,26 @@ def test_deterministic_mode_is_bit_identical_over_core_orders(product: str) -> N
     assert np.all(np.abs(results[0] - ref) <= atol + np.spacing(np.abs(ref).astype(np.float32)))
 
 
+@pytest.mark.parametrize("product", ["Ascend910", "Ascend910B"])
+def test_deterministic_mode_with_d_slices_is_bit_identical_over_core_orders(product: str) -> None:
+    """Few rows, so the owners split D into slices: still one core and index order per output element."""
+    rng = np.random.default_rng(12)
+    n, d, w = 600, 2053, 3
+    grad = (rng.standard_normal((n, d)) * np.exp(rng.uniform(-8, 8, (n, 1)))).astype(np.float32)
+    indices = rng.integers(0, w, n)
+    orders = [("in_order", 0), ("reversed", 0), ("concurrent", 0), ("shuffle", 3)]
+    results = [
+        run(product, True, grad=grad, indices=indices, numWeights=w, scaleGradByFreq=True, core_order=o, seed=s)
+        for o, s in orders
+    ]
+    tiling = op(product).last_stats["launches"][0]["tiling"]
+    assert int(tiling["rowSliceNum"]) > 1, tiling
+    assert all(r.tobytes() == results[0].tobytes() for r in results[1:])
+    ref = REF.reference(grad, indices, w, NO_PADDING, True)
+    atol, _ = REF.tolerance(grad, indices, w, NO_PADDING, True)
+    assert np.all(np.abs(results[0] - ref) <= atol + np.spacing(np.abs(ref).astype(np.float32)))
+
+
 def test_atomic_mode_uses_atomics_and_deterministic_mode_does_not() -> None:
     grad = np.ones((64, 8), np.float32)
     indices = np.arange(64) % 4

@@ -338,7 +338,7 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM bounds (raw pointer)",
-        "past the end of region \"output 0 (out)\"",
+        'past the end of region "output 0 (out)"',
     ),
     # --------------------------------------------------------------- EmbeddingDenseBackward (index_accumulate)
     Mutant(
@@ -518,6 +518,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "GM data race",
         "between the same SyncAll barriers",
         (VALUES,),
+    ),
+    Mutant(
+        "edb-slice-offset-dropped",
+        EDB,
+        ("Ascend910B",),
+        "every D-slice core starts at column 0: the slice offset blockIdx % sliceNum * sliceLength is dropped",
+        (Edit(_EDB_KERNEL, "colStart = (blockIdx % sliceNum) * sliceLength;", "colStart = 0;"),),
+        "GM data race",
+        "between the same SyncAll barriers",
     ),
     Mutant(
         "edb-free-tensor-missing",
