@@ -865,3 +865,52 @@ def test_formula_rule_matches_the_compiler() -> None:
 
     assert {*ec.UNARY_INSTRUCTIONS, *ec.MINMAX_INSTRUCTIONS, "sigmoid"} == rules.TENSOR_FUNCTIONS
     assert set(ec.BINARY_INSTRUCTIONS) == rules.TENSOR_OPERATORS
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("offset", "'offset' is declared by the kernel"),
+        ("tmp0", "'tmp0' is taken by the formula compiler's temporaries and host scalars (tmpN, scalarN_)"),
+        ("result", "'result' is declared by the op API"),
+        ("promoteType", "'promoteType' is declared by the op API"),
+        ("deviceId", "'deviceId' is declared by the example program"),
+    ],
+)
+def test_names_taken_by_generated_code(tmp_path: Path, catalogue: Catalogue, name: str, message: str) -> None:
+    f, errs = bad(tmp_path, catalogue, ("attrs:\n", EXTRA_INPUT.format(name=name) + "attrs:\n"))
+    assert errs == [f"{f}:21: inputs[3].name: {message}; choose another name"]
+
+
+def test_input_named_like_the_kernels_output_local(tmp_path: Path, catalogue: Catalogue) -> None:
+    # The kernel declares `outLocal` for the output whatever its name, so an input `out` collides with it.
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("  - name: out\n", "  - name: gradInput\n"),
+        ('  out: "-target', '  gradInput: "-target'),
+        ("numel(out)", "numel(gradInput)"),
+        ("  - name: target\n", "  - name: out\n"),
+        ("broadcast(gradOutput, self, target)", "broadcast(gradOutput, self, out)"),
+        ("promote: [gradOutput, self, target]", "promote: [gradOutput, self, out]"),
+        ("-target * gradOutput * sigmoid(-target * self)", "-out * gradOutput * sigmoid(-out * self)"),
+    )
+    assert errs == [
+        f"{f}:17: inputs[2].name: 'out' gives 'outLocal', which is declared by the kernel; choose another name"
+    ]
+
+
+def test_attr_and_derived_name_collisions(tmp_path: Path, catalogue: Catalogue) -> None:
+    attr = "  - name: {name}\n    type: int64\n    default: 1\n    description: An attr.\n"
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("attrs:\n", EXTRA_INPUT.format(name="selfCasted") + "attrs:\n" + attr.format(name="tileLength")),
+    )
+    assert errs == [
+        f"{f}:13: inputs[1].name: 'self' gives 'selfCasted', which is also derived from another tensor or attr "
+        "name in the op API; choose another name",
+        f"{f}:21: inputs[3].name: 'selfCasted' is also derived from another tensor or attr name in the op API; "
+        "choose another name",
+        f"{f}:26: attrs[0].name: 'tileLength' is declared by the tiling function; choose another name",
+    ]

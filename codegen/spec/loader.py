@@ -48,6 +48,7 @@ from codegen.spec.expr import (
     parse_expr,
     to_source,
 )
+from codegen.spec.generated_names import generated_name_problems
 from codegen.spec.index_accumulate import parse_index_accumulate_compute
 from codegen.spec.model import (
     ACLNN_STATUS_CODES,
@@ -1478,6 +1479,8 @@ class _OpParser:
                 shape, _ = r.expr(shape_node, scope, (ExprType.SHAPE, ExprType.TENSOR), "an output shape")
             outputs_list.append(dataclasses.replace(spec, shape=shape))
         outputs = tuple(outputs_list)
+        for field, loc, message in generated_name_problems(inputs, outputs, attrs, {*RESERVED_NAMES, *r.poisoned}):
+            r.errors.append(SpecError(loc, field, message))
 
         tiling = self.tiling(m["tiling"]) if "tiling" in m else TilingSpec(1, 0, 1, self.root.loc)
         if "tiling" in m:

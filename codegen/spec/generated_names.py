@@ -1,0 +1,118 @@
+"""Identifiers the templates declare or derive from tensor and attr names, and the spec names that would
+collide with them in the generated C++.
+
+A tensor or attr name becomes a parameter of the aclnn API, the l0op function, the kernel entry and the
+kernel's ``Init``, and the templates derive further identifiers from it (``xLocal``, ``xGm_``, ``xQueue_``
+in the kernel, ``xContiguous``/``xCasted``/``xBroadcast`` in the op API, ``xAttr`` in the tiling function,
+``xShape``/``xHostData``/``xDeviceAddr`` in the example program). A name that equals an identifier the
+templates declare themselves in one of those scopes, or whose derived identifier does, or whose derived
+identifier equals another spec name, gives a C++ redeclaration or shadowing error (``offset`` in the
+kernel, ``tmp0`` as a compiler temporary, an input ``out`` next to the kernel's own ``outLocal``). Such
+names are rejected at load time; the lists below follow the templates (``templates/op_kernel``,
+``op_host``, ``op_api``, ``examples``, ``common``) and are deliberately conservative: every family's
+identifiers are taken for every family.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from .errors import SourceLoc
+from .model import AttrSpec, TensorSpec
+
+__all__ = ["SCOPES", "generated_name_problems"]
+
+
+class _Scope:
+    """One generated function or class: what it declares itself and what it derives from spec names."""
+
+    def __init__(self, where: str, declared: str, suffixes: Mapping[str, tuple[str, ...]]) -> None:
+        self.where = where
+        self.declared = frozenset(declared.split())
+        self.suffixes = suffixes  # role ("input", "output", "attr") -> suffixes; roles absent here are not in scope
+
+
+#: The generated scopes in which spec names and template identifiers meet.
+SCOPES: tuple[_Scope, ...] = (
+    _Scope(
+        "the kernel",
+        "blockIdx offset coreLength_ tileLength_ pipe_ outLocal n count done tiling tilingData workspace op T "
+        "ABSENT TilingData CopyGmToUb CopyUbToGm Init Process CopyIn Compute CopyOut QUEUE_DEPTH BLOCK_BYTES",
+        {"input": ("", "Local", "Gm_", "Queue_"), "output": ("", "Gm_", "Queue_")},
+    ),
+    _Scope(
+        "the op API",
+        "uniqueExecutor broadcastShape promoteType result resultCasted viewCopyResult ret next joint "
+        "CheckParams CheckConstraints BroadcastTensor ShapeDim RowCount npuArch ubSize sums sumsShape",
+        {"input": ("", "Contiguous", "Casted", "Broadcast"), "output": ("",), "attr": ("",)},
+    ),
+    _Scope(
+        "the tiling function",
+        "context ascendcPlatform ubSize coreNum outStorage outShape totalLength dtypeIndex variant tilingKey info "
+        "blockElems totalBlocks usedCores blocksPerCore formerNum queueBufferCap inBufferNum outBufferNum "
+        "bytesPerElement repeatElems tileLength tiling workspaces DtypeIndexOf KeyInfo KeyInfoOf QueueBufferCap",
+        {"attr": ("", "Attr")},
+    ),
+    _Scope(
+        "the example program",
+        "deviceId stream ret workspaceSize executor workspaceAddr resultData resultBytes CreateAclTensor GetShapeSize",
+        {
+            "input": ("", "Shape", "HostData", "DeviceAddr"),
+            "output": ("", "Shape", "HostData", "DeviceAddr"),
+            "attr": ("",),
+        },
+    ),
+)
+
+#: Identifiers of the form ``tmp<N>``, ``tmp<N>_``, ``scalar<N>_``: the formula compiler's fp32 temporaries
+#: and host scalar fields in the kernel.
+_NUMBERED = re.compile(r"(tmp|scalar)[0-9]+_?")
+
+
+def generated_name_problems(
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    attrs: Sequence[AttrSpec],
+    skip: Collection[str] = (),
+) -> list[tuple[str, SourceLoc, str]]:
+    """Names that would collide in the generated C++, as ``(field path, loc, message)``.
+
+    Args:
+        inputs: the op's inputs.
+        outputs: the op's outputs.
+        attrs: the op's attrs.
+        skip: names already reported as invalid or reserved (not reported again).
+
+    Returns:
+        One entry per offending name (its ``inputs[i].name``, ``attrs[i].name`` or ``outputs[i].name``
+        field), in spec order; each message ends with ``; choose another name``.
+    """
+    entries: list[tuple[str, SourceLoc, str, str]] = [
+        *((f"inputs[{i}].name", t.loc, t.name, "input") for i, t in enumerate(inputs)),
+        *((f"attrs[{i}].name", a.loc, a.name, "attr") for i, a in enumerate(attrs)),
+        *((f"outputs[{i}].name", t.loc, t.name, "output") for i, t in enumerate(outputs)),
+    ]
+    problems: list[tuple[str, SourceLoc, str]] = []
+    for field, loc, name, role in entries:
+        problem = None
+        if name in skip:
+            continue
+        if _NUMBERED.fullmatch(name):
+            problem = f"'{name}' is taken by the formula compiler's temporaries and host scalars (tmpN, scalarN_)"
+        for scope in SCOPES:
+            if problem:
+                break
+            others = {n + s for _, _, n, r in entries if n != name for s in scope.suffixes.get(r, ())}
+            for suffix in scope.suffixes.get(role, ()):
+                derived = name + suffix
+                what = f"'{name}'" if not suffix else f"'{name}' gives '{derived}', which"
+                if derived in scope.declared:
+                    problem = f"{what} is declared by {scope.where}"
+                elif derived in others:
+                    problem = f"{what} is also derived from another tensor or attr name in {scope.where}"
+                if problem:
+                    break
+        if problem:
+            problems.append((field, loc, f"{problem}; choose another name"))
+    return problems
