@@ -160,7 +160,10 @@ def c_float(value: float) -> str:
 def example_view(spec: OpSpec) -> dict[str, Any] | None:
     """Host data of the spec's example for the example program, or None when the spec has none.
 
-    Values are printed in the host type of each dtype (float16/bf16 as their uint16 bit patterns);
+    Values are written in the host type of each dtype: FLOAT16 as ``aclFloat16`` built with acl's
+    ``aclFloatToFloat16``, BF16 as ``uint16_t`` bits built with the program's ``FloatToBf16``; 16-bit
+    results are printed as floats (``aclFloat16ToFloat``, ``Bf16ToFloat``). ``uses_bf16`` says whether the
+    program needs its bf16 helpers;
     ``null_inputs`` lists the optional inputs the example leaves out (passed as null pointers).
     """
     ex = spec.example
@@ -182,15 +185,27 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
         attrs.append({"name": name, "c_type": ATTR_C_TYPES[a.type], "value": text})
     given = {name for name, _ in ex.inputs}
     null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
-    return {"tensors": tensors, "attrs": attrs, "output": tensors[-1], "null_inputs": null_inputs}
+    uses_bf16 = any(t["dtype"] == "BF16" for t in tensors)
+    return {
+        "tensors": tensors,
+        "attrs": attrs,
+        "output": tensors[-1],
+        "null_inputs": null_inputs,
+        "uses_bf16": uses_bf16,
+    }
 
 
 def _example_tensor(
     name: str, shape: tuple[int, ...], dtype: DType, values: list[Any], is_output: bool
 ) -> dict[str, Any]:
     arr = np.asarray(values, dtype=np.float64 if dtype.is_floating else np.int64).astype(dtype.numpy_name)
-    if dtype.is_16bit_float:
-        host_values = [f"0x{int(v):04x}" for v in arr.view(np.uint16)]
+    if dtype is DType.FLOAT16:
+        # As CANN's samples do: fp16 host data through acl's aclFloatToFloat16 (each value is an fp16 value,
+        # exact in fp32, so the conversion gives its bits).
+        host_values = [f"aclFloatToFloat16({c_float(float(v))})" for v in arr]
+    elif dtype is DType.BF16:
+        # acl has no bf16 helper: the example's own FloatToBf16 (bf16 is the upper half of an fp32).
+        host_values = [f"FloatToBf16({c_float(float(v))})" for v in arr]
     elif dtype is DType.BOOL:
         host_values = ["1" if v else "0" for v in arr]
     elif dtype.is_floating:
@@ -201,10 +216,10 @@ def _example_tensor(
         "name": name,
         "shape": ", ".join(str(d) for d in shape),
         "acl_dtype": dtype.acl_name,
-        "host_type": dtype.host_type,
+        "host_type": "aclFloat16" if dtype is DType.FLOAT16 else dtype.host_type,
         "data": ", ".join(host_values),
         "is_output": is_output,
-        "print_fmt": "%.9g" if dtype.is_floating and not dtype.is_16bit_float else "%lld",
+        "print_fmt": "%.9g" if dtype.is_floating else "%lld",
         "is_16bit": dtype.is_16bit_float,
         "dtype": dtype.name,
     }
