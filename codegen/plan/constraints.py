@@ -113,7 +113,8 @@ def arch_test(c: Constraint, spec: OpSpec, catalogue: Catalogue) -> str:
 def constraint_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     """The op_api check of every constraint of ``spec``, for ``templates/common/constraints.j2``.
 
-    Returns ``{"constraints": [...], "uses_core_num", "uses_ub_bytes", "uses_shape_dim", "uses_arch"}``;
+    Returns ``{"constraints": [...], "uses_core_num", "uses_ub_bytes", "uses_shape_dim", "uses_arch",
+    "uses_cmath"}`` (``uses_cmath``: a check calls a ``<cmath>`` function such as ``std::abs``);
     each constraint has ``name``, ``products``, ``archs`` (C++ NpuArch condition), ``when`` (C++ or
     ``"true"``), ``guard`` (both as one C++ condition, ``""`` when the check always applies),
     ``when_text``, ``lets`` (``ctype``, ``name``, ``cpp``), ``require`` (C++), ``require_text``, ``status``
@@ -158,6 +159,7 @@ def constraint_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "uses_ub_bytes": "ubBytes" in used,
         "uses_shape_dim": any("ShapeDim(" in t for t in texts),
         "uses_arch": any(c["archs"] != "true" for c in out),
+        "uses_cmath": any("std::" in t for t in texts),
     }
 
 

@@ -451,6 +451,8 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "programs": variant_views[0],
             "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
             "scalars": scalars,
+            # std::exp, std::log, std::abs... of host scalars (a default of an optional input folds into them)
+            "uses_cmath": any("std::" in sc["cpp"] for sc in scalars),
             "scalar_defs": [{"name": n, "text": unparse(e)} for n, e in _compute(spec).scalars],
             "attrs": attrs,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
