@@ -88,6 +88,44 @@ def device_memory(size: int, dtype: Any = np.uint8, shape: tuple[int, ...] | Non
     return a if shape is None else a.reshape(shape)
 
 
+def check_out_array(op: str, name: str, out: Any) -> None:
+    """Rejects an ``out=`` array the kernel could not write in place, before anything runs.
+
+    Raises:
+        TypeError: ``out`` is not a NumPy array (the result would be lost).
+        ValueError: ``out`` is read-only, has a negative or not element-aligned stride (it would be copied
+            and the copy written), or elements that share memory (a zero stride, as ``np.broadcast_to`` gives).
+    """
+    where = f"{op}: out= array '{name}'"
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{where} must be a NumPy array written in place, got {type(out).__name__}")
+    if out.size <= 1:
+        dims: list[tuple[int, int]] = []
+    else:
+        dims = sorted((abs(st), n) for st, n in zip(out.strides, out.shape) if n > 1)
+    if any(st == 0 for st, _ in dims):
+        raise ValueError(
+            f"{where} has a zero stride (shape {out.shape}, strides {out.strides} bytes): several of its "
+            "elements are one memory location, as with np.broadcast_to; pass an array with one location per "
+            f"element, e.g. np.empty({out.shape}, {out.dtype.name})"
+        )
+    if any(st < 0 or st % out.itemsize for st in out.strides):
+        raise ValueError(
+            f"{where} has strides {out.strides} bytes: negative or not a multiple of the element size "
+            f"({out.itemsize}) cannot be passed to aclCreateTensor in place; pass a view with positive strides"
+        )
+    extent = out.itemsize
+    for st, n in dims:
+        if st < extent:
+            raise ValueError(
+                f"{where} has overlapping elements (shape {out.shape}, strides {out.strides} bytes); pass an "
+                f"array with one memory location per element, e.g. np.empty({out.shape}, {out.dtype.name})"
+            )
+        extent = st * n
+    if not out.flags.writeable:
+        raise ValueError(f"{where} is read-only (flags.writeable is False); pass a writable array")
+
+
 class OpCallable:
     """A built (op, product) callable with the op's aclnn parameters as keyword arguments.
 
@@ -234,11 +272,13 @@ class OpCallable:
 
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
-            TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, or an
-                attribute has the wrong Python type (see :func:`attr_value`).
-            ValueError: an attribute is outside the range of its C type.
+            TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, an
+                attribute has the wrong Python type (see :func:`attr_value`), or ``out=`` is not an array.
+            ValueError: an attribute is outside the range of its C type, or the ``out=`` array cannot be
+                written in place (see :func:`check_out_array`).
         """
         spec = self.spec
+        self.last_stats = {}  # never the counters of an earlier call, whatever fails below
         known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
         unknown = set(params) - known
         if unknown:
@@ -265,6 +305,7 @@ class OpCallable:
         out_name = spec.outputs[0].name
         if out_name in params:
             out = params[out_name]
+            check_out_array(spec.aclnn_name, out_name, out)
         else:
             from codegen.families import infer_output
 

@@ -96,6 +96,34 @@ def test_non_contiguous_inputs_and_output(op910) -> None:  # type: ignore[no-unt
     assert (untouched == 7.0).all()
 
 
+def test_out_arrays_that_cannot_be_written_in_place_are_rejected_before_the_call(op910b) -> None:  # type: ignore[no-untyped-def]
+    x = np.ones((4, 6), F32)
+    ok = {"gradOutput": x, "self": x, "target": x, "reduction": 0}
+    op910b(**ok)
+    assert op910b.last_stats
+    frozen = np.full((4, 6), 7.0, F32)
+    frozen.setflags(write=False)
+    with pytest.raises(ValueError, match=r"out= array 'out' is read-only"):
+        op910b(**ok, out=frozen)
+    assert (frozen == 7.0).all()
+    store = np.full(6, 7.0, F32)
+    with pytest.raises(ValueError, match=r"out= array 'out' has a zero stride .*np.broadcast_to"):
+        op910b(**ok, out=np.broadcast_to(store, (4, 6)))
+    writable_zero_stride = np.lib.stride_tricks.as_strided(store, (4, 6), (0, 4))
+    with pytest.raises(ValueError, match=r"has a zero stride"):
+        op910b(**ok, out=writable_zero_stride)
+    overlapping = np.lib.stride_tricks.as_strided(np.full(16, 7.0, F32), (4, 6), (8, 4))
+    with pytest.raises(ValueError, match=r"has overlapping elements"):
+        op910b(**ok, out=overlapping)
+    backwards = np.full((4, 6), 7.0, F32)
+    with pytest.raises(ValueError, match=r"negative or not a multiple"):
+        op910b(**ok, out=backwards[::-1])
+    with pytest.raises(TypeError, match=r"must be a NumPy array"):
+        op910b(**ok, out=[[0.0] * 6] * 4)
+    assert (store == 7.0).all() and (backwards == 7.0).all()
+    assert op910b.last_stats == {}  # nothing ran; no counters of the earlier call
+
+
 def test_empty_self_gives_empty_out(op910b) -> None:  # type: ignore[no-untyped-def]
     e = np.zeros((0, 4), F32)
     assert op910b(gradOutput=e, self=e, target=e, reduction=1).shape == (0, 4)
