@@ -7,6 +7,7 @@ written, so a bad spec never leaves a half-updated tree.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +38,34 @@ class WriteReport:
         return not (self.stale or self.missing or self.extra)
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux exposes it (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)  # elsewhere: the only portable way to read it is to set it and put it back
+    os.umask(old)
+    return old
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Writes ``text`` (UTF-8, ``\\n`` line ends) to ``path`` through a temporary file and a rename."""
+    """Writes ``text`` (UTF-8, ``\\n`` line ends) to ``path`` through a temporary file and a rename.
+
+    The file gets the mode a plain ``open(path, "w")`` would give it: an existing file keeps its mode, a new
+    one gets ``0o666 & ~umask`` (not ``mkstemp``'s private 0600).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)

@@ -14,7 +14,7 @@ from codegen.generate import generate, render_all
 from codegen.paths import project_paths
 from codegen.render import make_environment
 from codegen.specs import load_project
-from codegen.writer import expected_files, sync_tree
+from codegen.writer import expected_files, sync_tree, write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -172,3 +172,25 @@ def test_an_attr_used_only_in_scalars_compiles_without_warnings(tmp_path: Path) 
             check=False,
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_written_files_get_the_umask_mode_and_rewrites_keep_the_existing_mode(tmp_path: Path) -> None:
+    catalogue, specs = load_project()
+    old = os.umask(0o022)
+    try:
+        generate({"sigmoid_backward": specs["sigmoid_backward"]}, catalogue, tmp_path)
+        written = [p for p in tmp_path.rglob("*") if p.is_file()]
+        assert written
+        assert {oct(p.stat().st_mode & 0o777) for p in written} == {oct(0o644)}
+        fresh = tmp_path / "fresh.txt"
+        write_atomic(fresh, "a\n")
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        fresh.chmod(0o640)
+        write_atomic(fresh, "b\n")  # a rewrite keeps the file's own mode
+        assert fresh.stat().st_mode & 0o777 == 0o640 and fresh.read_text() == "b\n"
+        os.umask(0o077)
+        private = tmp_path / "private.txt"
+        write_atomic(private, "c\n")
+        assert private.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
