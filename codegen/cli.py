@@ -198,11 +198,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     from codegen.new import NewOpError, new_op
-    from codegen.paths import project_paths
+    from codegen.paths import project_paths, reference_dir_for
 
-    paths = project_paths()
-    specs_dir = Path(args.specs) if args.specs else paths.specs
-    reference_dir = specs_dir.parent / "reference" if args.specs else paths.reference
+    specs_dir = Path(args.specs) if args.specs else project_paths().specs
+    reference_dir = reference_dir_for(args.specs)  # where `opgen check` reads it from
     try:
         written = new_op(args.op, args.family, specs_dir, reference_dir)
     except NewOpError as exc:

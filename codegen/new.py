@@ -86,13 +86,15 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
     Args:
         op: aclnn name without the prefix, UpperCamelCase (``MyOpBackward`` → ``aclnnMyOpBackward``).
         family: template family; starters exist for: elementwise.
-        specs_dir, reference_dir: where to write.
+        specs_dir, reference_dir: where to write (``reference_dir`` is created when missing; its parent must
+            exist). ``opgen check`` reads references from ``reference_dir_for(specs_dir)``.
 
     Returns:
         The two paths written.
 
     Raises:
-        NewOpError: bad name, unknown family, or either file exists already (nothing is written then).
+        NewOpError: bad name, unknown family, either file exists already, the spec directory is missing or
+            a file or the reference directory cannot be written (nothing is left written then).
     """
     if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", op):
         raise NewOpError(f"op name '{op}' must be UpperCamelCase, e.g. MseLossBackward")
@@ -108,6 +110,19 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
             raise NewOpError(f"{path} exists already; not overwriting")
     template, params = FAMILIES[family]
     aclnn = f"aclnn{op}"
-    spec_path.write_text(template.format(op=op, op_type=op_type, kernel=kernel, aclnn=aclnn))
-    ref_path.write_text(_REFERENCE.format(aclnn=aclnn, snake=snake, params=params))
+    if not specs_dir.is_dir():
+        raise NewOpError(f"spec directory {specs_dir} does not exist")
+    try:
+        reference_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise NewOpError(f"cannot create the reference directory {reference_dir}: {exc.strerror or exc}") from exc
+    try:
+        ref_path.write_text(_REFERENCE.format(aclnn=aclnn, snake=snake, params=params))
+    except OSError as exc:
+        raise NewOpError(f"cannot write {ref_path}: {exc.strerror or exc}; nothing written") from exc
+    try:
+        spec_path.write_text(template.format(op=op, op_type=op_type, kernel=kernel, aclnn=aclnn))
+    except OSError as exc:
+        ref_path.unlink(missing_ok=True)
+        raise NewOpError(f"cannot write {spec_path}: {exc.strerror or exc}; nothing written") from exc
     return [spec_path, ref_path]

@@ -77,3 +77,15 @@ def project_paths() -> ProjectPaths:
     if _is_root(data):
         return _from_root(data, False)
     raise FileNotFoundError(f"ascend-opgen data not found next to {here}: reinstall the package")
+
+
+def reference_dir_for(specs_dir: str | Path | None) -> Path:
+    """The reference directory that belongs to a spec directory: ``<specs_dir>/../reference``.
+
+    ``None`` (the project's specs) gives the project's ``reference/``. ``opgen new`` writes reference stubs
+    there and ``opgen check`` imports references from there, so an out-of-tree spec directory keeps its
+    references next to it.
+    """
+    if specs_dir is None:
+        return project_paths().reference
+    return Path(specs_dir).parent / "reference"

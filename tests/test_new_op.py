@@ -63,3 +63,64 @@ def test_new_op_rejects_bad_names_and_families(tmp_path: Path) -> None:
         check=False,
     )
     assert fam.returncode == 2 and "no starter for family 'reduce'" in fam.stderr
+
+
+def test_an_out_of_tree_spec_dir_keeps_its_references_next_to_it(tmp_path: Path) -> None:
+    src = project_paths()
+    shutil.copytree(src.specs, tmp_path / "specs")
+    shutil.copytree(src.reference, tmp_path / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+    specs = str(tmp_path / "specs")
+
+    def opgen(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "codegen", "--specs", specs, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=1200,
+        )
+
+    made = opgen("new", "FooBackward", "--family", "elementwise")
+    assert made.returncode == 0, made.stderr
+    stub = tmp_path / "reference" / "foo_backward.py"
+    assert stub.is_file() and not (src.reference / "foo_backward.py").exists()
+    check = opgen("check", "foo_backward", "--quick", "--product", "Ascend910B")
+    assert check.returncode == 1
+    assert f"reference not implemented: {stub} is a stub (REFERENCE_IMPLEMENTED = False)" in check.stdout
+    assert "does not exist" not in check.stdout
+    stub.write_text(
+        "import numpy as np\n\n\ndef reference(x, y):\n"
+        "    return np.asarray(x, np.float64) * np.asarray(y, np.float64)\n"
+    )
+    gen = opgen("generate", "foo_backward", "--out", str(tmp_path / "generated"))
+    assert gen.returncode == 0, gen.stderr
+    check = opgen(
+        "check", "foo_backward", "--quick", "--product", "Ascend910B", "--generated", str(tmp_path / "generated")
+    )
+    assert check.returncode == 0, check.stdout[-3000:]
+    assert " 0 failed" in check.stdout
+
+
+def test_new_op_creates_a_missing_reference_dir_and_writes_nothing_when_it_cannot(tmp_path: Path) -> None:
+    def new(specs: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "codegen", "--specs", str(specs), "new", "BarBackward", "--family", "elementwise"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    (tmp_path / "a" / "specs").mkdir(parents=True)
+    made = new(tmp_path / "a" / "specs")
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "a" / "reference" / "bar_backward.py").is_file()
+    assert (tmp_path / "a" / "specs" / "bar_backward.yaml").is_file()
+    (tmp_path / "b" / "specs").mkdir(parents=True)
+    (tmp_path / "b" / "reference").write_text("a file where the reference directory belongs\n")
+    failed = new(tmp_path / "b" / "specs")
+    assert failed.returncode == 2
+    assert f"cannot create the reference directory {tmp_path / 'b' / 'reference'}" in failed.stderr
+    assert list((tmp_path / "b" / "specs").iterdir()) == []
+    missing = new(tmp_path / "c" / "specs")
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    assert not (tmp_path / "c").exists()

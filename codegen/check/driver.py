@@ -23,7 +23,7 @@ import numpy as np
 from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import Case, elementwise_cases
 from codegen.check.compare import compare
-from codegen.paths import project_paths
+from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
@@ -314,11 +314,11 @@ def run_job(job: Job) -> list[CaseResult]:
     product = catalogue.get(job.product)
     ident = f"{spec.snake}/{product.name}"
     try:
-        ref = load_reference(spec)
+        reference_dir = reference_dir_for(job.specs_dir)
+        ref = load_reference(spec, reference_dir)
         if not getattr(ref, "REFERENCE_IMPLEMENTED", True):
-            raise FileNotFoundError(
-                f"reference not implemented: reference/{spec.snake}.py is a stub (REFERENCE_IMPLEMENTED = False)"
-            )
+            shown = f"reference/{spec.snake}.py" if job.specs_dir is None else str(reference_dir / f"{spec.snake}.py")
+            raise FileNotFoundError(f"reference not implemented: {shown} is a stub (REFERENCE_IMPLEMENTED = False)")
     except (FileNotFoundError, ReferenceLoadError) as exc:
         return [
             CaseResult(

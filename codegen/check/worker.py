@@ -149,6 +149,7 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
 def _serve(request: dict[str, Any], out: IO[str]) -> None:
     from codegen.build import BuiltOp
     from codegen.check.driver import Job, cases_for, load_reference, run_case
+    from codegen.paths import reference_dir_for
     from codegen.runner import OpCallable
     from codegen.specs import load_project
 
@@ -157,7 +158,7 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
     catalogue, specs = load_project(job.specs_dir, job.products_file)
     spec = specs[job.spec_snake]
     product = catalogue.get(job.product)
-    ref = load_reference(spec)
+    ref = load_reference(spec, reference_dir_for(job.specs_dir))
     fn = OpCallable(BuiltOp(spec, product, Path(request["library"]), request["key"], job.sanitize))
     cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
     units = case_units(cases, job.core_orders)
