@@ -795,7 +795,7 @@ constraints:
         "integer division by 0 crashes the host code); " + advice.format(a="mode"),
         # reduction's values include 0 (none)
         f"{f}:44: constraints[0].require: 'share < 100 / reduction' divides by attr 'reduction', which may be 0 "
-        "(an integer division by 0 crashes the host code); " + advice.format(a="reduction"),
+        "(a division by 0 gives inf or nan in the host code); " + advice.format(a="reduction"),
     ]
 
 
@@ -807,6 +807,10 @@ constraints:
         ("10 // mode if mode != 0 else 1", 'require: "reduction >= 0"'),  # a guard on the way
         ("0 if mode == 0 else 10 % mode", 'require: "reduction >= 0"'),
         ("10.0 / mode if mode < 0 or mode > 0 else 1", 'require: "reduction >= 0"'),
+        ("10 // (mode * 2)", 'require: "mode > 0"'),  # zero-free forms of an attr that is not 0
+        ("10 // abs(-mode) if mode != 0 else 1", 'require: "reduction >= 0"'),
+        ("10 // (reduction + 1)", 'require: "mode > 0"'),  # nonzero at every allowed value of reduction
+        ("10 // (mode * (reduction + 1))", 'require: "mode != 0"'),
     ],
 )
 def test_division_by_an_attr_is_accepted_when_zero_is_excluded(
@@ -914,3 +918,45 @@ def test_attr_and_derived_name_collisions(tmp_path: Path, catalogue: Catalogue) 
         "choose another name",
         f"{f}:26: attrs[0].name: 'tileLength' is declared by the tiling function; choose another name",
     ]
+
+
+@pytest.mark.parametrize(
+    ("scalar", "divisor"),
+    [
+        ("10 // (mode * 2)", "mode * 2"),  # formerly missed: only a bare attr divisor was looked at
+        ("10 // abs(mode)", "abs(mode)"),
+        ("10 // (mode - 1 + 1)", "mode - 1 + 1"),
+        ("10 % (mode - 1) if mode != 0 else 1", "mode - 1"),  # the guard does not make mode - 1 nonzero
+        ("10 // (reduction - 1)", "reduction - 1"),  # 0 at reduction = 1 (mean)
+    ],
+)
+def test_division_by_an_expression_of_attrs_that_may_be_0(
+    tmp_path: Path, catalogue: Catalogue, scalar: str, divisor: str
+) -> None:
+    f, errs = bad(tmp_path, catalogue, MODE_ATTR, (DIVIDING_SCALAR[0], f'    norm: "{scalar}"\n'))
+    attr = "reduction" if "reduction" in divisor else "mode"
+    assert errs == [
+        f"{f}:39: compute.scalars.norm: '{scalar}' divides by '{divisor}', an expression of attr '{attr}', which "
+        "may be 0 (an integer division by 0 crashes the host code); "
+        f'add a constraint such as require: "{attr} != 0" (or "{attr} > 0"), '
+        f"or guard the division: '... if {attr} != 0 else ...'"
+    ]
+
+
+def test_float_division_by_an_attr_that_may_be_0_names_inf(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, MODE_ATTR, (DIVIDING_SCALAR[0], '    norm: "1.0 / mode"\n'))
+    assert errs == [
+        f"{f}:39: compute.scalars.norm: '1.0 / mode' divides by attr 'mode', which may be 0 (a division by 0 "
+        'gives inf or nan in the host code); add a constraint such as require: "mode != 0" (or "mode > 0"), '
+        "or guard the division: '... if mode != 0 else ...'"
+    ]
+
+
+def test_division_through_a_let_of_a_constraint(tmp_path: Path, catalogue: Catalogue) -> None:
+    constraint = (
+        'constraints:\n  - name: c\n    let: {k: "mode * 2 - 2"}\n    require: "10 // k > 1"\n    message: "bad"\n'
+    )
+    f, errs = bad(tmp_path, catalogue, MODE_ATTR, ("tiling:\n", constraint + "tiling:\n"))
+    assert len(errs) == 1 and errs[0].startswith(
+        f"{f}:44: constraints[0].require: '10 // k > 1' divides by 'k', an expression of attr 'mode', which may be 0"
+    )

@@ -67,7 +67,7 @@ from codegen.spec.model import (
     TilingSpec,
     snake_case,
 )
-from codegen.spec.rules import excludes_zero, formula_problem, zero_divisor
+from codegen.spec.rules import excludes_zero, formula_problem, zero_division
 
 __all__ = [
     "COMPUTE_PARSERS",
@@ -1539,14 +1539,20 @@ class _OpParser:
         attrs: tuple[AttrSpec, ...],
         products: tuple[str, ...],
     ) -> None:
-        """Cross-entry rule: no host expression divides (``/``, ``//``, ``%``) by an integer attr that may be
-        0 (one without ``values``, or whose values include 0) unless a guard excludes 0 on the way to the
-        division or an unconditional constraint on all the op's products does (for a constraint's own
-        expressions: an earlier one, or its ``when``). ``//`` and ``%`` by an integer 0 are a SIGFPE in the
-        generated C++."""
-        ints = [a for a in attrs if a.type in ("int64", "uint64") and (a.values is None or 0 in dict(a.values))]
-        if not ints:
+        """Cross-entry rule: no host expression divides (``/``, ``//``, ``%``) by an expression of integer or
+        bool attrs that may be 0 unless it is provably nonzero (see :func:`codegen.spec.rules.zero_division`):
+        through a guard on the way to the division, an unconditional constraint on all the op's products
+        (for a constraint's own expressions: an earlier one, or its ``when``), or the attrs' ``values``.
+        ``//`` and ``%`` by an integer 0 are a SIGFPE in the generated C++; ``/`` gives inf or NaN."""
+        domains: dict[str, tuple[int, ...] | None] = {}
+        for a in attrs:
+            if a.type in ("int64", "uint64"):
+                domains[a.name] = tuple(v for v, _ in a.values) if a.values is not None else None
+            elif a.type == "bool":
+                domains[a.name] = (0, 1)
+        if not domains:
             return
+        ints = [a for a in attrs if a.name in domains]
 
         def excluded(cs: Sequence[Constraint]) -> set[str]:
             return {
@@ -1557,14 +1563,21 @@ class _OpParser:
             }
 
         def report(node: YNode, e: Expr, free: set[str], defs: Mapping[str, Expr] | None = None) -> None:
-            attr = zero_divisor(e, free, defs)
-            if attr is not None:
-                self.r.error(
-                    node,
-                    f"'{e}' divides by attr '{attr}', which may be 0 (an integer division by 0 crashes the host "
-                    f'code); add a constraint such as require: "{attr} != 0" (or "{attr} > 0"), or guard the '
-                    f"division: '... if {attr} != 0 else ...'",
-                )
+            found = zero_division(e, domains, set(domains) - free, defs)
+            if found is None:
+                return
+            attr, divisor = found.attr, to_source(found.divisor)
+            what = f"attr '{attr}'," if found.bare else f"'{divisor}', an expression of attr '{attr}',"
+            effect = (
+                "a division by 0 gives inf or nan in the host code"
+                if found.op == "/"
+                else "an integer division by 0 crashes the host code"
+            )
+            self.r.error(
+                node,
+                f"'{e}' divides by {what} which may be 0 ({effect}); add a constraint such as "
+                f'require: "{attr} != 0" (or "{attr} > 0"), or guard the division: \'... if {attr} != 0 else ...\'',
+            )
 
         free_all = {a.name for a in ints} - excluded(constraints)
         for (_, shape_node), out in zip(partial_outputs, outputs):
@@ -1591,9 +1604,11 @@ class _OpParser:
                 report(im["when"], c.when, free)
                 free -= {a for a in free if excludes_zero(c.when, a, True)}
             let_nodes = {key.value: v for key, v in _entries(im.get("let"))}
+            let_defs: dict[str, Expr] = {}
             for ln, le in c.let:
-                report(let_nodes[ln], le, free)
-            report(im["require"], c.require, free)
+                report(let_nodes[ln], le, free, let_defs)
+                let_defs[ln] = le
+            report(im["require"], c.require, free, let_defs)
 
     def tensors(self, node: YNode | None, what: str, is_output: bool) -> list[tuple[TensorSpec, YNode | None]]:
         if node is None:

@@ -4,15 +4,17 @@
   compiler turns into AscendC vector instructions (``+ - * /``, unary minus, ``exp log abs sqrt relu
   sigmoid`` and two-argument ``min``/``max``); subtrees without tensors are host scalars and may use the
   whole host language.
-* :func:`zero_divisor`: a host expression (compute scalar, constraint, output shape) must not divide by an
-  integer attribute that may be 0 (``//`` and ``%`` by an integer 0 are a ``SIGFPE`` in the generated C++),
-  unless a guard on the way to the division (``a if mode != 0 else b``, ``mode != 0 and ...``) or an
-  unconditional constraint on every product (``require: "mode > 0"``) excludes 0.
+* :func:`zero_division`: a host expression (compute scalar, constraint, output shape) must not divide by
+  an expression of integer attributes that may be 0 (``//`` and ``%`` by an integer 0 are a ``SIGFPE`` in
+  the generated C++; ``/`` is a double division and gives inf or NaN), unless a guard on the way to the
+  division (``a if mode != 0 else b``, ``mode != 0 and ...``), an unconditional constraint on every
+  product (``require: "mode > 0"``) or the attribute's ``values`` make it provably nonzero.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 
 from codegen.spec.expr import Binary, BoolOp, Call, Compare, Expr, ExprEvalError, IfElse, Name, Num, Unary, evaluate
 from codegen.spec.expr import names as expr_names
@@ -102,42 +104,142 @@ def excludes_zero(cond: Expr, attr: str, truth: bool) -> bool:
         return False
 
 
-def _divisor_attr(d: Expr, scalar_defs: Mapping[str, Expr]) -> str | None:
-    """The name a divisor reduces to through signs and scalar definitions (``-k`` with ``k: mode``)."""
-    seen: set[str] = set()
-    while True:
-        if isinstance(d, Unary) and d.op in ("-", "+"):
-            d = d.operand
-        elif isinstance(d, Name) and d.id in scalar_defs and d.id not in seen:
-            seen.add(d.id)
-            d = scalar_defs[d.id]
-        elif isinstance(d, Name):
-            return d.id
-        else:
-            return None
+def _expand(e: Expr, defs: Mapping[str, Expr], seen: frozenset[str] = frozenset()) -> Expr:
+    """``e`` with every scalar name of ``defs`` replaced by its definition (recursively, cycles left alone)."""
+    if isinstance(e, Name):
+        if e.id in defs and e.id not in seen:
+            return _expand(defs[e.id], defs, seen | {e.id})
+        return e
+    if isinstance(e, Unary):
+        return Unary(e.op, _expand(e.operand, defs, seen))
+    if isinstance(e, Binary):
+        return Binary(e.op, _expand(e.left, defs, seen), _expand(e.right, defs, seen))
+    if isinstance(e, Compare):
+        return Compare(e.op, _expand(e.left, defs, seen), _expand(e.right, defs, seen))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, tuple(_expand(v, defs, seen) for v in e.values))
+    if isinstance(e, IfElse):
+        return IfElse(_expand(e.cond, defs, seen), _expand(e.then, defs, seen), _expand(e.orelse, defs, seen))
+    if isinstance(e, Call):
+        return Call(e.func, tuple(_expand(a, defs, seen) for a in e.args))
+    return e
 
 
-def zero_divisor(e: Expr, may_be_zero: Collection[str], scalar_defs: Mapping[str, Expr] | None = None) -> str | None:
-    """The attr of ``may_be_zero`` that a ``/``, ``//`` or ``%`` in ``e`` divides by without a guard
-    excluding 0 on the way there, or None.
+def _nonzero(d: Expr, nonzero: frozenset[str], everywhere: Callable[[Expr, frozenset[str]], bool]) -> bool:
+    """True when ``d`` is provably not 0 given that the names of ``nonzero`` are not 0: nonzero numbers and
+    names combined by signs, ``abs``, ``*`` and guarded conditionals (int64 wrap-around aside), and
+    subexpressions that ``everywhere`` finds nonzero at every allowed value of their names."""
+    if everywhere(d, nonzero):
+        return True
+    if isinstance(d, Num):
+        return d.value != 0
+    if isinstance(d, Name):
+        return d.id in nonzero
+    if isinstance(d, Unary) and d.op in ("-", "+"):
+        return _nonzero(d.operand, nonzero, everywhere)
+    if isinstance(d, Call) and d.func == "abs" and len(d.args) == 1:
+        return _nonzero(d.args[0], nonzero, everywhere)
+    if isinstance(d, Binary) and d.op == "*":
+        return _nonzero(d.left, nonzero, everywhere) and _nonzero(d.right, nonzero, everywhere)
+    if isinstance(d, IfElse):
+        attrs = expr_names(d.cond)
+        then = nonzero | {a for a in attrs if excludes_zero(d.cond, a, True)}
+        orelse = nonzero | {a for a in attrs if excludes_zero(d.cond, a, False)}
+        return _nonzero(d.then, frozenset(then), everywhere) and _nonzero(d.orelse, frozenset(orelse), everywhere)
+    return False
+
+
+#: Most value combinations :func:`zero_division` evaluates a divisor over finite-valued attrs at.
+MAX_COMBINATIONS = 4096
+
+
+def _nonzero_everywhere(d: Expr, domains: Mapping[str, tuple[int, ...]]) -> bool:
+    """True when ``d`` (whose names all have finite ``domains``) is nonzero and evaluates at every combination."""
+    combos: list[dict[str, object]] = [{}]
+    for name in sorted(expr_names(d)):
+        combos = [{**c, name: v} for c in combos for v in domains[name]]
+        if len(combos) > MAX_COMBINATIONS:
+            return False
+    try:
+        return all(evaluate(d, env) != 0 for env in combos)
+    except ExprEvalError:
+        return False
+
+
+@dataclass(frozen=True)
+class ZeroDivision:
+    """A division :func:`zero_division` cannot prove safe.
+
+    Attributes:
+        op: ``/``, ``//`` or ``%``.
+        divisor: the divisor as written.
+        attr: the attribute of the divisor that may make it 0.
+        bare: the divisor is the attribute itself (up to signs and scalar names).
+    """
+
+    op: str
+    divisor: Expr
+    attr: str
+    bare: bool
+
+
+def zero_division(
+    e: Expr,
+    domains: Mapping[str, tuple[int, ...] | None],
+    excluded: Collection[str] = (),
+    scalar_defs: Mapping[str, Expr] | None = None,
+) -> ZeroDivision | None:
+    """The first ``/``, ``//`` or ``%`` in ``e`` whose divisor depends on an attribute and is not provably
+    nonzero, or None.
+
+    A divisor that reads attributes is accepted when it is provably nonzero from its form (:func:`_nonzero`:
+    attrs that are guarded on the way (``a if mode != 0 else b``), excluded by a constraint or whose values
+    exclude 0, combined by signs, ``abs``, ``*`` and guarded conditionals), or when it reads only
+    finite-valued attrs and is nonzero at every combination of their values (guarded attrs without 0).
+    Anything else (``10 // (mode - 1)``, ``10 // (numel(out) - mode)``) is rejected: conservative on purpose.
 
     Args:
         e: a host expression.
-        may_be_zero: integer attrs 0 is a legal value of (not excluded by a constraint).
-        scalar_defs: definitions of the scalar names ``e`` may use (a divisor ``k`` with ``k: mode`` is ``mode``).
+        domains: every integer or bool attr: its allowed values, or None when any value is allowed.
+        excluded: attrs 0 is excluded from by an unconditional constraint.
+        scalar_defs: definitions of the scalar/let names ``e`` may use (expanded into divisors).
     """
     defs = scalar_defs or {}
+    base = frozenset(excluded) | {a for a, vs in domains.items() if vs is not None and 0 not in vs}
 
-    def go(x: Expr, safe: frozenset[str]) -> str | None:
+    def everywhere(d: Expr, nonzero: frozenset[str]) -> bool:
+        read = expr_names(d)
+        if not read or not read <= set(domains) or any(domains[a] is None for a in read):
+            return False
+        finite = {a: tuple(v for v in domains[a] or () if not (a in nonzero and v == 0)) for a in read}
+        return _nonzero_everywhere(d, finite)
+
+    def check_divisor(op: str, raw: Expr, safe: frozenset[str]) -> ZeroDivision | None:
+        d = _expand(raw, defs)
+        read = expr_names(d)
+        attrs = [a for a in domains if a in read]
+        if not attrs:
+            return None
+        nonzero = base | safe
+        if _nonzero(d, nonzero, everywhere):
+            return None
+        culprit = next((a for a in attrs if a not in nonzero), attrs[0])
+        core = d
+        while isinstance(core, Unary) and core.op in ("-", "+"):
+            core = core.operand
+        bare = core == Name(culprit)
+        return ZeroDivision(op, raw, culprit, bare)
+
+    def go(x: Expr, safe: frozenset[str]) -> ZeroDivision | None:
         if isinstance(x, Binary):
             if x.op in DIVISIONS:
-                attr = _divisor_attr(x.right, defs)
-                if attr is not None and attr in may_be_zero and attr not in safe:
-                    return attr
+                found = check_divisor(x.op, x.right, safe)
+                if found is not None:
+                    return found
             return go(x.left, safe) or go(x.right, safe)
         if isinstance(x, IfElse):
-            then_safe = safe | {a for a in may_be_zero if excludes_zero(x.cond, a, True)}
-            else_safe = safe | {a for a in may_be_zero if excludes_zero(x.cond, a, False)}
+            then_safe = safe | {a for a in domains if excludes_zero(x.cond, a, True)}
+            else_safe = safe | {a for a in domains if excludes_zero(x.cond, a, False)}
             return go(x.cond, safe) or go(x.then, then_safe) or go(x.orelse, else_safe)
         if isinstance(x, BoolOp):
             for v in x.values:
@@ -145,7 +247,7 @@ def zero_divisor(e: Expr, may_be_zero: Collection[str], scalar_defs: Mapping[str
                 if found:
                     return found
                 # the next value runs only when this one was true ('and') or false ('or')
-                safe = safe | {a for a in may_be_zero if excludes_zero(v, a, x.op == "and")}
+                safe = safe | {a for a in domains if excludes_zero(v, a, x.op == "and")}
             return None
         if isinstance(x, Unary):
             return go(x.operand, safe)
