@@ -18,13 +18,57 @@ def unfilled_message(message: str) -> str:
     return "".join(parts)
 
 
+INT64_MAX = 2**63 - 1
+
+
+def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | None) -> None:
+    """Rejects an ``opgen explain --shape`` the op's calls would reject, before any tiling is computed.
+
+    Elementwise shapes are the output shape: its rank must be within the output's rank rule, and its element
+    count and byte size must fit in int64 (aclnn shapes and the tiling's lengths are int64). For the index
+    accumulation family (``numWeights,D[,N]``) the grad ``[N, D]`` and the output ``[numWeights, D]`` must fit.
+
+    Raises:
+        ValueError: the message says which rule the shape breaks.
+    """
+    for dim in shape:
+        if dim > INT64_MAX:
+            raise ValueError(f"dimension {dim} does not fit in int64 (at most {INT64_MAX})")
+    if spec.family == "elementwise":
+        out = spec.outputs[0]
+        lo, hi = out.rank
+        if not lo <= len(shape) <= hi:
+            raise ValueError(
+                f"output {out.name} of rank {len(shape)} is rejected by {spec.aclnn_name}: rank must be {lo}-{hi}"
+            )
+        tensors = [(f"output {out.name} {list(shape)}", shape)]
+    else:
+        if len(shape) not in (2, 3):
+            raise ValueError(f"give the shape as numWeights,D or numWeights,D,N; got {list(shape)}")
+        n = shape[2] if len(shape) == 3 else shape[0]
+        tensors = [(f"grad [{n}, {shape[1]}]", (n, shape[1])), (f"out [{shape[0]}, {shape[1]}]", shape[:2])]
+    # The dtype explain tiles for: the one asked for, else the first the first required input lists.
+    dtype = DType[dtype_name] if dtype_name else next(t for t in spec.inputs if not t.optional).dtypes[0]
+    for what, dims in tensors:
+        count = 1
+        for dim in dims:
+            count *= dim
+        if count > INT64_MAX:
+            raise ValueError(f"{what} has {count} elements, which overflows int64 (at most {INT64_MAX})")
+        if count * dtype.itemsize > INT64_MAX:
+            raise ValueError(f"{what} takes {count * dtype.itemsize} bytes of {dtype.name}, which overflows int64")
+
+
 def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: str | None) -> str:
     """A readable report: dtypes and ranks per tensor on ``product``, attributes, constraints, and for
     ``shape_text`` (comma-separated output dims) the UB budget split, tile length, tiles per core, cores
     used, workspace bytes and the chosen strategy.
 
+    On a product the op does not support the report says so and gives no tiling.
+
     Raises:
-        ValueError: bad shape text or a dtype the op does not compute on.
+        ValueError: bad shape text, a shape the op rejects (see :func:`check_explain_shape`) or a dtype the
+            op does not compute on.
     """
     lines = [
         f"{spec.aclnn_name} ({spec.family} family, device OpType {spec.op_type}) on {product.name}",
@@ -57,6 +101,10 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
     if shape_text is None:
         return "\n".join(lines)
     shape = tuple(int(s) for s in shape_text.replace("x", ",").split(",") if s.strip())
+    check_explain_shape(spec, shape, dtype_name)
+    if product.name not in spec.products:
+        lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
+        return "\n".join(lines)
     if spec.family == "elementwise":
         from codegen.plan.elementwise import compute_dtypes, tiling_decision
 

@@ -47,6 +47,26 @@ def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
             "error: aclnnSoftMarginLossBackward does not compute on BF16 on Ascend910; dtypes there: FLOAT, FLOAT16\n",
         ),
         (
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "1,1,1,1,1,1,1,1,1"),
+            f"error: explain {SMLB} --shape 1,1,1,1,1,1,1,1,1: output out of rank 9 is rejected by "
+            "aclnnSoftMarginLossBackward: rank must be 0-8\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "99999999999,99999999999"),
+            f"error: explain {SMLB} --shape 99999999999,99999999999: output out [99999999999, 99999999999] has "
+            "9999999999800000000001 elements, which overflows int64 (at most 9223372036854775807)\n",
+        ),
+        (
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "4611686018427387904"),
+            f"error: explain {SMLB} --shape 4611686018427387904: output out [4611686018427387904] takes "
+            "18446744073709551616 bytes of FLOAT, which overflows int64\n",
+        ),
+        (
+            ("explain", "EmbeddingDenseBackward", "--product", "Ascend910B", "--shape", "8,99999999999,99999999999"),
+            "error: explain EmbeddingDenseBackward --shape 8,99999999999,99999999999: grad [99999999999, "
+            "99999999999] has 9999999999800000000001 elements, which overflows int64 (at most 9223372036854775807)\n",
+        ),
+        (
             ("explain", "NoSuchOp", "--product", "Ascend910B"),
             "error: unknown op 'NoSuchOp'; known: "
             "binary_cross_entropy_backward, embedding_dense_backward, mse_loss_backward, sigmoid_backward, "
@@ -67,6 +87,15 @@ def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
 def test_bad_values_are_reported_with_exit_status_2(args: tuple[str, ...], message: str) -> None:
     proc = opgen(*args)
     assert (proc.returncode, proc.stderr, proc.stdout) == (2, message, "")
+
+
+def test_explain_on_an_unsupported_product_says_so_and_gives_no_tiling() -> None:
+    proc = opgen("explain", SMLB, "--product", "Ascend310P", "--shape", "4096,4096")
+    assert proc.returncode == 0 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert "  NOT SUPPORTED on Ascend310P (spec products: Ascend910, Ascend910B, Ascend910_93, Ascend950)" in lines
+    assert lines[-1] == "no tiling: aclnnSoftMarginLossBackward does not run on Ascend310P"
+    assert not any("tiling for" in line or "strategy" in line or "blockDim" in line for line in lines)
 
 
 @pytest.mark.parametrize("jobs", ["0", "-3", "two"])
