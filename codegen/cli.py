@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codegen.spec.errors import SpecErrors
+from codegen.spec.errors import SpecError, SpecErrors
 
 if TYPE_CHECKING:  # the model imports the expression language: loaded only by commands that read specs
     from codegen.spec.model import Catalogue, OpSpec
@@ -306,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
         print(f"{len(exc.errors)} spec error(s); nothing was written", file=sys.stderr)
+        return 2
+    except SpecError as exc:  # a spec problem found after loading (while planning or rendering)
+        print(str(exc), file=sys.stderr)
+        print("1 spec error(s); nothing was written", file=sys.stderr)
         return 2
     except KeyError as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)

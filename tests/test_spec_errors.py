@@ -960,3 +960,51 @@ def test_division_through_a_let_of_a_constraint(tmp_path: Path, catalogue: Catal
     assert len(errs) == 1 and errs[0].startswith(
         f"{f}:44: constraints[0].require: '10 // k > 1' divides by 'k', an expression of attr 'mode', which may be 0"
     )
+
+
+@pytest.mark.parametrize(
+    ("scalar", "message"),
+    [
+        (
+            "10 // numel(self)",
+            "'numel(self)': numel() of an input is not available in elementwise host scalars (the device op sees "
+            "every input broadcast to the output's shape); use numel() of the output",
+        ),
+        (
+            "10 / rank(self)",
+            "'rank(self)': rank() of an input is not available in elementwise host scalars (the device op sees "
+            "every input broadcast to the output's shape); use rank() of the output",
+        ),
+        (
+            "10 / dim(self, 0)",
+            "'dim(self, 0)': dim() is not available in elementwise host scalars (only numel() and rank() of an "
+            "output are: the tiling function sees the output's shape)",
+        ),
+        (
+            "10 / dim(out, 0)",
+            "'dim(out, 0)': dim() is not available in elementwise host scalars (only numel() and rank() of an "
+            "output are: the tiling function sees the output's shape)",
+        ),
+    ],
+)
+def test_shape_functions_of_inputs_in_elementwise_host_scalars(
+    tmp_path: Path, catalogue: Catalogue, scalar: str, message: str
+) -> None:
+    f, errs = bad(tmp_path, catalogue, (DIVIDING_SCALAR[0], f'    norm: "{scalar}"\n'))
+    assert errs == [f"{f}:35: compute.scalars.norm: {message}"]
+
+
+def test_cli_reports_a_late_spec_error_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codegen import cli
+
+    def raise_late(args: object) -> int:
+        raise SpecError(SourceLoc("specs/x.yaml", 7), "compute.out", "cannot compile it")
+
+    monkeypatch.setattr(cli, "cmd_list", raise_late)
+    assert cli.main(["list"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "specs/x.yaml:7: compute.out: cannot compile it\n1 spec error(s); nothing was written\n"
+    )

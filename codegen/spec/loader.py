@@ -67,7 +67,7 @@ from codegen.spec.model import (
     TilingSpec,
     snake_case,
 )
-from codegen.spec.rules import excludes_zero, formula_problem, zero_division
+from codegen.spec.rules import elementwise_host_problem, excludes_zero, formula_problem, zero_division
 
 __all__ = [
     "COMPUTE_PARSERS",
@@ -766,6 +766,10 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
                     continue
                 scope = scalar_scope(ctx.inputs, ctx.outputs, ctx.attrs, types)
                 e, typ = r.expr(value, scope, (ExprType.INT, ExprType.FLOAT), f"scalar '{scalar}'")
+                host_problem = elementwise_host_problem(e, input_names) if e is not None else None
+                if host_problem:
+                    r.error(value, host_problem)
+                    e = None
                 if e is not None and typ is not None:
                     scalars.append((scalar, e))
                     types.append((scalar, typ))

@@ -16,7 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from codegen.spec.expr import Binary, BoolOp, Call, Compare, Expr, ExprEvalError, IfElse, Name, Num, Unary, evaluate
+from codegen.spec.expr import (
+    Binary,
+    BoolOp,
+    Call,
+    Compare,
+    Expr,
+    ExprEvalError,
+    IfElse,
+    Name,
+    Num,
+    Unary,
+    evaluate,
+    walk,
+)
 from codegen.spec.expr import names as expr_names
 
 #: Functions the formula compiler lowers to vector instructions when their argument holds a tensor
@@ -77,6 +90,36 @@ def formula_problem(e: Expr, tensors: Collection[str]) -> str | None:
         )
 
     return go(e)
+
+
+#: Shape functions the elementwise tiling function can evaluate, of the output only (its C++ form:
+#: ``numel`` is ``totalLength``, ``rank`` the output shape's rank).
+HOST_SHAPE_FUNCTIONS: frozenset[str] = frozenset({"numel", "rank"})
+
+
+def elementwise_host_problem(e: Expr, inputs: Collection[str]) -> str | None:
+    """Why an elementwise host expression (a scalar, or a formula's subtree without tensor values) cannot be
+    computed by the tiling function, or None.
+
+    The tiling function sees only the output's shape (the inputs reach the device op already broadcast to
+    it), so ``numel``/``rank`` of an input are unknown there, and ``dim`` is not available at all (its axis
+    could be out of range at run time).
+    """
+    for x in walk(e):
+        if not isinstance(x, Call) or x.func not in ("numel", "rank", "dim"):
+            continue
+        arg = x.args[0] if x.args else None
+        if x.func == "dim":
+            return (
+                f"'{x}': dim() is not available in elementwise host scalars (only numel() and rank() of an "
+                "output are: the tiling function sees the output's shape)"
+            )
+        if isinstance(arg, Name) and arg.id in inputs:
+            return (
+                f"'{x}': {x.func}() of an input is not available in elementwise host scalars (the device op "
+                f"sees every input broadcast to the output's shape); use {x.func}() of the output"
+            )
+    return None
 
 
 def _only_over(e: Expr, attr: str) -> bool:
