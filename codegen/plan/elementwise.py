@@ -410,8 +410,9 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"(FLOAT: {compiled.fp32.temps}, 16-bit: {compiled.cast16.temps}).",
         f"Queue depth {spec.tiling.buffer_num} (double buffering), capped per product by its queue buffers "
         "per position (selected by NpuArch).",
-        f"Elements are split over cores in 32-byte blocks, at least {spec.tiling.min_bytes_per_core} bytes per core; "
-        "the first `blocks % cores` cores take one block more.",
+        f"Elements are split over cores in 32-byte blocks on one core per {spec.tiling.min_bytes_per_core} bytes "
+        f"of output started (ceil(bytes / {spec.tiling.min_bytes_per_core}) cores, at most the product's vector "
+        "cores and the number of blocks); the first `blocks % cores` cores take one block more.",
     ]
     if optional:
         tiling_lines.append(

@@ -306,7 +306,9 @@ class TilingSpec:
     Attributes:
         buffer_num: buffers per queue (1..8; 2 is double buffering).
         ub_reserved_bytes: Unified Buffer bytes left to the framework (>= 0, below every product's UB).
-        min_bytes_per_core: bytes a core must at least get before another core is used (> 0).
+        min_bytes_per_core: data bytes per core used (> 0): the tiling runs on ceil(bytes / min_bytes_per_core)
+            cores, at most the product's vector cores, so every started ``min_bytes_per_core`` bytes adds a core
+            (a core may get fewer bytes than this; 32768 gives at least one core per 32 KiB).
         loc: the ``tiling`` entry.
     """
 
