@@ -116,7 +116,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"not produced by any template: {rel}")
         for name in result.orphans:
             print(f"not produced by any spec: {name}/")
-        print("run `opgen generate --prune` to update", file=sys.stderr)
+        advice = []
+        if report.stale or report.missing:
+            advice.append("`opgen generate` rewrites the stale and missing files")
+        if report.extra or result.orphans:
+            advice.append("`opgen generate --prune` removes the files and folders no template or spec produces")
+        print(f"to update: {'; '.join(advice)}", file=sys.stderr)
         return 1
     for rel in report.written:
         print(f"wrote {rel}")
@@ -166,9 +171,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         return rerun_sanitized(sys.argv[1:])
     jobs = []
+    filtered_out: dict[str, list[str]] = {}  # op -> the dtypes it computes on where --dtype excluded it
     for name, spec in sorted(specs.items()):
         for product in select_products(spec, catalogue, args.product):
-            if dtypes and not {d.name for d in spec.inputs[0].dtypes_for(product)} & set(dtypes):
+            computes = [d.name for d in spec.inputs[0].dtypes_for(product)]
+            if dtypes and not set(computes) & set(dtypes):
+                known = filtered_out.setdefault(name, [])
+                known += [d for d in computes if d not in known]
                 continue  # the op computes none of the requested dtypes on this product
             jobs.append(
                 Job(
@@ -184,7 +193,15 @@ def cmd_check(args: argparse.Namespace) -> int:
                 )
             )
     if not jobs:
-        print("nothing to check: no (op, product) matches", file=sys.stderr)
+        if filtered_out:
+            computed = "; ".join(f"{name}: {', '.join(ds)}" for name, ds in sorted(filtered_out.items()))
+            print(
+                f"nothing to check: --dtype {', '.join(dtypes)} excludes every case; the selected ops compute on "
+                f"({computed}) on the selected products",
+                file=sys.stderr,
+            )
+        else:
+            print("nothing to check: no (op, product) matches", file=sys.stderr)
         return 2
     results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
     print_table(results, verbose=args.verbose)

@@ -139,6 +139,9 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_those(tmp_path
         "not produced by any template: sigmoid_backward/scratch/x.txt",
         "not produced by any spec: old_op/",
     ]
+    assert check.stderr == (
+        "to update: `opgen generate --prune` removes the files and folders no template or spec produces\n"
+    )
     plain = opgen("generate", "--out", str(out))
     assert plain.returncode == 0 and (out / "old_op").is_dir() and (out / "sigmoid_backward/scratch/x.txt").is_file()
     assert "warning: sigmoid_backward/op_kernel/stray.cpp is produced by no template" in plain.stderr
@@ -153,6 +156,37 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_those(tmp_path
     assert (out / "my_notes" / "todo.txt").read_text() == "not generated\n"  # not an op folder: left alone
     assert (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").is_file()
     assert opgen("generate", "--out", str(out), "--check").returncode == 0
+
+
+def test_generate_check_advises_generate_for_stale_or_missing_files(tmp_path: Path) -> None:
+    out = tmp_path / "gen"
+    assert opgen("generate", "--out", str(out)).returncode == 0
+    (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
+    (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").unlink()
+    check = opgen("generate", "--out", str(out), "--check")
+    assert check.returncode == 1
+    assert check.stdout.splitlines() == [
+        "stale: sigmoid_backward/docs/aclnnSigmoidBackward.md",
+        "missing: sigmoid_backward/op_kernel/sigmoid_grad.cpp",
+    ]
+    assert check.stderr == "to update: `opgen generate` rewrites the stale and missing files\n"
+    (out / "sigmoid_backward" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
+    both = opgen("generate", "--out", str(out), "--check")
+    assert both.stderr == (
+        "to update: `opgen generate` rewrites the stale and missing files; "
+        "`opgen generate --prune` removes the files and folders no template or spec produces\n"
+    )
+    assert opgen("generate", "--out", str(out)).returncode == 0
+    assert (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
+
+
+def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
+    proc = opgen("check", "sigmoid_backward", "--product", "Ascend910", "--dtype", "BF16", "--quick")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        "nothing to check: --dtype BF16 excludes every case; the selected ops compute on "
+        "(sigmoid_backward: FLOAT, FLOAT16) on the selected products\n"
+    )
 
 
 @pytest.mark.parametrize(
