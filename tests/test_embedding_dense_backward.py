@@ -179,6 +179,36 @@ def test_deterministic_mode_with_d_slices_is_bit_identical_over_core_orders(prod
     assert np.all(np.abs(results[0] - ref) <= atol + np.spacing(np.abs(ref).astype(np.float32)))
 
 
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("scale", [False, True])
+def test_deterministic_mode_with_few_rows_tiny_dim_and_many_indices_uses_index_groups(
+    product: str, scale: bool
+) -> None:
+    """W=2 rows, D=8, N=20003 fp32 indices (640 KB of grad): rows x D-slices give 2 cores, so index groups
+    add cores. Exactly min(vector_core_num, ceil(grad bytes / 32 KiB)) cores write GM, and the output is
+    bit-identical over core orders and matches the reference."""
+    rng = np.random.default_rng(13)
+    n, d, w = 20003, 8, 2
+    grad = (rng.standard_normal((n, d)) * np.exp(rng.uniform(-6, 6, (n, 1)))).astype(np.float32)
+    indices = rng.integers(-1, w + 1, n)  # a few invalid indices on both sides
+    orders = [("in_order", 0), ("reversed", 0), ("concurrent", 0), ("shuffle", 5)]
+    results = []
+    for o, s in orders:
+        results.append(
+            run(product, True, grad=grad, indices=indices, numWeights=w, scaleGradByFreq=scale, core_order=o, seed=s)
+        )
+        launch = op(product).last_stats["launches"][0]
+        need = min(CATALOGUE.get(product).vector_core_num, -(-grad.nbytes // 32768))
+        writers = [c for c in launch["cores"] if c["gm_bytes_written"] + c["gm_bytes_atomic_added"] > 0]
+        assert need == 20 and len(writers) == need == launch["block_dim"], (need, len(writers), launch["block_dim"])
+        assert int(launch["tiling"]["indexGroupNum"]) > 1, launch["tiling"]
+        assert sum(c["gm_bytes_atomic_added"] for c in launch["cores"]) == 0
+    assert all(r.tobytes() == results[0].tobytes() for r in results[1:])
+    ref = REF.reference(grad, indices, w, NO_PADDING, scale)
+    atol, _ = REF.tolerance(grad, indices, w, NO_PADDING, scale)
+    assert np.all(np.abs(results[0] - ref) <= atol + np.spacing(np.abs(ref).astype(np.float32)))
+
+
 def test_atomic_mode_uses_atomics_and_deterministic_mode_does_not() -> None:
     grad = np.ones((64, 8), np.float32)
     indices = np.arange(64) % 4
@@ -281,7 +311,10 @@ def test_tiling_is_64_bit_and_matches_the_planner(product: str, deterministic: b
     for phase in ("row", "index"):
         slices, length = got[f"{phase}SliceNum"], got[f"{phase}SliceLength"]
         assert length % align == 0 and (slices - 1) * length < max(shape[-1], 1) <= slices * length
-    assert max(got["rowGroupNum"] * got["rowSliceNum"], got["indexGroupNum"] * got["indexSliceNum"]) == want.block_dim
+    row_cores = got["rowGroupNum"] * got["rowSliceNum"]
+    # deterministic: every index group runs on all (row group x D-slice) positions
+    index_cores = got["indexGroupNum"] * (row_cores if deterministic else got["indexSliceNum"])
+    assert max(row_cores, index_cores) == want.block_dim
     assert want.block_dim <= prod.vector_core_num
     assert got["numIndices"] == n and got["numRows"] == num_weights
     assert got["dChunk"] % 64 == 0 and 0 < got["dChunk"] <= want.d_chunk_max

@@ -74,7 +74,15 @@ def test_explain_marks_optional_inputs_and_their_null_value() -> None:
 
 
 EDB = SPECS["embedding_dense_backward"]
-EDB_SHAPES = [(5, 100_003, 6), (3, 65_539, 12), (65_536, 128, 1 << 20), (1000, 32, 4096), (3, 40, 300)]
+EDB_SHAPES = [
+    (5, 100_003, 6),
+    (3, 65_539, 12),
+    (65_536, 128, 1 << 20),
+    (1000, 32, 4096),
+    (3, 40, 300),
+    (2, 8, 20_003),  # deterministic: rows x D-slices reach 2 cores, index groups add the rest
+    (3, 5, 200_000),  # the same with the accumulator in the workspace (D not a multiple of 8)
+]
 
 
 @pytest.mark.parametrize(
@@ -82,8 +90,9 @@ EDB_SHAPES = [(5, 100_003, 6), (3, 65_539, 12), (65_536, 128, 1 << 20), (1000, 3
     [pytest.param(p, s, id=f"{p}-{'x'.join(map(str, s))}") for p in EDB.products for s in EDB_SHAPES],
 )
 def test_index_accumulate_explain_equals_the_tiling_function(product: str, shape: tuple[int, int, int]) -> None:
-    """The core split (row groups x D-slices, index groups x D-slices), blockDim and dChunk that `opgen
-    explain` prints are those of the generated tiling function, in both strategies."""
+    """The core split (row groups x D-slices, index groups x D-slices; deterministic: index groups x owning
+    positions), blockDim, dChunk and workspace that `opgen explain` prints are those of the generated tiling
+    function, in both strategies."""
     import struct
 
     from codegen.plan.index_accumulate import TILING_FIELDS
@@ -128,6 +137,19 @@ def test_index_accumulate_explain_equals_the_tiling_function(product: str, shape
                 f"{t['indexSliceLength']} elements = {t['indexGroupNum'] * t['indexSliceNum']} adding cores, "
                 f"{t['indicesPerGroup']} indices per group (+1 on the first {t['indicesFormerNum']})" in section
             )
+        elif t["indexGroupNum"] > 1:
+            row_cores = t["rowGroupNum"] * t["rowSliceNum"]
+            assert got["block_dim"] == t["indexGroupNum"] * row_cores
+            assert (
+                f"indices: {t['indexGroupNum']} index groups x {row_cores} owning positions = {got['block_dim']} "
+                f"cores, {t['indicesPerGroup']} indices per group (+1 on the first {t['indicesFormerNum']}); "
+                f"each sums its group in index order into an fp32 partial (group 0: the accumulator; groups 1..: "
+                f"workspace at offset {t['partialsOffset']}), then after SyncAll the owners merge the partials in "
+                f"group order 0..{t['indexGroupNum'] - 1}" in section
+            )
+        else:
+            assert got["block_dim"] == t["rowGroupNum"] * t["rowSliceNum"]
+            assert "indices: every owning core scans all of them in order" in section
         assert f"dChunk {t['dChunk']} of at most" in section
         assert f"workspace {got['workspace_sizes'][0]} bytes" in section
 

@@ -552,6 +552,22 @@ MUTANTS: tuple[Mutant, ...] = (
         VALUES,
     ),
     Mutant(
+        "edb-partial-zero-fill-skipped",
+        EDB,
+        ("Ascend910B",),
+        "deterministic index groups: only the owners zero-fill, so the partials of groups 1.. sum into the "
+        "workspace as it was left (poisoned)",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    ZeroOwnedRows();\n    PipeBarrier<PIPE_ALL>();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "    if (owner_) {\n      ZeroOwnedRows();\n    }\n    PipeBarrier<PIPE_ALL>();\n"
+                "    ScanOwnedRows(indexStart_, indexEnd_, true);",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
         "edb-unaligned-index-copy-910",
         EDB,
         ("Ascend910",),

@@ -5,7 +5,8 @@ every rows dtype x every index dtype; rows ranks 2-8 and index ranks 1-8; D at 1
 boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over the cores); all indices
 equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
 non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
-infinite indices; an output dtype different from the rows dtype; many rows over many cores; the product
+infinite indices; an output dtype different from the rows dtype; deterministic only: 2 rows x D 8 x 20,003
+indices (index groups; kept by ``quick``); many rows over many cores; the product
 limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
@@ -213,6 +214,12 @@ def _value_cases(
                 mk.grad((80, 13), g, scale=3.0), mk.indices((80,), i64, 9), 9, padding=0, scaling=True, out=out
             )
             yield mk.case(f"{g.name}->{o.name}", "[80, 13]", f"out {o.name}", p, det)
+        # Few rows x a tiny D x many indices: rows x D-slices reach too few cores, so the deterministic kernel
+        # adds index groups (partials in the workspace, merged by the owners in group order).
+        if det:
+            n = 20_003
+            p = mk.params(mk.grad((n, 8), g), mk.indices((n,), i64, 2), 2, padding=1, scaling=True)
+            yield mk.case(_dt(g, i64), f"[{n}, 8]", "2 rows, D 8, many indices: index groups", p, det)
         # Many rows over many cores; fewer rows than cores.
         if not quick:
             n = 20_000

@@ -16,12 +16,19 @@ Kernel strategies (chosen by the tiling from ``context->GetDeterministic()``; ti
 - **deterministic** (1): each core owns a contiguous range of output rows x one D-slice, scans all indices
   in order and adds only into what it owns (read-modify-write of its own accumulator part), so every output
   element is summed by one core in index order whatever the core timing; then it scales and writes its
-  part. No core touches another's part, so no ``SyncAll`` is needed.
+  part. No core touches another's part, so no ``SyncAll`` is needed. When rows x D-slices reach fewer
+  cores than ``needRows`` (few rows, a small D, many indices) :func:`index_groups` adds ``G`` index groups:
+  core ``b`` is (index group ``b // rowCores``, row position ``b % rowCores``); it zero-fills and sums its
+  index range in order into partial ``g`` (group 0: the accumulator; groups 1..G-1: ``[num_rows,
+  accStride]`` fp32 in the workspace at ``partialsOffset``); the group-0 owners also count over every
+  index; ``SyncAll``; the owners add partials 1..G-1 in group order, scale and write. The summation order of
+  every element is fixed by the tiling, never by core timing.
 
 Accumulator: ``[num_rows, accStride]`` fp32 with ``accStride = D`` rounded up to a 32-byte block, so every
 copy and atomic add moves whole blocks (Ascend910 has no DataCopyPad and only fp32 atomics). When
 ``D % 8 == 0`` the fp32 device output itself is the accumulator; otherwise it lives in the workspace.
-Workspace: ``[accumulator (if not in the output)] [int64 counts (with scaling)]``; the counts start on a
+Workspace: ``[accumulator (if not in the output)] [partials 1..G-1 (deterministic index groups)] [int64 counts
+(with scaling)]``; the partials and the counts start on a
 64-byte line and each owning core's slice starts on a line of its own (the scalar data cache never holds
 another core's counts or accumulator bytes).
 
@@ -37,8 +44,10 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
   ``needRows = clamp(ceil(N * D * sizeof(T) / minBytesPerCore), 1, coreNum)``, ``needAcc`` the same for
   ``num_rows * accStride * 4``. Atomic: rows over ``max(needRows, needAcc)`` cores, indices over ``needRows``
   cores; deterministic: rows over ``max(min(coreNum, num_rows), needRows, needAcc)`` cores (the owners do all
-  the adds), one index group. ``blockDim = max(row cores, index cores)``; items are split evenly, the first
-  ``count % groups`` groups take one more. ``dChunk`` is capped by the longest D-slice (rounded up to 64).
+  the adds), then :func:`index_groups` (one index group unless that reaches fewer than ``needRows`` cores).
+  ``blockDim = max(row cores, index cores)`` (deterministic index cores: ``G * row cores``); items are split
+  evenly, the first ``count % groups`` groups take one more. ``dChunk`` is capped by the longest D-slice
+  (rounded up to 64).
 - Counts (with scaling): each row-phase core counts its own rows into slots of its own, D-slice ``k`` at
   ``k * countsSliceStride + AlignUp(rowStart, 8) + 8 * group`` (int64 slots).
 """
@@ -99,6 +108,7 @@ TILING_FIELDS: tuple[tuple[str, str], ...] = (
     ("indexSliceNum", "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum"),
     ("indexSliceLength", "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)"),
     ("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
+    ("partialsOffset", "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)"),
 )
 
 #: Kernel-side decoder of each index dtype (struct names of the family's kernel template).
@@ -228,6 +238,43 @@ def _sat_add(a: int, b: int) -> int:
     return min(a + b, (1 << 63) - 1)
 
 
+def index_groups(
+    row_split: Split2D, num_rows: int, n: int, d: int, align: int, need: int, core_num: int, grad_bytes: int
+) -> tuple[Split2D, int]:
+    """The deterministic strategy's (row split, index groups) when rows x D-slices reach too few cores.
+
+    Mirrors ``IndexGroups`` of the generated tiling function. While ``row_split`` runs on at least ``need``
+    cores (or there are no rows or fewer than two indices) it is kept with one index group. Otherwise every
+    row-split target ``t`` from ``row_split.cores`` down to 1 is tried (:func:`split_2d` with the same costs
+    as the deterministic row split) with ``G = clamp(ceil(need / cores_t), 1, min(core_num // cores_t, n))``
+    index groups; the pair reaching the most cores up to ``need`` wins, then the one on the fewest cores
+    (``G * cores_t``), then the one with more row-split cores (less to merge per owner).
+
+    Args:
+        row_split: the deterministic row split (row groups x D-slices).
+        num_rows: output rows (>= 0); n: indices (>= 0); d: elements per row (>= 0).
+        align: D-slice alignment in elements (> 0).
+        need: cores the launch must use, ``min(core_num, ceil(grad bytes / min bytes per core))``.
+        core_num: cores of the product.
+        grad_bytes: bytes per grad element.
+
+    Returns:
+        The row split to use and the number of index groups ``G`` (>= 1); the launch runs on
+        ``G * row_split.cores`` cores.
+    """
+    if row_split.cores >= need or num_rows <= 0 or n <= 1:
+        return row_split, 1
+    best, best_groups = row_split, 1
+    best_key: tuple[int, int, int] | None = None
+    for t in range(row_split.cores, 0, -1):
+        rs = split_2d(num_rows, d, align, t, core_num, grad_bytes + 2 * FP32_BYTES, SLICE_OVERHEAD_BYTES)
+        groups = max(1, min(_ceil_div(need, rs.cores), core_num // rs.cores, n))
+        key = (-min(groups * rs.cores, need), groups * rs.cores, -rs.cores)
+        if best_key is None or key < best_key:
+            best, best_groups, best_key = rs, groups, key
+    return best, best_groups
+
+
 @dataclass(frozen=True)
 class TilingDecision:
     """What the tiling function decides for one call on one product (units in the field names).
@@ -263,6 +310,7 @@ class TilingDecision:
     indices_per_group: int
     indices_former_num: int
     counts_slice_stride: int
+    partials_offset: int
     block_dim: int
     ub_split: tuple[tuple[str, int, int], ...]
 
@@ -295,6 +343,7 @@ class TilingDecision:
             "indexSliceNum": self.index_split.slices,
             "indexSliceLength": self.index_split.slice_length,
             "countsSliceStride": self.counts_slice_stride,
+            "partialsOffset": self.partials_offset,
         }
 
 
@@ -351,7 +400,8 @@ def tiling_decision(
     if deterministic:  # the owners do all the adds: one row per core up to coreNum, more via D-slices
         target = max(min(cores, num_weights), need_grad, need_acc)
         row_split = split_2d(num_weights, d, align, target, cores, grad_bytes + 2 * FP32_BYTES, SLICE_OVERHEAD_BYTES)
-        index_split = split_2d(0, d, align, 1, cores, 0, 0)
+        row_split, groups = index_groups(row_split, num_weights, n, d, align, need_grad, cores, grad_bytes)
+        index_split = Split2D(groups, 1, _sat_mul(max(1, _ceil_div(d, align)), align))
     else:
         target = max(need_grad, need_acc)
         row_split = split_2d(num_weights, d, align, target, cores, 3 * FP32_BYTES, SLICE_OVERHEAD_BYTES)
@@ -359,11 +409,14 @@ def tiling_decision(
     longest = row_split.slice_length if deterministic else max(row_split.slice_length, index_split.slice_length)
     d_chunk = min(d_chunk_max, _ceil_div(max(min(longest, d), 1), CHUNK_ALIGN) * CHUNK_ALIGN)
     acc_bytes = _sat_mul(_sat_mul(num_weights, acc_stride), FP32_BYTES) if acc_in_ws else 0
+    partials_offset = _ceil_div(acc_bytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES
+    partial_groups = index_split.groups - 1 if deterministic else 0
+    partials_bytes = _sat_mul(_sat_mul(_sat_mul(num_weights, acc_stride), FP32_BYTES), partial_groups)
     per_line = CACHE_LINE_BYTES // COUNT_BYTES
     counts_stride = _ceil_div(num_weights, per_line) * per_line + per_line * row_split.groups
     count_slots = _sat_mul(counts_stride, row_split.slices) if scale else 0
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
-    counts_offset = _ceil_div(acc_bytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES
+    counts_offset = _ceil_div(_sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
     key = (1 if deterministic else 0) * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
         ("indices queue", bufs, INDEX_UB_BYTES),
@@ -401,7 +454,8 @@ def tiling_decision(
         indices_per_group=n // index_split.groups,
         indices_former_num=n % index_split.groups,
         counts_slice_stride=counts_stride,
-        block_dim=max(row_split.cores, index_split.cores),
+        partials_offset=partials_offset,
+        block_dim=max(row_split.cores, row_split.cores * index_split.groups if deterministic else index_split.cores),
         ub_split=split,
     )
 
@@ -445,7 +499,12 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"{xs.cores} adding cores, {t.indices_per_group} indices per group (+1 on the first "
             f"{t.indices_former_num})"
             if not det
-            else "    indices: every owning core scans all of them in order and adds its rows x D-slice",
+            else "    indices: every owning core scans all of them in order and adds its rows x D-slice"
+            if xs.groups == 1
+            else f"    indices: {xs.groups} index groups x {rs.cores} owning positions = {t.block_dim} cores, "
+            f"{t.indices_per_group} indices per group (+1 on the first {t.indices_former_num}); each sums its "
+            f"group in index order into an fp32 partial (group 0: the accumulator; groups 1..: workspace at offset "
+            f"{t.partials_offset}), then after SyncAll the owners merge the partials in group order 0..{xs.groups - 1}",
             f"    accumulator: fp32 rows of {t.acc_stride} elements "
             + ("in the workspace" if t.acc_in_workspace else "in the fp32 output itself")
             + f"; workspace {t.workspace_bytes} bytes (counts at offset {t.counts_offset} with scaling)",
@@ -631,7 +690,10 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "D-slices touch disjoint blocks. Deterministic strategy: one owning core per (row group x D-slice), at "
         "least one row per core up to coreNum; it scans every index in order and adds only into what it owns, so "
         f"each element of `{out_t.name}` is summed by one core in index order (then scaled once), whatever the "
-        "core timing.",
+        "core timing. When that gives too few cores (few rows, a small `D`, many indices), the indices are also "
+        "split into groups: each (index group x row group x D-slice) core sums its index range in order into an "
+        "fp32 partial in the workspace (zero-filled by that core), and after SyncAll the owners add the partials "
+        "in group order: a fixed summation order per element.",
         "The split tries every group count: it reaches the most cores it can (up to the wanted count), then uses "
         "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
     ]

@@ -177,6 +177,41 @@ Split2D SplitCores(int64_t items, int64_t rowLength, int64_t align, int64_t targ
   }
   return best;
 }
+
+// Deterministic strategy with rows x D-slices on fewer than `need` cores: adds index groups. Every row-split
+// target t from rowSplit's cores down to 1 gets G = clamp(ceil(need / cores_t), 1, min(coreNum / cores_t,
+// numIndices)) index groups; the pair reaching the most cores up to `need` wins, then the fewest cores
+// (G * cores_t), then more row-split cores. Returns G and replaces rowSplit by the chosen row split.
+int64_t IndexGroups(Split2D &rowSplit, int64_t numRows, int64_t numIndices, int64_t rowLength, int64_t align,
+                    int64_t need, int64_t coreNum, int64_t rowsBytes) {
+  if (rowSplit.groups * rowSplit.slices >= need || numRows <= 0 || numIndices <= 1) {
+    return 1;
+  }
+  Split2D best = rowSplit;
+  int64_t bestGroups = 1;
+  int64_t bestReach = -1;
+  int64_t bestCores = 0;
+  int64_t bestRowCores = 0;
+  for (int64_t t = rowSplit.groups * rowSplit.slices; t >= 1; --t) {
+    const Split2D split =
+        SplitCores(numRows, rowLength, align, t, coreNum, rowsBytes + 2 * FP32_BYTES, SLICE_OVERHEAD_BYTES);
+    const int64_t rowCores = split.groups * split.slices;
+    const int64_t groups =
+        std::max<int64_t>(1, std::min<int64_t>({CeilDiv(need, rowCores), coreNum / rowCores, numIndices}));
+    const int64_t cores = groups * rowCores;
+    const int64_t reach = std::min(cores, need);
+    if (reach > bestReach ||
+        (reach == bestReach && (cores < bestCores || (cores == bestCores && rowCores > bestRowCores)))) {
+      best = split;
+      bestGroups = groups;
+      bestReach = reach;
+      bestCores = cores;
+      bestRowCores = rowCores;
+    }
+  }
+  rowSplit = best;
+  return bestGroups;
+}
 }  // namespace
 
 static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context) {
@@ -255,7 +290,11 @@ static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context
     const int64_t target = std::max<int64_t>({std::min(coreNum, numRows), needRows, needAcc});
     rowSplit =
         SplitCores(numRows, rowLength, sliceAlign, target, coreNum, rowsBytes + 2 * FP32_BYTES, SLICE_OVERHEAD_BYTES);
-    indexSplit = SplitCores(0, rowLength, sliceAlign, 1, coreNum, 0, 0);
+    // Too few (rows x D-slices) for the grad bytes: index groups, each summed into a partial of its own and
+    // merged by the owners in group order (a fixed order per output element, whatever the core timing).
+    const int64_t groups =
+        IndexGroups(rowSplit, numRows, numIndices, rowLength, sliceAlign, needRows, coreNum, rowsBytes);
+    indexSplit = Split2D{groups, 1, SatMul(std::max<int64_t>(1, CeilDiv(rowLength, sliceAlign)), sliceAlign)};
   } else {
     // Zero fill, counts and final pass on (row group x D-slice) cores; atomic adds on (index group x
     // D-slice) cores.
@@ -265,15 +304,17 @@ static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context
         SplitCores(numIndices, rowLength, sliceAlign, needRows, coreNum, rowsBytes + FP32_BYTES, IndexBytes(indexKey));
   }
   const int64_t rowCores = rowSplit.groups * rowSplit.slices;
-  const int64_t indexCores = indexSplit.groups * indexSplit.slices;
+  // Deterministic: every index group runs on all (row group x D-slice) positions.
+  const int64_t indexCores = deterministic ? rowCores * indexSplit.groups : indexSplit.groups * indexSplit.slices;
   const int64_t blockDim = std::max(rowCores, indexCores);
   // A row chunk never spans two D-slices: UB holds the longest slice (or dChunkMax elements).
   const int64_t longest = deterministic ? rowSplit.sliceLength : std::max(rowSplit.sliceLength, indexSplit.sliceLength);
   const int64_t dChunk =
       std::min(dChunkMax, CeilDiv(std::max<int64_t>(std::min(longest, rowLength), 1), CHUNK_ALIGN) * CHUNK_ALIGN);
 
-  // Workspace: [fp32 accumulator if not in the output] [int64 counts]. The counts are read and written by
-  // the scalar unit of their owning core only; each core's slice starts on its own cache line
+  // Workspace: [fp32 accumulator if not in the output] [fp32 partials of index groups 1.. (deterministic)]
+  // [int64 counts]. Each partial is [numRows, accStride] and zero-filled by the cores that add into it. The counts are
+  // read and written by the scalar unit of their owning core only; each core's slice starts on its own cache line
   // (AlignUp(firstRow, COUNTS_PER_LINE) + COUNTS_PER_LINE * blockIdx), so no two cores share a line.
   const int64_t accBytes = accInWorkspace != 0 ? SatMul(SatMul(numRows, accStride), FP32_BYTES) : 0;
   const int64_t countsSliceStride = CeilDiv(numRows, COUNTS_PER_LINE) * COUNTS_PER_LINE +
@@ -283,7 +324,13 @@ static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context
   if (accBytes == INT64_LIMIT || countsBytes == INT64_LIMIT) {
     return ge::GRAPH_FAILED;
   }
-  const int64_t countsOffset = CeilDiv(accBytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES;
+  const int64_t partialsOffset = CeilDiv(accBytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES;
+  const int64_t partialGroups = deterministic ? indexSplit.groups - 1 : 0;
+  const int64_t partialsBytes = SatMul(SatMul(SatMul(numRows, accStride), FP32_BYTES), partialGroups);
+  if (partialsBytes == INT64_LIMIT) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t countsOffset = CeilDiv(SatAdd(partialsOffset, partialsBytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES;
   if (countsOffset > INT64_LIMIT - countsBytes) {
     return ge::GRAPH_FAILED;
   }
@@ -310,6 +357,7 @@ static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context
   tiling.set_indexSliceNum(indexSplit.slices);
   tiling.set_indexSliceLength(indexSplit.sliceLength);
   tiling.set_countsSliceStride(countsSliceStride);
+  tiling.set_partialsOffset(partialsOffset);
 
   const int64_t strategy = deterministic ? STRATEGY_DETERMINISTIC : STRATEGY_ATOMIC;
   context->SetBlockDim(static_cast<uint32_t>(blockDim));

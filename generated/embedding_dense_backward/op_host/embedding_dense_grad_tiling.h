@@ -33,6 +33,8 @@ TILING_DATA_FIELD_DEF(int64_t,
 TILING_DATA_FIELD_DEF(
     int64_t, indexSliceLength);  // elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)
 TILING_DATA_FIELD_DEF(int64_t, countsSliceStride);  // int64 count slots per row-phase D-slice in the workspace
+TILING_DATA_FIELD_DEF(
+    int64_t, partialsOffset);  // workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EmbeddingDenseGrad, EmbeddingDenseGradTilingData)

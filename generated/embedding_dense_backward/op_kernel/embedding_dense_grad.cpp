@@ -9,7 +9,10 @@
 //     final pass. D-slices are whole 32-byte blocks, so the atomic adds of different slices never overlap.
 //   strategy 1 (deterministic): each core owns a range of output rows x one D-slice, scans every index in
 //     order and adds only into what it owns, so every output element is summed in index order by one core
-//     whatever the core timing.
+//     whatever the core timing. With too few rows x D-slices for the grad bytes the indices are split into
+//     G groups: core (group g, row group, D-slice) sums its index range in order into partial g (g = 0: the
+//     accumulator; g >= 1: [numRows, accStride] fp32 in the workspace, zero-filled by that core), and after
+//     SyncAll the group-0 cores (the owners) merge the partials in group order 1..G-1 into their rows.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -137,7 +140,8 @@ class KernelEmbeddingDenseGrad {
   __aicore__ inline KernelEmbeddingDenseGrad() {}
 
   template <typename TilingData>
-  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace, const TilingData &tiling) {
+  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace, const TilingData &tiling,
+                              bool deterministic) {
     numRows_ = tiling.numRows;
     rowLength_ = tiling.rowLength;
     numIndices_ = tiling.numIndices;
@@ -147,12 +151,24 @@ class KernelEmbeddingDenseGrad {
     dChunk_ = tiling.dChunk;
     indexChunk_ = tiling.indexChunk;
     const int64_t blockIdx = GetBlockIdx();
-    // Row phase: core blockIdx owns rows [rowStart_, rowEnd_) x columns [colStart_, colEnd_).
-    const int64_t rowGroup = Split(blockIdx, tiling.rowGroupNum, tiling.rowSliceNum, tiling.rowsPerGroup,
+    // Deterministic: core blockIdx is (index group blockIdx / rowCores, row position blockIdx % rowCores);
+    // atomic: the row position is blockIdx itself.
+    const int64_t rowCores = tiling.rowGroupNum * tiling.rowSliceNum;
+    mergeGroups_ = deterministic ? tiling.indexGroupNum : 1;
+    const int64_t indexGroup = deterministic ? blockIdx / rowCores : 0;
+    const int64_t rowBlock = !deterministic ? blockIdx : (indexGroup < mergeGroups_ ? blockIdx % rowCores : rowCores);
+    owner_ = indexGroup == 0;
+    // Row phase: core rowBlock owns rows [rowStart_, rowEnd_) x columns [colStart_, colEnd_).
+    const int64_t rowGroup = Split(rowBlock, tiling.rowGroupNum, tiling.rowSliceNum, tiling.rowsPerGroup,
                                    tiling.rowsFormerNum, tiling.rowSliceLength, rowStart_, rowEnd_, colStart_, colEnd_);
-    // Add phase (atomic): indices [indexStart_, indexEnd_) x columns [addColStart_, addColEnd_).
-    Split(blockIdx, tiling.indexGroupNum, tiling.indexSliceNum, tiling.indicesPerGroup, tiling.indicesFormerNum,
-          tiling.indexSliceLength, indexStart_, indexEnd_, addColStart_, addColEnd_);
+    if (deterministic) {  // this core's index group: indices [indexStart_, indexEnd_), all of its columns
+      Split(indexGroup, mergeGroups_, 1, tiling.indicesPerGroup, tiling.indicesFormerNum, tiling.indexSliceLength,
+            indexStart_, indexEnd_, addColStart_, addColEnd_);
+      countScaling_ = countScaling_ && owner_;  // only the owners count (over every index)
+    } else {  // Add phase (atomic): indices [indexStart_, indexEnd_) x columns [addColStart_, addColEnd_).
+      Split(blockIdx, tiling.indexGroupNum, tiling.indexSliceNum, tiling.indicesPerGroup, tiling.indicesFormerNum,
+            tiling.indexSliceLength, indexStart_, indexEnd_, addColStart_, addColEnd_);
+    }
 
     GM_ADDR userWorkspace = GetUserWorkspace(workspace);
     if (numIndices_ > 0) {  // empty inputs may have no storage at all
@@ -162,10 +178,19 @@ class KernelEmbeddingDenseGrad {
     outGm_.SetGlobalBuffer((__gm__ float *)out, numRows_ * rowLength_);
     accIsOutput_ = tiling.accInWorkspace == 0;
     accGm_.SetGlobalBuffer(accIsOutput_ ? (__gm__ float *)out : (__gm__ float *)userWorkspace, numRows_ * accStride_);
+    if (mergeGroups_ > 1) {  // partials of index groups 1..G-1, each [numRows, accStride]
+      partialsGm_.SetGlobalBuffer((__gm__ float *)(userWorkspace + tiling.partialsOffset),
+                                  (mergeGroups_ - 1) * numRows_ * accStride_);
+      if (!owner_) {  // this core adds into its group's partial instead of the accumulator
+        accGm_.SetGlobalBuffer(
+            (__gm__ float *)(userWorkspace + tiling.partialsOffset) + (indexGroup - 1) * numRows_ * accStride_,
+            numRows_ * accStride_);
+      }
+    }
     if (countScaling_ && rowStart_ < rowEnd_) {
       // this core's own counts: rowEnd_ - rowStart_ slots starting on a cache line no other core touches
       // (each D-slice has its region; in it, each row group starts past the lines of the groups before it)
-      const int64_t slots = (blockIdx % tiling.rowSliceNum) * tiling.countsSliceStride +
+      const int64_t slots = (rowBlock % tiling.rowSliceNum) * tiling.countsSliceStride +
                             AlignUp(rowStart_, COUNTS_PER_LINE) + COUNTS_PER_LINE * rowGroup;
       countsGm_.SetGlobalBuffer((__gm__ int64_t *)(userWorkspace + tiling.countsOffset) + slots, rowEnd_ - rowStart_);
     }
@@ -183,7 +208,7 @@ class KernelEmbeddingDenseGrad {
   __aicore__ inline void ProcessAtomic() {
     ZeroOwnedRows();
     if (countScaling_) {
-      ScanOwnedRows(false);
+      ScanOwnedRows(0, numIndices_, false);
     }
     SyncAll();
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
@@ -204,15 +229,24 @@ class KernelEmbeddingDenseGrad {
     FinishOwnedRows();
   }
 
-  // Deterministic strategy: zero fill (owned rows x D-slice) | scan every index in order, counting the owned
-  // rows and adding into the owned rows x D-slice only | scale and write (owned rows x D-slice). No core
-  // reads or writes what another core owns.
+  // Deterministic strategy: zero fill (owned rows x D-slice of this core's partial) | scan the group's
+  // indices in order, adding into the owned rows x D-slice only (the owners also count their rows over every
+  // index) | with index groups: SyncAll, then the owners add the partials in group order | scale and write
+  // (owned rows x D-slice). No core reads or writes what another core owns before the SyncAll.
   __aicore__ inline void ProcessDeterministic() {
     ZeroOwnedRows();
     PipeBarrier<PIPE_ALL>();
-    ScanOwnedRows(true);
+    ScanOwnedRows(indexStart_, indexEnd_, true);
+    if (countScaling_ && indexEnd_ < numIndices_) {
+      ScanOwnedRows(indexEnd_, numIndices_, false);  // counts over the other groups' indices
+    }
     PipeBarrier<PIPE_ALL>();
-    FinishOwnedRows();
+    if (mergeGroups_ > 1) {
+      SyncAll();  // every partial is complete before the owners merge them
+    }
+    if (owner_) {
+      FinishOwnedRows();
+    }
   }
 
  private:
@@ -288,14 +322,14 @@ class KernelEmbeddingDenseGrad {
     }
   }
 
-  // Scans every index in order; counts the owned rows (with scaling) and, when `accumulate`, adds their
-  // owned D-slice.
-  __aicore__ inline void ScanOwnedRows(bool accumulate) {
+  // Scans indices [begin, end) in order; counts the owned rows (with scaling) and, when `accumulate`, adds
+  // their owned D-slice.
+  __aicore__ inline void ScanOwnedRows(int64_t begin, int64_t end, bool accumulate) {
     if (rowStart_ >= rowEnd_) {
       return;
     }
-    for (int64_t base = 0; base < numIndices_; base += indexChunk_) {
-      const int64_t count = (numIndices_ - base < indexChunk_) ? (numIndices_ - base) : indexChunk_;
+    for (int64_t base = begin; base < end; base += indexChunk_) {
+      const int64_t count = (end - base < indexChunk_) ? (end - base) : indexChunk_;
       LocalTensor<TStore> indexLocal = CopyInIndices(base, count);
       for (int64_t j = 0; j < count; ++j) {
         const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
@@ -370,9 +404,10 @@ class KernelEmbeddingDenseGrad {
     rowsQueue_.FreeTensor(rowsLocal);
   }
 
-  // Writes the owned rows x D-slice of the fp32 output: the accumulator times 1/count (with scaling).
+  // Writes the owned rows x D-slice of the fp32 output: the accumulator (plus the partials of index groups
+  // 1..G-1, added in group order) times 1/count (with scaling).
   __aicore__ inline void FinishOwnedRows() {
-    if (accIsOutput_ && !countScaling_) {
+    if (accIsOutput_ && !countScaling_ && mergeGroups_ == 1) {
       return;  // the sums are already in the output
     }
     for (int64_t row = rowStart_; row < rowEnd_; ++row) {
@@ -390,6 +425,9 @@ class KernelEmbeddingDenseGrad {
         DataCopy(accLocal, accGm_[row * accStride_ + col], padded);
         accQueue_.EnQue(accLocal);
         accLocal = accQueue_.DeQue<float>();
+        for (int64_t group = 1; group < mergeGroups_; ++group) {
+          AddPartial(accLocal, (group - 1) * numRows_ * accStride_ + row * accStride_ + col, padded);
+        }
         LocalTensor<float> outLocal = outQueue_.AllocTensor<float>();
         Muls(outLocal, accLocal, factor, static_cast<int32_t>(padded));
         outQueue_.EnQue(outLocal);
@@ -398,6 +436,26 @@ class KernelEmbeddingDenseGrad {
         outQueue_.FreeTensor(outLocal);
         accQueue_.FreeTensor(accLocal);
       }
+    }
+  }
+
+  // accLocal[0, padded) += partialsGm_[offset, offset + padded), through the grad tile's UB (fp32 grads) or
+  // the fp32 cast buffer (16-bit grads): both hold dChunk_ floats.
+  __aicore__ inline void AddPartial(const LocalTensor<float> &accLocal, int64_t offset, uint32_t padded) {
+    if constexpr (IsSameType<TRows, float>::value) {
+      LocalTensor<float> partLocal = rowsQueue_.AllocTensor<float>();
+      DataCopy(partLocal, partialsGm_[offset], padded);
+      rowsQueue_.EnQue(partLocal);
+      partLocal = rowsQueue_.DeQue<float>();
+      Add(accLocal, accLocal, partLocal, static_cast<int32_t>(padded));
+      rowsQueue_.FreeTensor(partLocal);
+    } else {
+      LocalTensor<float> partLocal = castBuf_.Get<float>();
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(partLocal, partialsGm_[offset], padded);
+      PipeBarrier<PIPE_ALL>();
+      Add(accLocal, accLocal, partLocal, static_cast<int32_t>(padded));
+      PipeBarrier<PIPE_ALL>();
     }
   }
 
@@ -412,6 +470,7 @@ class KernelEmbeddingDenseGrad {
   GlobalTensor<float> outGm_;
   GlobalTensor<float> accGm_;
   GlobalTensor<int64_t> countsGm_;
+  GlobalTensor<float> partialsGm_;
   int64_t numRows_ = 0;
   int64_t rowLength_ = 0;
   int64_t numIndices_ = 0;
@@ -429,13 +488,15 @@ class KernelEmbeddingDenseGrad {
   int64_t indexEnd_ = 0;
   int64_t addColStart_ = 0;
   int64_t addColEnd_ = 0;
+  int64_t mergeGroups_ = 1;  // deterministic index groups G (1: the owners add every index themselves)
+  bool owner_ = true;        // index group 0: owns the accumulator, counts and writes the output
 };
 
 template <typename TRows, typename TIndex, typename TilingData>
 __aicore__ inline void RunEmbeddingDenseGrad(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace,
                                              const TilingData &tiling, bool deterministic) {
   KernelEmbeddingDenseGrad<TRows, TIndex> op;
-  op.Init(rows, index, out, workspace, tiling);
+  op.Init(rows, index, out, workspace, tiling, deterministic);
   if (deterministic) {
     op.ProcessDeterministic();
   } else {
