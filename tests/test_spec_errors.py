@@ -107,7 +107,7 @@ tiling:
 """
 
 STEM = "soft_margin_loss_backward.yaml"
-EXTRA_INPUT = "  - name: {name}\n    dtypes: [FLOAT]\n    rank: [0, 8]\n    description: Extra.\n"
+EXTRA_INPUT = "  - name: {name}\n    dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: Extra.\n"
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +159,7 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
 
 
 def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
-    weight = "  - {name: weight, dtypes: [FLOAT], rank: [0, 8], description: W., optional: true}\n"
+    weight = "  - {name: weight, dtypes: [FLOAT, FLOAT16, BF16], rank: [0, 8], description: W., optional: true}\n"
     f, errs = bad(
         tmp_path,
         catalogue,
@@ -1008,3 +1008,35 @@ def test_cli_reports_a_late_spec_error_without_a_traceback(
         capsys.readouterr().err
         == "specs/x.yaml:7: compute.out: cannot compile it\n1 spec error(s); nothing was written\n"
     )
+
+
+def test_elementwise_dtypes_must_be_float_and_agree(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, BF16]",
+            "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, INT32]",
+        ),
+        (
+            "  - name: target\n    dtypes: [FLOAT, FLOAT16, BF16]",
+            "  - name: target\n    dtypes: [FLOAT16, FLOAT, BF16]",
+        ),
+    )
+    assert errs == [
+        f"{f}:9: inputs[0].dtypes: 'gradOutput' lists INT32, which the elementwise family does not compute on "
+        "(its kernel computes in float); allowed: FLOAT, FLOAT16, BF16",
+    ]
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "  - name: target\n    dtypes: [FLOAT, FLOAT16, BF16]",
+            "  - name: target\n    dtypes: [FLOAT16, FLOAT, BF16]",
+        ),
+    )
+    assert errs == [
+        f"{f}:17: inputs[2].dtypes: 'target' lists [FLOAT16, FLOAT, BF16] but 'gradOutput' lists [FLOAT, FLOAT16, "
+        "BF16]; the tensors of an elementwise op must list the same dtypes in the same order (the device op "
+        "computes all of them in one dtype and its OpDef pairs the lists by position)"
+    ]

@@ -213,7 +213,7 @@ products: [Ascend910, Ascend910B]
 deterministic: true
 inputs:
   - {name: grad, dtypes: [FLOAT], rank: [2, 8], description: Gradient.}
-  - {name: indices, dtypes: [INT32, INT64], rank: [1, 8], description: Rows., optional: true, default: 0}
+  - {name: indices, dtypes: [FLOAT], rank: [1, 8], description: Rows., optional: true, default: 0}
 attrs:
   - {name: numWeights, type: uint64, description: Rows of out.}
   - {name: scaleGradByFreq, type: bool, default: false, description: Scale.}
@@ -236,7 +236,7 @@ constraints:
 example:
   inputs:
     grad: {shape: [2, 3], dtype: FLOAT, values: [1, 2, 3, 4, 5, 6.5]}
-    indices: {shape: [2], dtype: INT64, values: [1, 2]}
+    indices: {shape: [2], dtype: FLOAT, values: [1, 2]}
   attrs: {numWeights: 4}
   output: {shape: [4, 3], dtype: FLOAT}
 """

@@ -709,6 +709,7 @@ def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
             )
     if ctx.inputs and all(t.optional for t in ctx.inputs):
         r.errors.append(SpecError(ctx.inputs[0].loc, "inputs", "an elementwise op needs at least one required input"))
+    _check_elementwise_dtypes(r, ctx)
     by_name = {t.name: t for t in ctx.inputs}
     for i, out in enumerate(ctx.outputs):
         if isinstance(out.shape, Name) and out.shape.id in by_name and by_name[out.shape.id].optional:
@@ -717,6 +718,49 @@ def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
                     out.loc,
                     f"outputs[{i}].shape",
                     f"'{out.shape.id}' is optional; an output shape may only name a required input",
+                )
+            )
+
+
+#: Dtypes the elementwise kernel computes on: FLOAT in place, FLOAT16/BF16 cast to fp32 and back.
+ELEMENTWISE_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+
+
+def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
+    """Elementwise dtype rules: only :data:`ELEMENTWISE_DTYPES` (the kernel computes in float), and every
+    input and output lists the same dtypes in the same order as the first required input (the device op
+    gets every tensor in the one compute dtype, and the OpDef pairs the tensors' dtype lists by position)."""
+    if any(e.field.endswith("dtypes") or ".dtypes[" in e.field for e in r.errors):
+        return  # a list with errors of its own would only repeat them here
+    allowed = ", ".join(d.name for d in ELEMENTWISE_DTYPES)
+    tensors = [(f"inputs[{i}]", t) for i, t in enumerate(ctx.inputs)]
+    tensors += [(f"outputs[{i}]", t) for i, t in enumerate(ctx.outputs)]
+    reference = next((t for t in ctx.inputs if not t.optional), None)
+    for field, t in tensors:
+        bad = [d.name for d in t.dtypes if d not in ELEMENTWISE_DTYPES]
+        if bad:
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"{field}.dtypes",
+                    f"'{t.name}' lists {', '.join(bad)}, which the elementwise family does not compute on "
+                    f"(its kernel computes in float); allowed: {allowed}",
+                )
+            )
+        elif (
+            reference is not None
+            and t is not reference
+            and t.dtypes != reference.dtypes
+            and not any(d not in ELEMENTWISE_DTYPES for d in reference.dtypes)
+        ):
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"{field}.dtypes",
+                    f"'{t.name}' lists [{', '.join(d.name for d in t.dtypes)}] but '{reference.name}' lists "
+                    f"[{', '.join(d.name for d in reference.dtypes)}]; the tensors of an elementwise op must "
+                    "list the same dtypes in the same order (the device op computes all of them in one dtype "
+                    "and its OpDef pairs the lists by position)",
                 )
             )
 
