@@ -1040,3 +1040,34 @@ def test_elementwise_dtypes_must_be_float_and_agree(tmp_path: Path, catalogue: C
         "BF16]; the tensors of an elementwise op must list the same dtypes in the same order (the device op "
         "computes all of them in one dtype and its OpDef pairs the lists by position)"
     ]
+
+
+def test_example_dtype_must_exist_on_every_product(tmp_path: Path, catalogue: Catalogue) -> None:
+    example = """\
+example:
+  inputs:
+    gradOutput: {shape: [2], dtype: BF16, values: [0, 1]}
+    self: {shape: [2], dtype: FLOAT16, values: [0, 1]}
+    target: {shape: [2], dtype: FLOAT, values: [1, 1]}
+  attrs: {reduction: 1}
+  output: {shape: [2], dtype: BF16}
+"""
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", example + "tiling:\n"))
+    message = (
+        "dtype BF16 does not exist on Ascend910, one of the op's products, and the example program runs on any "
+        "of them; use a dtype every product has: FLOAT, FLOAT16"
+    )
+    assert errs == [
+        f"{f}:39: example.inputs.gradOutput.dtype: {message}",
+        f"{f}:43: example.output.dtype: {message}",
+    ]
+    # Without Ascend910 (no bf16) among the products, a BF16 example is fine.
+    path = tmp_path / STEM
+    path.write_text(
+        edit(
+            edit(BASE, "products: [Ascend910, Ascend910B]", "products: [Ascend910B]"),
+            "tiling:\n",
+            example + "tiling:\n",
+        )
+    )
+    assert load_op_spec(path, catalogue).example is not None

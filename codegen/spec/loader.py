@@ -1051,6 +1051,7 @@ class _OpParser:
         self.catalogue = catalogue
         self.r = r
         self.taken: dict[str, tuple[str, SourceLoc]] = {}
+        self.op_products: tuple[str, ...] = ()  # the op's products, once parsed
 
     # -- helpers
 
@@ -1241,6 +1242,21 @@ class _OpParser:
         if dtype is not None and tensor is not None and tensor.dtypes and dtype not in tensor.dtypes:
             allowed = ", ".join(d.name for d in tensor.dtypes)
             r.error(m["dtype"], f"dtype {dtype.name} is not accepted by '{tensor.name}'; allowed: {allowed}")
+        elif dtype is not None and self.catalogue is not None:
+            # The example program runs on any of the op's products: its dtypes must exist on all of them.
+            names = set(self.catalogue.names)
+            lacking = [p for p in self.op_products if p in names and not self.catalogue.get(p).supports(dtype)]
+            if lacking:
+                everywhere = [
+                    d.name
+                    for d in (tensor.dtypes if tensor is not None else ())
+                    if all(self.catalogue.get(p).supports(d) for p in self.op_products if p in names)
+                ]
+                r.error(
+                    m["dtype"],
+                    f"dtype {dtype.name} does not exist on {', '.join(lacking)}, one of the op's products, and the "
+                    f"example program runs on any of them; use a dtype every product has: {', '.join(everywhere)}",
+                )
         values: tuple[float | int | bool, ...] | None = None
         if "values" in m:
             items = r.seq(m["values"])
@@ -1511,6 +1527,7 @@ class _OpParser:
                 family = f
         summary = (r.string(m["summary"]) or "") if "summary" in m else ""
         products = self.products(m["products"]) if "products" in m else ()
+        self.op_products = products
         deterministic = bool(r.boolean(m["deterministic"])) if "deterministic" in m else False
         notes = tuple(s for _, s in r.strings(m["notes"])) if "notes" in m else ()
 
