@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 
 from codegen.paths import ProjectPaths
+from codegen.spec.errors import SpecError
 from codegen.spec.model import Catalogue, OpSpec
 
 #: Template (kind directory, base name) for every generated file kind of :func:`codegen.plan.common.op_files`.
@@ -165,6 +166,23 @@ class RenderedOp:
     templates: dict[str, str]
 
 
+def _build_view(
+    builder: Callable[[OpSpec, Catalogue], dict[str, Any]], spec: OpSpec, catalogue: Catalogue
+) -> dict[str, Any]:
+    """``builder(spec, catalogue)``; a planner's ValueError (e.g. a product whose UB cannot hold one tile of
+    the op) becomes a SpecError at the catalogue entry of the product it names (else at the op's spec)."""
+    try:
+        return builder(spec, catalogue)
+    except ValueError as exc:
+        named = [i for i, p in enumerate(catalogue.products) if p.name in spec.products and f"{p.name} (" in str(exc)]
+        if named:
+            i = named[0]
+            loc, field = catalogue.products[i].loc, f"products[{i}]"
+        else:
+            loc, field = spec.loc, "products"
+        raise SpecError(loc, field, f"{exc} ({spec.path}); change the product catalogue or the op's products") from exc
+
+
 def render_ops(
     specs: Sequence[OpSpec], catalogue: Catalogue, paths: ProjectPaths, env: jinja2.Environment | None = None
 ) -> list[RenderedOp]:
@@ -184,7 +202,7 @@ def render_ops(
             raise RenderError(
                 f"{spec.path}: family '{spec.family}' has no view builder; known: {', '.join(sorted(builders))}"
             )
-        view = builders[spec.family](spec, catalogue)
+        view = _build_view(builders[spec.family], spec, catalogue)
         files: dict[str, str] = {}
         used: dict[str, str] = {}
         for kind, rel in view["files"].items():

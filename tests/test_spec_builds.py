@@ -70,3 +70,26 @@ def test_default_of_an_optional_input_under_exp_and_log_compiles(tmp_path: Path)
         "--specs", str(specs), "build", "exp_scale_backward", "--product", "Ascend910B", "--generated", str(out)
     )
     assert built.returncode == 0, built.stderr[-3000:]
+
+
+def test_a_product_whose_ub_cannot_hold_one_repeat_is_a_clean_catalogue_error(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    catalogue = (project_paths().specs / "products.yaml").read_text()
+    lines = catalogue.splitlines(keepends=True)
+    entry = next(i for i, line in enumerate(lines) if line.strip() == "- name: Ascend910B")
+    ub = next(i for i in range(entry, len(lines)) if lines[i].strip().startswith("ub_bytes:"))
+    lines[ub] = lines[ub].split("ub_bytes:")[0] + "ub_bytes: 1024\n"
+    (specs / "products.yaml").write_text("".join(lines))
+    index = sum(1 for line in lines[:entry] if line.strip().startswith("- name: "))
+    (specs / "exp_scale_backward.yaml").write_text(EXP_OF_DEFAULT)
+    out = tmp_path / "generated"
+    gen = _opgen("--specs", str(specs), "generate", "--out", str(out))
+    assert gen.returncode == 2
+    assert gen.stderr == (
+        f"{specs / 'products.yaml'}:{entry + 1}: products[{index}].ub_bytes: UB of Ascend910B (1024 bytes) cannot "
+        "hold one repeat (64 elements) of every buffer of ExpScaleBackward "
+        f"({specs / 'exp_scale_backward.yaml'}): it needs at least 1792 bytes (ub_reserved_bytes 0 included); "
+        "raise ub_bytes or drop Ascend910B from the op's products\n1 spec error(s); nothing was written\n"
+    )
+    assert not out.exists()

@@ -27,6 +27,7 @@ from typing import Any
 from codegen.plan.common import arch_condition, arch_groups, common_view, dtype_groups
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
+from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product, TensorSpec
@@ -326,6 +327,41 @@ def _promote_expr(spec: OpSpec) -> str:
     return expr
 
 
+def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> None:
+    """Raises when a product's UB cannot hold one repeat of every live buffer of ``spec`` (for any compute
+    dtype and any optional-input combination): the generated tiling function would fail on it.
+
+    Raises:
+        SpecErrors: one error per such product, at its catalogue entry (``products[i].ub_bytes``), naming
+            the op and the bytes it needs.
+    """
+    errors: list[SpecError] = []
+    repeat = REPEAT_BYTES // FP32_BYTES
+    for p in products:
+        need = 0
+        for v in compile_all(spec):
+            n_in, n_out = len(v.present), len(spec.outputs)
+            in_num, out_num = buffer_nums(spec, p, n_in)
+            for dt in compute_dtypes(spec):
+                temps = program_for(v.formula, dt).temps
+                bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
+                need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
+        if p.ub_bytes < need:
+            index = catalogue.names.index(p.name) if p.name in catalogue.names else 0
+            errors.append(
+                SpecError(
+                    p.loc,
+                    f"products[{index}].ub_bytes",
+                    f"UB of {p.name} ({p.ub_bytes} bytes) cannot hold one repeat ({repeat} elements) of every "
+                    f"buffer of {spec.op} ({spec.path}): it needs at least {need} bytes "
+                    f"(ub_reserved_bytes {spec.tiling.ub_reserved_bytes} included); raise ub_bytes or drop "
+                    f"{p.name} from the op's products",
+                )
+            )
+    if errors:
+        raise SpecErrors(errors)
+
+
 def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`)."""
     view = common_view(spec, catalogue)
@@ -420,6 +456,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "default in its place: the kernel neither reads nor buffers it (tiling key + "
             f"{len(keys)} per absent combination)."
         )
+    check_ub(spec, catalogue, products)
     for p in products:
         d = tiling_decision(spec, p, (1 << 24,), keys[0])
         tiling_lines.append(
