@@ -7,7 +7,6 @@ the reference stub declares ``REFERENCE_IMPLEMENTED = False``, so ``opgen check`
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from codegen.spec.model import snake_case
@@ -96,13 +95,20 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
         NewOpError: bad name, unknown family, either file exists already, the spec directory is missing or
             a file or the reference directory cannot be written (nothing is left written then).
     """
-    if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", op):
-        raise NewOpError(f"op name '{op}' must be UpperCamelCase, e.g. MseLossBackward")
+    from codegen.spec.loader import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
+
+    if not is_upper_camel(op):
+        raise NewOpError(
+            f"op name '{op}' must be UpperCamelCase (ASCII letters and digits, starting with a capital, with a "
+            "lower-case letter), e.g. MseLossBackward"
+        )
     if family not in FAMILIES:
         raise NewOpError(f"no starter for family '{family}'; starters exist for: {', '.join(sorted(FAMILIES))}")
     snake = snake_case(op)
     op_type = op[: -len("Backward")] + "Grad" if op.endswith("Backward") else op
     kernel = snake_case(op_type)
+    if kernel in CPP_KEYWORDS:
+        raise NewOpError(f"op name '{op}' gives the kernel name '{kernel}', a C++ keyword; choose another name")
     spec_path = specs_dir / f"{snake}.yaml"
     ref_path = reference_dir / f"{snake}.py"
     for path in (spec_path, ref_path):

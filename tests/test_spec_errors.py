@@ -1071,3 +1071,25 @@ example:
         )
     )
     assert load_op_spec(path, catalogue).example is not None
+
+
+@pytest.mark.parametrize("op", ["ABC", "my_op", "Abc_Def"])
+def test_new_op_applies_the_loaders_upper_camel_rule_before_writing(tmp_path: Path, op: str) -> None:
+    from codegen.new import NewOpError, new_op
+
+    with pytest.raises(NewOpError) as info:
+        new_op(op, "elementwise", tmp_path, tmp_path / "reference")
+    assert str(info.value) == (
+        f"op name '{op}' must be UpperCamelCase (ASCII letters and digits, starting with a capital, with a "
+        "lower-case letter), e.g. MseLossBackward"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_op_rejects_a_kernel_name_that_is_a_cpp_keyword(tmp_path: Path) -> None:
+    from codegen.new import NewOpError, new_op
+
+    with pytest.raises(NewOpError) as info:
+        new_op("Delete", "elementwise", tmp_path, tmp_path / "reference")
+    assert str(info.value) == "op name 'Delete' gives the kernel name 'delete', a C++ keyword; choose another name"
+    assert list(tmp_path.iterdir()) == []

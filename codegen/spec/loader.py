@@ -84,6 +84,7 @@ __all__ = [
     "YSeq",
     "constraint_scope",
     "elementwise_scope",
+    "is_upper_camel",
     "load_catalogue",
     "load_op_spec",
     "load_specs",
@@ -357,6 +358,12 @@ RESERVED_NAMES: Mapping[str, str] = {
 _C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*")
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+
+
+def is_upper_camel(name: str) -> bool:
+    """Whether ``name`` may be an op or OpType name: ASCII letters and digits, starting with a capital and
+    with at least one lower-case letter (``ABC`` is not UpperCamelCase)."""
+    return bool(_UPPER_CAMEL.fullmatch(name)) and any(c.islower() for c in name)
 
 
 def name_problem(name: str, reserved: bool = True) -> str | None:
@@ -1059,7 +1066,7 @@ class _OpParser:
         s = self.r.string(node)
         if s is None:
             return ""
-        if not _UPPER_CAMEL.fullmatch(s) or not any(c.islower() for c in s):
+        if not is_upper_camel(s):
             self.r.error(
                 node, f"'{s}' is not UpperCamelCase (ASCII letters and digits, starting with a capital, e.g. {example})"
             )
