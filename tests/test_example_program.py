@@ -26,9 +26,13 @@ def test_a_16_bit_example_prints_floats_and_passes_check(tmp_path: Path, dtype: 
     spec_file = tmp_path / "specs" / "sigmoid_backward.yaml"
     text = spec_file.read_text()
     assert text.count("dtype: FLOAT}") == 1 and text.count("dtype: FLOAT, values") == 2
-    spec_file.write_text(
-        text.replace("dtype: FLOAT}", f"dtype: {dtype}}}").replace("dtype: FLOAT, values", f"dtype: {dtype}, values")
-    )
+    text = text.replace("dtype: FLOAT}", f"dtype: {dtype}}}").replace("dtype: FLOAT, values", f"dtype: {dtype}, values")
+    if dtype == "BF16":
+        # An example's dtype must exist on every product of the op: keep the products that have bf16.
+        line = "products: [Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P]"
+        assert text.count(line) == 1
+        text = text.replace(line, "products: [Ascend910B, Ascend910_93, Ascend950]")
+    spec_file.write_text(text)
     env = {**os.environ}
 
     def opgen(*args: str) -> subprocess.CompletedProcess[str]:

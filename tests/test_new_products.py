@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         text, count = _PRODUCTS_LINE.subn(lambda m: f"products: [{m.group(1)}, {', '.join(NEW)}]", path.read_text())
         assert count == 1, f"{path.name}: no one-line products list to extend"
         (specs / path.name).write_text(text)
+    # References live next to the spec directory (<specs>/../reference), as `opgen new` writes them.
+    shutil.copytree(project_paths().reference, root / "reference", ignore=shutil.ignore_patterns("__pycache__"))
     generated = root / "generated"
     proc = _run("--products", str(catalogue), "--specs", str(specs), "generate", "--out", str(generated))
     assert proc.returncode == 0, proc.stdout + proc.stderr
