@@ -629,6 +629,10 @@ def test_cpp_agrees_on_handpicked_expressions(tmp_path: Path) -> None:
         "(a if x > 0 else b) * 3",
         "-(-a)",
         "True + True",
+        # A conditional has the common type of its branches, as C++'s ?: (found by the property test).
+        "(abs(14 if True else 9) if 1.25 / 7.0 != 7.0 else c / y - 0.1 * 7) + b",
+        "(a if x > 0 else 0.5) + 1",
+        "(10 // b if b != 0 else 2.5) * 1",
     ]
     env: dict[str, int | float] = {"a": -7, "b": 2, "c": 5, "x": 0.5, "y": -1.5}
     assert assert_agree([Case(p(t), env) for t in texts], tmp_path) == len(texts)

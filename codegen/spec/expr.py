@@ -697,7 +697,13 @@ def evaluate(
                     return want
             return not want
         if isinstance(e, IfElse):
-            return go(e.then) if _truth(go(e.cond), "'if' condition") else go(e.orelse)
+            value = go(e.then) if _truth(go(e.cond), "'if' condition") else go(e.orelse)
+            # C++'s `c ? x : y` has the common type of both branches: an int64 branch taken beside a
+            # double one yields a double (the untaken branch is typed, never evaluated: it may be a guard).
+            integral = isinstance(value, int) and not isinstance(value, bool)
+            if integral and (_yields_double(e.then, env) or _yields_double(e.orelse, env)):
+                return float(value)  # type: ignore[arg-type]
+            return value
         if isinstance(e, Call):
             fn = table.get(e.func)
             if fn is None:
@@ -713,6 +719,37 @@ def evaluate(
         raise TypeError(f"not an expression node: {e!r}")
 
     return go(expr)
+
+
+#: Functions whose C++ form is always a double, and those whose result has their arguments' common type.
+_DOUBLE_FUNCTIONS = frozenset({"sqrt", "exp", "log", "sigmoid"})
+_ARGUMENT_TYPED_FUNCTIONS = frozenset({"abs", "min", "max", "relu"})
+
+
+def _yields_double(e: Expr, env: Mapping[str, object]) -> bool:
+    """Whether the C++ form of ``e`` (see :func:`to_cpp`) has type double, from its structure and the kinds
+    of the values in ``env`` (a float name is a double, an int or bool name an integer); nothing is
+    evaluated, so a branch that would divide by zero can be typed."""
+    if isinstance(e, Num):
+        return isinstance(e.value, float)
+    if isinstance(e, Name):
+        return isinstance(_normalize(env.get(e.id), e.id), float)
+    if isinstance(e, Unary):
+        return e.op != "not" and _yields_double(e.operand, env)
+    if isinstance(e, Binary):
+        if e.op == "/":
+            return True
+        if e.op in ("//", "%"):
+            return False
+        return _yields_double(e.left, env) or _yields_double(e.right, env)
+    if isinstance(e, IfElse):
+        return _yields_double(e.then, env) or _yields_double(e.orelse, env)
+    if isinstance(e, Call):
+        if e.func in _DOUBLE_FUNCTIONS:
+            return True
+        if e.func in _ARGUMENT_TYPED_FUNCTIONS:
+            return any(_yields_double(a, env) for a in e.args)
+    return False
 
 
 def _fn_abs(x: object) -> int | float:
