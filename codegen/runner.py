@@ -313,7 +313,6 @@ class OpCallable:
             out = infer_output(spec, arrays, attrs)
         arrays[out_name] = out
         self.set_run_options(deterministic, core_order, seed)
-        self.last_stats = {}  # never the counters of an earlier call, whatever fails below
         tensors = {name: self.make_tensor(arr) for name, arr in arrays.items()}
         try:
             status, size, executor = self.phase1(tensors, attrs)
