@@ -100,6 +100,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         check=args.check,
         force=args.force,
         prune=args.prune,
+        dry_run=args.dry_run,
     )
     report = result.report
     for text in result.warnings:
@@ -123,25 +124,45 @@ def cmd_generate(args: argparse.Namespace) -> int:
             advice.append("`opgen generate --prune` removes the files and folders no template or spec produces")
         print(f"to update: {'; '.join(advice)}", file=sys.stderr)
         return 1
+    if result.dry_run:
+        for rel in report.stale + report.missing:
+            print(f"would write {rel}")
     for rel in report.written:
         print(f"wrote {rel}")
     if args.verbose:
         for rel in result.skipped:
             print(f"skipped {rel} (inputs unchanged)")
-    print(
-        f"{len(report.written)} written, {len(report.unchanged)} rendered and unchanged, "
-        f"{len(result.skipped)} skipped (inputs unchanged)"
-    )
-    for rel in result.strays:
-        if rel in result.pruned:
-            print(f"pruned {rel} (no template produces it)")
-        else:
-            print(f"warning: {rel} is produced by no template; `opgen generate --prune` removes it", file=sys.stderr)
+    if result.dry_run:
+        print(
+            f"dry run: {len(report.stale) + len(report.missing)} would be written, "
+            f"{len(result.skipped)} skipped (inputs unchanged); nothing was written or removed"
+        )
+    else:
+        print(
+            f"{len(report.written)} written, {len(report.unchanged)} rendered and unchanged, "
+            f"{len(result.skipped)} skipped (inputs unchanged)"
+        )
     for name in result.orphans:
-        if name in result.pruned:
-            print(f"pruned {name}/ (no spec produces it)")
-        else:
-            print(f"warning: {name}/ is produced by no spec; `opgen generate --prune` removes it", file=sys.stderr)
+        print(f"warning: {name}/ is produced by no spec", file=sys.stderr)
+    for rel in result.strays:
+        print(f"warning: {rel} is produced by no template", file=sys.stderr)
+    if args.prune or result.dry_run:
+        for rel in result.prunable:
+            if rel in result.pruned:
+                print(f"pruned {rel}")
+            else:
+                print(f"would prune {rel}")
+        for rel in result.pruned:
+            if rel.endswith("/"):
+                print(f"pruned {rel} (empty)")
+        for rel, why in result.kept.items():
+            print(f"kept {rel} ({why}; remove it by hand if unwanted)", file=sys.stderr)
+    elif result.prunable:
+        print(
+            f"`opgen generate --prune` removes the {len(result.prunable)} file(s) opgen wrote that nothing "
+            "produces any more (`--dry-run` lists them)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -268,7 +289,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--check", action="store_true", help="write nothing; exit 1 and list stale files")
     g.add_argument("--force", action="store_true", help="ignore the manifest: re-render every file")
     g.add_argument(
-        "--prune", action="store_true", help="delete op folders no spec produces and files no template produces"
+        "--prune",
+        action="store_true",
+        help="delete the files opgen wrote into the output directory (per its manifest) that no spec or template "
+        "produces any more; nothing else is deleted",
+    )
+    g.add_argument(
+        "--dry-run", action="store_true", help="write and delete nothing: list what would be written and pruned"
     )
     g.add_argument("-v", "--verbose", action="store_true", help="also list the files skipped")
     g.set_defaults(func=cmd_generate)

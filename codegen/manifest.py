@@ -94,6 +94,9 @@ def load_manifest(out: Path) -> dict[str, FileRecord]:
         for rel, r in data["files"].items():
             if not isinstance(rel, str):
                 raise TypeError(f"output path {rel!r} is not a string")
+            parts = rel.split("/")
+            if rel.startswith("/") or "\\" in rel or any(part in ("", ".", "..") for part in parts):
+                raise ValueError(f"output path {rel!r} is not a plain relative path inside the output directory")
             templates = r["templates"]
             if not isinstance(templates, list) or not all(isinstance(t, str) for t in templates):
                 raise TypeError(f"{rel}: templates must be a list of strings")
@@ -101,7 +104,7 @@ def load_manifest(out: Path) -> dict[str, FileRecord]:
             if not all(isinstance(f, str) for f in fields):
                 raise TypeError(f"{rel}: spec, input_hash and output_hash must be strings")
             records[rel] = FileRecord(fields[0], tuple(templates), fields[1], fields[2])
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise ManifestError(f"{path}: malformed ({type(exc).__name__}: {exc})") from exc
     return records
 

@@ -97,7 +97,8 @@ def test_force_rerenders_and_prune_removes_orphans(project: Path) -> None:
     assert (project / "generated" / "soft_margin_loss_backward").is_dir()
     assert written(kept) == ["OPERATORS.md"]
     pruned = opgen(project, "generate", "--prune")
-    assert "pruned soft_margin_loss_backward/" in pruned.stdout
+    assert "pruned soft_margin_loss_backward/op_kernel/soft_margin_loss_grad.cpp" in pruned.stdout
+    assert "pruned soft_margin_loss_backward/ (empty)" in pruned.stdout
     assert not (project / "generated" / "soft_margin_loss_backward").exists()
 
 

@@ -1,0 +1,135 @@
+"""``opgen generate --prune`` deletes only what opgen's manifest says it wrote into that output directory:
+run inside a directory that holds the project itself and unrelated projects, nothing of theirs changes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+
+
+def opgen(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "OPGEN_ROOT": str(root)}
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", *args], env=env, capture_output=True, text=True, check=False
+    )
+
+
+def snapshot(base: Path, names: list[str]) -> dict[str, str]:
+    """Every file and folder under ``base/<name>`` with a hash of its bytes (folders: ``dir``)."""
+    out: dict[str, str] = {}
+    for name in names:
+        top = base / name
+        for p in [top, *sorted(top.rglob("*"))]:
+            rel = p.relative_to(base).as_posix()
+            out[rel] = "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A directory holding a copy of the project (specs/, templates/, reference/, runtime/, README) and
+    unrelated projects whose folders look like op folders (docs/, examples/, op_* subfolders)."""
+    src = project_paths()
+    ws = tmp_path / "ws"
+    for name in ("specs", "templates", "reference"):
+        shutil.copytree(src.root / name, ws / name)
+    shutil.copytree(src.runtime / "include", ws / "runtime" / "include")
+    shutil.copy(src.clang_format, ws / ".clang-format")
+    shutil.copy(src.root / "README.md", ws / "README.md")
+    foreign = {
+        "website/docs/index.md": "# my site\n",
+        "website/examples/demo.py": "print('hi')\n",
+        "kernels/op_kernel/add.cpp": "// my kernel\n",
+        "kernels/op_host/add_tiling.cpp": "// my tiling\n",
+        "op_custom/op_api/aclnn_custom.cpp": "// someone else's op\n",
+        "op_custom/docs/aclnnCustom.md": "# custom\n",
+        "notes/todo.txt": "not an op folder\n",
+    }
+    for rel, text in foreign.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    theirs = ["specs", "templates", "reference", "runtime", "website", "kernels", "op_custom", "notes"]
+    return ws, theirs
+
+
+def test_prune_in_a_directory_holding_the_project_and_other_projects_touches_nothing_of_theirs(
+    workspace: tuple[Path, list[str]],
+) -> None:
+    ws, theirs = workspace
+    before = snapshot(ws, theirs)
+    readme = (ws / "README.md").read_bytes()
+    first = opgen(ws, "generate", "--out", str(ws), "--prune")
+    assert first.returncode == 0, first.stderr
+    assert (ws / "soft_margin_loss_backward" / "op_kernel" / "soft_margin_loss_grad.cpp").is_file()
+    dry = opgen(ws, "generate", "--out", str(ws), "--prune", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would prune" not in dry.stdout
+    again = opgen(ws, "generate", "--out", str(ws), "--prune", "--force")
+    assert again.returncode == 0, again.stderr
+    assert "pruned" not in again.stdout
+    for name in theirs:  # not even reported as ours
+        assert f"{name}/" not in again.stderr + again.stdout
+    check = opgen(ws, "generate", "--out", str(ws), "--check")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "not produced by any spec" not in check.stdout
+    assert snapshot(ws, theirs) == before
+    assert (ws / "README.md").read_bytes() == readme
+
+
+def test_prune_removes_a_removed_ops_files_after_listing_them_with_dry_run(workspace: tuple[Path, list[str]]) -> None:
+    ws, _ = workspace
+    out = ws / "out"
+    assert opgen(ws, "generate", "--out", str(out)).returncode == 0
+    (ws / "specs" / "sigmoid_backward.yaml").unlink()
+    mine = out / "sigmoid_backward" / "docs" / "my_notes.md"
+    mine.write_text("my own notes\n")
+    edited = out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp"
+    edited.write_text(edited.read_text() + "// my fix\n")
+    op_files = sorted(p.relative_to(out).as_posix() for p in (out / "sigmoid_backward").rglob("*") if p.is_file())
+    dry = opgen(ws, "generate", "--out", str(out), "--prune", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    would = [line.split(" ", 2)[2] for line in dry.stdout.splitlines() if line.startswith("would prune ")]
+    expected = [
+        f for f in op_files if f not in ("sigmoid_backward/docs/my_notes.md", edited.relative_to(out).as_posix())
+    ]
+    assert would == expected and len(expected) == 7
+    assert "kept sigmoid_backward/docs/my_notes.md (not written by opgen;" in dry.stderr
+    assert "kept sigmoid_backward/op_kernel/sigmoid_grad.cpp (changed since opgen wrote it;" in dry.stderr
+    assert (
+        sorted(p.relative_to(out).as_posix() for p in (out / "sigmoid_backward").rglob("*") if p.is_file()) == op_files
+    )
+    pruned = opgen(ws, "generate", "--out", str(out), "--prune")
+    assert pruned.returncode == 0, pruned.stderr
+    assert [
+        line[len("pruned ") :]
+        for line in pruned.stdout.splitlines()
+        if line.startswith("pruned ") and "(empty)" not in line
+    ] == expected
+    left = sorted(p.relative_to(out).as_posix() for p in (out / "sigmoid_backward").rglob("*") if p.is_file())
+    assert left == ["sigmoid_backward/docs/my_notes.md", "sigmoid_backward/op_kernel/sigmoid_grad.cpp"]
+    assert not (out / "sigmoid_backward" / "op_api").exists()  # emptied by the prune, so removed
+    assert mine.read_text() == "my own notes\n"
+
+
+def test_a_forged_manifest_entry_outside_the_output_directory_is_never_deleted(tmp_path: Path) -> None:
+    src = project_paths()
+    out = tmp_path / "gen"
+    assert opgen(src.root, "generate", "--out", str(out)).returncode == 0
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me\n")
+    manifest = json.loads((out / ".opgen-manifest.json").read_text())
+    digest = hashlib.sha256(victim.read_bytes()).hexdigest()
+    manifest["files"]["../precious.txt"] = {"spec": "gone", "templates": [], "input_hash": "x", "output_hash": digest}
+    (out / ".opgen-manifest.json").write_text(json.dumps(manifest))
+    proc = opgen(src.root, "generate", "--out", str(out), "--prune")
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "keep me\n"
