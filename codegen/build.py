@@ -9,12 +9,16 @@ can include, compiler flags and ``g++ --version``), so unchanged inputs are neve
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable
+import threading
+import warnings
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,14 +44,109 @@ class BuildError(Exception):
         self.log = log
 
 
-def cache_dir() -> Path:
-    """The build cache: ``$OPGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/ascend-opgen``, else ``~/.cache/ascend-opgen``."""
+class CacheWarning(UserWarning):
+    """A build cache entry was corrupt (its bytes no longer match the hash recorded when it was built); the
+    message names the file, which is rebuilt."""
+
+
+def _configured_cache_dir() -> tuple[Path, str]:
     env = os.environ.get("OPGEN_CACHE_DIR")
     if env:
-        return Path(env)
+        return Path(env), "OPGEN_CACHE_DIR"
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "ascend-opgen"
+    return base / "ascend-opgen", "the default build cache"
+
+
+def cache_dir() -> Path:
+    """The build cache, created when missing and checked to be a writable directory: ``$OPGEN_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/ascend-opgen``, else ``~/.cache/ascend-opgen``.
+
+    Raises:
+        BuildError: the path is not a directory, cannot be created or cannot be written (one line naming
+            the path and the reason; nothing is built).
+    """
+    path, what = _configured_cache_dir()
+    try:
+        if path.exists() and not path.is_dir():
+            raise NotADirectoryError(f"{path} is not a directory")
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".opgen-probe-", dir=str(path))
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise BuildError(
+            f"build cache {path} ({what}) is not usable: {reason}; set OPGEN_CACHE_DIR to a writable directory"
+        ) from None
+    return path
+
+
+#: Suffix of the file beside every cache entry that holds the SHA-256 of its bytes, written when it was built.
+HASH_SUFFIX = ".sha256"
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _entry_lock(entry: Path) -> Iterator[None]:
+    """An exclusive lock on one cache entry (a lock file beside it) shared by every process using the cache."""
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    with open(entry.with_name(entry.name + ".lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _cached(entry: Path) -> bool:
+    """True when the cache entry ``entry`` exists and its bytes match the hash recorded when it was built.
+
+    An entry without a recorded hash, or whose bytes differ from it (truncated, overwritten), is deleted
+    with a :class:`CacheWarning` naming the file, and False is returned so that the caller rebuilds it.
+    """
+    if not entry.exists():
+        return False
+    record = entry.with_name(entry.name + HASH_SUFFIX)
+    with _entry_lock(entry):
+        try:
+            recorded = record.read_text(encoding="ascii").strip()
+            if entry.is_file() and _sha256_file(entry) == recorded:
+                return True
+            problem = "its bytes do not match the hash recorded when it was built"
+        except FileNotFoundError:
+            problem = "it has no recorded hash (an interrupted or older build)"
+        except (OSError, UnicodeDecodeError) as exc:
+            problem = f"it cannot be read ({exc})"
+        warnings.warn(f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3)
+        for stale in (entry, record):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+    return False
+
+
+def _commit(built: Path, entry: Path) -> None:
+    """Moves the freshly built file ``built`` into the cache as ``entry`` atomically (a rename in the same
+    file system) and records its hash; an entry another process committed meanwhile is kept."""
+    digest = _sha256_file(built)
+    with _entry_lock(entry):
+        record = entry.with_name(entry.name + HASH_SUFFIX)
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
+                built.unlink()
+                return
+        os.replace(built, entry)
+        fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(digest + "\n")
+        os.replace(tmp, record)
 
 
 @lru_cache(maxsize=1)
@@ -174,12 +273,13 @@ def build_op(
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()[:24]
-    out_dir = cache_dir() / "lib" / key
+    cache = cache_dir()
+    out_dir = cache / "lib" / key
     library = out_dir / f"lib{spec.snake}_{product.name}.so"
-    if library.is_file():
+    if _cached(library):
         return BuiltOp(spec, product, library, key, sanitize)
 
-    work = Path(tempfile.mkdtemp(prefix="opgen-build-", dir=str(cache_dir()) if _ensure(cache_dir()) else None))
+    work = Path(tempfile.mkdtemp(prefix="opgen-build-", dir=str(cache)))
     try:
         glue_path = work / "opgen_glue.cpp"
         glue_path.write_text(glue)
@@ -218,15 +318,10 @@ def build_op(
             [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
             f"linking {library.name}",
         )
-        os.replace(tmp_lib, library)
+        _commit(tmp_lib, library)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return BuiltOp(spec, product, library, key, sanitize)
-
-
-def _ensure(path: Path) -> bool:
-    path.mkdir(parents=True, exist_ok=True)
-    return True
 
 
 def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:
@@ -235,23 +330,26 @@ def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: i
     out_dir = cache_dir() / "runtime" / h
     srcs = sorted((paths.runtime / "src").rglob("*.cpp"))
     objs = [out_dir / (s.relative_to(paths.runtime / "src").as_posix().replace("/", "__")[:-4] + ".o") for s in srcs]
-    if all(o.is_file() for o in objs):
+    todo = [(src, obj) for src, obj in zip(srcs, objs) if not _cached(obj)]
+    if not todo:
         return objs
     out_dir.mkdir(parents=True, exist_ok=True)
 
     def compile_one(pair: tuple[Path, Path]) -> None:
         src, obj = pair
-        if obj.is_file():
-            return
-        tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-        _run(
-            [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
-            f"compiling runtime {src.name}",
-        )
-        os.replace(tmp, obj)
+        tmp = obj.with_name(f".{obj.stem}.{os.getpid()}.{threading.get_ident()}.tmp.o")
+        try:
+            _run(
+                [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
+                f"compiling runtime {src.name}",
+            )
+            _commit(tmp, obj)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(compile_one, zip(srcs, objs)))
+        list(pool.map(compile_one, todo))
     return objs
 
 
@@ -266,10 +364,10 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
     src = root / op_files(built.spec)["example_cpp"]
     h = hashlib.sha256((built.key + src.read_text()).encode()).hexdigest()[:24]
     exe = cache_dir() / "examples" / h / f"example_{built.spec.snake}_{built.product.name}"
-    if exe.is_file():
+    if _cached(exe):
         return exe
     exe.parent.mkdir(parents=True, exist_ok=True)
-    tmp = exe.with_name(exe.name + f".{os.getpid()}.tmp")
+    tmp = exe.with_name(f".{exe.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
     _run(
         [
@@ -285,8 +383,8 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
         ],
         f"compiling example of {built.spec.op}",
     )
-    os.replace(tmp, exe)
+    _commit(tmp, exe)
     return exe
 
 
-__all__ = ["BuildError", "BuiltOp", "DType", "build_example", "build_op", "cache_dir", "glue_source"]
+__all__ = ["BuildError", "BuiltOp", "CacheWarning", "DType", "build_example", "build_op", "cache_dir", "glue_source"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -179,11 +180,13 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from codegen.build import cache_dir
     from codegen.check.driver import Job, run_check, select_products, write_json
     from codegen.check.report import print_table, progress_printer
 
     dtypes = _dtype_names(args.dtype)
     json_path = _writable_file(args.json, "--json") if args.json else None
+    cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
     catalogue, specs = _load(args)
     specs = _select(specs, args.ops)
     orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
@@ -335,8 +338,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _format_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+) -> str:
+    """Warnings of the tool's own kinds as one ``warning: ...`` line (others keep Python's format)."""
+    from codegen.build import CacheWarning
+
+    if issubclass(category, CacheWarning):
+        return f"warning: {message}\n"
+    return _PYTHON_FORMAT_WARNING(message, category, filename, lineno, line)
+
+
+_PYTHON_FORMAT_WARNING = warnings.formatwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 check failure or stale output, 2 usage/spec error)."""
+    warnings.formatwarning = _format_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
