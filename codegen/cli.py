@@ -29,6 +29,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number of seconds, got {text}")
+    return value
+
+
 def _dtype_names(names: list[str] | None) -> tuple[str, ...]:
     """The ``--dtype`` values, each checked against the aclDataType names.
 
@@ -181,7 +191,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from codegen.build import cache_dir
-    from codegen.check.driver import Job, run_check, select_products, write_json
+    from codegen.check.driver import CheckInterrupted, Job, run_check, select_products, write_json
     from codegen.check.report import print_table, progress_printer
 
     dtypes = _dtype_names(args.dtype)
@@ -214,6 +224,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     args.sanitize,
                     getattr(args, "specs", None),
                     getattr(args, "products", None),
+                    args.timeout,
                 )
             )
     if not jobs:
@@ -227,7 +238,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print("nothing to check: no (op, product) matches", file=sys.stderr)
         return 2
-    results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
+    try:
+        results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
+    except CheckInterrupted as stop:
+        print(stop.summary(), file=sys.stderr)
+        return 130
     print_table(results, verbose=args.verbose)
     if json_path is not None:
         write_json(results, json_path)
@@ -323,6 +338,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--json", help="write every result with emulator counters to this file")
     c.add_argument("-j", "--jobs", type=_positive_int, default=1, help="worker processes (at least 1)")
+    c.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="time limit of every case (default: 60 s plus 1 s per MiB of the case's tensors, x4 with --sanitize)",
+    )
     c.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
     c.set_defaults(func=cmd_check)
     n = sub.add_parser("new", help="write a starter spec and a reference stub for a new op")
@@ -359,6 +380,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C outside a check run (which prints its own summary)
+        print(f"interrupted: opgen {args.command} stopped", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into `head` and the like: not an error of the tool
         sys.stdout = None
         return 0

@@ -30,7 +30,9 @@ from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
 @dataclass
 class CaseResult:
-    """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases)."""
+    """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases);
+    ``kind`` names how a failed case failed when it did not return a result: ``timeout`` (it ran past its
+    time limit and was killed) or ``crash`` (its process died), else empty."""
 
     ident: str
     op: str
@@ -45,6 +47,7 @@ class CaseResult:
     message: str
     seconds: float
     counters: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
 
 
 class ReferenceLoadError(Exception):
@@ -221,20 +224,45 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
 _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")
 
 
-def check_example(spec: OpSpec, product: Product, generated: Path | None, ref: ModuleType, built: Any) -> CaseResult:
-    """Compiles and runs the generated example program; compares its printed output with the reference."""
+def prepare_example(built: Any, generated: Path | None) -> Path | BuildError:
+    """Compiles the generated example program of ``built`` (cached); the build error instead of raising."""
+    try:
+        return build_example(built, generated)
+    except BuildError as exc:
+        return exc
+
+
+def check_example(
+    spec: OpSpec,
+    product: Product,
+    generated: Path | None,
+    ref: ModuleType,
+    built: Any,
+    prepared: Path | BuildError | None = None,
+) -> CaseResult:
+    """Compiles (unless ``prepared`` by :func:`prepare_example`) and runs the generated example program;
+    compares its printed output with the reference."""
     with quiet_numpy():
-        return _check_example(spec, product, generated, ref, built)
+        return _check_example(spec, product, generated, ref, built, prepared)
 
 
-def _check_example(spec: OpSpec, product: Product, generated: Path | None, ref: ModuleType, built: Any) -> CaseResult:
+def _check_example(
+    spec: OpSpec,
+    product: Product,
+    generated: Path | None,
+    ref: ModuleType,
+    built: Any,
+    prepared: Path | BuildError | None,
+) -> CaseResult:
     start = time.perf_counter()
     ident = f"{spec.snake}/{product.name}/example/example program"
     ex = spec.example
     try:
         if ex is None:
             raise ValueError("the spec has no example")
-        exe = build_example(built, generated)
+        exe = prepared if prepared is not None else build_example(built, generated)
+        if isinstance(exe, BuildError):
+            raise exe
         proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, check=False)
         if proc.returncode != 0:
             from codegen.check.worker import signal_name
@@ -291,7 +319,9 @@ def _check_example(spec: OpSpec, product: Product, generated: Path | None, ref: 
 @dataclass(frozen=True)
 class Job:
     """The cases of one (op, product), run in one worker process. ``specs_dir`` and ``products_file`` are
-    the spec directory and product catalogue the op and product come from (None: the project's)."""
+    the spec directory and product catalogue the op and product come from (None: the project's);
+    ``timeout`` the time limit of every case in seconds (None: derived from each case's size, see
+    :func:`codegen.check.worker.case_timeout`)."""
 
     spec_snake: str
     product: str
@@ -302,6 +332,7 @@ class Job:
     sanitize: bool
     specs_dir: str | None
     products_file: str | None = None
+    timeout: float | None = None
 
 
 def run_job(job: Job) -> list[CaseResult]:
@@ -359,29 +390,69 @@ def run_job(job: Job) -> list[CaseResult]:
     # The cases run in a worker process: a crash of generated code fails one case, not the run.
     from codegen.check.worker import run_isolated
 
-    results = run_isolated(job, built.library, built.key)
-    results.append(check_example(spec, product, generated, ref, built))
-    return results
+    return run_isolated(job, built.library, built.key)  # the example program runs last, in the worker too
+
+
+class CheckInterrupted(Exception):
+    """Ctrl-C stopped :func:`run_check`: ``results`` of the ``done`` jobs that finished (of ``total``), in job
+    order; every worker process was killed."""
+
+    def __init__(self, results: list[CaseResult], done: int, total: int) -> None:
+        super().__init__(f"interrupted after {done} of {total} jobs")
+        self.results, self.done, self.total = results, done, total
+
+    def summary(self) -> str:
+        """One line: what ran before the interruption."""
+        failed = sum(not r.passed for r in self.results)
+        return (
+            f"interrupted: {self.done} of {self.total} (op, product) jobs finished, {len(self.results)} cases ran "
+            f"({len(self.results) - failed} passed, {failed} failed); the other jobs were stopped"
+        )
+
+
+def _pool_worker_init() -> None:
+    from codegen.check.worker import die_with_parent
+
+    die_with_parent()
 
 
 def run_check(
     jobs: list[Job], workers: int, progress: Callable[[Job, list[CaseResult]], None] | None = None
 ) -> list[CaseResult]:
-    """Runs ``jobs`` on ``workers`` processes; calls ``progress`` as each finishes; results in job order."""
+    """Runs ``jobs`` on ``workers`` processes; calls ``progress`` as each finishes; results in job order.
+
+    Raises:
+        CheckInterrupted: Ctrl-C (KeyboardInterrupt); every worker process is killed first.
+    """
     results: dict[int, list[CaseResult]] = {}
+
+    def interrupted() -> CheckInterrupted:
+        return CheckInterrupted([r for i in sorted(results) for r in results[i]], len(results), len(jobs))
+
     if workers <= 1:
-        for i, job in enumerate(jobs):
-            results[i] = run_job(job)
-            if progress:
-                progress(job, results[i])
+        try:
+            for i, job in enumerate(jobs):
+                results[i] = run_job(job)
+                if progress:
+                    progress(job, results[i])
+        except KeyboardInterrupt:
+            raise interrupted() from None
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_pool_worker_init)
+        try:
             futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 results[i] = fut.result()
                 if progress:
                     progress(jobs[i], results[i])
+        except KeyboardInterrupt:
+            processes = getattr(pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                process.kill()  # its case workers die with it (die_with_parent)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise interrupted() from None
+        pool.shutdown()
     return [r for i in sorted(results) for r in results[i]]
 
 
@@ -403,4 +474,4 @@ def select_products(spec: OpSpec, catalogue: Catalogue, wanted: list[str] | None
     return [catalogue.get(p) for p in spec.products if not wanted or p in wanted]
 
 
-__all__ = ["CaseResult", "Job", "check_example", "run_check", "run_job", "sys"]
+__all__ = ["CaseResult", "CheckInterrupted", "Job", "check_example", "run_check", "run_job", "sys"]

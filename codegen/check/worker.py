@@ -8,6 +8,12 @@ announces each case before running it and sends its result after. When the child
 becomes a failed case naming the signal, and a new child continues from the next case; the rest of the
 matrix still runs.
 
+Every case has a time limit (:func:`case_timeout`: derived from the case's size, or ``opgen check
+--timeout``): a case that does not finish in time (a reference or kernel that never returns) is killed with
+its worker and becomes a failed case of kind ``timeout``; a new worker continues with the next case. The
+generated example program runs last, in the worker too, under the same limit. A worker ignores SIGINT and
+dies with its parent, so Ctrl-C on ``opgen check`` leaves no process behind.
+
 Protocol: the parent writes one JSON request to the child's stdin. The child answers with JSON lines on its
 original stdout; it moves its own C-level stdout to stderr first, so text printed by generated code or the
 runtime cannot corrupt the protocol. Its stderr goes to a temporary file whose tail is quoted in a crash
@@ -16,12 +22,17 @@ report and is otherwise passed through to the parent's stderr.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +41,38 @@ from codegen.check.cases import Case
 
 #: Bytes of the worker's stderr quoted in a crash report.
 STDERR_TAIL = 2000
+#: Default time limit of one case: this many seconds ...
+BASE_TIMEOUT_SECONDS = 60.0
+#: ... plus one second per this many bytes of the case's tensors (inputs and a passed output) ...
+BYTES_PER_EXTRA_SECOND = 1 << 20
+#: ... times this under ``--sanitize`` (AddressSanitizer and UBSan slow the emulator down).
+SANITIZE_TIMEOUT_FACTOR = 4.0
+#: Seconds a worker may take to start (imports, loading the specs and the reference) or to prepare the next
+#: unit (building the example program); beyond that it is killed and the job fails with a ``timeout``.
+STARTUP_TIMEOUT_SECONDS = 600.0
+
+
+def case_timeout(case: Case | None, limit: float | None, sanitize: bool) -> float:
+    """Seconds one unit may run: ``limit`` (``opgen check --timeout``) when given, else
+    :data:`BASE_TIMEOUT_SECONDS` plus a second per :data:`BYTES_PER_EXTRA_SECOND` bytes of the case's
+    array parameters, times :data:`SANITIZE_TIMEOUT_FACTOR` with ``sanitize``. ``case`` None is the example
+    program (no arrays)."""
+    if limit is not None:
+        return float(limit)
+    nbytes = 0
+    for value in case.params.values() if case is not None else ():
+        nbytes += int(getattr(value, "nbytes", 0) or 0)
+    seconds = BASE_TIMEOUT_SECONDS + nbytes / BYTES_PER_EXTRA_SECOND
+    return seconds * (SANITIZE_TIMEOUT_FACTOR if sanitize else 1.0)
+
+
+def die_with_parent() -> None:
+    """Makes this process ignore SIGINT (the parent handles Ctrl-C) and, on Linux, be killed when its parent
+    dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so an interrupted ``opgen check`` leaves no worker behind."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
 
 
 def signal_name(returncode: int) -> str:
@@ -75,7 +118,36 @@ def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> An
         f"(a fault in the generated host or kernel code); the other cases ran in a new process"
         + (f"\n{tail[-STDERR_TAIL:]}" if tail else ""),
         0.0,
+        kind="crash",
     )
+
+
+def _timeout_result(info: dict[str, Any], seconds: float, limited: bool) -> Any:
+    from codegen.check.driver import CaseResult
+
+    how = "the --timeout" if limited else "its time limit (derived from its size; `opgen check --timeout S` sets it)"
+    return CaseResult(
+        info["ident"],
+        info["op"],
+        info["product"],
+        info["dtype"],
+        info["shape"],
+        info["name"],
+        False,
+        0,
+        0.0,
+        0.0,
+        f"timeout: case {info['ident']} did not finish within {seconds:g} s, {how}; its process was killed "
+        "(a reference or kernel that never returns?) and the other cases ran in a new process",
+        seconds,
+        kind="timeout",
+    )
+
+
+def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
+    for line in stream:
+        into.put(line)
+    into.put(None)
 
 
 def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
@@ -101,29 +173,56 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
                 stderr=err,
                 text=True,
             )
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(json.dumps({**request, "start": start}))
-            proc.stdin.close()
-            pending: dict[str, Any] | None = None
-            finished = False
-            for line in proc.stdout:
-                msg = json.loads(line)
-                if "begin" in msg:
-                    pending = msg
-                elif "result" in msg:
-                    results.append(CaseResult(**msg["result"]))
-                    pending = None
-                elif "done" in msg:
-                    finished = True
-            returncode = proc.wait()
+            try:
+                assert proc.stdin is not None and proc.stdout is not None
+                proc.stdin.write(json.dumps({**request, "start": start}))
+                proc.stdin.close()
+                lines: queue.Queue[str | None] = queue.Queue()
+                threading.Thread(target=_lines, args=(proc.stdout, lines), daemon=True).start()
+                pending: dict[str, Any] | None = None
+                finished = timed_out = False
+                deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+                while True:
+                    try:
+                        line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                    except queue.Empty:
+                        timed_out = True
+                        proc.kill()
+                        break
+                    if line is None:
+                        break
+                    msg = json.loads(line)
+                    if "begin" in msg:
+                        pending = msg
+                        deadline = time.monotonic() + float(msg["timeout"])
+                    elif "result" in msg:
+                        results.append(CaseResult(**msg["result"]))
+                        pending = None
+                        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+                    elif "done" in msg:
+                        finished = True
+                returncode = proc.wait()
+            except BaseException:  # Ctrl-C (KeyboardInterrupt) or an error here: the worker must not survive
+                proc.kill()
+                proc.wait()
+                raise
             err.seek(0)
             stderr_text = err.read()
         if finished and returncode == 0:
             if stderr_text:
                 sys.stderr.write(stderr_text)
             return results
+        if timed_out and pending is not None:
+            results.append(_timeout_result(pending, float(pending["timeout"]), job.timeout is not None))
+            start = int(pending["begin"]) + 1
+            continue
         if pending is None:
             ident = f"{job.spec_snake}/{job.product}/-/worker"
+            why = (
+                f"timeout: the check worker started no case within {STARTUP_TIMEOUT_SECONDS:g} s and was killed"
+                if timed_out
+                else f"the check worker ended with {signal_name(returncode)} outside a case"
+            )
             results.append(
                 CaseResult(
                     ident,
@@ -136,9 +235,9 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
                     0,
                     0.0,
                     0.0,
-                    f"the check worker ended with {signal_name(returncode)} outside a case:\n"
-                    + stderr_text.strip()[-STDERR_TAIL:],
+                    f"{why}:\n" + stderr_text.strip()[-STDERR_TAIL:],
                     0.0,
+                    kind="timeout" if timed_out else "crash",
                 )
             )
             return results
@@ -148,7 +247,7 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
 
 def _serve(request: dict[str, Any], out: IO[str]) -> None:
     from codegen.build import BuiltOp
-    from codegen.check.driver import Job, cases_for, load_reference, run_case
+    from codegen.check.driver import Job, cases_for, check_example, load_reference, prepare_example, run_case
     from codegen.paths import reference_dir_for
     from codegen.runner import OpCallable
     from codegen.specs import load_project
@@ -159,7 +258,8 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
     spec = specs[job.spec_snake]
     product = catalogue.get(job.product)
     ref = load_reference(spec, reference_dir_for(job.specs_dir))
-    fn = OpCallable(BuiltOp(spec, product, Path(request["library"]), request["key"], job.sanitize))
+    built = BuiltOp(spec, product, Path(request["library"]), request["key"], job.sanitize)
+    fn = OpCallable(built)
     cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
     units = case_units(cases, job.core_orders)
     for index in range(int(request["start"]), len(units)):
@@ -168,18 +268,30 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
         ident = f"{case.ident} ({suffix})" if suffix else case.ident
         begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
         begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
+        begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
         out.write(json.dumps(begin) + "\n")
         out.flush()
         r = run_case(fn, case, ref)
         r.name, r.ident = name, ident
         out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
         out.flush()
-    out.write(json.dumps({"done": len(units)}) + "\n")
+    # The example program last, in this process too: its reference runs under the same time limit.
+    generated = Path(job.generated) if job.generated else None
+    prepared = prepare_example(built, generated)  # compiling it is not timed as a case
+    begin = {"begin": len(units), "ident": f"{spec.snake}/{product.name}/example/example program"}
+    begin.update({"op": spec.snake, "product": product.name, "dtype": "-", "shape": "-", "name": "example program"})
+    begin["timeout"] = case_timeout(None, job.timeout, job.sanitize)
+    out.write(json.dumps(begin) + "\n")
+    out.flush()
+    r = check_example(spec, product, generated, ref, built, prepared)
+    out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+    out.write(json.dumps({"done": len(units) + 1}) + "\n")
     out.flush()
 
 
 def main() -> int:
     """Worker entry point: reads the request from stdin, streams begin/result lines, exits 0 when done."""
+    die_with_parent()
     request = json.loads(sys.stdin.read())
     sys.stdout.flush()
     protocol_fd = os.dup(1)

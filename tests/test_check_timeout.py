@@ -1,0 +1,122 @@
+"""A case that never returns fails as a ``timeout`` naming it while the rest of the matrix runs, and Ctrl-C
+stops ``opgen check`` promptly with a one-line summary and no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codegen.check.cases import Case
+from codegen.check.worker import BASE_TIMEOUT_SECONDS, case_timeout
+from codegen.paths import project_paths
+
+OP = "sigmoid_backward"
+OPGEN = (sys.executable, "-m", "codegen")
+SELECT = ("--quick", "--product", "Ascend910B", "--dtype", "FLOAT")
+# The reference never returns for the 9-element case (and only there).
+LOOPING = """
+import numpy as np
+
+
+def reference(gradOutput, output):
+    g, y = np.asarray(gradOutput, np.float64), np.asarray(output, np.float64)
+    while np.broadcast_shapes(g.shape, y.shape) == (9,):
+        pass
+    return np.broadcast_to(g * y * (1.0 - y), np.broadcast_shapes(g.shape, y.shape))
+"""
+
+
+@pytest.fixture
+def looping_specs(tmp_path: Path) -> Path:
+    """A spec directory (a copy of the project's) whose sigmoid_backward reference loops for ever on [9]."""
+    src = project_paths()
+    shutil.copytree(src.specs, tmp_path / "specs")
+    shutil.copytree(src.reference, tmp_path / "reference")
+    (tmp_path / "reference" / f"{OP}.py").write_text(LOOPING)
+    return tmp_path / "specs"
+
+
+def test_a_reference_that_never_returns_is_a_timeout_and_the_rest_of_the_matrix_runs(
+    looping_specs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "r.json"
+    proc = subprocess.run(
+        [*OPGEN, "--specs", str(looping_specs), "check", OP, *SELECT, "--timeout", "3", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    cases = json.loads(out.read_text())["cases"]
+    failed = [c for c in cases if not c["passed"]]
+    ident = f"{OP}/Ascend910B/FLOAT/block+1 [9]"
+    assert [(c["ident"], c["kind"]) for c in failed] == [(ident, "timeout")]
+    assert failed[0]["message"].startswith(f"timeout: case {ident} did not finish within 3 s, the --timeout;")
+    assert len(cases) == 27 and cases[-1]["name"] == "example program"  # 26 cases after it ran, and the example
+    assert f"FAIL {ident}: timeout: case {ident} did not finish within 3 s" in proc.stdout
+    assert "26 passed, 1 failed" in proc.stdout
+
+
+def test_the_default_time_limit_grows_with_the_case_size() -> None:
+    import numpy as np
+
+    small = Case("op", "P", "FLOAT", "[1]", "one", {"x": np.zeros(1, np.float32)})
+    big = Case("op", "P", "FLOAT", "[2**22]", "big", {"x": np.zeros(1 << 22, np.float32), "n": 3})
+    assert case_timeout(small, None, False) == pytest.approx(BASE_TIMEOUT_SECONDS + 4 / 2**20)
+    assert case_timeout(big, None, False) == pytest.approx(BASE_TIMEOUT_SECONDS + 16)
+    assert case_timeout(big, None, True) == pytest.approx(4 * (BASE_TIMEOUT_SECONDS + 16))
+    assert case_timeout(big, 2.5, True) == 2.5
+
+
+def _workers_of(pid: int) -> list[int]:
+    """Pids of the ``codegen.check.worker`` processes in the process tree below ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"codegen.check.worker" in cmdline:
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_check_with_a_summary_line_and_no_traceback(looping_specs: Path, jobs: str) -> None:
+    before = set(_workers_of(0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codegen", "--specs", str(looping_specs), "check", OP, *SELECT, "-j", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while not set(_workers_of(0)) - before:  # wait until a case worker runs (the reference then loops)
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.2)
+        time.sleep(2)  # well inside the looping case (its default limit is a minute)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    lines = stderr.strip().splitlines()
+    assert lines[-1] == (
+        "interrupted: 0 of 1 (op, product) jobs finished, 0 cases ran (0 passed, 0 failed); the other jobs were stopped"
+    )
+    time.sleep(1)
+    assert not set(_workers_of(0)) - before  # no worker left behind
