@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,96 @@ def check_out_array(op: str, name: str, out: Any) -> None:
         extent = st * n
     if not out.flags.writeable:
         raise ValueError(f"{where} is read-only (flags.writeable is False); pass a writable array")
+
+
+INT64_MAX = 2**63 - 1
+#: Default of the memory cap of one Python API call (bytes); ``$OPGEN_MAX_CALL_BYTES`` overrides it.
+DEFAULT_MAX_CALL_BYTES = 4 << 30
+
+
+def max_call_bytes() -> int:
+    """The memory cap of one call (bytes): ``$OPGEN_MAX_CALL_BYTES`` when set to a positive integer, else
+    :data:`DEFAULT_MAX_CALL_BYTES` (4 GiB).
+
+    Raises:
+        ValueError: ``OPGEN_MAX_CALL_BYTES`` is set but not a positive integer.
+    """
+    text = os.environ.get("OPGEN_MAX_CALL_BYTES")
+    if text is None:
+        return DEFAULT_MAX_CALL_BYTES
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got {text!r}")
+    return value
+
+
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.3g} GiB"
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any], out_given: bool) -> None:
+    """Checks, before anything is allocated, that a call's tensors fit int64 and the memory cap.
+
+    The output shape is computed from the spec's shape rule (``outputs[0].shape``) with Python integers;
+    the call is refused when that shape has more than ``2**63 - 1`` elements, when an integer attr the rule
+    reads is beyond int64, or when the memory the call needs exceeds :func:`max_call_bytes`. The estimate
+    (bytes) counts every input as a contiguous copy (the L2 API makes one of a strided or zero-stride
+    view), and, when the call allocates the output, the output plus one fp32 tensor of the output's shape
+    per input (broadcast and cast copies).
+
+    Raises:
+        ValueError: naming the parameters, the shape and the limit. A shape rule that cannot be evaluated
+            for other reasons (shapes that do not broadcast, a null input) is left to phase 1, which returns
+            the aclnn status.
+    """
+    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
+    from codegen.spec.expr import names as expr_names
+
+    where = spec.aclnn_name
+    present = {name: a for name, a in arrays.items() if a is not None}
+    need = sum(int(a.size) * a.itemsize for a in present.values())
+    rule = spec.outputs[0].shape
+    if not out_given and rule is not None:
+        read = sorted(expr_names(rule) & (set(present) | set(attrs)))
+        for name in read:
+            value = attrs.get(name)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and int(value) > INT64_MAX:
+                raise ValueError(
+                    f"{where}: {name}={int(value)} is beyond int64 ({INT64_MAX}), so the result's shape "
+                    f"{rule} cannot be represented; pass a smaller {name}"
+                )
+        try:
+            shape = as_shape(evaluate(rule, {**present, **attrs}))
+        except ExprEvalError:
+            shape = None
+        if shape is not None:
+            numel = _numel(shape)
+            given = ", ".join(f"{n}={list(present[n].shape)}" if n in present else f"{n}={attrs[n]}" for n in read)
+            if numel > INT64_MAX:
+                raise ValueError(
+                    f"{where}: the result would have shape {list(shape)} = {numel} elements (from {given}), "
+                    f"beyond int64 ({INT64_MAX}); no array was allocated"
+                )
+            item = max([4, *(a.itemsize for a in present.values())])
+            need += numel * item * (1 + len(present))
+    cap = max_call_bytes()
+    if need > cap:
+        shapes = ", ".join(f"{n} {list(a.shape)} {a.dtype}" for n, a in present.items())
+        raise ValueError(
+            f"{where}: the call would need about {_gib(need)} of memory ({shapes}"
+            + ("" if out_given or rule is None else f"; result shape from {rule}")
+            + f"), beyond the cap of {_gib(cap)} (OPGEN_MAX_CALL_BYTES); no array was allocated"
+        )
 
 
 class OpCallable:
@@ -274,8 +365,9 @@ class OpCallable:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
             TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, an
                 attribute has the wrong Python type (see :func:`attr_value`), or ``out=`` is not an array.
-            ValueError: an attribute is outside the range of its C type, or the ``out=`` array cannot be
-                written in place (see :func:`check_out_array`).
+            ValueError: an attribute is outside the range of its C type, the ``out=`` array cannot be
+                written in place (see :func:`check_out_array`), or the result or the memory the call needs
+                is beyond int64 or the memory cap (see :func:`check_call_size`; nothing is allocated).
         """
         spec = self.spec
         self.last_stats = {}  # never the counters of an earlier call, whatever fails below
@@ -303,6 +395,7 @@ class OpCallable:
                 None if value is None else np.asarray(value) if not isinstance(value, np.ndarray) else value
             )
         out_name = spec.outputs[0].name
+        check_call_size(spec, arrays, attrs, out_given=params.get(out_name) is not None)
         if out_name in params:
             out = params[out_name]
             if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
