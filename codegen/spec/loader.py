@@ -21,7 +21,7 @@ import keyword
 import math
 import re
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -48,6 +48,7 @@ from codegen.spec.expr import (
     parse_expr,
     to_source,
 )
+from codegen.spec.expr import names as expr_names
 from codegen.spec.generated_names import generated_name_problems
 from codegen.spec.index_accumulate import parse_index_accumulate_compute
 from codegen.spec.model import (
@@ -67,7 +68,15 @@ from codegen.spec.model import (
     TilingSpec,
     snake_case,
 )
-from codegen.spec.rules import elementwise_host_problem, excludes_zero, formula_problem, zero_division
+from codegen.spec.rules import (
+    SHAPE_ATOMS,
+    atomize,
+    constant_problem,
+    elementwise_host_problem,
+    excludes_zero,
+    formula_problem,
+    zero_division,
+)
 
 __all__ = [
     "COMPUTE_PARSERS",
@@ -192,6 +201,11 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
 _StrictLoader.add_constructor(_YAML_TAG + "int", _construct_int)
 
 
+#: Most nodes all alias occurrences of one file may copy while an aliased spec is reported (each alias is
+#: an error anyway; the copies only keep follow-on errors away).
+ALIAS_EXPANSION_BUDGET = 10_000
+
+
 class _NodeConverter:
     """Turns PyYAML nodes into located :class:`YNode` values, recording problems."""
 
@@ -200,6 +214,24 @@ class _NodeConverter:
         self.file = file
         self.errors = errors
         self.active: set[int] = set()  # aliased nodes being converted (guards against recursive aliases)
+        self.budget = ALIAS_EXPANSION_BUDGET  # nodes aliases may still copy into the converted tree
+
+    def _alias_free_size(self, node: yaml.Node, limit: int) -> int | None:
+        """Nodes in ``node``'s subtree, or None when it holds an alias or more than ``limit`` nodes."""
+        count, stack = 0, [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, _AliasNode):
+                return None
+            count += 1
+            if count > limit:
+                return None
+            if isinstance(current, yaml.MappingNode):
+                for key, value in current.value:
+                    stack += [key, value]
+            elif isinstance(current, yaml.SequenceNode):
+                stack += current.value
+        return count
 
     def loc(self, node: yaml.Node) -> SourceLoc:
         return SourceLoc(self.file, node.start_mark.line + 1)
@@ -210,8 +242,12 @@ class _NodeConverter:
             self.errors.append(
                 SpecError(loc, path or "yaml", f"YAML aliases (*{node.value}) are not supported; write the value out")
             )
-            if id(node.target) in self.active:
+            # Never expanded blindly (an alias bomb would grow exponentially): only an alias-free target
+            # within what is left of the budget is copied, to keep later checks free of follow-on errors.
+            size = self._alias_free_size(node.target, self.budget)
+            if size is None or id(node.target) in self.active:
                 return YScalar(loc, path, None)
+            self.budget -= size
             self.active.add(id(node.target))
             try:
                 converted = self.convert(node.target, path)  # keeps later checks free of follow-on errors
@@ -1578,7 +1614,7 @@ class _OpParser:
                 if c is not None:
                     constraints.append(c)
 
-        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products)
+        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs)
         example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
 
         return OpSpec(
@@ -1610,57 +1646,104 @@ class _OpParser:
         constraints: list[Constraint],
         attrs: tuple[AttrSpec, ...],
         products: tuple[str, ...],
+        inputs: tuple[TensorSpec, ...] = (),
     ) -> None:
-        """Cross-entry rule: no host expression divides (``/``, ``//``, ``%``) by an expression of integer or
-        bool attrs that may be 0 unless it is provably nonzero (see :func:`codegen.spec.rules.zero_division`):
-        through a guard on the way to the division, an unconditional constraint on all the op's products
-        (for a constraint's own expressions: an earlier one, or its ``when``), or the attrs' ``values``.
-        ``//`` and ``%`` by an integer 0 are a SIGFPE in the generated C++; ``/`` gives inf or NaN."""
+        """Cross-entry rule: no host expression (and no tensor-free part of a formula) divides (``/``,
+        ``//``, ``%``) by anything that may be 0 unless it is provably nonzero (see
+        :func:`codegen.spec.rules.zero_division`): a literal 0, an attr (unless its ``values``, an
+        unconditional constraint on all the op's products (for a constraint's own expressions: an earlier
+        one, or its ``when``) or a guard exclude 0), ``rank()`` of a tensor whose rank rule allows 0,
+        ``numel()``/``dim()`` (0 for an empty tensor; an elementwise op's tiling runs only for a non-empty
+        output, so there ``numel`` of the output is nonzero). ``//`` and ``%`` by an integer 0 are a SIGFPE
+        in the generated C++; ``/`` gives inf or NaN. Also, no host expression may hold a constant part
+        that overflows int64 (:func:`codegen.spec.rules.constant_problem`)."""
+        tensors = {t.name: t for t in (*inputs, *outputs)}
         domains: dict[str, tuple[int, ...] | None] = {}
         for a in attrs:
             if a.type in ("int64", "uint64"):
                 domains[a.name] = tuple(v for v, _ in a.values) if a.values is not None else None
             elif a.type == "bool":
                 domains[a.name] = (0, 1)
-        if not domains:
-            return
-        ints = [a for a in attrs if a.name in domains]
+            elif a.type in ATTR_TYPES:
+                domains[a.name] = None
+        attr_names = set(domains)
+
+        def with_atoms(e: Expr, defs: Mapping[str, Expr] | None = None) -> dict[str, tuple[int, ...] | None]:
+            found = dict(domains)
+            for x in [e, *(defs or {}).values()]:
+                for name in expr_names(atomize(x)) - attr_names:
+                    call = name.split("(", 1)
+                    if len(call) != 2 or call[0] not in SHAPE_ATOMS:
+                        continue
+                    arg = call[1].split(",", 1)[0].rstrip(")").strip()
+                    t = tensors.get(arg)
+                    if call[0] == "rank" and t is not None:
+                        found[name] = tuple(range(t.rank[0], t.rank[1] + 1))
+                    else:
+                        found[name] = None
+            return found
 
         def excluded(cs: Sequence[Constraint]) -> set[str]:
-            return {
-                a.name
-                for a in ints
-                for c in cs
-                if c.when is None and set(c.products) >= set(products) and excludes_zero(c.require, a.name, True)
-            }
+            out: set[str] = set()
+            for c in cs:
+                if c.when is not None or not set(c.products) >= set(products):
+                    continue
+                require = atomize(c.require)
+                out |= {n for n in expr_names(require) if excludes_zero(require, n, True)}
+            return out
 
-        def report(node: YNode, e: Expr, free: set[str], defs: Mapping[str, Expr] | None = None) -> None:
-            found = zero_division(e, domains, set(domains) - free, defs)
+        always_nonzero = set(PLATFORM_NAMES)
+
+        def report(
+            node: YNode,
+            e: Expr,
+            gone: set[str],
+            defs: Mapping[str, Expr] | None = None,
+            nonzero: Collection[str] = (),
+            opaque: Collection[str] = (),
+        ) -> None:
+            doms = with_atoms(e, defs)
+            found = zero_division(e, doms, gone, defs, {*always_nonzero, *nonzero}, opaque)
             if found is None:
+                problem = constant_problem(e)
+                if problem is not None:
+                    self.r.error(node, problem)
                 return
             attr, divisor = found.attr, to_source(found.divisor)
-            what = f"attr '{attr}'," if found.bare else f"'{divisor}', an expression of attr '{attr}',"
             effect = (
                 "a division by 0 gives inf or nan in the host code"
                 if found.op == "/"
                 else "an integer division by 0 crashes the host code"
             )
+            if not attr:
+                self.r.error(node, f"'{e}' divides by '{divisor}', which is 0 ({effect}); divide by a nonzero value")
+                return
+            if attr in attr_names:
+                what = f"attr '{attr}'," if found.bare else f"'{divisor}', an expression of attr '{attr}',"
+            else:
+                why = " (0 for a 0-d tensor)" if attr.startswith("rank(") else " (0 for an empty tensor)"
+                what = f"'{attr}'{why}," if found.bare else f"'{divisor}', an expression of '{attr}'{why},"
             self.r.error(
                 node,
                 f"'{e}' divides by {what} which may be 0 ({effect}); add a constraint such as "
                 f'require: "{attr} != 0" (or "{attr} > 0"), or guard the division: \'... if {attr} != 0 else ...\'',
             )
 
-        free_all = {a.name for a in ints} - excluded(constraints)
+        gone_all = excluded(constraints)
         for (_, shape_node), out in zip(partial_outputs, outputs):
             if shape_node is not None and out.shape is not None:
-                report(shape_node, out.shape, free_all)
+                report(shape_node, out.shape, gone_all)
         if isinstance(compute, ElementwiseCompute) and isinstance(m.get("compute"), YMap):
             compute_nodes = {k.value: v for k, v in _entries(m["compute"])}
             defs = dict(compute.scalars)
+            # The tiling function runs only for a non-empty output (the op API returns before it otherwise).
+            tiling_nonzero = {f"numel({o.name})" for o in outputs}
             for key, value in _entries(compute_nodes.get("scalars")):
                 if key.value in defs:
-                    report(value, defs[key.value], free_all, defs)
+                    report(value, defs[key.value], gone_all, defs, tiling_nonzero)
+            for name, formula in compute.outputs:
+                if name in compute_nodes:
+                    report(compute_nodes[name], formula, gone_all, defs, tiling_nonzero, [t.name for t in inputs])
         constraints_node = m.get("constraints")
         items = constraints_node.items if isinstance(constraints_node, YSeq) else []
         by_name = {c.name: c for c in constraints}
@@ -1671,16 +1754,17 @@ class _OpParser:
             if c is None:
                 continue
             earlier = constraints[: constraints.index(c)]
-            free = {a.name for a in ints} - excluded(earlier)
+            gone = excluded(earlier)
             if c.when is not None:
-                report(im["when"], c.when, free)
-                free -= {a for a in free if excludes_zero(c.when, a, True)}
+                report(im["when"], c.when, set(gone))
+                when = atomize(c.when)
+                gone |= {n for n in expr_names(when) if excludes_zero(when, n, True)}
             let_nodes = {key.value: v for key, v in _entries(im.get("let"))}
             let_defs: dict[str, Expr] = {}
             for ln, le in c.let:
-                report(let_nodes[ln], le, free, let_defs)
+                report(let_nodes[ln], le, set(gone), let_defs)
                 let_defs[ln] = le
-            report(im["require"], c.require, free, let_defs)
+            report(im["require"], c.require, set(gone), let_defs)
 
     def tensors(self, node: YNode | None, what: str, is_output: bool) -> list[tuple[TensorSpec, YNode | None]]:
         if node is None:

@@ -4,11 +4,16 @@
   compiler turns into AscendC vector instructions (``+ - * /``, unary minus, ``exp log abs sqrt relu
   sigmoid`` and two-argument ``min``/``max``); subtrees without tensors are host scalars and may use the
   whole host language.
-* :func:`zero_division`: a host expression (compute scalar, constraint, output shape) must not divide by
-  an expression of integer attributes that may be 0 (``//`` and ``%`` by an integer 0 are a ``SIGFPE`` in
-  the generated C++; ``/`` is a double division and gives inf or NaN), unless a guard on the way to the
-  division (``a if mode != 0 else b``, ``mode != 0 and ...``), an unconditional constraint on every
-  product (``require: "mode > 0"``) or the attribute's ``values`` make it provably nonzero.
+* :func:`zero_division`: a host expression (compute scalar, constraint, output shape, a formula's
+  subexpression without tensor values) must not divide by anything that may be 0 (``//`` and ``%`` by an
+  integer 0 are a ``SIGFPE`` in the generated C++; ``/`` is a double division and gives inf or NaN): a
+  literal 0, an attribute, ``rank()`` (0 for a 0-d tensor), ``dim()`` or ``numel()`` (0 for an empty
+  tensor), unless its form proves it nonzero: a guard on the way to the division (``a if mode != 0 else
+  b``, ``rank(out) > 0 and ...``), an unconditional constraint on every product (``require: "mode > 0"``),
+  the attribute's ``values``, the tensor's rank rule, or what the generated code guarantees (the
+  platform's ``coreNum``/``ubBytes``; an elementwise tiling runs only for a non-empty output).
+* :func:`constant_problem`: a host expression must not hold a constant part that overflows int64
+  (``99999999999 * 99999999999 * 99999999999``): it would be undefined behaviour in the generated C++.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from codegen.spec.expr import (
+    INT64_MAX,
+    INT64_MIN,
     Binary,
     BoolOp,
     Call,
@@ -168,6 +175,72 @@ def _expand(e: Expr, defs: Mapping[str, Expr], seen: frozenset[str] = frozenset(
     return e
 
 
+#: Tensor functions whose value is a number that may be 0: ``numel`` and ``dim`` of an empty tensor,
+#: ``rank`` of a 0-d one. :func:`atomize` turns each call into a name (its source text, e.g.
+#: ``rank(out)``), so that guards, constraints and domains treat it like an attribute.
+SHAPE_ATOMS: frozenset[str] = frozenset({"numel", "rank", "dim"})
+
+
+def atomize(e: Expr) -> Expr:
+    """``e`` with every ``numel(...)``, ``rank(...)`` and ``dim(...)`` call replaced by a :class:`Name` whose id
+    is the call's source text (``Name("numel(out)")``)."""
+    if isinstance(e, Call):
+        if e.func in SHAPE_ATOMS:
+            return Name(str(e))
+        return Call(e.func, tuple(atomize(a) for a in e.args))
+    if isinstance(e, Unary):
+        return Unary(e.op, atomize(e.operand))
+    if isinstance(e, Binary):
+        return Binary(e.op, atomize(e.left), atomize(e.right))
+    if isinstance(e, Compare):
+        return Compare(e.op, atomize(e.left), atomize(e.right))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, tuple(atomize(v) for v in e.values))
+    if isinstance(e, IfElse):
+        return IfElse(atomize(e.cond), atomize(e.then), atomize(e.orelse))
+    return e
+
+
+def _factors(e: Expr) -> list[Expr]:
+    if isinstance(e, Binary) and e.op == "*":
+        return _factors(e.left) + _factors(e.right)
+    return [e]
+
+
+def constant_problem(e: Expr) -> str | None:
+    """Why a constant part of host expression ``e`` cannot be computed in int64, or None.
+
+    Every subexpression without names is evaluated (int64 semantics, :func:`codegen.spec.expr.evaluate`),
+    and so is the product of the constant factors of every ``*`` chain (``numel(out) * 99999999999 *
+    99999999999`` multiplies them in C++ too, whatever the order); an int64 overflow is reported.
+    Divisions by a constant 0 are left to :func:`zero_division`.
+    """
+    for x in walk(e):
+        if isinstance(x, (Num, Name)):
+            continue
+        if not expr_names(x):
+            try:
+                evaluate(x, {})
+            except ExprEvalError as exc:
+                if "division by zero" in str(exc):
+                    continue
+                return f"'{x}' cannot be computed in int64 ({exc}); the generated C++ would overflow"
+        if isinstance(x, Binary) and x.op == "*":
+            product = 1
+            constants = [f for f in _factors(x) if isinstance(f, Num)]
+            if len(constants) < 2 or not all(type(f.value) is int for f in constants):
+                continue
+            for f in constants:
+                product *= int(f.value)
+            if not INT64_MIN <= product <= INT64_MAX:
+                shown = " * ".join(str(f) for f in constants)
+                return (
+                    f"'{x}' multiplies the constants {shown} = {product}, beyond int64; the generated C++ "
+                    "would overflow"
+                )
+    return None
+
+
 def _nonzero(d: Expr, nonzero: frozenset[str], everywhere: Callable[[Expr, frozenset[str]], bool]) -> bool:
     """True when ``d`` is provably not 0 given that the names of ``nonzero`` are not 0: nonzero numbers and
     names combined by signs, ``abs``, ``*`` and guarded conditionals (int64 wrap-around aside), and
@@ -216,8 +289,9 @@ class ZeroDivision:
     Attributes:
         op: ``/``, ``//`` or ``%``.
         divisor: the divisor as written.
-        attr: the attribute of the divisor that may make it 0.
-        bare: the divisor is the attribute itself (up to signs and scalar names).
+        attr: the name (an attribute, or a shape call such as ``rank(out)``) that may make it 0; ``""`` when
+            the divisor is a constant 0.
+        bare: the divisor is that name itself (up to signs and scalar names).
     """
 
     op: str
@@ -231,47 +305,66 @@ def zero_division(
     domains: Mapping[str, tuple[int, ...] | None],
     excluded: Collection[str] = (),
     scalar_defs: Mapping[str, Expr] | None = None,
+    nonzero: Collection[str] = (),
+    opaque: Collection[str] = (),
 ) -> ZeroDivision | None:
-    """The first ``/``, ``//`` or ``%`` in ``e`` whose divisor depends on an attribute and is not provably
-    nonzero, or None.
+    """The first ``/``, ``//`` or ``%`` in ``e`` whose divisor is not provably nonzero, or None.
 
-    A divisor that reads attributes is accepted when it is provably nonzero from its form (:func:`_nonzero`:
-    attrs that are guarded on the way (``a if mode != 0 else b``), excluded by a constraint or whose values
-    exclude 0, combined by signs, ``abs``, ``*`` and guarded conditionals), or when it reads only
-    finite-valued attrs and is nonzero at every combination of their values (guarded attrs without 0).
-    Anything else (``10 // (mode - 1)``, ``10 // (numel(out) - mode)``) is rejected: conservative on purpose.
+    Shape calls are first turned into names (:func:`atomize`). A divisor is accepted when it is provably
+    nonzero from its form (:func:`_nonzero`: nonzero numbers; names guarded on the way (``a if mode != 0
+    else b``), excluded by a constraint, known nonzero, or whose domain excludes 0; combined by signs,
+    ``abs``, ``*`` and guarded conditionals), or when it reads only finite-domain names and is nonzero at
+    every combination of their values. Anything else (``x / 0``, ``10 // (mode - 1)``, ``numel(out) //
+    rank(out)`` for a rank that may be 0) is rejected: conservative on purpose.
 
     Args:
-        e: a host expression.
-        domains: every integer or bool attr: its allowed values, or None when any value is allowed.
-        excluded: attrs 0 is excluded from by an unconditional constraint.
+        e: a host expression, or a formula (then ``opaque`` holds its tensor names).
+        domains: names that may be 0 and their allowed values (None: any value): integer, bool and float
+            attrs, and atomized shape calls (``rank(x)``: the tensor's rank rule).
+        excluded: names 0 is excluded from by an unconditional constraint.
         scalar_defs: definitions of the scalar/let names ``e`` may use (expanded into divisors).
+        nonzero: names known not to be 0 (the platform's ``coreNum``, ``numel`` of an elementwise output in
+            its tiling).
+        opaque: names of tensor values; a divisor reading one is a vector division (IEEE: inf or NaN per
+            element, as on the device) and is not checked.
     """
-    defs = scalar_defs or {}
-    base = frozenset(excluded) | {a for a, vs in domains.items() if vs is not None and 0 not in vs}
+    defs = {k: atomize(v) for k, v in (scalar_defs or {}).items()}
+    e = atomize(e)
+    opaque_set = frozenset(opaque)
+    base = frozenset(excluded) | frozenset(nonzero) | {a for a, vs in domains.items() if vs is not None and 0 not in vs}
 
-    def everywhere(d: Expr, nonzero: frozenset[str]) -> bool:
+    def everywhere(d: Expr, nz: frozenset[str]) -> bool:
         read = expr_names(d)
-        if not read or not read <= set(domains) or any(domains[a] is None for a in read):
+        if not read:
+            try:
+                value = evaluate(d, {})
+            except ExprEvalError:
+                return False
+            return isinstance(value, (int, float)) and value != 0
+        if not read <= set(domains) or any(domains[a] is None for a in read):
             return False
-        finite = {a: tuple(v for v in domains[a] or () if not (a in nonzero and v == 0)) for a in read}
+        finite = {a: tuple(v for v in domains[a] or () if not (a in nz and v == 0)) for a in read}
         return _nonzero_everywhere(d, finite)
 
     def check_divisor(op: str, raw: Expr, safe: frozenset[str]) -> ZeroDivision | None:
         d = _expand(raw, defs)
         read = expr_names(d)
-        attrs = [a for a in domains if a in read]
-        if not attrs:
+        if read & opaque_set:
             return None
-        nonzero = base | safe
-        if _nonzero(d, nonzero, everywhere):
+        nz = base | safe
+        if _nonzero(d, nz, everywhere):
             return None
-        culprit = next((a for a in attrs if a not in nonzero), attrs[0])
+        free = [n for n in sorted(read) if n not in nz]
+        culprit = next((n for n in free if n in domains), free[0] if free else "")
+        if not culprit:  # guarded names: the divisor is an expression of them that may still be 0
+            culprit = next((n for n in sorted(read) if n in domains), "")
         core = d
         while isinstance(core, Unary) and core.op in ("-", "+"):
             core = core.operand
-        bare = core == Name(culprit)
-        return ZeroDivision(op, raw, culprit, bare)
+        return ZeroDivision(op, raw, culprit, bool(culprit) and core == Name(culprit))
+
+    def guarded(cond: Expr, truth: bool) -> set[str]:
+        return {a for a in set(domains) | expr_names(cond) if excludes_zero(cond, a, truth)}
 
     def go(x: Expr, safe: frozenset[str]) -> ZeroDivision | None:
         if isinstance(x, Binary):
@@ -281,8 +374,8 @@ def zero_division(
                     return found
             return go(x.left, safe) or go(x.right, safe)
         if isinstance(x, IfElse):
-            then_safe = safe | {a for a in domains if excludes_zero(x.cond, a, True)}
-            else_safe = safe | {a for a in domains if excludes_zero(x.cond, a, False)}
+            then_safe = safe | guarded(x.cond, True)
+            else_safe = safe | guarded(x.cond, False)
             return go(x.cond, safe) or go(x.then, then_safe) or go(x.orelse, else_safe)
         if isinstance(x, BoolOp):
             for v in x.values:
@@ -290,7 +383,7 @@ def zero_division(
                 if found:
                     return found
                 # the next value runs only when this one was true ('and') or false ('or')
-                safe = safe | {a for a in domains if excludes_zero(v, a, x.op == "and")}
+                safe = safe | guarded(v, x.op == "and")
             return None
         if isinstance(x, Unary):
             return go(x.operand, safe)

@@ -1,0 +1,196 @@
+"""Hostile specs fail fast at load with ``file:line`` and the field: a YAML alias bomb is not expanded,
+host expressions that overflow int64 or divide by something that may be 0 are spec errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.spec.loader import load_catalogue, load_op_spec
+from codegen.spec.model import Catalogue, ElementwiseCompute
+from tests.test_spec_errors import BASE, CATALOGUE, STEM, bad, edit
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> Catalogue:
+    path = tmp_path_factory.mktemp("catalogue") / "products.yaml"
+    path.write_text(CATALOGUE)
+    return load_catalogue(path)
+
+
+SCALAR = '    norm: "1 / numel(out) if reduction == 1 else 1"\n'
+FORMULA = '  out: "-target * gradOutput * sigmoid(-target * self) * norm"\n'
+INT_ADVICE = "an integer division by 0 crashes the host code"
+FLOAT_ADVICE = "a division by 0 gives inf or nan in the host code"
+
+BOMB = """\
+op: Bomb
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+"""
+
+
+def test_a_yaml_alias_bomb_fails_fast_with_file_line_in_little_memory(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.yaml"
+    path.write_text(BOMB)
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"  # 1 GiB: the expansion needs ~7 GB
+        "from codegen.spec.errors import SpecErrors\n"
+        "from codegen.spec.loader import read_yaml\n"
+        "from pathlib import Path\n"
+        "errors = []\n"
+        f"read_yaml(Path({str(path)!r}), errors)\n"
+        "print(errors[0]); print(len(errors))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first, count = proc.stdout.splitlines()
+    assert first == f"{path}:3: b[0]: YAML aliases (*a) are not supported; write the value out"
+    assert int(count) == 8 * 9  # every alias occurrence once, never its expansion
+
+
+def test_generate_with_an_alias_bomb_writes_nothing(tmp_path: Path) -> None:
+    from codegen.paths import project_paths
+
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "products.yaml").write_text((project_paths().specs / "products.yaml").read_text())
+    (specs / "bomb.yaml").write_text(BOMB)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), "generate", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert f"{specs / 'bomb.yaml'}:3: b[0]: YAML aliases (*a) are not supported; write the value out" in lines
+    assert lines[-1].endswith("spec error(s); nothing was written")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("edits", "line", "field", "message"),
+    [
+        (
+            [(SCALAR, '    norm: "99999999999 * 99999999999 * 99999999999"\n')],
+            35,
+            "compute.scalars.norm",
+            "'99999999999 * 99999999999 * 99999999999' cannot be computed in int64 (integer overflow: "
+            "99999999999 * 99999999999 = 9999999999800000000001 is outside int64); the generated C++ would overflow",
+        ),
+        (
+            [(SCALAR, '    norm: "numel(out) * 99999999999 * 99999999999"\n')],
+            35,
+            "compute.scalars.norm",
+            "'numel(out) * 99999999999 * 99999999999' multiplies the constants 99999999999 * 99999999999 = "
+            "9999999999800000000001, beyond int64; the generated C++ would overflow",
+        ),
+        (
+            [(SCALAR, '    norm: "1 // 0"\n')],
+            35,
+            "compute.scalars.norm",
+            f"'1 // 0' divides by '0', which is 0 ({INT_ADVICE}); divide by a nonzero value",
+        ),
+        (
+            [(FORMULA, '  out: "self / 0"\n')],
+            36,
+            "compute.out",
+            f"'self / 0' divides by '0', which is 0 ({FLOAT_ADVICE}); divide by a nonzero value",
+        ),
+        (
+            [(FORMULA, '  out: "self * (1 / (2 - 2))"\n')],
+            36,
+            "compute.out",
+            f"'self * (1 / (2 - 2))' divides by '2 - 2', which is 0 ({FLOAT_ADVICE}); divide by a nonzero value",
+        ),
+        (
+            [(SCALAR, '    norm: "numel(out) // rank(out)"\n')],
+            35,
+            "compute.scalars.norm",
+            f"'numel(out) // rank(out)' divides by 'rank(out)' (0 for a 0-d tensor), which may be 0 ({INT_ADVICE}); "
+            'add a constraint such as require: "rank(out) != 0" (or "rank(out) > 0"), '
+            "or guard the division: '... if rank(out) != 0 else ...'",
+        ),
+        (
+            [(SCALAR, '    norm: "1.0 / (rank(out) - 1) if rank(out) > 0 else 1.0"\n')],
+            35,
+            "compute.scalars.norm",
+            f"'1.0 / (rank(out) - 1) if rank(out) > 0 else 1.0' divides by 'rank(out) - 1', an expression of "
+            f"'rank(out)' (0 for a 0-d tensor), which may be 0 ({FLOAT_ADVICE}); "
+            'add a constraint such as require: "rank(out) != 0" (or "rank(out) > 0"), '
+            "or guard the division: '... if rank(out) != 0 else ...'",
+        ),
+        (
+            [
+                (
+                    "tiling:\n",
+                    'constraints:\n  - name: c\n    require: "100 // numel(self) > 1"\n    message: "m"\ntiling:\n',
+                ),
+            ],
+            39,
+            "constraints[0].require",
+            "'100 // numel(self) > 1' divides by 'numel(self)' (0 for an empty tensor), which may be 0 "
+            f"({INT_ADVICE}); "
+            'add a constraint such as require: "numel(self) != 0" (or "numel(self) > 0"), '
+            "or guard the division: '... if numel(self) != 0 else ...'",
+        ),
+        (
+            [
+                (
+                    "tiling:\n",
+                    'constraints:\n  - name: c\n    require: "dim(self, 0) > 4 or 8 % dim(self, 0) == 0"\n'
+                    '    message: "m"\ntiling:\n',
+                ),
+            ],
+            39,
+            "constraints[0].require",
+            f"'dim(self, 0) > 4 or 8 % dim(self, 0) == 0' divides by 'dim(self, 0)' (0 for an empty tensor), "
+            f'which may be 0 ({INT_ADVICE}); add a constraint such as require: "dim(self, 0) != 0" '
+            "(or \"dim(self, 0) > 0\"), or guard the division: '... if dim(self, 0) != 0 else ...'",
+        ),
+    ],
+)
+def test_host_expressions_that_overflow_or_may_divide_by_zero_are_spec_errors(
+    tmp_path: Path, catalogue: Catalogue, edits: list[tuple[str, str]], line: int, field: str, message: str
+) -> None:
+    f, errs = bad(tmp_path, catalogue, *edits)
+    assert errs == [f"{f}:{line}: {field}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("scalar", "extra"),
+    [
+        ("numel(out) // rank(out) if rank(out) > 0 else 0", ()),  # a guard on the way
+        (
+            "numel(out) // rank(out)",
+            (('    rank: [0, 8]\n    shape: "broadcast', '    rank: [1, 8]\n    shape: "broadcast'),),
+        ),
+        ("10 // numel(out)", ()),  # the tiling runs only for a non-empty output
+        ("ubBytes // coreNum", ()),  # platform facts are positive
+        ("10.0 / (rank(out) + 1)", ()),  # nonzero at every rank the output allows
+    ],
+)
+def test_divisions_proved_safe_are_accepted(
+    tmp_path: Path, catalogue: Catalogue, scalar: str, extra: tuple[tuple[str, str], ...]
+) -> None:
+    text = edit(BASE, SCALAR, f'    norm: "{scalar}"\n')
+    for old, new in extra:
+        text = edit(text, old, new)
+    path = tmp_path / STEM
+    path.write_text(text)
+    spec = load_op_spec(path, catalogue)
+    assert isinstance(spec.compute, ElementwiseCompute) and spec.compute.scalars[0][0] == "norm"
