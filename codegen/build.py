@@ -109,23 +109,29 @@ def _entry_lock(entry: Path) -> Iterator[None]:
 def _cached(entry: Path) -> bool:
     """True when the cache entry ``entry`` exists and its bytes match the hash recorded when it was built.
 
-    An entry without a recorded hash, or whose bytes differ from it (truncated, overwritten), is deleted
-    with a :class:`CacheWarning` naming the file, and False is returned so that the caller rebuilds it.
+    An entry whose bytes differ from its recorded hash (truncated, overwritten) or that cannot be read is
+    deleted with a :class:`CacheWarning` naming the file, and False is returned so that the caller rebuilds
+    it. An entry without a recorded hash (written by an older version, or a build interrupted between the
+    rename and the hash) is deleted and rebuilt silently, as a cache miss.
     """
     if not entry.exists():
         return False
     record = entry.with_name(entry.name + HASH_SUFFIX)
     with _entry_lock(entry):
+        problem = ""
         try:
             recorded = record.read_text(encoding="ascii").strip()
             if entry.is_file() and _sha256_file(entry) == recorded:
                 return True
             problem = "its bytes do not match the hash recorded when it was built"
         except FileNotFoundError:
-            problem = "it has no recorded hash (an interrupted or older build)"
+            pass
         except (OSError, UnicodeDecodeError) as exc:
             problem = f"it cannot be read ({exc})"
-        warnings.warn(f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3)
+        if problem:
+            warnings.warn(
+                f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3
+            )
         for stale in (entry, record):
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
