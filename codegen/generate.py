@@ -24,7 +24,7 @@ from codegen.manifest import (
     save_manifest,
     sha256_bytes,
 )
-from codegen.paths import ProjectPaths, project_paths
+from codegen.paths import ProjectPaths, project_paths, spec_files
 from codegen.spec.model import Catalogue, OpSpec
 from codegen.writer import WriteReport, expected_files, sync_tree
 
@@ -151,7 +151,7 @@ def stray_files(root: Path, op: str, produced: Collection[str]) -> list[str]:
 
 
 def _spec_files(specs_dir: Path) -> dict[str, Path]:
-    return {p.stem: p for p in sorted(specs_dir.glob("*.yaml")) if p.name != "products.yaml"}
+    return {p.stem: p for p in spec_files(specs_dir)}
 
 
 def _record_hash(rec: FileRecord, spec_files: dict[str, Path], catalogue_file: Path, templates: Path) -> str:
