@@ -178,6 +178,10 @@ def test_overflow_inside_the_formula_gives_a_finite_bound_and_mixed_dtypes_promo
     ref2 = -1.0 / (1 + np.exp(xs.astype(np.float64)))
     b2 = derived_bound(spec, product, {"gradOutput": ones, "self": xs, "target": ones, "reduction": 0}, ref2)
     assert b2 is not None and np.all(b2 < 64 * U * np.abs(ref2))
+    # an empty output (1 / numel(out) is undefined): an empty bound, no error
+    e = np.zeros((0, 3), np.float32)
+    b3 = derived_bound(spec, product, {"gradOutput": e, "self": e, "target": e, "reduction": 1}, np.zeros((0, 3)))
+    assert b3 is not None and b3.shape == (0, 3)
 
 
 def test_a_reference_tolerance_replaces_the_derived_bound() -> None:

@@ -33,6 +33,7 @@ scalar forms) is ``2**-24``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -158,6 +159,8 @@ def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
 def scalar_interval(value: float) -> Interval:
     """The values a host scalar of exact value ``value`` (float64) can have in the kernel: between it and its
     fp32 rounding (infinite beyond the fp32 range), widened by the float64 slack."""
+    if math.isnan(value):
+        return np.asarray(-np.inf), np.asarray(np.inf)
     with np.errstate(over="ignore"):
         f = float(np.float32(value))
     lo, hi = min(value, f), max(value, f)
@@ -236,28 +239,37 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
             attributes by name; an ``out`` array is ignored.
         ref: the reference output (float64, the output shape).
 
-    Raises:
-        codegen.spec.expr.ExprEvalError: a host scalar cannot be evaluated for this call.
+    A host scalar that cannot be evaluated for the call (e.g. ``1 / numel(out)`` of an empty output) may take
+    any value. An empty output gets a bound of zeros.
     """
     if spec.family != "elementwise":
         return None
     from codegen.plan.constraints import TensorStandIn, call_env
     from codegen.plan.elementwise import compile_all, program_for, shape_rule
     from codegen.runner import dtype_of_array
-    from codegen.spec.expr import evaluate
+    from codegen.spec.expr import ExprEvalError, evaluate
 
     arrays = {t.name: params.get(t.name) for t in spec.inputs}
     present = {n: a for n, a in arrays.items() if isinstance(a, np.ndarray)}
     compute = promoted_dtype([dtype_of_array(a) for a in present.values()])
     if compute is None:
         return None
-    variant = next(v for v in _variants(spec, compile_all) if set(v.present) == set(present))
+    variant = next((v for v in _variants(spec, compile_all) if set(v.present) == set(present)), None)
+    if variant is None:
+        return None
     kind, args = shape_rule(spec)
     shape = present[args[0]].shape if kind == "like" else np.broadcast_shapes(*(a.shape for a in present.values()))
+    if 0 in shape:
+        return np.zeros(shape)  # an empty output: nothing to bound (host scalars may not even be defined)
     env = call_env(spec, product, {k: v for k, v in params.items() if k not in {t.name for t in spec.outputs}})
     out = spec.outputs[0]
     env[out.name] = TensorStandIn(tuple(shape), compute)
-    scalars = {hs.field_name: float(evaluate(hs.expr, env)) for hs in variant.formula.scalars}  # type: ignore[arg-type]
+    scalars: dict[str, float] = {}
+    for hs in variant.formula.scalars:
+        try:
+            scalars[hs.field_name] = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
+        except ExprEvalError:
+            scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
     values = {n: np.asarray(a, dtype=np.float64) for n, a in present.items()}
     with np.errstate(all="ignore"):
         lo, hi = program_interval(program_for(variant.formula, compute), values, scalars, compute)
