@@ -435,7 +435,8 @@ def compile_op(
     prod = catalogue.get(product)
     if prod.name not in spec.products:
         raise ValueError(
-            f"{spec.aclnn_name} does not support {prod.name}; its products: {', '.join(spec.products)} ({spec.path})"
+            f"{spec.aclnn_name} does not support {prod.name}; its products: {', '.join(spec.products)} "
+            f"({Path(spec.path).parent.name}/{Path(spec.path).name})"
         )
     built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
     return OpCallable(built)
