@@ -15,6 +15,16 @@ if TYPE_CHECKING:  # the model imports the expression language: loaded only by c
     from codegen.spec.model import Catalogue, OpSpec
 
 
+def _version() -> str:
+    """The installed distribution's version (``ascend-opgen``), or ``unknown`` when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ascend-opgen")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 class UsageError(Exception):
     """A command-line value is invalid; ``main`` prints the message and exits 2 before any work starts."""
 
@@ -86,11 +96,17 @@ def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from codegen.spec.loader import KNOWN_FAMILIES
+
     catalogue, specs = _load(args)
     print("ops:")
     for name in sorted(specs):
         s = specs[name]
         print(f"  {name:32s} {s.aclnn_name:36s} family={s.family:16s} products={','.join(s.products)}")
+    print("families:")
+    for family in sorted({*KNOWN_FAMILIES, *(s.family for s in specs.values())}):
+        members = sorted(n for n, s in specs.items() if s.family == family)
+        print(f"  {family:32s} {len(members)} op(s): {', '.join(members) or '-'}")
     print("products:")
     for p in catalogue.products:
         print(
@@ -118,7 +134,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"warning: {text}", file=sys.stderr)
     if args.check:
         if result.clean:
-            print(f"generated/ is up to date ({len(report.unchanged)} files)")
+            shown = args.out if args.out else "generated/"
+            print(f"{shown} is up to date ({len(report.unchanged)} files)")
             return 0
         for rel in report.stale:
             print(f"stale: {rel}")
@@ -182,6 +199,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     catalogue, specs = _load(args)
     spec = next(iter(_select(specs, [args.op]).values()))
+    product = catalogue.get(args.product)
+    if product.name not in spec.products:
+        raise UsageError(
+            f"{spec.aclnn_name} is not supported on {product.name}; its products: {', '.join(spec.products)} "
+            f"({spec.path})"
+        )
     built = build_op(
         spec, catalogue.get(args.product), Path(args.generated) if args.generated else None, sanitize=args.sanitize
     )
@@ -284,9 +307,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 f"dtypes there: {', '.join(supported)}"
             )
     if args.shape is not None:
-        dims = args.shape.replace("x", ",").split(",")
-        if not all(d.strip().isdigit() for d in dims):
-            raise UsageError(f"--shape {args.shape!r}: expected comma-separated non-negative integers, e.g. 1024,4096")
+        from codegen.explain import parse_shape
+
+        try:
+            parse_shape(args.shape)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     try:
         print(explain(spec, product, args.shape, args.dtype))
     except ValueError as exc:
@@ -297,6 +323,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``opgen`` (subcommands list, generate, build, check, explain)."""
     parser = argparse.ArgumentParser(prog="opgen", description="Generate and check Ascend operator sources.")
+    parser.add_argument("--version", action="version", version=f"opgen {_version()}")
     parser.add_argument("--specs", help="spec directory (default: the project's specs/)")
     parser.add_argument("--products", help="alternative product catalogue YAML")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -323,7 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--generated", help="generated tree to build (default generated/)")
     b.add_argument("--sanitize", action="store_true")
     b.set_defaults(func=cmd_build)
-    c = sub.add_parser("check", help="build, run and compare against NumPy references")
+    from codegen.check.legend import LEGEND
+
+    c = sub.add_parser(
+        "check",
+        help="build, run and compare against NumPy references",
+        description="Build every (op, product), run its case matrix, compare with the NumPy references and "
+        "print a table; exit 1 when a case fails.",
+        epilog=f"The result table: {LEGEND}",
+    )
     c.add_argument("ops", nargs="*", help="ops (snake name or OpType); default all")
     c.add_argument("--product", action="append", help="only this product (repeatable)")
     c.add_argument("--dtype", action="append", help="only this dtype (repeatable), e.g. FLOAT16")
@@ -353,7 +388,10 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="normalized spec and the tiling decision for a shape")
     e.add_argument("op")
     e.add_argument("--product", required=True)
-    e.add_argument("--shape", help="output shape, e.g. 1024,4096")
+    e.add_argument(
+        "--shape",
+        help="output shape, e.g. 1024,4096 ('scalar' or '' for a 0-d tensor); index ops: numWeights,D[,N]",
+    )
     e.add_argument("--dtype", help="compute dtype (default: the first supported)")
     e.set_defaults(func=cmd_explain)
     return parser

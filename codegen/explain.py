@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import Constraint, DType, OpSpec, Product
+
+#: ``--shape`` spellings of a 0-d (scalar) shape.
+SCALAR_SHAPES = ("", "scalar", "()", "[]")
 
 
 def unfilled_message(message: str) -> str:
@@ -19,6 +23,117 @@ def unfilled_message(message: str) -> str:
 
 
 INT64_MAX = 2**63 - 1
+
+
+def parse_shape(shape_text: str) -> tuple[int, ...]:
+    """``--shape`` text as dims: comma (or ``x``) separated non-negative integers; ``''``, ``scalar``,
+    ``()`` or ``[]`` is the 0-d shape ``()``.
+
+    Raises:
+        ValueError: any other text (the message gives the accepted forms).
+    """
+    text = shape_text.strip()
+    if text in SCALAR_SHAPES:
+        return ()
+    dims = [d.strip() for d in text.replace("x", ",").split(",")]
+    if not all(d.isdigit() for d in dims):
+        raise ValueError(
+            f"--shape {shape_text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
+            "or 'scalar' (also '') for a 0-d tensor"
+        )
+    return tuple(int(d) for d in dims)
+
+
+def filled_message(message: str, values: Mapping[str, object]) -> str:
+    """A constraint message with each ``{name}`` placeholder replaced by its value in ``values`` (floats as
+    ``%g``, bools as true/false, as the generated error text prints them); names without a value stay
+    ``<name>``."""
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(message):
+        parts.append(literal)
+        if name is None:
+            continue
+        if name not in values:
+            parts.append(f"<{name}>")
+            continue
+        v = values[name]
+        if isinstance(v, bool):
+            parts.append("true" if v else "false")
+        elif isinstance(v, float):
+            parts.append(f"{v:g}")
+        else:
+            parts.append(str(v))
+    return "".join(parts)
+
+
+def _shape_call(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None
+) -> tuple[dict[str, object], list[str]]:
+    """The call ``opgen explain`` describes for ``shape``: the evaluation environment of its constraints
+    (tensors, attrs, ``coreNum``, ``ubBytes``) and the attribute values it assumes, as ``name value`` text.
+
+    Elementwise: every input and the output have ``shape`` in the explained dtype; attrs take their default.
+    Index accumulation (``numWeights,D[,N]``): rows ``[N, D]``, indices ``[N]`` (INT64 when accepted), the
+    output ``[numWeights, D]``, the row-count attr ``numWeights``, count scaling on (as the tiling shown)
+    and no padding row unless the attr has a default.
+    """
+    from codegen.plan.constraints import TensorStandIn
+
+    env: dict[str, object] = {"coreNum": product.vector_core_num, "ubBytes": product.ub_bytes}
+    assumed: list[str] = []
+    set_attrs: dict[str, object] = {}
+    if spec.family == "elementwise":
+        dt = DType[dtype_name] if dtype_name else next(t for t in spec.inputs if not t.optional).dtypes[0]
+        for t in (*spec.inputs, *spec.outputs):
+            env[t.name] = TensorStandIn(shape, dt)
+    else:
+        from codegen.plan.index_accumulate import index_dtypes, row_dtypes
+        from codegen.spec.index_accumulate import IndexAccumulateCompute
+
+        comp = spec.compute
+        assert isinstance(comp, IndexAccumulateCompute)
+        num_rows, d = shape[0], shape[1]
+        n = shape[2] if len(shape) == 3 else num_rows
+        grad = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
+        idxs = index_dtypes(spec)
+        env[comp.rows] = TensorStandIn((n, d), grad)
+        env[comp.index] = TensorStandIn((n,), DType.INT64 if DType.INT64 in idxs else idxs[0])
+        env[comp.accumulate] = TensorStandIn((num_rows, d), grad)
+        set_attrs[comp.num_rows] = num_rows
+        if comp.count_scaling is not None:
+            set_attrs[comp.count_scaling] = True
+            assumed.append(f"{comp.count_scaling} true")
+        if comp.padding is not None:
+            set_attrs[comp.padding] = -1
+    for a in spec.attrs:
+        if a.name in set_attrs:
+            env[a.name] = set_attrs[a.name]
+        elif a.default is not None:
+            env[a.name] = a.default
+            assumed.append(f"{a.name} {filled_message('{v}', {'v': a.default})} (default)")
+    return env, assumed
+
+
+def constraint_verdict(c: Constraint, env: Mapping[str, object]) -> tuple[dict[str, object], str]:
+    """Evaluates constraint ``c`` on the call ``env``: the values of its ``let`` names and attrs (for the
+    message) and a verdict: ``satisfied``, ``VIOLATED (phase 1 returns <status>)``, ``does not apply
+    (`when` is false)`` or ``not evaluated: <why>``."""
+    from codegen.spec.expr import ExprEvalError, evaluate, to_source
+
+    scope: dict[str, object] = dict(env)
+    for name in DType.__members__:
+        scope.setdefault(name, DType[name])
+    try:
+        if c.when is not None and not evaluate(c.when, scope):
+            return scope, f"does not apply (`{to_source(c.when)}` is false)"
+        for name, e in c.let:
+            scope[name] = evaluate(e, scope)
+        ok = bool(evaluate(c.require, scope))
+    except ExprEvalError as exc:
+        return scope, f"not evaluated: {exc}"
+    if ok:
+        return scope, f"satisfied (`{to_source(c.require)}`)"
+    return scope, f"VIOLATED (`{to_source(c.require)}` is false; phase 1 returns {c.status})"
 
 
 def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | None) -> None:
@@ -95,13 +210,22 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         lines.append(
             f"  output {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}"
         )
+    shape = parse_shape(shape_text) if shape_text is not None else None
+    if shape is not None:
+        check_explain_shape(spec, shape, dtype_name)
+        env, assumed = _shape_call(spec, product, shape, dtype_name)
     for c in spec.constraints:
-        if not c.products or product.name in c.products:
+        if c.products and product.name not in c.products:
+            continue
+        if shape is None:
             lines.append(f"  constraint {c.name}: {unfilled_message(c.message)}")
-    if shape_text is None:
+            continue
+        filled, verdict = constraint_verdict(c, env)
+        lines.append(f"  constraint {c.name}: {filled_message(c.message, filled)}")
+        with_attrs = f" with {', '.join(assumed)}" if assumed else ""
+        lines.append(f"    for shape {list(shape)}{with_attrs}: {verdict}")
+    if shape is None:
         return "\n".join(lines)
-    shape = tuple(int(s) for s in shape_text.replace("x", ",").split(",") if s.strip())
-    check_explain_shape(spec, shape, dtype_name)
     if product.name not in spec.products:
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)

@@ -23,7 +23,7 @@ from codegen.manifest import (
     save_manifest,
     sha256_bytes,
 )
-from codegen.paths import ProjectPaths, project_paths
+from codegen.paths import ProjectPaths, project_paths, spec_files
 from codegen.spec.model import Catalogue, OpSpec
 from codegen.writer import WriteReport, expected_files, sync_tree
 
@@ -240,7 +240,7 @@ def _remove(root: Path, rels: list[str]) -> list[str]:
 
 
 def _spec_files(specs_dir: Path) -> dict[str, Path]:
-    return {p.stem: p for p in sorted(specs_dir.glob("*.yaml")) if p.name != "products.yaml"}
+    return {p.stem: p for p in spec_files(specs_dir)}
 
 
 def _record_hash(rec: FileRecord, spec_files: dict[str, Path], catalogue_file: Path, templates: Path) -> str:

@@ -89,3 +89,31 @@ def reference_dir_for(specs_dir: str | Path | None) -> Path:
     if specs_dir is None:
         return project_paths().reference
     return Path(specs_dir).parent / "reference"
+
+
+#: File name suffixes of op specs (``.yml`` is the same YAML, as users write it).
+SPEC_SUFFIXES = (".yaml", ".yml")
+#: Catalogue file names that are never op specs.
+CATALOGUE_NAMES = ("products.yaml", "products.yml")
+
+
+def is_editor_artifact(name: str) -> bool:
+    """Whether a file name is a hidden file or an editor's lock, backup or autosave file, never a spec:
+    ``.x.yaml`` (hidden; vim's ``.x.yaml.swp``; Emacs's lock ``.#x.yaml``), ``x.yaml~`` and ``#x.yaml#``."""
+    return name.startswith((".", "#")) or name.endswith(("~", "#"))
+
+
+def spec_files(directory: Path, catalogue: Path | None = None) -> list[Path]:
+    """The op spec files of ``directory``, sorted by name: every ``*.yaml`` and ``*.yml`` except the
+    catalogue (``products.yaml``/``products.yml`` or the file ``catalogue``), hidden files and editor
+    artifacts (:func:`is_editor_artifact`). Two files with one stem (``x.yaml`` and ``x.yml``) are both
+    returned; the loader reports the clash."""
+    skip = catalogue.resolve() if catalogue is not None else None
+    found = []
+    for path in sorted(directory.iterdir()) if directory.is_dir() else []:
+        if path.suffix not in SPEC_SUFFIXES or path.name in CATALOGUE_NAMES or is_editor_artifact(path.name):
+            continue
+        if skip is not None and path.resolve() == skip:
+            continue
+        found.append(path)
+    return found

@@ -317,12 +317,25 @@ class OpCallable:
         """Sets the deterministic option and the emulator's core scheduling for following calls.
 
         Raises:
-            ValueError: unknown ``core_order``.
+            TypeError: ``deterministic`` is not a bool (``'yes'`` is not), ``seed`` is not an integer, or
+                ``core_order`` is not a string; each message names the parameter.
+            ValueError: unknown ``core_order``, or ``seed`` outside ``[0, 2**64 - 1]`` (a uint64 in C).
         """
+        where = f"{self.spec.aclnn_name}:"
+        if not isinstance(deterministic, (bool, np.bool_)):
+            raise TypeError(
+                f"{where} deterministic takes True or False, got {type(deterministic).__name__} {deterministic!r}"
+            )
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"{where} seed takes an integer, got {type(seed).__name__} {seed!r}")
+        if not 0 <= int(seed) <= 2**64 - 1:
+            raise ValueError(f"{where} seed must be in [0, 2**64 - 1] (a uint64), got {int(seed)}")
+        if not isinstance(core_order, str):
+            raise TypeError(f"{where} core_order takes a string, got {type(core_order).__name__} {core_order!r}")
         if core_order not in CORE_ORDERS:
             raise ValueError(f"core_order must be one of {', '.join(CORE_ORDERS)}, got {core_order!r}")
         self.lib.aclrtCtxSetSysParamOpt(0, 1 if deterministic else 0)
-        self.lib.opgen_rt_set_core_order(CORE_ORDERS[core_order], seed)
+        self.lib.opgen_rt_set_core_order(CORE_ORDERS[core_order], int(seed))
 
     def phase1(
         self,
@@ -448,7 +461,10 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
 
-    Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range; ``bool``
+    Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range, except the
+    padding-row attr of an index-accumulate op (``paddingIdx``), a uint64 whose values negative as int64 mean
+    "no padding row": it also takes PyTorch's ``-1`` (any negative int64), passed as the same bits
+    (``-1`` -> ``2**64 - 1``); ``bool``
     attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:
     within the finite float32 range, or inf/NaN).
 
@@ -467,6 +483,8 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{where} takes an integer, got {type(value).__name__} {value!r}")
         lo, hi = _INT_ATTR_RANGES[attr.type]
+        if attr.type == "uint64" and attr.name == getattr(spec.compute, "padding", None) and -(2**63) <= value < 0:
+            return int(value) + 2**64  # negative as int64: no padding row (PyTorch's padding_idx=-1)
         if not lo <= int(value) <= hi:
             raise ValueError(f"{where} must be in [{lo}, {hi}], got {int(value)}; it would wrap in C")
         return int(value)
@@ -511,7 +529,7 @@ def compile_op(
     if prod.name not in spec.products:
         raise ValueError(
             f"{spec.aclnn_name} does not support {prod.name}; its products: {', '.join(spec.products)} "
-            f"(specs/{spec.snake}.yaml)"
+            f"({Path(spec.path).parent.name}/{Path(spec.path).name})"
         )
     built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
     return OpCallable(built)

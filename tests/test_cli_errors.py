@@ -32,11 +32,13 @@ def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
         ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "4,x4"),
-            "error: --shape '4,x4': expected comma-separated non-negative integers, e.g. 1024,4096\n",
+            "error: --shape '4,x4': expected comma-separated non-negative integers, e.g. 1024,4096, "
+            "or 'scalar' (also '') for a 0-d tensor\n",
         ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "-4"),
-            "error: --shape '-4': expected comma-separated non-negative integers, e.g. 1024,4096\n",
+            "error: --shape '-4': expected comma-separated non-negative integers, e.g. 1024,4096, "
+            "or 'scalar' (also '') for a 0-d tensor\n",
         ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--dtype", "half"),

@@ -32,7 +32,8 @@ from codegen.spec.model import Catalogue, DType, OpSpec, Product
 class CaseResult:
     """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases);
     ``kind`` names how a failed case failed when it did not return a result: ``timeout`` (it ran past its
-    time limit and was killed) or ``crash`` (its process died), else empty."""
+    time limit and was killed) or ``crash`` (its process died), else empty; ``bound`` and ``bound_source``
+    say what error the comparison accepted (see :func:`case_tolerance`)."""
 
     ident: str
     op: str
@@ -48,6 +49,11 @@ class CaseResult:
     seconds: float
     counters: dict[str, Any] = field(default_factory=dict)
     kind: str = ""
+    #: the error accepted at the element of the largest absolute error (0 for status cases)
+    bound: float = 0.0
+    #: where the bound came from: ``derived`` (the instruction sequence), ``tolerance()`` (the reference
+    #: module's), ``default`` (16 fp32 roundings) or empty for cases without a comparison
+    bound_source: str = ""
 
 
 class ReferenceLoadError(Exception):
@@ -134,7 +140,8 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     status = 0
     message = ""
     passed = False
-    max_abs = max_ulp = 0.0
+    max_abs = max_ulp = bound = 0.0
+    source = ""
     counters: dict[str, Any] = {}
     try:
         if case.expect_status is not None:
@@ -150,12 +157,12 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             counters = _summarise(fn.last_stats)
             ref_params = {k: v for k, v in params.items() if k != spec.outputs[0].name}
             expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
-            if hasattr(ref, "tolerance"):
-                atol, rtol = _call_with(ref.tolerance, ref_params)
-            else:
-                atol, rtol = 0.0, 16 * 2.0**-24
+            atol, rtol, source = case_tolerance(spec, getattr(fn, "product", None), ref, ref_params, expected)
             cmp = compare(np.asarray(got), expected, atol, rtol)
             passed, max_abs, max_ulp, message = cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, cmp.detail
+            bound = cmp.bound
+            if not passed:
+                message = f"{message} ({explain_bound(source, ref)})"
     except AclnnError as exc:
         status, message = exc.status, exc.message
     except Exception as exc:  # a harness failure is a failed case, reported, never a crash of the run
@@ -174,7 +181,49 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
         message,
         time.perf_counter() - start,
         counters,
+        bound=bound,
+        bound_source=source,
     )
+
+
+#: The default tolerance of a family without a derived bound: 16 fp32 roundings, relative.
+DEFAULT_RTOL = 16 * 2.0**-24
+
+
+def case_tolerance(
+    spec: OpSpec, product: Product | None, ref: ModuleType, params: dict[str, Any], expected: np.ndarray
+) -> tuple[Any, Any, str]:
+    """``(atol, rtol, source)`` for comparing one call's output with ``expected`` (float64).
+
+    A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise an
+    elementwise op gets the bound derived from its compiled instruction sequence and the call's inputs
+    (:func:`codegen.check.bound.derived_bound`; atol per element, rtol ``2**-40`` for the reference's own
+    float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
+    (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype.
+    """
+    if hasattr(ref, "tolerance"):
+        atol, rtol = _call_with(ref.tolerance, params)
+        return atol, rtol, "tolerance()"
+    from codegen.check.bound import derived_bound
+
+    derived = None if product is None else derived_bound(spec, product, params, expected)
+    if derived is not None:
+        return derived, 2.0**-40, "derived"
+    return 0.0, DEFAULT_RTOL, "default"
+
+
+def explain_bound(source: str, ref: ModuleType) -> str:
+    """The clause a failure line adds about its bound: which ``tolerance()`` applied, or how to replace the
+    derived or default one."""
+    where = getattr(ref, "__file__", None) or "the reference module"
+    if source == "tolerance()":
+        return f"bound from tolerance() in {where}"
+    if source == "derived":
+        return (
+            "bound derived from the kernel's instruction sequence and these inputs; a tolerance(**params) -> "
+            f"(atol, rtol) in {where} replaces it"
+        )
+    return f"default bound rtol 16 * 2**-24; a tolerance(**params) -> (atol, rtol) in {where} replaces it"
 
 
 def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
@@ -278,11 +327,8 @@ def _check_example(
         expected = np.asarray(_call_with(ref.reference, params), dtype=np.float64).reshape(-1)
         out_dtype = numpy_dtype(ex.output.dtype)
         got_arr = got.astype(out_dtype)
-        if hasattr(ref, "tolerance"):
-            atol, rtol = _call_with(ref.tolerance, params)
-            atol, rtol = np.asarray(atol).reshape(-1), np.asarray(rtol).reshape(-1)
-        else:
-            atol, rtol = 0.0, 16 * 2.0**-24
+        atol, rtol, source = case_tolerance(spec, product, ref, params, expected.reshape(ex.output.shape))
+        atol, rtol = np.asarray(atol).reshape(-1), np.asarray(rtol).reshape(-1)
         # The program prints %.9g, which round-trips fp32 exactly.
         cmp = compare(got_arr, expected, atol, rtol)
         return CaseResult(
@@ -296,8 +342,10 @@ def _check_example(
             0,
             cmp.max_abs_err,
             cmp.max_ulp_err,
-            cmp.detail or f"printed {got.tolist()}",
+            (f"{cmp.detail} ({explain_bound(source, ref)})" if not cmp.ok else f"printed {got.tolist()}"),
             time.perf_counter() - start,
+            bound=cmp.bound,
+            bound_source=source,
         )
     except (BuildError, RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
         return CaseResult(

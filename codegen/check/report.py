@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from codegen.check.driver import CaseResult
+from codegen.check.legend import LEGEND
 
 
 def progress_printer(total: int) -> Callable[[Any, list[CaseResult]], None]:
@@ -29,31 +30,40 @@ def progress_printer(total: int) -> Callable[[Any, list[CaseResult]], None]:
     return show
 
 
+COLUMNS = ("op", "product", "dtype", "shape / case", "result", "max abs err", "bound", "max ULP err", "bound from")
+
+
 def _fmt(x: float) -> str:
     if math.isinf(x):
         return "inf"
     return f"{x:.3g}"
 
 
+def _row_values(rs: list[CaseResult]) -> tuple[str, str, str, str]:
+    """max abs err, the bound at that case's worst element, max ULP err and the bound sources of ``rs``."""
+    compared = [r for r in rs if r.bound_source] or rs
+    worst = max(compared, key=lambda r: r.max_abs_err)
+    sources = sorted({r.bound_source for r in rs if r.bound_source})
+    shown_bound = _fmt(worst.bound) if worst.bound_source else "-"
+    return (
+        _fmt(worst.max_abs_err),
+        shown_bound,
+        _fmt(max(r.max_ulp_err for r in rs)),
+        ", ".join(sources) or "-",
+    )
+
+
 def print_table(results: list[CaseResult], verbose: bool = False) -> None:
-    """Prints op, product, dtype, shape, case, result, max abs error and max ULP error; failures always,
-    every case with ``verbose``, else one summary row per (op, product, dtype)."""
+    """Prints op, product, dtype, shape, case, result, max abs error, the bound accepted there, max ULP error
+    and where the bound came from (:data:`COLUMNS`), then :data:`LEGEND`; failures always, every case with
+    ``verbose``, else one summary row per (op, product, dtype)."""
     console = Console(width=200)
     table = Table(show_lines=False)
-    for col in ("op", "product", "dtype", "shape / case", "result", "max abs err", "max ULP err"):
+    for col in COLUMNS:
         table.add_column(col)
     if verbose:
-        rows = results
-        for r in rows:
-            table.add_row(
-                r.op,
-                r.product,
-                r.dtype,
-                f"{r.name}",
-                "pass" if r.passed else "FAIL",
-                _fmt(r.max_abs_err),
-                _fmt(r.max_ulp_err),
-            )
+        for r in results:
+            table.add_row(r.op, r.product, r.dtype, f"{r.name}", "pass" if r.passed else "FAIL", *_row_values([r]))
     else:
         groups: dict[tuple[str, str, str], list[CaseResult]] = {}
         for r in results:
@@ -66,10 +76,10 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
                 dtype,
                 f"{len(rs)} cases",
                 "pass" if ok == len(rs) else f"FAIL {len(rs) - ok}",
-                _fmt(max(r.max_abs_err for r in rs)),
-                _fmt(max(r.max_ulp_err for r in rs)),
+                *_row_values(rs),
             )
     console.print(table)
+    console.print(LEGEND, highlight=False, markup=False)
     for r in results:
         if not r.passed:
             console.print(f"[red]FAIL[/red] {r.ident}: {r.message}", markup=True, highlight=False)

@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import yaml
 
+from codegen.paths import spec_files
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors
 from codegen.spec.expr import (
     ELEMENTWISE_SIGNATURES,
@@ -1560,7 +1561,10 @@ class _OpParser:
             elif k is not None:
                 kernel = k
         if op and self.path.stem != snake_case(op):
-            r.error(m["op"], f"file name '{self.path.name}' does not match op '{op}'; expected '{snake_case(op)}.yaml'")
+            r.error(
+                m["op"],
+                f"file name '{self.path.name}' does not match op '{op}'; expected '{snake_case(op)}{self.path.suffix}'",
+            )
         family = ""
         if "family" in m:
             f = r.string(m["family"])
@@ -1850,7 +1854,8 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
     """Loads the product catalogue and every op spec of a directory.
 
     Args:
-        spec_dir: directory of ``*.yaml`` op specs; every ``*.yaml`` except ``products.yaml`` is a spec.
+        spec_dir: directory of op specs: every ``*.yaml`` and ``*.yml`` except the catalogue, hidden files and
+            editor lock/backup files (:func:`codegen.paths.spec_files`) is a spec.
         catalogue_path: the product catalogue (default ``<spec_dir>/products.yaml``).
 
     Returns:
@@ -1867,9 +1872,18 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
     catalogue = _load_catalogue(cat_path, errors)
     specs: dict[str, OpSpec] = {}
     firsts: dict[tuple[str, str], OpSpec] = {}
-    for path in sorted(directory.glob("*.yaml")):
-        if path.name == CATALOGUE_FILE or path.resolve() == cat_path.resolve():
+    stems: dict[str, Path] = {}
+    for path in spec_files(directory, cat_path):
+        if path.stem in stems:
+            errors.append(
+                SpecError(
+                    SourceLoc(str(path), 1),
+                    "op",
+                    f"{path.name} and {stems[path.stem].name} both define op file '{path.stem}'; keep one of them",
+                )
+            )
             continue
+        stems[path.stem] = path
         spec, root = _load_op_spec(path, catalogue, errors)
         if spec is None:
             continue

@@ -1,0 +1,293 @@
+"""The default error bound of an elementwise case, derived from the kernel's own instruction sequence.
+
+An elementwise kernel evaluates its compiled program (:mod:`codegen.plan.elementwise_compiler`): 16-bit
+inputs are widened to fp32 exactly (``Cast`` ``CAST_NONE``), every vector instruction computes in fp32 and
+rounds its result, and a 16-bit result is rounded once more to the compute dtype (``Cast`` ``CAST_RINT``);
+host scalars (``compute.scalars``, attributes, literals) reach the kernel rounded to ``float``. Which
+values that sequence can produce depends on the inputs, so the bound is computed per call from the inputs'
+actual values: :func:`derived_bound` runs the program over intervals in float64, one ``[lo, hi]`` per element
+and buffer, that contain every value the fp32 (or 16-bit) kernel can hold there:
+
+- inputs are exact (degenerate intervals); a scalar is the interval between its float64 value and that
+  value rounded to fp32;
+- ``Add Sub Mul Div Adds Muls Reciprocal Exp Ln Sqrt`` take the exact image of their operand intervals and
+  widen it by their rounding: ``delta * |x| + tau`` at both ends, with ``delta`` =
+  :data:`ROUNDING` [op] and ``tau`` = 2**-126 (a result in the subnormal range may be flushed to 0);
+- ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` are exact; ``Cast`` ``CAST_RINT`` to FLOAT16
+  / BF16 widens by half an ULP of the 16-bit type (relative 2**-11 / 2**-8) plus half its smallest
+  subnormal spacing (FLOAT16 keeps subnormals) or its smallest normal (BF16);
+- a value beyond the largest finite number of its type may be an infinity (the interval end becomes
+  ``inf``), and an operation whose result may be NaN (``inf - inf``, ``0 * inf``, a divisor interval
+  holding 0, ``log`` of a negative) gives the interval ``[-inf, inf]``.
+
+The accepted error of an element is the distance from the reference to the far end of the interval,
+``max(hi - ref, ref - lo)``, when the reference lies in it, and 0 when it does not (the formula and the
+reference disagree by more than rounding can explain, so the case fails unless the output rounding
+covers the difference). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype (the
+host-side cast to the dtype of ``out``).
+
+The relative errors of the instructions CANN does not document (``Div Reciprocal Exp Ln Sqrt``) are a stated
+conservative figure, 4 fp32 ULPs (``4 * 2**-23``); correctly rounded arithmetic (``Add Sub Mul`` and their
+scalar forms) is ``2**-24``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from codegen.plan.elementwise_compiler import Instruction, Program
+from codegen.spec.model import DType, OpSpec, Product
+
+#: fp32 unit roundoff (half an ULP, relative).
+FP32_U = 2.0**-24
+#: The stated figure for instructions whose hardware error CANN does not document: 4 fp32 ULPs.
+HARDWARE_ULPS = 4 * 2.0**-23
+#: Relative rounding error of each fp32 vector instruction that rounds its result.
+ROUNDING: dict[str, float] = {
+    "Add": FP32_U,
+    "Sub": FP32_U,
+    "Mul": FP32_U,
+    "Adds": FP32_U,
+    "Muls": FP32_U,
+    "Div": HARDWARE_ULPS,
+    "Reciprocal": HARDWARE_ULPS,
+    "Exp": HARDWARE_ULPS,
+    "Ln": HARDWARE_ULPS,
+    "Sqrt": HARDWARE_ULPS,
+}
+#: Absolute allowance of each rounding for results in the subnormal range (fp32's smallest normal).
+FP32_TINY = 2.0**-126
+FP32_MAX = float(np.finfo(np.float32).max)
+#: Relative half-ULP, absolute underflow allowance and largest finite value of the 16-bit compute dtypes.
+ROUND16: dict[DType, tuple[float, float, float]] = {
+    DType.FLOAT16: (2.0**-11, 2.0**-25, 65504.0),
+    DType.BF16: (2.0**-8, 2.0**-126, float(np.finfo(np.float32).max) * (1 - 2.0**-8)),
+}
+#: Slack for the float64 evaluation of the interval ends and of host scalars (relative).
+F64_SLACK = 2.0**-50
+
+_FLOATS = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+
+Interval = tuple[np.ndarray, np.ndarray]
+
+
+def promoted_dtype(dtypes: list[DType]) -> DType | None:
+    """``op::PromoteType`` over the floating compute dtypes: equal dtypes stay, any mix is FLOAT; None when
+    a dtype is not FLOAT, FLOAT16 or BF16 (no derived bound for such a call)."""
+    if not dtypes or any(d not in _FLOATS for d in dtypes):
+        return None
+    return dtypes[0] if all(d is dtypes[0] for d in dtypes) else DType.FLOAT
+
+
+def _clean(lo: np.ndarray, hi: np.ndarray) -> Interval:
+    """NaN ends (a result that may be NaN) become the whole line; ends beyond the type stay infinite."""
+    unknown = np.isnan(lo) | np.isnan(hi)
+    lo = np.where(unknown, -np.inf, lo)
+    hi = np.where(unknown, np.inf, hi)
+    return lo, hi
+
+
+def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
+    """Widens ``x`` by one rounding (relative ``delta``, absolute ``tau``) in a type whose largest finite
+    value is ``limit``: ends beyond it may be infinities."""
+    lo, hi = x
+    lo = np.where(np.isfinite(lo), lo - (delta + F64_SLACK) * np.abs(lo) - tau, lo)
+    hi = np.where(np.isfinite(hi), hi + (delta + F64_SLACK) * np.abs(hi) + tau, hi)
+    lo = np.where(lo < -limit, -np.inf, np.minimum(lo, limit))
+    hi = np.where(hi > limit, np.inf, np.maximum(hi, -limit))
+    return _clean(lo, hi)
+
+
+def _mul(a: Interval, b: Interval) -> Interval:
+    p = np.stack(np.broadcast_arrays(a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]))
+    if np.isnan(p).any():
+        bad = np.isnan(p).any(axis=0)
+        return _clean(np.where(bad, np.nan, p.min(axis=0)), np.where(bad, np.nan, p.max(axis=0)))
+    return p.min(axis=0), p.max(axis=0)
+
+
+def _recip(b: Interval) -> Interval:
+    lo, hi = b
+    zero = (lo <= 0) & (hi >= 0)
+    r_lo, r_hi = 1.0 / hi, 1.0 / lo
+    return _clean(np.where(zero, np.nan, r_lo), np.where(zero, np.nan, r_hi))
+
+
+def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
+    """The exact image of the operand intervals under ``op`` (before rounding)."""
+    if op in ("Adds", "Muls", "Maxs", "Mins"):
+        assert scalar is not None
+        srcs = [srcs[0], scalar]
+        op = op[:-1]
+    if op == "Add":
+        (a, b) = srcs
+        return _clean(a[0] + b[0], a[1] + b[1])
+    if op == "Sub":
+        (a, b) = srcs
+        return _clean(a[0] - b[1], a[1] - b[0])
+    if op == "Mul":
+        return _mul(srcs[0], srcs[1])
+    if op == "Div":
+        return _mul(srcs[0], _recip(srcs[1]))
+    if op == "Reciprocal":
+        return _recip(srcs[0])
+    if op == "Max":
+        (a, b) = srcs
+        return np.maximum(a[0], b[0]), np.maximum(a[1], b[1])
+    if op == "Min":
+        (a, b) = srcs
+        return np.minimum(a[0], b[0]), np.minimum(a[1], b[1])
+    (a,) = srcs
+    lo, hi = a
+    if op == "Exp":
+        return np.exp(lo), np.exp(hi)
+    if op == "Ln":
+        return _clean(np.where(hi < 0, np.nan, np.log(np.maximum(lo, 0.0))), np.log(np.maximum(hi, 0.0)))
+    if op == "Sqrt":
+        return _clean(np.where(hi < 0, np.nan, np.sqrt(np.maximum(lo, 0.0))), np.sqrt(np.maximum(hi, 0.0)))
+    if op == "Abs":
+        return np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0)), np.maximum(np.abs(lo), np.abs(hi))
+    if op == "Relu":
+        return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+    raise ValueError(f"no error model for vector instruction '{op}'")
+
+
+def scalar_interval(value: float) -> Interval:
+    """The values a host scalar of exact value ``value`` (float64) can have in the kernel: between it and its
+    fp32 rounding (infinite beyond the fp32 range), widened by the float64 slack."""
+    if math.isnan(value):
+        return np.asarray(-np.inf), np.asarray(np.inf)
+    with np.errstate(over="ignore"):
+        f = float(np.float32(value))
+    lo, hi = min(value, f), max(value, f)
+    slack = F64_SLACK * abs(value)
+    return np.asarray(lo - slack), np.asarray(hi + slack)
+
+
+def _literal(text: str) -> float | None:
+    """The value of a C++ float literal such as ``1.0f`` or ``-1e-12f``; None for a tiling field."""
+    if text.endswith("f") and not text.endswith("_"):
+        try:
+            return float(text[:-1])
+        except ValueError:
+            return None
+    return None
+
+
+def program_interval(
+    program: Program,
+    inputs: Mapping[str, np.ndarray],
+    scalars: Mapping[str, float],
+    compute_dtype: DType,
+) -> Interval:
+    """Runs ``program`` over intervals (see the module doc) and returns the interval of ``outLocal``.
+
+    Args:
+        program: the compiled program the kernel runs for this call (its variant and dtype class).
+        inputs: float64 values of the inputs present in the call, each broadcastable to the output shape.
+        scalars: host scalar field name (``scalar0``) -> its exact (float64) value.
+        compute_dtype: FLOAT, FLOAT16 or BF16: the dtype of the kernel's input and output tiles.
+
+    Raises:
+        ValueError: an instruction without an error model, or a scalar that is neither a literal nor a field.
+    """
+    buffers: dict[str, Interval] = {f"{n}Local": (v, v) for n, v in inputs.items()}
+    for ins in program.instructions:
+        buffers[ins.dst] = _step(ins, buffers, scalars, compute_dtype)
+    return buffers["outLocal"]
+
+
+def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, float], dt: DType) -> Interval:
+    scalar: Interval | None = None
+    if ins.scalar is not None:
+        literal = _literal(ins.scalar)
+        if literal is not None:
+            scalar = scalar_interval(literal)
+        elif ins.scalar.endswith("_") and ins.scalar[:-1] in scalars:
+            scalar = scalar_interval(scalars[ins.scalar[:-1]])
+        else:
+            raise ValueError(f"unknown scalar operand '{ins.scalar}' of {ins.op}")
+    if ins.op == "Duplicate":
+        assert scalar is not None
+        return scalar
+    srcs = [buffers[s] for s in ins.srcs]
+    if ins.op == "Cast":
+        (src,) = srcs
+        if ins.round_mode == "CAST_RINT" and dt in ROUND16:
+            delta, tau, limit = ROUND16[dt]
+            return _round(src, delta, tau, limit)
+        return src  # 16-bit -> fp32 widening is exact
+    exact = _apply(ins.op, srcs, scalar)
+    if ins.op in ROUNDING:
+        return _round(exact, ROUNDING[ins.op], FP32_TINY, FP32_MAX)
+    return exact
+
+
+def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref: np.ndarray) -> np.ndarray | None:
+    """The absolute error an elementwise kernel may show against ``ref`` for the call ``params`` (see the
+    module doc), float64 of ``ref``'s shape; None when the call has no derived bound (not an elementwise
+    op, or an input dtype outside FLOAT/FLOAT16/BF16).
+
+    Args:
+        spec: an elementwise op spec.
+        product: the product the kernel runs on (its ``coreNum``/``ubBytes`` may enter host scalars).
+        params: the aclnn parameters of the call: arrays by input name (None for a null optional input),
+            attributes by name; an ``out`` array is ignored.
+        ref: the reference output (float64, the output shape).
+
+    A host scalar that cannot be evaluated for the call (e.g. ``1 / numel(out)`` of an empty output) may take
+    any value. An empty output gets a bound of zeros.
+    """
+    if spec.family != "elementwise":
+        return None
+    from codegen.plan.constraints import TensorStandIn, call_env
+    from codegen.plan.elementwise import compile_all, program_for, shape_rule
+    from codegen.runner import dtype_of_array
+    from codegen.spec.expr import ExprEvalError, evaluate
+
+    arrays = {t.name: params.get(t.name) for t in spec.inputs}
+    present = {n: a for n, a in arrays.items() if isinstance(a, np.ndarray)}
+    compute = promoted_dtype([dtype_of_array(a) for a in present.values()])
+    if compute is None:
+        return None
+    variant = next((v for v in _variants(spec, compile_all) if set(v.present) == set(present)), None)
+    if variant is None:
+        return None
+    kind, args = shape_rule(spec)
+    shape = present[args[0]].shape if kind == "like" else np.broadcast_shapes(*(a.shape for a in present.values()))
+    if 0 in shape:
+        return np.zeros(shape)  # an empty output: nothing to bound (host scalars may not even be defined)
+    env = call_env(spec, product, {k: v for k, v in params.items() if k not in {t.name for t in spec.outputs}})
+    out = spec.outputs[0]
+    env[out.name] = TensorStandIn(tuple(shape), compute)
+    scalars: dict[str, float] = {}
+    for hs in variant.formula.scalars:
+        try:
+            scalars[hs.field_name] = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
+        except ExprEvalError:
+            scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
+    values = {n: np.asarray(a, dtype=np.float64) for n, a in present.items()}
+    with np.errstate(all="ignore"):
+        lo, hi = program_interval(program_for(variant.formula, compute), values, scalars, compute)
+        lo, hi = np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)
+        r = np.broadcast_to(np.asarray(ref, dtype=np.float64), shape)
+        inside = (lo <= r) & (r <= hi)
+        bound = np.where(inside, np.maximum(hi - r, r - lo), 0.0)
+        bound = np.where(np.isnan(bound), 0.0, bound)
+    return np.asarray(bound, dtype=np.float64)
+
+
+_VARIANTS: dict[int, tuple[OpSpec, list[Any]]] = {}
+
+
+def _variants(spec: OpSpec, compile_all: Any) -> list[Any]:
+    """``compile_all(spec)``, cached per spec object (a worker checks one op many times)."""
+    cached = _VARIANTS.get(id(spec))
+    if cached is None or cached[0] is not spec:
+        cached = (spec, compile_all(spec))
+        _VARIANTS[id(spec)] = cached
+    return cached[1]

@@ -1,0 +1,228 @@
+"""The default bound of an elementwise case comes from the kernel's instruction sequence (issue 12, item 5).
+
+The unit tests evaluate the formulas in NumPy float32 themselves (one rounding per operation, written out
+here, not taken from the compiler) and judge that result with the derived bound; the end-to-end test runs a
+new op, TanhBackward (``gradOutput * (1 - y * y)``), through ``opgen check`` without a ``tolerance()``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from codegen.check.bound import derived_bound
+from codegen.check.compare import compare
+from codegen.paths import project_paths
+from codegen.spec.loader import load_specs
+from codegen.specs import load_project
+
+TANH_SPEC = """\
+op: TanhBackward
+op_type: TanhGrad
+kernel: tanh_grad
+family: elementwise
+summary: Backward of tanh, gradInput = gradOutput * (1 - y * y) with y = tanh(x) the forward result.
+products: [Ascend910, Ascend910B, Ascend910_93, Ascend950]
+deterministic: true
+inputs:
+  - name: gradOutput
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: Gradient of the forward result.
+  - name: y
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    description: The forward result tanh(x).
+attrs: []
+outputs:
+  - name: out
+    dtypes: [FLOAT, FLOAT16, BF16]
+    rank: [0, 8]
+    shape: "broadcast(gradOutput, y)"
+    description: Gradient with respect to x.
+compute:
+  promote: [gradOutput, y]
+  scalars: {}
+  out: "gradOutput * (1 - y * y)"
+tiling:
+  buffer_num: 2
+  ub_reserved_bytes: 0
+  min_bytes_per_core: 32768
+notes: []
+example:
+  inputs:
+    gradOutput: {shape: [2, 2], dtype: FLOAT, values: [1, 2, 3, 4]}
+    y: {shape: [2, 2], dtype: FLOAT, values: [0.5, 0.9, 1.1, -2]}
+  attrs: {}
+  output: {shape: [2, 2], dtype: FLOAT}
+"""
+
+TANH_REFERENCE = """\
+import numpy as np
+
+
+def reference(gradOutput, y):
+    g, t = (np.asarray(a, np.float64) for a in (gradOutput, y))
+    return np.broadcast_to(g * (1.0 - t * t), np.broadcast_shapes(g.shape, t.shape)).astype(np.float64)
+"""
+
+U = 2.0**-24
+OLD_DEFAULT_RTOL = 16 * U
+
+
+def _tanh_project(root: Path) -> Path:
+    specs = root / "specs"
+    specs.mkdir(parents=True)
+    shutil.copy(project_paths().specs / "products.yaml", specs / "products.yaml")
+    (specs / "tanh_backward.yaml").write_text(TANH_SPEC)
+    (root / "reference").mkdir()
+    (root / "reference" / "tanh_backward.py").write_text(TANH_REFERENCE)
+    return specs
+
+
+@pytest.fixture(scope="module")
+def tanh(tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
+    catalogue, specs = load_specs(_tanh_project(tmp_path_factory.mktemp("tanh")))
+    return specs["tanh_backward"], catalogue.get("Ascend910B")
+
+
+def _inputs(dtype: type, n: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(12)
+    g = (rng.standard_normal(n) * 2).astype(dtype)
+    # y around +-1, where 1 - y*y cancels, and elsewhere
+    y = np.concatenate([1 + rng.standard_normal(n // 2) * 1e-3, rng.standard_normal(n - n // 2) * 2]).astype(dtype)
+    return g, y
+
+
+def _exact(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    g64, y64 = g.astype(np.float64), y.astype(np.float64)
+    return g64 * (1.0 - y64 * y64)
+
+
+def _fp32_kernel(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``gradOutput * (1 - y*y)`` with every operation rounded to fp32, as a vector unit computes it."""
+    g32, y32 = g.astype(np.float32), y.astype(np.float32)
+    yy = y32 * y32
+    one_minus = np.float32(1) - yy
+    return g32 * one_minus
+
+
+def test_a_correct_fp32_kernel_passes_the_derived_bound_where_the_old_default_failed(tanh: tuple) -> None:  # type: ignore[type-arg]
+    spec, product = tanh
+    g, y = _inputs(np.float32)
+    ref = _exact(g, y)
+    got = _fp32_kernel(g, y)
+    bound = derived_bound(spec, product, {"gradOutput": g, "y": y}, ref)
+    assert bound is not None and bound.shape == ref.shape
+    assert compare(got, ref, bound, 2.0**-40).ok
+    # The 16-rounding default of before rejected this correct kernel where 1 - y*y cancels.
+    old = compare(got, ref, 0.0, OLD_DEFAULT_RTOL)
+    assert not old.ok
+    # The bound is a few fp32 roundings of the terms, not a blanket allowance.
+    terms = np.abs(g.astype(np.float64)) * (1 + y.astype(np.float64) ** 2)
+    assert np.all(bound <= 8 * U * terms + 2.0**-120)
+
+
+def test_a_wrong_kernel_still_fails_the_derived_bound(tanh: tuple) -> None:  # type: ignore[type-arg]
+    spec, product = tanh
+    g, y = _inputs(np.float32)
+    ref = _exact(g, y)
+    bound = derived_bound(spec, product, {"gradOutput": g, "y": y}, ref)
+    good = _fp32_kernel(g, y)
+    # 16 ULPs off everywhere, y rounded to fp16 on the way, and 1 - y instead of 1 - y*y
+    off = (good.astype(np.float64) * (1 + 16 * 2.0**-23)).astype(np.float32)
+    y16 = _fp32_kernel(g, y.astype(np.float16))
+    wrong_formula = g * (np.float32(1) - y)
+    for got in (off, y16, wrong_formula):
+        assert not compare(got, ref, bound, 2.0**-40).ok
+
+
+def test_a_16_bit_kernel_rounds_once_and_is_bounded_by_about_an_output_ulp(tanh: tuple) -> None:  # type: ignore[type-arg]
+    spec, product = tanh
+    for dtype in (np.float16, ml_dtypes.bfloat16):
+        g, y = _inputs(dtype)
+        ref = _exact(g, y)
+        got = _fp32_kernel(g, y).astype(dtype)  # exact widening, fp32 compute, one CAST_RINT
+        bound = derived_bound(spec, product, {"gradOutput": g, "y": y}, ref)
+        assert compare(got, ref, bound, 2.0**-40).ok
+        # two output ULPs off fails
+        ulp = np.spacing(np.abs(got.astype(np.float32)).astype(dtype)).astype(np.float64)
+        bad = (got.astype(np.float64) + 2 * ulp).astype(dtype)
+        assert not compare(bad, ref, bound, 2.0**-40).ok
+
+
+def test_overflow_inside_the_formula_gives_a_finite_bound_and_mixed_dtypes_promote() -> None:
+    catalogue, specs = load_project()
+    spec = specs["soft_margin_loss_backward"]
+    product = catalogue.get("Ascend910B")
+    # target * self = 200: exp overflows fp32 (the kernel's 1/(1+inf) is 0), the exact value is ~1e-87
+    x = np.full((4,), 100.0, np.float32)
+    t = np.full((4,), 2.0, np.float32)
+    g = np.ones((4,), np.float32)
+    ref = -t.astype(np.float64) * g / (1 + np.exp(t.astype(np.float64) * x)) / 4
+    with np.errstate(all="raise"):  # no floating-point warnings from the analysis itself
+        bound = derived_bound(spec, product, {"gradOutput": g, "self": x, "target": t, "reduction": 1}, ref)
+    assert bound is not None and np.all(np.isfinite(bound)) and np.all(bound < 1e-30)
+    assert compare(np.zeros(4, np.float32), ref, bound, 2.0**-40).ok
+    assert not compare(np.full(4, 1e-6, np.float32), ref, bound, 2.0**-40).ok
+    # FLOAT16 + FLOAT inputs compute in fp32 (the fp16 values widen exactly): an fp32-sized bound
+    xs = np.linspace(-3, 3, 16).astype(np.float16)
+    ones = np.ones(16, np.float32)
+    ref2 = -1.0 / (1 + np.exp(xs.astype(np.float64)))
+    b2 = derived_bound(spec, product, {"gradOutput": ones, "self": xs, "target": ones, "reduction": 0}, ref2)
+    assert b2 is not None and np.all(b2 < 64 * U * np.abs(ref2))
+    # an empty output (1 / numel(out) is undefined): an empty bound, no error
+    e = np.zeros((0, 3), np.float32)
+    b3 = derived_bound(spec, product, {"gradOutput": e, "self": e, "target": e, "reduction": 1}, np.zeros((0, 3)))
+    assert b3 is not None and b3.shape == (0, 3)
+
+
+def test_a_reference_tolerance_replaces_the_derived_bound() -> None:
+    import types
+
+    from codegen.check.driver import case_tolerance
+
+    catalogue, specs = load_project()
+    spec = specs["mse_loss_backward"]
+    ref = types.ModuleType("ref")
+    ref.tolerance = lambda **params: (0.5, 0.0)  # type: ignore[attr-defined]
+    x = np.ones(3, np.float32)
+    params = {"gradOutput": x, "self": x, "target": x, "reduction": 0}
+    assert case_tolerance(spec, catalogue.get("Ascend910B"), ref, params, np.zeros(3)) == (0.5, 0.0, "tolerance()")
+    atol, _, source = case_tolerance(spec, catalogue.get("Ascend910B"), types.ModuleType("r"), params, np.zeros(3))
+    assert source == "derived" and np.shape(atol) == (3,)
+    edb = specs["embedding_dense_backward"]  # no derived bound outside the elementwise family
+    _, _, source = case_tolerance(edb, catalogue.get("Ascend910B"), types.ModuleType("r"), {}, np.zeros(3))
+    assert source == "default"
+
+
+def test_tanh_backward_passes_opgen_check_without_a_tolerance(tmp_path: Path) -> None:
+    """Issue 12: this op failed 40 of 262 cases under the old default tolerance."""
+    specs = _tanh_project(tmp_path)
+    env = {**os.environ}
+
+    def opgen(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "codegen", "--specs", str(specs), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=1800,
+        )
+
+    out = tmp_path / "generated"
+    gen = opgen("generate", "--out", str(out))
+    assert gen.returncode == 0, gen.stderr
+    check = opgen("check", "tanh_backward", "--quick", "--product", "Ascend910B", "--generated", str(out))
+    assert check.returncode == 0, check.stdout[-4000:]
+    assert " 0 failed" in check.stdout
+    rows = [line for line in check.stdout.splitlines() if line.startswith("│ tanh_backward")]
+    assert rows and all("derived" in row for row in rows)
