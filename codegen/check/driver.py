@@ -48,12 +48,12 @@ class CaseResult:
     message: str
     seconds: float
     counters: dict[str, Any] = field(default_factory=dict)
-    kind: str = ""
     #: the error accepted at the element of the largest absolute error (0 for status cases)
     bound: float = 0.0
     #: where the bound came from: ``derived`` (the instruction sequence), ``tolerance()`` (the reference
     #: module's), ``default`` (16 fp32 roundings) or empty for cases without a comparison
     bound_source: str = ""
+    kind: str = ""
 
 
 class ReferenceLoadError(Exception):
