@@ -149,7 +149,7 @@ def _value_cases(
         idx = np.array([1, 0, 1, 1, 0, 2, 1, 0, 0, 1, 1, 0], dtype=numpy_dtype(i64))
         scaling = _accepted(mk, grad, idx, mk.params(grad, idx, 2, scaling=True))
         p = mk.params(grad, idx, 2, scaling=scaling)
-        yield mk.case(_dt(g, i64), f"[12, {d}]", f"2 rows, D {d} split over the cores", p, det)
+        yield mk.case(_dt(g, i64), f"[12, {d}]", f"2 rows, D {d} split over the cores", p, det, tags=("multicore",))
         # Ranks of grad (2-8) and of indices (1-8).
         ranks = range(2, 9) if not quick else [8]
         for r in ranks:
@@ -164,7 +164,7 @@ def _value_cases(
             yield mk.case(_dt(g, i64), str(list(ishape)), f"indices rank {r}", p, det)
         # Heavy duplication: all indices equal, N = 4096.
         p = mk.params(mk.grad((4096, 8), g), np.full((4096,), 5, np.int64), 10)
-        yield mk.case(_dt(g, DType.INT64), "[4096, 8]", "all 4096 indices equal", p, det)
+        yield mk.case(_dt(g, DType.INT64), "[4096, 8]", "all 4096 indices equal", p, det, tags=("multicore",))
         p = mk.params(mk.grad((64, 64, 3), g), np.full((64, 64), 2, np.int32), 4, scaling=True)
         yield mk.case(_dt(g, DType.INT32), "[64, 64, 3]", "all 4096 indices equal, scaling", p, det)
         # The padding row used >= 1000 times, with and without scaling.
@@ -221,7 +221,9 @@ def _value_cases(
         if det:
             n = 20_003
             p = mk.params(mk.grad((n, 8), g), mk.indices((n,), i64, 2), 2, padding=1, scaling=True)
-            yield mk.case(_dt(g, i64), f"[{n}, 8]", "2 rows, D 8, many indices: index groups", p, det)
+            yield mk.case(
+                _dt(g, i64), f"[{n}, 8]", "2 rows, D 8, many indices: index groups", p, det, tags=("multicore",)
+            )
         # Many rows over many cores; fewer rows than cores.
         if not quick:
             n = 20_000
