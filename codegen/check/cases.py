@@ -32,6 +32,7 @@ class Case:
     ``determinism``, see :func:`determinism_cases`; ``tiling_2g``, see
     :mod:`codegen.check.offsets`). ``core_order``/``deterministic`` are run options. ``tags``:
     ``multicore`` marks a value case chosen to split over several cores (the determinism subset).
+    ``formats`` gives ``(tensor, aclFormat)`` pairs of a status case's tensors not in ND (default ND, 2).
     """
 
     op: str
@@ -46,6 +47,7 @@ class Case:
     seed: int = 0
     deterministic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
+    formats: tuple[tuple[str, int], ...] = ()
 
     @property
     def ident(self) -> str:
@@ -305,11 +307,10 @@ def _status_cases(
     )
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_executor")
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out}, "phase2_twice")
-    supported = set(spec.inputs[0].dtypes_for(product))
-    for bad in (DType.BF16, DType.DOUBLE, DType.INT32):
-        if bad not in supported:
-            p = {**good, out: good_out, inputs[0]: _rand(rng, (4, 8), bad)}
-            yield status(f"{inputs[0]} {bad.name} unsupported -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    from codegen.check.status_matrix import status_matrix
+
+    # Every tensor's unsupported dtypes, rank bounds, rejected formats, wrong output dims, the null order.
+    yield from status_matrix(spec, product, {**attrs, **good, out: good_out}, dt.name)
     nine = (1,) * 8 + (2,)
     yield status(
         "rank 9 -> 161002",

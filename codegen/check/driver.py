@@ -136,7 +136,7 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     try:
         if case.expect_status is not None:
             status, message = _run_status_case(fn, case)
-            passed = status == case.expect_status and bool(message)
+            passed = status == case.expect_status and (bool(message) or status == 0)
             if status != case.expect_status:
                 message = f"expected status {case.expect_status}, got {status}: {message}"
             elif not message:
@@ -229,7 +229,8 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
     fn.set_run_options(False, "in_order", 0)
-    tensors = {n: fn.make_tensor(a) for n, a in arrays.items()}
+    formats = dict(case.formats)
+    tensors = {n: fn.make_tensor(a, formats.get(n, 2)) for n, a in arrays.items()}
     try:
         status, size, executor = fn.phase1(
             tensors,
