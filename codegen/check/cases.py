@@ -102,6 +102,9 @@ def elementwise_cases(
 
     yield from accepted(_value_cases(spec, product, dtypes, quick, tile, value_case, attr_values, default_attrs, rng))
     yield from _status_cases(spec, product, dtypes, default_attrs, rng)
+    from codegen.check.offsets import elementwise_offset_cases
+
+    yield from elementwise_offset_cases(spec, product, dtypes, default_attrs)
 
 
 def _value_cases(

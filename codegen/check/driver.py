@@ -141,6 +141,11 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                 message = f"expected status {case.expect_status}, got {status}: {message}"
             elif not message:
                 message = "no error message (aclGetRecentErrMsg was empty)"
+        elif case.mode == "tiling_2g":
+            from codegen.check.offsets import check_offsets
+
+            message = check_offsets(fn, case)
+            passed = not message
         else:
             params = dict(case.params)
             runs = DETERMINISM_RUNS if case.mode == "determinism" else ((case.core_order, case.seed),)

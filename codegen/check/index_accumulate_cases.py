@@ -112,6 +112,11 @@ def index_accumulate_cases(spec: OpSpec, product: Product, dtypes: list[DType], 
     for _, det in MODES:
         yield from _value_cases(mk, grads, rows_all, idx_all, det, quick)
     yield from _status_cases(mk, rows_all, idx_all)
+    from codegen.check.offsets import index_offset_cases
+
+    roles = {"num_rows": mk.num_rows, "padding": mk.padding or "", "count_scaling": mk.scaling or ""}
+    i64 = DType.INT64 if DType.INT64 in idx_all else idx_all[0]
+    yield from index_offset_cases(spec, product, roles, grads[0] if grads else rows_all[0], i64)
 
 
 def _value_cases(
