@@ -33,6 +33,13 @@ CXX = os.environ.get("CXX", "g++")
 # libraries are loaded into one Python process.
 BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-Wall", "-Wextra", "-pthread", "-fno-gnu-unique")
 LINK_FLAGS = ("-Wl,-Bsymbolic",)
+#: Extra warnings (errors, like all warnings) for the generated sources, not the runtime: host code (L2 API,
+#: tiling, OpDef, example) builds clean with implicit narrowing and sign changes reported; kernels with
+#: narrowing reported (an offset or length held in a 32-bit type is a compile-time failure). Kernels are
+#: not held to -Wsign-conversion: the AscendC signatures they call take uint32_t/uint64_t counts and
+#: indices that the kernels compute in int64_t (see README, "64-bit offsets").
+HOST_WARNING_FLAGS = ("-Wconversion", "-Wsign-conversion")
+KERNEL_WARNING_FLAGS = ("-Wconversion",)
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1")
 
 
@@ -271,6 +278,7 @@ def build_op(
     for part in (
         compiler_version(),
         " ".join(flags),
+        " ".join((*HOST_WARNING_FLAGS, *KERNEL_WARNING_FLAGS)),
         runtime_digest,
         op_digest,
         glue,
@@ -290,12 +298,13 @@ def build_op(
         glue_path = work / "opgen_glue.cpp"
         glue_path.write_text(glue)
         units: list[tuple[Path, list[str]]] = [
-            (sources["op_api_cpp"], []),
-            (sources["tiling_cpp"], []),
-            (sources["def_cpp"], []),
+            (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
             (
                 sources["kernel_cpp"],
                 [
+                    *KERNEL_WARNING_FLAGS,
                     *product_macros(product),
                     "-include",
                     str(sources["tiling_h"]),
@@ -374,7 +383,7 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
         return exe
     exe.parent.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(f".{exe.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
+    flags = [*BASE_FLAGS, *HOST_WARNING_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
     _run(
         [
             CXX,

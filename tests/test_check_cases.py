@@ -45,7 +45,7 @@ def test_the_matrix_runs_every_value_a_constraint_accepts() -> None:
     runs = [c.name for c in cases if c.shape == "attr" and c.name.startswith("mode=")]
     assert runs == [f"mode={v} [4, 33]" for v in (2, 1, 7, 1000, INT64_MAX)]
     # every other case uses the default
-    assert {c.params["mode"] for c in cases if c.shape != "attr" and c.expect_status is None} == {2}
+    assert {c.params["mode"] for c in cases if c.shape != "attr" and c.expect_status is None and c.mode is None} == {2}
 
 
 def test_attr_values_are_checked_against_their_c_types() -> None:
@@ -129,5 +129,63 @@ def test_the_quick_matrix_alone_catches_a_wrong_former_core_offset(
     results = {c.name: run_case(fn, c, load_reference(spec)) for c in quick if c.expect_status is None}
     failed = sorted(name for name, r in results.items() if not r.passed)
     n = _multicore_length(spec, product, DType.FLOAT)
-    assert failed == [f"several cores, uneven tail [{n}]"]
+    # the case and its determinism rerun over every core order
+    assert failed == [
+        f"several cores, uneven tail [{n}]",
+        f"several cores, uneven tail [{n}] bit-identical over 7 core orders",
+    ]
     assert "GM data race" in results[failed[0]].message
+
+
+# ------------------------------------------------------------------ derived status matrix, determinism, 64-bit
+
+
+def _matrix(op: str, product: str) -> dict[str, codegen.check.cases.Case]:
+    from codegen.check.driver import cases_for
+
+    catalogue, specs = load_project()
+    return {c.name: c for c in cases_for(specs[op], catalogue.get(product), None, True)}
+
+
+def test_status_matrix_covers_every_tensor_dtype_rank_format_and_output_dims() -> None:
+    cases = _matrix(OP, "Ascend910")
+    # Ascend910 lists FLOAT and FLOAT16 only: the other 11 aclDataTypes, for every input and the output
+    for tensor in ("gradOutput", "self", "target", "out"):
+        for bad in ("BF16", "DOUBLE", "INT32", "INT8", "UINT8", "INT16", "UINT16", "UINT32", "INT64", "UINT64", "BOOL"):
+            c = cases[f"{tensor} {bad} unsupported -> 161002"]
+            assert c.expect_status == 161002 and c.params[tensor].dtype.name == {"BF16": "bfloat16"}.get(
+                bad, bad.lower() if bad != "DOUBLE" else "float64"
+            )
+        assert cases[f"{tensor} rank 9 (maximum 8) -> 161002"].params[tensor].ndim == 9
+        for fmt, code in (("NC1HWC0", 3), ("FRACTAL_Z", 4), ("FRACTAL_NZ", 29)):
+            assert cases[f"{tensor} format {fmt} -> 161002"].formats == ((tensor, code),)
+    for shape in ("[8, 4]", "[32]", "[4, 8, 1]"):
+        assert cases[f"out {shape} (same count as [4, 8]) -> 161002"].expect_status == 161002
+    assert cases["the matrix's base call -> 0"].expect_status == 0
+    assert cases["null out with gradOutput INT8 -> 161001 (nulls first)"].expect_status == 161001
+
+
+def test_status_matrix_has_a_0d_index_that_breaks_only_the_rank_rule() -> None:
+    cases = _matrix("embedding_dense_backward", "Ascend910B")
+    c = cases["indices rank 0 [] (minimum 1) -> 161002"]
+    assert c.params["indices"].shape == () and c.params["grad"].shape == (1, 6) and c.params["out"].shape == (5, 6)
+    assert cases["grad rank 1 [6] (minimum 2) -> 161002"].params["grad"].shape == (6,)
+    assert cases["out rank 1 [30] (minimum 2) -> 161002"].expect_status == 161002
+    assert cases["out [6, 5] (same count as [5, 6]) -> 161002"].params["out"].shape == (6, 5)
+    assert "indices UINT16 unsupported -> 161002" in cases and "out DOUBLE unsupported -> 161002" in cases
+
+
+def test_determinism_and_64_bit_cases_are_in_the_quick_matrix() -> None:
+    edb = _matrix("embedding_dense_backward", "Ascend910B").values()
+    det = [c for c in edb if c.mode == "determinism"]
+    assert det and all(c.deterministic for c in det)  # EDB is deterministic only on request
+    assert {c.name.split(" [")[0] for c in det} >= {"2 rows, D 65539 split over the cores", "all 4096 indices equal"}
+    tiling = [c for c in edb if c.mode == "tiling_2g"]
+    assert len(tiling) == 4 and {c.deterministic for c in tiling} == {False, True}
+    catalogue, specs = load_project()
+    from codegen.check.driver import cases_for
+
+    smlb = cases_for(specs[OP], catalogue.get("Ascend910B"), None, True)
+    assert len([c for c in smlb if c.mode == "determinism"]) == 3  # one per dtype: the op is deterministic
+    big = [c for c in smlb if c.mode == "tiling_2g"]
+    assert len(big) == 3 and all(c.params["shape"][0] >= 2**32 for c in big)

@@ -42,9 +42,16 @@ from codegen.paths import project_paths
 from codegen.runner import OpCallable
 from codegen.specs import load_project
 
-#: Kill kinds besides a rule name: wrong values, or a compile-time rejection.
+#: Kill kinds besides a rule name: wrong values, a compile-time rejection, a status case answered with
+#: another status (the derived status matrix), a determinism case (output not bit-identical over core
+#: orders, or GM atomics in a deterministic run the spec declares atomic-free), a ``tiling_2g`` case (the
+#: tiling or per-core ranges of a shape beyond 2**32 elements differ from int64 arithmetic).
 VALUES = "values"
 BUILD = "build"
+STATUS = "status"
+DETERMINISM = "determinism"
+OFFSETS = "offsets"
+KINDS = (VALUES, BUILD, STATUS, DETERMINISM, OFFSETS)
 
 #: The status of a kernel fault (ACLNN_ERR_RUNTIME_ERROR) and how its message names the rule.
 RUNTIME_ERROR = 361001
@@ -55,6 +62,7 @@ _SMLB_TILING = "op_host/soft_margin_loss_grad_tiling.cpp"
 _SMLB_API = "op_api/aclnn_soft_margin_loss_backward.cpp"
 _EDB_KERNEL = "op_kernel/embedding_dense_grad.cpp"
 _EDB_TILING = "op_host/embedding_dense_grad_tiling.cpp"
+_EDB_API = "op_api/aclnn_embedding_dense_backward.cpp"
 
 # The scalar tail of the GM -> UB copy on products without DataCopyPad (identical in both kernels).
 _GM_TO_UB_TAIL = """\
@@ -576,6 +584,208 @@ MUTANTS: tuple[Mutant, ...] = (
         "DataCopy truncation",
         "rounds the length down",
     ),
+    # ------------------------------------------------------ derived status matrix, determinism, 64-bit (issue 13)
+    Mutant(
+        "edb-deterministic-flag-ignored",
+        EDB,
+        ("Ascend910B",),
+        "the tiling ignores ACL_OPT_DETERMINISTIC: the atomic strategy runs when the deterministic one is asked for",
+        (
+            Edit(
+                _EDB_TILING,
+                "const bool deterministic = context->GetDeterministic() != 0;",
+                "const bool deterministic = context->GetDeterministic() > 1;",
+            ),
+        ),
+        DETERMINISM,
+        "GM atomic add in a deterministic run",
+    ),
+    Mutant(
+        "smlb-target-dtype-wrong-status",
+        SMLB,
+        ("Ascend910B",),
+        "an unsupported dtype of the third input returns ACLNN_ERR_PARAM_NULLPTR instead of ACLNN_ERR_PARAM_INVALID",
+        (
+            Edit(
+                _SMLB_API,
+                "OP_CHECK_DTYPE_NOT_SUPPORT(target, TargetDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);",
+                "OP_CHECK_DTYPE_NOT_SUPPORT(target, TargetDtypeSupportList(), return ACLNN_ERR_PARAM_NULLPTR);",
+            ),
+        ),
+        STATUS,
+        "target INT32 unsupported",
+    ),
+    Mutant(
+        "smlb-out-dtype-wrong-status",
+        SMLB,
+        ("Ascend910",),
+        "an unsupported dtype of the output returns ACLNN_ERR_PARAM_NULLPTR instead of ACLNN_ERR_PARAM_INVALID",
+        (
+            Edit(
+                _SMLB_API,
+                "OP_CHECK_DTYPE_NOT_SUPPORT(out, OutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);",
+                "OP_CHECK_DTYPE_NOT_SUPPORT(out, OutDtypeSupportList(), return ACLNN_ERR_PARAM_NULLPTR);",
+            ),
+        ),
+        STATUS,
+        "out BF16 unsupported",
+    ),
+    Mutant(
+        "edb-indices-dtype-wrong-status",
+        EDB,
+        ("Ascend910B",),
+        "an unsupported dtype of the second input returns ACLNN_ERR_PARAM_NULLPTR instead of ACLNN_ERR_PARAM_INVALID",
+        (
+            Edit(
+                _EDB_API,
+                "OP_CHECK_DTYPE_NOT_SUPPORT(indices, IndicesDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);",
+                "OP_CHECK_DTYPE_NOT_SUPPORT(indices, IndicesDtypeSupportList(), return ACLNN_ERR_PARAM_NULLPTR);",
+            ),
+        ),
+        STATUS,
+        "indices UINT16 unsupported",
+    ),
+    Mutant(
+        "edb-out-dtype-unchecked",
+        EDB,
+        ("Ascend910B",),
+        "the output's dtype check skipped: an INT32 or DOUBLE output is accepted",
+        (
+            Edit(
+                _EDB_API,
+                "  OP_CHECK_DTYPE_NOT_SUPPORT(out, OutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);\n",
+                "  if (false) {\n"
+                "    OP_CHECK_DTYPE_NOT_SUPPORT(out, OutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);\n  }\n",
+            ),
+        ),
+        STATUS,
+        "out DOUBLE unsupported",
+    ),
+    Mutant(
+        "smlb-out-same-count-accepted",
+        SMLB,
+        ("Ascend910B",),
+        "the output shape compared by element count only: out [8, 4] accepted for a [4, 8] result",
+        (
+            Edit(
+                _SMLB_API,
+                "if (out->GetViewShape() != broadcastShape) {",
+                "if (out->GetViewShape().GetShapeSize() != broadcastShape.GetShapeSize()) {",
+            ),
+        ),
+        STATUS,
+        "out [8, 4] (same count as [4, 8])",
+    ),
+    Mutant(
+        "edb-out-transposed-accepted",
+        EDB,
+        ("Ascend910B",),
+        "the output shape compared by element count only: out [D, numWeights] accepted for [numWeights, D]",
+        (
+            Edit(
+                _EDB_API,
+                "static_cast<uint64_t>(outShape.GetDim(0)) != static_cast<uint64_t>(numWeights) ||\n"
+                "      outShape.GetDim(1) != ShapeDim(grad, -1)) {",
+                "static_cast<uint64_t>(outShape.GetDim(0) * outShape.GetDim(1)) !=\n"
+                "          static_cast<uint64_t>(numWeights) * static_cast<uint64_t>(ShapeDim(grad, -1))) {",
+            ),
+        ),
+        STATUS,
+        "out [6, 5] (same count as [5, 6])",
+    ),
+    Mutant(
+        "edb-indices-0d-accepted",
+        EDB,
+        ("Ascend910B",),
+        "the minimum rank of indices not checked: a 0-d index tensor is accepted",
+        (Edit(_EDB_API, "  OP_CHECK_MIN_DIM(indices, 1, return ACLNN_ERR_PARAM_INVALID);\n", ""),),
+        STATUS,
+        "indices rank 0 [] (minimum 1)",
+    ),
+    Mutant(
+        "edb-grad-format-unchecked",
+        EDB,
+        ("Ascend910B",),
+        "the format of the first input not checked: a FRACTAL_NZ grad reaches the kernel as if it were ND",
+        (
+            Edit(
+                _EDB_API,
+                "  if (grad->GetStorageFormat() != Format::FORMAT_ND) {",
+                "  if (false && grad->GetStorageFormat() != Format::FORMAT_ND) {",
+            ),
+        ),
+        STATUS,
+        "grad format FRACTAL_NZ",
+    ),
+    Mutant(
+        "smlb-out-format-unchecked",
+        SMLB,
+        ("Ascend910B",),
+        "the format of the output not checked: an NC1HWC0 output is written as if it were ND",
+        (
+            Edit(
+                _SMLB_API,
+                "  if (out->GetStorageFormat() != Format::FORMAT_ND) {",
+                "  if (false && out->GetStorageFormat() != Format::FORMAT_ND) {",
+            ),
+        ),
+        STATUS,
+        "out format NC1HWC0",
+    ),
+    Mutant(
+        "smlb-kernel-offset-int32",
+        SMLB,
+        ("Ascend910B",),
+        "the kernel holds a core's start offset in int32_t (wraps for tensors past 2**31 elements)",
+        (Edit(_SMLB_KERNEL, "    int64_t offset = 0;\n", "    int32_t offset = 0;\n"),),
+        BUILD,
+        "[-Wconversion]",
+    ),
+    Mutant(
+        "edb-kernel-offset-int32",
+        EDB,
+        ("Ascend910B",),
+        "the kernel holds an element offset (row * accStride + col) in int32_t",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "const int64_t offset = row * accStride_ + col;",
+                "const int32_t offset = row * accStride_ + col;",
+            ),
+        ),
+        BUILD,
+        "[-Wconversion]",
+    ),
+    Mutant(
+        "smlb-tiling-total-int32",
+        SMLB,
+        ("Ascend910B",),
+        "the tiling casts the element count to int32_t: shapes past 2**31 elements split a wrapped count",
+        (
+            Edit(
+                _SMLB_TILING,
+                "const int64_t totalLength = outShape.GetShapeSize();",
+                "const int64_t totalLength = static_cast<int32_t>(outShape.GetShapeSize());",
+            ),
+        ),
+        OFFSETS,
+        "totalLength",
+    ),
+    Mutant(
+        "edb-tiling-row-length-int32",
+        EDB,
+        ("Ascend910B",),
+        "the tiling casts the embedding dimension to int32_t: a D past 2**31 wraps",
+        (
+            Edit(
+                _EDB_TILING,
+                "const int64_t rowLength = rowsDims.GetDim(rowsRank - 1);",
+                "const int64_t rowLength = static_cast<int32_t>(rowsDims.GetDim(rowsRank - 1));",
+            ),
+        ),
+        OFFSETS,
+        "the tiling function failed",
+    ),
 )
 
 _BY_ID = {m.ident: m for m in MUTANTS}
@@ -606,9 +816,37 @@ class Outcome:
         return [r for r in self.failed if r.status == 0 and _is_value_mismatch(r.message)]
 
     @property
+    def status_failures(self) -> list[CaseResult]:
+        """Failed status cases: the op answered with another status than the expected one."""
+        return [r for r in self.failed if r.message.startswith("expected status ")]
+
+    @property
+    def determinism_failures(self) -> list[CaseResult]:
+        """Failed determinism rules: output not bit-identical over core orders, or GM atomics."""
+        return [r for r in self.failed if _is_determinism_failure(r.message)]
+
+    @property
+    def offset_failures(self) -> list[CaseResult]:
+        """Failed ``tiling_2g`` cases (64-bit tiling and per-core ranges)."""
+        return [r for r in self.failed if "in 64 bits" in r.name]
+
+    def hits(self, kind: str) -> list[CaseResult]:
+        """The failed cases of a kill kind other than a build failure."""
+        if kind == VALUES:
+            return self.value_failures
+        if kind == STATUS:
+            return self.status_failures
+        if kind == DETERMINISM:
+            return self.determinism_failures
+        if kind == OFFSETS:
+            return self.offset_failures
+        return self.faults(kind)
+
+    @property
     def harness_errors(self) -> list[CaseResult]:
-        """Failed cases that are neither wrong values, a status nor a kernel fault (a Python exception)."""
-        return [r for r in self.failed if r.status == 0 and not _is_value_mismatch(r.message)]
+        """Failed cases that are no verdict of a check (a Python exception in the harness)."""
+        known = {id(r) for r in (*self.status_failures, *self.determinism_failures, *self.offset_failures)}
+        return [r for r in self.failed if r.status == 0 and not _is_value_mismatch(r.message) and id(r) not in known]
 
     @property
     def rules(self) -> list[str]:
@@ -625,6 +863,10 @@ class Outcome:
         return (
             f"{len(self.failed)}/{len(self.results)} cases failed ({', '.join(kinds) or '-'}) in {self.seconds:.1f} s"
         )
+
+
+def _is_determinism_failure(message: str) -> bool:
+    return "GM atomic add in a deterministic run" in message or "not bit-identical over core orders" in message
 
 
 def _is_value_mismatch(message: str) -> bool:
@@ -762,7 +1004,7 @@ def test_mutant_table_is_complete() -> None:
     runtime_rules = (project_paths().runtime / "include/opgen_rt/device/core_state.h").read_text()
     for m in MUTANTS:
         for kind in (m.kill, *m.also):
-            if kind not in (VALUES, BUILD):
+            if kind not in KINDS:
                 assert f'"{kind}"' in runtime_rules, f"{m.ident}: '{kind}' is not a rule of the emulator"
 
 
@@ -795,6 +1037,10 @@ def test_mutant_is_killed(mutant: Mutant, product: str, builds: Builds) -> None:
     if mutant.kill == VALUES:
         hits = outcome.value_failures
         assert hits, f"{mutant.ident}: no wrong values, only {outcome.rules}"
+    elif mutant.kill in KINDS:
+        hits = outcome.hits(mutant.kill)
+        assert hits, f"{mutant.ident}: no {mutant.kill} failure; got: {outcome.failed[0].message[:500]}"
+        assert any(mutant.detail in r.name or mutant.detail in r.message for r in hits), hits[0].name + hits[0].message
     else:
         hits = outcome.faults(mutant.kill)
         assert hits, f"{mutant.ident}: no [{mutant.kill}] fault; got {outcome.rules}: {outcome.failed[0].message}"
@@ -802,7 +1048,7 @@ def test_mutant_is_killed(mutant: Mutant, product: str, builds: Builds) -> None:
         assert all(f"({product})" in r.message for r in hits)
     print(f"    e.g. {hits[0].ident}: {hits[0].message[:240]}")
     for kind in mutant.also:
-        assert outcome.value_failures if kind == VALUES else outcome.faults(kind), f"{mutant.ident}: no {kind}"
+        assert outcome.hits(kind), f"{mutant.ident}: no {kind}"
 
 
 def test_opgen_check_cli_reports_a_mutant(builds: Builds, tmp_path: Path) -> None:

@@ -177,9 +177,17 @@ def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
 def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
-        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, example, "
-        "family, inputs, kernel, notes, op, op_type, outputs, products, summary, tiling"
+        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
+        "deterministic_gm_atomics, example, family, inputs, kernel, notes, op, op_type, outputs, products, summary, "
+        "tiling"
     ]
+
+
+def test_deterministic_gm_atomics_must_be_a_boolean(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\ndeterministic_gm_atomics: no-atomics\n")
+    )
+    assert errs == [f"{f}:8: deterministic_gm_atomics: expected true or false, got string 'no-atomics'"]
 
 
 def test_duplicate_key(tmp_path: Path, catalogue: Catalogue) -> None:

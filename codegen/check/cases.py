@@ -8,7 +8,7 @@ must return an exact ``aclnnStatus``). Families contribute their own generators;
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -28,8 +28,11 @@ class Case:
 
     ``params`` are the aclnn parameters (arrays by tensor name, scalars by attribute name; an ``out``
     array may be included). ``expect_status`` is set for status cases; ``mode`` selects a special flow
-    (``null_workspace_size``, ``null_executor``, ``phase2_twice``). ``core_order``/``deterministic`` are run
-    options.
+    (status cases: ``null_workspace_size``, ``null_executor``, ``phase2_twice``; value cases:
+    ``determinism``, see :func:`determinism_cases`; ``tiling_2g``, see
+    :mod:`codegen.check.offsets`). ``core_order``/``deterministic`` are run options. ``tags``:
+    ``multicore`` marks a value case chosen to split over several cores (the determinism subset).
+    ``formats`` gives ``(tensor, aclFormat)`` pairs of a status case's tensors not in ND (default ND, 2).
     """
 
     op: str
@@ -44,6 +47,7 @@ class Case:
     seed: int = 0
     deterministic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
+    formats: tuple[tuple[str, int], ...] = ()
 
     @property
     def ident(self) -> str:
@@ -98,6 +102,9 @@ def elementwise_cases(
 
     yield from accepted(_value_cases(spec, product, dtypes, quick, tile, value_case, attr_values, default_attrs, rng))
     yield from _status_cases(spec, product, dtypes, default_attrs, rng)
+    from codegen.check.offsets import elementwise_offset_cases
+
+    yield from elementwise_offset_cases(spec, product, dtypes, default_attrs)
 
 
 def _value_cases(
@@ -138,7 +145,8 @@ def _value_cases(
             plain += [("rank 8", (2, 2, 2, 2, 2, 2, 2, 3))]
         plain += [("several cores, uneven tail", (_multicore_length(spec, product, dt),))]
         for shape_name, shape in plain:
-            yield value_case(dt, shape_name, dict.fromkeys(inputs, shape), f"{shape_name} {list(shape)}")
+            tags = ("multicore",) if shape_name == "several cores, uneven tail" else ()
+            yield value_case(dt, shape_name, dict.fromkeys(inputs, shape), f"{shape_name} {list(shape)}", tags=tags)
         for attr, values in attr_values.items():
             for v in values:
                 yield value_case(
@@ -191,6 +199,37 @@ def _value_cases(
         params = {n: _rand(rng, (5, 19), DType.FLOAT if k == 0 else lo) for k, n in enumerate(inputs)}
         params.update(default_attrs)
         yield Case(op, product.name, f"{lo.name}+FLOAT", "mixed", "mixed dtypes promote to FLOAT", params)
+
+
+#: The runs of a determinism case: every core order, two shuffles and three concurrent runs (seed 0 where
+#: the order takes none). Their outputs must be bit-identical.
+DETERMINISM_RUNS: tuple[tuple[str, int], ...] = (
+    ("in_order", 0),
+    ("reversed", 0),
+    ("shuffle", 1),
+    ("shuffle", 2),
+    ("concurrent", 0),
+    ("concurrent", 0),
+    ("concurrent", 0),
+)
+
+
+def determinism_cases(spec: OpSpec, cases: list[Case]) -> Iterator[Case]:
+    """The determinism cases of a case matrix: every value case tagged ``multicore`` that runs
+    deterministically (the spec says ``deterministic: true``, or the case requests the deterministic mode),
+    again as a ``determinism`` case that runs under every order of :data:`DETERMINISM_RUNS` and must give
+    bit-identical output (and match the reference). The subset keeps the cost bounded: one multi-core
+    case per dtype (elementwise) or a few per rows dtype (index_accumulate), not the whole matrix."""
+    for c in cases:
+        if (
+            "multicore" in c.tags
+            and c.expect_status is None
+            and c.mode is None
+            and (spec.deterministic or c.deterministic)
+        ):
+            yield replace(
+                c, name=f"{c.name} bit-identical over {len(DETERMINISM_RUNS)} core orders", mode="determinism"
+            )
 
 
 #: Values every free-valued integer attr is run at besides its default: the boundaries of its C type,
@@ -271,11 +310,10 @@ def _status_cases(
     )
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_executor")
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out}, "phase2_twice")
-    supported = set(spec.inputs[0].dtypes_for(product))
-    for bad in (DType.BF16, DType.DOUBLE, DType.INT32):
-        if bad not in supported:
-            p = {**good, out: good_out, inputs[0]: _rand(rng, (4, 8), bad)}
-            yield status(f"{inputs[0]} {bad.name} unsupported -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    from codegen.check.status_matrix import status_matrix
+
+    # Every tensor's unsupported dtypes, rank bounds, rejected formats, wrong output dims, the null order.
+    yield from status_matrix(spec, product, {**attrs, **good, out: good_out}, dt.name)
     nine = (1,) * 8 + (2,)
     yield status(
         "rank 9 -> 161002",

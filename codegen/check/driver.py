@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from codegen.build import BuildError, build_example, build_op
-from codegen.check.cases import Case, elementwise_cases
+from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, elementwise_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
@@ -146,15 +146,31 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     try:
         if case.expect_status is not None:
             status, message = _run_status_case(fn, case)
-            passed = status == case.expect_status and bool(message)
+            passed = status == case.expect_status and (bool(message) or status == 0)
             if status != case.expect_status:
                 message = f"expected status {case.expect_status}, got {status}: {message}"
             elif not message:
                 message = "no error message (aclGetRecentErrMsg was empty)"
+        elif case.mode == "tiling_2g":
+            from codegen.check.offsets import check_offsets
+
+            message = check_offsets(fn, case)
+            passed = not message
         else:
             params = dict(case.params)
-            got = fn(core_order=case.core_order, seed=case.seed, deterministic=case.deterministic, **params)
-            counters = _summarise(fn.last_stats)
+            runs = DETERMINISM_RUNS if case.mode == "determinism" else ((case.core_order, case.seed),)
+            outputs: list[np.ndarray] = []
+            for order, seed in runs:
+                fresh = _fresh_outputs(params) if len(runs) > 1 else params
+                outputs.append(np.array(fn(core_order=order, seed=seed, deterministic=case.deterministic, **fresh)))
+                counters = _summarise(fn.last_stats)
+                atomic = _atomic_bytes(spec, case, counters)
+                if atomic:
+                    raise _Verdict(
+                        f"GM atomic add in a deterministic run ({order}): {atomic} bytes added with SetAtomicAdd, "
+                        "but the spec declares deterministic_gm_atomics: false"
+                    )
+            got = outputs[0]
             ref_params = {k: v for k, v in params.items() if k != spec.outputs[0].name}
             expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
             atol, rtol, source = case_tolerance(spec, getattr(fn, "product", None), ref, ref_params, expected)
@@ -163,6 +179,17 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             bound = cmp.bound
             if not passed:
                 message = f"{message} ({explain_bound(source, ref)})"
+            for (order, seed), other in zip(runs[1:], outputs[1:]):
+                differ = _bit_differences(got, other)
+                if differ:
+                    passed = False
+                    message = (
+                        f"not bit-identical over core orders: {differ} of {got.size} elements differ between "
+                        f"in_order and {order} (seed {seed}); {message}".rstrip("; ")
+                    )
+                    break
+    except _Verdict as exc:
+        message = str(exc)
     except AclnnError as exc:
         status, message = exc.status, exc.message
     except Exception as exc:  # a harness failure is a failed case, reported, never a crash of the run
@@ -226,12 +253,41 @@ def explain_bound(source: str, ref: ModuleType) -> str:
     return f"default bound rtol 16 * 2**-24; a tolerance(**params) -> (atol, rtol) in {where} replaces it"
 
 
+class _Verdict(Exception):
+    """A value case failed a rule other than the comparison (e.g. GM atomics in a deterministic run)."""
+
+
+def _fresh_outputs(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with every array copied (an ``out=`` array is written in place by each run)."""
+    return {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v) for k, v in params.items()}
+
+
+def _bit_differences(a: np.ndarray, b: np.ndarray) -> int:
+    """Elements of ``a`` and ``b`` (same shape and dtype) whose bytes differ (NaN payloads and -0.0 count)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return max(a.size, b.size, 1)
+    if a.size == 0:
+        return 0
+    ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, -1)
+    ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, -1)
+    return int(np.count_nonzero((ua != ub).any(axis=1)))
+
+
+def _atomic_bytes(spec: OpSpec, case: Case, counters: dict[str, Any]) -> int:
+    """GM bytes added atomically by a run that the spec promises adds none: a deterministic run (the op is
+    deterministic, or the case requests the mode) of a spec with ``deterministic_gm_atomics: false``; else 0."""
+    if spec.deterministic_gm_atomics or not (spec.deterministic or case.deterministic):
+        return 0
+    return sum(int(launch["totals"]["gm_bytes_atomic_added"]) for launch in counters.get("launches", []))
+
+
 def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     spec = fn.spec
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
     fn.set_run_options(False, "in_order", 0)
-    tensors = {n: fn.make_tensor(a) for n, a in arrays.items()}
+    formats = dict(case.formats)
+    tensors = {n: fn.make_tensor(a, formats.get(n, 2)) for n, a in arrays.items()}
     try:
         status, size, executor = fn.phase1(
             tensors,
@@ -262,12 +318,14 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
         def tile(d: DType) -> int:
             return tiling_decision(spec, product, (1 << 24,), d).tile_length
 
-        return list(elementwise_cases(spec, product, dtypes, quick, tile))
-    if spec.family == "index_accumulate":
+        cases = list(elementwise_cases(spec, product, dtypes, quick, tile))
+    elif spec.family == "index_accumulate":
         from codegen.check.index_accumulate_cases import index_accumulate_cases
 
-        return list(index_accumulate_cases(spec, product, dtypes, quick))
-    raise ValueError(f"no case generator for family '{spec.family}'")
+        cases = list(index_accumulate_cases(spec, product, dtypes, quick))
+    else:
+        raise ValueError(f"no case generator for family '{spec.family}'")
+    return [*cases, *determinism_cases(spec, cases)]
 
 
 _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")

@@ -87,11 +87,12 @@ def signal_name(returncode: int) -> str:
 
 def case_units(cases: list[Case], core_orders: tuple[str, ...]) -> list[tuple[Case, str | None]]:
     """The runs of a case matrix: every in-order value case once per requested core order (with the order
-    as a name suffix when there are several), every other case once as it is. Returns ``(case, suffix)``
+    as a name suffix when there are several), every other case (status cases, cases with their own order,
+    ``determinism`` cases, which run every order themselves) once as it is. Returns ``(case, suffix)``
     pairs; each case is a copy with its ``core_order`` set."""
     units: list[tuple[Case, str | None]] = []
     for case in cases:
-        if case.core_order != "in_order" or case.expect_status is not None:
+        if case.core_order != "in_order" or case.expect_status is not None or case.mode is not None:
             units.append((case, None))
             continue
         for order in core_orders:

@@ -31,10 +31,14 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
 
 
-def host_cpp(spec: OpSpec, expr: Expr, lets: set[str], used: set[str]) -> str:
+def host_cpp(
+    spec: OpSpec, expr: Expr, lets: set[str], used: set[str], let_types: list[tuple[str, ExprType]] | None = None
+) -> str:
     """C++ of a host expression in the op_api (attrs, lets, tensors through functions, platform, dtypes).
 
-    ``used`` collects the platform values the expression reads (``coreNum``, ``ubBytes``).
+    ``used`` collects the platform values the expression reads (``coreNum``, ``ubBytes``); ``let_types``
+    are the types of the lets defined so far (integer operands mixed with floating ones are then
+    converted explicitly, as ``-Wconversion`` requires).
 
     Raises:
         ValueError: a name has no C++ form in the op_api.
@@ -63,7 +67,15 @@ def host_cpp(spec: OpSpec, expr: Expr, lets: set[str], used: set[str]) -> str:
         "dim": lambda a: f"ShapeDim({a[0]}, {a[1]})",
         "dtype": lambda a: f"{a[0]}->GetDataType()",
     }
-    return to_cpp(expr, name, functions)
+    scope = constraint_scope(spec.inputs, spec.outputs, spec.attrs, let_types or [])
+
+    def is_float(e: Expr) -> bool:
+        try:
+            return check(e, scope, list(ExprType)).type is ExprType.FLOAT
+        except Exception:  # a subexpression the checker cannot type alone is left as printed
+            return False
+
+    return to_cpp(expr, name, functions, is_float)
 
 
 def _message(spec: OpSpec, c: Constraint, type_of: Mapping[str, ExprType]) -> tuple[str, list[str]]:
@@ -129,12 +141,12 @@ def constraint_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         for name, e in c.let:
             t = check(e, constraint_scope(spec.inputs, spec.outputs, spec.attrs, types), list(ExprType)).type
             typ = t if t in _LET_CTYPES else ExprType.INT
-            lets.append({"ctype": _LET_CTYPES[typ], "name": name, "cpp": host_cpp(spec, e, let_names, used)})
+            lets.append({"ctype": _LET_CTYPES[typ], "name": name, "cpp": host_cpp(spec, e, let_names, used, types)})
             let_names.add(name)
             types.append((name, typ))
         fmt, args = _message(spec, c, dict(types))
         archs = arch_test(c, spec, catalogue)
-        when = host_cpp(spec, c.when, set(), used) if c.when is not None else "true"
+        when = host_cpp(spec, c.when, set(), used, types) if c.when is not None else "true"
         guard = [part for part in (f"({archs})" if archs != "true" else "", when if when != "true" else "") if part]
         out.append(
             {
@@ -145,7 +157,7 @@ def constraint_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 "when": when,
                 "when_text": to_source(c.when) if c.when is not None else "always",
                 "lets": lets,
-                "require": host_cpp(spec, c.require, let_names, used),
+                "require": host_cpp(spec, c.require, let_names, used, types),
                 "require_text": to_source(c.require),
                 "status": status_name(c.status),
                 "format": fmt,

@@ -497,6 +497,7 @@ def to_cpp(
     expr: Expr,
     name: Callable[[str], str],
     functions: Mapping[str, CppFunction] | None = None,
+    is_float: Callable[[Expr], bool] | None = None,
 ) -> str:
     """Prints ``expr`` as a fully parenthesised C++ expression that computes what :func:`evaluate` does.
 
@@ -512,6 +513,10 @@ def to_cpp(
         functions: the C++ form of each function, given its printed arguments; merged over
             :data:`DEFAULT_CPP_FUNCTIONS` (numeric functions), so only tensor functions such as ``numel``
             need to be given.
+        is_float: whether a subexpression has a floating type; when given, the integer operand of an
+            arithmetic operator or a comparison with a floating one is converted explicitly
+            (``static_cast<double>``, the conversion C++ would apply implicitly), so the text compiles clean
+            under ``-Wconversion``.
 
     Returns:
         The C++ expression text.
@@ -522,6 +527,16 @@ def to_cpp(
     table: dict[str, CppFunction] = dict(DEFAULT_CPP_FUNCTIONS)
     if functions:
         table.update(functions)
+
+    def promote(a: Expr, a_text: str, b: Expr, b_text: str) -> tuple[str, str]:
+        if is_float is None:
+            return a_text, b_text
+        fa, fb = is_float(a), is_float(b)
+        if fa and not fb:
+            return a_text, f"static_cast<double>({b_text})"
+        if fb and not fa:
+            return f"static_cast<double>({a_text})", b_text
+        return a_text, b_text
 
     def go(e: Expr) -> str:
         if isinstance(e, Num):
@@ -537,9 +552,11 @@ def to_cpp(
                 return f"(static_cast<double>({left}) / static_cast<double>({right}))"
             if e.op == "//":
                 return f"({left} / {right})"
+            left, right = promote(e.left, left, e.right, right)
             return f"({left} {e.op} {right})"
         if isinstance(e, Compare):
-            return f"({go(e.left)} {e.op} {go(e.right)})"
+            left, right = promote(e.left, go(e.left), e.right, go(e.right))
+            return f"({left} {e.op} {right})"
         if isinstance(e, BoolOp):
             op = " && " if e.op == "and" else " || "
             return "(" + op.join(go(v) for v in e.values) + ")"

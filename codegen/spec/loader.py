@@ -1083,7 +1083,7 @@ _ROOT_REQUIRED = (
     "compute",
     "tiling",
 )
-_ROOT_OPTIONAL = ("attrs", "constraints", "notes", "example")
+_ROOT_OPTIONAL = ("attrs", "constraints", "notes", "example", "deterministic_gm_atomics")
 
 
 class _OpParser:
@@ -1576,6 +1576,9 @@ class _OpParser:
         products = self.products(m["products"]) if "products" in m else ()
         self.op_products = products
         deterministic = bool(r.boolean(m["deterministic"])) if "deterministic" in m else False
+        deterministic_gm_atomics = (
+            bool(r.boolean(m["deterministic_gm_atomics"])) if "deterministic_gm_atomics" in m else True
+        )
         notes = tuple(s for _, s in r.strings(m["notes"])) if "notes" in m else ()
 
         inputs = tuple(t for t, _ in self.tensors(m.get("inputs"), "inputs", False))
@@ -1629,6 +1632,7 @@ class _OpParser:
             summary=summary,
             products=products,
             deterministic=deterministic,
+            deterministic_gm_atomics=deterministic_gm_atomics,
             inputs=inputs,
             attrs=attrs,
             outputs=outputs,

@@ -422,6 +422,9 @@ class OpSpec:
         summary: one-paragraph description.
         products: catalogue names of the products the op supports.
         deterministic: whether results are bit-identical across runs by default.
+        deterministic_gm_atomics: whether a deterministic run (every run when ``deterministic``, else a run
+            with ``ACL_OPT_DETERMINISTIC``) may add into GM atomically; False is a documented promise that
+            ``opgen check`` enforces through the emulator's counters (``gm_bytes_atomic_added`` 0).
         inputs: input tensors in aclnn parameter order.
         attrs: attributes in aclnn parameter order.
         outputs: output tensors in aclnn parameter order.
@@ -451,6 +454,7 @@ class OpSpec:
     example: Example | None
     path: str
     loc: SourceLoc
+    deterministic_gm_atomics: bool = True
 
     @property
     def aclnn_name(self) -> str:

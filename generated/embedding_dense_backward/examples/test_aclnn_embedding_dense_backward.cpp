@@ -40,8 +40,8 @@ int CreateAclTensor(const std::vector<T> &hostData, const std::vector<int64_t> &
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
   }
   std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; i--) {
-    strides[i] = shape[i + 1] * strides[i + 1];
+  for (size_t i = shape.size(); i > 1; i--) {
+    strides[i - 2] = shape[i - 1] * strides[i - 1];
   }
   *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
                             shape.data(), shape.size(), *deviceAddr);
@@ -99,7 +99,7 @@ int main() {
   ret = aclrtSynchronizeStream(stream);
   CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
 
-  std::vector<float> resultData(GetShapeSize(outShape), 0);
+  std::vector<float> resultData(static_cast<size_t>(GetShapeSize(outShape)), 0);
   const uint64_t resultBytes = resultData.size() * sizeof(float);
   if (resultBytes > 0) {
     ret = aclrtMemcpy(resultData.data(), resultBytes, outDeviceAddr, resultBytes, ACL_MEMCPY_DEVICE_TO_HOST);

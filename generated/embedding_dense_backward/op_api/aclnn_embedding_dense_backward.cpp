@@ -169,7 +169,7 @@ aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *grad, [[maybe_unu
     const int64_t bytesPerDim = ((indices->GetDataType() == op::DataType::DT_INT64) ? int64_t{20} : int64_t{36});
     const double limit =
         (static_cast<double>((int64_t{180192} - (countsSize * bytesPerCount))) / static_cast<double>(bytesPerDim));
-    if (!(embeddingDim < limit)) {
+    if (!(static_cast<double>(embeddingDim) < limit)) {
       OP_LOGE(ACLNN_ERR_PARAM_INVALID,
               "with scaleGradByFreq on Atlas training series products the embedding dimension must satisfy "
               "embeddingDim < (180192 - countsSize * %lld) / %lld = %g, where countsSize = numWeights / coreNum + "

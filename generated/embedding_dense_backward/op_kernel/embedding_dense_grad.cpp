@@ -194,13 +194,14 @@ class KernelEmbeddingDenseGrad {
                             AlignUp(rowStart_, COUNTS_PER_LINE) + COUNTS_PER_LINE * rowGroup;
       countsGm_.SetGlobalBuffer((__gm__ int64_t *)(userWorkspace + tiling.countsOffset) + slots, rowEnd_ - rowStart_);
     }
-    pipe_.InitBuffer(indexQueue_, BUFFER_NUM, indexChunk_ * static_cast<int64_t>(sizeof(TStore)));
-    pipe_.InitBuffer(rowsQueue_, BUFFER_NUM, dChunk_ * static_cast<int64_t>(sizeof(TRows)));
+    pipe_.InitBuffer(indexQueue_, BUFFER_NUM,
+                     static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
+    pipe_.InitBuffer(rowsQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(TRows))));
     if constexpr (!IsSameType<TRows, float>::value) {
-      pipe_.InitBuffer(castBuf_, dChunk_ * static_cast<int64_t>(sizeof(float)));
+      pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
     }
-    pipe_.InitBuffer(accQueue_, BUFFER_NUM, dChunk_ * static_cast<int64_t>(sizeof(float)));
-    pipe_.InitBuffer(outQueue_, BUFFER_NUM, dChunk_ * static_cast<int64_t>(sizeof(float)));
+    pipe_.InitBuffer(accQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
+    pipe_.InitBuffer(outQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
   }
 
   // Atomic strategy: zero fill and count (owned rows x D-slice) | SyncAll | atomic adds (own index range x

@@ -192,7 +192,7 @@ aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *gradOut, [[maybe_
                              [[maybe_unused]] float beta, [[maybe_unused]] const aclTensor *gradInput) {
   // beta_non_negative (Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P): when always, require beta >= 0.
   {
-    if (!(static_cast<double>(beta) >= int64_t{0})) {
+    if (!(static_cast<double>(beta) >= static_cast<double>(int64_t{0}))) {
       OP_LOGE(ACLNN_ERR_PARAM_INVALID, "beta must be greater than or equal to 0, but got %g.",
               static_cast<double>(beta));
       return ACLNN_ERR_PARAM_INVALID;

@@ -1,0 +1,153 @@
+"""The status matrix of ``opgen check``: error cases derived from the whole spec, for every family.
+
+From one valid call (``base``: arrays by tensor name, attrs by name) the matrix derives, for every tensor of
+the spec in turn (inputs and outputs), a call that breaks exactly one documented rule, and expects the
+exact ``aclnnStatus`` of CANN's check order (reference/ascend-platform.md, "aclnn conventions": null
+``workspaceSize``/``executor`` and null tensors 161001 first, then dtype, rank, shape relations and format
+161002):
+
+- the base call itself is accepted (status 0), so a broken base cannot make the matrix pass vacuously;
+- every dtype the tensor does not list on the product (all ``aclDataType`` values the checker can build);
+- every output in a shape with the right element count but other dims (dims reversed, flattened, a
+  trailing 1);
+- every rank bound: one rank below the minimum (a 0-d tensor when the minimum is 1) and one above the
+  maximum, keeping the element count where it can;
+- every rejected format: the device-private formats (NC1HWC0, FRACTAL_Z, FRACTAL_NZ) that the tensor does not
+  declare (a spec without format information declares ND only, which is what the generated L2 API
+  and OpDef accept);
+- the order itself: a null tensor together with another tensor's unsupported dtype is 161001, not 161002.
+
+Each family supplies ``base``; a base whose tensors with a minimum rank of 1 hold one element lets the
+0-d case break the rank rule alone (otherwise a shape relation would reject it too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.runner import numpy_dtype
+from codegen.spec.model import DType, OpSpec, Product, TensorSpec
+
+#: ``aclFormat`` codes of the formats the matrix tries (acl/acl_base.h; reference/ascend-platform.md).
+ACL_FORMATS: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "NC1HWC0": 3, "FRACTAL_Z": 4, "FRACTAL_NZ": 29}
+#: Device-private layouts: never accepted by a tensor that does not declare them.
+PRIVATE_FORMATS = ("NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ")
+#: The formats a tensor accepts when its spec says nothing about formats (the templates' L2 API checks
+#: ``GetStorageFormat() == FORMAT_ND`` and the OpDef registers ``FORMAT_ND``).
+DEFAULT_FORMATS = ("ND",)
+
+
+def accepted_formats(tensor: TensorSpec) -> tuple[str, ...]:
+    """The formats ``tensor`` accepts: its spec's ``formats`` when the model has them, else ND."""
+    declared = getattr(tensor, "formats", None)
+    if not declared:
+        return DEFAULT_FORMATS
+    return tuple(str(getattr(f, "name", f)) for f in declared)
+
+
+def _with_rank(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    """A shape of ``rank`` dims holding the elements of ``shape`` (leading dims merged, or leading 1s
+    added); rank 0 gives ``()`` whatever the element count."""
+    if rank == 0:
+        return ()
+    if len(shape) >= rank:
+        keep = len(shape) - rank + 1
+        return (int(np.prod(shape[:keep])), *shape[keep:])
+    return (1,) * (rank - len(shape)) + tuple(shape)
+
+
+def _other_dims(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Shapes with the element count of ``shape`` but other dims: reversed, flattened, a trailing 1."""
+    found: list[tuple[int, ...]] = []
+    for s in (tuple(reversed(shape)), (int(np.prod(shape)),), (*shape, 1)):
+        if s != tuple(shape) and s not in found:
+            found.append(s)
+    return found
+
+
+def _as_dtype(array: np.ndarray, d: DType) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.asarray(array).astype(numpy_dtype(d))
+
+
+def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: str) -> Iterator[Case]:
+    """The derived status cases of ``spec`` on ``product`` (see the module docstring).
+
+    Args:
+        spec: the op.
+        product: the product (its dtype lists decide which dtypes are unsupported).
+        base: a call the op accepts on ``product``: every tensor of the spec that is not optional as a NumPy
+            array, every attr.
+        label: the ``dtype`` column of the cases (e.g. ``FLOAT`` or ``FLOAT/INT64``).
+    """
+    op = spec.snake
+    tensors = [t for t in (*spec.inputs, *spec.outputs) if isinstance(base.get(t.name), np.ndarray)]
+
+    def case(name: str, code: int, params: dict[str, Any], mode: str | None = None, **kw: Any) -> Case:
+        return Case(op, product.name, label, "status matrix", name, params, expect_status=code, mode=mode, **kw)
+
+    yield case("the matrix's base call -> 0", 0, dict(base))
+    unsupported: dict[str, list[DType]] = {}
+    for t in tensors:
+        array = base[t.name]
+        listed = set(t.dtypes_for(product))
+        unsupported[t.name] = [d for d in DType if d not in listed]
+        for d in unsupported[t.name]:
+            yield case(
+                f"{t.name} {d.name} unsupported -> 161002",
+                ACLNN_ERR_PARAM_INVALID,
+                {**base, t.name: _as_dtype(array, d)},
+            )
+    for t in spec.outputs:
+        array = base.get(t.name)
+        if not isinstance(array, np.ndarray) or array.size < 2:
+            continue
+        for s in _other_dims(array.shape):
+            p = {**base, t.name: np.zeros(s, array.dtype)}
+            yield case(f"{t.name} {list(s)} (same count as {list(array.shape)}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    for t in tensors:
+        array = base[t.name]
+        lo, hi = t.rank
+        if lo > 0:
+            s = _with_rank(array.shape, lo - 1)
+            p = {**base, t.name: np.resize(array, s) if s else np.asarray(array.reshape(-1)[0])}
+            yield case(f"{t.name} rank {lo - 1} {list(s)} (minimum {lo}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+        s = _with_rank(array.shape, hi + 1)
+        p = {**base, t.name: array.reshape(s)}
+        yield case(f"{t.name} rank {hi + 1} (maximum {hi}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    for t in tensors:
+        accepted = accepted_formats(t)
+        for f in PRIVATE_FORMATS:
+            if f in accepted:
+                continue
+            yield case(
+                f"{t.name} format {f} -> 161002",
+                ACLNN_ERR_PARAM_INVALID,
+                dict(base),
+                formats=((t.name, ACL_FORMATS[f]),),
+            )
+    # CANN's order: every null check before any dtype check.
+    for t in tensors:
+        if t.optional:
+            continue
+        other = next((o for o in tensors if o is not t and unsupported[o.name]), None)
+        if other is None:
+            continue
+        bad = unsupported[other.name][0]
+        p = {**base, t.name: None, other.name: _as_dtype(base[other.name], bad)}
+        yield case(f"null {t.name} with {other.name} {bad.name} -> 161001 (nulls first)", ACLNN_ERR_PARAM_NULLPTR, p)
+    first = tensors[0]
+    p = {**base, first.name: _as_dtype(base[first.name], unsupported[first.name][0])}
+    yield case(
+        f"null workspaceSize with {first.name} {unsupported[first.name][0].name} -> 161001 (nulls first)",
+        ACLNN_ERR_PARAM_NULLPTR,
+        p,
+        "null_workspace_size",
+    )
+
+
+__all__ = ["accepted_formats", "status_matrix"]
