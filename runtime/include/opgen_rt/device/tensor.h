@@ -55,7 +55,8 @@ class GlobalTensor {
   }
   void SetGlobalBuffer(__gm__ T *buffer) { SetGlobalBuffer(buffer, UINT64_MAX / sizeof(T)); }
 
-  __gm__ T *GetPhyAddr() const { return addr_; }
+  // As in asc-devkit include/basic_api/kernel_tensor.h: the no-offset form returns a pointer to const.
+  const __gm__ T *GetPhyAddr() const { return addr_; }
   __gm__ T *GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
   uint64_t GetSize() const { return size_; }
 
@@ -69,7 +70,9 @@ class GlobalTensor {
     return v;
   }
 
-  void SetValue(const uint64_t offset, const T &value) const {
+  // Not const (asc-devkit include/basic_api/kernel_tensor.h: `void SetValue(const uint64_t offset, PrimType
+  // value)`): a const GlobalTensor& cannot be written through, as with the CANN toolchain.
+  void SetValue(const uint64_t offset, PrimType value) {
     opgen_rt::device::Core *c = Bound("GlobalTensor::SetValue");
     T *p = addr_ + offset;
     c->CheckGm(p, sizeof(T), true, "GlobalTensor::SetValue");
@@ -118,11 +121,15 @@ class LocalTensor {
     return v;
   }
 
-  void SetValue(const uint32_t index, const T &value) const {
+  // asc-devkit: `template <typename S> void SetValue(const uint32_t index, const S value) const`; the value is
+  // converted to the element type.
+  template <typename S>
+  void SetValue(const uint32_t index, const S value) const {
     opgen_rt::device::Core *c = Bound();
     opgen_rt::device::UbRef r = At(index);
     c->CheckOperand("LocalTensor::SetValue", "tensor", r, sizeof(T), false);
-    std::memcpy(c->ub + r.off, &value, sizeof(T));
+    const T converted = static_cast<T>(value);
+    std::memcpy(c->ub + r.off, &converted, sizeof(T));
     c->MarkDefined(r.off, sizeof(T));
   }
 
