@@ -485,10 +485,10 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     lines = [f"tiling for grad [{n}, {d}] ({grad.name}), indices [{n}] ({index.name}), numWeights {num_weights}:"]
     if not product.hw_sync_all:
         lines.append(
-            f"  {product.name} has no hardware SyncAll: both modes run the deterministic strategy with one index "
-            "group, which needs no barrier between cores"
+            f"  {product.name} has no hardware SyncAll: both modes (deterministic or not) run the deterministic "
+            "strategy with one index group, which needs no barrier between cores"
         )
-    for _, det in STRATEGIES:
+    for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
         lines += [
             f"  strategy {t.strategy} (tiling key {t.tiling_key}), "
@@ -508,7 +508,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"    indices: {xs.groups} index groups x {xs.slices} D-slices of {xs.slice_length} elements = "
             f"{xs.cores} adding cores, {t.indices_per_group} indices per group (+1 on the first "
             f"{t.indices_former_num})"
-            if not det
+            if not t.deterministic
             else "    indices: every owning core scans all of them in order and adds its rows x D-slice"
             if xs.groups == 1
             else f"    indices: {xs.groups} index groups x {rs.cores} owning positions = {t.block_dim} cores, "
