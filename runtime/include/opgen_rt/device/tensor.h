@@ -32,7 +32,7 @@ using TEventID = int8_t;
 
 template <typename T>
 class LocalTensor;
-template <TPosition pos, int32_t depth>
+template <TPosition pos, int32_t depth, auto mask = 0>
 class TQue;
 template <TPosition pos>
 class TBuf;
@@ -191,8 +191,12 @@ class TPipe {
   TPipe &operator=(const TPipe &) = delete;
 
   // `num` buffers of `len` bytes each (rounded up to 32 bytes) for a queue.
-  template <TPosition pos, int32_t depth>
-  bool InitBuffer(TQue<pos, depth> &que, int32_t num, uint32_t len) {
+  // asc-devkit include/basic_api/kernel_tpipe.h: `template <class T> bool InitBuffer(T& que, uint8_t num,
+  // uint32_t len)` (T a TQue) and `template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len)`.
+  template <class T>
+  bool InitBuffer(T &que, uint8_t num, uint32_t len) {
+    constexpr TPosition pos = T::kPosition;
+    constexpr int32_t depth = T::kDepth;
     core_->Poll();
     que.core_ = core_;
     que.qid_ = core_->InitQueue(pid_, pos, depth, num, len);
@@ -241,10 +245,13 @@ class TPipe {
 };
 
 // A queue of `num` UB buffers (set by TPipe::InitBuffer) holding at most `depth` enqueued tensors.
-template <TPosition pos, int32_t depth>
+template <TPosition pos, int32_t depth, auto mask>
 class TQue {
  public:
   TQue() = default;
+  // Emulation internals: the template arguments, for TPipe::InitBuffer.
+  static constexpr TPosition kPosition = pos;
+  static constexpr int32_t kDepth = depth;
 
   template <typename T>
   LocalTensor<T> AllocTensor() {
@@ -288,7 +295,7 @@ class TQue {
 };
 
 // A single UB buffer for temporaries (TPosition::VECCALC by default).
-template <TPosition pos = TPosition::VECCALC>
+template <TPosition pos = TPosition::LCM>
 class TBuf {
  public:
   TBuf() = default;
