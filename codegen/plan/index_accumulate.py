@@ -598,7 +598,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for s, (strategy, det) in enumerate(STRATEGIES):
         for g in grad_keys:
             # The atomic strategy needs hardware SyncAll: left out where it is missing.
-            parts = [c for c in (g["guard"], "" if det or no_sync == "0" else no_sync) if c]
+            parts = list(dict.fromkeys(c for c in (g["guard"], "" if det or no_sync == "0" else no_sync) if c))
             guard = " || ".join(f"({c})" for c in parts) if len(parts) > 1 else (parts[0] if parts else "")
             for i in index_keys:
                 branches.append(

@@ -590,8 +590,6 @@ extern "C" __global__ __aicore__ void embedding_dense_grad(GM_ADDR grad, GM_ADDR
     RunEmbeddingDenseGrad<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001) || (__NPU_ARCH__ == 1001))
   if (TILING_KEY_IS(20)) {  // atomic, grad BF16, indices FLOAT
     RunEmbeddingDenseGrad<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
     return;
