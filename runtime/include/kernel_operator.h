@@ -3,7 +3,8 @@
 // and runs every emulated AI core as a thread of opgen_rt::RunKernel (runtime/src/device/).
 //
 // Strictness: the emulation raises a kernel fault where the hardware would misbehave (UB capacity and
-// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch);
+// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch,
+// hardware SyncAll on a product without it, writes into the system workspace);
 // see runtime/include/opgen_rt/device/core_state.h for the rule names. Facts and their sources:
 // shared/reference/ascend-platform.md. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_KERNEL_OPERATOR_H
