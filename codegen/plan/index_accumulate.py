@@ -683,7 +683,13 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"Empty `{rows_t.name}` or `{index_t.name}` give an all-zero `{out_t.name}`; `{comp.num_rows}` = 0 gives an "
         f"empty `[0, D]` output.",
         "Determinism: by default rows are added with atomic fp32 adds, whose order depends on core timing; with "
-        "`aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)` the output is bit-identical for every run and core order.",
+        "`aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)` the output is bit-identical for every run and core order."
+        + (
+            f" On {', '.join(p.name for p in products if not p.hw_sync_all)} (no hardware SyncAll) every call runs "
+            "the deterministic strategy with one index group, which needs no barrier between cores."
+            if any(not p.hw_sync_all for p in products)
+            else ""
+        ),
         *(
             f"Product limit `{c.name}`: {line}"
             for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue), strict=True)
@@ -696,7 +702,9 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"at most `dChunk` elements (a multiple of {CHUNK_ALIGN}).",
         f"The fp32 accumulator has rows of `D` rounded up to {ACC_ALIGN} elements (whole 32-byte blocks); it is the "
         "fp32 device output itself when `D` is a multiple of 8, else it lives in the workspace, followed by int64 "
-        f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set.",
+        f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set. The workspace the tiling "
+        "requests starts with the system workspace (`GetLibApiWorkSpaceSize()`); the kernel's part begins at "
+        "`GetUserWorkspace(workspace)`.",
         f"Cores: every phase splits its items into groups and `D` into D-slices (whole 32-byte blocks of "
         f"`{rows_t.name}` and of the fp32 accumulator), cores = groups x D-slices, so a launch runs on at least one "
         f"core per {spec.tiling.min_bytes_per_core} bytes of `{rows_t.name}` (and of the accumulator), up to "
