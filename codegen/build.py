@@ -222,7 +222,8 @@ def glue_source(spec: OpSpec, product: Product) -> str:
         f'OPGEN_RT_DEFINE_PRODUCT("{product.name}", "{product.config_name}", {product.soc_version}, '
         f"{product.npu_arch}, {product.ub_bytes}, 0, {product.vector_core_num}, "
         f"{'true' if product.bf16 else 'false'}, {'true' if product.data_copy_pad else 'false'}, "
-        f"{{{atomic}}}, {product.queue_buffer_cap});\n"
+        f"{{{atomic}}}, {product.queue_buffer_cap}, {'true' if product.hw_sync_all else 'false'}, "
+        f"{product.sys_workspace_bytes});\n"
     )
 
 

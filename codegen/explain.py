@@ -189,7 +189,9 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         f"{spec.aclnn_name} ({spec.family} family, device OpType {spec.op_type}) on {product.name}",
         f"  product: NpuArch {product.npu_arch}, UB {product.ub_bytes} bytes, {product.vector_core_num} vector cores, "
         f"bf16 {'yes' if product.bf16 else 'no'}, DataCopyPad {'yes' if product.data_copy_pad else 'no'}, "
-        f"queue buffers per position {product.queue_buffer_cap}",
+        f"queue buffers per position {product.queue_buffer_cap}, "
+        f"hardware SyncAll {'yes' if product.hw_sync_all else 'no'}, "
+        f"system workspace {product.sys_workspace_bytes} bytes",
     ]
     if product.name not in spec.products:
         lines.append(f"  NOT SUPPORTED on {product.name} (spec products: {', '.join(spec.products)})")
@@ -249,7 +251,8 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
             f"{d.former_length} elements, others {d.tail_length}",
             f"  tiles per core (max): {d.tiles_per_core_max}",
             f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",
-            f"  workspace: {d.workspace_bytes} bytes",
+            f"  workspace: {d.workspace_bytes} bytes ({product.sys_workspace_bytes} system workspace "
+            f"(GetLibApiWorkSpaceSize) + {d.workspace_bytes - product.sys_workspace_bytes} user)",
             "  strategy: streaming elementwise; "
             + (
                 "DataCopyPad for the tail"

@@ -200,6 +200,12 @@ def test_deterministic_mode_with_few_rows_tiny_dim_and_many_indices_uses_index_g
         launch = op(product).last_stats["launches"][0]
         need = min(CATALOGUE.get(product).vector_core_num, -(-grad.nbytes // 32768))
         writers = [c for c in launch["cores"] if c["gm_bytes_written"] + c["gm_bytes_atomic_added"] > 0]
+        if not CATALOGUE.get(product).hw_sync_all:
+            # Index groups merge after a SyncAll, which Ascend910 lacks: the barrier-free plan keeps one index
+            # group, so only the w owners (one row each) run.
+            assert int(launch["tiling"]["indexGroupNum"]) == 1, launch["tiling"]
+            assert len(writers) == w == launch["block_dim"], (len(writers), launch["block_dim"])
+            continue
         assert need == 20 and len(writers) == need == launch["block_dim"], (need, len(writers), launch["block_dim"])
         assert int(launch["tiling"]["indexGroupNum"]) > 1, launch["tiling"]
         assert sum(c["gm_bytes_atomic_added"] for c in launch["cores"]) == 0

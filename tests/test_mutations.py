@@ -342,7 +342,7 @@ MUTANTS: tuple[Mutant, ...] = (
             Edit(
                 _SMLB_KERNEL,
                 "      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));",
-                "      dst.GetPhyAddr()[i + 1] = src.GetValue(static_cast<uint32_t>(i));",
+                "      dst.GetPhyAddr(0)[i + 1] = src.GetValue(static_cast<uint32_t>(i));",
             ),
         ),
         "GM bounds (raw pointer)",
@@ -478,13 +478,56 @@ MUTANTS: tuple[Mutant, ...] = (
         "GlobalTensor::SetValue",
     ),
     Mutant(
-        "edb-atomic-add-half-910",
+        "edb-atomic-add-index-dtype",
+        EDB,
+        ("Ascend910B",),
+        "atomic add in the index dtype: SetAtomicAdd<TStore> (int64_t for INT64 indices), which Ascend910B "
+        "atomics do not add (Ascend910, whose atomics add float only, runs no atomic strategy any more)",
+        (Edit(_EDB_KERNEL, "SetAtomicAdd<float>();", "SetAtomicAdd<TStore>();"),),
+        "atomic dtype",
+        "SetAtomicAdd<int64_t>: atomic add on Ascend910B supports",
+    ),
+    Mutant(
+        "edb-atomic-key-on-910",
         EDB,
         ("Ascend910",),
-        "atomic add in the grad dtype: SetAtomicAdd<half> on Ascend910, whose atomics add float only",
-        (Edit(_EDB_KERNEL, "SetAtomicAdd<float>();", "SetAtomicAdd<TRows>();"),),
-        "atomic dtype",
-        "SetAtomicAdd<half>: atomic add on Ascend910 supports float",
+        "the tiling ignores the missing hardware SyncAll and picks the atomic strategy on Ascend910, whose "
+        "kernel has no atomic branch there",
+        (
+            Edit(
+                _EDB_TILING,
+                "context->GetDeterministic() != 0 || !hwSyncAll;",
+                "context->GetDeterministic() != 0;",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-hardware-syncall-on-910",
+        EDB,
+        ("Ascend910",),
+        "the template leans on hardware SyncAll: the atomic strategy (no-argument SyncAll) compiled and picked "
+        "on Ascend910, where the barrier does not exist",
+        (
+            Edit(
+                _EDB_TILING,
+                "context->GetDeterministic() != 0 || !hwSyncAll;",
+                "context->GetDeterministic() != 0;",
+            ),
+            Edit(_EDB_KERNEL, "#if !(__NPU_ARCH__ == 1001)\n  // Atomic strategy:", "#if 1\n  // Atomic strategy:"),
+            Edit(
+                _EDB_KERNEL,
+                "#if !(__NPU_ARCH__ == 1001)\n  if (!deterministic) {",
+                "#if 1\n  if (!deterministic) {",
+            ),
+            Edit(
+                _EDB_KERNEL,
+                "#if !(__NPU_ARCH__ == 1001)\n  if (TILING_KEY_IS(0)) {",
+                "#if 1\n  if (TILING_KEY_IS(0)) {",
+            ),
+        ),
+        "SyncAll unsupported",
+        "does not exist on Ascend910",
     ),
     Mutant(
         "edb-zero-fill-length-in-bytes",

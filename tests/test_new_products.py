@@ -37,9 +37,11 @@ NEW_PRODUCTS = """\
     data_copy_pad: true
     atomic_add_dtypes: [INT8, INT16, FLOAT16, INT32, FLOAT]
     queue_buffer_cap: 8
+    hw_sync_all: true
+    sys_workspace_bytes: 16777216
     source: "test product (tests/test_new_products.py)"
   - name: AscendX3
-    doc_term: Test SoC X3 (no DataCopyPad, 4 queue buffers)
+    doc_term: Test SoC X3 (no DataCopyPad, 4 queue buffers, no hardware SyncAll)
     config_name: ascendx3
     soc_version: ASCENDX3
     npu_arch: 2203
@@ -49,6 +51,8 @@ NEW_PRODUCTS = """\
     data_copy_pad: false
     atomic_add_dtypes: [FLOAT]
     queue_buffer_cap: 4
+    hw_sync_all: false
+    sys_workspace_bytes: 2097152
     source: "test product (tests/test_new_products.py)"
 """
 NEW = ("AscendX2", "AscendX3")
@@ -170,7 +174,8 @@ def test_a_constraint_covers_whole_npu_arches(tmp_path: Path) -> None:
     twin = (
         "  - name: Ascend910Twin\n    doc_term: test\n    config_name: ascend910twin\n    soc_version: ASCEND910TWIN\n"
         "    npu_arch: 1001\n    ub_bytes: 262144\n    vector_core_num: 30\n    bf16: false\n"
-        "    data_copy_pad: false\n    atomic_add_dtypes: [FLOAT]\n    queue_buffer_cap: 4\n    source: test\n"
+        "    data_copy_pad: false\n    atomic_add_dtypes: [FLOAT]\n    queue_buffer_cap: 4\n    hw_sync_all: false\n"
+        "    sys_workspace_bytes: 2097152\n    source: test\n"
     )
     (tmp_path / "products.yaml").write_text((src / "products.yaml").read_text() + twin)
     spec = (src / "embedding_dense_backward.yaml").read_text()

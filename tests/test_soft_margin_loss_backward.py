@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from codegen.runner import AclnnError, compile_op
+from codegen.runner import AclnnError, compile_op, device_memory
 
 F32 = np.float32
 
@@ -164,9 +164,10 @@ def test_null_workspace_size_executor_and_phase2_twice(op910b) -> None:  # type:
     status, _, _ = op910b.phase1(tensors, {"reduction": 0}, null_executor=True)
     assert status == 161001 and "executor" in op910b.recent_error()
     status, size, executor = op910b.phase1(tensors, {"reduction": 0})
-    assert status == 0
-    assert op910b.phase2(None, size, executor) == 0
-    assert op910b.phase2(None, size, executor) == 161002  # the executor was consumed: an error, not a crash
+    assert status == 0 and size == 16 * 1024 * 1024  # only the system workspace (RESERVED_WORKSPACE of NpuArch 2201)
+    workspace = device_memory(size)
+    assert op910b.phase2(workspace, size, executor) == 0
+    assert op910b.phase2(workspace, size, executor) == 161002  # the executor was consumed: an error, not a crash
     assert "executor" in op910b.recent_error()
     np.testing.assert_allclose(out, -1 / (1 + np.e), rtol=1e-6)
 

@@ -32,6 +32,8 @@ products:
     atomic_add_dtypes: [FLOAT]
     queue_buffer_cap: 4
     source: test
+    hw_sync_all: false
+    sys_workspace_bytes: 2097152
   - name: Ascend910B
     doc_term: Atlas A2 training series products
     config_name: ascend910b
@@ -44,6 +46,8 @@ products:
     atomic_add_dtypes: [INT8, INT16, FLOAT16, BF16, INT32, FLOAT]
     queue_buffer_cap: 8
     source: test
+    hw_sync_all: true
+    sys_workspace_bytes: 16777216
   - name: Ascend310P
     doc_term: Atlas inference series products
     config_name: ascend310p
@@ -56,6 +60,8 @@ products:
     atomic_add_dtypes: [INT16, FLOAT16, FLOAT]
     queue_buffer_cap: 8
     source: test
+    hw_sync_all: false
+    sys_workspace_bytes: 2097152
 """
 ALLOWED_SYNTAX = (
     "numbers, True/False, names, unary - + not, binary + - * / // %, comparisons == != < <= > >=, "
@@ -680,42 +686,53 @@ def test_catalogue_errors(tmp_path: Path) -> None:
         ("    npu_arch: 1001\n", "    npu_arch: '1001'\n"),
     ) == [
         "P:6: products[0].npu_arch: expected an integer, got string '1001'",
-        "P:19: products[1].ub_bytes: ub_bytes 196600 is not a multiple of 32 (the UB block size)",
-        "P:26: products[2].name: duplicate product name 'Ascend910' (first at line 2)",
-        "P:35: products[2].atomic_add_dtypes[1]: unknown dtype 'HALF'; allowed: " + DTYPES,
-        "P:35: products[2].atomic_add_dtypes: Ascend910 lists BF16 in atomic_add_dtypes but has bf16: false",
-        "P:36: products[2].cores: unknown key 'cores'; allowed: atomic_add_dtypes, bf16, config_name, "
-        "data_copy_pad, doc_term, name, npu_arch, queue_buffer_cap, soc_version, source, ub_bytes, vector_core_num",
+        "P:21: products[1].ub_bytes: ub_bytes 196600 is not a multiple of 32 (the UB block size)",
+        "P:30: products[2].name: duplicate product name 'Ascend910' (first at line 2)",
+        "P:39: products[2].atomic_add_dtypes[1]: unknown dtype 'HALF'; allowed: " + DTYPES,
+        "P:39: products[2].atomic_add_dtypes: Ascend910 lists BF16 in atomic_add_dtypes but has bf16: false",
+        "P:40: products[2].cores: unknown key 'cores'; allowed: atomic_add_dtypes, bf16, capability_source, "
+        "config_name, data_copy_pad, doc_term, hw_sync_all, name, npu_arch, queue_buffer_cap, soc_version, "
+        "source, sys_workspace_bytes, ub_bytes, vector_core_num",
     ]
 
 
 def test_catalogue_missing_keys_and_bad_names(tmp_path: Path) -> None:
     assert catalogue_errors(
         tmp_path,
-        ("    source: test\n  - name: Ascend910B\n", "  - name: Ascend910B\n"),
+        (
+            "    source: test\n    hw_sync_all: false\n    sys_workspace_bytes: 2097152\n  - name: Ascend910B\n",
+            "    hw_sync_all: false\n    sys_workspace_bytes: 2097152\n  - name: Ascend910B\n",
+        ),
         ("    config_name: ascend910b\n", "    config_name: Ascend910B\n"),
         (
-            "    queue_buffer_cap: 8\n    source: test\n  - name: Ascend310P",
-            "    queue_buffer_cap: 0\n    source: test\n  - name: Ascend310P",
+            "    queue_buffer_cap: 8\n    source: test\n    hw_sync_all: true",
+            "    queue_buffer_cap: 0\n    source: test\n    hw_sync_all: true",
         ),
     ) == [
         "P:2: products[0].source: missing required key 'source'; required here: atomic_add_dtypes, bf16, "
-        "config_name, data_copy_pad, doc_term, name, npu_arch, queue_buffer_cap, soc_version, source, ub_bytes, "
-        "vector_core_num",
-        "P:15: products[1].config_name: 'Ascend910B' is not a lower-case identifier (e.g. ascend910b)",
-        "P:23: products[1].queue_buffer_cap: 0 is out of range; allowed: 1..64",
+        "config_name, data_copy_pad, doc_term, hw_sync_all, name, npu_arch, queue_buffer_cap, soc_version, source, "
+        "sys_workspace_bytes, ub_bytes, vector_core_num",
+        "P:17: products[1].config_name: 'Ascend910B' is not a lower-case identifier (e.g. ascend910b)",
+        "P:25: products[1].queue_buffer_cap: 0 is out of range; allowed: 1..64",
     ]
 
 
 def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
     suffix = (
-        "products sharing an NpuArch must agree on bf16, data_copy_pad, atomic_add_dtypes and queue_buffer_cap "
+        "products sharing an NpuArch must agree on bf16, data_copy_pad, atomic_add_dtypes, queue_buffer_cap, "
+        "hw_sync_all and sys_workspace_bytes "
         "(generated code selects by NpuArch, never by product name)"
     )
     assert catalogue_errors(tmp_path, ("    npu_arch: 2002\n", "    npu_arch: 2201\n")) == [
-        f"P:{line}: products[2].{cap}: Ascend310P has npu_arch 2201 like Ascend910B (line 14) "
+        f"P:{line}: products[2].{cap}: Ascend310P has npu_arch 2201 like Ascend910B (line 16) "
         f"but a different {cap}; {suffix}"
-        for line, cap in ((33, "bf16"), (34, "data_copy_pad"), (35, "atomic_add_dtypes"))
+        for line, cap in (
+            (37, "bf16"),
+            (38, "data_copy_pad"),
+            (39, "atomic_add_dtypes"),
+            (42, "hw_sync_all"),
+            (43, "sys_workspace_bytes"),
+        )
     ]
     # Queue buffers per position set the generated tilings' buffer depth, which is selected by NpuArch too.
     same_caps_but_queue = (
@@ -724,9 +741,11 @@ def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
         "    bf16: true\n    data_copy_pad: true\n    atomic_add_dtypes: [INT8, INT16, FLOAT16, BF16, INT32, FLOAT]\n"
         "    queue_buffer_cap: 4\n",
     )
+    # (Ascend310P also lacks the hardware SyncAll and has the 2 MiB system workspace of NpuArch 2002.)
     assert catalogue_errors(tmp_path, ("    npu_arch: 2002\n", "    npu_arch: 2201\n"), same_caps_but_queue) == [
-        f"P:36: products[2].queue_buffer_cap: Ascend310P has npu_arch 2201 like Ascend910B (line 14) "
-        f"but a different queue_buffer_cap; {suffix}"
+        f"P:{line}: products[2].{cap}: Ascend310P has npu_arch 2201 like Ascend910B (line 16) "
+        f"but a different {cap}; {suffix}"
+        for line, cap in ((40, "queue_buffer_cap"), (42, "hw_sync_all"), (43, "sys_workspace_bytes"))
     ]
 
 

@@ -341,7 +341,7 @@ def test_snake_case(op: str, snake: str) -> None:
 
 def test_model_can_be_built_in_code() -> None:
     loc = SourceLoc("made.py", 1)
-    p = Product("X", "X series", "x", "X", 1, 1024, 2, False, False, (F,), 2, "test", loc)
+    p = Product("X", "X series", "x", "X", 1, 1024, 2, False, False, (F,), 2, True, 0, "test", loc)
     t = TensorSpec("a", (F, BF16), (0, 8), "A.", False, None, loc)
     assert t.dtypes_for(p) == (F,)
     e = parse_expr("numel(a)", loc, "f")

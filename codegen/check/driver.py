@@ -111,6 +111,7 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
                 "block_dim": launch.get("block_dim"),
                 "tiling_key": launch.get("tiling_key"),
                 "workspace_bytes": launch.get("workspace_bytes"),
+                "tiling": launch.get("tiling"),
                 "totals": total,
                 "cores": cores,
             }

@@ -211,7 +211,7 @@ def tiling_decision(
         ub_budget_bytes=budget,
         ub_used_bytes=tile * bpe,
         tiles_per_core_max=-(-longest // tile) if longest else 0,
-        workspace_bytes=0,
+        workspace_bytes=product.sys_workspace_bytes,
         ub_split=split,
     )
 

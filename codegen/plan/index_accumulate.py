@@ -57,7 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import arch_condition, common_view, dtype_groups
+from codegen.plan.common import arch_condition, arch_groups, common_view, dtype_groups
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.spec.index_accumulate import IndexAccumulateCompute
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
@@ -375,6 +375,9 @@ def tiling_decision(
         )
     if not grad_shape or num_weights < 0:
         raise ValueError(f"grad must have rank >= 1 and numWeights >= 0, got {list(grad_shape)} and {num_weights}")
+    # Without hardware SyncAll (catalogue hw_sync_all) the tiling picks the barrier-free plan: the deterministic
+    # strategy with one index group, whatever mode was asked for.
+    deterministic = deterministic or not product.hw_sync_all
     bufs = buffer_num(spec, [product])
     d = grad_shape[-1]
     n = 1
@@ -400,7 +403,9 @@ def tiling_decision(
     if deterministic:  # the owners do all the adds: one row per core up to coreNum, more via D-slices
         target = max(min(cores, num_weights), need_grad, need_acc)
         row_split = split_2d(num_weights, d, align, target, cores, grad_bytes + 2 * FP32_BYTES, SLICE_OVERHEAD_BYTES)
-        row_split, groups = index_groups(row_split, num_weights, n, d, align, need_grad, cores, grad_bytes)
+        groups = 1
+        if product.hw_sync_all:  # index groups merge their partials after a SyncAll
+            row_split, groups = index_groups(row_split, num_weights, n, d, align, need_grad, cores, grad_bytes)
         index_split = Split2D(groups, 1, _sat_mul(max(1, _ceil_div(d, align)), align))
     else:
         target = max(need_grad, need_acc)
@@ -439,7 +444,7 @@ def tiling_decision(
         acc_stride=acc_stride,
         acc_in_workspace=acc_in_ws,
         counts_offset=counts_offset,
-        workspace_bytes=counts_offset + counts_bytes,
+        workspace_bytes=product.sys_workspace_bytes + counts_offset + counts_bytes,
         buffer_num=bufs,
         bytes_per_element=bpe,
         ub_budget_bytes=budget,
@@ -478,7 +483,12 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     idxs = index_dtypes(spec)
     index = DType.INT64 if DType.INT64 in idxs else idxs[0]
     lines = [f"tiling for grad [{n}, {d}] ({grad.name}), indices [{n}] ({index.name}), numWeights {num_weights}:"]
-    for _, det in STRATEGIES:
+    if not product.hw_sync_all:
+        lines.append(
+            f"  {product.name} has no hardware SyncAll: both modes (deterministic or not) run the deterministic "
+            "strategy with one index group, which needs no barrier between cores"
+        )
+    for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
         lines += [
             f"  strategy {t.strategy} (tiling key {t.tiling_key}), "
@@ -498,7 +508,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"    indices: {xs.groups} index groups x {xs.slices} D-slices of {xs.slice_length} elements = "
             f"{xs.cores} adding cores, {t.indices_per_group} indices per group (+1 on the first "
             f"{t.indices_former_num})"
-            if not det
+            if not t.deterministic
             else "    indices: every owning core scans all of them in order and adds its rows x D-slice"
             if xs.groups == 1
             else f"    indices: {xs.groups} index groups x {rs.cores} owning positions = {t.block_dim} cores, "
@@ -507,7 +517,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"{t.partials_offset}), then after SyncAll the owners merge the partials in group order 0..{xs.groups - 1}",
             f"    accumulator: fp32 rows of {t.acc_stride} elements "
             + ("in the workspace" if t.acc_in_workspace else "in the fp32 output itself")
-            + f"; workspace {t.workspace_bytes} bytes (counts at offset {t.counts_offset} with scaling)",
+            + f"; workspace {t.workspace_bytes} bytes ({product.sys_workspace_bytes} system workspace + user part; "
+            f"counts at user offset {t.counts_offset} with scaling)",
         ]
     return "\n".join(lines)
 
@@ -582,9 +593,13 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         {"key": k, "dtype": d.name, "ge_name": d.ge_name, "bytes": d.itemsize, "codec": INDEX_CODECS[d]}
         for k, d in enumerate(idxs)
     ]
+    no_sync = arch_condition(products, "hw_sync_all")
     branches = []
     for s, (strategy, det) in enumerate(STRATEGIES):
         for g in grad_keys:
+            # The atomic strategy needs hardware SyncAll: left out where it is missing.
+            parts = list(dict.fromkeys(c for c in (g["guard"], "" if det or no_sync == "0" else no_sync) if c))
+            guard = " || ".join(f"({c})" for c in parts) if len(parts) > 1 else (parts[0] if parts else "")
             for i in index_keys:
                 branches.append(
                     {
@@ -593,7 +608,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                         "codec": i["codec"],
                         "deterministic": "true" if det else "false",
                         "comment": f"{strategy}, {comp.rows} {g['dtype']}, {comp.index} {i['dtype']}",
-                        "guard": g["guard"],
+                        "guard": guard,
                     }
                 )
     # Consecutive branches with the same guard share one #if block.
@@ -668,7 +683,13 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"Empty `{rows_t.name}` or `{index_t.name}` give an all-zero `{out_t.name}`; `{comp.num_rows}` = 0 gives an "
         f"empty `[0, D]` output.",
         "Determinism: by default rows are added with atomic fp32 adds, whose order depends on core timing; with "
-        "`aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)` the output is bit-identical for every run and core order.",
+        "`aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)` the output is bit-identical for every run and core order."
+        + (
+            f" On {', '.join(p.name for p in products if not p.hw_sync_all)} (no hardware SyncAll) every call runs "
+            "the deterministic strategy with one index group, which needs no barrier between cores."
+            if any(not p.hw_sync_all for p in products)
+            else ""
+        ),
         *(
             f"Product limit `{c.name}`: {line}"
             for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue), strict=True)
@@ -681,7 +702,9 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         f"at most `dChunk` elements (a multiple of {CHUNK_ALIGN}).",
         f"The fp32 accumulator has rows of `D` rounded up to {ACC_ALIGN} elements (whole 32-byte blocks); it is the "
         "fp32 device output itself when `D` is a multiple of 8, else it lives in the workspace, followed by int64 "
-        f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set.",
+        f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set. The workspace the tiling "
+        "requests starts with the system workspace (`GetLibApiWorkSpaceSize()`); the kernel's part begins at "
+        "`GetUserWorkspace(workspace)`.",
         f"Cores: every phase splits its items into groups and `D` into D-slices (whole 32-byte blocks of "
         f"`{rows_t.name}` and of the fp32 accumulator), cores = groups x D-slices, so a launch runs on at least one "
         f"core per {spec.tiling.min_bytes_per_core} bytes of `{rows_t.name}` (and of the accumulator), up to "
@@ -746,6 +769,8 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "min_bytes_per_core": spec.tiling.min_bytes_per_core,
             "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
+            "no_sync_condition": arch_condition(products, "hw_sync_all"),
+            "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
             "opdef": opdef,
             "checks": checks,
             "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),

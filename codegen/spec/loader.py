@@ -907,15 +907,25 @@ _PRODUCT_KEYS = (
     "data_copy_pad",
     "atomic_add_dtypes",
     "queue_buffer_cap",
+    "hw_sync_all",
+    "sys_workspace_bytes",
     "source",
 )
+_PRODUCT_OPTIONAL_KEYS = ("capability_source",)
 _LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
 _UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
 UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
 #: Product facts generated code selects by NpuArch (``__NPU_ARCH__`` in kernels, ``GetCurNpuArch()`` on the
 #: host), so products sharing an NpuArch must agree on them. UB bytes and core counts are read from the
 #: platform at run time and may differ.
-ARCH_CAPABILITIES = ("bf16", "data_copy_pad", "atomic_add_dtypes", "queue_buffer_cap")
+ARCH_CAPABILITIES = (
+    "bf16",
+    "data_copy_pad",
+    "atomic_add_dtypes",
+    "queue_buffer_cap",
+    "hw_sync_all",
+    "sys_workspace_bytes",
+)
 
 
 def _pattern(r: Reader, node: YNode, rx: re.Pattern[str], what: str) -> str:
@@ -929,7 +939,7 @@ def _pattern(r: Reader, node: YNode, rx: re.Pattern[str], what: str) -> str:
 
 
 def _parse_product(r: Reader, node: YNode) -> Product | None:
-    m = r.mapping(node, _PRODUCT_KEYS)
+    m = r.mapping(node, _PRODUCT_KEYS, _PRODUCT_OPTIONAL_KEYS)
     if m is None:
         return None
 
@@ -977,7 +987,10 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
         data_copy_pad=bool(get("data_copy_pad", r.boolean)),
         atomic_add_dtypes=atomics,
         queue_buffer_cap=as_int(get("queue_buffer_cap", lambda n: r.integer(n, 1, 64))),
+        hw_sync_all=bool(get("hw_sync_all", r.boolean)),
+        sys_workspace_bytes=as_int(get("sys_workspace_bytes", lambda n: r.integer(n, 0))),
         source=str(get("source", r.string) or ""),
+        capability_source=str(get("capability_source", r.string) or ""),
         loc=node.loc,
     )
 

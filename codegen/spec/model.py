@@ -177,7 +177,15 @@ class Product:
         data_copy_pad: whether ``DataCopyPad`` exists.
         atomic_add_dtypes: dtypes ``SetAtomicAdd<T>`` supports.
         queue_buffer_cap: most buffers one queue position may hold.
+        hw_sync_all: whether the no-argument (hardware) ``SyncAll()`` exists; False on NpuArch 1001 and 2002,
+            where asc-devkit ``impl/basic_api/dav_c100|dav_m200/kernel_operator_sync_impl.h`` has only an
+            assert (kernels there need the software ``SyncAll(gmWorkspace, ubWorkspace, usedCores)`` or no
+            in-kernel barrier).
+        sys_workspace_bytes: bytes of system workspace AscendC reserves in front of the user workspace
+            (``RESERVED_WORKSPACE``, asc-devkit ``impl/basic_api/utils/kernel_utils_constants.h``); what
+            ``GetLibApiWorkSpaceSize()`` returns and every tiling adds to its workspace.
         source: where the facts come from.
+        capability_source: where ``hw_sync_all`` and ``sys_workspace_bytes`` come from ("" when not given).
         loc: the catalogue entry.
     """
 
@@ -192,8 +200,11 @@ class Product:
     data_copy_pad: bool
     atomic_add_dtypes: tuple[DType, ...]
     queue_buffer_cap: int
+    hw_sync_all: bool
+    sys_workspace_bytes: int
     source: str
     loc: SourceLoc
+    capability_source: str = ""
 
     def supports(self, dtype: DType) -> bool:
         """Whether tensors of ``dtype`` exist on this product (False only for BF16 without bf16 support)."""

@@ -3,7 +3,8 @@
 // and runs every emulated AI core as a thread of opgen_rt::RunKernel (runtime/src/device/).
 //
 // Strictness: the emulation raises a kernel fault where the hardware would misbehave (UB capacity and
-// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch);
+// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch,
+// hardware SyncAll on a product without it, writes into the system workspace);
 // see runtime/include/opgen_rt/device/core_state.h for the rule names. Facts and their sources:
 // shared/reference/ascend-platform.md. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_KERNEL_OPERATOR_H
@@ -49,10 +50,25 @@ inline int64_t GetBlockNum() {
   return c->blockNum;
 }
 
-// Barrier across every core of the launch. A core that exits while others wait here is a [SyncAll] fault.
+// Hardware barrier across every core of the launch (asc-devkit include/basic_api/kernel_operator_block_sync_intf.h).
+// A core that exits while others wait here is a [SyncAll] fault. Products without hardware SyncAll (NpuArch 1001
+// and 2002: SyncAllImpl is an ASSERT compiled out of release builds, so the cores would run on unsynchronised)
+// fault with [SyncAll unsupported] at the first call.
 template <bool isAIVOnly = true>
 inline void SyncAll() {
   opgen_rt::device::CurrentCore()->SyncAll();
+}
+
+// Software barrier (SoftSyncAllImpl in asc-devkit impl/basic_api/dav_*/kernel_operator_sync_impl.h), on every
+// product. Rules, as the real implementation needs them: every core of the launch takes part (usedCores 0 or
+// the core count); gmWorkspace holds usedCores * 32 bytes (one 32-byte slot of int32 counters per core) that
+// are zero when the launch starts, and is touched by nothing else; ubWorkspace is a 32-byte aligned UB tensor
+// of at least usedCores * 32 bytes. Broken rules and cores missing from the barrier are [SyncAll] faults.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+                    const int32_t usedCores = 0) {
+  opgen_rt::device::Core *c = gmWorkspace.Bound("SyncAll(gmWorkspace, ubWorkspace)");
+  c->SoftSyncAll(gmWorkspace.addr_, gmWorkspace.size_, ubWorkspace.ref_, usedCores);
 }
 
 // Pipe synchronisation: the emulation executes every instruction synchronously, so these only poll for an
@@ -74,9 +90,13 @@ inline void WaitFlag(int32_t eventID) {
 
 inline TPipe *GetTPipePtr() = delete;  // not emulated: pass the TPipe explicitly
 
-// The user part of the launch's workspace. The host emulation allocates no system-workspace prefix
-// (PlatformAscendC::GetLibApiWorkSpaceSize() is 0; see opgen_rt/core.h), so it starts at `workspace`.
-inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace; }
+// The user part of the launch's workspace: `workspace` points at the system workspace (RESERVED_WORKSPACE bytes,
+// the product's sysWorkspaceBytes, = PlatformAscendC::GetLibApiWorkSpaceSize()), the user part follows it
+// (asc-devkit impl/basic_api/dav_*/kernel_operator_common_impl.h: g_sysWorkspaceReserved + RESERVED_WORKSPACE).
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
+  const uint64_t reserved = opgen_rt::device::CurrentCore()->product->sysWorkspaceBytes;
+  return reinterpret_cast<GM_ADDR>(reinterpret_cast<uintptr_t>(workspace) + reserved);
+}
 
 }  // namespace AscendC
 

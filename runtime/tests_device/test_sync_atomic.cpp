@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -178,6 +179,188 @@ void CheckAtomic(const char *what, uint32_t cores) {
   }
 }
 
+// ---- products without hardware SyncAll, the software SyncAll, the system workspace ----
+
+// Calls the no-argument SyncAll between two GM writes.
+void HwSyncKernel(uint8_t **args) {
+  GlobalTensor<int32_t> out;
+  out.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(GetBlockNum()));
+  out.SetValue(static_cast<uint64_t>(GetBlockIdx()), 1);
+  SyncAll();
+  out.SetValue(static_cast<uint64_t>(GetBlockIdx()), 2);
+}
+
+void CheckHardwareSyncAllUnsupported() {
+  for (const opgen_rt::ProductInfo *p : {&th::Ascend910(), &th::Ascend310P()}) {
+    th::UseProduct(*p);
+    for (uint32_t n : {1u, 4u}) {
+      for (opgen_rt::CoreOrder order : th::kAllOrders) {
+        th::Gm out(n * 4, "out");
+        th::KernelLaunch k;
+        k.name = "hw_sync_all";
+        k.entry = HwSyncKernel;
+        k.args = {&out};
+        k.blockDim = n;
+        const opgen_rt::LaunchResult r = th::RunWithOrder(k, order, 3);
+        const std::string where = std::string("hw SyncAll on ") + p->name + " " + th::OrderName(order);
+        th::ExpectFault(r, "SyncAll unsupported", "hw_sync_all", -1, n, where.c_str());
+        TH_CHECK(th::Contains(r.fault, std::string("does not exist on ") + p->name), "%s: %s", where.c_str(),
+                 r.fault.c_str());
+      }
+    }
+  }
+  th::UseProduct(th::Ascend910B());  // the same kernel runs where the hardware barrier exists
+  th::Gm out(16, "out");
+  th::KernelLaunch k;
+  k.name = "hw_sync_all";
+  k.entry = HwSyncKernel;
+  k.args = {&out};
+  k.blockDim = 4;
+  const opgen_rt::LaunchResult r = th::Run(k);
+  TH_CHECK(r.ok && out.as<int32_t>()[3] == 2, "hw SyncAll on Ascend910B: %s", r.fault.c_str());
+}
+
+int g_softMissing = -1;  // a core that leaves before the software barrier (-1: none)
+int g_softSlots = 8;     // int32 elements of GM workspace per core handed to SetGlobalBuffer
+
+// Rounds as SyncRoundsKernel, with the software SyncAll: args[0] the GM sync workspace, args[1] flags,
+// args[2] seen.
+void SoftRoundsKernel(uint8_t **args) {
+  const int64_t idx = GetBlockIdx();
+  const int64_t num = GetBlockNum();
+  if (idx == g_softMissing) {
+    return;
+  }
+  GlobalTensor<int32_t> sync, flags, seen;
+  sync.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(num * g_softSlots));
+  flags.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[1]), static_cast<uint64_t>(num * kRounds));
+  seen.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[2]), static_cast<uint64_t>(num * kRounds));
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, static_cast<uint32_t>(num * 32));
+  LocalTensor<int32_t> work = buf.Get<int32_t>();
+  for (int r = 0; r < kRounds; ++r) {
+    flags.SetValue(static_cast<uint64_t>(r * num + idx), static_cast<int32_t>(r * 1000 + idx));
+    SyncAll(sync, work);
+    int32_t count = 0;
+    for (int64_t k = 0; k < num; ++k) {
+      count += flags.GetValue(static_cast<uint64_t>(r * num + k)) == r * 1000 + k ? 1 : 0;
+    }
+    seen.SetValue(static_cast<uint64_t>(r * num + idx), count);
+  }
+}
+
+opgen_rt::LaunchResult RunSoft(uint32_t n, opgen_rt::CoreOrder order, th::Gm &sync, th::Gm &seen) {
+  th::Gm flags(n * kRounds * 4, "flags");
+  th::KernelLaunch k;
+  k.name = "soft_sync_all";
+  k.entry = SoftRoundsKernel;
+  k.args = {&sync, &flags, &seen};
+  k.blockDim = n;
+  return th::RunWithOrder(k, order, 11);
+}
+
+void CheckSoftwareSyncAll() {
+  th::UseProduct(th::Ascend910());
+  for (uint32_t n : {1u, 5u, 32u}) {
+    for (opgen_rt::CoreOrder order : th::kAllOrders) {
+      th::Gm sync(n * 32, "sync"), seen(n * kRounds * 4, "seen");  // zero-filled before the launch
+      const opgen_rt::LaunchResult r = RunSoft(n, order, sync, seen);
+      TH_CHECK(r.ok, "soft SyncAll n=%u %s: %s", n, th::OrderName(order), r.fault.c_str());
+      int bad = 0;
+      for (uint32_t i = 0; i < n * kRounds; ++i) {
+        bad += seen.as<int32_t>()[i] != static_cast<int32_t>(n);
+      }
+      TH_CHECK(bad == 0, "soft SyncAll n=%u %s: %d cores saw an incomplete round", n, th::OrderName(order), bad);
+      TH_CHECK(sync.as<int32_t>()[8 * (n - 1)] == kRounds, "soft SyncAll counter of the last core: %d",
+               sync.as<int32_t>()[8 * (n - 1)]);
+    }
+  }
+  // A core that never reaches the barrier: reported (on hardware the others would wait forever).
+  for (opgen_rt::CoreOrder order : th::kAllOrders) {
+    g_softMissing = 2;
+    th::Gm sync(4 * 32, "sync"), seen(4 * kRounds * 4, "seen");
+    const opgen_rt::LaunchResult r = RunSoft(4, order, sync, seen);
+    g_softMissing = -1;
+    th::ExpectFault(r, "SyncAll", "soft_sync_all", -1, 4, th::OrderName(order));
+    TH_CHECK(th::Contains(r.fault, "core 2"), "missing core named: %s", r.fault.c_str());
+  }
+  // A GM workspace that is not zero when the launch starts (e.g. left over from an earlier launch).
+  for (opgen_rt::CoreOrder order : th::kAllOrders) {
+    th::Gm sync(4 * 32, "sync"), seen(4 * kRounds * 4, "seen");
+    sync.as<int32_t>()[8 * 3] = kRounds;
+    const opgen_rt::LaunchResult r = RunSoft(4, order, sync, seen);
+    th::ExpectFault(r, "SyncAll", "soft_sync_all", -1, 4, th::OrderName(order));
+    TH_CHECK(th::Contains(r.fault, "zero-filled before the launch"), "dirty workspace: %s", r.fault.c_str());
+  }
+  // A GM workspace smaller than 32 bytes per core.
+  g_softSlots = 4;
+  {
+    th::Gm sync(4 * 32, "sync"), seen(4 * kRounds * 4, "seen");
+    const opgen_rt::LaunchResult r = RunSoft(4, opgen_rt::CoreOrder::IN_ORDER, sync, seen);
+    th::ExpectFault(r, "SyncAll", "soft_sync_all", 0, 4, "small GM workspace");
+    TH_CHECK(th::Contains(r.fault, "needs 32"), "small GM workspace: %s", r.fault.c_str());
+  }
+  g_softSlots = 8;
+  th::UseProduct(th::Ascend910B());
+}
+
+// Core i writes one float at GetUserWorkspace(workspace) + args[1][0] + 4 * i bytes, or into the system
+// workspace itself (args[1][0] < 0: at workspace - args[1][0] - 1).
+void WorkspaceKernel(uint8_t **args) {
+  GlobalTensor<int64_t> where;
+  where.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 1);
+  const int64_t at = where.GetValue(0);
+  GlobalTensor<float> ws;
+  if (at >= 0) {
+    ws.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(GetUserWorkspace(args[0]) + at + 4 * GetBlockIdx()), 1);
+  } else {
+    ws.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(args[0] + (-at - 1)), 1);
+  }
+  ws.SetValue(0, 3.0f);
+}
+
+opgen_rt::LaunchResult RunWorkspace(th::Gm &ws, uint64_t userBytes, int64_t at, opgen_rt::CoreOrder order) {
+  const uint64_t sys = opgen_rt::CurrentProduct().sysWorkspaceBytes;
+  th::Gm where(8, "where", false);
+  where.as<int64_t>()[0] = at;
+  opgen_rt::LaunchRequest req;
+  req.kernelName = "workspace_write";
+  req.opType = "workspace_write";
+  req.entry = WorkspaceKernel;
+  req.blockDim = 2;
+  req.args = {ws.data(), where.data()};
+  req.regions = {opgen_rt::GmRegion{"system workspace", ws.data(), sys, false},
+                 opgen_rt::GmRegion{"workspace", ws.data() + sys, userBytes, true}, where.Region()};
+  opgen_rt::SetCoreOrder(order, 1);
+  return opgen_rt::RunKernel(req);
+}
+
+void CheckSystemWorkspace() {
+  for (const opgen_rt::ProductInfo *p : {&th::Ascend910(), &th::Ascend910B()}) {
+    th::UseProduct(*p);
+    const uint64_t sys = p->sysWorkspaceBytes;
+    TH_CHECK(sys == (p->npuArch == 1001 ? 2u << 20 : 16u << 20), "%s reserve %llu", p->name,
+             static_cast<unsigned long long>(sys));
+    for (opgen_rt::CoreOrder order : th::kAllOrders) {
+      th::Gm ws(sys + 64, "ws");
+      opgen_rt::LaunchResult r = RunWorkspace(ws, 64, 8, order);
+      float got = 0;
+      std::memcpy(&got, ws.data() + sys + 8, sizeof(got));
+      TH_CHECK(r.ok && got == 3.0f, "%s: user workspace write %s: %s (got %g)", p->name, th::OrderName(order),
+               r.fault.c_str(), static_cast<double>(got));
+      for (int64_t at : {int64_t{-1}, -static_cast<int64_t>(sys / 2) - 1, -static_cast<int64_t>(sys) + 3}) {
+        th::Gm ws2(sys + 64, "ws");
+        r = RunWorkspace(ws2, 64, at, order);
+        const std::string where = std::string(p->name) + " write into the system workspace " + th::OrderName(order);
+        th::ExpectFault(r, "system workspace", "workspace_write", -1, 2, where.c_str());
+        TH_CHECK(th::Contains(r.fault, "GetUserWorkspace"), "%s: %s", where.c_str(), r.fault.c_str());
+      }
+    }
+  }
+  th::UseProduct(th::Ascend910B());
+}
+
 }  // namespace
 
 int main() {
@@ -193,5 +376,8 @@ int main() {
   th::UseProduct(th::Ascend910());
   CheckAtomic<float, false>("float_910", 32);
   th::UseProduct(th::Ascend910B());
+  CheckHardwareSyncAllUnsupported();
+  CheckSoftwareSyncAll();
+  CheckSystemWorkspace();
   return th::Finish("sync_atomic");
 }

@@ -117,7 +117,8 @@ static ge::graphStatus OpgenTestOpTiling(gert::TilingContext *context) {
   tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
   context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
   size_t *ws = context->GetWorkspaceSizes(1);
-  ws[0] = *num > 0 ? static_cast<size_t>(*num) : 0;
+  // The system workspace in front (as every CANN tiling requests it), then `num` user bytes.
+  ws[0] = *num > 0 ? static_cast<size_t>(platform.GetLibApiWorkSpaceSize()) + static_cast<size_t>(*num) : 0;
   return ge::GRAPH_SUCCESS;
 }
 

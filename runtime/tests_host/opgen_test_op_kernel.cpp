@@ -22,7 +22,7 @@ __aicore__ inline void RunTestOp(GM_ADDR x, GM_ADDR idx, GM_ADDR y, GM_ADDR work
   }
   if (t.num > 0 && GetBlockIdx() == 0) {
     GlobalTensor<uint8_t> wsGm;
-    wsGm.SetGlobalBuffer((__gm__ uint8_t *)workspace, static_cast<uint64_t>(t.num));
+    wsGm.SetGlobalBuffer((__gm__ uint8_t *)GetUserWorkspace(workspace), static_cast<uint64_t>(t.num));
     wsGm.SetValue(static_cast<uint64_t>(t.num - 1), 42);
   }
   for (int64_t i = GetBlockIdx(); i < t.length; i += GetBlockNum()) {

@@ -146,8 +146,9 @@ static ge::graphStatus BinaryCrossEntropyGradTilingFunc(gert::TilingContext *con
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));
   tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
   context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+  // No user workspace; the system workspace AscendC reserves in front of it is requested as every CANN tiling does.
   size_t *workspaces = context->GetWorkspaceSizes(1);
-  workspaces[0] = 0;
+  workspaces[0] = static_cast<size_t>(ascendcPlatform.GetLibApiWorkSpaceSize());
   return ge::GRAPH_SUCCESS;
 }
 

@@ -35,6 +35,18 @@ constexpr int64_t STRATEGY_DETERMINISTIC = 1;
 constexpr int64_t INT64_LIMIT = std::numeric_limits<int64_t>::max();
 
 // Tiling-key digit of the grad dtype (-1: not supported).
+// Whether the no-argument (hardware) SyncAll exists on an NpuArch (specs/products.yaml `hw_sync_all`); false
+// for any other NpuArch.
+bool HasHardwareSyncAll(uint32_t npuArch) {
+  switch (npuArch) {
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return true;
+    default:
+      return false;
+  }
+}
+
 int64_t RowsKey(ge::DataType dtype) {
   switch (dtype) {
     case ge::DT_FLOAT:
@@ -257,7 +269,10 @@ static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context
   const int64_t numRows = *numRowsAttr;
   const int64_t paddingRow = (*paddingAttr >= 0 && *paddingAttr < numRows) ? *paddingAttr : -1;
   const int64_t countScaling = *scalingAttr ? 1 : 0;
-  const bool deterministic = context->GetDeterministic() != 0;
+  // Without hardware SyncAll both modes run the deterministic strategy with one index group: it needs no
+  // barrier between cores (the atomic strategy and index groups do).
+  const bool hwSyncAll = HasHardwareSyncAll(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
+  const bool deterministic = context->GetDeterministic() != 0 || !hwSyncAll;
 
   // Accumulator rows are padded to whole 32-byte blocks so that every copy and atomic add moves whole
   // blocks; when D fills whole blocks the fp32 output itself is the accumulator.
@@ -293,7 +308,7 @@ static ge::graphStatus EmbeddingDenseGradTilingFunc(gert::TilingContext *context
     // Too few (rows x D-slices) for the grad bytes: index groups, each summed into a partial of its own and
     // merged by the owners in group order (a fixed order per output element, whatever the core timing).
     const int64_t groups =
-        IndexGroups(rowSplit, numRows, numIndices, rowLength, sliceAlign, needRows, coreNum, rowsBytes);
+        hwSyncAll ? IndexGroups(rowSplit, numRows, numIndices, rowLength, sliceAlign, needRows, coreNum, rowsBytes) : 1;
     indexSplit = Split2D{groups, 1, SatMul(std::max<int64_t>(1, CeilDiv(rowLength, sliceAlign)), sliceAlign)};
   } else {
     // Zero fill, counts and final pass on (row group x D-slice) cores; atomic adds on (index group x

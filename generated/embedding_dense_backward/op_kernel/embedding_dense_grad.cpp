@@ -13,6 +13,8 @@
 //     G groups: core (group g, row group, D-slice) sums its index range in order into partial g (g = 0: the
 //     accumulator; g >= 1: [numRows, accStride] fp32 in the workspace, zero-filled by that core), and after
 //     SyncAll the group-0 cores (the owners) merge the partials in group order 1..G-1 into their rows.
+// Products without hardware SyncAll (__NPU_ARCH__ == 1001) compile neither the atomic strategy nor index
+// groups: their tiling runs the deterministic strategy with one index group, which has no barrier.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -112,7 +114,8 @@ __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<
 
 // UB -> GM copy of `count` elements that never writes past them (the next row may belong to another core).
 template <typename T>
-__aicore__ inline void CopyUbToGm(const GlobalTensor<T> &dst, const LocalTensor<T> &src, int64_t count) {
+// `dst` is taken by value: GlobalTensor::SetValue is not const (asc-devkit include/basic_api/kernel_tensor.h).
+__aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src, int64_t count) {
 #if __NPU_ARCH__ == 1001
   constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
   const int64_t aligned = count / blockElems * blockElems;
@@ -204,6 +207,7 @@ class KernelEmbeddingDenseGrad {
     pipe_.InitBuffer(outQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
   }
 
+#if !(__NPU_ARCH__ == 1001)
   // Atomic strategy: zero fill and count (owned rows x D-slice) | SyncAll | atomic adds (own index range x
   // D-slice) | SyncAll | scale and write (owned rows x D-slice).
   __aicore__ inline void ProcessAtomic() {
@@ -229,6 +233,7 @@ class KernelEmbeddingDenseGrad {
     SyncAll();
     FinishOwnedRows();
   }
+#endif
 
   // Deterministic strategy: zero fill (owned rows x D-slice of this core's partial) | scan the group's
   // indices in order, adding into the owned rows x D-slice only (the owners also count their rows over every
@@ -242,9 +247,11 @@ class KernelEmbeddingDenseGrad {
       ScanOwnedRows(indexEnd_, numIndices_, false);  // counts over the other groups' indices
     }
     PipeBarrier<PIPE_ALL>();
+#if !(__NPU_ARCH__ == 1001)
     if (mergeGroups_ > 1) {
       SyncAll();  // every partial is complete before the owners merge them
     }
+#endif
     if (owner_) {
       FinishOwnedRows();
     }
@@ -498,17 +505,20 @@ __aicore__ inline void RunEmbeddingDenseGrad(GM_ADDR rows, GM_ADDR index, GM_ADD
                                              const TilingData &tiling, bool deterministic) {
   KernelEmbeddingDenseGrad<TRows, TIndex> op;
   op.Init(rows, index, out, workspace, tiling, deterministic);
-  if (deterministic) {
-    op.ProcessDeterministic();
-  } else {
+#if !(__NPU_ARCH__ == 1001)
+  if (!deterministic) {
     op.ProcessAtomic();
+    return;
   }
+#endif
+  op.ProcessDeterministic();
 }
 }  // namespace
 
 extern "C" __global__ __aicore__ void embedding_dense_grad(GM_ADDR grad, GM_ADDR indices, GM_ADDR out,
                                                            GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA(tilingData, tiling);
+#if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(0)) {  // atomic, grad FLOAT, indices FLOAT
     RunEmbeddingDenseGrad<float, IndexFloat>(grad, indices, out, workspace, tilingData, false);
     return;
@@ -581,7 +591,6 @@ extern "C" __global__ __aicore__ void embedding_dense_grad(GM_ADDR grad, GM_ADDR
     RunEmbeddingDenseGrad<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
     return;
   }
-#if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(20)) {  // atomic, grad BF16, indices FLOAT
     RunEmbeddingDenseGrad<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
     return;

@@ -29,6 +29,12 @@ struct ProductInfo {
   bool dataCopyPad;            // DataCopyPad available
   std::vector<DtypeId> atomicAddDtypes;  // dtypes SetAtomicAdd<T> accepts
   uint32_t queueBufferCap;     // buffers per queue position (sum of TQue InitBuffer num per TPosition)
+  // The no-argument (hardware) SyncAll exists. False on NpuArch 1001 and 2002: asc-devkit
+  // impl/basic_api/dav_c100|dav_m200/kernel_operator_sync_impl.h SyncAllImpl is an ASSERT only.
+  bool hwSyncAll;
+  // RESERVED_WORKSPACE: system workspace bytes in front of the user workspace (asc-devkit
+  // impl/basic_api/utils/kernel_utils_constants.h); GetLibApiWorkSpaceSize() returns it.
+  uint64_t sysWorkspaceBytes;
 };
 
 const ProductInfo &CurrentProduct();
@@ -101,8 +107,10 @@ uint64_t GetCoreOrderSeed();
 //   none) and the tiling data, in that order. Regions: one per non-empty tensor, exactly its bytes from the
 //   view's first element ("input <i> (<name>)" read-only, "output <i> (<name>)" writable; an in-place op may
 //   give the same bytes as both), "workspace" (the bytes the tiling asked for; writable) and "tiling"
-//   (GetDataSize() bytes; read-only). The workspace has no system-workspace prefix:
-//   PlatformAscendC::GetLibApiWorkSpaceSize() is 0 here.
+//   (GetDataSize() bytes; read-only). The workspace argument points at the start of the launch's workspace,
+//   system part included, as in CANN: its first min(sysWorkspaceBytes, workspace bytes) bytes are the region
+//   "system workspace" (read-only to the kernel: a write there is a [system workspace] fault) and the rest is
+//   the region "workspace"; GetUserWorkspace(workspace) is workspace + sysWorkspaceBytes.
 // * Tiling field names for launch statistics: REGISTER_TILING_DATA_CLASS should describe the struct's
 //   fields with opgen_rt::RegisterTilingClassMeta (opgen_rt/tiling_meta.h); without it the statistics show
 //   the tiling bytes as hex.

@@ -10,7 +10,7 @@
 //   }
 //   OPGEN_RT_REGISTER_KERNEL(SoftMarginLossGrad, soft_margin_loss_grad, opgen_entry_soft_margin_loss_grad);
 //   OPGEN_RT_DEFINE_PRODUCT("Ascend910B", "ascend910b", ASCEND910B, 2201, 196608, 0, 48, true, true,
-//                           {opgen_rt::DtypeId::INT8, opgen_rt::DtypeId::FLOAT}, 8);
+//                           {opgen_rt::DtypeId::INT8, opgen_rt::DtypeId::FLOAT}, 8, true, 16777216);
 //
 // OPGEN_RT_REGISTER_KERNEL(OpType, kernel, entry)
 //   OpType  the op's device OpType, an identifier (as in OP_TYPE_REGISTER / IMPL_OP_OPTILING / OP_ADD)
@@ -20,7 +20,8 @@
 //   Several kernels may be registered in one library (one per OpType).
 //
 // OPGEN_RT_DEFINE_PRODUCT(name, configName, socVersion, npuArch, ubBytes, ubReservedBytes, vectorCoreNum,
-//                         bf16, dataCopyPad, {atomicAddDtypes...}, queueBufferCap)
+//                         bf16, dataCopyPad, {atomicAddDtypes...}, queueBufferCap, hwSyncAll,
+//                         sysWorkspaceBytes)
 //   Defines opgen_rt::CurrentProduct(); arguments in the order of opgen_rt::ProductInfo's fields:
 //   name            catalogue name, a string literal ("Ascend910B"); must equal OPGEN_PRODUCT_NAME when that
 //                   macro is defined for the glue TU
@@ -35,6 +36,8 @@
 //   bf16, dataCopyPad   true / false
 //   {atomicAddDtypes}   braced list of opgen_rt::DtypeId values (may be {})
 //   queueBufferCap  buffers per queue position
+//   hwSyncAll       true / false: the no-argument SyncAll() exists on the product
+//   sysWorkspaceBytes  RESERVED_WORKSPACE bytes (GetLibApiWorkSpaceSize())
 //   Exactly one per library.
 #ifndef OPGEN_RT_GLUE_H
 #define OPGEN_RT_GLUE_H

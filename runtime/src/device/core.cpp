@@ -253,6 +253,12 @@ void Core::CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char 
       return;
     }
   }
+  if (readOnly != nullptr && readOnly->name == "system workspace") {
+    Fault(rule::kSysWorkspace, std::string(op) + ": write of " + Num(bytes) + " bytes at " + DescribeGm(p) +
+                                   ": the system workspace (the first " + Num(product->sysWorkspaceBytes) +
+                                   " bytes of the workspace) belongs to the AscendC library; user data starts at "
+                                   "GetUserWorkspace(workspace)");
+  }
   if (readOnly != nullptr) {
     Fault(rule::kGmBounds, std::string(op) + ": write of " + Num(bytes) + " bytes at " + DescribeGm(p) +
                                ": the region is read-only");
@@ -581,6 +587,80 @@ void Core::CheckAtomicCopy(DtypeId dtype, const char *typeName, const char *op) 
 
 void Core::SyncAll() {
   Poll();
+  if (!product->hwSyncAll) {
+    Fault(rule::kSyncAllUnsupported,
+          std::string("the no-argument (hardware) SyncAll() does not exist on ") + product->name + " (NpuArch " +
+              std::to_string(product->npuArch) +
+              "; asc-devkit SyncAllImpl there is an ASSERT compiled out of release builds, so the cores would run "
+              "on unsynchronised): use the software SyncAll(gmWorkspace, ubWorkspace, usedCores) or separate launches");
+  }
+  launch->Barrier(*this);
+}
+
+void Core::SoftSyncAll(int32_t *gm, uint64_t gmElems, const UbRef &ub, int32_t usedCores) {
+  Poll();
+  const char *op = "SyncAll(gmWorkspace, ubWorkspace)";
+  if (usedCores < 0 || usedCores > blockNum) {
+    Fault(rule::kSyncAll, std::string(op) + ": usedCores " + std::to_string(usedCores) + " outside [0, " +
+                              std::to_string(blockNum) + "] (waiting for cores that do not exist hangs)");
+  }
+  if (usedCores != 0 && usedCores != blockNum) {
+    Fault(rule::kSyncAll, std::string(op) + ": usedCores " + std::to_string(usedCores) + " of " +
+                              std::to_string(blockNum) +
+                              " launched cores: a partial software barrier is not emulated (every core must take part)");
+  }
+  const uint64_t total = static_cast<uint64_t>(blockNum);
+  constexpr uint64_t kSlotInts = kUbBlockBytes / sizeof(int32_t);  // DEFAULT_BLK_NUM int32 counters per core
+  const uint64_t bytes = total * kUbBlockBytes;
+  if (gmElems < total * kSlotInts) {
+    Fault(rule::kSyncAll, std::string(op) + ": the GM workspace holds " + std::to_string(gmElems) +
+                              " int32 elements, the barrier of " + std::to_string(total) + " cores needs " +
+                              std::to_string(total * kSlotInts) + " (32 bytes per core)");
+  }
+  CheckGm(gm, bytes, false, op);
+  CheckOperand(op, "ubWorkspace", ub, bytes, true);
+  int32_t *slot = gm + static_cast<uint64_t>(blockIdx) * kSlotInts;
+  const uintptr_t key = reinterpret_cast<uintptr_t>(gm);
+  uint32_t *done = nullptr;
+  for (auto &e : softSyncs) {
+    if (e.first == key) {
+      done = &e.second;
+    }
+  }
+  if (done == nullptr) {
+    // First use on this workspace: the real barrier reads every core's counter at once, so all of them must
+    // be zero before the launch (a core that clears its own slot inside the kernel races with the others).
+    std::vector<uint8_t> before;
+    if (launch->OriginalBytes(reinterpret_cast<const uint8_t *>(gm), bytes, before)) {
+      for (uint64_t k = 0; k < total; ++k) {
+        int32_t v = 0;
+        std::memcpy(&v, before.data() + k * kUbBlockBytes, sizeof(v));
+        if (v != 0) {
+          Fault(rule::kSyncAll, std::string(op) + ": the counter of core " + std::to_string(k) +
+                                    " in the GM workspace holds " + std::to_string(v) +
+                                    " when the launch starts; the software SyncAll needs its GM workspace zero-filled "
+                                    "before the launch");
+        }
+      }
+    }
+    softSyncs.emplace_back(key, 0u);
+    done = &softSyncs.back().second;
+  }
+  int32_t current = 0;
+  std::memcpy(&current, slot, sizeof(current));
+  if (current != static_cast<int32_t>(*done)) {
+    Fault(rule::kSyncAll, std::string(op) + ": core " + std::to_string(blockIdx) + "'s counter holds " +
+                              std::to_string(current) + " before its software SyncAll #" + std::to_string(*done + 1) +
+                              " (expected " + std::to_string(*done) +
+                              "): the GM workspace was changed by something other than the barrier");
+  }
+  ++*done;
+  const int32_t next = static_cast<int32_t>(*done);
+  CheckGm(slot, kUbBlockBytes, true, op);
+  std::memcpy(slot, &next, sizeof(next));
+  stats.gmBytesRead += bytes;
+  stats.gmBytesWritten += kUbBlockBytes;
+  MarkDefined(ub.off, bytes);
   launch->Barrier(*this);
 }
 

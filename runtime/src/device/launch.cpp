@@ -236,6 +236,16 @@ void Launch::Finish(int32_t index, std::unique_lock<std::mutex> &lock) {
   }
 }
 
+bool Launch::OriginalBytes(const uint8_t *p, uint64_t n, std::vector<uint8_t> &out) const {
+  for (const Staged &g : staged_) {
+    if (p >= g.base && n <= g.bytes && static_cast<uint64_t>(p - g.base) <= g.bytes - n) {
+      out.assign(g.orig + (p - g.base), g.orig + (p - g.base) + n);
+      return true;
+    }
+  }
+  return false;
+}
+
 void Launch::Barrier(Core &core) {
   const int32_t i = static_cast<int32_t>(core.blockIdx);
   if (Sequential()) {
@@ -484,7 +494,13 @@ bool Launch::Stage(std::string &error) {
     const GmRegion &r = regions_[order[k]];
     const uintptr_t lo = reinterpret_cast<uintptr_t>(r.base);
     const uintptr_t hi = lo + r.bytes;
-    if (!staged_.empty() && lo < reinterpret_cast<uintptr_t>(staged_.back().orig) + staged_.back().bytes) {
+    // The user workspace follows the system workspace directly (GetUserWorkspace adds the reserve to the
+    // workspace argument), so the two stay one staged group.
+    const bool userAfterSystem = !staged_.empty() && r.name == "workspace" &&
+                                 staged_.back().name.find("\"system workspace\"") != std::string::npos;
+    if (!staged_.empty() && (lo < reinterpret_cast<uintptr_t>(staged_.back().orig) + staged_.back().bytes ||
+                             (userAfterSystem && lo == reinterpret_cast<uintptr_t>(staged_.back().orig) +
+                                                           staged_.back().bytes))) {
       Staged &g = staged_.back();  // overlaps the previous group: extend it
       const uintptr_t gLo = reinterpret_cast<uintptr_t>(g.orig);
       if (hi > gLo + g.bytes) {

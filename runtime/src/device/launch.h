@@ -39,6 +39,9 @@ class Launch {
 
   const LaunchRequest &Request() const { return request_; }
   const ProductInfo &Product() const { return product_; }
+  // The bytes [p, p + n) of a staged region as they were before the launch (the caller's memory, which is
+  // written back only after the launch); false when p is not inside one staged region.
+  bool OriginalBytes(const uint8_t *p, uint64_t n, std::vector<uint8_t> &out) const;
 
  private:
   enum class State : uint8_t { kRunnable, kAtBarrier, kDone };

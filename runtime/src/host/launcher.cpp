@@ -389,12 +389,25 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
   }
   request.args.push_back(ws);
   if (ws != nullptr && task.workspaceBytes > 0) {
-    GmRegion region;
-    region.name = "workspace";
-    region.base = ws;
-    region.bytes = task.workspaceBytes;
-    region.writable = true;
-    request.regions.push_back(region);
+    // The workspace argument points at the system workspace (RESERVED_WORKSPACE bytes, which the tiling adds
+    // through GetLibApiWorkSpaceSize()); it belongs to the AscendC library, so it is read-only to the kernel.
+    const uint64_t sys = std::min<uint64_t>(opgen_rt::CurrentProduct().sysWorkspaceBytes, task.workspaceBytes);
+    if (sys > 0) {
+      GmRegion region;
+      region.name = "system workspace";
+      region.base = ws;
+      region.bytes = sys;
+      region.writable = false;
+      request.regions.push_back(region);
+    }
+    if (task.workspaceBytes > sys) {
+      GmRegion region;
+      region.name = "workspace";
+      region.base = ws + sys;
+      region.bytes = task.workspaceBytes - sys;
+      region.writable = true;
+      request.regions.push_back(region);
+    }
   }
   // The kernel reads a private copy of the tiling data.
   std::vector<uint8_t> tilingCopy(task.tilingData);

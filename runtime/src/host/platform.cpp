@@ -200,7 +200,7 @@ NpuArch PlatformAscendC::GetCurNpuArch() const {
 }
 
 uint32_t PlatformAscendC::GetLibApiWorkSpaceSize() const {
-  return 0;
+  return static_cast<uint32_t>(ProductOf(platformInfo_).sysWorkspaceBytes);
 }
 
 uint32_t PlatformAscendC::CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const {

@@ -35,7 +35,7 @@ __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<
 }
 
 template <typename T>
-__aicore__ inline void CopyUbToGm(const GlobalTensor<T> &dst, const LocalTensor<T> &src, int64_t count) {
+__aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src, int64_t count) {
 #if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
   constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
   const int64_t aligned = count / blockElems * blockElems;

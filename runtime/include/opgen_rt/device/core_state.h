@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "opgen_rt/core.h"
@@ -52,6 +53,10 @@ constexpr const char *kLeak = "buffer leak";
 // A LocalTensor of a queue buffer used after its FreeTensor (the buffer may already hold another tile).
 constexpr const char *kUseAfterFree = "use after FreeTensor";
 constexpr const char *kSyncAll = "SyncAll";
+// The no-argument (hardware) SyncAll on a product that lacks it (ProductInfo::hwSyncAll false).
+constexpr const char *kSyncAllUnsupported = "SyncAll unsupported";
+// A write into the system workspace (the RESERVED_WORKSPACE bytes in front of the user workspace).
+constexpr const char *kSysWorkspace = "system workspace";
 constexpr const char *kDataRace = "GM data race";
 constexpr const char *kVectorParams = "vector params";
 constexpr const char *kVectorDtype = "vector dtype";
@@ -153,6 +158,8 @@ class Core {
   std::vector<WriteSpan> writes;
   bool writesOverflow = false;
   uint32_t epoch = 0;
+  // Software SyncAll calls completed by this core, per GM workspace address.
+  std::vector<std::pair<uintptr_t, uint32_t>> softSyncs;
 
   // ---- pipes, queues and buffers ----
   std::vector<PipeRec> pipes;
@@ -288,6 +295,8 @@ class Core {
   void SetAtomicAdd(DtypeId dtype, const char *typeName);
   void CheckAtomicCopy(DtypeId dtype, const char *typeName, const char *op) const;
   void SyncAll();
+  // Software SyncAll(gmWorkspace, ubWorkspace, usedCores): `gm` / `gmElems` the GM workspace, `ub` the UB one.
+  void SoftSyncAll(int32_t *gm, uint64_t gmElems, const UbRef &ub, int32_t usedCores);
   void CheckDataCopyPadAvailable() const;
   // bfloat16_t arithmetic (Add, Exp, ... on bfloat16_t tensors) is assumed to exist only on NpuArch 3510;
   // A2/A3 kernels convert to float first (asc-devkit Add doc lists half, int16_t, int32_t, float on A2/A3).

@@ -32,7 +32,7 @@ using TEventID = int8_t;
 
 template <typename T>
 class LocalTensor;
-template <TPosition pos, int32_t depth>
+template <TPosition pos, int32_t depth, auto mask = 0>
 class TQue;
 template <TPosition pos>
 class TBuf;
@@ -55,7 +55,8 @@ class GlobalTensor {
   }
   void SetGlobalBuffer(__gm__ T *buffer) { SetGlobalBuffer(buffer, UINT64_MAX / sizeof(T)); }
 
-  __gm__ T *GetPhyAddr() const { return addr_; }
+  // As in asc-devkit include/basic_api/kernel_tensor.h: the no-offset form returns a pointer to const.
+  const __gm__ T *GetPhyAddr() const { return addr_; }
   __gm__ T *GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
   uint64_t GetSize() const { return size_; }
 
@@ -69,7 +70,9 @@ class GlobalTensor {
     return v;
   }
 
-  void SetValue(const uint64_t offset, const T &value) const {
+  // Not const (asc-devkit include/basic_api/kernel_tensor.h: `void SetValue(const uint64_t offset, PrimType
+  // value)`): a const GlobalTensor& cannot be written through, as with the CANN toolchain.
+  void SetValue(const uint64_t offset, PrimType value) {
     opgen_rt::device::Core *c = Bound("GlobalTensor::SetValue");
     T *p = addr_ + offset;
     c->CheckGm(p, sizeof(T), true, "GlobalTensor::SetValue");
@@ -118,11 +121,15 @@ class LocalTensor {
     return v;
   }
 
-  void SetValue(const uint32_t index, const T &value) const {
+  // asc-devkit: `template <typename S> void SetValue(const uint32_t index, const S value) const`; the value is
+  // converted to the element type.
+  template <typename S>
+  void SetValue(const uint32_t index, const S value) const {
     opgen_rt::device::Core *c = Bound();
     opgen_rt::device::UbRef r = At(index);
     c->CheckOperand("LocalTensor::SetValue", "tensor", r, sizeof(T), false);
-    std::memcpy(c->ub + r.off, &value, sizeof(T));
+    const T converted = static_cast<T>(value);
+    std::memcpy(c->ub + r.off, &converted, sizeof(T));
     c->MarkDefined(r.off, sizeof(T));
   }
 
@@ -184,8 +191,12 @@ class TPipe {
   TPipe &operator=(const TPipe &) = delete;
 
   // `num` buffers of `len` bytes each (rounded up to 32 bytes) for a queue.
-  template <TPosition pos, int32_t depth>
-  bool InitBuffer(TQue<pos, depth> &que, int32_t num, uint32_t len) {
+  // asc-devkit include/basic_api/kernel_tpipe.h: `template <class T> bool InitBuffer(T& que, uint8_t num,
+  // uint32_t len)` (T a TQue) and `template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len)`.
+  template <class T>
+  bool InitBuffer(T &que, uint8_t num, uint32_t len) {
+    constexpr TPosition pos = T::kPosition;
+    constexpr int32_t depth = T::kDepth;
     core_->Poll();
     que.core_ = core_;
     que.qid_ = core_->InitQueue(pid_, pos, depth, num, len);
@@ -234,10 +245,13 @@ class TPipe {
 };
 
 // A queue of `num` UB buffers (set by TPipe::InitBuffer) holding at most `depth` enqueued tensors.
-template <TPosition pos, int32_t depth>
+template <TPosition pos, int32_t depth, auto mask>
 class TQue {
  public:
   TQue() = default;
+  // Emulation internals: the template arguments, for TPipe::InitBuffer.
+  static constexpr TPosition kPosition = pos;
+  static constexpr int32_t kDepth = depth;
 
   template <typename T>
   LocalTensor<T> AllocTensor() {
@@ -281,7 +295,7 @@ class TQue {
 };
 
 // A single UB buffer for temporaries (TPosition::VECCALC by default).
-template <TPosition pos = TPosition::VECCALC>
+template <TPosition pos = TPosition::LCM>
 class TBuf {
  public:
   TBuf() = default;

@@ -49,8 +49,9 @@ class PlatformAscendC {
   void GetCoreMemSize(const CoreMemType &memType, uint64_t &size) const;
   SocVersion GetSocVersion() const;
   NpuArch GetCurNpuArch() const;
-  // Bytes of system workspace the AscendC library API needs. Always 0 in this emulation (no library API
-  // here uses a system workspace), so tilings that add it get only their own workspace.
+  // Bytes of system workspace AscendC reserves in front of the user workspace (RESERVED_WORKSPACE, asc-devkit
+  // impl/basic_api/utils/kernel_utils_constants.h: 2 MiB on NpuArch 1001/2002, 16 MiB on 2201/3510). Tilings
+  // add it to the workspace they request; kernels find their part with GetUserWorkspace(workspace).
   uint32_t GetLibApiWorkSpaceSize() const;
   // CANN's helper: cores to launch for `sliceNum` slices of a mixed/vector kernel.
   uint32_t CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const;
