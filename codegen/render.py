@@ -29,6 +29,8 @@ from codegen.spec.model import Catalogue, OpSpec
 TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "op_api_h": ("op_api", "aclnn.h.j2"),
     "op_api_cpp": ("op_api", "aclnn.cpp.j2"),
+    "l0_h": ("op_api", "l0.h.j2"),
+    "l0_cpp": ("op_api", "l0.cpp.j2"),
     "tiling_h": ("op_host", "tiling.h.j2"),
     "tiling_cpp": ("op_host", "tiling.cpp.j2"),
     "def_cpp": ("op_host", "def.cpp.j2"),

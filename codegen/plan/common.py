@@ -24,6 +24,8 @@ def op_files(spec: OpSpec) -> dict[str, str]:
     return {
         "op_api_h": f"op_api/aclnn_{spec.snake}.h",
         "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
+        "l0_h": f"op_api/{spec.kernel}.h",
+        "l0_cpp": f"op_api/{spec.kernel}.cpp",
         "tiling_h": f"op_host/{spec.kernel}_tiling.h",
         "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
         "def_cpp": f"op_host/{spec.kernel}_def.cpp",
@@ -98,41 +100,73 @@ def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, 
     return groups
 
 
-def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
-    """OpDef registration: the default dtype lists (the spec's) and per-product configs where they differ."""
+#: OpDef attribute setter for each device attr type (register/op_def.h ``OpAttrDef``).
+DEVICE_ATTR_SETTER = {"int": "Int", "bool": "Bool", "float": "Float", "string": "String"}
 
-    def param(t: TensorSpec, dts: tuple[DType, ...]) -> dict[str, Any]:
+
+def device_dtypes(spec: OpSpec, tensor: TensorSpec, product: Product | None) -> tuple[DType, ...]:
+    """The dtype list the device op registers for the aclnn ``tensor`` on ``product`` (None: every product):
+    the spec's list in the ``device.dtypes`` order when the spec gives one, without dtypes the product
+    lacks (BF16)."""
+    order = spec.device_interface.dtypes
+    listed = tuple(d for d in order if d in tensor.dtypes) if order else tensor.dtypes
+    return tuple(d for d in listed if product is None or product.supports(d))
+
+
+def device_attr_value(spec: OpSpec, attr: Any) -> str:
+    """The C++ literal of a device attr's default as the OpDef setter takes it (``"mean"``, ``1``,
+    ``false``, ``1.0``)."""
+    v = attr.default
+    if attr.type == "string":
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return str(v).lower()
+    if attr.type == "float":
+        return repr(float(v))
+    return repr(v)
+
+
+def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
+    """OpDef registration of the device interface (:attr:`OpSpec.device_interface`): the default dtype
+    lists (every product's dtypes) and per-product configs where they differ; attrs with their setter
+    (``Int``/``Bool``/``Float``/``String``) and default (OPTIONAL) or none (REQUIRED)."""
+    dev = spec.device_interface
+
+    def param(name: str, t: TensorSpec, dts: tuple[DType, ...]) -> dict[str, Any]:
         return {
-            "name": t.name,
+            "name": name,
             "param_type": "OPTIONAL" if t.optional else "REQUIRED",
             "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
             "formats": ", ".join("ge::FORMAT_ND" for _ in dts),
         }
 
+    dev_in = [(d.name, spec.tensor(d.source)) for d in dev.inputs]
+    dev_out = [(d.name, spec.tensor(d.source)) for d in dev.outputs]
     default = {
-        "inputs": [param(t, t.dtypes) for t in spec.inputs],
-        "outputs": [param(t, t.dtypes) for t in spec.outputs],
+        "inputs": [param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in],
+        "outputs": [param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out],
     }
     configs = []
     for p in products:
-        tensors = [*spec.inputs, *spec.outputs]
-        differs = any(t.dtypes_for(p) != t.dtypes for t in tensors)
+        differs = any(device_dtypes(spec, t, p) != device_dtypes(spec, t, None) for _, t in [*dev_in, *dev_out])
         configs.append(
             {
                 "config_name": p.config_name,
                 "var": f"{p.config_name}Config",
                 "custom": differs,
-                "inputs": [param(t, t.dtypes_for(p)) for t in spec.inputs],
-                "outputs": [param(t, t.dtypes_for(p)) for t in spec.outputs],
+                "inputs": [param(n, t, device_dtypes(spec, t, p)) for n, t in dev_in],
+                "outputs": [param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out],
             }
         )
     attrs = []
-    for a in spec.attrs:
+    for a in dev.attrs:
+        setter = DEVICE_ATTR_SETTER[a.type]
         if a.default is None:
-            attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": ATTR_OPDEF_SETTER[a.type], "value": ""})
+            attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": setter, "value": ""})
         else:
-            value = str(a.default).lower() if isinstance(a.default, bool) else repr(a.default)
-            attrs.append({"name": a.name, "attr_type": "OPTIONAL", "setter": ATTR_OPDEF_SETTER[a.type], "value": value})
+            attrs.append(
+                {"name": a.name, "attr_type": "OPTIONAL", "setter": setter, "value": device_attr_value(spec, a)}
+            )
     return {"default": default, "configs": configs, "attrs": attrs}
 
 

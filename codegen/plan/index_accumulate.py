@@ -725,6 +725,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "scaling": scale_attr.name if scale_attr else "",
             "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
             "l0_attrs": l0_attrs,
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a["decl"] for a in l0_attrs)],
             "rows_min_rank": rows_t.rank[0],
             "rows_max_rank": rows_t.rank[1],
             "index_min_rank": index_t.rank[0],

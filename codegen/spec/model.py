@@ -23,6 +23,9 @@ __all__ = [
     "Catalogue",
     "Constraint",
     "DType",
+    "DeviceAttr",
+    "DeviceInterface",
+    "DeviceTensor",
     "ElementwiseCompute",
     "Example",
     "ExampleTensor",
@@ -299,6 +302,59 @@ class AttrSpec:
         return ATTR_TYPES[self.type]
 
 
+#: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
+DEVICE_ATTR_TYPES = ("int", "bool", "float", "string")
+
+
+@dataclass(frozen=True)
+class DeviceTensor:
+    """One input or output of the device op (the OpDef), and the aclnn tensor it carries.
+
+    Attributes:
+        name: the OpDef name (e.g. ``predict``; snake_case or a C identifier).
+        source: the aclnn input/output name whose data it gets (e.g. ``self``).
+        loc: the entry in the spec.
+    """
+
+    name: str
+    source: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class DeviceAttr:
+    """One attribute of the device op and the aclnn attr it comes from.
+
+    Attributes:
+        name: the OpDef attribute name (e.g. ``reduction``).
+        source: the aclnn attr whose value it gets.
+        type: ``int``, ``bool``, ``float`` or ``string`` (:data:`DEVICE_ATTR_TYPES`). A ``string`` attr
+            carries the name of the aclnn integer's value (the aclnn attr's ``values``: 1 gives ``"mean"``).
+        default: the OpDef default (OPTIONAL attr), or None for a REQUIRED attr.
+        loc: the entry in the spec.
+    """
+
+    name: str
+    source: str
+    type: str
+    default: int | float | bool | str | None
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class DeviceInterface:
+    """The device op's interface as the OpDef registers it: inputs, outputs and attrs in registration order,
+    each naming the aclnn parameter it carries, and the dtype order of its lists (each product keeps the
+    dtypes it supports, in this order). A spec without a ``device`` section gets the identity interface
+    (:meth:`OpSpec.device_interface`)."""
+
+    inputs: tuple[DeviceTensor, ...]
+    outputs: tuple[DeviceTensor, ...]
+    attrs: tuple[DeviceAttr, ...]
+    dtypes: tuple[DType, ...] | None
+    loc: SourceLoc
+
+
 @dataclass(frozen=True)
 class TilingSpec:
     """Tiling parameters of an op.
@@ -432,6 +488,7 @@ class OpSpec:
         example: worked example or None.
         path: the spec file.
         loc: the document's first line.
+        device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
     """
 
     op: str
@@ -451,6 +508,22 @@ class OpSpec:
     example: Example | None
     path: str
     loc: SourceLoc
+    device: DeviceInterface | None = None
+
+    @property
+    def device_interface(self) -> DeviceInterface:
+        """The device op's interface: the spec's ``device`` section, or the aclnn inputs, outputs and attrs
+        under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes."""
+        if self.device is not None:
+            return self.device
+        kinds = {"int64": "int", "uint64": "int", "bool": "bool", "double": "float", "float": "float"}
+        return DeviceInterface(
+            inputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.inputs),
+            outputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.outputs),
+            attrs=tuple(DeviceAttr(a.name, a.name, kinds.get(a.type, "int"), a.default, a.loc) for a in self.attrs),
+            dtypes=None,
+            loc=self.loc,
+        )
 
     @property
     def aclnn_name(self) -> str:

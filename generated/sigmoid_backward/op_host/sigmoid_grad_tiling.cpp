@@ -84,7 +84,7 @@ static ge::graphStatus SigmoidGradTilingFunc(gert::TilingContext *context) {
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(0)->GetDataType());
+  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(1)->GetDataType());
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
