@@ -286,7 +286,7 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM bounds",
-        "input 2 (target)",
+        "input 1 (label)",
     ),
     Mutant(
         "smlb-copy-length-in-bytes-910",
@@ -338,7 +338,7 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM bounds (raw pointer)",
-        'past the end of region "output 0 (out)"',
+        'past the end of region "output 0 (gradient)"',
     ),
     # --------------------------------------------------------------- EmbeddingDenseBackward (index_accumulate)
     Mutant(
