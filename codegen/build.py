@@ -154,7 +154,7 @@ def build_op(
     root = (generated_dir or paths.generated) / spec.snake
     files = op_files(spec)
     sources = {k: root / rel for k, rel in files.items()}
-    for kind in ("op_api_cpp", "l0_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
+    for kind in ("op_api_cpp", "l0_cpp", "infershape_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
         if not sources[kind].is_file():
             raise BuildError(f"{sources[kind]} not found: run `opgen generate` (or pass the right --generated)")
     flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ())]
@@ -186,6 +186,7 @@ def build_op(
         units: list[tuple[Path, list[str]]] = [
             (sources["op_api_cpp"], []),
             (sources["l0_cpp"], []),
+            (sources["infershape_cpp"], []),
             (sources["tiling_cpp"], []),
             (sources["def_cpp"], []),
             (

@@ -126,7 +126,7 @@ class GenerateResult:
 
 #: Subfolders of a generated op folder (the CANN ops-nn layout); a folder under the output root holding one
 #: of them is an op folder the generator manages.
-OP_SUBDIRS = ("op_api", "op_host", "op_kernel", "docs", "examples")
+OP_SUBDIRS = ("op_api", "op_host", "op_kernel", "op_graph", "docs", "examples")
 
 
 def orphan_dirs(root: Path, ops: Collection[str]) -> list[str]:

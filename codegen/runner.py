@@ -168,6 +168,8 @@ class OpCallable:
         lib.opgen_rt_opdef_json.argtypes = [ctypes.c_char_p]
         lib.opgen_rt_run_tiling_json.restype = ctypes.c_char_p
         lib.opgen_rt_run_tiling_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.opgen_rt_run_infershape_json.restype = ctypes.c_char_p
+        lib.opgen_rt_run_infershape_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         phase1 = getattr(lib, f"{self.spec.aclnn_name}GetWorkspaceSize")
         phase1.restype = ctypes.c_int32
         argtypes: list[Any] = []
@@ -331,6 +333,14 @@ class OpCallable:
     def opdef(self) -> dict[str, Any]:
         """The OpDef the library registered for the op's OpType (parsed ``opgen_rt_opdef_json``)."""
         text = self.lib.opgen_rt_opdef_json(self.spec.op_type.encode())
+        return json.loads(text.decode()) if text else {}
+
+    def run_infershape(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Runs the generated infer-shape and infer-dtype functions (``op_host/<kernel>_infershape.cpp``) on
+        ``{"inputs": [{"shape": [...], "dtype": "FLOAT"} or None, ...], "attrs": {...}}`` (device input order,
+        device attr names); returns ``{"status": 0, "outputs": [{"shape": [...], "dtype": "DT_FLOAT"}]}`` or
+        ``{"status": 561001, "message": ...}`` (``opgen_rt_run_infershape_json``)."""
+        text = self.lib.opgen_rt_run_infershape_json(self.spec.op_type.encode(), json.dumps(request).encode())
         return json.loads(text.decode()) if text else {}
 
     def run_tiling(self, request: dict[str, Any]) -> dict[str, Any]:

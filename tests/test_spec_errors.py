@@ -177,8 +177,8 @@ def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
 def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
-        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, example, "
-        "family, inputs, kernel, notes, op, op_type, outputs, products, summary, tiling"
+        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, device, "
+        "example, family, inputs, kernel, notes, op, op_type, outputs, products, summary, tiling"
     ]
 
 

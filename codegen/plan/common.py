@@ -19,19 +19,118 @@ ATTR_C_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "doubl
 ATTR_OPDEF_SETTER = {"int64": "Int", "uint64": "Int", "bool": "Bool", "double": "Float", "float": "Float"}
 
 
-def op_files(spec: OpSpec) -> dict[str, str]:
-    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout)."""
-    return {
+def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
+    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout).
+
+    With ``products`` (the op's catalogue products) the binary configs are included, one per SoC config
+    name: kind ``binary_json:<config_name>`` at ``op_host/config/<config_name>/<kernel>_binary.json``."""
+    files = {
+        "cmake": "CMakeLists.txt",
         "op_api_h": f"op_api/aclnn_{spec.snake}.h",
         "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
         "l0_h": f"op_api/{spec.kernel}.h",
         "l0_cpp": f"op_api/{spec.kernel}.cpp",
+        "proto_h": f"op_graph/{spec.kernel}_proto.h",
+        "infershape_cpp": f"op_host/{spec.kernel}_infershape.cpp",
         "tiling_h": f"op_host/{spec.kernel}_tiling.h",
         "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
         "def_cpp": f"op_host/{spec.kernel}_def.cpp",
         "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
         "doc_md": f"docs/{spec.aclnn_name}.md",
         "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
+    }
+    for p in products or []:
+        files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
+    return files
+
+
+#: ``binary.json`` dtype names (ops-nn ``op_host/config/<soc>/<kernel>_binary.json``) of each ge dtype.
+BINARY_DTYPE_NAMES = {
+    "DT_FLOAT": "float32",
+    "DT_FLOAT16": "float16",
+    "DT_BF16": "bfloat16",
+    "DT_DOUBLE": "float64",
+    "DT_INT8": "int8",
+    "DT_INT16": "int16",
+    "DT_INT32": "int32",
+    "DT_INT64": "int64",
+    "DT_UINT8": "uint8",
+    "DT_UINT16": "uint16",
+    "DT_UINT32": "uint32",
+    "DT_UINT64": "uint64",
+    "DT_BOOL": "bool",
+}
+#: ``binary.json`` attr dtype of each OpDef attr setter.
+BINARY_ATTR_TYPES = {"Int": "int", "Bool": "bool", "Float": "float", "String": "string"}
+
+
+def binary_configs(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, str]:
+    """The ``<kernel>_binary.json`` text of every product's SoC config: one ``op_list`` entry per dtype
+    column the OpDef registers there (``opdef`` is the view's OpDef, :func:`opdef_view` or a family's), each
+    input/output with its name, index, dtype, format ND, paramType and shape ``[-2]`` (any rank), and the
+    attrs with their dtype and a null value (one binary serves every attr value). Keyed by config name."""
+    out: dict[str, str] = {}
+    by_name = {c["config_name"]: c for c in opdef["configs"]}
+    for p in products:
+        config = by_name[p.config_name]
+        tensors = config if config["custom"] else opdef["default"]
+
+        def split(entry: dict[str, Any]) -> list[str]:
+            return [d.strip().removeprefix("ge::") for d in entry["dtypes"].split(",") if d.strip()]
+
+        width = len(split(tensors["inputs"][0] if tensors["inputs"] else tensors["outputs"][0]))
+        op_list = []
+        for col in range(width):
+
+            def params(entries: list[dict[str, Any]], column: int = col) -> list[dict[str, Any]]:
+                return [
+                    {
+                        "name": e["name"],
+                        "index": i,
+                        "dtype": BINARY_DTYPE_NAMES[split(e)[column]],
+                        "format": "ND",
+                        "paramType": e["param_type"].lower(),
+                        "shape": [-2],
+                    }
+                    for i, e in enumerate(entries)
+                ]
+
+            ins, outs = params(tensors["inputs"]), params(tensors["outputs"])
+            tag = "_".join(dict.fromkeys(t["dtype"] for t in (*ins, *outs)))
+            entry: dict[str, Any] = {"bin_filename": f"{spec.op_type}_{tag}", "inputs": ins, "outputs": outs}
+            if opdef["attrs"]:
+                entry["attrs"] = [
+                    {"name": a["name"], "dtype": BINARY_ATTR_TYPES[a["setter"]], "value": None} for a in opdef["attrs"]
+                ]
+            op_list.append(entry)
+        out[p.config_name] = json.dumps({"op_type": spec.op_type, "op_list": op_list}, indent=2) + "\n"
+    return out
+
+
+def ops_nn_view(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, Any]:
+    """View entries of the ops-nn build files: the file list with the per-SoC binary configs, the binary
+    config texts, and the SoC config names for ``CMakeLists.txt``."""
+
+    def proto_tensors(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for e in entries:
+            dts = list(dict.fromkeys(d.strip().removeprefix("ge::") for d in e["dtypes"].split(",") if d.strip()))
+            out.append({"name": e["name"], "optional": e["param_type"] == "OPTIONAL", "dtypes": ", ".join(dts)})
+        return out
+
+    proto = {
+        "inputs": proto_tensors(opdef["default"]["inputs"]),
+        "outputs": proto_tensors(opdef["default"]["outputs"]),
+        "attrs": [
+            {"name": a["name"], "type": a["setter"], "required": a["attr_type"] == "REQUIRED", "value": a["value"]}
+            for a in opdef["attrs"]
+        ],
+    }
+    return {
+        "files": op_files(spec, products),
+        "binary_configs": binary_configs(spec, products, opdef),
+        "compute_units": [p.config_name for p in products],
+        "proto": proto,
     }
 
 

@@ -24,7 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import ATTR_C_TYPES, arch_condition, arch_groups, common_view, dtype_groups
+from codegen.plan.common import ATTR_C_TYPES, arch_condition, arch_groups, common_view, dtype_groups, ops_nn_view
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.spec.errors import SpecError, SpecErrors
@@ -559,6 +559,22 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
         }
     )
+    kind, rule_args = shape_rule(spec)
+    shape_inputs = [rule_args[0]] if kind == "like" else list(rule_args)
+    view["infer"] = {
+        "kind": kind,
+        "inputs": [
+            {
+                "index": dev_input_index[n],
+                "name": n,
+                "device_name": view["device_name_of"][n],
+                "optional": spec.tensor(n).optional,
+            }
+            for n in shape_inputs
+        ],
+        "dtype_index": dev_input_index[_dtype_input(spec).name],
+    }
+    view.update(ops_nn_view(spec, products, view["opdef"]))
     return view
 
 

@@ -57,7 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import arch_condition, common_view, dtype_groups
+from codegen.plan.common import arch_condition, common_view, dtype_groups, ops_nn_view
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.spec.index_accumulate import IndexAccumulateCompute
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
@@ -756,4 +756,5 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
         }
     )
+    view.update(ops_nn_view(spec, products, view["opdef"]))
     return view

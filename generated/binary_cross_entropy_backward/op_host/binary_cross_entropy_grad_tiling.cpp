@@ -169,5 +169,15 @@ static ge::graphStatus BinaryCrossEntropyGradTilingFunc(gert::TilingContext *con
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(BinaryCrossEntropyGrad).Tiling(BinaryCrossEntropyGradTilingFunc);
+// Compile info of BinaryCrossEntropyGrad: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct BinaryCrossEntropyGradCompileInfo {};
+
+static ge::graphStatus TilingParseForBinaryCrossEntropyGrad([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(BinaryCrossEntropyGrad)
+    .Tiling(BinaryCrossEntropyGradTilingFunc)
+    .TilingParse<BinaryCrossEntropyGradCompileInfo>(TilingParseForBinaryCrossEntropyGrad);
 }  // namespace optiling

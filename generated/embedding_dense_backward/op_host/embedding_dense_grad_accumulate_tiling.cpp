@@ -370,5 +370,15 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(EmbeddingDenseGradAccumulate).Tiling(EmbeddingDenseGradAccumulateTilingFunc);
+// Compile info of EmbeddingDenseGradAccumulate: the tiling reads every fact it needs at run time (platform UB and
+// cores, shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct EmbeddingDenseGradAccumulateCompileInfo {};
+
+static ge::graphStatus TilingParseForEmbeddingDenseGradAccumulate([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(EmbeddingDenseGradAccumulate)
+    .Tiling(EmbeddingDenseGradAccumulateTilingFunc)
+    .TilingParse<EmbeddingDenseGradAccumulateCompileInfo>(TilingParseForEmbeddingDenseGradAccumulate);
 }  // namespace optiling

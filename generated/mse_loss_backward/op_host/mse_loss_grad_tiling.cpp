@@ -158,5 +158,15 @@ static ge::graphStatus MseLossGradTilingFunc(gert::TilingContext *context) {
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(MseLossGrad).Tiling(MseLossGradTilingFunc);
+// Compile info of MseLossGrad: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct MseLossGradCompileInfo {};
+
+static ge::graphStatus TilingParseForMseLossGrad([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(MseLossGrad)
+    .Tiling(MseLossGradTilingFunc)
+    .TilingParse<MseLossGradCompileInfo>(TilingParseForMseLossGrad);
 }  // namespace optiling

@@ -131,5 +131,15 @@ static ge::graphStatus SigmoidGradTilingFunc(gert::TilingContext *context) {
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(SigmoidGrad).Tiling(SigmoidGradTilingFunc);
+// Compile info of SigmoidGrad: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct SigmoidGradCompileInfo {};
+
+static ge::graphStatus TilingParseForSigmoidGrad([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(SigmoidGrad)
+    .Tiling(SigmoidGradTilingFunc)
+    .TilingParse<SigmoidGradCompileInfo>(TilingParseForSigmoidGrad);
 }  // namespace optiling

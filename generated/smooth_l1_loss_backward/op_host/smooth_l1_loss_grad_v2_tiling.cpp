@@ -168,5 +168,15 @@ static ge::graphStatus SmoothL1LossGradV2TilingFunc(gert::TilingContext *context
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(SmoothL1LossGradV2).Tiling(SmoothL1LossGradV2TilingFunc);
+// Compile info of SmoothL1LossGradV2: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct SmoothL1LossGradV2CompileInfo {};
+
+static ge::graphStatus TilingParseForSmoothL1LossGradV2([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(SmoothL1LossGradV2)
+    .Tiling(SmoothL1LossGradV2TilingFunc)
+    .TilingParse<SmoothL1LossGradV2CompileInfo>(TilingParseForSmoothL1LossGradV2);
 }  // namespace optiling

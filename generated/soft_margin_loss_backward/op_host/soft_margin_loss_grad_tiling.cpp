@@ -157,5 +157,15 @@ static ge::graphStatus SoftMarginLossGradTilingFunc(gert::TilingContext *context
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(SoftMarginLossGrad).Tiling(SoftMarginLossGradTilingFunc);
+// Compile info of SoftMarginLossGrad: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct SoftMarginLossGradCompileInfo {};
+
+static ge::graphStatus TilingParseForSoftMarginLossGrad([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(SoftMarginLossGrad)
+    .Tiling(SoftMarginLossGradTilingFunc)
+    .TilingParse<SoftMarginLossGradCompileInfo>(TilingParseForSoftMarginLossGrad);
 }  // namespace optiling
