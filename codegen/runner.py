@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.build import BuiltOp, build_op
-from codegen.spec.model import AttrSpec, DType, OpSpec, Product
+from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, Product
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
@@ -268,19 +268,24 @@ class OpCallable:
         deterministic: bool = False,
         core_order: str = "in_order",
         seed: int = 0,
+        formats: dict[str, str] | None = None,
         **params: Any,
     ) -> np.ndarray:
-        """Runs the op. See the class docstring.
+        """Runs the op. See the class docstring. ``formats`` gives tensors (by aclnn name) a storage format
+        other than ND (``{"grad": "NCHW"}``; the names of ``codegen.spec.model.ACL_FORMATS`` and
+        ``PRIVATE_ACL_FORMATS``), passed to ``aclCreateTensor``; the data stays in the array's layout.
 
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
             TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, an
                 attribute has the wrong Python type (see :func:`attr_value`), or ``out=`` is not an array.
-            ValueError: an attribute is outside the range of its C type, or the ``out=`` array cannot be
-                written in place (see :func:`check_out_array`).
+            ValueError: an attribute is outside the range of its C type, the ``out=`` array cannot be
+                written in place (see :func:`check_out_array`), or ``formats`` names an unknown tensor or
+                format.
         """
         spec = self.spec
         self.last_stats = {}  # never the counters of an earlier call, whatever fails below
+        fmt_ids = format_ids(spec, formats)
         known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
         unknown = set(params) - known
         if unknown:
@@ -315,7 +320,7 @@ class OpCallable:
             out = infer_output(spec, arrays, attrs)
         arrays[out_name] = out
         self.set_run_options(deterministic, core_order, seed)
-        tensors = {name: self.make_tensor(arr) for name, arr in arrays.items()}
+        tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in arrays.items()}
         try:
             status, size, executor = self.phase1(tensors, attrs)
             if status != 0:
@@ -347,6 +352,25 @@ class OpCallable:
         """Runs the generated tiling function on a described shape (``opgen_rt_run_tiling_json``)."""
         text = self.lib.opgen_rt_run_tiling_json(self.spec.op_type.encode(), json.dumps(request).encode())
         return json.loads(text.decode()) if text else {}
+
+
+def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
+    """``aclFormat`` values of a call's ``formats`` option (tensor name -> format name).
+
+    Raises:
+        ValueError: a name that is not a tensor of ``spec`` or a format that is not in
+            ``codegen.spec.model.ACL_FORMATS`` / ``PRIVATE_ACL_FORMATS``.
+    """
+    known = {**ACL_FORMATS, **PRIVATE_ACL_FORMATS}
+    names = {t.name for t in (*spec.inputs, *spec.outputs)}
+    out: dict[str, int] = {}
+    for name, fmt in (formats or {}).items():
+        if name not in names:
+            raise ValueError(f"{spec.aclnn_name}: formats names '{name}', which is not a tensor of the op")
+        if fmt not in known:
+            raise ValueError(f"{spec.aclnn_name}: unknown format '{fmt}' for '{name}'; known: {', '.join(known)}")
+        out[name] = known[fmt]
+    return out
 
 
 _ATTR_CTYPES: dict[str, Any] = {

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from codegen.build import BuildError, build_example, build_op
-from codegen.check.cases import Case, elementwise_cases
+from codegen.check.cases import Case, elementwise_cases, format_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
-from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
-from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
+from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
 
 
 @dataclass
@@ -143,7 +143,13 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                 message = "no error message (aclGetRecentErrMsg was empty)"
         else:
             params = dict(case.params)
-            got = fn(core_order=case.core_order, seed=case.seed, deterministic=case.deterministic, **params)
+            got = fn(
+                core_order=case.core_order,
+                seed=case.seed,
+                deterministic=case.deterministic,
+                formats=case.formats or None,
+                **params,
+            )
             counters = _summarise(fn.last_stats)
             ref_params = {k: v for k, v in params.items() if k != spec.outputs[0].name}
             expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
@@ -179,7 +185,8 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
     fn.set_run_options(False, "in_order", 0)
-    tensors = {n: fn.make_tensor(a) for n, a in arrays.items()}
+    fmt_ids = format_ids(spec, case.formats)
+    tensors = {n: fn.make_tensor(a, fmt_ids.get(n, ACL_FORMATS["ND"])) for n, a in arrays.items()}
     try:
         status, size, executor = fn.phase1(
             tensors,
@@ -210,12 +217,14 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
         def tile(d: DType) -> int:
             return tiling_decision(spec, product, (1 << 24,), d).tile_length
 
-        return list(elementwise_cases(spec, product, dtypes, quick, tile))
-    if spec.family == "index_accumulate":
+        cases = list(elementwise_cases(spec, product, dtypes, quick, tile))
+    elif spec.family == "index_accumulate":
         from codegen.check.index_accumulate_cases import index_accumulate_cases
 
-        return list(index_accumulate_cases(spec, product, dtypes, quick))
-    raise ValueError(f"no case generator for family '{spec.family}'")
+        cases = list(index_accumulate_cases(spec, product, dtypes, quick))
+    else:
+        raise ValueError(f"no case generator for family '{spec.family}'")
+    return cases + format_cases(spec, cases)
 
 
 _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")

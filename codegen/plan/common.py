@@ -370,7 +370,15 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for p in sig:
         p["decl_const"] = p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
     tensors = [
-        {"name": t.name, "min_rank": t.rank[0], "max_rank": t.rank[1], "optional": t.optional}
+        {
+            "name": t.name,
+            "min_rank": t.rank[0],
+            "max_rank": t.rank[1],
+            "optional": t.optional,
+            # the storage formats the L2 API accepts (every other one is ACLNN_ERR_PARAM_INVALID)
+            "format_condition": " && ".join(f"{t.name}->GetStorageFormat() != Format::FORMAT_{f}" for f in t.formats),
+            "format_text": ", ".join(t.formats),
+        }
         for t in [*spec.inputs, *spec.outputs]
     ]
     attr_params = [{"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}"} for a in spec.attrs]
@@ -424,6 +432,15 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     }
 
 
+def format_rule_text(spec: OpSpec) -> str:
+    """The status-table wording of the format rule: "a format other than ND" when every tensor takes ND
+    only, else the accepted formats per tensor ("a storage format outside grad: ND, NCHW; ...")."""
+    tensors = [*spec.inputs, *spec.outputs]
+    if all(t.formats == ("ND",) for t in tensors):
+        return "a format other than ND"
+    return "a storage format outside " + "; ".join(f"{t.name}: {', '.join(t.formats)}" for t in tensors)
+
+
 def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[str, str]:
     groups = dtype_groups(t, products)
     if len(groups) == 1:
@@ -435,6 +452,6 @@ def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[s
         "direction": direction,
         "description": t.description + (" May be null." if t.optional else ""),
         "dtypes": dtypes,
-        "format": "ND",
+        "format": ", ".join(t.formats),
         "rank": f"{t.rank[0]}-{t.rank[1]}",
     }

@@ -24,7 +24,15 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import ATTR_C_TYPES, arch_condition, arch_groups, common_view, dtype_groups, ops_nn_view
+from codegen.plan.common import (
+    ATTR_C_TYPES,
+    arch_condition,
+    arch_groups,
+    common_view,
+    dtype_groups,
+    format_rule_text,
+    ops_nn_view,
+)
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.spec.errors import SpecError, SpecErrors
@@ -451,7 +459,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "when": "A dtype not supported on this product, a rank above "
             f"{view['max_rank']}, an attribute value outside its list, shapes that do not broadcast, "
             f"{output.name} not of {out_rule}, "
-            "or a format other than ND" + ("; a limit under Constraints." if spec.constraints else "."),
+            f"or {format_rule_text(spec)}" + ("; a limit under Constraints." if spec.constraints else "."),
         },
         {"name": "ACLNN_ERR_INNER_TILING_ERROR", "value": 561002, "when": "The tiling function failed."},
     ]

@@ -51,10 +51,12 @@ from codegen.spec.expr import (
 from codegen.spec.generated_names import generated_name_problems
 from codegen.spec.index_accumulate import parse_index_accumulate_compute
 from codegen.spec.model import (
+    ACL_FORMATS,
     ACLNN_STATUS_CODES,
     ATTR_TYPES,
     DEVICE_ATTR_TYPES,
     MAX_RANK,
+    PRIVATE_ACL_FORMATS,
     AttrSpec,
     Catalogue,
     Constraint,
@@ -1108,7 +1110,7 @@ class _OpParser:
 
     def tensor(self, node: YNode, index: int, is_output: bool) -> tuple[TensorSpec, YNode | None]:
         required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-        optional = ["const"] if is_output else ["optional", "default"]
+        optional = (["const"] if is_output else ["optional", "default"]) + ["formats"]
         m = self.r.mapping(node, required, optional) or {}
         kind = "output" if is_output else "input"
         name = self.tensor_name(m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -1124,7 +1126,26 @@ class _OpParser:
             else:
                 number = self.r.number(m["default"])
                 default = None if number is None else float(number)
-        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const, default)
+        formats: tuple[str, ...] = ("ND",)
+        if "formats" in m:
+            listed = []
+            for item, text in self.r.strings(m["formats"]):
+                if text in PRIVATE_ACL_FORMATS:
+                    self.r.error(
+                        item,
+                        f"'{text}' is a private format (another data layout), which the generated kernels do not "
+                        f"read; allowed: {', '.join(ACL_FORMATS)}",
+                    )
+                elif text not in ACL_FORMATS:
+                    self.r.error(item, f"unknown format '{text}'; allowed: {', '.join(ACL_FORMATS)}")
+                elif text in listed:
+                    self.r.error(item, f"duplicate format '{text}'")
+                else:
+                    listed.append(text)
+            if listed and "ND" not in listed:
+                self.r.error(m["formats"], "formats must include ND")
+            formats = tuple(listed) or ("ND",)
+        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats)
         return spec, m.get("shape")
 
     def attr(self, node: YNode) -> AttrSpec:

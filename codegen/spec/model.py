@@ -17,8 +17,10 @@ from codegen.spec.expr import Expr, ExprType
 
 __all__ = [
     "ACLNN_STATUS_CODES",
+    "ACL_FORMATS",
     "ATTR_TYPES",
     "MAX_RANK",
+    "PRIVATE_ACL_FORMATS",
     "AttrSpec",
     "Catalogue",
     "Constraint",
@@ -262,6 +264,7 @@ class TensorSpec:
     loc: SourceLoc
     const: bool = False
     default: float | None = None
+    formats: tuple[str, ...] = ("ND",)
 
     def dtypes_for(self, product: Product) -> tuple[DType, ...]:
         """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""
@@ -301,6 +304,13 @@ class AttrSpec:
         """The type of the attr's value in expressions (INT, BOOL or FLOAT)."""
         return ATTR_TYPES[self.type]
 
+
+#: Storage formats a spec may list for a tensor, with their ``aclFormat`` values (acl/acl_base.h). ND-layout
+#: formats only: a private format (FRACTAL_NZ, NC1HWC0, ...) stores the data in another layout, which the
+#: generated kernels do not read.
+ACL_FORMATS: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "HWCN": 16, "NDHWC": 27, "NCDHW": 30}
+#: Private formats (``aclFormat`` values) a check case may use as a format the op rejects.
+PRIVATE_ACL_FORMATS: dict[str, int] = {"FRACTAL_NZ": 29, "NC1HWC0": 3, "FRACTAL_Z": 4, "NDC1HWC0": 32}
 
 #: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
 DEVICE_ATTR_TYPES = ("int", "bool", "float", "string")

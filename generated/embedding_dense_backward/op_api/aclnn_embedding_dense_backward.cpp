@@ -116,18 +116,24 @@ aclnnStatus CheckParams(const aclTensor *grad, const aclTensor *indices, uint64_
             ToString(outShape).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (grad->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "grad must have format ND, but has %s.",
+  if (grad->GetStorageFormat() != Format::FORMAT_ND && grad->GetStorageFormat() != Format::FORMAT_NCHW &&
+      grad->GetStorageFormat() != Format::FORMAT_NHWC && grad->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      grad->GetStorageFormat() != Format::FORMAT_NDHWC && grad->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "grad must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(grad->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (indices->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "indices must have format ND, but has %s.",
+  if (indices->GetStorageFormat() != Format::FORMAT_ND && indices->GetStorageFormat() != Format::FORMAT_NCHW &&
+      indices->GetStorageFormat() != Format::FORMAT_NHWC && indices->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      indices->GetStorageFormat() != Format::FORMAT_NDHWC && indices->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "indices must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(indices->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (out->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, but has %s.",
+  if (out->GetStorageFormat() != Format::FORMAT_ND && out->GetStorageFormat() != Format::FORMAT_NCHW &&
+      out->GetStorageFormat() != Format::FORMAT_NHWC && out->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      out->GetStorageFormat() != Format::FORMAT_NDHWC && out->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(out->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }

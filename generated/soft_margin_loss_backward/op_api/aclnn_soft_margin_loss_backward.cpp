@@ -143,23 +143,31 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, cons
             ToString(out->GetViewShape()).GetString(), ToString(broadcastShape).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (gradOutput->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput must have format ND, but has %s.",
+  if (gradOutput->GetStorageFormat() != Format::FORMAT_ND && gradOutput->GetStorageFormat() != Format::FORMAT_NCHW &&
+      gradOutput->GetStorageFormat() != Format::FORMAT_NHWC && gradOutput->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      gradOutput->GetStorageFormat() != Format::FORMAT_NDHWC && gradOutput->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(gradOutput->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (self->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self must have format ND, but has %s.",
+  if (self->GetStorageFormat() != Format::FORMAT_ND && self->GetStorageFormat() != Format::FORMAT_NCHW &&
+      self->GetStorageFormat() != Format::FORMAT_NHWC && self->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      self->GetStorageFormat() != Format::FORMAT_NDHWC && self->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(self->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (target->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "target must have format ND, but has %s.",
+  if (target->GetStorageFormat() != Format::FORMAT_ND && target->GetStorageFormat() != Format::FORMAT_NCHW &&
+      target->GetStorageFormat() != Format::FORMAT_NHWC && target->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      target->GetStorageFormat() != Format::FORMAT_NDHWC && target->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "target must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(target->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (out->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, but has %s.",
+  if (out->GetStorageFormat() != Format::FORMAT_ND && out->GetStorageFormat() != Format::FORMAT_NCHW &&
+      out->GetStorageFormat() != Format::FORMAT_NHWC && out->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      out->GetStorageFormat() != Format::FORMAT_NDHWC && out->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(out->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
