@@ -85,7 +85,11 @@ static ge::graphStatus MseLossGradTilingFunc(gert::TilingContext *context) {
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(2)->GetDataType());
+  const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(2);
+  if (dtypeDesc == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t dtypeIndex = DtypeIndexOf(dtypeDesc->GetDataType());
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }

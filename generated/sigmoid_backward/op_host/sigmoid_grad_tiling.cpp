@@ -84,7 +84,11 @@ static ge::graphStatus SigmoidGradTilingFunc(gert::TilingContext *context) {
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(1)->GetDataType());
+  const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(1);
+  if (dtypeDesc == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t dtypeIndex = DtypeIndexOf(dtypeDesc->GetDataType());
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
