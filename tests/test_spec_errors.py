@@ -154,7 +154,8 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: self\n    dtypes:", "  - name: self\n    dtype:"))
     assert errs == [
         f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
-        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, name, optional, rank",
+        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, name, "
+        "optional, rank",
     ]
 
 
