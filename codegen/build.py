@@ -267,7 +267,7 @@ def build_op(
     root = (generated_dir or paths.generated) / spec.snake
     files = op_files(spec)
     sources = {k: root / rel for k, rel in files.items()}
-    for kind in ("op_api_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
+    for kind in ("op_api_cpp", "l0_cpp", "infershape_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
         if not sources[kind].is_file():
             raise BuildError(f"{sources[kind]} not found: run `opgen generate` (or pass the right --generated)")
     flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ())]
@@ -300,6 +300,8 @@ def build_op(
         glue_path.write_text(glue)
         units: list[tuple[Path, list[str]]] = [
             (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["l0_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["infershape_cpp"], [*HOST_WARNING_FLAGS]),
             (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
             (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
             (
@@ -319,7 +321,7 @@ def build_op(
 
         def compile_unit(unit: tuple[Path, list[str]]) -> Path:
             src, extra = unit
-            obj = work / (src.stem + ".o")
+            obj = work / f"{src.parent.name}_{src.stem}.o"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
             _run(
                 [CXX, *flags, *include, *extra, "-c", str(src), "-o", str(obj)],
                 f"compiling {src.name} for {product.name}",

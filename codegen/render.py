@@ -28,7 +28,13 @@ from codegen.spec.model import Catalogue, OpSpec
 #: Template (kind directory, base name) for every generated file kind of :func:`codegen.plan.common.op_files`.
 TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "op_api_h": ("op_api", "aclnn.h.j2"),
+    "cmake": ("build", "CMakeLists.txt.j2"),
+    "proto_h": ("op_graph", "proto.h.j2"),
+    "infershape_cpp": ("op_host", "infershape.cpp.j2"),
+    "binary_json": ("op_host", "binary.json.j2"),
     "op_api_cpp": ("op_api", "aclnn.cpp.j2"),
+    "l0_h": ("op_api", "l0.h.j2"),
+    "l0_cpp": ("op_api", "l0.cpp.j2"),
     "tiling_h": ("op_host", "tiling.h.j2"),
     "tiling_cpp": ("op_host", "tiling.cpp.j2"),
     "def_cpp": ("op_host", "def.cpp.j2"),
@@ -77,8 +83,9 @@ def make_environment(templates: Path) -> jinja2.Environment:
 
 
 def template_for(env: jinja2.Environment, family: str, kind: str) -> str:
-    """The template path rendering file ``kind`` of an op of ``family``."""
-    directory, name = TEMPLATE_NAMES[kind]
+    """The template path rendering file ``kind`` of an op of ``family`` (``binary_json:<soc>`` uses the
+    ``binary_json`` template)."""
+    directory, name = TEMPLATE_NAMES[kind.split(":")[0]]
     specific = f"{directory}/{family}_{name}"
     try:
         env.get_template(specific)
@@ -208,7 +215,7 @@ def render_ops(
         for kind, rel in view["files"].items():
             name = template_for(env, spec.family, kind)
             try:
-                text = env.get_template(name).render(**view)
+                text = env.get_template(name).render(**view, file_kind=kind)
             except jinja2.TemplateError as exc:
                 lineno = getattr(exc, "lineno", None)
                 where = f"{name}:{lineno}" if lineno else name

@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.build import BuiltOp, build_op
-from codegen.spec.model import AttrSpec, DType, OpSpec, Product
+from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, Product
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
@@ -259,6 +259,8 @@ class OpCallable:
         lib.opgen_rt_opdef_json.argtypes = [ctypes.c_char_p]
         lib.opgen_rt_run_tiling_json.restype = ctypes.c_char_p
         lib.opgen_rt_run_tiling_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.opgen_rt_run_infershape_json.restype = ctypes.c_char_p
+        lib.opgen_rt_run_infershape_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         phase1 = getattr(lib, f"{self.spec.aclnn_name}GetWorkspaceSize")
         phase1.restype = ctypes.c_int32
         argtypes: list[Any] = []
@@ -370,20 +372,25 @@ class OpCallable:
         deterministic: bool = False,
         core_order: str = "in_order",
         seed: int = 0,
+        formats: dict[str, str] | None = None,
         **params: Any,
     ) -> np.ndarray:
-        """Runs the op. See the class docstring.
+        """Runs the op. See the class docstring. ``formats`` gives tensors (by aclnn name) a storage format
+        other than ND (``{"grad": "NCHW"}``; the names of ``codegen.spec.model.ACL_FORMATS`` and
+        ``PRIVATE_ACL_FORMATS``), passed to ``aclCreateTensor``; the data stays in the array's layout.
 
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
             TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, an
                 attribute has the wrong Python type (see :func:`attr_value`), or ``out=`` is not an array.
             ValueError: an attribute is outside the range of its C type, the ``out=`` array cannot be
-                written in place (see :func:`check_out_array`), or the result or the memory the call needs
-                is beyond int64 or the memory cap (see :func:`check_call_size`; nothing is allocated).
+                written in place (see :func:`check_out_array`), ``formats`` names an unknown tensor or format,
+                or the result or the memory the call needs is beyond int64 or the memory cap (see
+                :func:`check_call_size`; nothing is allocated).
         """
         spec = self.spec
         self.last_stats = {}  # never the counters of an earlier call, whatever fails below
+        fmt_ids = format_ids(spec, formats)
         known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
         unknown = set(params) - known
         if unknown:
@@ -419,7 +426,7 @@ class OpCallable:
             out = infer_output(spec, arrays, attrs)
         arrays[out_name] = out
         self.set_run_options(deterministic, core_order, seed)
-        tensors = {name: self.make_tensor(arr) for name, arr in arrays.items()}
+        tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in arrays.items()}
         try:
             status, size, executor = self.phase1(tensors, attrs)
             if status != 0:
@@ -439,10 +446,37 @@ class OpCallable:
         text = self.lib.opgen_rt_opdef_json(self.spec.op_type.encode())
         return json.loads(text.decode()) if text else {}
 
+    def run_infershape(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Runs the generated infer-shape and infer-dtype functions (``op_host/<kernel>_infershape.cpp``) on
+        ``{"inputs": [{"shape": [...], "dtype": "FLOAT"} or None, ...], "attrs": {...}}`` (device input order,
+        device attr names); returns ``{"status": 0, "outputs": [{"shape": [...], "dtype": "DT_FLOAT"}]}`` or
+        ``{"status": 561001, "message": ...}`` (``opgen_rt_run_infershape_json``)."""
+        text = self.lib.opgen_rt_run_infershape_json(self.spec.op_type.encode(), json.dumps(request).encode())
+        return json.loads(text.decode()) if text else {}
+
     def run_tiling(self, request: dict[str, Any]) -> dict[str, Any]:
         """Runs the generated tiling function on a described shape (``opgen_rt_run_tiling_json``)."""
         text = self.lib.opgen_rt_run_tiling_json(self.spec.op_type.encode(), json.dumps(request).encode())
         return json.loads(text.decode()) if text else {}
+
+
+def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
+    """``aclFormat`` values of a call's ``formats`` option (tensor name -> format name).
+
+    Raises:
+        ValueError: a name that is not a tensor of ``spec`` or a format that is not in
+            ``codegen.spec.model.ACL_FORMATS`` / ``PRIVATE_ACL_FORMATS``.
+    """
+    known = {**ACL_FORMATS, **PRIVATE_ACL_FORMATS}
+    names = {t.name for t in (*spec.inputs, *spec.outputs)}
+    out: dict[str, int] = {}
+    for name, fmt in (formats or {}).items():
+        if name not in names:
+            raise ValueError(f"{spec.aclnn_name}: formats names '{name}', which is not a tensor of the op")
+        if fmt not in known:
+            raise ValueError(f"{spec.aclnn_name}: unknown format '{fmt}' for '{name}'; known: {', '.join(known)}")
+        out[name] = known[fmt]
+    return out
 
 
 _ATTR_CTYPES: dict[str, Any] = {

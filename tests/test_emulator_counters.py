@@ -8,7 +8,7 @@ seeded generators (``cases_for``) to know each case's arrays, and paired with th
 * a value case is a case without an expected status (status cases never reach a kernel; the example
   program is judged by its printed values only);
 * a launch of a seed kernel is an entry of ``counters.launches`` whose kernel is ``soft_margin_loss_grad``
-  or ``embedding_dense_grad``; one value case with a non-empty output launches exactly one;
+  or ``embedding_dense_grad_accumulate``; one value case with a non-empty output launches exactly one;
 * UB bytes and core counts of a product are ``ub_bytes`` and ``vector_core_num`` of specs/products.yaml;
 * the data a kernel moves (for the core count): SoftMarginLossBackward, the bytes of the device op's output
   (numel(out) x the kernel's element size: the inputs are broadcast to it and cast to its dtype on the host);
@@ -44,7 +44,7 @@ from codegen.specs import load_project
 
 SMLB = "soft_margin_loss_backward"
 EDB = "embedding_dense_backward"
-KERNELS = {SMLB: "soft_margin_loss_grad", EDB: "embedding_dense_grad"}
+KERNELS = {SMLB: "soft_margin_loss_grad", EDB: "embedding_dense_grad_accumulate"}
 _CATALOGUE, _ = load_project()
 MIN_BYTES_PER_CORE = 32 * 1024
 FP32_BYTES = 4

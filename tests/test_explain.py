@@ -32,7 +32,7 @@ def test_elementwise_explain_equals_the_tiling_function(product: str, shape: tup
     d = tiling_decision(SMLB, prod, shape, DType[dtype])
     tensor = {"shape": list(shape), "dtype": dtype}
     got = compile_op("soft_margin_loss_backward", product).run_tiling(
-        {"inputs": [tensor] * 3, "outputs": [tensor], "attrs": {"reduction": 1}}
+        {"inputs": [tensor] * 3, "outputs": [tensor], "attrs": {"reduction": "mean"}}
     )
     assert got["status"] == 0, got
     t = got["tiling"]

@@ -102,9 +102,16 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
     catalogue, specs = load_project()
     rendered = render_all(specs, catalogue)
     files = expected_files(rendered)
-    for name in specs:
+    for name, spec in specs.items():
         kinds = sorted(rel.split("/")[1] for rel in files if rel.startswith(name + "/"))
-        assert kinds == ["docs", "examples", "op_api", "op_api", "op_host", "op_host", "op_host", "op_kernel"], name
+        # op_host: def, tiling .h/.cpp, infershape and one binary config per product (op_host/config/<soc>/)
+        op_host = ["op_host"] * (4 + len(spec.products))
+        want = ["CMakeLists.txt", "docs", "examples", *["op_api"] * 4, "op_graph", *op_host, "op_kernel"]
+        assert kinds == sorted(want), name
+        configs = sorted(rel for rel in files if rel.startswith(f"{name}/op_host/config/"))
+        assert configs == sorted(
+            f"{name}/op_host/config/{catalogue.get(p).config_name}/{spec.kernel}_binary.json" for p in spec.products
+        )
 
 
 def test_a_doc_without_notes_has_no_empty_notes_section() -> None:
@@ -142,7 +149,14 @@ def test_an_attr_used_only_in_scalars_compiles_without_warnings(tmp_path: Path) 
 
     text = (project_paths().specs / "sigmoid_backward.yaml").read_text()
     for old, new in (
-        ("outputs:\n", "attrs:\n  - {name: mode, type: int64, default: 2, description: A scale divisor.}\noutputs:\n"),
+        (
+            "\noutputs:\n",
+            "\nattrs:\n  - {name: mode, type: int64, default: 2, description: A scale divisor.}\noutputs:\n",
+        ),
+        (
+            "  dtypes: [FLOAT16, BF16, FLOAT]\n",
+            "  attrs:\n    - {name: mode, from: mode, type: int, default: 2}\n  dtypes: [FLOAT16, BF16, FLOAT]\n",
+        ),
         ("  promote: [gradOutput, output]\n", '  promote: [gradOutput, output]\n  scalars:\n    k: "10 // mode"\n'),
         ('  gradInput: "gradOutput * output * (1 - output)"', '  gradInput: "gradOutput * output * (1 - output) * k"'),
         (

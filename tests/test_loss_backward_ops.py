@@ -117,7 +117,7 @@ def test_bce_tiling_rule_equals_the_tiling_function(absent: tuple[str, ...]) -> 
         if absent:
             inputs[3] = None
         got = compile_op(spec.op, product).run_tiling(
-            {"inputs": inputs, "outputs": [tensor], "attrs": {"reduction": 1}}
+            {"inputs": inputs, "outputs": [tensor], "attrs": {"reduction": "mean"}}
         )
         assert got["status"] == 0, got
         assert (got["tiling_key"], got["block_dim"]) == (d.tiling_key, d.block_dim)

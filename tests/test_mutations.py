@@ -60,8 +60,8 @@ _FAULT_RULE = re.compile(r"kernel fault \[([^\]]+)\]")
 _SMLB_KERNEL = "op_kernel/soft_margin_loss_grad.cpp"
 _SMLB_TILING = "op_host/soft_margin_loss_grad_tiling.cpp"
 _SMLB_API = "op_api/aclnn_soft_margin_loss_backward.cpp"
-_EDB_KERNEL = "op_kernel/embedding_dense_grad.cpp"
-_EDB_TILING = "op_host/embedding_dense_grad_tiling.cpp"
+_EDB_KERNEL = "op_kernel/embedding_dense_grad_accumulate.cpp"
+_EDB_TILING = "op_host/embedding_dense_grad_accumulate_tiling.cpp"
 _EDB_API = "op_api/aclnn_embedding_dense_backward.cpp"
 
 # The scalar tail of the GM -> UB copy on products without DataCopyPad (identical in both kernels).
@@ -294,7 +294,7 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM bounds",
-        "input 2 (target)",
+        "input 1 (label)",
     ),
     Mutant(
         "smlb-copy-length-in-bytes-910",
@@ -346,7 +346,7 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM bounds (raw pointer)",
-        'past the end of region "output 0 (out)"',
+        'past the end of region "output 0 (gradient)"',
     ),
     # --------------------------------------------------------------- EmbeddingDenseBackward (index_accumulate)
     Mutant(

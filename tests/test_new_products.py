@@ -120,7 +120,7 @@ def test_kernels_and_tilings_follow_the_capabilities(project: dict[str, Path]) -
             products=project["catalogue"],
         )
         tensor = {"shape": [4096], "dtype": "FLOAT"}
-        got = fn.run_tiling({"inputs": [tensor] * 3, "outputs": [tensor], "attrs": {"reduction": 1}})
+        got = fn.run_tiling({"inputs": [tensor] * 3, "outputs": [tensor], "attrs": {"reduction": "mean"}})
         assert got["status"] == 0, got
         # 3 inputs: min(2, cap // 3) buffers each: 2 with 8 per position, 1 with 4.
         assert (got["tiling"]["inBufferNum"], got["tiling"]["outBufferNum"]) == (in_num, 2), (product, got)

@@ -1,20 +1,42 @@
-"""The generated OpDef registration, compiled and read back from the runtime's registry, equals the spec:
-dtypes and formats of every input and output on every product, attribute names, types and defaults."""
+"""The generated OpDef registration, compiled and read back from the runtime's registry.
+
+* For every spec it equals the spec's device interface: names, param types, dtypes and formats of every
+  input and output on every product, attribute names, types and defaults.
+* For the seed ops it equals the interface ops-nn registers for the same OpType, recorded independently of
+  the specs in ``tests/data/cann_registered_opdefs.yaml`` (names, order, param types, attr types and defaults
+  on every product; the dtype lists on every SoC where ops-nn registers the op), or the op uses an OpType
+  ops-nn does not register and its document says so.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from codegen.runner import compile_op
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
-ATTR_KIND = {"int64": "int", "uint64": "int", "bool": "bool", "double": "float", "float": "float"}
+DEVICE_ATTR_KIND = {"int": "int", "bool": "bool", "float": "float", "string": "string"}
+RECORDED = yaml.safe_load((Path(__file__).parent / "data" / "cann_registered_opdefs.yaml").read_text())
+SEED_OPS = ("soft_margin_loss_backward", "embedding_dense_backward")
+GENERATED = Path(__file__).resolve().parents[1] / "generated"
+
+
+def _recorded_dtypes(entry: dict, config_name: str) -> dict[str, list[str]] | None:
+    """The recorded dtype lists of ``entry`` on the SoC ``config_name`` (None: ops-nn does not register it)."""
+    for socs, lists in entry["dtypes"].items():
+        if config_name in socs.split(","):
+            return {name: [f"DT_{d}" for d in dts] for name, dts in lists.items()}
+    return None
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))
 def test_registered_opdef_matches_spec_on_every_product(op: str) -> None:
     spec = SPECS[op]
+    dev = spec.device_interface
     for product_name in spec.products:
         product = CATALOGUE.get(product_name)
         opdef = compile_op(op, product_name).opdef()
@@ -22,21 +44,72 @@ def test_registered_opdef_matches_spec_on_every_product(op: str) -> None:
         configs = opdef["configs"]
         assert sorted(configs) == sorted(CATALOGUE.get(p).config_name for p in spec.products)
         config = configs[product.config_name]
-        want = {t.name: list(t.dtypes_for(product)) for t in (*spec.inputs, *spec.outputs)}
         if spec.family == "index_accumulate":  # the device op lists (rows, index) dtype pairs; its sums are FLOAT
             from codegen.plan.index_accumulate import device_opdef_dtypes
 
             want = device_opdef_dtypes(spec, [product])
-        for kind, tensors in (("inputs", spec.inputs), ("outputs", spec.outputs)):
+        else:
+            order = dev.dtypes or spec.inputs[0].dtypes
+            want = {
+                t.name: [d for d in order if d in t.dtypes and product.supports(d)]
+                for t in (*spec.inputs, *spec.outputs)
+            }
+        for kind, tensors in (("inputs", dev.inputs), ("outputs", dev.outputs)):
             registered = config[kind] if config else opdef[kind]
             assert [t["name"] for t in registered] == [t.name for t in tensors]
             for reg, t in zip(registered, tensors):
-                assert reg["dtypes"] == [d.ge_name for d in want[t.name]], (product_name, t.name)
-                assert reg["formats"] == ["FORMAT_ND"] * len(want[t.name])
-                assert reg["param_type"] == ("OPTIONAL" if t.optional else "REQUIRED")
+                aclnn = spec.tensor(t.source)
+                assert reg["dtypes"] == [d.ge_name for d in want[aclnn.name]], (product_name, t.name)
+                assert reg["formats"] == ["FORMAT_ND"] * len(want[aclnn.name])
+                assert reg["param_type"] == ("OPTIONAL" if aclnn.optional else "REQUIRED")
         attrs = opdef["attrs"]
-        assert [a["name"] for a in attrs] == [a.name for a in spec.attrs]
-        for reg, a in zip(attrs, spec.attrs):
-            assert reg["type"] == ATTR_KIND[a.type]
+        assert [a["name"] for a in attrs] == [a.name for a in dev.attrs]
+        for reg, a in zip(attrs, dev.attrs):
+            assert reg["type"] == DEVICE_ATTR_KIND[a.type]
             assert reg["attr_type"] == ("REQUIRED" if a.default is None else "OPTIONAL")
             assert reg["default"] == a.default
+
+
+def test_recorded_interfaces_cover_the_seed_op_types() -> None:
+    """The record holds what the comparison below needs: SoftMarginLossGrad as ops-nn registers it, and the
+    EmbeddingDense OpTypes CANN registers (which the generated op must not reuse)."""
+    assert RECORDED["SoftMarginLossGrad"]["attrs"] == [
+        {"name": "reduction", "attr_type": "OPTIONAL", "type": "string", "default": "mean"}
+    ]
+    assert [t["name"] for t in RECORDED["SoftMarginLossGrad"]["inputs"]] == ["predict", "label", "dout"]
+    for name in ("EmbeddingDenseGrad", "EmbeddingDenseGradV2"):
+        assert [a["name"] for a in RECORDED[name]["attrs"]] == ["num_weights", "padding_idx", "scale_grad_by_freq"]
+
+
+@pytest.mark.parametrize("op", SEED_OPS)
+def test_seed_opdef_equals_cann_registration_on_every_product(op: str) -> None:
+    """A seed op whose OpType ops-nn registers declares exactly that interface on every product (and the
+    recorded dtype lists on each SoC ops-nn registers it for); one whose interface differs uses an OpType
+    ops-nn does not register, and its generated document says which registered OpTypes it avoids."""
+    spec = SPECS[op]
+    entry = RECORDED.get(spec.op_type)
+    if entry is None:
+        doc = (GENERATED / spec.snake / "docs" / f"{spec.aclnn_name}.md").read_text()
+        assert spec.op_type in doc
+        avoided = [name for name in RECORDED if name in doc]
+        assert avoided, f"{spec.aclnn_name}.md does not say which registered OpType {spec.op_type} replaces"
+        return
+    for product_name in spec.products:
+        product = CATALOGUE.get(product_name)
+        opdef = compile_op(op, product_name).opdef()
+        assert opdef["op_type"] == spec.op_type
+        config = opdef["configs"][product.config_name] or opdef
+        for kind in ("inputs", "outputs"):
+            got = [{"name": t["name"], "param": t["param_type"]} for t in config[kind]]
+            assert got == entry[kind], (product_name, kind)
+            assert all(set(t["formats"]) == {"FORMAT_ND"} for t in config[kind])
+        got_attrs = [
+            {"name": a["name"], "attr_type": a["attr_type"], "type": a["type"]}
+            | ({"default": a["default"]} if a["attr_type"] == "OPTIONAL" else {})
+            for a in opdef["attrs"]
+        ]
+        assert got_attrs == entry["attrs"], product_name
+        recorded = _recorded_dtypes(entry, product.config_name)
+        if recorded is not None:
+            got_dtypes = {t["name"]: t["dtypes"] for t in (*config["inputs"], *config["outputs"])}
+            assert got_dtypes == recorded, product_name

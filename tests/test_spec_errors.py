@@ -160,7 +160,8 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: self\n    dtypes:", "  - name: self\n    dtype:"))
     assert errs == [
         f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
-        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, name, optional, rank",
+        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, name, "
+        "optional, rank",
     ]
 
 
@@ -184,8 +185,8 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
-        "deterministic_gm_atomics, example, family, inputs, kernel, notes, op, op_type, outputs, products, summary, "
-        "tiling"
+        "deterministic_gm_atomics, device, example, family, inputs, kernel, notes, op, op_type, outputs, products, "
+        "summary, tiling"
     ]
 
 
@@ -1120,3 +1121,69 @@ def test_new_op_rejects_a_kernel_name_that_is_a_cpp_keyword(tmp_path: Path) -> N
         new_op("Delete", "elementwise", tmp_path, tmp_path / "reference")
     assert str(info.value) == "op name 'Delete' gives the kernel name 'delete', a C++ keyword; choose another name"
     assert list(tmp_path.iterdir()) == []
+
+
+DEVICE = """\
+device:
+  inputs:
+    - {name: predict, from: self}
+    - {name: label, from: target}
+    - {name: dout, from: gradOutput}
+  outputs:
+    - {name: gradient, from: out}
+  attrs:
+    - {name: reduction, from: reduction, type: string, default: mean}
+  dtypes: [FLOAT16, FLOAT, BF16]
+compute:
+"""
+
+
+def test_device_section_gives_the_registered_interface(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "compute:\n", DEVICE))
+    dev = load_op_spec(path, catalogue).device_interface
+    assert [(t.name, t.source) for t in dev.inputs] == [
+        ("predict", "self"),
+        ("label", "target"),
+        ("dout", "gradOutput"),
+    ]
+    assert [(t.name, t.source) for t in dev.outputs] == [("gradient", "out")]
+    assert [(a.name, a.source, a.type, a.default) for a in dev.attrs] == [("reduction", "reduction", "string", "mean")]
+    assert [d.name for d in dev.dtypes or ()] == ["FLOAT16", "FLOAT", "BF16"]
+
+
+def test_device_section_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("    - {name: label, from: target}\n", "    - {name: label, from: targt}\n"),
+        ("    - {name: gradient, from: out}\n", "    - {name: self, from: out}\n"),
+        ("from: reduction, type: string, default: mean}", "from: reduction, type: string, default: average}"),
+        ("  dtypes: [FLOAT16, FLOAT, BF16]\n", "  dtypes: [FLOAT16, FLOAT]\n"),
+    )
+    assert errs == [
+        f"{f}:32: device.attrs: every aclnn attr must be carried by one device attr; missing: reduction",
+        f"{f}:33: device.inputs: every aclnn input must be carried by one device input; missing: target",
+        f"{f}:35: device.inputs[1].from: 'targt' is not an aclnn input; allowed: gradOutput, self, target",
+        f"{f}:37: device.outputs: every aclnn output must be carried by one device output; missing: out",
+        f"{f}:38: device.outputs[0].name: device output 'self' would clash with an aclnn input in the L0 API",
+        f"{f}:40: device.attrs[0].default: default must be one of the names of 'reduction': none, mean, sum",
+        f"{f}:41: device.dtypes: the device dtype order must list exactly the tensors' dtypes (FLOAT, FLOAT16, BF16)",
+    ]
+
+
+def test_device_string_attr_needs_values(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("    values: {0: none, 1: mean, 2: sum}\n", ""),
+        ('    norm: "1 / numel(out) if reduction == 1 else 1"\n', '    norm: "1 / numel(out)"\n'),
+    )
+    assert any(
+        e.startswith(f"{f}:")
+        and "device.attrs[0].type: a string device attr cannot carry aclnn attr 'reduction' (int64, without values)"
+        in e
+        for e in errs
+    ), errs

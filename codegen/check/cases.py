@@ -27,12 +27,12 @@ class Case:
     """One check case.
 
     ``params`` are the aclnn parameters (arrays by tensor name, scalars by attribute name; an ``out``
-    array may be included). ``expect_status`` is set for status cases; ``mode`` selects a special flow
-    (status cases: ``null_workspace_size``, ``null_executor``, ``phase2_twice``; value cases:
-    ``determinism``, see :func:`determinism_cases`; ``tiling_2g``, see
-    :mod:`codegen.check.offsets`). ``core_order``/``deterministic`` are run options. ``tags``:
-    ``multicore`` marks a value case chosen to split over several cores (the determinism subset).
-    ``formats`` gives ``(tensor, aclFormat)`` pairs of a status case's tensors not in ND (default ND, 2).
+    array may be included); ``formats`` gives tensors a storage format other than ND (tensor name ->
+    format name). ``expect_status`` is set for status cases; ``mode`` selects a special flow (status
+    cases: ``null_workspace_size``, ``null_executor``, ``phase2_twice``; value cases: ``determinism``, see
+    :func:`determinism_cases`; ``tiling_2g``, see :mod:`codegen.check.offsets`).
+    ``core_order``/``deterministic`` are run options. ``tags``: ``multicore`` marks a value case chosen
+    to split over several cores (the determinism subset).
     """
 
     op: str
@@ -47,7 +47,7 @@ class Case:
     seed: int = 0
     deterministic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
-    formats: tuple[tuple[str, int], ...] = ()
+    formats: dict[str, str] = field(default_factory=dict)  # storage formats other than ND, by tensor name
 
     @property
     def ident(self) -> str:
@@ -384,3 +384,57 @@ def _violation(
         except ExprEvalError:
             continue
     return None
+
+
+def format_cases(spec: OpSpec, cases: list[Case]) -> list[Case]:
+    """Two cases derived from the first value case of ``cases`` (none when there is no value case):
+
+    * the first tensor that accepts a format besides ND gets it (the first one its spec lists after ND):
+      a value case, which must succeed with the reference's values (the formats share ND's layout);
+    * the first input gets a private format (``FRACTAL_NZ``) the spec does not accept: a status case that
+      must return ACLNN_ERR_PARAM_INVALID (161002). Its ``out`` is allocated as a call would allocate it.
+    """
+    from codegen.families import infer_output
+    from codegen.spec.model import PRIVATE_ACL_FORMATS
+
+    base = next((c for c in cases if c.expect_status is None and c.mode is None), None)
+    if base is None:
+        return []
+    out: list[Case] = []
+    tensors = [*spec.inputs, *spec.outputs]
+    other = next(((t, f) for t in tensors for f in t.formats if f != "ND"), None)
+    if other is not None:
+        t, fmt = other
+        out.append(
+            Case(
+                base.op,
+                base.product,
+                base.dtype,
+                base.shape,
+                f"{t.name} format {fmt}",
+                dict(base.params),
+                formats={t.name: fmt},
+            )
+        )
+    first = spec.inputs[0]
+    rejected = next((f for f in PRIVATE_ACL_FORMATS if f not in first.formats), None)
+    if rejected is not None and base.params.get(first.name) is not None:
+        params = dict(base.params)
+        out_name = spec.outputs[0].name
+        if params.get(out_name) is None:
+            arrays = {t.name: params.get(t.name) for t in spec.inputs}
+            attrs = {a.name: params.get(a.name, a.default) for a in spec.attrs}
+            params[out_name] = infer_output(spec, arrays, attrs)
+        out.append(
+            Case(
+                base.op,
+                base.product,
+                base.dtype,
+                "error",
+                f"{first.name} format {rejected} -> 161002",
+                params,
+                expect_status=ACLNN_ERR_PARAM_INVALID,
+                formats={first.name: rejected},
+            )
+        )
+    return out

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from codegen.build import BuildError, build_example, build_op
-from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, elementwise_cases
+from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, elementwise_cases, format_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
-from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
-from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
+from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
 
 
 @dataclass
@@ -163,7 +163,17 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             outputs: list[np.ndarray] = []
             for order, seed in runs:
                 fresh = _fresh_outputs(params) if len(runs) > 1 else params
-                outputs.append(np.array(fn(core_order=order, seed=seed, deterministic=case.deterministic, **fresh)))
+                outputs.append(
+                    np.array(
+                        fn(
+                            core_order=order,
+                            seed=seed,
+                            deterministic=case.deterministic,
+                            formats=case.formats or None,
+                            **fresh,
+                        )
+                    )
+                )
                 counters = _summarise(fn.last_stats)
                 atomic = _atomic_bytes(spec, case, counters)
                 if atomic:
@@ -287,8 +297,8 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
     fn.set_run_options(False, "in_order", 0)
-    formats = dict(case.formats)
-    tensors = {n: fn.make_tensor(a, formats.get(n, 2)) for n, a in arrays.items()}
+    fmt_ids = format_ids(spec, case.formats)
+    tensors = {n: fn.make_tensor(a, fmt_ids.get(n, ACL_FORMATS["ND"])) for n, a in arrays.items()}
     try:
         status, size, executor = fn.phase1(
             tensors,
@@ -326,7 +336,7 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
         cases = list(index_accumulate_cases(spec, product, dtypes, quick))
     else:
         raise ValueError(f"no case generator for family '{spec.family}'")
-    return [*cases, *determinism_cases(spec, cases)]
+    return [*cases, *determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 
 _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")

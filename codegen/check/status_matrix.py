@@ -12,7 +12,7 @@ exact ``aclnnStatus`` of CANN's check order (reference/ascend-platform.md, "acln
   trailing 1);
 - every rank bound: one rank below the minimum (a 0-d tensor when the minimum is 1) and one above the
   maximum, keeping the element count where it can;
-- every rejected format: the device-private formats (NC1HWC0, FRACTAL_Z, FRACTAL_NZ) that the tensor does not
+- every rejected format: the device-private formats (FRACTAL_NZ, NC1HWC0, FRACTAL_Z, NDC1HWC0) that the tensor does not
   declare (a spec without format information declares ND only, which is what the generated L2 API
   and OpDef accept);
 - the order itself: a null tensor together with another tensor's unsupported dtype is 161001, not 161002.
@@ -30,12 +30,11 @@ import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
 from codegen.runner import numpy_dtype
-from codegen.spec.model import DType, OpSpec, Product, TensorSpec
+from codegen.spec.model import PRIVATE_ACL_FORMATS, DType, OpSpec, Product, TensorSpec
 
-#: ``aclFormat`` codes of the formats the matrix tries (acl/acl_base.h; reference/ascend-platform.md).
-ACL_FORMATS: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "NC1HWC0": 3, "FRACTAL_Z": 4, "FRACTAL_NZ": 29}
-#: Device-private layouts: never accepted by a tensor that does not declare them.
-PRIVATE_FORMATS = ("NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ")
+#: Device-private layouts the matrix tries (``codegen.spec.model.PRIVATE_ACL_FORMATS``): never accepted by a
+#: tensor that does not declare them.
+PRIVATE_FORMATS = tuple(PRIVATE_ACL_FORMATS)
 #: The formats a tensor accepts when its spec says nothing about formats (the templates' L2 API checks
 #: ``GetStorageFormat() == FORMAT_ND`` and the OpDef registers ``FORMAT_ND``).
 DEFAULT_FORMATS = ("ND",)
@@ -128,7 +127,7 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
                 f"{t.name} format {f} -> 161002",
                 ACLNN_ERR_PARAM_INVALID,
                 dict(base),
-                formats=((t.name, ACL_FORMATS[f]),),
+                formats={t.name: f},
             )
     # CANN's order: every null check before any dtype check.
     for t in tensors:

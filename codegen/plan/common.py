@@ -19,17 +19,118 @@ ATTR_C_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "doubl
 ATTR_OPDEF_SETTER = {"int64": "Int", "uint64": "Int", "bool": "Bool", "double": "Float", "float": "Float"}
 
 
-def op_files(spec: OpSpec) -> dict[str, str]:
-    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout)."""
-    return {
+def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
+    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout).
+
+    With ``products`` (the op's catalogue products) the binary configs are included, one per SoC config
+    name: kind ``binary_json:<config_name>`` at ``op_host/config/<config_name>/<kernel>_binary.json``."""
+    files = {
+        "cmake": "CMakeLists.txt",
         "op_api_h": f"op_api/aclnn_{spec.snake}.h",
         "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
+        "l0_h": f"op_api/{spec.kernel}.h",
+        "l0_cpp": f"op_api/{spec.kernel}.cpp",
+        "proto_h": f"op_graph/{spec.kernel}_proto.h",
+        "infershape_cpp": f"op_host/{spec.kernel}_infershape.cpp",
         "tiling_h": f"op_host/{spec.kernel}_tiling.h",
         "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
         "def_cpp": f"op_host/{spec.kernel}_def.cpp",
         "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
         "doc_md": f"docs/{spec.aclnn_name}.md",
         "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
+    }
+    for p in products or []:
+        files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
+    return files
+
+
+#: ``binary.json`` dtype names (ops-nn ``op_host/config/<soc>/<kernel>_binary.json``) of each ge dtype.
+BINARY_DTYPE_NAMES = {
+    "DT_FLOAT": "float32",
+    "DT_FLOAT16": "float16",
+    "DT_BF16": "bfloat16",
+    "DT_DOUBLE": "float64",
+    "DT_INT8": "int8",
+    "DT_INT16": "int16",
+    "DT_INT32": "int32",
+    "DT_INT64": "int64",
+    "DT_UINT8": "uint8",
+    "DT_UINT16": "uint16",
+    "DT_UINT32": "uint32",
+    "DT_UINT64": "uint64",
+    "DT_BOOL": "bool",
+}
+#: ``binary.json`` attr dtype of each OpDef attr setter.
+BINARY_ATTR_TYPES = {"Int": "int", "Bool": "bool", "Float": "float", "String": "string"}
+
+
+def binary_configs(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, str]:
+    """The ``<kernel>_binary.json`` text of every product's SoC config: one ``op_list`` entry per dtype
+    column the OpDef registers there (``opdef`` is the view's OpDef, :func:`opdef_view` or a family's), each
+    input/output with its name, index, dtype, format ND, paramType and shape ``[-2]`` (any rank), and the
+    attrs with their dtype and a null value (one binary serves every attr value). Keyed by config name."""
+    out: dict[str, str] = {}
+    by_name = {c["config_name"]: c for c in opdef["configs"]}
+    for p in products:
+        config = by_name[p.config_name]
+        tensors = config if config["custom"] else opdef["default"]
+
+        def split(entry: dict[str, Any]) -> list[str]:
+            return [d.strip().removeprefix("ge::") for d in entry["dtypes"].split(",") if d.strip()]
+
+        width = len(split(tensors["inputs"][0] if tensors["inputs"] else tensors["outputs"][0]))
+        op_list = []
+        for col in range(width):
+
+            def params(entries: list[dict[str, Any]], column: int = col) -> list[dict[str, Any]]:
+                return [
+                    {
+                        "name": e["name"],
+                        "index": i,
+                        "dtype": BINARY_DTYPE_NAMES[split(e)[column]],
+                        "format": "ND",
+                        "paramType": e["param_type"].lower(),
+                        "shape": [-2],
+                    }
+                    for i, e in enumerate(entries)
+                ]
+
+            ins, outs = params(tensors["inputs"]), params(tensors["outputs"])
+            tag = "_".join(dict.fromkeys(t["dtype"] for t in (*ins, *outs)))
+            entry: dict[str, Any] = {"bin_filename": f"{spec.op_type}_{tag}", "inputs": ins, "outputs": outs}
+            if opdef["attrs"]:
+                entry["attrs"] = [
+                    {"name": a["name"], "dtype": BINARY_ATTR_TYPES[a["setter"]], "value": None} for a in opdef["attrs"]
+                ]
+            op_list.append(entry)
+        out[p.config_name] = json.dumps({"op_type": spec.op_type, "op_list": op_list}, indent=2) + "\n"
+    return out
+
+
+def ops_nn_view(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, Any]:
+    """View entries of the ops-nn build files: the file list with the per-SoC binary configs, the binary
+    config texts, and the SoC config names for ``CMakeLists.txt``."""
+
+    def proto_tensors(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for e in entries:
+            dts = list(dict.fromkeys(d.strip().removeprefix("ge::") for d in e["dtypes"].split(",") if d.strip()))
+            out.append({"name": e["name"], "optional": e["param_type"] == "OPTIONAL", "dtypes": ", ".join(dts)})
+        return out
+
+    proto = {
+        "inputs": proto_tensors(opdef["default"]["inputs"]),
+        "outputs": proto_tensors(opdef["default"]["outputs"]),
+        "attrs": [
+            {"name": a["name"], "type": a["setter"], "required": a["attr_type"] == "REQUIRED", "value": a["value"]}
+            for a in opdef["attrs"]
+        ],
+    }
+    return {
+        "files": op_files(spec, products),
+        "binary_configs": binary_configs(spec, products, opdef),
+        "compute_units": [p.config_name for p in products],
+        "proto": proto,
     }
 
 
@@ -98,41 +199,73 @@ def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, 
     return groups
 
 
-def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
-    """OpDef registration: the default dtype lists (the spec's) and per-product configs where they differ."""
+#: OpDef attribute setter for each device attr type (register/op_def.h ``OpAttrDef``).
+DEVICE_ATTR_SETTER = {"int": "Int", "bool": "Bool", "float": "Float", "string": "String"}
 
-    def param(t: TensorSpec, dts: tuple[DType, ...]) -> dict[str, Any]:
+
+def device_dtypes(spec: OpSpec, tensor: TensorSpec, product: Product | None) -> tuple[DType, ...]:
+    """The dtype list the device op registers for the aclnn ``tensor`` on ``product`` (None: every product):
+    the spec's list in the ``device.dtypes`` order when the spec gives one, without dtypes the product
+    lacks (BF16)."""
+    order = spec.device_interface.dtypes
+    listed = tuple(d for d in order if d in tensor.dtypes) if order else tensor.dtypes
+    return tuple(d for d in listed if product is None or product.supports(d))
+
+
+def device_attr_value(spec: OpSpec, attr: Any) -> str:
+    """The C++ literal of a device attr's default as the OpDef setter takes it (``"mean"``, ``1``,
+    ``false``, ``1.0``)."""
+    v = attr.default
+    if attr.type == "string":
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return str(v).lower()
+    if attr.type == "float":
+        return repr(float(v))
+    return repr(v)
+
+
+def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
+    """OpDef registration of the device interface (:attr:`OpSpec.device_interface`): the default dtype
+    lists (every product's dtypes) and per-product configs where they differ; attrs with their setter
+    (``Int``/``Bool``/``Float``/``String``) and default (OPTIONAL) or none (REQUIRED)."""
+    dev = spec.device_interface
+
+    def param(name: str, t: TensorSpec, dts: tuple[DType, ...]) -> dict[str, Any]:
         return {
-            "name": t.name,
+            "name": name,
             "param_type": "OPTIONAL" if t.optional else "REQUIRED",
             "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
             "formats": ", ".join("ge::FORMAT_ND" for _ in dts),
         }
 
+    dev_in = [(d.name, spec.tensor(d.source)) for d in dev.inputs]
+    dev_out = [(d.name, spec.tensor(d.source)) for d in dev.outputs]
     default = {
-        "inputs": [param(t, t.dtypes) for t in spec.inputs],
-        "outputs": [param(t, t.dtypes) for t in spec.outputs],
+        "inputs": [param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in],
+        "outputs": [param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out],
     }
     configs = []
     for p in products:
-        tensors = [*spec.inputs, *spec.outputs]
-        differs = any(t.dtypes_for(p) != t.dtypes for t in tensors)
+        differs = any(device_dtypes(spec, t, p) != device_dtypes(spec, t, None) for _, t in [*dev_in, *dev_out])
         configs.append(
             {
                 "config_name": p.config_name,
                 "var": f"{p.config_name}Config",
                 "custom": differs,
-                "inputs": [param(t, t.dtypes_for(p)) for t in spec.inputs],
-                "outputs": [param(t, t.dtypes_for(p)) for t in spec.outputs],
+                "inputs": [param(n, t, device_dtypes(spec, t, p)) for n, t in dev_in],
+                "outputs": [param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out],
             }
         )
     attrs = []
-    for a in spec.attrs:
+    for a in dev.attrs:
+        setter = DEVICE_ATTR_SETTER[a.type]
         if a.default is None:
-            attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": ATTR_OPDEF_SETTER[a.type], "value": ""})
+            attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": setter, "value": ""})
         else:
-            value = str(a.default).lower() if isinstance(a.default, bool) else repr(a.default)
-            attrs.append({"name": a.name, "attr_type": "OPTIONAL", "setter": ATTR_OPDEF_SETTER[a.type], "value": value})
+            attrs.append(
+                {"name": a.name, "attr_type": "OPTIONAL", "setter": setter, "value": device_attr_value(spec, a)}
+            )
     return {"default": default, "configs": configs, "attrs": attrs}
 
 
@@ -237,7 +370,15 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for p in sig:
         p["decl_const"] = p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
     tensors = [
-        {"name": t.name, "min_rank": t.rank[0], "max_rank": t.rank[1], "optional": t.optional}
+        {
+            "name": t.name,
+            "min_rank": t.rank[0],
+            "max_rank": t.rank[1],
+            "optional": t.optional,
+            # the storage formats the L2 API accepts (every other one is ACLNN_ERR_PARAM_INVALID)
+            "format_condition": " && ".join(f"{t.name}->GetStorageFormat() != Format::FORMAT_{f}" for f in t.formats),
+            "format_text": ", ".join(t.formats),
+        }
         for t in [*spec.inputs, *spec.outputs]
     ]
     attr_params = [{"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}"} for a in spec.attrs]
@@ -291,6 +432,15 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     }
 
 
+def format_rule_text(spec: OpSpec) -> str:
+    """The status-table wording of the format rule: "a format other than ND" when every tensor takes ND
+    only, else the accepted formats per tensor ("a storage format outside grad: ND, NCHW; ...")."""
+    tensors = [*spec.inputs, *spec.outputs]
+    if all(t.formats == ("ND",) for t in tensors):
+        return "a format other than ND"
+    return "a storage format outside " + "; ".join(f"{t.name}: {', '.join(t.formats)}" for t in tensors)
+
+
 def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[str, str]:
     groups = dtype_groups(t, products)
     if len(groups) == 1:
@@ -302,6 +452,6 @@ def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[s
         "direction": direction,
         "description": t.description + (" May be null." if t.optional else ""),
         "dtypes": dtypes,
-        "format": "ND",
+        "format": ", ".join(t.formats),
         "rank": f"{t.rank[0]}-{t.rank[1]}",
     }

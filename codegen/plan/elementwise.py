@@ -24,7 +24,15 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import arch_condition, arch_groups, common_view, dtype_groups
+from codegen.plan.common import (
+    ATTR_C_TYPES,
+    arch_condition,
+    arch_groups,
+    common_view,
+    dtype_groups,
+    format_rule_text,
+    ops_nn_view,
+)
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.spec.errors import SpecError, SpecErrors
@@ -417,7 +425,22 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     scalars = [
         {"field": hs.field_name, "cpp": _scalar_cpp(spec, hs.expr), "text": unparse(hs.expr)} for hs in compiled.scalars
     ]
-    attrs = [{"name": a.name, "index": i, "c_type": _attr_ctype(a.type)} for i, a in enumerate(spec.attrs)]
+    dev = spec.device_interface
+    dev_input_index = {d.source: i for i, d in enumerate(dev.inputs)}
+    for t in inputs:
+        t["index"] = dev_input_index[str(t["name"])]
+    attrs = []
+    for i, da in enumerate(dev.attrs):
+        a = spec.attr(da.source)
+        attrs.append(
+            {
+                "name": a.name,
+                "device_name": da.name,
+                "index": i,
+                "c_type": _attr_ctype(a.type),
+                "string_values": [{"value": v, "text": n} for v, n in (a.values or ())] if da.type == "string" else [],
+            }
+        )
     output = spec.outputs[0]
     shape = _shape_view(spec)
     checks = constraint_view(spec, catalogue)
@@ -436,7 +459,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "when": "A dtype not supported on this product, a rank above "
             f"{view['max_rank']}, an attribute value outside its list, shapes that do not broadcast, "
             f"{output.name} not of {out_rule}, "
-            "or a format other than ND" + ("; a limit under Constraints." if spec.constraints else "."),
+            f"or {format_rule_text(spec)}" + ("; a limit under Constraints." if spec.constraints else "."),
         },
         {"name": "ACLNN_ERR_INNER_TILING_ERROR", "value": 561002, "when": "The tiling function failed."},
     ]
@@ -476,14 +499,45 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "Deterministic: every element is computed once.",
         *(f"Limit `{c.name}`: {line}" for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue))),
     ]
+    l0_inputs = [{"name": d.name, "source": d.source} for d in dev.inputs]
+    l0_attrs = []
+    for da in dev.attrs:
+        a = spec.attr(da.source)
+        if da.type == "string":
+            l0_attrs.append(
+                {
+                    "name": da.name,
+                    "decl": f"const std::string &{da.name}",
+                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name})",
+                }
+            )
+        else:
+            l0_attrs.append({"name": da.name, "decl": f"{ATTR_C_TYPES[a.type]} {da.name}", "arg": a.name})
+    string_attrs = [
+        {
+            "name": a.name,
+            "func": f"{a.name[:1].upper()}{a.name[1:]}ValueName",
+            "c_type": ATTR_C_TYPES[a.type],
+            "values": [{"value": v, "text": n} for v, n in (a.values or ())],
+        }
+        for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string")
+    ]
     view.update(
         {
+            "l0_inputs": l0_inputs,
+            "l0_attrs": l0_attrs,
+            # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
+            "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a["decl"] for a in l0_attrs)],
+            "l0_output": dev.outputs[0].name,
+            "device_name_of": {d.source: d.name for d in dev.inputs},
+            "string_attrs": string_attrs,
             "queue_caps": queue_caps,
             "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
             "tiling_keys": tiling_keys,
             "num_dtypes": len(keys),
-            "dtype_input": spec.inputs.index(_dtype_input(spec)),
+            "dtype_input": dev_input_index[_dtype_input(spec).name],
             "dtype_input_name": _dtype_input(spec).name,
+            "dtype_input_device_name": next(d.name for d in dev.inputs if d.source == _dtype_input(spec).name),
             "variants": variant_views,
             "has_variants": len(variants) > 1,
             "programs": variant_views[0],
@@ -495,6 +549,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "attrs": attrs,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "inputs": inputs,
+            "uses_string_attrs": any(a["string_values"] for a in attrs),
             "optional_inputs": [t["name"] for t in inputs if t["optional"]],
             "output": output.name,
             "num_outputs": len(spec.outputs),
@@ -512,6 +567,22 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
         }
     )
+    kind, rule_args = shape_rule(spec)
+    shape_inputs = [rule_args[0]] if kind == "like" else list(rule_args)
+    view["infer"] = {
+        "kind": kind,
+        "inputs": [
+            {
+                "index": dev_input_index[n],
+                "name": n,
+                "device_name": view["device_name_of"][n],
+                "optional": spec.tensor(n).optional,
+            }
+            for n in shape_inputs
+        ],
+        "dtype_index": dev_input_index[_dtype_input(spec).name],
+    }
+    view.update(ops_nn_view(spec, products, view["opdef"]))
     return view
 
 

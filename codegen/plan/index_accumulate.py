@@ -57,7 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codegen.plan.common import arch_condition, arch_groups, common_view, dtype_groups
+from codegen.plan.common import arch_condition, arch_groups, common_view, dtype_groups, format_rule_text, ops_nn_view
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.spec.index_accumulate import IndexAccumulateCompute
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
@@ -670,7 +670,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 f"{rows_t.rank[0]}-{rows_t.rank[1]}, "
                 f"{index_t.name} {index_t.rank[0]}-{index_t.rank[1]}; {rows_t.name} rows (all axes but the last, "
                 f"flattened) not equal to the element count of {index_t.name}; {out_t.name} not of shape "
-                f"[{comp.num_rows}, D]; a format other than ND"
+                f"[{comp.num_rows}, D]; {format_rule_text(spec)}"
                 + ("; a product limit below." if spec.constraints else ".")
             ),
         },
@@ -748,6 +748,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "scaling": scale_attr.name if scale_attr else "",
             "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
             "l0_attrs": l0_attrs,
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a["decl"] for a in l0_attrs)],
             "rows_min_rank": rows_t.rank[0],
             "rows_max_rank": rows_t.rank[1],
             "index_min_rank": index_t.rank[0],
@@ -780,4 +781,5 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
         }
     )
+    view.update(ops_nn_view(spec, products, view["opdef"]))
     return view

@@ -49,10 +49,11 @@ SCOPES: tuple[_Scope, ...] = (
     ),
     _Scope(
         "the tiling function",
-        "context ascendcPlatform ubSize coreNum outStorage outShape totalLength dtypeIndex variant tilingKey info "
-        "blockElems totalBlocks usedCores blocksPerCore formerNum queueBufferCap inBufferNum outBufferNum "
-        "bytesPerElement repeatElems tileLength tiling workspaces DtypeIndexOf KeyInfo KeyInfoOf QueueBufferCap",
-        {"attr": ("", "Attr")},
+        "context ascendcPlatform ubSize coreNum outStorage outShape totalLength dtypeDesc dtypeIndex variant "
+        "tilingKey info blockElems totalBlocks usedCores blocksPerCore formerNum queueBufferCap inBufferNum "
+        "outBufferNum bytesPerElement repeatElems tileLength tiling workspaces DtypeIndexOf KeyInfo KeyInfoOf "
+        "QueueBufferCap",
+        {"attr": ("", "Attr", "Text", "Known")},
     ),
     _Scope(
         "the example program",

@@ -53,12 +53,18 @@ from codegen.spec.expr import names as expr_names
 from codegen.spec.generated_names import generated_name_problems
 from codegen.spec.index_accumulate import parse_index_accumulate_compute
 from codegen.spec.model import (
+    ACL_FORMATS,
     ACLNN_STATUS_CODES,
     ATTR_TYPES,
+    DEVICE_ATTR_TYPES,
     MAX_RANK,
+    PRIVATE_ACL_FORMATS,
     AttrSpec,
     Catalogue,
     Constraint,
+    DeviceAttr,
+    DeviceInterface,
+    DeviceTensor,
     DType,
     ElementwiseCompute,
     Example,
@@ -1096,7 +1102,7 @@ _ROOT_REQUIRED = (
     "compute",
     "tiling",
 )
-_ROOT_OPTIONAL = ("attrs", "constraints", "notes", "example", "deterministic_gm_atomics")
+_ROOT_OPTIONAL = ("attrs", "device", "constraints", "notes", "example", "deterministic_gm_atomics")
 
 
 class _OpParser:
@@ -1154,7 +1160,7 @@ class _OpParser:
 
     def tensor(self, node: YNode, index: int, is_output: bool) -> tuple[TensorSpec, YNode | None]:
         required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-        optional = ["const"] if is_output else ["optional", "default"]
+        optional = (["const"] if is_output else ["optional", "default"]) + ["formats"]
         m = self.r.mapping(node, required, optional) or {}
         kind = "output" if is_output else "input"
         name = self.tensor_name(m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -1170,7 +1176,26 @@ class _OpParser:
             else:
                 number = self.r.number(m["default"])
                 default = None if number is None else float(number)
-        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const, default)
+        formats: tuple[str, ...] = ("ND",)
+        if "formats" in m:
+            listed = []
+            for item, text in self.r.strings(m["formats"]):
+                if text in PRIVATE_ACL_FORMATS:
+                    self.r.error(
+                        item,
+                        f"'{text}' is a private format (another data layout), which the generated kernels do not "
+                        f"read; allowed: {', '.join(ACL_FORMATS)}",
+                    )
+                elif text not in ACL_FORMATS:
+                    self.r.error(item, f"unknown format '{text}'; allowed: {', '.join(ACL_FORMATS)}")
+                elif text in listed:
+                    self.r.error(item, f"duplicate format '{text}'")
+                else:
+                    listed.append(text)
+            if listed and "ND" not in listed:
+                self.r.error(m["formats"], "formats must include ND")
+            formats = tuple(listed) or ("ND",)
+        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats)
         return spec, m.get("shape")
 
     def attr(self, node: YNode) -> AttrSpec:
@@ -1610,6 +1635,8 @@ class _OpParser:
         for field, loc, message in generated_name_problems(inputs, outputs, attrs, {*RESERVED_NAMES, *r.poisoned}):
             r.errors.append(SpecError(loc, field, message))
 
+        device = self.device(m["device"], family, inputs, outputs, attrs) if "device" in m else None
+
         tiling = self.tiling(m["tiling"]) if "tiling" in m else TilingSpec(1, 0, 1, self.root.loc)
         if "tiling" in m:
             self.tiling_vs_products(m["tiling"], tiling, products)
@@ -1656,7 +1683,156 @@ class _OpParser:
             example=example,
             path=str(self.path),
             loc=self.root.loc,
+            device=device,
         )
+
+    def device(
+        self,
+        node: YNode,
+        family: str,
+        inputs: tuple[TensorSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        attrs: tuple[AttrSpec, ...],
+    ) -> DeviceInterface | None:
+        """The ``device`` section: the OpDef's inputs/outputs (``{name, from}``, every aclnn tensor exactly
+        once, in registration order), attrs (``{name, from, type, default}``; ``string`` attrs carry the name
+        of an aclnn integer attr's value, so their source must have ``values``) and the dtype order."""
+        r = self.r
+        if family and family != "elementwise":
+            r.error(node, f"a device section is supported by the elementwise family only, not '{family}'")
+            return None
+        m = r.mapping(node, ("inputs", "outputs"), ("attrs", "dtypes"))
+        if m is None:
+            return None
+        reserved = {"workspace", "tiling", "tilingData", "op"}
+        seen: dict[str, str] = {}
+
+        def tensors(key: str, aclnn: tuple[TensorSpec, ...]) -> tuple[DeviceTensor, ...]:
+            out: list[DeviceTensor] = []
+            used: set[str] = set()
+            for item in r.seq(m[key]) or []:
+                e = r.mapping(item, ("name", "from"))
+                if not e or "name" not in e or "from" not in e:
+                    continue
+                name = r.name(e["name"], reserved=False)
+                source = r.string(e["from"])
+                if name is None or source is None:
+                    continue
+                if name in reserved:
+                    r.error(e["name"], f"'{name}' is reserved in the kernel's entry; choose another name")
+                    continue
+                if key == "outputs" and name in {t.name for t in inputs}:
+                    r.error(e["name"], f"device output '{name}' would clash with an aclnn input in the L0 API")
+                    continue
+                if name in seen:
+                    r.error(e["name"], f"device name '{name}' is already used by {seen[name]}")
+                    continue
+                if source not in {t.name for t in aclnn}:
+                    r.error(
+                        e["from"], f"'{source}' is not an aclnn {key[:-1]}; allowed: {', '.join(t.name for t in aclnn)}"
+                    )
+                    continue
+                if source in used:
+                    r.error(e["from"], f"aclnn {key[:-1]} '{source}' is already carried by another device {key[:-1]}")
+                    continue
+                seen[name] = f"{key}"
+                used.add(source)
+                out.append(DeviceTensor(name, source, item.loc))
+            missing = [t.name for t in aclnn if t.name not in used]
+            if missing and r.seq(m[key]) is not None:
+                r.error(
+                    m[key],
+                    f"every aclnn {key[:-1]} must be carried by one device {key[:-1]}; missing: {', '.join(missing)}",
+                )
+            return tuple(out)
+
+        dev_inputs = tensors("inputs", inputs) if "inputs" in m else ()
+        dev_outputs = tensors("outputs", outputs) if "outputs" in m else ()
+        dev_attrs: list[DeviceAttr] = []
+        used_attrs: set[str] = set()
+        for item in (r.seq(m["attrs"]) or []) if "attrs" in m else []:
+            e = r.mapping(item, ("name", "from", "type"), ("default",))
+            if not e or not {"name", "from", "type"} <= set(e):
+                continue
+            name = r.name(e["name"], reserved=False)
+            source = r.string(e["from"])
+            type_ = r.string(e["type"])
+            if name is None or source is None or type_ is None:
+                continue
+            src = next((a for a in attrs if a.name == source), None)
+            if src is None:
+                r.error(
+                    e["from"],
+                    f"'{source}' is not an aclnn attr; allowed: {', '.join(a.name for a in attrs) or '(none)'}",
+                )
+                continue
+            if source in used_attrs:
+                r.error(e["from"], f"aclnn attr '{source}' is already carried by another device attr")
+                continue
+            if name in {t.name for t in (*inputs, *outputs)} or name in {"executor", "ret"}:
+                r.error(
+                    e["name"], f"device attr '{name}' would clash with a parameter of the L0 API; choose another name"
+                )
+                continue
+            if name in {a.name for a in dev_attrs}:
+                r.error(e["name"], f"duplicate device attr '{name}'")
+                continue
+            if type_ not in DEVICE_ATTR_TYPES:
+                r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+                continue
+            fits = {
+                "int": src.type in ("int64", "uint64"),
+                "bool": src.type == "bool",
+                "float": src.type in ("float", "double"),
+                "string": src.type in ("int64", "uint64") and bool(src.values),
+            }[type_]
+            if not fits:
+                r.error(
+                    e["type"],
+                    f"a {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
+                    + (", without values" if type_ == "string" else "")
+                    + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool",
+                )
+                continue
+            default: int | float | bool | str | None = None
+            if "default" in e:
+                d = e["default"]
+                v = d.value if isinstance(d, YScalar) else None
+                names = [n for _, n in src.values or ()]
+                if type_ == "string" and not (isinstance(v, str) and v in names):
+                    r.error(d, f"default must be one of the names of '{source}': {', '.join(names)}")
+                    continue
+                if type_ == "bool" and not isinstance(v, bool):
+                    r.error(d, "default must be true or false for a bool attr")
+                    continue
+                if type_ == "int" and (isinstance(v, bool) or not isinstance(v, int)):
+                    r.error(d, "default must be an integer for an int attr")
+                    continue
+                if type_ == "float" and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                    r.error(d, "default must be a number for a float attr")
+                    continue
+                default = float(cast(float, v)) if type_ == "float" else v
+            used_attrs.add(source)
+            dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc))
+        missing_attrs = [a.name for a in attrs if a.name not in used_attrs]
+        if missing_attrs:
+            r.error(
+                node,
+                f"every aclnn attr must be carried by one device attr; missing: {', '.join(missing_attrs)}",
+                field=_join(node.path, "attrs"),
+            )
+        dtypes: tuple[DType, ...] | None = None
+        if "dtypes" in m:
+            dtypes = r.dtypes(m["dtypes"])
+            listed = set(inputs[0].dtypes) if inputs else set()
+            if dtypes and set(dtypes) != listed:
+                r.error(
+                    m["dtypes"],
+                    "the device dtype order must list exactly the tensors' dtypes ("
+                    + ", ".join(d.name for d in (inputs[0].dtypes if inputs else ()))
+                    + ")",
+                )
+        return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc)
 
     def zero_divisors(
         self,

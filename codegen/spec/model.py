@@ -17,12 +17,17 @@ from codegen.spec.expr import Expr, ExprType
 
 __all__ = [
     "ACLNN_STATUS_CODES",
+    "ACL_FORMATS",
     "ATTR_TYPES",
     "MAX_RANK",
+    "PRIVATE_ACL_FORMATS",
     "AttrSpec",
     "Catalogue",
     "Constraint",
     "DType",
+    "DeviceAttr",
+    "DeviceInterface",
+    "DeviceTensor",
     "ElementwiseCompute",
     "Example",
     "ExampleTensor",
@@ -270,6 +275,7 @@ class TensorSpec:
     loc: SourceLoc
     const: bool = False
     default: float | None = None
+    formats: tuple[str, ...] = ("ND",)
 
     def dtypes_for(self, product: Product) -> tuple[DType, ...]:
         """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""
@@ -308,6 +314,66 @@ class AttrSpec:
     def expr_type(self) -> ExprType:
         """The type of the attr's value in expressions (INT, BOOL or FLOAT)."""
         return ATTR_TYPES[self.type]
+
+
+#: Storage formats a spec may list for a tensor, with their ``aclFormat`` values (acl/acl_base.h). ND-layout
+#: formats only: a private format (FRACTAL_NZ, NC1HWC0, ...) stores the data in another layout, which the
+#: generated kernels do not read.
+ACL_FORMATS: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "HWCN": 16, "NDHWC": 27, "NCDHW": 30}
+#: Private formats (``aclFormat`` values) a check case may use as a format the op rejects.
+PRIVATE_ACL_FORMATS: dict[str, int] = {"FRACTAL_NZ": 29, "NC1HWC0": 3, "FRACTAL_Z": 4, "NDC1HWC0": 32}
+
+#: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
+DEVICE_ATTR_TYPES = ("int", "bool", "float", "string")
+
+
+@dataclass(frozen=True)
+class DeviceTensor:
+    """One input or output of the device op (the OpDef), and the aclnn tensor it carries.
+
+    Attributes:
+        name: the OpDef name (e.g. ``predict``; snake_case or a C identifier).
+        source: the aclnn input/output name whose data it gets (e.g. ``self``).
+        loc: the entry in the spec.
+    """
+
+    name: str
+    source: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class DeviceAttr:
+    """One attribute of the device op and the aclnn attr it comes from.
+
+    Attributes:
+        name: the OpDef attribute name (e.g. ``reduction``).
+        source: the aclnn attr whose value it gets.
+        type: ``int``, ``bool``, ``float`` or ``string`` (:data:`DEVICE_ATTR_TYPES`). A ``string`` attr
+            carries the name of the aclnn integer's value (the aclnn attr's ``values``: 1 gives ``"mean"``).
+        default: the OpDef default (OPTIONAL attr), or None for a REQUIRED attr.
+        loc: the entry in the spec.
+    """
+
+    name: str
+    source: str
+    type: str
+    default: int | float | bool | str | None
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class DeviceInterface:
+    """The device op's interface as the OpDef registers it: inputs, outputs and attrs in registration order,
+    each naming the aclnn parameter it carries, and the dtype order of its lists (each product keeps the
+    dtypes it supports, in this order). A spec without a ``device`` section gets the identity interface
+    (:meth:`OpSpec.device_interface`)."""
+
+    inputs: tuple[DeviceTensor, ...]
+    outputs: tuple[DeviceTensor, ...]
+    attrs: tuple[DeviceAttr, ...]
+    dtypes: tuple[DType, ...] | None
+    loc: SourceLoc
 
 
 @dataclass(frozen=True)
@@ -446,6 +512,7 @@ class OpSpec:
         example: worked example or None.
         path: the spec file.
         loc: the document's first line.
+        device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
     """
 
     op: str
@@ -466,6 +533,22 @@ class OpSpec:
     path: str
     loc: SourceLoc
     deterministic_gm_atomics: bool = True
+    device: DeviceInterface | None = None
+
+    @property
+    def device_interface(self) -> DeviceInterface:
+        """The device op's interface: the spec's ``device`` section, or the aclnn inputs, outputs and attrs
+        under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes."""
+        if self.device is not None:
+            return self.device
+        kinds = {"int64": "int", "uint64": "int", "bool": "bool", "double": "float", "float": "float"}
+        return DeviceInterface(
+            inputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.inputs),
+            outputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.outputs),
+            attrs=tuple(DeviceAttr(a.name, a.name, kinds.get(a.type, "int"), a.default, a.loc) for a in self.attrs),
+            dtypes=None,
+            loc=self.loc,
+        )
 
     @property
     def aclnn_name(self) -> str:

@@ -91,7 +91,7 @@ for PRODUCT in Ascend910B Ascend910; do
   KERNEL=$(ls "$OP"/op_kernel/*.cpp)
   TILING_TYPE=$(sed -n 's/^BEGIN_TILING_DATA_DEF(\(.*\))/\1/p' "$TILING_H" | head -1)
   OBJS=()
-  for src in "$API_CPP" "$OP"/op_host/*.cpp; do
+  for src in "$OP"/op_api/*.cpp "$OP"/op_host/*.cpp; do
     obj="$P/$(basename "${src%.cpp}").o"
     compile "$src" "$obj" "${OPINC[@]}" "${MACROS[@]}" &
     OBJS+=("$obj")

@@ -436,15 +436,16 @@ void TestOpDefJson(bool is910) {
   const std::string def = opgen_rt_opdef_json("SoftMarginLossGrad");
   EXPECT(Contains(def, "\"op_type\": \"SoftMarginLossGrad\""), "%s", def.c_str());
   EXPECT(Contains(def,
-                  "{\"name\": \"gradOutput\", \"param_type\": \"REQUIRED\", \"dtypes\": [\"DT_FLOAT\", "
-                  "\"DT_FLOAT16\", \"DT_BF16\"]"),
+                  "{\"name\": \"predict\", \"param_type\": \"REQUIRED\", \"dtypes\": [\"DT_FLOAT16\", "
+                  "\"DT_FLOAT\", \"DT_BF16\"]"),
          "%s", def.c_str());
   EXPECT(Contains(def, "\"formats\": [\"FORMAT_ND\", \"FORMAT_ND\", \"FORMAT_ND\"]"), "%s", def.c_str());
-  EXPECT(Contains(def, "{\"name\": \"reduction\", \"attr_type\": \"OPTIONAL\", \"type\": \"int\", \"default\": 1}"),
+  EXPECT(Contains(def,
+                  "{\"name\": \"reduction\", \"attr_type\": \"OPTIONAL\", \"type\": \"string\", \"default\": \"mean\"}"),
          "%s", def.c_str());
   EXPECT(Contains(def,
-                  "\"ascend910\": {\"inputs\": [{\"name\": \"gradOutput\", \"param_type\": \"REQUIRED\", "
-                  "\"dtypes\": [\"DT_FLOAT\", \"DT_FLOAT16\"]"),
+                  "\"ascend910\": {\"inputs\": [{\"name\": \"predict\", \"param_type\": \"REQUIRED\", "
+                  "\"dtypes\": [\"DT_FLOAT16\", \"DT_FLOAT\"]"),
          "%s", def.c_str());
   EXPECT(Contains(def, "\"ascend910b\": null") && Contains(def, "\"ascend950\": null"), "%s", def.c_str());
   EXPECT(std::string(opgen_rt_opdef_json("NoSuchOp")) == "null", "unknown op");
@@ -459,7 +460,7 @@ void TestRunTilingJson() {
       "SoftMarginLossGrad",
       "{\"inputs\": [{\"shape\": [65536, 65536], \"dtype\": \"DT_FLOAT\"}, {\"shape\": [65536, 65536], \"dtype\": "
       "\"FLOAT\"}, {\"shape\": [65536, 65536], \"dtype\": 0}], \"outputs\": [{\"shape\": [65536, 65536], \"dtype\": "
-      "\"DT_FLOAT\", \"format\": \"ND\"}], \"attrs\": {\"reduction\": 1}}");
+      "\"DT_FLOAT\", \"format\": \"ND\"}], \"attrs\": {\"reduction\": \"mean\"}}");
   EXPECT(Contains(big, "\"status\": 0") && Contains(big, "\"totalLength\": 4294967296") &&
              Contains(big, "\"tiling_key\": 0"),
          "%s", big.c_str());
@@ -476,7 +477,7 @@ void TestRunTilingJson() {
   const std::string fail =
       opgen_rt_run_tiling_json("SoftMarginLossGrad",
                                "{\"inputs\": [{\"shape\": [8], \"dtype\": \"DT_INT32\"}], \"outputs\": [{\"shape\": "
-                               "[8], \"dtype\": \"DT_INT32\"}], \"attrs\": [0]}");
+                               "[8], \"dtype\": \"DT_INT32\"}], \"attrs\": [\"none\"]}");
   EXPECT(Contains(fail, "\"status\": 561002") && Contains(fail, "GRAPH_FAILED"), "%s", fail.c_str());
   const std::string none = opgen_rt_run_tiling_json("NoSuchOp", "{\"inputs\": []}");
   EXPECT(Contains(none, "\"status\": 561002") && Contains(none, "no tiling function"), "%s", none.c_str());

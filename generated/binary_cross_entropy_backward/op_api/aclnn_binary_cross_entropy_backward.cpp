@@ -5,6 +5,7 @@
 // cast to the promoted dtype and broadcast to the output shape on the host side, the BinaryCrossEntropyGrad
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
 #include "aclnn_binary_cross_entropy_backward.h"
+#include "binary_cross_entropy_grad.h"
 
 #include <vector>
 
@@ -23,24 +24,6 @@
 #include "opdev/shape_utils.h"
 
 using namespace op;
-
-namespace l0op {
-OP_TYPE_REGISTER(BinaryCrossEntropyGrad);
-
-// Device op: every input present contiguous, of one dtype and of the output's shape; a null optional input
-// (weightOptional) stays null.
-static const aclTensor *BinaryCrossEntropyGrad(const aclTensor *gradOutput, const aclTensor *self,
-                                               const aclTensor *target, const aclTensor *weightOptional,
-                                               int64_t reduction, aclOpExecutor *executor) {
-  L0_DFX(BinaryCrossEntropyGrad, gradOutput, self, target, weightOptional, reduction);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(BinaryCrossEntropyGrad, OP_INPUT(gradOutput, self, target, weightOptional),
-                                         OP_OUTPUT(out), OP_ATTR(reduction));
-  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return out;
-}
-}  // namespace l0op
 
 namespace {
 constexpr size_t MAX_DIM = 8;
@@ -230,6 +213,21 @@ const aclTensor *BroadcastTensor(const aclTensor *tensor, const op::Shape &shape
   CHECK_RET(dimArray != nullptr, nullptr);
   return l0op::BroadcastTo(tensor, dimArray, executor);
 }
+
+// The name of a `reduction` value, as the device op's string attribute carries it (CheckParams has
+// rejected every other value).
+const char *ReductionValueName(int64_t value) {
+  switch (value) {
+    case 0:
+      return "none";
+    case 1:
+      return "mean";
+    case 2:
+      return "sum";
+    default:
+      return "";
+  }
+}
 }  // namespace
 
 #ifdef __cplusplus
@@ -293,8 +291,9 @@ aclnnStatus aclnnBinaryCrossEntropyBackwardGetWorkspaceSize(const aclTensor *gra
     CHECK_RET(weightOptionalBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }
 
-  auto result = l0op::BinaryCrossEntropyGrad(gradOutputBroadcast, selfBroadcast, targetBroadcast,
-                                             weightOptionalBroadcast, reduction, uniqueExecutor.get());
+  auto result =
+      l0op::BinaryCrossEntropyGrad(gradOutputBroadcast, selfBroadcast, targetBroadcast, weightOptionalBroadcast,
+                                   ReductionValueName(reduction), uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -6,57 +6,57 @@ namespace ops {
 class BinaryCrossEntropyGrad : public OpDef {
  public:
   explicit BinaryCrossEntropyGrad(const char *name) : OpDef(name) {
-    this->Input("gradOutput")
+    this->Input("x")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("self")
+    this->Input("y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("target")
+    this->Input("grad_output")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("weightOptional")
+    this->Input("weight")
         .ParamType(OPTIONAL)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Output("out")
+    this->Output("output")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Attr("reduction").AttrType(OPTIONAL).Int(1);
+    this->Attr("reduction").AttrType(OPTIONAL).String("mean");
 
     OpAICoreConfig ascend910Config;
-    ascend910Config.Input("gradOutput")
+    ascend910Config.Input("x")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("self")
+    ascend910Config.Input("y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("target")
+    ascend910Config.Input("grad_output")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("weightOptional")
+    ascend910Config.Input("weight")
         .ParamType(OPTIONAL)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Output("out")
+    ascend910Config.Output("output")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     this->AICore().AddConfig("ascend910", ascend910Config);
@@ -65,29 +65,29 @@ class BinaryCrossEntropyGrad : public OpDef {
     this->AICore().AddConfig("ascend950");
 
     OpAICoreConfig ascend310pConfig;
-    ascend310pConfig.Input("gradOutput")
+    ascend310pConfig.Input("x")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("self")
+    ascend310pConfig.Input("y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("target")
+    ascend310pConfig.Input("grad_output")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("weightOptional")
+    ascend310pConfig.Input("weight")
         .ParamType(OPTIONAL)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Output("out")
+    ascend310pConfig.Output("output")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     this->AICore().AddConfig("ascend310p", ascend310pConfig);

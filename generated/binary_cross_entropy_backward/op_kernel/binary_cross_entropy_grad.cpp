@@ -254,42 +254,42 @@ class KernelBinaryCrossEntropyGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void binary_cross_entropy_grad(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target,
-                                                                GM_ADDR weightOptional, GM_ADDR out, GM_ADDR workspace,
+extern "C" __global__ __aicore__ void binary_cross_entropy_grad(GM_ADDR x, GM_ADDR y, GM_ADDR grad_output,
+                                                                GM_ADDR weight, GM_ADDR output, GM_ADDR workspace,
                                                                 GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelBinaryCrossEntropyGrad<float, 0U> op;
-    op.Init(gradOutput, self, target, weightOptional, out, tilingData);
+    op.Init(grad_output, x, y, weight, output, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelBinaryCrossEntropyGrad<half, 0U> op;
-    op.Init(gradOutput, self, target, weightOptional, out, tilingData);
+    op.Init(grad_output, x, y, weight, output, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(2)) {
     KernelBinaryCrossEntropyGrad<bfloat16_t, 0U> op;
-    op.Init(gradOutput, self, target, weightOptional, out, tilingData);
+    op.Init(grad_output, x, y, weight, output, tilingData);
     op.Process();
   }
 #endif
   if (TILING_KEY_IS(3)) {
     KernelBinaryCrossEntropyGrad<float, 1U> op;
-    op.Init(gradOutput, self, target, weightOptional, out, tilingData);
+    op.Init(grad_output, x, y, weight, output, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(4)) {
     KernelBinaryCrossEntropyGrad<half, 1U> op;
-    op.Init(gradOutput, self, target, weightOptional, out, tilingData);
+    op.Init(grad_output, x, y, weight, output, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(5)) {
     KernelBinaryCrossEntropyGrad<bfloat16_t, 1U> op;
-    op.Init(gradOutput, self, target, weightOptional, out, tilingData);
+    op.Init(grad_output, x, y, weight, output, tilingData);
     op.Process();
   }
 #endif

@@ -2,9 +2,10 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnEmbeddingDenseBackward: parameter checks in CANN's order (null pointers, dtypes per product,
 // ranks, shape relations, format, product limits), then the plan: grad and indices made contiguous,
-// the EmbeddingDenseGrad device op (fp32 sums [numWeights, D]), one cast to the dtype of out and a
+// the EmbeddingDenseGradAccumulate device op (fp32 sums [numWeights, D]), one cast to the dtype of out and a
 // copy into its (possibly strided) view.
 #include "aclnn_embedding_dense_backward.h"
+#include "embedding_dense_grad_accumulate.h"
 
 #include <cstdint>
 
@@ -22,25 +23,6 @@
 #include "opdev/shape_utils.h"
 
 using namespace op;
-
-namespace l0op {
-OP_TYPE_REGISTER(EmbeddingDenseGrad);
-
-// Device op: grad [N, D] and indices (N elements) contiguous; returns the fp32 sums [numWeights, D].
-// The tiling picks the atomic or the deterministic strategy.
-static const aclTensor *EmbeddingDenseGrad(const aclTensor *grad, const aclTensor *indices, int64_t numWeights,
-                                           int64_t paddingIdx, bool scaleGradByFreq, aclOpExecutor *executor) {
-  L0_DFX(EmbeddingDenseGrad, grad, indices, numWeights, paddingIdx, scaleGradByFreq);
-  const op::Shape &rowsShape = grad->GetViewShape();
-  const op::Shape sumsShape = {numWeights, rowsShape.GetDim(rowsShape.GetDimNum() - 1)};
-  auto sums = executor->AllocTensor(sumsShape, op::DataType::DT_FLOAT);
-  CHECK_RET(sums != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(EmbeddingDenseGrad, OP_INPUT(grad, indices), OP_OUTPUT(sums),
-                                         OP_ATTR(numWeights, paddingIdx, scaleGradByFreq));
-  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return sums;
-}
-}  // namespace l0op
 
 namespace {
 
@@ -134,18 +116,24 @@ aclnnStatus CheckParams(const aclTensor *grad, const aclTensor *indices, uint64_
             ToString(outShape).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (grad->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "grad must have format ND, but has %s.",
+  if (grad->GetStorageFormat() != Format::FORMAT_ND && grad->GetStorageFormat() != Format::FORMAT_NCHW &&
+      grad->GetStorageFormat() != Format::FORMAT_NHWC && grad->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      grad->GetStorageFormat() != Format::FORMAT_NDHWC && grad->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "grad must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(grad->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (indices->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "indices must have format ND, but has %s.",
+  if (indices->GetStorageFormat() != Format::FORMAT_ND && indices->GetStorageFormat() != Format::FORMAT_NCHW &&
+      indices->GetStorageFormat() != Format::FORMAT_NHWC && indices->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      indices->GetStorageFormat() != Format::FORMAT_NDHWC && indices->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "indices must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(indices->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (out->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, but has %s.",
+  if (out->GetStorageFormat() != Format::FORMAT_ND && out->GetStorageFormat() != Format::FORMAT_NCHW &&
+      out->GetStorageFormat() != Format::FORMAT_NHWC && out->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      out->GetStorageFormat() != Format::FORMAT_NDHWC && out->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(out->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
@@ -216,7 +204,8 @@ aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, c
   CHECK_RET(indicesContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
   // A paddingIdx that is negative as int64 means "no padding row" (the uint64 bits are passed as they are).
-  auto result = l0op::EmbeddingDenseGrad(gradContiguous, indicesContiguous, static_cast<int64_t>(numWeights),
+  auto result =
+      l0op::EmbeddingDenseGradAccumulate(gradContiguous, indicesContiguous, static_cast<int64_t>(numWeights),
                                          static_cast<int64_t>(paddingIdx), scaleGradByFreq, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());

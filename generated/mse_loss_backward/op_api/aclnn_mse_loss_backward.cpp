@@ -5,6 +5,7 @@
 // cast to the promoted dtype and broadcast to the output shape on the host side, the MseLossGrad
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
 #include "aclnn_mse_loss_backward.h"
+#include "mse_loss_grad.h"
 
 #include <vector>
 
@@ -23,22 +24,6 @@
 #include "opdev/shape_utils.h"
 
 using namespace op;
-
-namespace l0op {
-OP_TYPE_REGISTER(MseLossGrad);
-
-// Device op: every input present contiguous, of one dtype and of the output's shape.
-static const aclTensor *MseLossGrad(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *target,
-                                    int64_t reduction, aclOpExecutor *executor) {
-  L0_DFX(MseLossGrad, gradOutput, self, target, reduction);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  auto ret =
-      ADD_TO_LAUNCHER_LIST_AICORE(MseLossGrad, OP_INPUT(gradOutput, self, target), OP_OUTPUT(out), OP_ATTR(reduction));
-  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return out;
-}
-}  // namespace l0op
 
 namespace {
 constexpr size_t MAX_DIM = 8;
@@ -214,6 +199,21 @@ const aclTensor *BroadcastTensor(const aclTensor *tensor, const op::Shape &shape
   CHECK_RET(dimArray != nullptr, nullptr);
   return l0op::BroadcastTo(tensor, dimArray, executor);
 }
+
+// The name of a `reduction` value, as the device op's string attribute carries it (CheckParams has
+// rejected every other value).
+const char *ReductionValueName(int64_t value) {
+  switch (value) {
+    case 0:
+      return "none";
+    case 1:
+      return "mean";
+    case 2:
+      return "sum";
+    default:
+      return "";
+  }
+}
 }  // namespace
 
 #ifdef __cplusplus
@@ -263,7 +263,8 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, co
   auto targetBroadcast = BroadcastTensor(targetCasted, broadcastShape, uniqueExecutor.get());
   CHECK_RET(targetBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::MseLossGrad(gradOutputBroadcast, selfBroadcast, targetBroadcast, reduction, uniqueExecutor.get());
+  auto result = l0op::MseLossGrad(gradOutputBroadcast, selfBroadcast, targetBroadcast, ReductionValueName(reduction),
+                                  uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

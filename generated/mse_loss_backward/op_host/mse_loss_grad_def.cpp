@@ -6,47 +6,47 @@ namespace ops {
 class MseLossGrad : public OpDef {
  public:
   explicit MseLossGrad(const char *name) : OpDef(name) {
-    this->Input("gradOutput")
+    this->Input("predict")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("self")
+    this->Input("label")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("target")
+    this->Input("dout")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Output("out")
+    this->Output("y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Attr("reduction").AttrType(OPTIONAL).Int(1);
+    this->Attr("reduction").AttrType(OPTIONAL).String("mean");
 
     OpAICoreConfig ascend910Config;
-    ascend910Config.Input("gradOutput")
+    ascend910Config.Input("predict")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("self")
+    ascend910Config.Input("label")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("target")
+    ascend910Config.Input("dout")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Output("out")
+    ascend910Config.Output("y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     this->AICore().AddConfig("ascend910", ascend910Config);
@@ -55,24 +55,24 @@ class MseLossGrad : public OpDef {
     this->AICore().AddConfig("ascend950");
 
     OpAICoreConfig ascend310pConfig;
-    ascend310pConfig.Input("gradOutput")
+    ascend310pConfig.Input("predict")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("self")
+    ascend310pConfig.Input("label")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("target")
+    ascend310pConfig.Input("dout")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Output("out")
+    ascend310pConfig.Output("y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     this->AICore().AddConfig("ascend310p", ascend310pConfig);

@@ -168,24 +168,24 @@ class KernelMseLossGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void mse_loss_grad(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target, GM_ADDR out,
+extern "C" __global__ __aicore__ void mse_loss_grad(GM_ADDR predict, GM_ADDR label, GM_ADDR dout, GM_ADDR y,
                                                     GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelMseLossGrad<float> op;
-    op.Init(gradOutput, self, target, out, tilingData);
+    op.Init(dout, predict, label, y, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelMseLossGrad<half> op;
-    op.Init(gradOutput, self, target, out, tilingData);
+    op.Init(dout, predict, label, y, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(2)) {
     KernelMseLossGrad<bfloat16_t> op;
-    op.Init(gradOutput, self, target, out, tilingData);
+    op.Init(dout, predict, label, y, tilingData);
     op.Process();
   }
 #endif

@@ -5,6 +5,7 @@
 // cast to the promoted dtype and broadcast to the output shape on the host side, the SigmoidGrad
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
 #include "aclnn_sigmoid_backward.h"
+#include "sigmoid_grad.h"
 
 #include <vector>
 
@@ -23,20 +24,6 @@
 #include "opdev/shape_utils.h"
 
 using namespace op;
-
-namespace l0op {
-OP_TYPE_REGISTER(SigmoidGrad);
-
-// Device op: every input present contiguous, of one dtype and of the output's shape.
-static const aclTensor *SigmoidGrad(const aclTensor *gradOutput, const aclTensor *output, aclOpExecutor *executor) {
-  L0_DFX(SigmoidGrad, gradOutput, output);
-  auto gradInput = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(gradInput != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(gradOutput, output), OP_OUTPUT(gradInput));
-  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return gradInput;
-}
-}  // namespace l0op
 
 namespace {
 constexpr size_t MAX_DIM = 8;

@@ -84,7 +84,11 @@ static ge::graphStatus SigmoidGradTilingFunc(gert::TilingContext *context) {
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(0)->GetDataType());
+  const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(1);
+  if (dtypeDesc == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t dtypeIndex = DtypeIndexOf(dtypeDesc->GetDataType());
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
@@ -132,5 +136,15 @@ static ge::graphStatus SigmoidGradTilingFunc(gert::TilingContext *context) {
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(SigmoidGrad).Tiling(SigmoidGradTilingFunc);
+// Compile info of SigmoidGrad: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct SigmoidGradCompileInfo {};
+
+static ge::graphStatus TilingParseForSigmoidGrad([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(SigmoidGrad)
+    .Tiling(SigmoidGradTilingFunc)
+    .TilingParse<SigmoidGradCompileInfo>(TilingParseForSigmoidGrad);
 }  // namespace optiling

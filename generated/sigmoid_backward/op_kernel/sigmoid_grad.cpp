@@ -158,24 +158,24 @@ class KernelSigmoidGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void sigmoid_grad(GM_ADDR gradOutput, GM_ADDR output, GM_ADDR gradInput,
-                                                   GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void sigmoid_grad(GM_ADDR y, GM_ADDR dy, GM_ADDR z, GM_ADDR workspace,
+                                                   GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelSigmoidGrad<float> op;
-    op.Init(gradOutput, output, gradInput, tilingData);
+    op.Init(dy, y, z, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelSigmoidGrad<half> op;
-    op.Init(gradOutput, output, gradInput, tilingData);
+    op.Init(dy, y, z, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(2)) {
     KernelSigmoidGrad<bfloat16_t> op;
-    op.Init(gradOutput, output, gradInput, tilingData);
+    op.Init(dy, y, z, tilingData);
     op.Process();
   }
 #endif

@@ -5,6 +5,7 @@
 // cast to the promoted dtype and broadcast to the output shape on the host side, the SmoothL1LossGradV2
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
 #include "aclnn_smooth_l1_loss_backward.h"
+#include "smooth_l1_loss_grad_v2.h"
 
 #include <vector>
 
@@ -23,22 +24,6 @@
 #include "opdev/shape_utils.h"
 
 using namespace op;
-
-namespace l0op {
-OP_TYPE_REGISTER(SmoothL1LossGradV2);
-
-// Device op: every input present contiguous, of one dtype and of the output's shape.
-static const aclTensor *SmoothL1LossGradV2(const aclTensor *gradOut, const aclTensor *self, const aclTensor *target,
-                                           int64_t reduction, float beta, aclOpExecutor *executor) {
-  L0_DFX(SmoothL1LossGradV2, gradOut, self, target, reduction, beta);
-  auto gradInput = executor->AllocTensor(gradOut->GetViewShape(), gradOut->GetDataType());
-  CHECK_RET(gradInput != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SmoothL1LossGradV2, OP_INPUT(gradOut, self, target), OP_OUTPUT(gradInput),
-                                         OP_ATTR(reduction, beta));
-  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return gradInput;
-}
-}  // namespace l0op
 
 namespace {
 constexpr size_t MAX_DIM = 8;
@@ -214,6 +199,21 @@ const aclTensor *BroadcastTensor(const aclTensor *tensor, const op::Shape &shape
   CHECK_RET(dimArray != nullptr, nullptr);
   return l0op::BroadcastTo(tensor, dimArray, executor);
 }
+
+// The name of a `reduction` value, as the device op's string attribute carries it (CheckParams has
+// rejected every other value).
+const char *ReductionValueName(int64_t value) {
+  switch (value) {
+    case 0:
+      return "none";
+    case 1:
+      return "mean";
+    case 2:
+      return "sum";
+    default:
+      return "";
+  }
+}
 }  // namespace
 
 #ifdef __cplusplus
@@ -265,8 +265,8 @@ aclnnStatus aclnnSmoothL1LossBackwardGetWorkspaceSize(const aclTensor *gradOut, 
   auto targetBroadcast = BroadcastTensor(targetCasted, broadcastShape, uniqueExecutor.get());
   CHECK_RET(targetBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result =
-      l0op::SmoothL1LossGradV2(gradOutBroadcast, selfBroadcast, targetBroadcast, reduction, beta, uniqueExecutor.get());
+  auto result = l0op::SmoothL1LossGradV2(gradOutBroadcast, selfBroadcast, targetBroadcast, beta,
+                                         ReductionValueName(reduction), uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, gradInput->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

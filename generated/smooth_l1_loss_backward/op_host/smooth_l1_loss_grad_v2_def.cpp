@@ -6,48 +6,48 @@ namespace ops {
 class SmoothL1LossGradV2 : public OpDef {
  public:
   explicit SmoothL1LossGradV2(const char *name) : OpDef(name) {
-    this->Input("gradOut")
+    this->Input("predict")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("self")
+    this->Input("label")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("target")
+    this->Input("dout")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Output("gradInput")
+    this->Output("gradient")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Attr("reduction").AttrType(OPTIONAL).Int(1);
-    this->Attr("beta").AttrType(OPTIONAL).Float(1.0);
+    this->Attr("sigma").AttrType(OPTIONAL).Float(1.0);
+    this->Attr("reduction").AttrType(OPTIONAL).String("mean");
 
     OpAICoreConfig ascend910Config;
-    ascend910Config.Input("gradOut")
+    ascend910Config.Input("predict")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("self")
+    ascend910Config.Input("label")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("target")
+    ascend910Config.Input("dout")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Output("gradInput")
+    ascend910Config.Output("gradient")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     this->AICore().AddConfig("ascend910", ascend910Config);
@@ -56,24 +56,24 @@ class SmoothL1LossGradV2 : public OpDef {
     this->AICore().AddConfig("ascend950");
 
     OpAICoreConfig ascend310pConfig;
-    ascend310pConfig.Input("gradOut")
+    ascend310pConfig.Input("predict")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("self")
+    ascend310pConfig.Input("label")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("target")
+    ascend310pConfig.Input("dout")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Output("gradInput")
+    ascend310pConfig.Output("gradient")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     this->AICore().AddConfig("ascend310p", ascend310pConfig);

@@ -6,6 +6,7 @@
 #include "smooth_l1_loss_grad_v2_tiling.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -84,23 +85,44 @@ static ge::graphStatus SmoothL1LossGradV2TilingFunc(gert::TilingContext *context
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(0)->GetDataType());
+  const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(2);
+  if (dtypeDesc == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t dtypeIndex = DtypeIndexOf(dtypeDesc->GetDataType());
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
   const int64_t tilingKey = dtypeIndex;
-  const int64_t *reductionAttr = context->GetAttrs()->GetAttrPointer<int64_t>(0);
-  if (reductionAttr == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  const int64_t reduction = *reductionAttr;
-  (void)reduction;
-  const float *betaAttr = context->GetAttrs()->GetAttrPointer<float>(1);
+  const float *betaAttr = context->GetAttrs()->GetAttrPointer<float>(0);
   if (betaAttr == nullptr) {
     return ge::GRAPH_FAILED;
   }
   const float beta = *betaAttr;
   (void)beta;
+  // Device attr `reduction` is a string: the name of a `reduction` value.
+  const char *reductionText = context->GetAttrs()->GetStr(1);
+  if (reductionText == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  int64_t reduction = 0;
+  bool reductionKnown = false;
+  if (std::strcmp(reductionText, "none") == 0) {
+    reduction = 0;
+    reductionKnown = true;
+  }
+  if (std::strcmp(reductionText, "mean") == 0) {
+    reduction = 1;
+    reductionKnown = true;
+  }
+  if (std::strcmp(reductionText, "sum") == 0) {
+    reduction = 2;
+    reductionKnown = true;
+  }
+  if (!reductionKnown) {
+    return ge::GRAPH_FAILED;
+  }
+  (void)reduction;
 
   const KeyInfo info = KeyInfoOf(tilingKey);
   const int64_t blockElems = BLOCK_BYTES / info.elemBytes;
@@ -151,5 +173,15 @@ static ge::graphStatus SmoothL1LossGradV2TilingFunc(gert::TilingContext *context
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(SmoothL1LossGradV2).Tiling(SmoothL1LossGradV2TilingFunc);
+// Compile info of SmoothL1LossGradV2: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct SmoothL1LossGradV2CompileInfo {};
+
+static ge::graphStatus TilingParseForSmoothL1LossGradV2([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(SmoothL1LossGradV2)
+    .Tiling(SmoothL1LossGradV2TilingFunc)
+    .TilingParse<SmoothL1LossGradV2CompileInfo>(TilingParseForSmoothL1LossGradV2);
 }  // namespace optiling

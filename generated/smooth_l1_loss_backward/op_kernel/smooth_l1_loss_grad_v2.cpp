@@ -180,24 +180,24 @@ class KernelSmoothL1LossGradV2 {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void smooth_l1_loss_grad_v2(GM_ADDR gradOut, GM_ADDR self, GM_ADDR target,
-                                                             GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void smooth_l1_loss_grad_v2(GM_ADDR predict, GM_ADDR label, GM_ADDR dout,
+                                                             GM_ADDR gradient, GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelSmoothL1LossGradV2<float> op;
-    op.Init(gradOut, self, target, gradInput, tilingData);
+    op.Init(dout, predict, label, gradient, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelSmoothL1LossGradV2<half> op;
-    op.Init(gradOut, self, target, gradInput, tilingData);
+    op.Init(dout, predict, label, gradient, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(2)) {
     KernelSmoothL1LossGradV2<bfloat16_t> op;
-    op.Init(gradOut, self, target, gradInput, tilingData);
+    op.Init(dout, predict, label, gradient, tilingData);
     op.Process();
   }
 #endif

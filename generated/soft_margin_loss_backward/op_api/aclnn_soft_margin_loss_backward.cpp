@@ -5,6 +5,7 @@
 // cast to the promoted dtype and broadcast to the output shape on the host side, the SoftMarginLossGrad
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
 #include "aclnn_soft_margin_loss_backward.h"
+#include "soft_margin_loss_grad.h"
 
 #include <vector>
 
@@ -23,22 +24,6 @@
 #include "opdev/shape_utils.h"
 
 using namespace op;
-
-namespace l0op {
-OP_TYPE_REGISTER(SoftMarginLossGrad);
-
-// Device op: every input present contiguous, of one dtype and of the output's shape.
-static const aclTensor *SoftMarginLossGrad(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *target,
-                                           int64_t reduction, aclOpExecutor *executor) {
-  L0_DFX(SoftMarginLossGrad, gradOutput, self, target, reduction);
-  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(out != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftMarginLossGrad, OP_INPUT(gradOutput, self, target), OP_OUTPUT(out),
-                                         OP_ATTR(reduction));
-  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return out;
-}
-}  // namespace l0op
 
 namespace {
 constexpr size_t MAX_DIM = 8;
@@ -158,23 +143,31 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, cons
             ToString(out->GetViewShape()).GetString(), ToString(broadcastShape).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (gradOutput->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput must have format ND, but has %s.",
+  if (gradOutput->GetStorageFormat() != Format::FORMAT_ND && gradOutput->GetStorageFormat() != Format::FORMAT_NCHW &&
+      gradOutput->GetStorageFormat() != Format::FORMAT_NHWC && gradOutput->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      gradOutput->GetStorageFormat() != Format::FORMAT_NDHWC && gradOutput->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(gradOutput->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (self->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self must have format ND, but has %s.",
+  if (self->GetStorageFormat() != Format::FORMAT_ND && self->GetStorageFormat() != Format::FORMAT_NCHW &&
+      self->GetStorageFormat() != Format::FORMAT_NHWC && self->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      self->GetStorageFormat() != Format::FORMAT_NDHWC && self->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(self->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (target->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "target must have format ND, but has %s.",
+  if (target->GetStorageFormat() != Format::FORMAT_ND && target->GetStorageFormat() != Format::FORMAT_NCHW &&
+      target->GetStorageFormat() != Format::FORMAT_NHWC && target->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      target->GetStorageFormat() != Format::FORMAT_NDHWC && target->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "target must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(target->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (out->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, but has %s.",
+  if (out->GetStorageFormat() != Format::FORMAT_ND && out->GetStorageFormat() != Format::FORMAT_NCHW &&
+      out->GetStorageFormat() != Format::FORMAT_NHWC && out->GetStorageFormat() != Format::FORMAT_NCDHW &&
+      out->GetStorageFormat() != Format::FORMAT_NDHWC && out->GetStorageFormat() != Format::FORMAT_HWCN) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, NCHW, NHWC, NCDHW, NDHWC, HWCN, but has %s.",
             ToString(out->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
@@ -193,6 +186,21 @@ const aclTensor *BroadcastTensor(const aclTensor *tensor, const op::Shape &shape
   const aclIntArray *dimArray = executor->AllocIntArray(dims.data(), dims.size());
   CHECK_RET(dimArray != nullptr, nullptr);
   return l0op::BroadcastTo(tensor, dimArray, executor);
+}
+
+// The name of a `reduction` value, as the device op's string attribute carries it (CheckParams has
+// rejected every other value).
+const char *ReductionValueName(int64_t value) {
+  switch (value) {
+    case 0:
+      return "none";
+    case 1:
+      return "mean";
+    case 2:
+      return "sum";
+    default:
+      return "";
+  }
 }
 }  // namespace
 
@@ -242,8 +250,8 @@ aclnnStatus aclnnSoftMarginLossBackwardGetWorkspaceSize(const aclTensor *gradOut
   auto targetBroadcast = BroadcastTensor(targetCasted, broadcastShape, uniqueExecutor.get());
   CHECK_RET(targetBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result =
-      l0op::SoftMarginLossGrad(gradOutputBroadcast, selfBroadcast, targetBroadcast, reduction, uniqueExecutor.get());
+  auto result = l0op::SoftMarginLossGrad(gradOutputBroadcast, selfBroadcast, targetBroadcast,
+                                         ReductionValueName(reduction), uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

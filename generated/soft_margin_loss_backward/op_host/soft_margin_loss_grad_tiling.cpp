@@ -6,6 +6,7 @@
 #include "soft_margin_loss_grad_tiling.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -83,16 +84,37 @@ static ge::graphStatus SoftMarginLossGradTilingFunc(gert::TilingContext *context
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
-  const int64_t dtypeIndex = DtypeIndexOf(context->GetInputDesc(0)->GetDataType());
+  const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(2);
+  if (dtypeDesc == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  const int64_t dtypeIndex = DtypeIndexOf(dtypeDesc->GetDataType());
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
   const int64_t tilingKey = dtypeIndex;
-  const int64_t *reductionAttr = context->GetAttrs()->GetAttrPointer<int64_t>(0);
-  if (reductionAttr == nullptr) {
+  // Device attr `reduction` is a string: the name of a `reduction` value.
+  const char *reductionText = context->GetAttrs()->GetStr(0);
+  if (reductionText == nullptr) {
     return ge::GRAPH_FAILED;
   }
-  const int64_t reduction = *reductionAttr;
+  int64_t reduction = 0;
+  bool reductionKnown = false;
+  if (std::strcmp(reductionText, "none") == 0) {
+    reduction = 0;
+    reductionKnown = true;
+  }
+  if (std::strcmp(reductionText, "mean") == 0) {
+    reduction = 1;
+    reductionKnown = true;
+  }
+  if (std::strcmp(reductionText, "sum") == 0) {
+    reduction = 2;
+    reductionKnown = true;
+  }
+  if (!reductionKnown) {
+    return ge::GRAPH_FAILED;
+  }
   (void)reduction;
 
   const KeyInfo info = KeyInfoOf(tilingKey);
@@ -140,5 +162,15 @@ static ge::graphStatus SoftMarginLossGradTilingFunc(gert::TilingContext *context
   return ge::GRAPH_SUCCESS;
 }
 
-IMPL_OP_OPTILING(SoftMarginLossGrad).Tiling(SoftMarginLossGradTilingFunc);
+// Compile info of SoftMarginLossGrad: the tiling reads every fact it needs at run time (platform UB and cores,
+// shapes, attrs), so the graph compiler's compile info carries nothing for it.
+struct SoftMarginLossGradCompileInfo {};
+
+static ge::graphStatus TilingParseForSoftMarginLossGrad([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_OPTILING(SoftMarginLossGrad)
+    .Tiling(SoftMarginLossGradTilingFunc)
+    .TilingParse<SoftMarginLossGradCompileInfo>(TilingParseForSoftMarginLossGrad);
 }  // namespace optiling

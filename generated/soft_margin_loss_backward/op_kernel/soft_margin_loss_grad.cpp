@@ -179,24 +179,24 @@ class KernelSoftMarginLossGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void soft_margin_loss_grad(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target,
-                                                            GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void soft_margin_loss_grad(GM_ADDR predict, GM_ADDR label, GM_ADDR dout,
+                                                            GM_ADDR gradient, GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelSoftMarginLossGrad<float> op;
-    op.Init(gradOutput, self, target, out, tilingData);
+    op.Init(dout, predict, label, gradient, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelSoftMarginLossGrad<half> op;
-    op.Init(gradOutput, self, target, out, tilingData);
+    op.Init(dout, predict, label, gradient, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(2)) {
     KernelSoftMarginLossGrad<bfloat16_t> op;
-    op.Init(gradOutput, self, target, out, tilingData);
+    op.Init(dout, predict, label, gradient, tilingData);
     op.Process();
   }
 #endif

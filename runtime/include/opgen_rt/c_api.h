@@ -48,6 +48,12 @@ const char *opgen_rt_product_json(void);
 //  "workspace_sizes": [..], "tiling_data_size", "tiling": {field: value}, "tiling_raw": "hex"}
 const char *opgen_rt_run_tiling_json(const char *opType, const char *requestJson);
 
+// Runs the InferShape and InferDataType functions registered with IMPL_OP_INFERSHAPE(opType) on a JSON
+// request {"inputs": [{"shape": [..], "dtype": "FLOAT"} | null, ...], "attrs": as above}; the output count
+// is the OpDef's. Response: {"status": 0 | aclnnStatus, "message": str, "outputs": [{"shape": [..],
+// "dtype": "DT_FLOAT"}, ...]}; 561001 when none is registered or a function returns failure.
+const char *opgen_rt_run_infershape_json(const char *opType, const char *requestJson);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,8 @@
 #include "register/op_def_registry.h"
 #include "registry.h"
 #include "tiling_runner.h"
+#include "exe_graph/runtime/infer_datatype_context.h"
+#include "exe_graph/runtime/infer_shape_context.h"
 
 namespace {
 
@@ -357,6 +359,36 @@ std::string ErrorJson(int32_t status, const std::string &message) {
 
 }  // namespace
 
+namespace opgen_rt {
+
+// Fills the infer-shape / infer-dtype contexts of a request (the friend of their private state).
+class InferContextBuilder {
+ public:
+  static void Fill(gert::InferShapeContext &shapes, gert::InferDataTypeContext &dtypes, const std::string &opType,
+                   const std::vector<TilingTensorDesc> &inputs, const std::vector<AttrValue> &attrs,
+                   size_t outputCount) {
+    for (const TilingTensorDesc &d : inputs) {
+      shapes.inputs_.push_back(d.present ? d.originShape : gert::Shape());
+      shapes.present_.push_back(d.present);
+      dtypes.inputs_.push_back(d.present ? d.dataType : ge::DT_UNDEFINED);
+    }
+    shapes.outputs_.assign(outputCount, gert::Shape());
+    dtypes.outputs_.assign(outputCount, ge::DT_UNDEFINED);
+    shapes.attrs_.attrs_ = attrs;
+    dtypes.attrs_.attrs_ = attrs;
+    shapes.nodeName_ = dtypes.nodeName_ = opType;
+    shapes.nodeType_ = dtypes.nodeType_ = opType;
+  }
+  static const std::vector<gert::Shape> &Outputs(const gert::InferShapeContext &shapes) {
+    return shapes.outputs_;
+  }
+  static const std::vector<ge::DataType> &Outputs(const gert::InferDataTypeContext &dtypes) {
+    return dtypes.outputs_;
+  }
+};
+
+}  // namespace opgen_rt
+
 extern "C" {
 
 int32_t opgen_rt_set_core_order(int32_t mode, uint64_t seed) {
@@ -382,6 +414,58 @@ const char *opgen_rt_opdef_json(const char *opType) {
   thread_local std::string buffer;
   const ops::OpDef *def = opType == nullptr ? nullptr : ops::FindOpDef(opType);
   return Keep(buffer, def == nullptr ? std::string("null") : opgen_rt::OpDefToJson(*def));
+}
+
+const char *opgen_rt_run_infershape_json(const char *opType, const char *requestJson) {
+  thread_local std::string buffer;
+  if (opType == nullptr || requestJson == nullptr) {
+    return Keep(buffer,
+                ErrorJson(ACLNN_ERR_PARAM_NULLPTR, opType == nullptr ? "opType is nullptr" : "requestJson is nullptr"));
+  }
+  Value request;
+  std::string error;
+  if (!opgen_rt::json::Parse(requestJson, request, error) || request.type != Value::Type::OBJECT) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "request must be a JSON object " + error));
+  }
+  const ops::OpDef *def = ops::FindOpDef(opType);
+  if (def == nullptr) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, std::string("no OpDef is registered for ") + opType));
+  }
+  std::vector<opgen_rt::TilingTensorDesc> inputs;
+  std::vector<AttrValue> attrs;
+  if (!ReadTensors(request.Find("inputs"), "inputs", inputs, error) ||
+      !ReadAttrs(request.Find("attrs"), def, attrs, error)) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, error));
+  }
+  const auto inferShape = opgen_rt::FindInferShapeFunc(opType);
+  const auto inferDtype = opgen_rt::FindInferDataTypeFunc(opType);
+  if (inferShape == nullptr || inferDtype == nullptr) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
+                                  std::string("IMPL_OP_INFERSHAPE(") + opType +
+                                      ") registers no InferShape or no InferDataType function"));
+  }
+  gert::InferShapeContext shapes;
+  gert::InferDataTypeContext dtypes;
+  opgen_rt::InferContextBuilder::Fill(shapes, dtypes, opType, inputs, attrs, def->GetOutputs().size());
+  if (inferShape(&shapes) != ge::GRAPH_SUCCESS) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_INNER_INFERSHAPE_ERROR, "the InferShape function failed"));
+  }
+  if (inferDtype(&dtypes) != ge::GRAPH_SUCCESS) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_INNER_INFERSHAPE_ERROR, "the InferDataType function failed"));
+  }
+  const auto &outShapes = opgen_rt::InferContextBuilder::Outputs(shapes);
+  const auto &outDtypes = opgen_rt::InferContextBuilder::Outputs(dtypes);
+  std::string outputs = "[";
+  for (size_t i = 0; i < outShapes.size(); ++i) {
+    std::string dims = "[";
+    for (size_t k = 0; k < outShapes[i].GetDimNum(); ++k) {
+      dims += (k == 0 ? "" : ", ") + std::to_string(outShapes[i].GetDim(k));
+    }
+    outputs += std::string(i == 0 ? "" : ", ") + "{\"shape\": " + dims + "], \"dtype\": " +
+               opgen_rt::json::Quote(op::ToString(outDtypes[i]).GetString()) + "}";
+  }
+  outputs += "]";
+  return Keep(buffer, "{\"status\": 0, \"message\": \"\", \"outputs\": " + outputs + "}");
 }
 
 const char *opgen_rt_product_json(void) {

@@ -18,6 +18,9 @@ struct Registries {
   std::mutex mutex;
   std::map<std::string, KernelInfo> kernels;
   std::map<std::string, gert::OpImplRegisterV2::TilingKernelFunc> tilings;
+  std::map<std::string, gert::OpImplRegisterV2::InferShapeKernelFunc> inferShapes;
+  std::map<std::string, gert::OpImplRegisterV2::InferDataTypeKernelFunc> inferDataTypes;
+  std::map<std::string, size_t> tilingParses;  // op type -> number of TilingParse registrations
   std::string lastRunJson = "{\"status\": null, \"launches\": [], \"host_tasks\": []}";
 };
 
@@ -111,6 +114,45 @@ std::string LastRunStatsJson() {
   return r.lastRunJson;
 }
 
+gert::OpImplRegisterV2::InferShapeKernelFunc FindInferShapeFunc(const std::string &opType) {
+  Registries &r = Reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.inferShapes.find(opType);
+  return it == r.inferShapes.end() ? nullptr : it->second;
+}
+
+gert::OpImplRegisterV2::InferDataTypeKernelFunc FindInferDataTypeFunc(const std::string &opType) {
+  Registries &r = Reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.inferDataTypes.find(opType);
+  return it == r.inferDataTypes.end() ? nullptr : it->second;
+}
+
+bool HasTilingParse(const std::string &opType) {
+  Registries &r = Reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.tilingParses.find(opType);
+  return it != r.tilingParses.end() && it->second > 0;
+}
+
+void RegisterTilingParse(const char *opType) {
+  Registries &r = Reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  ++r.tilingParses[opType];
+}
+
+void RegisterInferShapeFunc(const char *opType, gert::OpImplRegisterV2::InferShapeKernelFunc func) {
+  Registries &r = Reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.inferShapes[opType] = func;
+}
+
+void RegisterInferDataTypeFunc(const char *opType, gert::OpImplRegisterV2::InferDataTypeKernelFunc func) {
+  Registries &r = Reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.inferDataTypes[opType] = func;
+}
+
 void RegisterTilingFunc(const char *opType, gert::OpImplRegisterV2::TilingKernelFunc func) {
   Registries &r = Reg();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -130,12 +172,23 @@ OpImplRegisterV2 &OpImplRegisterV2::Tiling(TilingKernelFunc tilingFunc, size_t m
 }
 
 OpImplRegisterV2 &OpImplRegisterV2::InferShape(InferShapeKernelFunc inferShapeFunc) {
-  (void)inferShapeFunc;
+  opgen_rt::RegisterInferShapeFunc(opType_, inferShapeFunc);
   return *this;
 }
 
 OpImplRegisterV2 &OpImplRegisterV2::InferDataType(InferDataTypeKernelFunc inferDataTypeFunc) {
-  (void)inferDataTypeFunc;
+  opgen_rt::RegisterInferDataTypeFunc(opType_, inferDataTypeFunc);
+  return *this;
+}
+
+OpImplRegisterV2 &OpImplRegisterV2::TilingParse(KernelFunc tiling_parse_func, CompileInfoCreatorFunc creator_func,
+                                                CompileInfoDeleterFunc deleter_func) {
+  (void)tiling_parse_func;
+  // The compile info a tiling would read: created and deleted once, as the framework does per node.
+  if (creator_func != nullptr && deleter_func != nullptr) {
+    deleter_func(creator_func());
+  }
+  opgen_rt::RegisterTilingParse(opType_);
   return *this;
 }
 

@@ -21,6 +21,14 @@ const KernelInfo *FindKernel(const std::string &opType);
 
 gert::OpImplRegisterV2::TilingKernelFunc FindTilingFunc(const std::string &opType);
 void RegisterTilingFunc(const char *opType, gert::OpImplRegisterV2::TilingKernelFunc func);
+// Infer-shape / infer-dtype functions (IMPL_OP_INFERSHAPE) by op type; nullptr when none is registered.
+gert::OpImplRegisterV2::InferShapeKernelFunc FindInferShapeFunc(const std::string &opType);
+gert::OpImplRegisterV2::InferDataTypeKernelFunc FindInferDataTypeFunc(const std::string &opType);
+void RegisterInferShapeFunc(const char *opType, gert::OpImplRegisterV2::InferShapeKernelFunc func);
+void RegisterInferDataTypeFunc(const char *opType, gert::OpImplRegisterV2::InferDataTypeKernelFunc func);
+// Whether IMPL_OP_OPTILING(opType)...TilingParse<T>(...) was registered.
+bool HasTilingParse(const std::string &opType);
+void RegisterTilingParse(const char *opType);
 
 // Statistics of the tasks of one CommonOpExecutorRun, reported by opgen_rt_last_launch_stats().
 struct LaunchStatsRecord {

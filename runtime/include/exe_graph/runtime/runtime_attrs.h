@@ -13,6 +13,7 @@
 
 namespace opgen_rt {
 class TilingContextBuilder;
+class InferContextBuilder;
 }
 
 namespace gert {
@@ -86,6 +87,7 @@ class RuntimeAttrs {
 
  private:
   friend class opgen_rt::TilingContextBuilder;
+  friend class opgen_rt::InferContextBuilder;
   std::vector<opgen_rt::AttrValue> attrs_;
 };
 

@@ -7,7 +7,7 @@
 
 namespace optiling {
 // Every size is 64-bit: numWeights and the row count of grad may exceed 2^31.
-BEGIN_TILING_DATA_DEF(EmbeddingDenseGradTilingData)
+BEGIN_TILING_DATA_DEF(EmbeddingDenseGradAccumulateTilingData)
 TILING_DATA_FIELD_DEF(int64_t, numRows);         // rows of the output
 TILING_DATA_FIELD_DEF(int64_t, rowLength);       // D: elements per row of the rows input and of the output
 TILING_DATA_FIELD_DEF(int64_t, numIndices);      // N: rows of the rows input = elements of the index input
@@ -37,7 +37,7 @@ TILING_DATA_FIELD_DEF(
     int64_t, partialsOffset);  // workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)
 END_TILING_DATA_DEF;
 
-REGISTER_TILING_DATA_CLASS(EmbeddingDenseGrad, EmbeddingDenseGradTilingData)
+REGISTER_TILING_DATA_CLASS(EmbeddingDenseGradAccumulate, EmbeddingDenseGradAccumulateTilingData)
 }  // namespace optiling
 
 #endif  // OPS_EMBEDDING_DENSE_BACKWARD_TILING_H

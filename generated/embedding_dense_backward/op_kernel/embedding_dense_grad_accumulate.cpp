@@ -136,11 +136,11 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 }
 
 template <typename TRows, typename TIndex>
-class KernelEmbeddingDenseGrad {
+class KernelEmbeddingDenseGradAccumulate {
   using TStore = typename TIndex::TStore;
 
  public:
-  __aicore__ inline KernelEmbeddingDenseGrad() {}
+  __aicore__ inline KernelEmbeddingDenseGradAccumulate() {}
 
   template <typename TilingData>
   __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace, const TilingData &tiling,
@@ -501,9 +501,9 @@ class KernelEmbeddingDenseGrad {
 };
 
 template <typename TRows, typename TIndex, typename TilingData>
-__aicore__ inline void RunEmbeddingDenseGrad(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace,
-                                             const TilingData &tiling, bool deterministic) {
-  KernelEmbeddingDenseGrad<TRows, TIndex> op;
+__aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace,
+                                                       const TilingData &tiling, bool deterministic) {
+  KernelEmbeddingDenseGradAccumulate<TRows, TIndex> op;
   op.Init(rows, index, out, workspace, tiling, deterministic);
 #if !(__NPU_ARCH__ == 1001)
   if (!deterministic) {
@@ -515,226 +515,230 @@ __aicore__ inline void RunEmbeddingDenseGrad(GM_ADDR rows, GM_ADDR index, GM_ADD
 }
 }  // namespace
 
-extern "C" __global__ __aicore__ void embedding_dense_grad(GM_ADDR grad, GM_ADDR indices, GM_ADDR out,
-                                                           GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR grad, GM_ADDR indices, GM_ADDR out,
+                                                                      GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA(tilingData, tiling);
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(0)) {  // atomic, grad FLOAT, indices FLOAT
-    RunEmbeddingDenseGrad<float, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexFloat>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(1)) {  // atomic, grad FLOAT, indices FLOAT16
-    RunEmbeddingDenseGrad<float, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(2)) {  // atomic, grad FLOAT, indices DOUBLE
-    RunEmbeddingDenseGrad<float, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexDouble>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(3)) {  // atomic, grad FLOAT, indices INT32
-    RunEmbeddingDenseGrad<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(4)) {  // atomic, grad FLOAT, indices INT64
-    RunEmbeddingDenseGrad<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(5)) {  // atomic, grad FLOAT, indices INT16
-    RunEmbeddingDenseGrad<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(6)) {  // atomic, grad FLOAT, indices INT8
-    RunEmbeddingDenseGrad<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(7)) {  // atomic, grad FLOAT, indices UINT8
-    RunEmbeddingDenseGrad<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(8)) {  // atomic, grad FLOAT, indices BOOL
-    RunEmbeddingDenseGrad<float, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<float, IndexBool>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(10)) {  // atomic, grad FLOAT16, indices FLOAT
-    RunEmbeddingDenseGrad<half, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexFloat>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(11)) {  // atomic, grad FLOAT16, indices FLOAT16
-    RunEmbeddingDenseGrad<half, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(12)) {  // atomic, grad FLOAT16, indices DOUBLE
-    RunEmbeddingDenseGrad<half, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexDouble>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(13)) {  // atomic, grad FLOAT16, indices INT32
-    RunEmbeddingDenseGrad<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(14)) {  // atomic, grad FLOAT16, indices INT64
-    RunEmbeddingDenseGrad<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(15)) {  // atomic, grad FLOAT16, indices INT16
-    RunEmbeddingDenseGrad<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(16)) {  // atomic, grad FLOAT16, indices INT8
-    RunEmbeddingDenseGrad<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(17)) {  // atomic, grad FLOAT16, indices UINT8
-    RunEmbeddingDenseGrad<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(18)) {  // atomic, grad FLOAT16, indices BOOL
-    RunEmbeddingDenseGrad<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(20)) {  // atomic, grad BF16, indices FLOAT
-    RunEmbeddingDenseGrad<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(21)) {  // atomic, grad BF16, indices FLOAT16
-    RunEmbeddingDenseGrad<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(22)) {  // atomic, grad BF16, indices DOUBLE
-    RunEmbeddingDenseGrad<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(23)) {  // atomic, grad BF16, indices INT32
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
     return;
   }
   if (TILING_KEY_IS(24)) {  // atomic, grad BF16, indices INT64
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
     return;
   }
   if (TILING_KEY_IS(25)) {  // atomic, grad BF16, indices INT16
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
     return;
   }
   if (TILING_KEY_IS(26)) {  // atomic, grad BF16, indices INT8
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(27)) {  // atomic, grad BF16, indices UINT8
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
     return;
   }
   if (TILING_KEY_IS(28)) {  // atomic, grad BF16, indices BOOL
-    RunEmbeddingDenseGrad<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, false);
     return;
   }
 #endif
   if (TILING_KEY_IS(100)) {  // deterministic, grad FLOAT, indices FLOAT
-    RunEmbeddingDenseGrad<float, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexFloat>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(101)) {  // deterministic, grad FLOAT, indices FLOAT16
-    RunEmbeddingDenseGrad<float, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(102)) {  // deterministic, grad FLOAT, indices DOUBLE
-    RunEmbeddingDenseGrad<float, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexDouble>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(103)) {  // deterministic, grad FLOAT, indices INT32
-    RunEmbeddingDenseGrad<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(104)) {  // deterministic, grad FLOAT, indices INT64
-    RunEmbeddingDenseGrad<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(105)) {  // deterministic, grad FLOAT, indices INT16
-    RunEmbeddingDenseGrad<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(106)) {  // deterministic, grad FLOAT, indices INT8
-    RunEmbeddingDenseGrad<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(107)) {  // deterministic, grad FLOAT, indices UINT8
-    RunEmbeddingDenseGrad<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(108)) {  // deterministic, grad FLOAT, indices BOOL
-    RunEmbeddingDenseGrad<float, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<float, IndexBool>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(110)) {  // deterministic, grad FLOAT16, indices FLOAT
-    RunEmbeddingDenseGrad<half, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexFloat>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(111)) {  // deterministic, grad FLOAT16, indices FLOAT16
-    RunEmbeddingDenseGrad<half, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(112)) {  // deterministic, grad FLOAT16, indices DOUBLE
-    RunEmbeddingDenseGrad<half, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexDouble>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(113)) {  // deterministic, grad FLOAT16, indices INT32
-    RunEmbeddingDenseGrad<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(114)) {  // deterministic, grad FLOAT16, indices INT64
-    RunEmbeddingDenseGrad<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(115)) {  // deterministic, grad FLOAT16, indices INT16
-    RunEmbeddingDenseGrad<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(116)) {  // deterministic, grad FLOAT16, indices INT8
-    RunEmbeddingDenseGrad<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(117)) {  // deterministic, grad FLOAT16, indices UINT8
-    RunEmbeddingDenseGrad<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(118)) {  // deterministic, grad FLOAT16, indices BOOL
-    RunEmbeddingDenseGrad<half, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<half, IndexBool>(grad, indices, out, workspace, tilingData, true);
     return;
   }
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(120)) {  // deterministic, grad BF16, indices FLOAT
-    RunEmbeddingDenseGrad<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(121)) {  // deterministic, grad BF16, indices FLOAT16
-    RunEmbeddingDenseGrad<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(122)) {  // deterministic, grad BF16, indices DOUBLE
-    RunEmbeddingDenseGrad<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(123)) {  // deterministic, grad BF16, indices INT32
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(124)) {  // deterministic, grad BF16, indices INT64
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(125)) {  // deterministic, grad BF16, indices INT16
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(126)) {  // deterministic, grad BF16, indices INT8
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(127)) {  // deterministic, grad BF16, indices UINT8
-    RunEmbeddingDenseGrad<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(128)) {  // deterministic, grad BF16, indices BOOL
-    RunEmbeddingDenseGrad<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
     return;
   }
 #endif

@@ -3,9 +3,9 @@
 #include "register/op_def_registry.h"
 
 namespace ops {
-class EmbeddingDenseGrad : public OpDef {
+class EmbeddingDenseGradAccumulate : public OpDef {
  public:
-  explicit EmbeddingDenseGrad(const char *name) : OpDef(name) {
+  explicit EmbeddingDenseGradAccumulate(const char *name) : OpDef(name) {
     this->Input("grad")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT,   ge::DT_FLOAT,   ge::DT_FLOAT,   ge::DT_FLOAT,   ge::DT_FLOAT,   ge::DT_FLOAT,
@@ -101,5 +101,5 @@ class EmbeddingDenseGrad : public OpDef {
   }
 };
 
-OP_ADD(EmbeddingDenseGrad);
+OP_ADD(EmbeddingDenseGradAccumulate);
 }  // namespace ops
