@@ -29,6 +29,30 @@ INT64_MAX = 2**63 - 1
 BIG = 3 * 2**31 + 1_000_003
 
 
+def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
+    """The tiling request's attrs: the device op's attrs (:attr:`OpSpec.device_interface`) by their OpDef
+    names, each from its aclnn attr's value in ``attrs`` (aclnn names); a ``string`` attr gets the name of the
+    aclnn integer's value (``reduction`` 1 -> ``"mean"``). An aclnn value that is missing keeps the OpDef
+    default.
+
+    Raises:
+        KeyError: a string attr's aclnn value has no name in the aclnn attr's ``values``.
+    """
+    by_name = {a.name: a for a in spec.attrs}
+    out: dict[str, Any] = {}
+    for dev in spec.device_interface.attrs:
+        if dev.source not in attrs:
+            if dev.default is not None:
+                out[dev.name] = dev.default
+            continue
+        value = attrs[dev.source]
+        if dev.type == "string":
+            names = dict(by_name[dev.source].values or ())
+            value = names[int(value)]
+        out[dev.name] = value
+    return out
+
+
 def elementwise_offset_cases(
     spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any]
 ) -> Iterator[Case]:
@@ -38,7 +62,7 @@ def elementwise_offset_cases(
         request = {
             "inputs": [tensor] * len(spec.inputs),
             "outputs": [tensor] * len(spec.outputs),
-            "attrs": dict(attrs),
+            "attrs": device_attrs(spec, attrs),
         }
         params = {"request": request, "shape": (BIG,), "dtype": d.name}
         yield Case(

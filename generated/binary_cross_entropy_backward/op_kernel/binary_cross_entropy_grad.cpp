@@ -92,13 +92,18 @@ class KernelBinaryCrossEntropyGrad {
       weightOptionalGm_.SetGlobalBuffer((__gm__ T *)weightOptional + offset, coreLength_);
     }
     outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
-    pipe_.InitBuffer(gradOutputQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(selfQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(targetQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr ((ABSENT & 1U) == 0) {
-      pipe_.InitBuffer(weightOptionalQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+      pipe_.InitBuffer(weightOptionalQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
     }
-    pipe_.InitBuffer(outQueue_, tiling.outBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (ABSENT == 0U) {  // absent: -
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));

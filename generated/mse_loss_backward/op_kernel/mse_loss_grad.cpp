@@ -85,10 +85,14 @@ class KernelMseLossGrad {
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     targetGm_.SetGlobalBuffer((__gm__ T *)target + offset, coreLength_);
     outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
-    pipe_.InitBuffer(gradOutputQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(selfQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(targetQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(outQueue_, tiling.outBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));

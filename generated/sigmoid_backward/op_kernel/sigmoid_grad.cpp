@@ -83,9 +83,12 @@ class KernelSigmoidGrad {
     gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
     outputGm_.SetGlobalBuffer((__gm__ T *)output + offset, coreLength_);
     gradInputGm_.SetGlobalBuffer((__gm__ T *)gradInput + offset, coreLength_);
-    pipe_.InitBuffer(gradOutputQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(outputQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(gradInputQueue_, tiling.outBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(outputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));

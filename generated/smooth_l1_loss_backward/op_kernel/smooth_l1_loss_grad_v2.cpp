@@ -89,10 +89,14 @@ class KernelSmoothL1LossGradV2 {
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     targetGm_.SetGlobalBuffer((__gm__ T *)target + offset, coreLength_);
     gradInputGm_.SetGlobalBuffer((__gm__ T *)gradInput + offset, coreLength_);
-    pipe_.InitBuffer(gradOutQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(selfQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(targetQueue_, tiling.inBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(gradInputQueue_, tiling.outBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(gradOutQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
