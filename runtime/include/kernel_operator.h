@@ -3,7 +3,8 @@
 // and runs every emulated AI core as a thread of opgen_rt::RunKernel (runtime/src/device/).
 //
 // Strictness: the emulation raises a kernel fault where the hardware would misbehave (UB capacity and
-// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch);
+// alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch,
+// races between the pipes of a core, unpaired flags, GM lines shared through the scalar data cache);
 // see runtime/include/opgen_rt/device/core_state.h for the rule names. Facts and their sources:
 // shared/reference/ascend-platform.md. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_KERNEL_OPERATOR_H
@@ -55,21 +56,44 @@ inline void SyncAll() {
   opgen_rt::device::CurrentCore()->SyncAll();
 }
 
-// Pipe synchronisation: the emulation executes every instruction synchronously, so these only poll for an
-// aborted launch.
+// Pipe synchronisation (asc-devkit include/basic_api/kernel_operator_block_sync_intf.h). The emulation
+// models the pipes of a core (see opgen_rt/device/core_state.h, "The pipe model"): these order them, and
+// unpaired or impossible flags are faults ([sync unpaired], [sync deadlock], [sync params]).
 template <pipe_t pipe>
 inline void PipeBarrier() {
-  opgen_rt::device::CurrentCore()->Poll();
+  opgen_rt::device::CurrentCore()->PipeBarrier(static_cast<int32_t>(pipe));
 }
 
 template <HardEvent event>
 inline void SetFlag(int32_t eventID) {
-  (void)eventID;
+  opgen_rt::device::CurrentCore()->SetFlag(static_cast<int32_t>(event), eventID);
 }
 
 template <HardEvent event>
 inline void WaitFlag(int32_t eventID) {
-  (void)eventID;
+  opgen_rt::device::CurrentCore()->WaitFlag(static_cast<int32_t>(event), eventID);
+}
+
+// Scalar data cache maintenance (asc-devkit include/basic_api/kernel_operator_cache_intf.h; the enums are
+// those of impl/basic_api/kernel_reg.h). Cleaning a GM line writes it back and invalidates it; the line is
+// the 64-byte one holding dst's address (SINGLE_CACHE_LINE) or the whole cache (ENTIRE_DATA_CACHE).
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+  opgen_rt::device::Core *c = dst.Bound("DataCacheCleanAndInvalid");
+  if (dcciDst != DcciDst::CACHELINE_UB) {
+    c->FlushCache(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
+  }
+}
+
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const LocalTensor<T> &dst) {
+  dst.Bound()->Poll();  // UB is not behind the scalar data cache in this emulation
+}
+
+template <typename T, CacheLine entireType>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+  opgen_rt::device::Core *c = dst.Bound("DataCacheCleanAndInvalid");
+  c->FlushCache(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
 }
 
 inline TPipe *GetTPipePtr() = delete;  // not emulated: pass the TPipe explicitly

@@ -327,6 +327,16 @@ void Launch::CoreMain(int32_t index) {
     core.ub = ub.get();
     core.shadow = shadow.get();
   }
+  std::unique_ptr<BlockAccess[]> blocks;
+  if (run) {
+    // Pipe-model records, one per 32-byte UB block; InitBuffer initialises the ranges it hands out.
+    blocks.reset(new (std::nothrow) BlockAccess[core.ubCap / kUbBlockBytes + 1]);
+    if (!blocks) {
+      RecordFault(index, rule::kInternal, "cannot allocate the core's pipe-model records");
+      run = false;
+    }
+    core.blocks = blocks.get();
+  }
   if (run) {
     t_currentCore = &core;
     try {
@@ -352,6 +362,7 @@ void Launch::CoreMain(int32_t index) {
   }
   core.ub = nullptr;
   core.shadow = nullptr;
+  core.blocks = nullptr;
   ReturnArena(core.ubCap + 1, std::move(ub));
   ReturnArena(core.ubCap + 1, std::move(shadow));
   std::unique_lock<std::mutex> lock(mu_);
@@ -400,6 +411,88 @@ struct TopEnds {
   }
 };
 }  // namespace
+
+// The scalar data cache (one per core, 64-byte lines) writes a dirty line back whole, so (1) two cores that
+// write one line through GlobalTensor::SetValue between the same SyncAll barriers may clobber each other's
+// bytes, and (2) a line a core left dirty (no DataCacheCleanAndInvalid before the next SyncAll) is stale
+// in GM for every other core that reads or writes it after that SyncAll.
+void Launch::CheckCacheLines() {
+  struct Rec {
+    uintptr_t line;
+    uint32_t epoch;
+    int32_t core;
+    bool dirtyAtEnd;
+  };
+  std::vector<Rec> recs;
+  for (int32_t i = 0; i < blockDim_; ++i) {
+    for (const CacheLineRec &r : cores_[static_cast<size_t>(i)]->cacheHistory) {
+      recs.push_back(Rec{r.line, r.epoch, i, r.dirtyAtEnd});
+    }
+  }
+  if (recs.empty()) {
+    return;
+  }
+  std::sort(recs.begin(), recs.end(), [](const Rec &a, const Rec &b) {
+    return std::tie(a.line, a.epoch, a.core) < std::tie(b.line, b.epoch, b.core);
+  });
+  auto lineAt = [&](uintptr_t line, int32_t core) {
+    return "the 64-byte GM line at " + cores_[static_cast<size_t>(core)]->DescribeGm(reinterpret_cast<const void *>(line));
+  };
+  for (size_t k = 1; k < recs.size(); ++k) {
+    const Rec &a = recs[k - 1];
+    const Rec &b = recs[k];
+    if (a.line == b.line && a.epoch == b.epoch && a.core != b.core) {
+      RecordFaultLocked(b.core, rule::kCacheLine,
+                        "cores " + std::to_string(a.core) + " and " + std::to_string(b.core) +
+                            " both wrote " + lineAt(a.line, b.core) +
+                            " with GlobalTensor::SetValue between the same SyncAll barriers: each core's data cache "
+                            "writes the whole line back, so one core's write-back can clobber the other's (give each "
+                            "core its own cache lines)");
+      return;
+    }
+  }
+  // Lines left dirty at a barrier, against later accesses of other cores.
+  std::vector<Rec> dirty;
+  for (const Rec &r : recs) {
+    if (r.dirtyAtEnd) {
+      dirty.push_back(r);
+    }
+  }
+  if (dirty.empty()) {
+    return;
+  }
+  // Lines overlapping GM bytes [lo, hi): those starting in (lo - 64, hi).
+  auto check = [&](int32_t core, uint32_t epoch, uintptr_t lo, uintptr_t hi, const char *what) {
+    const uintptr_t first = lo >= kCacheLineBytes ? lo - kCacheLineBytes + 1 : 0;
+    auto it = std::lower_bound(dirty.begin(), dirty.end(), first,
+                               [](const Rec &r, uintptr_t line) { return r.line < line; });
+    for (; it != dirty.end() && it->line < hi; ++it) {
+      if (it->core != core && it->epoch < epoch) {
+        RecordFaultLocked(core, rule::kCacheLine,
+                          "core " + std::to_string(core) + " " + what + " " + lineAt(it->line, core) +
+                              " after SyncAll #" + std::to_string(it->epoch + 1) + ", but core " +
+                              std::to_string(it->core) +
+                              " wrote it with GlobalTensor::SetValue before that SyncAll and did not flush it "
+                              "(DataCacheCleanAndInvalid): GM holds stale bytes of the line");
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const Rec &r : recs) {
+    if (check(r.core, r.epoch, r.line, r.line + 1, "wrote")) {
+      return;
+    }
+  }
+  for (int32_t i = 0; i < blockDim_; ++i) {
+    const Core &c = *cores_[static_cast<size_t>(i)];
+    for (const GmReadSpan &s : c.gmReads) {
+      if (s.epoch > 0 && check(i, s.epoch, s.lo, s.hi, "read")) {
+        return;
+      }
+    }
+  }
+}
 
 // Two cores writing the same GM bytes between the same pair of SyncAll barriers, unless both writes are
 // atomic adds: a plain write racing with another core's plain write or atomic add.
@@ -615,6 +708,9 @@ LaunchResult Launch::Run() {
     }
     if (!faulted_) {
       CheckRaces();
+    }
+    if (!faulted_) {
+      CheckCacheLines();
     }
   }
   Unstage();
