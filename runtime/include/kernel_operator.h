@@ -75,10 +75,31 @@ inline void WaitFlag(int32_t eventID) {
 }
 
 // Scalar data cache maintenance (asc-devkit include/basic_api/kernel_operator_cache_intf.h; the enums are
-// those of impl/basic_api/kernel_reg.h). Cleaning a GM line writes it back and invalidates it; the line is
-// the 64-byte one holding dst's address (SINGLE_CACHE_LINE) or the whole cache (ENTIRE_DATA_CACHE).
+// those of impl/basic_api/kernel_reg.h). Product support (hiascend atlasascendc_api_07_0177): the
+// DcciDst forms on A2/A3/950/200I-500 A2, the form without DcciDst also on the Atlas inference series
+// (310P, NpuArch 2002), neither on the Atlas training series (Ascend910, NpuArch 1001).
+namespace opgen_detail {
+#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001)
+constexpr bool kDcciGm = false;
+constexpr bool kDcciDst = false;
+#elif defined(__NPU_ARCH__) && (__NPU_ARCH__ == 2002)
+constexpr bool kDcciGm = true;
+constexpr bool kDcciDst = false;
+#else
+constexpr bool kDcciGm = true;
+constexpr bool kDcciDst = true;
+#endif
+template <typename T>
+struct DcciGmAvailable : std::integral_constant<bool, kDcciGm> {};
+template <typename T>
+struct DcciAvailable : std::integral_constant<bool, kDcciDst> {};
+}  // namespace opgen_detail
+
+// Cleaning a GM line writes it back and invalidates it; the line is the 64-byte one holding dst's address (SINGLE_CACHE_LINE) or the whole cache (ENTIRE_DATA_CACHE).
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+  static_assert(opgen_detail::DcciAvailable<T>::value,
+                "DataCacheCleanAndInvalid with a DcciDst is not available on " OPGEN_PRODUCT_NAME);
   opgen_rt::device::Core *c = dst.Bound("DataCacheCleanAndInvalid");
   if (dcciDst != DcciDst::CACHELINE_UB) {
     c->FlushCache(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
@@ -87,11 +108,14 @@ inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
 
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const LocalTensor<T> &dst) {
+  static_assert(opgen_detail::DcciAvailable<T>::value,
+                "DataCacheCleanAndInvalid with a DcciDst is not available on " OPGEN_PRODUCT_NAME);
   dst.Bound()->Poll();  // UB is not behind the scalar data cache in this emulation
 }
 
 template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+  static_assert(opgen_detail::DcciGmAvailable<T>::value, "DataCacheCleanAndInvalid is not available on " OPGEN_PRODUCT_NAME);
   opgen_rt::device::Core *c = dst.Bound("DataCacheCleanAndInvalid");
   c->FlushCache(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
 }

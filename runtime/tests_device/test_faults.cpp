@@ -661,12 +661,21 @@ void CacheSharedLine(uint8_t **args) {
   g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
   g.SetValue(static_cast<uint64_t>(GetBlockIdx()), GetBlockIdx() + 1);
 }
-// Flushing does not help: both write-backs carry the whole line.
+// Both cores flush the line right after writing it: no fault.
 void CacheSharedLineFlushed(uint8_t **args) {
   GlobalTensor<int64_t> g;
   g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
   g.SetValue(static_cast<uint64_t>(GetBlockIdx()), GetBlockIdx() + 1);
   DataCacheCleanAndInvalid<int64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g[GetBlockIdx()]);
+}
+// Only core 0 flushes: core 1's later write-back of the whole line can clobber core 0's value.
+void CacheSharedLineOneFlush(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  g.SetValue(static_cast<uint64_t>(GetBlockIdx()), GetBlockIdx() + 1);
+  if (GetBlockIdx() == 0) {
+    DataCacheCleanAndInvalid<int64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g);
+  }
 }
 // One line per core (64 bytes = 8 int64 apart): no fault.
 void CacheOwnLines(uint8_t **args) {
@@ -837,9 +846,13 @@ int main() {
       {"cache_shared_line", CacheSharedLine, 2, th::Ascend910B, "cache line shared", 1,
        "cores 0 and 1 both wrote the 64-byte GM line at byte offset 0 of region \"out\" (128 bytes) with "
        "GlobalTensor::SetValue between the same SyncAll barriers"},
-      {"cache_shared_line_flushed", CacheSharedLineFlushed, 2, th::Ascend910B, "cache line shared", 1,
-       "cores 0 and 1 both wrote"},
-      {"cache_shared_line_910", CacheSharedLine, 2, th::Ascend910, "cache line shared", 1, "cores 0 and 1 both wrote"},
+      {"cache_shared_line_flushed", CacheSharedLineFlushed, 2, th::Ascend910B, nullptr, 0, nullptr},
+      {"cache_shared_line_one_flush", CacheSharedLineOneFlush, 2, th::Ascend910B, "cache line shared", 1,
+       "cores 0 and 1 both wrote the 64-byte GM line at byte offset 0 of region \"out\" (128 bytes) with "
+       "GlobalTensor::SetValue between the same SyncAll barriers, and core 1 did not flush it"},
+      {"cache_shared_line_950", CacheSharedLine, 2, th::Ascend950, "cache line shared", 1, "cores 0 and 1 both wrote"},
+      // Ascend910 offers no DataCacheCleanAndInvalid: the cache rules are not applied there.
+      {"cache_not_modelled_910", CacheSharedLine, 2, th::Ascend910, nullptr, 0, nullptr},
       {"cache_own_lines", CacheOwnLines, 2, th::Ascend910B, nullptr, 0, nullptr},
       {"cache_stale_read", CacheStaleRead, 2, th::Ascend910B, "cache line shared", 1,
        "core 1 read the 64-byte GM line at byte offset 0 of region \"out\" (128 bytes) after SyncAll #1, but core 0 "

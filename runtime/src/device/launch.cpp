@@ -413,9 +413,10 @@ struct TopEnds {
 }  // namespace
 
 // The scalar data cache (one per core, 64-byte lines) writes a dirty line back whole, so (1) two cores that
-// write one line through GlobalTensor::SetValue between the same SyncAll barriers may clobber each other's
-// bytes, and (2) a line a core left dirty (no DataCacheCleanAndInvalid before the next SyncAll) is stale
-// in GM for every other core that reads or writes it after that SyncAll.
+// write one line through GlobalTensor::SetValue between the same SyncAll barriers, one of them leaving it
+// unflushed (no DataCacheCleanAndInvalid after its last write), may clobber each other's bytes, and (2) a
+// line a core left dirty at a SyncAll is stale in GM for every other core that reads or writes it after
+// that SyncAll. Not checked on Ascend910 (see Core::ScalarCacheModelled).
 void Launch::CheckCacheLines() {
   struct Rec {
     uintptr_t line;
@@ -441,13 +442,15 @@ void Launch::CheckCacheLines() {
   for (size_t k = 1; k < recs.size(); ++k) {
     const Rec &a = recs[k - 1];
     const Rec &b = recs[k];
-    if (a.line == b.line && a.epoch == b.epoch && a.core != b.core) {
+    if (a.line == b.line && a.epoch == b.epoch && a.core != b.core && (a.dirtyAtEnd || b.dirtyAtEnd)) {
       RecordFaultLocked(b.core, rule::kCacheLine,
                         "cores " + std::to_string(a.core) + " and " + std::to_string(b.core) +
                             " both wrote " + lineAt(a.line, b.core) +
-                            " with GlobalTensor::SetValue between the same SyncAll barriers: each core's data cache "
-                            "writes the whole line back, so one core's write-back can clobber the other's (give each "
-                            "core its own cache lines)");
+                            " with GlobalTensor::SetValue between the same SyncAll barriers, and core " +
+                            std::to_string(a.dirtyAtEnd ? a.core : b.core) +
+                            " did not flush it (DataCacheCleanAndInvalid): its data cache writes the whole line back "
+                            "later, so one core's write-back can clobber the other's (give each core its own cache "
+                            "lines, or flush after writing)");
       return;
     }
   }

@@ -505,9 +505,17 @@ class Core {
     return base + (a - base) / kCacheLineBytes * kCacheLineBytes;
   }
 
+  // The scalar data cache rules apply where AscendC offers DataCacheCleanAndInvalid to manage it: every
+  // product but the Atlas training series (Ascend910, NpuArch 1001), whose API has no cache maintenance
+  // (hiascend atlasascendc_api_07_0177, DataCacheCleanAndInvalid "product support": Atlas 训练系列产品 x).
+  bool ScalarCacheModelled() const { return product->npuArch != 1001; }
+
   // A scalar SetValue of GM bytes [p, p + bytes) (after CheckGm): the lines become dirty in this core's
   // data cache.
   void GmScalarWrite(const void *p, uint64_t bytes) {
+    if (!ScalarCacheModelled()) {
+      return;
+    }
     const uintptr_t lo = reinterpret_cast<uintptr_t>(p);
     for (uintptr_t line = LineOf(lo); line < lo + bytes; line += kCacheLineBytes) {
       CacheLineState &st = cacheLines[line];
