@@ -274,6 +274,26 @@ void Core::FaultPipeRace(const PipeOp &o, const char *verb, uint8_t otherPipe, u
                              " or PipeBarrier<PIPE_ALL>())");
 }
 
+void Core::FaultPipeRaceScan(const PipeOp &o, bool write, uint64_t off, uint64_t bytes) const {
+  const PipeClock &k = vc[o.pipe];
+  const uint64_t last = (off + bytes - 1) / kUbBlockBytes;
+  const char *verb = write ? "overwrites" : "reads";
+  for (uint64_t b = off / kUbBlockBytes; b <= last; ++b) {
+    const uint64_t w = shadowPipes.w[b];
+    const uint8_t wp = PipeShadow::Pipe(w);
+    if (PipeShadow::Time(w) != 0 && wp != o.pipe && PipeShadow::Time(w) > k[wp]) {
+      FaultPipeRace(o, verb, wp, PipeShadow::Op(w), "written", off, bytes, b);
+    }
+    for (uint8_t q = 0; write && q < kPipeCount; ++q) {
+      const uint64_t r = shadowPipes.r[q][b];
+      if (q != o.pipe && PipeShadow::Time(r) > k[q]) {
+        FaultPipeRace(o, verb, q, PipeShadow::Op(r), "read", off, bytes, b);
+      }
+    }
+  }
+  Fault(rule::kInternal, std::string(o.name) + ": pipe race check found no racing block");
+}
+
 void Core::CheckGmPending(const PipeOp &o, uintptr_t lo, uintptr_t hi) {
   const uint32_t known = vc[o.pipe][kPipeMte3];
   size_t keep = 0;
@@ -582,8 +602,8 @@ uint64_t Core::Reserve(int32_t pipe, uint64_t len, const char *what) {
   }
   std::memset(ub + off, 0, len);
   MarkShadow(off, len, kShadowUninit);
-  if (blocks != nullptr) {
-    std::memset(static_cast<void *>(blocks + off / kUbBlockBytes), 0, len / kUbBlockBytes * sizeof(BlockAccess));
+  if (shadowPipes.w != nullptr) {
+    shadowPipes.Clear(off / kUbBlockBytes, (off + len) / kUbBlockBytes);
   }
   return off;
 }

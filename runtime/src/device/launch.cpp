@@ -47,7 +47,7 @@ namespace {
 // by the kernel on every core start, which costs more than the emulated work of a small kernel.
 std::mutex g_arenaMu;
 std::vector<std::pair<uint64_t, std::unique_ptr<uint8_t[]>>> g_arenas;
-constexpr size_t kMaxPooledArenas = 64;
+constexpr size_t kMaxPooledArenas = 160;  // UB, its shadow and the pipe-model records of ~48 cores
 
 std::unique_ptr<uint8_t[]> TakeArena(uint64_t bytes) {
   {
@@ -327,15 +327,17 @@ void Launch::CoreMain(int32_t index) {
     core.ub = ub.get();
     core.shadow = shadow.get();
   }
-  std::unique_ptr<BlockAccess[]> blocks;
+  std::unique_ptr<uint8_t[]> pipeShadow;
+  const uint64_t shadowBlocks = core.ubCap / kUbBlockBytes + 1;
   if (run) {
-    // Pipe-model records, one per 32-byte UB block; InitBuffer initialises the ranges it hands out.
-    blocks.reset(new (std::nothrow) BlockAccess[core.ubCap / kUbBlockBytes + 1]);
-    if (!blocks) {
+    // Pipe-model records, one per 32-byte UB block; InitBuffer clears the ranges it hands out.
+    pipeShadow = TakeArena(PipeShadow::Bytes(shadowBlocks));
+    if (!pipeShadow) {
       RecordFault(index, rule::kInternal, "cannot allocate the core's pipe-model records");
       run = false;
+    } else {
+      core.shadowPipes.Attach(pipeShadow.get(), shadowBlocks);
     }
-    core.blocks = blocks.get();
   }
   if (run) {
     t_currentCore = &core;
@@ -362,9 +364,10 @@ void Launch::CoreMain(int32_t index) {
   }
   core.ub = nullptr;
   core.shadow = nullptr;
-  core.blocks = nullptr;
+  core.shadowPipes = PipeShadow{};
   ReturnArena(core.ubCap + 1, std::move(ub));
   ReturnArena(core.ubCap + 1, std::move(shadow));
+  ReturnArena(PipeShadow::Bytes(shadowBlocks), std::move(pipeShadow));
   std::unique_lock<std::mutex> lock(mu_);
   Finish(index, lock);
 }

@@ -8,6 +8,7 @@
 #ifndef OPGEN_RT_DEVICE_CORE_STATE_H
 #define OPGEN_RT_DEVICE_CORE_STATE_H
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -110,13 +111,31 @@ enum PipeIndex : uint8_t { kPipeS = 0, kPipeV = 1, kPipeMte2 = 2, kPipeMte3 = 3 
 constexpr int kPipeCount = 4;
 using PipeClock = std::array<uint32_t, kPipeCount>;
 
-// Last write and the reads since it, of one 32-byte UB block (times are pipe clock values, 0 = none).
-struct BlockAccess {
-  uint32_t wTime;
-  uint32_t rTime[kPipeCount];
-  uint16_t wOp;
-  uint16_t rOp[kPipeCount];
-  uint8_t wPipe;
+// Per 32-byte UB block, as arrays (so that the per-instruction loops are plain scans and fills): the
+// last write as (clock value << 32 | pipe << 16 | instruction id), 0 = none, and per pipe its last read as
+// (clock value << 32 | instruction id), 0 = none. Reads are not cleared by a later write: a read that the
+// write found ordered before it stays ordered before everything ordered after that write.
+struct PipeShadow {
+  uint64_t *w = nullptr;
+  uint64_t *r[kPipeCount] = {};
+  // Carves the arrays for `blocks` blocks out of `storage` (at least Bytes(blocks) bytes, 8-byte aligned).
+  void Attach(uint8_t *storage, uint64_t blocks) {
+    w = reinterpret_cast<uint64_t *>(storage);
+    for (int q = 0; q < kPipeCount; ++q) {
+      r[q] = w + blocks * static_cast<uint64_t>(q + 1);
+    }
+  }
+  static uint64_t Bytes(uint64_t blocks) { return blocks * 8 * (1 + kPipeCount); }
+  // Forgets every access to blocks [b0, b1).
+  void Clear(uint64_t b0, uint64_t b1) {
+    std::fill(w + b0, w + b1, uint64_t{0});
+    for (int q = 0; q < kPipeCount; ++q) {
+      std::fill(r[q] + b0, r[q] + b1, uint64_t{0});
+    }
+  }
+  static uint32_t Time(uint64_t rec) { return static_cast<uint32_t>(rec >> 32); }
+  static uint8_t Pipe(uint64_t rec) { return static_cast<uint8_t>(rec >> 16); }
+  static uint16_t Op(uint64_t rec) { return static_cast<uint16_t>(rec); }
 };
 
 // One instruction being executed: its pipe, its clock value and its interned name.
@@ -263,7 +282,11 @@ class Core {
 
   // ---- pipe model (see above) ----
   PipeClock vc[kPipeCount] = {};  // per pipe: what it knows of every pipe
-  BlockAccess *blocks = nullptr;  // one per 32-byte UB block (initialised by InitBuffer for its range)
+  PipeShadow shadowPipes;  // one record per 32-byte UB block (cleared by InitBuffer for its range)
+  // Per pipe: the clock value of its latest UB write and UB read anywhere. A pipe whose clock already
+  // covers them cannot race with that pipe, so the per-block scans skip it.
+  uint32_t lastUbWrite[kPipeCount] = {};
+  uint32_t lastUbRead[kPipeCount] = {};
   std::vector<const char *> opNames;
   std::vector<GmPending> gmPending;
   uintptr_t gmPendingLo = UINTPTR_MAX;
@@ -395,45 +418,78 @@ class Core {
     return PipeOp{p, ++vc[p][p], OpId(name), name};
   }
 
-  // The instruction `o` reads UB bytes [off, off + bytes).
+  // The instruction `o` reads UB bytes [off, off + bytes). Two passes over the blocks: a branch-free check
+  // (the slow path finds and reports the block), then a fill of the read records.
   void PipeRead(const PipeOp &o, uint64_t off, uint64_t bytes) {
-    if (bytes == 0 || blocks == nullptr) {
+    if (bytes == 0 || shadowPipes.w == nullptr) {
       return;
     }
-    const PipeClock &k = vc[o.pipe];
-    const uint64_t last = (off + bytes - 1) / kUbBlockBytes;
-    for (uint64_t b = off / kUbBlockBytes; b <= last; ++b) {
-      BlockAccess &r = blocks[b];
-      if (r.wTime != 0 && r.wPipe != o.pipe && r.wTime > k[r.wPipe]) {
-        FaultPipeRace(o, "reads", r.wPipe, r.wOp, "written", off, bytes, b);
-      }
-      r.rTime[o.pipe] = o.time;
-      r.rOp[o.pipe] = o.op;
+    const uint64_t b0 = off / kUbBlockBytes;
+    const uint64_t b1 = (off + bytes - 1) / kUbBlockBytes + 1;
+    uint32_t lim[kPipeCount];
+    for (int q = 0; q < kPipeCount; ++q) {
+      lim[q] = vc[o.pipe][static_cast<size_t>(q)];
     }
+    lim[o.pipe] = UINT32_MAX;  // the same pipe is in order
+    if (WritesMayRace(lim) && ScanWrites(lim, b0, b1)) {
+      FaultPipeRaceScan(o, false, off, bytes);
+    }
+    std::fill(shadowPipes.r[o.pipe] + b0, shadowPipes.r[o.pipe] + b1, (uint64_t{o.time} << 32) | o.op);
+    lastUbRead[o.pipe] = o.time;
   }
 
-  // The instruction `o` writes UB bytes [off, off + bytes).
+  // The instruction `o` writes UB bytes [off, off + bytes): checked against the last write and the reads of
+  // the other pipes, then it becomes the last write.
   void PipeWrite(const PipeOp &o, uint64_t off, uint64_t bytes) {
-    if (bytes == 0 || blocks == nullptr) {
+    if (bytes == 0 || shadowPipes.w == nullptr) {
       return;
     }
-    const PipeClock &k = vc[o.pipe];
-    const uint64_t last = (off + bytes - 1) / kUbBlockBytes;
-    for (uint64_t b = off / kUbBlockBytes; b <= last; ++b) {
-      BlockAccess &r = blocks[b];
-      if (r.wTime != 0 && r.wPipe != o.pipe && r.wTime > k[r.wPipe]) {
-        FaultPipeRace(o, "overwrites", r.wPipe, r.wOp, "written", off, bytes, b);
-      }
-      for (uint8_t q = 0; q < kPipeCount; ++q) {
-        if (q != o.pipe && r.rTime[q] > k[q]) {
-          FaultPipeRace(o, "overwrites", q, r.rOp[q], "read", off, bytes, b);
-        }
-      }
-      r.wTime = o.time;
-      r.wPipe = o.pipe;
-      r.wOp = o.op;
-      std::memset(r.rTime, 0, sizeof(r.rTime));
+    const uint64_t b0 = off / kUbBlockBytes;
+    const uint64_t b1 = (off + bytes - 1) / kUbBlockBytes + 1;
+    uint32_t lim[kPipeCount];
+    for (int q = 0; q < kPipeCount; ++q) {
+      lim[q] = vc[o.pipe][static_cast<size_t>(q)];
     }
+    lim[o.pipe] = UINT32_MAX;
+    bool bad = WritesMayRace(lim) && ScanWrites(lim, b0, b1);
+    for (int q = 0; q < kPipeCount && !bad; ++q) {
+      if (q == o.pipe || lastUbRead[q] <= lim[q]) {
+        continue;  // every read of pipe q is ordered before this instruction
+      }
+      const uint64_t *rr = shadowPipes.r[q];
+      const uint64_t l = (uint64_t{lim[q]} << 32) | 0xffffffffull;
+      uint64_t any = 0;
+      for (uint64_t k = b0; k < b1; ++k) {
+        any |= static_cast<uint64_t>(rr[k] > l);
+      }
+      bad = any != 0;
+    }
+    if (bad) {
+      FaultPipeRaceScan(o, true, off, bytes);
+    }
+    std::fill(shadowPipes.w + b0, shadowPipes.w + b1,
+              (uint64_t{o.time} << 32) | (uint64_t{o.pipe} << 16) | o.op);
+    lastUbWrite[o.pipe] = o.time;
+  }
+
+  // True when a block of [b0, b1) was last written by a pipe later than `lim` allows.
+  bool ScanWrites(const uint32_t *lim, uint64_t b0, uint64_t b1) const {
+    const uint64_t *ww = shadowPipes.w;
+    uint32_t any = 0;
+    for (uint64_t k = b0; k < b1; ++k) {
+      any |= static_cast<uint32_t>(PipeShadow::Time(ww[k]) > lim[PipeShadow::Pipe(ww[k]) & 3]);
+    }
+    return any != 0;
+  }
+
+  // False when `lim` (an instruction's clock, UINT32_MAX for its own pipe) covers every pipe's latest UB
+  // write: then no block's last write can race with it.
+  bool WritesMayRace(const uint32_t *lim) const {
+    bool may = false;
+    for (int q = 0; q < kPipeCount; ++q) {
+      may = may || lastUbWrite[q] > lim[q];
+    }
+    return may;
   }
 
   // MTE3 wrote GM bytes [p, p + bytes): a later MTE2 read of them needs an MTE3 -> MTE2 ordering.
@@ -537,6 +593,8 @@ class Core {
   [[noreturn]] void FaultUndefined(const char *op, const char *role, uint64_t off, uint64_t bytes) const;
   [[noreturn]] void FaultPipeRace(const PipeOp &o, const char *verb, uint8_t otherPipe, uint16_t otherOp,
                                   const char *how, uint64_t off, uint64_t bytes, uint64_t block) const;
+  // Finds the first block of a write (`write`) or read of UB bytes [off, off + bytes) that races and reports it.
+  [[noreturn]] void FaultPipeRaceScan(const PipeOp &o, bool write, uint64_t off, uint64_t bytes) const;
   void CheckGmPending(const PipeOp &o, uintptr_t lo, uintptr_t hi);
   void CheckOwnCacheLines(const PipeOp &o, uintptr_t lo, uintptr_t hi);
   // Pipe synchronisation (SetFlag/WaitFlag take the HardEvent as its integer value).
