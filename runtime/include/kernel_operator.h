@@ -77,17 +77,19 @@ inline void WaitFlag(int32_t eventID) {
 // Scalar data cache maintenance (asc-devkit include/basic_api/kernel_operator_cache_intf.h; the enums are
 // those of impl/basic_api/kernel_reg.h). Product support (hiascend atlasascendc_api_07_0177): the
 // DcciDst forms on A2/A3/950/200I-500 A2, the form without DcciDst also on the Atlas inference series
-// (310P, NpuArch 2002), neither on the Atlas training series (Ascend910, NpuArch 1001).
+// (310P, NpuArch 2002), neither on the Atlas training series (Ascend910, NpuArch 1001); the implementation
+// exists for NpuArch 2201, 3002, 3003, 3113, 3510 and 5102 (asc-devkit impl/basic_api/kernel_reg.h).
 namespace opgen_detail {
-#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 1001)
-constexpr bool kDcciGm = false;
-constexpr bool kDcciDst = false;
-#elif defined(__NPU_ARCH__) && (__NPU_ARCH__ == 2002)
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201 || __NPU_ARCH__ == 3002 || __NPU_ARCH__ == 3003 || \
+    __NPU_ARCH__ == 3113 || __NPU_ARCH__ == 3510 || __NPU_ARCH__ == 5102
+constexpr bool kDcciGm = true;
+constexpr bool kDcciDst = true;
+#elif __NPU_ARCH__ == 2002
 constexpr bool kDcciGm = true;
 constexpr bool kDcciDst = false;
 #else
-constexpr bool kDcciGm = true;
-constexpr bool kDcciDst = true;
+constexpr bool kDcciGm = false;
+constexpr bool kDcciDst = false;
 #endif
 template <typename T>
 struct DcciGmAvailable : std::integral_constant<bool, kDcciGm> {};

@@ -561,10 +561,25 @@ class Core {
     return base + (a - base) / kCacheLineBytes * kCacheLineBytes;
   }
 
-  // The scalar data cache rules apply where AscendC offers DataCacheCleanAndInvalid to manage it: every
-  // product but the Atlas training series (Ascend910, NpuArch 1001), whose API has no cache maintenance
-  // (hiascend atlasascendc_api_07_0177, DataCacheCleanAndInvalid "product support": Atlas 训练系列产品 x).
-  bool ScalarCacheModelled() const { return product->npuArch != 1001; }
+  // The scalar data cache rules apply where AscendC offers DataCacheCleanAndInvalid to manage it: the
+  // NpuArch values of the real header's implementation (asc-devkit impl/basic_api/kernel_reg.h: 2201, 3002,
+  // 3003, 3113, 3510, 5102; the form without DcciDst also on the Atlas inference series, 2002). Not on the
+  // Atlas training series (Ascend910, NpuArch 1001: hiascend atlasascendc_api_07_0177, product support x)
+  // nor on an NpuArch the header does not know.
+  bool ScalarCacheModelled() const {
+    switch (product->npuArch) {
+      case 2002:
+      case 2201:
+      case 3002:
+      case 3003:
+      case 3113:
+      case 3510:
+      case 5102:
+        return true;
+      default:
+        return false;
+    }
+  }
 
   // A scalar SetValue of GM bytes [p, p + bytes) (after CheckGm): the lines become dirty in this core's
   // data cache.
