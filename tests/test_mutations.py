@@ -829,6 +829,179 @@ MUTANTS: tuple[Mutant, ...] = (
         OFFSETS,
         "the tiling function failed",
     ),
+    # ------------------------------------------------------------ pipe synchronisation, flags, data cache
+    Mutant(
+        "smlb-ub-to-gm-barrier-removed-910",
+        SMLB,
+        ("Ascend910",),
+        "PipeBarrier<PIPE_ALL> before the scalar tail of the UB->GM copy removed: GetValue reads what V wrote",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "  if (aligned < count) {\n    PipeBarrier<PIPE_ALL>();\n"
+                "    for (int64_t i = aligned; i < count; ++i) {\n"
+                "      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));",
+                "  if (aligned < count) {\n    for (int64_t i = aligned; i < count; ++i) {\n"
+                "      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));",
+            ),
+        ),
+        "pipe race",
+        "LocalTensor::GetValue (PIPE_S) reads UB bytes",
+    ),
+    Mutant(
+        "smlb-gm-to-ub-barrier-after-removed-910",
+        SMLB,
+        ("Ascend910",),
+        "PipeBarrier<PIPE_ALL> after the scalar tail of the GM->UB copy removed: EnQue orders MTE2, not S",
+        (
+            Edit(
+                _SMLB_KERNEL,
+                "      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));\n    }\n"
+                "    PipeBarrier<PIPE_ALL>();\n",
+                "      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));\n    }\n",
+            ),
+        ),
+        "pipe race",
+        "written by LocalTensor::SetValue (PIPE_S)",
+    ),
+    Mutant(
+        "edb-index-flag-removed",
+        EDB,
+        ("Ascend910B",),
+        "the MTE2 -> S SetFlag/WaitFlag before the scalar reads of a copied-in index chunk removed",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    SyncPipes<HardEvent::MTE2_S>(pipe_);  // the indices are read with GetValue (scalar pipe)\n",
+                "",
+            ),
+        ),
+        "pipe race",
+        "LocalTensor::GetValue (PIPE_S) reads UB bytes",
+    ),
+    Mutant(
+        "edb-index-free-flag-removed",
+        EDB,
+        ("Ascend910B",),
+        "the S -> MTE2 flag before freeing an index chunk removed: the next chunk's copy may overwrite it early",
+        (Edit(_EDB_KERNEL, "    SyncPipes<HardEvent::S_MTE2>(pipe_);\n", ""),),
+        "pipe race",
+        "overwrites UB bytes",
+    ),
+    Mutant(
+        "edb-row-queue-bypassed",
+        EDB,
+        ("Ascend910B",),
+        "the grad row is used straight after its copy-in instead of through the queue's EnQue/DeQue",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    rowsQueue_.EnQue(rowsLocal);\n    LocalTensor<TRows> loaded = rowsQueue_.DeQue<TRows>();",
+                "    LocalTensor<TRows> loaded = rowsLocal;",
+            ),
+        ),
+        "pipe race",
+        "written by DataCopyPad GM->UB (PIPE_MTE2)",
+    ),
+    Mutant(
+        "edb-acc-queue-bypassed",
+        EDB,
+        ("Ascend910B",),
+        "the accumulator row is added straight after its copy-in instead of through the queue's EnQue/DeQue",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    DataCopy(accLocal, accGm_[offset], padded);\n    accQueue_.EnQue(accLocal);\n"
+                "    accLocal = accQueue_.DeQue<float>();",
+                "    DataCopy(accLocal, accGm_[offset], padded);",
+            ),
+        ),
+        "pipe race",
+        "Add (PIPE_V) reads UB bytes",
+    ),
+    Mutant(
+        "edb-atomic-row-flag-removed",
+        EDB,
+        ("Ascend910B",),
+        "atomic strategy: the flag ordering the fp32 grad row's copy-in (MTE2) before its atomic copy-out removed",
+        (Edit(_EDB_KERNEL, "      SyncPipes<HardEvent::MTE2_MTE3>(pipe_);\n", ""),),
+        "pipe race",
+        "DataCopy UB->GM (PIPE_MTE3) reads UB bytes",
+    ),
+    Mutant(
+        "edb-accumulate-barrier-removed",
+        EDB,
+        ("Ascend910B",),
+        "deterministic: the PipeBarrier<PIPE_ALL> after writing a sum back removed: the next add of the same row "
+        "reads GM (MTE2) before the write (MTE3) is ordered",
+        (Edit(_EDB_KERNEL, "    PipeBarrier<PIPE_ALL>();  // the next read of this row must see this write\n", ""),),
+        "pipe race",
+        "that this core wrote with DataCopy UB->GM (PIPE_MTE3)",
+    ),
+    Mutant(
+        "edb-zero-fill-barrier-removed",
+        EDB,
+        ("Ascend910B",),
+        "deterministic: no PipeBarrier<PIPE_ALL> between the zero fill (MTE3) and the adds that read it (MTE2)",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    ZeroOwnedRows();\n    PipeBarrier<PIPE_ALL>();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "    ZeroOwnedRows();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
+            ),
+        ),
+        "pipe race",
+        "GM byte(s)",
+    ),
+    Mutant(
+        "edb-setflag-without-waitflag",
+        EDB,
+        ("Ascend910B",),
+        "a SetFlag set twice and waited once (copy-paste): one set is never waited for",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "  SetFlag<EVENT>(eventId);\n  WaitFlag<EVENT>(eventId);",
+                "  SetFlag<EVENT>(eventId);\n  SetFlag<EVENT>(eventId);\n  WaitFlag<EVENT>(eventId);",
+            ),
+        ),
+        "sync unpaired",
+        "at kernel exit SetFlag<HardEvent::",
+    ),
+    Mutant(
+        "edb-waitflag-wrong-event",
+        EDB,
+        ("Ascend910B",),
+        "WaitFlag names another HardEvent than its SetFlag: the waiting pipe would hang",
+        (Edit(_EDB_KERNEL, "  WaitFlag<EVENT>(eventId);", "  WaitFlag<HardEvent::MTE2_V>(eventId);"),),
+        "sync deadlock",
+        "WaitFlag<HardEvent::MTE2_V>",
+    ),
+    Mutant(
+        "edb-waitflag-wrong-id",
+        EDB,
+        ("Ascend910B",),
+        "WaitFlag waits for another event id than its SetFlag set",
+        (Edit(_EDB_KERNEL, "  WaitFlag<EVENT>(eventId);", "  WaitFlag<EVENT>(eventId + 1);"),),
+        "sync deadlock",
+        "with no SetFlag",
+    ),
+    Mutant(
+        "edb-counts-share-cache-lines",
+        EDB,
+        ("Ascend910B",),
+        "count slices of the row groups no longer start on their own cache line (one slot apart instead): two "
+        "cores SetValue int64 counts in one 64-byte line",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "AlignUp(rowStart_, COUNTS_PER_LINE) + COUNTS_PER_LINE * rowGroup;",
+                "rowStart_ + rowGroup;",
+            ),
+        ),
+        "cache line shared",
+        "with GlobalTensor::SetValue between the same SyncAll barriers",
+    ),
 )
 
 _BY_ID = {m.ident: m for m in MUTANTS}

@@ -5,6 +5,7 @@
 // Strictness: the emulation raises a kernel fault where the hardware would misbehave (UB capacity and
 // alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch,
 // hardware SyncAll on a product without it, writes into the system workspace);
+// races between the pipes of a core, unpaired flags, GM lines shared through the scalar data cache);
 // see runtime/include/opgen_rt/device/core_state.h for the rule names. Facts and their sources:
 // shared/reference/ascend-platform.md. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_KERNEL_OPERATOR_H
@@ -71,21 +72,70 @@ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<
   c->SoftSyncAll(gmWorkspace.addr_, gmWorkspace.size_, ubWorkspace.ref_, usedCores);
 }
 
-// Pipe synchronisation: the emulation executes every instruction synchronously, so these only poll for an
-// aborted launch.
+// Pipe synchronisation (asc-devkit include/basic_api/kernel_operator_block_sync_intf.h). The emulation
+// models the pipes of a core (see opgen_rt/device/core_state.h, "The pipe model"): these order them, and
+// unpaired or impossible flags are faults ([sync unpaired], [sync deadlock], [sync params]).
 template <pipe_t pipe>
 inline void PipeBarrier() {
-  opgen_rt::device::CurrentCore()->Poll();
+  opgen_rt::device::CurrentCore()->PipeBarrier(static_cast<int32_t>(pipe));
 }
 
 template <HardEvent event>
 inline void SetFlag(int32_t eventID) {
-  (void)eventID;
+  opgen_rt::device::CurrentCore()->SetFlag(static_cast<int32_t>(event), eventID);
 }
 
 template <HardEvent event>
 inline void WaitFlag(int32_t eventID) {
-  (void)eventID;
+  opgen_rt::device::CurrentCore()->WaitFlag(static_cast<int32_t>(event), eventID);
+}
+
+// Scalar data cache maintenance (asc-devkit include/basic_api/kernel_operator_cache_intf.h; the enums are
+// those of impl/basic_api/kernel_reg.h). Product support (hiascend atlasascendc_api_07_0177): the
+// DcciDst forms on A2/A3/950/200I-500 A2, the form without DcciDst also on the Atlas inference series
+// (310P, NpuArch 2002), neither on the Atlas training series (Ascend910, NpuArch 1001); the implementation
+// exists for NpuArch 2201, 3002, 3003, 3113, 3510 and 5102 (asc-devkit impl/basic_api/kernel_reg.h).
+namespace opgen_detail {
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201 || __NPU_ARCH__ == 3002 || __NPU_ARCH__ == 3003 || \
+    __NPU_ARCH__ == 3113 || __NPU_ARCH__ == 3510 || __NPU_ARCH__ == 5102
+constexpr bool kDcciGm = true;
+constexpr bool kDcciDst = true;
+#elif __NPU_ARCH__ == 2002
+constexpr bool kDcciGm = true;
+constexpr bool kDcciDst = false;
+#else
+constexpr bool kDcciGm = false;
+constexpr bool kDcciDst = false;
+#endif
+template <typename T>
+struct DcciGmAvailable : std::integral_constant<bool, kDcciGm> {};
+template <typename T>
+struct DcciAvailable : std::integral_constant<bool, kDcciDst> {};
+}  // namespace opgen_detail
+
+// Cleaning a GM line writes it back and invalidates it; the line is the 64-byte one holding dst's address (SINGLE_CACHE_LINE) or the whole cache (ENTIRE_DATA_CACHE).
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+  static_assert(opgen_detail::DcciAvailable<T>::value,
+                "DataCacheCleanAndInvalid with a DcciDst is not available on " OPGEN_PRODUCT_NAME);
+  opgen_rt::device::Core *c = dst.Bound("DataCacheCleanAndInvalid");
+  if (dcciDst != DcciDst::CACHELINE_UB) {
+    c->FlushCache(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
+  }
+}
+
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const LocalTensor<T> &dst) {
+  static_assert(opgen_detail::DcciAvailable<T>::value,
+                "DataCacheCleanAndInvalid with a DcciDst is not available on " OPGEN_PRODUCT_NAME);
+  dst.Bound()->Poll();  // UB is not behind the scalar data cache in this emulation
+}
+
+template <typename T, CacheLine entireType>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+  static_assert(opgen_detail::DcciGmAvailable<T>::value, "DataCacheCleanAndInvalid is not available on " OPGEN_PRODUCT_NAME);
+  opgen_rt::device::Core *c = dst.Bound("DataCacheCleanAndInvalid");
+  c->FlushCache(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
 }
 
 inline TPipe *GetTPipePtr() = delete;  // not emulated: pass the TPipe explicitly

@@ -40,6 +40,7 @@ void UbAlignment(uint8_t **) {
   pipe.InitBuffer(buf, 1024);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 256);
+  PipeBarrier<PIPE_ALL>();
   Add(t[3], t, t, 8);  // UB address 12
 }
 
@@ -50,6 +51,7 @@ void UbBoundsVector(uint8_t **) {
   pipe.InitBuffer(buf, 1024);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 300);  // 1200 bytes into a 1024-byte buffer
+  PipeBarrier<PIPE_ALL>();
 }
 void UbBoundsScalar(uint8_t **) {
   TPipe pipe;
@@ -65,6 +67,7 @@ void UbBoundsView(uint8_t **) {
   pipe.InitBuffer(b, 256);
   LocalTensor<float> t = a.Get<float>();
   Duplicate(t[32], 0.0f, 64);  // a view 128 bytes in, 256 bytes long: runs into the next buffer
+  PipeBarrier<PIPE_ALL>();
 }
 
 // ---- GM bounds ----
@@ -80,6 +83,7 @@ void GmBoundsReadOnly(uint8_t **args) {
   pipe.InitBuffer(buf, 1024);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 2.0f, 32);
+  PipeBarrier<PIPE_ALL>();
   DataCopy(Gm(args[0], 32), t, 32);  // args[0] is an input
 }
 void GmBoundsSetGlobalBuffer(uint8_t **args) {
@@ -126,6 +130,7 @@ void UninitGetValue(uint8_t **) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<half> t = buf.Get<half>();
   Duplicate(t, half(1.0f), 16);
+  PipeBarrier<PIPE_ALL>();
   (void)t.GetValue(16);
 }
 void UninitPadding(uint8_t **args) {
@@ -135,6 +140,7 @@ void UninitPadding(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   DataCopyPad(t, Gm(args[0], 32), DataCopyExtParams{1, 20, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 2, 0.0f});
+  PipeBarrier<PIPE_ALL>();
   DataCopy(Gm(args[1], 32), t, 8);
 }
 
@@ -156,6 +162,7 @@ void AtomicMismatch(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 64);
+  PipeBarrier<PIPE_ALL>();
   SetAtomicAdd<half>();
   DataCopy(Gm(args[1], 32), t, 32);  // float data under a half atomic
 }
@@ -267,6 +274,7 @@ void LeakEnqueued(uint8_t **) {
   pipe.InitBuffer(q, 2, 256);
   LocalTensor<float> t = q.AllocTensor<float>();
   Duplicate(t, 0.0f, 64);
+  PipeBarrier<PIPE_ALL>();
   q.EnQue(t);
 }
 void LeakAtDestroy(uint8_t **) {
@@ -284,6 +292,7 @@ void UseAfterFree(uint8_t **args) {
   pipe.InitBuffer(q, 1, 256);
   LocalTensor<float> t = q.AllocTensor<float>();
   Duplicate(t, 1.0f, 64);
+  PipeBarrier<PIPE_ALL>();
   q.EnQue(t);
   LocalTensor<float> out = q.DeQue<float>();
   q.FreeTensor(out);
@@ -297,6 +306,7 @@ void UseAfterRealloc(uint8_t **) {
   q.FreeTensor(a);
   LocalTensor<float> b = q.AllocTensor<float>();  // the same buffer, a new tile
   Duplicate(a[8], 0.0f, 8);                       // writes through the stale tensor
+  PipeBarrier<PIPE_ALL>();
   q.FreeTensor(b);
 }
 
@@ -327,6 +337,7 @@ void FaultWhileOthersWait(uint8_t **) {
   pipe.InitBuffer(buf, 256);
   if (GetBlockIdx() == 0) {
     Duplicate(buf.Get<float>(), 0.0f, 65);
+    PipeBarrier<PIPE_ALL>();
   }
   SyncAll();
 }
@@ -338,6 +349,7 @@ void RaceSameBlock(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, static_cast<float>(GetBlockIdx()), 8);
+  PipeBarrier<PIPE_ALL>();
   DataCopy(Gm(args[1], 32), t, 8);  // every core writes out[0..8)
 }
 void NoRaceWithSync(uint8_t **args) {
@@ -346,6 +358,7 @@ void NoRaceWithSync(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, static_cast<float>(GetBlockIdx()), 8);
+  PipeBarrier<PIPE_ALL>();
   for (int64_t turn = 0; turn < GetBlockNum(); ++turn) {
     if (turn == GetBlockIdx()) {
       DataCopy(Gm(args[1], 32), t, 8);
@@ -359,6 +372,7 @@ void NoRaceAtomic(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 8);
+  PipeBarrier<PIPE_ALL>();
   SetAtomicAdd<float>();
   DataCopy(Gm(args[1], 32), t, 8);
   SetAtomicNone();
@@ -371,6 +385,7 @@ void RacePlainVsAtomic(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 8);
+  PipeBarrier<PIPE_ALL>();
   if (GetBlockIdx() == 0) {
     DataCopy(Gm(args[1], 32), t, 8);  // e.g. a zero fill that forgot its SyncAll
   } else {
@@ -386,6 +401,7 @@ void RaceSetValueVsAtomic(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 8);
+  PipeBarrier<PIPE_ALL>();
   if (GetBlockIdx() == 0) {
     SetAtomicAdd<float>();
     DataCopy(Gm(args[1], 32), t, 8);
@@ -401,6 +417,7 @@ void NoRaceZeroThenAtomic(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 1.0f, 8);
+  PipeBarrier<PIPE_ALL>();
   if (GetBlockIdx() == 0) {
     DataCopy(Gm(args[1], 32), t, 8);
   }
@@ -453,8 +470,243 @@ void InPlaceDouble(uint8_t **args) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<float> t = buf.Get<float>();
   DataCopy(t, Gm(args[0], 32), 32);
+  PipeBarrier<PIPE_ALL>();
   Add(t, t, t, 32);
+  PipeBarrier<PIPE_ALL>();
   DataCopy(Gm(args[1], 32), t, 32);
+}
+
+// ---- pipe race: instructions of different pipes touching the same UB bytes with no ordering ----
+// MTE2 writes a TBuf tile, V reads it: no queue, flag or barrier in between.
+void PipeRaceRaw(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in, out;
+  pipe.InitBuffer(in, 128);
+  pipe.InitBuffer(out, 128);
+  DataCopy(in.Get<float>(), Gm(args[0], 32), 32);
+  Adds(out.Get<float>(), in.Get<float>(), 1.0f, 32);
+}
+// PipeBarrier<PIPE_V> orders V after V only, not V after MTE2.
+void PipeRaceBarrierV(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in, out;
+  pipe.InitBuffer(in, 128);
+  pipe.InitBuffer(out, 128);
+  DataCopy(in.Get<float>(), Gm(args[0], 32), 32);
+  PipeBarrier<PIPE_V>();
+  Adds(out.Get<float>(), in.Get<float>(), 1.0f, 32);
+}
+// The flag orders MTE2 before V, but the scalar read needs MTE2 -> S.
+void PipeRaceScalar(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in;
+  pipe.InitBuffer(in, 128);
+  LocalTensor<float> t = in.Get<float>();
+  DataCopy(t, Gm(args[0], 32), 32);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  (void)t.GetValue(3);
+}
+// Write-after-read: MTE2 reloads the tile while V may still read it (no V -> MTE2 ordering).
+void PipeRaceWar(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in, out;
+  pipe.InitBuffer(in, 128);
+  pipe.InitBuffer(out, 128);
+  DataCopy(in.Get<float>(), Gm(args[0], 32), 32);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(out.Get<float>(), in.Get<float>(), 1.0f, 32);
+  DataCopy(in.Get<float>(), Gm(args[0], 32), 32);
+}
+// A queue tensor written by the scalar pipe: EnQue/DeQue of a VECOUT queue orders V before MTE3, not S.
+void PipeRaceQueueScalar(uint8_t **args) {
+  TPipe pipe;
+  TQue<TPosition::VECOUT, 1> q;
+  pipe.InitBuffer(q, 1, 128);
+  LocalTensor<float> t = q.AllocTensor<float>();
+  for (uint32_t i = 0; i < 32; ++i) {
+    t.SetValue(i, 1.0f);
+  }
+  q.EnQue(t);
+  t = q.DeQue<float>();
+  DataCopy(Gm(args[1], 32), t, 32);
+  q.FreeTensor(t);
+}
+// MTE2 reads back GM bytes this core just wrote with MTE3, with no MTE3 -> MTE2 ordering.
+void PipeRaceGm(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> a, b;
+  pipe.InitBuffer(a, 128);
+  pipe.InitBuffer(b, 128);
+  Duplicate(a.Get<float>(), 2.0f, 32);
+  PipeBarrier<PIPE_ALL>();
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(Gm(args[1], 32), a.Get<float>(), 32);
+  DataCopy(b.Get<float>(), Gm(args[1], 32), 32);
+}
+// MTE2 reads a GM line this core wrote with SetValue: the value is still in the scalar data cache.
+void PipeRaceGmScalar(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> b;
+  pipe.InitBuffer(b, 128);
+  Gm(args[1], 32).SetValue(5, 1.0f);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(b.Get<float>(), Gm(args[1], 32), 32);
+}
+// Every ordering in place: queues, flags, a flush and barriers (no fault).
+void PipesOrdered(uint8_t **args) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 2> qin;
+  TQue<TPosition::VECOUT, 2> qout;
+  TBuf<> tmp;
+  pipe.InitBuffer(qin, 2, 128);
+  pipe.InitBuffer(qout, 2, 128);
+  pipe.InitBuffer(tmp, 128);
+  for (int round = 0; round < 3; ++round) {
+    LocalTensor<float> in = qin.AllocTensor<float>();
+    DataCopy(in, Gm(args[0], 32), 32);
+    qin.EnQue(in);
+    in = qin.DeQue<float>();
+    LocalTensor<float> out = qout.AllocTensor<float>();
+    Adds(tmp.Get<float>(), in, 1.0f, 32);
+    Muls(out, tmp.Get<float>(), 2.0f, 32);  // V after V: in order
+    qout.EnQue(out);
+    qin.FreeTensor(in);
+    out = qout.DeQue<float>();
+    DataCopy(Gm(args[1], 32), out, 32);
+    qout.FreeTensor(out);
+  }
+}
+void PipesOrderedGm(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> a, b;
+  pipe.InitBuffer(a, 128);
+  pipe.InitBuffer(b, 128);
+  Duplicate(a.Get<float>(), 2.0f, 32);
+  PipeBarrier<PIPE_ALL>();
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(Gm(args[1], 32), a.Get<float>(), 32);
+  SetFlag<HardEvent::MTE3_MTE2>(EVENT_ID1);
+  WaitFlag<HardEvent::MTE3_MTE2>(EVENT_ID1);
+  DataCopy(b.Get<float>(), Gm(args[1], 32), 32);
+  GlobalTensor<float> g = Gm(args[1], 32);
+  g.SetValue(20, 3.0f);
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g[20]);
+  SetFlag<HardEvent::S_MTE2>(EVENT_ID2);
+  WaitFlag<HardEvent::S_MTE2>(EVENT_ID2);
+  DataCopy(a.Get<float>(), g, 32);
+  SetFlag<HardEvent::MTE2_S>(EVENT_ID3);
+  WaitFlag<HardEvent::MTE2_S>(EVENT_ID3);
+  (void)a.Get<float>().GetValue(20);
+}
+
+// ---- flags ----
+void SyncUnpaired(uint8_t **) {
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID1);
+}
+// The wait names another event than the set: nothing can satisfy it.
+void SyncWrongEvent(uint8_t **) {
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+}
+// The wait names another id than the set.
+void SyncWrongId(uint8_t **) {
+  SetFlag<HardEvent::S_V>(EVENT_ID2);
+  WaitFlag<HardEvent::S_V>(EVENT_ID3);
+}
+// A wait before its set in program order: the waiting pipe never sees the set.
+void SyncWaitFirst(uint8_t **) {
+  WaitFlag<HardEvent::MTE3_MTE2>(EVENT_ID0);
+  SetFlag<HardEvent::MTE3_MTE2>(EVENT_ID0);
+}
+void SyncIdRange(uint8_t **) {
+  SetFlag<HardEvent::MTE2_V>(8);
+  WaitFlag<HardEvent::MTE2_V>(8);
+}
+// Ascend910 (NpuArch 1001) has QUE_MAX_EVENT 4.
+void SyncIdRange910(uint8_t **) {
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID5);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID5);
+}
+void SyncPipeS(uint8_t **) { PipeBarrier<PIPE_S>(); }
+// Event ids from the TPipe allocator, set and waited, released: no fault.
+void SyncAllocOk(uint8_t **) {
+  TPipe pipe;
+  for (int round = 0; round < 10; ++round) {
+    const TEventID a = pipe.AllocEventID<HardEvent::V_MTE3>();
+    const TEventID b = pipe.AllocEventID<HardEvent::V_MTE3>();
+    SetFlag<HardEvent::V_MTE3>(a);
+    SetFlag<HardEvent::V_MTE3>(b);
+    WaitFlag<HardEvent::V_MTE3>(a);
+    WaitFlag<HardEvent::V_MTE3>(b);
+    pipe.ReleaseEventID<HardEvent::V_MTE3>(a);
+    pipe.ReleaseEventID<HardEvent::V_MTE3>(b);
+  }
+}
+void SyncAllocExhausted(uint8_t **) {
+  TPipe pipe;
+  for (int k = 0; k < 9; ++k) {
+    (void)pipe.AllocEventID<HardEvent::MTE2_V>();
+  }
+}
+
+// ---- scalar data cache ----
+// Cores 0 and 1 each SetValue one int64 of the same 64-byte line.
+void CacheSharedLine(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  g.SetValue(static_cast<uint64_t>(GetBlockIdx()), GetBlockIdx() + 1);
+}
+// Both cores flush the line right after writing it: no fault.
+void CacheSharedLineFlushed(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  g.SetValue(static_cast<uint64_t>(GetBlockIdx()), GetBlockIdx() + 1);
+  DataCacheCleanAndInvalid<int64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g[GetBlockIdx()]);
+}
+// Only core 0 flushes: core 1's later write-back of the whole line can clobber core 0's value.
+void CacheSharedLineOneFlush(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  g.SetValue(static_cast<uint64_t>(GetBlockIdx()), GetBlockIdx() + 1);
+  if (GetBlockIdx() == 0) {
+    DataCacheCleanAndInvalid<int64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g);
+  }
+}
+// One line per core (64 bytes = 8 int64 apart): no fault.
+void CacheOwnLines(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  g.SetValue(static_cast<uint64_t>(GetBlockIdx() * 8), GetBlockIdx() + 1);
+}
+// Core 0 writes, SyncAll, core 1 reads the line: core 0 never flushed it.
+void CacheStaleRead(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  if (GetBlockIdx() == 0) {
+    g.SetValue(0, 42);
+  }
+  SyncAll();
+  if (GetBlockIdx() == 1) {
+    (void)g.GetValue(1);
+  }
+}
+// The same with DataCacheCleanAndInvalid before SyncAll: no fault.
+void CacheFlushedRead(uint8_t **args) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 16);
+  if (GetBlockIdx() == 0) {
+    g.SetValue(0, 42);
+    DataCacheCleanAndInvalid<int64_t, CacheLine::ENTIRE_DATA_CACHE>(g);
+  }
+  SyncAll();
+  if (GetBlockIdx() == 1) {
+    (void)g.GetValue(1);
+  }
 }
 
 // ---- vector dtype ----
@@ -464,6 +716,7 @@ void Bf16Arithmetic(uint8_t **) {
   pipe.InitBuffer(buf, 256);
   LocalTensor<bfloat16_t> t = buf.Get<bfloat16_t>();
   Duplicate(t, bfloat16_t(1.0f), 128);
+  PipeBarrier<PIPE_ALL>();
   Add(t, t, t, 128);
 }
 
@@ -555,6 +808,56 @@ int main() {
       {"bf16_arithmetic", Bf16Arithmetic, 1, th::Ascend910B, "vector dtype", 0,
        "Add on bfloat16_t tensors is not supported on Ascend910B"},
       {"bf16_arithmetic_on_950", Bf16Arithmetic, 1, th::Ascend950, nullptr, 0, nullptr},
+      {"pipe_race_raw", PipeRaceRaw, 1, th::Ascend910B, "pipe race", 0,
+       "Adds (PIPE_V) reads UB bytes [0, 32) written by DataCopy GM->UB (PIPE_MTE2) with no synchronisation "
+       "ordering PIPE_MTE2 before PIPE_V"},
+      {"pipe_race_barrier_v", PipeRaceBarrierV, 3, th::Ascend910B, "pipe race", 0,
+       "Adds (PIPE_V) reads UB bytes [0, 32) written by DataCopy GM->UB (PIPE_MTE2)", true},
+      {"pipe_race_scalar", PipeRaceScalar, 1, th::Ascend910B, "pipe race", 0,
+       "LocalTensor::GetValue (PIPE_S) reads UB bytes [12, 16) written by DataCopy GM->UB (PIPE_MTE2)"},
+      {"pipe_race_war", PipeRaceWar, 1, th::Ascend910B, "pipe race", 0,
+       "DataCopy GM->UB (PIPE_MTE2) overwrites UB bytes [0, 32) read by Adds (PIPE_V) with no synchronisation "
+       "ordering PIPE_V before PIPE_MTE2 (use the queue's EnQue/DeQue, SetFlag/WaitFlag<HardEvent::V_MTE2>"},
+      {"pipe_race_queue_scalar", PipeRaceQueueScalar, 1, th::Ascend910B, "pipe race", 0,
+       "DataCopy UB->GM (PIPE_MTE3) reads UB bytes [0, 32) written by LocalTensor::SetValue (PIPE_S)"},
+      {"pipe_race_gm", PipeRaceGm, 1, th::Ascend910B, "pipe race", 0,
+       "DataCopy GM->UB (PIPE_MTE2) reads 128 GM byte(s) at byte offset 0 of region \"out\" (128 bytes) that this "
+       "core wrote with DataCopy UB->GM (PIPE_MTE3)"},
+      {"pipe_race_gm_scalar", PipeRaceGmScalar, 1, th::Ascend910B, "pipe race", 0,
+       "that this core wrote with GlobalTensor::SetValue (PIPE_S, through its data cache) with no "
+       "DataCacheCleanAndInvalid"},
+      {"pipes_ordered", PipesOrdered, 1, th::Ascend910B, nullptr, 0, nullptr},
+      {"pipes_ordered_gm", PipesOrderedGm, 1, th::Ascend910B, nullptr, 0, nullptr},
+      {"sync_unpaired", SyncUnpaired, 2, th::Ascend910B, "sync unpaired", 0,
+       "at kernel exit SetFlag<HardEvent::MTE2_V>(1) was set 1 time(s) more than WaitFlag", true},
+      {"sync_wrong_event", SyncWrongEvent, 1, th::Ascend910B, "sync deadlock", 0,
+       "WaitFlag<HardEvent::MTE2_V>(0) with no SetFlag<HardEvent::MTE2_V>(0) before it: the waiting pipe would hang "
+       "(flags set and not waited: V_MTE3 id 0)"},
+      {"sync_wrong_id", SyncWrongId, 3, th::Ascend910B, "sync deadlock", 0, "WaitFlag<HardEvent::S_V>(3)", true},
+      {"sync_wait_first", SyncWaitFirst, 1, th::Ascend910B, "sync deadlock", 0, "WaitFlag<HardEvent::MTE3_MTE2>(0)"},
+      {"sync_id_range", SyncIdRange, 1, th::Ascend910B, "sync params", 0,
+       "SetFlag<HardEvent::MTE2_V>: event id 8 is outside 0..7 (QUE_MAX_EVENT is 8 on Ascend910B, NpuArch 2201)"},
+      {"sync_id_range_910", SyncIdRange910, 1, th::Ascend910, "sync params", 0,
+       "event id 5 is outside 0..3 (QUE_MAX_EVENT is 4 on Ascend910, NpuArch 1001)"},
+      {"sync_pipe_s", SyncPipeS, 1, th::Ascend910B, "sync params", 0, "PipeBarrier<PIPE_S>()"},
+      {"sync_alloc_ok", SyncAllocOk, 2, th::Ascend910B, nullptr, 0, nullptr},
+      {"sync_alloc_exhausted", SyncAllocExhausted, 1, th::Ascend910B, "sync params", 0,
+       "AllocEventID<HardEvent::MTE2_V>: all 8 event ids are allocated"},
+      {"cache_shared_line", CacheSharedLine, 2, th::Ascend910B, "cache line shared", 1,
+       "cores 0 and 1 both wrote the 64-byte GM line at byte offset 0 of region \"out\" (128 bytes) with "
+       "GlobalTensor::SetValue between the same SyncAll barriers"},
+      {"cache_shared_line_flushed", CacheSharedLineFlushed, 2, th::Ascend910B, nullptr, 0, nullptr},
+      {"cache_shared_line_one_flush", CacheSharedLineOneFlush, 2, th::Ascend910B, "cache line shared", 1,
+       "cores 0 and 1 both wrote the 64-byte GM line at byte offset 0 of region \"out\" (128 bytes) with "
+       "GlobalTensor::SetValue between the same SyncAll barriers, and core 1 did not flush it"},
+      {"cache_shared_line_950", CacheSharedLine, 2, th::Ascend950, "cache line shared", 1, "cores 0 and 1 both wrote"},
+      // Ascend910 offers no DataCacheCleanAndInvalid: the cache rules are not applied there.
+      {"cache_not_modelled_910", CacheSharedLine, 2, th::Ascend910, nullptr, 0, nullptr},
+      {"cache_own_lines", CacheOwnLines, 2, th::Ascend910B, nullptr, 0, nullptr},
+      {"cache_stale_read", CacheStaleRead, 2, th::Ascend910B, "cache line shared", 1,
+       "core 1 read the 64-byte GM line at byte offset 0 of region \"out\" (128 bytes) after SyncAll #1, but core 0 "
+       "wrote it with GlobalTensor::SetValue before that SyncAll and did not flush it"},
+      {"cache_flushed_read", CacheFlushedRead, 2, th::Ascend910B, nullptr, 0, nullptr},
   };
   std::vector<std::string> seenRules;
   for (const Case &c : cases) {

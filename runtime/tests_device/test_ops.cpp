@@ -70,6 +70,7 @@ void ElementwiseKernel(uint8_t **args) {
   DataCopyExtParams cp{1, static_cast<uint32_t>(kN * sizeof(T)), 0, 0, 0};
   DataCopyPad(a, ga, cp, DataCopyPadExtParams<T>{false, 0, 0, T(0)});
   DataCopyPad(b, gb, cp, DataCopyPadExtParams<T>{false, 0, 0, T(0)});
+  PipeBarrier<PIPE_ALL>();  // TBuf tensors: no queue orders MTE2 before S and V
   const T k = b.GetValue(7);
   if constexpr (std::is_integral<T>::value || IsSameType<T, half>::value || IsSameType<T, float>::value) {
     if constexpr (OP == kAdd) Add(o, a, b, kN);
@@ -95,6 +96,7 @@ void ElementwiseKernel(uint8_t **args) {
   if constexpr (!std::is_integral<T>::value || std::is_same<T, int32_t>::value) {
     if constexpr (OP == kRelu) Relu(o, a, kN);
   }
+  PipeBarrier<PIPE_ALL>();
   DataCopyPad(gout, o, cp);
 }
 
@@ -192,7 +194,11 @@ void CastKernel(uint8_t **args) {
   LocalTensor<S> s = bs.Get<S>();
   LocalTensor<D> d = bd.Get<D>();
   DataCopy(s, gs, kCastN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
   Cast(d, s, M, kCastN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
   DataCopy(gd, d, kCastN);
 }
 
@@ -333,6 +339,8 @@ void CompareSelectKernel(uint8_t **args) {
     DataCopyPad(go[part * kCmpN], o[part * 64], cp);
   }
   // The mask bits themselves (first 3 bytes of the EQ mask) into the last slot.
+  SetFlag<HardEvent::V_S>(EVENT_ID0);
+  WaitFlag<HardEvent::V_S>(EVENT_ID0);
   go.SetValue(3 * kCmpN, static_cast<float>(m.GetValue(0)));
   go.SetValue(3 * kCmpN + 1, static_cast<float>(m.GetValue(1)));
   go.SetValue(3 * kCmpN + 2, static_cast<float>(m.GetValue(2)));
@@ -407,11 +415,13 @@ void PadLayoutKernel(uint8_t **args) {
   LocalTensor<float> t = buf.Get<float>();
   DataCopyPad(t, src, DataCopyExtParams{3, 5 * sizeof(float), 1 * sizeof(float), 1, 0},
               DataCopyPadExtParams<float>{true, 1, 2, 7.0f});
+  PipeBarrier<PIPE_ALL>();
   // Rows back to GM (32 bytes each, skipping the empty block between UB rows).
   DataCopyPad(dst, t, DataCopyExtParams{3, 32, 1, 0, 0});
   // The same through DataCopy with block units and a UB -> UB copy.
   LocalTensor<float> t2 = buf2.Get<float>();
   DataCopy(t2, t, DataCopyParams{3, 1, 1, 0});
+  PipeBarrier<PIPE_ALL>();
   DataCopy(dst2, t2, 24);
   // Scalar access, views, sizes.
   const uint32_t size = t.GetSize();
@@ -465,6 +475,7 @@ void TruncatedOutKernel(uint8_t **args) {
   pipe.InitBuffer(buf, 64);
   LocalTensor<float> t = buf.Get<float>();
   Duplicate(t, 3.0f, 16);
+  PipeBarrier<PIPE_ALL>();
   DataCopy(dst, t, 12);  // 48 bytes: 32 written, 16 dropped
 }
 

@@ -17,29 +17,34 @@ namespace {
 
 constexpr int kRounds = 3;
 
-// Round r: every core publishes r * 1000 + idx in its own slot, SyncAll, then checks every slot of the
-// round and records how many it saw in its own result slot.
+// Round r: every core publishes r * 1000 + idx in its own slot, flushes it out of its scalar data cache,
+// SyncAll, then checks every slot of the round and records how many it saw in its own result slot. Slots
+// are kSlot int32 apart: one 64-byte cache line each, so no two cores write one line.
+constexpr int64_t kSlot = 16;
+
 void SyncRoundsKernel(uint8_t **args) {
   const int64_t idx = GetBlockIdx();
   const int64_t num = GetBlockNum();
   GlobalTensor<int32_t> flags, seen;
-  flags.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(num * kRounds));
-  seen.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[1]), static_cast<uint64_t>(num * kRounds));
+  flags.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(num * kRounds * kSlot));
+  seen.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[1]), static_cast<uint64_t>(num * kRounds * kSlot));
   for (int r = 0; r < kRounds; ++r) {
-    flags.SetValue(static_cast<uint64_t>(r * num + idx), static_cast<int32_t>(r * 1000 + idx));
+    const uint64_t mine = static_cast<uint64_t>((r * num + idx) * kSlot);
+    flags.SetValue(mine, static_cast<int32_t>(r * 1000 + idx));
+    DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(flags[mine]);
     SyncAll();
     int32_t count = 0;
     for (int64_t k = 0; k < num; ++k) {
-      count += flags.GetValue(static_cast<uint64_t>(r * num + k)) == r * 1000 + k ? 1 : 0;
+      count += flags.GetValue(static_cast<uint64_t>((r * num + k) * kSlot)) == r * 1000 + k ? 1 : 0;
     }
-    seen.SetValue(static_cast<uint64_t>(r * num + idx), count);
+    seen.SetValue(mine, count);
   }
 }
 
 void CheckSyncRounds() {
   for (uint32_t n : {1u, 2u, 7u, 64u, 300u}) {
     for (opgen_rt::CoreOrder order : th::kAllOrders) {
-      th::Gm flags(n * kRounds * 4, "flags"), seen(n * kRounds * 4, "seen");
+      th::Gm flags(n * kRounds * kSlot * 4, "flags"), seen(n * kRounds * kSlot * 4, "seen");
       th::KernelLaunch k;
       k.name = "sync_rounds";
       k.entry = SyncRoundsKernel;
@@ -50,7 +55,7 @@ void CheckSyncRounds() {
       TH_CHECK(r.ok, "sync_rounds n=%u %s: %s", n, th::OrderName(order), r.fault.c_str());
       int bad = 0;
       for (uint32_t i = 0; i < n * kRounds; ++i) {
-        bad += seen.as<int32_t>()[i] != static_cast<int32_t>(n);
+        bad += seen.as<int32_t>()[i * kSlot] != static_cast<int32_t>(n);
       }
       TH_CHECK(bad == 0, "sync_rounds n=%u %s: %d cores saw an incomplete round after SyncAll", n,
                th::OrderName(order), bad);
@@ -137,6 +142,9 @@ void AtomicKernel(uint8_t **args) {
   }
   q.EnQue(t);
   t = q.DeQue<T>();
+  // The queue orders V before MTE3; the scalar writes above need their own S -> MTE3 flag.
+  SetFlag<HardEvent::S_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::S_MTE3>(EVENT_ID0);
   SetAtomicAdd<T>();
   if constexpr (kPad) {
     DataCopyPad(out, t, DataCopyExtParams{1, kAtomicN * sizeof(T), 0, 0, 0});

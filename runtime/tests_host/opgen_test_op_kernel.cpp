@@ -28,6 +28,10 @@ __aicore__ inline void RunTestOp(GM_ADDR x, GM_ADDR idx, GM_ADDR y, GM_ADDR work
   for (int64_t i = GetBlockIdx(); i < t.length; i += GetBlockNum()) {
     const T v = xGm.GetValue(static_cast<uint64_t>(i));
     yGm.SetValue(static_cast<uint64_t>(i), static_cast<T>(static_cast<float>(v) * t.scale + static_cast<float>(bias)));
+#if !defined(__NPU_ARCH__) || __NPU_ARCH__ == 2201 || __NPU_ARCH__ == 3510
+    // The cores interleave elements of y: write each one out of the scalar data cache (the line is shared).
+    DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(yGm[static_cast<uint64_t>(i)]);
+#endif
   }
 }
 

@@ -88,6 +88,16 @@ struct IndexBool {
   }
 };
 
+// Orders what the source pipe of EVENT issued so far before what its destination pipe issues next: the
+// SetFlag/WaitFlag pair AscendC needs where no queue EnQue/DeQue orders two pipes (e.g. MTE2 -> S before a
+// scalar GetValue of copied-in data).
+template <HardEvent EVENT>
+__aicore__ inline void SyncPipes(TPipe &pipe) {
+  const TEventID eventId = pipe.FetchEventID(EVENT);
+  SetFlag<EVENT>(eventId);
+  WaitFlag<EVENT>(eventId);
+}
+
 // GM -> UB copy of `count` elements. Products without DataCopyPad copy whole 32-byte blocks with DataCopy
 // and move the remaining elements one by one.
 template <typename T>
@@ -228,7 +238,7 @@ class KernelEmbeddingDenseGradAccumulate {
           AtomicAddChunk(base + j, row, col, ChunkLength(col, addColEnd_));
         }
       }
-      indexQueue_.FreeTensor(indexLocal);
+      FreeIndices(indexLocal);
     }
     SyncAll();
     FinishOwnedRows();
@@ -293,7 +303,15 @@ class KernelEmbeddingDenseGradAccumulate {
     LocalTensor<TStore> indexLocal = indexQueue_.AllocTensor<TStore>();
     CopyGmToUb(indexLocal, indexGm_[base], count);
     indexQueue_.EnQue(indexLocal);
-    return indexQueue_.DeQue<TStore>();
+    indexLocal = indexQueue_.DeQue<TStore>();
+    SyncPipes<HardEvent::MTE2_S>(pipe_);  // the indices are read with GetValue (scalar pipe)
+    return indexLocal;
+  }
+
+  // Frees an index chunk after its scalar reads: the next chunk's copy (MTE2) must not overwrite it earlier.
+  __aicore__ inline void FreeIndices(LocalTensor<TStore> &indexLocal) {
+    SyncPipes<HardEvent::S_MTE2>(pipe_);
+    indexQueue_.FreeTensor(indexLocal);
   }
 
   // Zeros the accumulator part this core owns (its rows x its D-slice; the last slice includes the padding
@@ -355,7 +373,7 @@ class KernelEmbeddingDenseGradAccumulate {
           AccumulateChunk(base + j, row, col, ChunkLength(col, colEnd_));
         }
       }
-      indexQueue_.FreeTensor(indexLocal);
+      FreeIndices(indexLocal);
     }
   }
 
@@ -386,9 +404,21 @@ class KernelEmbeddingDenseGradAccumulate {
   __aicore__ inline void AtomicAddChunk(int64_t i, int64_t row, int64_t col, int64_t count) {
     LocalTensor<TRows> rowsLocal = rowsQueue_.AllocTensor<TRows>();
     LocalTensor<float> value = CopyInRow(rowsLocal, i, col, count);
+    // The row goes straight from UB to GM (MTE3): it was written by MTE2 (fp32 grads) or Cast (V), which the
+    // VECIN queue orders only before V; afterwards the next row's copy or Cast must wait for MTE3's read.
+    if constexpr (IsSameType<TRows, float>::value) {
+      SyncPipes<HardEvent::MTE2_MTE3>(pipe_);
+    } else {
+      SyncPipes<HardEvent::V_MTE3>(pipe_);
+    }
     SetAtomicAdd<float>();
     DataCopy(accGm_[row * accStride_ + col], value, static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
     SetAtomicNone();
+    if constexpr (IsSameType<TRows, float>::value) {
+      SyncPipes<HardEvent::MTE3_MTE2>(pipe_);
+    } else {
+      SyncPipes<HardEvent::MTE3_V>(pipe_);
+    }
     rowsQueue_.FreeTensor(rowsLocal);
   }
 

@@ -132,6 +132,58 @@ const char *StateName(SlotState s) {
 
 uint64_t RoundUp32(uint64_t v) { return (v + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes; }
 
+const char *PipeName(int32_t p) {
+  switch (p) {
+    case kPipeS:
+      return "PIPE_S";
+    case kPipeV:
+      return "PIPE_V";
+    case kPipeMte2:
+      return "PIPE_MTE2";
+    case kPipeMte3:
+      return "PIPE_MTE3";
+  }
+  return "?";
+}
+
+// HardEvent values in the order of enums.h (CANN kernel_event.h): name, source and destination pipe
+// (-1: a pipe this emulation does not run: M, MTE1, FIX; their flags are paired and id-checked only).
+struct EventInfo {
+  const char *name;
+  int8_t src;
+  int8_t dst;
+};
+constexpr int8_t kNoPipe = -1;
+const EventInfo kEvents[kHardEventCount] = {
+    {"MTE2_MTE1", kPipeMte2, kNoPipe}, {"MTE1_MTE2", kNoPipe, kPipeMte2}, {"MTE1_M", kNoPipe, kNoPipe},
+    {"M_MTE1", kNoPipe, kNoPipe},      {"MTE2_V", kPipeMte2, kPipeV},     {"V_MTE2", kPipeV, kPipeMte2},
+    {"MTE3_V", kPipeMte3, kPipeV},     {"V_MTE3", kPipeV, kPipeMte3},     {"M_V", kNoPipe, kPipeV},
+    {"V_M", kPipeV, kNoPipe},          {"V_V", kPipeV, kPipeV},           {"MTE3_MTE1", kPipeMte3, kNoPipe},
+    {"MTE1_MTE3", kNoPipe, kPipeMte3}, {"MTE1_V", kNoPipe, kPipeV},       {"MTE2_M", kPipeMte2, kNoPipe},
+    {"M_MTE2", kNoPipe, kPipeMte2},    {"V_MTE1", kPipeV, kNoPipe},       {"M_FIX", kNoPipe, kNoPipe},
+    {"FIX_M", kNoPipe, kNoPipe},       {"MTE3_MTE2", kPipeMte3, kPipeMte2}, {"MTE2_MTE3", kPipeMte2, kPipeMte3},
+    {"S_V", kPipeS, kPipeV},           {"V_S", kPipeV, kPipeS},           {"S_MTE2", kPipeS, kPipeMte2},
+    {"MTE2_S", kPipeMte2, kPipeS},     {"S_MTE3", kPipeS, kPipeMte3},     {"MTE3_S", kPipeMte3, kPipeS},
+    {"MTE2_FIX", kPipeMte2, kNoPipe},  {"FIX_MTE2", kNoPipe, kPipeMte2},  {"FIX_S", kNoPipe, kPipeS},
+    {"M_S", kNoPipe, kPipeS},          {"FIX_MTE3", kNoPipe, kPipeMte3},
+};
+
+void Join(PipeClock &into, const PipeClock &from) {
+  for (int q = 0; q < kPipeCount; ++q) {
+    into[static_cast<size_t>(q)] = std::max(into[static_cast<size_t>(q)], from[static_cast<size_t>(q)]);
+  }
+}
+
+// The HardEvent that orders pipe `from` before pipe `to`, for fault advice.
+std::string EventFor(int32_t from, int32_t to) {
+  for (int e = 0; e < kHardEventCount; ++e) {
+    if (kEvents[e].src == from && kEvents[e].dst == to) {
+      return std::string("SetFlag/WaitFlag<HardEvent::") + kEvents[e].name + ">";
+    }
+  }
+  return "a SetFlag/WaitFlag pair";
+}
+
 }  // namespace
 
 void Core::Fault(const char *ruleName, const std::string &detail) const { throw KernelFault{ruleName, detail}; }
@@ -205,6 +257,244 @@ void Core::FaultUndefined(const char *op, const char *role, uint64_t off, uint64
   Fault(rule::kUninit, std::string(op) + ": " + role + " reads " + Num(bytes) + " bytes at UB address " + Num(off) +
                            "; " + Num(undefinedCount) + " of them (first at UB address " + Num(first) +
                            ") were never written since InitBuffer / AllocTensor");
+}
+
+// ---- pipe model ----
+
+void Core::FaultPipeRace(const PipeOp &o, const char *verb, uint8_t otherPipe, uint16_t otherOp, const char *how,
+                         uint64_t off, uint64_t bytes, uint64_t block) const {
+  // The conflicting UB range: the access's bytes inside the first conflicting block.
+  const uint64_t lo = std::max<uint64_t>(off, block * kUbBlockBytes);
+  const uint64_t hi = std::min<uint64_t>(off + bytes, (block + 1) * kUbBlockBytes);
+  const char *other = otherOp < opNames.size() ? opNames[otherOp] : "?";
+  Fault(rule::kPipeRace, std::string(o.name) + " (" + PipeName(o.pipe) + ") " + verb + " UB bytes [" + Num(lo) +
+                             ", " + Num(hi) + ") " + how + " by " + other + " (" + PipeName(otherPipe) +
+                             ") with no synchronisation ordering " + PipeName(otherPipe) + " before " +
+                             PipeName(o.pipe) + " (use the queue's EnQue/DeQue, " + EventFor(otherPipe, o.pipe) +
+                             " or PipeBarrier<PIPE_ALL>())");
+}
+
+void Core::FaultPipeRaceScan(const PipeOp &o, bool write, uint64_t off, uint64_t bytes) const {
+  const PipeClock &k = vc[o.pipe];
+  const uint64_t last = (off + bytes - 1) / kUbBlockBytes;
+  const char *verb = write ? "overwrites" : "reads";
+  for (uint64_t b = off / kUbBlockBytes; b <= last; ++b) {
+    const uint64_t w = shadowPipes.w[b];
+    const uint8_t wp = PipeShadow::Pipe(w);
+    if (PipeShadow::Time(w) != 0 && wp != o.pipe && PipeShadow::Time(w) > k[wp]) {
+      FaultPipeRace(o, verb, wp, PipeShadow::Op(w), "written", off, bytes, b);
+    }
+    for (uint8_t q = 0; write && q < kPipeCount; ++q) {
+      const uint64_t r = shadowPipes.r[q][b];
+      if (q != o.pipe && PipeShadow::Time(r) > k[q]) {
+        FaultPipeRace(o, verb, q, PipeShadow::Op(r), "read", off, bytes, b);
+      }
+    }
+  }
+  Fault(rule::kInternal, std::string(o.name) + ": pipe race check found no racing block");
+}
+
+void Core::CheckGmPending(const PipeOp &o, uintptr_t lo, uintptr_t hi) {
+  const uint32_t known = vc[o.pipe][kPipeMte3];
+  size_t keep = 0;
+  uintptr_t bLo = UINTPTR_MAX, bHi = 0;
+  for (size_t k = 0; k < gmPending.size(); ++k) {
+    const GmPending &w = gmPending[k];
+    if (w.time <= known) {
+      continue;  // ordered before this pipe from now on
+    }
+    if (w.lo < hi && lo < w.hi) {
+      const uintptr_t a = std::max(lo, w.lo);
+      const uintptr_t b = std::min(hi, w.hi);
+      Fault(rule::kPipeRace, std::string(o.name) + " (PIPE_MTE2) reads " + Num(b - a) + " GM byte(s) at " +
+                                 DescribeGm(reinterpret_cast<const void *>(a)) + " that this core wrote with " +
+                                 opNames[w.op] +
+                                 " (PIPE_MTE3) with no synchronisation ordering PIPE_MTE3 before PIPE_MTE2 (use "
+                                 "SetFlag/WaitFlag<HardEvent::MTE3_MTE2> or PipeBarrier<PIPE_ALL>())");
+    }
+    gmPending[keep++] = w;
+    bLo = std::min(bLo, w.lo);
+    bHi = std::max(bHi, w.hi);
+  }
+  gmPending.resize(keep);
+  gmPendingLo = bLo;
+  gmPendingHi = bHi;
+}
+
+void Core::CheckOwnCacheLines(const PipeOp &o, uintptr_t lo, uintptr_t hi) {
+  auto it = cacheLines.lower_bound(lo >= kCacheLineBytes ? lo - kCacheLineBytes + 1 : 0);
+  for (; it != cacheLines.end() && it->first < hi; ++it) {
+    const uintptr_t lineLo = it->first;
+    const std::string where = "GM line at " + DescribeGm(reinterpret_cast<const void *>(std::max(lo, lineLo)));
+    if (it->second.dirty) {
+      Fault(rule::kPipeRace, std::string(o.name) + " (PIPE_MTE2) reads the " + where +
+                                 " that this core wrote with GlobalTensor::SetValue (PIPE_S, through its data cache) "
+                                 "with no DataCacheCleanAndInvalid of the line since: MTE2 reads GM, not the cache");
+    }
+    if (it->second.flushTime > vc[o.pipe][kPipeS]) {
+      Fault(rule::kPipeRace, std::string(o.name) + " (PIPE_MTE2) reads the " + where +
+                                 " that this core wrote with GlobalTensor::SetValue and flushed with "
+                                 "DataCacheCleanAndInvalid (PIPE_S) with no synchronisation ordering PIPE_S before "
+                                 "PIPE_MTE2 (use SetFlag/WaitFlag<HardEvent::S_MTE2> or PipeBarrier<PIPE_ALL>())");
+    }
+  }
+}
+
+int32_t Core::EventIdLimit() const {
+  switch (product->npuArch) {
+    case 2002:
+    case 2201:
+    case 3002:
+    case 3102:
+    case 3510:
+    case 5102:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+void Core::CheckEventId(const char *what, int32_t event, int32_t eventId) const {
+  if (event < 0 || event >= kHardEventCount) {
+    Fault(rule::kSyncParams, std::string(what) + ": HardEvent value " + std::to_string(event) + " is not an event");
+  }
+  if (eventId < 0 || eventId >= EventIdLimit()) {
+    Fault(rule::kSyncParams, std::string(what) + "<HardEvent::" + kEvents[event].name + ">: event id " +
+                                 std::to_string(eventId) + " is outside 0.." + std::to_string(EventIdLimit() - 1) +
+                                 " (QUE_MAX_EVENT is " + std::to_string(EventIdLimit()) + " on " + product->name +
+                                 ", NpuArch " + std::to_string(product->npuArch) + ")");
+  }
+}
+
+void Core::SetFlag(int32_t event, int32_t eventId) {
+  Poll();
+  CheckEventId("SetFlag", event, eventId);
+  const EventInfo &e = kEvents[event];
+  PipeClock tok{};
+  if (e.src >= 0) {
+    const PipeOp o = Issue(static_cast<uint8_t>(e.src), "SetFlag");
+    tok = vc[o.pipe];
+  }
+  std::vector<PipeClock> &slot = flags[event][eventId];
+  if (slot.size() >= 64) {
+    Fault(rule::kSyncUnpaired, std::string("SetFlag<HardEvent::") + e.name + ">(" + std::to_string(eventId) +
+                                   ") set 64 times with no WaitFlag in between");
+  }
+  slot.push_back(tok);
+  if (slot.size() == 1) {
+    flagSetter[event][eventId] = "SetFlag";
+  }
+  ++flagsPending;
+}
+
+void Core::WaitFlag(int32_t event, int32_t eventId) {
+  Poll();
+  CheckEventId("WaitFlag", event, eventId);
+  const EventInfo &e = kEvents[event];
+  std::vector<PipeClock> &slot = flags[event][eventId];
+  if (slot.empty()) {
+    std::string pending;
+    for (int ev = 0; ev < kHardEventCount; ++ev) {
+      for (int id = 0; id < kMaxEventIds; ++id) {
+        if (!flags[ev][id].empty() && pending.size() < 200) {
+          pending += std::string(pending.empty() ? "" : ", ") + kEvents[ev].name + " id " + std::to_string(id);
+        }
+      }
+    }
+    Fault(rule::kSyncDeadlock, std::string("WaitFlag<HardEvent::") + e.name + ">(" + std::to_string(eventId) +
+                                   ") with no SetFlag<HardEvent::" + e.name + ">(" + std::to_string(eventId) +
+                                   ") before it: the waiting pipe would hang (flags set and not waited: " +
+                                   (pending.empty() ? std::string("none") : pending) + ")");
+  }
+  const PipeClock tok = slot.front();
+  slot.erase(slot.begin());
+  --flagsPending;
+  if (e.dst >= 0) {
+    Issue(static_cast<uint8_t>(e.dst), "WaitFlag");
+    Join(vc[e.dst], tok);
+  }
+}
+
+void Core::BarrierAll() {
+  PipeClock all{};
+  for (int p = 0; p < kPipeCount; ++p) {
+    Join(all, vc[p]);
+  }
+  for (int p = 0; p < kPipeCount; ++p) {
+    vc[p] = all;
+  }
+  gmPending.clear();
+  gmPendingLo = UINTPTR_MAX;
+  gmPendingHi = 0;
+}
+
+void Core::PipeBarrier(int32_t pipe) {
+  Poll();
+  if (pipe == PIPE_ALL) {
+    BarrierAll();
+  } else if (pipe == PIPE_S) {
+    // asc-devkit PipeBarrier doc: "calling PipeBarrier<PIPE_S>() causes a hardware error".
+    Fault(rule::kSyncParams, "PipeBarrier<PIPE_S>(): the scalar pipe is ordered by the hardware and this call is a "
+                             "hardware error");
+  }
+  // PipeBarrier<PIPE_X> orders pipe X after itself, which the model already does (in-order pipes).
+}
+
+int32_t Core::AllocEventId(int32_t event, bool take) {
+  Poll();
+  if (event < 0 || event >= kHardEventCount) {
+    Fault(rule::kSyncParams, "AllocEventID/FetchEventID: HardEvent value " + std::to_string(event) + " is not an event");
+  }
+  for (int32_t id = 0; id < EventIdLimit(); ++id) {
+    if ((eventIdsInUse[event] & (1u << id)) == 0) {
+      if (take) {
+        eventIdsInUse[event] = static_cast<uint8_t>(eventIdsInUse[event] | (1u << id));
+      }
+      return id;
+    }
+  }
+  Fault(rule::kSyncParams, std::string(take ? "AllocEventID" : "FetchEventID") + "<HardEvent::" + kEvents[event].name +
+                               ">: all " + std::to_string(EventIdLimit()) +
+                               " event ids are allocated (ReleaseEventID one first)");
+}
+
+void Core::ReleaseEventId(int32_t event, int32_t eventId) {
+  Poll();
+  CheckEventId("ReleaseEventID", event, eventId);
+  if ((eventIdsInUse[event] & (1u << eventId)) == 0) {
+    Fault(rule::kSyncParams, std::string("ReleaseEventID<HardEvent::") + kEvents[event].name + ">(" +
+                                 std::to_string(eventId) + ") of an id that AllocEventID did not hand out");
+  }
+  eventIdsInUse[event] = static_cast<uint8_t>(eventIdsInUse[event] & ~(1u << eventId));
+}
+
+void Core::FlushCache(const void *p, bool entire) {
+  Poll();
+  const PipeOp o = Issue(kPipeS, "DataCacheCleanAndInvalid");
+  if (entire) {
+    for (auto &kv : cacheLines) {
+      kv.second.dirty = false;
+      kv.second.flushTime = o.time;
+    }
+    return;
+  }
+  CheckGm(p, 0, false, "DataCacheCleanAndInvalid");
+  auto it = cacheLines.find(LineOf(reinterpret_cast<uintptr_t>(p)));
+  if (it != cacheLines.end()) {
+    it->second.dirty = false;
+    it->second.flushTime = o.time;
+  }
+}
+
+void Core::CloseCacheEpoch() {
+  for (auto &kv : cacheLines) {
+    if (kv.second.wroteThisEpoch) {
+      if (cacheHistory.size() < (1u << 20)) {
+        cacheHistory.push_back(CacheLineRec{kv.first, epoch, kv.second.dirty});
+      }
+      kv.second.wroteThisEpoch = false;
+    }
+  }
 }
 
 std::string Core::DescribeGm(const void *p) const {
@@ -318,6 +608,9 @@ uint64_t Core::Reserve(int32_t pipe, uint64_t len, const char *what) {
   }
   std::memset(ub + off, 0, len);
   MarkShadow(off, len, kShadowUninit);
+  if (shadowPipes.w != nullptr) {
+    shadowPipes.Clear(off / kUbBlockBytes, (off + len) / kUbBlockBytes);
+  }
   return off;
 }
 
@@ -347,6 +640,8 @@ int32_t Core::InitQueue(int32_t pipe, TPosition pos, int32_t depth, int32_t num,
     q.slotOff.push_back(static_cast<uint32_t>(off + rounded * static_cast<uint64_t>(k)));
     q.state.push_back(SlotState::kFree);
     q.gen.push_back(0);
+    q.enqTok.push_back(PipeClock{});
+    q.freeTok.push_back(PipeClock{});
   }
   q.alive = true;
   posNum[p] += num;
@@ -421,6 +716,32 @@ void Core::PipeRelease(int32_t pipe, bool explicitCall, const char *how) {
   }
 }
 
+// The flags of a TQue: VECIN queues order MTE2 (producer) and V (consumer), VECOUT queues V and MTE3;
+// `forward` is EnQue -> DeQue, else FreeTensor -> AllocTensor; `produce` is the SetFlag side.
+void Core::QueueSync(int32_t qid, int32_t slot, bool forward, bool produce) {
+  QueueRec &q = queues[static_cast<size_t>(qid)];
+  int32_t producer = -1, consumer = -1;
+  if (q.pos == TPosition::VECIN) {
+    producer = kPipeMte2;
+    consumer = kPipeV;
+  } else if (q.pos == TPosition::VECOUT) {
+    producer = kPipeV;
+    consumer = kPipeMte3;
+  } else {
+    return;  // VECCALC and the cube positions: no flags between modelled pipes
+  }
+  const int32_t from = forward ? producer : consumer;
+  const int32_t to = forward ? consumer : producer;
+  PipeClock &tok = forward ? q.enqTok[static_cast<size_t>(slot)] : q.freeTok[static_cast<size_t>(slot)];
+  if (produce) {
+    Issue(static_cast<uint8_t>(from), forward ? "EnQue" : "FreeTensor");
+    tok = vc[from];
+  } else {
+    Issue(static_cast<uint8_t>(to), forward ? "DeQue" : "AllocTensor");
+    Join(vc[to], tok);
+  }
+}
+
 UbRef Core::QueueAlloc(int32_t qid) {
   if (qid < 0 || static_cast<size_t>(qid) >= queues.size()) {
     Fault(rule::kQueueOrder, "AllocTensor on a TQue that has no buffers (TPipe::InitBuffer was not called for it)");
@@ -435,6 +756,7 @@ UbRef Core::QueueAlloc(int32_t qid) {
       q.state[static_cast<size_t>(slot)] = SlotState::kAllocated;
       ++q.gen[static_cast<size_t>(slot)];
       q.cursor = (slot + 1) % q.num;
+      QueueSync(qid, slot, false, false);
       const uint32_t off = q.slotOff[static_cast<size_t>(slot)];
       MarkShadow(off, q.len, kShadowUninit);  // a freshly allocated buffer holds no data of this tile
       UbRef r;
@@ -475,6 +797,7 @@ void Core::QueueEnQue(int32_t qid, const UbRef &r) {
   }
   q.state[static_cast<size_t>(r.slot)] = SlotState::kEnqueued;
   q.fifo.push_back(r.slot);
+  QueueSync(qid, r.slot, true, true);
 }
 
 UbRef Core::QueueDeQue(int32_t qid) {
@@ -489,6 +812,7 @@ UbRef Core::QueueDeQue(int32_t qid) {
   const int32_t slot = q.fifo.front();
   q.fifo.erase(q.fifo.begin());
   q.state[static_cast<size_t>(slot)] = SlotState::kDequeued;
+  QueueSync(qid, slot, true, false);
   const uint32_t off = q.slotOff[static_cast<size_t>(slot)];
   UbRef r;
   r.off = off;
@@ -515,7 +839,12 @@ void Core::QueueFree(int32_t qid, const UbRef &r) {
                                  "; free a tensor after DeQue (or right after AllocTensor), once");
   }
   q.state[static_cast<size_t>(r.slot)] = SlotState::kFree;
-  ++q.gen[static_cast<size_t>(r.slot)];  // tensors of this allocation are stale from now on
+  ++q.gen[static_cast<size_t>(r.slot)];
+  if (s == SlotState::kDequeued) {
+    QueueSync(qid, r.slot, false, true);
+  } else {
+    q.freeTok[static_cast<size_t>(r.slot)] = vc[kPipeS];  // freed right after AllocTensor: nothing ran on it
+  }  // tensors of this allocation are stale from now on
 }
 
 bool Core::QueueHasTensor(int32_t qid) const {
@@ -549,6 +878,19 @@ UbRef Core::TBufGet(int32_t bid, uint64_t bytes, uint64_t byteOffset) {
 }
 
 void Core::ExitChecks() {
+  if (flagsPending > 0) {
+    for (int ev = 0; ev < kHardEventCount; ++ev) {
+      for (int id = 0; id < kMaxEventIds; ++id) {
+        if (!flags[ev][id].empty()) {
+          Fault(rule::kSyncUnpaired, std::string("at kernel exit SetFlag<HardEvent::") + kEvents[ev].name + ">(" +
+                                         std::to_string(id) + ") was set " + std::to_string(flags[ev][id].size()) +
+                                         " time(s) more than WaitFlag<HardEvent::" + kEvents[ev].name + ">(" +
+                                         std::to_string(id) + ") waited for it (every SetFlag needs its WaitFlag)");
+        }
+      }
+    }
+  }
+  CloseCacheEpoch();
   if (!pendingLeak.empty()) {
     Fault(rule::kLeak, "at kernel exit: " + pendingLeak);
   }
@@ -594,6 +936,8 @@ void Core::SyncAll() {
               "; asc-devkit SyncAllImpl there is an ASSERT compiled out of release builds, so the cores would run "
               "on unsynchronised): use the software SyncAll(gmWorkspace, ubWorkspace, usedCores) or separate launches");
   }
+  BarrierAll();  // SyncAll waits for every pipe of the core (treated as PipeBarrier<PIPE_ALL>)
+  CloseCacheEpoch();
   launch->Barrier(*this);
 }
 
@@ -661,6 +1005,8 @@ void Core::SoftSyncAll(int32_t *gm, uint64_t gmElems, const UbRef &ub, int32_t u
   stats.gmBytesRead += bytes;
   stats.gmBytesWritten += kUbBlockBytes;
   MarkDefined(ub.off, bytes);
+  BarrierAll();  // the software barrier, too, waits for every pipe of the core
+  CloseCacheEpoch();
   launch->Barrier(*this);
 }
 

@@ -47,7 +47,7 @@ namespace {
 // by the kernel on every core start, which costs more than the emulated work of a small kernel.
 std::mutex g_arenaMu;
 std::vector<std::pair<uint64_t, std::unique_ptr<uint8_t[]>>> g_arenas;
-constexpr size_t kMaxPooledArenas = 64;
+constexpr size_t kMaxPooledArenas = 160;  // UB, its shadow and the pipe-model records of ~48 cores
 
 std::unique_ptr<uint8_t[]> TakeArena(uint64_t bytes) {
   {
@@ -337,6 +337,18 @@ void Launch::CoreMain(int32_t index) {
     core.ub = ub.get();
     core.shadow = shadow.get();
   }
+  std::unique_ptr<uint8_t[]> pipeShadow;
+  const uint64_t shadowBlocks = core.ubCap / kUbBlockBytes + 1;
+  if (run) {
+    // Pipe-model records, one per 32-byte UB block; InitBuffer clears the ranges it hands out.
+    pipeShadow = TakeArena(PipeShadow::Bytes(shadowBlocks));
+    if (!pipeShadow) {
+      RecordFault(index, rule::kInternal, "cannot allocate the core's pipe-model records");
+      run = false;
+    } else {
+      core.shadowPipes.Attach(pipeShadow.get(), shadowBlocks);
+    }
+  }
   if (run) {
     t_currentCore = &core;
     try {
@@ -362,8 +374,10 @@ void Launch::CoreMain(int32_t index) {
   }
   core.ub = nullptr;
   core.shadow = nullptr;
+  core.shadowPipes = PipeShadow{};
   ReturnArena(core.ubCap + 1, std::move(ub));
   ReturnArena(core.ubCap + 1, std::move(shadow));
+  ReturnArena(PipeShadow::Bytes(shadowBlocks), std::move(pipeShadow));
   std::unique_lock<std::mutex> lock(mu_);
   Finish(index, lock);
 }
@@ -410,6 +424,91 @@ struct TopEnds {
   }
 };
 }  // namespace
+
+// The scalar data cache (one per core, 64-byte lines) writes a dirty line back whole, so (1) two cores that
+// write one line through GlobalTensor::SetValue between the same SyncAll barriers, one of them leaving it
+// unflushed (no DataCacheCleanAndInvalid after its last write), may clobber each other's bytes, and (2) a
+// line a core left dirty at a SyncAll is stale in GM for every other core that reads or writes it after
+// that SyncAll. Not checked on Ascend910 (see Core::ScalarCacheModelled).
+void Launch::CheckCacheLines() {
+  struct Rec {
+    uintptr_t line;
+    uint32_t epoch;
+    int32_t core;
+    bool dirtyAtEnd;
+  };
+  std::vector<Rec> recs;
+  for (int32_t i = 0; i < blockDim_; ++i) {
+    for (const CacheLineRec &r : cores_[static_cast<size_t>(i)]->cacheHistory) {
+      recs.push_back(Rec{r.line, r.epoch, i, r.dirtyAtEnd});
+    }
+  }
+  if (recs.empty()) {
+    return;
+  }
+  std::sort(recs.begin(), recs.end(), [](const Rec &a, const Rec &b) {
+    return std::tie(a.line, a.epoch, a.core) < std::tie(b.line, b.epoch, b.core);
+  });
+  auto lineAt = [&](uintptr_t line, int32_t core) {
+    return "the 64-byte GM line at " + cores_[static_cast<size_t>(core)]->DescribeGm(reinterpret_cast<const void *>(line));
+  };
+  for (size_t k = 1; k < recs.size(); ++k) {
+    const Rec &a = recs[k - 1];
+    const Rec &b = recs[k];
+    if (a.line == b.line && a.epoch == b.epoch && a.core != b.core && (a.dirtyAtEnd || b.dirtyAtEnd)) {
+      RecordFaultLocked(b.core, rule::kCacheLine,
+                        "cores " + std::to_string(a.core) + " and " + std::to_string(b.core) +
+                            " both wrote " + lineAt(a.line, b.core) +
+                            " with GlobalTensor::SetValue between the same SyncAll barriers, and core " +
+                            std::to_string(a.dirtyAtEnd ? a.core : b.core) +
+                            " did not flush it (DataCacheCleanAndInvalid): its data cache writes the whole line back "
+                            "later, so one core's write-back can clobber the other's (give each core its own cache "
+                            "lines, or flush after writing)");
+      return;
+    }
+  }
+  // Lines left dirty at a barrier, against later accesses of other cores.
+  std::vector<Rec> dirty;
+  for (const Rec &r : recs) {
+    if (r.dirtyAtEnd) {
+      dirty.push_back(r);
+    }
+  }
+  if (dirty.empty()) {
+    return;
+  }
+  // Lines overlapping GM bytes [lo, hi): those starting in (lo - 64, hi).
+  auto check = [&](int32_t core, uint32_t epoch, uintptr_t lo, uintptr_t hi, const char *what) {
+    const uintptr_t first = lo >= kCacheLineBytes ? lo - kCacheLineBytes + 1 : 0;
+    auto it = std::lower_bound(dirty.begin(), dirty.end(), first,
+                               [](const Rec &r, uintptr_t line) { return r.line < line; });
+    for (; it != dirty.end() && it->line < hi; ++it) {
+      if (it->core != core && it->epoch < epoch) {
+        RecordFaultLocked(core, rule::kCacheLine,
+                          "core " + std::to_string(core) + " " + what + " " + lineAt(it->line, core) +
+                              " after SyncAll #" + std::to_string(it->epoch + 1) + ", but core " +
+                              std::to_string(it->core) +
+                              " wrote it with GlobalTensor::SetValue before that SyncAll and did not flush it "
+                              "(DataCacheCleanAndInvalid): GM holds stale bytes of the line");
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const Rec &r : recs) {
+    if (check(r.core, r.epoch, r.line, r.line + 1, "wrote")) {
+      return;
+    }
+  }
+  for (int32_t i = 0; i < blockDim_; ++i) {
+    const Core &c = *cores_[static_cast<size_t>(i)];
+    for (const GmReadSpan &s : c.gmReads) {
+      if (s.epoch > 0 && check(i, s.epoch, s.lo, s.hi, "read")) {
+        return;
+      }
+    }
+  }
+}
 
 // Two cores writing the same GM bytes between the same pair of SyncAll barriers, unless both writes are
 // atomic adds: a plain write racing with another core's plain write or atomic add.
@@ -631,6 +730,9 @@ LaunchResult Launch::Run() {
     }
     if (!faulted_) {
       CheckRaces();
+    }
+    if (!faulted_) {
+      CheckCacheLines();
     }
   }
   Unstage();

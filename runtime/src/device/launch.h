@@ -53,6 +53,7 @@ class Launch {
   void RecordFault(int32_t index, const std::string &ruleName, const std::string &detail);
   bool Sequential() const { return order_ != CoreOrder::CONCURRENT; }
   void CheckRaces();
+  void CheckCacheLines();
 
   // Canary bytes on each side of every staged GM region.
   static constexpr uint64_t kRedZoneBytes = 4096;

@@ -139,6 +139,9 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
     src.Bound(op);
     const T *s = src.addr_;
     c->CheckGm(s, copied, false, op);
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte2, op);
+    c->GmReadByMte2(o, s, copied);
+    c->PipeWrite(o, dst.ref_.off, copied);
     std::memcpy(c->ub + dst.ref_.off, s, copied);
     c->MarkDefined(dst.ref_.off, copied);
     c->stats.gmBytesRead += copied;
@@ -160,6 +163,9 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
   if (copied > 0) {
     c->CheckDefined(op, "src", src.ref_.off, copied);
     c->CheckGm(d, copied, true, op);
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte3, op);
+    c->PipeRead(o, src.ref_.off, copied);
+    c->GmWrittenByMte3(o, d, copied);
     opgen_detail::WriteGm<T>(c, d, src.Data(), copied / sizeof(T), op);
   }
   if (copied != asked) {
@@ -177,6 +183,9 @@ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const
   c->CheckOperand(op, "dst", dst.ref_, copied, true);
   c->CheckOperand(op, "src", src.ref_, copied, true);
   if (copied > 0) {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src.ref_.off, copied);
+    c->PipeWrite(o, dst.ref_.off, copied);
     c->CheckDefined(op, "src", src.ref_.off, copied);
     std::memmove(c->ub + dst.ref_.off, c->ub + src.ref_.off, copied);
     c->MarkDefined(dst.ref_.off, copied);
@@ -205,10 +214,13 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
   const uint64_t srcPitch = (static_cast<uint64_t>(params.blockLen) + params.srcStride) * blk;
   c->CheckOperand(op, "dst", dst.ref_, (params.blockCount - 1) * dstPitch + len, true);
   src.Bound(op);
+  const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte2, op);
   for (uint64_t b = 0; b < params.blockCount && len > 0; ++b) {
     const uint8_t *s = reinterpret_cast<const uint8_t *>(src.addr_) + b * srcPitch;
     c->CheckGm(s, len, false, op);
     const uint64_t off = dst.ref_.off + b * dstPitch;
+    c->GmReadByMte2(o, s, len);
+    c->PipeWrite(o, off, len);
     std::memcpy(c->ub + off, s, len);
     c->MarkDefined(off, len);
     c->stats.gmBytesRead += len;
@@ -228,11 +240,14 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
   const uint64_t dstPitch = (static_cast<uint64_t>(params.blockLen) + params.dstStride) * blk;
   c->CheckOperand(op, "src", src.ref_, (params.blockCount - 1) * srcPitch + len, true);
   dst.Bound(op);
+  const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte3, op);
   for (uint64_t b = 0; b < params.blockCount && len > 0; ++b) {
     const uint64_t off = src.ref_.off + b * srcPitch;
     c->CheckDefined(op, "src", off, len);
+    c->PipeRead(o, off, len);
     uint8_t *d = reinterpret_cast<uint8_t *>(dst.addr_) + b * dstPitch;
     c->CheckGm(d, len, true, op);
+    c->GmWrittenByMte3(o, d, len);
     opgen_detail::WriteGm<T>(c, reinterpret_cast<T *>(d), reinterpret_cast<const T *>(c->ub + off), len / sizeof(T),
                              op);
   }
@@ -251,9 +266,12 @@ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const
   const uint64_t dstPitch = (static_cast<uint64_t>(params.blockLen) + params.dstStride) * blk;
   c->CheckOperand(op, "src", src.ref_, (params.blockCount - 1) * srcPitch + len, true);
   c->CheckOperand(op, "dst", dst.ref_, (params.blockCount - 1) * dstPitch + len, true);
+  const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
   for (uint64_t b = 0; b < params.blockCount && len > 0; ++b) {
     const uint64_t so = src.ref_.off + b * srcPitch;
     const uint64_t dof = dst.ref_.off + b * dstPitch;
+    c->PipeRead(o, so, len);
+    c->PipeWrite(o, dof, len);
     c->CheckDefined(op, "src", so, len);
     std::memmove(c->ub + dof, c->ub + so, len);
     c->MarkDefined(dof, len);
@@ -295,10 +313,13 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
   c->CheckOperand(op, "dst", dst.ref_, (count - 1) * pitch + row, true);
   src.Bound(op);
   const bool padDefined = padParams.isPad && (left > 0 || right > 0);
+  const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte2, op);
   for (uint64_t b = 0; b < count; ++b) {
     const uint8_t *s = reinterpret_cast<const uint8_t *>(src.addr_) + b * (len + dataCopyParams.srcStride);
     c->CheckGm(s, len, false, op);
     const uint64_t off = dst.ref_.off + b * pitch;
+    c->GmReadByMte2(o, s, len);
+    c->PipeWrite(o, off, row);
     uint8_t *d = c->ub + off;
     std::memcpy(d + left, s, len);
     c->stats.gmBytesRead += len;
@@ -354,11 +375,14 @@ inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, c
   const uint64_t pitch = row + static_cast<uint64_t>(dataCopyParams.srcStride) * opgen_detail::kUbBlockBytes;
   c->CheckOperand(op, "src", src.ref_, (count - 1) * pitch + len, true);
   dst.Bound(op);
+  const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte3, op);
   for (uint64_t b = 0; b < count; ++b) {
     const uint64_t off = src.ref_.off + b * pitch;
     c->CheckDefined(op, "src", off, len);
+    c->PipeRead(o, off, len);
     uint8_t *d = reinterpret_cast<uint8_t *>(dst.addr_) + b * (len + dataCopyParams.dstStride);
     c->CheckGm(d, len, true, op);
+    c->GmWrittenByMte3(o, d, len);
     opgen_detail::WriteGm<T>(c, reinterpret_cast<T *>(d), reinterpret_cast<const T *>(c->ub + off), len / sizeof(T),
                              op);
   }

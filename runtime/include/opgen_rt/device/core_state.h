@@ -8,9 +8,12 @@
 #ifndef OPGEN_RT_DEVICE_CORE_STATE_H
 #define OPGEN_RT_DEVICE_CORE_STATE_H
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -61,6 +64,18 @@ constexpr const char *kDataRace = "GM data race";
 constexpr const char *kVectorParams = "vector params";
 constexpr const char *kVectorDtype = "vector dtype";
 constexpr const char *kCopyParams = "DataCopy params";
+// Pipes of one core (see the pipe model below): an access to UB bytes (or a GM read by MTE2) that another
+// pipe wrote or read with no synchronisation ordering the two.
+constexpr const char *kPipeRace = "pipe race";
+// A SetFlag that no WaitFlag consumed by kernel exit.
+constexpr const char *kSyncUnpaired = "sync unpaired";
+// A WaitFlag with no SetFlag of the same event and id before it: the waiting pipe would hang.
+constexpr const char *kSyncDeadlock = "sync deadlock";
+// An event id outside 0..QUE_MAX_EVENT-1, no free id left for AllocEventID, or PipeBarrier<PIPE_S>.
+constexpr const char *kSyncParams = "sync params";
+// Scalar GM accesses through the per-core data cache: two cores writing one cache line, or a line read
+// while another core's write to it sits unflushed in that core's cache.
+constexpr const char *kCacheLine = "cache line shared";
 constexpr const char *kInternal = "internal";
 }  // namespace rule
 
@@ -73,6 +88,104 @@ struct KernelFault {
 
 // Thrown inside the other cores' threads once a launch has faulted, to unwind them.
 struct KernelAbort {};
+
+// ---------------------------------------------------------------------------------------------------------
+// The pipe model. Each instruction runs on the pipe that executes it on the AI core (asc-devkit / CANN
+// docs, "PipeBarrier" hardware pipeline table: PIPE_S scalar, incl. Tensor GetValue/SetValue; PIPE_V vector
+// computation; PIPE_MTE2 GM->UB moves; PIPE_MTE3 UB->GM moves):
+//   DataCopy / DataCopyPad GM->UB           PIPE_MTE2
+//   DataCopy / DataCopyPad UB->GM           PIPE_MTE3
+//   DataCopy UB->UB, every vector instruction (arithmetic, Duplicate, Cast, Compare*, Select)   PIPE_V
+//   LocalTensor / GlobalTensor GetValue, SetValue, DataCacheCleanAndInvalid                   PIPE_S
+// Pipes run asynchronously; instructions of one pipe run in issue order. A pipe's knowledge of the others
+// is a vector clock (PipeClock): entry q is the last instruction of pipe q known to be complete. Orderings:
+//   SetFlag<HardEvent::X_Y>(id) / WaitFlag<HardEvent::X_Y>(id)   Y learns what X had issued at the SetFlag
+//   TQue EnQue / DeQue and FreeTensor / AllocTensor               the same flags the real TQue inserts:
+//     VECIN: EnQue/DeQue MTE2_V, FreeTensor/AllocTensor V_MTE2; VECOUT: V_MTE3 and MTE3_V
+//   PipeBarrier<PIPE_ALL>(), SyncAll()                            every pipe learns everything issued
+//   PipeBarrier<PIPE_X>() (X not ALL)                             nothing new: pipe X is in order already
+// Instructions issued after the scalar unit passed a WaitFlag<X_S> start after it (issue order), so every
+// instruction inherits the scalar pipe's knowledge of the other pipes. Same-pipe dependencies are ordered:
+// the PipeBarrier doc (asc-devkit / hiascend atlasascendc_api_07_0271, CANN 9.0.0) asks for
+// PipeBarrier<PIPE_V> between dependent vector instructions but notes that with automatic synchronisation
+// (on by default in custom-operator and kernel-launch projects) the compiler inserts the PIPE_V sync itself.
+// Checks per 32-byte UB block (BlockAccess): a read by pipe p of a block last written by pipe q != p, or a
+// write over a read or write of pipe q != p, needs p's clock to cover that access, else [pipe race].
+// ---------------------------------------------------------------------------------------------------------
+enum PipeIndex : uint8_t { kPipeS = 0, kPipeV = 1, kPipeMte2 = 2, kPipeMte3 = 3 };
+constexpr int kPipeCount = 4;
+using PipeClock = std::array<uint32_t, kPipeCount>;
+
+// Per 32-byte UB block, as arrays (so that the per-instruction loops are plain scans and fills): the
+// last write as (clock value << 32 | pipe << 16 | instruction id), 0 = none, and per pipe its last read as
+// (clock value << 32 | instruction id), 0 = none. Reads are not cleared by a later write: a read that the
+// write found ordered before it stays ordered before everything ordered after that write.
+struct PipeShadow {
+  uint64_t *w = nullptr;
+  uint64_t *r[kPipeCount] = {};
+  // Carves the arrays for `blocks` blocks out of `storage` (at least Bytes(blocks) bytes, 8-byte aligned).
+  void Attach(uint8_t *storage, uint64_t blocks) {
+    w = reinterpret_cast<uint64_t *>(storage);
+    for (int q = 0; q < kPipeCount; ++q) {
+      r[q] = w + blocks * static_cast<uint64_t>(q + 1);
+    }
+  }
+  static uint64_t Bytes(uint64_t blocks) { return blocks * 8 * (1 + kPipeCount); }
+  // Forgets every access to blocks [b0, b1).
+  void Clear(uint64_t b0, uint64_t b1) {
+    std::fill(w + b0, w + b1, uint64_t{0});
+    for (int q = 0; q < kPipeCount; ++q) {
+      std::fill(r[q] + b0, r[q] + b1, uint64_t{0});
+    }
+  }
+  static uint32_t Time(uint64_t rec) { return static_cast<uint32_t>(rec >> 32); }
+  static uint8_t Pipe(uint64_t rec) { return static_cast<uint8_t>(rec >> 16); }
+  static uint16_t Op(uint64_t rec) { return static_cast<uint16_t>(rec); }
+};
+
+// One instruction being executed: its pipe, its clock value and its interned name.
+struct PipeOp {
+  uint8_t pipe;
+  uint32_t time;
+  uint16_t op;
+  const char *name;
+};
+
+// GM bytes [lo, hi) written by MTE3 at `time`, not yet known to be ordered before later MTE2 reads.
+struct GmPending {
+  uintptr_t lo;
+  uintptr_t hi;
+  uint32_t time;
+  uint16_t op;
+};
+
+// The per-core scalar data cache (CACHE_LINE_SIZE = 64, asc-devkit impl/basic_api/utils/
+// kernel_utils_constants.h): one entry per GM line the core wrote through GlobalTensor::SetValue, keyed by
+// the line's first address. Lines are counted from the start of the GM region (device allocations are
+// 512-byte aligned, so region-relative lines are the device's lines whatever the host buffer's alignment).
+constexpr uint64_t kCacheLineBytes = 64;
+struct CacheLineState {
+  bool dirty = false;         // written since the last DataCacheCleanAndInvalid of the line
+  bool wroteThisEpoch = false;
+  uint32_t flushTime = 0;     // scalar clock of the last flush
+};
+// A line a core wrote between two SyncAll barriers, and whether it was still unflushed at the barrier.
+struct CacheLineRec {
+  uintptr_t line;  // first address of the line
+  uint32_t epoch;
+  bool dirtyAtEnd;
+};
+// GM bytes [lo, hi) read (by MTE2 or a scalar GetValue) in `epoch`, for the cross-core stale-line check.
+struct GmReadSpan {
+  uintptr_t lo;
+  uintptr_t hi;
+  uint32_t epoch;
+};
+
+// Event ids per HardEvent: QUE_MAX_EVENT (asc-devkit impl/basic_api/kernel_macros.h) is 8 for NpuArch 2002,
+// 2201, 3002, 3102, 3510 and 5102, and 4 otherwise; SetFlag/WaitFlag assert 0 <= eventID < QUE_MAX_EVENT.
+constexpr int kMaxEventIds = 8;
+constexpr int kHardEventCount = 32;
 
 // A view of UB bytes [off, ...) inside the buffer [start, end) it was taken from (byte offsets in UB).
 struct UbRef {
@@ -97,6 +210,8 @@ struct QueueRec {
   std::vector<SlotState> state;
   std::vector<uint32_t> gen;        // per slot: bumped by AllocTensor and by FreeTensor
   std::vector<int32_t> fifo;        // enqueued slots, oldest first
+  std::vector<PipeClock> enqTok;    // per slot: the producer's clock at EnQue (its SetFlag)
+  std::vector<PipeClock> freeTok;   // per slot: the consumer's clock at FreeTensor (its SetFlag)
   int32_t cursor = 0;               // next slot AllocTensor tries first (ring order)
   bool alive = false;
 };
@@ -171,6 +286,28 @@ class Core {
   std::vector<TruncRec> truncs;
   std::vector<std::string> notes;
   std::string pendingLeak;
+
+  // ---- pipe model (see above) ----
+  PipeClock vc[kPipeCount] = {};  // per pipe: what it knows of every pipe
+  PipeShadow shadowPipes;  // one record per 32-byte UB block (cleared by InitBuffer for its range)
+  // Per pipe: the clock value of its latest UB write and UB read anywhere. A pipe whose clock already
+  // covers them cannot race with that pipe, so the per-block scans skip it.
+  uint32_t lastUbWrite[kPipeCount] = {};
+  uint32_t lastUbRead[kPipeCount] = {};
+  std::vector<const char *> opNames;
+  std::vector<GmPending> gmPending;
+  uintptr_t gmPendingLo = UINTPTR_MAX;
+  uintptr_t gmPendingHi = 0;
+  // SetFlag tokens not yet consumed, per (HardEvent, id), oldest first.
+  std::vector<PipeClock> flags[kHardEventCount][kMaxEventIds];
+  const char *flagSetter[kHardEventCount][kMaxEventIds] = {};
+  uint32_t flagsPending = 0;
+  uint8_t eventIdsInUse[kHardEventCount] = {};  // TPipe::AllocEventID bitmask per HardEvent
+  // ---- scalar data cache ----
+  std::map<uintptr_t, CacheLineState> cacheLines;
+  std::vector<CacheLineRec> cacheHistory;
+  std::vector<GmReadSpan> gmReads;
+  bool gmReadsOverflow = false;
 
   // ---- cheap inline checks ----
   void Poll() const {
@@ -262,6 +399,209 @@ class Core {
     writes.push_back(WriteSpan{lo, hi, epoch, atomic});
   }
 
+  // ---- pipe model: hot paths ----
+  uint16_t OpId(const char *name) {
+    for (size_t k = opNames.size(); k-- > 0;) {
+      if (opNames[k] == name) {
+        return static_cast<uint16_t>(k);
+      }
+    }
+    if (opNames.size() >= 0xffffu) {
+      return 0;
+    }
+    opNames.push_back(name);
+    return static_cast<uint16_t>(opNames.size() - 1);
+  }
+
+  // Issues an instruction on pipe `p`: it starts after what the scalar unit knows, and gets the next clock.
+  PipeOp Issue(uint8_t p, const char *name) {
+    if (p != kPipeS) {
+      for (int q = 1; q < kPipeCount; ++q) {
+        if (vc[kPipeS][q] > vc[p][q]) {
+          vc[p][q] = vc[kPipeS][q];
+        }
+      }
+    }
+    return PipeOp{p, ++vc[p][p], OpId(name), name};
+  }
+
+  // The instruction `o` reads UB bytes [off, off + bytes). Two passes over the blocks: a branch-free check
+  // (the slow path finds and reports the block), then a fill of the read records.
+  void PipeRead(const PipeOp &o, uint64_t off, uint64_t bytes) {
+    if (bytes == 0 || shadowPipes.w == nullptr) {
+      return;
+    }
+    const uint64_t b0 = off / kUbBlockBytes;
+    const uint64_t b1 = (off + bytes - 1) / kUbBlockBytes + 1;
+    uint32_t lim[kPipeCount];
+    for (int q = 0; q < kPipeCount; ++q) {
+      lim[q] = vc[o.pipe][static_cast<size_t>(q)];
+    }
+    lim[o.pipe] = UINT32_MAX;  // the same pipe is in order
+    if (WritesMayRace(lim) && ScanWrites(lim, b0, b1)) {
+      FaultPipeRaceScan(o, false, off, bytes);
+    }
+    std::fill(shadowPipes.r[o.pipe] + b0, shadowPipes.r[o.pipe] + b1, (uint64_t{o.time} << 32) | o.op);
+    lastUbRead[o.pipe] = o.time;
+  }
+
+  // The instruction `o` writes UB bytes [off, off + bytes): checked against the last write and the reads of
+  // the other pipes, then it becomes the last write.
+  void PipeWrite(const PipeOp &o, uint64_t off, uint64_t bytes) {
+    if (bytes == 0 || shadowPipes.w == nullptr) {
+      return;
+    }
+    const uint64_t b0 = off / kUbBlockBytes;
+    const uint64_t b1 = (off + bytes - 1) / kUbBlockBytes + 1;
+    uint32_t lim[kPipeCount];
+    for (int q = 0; q < kPipeCount; ++q) {
+      lim[q] = vc[o.pipe][static_cast<size_t>(q)];
+    }
+    lim[o.pipe] = UINT32_MAX;
+    bool bad = WritesMayRace(lim) && ScanWrites(lim, b0, b1);
+    for (int q = 0; q < kPipeCount && !bad; ++q) {
+      if (q == o.pipe || lastUbRead[q] <= lim[q]) {
+        continue;  // every read of pipe q is ordered before this instruction
+      }
+      const uint64_t *rr = shadowPipes.r[q];
+      const uint64_t l = (uint64_t{lim[q]} << 32) | 0xffffffffull;
+      uint64_t any = 0;
+      for (uint64_t k = b0; k < b1; ++k) {
+        any |= static_cast<uint64_t>(rr[k] > l);
+      }
+      bad = any != 0;
+    }
+    if (bad) {
+      FaultPipeRaceScan(o, true, off, bytes);
+    }
+    std::fill(shadowPipes.w + b0, shadowPipes.w + b1,
+              (uint64_t{o.time} << 32) | (uint64_t{o.pipe} << 16) | o.op);
+    lastUbWrite[o.pipe] = o.time;
+  }
+
+  // True when a block of [b0, b1) was last written by a pipe later than `lim` allows.
+  bool ScanWrites(const uint32_t *lim, uint64_t b0, uint64_t b1) const {
+    const uint64_t *ww = shadowPipes.w;
+    uint32_t any = 0;
+    for (uint64_t k = b0; k < b1; ++k) {
+      any |= static_cast<uint32_t>(PipeShadow::Time(ww[k]) > lim[PipeShadow::Pipe(ww[k]) & 3]);
+    }
+    return any != 0;
+  }
+
+  // False when `lim` (an instruction's clock, UINT32_MAX for its own pipe) covers every pipe's latest UB
+  // write: then no block's last write can race with it.
+  bool WritesMayRace(const uint32_t *lim) const {
+    bool may = false;
+    for (int q = 0; q < kPipeCount; ++q) {
+      may = may || lastUbWrite[q] > lim[q];
+    }
+    return may;
+  }
+
+  // MTE3 wrote GM bytes [p, p + bytes): a later MTE2 read of them needs an MTE3 -> MTE2 ordering.
+  void GmWrittenByMte3(const PipeOp &o, const void *p, uint64_t bytes) {
+    if (bytes == 0) {
+      return;
+    }
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t hi = lo + bytes;
+    if (!gmPending.empty()) {
+      GmPending &last = gmPending.back();
+      if (lo <= last.hi && hi >= last.lo) {
+        last.lo = lo < last.lo ? lo : last.lo;
+        last.hi = hi > last.hi ? hi : last.hi;
+        last.time = o.time;
+        last.op = o.op;
+        gmPendingLo = last.lo < gmPendingLo ? last.lo : gmPendingLo;
+        gmPendingHi = last.hi > gmPendingHi ? last.hi : gmPendingHi;
+        return;
+      }
+    }
+    gmPending.push_back(GmPending{lo, hi, o.time, o.op});
+    gmPendingLo = lo < gmPendingLo ? lo : gmPendingLo;
+    gmPendingHi = hi > gmPendingHi ? hi : gmPendingHi;
+  }
+
+  // MTE2 (instruction `o`) reads GM bytes [p, p + bytes): this core's own MTE3 writes and scalar (cached)
+  // writes of them must be ordered before it; recorded for the cross-core cache check.
+  void GmReadByMte2(const PipeOp &o, const void *p, uint64_t bytes) {
+    if (bytes == 0) {
+      return;
+    }
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t hi = lo + bytes;
+    if (lo < gmPendingHi && hi > gmPendingLo) {
+      CheckGmPending(o, lo, hi);
+    }
+    if (!cacheLines.empty()) {
+      CheckOwnCacheLines(o, lo, hi);
+    }
+    RecordGmRead(lo, hi);
+  }
+
+  void RecordGmRead(uintptr_t lo, uintptr_t hi) {
+    if (!gmReads.empty()) {
+      GmReadSpan &last = gmReads.back();
+      if (last.epoch == epoch && lo <= last.hi && hi >= last.lo) {
+        last.lo = lo < last.lo ? lo : last.lo;
+        last.hi = hi > last.hi ? hi : last.hi;
+        return;
+      }
+    }
+    if (gmReads.size() >= (1u << 20)) {
+      gmReadsOverflow = true;
+      return;
+    }
+    gmReads.push_back(GmReadSpan{lo, hi, epoch});
+  }
+
+  // A scalar GetValue (instruction `o`) of GM bytes [p, p + bytes).
+  void GmScalarRead(const void *p, uint64_t bytes) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(p);
+    RecordGmRead(lo, lo + bytes);
+  }
+
+  // First address of the cache line holding `a`, in the GM region CheckGm matched last (gmLo).
+  uintptr_t LineOf(uintptr_t a) const {
+    const uintptr_t base = a >= gmLo ? gmLo : a;
+    return base + (a - base) / kCacheLineBytes * kCacheLineBytes;
+  }
+
+  // The scalar data cache rules apply where AscendC offers DataCacheCleanAndInvalid to manage it: the
+  // NpuArch values of the real header's implementation (asc-devkit impl/basic_api/kernel_reg.h: 2201, 3002,
+  // 3003, 3113, 3510, 5102; the form without DcciDst also on the Atlas inference series, 2002). Not on the
+  // Atlas training series (Ascend910, NpuArch 1001: hiascend atlasascendc_api_07_0177, product support x)
+  // nor on an NpuArch the header does not know.
+  bool ScalarCacheModelled() const {
+    switch (product->npuArch) {
+      case 2002:
+      case 2201:
+      case 3002:
+      case 3003:
+      case 3113:
+      case 3510:
+      case 5102:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // A scalar SetValue of GM bytes [p, p + bytes) (after CheckGm): the lines become dirty in this core's
+  // data cache.
+  void GmScalarWrite(const void *p, uint64_t bytes) {
+    if (!ScalarCacheModelled()) {
+      return;
+    }
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(p);
+    for (uintptr_t line = LineOf(lo); line < lo + bytes; line += kCacheLineBytes) {
+      CacheLineState &st = cacheLines[line];
+      st.dirty = true;
+      st.wroteThisEpoch = true;
+    }
+  }
+
   void CountVector(uint64_t elements) {
     ++stats.vectorInstructions;
     stats.vectorElements += elements;
@@ -273,6 +613,27 @@ class Core {
   [[noreturn]] void FaultBounds(const char *op, const char *role, const UbRef &r, uint64_t bytes) const;
   [[noreturn]] void FaultStale(const char *op, const char *role, const UbRef &r) const;
   [[noreturn]] void FaultUndefined(const char *op, const char *role, uint64_t off, uint64_t bytes) const;
+  [[noreturn]] void FaultPipeRace(const PipeOp &o, const char *verb, uint8_t otherPipe, uint16_t otherOp,
+                                  const char *how, uint64_t off, uint64_t bytes, uint64_t block) const;
+  // Finds the first block of a write (`write`) or read of UB bytes [off, off + bytes) that races and reports it.
+  [[noreturn]] void FaultPipeRaceScan(const PipeOp &o, bool write, uint64_t off, uint64_t bytes) const;
+  void CheckGmPending(const PipeOp &o, uintptr_t lo, uintptr_t hi);
+  void CheckOwnCacheLines(const PipeOp &o, uintptr_t lo, uintptr_t hi);
+  // Pipe synchronisation (SetFlag/WaitFlag take the HardEvent as its integer value).
+  void SetFlag(int32_t event, int32_t eventId);
+  void WaitFlag(int32_t event, int32_t eventId);
+  void BarrierAll();
+  void PipeBarrier(int32_t pipe);
+  int32_t EventIdLimit() const;
+  void CheckEventId(const char *what, int32_t event, int32_t eventId) const;
+  int32_t AllocEventId(int32_t event, bool take);
+  void ReleaseEventId(int32_t event, int32_t eventId);
+  // Queue synchronisation (the flags a TQue inserts), per queue position.
+  void QueueSync(int32_t qid, int32_t slot, bool forward, bool produce);
+  // DataCacheCleanAndInvalid of the line holding `p` (or every line when `entire`).
+  void FlushCache(const void *p, bool entire);
+  // Records the lines written since the last barrier (SyncAll or kernel exit) in cacheHistory.
+  void CloseCacheEpoch();
   void CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char *op);
   std::string DescribeGm(const void *p) const;
 

@@ -94,6 +94,19 @@ enum class HardEvent : uint8_t {
   MAX,
 };
 
+// Scalar data cache maintenance targets (asc-devkit impl/basic_api/kernel_reg.h).
+enum class CacheLine : uint64_t {
+  SINGLE_CACHE_LINE = 0,
+  ENTIRE_DATA_CACHE,
+};
+
+enum class DcciDst : uint64_t {
+  CACHELINE_ALL = 0,
+  CACHELINE_UB,
+  CACHELINE_OUT,
+  CACHELINE_ATOMIC,
+};
+
 // ascend-platform.md: "RoundMode CAST_NONE 0, CAST_RINT 1, CAST_FLOOR 2, CAST_CEIL 3, CAST_ROUND 4,
 // CAST_TRUNC 5, CAST_ODD 6".
 enum class RoundMode : int32_t {

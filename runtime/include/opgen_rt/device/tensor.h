@@ -64,6 +64,8 @@ class GlobalTensor {
     opgen_rt::device::Core *c = Bound("GlobalTensor::GetValue");
     const T *p = addr_ + offset;
     c->CheckGm(p, sizeof(T), false, "GlobalTensor::GetValue");
+    c->Issue(opgen_rt::device::kPipeS, "GlobalTensor::GetValue");
+    c->GmScalarRead(p, sizeof(T));
     c->stats.gmBytesRead += sizeof(T);
     T v;
     std::memcpy(&v, p, sizeof(T));
@@ -76,6 +78,8 @@ class GlobalTensor {
     opgen_rt::device::Core *c = Bound("GlobalTensor::SetValue");
     T *p = addr_ + offset;
     c->CheckGm(p, sizeof(T), true, "GlobalTensor::SetValue");
+    c->Issue(opgen_rt::device::kPipeS, "GlobalTensor::SetValue");
+    c->GmScalarWrite(p, sizeof(T));
     std::memcpy(p, &value, sizeof(T));
     c->stats.gmBytesWritten += sizeof(T);
     c->RecordGmWrite(p, sizeof(T));
@@ -115,6 +119,7 @@ class LocalTensor {
     opgen_rt::device::Core *c = Bound();
     opgen_rt::device::UbRef r = At(index);
     c->CheckOperand("LocalTensor::GetValue", "tensor", r, sizeof(T), false);
+    c->PipeRead(c->Issue(opgen_rt::device::kPipeS, "LocalTensor::GetValue"), r.off, sizeof(T));
     c->CheckDefined("LocalTensor::GetValue", "tensor", r.off, sizeof(T));
     T v;
     std::memcpy(&v, c->ub + r.off, sizeof(T));
@@ -129,6 +134,7 @@ class LocalTensor {
     opgen_rt::device::UbRef r = At(index);
     c->CheckOperand("LocalTensor::SetValue", "tensor", r, sizeof(T), false);
     const T converted = static_cast<T>(value);
+    c->PipeWrite(c->Issue(opgen_rt::device::kPipeS, "LocalTensor::SetValue"), r.off, sizeof(T));
     std::memcpy(c->ub + r.off, &converted, sizeof(T));
     c->MarkDefined(r.off, sizeof(T));
   }
@@ -222,21 +228,22 @@ class TPipe {
     core_->PipeRelease(pid_, true, "TPipe::Reset");
   }
 
+  // Event ids per HardEvent, 0..QUE_MAX_EVENT-1: AllocEventID takes the lowest free one, ReleaseEventID
+  // gives it back, FetchEventID returns the lowest free one without taking it.
   template <HardEvent event>
   TEventID FetchEventID() {
-    return 0;
+    return static_cast<TEventID>(core_->AllocEventId(static_cast<int32_t>(event), false));
   }
   TEventID FetchEventID(HardEvent event) {
-    (void)event;
-    return 0;
+    return static_cast<TEventID>(core_->AllocEventId(static_cast<int32_t>(event), false));
   }
   template <HardEvent event>
   TEventID AllocEventID() {
-    return 0;
+    return static_cast<TEventID>(core_->AllocEventId(static_cast<int32_t>(event), true));
   }
   template <HardEvent event>
   void ReleaseEventID(TEventID id) {
-    (void)id;
+    core_->ReleaseEventId(static_cast<int32_t>(event), id);
   }
 
  private:

@@ -157,6 +157,11 @@ inline void VecUnary(const char *op, const LocalTensor<T> &dst, const LocalTenso
   const uint64_t bytes = n * sizeof(T);
   c->CheckOperand(op, "dst", dst.ref_, bytes, true);
   c->CheckOperand(op, "src", src.ref_, bytes, true);
+  {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src.ref_.off, bytes);
+    c->PipeWrite(o, dst.ref_.off, bytes);
+  }
   c->CheckDefined(op, "src", src.ref_.off, bytes);
   T *d = dst.Data();
   const T *s = reinterpret_cast<const T *>(c->ub + src.ref_.off);
@@ -186,6 +191,12 @@ inline void VecBinary(const char *op, const LocalTensor<T> &dst, const LocalTens
   c->CheckOperand(op, "dst", dst.ref_, bytes, true);
   c->CheckOperand(op, "src0", src0.ref_, bytes, true);
   c->CheckOperand(op, "src1", src1.ref_, bytes, true);
+  {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src0.ref_.off, bytes);
+    c->PipeRead(o, src1.ref_.off, bytes);
+    c->PipeWrite(o, dst.ref_.off, bytes);
+  }
   c->CheckDefined(op, "src0", src0.ref_.off, bytes);
   c->CheckDefined(op, "src1", src1.ref_.off, bytes);
   T *d = dst.Data();
@@ -455,6 +466,7 @@ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int
   const uint64_t n = opgen_detail::CheckCount(c, "Duplicate", count);
   const uint64_t bytes = n * sizeof(T);
   c->CheckOperand("Duplicate", "dst", dst.ref_, bytes, true);
+  c->PipeWrite(c->Issue(opgen_rt::device::kPipeV, "Duplicate"), dst.ref_.off, bytes);
   T *d = dst.Data();
   for (uint64_t i = 0; i < n; ++i) {
     d[i] = scalarValue;
@@ -482,6 +494,11 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
   const uint64_t sBytes = n * sizeof(S);
   c->CheckOperand(op, "dst", dst.ref_, dBytes, true);
   c->CheckOperand(op, "src", src.ref_, sBytes, true);
+  {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src.ref_.off, sBytes);
+    c->PipeWrite(o, dst.ref_.off, dBytes);
+  }
   c->CheckDefined(op, "src", src.ref_.off, sBytes);
   constexpr bool kDstInt = !opgen_detail::kIsFloatVec<D>;
   constexpr bool kSrcFloat = opgen_detail::kIsFloatVec<S>;
@@ -617,6 +634,12 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
   opgen_rt::device::Core *c = opgen_detail::CompareCheck<T>(op, dst, cmpMode, n);
   c->CheckOperand(op, "src0", src0.ref_, n * sizeof(T), true);
   c->CheckOperand(op, "src1", src1.ref_, n * sizeof(T), true);
+  {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src0.ref_.off, n * sizeof(T));
+    c->PipeRead(o, src1.ref_.off, n * sizeof(T));
+    c->PipeWrite(o, dst.ref_.off, n / 8);
+  }
   const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
   const T *b = reinterpret_cast<const T *>(c->ub + src1.ref_.off);
   uint8_t *m = c->ub + dst.ref_.off;
@@ -640,6 +663,11 @@ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
   const uint64_t n = count;
   opgen_rt::device::Core *c = opgen_detail::CompareCheck<T>(op, dst, cmpMode, n);
   c->CheckOperand(op, "src0", src0.ref_, n * sizeof(T), true);
+  {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src0.ref_.off, n * sizeof(T));
+    c->PipeWrite(o, dst.ref_.off, n / 8);
+  }
   const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
   const auto k1 = opgen_detail::Ld(src1Scalar);
   uint8_t *m = c->ub + dst.ref_.off;
@@ -685,14 +713,19 @@ inline void SelectImpl(const char *op, const LocalTensor<T> &dst, const LocalTen
   c->CheckOperand(op, "dst", dst.ref_, bytes, true);
   c->CheckOperand(op, "selMask", selMask.ref_, maskBytes, true);
   c->CheckOperand(op, "src0", src0.ref_, bytes, true);
+  const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+  c->PipeRead(o, selMask.ref_.off, maskBytes);
+  c->PipeRead(o, src0.ref_.off, bytes);
   c->CheckDefined(op, "selMask", selMask.ref_.off, maskBytes);
   c->CheckDefined(op, "src0", src0.ref_.off, bytes);
   const T *b = nullptr;
   if (src1 != nullptr) {
     c->CheckOperand(op, "src1", src1->ref_, bytes, true);
+    c->PipeRead(o, src1->ref_.off, bytes);
     c->CheckDefined(op, "src1", src1->ref_.off, bytes);
     b = reinterpret_cast<const T *>(c->ub + src1->ref_.off);
   }
+  c->PipeWrite(o, dst.ref_.off, bytes);
   const uint8_t *m = c->ub + selMask.ref_.off;
   const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
   T *d = dst.Data();
