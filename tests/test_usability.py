@@ -259,3 +259,31 @@ def test_the_readme_names_every_op_every_spec_key_every_column_and_the_notations
     for notation in ("`FLOAT/INT64`", "`FLOAT->FLOAT16`", "`FLOAT16+FLOAT`"):
         assert notation in README
     assert "--shape scalar" in README and "opgen --version" in README
+
+
+def test_failure_lines_and_case_names_print_brackets_verbatim(capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel fault's rule name (``[pipe race]``) and a shape (``[4, 8]``) are data, not rich markup: the
+    failure line and the verbose table show them as they are."""
+    from codegen.check.driver import CaseResult
+    from codegen.check.report import print_table
+
+    message = "kernel fault [pipe race] in kernel k on core 3: V reads UB [0, 32) written by MTE2"
+    failed = CaseResult(
+        "op/P/FLOAT/several cores [4, 8]",
+        "op",
+        "P",
+        "FLOAT",
+        "[4, 8]",
+        "several cores [4, 8]",
+        False,
+        361001,
+        0.0,
+        0.0,
+        message,
+        0.0,
+    )
+    print_table([failed], verbose=True)
+    text = capsys.readouterr().out
+    assert f"FAIL op/P/FLOAT/several cores [4, 8]: {message}" in " ".join(text.split())
+    assert "[pipe race]" in text
+    assert "V reads UB [0, 32) written by MTE2" in " ".join(text.split())

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from codegen.check.driver import CaseResult
@@ -63,7 +64,7 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
         table.add_column(col)
     if verbose:
         for r in results:
-            table.add_row(r.op, r.product, r.dtype, f"{r.name}", "pass" if r.passed else "FAIL", *_row_values([r]))
+            table.add_row(r.op, r.product, r.dtype, escape(r.name), "pass" if r.passed else "FAIL", *_row_values([r]))
     else:
         groups: dict[tuple[str, str, str], list[CaseResult]] = {}
         for r in results:
@@ -82,4 +83,5 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
     console.print(LEGEND, highlight=False, markup=False)
     for r in results:
         if not r.passed:
-            console.print(f"[red]FAIL[/red] {r.ident}: {r.message}", markup=True, highlight=False)
+            # the ident and message are data (a fault's "[pipe race]", a shape "[4, 8]"), never rich markup
+            console.print(f"[red]FAIL[/red] {escape(r.ident)}: {escape(r.message)}", markup=True, highlight=False)
