@@ -157,8 +157,8 @@ def test_status_matrix_covers_every_tensor_dtype_rank_format_and_output_dims() -
                 bad, bad.lower() if bad != "DOUBLE" else "float64"
             )
         assert cases[f"{tensor} rank 9 (maximum 8) -> 161002"].params[tensor].ndim == 9
-        for fmt, code in (("NC1HWC0", 3), ("FRACTAL_Z", 4), ("FRACTAL_NZ", 29)):
-            assert cases[f"{tensor} format {fmt} -> 161002"].formats == ((tensor, code),)
+        for fmt in ("NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ", "NDC1HWC0"):
+            assert cases[f"{tensor} format {fmt} -> 161002"].formats == {tensor: fmt}
     for shape in ("[8, 4]", "[32]", "[4, 8, 1]"):
         assert cases[f"out {shape} (same count as [4, 8]) -> 161002"].expect_status == 161002
     assert cases["the matrix's base call -> 0"].expect_status == 0

@@ -79,7 +79,9 @@ def test_every_entry_names_its_kind_side_and_public_source() -> None:
     for e in entries:
         assert e.get("kind") in KINDS, e
         assert e.get("side") in ("kernel", "host"), e
-        assert re.search(r"(mirror-cann/asc-devkit|hicann/\w+|asc-devkit docs|CANN toolchain)", e.get("source", "")), e
+        assert re.search(
+            r"(mirror-cann/asc-devkit|hicann/\w+|Ascend/metadef|asc-devkit docs|CANN toolchain)", e.get("source", "")
+        ), e
 
 
 @pytest.mark.parametrize("side", ["kernel", "host"])

@@ -387,16 +387,12 @@ def _violation(
 
 
 def format_cases(spec: OpSpec, cases: list[Case]) -> list[Case]:
-    """Two cases derived from the first value case of ``cases`` (none when there is no value case):
-
-    * the first tensor that accepts a format besides ND gets it (the first one its spec lists after ND):
-      a value case, which must succeed with the reference's values (the formats share ND's layout);
-    * the first input gets a private format (``FRACTAL_NZ``) the spec does not accept: a status case that
-      must return ACLNN_ERR_PARAM_INVALID (161002). Its ``out`` is allocated as a call would allocate it.
+    """The accepted-format value case derived from the first value case of ``cases`` (none when there is no
+    value case or no tensor accepts a format besides ND): the first tensor that accepts a format besides ND
+    gets it (the first one its spec lists after ND), and the call must succeed with the reference's values
+    (those formats share ND's layout). Rejected formats are status-matrix cases
+    (:mod:`codegen.check.status_matrix`: every private format on every tensor, 161002).
     """
-    from codegen.families import infer_output
-    from codegen.spec.model import PRIVATE_ACL_FORMATS
-
     base = next((c for c in cases if c.expect_status is None and c.mode is None), None)
     if base is None:
         return []
@@ -414,27 +410,6 @@ def format_cases(spec: OpSpec, cases: list[Case]) -> list[Case]:
                 f"{t.name} format {fmt}",
                 dict(base.params),
                 formats={t.name: fmt},
-            )
-        )
-    first = spec.inputs[0]
-    rejected = next((f for f in PRIVATE_ACL_FORMATS if f not in first.formats), None)
-    if rejected is not None and base.params.get(first.name) is not None:
-        params = dict(base.params)
-        out_name = spec.outputs[0].name
-        if params.get(out_name) is None:
-            arrays = {t.name: params.get(t.name) for t in spec.inputs}
-            attrs = {a.name: params.get(a.name, a.default) for a in spec.attrs}
-            params[out_name] = infer_output(spec, arrays, attrs)
-        out.append(
-            Case(
-                base.op,
-                base.product,
-                base.dtype,
-                "error",
-                f"{first.name} format {rejected} -> 161002",
-                params,
-                expect_status=ACLNN_ERR_PARAM_INVALID,
-                formats={first.name: rejected},
             )
         )
     return out
