@@ -584,7 +584,13 @@ MUTANTS: tuple[Mutant, ...] = (
         EDB,
         ("Ascend910B",),
         "FreeTensor of the grad row tile is missing after an atomic add (the next AllocTensor would block)",
-        (Edit(_EDB_KERNEL, "    SetAtomicNone();\n    rowsQueue_.FreeTensor(rowsLocal);\n", "    SetAtomicNone();\n"),),
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    rowsQueue_.FreeTensor(rowsLocal);\n  }\n\n  __aicore__ inline void AccumulateChunk",
+                "  }\n\n  __aicore__ inline void AccumulateChunk",
+            ),
+        ),
         "queue order",
         "all 1 buffers are in use",
     ),
@@ -636,8 +642,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_TILING,
-                "const bool deterministic = context->GetDeterministic() != 0;",
-                "const bool deterministic = context->GetDeterministic() > 1;",
+                "const bool deterministic = context->GetDeterministic() != 0 || !hwSyncAll;",
+                "const bool deterministic = context->GetDeterministic() > 1 || !hwSyncAll;",
             ),
         ),
         DETERMINISM,
