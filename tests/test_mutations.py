@@ -759,8 +759,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_API,
-                "  if (grad->GetStorageFormat() != Format::FORMAT_ND) {",
-                "  if (false && grad->GetStorageFormat() != Format::FORMAT_ND) {",
+                "  if (grad->GetStorageFormat() != Format::FORMAT_ND && ",
+                "  if (false && grad->GetStorageFormat() != Format::FORMAT_ND && ",
             ),
         ),
         STATUS,
@@ -774,8 +774,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _SMLB_API,
-                "  if (out->GetStorageFormat() != Format::FORMAT_ND) {",
-                "  if (false && out->GetStorageFormat() != Format::FORMAT_ND) {",
+                "  if (out->GetStorageFormat() != Format::FORMAT_ND && ",
+                "  if (false && out->GetStorageFormat() != Format::FORMAT_ND && ",
             ),
         ),
         STATUS,
