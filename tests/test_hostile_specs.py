@@ -3,12 +3,14 @@ host expressions that overflow int64 or divide by something that may be 0 are sp
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from codegen.paths import project_paths
 from codegen.spec.loader import load_catalogue, load_op_spec
 from codegen.spec.model import Catalogue, ElementwiseCompute
 from tests.test_spec_errors import BASE, CATALOGUE, STEM, bad, edit
@@ -194,3 +196,43 @@ def test_divisions_proved_safe_are_accepted(
     path.write_text(text)
     spec = load_op_spec(path, catalogue)
     assert isinstance(spec.compute, ElementwiseCompute) and spec.compute.scalars[0][0] == "norm"
+
+
+@pytest.mark.parametrize("data", [b"op: \x07x\n", b"op: x\n\x00\n", b"op: \x1bx\n"])
+def test_control_characters_in_a_spec_are_a_file_line_error_not_a_traceback(tmp_path: Path, data: bytes) -> None:
+    """PyYAML's reader refuses control characters while it is constructed; that is a spec error naming the
+    file and line (exit 2), never a ReaderError traceback."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(project_paths().specs / "products.yaml", specs)
+    (specs / "bad.yaml").write_bytes(data)
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), "list"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    line = data[: data.index(next(c for c in data if c < 9 or 13 < c < 32).to_bytes(1, "little"))].count(b"\n") + 1
+    assert f"{specs / 'bad.yaml'}:{line}: yaml: cannot read the file: character 0x" in proc.stderr
+
+
+def test_catalogue_core_count_ub_and_workspace_have_upper_bounds(tmp_path: Path) -> None:
+    """A core count beyond a launch's blockDim range (and a UB or system workspace beyond what the kernel API
+    can address) is a catalogue error at its line, not a g++ narrowing error later."""
+    text = (project_paths().specs / "products.yaml").read_text()
+    cases = [
+        ("vector_core_num: 32", "vector_core_num: 99999999999999999999", "allowed: 1..65535"),
+        ("ub_bytes: 262144", "ub_bytes: 4294967296", "allowed: 1..2147483647"),
+    ]
+    for old, new, allowed in cases:
+        assert old in text
+        bad = tmp_path / "products.yaml"
+        bad.write_text(text.replace(old, new, 1))
+        line = text[: text.index(old)].count("\n") + 1
+        proc = subprocess.run(
+            [sys.executable, "-m", "codegen", "--products", str(bad), "list"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert f"{bad}:{line}: " in proc.stderr and allowed in proc.stderr

@@ -311,6 +311,17 @@ class _NodeConverter:
         return YMap(self.loc(node), path, entries)
 
 
+#: The largest ``vector_core_num`` a catalogue may give: a launch's blockDim is at most 65535 (the range CANN's
+#: kernel launch accepts for blockDim).
+MAX_BLOCK_DIM = 65535
+#: The largest ``ub_bytes``: TPipe::InitBuffer takes its length as uint32_t and the emulator carves UB with
+#: int32 offsets.
+MAX_UB_BYTES = 2**31 - 1
+#: The largest ``sys_workspace_bytes`` (1 GiB; CANN reserves 2 or 16 MiB, asc-devkit
+#: impl/basic_api/utils/kernel_utils_constants.h RESERVED_WORKSPACE).
+MAX_SYS_WORKSPACE_BYTES = 2**30
+
+
 def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
     """Reads one YAML document into located nodes.
 
@@ -328,7 +339,18 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
     except (OSError, UnicodeDecodeError) as exc:
         errors.append(SpecError(SourceLoc(file, 1), "yaml", f"cannot read the file: {exc}"))
         return None
-    loader = _StrictLoader(text)
+    try:
+        # the reader rejects control characters and NUL while it is constructed
+        loader = _StrictLoader(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "position", None)
+        line = text.count("\n", 0, mark) + 1 if isinstance(mark, int) else 1
+        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+        char = getattr(exc, "character", None)
+        code = ord(char) if isinstance(char, str) and len(char) == 1 else char
+        what = f"character {code:#06x} at offset {mark}: " if isinstance(code, int) else ""
+        errors.append(SpecError(SourceLoc(file, line), "yaml", f"cannot read the file: {what}{reason}"))
+        return None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -963,7 +985,9 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
         if "soc_version" in m
         else ""
     )
-    ub = get("ub_bytes", lambda n: r.integer(n, 1))
+    # InitBuffer lengths are uint32_t (asc-devkit include/basic_api/kernel_tpipe.h): a UB past 2**31 - 1 bytes
+    # could not be carved by any kernel.
+    ub = get("ub_bytes", lambda n: r.integer(n, 1, MAX_UB_BYTES))
     if isinstance(ub, int) and ub % UB_BLOCK_BYTES:
         r.error(m["ub_bytes"], f"ub_bytes {ub} is not a multiple of {UB_BLOCK_BYTES} (the UB block size)")
     atomics: tuple[DType, ...] = ()
@@ -988,13 +1012,13 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
         soc_version=soc,
         npu_arch=as_int(get("npu_arch", lambda n: r.integer(n, 1))),
         ub_bytes=as_int(ub),
-        vector_core_num=as_int(get("vector_core_num", lambda n: r.integer(n, 1))),
+        vector_core_num=as_int(get("vector_core_num", lambda n: r.integer(n, 1, MAX_BLOCK_DIM))),
         bf16=bool(get("bf16", r.boolean)),
         data_copy_pad=bool(get("data_copy_pad", r.boolean)),
         atomic_add_dtypes=atomics,
         queue_buffer_cap=as_int(get("queue_buffer_cap", lambda n: r.integer(n, 1, 64))),
         hw_sync_all=bool(get("hw_sync_all", r.boolean)),
-        sys_workspace_bytes=as_int(get("sys_workspace_bytes", lambda n: r.integer(n, 0))),
+        sys_workspace_bytes=as_int(get("sys_workspace_bytes", lambda n: r.integer(n, 0, MAX_SYS_WORKSPACE_BYTES))),
         source=str(get("source", r.string) or ""),
         capability_source=str(get("capability_source", r.string) or ""),
         loc=node.loc,
