@@ -191,7 +191,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
             "produces any more (`--dry-run` lists them)",
             file=sys.stderr,
         )
-    return 0
+    for rel in result.foreign:
+        print(
+            f"error: kept {rel} (it exists and opgen did not write it: no manifest record, no generator banner); "
+            "move it away to let opgen write there",
+            file=sys.stderr,
+        )
+    return 1 if result.foreign else 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:

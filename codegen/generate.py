@@ -9,6 +9,7 @@ only files whose text changed are written. ``--check`` always renders everything
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +123,9 @@ class GenerateResult:
     strays: list[str] = field(default_factory=list)
     prunable: list[str] = field(default_factory=list)
     kept: dict[str, str] = field(default_factory=dict)
+    #: output paths where a file exists that opgen did not write (no manifest record, no generator banner):
+    #: left as they are, never overwritten
+    foreign: list[str] = field(default_factory=list)
     dry_run: bool = False
 
     @property
@@ -139,6 +143,9 @@ BANNER_BYTES = 512
 #: ``input_hash`` of a manifest record whose file was written by an earlier run but is produced by no
 #: template any more: still ours (``--prune`` may remove it), never fresh.
 OBSOLETE = "obsolete"
+#: ``input_hash`` of a manifest record for an output path where a file that opgen did not write was found and
+#: kept: never ours (never overwritten or pruned), and the op is rendered again on every run until it is gone.
+FOREIGN = "foreign"
 
 
 def _has_banner(path: Path) -> bool:
@@ -147,6 +154,25 @@ def _has_banner(path: Path) -> bool:
             return BANNER in handle.read(BANNER_BYTES)
     except OSError:
         return False
+
+
+def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord]) -> bool:
+    """Whether the file at output path ``rel`` exists and was not written by opgen: no manifest record (or a
+    record of a kept foreign file), no generator banner, bytes other than ``text`` (what opgen would write).
+    Outputs that cannot carry the banner (JSON) count as ours when a file of their op folder carries it."""
+    path = root / rel
+    if rel in owned and owned[rel].input_hash != FOREIGN:
+        return False
+    if not path.exists() or _has_banner(path):
+        return False
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == text.encode():
+            return False
+    if BANNER not in text.encode()[:BANNER_BYTES] and "/" in rel:
+        folder = root / rel.split("/", 1)[0]
+        if any(p.is_file() and _has_banner(p) for p in folder.rglob("*") if p != path):
+            return False
+    return True
 
 
 def owned_folders(root: Path, ops: Collection[str], manifest: Mapping[str, FileRecord]) -> list[str]:
@@ -360,6 +386,11 @@ def run_generate(
         if matrix_stale:
             extra[OPERATORS_FILE] = render_operators(specs, catalogue, paths)
         files = expected_files(rendered, extra)
+        # A file at an output path that opgen did not write (no record in the manifest, no banner) belongs to
+        # the user: it is named and left alone, never overwritten.
+        result.foreign = sorted(rel for rel in files if _foreign(root, rel, files[rel], owned))
+        for rel in result.foreign:
+            del files[rel]
         result.report = sync_tree(root, files, todo, check=dry_run)
         for op_render in rendered:
             # A file the op's templates no longer produce stays recorded as ours (obsolete): --prune may
@@ -371,12 +402,15 @@ def run_generate(
                     manifest[rel] = FileRecord(r.spec, (), OBSOLETE, r.output_hash)
             for rel, name in op_render.templates.items():
                 key = f"{snake}/{rel}"
+                if key not in files:  # a foreign file kept in its place: not ours, re-rendered next run
+                    manifest[key] = FileRecord(snake, (), FOREIGN, "")
+                    continue
                 deps = template_closure(env, name)
                 rec = FileRecord(snake, deps, "", sha256_bytes(files[key].encode()))
                 manifest[key] = FileRecord(
                     rec.spec, deps, _record_hash(rec, spec_files, catalogue_file, paths.templates), rec.output_hash
                 )
-        if matrix_stale:
+        if matrix_stale and OPERATORS_FILE in files:
             deps = template_closure(env, OPERATORS_TEMPLATE)
             rec = FileRecord(ALL_SPECS, deps, "", sha256_bytes(extra[OPERATORS_FILE].encode()))
             manifest[OPERATORS_FILE] = FileRecord(
@@ -391,7 +425,7 @@ def run_generate(
     for op in sorted(spec_files):
         produced = {rel for rel, r in manifest.items() if rel.startswith(op + "/") and r.input_hash != OBSOLETE}
         if produced:  # without records (an op not rendered yet) there is nothing to compare with
-            result.strays += stray_files(root, op, produced)
+            result.strays += [r for r in stray_files(root, op, produced) if r not in result.foreign]
     candidates += result.strays
     result.prunable, result.kept = prune_plan(root, candidates, manifest)
     # Records of files gone from disk are dropped; so are obsolete records of files that were changed.
