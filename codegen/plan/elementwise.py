@@ -32,6 +32,11 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    ut_attr_value,
+    ut_case_name,
+    ut_device_attrs,
+    ut_tensor,
+    ut_tiling_view,
 )
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
@@ -583,7 +588,65 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "dtype_index": dev_input_index[_dtype_input(spec).name],
     }
     view.update(ops_nn_view(spec, products, view["opdef"]))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products)))
     return view
+
+
+#: Output shapes of the op_host unit test: a few elements (one core), a row-major block that splits unevenly
+#: over the cores, and 2^24 elements (every core, many tiles).
+UT_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (96, 1023), (1 << 24,))
+
+
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
+    """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.common.ut_tiling_view`):
+    on each product, each shape of :data:`UT_SHAPES` in the first compute dtype, the 2^24 shape in every
+    other compute dtype the product has, and, with optional inputs, the first shape with all of them absent.
+    Every input gets the compute dtype where it lists it (else its first dtype); the expected tiling key,
+    block dim, workspace bytes and tiling fields come from :func:`tiling_decision`."""
+    dev = spec.device_interface
+    keys = compute_dtypes(spec)
+    optional = [t.name for t in optional_inputs(spec)]
+    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
+    cases: list[dict[str, Any]] = []
+    for p in products:
+        runs: list[tuple[tuple[int, ...], DType, tuple[str, ...]]] = [(s, keys[0], ()) for s in UT_SHAPES]
+        runs += [(UT_SHAPES[-1], d, ()) for d in keys[1:] if p.supports(d)]
+        if optional:
+            runs.append((UT_SHAPES[0], keys[0], tuple(optional)))
+        for shape, dtype, absent in runs:
+            d = tiling_decision(spec, p, shape, dtype, absent)
+            inputs = []
+            for di in dev.inputs:
+                t = spec.tensor(di.source)
+                if t.name in absent:
+                    inputs.append(ut_tensor(None, None))
+                else:
+                    inputs.append(ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0]))
+            outputs = [ut_tensor(shape, dtype) for _ in dev.outputs]
+            dims = "x".join(str(n) for n in shape)
+            cases.append(
+                {
+                    "name": ut_case_name(p, dtype.name, dims, *(["no", *absent] if absent else [])),
+                    "product": p.name,
+                    "note": f"{dtype.name} [{', '.join(map(str, shape))}]"
+                    + (f", {', '.join(absent)} absent" if absent else ""),
+                    "inputs": inputs,
+                    "outputs": outputs,
+                    "attrs": attrs,
+                    "deterministic": 0,
+                    "tiling_key": d.tiling_key,
+                    "block_dim": d.block_dim,
+                    "workspace": d.workspace_bytes,
+                    "fields": [
+                        {"name": "totalLength", "value": d.total_length},
+                        {"name": "formerNum", "value": d.former_num},
+                        {"name": "formerLength", "value": d.former_length},
+                        {"name": "tileLength", "value": d.tile_length},
+                        {"name": "inBufferNum", "value": d.in_buffer_num},
+                    ],
+                }
+            )
+    return cases
 
 
 def _attr_ctype(t: str) -> str:
