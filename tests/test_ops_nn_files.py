@@ -268,6 +268,44 @@ def test_op_host_unit_test_passes_on_each_product(op: str, product: str, tmp_pat
         assert f"[  SKIPPED ] {total - ours} tests." in out
 
 
+def _infer_ut_source(op: str) -> Path:
+    return _folder(op) / "tests" / "ut" / "op_host" / f"test_{SPECS[op].kernel}_infershape.cpp"
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_op_host_infershape_unit_test_passes(op: str, tmp_path: Path) -> None:
+    """The generated infershape UT compiles against runtime/ (-Werror) and every case passes (on the op's
+    first product; the infershape does not depend on the product)."""
+    source = _infer_ut_source(op)
+    text = source.read_text()
+    total = text.count("TEST_F(")
+    assert total >= 1
+    rc, out = _run_ut(_build_ut(op, SPECS[op].products[0], source, tmp_path))
+    assert rc == 0, out
+    assert f"[  PASSED  ] {total} tests." in out, out
+
+
+def test_infershape_unit_test_with_a_wrong_shape_fails(tmp_path: Path) -> None:
+    """Changing the expected broadcast shape, or expecting success where InferShape fails, fails the UT."""
+    op = "soft_margin_loss_backward"
+    text = _infer_ut_source(op).read_text()
+    assert "(std::vector<int64_t>{4, 5, 3})" in text
+    wrongs = {
+        "shape": text.replace("(std::vector<int64_t>{4, 5, 3})", "(std::vector<int64_t>{4, 5, 4})"),
+        "status": text.replace(
+            "EXPECT_EQ(result.status, ge::GRAPH_FAILED);", "EXPECT_EQ(result.status, ge::GRAPH_SUCCESS);"
+        ),
+    }
+    for name, wrong in wrongs.items():
+        assert wrong != text
+        source = tmp_path / name / _infer_ut_source(op).name
+        source.parent.mkdir()
+        source.write_text(wrong)
+        rc, out = _run_ut(_build_ut(op, "Ascend910B", source, source.parent))
+        assert rc != 0, out
+        assert "[  FAILED  ] 1 tests, listed below:" in out, out
+
+
 def test_op_host_unit_test_with_a_wrong_expected_value_fails(tmp_path: Path) -> None:
     """Changing one expected value (the block dim, then a tiling field) makes the UT fail on that case."""
     op, product = "soft_margin_loss_backward", "Ascend910B"

@@ -39,6 +39,7 @@ def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, s
         "doc_md": f"docs/{spec.aclnn_name}.md",
         "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
         "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
+        "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
     }
     for p in products or []:
         files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
@@ -186,7 +187,32 @@ def ut_case_name(product: Product, *parts: object) -> str:
     return "".join(c if c.isalnum() else "_" for c in text)
 
 
-def ut_tiling_view(spec: OpSpec, cases: list[dict[str, Any]]) -> dict[str, Any]:
+def ut_infer_case(
+    name: str,
+    inputs: list[dict[str, Any]],
+    attrs: list[str],
+    outputs: list[tuple[tuple[int, ...], DType]] | None,
+    note: str,
+) -> dict[str, Any]:
+    """One infershape unit-test case: ``inputs`` (:func:`ut_tensor`, OpDef order), ``attrs`` (:func:`ut_attr`
+    expressions), and the expected ``outputs`` (shape, dtype) in OpDef order, or None when the InferShape
+    function must fail."""
+    return {
+        "name": name,
+        "note": note,
+        "inputs": inputs,
+        "attrs": attrs,
+        "ok": outputs is not None,
+        "outputs": [
+            {"dims": "{" + ", ".join(str(d) for d in shape) + "}", "dtype": f"ge::{dt.ge_name}"}
+            for shape, dt in outputs or []
+        ],
+    }
+
+
+def ut_tiling_view(
+    spec: OpSpec, cases: list[dict[str, Any]], infer_cases: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """View entries of the op_host unit test ``tests/ut/op_host/test_<kernel>_tiling.cpp``.
 
     ``cases``: one dict per test with ``name`` (C identifier), ``product`` (catalogue name the case expects
@@ -194,8 +220,15 @@ def ut_tiling_view(spec: OpSpec, cases: list[dict[str, Any]]) -> dict[str, Any]:
     (:func:`ut_attr` expressions, OpDef order), ``deterministic`` (0/1), the expected ``tiling_key``,
     ``block_dim``, ``workspace`` (bytes, system workspace included) and ``fields`` (``[{"name", "value"}]``,
     integer tiling fields), all computed by the family's planner (``tiling_decision``), and ``note`` (a
-    one-line description)."""
-    return {"ut": {"fixture": f"{spec.op_type}Tiling", "cases": cases}}
+    one-line description). ``infer_cases`` (:func:`ut_infer_case`) feed ``test_<kernel>_infershape.cpp``."""
+    return {
+        "ut": {
+            "fixture": f"{spec.op_type}Tiling",
+            "cases": cases,
+            "infer_fixture": f"{spec.op_type}InferShape",
+            "infer_cases": infer_cases or [],
+        }
+    }
 
 
 def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:

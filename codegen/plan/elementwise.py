@@ -24,6 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from codegen.plan.common import (
     ATTR_C_TYPES,
     arch_condition,
@@ -35,6 +37,7 @@ from codegen.plan.common import (
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
+    ut_infer_case,
     ut_tensor,
     ut_tiling_view,
 )
@@ -588,7 +591,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "dtype_index": dev_input_index[_dtype_input(spec).name],
     }
     view.update(ops_nn_view(spec, products, view["opdef"]))
-    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products)))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
     return view
 
 
@@ -645,6 +648,49 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                         {"name": "inBufferNum", "value": d.in_buffer_num},
                     ],
                 }
+            )
+    return cases
+
+
+#: Input shapes of the broadcast infershape case, by position among the shape rule's arguments (cyclic).
+UT_BROADCAST_SHAPES: tuple[tuple[int, ...], ...] = ((4, 1, 3), (5, 1), (3,))
+
+
+def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+    """The infershape unit-test cases of an elementwise op: every input [2, 3] (output [2, 3]); for a
+    ``broadcast(...)`` rule also its arguments of shapes :data:`UT_BROADCAST_SHAPES` (output NumPy's
+    broadcast shape; the other inputs take that shape) and, with two or more arguments, [2, 3] against [3, 2]
+    (InferShape fails). Inputs take the compute dtype where they list it; the output dtype is the compute
+    dtype (of the input selecting the kernel)."""
+    dev = spec.device_interface
+    dtype = compute_dtypes(spec)[0]
+    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
+    kind, args = shape_rule(spec)
+
+    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[dict[str, Any]]:
+        out = []
+        for di in dev.inputs:
+            t = spec.tensor(di.source)
+            out.append(ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0]))
+        return out
+
+    n_out = len(dev.outputs)
+    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [((2, 3), dtype)] * n_out, "every input [2, 3]")]
+    if kind == "broadcast":
+        shapes = {a: UT_BROADCAST_SHAPES[i % len(UT_BROADCAST_SHAPES)] for i, a in enumerate(args)}
+        want = tuple(int(d) for d in np.broadcast_shapes(*shapes.values()))
+        note = ", ".join(f"{a} {list(s)}" for a, s in shapes.items())
+        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(want, dtype)] * n_out, note))
+        if len(args) >= 2:
+            bad: dict[str, tuple[int, ...]] = {args[0]: (2, 3), args[1]: (3, 2)}
+            cases.append(
+                ut_infer_case(
+                    "RejectsShapesThatDoNotBroadcast",
+                    tensors(bad, (2, 3)),
+                    attrs,
+                    None,
+                    f"{args[0]} [2, 3], {args[1]} [3, 2]",
+                )
             )
     return cases
 

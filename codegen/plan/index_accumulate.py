@@ -67,6 +67,7 @@ from codegen.plan.common import (
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
+    ut_infer_case,
     ut_tensor,
     ut_tiling_view,
 )
@@ -794,7 +795,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         }
     )
     view.update(ops_nn_view(spec, products, view["opdef"]))
-    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products)))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
     return view
 
 
@@ -859,3 +860,37 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                 }
             )
     return cases
+
+
+def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+    """The infershape unit-test cases of an index-accumulate op: rows [4, 5, 8] with 20 indices into 7 rows
+    (output [7, 8]), rows [3, 16] with 3 indices into 0 rows (output [0, 16]), both FLOAT (the family writes
+    fp32 sums; the L2 API casts them to the output's dtype), and a negative row count (InferShape fails)."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    grads, idxs = row_dtypes(spec), index_dtypes(spec)
+    index_dtype = DType.INT64 if DType.INT64 in idxs else idxs[0]
+    out: list[dict[str, Any]] = []
+    for name, shape, rows in (
+        ("Rows", (4, 5, 8), 7),
+        ("ZeroRows", (3, 16), 0),
+        ("RejectsNegativeRowCount", (2, 3), -5),
+    ):
+        n = 1
+        for dim in shape[:-1]:
+            n *= dim
+        by_source = {comp.rows: ut_tensor(shape, grads[0]), comp.index: ut_tensor((n,), index_dtype)}
+        values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+        values[comp.num_rows] = rows
+        out_shape: tuple[int, ...] = (rows, shape[-1])
+        expected = [(out_shape, DType.FLOAT)] * len(dev.outputs) if rows >= 0 else None
+        out.append(
+            ut_infer_case(
+                name,
+                [by_source[t.source] for t in dev.inputs],
+                ut_device_attrs(spec, values),
+                expected,
+                f"{comp.rows} {list(shape)}, {comp.index} [{n}], {rows} rows",
+            )
+        )
+    return out

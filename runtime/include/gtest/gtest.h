@@ -118,10 +118,29 @@ class AssertHelper {
   std::string text_;
 };
 
+template <typename T>
+void PrintValue(std::ostream &out, const T &value) {
+  out << value;
+}
+
+// Containers print as googletest prints them: { 1, 2, 3 }.
+template <typename T>
+void PrintValue(std::ostream &out, const std::vector<T> &values) {
+  out << "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    out << (i == 0 ? " " : ", ");
+    PrintValue(out, values[i]);
+  }
+  out << (values.empty() ? "}" : " }");
+}
+
 template <typename A, typename B>
 std::string CompareText(const char *op, const char *aText, const char *bText, const A &a, const B &b) {
   std::ostringstream out;
-  out << "Expected: (" << aText << ") " << op << " (" << bText << "), actual: " << a << " vs " << b;
+  out << "Expected: (" << aText << ") " << op << " (" << bText << "), actual: ";
+  PrintValue(out, a);
+  out << " vs ";
+  PrintValue(out, b);
   return out.str();
 }
 

@@ -68,6 +68,18 @@ struct TilingCaseResult {
 
 TilingCaseResult RunTilingCase(const TilingCase &tilingCase);
 
+// What the InferShape and InferDataType functions registered with IMPL_OP_INFERSHAPE set for a case's
+// inputs and attrs (the case's outputs are not used; the output count is the OpDef's). `status` is
+// ge::GRAPH_SUCCESS, or ge::GRAPH_FAILED with `message` saying why.
+struct InferShapeCaseResult {
+  ge::graphStatus status = ge::GRAPH_FAILED;
+  std::string message;
+  std::vector<std::vector<int64_t>> outputShapes;  // dims per output
+  std::vector<ge::DataType> outputDtypes;
+};
+
+InferShapeCaseResult RunInferShapeCase(const TilingCase &inferCase);
+
 // Catalogue name of the product the library under test was built for (e.g. "Ascend910B").
 const char *CurrentProductName();
 

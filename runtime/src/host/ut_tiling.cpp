@@ -3,6 +3,9 @@
 
 #include <cstring>
 
+#include "json.h"
+#include "opdev/data_type_utils.h"
+#include "opgen_rt/c_api.h"
 #include "opgen_rt/core.h"
 #include "opgen_rt/tiling_meta.h"
 #include "tiling_runner.h"
@@ -125,6 +128,82 @@ int64_t TilingCaseResult::IntField(const std::string &name, bool &found) const {
     }
   }
   return 0;
+}
+
+namespace {
+
+std::string AttrJson(const AttrValue &a) {
+  switch (a.kind) {
+    case AttrValue::Kind::BOOL:
+      return a.b ? "true" : "false";
+    case AttrValue::Kind::FLOAT:
+    case AttrValue::Kind::DOUBLE:
+      return json::Number(a.d);
+    case AttrValue::Kind::STRING:
+      return json::Quote(a.s);
+    case AttrValue::Kind::UINT:
+      return std::to_string(a.u64);
+    default:
+      return std::to_string(a.i64);
+  }
+}
+
+}  // namespace
+
+InferShapeCaseResult RunInferShapeCase(const TilingCase &inferCase) {
+  std::string request = "{\"inputs\": [";
+  for (size_t i = 0; i < inferCase.Inputs().size(); ++i) {
+    const auto &t = inferCase.Inputs()[i];
+    request += i == 0 ? "" : ", ";
+    if (!t.present) {
+      request += "null";
+      continue;
+    }
+    std::string dims;
+    for (size_t k = 0; k < t.shape.size(); ++k) {
+      dims += (k == 0 ? "" : ", ") + std::to_string(t.shape[k]);
+    }
+    request += "{\"shape\": [" + dims + "], \"dtype\": " + json::Quote(op::ToString(t.dtype).GetString()) + "}";
+  }
+  request += "], \"attrs\": [";
+  for (size_t i = 0; i < inferCase.Attrs().size(); ++i) {
+    request += (i == 0 ? "" : ", ") + AttrJson(inferCase.Attrs()[i]);
+  }
+  request += "]}";
+  InferShapeCaseResult out;
+  json::Value reply;
+  std::string error;
+  const char *text = opgen_rt_run_infershape_json(inferCase.OpType().c_str(), request.c_str());
+  if (!json::Parse(text, reply, error)) {
+    out.message = "unreadable infershape reply: " + error;
+    return out;
+  }
+  const json::Value *status = reply.Find("status");
+  const json::Value *message = reply.Find("message");
+  out.message = message != nullptr ? message->text : "";
+  if (status == nullptr || status->integer != 0) {
+    return out;
+  }
+  const json::Value *outputs = reply.Find("outputs");
+  for (const auto &o : outputs != nullptr ? outputs->items : std::vector<json::Value>()) {
+    std::vector<int64_t> dims;
+    const json::Value *shape = o.Find("shape");
+    for (const auto &d : shape != nullptr ? shape->items : std::vector<json::Value>()) {
+      dims.push_back(d.integer);
+    }
+    out.outputShapes.push_back(dims);
+    const json::Value *dtype = o.Find("dtype");
+    ge::DataType dt = ge::DT_UNDEFINED;
+    for (int v = 0; v < static_cast<int>(ge::DT_MAX); ++v) {
+      if (dtype != nullptr && op::ToString(static_cast<ge::DataType>(v)).GetString() == dtype->text) {
+        dt = static_cast<ge::DataType>(v);
+        break;
+      }
+    }
+    out.outputDtypes.push_back(dt);
+  }
+  out.status = ge::GRAPH_SUCCESS;
+  return out;
 }
 
 const char *CurrentProductName() { return CurrentProduct().name; }
