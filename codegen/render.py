@@ -41,6 +41,8 @@ TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "kernel_cpp": ("op_kernel", "kernel.cpp.j2"),
     "doc_md": ("docs", "aclnn.md.j2"),
     "example_cpp": ("examples", "example.cpp.j2"),
+    "ut_tiling_cpp": ("tests", "test_tiling.cpp.j2"),
+    "ut_infershape_cpp": ("tests", "test_infershape.cpp.j2"),
 }
 
 ViewBuilder = Callable[[OpSpec, Catalogue], dict[str, Any]]

@@ -106,8 +106,11 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
         kinds = sorted(rel.split("/")[1] for rel in files if rel.startswith(name + "/"))
         # op_host: def, tiling .h/.cpp, infershape and one binary config per product (op_host/config/<soc>/)
         op_host = ["op_host"] * (4 + len(spec.products))
-        want = ["CMakeLists.txt", "docs", "examples", *["op_api"] * 4, "op_graph", *op_host, "op_kernel"]
+        ut = ["tests"] * 2  # tests/ut/op_host/test_<kernel>_tiling.cpp and _infershape.cpp
+        want = ["CMakeLists.txt", "docs", "examples", *["op_api"] * 4, "op_graph", *op_host, "op_kernel", *ut]
         assert kinds == sorted(want), name
+        for part in ("tiling", "infershape"):
+            assert f"{name}/tests/ut/op_host/test_{spec.kernel}_{part}.cpp" in files, name
         configs = sorted(rel for rel in files if rel.startswith(f"{name}/op_host/config/"))
         assert configs == sorted(
             f"{name}/op_host/config/{catalogue.get(p).config_name}/{spec.kernel}_binary.json" for p in spec.products

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codegen.build import CXX
+from codegen.build import CXX, build_op
 from codegen.paths import project_paths
 from codegen.runner import compile_op
 from codegen.specs import load_project
@@ -188,3 +188,187 @@ def test_binary_config_lists_the_opdef_combinations(op: str) -> None:
         for e in binary["op_list"]:
             assert [a["name"] for a in e.get("attrs", [])] == [a["name"] for a in opdef["attrs"]]
             assert [t["index"] for t in e["inputs"]] == list(range(len(e["inputs"])))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# op_host unit tests (tests/ut/op_host/test_<kernel>_tiling.cpp) built against runtime/ and run per product
+# ---------------------------------------------------------------------------------------------------------------
+
+UT_MAIN = """#include <gtest/gtest.h>
+int main(int argc, char **argv) {
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
+"""
+
+
+def _build_ut(op: str, product: str, source: Path, tmp_path: Path) -> Path:
+    """Links the unit-test ``source`` with a gtest main against the (op, product) library; returns the
+    executable."""
+    lib = build_op(SPECS[op], CATALOGUE.get(product)).library
+    main = tmp_path / "ut_main.cpp"
+    main.write_text(UT_MAIN)
+    exe = tmp_path / f"ut_{op}_{product}"
+    proc = subprocess.run(
+        [
+            CXX,
+            "-std=c++17",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wconversion",
+            "-Wsign-conversion",
+            f"-I{PATHS.runtime / 'include'}",
+            str(source),
+            str(main),
+            str(lib),
+            f"-Wl,-rpath,{lib.parent}",
+            "-pthread",
+            "-o",
+            str(exe),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def _run_ut(exe: Path) -> tuple[int, str]:
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=300)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def _ut_source(op: str) -> Path:
+    return _folder(op) / "tests" / "ut" / "op_host" / f"test_{SPECS[op].kernel}_tiling.cpp"
+
+
+def _ut_params() -> list[object]:
+    return [pytest.param(op, p, id=f"{op}-{p}") for op in sorted(SPECS) for p in SPECS[op].products]
+
+
+@pytest.mark.parametrize(("op", "product"), _ut_params())
+def test_op_host_unit_test_passes_on_each_product(op: str, product: str, tmp_path: Path) -> None:
+    """The generated op_host UT compiles against runtime/ (-Werror) and every case computed for the
+    product passes; the other products' cases are skipped, none fails."""
+    source = _ut_source(op)
+    text = source.read_text()
+    assert "#include <gtest/gtest.h>" in text
+    assert f"class {SPECS[op].op_type}Tiling : public testing::Test" in text
+    ours = text.count(f'GTEST_SKIP() << "case computed for {product}";')
+    total = text.count("TEST_F(")
+    assert ours >= 3, f"fewer than 3 cases for {product}"
+    rc, out = _run_ut(_build_ut(op, product, source, tmp_path))
+    assert rc == 0, out
+    assert f"[  PASSED  ] {ours} tests." in out, out
+    assert "[  FAILED  ]" not in out, out
+    assert f"[==========] {total} tests ran." in out
+    if total > ours:
+        assert f"[  SKIPPED ] {total - ours} tests." in out
+
+
+def _infer_ut_source(op: str) -> Path:
+    return _folder(op) / "tests" / "ut" / "op_host" / f"test_{SPECS[op].kernel}_infershape.cpp"
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_op_host_infershape_unit_test_passes(op: str, tmp_path: Path) -> None:
+    """The generated infershape UT compiles against runtime/ (-Werror) and every case passes (on the op's
+    first product; the infershape does not depend on the product)."""
+    source = _infer_ut_source(op)
+    text = source.read_text()
+    total = text.count("TEST_F(")
+    assert total >= 1
+    rc, out = _run_ut(_build_ut(op, SPECS[op].products[0], source, tmp_path))
+    assert rc == 0, out
+    assert f"[  PASSED  ] {total} tests." in out, out
+
+
+def test_infershape_unit_test_with_a_wrong_shape_fails(tmp_path: Path) -> None:
+    """Changing the expected broadcast shape, or expecting success where InferShape fails, fails the UT."""
+    op = "soft_margin_loss_backward"
+    text = _infer_ut_source(op).read_text()
+    assert "(std::vector<int64_t>{4, 5, 3})" in text
+    wrongs = {
+        "shape": text.replace("(std::vector<int64_t>{4, 5, 3})", "(std::vector<int64_t>{4, 5, 4})"),
+        "status": text.replace(
+            "EXPECT_EQ(result.status, ge::GRAPH_FAILED);", "EXPECT_EQ(result.status, ge::GRAPH_SUCCESS);"
+        ),
+    }
+    for name, wrong in wrongs.items():
+        assert wrong != text
+        source = tmp_path / name / _infer_ut_source(op).name
+        source.parent.mkdir()
+        source.write_text(wrong)
+        rc, out = _run_ut(_build_ut(op, "Ascend910B", source, source.parent))
+        assert rc != 0, out
+        assert "[  FAILED  ] 1 tests, listed below:" in out, out
+
+
+def test_op_host_unit_test_with_a_wrong_expected_value_fails(tmp_path: Path) -> None:
+    """Changing one expected value (the block dim, then a tiling field) makes the UT fail on that case."""
+    op, product = "soft_margin_loss_backward", "Ascend910B"
+    text = _ut_source(op).read_text()
+    marker = f'GTEST_SKIP() << "case computed for {product}";'
+    start = text.index(marker)
+    call = text.index("ExpectTiling(tilingCase, ", start)
+    head, rest = text[:call], text[call:]
+    # ExpectTiling(tilingCase, <key>ULL, <blockDim>U, ...): add 1 to the block dim
+    args = rest.split(", ", 3)
+    block = int(args[2].removesuffix("U"))
+    wrong_block = head + ", ".join([args[0], args[1], f"{block + 1}U", args[3]])
+    field = rest.index('{"totalLength", ')
+    end = rest.index("LL}", field)
+    total = int(rest[field + len('{"totalLength", ') : end])
+    wrong_field = head + rest[:field] + f'{{"totalLength", {total + 32}' + rest[end:]
+    for name, wrong in (("block", wrong_block), ("field", wrong_field)):
+        source = tmp_path / name / _ut_source(op).name
+        source.parent.mkdir()
+        source.write_text(wrong)
+        rc, out = _run_ut(_build_ut(op, product, source, source.parent))
+        assert rc != 0, out
+        assert "[  FAILED  ] 1 tests, listed below:" in out, out
+        assert "Failure" in out
+
+
+def test_gtest_emulation_runs_fixtures_and_reports_failures(tmp_path: Path) -> None:
+    """runtime/include/gtest/gtest.h: SetUpTestCase/TearDownTestCase once per fixture, SetUp/TearDown per
+    test, a failed ASSERT stops its test, EXPECT failures keep going, GTEST_SKIP skips, and RUN_ALL_TESTS
+    returns 1 on any failure."""
+    src = tmp_path / "t.cpp"
+    src.write_text(
+        """#include <gtest/gtest.h>
+#include <iostream>
+class Fx : public testing::Test {
+ protected:
+  static void SetUpTestCase() { std::cout << "suite-up" << std::endl; }
+  static void TearDownTestCase() { std::cout << "suite-down" << std::endl; }
+  void SetUp() override { value_ = 41; }
+  void TearDown() override { std::cout << "down" << std::endl; }
+  int value_ = 0;
+};
+TEST_F(Fx, Passes) { EXPECT_EQ(value_ + 1, 42); EXPECT_NE(value_, 0); EXPECT_TRUE(value_ > 0); }
+TEST_F(Fx, AssertStops) { ASSERT_EQ(value_, 1) << "why"; std::cout << "not reached" << std::endl; }
+TEST(Plain, ExpectContinues) { EXPECT_EQ(1, 2); std::cout << "reached" << std::endl; }
+TEST(Plain, Skips) { GTEST_SKIP() << "later"; EXPECT_EQ(1, 2); }
+int main(int argc, char **argv) { testing::InitGoogleTest(&argc, argv); return RUN_ALL_TESTS(); }
+"""
+    )
+    exe = tmp_path / "t"
+    build = subprocess.run(
+        [CXX, "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{PATHS.runtime / 'include'}", str(src), "-o", str(exe)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    rc, out = _run_ut(exe)
+    assert rc == 1
+    assert out.count("suite-up") == 1 and out.count("suite-down") == 1
+    assert out.count("down") == 3  # two tests' TearDown + suite-down
+    assert "[       OK ] Fx.Passes" in out
+    assert "[  FAILED  ] Fx.AssertStops" in out and "not reached" not in out and "why" in out
+    assert "[  FAILED  ] Plain.ExpectContinues" in out and "reached" in out
+    assert "[  SKIPPED ] Plain.Skips" in out
+    assert "[  PASSED  ] 1 tests." in out and "[  FAILED  ] 2 tests, listed below:" in out

@@ -38,6 +38,8 @@ def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, s
         "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
         "doc_md": f"docs/{spec.aclnn_name}.md",
         "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
+        "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
+        "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
     }
     for p in products or []:
         files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
@@ -131,6 +133,101 @@ def ops_nn_view(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) ->
         "binary_configs": binary_configs(spec, products, opdef),
         "compute_units": [p.config_name for p in products],
         "proto": proto,
+    }
+
+
+def ut_tensor(shape: tuple[int, ...] | None, dtype: DType | None) -> dict[str, Any]:
+    """One tensor of a unit-test tiling case: ``shape`` (elements per axis) and ``dtype``, or None for an
+    absent optional input. ``shape`` is the C++ initializer text, ``dtype`` the ``ge::DT_*`` name."""
+    if shape is None or dtype is None:
+        return {"present": False, "shape": "", "dtype": ""}
+    return {"present": True, "shape": "{" + ", ".join(str(d) for d in shape) + "}", "dtype": f"ge::{dtype.ge_name}"}
+
+
+def ut_attr(device_type: str, value: int | float | bool | str) -> str:
+    """The C++ expression of one device attr value of a unit-test tiling case (``opgen_rt::AttrValue``):
+    ``device_type`` is the OpDef attr type (``int``, ``bool``, ``float``, ``string``)."""
+    if device_type == "string":
+        return f'opgen_rt::AttrValue::FromString("{value}")'
+    if device_type == "bool":
+        return f"opgen_rt::AttrValue::FromBool({'true' if value else 'false'})"
+    if device_type == "float":
+        return f"opgen_rt::AttrValue::FromFloat({float(value)!r}F)"
+    return f"opgen_rt::AttrValue::FromInt({int(value)})"
+
+
+def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
+    """A representative value of aclnn attr ``source`` for a unit-test case: its default, else its first
+    listed value, else 0 / 1.0 / false by type."""
+    a = spec.attr(source)
+    if a.default is not None:
+        return a.default
+    if a.values:
+        return a.values[0][0]
+    return {"bool": False, "double": 1.0, "float": 1.0}.get(a.type, 0)
+
+
+def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list[str]:
+    """The device attrs of ``spec`` in OpDef order as C++ ``AttrValue`` expressions, from ``values`` (by
+    aclnn attr name; a string attr carries the name of the integer's value)."""
+    out = []
+    for da in spec.device_interface.attrs:
+        value = values[da.source]
+        if da.type == "string":
+            names = dict(spec.attr(da.source).values or ())
+            out.append(ut_attr("string", names[int(value)]))
+        else:
+            out.append(ut_attr(da.type, value))
+    return out
+
+
+def ut_case_name(product: Product, *parts: object) -> str:
+    """A gtest test name (a C identifier) for a case on ``product`` described by ``parts``."""
+    text = "_".join([product.name, *(str(p) for p in parts)])
+    return "".join(c if c.isalnum() else "_" for c in text)
+
+
+def ut_infer_case(
+    name: str,
+    inputs: list[dict[str, Any]],
+    attrs: list[str],
+    outputs: list[tuple[tuple[int, ...], DType]] | None,
+    note: str,
+) -> dict[str, Any]:
+    """One infershape unit-test case: ``inputs`` (:func:`ut_tensor`, OpDef order), ``attrs`` (:func:`ut_attr`
+    expressions), and the expected ``outputs`` (shape, dtype) in OpDef order, or None when the InferShape
+    function must fail."""
+    return {
+        "name": name,
+        "note": note,
+        "inputs": inputs,
+        "attrs": attrs,
+        "ok": outputs is not None,
+        "outputs": [
+            {"dims": "{" + ", ".join(str(d) for d in shape) + "}", "dtype": f"ge::{dt.ge_name}"}
+            for shape, dt in outputs or []
+        ],
+    }
+
+
+def ut_tiling_view(
+    spec: OpSpec, cases: list[dict[str, Any]], infer_cases: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """View entries of the op_host unit test ``tests/ut/op_host/test_<kernel>_tiling.cpp``.
+
+    ``cases``: one dict per test with ``name`` (C identifier), ``product`` (catalogue name the case expects
+    the library to be built for), ``inputs``/``outputs`` (:func:`ut_tensor`, OpDef order), ``attrs``
+    (:func:`ut_attr` expressions, OpDef order), ``deterministic`` (0/1), the expected ``tiling_key``,
+    ``block_dim``, ``workspace`` (bytes, system workspace included) and ``fields`` (``[{"name", "value"}]``,
+    integer tiling fields), all computed by the family's planner (``tiling_decision``), and ``note`` (a
+    one-line description). ``infer_cases`` (:func:`ut_infer_case`) feed ``test_<kernel>_infershape.cpp``."""
+    return {
+        "ut": {
+            "fixture": f"{spec.op_type}Tiling",
+            "cases": cases,
+            "infer_fixture": f"{spec.op_type}InferShape",
+            "infer_cases": infer_cases or [],
+        }
     }
 
 

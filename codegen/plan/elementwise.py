@@ -24,6 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from codegen.plan.common import (
     ATTR_C_TYPES,
     arch_condition,
@@ -32,6 +34,12 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    ut_attr_value,
+    ut_case_name,
+    ut_device_attrs,
+    ut_infer_case,
+    ut_tensor,
+    ut_tiling_view,
 )
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
@@ -583,7 +591,108 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "dtype_index": dev_input_index[_dtype_input(spec).name],
     }
     view.update(ops_nn_view(spec, products, view["opdef"]))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
     return view
+
+
+#: Output shapes of the op_host unit test: a few elements (one core), a row-major block that splits unevenly
+#: over the cores, and 2^24 elements (every core, many tiles).
+UT_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (96, 1023), (1 << 24,))
+
+
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
+    """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.common.ut_tiling_view`):
+    on each product, each shape of :data:`UT_SHAPES` in the first compute dtype, the 2^24 shape in every
+    other compute dtype the product has, and, with optional inputs, the first shape with all of them absent.
+    Every input gets the compute dtype where it lists it (else its first dtype); the expected tiling key,
+    block dim, workspace bytes and tiling fields come from :func:`tiling_decision`."""
+    dev = spec.device_interface
+    keys = compute_dtypes(spec)
+    optional = [t.name for t in optional_inputs(spec)]
+    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
+    cases: list[dict[str, Any]] = []
+    for p in products:
+        runs: list[tuple[tuple[int, ...], DType, tuple[str, ...]]] = [(s, keys[0], ()) for s in UT_SHAPES]
+        runs += [(UT_SHAPES[-1], d, ()) for d in keys[1:] if p.supports(d)]
+        if optional:
+            runs.append((UT_SHAPES[0], keys[0], tuple(optional)))
+        for shape, dtype, absent in runs:
+            d = tiling_decision(spec, p, shape, dtype, absent)
+            inputs = []
+            for di in dev.inputs:
+                t = spec.tensor(di.source)
+                if t.name in absent:
+                    inputs.append(ut_tensor(None, None))
+                else:
+                    inputs.append(ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0]))
+            outputs = [ut_tensor(shape, dtype) for _ in dev.outputs]
+            dims = "x".join(str(n) for n in shape)
+            cases.append(
+                {
+                    "name": ut_case_name(p, dtype.name, dims, *(["no", *absent] if absent else [])),
+                    "product": p.name,
+                    "note": f"{dtype.name} [{', '.join(map(str, shape))}]"
+                    + (f", {', '.join(absent)} absent" if absent else ""),
+                    "inputs": inputs,
+                    "outputs": outputs,
+                    "attrs": attrs,
+                    "deterministic": 0,
+                    "tiling_key": d.tiling_key,
+                    "block_dim": d.block_dim,
+                    "workspace": d.workspace_bytes,
+                    "fields": [
+                        {"name": "totalLength", "value": d.total_length},
+                        {"name": "formerNum", "value": d.former_num},
+                        {"name": "formerLength", "value": d.former_length},
+                        {"name": "tileLength", "value": d.tile_length},
+                        {"name": "inBufferNum", "value": d.in_buffer_num},
+                    ],
+                }
+            )
+    return cases
+
+
+#: Input shapes of the broadcast infershape case, by position among the shape rule's arguments (cyclic).
+UT_BROADCAST_SHAPES: tuple[tuple[int, ...], ...] = ((4, 1, 3), (5, 1), (3,))
+
+
+def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+    """The infershape unit-test cases of an elementwise op: every input [2, 3] (output [2, 3]); for a
+    ``broadcast(...)`` rule also its arguments of shapes :data:`UT_BROADCAST_SHAPES` (output NumPy's
+    broadcast shape; the other inputs take that shape) and, with two or more arguments, [2, 3] against [3, 2]
+    (InferShape fails). Inputs take the compute dtype where they list it; the output dtype is the compute
+    dtype (of the input selecting the kernel)."""
+    dev = spec.device_interface
+    dtype = compute_dtypes(spec)[0]
+    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
+    kind, args = shape_rule(spec)
+
+    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[dict[str, Any]]:
+        out = []
+        for di in dev.inputs:
+            t = spec.tensor(di.source)
+            out.append(ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0]))
+        return out
+
+    n_out = len(dev.outputs)
+    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [((2, 3), dtype)] * n_out, "every input [2, 3]")]
+    if kind == "broadcast":
+        shapes = {a: UT_BROADCAST_SHAPES[i % len(UT_BROADCAST_SHAPES)] for i, a in enumerate(args)}
+        want = tuple(int(d) for d in np.broadcast_shapes(*shapes.values()))
+        note = ", ".join(f"{a} {list(s)}" for a, s in shapes.items())
+        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(want, dtype)] * n_out, note))
+        if len(args) >= 2:
+            bad: dict[str, tuple[int, ...]] = {args[0]: (2, 3), args[1]: (3, 2)}
+            cases.append(
+                ut_infer_case(
+                    "RejectsShapesThatDoNotBroadcast",
+                    tensors(bad, (2, 3)),
+                    attrs,
+                    None,
+                    f"{args[0]} [2, 3], {args[1]} [3, 2]",
+                )
+            )
+    return cases
 
 
 def _attr_ctype(t: str) -> str:
