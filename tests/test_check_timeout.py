@@ -127,7 +127,31 @@ def test_ctrl_c_stops_check_with_a_summary_line_and_no_traceback(looping_specs: 
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     lines = stderr.strip().splitlines()
     assert lines[-1] == (
-        "interrupted: 0 of 1 (op, product) jobs finished, 0 cases ran (0 passed, 0 failed); the other jobs were stopped"
+        "interrupted: 0 of 1 (op, product) jobs finished (0 cases in them: 0 passed, 0 failed); the cases of the jobs "
+        "that were stopped are not counted"
     )
     time.sleep(1)
     assert not _workers_of(mark)  # no worker left behind
+
+
+def test_a_reference_that_hangs_on_every_input_gives_up_the_job_after_three_timeouts(tmp_path: Path) -> None:
+    """Three timeouts in a row end the (op, product) job with one ``remaining cases`` failure of kind
+    ``timeout``, instead of one full time limit per case of the matrix."""
+    src = project_paths()
+    shutil.copytree(src.specs, tmp_path / "specs")
+    shutil.copytree(src.reference, tmp_path / "reference")
+    (tmp_path / "reference" / f"{OP}.py").write_text("def reference(**params):\n    while True:\n        pass\n")
+    out = tmp_path / "r.json"
+    proc = subprocess.run(
+        [*OPGEN, "--specs", str(tmp_path / "specs"), "check", OP, *SELECT, "--timeout", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    cases = json.loads(out.read_text())["cases"]
+    value = [c for c in cases if c["kind"] == "timeout"]
+    assert [c["name"] for c in value][-1] == "remaining cases"
+    assert len(value) == 4 and all(not c["passed"] for c in value)
+    assert "3 cases in a row ran past their time limit" in value[-1]["message"]

@@ -179,8 +179,10 @@ def test_ub_over_allocation_is_a_kernel_fault(broken_tree: Callable[..., Path]) 
     root = broken_tree(
         "soft_margin_loss_backward",
         KERNEL,
-        "pipe_.InitBuffer(outQueue_, tiling.outBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T)));",
-        "pipe_.InitBuffer(outQueue_, tiling.outBufferNum, static_cast<uint32_t>(tileLength_ * sizeof(T) + 4096));",
+        "pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),\n"
+        "                     static_cast<uint32_t>(tileLength_ * sizeof(T)));",
+        "pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),\n"
+        "                     static_cast<uint32_t>(tileLength_ * sizeof(T) + 4096));",
     )
     fn = compile_op("soft_margin_loss_backward", "Ascend910B", generated=root)
     a = np.ones(100000, F32)

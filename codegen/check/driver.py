@@ -522,8 +522,9 @@ class CheckInterrupted(Exception):
         """One line: what ran before the interruption."""
         failed = sum(not r.passed for r in self.results)
         return (
-            f"interrupted: {self.done} of {self.total} (op, product) jobs finished, {len(self.results)} cases ran "
-            f"({len(self.results) - failed} passed, {failed} failed); the other jobs were stopped"
+            f"interrupted: {self.done} of {self.total} (op, product) jobs finished ({len(self.results)} cases in "
+            f"them: {len(self.results) - failed} passed, {failed} failed); the cases of the jobs that were stopped "
+            "are not counted"
         )
 
 

@@ -151,6 +151,33 @@ def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
     into.put(None)
 
 
+#: Cases of one job that may run past their time limit one after the other before the rest of the job is
+#: given up (a reference or kernel that hangs on every input would otherwise cost a full limit per case).
+TIMEOUTS_IN_A_ROW = 3
+
+
+def _abandoned_result(job: Any, count: int) -> Any:
+    """The failed result (kind ``timeout``) that ends a job after ``count`` timeouts in a row."""
+    from codegen.check.driver import CaseResult
+
+    return CaseResult(
+        f"{job.spec_snake}/{job.product}/-/remaining cases",
+        job.spec_snake,
+        job.product,
+        "-",
+        "-",
+        "remaining cases",
+        False,
+        0,
+        0.0,
+        0.0,
+        f"timeout: {count} cases in a row ran past their time limit (a reference or kernel that never returns?); "
+        "the remaining cases of this (op, product) were not run",
+        0.0,
+        kind="timeout",
+    )
+
+
 def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
     """Runs the case matrix of ``job`` (a :class:`codegen.check.driver.Job`) against the built ``library``
     in worker processes; returns the :class:`codegen.check.driver.CaseResult` list in case order.
@@ -164,6 +191,7 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
 
     results: list[CaseResult] = []
     start = 0
+    in_a_row = 0  # cases that ran past their time limit one after the other
     request = {"job": asdict(job), "library": str(library), "key": key}
     while True:
         with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
@@ -198,6 +226,7 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
                         deadline = time.monotonic() + float(msg["timeout"])
                     elif "result" in msg:
                         results.append(CaseResult(**msg["result"]))
+                        in_a_row = 0
                         pending = None
                         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
                     elif "done" in msg:
@@ -216,6 +245,10 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
         if timed_out and pending is not None:
             results.append(_timeout_result(pending, float(pending["timeout"]), job.timeout is not None))
             start = int(pending["begin"]) + 1
+            in_a_row += 1
+            if in_a_row >= TIMEOUTS_IN_A_ROW:
+                results.append(_abandoned_result(job, in_a_row))
+                return results
             continue
         if pending is None:
             ident = f"{job.spec_snake}/{job.product}/-/worker"

@@ -189,13 +189,15 @@ void CheckAtomic(const char *what, uint32_t cores) {
 
 // ---- products without hardware SyncAll, the software SyncAll, the system workspace ----
 
-// Calls the no-argument SyncAll between two GM writes.
+constexpr uint64_t kLineInts = 16;  // int32 values per 64-byte scalar data-cache line
+
+// Calls the no-argument SyncAll between two GM writes; each core writes its own cache line.
 void HwSyncKernel(uint8_t **args) {
   GlobalTensor<int32_t> out;
-  out.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(GetBlockNum()));
-  out.SetValue(static_cast<uint64_t>(GetBlockIdx()), 1);
+  out.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[0]), static_cast<uint64_t>(GetBlockNum()) * kLineInts);
+  out.SetValue(static_cast<uint64_t>(GetBlockIdx()) * kLineInts, 1);
   SyncAll();
-  out.SetValue(static_cast<uint64_t>(GetBlockIdx()), 2);
+  out.SetValue(static_cast<uint64_t>(GetBlockIdx()) * kLineInts, 2);
 }
 
 void CheckHardwareSyncAllUnsupported() {
@@ -203,7 +205,7 @@ void CheckHardwareSyncAllUnsupported() {
     th::UseProduct(*p);
     for (uint32_t n : {1u, 4u}) {
       for (opgen_rt::CoreOrder order : th::kAllOrders) {
-        th::Gm out(n * 4, "out");
+        th::Gm out(n * kLineInts * 4, "out");
         th::KernelLaunch k;
         k.name = "hw_sync_all";
         k.entry = HwSyncKernel;
@@ -218,14 +220,14 @@ void CheckHardwareSyncAllUnsupported() {
     }
   }
   th::UseProduct(th::Ascend910B());  // the same kernel runs where the hardware barrier exists
-  th::Gm out(16, "out");
+  th::Gm out(4 * kLineInts * 4, "out");
   th::KernelLaunch k;
   k.name = "hw_sync_all";
   k.entry = HwSyncKernel;
   k.args = {&out};
   k.blockDim = 4;
   const opgen_rt::LaunchResult r = th::Run(k);
-  TH_CHECK(r.ok && out.as<int32_t>()[3] == 2, "hw SyncAll on Ascend910B: %s", r.fault.c_str());
+  TH_CHECK(r.ok && out.as<int32_t>()[3 * kLineInts] == 2, "hw SyncAll on Ascend910B: %s", r.fault.c_str());
 }
 
 int g_softMissing = -1;  // a core that leaves before the software barrier (-1: none)
@@ -313,15 +315,15 @@ void CheckSoftwareSyncAll() {
   th::UseProduct(th::Ascend910B());
 }
 
-// Core i writes one float at GetUserWorkspace(workspace) + args[1][0] + 4 * i bytes, or into the system
-// workspace itself (args[1][0] < 0: at workspace - args[1][0] - 1).
+// Core i writes one float at GetUserWorkspace(workspace) + args[1][0] + 64 * i bytes (its own cache line), or
+// into the system workspace itself (args[1][0] < 0: at workspace - args[1][0] - 1).
 void WorkspaceKernel(uint8_t **args) {
   GlobalTensor<int64_t> where;
   where.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 1);
   const int64_t at = where.GetValue(0);
   GlobalTensor<float> ws;
   if (at >= 0) {
-    ws.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(GetUserWorkspace(args[0]) + at + 4 * GetBlockIdx()), 1);
+    ws.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(GetUserWorkspace(args[0]) + at + 64 * GetBlockIdx()), 1);
   } else {
     ws.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(args[0] + (-at - 1)), 1);
   }
@@ -351,8 +353,8 @@ void CheckSystemWorkspace() {
     TH_CHECK(sys == (p->npuArch == 1001 ? 2u << 20 : 16u << 20), "%s reserve %llu", p->name,
              static_cast<unsigned long long>(sys));
     for (opgen_rt::CoreOrder order : th::kAllOrders) {
-      th::Gm ws(sys + 64, "ws");
-      opgen_rt::LaunchResult r = RunWorkspace(ws, 64, 8, order);
+      th::Gm ws(sys + 192, "ws");
+      opgen_rt::LaunchResult r = RunWorkspace(ws, 192, 8, order);
       float got = 0;
       std::memcpy(&got, ws.data() + sys + 8, sizeof(got));
       TH_CHECK(r.ok && got == 3.0f, "%s: user workspace write %s: %s (got %g)", p->name, th::OrderName(order),
