@@ -156,25 +156,22 @@ def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
 TIMEOUTS_IN_A_ROW = 3
 
 
-def _abandoned_result(job: Any, count: int) -> Any:
-    """The failed result (kind ``timeout``) that ends a job after ``count`` timeouts in a row."""
+def _job_failure(job: Any, name: str, message: str, kind: str) -> Any:
+    """A failed result of a whole (op, product) job rather than of one case (``<op>/<product>/-/<name>``)."""
     from codegen.check.driver import CaseResult
 
-    return CaseResult(
-        f"{job.spec_snake}/{job.product}/-/remaining cases",
-        job.spec_snake,
-        job.product,
-        "-",
-        "-",
+    ident = f"{job.spec_snake}/{job.product}/-/{name}"
+    return CaseResult(ident, job.spec_snake, job.product, "-", "-", name, False, 0, 0.0, 0.0, message, 0.0, kind=kind)
+
+
+def _abandoned_result(job: Any, count: int) -> Any:
+    """The failed result (kind ``timeout``) that ends a job after ``count`` timeouts in a row."""
+    return _job_failure(
+        job,
         "remaining cases",
-        False,
-        0,
-        0.0,
-        0.0,
         f"timeout: {count} cases in a row ran past their time limit (a reference or kernel that never returns?); "
         "the remaining cases of this (op, product) were not run",
-        0.0,
-        kind="timeout",
+        "timeout",
     )
 
 
@@ -251,29 +248,13 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
                 return results
             continue
         if pending is None:
-            ident = f"{job.spec_snake}/{job.product}/-/worker"
             why = (
                 f"timeout: the check worker started no case within {STARTUP_TIMEOUT_SECONDS:g} s and was killed"
                 if timed_out
                 else f"the check worker ended with {signal_name(returncode)} outside a case"
             )
-            results.append(
-                CaseResult(
-                    ident,
-                    job.spec_snake,
-                    job.product,
-                    "-",
-                    "-",
-                    "worker",
-                    False,
-                    0,
-                    0.0,
-                    0.0,
-                    f"{why}:\n" + stderr_text.strip()[-STDERR_TAIL:],
-                    0.0,
-                    kind="timeout" if timed_out else "crash",
-                )
-            )
+            message = f"{why}:\n" + stderr_text.strip()[-STDERR_TAIL:]
+            results.append(_job_failure(job, "worker", message, "timeout" if timed_out else "crash"))
             return results
         results.append(_crash_result(pending, returncode, stderr_text))
         start = int(pending["begin"]) + 1
