@@ -271,7 +271,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
     except CheckInterrupted as stop:
         print(stop.summary(), file=sys.stderr)
-        return 130
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Every worker is dead; leave at once, without the interpreter's exit handlers: concurrent.futures'
+        # handler would try to wake the killed pool's manager thread and print a traceback (a closed pipe).
+        os._exit(130)
     print_table(results, verbose=args.verbose)
     if json_path is not None:
         write_json(results, json_path)

@@ -157,18 +157,26 @@ def _has_banner(path: Path) -> bool:
 
 
 def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord]) -> bool:
-    """Whether the file at output path ``rel`` exists and was not written by opgen: no manifest record (or a
-    record of a kept foreign file), no generator banner, bytes other than ``text`` (what opgen would write).
-    Outputs that cannot carry the banner (JSON) count as ours when a file of their op folder carries it."""
+    """Whether the file at output path ``rel`` exists and was not written by opgen, so that opgen must keep it.
+
+    Ours: a manifest record (other than one of a kept foreign file), the generator's banner, the very bytes
+    opgen would write (``text``), or, without a record, a file inside an op folder whose other files carry the
+    banner (a generated folder whose manifest was lost, or a hand edit there, which generating repairs; JSON
+    outputs cannot carry the banner). Foreign: anything else, and a file once kept as foreign (recorded so)
+    until it is gone.
+    """
     path = root / rel
-    if rel in owned and owned[rel].input_hash != FOREIGN:
+    record = owned.get(rel)
+    if record is not None and record.input_hash != FOREIGN:
         return False
     if not path.exists() or _has_banner(path):
         return False
     with contextlib.suppress(OSError):
         if path.read_bytes() == text.encode():
             return False
-    if BANNER not in text.encode()[:BANNER_BYTES] and "/" in rel:
+    if record is not None:  # kept as foreign before
+        return True
+    if "/" in rel:
         folder = root / rel.split("/", 1)[0]
         if any(p.is_file() and _has_banner(p) for p in folder.rglob("*") if p != path):
             return False
