@@ -6,6 +6,7 @@ import string
 from collections.abc import Mapping
 
 from codegen.spec.model import Constraint, DType, OpSpec, Product
+from codegen.types import compute_dtypes
 
 #: ``--shape`` spellings of a 0-d (scalar) shape.
 SCALAR_SHAPES = ("", "scalar", "()", "[]")
@@ -83,7 +84,7 @@ def _shape_call(
     assumed: list[str] = []
     set_attrs: dict[str, object] = {}
     if spec.family == "elementwise":
-        dt = DType[dtype_name] if dtype_name else next(t for t in spec.inputs if not t.optional).dtypes[0]
+        dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
         for t in (*spec.inputs, *spec.outputs):
             env[t.name] = TensorStandIn(shape, dt)
     else:
@@ -163,7 +164,7 @@ def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | 
         n = shape[2] if len(shape) == 3 else shape[0]
         tensors = [(f"grad [{n}, {shape[1]}]", (n, shape[1])), (f"out [{shape[0]}, {shape[1]}]", shape[:2])]
     # The dtype explain tiles for: the one asked for, else the first the first required input lists.
-    dtype = DType[dtype_name] if dtype_name else next(t for t in spec.inputs if not t.optional).dtypes[0]
+    dtype = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
     for what, dims in tensors:
         count = 1
         for dim in dims:
@@ -232,7 +233,7 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)
     if spec.family == "elementwise":
-        from codegen.plan.elementwise import compute_dtypes, tiling_decision
+        from codegen.plan.elementwise import tiling_decision
 
         dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
         d = tiling_decision(spec, product, shape, dt)

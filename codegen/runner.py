@@ -21,6 +21,7 @@ import numpy as np
 
 from codegen.build import BuiltOp, build_op
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, Product
+from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
@@ -265,7 +266,7 @@ class OpCallable:
         phase1.restype = ctypes.c_int32
         argtypes: list[Any] = []
         argtypes += [ctypes.c_void_p] * len(self.spec.inputs)
-        argtypes += [_ATTR_CTYPES[a.type] for a in self.spec.attrs]
+        argtypes += [ATTR_TYPE_INFO[a.type].ctype for a in self.spec.attrs]
         argtypes += [ctypes.c_void_p] * len(self.spec.outputs)
         argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
         phase1.argtypes = argtypes
@@ -350,7 +351,7 @@ class OpCallable:
         ws = ctypes.c_uint64(0)
         ex = ctypes.c_void_p(None)
         call: list[Any] = [tensors[t.name].handle for t in self.spec.inputs]
-        call += [_ATTR_CTYPES[a.type](attrs[a.name]) for a in self.spec.attrs]
+        call += [ATTR_TYPE_INFO[a.type].ctype(attrs[a.name]) for a in self.spec.attrs]
         call += [tensors[t.name].handle for t in self.spec.outputs]
         call += [None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex)]
         status = self._phase1(*call)
@@ -429,13 +430,13 @@ class OpCallable:
         tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in arrays.items()}
         try:
             status, size, executor = self.phase1(tensors, attrs)
-            if status != 0:
+            if status != AclnnStatus.ACLNN_SUCCESS:
                 raise AclnnError(status, self.recent_error(), 1)
             workspace = device_memory(size) if size else None
             status = self.phase2(workspace, size, executor)
             stats = self.lib.opgen_rt_last_launch_stats()
             self.last_stats = json.loads(stats.decode()) if stats else {}
-            if status != 0:
+            if status != AclnnStatus.ACLNN_SUCCESS:
                 raise AclnnError(status, self.recent_error(), 2)
         finally:
             self._destroy(list(tensors.values()))
@@ -479,16 +480,7 @@ def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
     return out
 
 
-_ATTR_CTYPES: dict[str, Any] = {
-    "int64": ctypes.c_int64,
-    "uint64": ctypes.c_uint64,
-    "bool": ctypes.c_bool,
-    "double": ctypes.c_double,
-    "float": ctypes.c_float,
-}
-
 #: The range of each integer attr type (values outside would wrap silently when passed to C).
-_INT_ATTR_RANGES = {"int64": (-(2**63), 2**63 - 1), "uint64": (0, 2**64 - 1)}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -513,10 +505,11 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
         raise TypeError(f"{where} takes True or False, got {type(value).__name__} {value!r}")
-    if attr.type in _INT_ATTR_RANGES:
+    int_range = ATTR_TYPE_INFO[attr.type].int_range
+    if int_range is not None:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{where} takes an integer, got {type(value).__name__} {value!r}")
-        lo, hi = _INT_ATTR_RANGES[attr.type]
+        lo, hi = int_range
         if attr.type == "uint64" and attr.name == getattr(spec.compute, "padding", None) and -(2**63) <= value < 0:
             return int(value) + 2**64  # negative as int64: no padding row (PyTorch's padding_idx=-1)
         if not lo <= int(value) <= hi:

@@ -17,9 +17,10 @@ from codegen.plan.constraints import applicable, call_env, rejected_by, violates
 from codegen.runner import numpy_dtype
 from codegen.spec.expr import INT64_MAX, INT64_MIN, ExprEvalError, Num, walk
 from codegen.spec.model import AttrSpec, Constraint, DType, OpSpec, Product
+from codegen.types import AclnnStatus
 
-ACLNN_ERR_PARAM_NULLPTR = 161001
-ACLNN_ERR_PARAM_INVALID = 161002
+ACLNN_ERR_PARAM_NULLPTR = int(AclnnStatus.ACLNN_ERR_PARAM_NULLPTR)
+ACLNN_ERR_PARAM_INVALID = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
 
 
 @dataclass

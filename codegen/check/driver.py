@@ -26,6 +26,7 @@ from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
+from codegen.types import compute_dtypes
 
 
 @dataclass
@@ -322,7 +323,7 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
 
 def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
     """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
-    dtypes = [d for d in spec.inputs[0].dtypes_for(product) if not dtype_filter or d.name in dtype_filter]
+    dtypes = [d for d in compute_dtypes(spec, product) if not dtype_filter or d.name in dtype_filter]
     if spec.family == "elementwise":
         from codegen.plan.elementwise import tiling_decision
 

@@ -12,11 +12,7 @@ from typing import Any
 import numpy as np
 
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
-
-#: Attribute types of the spec and their C++ parameter types in the aclnn signature.
-ATTR_C_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
-#: OpDef attribute setter for each attribute type (register/op_def_registry.h).
-ATTR_OPDEF_SETTER = {"int64": "Int", "uint64": "Int", "bool": "Bool", "double": "Float", "float": "Float"}
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
 
 def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
@@ -46,24 +42,8 @@ def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, s
     return files
 
 
-#: ``binary.json`` dtype names (ops-nn ``op_host/config/<soc>/<kernel>_binary.json``) of each ge dtype.
-BINARY_DTYPE_NAMES = {
-    "DT_FLOAT": "float32",
-    "DT_FLOAT16": "float16",
-    "DT_BF16": "bfloat16",
-    "DT_DOUBLE": "float64",
-    "DT_INT8": "int8",
-    "DT_INT16": "int16",
-    "DT_INT32": "int32",
-    "DT_INT64": "int64",
-    "DT_UINT8": "uint8",
-    "DT_UINT16": "uint16",
-    "DT_UINT32": "uint32",
-    "DT_UINT64": "uint64",
-    "DT_BOOL": "bool",
-}
-#: ``binary.json`` attr dtype of each OpDef attr setter.
-BINARY_ATTR_TYPES = {"Int": "int", "Bool": "bool", "Float": "float", "String": "string"}
+#: ``binary.json`` attr dtype of each OpDef attr setter (the type table's device attr types).
+_BINARY_ATTR_TYPES = {i.opdef_setter: i.binary_type for i in DEVICE_ATTR_TYPE_INFO.values()}
 
 
 def binary_configs(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, str]:
@@ -89,7 +69,7 @@ def binary_configs(spec: OpSpec, products: list[Product], opdef: dict[str, Any])
                     {
                         "name": e["name"],
                         "index": i,
-                        "dtype": BINARY_DTYPE_NAMES[split(e)[column]],
+                        "dtype": DType[split(e)[column].removeprefix("DT_")].binary_name,
                         "format": "ND",
                         "paramType": e["param_type"].lower(),
                         "shape": [-2],
@@ -102,7 +82,7 @@ def binary_configs(spec: OpSpec, products: list[Product], opdef: dict[str, Any])
             entry: dict[str, Any] = {"bin_filename": f"{spec.op_type}_{tag}", "inputs": ins, "outputs": outs}
             if opdef["attrs"]:
                 entry["attrs"] = [
-                    {"name": a["name"], "dtype": BINARY_ATTR_TYPES[a["setter"]], "value": None} for a in opdef["attrs"]
+                    {"name": a["name"], "dtype": _BINARY_ATTR_TYPES[a["setter"]], "value": None} for a in opdef["attrs"]
                 ]
             op_list.append(entry)
         out[p.config_name] = json.dumps({"op_type": spec.op_type, "op_list": op_list}, indent=2) + "\n"
@@ -245,7 +225,7 @@ def signature(spec: OpSpec) -> list[dict[str, str]]:
     for t in spec.inputs:
         params.append({"name": t.name, "decl": f"const aclTensor *{t.name}", "kind": "input"})
     for a in spec.attrs:
-        params.append({"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}", "kind": "attr"})
+        params.append({"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}", "kind": "attr"})
     for t in spec.outputs:
         const = "const " if getattr(t, "const", False) else ""
         params.append({"name": t.name, "decl": f"{const}aclTensor *{t.name}", "kind": "output"})
@@ -294,10 +274,6 @@ def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, 
     for g in groups:
         g["archs"] = arch_groups(g.pop("members"))
     return groups
-
-
-#: OpDef attribute setter for each device attr type (register/op_def.h ``OpAttrDef``).
-DEVICE_ATTR_SETTER = {"int": "Int", "bool": "Bool", "float": "Float", "string": "String"}
 
 
 def device_dtypes(spec: OpSpec, tensor: TensorSpec, product: Product | None) -> tuple[DType, ...]:
@@ -356,7 +332,7 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         )
     attrs = []
     for a in dev.attrs:
-        setter = DEVICE_ATTR_SETTER[a.type]
+        setter = DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter
         if a.default is None:
             attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": setter, "value": ""})
         else:
@@ -364,6 +340,11 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
                 {"name": a.name, "attr_type": "OPTIONAL", "setter": setter, "value": device_attr_value(spec, a)}
             )
     return {"default": default, "configs": configs, "attrs": attrs}
+
+
+def status_row(status: AclnnStatus, when: str) -> dict[str, Any]:
+    """A row of the docs' status table: the ``aclnnStatus`` name, its code and when the API returns it."""
+    return {"name": status.name, "value": int(status), "when": when}
 
 
 def arch_condition(products: list[Product], predicate: str) -> str:
@@ -412,7 +393,7 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
     for name, value in ex.attrs:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        attrs.append({"name": name, "c_type": ATTR_C_TYPES[a.type], "value": text})
+        attrs.append({"name": name, "c_type": ATTR_TYPE_INFO[a.type].c_type, "value": text})
     given = {name for name, _ in ex.inputs}
     null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
     uses_bf16 = any(t["dtype"] == "BF16" for t in tensors)
@@ -449,7 +430,7 @@ def _example_tensor(
         "host_type": "aclFloat16" if dtype is DType.FLOAT16 else dtype.host_type,
         "data": ", ".join(host_values),
         "is_output": is_output,
-        "print_fmt": "%.9g" if dtype.is_floating else "%lld",
+        "print_fmt": dtype.printf_format,
         "is_16bit": dtype.is_16bit_float,
         "dtype": dtype.name,
     }
@@ -478,7 +459,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         }
         for t in [*spec.inputs, *spec.outputs]
     ]
-    attr_params = [{"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}"} for a in spec.attrs]
+    attr_params = [{"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}"} for a in spec.attrs]
     attr_checks = []
     for a in spec.attrs:
         if a.values:
@@ -500,7 +481,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 "name": a.name,
                 "direction": "input (host)",
                 "description": f"{a.description} Values: {values}." if a.values else a.description,
-                "dtypes": ATTR_C_TYPES[a.type],
+                "dtypes": ATTR_TYPE_INFO[a.type].c_type,
                 "format": "-",
                 "rank": "-",
             }

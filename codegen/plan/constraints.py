@@ -16,15 +16,15 @@ import numpy as np
 
 from codegen.spec.expr import Expr, ExprType, check, evaluate, to_cpp, to_source
 from codegen.spec.loader import constraint_scope
-from codegen.spec.model import ACLNN_STATUS_CODES, Catalogue, Constraint, DType, OpSpec, Product
+from codegen.spec.model import Catalogue, Constraint, DType, OpSpec, Product
+from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 _LET_CTYPES = {ExprType.INT: "int64_t", ExprType.FLOAT: "double", ExprType.BOOL: "bool"}
-_ATTR_VALUE_FORMATS = {"int64": ("%lld", "long long"), "uint64": ("%llu", "unsigned long long")}
 
 
 def status_name(code: int) -> str:
     """The aclnnStatus name of ``code`` (e.g. 161002 -> ``ACLNN_ERR_PARAM_INVALID``)."""
-    return ACLNN_STATUS_CODES[code]
+    return AclnnStatus(code).name
 
 
 def _c_string(text: str) -> str:
@@ -99,17 +99,12 @@ def _message(spec: OpSpec, c: Constraint, type_of: Mapping[str, ExprType]) -> tu
                 fmt_parts.append("%lld")
                 args.append(f"static_cast<long long>({field})")
             continue
-        a = attrs[field]
-        if a.type == "bool":
-            fmt_parts.append("%s")
+        info = ATTR_TYPE_INFO[attrs[field].type]
+        fmt_parts.append(info.printf_format)
+        if info.printf_cast is None:
             args.append(f'({field} ? "true" : "false")')
-        elif a.type in _ATTR_VALUE_FORMATS:
-            f, ctype = _ATTR_VALUE_FORMATS[a.type]
-            fmt_parts.append(f)
-            args.append(f"static_cast<{ctype}>({field})")
         else:
-            fmt_parts.append("%g")
-            args.append(f"static_cast<double>({field})")
+            args.append(f"static_cast<{info.printf_cast}>({field})")
     return "".join(fmt_parts), args
 
 

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 
 from codegen.plan.common import (
-    ATTR_C_TYPES,
     arch_condition,
     arch_groups,
     common_view,
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    status_row,
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
@@ -47,6 +47,8 @@ from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product, TensorSpec
+from codegen.types import ATTR_TYPE_INFO, AclnnStatus
+from codegen.types import compute_dtypes as shared_compute_dtypes
 
 BLOCK_BYTES = 32
 REPEAT_BYTES = 256
@@ -135,8 +137,9 @@ def compile_spec(spec: OpSpec) -> CompiledFormula:
 
 
 def compute_dtypes(spec: OpSpec) -> list[DType]:
-    """The dtypes the kernel computes on (the first required input's list; promotion makes inputs agree)."""
-    return list(_dtype_input(spec).dtypes)
+    """The dtypes the kernel computes on, every product's (:func:`codegen.types.compute_dtypes`: the first
+    required input's list; promotion makes inputs agree)."""
+    return shared_compute_dtypes(spec)
 
 
 def _dtype_input(spec: OpSpec) -> TensorSpec:
@@ -445,7 +448,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 "name": a.name,
                 "device_name": da.name,
                 "index": i,
-                "c_type": _attr_ctype(a.type),
+                "c_type": ATTR_TYPE_INFO[a.type].tiling_type,
                 "string_values": [{"value": v, "text": n} for v, n in (a.values or ())] if da.type == "string" else [],
             }
         )
@@ -455,21 +458,19 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     (_, formula), *_ = _compute(spec).outputs
     out_rule = "the broadcast shape" if shape["kind"] == "broadcast" else f"the shape of {shape['anchor']}"
     status_rows = [
-        {"name": "ACLNN_SUCCESS", "value": 0, "when": "Success."},
-        {
-            "name": "ACLNN_ERR_PARAM_NULLPTR",
-            "value": 161001,
-            "when": "A required tensor, workspaceSize or executor is null.",
-        },
-        {
-            "name": "ACLNN_ERR_PARAM_INVALID",
-            "value": 161002,
-            "when": "A dtype not supported on this product, a rank above "
+        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
+            "A required tensor, workspaceSize or executor is null.",
+        ),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
+            "A dtype not supported on this product, a rank above "
             f"{view['max_rank']}, an attribute value outside its list, shapes that do not broadcast, "
             f"{output.name} not of {out_rule}, "
             f"or {format_rule_text(spec)}" + ("; a limit under Constraints." if spec.constraints else "."),
-        },
-        {"name": "ACLNN_ERR_INNER_TILING_ERROR", "value": 561002, "when": "The tiling function failed."},
+        ),
+        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
     ]
     tiling_lines = [
         f"Each core streams its range through UB in tiles; a tile needs, per element, one slot in each "
@@ -520,12 +521,12 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 }
             )
         else:
-            l0_attrs.append({"name": da.name, "decl": f"{ATTR_C_TYPES[a.type]} {da.name}", "arg": a.name})
+            l0_attrs.append({"name": da.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", "arg": a.name})
     string_attrs = [
         {
             "name": a.name,
             "func": f"{a.name[:1].upper()}{a.name[1:]}ValueName",
-            "c_type": ATTR_C_TYPES[a.type],
+            "c_type": ATTR_TYPE_INFO[a.type].c_type,
             "values": [{"value": v, "text": n} for v, n in (a.values or ())],
         }
         for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string")
@@ -693,7 +694,3 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
                 )
             )
     return cases
-
-
-def _attr_ctype(t: str) -> str:
-    return {"int64": "int64_t", "uint64": "int64_t", "bool": "bool", "double": "float", "float": "float"}[t]

@@ -64,6 +64,7 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    status_row,
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
@@ -74,6 +75,7 @@ from codegen.plan.common import (
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.spec.index_accumulate import IndexAccumulateCompute
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.types import AclnnStatus
 
 BLOCK_BYTES = 32
 FP32_BYTES = 4
@@ -669,16 +671,14 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
 
     tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
     status_rows = [
-        {"name": "ACLNN_SUCCESS", "value": 0, "when": "Success."},
-        {
-            "name": "ACLNN_ERR_PARAM_NULLPTR",
-            "value": 161001,
-            "when": f"{rows_t.name}, {index_t.name}, {out_t.name}, workspaceSize or executor is null.",
-        },
-        {
-            "name": "ACLNN_ERR_PARAM_INVALID",
-            "value": 161002,
-            "when": (
+        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
+            f"{rows_t.name}, {index_t.name}, {out_t.name}, workspaceSize or executor is null.",
+        ),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
+            (
                 f"A dtype not supported on this product; a rank outside {rows_t.name} "
                 f"{rows_t.rank[0]}-{rows_t.rank[1]}, "
                 f"{index_t.name} {index_t.rank[0]}-{index_t.rank[1]}; {rows_t.name} rows (all axes but the last, "
@@ -686,8 +686,8 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 f"[{comp.num_rows}, D]; {format_rule_text(spec)}"
                 + ("; a product limit below." if spec.constraints else ".")
             ),
-        },
-        {"name": "ACLNN_ERR_INNER_TILING_ERROR", "value": 561002, "when": "The tiling function failed."},
+        ),
+        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
     ]
     constraint_lines = [
         f"`{rows_t.name}` is viewed as `[N, D]` (`D` its last axis, `N` the product of the others); `{index_t.name}` "

@@ -84,6 +84,7 @@ from codegen.spec.rules import (
     formula_problem,
     zero_division,
 )
+from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 __all__ = [
     "COMPUTE_PARSERS",
@@ -1255,8 +1256,8 @@ class _OpParser:
         if not node.entries:
             r.error(node, "empty values; map at least one integer to a name, or leave values out")
             return None
-        lo = 0 if type_ == "uint64" else INT64_MIN
-        hi = (1 << 64) - 1 if type_ == "uint64" else INT64_MAX
+        info = ATTR_TYPE_INFO.get(type_)
+        lo, hi = (info and info.int_range) or (INT64_MIN, INT64_MAX)
         out: list[tuple[int, str]] = []
         used: dict[str, int] = {}
         for key, value in node.entries:
@@ -1298,7 +1299,7 @@ class _OpParser:
             if isinstance(v, bool) or not isinstance(v, int):
                 r.error(node, f"{what} must be an integer for a {type_} attr, got {_describe(node)}")
                 return None
-            lo, hi = (0, (1 << 64) - 1) if type_ == "uint64" else (INT64_MIN, INT64_MAX)
+            lo, hi = ATTR_TYPE_INFO[type_].int_range or (INT64_MIN, INT64_MAX)
             if not lo <= v <= hi:
                 r.error(node, f"{what} {v} is out of range for {type_}; allowed: {lo}..{hi}")
                 return None
@@ -1555,7 +1556,7 @@ class _OpParser:
             message = r.string(m["message"]) or ""
             allowed_names = [a.name for a in attrs] + [n for n, _ in let_types]
             self.check_placeholders(m["message"], message, allowed_names)
-        status = 161002
+        status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
         if "status" in m:
             s = r.integer(m["status"])
             if s is not None and s not in ACLNN_STATUS_CODES:

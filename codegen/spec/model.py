@@ -7,13 +7,12 @@ object that came from YAML carries the :class:`~codegen.spec.errors.SourceLoc` i
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from codegen.spec.errors import NO_LOC, SourceLoc
 from codegen.spec.expr import Expr, ExprType
+from codegen.types import ACLNN_STATUS_CODES, ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus, DType
 
 __all__ = [
     "ACLNN_STATUS_CODES",
@@ -41,127 +40,8 @@ __all__ = [
 #: Highest tensor rank aclnn APIs accept (CANN checks ``GetDimNum() <= 8``; error 161002 above it).
 MAX_RANK = 8
 
-#: aclnnStatus codes a spec may name (reference/ascend-platform.md, "aclnn conventions").
-ACLNN_STATUS_CODES: dict[int, str] = {
-    161001: "ACLNN_ERR_PARAM_NULLPTR",
-    161002: "ACLNN_ERR_PARAM_INVALID",
-    361001: "ACLNN_ERR_RUNTIME_ERROR",
-    561000: "ACLNN_ERR_INNER",
-    561001: "ACLNN_ERR_INNER_INFERSHAPE_ERROR",
-    561002: "ACLNN_ERR_INNER_TILING_ERROR",
-    561003: "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
-    561101: "ACLNN_ERR_INNER_CREATE_EXECUTOR",
-    561102: "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR",
-    561103: "ACLNN_ERR_INNER_NULLPTR",
-}
-
-
-class _DTypeInfo(NamedTuple):
-    itemsize: int
-    numpy_name: str
-    kernel_type: str
-    host_type: str
-
-
-_DTYPE_INFO: dict[str, _DTypeInfo] = {
-    "FLOAT": _DTypeInfo(4, "float32", "float", "float"),
-    "FLOAT16": _DTypeInfo(2, "float16", "half", "uint16_t"),
-    "INT8": _DTypeInfo(1, "int8", "int8_t", "int8_t"),
-    "INT32": _DTypeInfo(4, "int32", "int32_t", "int32_t"),
-    "UINT8": _DTypeInfo(1, "uint8", "uint8_t", "uint8_t"),
-    "INT16": _DTypeInfo(2, "int16", "int16_t", "int16_t"),
-    "UINT16": _DTypeInfo(2, "uint16", "uint16_t", "uint16_t"),
-    "UINT32": _DTypeInfo(4, "uint32", "uint32_t", "uint32_t"),
-    "INT64": _DTypeInfo(8, "int64", "int64_t", "int64_t"),
-    "UINT64": _DTypeInfo(8, "uint64", "uint64_t", "uint64_t"),
-    "DOUBLE": _DTypeInfo(8, "float64", "double", "double"),
-    "BOOL": _DTypeInfo(1, "bool", "bool", "bool"),
-    "BF16": _DTypeInfo(2, "bfloat16", "bfloat16_t", "uint16_t"),
-}
-
-
-class DType(enum.Enum):
-    """Tensor element types, named as the spec writes them; the value is the ``aclDataType`` code.
-
-    The codes come from CANN's ``aclDataType`` (reference/ascend-platform.md). ``DType["BF16"]`` looks a
-    member up by spec name, ``DType(27)`` by aclDataType code.
-    """
-
-    FLOAT = 0
-    FLOAT16 = 1
-    INT8 = 2
-    INT32 = 3
-    UINT8 = 4
-    INT16 = 6
-    UINT16 = 7
-    UINT32 = 8
-    INT64 = 9
-    UINT64 = 10
-    DOUBLE = 11
-    BOOL = 12
-    BF16 = 27
-
-    @property
-    def acl_id(self) -> int:
-        """The ``aclDataType`` value (FLOAT 0, FLOAT16 1, ..., BF16 27)."""
-        return int(self.value)
-
-    @property
-    def itemsize(self) -> int:
-        """Bytes per element."""
-        return _DTYPE_INFO[self.name].itemsize
-
-    @property
-    def ge_name(self) -> str:
-        """The ``ge::DataType`` / ``op::DataType`` enumerator, e.g. ``DT_FLOAT16``, ``DT_BF16``."""
-        return f"DT_{self.name}"
-
-    @property
-    def acl_name(self) -> str:
-        """The ``aclDataType`` enumerator, e.g. ``ACL_FLOAT``, ``ACL_BF16``."""
-        return f"ACL_{self.name}"
-
-    @property
-    def numpy_name(self) -> str:
-        """The NumPy dtype name (``bfloat16`` needs ``ml_dtypes`` registered)."""
-        return _DTYPE_INFO[self.name].numpy_name
-
-    @property
-    def kernel_type(self) -> str:
-        """The AscendC element type in device code: ``float``, ``half``, ``bfloat16_t``, ``int64_t``, ..."""
-        return _DTYPE_INFO[self.name].kernel_type
-
-    @property
-    def host_type(self) -> str:
-        """The C++ host type of one element in example programs; FLOAT16 and BF16 are raw ``uint16_t`` bits."""
-        return _DTYPE_INFO[self.name].host_type
-
-    @property
-    def is_floating(self) -> bool:
-        """True for FLOAT, FLOAT16, BF16 and DOUBLE."""
-        return self in (DType.FLOAT, DType.FLOAT16, DType.BF16, DType.DOUBLE)
-
-    @property
-    def is_16bit_float(self) -> bool:
-        """True for FLOAT16 and BF16 (computed in fp32 by the kernels, rounded once)."""
-        return self in (DType.FLOAT16, DType.BF16)
-
-    @property
-    def is_integer(self) -> bool:
-        """True for the signed and unsigned integer types (not BOOL)."""
-        return not self.is_floating and self is not DType.BOOL
-
-
 #: Attribute types a spec may declare, with the type their values have in expressions.
-ATTR_TYPES: dict[str, ExprType] = {
-    "int64": ExprType.INT,
-    "uint64": ExprType.INT,
-    "bool": ExprType.BOOL,
-    "double": ExprType.FLOAT,
-    "float": ExprType.FLOAT,
-}
-
-_ATTR_CPP_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
+ATTR_TYPES: dict[str, ExprType] = {name: ExprType[info.expr_kind] for name, info in ATTR_TYPE_INFO.items()}
 
 
 @dataclass(frozen=True)
@@ -308,7 +188,7 @@ class AttrSpec:
     @property
     def cpp_type(self) -> str:
         """The C++ parameter type: ``int64_t``, ``uint64_t``, ``bool``, ``double`` or ``float``."""
-        return _ATTR_CPP_TYPES[self.type]
+        return ATTR_TYPE_INFO[self.type].c_type
 
     @property
     def expr_type(self) -> ExprType:
@@ -324,7 +204,7 @@ ACL_FORMATS: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "HWCN": 16, "NDHWC
 PRIVATE_ACL_FORMATS: dict[str, int] = {"FRACTAL_NZ": 29, "NC1HWC0": 3, "FRACTAL_Z": 4, "NDC1HWC0": 32}
 
 #: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
-DEVICE_ATTR_TYPES = ("int", "bool", "float", "string")
+DEVICE_ATTR_TYPES = tuple(DEVICE_ATTR_TYPE_INFO)
 
 
 @dataclass(frozen=True)
@@ -420,7 +300,7 @@ class Constraint:
     let: tuple[tuple[str, Expr], ...]
     require: Expr
     message: str
-    status: int = 161002
+    status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
     loc: SourceLoc = NO_LOC
 
 
@@ -541,11 +421,12 @@ class OpSpec:
         under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes."""
         if self.device is not None:
             return self.device
-        kinds = {"int64": "int", "uint64": "int", "bool": "bool", "double": "float", "float": "float"}
         return DeviceInterface(
             inputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.inputs),
             outputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.outputs),
-            attrs=tuple(DeviceAttr(a.name, a.name, kinds.get(a.type, "int"), a.default, a.loc) for a in self.attrs),
+            attrs=tuple(
+                DeviceAttr(a.name, a.name, ATTR_TYPE_INFO[a.type].device_type, a.default, a.loc) for a in self.attrs
+            ),
             dtypes=None,
             loc=self.loc,
         )

@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from codegen.spec.expr import (
+    ELEMENTWISE_SIGNATURES,
     INT64_MAX,
     INT64_MIN,
     Binary,
@@ -39,9 +40,10 @@ from codegen.spec.expr import (
 )
 from codegen.spec.expr import names as expr_names
 
-#: Functions the formula compiler lowers to vector instructions when their argument holds a tensor
-#: (``codegen.plan.elementwise_compiler``: UNARY_INSTRUCTIONS, MINMAX_INSTRUCTIONS and ``sigmoid``).
-TENSOR_FUNCTIONS: frozenset[str] = frozenset({"exp", "log", "abs", "sqrt", "relu", "sigmoid", "min", "max"})
+#: Functions the formula compiler lowers to vector instructions when their argument holds a tensor: the
+#: elementwise formula vocabulary, :data:`codegen.spec.expr.ELEMENTWISE_SIGNATURES` (its one source; the
+#: compiler's UNARY_INSTRUCTIONS, MINMAX_INSTRUCTIONS and ``sigmoid`` lower exactly these, a test checks).
+TENSOR_FUNCTIONS: frozenset[str] = frozenset(ELEMENTWISE_SIGNATURES)
 #: Binary operators the formula compiler lowers when an operand holds a tensor.
 TENSOR_OPERATORS: frozenset[str] = frozenset({"+", "-", "*", "/"})
 #: Operators that divide: a 0 divisor faults (``//``, ``%``) or gives inf/NaN (``/``).

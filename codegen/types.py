@@ -1,0 +1,285 @@
+"""Every mapping between the type worlds opgen writes in, in one place (in the spirit of torchgen's
+``api/types``): spec dtypes and attr types, and what each is in aclnn C++, AscendC device code, tiling data,
+OpDef registration, ``binary.json``, ctypes, printf and NumPy; plus the ``aclnnStatus`` codes.
+
+This module sits at the bottom of the import graph: it imports nothing from ``codegen``. Everything else
+reads these tables; no other module keeps its own dtype or attr-type table (``tests/test_types.py`` checks
+both the facts and that rule).
+
+Sources of the facts:
+
+- ``aclDataType`` names and values: CANN ``acl/acl_base.h`` (mirrored in ``runtime/include/acl/acl_base.h``;
+  reference/ascend-platform.md, "aclnn conventions").
+- ``ge::DataType`` enumerators (``DT_<NAME>``): metadef ``graph/types.h``, equal in value to aclDataType.
+- ``aclnnStatus`` codes: CANN ``opdev/op_errno.h`` (mirrored in ``runtime/include/opdev/op_errno.h``).
+- OpDef attr setters ``Int`` / ``Bool`` / ``Float`` / ``String``: metadef ``register/op_def.h``
+  (``OpAttrDef``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = [
+    "ACLNN_STATUS_CODES",
+    "ATTR_TYPE_INFO",
+    "DEVICE_ATTR_TYPE_INFO",
+    "AclnnStatus",
+    "AttrTypeInfo",
+    "DType",
+    "DTypeInfo",
+    "DeviceAttrTypeInfo",
+    "compute_dtypes",
+]
+
+
+class AclnnStatus(enum.IntEnum):
+    """``aclnnStatus`` codes (``int32_t``), CANN ``opdev/op_errno.h``; members compare equal to the ints."""
+
+    ACLNN_SUCCESS = 0
+    ACLNN_ERR_PARAM_NULLPTR = 161001
+    ACLNN_ERR_PARAM_INVALID = 161002
+    ACLNN_ERR_RUNTIME_ERROR = 361001
+    ACLNN_ERR_INNER = 561000
+    ACLNN_ERR_INNER_INFERSHAPE_ERROR = 561001
+    ACLNN_ERR_INNER_TILING_ERROR = 561002
+    ACLNN_ERR_INNER_FIND_KERNEL_ERROR = 561003
+    ACLNN_ERR_INNER_CREATE_EXECUTOR = 561101
+    ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR = 561102
+    ACLNN_ERR_INNER_NULLPTR = 561103
+
+
+#: The error codes a spec may name (every :class:`AclnnStatus` but success), code -> name.
+ACLNN_STATUS_CODES: dict[int, str] = {int(s): s.name for s in AclnnStatus if s is not AclnnStatus.ACLNN_SUCCESS}
+
+
+@dataclass(frozen=True)
+class DTypeInfo:
+    """What one tensor dtype is in each type world.
+
+    Attributes:
+        itemsize: bytes per element.
+        numpy_name: the NumPy dtype name (``bfloat16`` needs ``ml_dtypes`` registered); also the dtype name
+            ops-nn's ``<kernel>_binary.json`` uses.
+        kernel_type: the AscendC element type in device code (``half``, ``bfloat16_t``, ...).
+        host_type: the C++ host type of one element in example programs (16-bit floats as raw bits).
+        floating: a floating-point type.
+    """
+
+    itemsize: int
+    numpy_name: str
+    kernel_type: str
+    host_type: str
+    floating: bool
+
+
+_DTYPE_INFO: dict[str, DTypeInfo] = {
+    "FLOAT": DTypeInfo(4, "float32", "float", "float", True),
+    "FLOAT16": DTypeInfo(2, "float16", "half", "uint16_t", True),
+    "INT8": DTypeInfo(1, "int8", "int8_t", "int8_t", False),
+    "INT32": DTypeInfo(4, "int32", "int32_t", "int32_t", False),
+    "UINT8": DTypeInfo(1, "uint8", "uint8_t", "uint8_t", False),
+    "INT16": DTypeInfo(2, "int16", "int16_t", "int16_t", False),
+    "UINT16": DTypeInfo(2, "uint16", "uint16_t", "uint16_t", False),
+    "UINT32": DTypeInfo(4, "uint32", "uint32_t", "uint32_t", False),
+    "INT64": DTypeInfo(8, "int64", "int64_t", "int64_t", False),
+    "UINT64": DTypeInfo(8, "uint64", "uint64_t", "uint64_t", False),
+    "DOUBLE": DTypeInfo(8, "float64", "double", "double", True),
+    "BOOL": DTypeInfo(1, "bool", "bool", "bool", False),
+    "BF16": DTypeInfo(2, "bfloat16", "bfloat16_t", "uint16_t", True),
+}
+
+
+class DType(enum.Enum):
+    """Tensor element types, named as the spec writes them; the value is the ``aclDataType`` code.
+
+    The codes come from CANN's ``aclDataType`` (``acl/acl_base.h``). ``DType["BF16"]`` looks a member up
+    by spec name, ``DType(27)`` by aclDataType code.
+    """
+
+    FLOAT = 0
+    FLOAT16 = 1
+    INT8 = 2
+    INT32 = 3
+    UINT8 = 4
+    INT16 = 6
+    UINT16 = 7
+    UINT32 = 8
+    INT64 = 9
+    UINT64 = 10
+    DOUBLE = 11
+    BOOL = 12
+    BF16 = 27
+
+    @property
+    def info(self) -> DTypeInfo:
+        """This dtype's row of the type table."""
+        return _DTYPE_INFO[self.name]
+
+    @property
+    def acl_id(self) -> int:
+        """The ``aclDataType`` value (FLOAT 0, FLOAT16 1, ..., BF16 27)."""
+        return int(self.value)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self.info.itemsize
+
+    @property
+    def ge_name(self) -> str:
+        """The ``ge::DataType`` / ``op::DataType`` enumerator, e.g. ``DT_FLOAT16``, ``DT_BF16``."""
+        return f"DT_{self.name}"
+
+    @property
+    def acl_name(self) -> str:
+        """The ``aclDataType`` enumerator, e.g. ``ACL_FLOAT``, ``ACL_BF16``."""
+        return f"ACL_{self.name}"
+
+    @property
+    def numpy_name(self) -> str:
+        """The NumPy dtype name (``bfloat16`` needs ``ml_dtypes`` registered)."""
+        return self.info.numpy_name
+
+    @property
+    def binary_name(self) -> str:
+        """The dtype name in ops-nn's ``op_host/config/<soc>/<kernel>_binary.json`` (``float32``, ``bfloat16``,
+        ...; the NumPy names)."""
+        return self.info.numpy_name
+
+    @property
+    def kernel_type(self) -> str:
+        """The AscendC element type in device code: ``float``, ``half``, ``bfloat16_t``, ``int64_t``, ..."""
+        return self.info.kernel_type
+
+    @property
+    def host_type(self) -> str:
+        """The C++ host type of one element in example programs; FLOAT16 and BF16 are raw ``uint16_t`` bits."""
+        return self.info.host_type
+
+    @property
+    def printf_format(self) -> str:
+        """The printf conversion example programs print one element with (``%.9g`` for floating types,
+        printed as float; ``%lld`` for the others, cast to ``long long``)."""
+        return "%.9g" if self.is_floating else "%lld"
+
+    @property
+    def is_floating(self) -> bool:
+        """True for FLOAT, FLOAT16, BF16 and DOUBLE."""
+        return self.info.floating
+
+    @property
+    def is_16bit_float(self) -> bool:
+        """True for FLOAT16 and BF16 (computed in fp32 by the kernels, rounded once)."""
+        return self.info.floating and self.info.itemsize == 2
+
+    @property
+    def is_integer(self) -> bool:
+        """True for the signed and unsigned integer types (not BOOL)."""
+        return not self.is_floating and self is not DType.BOOL
+
+
+@dataclass(frozen=True)
+class AttrTypeInfo:
+    """What one spec attr type (``int64``, ``uint64``, ``bool``, ``double``, ``float``) is in each type world.
+
+    Attributes:
+        c_type: the C++ parameter type in the aclnn signature, the L0 call and example programs.
+        tiling_type: the type of the attr's field in the kernel's tiling data (``uint64`` values are carried
+            as ``int64_t``, ``double`` as ``float``: the kernel computes in fp32).
+        opdef_setter: the ``OpAttrDef`` setter of the OpDef registration (``Int``, ``Bool``, ``Float``).
+        ctype: the ctypes type the runner passes the value as.
+        printf_format: the printf conversion of the value in messages (``%s`` for bool, printed as
+            ``true``/``false``).
+        printf_cast: the C++ type the value is cast to for ``printf_format`` (None for bool).
+        expr_kind: the name of the ``codegen.spec.expr.ExprType`` its values have in expressions (``INT``,
+            ``BOOL``, ``FLOAT``; ``uint64`` attrs are read as int64, CANN's convention for ``paddingIdx``).
+        device_type: the device (OpDef) attr value type it is registered as when the spec has no ``device``
+            section (:data:`DEVICE_ATTR_TYPE_INFO`).
+        int_range: for integer types the inclusive ``(lo, hi)`` range of the C type, else None.
+    """
+
+    c_type: str
+    tiling_type: str
+    opdef_setter: str
+    ctype: Any
+    printf_format: str
+    printf_cast: str | None
+    expr_kind: str
+    device_type: str
+    int_range: tuple[int, int] | None
+
+
+#: Attribute types a spec may declare, in the order the spec documentation lists them.
+ATTR_TYPE_INFO: dict[str, AttrTypeInfo] = {
+    "int64": AttrTypeInfo(
+        "int64_t", "int64_t", "Int", ctypes.c_int64, "%lld", "long long", "INT", "int", (-(2**63), 2**63 - 1)
+    ),
+    "uint64": AttrTypeInfo(
+        "uint64_t", "int64_t", "Int", ctypes.c_uint64, "%llu", "unsigned long long", "INT", "int", (0, 2**64 - 1)
+    ),
+    "bool": AttrTypeInfo("bool", "bool", "Bool", ctypes.c_bool, "%s", None, "BOOL", "bool", None),
+    "double": AttrTypeInfo("double", "float", "Float", ctypes.c_double, "%g", "double", "FLOAT", "float", None),
+    "float": AttrTypeInfo("float", "float", "Float", ctypes.c_float, "%g", "double", "FLOAT", "float", None),
+}
+
+
+@dataclass(frozen=True)
+class DeviceAttrTypeInfo:
+    """What one device (OpDef) attr value type is: its ``OpAttrDef`` setter and its ``binary.json`` dtype.
+
+    Attributes:
+        opdef_setter: ``Int``, ``Bool``, ``Float`` or ``String`` (metadef ``register/op_def.h``).
+        binary_type: the attr ``dtype`` in ``<kernel>_binary.json`` (``int``, ``bool``, ``float``, ``string``).
+    """
+
+    opdef_setter: str
+    binary_type: str
+
+
+#: Value types of device (OpDef) attributes, as the spec's ``device.attrs`` names them.
+DEVICE_ATTR_TYPE_INFO: dict[str, DeviceAttrTypeInfo] = {
+    "int": DeviceAttrTypeInfo("Int", "int"),
+    "bool": DeviceAttrTypeInfo("Bool", "bool"),
+    "float": DeviceAttrTypeInfo("Float", "float"),
+    "string": DeviceAttrTypeInfo("String", "string"),
+}
+
+
+class _Tensor(Protocol):
+    @property
+    def optional(self) -> bool: ...
+
+    @property
+    def dtypes(self) -> Sequence[DType]: ...
+
+
+class _Product(Protocol):
+    def supports(self, dtype: DType) -> bool: ...
+
+
+class _Op(Protocol):
+    @property
+    def inputs(self) -> Iterable[_Tensor]: ...
+
+
+def compute_dtypes(spec: _Op, product: _Product | None = None) -> list[DType]:
+    """The dtypes an op computes on: the dtype list of its first required input, in spec order, without
+    those ``product`` lacks (BF16) when a product is given.
+
+    This is the dtype a call is planned, explained and checked for when none is named (``opgen explain``,
+    the check matrix's dtype loop, the elementwise tiling key). The elementwise spec rules make every
+    tensor list the same dtypes; an index-accumulate op orders its tiling key by its rows input
+    (``codegen.plan.index_accumulate.row_dtypes``), whose list this is when it is the first required input.
+
+    Raises:
+        ValueError: the op has no required input.
+    """
+    for t in spec.inputs:
+        if not t.optional:
+            return [d for d in t.dtypes if product is None or product.supports(d)]
+    raise ValueError("the op has no required input, so no dtype selects its kernel")
