@@ -58,7 +58,7 @@ def test_template_edit_rewrites_exactly_its_files(project: Path) -> None:
     opgen(project, "generate")
     kernel_template = project / "templates" / "op_kernel" / "elementwise_kernel.cpp.j2"
     kernel_template.write_text(
-        kernel_template.read_text().replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n// edited')
+        kernel_template.read_text().replace("// Lowered: {{ formula }}", "// Lowered: {{ formula }}\n// edited")
     )
     after = opgen(project, "generate")
     elementwise_kernels = [f for f in all_files(project) if "/op_kernel/" in f and "embedding_dense_backward" not in f]
