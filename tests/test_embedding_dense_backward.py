@@ -262,7 +262,7 @@ def _tiling_values(result: dict[str, Any]) -> dict[str, int]:
         return {k: int(v) for k, v in named.items()}
     raw = bytes.fromhex(result["tiling_raw"])
     values = struct.unpack(f"<{len(TILING_FIELDS)}q", raw[: 8 * len(TILING_FIELDS)])
-    return dict(zip((n for n, _ in TILING_FIELDS), values, strict=True))
+    return dict(zip((f.name for f in TILING_FIELDS), values, strict=True))
 
 
 TILING_CASES = [

@@ -115,7 +115,7 @@ def test_index_accumulate_explain_equals_the_tiling_function(product: str, shape
             raw = bytes.fromhex(got["tiling_raw"])
             t = dict(
                 zip(
-                    (f for f, _ in TILING_FIELDS),
+                    (f.name for f in TILING_FIELDS),
                     struct.unpack(f"<{len(TILING_FIELDS)}q", raw[: 8 * len(TILING_FIELDS)]),
                     strict=True,
                 )

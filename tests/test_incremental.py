@@ -71,6 +71,17 @@ def test_template_edit_rewrites_exactly_its_files(project: Path) -> None:
     assert written(after) == [f for f in all_files(project) if f.endswith((".cpp", ".h"))]
 
 
+def test_skeleton_edit_rewrites_every_family_file_of_its_kind(project: Path) -> None:
+    opgen(project, "generate")
+    skeleton = project / "templates" / "op_kernel" / "kernel.cpp.j2"
+    skeleton.write_text(skeleton.read_text().replace("using namespace AscendC;", "using namespace AscendC;\n// edited"))
+    after = opgen(project, "generate")
+    kernels = [f for f in all_files(project) if "/op_kernel/" in f]
+    assert "embedding_dense_backward/op_kernel/embedding_dense_grad_accumulate.cpp" in kernels
+    assert "sigmoid_backward/op_kernel/sigmoid_grad.cpp" in kernels
+    assert written(after) == kernels  # every op's kernel, of both families, nothing else
+
+
 def test_spec_edit_rerenders_only_that_op(project: Path) -> None:
     opgen(project, "generate")
     spec = project / "specs" / "soft_margin_loss_backward.yaml"

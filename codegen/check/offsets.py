@@ -98,13 +98,8 @@ def check_offsets(fn: Any, case: Case) -> str:
         from codegen.plan.elementwise import tiling_decision
 
         d = tiling_decision(spec, product, case.params["shape"], DType[case.params["dtype"]])
-        want = {
-            "totalLength": d.total_length,
-            "formerNum": d.former_num,
-            "formerLength": d.former_length,
-            "tailLength": d.tail_length,
-            "tileLength": d.tile_length,
-        }
+        fields = d.tiling_fields()
+        want = {k: fields[k] for k in ("totalLength", "formerNum", "formerLength", "tailLength", "tileLength")}
         for k, v in want.items():
             if tiling.get(k) != v:
                 return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"

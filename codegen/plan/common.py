@@ -7,12 +7,44 @@ Everything a template prints is computed here; templates only place the strings.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
+
+
+class TilingField(NamedTuple):
+    """One field of a family's tiling struct, declared once: the tiling header declares it, the tiling
+    function sets it, and the UT test and the family's Python mirror of the tiling read it by name.
+
+    Attributes:
+        name: the field name (``TILING_DATA_FIELD_DEF`` / ``set_<name>``).
+        c_type: its C++ type (``int64_t``, ``int32_t``, ``float``).
+        comment: its meaning (units), with ``{placeholders}`` the family's view fills (e.g. ``{output}``).
+        value_cpp: the C++ expression the tiling function sets it to, in that function's local names.
+    """
+
+    name: str
+    c_type: str
+    comment: str
+    value_cpp: str
+
+
+def tiling_field_views(fields: tuple[TilingField, ...], **names: str) -> list[dict[str, str]]:
+    """The tiling-struct rows the tiling header and function templates print: ``name``, ``c_type``,
+    ``comment`` (placeholders filled from ``names``), ``value`` (C++) and ``set_comment`` (empty)."""
+    return [
+        {
+            "name": f.name,
+            "c_type": f.c_type,
+            "comment": f.comment.format(**names),
+            "value": f.value_cpp,
+            "set_comment": "",
+        }
+        for f in fields
+    ]
 
 
 def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:

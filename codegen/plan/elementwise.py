@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from codegen.plan.common import (
+    TilingField,
     arch_condition,
     arch_groups,
     common_view,
@@ -34,6 +35,7 @@ from codegen.plan.common import (
     format_rule_text,
     ops_nn_view,
     status_row,
+    tiling_field_views,
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
@@ -53,6 +55,20 @@ from codegen.types import compute_dtypes as shared_compute_dtypes
 BLOCK_BYTES = 32
 REPEAT_BYTES = 256
 FP32_BYTES = 4
+
+#: The tiling struct before the host-scalar fields (one ``float`` per host scalar follows), in order; the
+#: tiling header, the tiling function and :meth:`TilingDecision.tiling_fields` follow it.
+TILING_FIELDS: tuple[TilingField, ...] = (
+    TilingField("totalLength", "int64_t", "elements of {output}", "totalLength"),
+    TilingField("formerNum", "int64_t", "cores that take one extra 32-byte block", "formerNum"),
+    TilingField("formerLength", "int64_t", "elements per former core", "(blocksPerCore + 1) * blockElems"),
+    TilingField(
+        "tailLength", "int64_t", "elements per other core (the last one is clipped)", "blocksPerCore * blockElems"
+    ),
+    TilingField("tileLength", "int64_t", "elements per UB tile", "tileLength"),
+    TilingField("inBufferNum", "int32_t", "buffers per input queue", "static_cast<int32_t>(inBufferNum)"),
+    TilingField("outBufferNum", "int32_t", "buffers per output queue", "static_cast<int32_t>(outBufferNum)"),
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,19 @@ class TilingDecision:
     tiles_per_core_max: int
     workspace_bytes: int
     ub_split: tuple[tuple[str, int, int], ...]
+
+    def tiling_fields(self) -> dict[str, int]:
+        """The values of the generated tiling struct's :data:`TILING_FIELDS`, by field name (the host-scalar
+        fields are not included)."""
+        return {
+            "totalLength": self.total_length,
+            "formerNum": self.former_num,
+            "formerLength": self.former_length,
+            "tailLength": self.tail_length,
+            "tileLength": self.tile_length,
+            "inBufferNum": self.in_buffer_num,
+            "outBufferNum": self.out_buffer_num,
+        }
 
 
 @dataclass(frozen=True)
@@ -552,6 +581,19 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "programs": variant_views[0],
             "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
             "scalars": scalars,
+            "tiling_fields": [
+                *tiling_field_views(TILING_FIELDS, output=output.name),
+                *(
+                    {
+                        "name": sc["field"],
+                        "c_type": "float",
+                        "comment": sc["text"],
+                        "value": f"static_cast<float>({sc['cpp']})",
+                        "set_comment": sc["text"],
+                    }
+                    for sc in scalars
+                ),
+            ],
             # std::exp, std::log, std::abs... of host scalars (a default of an optional input folds into them)
             "uses_cmath": any("std::" in sc["cpp"] for sc in scalars),
             "scalar_defs": [{"name": n, "text": unparse(e)} for n, e in _compute(spec).scalars],
@@ -642,11 +684,8 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                     "block_dim": d.block_dim,
                     "workspace": d.workspace_bytes,
                     "fields": [
-                        {"name": "totalLength", "value": d.total_length},
-                        {"name": "formerNum", "value": d.former_num},
-                        {"name": "formerLength", "value": d.former_length},
-                        {"name": "tileLength", "value": d.tile_length},
-                        {"name": "inBufferNum", "value": d.in_buffer_num},
+                        {"name": name, "value": d.tiling_fields()[name]}
+                        for name in ("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum")
                     ],
                 }
             )

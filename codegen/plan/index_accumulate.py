@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codegen.plan.common import (
+    TilingField,
     arch_condition,
     arch_groups,
     common_view,
@@ -65,6 +66,7 @@ from codegen.plan.common import (
     format_rule_text,
     ops_nn_view,
     status_row,
+    tiling_field_views,
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
@@ -100,30 +102,74 @@ VECIN_QUEUES = 3
 STRATEGIES = (("atomic", False), ("deterministic", True))
 
 #: The tiling struct, in order: every field is int64 (numRows and the row count may exceed 2^31). The
-#: template declares these; :class:`TilingDecision` has the same values under snake_case names.
-TILING_FIELDS: tuple[tuple[str, str], ...] = (
-    ("numRows", "rows of the output"),
-    ("rowLength", "D: elements per row of the rows input and of the output"),
-    ("numIndices", "N: rows of the rows input = elements of the index input"),
-    ("paddingRow", "output row that receives nothing; -1 for none"),
-    ("countScaling", "1: divide each row by the occurrence count of its index"),
-    ("accStride", "fp32 elements per accumulator row (D rounded up to a 32-byte block)"),
-    ("accInWorkspace", "1: accumulator in the workspace; 0: in the fp32 output"),
-    ("countsOffset", "workspace byte offset of the int64 occurrence counts"),
-    ("dChunk", "elements of a row moved through UB at once"),
-    ("indexChunk", "indices moved through UB at once"),
-    ("rowGroupNum", "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)"),
-    ("rowsPerGroup", "output rows per row group"),
-    ("rowsFormerNum", "row groups that take one row more"),
-    ("rowSliceNum", "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum"),
-    ("rowSliceLength", "elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)"),
-    ("indexGroupNum", "groups of indices (atomic strategy; 1 in the deterministic one)"),
-    ("indicesPerGroup", "indices per index group"),
-    ("indicesFormerNum", "index groups that take one index more"),
-    ("indexSliceNum", "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum"),
-    ("indexSliceLength", "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)"),
-    ("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
-    ("partialsOffset", "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)"),
+#: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`
+#: gives their values by name.
+TILING_FIELDS: tuple[TilingField, ...] = (
+    TilingField("numRows", "int64_t", "rows of the output", "numRows"),
+    TilingField("rowLength", "int64_t", "D: elements per row of the rows input and of the output", "rowLength"),
+    TilingField("numIndices", "int64_t", "N: rows of the rows input = elements of the index input", "numIndices"),
+    TilingField("paddingRow", "int64_t", "output row that receives nothing; -1 for none", "paddingRow"),
+    TilingField("countScaling", "int64_t", "1: divide each row by the occurrence count of its index", "countScaling"),
+    TilingField(
+        "accStride", "int64_t", "fp32 elements per accumulator row (D rounded up to a 32-byte block)", "accStride"
+    ),
+    TilingField(
+        "accInWorkspace", "int64_t", "1: accumulator in the workspace; 0: in the fp32 output", "accInWorkspace"
+    ),
+    TilingField("countsOffset", "int64_t", "workspace byte offset of the int64 occurrence counts", "countsOffset"),
+    TilingField("dChunk", "int64_t", "elements of a row moved through UB at once", "dChunk"),
+    TilingField("indexChunk", "int64_t", "indices moved through UB at once", "indexChunk"),
+    TilingField(
+        "rowGroupNum",
+        "int64_t",
+        "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)",
+        "rowSplit.groups",
+    ),
+    TilingField("rowsPerGroup", "int64_t", "output rows per row group", "numRows / rowSplit.groups"),
+    TilingField("rowsFormerNum", "int64_t", "row groups that take one row more", "numRows % rowSplit.groups"),
+    TilingField(
+        "rowSliceNum",
+        "int64_t",
+        "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum",
+        "rowSplit.slices",
+    ),
+    TilingField(
+        "rowSliceLength",
+        "int64_t",
+        "elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
+        "rowSplit.sliceLength",
+    ),
+    TilingField(
+        "indexGroupNum",
+        "int64_t",
+        "groups of indices (atomic strategy; 1 in the deterministic one)",
+        "indexSplit.groups",
+    ),
+    TilingField("indicesPerGroup", "int64_t", "indices per index group", "numIndices / indexSplit.groups"),
+    TilingField(
+        "indicesFormerNum", "int64_t", "index groups that take one index more", "numIndices % indexSplit.groups"
+    ),
+    TilingField(
+        "indexSliceNum",
+        "int64_t",
+        "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum",
+        "indexSplit.slices",
+    ),
+    TilingField(
+        "indexSliceLength",
+        "int64_t",
+        "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
+        "indexSplit.sliceLength",
+    ),
+    TilingField(
+        "countsSliceStride", "int64_t", "int64 count slots per row-phase D-slice in the workspace", "countsSliceStride"
+    ),
+    TilingField(
+        "partialsOffset",
+        "int64_t",
+        "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)",
+        "partialsOffset",
+    ),
 )
 
 #: Kernel-side decoder of each index dtype (struct names of the family's kernel template).
@@ -751,7 +797,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "rows_position": spec.input_names.index(rows_t.name),
             "index_position": spec.input_names.index(index_t.name),
             "kernel_params": [*spec.input_names, *spec.output_names],
-            "tiling_fields": [{"name": n, "comment": c} for n, c in TILING_FIELDS],
+            "tiling_fields": tiling_field_views(TILING_FIELDS),
             "index": index_t.name,
             "out": out_t.name,
             "num_rows": num_rows_attr.name,

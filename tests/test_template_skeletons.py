@@ -1,0 +1,91 @@
+"""The shared template skeletons: every family's aclnn .cpp, kernel and tiling templates extend one base
+each, the GM <-> UB copies are written once, and the tiling struct's fields are declared once (the
+planner's table) and read the same way by the tiling header, the tiling function and the Python mirror of
+the tiling. Checked on the committed generated tree and the templates, without building anything."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.plan import elementwise, index_accumulate
+from codegen.specs import load_project
+
+CATALOGUE, SPECS = load_project()
+ROOT = project_paths().root
+TEMPLATES = ROOT / "templates"
+GENERATED = ROOT / "generated"
+
+#: Each family's tiling-field table.
+FIELD_TABLES = {
+    "elementwise": elementwise.TILING_FIELDS,
+    "index_accumulate": index_accumulate.TILING_FIELDS,
+}
+
+SKELETONS = {
+    "op_api": ("_aclnn.cpp.j2", "op_api/aclnn.cpp.j2"),
+    "op_kernel": ("_kernel.cpp.j2", "op_kernel/kernel.cpp.j2"),
+    "op_host": ("_tiling.cpp.j2", "op_host/tiling.cpp.j2"),
+}
+
+
+@pytest.mark.parametrize("directory", sorted(SKELETONS))
+def test_family_templates_extend_the_skeleton(directory: str) -> None:
+    suffix, base = SKELETONS[directory]
+    family_templates = sorted((TEMPLATES / directory).glob(f"*{suffix}"))
+    assert len(family_templates) >= 2
+    for path in family_templates:
+        first = path.read_text().splitlines()[0]
+        assert first == f'{{% extends "{base}" %}}', path
+
+
+def test_copy_helpers_are_written_once() -> None:
+    definition = re.compile(r"__aicore__ inline void (CopyGmToUb|CopyUbToGm)\(")
+    where = {str(p.relative_to(TEMPLATES)): sorted(definition.findall(p.read_text())) for p in TEMPLATES.rglob("*.j2")}
+    assert {k: v for k, v in where.items() if v} == {"common/kernel_copy.j2": ["CopyGmToUb", "CopyUbToGm"]}
+    kernels = sorted(GENERATED.glob("*/op_kernel/*.cpp"))
+    assert len(kernels) == len(SPECS)
+    for k in kernels:
+        assert sorted(definition.findall(k.read_text())) == ["CopyGmToUb", "CopyUbToGm"], k
+
+
+def _one(pattern: str) -> Path:
+    found = sorted(GENERATED.glob(pattern))
+    assert len(found) == 1, (pattern, found)
+    return found[0]
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_tiling_header_and_function_follow_the_field_table(op: str) -> None:
+    spec = SPECS[op]
+    table = FIELD_TABLES[spec.family]
+    header = _one(f"{spec.snake}/op_host/*_tiling.h").read_text()
+    declared = re.findall(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\);", header)
+    # The table's fields come first, in order and with their types; only float host scalars may follow.
+    assert declared[: len(table)] == [(f.c_type, f.name) for f in table]
+    assert all(t == "float" for t, _ in declared[len(table) :])
+    function = _one(f"{spec.snake}/op_host/*_tiling.cpp").read_text()
+    assert re.findall(r"tiling\.set_(\w+)\(", function) == [n for _, n in declared]
+    for f in table:
+        assert f"  tiling.set_{f.name}({f.value_cpp});\n" in function, f
+
+
+@pytest.mark.parametrize("family", sorted(FIELD_TABLES))
+def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
+    spec = next(s for s in SPECS.values() if s.family == family)
+    product = CATALOGUE.get(spec.products[0])
+    if family == "elementwise":
+        d = elementwise.tiling_decision(spec, product, (1000,), elementwise.compute_dtypes(spec)[0])
+        fields = d.tiling_fields()
+        assert fields["totalLength"] == 1000
+        assert fields["tailLength"] == d.tail_length
+    else:
+        rows = index_accumulate.row_dtypes(spec)[0]
+        idx = index_accumulate.index_dtypes(spec)[0]
+        d2 = index_accumulate.tiling_decision(spec, product, (5, 16), 7, rows, idx, deterministic=True)
+        fields = d2.tiling_fields()
+        assert (fields["numRows"], fields["rowLength"], fields["numIndices"]) == (7, 16, 5)
+    assert list(fields) == [f.name for f in FIELD_TABLES[family]]
