@@ -66,7 +66,9 @@ class DTypeInfo:
         numpy_name: the NumPy dtype name (``bfloat16`` needs ``ml_dtypes`` registered); also the dtype name
             ops-nn's ``<kernel>_binary.json`` uses.
         kernel_type: the AscendC element type in device code (``half``, ``bfloat16_t``, ...).
-        host_type: the C++ host type of one element in example programs (16-bit floats as raw bits).
+        host_type: the C++ host type of one element in example programs: FLOAT16 as acl's ``aclFloat16``
+            (``typedef uint16_t aclFloat16``, acl/acl_base.h), BF16 as raw ``uint16_t`` bits (acl has no
+            bf16 host type).
         floating: a floating-point type.
     """
 
@@ -79,7 +81,7 @@ class DTypeInfo:
 
 _DTYPE_INFO: dict[str, DTypeInfo] = {
     "FLOAT": DTypeInfo(4, "float32", "float", "float", True),
-    "FLOAT16": DTypeInfo(2, "float16", "half", "uint16_t", True),
+    "FLOAT16": DTypeInfo(2, "float16", "half", "aclFloat16", True),
     "INT8": DTypeInfo(1, "int8", "int8_t", "int8_t", False),
     "INT32": DTypeInfo(4, "int32", "int32_t", "int32_t", False),
     "UINT8": DTypeInfo(1, "uint8", "uint8_t", "uint8_t", False),
@@ -158,7 +160,8 @@ class DType(enum.Enum):
 
     @property
     def host_type(self) -> str:
-        """The C++ host type of one element in example programs; FLOAT16 and BF16 are raw ``uint16_t`` bits."""
+        """The C++ host type of one element in example programs: ``aclFloat16`` for FLOAT16, raw ``uint16_t``
+        bits for BF16, the C type of the others."""
         return self.info.host_type
 
     @property

@@ -95,12 +95,15 @@ def test_dtype_numpy_name_and_itemsize(d: DType) -> None:
 
 def test_dtype_c_types() -> None:
     # Fixed-width C types name their width; AscendC's half and bfloat16_t are 2 bytes, float 4, double 8.
-    widths = {"half": 2, "bfloat16_t": 2, "float": 4, "double": 8, "bool": 1}
+    widths = {"half": 2, "bfloat16_t": 2, "aclFloat16": 2, "float": 4, "double": 8, "bool": 1}
     for d in DType:
         for c_type in (d.kernel_type, d.host_type):
             m = re.fullmatch(r"u?int(\d+)_t", c_type)
             assert (int(m[1]) // 8 if m else widths[c_type]) == d.itemsize, (d, c_type)
     assert (DType.FLOAT16.kernel_type, DType.BF16.kernel_type) == ("half", "bfloat16_t")
+    assert (DType.FLOAT16.host_type, DType.BF16.host_type) == ("aclFloat16", "uint16_t")
+    acl_base = (RUNTIME / "acl" / "acl_base.h").read_text()
+    assert "typedef uint16_t aclFloat16;" in acl_base
     assert DType.FLOAT16.printf_format == "%.9g" and DType.INT32.printf_format == "%lld"
 
 

@@ -459,7 +459,7 @@ def _example_tensor(
         "name": name,
         "shape": ", ".join(str(d) for d in shape),
         "acl_dtype": dtype.acl_name,
-        "host_type": "aclFloat16" if dtype is DType.FLOAT16 else dtype.host_type,
+        "host_type": dtype.host_type,
         "data": ", ".join(host_values),
         "is_output": is_output,
         "print_fmt": dtype.printf_format,
