@@ -26,7 +26,7 @@ from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
-from codegen.types import compute_dtypes
+from codegen.types import AclnnStatus, compute_dtypes
 
 
 @dataclass
@@ -148,7 +148,7 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     try:
         if case.expect_status is not None:
             status, message = _run_status_case(fn, case)
-            passed = status == case.expect_status and (bool(message) or status == 0)
+            passed = status == case.expect_status and (bool(message) or status == AclnnStatus.ACLNN_SUCCESS)
             if status != case.expect_status:
                 message = f"expected status {case.expect_status}, got {status}: {message}"
             elif not message:
@@ -307,7 +307,7 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
             null_workspace_size=case.mode == "null_workspace_size",
             null_executor=case.mode == "null_executor",
         )
-        if case.mode != "phase2_twice" or status != 0:
+        if case.mode != "phase2_twice" or status != AclnnStatus.ACLNN_SUCCESS:
             return status, fn.recent_error()
         workspace = device_memory(size) if size else None
         first = fn.phase2(workspace, size, executor)
