@@ -44,6 +44,7 @@ struct Cfg {
   bool noSync = false;       // no barrier between the load (MTE2) and the reduction (V)
   bool undefined = false;    // do not load: src is uninitialized
   bool dupSrc = false;       // fill src with Duplicate(1) instead of loading
+  bool scalarRead = false;   // read dst[0] with GetValue right after the reduction, with no barrier
 };
 
 Cfg g_cfg;  // set before each launch, read by every core
@@ -131,6 +132,9 @@ void ReduceKernel(uint8_t **args) {
   const LocalTensor<T> dst = c.dstInSrc >= 0 ? src[static_cast<uint32_t>(c.dstInSrc)] : dstAll[c.dstOff];
   const LocalTensor<T> tmp = c.tmpIsSrc ? src : btmp.Get<T>();
   Run<T>(c, dst, src, tmp);
+  if (c.scalarRead) {
+    (void)dst.GetValue(0);
+  }
   PipeBarrier<PIPE_ALL>();
   DataCopy(gout, dstAll, kOutBytes / sizeof(T));
 }
@@ -393,7 +397,7 @@ void ValueTests() {
     for (int i = 0; i < 320; ++i) x[static_cast<size_t>(i)] = -static_cast<float>((i * 37) % 101);
     x[217] = 50.0f, x[250] = 50.0f, x[310] = 99.0f;  // 310 is beyond count
     Cfg c;
-    c.op = kMaxCount, c.load = 320, c.count = 300, c.calIndex = true, c.tmpBytes = 96;  // 5 repeats: 24 floats
+    c.op = kMaxCount, c.load = 320, c.count = 300, c.calIndex = true, c.tmpBytes = 64;  // 16 floats
     std::vector<float> o = Ok<float>("reduce_max_count_index", c, x, b);
     TH_CHECK(F(o, 0) == 50.0f && FBits(o, 1) == 217u && F(o, 2) == 7.0f, "reduce_max_count_index: %g idx %u",
              static_cast<double>(F(o, 0)), FBits(o, 1));
@@ -427,6 +431,17 @@ void ValueTests() {
     const std::vector<float> o = Ok<float>("reduce_max_tmp_is_src", c, x, b);
     TH_CHECK(F(o, 0) == 3.0f && FBits(o, 1) == 77u, "reduce_max_tmp_is_src: %g idx %u", static_cast<double>(F(o, 0)),
              FBits(o, 1));
+  }
+  // The whole-tensor forms hand the result over through the scalar unit with V_S / S_V / S_MTE3 flags inside
+  // the call (dav_c220): a GetValue of dst right after it needs no synchronisation. (WholeReduceSum does not:
+  // see whole_sum_scalar_read_race.)
+  {
+    std::vector<float> x(256, 0.5f);
+    Cfg c;
+    c.op = kSumCount, c.load = 256, c.count = 256, c.scalarRead = true;
+    Ok<float>("reduce_sum_scalar_read", c, x, b);
+    c.op = kMaxCount, c.tmpBytes = 64;
+    Ok<float>("reduce_max_scalar_read", c, x, th::Ascend950());
   }
   // mask 0 and repeatTime 0 are no-ops: dst keeps its value.
   {
@@ -475,11 +490,18 @@ void FaultTests() {
   // 9 repeats (576 floats) need 16 tmp floats (64 bytes) on a "method two" product; 32 given.
   c = Cfg{}, c.op = kSumCount, c.load = 576, c.count = 576, c.tmpBytes = 32;
   Fault<float>("reduce_sum_tmp_small_950", c, x, th::Ascend950(), "reduce work buffer",
-               "sharedTmpBuffer holds 8 elements (32 bytes) but 9 repeat(s) need 16 (64 bytes) on Ascend950");
+               "sharedTmpBuffer holds 8 elements (32 bytes) but firstMaxRepeat 9 need 16 (64 bytes) on Ascend950");
   Ok<float>("reduce_sum_tmp_unused_910b", c, x, b);  // 2201 count form: the buffer is not used
-  // ReduceMax with index over 5 repeats needs 24 floats (96 bytes); 64 given.
-  c = Cfg{}, c.op = kMaxCount, c.load = 320, c.count = 300, c.calIndex = true, c.tmpBytes = 64;
-  Fault<float>("reduce_max_tmp_small", c, x, b, "reduce work buffer", "5 repeat(s) with calIndex need 24 (96 bytes)");
+  // ReduceMax with index, count 300: firstMaxRepeat = 300 / 64 = 4, iter1 8 -> 8, iter2 2 -> 8: 16 floats
+  // (64 bytes); 32 given. 64 bytes pass.
+  c = Cfg{}, c.op = kMaxCount, c.load = 320, c.count = 300, c.calIndex = true, c.tmpBytes = 32;
+  Fault<float>("reduce_max_tmp_small", c, x, b, "reduce work buffer",
+               "holds 8 elements (32 bytes) but firstMaxRepeat 4 with calIndex need 16 (64 bytes)");
+  c.tmpBytes = 64;
+  Ok<float>("reduce_max_tmp_exact", c, x, b);
+  // Without the index: iter1 8 -> 8 floats (32 bytes) suffice.
+  c.calIndex = false, c.tmpBytes = 32;
+  Ok<float>("reduce_max_tmp_no_index", c, x, b);
   // Overlaps: repeat 0's result written over the source of repeat 1.
   c = Cfg{}, c.load = 128, c.repeat = 2, c.dstInSrc = 64;
   Fault<float>("whole_sum_overlap_later", c, x, b, "vector overlap",
@@ -494,6 +516,9 @@ void FaultTests() {
   // The existing rules apply: uninitialized source, no sync between the load and the reduction.
   c = Cfg{}, c.undefined = true;
   Fault<float>("whole_sum_uninit", c, x, b, "UB uninitialized read", "WholeReduceSum: src reads");
+  c = Cfg{}, c.scalarRead = true;
+  Fault<float>("whole_sum_scalar_read_race", c, x, b, "pipe race",
+               "LocalTensor::GetValue (PIPE_S) reads UB bytes");
   c = Cfg{}, c.noSync = true;
   Fault<float>("whole_sum_pipe_race", c, x, b, "pipe race",
                "WholeReduceSum (PIPE_V) reads UB bytes [0, 32) written by DataCopy GM->UB (PIPE_MTE2)");

@@ -28,7 +28,9 @@
 // operands (src and sharedTmpBuffer 32 bytes, dst as the ReduceRepeat doc's table 3) [UB alignment]; a
 // sharedTmpBuffer smaller than the documented size [reduce work buffer]; a dst that overlaps the source of a
 // later repeat or partially overlaps the source of its own repeat [vector overlap]. mask 0 or repeatTime 0
-// is a no-op (documented for A2/A3). The result is written by the vector pipe (PIPE_V).
+// is a no-op (documented for A2/A3). The instructions run on the vector pipe (PIPE_V); the whole-tensor
+// forms hand their result over through the scalar unit with the flags the dav_c220 implementation sets
+// (see WholeTensorReduce).
 // Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_DEVICE_REDUCE_H
 #define OPGEN_RT_DEVICE_REDUCE_H
@@ -52,7 +54,7 @@ enum class ReduceOrder : uint8_t {
   ORDER_ONLY_INDEX,
 };
 
-namespace opgen_detail {
+namespace opgen_reduce {
 
 enum class RedKind : uint8_t { kSum, kMax, kMin };
 
@@ -474,6 +476,21 @@ inline void BlockReduce(const char *op, RedKind kind, const LocalTensor<T> &dst,
 
 inline int64_t DivCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// A SetFlag/WaitFlag pair the real implementation issues inside the call, on an event id with no flag of the
+// kernel pending (FetchEventID).
+inline void InternalSync(opgen_rt::device::Core *c, HardEvent ev) {
+  const int32_t e = static_cast<int32_t>(ev);
+  int32_t id = 0;
+  for (int32_t k = 0; k < c->EventIdLimit(); ++k) {
+    if (c->flags[e][k].empty()) {
+      id = k;
+      break;
+    }
+  }
+  c->SetFlag(e, id);
+  c->WaitFlag(e, id);
+}
+
 // Documented sharedTmpBuffer size in elements (ReduceSum doc "方式二"; ReduceMax doc, with and without index).
 // firstMaxRepeat: repeatTime (mask forms) or the number of repeats of the count form.
 template <typename T>
@@ -565,7 +582,11 @@ inline void WholeTensorReduce(const char *op, RedKind kind, const LocalTensor<T>
   // tmp on NpuArch 3510 (ReduceMax doc); everything else uses the documented sharedTmpBuffer.
   const bool sequential = kind == RedKind::kSum && countForm && c->product->npuArch == 2201;
   const bool usesTmp = !sequential && !(kind != RedKind::kSum && c->product->npuArch == 3510);
-  const int64_t needElems = ReduceTmpElems<T>(kind, g.repeats, calIndex);
+  // firstMaxRepeat (ReduceSum / ReduceMax docs): repeatTime for the mask forms, count / elementsPerRepeat
+  // (at least 1) for the count form, whose partial last repeat is reduced apart and then combined with the
+  // body's result in the same buffer (dav_c220 ReduceTailCompute).
+  const int64_t firstMaxRepeat = countForm ? (count / kRepLanes<T> > 0 ? count / kRepLanes<T> : 1) : g.repeats;
+  const int64_t needElems = ReduceTmpElems<T>(kind, firstMaxRepeat, calIndex);
   // Source extent: the count form reads exactly count elements.
   const uint64_t srcBytes = countForm ? static_cast<uint64_t>(count) * sizeof(T) : SourceExtent<T>(g, m);
   c->CheckOperand(op, "src", src.ref_, srcBytes, true);
@@ -586,7 +607,7 @@ inline void WholeTensorReduce(const char *op, RedKind kind, const LocalTensor<T>
     if (have < tmpBytes) {
       c->Fault(opgen_rt::device::rule::kReduceWorkBuffer,
                std::string(op) + ": sharedTmpBuffer holds " + std::to_string(have / sizeof(T)) + " elements (" +
-                   std::to_string(have) + " bytes) but " + std::to_string(g.repeats) + " repeat(s)" +
+                   std::to_string(have) + " bytes) but firstMaxRepeat " + std::to_string(firstMaxRepeat) +
                    (kind != RedKind::kSum ? (calIndex ? " with calIndex" : " without calIndex") : "") +
                    " need " + std::to_string(needElems) + " (" + std::to_string(tmpBytes) + " bytes) on " +
                    ProductTag(c));
@@ -622,7 +643,8 @@ inline void WholeTensorReduce(const char *op, RedKind kind, const LocalTensor<T>
     c->PipeRead(o, tmp.ref_.off, tmpBytes);
     c->PipeWrite(o, tmp.ref_.off, tmpBytes);
     const uint64_t stride = kind == RedKind::kSum ? 1 : 2;
-    for (int64_t r = 0; r < g.repeats; ++r) {
+    for (int64_t r = 0; r < g.repeats && (static_cast<uint64_t>(r) + 1) * stride <= static_cast<uint64_t>(needElems);
+         ++r) {
       const uint64_t d = tmp.ref_.off + static_cast<uint64_t>(r) * stride * sizeof(T);
       Put(c, d, &per[static_cast<size_t>(r)].v, sizeof(T));
       if (stride == 2) {
@@ -632,24 +654,42 @@ inline void WholeTensorReduce(const char *op, RedKind kind, const LocalTensor<T>
     }
     c->MarkDefined(tmp.ref_.off, tmpBytes);
   }
-  c->PipeWrite(o, dst.ref_.off, outBytes);
+  // Where the implementation (dav_c220) hands the result over through the scalar unit - SetFlag/WaitFlag
+  // V_S, a scalar store into dst, then S_V and S_MTE3 - the same orderings are made here, so a GetValue of the
+  // result or a copy-out right after the call is as safe as on the device. Otherwise the vector pipe writes
+  // dst: a ReduceSum whose repeat results need a last vector pass (more than one repeat's worth of them), and
+  // a ReduceMax/Min with calIndex over exactly one repeat.
+  const int64_t lastRound = DivCeil(g.repeats, kRepLanes<T>);
+  const bool scalarFinal = kind == RedKind::kSum ? (sequential || lastRound == 1)
+                                                 : !(calIndex && g.repeats == 1);
+  if (!scalarFinal || !usesTmp) {
+    c->PipeWrite(o, dst.ref_.off, outBytes);
+  }
+  if (scalarFinal) {
+    InternalSync(c, HardEvent::V_S);
+    c->PipeWrite(c->Issue(opgen_rt::device::kPipeS, op), dst.ref_.off, outBytes);
+  }
   Put(c, dst.ref_.off, &res.v, sizeof(T));
   if (kind != RedKind::kSum && calIndex) {
     const T ib = IndexBits<T>(res.idx);
     Put(c, dst.ref_.off + sizeof(T), &ib, sizeof(T));
   }
+  if (scalarFinal) {
+    InternalSync(c, HardEvent::S_V);
+    InternalSync(c, HardEvent::S_MTE3);
+  }
   c->CountVector(countForm ? static_cast<uint64_t>(count)
                            : static_cast<uint64_t>(g.repeats) * static_cast<uint64_t>(kRepLanes<T>));
 }
 
-}  // namespace opgen_detail
+}  // namespace opgen_reduce
 
 // ---------------------------------------------------------------------------------------------------------
 // WholeReduceSum / WholeReduceMax / WholeReduceMin: one result per repeat.
 // ---------------------------------------------------------------------------------------------------------
 
 #define OPGEN_RT_REDUCE_TYPE_CHECK(OP)                                                                       \
-  static_assert(opgen_detail::kIsReduceType<T>, OP " is emulated for half and float");                      \
+  static_assert(opgen_reduce::kIsReduceType<T>, OP " is emulated for half and float");                      \
   static_assert(isSetMask, OP " with isSetMask = false reads a mask set by SetVectorMask, which the emulation " \
                               "does not model: pass the mask")
 
@@ -661,8 +701,8 @@ inline void WholeReduceSum(const LocalTensor<U> &dst, const LocalTensor<T> &src,
                            const int32_t srcRepStride) {
   OPGEN_RT_REDUCE_TYPE_CHECK("WholeReduceSum");
   static_assert(std::is_same<T, U>::value, "WholeReduceSum with a dst type other than the src type is not emulated");
-  opgen_detail::WholeReduce<T>("WholeReduceSum", opgen_detail::RedKind::kSum, dst, src,
-                               opgen_detail::MaskFromBits<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
+  opgen_reduce::WholeReduce<T>("WholeReduceSum", opgen_reduce::RedKind::kSum, dst, src,
+                               opgen_reduce::MaskFromBits<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
                                dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_VALUE_INDEX);
 }
 template <typename T, bool isSetMask = true, typename U = T>
@@ -671,8 +711,8 @@ inline void WholeReduceSum(const LocalTensor<U> &dst, const LocalTensor<T> &src,
                            const int32_t srcRepStride) {
   OPGEN_RT_REDUCE_TYPE_CHECK("WholeReduceSum");
   static_assert(std::is_same<T, U>::value, "WholeReduceSum with a dst type other than the src type is not emulated");
-  opgen_detail::WholeReduce<T>("WholeReduceSum", opgen_detail::RedKind::kSum, dst, src,
-                               opgen_detail::MaskFromCount<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
+  opgen_reduce::WholeReduce<T>("WholeReduceSum", opgen_reduce::RedKind::kSum, dst, src,
+                               opgen_reduce::MaskFromCount<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
                                dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_VALUE_INDEX);
 }
 #else
@@ -681,8 +721,8 @@ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride) {
   OPGEN_RT_REDUCE_TYPE_CHECK("WholeReduceSum");
-  opgen_detail::WholeReduce<T>("WholeReduceSum", opgen_detail::RedKind::kSum, dst, src,
-                               opgen_detail::MaskFromBits<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
+  opgen_reduce::WholeReduce<T>("WholeReduceSum", opgen_reduce::RedKind::kSum, dst, src,
+                               opgen_reduce::MaskFromBits<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
                                dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_VALUE_INDEX);
 }
 template <typename T, bool isSetMask = true>
@@ -690,8 +730,8 @@ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride) {
   OPGEN_RT_REDUCE_TYPE_CHECK("WholeReduceSum");
-  opgen_detail::WholeReduce<T>("WholeReduceSum", opgen_detail::RedKind::kSum, dst, src,
-                               opgen_detail::MaskFromCount<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
+  opgen_reduce::WholeReduce<T>("WholeReduceSum", opgen_reduce::RedKind::kSum, dst, src,
+                               opgen_reduce::MaskFromCount<T>(dst.Bound(), "WholeReduceSum", mask), repeatTime,
                                dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_VALUE_INDEX);
 }
 #endif
@@ -702,7 +742,7 @@ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
                    const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,         \
                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {         \
     OPGEN_RT_REDUCE_TYPE_CHECK(#NAME);                                                                       \
-    opgen_detail::WholeReduce<T>(#NAME, KIND, dst, src, opgen_detail::MaskFromBits<T>(dst.Bound(), #NAME, mask), \
+    opgen_reduce::WholeReduce<T>(#NAME, KIND, dst, src, opgen_reduce::MaskFromBits<T>(dst.Bound(), #NAME, mask), \
                                  repeatTime, dstRepStride, srcBlkStride, srcRepStride, order);               \
   }                                                                                                          \
   template <typename T, bool isSetMask = true>                                                               \
@@ -710,12 +750,12 @@ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
                    const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,         \
                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {         \
     OPGEN_RT_REDUCE_TYPE_CHECK(#NAME);                                                                       \
-    opgen_detail::WholeReduce<T>(#NAME, KIND, dst, src, opgen_detail::MaskFromCount<T>(dst.Bound(), #NAME, mask), \
+    opgen_reduce::WholeReduce<T>(#NAME, KIND, dst, src, opgen_reduce::MaskFromCount<T>(dst.Bound(), #NAME, mask), \
                                  repeatTime, dstRepStride, srcBlkStride, srcRepStride, order);               \
   }
 
-OPGEN_RT_WHOLE_REDUCE_MINMAX(WholeReduceMax, opgen_detail::RedKind::kMax)
-OPGEN_RT_WHOLE_REDUCE_MINMAX(WholeReduceMin, opgen_detail::RedKind::kMin)
+OPGEN_RT_WHOLE_REDUCE_MINMAX(WholeReduceMax, opgen_reduce::RedKind::kMax)
+OPGEN_RT_WHOLE_REDUCE_MINMAX(WholeReduceMin, opgen_reduce::RedKind::kMin)
 #undef OPGEN_RT_WHOLE_REDUCE_MINMAX
 
 // ---------------------------------------------------------------------------------------------------------
@@ -729,8 +769,8 @@ OPGEN_RT_WHOLE_REDUCE_MINMAX(WholeReduceMin, opgen_detail::RedKind::kMin)
                    const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,               \
                    const int32_t srcRepStride) {                                                             \
     OPGEN_RT_REDUCE_TYPE_CHECK(#NAME);                                                                       \
-    opgen_detail::BlockReduce<T>(#NAME, KIND, dst, src, repeatTime,                                          \
-                                 opgen_detail::MaskFromCount<T>(dst.Bound(), #NAME, mask), dstRepStride,     \
+    opgen_reduce::BlockReduce<T>(#NAME, KIND, dst, src, repeatTime,                                          \
+                                 opgen_reduce::MaskFromCount<T>(dst.Bound(), #NAME, mask), dstRepStride,     \
                                  srcBlkStride, srcRepStride);                                                \
   }                                                                                                          \
   template <typename T, bool isSetMask = true>                                                               \
@@ -738,14 +778,14 @@ OPGEN_RT_WHOLE_REDUCE_MINMAX(WholeReduceMin, opgen_detail::RedKind::kMin)
                    const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,            \
                    const int32_t srcRepStride) {                                                             \
     OPGEN_RT_REDUCE_TYPE_CHECK(#NAME);                                                                       \
-    opgen_detail::BlockReduce<T>(#NAME, KIND, dst, src, repeatTime,                                          \
-                                 opgen_detail::MaskFromBits<T>(dst.Bound(), #NAME, mask), dstRepStride,      \
+    opgen_reduce::BlockReduce<T>(#NAME, KIND, dst, src, repeatTime,                                          \
+                                 opgen_reduce::MaskFromBits<T>(dst.Bound(), #NAME, mask), dstRepStride,      \
                                  srcBlkStride, srcRepStride);                                                \
   }
 
-OPGEN_RT_BLOCK_REDUCE(BlockReduceSum, opgen_detail::RedKind::kSum)
-OPGEN_RT_BLOCK_REDUCE(BlockReduceMax, opgen_detail::RedKind::kMax)
-OPGEN_RT_BLOCK_REDUCE(BlockReduceMin, opgen_detail::RedKind::kMin)
+OPGEN_RT_BLOCK_REDUCE(BlockReduceSum, opgen_reduce::RedKind::kSum)
+OPGEN_RT_BLOCK_REDUCE(BlockReduceMax, opgen_reduce::RedKind::kMax)
+OPGEN_RT_BLOCK_REDUCE(BlockReduceMin, opgen_reduce::RedKind::kMin)
 #undef OPGEN_RT_BLOCK_REDUCE
 #undef OPGEN_RT_REDUCE_TYPE_CHECK
 
@@ -755,14 +795,14 @@ OPGEN_RT_BLOCK_REDUCE(BlockReduceMin, opgen_detail::RedKind::kMin)
 // calIndex also write dst[1] = the index (raw bits of an integer in the element type).
 // ---------------------------------------------------------------------------------------------------------
 
-#define OPGEN_RT_WHOLE_TENSOR_CHECK(OP) static_assert(opgen_detail::kIsReduceType<T>, OP " is emulated for half and float")
+#define OPGEN_RT_WHOLE_TENSOR_CHECK(OP) static_assert(opgen_reduce::kIsReduceType<T>, OP " is emulated for half and float")
 
 template <typename T>
 inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceMax");
-  opgen_detail::WholeTensorReduce<T>("ReduceMax", opgen_detail::RedKind::kMax, dst, src, sharedTmpBuffer, -1,
-                                     opgen_detail::MaskFromCount<T>(dst.Bound(), "ReduceMax", mask), repeatTime,
+  opgen_reduce::WholeTensorReduce<T>("ReduceMax", opgen_reduce::RedKind::kMax, dst, src, sharedTmpBuffer, -1,
+                                     opgen_reduce::MaskFromCount<T>(dst.Bound(), "ReduceMax", mask), repeatTime,
                                      srcRepStride, calIndex);
 }
 
@@ -770,8 +810,8 @@ template <typename T>
 inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceMin");
-  opgen_detail::WholeTensorReduce<T>("ReduceMin", opgen_detail::RedKind::kMin, dst, src, sharedTmpBuffer, -1,
-                                     opgen_detail::MaskFromCount<T>(dst.Bound(), "ReduceMin", mask), repeatTime,
+  opgen_reduce::WholeTensorReduce<T>("ReduceMin", opgen_reduce::RedKind::kMin, dst, src, sharedTmpBuffer, -1,
+                                     opgen_reduce::MaskFromCount<T>(dst.Bound(), "ReduceMin", mask), repeatTime,
                                      srcRepStride, calIndex);
 }
 
@@ -779,8 +819,8 @@ template <typename T>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceSum");
-  opgen_detail::WholeTensorReduce<T>("ReduceSum", opgen_detail::RedKind::kSum, dst, src, sharedTmpBuffer, -1,
-                                     opgen_detail::MaskFromCount<T>(dst.Bound(), "ReduceSum", mask), repeatTime,
+  opgen_reduce::WholeTensorReduce<T>("ReduceSum", opgen_reduce::RedKind::kSum, dst, src, sharedTmpBuffer, -1,
+                                     opgen_reduce::MaskFromCount<T>(dst.Bound(), "ReduceSum", mask), repeatTime,
                                      srcRepStride, false);
 }
 
@@ -789,8 +829,8 @@ inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
                       const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride,
                       bool calIndex = 0) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceMax");
-  opgen_detail::WholeTensorReduce<T>("ReduceMax", opgen_detail::RedKind::kMax, dst, src, sharedTmpBuffer, -1,
-                                     opgen_detail::MaskFromBits<T>(dst.Bound(), "ReduceMax", mask), repeatTime,
+  opgen_reduce::WholeTensorReduce<T>("ReduceMax", opgen_reduce::RedKind::kMax, dst, src, sharedTmpBuffer, -1,
+                                     opgen_reduce::MaskFromBits<T>(dst.Bound(), "ReduceMax", mask), repeatTime,
                                      srcRepStride, calIndex);
 }
 
@@ -799,8 +839,8 @@ inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
                       const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride,
                       bool calIndex = 0) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceMin");
-  opgen_detail::WholeTensorReduce<T>("ReduceMin", opgen_detail::RedKind::kMin, dst, src, sharedTmpBuffer, -1,
-                                     opgen_detail::MaskFromBits<T>(dst.Bound(), "ReduceMin", mask), repeatTime,
+  opgen_reduce::WholeTensorReduce<T>("ReduceMin", opgen_reduce::RedKind::kMin, dst, src, sharedTmpBuffer, -1,
+                                     opgen_reduce::MaskFromBits<T>(dst.Bound(), "ReduceMin", mask), repeatTime,
                                      srcRepStride, calIndex);
 }
 
@@ -808,8 +848,8 @@ template <typename T>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceSum");
-  opgen_detail::WholeTensorReduce<T>("ReduceSum", opgen_detail::RedKind::kSum, dst, src, sharedTmpBuffer, -1,
-                                     opgen_detail::MaskFromBits<T>(dst.Bound(), "ReduceSum", mask), repeatTime,
+  opgen_reduce::WholeTensorReduce<T>("ReduceSum", opgen_reduce::RedKind::kSum, dst, src, sharedTmpBuffer, -1,
+                                     opgen_reduce::MaskFromBits<T>(dst.Bound(), "ReduceSum", mask), repeatTime,
                                      srcRepStride, false);
 }
 
@@ -817,18 +857,18 @@ template <typename T>
 inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t count, bool calIndex = 0) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceMin");
-  opgen_detail::CheckRange(dst.Bound(), "ReduceMin", "count", count, 0, INT32_MAX);
-  opgen_detail::WholeTensorReduce<T>("ReduceMin", opgen_detail::RedKind::kMin, dst, src, sharedTmpBuffer, count,
-                                     opgen_detail::LaneMask{}, 0, 8, calIndex);
+  opgen_reduce::CheckRange(dst.Bound(), "ReduceMin", "count", count, 0, INT32_MAX);
+  opgen_reduce::WholeTensorReduce<T>("ReduceMin", opgen_reduce::RedKind::kMin, dst, src, sharedTmpBuffer, count,
+                                     opgen_reduce::LaneMask{}, 0, 8, calIndex);
 }
 
 template <typename T>
 inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,
                       const int32_t count, bool calIndex = 0) {
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceMax");
-  opgen_detail::CheckRange(dst.Bound(), "ReduceMax", "count", count, 0, INT32_MAX);
-  opgen_detail::WholeTensorReduce<T>("ReduceMax", opgen_detail::RedKind::kMax, dst, src, sharedTmpBuffer, count,
-                                     opgen_detail::LaneMask{}, 0, 8, calIndex);
+  opgen_reduce::CheckRange(dst.Bound(), "ReduceMax", "count", count, 0, INT32_MAX);
+  opgen_reduce::WholeTensorReduce<T>("ReduceMax", opgen_reduce::RedKind::kMax, dst, src, sharedTmpBuffer, count,
+                                     opgen_reduce::LaneMask{}, 0, 8, calIndex);
 }
 
 template <typename T, bool isSetMask = true>
@@ -837,9 +877,9 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
   OPGEN_RT_WHOLE_TENSOR_CHECK("ReduceSum");
   static_assert(isSetMask, "ReduceSum with isSetMask = false reads a mask set by SetVectorMask, which the emulation "
                            "does not model: pass the count");
-  opgen_detail::CheckRange(dst.Bound(), "ReduceSum", "count", count, 0, INT32_MAX);
-  opgen_detail::WholeTensorReduce<T>("ReduceSum", opgen_detail::RedKind::kSum, dst, src, sharedTmpBuffer, count,
-                                     opgen_detail::LaneMask{}, 0, 8, false);
+  opgen_reduce::CheckRange(dst.Bound(), "ReduceSum", "count", count, 0, INT32_MAX);
+  opgen_reduce::WholeTensorReduce<T>("ReduceSum", opgen_reduce::RedKind::kSum, dst, src, sharedTmpBuffer, count,
+                                     opgen_reduce::LaneMask{}, 0, 8, false);
 }
 #undef OPGEN_RT_WHOLE_TENSOR_CHECK
 
