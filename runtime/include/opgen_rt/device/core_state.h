@@ -64,6 +64,11 @@ constexpr const char *kDataRace = "GM data race";
 constexpr const char *kVectorParams = "vector params";
 constexpr const char *kVectorDtype = "vector dtype";
 constexpr const char *kCopyParams = "DataCopy params";
+// A reduction's dst that overlaps its source other than as the hardware allows (the result of one repeat
+// over the source of a later repeat, or a partial overlap), or a sharedTmpBuffer partially over the source.
+constexpr const char *kVectorOverlap = "vector overlap";
+// A ReduceSum / ReduceMax / ReduceMin sharedTmpBuffer smaller than the size its doc gives for the call.
+constexpr const char *kReduceWorkBuffer = "reduce work buffer";
 // Pipes of one core (see the pipe model below): an access to UB bytes (or a GM read by MTE2) that another
 // pipe wrote or read with no synchronisation ordering the two.
 constexpr const char *kPipeRace = "pipe race";
