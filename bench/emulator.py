@@ -45,7 +45,7 @@ def split_call(fn: Any, params: dict[str, Any], core_order: str, deterministic: 
     Raises:
         RuntimeError: a phase returned a non-zero status.
     """
-    from codegen.families import infer_output
+    from codegen.families.outputs import infer_output
 
     spec = fn.spec
     t0 = time.perf_counter()

@@ -87,8 +87,8 @@ def _shape_call(
         for t in (*spec.inputs, *spec.outputs):
             env[t.name] = TensorStandIn(shape, dt)
     else:
-        from codegen.plan.index_accumulate import index_dtypes, row_dtypes
-        from codegen.spec.index_accumulate import IndexAccumulateCompute
+        from codegen.families.index_accumulate.compute import IndexAccumulateCompute
+        from codegen.families.index_accumulate.plan import index_dtypes, row_dtypes
 
         comp = spec.compute
         assert isinstance(comp, IndexAccumulateCompute)
@@ -232,7 +232,7 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)
     if spec.family == "elementwise":
-        from codegen.plan.elementwise import compute_dtypes, tiling_decision
+        from codegen.families.elementwise.plan import compute_dtypes, tiling_decision
 
         dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
         d = tiling_decision(spec, product, shape, dt)
@@ -261,6 +261,6 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
             ),
         ]
         return "\n".join(lines)
-    from codegen.plan import index_accumulate
+    from codegen.families.index_accumulate import plan as index_accumulate
 
     return "\n".join([*lines, index_accumulate.explain_tiling(spec, product, shape, dtype_name)])

@@ -53,11 +53,11 @@ class RenderError(Exception):
 
 
 def _family_builders() -> dict[str, ViewBuilder]:
-    from codegen.plan import elementwise
+    from codegen.families.elementwise import plan as elementwise
 
     builders: dict[str, ViewBuilder] = {"elementwise": elementwise.build_view}
     try:
-        from codegen.plan import index_accumulate
+        from codegen.families.index_accumulate import plan as index_accumulate
     except ImportError:  # the family is optional until its module exists
         pass
     else:

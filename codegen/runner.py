@@ -421,7 +421,7 @@ class OpCallable:
             if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
                 check_out_array(spec.aclnn_name, out_name, out)
         else:
-            from codegen.families import infer_output
+            from codegen.families.outputs import infer_output
 
             out = infer_output(spec, arrays, attrs)
         arrays[out_name] = out

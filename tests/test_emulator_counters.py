@@ -38,7 +38,7 @@ import yaml
 
 from codegen.check.cases import Case
 from codegen.check.driver import cases_for
-from codegen.families import infer_output
+from codegen.families.outputs import infer_output
 from codegen.paths import project_paths
 from codegen.specs import load_project
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from codegen.explain import explain
-from codegen.plan.elementwise import tiling_decision
+from codegen.families.elementwise.plan import tiling_decision
 from codegen.runner import compile_op
 from codegen.spec.model import DType
 from codegen.specs import load_project
@@ -95,7 +95,7 @@ def test_index_accumulate_explain_equals_the_tiling_function(product: str, shape
     function, in both strategies."""
     import struct
 
-    from codegen.plan.index_accumulate import TILING_FIELDS
+    from codegen.families.index_accumulate.plan import TILING_FIELDS
 
     prod = CATALOGUE.get(product)
     w, d, n = shape

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from codegen.plan.elementwise import tiling_decision
+from codegen.families.elementwise.plan import tiling_decision
 from codegen.runner import AclnnError, OpCallable, compile_op
 from codegen.spec.model import DType
 from codegen.specs import load_project

@@ -281,7 +281,7 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
 
 def _shape_anchor(spec: OpSpec) -> str | None:
     """The input whose shape the output takes (``shape: self``), or None for a broadcast shape."""
-    from codegen.plan.elementwise import shape_rule
+    from codegen.families.elementwise.plan import shape_rule
 
     kind, args = shape_rule(spec)
     return args[0] if kind == "like" else None

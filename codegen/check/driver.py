@@ -235,14 +235,14 @@ def case_tolerance(
 
     A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise an
     elementwise op gets the bound derived from its compiled instruction sequence and the call's inputs
-    (:func:`codegen.check.bound.derived_bound`; atol per element, rtol ``2**-40`` for the reference's own
+    (:func:`codegen.families.elementwise.bound.derived_bound`; atol per element, rtol ``2**-40`` for the reference's own
     float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
     (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype.
     """
     if hasattr(ref, "tolerance"):
         atol, rtol = _call_with(ref.tolerance, params)
         return atol, rtol, "tolerance()"
-    from codegen.check.bound import derived_bound
+    from codegen.families.elementwise.bound import derived_bound
 
     derived = None if product is None else derived_bound(spec, product, params, expected)
     if derived is not None:
@@ -324,14 +324,14 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
     """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
     dtypes = [d for d in spec.inputs[0].dtypes_for(product) if not dtype_filter or d.name in dtype_filter]
     if spec.family == "elementwise":
-        from codegen.plan.elementwise import tiling_decision
+        from codegen.families.elementwise.plan import tiling_decision
 
         def tile(d: DType) -> int:
             return tiling_decision(spec, product, (1 << 24,), d).tile_length
 
         cases = list(elementwise_cases(spec, product, dtypes, quick, tile))
     elif spec.family == "index_accumulate":
-        from codegen.check.index_accumulate_cases import index_accumulate_cases
+        from codegen.families.index_accumulate.cases import index_accumulate_cases
 
         cases = list(index_accumulate_cases(spec, product, dtypes, quick))
     else:

@@ -95,7 +95,7 @@ def check_offsets(fn: Any, case: Case) -> str:
         return f"the tiling function failed on {case.shape}: {got}"
     tiling = {k: int(v) for k, v in got.get("tiling", {}).items()}
     if spec.family == "elementwise":
-        from codegen.plan.elementwise import tiling_decision
+        from codegen.families.elementwise.plan import tiling_decision
 
         d = tiling_decision(spec, product, case.params["shape"], DType[case.params["dtype"]])
         want = {
@@ -132,7 +132,7 @@ def check_offsets(fn: Any, case: Case) -> str:
             return f"the last core starts at {ranges[-1][0]}: the case does not reach past 32 bits"
         return ""
     if spec.family == "index_accumulate":
-        from codegen.plan.index_accumulate import tiling_decision as index_tiling
+        from codegen.families.index_accumulate.plan import tiling_decision as index_tiling
 
         p = case.params
         want_idx = index_tiling(

@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import yaml
 
+from codegen.families.index_accumulate.compute import parse_index_accumulate_compute
 from codegen.paths import spec_files
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors
 from codegen.spec.expr import (
@@ -51,7 +52,6 @@ from codegen.spec.expr import (
 )
 from codegen.spec.expr import names as expr_names
 from codegen.spec.generated_names import generated_name_problems
-from codegen.spec.index_accumulate import parse_index_accumulate_compute
 from codegen.spec.model import (
     ACL_FORMATS,
     ACLNN_STATUS_CODES,
@@ -912,7 +912,7 @@ KNOWN_FAMILIES: tuple[str, ...] = ("elementwise", "index_accumulate")
 #: Compute parser of each family; other modules add theirs (``COMPUTE_PARSERS["index_accumulate"] = ...``).
 COMPUTE_PARSERS: dict[str, ComputeParser] = {
     "elementwise": parse_elementwise_compute,
-    # index_accumulate family: model and parser live in codegen/spec/index_accumulate.py
+    # index_accumulate family: model and parser live in codegen/families/index_accumulate/compute.py
     "index_accumulate": parse_index_accumulate_compute,
 }
 

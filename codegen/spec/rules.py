@@ -40,7 +40,7 @@ from codegen.spec.expr import (
 from codegen.spec.expr import names as expr_names
 
 #: Functions the formula compiler lowers to vector instructions when their argument holds a tensor
-#: (``codegen.plan.elementwise_compiler``: UNARY_INSTRUCTIONS, MINMAX_INSTRUCTIONS and ``sigmoid``).
+#: (``codegen.families.elementwise.compiler``: UNARY_INSTRUCTIONS, MINMAX_INSTRUCTIONS and ``sigmoid``).
 TENSOR_FUNCTIONS: frozenset[str] = frozenset({"exp", "log", "abs", "sqrt", "relu", "sigmoid", "min", "max"})
 #: Binary operators the formula compiler lowers when an operand holds a tensor.
 TENSOR_OPERATORS: frozenset[str] = frozenset({"+", "-", "*", "/"})

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.plan.common import (
     ATTR_C_TYPES,
     arch_condition,
@@ -42,7 +43,6 @@ from codegen.plan.common import (
     ut_tiling_view,
 )
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
-from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
@@ -130,7 +130,7 @@ def compile_all(spec: OpSpec) -> list[Variant]:
 
 def compile_spec(spec: OpSpec) -> CompiledFormula:
     """Compiles the spec's single output formula with every input present (see
-    :mod:`codegen.plan.elementwise_compiler`)."""
+    :mod:`codegen.families.elementwise.compiler`)."""
     return compile_all(spec)[0].formula
 
 

@@ -57,6 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
     arch_condition,
     arch_groups,
@@ -72,7 +73,6 @@ from codegen.plan.common import (
     ut_tiling_view,
 )
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
-from codegen.spec.index_accumulate import IndexAccumulateCompute
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
 BLOCK_BYTES = 32

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
 from codegen.plan.constraints import TensorStandIn, violates
-from codegen.plan.index_accumulate import compute_of, index_dtypes, row_dtypes, tiling_decision
 from codegen.runner import dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
