@@ -95,7 +95,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
         NewOpError: bad name, unknown family, either file exists already, the spec directory is missing or
             a file or the reference directory cannot be written (nothing is left written then).
     """
-    from codegen.spec.loader import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
+    from codegen.spec.naming import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
 
     if not is_upper_camel(op):
         raise NewOpError(

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors, error_context
 from codegen.spec.loader import load_catalogue, load_op_spec, load_specs
-from codegen.spec.model import Catalogue, ElementwiseCompute
+from codegen.spec.model import Catalogue
 
 DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8"
 PRODUCT_NAMES = "Ascend310P, Ascend910, Ascend910B"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import ExprType, as_shape, evaluate, parse_expr, to_source
 from codegen.spec.loader import COMPUTE_PARSERS, load_catalogue, load_op_spec, load_specs
@@ -16,7 +17,6 @@ from codegen.spec.model import (
     Catalogue,
     Constraint,
     DType,
-    ElementwiseCompute,
     OpSpec,
     Product,
     TensorSpec,

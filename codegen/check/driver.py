@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from codegen.build import BuildError, build_example, build_op
-from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, elementwise_cases, format_cases
+from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, format_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
@@ -324,6 +324,7 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
     """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
     dtypes = [d for d in spec.inputs[0].dtypes_for(product) if not dtype_filter or d.name in dtype_filter]
     if spec.family == "elementwise":
+        from codegen.families.elementwise.cases import elementwise_cases
         from codegen.families.elementwise.plan import tiling_decision
 
         def tile(d: DType) -> int:

@@ -17,11 +17,10 @@ int64 expression does not build.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import DType, OpSpec
 
 INT64_MAX = 2**63 - 1
 #: Elements of the tensors of an elementwise ``tiling_2g`` case: beyond 2**32 (so the last cores start
@@ -51,29 +50,6 @@ def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
             value = names[int(value)]
         out[dev.name] = value
     return out
-
-
-def elementwise_offset_cases(
-    spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any]
-) -> Iterator[Case]:
-    """One ``tiling_2g`` case per compute dtype: every tensor ``[BIG]`` (all inputs present)."""
-    for d in dtypes:
-        tensor = {"shape": [BIG], "dtype": d.name}
-        request = {
-            "inputs": [tensor] * len(spec.inputs),
-            "outputs": [tensor] * len(spec.outputs),
-            "attrs": device_attrs(spec, attrs),
-        }
-        params = {"request": request, "shape": (BIG,), "dtype": d.name}
-        yield Case(
-            spec.snake,
-            product.name,
-            d.name,
-            f"[{BIG}]",
-            f"{BIG} elements: tiling and per-core offsets in 64 bits",
-            params,
-            mode="tiling_2g",
-        )
 
 
 def _cover(name: str, ranges: list[tuple[int, int]], total: int) -> str:
@@ -176,42 +152,3 @@ def check_offsets(fn: Any, case: Case) -> str:
             return f"grad holds {elements} elements: outside [2**32, int64]"
         return ""
     return f"no 64-bit offset check for family '{spec.family}'"
-
-
-def index_offset_cases(
-    spec: OpSpec, product: Product, names: dict[str, str], rows_dtype: DType, index_dtype: DType
-) -> Iterator[Case]:
-    """``tiling_2g`` cases of an index_accumulate op in both strategies: ``3 * 2**31 + 5`` rows of width 3
-    into ``3 * 2**31 + 3`` output rows, and 4 rows of width ``3 * 2**31 + 7``. ``names`` maps the compute roles
-    (``num_rows``, ``padding``, ``count_scaling``) to the spec's attr names (absent roles: '')."""
-    for n, width, rows in ((3 * 2**31 + 5, 3, 3 * 2**31 + 3), (4, 3 * 2**31 + 7, 3)):
-        for deterministic in (False, True):
-            by_role = {names.get("num_rows"): rows, names.get("padding"): 1, names.get("count_scaling"): False}
-            attrs = [by_role.get(a.name, a.default) for a in spec.attrs]
-            request = {
-                "inputs": [{"shape": [n, width], "dtype": rows_dtype.name}, {"shape": [n], "dtype": index_dtype.name}],
-                "outputs": [{"shape": [rows, width], "dtype": rows_dtype.name}],
-                "attrs": attrs,
-                "deterministic": int(deterministic),
-            }
-            params = {
-                "request": request,
-                "grad_shape": (n, width),
-                "num_weights": rows,
-                "grad_dtype": rows_dtype.name,
-                "index_dtype": index_dtype.name,
-                "deterministic": deterministic,
-                "padding": 1 if names.get("padding") else -1,
-                "scale": False,
-            }
-            mode = "deterministic" if deterministic else "atomic"
-            yield Case(
-                spec.snake,
-                product.name,
-                f"{rows_dtype.name}/{index_dtype.name}",
-                f"[{n}, {width}]",
-                f"[{n}, {width}] into {rows} rows: tiling and per-core ranges in 64 bits [{mode}]",
-                params,
-                mode="tiling_2g",
-                deterministic=deterministic,
-            )

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from codegen.spec.expr import Expr, ExprType, check, evaluate, to_cpp, to_source
-from codegen.spec.loader import constraint_scope
 from codegen.spec.model import ACLNN_STATUS_CODES, Catalogue, Constraint, DType, OpSpec, Product
+from codegen.spec.scopes import constraint_scope
 
 _LET_CTYPES = {ExprType.INT: "int64_t", ExprType.FLOAT: "double", ExprType.BOOL: "bool"}
 _ATTR_VALUE_FORMATS = {"int64": ("%lld", "long long"), "uint64": ("%llu", "unsigned long long")}

@@ -28,7 +28,6 @@ __all__ = [
     "DeviceAttr",
     "DeviceInterface",
     "DeviceTensor",
-    "ElementwiseCompute",
     "Example",
     "ExampleTensor",
     "OpSpec",
@@ -422,27 +421,6 @@ class Constraint:
     message: str
     status: int = 161002
     loc: SourceLoc = NO_LOC
-
-
-@dataclass(frozen=True)
-class ElementwiseCompute:
-    """The ``compute`` section of an elementwise op.
-
-    Attributes:
-        promote: inputs whose dtypes are promoted to one common compute dtype (may be empty).
-        scalars: host-evaluated scalars, ``(name, expr)`` in spec order, over attrs, ``numel/rank/dim/dtype``
-            of tensors, ``coreNum``, ``ubBytes`` and earlier scalars.
-        outputs: ``(output name, formula)`` in output order; a formula is over input names, scalar names,
-            numbers and the elementwise functions.
-        loc: the ``compute`` entry.
-        scalar_types: the inferred type of each scalar (INT or FLOAT), in the order of ``scalars``.
-    """
-
-    promote: tuple[str, ...]
-    scalars: tuple[tuple[str, Expr], ...]
-    outputs: tuple[tuple[str, Expr], ...]
-    loc: SourceLoc
-    scalar_types: tuple[tuple[str, ExprType], ...] = ()
 
 
 @dataclass(frozen=True)

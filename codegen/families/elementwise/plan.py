@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
+from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.plan.common import (
     ATTR_C_TYPES,
     arch_condition,
@@ -46,7 +47,7 @@ from codegen.plan.constraints import constraint_doc_lines, constraint_view
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
-from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product, TensorSpec
+from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 
 BLOCK_BYTES = 32
 REPEAT_BYTES = 256

@@ -112,8 +112,6 @@ def index_accumulate_cases(spec: OpSpec, product: Product, dtypes: list[DType], 
     for _, det in MODES:
         yield from _value_cases(mk, grads, rows_all, idx_all, det, quick)
     yield from _status_cases(mk, rows_all, idx_all)
-    from codegen.check.offsets import index_offset_cases
-
     roles = {"num_rows": mk.num_rows, "padding": mk.padding or "", "count_scaling": mk.scaling or ""}
     i64 = DType.INT64 if DType.INT64 in idx_all else idx_all[0]
     yield from index_offset_cases(spec, product, roles, grads[0] if grads else rows_all[0], i64)
@@ -360,3 +358,42 @@ def _status_cases(mk: _Maker, rows_all: list[DType], idx_all: list[DType]) -> It
             out=np.zeros((64, first_bad), numpy_dtype(g)),
         )
         yield mk.status(_dt(g, ii), f"scaling limit: D {first_bad} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+
+
+def index_offset_cases(
+    spec: OpSpec, product: Product, names: dict[str, str], rows_dtype: DType, index_dtype: DType
+) -> Iterator[Case]:
+    """``tiling_2g`` cases of an index_accumulate op in both strategies: ``3 * 2**31 + 5`` rows of width 3
+    into ``3 * 2**31 + 3`` output rows, and 4 rows of width ``3 * 2**31 + 7``. ``names`` maps the compute roles
+    (``num_rows``, ``padding``, ``count_scaling``) to the spec's attr names (absent roles: '')."""
+    for n, width, rows in ((3 * 2**31 + 5, 3, 3 * 2**31 + 3), (4, 3 * 2**31 + 7, 3)):
+        for deterministic in (False, True):
+            by_role = {names.get("num_rows"): rows, names.get("padding"): 1, names.get("count_scaling"): False}
+            attrs = [by_role.get(a.name, a.default) for a in spec.attrs]
+            request = {
+                "inputs": [{"shape": [n, width], "dtype": rows_dtype.name}, {"shape": [n], "dtype": index_dtype.name}],
+                "outputs": [{"shape": [rows, width], "dtype": rows_dtype.name}],
+                "attrs": attrs,
+                "deterministic": int(deterministic),
+            }
+            params = {
+                "request": request,
+                "grad_shape": (n, width),
+                "num_weights": rows,
+                "grad_dtype": rows_dtype.name,
+                "index_dtype": index_dtype.name,
+                "deterministic": deterministic,
+                "padding": 1 if names.get("padding") else -1,
+                "scale": False,
+            }
+            mode = "deterministic" if deterministic else "atomic"
+            yield Case(
+                spec.snake,
+                product.name,
+                f"{rows_dtype.name}/{index_dtype.name}",
+                f"[{n}, {width}]",
+                f"[{n}, {width}] into {rows} rows: tiling and per-core ranges in 64 bits [{mode}]",
+                params,
+                mode="tiling_2g",
+                deterministic=deterministic,
+            )

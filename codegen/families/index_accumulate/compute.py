@@ -13,7 +13,7 @@ each index. The spec names which tensors and attrs play each role::
       count_scaling: scaleGradByFreq   # optional bool attr: divide by the index's occurrence count
 
 The parser is registered in :data:`codegen.spec.loader.COMPUTE_PARSERS`. It uses only the reader of its
-:class:`~codegen.spec.loader.ComputeContext`, so this module does not import the loader at run time.
+:class:`~codegen.spec.scopes.ComputeContext`, so this module does not import the loader at run time.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from codegen.spec.errors import SourceLoc
 from codegen.spec.model import AttrSpec, DType, TensorSpec
 
 if TYPE_CHECKING:
-    from codegen.spec.loader import ComputeContext, YNode
+    from codegen.spec.scopes import ComputeContext
+    from codegen.spec.yaml_reader import YNode
 
 __all__ = [
     "INDEX_DTYPES",
