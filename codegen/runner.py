@@ -421,9 +421,9 @@ class OpCallable:
             if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
                 check_out_array(spec.aclnn_name, out_name, out)
         else:
-            from codegen.families.outputs import infer_output
+            from codegen import families as registry
 
-            out = infer_output(spec, arrays, attrs)
+            out = registry.family(spec.family).infer_output(spec, arrays, attrs)
         arrays[out_name] = out
         self.set_run_options(deterministic, core_order, seed)
         tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in arrays.items()}

@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from codegen import families as registry
 from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, format_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
-from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
+from codegen.spec.model import ACL_FORMATS, Catalogue, OpSpec, Product
 
 
 @dataclass
@@ -233,18 +234,16 @@ def case_tolerance(
 ) -> tuple[Any, Any, str]:
     """``(atol, rtol, source)`` for comparing one call's output with ``expected`` (float64).
 
-    A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise an
-    elementwise op gets the bound derived from its compiled instruction sequence and the call's inputs
-    (:func:`codegen.families.elementwise.bound.derived_bound`; atol per element, rtol ``2**-40`` for the reference's own
-    float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
+    A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise a
+    family that derives a bound (:meth:`codegen.families.Family.derived_bound`, e.g. from the kernel's compiled
+    instruction sequence and the call's inputs) gives it (atol per element, rtol ``2**-40`` for the
+    reference's own float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
     (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype.
     """
     if hasattr(ref, "tolerance"):
         atol, rtol = _call_with(ref.tolerance, params)
         return atol, rtol, "tolerance()"
-    from codegen.families.elementwise.bound import derived_bound
-
-    derived = None if product is None else derived_bound(spec, product, params, expected)
+    derived = None if product is None else registry.family(spec.family).derived_bound(spec, product, params, expected)
     if derived is not None:
         return derived, 2.0**-40, "derived"
     return 0.0, DEFAULT_RTOL, "default"
@@ -323,20 +322,7 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
 def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
     """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
     dtypes = [d for d in spec.inputs[0].dtypes_for(product) if not dtype_filter or d.name in dtype_filter]
-    if spec.family == "elementwise":
-        from codegen.families.elementwise.cases import elementwise_cases
-        from codegen.families.elementwise.plan import tiling_decision
-
-        def tile(d: DType) -> int:
-            return tiling_decision(spec, product, (1 << 24,), d).tile_length
-
-        cases = list(elementwise_cases(spec, product, dtypes, quick, tile))
-    elif spec.family == "index_accumulate":
-        from codegen.families.index_accumulate.cases import index_accumulate_cases
-
-        cases = list(index_accumulate_cases(spec, product, dtypes, quick))
-    else:
-        raise ValueError(f"no case generator for family '{spec.family}'")
+    cases = registry.family(spec.family).check_cases(spec, product, dtypes, quick)
     return [*cases, *determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from codegen import families as registry
 from codegen.check.cases import Case
-from codegen.spec.model import DType, OpSpec
+from codegen.spec.model import OpSpec
 
 INT64_MAX = 2**63 - 1
 #: Elements of the tensors of an elementwise ``tiling_2g`` case: beyond 2**32 (so the last cores start
@@ -52,7 +53,7 @@ def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _cover(name: str, ranges: list[tuple[int, int]], total: int) -> str:
+def cover(name: str, ranges: list[tuple[int, int]], total: int) -> str:
     """'' when ``ranges`` (start, end) cover ``[0, total)`` in order without gap or overlap; else the fault."""
     at = 0
     for k, (start, end) in enumerate(ranges):
@@ -65,90 +66,9 @@ def _cover(name: str, ranges: list[tuple[int, int]], total: int) -> str:
 def check_offsets(fn: Any, case: Case) -> str:
     """Runs a ``tiling_2g`` case on ``fn`` (a :class:`codegen.runner.OpCallable`); returns '' when it passes,
     else what differs."""
-    spec, product = fn.spec, fn.product
+    spec = fn.spec
     got = fn.run_tiling(case.params["request"])
     if got.get("status") != 0:
         return f"the tiling function failed on {case.shape}: {got}"
     tiling = {k: int(v) for k, v in got.get("tiling", {}).items()}
-    if spec.family == "elementwise":
-        from codegen.families.elementwise.plan import tiling_decision
-
-        d = tiling_decision(spec, product, case.params["shape"], DType[case.params["dtype"]])
-        want = {
-            "totalLength": d.total_length,
-            "formerNum": d.former_num,
-            "formerLength": d.former_length,
-            "tailLength": d.tail_length,
-            "tileLength": d.tile_length,
-        }
-        for k, v in want.items():
-            if tiling.get(k) != v:
-                return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
-        if (got["block_dim"], got["tiling_key"], got["workspace_sizes"]) != (
-            d.block_dim,
-            d.tiling_key,
-            [d.workspace_bytes],
-        ):
-            have = f"{got['block_dim']}/{got['tiling_key']}/{got['workspace_sizes']}"
-            return f"blockDim/key/workspace {have}, want {d.block_dim}/{d.tiling_key}/[{d.workspace_bytes}]"
-        # The kernel's Init: former cores start at blockIdx * formerLength, the others after them; a core's
-        # range ends at totalLength.
-        ranges = []
-        for core in range(d.block_dim):
-            if core < d.former_num:
-                start, length = core * d.former_length, d.former_length
-            else:
-                start = d.former_num * d.former_length + (core - d.former_num) * d.tail_length
-                length = d.tail_length
-            ranges.append((start, min(start + length, d.total_length)))
-        fault = _cover("elements", ranges, d.total_length)
-        if fault:
-            return fault
-        if ranges[-1][0] < 2**32:
-            return f"the last core starts at {ranges[-1][0]}: the case does not reach past 32 bits"
-        return ""
-    if spec.family == "index_accumulate":
-        from codegen.families.index_accumulate.plan import tiling_decision as index_tiling
-
-        p = case.params
-        want_idx = index_tiling(
-            spec,
-            product,
-            tuple(p["grad_shape"]),
-            p["num_weights"],
-            DType[p["grad_dtype"]],
-            DType[p["index_dtype"]],
-            p["deterministic"],
-            p["padding"],
-            p["scale"],
-        )
-        fields = want_idx.tiling_fields()
-        for k, v in fields.items():
-            if tiling.get(k) != v:
-                return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
-        if got["block_dim"] != want_idx.block_dim or got["workspace_sizes"][0] != want_idx.workspace_bytes:
-            have = f"{got['block_dim']}/{got['workspace_sizes']}"
-            return f"blockDim/workspace {have}, want {want_idx.block_dim}/{want_idx.workspace_bytes}"
-        # The kernel's Split: groups below formerNum take perGroup + 1 items.
-        for what, groups, per, former, total in (
-            ("rows", fields["rowGroupNum"], fields["rowsPerGroup"], fields["rowsFormerNum"], fields["numRows"]),
-            (
-                "indices",
-                fields["indexGroupNum"],
-                fields["indicesPerGroup"],
-                fields["indicesFormerNum"],
-                fields["numIndices"],
-            ),
-        ):
-            ranges = []
-            for g in range(groups):
-                start = g * (per + 1) if g < former else former * (per + 1) + (g - former) * per
-                ranges.append((start, start + per + (1 if g < former else 0)))
-            fault = _cover(what, ranges, total)
-            if fault:
-                return fault
-        elements = fields["numIndices"] * fields["rowLength"]
-        if elements < 2**32 or elements > INT64_MAX or fields["numRows"] * fields["accStride"] > INT64_MAX:
-            return f"grad holds {elements} elements: outside [2**32, int64]"
-        return ""
-    return f"no 64-bit offset check for family '{spec.family}'"
+    return registry.family(spec.family).check_offsets(fn, case, got, tiling)

@@ -8,9 +8,10 @@ becomes a :class:`~codegen.spec.errors.SpecError` and the loaders raise all of t
 :class:`~codegen.spec.errors.SpecErrors`. Checks that relate entries (unique names, expression names, the
 example against the tensors, tiling against the products) run after the fields parse.
 
-Family-specific ``compute`` sections are parsed by the functions of :data:`COMPUTE_PARSERS`; another
-family registers ``COMPUTE_PARSERS["name"] = parser`` with a parser of type
-:data:`~codegen.spec.scopes.ComputeParser`.
+The loader knows no family by name: ``family:`` must name a package of the family registry
+(:mod:`codegen.families`), which parses the family's ``compute`` section (a
+:data:`~codegen.spec.scopes.ComputeParser`), says whether a ``device`` section is allowed and gives the
+family's expressions to check for a division by zero.
 
 Nothing here writes files.
 """
@@ -24,11 +25,8 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
-from codegen.families.elementwise.compute import (
-    ElementwiseCompute,
-    parse_elementwise_compute,
-)
-from codegen.families.index_accumulate.compute import parse_index_accumulate_compute
+from codegen import families as registry
+from codegen.families import FamilyName, family_names
 from codegen.paths import spec_files
 from codegen.spec.catalogue import (
     CATALOGUE_FILE,
@@ -66,6 +64,7 @@ from codegen.spec.model import (
     DType,
     Example,
     ExampleTensor,
+    FamilyCompute,
     OpSpec,
     TensorSpec,
     TilingSpec,
@@ -88,7 +87,6 @@ from codegen.spec.rules import (
 )
 from codegen.spec.scopes import (
     ComputeContext,
-    ComputeParser,
     _claim,
     constraint_scope,
     shape_scope,
@@ -96,27 +94,14 @@ from codegen.spec.scopes import (
 from codegen.spec.yaml_reader import Reader, YMap, YNode, YScalar, YSeq, _describe, _join, _show_key, read_yaml
 
 __all__ = [
-    "COMPUTE_PARSERS",
-    "KNOWN_FAMILIES",
     "load_catalogue",
     "load_op_spec",
     "load_specs",
 ]
 
-#: Families whose name ``family:`` accepts (a family without a parser in :data:`COMPUTE_PARSERS` is
-#: reported at its ``compute`` section).
-KNOWN_FAMILIES: tuple[str, ...] = ("elementwise", "index_accumulate")
-
-#: Compute parser of each family; other modules add theirs (``COMPUTE_PARSERS["index_accumulate"] = ...``).
-COMPUTE_PARSERS: dict[str, ComputeParser] = {
-    "elementwise": parse_elementwise_compute,
-    # index_accumulate family: model and parser live in codegen/families/index_accumulate/compute.py
-    "index_accumulate": parse_index_accumulate_compute,
-}
-
 
 def _families() -> list[str]:
-    return sorted(set(KNOWN_FAMILIES) | set(COMPUTE_PARSERS))
+    return list(family_names())
 
 
 # ---------------------------------------------------------------------------------------------- op spec
@@ -675,15 +660,8 @@ class _OpParser:
 
         compute: object = None
         if "compute" in m and family:
-            parser = COMPUTE_PARSERS.get(family)
-            if parser is None:
-                r.error(
-                    m["compute"],
-                    f"no compute parser is registered for family '{family}'; registered: "
-                    f"{', '.join(sorted(COMPUTE_PARSERS))} (add one to codegen.spec.loader.COMPUTE_PARSERS)",
-                )
-            else:
-                compute = parser(m["compute"], ComputeContext(r, inputs, outputs, attrs, self.taken))
+            ctx = ComputeContext(r, inputs, outputs, attrs, self.taken)
+            compute = registry.family(family).parse_compute(m["compute"], ctx)
 
         constraints: list[Constraint] = []
         if "constraints" in m:
@@ -693,14 +671,14 @@ class _OpParser:
                 if c is not None:
                     constraints.append(c)
 
-        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs)
+        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs, family)
         example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
 
         return OpSpec(
             op=op,
             op_type=op_type,
             kernel=kernel,
-            family=family,
+            family=FamilyName(family),
             summary=summary,
             products=products,
             deterministic=deterministic,
@@ -708,7 +686,8 @@ class _OpParser:
             inputs=inputs,
             attrs=attrs,
             outputs=outputs,
-            compute=compute,
+            # None only where a problem was recorded: the caller discards the spec then.
+            compute=cast(FamilyCompute, compute),
             tiling=tiling,
             constraints=tuple(constraints),
             notes=notes,
@@ -730,8 +709,9 @@ class _OpParser:
         once, in registration order), attrs (``{name, from, type, default}``; ``string`` attrs carry the name
         of an aclnn integer attr's value, so their source must have ``values``) and the dtype order."""
         r = self.r
-        if family and family != "elementwise":
-            r.error(node, f"a device section is supported by the elementwise family only, not '{family}'")
+        supported = [f.name for f in registry.families() if f.device_section]
+        if family and family not in supported:
+            r.error(node, f"a device section is supported by the {', '.join(supported)} family only, not '{family}'")
             return None
         m = r.mapping(node, ("inputs", "outputs"), ("attrs", "dtypes"))
         if m is None:
@@ -876,6 +856,7 @@ class _OpParser:
         attrs: tuple[AttrSpec, ...],
         products: tuple[str, ...],
         inputs: tuple[TensorSpec, ...] = (),
+        family: str = "",
     ) -> None:
         """Cross-entry rule: no host expression (and no tensor-free part of a formula) divides (``/``,
         ``//``, ``%``) by anything that may be 0 unless it is provably nonzero (see
@@ -962,17 +943,9 @@ class _OpParser:
         for (_, shape_node), out in zip(partial_outputs, outputs):
             if shape_node is not None and out.shape is not None:
                 report(shape_node, out.shape, gone_all)
-        if isinstance(compute, ElementwiseCompute) and isinstance(m.get("compute"), YMap):
-            compute_nodes = {k.value: v for k, v in _entries(m["compute"])}
-            defs = dict(compute.scalars)
-            # The tiling function runs only for a non-empty output (the op API returns before it otherwise).
-            tiling_nonzero = {f"numel({o.name})" for o in outputs}
-            for key, value in _entries(compute_nodes.get("scalars")):
-                if key.value in defs:
-                    report(value, defs[key.value], gone_all, defs, tiling_nonzero)
-            for name, formula in compute.outputs:
-                if name in compute_nodes:
-                    report(compute_nodes[name], formula, gone_all, defs, tiling_nonzero, [t.name for t in inputs])
+        if family and compute is not None and isinstance(m.get("compute"), YMap):
+            for site, e, how in registry.family(family).division_sites(compute, m["compute"], inputs, outputs):
+                report(site, e, gone_all, **how)
         constraints_node = m.get("constraints")
         items = constraints_node.items if isinstance(constraints_node, YSeq) else []
         by_name = {c.name: c for c in constraints}

@@ -10,8 +10,9 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
+from codegen.families import FamilyName
 from codegen.spec.errors import NO_LOC, SourceLoc
 from codegen.spec.expr import Expr, ExprType
 
@@ -465,6 +466,16 @@ def snake_case(name: str) -> str:
     return _SNAKE_BOUNDARY.sub("_", name).lower()
 
 
+class FamilyCompute(Protocol):
+    """The model of a family's ``compute`` section: a frozen dataclass defined in the family's package
+    (``codegen.families.<family>.compute``); every such model records where its section is."""
+
+    @property
+    def loc(self) -> SourceLoc:
+        """The ``compute`` entry of the spec."""
+        ...
+
+
 @dataclass(frozen=True)
 class OpSpec:
     """One op spec (``specs/<snake>.yaml``).
@@ -473,7 +484,7 @@ class OpSpec:
         op: aclnn API name without the ``aclnn`` prefix, UpperCamelCase.
         op_type: device OpType (OpDef, tiling, kernel registration), UpperCamelCase.
         kernel: kernel function and file stem, snake_case.
-        family: template family (``elementwise``, ``index_accumulate``).
+        family: the op's family, a key of the family registry (:mod:`codegen.families`).
         summary: one-paragraph description.
         products: catalogue names of the products the op supports.
         deterministic: whether results are bit-identical across runs by default.
@@ -483,7 +494,8 @@ class OpSpec:
         inputs: input tensors in aclnn parameter order.
         attrs: attributes in aclnn parameter order.
         outputs: output tensors in aclnn parameter order.
-        compute: family-specific model (:class:`ElementwiseCompute` for elementwise).
+        compute: the family's model of the ``compute`` section (:class:`FamilyCompute`; its type is defined
+            in the family's package, ``codegen.families.<family>.compute``).
         tiling: tiling parameters.
         constraints: product-specific limits.
         notes: documentation notes.
@@ -496,14 +508,14 @@ class OpSpec:
     op: str
     op_type: str
     kernel: str
-    family: str
+    family: FamilyName
     summary: str
     products: tuple[str, ...]
     deterministic: bool
     inputs: tuple[TensorSpec, ...]
     attrs: tuple[AttrSpec, ...]
     outputs: tuple[TensorSpec, ...]
-    compute: object
+    compute: FamilyCompute
     tiling: TilingSpec
     constraints: tuple[Constraint, ...]
     notes: tuple[str, ...]

@@ -16,9 +16,9 @@ from codegen.check.cases import (
     _rand,
     attr_candidates,
 )
-from codegen.check.offsets import BIG, device_attrs
+from codegen.check.offsets import BIG, cover, device_attrs
 from codegen.plan.constraints import applicable, call_env, rejected_by, violates
-from codegen.runner import numpy_dtype
+from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError, Num, walk
 from codegen.spec.model import Constraint, DType, OpSpec, Product
 
@@ -304,3 +304,85 @@ def elementwise_offset_cases(
             params,
             mode="tiling_2g",
         )
+
+
+def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """The family's cases of ``spec`` on ``product`` (:func:`elementwise_cases`; the tile-boundary shapes
+    follow the planner's tile length for a 2**24-element output)."""
+    from codegen.families.elementwise.plan import tiling_decision
+
+    def tile(d: DType) -> int:
+        return tiling_decision(spec, product, (1 << 24,), d).tile_length
+
+    return elementwise_cases(spec, product, dtypes, quick, tile)
+
+
+def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
+    """The output a call allocates when the caller passed none: the broadcast shape of the inputs, in the
+    dtype NumPy promotes them to (bfloat16 and float16 together give float32, as CANN's PromoteType does).
+    The buffer is poisoned (:func:`codegen.runner.device_memory`), not zeroed: the op must write every
+    element, as on a device."""
+    present = [a for a in arrays.values() if a is not None]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in present)) if present else ()
+    except ValueError:
+        # Not broadcastable: allocate the first input's shape and let phase 1 report the exact status.
+        shape = present[0].shape
+    kinds = {dtype_of_array(a) for a in present}
+    if len(kinds) == 1:
+        dt = kinds.pop()
+    elif DType.FLOAT in kinds or kinds == {DType.FLOAT16, DType.BF16}:
+        dt = DType.FLOAT
+    else:
+        dt = sorted(kinds, key=lambda d: d.acl_id)[0]
+    return device_memory(int(np.prod(shape, dtype=np.int64)), numpy_dtype(dt), tuple(shape))
+
+
+def derived_bound(spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray) -> np.ndarray | None:
+    """The per-element error bound of one call (:func:`codegen.families.elementwise.bound.derived_bound`)."""
+    from codegen.families.elementwise import bound
+
+    return bound.derived_bound(spec, product, params, expected)
+
+
+def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
+    """A ``tiling_2g`` case's tiling result ``got`` (fields ``tiling``) against the planner's decision in
+    64-bit arithmetic, and the per-core ranges of the kernel's split: '' when they agree and cover the
+    tensors past 32 bits, else what differs (see :func:`codegen.check.offsets.check_offsets`)."""
+    spec, product = fn.spec, fn.product
+    from codegen.families.elementwise.plan import tiling_decision
+
+    d = tiling_decision(spec, product, case.params["shape"], DType[case.params["dtype"]])
+    want = {
+        "totalLength": d.total_length,
+        "formerNum": d.former_num,
+        "formerLength": d.former_length,
+        "tailLength": d.tail_length,
+        "tileLength": d.tile_length,
+    }
+    for k, v in want.items():
+        if tiling.get(k) != v:
+            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if (got["block_dim"], got["tiling_key"], got["workspace_sizes"]) != (
+        d.block_dim,
+        d.tiling_key,
+        [d.workspace_bytes],
+    ):
+        have = f"{got['block_dim']}/{got['tiling_key']}/{got['workspace_sizes']}"
+        return f"blockDim/key/workspace {have}, want {d.block_dim}/{d.tiling_key}/[{d.workspace_bytes}]"
+    # The kernel's Init: former cores start at blockIdx * formerLength, the others after them; a core's
+    # range ends at totalLength.
+    ranges = []
+    for core in range(d.block_dim):
+        if core < d.former_num:
+            start, length = core * d.former_length, d.former_length
+        else:
+            start = d.former_num * d.former_length + (core - d.former_num) * d.tail_length
+            length = d.tail_length
+        ranges.append((start, min(start + length, d.total_length)))
+    fault = cover("elements", ranges, d.total_length)
+    if fault:
+        return fault
+    if ranges[-1][0] < 2**32:
+        return f"the last core starts at {ranges[-1][0]}: the case does not reach past 32 bits"
+    return ""

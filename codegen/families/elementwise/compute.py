@@ -5,8 +5,9 @@ Nothing here writes files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import (
@@ -198,3 +199,30 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
             elif e is not None:
                 outputs.append((name, e))
     return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types))
+
+
+#: The family's compute parser (see :mod:`codegen.families`).
+parse_compute = parse_elementwise_compute
+
+
+def division_sites(
+    compute: object, compute_node: YNode, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
+) -> Iterator[tuple[YNode, Expr, dict[str, Any]]]:
+    """The scalars and formulas of an elementwise compute section, for the loader's division-by-zero check:
+    ``(node, expr, {"defs", "nonzero", "opaque"})``. Scalars and formulas see the scalars' definitions; the
+    tiling function runs only for a non-empty output (``numel(<output>)`` is nonzero there); a formula's
+    input values are opaque (any element value)."""
+    if not isinstance(compute, ElementwiseCompute) or not isinstance(compute_node, YMap):
+        return
+    compute_nodes = {k.value: v for k, v in compute_node.entries}
+    defs = dict(compute.scalars)
+    # The tiling function runs only for a non-empty output (the op API returns before it otherwise).
+    tiling_nonzero = {f"numel({o.name})" for o in outputs}
+    scalars_node = compute_nodes.get("scalars")
+    for key, value in scalars_node.entries if isinstance(scalars_node, YMap) else []:
+        if key.value in defs:
+            yield value, defs[key.value], {"defs": defs, "nonzero": tiling_nonzero}
+    for name, formula in compute.outputs:
+        if name in compute_nodes:
+            how = {"defs": defs, "nonzero": tiling_nonzero, "opaque": [t.name for t in inputs]}
+            yield compute_nodes[name], formula, how

@@ -12,7 +12,7 @@ each index. The spec names which tensors and attrs play each role::
       padding: paddingIdx              # optional integer attr: row never written (negative: none)
       count_scaling: scaleGradByFreq   # optional bool attr: divide by the index's occurrence count
 
-The parser is registered in :data:`codegen.spec.loader.COMPUTE_PARSERS`. It uses only the reader of its
+The family registry (:mod:`codegen.families`) finds the parser as ``parse_compute``. It uses only the reader of its
 :class:`~codegen.spec.scopes.ComputeContext`, so this module does not import the loader at run time.
 """
 
@@ -202,3 +202,7 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
         count_scaling=scaling.name if scaling is not None else None,
         loc=node.loc,
     )
+
+
+#: The family's compute parser (see :mod:`codegen.families`).
+parse_compute = parse_index_accumulate_compute
