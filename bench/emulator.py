@@ -45,7 +45,7 @@ def split_call(fn: Any, params: dict[str, Any], core_order: str, deterministic: 
     Raises:
         RuntimeError: a phase returned a non-zero status.
     """
-    from codegen import families as registry
+    from codegen import registry
 
     spec = fn.spec
     t0 = time.perf_counter()

@@ -88,7 +88,7 @@ def _load(args: argparse.Namespace) -> tuple[Catalogue, dict[str, OpSpec]]:
 
 
 def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
-    from codegen.runner import resolve_op
+    from codegen.specs import resolve_op
 
     if not names:
         return specs
@@ -96,7 +96,7 @@ def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from codegen.families import family_names
+    from codegen.registry import family_names
 
     catalogue, specs = _load(args)
     print("ops:")

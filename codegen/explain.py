@@ -5,7 +5,7 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 
-from codegen import families as registry
+from codegen import registry
 from codegen.spec.model import Constraint, DType, OpSpec, Product
 
 #: ``--shape`` spellings of a 0-d (scalar) shape.
@@ -72,7 +72,7 @@ def _shape_call(
 ) -> tuple[dict[str, object], list[str]]:
     """The call ``opgen explain`` describes for ``shape``: the evaluation environment of its constraints
     (tensors, attrs, ``coreNum``, ``ubBytes``) and the attribute values it assumes, as ``name value`` text.
-    The family gives the tensors and the attrs the shape sets (:meth:`codegen.families.Family.shape_call`);
+    The family gives the tensors and the attrs the shape sets (:meth:`codegen.registry.Family.shape_call`);
     other attrs take their default."""
     env: dict[str, object] = {"coreNum": product.vector_core_num, "ubBytes": product.ub_bytes}
     tensors, assumed, set_attrs = registry.family(spec.family).shape_call(spec, product, shape, dtype_name)
@@ -112,7 +112,7 @@ def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | 
     """Rejects an ``opgen explain --shape`` the op's calls would reject, before any tiling is computed.
 
     The family says which tensors the shape implies and rejects a shape of the wrong rank
-    (:meth:`codegen.families.Family.explain_tensors`); each tensor's element count and byte size must fit in
+    (:meth:`codegen.registry.Family.explain_tensors`); each tensor's element count and byte size must fit in
     int64 (aclnn shapes and the tiling's lengths are int64).
 
     Raises:

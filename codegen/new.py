@@ -1,6 +1,6 @@
 """``opgen new OpName --family F``: a starter spec and a reference stub that already generate and build.
 
-The spec is a complete, valid example of the family (its starter, :attr:`codegen.families.Family.starter`);
+The spec is a complete, valid example of the family (its starter, :attr:`codegen.registry.Family.starter`);
 the reference stub declares ``REFERENCE_IMPLEMENTED = False``, so ``opgen check`` fails with the message
 "reference not implemented" until the NumPy reference is written.
 """
@@ -40,7 +40,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
 
     Args:
         op: aclnn name without the prefix, UpperCamelCase (``MyOpBackward`` → ``aclnnMyOpBackward``).
-        family: a registered family with a starter (:mod:`codegen.families`).
+        family: a registered family with a starter (:mod:`codegen.registry`).
         specs_dir, reference_dir: where to write (``reference_dir`` is created when missing; its parent must
             exist). ``opgen check`` reads references from ``reference_dir_for(specs_dir)``.
 
@@ -58,7 +58,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
             f"op name '{op}' must be UpperCamelCase (ASCII letters and digits, starting with a capital, with a "
             "lower-case letter), e.g. MseLossBackward"
         )
-    from codegen import families as registry
+    from codegen import registry
 
     starters = {f.name: f for f in registry.families() if f.starter is not None}
     if family not in starters:

@@ -21,12 +21,12 @@ from typing import Any
 
 import jinja2
 
-from codegen import families as registry
+from codegen import registry
 from codegen.paths import ProjectPaths
 from codegen.spec.errors import SpecError
 from codegen.spec.model import Catalogue, OpSpec
 
-#: Template (kind directory, base name) for every generated file kind of :func:`codegen.plan.common.op_files`.
+#: Template (kind directory, base name) for every generated file kind of :func:`codegen.spec.generated_names.op_files`.
 TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "op_api_h": ("op_api", "aclnn.h.j2"),
     "cmake": ("build", "CMakeLists.txt.j2"),

@@ -21,6 +21,7 @@ import numpy as np
 
 from codegen.build import BuiltOp, build_op
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, Product
+from codegen.specs import resolve_op
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
@@ -421,7 +422,7 @@ class OpCallable:
             if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
                 check_out_array(spec.aclnn_name, out_name, out)
         else:
-            from codegen import families as registry
+            from codegen import registry
 
             out = registry.family(spec.family).infer_output(spec, arrays, attrs)
         arrays[out_name] = out
@@ -567,15 +568,3 @@ def compile_op(
         )
     built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
     return OpCallable(built)
-
-
-def resolve_op(op: str, specs: dict[str, OpSpec]) -> OpSpec:
-    """Finds a spec by snake name, op name (``SoftMarginLossBackward``), aclnn name or device OpType.
-
-    Raises:
-        KeyError: no such op (the message lists the known ones).
-    """
-    for snake, spec in specs.items():
-        if op in (snake, spec.op, spec.aclnn_name, spec.op_type):
-            return spec
-    raise KeyError(f"unknown op '{op}'; known: {', '.join(sorted(specs))}")

@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 import yaml
 
-from codegen import families as registry
+from codegen import registry
 from codegen.check.cases import Case
 from codegen.check.driver import cases_for
 from codegen.paths import project_paths

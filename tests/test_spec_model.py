@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codegen.families import family_names
 from codegen.families.elementwise.compute import ElementwiseCompute
+from codegen.registry import family_names
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import ExprType, as_shape, evaluate, parse_expr, to_source
 from codegen.spec.loader import load_catalogue, load_op_spec, load_specs

@@ -13,48 +13,21 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from codegen import families as registry
+from codegen import registry
 from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, format_cases
 from codegen.check.compare import compare
+from codegen.check.results import CaseResult, Job
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, OpSpec, Product
-
-
-@dataclass
-class CaseResult:
-    """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases);
-    ``kind`` names how a failed case failed when it did not return a result: ``timeout`` (it ran past its
-    time limit and was killed) or ``crash`` (its process died), else empty; ``bound`` and ``bound_source``
-    say what error the comparison accepted (see :func:`case_tolerance`)."""
-
-    ident: str
-    op: str
-    product: str
-    dtype: str
-    shape: str
-    name: str
-    passed: bool
-    status: int
-    max_abs_err: float
-    max_ulp_err: float
-    message: str
-    seconds: float
-    counters: dict[str, Any] = field(default_factory=dict)
-    #: the error accepted at the element of the largest absolute error (0 for status cases)
-    bound: float = 0.0
-    #: where the bound came from: ``derived`` (the instruction sequence), ``tolerance()`` (the reference
-    #: module's), ``default`` (16 fp32 roundings) or empty for cases without a comparison
-    bound_source: str = ""
-    kind: str = ""
 
 
 class ReferenceLoadError(Exception):
@@ -235,7 +208,7 @@ def case_tolerance(
     """``(atol, rtol, source)`` for comparing one call's output with ``expected`` (float64).
 
     A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise a
-    family that derives a bound (:meth:`codegen.families.Family.derived_bound`, e.g. from the kernel's compiled
+    family that derives a bound (:meth:`codegen.registry.Family.derived_bound`, e.g. from the kernel's compiled
     instruction sequence and the call's inputs) gives it (atol per element, rtol ``2**-40`` for the
     reference's own float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
     (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype.
@@ -418,25 +391,6 @@ def _check_example(
             f"{type(exc).__name__}: {exc}",
             time.perf_counter() - start,
         )
-
-
-@dataclass(frozen=True)
-class Job:
-    """The cases of one (op, product), run in one worker process. ``specs_dir`` and ``products_file`` are
-    the spec directory and product catalogue the op and product come from (None: the project's);
-    ``timeout`` the time limit of every case in seconds (None: derived from each case's size, see
-    :func:`codegen.check.worker.case_timeout`)."""
-
-    spec_snake: str
-    product: str
-    dtype_filter: tuple[str, ...]
-    quick: bool
-    generated: str | None
-    core_orders: tuple[str, ...]
-    sanitize: bool
-    specs_dir: str | None
-    products_file: str | None = None
-    timeout: float | None = None
 
 
 def run_job(job: Job) -> list[CaseResult]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen import families as registry
+from codegen import registry
 from codegen.check.cases import Case
 from codegen.spec.model import OpSpec
 

@@ -11,39 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from codegen.spec.generated_names import op_files
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 
 #: Attribute types of the spec and their C++ parameter types in the aclnn signature.
 ATTR_C_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
 #: OpDef attribute setter for each attribute type (register/op_def_registry.h).
 ATTR_OPDEF_SETTER = {"int64": "Int", "uint64": "Int", "bool": "Bool", "double": "Float", "float": "Float"}
-
-
-def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
-    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout).
-
-    With ``products`` (the op's catalogue products) the binary configs are included, one per SoC config
-    name: kind ``binary_json:<config_name>`` at ``op_host/config/<config_name>/<kernel>_binary.json``."""
-    files = {
-        "cmake": "CMakeLists.txt",
-        "op_api_h": f"op_api/aclnn_{spec.snake}.h",
-        "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
-        "l0_h": f"op_api/{spec.kernel}.h",
-        "l0_cpp": f"op_api/{spec.kernel}.cpp",
-        "proto_h": f"op_graph/{spec.kernel}_proto.h",
-        "infershape_cpp": f"op_host/{spec.kernel}_infershape.cpp",
-        "tiling_h": f"op_host/{spec.kernel}_tiling.h",
-        "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
-        "def_cpp": f"op_host/{spec.kernel}_def.cpp",
-        "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
-        "doc_md": f"docs/{spec.aclnn_name}.md",
-        "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
-        "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
-        "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
-    }
-    for p in products or []:
-        files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
-    return files
 
 
 #: ``binary.json`` dtype names (ops-nn ``op_host/config/<soc>/<kernel>_binary.json``) of each ge dtype.

@@ -9,7 +9,7 @@ becomes a :class:`~codegen.spec.errors.SpecError` and the loaders raise all of t
 example against the tensors, tiling against the products) run after the fields parse.
 
 The loader knows no family by name: ``family:`` must name a package of the family registry
-(:mod:`codegen.families`), which parses the family's ``compute`` section (a
+(:mod:`codegen.registry`), which parses the family's ``compute`` section (a
 :data:`~codegen.spec.scopes.ComputeParser`), says whether a ``device`` section is allowed and gives the
 family's expressions to check for a division by zero.
 
@@ -25,9 +25,9 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
-from codegen import families as registry
-from codegen.families import FamilyName, family_names
+from codegen import registry
 from codegen.paths import spec_files
+from codegen.registry import FamilyName, family_names
 from codegen.spec.catalogue import (
     CATALOGUE_FILE,
     UB_BLOCK_BYTES,

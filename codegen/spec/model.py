@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from codegen.families import FamilyName
+from codegen.registry import FamilyName
 from codegen.spec.errors import NO_LOC, SourceLoc
 from codegen.spec.expr import Expr, ExprType
 
@@ -484,7 +484,7 @@ class OpSpec:
         op: aclnn API name without the ``aclnn`` prefix, UpperCamelCase.
         op_type: device OpType (OpDef, tiling, kernel registration), UpperCamelCase.
         kernel: kernel function and file stem, snake_case.
-        family: the op's family, a key of the family registry (:mod:`codegen.families`).
+        family: the op's family, a key of the family registry (:mod:`codegen.registry`).
         summary: one-paragraph description.
         products: catalogue names of the products the op supports.
         deterministic: whether results are bit-identical across runs by default.

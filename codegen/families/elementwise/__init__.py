@@ -1,7 +1,7 @@
 """The elementwise family: each output element is a formula of the inputs' elements at the same (broadcast)
-index, computed in fp32 by a streaming vector kernel (see :mod:`codegen.families` for the package layout)."""
+index, computed in fp32 by a streaming vector kernel (see :mod:`codegen.registry` for the package layout)."""
 
-from codegen.families import Family
+from codegen.registry import Family
 
 _STARTER = """\
 # {aclnn}: TODO describe the operator. Starter spec written by `opgen new`; edit every field.

@@ -244,8 +244,8 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
     """
     if spec.family != "elementwise":
         return None
+    from codegen.check.constraints import TensorStandIn, call_env
     from codegen.families.elementwise.plan import compile_all, program_for, shape_rule
-    from codegen.plan.constraints import TensorStandIn, call_env
     from codegen.runner import dtype_of_array
     from codegen.spec.expr import ExprEvalError, evaluate
 

@@ -16,8 +16,8 @@ from codegen.check.cases import (
     _rand,
     attr_candidates,
 )
+from codegen.check.constraints import applicable, call_env, rejected_by, violates
 from codegen.check.offsets import BIG, cover, device_attrs
-from codegen.plan.constraints import applicable, call_env, rejected_by, violates
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError, Num, walk
 from codegen.spec.model import Constraint, DType, OpSpec, Product

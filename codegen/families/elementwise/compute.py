@@ -201,7 +201,7 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
     return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types))
 
 
-#: The family's compute parser (see :mod:`codegen.families`).
+#: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_elementwise_compute
 
 

@@ -3,8 +3,8 @@ the tiling section."""
 
 from __future__ import annotations
 
+from codegen.check.constraints import TensorStandIn
 from codegen.families.elementwise.plan import compute_dtypes, tiling_decision
-from codegen.plan.constraints import TensorStandIn
 from codegen.spec.model import DType, OpSpec, Product
 
 

@@ -1,8 +1,8 @@
 """The index-accumulate family: rows of a source tensor are added into the output rows an index tensor selects
 (``out[index[i]] += rows[i]``), with an optional padding row and occurrence-count scaling (see
-:mod:`codegen.families` for the package layout)."""
+:mod:`codegen.registry` for the package layout)."""
 
-from codegen.families import Family
+from codegen.registry import Family
 
 FAMILY = Family(
     name="index_accumulate",

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
 from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
-from codegen.plan.constraints import TensorStandIn, violates
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product

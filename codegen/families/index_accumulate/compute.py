@@ -12,7 +12,7 @@ each index. The spec names which tensors and attrs play each role::
       padding: paddingIdx              # optional integer attr: row never written (negative: none)
       count_scaling: scaleGradByFreq   # optional bool attr: divide by the index's occurrence count
 
-The family registry (:mod:`codegen.families`) finds the parser as ``parse_compute``. It uses only the reader of its
+The family registry (:mod:`codegen.registry`) finds the parser as ``parse_compute``. It uses only the reader of its
 :class:`~codegen.spec.scopes.ComputeContext`, so this module does not import the loader at run time.
 """
 
@@ -204,5 +204,5 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
     )
 
 
-#: The family's compute parser (see :mod:`codegen.families`).
+#: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_index_accumulate_compute

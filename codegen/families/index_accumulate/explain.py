@@ -3,9 +3,9 @@ width, source rows; N defaults to numWeights); the tiling section is the planner
 
 from __future__ import annotations
 
+from codegen.check.constraints import TensorStandIn
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.families.index_accumulate.plan import explain_tiling, index_dtypes, row_dtypes
-from codegen.plan.constraints import TensorStandIn
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
