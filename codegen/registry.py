@@ -58,7 +58,7 @@ class Family:
     """One op family: its descriptor and the stage hooks of its package (imported on first use).
 
     Attributes:
-        name: the family name a spec's ``family:`` gives, e.g. ``"elementwise"``; equals the package name.
+        name: the family name a spec's ``family:`` gives; equals the package name.
         summary: one line for ``opgen list`` and the docs.
         device_section: whether a spec of the family may have a ``device`` section (its own OpDef interface).
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,

@@ -497,7 +497,7 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
 
     Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range, except the
-    padding-row attr of an index-accumulate op (``paddingIdx``), a uint64 whose values negative as int64 mean
+    padding-row attr of a row-accumulating op (``paddingIdx``), a uint64 whose values negative as int64 mean
     "no padding row": it also takes PyTorch's ``-1`` (any negative int64), passed as the same bits
     (``-1`` -> ``2**64 - 1``); ``bool``
     attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:

@@ -894,7 +894,7 @@ def test_formula_constructs_without_vector_instructions_are_rejected_at_load(
 
 def test_formula_rule_matches_the_compiler() -> None:
     from codegen.families.elementwise import compiler as ec
-    from codegen.spec import rules
+    from codegen.families.elementwise import rules
 
     assert {*ec.UNARY_INSTRUCTIONS, *ec.MINMAX_INSTRUCTIONS, "sigmoid"} == rules.TENSOR_FUNCTIONS
     assert set(ec.BINARY_INSTRUCTIONS) == rules.TENSOR_OPERATORS

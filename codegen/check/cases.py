@@ -1,8 +1,8 @@
 """The case matrix of ``opgen check``, derived from a spec and the product catalogue.
 
 A :class:`Case` is either a value case (run the op, compare with the reference) or a status case (the op
-must return an exact ``aclnnStatus``). Families contribute their own generators; see
-:func:`elementwise_cases`.
+must return an exact ``aclnnStatus``). Each family contributes its own generator (``check_cases`` of its
+``cases`` module, :meth:`codegen.registry.Family.check_cases`); the cases here apply to every family.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def determinism_cases(spec: OpSpec, cases: list[Case]) -> Iterator[Case]:
     deterministically (the spec says ``deterministic: true``, or the case requests the deterministic mode),
     again as a ``determinism`` case that runs under every order of :data:`DETERMINISM_RUNS` and must give
     bit-identical output (and match the reference). The subset keeps the cost bounded: one multi-core
-    case per dtype (elementwise) or a few per rows dtype (index_accumulate), not the whole matrix."""
+    case per dtype or a few per rows dtype, as the family tags them, not the whole matrix."""
     for c in cases:
         if (
             "multicore" in c.tags

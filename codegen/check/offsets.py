@@ -24,8 +24,8 @@ from codegen.check.cases import Case
 from codegen.spec.model import OpSpec
 
 INT64_MAX = 2**63 - 1
-#: Elements of the tensors of an elementwise ``tiling_2g`` case: beyond 2**32 (so the last cores start
-#: past both the int32 and the uint32 range), by an amount that splits unevenly.
+#: Elements of the tensors of a one-length ``tiling_2g`` case (every tensor ``[BIG]``): beyond 2**32 (so the
+#: last cores start past both the int32 and the uint32 range), by an amount that splits unevenly.
 BIG = 3 * 2**31 + 1_000_003
 
 

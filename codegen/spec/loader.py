@@ -863,10 +863,10 @@ class _OpParser:
         :func:`codegen.spec.rules.zero_division`): a literal 0, an attr (unless its ``values``, an
         unconditional constraint on all the op's products (for a constraint's own expressions: an earlier
         one, or its ``when``) or a guard exclude 0), ``rank()`` of a tensor whose rank rule allows 0,
-        ``numel()``/``dim()`` (0 for an empty tensor; an elementwise op's tiling runs only for a non-empty
-        output, so there ``numel`` of the output is nonzero). ``//`` and ``%`` by an integer 0 are a SIGFPE
-        in the generated C++; ``/`` gives inf or NaN. Also, no host expression may hold a constant part
-        that overflows int64 (:func:`codegen.spec.rules.constant_problem`)."""
+        ``numel()``/``dim()`` (0 for an empty tensor; a family may declare names nonzero where its tiling
+        runs only for a non-empty output, see :meth:`codegen.registry.Family.division_sites`). ``//`` and
+        ``%`` by an integer 0 are a SIGFPE in the generated C++; ``/`` gives inf or NaN. Also, no host
+        expression may hold a constant part that overflows int64 (:func:`codegen.spec.rules.constant_problem`)."""
         tensors = {t.name: t for t in (*inputs, *outputs)}
         domains: dict[str, tuple[int, ...] | None] = {}
         for a in attrs:

@@ -263,7 +263,7 @@ class TensorSpec:
         const: outputs only: the aclnn signature declares it ``const aclTensor *`` (as CANN does for some
             APIs, e.g. aclnnEmbeddingDenseBackward's ``out``).
         default: optional inputs only: the value every element takes when the tensor is null (e.g. 1.0 for a
-            weight), or None; the elementwise family requires one on every optional input.
+            weight), or None; a family may require one on every optional input.
     """
 
     name: str

@@ -9,9 +9,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.families.elementwise.rules import elementwise_host_problem, formula_problem
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import (
-    ELEMENTWISE_SIGNATURES,
+    VECTOR_SIGNATURES,
     Expr,
     ExprType,
     Name,
@@ -20,10 +21,6 @@ from codegen.spec.expr import (
 from codegen.spec.model import (
     DType,
     TensorSpec,
-)
-from codegen.spec.rules import (
-    elementwise_host_problem,
-    formula_problem,
 )
 from codegen.spec.scopes import (
     ComputeContext,
@@ -59,7 +56,7 @@ def elementwise_scope(inputs: Sequence[TensorSpec], scalars: Sequence[tuple[str,
     allowed = {t.name: ExprType.FLOAT for t in inputs}
     allowed.update(dict(scalars))
     groups = (("inputs", tuple(t.name for t in inputs)), ("scalars", tuple(n for n, _ in scalars)))
-    return Scope(allowed, ELEMENTWISE_SIGNATURES, groups)
+    return Scope(allowed, VECTOR_SIGNATURES, groups)
 
 
 def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
