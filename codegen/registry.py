@@ -10,7 +10,8 @@ stage asks, so loading a spec imports a family's ``compute`` module and never it
 - ``compute.py`` (spec stage): the frozen compute model and ``parse_compute(node, ctx)`` (a
   :data:`~codegen.spec.scopes.ComputeParser`); optionally ``division_sites(compute, compute_node)`` giving
   the family's own expressions the loader checks for a division by zero.
-- ``plan.py`` (plan stage): ``build_view(spec, catalogue)``, the view the family's templates render.
+- ``plan.py`` (plan stage): ``validate(spec, catalogue)`` (plan-time checks, optional) and
+  ``build_view(spec, catalogue)``, the view the family's templates render.
 - ``explain.py``: ``shape_call``, ``check_shape`` and ``explain_tiling`` (``opgen explain``).
 - ``cases.py`` (check stage): ``check_cases(spec, product, dtypes, quick)``, ``check_offsets(fn, case, got,
   tiling)``, ``infer_output(spec, arrays, attrs)`` and optionally ``derived_bound(spec, product, params,
@@ -107,6 +108,18 @@ class Family:
         return () if hook is None else hook(compute, compute_node, inputs, outputs)
 
     # -- plan stage
+    def validate(self, spec: OpSpec, catalogue: Catalogue) -> None:
+        """Plan-time validation of ``spec`` on its products (the family's ``validate``, if it has one); the
+        renderer calls it before :meth:`build_view`.
+
+        Raises:
+            SpecErrors: the op cannot be planned on a product.
+            ValueError: a product's resources cannot hold the op (the renderer names the product).
+        """
+        hook = getattr(self.stage("plan"), "validate", None)
+        if hook is not None:
+            hook(spec, catalogue)
+
     def build_view(self, spec: OpSpec, catalogue: Catalogue) -> Mapping[str, Any]:
         """The template view of ``spec`` (every file kind it renders is in its ``files``).
 

@@ -163,11 +163,13 @@ class RenderedOp:
     templates: dict[str, str]
 
 
-def _build_view(builder: ViewBuilder, spec: OpSpec, catalogue: Catalogue) -> Mapping[str, Any]:
-    """``builder(spec, catalogue)``; a planner's ValueError (e.g. a product whose UB cannot hold one tile of
-    the op) becomes a SpecError at the catalogue entry of the product it names (else at the op's spec)."""
+def _build_view(family: registry.Family, spec: OpSpec, catalogue: Catalogue) -> Mapping[str, Any]:
+    """The family validates ``spec`` at plan time, then builds its view; a planner's ValueError (e.g. a
+    product whose UB cannot hold one tile of the op) becomes a SpecError at the catalogue entry of the
+    product it names (else at the op's spec)."""
     try:
-        return builder(spec, catalogue)
+        family.validate(spec, catalogue)
+        return family.build_view(spec, catalogue)
     except ValueError as exc:
         named = [i for i, p in enumerate(catalogue.products) if p.name in spec.products and f"{p.name} (" in str(exc)]
         if named:
@@ -196,7 +198,7 @@ def render_ops(
             family = registry.family(spec.family)
         except registry.UnknownFamily as exc:
             raise RenderError(f"{spec.path}: {exc.args[0]}") from exc
-        view = _build_view(family.build_view, spec, catalogue)
+        view = _build_view(family, spec, catalogue)
         files: dict[str, str] = {}
         used: dict[str, str] = {}
         for kind, rel in view["files"].items():

@@ -202,3 +202,73 @@ def test_the_family_name_scan_finds_a_mention(tmp_path: Path) -> None:
         assert _shared_mentions(pkg) == [f"codegen/shared.py:2: # the {' '.join(words).title()} thing"]
         (pkg / "shared.py").write_text(f"X = '{''.join(w.title() for w in words)}'\n")
         assert len(_shared_mentions(pkg)) == 1
+
+
+def test_templates_see_views_only() -> None:
+    """No template reads a ``spec`` variable, and no family's view carries an OpSpec (templates get the
+    op's :class:`codegen.plan.common.OpView` as ``op``)."""
+    from jinja2 import meta
+
+    from codegen.render import make_environment
+
+    env = make_environment(ROOT / "templates")
+    for path in sorted((ROOT / "templates").rglob("*.j2")):
+        source = path.read_text()
+        assert "spec" not in meta.find_undeclared_variables(env.parse(source)), path
+
+    def walk(value: object) -> bool:
+        if isinstance(value, OpSpec):
+            return True
+        if isinstance(value, dict):
+            return any(walk(v) for v in value.values())
+        if isinstance(value, (list, tuple)):
+            return any(walk(v) for v in value)
+        return False
+
+    for fam in registry.families():
+        spec = next(s for _, s in sorted(SPECS.items()) if s.family == fam.name)
+        view = fam.build_view(spec, CATALOGUE)
+        assert "spec" not in view and not walk(dict(view)), fam.name
+        assert view["op"].op_type == spec.op_type and view["op"].tiling.buffer_num == spec.tiling.buffer_num
+
+
+@pytest.mark.parametrize("family", registry.family_names())
+def test_validation_happens_at_plan_time(family: str) -> None:
+    """A catalogue whose products have 64 bytes of UB and one queue buffer per position cannot hold any op:
+    the family's plan-time validation rejects it, before a view is built."""
+    import dataclasses
+
+    from codegen.spec.errors import SpecErrors
+
+    spec = next(s for _, s in sorted(SPECS.items()) if s.family == family)
+    tiny = dataclasses.replace(
+        CATALOGUE,
+        products=tuple(dataclasses.replace(p, ub_bytes=64, queue_buffer_cap=1) for p in CATALOGUE.products),
+    )
+    with pytest.raises((SpecErrors, ValueError)):
+        registry.family(family).validate(spec, tiny)
+    registry.family(family).validate(spec, CATALOGUE)  # the real catalogue holds it
+
+
+def test_an_elementwise_formula_is_compiled_once_per_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validating, planning and viewing an op compiles its formula once (all optional-input variants in
+    one compiler call), however many products and dtypes the view covers."""
+    from codegen.families.elementwise import plan
+
+    calls: list[str] = []
+    real = plan.compile_variants
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(str(args[0]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    plan._compile_variants.cache_clear()
+    monkeypatch.setattr(plan, "compile_variants", counting)
+    fam = registry.family("elementwise")
+    spec = next(s for _, s in sorted(SPECS.items()) if s.family == "elementwise")
+    fam.validate(spec, CATALOGUE)
+    fam.build_view(spec, CATALOGUE)
+    for p in spec.products:
+        plan.tiling_decision(spec, CATALOGUE.get(p), (1 << 20,), plan.compute_dtypes(spec)[0])
+    plan._compile_variants.cache_clear()
+    assert len(calls) == 1

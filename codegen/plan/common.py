@@ -7,6 +7,7 @@ Everything a template prints is computed here; templates only place the strings.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -482,7 +483,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for t in spec.outputs:
         param_rows.append(_param_row(t, products, "output"))
     return {
-        "spec": spec,
+        "op": OpView.of(spec),
         "files": op_files(spec),
         "guard": spec.snake.upper(),
         "signature": sig,
@@ -501,6 +502,53 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             f"{r['name']}: {r['dtypes']}; rank {r['rank']}." for r in param_rows if r["direction"] != "input (host)"
         ],
     }
+
+
+@dataclass(frozen=True)
+class TilingParamsView:
+    """The spec's ``tiling`` parameters as templates see them: bytes of UB reserved, bytes of output per core
+    started, queue depth."""
+
+    ub_reserved_bytes: int
+    min_bytes_per_core: int
+    buffer_num: int
+
+
+@dataclass(frozen=True)
+class OpView:
+    """The op as every template sees it (view key ``op``; templates never see the spec).
+
+    Attributes:
+        op_type: the device OpType; aclnn_name: ``aclnn<Op>``; kernel: the kernel function and file stem;
+        snake: the spec file stem; summary: one paragraph; notes: documentation notes; family: the family's
+        name; input_names: aclnn input names in order; tiling: the tiling parameters.
+    """
+
+    op_type: str
+    aclnn_name: str
+    kernel: str
+    snake: str
+    summary: str
+    notes: tuple[str, ...]
+    family: str
+    input_names: tuple[str, ...]
+    tiling: TilingParamsView
+
+    @classmethod
+    def of(cls, spec: OpSpec) -> OpView:
+        """The view of ``spec``."""
+        t = spec.tiling
+        return cls(
+            op_type=spec.op_type,
+            aclnn_name=spec.aclnn_name,
+            kernel=spec.kernel,
+            snake=spec.snake,
+            summary=spec.summary,
+            notes=spec.notes,
+            family=spec.family,
+            input_names=spec.input_names,
+            tiling=TilingParamsView(t.ub_reserved_bytes, t.min_bytes_per_core, t.buffer_num),
+        )
 
 
 def format_rule_text(spec: OpSpec) -> str:

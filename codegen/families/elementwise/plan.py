@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    spec_products,
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
@@ -103,11 +105,17 @@ def optional_inputs(spec: OpSpec) -> list[TensorSpec]:
 
 
 def compile_all(spec: OpSpec) -> list[Variant]:
-    """Compiles the spec's output formula once per combination of absent optional inputs (variant 0 first).
+    """The spec's output formula compiled once per combination of absent optional inputs (variant 0 first);
+    compiled once per spec (:func:`_compile_variants`), whoever asks.
 
     Raises:
         codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
     """
+    return list(_compile_variants(spec))
+
+
+@lru_cache(maxsize=64)
+def _compile_variants(spec: OpSpec) -> tuple[Variant, ...]:
     compute = _compute(spec)
     (output, formula), *_ = compute.outputs
     optional = optional_inputs(spec)
@@ -126,7 +134,7 @@ def compile_all(spec: OpSpec) -> list[Variant]:
         absent = tuple(t.name for k, t in enumerate(optional) if index >> k & 1)
         present = tuple(t.name for t in spec.inputs if t.name not in absent)
         variants.append(Variant(index, present, absent, formula_v))
-    return variants
+    return tuple(variants)
 
 
 def compile_spec(spec: OpSpec) -> CompiledFormula:
@@ -379,8 +387,21 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
         raise SpecErrors(errors)
 
 
+def validate(spec: OpSpec, catalogue: Catalogue) -> None:
+    """Plan-time validation of ``spec`` on its products, before any view is built: the formula compiles
+    (:func:`compile_all`) and every product's UB holds one repeat of every buffer (:func:`check_ub`).
+
+    Raises:
+        SpecErrors: a product's UB is too small (at its catalogue entry).
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
+    """
+    compile_all(spec)
+    check_ub(spec, catalogue, spec_products(spec, catalogue))
+
+
 def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`)."""
+    """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`);
+    :func:`validate` has passed."""
     view = common_view(spec, catalogue)
     products: list[Product] = view["products"]
     variants = compile_all(spec)
@@ -488,7 +509,6 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "default in its place: the kernel neither reads nor buffers it (tiling key + "
             f"{len(keys)} per absent combination)."
         )
-    check_ub(spec, catalogue, products)
     for p in products:
         d = tiling_decision(spec, p, (1 << 24,), keys[0])
         tiling_lines.append(
