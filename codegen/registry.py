@@ -183,13 +183,21 @@ def _registry() -> dict[str, Family]:
         if not info.ispkg:
             continue
         descriptor = getattr(importlib.import_module(f"{FAMILIES_PACKAGE}.{info.name}"), "FAMILY", None)
-        if isinstance(descriptor, Family) and descriptor.name == info.name:
-            found[info.name] = descriptor
+        if not isinstance(descriptor, Family) or descriptor.name != info.name:
+            raise TypeError(
+                f"{FAMILIES_PACKAGE}.{info.name} must define FAMILY = Family(name={info.name!r}, ...) in its "
+                f"__init__.py; found {descriptor!r}"
+            )
+        found[info.name] = descriptor
     return found
 
 
 def families() -> tuple[Family, ...]:
-    """Every registered family, sorted by name."""
+    """Every registered family, sorted by name.
+
+    Raises:
+        TypeError: a package under ``codegen/families/`` has no ``FAMILY`` of its own name.
+    """
     return tuple(_registry().values())
 
 
