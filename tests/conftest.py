@@ -27,17 +27,20 @@ def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope="session")
 def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
-    """``built_op(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op on a
-    catalogue product, built (through the build cache) and loaded once per test session. Callers must not
+    """``built_op(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op (any
+    name :func:`codegen.specs.resolve_op` takes) on a catalogue product, built (through the build cache) and
+    loaded once per test session. Callers must not
     change what a later test relies on: run options are set per call, so plain calls are safe."""
     from codegen.runner import compile_op
+    from codegen.specs import load_project, resolve_op
 
     built: dict[tuple[str, str], OpCallable] = {}
 
     def get(op: str, product: str) -> OpCallable:
-        if (op, product) not in built:
-            built[op, product] = compile_op(op, product)
-        return built[op, product]
+        key = (resolve_op(op, load_project()[1]).snake, product)  # any spelling of the op: one build
+        if key not in built:
+            built[key] = compile_op(op, product)
+        return built[key]
 
     return get
 
