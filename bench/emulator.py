@@ -45,13 +45,13 @@ def split_call(fn: Any, params: dict[str, Any], core_order: str, deterministic: 
     Raises:
         RuntimeError: a phase returned a non-zero status.
     """
-    from codegen.families import infer_output
+    from codegen import registry
 
     spec = fn.spec
     t0 = time.perf_counter()
     attrs = {a.name: params.get(a.name, a.default) for a in spec.attrs}
     arrays: dict[str, Any] = {t.name: params.get(t.name) for t in spec.inputs}
-    out = infer_output(spec, arrays, attrs)
+    out = registry.family(spec.family).infer_output(spec, arrays, attrs)
     arrays[spec.outputs[0].name] = out
     fn.set_run_options(deterministic, core_order, 0)
     tensors = {name: fn.make_tensor(a) for name, a in arrays.items()}

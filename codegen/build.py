@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from codegen.paths import ProjectPaths, project_paths
-from codegen.plan.common import op_files
+from codegen.spec.generated_names import op_files
 from codegen.spec.model import DType, OpSpec, Product
 
 CXX = os.environ.get("CXX", "g++")

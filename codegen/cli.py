@@ -88,7 +88,7 @@ def _load(args: argparse.Namespace) -> tuple[Catalogue, dict[str, OpSpec]]:
 
 
 def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
-    from codegen.runner import resolve_op
+    from codegen.specs import resolve_op
 
     if not names:
         return specs
@@ -96,7 +96,7 @@ def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from codegen.spec.loader import KNOWN_FAMILIES
+    from codegen.registry import family_names
 
     catalogue, specs = _load(args)
     print("ops:")
@@ -104,7 +104,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         s = specs[name]
         print(f"  {name:32s} {s.aclnn_name:36s} family={s.family:16s} products={','.join(s.products)}")
     print("families:")
-    for family in sorted({*KNOWN_FAMILIES, *(s.family for s in specs.values())}):
+    for family in sorted({*family_names(), *(s.family for s in specs.values())}):
         members = sorted(n for n, s in specs.items() if s.family == family)
         print(f"  {family:32s} {len(members)} op(s): {', '.join(members) or '-'}")
     print("products:")
@@ -393,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_check)
     n = sub.add_parser("new", help="write a starter spec and a reference stub for a new op")
     n.add_argument("op", help="aclnn name without the prefix, UpperCamelCase (e.g. MseLossBackward)")
-    n.add_argument("--family", required=True, help="template family (elementwise)")
+    n.add_argument("--family", required=True, help="op family (one with a starter; see `opgen list`)")
     n.set_defaults(func=cmd_new)
     e = sub.add_parser("explain", help="normalized spec and the tiling decision for a shape")
     e.add_argument("op")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 
+from codegen import registry
 from codegen.spec.model import Constraint, DType, OpSpec, Product
 from codegen.types import compute_dtypes
 
@@ -72,40 +73,11 @@ def _shape_call(
 ) -> tuple[dict[str, object], list[str]]:
     """The call ``opgen explain`` describes for ``shape``: the evaluation environment of its constraints
     (tensors, attrs, ``coreNum``, ``ubBytes``) and the attribute values it assumes, as ``name value`` text.
-
-    Elementwise: every input and the output have ``shape`` in the explained dtype; attrs take their default.
-    Index accumulation (``numWeights,D[,N]``): rows ``[N, D]``, indices ``[N]`` (INT64 when accepted), the
-    output ``[numWeights, D]``, the row-count attr ``numWeights``, count scaling on (as the tiling shown)
-    and no padding row unless the attr has a default.
-    """
-    from codegen.plan.constraints import TensorStandIn
-
+    The family gives the tensors and the attrs the shape sets (:meth:`codegen.registry.Family.shape_call`);
+    other attrs take their default."""
     env: dict[str, object] = {"coreNum": product.vector_core_num, "ubBytes": product.ub_bytes}
-    assumed: list[str] = []
-    set_attrs: dict[str, object] = {}
-    if spec.family == "elementwise":
-        dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
-        for t in (*spec.inputs, *spec.outputs):
-            env[t.name] = TensorStandIn(shape, dt)
-    else:
-        from codegen.plan.index_accumulate import index_dtypes, row_dtypes
-        from codegen.spec.index_accumulate import IndexAccumulateCompute
-
-        comp = spec.compute
-        assert isinstance(comp, IndexAccumulateCompute)
-        num_rows, d = shape[0], shape[1]
-        n = shape[2] if len(shape) == 3 else num_rows
-        grad = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
-        idxs = index_dtypes(spec)
-        env[comp.rows] = TensorStandIn((n, d), grad)
-        env[comp.index] = TensorStandIn((n,), DType.INT64 if DType.INT64 in idxs else idxs[0])
-        env[comp.accumulate] = TensorStandIn((num_rows, d), grad)
-        set_attrs[comp.num_rows] = num_rows
-        if comp.count_scaling is not None:
-            set_attrs[comp.count_scaling] = True
-            assumed.append(f"{comp.count_scaling} true")
-        if comp.padding is not None:
-            set_attrs[comp.padding] = -1
+    tensors, assumed, set_attrs = registry.family(spec.family).shape_call(spec, product, shape, dtype_name)
+    env.update(tensors)
     for a in spec.attrs:
         if a.name in set_attrs:
             env[a.name] = set_attrs[a.name]
@@ -140,9 +112,9 @@ def constraint_verdict(c: Constraint, env: Mapping[str, object]) -> tuple[dict[s
 def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | None) -> None:
     """Rejects an ``opgen explain --shape`` the op's calls would reject, before any tiling is computed.
 
-    Elementwise shapes are the output shape: its rank must be within the output's rank rule, and its element
-    count and byte size must fit in int64 (aclnn shapes and the tiling's lengths are int64). For the index
-    accumulation family (``numWeights,D[,N]``) the grad ``[N, D]`` and the output ``[numWeights, D]`` must fit.
+    The family says which tensors the shape implies and rejects a shape of the wrong rank
+    (:meth:`codegen.registry.Family.explain_tensors`); each tensor's element count and byte size must fit in
+    int64 (aclnn shapes and the tiling's lengths are int64).
 
     Raises:
         ValueError: the message says which rule the shape breaks.
@@ -150,19 +122,7 @@ def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | 
     for dim in shape:
         if dim > INT64_MAX:
             raise ValueError(f"dimension {dim} does not fit in int64 (at most {INT64_MAX})")
-    if spec.family == "elementwise":
-        out = spec.outputs[0]
-        lo, hi = out.rank
-        if not lo <= len(shape) <= hi:
-            raise ValueError(
-                f"output {out.name} of rank {len(shape)} is rejected by {spec.aclnn_name}: rank must be {lo}-{hi}"
-            )
-        tensors = [(f"output {out.name} {list(shape)}", shape)]
-    else:
-        if len(shape) not in (2, 3):
-            raise ValueError(f"give the shape as numWeights,D or numWeights,D,N; got {list(shape)}")
-        n = shape[2] if len(shape) == 3 else shape[0]
-        tensors = [(f"grad [{n}, {shape[1]}]", (n, shape[1])), (f"out [{shape[0]}, {shape[1]}]", shape[:2])]
+    tensors = registry.family(spec.family).explain_tensors(spec, shape)
     # The dtype explain tiles for: the one asked for, else the first the first required input lists.
     dtype = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
     for what, dims in tensors:
@@ -232,36 +192,4 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
     if product.name not in spec.products:
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)
-    if spec.family == "elementwise":
-        from codegen.plan.elementwise import tiling_decision
-
-        dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
-        d = tiling_decision(spec, product, shape, dt)
-        lines += [
-            f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, "
-            f"tiling key {d.tiling_key}:",
-            f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved)",
-            f"  bytes per element: {d.bytes_per_element}",
-        ]
-        for name, count, each in d.ub_split:
-            lines.append(f"    {name}: {count} x {each} bytes")
-        lines += [
-            f"  UB used: {d.ub_used_bytes} bytes ({100 * d.ub_used_bytes / product.ub_bytes:.1f}% of UB)",
-            f"  tile length: {d.tile_length} elements",
-            f"  cores used (blockDim): {d.block_dim} of {product.vector_core_num}; former cores {d.former_num} x "
-            f"{d.former_length} elements, others {d.tail_length}",
-            f"  tiles per core (max): {d.tiles_per_core_max}",
-            f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",
-            f"  workspace: {d.workspace_bytes} bytes ({product.sys_workspace_bytes} system workspace "
-            f"(GetLibApiWorkSpaceSize) + {d.workspace_bytes - product.sys_workspace_bytes} user)",
-            "  strategy: streaming elementwise; "
-            + (
-                "DataCopyPad for the tail"
-                if product.data_copy_pad
-                else "DataCopy of whole blocks + scalar tail (no DataCopyPad)"
-            ),
-        ]
-        return "\n".join(lines)
-    from codegen.plan import index_accumulate
-
-    return "\n".join([*lines, index_accumulate.explain_tiling(spec, product, shape, dtype_name)])
+    return "\n".join([*lines, registry.family(spec.family).explain_tiling(spec, product, shape, dtype_name)])

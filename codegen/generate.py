@@ -334,7 +334,7 @@ def run_generate(
     catalogue_file = products_file or sdir / "products.yaml"
     spec_files = _spec_files(sdir)
     if ops:
-        from codegen.runner import resolve_op
+        from codegen.specs import resolve_op
 
         for op in ops:
             if op not in spec_files:
@@ -382,7 +382,7 @@ def run_generate(
     if stale_ops or matrix_stale:
         catalogue, specs = _load_project(sdir, products_file)  # validates every spec: all errors or nothing
         if ops:
-            from codegen.runner import resolve_op
+            from codegen.specs import resolve_op
 
             wanted = {resolve_op(o, specs).snake for o in ops}
         todo = sorted(stale_ops & wanted)

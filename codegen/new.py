@@ -1,6 +1,6 @@
 """``opgen new OpName --family F``: a starter spec and a reference stub that already generate and build.
 
-The spec is a complete, valid example of the family (the elementwise starter computes ``out = x * y``);
+The spec is a complete, valid example of the family (its starter, :attr:`codegen.registry.Family.starter`);
 the reference stub declares ``REFERENCE_IMPLEMENTED = False``, so ``opgen check`` fails with the message
 "reference not implemented" until the NumPy reference is written.
 """
@@ -10,48 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from codegen.spec.model import snake_case
-
-_ELEMENTWISE = """\
-# {aclnn}: TODO describe the operator. Starter spec written by `opgen new`; edit every field.
-op: {op}
-op_type: {op_type}
-kernel: {kernel}
-family: elementwise
-summary: TODO one paragraph describing {aclnn}.
-products: [Ascend910, Ascend910B, Ascend910_93, Ascend950]
-deterministic: true
-inputs:
-  - name: x
-    dtypes: [FLOAT, FLOAT16, BF16]
-    rank: [0, 8]
-    description: TODO first input.
-  - name: y
-    dtypes: [FLOAT, FLOAT16, BF16]
-    rank: [0, 8]
-    description: TODO second input.
-attrs: []
-outputs:
-  - name: out
-    dtypes: [FLOAT, FLOAT16, BF16]
-    rank: [0, 8]
-    shape: "broadcast(x, y)"
-    description: TODO the result, in the broadcast shape.
-compute:
-  promote: [x, y]
-  scalars: {{}}
-  out: "x * y"
-tiling:
-  buffer_num: 2
-  ub_reserved_bytes: 0
-  min_bytes_per_core: 32768
-notes: []
-example:
-  inputs:
-    x: {{shape: [2, 2], dtype: FLOAT, values: [1, 2, 3, 4]}}
-    y: {{shape: [2, 2], dtype: FLOAT, values: [1, 1, 2, 2]}}
-  attrs: {{}}
-  output: {{shape: [2, 2], dtype: FLOAT}}
-"""
 
 _REFERENCE = '''\
 """NumPy reference of {aclnn} (stub written by `opgen new`).
@@ -72,8 +30,6 @@ def reference({params}) -> np.ndarray:
     raise NotImplementedError("reference not implemented: write reference/{snake}.py")
 '''
 
-FAMILIES = {"elementwise": (_ELEMENTWISE, "x: np.ndarray, y: np.ndarray")}
-
 
 class NewOpError(Exception):
     """The op name is not UpperCamelCase, the family has no starter, or a file would be overwritten."""
@@ -84,7 +40,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
 
     Args:
         op: aclnn name without the prefix, UpperCamelCase (``MyOpBackward`` → ``aclnnMyOpBackward``).
-        family: template family; starters exist for: elementwise.
+        family: a registered family with a starter (:mod:`codegen.registry`).
         specs_dir, reference_dir: where to write (``reference_dir`` is created when missing; its parent must
             exist). ``opgen check`` reads references from ``reference_dir_for(specs_dir)``.
 
@@ -95,15 +51,18 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
         NewOpError: bad name, unknown family, either file exists already, the spec directory is missing or
             a file or the reference directory cannot be written (nothing is left written then).
     """
-    from codegen.spec.loader import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
+    from codegen.spec.naming import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
 
     if not is_upper_camel(op):
         raise NewOpError(
             f"op name '{op}' must be UpperCamelCase (ASCII letters and digits, starting with a capital, with a "
             "lower-case letter), e.g. MseLossBackward"
         )
-    if family not in FAMILIES:
-        raise NewOpError(f"no starter for family '{family}'; starters exist for: {', '.join(sorted(FAMILIES))}")
+    from codegen import registry
+
+    starters = {f.name: f for f in registry.families() if f.starter is not None}
+    if family not in starters:
+        raise NewOpError(f"no starter for family '{family}'; starters exist for: {', '.join(sorted(starters))}")
     snake = snake_case(op)
     op_type = op[: -len("Backward")] + "Grad" if op.endswith("Backward") else op
     kernel = snake_case(op_type)
@@ -114,7 +73,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
     for path in (spec_path, ref_path):
         if path.exists():
             raise NewOpError(f"{path} exists already; not overwriting")
-    template, params = FAMILIES[family]
+    template, params = starters[family].starter or "", starters[family].starter_params
     aclnn = f"aclnn{op}"
     if not specs_dir.is_dir():
         raise NewOpError(f"spec directory {specs_dir} does not exist")

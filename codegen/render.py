@@ -14,18 +14,19 @@ import subprocess
 import sys
 import tempfile
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from codegen import registry
 from codegen.paths import ProjectPaths
 from codegen.spec.errors import SpecError
 from codegen.spec.model import Catalogue, OpSpec
 
-#: Template (kind directory, base name) for every generated file kind of :func:`codegen.plan.common.op_files`.
+#: Template (kind directory, base name) for every generated file kind of :func:`codegen.spec.generated_names.op_files`.
 TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "op_api_h": ("op_api", "aclnn.h.j2"),
     "cmake": ("build", "CMakeLists.txt.j2"),
@@ -45,24 +46,11 @@ TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "ut_infershape_cpp": ("tests", "test_infershape.cpp.j2"),
 }
 
-ViewBuilder = Callable[[OpSpec, Catalogue], dict[str, Any]]
+ViewBuilder = Callable[[OpSpec, Catalogue], Mapping[str, Any]]
 
 
 class RenderError(Exception):
     """A template failed to render or clang-format failed; the message names the op and the template."""
-
-
-def _family_builders() -> dict[str, ViewBuilder]:
-    from codegen.plan import elementwise
-
-    builders: dict[str, ViewBuilder] = {"elementwise": elementwise.build_view}
-    try:
-        from codegen.plan import index_accumulate
-    except ImportError:  # the family is optional until its module exists
-        pass
-    else:
-        builders["index_accumulate"] = index_accumulate.build_view
-    return builders
 
 
 def _capfirst(text: str) -> str:
@@ -175,13 +163,13 @@ class RenderedOp:
     templates: dict[str, str]
 
 
-def _build_view(
-    builder: Callable[[OpSpec, Catalogue], dict[str, Any]], spec: OpSpec, catalogue: Catalogue
-) -> dict[str, Any]:
-    """``builder(spec, catalogue)``; a planner's ValueError (e.g. a product whose UB cannot hold one tile of
-    the op) becomes a SpecError at the catalogue entry of the product it names (else at the op's spec)."""
+def _build_view(family: registry.Family, spec: OpSpec, catalogue: Catalogue) -> Mapping[str, Any]:
+    """The family validates ``spec`` at plan time, then builds its view; a planner's ValueError (e.g. a
+    product whose UB cannot hold one tile of the op) becomes a SpecError at the catalogue entry of the
+    product it names (else at the op's spec)."""
     try:
-        return builder(spec, catalogue)
+        family.validate(spec, catalogue)
+        return family.build_view(spec, catalogue)
     except ValueError as exc:
         named = [i for i, p in enumerate(catalogue.products) if p.name in spec.products and f"{p.name} (" in str(exc)]
         if named:
@@ -202,16 +190,15 @@ def render_ops(
         RenderError: unknown family, a template error (with op, template name and line), or clang-format
             failure.
     """
-    builders = _family_builders()
     env = env or make_environment(paths.templates)
     pending: list[tuple[OpSpec, dict[str, str], dict[str, str]]] = []
     cpp: dict[str, str] = {}
     for spec in specs:
-        if spec.family not in builders:
-            raise RenderError(
-                f"{spec.path}: family '{spec.family}' has no view builder; known: {', '.join(sorted(builders))}"
-            )
-        view = _build_view(builders[spec.family], spec, catalogue)
+        try:
+            family = registry.family(spec.family)
+        except registry.UnknownFamily as exc:
+            raise RenderError(f"{spec.path}: {exc.args[0]}") from exc
+        view = _build_view(family, spec, catalogue)
         files: dict[str, str] = {}
         used: dict[str, str] = {}
         for kind, rel in view["files"].items():

@@ -21,6 +21,7 @@ import numpy as np
 
 from codegen.build import BuiltOp, build_op
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, Product
+from codegen.specs import resolve_op
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
@@ -422,9 +423,9 @@ class OpCallable:
             if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
                 check_out_array(spec.aclnn_name, out_name, out)
         else:
-            from codegen.families import infer_output
+            from codegen import registry
 
-            out = infer_output(spec, arrays, attrs)
+            out = registry.family(spec.family).infer_output(spec, arrays, attrs)
         arrays[out_name] = out
         self.set_run_options(deterministic, core_order, seed)
         tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in arrays.items()}
@@ -488,7 +489,7 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
 
     Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range, except the
-    padding-row attr of an index-accumulate op (``paddingIdx``), a uint64 whose values negative as int64 mean
+    padding-row attr of a row-accumulating op (``paddingIdx``), a uint64 whose values negative as int64 mean
     "no padding row": it also takes PyTorch's ``-1`` (any negative int64), passed as the same bits
     (``-1`` -> ``2**64 - 1``); ``bool``
     attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:
@@ -560,15 +561,3 @@ def compile_op(
         )
     built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
     return OpCallable(built)
-
-
-def resolve_op(op: str, specs: dict[str, OpSpec]) -> OpSpec:
-    """Finds a spec by snake name, op name (``SoftMarginLossBackward``), aclnn name or device OpType.
-
-    Raises:
-        KeyError: no such op (the message lists the known ones).
-    """
-    for snake, spec in specs.items():
-        if op in (snake, spec.op, spec.aclnn_name, spec.op_type):
-            return spec
-    raise KeyError(f"unknown op '{op}'; known: {', '.join(sorted(specs))}")

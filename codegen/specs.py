@@ -29,3 +29,15 @@ def load_project(
     """
     directory = Path(specs_dir) if specs_dir else project_paths().specs
     return _load(str(directory.resolve()), str(Path(products).resolve()) if products else None)
+
+
+def resolve_op(op: str, specs: dict[str, OpSpec]) -> OpSpec:
+    """Finds a spec by snake name, op name (``SoftMarginLossBackward``), aclnn name or device OpType.
+
+    Raises:
+        KeyError: no such op (the message lists the known ones).
+    """
+    for snake, spec in specs.items():
+        if op in (snake, spec.op, spec.aclnn_name, spec.op_type):
+            return spec
+    raise KeyError(f"unknown op '{op}'; known: {', '.join(sorted(specs))}")

@@ -1,5 +1,6 @@
-"""Shared fixtures: a private build cache for the test session (unless OPGEN_CACHE_DIR is set), and a helper
-that copies the generated tree of an op into a temporary directory for deliberate breakage."""
+"""Shared fixtures: a private build cache for the test session (unless OPGEN_CACHE_DIR is set), the built ops
+of the session (each (op, product) built and loaded once), and a helper that copies the generated tree of an
+op into a temporary directory for deliberate breakage."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from codegen.paths import project_paths
+
+if TYPE_CHECKING:
+    from codegen.runner import OpCallable
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -18,6 +23,26 @@ def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     if "OPGEN_CACHE_DIR" not in os.environ:
         # A persistent per-user cache keeps repeated test runs fast; CI starts from an empty one.
         os.environ["OPGEN_CACHE_DIR"] = str(Path.home() / ".cache" / "ascend-opgen-tests")
+
+
+@pytest.fixture(scope="session")
+def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
+    """``built_op(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op (any
+    name :func:`codegen.specs.resolve_op` takes) on a catalogue product, built (through the build cache) and
+    loaded once per test session. Callers must not
+    change what a later test relies on: run options are set per call, so plain calls are safe."""
+    from codegen.runner import compile_op
+    from codegen.specs import load_project, resolve_op
+
+    built: dict[tuple[str, str], OpCallable] = {}
+
+    def get(op: str, product: str) -> OpCallable:
+        key = (resolve_op(op, load_project()[1]).snake, product)  # any spelling of the op: one build
+        if key not in built:
+            built[key] = compile_op(op, product)
+        return built[key]
+
+    return get
 
 
 @pytest.fixture

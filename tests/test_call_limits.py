@@ -7,6 +7,7 @@ import resource
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -17,13 +18,13 @@ PRODUCT = "Ascend910B"
 
 
 @pytest.fixture(scope="module")
-def sigmoid() -> codegen.runner.OpCallable:
-    return codegen.compile_op("sigmoid_backward", PRODUCT)
+def sigmoid(built_op: Callable[[str, str], codegen.runner.OpCallable]) -> codegen.runner.OpCallable:
+    return built_op("sigmoid_backward", PRODUCT)
 
 
 @pytest.fixture(scope="module")
-def embedding() -> codegen.runner.OpCallable:
-    return codegen.compile_op("embedding_dense_backward", PRODUCT)
+def embedding(built_op: Callable[[str, str], codegen.runner.OpCallable]) -> codegen.runner.OpCallable:
+    return built_op("embedding_dense_backward", PRODUCT)
 
 
 def _rss_kib() -> int:

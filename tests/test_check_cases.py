@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import codegen
-from codegen.check.cases import _multicore_length, attr_candidates, elementwise_cases
+from codegen.check.cases import attr_candidates
+from codegen.families.elementwise.cases import _multicore_length, elementwise_cases
 from codegen.runner import attr_value
 from codegen.spec.errors import NO_LOC
 from codegen.spec.expr import INT64_MAX, INT64_MIN, parse_expr
@@ -90,7 +91,7 @@ def test_compile_op_rejects_a_product_the_op_does_not_support_before_compiling()
 @pytest.mark.parametrize("product", ["Ascend910", "Ascend910B", "Ascend910_93", "Ascend950", "Ascend310P"])
 def test_the_quick_matrix_spans_several_cores_with_an_uneven_tail_on_every_product(product: str) -> None:
     from codegen.check.driver import cases_for
-    from codegen.plan.elementwise import tiling_decision
+    from codegen.families.elementwise.plan import tiling_decision
     from codegen.spec.model import DType
 
     catalogue, specs = load_project()

@@ -17,8 +17,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from codegen.check.bound import derived_bound
 from codegen.check.compare import compare
+from codegen.families.elementwise.bound import derived_bound
 from codegen.paths import project_paths
 from codegen.spec.loader import load_specs
 from codegen.specs import load_project

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from codegen.plan.elementwise_compiler import Program, compile_formula
+from codegen.families.elementwise.compiler import Program, compile_formula
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import ExprEvalError, evaluate, parse_expr
 

@@ -22,8 +22,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from codegen.families.index_accumulate.plan import TILING_FIELDS, tiling_decision
 from codegen.paths import project_paths
-from codegen.plan.index_accumulate import TILING_FIELDS, tiling_decision
 from codegen.runner import AclnnError, OpCallable, compile_op
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec

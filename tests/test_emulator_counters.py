@@ -36,9 +36,9 @@ import numpy as np
 import pytest
 import yaml
 
+from codegen import registry
 from codegen.check.cases import Case
 from codegen.check.driver import cases_for
-from codegen.families import infer_output
 from codegen.paths import project_paths
 from codegen.specs import load_project
 
@@ -98,7 +98,7 @@ def _needs_smlb(case: Case, spec: Any) -> Needs:
     arrays = {t.name: params.get(t.name) for t in spec.inputs}
     out = params.get("out")
     if out is None:
-        out = infer_output(spec, arrays, {a.name: params[a.name] for a in spec.attrs})
+        out = registry.family(spec.family).infer_output(spec, arrays, {a.name: params[a.name] for a in spec.attrs})
     numel, item = int(np.asarray(out).size), int(np.asarray(out).dtype.itemsize)
     return Needs(numel * item, len(spec.inputs) * numel * item, numel * item, numel == 0)
 

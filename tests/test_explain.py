@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 
 import pytest
 
 from codegen.explain import explain
-from codegen.plan.elementwise import tiling_decision
-from codegen.runner import compile_op
+from codegen.families.elementwise.plan import tiling_decision
+from codegen.runner import OpCallable
 from codegen.spec.model import DType
 from codegen.specs import load_project
 
@@ -27,11 +28,13 @@ CASES = [
 
 
 @pytest.mark.parametrize(("product", "shape", "dtype"), CASES)
-def test_elementwise_explain_equals_the_tiling_function(product: str, shape: tuple[int, ...], dtype: str) -> None:
+def test_elementwise_explain_equals_the_tiling_function(
+    product: str, shape: tuple[int, ...], dtype: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
     prod = CATALOGUE.get(product)
     d = tiling_decision(SMLB, prod, shape, DType[dtype])
     tensor = {"shape": list(shape), "dtype": dtype}
-    got = compile_op("soft_margin_loss_backward", product).run_tiling(
+    got = built_op("soft_margin_loss_backward", product).run_tiling(
         {"inputs": [tensor] * 3, "outputs": [tensor], "attrs": {"reduction": "mean"}}
     )
     assert got["status"] == 0, got
@@ -89,19 +92,21 @@ EDB_SHAPES = [
     ("product", "shape"),
     [pytest.param(p, s, id=f"{p}-{'x'.join(map(str, s))}") for p in EDB.products for s in EDB_SHAPES],
 )
-def test_index_accumulate_explain_equals_the_tiling_function(product: str, shape: tuple[int, int, int]) -> None:
+def test_index_accumulate_explain_equals_the_tiling_function(
+    product: str, shape: tuple[int, int, int], built_op: Callable[[str, str], OpCallable]
+) -> None:
     """The core split (row groups x D-slices, index groups x D-slices; deterministic: index groups x owning
     positions), blockDim, dChunk and workspace that `opgen explain` prints are those of the generated tiling
     function, in both strategies."""
     import struct
 
-    from codegen.plan.index_accumulate import TILING_FIELDS
+    from codegen.families.index_accumulate.plan import TILING_FIELDS
 
     prod = CATALOGUE.get(product)
     w, d, n = shape
     text = explain(EDB, prod, f"{w},{d},{n}", None)
     for det in (False, True):
-        got = compile_op("embedding_dense_backward", product).run_tiling(
+        got = built_op("embedding_dense_backward", product).run_tiling(
             {
                 "inputs": [{"shape": [n, d], "dtype": "FLOAT"}, {"shape": [n], "dtype": "INT64"}],
                 "outputs": [{"shape": [w, d], "dtype": "FLOAT"}],
@@ -179,14 +184,16 @@ RESERVED_WORKSPACE = {1001: 2 * 1024 * 1024, 2002: 2 * 1024 * 1024, 2201: 16 * 1
 
 
 @pytest.mark.parametrize("product", SMLB.products)
-def test_phase1_workspace_and_explain_include_the_system_workspace(product: str) -> None:
+def test_phase1_workspace_and_explain_include_the_system_workspace(
+    product: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
     """Phase 1 of an op that needs no workspace of its own asks for exactly the product's system workspace
     (the tiling adds GetLibApiWorkSpaceSize(), as CANN tilings do), and `opgen explain` prints that size."""
     import numpy as np
 
     prod = CATALOGUE.get(product)
     reserve = RESERVED_WORKSPACE[prod.npu_arch]
-    fn = compile_op("soft_margin_loss_backward", product)
+    fn = built_op("soft_margin_loss_backward", product)
     x = np.ones((3, 5), np.float32)
     tensors = {name: fn.make_tensor(x) for name in ("gradOutput", "self", "target", "out")}
     status, size, _ = fn.phase1(tensors, {"reduction": 0})
@@ -197,10 +204,12 @@ def test_phase1_workspace_and_explain_include_the_system_workspace(product: str)
 
 
 @pytest.mark.parametrize("product", EDB.products)
-def test_index_accumulate_workspace_starts_with_the_system_workspace(product: str) -> None:
+def test_index_accumulate_workspace_starts_with_the_system_workspace(
+    product: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
     """The index-accumulation tiling requests the system workspace plus its own (counts and accumulator)."""
     prod = CATALOGUE.get(product)
-    got = compile_op("embedding_dense_backward", product).run_tiling(
+    got = built_op("embedding_dense_backward", product).run_tiling(
         {
             "inputs": [{"shape": [6, 5], "dtype": "FLOAT"}, {"shape": [6], "dtype": "INT64"}],
             "outputs": [{"shape": [4, 5], "dtype": "FLOAT"}],

@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import (
     ALLOWED_SYNTAX,
-    ELEMENTWISE_SIGNATURES,
     HOST_NUMERIC_SIGNATURES,
     INT64_MAX,
     INT64_MIN,
     SHAPE_SIGNATURES,
     TENSOR_SIGNATURES,
+    VECTOR_SIGNATURES,
     Binary,
     BoolOp,
     Call,
@@ -451,7 +451,7 @@ def test_shape_and_elementwise_signatures() -> None:
     assert check(p("broadcast()"), shapes, (T.SHAPE,)).problems == (
         "broadcast() takes at least 1 argument, as in broadcast(tensor, ...); got 0",
     )
-    ew = Scope({"x": T.FLOAT, "n": T.INT}, ELEMENTWISE_SIGNATURES)
+    ew = Scope({"x": T.FLOAT, "n": T.INT}, VECTOR_SIGNATURES)
     assert check(p("relu(n)"), ew, NUM).type is T.INT
     assert check(p("sigmoid(n) * x + exp(x) - log(x) / sqrt(x)"), ew, NUM).type is T.FLOAT
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.paths import project_paths
 from codegen.spec.loader import load_catalogue, load_op_spec
-from codegen.spec.model import Catalogue, ElementwiseCompute
+from codegen.spec.model import Catalogue
 from tests.test_spec_errors import BASE, CATALOGUE, STEM, bad, edit
 
 

@@ -4,10 +4,12 @@ specs document (smooth L1 at beta = 0, BCE's optional weight and shape rule) and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
-from codegen.plan.elementwise import tiling_decision
+from codegen.families.elementwise.plan import tiling_decision
 from codegen.runner import AclnnError, OpCallable, compile_op
 from codegen.spec.model import DType
 from codegen.specs import load_project
@@ -17,23 +19,23 @@ CATALOGUE, SPECS = load_project()
 
 
 @pytest.fixture(scope="module")
-def mse() -> OpCallable:
-    return compile_op("MseLossBackward", "Ascend910B")
+def mse(built_op: Callable[[str, str], OpCallable]) -> OpCallable:
+    return built_op("MseLossBackward", "Ascend910B")
 
 
 @pytest.fixture(scope="module")
-def smooth_l1() -> OpCallable:
-    return compile_op("SmoothL1LossBackward", "Ascend910B")
+def smooth_l1(built_op: Callable[[str, str], OpCallable]) -> OpCallable:
+    return built_op("SmoothL1LossBackward", "Ascend910B")
 
 
 @pytest.fixture(scope="module")
-def sigmoid() -> OpCallable:
-    return compile_op("SigmoidBackward", "Ascend910B")
+def sigmoid(built_op: Callable[[str, str], OpCallable]) -> OpCallable:
+    return built_op("SigmoidBackward", "Ascend910B")
 
 
 @pytest.fixture(scope="module", params=["Ascend910B", "Ascend910"])
-def bce(request: pytest.FixtureRequest) -> OpCallable:
-    return compile_op("BinaryCrossEntropyBackward", request.param)
+def bce(request: pytest.FixtureRequest, built_op: Callable[[str, str], OpCallable]) -> OpCallable:
+    return built_op("BinaryCrossEntropyBackward", request.param)
 
 
 def test_mse_doc_example_and_mean_divisor(mse: OpCallable) -> None:

@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 
-from codegen.runner import compile_op
+from codegen.runner import OpCallable
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
@@ -34,18 +35,18 @@ def _recorded_dtypes(entry: dict, config_name: str) -> dict[str, list[str]] | No
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))
-def test_registered_opdef_matches_spec_on_every_product(op: str) -> None:
+def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
     spec = SPECS[op]
     dev = spec.device_interface
     for product_name in spec.products:
         product = CATALOGUE.get(product_name)
-        opdef = compile_op(op, product_name).opdef()
+        opdef = built_op(op, product_name).opdef()
         assert opdef["op_type"] == spec.op_type
         configs = opdef["configs"]
         assert sorted(configs) == sorted(CATALOGUE.get(p).config_name for p in spec.products)
         config = configs[product.config_name]
         if spec.family == "index_accumulate":  # the device op lists (rows, index) dtype pairs; its sums are FLOAT
-            from codegen.plan.index_accumulate import device_opdef_dtypes
+            from codegen.families.index_accumulate.plan import device_opdef_dtypes
 
             want = device_opdef_dtypes(spec, [product])
         else:
@@ -82,7 +83,9 @@ def test_recorded_interfaces_cover_the_seed_op_types() -> None:
 
 
 @pytest.mark.parametrize("op", SEED_OPS)
-def test_seed_opdef_equals_cann_registration_on_every_product(op: str) -> None:
+def test_seed_opdef_equals_cann_registration_on_every_product(
+    op: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
     """A seed op whose OpType ops-nn registers declares exactly that interface on every product (and the
     recorded dtype lists on each SoC ops-nn registers it for); one whose interface differs uses an OpType
     ops-nn does not register, and its generated document says which registered OpTypes it avoids."""
@@ -96,7 +99,7 @@ def test_seed_opdef_equals_cann_registration_on_every_product(op: str) -> None:
         return
     for product_name in spec.products:
         product = CATALOGUE.get(product_name)
-        opdef = compile_op(op, product_name).opdef()
+        opdef = built_op(op, product_name).opdef()
         assert opdef["op_type"] == spec.op_type
         config = opdef["configs"][product.config_name] or opdef
         for kind in ("inputs", "outputs"):

@@ -40,9 +40,9 @@ from torch_oracle import (
     torch,
 )
 
+from codegen.families.elementwise.plan import tiling_decision as smlb_tiling
+from codegen.families.index_accumulate.plan import tiling_decision as edb_tiling
 from codegen.paths import project_paths
-from codegen.plan.elementwise import tiling_decision as smlb_tiling
-from codegen.plan.index_accumulate import tiling_decision as edb_tiling
 from codegen.runner import CORE_ORDERS
 from codegen.spec.model import DType
 from codegen.specs import load_project

@@ -9,19 +9,19 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from codegen.runner import AclnnError, compile_op, device_memory
+from codegen.runner import AclnnError, OpCallable, compile_op, device_memory
 
 F32 = np.float32
 
 
 @pytest.fixture(scope="module")
-def op910b():  # type: ignore[no-untyped-def]
-    return compile_op("SoftMarginLossBackward", "Ascend910B")
+def op910b(built_op: Callable[[str, str], OpCallable]) -> OpCallable:
+    return built_op("SoftMarginLossBackward", "Ascend910B")
 
 
 @pytest.fixture(scope="module")
-def op910():  # type: ignore[no-untyped-def]
-    return compile_op("soft_margin_loss_backward", "Ascend910")
+def op910(built_op: Callable[[str, str], OpCallable]) -> OpCallable:
+    return built_op("soft_margin_loss_backward", "Ascend910")
 
 
 def formula(g: np.ndarray, x: np.ndarray, t: np.ndarray, reduction: int) -> np.ndarray:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors, error_context
 from codegen.spec.loader import load_catalogue, load_op_spec, load_specs
-from codegen.spec.model import Catalogue, ElementwiseCompute
+from codegen.spec.model import Catalogue
 
 DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8"
 PRODUCT_NAMES = "Ascend310P, Ascend910, Ascend910B"
@@ -892,8 +893,8 @@ def test_formula_constructs_without_vector_instructions_are_rejected_at_load(
 
 
 def test_formula_rule_matches_the_compiler() -> None:
-    from codegen.plan import elementwise_compiler as ec
-    from codegen.spec import rules
+    from codegen.families.elementwise import compiler as ec
+    from codegen.families.elementwise import rules
 
     assert {*ec.UNARY_INSTRUCTIONS, *ec.MINMAX_INSTRUCTIONS, "sigmoid"} == rules.TENSOR_FUNCTIONS
     assert set(ec.BINARY_INSTRUCTIONS) == rules.TENSOR_OPERATORS

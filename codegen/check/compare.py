@@ -44,7 +44,7 @@ class Comparison:
 
 
 def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float) -> Comparison:
-    """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` elementwise (NaN only where ref is NaN;
+    """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` per element (NaN only where ref is NaN;
     an infinity only where ref, rounded to the output dtype, is the same infinity).
 
     ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type). The half-ULP

@@ -13,48 +13,22 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from codegen import registry
 from codegen.build import BuildError, build_example, build_op
-from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, elementwise_cases, format_cases
+from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, format_cases
 from codegen.check.compare import compare
+from codegen.check.results import CaseResult, Job
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
-from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
+from codegen.spec.model import ACL_FORMATS, Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus, compute_dtypes
-
-
-@dataclass
-class CaseResult:
-    """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases);
-    ``kind`` names how a failed case failed when it did not return a result: ``timeout`` (it ran past its
-    time limit and was killed) or ``crash`` (its process died), else empty; ``bound`` and ``bound_source``
-    say what error the comparison accepted (see :func:`case_tolerance`)."""
-
-    ident: str
-    op: str
-    product: str
-    dtype: str
-    shape: str
-    name: str
-    passed: bool
-    status: int
-    max_abs_err: float
-    max_ulp_err: float
-    message: str
-    seconds: float
-    counters: dict[str, Any] = field(default_factory=dict)
-    #: the error accepted at the element of the largest absolute error (0 for status cases)
-    bound: float = 0.0
-    #: where the bound came from: ``derived`` (the instruction sequence), ``tolerance()`` (the reference
-    #: module's), ``default`` (16 fp32 roundings) or empty for cases without a comparison
-    bound_source: str = ""
-    kind: str = ""
 
 
 class ReferenceLoadError(Exception):
@@ -234,18 +208,16 @@ def case_tolerance(
 ) -> tuple[Any, Any, str]:
     """``(atol, rtol, source)`` for comparing one call's output with ``expected`` (float64).
 
-    A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise an
-    elementwise op gets the bound derived from its compiled instruction sequence and the call's inputs
-    (:func:`codegen.check.bound.derived_bound`; atol per element, rtol ``2**-40`` for the reference's own
-    float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
+    A reference module's ``tolerance(**params) -> (atol, rtol)`` wins (source ``tolerance()``). Otherwise a
+    family that derives a bound (:meth:`codegen.registry.Family.derived_bound`, e.g. from the kernel's compiled
+    instruction sequence and the call's inputs) gives it (atol per element, rtol ``2**-40`` for the
+    reference's own float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
     (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype.
     """
     if hasattr(ref, "tolerance"):
         atol, rtol = _call_with(ref.tolerance, params)
         return atol, rtol, "tolerance()"
-    from codegen.check.bound import derived_bound
-
-    derived = None if product is None else derived_bound(spec, product, params, expected)
+    derived = None if product is None else registry.family(spec.family).derived_bound(spec, product, params, expected)
     if derived is not None:
         return derived, 2.0**-40, "derived"
     return 0.0, DEFAULT_RTOL, "default"
@@ -324,19 +296,7 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
 def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
     """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
     dtypes = [d for d in compute_dtypes(spec, product) if not dtype_filter or d.name in dtype_filter]
-    if spec.family == "elementwise":
-        from codegen.plan.elementwise import tiling_decision
-
-        def tile(d: DType) -> int:
-            return tiling_decision(spec, product, (1 << 24,), d).tile_length
-
-        cases = list(elementwise_cases(spec, product, dtypes, quick, tile))
-    elif spec.family == "index_accumulate":
-        from codegen.check.index_accumulate_cases import index_accumulate_cases
-
-        cases = list(index_accumulate_cases(spec, product, dtypes, quick))
-    else:
-        raise ValueError(f"no case generator for family '{spec.family}'")
+    cases = registry.family(spec.family).check_cases(spec, product, dtypes, quick)
     return [*cases, *determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 
@@ -432,25 +392,6 @@ def _check_example(
             f"{type(exc).__name__}: {exc}",
             time.perf_counter() - start,
         )
-
-
-@dataclass(frozen=True)
-class Job:
-    """The cases of one (op, product), run in one worker process. ``specs_dir`` and ``products_file`` are
-    the spec directory and product catalogue the op and product come from (None: the project's);
-    ``timeout`` the time limit of every case in seconds (None: derived from each case's size, see
-    :func:`codegen.check.worker.case_timeout`)."""
-
-    spec_snake: str
-    product: str
-    dtype_filter: tuple[str, ...]
-    quick: bool
-    generated: str | None
-    core_orders: tuple[str, ...]
-    sanitize: bool
-    specs_dir: str | None
-    products_file: str | None = None
-    timeout: float | None = None
 
 
 def run_job(job: Job) -> list[CaseResult]:

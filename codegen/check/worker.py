@@ -3,7 +3,7 @@
 Generated host and kernel code runs inside the process that loads its library, so a fault the emulator does
 not catch (an integer division by zero in a tiling function is ``SIGFPE``, a wild pointer ``SIGSEGV``) would
 kill the checker and every result with it. :func:`run_isolated` therefore runs the cases of an (op, product)
-in one child process (``python -m codegen.check.worker``), started once, not once per case. The child
+in one child process (``python -m codegen.check.worker_main``), started once, not once per case. The child
 announces each case before running it and sends its result after. When the child dies, the case it announced
 becomes a failed case naming the signal, and a new child continues from the next case; the rest of the
 matrix still runs.
@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from codegen.check.cases import Case
+from codegen.check.results import CaseResult
 
 #: Bytes of the worker's stderr quoted in a crash report.
 STDERR_TAIL = 2000
@@ -101,8 +101,6 @@ def case_units(cases: list[Case], core_orders: tuple[str, ...]) -> list[tuple[Ca
 
 
 def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
-    from codegen.check.driver import CaseResult
-
     tail = stderr_tail.strip()
     return CaseResult(
         info["ident"],
@@ -124,8 +122,6 @@ def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> An
 
 
 def _timeout_result(info: dict[str, Any], seconds: float, limited: bool) -> Any:
-    from codegen.check.driver import CaseResult
-
     how = "the --timeout" if limited else "its time limit (derived from its size; `opgen check --timeout S` sets it)"
     return CaseResult(
         info["ident"],
@@ -158,8 +154,6 @@ TIMEOUTS_IN_A_ROW = 3
 
 def _job_failure(job: Any, name: str, message: str, kind: str) -> Any:
     """A failed result of a whole (op, product) job rather than of one case (``<op>/<product>/-/<name>``)."""
-    from codegen.check.driver import CaseResult
-
     ident = f"{job.spec_snake}/{job.product}/-/{name}"
     return CaseResult(ident, job.spec_snake, job.product, "-", "-", name, False, 0, 0.0, 0.0, message, 0.0, kind=kind)
 
@@ -184,8 +178,6 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
     worker per crash is started. A worker that dies outside a case (at start-up) ends the job with one failed
     ``worker`` result quoting its stderr.
     """
-    from codegen.check.driver import CaseResult
-
     results: list[CaseResult] = []
     start = 0
     in_a_row = 0  # cases that ran past their time limit one after the other
@@ -193,7 +185,7 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
     while True:
         with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "codegen.check.worker"],
+                [sys.executable, "-m", "codegen.check.worker_main"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=err,
@@ -258,63 +250,3 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
             return results
         results.append(_crash_result(pending, returncode, stderr_text))
         start = int(pending["begin"]) + 1
-
-
-def _serve(request: dict[str, Any], out: IO[str]) -> None:
-    from codegen.build import BuiltOp
-    from codegen.check.driver import Job, cases_for, check_example, load_reference, prepare_example, run_case
-    from codegen.paths import reference_dir_for
-    from codegen.runner import OpCallable
-    from codegen.specs import load_project
-
-    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in request["job"].items()}
-    job = Job(**fields)
-    catalogue, specs = load_project(job.specs_dir, job.products_file)
-    spec = specs[job.spec_snake]
-    product = catalogue.get(job.product)
-    ref = load_reference(spec, reference_dir_for(job.specs_dir))
-    built = BuiltOp(spec, product, Path(request["library"]), request["key"], job.sanitize)
-    fn = OpCallable(built)
-    cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
-    units = case_units(cases, job.core_orders)
-    for index in range(int(request["start"]), len(units)):
-        case, suffix = units[index]
-        name = f"{case.name} ({suffix})" if suffix else case.name
-        ident = f"{case.ident} ({suffix})" if suffix else case.ident
-        begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
-        begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
-        begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
-        out.write(json.dumps(begin) + "\n")
-        out.flush()
-        r = run_case(fn, case, ref)
-        r.name, r.ident = name, ident
-        out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
-        out.flush()
-    # The example program last, in this process too: its reference runs under the same time limit.
-    generated = Path(job.generated) if job.generated else None
-    prepared = prepare_example(built, generated)  # compiling it is not timed as a case
-    begin = {"begin": len(units), "ident": f"{spec.snake}/{product.name}/example/example program"}
-    begin.update({"op": spec.snake, "product": product.name, "dtype": "-", "shape": "-", "name": "example program"})
-    begin["timeout"] = case_timeout(None, job.timeout, job.sanitize)
-    out.write(json.dumps(begin) + "\n")
-    out.flush()
-    r = check_example(spec, product, generated, ref, built, prepared)
-    out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
-    out.write(json.dumps({"done": len(units) + 1}) + "\n")
-    out.flush()
-
-
-def main() -> int:
-    """Worker entry point: reads the request from stdin, streams begin/result lines, exits 0 when done."""
-    die_with_parent()
-    request = json.loads(sys.stdin.read())
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol
-    with os.fdopen(protocol_fd, "w", encoding="utf-8") as out:
-        _serve(request, out)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

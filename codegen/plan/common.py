@@ -7,10 +7,12 @@ Everything a template prints is computed here; templates only place the strings.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from codegen.spec.generated_names import op_files
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
@@ -45,33 +47,6 @@ def tiling_field_views(fields: tuple[TilingField, ...], **names: str) -> list[di
         }
         for f in fields
     ]
-
-
-def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
-    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout).
-
-    With ``products`` (the op's catalogue products) the binary configs are included, one per SoC config
-    name: kind ``binary_json:<config_name>`` at ``op_host/config/<config_name>/<kernel>_binary.json``."""
-    files = {
-        "cmake": "CMakeLists.txt",
-        "op_api_h": f"op_api/aclnn_{spec.snake}.h",
-        "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
-        "l0_h": f"op_api/{spec.kernel}.h",
-        "l0_cpp": f"op_api/{spec.kernel}.cpp",
-        "proto_h": f"op_graph/{spec.kernel}_proto.h",
-        "infershape_cpp": f"op_host/{spec.kernel}_infershape.cpp",
-        "tiling_h": f"op_host/{spec.kernel}_tiling.h",
-        "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
-        "def_cpp": f"op_host/{spec.kernel}_def.cpp",
-        "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
-        "doc_md": f"docs/{spec.aclnn_name}.md",
-        "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
-        "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
-        "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
-    }
-    for p in products or []:
-        files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
-    return files
 
 
 #: ``binary.json`` attr dtype of each OpDef attr setter (the type table's device attr types).
@@ -521,7 +496,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for t in spec.outputs:
         param_rows.append(_param_row(t, products, "output"))
     return {
-        "spec": spec,
+        "op": OpView.of(spec),
         "files": op_files(spec),
         "guard": spec.snake.upper(),
         "signature": sig,
@@ -540,6 +515,53 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             f"{r['name']}: {r['dtypes']}; rank {r['rank']}." for r in param_rows if r["direction"] != "input (host)"
         ],
     }
+
+
+@dataclass(frozen=True)
+class TilingParamsView:
+    """The spec's ``tiling`` parameters as templates see them: bytes of UB reserved, bytes of output per core
+    started, queue depth."""
+
+    ub_reserved_bytes: int
+    min_bytes_per_core: int
+    buffer_num: int
+
+
+@dataclass(frozen=True)
+class OpView:
+    """The op as every template sees it (view key ``op``; templates never see the spec).
+
+    Attributes:
+        op_type: the device OpType; aclnn_name: ``aclnn<Op>``; kernel: the kernel function and file stem;
+        snake: the spec file stem; summary: one paragraph; notes: documentation notes; family: the family's
+        name; input_names: aclnn input names in order; tiling: the tiling parameters.
+    """
+
+    op_type: str
+    aclnn_name: str
+    kernel: str
+    snake: str
+    summary: str
+    notes: tuple[str, ...]
+    family: str
+    input_names: tuple[str, ...]
+    tiling: TilingParamsView
+
+    @classmethod
+    def of(cls, spec: OpSpec) -> OpView:
+        """The view of ``spec``."""
+        t = spec.tiling
+        return cls(
+            op_type=spec.op_type,
+            aclnn_name=spec.aclnn_name,
+            kernel=spec.kernel,
+            snake=spec.snake,
+            summary=spec.summary,
+            notes=spec.notes,
+            family=spec.family,
+            input_names=spec.input_names,
+            tiling=TilingParamsView(t.ub_reserved_bytes, t.min_bytes_per_core, t.buffer_num),
+        )
 
 
 def format_rule_text(spec: OpSpec) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     **{n: "errors" for n in ("SourceLoc", "SpecError", "SpecErrors", "error_context")},
     **{n: "expr" for n in ("Expr", "ExprEvalError", "ExprType", "evaluate", "parse_expr", "to_cpp", "to_source")},
-    **{n: "loader" for n in ("COMPUTE_PARSERS", "load_catalogue", "load_op_spec", "load_specs")},
+    **{n: "loader" for n in ("load_catalogue", "load_op_spec", "load_specs")},
     **{
         n: "model"
         for n in (
@@ -24,7 +24,6 @@ _EXPORTS: dict[str, str] = {
             "Catalogue",
             "Constraint",
             "DType",
-            "ElementwiseCompute",
             "Example",
             "ExampleTensor",
             "OpSpec",
@@ -36,12 +35,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "COMPUTE_PARSERS",
     "AttrSpec",
     "Catalogue",
     "Constraint",
     "DType",
-    "ElementwiseCompute",
     "Example",
     "ExampleTensor",
     "Expr",
@@ -77,13 +74,12 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from codegen.spec.errors import SourceLoc, SpecError, SpecErrors, error_context
     from codegen.spec.expr import Expr, ExprEvalError, ExprType, evaluate, parse_expr, to_cpp, to_source
-    from codegen.spec.loader import COMPUTE_PARSERS, load_catalogue, load_op_spec, load_specs
+    from codegen.spec.loader import load_catalogue, load_op_spec, load_specs
     from codegen.spec.model import (
         AttrSpec,
         Catalogue,
         Constraint,
         DType,
-        ElementwiseCompute,
         Example,
         ExampleTensor,
         OpSpec,

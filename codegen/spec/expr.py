@@ -1,6 +1,6 @@
 """The spec expression language: Python syntax, an allow-listed tree, evaluated in Python, printed as C++.
 
-Shape formulas, host scalars, constraints and elementwise formulas of op specs are written as Python
+Shape formulas, host scalars, constraints and per-element formulas of op specs are written as Python
 expressions. :func:`parse_expr` parses them with :mod:`ast` and converts the syntax tree into the small
 node set below, rejecting every other construct with a message naming it; user text is never given to
 ``eval``, ``exec`` or ``compile``.
@@ -46,7 +46,6 @@ __all__ = [
     "ALLOWED_SYNTAX",
     "DEFAULT_CPP_FUNCTIONS",
     "DEFAULT_FUNCTIONS",
-    "ELEMENTWISE_SIGNATURES",
     "HOST_NUMERIC_SIGNATURES",
     "INT64_MAX",
     "INT64_MIN",
@@ -54,6 +53,7 @@ __all__ = [
     "SHAPE_SIGNATURES",
     "TENSOR_FUNCTIONS",
     "TENSOR_SIGNATURES",
+    "VECTOR_SIGNATURES",
     "Binary",
     "BoolOp",
     "Call",
@@ -988,8 +988,8 @@ HOST_NUMERIC_SIGNATURES: Mapping[str, Signature] = {
     "min": _sig([_NUMERIC], None, "min(a, b, ...)", 2, None),
     "max": _sig([_NUMERIC], None, "max(a, b, ...)", 2, None),
 }
-#: Functions of elementwise formulas (each has a vector-instruction lowering).
-ELEMENTWISE_SIGNATURES: Mapping[str, Signature] = {
+#: Functions of per-element (vector) formulas (each has a vector-instruction lowering).
+VECTOR_SIGNATURES: Mapping[str, Signature] = {
     **HOST_NUMERIC_SIGNATURES,
     "sigmoid": _sig([_NUMERIC], ExprType.FLOAT, "sigmoid(x)", 1, 1),
     "exp": _sig([_NUMERIC], ExprType.FLOAT, "exp(x)", 1, 1),

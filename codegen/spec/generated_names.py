@@ -11,6 +11,8 @@ kernel, ``tmp0`` as a compiler temporary, an input ``out`` next to the kernel's 
 names are rejected at load time; the lists below follow the templates (``templates/op_kernel``,
 ``op_host``, ``op_api``, ``examples``, ``common``) and are deliberately conservative: every family's
 identifiers are taken for every family.
+
+:func:`op_files` names the files generated for an op (the ops-nn layout).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 
 from .errors import SourceLoc
-from .model import AttrSpec, TensorSpec
+from .model import AttrSpec, OpSpec, Product, TensorSpec
 
 __all__ = ["SCOPES", "generated_name_problems"]
 
@@ -117,3 +119,30 @@ def generated_name_problems(
         if problem:
             problems.append((field, loc, f"{problem}; choose another name"))
     return problems
+
+
+def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
+    """Relative paths of the generated files of ``spec``, keyed by template kind (ops-nn layout).
+
+    With ``products`` (the op's catalogue products) the binary configs are included, one per SoC config
+    name: kind ``binary_json:<config_name>`` at ``op_host/config/<config_name>/<kernel>_binary.json``."""
+    files = {
+        "cmake": "CMakeLists.txt",
+        "op_api_h": f"op_api/aclnn_{spec.snake}.h",
+        "op_api_cpp": f"op_api/aclnn_{spec.snake}.cpp",
+        "l0_h": f"op_api/{spec.kernel}.h",
+        "l0_cpp": f"op_api/{spec.kernel}.cpp",
+        "proto_h": f"op_graph/{spec.kernel}_proto.h",
+        "infershape_cpp": f"op_host/{spec.kernel}_infershape.cpp",
+        "tiling_h": f"op_host/{spec.kernel}_tiling.h",
+        "tiling_cpp": f"op_host/{spec.kernel}_tiling.cpp",
+        "def_cpp": f"op_host/{spec.kernel}_def.cpp",
+        "kernel_cpp": f"op_kernel/{spec.kernel}.cpp",
+        "doc_md": f"docs/{spec.aclnn_name}.md",
+        "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
+        "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
+        "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
+    }
+    for p in products or []:
+        files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
+    return files

@@ -1,15 +1,17 @@
-"""Loading and validating op specs and the product catalogue.
+"""Loading and validating op specs: the op parser and the directory loader.
 
-YAML is read with a strict SafeLoader subclass into located nodes (:class:`YScalar`, :class:`YSeq`,
-:class:`YMap`: every value knows its file, line and field path; duplicate keys, aliases and merge keys
-are rejected; booleans are only ``true``/``false``, integers decimal or ``0x``/``0o``). Each entry is
-then parsed against an explicit schema into the frozen model of :mod:`codegen.spec.model`; every
-problem becomes a :class:`~codegen.spec.errors.SpecError` and the loaders raise all of them together
-as :class:`~codegen.spec.errors.SpecErrors`. Checks that relate entries (unique names, expression
-names, the example against the tensors, tiling against the products) run after the fields parse.
+The spec stage is split in four modules: :mod:`codegen.spec.yaml_reader` reads YAML into located nodes
+and gives typed access to them (:class:`~codegen.spec.yaml_reader.Reader`), :mod:`codegen.spec.naming`
+holds the naming rules, :mod:`codegen.spec.catalogue` loads the product catalogue, and this module parses
+each op spec against an explicit schema into the frozen model of :mod:`codegen.spec.model`; every problem
+becomes a :class:`~codegen.spec.errors.SpecError` and the loaders raise all of them together as
+:class:`~codegen.spec.errors.SpecErrors`. Checks that relate entries (unique names, expression names, the
+example against the tensors, tiling against the products) run after the fields parse.
 
-Family-specific ``compute`` sections are parsed by the functions of :data:`COMPUTE_PARSERS`; another
-family registers ``COMPUTE_PARSERS["name"] = parser`` with a parser of type :data:`ComputeParser`.
+The loader knows no family by name: ``family:`` must name a package of the family registry
+(:mod:`codegen.registry`), which parses the family's ``compute`` section (a
+:data:`~codegen.spec.scopes.ComputeParser`), says whether a ``device`` section is allowed and gives the
+family's expressions to check for a division by zero.
 
 Nothing here writes files.
 """
@@ -17,41 +19,35 @@ Nothing here writes files.
 from __future__ import annotations
 
 import dataclasses
-import keyword
 import math
-import re
 import string
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
-import yaml
-
+from codegen import registry
 from codegen.paths import spec_files
+from codegen.registry import FamilyName, family_names
+from codegen.spec.catalogue import (
+    CATALOGUE_FILE,
+    UB_BLOCK_BYTES,
+    _load_catalogue,
+    _sorted,
+    load_catalogue,
+)
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors
 from codegen.spec.expr import (
-    ELEMENTWISE_SIGNATURES,
-    HOST_NUMERIC_SIGNATURES,
     INT64_MAX,
     INT64_MIN,
-    SHAPE_SIGNATURES,
-    TENSOR_SIGNATURES,
     Expr,
     ExprEvalError,
     ExprType,
-    Name,
-    Num,
-    Scope,
     as_shape,
-    check,
     evaluate,
-    parse_expr,
     to_source,
 )
 from codegen.spec.expr import names as expr_names
 from codegen.spec.generated_names import generated_name_problems
-from codegen.spec.index_accumulate import parse_index_accumulate_compute
 from codegen.spec.model import (
     ACL_FORMATS,
     ACLNN_STATUS_CODES,
@@ -66,1050 +62,47 @@ from codegen.spec.model import (
     DeviceInterface,
     DeviceTensor,
     DType,
-    ElementwiseCompute,
     Example,
     ExampleTensor,
+    FamilyCompute,
     OpSpec,
-    Product,
     TensorSpec,
     TilingSpec,
     snake_case,
+)
+from codegen.spec.naming import (
+    _C_IDENT,
+    _SNAKE,
+    CPP_KEYWORDS,
+    PLATFORM_NAMES,
+    RESERVED_NAMES,
+    is_upper_camel,
 )
 from codegen.spec.rules import (
     SHAPE_ATOMS,
     atomize,
     constant_problem,
-    elementwise_host_problem,
     excludes_zero,
-    formula_problem,
     zero_division,
 )
+from codegen.spec.scopes import (
+    ComputeContext,
+    _claim,
+    constraint_scope,
+    shape_scope,
+)
+from codegen.spec.yaml_reader import Reader, YMap, YNode, YScalar, YSeq, _describe, _join, _show_key, read_yaml
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 __all__ = [
-    "COMPUTE_PARSERS",
-    "CPP_KEYWORDS",
-    "KNOWN_FAMILIES",
-    "PLATFORM_NAMES",
-    "RESERVED_NAMES",
-    "ComputeContext",
-    "ComputeParser",
-    "Reader",
-    "YMap",
-    "YNode",
-    "YScalar",
-    "YSeq",
-    "constraint_scope",
-    "elementwise_scope",
-    "is_upper_camel",
     "load_catalogue",
     "load_op_spec",
     "load_specs",
-    "name_problem",
-    "parse_elementwise_compute",
-    "read_yaml",
-    "scalar_scope",
-    "shape_scope",
 ]
-
-CATALOGUE_FILE = "products.yaml"
-
-# ------------------------------------------------------------------------------------------- YAML layer
-
-
-@dataclass(eq=False)
-class YNode:
-    """A YAML value with its location and field path (``inputs[0].dtypes[1]``; ``""`` for the document)."""
-
-    loc: SourceLoc
-    path: str
-
-
-@dataclass(eq=False)
-class YScalar(YNode):
-    """A scalar: ``str``, ``int``, ``float``, ``bool`` or ``None``."""
-
-    value: str | int | float | bool | None
-
-
-@dataclass(eq=False)
-class YSeq(YNode):
-    """A sequence."""
-
-    items: list[YNode]
-
-
-@dataclass(eq=False)
-class YMap(YNode):
-    """A mapping, as ``(key, value)`` pairs in file order (keys unique)."""
-
-    entries: list[tuple[YScalar, YNode]]
-
-
-def _join(path: str, key: object) -> str:
-    return str(key) if not path else f"{path}.{key}"
-
-
-def _show_key(key: object) -> str:
-    return f"'{key}'" if isinstance(key, str) else repr(key)
-
-
-_YAML_TAG = "tag:yaml.org,2002:"
-_INT_RE = re.compile(r"^[-+]?(?:[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$")
-_FLOAT_RE = re.compile(
-    r"^[-+]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"
-    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
-)
-_BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-
-
-class _AliasNode(yaml.ScalarNode):
-    """Stands for one ``*alias`` occurrence, at the alias's own position; ``target`` is the anchored node."""
-
-    target: yaml.Node
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 core scalars (``yes``/``no``/``on``/``off`` stay strings, ``010`` is 10,
-    ``1e5`` is a float) that keeps every alias occurrence visible as an :class:`_AliasNode`."""
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            event = cast(Any, self).peek_event()  # the stubs leave peek_event untyped
-            target = super().compose_node(parent, index)
-            alias = _AliasNode("tag:opgen,alias", str(event.anchor), event.start_mark, event.end_mark)
-            if target is not None:
-                alias.target = target
-            return alias
-        return super().compose_node(parent, index)
-
-
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [
-        (tag, rx) for tag, rx in resolvers if tag not in {_YAML_TAG + "bool", _YAML_TAG + "int", _YAML_TAG + "float"}
-    ]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_StrictLoader.add_implicit_resolver(_YAML_TAG + "bool", _BOOL_RE, list("tTfF"))
-_StrictLoader.add_implicit_resolver(_YAML_TAG + "int", _INT_RE, list("-+0123456789"))
-_StrictLoader.add_implicit_resolver(_YAML_TAG + "float", _FLOAT_RE, list("-+0123456789."))
-
-
-def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
-    text = str(loader.construct_scalar(node))
-    sign = -1 if text.startswith("-") else 1
-    digits = text.lstrip("+-")
-    if digits.startswith("0x"):
-        return sign * int(digits[2:], 16)
-    if digits.startswith("0o"):
-        return sign * int(digits[2:], 8)
-    return sign * int(digits, 10)
-
-
-_StrictLoader.add_constructor(_YAML_TAG + "int", _construct_int)
-
-
-#: Most nodes all alias occurrences of one file may copy while an aliased spec is reported (each alias is
-#: an error anyway; the copies only keep follow-on errors away).
-ALIAS_EXPANSION_BUDGET = 10_000
-
-
-class _NodeConverter:
-    """Turns PyYAML nodes into located :class:`YNode` values, recording problems."""
-
-    def __init__(self, loader: _StrictLoader, file: str, errors: list[SpecError]) -> None:
-        self.loader = loader
-        self.file = file
-        self.errors = errors
-        self.active: set[int] = set()  # aliased nodes being converted (guards against recursive aliases)
-        self.budget = ALIAS_EXPANSION_BUDGET  # nodes aliases may still copy into the converted tree
-
-    def _alias_free_size(self, node: yaml.Node, limit: int) -> int | None:
-        """Nodes in ``node``'s subtree, or None when it holds an alias or more than ``limit`` nodes."""
-        count, stack = 0, [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, _AliasNode):
-                return None
-            count += 1
-            if count > limit:
-                return None
-            if isinstance(current, yaml.MappingNode):
-                for key, value in current.value:
-                    stack += [key, value]
-            elif isinstance(current, yaml.SequenceNode):
-                stack += current.value
-        return count
-
-    def loc(self, node: yaml.Node) -> SourceLoc:
-        return SourceLoc(self.file, node.start_mark.line + 1)
-
-    def convert(self, node: yaml.Node, path: str) -> YNode:
-        loc = self.loc(node)
-        if isinstance(node, _AliasNode):
-            self.errors.append(
-                SpecError(loc, path or "yaml", f"YAML aliases (*{node.value}) are not supported; write the value out")
-            )
-            # Never expanded blindly (an alias bomb would grow exponentially): only an alias-free target
-            # within what is left of the budget is copied, to keep later checks free of follow-on errors.
-            size = self._alias_free_size(node.target, self.budget)
-            if size is None or id(node.target) in self.active:
-                return YScalar(loc, path, None)
-            self.budget -= size
-            self.active.add(id(node.target))
-            try:
-                converted = self.convert(node.target, path)  # keeps later checks free of follow-on errors
-            finally:
-                self.active.discard(id(node.target))
-            converted.loc = loc
-            return converted
-        if isinstance(node, yaml.MappingNode):
-            return self.mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
-            return YSeq(loc, path, [self.convert(item, f"{path}[{i}]") for i, item in enumerate(node.value)])
-        return self.scalar(node, path)
-
-    def scalar(self, node: yaml.Node, path: str) -> YScalar:
-        loc = self.loc(node)
-        try:
-            value = self.loader.construct_object(node, deep=True)
-        except yaml.MarkedYAMLError as exc:
-            self.errors.append(SpecError(loc, path or "yaml", f"invalid YAML value: {exc.problem}"))
-            return YScalar(loc, path, None)
-        if value is not None and not isinstance(value, (str, int, float, bool)):
-            self.errors.append(
-                SpecError(loc, path or "yaml", f"unsupported YAML value of type {type(value).__name__}; quote it")
-            )
-            return YScalar(loc, path, None)
-        return YScalar(loc, path, value)
-
-    def mapping(self, node: yaml.MappingNode, path: str) -> YMap:
-        entries: list[tuple[YScalar, YNode]] = []
-        first: dict[tuple[type, object], int] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == _YAML_TAG + "merge":
-                self.errors.append(
-                    SpecError(self.loc(key_node), path or "yaml", "YAML merge keys (<<) are not supported")
-                )
-                continue
-            if not isinstance(key_node, yaml.ScalarNode) or isinstance(key_node, _AliasNode):
-                self.errors.append(SpecError(self.loc(key_node), path or "yaml", "mapping keys must be plain scalars"))
-                continue
-            key = self.scalar(key_node, path)
-            key_path = _join(path, key.value)
-            key = YScalar(key.loc, key_path, key.value)
-            ident = (type(key.value), key.value)
-            if ident in first:
-                self.errors.append(
-                    SpecError(key.loc, key_path, f"duplicate key {_show_key(key.value)} (first at line {first[ident]})")
-                )
-                continue
-            first[ident] = key.loc.line
-            value = self.convert(value_node, key_path)
-            if isinstance(value, (YMap, YSeq)):
-                value.loc = key.loc  # a block collection is reported at its key's line
-            entries.append((key, value))
-        return YMap(self.loc(node), path, entries)
-
-
-#: The largest ``vector_core_num`` a catalogue may give: a launch's blockDim is at most 65535 (the range CANN's
-#: kernel launch accepts for blockDim).
-MAX_BLOCK_DIM = 65535
-#: The largest ``ub_bytes``: TPipe::InitBuffer takes its length as uint32_t and the emulator carves UB with
-#: int32 offsets.
-MAX_UB_BYTES = 2**31 - 1
-#: The largest ``sys_workspace_bytes`` (1 GiB; CANN reserves 2 or 16 MiB, asc-devkit
-#: impl/basic_api/utils/kernel_utils_constants.h RESERVED_WORKSPACE).
-MAX_SYS_WORKSPACE_BYTES = 2**30
-
-
-def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
-    """Reads one YAML document into located nodes.
-
-    Args:
-        path: the file; locations use ``str(path)``.
-        errors: problems are appended here (unreadable file, YAML syntax with line and column, duplicate
-            keys with the first key's line, aliases, merge keys, unsupported values).
-
-    Returns:
-        The document's root node, or None when nothing usable could be read.
-    """
-    file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        errors.append(SpecError(SourceLoc(file, 1), "yaml", f"cannot read the file: {exc}"))
-        return None
-    try:
-        # the reader rejects control characters and NUL while it is constructed
-        loader = _StrictLoader(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "position", None)
-        line = text.count("\n", 0, mark) + 1 if isinstance(mark, int) else 1
-        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
-        char = getattr(exc, "character", None)
-        code = ord(char) if isinstance(char, str) and len(char) == 1 else char
-        what = f"character {code:#06x} at offset {mark}: " if isinstance(code, int) else ""
-        errors.append(SpecError(SourceLoc(file, line), "yaml", f"cannot read the file: {what}{reason}"))
-        return None
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            errors.append(SpecError(SourceLoc(file, 1), "yaml", "the file is empty; expected a mapping"))
-            return None
-        return _NodeConverter(loader, file, errors).convert(node, "")
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        column = f" (column {mark.column + 1})" if mark else ""
-        problem = exc.problem or exc.context or "invalid YAML"
-        errors.append(SpecError(SourceLoc(file, line), "yaml", f"YAML syntax error: {problem}{column}"))
-        return None
-    except yaml.YAMLError as exc:
-        errors.append(SpecError(SourceLoc(file, 1), "yaml", f"YAML error: {exc}"))
-        return None
-    finally:
-        loader.dispose()
-
-
-# ------------------------------------------------------------------------------------------------ names
-
-#: C++ keywords and alternative tokens (C++20), which cannot name a parameter or variable.
-_CPP_KEYWORD_TEXT = """
-    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
-    class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
-    decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
-    goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
-    protected public register reinterpret_cast requires return short signed sizeof static static_assert
-    static_cast struct switch template this thread_local throw true try typedef typeid typename union
-    unsigned using virtual void volatile wchar_t while xor xor_eq
-"""
-CPP_KEYWORDS = frozenset(_CPP_KEYWORD_TEXT.split())
-
-#: Names expressions give a meaning of their own (value: their type).
-PLATFORM_NAMES: Mapping[str, ExprType] = {"coreNum": ExprType.INT, "ubBytes": ExprType.INT}
-
-_DTYPE_NAMES = tuple(sorted(DType.__members__))
-
-#: Identifiers that are valid C but taken in generated code or expressions, with the reason.
-RESERVED_NAMES: Mapping[str, str] = {
-    **{n: "a platform value in expressions" for n in PLATFORM_NAMES},
-    **{n: "a dtype name in expressions" for n in _DTYPE_NAMES},
-    **{n: "a parameter of the aclnn two-phase API" for n in ("workspaceSize", "executor", "workspace", "stream")},
-    "tiling": "a parameter of the kernel entry",
-    **{
-        n: "a type name in generated C++"
-        for n in (
-            "half",
-            "bfloat16_t",
-            "int8_t",
-            "int16_t",
-            "int32_t",
-            "int64_t",
-            "uint8_t",
-            "uint16_t",
-            "uint32_t",
-            "uint64_t",
-            "size_t",
-            "GM_ADDR",
-            "aclTensor",
-            "aclOpExecutor",
-            "aclrtStream",
-            "aclnnStatus",
-            "aclDataType",
-        )
-    },
-}
-
-_C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*")
-_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
-
-
-def is_upper_camel(name: str) -> bool:
-    """Whether ``name`` may be an op or OpType name: ASCII letters and digits, starting with a capital and
-    with at least one lower-case letter (``ABC`` is not UpperCamelCase)."""
-    return bool(_UPPER_CAMEL.fullmatch(name)) and any(c.islower() for c in name)
-
-
-def name_problem(name: str, reserved: bool = True) -> str | None:
-    """Why ``name`` cannot name a tensor, attr, scalar, let or constraint, or None when it can.
-
-    It must be an ASCII C identifier, not a C++ keyword, not a Python keyword (expressions could not
-    mention it), not a C++ reserved identifier (``__x``, ``_X``) and, when ``reserved``, not one of
-    :data:`RESERVED_NAMES`. ``self`` is fine.
-    """
-    if not _C_IDENT.fullmatch(name):
-        return f"'{name}' is not a valid C identifier (ASCII letters, digits and '_', not starting with a digit)"
-    if name in CPP_KEYWORDS:
-        return f"'{name}' is a C++ keyword; choose another name"
-    if keyword.iskeyword(name):
-        return f"'{name}' is a Python keyword and could not be written in expressions; choose another name"
-    if name.startswith("__") or re.match(r"_[A-Z]", name):
-        return f"'{name}' is reserved in C++ (names starting with '__' or '_' and a capital); choose another name"
-    if reserved and name in RESERVED_NAMES:
-        return f"'{name}' is reserved ({RESERVED_NAMES[name]}); choose another name"
-    return None
-
-
-# ---------------------------------------------------------------------------------------------- reader
-
-
-def _describe(node: YNode) -> str:
-    if isinstance(node, YMap):
-        return "a mapping"
-    if isinstance(node, YSeq):
-        return "a list"
-    assert isinstance(node, YScalar)
-    v = node.value
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return f"boolean {'true' if v else 'false'}"
-    if isinstance(v, int):
-        return f"integer {v}"
-    if isinstance(v, float):
-        return f"float {v!r}"
-    return f"string '{v}'"
-
-
-class Reader:
-    """Typed access to located YAML nodes; every problem is appended to :attr:`errors`, and the
-    accessors return None (or an empty result) for a value they rejected.
-
-    Compute parsers of other families use it through :class:`ComputeContext`.
-    """
-
-    def __init__(self, errors: list[SpecError]) -> None:
-        self.errors = errors
-        #: Names whose definition was rejected; expressions using them are not checked further, so one
-        #: mistake gives one error rather than one per use.
-        self.poisoned: set[str] = set()
-
-    def error(self, node: YNode, message: str, field: str | None = None) -> None:
-        """Records ``message`` about ``node`` (its line; its path unless ``field`` is given)."""
-        self.errors.append(SpecError(node.loc, field if field is not None else (node.path or "yaml"), message))
-
-    def mapping(self, node: YNode, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, YNode] | None:
-        """The entries of a mapping with exactly these keys.
-
-        Records: not a mapping; each unknown key (at its line, listing the allowed keys); each missing
-        required key (at the mapping's line, field ``path.key``).
-
-        Returns:
-            The known entries by key (missing ones absent), or None when ``node`` is not a mapping.
-        """
-        if not isinstance(node, YMap):
-            self.error(node, f"expected a mapping, got {_describe(node)}")
-            return None
-        allowed = set(required) | set(optional)
-        out: dict[str, YNode] = {}
-        for key, value in node.entries:
-            if not isinstance(key.value, str) or key.value not in allowed:
-                self.error(key, f"unknown key {_show_key(key.value)}; allowed: {', '.join(sorted(allowed))}")
-                continue
-            out[key.value] = value
-        for name in required:
-            if name not in out:
-                self.error(
-                    node,
-                    f"missing required key '{name}'; required here: {', '.join(sorted(required))}",
-                    field=_join(node.path, name),
-                )
-        return out
-
-    def seq(self, node: YNode) -> list[YNode] | None:
-        """The items of a list, or None (recorded) when ``node`` is not one."""
-        if not isinstance(node, YSeq):
-            self.error(node, f"expected a list, got {_describe(node)}")
-            return None
-        return node.items
-
-    def string(self, node: YNode) -> str | None:
-        """A non-empty string, or None (recorded)."""
-        if not isinstance(node, YScalar) or not isinstance(node.value, str):
-            self.error(node, f"expected a string, got {_describe(node)}")
-            return None
-        if not node.value.strip():
-            self.error(node, "must not be empty")
-            return None
-        return node.value
-
-    def boolean(self, node: YNode) -> bool | None:
-        """``true`` or ``false``, or None (recorded)."""
-        if not isinstance(node, YScalar) or not isinstance(node.value, bool):
-            self.error(node, f"expected true or false, got {_describe(node)}")
-            return None
-        return node.value
-
-    def integer(self, node: YNode, lo: int | None = None, hi: int | None = None) -> int | None:
-        """An integer (not a boolean) within ``[lo, hi]``, or None (recorded, naming the range)."""
-        if not isinstance(node, YScalar) or isinstance(node.value, bool) or not isinstance(node.value, int):
-            self.error(node, f"expected an integer, got {_describe(node)}")
-            return None
-        v = node.value
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            rng = f"{lo}..{hi}" if lo is not None and hi is not None else f">= {lo}" if lo is not None else f"<= {hi}"
-            self.error(node, f"{v} is out of range; allowed: {rng}")
-            return None
-        return v
-
-    def number(self, node: YNode) -> int | float | None:
-        """An integer or a finite float (not a boolean), or None (recorded)."""
-        if (
-            not isinstance(node, YScalar)
-            or isinstance(node.value, bool)
-            or not isinstance(node.value, (int, float))
-            or (isinstance(node.value, float) and not math.isfinite(node.value))
-        ):
-            self.error(node, f"expected a finite number, got {_describe(node)}")
-            return None
-        return node.value
-
-    def strings(self, node: YNode) -> list[tuple[YNode, str]]:
-        """The non-empty strings of a list, with their nodes (problems recorded, bad items skipped)."""
-        out = []
-        for item in self.seq(node) or []:
-            s = self.string(item)
-            if s is not None:
-                out.append((item, s))
-        return out
-
-    def name(self, node: YNode, reserved: bool = True) -> str | None:
-        """A name that may become a C++ identifier (see :func:`name_problem`), or None (recorded)."""
-        s = self.string(node)
-        if s is None:
-            return None
-        problem = name_problem(s, reserved)
-        if problem:
-            self.error(node, problem)
-            return None
-        return s
-
-    def dtype(self, node: YNode) -> DType | None:
-        """A dtype name (``FLOAT``, ``BF16``, ...), or None (recorded, listing the dtypes)."""
-        s = self.string(node)
-        if s is None:
-            return None
-        if s not in DType.__members__:
-            self.error(node, f"unknown dtype '{s}'; allowed: {', '.join(_DTYPE_NAMES)}")
-            return None
-        return DType[s]
-
-    def dtypes(self, node: YNode) -> tuple[DType, ...]:
-        """A non-empty list of distinct dtypes (problems recorded, bad items skipped)."""
-        items = self.seq(node)
-        if items is None:
-            return ()
-        if not items:
-            self.error(node, f"empty dtype list; give at least one of: {', '.join(_DTYPE_NAMES)}")
-            return ()
-        out: list[DType] = []
-        for item in items:
-            d = self.dtype(item)
-            if d is None:
-                continue
-            if d in out:
-                self.error(item, f"duplicate dtype '{d.name}' (already in this list)")
-                continue
-            out.append(d)
-        return tuple(out)
-
-    def expr(
-        self, node: YNode, scope: Scope, want: Iterable[ExprType], what: str = "the expression"
-    ) -> tuple[Expr | None, ExprType | None]:
-        """Parses an expression field and checks it in ``scope``.
-
-        A YAML number or boolean is taken as a literal. Records syntax errors, forbidden constructs and
-        every name, function, argument-count and type problem :func:`codegen.spec.expr.check` finds.
-
-        Returns:
-            ``(expr, type)``; both None when anything was wrong.
-        """
-        if not isinstance(node, YScalar) or node.value is None:
-            self.error(node, f"expected an expression string, got {_describe(node)}")
-            return None, None
-        value = node.value
-        try:
-            if isinstance(value, str):
-                e = parse_expr(value, node.loc, node.path)
-            elif isinstance(value, float) and not math.isfinite(value):
-                raise SpecError(node.loc, node.path, f"float literal {value!r} is not finite")
-            elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
-                raise SpecError(node.loc, node.path, f"integer literal {value} does not fit in int64")
-            else:
-                e = Num(value)
-        except SpecError as exc:
-            self.errors.append(exc)
-            return None, None
-        if self.poisoned:
-            scope = dataclasses.replace(scope, poisoned=scope.poisoned | self.poisoned)
-        checked = check(e, scope, frozenset(want), what)
-        for problem in checked.problems:
-            self.error(node, problem)
-        if checked.problems or checked.type is None:
-            return None, None
-        return e, checked.type
-
-
-# ----------------------------------------------------------------------------------------------- scopes
-
-_TENSOR_FUNCS = ", ".join(sorted(TENSOR_SIGNATURES))
-
-
-def shape_scope(inputs: Sequence[TensorSpec], attrs: Sequence[AttrSpec]) -> Scope:
-    """Scope of output ``shape`` expressions: input tensors (as tensors), attrs, ``broadcast``, ``shape``,
-    ``numel``, ``rank``, ``dim``, ``abs``, ``min``, ``max``."""
-    functions = {**SHAPE_SIGNATURES, **{k: v for k, v in TENSOR_SIGNATURES.items() if k != "dtype"}}
-    functions.update(HOST_NUMERIC_SIGNATURES)
-    allowed = {t.name: ExprType.TENSOR for t in inputs}
-    allowed.update({a.name: a.expr_type for a in _typed(attrs)})
-    groups = (("input tensors", tuple(t.name for t in inputs)), ("attrs", tuple(a.name for a in _typed(attrs))))
-    return Scope(allowed, functions, groups)
-
-
-def _typed(attrs: Sequence[AttrSpec]) -> list[AttrSpec]:
-    """The attrs whose type is valid (others were reported and are left out of scopes)."""
-    return [a for a in attrs if a.type in ATTR_TYPES]
-
-
-def _host_scope(
-    tensors: Sequence[TensorSpec],
-    attrs: Sequence[AttrSpec],
-    extra: Sequence[tuple[str, ExprType]],
-    extra_label: str,
-) -> Scope:
-    allowed: dict[str, ExprType] = {a.name: a.expr_type for a in _typed(attrs)}
-    allowed.update(dict(extra))
-    allowed.update({t.name: ExprType.TENSOR for t in tensors})
-    allowed.update(PLATFORM_NAMES)
-    allowed.update({d: ExprType.DTYPE for d in _DTYPE_NAMES})
-    groups = (
-        ("attrs", tuple(a.name for a in _typed(attrs))),
-        (extra_label, tuple(n for n, _ in extra)),
-        (f"tensors (only inside {_TENSOR_FUNCS})", tuple(t.name for t in tensors)),
-        ("platform", tuple(PLATFORM_NAMES)),
-        ("dtypes", _DTYPE_NAMES),
-    )
-    return Scope(allowed, {**TENSOR_SIGNATURES, **HOST_NUMERIC_SIGNATURES}, groups)
-
-
-def scalar_scope(
-    inputs: Sequence[TensorSpec],
-    outputs: Sequence[TensorSpec],
-    attrs: Sequence[AttrSpec],
-    scalars: Sequence[tuple[str, ExprType]] = (),
-) -> Scope:
-    """Scope of host-evaluated ``compute.scalars``: attrs, earlier scalars, ``coreNum``, ``ubBytes``, dtype
-    names, and tensors (inputs and outputs) only as arguments of ``numel``, ``rank``, ``dim``, ``dtype``;
-    functions ``numel``, ``rank``, ``dim``, ``dtype``, ``abs``, ``min``, ``max``."""
-    return _host_scope((*inputs, *outputs), attrs, scalars, "scalars")
-
-
-def constraint_scope(
-    inputs: Sequence[TensorSpec],
-    outputs: Sequence[TensorSpec],
-    attrs: Sequence[AttrSpec],
-    lets: Sequence[tuple[str, ExprType]] = (),
-) -> Scope:
-    """Scope of constraint ``when``/``let``/``require``: as :func:`scalar_scope`, with let names (those
-    defined so far) instead of scalars."""
-    return _host_scope((*inputs, *outputs), attrs, lets, "lets")
-
-
-def elementwise_scope(inputs: Sequence[TensorSpec], scalars: Sequence[tuple[str, ExprType]]) -> Scope:
-    """Scope of elementwise output formulas: input names (one element each, FLOAT), scalar names, and
-    ``sigmoid``, ``exp``, ``log``, ``abs``, ``sqrt``, ``min``, ``max``, ``relu``."""
-    allowed = {t.name: ExprType.FLOAT for t in inputs}
-    allowed.update(dict(scalars))
-    groups = (("inputs", tuple(t.name for t in inputs)), ("scalars", tuple(n for n, _ in scalars)))
-    return Scope(allowed, ELEMENTWISE_SIGNATURES, groups)
-
-
-# ------------------------------------------------------------------------------------ compute parsers
-
-
-@dataclass
-class ComputeContext:
-    """What a family's compute parser gets besides the ``compute`` node.
-
-    Attributes:
-        reader: typed access to nodes; record problems with ``reader.error(node, message)``.
-        inputs: the op's inputs (parsed; names may be placeholders where they were invalid).
-        outputs: the op's outputs.
-        attrs: the op's attrs.
-        taken: names already used (tensors, attrs): name -> ``(field path, loc)``; parsers that
-            introduce names (scalars) register them with :meth:`claim`.
-    """
-
-    reader: Reader
-    inputs: tuple[TensorSpec, ...]
-    outputs: tuple[TensorSpec, ...]
-    attrs: tuple[AttrSpec, ...]
-    taken: dict[str, tuple[str, SourceLoc]]
-
-    def claim(self, node: YNode, name: str) -> bool:
-        """Registers a new name; records a duplicate-name error and returns False when it is taken."""
-        return _claim(self.reader, self.taken, node, name)
-
-
-#: A family's compute parser: takes the ``compute`` node and the context, records problems in
-#: ``ctx.reader`` and returns the family's compute model (None when it could not be built).
-ComputeParser = Callable[[YNode, ComputeContext], object]
-
-
-def _claim(r: Reader, taken: dict[str, tuple[str, SourceLoc]], node: YNode, name: str) -> bool:
-    if name in taken:
-        field, loc = taken[name]
-        r.error(node, f"duplicate name '{name}' (already used by {field} at line {loc.line}); names must be unique")
-        return False
-    taken[name] = (node.path, node.loc)
-    return True
-
-
-def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
-    """Elementwise rules on tensors: every optional input has a ``default`` (the value the formula uses when
-    it is null), at least one input is required (its dtype selects the kernel), and an output shape that
-    names one input (``shape: self``: the other inputs broadcast to it) names a required one."""
-    for i, t in enumerate(ctx.inputs):
-        if t.optional and t.default is None:
-            r.errors.append(
-                SpecError(
-                    t.loc,
-                    f"inputs[{i}].default",
-                    f"optional input '{t.name}' needs a default: the value the formula uses when it is null",
-                )
-            )
-    if ctx.inputs and all(t.optional for t in ctx.inputs):
-        r.errors.append(SpecError(ctx.inputs[0].loc, "inputs", "an elementwise op needs at least one required input"))
-    _check_elementwise_dtypes(r, ctx)
-    by_name = {t.name: t for t in ctx.inputs}
-    for i, out in enumerate(ctx.outputs):
-        if isinstance(out.shape, Name) and out.shape.id in by_name and by_name[out.shape.id].optional:
-            r.errors.append(
-                SpecError(
-                    out.loc,
-                    f"outputs[{i}].shape",
-                    f"'{out.shape.id}' is optional; an output shape may only name a required input",
-                )
-            )
-
-
-#: Dtypes the elementwise kernel computes on: FLOAT in place, FLOAT16/BF16 cast to fp32 and back.
-ELEMENTWISE_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
-
-
-def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
-    """Elementwise dtype rules: only :data:`ELEMENTWISE_DTYPES` (the kernel computes in float), and every
-    input and output lists the same dtypes in the same order as the first required input (the device op
-    gets every tensor in the one compute dtype, and the OpDef pairs the tensors' dtype lists by position)."""
-    if any(e.field.endswith("dtypes") or ".dtypes[" in e.field for e in r.errors):
-        return  # a list with errors of its own would only repeat them here
-    allowed = ", ".join(d.name for d in ELEMENTWISE_DTYPES)
-    tensors = [(f"inputs[{i}]", t) for i, t in enumerate(ctx.inputs)]
-    tensors += [(f"outputs[{i}]", t) for i, t in enumerate(ctx.outputs)]
-    reference = next((t for t in ctx.inputs if not t.optional), None)
-    for field, t in tensors:
-        bad = [d.name for d in t.dtypes if d not in ELEMENTWISE_DTYPES]
-        if bad:
-            r.errors.append(
-                SpecError(
-                    t.loc,
-                    f"{field}.dtypes",
-                    f"'{t.name}' lists {', '.join(bad)}, which the elementwise family does not compute on "
-                    f"(its kernel computes in float); allowed: {allowed}",
-                )
-            )
-        elif (
-            reference is not None
-            and t is not reference
-            and t.dtypes != reference.dtypes
-            and not any(d not in ELEMENTWISE_DTYPES for d in reference.dtypes)
-        ):
-            r.errors.append(
-                SpecError(
-                    t.loc,
-                    f"{field}.dtypes",
-                    f"'{t.name}' lists [{', '.join(d.name for d in t.dtypes)}] but '{reference.name}' lists "
-                    f"[{', '.join(d.name for d in reference.dtypes)}]; the tensors of an elementwise op must "
-                    "list the same dtypes in the same order (the device op computes all of them in one dtype "
-                    "and its OpDef pairs the lists by position)",
-                )
-            )
-
-
-def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCompute | None:
-    """Parses the ``compute`` section of the elementwise family.
-
-    Keys: ``promote`` (inputs promoted to one compute dtype), ``scalars`` (name -> host expression in
-    :func:`scalar_scope`, integer or float), and one formula per output name (in :func:`elementwise_scope`).
-
-    Returns:
-        The model, or None when the node is not a mapping.
-    """
-    r = ctx.reader
-    output_names = [t.name for t in ctx.outputs]
-    m = r.mapping(node, output_names, ("promote", "scalars"))
-    if m is None:
-        return None
-    for out in ctx.outputs:
-        if out.name in ("promote", "scalars"):
-            r.error(node, f"an elementwise output cannot be called '{out.name}' (a key of compute)")
-    input_names = [t.name for t in ctx.inputs]
-    _check_elementwise_tensors(r, ctx)
-    promote: list[str] = []
-    if "promote" in m:
-        for item, name in r.strings(m["promote"]):
-            if name not in input_names:
-                r.error(item, f"'{name}' is not an input; allowed: {', '.join(input_names)}")
-            elif name in promote:
-                r.error(item, f"duplicate input '{name}'")
-            else:
-                promote.append(name)
-    scalars: list[tuple[str, Expr]] = []
-    types: list[tuple[str, ExprType]] = []
-    if "scalars" in m:
-        sm = m["scalars"]
-        if not isinstance(sm, YMap):
-            r.error(sm, f"expected a mapping of scalar name to expression, got {_describe(sm)}")
-        else:
-            for key, value in sm.entries:
-                scalar = r.name(key) if isinstance(key.value, str) else None
-                if scalar is None:
-                    if not isinstance(key.value, str):
-                        r.error(key, f"scalar name {key.value!r} is not a string")
-                    continue
-                if not ctx.claim(key, scalar):
-                    continue
-                scope = scalar_scope(ctx.inputs, ctx.outputs, ctx.attrs, types)
-                e, typ = r.expr(value, scope, (ExprType.INT, ExprType.FLOAT), f"scalar '{scalar}'")
-                host_problem = elementwise_host_problem(e, input_names) if e is not None else None
-                if host_problem:
-                    r.error(value, host_problem)
-                    e = None
-                if e is not None and typ is not None:
-                    scalars.append((scalar, e))
-                    types.append((scalar, typ))
-                else:
-                    types.append((scalar, ExprType.FLOAT))  # keep the name known to the formulas
-                    r.poisoned.add(scalar)
-    outputs: list[tuple[str, Expr]] = []
-    scope = elementwise_scope(ctx.inputs, types)
-    for name in output_names:
-        if name in m:
-            e, _ = r.expr(m[name], scope, (ExprType.INT, ExprType.FLOAT), f"the formula of '{name}'")
-            problem = formula_problem(e, input_names) if e is not None else None
-            if problem:
-                r.error(m[name], problem)
-            elif e is not None:
-                outputs.append((name, e))
-    return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types))
-
-
-#: Families whose name ``family:`` accepts (a family without a parser in :data:`COMPUTE_PARSERS` is
-#: reported at its ``compute`` section).
-KNOWN_FAMILIES: tuple[str, ...] = ("elementwise", "index_accumulate")
-
-#: Compute parser of each family; other modules add theirs (``COMPUTE_PARSERS["index_accumulate"] = ...``).
-COMPUTE_PARSERS: dict[str, ComputeParser] = {
-    "elementwise": parse_elementwise_compute,
-    # index_accumulate family: model and parser live in codegen/spec/index_accumulate.py
-    "index_accumulate": parse_index_accumulate_compute,
-}
 
 
 def _families() -> list[str]:
-    return sorted(set(KNOWN_FAMILIES) | set(COMPUTE_PARSERS))
-
-
-# -------------------------------------------------------------------------------------------- catalogue
-
-_PRODUCT_KEYS = (
-    "name",
-    "doc_term",
-    "config_name",
-    "soc_version",
-    "npu_arch",
-    "ub_bytes",
-    "vector_core_num",
-    "bf16",
-    "data_copy_pad",
-    "atomic_add_dtypes",
-    "queue_buffer_cap",
-    "hw_sync_all",
-    "sys_workspace_bytes",
-    "source",
-)
-_PRODUCT_OPTIONAL_KEYS = ("capability_source",)
-_LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
-_UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
-UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
-#: Product facts generated code selects by NpuArch (``__NPU_ARCH__`` in kernels, ``GetCurNpuArch()`` on the
-#: host), so products sharing an NpuArch must agree on them. UB bytes and core counts are read from the
-#: platform at run time and may differ.
-ARCH_CAPABILITIES = (
-    "bf16",
-    "data_copy_pad",
-    "atomic_add_dtypes",
-    "queue_buffer_cap",
-    "hw_sync_all",
-    "sys_workspace_bytes",
-)
-
-
-def _pattern(r: Reader, node: YNode, rx: re.Pattern[str], what: str) -> str:
-    s = r.string(node)
-    if s is None:
-        return ""
-    if not rx.fullmatch(s):
-        r.error(node, f"'{s}' is not {what}")
-        return ""
-    return s
-
-
-def _parse_product(r: Reader, node: YNode) -> Product | None:
-    m = r.mapping(node, _PRODUCT_KEYS, _PRODUCT_OPTIONAL_KEYS)
-    if m is None:
-        return None
-
-    def get(key: str, fn: Callable[[YNode], object]) -> object:
-        return fn(m[key]) if key in m else None
-
-    name = _pattern(r, m["name"], _C_IDENT, "a valid identifier (e.g. Ascend910B)") if "name" in m else ""
-    config = (
-        _pattern(r, m["config_name"], _LOWER_IDENT, "a lower-case identifier (e.g. ascend910b)")
-        if "config_name" in m
-        else ""
-    )
-    soc = (
-        _pattern(r, m["soc_version"], _UPPER_IDENT, "an upper-case identifier (e.g. ASCEND910B)")
-        if "soc_version" in m
-        else ""
-    )
-    # InitBuffer lengths are uint32_t (asc-devkit include/basic_api/kernel_tpipe.h): a UB past 2**31 - 1 bytes
-    # could not be carved by any kernel.
-    ub = get("ub_bytes", lambda n: r.integer(n, 1, MAX_UB_BYTES))
-    if isinstance(ub, int) and ub % UB_BLOCK_BYTES:
-        r.error(m["ub_bytes"], f"ub_bytes {ub} is not a multiple of {UB_BLOCK_BYTES} (the UB block size)")
-    atomics: tuple[DType, ...] = ()
-    if "atomic_add_dtypes" in m:
-        items = r.seq(m["atomic_add_dtypes"]) or []
-        seen: list[DType] = []
-        for item in items:
-            d = r.dtype(item)
-            if d is not None and d in seen:
-                r.error(item, f"duplicate dtype '{d.name}' (already in this list)")
-            elif d is not None:
-                seen.append(d)
-        atomics = tuple(seen)
-
-    def as_int(v: object) -> int:
-        return v if isinstance(v, int) else 0
-
-    return Product(
-        name=name,
-        doc_term=str(get("doc_term", r.string) or ""),
-        config_name=config,
-        soc_version=soc,
-        npu_arch=as_int(get("npu_arch", lambda n: r.integer(n, 1))),
-        ub_bytes=as_int(ub),
-        vector_core_num=as_int(get("vector_core_num", lambda n: r.integer(n, 1, MAX_BLOCK_DIM))),
-        bf16=bool(get("bf16", r.boolean)),
-        data_copy_pad=bool(get("data_copy_pad", r.boolean)),
-        atomic_add_dtypes=atomics,
-        queue_buffer_cap=as_int(get("queue_buffer_cap", lambda n: r.integer(n, 1, 64))),
-        hw_sync_all=bool(get("hw_sync_all", r.boolean)),
-        sys_workspace_bytes=as_int(get("sys_workspace_bytes", lambda n: r.integer(n, 0, MAX_SYS_WORKSPACE_BYTES))),
-        source=str(get("source", r.string) or ""),
-        capability_source=str(get("capability_source", r.string) or ""),
-        loc=node.loc,
-    )
-
-
-def _value_node(node: YMap, key: str) -> YNode:
-    """The value of ``key`` in ``node`` (for its line), or ``node`` itself when the key is absent."""
-    return next((v for k, v in node.entries if k.value == key), node)
-
-
-def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
-    for key in ("name", "config_name", "soc_version"):
-        first: dict[str, Product] = {}
-        for node, p in products:
-            value = getattr(p, key)
-            if not value:
-                continue
-            if value in first:
-                where = _value_node(node, key)
-                r.error(where, f"duplicate product {key} '{value}' (first at line {first[value].loc.line})")
-            else:
-                first[value] = p
-    by_arch: dict[int, Product] = {}
-    for node, p in products:
-        if DType.BF16 in p.atomic_add_dtypes and not p.bf16:
-            r.error(
-                _value_node(node, "atomic_add_dtypes"), f"{p.name} lists BF16 in atomic_add_dtypes but has bf16: false"
-            )
-        if not p.npu_arch:
-            continue
-        other = by_arch.setdefault(p.npu_arch, p)
-        for cap in ARCH_CAPABILITIES:
-            if other is not p and getattr(other, cap) != getattr(p, cap):
-                r.error(
-                    _value_node(node, cap),
-                    f"{p.name} has npu_arch {p.npu_arch} like {other.name} (line {other.loc.line}) "
-                    f"but a different {cap}; "
-                    f"products sharing an NpuArch must agree on {', '.join(ARCH_CAPABILITIES[:-1])} and "
-                    f"{ARCH_CAPABILITIES[-1]} (generated code selects by NpuArch, never by product name)",
-                )
-
-
-def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
-    r = Reader(errors)
-    before = len(errors)
-    root = read_yaml(path, errors)
-    if root is None:
-        return None
-    top = r.mapping(root, ("products",))
-    if top is None or "products" not in top:
-        return None
-    items = r.seq(top["products"])
-    if items is None:
-        return None
-    if not items:
-        r.error(top["products"], "empty product list; the catalogue needs at least one product")
-    parsed: list[tuple[YMap, Product]] = []
-    for item in items:
-        p = _parse_product(r, item)
-        if p is not None and isinstance(item, YMap):
-            parsed.append((item, p))
-    _check_catalogue(r, parsed)
-    catalogue = Catalogue(tuple(p for _, p in parsed), str(path))
-    return catalogue if len(errors) == before else None
-
-
-def _sorted(errors: list[SpecError]) -> list[SpecError]:
-    return sorted(errors, key=lambda e: (e.loc.file, e.loc.line))
-
-
-def load_catalogue(path: str | Path) -> Catalogue:
-    """Loads the product catalogue (``specs/products.yaml``).
-
-    Args:
-        path: the catalogue file.
-
-    Returns:
-        The catalogue, products in file order.
-
-    Raises:
-        SpecErrors: every problem: YAML syntax, duplicate or unknown or missing keys, wrong types,
-            ``ub_bytes`` not a positive multiple of 32, unknown atomic dtypes, BF16 atomics without bf16,
-            duplicate names/config names/SoC versions, products of one NpuArch with different capabilities.
-    """
-    errors: list[SpecError] = []
-    catalogue = _load_catalogue(Path(path), errors)
-    if errors or catalogue is None:
-        raise SpecErrors(_sorted(errors))
-    return catalogue
+    return list(family_names())
 
 
 # ---------------------------------------------------------------------------------------------- op spec
@@ -1668,15 +661,8 @@ class _OpParser:
 
         compute: object = None
         if "compute" in m and family:
-            parser = COMPUTE_PARSERS.get(family)
-            if parser is None:
-                r.error(
-                    m["compute"],
-                    f"no compute parser is registered for family '{family}'; registered: "
-                    f"{', '.join(sorted(COMPUTE_PARSERS))} (add one to codegen.spec.loader.COMPUTE_PARSERS)",
-                )
-            else:
-                compute = parser(m["compute"], ComputeContext(r, inputs, outputs, attrs, self.taken))
+            ctx = ComputeContext(r, inputs, outputs, attrs, self.taken)
+            compute = registry.family(family).parse_compute(m["compute"], ctx)
 
         constraints: list[Constraint] = []
         if "constraints" in m:
@@ -1686,14 +672,14 @@ class _OpParser:
                 if c is not None:
                     constraints.append(c)
 
-        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs)
+        self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs, family)
         example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
 
         return OpSpec(
             op=op,
             op_type=op_type,
             kernel=kernel,
-            family=family,
+            family=FamilyName(family),
             summary=summary,
             products=products,
             deterministic=deterministic,
@@ -1701,7 +687,8 @@ class _OpParser:
             inputs=inputs,
             attrs=attrs,
             outputs=outputs,
-            compute=compute,
+            # None only where a problem was recorded: the caller discards the spec then.
+            compute=cast(FamilyCompute, compute),
             tiling=tiling,
             constraints=tuple(constraints),
             notes=notes,
@@ -1723,8 +710,9 @@ class _OpParser:
         once, in registration order), attrs (``{name, from, type, default}``; ``string`` attrs carry the name
         of an aclnn integer attr's value, so their source must have ``values``) and the dtype order."""
         r = self.r
-        if family and family != "elementwise":
-            r.error(node, f"a device section is supported by the elementwise family only, not '{family}'")
+        supported = [f.name for f in registry.families() if f.device_section]
+        if family and family not in supported:
+            r.error(node, f"a device section is supported by the {', '.join(supported)} family only, not '{family}'")
             return None
         m = r.mapping(node, ("inputs", "outputs"), ("attrs", "dtypes"))
         if m is None:
@@ -1869,16 +857,17 @@ class _OpParser:
         attrs: tuple[AttrSpec, ...],
         products: tuple[str, ...],
         inputs: tuple[TensorSpec, ...] = (),
+        family: str = "",
     ) -> None:
         """Cross-entry rule: no host expression (and no tensor-free part of a formula) divides (``/``,
         ``//``, ``%``) by anything that may be 0 unless it is provably nonzero (see
         :func:`codegen.spec.rules.zero_division`): a literal 0, an attr (unless its ``values``, an
         unconditional constraint on all the op's products (for a constraint's own expressions: an earlier
         one, or its ``when``) or a guard exclude 0), ``rank()`` of a tensor whose rank rule allows 0,
-        ``numel()``/``dim()`` (0 for an empty tensor; an elementwise op's tiling runs only for a non-empty
-        output, so there ``numel`` of the output is nonzero). ``//`` and ``%`` by an integer 0 are a SIGFPE
-        in the generated C++; ``/`` gives inf or NaN. Also, no host expression may hold a constant part
-        that overflows int64 (:func:`codegen.spec.rules.constant_problem`)."""
+        ``numel()``/``dim()`` (0 for an empty tensor; a family may declare names nonzero where its tiling
+        runs only for a non-empty output, see :meth:`codegen.registry.Family.division_sites`). ``//`` and
+        ``%`` by an integer 0 are a SIGFPE in the generated C++; ``/`` gives inf or NaN. Also, no host
+        expression may hold a constant part that overflows int64 (:func:`codegen.spec.rules.constant_problem`)."""
         tensors = {t.name: t for t in (*inputs, *outputs)}
         domains: dict[str, tuple[int, ...] | None] = {}
         for a in attrs:
@@ -1955,17 +944,9 @@ class _OpParser:
         for (_, shape_node), out in zip(partial_outputs, outputs):
             if shape_node is not None and out.shape is not None:
                 report(shape_node, out.shape, gone_all)
-        if isinstance(compute, ElementwiseCompute) and isinstance(m.get("compute"), YMap):
-            compute_nodes = {k.value: v for k, v in _entries(m["compute"])}
-            defs = dict(compute.scalars)
-            # The tiling function runs only for a non-empty output (the op API returns before it otherwise).
-            tiling_nonzero = {f"numel({o.name})" for o in outputs}
-            for key, value in _entries(compute_nodes.get("scalars")):
-                if key.value in defs:
-                    report(value, defs[key.value], gone_all, defs, tiling_nonzero)
-            for name, formula in compute.outputs:
-                if name in compute_nodes:
-                    report(compute_nodes[name], formula, gone_all, defs, tiling_nonzero, [t.name for t in inputs])
+        if family and compute is not None and isinstance(m.get("compute"), YMap):
+            for site, e, how in registry.family(family).division_sites(compute, m["compute"], inputs, outputs):
+                report(site, e, gone_all, **how)
         constraints_node = m.get("constraints")
         items = constraints_node.items if isinstance(constraints_node, YSeq) else []
         by_name = {c.name: c for c in constraints}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
+from codegen.registry import FamilyName
 from codegen.spec.errors import NO_LOC, SourceLoc
 from codegen.spec.expr import Expr, ExprType
 from codegen.types import ACLNN_STATUS_CODES, ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus, DType
@@ -27,7 +29,6 @@ __all__ = [
     "DeviceAttr",
     "DeviceInterface",
     "DeviceTensor",
-    "ElementwiseCompute",
     "Example",
     "ExampleTensor",
     "OpSpec",
@@ -143,7 +144,7 @@ class TensorSpec:
         const: outputs only: the aclnn signature declares it ``const aclTensor *`` (as CANN does for some
             APIs, e.g. aclnnEmbeddingDenseBackward's ``out``).
         default: optional inputs only: the value every element takes when the tensor is null (e.g. 1.0 for a
-            weight), or None; the elementwise family requires one on every optional input.
+            weight), or None; a family may require one on every optional input.
     """
 
     name: str
@@ -305,27 +306,6 @@ class Constraint:
 
 
 @dataclass(frozen=True)
-class ElementwiseCompute:
-    """The ``compute`` section of an elementwise op.
-
-    Attributes:
-        promote: inputs whose dtypes are promoted to one common compute dtype (may be empty).
-        scalars: host-evaluated scalars, ``(name, expr)`` in spec order, over attrs, ``numel/rank/dim/dtype``
-            of tensors, ``coreNum``, ``ubBytes`` and earlier scalars.
-        outputs: ``(output name, formula)`` in output order; a formula is over input names, scalar names,
-            numbers and the elementwise functions.
-        loc: the ``compute`` entry.
-        scalar_types: the inferred type of each scalar (INT or FLOAT), in the order of ``scalars``.
-    """
-
-    promote: tuple[str, ...]
-    scalars: tuple[tuple[str, Expr], ...]
-    outputs: tuple[tuple[str, Expr], ...]
-    loc: SourceLoc
-    scalar_types: tuple[tuple[str, ExprType], ...] = ()
-
-
-@dataclass(frozen=True)
 class ExampleTensor:
     """A tensor of a spec's worked example.
 
@@ -367,6 +347,16 @@ def snake_case(name: str) -> str:
     return _SNAKE_BOUNDARY.sub("_", name).lower()
 
 
+class FamilyCompute(Protocol):
+    """The model of a family's ``compute`` section: a frozen dataclass defined in the family's package
+    (``codegen.families.<family>.compute``); every such model records where its section is."""
+
+    @property
+    def loc(self) -> SourceLoc:
+        """The ``compute`` entry of the spec."""
+        ...
+
+
 @dataclass(frozen=True)
 class OpSpec:
     """One op spec (``specs/<snake>.yaml``).
@@ -375,7 +365,7 @@ class OpSpec:
         op: aclnn API name without the ``aclnn`` prefix, UpperCamelCase.
         op_type: device OpType (OpDef, tiling, kernel registration), UpperCamelCase.
         kernel: kernel function and file stem, snake_case.
-        family: template family (``elementwise``, ``index_accumulate``).
+        family: the op's family, a key of the family registry (:mod:`codegen.registry`).
         summary: one-paragraph description.
         products: catalogue names of the products the op supports.
         deterministic: whether results are bit-identical across runs by default.
@@ -385,7 +375,8 @@ class OpSpec:
         inputs: input tensors in aclnn parameter order.
         attrs: attributes in aclnn parameter order.
         outputs: output tensors in aclnn parameter order.
-        compute: family-specific model (:class:`ElementwiseCompute` for elementwise).
+        compute: the family's model of the ``compute`` section (:class:`FamilyCompute`; its type is defined
+            in the family's package, ``codegen.families.<family>.compute``).
         tiling: tiling parameters.
         constraints: product-specific limits.
         notes: documentation notes.
@@ -398,14 +389,14 @@ class OpSpec:
     op: str
     op_type: str
     kernel: str
-    family: str
+    family: FamilyName
     summary: str
     products: tuple[str, ...]
     deterministic: bool
     inputs: tuple[TensorSpec, ...]
     attrs: tuple[AttrSpec, ...]
     outputs: tuple[TensorSpec, ...]
-    compute: object
+    compute: FamilyCompute
     tiling: TilingSpec
     constraints: tuple[Constraint, ...]
     notes: tuple[str, ...]

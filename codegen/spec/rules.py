@@ -1,9 +1,6 @@
-"""Load-time rules on expressions that type-check but would fail later: at generation or on the device.
+"""Load-time rules on expressions that type-check but would fail later: at generation or on the device (a
+family's own rules on its compute section live in its package).
 
-* :func:`formula_problem`: an elementwise formula may only combine tensor values with what the formula
-  compiler turns into AscendC vector instructions (``+ - * /``, unary minus, ``exp log abs sqrt relu
-  sigmoid`` and two-argument ``min``/``max``); subtrees without tensors are host scalars and may use the
-  whole host language.
 * :func:`zero_division`: a host expression (compute scalar, constraint, output shape, a formula's
   subexpression without tensor values) must not divide by anything that may be 0 (``//`` and ``%`` by an
   integer 0 are a ``SIGFPE`` in the generated C++; ``/`` is a double division and gives inf or NaN): a
@@ -11,7 +8,8 @@
   tensor), unless its form proves it nonzero: a guard on the way to the division (``a if mode != 0 else
   b``, ``rank(out) > 0 and ...``), an unconditional constraint on every product (``require: "mode > 0"``),
   the attribute's ``values``, the tensor's rank rule, or what the generated code guarantees (the
-  platform's ``coreNum``/``ubBytes``; an elementwise tiling runs only for a non-empty output).
+  platform's ``coreNum``/``ubBytes``; names a family's compute section declares nonzero, e.g. ``numel``
+  of an output whose tiling runs only when it is non-empty).
 * :func:`constant_problem`: a host expression must not hold a constant part that overflows int64
   (``99999999999 * 99999999999 * 99999999999``): it would be undefined behaviour in the generated C++.
 """
@@ -22,7 +20,6 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from codegen.spec.expr import (
-    ELEMENTWISE_SIGNATURES,
     INT64_MAX,
     INT64_MIN,
     Binary,
@@ -40,95 +37,8 @@ from codegen.spec.expr import (
 )
 from codegen.spec.expr import names as expr_names
 
-#: Functions the formula compiler lowers to vector instructions when their argument holds a tensor: the
-#: elementwise formula vocabulary, :data:`codegen.spec.expr.ELEMENTWISE_SIGNATURES` (its one source; the
-#: compiler's UNARY_INSTRUCTIONS, MINMAX_INSTRUCTIONS and ``sigmoid`` lower exactly these, a test checks).
-TENSOR_FUNCTIONS: frozenset[str] = frozenset(ELEMENTWISE_SIGNATURES)
-#: Binary operators the formula compiler lowers when an operand holds a tensor.
-TENSOR_OPERATORS: frozenset[str] = frozenset({"+", "-", "*", "/"})
 #: Operators that divide: a 0 divisor faults (``//``, ``%``) or gives inf/NaN (``/``).
 DIVISIONS: frozenset[str] = frozenset({"/", "//", "%"})
-
-_KIND = {IfElse: "a conditional 'a if c else b'", Compare: "a comparison", BoolOp: "'and'/'or'"}
-
-
-def formula_problem(e: Expr, tensors: Collection[str]) -> str | None:
-    """Why elementwise formula ``e`` cannot be compiled into vector instructions, or None when it can.
-
-    Args:
-        e: a type-checked formula.
-        tensors: the op's input names (the only tensor-valued names of a formula).
-
-    Returns:
-        A sentence naming the first unsupported construct over tensor values and what is allowed.
-    """
-    allowed = (
-        "over tensor values a formula allows + - * /, unary minus and "
-        f"{', '.join(sorted(TENSOR_FUNCTIONS - {'min', 'max'}))}, min(a, b), max(a, b); "
-        "subexpressions without tensors (host scalars) may use the whole expression language"
-    )
-    tensor_set = frozenset(tensors)
-
-    def go(x: Expr) -> str | None:
-        if not (expr_names(x) & tensor_set):
-            return None  # a host scalar
-        if isinstance(x, Name):
-            return None
-        if isinstance(x, Unary):
-            if x.op == "not":
-                return f"'not' of a tensor value cannot be compiled into vector instructions; {allowed}"
-            return go(x.operand)
-        if isinstance(x, Binary):
-            if x.op not in TENSOR_OPERATORS:
-                return f"'{x.op}' of a tensor value cannot be compiled into vector instructions; {allowed}"
-            return go(x.left) or go(x.right)
-        if isinstance(x, Call):
-            if x.func not in TENSOR_FUNCTIONS:
-                return f"{x.func}() of a tensor value cannot be compiled into vector instructions; {allowed}"
-            if x.func in ("min", "max") and len(x.args) != 2:
-                return f"{x.func}() of tensor values takes exactly 2 arguments, got {len(x.args)}; {allowed}"
-            for a in x.args:
-                problem = go(a)
-                if problem:
-                    return problem
-            return None
-        kind = _KIND.get(type(x), type(x).__name__)
-        return (
-            f"{kind} on tensor values ('{x}') cannot be compiled into vector instructions (they have no "
-            f"per-element select); {allowed}"
-        )
-
-    return go(e)
-
-
-#: Shape functions the elementwise tiling function can evaluate, of the output only (its C++ form:
-#: ``numel`` is ``totalLength``, ``rank`` the output shape's rank).
-HOST_SHAPE_FUNCTIONS: frozenset[str] = frozenset({"numel", "rank"})
-
-
-def elementwise_host_problem(e: Expr, inputs: Collection[str]) -> str | None:
-    """Why an elementwise host expression (a scalar, or a formula's subtree without tensor values) cannot be
-    computed by the tiling function, or None.
-
-    The tiling function sees only the output's shape (the inputs reach the device op already broadcast to
-    it), so ``numel``/``rank`` of an input are unknown there, and ``dim`` is not available at all (its axis
-    could be out of range at run time).
-    """
-    for x in walk(e):
-        if not isinstance(x, Call) or x.func not in ("numel", "rank", "dim"):
-            continue
-        arg = x.args[0] if x.args else None
-        if x.func == "dim":
-            return (
-                f"'{x}': dim() is not available in elementwise host scalars (only numel() and rank() of an "
-                "output are: the tiling function sees the output's shape)"
-            )
-        if isinstance(arg, Name) and arg.id in inputs:
-            return (
-                f"'{x}': {x.func}() of an input is not available in elementwise host scalars (the device op "
-                f"sees every input broadcast to the output's shape); use {x.func}() of the output"
-            )
-    return None
 
 
 def _only_over(e: Expr, attr: str) -> bool:
@@ -325,8 +235,8 @@ def zero_division(
             attrs, and atomized shape calls (``rank(x)``: the tensor's rank rule).
         excluded: names 0 is excluded from by an unconditional constraint.
         scalar_defs: definitions of the scalar/let names ``e`` may use (expanded into divisors).
-        nonzero: names known not to be 0 (the platform's ``coreNum``, ``numel`` of an elementwise output in
-            its tiling).
+        nonzero: names known not to be 0 (the platform's ``coreNum``, ``numel`` of an output whose tiling
+            runs only when it is non-empty).
         opaque: names of tensor values; a divisor reading one is a vector division (IEEE: inf or NaN per
             element, as on the device) and is not checked.
     """

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
+from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.plan.common import (
     TilingField,
     arch_condition,
@@ -34,6 +37,7 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    spec_products,
     status_row,
     tiling_field_views,
     ut_attr_value,
@@ -44,11 +48,10 @@ from codegen.plan.common import (
     ut_tiling_view,
 )
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
-from codegen.plan.elementwise_compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
-from codegen.spec.model import Catalogue, DType, ElementwiseCompute, OpSpec, Product, TensorSpec
+from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 from codegen.types import compute_dtypes as shared_compute_dtypes
 
@@ -133,11 +136,17 @@ def optional_inputs(spec: OpSpec) -> list[TensorSpec]:
 
 
 def compile_all(spec: OpSpec) -> list[Variant]:
-    """Compiles the spec's output formula once per combination of absent optional inputs (variant 0 first).
+    """The spec's output formula compiled once per combination of absent optional inputs (variant 0 first);
+    compiled once per spec (:func:`_compile_variants`), whoever asks.
 
     Raises:
         codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
     """
+    return list(_compile_variants(spec))
+
+
+@lru_cache(maxsize=64)
+def _compile_variants(spec: OpSpec) -> tuple[Variant, ...]:
     compute = _compute(spec)
     (output, formula), *_ = compute.outputs
     optional = optional_inputs(spec)
@@ -156,12 +165,12 @@ def compile_all(spec: OpSpec) -> list[Variant]:
         absent = tuple(t.name for k, t in enumerate(optional) if index >> k & 1)
         present = tuple(t.name for t in spec.inputs if t.name not in absent)
         variants.append(Variant(index, present, absent, formula_v))
-    return variants
+    return tuple(variants)
 
 
 def compile_spec(spec: OpSpec) -> CompiledFormula:
     """Compiles the spec's single output formula with every input present (see
-    :mod:`codegen.plan.elementwise_compiler`)."""
+    :mod:`codegen.families.elementwise.compiler`)."""
     return compile_all(spec)[0].formula
 
 
@@ -410,8 +419,21 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
         raise SpecErrors(errors)
 
 
+def validate(spec: OpSpec, catalogue: Catalogue) -> None:
+    """Plan-time validation of ``spec`` on its products, before any view is built: the formula compiles
+    (:func:`compile_all`) and every product's UB holds one repeat of every buffer (:func:`check_ub`).
+
+    Raises:
+        SpecErrors: a product's UB is too small (at its catalogue entry).
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
+    """
+    compile_all(spec)
+    check_ub(spec, catalogue, spec_products(spec, catalogue))
+
+
 def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`)."""
+    """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`);
+    :func:`validate` has passed."""
     view = common_view(spec, catalogue)
     products: list[Product] = view["products"]
     variants = compile_all(spec)
@@ -517,7 +539,6 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "default in its place: the kernel neither reads nor buffers it (tiling key + "
             f"{len(keys)} per absent combination)."
         )
-    check_ub(spec, catalogue, products)
     for p in products:
         d = tiling_decision(spec, p, (1 << 24,), keys[0])
         tiling_lines.append(

@@ -1,6 +1,6 @@
 """The default error bound of an elementwise case, derived from the kernel's own instruction sequence.
 
-An elementwise kernel evaluates its compiled program (:mod:`codegen.plan.elementwise_compiler`): 16-bit
+An elementwise kernel evaluates its compiled program (:mod:`codegen.families.elementwise.compiler`): 16-bit
 inputs are widened to fp32 exactly (``Cast`` ``CAST_NONE``), every vector instruction computes in fp32 and
 rounds its result, and a 16-bit result is rounded once more to the compute dtype (``Cast`` ``CAST_RINT``);
 host scalars (``compute.scalars``, attributes, literals) reach the kernel rounded to ``float``. Which
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.plan.elementwise_compiler import Instruction, Program
+from codegen.families.elementwise.compiler import Instruction, Program
 from codegen.spec.model import DType, OpSpec, Product
 
 #: fp32 unit roundoff (half an ULP, relative).
@@ -244,8 +244,8 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
     """
     if spec.family != "elementwise":
         return None
-    from codegen.plan.constraints import TensorStandIn, call_env
-    from codegen.plan.elementwise import compile_all, program_for, shape_rule
+    from codegen.check.constraints import TensorStandIn, call_env
+    from codegen.families.elementwise.plan import compile_all, program_for, shape_rule
     from codegen.runner import dtype_of_array
     from codegen.spec.expr import ExprEvalError, evaluate
 

@@ -57,6 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
     TilingField,
     arch_condition,
@@ -65,6 +66,7 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     ops_nn_view,
+    spec_products,
     status_row,
     tiling_field_views,
     ut_attr_value,
@@ -75,7 +77,6 @@ from codegen.plan.common import (
     ut_tiling_view,
 )
 from codegen.plan.constraints import constraint_doc_lines, constraint_view
-from codegen.spec.index_accumulate import IndexAccumulateCompute
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -619,6 +620,21 @@ def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> dict[str, An
         "outputs": [entry(t.name) for t in spec.outputs],
         "key": tuple(tuple(cols[n]) for n in sorted(cols)),
     }
+
+
+def validate(spec: OpSpec, catalogue: Catalogue) -> None:
+    """Plan-time validation of ``spec`` on its products, before any view is built.
+
+    Raises:
+        TypeError: the spec is not of this family.
+        ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key), or the
+            queue depth exceeds a product's buffers per position.
+    """
+    compute_of(spec)
+    grads, idxs = row_dtypes(spec), index_dtypes(spec)
+    if len(grads) > 10 or len(idxs) > 10:
+        raise ValueError(f"{spec.op}: at most 10 rows and 10 index dtypes fit the tiling key's digits")
+    buffer_num(spec, spec_products(spec, catalogue))
 
 
 def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:

@@ -12,8 +12,8 @@ each index. The spec names which tensors and attrs play each role::
       padding: paddingIdx              # optional integer attr: row never written (negative: none)
       count_scaling: scaleGradByFreq   # optional bool attr: divide by the index's occurrence count
 
-The parser is registered in :data:`codegen.spec.loader.COMPUTE_PARSERS`. It uses only the reader of its
-:class:`~codegen.spec.loader.ComputeContext`, so this module does not import the loader at run time.
+The family registry (:mod:`codegen.registry`) finds the parser as ``parse_compute``. It uses only the reader of its
+:class:`~codegen.spec.scopes.ComputeContext`, so this module does not import the loader at run time.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from codegen.spec.errors import SourceLoc
 from codegen.spec.model import AttrSpec, DType, TensorSpec
 
 if TYPE_CHECKING:
-    from codegen.spec.loader import ComputeContext, YNode
+    from codegen.spec.scopes import ComputeContext
+    from codegen.spec.yaml_reader import YNode
 
 __all__ = [
     "INDEX_DTYPES",
@@ -201,3 +202,7 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
         count_scaling=scaling.name if scaling is not None else None,
         loc=node.loc,
     )
+
+
+#: The family's compute parser (see :mod:`codegen.registry`).
+parse_compute = parse_index_accumulate_compute

@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
-from codegen.plan.constraints import TensorStandIn, violates
-from codegen.plan.index_accumulate import compute_of, index_dtypes, row_dtypes, tiling_decision
-from codegen.runner import dtype_of_array, numpy_dtype
+from codegen.check.constraints import TensorStandIn, violates
+from codegen.check.offsets import INT64_MAX, cover
+from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
+from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -112,8 +113,6 @@ def index_accumulate_cases(spec: OpSpec, product: Product, dtypes: list[DType], 
     for _, det in MODES:
         yield from _value_cases(mk, grads, rows_all, idx_all, det, quick)
     yield from _status_cases(mk, rows_all, idx_all)
-    from codegen.check.offsets import index_offset_cases
-
     roles = {"num_rows": mk.num_rows, "padding": mk.padding or "", "count_scaling": mk.scaling or ""}
     i64 = DType.INT64 if DType.INT64 in idx_all else idx_all[0]
     yield from index_offset_cases(spec, product, roles, grads[0] if grads else rows_all[0], i64)
@@ -360,3 +359,107 @@ def _status_cases(mk: _Maker, rows_all: list[DType], idx_all: list[DType]) -> It
             out=np.zeros((64, first_bad), numpy_dtype(g)),
         )
         yield mk.status(_dt(g, ii), f"scaling limit: D {first_bad} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+
+
+def index_offset_cases(
+    spec: OpSpec, product: Product, names: dict[str, str], rows_dtype: DType, index_dtype: DType
+) -> Iterator[Case]:
+    """``tiling_2g`` cases of an index_accumulate op in both strategies: ``3 * 2**31 + 5`` rows of width 3
+    into ``3 * 2**31 + 3`` output rows, and 4 rows of width ``3 * 2**31 + 7``. ``names`` maps the compute roles
+    (``num_rows``, ``padding``, ``count_scaling``) to the spec's attr names (absent roles: '')."""
+    for n, width, rows in ((3 * 2**31 + 5, 3, 3 * 2**31 + 3), (4, 3 * 2**31 + 7, 3)):
+        for deterministic in (False, True):
+            by_role = {names.get("num_rows"): rows, names.get("padding"): 1, names.get("count_scaling"): False}
+            attrs = [by_role.get(a.name, a.default) for a in spec.attrs]
+            request = {
+                "inputs": [{"shape": [n, width], "dtype": rows_dtype.name}, {"shape": [n], "dtype": index_dtype.name}],
+                "outputs": [{"shape": [rows, width], "dtype": rows_dtype.name}],
+                "attrs": attrs,
+                "deterministic": int(deterministic),
+            }
+            params = {
+                "request": request,
+                "grad_shape": (n, width),
+                "num_weights": rows,
+                "grad_dtype": rows_dtype.name,
+                "index_dtype": index_dtype.name,
+                "deterministic": deterministic,
+                "padding": 1 if names.get("padding") else -1,
+                "scale": False,
+            }
+            mode = "deterministic" if deterministic else "atomic"
+            yield Case(
+                spec.snake,
+                product.name,
+                f"{rows_dtype.name}/{index_dtype.name}",
+                f"[{n}, {width}]",
+                f"[{n}, {width}] into {rows} rows: tiling and per-core ranges in 64 bits [{mode}]",
+                params,
+                mode="tiling_2g",
+                deterministic=deterministic,
+            )
+
+
+def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """The family's cases of ``spec`` on ``product`` (:func:`index_accumulate_cases`)."""
+    return index_accumulate_cases(spec, product, dtypes, quick)
+
+
+def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
+    """The output a call allocates when the caller passed none: ``[numWeights, D]`` in the dtype of
+    ``grad``, poisoned (:func:`codegen.runner.device_memory`), not zeroed: the op must write every row."""
+    grad = arrays.get("grad")
+    d = grad.shape[-1] if grad is not None and grad.ndim else 0
+    dtype = grad.dtype if grad is not None else np.float32
+    shape = (int(attrs["numWeights"]), d)
+    return device_memory(int(np.prod(shape, dtype=np.int64)), dtype, shape)
+
+
+def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
+    """A ``tiling_2g`` case's tiling result ``got`` (fields ``tiling``) against the planner's decision in
+    64-bit arithmetic, and the per-core ranges of the kernel's split: '' when they agree and cover the
+    tensors past 32 bits, else what differs (see :func:`codegen.check.offsets.check_offsets`)."""
+    spec, product = fn.spec, fn.product
+    from codegen.families.index_accumulate.plan import tiling_decision as index_tiling
+
+    p = case.params
+    want_idx = index_tiling(
+        spec,
+        product,
+        tuple(p["grad_shape"]),
+        p["num_weights"],
+        DType[p["grad_dtype"]],
+        DType[p["index_dtype"]],
+        p["deterministic"],
+        p["padding"],
+        p["scale"],
+    )
+    fields = want_idx.tiling_fields()
+    for k, v in fields.items():
+        if tiling.get(k) != v:
+            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if got["block_dim"] != want_idx.block_dim or got["workspace_sizes"][0] != want_idx.workspace_bytes:
+        have = f"{got['block_dim']}/{got['workspace_sizes']}"
+        return f"blockDim/workspace {have}, want {want_idx.block_dim}/{want_idx.workspace_bytes}"
+    # The kernel's Split: groups below formerNum take perGroup + 1 items.
+    for what, groups, per, former, total in (
+        ("rows", fields["rowGroupNum"], fields["rowsPerGroup"], fields["rowsFormerNum"], fields["numRows"]),
+        (
+            "indices",
+            fields["indexGroupNum"],
+            fields["indicesPerGroup"],
+            fields["indicesFormerNum"],
+            fields["numIndices"],
+        ),
+    ):
+        ranges = []
+        for g in range(groups):
+            start = g * (per + 1) if g < former else former * (per + 1) + (g - former) * per
+            ranges.append((start, start + per + (1 if g < former else 0)))
+        fault = cover(what, ranges, total)
+        if fault:
+            return fault
+    elements = fields["numIndices"] * fields["rowLength"]
+    if elements < 2**32 or elements > INT64_MAX or fields["numRows"] * fields["accStride"] > INT64_MAX:
+        return f"grad holds {elements} elements: outside [2**32, int64]"
+    return ""

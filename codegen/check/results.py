@@ -1,0 +1,55 @@
+"""What a check run is made of: a :class:`Job` (the cases of one op on one product) and the :class:`CaseResult`
+of each case. Shared by the driver (:mod:`codegen.check.driver`), the worker that runs a job in a child
+process (:mod:`codegen.check.worker`) and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class CaseResult:
+    """Outcome of one case; ``counters`` are the emulator's per-launch totals (empty for status cases);
+    ``kind`` names how a failed case failed when it did not return a result: ``timeout`` (it ran past its
+    time limit and was killed) or ``crash`` (its process died), else empty; ``bound`` and ``bound_source``
+    say what error the comparison accepted (see :func:`case_tolerance`)."""
+
+    ident: str
+    op: str
+    product: str
+    dtype: str
+    shape: str
+    name: str
+    passed: bool
+    status: int
+    max_abs_err: float
+    max_ulp_err: float
+    message: str
+    seconds: float
+    counters: dict[str, Any] = field(default_factory=dict)
+    #: the error accepted at the element of the largest absolute error (0 for status cases)
+    bound: float = 0.0
+    #: where the bound came from: ``derived`` (the instruction sequence), ``tolerance()`` (the reference
+    #: module's), ``default`` (16 fp32 roundings) or empty for cases without a comparison
+    bound_source: str = ""
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Job:
+    """The cases of one (op, product), run in one worker process. ``specs_dir`` and ``products_file`` are
+    the spec directory and product catalogue the op and product come from (None: the project's);
+    ``timeout`` the time limit of every case in seconds (None: derived from each case's size, see
+    :func:`codegen.check.worker.case_timeout`)."""
+
+    spec_snake: str
+    product: str
+    dtype_filter: tuple[str, ...]
+    quick: bool
+    generated: str | None
+    core_orders: tuple[str, ...]
+    sanitize: bool
+    specs_dir: str | None
+    products_file: str | None = None
+    timeout: float | None = None

@@ -1,0 +1,74 @@
+"""The check worker process (``python -m codegen.check.worker_main``): runs the cases of one job and streams
+begin/result lines to its parent, :func:`codegen.check.worker.run_isolated` (protocol in
+:mod:`codegen.check.worker`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+from codegen.check.driver import Job, cases_for, check_example, load_reference, prepare_example, run_case
+from codegen.check.worker import case_timeout, case_units, die_with_parent
+
+
+def _serve(request: dict[str, Any], out: IO[str]) -> None:
+    from codegen.build import BuiltOp
+    from codegen.paths import reference_dir_for
+    from codegen.runner import OpCallable
+    from codegen.specs import load_project
+
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in request["job"].items()}
+    job = Job(**fields)
+    catalogue, specs = load_project(job.specs_dir, job.products_file)
+    spec = specs[job.spec_snake]
+    product = catalogue.get(job.product)
+    ref = load_reference(spec, reference_dir_for(job.specs_dir))
+    built = BuiltOp(spec, product, Path(request["library"]), request["key"], job.sanitize)
+    fn = OpCallable(built)
+    cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
+    units = case_units(cases, job.core_orders)
+    for index in range(int(request["start"]), len(units)):
+        case, suffix = units[index]
+        name = f"{case.name} ({suffix})" if suffix else case.name
+        ident = f"{case.ident} ({suffix})" if suffix else case.ident
+        begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
+        begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
+        begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
+        out.write(json.dumps(begin) + "\n")
+        out.flush()
+        r = run_case(fn, case, ref)
+        r.name, r.ident = name, ident
+        out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+        out.flush()
+    # The example program last, in this process too: its reference runs under the same time limit.
+    generated = Path(job.generated) if job.generated else None
+    prepared = prepare_example(built, generated)  # compiling it is not timed as a case
+    begin = {"begin": len(units), "ident": f"{spec.snake}/{product.name}/example/example program"}
+    begin.update({"op": spec.snake, "product": product.name, "dtype": "-", "shape": "-", "name": "example program"})
+    begin["timeout"] = case_timeout(None, job.timeout, job.sanitize)
+    out.write(json.dumps(begin) + "\n")
+    out.flush()
+    r = check_example(spec, product, generated, ref, built, prepared)
+    out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+    out.write(json.dumps({"done": len(units) + 1}) + "\n")
+    out.flush()
+
+
+def main() -> int:
+    """Worker entry point: reads the request from stdin, streams begin/result lines, exits 0 when done."""
+    die_with_parent()
+    request = json.loads(sys.stdin.read())
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol
+    with os.fdopen(protocol_fd, "w", encoding="utf-8") as out:
+        _serve(request, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

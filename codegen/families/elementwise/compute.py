@@ -1,0 +1,225 @@
+"""The ``compute`` section of the elementwise family: its model, its scope and its parser.
+
+Nothing here writes files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codegen.families.elementwise.rules import elementwise_host_problem, formula_problem
+from codegen.spec.errors import SourceLoc, SpecError
+from codegen.spec.expr import (
+    VECTOR_SIGNATURES,
+    Expr,
+    ExprType,
+    Name,
+    Scope,
+)
+from codegen.spec.model import (
+    DType,
+    TensorSpec,
+)
+from codegen.spec.scopes import (
+    ComputeContext,
+    scalar_scope,
+)
+from codegen.spec.yaml_reader import Reader, YMap, YNode, _describe
+
+
+@dataclass(frozen=True)
+class ElementwiseCompute:
+    """The ``compute`` section of an elementwise op.
+
+    Attributes:
+        promote: inputs whose dtypes are promoted to one common compute dtype (may be empty).
+        scalars: host-evaluated scalars, ``(name, expr)`` in spec order, over attrs, ``numel/rank/dim/dtype``
+            of tensors, ``coreNum``, ``ubBytes`` and earlier scalars.
+        outputs: ``(output name, formula)`` in output order; a formula is over input names, scalar names,
+            numbers and the elementwise functions.
+        loc: the ``compute`` entry.
+        scalar_types: the inferred type of each scalar (INT or FLOAT), in the order of ``scalars``.
+    """
+
+    promote: tuple[str, ...]
+    scalars: tuple[tuple[str, Expr], ...]
+    outputs: tuple[tuple[str, Expr], ...]
+    loc: SourceLoc
+    scalar_types: tuple[tuple[str, ExprType], ...] = ()
+
+
+def elementwise_scope(inputs: Sequence[TensorSpec], scalars: Sequence[tuple[str, ExprType]]) -> Scope:
+    """Scope of elementwise output formulas: input names (one element each, FLOAT), scalar names, and
+    ``sigmoid``, ``exp``, ``log``, ``abs``, ``sqrt``, ``min``, ``max``, ``relu``."""
+    allowed = {t.name: ExprType.FLOAT for t in inputs}
+    allowed.update(dict(scalars))
+    groups = (("inputs", tuple(t.name for t in inputs)), ("scalars", tuple(n for n, _ in scalars)))
+    return Scope(allowed, VECTOR_SIGNATURES, groups)
+
+
+def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
+    """Elementwise rules on tensors: every optional input has a ``default`` (the value the formula uses when
+    it is null), at least one input is required (its dtype selects the kernel), and an output shape that
+    names one input (``shape: self``: the other inputs broadcast to it) names a required one."""
+    for i, t in enumerate(ctx.inputs):
+        if t.optional and t.default is None:
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"inputs[{i}].default",
+                    f"optional input '{t.name}' needs a default: the value the formula uses when it is null",
+                )
+            )
+    if ctx.inputs and all(t.optional for t in ctx.inputs):
+        r.errors.append(SpecError(ctx.inputs[0].loc, "inputs", "an elementwise op needs at least one required input"))
+    _check_elementwise_dtypes(r, ctx)
+    by_name = {t.name: t for t in ctx.inputs}
+    for i, out in enumerate(ctx.outputs):
+        if isinstance(out.shape, Name) and out.shape.id in by_name and by_name[out.shape.id].optional:
+            r.errors.append(
+                SpecError(
+                    out.loc,
+                    f"outputs[{i}].shape",
+                    f"'{out.shape.id}' is optional; an output shape may only name a required input",
+                )
+            )
+
+
+#: Dtypes the elementwise kernel computes on: FLOAT in place, FLOAT16/BF16 cast to fp32 and back.
+ELEMENTWISE_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+
+
+def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
+    """Elementwise dtype rules: only :data:`ELEMENTWISE_DTYPES` (the kernel computes in float), and every
+    input and output lists the same dtypes in the same order as the first required input (the device op
+    gets every tensor in the one compute dtype, and the OpDef pairs the tensors' dtype lists by position)."""
+    if any(e.field.endswith("dtypes") or ".dtypes[" in e.field for e in r.errors):
+        return  # a list with errors of its own would only repeat them here
+    allowed = ", ".join(d.name for d in ELEMENTWISE_DTYPES)
+    tensors = [(f"inputs[{i}]", t) for i, t in enumerate(ctx.inputs)]
+    tensors += [(f"outputs[{i}]", t) for i, t in enumerate(ctx.outputs)]
+    reference = next((t for t in ctx.inputs if not t.optional), None)
+    for field, t in tensors:
+        bad = [d.name for d in t.dtypes if d not in ELEMENTWISE_DTYPES]
+        if bad:
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"{field}.dtypes",
+                    f"'{t.name}' lists {', '.join(bad)}, which the elementwise family does not compute on "
+                    f"(its kernel computes in float); allowed: {allowed}",
+                )
+            )
+        elif (
+            reference is not None
+            and t is not reference
+            and t.dtypes != reference.dtypes
+            and not any(d not in ELEMENTWISE_DTYPES for d in reference.dtypes)
+        ):
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"{field}.dtypes",
+                    f"'{t.name}' lists [{', '.join(d.name for d in t.dtypes)}] but '{reference.name}' lists "
+                    f"[{', '.join(d.name for d in reference.dtypes)}]; the tensors of an elementwise op must "
+                    "list the same dtypes in the same order (the device op computes all of them in one dtype "
+                    "and its OpDef pairs the lists by position)",
+                )
+            )
+
+
+def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCompute | None:
+    """Parses the ``compute`` section of the elementwise family.
+
+    Keys: ``promote`` (inputs promoted to one compute dtype), ``scalars`` (name -> host expression in
+    :func:`scalar_scope`, integer or float), and one formula per output name (in :func:`elementwise_scope`).
+
+    Returns:
+        The model, or None when the node is not a mapping.
+    """
+    r = ctx.reader
+    output_names = [t.name for t in ctx.outputs]
+    m = r.mapping(node, output_names, ("promote", "scalars"))
+    if m is None:
+        return None
+    for out in ctx.outputs:
+        if out.name in ("promote", "scalars"):
+            r.error(node, f"an elementwise output cannot be called '{out.name}' (a key of compute)")
+    input_names = [t.name for t in ctx.inputs]
+    _check_elementwise_tensors(r, ctx)
+    promote: list[str] = []
+    if "promote" in m:
+        for item, name in r.strings(m["promote"]):
+            if name not in input_names:
+                r.error(item, f"'{name}' is not an input; allowed: {', '.join(input_names)}")
+            elif name in promote:
+                r.error(item, f"duplicate input '{name}'")
+            else:
+                promote.append(name)
+    scalars: list[tuple[str, Expr]] = []
+    types: list[tuple[str, ExprType]] = []
+    if "scalars" in m:
+        sm = m["scalars"]
+        if not isinstance(sm, YMap):
+            r.error(sm, f"expected a mapping of scalar name to expression, got {_describe(sm)}")
+        else:
+            for key, value in sm.entries:
+                scalar = r.name(key) if isinstance(key.value, str) else None
+                if scalar is None:
+                    if not isinstance(key.value, str):
+                        r.error(key, f"scalar name {key.value!r} is not a string")
+                    continue
+                if not ctx.claim(key, scalar):
+                    continue
+                scope = scalar_scope(ctx.inputs, ctx.outputs, ctx.attrs, types)
+                e, typ = r.expr(value, scope, (ExprType.INT, ExprType.FLOAT), f"scalar '{scalar}'")
+                host_problem = elementwise_host_problem(e, input_names) if e is not None else None
+                if host_problem:
+                    r.error(value, host_problem)
+                    e = None
+                if e is not None and typ is not None:
+                    scalars.append((scalar, e))
+                    types.append((scalar, typ))
+                else:
+                    types.append((scalar, ExprType.FLOAT))  # keep the name known to the formulas
+                    r.poisoned.add(scalar)
+    outputs: list[tuple[str, Expr]] = []
+    scope = elementwise_scope(ctx.inputs, types)
+    for name in output_names:
+        if name in m:
+            e, _ = r.expr(m[name], scope, (ExprType.INT, ExprType.FLOAT), f"the formula of '{name}'")
+            problem = formula_problem(e, input_names) if e is not None else None
+            if problem:
+                r.error(m[name], problem)
+            elif e is not None:
+                outputs.append((name, e))
+    return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types))
+
+
+#: The family's compute parser (see :mod:`codegen.registry`).
+parse_compute = parse_elementwise_compute
+
+
+def division_sites(
+    compute: object, compute_node: YNode, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
+) -> Iterator[tuple[YNode, Expr, dict[str, Any]]]:
+    """The scalars and formulas of an elementwise compute section, for the loader's division-by-zero check:
+    ``(node, expr, {"defs", "nonzero", "opaque"})``. Scalars and formulas see the scalars' definitions; the
+    tiling function runs only for a non-empty output (``numel(<output>)`` is nonzero there); a formula's
+    input values are opaque (any element value)."""
+    if not isinstance(compute, ElementwiseCompute) or not isinstance(compute_node, YMap):
+        return
+    compute_nodes = {k.value: v for k, v in compute_node.entries}
+    defs = dict(compute.scalars)
+    # The tiling function runs only for a non-empty output (the op API returns before it otherwise).
+    tiling_nonzero = {f"numel({o.name})" for o in outputs}
+    scalars_node = compute_nodes.get("scalars")
+    for key, value in scalars_node.entries if isinstance(scalars_node, YMap) else []:
+        if key.value in defs:
+            yield value, defs[key.value], {"defs": defs, "nonzero": tiling_nonzero}
+    for name, formula in compute.outputs:
+        if name in compute_nodes:
+            how = {"defs": defs, "nonzero": tiling_nonzero, "opaque": [t.name for t in inputs]}
+            yield compute_nodes[name], formula, how

@@ -1,0 +1,67 @@
+"""``opgen explain`` for the elementwise family: the call a shape describes (the shape is the output's) and
+the tiling section."""
+
+from __future__ import annotations
+
+from codegen.check.constraints import TensorStandIn
+from codegen.families.elementwise.plan import compute_dtypes, tiling_decision
+from codegen.spec.model import DType, OpSpec, Product
+
+
+def shape_call(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None
+) -> tuple[dict[str, object], list[str], dict[str, object]]:
+    """``(tensors, assumed, set_attrs)``: every input and the output have ``shape`` in the explained dtype
+    (default: the first dtype of the first required input); no attr is set by the shape."""
+    env: dict[str, object] = {}
+    dt = DType[dtype_name] if dtype_name else next(t for t in spec.inputs if not t.optional).dtypes[0]
+    for t in (*spec.inputs, *spec.outputs):
+        env[t.name] = TensorStandIn(shape, dt)
+    return env, [], {}
+
+
+def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
+    """The output ``shape`` (its rank must be within the output's rank rule).
+
+    Raises:
+        ValueError: the rank is outside the output's rank rule.
+    """
+    out = spec.outputs[0]
+    lo, hi = out.rank
+    if not lo <= len(shape) <= hi:
+        raise ValueError(
+            f"output {out.name} of rank {len(shape)} is rejected by {spec.aclnn_name}: rank must be {lo}-{hi}"
+        )
+    return [(f"output {out.name} {list(shape)}", shape)]
+
+
+def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
+    """The tiling of output ``shape`` in dtype ``dtype_name`` (default: the first compute dtype) on
+    ``product``: UB budget and split, tile length, cores, tiles per core, queue buffers, workspace, strategy."""
+    dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
+    d = tiling_decision(spec, product, shape, dt)
+    lines = [
+        f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, "
+        f"tiling key {d.tiling_key}:",
+        f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved)",
+        f"  bytes per element: {d.bytes_per_element}",
+    ]
+    for name, count, each in d.ub_split:
+        lines.append(f"    {name}: {count} x {each} bytes")
+    lines += [
+        f"  UB used: {d.ub_used_bytes} bytes ({100 * d.ub_used_bytes / product.ub_bytes:.1f}% of UB)",
+        f"  tile length: {d.tile_length} elements",
+        f"  cores used (blockDim): {d.block_dim} of {product.vector_core_num}; former cores {d.former_num} x "
+        f"{d.former_length} elements, others {d.tail_length}",
+        f"  tiles per core (max): {d.tiles_per_core_max}",
+        f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",
+        f"  workspace: {d.workspace_bytes} bytes ({product.sys_workspace_bytes} system workspace "
+        f"(GetLibApiWorkSpaceSize) + {d.workspace_bytes - product.sys_workspace_bytes} user)",
+        "  strategy: streaming elementwise; "
+        + (
+            "DataCopyPad for the tail"
+            if product.data_copy_pad
+            else "DataCopy of whole blocks + scalar tail (no DataCopyPad)"
+        ),
+    ]
+    return "\n".join(lines)

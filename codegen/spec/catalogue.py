@@ -1,0 +1,221 @@
+"""Loading and validating the product catalogue (``specs/products.yaml``).
+
+Nothing here writes files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from codegen.spec.errors import SpecError, SpecErrors
+from codegen.spec.model import (
+    Catalogue,
+    DType,
+    Product,
+)
+from codegen.spec.naming import _C_IDENT
+from codegen.spec.yaml_reader import Reader, YMap, YNode, read_yaml
+
+CATALOGUE_FILE = "products.yaml"
+
+#: The largest ``vector_core_num`` a catalogue may give: a launch's blockDim is at most 65535 (the range CANN's
+#: kernel launch accepts for blockDim).
+MAX_BLOCK_DIM = 65535
+#: The largest ``ub_bytes``: TPipe::InitBuffer takes its length as uint32_t and the emulator carves UB with
+#: int32 offsets.
+MAX_UB_BYTES = 2**31 - 1
+#: The largest ``sys_workspace_bytes`` (1 GiB; CANN reserves 2 or 16 MiB, asc-devkit
+#: impl/basic_api/utils/kernel_utils_constants.h RESERVED_WORKSPACE).
+MAX_SYS_WORKSPACE_BYTES = 2**30
+
+
+# -------------------------------------------------------------------------------------------- catalogue
+
+_PRODUCT_KEYS = (
+    "name",
+    "doc_term",
+    "config_name",
+    "soc_version",
+    "npu_arch",
+    "ub_bytes",
+    "vector_core_num",
+    "bf16",
+    "data_copy_pad",
+    "atomic_add_dtypes",
+    "queue_buffer_cap",
+    "hw_sync_all",
+    "sys_workspace_bytes",
+    "source",
+)
+_PRODUCT_OPTIONAL_KEYS = ("capability_source",)
+_LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
+_UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
+UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
+#: Product facts generated code selects by NpuArch (``__NPU_ARCH__`` in kernels, ``GetCurNpuArch()`` on the
+#: host), so products sharing an NpuArch must agree on them. UB bytes and core counts are read from the
+#: platform at run time and may differ.
+ARCH_CAPABILITIES = (
+    "bf16",
+    "data_copy_pad",
+    "atomic_add_dtypes",
+    "queue_buffer_cap",
+    "hw_sync_all",
+    "sys_workspace_bytes",
+)
+
+
+def _pattern(r: Reader, node: YNode, rx: re.Pattern[str], what: str) -> str:
+    s = r.string(node)
+    if s is None:
+        return ""
+    if not rx.fullmatch(s):
+        r.error(node, f"'{s}' is not {what}")
+        return ""
+    return s
+
+
+def _parse_product(r: Reader, node: YNode) -> Product | None:
+    m = r.mapping(node, _PRODUCT_KEYS, _PRODUCT_OPTIONAL_KEYS)
+    if m is None:
+        return None
+
+    def get(key: str, fn: Callable[[YNode], object]) -> object:
+        return fn(m[key]) if key in m else None
+
+    name = _pattern(r, m["name"], _C_IDENT, "a valid identifier (e.g. Ascend910B)") if "name" in m else ""
+    config = (
+        _pattern(r, m["config_name"], _LOWER_IDENT, "a lower-case identifier (e.g. ascend910b)")
+        if "config_name" in m
+        else ""
+    )
+    soc = (
+        _pattern(r, m["soc_version"], _UPPER_IDENT, "an upper-case identifier (e.g. ASCEND910B)")
+        if "soc_version" in m
+        else ""
+    )
+    # InitBuffer lengths are uint32_t (asc-devkit include/basic_api/kernel_tpipe.h): a UB past 2**31 - 1 bytes
+    # could not be carved by any kernel.
+    ub = get("ub_bytes", lambda n: r.integer(n, 1, MAX_UB_BYTES))
+    if isinstance(ub, int) and ub % UB_BLOCK_BYTES:
+        r.error(m["ub_bytes"], f"ub_bytes {ub} is not a multiple of {UB_BLOCK_BYTES} (the UB block size)")
+    atomics: tuple[DType, ...] = ()
+    if "atomic_add_dtypes" in m:
+        items = r.seq(m["atomic_add_dtypes"]) or []
+        seen: list[DType] = []
+        for item in items:
+            d = r.dtype(item)
+            if d is not None and d in seen:
+                r.error(item, f"duplicate dtype '{d.name}' (already in this list)")
+            elif d is not None:
+                seen.append(d)
+        atomics = tuple(seen)
+
+    def as_int(v: object) -> int:
+        return v if isinstance(v, int) else 0
+
+    return Product(
+        name=name,
+        doc_term=str(get("doc_term", r.string) or ""),
+        config_name=config,
+        soc_version=soc,
+        npu_arch=as_int(get("npu_arch", lambda n: r.integer(n, 1))),
+        ub_bytes=as_int(ub),
+        vector_core_num=as_int(get("vector_core_num", lambda n: r.integer(n, 1, MAX_BLOCK_DIM))),
+        bf16=bool(get("bf16", r.boolean)),
+        data_copy_pad=bool(get("data_copy_pad", r.boolean)),
+        atomic_add_dtypes=atomics,
+        queue_buffer_cap=as_int(get("queue_buffer_cap", lambda n: r.integer(n, 1, 64))),
+        hw_sync_all=bool(get("hw_sync_all", r.boolean)),
+        sys_workspace_bytes=as_int(get("sys_workspace_bytes", lambda n: r.integer(n, 0, MAX_SYS_WORKSPACE_BYTES))),
+        source=str(get("source", r.string) or ""),
+        capability_source=str(get("capability_source", r.string) or ""),
+        loc=node.loc,
+    )
+
+
+def _value_node(node: YMap, key: str) -> YNode:
+    """The value of ``key`` in ``node`` (for its line), or ``node`` itself when the key is absent."""
+    return next((v for k, v in node.entries if k.value == key), node)
+
+
+def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
+    for key in ("name", "config_name", "soc_version"):
+        first: dict[str, Product] = {}
+        for node, p in products:
+            value = getattr(p, key)
+            if not value:
+                continue
+            if value in first:
+                where = _value_node(node, key)
+                r.error(where, f"duplicate product {key} '{value}' (first at line {first[value].loc.line})")
+            else:
+                first[value] = p
+    by_arch: dict[int, Product] = {}
+    for node, p in products:
+        if DType.BF16 in p.atomic_add_dtypes and not p.bf16:
+            r.error(
+                _value_node(node, "atomic_add_dtypes"), f"{p.name} lists BF16 in atomic_add_dtypes but has bf16: false"
+            )
+        if not p.npu_arch:
+            continue
+        other = by_arch.setdefault(p.npu_arch, p)
+        for cap in ARCH_CAPABILITIES:
+            if other is not p and getattr(other, cap) != getattr(p, cap):
+                r.error(
+                    _value_node(node, cap),
+                    f"{p.name} has npu_arch {p.npu_arch} like {other.name} (line {other.loc.line}) "
+                    f"but a different {cap}; "
+                    f"products sharing an NpuArch must agree on {', '.join(ARCH_CAPABILITIES[:-1])} and "
+                    f"{ARCH_CAPABILITIES[-1]} (generated code selects by NpuArch, never by product name)",
+                )
+
+
+def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
+    r = Reader(errors)
+    before = len(errors)
+    root = read_yaml(path, errors)
+    if root is None:
+        return None
+    top = r.mapping(root, ("products",))
+    if top is None or "products" not in top:
+        return None
+    items = r.seq(top["products"])
+    if items is None:
+        return None
+    if not items:
+        r.error(top["products"], "empty product list; the catalogue needs at least one product")
+    parsed: list[tuple[YMap, Product]] = []
+    for item in items:
+        p = _parse_product(r, item)
+        if p is not None and isinstance(item, YMap):
+            parsed.append((item, p))
+    _check_catalogue(r, parsed)
+    catalogue = Catalogue(tuple(p for _, p in parsed), str(path))
+    return catalogue if len(errors) == before else None
+
+
+def _sorted(errors: list[SpecError]) -> list[SpecError]:
+    return sorted(errors, key=lambda e: (e.loc.file, e.loc.line))
+
+
+def load_catalogue(path: str | Path) -> Catalogue:
+    """Loads the product catalogue (``specs/products.yaml``).
+
+    Args:
+        path: the catalogue file.
+
+    Returns:
+        The catalogue, products in file order.
+
+    Raises:
+        SpecErrors: every problem: YAML syntax, duplicate or unknown or missing keys, wrong types,
+            ``ub_bytes`` not a positive multiple of 32, unknown atomic dtypes, BF16 atomics without bf16,
+            duplicate names/config names/SoC versions, products of one NpuArch with different capabilities.
+    """
+    errors: list[SpecError] = []
+    catalogue = _load_catalogue(Path(path), errors)
+    if errors or catalogue is None:
+        raise SpecErrors(_sorted(errors))
+    return catalogue

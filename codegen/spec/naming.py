@@ -1,0 +1,96 @@
+"""Naming rules of specs: C++ keywords, reserved names, identifier forms.
+
+Nothing here writes files.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Mapping
+
+from codegen.spec.expr import (
+    ExprType,
+)
+from codegen.spec.model import (
+    DType,
+)
+
+# ------------------------------------------------------------------------------------------------ names
+
+#: C++ keywords and alternative tokens (C++20), which cannot name a parameter or variable.
+_CPP_KEYWORD_TEXT = """
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
+    class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+    decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
+    goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
+    protected public register reinterpret_cast requires return short signed sizeof static static_assert
+    static_cast struct switch template this thread_local throw true try typedef typeid typename union
+    unsigned using virtual void volatile wchar_t while xor xor_eq
+"""
+CPP_KEYWORDS = frozenset(_CPP_KEYWORD_TEXT.split())
+
+#: Names expressions give a meaning of their own (value: their type).
+PLATFORM_NAMES: Mapping[str, ExprType] = {"coreNum": ExprType.INT, "ubBytes": ExprType.INT}
+
+_DTYPE_NAMES = tuple(sorted(DType.__members__))
+
+#: Identifiers that are valid C but taken in generated code or expressions, with the reason.
+RESERVED_NAMES: Mapping[str, str] = {
+    **{n: "a platform value in expressions" for n in PLATFORM_NAMES},
+    **{n: "a dtype name in expressions" for n in _DTYPE_NAMES},
+    **{n: "a parameter of the aclnn two-phase API" for n in ("workspaceSize", "executor", "workspace", "stream")},
+    "tiling": "a parameter of the kernel entry",
+    **{
+        n: "a type name in generated C++"
+        for n in (
+            "half",
+            "bfloat16_t",
+            "int8_t",
+            "int16_t",
+            "int32_t",
+            "int64_t",
+            "uint8_t",
+            "uint16_t",
+            "uint32_t",
+            "uint64_t",
+            "size_t",
+            "GM_ADDR",
+            "aclTensor",
+            "aclOpExecutor",
+            "aclrtStream",
+            "aclnnStatus",
+            "aclDataType",
+        )
+    },
+}
+
+_C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*")
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+
+
+def is_upper_camel(name: str) -> bool:
+    """Whether ``name`` may be an op or OpType name: ASCII letters and digits, starting with a capital and
+    with at least one lower-case letter (``ABC`` is not UpperCamelCase)."""
+    return bool(_UPPER_CAMEL.fullmatch(name)) and any(c.islower() for c in name)
+
+
+def name_problem(name: str, reserved: bool = True) -> str | None:
+    """Why ``name`` cannot name a tensor, attr, scalar, let or constraint, or None when it can.
+
+    It must be an ASCII C identifier, not a C++ keyword, not a Python keyword (expressions could not
+    mention it), not a C++ reserved identifier (``__x``, ``_X``) and, when ``reserved``, not one of
+    :data:`RESERVED_NAMES`. ``self`` is fine.
+    """
+    if not _C_IDENT.fullmatch(name):
+        return f"'{name}' is not a valid C identifier (ASCII letters, digits and '_', not starting with a digit)"
+    if name in CPP_KEYWORDS:
+        return f"'{name}' is a C++ keyword; choose another name"
+    if keyword.iskeyword(name):
+        return f"'{name}' is a Python keyword and could not be written in expressions; choose another name"
+    if name.startswith("__") or re.match(r"_[A-Z]", name):
+        return f"'{name}' is reserved in C++ (names starting with '__' or '_' and a capital); choose another name"
+    if reserved and name in RESERVED_NAMES:
+        return f"'{name}' is reserved ({RESERVED_NAMES[name]}); choose another name"
+    return None

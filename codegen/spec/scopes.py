@@ -1,0 +1,130 @@
+"""Expression scopes of spec sections and the context a family's compute parser gets.
+
+Nothing here writes files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from codegen.spec.errors import SourceLoc
+from codegen.spec.expr import (
+    HOST_NUMERIC_SIGNATURES,
+    SHAPE_SIGNATURES,
+    TENSOR_SIGNATURES,
+    ExprType,
+    Scope,
+)
+from codegen.spec.model import (
+    ATTR_TYPES,
+    AttrSpec,
+    TensorSpec,
+)
+from codegen.spec.naming import _DTYPE_NAMES, PLATFORM_NAMES
+from codegen.spec.yaml_reader import Reader, YNode
+
+# ----------------------------------------------------------------------------------------------- scopes
+
+_TENSOR_FUNCS = ", ".join(sorted(TENSOR_SIGNATURES))
+
+
+def shape_scope(inputs: Sequence[TensorSpec], attrs: Sequence[AttrSpec]) -> Scope:
+    """Scope of output ``shape`` expressions: input tensors (as tensors), attrs, ``broadcast``, ``shape``,
+    ``numel``, ``rank``, ``dim``, ``abs``, ``min``, ``max``."""
+    functions = {**SHAPE_SIGNATURES, **{k: v for k, v in TENSOR_SIGNATURES.items() if k != "dtype"}}
+    functions.update(HOST_NUMERIC_SIGNATURES)
+    allowed = {t.name: ExprType.TENSOR for t in inputs}
+    allowed.update({a.name: a.expr_type for a in _typed(attrs)})
+    groups = (("input tensors", tuple(t.name for t in inputs)), ("attrs", tuple(a.name for a in _typed(attrs))))
+    return Scope(allowed, functions, groups)
+
+
+def _typed(attrs: Sequence[AttrSpec]) -> list[AttrSpec]:
+    """The attrs whose type is valid (others were reported and are left out of scopes)."""
+    return [a for a in attrs if a.type in ATTR_TYPES]
+
+
+def _host_scope(
+    tensors: Sequence[TensorSpec],
+    attrs: Sequence[AttrSpec],
+    extra: Sequence[tuple[str, ExprType]],
+    extra_label: str,
+) -> Scope:
+    allowed: dict[str, ExprType] = {a.name: a.expr_type for a in _typed(attrs)}
+    allowed.update(dict(extra))
+    allowed.update({t.name: ExprType.TENSOR for t in tensors})
+    allowed.update(PLATFORM_NAMES)
+    allowed.update({d: ExprType.DTYPE for d in _DTYPE_NAMES})
+    groups = (
+        ("attrs", tuple(a.name for a in _typed(attrs))),
+        (extra_label, tuple(n for n, _ in extra)),
+        (f"tensors (only inside {_TENSOR_FUNCS})", tuple(t.name for t in tensors)),
+        ("platform", tuple(PLATFORM_NAMES)),
+        ("dtypes", _DTYPE_NAMES),
+    )
+    return Scope(allowed, {**TENSOR_SIGNATURES, **HOST_NUMERIC_SIGNATURES}, groups)
+
+
+def scalar_scope(
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    attrs: Sequence[AttrSpec],
+    scalars: Sequence[tuple[str, ExprType]] = (),
+) -> Scope:
+    """Scope of host-evaluated ``compute.scalars``: attrs, earlier scalars, ``coreNum``, ``ubBytes``, dtype
+    names, and tensors (inputs and outputs) only as arguments of ``numel``, ``rank``, ``dim``, ``dtype``;
+    functions ``numel``, ``rank``, ``dim``, ``dtype``, ``abs``, ``min``, ``max``."""
+    return _host_scope((*inputs, *outputs), attrs, scalars, "scalars")
+
+
+def constraint_scope(
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    attrs: Sequence[AttrSpec],
+    lets: Sequence[tuple[str, ExprType]] = (),
+) -> Scope:
+    """Scope of constraint ``when``/``let``/``require``: as :func:`scalar_scope`, with let names (those
+    defined so far) instead of scalars."""
+    return _host_scope((*inputs, *outputs), attrs, lets, "lets")
+
+
+# ------------------------------------------------------------------------------------ compute parsers
+
+
+@dataclass
+class ComputeContext:
+    """What a family's compute parser gets besides the ``compute`` node.
+
+    Attributes:
+        reader: typed access to nodes; record problems with ``reader.error(node, message)``.
+        inputs: the op's inputs (parsed; names may be placeholders where they were invalid).
+        outputs: the op's outputs.
+        attrs: the op's attrs.
+        taken: names already used (tensors, attrs): name -> ``(field path, loc)``; parsers that
+            introduce names (scalars) register them with :meth:`claim`.
+    """
+
+    reader: Reader
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    attrs: tuple[AttrSpec, ...]
+    taken: dict[str, tuple[str, SourceLoc]]
+
+    def claim(self, node: YNode, name: str) -> bool:
+        """Registers a new name; records a duplicate-name error and returns False when it is taken."""
+        return _claim(self.reader, self.taken, node, name)
+
+
+#: A family's compute parser: takes the ``compute`` node and the context, records problems in
+#: ``ctx.reader`` and returns the family's compute model (None when it could not be built).
+ComputeParser = Callable[[YNode, ComputeContext], object]
+
+
+def _claim(r: Reader, taken: dict[str, tuple[str, SourceLoc]], node: YNode, name: str) -> bool:
+    if name in taken:
+        field, loc = taken[name]
+        r.error(node, f"duplicate name '{name}' (already used by {field} at line {loc.line}); names must be unique")
+        return False
+    taken[name] = (node.path, node.loc)
+    return True
