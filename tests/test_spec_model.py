@@ -298,7 +298,7 @@ def test_dtype_properties() -> None:
     table = {
         #  name: (acl_id, itemsize, numpy, kernel, host, floating, 16-bit float)
         "FLOAT": (0, 4, "float32", "float", "float", True, False),
-        "FLOAT16": (1, 2, "float16", "half", "uint16_t", True, True),
+        "FLOAT16": (1, 2, "float16", "half", "aclFloat16", True, True),
         "INT8": (2, 1, "int8", "int8_t", "int8_t", False, False),
         "INT32": (3, 4, "int32", "int32_t", "int32_t", False, False),
         "UINT8": (4, 1, "uint8", "uint8_t", "uint8_t", False, False),
