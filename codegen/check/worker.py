@@ -100,6 +100,11 @@ def case_units(cases: list[Case], core_orders: tuple[str, ...]) -> list[tuple[Ca
     return units
 
 
+def unit_ident(case: Case, suffix: str | None) -> str:
+    """The ident of a unit of :func:`case_units`: the case's, with the core order suffix when it has one."""
+    return f"{case.ident} ({suffix})" if suffix else case.ident
+
+
 def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
     from codegen.check.driver import CaseResult
 
@@ -277,10 +282,13 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
     fn = OpCallable(built)
     cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
     units = case_units(cases, job.core_orders)
+    chosen = None if job.units is None else set(job.units)  # opgen check --shard: this shard's units only
     for index in range(int(request["start"]), len(units)):
+        if chosen is not None and index not in chosen:
+            continue
         case, suffix = units[index]
         name = f"{case.name} ({suffix})" if suffix else case.name
-        ident = f"{case.ident} ({suffix})" if suffix else case.ident
+        ident = unit_ident(case, suffix)
         begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
         begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
         begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
@@ -290,6 +298,10 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
         r.name, r.ident = name, ident
         out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
         out.flush()
+    if chosen is not None and len(units) not in chosen:  # the example program runs in another shard
+        out.write(json.dumps({"done": len(units) + 1}) + "\n")
+        out.flush()
+        return
     # The example program last, in this process too: its reference runs under the same time limit.
     generated = Path(job.generated) if job.generated else None
     prepared = prepare_example(built, generated)  # compiling it is not timed as a case
