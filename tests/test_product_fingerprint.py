@@ -121,6 +121,8 @@ def test_a_field_splits_the_pair_exactly_when_a_build_or_run_reads_it(
         config = generated / op / "op_host" / "config"
         if changed.config_name != before.config_name:
             shutil.copytree(config / before.config_name, config / changed.config_name)
+            for path in (generated / op).rglob("*_def.cpp"):  # the OpDef registers the new config name
+                path.write_text(path.read_text().replace(f'"{before.config_name}"', f'"{changed.config_name}"'))
         split = product_fingerprint(spec, first, generated) != product_fingerprint(spec, changed, generated)
         if role == "identity":
             # registration only: what a build reads about it changes, but no compiled source tests it
@@ -140,6 +142,8 @@ def test_a_field_splits_the_pair_exactly_when_a_build_or_run_reads_it(
     [
         ("soc_version", "static int opgen_probe() { return static_cast<int>(GetSocVersion()); }\n"),
         ("name", "static const char *opgen_probe = OPGEN_PRODUCT_NAME;\n"),
+        ("name", "static const void *opgen_probe = &platform_ascendc::PlatformAscendC::GetSocLongVersion;\n"),
+        ("config_name", 'static void opgen_probe(ops::OpDef &d) { d.AICore().AddConfig("ascend910_93", cfg); }\n'),
         ("config_name", 'static const char *opgen_probe = "ascend910_93";\n'),
     ],
 )

@@ -9,7 +9,8 @@ tensor has there, the constraints that name the product), the compiled generated
 product's own generated files (``op_host/config/<config_name>/*_binary.json``). The ``identity`` fields
 (``name``, ``config_name``, ``soc_version``) only say which product it is; they enter the fingerprint when
 the op's compiled sources test them (``GetSocVersion``/``SocVersion::<soc>``, ``OPGEN_PRODUCT_NAME`` or the
-quoted product name, the quoted config name outside an ``AddConfig`` registration). The ``documentation``
+quoted product name, ``GetSocLongVersion``, the quoted config name outside an ``AddConfig`` registration),
+and how the OpDef registers the product (its ``AddConfig`` config object). The ``documentation``
 fields reach only the docs. Products of one op with equal fingerprints share one build and one run of each
 case (:func:`distinct_targets`); ``opgen check --all-products`` runs them all.
 
@@ -91,12 +92,20 @@ def identity_reads(product: Product, texts: Iterable[str]) -> dict[str, str]:
     reads: dict[str, str] = {}
     if "GetSocVersion" in joined or re.search(rf"SocVersion::{re.escape(product.soc_version)}\b", joined):
         reads["soc_version"] = product.soc_version
-    if "OPGEN_PRODUCT_NAME" in joined or f'"{product.name}"' in joined:
+    if any(token in joined for token in ("OPGEN_PRODUCT_NAME", "GetSocLongVersion", f'"{product.name}"')):
         reads["name"] = product.name
     quoted = f'"{product.config_name}"'
     if joined.count(quoted) > joined.count(f"AddConfig({quoted}"):
         reads["config_name"] = product.config_name
     return reads
+
+
+def registration(product: Product, texts: Iterable[str]) -> list[str]:
+    """How the OpDef registers ``product`` (the emulator looks its config up by config name,
+    runtime/src/host/launcher.cpp): the config object of each ``AddConfig("<config_name>", obj)``, ``""``
+    for a registration without one; empty when the product is not registered."""
+    pattern = re.compile(rf'AddConfig\("{re.escape(product.config_name)}"\s*(?:,\s*(\w+))?\s*\)')
+    return [m.group(1) or "" for text in texts for m in pattern.finditer(text)]
 
 
 def product_fingerprint(spec: OpSpec, product: Product, generated: Path) -> str:
@@ -118,6 +127,7 @@ def product_fingerprint(spec: OpSpec, product: Product, generated: Path) -> str:
             f: repr(getattr(product, f)) for f, role in sorted(PRODUCT_FIELD_ROLES.items()) if role == "behaviour"
         },
         "identity": identity_reads(product, compiled.values()),
+        "registration": registration(product, compiled.values()),
         "dtypes": {t.name: [d.name for d in t.dtypes_for(product)] for t in [*spec.inputs, *spec.outputs]},
         "constraints": [
             (c.name, c.loc.line if c.loc is not None else None) for c in spec.constraints if product.name in c.products
