@@ -127,10 +127,31 @@ def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
-    p1, p2, p3, p4 = a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]
-    # np.minimum/np.maximum propagate NaN: an element with a NaN product gets NaN ends, the whole line
-    lo = np.minimum(np.minimum(p1, p2), np.minimum(p3, p4))
-    hi = np.maximum(np.maximum(p1, p2), np.maximum(p3, p4))
+    """The product interval: the least and greatest of the four end products (NaN ends where one is NaN:
+    np.minimum/np.maximum propagate NaN, and :func:`_clean` makes such an element the whole line). A
+    degenerate operand (both ends the same array, as an exact input is) contributes one end."""
+    a_ends = (a[0],) if a[0] is a[1] else (a[0], a[1])
+    b_ends = (b[0],) if b[0] is b[1] else (b[0], b[1])
+    first = np.multiply(a_ends[0], b_ends[0])
+    if len(a_ends) * len(b_ends) == 1:
+        return _clean(first, first)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (*a_ends, *b_ends)))
+    if not isinstance(first, np.ndarray) or first.ndim == 0 or first.shape != shape:
+        products = [x * y for x in a_ends for y in b_ends]
+        lo, hi = products[0], products[0]
+        for p in products[1:]:
+            lo, hi = np.minimum(lo, p), np.maximum(hi, p)
+        return _clean(lo, hi)
+    lo = first.copy()
+    hi = first  # the first product's buffer becomes the upper end; the others go through one scratch array
+    scratch = np.empty_like(first)
+    for x in a_ends:
+        for y in b_ends:
+            if x is a_ends[0] and y is b_ends[0]:
+                continue
+            np.multiply(x, y, out=scratch)
+            np.minimum(lo, scratch, out=lo)
+            np.maximum(hi, scratch, out=hi)
     return _clean(lo, hi)
 
 
