@@ -7,12 +7,14 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codegen.spec.errors import SpecError, SpecErrors
 
 if TYPE_CHECKING:  # the model imports the expression language: loaded only by commands that read specs
-    from codegen.spec.model import Catalogue, OpSpec
+    from codegen.check.driver import CaseResult, Job
+    from codegen.check.matrix import CaseCosts
+    from codegen.spec.model import Catalogue, OpSpec, Product
 
 
 def _version() -> str:
@@ -218,14 +220,29 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shard(text: str) -> tuple[int, int]:
+    """``K/N`` of ``--shard`` (1 <= K <= N)."""
+    k_text, sep, n_text = text.partition("/")
+    try:
+        k, n = int(k_text), int(n_text)
+    except ValueError:
+        k = n = 0
+    if not sep or n < 1 or not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+    return k, n
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from codegen.build import cache_dir
-    from codegen.check.driver import CheckInterrupted, Job, run_check, select_products, write_json
-    from codegen.check.report import print_table, progress_printer
+    from codegen.check.driver import CheckInterrupted, Job, run_check, select_products
+    from codegen.check.matrix import CaseCosts, distinct_targets
+    from codegen.check.report import progress_printer
+    from codegen.paths import project_paths
 
     dtypes = _dtype_names(args.dtype)
     json_path = _writable_file(args.json, "--json") if args.json else None
-    cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
+    junit_path = _writable_file(args.junit, "--junit") if args.junit else None
+    cache = cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
     catalogue, specs = _load(args)
     specs = _select(specs, args.ops)
     orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
@@ -235,8 +252,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return rerun_sanitized(sys.argv[1:])
     jobs = []
     filtered_out: dict[str, list[str]] = {}  # op -> the dtypes it computes on where --dtype excluded it
+    generated_root = Path(args.generated) if args.generated else project_paths().generated
     for name, spec in sorted(specs.items()):
-        for product in select_products(spec, catalogue, args.product):
+        products = select_products(spec, catalogue, args.product)
+        # products with equal fingerprints share one build and one run (codegen.check.matrix)
+        targets: list[tuple[Product, list[Product]]] = (
+            [(p, []) for p in products] if args.all_products else distinct_targets(spec, products, generated_root)
+        )
+        for product, covered in targets:
             computes = [d.name for d in spec.inputs[0].dtypes_for(product)]
             if dtypes and not set(computes) & set(dtypes):
                 known = filtered_out.setdefault(name, [])
@@ -254,6 +277,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     getattr(args, "specs", None),
                     getattr(args, "products", None),
                     args.timeout,
+                    covers=tuple(p.name for p in covered),
                 )
             )
     if not jobs:
@@ -267,8 +291,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print("nothing to check: no (op, product) matches", file=sys.stderr)
         return 2
+    costs = CaseCosts(Path(args.costs) if args.costs else cache / "case-costs.json")
+    shard, count = args.shard or (1, 1)
+    plan = ""
+    if args.shard:
+        jobs, plan = _shard_jobs(jobs, shard, count, costs)
+    meta = _check_meta(args, specs, generated_root, [shard, count], plan)
     try:
-        results = run_check(jobs, args.jobs, progress_printer(len(jobs)))
+        results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
     except CheckInterrupted as stop:
         print(stop.summary(), file=sys.stderr)
         sys.stdout.flush()
@@ -276,13 +306,96 @@ def cmd_check(args: argparse.Namespace) -> int:
         # Every worker is dead; leave at once, without the interpreter's exit handlers: concurrent.futures'
         # handler would try to wake the killed pool's manager thread and print a traceback (a closed pipe).
         os._exit(130)
-    print_table(results, verbose=args.verbose)
+    if not args.shard:  # a shard's times would change the plan the other shards of its matrix compute
+        costs.record(results)
+        costs.save()
+    return _report(results, meta, args.verbose, json_path, junit_path)
+
+
+def _report(
+    results: list[CaseResult], meta: dict[str, Any], verbose: bool, json_path: Path | None, junit_path: Path | None
+) -> int:
+    """Prints the table and the totals, writes the JSON and JUnit files; the exit status (1: a failure)."""
+    from codegen.check.report import print_table
+    from codegen.check.result_files import write_json, write_junit
+
+    print_table(results, verbose=verbose)
     if json_path is not None:
-        write_json(results, json_path)
-        print(f"wrote {args.json}")
+        write_json(results, json_path, meta)
+        print(f"wrote {json_path}")
+    if junit_path is not None:
+        write_junit(results, junit_path)
+        print(f"wrote {junit_path}")
     failed = sum(not r.passed for r in results)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def _shard_jobs(jobs: list[Job], shard: int, count: int, costs: CaseCosts) -> tuple[list[Job], str]:
+    """The jobs of shard ``shard`` of ``count`` (each narrowed to its units) and the plan's digest."""
+    from dataclasses import replace
+
+    from codegen.check.matrix import assign_shards, job_units, plan_digest
+
+    units = [u for i, job in enumerate(jobs) for u in job_units(job, i)]
+    shards = assign_shards(units, count, costs)
+    mine: dict[int, list[int]] = {}
+    for unit in shards[shard - 1]:
+        mine.setdefault(unit.job, []).append(unit.index)
+    print(
+        f"shard {shard}/{count}: {len(shards[shard - 1])} of {len(units)} units, in {len(mine)} of {len(jobs)} jobs",
+        file=sys.stderr,
+    )
+    return [replace(jobs[i], units=tuple(ix)) for i, ix in sorted(mine.items())], plan_digest(shards)
+
+
+def _check_meta(
+    args: argparse.Namespace, specs: dict[str, OpSpec], generated: Path, shard: list[int], plan: str
+) -> dict[str, Any]:
+    """The ``meta`` of the JSON (see :mod:`codegen.check.results`)."""
+    from codegen.check.matrix import inputs_digest
+    from codegen.paths import project_paths, reference_dir_for
+
+    paths = project_paths()
+    specs_dir = Path(args.specs) if getattr(args, "specs", None) else paths.specs
+    products_file = Path(args.products) if getattr(args, "products", None) else specs_dir / "products.yaml"
+    options = {
+        "ops": sorted(specs),
+        "products": sorted(args.product or []),
+        "dtypes": sorted(args.dtype or []),
+        "quick": bool(args.quick),
+        "core_orders": list(args.core_order or []),
+        "all_products": bool(args.all_products),
+        "sanitize": bool(args.sanitize),
+    }
+    return {
+        "opgen": _version(),
+        "inputs": inputs_digest(
+            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
+        ),
+        "options": options,
+        "shard": shard,
+        "plan": plan,
+    }
+
+
+def cmd_report_merge(args: argparse.Namespace) -> int:
+    from codegen.check.result_files import MergeError, merge_results
+
+    json_path = _writable_file(args.json, "--json") if args.json else None
+    junit_path = _writable_file(args.junit, "--junit") if args.junit else None
+    try:
+        meta, results = merge_results([Path(p) for p in args.files])
+    except MergeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.costs:
+        from codegen.check.matrix import CaseCosts
+
+        costs = CaseCosts(Path(args.costs))
+        costs.record(results)
+        costs.save()
+    return _report(results, meta, args.verbose, json_path, junit_path)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -390,7 +503,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="time limit of every case (default: 60 s plus 1 s per MiB of the case's tensors, x4 with --sanitize)",
     )
     c.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
+    c.add_argument(
+        "--all-products",
+        action="store_true",
+        help="build and run every product, also those whose fingerprint equals another's (by default such a "
+        "product's results are copies of the product that ran, marked 'ran as')",
+    )
+    c.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="run the K-th of N cost-balanced parts of the matrix (join the parts' --json with `opgen report merge`)",
+    )
+    c.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case) to FILE")
+    c.add_argument(
+        "--costs",
+        metavar="FILE",
+        help="case cost table that --shard balances by and an unsharded run records into (default: "
+        "case-costs.json in the build cache)",
+    )
     c.set_defaults(func=cmd_check)
+    r = sub.add_parser("report", help="work with `opgen check --json` result files")
+    rsub = r.add_subparsers(dest="report_command", required=True)
+    m = rsub.add_parser(
+        "merge",
+        help="join the --json files of the shards of one matrix: the table and exit status of one full run",
+        description="Join the --json files of `opgen check --shard K/N` runs (all N shards of one plan) and print "
+        "the table and totals one full run prints; exit 1 when a case failed, 2 when the files do not make one "
+        "matrix (a shard missing or given twice, overlapping cases, different specs, options or opgen versions).",
+    )
+    m.add_argument("files", nargs="+", help="the shards' JSON files")
+    m.add_argument("--json", help="write the merged results to this file")
+    m.add_argument("--junit", metavar="FILE", help="write JUnit XML of the merged results to FILE")
+    m.add_argument(
+        "--costs",
+        metavar="FILE",
+        help="record the merged case times in this cost table (for the next `opgen check --shard --costs FILE`)",
+    )
+    m.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
+    m.set_defaults(func=cmd_report_merge)
     n = sub.add_parser("new", help="write a starter spec and a reference stub for a new op")
     n.add_argument("op", help="aclnn name without the prefix, UpperCamelCase (e.g. MseLossBackward)")
     n.add_argument("--family", required=True, help="op family (one with a starter; see `opgen list`)")

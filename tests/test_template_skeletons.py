@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from codegen.paths import project_paths
 from codegen.families.elementwise import plan as elementwise
 from codegen.families.index_accumulate import plan as index_accumulate
+from codegen.paths import project_paths
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()

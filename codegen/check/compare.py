@@ -1,11 +1,56 @@
-"""Comparing kernel output with a float64 reference: tolerances and errors in ULPs of the output dtype."""
+"""Comparing kernel output with a float64 reference: tolerances and errors in ULPs of the output dtype.
+
+The acceptance rule (:func:`compare`) is evaluated with as few full-size float64 arrays as the rule needs
+(the absolute error and the accepted bound); everything about the output dtype (its rounding of the
+reference, the ULP at each element, the ULP distance) is read from integer views of that dtype's bits, and
+every conversion that meets NaN or infinity runs under ``np.errstate(all="ignore")``, so no
+floating-point exception is raised per element.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import ml_dtypes
 import numpy as np
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The bit layout of a binary floating dtype: its same-size unsigned integer view, mantissa bits,
+    exponent bias, and the masks of the sign and of the magnitude."""
+
+    uint: np.dtype
+    nmant: int
+    bias: int
+    sign: int
+    magnitude: int
+    exponent: int
+
+
+@cache
+def _layout(dtype: np.dtype) -> _Layout:
+    info = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
+    bits = dtype.itemsize * 8
+    nmant = int(info.nmant)
+    sign = 1 << (bits - 1)
+    return _Layout(
+        np.dtype(f"uint{bits}"), nmant, 1 - int(info.minexp), sign, sign - 1, (sign - 1) & ~((1 << nmant) - 1)
+    )
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return bool(np.issubdtype(dtype, np.floating)) or dtype == np.dtype(ml_dtypes.bfloat16)
+
+
+def _unbiased_exponent(values: np.ndarray, lay: _Layout) -> np.ndarray:
+    """``max(floor(log2|v|), minexp)`` of ``values`` (in the dtype of ``lay``, finite), as int32, from the
+    biased exponent field of their bits (0 for zeros and subnormals, which count as ``minexp``)."""
+    biased = ((values.view(lay.uint) & lay.exponent) >> lay.nmant).astype(np.int32)
+    np.maximum(biased, 1, out=biased)
+    biased -= lay.bias
+    return biased
 
 
 def ulp(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -17,10 +62,10 @@ def ulp(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     nmant = int(info.nmant)
     minexp = int(info.minexp)
     a = np.abs(np.asarray(values, dtype=np.float64))
-    with np.errstate(divide="ignore"):
-        e = np.floor(np.log2(np.where(a > 0, a, 1.0)))
-    e = np.maximum(np.where(a > 0, e, minexp), minexp)
-    return np.ldexp(1.0, (e - nmant).astype(np.int64))
+    with np.errstate(all="ignore"):
+        e = np.frexp(a)[1].astype(np.int64) - 1  # floor(log2 a) for finite a > 0, exactly
+    e = np.where((a > 0) & np.isfinite(a), e, minexp)
+    return np.ldexp(1.0, np.maximum(e, minexp) - nmant)
 
 
 def _smallest_normal(dtype: np.dtype) -> float:
@@ -31,8 +76,9 @@ def _smallest_normal(dtype: np.dtype) -> float:
 @dataclass(frozen=True)
 class Comparison:
     """Result of :func:`compare`: ``ok``, the largest absolute error and the largest error in output ULPs
-    (relative to the reference rounded to the output dtype), the index of the worst element (the first
-    failing one when some fail), and ``bound``, the error accepted where the absolute error is largest."""
+    (the distance, counted in representable values of the output dtype, from the reference rounded to
+    that dtype), the index of the worst element (the first failing one when some fail), and ``bound``, the
+    error accepted where the absolute error is largest."""
 
     ok: bool
     max_abs_err: float
@@ -43,50 +89,145 @@ class Comparison:
     bound: float = 0.0
 
 
+def _half_ulp(expected: np.ndarray, r: np.ndarray, lay: _Layout) -> np.ndarray:
+    """Half the ULP of the output dtype at each element, float64: at ``expected`` (the reference rounded
+    to the output dtype) where that is finite; at the float64 reference where only the rounding overflowed;
+    at 0 (the smallest subnormal) where the reference itself is NaN or infinite."""
+    nonfinite = (expected.view(lay.uint) & lay.exponent) == lay.exponent
+    e = _unbiased_exponent(expected, lay)
+    if nonfinite.any():
+        minexp = 1 - lay.bias
+        with np.errstate(all="ignore"):
+            r_e = np.frexp(r[nonfinite])[1].astype(np.int32) - 1
+        r_e = np.where(np.isfinite(r[nonfinite]) & (r[nonfinite] != 0), r_e, minexp)
+        e[nonfinite] = np.maximum(r_e, minexp)
+    e -= lay.nmant
+    return np.ldexp(0.5, e)
+
+
+def _ordered(values: np.ndarray, lay: _Layout) -> np.ndarray:
+    """The bits of ``values`` as signed integers ordered like the values (``-0`` and ``+0`` both 0):
+    adjacent representable values differ by 1, so a difference of two is a distance in ULPs."""
+    signed = values.view(lay.uint.str.replace("u", "i"))
+    m = signed >> (lay.uint.itemsize * 8 - 1)  # 0 for positive, -1 for negative values
+    ordered = m & lay.magnitude
+    np.bitwise_xor(signed, ordered, out=ordered)
+    ordered -= m
+    return ordered
+
+
+def _max_ulp_distance(got: np.ndarray, expected: np.ndarray, special: np.ndarray | None, lay: _Layout) -> float:
+    """The largest distance in ULPs between ``got`` and ``expected`` (both of the output dtype) over the
+    elements that are not ``special`` (an accepted NaN or infinity: 0). Where ``expected`` is subnormal or
+    zero the distance is counted at the smallest normal's spacing (the vector units do not promise subnormal
+    results: a 0 where the exact value is 1e-40 is not 70000 ULPs wrong); where either side is NaN or
+    infinite the distance is infinite, or not counted when their difference is NaN."""
+    exp_bits = expected.view(lay.uint) & lay.exponent
+    dist = np.subtract(_ordered(got, lay), _ordered(expected, lay), dtype=np.int64)
+    np.abs(dist, out=dist)
+    worst = 0.0
+    tiny_e = exp_bits == 0
+    nonfinite = (exp_bits == lay.exponent) | ((got.view(lay.uint) & lay.exponent) == lay.exponent)
+    if special is not None:
+        tiny_e &= ~special
+        nonfinite &= ~special
+        dist[special] = 0
+    with np.errstate(all="ignore"):
+        if tiny_e.any():
+            diff = np.abs(got[tiny_e].astype(np.float64) - expected[tiny_e].astype(np.float64))
+            diff = diff[~np.isnan(diff)]
+            if diff.size:
+                worst = max(worst, float(diff.max()) / float(2.0 ** (1 - lay.bias)))  # the smallest normal
+            dist[tiny_e] = 0
+        if nonfinite.any():
+            # a NaN or an infinity on either side: infinitely far, unless the difference is NaN (not counted)
+            diff = got[nonfinite].astype(np.float64) - expected[nonfinite].astype(np.float64)
+            if not np.isnan(diff).all():
+                worst = np.inf
+            dist[nonfinite] = 0
+    return max(worst, float(dist.max()))
+
+
 def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float) -> Comparison:
     """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` per element (NaN only where ref is NaN;
     an infinity only where ref, rounded to the output dtype, is the same infinity).
 
-    ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type). The half-ULP
-    term is the unavoidable final rounding to the output dtype.
+    ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type); ``atol`` and
+    ``rtol`` broadcast to ``ref``'s shape. The half-ULP term is the unavoidable final rounding to the output
+    dtype (the ULP of the reference rounded to it, read from the bits of that rounding).
     """
     if got.shape != ref.shape:
         return Comparison(False, float("inf"), float("inf"), None, f"shape {got.shape} != reference {ref.shape}")
     if got.size == 0:
         return Comparison(True, 0.0, 0.0, None, "empty")
-    g = got.astype(np.float64)
     r = np.asarray(ref, dtype=np.float64)
-    floating = np.issubdtype(got.dtype, np.floating) or got.dtype == np.dtype(ml_dtypes.bfloat16)
-    with np.errstate(over="ignore"):
-        expected = r.astype(got.dtype).astype(np.float64) if floating else np.round(r)
-    finite = np.where(np.isfinite(expected), expected, np.where(np.isfinite(r), r, 0.0))
-    u = ulp(finite, got.dtype) if floating else np.ones_like(r)
-    tiny_ulp = _smallest_normal(got.dtype) if floating else 1.0
-    with np.errstate(invalid="ignore"):
-        err = np.abs(g - r)
-        bound = np.asarray(atol) + np.asarray(rtol) * np.abs(r) + (u / 2 if floating else 0.0)
-        nan_ok = np.isnan(g) & np.isnan(r)
-        # An infinity is right where the reference is infinite, or finite but rounds to it in the output dtype.
-        inf_ok = np.isinf(g) & np.isinf(expected) & (np.sign(g) == np.sign(r))
-        bad = ~(nan_ok | inf_ok | (err <= bound))
-        # ULPs are counted at the smallest normal's spacing for subnormal references: the vector units do not
-        # promise subnormal results, and a 0 where the exact value is 1e-40 is not 70000 "ULPs" wrong.
-        u_report = np.where(np.abs(expected) < tiny_ulp, tiny_ulp, u) if floating else u
-        ulp_err = np.where(nan_ok | inf_ok, 0.0, np.abs(g - expected) / u_report)
-    shown_err = np.where(nan_ok | inf_ok, 0.0, np.where(np.isnan(err), np.inf, err))
-    worst = np.unravel_index(int(np.argmax(shown_err)), shown_err.shape) if shown_err.ndim else ()
-    max_abs = float(shown_err[worst])
-    max_ulp = float(np.nanmax(ulp_err)) if ulp_err.size else 0.0
+    if got.ndim == 0:  # one element: compared as a 1-d array, reported at index ()
+        one = compare(got.reshape(1), r.reshape(1), np.reshape(atol, -1), np.reshape(rtol, -1))
+        return Comparison(
+            one.ok,
+            one.max_abs_err,
+            one.max_ulp_err,
+            None if one.ok else (),
+            one.detail.replace("(0,)", "()"),
+            one.bound,
+        )
+    floating = _is_float(got.dtype)
+    with np.errstate(all="ignore"):
+        if floating:
+            lay = _layout(got.dtype)
+            got = np.ascontiguousarray(got)
+            expected = r.astype(got.dtype)  # the reference rounded to the output dtype (overflow: inf)
+            half_u = _half_ulp(expected, r, lay)
+        else:
+            expected = np.round(r)
+        # err = |got - ref| and bound = (atol + rtol*|ref|) + ulp/2, in that order of additions
+        err = got.astype(np.float64)
+        np.subtract(err, r, out=err)
+        np.abs(err, out=err)
+        bound = np.abs(r)
+        if np.broadcast_shapes(np.shape(atol), np.shape(rtol), r.shape) == r.shape:
+            np.multiply(np.asarray(rtol), bound, out=bound)
+            np.add(np.asarray(atol), bound, out=bound)
+        else:
+            bound = np.asarray(atol) + np.asarray(rtol) * bound
+        if floating:
+            bound = np.add(bound, half_u, out=bound if bound.shape == r.shape else None)
+        ok_mask = err <= bound
+        special: np.ndarray | None = None
+        if floating:
+            g_bits = got.view(lay.uint)
+            if ((g_bits & lay.exponent) == lay.exponent).any():  # a NaN or an infinity in the output
+                g = got.astype(np.float64)
+                e64 = expected.astype(np.float64)
+                nan_ok = np.isnan(g) & np.isnan(r)
+                # An infinity is right where the reference is infinite, or finite but rounds to it.
+                inf_ok = np.isinf(g) & np.isinf(e64) & (np.sign(g) == np.sign(r))
+                special = nan_ok | inf_ok
+                ok_mask |= special
+        # the shown error: 0 where an accepted NaN/infinity is, infinite where the error is NaN
+        nan_err = np.isnan(err)
+        if nan_err.any():
+            err[nan_err] = np.inf
+        if special is not None:
+            err[special] = 0.0
+        worst = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
+        max_abs = float(err[worst])
+        if floating:
+            max_ulp = _max_ulp_distance(got, expected, special, lay)
+        else:
+            max_ulp = float(np.nanmax(np.abs(got.astype(np.float64) - expected)))
     full_bound = np.broadcast_to(bound, r.shape)
     bound_there = float(full_bound[worst])
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    if not ok_mask.all():
+        bad = ~ok_mask
+        idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), bad.shape)) if bad.ndim else ()
+        shown_got = np.float64(float(got[idx]))
         return Comparison(
             False,
             max_abs,
             max_ulp,
             idx,
-            f"{int(bad.sum())} of {bad.size} elements out of tolerance; first at {idx}: got {g[idx]!r}, "
+            f"{int(bad.sum())} of {bad.size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
             f"reference {r[idx]!r}, bound {float(full_bound[idx]):.3g}",
             bound_there,
         )

@@ -13,7 +13,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -396,7 +396,29 @@ def _check_example(
 
 def run_job(job: Job) -> list[CaseResult]:
     """Builds (op, product), runs its case matrix (each value case under every requested core order on
-    its first run) and the example program. Runs in a worker process."""
+    its first run) and the example program; then copies every result to each product ``job.covers``
+    (:func:`covered_copies`). Runs in a worker process."""
+    results = _run_job(job)
+    return [*results, *(c for name in job.covers for c in covered_copies(results, job.product, name))]
+
+
+def covered_copies(results: list[CaseResult], ran: str, product: str) -> list[CaseResult]:
+    """``results`` of product ``ran`` as results of ``product`` (same fingerprint): the product name replaced
+    in ident and message, ``covered_by`` set to ``ran``."""
+    name = re.compile(rf"(?<![\w]){re.escape(ran)}(?![\w])")
+    return [
+        replace(
+            r,
+            ident=name.sub(product, r.ident),
+            product=product,
+            message=name.sub(product, r.message),
+            covered_by=ran,
+        )
+        for r in results
+    ]
+
+
+def _run_job(job: Job) -> list[CaseResult]:
     from codegen.specs import load_project
 
     catalogue, specs = load_project(job.specs_dir, job.products_file)

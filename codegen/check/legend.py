@@ -7,7 +7,9 @@ LEGEND = (
     "output in B (converted once); A+B = inputs of both dtypes in one call, promoted to the wider one; "
     "- = the case has no dtype (build, reference or worker failure). "
     "max abs err = largest |got - reference| over the output; bound = the error accepted at that element "
-    "(atol + rtol*|ref| + half an ULP of the output dtype); max ULP err = largest error in ULPs of the output "
-    "dtype; bound from: derived = from the kernel's instruction sequence and the inputs, tolerance() = the "
-    "reference module's, default = 16 fp32 roundings."
+    "(atol + rtol*|ref| + half an ULP of the output dtype); max ULP err = largest distance, in representable "
+    "values of the output dtype, from the reference rounded to it; bound from: derived = from the kernel's "
+    "instruction sequence and the inputs, tolerance() = the reference module's, default = 16 fp32 roundings. "
+    "product (ran as P) = the product's fingerprint equals P's, so P's build and run stand for it "
+    "(--all-products runs it)."
 )

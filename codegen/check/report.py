@@ -54,6 +54,11 @@ def _row_values(rs: list[CaseResult]) -> tuple[str, str, str, str]:
     )
 
 
+def product_label(r: CaseResult) -> str:
+    """The product cell of a result: its product, with ``(ran as P)`` when product P's run covered it."""
+    return f"{r.product} (ran as {r.covered_by})" if r.covered_by else r.product
+
+
 def print_table(results: list[CaseResult], verbose: bool = False) -> None:
     """Prints op, product, dtype, shape, case, result, max abs error, the bound accepted there, max ULP error
     and where the bound came from (:data:`COLUMNS`), then :data:`LEGEND`; failures always, every case with
@@ -64,11 +69,12 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
         table.add_column(col)
     if verbose:
         for r in results:
-            table.add_row(r.op, r.product, r.dtype, escape(r.name), "pass" if r.passed else "FAIL", *_row_values([r]))
+            row = (r.op, product_label(r), r.dtype, escape(r.name), "pass" if r.passed else "FAIL")
+            table.add_row(*row, *_row_values([r]))
     else:
         groups: dict[tuple[str, str, str], list[CaseResult]] = {}
         for r in results:
-            groups.setdefault((r.op, r.product, r.dtype), []).append(r)
+            groups.setdefault((r.op, product_label(r), r.dtype), []).append(r)
         for (op, product, dtype), rs in groups.items():
             ok = sum(r.passed for r in rs)
             table.add_row(

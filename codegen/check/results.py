@@ -34,6 +34,9 @@ class CaseResult:
     #: module's), ``default`` (16 fp32 roundings) or empty for cases without a comparison
     bound_source: str = ""
     kind: str = ""
+    #: for a product whose fingerprint equals another's: the product that ran the case (the result is that
+    #: run's, see :mod:`codegen.check.matrix`); empty when the case ran on this product
+    covered_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,3 +56,8 @@ class Job:
     specs_dir: str | None
     products_file: str | None = None
     timeout: float | None = None
+    #: indices of the units (:func:`codegen.check.worker.case_units`, the example program last) to run;
+    #: None: all (``opgen check --shard`` runs a part)
+    units: tuple[int, ...] | None = None
+    #: products with this product's fingerprint: each gets a copy of every result, marked ``covered_by``
+    covers: tuple[str, ...] = ()

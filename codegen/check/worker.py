@@ -100,6 +100,11 @@ def case_units(cases: list[Case], core_orders: tuple[str, ...]) -> list[tuple[Ca
     return units
 
 
+def unit_ident(case: Case, suffix: str | None) -> str:
+    """The ident of a unit of :func:`case_units`: the case's, with the core order suffix when it has one."""
+    return f"{case.ident} ({suffix})" if suffix else case.ident
+
+
 def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
     tail = stderr_tail.strip()
     return CaseResult(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from codegen.check.driver import Job, cases_for, check_example, load_reference, prepare_example, run_case
-from codegen.check.worker import case_timeout, case_units, die_with_parent
+from codegen.check.worker import case_timeout, case_units, die_with_parent, unit_ident
 
 
 def _serve(request: dict[str, Any], out: IO[str]) -> None:
@@ -31,10 +31,13 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
     fn = OpCallable(built)
     cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
     units = case_units(cases, job.core_orders)
+    chosen = None if job.units is None else set(job.units)  # opgen check --shard: this shard's units only
     for index in range(int(request["start"]), len(units)):
+        if chosen is not None and index not in chosen:
+            continue
         case, suffix = units[index]
         name = f"{case.name} ({suffix})" if suffix else case.name
-        ident = f"{case.ident} ({suffix})" if suffix else case.ident
+        ident = unit_ident(case, suffix)
         begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
         begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
         begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
@@ -44,6 +47,10 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
         r.name, r.ident = name, ident
         out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
         out.flush()
+    if chosen is not None and len(units) not in chosen:  # the example program runs in another shard
+        out.write(json.dumps({"done": len(units) + 1}) + "\n")
+        out.flush()
+        return
     # The example program last, in this process too: its reference runs under the same time limit.
     generated = Path(job.generated) if job.generated else None
     prepared = prepare_example(built, generated)  # compiling it is not timed as a case

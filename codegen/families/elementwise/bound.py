@@ -86,28 +86,73 @@ def promoted_dtype(dtypes: list[DType]) -> DType | None:
 def _clean(lo: np.ndarray, hi: np.ndarray) -> Interval:
     """NaN ends (a result that may be NaN) become the whole line; ends beyond the type stay infinite."""
     unknown = np.isnan(lo) | np.isnan(hi)
-    lo = np.where(unknown, -np.inf, lo)
-    hi = np.where(unknown, np.inf, hi)
+    if unknown.any():
+        lo = np.where(unknown, -np.inf, lo)
+        hi = np.where(unknown, np.inf, hi)
     return lo, hi
+
+
+def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) -> np.ndarray:
+    """One end of :func:`_round`: ``end -/+ ((delta + F64_SLACK) * |end| + tau)`` where ``end`` is finite
+    (an infinite or NaN end stays), then clamped to the type: beyond ``limit`` on its side it may be an
+    infinity, beyond ``-limit`` on the other side it is ``-limit``/``limit``. A new array."""
+    out = np.abs(end, out=np.empty_like(end))
+    out *= delta + F64_SLACK
+    if down:
+        np.subtract(end, out, out=out)
+        out -= tau
+    else:
+        np.add(end, out, out=out)
+        out += tau
+    infinite = np.isinf(end)
+    if infinite.any():
+        np.copyto(out, end, where=infinite)
+    if down:
+        np.minimum(out, limit, out=out)
+        out[out < -limit] = -np.inf
+    else:
+        np.maximum(out, -limit, out=out)
+        out[out > limit] = np.inf
+    return out
 
 
 def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
     """Widens ``x`` by one rounding (relative ``delta``, absolute ``tau``) in a type whose largest finite
     value is ``limit``: ends beyond it may be infinities."""
     lo, hi = x
-    lo = np.where(np.isfinite(lo), lo - (delta + F64_SLACK) * np.abs(lo) - tau, lo)
-    hi = np.where(np.isfinite(hi), hi + (delta + F64_SLACK) * np.abs(hi) + tau, hi)
-    lo = np.where(lo < -limit, -np.inf, np.minimum(lo, limit))
-    hi = np.where(hi > limit, np.inf, np.maximum(hi, -limit))
-    return _clean(lo, hi)
+    return _clean(
+        _widen(np.asarray(lo, dtype=np.float64), delta, tau, limit, True),
+        _widen(np.asarray(hi, dtype=np.float64), delta, tau, limit, False),
+    )
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
-    p = np.stack(np.broadcast_arrays(a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]))
-    if np.isnan(p).any():
-        bad = np.isnan(p).any(axis=0)
-        return _clean(np.where(bad, np.nan, p.min(axis=0)), np.where(bad, np.nan, p.max(axis=0)))
-    return p.min(axis=0), p.max(axis=0)
+    """The product interval: the least and greatest of the four end products (NaN ends where one is NaN:
+    np.minimum/np.maximum propagate NaN, and :func:`_clean` makes such an element the whole line). A
+    degenerate operand (both ends the same array, as an exact input is) contributes one end."""
+    a_ends = (a[0],) if a[0] is a[1] else (a[0], a[1])
+    b_ends = (b[0],) if b[0] is b[1] else (b[0], b[1])
+    first = np.multiply(a_ends[0], b_ends[0])
+    if len(a_ends) * len(b_ends) == 1:
+        return _clean(first, first)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (*a_ends, *b_ends)))
+    if not isinstance(first, np.ndarray) or first.ndim == 0 or first.shape != shape:
+        products = [x * y for x in a_ends for y in b_ends]
+        lo, hi = products[0], products[0]
+        for p in products[1:]:
+            lo, hi = np.minimum(lo, p), np.maximum(hi, p)
+        return _clean(lo, hi)
+    lo = first.copy()
+    hi = first  # the first product's buffer becomes the upper end; the others go through one scratch array
+    scratch = np.empty_like(first)
+    for x in a_ends:
+        for y in b_ends:
+            if x is a_ends[0] and y is b_ends[0]:
+                continue
+            np.multiply(x, y, out=scratch)
+            np.minimum(lo, scratch, out=lo)
+            np.maximum(hi, scratch, out=hi)
+    return _clean(lo, hi)
 
 
 def _recip(b: Interval) -> Interval:

@@ -1,0 +1,301 @@
+"""Planning the ``opgen check`` matrix: one run per distinct target, shards, recorded case costs.
+
+**Distinct targets.** Two products of the catalogue (``specs/products.yaml``) run an op identically when
+everything the generated code, the tiling, the case generator and the emulator read about them is equal.
+:func:`product_fingerprint` hashes exactly that: the catalogue fields of role ``behaviour``
+(:data:`PRODUCT_FIELD_ROLES`: the glue hands every one of them to the emulator, see
+:func:`codegen.build.glue_source`, and the plans read them), the spec's per-product data (the dtypes each
+tensor has there, the constraints that name the product), the compiled generated sources of the op and the
+product's own generated files (``op_host/config/<config_name>/*_binary.json``). The ``identity`` fields
+(``name``, ``config_name``, ``soc_version``) only say which product it is; they enter the fingerprint when
+the op's compiled sources test them (``GetSocVersion``/``SocVersion::<soc>``, ``OPGEN_PRODUCT_NAME`` or the
+quoted product name, ``GetSocLongVersion``, the quoted config name outside an ``AddConfig`` registration),
+and how the OpDef registers the product (its ``AddConfig`` config object). The ``documentation``
+fields reach only the docs. Products of one op with equal fingerprints share one build and one run of each
+case (:func:`distinct_targets`); ``opgen check --all-products`` runs them all.
+
+**Shards.** ``opgen check --shard K/N`` runs the units (the case runs and the example program, see
+:func:`codegen.check.worker.case_units`) that :func:`assign_shards` gives shard K: a greedy longest-first
+(LPT) assignment of every unit of the matrix to the least-loaded shard, by the unit's recorded cost in
+seconds (:class:`CaseCosts`) or, without a record, an estimate from its tensor bytes
+(:func:`estimate_seconds`). Ties break on the unit's ident, so every shard computes the same plan from the
+same inputs and cost table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import heapq
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codegen.spec.model import OpSpec, Product
+
+#: The role of every catalogue field (:class:`codegen.spec.model.Product`): ``behaviour`` fields reach the
+#: emulator, the tiling or the templates' code; ``identity`` fields name the product (they matter only where
+#: the compiled code tests them); ``documentation`` fields reach only docs and error locations.
+PRODUCT_FIELD_ROLES: dict[str, str] = {
+    "name": "identity",
+    "config_name": "identity",
+    "soc_version": "identity",
+    "doc_term": "documentation",
+    "source": "documentation",
+    "capability_source": "documentation",
+    "loc": "documentation",
+    "npu_arch": "behaviour",
+    "ub_bytes": "behaviour",
+    "vector_core_num": "behaviour",
+    "bf16": "behaviour",
+    "data_copy_pad": "behaviour",
+    "atomic_add_dtypes": "behaviour",
+    "queue_buffer_cap": "behaviour",
+    "hw_sync_all": "behaviour",
+    "sys_workspace_bytes": "behaviour",
+}
+
+#: The generated files that are compiled (template kinds of :func:`codegen.plan.common.op_files`).
+COMPILED_KINDS = ("op_api_cpp", "op_api_h", "l0_cpp", "l0_h", "infershape_cpp", "tiling_h", "tiling_cpp", "def_cpp")
+COMPILED_KINDS_KERNEL = ("kernel_cpp",)
+
+
+def _roles_complete() -> None:
+    names = {f.name for f in dataclasses.fields(Product)}
+    missing = names - PRODUCT_FIELD_ROLES.keys()
+    if missing:
+        raise ValueError(f"catalogue field(s) without a fingerprint role: {', '.join(sorted(missing))}")
+
+
+def compiled_sources(spec: OpSpec, generated: Path) -> dict[str, str]:
+    """The compiled generated files of ``spec`` under ``generated`` (the generated tree's root), relative
+    path -> text ("" for a missing file: the build reports it)."""
+    from codegen.plan.common import op_files
+
+    files = op_files(spec)
+    root = generated / spec.snake
+    out: dict[str, str] = {}
+    for kind in (*COMPILED_KINDS, *COMPILED_KINDS_KERNEL):
+        path = root / files[kind]
+        out[files[kind]] = path.read_text(errors="replace") if path.is_file() else ""
+    return out
+
+
+def identity_reads(product: Product, texts: Iterable[str]) -> dict[str, str]:
+    """The identity fields of ``product`` that the compiled sources ``texts`` test, with their values."""
+    joined = "\n".join(texts)
+    reads: dict[str, str] = {}
+    if "GetSocVersion" in joined or re.search(rf"SocVersion::{re.escape(product.soc_version)}\b", joined):
+        reads["soc_version"] = product.soc_version
+    if any(token in joined for token in ("OPGEN_PRODUCT_NAME", "GetSocLongVersion", f'"{product.name}"')):
+        reads["name"] = product.name
+    quoted = f'"{product.config_name}"'
+    if joined.count(quoted) > joined.count(f"AddConfig({quoted}"):
+        reads["config_name"] = product.config_name
+    return reads
+
+
+def registration(product: Product, texts: Iterable[str]) -> list[str]:
+    """How the OpDef registers ``product`` (the emulator looks its config up by config name,
+    runtime/src/host/launcher.cpp): the config object of each ``AddConfig("<config_name>", obj)``, ``""``
+    for a registration without one; empty when the product is not registered."""
+    pattern = re.compile(rf'AddConfig\("{re.escape(product.config_name)}"\s*(?:,\s*(\w+))?\s*\)')
+    return [m.group(1) or "" for text in texts for m in pattern.finditer(text)]
+
+
+def product_fingerprint(spec: OpSpec, product: Product, generated: Path) -> str:
+    """The fingerprint of ``spec`` on ``product`` (see the module doc): 24 hex digits.
+
+    Args:
+        spec: the op.
+        product: a product of the op.
+        generated: the generated tree's root (``generated/`` or ``opgen check --generated``).
+
+    Raises:
+        ValueError: a catalogue field has no entry in :data:`PRODUCT_FIELD_ROLES`.
+    """
+    _roles_complete()
+    compiled = compiled_sources(spec, generated)
+    binary = generated / spec.snake / "op_host" / "config" / product.config_name
+    parts: dict[str, Any] = {
+        "behaviour": {
+            f: repr(getattr(product, f)) for f, role in sorted(PRODUCT_FIELD_ROLES.items()) if role == "behaviour"
+        },
+        "identity": identity_reads(product, compiled.values()),
+        "registration": registration(product, compiled.values()),
+        "dtypes": {t.name: [d.name for d in t.dtypes_for(product)] for t in [*spec.inputs, *spec.outputs]},
+        "constraints": [
+            (c.name, c.loc.line if c.loc is not None else None) for c in spec.constraints if product.name in c.products
+        ],
+        "compiled": hashlib.sha256(json.dumps(sorted(compiled.items())).encode()).hexdigest(),
+        "binary": sorted((p.name, p.read_text(errors="replace")) for p in binary.glob("*")) if binary.is_dir() else [],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def distinct_targets(spec: OpSpec, products: list[Product], generated: Path) -> list[tuple[Product, list[Product]]]:
+    """``products`` of ``spec`` grouped by :func:`product_fingerprint`, in catalogue order: ``(runs, covers)``
+    pairs, ``runs`` the first product of a group and ``covers`` the others (run as ``runs``)."""
+    groups: dict[str, tuple[Product, list[Product]]] = {}
+    for product in products:
+        key = product_fingerprint(spec, product, generated)
+        if key in groups:
+            groups[key][1].append(product)
+        else:
+            groups[key] = (product, [])
+    return list(groups.values())
+
+
+# ---------------------------------------------------------------------------------------------------- costs
+
+#: Seconds every unit costs in the estimate, plus ...
+ESTIMATE_BASE_SECONDS = 0.004
+#: ... this many seconds per byte of the unit's tensors (about 60 MB/s through emulator and comparison).
+ESTIMATE_SECONDS_PER_BYTE = 1.0 / 60e6
+#: The estimated cost of an example program (compiling it is cached; running it starts a process).
+EXAMPLE_ESTIMATE_SECONDS = 0.05
+
+
+def estimate_seconds(nbytes: int) -> float:
+    """The estimated cost of a unit with ``nbytes`` bytes of tensors (no recorded cost)."""
+    return ESTIMATE_BASE_SECONDS + nbytes * ESTIMATE_SECONDS_PER_BYTE
+
+
+class CaseCosts:
+    """Recorded seconds per unit ident, kept in a JSON file (``{"version": 1, "seconds": {ident: s}}``).
+
+    ``opgen check`` records the time of every unit it ran (:meth:`record`, :meth:`save`) in
+    ``<build cache>/case-costs.json`` or the ``--costs`` file; a missing or unreadable file is an empty
+    table (the estimate applies)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seconds: dict[str, float] = {}
+        try:
+            data = json.loads(path.read_text())
+            self.seconds = {str(k): float(v) for k, v in data.get("seconds", {}).items()}
+        except (OSError, ValueError, AttributeError, TypeError):
+            self.seconds = {}
+
+    def get(self, ident: str) -> float | None:
+        """The recorded seconds of ``ident``, or None."""
+        return self.seconds.get(ident)
+
+    def record(self, results: Iterable[Any]) -> None:
+        """Records ``results`` (:class:`codegen.check.driver.CaseResult`) that ran (not copies for covered
+        products, not job-level failures)."""
+        for r in results:
+            if not r.covered_by and "/-/" not in r.ident and r.seconds > 0:
+                self.seconds[r.ident] = round(float(r.seconds), 6)
+
+    def save(self) -> None:
+        """Writes the table atomically (a temporary file renamed over it); an unwritable place is ignored
+        (costs are an optimisation)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".case-costs-", dir=str(self.path.parent))
+            with os.fdopen(fd, "w") as f:
+                json.dump({"version": 1, "seconds": dict(sorted(self.seconds.items()))}, f, indent=0)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
+# --------------------------------------------------------------------------------------------------- shards
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of the matrix: the job it belongs to (index into the job list), its index among the job's
+    units (the example program is the last), its ident and its tensor bytes."""
+
+    job: int
+    index: int
+    ident: str
+    nbytes: int
+
+
+def job_units(job: Any, job_index: int) -> list[Unit]:
+    """The units of ``job`` (:class:`codegen.check.driver.Job`) in the order its worker runs them.
+
+    Raises:
+        KeyError: the op or product is unknown (the caller built the job from the same catalogue).
+    """
+    from codegen.check.driver import cases_for
+    from codegen.check.worker import case_units, unit_ident
+    from codegen.specs import load_project
+
+    catalogue, specs = load_project(job.specs_dir, job.products_file)
+    spec = specs[job.spec_snake]
+    product = catalogue.get(job.product)
+    try:
+        cases = cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
+    except Exception:  # a broken case generator fails the job in its worker; here it is one unit
+        cases = []
+    units: list[Unit] = []
+    for i, (case, suffix) in enumerate(case_units(cases, job.core_orders)):
+        nbytes = sum(int(getattr(v, "nbytes", 0) or 0) for v in case.params.values())
+        units.append(Unit(job_index, i, unit_ident(case, suffix), nbytes))
+    units.append(Unit(job_index, len(units), f"{spec.snake}/{product.name}/example/example program", -1))
+    return units
+
+
+def unit_cost(unit: Unit, costs: CaseCosts | None) -> float:
+    """The recorded cost of ``unit``, else its estimate."""
+    recorded = costs.get(unit.ident) if costs is not None else None
+    if recorded is not None:
+        return recorded
+    return EXAMPLE_ESTIMATE_SECONDS if unit.nbytes < 0 else estimate_seconds(unit.nbytes)
+
+
+def assign_shards(units: list[Unit], count: int, costs: CaseCosts | None) -> list[list[Unit]]:
+    """Greedy longest-processing-time assignment of ``units`` to ``count`` shards: the costliest unit first
+    (ties by ident), each to the shard with the least total so far (ties: the lowest shard). Every unit is
+    in exactly one shard; each shard keeps the matrix order.
+
+    Raises:
+        ValueError: ``count`` < 1.
+    """
+    if count < 1:
+        raise ValueError(f"shard count must be at least 1, got {count}")
+    order = sorted(units, key=lambda u: (-unit_cost(u, costs), u.ident, u.job, u.index))
+    heap = [(0.0, k) for k in range(count)]
+    shards: list[list[Unit]] = [[] for _ in range(count)]
+    for unit in order:
+        load, k = heapq.heappop(heap)
+        shards[k].append(unit)
+        heapq.heappush(heap, (load + unit_cost(unit, costs), k))
+    return [sorted(s, key=lambda u: (u.job, u.index)) for s in shards]
+
+
+def plan_digest(shards: list[list[Unit]]) -> str:
+    """A digest of a shard plan (which unit ident is in which shard): equal in every shard of one plan."""
+    h = hashlib.sha256()
+    for k, shard in enumerate(shards):
+        for unit in shard:
+            h.update(f"{k}\0{unit.ident}\0".encode())
+    return h.hexdigest()[:24]
+
+
+def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]) -> str:
+    """A digest of what a check's results depend on besides the tool: the spec files, the catalogue, the
+    reference modules and the generated folders of ``ops``."""
+    h = hashlib.sha256()
+    paths: list[Path] = [*sorted(specs_dir.glob("*.yaml")), products_file, *sorted(reference_dir.glob("*.py"))]
+    for op in sorted(ops):
+        root = generated / op
+        if root.is_dir():
+            paths += sorted(p for p in root.rglob("*") if p.is_file())
+    for path in paths:
+        h.update(str(path.name).encode() + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"<missing>")
+        h.update(b"\0")
+    return h.hexdigest()[:24]

@@ -1,0 +1,170 @@
+"""Result files of ``opgen check``: the JSON (with the run's metadata), merging shard JSONs, JUnit XML.
+
+The JSON (``opgen check --json``) is ``{"passed", "failed", "meta", "cases"}``: ``cases`` one object per
+:class:`codegen.check.driver.CaseResult`; ``meta`` says what the run was: ``opgen`` (the tool version),
+``inputs`` (a digest of the specs, catalogue, references and generated folders,
+:func:`codegen.check.matrix.inputs_digest`), ``options`` (what selects the matrix: ops, products, dtypes,
+quick, core orders, all-products), ``shard`` ``[K, N]`` and ``plan`` (the digest of the shard plan,
+:func:`codegen.check.matrix.plan_digest`; ``[1, 1]`` and ``""`` for an unsharded run).
+
+:func:`merge_results` joins the JSONs of the N shards of one matrix into the results one full run gives;
+:func:`write_junit` writes JUnit XML (the schema Jenkins, GitLab and GitHub test reporters read: ``testsuites``
+/ ``testsuite`` / ``testcase`` with ``failure``), built with the standard library's ``xml.etree``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from codegen.check.results import CaseResult
+
+
+class MergeError(Exception):
+    """Shard result files that do not make one matrix (the message says which files and why)."""
+
+
+def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
+    """Writes every result (counters included) and ``meta`` (see the module doc) as JSON."""
+    data = {
+        "passed": sum(r.passed for r in results),
+        "failed": sum(not r.passed for r in results),
+        "meta": meta or {},
+        "cases": [asdict(r) for r in results],
+    }
+    path.write_text(json.dumps(data, indent=1, default=float))
+
+
+def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
+    """``(meta, results)`` of a file written by :func:`write_json`.
+
+    Raises:
+        MergeError: the file cannot be read or is not an ``opgen check --json`` file.
+    """
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise MergeError(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise MergeError(f"{path}: not an `opgen check --json` file (no 'cases' list)")
+    known = {f.name for f in fields(CaseResult)}
+    try:
+        results = [CaseResult(**{k: v for k, v in c.items() if k in known}) for c in data["cases"]]
+    except TypeError as exc:
+        raise MergeError(f"{path}: a case lacks a field: {exc}") from exc
+    return dict(data.get("meta") or {}), results
+
+
+def _job_level(r: CaseResult) -> bool:
+    """A result about a whole (op, product) job (its build, reference or worker), not one case: every shard
+    with units of the job reports it."""
+    return "/-/" in r.ident
+
+
+def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
+    """The results of one full run from the JSONs of its shards (any order): every shard ``K/N`` of one
+    plan exactly once, no case twice. Results are in the order of the shards; a job-level result (a build
+    or reference failure) that several shards report is kept once.
+
+    Raises:
+        MergeError: a file is unreadable; the files come from different tool versions, inputs, options or
+            shard plans; a shard is given twice or missing; two shards hold the same case.
+    """
+    if not paths:
+        raise MergeError("no result files given")
+    loaded = [(p, *read_json(p)) for p in paths]
+    first_path, first_meta, _ = loaded[0]
+    for key, what in (
+        ("opgen", "opgen versions"),
+        ("inputs", "specs, catalogue, references or generated sources"),
+        ("options", "check options"),
+        ("plan", "shard plans (the case costs they were balanced by differ)"),
+    ):
+        for path, meta, _ in loaded[1:]:
+            if meta.get(key) != first_meta.get(key):
+                raise MergeError(
+                    f"{path} and {first_path} come from different {what}: {meta.get(key)!r} != {first_meta.get(key)!r}"
+                )
+    shards: dict[int, Path] = {}
+    total = None
+    for path, meta, _ in loaded:
+        shard = meta.get("shard")
+        if not (isinstance(shard, list) and len(shard) == 2 and all(isinstance(x, int) for x in shard)):
+            raise MergeError(f"{path}: no shard in its metadata (written by an older opgen?)")
+        k, n = shard
+        if total is not None and n != total:
+            raise MergeError(f"{path} is shard {k}/{n} but {first_path} is of {total} shards")
+        total = n
+        if k in shards:
+            raise MergeError(f"{path} and {shards[k]} are both shard {k}/{n}")
+        shards[k] = path
+    assert total is not None
+    missing = [k for k in range(1, total + 1) if k not in shards]
+    if missing:
+        raise MergeError(
+            f"shard(s) {', '.join(f'{k}/{total}' for k in missing)} missing: their cases are not in the given files"
+        )
+    merged: list[CaseResult] = []
+    owner: dict[str, Path] = {}
+    for path, _meta, results in sorted(loaded, key=lambda item: item[1]["shard"][0]):
+        for r in results:
+            if r.ident in owner:
+                if _job_level(r) and owner[r.ident] != path:
+                    continue
+                raise MergeError(f"case {r.ident} is in both {owner[r.ident]} and {path}: the shards overlap")
+            owner[r.ident] = path
+            merged.append(r)
+    meta = {**first_meta, "shard": [1, 1], "merged_from": [str(p) for p in paths]}
+    return meta, merged
+
+
+#: Characters XML 1.0 does not allow (C0 controls other than tab, newline and carriage return; surrogates;
+#: U+FFFE and U+FFFF): a kernel's message may quote raw bytes.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    """``text`` with the characters XML cannot hold replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def write_junit(results: list[CaseResult], path: Path) -> None:
+    """Writes ``results`` as JUnit XML: one ``testsuite`` per (op, product), one ``testcase`` per case
+    (``classname`` ``op.product``, ``name`` the ident after ``op/product/``, ``time`` in seconds), a
+    ``failure`` with the message for a failed case (``type`` its kind: ``timeout``, ``crash`` or ``fail``),
+    and the product that ran a covered case as a ``covered_by`` property."""
+    root = ET.Element("testsuites", name="opgen check")
+    suites: dict[tuple[str, str], list[CaseResult]] = {}
+    for r in results:
+        suites.setdefault((r.op, r.product), []).append(r)
+    for (op, product), rs in suites.items():
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=f"{op}/{product}",
+            tests=str(len(rs)),
+            failures=str(sum(not r.passed for r in rs)),
+            errors="0",
+            skipped="0",
+            time=f"{sum(r.seconds for r in rs):.6f}",
+        )
+        for r in rs:
+            prefix = f"{r.op}/{r.product}/"
+            name = r.ident[len(prefix) :] if r.ident.startswith(prefix) else r.ident
+            case = ET.SubElement(
+                suite, "testcase", classname=_xml_text(f"{op}.{product}"), name=_xml_text(name), time=f"{r.seconds:.6f}"
+            )
+            if r.covered_by:
+                props = ET.SubElement(case, "properties")
+                ET.SubElement(props, "property", name="covered_by", value=r.covered_by)
+            if not r.passed:
+                first = r.message.splitlines()[0] if r.message else "failed"
+                failure = ET.SubElement(case, "failure", message=_xml_text(first[:1000]), type=r.kind or "fail")
+                failure.text = _xml_text(r.message)
+    root.set("tests", str(len(results)))
+    root.set("failures", str(sum(not r.passed for r in results)))
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)

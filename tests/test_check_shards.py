@@ -1,0 +1,194 @@
+"""Sharding the check matrix, merging the shards and JUnit output (issue 18, item 3).
+
+The end-to-end tests run ``opgen check`` on a small selection (SigmoidBackward, FLOAT16, quick, three
+products of which two share a fingerprint) from a copy of the spec directory whose reference is deliberately
+wrong for every case with an odd number of elements, so the matrix has failures. One full run is the
+expectation; the shards of N = 1..4 must hold every one of its cases exactly once, and ``opgen report
+merge`` of them must print the same totals and failures and exit with the same status.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.check.driver import CaseResult, Job
+from codegen.check.matrix import CaseCosts, Unit, assign_shards, job_units
+from codegen.check.result_files import MergeError, merge_results, write_json, write_junit
+from codegen.cli import main
+from codegen.paths import project_paths
+
+OP = "sigmoid_backward"
+SELECTION = [OP, "--quick", "--dtype", "FLOAT16", "--product", "Ascend910B", "--product", "Ascend910_93"]
+SELECTION += ["--product", "Ascend910", "-j", "1"]
+
+WRONG_REFERENCE = """
+import numpy as np
+
+
+def reference(gradOutput, output):
+    g, y = (np.asarray(a, dtype=np.float64) for a in (gradOutput, output))
+    shape = np.broadcast_shapes(g.shape, y.shape)
+    exact = np.broadcast_to(g * y * (1.0 - y), shape).astype(np.float64)
+    # deliberately wrong (1% too large) for every output with an odd number of elements
+    return exact * 1.01 + 1e-3 if exact.size % 2 == 1 else exact
+"""
+
+
+@pytest.fixture(scope="module")
+def specs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shards")
+    paths = project_paths()
+    (root / "specs").mkdir()
+    shutil.copy(paths.specs / f"{OP}.yaml", root / "specs")
+    shutil.copy(paths.specs / "products.yaml", root / "specs")
+    (root / "reference").mkdir()
+    (root / "reference" / f"{OP}.py").write_text(WRONG_REFERENCE)
+    return root / "specs"
+
+
+def _check(specs: Path, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    status = main(["--specs", str(specs), "check", *SELECTION, "--json", str(out), *extra])
+    return status, json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def full_run(specs_dir: Path) -> tuple[int, dict[str, Any]]:
+    return _check(specs_dir, specs_dir.parent / "full.json")
+
+
+def _failures(data: dict[str, Any]) -> list[tuple[str, str]]:
+    return sorted((c["ident"], c["message"]) for c in data["cases"] if not c["passed"])
+
+
+def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict[str, Any]]) -> None:
+    status, data = full_run
+    assert status == 1
+    assert data["failed"] > 0 and data["passed"] > 0
+    covered = {c["product"] for c in data["cases"] if c["covered_by"] == "Ascend910B"}
+    assert covered == {"Ascend910_93"}
+    ran = [c for c in data["cases"] if c["product"] == "Ascend910B"]
+    assert len(ran) == sum(c["product"] == "Ascend910_93" for c in data["cases"])
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_shards_hold_every_case_once_and_merge_into_the_full_run(
+    count: int,
+    specs_dir: Path,
+    full_run: tuple[int, dict[str, Any]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    full_status, full = full_run
+    files = []
+    for k in range(1, count + 1):
+        path = tmp_path / f"shard{k}.json"
+        _check(specs_dir, path, "--shard", f"{k}/{count}")
+        files.append(path)
+    idents = Counter(c["ident"] for f in files for c in json.loads(f.read_text())["cases"])
+    assert set(idents) == {c["ident"] for c in full["cases"]}
+    assert max(idents.values()) == 1, [i for i, n in idents.items() if n > 1]
+    capsys.readouterr()
+    merged_json = tmp_path / "merged.json"
+    status = main(["report", "merge", *map(str, reversed(files)), "--json", str(merged_json)])
+    printed = capsys.readouterr().out
+    merged = json.loads(merged_json.read_text())
+    assert status == full_status == 1
+    assert (merged["passed"], merged["failed"]) == (full["passed"], full["failed"])
+    assert _failures(merged) == _failures(full)
+    assert printed.rstrip().endswith(f"{full['passed']} passed, {full['failed']} failed")
+
+
+def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
+    specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    _check(specs_dir, a, "--shard", "1/2")
+    _check(specs_dir, b, "--shard", "2/2")
+    capsys.readouterr()
+    assert main(["report", "merge", str(a)]) == 2
+    assert "shard(s) 2/2 missing" in capsys.readouterr().err
+    assert main(["report", "merge", str(a), str(a)]) == 2
+    assert "are both shard 1/2" in capsys.readouterr().err
+    # a shard of another spec version
+    other = json.loads(b.read_text())
+    other["meta"]["inputs"] = "0" * 24
+    c = tmp_path / "c.json"
+    c.write_text(json.dumps(other))
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    assert "different specs" in capsys.readouterr().err
+
+
+def _result(ident: str, passed: bool = True, message: str = "") -> CaseResult:
+    op, product, dtype = ident.split("/")[:3]
+    return CaseResult(ident, op, product, dtype, "[4]", ident.split("/")[-1], passed, 0, 0.0, 0.0, message, 0.01)
+
+
+def test_overlapping_shards_are_an_error(tmp_path: Path) -> None:
+    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": "p"}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    write_json([_result("op/P/FLOAT/x"), _result("op/P/FLOAT/y")], a, {**meta, "shard": [1, 2]})
+    write_json([_result("op/P/FLOAT/y")], b, {**meta, "shard": [2, 2]})
+    with pytest.raises(MergeError, match="op/P/FLOAT/y is in both"):
+        merge_results([a, b])
+    # a job-level failure (the build) is reported by every shard with units of the job: kept once
+    write_json([_result("op/P/-/build", False, "boom")], a, {**meta, "shard": [1, 2]})
+    write_json([_result("op/P/-/build", False, "boom")], b, {**meta, "shard": [2, 2]})
+    assert [r.ident for r in merge_results([a, b])[1]] == ["op/P/-/build"]
+
+
+def test_the_shard_plan_is_a_deterministic_partition_by_cost() -> None:
+    units = [Unit(0, i, f"op/P/FLOAT/case{i:02d}", nbytes=(i * 7919) % 1000 * 1000) for i in range(40)]
+    for count in (1, 2, 3, 4):
+        shards = assign_shards(units, count, None)
+        assert sorted((u.job, u.index) for s in shards for u in s) == [(0, i) for i in range(40)]
+        assert assign_shards(list(reversed(units)), count, None) == shards  # independent of input order
+    # recorded costs win over the estimate: the one costly unit gets a shard of its own
+    costs = CaseCosts(Path("/nonexistent/costs.json"))
+    costs.seconds = {u.ident: 0.001 for u in units}
+    costs.seconds[units[5].ident] = 10.0
+    shards = assign_shards(units, 2, costs)
+    assert [u.ident for u in shards[0]] == [units[5].ident]
+
+
+def test_job_units_are_the_worker_units_with_the_example_last() -> None:
+    job = Job(OP, "Ascend910B", ("FLOAT16",), True, None, ("in_order",), False, None)
+    units = job_units(job, 3)
+    assert [u.index for u in units] == list(range(len(units)))
+    assert all(u.job == 3 for u in units)
+    assert units[-1].ident == f"{OP}/Ascend910B/example/example program"
+    assert len({u.ident for u in units}) == len(units)
+
+
+def test_junit_is_well_formed_with_one_testcase_per_case(tmp_path: Path) -> None:
+    results = [
+        _result("op/P/FLOAT/a"),
+        _result("op/P/FLOAT/b", False, 'got <1> & "2"\nsecond line \x00\x1b end'),
+        _result("op/Q/FLOAT16/a"),
+    ]
+    results[2].covered_by = "P"
+    path = tmp_path / "junit.xml"
+    write_junit(results, path)
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "3" and root.get("failures") == "1"
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["op/P", "op/Q"]
+    cases = root.findall("testsuite/testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("op.P", "FLOAT/a"),
+        ("op.P", "FLOAT/b"),
+        ("op.Q", "FLOAT16/a"),
+    ]
+    failure = cases[1].find("failure")
+    assert failure is not None
+    assert failure.get("message") == 'got <1> & "2"'
+    assert failure.text is not None and failure.text.startswith('got <1> & "2"\nsecond line ')
+    assert cases[0].find("failure") is None
+    prop = cases[2].find("properties/property")
+    assert prop is not None and (prop.get("name"), prop.get("value")) == ("covered_by", "P")
