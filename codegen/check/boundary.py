@@ -9,8 +9,8 @@ only there. :func:`boundary_inputs` finds, for every such comparison whose tenso
 comparison, an input array holding ``x*`` rounded to the case's dtype, one ULP of that dtype either side,
 ``+-0.0``, NaN and ``+-inf``. Nothing is listed per op: the comparisons of the spec's formula are all it
 reads, after the rewrites of the formula compiler (so ``sign(x)`` contributes ``x > 0`` and ``x < 0``,
-``log1p(x)`` its ``1 + x == 1``). Comparisons whose host side cannot be evaluated from the attributes alone (a host scalar reading
-``numel(out)``) and non-affine tensor sides are skipped.
+``log1p(x)`` its ``1 + x == 1``). Comparisons whose host side cannot be evaluated from the attributes alone
+(a host scalar reading ``numel(out)``) and non-affine tensor sides are skipped.
 """
 
 from __future__ import annotations
