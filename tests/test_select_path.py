@@ -183,3 +183,30 @@ def test_every_formula_function_passes_opgen_check(project: tuple[Path, Path], t
     kernel = (generated / "function_mix_backward" / "op_kernel" / "function_mix_grad.cpp").read_text()
     for instruction in ("Rsqrt(", "Exp(", "Ln(", "Select(", "Compares(", "Reciprocal("):
         assert instruction in kernel, instruction
+
+
+def test_string_and_bool_attributes_and_a_host_condition_pass_opgen_check(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``char *approximate`` (values none/tanh) and ``bool negate`` select whole formulas per call."""
+    specs, generated = project
+    report = tmp_path / "check.json"
+    proc = _opgen(
+        specs,
+        "check",
+        "approx_select_backward",
+        "--quick",
+        "--product",
+        PRODUCT,
+        "--generated",
+        str(generated),
+        "--json",
+        str(report),
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    status = {c["name"]: c["status"] for c in json.loads(report.read_text())["cases"]}
+    assert status["null approximate -> 161001"] == 161001
+    assert status["approximate='none_tanh_x' -> 161002"] == 161002
+    assert status["approximate=tanh [4, 33]"] == 0 and status["negate=True [4, 33]"] == 0
+    api = " ".join((generated / "approx_select_backward/op_api/aclnn_approx_select_backward.h").read_text().split())
+    assert "char *approximate, bool negate, aclTensor *gradInput" in api

@@ -66,7 +66,9 @@ def boundaries(spec: OpSpec, attrs: Mapping[str, Any]) -> list[Boundary]:
     if not isinstance(compute, ElementwiseCompute):
         return []
     inputs = {t.name for t in spec.inputs}
-    env = {k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v) for k, v in attrs.items()}
+    by_name = {a.name: a for a in spec.attrs}
+    env = {k: by_name[k].expr_value(v) if k in by_name else v for k, v in attrs.items()}
+    env = {k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v) for k, v in env.items()}
     defs = dict(compute.scalars)
     out: list[Boundary] = []
     seen: set[tuple[str, float]] = set()
