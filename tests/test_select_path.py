@@ -67,7 +67,7 @@ SELECT_MUTANTS = (
         "pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));",
         "pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8 - 32));",
         2,
-        "kernel fault",
+        "kernel fault [UB bounds]",
     ),
 )
 
