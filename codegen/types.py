@@ -188,7 +188,8 @@ class DType(enum.Enum):
 
 @dataclass(frozen=True)
 class AttrTypeInfo:
-    """What one spec attr type (``int64``, ``uint64``, ``bool``, ``double``, ``float``) is in each type world.
+    """What one spec attr type (``int64``, ``uint64``, ``bool``, ``double``, ``float``, ``scalar``, ``string``) is
+    in each type world.
 
     Attributes:
         c_type: the C++ parameter type in the aclnn signature, the L0 call and example programs.
@@ -228,6 +229,12 @@ ATTR_TYPE_INFO: dict[str, AttrTypeInfo] = {
     "bool": AttrTypeInfo("bool", "bool", "Bool", ctypes.c_bool, "%s", None, "BOOL", "bool", None),
     "double": AttrTypeInfo("double", "float", "Float", ctypes.c_double, "%g", "double", "FLOAT", "float", None),
     "float": AttrTypeInfo("float", "float", "Float", ctypes.c_float, "%g", "double", "FLOAT", "float", None),
+    # A ``const aclScalar *`` parameter: the runner passes the aclScalar handle; phase 1 reads its value with
+    # ``ToDouble()`` and the device gets it as a float attr (c_type: the L0 and kernel-side type).
+    "scalar": AttrTypeInfo("float", "float", "Float", ctypes.c_void_p, "%g", "double", "FLOAT", "float", None),
+    # A ``char *`` parameter with a fixed list of values: the host checks and the kernel see the index of the
+    # value in the list (-1: none of them); the device gets the text as a string attr.
+    "string": AttrTypeInfo("int64_t", "int64_t", "String", ctypes.c_char_p, "%lld", "long long", "INT", "string", None),
 }
 
 

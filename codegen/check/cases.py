@@ -114,10 +114,16 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
     0.5, 1, 2; both bools; for free-valued integer attrs the default, then 0, +-1, small and large values
     and the boundaries of the C type (:data:`INT_ATTR_VALUES`). Values a constraint rejects are dropped
     later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``)."""
+    if a.type == "string":
+        return [n for _, n in a.values or ()]
     if a.values:
         return [v for v, _ in a.values]
-    if a.type in ("float", "double"):
-        return list(dict.fromkeys([*([float(a.default)] if a.default is not None else []), 0.0, 0.5, 1.0, 2.0]))
+    if a.type in ("float", "double", "scalar"):
+        # a scalar also runs a negative value (thresholds, slopes; a constraint drops what the op rejects);
+        # the last candidate stays 2.0, the value of the cases that do not vary an attr without a default
+        negative = [-0.5] if a.type == "scalar" else []
+        values = [*([float(a.default)] if a.default is not None else []), *negative, 0.0, 0.5, 1.0, 2.0]
+        return list(dict.fromkeys(values))
     if a.type == "bool":
         return [False, True]
     default = [int(a.default)] if a.default is not None else []

@@ -148,10 +148,10 @@ def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
     listed value, else 0 / 1.0 / false by type."""
     a = spec.attr(source)
     if a.default is not None:
-        return a.default
+        return a.expr_value(a.default)  # type: ignore[return-value]
     if a.values:
         return a.values[0][0]
-    return {"bool": False, "double": 1.0, "float": 1.0}.get(a.type, 0)
+    return {"bool": False, "double": 1.0, "float": 1.0, "scalar": 1.0}.get(a.type, 0)
 
 
 def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list[str]:
@@ -223,16 +223,47 @@ def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
     return [catalogue.get(name) for name in spec.products]
 
 
-def signature(spec: OpSpec) -> list[dict[str, str]]:
+def signature(spec: OpSpec) -> list[dict[str, Any]]:
     """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor.
 
     Each entry has ``name``, ``decl`` (C declaration) and ``kind`` (``input``, ``attr`` or ``output``).
     """
-    params: list[dict[str, str]] = []
+    params: list[dict[str, Any]] = []
     for t in spec.inputs:
         params.append({"name": t.name, "decl": f"const aclTensor *{t.name}", "kind": "input"})
     for a in spec.attrs:
-        params.append({"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}", "kind": "attr"})
+        if a.type == "scalar":
+            # The public parameter is the aclScalar; the internal checks see its value as a double.
+            params.append(
+                {
+                    "name": a.name,
+                    "decl": f"const aclScalar *{a.name}",
+                    "decl_const": f"double {a.name}",
+                    "arg": f"{a.name}Value",
+                    "kind": "attr",
+                    "scalar": "1",
+                    "dtype_invalid": " && ".join(
+                        f"{a.name}->GetDataType() != op::DataType::DT_{d}" for d in a.scalar_dtypes
+                    ),
+                    "dtype_text": ", ".join(a.scalar_dtypes),
+                }
+            )
+        elif a.type == "string":
+            # The public parameter is the char *; the internal checks see the index of the value (-1: none).
+            params.append(
+                {
+                    "name": a.name,
+                    "decl": f"char *{a.name}",
+                    "decl_const": f"int64_t {a.name}",
+                    "arg": f"{a.name}Value",
+                    "kind": "attr",
+                    "string": "1",
+                    "string_values": [{"index": k, "text": n} for k, n in a.values or ()],
+                    "values_text": ", ".join(n for _, n in a.values or ()),
+                }
+            )
+        else:
+            params.append({"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}", "kind": "attr"})
     for t in spec.outputs:
         const = "const " if getattr(t, "const", False) else ""
         params.append({"name": t.name, "decl": f"{const}aclTensor *{t.name}", "kind": "output"})
@@ -400,7 +431,14 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
     for name, value in ex.attrs:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        attrs.append({"name": name, "c_type": ATTR_TYPE_INFO[a.type].c_type, "value": text})
+        if a.type == "string":
+            attrs.append({"name": name, "c_type": "char", "value": text, "string": "1"})
+        elif a.type == "scalar":
+            # An aclScalar made from a host value of the attr's first accepted dtype (FLOAT or DOUBLE).
+            c_type, acl = ("double", "ACL_DOUBLE") if "FLOAT" not in a.scalar_dtypes[:1] else ("float", "ACL_FLOAT")
+            attrs.append({"name": name, "c_type": c_type, "value": text, "scalar_acl": acl})
+        else:
+            attrs.append({"name": name, "c_type": ATTR_TYPE_INFO[a.type].c_type, "value": text})
     given = {name for name, _ in ex.inputs}
     null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
     uses_bf16 = any(t["dtype"] == "BF16" for t in tensors)
@@ -453,7 +491,13 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     products = spec_products(spec, catalogue)
     sig = signature(spec)
     for p in sig:
-        p["decl_const"] = p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
+        if "decl_const" not in p:
+            p["decl_const"] = (
+                p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
+            )
+        p.setdefault("arg", p["name"])
+        p.setdefault("scalar", "")
+        p.setdefault("string", "")
     tensors = [
         {
             "name": t.name,
@@ -469,7 +513,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     attr_params = [{"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}"} for a in spec.attrs]
     attr_checks = []
     for a in spec.attrs:
-        if a.values:
+        if a.values and a.type != "string":  # a string's validity is checked on the char * itself
             allowed = [v for v, _ in a.values]
             cond = " && ".join(f"{a.name} != {v}" for v in allowed)
             text = ", ".join(f"{v} ({n})" for v, n in a.values)
@@ -482,13 +526,22 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for t in spec.inputs:
         param_rows.append(_param_row(t, products, "input"))
     for a in spec.attrs:
-        values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
+        if a.type == "string":
+            values = ", ".join(f'"{n}"' for _, n in a.values or ())
+        else:
+            values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
         param_rows.append(
             {
                 "name": a.name,
                 "direction": "input (host)",
                 "description": f"{a.description} Values: {values}." if a.values else a.description,
-                "dtypes": ATTR_TYPE_INFO[a.type].c_type,
+                "dtypes": (
+                    f"aclScalar ({', '.join(a.scalar_dtypes)})"
+                    if a.type == "scalar"
+                    else f"char * ({', '.join(n for _, n in a.values or ())})"
+                    if a.type == "string"
+                    else ATTR_TYPE_INFO[a.type].c_type
+                ),
                 "format": "-",
                 "rank": "-",
             }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import string
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -55,6 +56,8 @@ from codegen.spec.model import (
     DEVICE_ATTR_TYPES,
     MAX_RANK,
     PRIVATE_ACL_FORMATS,
+    SCALAR_ACL_IDS,
+    SCALAR_DTYPES_DEFAULT,
     AttrSpec,
     Catalogue,
     Constraint,
@@ -91,8 +94,22 @@ from codegen.spec.scopes import (
     constraint_scope,
     shape_scope,
 )
-from codegen.spec.yaml_reader import Reader, YMap, YNode, YScalar, YSeq, _describe, _join, _show_key, read_yaml
+from codegen.spec.yaml_reader import (
+    Reader,
+    YMap,
+    YNode,
+    YScalar,
+    YSeq,
+    _describe,
+    _join,
+    _names,
+    _show_key,
+    read_yaml,
+)
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
+
+#: A value of a ``string`` attr (a ``char *`` parameter): a short token.
+_STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 __all__ = [
     "load_catalogue",
@@ -218,7 +235,7 @@ class _OpParser:
 
     def attr(self, node: YNode) -> AttrSpec:
         r = self.r
-        m = r.mapping(node, ("name", "type", "description"), ("values", "default")) or {}
+        m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes")) or {}
         name = self.tensor_name(m["name"], "<attr>") if "name" in m else "<attr>"
         type_ = ""
         if "type" in m:
@@ -230,11 +247,68 @@ class _OpParser:
         if not type_:
             r.poisoned.add(name)
         description = (r.string(m["description"]) or "") if "description" in m else ""
-        values = self.attr_values(m["values"], type_) if "values" in m else None
-        default: int | float | bool | None = None
-        if "default" in m and type_:
+        if type_ == "string":
+            values = self.string_values(m.get("values"), node, name)
+        else:
+            values = self.attr_values(m["values"], type_) if "values" in m else None
+        default: int | float | bool | str | None = None
+        if "default" in m and type_ == "string":
+            d = m["default"].value if isinstance(m["default"], YScalar) else None
+            if not isinstance(d, str) or d not in [n for _, n in values or ()]:
+                r.error(m["default"], f"default must be one of the values of '{name}': {_names(values)}")
+            else:
+                default = d
+        elif "default" in m and type_:
             default = self.attr_value(m["default"], type_, values, "default")
-        return AttrSpec(name, type_, values, default, description, node.loc)
+        scalar_dtypes: tuple[str, ...] = SCALAR_DTYPES_DEFAULT if type_ == "scalar" else ()
+        if "dtypes" in m:
+            if type_ != "scalar":
+                r.error(m["dtypes"], f"dtypes are only allowed for scalar attrs, not {type_ or 'this type'}")
+            else:
+                listed: list[str] = []
+                for item, text in r.strings(m["dtypes"]):
+                    if text not in SCALAR_ACL_IDS:
+                        r.error(item, f"unknown aclScalar dtype '{text}'; allowed: {', '.join(SCALAR_ACL_IDS)}")
+                    elif text in listed:
+                        r.error(item, f"duplicate dtype '{text}'")
+                    else:
+                        listed.append(text)
+                if listed:
+                    scalar_dtypes = tuple(listed)
+        return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes)
+
+    def string_values(self, node: YNode | None, attr_node: YNode, name: str) -> tuple[tuple[int, str], ...] | None:
+        """The allowed strings of a ``string`` attr (a YAML list) as ``((0, text), (1, text), ...)``; each is
+        also registered as the meaning of the string literal ``"text"`` in expressions (its index)."""
+        r = self.r
+        if node is None:
+            r.error(
+                attr_node,
+                f"string attr '{name}' needs values: the list of strings it accepts",
+                field=_join(attr_node.path, "values"),
+            )
+            return None
+        if not isinstance(node, YSeq) or not node.items:
+            r.error(node, f"values of a string attr are a non-empty list of strings, got {_describe(node)}")
+            return None
+        out: list[tuple[int, str]] = []
+        for item in node.items:
+            text = item.value if isinstance(item, YScalar) else None
+            if not isinstance(text, str) or not _STRING_VALUE.fullmatch(text):
+                r.error(item, "a string value must be 1-64 characters of letters, digits, '_', '-' and '.'")
+                continue
+            if text in [n for _, n in out]:
+                r.error(item, f"duplicate value '{text}'")
+                continue
+            key = f'"{text}"'
+            if key in r.string_literals and r.string_literals[key] != len(out):
+                r.error(
+                    item, f"'{text}' is a value of another string attr at another position; literals would be ambiguous"
+                )
+                continue
+            r.string_literals[key] = len(out)
+            out.append((len(out), text))
+        return tuple(out)
 
     def attr_values(self, node: YNode, type_: str) -> tuple[tuple[int, str], ...] | None:
         r = self.r
@@ -283,6 +357,12 @@ class _OpParser:
     ) -> int | float | bool | None:
         r = self.r
         v = node.value if isinstance(node, YScalar) else None
+        if type_ == "string":
+            names = [n for _, n in values or ()]
+            if not isinstance(v, str) or v not in names:
+                r.error(node, f"{what} must be one of {', '.join(names)}, got {_describe(node)}")
+                return None
+            return v  # type: ignore[return-value]
         if type_ == "bool":
             if not isinstance(v, bool):
                 r.error(node, f"{what} must be true or false for a bool attr, got {_describe(node)}")
@@ -447,7 +527,7 @@ class _OpParser:
                         attr_values[a.name] = v
         for a in attrs:
             if a.name not in attr_values and a.default is not None:
-                attr_values[a.name] = a.default
+                attr_values[a.name] = a.default  # type: ignore[assignment]
             elif a.name not in attr_values and not any(k.value == a.name for k, _ in _entries(m.get("attrs"))):
                 where = m.get("attrs", node)
                 r.error(where, f"missing example attr '{a.name}' (it has no default)")
@@ -796,8 +876,8 @@ class _OpParser:
             fits = {
                 "int": src.type in ("int64", "uint64"),
                 "bool": src.type == "bool",
-                "float": src.type in ("float", "double"),
-                "string": src.type in ("int64", "uint64") and bool(src.values),
+                "float": src.type in ("float", "double", "scalar"),
+                "string": (src.type in ("int64", "uint64") and bool(src.values)) or src.type == "string",
             }[type_]
             if not fits:
                 r.error(

@@ -44,6 +44,24 @@ MAX_RANK = 8
 #: Attribute types a spec may declare, with the type their values have in expressions.
 ATTR_TYPES: dict[str, ExprType] = {name: ExprType[info.expr_kind] for name, info in ATTR_TYPE_INFO.items()}
 
+#: aclScalar dtypes a ``scalar`` attr accepts by default: every real and bool dtype CANN casts to a floating
+#: tensor dtype (op::CanCast); the unsigned 16/32/64-bit types are not among the types CANN's activation
+#: APIs list.
+SCALAR_DTYPES_DEFAULT: tuple[str, ...] = (
+    "FLOAT",
+    "FLOAT16",
+    "BF16",
+    "DOUBLE",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "UINT8",
+    "BOOL",
+)
+#: aclDataType values of the dtypes an aclScalar may have (acl/acl_base.h, through the type table).
+SCALAR_ACL_IDS: dict[str, int] = {d.name: d.acl_id for d in DType}
+
 
 @dataclass(frozen=True)
 class Product:
@@ -169,7 +187,9 @@ class AttrSpec:
 
     Attributes:
         name: aclnn parameter name (a C identifier).
-        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`).
+        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`), or
+            ``scalar``: a ``const aclScalar *`` parameter whose value (converted to double) the op uses as a
+            float.
         values: for integer attrs, the allowed values with their names in spec order, e.g.
             ``((0, "none"), (1, "mean"), (2, "sum"))``; None when any value of the type is allowed.
         default: the default value (of the attr's type) or None when the attr is required.
@@ -182,9 +202,14 @@ class AttrSpec:
     name: str
     type: str
     values: tuple[tuple[int, str], ...] | None
-    default: int | float | bool | None
+    default: int | float | bool | str | None
     description: str
     loc: SourceLoc
+    #: ``string`` attrs (a ``char *`` parameter) keep their allowed strings in ``values`` as
+    #: ``((0, "none"), (1, "tanh"))``: expressions see the index, ``default`` is the string.
+    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
+    #: dtype a Python number is passed as; empty for other types.
+    scalar_dtypes: tuple[str, ...] = ()
 
     @property
     def cpp_type(self) -> str:
@@ -195,6 +220,13 @@ class AttrSpec:
     def expr_type(self) -> ExprType:
         """The type of the attr's value in expressions (INT, BOOL or FLOAT)."""
         return ATTR_TYPES[self.type]
+
+    def expr_value(self, value: object) -> object:
+        """``value`` as expressions see it: a ``string`` attr's text becomes the index of that value (-1 for a
+        string outside ``values``); other values are returned unchanged."""
+        if self.type == "string" and isinstance(value, str):
+            return next((k for k, n in self.values or () if n == value), -1)
+        return value
 
 
 #: Storage formats a spec may list for a tensor, with their ``aclFormat`` values (acl/acl_base.h). ND-layout

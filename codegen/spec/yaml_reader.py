@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -26,6 +26,7 @@ from codegen.spec.expr import (
     INT64_MIN,
     Expr,
     ExprType,
+    Name,
     Num,
     Scope,
     check,
@@ -316,6 +317,8 @@ class Reader:
         #: Names whose definition was rejected; expressions using them are not checked further, so one
         #: mistake gives one error rather than one per use.
         self.poisoned: set[str] = set()
+        #: String literals of expressions (``"tanh"``, as parsed) -> the index of that value of a string attr.
+        self.string_literals: dict[str, int] = {}
 
     def error(self, node: YNode, message: str, field: str | None = None) -> None:
         """Records ``message`` about ``node`` (its line; its path unless ``field`` is given)."""
@@ -463,7 +466,7 @@ class Reader:
         value = node.value
         try:
             if isinstance(value, str):
-                e = parse_expr(value, node.loc, node.path)
+                e = parse_expr(value, node.loc, node.path, strings=bool(self.string_literals))
             elif isinstance(value, float) and not math.isfinite(value):
                 raise SpecError(node.loc, node.path, f"float literal {value!r} is not finite")
             elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
@@ -473,6 +476,8 @@ class Reader:
         except SpecError as exc:
             self.errors.append(exc)
             return None, None
+        if self.string_literals:
+            e = _replace_string_literals(e, self.string_literals)
         if self.poisoned:
             scope = dataclasses.replace(scope, poisoned=scope.poisoned | self.poisoned)
         checked = check(e, scope, frozenset(want), what)
@@ -481,3 +486,22 @@ class Reader:
         if checked.problems or checked.type is None:
             return None, None
         return e, checked.type
+
+
+def _replace_string_literals(e: Expr, literals: Mapping[str, int]) -> Expr:
+    """``e`` with every string literal that is a value of a string attr replaced by that value's index."""
+    if isinstance(e, Name):
+        return Num(literals[e.id]) if e.id in literals else e
+    children = {}
+    for f in dataclasses.fields(e):  # type: ignore[arg-type]
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            children[f.name] = _replace_string_literals(v, literals)
+        elif isinstance(v, tuple) and v and isinstance(v[0], Expr):
+            children[f.name] = tuple(_replace_string_literals(x, literals) for x in v)  # type: ignore[assignment]
+    return dataclasses.replace(e, **children) if children else e  # type: ignore[type-var]
+
+
+def _names(values: tuple[tuple[int, str], ...] | None) -> str:
+    """The texts of a string attr's values, comma-separated (for messages)."""
+    return ", ".join(n for _, n in values or ())

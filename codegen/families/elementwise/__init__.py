@@ -21,7 +21,11 @@ inputs:
     dtypes: [FLOAT, FLOAT16, BF16]
     rank: [0, 8]
     description: TODO second input.
-attrs: []
+attrs:
+  - name: threshold
+    type: scalar                    # a const aclScalar * parameter (aclCreateScalar on the caller's side)
+    default: 0.0
+    description: TODO x above threshold keeps x * y; elsewhere the result is 0.
 outputs:
   - name: out
     dtypes: [FLOAT, FLOAT16, BF16]
@@ -31,7 +35,8 @@ outputs:
 compute:
   promote: [x, y]
   scalars: {{}}
-  out: "x * y"
+  # A comparison is a per-element condition; where(cond, a, b) selects (Compares + Select on the device).
+  out: "where(x > threshold, x * y, 0)"
 tiling:
   buffer_num: 2
   ub_reserved_bytes: 0
@@ -41,7 +46,7 @@ example:
   inputs:
     x: {{shape: [2, 2], dtype: FLOAT, values: [1, 2, 3, 4]}}
     y: {{shape: [2, 2], dtype: FLOAT, values: [1, 1, 2, 2]}}
-  attrs: {{}}
+  attrs: {{threshold: 0.0}}
   output: {{shape: [2, 2], dtype: FLOAT}}
 """
 
@@ -50,5 +55,5 @@ FAMILY = Family(
     summary="output = formula of the inputs' elements (broadcast), streamed through UB in fp32",
     device_section=True,
     starter=_STARTER,
-    starter_params="x: np.ndarray, y: np.ndarray",
+    starter_params="x: np.ndarray, y: np.ndarray, threshold: float",
 )

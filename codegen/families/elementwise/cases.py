@@ -18,9 +18,10 @@ from codegen.check.cases import (
 )
 from codegen.check.constraints import applicable, call_env, rejected_by, violates
 from codegen.check.offsets import BIG, cover, device_attrs
-from codegen.runner import device_memory, dtype_of_array, numpy_dtype
+from codegen.families.elementwise.boundary import boundaries, boundary_values
+from codegen.runner import ScalarArg, device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError, Num, walk
-from codegen.spec.model import Constraint, DType, OpSpec, Product
+from codegen.spec.model import SCALAR_ACL_IDS, Constraint, DType, OpSpec, Product
 
 
 def elementwise_cases(
@@ -113,6 +114,21 @@ def _value_cases(
                 yield value_case(
                     dt, "attr", dict.fromkeys(inputs, (4, 33)), f"{attr}={v} [4, 33]", {**default_attrs, attr: v}
                 )
+        # Where a comparison of the formula changes branch: the boundary, one ULP either side, +-0, NaN, +-inf
+        # (families/elementwise/boundary.py), under the default attributes and every candidate of each attr.
+        attr_sets = [("", default_attrs)]
+        attr_sets += [
+            (f" with {a}={v}", {**default_attrs, a: v})
+            for a, vs in attr_values.items()
+            for v in vs
+            if v != default_attrs[a]
+        ]
+        for label, attrs in attr_sets:
+            for b in boundaries(spec, attrs):
+                name = f"boundary {b.text}{label} [4, 33]"
+                case = value_case(dt, "boundary", dict.fromkeys(inputs, (4, 33)), name, attrs)
+                case.params[b.input] = np.resize(boundary_values(b.value, dt), (4, 33))
+                yield case
         for i, name in enumerate(inputs):
             if name == anchor:
                 continue  # the output has the anchor's shape: only the other inputs broadcast
@@ -202,6 +218,20 @@ def _status_cases(
             continue  # null is legal: the value cases run it
         p: dict[str, Any] = {**good, out: good_out, n: None}
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, p)
+    for a in spec.attrs:
+        if a.type == "string":
+            yield status(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out, a.name: None})
+            names = [n for _, n in a.values or ()]
+            bad = "_".join(names) + "_x"  # no value of the list
+            yield status(f"{a.name}={bad!r} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out, a.name: bad})
+            continue
+        if a.type != "scalar":
+            continue
+        yield status(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out, a.name: None})
+        refused = [d for d in SCALAR_ACL_IDS if d not in a.scalar_dtypes]
+        if refused:
+            p = {**good, out: good_out, a.name: ScalarArg(1, refused[-1])}
+            yield status(f"{a.name} of dtype {refused[-1]} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     yield status(
         "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_workspace_size"
     )
@@ -227,7 +257,7 @@ def _status_cases(
         yield status(f"{last} does not broadcast to {anchor} -> 161002", ACLNN_ERR_PARAM_INVALID, small)
     yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((4, 9), numpy_dtype(dt))})
     for a in spec.attrs:
-        if a.values:
+        if a.values and a.type != "string":  # a string attr's invalid text is a case above
             allowed = [v for v, _ in a.values]
             for bad_v in (max(allowed) + 1, min(allowed) - 1):
                 yield status(

@@ -236,7 +236,8 @@ def tiling_decision(
     per_core, former = divmod(blocks, cores)
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
-    temps = program_for(variant.formula, dtype).temps
+    prog = program_for(variant.formula, dtype)
+    temps = prog.budget_temps
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -247,11 +248,14 @@ def tiling_decision(
     tail_len = per_core * block_elems
     longest = former_len if former else tail_len
     longest = min(longest, total)
-    split = (
+    split: tuple[tuple[str, int, int], ...] = (
         ("input queues", n_in * in_num, tile * item),
         ("output queues", n_out * out_num, tile * item),
-        ("fp32 temporaries", temps, tile * FP32_BYTES),
+        ("fp32 temporaries", prog.temps, tile * FP32_BYTES),
     )
+    if prog.masks:
+        # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)
+        split += (("uint8_t bit masks", prog.masks, tile // 8),)
     return TilingDecision(
         product=product.name,
         dtype=dtype.name,
@@ -279,6 +283,13 @@ def _instruction_cpp(ins: Instruction) -> str:
         return f"Cast({ins.dst}, {ins.srcs[0]}, RoundMode::{ins.round_mode}, n);"
     if ins.op == "Duplicate":
         return f"Duplicate({ins.dst}, {ins.scalar}, n);"
+    if ins.op == "Compare":
+        return f"Compare({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, CMPMODE::{ins.mode}, nCmp);"
+    if ins.op == "Compares":
+        return f"Compares({ins.dst}, {ins.srcs[0]}, {ins.scalar}, CMPMODE::{ins.mode}, nCmp);"
+    if ins.op == "Select":
+        src1 = ins.srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else ins.scalar
+        return f"Select({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, {src1}, SELMODE::{ins.mode}, n);"
     if ins.scalar is not None:
         args.append(ins.scalar)
     return f"{ins.op}({', '.join(args)}, n);"
@@ -322,6 +333,7 @@ def _programs_view(prog: Program) -> dict[str, Any]:
     return {
         "lines": [_instruction_cpp(i) for i in prog.instructions],
         "temps": prog.temps,
+        "masks": prog.masks,
         "ops": ", ".join(i.op for i in prog.instructions),
     }
 
@@ -400,7 +412,7 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
             n_in, n_out = len(v.present), len(spec.outputs)
             in_num, out_num = buffer_nums(spec, p, n_in)
             for dt in compute_dtypes(spec):
-                temps = program_for(v.formula, dt).temps
+                temps = program_for(v.formula, dt).budget_temps
                 bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
                 need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
         if p.ub_bytes < need:
@@ -452,7 +464,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                     "ge_name": dt.ge_name,
                     "kernel_type": dt.kernel_type,
                     "elem_bytes": dt.itemsize,
-                    "temps": prog.temps,
+                    "temps": prog.budget_temps,
                     "num_inputs": len(v.present),
                     "variant": v.index,
                     "absent": ", ".join(v.absent) or "-",
@@ -563,15 +575,17 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for da in dev.attrs:
         a = spec.attr(da.source)
         if da.type == "string":
+            suffix = "Value" if a.type == "string" else ""  # a char * attr's index, computed in phase 1
             l0_attrs.append(
                 {
                     "name": da.name,
                     "decl": f"const std::string &{da.name}",
-                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name})",
+                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
                 }
             )
         else:
-            l0_attrs.append({"name": da.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", "arg": a.name})
+            arg = f"static_cast<float>({a.name}Value)" if a.type == "scalar" else a.name
+            l0_attrs.append({"name": da.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", "arg": arg})
     string_attrs = [
         {
             "name": a.name,
@@ -601,6 +615,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "has_variants": len(variants) > 1,
             "programs": variant_views[0],
             "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
+            "max_masks": max(max(v.formula.fp32.masks, v.formula.cast16.masks) for v in variants),
             "scalars": scalars,
             "tiling_fields": [
                 *tiling_field_views(TILING_FIELDS, output=output.name),
