@@ -282,9 +282,8 @@ def compute_dtypes(spec: _Op, product: _Product | None = None) -> list[DType]:
     those ``product`` lacks (BF16) when a product is given.
 
     This is the dtype a call is planned, explained and checked for when none is named (``opgen explain``,
-    the check matrix's dtype loop, the elementwise tiling key). The elementwise spec rules make every
-    tensor list the same dtypes; an index-accumulate op orders its tiling key by its rows input
-    (``codegen.plan.index_accumulate.row_dtypes``), whose list this is when it is the first required input.
+    the check matrix's dtype loop, a family's tiling key); a family whose key follows another input puts
+    that input first.
 
     Raises:
         ValueError: the op has no required input.

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
-from codegen.check.bound import _compare, _select
-from codegen.plan.elementwise_compiler import compile_formula
 
+from codegen.families.elementwise.bound import _compare, _select
 from codegen.families.elementwise.boundary import boundary_values
+from codegen.families.elementwise.compiler import compile_formula
 from codegen.runner import ScalarArg, attr_value
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import evaluate, parse_expr

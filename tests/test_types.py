@@ -111,9 +111,14 @@ def test_dtype_c_types() -> None:
 def test_attr_type_worlds_agree(name: str) -> None:
     info = ATTR_TYPE_INFO[name]
     c_bytes = {"int64_t": 8, "uint64_t": 8, "bool": 1, "double": 8, "float": 4}
-    assert ctypes.sizeof(info.ctype) == c_bytes[info.c_type]
-    # The spec's type name is the C type's name (int64 -> int64_t, double -> double).
-    assert info.c_type in (f"{name}_t", name)
+    if name in ("scalar", "string"):
+        # Passed by pointer (const aclScalar *, char *): the runner hands over a handle or a C string.
+        assert info.ctype in (ctypes.c_void_p, ctypes.c_char_p)
+        assert ctypes.sizeof(info.ctype) == ctypes.sizeof(ctypes.c_void_p)
+    else:
+        assert ctypes.sizeof(info.ctype) == c_bytes[info.c_type]
+        # The spec's type name is the C type's name (int64 -> int64_t, double -> double).
+        assert info.c_type in (f"{name}_t", name)
     assert info.opdef_setter in {i.opdef_setter for i in DEVICE_ATTR_TYPE_INFO.values()}
     assert DEVICE_ATTR_TYPE_INFO[info.device_type].opdef_setter == info.opdef_setter
     if info.int_range is not None:
@@ -121,7 +126,7 @@ def test_attr_type_worlds_agree(name: str) -> None:
         assert info.int_range == (int(lim.min), int(lim.max))
         assert info.ctype(info.int_range[1]).value == info.int_range[1]
     else:
-        assert name in ("bool", "double", "float")
+        assert name in ("bool", "double", "float", "scalar", "string")
     # printf conversions for the cast type (C11 7.21.6.1): %lld long long, %llu unsigned long long, %g double.
     conversions = {"long long": "%lld", "unsigned long long": "%llu", "double": "%g", None: "%s"}
     assert conversions[info.printf_cast] == info.printf_format
@@ -135,6 +140,8 @@ def test_attr_types_exact() -> None:
         "bool": ("bool", "bool", "Bool", ctypes.c_bool, "bool"),
         "double": ("double", "float", "Float", ctypes.c_double, "float"),
         "float": ("float", "float", "Float", ctypes.c_float, "float"),
+        "scalar": ("float", "float", "Float", ctypes.c_void_p, "float"),
+        "string": ("int64_t", "int64_t", "String", ctypes.c_char_p, "string"),
     }
     assert {n: i.binary_type for n, i in DEVICE_ATTR_TYPE_INFO.items()} == {
         "int": "int",
