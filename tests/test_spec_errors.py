@@ -386,7 +386,7 @@ def test_unknown_name_in_expression(tmp_path: Path, catalogue: Catalogue) -> Non
         "tensors (only inside dim, dtype, numel, rank): gradOutput, self, target, out; platform: coreNum, ubBytes; "
         f"dtypes: {DTYPES}",
         f"{f}:36: compute.out: unknown name 'targt' (did you mean 'target'?); allowed here: "
-        "inputs: gradOutput, self, target; scalars: norm",
+        "inputs: gradOutput, self, target; attrs: reduction; scalars: norm",
     ]
 
 
@@ -400,7 +400,7 @@ def test_unknown_function_and_argument_count(tmp_path: Path, catalogue: Catalogu
     assert errs == [
         f"{f}:35: compute.scalars.norm: dim() takes 2 arguments, as in dim(tensor, axis); got 1",
         f"{f}:36: compute.out: unknown function 'sigmod' (did you mean 'sigmoid'?); allowed here: "
-        "abs, exp, log, max, min, relu, sigmoid, sqrt",
+        "abs, clamp, erf, exp, log, log1p, max, min, pow, relu, rsqrt, sigmoid, sign, sqrt, tanh, where",
     ]
 
 
@@ -886,16 +886,71 @@ def test_formula_constructs_without_vector_instructions_are_rejected_at_load(
     assert len(errs) == 1
     assert errs[0].startswith(f"{f}:36: compute.out: {what}")
     assert errs[0].endswith(
-        "over tensor values a formula allows + - * /, unary minus and abs, exp, log, relu, sigmoid, sqrt, "
-        "min(a, b), max(a, b); subexpressions without tensors (host scalars) may use the whole expression language"
+        "over tensor values a formula allows + - * /, unary minus, abs, erf, exp, log, log1p, relu, rsqrt, "
+        "sigmoid, sign, sqrt, tanh, min(a, b), max(a, b), clamp(x, lo, hi) and pow(x, p) with host lo, hi, p, "
+        "comparisons < <= > >= == != and and/or/not of them as the condition of where(cond, a, b); "
+        "subexpressions without tensors (host scalars) may use the whole expression language"
     )
+    if "conditional" in what:
+        assert "write where(c, a, b)" in errs[0]
+
+
+@pytest.mark.parametrize(
+    ("formula", "what"),
+    [
+        # a comparison is a condition, never a number
+        (
+            "(self > target) * gradOutput",
+            "'*' needs an integer or a float, got a condition (boolean): self > target; a condition is not a "
+            "number: pick values with where(cond, a, b)",
+        ),
+        ("where(self, gradOutput, 0)", "argument 1 of where() needs a boolean, got float: self"),
+        (
+            "where(self > 0, self > target, 0)",
+            "argument 2 of where() needs an integer or a float, got a condition (boolean): self > target",
+        ),
+        ("where(self > 0 and 2, self, 0)", "'and' needs a boolean, got integer: 2"),
+        ("not self", "'not' needs a boolean, got float: self"),
+        ("clamp(self, target, 1)", "argument 2 of clamp() must be a host value (no tensor), got 'target'"),
+        ("pow(self, target)", "argument 2 of pow() must be a host value (no tensor), got 'target'"),
+        (
+            "where((self > 0) == (target > 0), self, 0)",
+            "'(self > 0) == (target > 0)' compares conditions over tensor values",
+        ),
+        ("where(self > 0, self, 0, 1)", "where() takes 3 arguments, as in where(cond, a, b); got 4"),
+    ],
+)
+def test_comparison_and_where_misuse_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, formula: str, what: str
+) -> None:
+    f, errs = bad(
+        tmp_path, catalogue, ('  out: "-target * gradOutput * sigmoid(-target * self) * norm"', f'  out: "{formula}"')
+    )
+    assert len(errs) == 1, errs
+    assert errs[0].startswith(f"{f}:36: compute.out: {what}"), errs[0]
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "where(self > target, gradOutput, 0)",
+        "where(0 < self <= 1 or not (target != 2), sign(self), tanh(target))",
+        "where(reduction == 1, erf(self), log1p(target)) * gradOutput",
+        "clamp(pow(self, 2), -1, norm) + rsqrt(abs(target) + 1)",
+    ],
+)
+def test_comparison_and_where_formulas_load(tmp_path: Path, catalogue: Catalogue, formula: str) -> None:
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, '  out: "-target * gradOutput * sigmoid(-target * self) * norm"', f'  out: "{formula}"'))
+    spec = load_op_spec(path, catalogue)
+    assert isinstance(spec.compute, ElementwiseCompute) and spec.compute.outputs[0][0] == "out"
 
 
 def test_formula_rule_matches_the_compiler() -> None:
     from codegen.plan import elementwise_compiler as ec
     from codegen.spec import rules
 
-    assert {*ec.UNARY_INSTRUCTIONS, *ec.MINMAX_INSTRUCTIONS, "sigmoid"} == rules.TENSOR_FUNCTIONS
+    assert ec.COMPILED_FUNCTIONS == rules.TENSOR_FUNCTIONS
     assert set(ec.BINARY_INSTRUCTIONS) == rules.TENSOR_OPERATORS
 
 
@@ -903,7 +958,7 @@ def test_formula_rule_matches_the_compiler() -> None:
     ("name", "message"),
     [
         ("offset", "'offset' is declared by the kernel"),
-        ("tmp0", "'tmp0' is taken by the formula compiler's temporaries and host scalars (tmpN, scalarN_)"),
+        ("tmp0", "'tmp0' is taken by the formula compiler's temporaries and host scalars (tmpN, maskN, scalarN_)"),
         ("result", "'result' is declared by the op API"),
         ("promoteType", "'promoteType' is declared by the op API"),
         ("deviceId", "'deviceId' is declared by the example program"),

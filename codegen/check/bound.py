@@ -13,7 +13,11 @@ and buffer, that contain every value the fp32 (or 16-bit) kernel can hold there:
 - ``Add Sub Mul Div Adds Muls Reciprocal Exp Ln Sqrt`` take the exact image of their operand intervals and
   widen it by their rounding: ``delta * |x| + tau`` at both ends, with ``delta`` =
   :data:`ROUNDING` [op] and ``tau`` = 2**-126 (a result in the subnormal range may be flushed to 0);
-- ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` are exact; ``Cast`` ``CAST_RINT`` to FLOAT16
+- ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` are exact; ``Compare``/``Compares`` give a mask
+  that is decided where the operand intervals decide the comparison (NaN compares false except ``NE``)
+  and open otherwise, and ``Select`` gives the chosen operand, or the hull of both where the mask is open;
+  ``Rsqrt`` rounds as ``Sqrt``; an approximation (``erf``) widens its last instruction by its stated
+  absolute error; ``Cast`` ``CAST_RINT`` to FLOAT16
   / BF16 widens by half an ULP of the 16-bit type (relative 2**-11 / 2**-8) plus half its smallest
   subnormal spacing (FLOAT16 keeps subnormals) or its smallest normal (BF16);
 - a value beyond the largest finite number of its type may be an infinity (the interval end becomes
@@ -58,6 +62,7 @@ ROUNDING: dict[str, float] = {
     "Exp": HARDWARE_ULPS,
     "Ln": HARDWARE_ULPS,
     "Sqrt": HARDWARE_ULPS,
+    "Rsqrt": HARDWARE_ULPS,
 }
 #: Absolute allowance of each rounding for results in the subnormal range (fp32's smallest normal).
 FP32_TINY = 2.0**-126
@@ -149,6 +154,10 @@ def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
         return _clean(np.where(hi < 0, np.nan, np.log(np.maximum(lo, 0.0))), np.log(np.maximum(hi, 0.0)))
     if op == "Sqrt":
         return _clean(np.where(hi < 0, np.nan, np.sqrt(np.maximum(lo, 0.0))), np.sqrt(np.maximum(hi, 0.0)))
+    if op == "Rsqrt":
+        root = _clean(np.where(hi < 0, np.nan, np.sqrt(np.maximum(lo, 0.0))), np.sqrt(np.maximum(hi, 0.0)))
+        with np.errstate(divide="ignore"):
+            return _clean(np.where(root[1] == 0, np.inf, 1.0 / root[1]), np.where(root[0] == 0, np.inf, 1.0 / root[0]))
     if op == "Abs":
         return np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0)), np.maximum(np.abs(lo), np.abs(hi))
     if op == "Relu":
@@ -215,6 +224,15 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         assert scalar is not None
         return scalar
     srcs = [buffers[s] for s in ins.srcs]
+    if ins.op in ("Compare", "Compares"):
+        other = srcs[1] if ins.op == "Compare" else scalar
+        assert other is not None and ins.mode is not None
+        return _compare(srcs[0], other, ins.mode)
+    if ins.op == "Select":
+        mask = srcs[0]
+        src1 = srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else scalar
+        assert src1 is not None
+        return _select(mask, srcs[1], src1)
     if ins.op == "Cast":
         (src,) = srcs
         if ins.round_mode == "CAST_RINT" and dt in ROUND16:
@@ -223,8 +241,52 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         return src  # 16-bit -> fp32 widening is exact
     exact = _apply(ins.op, srcs, scalar)
     if ins.op in ROUNDING:
-        return _round(exact, ROUNDING[ins.op], FP32_TINY, FP32_MAX)
+        exact = _round(exact, ROUNDING[ins.op], FP32_TINY, FP32_MAX)
+    if ins.approx:
+        exact = _clean(exact[0] - ins.approx, exact[1] + ins.approx)
     return exact
+
+
+def _compare(a: Interval, b: Interval, mode: str) -> Interval:
+    """A bit mask over intervals: ``(may_be_true, may_be_false)`` per element. NaN compares false except
+    ``NE``; an interval that may hold NaN (an end is NaN or infinite both ways) may give either."""
+    alo, ahi = np.broadcast_arrays(*a)
+    blo, bhi = np.broadcast_arrays(*b)
+    unknown = np.isnan(alo) | np.isnan(ahi) | np.isnan(blo) | np.isnan(bhi)
+    unknown = unknown | ((alo == -np.inf) & (ahi == np.inf)) | ((blo == -np.inf) & (bhi == np.inf))
+    with np.errstate(invalid="ignore"):
+        if mode == "LT":
+            sure_t, sure_f = ahi < blo, alo >= bhi
+        elif mode == "LE":
+            sure_t, sure_f = ahi <= blo, alo > bhi
+        elif mode == "GT":
+            sure_t, sure_f = alo > bhi, ahi <= blo
+        elif mode == "GE":
+            sure_t, sure_f = alo >= bhi, ahi < blo
+        elif mode in ("EQ", "NE"):
+            equal = (alo == ahi) & (blo == bhi) & (alo == blo)
+            apart = (ahi < blo) | (bhi < alo)
+            sure_t, sure_f = (equal, apart) if mode == "EQ" else (apart, equal)
+        else:
+            raise ValueError(f"unknown CMPMODE {mode}")
+    exact_nan = (np.isnan(alo) & np.isnan(ahi)) | (np.isnan(blo) & np.isnan(bhi))
+    may_t = ~(sure_f & ~unknown)
+    may_f = ~(sure_t & ~unknown)
+    # An input that is exactly NaN (not an interval that may hold NaN) decides the comparison.
+    may_t = np.where(exact_nan, mode == "NE", may_t)
+    may_f = np.where(exact_nan, mode != "NE", may_f)
+    return may_t, may_f
+
+
+def _select(mask: Interval, a: Interval, b: Interval) -> Interval:
+    """``Select`` over intervals: the chosen operand where the mask is decided, the hull of both where not."""
+    may_t, may_f = mask
+    alo, ahi = np.broadcast_arrays(*a)
+    blo, bhi = np.broadcast_arrays(*b)
+    lo = np.where(may_t & may_f, np.fmin(alo, blo), np.where(may_t, alo, blo))
+    hi = np.where(may_t & may_f, np.fmax(ahi, bhi), np.where(may_t, ahi, bhi))
+    both_nan = may_t & may_f & (np.isnan(alo) | np.isnan(blo) | np.isnan(ahi) | np.isnan(bhi))
+    return _clean(np.where(both_nan, np.nan, lo), np.where(both_nan, np.nan, hi))
 
 
 def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref: np.ndarray) -> np.ndarray | None:

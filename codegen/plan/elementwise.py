@@ -195,7 +195,7 @@ def tiling_decision(
     per_core, former = divmod(blocks, cores)
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
-    temps = program_for(variant.formula, dtype).temps
+    temps = program_for(variant.formula, dtype).budget_temps
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -238,6 +238,13 @@ def _instruction_cpp(ins: Instruction) -> str:
         return f"Cast({ins.dst}, {ins.srcs[0]}, RoundMode::{ins.round_mode}, n);"
     if ins.op == "Duplicate":
         return f"Duplicate({ins.dst}, {ins.scalar}, n);"
+    if ins.op == "Compare":
+        return f"Compare({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, CMPMODE::{ins.mode}, nCmp);"
+    if ins.op == "Compares":
+        return f"Compares({ins.dst}, {ins.srcs[0]}, {ins.scalar}, CMPMODE::{ins.mode}, nCmp);"
+    if ins.op == "Select":
+        src1 = ins.srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else ins.scalar
+        return f"Select({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, {src1}, SELMODE::{ins.mode}, n);"
     if ins.scalar is not None:
         args.append(ins.scalar)
     return f"{ins.op}({', '.join(args)}, n);"
@@ -281,6 +288,7 @@ def _programs_view(prog: Program) -> dict[str, Any]:
     return {
         "lines": [_instruction_cpp(i) for i in prog.instructions],
         "temps": prog.temps,
+        "masks": prog.masks,
         "ops": ", ".join(i.op for i in prog.instructions),
     }
 
@@ -359,7 +367,7 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
             n_in, n_out = len(v.present), len(spec.outputs)
             in_num, out_num = buffer_nums(spec, p, n_in)
             for dt in compute_dtypes(spec):
-                temps = program_for(v.formula, dt).temps
+                temps = program_for(v.formula, dt).budget_temps
                 bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
                 need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
         if p.ub_bytes < need:
@@ -398,7 +406,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                     "ge_name": dt.ge_name,
                     "kernel_type": dt.kernel_type,
                     "elem_bytes": dt.itemsize,
-                    "temps": prog.temps,
+                    "temps": prog.budget_temps,
                     "num_inputs": len(v.present),
                     "variant": v.index,
                     "absent": ", ".join(v.absent) or "-",
@@ -550,6 +558,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "has_variants": len(variants) > 1,
             "programs": variant_views[0],
             "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
+            "max_masks": max(max(v.formula.fp32.masks, v.formula.cast16.masks) for v in variants),
             "scalars": scalars,
             # std::exp, std::log, std::abs... of host scalars (a default of an optional input folds into them)
             "uses_cmath": any("std::" in sc["cpp"] for sc in scalars),

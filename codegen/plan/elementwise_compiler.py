@@ -30,11 +30,25 @@ from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import Binary, BoolOp, Call, Compare, Expr, IfElse, Name, Num, Unary, names
 
 #: Unary functions of the formula language and the AscendC instruction that computes each.
-UNARY_INSTRUCTIONS = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "relu": "Relu"}
+UNARY_INSTRUCTIONS = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "relu": "Relu", "rsqrt": "Rsqrt"}
+#: Comparison operators and the ``CMPMODE`` of ``Compare``/``Compares``; FLIPPED is the mode with the
+#: operands swapped (``s < x`` is ``x > s``).
+CMP_MODES = {"<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "==": "EQ", "!=": "NE"}
+FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+#: Abramowitz and Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) exp(-x^2),
+#: t = 1 / (1 + p x) for x >= 0, absolute error at most 1.5e-7 (Handbook of Mathematical Functions, 1964).
+ERF_P = 0.3275911
+ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+ERF_ERROR = 1.5e-7
 #: Tensor-tensor binary operators and their instructions.
 BINARY_INSTRUCTIONS = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
 #: Binary functions and their tensor-tensor / tensor-scalar instructions.
 MINMAX_INSTRUCTIONS = {"min": ("Min", "Mins"), "max": ("Max", "Maxs")}
+#: Every function a formula may apply to tensor values: an instruction, a rewrite (``_rewrite_function``), or
+#: an instruction sequence of the builder (``sigmoid``, ``erf``, ``where``).
+COMPILED_FUNCTIONS = frozenset(
+    {*UNARY_INSTRUCTIONS, *MINMAX_INSTRUCTIONS, "sigmoid", "tanh", "log1p", "sign", "clamp", "pow", "erf", "where"}
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,13 @@ class Instruction:
     ``op`` is the AscendC function name (``Mul``, ``Adds``, ``Cast``, ...). ``dst`` and ``srcs`` are buffer
     names (see :class:`Program`); ``scalar`` is a C++ expression of type ``float`` (a literal such as
     ``1.0f`` or a tiling field such as ``scalar0_``) for the ``*s`` forms; ``round_mode`` is set for ``Cast``.
+    ``mode`` is the ``CMPMODE`` of ``Compare``/``Compares`` (``LT``, ``LE``, ``GT``, ``GE``, ``EQ``, ``NE``;
+    ``dst`` is then a ``uint8_t`` bit-mask buffer ``mask<k>``) or the ``SELMODE`` of ``Select``
+    (``VSEL_TENSOR_TENSOR_MODE``: ``srcs`` = mask, src0, src1; ``VSEL_TENSOR_SCALAR_MODE``: ``srcs`` = mask,
+    src0 and ``scalar`` is src1). ``Compare``/``Compares`` run on ``nCmp`` elements (``n`` rounded up to 256
+    bytes of fp32, the granularity of their count form), every other instruction on ``n``. ``approx`` is
+    the absolute error of a formula approximation whose last instruction this is (``erf``: 1.5e-7), added
+    to the derived error bound; 0 for exact math.
     """
 
     op: str
@@ -51,6 +72,8 @@ class Instruction:
     srcs: tuple[str, ...]
     scalar: str | None = None
     round_mode: str | None = None
+    mode: str | None = None
+    approx: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -68,12 +91,20 @@ class Program:
     ``cast_inputs`` is False for fp32 (inputs are used in place) and True for 16-bit dtypes (each input is
     cast to fp32 at first use). ``temps`` is the number of fp32 temporaries ``tmp0``..``tmp{n-1}``, each of
     ``tileLength * 4`` bytes of UB. Buffer names in instructions: ``<input>Local`` (the input's queue tensor,
-    type T), ``outLocal`` (the output queue tensor, type T), ``tmp<k>`` (fp32 temporaries).
+    type T), ``outLocal`` (the output queue tensor, type T), ``tmp<k>`` (fp32 temporaries), ``mask<k>``
+    (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each).
     """
 
     cast_inputs: bool
     instructions: tuple[Instruction, ...]
     temps: int
+    masks: int = 0
+
+    @property
+    def budget_temps(self) -> int:
+        """fp32 temporaries the UB budget counts: ``temps`` plus one per started 32 mask buffers (a mask
+        takes ``tileLength / 8`` bytes, 1/32 of an fp32 temporary)."""
+        return self.temps + -(-self.masks // 32)
 
 
 @dataclass(frozen=True)
@@ -131,6 +162,65 @@ def _inline_scalars(e: Expr, defs: dict[str, Expr]) -> Expr:
     return e
 
 
+#: |x| beyond which tanh(x) is +-1 in fp32 (tanh(10) = 1 - 4.1e-9 rounds to 1); tanh clamps its argument so
+#: that exp(2x) cannot overflow.
+TANH_CLAMP = 10.0
+#: Exponents of pow(x, p) lowered exactly (products, Sqrt, Rsqrt, Reciprocal); others use exp(p * log(x)).
+EXACT_POWERS = (0.0, 1.0, 2.0, 3.0, 4.0, 0.5, -0.5, -1.0)
+
+
+def _rewrite_function(func: str, args: tuple[Expr, ...]) -> Expr | None:
+    """The formula-level rewrite of a function over tensor values into simpler constructs, or None when
+    ``func`` has its own instruction (or instruction sequence, ``erf``) in the builder.
+
+    ``tanh(u)``: ``v = clamp(u, -10, 10)``, ``e = exp(2v)``, ``(e - 1) / (e + 1)`` (no overflow; NaN
+    stays NaN). ``log1p(x)``: ``u = 1 + x``; ``x`` where ``u == 1``, ``log(u) * x / (u - 1)`` (Goldberg's
+    form, accurate near 0) where ``|x| < 0.5``, else ``log(u)``. ``sign(x)``: ``where(x > 0, 1, where(x < 0,
+    -1, x))`` (keeps +-0 and NaN). ``clamp(x, lo, hi)``: ``min(max(x, lo), hi)``. ``pow(x, p)``: a literal
+    ``p`` in :data:`EXACT_POWERS` is exact, any other ``exp(p * log(x))``.
+    """
+    if func == "tanh":
+        (u,) = args
+        v = Call("min", (Call("max", (u, Num(-TANH_CLAMP))), Num(TANH_CLAMP)))
+        e = Call("exp", (Binary("*", Num(2), v),))
+        return Binary("/", Binary("-", e, Num(1)), Binary("+", e, Num(1)))
+    if func == "log1p":
+        (x,) = args
+        u = Binary("+", x, Num(1))
+        goldberg = Binary("/", Binary("*", Call("log", (u,)), x), Binary("-", u, Num(1)))
+        near = Call("where", (Compare("<", Call("abs", (x,)), Num(0.5)), goldberg, Call("log", (u,))))
+        return Call("where", (Compare("==", u, Num(1)), x, near))
+    if func == "sign":
+        (x,) = args
+        return Call(
+            "where", (Compare(">", x, Num(0)), Num(1.0), Call("where", (Compare("<", x, Num(0)), Num(-1.0), x)))
+        )
+    if func == "clamp":
+        x, lo, hi = args
+        return Call("min", (Call("max", (x, lo)), hi))
+    if func == "pow":
+        x, p = args
+        if isinstance(p, Num) and not isinstance(p.value, bool) and float(p.value) in EXACT_POWERS:
+            k = float(p.value)
+            if k == 0:
+                return Num(1.0)
+            if k == 1:
+                return x
+            if k == 2:
+                return Binary("*", x, x)
+            if k == 3:
+                return Binary("*", Binary("*", x, x), x)
+            if k == 4:
+                return Binary("*", Binary("*", x, x), Binary("*", x, x))
+            if k == 0.5:
+                return Call("sqrt", (x,))
+            if k == -0.5:
+                return Call("rsqrt", (x,))
+            return Binary("/", Num(1), x)
+        return Call("exp", (Binary("*", p, Call("log", (x,))),))
+    return None
+
+
 def _lower(e: Expr, tensors: frozenset[str]) -> Expr:
     """Rewrites sigmoid and pushes negations outward so they can fold into host scalars."""
     if not (names(e) & tensors):
@@ -140,9 +230,14 @@ def _lower(e: Expr, tensors: frozenset[str]) -> Expr:
         if e.func == "sigmoid":
             (u,) = args
             return Binary("/", Num(1), Binary("+", Num(1), Call("exp", (_lower(_neg(u), tensors),))))
+        rewritten = _rewrite_function(e.func, args)
+        if rewritten is not None:
+            return _lower(rewritten, tensors)
         return Call(e.func, args)
     if isinstance(e, Unary):
         inner = _lower(e.operand, tensors)
+        if e.op == "not":
+            return Unary("not", inner)
         if e.op == "+":
             return inner
         return _neg(inner)
@@ -161,6 +256,10 @@ def _lower(e: Expr, tensors: frozenset[str]) -> Expr:
         if e.op == "+" and isinstance(right, Unary) and right.op == "-":
             return Binary("-", left, right.operand)
         return Binary(e.op, left, right)
+    if isinstance(e, Compare):
+        return Compare(e.op, _lower(e.left, tensors), _lower(e.right, tensors))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, tuple(_lower(v, tensors) for v in e.values))
     return e
 
 
@@ -173,9 +272,11 @@ class _Builder:
     def __init__(self, ctx: _Ctx, cast_inputs: bool) -> None:
         self.ctx = ctx
         self.cast_inputs = cast_inputs
-        self.code: list[tuple[str, int, tuple[int, ...], str | None, str | None]] = []
+        self.code: list[tuple[str, int, tuple[int, ...], str | None, str | None, str | None, float]] = []
         self.leaf_reg: dict[str, int] = {}
         self.reg_source: dict[int, str] = {}  # register -> input name, for uncast fp32 leaves
+        self.mask_regs: set[int] = set()  # registers holding uint8_t bit masks (Compare/Compares results)
+        self.memo: dict[Expr, int] = {}  # each tensor subexpression is computed once
         self.next_reg = 0
 
     def _new(self) -> int:
@@ -192,10 +293,72 @@ class _Builder:
         self.ctx.hoisted.append(hs)
         return f"{hs.field_name}_"
 
-    def emit(self, op: str, srcs: tuple[int, ...], scalar: str | None = None, rm: str | None = None) -> int:
+    def emit(
+        self,
+        op: str,
+        srcs: tuple[int, ...],
+        scalar: str | None = None,
+        rm: str | None = None,
+        mode: str | None = None,
+        approx: float = 0.0,
+    ) -> int:
         dst = self._new()
-        self.code.append((op, dst, srcs, scalar, rm))
+        self.code.append((op, dst, srcs, scalar, rm, mode, approx))
+        if op in ("Compare", "Compares"):
+            self.mask_regs.add(dst)
         return dst
+
+    def mask(self, cond: Expr) -> int:
+        """A bit mask of one comparison over tensor values, or of a host boolean."""
+        ctx = self.ctx
+        if not ctx.is_tensor(cond):
+            # A host boolean: a tensor of 1.0 or 0.0 compared with 0.5.
+            flag = self.emit("Duplicate", (), self.scalar(IfElse(cond, Num(1.0), Num(0.0))))
+            return self.emit("Compares", (flag,), "0.5f", mode="GT")
+        if not isinstance(cond, Compare):
+            raise self.error(f"'{cond}' is not a comparison")
+        lt, rt = ctx.is_tensor(cond.left), ctx.is_tensor(cond.right)
+        if lt and rt:
+            return self.emit("Compare", (self.value(cond.left), self.value(cond.right)), mode=CMP_MODES[cond.op])
+        if lt:
+            return self.emit("Compares", (self.value(cond.left),), self.scalar(cond.right), mode=CMP_MODES[cond.op])
+        op = FLIPPED[cond.op]
+        return self.emit("Compares", (self.value(cond.right),), self.scalar(cond.left), mode=CMP_MODES[op])
+
+    def select(self, cond: Expr, a: Expr, b: Expr) -> int:
+        """``where(cond, a, b)``: ``and``/``or`` nest selects, ``not`` swaps the branches, one ``Select``
+        per comparison."""
+        if isinstance(cond, BoolOp) and self.ctx.is_tensor(cond):
+            first, rest = cond.values[0], cond.values[1:]
+            inner: Expr = rest[0] if len(rest) == 1 else BoolOp(cond.op, rest)
+            if cond.op == "and":
+                return self.select(first, Call("where", (inner, a, b)), b)
+            return self.select(first, a, Call("where", (inner, a, b)))
+        if isinstance(cond, Unary) and cond.op == "not" and self.ctx.is_tensor(cond):
+            return self.select(cond.operand, b, a)
+        ctx = self.ctx
+        m = self.mask(cond)
+        src0 = self.value(a)  # a host value is broadcast with Duplicate
+        if ctx.is_tensor(b):
+            return self.emit("Select", (m, src0, self.value(b)), mode="VSEL_TENSOR_TENSOR_MODE")
+        return self.emit("Select", (m, src0), self.scalar(b), mode="VSEL_TENSOR_SCALAR_MODE")
+
+    def erf(self, x: Expr) -> int:
+        """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``."""
+        v = self.value(x)
+        ax = self.emit("Abs", (v,))
+        t = self.emit("Reciprocal", (self.emit("Adds", (self.emit("Muls", (ax,), _f32(ERF_P)),), "1.0f"),))
+        acc = self.emit("Muls", (t,), _f32(ERF_A[4]))
+        for coef in reversed(ERF_A[:4]):
+            acc = self.emit("Mul", (self.emit("Adds", (acc,), _f32(coef)), t))
+        e = self.emit("Exp", (self.emit("Muls", (self.emit("Mul", (ax, ax)),), "-1.0f"),))
+        y = self.emit("Adds", (self.emit("Muls", (self.emit("Mul", (acc, e)),), "-1.0f"),), "1.0f", approx=ERF_ERROR)
+        m = self.emit("Compares", (v,), "0.0f", mode="LT")
+        neg = self.emit("Muls", (y,), "-1.0f")
+        return self.emit("Select", (m, neg, y), mode="VSEL_TENSOR_TENSOR_MODE")
+
+    def error(self, text: str) -> SpecError:
+        return SpecError(self.ctx.loc or SourceLoc("<formula>", 0), self.ctx.field, text)
 
     def leaf(self, name: str) -> int:
         if name not in self.leaf_reg:
@@ -210,11 +373,20 @@ class _Builder:
         return self.leaf_reg[name]
 
     def value(self, e: Expr) -> int:
+        if e not in self.memo:
+            self.memo[e] = self._value(e)
+        return self.memo[e]
+
+    def _value(self, e: Expr) -> int:
         ctx = self.ctx
         if not ctx.is_tensor(e):
             return self.emit("Duplicate", (), self.scalar(e))
         if isinstance(e, Name) and e.id in ctx.tensors:
             return self.leaf(e.id)
+        if isinstance(e, Call) and e.func == "where":
+            return self.select(*e.args)
+        if isinstance(e, Call) and e.func == "erf":
+            return self.erf(e.args[0])
         if isinstance(e, Unary) and e.op == "-":
             inner = e.operand
             if isinstance(inner, Binary) and inner.op in ("*", "/"):
@@ -263,35 +435,55 @@ class _Builder:
             if isinstance(s, Num) and s.value == 1:
                 return r
             return self.emit("Muls", (r,), self.scalar(s))
-        raise SpecError(
-            ctx.loc or SourceLoc("<formula>", 0),
-            ctx.field,
+        raise self.error(
             f"cannot compile '{type(e).__name__}' into vector instructions; elementwise formulas allow + - * /, "
-            f"unary minus, {', '.join(sorted([*UNARY_INSTRUCTIONS, *MINMAX_INSTRUCTIONS, 'sigmoid']))}",
+            f"unary minus, {', '.join(sorted([*UNARY_INSTRUCTIONS, *MINMAX_INSTRUCTIONS, 'sigmoid']))}, "
+            "tanh, erf, log1p, sign, clamp, pow, where and comparisons",
         )
+
+
+def _f32(value: float) -> str:
+    """A C++ float literal of ``value`` (the shortest repr of the double, suffixed ``f``)."""
+    return f"{float(value)!r}f"
 
 
 def _allocate(b: _Builder, root: int) -> Program:
     """Maps virtual registers onto input buffers, fp32 temporaries and the output buffer."""
     last_use: dict[int, int] = {}
-    for i, (_, _, srcs, _, _) in enumerate(b.code):
+    for i, (_, _, srcs, *_rest) in enumerate(b.code):
         for s in srcs:
             last_use[s] = i
     buf: dict[int, str] = {reg: f"{name}Local" for reg, name in b.reg_source.items()}
     free_temps: list[str] = []
+    free_masks: list[str] = []
     temps = 0
+    masks = 0
     out: list[Instruction] = []
     final_cast = b.cast_inputs
-    for i, (op, dst, srcs, scalar, rm) in enumerate(b.code):
+    for i, (op, dst, srcs, scalar, rm, mode, approx) in enumerate(b.code):
         dying = list(dict.fromkeys(s for s in srcs if last_use.get(s) == i))
         for s in dying:
             name = buf[s]
             if name.startswith("tmp"):
                 free_temps.append(name)
-        if dst == root and not final_cast:
+            elif name.startswith("mask"):
+                free_masks.append(name)
+        if dst in b.mask_regs:
+            # Mask buffers form their own pool; a dying mask is not reused by the mask written from it.
+            if free_masks:
+                free_masks.sort()
+                target = free_masks.pop(0)
+            else:
+                target = f"mask{masks}"
+                masks += 1
+        elif dst == root and not final_cast:
             target = "outLocal"
         else:
-            reusable = [buf[s] for s in dying if buf[s].startswith("tmp") or not b.cast_inputs]
+            reusable = [
+                buf[s]
+                for s in dying
+                if not buf[s].startswith("mask") and (buf[s].startswith("tmp") or not b.cast_inputs)
+            ]
             if reusable and op != "Cast":
                 target = reusable[0]
                 if target in free_temps:
@@ -303,13 +495,13 @@ def _allocate(b: _Builder, root: int) -> Program:
                 target = f"tmp{temps}"
                 temps += 1
         buf[dst] = target
-        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm))
+        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm, mode, approx))
     if final_cast:
         out.append(Instruction("Cast", "outLocal", (buf[root],), None, "CAST_RINT"))
     elif not out or out[-1].dst != "outLocal":
         # The formula is a bare input: copy it through a vector instruction so the output queue is written.
         out.append(Instruction("Muls", "outLocal", (buf[root],), "1.0f"))
-    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps)
+    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps, masks=masks)
 
 
 def _substitute(e: Expr, values: Mapping[str, float]) -> Expr:

@@ -477,6 +477,19 @@ DEFAULT_CPP_FUNCTIONS: Mapping[str, CppFunction] = {
     "log": lambda a: f"std::log(static_cast<double>({a[0]}))",
     "sigmoid": lambda a: f"(1.0 / (1.0 + std::exp(-static_cast<double>({a[0]}))))",
     "relu": lambda a: f"(({a[0]} > 0) ? {a[0]} : 0)",
+    "tanh": lambda a: f"std::tanh(static_cast<double>({a[0]}))",
+    "erf": lambda a: f"std::erf(static_cast<double>({a[0]}))",
+    "log1p": lambda a: f"std::log1p(static_cast<double>({a[0]}))",
+    "rsqrt": lambda a: f"(1.0 / std::sqrt(static_cast<double>({a[0]})))",
+    "sign": lambda a: (
+        f"((static_cast<double>({a[0]}) > 0.0) ? 1.0 : (static_cast<double>({a[0]}) < 0.0) ? -1.0 "
+        f": static_cast<double>({a[0]}))"
+    ),
+    "clamp": lambda a: (
+        f"std::fmin(std::fmax(static_cast<double>({a[0]}), static_cast<double>({a[1]})), static_cast<double>({a[2]}))"
+    ),
+    "pow": lambda a: f"std::pow(static_cast<double>({a[0]}), static_cast<double>({a[1]}))",
+    "where": lambda a: f"(({a[0]}) ? {a[1]} : {a[2]})",
 }
 
 
@@ -739,8 +752,10 @@ def evaluate(
 
 
 #: Functions whose C++ form is always a double, and those whose result has their arguments' common type.
-_DOUBLE_FUNCTIONS = frozenset({"sqrt", "exp", "log", "sigmoid"})
-_ARGUMENT_TYPED_FUNCTIONS = frozenset({"abs", "min", "max", "relu"})
+_DOUBLE_FUNCTIONS = frozenset(
+    {"sqrt", "exp", "log", "sigmoid", "tanh", "erf", "log1p", "rsqrt", "sign", "clamp", "pow"}
+)
+_ARGUMENT_TYPED_FUNCTIONS = frozenset({"abs", "min", "max", "relu", "where"})
 
 
 def _yields_double(e: Expr, env: Mapping[str, object]) -> bool:
@@ -817,6 +832,57 @@ def _fn_sigmoid(x: object) -> float:
     return 1.0 / (1.0 + _fn_exp(-float(_number(x, "sigmoid()"))))
 
 
+def _fn_tanh(x: object) -> float:
+    return math.tanh(float(_number(x, "tanh()")))
+
+
+def _fn_erf(x: object) -> float:
+    return math.erf(float(_number(x, "erf()")))
+
+
+def _fn_log1p(x: object) -> float:
+    v = float(_number(x, "log1p()"))
+    if v == -1:
+        return -math.inf
+    return math.nan if v < -1 else math.log1p(v)
+
+
+def _fn_rsqrt(x: object) -> float:
+    v = float(_number(x, "rsqrt()"))
+    if v == 0:
+        return math.copysign(math.inf, v)
+    return math.nan if v < 0 else 1.0 / math.sqrt(v)
+
+
+def _fn_sign(x: object) -> float:
+    v = float(_number(x, "sign()"))
+    return 1.0 if v > 0 else -1.0 if v < 0 else v
+
+
+def _fn_clamp(x: object, lo: object, hi: object) -> float:
+    v = float(_number(x, "clamp()"))
+    v = max(v, float(_number(lo, "clamp()")))
+    return min(v, float(_number(hi, "clamp()")))
+
+
+def _fn_pow(x: object, p: object) -> float:
+    base, exponent = float(_number(x, "pow()")), float(_number(p, "pow()"))
+    try:
+        return math.pow(base, exponent)
+    except ValueError:
+        return math.nan
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
+def _fn_where(cond: object, a: object, b: object) -> int | float:
+    if not isinstance(cond, bool):
+        raise ExprEvalError(f"where(): the condition must be a boolean, got {cond!r}")
+    va, vb = _number(a, "where()"), _number(b, "where()")
+    picked = va if cond else vb
+    return float(picked) if isinstance(va, float) or isinstance(vb, float) else picked
+
+
 def _fn_relu(x: object) -> int | float:
     v = _number(x, "relu()")
     if isinstance(v, float):
@@ -836,6 +902,14 @@ NUMERIC_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "log": _fn_log,
     "sigmoid": _fn_sigmoid,
     "relu": _fn_relu,
+    "tanh": _fn_tanh,
+    "erf": _fn_erf,
+    "log1p": _fn_log1p,
+    "rsqrt": _fn_rsqrt,
+    "sign": _fn_sign,
+    "clamp": _fn_clamp,
+    "pow": _fn_pow,
+    "where": _fn_where,
 }
 
 
@@ -996,6 +1070,14 @@ ELEMENTWISE_SIGNATURES: Mapping[str, Signature] = {
     "log": _sig([_NUMERIC], ExprType.FLOAT, "log(x)", 1, 1),
     "sqrt": _sig([_NUMERIC], ExprType.FLOAT, "sqrt(x)", 1, 1),
     "relu": _sig([_NUMERIC], None, "relu(x)", 1, 1),
+    "tanh": _sig([_NUMERIC], ExprType.FLOAT, "tanh(x)", 1, 1),
+    "erf": _sig([_NUMERIC], ExprType.FLOAT, "erf(x)", 1, 1),
+    "log1p": _sig([_NUMERIC], ExprType.FLOAT, "log1p(x)", 1, 1),
+    "rsqrt": _sig([_NUMERIC], ExprType.FLOAT, "rsqrt(x)", 1, 1),
+    "sign": _sig([_NUMERIC], ExprType.FLOAT, "sign(x)", 1, 1),
+    "clamp": _sig([_NUMERIC], ExprType.FLOAT, "clamp(x, lo, hi)", 3, 3),
+    "pow": _sig([_NUMERIC], ExprType.FLOAT, "pow(x, p)", 2, 2),
+    "where": _sig([{ExprType.BOOL}, _NUMERIC, _NUMERIC], None, "where(cond, a, b)", 3, 3),
 }
 
 
@@ -1071,6 +1153,11 @@ class _Checker:
             funcs = self.scope.tensor_functions()
             where = f"only as an argument of {', '.join(funcs)}" if funcs else "nowhere as a value"
             self.problem(f"tensor '{e.id}' cannot be used as a value here ({what}); tensors may appear {where}")
+        elif t is ExprType.BOOL and "where" in self.scope.functions and set(allowed) <= _NUMERIC:
+            self.problem(
+                f"{what} needs {_describe(allowed)}, got a condition (boolean): {to_source(e)}; a condition "
+                "is not a number: pick values with where(cond, a, b)"
+            )
         else:
             self.problem(f"{what} needs {_describe(allowed)}, got {t.value}: {to_source(e)}")
         return None

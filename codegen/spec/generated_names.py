@@ -38,7 +38,8 @@ SCOPES: tuple[_Scope, ...] = (
     _Scope(
         "the kernel",
         "blockIdx offset coreLength_ tileLength_ pipe_ outLocal n count done tiling tilingData workspace op T "
-        "ABSENT TilingData CopyGmToUb CopyUbToGm Init Process CopyIn Compute CopyOut QUEUE_DEPTH BLOCK_BYTES",
+        "ABSENT TilingData CopyGmToUb CopyUbToGm Init Process CopyIn Compute CopyOut QUEUE_DEPTH BLOCK_BYTES "
+        "nCmp CMP_ELEMS",
         {"input": ("", "Local", "Gm_", "Queue_"), "output": ("", "Gm_", "Queue_")},
     ),
     _Scope(
@@ -68,7 +69,7 @@ SCOPES: tuple[_Scope, ...] = (
 
 #: Identifiers of the form ``tmp<N>``, ``tmp<N>_``, ``scalar<N>_``: the formula compiler's fp32 temporaries
 #: and host scalar fields in the kernel.
-_NUMBERED = re.compile(r"(tmp|scalar)[0-9]+_?")
+_NUMBERED = re.compile(r"(tmp|scalar|mask)[0-9]+_?")
 
 
 def generated_name_problems(
@@ -100,7 +101,9 @@ def generated_name_problems(
         if name in skip:
             continue
         if _NUMBERED.fullmatch(name):
-            problem = f"'{name}' is taken by the formula compiler's temporaries and host scalars (tmpN, scalarN_)"
+            problem = (
+                f"'{name}' is taken by the formula compiler's temporaries and host scalars (tmpN, maskN, scalarN_)"
+            )
         for scope in SCOPES:
             if problem:
                 break

@@ -716,12 +716,21 @@ def constraint_scope(
     return _host_scope((*inputs, *outputs), attrs, lets, "lets")
 
 
-def elementwise_scope(inputs: Sequence[TensorSpec], scalars: Sequence[tuple[str, ExprType]]) -> Scope:
-    """Scope of elementwise output formulas: input names (one element each, FLOAT), scalar names, and
-    ``sigmoid``, ``exp``, ``log``, ``abs``, ``sqrt``, ``min``, ``max``, ``relu``."""
+def elementwise_scope(
+    inputs: Sequence[TensorSpec], scalars: Sequence[tuple[str, ExprType]], attrs: Sequence[AttrSpec] = ()
+) -> Scope:
+    """Scope of elementwise output formulas: input names (one element each, FLOAT), scalar names, attribute
+    names (host values, typed as in host expressions) and the functions of ``ELEMENTWISE_SIGNATURES``
+    (``sigmoid exp log abs sqrt min max relu tanh erf log1p rsqrt sign clamp pow where``)."""
     allowed = {t.name: ExprType.FLOAT for t in inputs}
+    attr_types = {a.name: a.expr_type for a in _typed(attrs)}
+    allowed.update(attr_types)
     allowed.update(dict(scalars))
-    groups = (("inputs", tuple(t.name for t in inputs)), ("scalars", tuple(n for n, _ in scalars)))
+    groups = (
+        ("inputs", tuple(t.name for t in inputs)),
+        ("attrs", tuple(attr_types)),
+        ("scalars", tuple(n for n, _ in scalars)),
+    )
     return Scope(allowed, ELEMENTWISE_SIGNATURES, groups)
 
 
@@ -893,7 +902,7 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
                     types.append((scalar, ExprType.FLOAT))  # keep the name known to the formulas
                     r.poisoned.add(scalar)
     outputs: list[tuple[str, Expr]] = []
-    scope = elementwise_scope(ctx.inputs, types)
+    scope = elementwise_scope(ctx.inputs, types, ctx.attrs)
     for name in output_names:
         if name in m:
             e, _ = r.expr(m[name], scope, (ExprType.INT, ExprType.FLOAT), f"the formula of '{name}'")

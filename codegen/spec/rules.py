@@ -41,7 +41,12 @@ from codegen.spec.expr import names as expr_names
 
 #: Functions the formula compiler lowers to vector instructions when their argument holds a tensor
 #: (``codegen.plan.elementwise_compiler``: UNARY_INSTRUCTIONS, MINMAX_INSTRUCTIONS and ``sigmoid``).
-TENSOR_FUNCTIONS: frozenset[str] = frozenset({"exp", "log", "abs", "sqrt", "relu", "sigmoid", "min", "max"})
+TENSOR_FUNCTIONS: frozenset[str] = frozenset(
+    {"exp", "log", "abs", "sqrt", "relu", "sigmoid", "min", "max", "tanh", "erf", "log1p", "rsqrt", "sign"}
+    | {"clamp", "pow", "where"}
+)
+#: Functions whose listed argument positions must be host values (no tensor) in a formula.
+HOST_ARGUMENTS: Mapping[str, tuple[int, ...]] = {"clamp": (1, 2), "pow": (1,)}
 #: Binary operators the formula compiler lowers when an operand holds a tensor.
 TENSOR_OPERATORS: frozenset[str] = frozenset({"+", "-", "*", "/"})
 #: Operators that divide: a 0 divisor faults (``//``, ``%``) or gives inf/NaN (``/``).
@@ -53,6 +58,13 @@ _KIND = {IfElse: "a conditional 'a if c else b'", Compare: "a comparison", BoolO
 def formula_problem(e: Expr, tensors: Collection[str]) -> str | None:
     """Why elementwise formula ``e`` cannot be compiled into vector instructions, or None when it can.
 
+    Over tensor values a formula may use ``+ - * /``, unary minus, the functions of
+    :data:`TENSOR_FUNCTIONS` (``min``/``max`` with two arguments, ``clamp`` bounds and the ``pow`` exponent
+    host values), comparisons (``< <= > >= == !=`` of numbers: a per-element condition) and ``and``/
+    ``or``/``not`` of conditions, where a condition may only be the first argument of ``where()`` (the
+    type check already rejects a condition used as a number). A conditional ``a if c else b`` over tensor
+    values and ``==``/``!=`` between two conditions are rejected.
+
     Args:
         e: a type-checked formula.
         tensors: the op's input names (the only tensor-valued names of a formula).
@@ -61,11 +73,16 @@ def formula_problem(e: Expr, tensors: Collection[str]) -> str | None:
         A sentence naming the first unsupported construct over tensor values and what is allowed.
     """
     allowed = (
-        "over tensor values a formula allows + - * /, unary minus and "
-        f"{', '.join(sorted(TENSOR_FUNCTIONS - {'min', 'max'}))}, min(a, b), max(a, b); "
-        "subexpressions without tensors (host scalars) may use the whole expression language"
+        "over tensor values a formula allows + - * /, unary minus, "
+        f"{', '.join(sorted(TENSOR_FUNCTIONS - {'min', 'max', 'clamp', 'pow', 'where'}))}, min(a, b), "
+        "max(a, b), clamp(x, lo, hi) and pow(x, p) with host lo, hi, p, comparisons < <= > >= == != and "
+        "and/or/not of them as the condition of where(cond, a, b); subexpressions without tensors (host "
+        "scalars) may use the whole expression language"
     )
     tensor_set = frozenset(tensors)
+
+    def is_condition(x: Expr) -> bool:
+        return isinstance(x, (Compare, BoolOp)) or (isinstance(x, Unary) and x.op == "not")
 
     def go(x: Expr) -> str | None:
         if not (expr_names(x) & tensor_set):
@@ -73,28 +90,46 @@ def formula_problem(e: Expr, tensors: Collection[str]) -> str | None:
         if isinstance(x, Name):
             return None
         if isinstance(x, Unary):
-            if x.op == "not":
-                return f"'not' of a tensor value cannot be compiled into vector instructions; {allowed}"
             return go(x.operand)
         if isinstance(x, Binary):
             if x.op not in TENSOR_OPERATORS:
                 return f"'{x.op}' of a tensor value cannot be compiled into vector instructions; {allowed}"
             return go(x.left) or go(x.right)
+        if isinstance(x, Compare):
+            if is_condition(x.left) or is_condition(x.right):
+                return (
+                    f"'{x}' compares conditions over tensor values; combine conditions with and/or/not "
+                    f"instead; {allowed}"
+                )
+            return go(x.left) or go(x.right)
+        if isinstance(x, BoolOp):
+            for v in x.values:
+                problem = go(v)
+                if problem:
+                    return problem
+            return None
         if isinstance(x, Call):
             if x.func not in TENSOR_FUNCTIONS:
                 return f"{x.func}() of a tensor value cannot be compiled into vector instructions; {allowed}"
             if x.func in ("min", "max") and len(x.args) != 2:
                 return f"{x.func}() of tensor values takes exactly 2 arguments, got {len(x.args)}; {allowed}"
+            for i in HOST_ARGUMENTS.get(x.func, ()):
+                if i < len(x.args) and expr_names(x.args[i]) & tensor_set:
+                    return (
+                        f"argument {i + 1} of {x.func}() must be a host value (no tensor), got '{x.args[i]}'; {allowed}"
+                    )
             for a in x.args:
                 problem = go(a)
                 if problem:
                     return problem
             return None
+        if isinstance(x, IfElse):
+            return (
+                f"a conditional 'a if c else b' on tensor values ('{x}') cannot be compiled into vector "
+                f"instructions: write where(c, a, b) (a per-element Select); {allowed}"
+            )
         kind = _KIND.get(type(x), type(x).__name__)
-        return (
-            f"{kind} on tensor values ('{x}') cannot be compiled into vector instructions (they have no "
-            f"per-element select); {allowed}"
-        )
+        return f"{kind} on tensor values ('{x}') cannot be compiled into vector instructions; {allowed}"
 
     return go(e)
 
