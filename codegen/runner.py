@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.build import BuiltOp, build_op
-from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, Product
+from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, SCALAR_ACL_IDS, AttrSpec, DType, OpSpec, Product
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
@@ -266,6 +266,10 @@ class OpCallable:
         argtypes: list[Any] = []
         argtypes += [ctypes.c_void_p] * len(self.spec.inputs)
         argtypes += [_ATTR_CTYPES[a.type] for a in self.spec.attrs]
+        lib.aclCreateScalar.restype = ctypes.c_void_p
+        lib.aclCreateScalar.argtypes = [ctypes.c_void_p, ctypes.c_int32]
+        lib.aclDestroyScalar.restype = ctypes.c_int32
+        lib.aclDestroyScalar.argtypes = [ctypes.c_void_p]
         argtypes += [ctypes.c_void_p] * len(self.spec.outputs)
         argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
         phase1.argtypes = argtypes
@@ -350,11 +354,38 @@ class OpCallable:
         ws = ctypes.c_uint64(0)
         ex = ctypes.c_void_p(None)
         call: list[Any] = [tensors[t.name].handle for t in self.spec.inputs]
-        call += [_ATTR_CTYPES[a.type](attrs[a.name]) for a in self.spec.attrs]
+        scalars: list[ctypes.c_void_p] = []
+        for a in self.spec.attrs:
+            if a.type == "scalar":
+                handle = self.make_scalar(attrs[a.name])
+                scalars.append(handle)
+                call.append(handle)
+            else:
+                call.append(_ATTR_CTYPES[a.type](attrs[a.name]))
         call += [tensors[t.name].handle for t in self.spec.outputs]
         call += [None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex)]
-        status = self._phase1(*call)
+        try:
+            status = self._phase1(*call)
+        finally:
+            for handle in scalars:
+                if handle.value:
+                    self.lib.aclDestroyScalar(handle)
         return int(status), int(ws.value), ex
+
+    def make_scalar(self, value: ScalarArg | None) -> ctypes.c_void_p:
+        """An aclScalar of ``value`` made by ``aclCreateScalar(void *value, aclDataType dataType)``; a null
+        pointer for None. The caller destroys it with ``aclDestroyScalar``.
+
+        Raises:
+            ValueError: the runtime refused the dtype (``aclCreateScalar`` returned nullptr).
+        """
+        if value is None:
+            return ctypes.c_void_p(None)
+        buf = np.asarray([value.value], dtype=_SCALAR_NUMPY[value.dtype])
+        handle = self.lib.aclCreateScalar(ctypes.c_void_p(buf.ctypes.data), SCALAR_ACL_IDS[value.dtype])
+        if not handle:
+            raise ValueError(f"aclCreateScalar refused {value.dtype} {value.value!r}: {self.recent_error()}")
+        return ctypes.c_void_p(handle)
 
     def phase2(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:
         """Runs phase 2 with ``workspace`` (a uint8 array or None); returns the status without raising."""
@@ -403,7 +434,7 @@ class OpCallable:
             if a.name in params:
                 attrs[a.name] = attr_value(spec, a, params[a.name])
             elif a.default is not None:
-                attrs[a.name] = a.default
+                attrs[a.name] = attr_value(spec, a, a.default) if a.type == "scalar" else a.default
             else:
                 raise TypeError(f"{spec.aclnn_name}: missing attribute '{a.name}'")
         arrays: dict[str, np.ndarray | None] = {}
@@ -485,6 +516,35 @@ _ATTR_CTYPES: dict[str, Any] = {
     "bool": ctypes.c_bool,
     "double": ctypes.c_double,
     "float": ctypes.c_float,
+    "scalar": ctypes.c_void_p,
+}
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """The value of a ``scalar`` attribute: ``value`` passed as an aclScalar of ``dtype`` (a name of
+    ``SCALAR_ACL_IDS``, e.g. ``FLOAT``). A Python number given for a scalar attribute becomes
+    ``ScalarArg(number, attr.scalar_dtypes[0])``; pass a ScalarArg to choose another dtype."""
+
+    value: float | int | bool
+    dtype: str
+
+
+#: NumPy storage of each aclScalar dtype (BF16 through ml_dtypes).
+_SCALAR_NUMPY: dict[str, Any] = {
+    "FLOAT": np.float32,
+    "FLOAT16": np.float16,
+    "BF16": ml_dtypes.bfloat16,
+    "DOUBLE": np.float64,
+    "INT8": np.int8,
+    "INT16": np.int16,
+    "INT32": np.int32,
+    "INT64": np.int64,
+    "UINT8": np.uint8,
+    "UINT16": np.uint16,
+    "UINT32": np.uint32,
+    "UINT64": np.uint64,
+    "BOOL": np.bool_,
 }
 
 #: The range of each integer attr type (values outside would wrap silently when passed to C).
@@ -509,6 +569,16 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
             finite float beyond float32's range for a ``float`` attr.
     """
     where = f"{spec.aclnn_name}: attribute '{attr.name}' ({attr.type})"
+    if attr.type == "scalar":
+        if value is None or isinstance(value, ScalarArg):
+            if isinstance(value, ScalarArg) and value.dtype not in _SCALAR_NUMPY:
+                raise ValueError(f"{where}: unknown aclScalar dtype {value.dtype!r}")
+            return value  # None passes a null aclScalar (the API returns 161001)
+        if isinstance(value, (bool, np.bool_)):
+            return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
+        return ScalarArg(float(value), attr.scalar_dtypes[0])
     if attr.type == "bool":
         if isinstance(value, (bool, np.bool_)):
             return bool(value)

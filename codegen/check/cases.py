@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from codegen.check.boundary import boundaries, boundary_values
 from codegen.plan.constraints import applicable, call_env, rejected_by, violates
-from codegen.runner import numpy_dtype
+from codegen.runner import ScalarArg, numpy_dtype
 from codegen.spec.expr import INT64_MAX, INT64_MIN, ExprEvalError, Num, walk
-from codegen.spec.model import AttrSpec, Constraint, DType, OpSpec, Product
+from codegen.spec.model import SCALAR_ACL_IDS, AttrSpec, Constraint, DType, OpSpec, Product
 
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
@@ -152,6 +153,21 @@ def _value_cases(
                 yield value_case(
                     dt, "attr", dict.fromkeys(inputs, (4, 33)), f"{attr}={v} [4, 33]", {**default_attrs, attr: v}
                 )
+        # Where a comparison of the formula changes branch: the boundary, one ULP either side, +-0, NaN, +-inf
+        # (codegen/check/boundary.py), under the default attributes and every candidate of each attribute.
+        attr_sets = [("", default_attrs)]
+        attr_sets += [
+            (f" with {a}={v}", {**default_attrs, a: v})
+            for a, vs in attr_values.items()
+            for v in vs
+            if v != default_attrs[a]
+        ]
+        for label, attrs in attr_sets:
+            for b in boundaries(spec, attrs):
+                name = f"boundary {b.text}{label} [4, 33]"
+                case = value_case(dt, "boundary", dict.fromkeys(inputs, (4, 33)), name, attrs)
+                case.params[b.input] = np.resize(boundary_values(b.value, dt), (4, 33))
+                yield case
         for i, name in enumerate(inputs):
             if name == anchor:
                 continue  # the output has the anchor's shape: only the other inputs broadcast
@@ -271,8 +287,11 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
     later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``)."""
     if a.values:
         return [v for v, _ in a.values]
-    if a.type in ("float", "double"):
-        return list(dict.fromkeys([*([float(a.default)] if a.default is not None else []), 0.0, 0.5, 1.0, 2.0]))
+    if a.type in ("float", "double", "scalar"):
+        values = [*([float(a.default)] if a.default is not None else []), 0.0, 0.5, 1.0, 2.0]
+        if a.type == "scalar":
+            values.append(-0.5)  # a negative threshold/slope; constraints drop what the op rejects
+        return list(dict.fromkeys(values))
     if a.type == "bool":
         return [False, True]
     default = [int(a.default)] if a.default is not None else []
@@ -305,6 +324,14 @@ def _status_cases(
             continue  # null is legal: the value cases run it
         p: dict[str, Any] = {**good, out: good_out, n: None}
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, p)
+    for a in spec.attrs:
+        if a.type != "scalar":
+            continue
+        yield status(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out, a.name: None})
+        refused = [d for d in SCALAR_ACL_IDS if d not in a.scalar_dtypes]
+        if refused:
+            p = {**good, out: good_out, a.name: ScalarArg(1, refused[-1])}
+            yield status(f"{a.name} of dtype {refused[-1]} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     yield status(
         "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_workspace_size"
     )

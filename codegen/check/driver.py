@@ -24,7 +24,7 @@ from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, elementwise_cases, format_cases
 from codegen.check.compare import compare
 from codegen.paths import project_paths, reference_dir_for
-from codegen.runner import AclnnError, OpCallable, device_memory, format_ids, numpy_dtype
+from codegen.runner import AclnnError, OpCallable, attr_value, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, DType, OpSpec, Product
 
 
@@ -295,6 +295,7 @@ def _atomic_bytes(spec: OpSpec, case: Case, counters: dict[str, Any]) -> int:
 def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     spec = fn.spec
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
+    attrs = {a.name: attr_value(spec, a, attrs[a.name]) if a.type == "scalar" else attrs[a.name] for a in spec.attrs}
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
     fn.set_run_options(False, "in_order", 0)
     fmt_ids = format_ids(spec, case.formats)

@@ -14,9 +14,23 @@ import numpy as np
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 
 #: Attribute types of the spec and their C++ parameter types in the aclnn signature.
-ATTR_C_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
+ATTR_C_TYPES = {
+    "int64": "int64_t",
+    "uint64": "uint64_t",
+    "bool": "bool",
+    "double": "double",
+    "float": "float",
+    "scalar": "float",
+}
 #: OpDef attribute setter for each attribute type (register/op_def_registry.h).
-ATTR_OPDEF_SETTER = {"int64": "Int", "uint64": "Int", "bool": "Bool", "double": "Float", "float": "Float"}
+ATTR_OPDEF_SETTER = {
+    "int64": "Int",
+    "uint64": "Int",
+    "bool": "Bool",
+    "double": "Float",
+    "float": "Float",
+    "scalar": "Float",
+}
 
 
 def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, str]:
@@ -164,7 +178,7 @@ def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
         return a.default
     if a.values:
         return a.values[0][0]
-    return {"bool": False, "double": 1.0, "float": 1.0}.get(a.type, 0)
+    return {"bool": False, "double": 1.0, "float": 1.0, "scalar": 1.0}.get(a.type, 0)
 
 
 def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list[str]:
@@ -245,7 +259,24 @@ def signature(spec: OpSpec) -> list[dict[str, str]]:
     for t in spec.inputs:
         params.append({"name": t.name, "decl": f"const aclTensor *{t.name}", "kind": "input"})
     for a in spec.attrs:
-        params.append({"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}", "kind": "attr"})
+        if a.type == "scalar":
+            # The public parameter is the aclScalar; the internal checks see its value as a double.
+            params.append(
+                {
+                    "name": a.name,
+                    "decl": f"const aclScalar *{a.name}",
+                    "decl_const": f"double {a.name}",
+                    "arg": f"{a.name}Value",
+                    "kind": "attr",
+                    "scalar": "1",
+                    "dtype_invalid": " && ".join(
+                        f"{a.name}->GetDataType() != op::DataType::DT_{d}" for d in a.scalar_dtypes
+                    ),
+                    "dtype_text": ", ".join(a.scalar_dtypes),
+                }
+            )
+        else:
+            params.append({"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}", "kind": "attr"})
     for t in spec.outputs:
         const = "const " if getattr(t, "const", False) else ""
         params.append({"name": t.name, "decl": f"{const}aclTensor *{t.name}", "kind": "output"})
@@ -412,7 +443,12 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
     for name, value in ex.attrs:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        attrs.append({"name": name, "c_type": ATTR_C_TYPES[a.type], "value": text})
+        if a.type == "scalar":
+            # An aclScalar made from a host value of the attr's first accepted dtype (FLOAT or DOUBLE).
+            c_type, acl = ("double", "ACL_DOUBLE") if "FLOAT" not in a.scalar_dtypes[:1] else ("float", "ACL_FLOAT")
+            attrs.append({"name": name, "c_type": c_type, "value": text, "scalar_acl": acl})
+        else:
+            attrs.append({"name": name, "c_type": ATTR_C_TYPES[a.type], "value": text})
     given = {name for name, _ in ex.inputs}
     null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
     uses_bf16 = any(t["dtype"] == "BF16" for t in tensors)
@@ -465,7 +501,12 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     products = spec_products(spec, catalogue)
     sig = signature(spec)
     for p in sig:
-        p["decl_const"] = p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
+        if "decl_const" not in p:
+            p["decl_const"] = (
+                p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
+            )
+        p.setdefault("arg", p["name"])
+        p.setdefault("scalar", "")
     tensors = [
         {
             "name": t.name,

@@ -528,7 +528,8 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 }
             )
         else:
-            l0_attrs.append({"name": da.name, "decl": f"{ATTR_C_TYPES[a.type]} {da.name}", "arg": a.name})
+            arg = f"static_cast<float>({a.name}Value)" if a.type == "scalar" else a.name
+            l0_attrs.append({"name": da.name, "decl": f"{ATTR_C_TYPES[a.type]} {da.name}", "arg": arg})
     string_attrs = [
         {
             "name": a.name,
@@ -705,4 +706,11 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
 
 
 def _attr_ctype(t: str) -> str:
-    return {"int64": "int64_t", "uint64": "int64_t", "bool": "bool", "double": "float", "float": "float"}[t]
+    return {
+        "int64": "int64_t",
+        "uint64": "int64_t",
+        "bool": "bool",
+        "double": "float",
+        "float": "float",
+        "scalar": "float",
+    }[t]

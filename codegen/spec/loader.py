@@ -59,6 +59,8 @@ from codegen.spec.model import (
     DEVICE_ATTR_TYPES,
     MAX_RANK,
     PRIVATE_ACL_FORMATS,
+    SCALAR_ACL_IDS,
+    SCALAR_DTYPES_DEFAULT,
     AttrSpec,
     Catalogue,
     Constraint,
@@ -1233,7 +1235,7 @@ class _OpParser:
 
     def attr(self, node: YNode) -> AttrSpec:
         r = self.r
-        m = r.mapping(node, ("name", "type", "description"), ("values", "default")) or {}
+        m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes")) or {}
         name = self.tensor_name(m["name"], "<attr>") if "name" in m else "<attr>"
         type_ = ""
         if "type" in m:
@@ -1249,7 +1251,22 @@ class _OpParser:
         default: int | float | bool | None = None
         if "default" in m and type_:
             default = self.attr_value(m["default"], type_, values, "default")
-        return AttrSpec(name, type_, values, default, description, node.loc)
+        scalar_dtypes: tuple[str, ...] = SCALAR_DTYPES_DEFAULT if type_ == "scalar" else ()
+        if "dtypes" in m:
+            if type_ != "scalar":
+                r.error(m["dtypes"], f"dtypes are only allowed for scalar attrs, not {type_ or 'this type'}")
+            else:
+                listed: list[str] = []
+                for item, text in r.strings(m["dtypes"]):
+                    if text not in SCALAR_ACL_IDS:
+                        r.error(item, f"unknown aclScalar dtype '{text}'; allowed: {', '.join(SCALAR_ACL_IDS)}")
+                    elif text in listed:
+                        r.error(item, f"duplicate dtype '{text}'")
+                    else:
+                        listed.append(text)
+                if listed:
+                    scalar_dtypes = tuple(listed)
+        return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes)
 
     def attr_values(self, node: YNode, type_: str) -> tuple[tuple[int, str], ...] | None:
         r = self.r
@@ -1816,7 +1833,7 @@ class _OpParser:
             fits = {
                 "int": src.type in ("int64", "uint64"),
                 "bool": src.type == "bool",
-                "float": src.type in ("float", "double"),
+                "float": src.type in ("float", "double", "scalar"),
                 "string": src.type in ("int64", "uint64") and bool(src.values),
             }[type_]
             if not fits:

@@ -159,9 +159,48 @@ ATTR_TYPES: dict[str, ExprType] = {
     "bool": ExprType.BOOL,
     "double": ExprType.FLOAT,
     "float": ExprType.FLOAT,
+    "scalar": ExprType.FLOAT,
 }
 
-_ATTR_CPP_TYPES = {"int64": "int64_t", "uint64": "uint64_t", "bool": "bool", "double": "double", "float": "float"}
+_ATTR_CPP_TYPES = {
+    "int64": "int64_t",
+    "uint64": "uint64_t",
+    "bool": "bool",
+    "double": "double",
+    "float": "float",
+    "scalar": "double",
+}
+#: aclScalar dtypes a ``scalar`` attr accepts by default: every real and bool dtype CANN casts to a floating
+#: tensor dtype (op::CanCast); the unsigned 16/32/64-bit types are not among the types CANN's activation
+#: APIs list.
+SCALAR_DTYPES_DEFAULT: tuple[str, ...] = (
+    "FLOAT",
+    "FLOAT16",
+    "BF16",
+    "DOUBLE",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "UINT8",
+    "BOOL",
+)
+#: aclDataType values of the dtypes an aclScalar may have (acl/acl_base.h).
+SCALAR_ACL_IDS: dict[str, int] = {
+    "FLOAT": 0,
+    "FLOAT16": 1,
+    "INT8": 2,
+    "INT32": 3,
+    "UINT8": 4,
+    "INT16": 6,
+    "UINT16": 7,
+    "UINT32": 8,
+    "INT64": 9,
+    "UINT64": 10,
+    "DOUBLE": 11,
+    "BOOL": 12,
+    "BF16": 27,
+}
 
 
 @dataclass(frozen=True)
@@ -288,7 +327,9 @@ class AttrSpec:
 
     Attributes:
         name: aclnn parameter name (a C identifier).
-        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`).
+        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`), or
+            ``scalar``: a ``const aclScalar *`` parameter whose value (converted to double) the op uses as a
+            float.
         values: for integer attrs, the allowed values with their names in spec order, e.g.
             ``((0, "none"), (1, "mean"), (2, "sum"))``; None when any value of the type is allowed.
         default: the default value (of the attr's type) or None when the attr is required.
@@ -304,6 +345,9 @@ class AttrSpec:
     default: int | float | bool | None
     description: str
     loc: SourceLoc
+    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
+    #: dtype a Python number is passed as; empty for other types.
+    scalar_dtypes: tuple[str, ...] = ()
 
     @property
     def cpp_type(self) -> str:
@@ -541,7 +585,14 @@ class OpSpec:
         under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes."""
         if self.device is not None:
             return self.device
-        kinds = {"int64": "int", "uint64": "int", "bool": "bool", "double": "float", "float": "float"}
+        kinds = {
+            "int64": "int",
+            "uint64": "int",
+            "bool": "bool",
+            "double": "float",
+            "float": "float",
+            "scalar": "float",
+        }
         return DeviceInterface(
             inputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.inputs),
             outputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.outputs),

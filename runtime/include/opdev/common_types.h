@@ -159,6 +159,33 @@ struct aclIntArray {
   std::vector<int64_t> values_;
 };
 
+// A host scalar of one dtype (hicann/opbase include/opdev/common_types.h: `class aclScalar`, the subset the
+// generated L2 code and CANN's own activation APIs use). aclCreateScalar copies the value; the To* methods
+// convert it as a C++ static_cast from the stored type (fp16/bf16 exactly widened first).
+struct aclScalar {
+ public:
+  aclScalar(const void *data, op::DataType dataType);
+  const void *GetData() const {
+    return bytes_;
+  }
+  uint64_t Size() const {
+    return size_;
+  }
+  op::DataType GetDataType() const {
+    return dataType_;
+  }
+  float ToFloat() const;
+  double ToDouble() const;
+  bool ToBool() const;
+  int32_t ToInt32() const;
+  int64_t ToInt64() const;
+
+ private:
+  alignas(8) unsigned char bytes_[16] = {};
+  uint64_t size_ = 0;
+  op::DataType dataType_ = ge::DT_FLOAT;
+};
+
 struct aclFloatArray {
  public:
   aclFloatArray(const float *value, uint64_t size) : values_(value == nullptr ? 0 : size) {

@@ -1,8 +1,10 @@
 // ascend-opgen host emulation: aclTensor and the array objects, their C API, and attribute values.
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #include "aclnn/acl_meta.h"
+#include "dtype_convert.h"
 #include "executor_state.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
@@ -215,6 +217,135 @@ int64_t *CopyToNewArray(const std::vector<int64_t> &values, uint64_t &count) {
 
 }  // namespace
 
+namespace {
+
+// The stored scalar as double (exact for every dtype aclCreateScalar accepts except int64/uint64 beyond 2^53).
+double ScalarAsDouble(const unsigned char *b, op::DataType t) {
+  switch (t) {
+    case ge::DT_FLOAT: {
+      float v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    case ge::DT_DOUBLE: {
+      double v;
+      std::memcpy(&v, b, sizeof(v));
+      return v;
+    }
+    case ge::DT_FLOAT16:
+    case ge::DT_BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, b, sizeof(bits));
+      return t == ge::DT_FLOAT16 ? opgen_rt::HalfBitsToDouble(bits) : opgen_rt::Bf16BitsToDouble(bits);
+    }
+    case ge::DT_INT8:
+      return static_cast<double>(static_cast<int8_t>(b[0]));
+    case ge::DT_UINT8:
+      return static_cast<double>(b[0]);
+    case ge::DT_BOOL:
+      return b[0] != 0 ? 1.0 : 0.0;
+    case ge::DT_INT16: {
+      int16_t v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    case ge::DT_UINT16: {
+      uint16_t v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    case ge::DT_INT32: {
+      int32_t v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    case ge::DT_UINT32: {
+      uint32_t v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    case ge::DT_INT64: {
+      int64_t v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    case ge::DT_UINT64: {
+      uint64_t v;
+      std::memcpy(&v, b, sizeof(v));
+      return static_cast<double>(v);
+    }
+    default:
+      return 0.0;
+  }
+}
+
+bool ScalarDtypeSupported(op::DataType t) {
+  switch (t) {
+    case ge::DT_FLOAT:
+    case ge::DT_DOUBLE:
+    case ge::DT_FLOAT16:
+    case ge::DT_BF16:
+    case ge::DT_INT8:
+    case ge::DT_UINT8:
+    case ge::DT_BOOL:
+    case ge::DT_INT16:
+    case ge::DT_UINT16:
+    case ge::DT_INT32:
+    case ge::DT_UINT32:
+    case ge::DT_INT64:
+    case ge::DT_UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+aclScalar::aclScalar(const void *data, op::DataType dataType) : dataType_(dataType) {
+  const size_t bytes = op::TypeSize(dataType);
+  size_ = (bytes > 0 && bytes <= sizeof(bytes_)) ? bytes : 0;
+  if (data != nullptr && size_ > 0) {
+    std::memcpy(bytes_, data, size_);
+  }
+}
+
+float aclScalar::ToFloat() const {
+  return static_cast<float>(ScalarAsDouble(bytes_, dataType_));
+}
+
+double aclScalar::ToDouble() const {
+  return ScalarAsDouble(bytes_, dataType_);
+}
+
+bool aclScalar::ToBool() const {
+  return ScalarAsDouble(bytes_, dataType_) != 0.0;
+}
+
+int32_t aclScalar::ToInt32() const {
+  return static_cast<int32_t>(ToInt64());
+}
+
+int64_t aclScalar::ToInt64() const {
+  if (dataType_ == ge::DT_INT64) {
+    int64_t v;
+    std::memcpy(&v, bytes_, sizeof(v));
+    return v;
+  }
+  const double d = ScalarAsDouble(bytes_, dataType_);
+  // static_cast of a double outside int64 is undefined behaviour: saturate as the hardware converters do.
+  if (!(d == d)) {
+    return 0;
+  }
+  if (d >= 9223372036854775807.0) {
+    return INT64_MAX;
+  }
+  if (d <= -9223372036854775808.0) {
+    return INT64_MIN;
+  }
+  return static_cast<int64_t>(d);
+}
+
 extern "C" {
 
 aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
@@ -267,6 +398,24 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     return nullptr;
   }
   return tensor;
+}
+
+aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
+  if (value == nullptr) {
+    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "aclCreateScalar: value is null.");
+    return nullptr;
+  }
+  const op::DataType t = op::ToOpDataType(dataType);
+  if (!ScalarDtypeSupported(t)) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateScalar: dataType %d is not supported.", static_cast<int>(dataType));
+    return nullptr;
+  }
+  return new (std::nothrow) aclScalar(value, t);
+}
+
+aclnnStatus aclDestroyScalar(const aclScalar *scalar) {
+  delete scalar;
+  return ACLNN_SUCCESS;
 }
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
