@@ -7,23 +7,20 @@ the fp32 values the kernel receives.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 
-def reference(gradOutput: np.ndarray, self: np.ndarray, **bounds: Any) -> np.ndarray:
-    """The exact (float64) gradient; ``bounds`` holds ``min`` and ``max`` (the aclnn parameter names, which
-    shadow Python built-ins, hence keyword-only); shape = broadcast shape.
+def reference(gradOutput: np.ndarray, self: np.ndarray, min: float, max: float) -> np.ndarray:
+    """The exact (float64) gradient; ``min`` and ``max`` are the aclnn parameter names (they shadow Python's
+    built-ins inside this function only); shape = broadcast shape.
 
     Raises:
         ValueError: shapes that do not broadcast.
-        KeyError: ``min`` or ``max`` missing.
     """
     g, x = (np.asarray(a, dtype=np.float64) for a in (gradOutput, self))
     shape = np.broadcast_shapes(g.shape, x.shape)
-    lo = float(np.float32(bounds["min"]))
-    hi = float(np.float32(bounds["max"]))
+    lo = float(np.float32(min))
+    hi = float(np.float32(max))
     with np.errstate(invalid="ignore"):
         out = np.where((x > lo) & (x < hi), g, 0.0)
     return np.broadcast_to(out, shape).astype(np.float64)
