@@ -1,6 +1,8 @@
 """``opgen new OpName --family F``: a starter spec and a reference stub that already generate and build.
 
-The spec is a complete, valid example of the family (the elementwise starter computes ``out = x * y``);
+The spec is a complete, valid example of the family (the elementwise starter computes
+``out = where(x > threshold, x * y, 0)``: a product, a comparison with a ``const aclScalar *`` attribute and
+a per-element select);
 the reference stub declares ``REFERENCE_IMPLEMENTED = False``, so ``opgen check`` fails with the message
 "reference not implemented" until the NumPy reference is written.
 """
@@ -29,7 +31,11 @@ inputs:
     dtypes: [FLOAT, FLOAT16, BF16]
     rank: [0, 8]
     description: TODO second input.
-attrs: []
+attrs:
+  - name: threshold
+    type: scalar                    # a const aclScalar * parameter (aclCreateScalar on the caller's side)
+    default: 0.0
+    description: TODO x above threshold keeps x * y; elsewhere the result is 0.
 outputs:
   - name: out
     dtypes: [FLOAT, FLOAT16, BF16]
@@ -39,7 +45,8 @@ outputs:
 compute:
   promote: [x, y]
   scalars: {{}}
-  out: "x * y"
+  # A comparison is a per-element condition; where(cond, a, b) selects (Compares + Select on the device).
+  out: "where(x > threshold, x * y, 0)"
 tiling:
   buffer_num: 2
   ub_reserved_bytes: 0
@@ -49,7 +56,7 @@ example:
   inputs:
     x: {{shape: [2, 2], dtype: FLOAT, values: [1, 2, 3, 4]}}
     y: {{shape: [2, 2], dtype: FLOAT, values: [1, 1, 2, 2]}}
-  attrs: {{}}
+  attrs: {{threshold: 0.0}}
   output: {{shape: [2, 2], dtype: FLOAT}}
 """
 
@@ -72,7 +79,7 @@ def reference({params}) -> np.ndarray:
     raise NotImplementedError("reference not implemented: write reference/{snake}.py")
 '''
 
-FAMILIES = {"elementwise": (_ELEMENTWISE, "x: np.ndarray, y: np.ndarray")}
+FAMILIES = {"elementwise": (_ELEMENTWISE, "x: np.ndarray, y: np.ndarray, threshold: float")}
 
 
 class NewOpError(Exception):

@@ -434,7 +434,7 @@ class OpCallable:
             if a.name in params:
                 attrs[a.name] = attr_value(spec, a, params[a.name])
             elif a.default is not None:
-                attrs[a.name] = attr_value(spec, a, a.default) if a.type == "scalar" else a.default
+                attrs[a.name] = attr_value(spec, a, a.default) if a.type in ("scalar", "string") else a.default
             else:
                 raise TypeError(f"{spec.aclnn_name}: missing attribute '{a.name}'")
         arrays: dict[str, np.ndarray | None] = {}
@@ -517,6 +517,7 @@ _ATTR_CTYPES: dict[str, Any] = {
     "double": ctypes.c_double,
     "float": ctypes.c_float,
     "scalar": ctypes.c_void_p,
+    "string": ctypes.c_char_p,
 }
 
 
@@ -579,6 +580,12 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
         if not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
         return ScalarArg(float(value), attr.scalar_dtypes[0])
+    if attr.type == "string":
+        if value is None:
+            return None  # a null char * (the API returns 161001)
+        if not isinstance(value, str):
+            raise TypeError(f"{where} takes a str, got {type(value).__name__} {value!r}")
+        return value.encode()  # any string: the API answers 161002 for one outside the values
     if attr.type == "bool":
         if isinstance(value, (bool, np.bool_)):
             return bool(value)

@@ -37,8 +37,9 @@ def test_new_op_generates_and_fails_check_until_the_reference_exists(tmp_path: P
     assert "reference not implemented: reference/scaled_product_backward.py is a stub" in check.stdout
     # Writing the reference is all it takes to pass.
     (root / "reference" / "scaled_product_backward.py").write_text(
-        "import numpy as np\n\n\ndef reference(x, y):\n"
-        "    return np.asarray(x, np.float64) * np.asarray(y, np.float64)\n"
+        "import numpy as np\n\n\ndef reference(x, y, threshold):\n"
+        "    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)\n"
+        "    return np.where(x > float(np.float32(threshold)), x * y, 0.0)\n"
     )
     check = opgen("check", "scaled_product_backward", "--product", "Ascend910B", "--quick")
     assert check.returncode == 0, check.stdout[-3000:]
@@ -89,8 +90,9 @@ def test_an_out_of_tree_spec_dir_keeps_its_references_next_to_it(tmp_path: Path)
     assert f"reference not implemented: {stub} is a stub (REFERENCE_IMPLEMENTED = False)" in check.stdout
     assert "does not exist" not in check.stdout
     stub.write_text(
-        "import numpy as np\n\n\ndef reference(x, y):\n"
-        "    return np.asarray(x, np.float64) * np.asarray(y, np.float64)\n"
+        "import numpy as np\n\n\ndef reference(x, y, threshold):\n"
+        "    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)\n"
+        "    return np.where(x > float(np.float32(threshold)), x * y, 0.0)\n"
     )
     gen = opgen("generate", "foo_backward", "--out", str(tmp_path / "generated"))
     assert gen.returncode == 0, gen.stderr

@@ -1242,3 +1242,35 @@ def test_device_string_attr_needs_values(tmp_path: Path, catalogue: Catalogue) -
         in e
         for e in errs
     ), errs
+
+
+@pytest.mark.parametrize(
+    ("attr", "formula", "what"),
+    [
+        ("    type: string\n", "gradOutput", "attrs[0].values: string attr 'reduction' needs values"),
+        (
+            "    type: string\n    values: [none, tanh]\n    default: mean\n",
+            "gradOutput",
+            "attrs[0].default: default must be one of the values of 'reduction': none, tanh",
+        ),
+        (
+            "    type: string\n    values: [none, tanh]\n",
+            'where(reduction == \\"tanhh\\", self, target)',
+            'compute.out: string literal "tanhh" is not a value of any string attribute of the op',
+        ),
+        ("    type: float\n    dtypes: [FLOAT]\n", "gradOutput", "attrs[0].dtypes: dtypes are only allowed for scalar"),
+        ("    type: scalar\n    dtypes: [FLOAT, COMPLEX]\n", "gradOutput", "unknown aclScalar dtype 'COMPLEX'"),
+    ],
+)
+def test_string_and_scalar_attr_misuse_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, attr: str, formula: str, what: str
+) -> None:
+    text = BASE
+    start = text.index("attrs:\n")
+    end = text.index("outputs:\n")
+    text = text[:start] + "attrs:\n  - name: reduction\n" + attr + "    description: d.\n" + text[end:]
+    text = edit(text, '  out: "-target * gradOutput * sigmoid(-target * self) * norm"', f'  out: "{formula}"')
+    text = text.replace('  scalars:\n    norm: "1 / numel(out) if reduction == 1 else 1"\n', "")
+    path = tmp_path / STEM
+    errs = errors_of(path, text, catalogue)
+    assert any(what in e for e in errs), errs

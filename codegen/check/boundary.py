@@ -8,8 +8,9 @@ only there. :func:`boundary_inputs` finds, for every such comparison whose tenso
 ``x* = (h - b) / a`` for the host side's value ``h`` under the case's attributes, and returns, per
 comparison, an input array holding ``x*`` rounded to the case's dtype, one ULP of that dtype either side,
 ``+-0.0``, NaN and ``+-inf``. Nothing is listed per op: the comparisons of the spec's formula are all it
-reads. Comparisons whose host side cannot be evaluated from the attributes alone (a host scalar reading
-``numel(out)``) and non-affine tensor sides are skipped.
+reads, after the rewrites of the formula compiler (so ``sign(x)`` contributes ``x > 0`` and ``x < 0``,
+``log1p(x)`` its ``1 + x == 1``). Comparisons whose host side cannot be evaluated from the attributes alone
+(a host scalar reading ``numel(out)``) and non-affine tensor sides are skipped.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.plan.elementwise_compiler import _inline_scalars
+from codegen.plan.elementwise_compiler import _inline_scalars, _lower
 from codegen.runner import numpy_dtype
 from codegen.spec.expr import Compare, Expr, ExprEvalError, evaluate, names, walk
 from codegen.spec.model import DType, ElementwiseCompute, OpSpec
@@ -65,12 +66,14 @@ def boundaries(spec: OpSpec, attrs: Mapping[str, Any]) -> list[Boundary]:
     if not isinstance(compute, ElementwiseCompute):
         return []
     inputs = {t.name for t in spec.inputs}
-    env = {k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v) for k, v in attrs.items()}
+    by_name = {a.name: a for a in spec.attrs}
+    env = {k: by_name[k].expr_value(v) if k in by_name else v for k, v in attrs.items()}
+    env = {k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v) for k, v in env.items()}
     defs = dict(compute.scalars)
     out: list[Boundary] = []
     seen: set[tuple[str, float]] = set()
     for _, formula in compute.outputs:
-        for node in walk(_inline_scalars(formula, defs)):
+        for node in walk(_lower(_inline_scalars(formula, defs), frozenset(inputs))):
             if not isinstance(node, Compare):
                 continue
             lt, rt = names(node.left) & inputs, names(node.right) & inputs

@@ -285,6 +285,8 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
     0.5, 1, 2; both bools; for free-valued integer attrs the default, then 0, +-1, small and large values
     and the boundaries of the C type (:data:`INT_ATTR_VALUES`). Values a constraint rejects are dropped
     later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``)."""
+    if a.type == "string":
+        return [n for _, n in a.values or ()]
     if a.values:
         return [v for v, _ in a.values]
     if a.type in ("float", "double", "scalar"):
@@ -325,6 +327,12 @@ def _status_cases(
         p: dict[str, Any] = {**good, out: good_out, n: None}
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, p)
     for a in spec.attrs:
+        if a.type == "string":
+            yield status(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out, a.name: None})
+            names = [n for _, n in a.values or ()]
+            bad = "_".join(names) + "_x"  # no value of the list
+            yield status(f"{a.name}={bad!r} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out, a.name: bad})
+            continue
         if a.type != "scalar":
             continue
         yield status(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out, a.name: None})
@@ -357,7 +365,7 @@ def _status_cases(
         yield status(f"{last} does not broadcast to {anchor} -> 161002", ACLNN_ERR_PARAM_INVALID, small)
     yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((4, 9), numpy_dtype(dt))})
     for a in spec.attrs:
-        if a.values:
+        if a.values and a.type != "string":  # a string attr's invalid text is a case above
             allowed = [v for v, _ in a.values]
             for bad_v in (max(allowed) + 1, min(allowed) - 1):
                 yield status(

@@ -295,7 +295,10 @@ def _atomic_bytes(spec: OpSpec, case: Case, counters: dict[str, Any]) -> int:
 def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     spec = fn.spec
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
-    attrs = {a.name: attr_value(spec, a, attrs[a.name]) if a.type == "scalar" else attrs[a.name] for a in spec.attrs}
+    attrs = {
+        a.name: attr_value(spec, a, attrs[a.name]) if a.type in ("scalar", "string") else attrs[a.name]
+        for a in spec.attrs
+    }
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
     fn.set_run_options(False, "in_order", 0)
     fmt_ids = format_ids(spec, case.formats)

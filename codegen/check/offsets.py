@@ -46,7 +46,7 @@ def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
                 out[dev.name] = dev.default
             continue
         value = attrs[dev.source]
-        if dev.type == "string":
+        if dev.type == "string" and not isinstance(value, str):  # a string attr already holds its text
             names = dict(by_name[dev.source].values or ())
             value = names[int(value)]
         out[dev.name] = value

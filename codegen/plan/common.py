@@ -21,6 +21,7 @@ ATTR_C_TYPES = {
     "double": "double",
     "float": "float",
     "scalar": "float",
+    "string": "int64_t",
 }
 #: OpDef attribute setter for each attribute type (register/op_def_registry.h).
 ATTR_OPDEF_SETTER = {
@@ -175,7 +176,7 @@ def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
     listed value, else 0 / 1.0 / false by type."""
     a = spec.attr(source)
     if a.default is not None:
-        return a.default
+        return a.expr_value(a.default)  # type: ignore[return-value]
     if a.values:
         return a.values[0][0]
     return {"bool": False, "double": 1.0, "float": 1.0, "scalar": 1.0}.get(a.type, 0)
@@ -250,12 +251,12 @@ def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
     return [catalogue.get(name) for name in spec.products]
 
 
-def signature(spec: OpSpec) -> list[dict[str, str]]:
+def signature(spec: OpSpec) -> list[dict[str, Any]]:
     """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor.
 
     Each entry has ``name``, ``decl`` (C declaration) and ``kind`` (``input``, ``attr`` or ``output``).
     """
-    params: list[dict[str, str]] = []
+    params: list[dict[str, Any]] = []
     for t in spec.inputs:
         params.append({"name": t.name, "decl": f"const aclTensor *{t.name}", "kind": "input"})
     for a in spec.attrs:
@@ -273,6 +274,20 @@ def signature(spec: OpSpec) -> list[dict[str, str]]:
                         f"{a.name}->GetDataType() != op::DataType::DT_{d}" for d in a.scalar_dtypes
                     ),
                     "dtype_text": ", ".join(a.scalar_dtypes),
+                }
+            )
+        elif a.type == "string":
+            # The public parameter is the char *; the internal checks see the index of the value (-1: none).
+            params.append(
+                {
+                    "name": a.name,
+                    "decl": f"char *{a.name}",
+                    "decl_const": f"int64_t {a.name}",
+                    "arg": f"{a.name}Value",
+                    "kind": "attr",
+                    "string": "1",
+                    "string_values": [{"index": k, "text": n} for k, n in a.values or ()],
+                    "values_text": ", ".join(n for _, n in a.values or ()),
                 }
             )
         else:
@@ -443,7 +458,9 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
     for name, value in ex.attrs:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        if a.type == "scalar":
+        if a.type == "string":
+            attrs.append({"name": name, "c_type": "char", "value": text, "string": "1"})
+        elif a.type == "scalar":
             # An aclScalar made from a host value of the attr's first accepted dtype (FLOAT or DOUBLE).
             c_type, acl = ("double", "ACL_DOUBLE") if "FLOAT" not in a.scalar_dtypes[:1] else ("float", "ACL_FLOAT")
             if c_type == "float" and not isinstance(value, bool):
@@ -509,6 +526,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             )
         p.setdefault("arg", p["name"])
         p.setdefault("scalar", "")
+        p.setdefault("string", "")
     tensors = [
         {
             "name": t.name,
@@ -524,7 +542,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     attr_params = [{"name": a.name, "decl": f"{ATTR_C_TYPES[a.type]} {a.name}"} for a in spec.attrs]
     attr_checks = []
     for a in spec.attrs:
-        if a.values:
+        if a.values and a.type != "string":  # a string's validity is checked on the char * itself
             allowed = [v for v, _ in a.values]
             cond = " && ".join(f"{a.name} != {v}" for v in allowed)
             text = ", ".join(f"{v} ({n})" for v, n in a.values)

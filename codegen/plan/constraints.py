@@ -234,7 +234,7 @@ def call_env(spec: OpSpec, product: Product, params: Mapping[str, Any]) -> dict[
         if a.type == "uint64":
             v = int(value) & ((1 << 64) - 1)
             value = v - (1 << 64) if v >= 1 << 63 else v
-        env[a.name] = value
+        env[a.name] = a.expr_value(value)  # a string attr's text -> the index of its value
     env["coreNum"] = product.vector_core_num
     env["ubBytes"] = product.ub_bytes
     return env

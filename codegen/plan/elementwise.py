@@ -520,11 +520,12 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for da in dev.attrs:
         a = spec.attr(da.source)
         if da.type == "string":
+            suffix = "Value" if a.type == "string" else ""  # a char * attr's index, computed in phase 1
             l0_attrs.append(
                 {
                     "name": da.name,
                     "decl": f"const std::string &{da.name}",
-                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name})",
+                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
                 }
             )
         else:
@@ -713,4 +714,5 @@ def _attr_ctype(t: str) -> str:
         "double": "float",
         "float": "float",
         "scalar": "float",
+        "string": "int64_t",
     }[t]

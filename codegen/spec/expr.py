@@ -294,8 +294,12 @@ class _Converter:
         what = _FORBIDDEN_NODES.get(type(node), f"construct '{type(node).__name__}'")
         raise self.reject(node, what)
 
-    def constant(self, node: ast.Constant) -> Num:
+    def constant(self, node: ast.Constant) -> Expr:
         value = node.value
+        if isinstance(value, str) and value.isprintable() and '"' not in value and "\\" not in value:
+            # A string literal: a placeholder name the spec loader replaces by the index of a string
+            # attribute's value (``approximate == "tanh"``); anywhere else it is an unknown name.
+            return Name(f'"{value}"')
         if isinstance(value, bool):
             return Num(value)
         if isinstance(value, int):
@@ -1170,6 +1174,9 @@ class _Checker:
             if e.id in self.scope.poisoned:
                 return None
             t = self.scope.names.get(e.id)
+            if t is None and e.id.startswith('"'):
+                self.problem(f"string literal {e.id} is not a value of any string attribute of the op")
+                return None
             if t is None:
                 hint = _hint(e.id, self.scope.names)
                 self.problem(f"unknown name '{e.id}'{hint}; allowed here: {self.scope.describe_names()}")

@@ -486,6 +486,8 @@ class Reader:
         #: Names whose definition was rejected; expressions using them are not checked further, so one
         #: mistake gives one error rather than one per use.
         self.poisoned: set[str] = set()
+        #: String literals of expressions (``"tanh"``, as parsed) -> the index of that value of a string attr.
+        self.string_literals: dict[str, int] = {}
 
     def error(self, node: YNode, message: str, field: str | None = None) -> None:
         """Records ``message`` about ``node`` (its line; its path unless ``field`` is given)."""
@@ -643,6 +645,8 @@ class Reader:
         except SpecError as exc:
             self.errors.append(exc)
             return None, None
+        if self.string_literals:
+            e = _replace_string_literals(e, self.string_literals)
         if self.poisoned:
             scope = dataclasses.replace(scope, poisoned=scope.poisoned | self.poisoned)
         checked = check(e, scope, frozenset(want), what)
@@ -667,6 +671,24 @@ def shape_scope(inputs: Sequence[TensorSpec], attrs: Sequence[AttrSpec]) -> Scop
     allowed.update({a.name: a.expr_type for a in _typed(attrs)})
     groups = (("input tensors", tuple(t.name for t in inputs)), ("attrs", tuple(a.name for a in _typed(attrs))))
     return Scope(allowed, functions, groups)
+
+
+def _replace_string_literals(e: Expr, literals: Mapping[str, int]) -> Expr:
+    """``e`` with every string literal that is a value of a string attr replaced by that value's index."""
+    if isinstance(e, Name):
+        return Num(literals[e.id]) if e.id in literals else e
+    children = {}
+    for f in dataclasses.fields(e):  # type: ignore[arg-type]
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            children[f.name] = _replace_string_literals(v, literals)
+        elif isinstance(v, tuple) and v and isinstance(v[0], Expr):
+            children[f.name] = tuple(_replace_string_literals(x, literals) for x in v)  # type: ignore[assignment]
+    return dataclasses.replace(e, **children) if children else e  # type: ignore[type-var]
+
+
+def _names(values: tuple[tuple[int, str], ...] | None) -> str:
+    return ", ".join(n for _, n in values or ())
 
 
 def _typed(attrs: Sequence[AttrSpec]) -> list[AttrSpec]:
@@ -952,6 +974,7 @@ _PRODUCT_KEYS = (
 )
 _PRODUCT_OPTIONAL_KEYS = ("capability_source",)
 _LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
+_STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 _UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
 UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
 #: Product facts generated code selects by NpuArch (``__NPU_ARCH__`` in kernels, ``GetCurNpuArch()`` on the
@@ -1247,9 +1270,18 @@ class _OpParser:
         if not type_:
             r.poisoned.add(name)
         description = (r.string(m["description"]) or "") if "description" in m else ""
-        values = self.attr_values(m["values"], type_) if "values" in m else None
-        default: int | float | bool | None = None
-        if "default" in m and type_:
+        if type_ == "string":
+            values = self.string_values(m.get("values"), node, name)
+        else:
+            values = self.attr_values(m["values"], type_) if "values" in m else None
+        default: int | float | bool | str | None = None
+        if "default" in m and type_ == "string":
+            d = m["default"].value if isinstance(m["default"], YScalar) else None
+            if not isinstance(d, str) or d not in [n for _, n in values or ()]:
+                r.error(m["default"], f"default must be one of the values of '{name}': {_names(values)}")
+            else:
+                default = d
+        elif "default" in m and type_:
             default = self.attr_value(m["default"], type_, values, "default")
         scalar_dtypes: tuple[str, ...] = SCALAR_DTYPES_DEFAULT if type_ == "scalar" else ()
         if "dtypes" in m:
@@ -1267,6 +1299,39 @@ class _OpParser:
                 if listed:
                     scalar_dtypes = tuple(listed)
         return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes)
+
+    def string_values(self, node: YNode | None, attr_node: YNode, name: str) -> tuple[tuple[int, str], ...] | None:
+        """The allowed strings of a ``string`` attr (a YAML list) as ``((0, text), (1, text), ...)``; each is
+        also registered as the meaning of the string literal ``"text"`` in expressions (its index)."""
+        r = self.r
+        if node is None:
+            r.error(
+                attr_node,
+                f"string attr '{name}' needs values: the list of strings it accepts",
+                field=_join(attr_node.path, "values"),
+            )
+            return None
+        if not isinstance(node, YSeq) or not node.items:
+            r.error(node, f"values of a string attr are a non-empty list of strings, got {_describe(node)}")
+            return None
+        out: list[tuple[int, str]] = []
+        for item in node.items:
+            text = item.value if isinstance(item, YScalar) else None
+            if not isinstance(text, str) or not _STRING_VALUE.fullmatch(text):
+                r.error(item, "a string value must be 1-64 characters of letters, digits, '_', '-' and '.'")
+                continue
+            if text in [n for _, n in out]:
+                r.error(item, f"duplicate value '{text}'")
+                continue
+            key = f'"{text}"'
+            if key in r.string_literals and r.string_literals[key] != len(out):
+                r.error(
+                    item, f"'{text}' is a value of another string attr at another position; literals would be ambiguous"
+                )
+                continue
+            r.string_literals[key] = len(out)
+            out.append((len(out), text))
+        return tuple(out)
 
     def attr_values(self, node: YNode, type_: str) -> tuple[tuple[int, str], ...] | None:
         r = self.r
@@ -1315,6 +1380,12 @@ class _OpParser:
     ) -> int | float | bool | None:
         r = self.r
         v = node.value if isinstance(node, YScalar) else None
+        if type_ == "string":
+            names = [n for _, n in values or ()]
+            if not isinstance(v, str) or v not in names:
+                r.error(node, f"{what} must be one of {', '.join(names)}, got {_describe(node)}")
+                return None
+            return v  # type: ignore[return-value]
         if type_ == "bool":
             if not isinstance(v, bool):
                 r.error(node, f"{what} must be true or false for a bool attr, got {_describe(node)}")
@@ -1479,7 +1550,7 @@ class _OpParser:
                         attr_values[a.name] = v
         for a in attrs:
             if a.name not in attr_values and a.default is not None:
-                attr_values[a.name] = a.default
+                attr_values[a.name] = a.default  # type: ignore[assignment]
             elif a.name not in attr_values and not any(k.value == a.name for k, _ in _entries(m.get("attrs"))):
                 where = m.get("attrs", node)
                 r.error(where, f"missing example attr '{a.name}' (it has no default)")
@@ -1834,7 +1905,7 @@ class _OpParser:
                 "int": src.type in ("int64", "uint64"),
                 "bool": src.type == "bool",
                 "float": src.type in ("float", "double", "scalar"),
-                "string": src.type in ("int64", "uint64") and bool(src.values),
+                "string": (src.type in ("int64", "uint64") and bool(src.values)) or src.type == "string",
             }[type_]
             if not fits:
                 r.error(

@@ -160,6 +160,7 @@ ATTR_TYPES: dict[str, ExprType] = {
     "double": ExprType.FLOAT,
     "float": ExprType.FLOAT,
     "scalar": ExprType.FLOAT,
+    "string": ExprType.INT,
 }
 
 _ATTR_CPP_TYPES = {
@@ -169,6 +170,7 @@ _ATTR_CPP_TYPES = {
     "double": "double",
     "float": "float",
     "scalar": "double",
+    "string": "int64_t",
 }
 #: aclScalar dtypes a ``scalar`` attr accepts by default: every real and bool dtype CANN casts to a floating
 #: tensor dtype (op::CanCast); the unsigned 16/32/64-bit types are not among the types CANN's activation
@@ -342,9 +344,11 @@ class AttrSpec:
     name: str
     type: str
     values: tuple[tuple[int, str], ...] | None
-    default: int | float | bool | None
+    default: int | float | bool | str | None
     description: str
     loc: SourceLoc
+    #: ``string`` attrs (a ``char *`` parameter) keep their allowed strings in ``values`` as
+    #: ``((0, "none"), (1, "tanh"))``: expressions see the index, ``default`` is the string.
     #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
     #: dtype a Python number is passed as; empty for other types.
     scalar_dtypes: tuple[str, ...] = ()
@@ -358,6 +362,13 @@ class AttrSpec:
     def expr_type(self) -> ExprType:
         """The type of the attr's value in expressions (INT, BOOL or FLOAT)."""
         return ATTR_TYPES[self.type]
+
+    def expr_value(self, value: object) -> object:
+        """``value`` as expressions see it: a ``string`` attr's text becomes the index of that value (-1 for a
+        string outside ``values``); other values are returned unchanged."""
+        if self.type == "string" and isinstance(value, str):
+            return next((k for k, n in self.values or () if n == value), -1)
+        return value
 
 
 #: Storage formats a spec may list for a tensor, with their ``aclFormat`` values (acl/acl_base.h). ND-layout
@@ -586,6 +597,7 @@ class OpSpec:
         if self.device is not None:
             return self.device
         kinds = {
+            "string": "string",
             "int64": "int",
             "uint64": "int",
             "bool": "bool",

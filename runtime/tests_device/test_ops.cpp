@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -398,6 +399,136 @@ void CheckCompareSelect() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Compare / Compares / Select edge rules: NaN compares false except NE (IEEE, as the vector unit's compare),
+// a mask buffer too small for count / 8 bytes, a mask that is not 32-byte aligned, a Select that reads more
+// mask bits than its buffer holds. The formula compiler's where() relies on each of them.
+// ---------------------------------------------------------------------------------------------------------
+
+constexpr int32_t kNanN = 64;  // one 256-byte repeat of float
+
+void CompareNanKernel(uint8_t **args) {
+  GlobalTensor<float> go;
+  go.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(args[0]), 6 * kNanN);
+  TPipe pipe;
+  TBuf<> bufA, bufB, bufOne, bufZero, mask;
+  TQue<TPosition::VECOUT, 1> qo;
+  pipe.InitBuffer(bufA, kNanN * sizeof(float));
+  pipe.InitBuffer(bufB, kNanN * sizeof(float));
+  pipe.InitBuffer(bufOne, kNanN * sizeof(float));
+  pipe.InitBuffer(bufZero, kNanN * sizeof(float));
+  pipe.InitBuffer(mask, kNanN / 8);
+  pipe.InitBuffer(qo, 1, 6 * kNanN * sizeof(float));
+  LocalTensor<float> a = bufA.Get<float>();
+  LocalTensor<float> b = bufB.Get<float>();
+  LocalTensor<float> one = bufOne.Get<float>();
+  LocalTensor<float> zero = bufZero.Get<float>();
+  LocalTensor<uint8_t> m = mask.Get<uint8_t>();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int32_t i = 0; i < kNanN; ++i) {  // a: NaN at even i, i otherwise; b: 1 at every i
+    a.SetValue(static_cast<uint32_t>(i), (i % 2 == 0) ? nan : static_cast<float>(i));
+    b.SetValue(static_cast<uint32_t>(i), 1.0f);
+  }
+  SetFlag<HardEvent::S_V>(EVENT_ID0);
+  WaitFlag<HardEvent::S_V>(EVENT_ID0);
+  Duplicate(one, 1.0f, kNanN);
+  Duplicate(zero, 0.0f, kNanN);
+  LocalTensor<float> o = qo.AllocTensor<float>();
+  const CMPMODE modes[6] = {CMPMODE::LT, CMPMODE::LE, CMPMODE::GT, CMPMODE::GE, CMPMODE::EQ, CMPMODE::NE};
+  for (int32_t k = 0; k < 6; ++k) {
+    if (k % 2 == 0) {
+      Compare(m, a, b, modes[k], kNanN);  // tensor-tensor
+    } else {
+      Compares(m, a, 1.0f, modes[k], kNanN);  // tensor-scalar
+    }
+    Select(o[k * kNanN], m, one, zero, SELMODE::VSEL_TENSOR_TENSOR_MODE, kNanN);
+  }
+  qo.EnQue(o);
+  o = qo.DeQue<float>();
+  DataCopyPad(go, o, DataCopyExtParams{1, 6 * kNanN * sizeof(float), 0, 0, 0});
+  qo.FreeTensor(o);
+}
+
+// A mask buffer of 32 bytes holds 256 bits; Compare of 512 floats writes 64 bytes.
+void CompareMaskTooSmallKernel(uint8_t **args) {
+  (void)args;
+  TPipe pipe;
+  TBuf<> buf, mask;
+  pipe.InitBuffer(buf, 512 * sizeof(float));
+  pipe.InitBuffer(mask, 32);
+  LocalTensor<float> a = buf.Get<float>();
+  Duplicate(a, 1.0f, 512);
+  LocalTensor<uint8_t> m = mask.Get<uint8_t>();
+  Compares(m, a, 0.0f, CMPMODE::GT, 512);
+}
+
+// The mask must start on a 32-byte boundary like every UB operand.
+void CompareMaskMisalignedKernel(uint8_t **args) {
+  (void)args;
+  TPipe pipe;
+  TBuf<> buf, mask;
+  pipe.InitBuffer(buf, 64 * sizeof(float));
+  pipe.InitBuffer(mask, 64);
+  LocalTensor<float> a = buf.Get<float>();
+  Duplicate(a, 1.0f, 64);
+  LocalTensor<uint8_t> m = mask.Get<uint8_t>();
+  Compare(m[8], a, a, CMPMODE::EQ, 64);
+}
+
+// Select of 512 floats reads 64 mask bytes; the mask buffer holds 32.
+void SelectMaskTooSmallKernel(uint8_t **args) {
+  (void)args;
+  TPipe pipe;
+  TBuf<> buf, mask;
+  pipe.InitBuffer(buf, 512 * sizeof(float));
+  pipe.InitBuffer(mask, 32);
+  LocalTensor<float> a = buf.Get<float>();
+  Duplicate(a, 1.0f, 512);
+  LocalTensor<uint8_t> m = mask.Get<uint8_t>();
+  Duplicate(m.ReinterpretCast<uint16_t>(), static_cast<uint16_t>(0xffff), 16);
+  Select(a, m, a, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 512);
+}
+
+void CheckCompareSelectEdges() {
+  th::Gm go(6 * kNanN * 4, "out");
+  th::KernelLaunch k;
+  k.name = "compare_nan";
+  k.entry = CompareNanKernel;
+  k.args = {&go};
+  const opgen_rt::LaunchResult r = th::Run(k);
+  TH_CHECK(r.ok, "compare_nan: %s", r.fault.c_str());
+  const float *o = go.as<float>();
+  int bad = 0;
+  for (int32_t i = 0; i < kNanN; ++i) {
+    const bool isNan = i % 2 == 0;
+    const float x = static_cast<float>(i);
+    const bool want[6] = {!isNan && x < 1.0f, !isNan && x <= 1.0f, !isNan && x > 1.0f,
+                          !isNan && x >= 1.0f, !isNan && x == 1.0f, isNan || x != 1.0f};
+    for (int32_t k2 = 0; k2 < 6; ++k2) {
+      bad += o[k2 * kNanN + i] != (want[k2] ? 1.0f : 0.0f);
+    }
+  }
+  TH_CHECK(bad == 0, "compare with NaN: %d wrong selections (NaN compares false except NE)", bad);
+
+  th::KernelLaunch small;
+  small.name = "compare_mask_too_small";
+  small.entry = CompareMaskTooSmallKernel;
+  const opgen_rt::LaunchResult r2 = th::Run(small);
+  th::ExpectFault(r2, "UB bounds", "compare_mask_too_small", 0, 1, "Compares writes 64 mask bytes into 32");
+
+  th::KernelLaunch mis;
+  mis.name = "compare_mask_misaligned";
+  mis.entry = CompareMaskMisalignedKernel;
+  const opgen_rt::LaunchResult r3 = th::Run(mis);
+  th::ExpectFault(r3, "UB alignment", "compare_mask_misaligned", 0, 1, "mask 8 bytes into its buffer");
+
+  th::KernelLaunch sel;
+  sel.name = "select_mask_too_small";
+  sel.entry = SelectMaskTooSmallKernel;
+  const opgen_rt::LaunchResult r4 = th::Run(sel);
+  th::ExpectFault(r4, "UB bounds", "select_mask_too_small", 0, 1, "Select reads 64 mask bytes from 32");
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // DataCopyPad layouts, DataCopy with DataCopyParams, UB -> UB DataCopy, tensors and TBuf views.
 // ---------------------------------------------------------------------------------------------------------
 
@@ -561,6 +692,7 @@ int main() {
   CheckElementwise<int16_t, 0>();
   CheckCasts();
   CheckCompareSelect();
+  CheckCompareSelectEdges();
   CheckDataCopies();
   CheckTruncatedOut();
   CheckTiling();
