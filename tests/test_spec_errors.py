@@ -462,7 +462,7 @@ def test_bad_attr_type_and_default(tmp_path: Path, catalogue: Catalogue) -> None
     ]
     f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: int\n"))
     assert errs == [
-        f"{f}:23: attrs[0].type: unknown attr type 'int'; allowed: bool, double, float, int64, scalar, uint64",
+        f"{f}:23: attrs[0].type: unknown attr type 'int'; allowed: bool, double, float, int64, scalar, string, uint64",
     ]
 
 

@@ -290,9 +290,10 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
     if a.values:
         return [v for v, _ in a.values]
     if a.type in ("float", "double", "scalar"):
-        values = [*([float(a.default)] if a.default is not None else []), 0.0, 0.5, 1.0, 2.0]
-        if a.type == "scalar":
-            values.append(-0.5)  # a negative threshold/slope; constraints drop what the op rejects
+        # a scalar also runs a negative value (thresholds, slopes; a constraint drops what the op rejects);
+        # the last candidate stays 2.0, the value of the cases that do not vary an attr without a default
+        negative = [-0.5] if a.type == "scalar" else []
+        values = [*([float(a.default)] if a.default is not None else []), *negative, 0.0, 0.5, 1.0, 2.0]
         return list(dict.fromkeys(values))
     if a.type == "bool":
         return [False, True]

@@ -555,13 +555,22 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for t in spec.inputs:
         param_rows.append(_param_row(t, products, "input"))
     for a in spec.attrs:
-        values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
+        if a.type == "string":
+            values = ", ".join(f'"{n}"' for _, n in a.values or ())
+        else:
+            values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
         param_rows.append(
             {
                 "name": a.name,
                 "direction": "input (host)",
                 "description": f"{a.description} Values: {values}." if a.values else a.description,
-                "dtypes": ATTR_C_TYPES[a.type],
+                "dtypes": (
+                    f"aclScalar ({', '.join(a.scalar_dtypes)})"
+                    if a.type == "scalar"
+                    else f"char * ({', '.join(n for _, n in a.values or ())})"
+                    if a.type == "string"
+                    else ATTR_C_TYPES[a.type]
+                ),
                 "format": "-",
                 "rank": "-",
             }

@@ -195,7 +195,8 @@ def tiling_decision(
     per_core, former = divmod(blocks, cores)
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
-    temps = program_for(variant.formula, dtype).budget_temps
+    prog = program_for(variant.formula, dtype)
+    temps = prog.budget_temps
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -206,11 +207,14 @@ def tiling_decision(
     tail_len = per_core * block_elems
     longest = former_len if former else tail_len
     longest = min(longest, total)
-    split = (
+    split: tuple[tuple[str, int, int], ...] = (
         ("input queues", n_in * in_num, tile * item),
         ("output queues", n_out * out_num, tile * item),
-        ("fp32 temporaries", temps, tile * FP32_BYTES),
+        ("fp32 temporaries", prog.temps, tile * FP32_BYTES),
     )
+    if prog.masks:
+        # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)
+        split += (("uint8_t bit masks", prog.masks, tile // 8),)
     return TilingDecision(
         product=product.name,
         dtype=dtype.name,

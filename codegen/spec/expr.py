@@ -255,10 +255,11 @@ def _constant_kind(value: object) -> str:
 class _Converter:
     """Converts a Python ``ast`` expression into :class:`Expr` nodes, rejecting everything else."""
 
-    def __init__(self, loc: SourceLoc, field: str, column_shift: int) -> None:
+    def __init__(self, loc: SourceLoc, field: str, column_shift: int, strings: bool = False) -> None:
         self.loc = loc
         self.field = field
         self.column_shift = column_shift
+        self.strings = strings
 
     def reject(self, node: ast.AST, what: str) -> SpecError:
         col = getattr(node, "col_offset", 0) + 1 + self.column_shift
@@ -296,7 +297,7 @@ class _Converter:
 
     def constant(self, node: ast.Constant) -> Expr:
         value = node.value
-        if isinstance(value, str) and value.isprintable() and '"' not in value and "\\" not in value:
+        if self.strings and isinstance(value, str) and value.isprintable() and '"' not in value and "\\" not in value:
             # A string literal: a placeholder name the spec loader replaces by the index of a string
             # attribute's value (``approximate == "tanh"``); anywhere else it is an unknown name.
             return Name(f'"{value}"')
@@ -333,13 +334,15 @@ class _Converter:
         return Call(node.func.id, tuple(self.convert(a, depth) for a in node.args))
 
 
-def parse_expr(text: str, loc: SourceLoc, field: str) -> Expr:
+def parse_expr(text: str, loc: SourceLoc, field: str, strings: bool = False) -> Expr:
     """Parses one expression of the spec language.
 
     Args:
         text: the expression, Python syntax (see the module doc). Line breaks count as spaces.
         loc: where the text is (for errors).
         field: the field path (for errors), e.g. ``compute.out``.
+        strings: accept string literals (``"tanh"``) as placeholder names ``Name('"tanh"')``, which the
+            spec loader replaces by the index of a string attribute's value; rejected otherwise.
 
     Returns:
         The expression tree.
@@ -367,7 +370,7 @@ def parse_expr(text: str, loc: SourceLoc, field: str) -> Expr:
         raise SpecError(loc, field, f"syntax error at column {offset + shift}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise SpecError(loc, field, f"cannot parse expression: {exc}") from None
-    return _Converter(loc, field, shift).convert(tree.body, 0)
+    return _Converter(loc, field, shift, strings).convert(tree.body, 0)
 
 
 # -------------------------------------------------------------------------------------------- walking

@@ -635,7 +635,7 @@ class Reader:
         value = node.value
         try:
             if isinstance(value, str):
-                e = parse_expr(value, node.loc, node.path)
+                e = parse_expr(value, node.loc, node.path, strings=bool(self.string_literals))
             elif isinstance(value, float) and not math.isfinite(value):
                 raise SpecError(node.loc, node.path, f"float literal {value!r} is not finite")
             elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:

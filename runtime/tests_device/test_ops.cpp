@@ -407,6 +407,9 @@ void CheckCompareSelect() {
 constexpr int32_t kNanN = 64;  // one 256-byte repeat of float
 
 void CompareNanKernel(uint8_t **args) {
+  if (GetBlockIdx() != 0) {
+    return;  // one core computes; the launch runs two so that every core order is exercised
+  }
   GlobalTensor<float> go;
   go.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(args[0]), 6 * kNanN);
   TPipe pipe;
@@ -489,25 +492,29 @@ void SelectMaskTooSmallKernel(uint8_t **args) {
 }
 
 void CheckCompareSelectEdges() {
-  th::Gm go(6 * kNanN * 4, "out");
-  th::KernelLaunch k;
-  k.name = "compare_nan";
-  k.entry = CompareNanKernel;
-  k.args = {&go};
-  const opgen_rt::LaunchResult r = th::Run(k);
-  TH_CHECK(r.ok, "compare_nan: %s", r.fault.c_str());
-  const float *o = go.as<float>();
-  int bad = 0;
-  for (int32_t i = 0; i < kNanN; ++i) {
-    const bool isNan = i % 2 == 0;
-    const float x = static_cast<float>(i);
-    const bool want[6] = {!isNan && x < 1.0f, !isNan && x <= 1.0f, !isNan && x > 1.0f,
-                          !isNan && x >= 1.0f, !isNan && x == 1.0f, isNan || x != 1.0f};
-    for (int32_t k2 = 0; k2 < 6; ++k2) {
-      bad += o[k2 * kNanN + i] != (want[k2] ? 1.0f : 0.0f);
+  for (opgen_rt::CoreOrder order : th::kAllOrders) {
+    th::Gm go(6 * kNanN * 4, "out");
+    th::KernelLaunch k;
+    k.name = "compare_nan";
+    k.entry = CompareNanKernel;
+    k.args = {&go};
+    k.blockDim = 2;  // core 1 returns at once; the orders schedule the two cores differently
+    const opgen_rt::LaunchResult r = th::RunWithOrder(k, order);
+    TH_CHECK(r.ok, "compare_nan (%s): %s", th::OrderName(order), r.fault.c_str());
+    const float *o = go.as<float>();
+    int bad = 0;
+    for (int32_t i = 0; i < kNanN; ++i) {
+      const bool isNan = i % 2 == 0;
+      const float x = static_cast<float>(i);
+      const bool want[6] = {!isNan && x < 1.0f, !isNan && x <= 1.0f, !isNan && x > 1.0f,
+                            !isNan && x >= 1.0f, !isNan && x == 1.0f, isNan || x != 1.0f};
+      for (int32_t k2 = 0; k2 < 6; ++k2) {
+        bad += o[k2 * kNanN + i] != (want[k2] ? 1.0f : 0.0f);
+      }
     }
+    TH_CHECK(bad == 0, "compare with NaN (%s): %d wrong selections (NaN compares false except NE)",
+             th::OrderName(order), bad);
   }
-  TH_CHECK(bad == 0, "compare with NaN: %d wrong selections (NaN compares false except NE)", bad);
 
   th::KernelLaunch small;
   small.name = "compare_mask_too_small";

@@ -551,7 +551,9 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
 // ---------------------------------------------------------------------------------------------------------
 // Compare / CompareScalar (Compares in newer CANN): one result bit per element, little-endian bit order,
 // into a uint8_t mask tensor. asc-devkit Compare/CompareScalar docs: half and float with every CMPMODE,
-// int32_t with CMPMODE::EQ only; "count elements must occupy a multiple of 256 bytes". Because that rule
+// int32_t with CMPMODE::EQ only; "count elements must occupy a multiple of 256 bytes" (the count form runs
+// count * sizeof(T) / 256 whole repeats and silently skips a partial one: CompareCompute /
+// CompareScalarCompute in impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h). Because that rule
 // forces kernels to compare past the end of their data, the sources are NOT checked for defined bytes: a
 // mask byte is marked defined when at least one of its eight source elements was defined.
 // ---------------------------------------------------------------------------------------------------------
@@ -659,6 +661,9 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
 template <typename T, typename U>
 inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
                           uint32_t count) {
+  // asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h (CheckVcmpvsDtype): the tensor-scalar
+  // compare writes a uint8_t mask only (the tensor-tensor one also takes int8_t).
+  static_assert(std::is_same<U, uint8_t>::value, "Compares / CompareScalar write their bit mask into a uint8_t tensor");
   const char *op = "CompareScalar";
   const uint64_t n = count;
   opgen_rt::device::Core *c = opgen_detail::CompareCheck<T>(op, dst, cmpMode, n);
