@@ -26,8 +26,8 @@ using namespace AscendC;
 namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
-// Elements of one 256-byte repeat of fp32: the granularity of Compare/Compares' count (asc-devkit
-// include/basic_api/kernel_operator_vec_cmpsel_intf.h, Compare Level 2 docs).
+// Elements of one 256-byte repeat of fp32: Compare/Compares with a count run count * 4 / 256 whole repeats
+// and skip a partial one (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h, CompareCompute).
 constexpr uint32_t CMP_ELEMS = 256U / sizeof(float);
 
 // GM -> UB copy of `count` elements. Where the product has no DataCopyPad, whole 32-byte blocks go through
