@@ -436,6 +436,8 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
         elif a.type == "scalar":
             # An aclScalar made from a host value of the attr's first accepted dtype (FLOAT or DOUBLE).
             c_type, acl = ("double", "ACL_DOUBLE") if "FLOAT" not in a.scalar_dtypes[:1] else ("float", "ACL_FLOAT")
+            if c_type == "float" and not isinstance(value, bool):
+                text = f"{float(value)!r}f"  # a float literal: 0.01 would warn (-Wfloat-conversion) as a double
             attrs.append({"name": name, "c_type": c_type, "value": text, "scalar_acl": acl})
         else:
             attrs.append({"name": name, "c_type": ATTR_TYPE_INFO[a.type].c_type, "value": text})
