@@ -103,6 +103,9 @@ SORTED_STRATEGIES = (("sorted", False), ("sorted deterministic", True))
 SORT_PAIR_CHUNK = 1024
 #: Longest D-chunk the sorted strategy sums at once (elements); longer rows are summed in several passes.
 SORT_D_CHUNK_MAX = 2048
+#: Fewest row buckets per core of the sorted strategy (while buckets have more than one row): fewer rows per
+#: bucket make the buckets that cross core boundaries (summed by two cores, added atomically) cheaper.
+SORT_BUCKETS_PER_CORE = 4
 #: Fewest pairs per bucket staging slot in UB (a flush is at least this many 8-byte pairs).
 SORT_STAGE_MIN = 8
 #: Largest blockCount of one DataCopyPad (asc-devkit DataCopyExtParams: blockCount 1..4095).
@@ -359,7 +362,8 @@ def sort_plan(
     (:data:`SORT_PAIR_CHUNK` x 8 bytes), a work buffer of half the rest (phase 2: ``buckets x stage`` staged
     pairs; phase 3: the fp32 accumulator ``bucket_rows x AlignUp(d_chunk, 8)``), three int32 bucket arrays,
     the fp32 cast row (16-bit grads), the int32 run counts (scaling), and the grad tile with everything left
-    (``tile_rows`` rows of ``AlignUp(d_chunk * grad_bytes, 32)`` bytes, at most 4095). ``d_chunk`` starts at
+    (``tile_rows`` rows of ``AlignUp(d_chunk * grad_bytes, 32)`` bytes, at most 4095). A bucket has as many rows
+    as the accumulator holds, at most 4095 and at most ``ceil(w / (4 * cores))``. ``d_chunk`` starts at
     ``min(AlignUp(d, 8), 2048)`` and halves (whole 8-element blocks) until the staging slots hold at least
     :data:`SORT_STAGE_MIN` pairs. Cores: one per ``min_bytes`` of grad, up to the product's.
 
@@ -374,12 +378,14 @@ def sort_plan(
     if n > INT32_LIMIT or w > INT32_LIMIT or _sat_mul(d, grad_bytes) > INT32_LIMIT:
         return SortPlan(reason="indices, rows or a row's bytes beyond int32 (the sorted pairs are int32)")
     cores = _cores_wanted(_sat_mul(_sat_mul(n, d), grad_bytes), product.vector_core_num, min_bytes)
+    # at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
+    row_cap = max(1, _ceil_div(w, SORT_BUCKETS_PER_CORE * cores))
     budget = product.ub_bytes - ub_reserved - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8
     work = budget // 2 // BLOCK_BYTES * BLOCK_BYTES
     d_chunk = min(_align(d, ACC_ALIGN), SORT_D_CHUNK_MAX)
     while True:
         stride = _align(d_chunk, ACC_ALIGN)
-        bucket_rows = min(work // (stride * FP32_BYTES), MAX_BLOCK_COUNT, w)
+        bucket_rows = min(work // (stride * FP32_BYTES), MAX_BLOCK_COUNT, row_cap)
         if bucket_rows >= 1:
             buckets = _ceil_div(w, bucket_rows)
             stage = work // (buckets * 8) // 4 * 4
@@ -391,7 +397,9 @@ def sort_plan(
             if stage >= SORT_STAGE_MIN and tile_rows >= 1:
                 break
         if d_chunk <= ACC_ALIGN:
-            return SortPlan(reason=f"UB too small for {_ceil_div(w, 1)} rows in staging slots of {SORT_STAGE_MIN} pairs")
+            return SortPlan(
+                reason=f"UB too small for {_ceil_div(w, 1)} rows in staging slots of {SORT_STAGE_MIN} pairs"
+            )
         d_chunk = _align(d_chunk // 2, ACC_ALIGN)
     matrix_stride = _align(buckets, ACC_ALIGN)
     matrix_bytes = cores * matrix_stride * 4
@@ -419,7 +427,17 @@ def sort_plan(
     )
 
 
-def sorted_bytes(plan: SortPlan, n: int, w: int, d: int, grad_bytes: int, index_bytes: int, scale: bool, det: bool) -> int:
+def sort_fills_staging(plan: SortPlan, n: int) -> bool:
+    """Whether each core's index range fills its staging slots at least once (``n >= cores * buckets *
+    stage``). Below that most flushes of phase 2 are partial slots (short DMAs, up to ``buckets`` per core)
+    and the sort's fixed per-core work (the count matrix, one flush per bucket) outweighs what it saves, so the
+    tiling keeps the one-pass strategies."""
+    return plan.feasible and n >= plan.cores * plan.buckets * plan.stage
+
+
+def sorted_bytes(
+    plan: SortPlan, n: int, w: int, d: int, grad_bytes: int, index_bytes: int, scale: bool, det: bool
+) -> int:
     """Estimated GM bytes of the sorted-run strategy: the indices read twice (count, scatter), the count
     matrix written once and read by every core, the pairs written once and read once per D-chunk pass (twice
     with scaling), grad read once, out written once, and (atomic mode) the buckets crossing core boundaries
@@ -428,14 +446,24 @@ def sorted_bytes(plan: SortPlan, n: int, w: int, d: int, grad_bytes: int, index_
     total = 2 * n * index_bytes + n * d * grad_bytes + w * d * FP32_BYTES
     total += plan.cores * plan.matrix_stride * 4 * (1 + plan.cores)
     total += 8 * n * (1 + passes + (1 if scale else 0))
-    if not det:
-        total += 2 * min(plan.buckets, plan.cores - 1) * plan.bucket_rows * d * FP32_BYTES
+    if not det:  # at most 2 partial parts per core boundary, each added atomically, and their zero fills
+        total += (2 * (plan.cores - 1) + min(plan.buckets, plan.cores - 1)) * plan.bucket_rows * d * FP32_BYTES
     return total
 
 
 def other_bytes(
-    det: bool, n: int, w: int, d: int, acc_stride: int, grad_bytes: int, index_bytes: int, scale: bool,
-    row_cores: int, index_slices: int, groups: int, acc_in_ws: bool,
+    det: bool,
+    n: int,
+    w: int,
+    d: int,
+    acc_stride: int,
+    grad_bytes: int,
+    index_bytes: int,
+    scale: bool,
+    row_cores: int,
+    index_slices: int,
+    groups: int,
+    acc_in_ws: bool,
 ) -> int:
     """Estimated GM bytes of the atomic (``det`` False) or deterministic strategy: atomic: every index read
     once per D-slice, grad once, one fp32 atomic add per contribution (whole 32-byte blocks), the zero fill,
@@ -622,10 +650,20 @@ def tiling_decision(
         else 0
     )
     est_other = other_bytes(
-        deterministic, n, num_weights, d, acc_stride, grad_bytes, index_dtype.itemsize, scale, row_split.cores,
-        index_split.slices, index_split.groups, acc_in_ws,
+        deterministic,
+        n,
+        num_weights,
+        d,
+        acc_stride,
+        grad_bytes,
+        index_dtype.itemsize,
+        scale,
+        row_split.cores,
+        index_split.slices,
+        index_split.groups,
+        acc_in_ws,
     )
-    use_sorted = plan.feasible and est_sorted < est_other
+    use_sorted = plan.feasible and sort_fills_staging(plan, n) and est_sorted < est_other
     strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
@@ -677,6 +715,50 @@ def tiling_decision(
     )
 
 
+def _explain_sorted(t: TilingDecision) -> list[str]:
+    """``opgen explain`` lines of the sorted-run choice of one tiling decision (the tiling function's numbers)."""
+    mode = "deterministic" if t.deterministic else "non-deterministic"
+    sp = t.sort
+    if not sp.feasible:
+        return [
+            f"  {mode} mode: sorted-run strategy not possible ({sp.reason}); estimated GM bytes of the other: "
+            f"{t.other_bytes_estimate}"
+        ]
+    other = "deterministic" if t.deterministic else "atomic"
+    if not sort_fills_staging(sp, t.num_indices):
+        return [
+            f"  {mode} mode: sorted-run strategy not used: {t.num_indices} indices are fewer than cores x buckets x "
+            f"staging slot = {sp.cores} x {sp.buckets} x {sp.stage} = {sp.cores * sp.buckets * sp.stage} (each core "
+            f"must fill its staging slots once); {other} strategy kept"
+        ]
+    head = (
+        f"  {mode} mode: estimated GM bytes sorted-run {t.sorted_bytes_estimate} vs {other} "
+        f"{t.other_bytes_estimate}: "
+        + ("sorted-run strategy chosen (fewer bytes)" if t.sorted_run else f"{other} strategy kept (fewer bytes)")
+    )
+    if not t.sorted_run:
+        return [head]
+    stride = _align(sp.d_chunk, ACC_ALIGN)
+    return [
+        head,
+        f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim}:",
+        f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 stages "
+        f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region (workspace: "
+        f"count matrix [{sp.cores}, {sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset}; "
+        f"{t.workspace_bytes} bytes with the system workspace)",
+        f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
+        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per DataCopyPad; UB used "
+        f"{sp.ub_bytes} bytes",
+        "    cores: "
+        + (
+            "each bucket belongs to one core (start(bucket) * cores / total): no GM atomics"
+            if t.deterministic
+            else "each core takes an equal range of the sorted entries; a bucket crossing a core boundary is "
+            "zero-filled first and added atomically by each of its cores (only there)"
+        ),
+    ]
+
+
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
     """The tiling decision of both strategies as readable lines, for ``opgen explain``.
 
@@ -702,6 +784,9 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         )
     for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
+        lines += _explain_sorted(t)
+        if t.sorted_run:
+            continue
         lines += [
             f"  strategy {t.strategy} (tiling key {t.tiling_key}), "
             f"blockDim {t.block_dim} of {product.vector_core_num}:",
@@ -997,6 +1082,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "sort_pair_chunk": SORT_PAIR_CHUNK,
             "sort_d_chunk_max": SORT_D_CHUNK_MAX,
             "sort_stage_min": SORT_STAGE_MIN,
+            "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
             "max_block_count": MAX_BLOCK_COUNT,
             "opdef": opdef,
             "checks": checks,

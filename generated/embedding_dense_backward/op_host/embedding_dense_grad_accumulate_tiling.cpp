@@ -253,10 +253,11 @@ struct SortPlan {
   int64_t workspaceBytes = 0;
 };
 
-constexpr int64_t SORT_PAIR_CHUNK = 1024;   // (row, position) pairs read at once
-constexpr int64_t SORT_D_CHUNK_MAX = 2048;  // longest row part summed per pass
-constexpr int64_t SORT_STAGE_MIN = 8;       // fewest pairs per bucket staging slot
-constexpr int64_t MAX_BLOCK_COUNT = 4095;   // DataCopyExtParams blockCount 1..4095
+constexpr int64_t SORT_PAIR_CHUNK = 1024;     // (row, position) pairs read at once
+constexpr int64_t SORT_D_CHUNK_MAX = 2048;    // longest row part summed per pass
+constexpr int64_t SORT_STAGE_MIN = 8;         // fewest pairs per bucket staging slot
+constexpr int64_t SORT_BUCKETS_PER_CORE = 4;  // fewest row buckets per core
+constexpr int64_t MAX_BLOCK_COUNT = 4095;     // DataCopyExtParams blockCount 1..4095
 constexpr int64_t INT32_LIMIT = std::numeric_limits<int32_t>::max();
 
 int64_t AlignTo(int64_t value, int64_t align) {
@@ -270,12 +271,15 @@ SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t num
       numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
     return plan;
   }
+  const int64_t cores = CoresWanted(SatMul(SatMul(numIndices, rowLength), rowsBytes), coreNum);
+  // at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
+  const int64_t rowCap = std::max<int64_t>(1, CeilDiv(numRows, SORT_BUCKETS_PER_CORE * cores));
   const int64_t budget = ubSize - UB_RESERVED_BYTES - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8;
   const int64_t work = budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
   int64_t dChunk = std::min(AlignTo(rowLength, ACC_ALIGN), SORT_D_CHUNK_MAX);
   while (true) {
     const int64_t stride = AlignTo(dChunk, ACC_ALIGN);
-    const int64_t bucketRows = std::min<int64_t>({work / (stride * FP32_BYTES), MAX_BLOCK_COUNT, numRows});
+    const int64_t bucketRows = std::min<int64_t>({work / (stride * FP32_BYTES), MAX_BLOCK_COUNT, rowCap});
     if (bucketRows >= 1) {
       const int64_t buckets = CeilDiv(numRows, bucketRows);
       const int64_t stage = work / (buckets * 8) / 4 * 4;
@@ -285,7 +289,7 @@ SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t num
       const int64_t pitch = AlignTo(dChunk * rowsBytes, BLOCK_BYTES);
       const int64_t tileRows = budget > work + arrays ? std::min(MAX_BLOCK_COUNT, (budget - work - arrays) / pitch) : 0;
       if (stage >= SORT_STAGE_MIN && tileRows >= 1) {
-        plan.cores = CoresWanted(SatMul(SatMul(numIndices, rowLength), rowsBytes), coreNum);
+        plan.cores = cores;
         plan.buckets = buckets;
         plan.bucketRows = bucketRows;
         plan.stage = stage;
@@ -314,8 +318,8 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
   int64_t total = 2 * n * indexBytes + n * d * rowsBytes + w * d * FP32_BYTES;
   total += plan.cores * plan.matrixStride * 4 * (1 + plan.cores);
   total += 8 * n * (1 + passes + (scaling ? 1 : 0));
-  if (!deterministic) {
-    total += 2 * std::min(plan.buckets, plan.cores - 1) * plan.bucketRows * d * FP32_BYTES;
+  if (!deterministic) {  // at most 2 partial parts per core boundary, added atomically, and their zero fills
+    total += (2 * (plan.cores - 1) + std::min(plan.buckets, plan.cores - 1)) * plan.bucketRows * d * FP32_BYTES;
   }
   return total;
 }
@@ -492,8 +496,10 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
       PlanSorted(HasSortedPath(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())), static_cast<int64_t>(ubSize),
                  coreNum, numIndices, numRows, rowLength, rowsBytes, countScaling != 0);
   const int64_t indexBytes = IndexBytes(indexKey);
+  // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
+  // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
   const bool useSorted =
-      sortPlan.cores > 0 &&
+      sortPlan.cores > 0 && numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage &&
       SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic) <
           OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
                      rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0);

@@ -869,11 +869,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     LocalTensor<float> acc = workBuf_.Get<float>();
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
     LocalTensor<TRows> tile = tileBuf_.Get<TRows>();
-    const int64_t rowPitch =
-        AlignUp(dChunk_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES) / static_cast<int64_t>(sizeof(TRows));
     for (int64_t col = 0; col < rowLength_; col += dChunk_) {
       const int64_t count = (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
       const int64_t stride = AlignUp(count, FP32_BLOCK);
+      // DataCopyPad puts the gathered rows 32-byte aligned one after the other in UB
+      const int64_t rowPitch =
+          AlignUp(count * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES) / static_cast<int64_t>(sizeof(TRows));
       PipeBarrier<PIPE_ALL>();
       Duplicate(acc, 0.0f, static_cast<int32_t>(rowsHere * stride));
       PipeBarrier<PIPE_ALL>();
