@@ -1023,6 +1023,19 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "in group order: a fixed summation order per element.",
         "The split tries every group count: it reaches the most cores it can (up to the wanted count), then uses "
         "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
+        *(
+            [
+                f"Sorted-run strategy ({', '.join(p.name for p in products if p.hw_sync_all and p.data_copy_pad)}): "
+                f"chosen when every core's share of `{index_t.name}` fills its bucket staging slots (N >= cores x "
+                "buckets x slot pairs) and its estimated GM bytes are below the other strategy's. Workspace: the "
+                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs. UB: indices buffer, "
+                f"{SORT_PAIR_CHUNK} pairs, a work buffer of half the rest (staging slots, then the fp32 bucket "
+                "accumulator), three int32 bucket arrays, and the grad tile with everything left (up to 4095 "
+                "consecutive rows per DataCopyPad).",
+            ]
+            if any(p.hw_sync_all and p.data_copy_pad for p in products)
+            else []
+        ),
     ]
     for p in products:
         t = tiling_decision(spec, p, (1 << 20, 1 << 20), 1 << 20, grads[0], idxs[0], False)
