@@ -235,11 +235,15 @@ def _gm_note(op: str, m: dict[str, Any], minimum: int, params: dict[str, Any]) -
 
 def _tiling_note(m: dict[str, Any]) -> str:
     keys = ("tileLength", "dChunk", "indexChunk", "rowSliceNum", "indexGroupNum", "inBufferNum", "outBufferNum")
+    sort_keys = ("sortBuckets", "sortBucketRows", "sortStage", "sortDChunk", "sortTileRows")
     parts = []
     for launch in m["launches"]:
         tiling = launch.get("tiling") or {}
-        fields = ", ".join(f"{k} {tiling[k]}" for k in keys if k in tiling)
-        parts.append(f"blockDim {launch.get('block_dim')}" + (f", {fields}" if fields else ""))
+        chosen = sort_keys if int(tiling.get("sortCores", 0) or 0) > 0 else keys
+        fields = ", ".join(f"{k} {tiling[k]}" for k in chosen if k in tiling)
+        parts.append(
+            f"blockDim {launch.get('block_dim')}, key {launch.get('tiling_key')}" + (f", {fields}" if fields else "")
+        )
     return "; ".join(parts)
 
 

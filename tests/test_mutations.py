@@ -369,7 +369,8 @@ MUTANTS: tuple[Mutant, ...] = (
         EDB,
         ("Ascend910B",),
         "sorted-run strategy: a core sums a bucket from its first entry instead of from its own range's start, so "
-        "the part of a bucket crossing a core boundary is summed by both cores",
+        "the part of a bucket crossing a core boundary is summed by both cores (the later core also takes the "
+        "bucket as unsplit and writes it plainly, racing with the other core's atomic add)",
         (
             Edit(
                 _EDB_KERNEL,
@@ -377,7 +378,8 @@ MUTANTS: tuple[Mutant, ...] = (
                 "    partStart = bucketStart;",
             ),
         ),
-        VALUES,
+        "GM data race",
+        "",
     ),
     Mutant(
         "edb-sorted-positions-misused",
