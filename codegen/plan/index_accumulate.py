@@ -110,6 +110,8 @@ SORT_BUCKETS_PER_CORE = 4
 SORT_STAGE_MIN = 8
 #: Largest blockCount of one DataCopyPad (asc-devkit DataCopyExtParams: blockCount 1..4095).
 MAX_BLOCK_COUNT = 4095
+#: Largest grad or out byte count of the sorted strategy (its kernel splits an int64 byte cost over the cores).
+COST_LIMIT = 1 << 61
 #: Largest value the sorted strategy's int32 pairs hold (rows and positions).
 INT32_LIMIT = (1 << 31) - 1
 
@@ -369,7 +371,8 @@ def sort_plan(
 
     Not possible (``reason`` says why): a product without DataCopyPad or hardware SyncAll (the three phases
     need a barrier between cores and exact-byte copies), an empty call (``n``, ``w`` or ``d`` 0), ``n``,
-    ``w`` or a row's bytes beyond int32 (the pairs are int32), or a UB too small for the staging slots.
+    ``w`` or a row's bytes beyond int32 (the pairs are int32), grad or out beyond 2^61 bytes, or a UB too
+    small for the staging slots.
     """
     if not (product.data_copy_pad and product.hw_sync_all):
         return SortPlan(reason=f"{product.name} has no DataCopyPad or no hardware SyncAll")
@@ -377,6 +380,8 @@ def sort_plan(
         return SortPlan(reason="nothing to sort (no indices, rows or columns)")
     if n > INT32_LIMIT or w > INT32_LIMIT or _sat_mul(d, grad_bytes) > INT32_LIMIT:
         return SortPlan(reason="indices, rows or a row's bytes beyond int32 (the sorted pairs are int32)")
+    if _sat_mul(_sat_mul(w, d), FP32_BYTES) > COST_LIMIT or _sat_mul(n, d * grad_bytes + 8) > COST_LIMIT:
+        return SortPlan(reason="grad or out beyond 2^61 bytes (the kernel's int64 cost split)")
     cores = _cores_wanted(_sat_mul(_sat_mul(n, d), grad_bytes), product.vector_core_num, min_bytes)
     # at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
     row_cap = max(1, _ceil_div(w, SORT_BUCKETS_PER_CORE * cores))
@@ -751,9 +756,10 @@ def _explain_sorted(t: TilingDecision) -> list[str]:
         f"{sp.ub_bytes} bytes",
         "    cores: "
         + (
-            "each bucket belongs to one core (start(bucket) * cores / total): no GM atomics"
+            "whole buckets per core, split by GM bytes (output rows, then grad rows): no GM atomics"
             if t.deterministic
-            else "each core takes an equal range of the sorted entries; a bucket crossing a core boundary is "
+            else "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output "
+            "rows, then one grad row per entry); a bucket crossing a core boundary is "
             "zero-filled first and added atomically by each of its cores (only there)"
         ),
     ]

@@ -259,6 +259,7 @@ constexpr int64_t SORT_STAGE_MIN = 8;         // fewest pairs per bucket staging
 constexpr int64_t SORT_BUCKETS_PER_CORE = 4;  // fewest row buckets per core
 constexpr int64_t MAX_BLOCK_COUNT = 4095;     // DataCopyExtParams blockCount 1..4095
 constexpr int64_t INT32_LIMIT = std::numeric_limits<int32_t>::max();
+constexpr int64_t COST_LIMIT = int64_t{1} << 61;  // largest grad or out bytes of the sorted strategy
 
 int64_t AlignTo(int64_t value, int64_t align) {
   return CeilDiv(value, align) * align;
@@ -269,6 +270,11 @@ SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t num
   SortPlan plan;
   if (!available || numIndices <= 0 || numRows <= 0 || rowLength <= 0 || numIndices > INT32_LIMIT ||
       numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
+    return plan;
+  }
+  // the kernel splits an int64 byte cost over the cores: grad and out stay below 2^61 bytes
+  if (SatMul(SatMul(numRows, rowLength), FP32_BYTES) > COST_LIMIT ||
+      SatMul(numIndices, rowLength * rowsBytes + 8) > COST_LIMIT) {
     return plan;
   }
   const int64_t cores = CoresWanted(SatMul(SatMul(numIndices, rowLength), rowsBytes), coreNum);

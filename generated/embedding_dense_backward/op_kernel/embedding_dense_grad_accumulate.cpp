@@ -542,11 +542,12 @@ class KernelEmbeddingDenseGradAccumulate {
 //     DataCopyPad into the bucket's region of the pair array: a stable counting sort by bucket (positions stay
 //     ascending inside a bucket). Atomic mode: the first core of a bucket that spans several cores zero-fills
 //     its output rows. SyncAll.
-//   phase 3: atomic mode: core c takes the sorted entries [total * c / cores, total * (c + 1) / cores); a
-//     bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
+//   phase 3: the cores split the sorted entries by GM bytes (a bucket costs its output rows, then one grad row
+//     and one pair per entry; see PlanRanges). Atomic mode: core c takes a contiguous range of sorted entries;
+//     a bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
 //     core boundary is summed by each core for its part and added with SetAtomicAdd<float> (only there).
-//     Deterministic mode: bucket b belongs to core min(cores - 1, start(b) * cores / total) as a whole, so each
-//     row is summed by one core in position order and no GM atomic is used.
+//     Deterministic mode: whole buckets per core, so each row is summed by one core in position order and no
+//     GM atomic is used.
 //   Summing a bucket part: for each D-chunk the UB accumulator [bucket rows, chunk] is zeroed, the part's pairs
 //     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
 //     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
@@ -610,6 +611,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     CountBuckets();
     SyncAll();
     ReadMatrix();
+    PlanRanges();
     Scatter();
     if (!deterministic_) {
       ZeroSplitBuckets();
@@ -742,6 +744,65 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     }
   }
 
+  // Cost of core boundary k (0 < k < cores) on a scale of `totalCost`: k / cores of it, without overflow.
+  __aicore__ inline int64_t CostBoundary(int64_t totalCost, int64_t k) const {
+    return totalCost / cores_ * k + (totalCost % cores_) * k / cores_;
+  }
+
+  // Phase 3 split, balanced by GM bytes: bucket b costs its output rows (rows x D fp32 written), then each of
+  // its entries (a grad row and a pair read); core k starts where the running cost reaches k / cores of the
+  // total. Atomic mode: at that entry (a bucket may be split between cores), this core's sorted entries are
+  // [rangeStart_, rangeEnd_); deterministic mode: whole buckets, this core's are [firstBucket_, lastBucket_)
+  // (those whose cost starts in its share). Every core computes the same boundaries from the bucket starts.
+  __aicore__ inline void PlanRanges() {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    const int64_t rowCost =
+        rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
+    const int64_t writeRow = rowLength_ * static_cast<int64_t>(sizeof(float));
+    const int64_t totalCost = total_ * rowCost + numRows_ * writeRow;
+    const int64_t lower = CostBoundary(totalCost, blockIdx_);
+    const bool last = blockIdx_ + 1 >= cores_;
+    const int64_t upper = last ? totalCost : CostBoundary(totalCost, blockIdx_ + 1);
+    rangeStart_ = total_;
+    rangeEnd_ = total_;
+    firstBucket_ = buckets_;
+    lastBucket_ = buckets_;
+    bool startFound = false;
+    bool endFound = last;
+    int64_t prefix = 0;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
+      const int64_t count = start.GetValue(static_cast<uint32_t>(b + 1)) - bucketStart;
+      const int64_t rowBase = b * bucketRows_;
+      const int64_t rows = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+      const int64_t bucketEndCost = prefix + rows * writeRow + count * rowCost;
+      if (firstBucket_ == buckets_ && prefix >= lower) {
+        firstBucket_ = b;
+      }
+      if (!last && lastBucket_ == buckets_ && prefix >= upper) {
+        lastBucket_ = b;
+      }
+      if (!startFound && lower < bucketEndCost) {
+        rangeStart_ = bucketStart + EntryAt(lower - prefix - rows * writeRow, rowCost, count);
+        startFound = true;
+      }
+      if (!endFound && upper < bucketEndCost) {
+        rangeEnd_ = bucketStart + EntryAt(upper - prefix - rows * writeRow, rowCost, count);
+        endFound = true;
+      }
+      prefix = bucketEndCost;
+    }
+  }
+
+  // Entries of a bucket before cost `cost` (measured from its first entry), between 0 and count.
+  __aicore__ inline int64_t EntryAt(int64_t cost, int64_t rowCost, int64_t count) const {
+    if (cost <= 0) {
+      return 0;
+    }
+    const int64_t entries = cost / rowCost;
+    return entries < count ? entries : count;
+  }
+
   // This core's part [partStart, partEnd) of bucket b and whether it writes the bucket (its part is not
   // empty, or the bucket is empty and starts in its range) and whether the bucket spans several cores.
   __aicore__ inline bool BucketPart(int64_t b, int64_t &partStart, int64_t &partEnd, bool &split) {
@@ -750,13 +811,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
     split = false;
     if (deterministic_) {
-      const int64_t owner = total_ > 0 ? bucketStart * cores_ / total_ : 0;
       partStart = bucketStart;
       partEnd = bucketEnd;
-      return (owner < cores_ - 1 ? owner : cores_ - 1) == blockIdx_;
+      return b >= firstBucket_ && b < lastBucket_;
     }
-    const int64_t rangeStart = total_ * blockIdx_ / cores_;
-    const int64_t rangeEnd = total_ * (blockIdx_ + 1) / cores_;
+    const int64_t rangeStart = rangeStart_;
+    const int64_t rangeEnd = rangeEnd_;
     partStart = bucketStart > rangeStart ? bucketStart : rangeStart;
     partEnd = bucketEnd < rangeEnd ? bucketEnd : rangeEnd;
     const bool home =
@@ -963,6 +1023,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   int64_t indexStart_ = 0;
   int64_t indexEnd_ = 0;
   int64_t total_ = 0;
+  int64_t rangeStart_ = 0;  // atomic mode: this core's sorted entries [rangeStart_, rangeEnd_)
+  int64_t rangeEnd_ = 0;
+  int64_t firstBucket_ = 0;  // deterministic mode: this core's buckets [firstBucket_, lastBucket_)
+  int64_t lastBucket_ = 0;
 };
 #endif
 
