@@ -15,7 +15,8 @@ Per call (core order ``in_order``; the counters do not depend on it):
     ``s_i``, ``s_o`` the element sizes of grad, indices and out:
     ``N_c*D*s_g`` (read once the grad rows that contribute: ``N_c`` indices valid and not the padding row)
     ``+ N*s_i`` (read indices once) ``+ W*D*s_o`` (write out once)
-    ``+ W*D*s_o`` (the zero fill any accumulation into GM starts from); with scaleGradByFreq add the count
+    ``+ W*D*s_o`` (the zero fill any accumulation into GM starts from; only when ``N_c > 0``: with nothing to
+    add, writing zeros once is the whole output); with scaleGradByFreq add the count
     pass ``N*s_i + 2*W*4`` (read the indices again, write and read back an int32 count per row).
 
 * **Balance**: per kernel launch, the largest per-core GM byte count ÷ the mean over the launch's cores
@@ -145,7 +146,7 @@ def minimum_parts(op: str, params: dict[str, Any], out: np.ndarray) -> dict[str,
     pad = int(np.int64(np.uint64(params["paddingIdx"])))  # negative as int64: no padding row
     contributing = int(np.count_nonzero((idx >= 0) & (idx < w) & (idx != pad)))
     read = contributing * d * grad.itemsize + n * idx.itemsize
-    write = 2 * w * d * out.itemsize
+    write = (2 if contributing else 1) * w * d * out.itemsize  # no zero fill to count when nothing is added
     if params["scaleGradByFreq"]:
         read += n * idx.itemsize + w * 4
         write += w * 4
@@ -464,7 +465,8 @@ def _markdown(rows: list[dict[str, Any]]) -> list[str]:
         " UB ≤ 100% applies to every row. MB = 10^6 bytes; cores = blockDim of the (largest) launch / vector cores.",
         "",
         "Minimum GM bytes: elementwise `Σ numel(in)·s + numel(out)·s`; EmbeddingDenseBackward "
-        "`N_c·D·s_g + N·s_i + 2·W·D·s_o` (read the contributing grad rows, read indices, write out, zero-fill out), "
+        "`N_c·D·s_g + N·s_i + 2·W·D·s_o` (read the contributing grad rows, read indices, write out, zero-fill out; "
+        "one `W·D·s_o` when `N_c` = 0), "
         "with scaleGradByFreq `+ N·s_i + 2·W·4` (count pass).",
         "",
         "| op | variant | product | size | shape | cores | kernel GM MB | min MB | GM ÷ min | host-task MB |"
