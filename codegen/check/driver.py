@@ -69,7 +69,7 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"launches": []}
     for launch in launches:
         cores = launch.get("cores", [])
-        total = {
+        total: dict[str, float] = {
             k: sum(int(c.get(k, 0)) for c in cores)
             for k in (
                 "gm_bytes_read",
@@ -77,8 +77,11 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
                 "gm_bytes_atomic_added",
                 "vector_instructions",
                 "vector_elements",
+                "dma_transfers",
+                "dma_bytes",
             )
         }
+        total["dma_mean_bytes"] = total["dma_bytes"] / total["dma_transfers"] if total["dma_transfers"] else 0.0
         total["ub_high_water_bytes"] = max((int(c.get("ub_high_water_bytes", 0)) for c in cores), default=0)
         out["launches"].append(
             {
