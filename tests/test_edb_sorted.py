@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from codegen.plan.index_accumulate import explain_tiling, tiling_decision
 
 from bench.workloads import DISTRIBUTIONS, NO_PADDING, edb_inputs
+from codegen.families.index_accumulate.plan import explain_tiling, tiling_decision
 from codegen.paths import project_paths
 from codegen.runner import OpCallable, compile_op
 from codegen.spec.model import DType
