@@ -7,8 +7,10 @@ Everything a template prints is computed here; templates only place the strings.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -640,3 +642,230 @@ def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[s
         "format": ", ".join(t.formats),
         "rank": f"{t.rank[0]}-{t.rank[1]}",
     }
+
+
+# -- typed views: one frozen dataclass per template kind ---------------------------------------------------------
+#
+# The renderer renders the template of every file kind of :func:`op_files` with that kind's view: the fields of
+# the view are exactly the names the kind's template (with the templates it extends) reads, so a view carries no
+# field its template ignores and a template reads nothing its view lacks (tests/test_views.py checks both, with
+# ``jinja2.meta``). Jinja reads a dataclass attribute as it reads a dict key (``{{ x.name }}``, ``x["name"]``).
+
+#: Names the renderer itself passes to every template besides the view's fields: ``file_kind`` (the kind being
+#: rendered, ``binary_json:<config_name>`` for a binary config).
+RENDERER_NAMES: frozenset[str] = frozenset({"file_kind"})
+
+
+@dataclass(frozen=True)
+class KindView:
+    """Base of every per-kind view: a frozen dataclass whose fields are the template's variables.
+
+    Subclasses set :attr:`KIND` to the file kind they render (a key of :func:`op_files`; ``binary_json`` for
+    every ``binary_json:<config>``). A family subclasses a shared view to add the fields its own template of that
+    kind reads.
+    """
+
+    KIND: ClassVar[str] = ""
+
+    op: OpView
+
+    def context(self) -> dict[str, Any]:
+        """The template variables: every field by name (values as they are, not copied)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def freeze(value: Any) -> Any:
+    """``value`` with lists turned into tuples and dicts into read-only mappings, recursively (dataclasses and
+    scalars are kept): what a view field holds, so a template cannot change the plan it renders."""
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    return value
+
+
+V = TypeVar("V", bound=KindView)
+
+
+def view_from(cls: type[V], parts: Mapping[str, Any], **extra: Any) -> V:
+    """An instance of the view ``cls`` taking each field from ``extra`` or, else, from ``parts`` (the family's
+    plan entries by name), frozen with :func:`freeze`. Entries of ``parts`` the view does not declare are not
+    taken.
+
+    Raises:
+        KeyError: a field of ``cls`` is in neither (names the view and the field).
+    """
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name in extra:
+            values[f.name] = freeze(extra[f.name])
+        elif f.name in parts:
+            values[f.name] = freeze(parts[f.name])
+        else:
+            raise KeyError(f"{cls.__name__}: no value for field '{f.name}'")
+    return cls(**values)
+
+
+@dataclass(frozen=True)
+class AclnnHeaderView(KindView):
+    """``op_api/aclnn_<op>.h``: include guard, parameter docs lines, the phase-1 signature."""
+
+    KIND: ClassVar[str] = "op_api_h"
+    guard: str
+    header_doc: tuple[str, ...]
+    signature: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class CMakeView(KindView):
+    """``CMakeLists.txt``: the SoC config names the OpDef registers."""
+
+    KIND: ClassVar[str] = "cmake"
+    compute_units: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProtoView(KindView):
+    """``op_graph/<kernel>_proto.h``: the IR registration (``proto``: inputs, outputs, attrs)."""
+
+    KIND: ClassVar[str] = "proto_h"
+    proto: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class BinaryJsonView:
+    """``op_host/config/<config>/<kernel>_binary.json``: the texts by SoC config name (the renderer's
+    ``file_kind`` names the config). The only view without ``op``."""
+
+    KIND: ClassVar[str] = "binary_json"
+    binary_configs: Mapping[str, str]
+
+    def context(self) -> dict[str, Any]:
+        """The template variables (see :meth:`KindView.context`)."""
+        return {"binary_configs": self.binary_configs}
+
+
+@dataclass(frozen=True)
+class L0HeaderView(KindView):
+    """``op_api/<kernel>.h``: the L0 function's parameters (C declarations, aclnn order)."""
+
+    KIND: ClassVar[str] = "l0_h"
+    l0_params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TilingHeaderView(KindView):
+    """``op_host/<kernel>_tiling.h``: the tiling struct (``tiling_fields``: name, c_type, comment, value,
+    set_comment)."""
+
+    KIND: ClassVar[str] = "tiling_h"
+    guard: str
+    tiling_fields: tuple[Mapping[str, str], ...]
+    tiling_type: str
+
+
+@dataclass(frozen=True)
+class OpDefView(KindView):
+    """``op_host/<kernel>_def.cpp``: the OpDef registration (:func:`opdef_view` or the family's)."""
+
+    KIND: ClassVar[str] = "def_cpp"
+    opdef: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ExampleView(KindView):
+    """``examples/test_aclnn_<op>.cpp``: the example data (:func:`example_view`, None without an example)."""
+
+    KIND: ClassVar[str] = "example_cpp"
+    example: Mapping[str, Any] | None
+    files: Mapping[str, str]
+    signature: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class UtTilingView(KindView):
+    """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`)."""
+
+    KIND: ClassVar[str] = "ut_tiling_cpp"
+    ut: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class UtInferShapeView(KindView):
+    """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases."""
+
+    KIND: ClassVar[str] = "ut_infershape_cpp"
+    ut: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class OpViews:
+    """Every view of one op: ``files`` (kind -> path relative to the op folder, :func:`op_files` with the
+    products) and ``views`` (kind -> its view; ``binary_json`` serves every ``binary_json:<config>``)."""
+
+    files: Mapping[str, str]
+    views: Mapping[str, KindView | BinaryJsonView]
+
+    def view_for(self, kind: str) -> KindView | BinaryJsonView:
+        """The view rendering file ``kind`` (``binary_json:<config>`` -> the ``binary_json`` view).
+
+        Raises:
+            TypeError: no view for the kind, or the view is not the frozen typed view of that kind.
+        """
+        base = kind.split(":")[0]
+        view = self.views.get(base)
+        if view is None:
+            raise TypeError(f"no view for file kind '{base}' (views: {', '.join(self.views)})")
+        if not (isinstance(view, (KindView, BinaryJsonView)) and base == view.KIND):
+            raise TypeError(
+                f"the view of file kind '{base}' must be a frozen view dataclass with KIND '{base}' "
+                f"(a subclass of codegen.plan.common.KindView); got {type(view).__name__}"
+            )
+        if not getattr(type(view), "__dataclass_params__").frozen:  # noqa: B009 (the dataclass flags)
+            raise TypeError(f"the view of file kind '{base}' ({type(view).__name__}) must be a frozen dataclass")
+        return view
+
+
+#: The shared view class of each kind (the template every family uses unless it has its own); a family's own
+#: template of a kind reads a subclass of it, or, for a kind without a shared template, its own :class:`KindView`.
+SHARED_VIEWS: dict[str, type[KindView] | type[BinaryJsonView]] = {
+    c.KIND: c
+    for c in (
+        AclnnHeaderView,
+        CMakeView,
+        ProtoView,
+        BinaryJsonView,
+        L0HeaderView,
+        TilingHeaderView,
+        OpDefView,
+        ExampleView,
+        UtTilingView,
+        UtInferShapeView,
+    )
+}
+
+
+def op_views(
+    spec: OpSpec,
+    catalogue: Catalogue,
+    parts: Mapping[str, Any],
+    own: Mapping[str, type[KindView]],
+) -> OpViews:
+    """The views of ``spec``: for each kind in ``own`` the family's view class, for every other kind the shared
+    view of :data:`SHARED_VIEWS`, each filled from ``parts`` (:func:`common_view` entries, updated with
+    :func:`ops_nn_view`, :func:`ut_tiling_view` and the family's own entries) with :func:`view_from`.
+
+    Raises:
+        KeyError: a kind of :func:`op_files` has no view class, or ``parts`` lacks a field a view declares.
+    """
+    files = op_files(spec, spec_products(spec, catalogue))
+    views: dict[str, KindView | BinaryJsonView] = {}
+    for kind in dict.fromkeys(k.split(":")[0] for k in files):
+        cls = own.get(kind) or SHARED_VIEWS.get(kind)
+        if cls is None:
+            raise KeyError(f"file kind '{kind}' has no shared view: the family must give its own view class")
+        if cls is BinaryJsonView:
+            views[kind] = BinaryJsonView(freeze(parts["binary_configs"]))
+        else:
+            views[kind] = view_from(cls, parts)  # type: ignore[type-var]
+    return OpViews(MappingProxyType(dict(files)), MappingProxyType(views))

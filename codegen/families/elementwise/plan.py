@@ -20,22 +20,25 @@ where bit ``k`` of ``variant`` is set when optional input ``k`` is null (variant
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.plan.common import (
+    KindView,
+    OpViews,
     TilingField,
     arch_condition,
     arch_groups,
     common_view,
     dtype_groups,
     format_rule_text,
+    op_views,
     ops_nn_view,
     spec_products,
     status_row,
@@ -443,9 +446,137 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     check_ub(spec, catalogue, spec_products(spec, catalogue))
 
 
-def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`);
-    :func:`validate` has passed."""
+Rows = tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/elementwise_aclnn.cpp.j2``): parameter checks and the L2 plan."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    attr_checks: Rows
+    checks: Mapping[str, Any]
+    dfx_in: str
+    files: Mapping[str, str]
+    inputs: Rows
+    l0_attrs: Rows
+    max_rank: int
+    output: str
+    promote_expr: str
+    shape: Mapping[str, Any]
+    signature: Rows
+    string_attrs: Rows
+    tensor_groups: Mapping[str, Rows]
+    tensors: Rows
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/elementwise_l0.cpp.j2``): the L0 wrapper launching the device op."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    dtype_input_name: str
+    files: Mapping[str, str]
+    inputs: Rows
+    l0_attrs: Rows
+    l0_inputs: Rows
+    l0_output: str
+    l0_params: tuple[str, ...]
+    optional_inputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: the output shape rule (``infer``) and the output's dtype."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    device_name_of: Mapping[str, str]
+    dtype_input_name: str
+    infer: Mapping[str, Any]
+    l0_output: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/elementwise_tiling.cpp.j2``): the tiling function."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    attrs: Rows
+    block_bytes: int
+    dtype_input: int
+    files: Mapping[str, str]
+    has_variants: bool
+    inputs: Rows
+    num_dtypes: int
+    num_outputs: int
+    optional_inputs: tuple[str, ...]
+    queue_caps: Rows
+    repeat_bytes: int
+    tiling_fields: Rows
+    tiling_keys: Rows
+    tiling_type: str
+    uses_cmath: bool
+    uses_string_attrs: bool
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    block_bytes: int
+    device_name_of: Mapping[str, str]
+    formula: str
+    formula_text: str
+    has_variants: bool
+    inputs: Rows
+    kernel_class: str
+    l0_inputs: Rows
+    l0_output: str
+    max_masks: int
+    max_temps: int
+    no_pad_condition: str
+    optional_inputs: tuple[str, ...]
+    output: str
+    scalars: Rows
+    tiling_keys: Rows
+    variants: Rows
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/elementwise_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    formula: str
+    formula_text: str
+    output: str
+    param_rows: Rows
+    product_support: Rows
+    programs: Mapping[str, Any]
+    scalar_defs: Rows
+    signature: Rows
+    status_rows: Rows
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the elementwise templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an elementwise op (:data:`VIEWS` and the shared ones); :func:`validate` has
+    passed."""
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an elementwise op by name (see :func:`codegen.plan.common.common_view`)."""
     view = common_view(spec, catalogue)
     products: list[Product] = view["products"]
     variants = compile_all(spec)

@@ -54,17 +54,22 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
+    KindView,
+    OpViews,
     TilingField,
+    TilingHeaderView,
     arch_condition,
     arch_groups,
     common_view,
     dtype_groups,
     format_rule_text,
+    op_views,
     ops_nn_view,
     spec_products,
     status_row,
@@ -637,8 +642,169 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     buffer_num(spec, spec_products(spec, catalogue))
 
 
-def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an index-accumulate op (see :func:`codegen.plan.common.common_view`).
+Rows = tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/index_accumulate_aclnn.cpp.j2``): parameter checks and the L2 plan.
+    ``rows``, ``index``, ``out``: the tensors' names; ``num_rows``, ``padding``: the attrs' names (``padding``
+    empty without one)."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    checks: Mapping[str, Any]
+    dfx_in: str
+    files: Mapping[str, str]
+    index: str
+    index_dtype_list: str
+    l0_attrs: Rows
+    num_rows: str
+    out: str
+    padding: str
+    rows: str
+    signature: Rows
+    tensor_groups: Mapping[str, Rows]
+    tensors: Rows
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/index_accumulate_l0.cpp.j2``): the L0 wrapper."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    files: Mapping[str, str]
+    index: str
+    l0_attrs: Rows
+    l0_params: tuple[str, ...]
+    num_rows: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: output ``[num_rows, D]``; ``*_index``/``*_position``: the attr's
+    and the tensor's positions in the OpDef."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    num_rows: str
+    num_rows_index: int
+    out: str
+    rows: str
+    rows_position: int
+
+
+@dataclass(frozen=True)
+class IndexTilingHeaderView(TilingHeaderView):
+    """``op_host/<kernel>_tiling.h`` (``op_host/index_accumulate_tiling.h.j2``): the shared header view and
+    the names its comments use."""
+
+    num_rows: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/index_accumulate_tiling.cpp.j2``): the tiling function;
+    sizes in bytes, alignments in elements, positions/indexes in the OpDef (-1: attr absent)."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    acc_align: int
+    block_bytes: int
+    buffer_num: int
+    cache_line_bytes: int
+    chunk_align: int
+    count_bytes: int
+    files: Mapping[str, str]
+    fp32_bytes: int
+    grad_keys: Rows
+    hw_sync_archs: Rows
+    index: str
+    index_keys: Rows
+    index_position: int
+    index_ub_bytes: int
+    min_bytes_per_core: int
+    num_rows_index: int
+    padding: str
+    padding_index: int
+    rows: str
+    rows_position: int
+    scaling: str
+    scaling_index: int
+    slice_overhead_bytes: int
+    tiling_fields: Rows
+    tiling_type: str
+    ub_reserved_bytes: int
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    block_bytes: int
+    branch_groups: Rows
+    buffer_num: int
+    cache_line_bytes: int
+    index: str
+    kernel_class: str
+    kernel_params: tuple[str, ...]
+    no_pad_condition: str
+    no_sync_condition: str
+    num_rows: str
+    out: str
+    padding: str
+    rows: str
+    scaling: str
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/index_accumulate_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    index: str
+    num_rows: str
+    out: str
+    padding: str
+    param_rows: Rows
+    product_support: Rows
+    rows: str
+    scaling: str
+    signature: Rows
+    status_rows: Rows
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the index-accumulate templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c
+    for c in (
+        AclnnSourceView,
+        L0SourceView,
+        InferShapeView,
+        IndexTilingHeaderView,
+        TilingSourceView,
+        KernelView,
+        DocView,
+    )
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an index-accumulate op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError: the spec is not of this family.
+        ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
+    """
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common.common_view`).
 
     Raises:
         TypeError: the spec is not of this family.
