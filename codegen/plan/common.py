@@ -7,7 +7,7 @@ Everything a template prints is computed here; templates only place the strings.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeVar
@@ -125,12 +125,22 @@ def ops_nn_view(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) ->
     }
 
 
-def ut_tensor(shape: tuple[int, ...] | None, dtype: DType | None) -> dict[str, Any]:
-    """One tensor of a unit-test tiling case: ``shape`` (elements per axis) and ``dtype``, or None for an
-    absent optional input. ``shape`` is the C++ initializer text, ``dtype`` the ``ge::DT_*`` name."""
+@dataclass(frozen=True)
+class UtTensor:
+    """One tensor of a unit-test case: ``present`` (False: an absent optional input, shape and dtype empty),
+    ``shape`` (C++ initializer text of the elements per axis) and ``dtype`` (``ge::DT_*``)."""
+
+    present: bool
+    shape: str
+    dtype: str
+
+
+def ut_tensor(shape: tuple[int, ...] | None, dtype: DType | None) -> UtTensor:
+    """One tensor of a unit-test tiling case of ``shape`` (elements per axis) and ``dtype``; None for an
+    absent optional input."""
     if shape is None or dtype is None:
-        return {"present": False, "shape": "", "dtype": ""}
-    return {"present": True, "shape": "{" + ", ".join(str(d) for d in shape) + "}", "dtype": f"ge::{dtype.ge_name}"}
+        return UtTensor(False, "", "")
+    return UtTensor(True, "{" + ", ".join(str(d) for d in shape) + "}", f"ge::{dtype.ge_name}")
 
 
 def ut_attr(device_type: str, value: int | float | bool | str) -> str:
@@ -176,47 +186,118 @@ def ut_case_name(product: Product, *parts: object) -> str:
     return "".join(c if c.isalnum() else "_" for c in text)
 
 
+@dataclass(frozen=True)
+class UtOutput:
+    """An expected output of an infershape unit-test case: ``dims`` (C++ initializer text), ``dtype``
+    (``ge::DT_*``)."""
+
+    dims: str
+    dtype: str
+
+
+@dataclass(frozen=True)
+class UtInferCase:
+    """One infershape unit-test case (see :func:`ut_infer_case`)."""
+
+    name: str
+    note: str
+    inputs: tuple[UtTensor, ...]
+    attrs: tuple[str, ...]
+    ok: bool
+    outputs: tuple[UtOutput, ...]
+
+
 def ut_infer_case(
     name: str,
-    inputs: list[dict[str, Any]],
-    attrs: list[str],
-    outputs: list[tuple[tuple[int, ...], DType]] | None,
+    inputs: Sequence[UtTensor],
+    attrs: Sequence[str],
+    outputs: Sequence[tuple[tuple[int, ...], DType]] | None,
     note: str,
-) -> dict[str, Any]:
+) -> UtInferCase:
     """One infershape unit-test case: ``inputs`` (:func:`ut_tensor`, OpDef order), ``attrs`` (:func:`ut_attr`
     expressions), and the expected ``outputs`` (shape, dtype) in OpDef order, or None when the InferShape
-    function must fail."""
-    return {
-        "name": name,
-        "note": note,
-        "inputs": inputs,
-        "attrs": attrs,
-        "ok": outputs is not None,
-        "outputs": [
-            {"dims": "{" + ", ".join(str(d) for d in shape) + "}", "dtype": f"ge::{dt.ge_name}"}
-            for shape, dt in outputs or []
-        ],
-    }
+    function must fail (``ok`` False)."""
+    return UtInferCase(
+        name=name,
+        note=note,
+        inputs=tuple(inputs),
+        attrs=tuple(attrs),
+        ok=outputs is not None,
+        outputs=tuple(
+            UtOutput("{" + ", ".join(str(d) for d in shape) + "}", f"ge::{dt.ge_name}") for shape, dt in outputs or []
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class UtField:
+    """An integer tiling field a unit-test case expects: its ``name`` and ``value``."""
+
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class UtTilingCase:
+    """One tiling unit-test case: ``name`` (C identifier), ``product`` (the catalogue product the case was
+    computed for), ``note`` (one line), ``inputs``/``outputs`` (OpDef order), ``attrs`` (:func:`ut_attr`
+    expressions, OpDef order), ``deterministic`` (0/1) and the expected ``tiling_key``, ``block_dim``,
+    ``workspace`` (bytes, system workspace included) and integer tiling ``fields``."""
+
+    name: str
+    product: str
+    note: str
+    inputs: tuple[UtTensor, ...]
+    outputs: tuple[UtTensor, ...]
+    attrs: tuple[str, ...]
+    deterministic: int
+    tiling_key: int
+    block_dim: int
+    workspace: int
+    fields: tuple[UtField, ...]
+
+    @classmethod
+    def of(cls, case: Mapping[str, Any]) -> UtTilingCase:
+        """The case from a family's dict of the same keys (``fields``: ``{"name", "value"}`` dicts or
+        :class:`UtField`)."""
+        values = dict(case)
+        for key in ("inputs", "outputs", "attrs"):
+            values[key] = tuple(values[key])
+        values["fields"] = tuple(f if isinstance(f, UtField) else UtField(**f) for f in values["fields"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class UtTilingSuite:
+    """The tiling unit test of an op: the gtest ``fixture`` name and its ``cases``."""
+
+    fixture: str
+    cases: tuple[UtTilingCase, ...]
+
+
+@dataclass(frozen=True)
+class UtInferSuite:
+    """The infershape unit test of an op: the gtest ``fixture`` name and its ``cases``."""
+
+    fixture: str
+    cases: tuple[UtInferCase, ...]
 
 
 def ut_tiling_view(
-    spec: OpSpec, cases: list[dict[str, Any]], infer_cases: list[dict[str, Any]] | None = None
+    spec: OpSpec,
+    cases: Sequence[Mapping[str, Any] | UtTilingCase],
+    infer_cases: Sequence[UtInferCase] | None = None,
 ) -> dict[str, Any]:
-    """View entries of the op_host unit test ``tests/ut/op_host/test_<kernel>_tiling.cpp``.
+    """View entries of the op_host unit tests ``tests/ut/op_host/test_<kernel>_tiling.cpp`` (``ut_tiling``)
+    and ``test_<kernel>_infershape.cpp`` (``ut_infer``).
 
-    ``cases``: one dict per test with ``name`` (C identifier), ``product`` (catalogue name the case expects
-    the library to be built for), ``inputs``/``outputs`` (:func:`ut_tensor`, OpDef order), ``attrs``
-    (:func:`ut_attr` expressions, OpDef order), ``deterministic`` (0/1), the expected ``tiling_key``,
-    ``block_dim``, ``workspace`` (bytes, system workspace included) and ``fields`` (``[{"name", "value"}]``,
-    integer tiling fields), all computed by the family's planner (``tiling_decision``), and ``note`` (a
-    one-line description). ``infer_cases`` (:func:`ut_infer_case`) feed ``test_<kernel>_infershape.cpp``."""
+    ``cases``: one :class:`UtTilingCase` (or a dict of its fields) per test, all computed by the family's
+    planner (``tiling_decision``). ``infer_cases`` (:func:`ut_infer_case`) feed the infershape test."""
     return {
-        "ut": {
-            "fixture": f"{spec.op_type}Tiling",
-            "cases": cases,
-            "infer_fixture": f"{spec.op_type}InferShape",
-            "infer_cases": infer_cases or [],
-        }
+        "ut_tiling": UtTilingSuite(
+            f"{spec.op_type}Tiling", tuple(c if isinstance(c, UtTilingCase) else UtTilingCase.of(c) for c in cases)
+        ),
+        "ut_infer": UtInferSuite(f"{spec.op_type}InferShape", tuple(infer_cases or ())),
     }
 
 
@@ -225,51 +306,90 @@ def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
     return [catalogue.get(name) for name in spec.products]
 
 
-def signature(spec: OpSpec) -> list[dict[str, Any]]:
-    """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor.
+@dataclass(frozen=True)
+class StringValue:
+    """One accepted value of a ``char *`` attr: its ``index`` (what the checks compare) and its ``text``."""
 
-    Each entry has ``name``, ``decl`` (C declaration) and ``kind`` (``input``, ``attr`` or ``output``).
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SignatureParam:
+    """One phase-1 parameter of the aclnn API (aclnn order), without workspaceSize/executor.
+
+    Attributes:
+        name: the parameter name; kind: ``input``, ``attr`` or ``output``.
+        decl: the public C declaration (``const aclTensor *x``, ``const aclScalar *alpha``, ``char *mode``).
+        decl_const: the declaration the internal checks take (an aclScalar's value as ``double``, a
+            ``char *``'s value index as ``int64_t``, tensors ``const``).
+        arg: what phase 1 passes to the checks (``<name>Value`` for an aclScalar or ``char *``, else name).
+        scalar: ``"1"`` for an aclScalar attr, else ``""``; string: ``"1"`` for a ``char *`` attr, else ``""``.
+        dtype_invalid, dtype_text: an aclScalar's C++ test for a dtype it does not accept, and the accepted
+            dtypes as text (``""`` otherwise).
+        string_values, values_text: a ``char *`` attr's accepted values, and them as text (empty otherwise).
     """
-    params: list[dict[str, Any]] = []
+
+    name: str
+    decl: str
+    decl_const: str
+    arg: str
+    kind: str
+    scalar: str = ""
+    string: str = ""
+    dtype_invalid: str = ""
+    dtype_text: str = ""
+    string_values: tuple[StringValue, ...] = ()
+    values_text: str = ""
+
+
+def signature(spec: OpSpec) -> tuple[SignatureParam, ...]:
+    """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor."""
+    params: list[SignatureParam] = []
     for t in spec.inputs:
-        params.append({"name": t.name, "decl": f"const aclTensor *{t.name}", "kind": "input"})
+        params.append(
+            SignatureParam(t.name, f"const aclTensor *{t.name}", f"const aclTensor *{t.name}", t.name, "input")
+        )
     for a in spec.attrs:
         if a.type == "scalar":
             # The public parameter is the aclScalar; the internal checks see its value as a double.
             params.append(
-                {
-                    "name": a.name,
-                    "decl": f"const aclScalar *{a.name}",
-                    "decl_const": f"double {a.name}",
-                    "arg": f"{a.name}Value",
-                    "kind": "attr",
-                    "scalar": "1",
-                    "dtype_invalid": " && ".join(
+                SignatureParam(
+                    name=a.name,
+                    decl=f"const aclScalar *{a.name}",
+                    decl_const=f"double {a.name}",
+                    arg=f"{a.name}Value",
+                    kind="attr",
+                    scalar="1",
+                    dtype_invalid=" && ".join(
                         f"{a.name}->GetDataType() != op::DataType::DT_{d}" for d in a.scalar_dtypes
                     ),
-                    "dtype_text": ", ".join(a.scalar_dtypes),
-                }
+                    dtype_text=", ".join(a.scalar_dtypes),
+                )
             )
         elif a.type == "string":
             # The public parameter is the char *; the internal checks see the index of the value (-1: none).
             params.append(
-                {
-                    "name": a.name,
-                    "decl": f"char *{a.name}",
-                    "decl_const": f"int64_t {a.name}",
-                    "arg": f"{a.name}Value",
-                    "kind": "attr",
-                    "string": "1",
-                    "string_values": [{"index": k, "text": n} for k, n in a.values or ()],
-                    "values_text": ", ".join(n for _, n in a.values or ()),
-                }
+                SignatureParam(
+                    name=a.name,
+                    decl=f"char *{a.name}",
+                    decl_const=f"int64_t {a.name}",
+                    arg=f"{a.name}Value",
+                    kind="attr",
+                    string="1",
+                    string_values=tuple(StringValue(k, n) for k, n in a.values or ()),
+                    values_text=", ".join(n for _, n in a.values or ()),
+                )
             )
         else:
-            params.append({"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}", "kind": "attr"})
+            decl = f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}"
+            params.append(SignatureParam(a.name, decl, decl, a.name, "attr"))
     for t in spec.outputs:
-        const = "const " if getattr(t, "const", False) else ""
-        params.append({"name": t.name, "decl": f"{const}aclTensor *{t.name}", "kind": "output"})
-    return params
+        decl = f"{'const ' if getattr(t, 'const', False) else ''}aclTensor *{t.name}"
+        params.append(
+            SignatureParam(t.name, decl, decl if decl.startswith("const ") else "const " + decl, t.name, "output")
+        )
+    return tuple(params)
 
 
 def arch_groups(products: list[Product]) -> list[dict[str, Any]]:
@@ -382,9 +502,41 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     return {"default": default, "configs": configs, "attrs": attrs}
 
 
-def status_row(status: AclnnStatus, when: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StatusRow:
     """A row of the docs' status table: the ``aclnnStatus`` name, its code and when the API returns it."""
-    return {"name": status.name, "value": int(status), "when": when}
+
+    name: str
+    value: int
+    when: str
+
+
+def status_row(status: AclnnStatus, when: str) -> StatusRow:
+    """The docs' status-table row of ``status``, returned ``when``."""
+    return StatusRow(status.name, int(status), when)
+
+
+@dataclass(frozen=True)
+class ParamRow:
+    """A row of the docs' parameter table (and the header's doc lines): name, direction (``input``,
+    ``input (host)``, ``output``), description, dtypes text, formats text and rank range text (``-`` for
+    attrs)."""
+
+    name: str
+    direction: str
+    description: str
+    dtypes: str
+    format: str
+    rank: str
+
+
+@dataclass(frozen=True)
+class ProductSupportRow:
+    """A row of the docs' product table: catalogue product name, its documentation term, ``yes``/``no``."""
+
+    name: str
+    doc_term: str
+    support: str
 
 
 def arch_condition(products: list[Product], predicate: str) -> str:
@@ -492,14 +644,6 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     """View-model entries every family's templates use (files, signature, OpDef, doc tables, example)."""
     products = spec_products(spec, catalogue)
     sig = signature(spec)
-    for p in sig:
-        if "decl_const" not in p:
-            p["decl_const"] = (
-                p["decl"] if p["decl"].startswith("const ") or p["kind"] == "attr" else "const " + p["decl"]
-            )
-        p.setdefault("arg", p["name"])
-        p.setdefault("scalar", "")
-        p.setdefault("string", "")
     tensors = [
         {
             "name": t.name,
@@ -521,7 +665,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             text = ", ".join(f"{v} ({n})" for v, n in a.values)
             attr_checks.append({"name": a.name, "invalid_condition": cond, "allowed_text": text})
     support = [
-        {"name": prod.name, "doc_term": prod.doc_term, "support": "yes" if prod.name in spec.products else "no"}
+        ProductSupportRow(prod.name, prod.doc_term, "yes" if prod.name in spec.products else "no")
         for prod in catalogue.products
     ]
     param_rows = []
@@ -533,20 +677,20 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         else:
             values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
         param_rows.append(
-            {
-                "name": a.name,
-                "direction": "input (host)",
-                "description": f"{a.description} Values: {values}." if a.values else a.description,
-                "dtypes": (
+            ParamRow(
+                name=a.name,
+                direction="input (host)",
+                description=f"{a.description} Values: {values}." if a.values else a.description,
+                dtypes=(
                     f"aclScalar ({', '.join(a.scalar_dtypes)})"
                     if a.type == "scalar"
                     else f"char * ({', '.join(n for _, n in a.values or ())})"
                     if a.type == "string"
                     else ATTR_TYPE_INFO[a.type].c_type
                 ),
-                "format": "-",
-                "rank": "-",
-            }
+                format="-",
+                rank="-",
+            )
         )
     for t in spec.outputs:
         param_rows.append(_param_row(t, products, "output"))
@@ -566,9 +710,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "example": example_view(spec),
         "kernel_class": "Kernel" + spec.op_type,
         "tiling_type": spec.op_type + "TilingData",
-        "header_doc": [
-            f"{r['name']}: {r['dtypes']}; rank {r['rank']}." for r in param_rows if r["direction"] != "input (host)"
-        ],
+        "header_doc": [f"{r.name}: {r.dtypes}; rank {r.rank}." for r in param_rows if r.direction != "input (host)"],
     }
 
 
@@ -628,20 +770,20 @@ def format_rule_text(spec: OpSpec) -> str:
     return "a storage format outside " + "; ".join(f"{t.name}: {', '.join(t.formats)}" for t in tensors)
 
 
-def _param_row(t: TensorSpec, products: list[Product], direction: str) -> dict[str, str]:
+def _param_row(t: TensorSpec, products: list[Product], direction: str) -> ParamRow:
     groups = dtype_groups(t, products)
     if len(groups) == 1:
         dtypes = ", ".join(groups[0]["names"])
     else:
         dtypes = "; ".join(f"{', '.join(g['products'])}: {', '.join(g['names'])}" for g in groups)
-    return {
-        "name": t.name,
-        "direction": direction,
-        "description": t.description + (" May be null." if t.optional else ""),
-        "dtypes": dtypes,
-        "format": ", ".join(t.formats),
-        "rank": f"{t.rank[0]}-{t.rank[1]}",
-    }
+    return ParamRow(
+        name=t.name,
+        direction=direction,
+        description=t.description + (" May be null." if t.optional else ""),
+        dtypes=dtypes,
+        format=", ".join(t.formats),
+        rank=f"{t.rank[0]}-{t.rank[1]}",
+    )
 
 
 # -- typed views: one frozen dataclass per template kind ---------------------------------------------------------
@@ -713,7 +855,7 @@ class AclnnHeaderView(KindView):
     KIND: ClassVar[str] = "op_api_h"
     guard: str
     header_doc: tuple[str, ...]
-    signature: tuple[Mapping[str, Any], ...]
+    signature: tuple[SignatureParam, ...]
 
 
 @dataclass(frozen=True)
@@ -779,7 +921,7 @@ class ExampleView(KindView):
     KIND: ClassVar[str] = "example_cpp"
     example: Mapping[str, Any] | None
     files: Mapping[str, str]
-    signature: tuple[Mapping[str, Any], ...]
+    signature: tuple[SignatureParam, ...]
 
 
 @dataclass(frozen=True)
@@ -787,7 +929,7 @@ class UtTilingView(KindView):
     """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`)."""
 
     KIND: ClassVar[str] = "ut_tiling_cpp"
-    ut: Mapping[str, Any]
+    ut_tiling: UtTilingSuite
 
 
 @dataclass(frozen=True)
@@ -795,7 +937,7 @@ class UtInferShapeView(KindView):
     """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases."""
 
     KIND: ClassVar[str] = "ut_infershape_cpp"
-    ut: Mapping[str, Any]
+    ut_infer: UtInferSuite
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,13 @@ from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.plan.common import (
     KindView,
     OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
     TilingField,
+    UtInferCase,
+    UtTensor,
     arch_condition,
     arch_groups,
     common_view,
@@ -464,7 +470,7 @@ class AclnnSourceView(KindView):
     output: str
     promote_expr: str
     shape: Mapping[str, Any]
-    signature: Rows
+    signature: tuple[SignatureParam, ...]
     string_attrs: Rows
     tensor_groups: Mapping[str, Rows]
     tensors: Rows
@@ -554,12 +560,12 @@ class DocView(KindView):
     formula: str
     formula_text: str
     output: str
-    param_rows: Rows
-    product_support: Rows
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
     programs: Mapping[str, Any]
     scalar_defs: Rows
-    signature: Rows
-    status_rows: Rows
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
     tiling_lines: tuple[str, ...]
 
 
@@ -863,7 +869,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
 UT_BROADCAST_SHAPES: tuple[tuple[int, ...], ...] = ((4, 1, 3), (5, 1), (3,))
 
 
-def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test cases of an elementwise op: every input [2, 3] (output [2, 3]); for a
     ``broadcast(...)`` rule also its arguments of shapes :data:`UT_BROADCAST_SHAPES` (output NumPy's
     broadcast shape; the other inputs take that shape) and, with two or more arguments, [2, 3] against [3, 2]
@@ -874,7 +880,7 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
     attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
     kind, args = shape_rule(spec)
 
-    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[dict[str, Any]]:
+    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[UtTensor]:
         out = []
         for di in dev.inputs:
             t = spec.tensor(di.source)

@@ -62,8 +62,13 @@ from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
     KindView,
     OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
     TilingField,
     TilingHeaderView,
+    UtInferCase,
     arch_condition,
     arch_groups,
     common_view,
@@ -662,7 +667,7 @@ class AclnnSourceView(KindView):
     out: str
     padding: str
     rows: str
-    signature: Rows
+    signature: tuple[SignatureParam, ...]
     tensor_groups: Mapping[str, Rows]
     tensors: Rows
 
@@ -769,12 +774,12 @@ class DocView(KindView):
     num_rows: str
     out: str
     padding: str
-    param_rows: Rows
-    product_support: Rows
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
     rows: str
     scaling: str
-    signature: Rows
-    status_rows: Rows
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
     tiling_lines: tuple[str, ...]
 
 
@@ -1090,7 +1095,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
     return cases
 
 
-def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test cases of an index-accumulate op: rows [4, 5, 8] with 20 indices into 7 rows
     (output [7, 8]), rows [3, 16] with 3 indices into 0 rows (output [0, 16]), both FLOAT (the family writes
     fp32 sums; the L2 API casts them to the output's dtype), and a negative row count (InferShape fails)."""
@@ -1098,7 +1103,7 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
     dev = spec.device_interface
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     index_dtype = DType.INT64 if DType.INT64 in idxs else idxs[0]
-    out: list[dict[str, Any]] = []
+    out: list[UtInferCase] = []
     for name, shape, rows in (
         ("Rows", (4, 5, 8), 7),
         ("ZeroRows", (3, 16), 0),
