@@ -36,87 +36,118 @@ class TilingField(NamedTuple):
     value_cpp: str
 
 
-def tiling_field_views(fields: tuple[TilingField, ...], **names: str) -> list[dict[str, str]]:
-    """The tiling-struct rows the tiling header and function templates print: ``name``, ``c_type``,
-    ``comment`` (placeholders filled from ``names``), ``value`` (C++) and ``set_comment`` (empty)."""
-    return [
-        {
-            "name": f.name,
-            "c_type": f.c_type,
-            "comment": f.comment.format(**names),
-            "value": f.value_cpp,
-            "set_comment": "",
-        }
-        for f in fields
-    ]
+@dataclass(frozen=True)
+class TilingFieldRow:
+    """A tiling-struct row the tiling header and function templates print: ``name``, ``c_type``, ``comment``
+    (the header's), ``value`` (the C++ the tiling function sets it to) and ``set_comment`` (a comment on
+    that line, or empty)."""
+
+    name: str
+    c_type: str
+    comment: str
+    value: str
+    set_comment: str = ""
+
+
+def tiling_field_views(fields: tuple[TilingField, ...], **names: str) -> list[TilingFieldRow]:
+    """The rows of ``fields`` (their comment placeholders filled from ``names``; no ``set_comment``)."""
+    return [TilingFieldRow(f.name, f.c_type, f.comment.format(**names), f.value_cpp) for f in fields]
 
 
 #: ``binary.json`` attr dtype of each OpDef attr setter (the type table's device attr types).
 _BINARY_ATTR_TYPES = {i.opdef_setter: i.binary_type for i in DEVICE_ATTR_TYPE_INFO.values()}
 
 
-def binary_configs(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, str]:
+def binary_configs(spec: OpSpec, products: list[Product], opdef: OpDefRegistration) -> dict[str, str]:
     """The ``<kernel>_binary.json`` text of every product's SoC config: one ``op_list`` entry per dtype
     column the OpDef registers there (``opdef`` is the view's OpDef, :func:`opdef_view` or a family's), each
     input/output with its name, index, dtype, format ND, paramType and shape ``[-2]`` (any rank), and the
     attrs with their dtype and a null value (one binary serves every attr value). Keyed by config name."""
     out: dict[str, str] = {}
-    by_name = {c["config_name"]: c for c in opdef["configs"]}
+    by_name = {c.config_name: c for c in opdef.configs}
     for p in products:
         config = by_name[p.config_name]
-        tensors = config if config["custom"] else opdef["default"]
+        tensors: OpDefTensors | OpDefConfig = config if config.custom else opdef.default
 
-        def split(entry: dict[str, Any]) -> list[str]:
-            return [d.strip().removeprefix("ge::") for d in entry["dtypes"].split(",") if d.strip()]
+        def split(entry: OpDefParam) -> list[str]:
+            return [d.strip().removeprefix("ge::") for d in entry.dtypes.split(",") if d.strip()]
 
-        width = len(split(tensors["inputs"][0] if tensors["inputs"] else tensors["outputs"][0]))
+        width = len(split(tensors.inputs[0] if tensors.inputs else tensors.outputs[0]))
         op_list = []
         for col in range(width):
 
-            def params(entries: list[dict[str, Any]], column: int = col) -> list[dict[str, Any]]:
+            def params(entries: Sequence[OpDefParam], column: int = col) -> list[dict[str, Any]]:
                 return [
                     {
-                        "name": e["name"],
+                        "name": e.name,
                         "index": i,
                         "dtype": DType[split(e)[column].removeprefix("DT_")].binary_name,
                         "format": "ND",
-                        "paramType": e["param_type"].lower(),
+                        "paramType": e.param_type.lower(),
                         "shape": [-2],
                     }
                     for i, e in enumerate(entries)
                 ]
 
-            ins, outs = params(tensors["inputs"]), params(tensors["outputs"])
+            ins, outs = params(tensors.inputs), params(tensors.outputs)
             tag = "_".join(dict.fromkeys(t["dtype"] for t in (*ins, *outs)))
             entry: dict[str, Any] = {"bin_filename": f"{spec.op_type}_{tag}", "inputs": ins, "outputs": outs}
-            if opdef["attrs"]:
+            if opdef.attrs:
                 entry["attrs"] = [
-                    {"name": a["name"], "dtype": _BINARY_ATTR_TYPES[a["setter"]], "value": None} for a in opdef["attrs"]
+                    {"name": a.name, "dtype": _BINARY_ATTR_TYPES[a.setter], "value": None} for a in opdef.attrs
                 ]
             op_list.append(entry)
         out[p.config_name] = json.dumps({"op_type": spec.op_type, "op_list": op_list}, indent=2) + "\n"
     return out
 
 
-def ops_nn_view(spec: OpSpec, products: list[Product], opdef: dict[str, Any]) -> dict[str, Any]:
-    """View entries of the ops-nn build files: the file list with the per-SoC binary configs, the binary
-    config texts, and the SoC config names for ``CMakeLists.txt``."""
+@dataclass(frozen=True)
+class ProtoTensor:
+    """A tensor of the IR registration (``op_graph/<kernel>_proto.h``): name, whether optional, and its
+    dtypes (``DT_*`` names, comma-separated, each once)."""
 
-    def proto_tensors(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    name: str
+    optional: bool
+    dtypes: str
+
+
+@dataclass(frozen=True)
+class ProtoAttr:
+    """An attr of the IR registration: name, OpDef type (``Int``/``Bool``/``Float``/``String``), whether
+    required, and its default (C++ literal; empty when required)."""
+
+    name: str
+    type: str
+    required: bool
+    value: str
+
+
+@dataclass(frozen=True)
+class Proto:
+    """The IR registration of the device op (OpDef order)."""
+
+    inputs: tuple[ProtoTensor, ...]
+    outputs: tuple[ProtoTensor, ...]
+    attrs: tuple[ProtoAttr, ...]
+
+
+def ops_nn_view(spec: OpSpec, products: list[Product], opdef: OpDefRegistration) -> dict[str, Any]:
+    """View entries of the ops-nn build files: the file list with the per-SoC binary configs (``files``), the
+    binary config texts (``binary_configs``), the SoC config names for ``CMakeLists.txt``
+    (``compute_units``) and the IR registration (``proto``)."""
+
+    def proto_tensors(entries: Sequence[OpDefParam]) -> tuple[ProtoTensor, ...]:
         out = []
         for e in entries:
-            dts = list(dict.fromkeys(d.strip().removeprefix("ge::") for d in e["dtypes"].split(",") if d.strip()))
-            out.append({"name": e["name"], "optional": e["param_type"] == "OPTIONAL", "dtypes": ", ".join(dts)})
-        return out
+            dts = list(dict.fromkeys(d.strip().removeprefix("ge::") for d in e.dtypes.split(",") if d.strip()))
+            out.append(ProtoTensor(e.name, e.param_type == "OPTIONAL", ", ".join(dts)))
+        return tuple(out)
 
-    proto = {
-        "inputs": proto_tensors(opdef["default"]["inputs"]),
-        "outputs": proto_tensors(opdef["default"]["outputs"]),
-        "attrs": [
-            {"name": a["name"], "type": a["setter"], "required": a["attr_type"] == "REQUIRED", "value": a["value"]}
-            for a in opdef["attrs"]
-        ],
-    }
+    proto = Proto(
+        inputs=proto_tensors(opdef.default.inputs),
+        outputs=proto_tensors(opdef.default.outputs),
+        attrs=tuple(ProtoAttr(a.name, a.setter, a.attr_type == "REQUIRED", a.value) for a in opdef.attrs),
+    )
     return {
         "files": op_files(spec, products),
         "binary_configs": binary_configs(spec, products, opdef),
@@ -392,48 +423,56 @@ def signature(spec: OpSpec) -> tuple[SignatureParam, ...]:
     return tuple(params)
 
 
-def arch_groups(products: list[Product]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ArchGroup:
+    """An NpuArch (``__NPU_ARCH__`` / ``GetCurNpuArch()`` value) and the catalogue products that have it
+    (names, comma-separated)."""
+
+    arch: int
+    products: str
+
+
+def arch_groups(products: list[Product]) -> list[ArchGroup]:
     """The NpuArchs of ``products`` in first-appearance order, each with the products that have it.
 
     Generated code selects per-product behaviour by NpuArch (``GetCurNpuArch()`` on the host,
     ``__NPU_ARCH__`` in kernels), never by SoC name, so a catalogue product CANN's enums do not know
     compiles unchanged; products sharing an NpuArch agree on every capability the generated code keys on
-    (the catalogue loader enforces it). Returns ``[{"arch": 2201, "products": "Ascend910B, Ascend910_93"}]``.
+    (the catalogue loader enforces it). E.g. ``[ArchGroup(2201, "Ascend910B, Ascend910_93")]``.
     """
     groups: dict[int, list[str]] = {}
     for p in products:
         groups.setdefault(p.npu_arch, []).append(p.name)
-    return [{"arch": arch, "products": ", ".join(names)} for arch, names in groups.items()]
+    return [ArchGroup(arch, ", ".join(names)) for arch, names in groups.items()]
 
 
-def dtype_groups(tensor: TensorSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """Products grouped by the dtype list ``tensor`` has on them, keyed by NpuArch.
+@dataclass(frozen=True)
+class DtypeGroup:
+    """Products on which a tensor has the same dtype list: ``archs`` (their NpuArchs), ``products`` (names),
+    ``dtypes`` (``op::DataType::DT_*``) and ``names`` (spec dtype names)."""
 
-    Returns a list of ``{"archs": [{"arch": int, "products": str}], "products": [names], "dtypes":
-    [op::DataType names], "names": [spec dtype names]}``, in first-appearance order. Every NpuArch falls in
-    exactly one group (the dtype list depends only on the bf16 capability, which an NpuArch fixes).
-    """
-    groups: list[dict[str, Any]] = []
+    archs: tuple[ArchGroup, ...]
+    products: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+def dtype_groups(tensor: TensorSpec, products: list[Product]) -> tuple[DtypeGroup, ...]:
+    """Products grouped by the dtype list ``tensor`` has on them, keyed by NpuArch, in first-appearance
+    order. Every NpuArch falls in exactly one group (the dtype list depends only on the bf16 capability,
+    which an NpuArch fixes)."""
+    members: dict[tuple[DType, ...], list[Product]] = {}
     for p in products:
-        dts = tensor.dtypes_for(p)
-        for g in groups:
-            if g["key"] == dts:
-                g["members"].append(p)
-                g["products"].append(p.name)
-                break
-        else:
-            groups.append(
-                {
-                    "key": dts,
-                    "members": [p],
-                    "products": [p.name],
-                    "dtypes": [f"op::DataType::{d.ge_name}" for d in dts],
-                    "names": [d.name for d in dts],
-                }
-            )
-    for g in groups:
-        g["archs"] = arch_groups(g.pop("members"))
-    return groups
+        members.setdefault(tensor.dtypes_for(p), []).append(p)
+    return tuple(
+        DtypeGroup(
+            archs=tuple(arch_groups(ps)),
+            products=tuple(p.name for p in ps),
+            dtypes=tuple(f"op::DataType::{d.ge_name}" for d in dts),
+            names=tuple(d.name for d in dts),
+        )
+        for dts, ps in members.items()
+    )
 
 
 def device_dtypes(spec: OpSpec, tensor: TensorSpec, product: Product | None) -> tuple[DType, ...]:
@@ -458,48 +497,97 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
     return repr(v)
 
 
-def opdef_view(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class OpDefParam:
+    """An input or output of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, its dtypes
+    (``ge::DT_*``, comma-separated, one per dtype column) and as many ``ge::FORMAT_ND``."""
+
+    name: str
+    param_type: str
+    dtypes: str
+    formats: str
+
+
+@dataclass(frozen=True)
+class OpDefTensors:
+    """The inputs and outputs of an OpDef registration, OpDef order."""
+
+    inputs: tuple[OpDefParam, ...]
+    outputs: tuple[OpDefParam, ...]
+
+
+@dataclass(frozen=True)
+class OpDefConfig:
+    """A product's SoC config: its ``config_name``, the C++ variable ``var`` of its ``OpAICoreConfig``, and
+    whether its dtype lists differ from the default (``custom``; then ``inputs``/``outputs`` are its own)."""
+
+    config_name: str
+    var: str
+    custom: bool
+    inputs: tuple[OpDefParam, ...]
+    outputs: tuple[OpDefParam, ...]
+
+
+@dataclass(frozen=True)
+class OpDefAttr:
+    """An attr of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, setter (``Int``, ``Bool``,
+    ``Float``, ``String``) and the default as the setter takes it (empty when required)."""
+
+    name: str
+    attr_type: str
+    setter: str
+    value: str
+
+
+@dataclass(frozen=True)
+class OpDefRegistration:
+    """The OpDef registration: the default dtype lists, one config per product, the attrs."""
+
+    default: OpDefTensors
+    configs: tuple[OpDefConfig, ...]
+    attrs: tuple[OpDefAttr, ...]
+
+
+def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     """OpDef registration of the device interface (:attr:`OpSpec.device_interface`): the default dtype
     lists (every product's dtypes) and per-product configs where they differ; attrs with their setter
     (``Int``/``Bool``/``Float``/``String``) and default (OPTIONAL) or none (REQUIRED)."""
     dev = spec.device_interface
 
-    def param(name: str, t: TensorSpec, dts: tuple[DType, ...]) -> dict[str, Any]:
-        return {
-            "name": name,
-            "param_type": "OPTIONAL" if t.optional else "REQUIRED",
-            "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
-            "formats": ", ".join("ge::FORMAT_ND" for _ in dts),
-        }
+    def param(name: str, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
+        return OpDefParam(
+            name=name,
+            param_type="OPTIONAL" if t.optional else "REQUIRED",
+            dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
+            formats=", ".join("ge::FORMAT_ND" for _ in dts),
+        )
 
     dev_in = [(d.name, spec.tensor(d.source)) for d in dev.inputs]
     dev_out = [(d.name, spec.tensor(d.source)) for d in dev.outputs]
-    default = {
-        "inputs": [param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in],
-        "outputs": [param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out],
-    }
+    default = OpDefTensors(
+        inputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in),
+        outputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out),
+    )
     configs = []
     for p in products:
         differs = any(device_dtypes(spec, t, p) != device_dtypes(spec, t, None) for _, t in [*dev_in, *dev_out])
         configs.append(
-            {
-                "config_name": p.config_name,
-                "var": f"{p.config_name}Config",
-                "custom": differs,
-                "inputs": [param(n, t, device_dtypes(spec, t, p)) for n, t in dev_in],
-                "outputs": [param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out],
-            }
+            OpDefConfig(
+                config_name=p.config_name,
+                var=f"{p.config_name}Config",
+                custom=differs,
+                inputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_in),
+                outputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out),
+            )
         )
     attrs = []
     for a in dev.attrs:
         setter = DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter
         if a.default is None:
-            attrs.append({"name": a.name, "attr_type": "REQUIRED", "setter": setter, "value": ""})
+            attrs.append(OpDefAttr(a.name, "REQUIRED", setter, ""))
         else:
-            attrs.append(
-                {"name": a.name, "attr_type": "OPTIONAL", "setter": setter, "value": device_attr_value(spec, a)}
-            )
-    return {"default": default, "configs": configs, "attrs": attrs}
+            attrs.append(OpDefAttr(a.name, "OPTIONAL", setter, device_attr_value(spec, a)))
+    return OpDefRegistration(default, tuple(configs), tuple(attrs))
 
 
 @dataclass(frozen=True)
@@ -560,7 +648,51 @@ def c_float(value: float) -> str:
     return text + "f"
 
 
-def example_view(spec: OpSpec) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class ExampleTensor:
+    """One tensor of the example program: ``name``; ``shape`` (C++ initializer text); ``acl_dtype``
+    (``ACL_*``); ``host_type`` (C++ host element type); ``data`` (initializer text of the host values);
+    ``is_output``; ``print_fmt`` (printf format of a value); ``is_16bit`` (printed through a float
+    conversion); ``dtype`` (spec dtype name)."""
+
+    name: str
+    shape: str
+    acl_dtype: str
+    host_type: str
+    data: str
+    is_output: bool
+    print_fmt: str
+    is_16bit: bool
+    dtype: str
+
+
+@dataclass(frozen=True)
+class ExampleAttr:
+    """One attr of the example program: ``name``, host ``c_type``, ``value`` (C++ text); ``string`` is
+    ``"1"`` for a ``char *`` attr; ``scalar_acl`` is the ``ACL_*`` dtype an aclScalar attr is made with
+    (``""`` for other attrs)."""
+
+    name: str
+    c_type: str
+    value: str
+    string: str = ""
+    scalar_acl: str = ""
+
+
+@dataclass(frozen=True)
+class ExampleData:
+    """The example program's data: ``tensors`` (inputs then the output), ``attrs``, the ``output`` tensor,
+    ``null_inputs`` (optional inputs passed as null pointers) and ``uses_bf16`` (the program needs its bf16
+    helpers)."""
+
+    tensors: tuple[ExampleTensor, ...]
+    attrs: tuple[ExampleAttr, ...]
+    output: ExampleTensor
+    null_inputs: tuple[str, ...]
+    uses_bf16: bool
+
+
+def example_view(spec: OpSpec) -> ExampleData | None:
     """Host data of the spec's example for the example program, or None when the spec has none.
 
     Values are written in the host type of each dtype: FLOAT16 as ``aclFloat16`` built with acl's
@@ -586,28 +718,22 @@ def example_view(spec: OpSpec) -> dict[str, Any] | None:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
         if a.type == "string":
-            attrs.append({"name": name, "c_type": "char", "value": text, "string": "1"})
+            attrs.append(ExampleAttr(name, "char", text, string="1"))
         elif a.type == "scalar":
             # An aclScalar made from a host value of the attr's first accepted dtype (FLOAT or DOUBLE).
             c_type, acl = ("double", "ACL_DOUBLE") if "FLOAT" not in a.scalar_dtypes[:1] else ("float", "ACL_FLOAT")
-            attrs.append({"name": name, "c_type": c_type, "value": text, "scalar_acl": acl})
+            attrs.append(ExampleAttr(name, c_type, text, scalar_acl=acl))
         else:
-            attrs.append({"name": name, "c_type": ATTR_TYPE_INFO[a.type].c_type, "value": text})
+            attrs.append(ExampleAttr(name, ATTR_TYPE_INFO[a.type].c_type, text))
     given = {name for name, _ in ex.inputs}
     null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
-    uses_bf16 = any(t["dtype"] == "BF16" for t in tensors)
-    return {
-        "tensors": tensors,
-        "attrs": attrs,
-        "output": tensors[-1],
-        "null_inputs": null_inputs,
-        "uses_bf16": uses_bf16,
-    }
+    uses_bf16 = any(t.dtype == "BF16" for t in tensors)
+    return ExampleData(tuple(tensors), tuple(attrs), tensors[-1], tuple(null_inputs), uses_bf16)
 
 
 def _example_tensor(
     name: str, shape: tuple[int, ...], dtype: DType, values: list[Any], is_output: bool
-) -> dict[str, Any]:
+) -> ExampleTensor:
     arr = np.asarray(values, dtype=np.float64 if dtype.is_floating else np.int64).astype(dtype.numpy_name)
     if dtype is DType.FLOAT16:
         # As CANN's samples do: fp16 host data through acl's aclFloatToFloat16 (each value is an fp16 value,
@@ -622,17 +748,17 @@ def _example_tensor(
         host_values = [repr(float(v)) for v in arr]
     else:
         host_values = [str(int(v)) for v in arr]
-    return {
-        "name": name,
-        "shape": ", ".join(str(d) for d in shape),
-        "acl_dtype": dtype.acl_name,
-        "host_type": dtype.host_type,
-        "data": ", ".join(host_values),
-        "is_output": is_output,
-        "print_fmt": dtype.printf_format,
-        "is_16bit": dtype.is_16bit_float,
-        "dtype": dtype.name,
-    }
+    return ExampleTensor(
+        name=name,
+        shape=", ".join(str(d) for d in shape),
+        acl_dtype=dtype.acl_name,
+        host_type=dtype.host_type,
+        data=", ".join(host_values),
+        is_output=is_output,
+        print_fmt=dtype.printf_format,
+        is_16bit=dtype.is_16bit_float,
+        dtype=dtype.name,
+    )
 
 
 def json_compact(value: object) -> str:
@@ -640,20 +766,44 @@ def json_compact(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class TensorCheck:
+    """The L2 API's checks of one aclnn tensor: ``name``, accepted rank range (``min_rank``..``max_rank``),
+    whether it may be null (``optional``), and the C++ condition true for a storage format it does not accept
+    (``format_condition``) with the accepted formats as text (``format_text``)."""
+
+    name: str
+    min_rank: int
+    max_rank: int
+    optional: bool
+    format_condition: str
+    format_text: str
+
+
+@dataclass(frozen=True)
+class AttrCheck:
+    """The L2 API's check of an attr with a list of values: ``name``, the C++ condition true for a value
+    outside the list (``invalid_condition``) and the list as text (``allowed_text``)."""
+
+    name: str
+    invalid_condition: str
+    allowed_text: str
+
+
 def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     """View-model entries every family's templates use (files, signature, OpDef, doc tables, example)."""
     products = spec_products(spec, catalogue)
     sig = signature(spec)
     tensors = [
-        {
-            "name": t.name,
-            "min_rank": t.rank[0],
-            "max_rank": t.rank[1],
-            "optional": t.optional,
+        TensorCheck(
+            name=t.name,
+            min_rank=t.rank[0],
+            max_rank=t.rank[1],
+            optional=t.optional,
             # the storage formats the L2 API accepts (every other one is ACLNN_ERR_PARAM_INVALID)
-            "format_condition": " && ".join(f"{t.name}->GetStorageFormat() != Format::FORMAT_{f}" for f in t.formats),
-            "format_text": ", ".join(t.formats),
-        }
+            format_condition=" && ".join(f"{t.name}->GetStorageFormat() != Format::FORMAT_{f}" for f in t.formats),
+            format_text=", ".join(t.formats),
+        )
         for t in [*spec.inputs, *spec.outputs]
     ]
     attr_params = [{"name": a.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}"} for a in spec.attrs]
@@ -663,7 +813,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             allowed = [v for v, _ in a.values]
             cond = " && ".join(f"{a.name} != {v}" for v in allowed)
             text = ", ".join(f"{v} ({n})" for v, n in a.values)
-            attr_checks.append({"name": a.name, "invalid_condition": cond, "allowed_text": text})
+            attr_checks.append(AttrCheck(a.name, cond, text))
     support = [
         ProductSupportRow(prod.name, prod.doc_term, "yes" if prod.name in spec.products else "no")
         for prod in catalogue.products
@@ -773,9 +923,9 @@ def format_rule_text(spec: OpSpec) -> str:
 def _param_row(t: TensorSpec, products: list[Product], direction: str) -> ParamRow:
     groups = dtype_groups(t, products)
     if len(groups) == 1:
-        dtypes = ", ".join(groups[0]["names"])
+        dtypes = ", ".join(groups[0].names)
     else:
-        dtypes = "; ".join(f"{', '.join(g['products'])}: {', '.join(g['names'])}" for g in groups)
+        dtypes = "; ".join(f"{', '.join(g.products)}: {', '.join(g.names)}" for g in groups)
     return ParamRow(
         name=t.name,
         direction=direction,
@@ -871,7 +1021,7 @@ class ProtoView(KindView):
     """``op_graph/<kernel>_proto.h``: the IR registration (``proto``: inputs, outputs, attrs)."""
 
     KIND: ClassVar[str] = "proto_h"
-    proto: Mapping[str, Any]
+    proto: Proto
 
 
 @dataclass(frozen=True)
@@ -902,7 +1052,7 @@ class TilingHeaderView(KindView):
 
     KIND: ClassVar[str] = "tiling_h"
     guard: str
-    tiling_fields: tuple[Mapping[str, str], ...]
+    tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
 
 
@@ -911,7 +1061,7 @@ class OpDefView(KindView):
     """``op_host/<kernel>_def.cpp``: the OpDef registration (:func:`opdef_view` or the family's)."""
 
     KIND: ClassVar[str] = "def_cpp"
-    opdef: Mapping[str, Any]
+    opdef: OpDefRegistration
 
 
 @dataclass(frozen=True)
@@ -919,7 +1069,7 @@ class ExampleView(KindView):
     """``examples/test_aclnn_<op>.cpp``: the example data (:func:`example_view`, None without an example)."""
 
     KIND: ClassVar[str] = "example_cpp"
-    example: Mapping[str, Any] | None
+    example: ExampleData | None
     files: Mapping[str, str]
     signature: tuple[SignatureParam, ...]
 

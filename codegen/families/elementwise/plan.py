@@ -30,13 +30,18 @@ import numpy as np
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.plan.common import (
+    ArchGroup,
+    AttrCheck,
+    DtypeGroup,
     KindView,
     OpViews,
     ParamRow,
     ProductSupportRow,
     SignatureParam,
     StatusRow,
+    TensorCheck,
     TilingField,
+    TilingFieldRow,
     UtInferCase,
     UtTensor,
     arch_condition,
@@ -456,11 +461,19 @@ Rows = tuple[Mapping[str, Any], ...]
 
 
 @dataclass(frozen=True)
+class QueueCap:
+    """A product's queue buffers per position (``cap``) and the NpuArchs that have it."""
+
+    cap: int
+    archs: tuple[ArchGroup, ...]
+
+
+@dataclass(frozen=True)
 class AclnnSourceView(KindView):
     """``op_api/aclnn_<op>.cpp`` (``op_api/elementwise_aclnn.cpp.j2``): parameter checks and the L2 plan."""
 
     KIND: ClassVar[str] = "op_api_cpp"
-    attr_checks: Rows
+    attr_checks: tuple[AttrCheck, ...]
     checks: Mapping[str, Any]
     dfx_in: str
     files: Mapping[str, str]
@@ -472,8 +485,8 @@ class AclnnSourceView(KindView):
     shape: Mapping[str, Any]
     signature: tuple[SignatureParam, ...]
     string_attrs: Rows
-    tensor_groups: Mapping[str, Rows]
-    tensors: Rows
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
 
 
 @dataclass(frozen=True)
@@ -516,9 +529,9 @@ class TilingSourceView(KindView):
     num_dtypes: int
     num_outputs: int
     optional_inputs: tuple[str, ...]
-    queue_caps: Rows
+    queue_caps: tuple[QueueCap, ...]
     repeat_bytes: int
-    tiling_fields: Rows
+    tiling_fields: tuple[TilingFieldRow, ...]
     tiling_keys: Rows
     tiling_type: str
     uses_cmath: bool
@@ -628,11 +641,11 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         }
         for i, t in enumerate(spec.inputs)
     ]
-    caps: dict[int, list[dict[str, Any]]] = {}
+    caps: dict[int, list[ArchGroup]] = {}
     for group in arch_groups(products):
-        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group["arch"])
+        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group.arch)
         caps.setdefault(cap, []).append(group)
-    queue_caps = [{"cap": cap, "archs": archs} for cap, archs in caps.items()]
+    queue_caps = [QueueCap(cap, tuple(archs)) for cap, archs in caps.items()]
     scalars = [
         {"field": hs.field_name, "cpp": _scalar_cpp(spec, hs.expr), "text": unparse(hs.expr)} for hs in compiled.scalars
     ]
@@ -757,13 +770,13 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "tiling_fields": [
                 *tiling_field_views(TILING_FIELDS, output=output.name),
                 *(
-                    {
-                        "name": sc["field"],
-                        "c_type": "float",
-                        "comment": sc["text"],
-                        "value": f"static_cast<float>({sc['cpp']})",
-                        "set_comment": sc["text"],
-                    }
+                    TilingFieldRow(
+                        name=sc["field"],
+                        c_type="float",
+                        comment=sc["text"],
+                        value=f"static_cast<float>({sc['cpp']})",
+                        set_comment=sc["text"],
+                    )
                     for sc in scalars
                 ),
             ],

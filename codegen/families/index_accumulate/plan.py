@@ -60,13 +60,21 @@ from typing import Any, ClassVar
 
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
+    ArchGroup,
+    DtypeGroup,
     KindView,
+    OpDefConfig,
+    OpDefParam,
+    OpDefRegistration,
+    OpDefTensors,
     OpViews,
     ParamRow,
     ProductSupportRow,
     SignatureParam,
     StatusRow,
+    TensorCheck,
     TilingField,
+    TilingFieldRow,
     TilingHeaderView,
     UtInferCase,
     arch_condition,
@@ -612,24 +620,22 @@ def device_opdef_dtypes(spec: OpSpec, products: list[Product] | None) -> dict[st
     return out
 
 
-def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> dict[str, Any]:
+def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> OpDefTensors:
     """The OpDef entries (see :func:`device_opdef_dtypes`) as template strings."""
     cols = device_opdef_dtypes(spec, products)
 
-    def entry(name: str) -> dict[str, str]:
+    def entry(name: str) -> OpDefParam:
         dts = cols[name]
-        return {
-            "name": name,
-            "param_type": "REQUIRED",
-            "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
-            "formats": ", ".join(["ge::FORMAT_ND"] * len(dts)),
-        }
+        return OpDefParam(
+            name=name,
+            param_type="REQUIRED",
+            dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
+            formats=", ".join(["ge::FORMAT_ND"] * len(dts)),
+        )
 
-    return {
-        "inputs": [entry(t.name) for t in spec.inputs],
-        "outputs": [entry(t.name) for t in spec.outputs],
-        "key": tuple(tuple(cols[n]) for n in sorted(cols)),
-    }
+    return OpDefTensors(
+        inputs=tuple(entry(t.name) for t in spec.inputs), outputs=tuple(entry(t.name) for t in spec.outputs)
+    )
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
@@ -668,8 +674,8 @@ class AclnnSourceView(KindView):
     padding: str
     rows: str
     signature: tuple[SignatureParam, ...]
-    tensor_groups: Mapping[str, Rows]
-    tensors: Rows
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
 
 
 @dataclass(frozen=True)
@@ -722,7 +728,7 @@ class TilingSourceView(KindView):
     files: Mapping[str, str]
     fp32_bytes: int
     grad_keys: Rows
-    hw_sync_archs: Rows
+    hw_sync_archs: tuple[ArchGroup, ...]
     index: str
     index_keys: Rows
     index_position: int
@@ -736,7 +742,7 @@ class TilingSourceView(KindView):
     scaling: str
     scaling_index: int
     slice_overhead_bytes: int
-    tiling_fields: Rows
+    tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
     ub_reserved_bytes: int
 
@@ -872,15 +878,15 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     for p in products:
         cols = _opdef_columns(spec, [p])
         configs.append(
-            {
-                "config_name": p.config_name,
-                "var": f"{p.config_name}Config",
-                "custom": cols["key"] != default_cols["key"],
-                "inputs": cols["inputs"],
-                "outputs": cols["outputs"],
-            }
+            OpDefConfig(
+                config_name=p.config_name,
+                var=f"{p.config_name}Config",
+                custom=cols != default_cols,
+                inputs=cols.inputs,
+                outputs=cols.outputs,
+            )
         )
-    opdef = {"default": default_cols, "configs": configs, "attrs": view["opdef"]["attrs"]}
+    opdef = OpDefRegistration(default_cols, tuple(configs), view["opdef"].attrs)
 
     checks = constraint_view(spec, catalogue)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
