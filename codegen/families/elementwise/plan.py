@@ -61,7 +61,7 @@ from codegen.plan.common import (
     ut_tensor,
     ut_tiling_view,
 )
-from codegen.plan.constraints import constraint_doc_lines, constraint_view
+from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
@@ -474,7 +474,7 @@ class AclnnSourceView(KindView):
 
     KIND: ClassVar[str] = "op_api_cpp"
     attr_checks: tuple[AttrCheck, ...]
-    checks: Mapping[str, Any]
+    checks: ConstraintChecks
     dfx_in: str
     files: Mapping[str, str]
     inputs: Rows

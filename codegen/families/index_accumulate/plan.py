@@ -94,7 +94,7 @@ from codegen.plan.common import (
     ut_tensor,
     ut_tiling_view,
 )
-from codegen.plan.constraints import constraint_doc_lines, constraint_view
+from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -663,7 +663,7 @@ class AclnnSourceView(KindView):
     empty without one)."""
 
     KIND: ClassVar[str] = "op_api_cpp"
-    checks: Mapping[str, Any]
+    checks: ConstraintChecks
     dfx_in: str
     files: Mapping[str, str]
     index: str
