@@ -767,6 +767,16 @@ def json_compact(value: object) -> str:
 
 
 @dataclass(frozen=True)
+class L0Attr:
+    """A device attr of the L0 call: its device ``name``, the L0 parameter declaration ``decl`` and the
+    C++ expression ``arg`` the L2 API passes for it."""
+
+    name: str
+    decl: str
+    arg: str
+
+
+@dataclass(frozen=True)
 class TensorCheck:
     """The L2 API's checks of one aclnn tensor: ``name``, accepted rank range (``min_rank``..``max_rank``),
     whether it may be null (``optional``), and the C++ condition true for a storage format it does not accept

@@ -34,6 +34,7 @@ from codegen.plan.common import (
     AttrCheck,
     DtypeGroup,
     KindView,
+    L0Attr,
     OpViews,
     ParamRow,
     ProductSupportRow,
@@ -478,7 +479,7 @@ class AclnnSourceView(KindView):
     dfx_in: str
     files: Mapping[str, str]
     inputs: Rows
-    l0_attrs: Rows
+    l0_attrs: tuple[L0Attr, ...]
     max_rank: int
     output: str
     promote_expr: str
@@ -497,7 +498,7 @@ class L0SourceView(KindView):
     dtype_input_name: str
     files: Mapping[str, str]
     inputs: Rows
-    l0_attrs: Rows
+    l0_attrs: tuple[L0Attr, ...]
     l0_inputs: Rows
     l0_output: str
     l0_params: tuple[str, ...]
@@ -721,21 +722,21 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         *(f"Limit `{c.name}`: {line}" for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue))),
     ]
     l0_inputs = [{"name": d.name, "source": d.source} for d in dev.inputs]
-    l0_attrs = []
+    l0_attrs: list[L0Attr] = []
     for da in dev.attrs:
         a = spec.attr(da.source)
         if da.type == "string":
             suffix = "Value" if a.type == "string" else ""  # a char * attr's index, computed in phase 1
             l0_attrs.append(
-                {
-                    "name": da.name,
-                    "decl": f"const std::string &{da.name}",
-                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
-                }
+                L0Attr(
+                    name=da.name,
+                    decl=f"const std::string &{da.name}",
+                    arg=f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
+                )
             )
         else:
             arg = f"static_cast<float>({a.name}Value)" if a.type == "scalar" else a.name
-            l0_attrs.append({"name": da.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", "arg": arg})
+            l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", arg))
     string_attrs = [
         {
             "name": a.name,
@@ -750,7 +751,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "l0_inputs": l0_inputs,
             "l0_attrs": l0_attrs,
             # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
-            "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a["decl"] for a in l0_attrs)],
+            "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a.decl for a in l0_attrs)],
             "l0_output": dev.outputs[0].name,
             "device_name_of": {d.source: d.name for d in dev.inputs},
             "string_attrs": string_attrs,

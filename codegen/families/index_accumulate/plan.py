@@ -63,6 +63,7 @@ from codegen.plan.common import (
     ArchGroup,
     DtypeGroup,
     KindView,
+    L0Attr,
     OpDefConfig,
     OpDefParam,
     OpDefRegistration,
@@ -653,7 +654,50 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     buffer_num(spec, spec_products(spec, catalogue))
 
 
-Rows = tuple[Mapping[str, Any], ...]
+@dataclass(frozen=True)
+class GradKey:
+    """A rows dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, kernel type,
+    ``bytes`` per element and the preprocessor ``guard`` leaving it out where the product lacks it ("")."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    bytes: int
+    guard: str
+
+
+@dataclass(frozen=True)
+class IndexKey:
+    """An index dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, ``bytes`` per
+    element and the kernel's index ``codec``."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    bytes: int
+    codec: str
+
+
+@dataclass(frozen=True)
+class KernelBranch:
+    """One tiling-key branch of the kernel entry: ``key``, the rows kernel type, the index codec,
+    ``deterministic`` (``true``/``false``), a ``comment`` and its preprocessor ``guard`` ("")."""
+
+    key: int
+    grad_type: str
+    codec: str
+    deterministic: str
+    comment: str
+    guard: str
+
+
+@dataclass(frozen=True)
+class BranchGroup:
+    """Consecutive kernel branches sharing one preprocessor ``guard`` ("": always compiled)."""
+
+    guard: str
+    branches: tuple[KernelBranch, ...]
 
 
 @dataclass(frozen=True)
@@ -668,7 +712,7 @@ class AclnnSourceView(KindView):
     files: Mapping[str, str]
     index: str
     index_dtype_list: str
-    l0_attrs: Rows
+    l0_attrs: tuple[L0Attr, ...]
     num_rows: str
     out: str
     padding: str
@@ -685,7 +729,7 @@ class L0SourceView(KindView):
     KIND: ClassVar[str] = "l0_cpp"
     files: Mapping[str, str]
     index: str
-    l0_attrs: Rows
+    l0_attrs: tuple[L0Attr, ...]
     l0_params: tuple[str, ...]
     num_rows: str
     rows: str
@@ -727,10 +771,10 @@ class TilingSourceView(KindView):
     count_bytes: int
     files: Mapping[str, str]
     fp32_bytes: int
-    grad_keys: Rows
+    grad_keys: tuple[GradKey, ...]
     hw_sync_archs: tuple[ArchGroup, ...]
     index: str
-    index_keys: Rows
+    index_keys: tuple[IndexKey, ...]
     index_position: int
     index_ub_bytes: int
     min_bytes_per_core: int
@@ -753,7 +797,7 @@ class KernelView(KindView):
 
     KIND: ClassVar[str] = "kernel_cpp"
     block_bytes: int
-    branch_groups: Rows
+    branch_groups: tuple[BranchGroup, ...]
     buffer_num: int
     cache_line_bytes: int
     index: str
@@ -831,47 +875,44 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     bufs = buffer_num(spec, products)
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
 
-    grad_keys: list[dict[str, Any]] = [
-        {
-            "key": k,
-            "dtype": d.name,
-            "ge_name": d.ge_name,
-            "kernel_type": d.kernel_type,
-            "bytes": d.itemsize,
-            "is_fp32": d is DType.FLOAT,
-            "guard": no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
-        }
+    grad_keys = [
+        GradKey(
+            key=k,
+            dtype=d.name,
+            ge_name=d.ge_name,
+            kernel_type=d.kernel_type,
+            bytes=d.itemsize,
+            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
+        )
         for k, d in enumerate(grads)
     ]
-    index_keys: list[dict[str, Any]] = [
-        {"key": k, "dtype": d.name, "ge_name": d.ge_name, "bytes": d.itemsize, "codec": INDEX_CODECS[d]}
-        for k, d in enumerate(idxs)
-    ]
+    index_keys = [IndexKey(k, d.name, d.ge_name, d.itemsize, INDEX_CODECS[d]) for k, d in enumerate(idxs)]
     no_sync = arch_condition(products, "hw_sync_all")
-    branches = []
+    branches: list[KernelBranch] = []
     for s, (strategy, det) in enumerate(STRATEGIES):
         for g in grad_keys:
             # The atomic strategy needs hardware SyncAll: left out where it is missing.
-            parts = list(dict.fromkeys(c for c in (g["guard"], "" if det or no_sync == "0" else no_sync) if c))
+            parts = list(dict.fromkeys(c for c in (g.guard, "" if det or no_sync == "0" else no_sync) if c))
             guard = " || ".join(f"({c})" for c in parts) if len(parts) > 1 else (parts[0] if parts else "")
             for i in index_keys:
                 branches.append(
-                    {
-                        "key": s * 100 + g["key"] * 10 + i["key"],
-                        "grad_type": g["kernel_type"],
-                        "codec": i["codec"],
-                        "deterministic": "true" if det else "false",
-                        "comment": f"{strategy}, {comp.rows} {g['dtype']}, {comp.index} {i['dtype']}",
-                        "guard": guard,
-                    }
+                    KernelBranch(
+                        key=s * 100 + g.key * 10 + i.key,
+                        grad_type=g.kernel_type,
+                        codec=i.codec,
+                        deterministic="true" if det else "false",
+                        comment=f"{strategy}, {comp.rows} {g.dtype}, {comp.index} {i.dtype}",
+                        guard=guard,
+                    )
                 )
     # Consecutive branches with the same guard share one #if block.
-    branch_groups: list[dict[str, Any]] = []
+    runs: list[list[KernelBranch]] = []
     for b in branches:
-        if branch_groups and branch_groups[-1]["guard"] == b["guard"]:
-            branch_groups[-1]["branches"].append(b)
+        if runs and runs[-1][0].guard == b.guard:
+            runs[-1].append(b)
         else:
-            branch_groups.append({"guard": b["guard"], "branches": [b]})
+            runs.append([b])
+    branch_groups = [BranchGroup(run[0].guard, tuple(run)) for run in runs]
 
     default_cols = _opdef_columns(spec, None)
     configs = []
@@ -893,20 +934,14 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     num_rows_attr = spec.attr(comp.num_rows)
     padding_attr = spec.attr(comp.padding) if comp.padding else None
     scale_attr = spec.attr(comp.count_scaling) if comp.count_scaling else None
-    l0_attrs = [
-        {"name": comp.num_rows, "decl": f"int64_t {comp.num_rows}", "arg": f"static_cast<int64_t>({comp.num_rows})"}
-    ]
+    l0_attrs = [L0Attr(comp.num_rows, f"int64_t {comp.num_rows}", f"static_cast<int64_t>({comp.num_rows})")]
     if padding_attr is not None:
         l0_attrs.append(
-            {
-                "name": padding_attr.name,
-                "decl": f"int64_t {padding_attr.name}",
-                "arg": f"static_cast<int64_t>({padding_attr.name})",
-            }
+            L0Attr(padding_attr.name, f"int64_t {padding_attr.name}", f"static_cast<int64_t>({padding_attr.name})")
         )
     if scale_attr is not None:
-        l0_attrs.append({"name": scale_attr.name, "decl": f"bool {scale_attr.name}", "arg": scale_attr.name})
-    l0_attrs.sort(key=lambda a: attr_index[a["name"]])
+        l0_attrs.append(L0Attr(scale_attr.name, f"bool {scale_attr.name}", scale_attr.name))
+    l0_attrs.sort(key=lambda a: attr_index[a.name])
 
     tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
     status_rows = [
@@ -1000,7 +1035,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "scaling": scale_attr.name if scale_attr else "",
             "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
             "l0_attrs": l0_attrs,
-            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a["decl"] for a in l0_attrs)],
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a.decl for a in l0_attrs)],
             "rows_min_rank": rows_t.rank[0],
             "rows_max_rank": rows_t.rank[1],
             "index_min_rank": index_t.rank[0],
