@@ -6,6 +6,7 @@ Generated from the family registry and the template folder; no list here names a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -193,3 +194,75 @@ def test_rendering_a_view_gives_the_generated_file() -> None:
 
 
 _ = jinja2  # the environment type the helpers above parse with
+
+
+def _conforms(value: object, hint: object, where: str) -> list[str]:
+    """Where ``value`` breaks the type ``hint`` (recursively through tuples, mappings, unions and nested
+    dataclasses); empty when it conforms."""
+    import types
+    import typing
+    from collections.abc import Mapping
+
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is typing.Any:
+        return [f"{where}: typed Any"]
+    if origin in (typing.Union, types.UnionType):
+        found = [_conforms(value, a, where) for a in args]
+        return [] if any(not f for f in found) else [f"{where}: {value!r} is none of {hint}"]
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return [f"{where}: {type(value).__name__}, not a tuple"]
+        return [p for i, v in enumerate(value) for p in _conforms(v, args[0], f"{where}[{i}]")]
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
+        if not isinstance(value, Mapping) or isinstance(value, dict):
+            return [f"{where}: {type(value).__name__}, not a read-only mapping"]
+        return [p for k, v in value.items() for p in _conforms(v, args[1], f"{where}[{k!r}]")]
+    if hint is type(None):
+        return [] if value is None else [f"{where}: {value!r} is not None"]
+    assert isinstance(hint, type), f"{where}: unsupported hint {hint!r}"
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return []
+    if not isinstance(value, hint):
+        return [f"{where}: {type(value).__name__}, not {hint.__name__}"]
+    if dataclasses.is_dataclass(hint):
+        hints = typing.get_type_hints(hint)
+        return [
+            p
+            for f in dataclasses.fields(hint)
+            for p in _conforms(getattr(value, f.name), hints[f.name], f"{where}.{f.name}")
+        ]
+    return []
+
+
+@pytest.mark.parametrize("family", registry.family_names())
+def test_every_view_field_holds_its_declared_type(family: str) -> None:
+    """Each view field, and every nested row of it, holds a value of the type the view declares (no
+    ``Any``, no plain dict or list), for every spec of the family."""
+    for spec in (s for _, s in sorted(SPECS.items()) if s.family == family):
+        views = registry.family(family).build_views(spec, CATALOGUE)
+        for kind, view in views.views.items():
+            assert dataclasses.is_dataclass(view)
+            assert _conforms(view, type(view), f"{spec.op}:{kind}") == []
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Holder:
+    rows: tuple[Row, ...]
+    named: Mapping[str, int]
+    maybe: int | None
+
+
+def test_the_type_check_finds_a_wrong_value() -> None:
+    assert _conforms(Holder((Row("a"),), MappingProxyType({"x": 1}), None), Holder, "h") == []
+    assert _conforms(Holder((Row(1),), MappingProxyType({}), 2), Holder, "h") == ["h.rows[0].name: int, not str"]  # type: ignore[arg-type]
+    assert _conforms(Holder([Row("a")], {"x": "y"}, "z"), Holder, "h") == [  # type: ignore[arg-type]
+        "h.rows: list, not a tuple",
+        "h.named: dict, not a read-only mapping",
+        "h.maybe: 'z' is none of int | None",
+    ]
