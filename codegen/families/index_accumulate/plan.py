@@ -54,17 +54,36 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
+    ArchGroup,
+    DtypeGroup,
+    KindView,
+    L0Attr,
+    OpDefConfig,
+    OpDefParam,
+    OpDefRegistration,
+    OpDefTensors,
+    OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
+    TensorCheck,
     TilingField,
+    TilingFieldRow,
+    TilingHeaderView,
+    UtInferCase,
     arch_condition,
     arch_groups,
     common_view,
     dtype_groups,
     format_rule_text,
+    op_views,
     ops_nn_view,
     spec_products,
     status_row,
@@ -76,7 +95,7 @@ from codegen.plan.common import (
     ut_tensor,
     ut_tiling_view,
 )
-from codegen.plan.constraints import constraint_doc_lines, constraint_view
+from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -928,24 +947,22 @@ def device_opdef_dtypes(spec: OpSpec, products: list[Product] | None) -> dict[st
     return out
 
 
-def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> dict[str, Any]:
+def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> OpDefTensors:
     """The OpDef entries (see :func:`device_opdef_dtypes`) as template strings."""
     cols = device_opdef_dtypes(spec, products)
 
-    def entry(name: str) -> dict[str, str]:
+    def entry(name: str) -> OpDefParam:
         dts = cols[name]
-        return {
-            "name": name,
-            "param_type": "REQUIRED",
-            "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
-            "formats": ", ".join(["ge::FORMAT_ND"] * len(dts)),
-        }
+        return OpDefParam(
+            name=name,
+            param_type="REQUIRED",
+            dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
+            formats=", ".join(["ge::FORMAT_ND"] * len(dts)),
+        )
 
-    return {
-        "inputs": [entry(t.name) for t in spec.inputs],
-        "outputs": [entry(t.name) for t in spec.outputs],
-        "key": tuple(tuple(cols[n]) for n in sorted(cols)),
-    }
+    return OpDefTensors(
+        inputs=tuple(entry(t.name) for t in spec.inputs), outputs=tuple(entry(t.name) for t in spec.outputs)
+    )
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
@@ -963,8 +980,226 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     buffer_num(spec, spec_products(spec, catalogue))
 
 
-def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an index-accumulate op (see :func:`codegen.plan.common.common_view`).
+@dataclass(frozen=True)
+class GradKey:
+    """A rows dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, kernel type,
+    ``bytes`` per element and the preprocessor ``guard`` leaving it out where the product lacks it ("")."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    bytes: int
+    guard: str
+
+
+@dataclass(frozen=True)
+class IndexKey:
+    """An index dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, ``bytes`` per
+    element and the kernel's index ``codec``."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    bytes: int
+    codec: str
+
+
+@dataclass(frozen=True)
+class KernelBranch:
+    """One tiling-key branch of the kernel entry: ``key``, the rows kernel type, the index codec,
+    ``deterministic`` (``true``/``false``), ``sorted`` (the sorted-run strategy), a ``comment`` and its
+    preprocessor ``guard`` ("")."""
+
+    key: int
+    grad_type: str
+    codec: str
+    deterministic: str
+    #: the sorted-run strategy's kernel (``Run<OpType>Sorted``)
+    sorted: bool
+    comment: str
+    guard: str
+
+
+@dataclass(frozen=True)
+class BranchGroup:
+    """Consecutive kernel branches sharing one preprocessor ``guard`` ("": always compiled)."""
+
+    guard: str
+    branches: tuple[KernelBranch, ...]
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/index_accumulate_aclnn.cpp.j2``): parameter checks and the L2 plan.
+    ``rows``, ``index``, ``out``: the tensors' names; ``num_rows``, ``padding``: the attrs' names (``padding``
+    empty without one)."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    checks: ConstraintChecks
+    dfx_in: str
+    files: Mapping[str, str]
+    index: str
+    index_dtype_list: str
+    l0_attrs: tuple[L0Attr, ...]
+    num_rows: str
+    out: str
+    padding: str
+    rows: str
+    signature: tuple[SignatureParam, ...]
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/index_accumulate_l0.cpp.j2``): the L0 wrapper."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    files: Mapping[str, str]
+    index: str
+    l0_attrs: tuple[L0Attr, ...]
+    l0_params: tuple[str, ...]
+    num_rows: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: output ``[num_rows, D]``; ``*_index``/``*_position``: the attr's
+    and the tensor's positions in the OpDef."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    num_rows: str
+    num_rows_index: int
+    out: str
+    rows: str
+    rows_position: int
+
+
+@dataclass(frozen=True)
+class IndexTilingHeaderView(TilingHeaderView):
+    """``op_host/<kernel>_tiling.h`` (``op_host/index_accumulate_tiling.h.j2``): the shared header view and
+    the names its comments use."""
+
+    num_rows: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/index_accumulate_tiling.cpp.j2``): the tiling function;
+    sizes in bytes, alignments in elements, positions/indexes in the OpDef (-1: attr absent)."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    acc_align: int
+    block_bytes: int
+    buffer_num: int
+    cache_line_bytes: int
+    chunk_align: int
+    count_bytes: int
+    files: Mapping[str, str]
+    fp32_bytes: int
+    grad_keys: tuple[GradKey, ...]
+    hw_sync_archs: tuple[ArchGroup, ...]
+    index: str
+    index_keys: tuple[IndexKey, ...]
+    index_position: int
+    index_ub_bytes: int
+    max_block_count: int
+    min_bytes_per_core: int
+    num_rows_index: int
+    padding: str
+    padding_index: int
+    rows: str
+    rows_position: int
+    scaling: str
+    scaling_index: int
+    slice_overhead_bytes: int
+    #: the sorted-run strategy's sizes (pairs, elements, slots, buckets) and the NpuArchs that compile it
+    sort_buckets_per_core: int
+    sort_d_chunk_max: int
+    sort_pair_chunk: int
+    sort_stage_min: int
+    sorted_archs: tuple[ArchGroup, ...]
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_type: str
+    ub_reserved_bytes: int
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    block_bytes: int
+    branch_groups: tuple[BranchGroup, ...]
+    buffer_num: int
+    cache_line_bytes: int
+    index: str
+    kernel_class: str
+    kernel_params: tuple[str, ...]
+    no_pad_condition: str
+    no_sync_condition: str
+    num_rows: str
+    out: str
+    padding: str
+    rows: str
+    scaling: str
+    #: the preprocessor condition of the products without the sorted-run strategy ("": none)
+    sorted_guard: str
+    #: whether any product of the op compiles the sorted-run strategy
+    sorted_strategy: bool
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/index_accumulate_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    index: str
+    num_rows: str
+    out: str
+    padding: str
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
+    rows: str
+    scaling: str
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the index-accumulate templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c
+    for c in (
+        AclnnSourceView,
+        L0SourceView,
+        InferShapeView,
+        IndexTilingHeaderView,
+        TilingSourceView,
+        KernelView,
+        DocView,
+    )
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an index-accumulate op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError: the spec is not of this family.
+        ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
+    """
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common.common_view`).
 
     Raises:
         TypeError: the spec is not of this family.
@@ -980,89 +1215,80 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     bufs = buffer_num(spec, products)
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
 
-    grad_keys: list[dict[str, Any]] = [
-        {
-            "key": k,
-            "dtype": d.name,
-            "ge_name": d.ge_name,
-            "kernel_type": d.kernel_type,
-            "bytes": d.itemsize,
-            "is_fp32": d is DType.FLOAT,
-            "guard": no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
-        }
+    grad_keys = [
+        GradKey(
+            key=k,
+            dtype=d.name,
+            ge_name=d.ge_name,
+            kernel_type=d.kernel_type,
+            bytes=d.itemsize,
+            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
+        )
         for k, d in enumerate(grads)
     ]
-    index_keys: list[dict[str, Any]] = [
-        {"key": k, "dtype": d.name, "ge_name": d.ge_name, "bytes": d.itemsize, "codec": INDEX_CODECS[d]}
-        for k, d in enumerate(idxs)
-    ]
+    index_keys = [IndexKey(k, d.name, d.ge_name, d.itemsize, INDEX_CODECS[d]) for k, d in enumerate(idxs)]
     no_sync = arch_condition(products, "hw_sync_all")
     no_pad = arch_condition(products, "data_copy_pad")
     # The sorted-run strategy needs hardware SyncAll and DataCopyPad: compiled only where both exist.
     sorted_products = [p for p in products if p.hw_sync_all and p.data_copy_pad]
     sorted_guard = " || ".join(f"({c})" for c in dict.fromkeys(c for c in (no_sync, no_pad) if c != "0"))
-    branches = []
+    branches: list[KernelBranch] = []
     all_strategies = [*STRATEGIES, *(SORTED_STRATEGIES if sorted_products else ())]
     for s, (strategy, det) in enumerate(all_strategies):
         for g in grad_keys:
             # The atomic strategy needs hardware SyncAll, the sorted ones also DataCopyPad: left out where missing.
             need = sorted_guard if s >= 2 else "" if det or no_sync == "0" else no_sync
-            parts = list(dict.fromkeys(c for c in (g["guard"], need) if c))
+            parts = list(dict.fromkeys(c for c in (g.guard, need) if c))
             guard = " || ".join(f"({c})" for c in parts) if len(parts) > 1 else (parts[0] if parts else "")
             for i in index_keys:
                 branches.append(
-                    {
-                        "key": s * 100 + g["key"] * 10 + i["key"],
-                        "grad_type": g["kernel_type"],
-                        "codec": i["codec"],
-                        "deterministic": "true" if det else "false",
-                        "sorted": s >= 2,
-                        "comment": f"{strategy}, {comp.rows} {g['dtype']}, {comp.index} {i['dtype']}",
-                        "guard": guard,
-                    }
+                    KernelBranch(
+                        key=s * 100 + g.key * 10 + i.key,
+                        grad_type=g.kernel_type,
+                        codec=i.codec,
+                        deterministic="true" if det else "false",
+                        sorted=s >= 2,
+                        comment=f"{strategy}, {comp.rows} {g.dtype}, {comp.index} {i.dtype}",
+                        guard=guard,
+                    )
                 )
     # Consecutive branches with the same guard share one #if block.
-    branch_groups: list[dict[str, Any]] = []
+    runs: list[list[KernelBranch]] = []
     for b in branches:
-        if branch_groups and branch_groups[-1]["guard"] == b["guard"]:
-            branch_groups[-1]["branches"].append(b)
+        if runs and runs[-1][0].guard == b.guard:
+            runs[-1].append(b)
         else:
-            branch_groups.append({"guard": b["guard"], "branches": [b]})
+            runs.append([b])
+    branch_groups = [BranchGroup(run[0].guard, tuple(run)) for run in runs]
 
     default_cols = _opdef_columns(spec, None)
     configs = []
     for p in products:
         cols = _opdef_columns(spec, [p])
         configs.append(
-            {
-                "config_name": p.config_name,
-                "var": f"{p.config_name}Config",
-                "custom": cols["key"] != default_cols["key"],
-                "inputs": cols["inputs"],
-                "outputs": cols["outputs"],
-            }
+            OpDefConfig(
+                config_name=p.config_name,
+                var=f"{p.config_name}Config",
+                custom=cols != default_cols,
+                inputs=cols.inputs,
+                outputs=cols.outputs,
+            )
         )
-    opdef = {"default": default_cols, "configs": configs, "attrs": view["opdef"]["attrs"]}
+    opdef = OpDefRegistration(default_cols, tuple(configs), view["opdef"].attrs)
 
     checks = constraint_view(spec, catalogue)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
     num_rows_attr = spec.attr(comp.num_rows)
     padding_attr = spec.attr(comp.padding) if comp.padding else None
     scale_attr = spec.attr(comp.count_scaling) if comp.count_scaling else None
-    l0_attrs = [
-        {"name": comp.num_rows, "decl": f"int64_t {comp.num_rows}", "arg": f"static_cast<int64_t>({comp.num_rows})"}
-    ]
+    l0_attrs = [L0Attr(comp.num_rows, f"int64_t {comp.num_rows}", f"static_cast<int64_t>({comp.num_rows})")]
     if padding_attr is not None:
         l0_attrs.append(
-            {
-                "name": padding_attr.name,
-                "decl": f"int64_t {padding_attr.name}",
-                "arg": f"static_cast<int64_t>({padding_attr.name})",
-            }
+            L0Attr(padding_attr.name, f"int64_t {padding_attr.name}", f"static_cast<int64_t>({padding_attr.name})")
         )
     if scale_attr is not None:
-        l0_attrs.append({"name": scale_attr.name, "decl": f"bool {scale_attr.name}", "arg": scale_attr.name})
-    l0_attrs.sort(key=lambda a: attr_index[a["name"]])
+        l0_attrs.append(L0Attr(scale_attr.name, f"bool {scale_attr.name}", scale_attr.name))
+    l0_attrs.sort(key=lambda a: attr_index[a.name])
 
     tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
     status_rows = [
@@ -1169,7 +1395,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "scaling": scale_attr.name if scale_attr else "",
             "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
             "l0_attrs": l0_attrs,
-            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a["decl"] for a in l0_attrs)],
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a.decl for a in l0_attrs)],
             "rows_min_rank": rows_t.rank[0],
             "rows_max_rank": rows_t.rank[1],
             "index_min_rank": index_t.rank[0],
@@ -1278,7 +1504,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
     return cases
 
 
-def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test cases of an index-accumulate op: rows [4, 5, 8] with 20 indices into 7 rows
     (output [7, 8]), rows [3, 16] with 3 indices into 0 rows (output [0, 16]), both FLOAT (the family writes
     fp32 sums; the L2 API casts them to the output's dtype), and a negative row count (InferShape fails)."""
@@ -1286,7 +1512,7 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
     dev = spec.device_interface
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     index_dtype = DType.INT64 if DType.INT64 in idxs else idxs[0]
-    out: list[dict[str, Any]] = []
+    out: list[UtInferCase] = []
     for name, shape, rows in (
         ("Rows", (4, 5, 8), 7),
         ("ZeroRows", (3, 16), 0),
