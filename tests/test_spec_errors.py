@@ -187,7 +187,7 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
         "deterministic_gm_atomics, device, example, family, inputs, kernel, notes, op, op_type, outputs, products, "
-        "summary, tiling"
+        "signature, summary, tiling"
     ]
 
 
@@ -1275,3 +1275,36 @@ def test_string_and_scalar_attr_misuse_is_a_spec_error(
     path = tmp_path / STEM
     errs = errors_of(path, text, catalogue)
     assert any(what in e for e in errs), errs
+
+
+def test_signature_orders_the_aclnn_parameters(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "inputs:\n", "signature: [self, reduction, gradOutput, out, target]\ninputs:\n"))
+    spec = load_op_spec(path, catalogue)
+    assert spec.aclnn_order == ("self", "reduction", "gradOutput", "out", "target")
+    path.write_text(BASE)
+    assert load_op_spec(path, catalogue).aclnn_order == ("gradOutput", "self", "target", "reduction", "out")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            "[gradOutput, self, target, reduction]",
+            "8: signature: the signature must list every input, attr and output once; missing: out",
+        ),
+        (
+            "[gradOutput, self, target, reduction, out, self]",
+            "8: signature[5]: 'self' is listed twice; each parameter appears once",
+        ),
+        (
+            "[gradOutput, self, target, reduction, outt]",
+            "8: signature[4]: 'outt' is not an input, attr or output of the op; "
+            "allowed: gradOutput, self, target, reduction, out",
+        ),
+        ("gradOutput", "8: signature: expected a list, got string 'gradOutput'"),
+    ],
+)
+def test_signature_errors(tmp_path: Path, catalogue: Catalogue, value: str, message: str) -> None:
+    f, errs = bad(tmp_path, catalogue, ("inputs:\n", f"signature: {value}\ninputs:\n"))
+    assert errs == [f"{f}:{message}"]

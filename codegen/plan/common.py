@@ -223,8 +223,16 @@ def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
     return [catalogue.get(name) for name in spec.products]
 
 
+def in_aclnn_order(spec: OpSpec, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``entries`` (dicts with a ``name`` of an aclnn input, attr or output, one each) sorted into the C
+    parameter order of :attr:`OpSpec.aclnn_order` (the spec's ``signature`` key, or inputs, attrs, outputs)."""
+    position = {name: i for i, name in enumerate(spec.aclnn_order)}
+    return sorted(entries, key=lambda e: position[e["name"]])
+
+
 def signature(spec: OpSpec) -> list[dict[str, Any]]:
-    """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor.
+    """The phase-1 parameters in aclnn order (:attr:`OpSpec.aclnn_order`: the spec's ``signature`` key, or
+    inputs, attributes, outputs), without workspaceSize/executor.
 
     Each entry has ``name``, ``decl`` (C declaration) and ``kind`` (``input``, ``attr`` or ``output``).
     """
@@ -267,7 +275,7 @@ def signature(spec: OpSpec) -> list[dict[str, Any]]:
     for t in spec.outputs:
         const = "const " if getattr(t, "const", False) else ""
         params.append({"name": t.name, "decl": f"{const}aclTensor *{t.name}", "kind": "output"})
-    return params
+    return in_aclnn_order(spec, params)
 
 
 def arch_groups(products: list[Product]) -> list[dict[str, Any]]:
@@ -550,6 +558,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         )
     for t in spec.outputs:
         param_rows.append(_param_row(t, products, "output"))
+    param_rows = in_aclnn_order(spec, param_rows)
     return {
         "op": OpView.of(spec),
         "files": op_files(spec),

@@ -137,7 +137,7 @@ _ROOT_REQUIRED = (
     "compute",
     "tiling",
 )
-_ROOT_OPTIONAL = ("attrs", "device", "constraints", "notes", "example", "deterministic_gm_atomics")
+_ROOT_OPTIONAL = ("attrs", "signature", "device", "constraints", "notes", "example", "deterministic_gm_atomics")
 
 
 class _OpParser:
@@ -733,6 +733,7 @@ class _OpParser:
         for field, loc, message in generated_name_problems(inputs, outputs, attrs, {*RESERVED_NAMES, *r.poisoned}):
             r.errors.append(SpecError(loc, field, message))
 
+        signature = self.signature(m["signature"], inputs, outputs, attrs) if "signature" in m else None
         device = self.device(m["device"], family, inputs, outputs, attrs) if "device" in m else None
 
         tiling = self.tiling(m["tiling"]) if "tiling" in m else TilingSpec(1, 0, 1, self.root.loc)
@@ -776,7 +777,41 @@ class _OpParser:
             path=str(self.path),
             loc=self.root.loc,
             device=device,
+            signature=signature,
         )
+
+    def signature(
+        self,
+        node: YNode,
+        inputs: tuple[TensorSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        attrs: tuple[AttrSpec, ...],
+    ) -> tuple[str, ...] | None:
+        """The ``signature`` key: the order of the aclnn phase-1 parameters (before ``workspaceSize`` and
+        ``executor``), as names of the spec's inputs, attrs and outputs, each exactly once. Problems are
+        recorded (an unknown or repeated name at its line, missing names at the list's line); None then."""
+        r = self.r
+        items = r.seq(node)
+        if items is None:
+            return None
+        known = [t.name for t in inputs] + [a.name for a in attrs] + [t.name for t in outputs]
+        order: list[str] = []
+        named = r.strings(node)
+        ok = len(named) == len(items)  # a non-string item is recorded by strings()
+        for item, name in named:
+            if name not in known:
+                r.error(item, f"'{name}' is not an input, attr or output of the op; allowed: {', '.join(known)}")
+                ok = False
+            elif name in order:
+                r.error(item, f"'{name}' is listed twice; each parameter appears once")
+                ok = False
+            else:
+                order.append(name)
+        missing = [n for n in known if n not in order]
+        if ok and missing:
+            r.error(node, f"the signature must list every input, attr and output once; missing: {', '.join(missing)}")
+            ok = False
+        return tuple(order) if ok else None
 
     def device(
         self,

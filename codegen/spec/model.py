@@ -416,6 +416,8 @@ class OpSpec:
         path: the spec file.
         loc: the document's first line.
         device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
+        signature: the ``signature`` key (aclnn parameter names in C order), or None for inputs, attrs,
+            outputs; see :attr:`aclnn_order`.
     """
 
     op: str
@@ -437,6 +439,15 @@ class OpSpec:
     loc: SourceLoc
     deterministic_gm_atomics: bool = True
     device: DeviceInterface | None = None
+    signature: tuple[str, ...] | None = None
+
+    @property
+    def aclnn_order(self) -> tuple[str, ...]:
+        """The names of the aclnn phase-1 parameters in C order (before ``workspaceSize``/``executor``): the
+        spec's ``signature`` key, or inputs, then attrs, then outputs."""
+        if self.signature is not None:
+            return self.signature
+        return (*self.input_names, *(a.name for a in self.attrs), *(t.name for t in self.outputs))
 
     @property
     def device_interface(self) -> DeviceInterface:
