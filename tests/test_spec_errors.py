@@ -1308,3 +1308,68 @@ def test_signature_orders_the_aclnn_parameters(tmp_path: Path, catalogue: Catalo
 def test_signature_errors(tmp_path: Path, catalogue: Catalogue, value: str, message: str) -> None:
     f, errs = bad(tmp_path, catalogue, ("inputs:\n", f"signature: {value}\ninputs:\n"))
     assert errs == [f"{f}:{message}"]
+
+
+def test_device_shared_absent_host_and_constant_entries(tmp_path: Path, catalogue: Catalogue) -> None:
+    """An aclnn input may feed two device inputs; an optional device input may have no source; an aclnn attr
+    may stay on the host (host_attrs); a device attr may be a constant (fp32-rounded for a float)."""
+    path = tmp_path / STEM
+    text = edit(BASE, "compute:\n", DEVICE)
+    text = edit(
+        text,
+        "    - {name: dout, from: gradOutput}\n",
+        "    - {name: dout, from: gradOutput}\n    - {name: again, from: self}\n    - {name: extra, optional: true}\n",
+    )
+    text = edit(
+        text,
+        "    - {name: reduction, from: reduction, type: string, default: mean}\n",
+        "    - {name: alpha, value: 0.1, type: float, default: 0.1}\n    - {name: mode, value: 3, type: int}\n"
+        "  host_attrs: [reduction]\n",
+    )
+    text = edit(text, '    norm: "1 / numel(out) if reduction == 1 else 1"\n', '    norm: "1 / numel(out)"\n')
+    path.write_text(text)
+    dev = load_op_spec(path, catalogue).device_interface
+    assert [(t.name, t.source) for t in dev.inputs] == [
+        ("predict", "self"),
+        ("label", "target"),
+        ("dout", "gradOutput"),
+        ("again", "self"),
+        ("extra", None),
+    ]
+    assert dev.input_index("self") == 0
+    assert [(a.name, a.source, a.type, a.default, a.value) for a in dev.attrs] == [
+        ("alpha", None, "float", 0.10000000149011612, 0.10000000149011612),
+        ("mode", None, "int", None, 3),
+    ]
+    assert dev.host_attrs == ("reduction",)
+
+
+def test_device_new_entry_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("    - {name: gradient, from: out}\n", "    - {name: gradient, from: out}\n    - {name: g2, from: out}\n"),
+        (
+            "    - {name: dout, from: gradOutput}\n",
+            "    - {name: dout, from: gradOutput}\n    - {name: e}\n    - {name: o, optional: false}\n",
+        ),
+        (
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n",
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n"
+            "    - {name: c, value: 1.5, from: reduction, type: float}\n    - {name: d, value: yes, type: int}\n"
+            "  host_attrs: [reduction, nope]\n",
+        ),
+    )
+    assert errs == [
+        f"{f}:37: device.inputs[3].from: missing required key 'from'; only an 'optional: true' device input may "
+        "omit it",
+        f"{f}:38: device.inputs[4].optional: a device input without 'from' must be 'optional: true' (passed null)",
+        f"{f}:41: device.outputs[1].from: aclnn output 'out' is already carried by another device output",
+        f"{f}:43: device.attrs[0].from: aclnn attr 'reduction' is listed in host_attrs (not sent to the device)",
+        f"{f}:44: device.attrs[1]: a device attr needs exactly one of 'from' (an aclnn attr) and 'value' (a constant)",
+        f"{f}:45: device.attrs[2].value: expected a value of the device attr type 'int', got 'yes'",
+        f"{f}:46: device.host_attrs[1]: 'nope' is not an aclnn attr; allowed: reduction",
+        f"{f}:51: compute.scalars.norm: the compute reads reduction, listed in device.host_attrs: the device op does "
+        "not take it, so the kernel cannot read it",
+    ]
