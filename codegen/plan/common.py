@@ -373,8 +373,7 @@ def l0_constant_attr(attr: DeviceAttr) -> dict[str, str]:
 def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list[tuple[str, TensorSpec]]:
     """Each device tensor's OpDef name and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its
     source, or for an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an
-    optional tensor (an elementwise op, the only family with a ``device`` section, lists one dtype list for
-    all tensors)."""
+    optional tensor (a family whose specs may have a ``device`` section gives every tensor one dtype list)."""
     out = []
     for d in tensors:
         if d.source is None:
