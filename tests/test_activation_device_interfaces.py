@@ -90,3 +90,19 @@ def test_hardsigmoid_grad_gets_the_constant_attrs_of_cann_l2_api() -> None:
         ("alpha", None, "float", one_sixth),
         ("beta", None, "float", 0.5),
     ]
+
+
+def test_elu_backward_header_has_the_cann_parameter_order() -> None:
+    """aclnnEluBackwardGetWorkspaceSize as CANN declares it (hicann/ops-nn activation/elu_grad_v2,
+    docs/aclnnEluBackward.md): tensors and attributes interleaved."""
+    if "elu_backward" not in SPECS:
+        pytest.skip("specs/elu_backward.yaml is not in this tree")
+    header = (Path(__file__).parents[1] / "generated" / "elu_backward" / "op_api" / "aclnn_elu_backward.h").read_text(
+        encoding="utf-8"
+    )
+    decl = " ".join(header[header.index("aclnnEluBackwardGetWorkspaceSize(") :].split(";")[0].split())
+    assert decl == (
+        "aclnnEluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclScalar *alpha, const aclScalar "
+        "*scale, const aclScalar *inputScale, bool isResult, const aclTensor *selfOrResult, aclTensor *gradInput, "
+        "uint64_t *workspaceSize, aclOpExecutor **executor)"
+    )
