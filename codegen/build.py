@@ -209,7 +209,8 @@ def product_macros(product: Product) -> list[str]:
 
 def glue_source(spec: OpSpec, product: Product) -> str:
     """The glue translation unit: registers the kernel for its OpType and defines the product's facts."""
-    n_args = len(spec.inputs) + len(spec.outputs) + 2
+    dev = spec.device_interface  # the kernel takes the device op's inputs and outputs, workspace and tiling
+    n_args = len(dev.inputs) + len(dev.outputs) + 2
     params = ", ".join(["GM_ADDR"] * n_args)
     args = ", ".join(f"a[{i}]" for i in range(n_args))
     atomic = ", ".join(f"opgen_rt::DtypeId::{d.name}" for d in product.atomic_add_dtypes)

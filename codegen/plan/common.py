@@ -6,16 +6,17 @@ Everything a template prints is computed here; templates only place the strings.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 import numpy as np
 
 from codegen.spec.generated_names import op_files
-from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
+from codegen.spec.model import Catalogue, DeviceAttr, DeviceTensor, DType, OpSpec, Product, TensorSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
 
@@ -202,6 +203,9 @@ def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list
     aclnn attr name; a string attr carries the name of the integer's value)."""
     out = []
     for da in spec.device_interface.attrs:
+        if da.source is None:  # a constant attr
+            out.append(ut_attr(da.type, cast(Any, da.value)))
+            continue
         value = values[da.source]
         if da.type == "string":
             names = dict(spec.attr(da.source).values or ())
@@ -337,6 +341,21 @@ def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
     return [catalogue.get(name) for name in spec.products]
 
 
+_Named = TypeVar("_Named")
+
+
+def in_aclnn_order(spec: OpSpec, entries: Sequence[_Named]) -> list[_Named]:
+    """``entries`` (rows or parameters with a ``name`` of an aclnn input, attr or output, one each; dicts or
+    objects) sorted into the C parameter order of :attr:`OpSpec.aclnn_order` (the spec's ``signature`` key,
+    or inputs, attrs, outputs)."""
+    position = {name: i for i, name in enumerate(spec.aclnn_order)}
+
+    def name_of(e: Any) -> str:
+        return str(e["name"] if isinstance(e, dict) else e.name)
+
+    return sorted(entries, key=lambda e: position[name_of(e)])
+
+
 @dataclass(frozen=True)
 class StringValue:
     """One accepted value of a ``char *`` attr: its ``index`` (what the checks compare) and its ``text``."""
@@ -420,7 +439,7 @@ def signature(spec: OpSpec) -> tuple[SignatureParam, ...]:
         params.append(
             SignatureParam(t.name, decl, decl if decl.startswith("const ") else "const " + decl, t.name, "output")
         )
-    return tuple(params)
+    return tuple(in_aclnn_order(spec, params))
 
 
 @dataclass(frozen=True)
@@ -493,8 +512,43 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
     if isinstance(v, bool):
         return str(v).lower()
     if attr.type == "float":
-        return repr(float(v))
+        # OpAttrDef::Float takes a float: a double literal fp32 cannot hold exactly (1/6) would be a
+        # narrowing conversion (-Wfloat-conversion), so such a value is written as a float literal
+        exact = float(np.float32(v)) == float(v)
+        return repr(float(v)) + ("" if exact else "F")
     return repr(v)
+
+
+def ut_device_inputs(spec: OpSpec, by_source: Mapping[str, UtTensor]) -> list[UtTensor]:
+    """The unit-test tensors of the device inputs in OpDef order: ``by_source`` (the tensor of each aclnn
+    input, see :func:`ut_tensor`) for each carried input, an absent tensor for an optional device input that
+    no aclnn input feeds."""
+    return [ut_tensor(None, None) if d.source is None else by_source[d.source] for d in spec.device_interface.inputs]
+
+
+def l0_constant_attr(attr: DeviceAttr) -> L0Attr:
+    """The L0 parameter of a constant device attr (``source`` None): ``name``, ``decl`` (``float alpha``) and
+    ``arg``, the C++ literal of its ``value`` the L2 API passes (``0.16666666666666666F``, ``true``,
+    ``"mean"``, ``2``)."""
+    v = attr.value
+    if attr.type == "string":
+        return L0Attr(attr.name, f"const std::string &{attr.name}", json.dumps(v))
+    c_type = {"int": "int64_t", "bool": "bool", "float": "float"}[attr.type]
+    arg = str(v).lower() if isinstance(v, bool) else f"{float(cast(float, v))!r}F" if attr.type == "float" else str(v)
+    return L0Attr(attr.name, f"{c_type} {attr.name}", arg)
+
+
+def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list[tuple[str, TensorSpec]]:
+    """Each device tensor's OpDef name and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its
+    source, or for an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an
+    optional tensor (a family whose specs may have a ``device`` section gives every tensor one dtype list)."""
+    out = []
+    for d in tensors:
+        if d.source is None:
+            out.append((d.name, dataclasses.replace(spec.inputs[0], name=d.name, optional=True)))
+        else:
+            out.append((d.name, spec.tensor(d.source)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -562,8 +616,8 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
             formats=", ".join("ge::FORMAT_ND" for _ in dts),
         )
 
-    dev_in = [(d.name, spec.tensor(d.source)) for d in dev.inputs]
-    dev_out = [(d.name, spec.tensor(d.source)) for d in dev.outputs]
+    dev_in = device_tensor_specs(spec, dev.inputs)
+    dev_out = device_tensor_specs(spec, dev.outputs)
     default = OpDefTensors(
         inputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in),
         outputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out),
@@ -856,6 +910,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         )
     for t in spec.outputs:
         param_rows.append(_param_row(t, products, "output"))
+    param_rows = in_aclnn_order(spec, param_rows)
     return {
         "op": OpView.of(spec),
         "files": op_files(spec),

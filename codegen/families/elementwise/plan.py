@@ -50,6 +50,7 @@ from codegen.plan.common import (
     common_view,
     dtype_groups,
     format_rule_text,
+    l0_constant_attr,
     op_views,
     ops_nn_view,
     spec_products,
@@ -58,6 +59,7 @@ from codegen.plan.common import (
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
+    ut_device_inputs,
     ut_infer_case,
     ut_tensor,
     ut_tiling_view,
@@ -712,6 +714,9 @@ class KernelView(KindView):
     output: str
     scalars: tuple[HostScalar, ...]
     tiling_keys: tuple[TilingKey, ...]
+    #: device inputs the kernel takes but does not read (a second carrier of an aclnn input, or one no aclnn
+    #: input feeds)
+    unread_device_inputs: tuple[str, ...]
     variants: tuple[VariantView, ...]
 
 
@@ -785,7 +790,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         for v in variants
     ]
     dev = spec.device_interface
-    dev_input_index = {d.source: i for i, d in enumerate(dev.inputs)}
+    dev_input_index = {t.name: dev.input_index(t.name) for t in spec.inputs}
     inputs = [
         InputView(
             name=t.name,
@@ -804,6 +809,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     scalars = [HostScalar(hs.field_name, _scalar_cpp(spec, hs.expr), unparse(hs.expr)) for hs in compiled.scalars]
     attrs: list[TilingAttr] = []
     for i, da in enumerate(dev.attrs):
+        if da.source is None:  # a constant the formula cannot name; the kernel does not read it
+            continue
         a = spec.attr(da.source)
         attrs.append(
             TilingAttr(
@@ -869,9 +876,12 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "Deterministic: every element is computed once.",
         *(f"Limit `{c.name}`: {line}" for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue))),
     ]
-    l0_inputs = [L0Input(d.name, d.source) for d in dev.inputs]
+    l0_inputs = [L0Input(d.name, d.source or "nullptr") for d in dev.inputs]
     l0_attrs: list[L0Attr] = []
     for da in dev.attrs:
+        if da.source is None:
+            l0_attrs.append(l0_constant_attr(da))
+            continue
         a = spec.attr(da.source)
         if da.type == "string":
             suffix = "Value" if a.type == "string" else ""  # a char * attr's index, computed in phase 1
@@ -892,7 +902,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             c_type=ATTR_TYPE_INFO[a.type].c_type,
             values=tuple(ValueText(v, n) for v, n in (a.values or ())),
         )
-        for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string")
+        for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string" and da.source is not None)
     ]
     view.update(
         {
@@ -901,7 +911,11 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
             "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a.decl for a in l0_attrs)],
             "l0_output": dev.outputs[0].name,
-            "device_name_of": {d.source: d.name for d in dev.inputs},
+            "device_name_of": {t.name: dev.inputs[dev.input_index(t.name)].name for t in spec.inputs},
+            # device inputs the kernel does not read: a second carrier of an aclnn input, or one with no source
+            "unread_device_inputs": tuple(
+                d.name for i, d in enumerate(dev.inputs) if d.source is None or dev.input_index(d.source) != i
+            ),
             "string_attrs": string_attrs,
             "queue_caps": queue_caps,
             "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
@@ -990,13 +1004,15 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
             runs.append((UT_SHAPES[0], keys[0], tuple(optional)))
         for shape, dtype, absent in runs:
             d = tiling_decision(spec, p, shape, dtype, absent)
-            inputs = []
-            for di in dev.inputs:
-                t = spec.tensor(di.source)
-                if t.name in absent:
-                    inputs.append(ut_tensor(None, None))
-                else:
-                    inputs.append(ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0]))
+            inputs = ut_device_inputs(
+                spec,
+                {
+                    t.name: ut_tensor(None, None)
+                    if t.name in absent
+                    else ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0])
+                    for t in spec.inputs
+                },
+            )
             outputs = [ut_tensor(shape, dtype) for _ in dev.outputs]
             dims = "x".join(str(n) for n in shape)
             cases.append(
@@ -1037,11 +1053,13 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     kind, args = shape_rule(spec)
 
     def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[UtTensor]:
-        out = []
-        for di in dev.inputs:
-            t = spec.tensor(di.source)
-            out.append(ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0]))
-        return out
+        return ut_device_inputs(
+            spec,
+            {
+                t.name: ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0])
+                for t in spec.inputs
+            },
+        )
 
     n_out = len(dev.outputs)
     cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [((2, 3), dtype)] * n_out, "every input [2, 3]")]

@@ -91,6 +91,7 @@ from codegen.plan.common import (
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
+    ut_device_inputs,
     ut_infer_case,
     ut_tensor,
     ut_tiling_view,
@@ -1488,7 +1489,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                     "note": f"{comp.rows} {grad_dtype.name} [{', '.join(map(str, shape))}], {comp.index} "
                     f"{index_dtype.name} [{n}], {rows} rows, padding {pad}, scaling {scale}, "
                     f"{'deterministic' if det else 'atomic'} requested",
-                    "inputs": [by_source[t.source] for t in dev.inputs],
+                    "inputs": ut_device_inputs(spec, by_source),
                     "outputs": [ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs],
                     "attrs": ut_device_attrs(spec, values),
                     "deterministic": int(det),
@@ -1529,7 +1530,7 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
         out.append(
             ut_infer_case(
                 name,
-                [by_source[t.source] for t in dev.inputs],
+                ut_device_inputs(spec, by_source),
                 ut_device_attrs(spec, values),
                 expected,
                 f"{comp.rows} {list(shape)}, {comp.index} [{n}], {rows} rows",

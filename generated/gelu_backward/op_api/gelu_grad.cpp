@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of GeluGrad: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (dy = gradOutput, x = self).
+// device op with its registered inputs (dy = gradOutput, x = self, y = gradOutput).
 // The output gets the dtype of `gradOutput`.
 #include "gelu_grad.h"
 
@@ -21,7 +21,7 @@ const aclTensor *GeluGrad(const aclTensor *gradOutput, const aclTensor *self, ac
   L0_DFX(GeluGrad, gradOutput, self);
   auto z = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
   CHECK_RET(z != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(z));
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluGrad, OP_INPUT(gradOutput, self, gradOutput), OP_OUTPUT(z));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
   return z;
 }

@@ -14,12 +14,14 @@ namespace ge {
  * @par Inputs:
  * @li dy: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @par Outputs:
  * @li z: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  */
 REG_OP(GeluGrad)
     .INPUT(dy, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OUTPUT(z, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OP_END_FACTORY_REG(GeluGrad)
 

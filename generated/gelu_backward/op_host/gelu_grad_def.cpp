@@ -16,6 +16,11 @@ class GeluGrad : public OpDef {
         .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+    this->Input("y")
+        .ParamType(REQUIRED)
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
+        .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     this->Output("z")
         .ParamType(REQUIRED)
         .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
@@ -29,6 +34,11 @@ class GeluGrad : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     ascend910Config.Input("x")
+        .ParamType(REQUIRED)
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+        .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+    ascend910Config.Input("y")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
@@ -50,6 +60,11 @@ class GeluGrad : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     ascend310pConfig.Input("x")
+        .ParamType(REQUIRED)
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+        .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+    ascend310pConfig.Input("y")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})

@@ -257,8 +257,10 @@ class KernelGeluGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace,
+                                                GM_ADDR tiling) {
   (void)workspace;
+  (void)y;  // registered by the device op; the kernel reads another input carrying the same data, or none
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelGeluGrad<float> op;

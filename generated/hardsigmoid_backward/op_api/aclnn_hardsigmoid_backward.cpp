@@ -193,7 +193,8 @@ aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput
   auto selfBroadcast = BroadcastTensor(selfCasted, broadcastShape, uniqueExecutor.get());
   CHECK_RET(selfBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::HardSigmoidGrad(gradOutputBroadcast, selfBroadcast, uniqueExecutor.get());
+  auto result =
+      l0op::HardSigmoidGrad(gradOutputBroadcast, selfBroadcast, 0.1666666716337204F, 0.5F, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of HardSigmoidGrad: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (grads = gradOutput, x = self).
+// device op with its registered inputs (grads = gradOutput, x = self) and attrs.
 // The output gets the dtype of `gradOutput`.
 #include "hard_sigmoid_grad.h"
 
@@ -17,11 +17,13 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(HardSigmoidGrad);
 
-const aclTensor *HardSigmoidGrad(const aclTensor *gradOutput, const aclTensor *self, aclOpExecutor *executor) {
-  L0_DFX(HardSigmoidGrad, gradOutput, self);
+const aclTensor *HardSigmoidGrad(const aclTensor *gradOutput, const aclTensor *self, float alpha, float beta,
+                                 aclOpExecutor *executor) {
+  L0_DFX(HardSigmoidGrad, gradOutput, self, alpha, beta);
   auto y = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
   CHECK_RET(y != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSigmoidGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(y));
+  auto ret =
+      ADD_TO_LAUNCHER_LIST_AICORE(HardSigmoidGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(y), OP_ATTR(alpha, beta));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
   return y;
 }

@@ -10,7 +10,8 @@
 namespace l0op {
 // Adds the HardSigmoidGrad device op to `executor`'s launch list and returns its output (allocated in
 // the executor), or nullptr when adding it failed.
-const aclTensor *HardSigmoidGrad(const aclTensor *gradOutput, const aclTensor *self, aclOpExecutor *executor);
+const aclTensor *HardSigmoidGrad(const aclTensor *gradOutput, const aclTensor *self, float alpha, float beta,
+                                 aclOpExecutor *executor);
 }  // namespace l0op
 
 #endif  // OP_API_INC_LEVEL0_OP_HARD_SIGMOID_GRAD_OP_H_

@@ -21,6 +21,8 @@ class HardSigmoidGrad : public OpDef {
         .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+    this->Attr("alpha").AttrType(OPTIONAL).Float(0.1666666716337204);
+    this->Attr("beta").AttrType(OPTIONAL).Float(0.5);
 
     OpAICoreConfig ascend910Config;
     ascend910Config.Input("grads")

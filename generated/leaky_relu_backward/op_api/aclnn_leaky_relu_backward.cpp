@@ -218,7 +218,7 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
   CHECK_RET(selfBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
   auto result = l0op::LeakyReluGrad(gradOutputBroadcast, selfBroadcast, static_cast<float>(negativeSlopeValue),
-                                    selfIsResult, uniqueExecutor.get());
+                                    uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

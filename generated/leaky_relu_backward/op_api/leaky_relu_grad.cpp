@@ -18,12 +18,12 @@ namespace l0op {
 OP_TYPE_REGISTER(LeakyReluGrad);
 
 const aclTensor *LeakyReluGrad(const aclTensor *gradOutput, const aclTensor *self, float negative_slope,
-                               bool self_is_result, aclOpExecutor *executor) {
-  L0_DFX(LeakyReluGrad, gradOutput, self, negative_slope, self_is_result);
+                               aclOpExecutor *executor) {
+  L0_DFX(LeakyReluGrad, gradOutput, self, negative_slope);
   auto backprops = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
   CHECK_RET(backprops != nullptr, nullptr);
   auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LeakyReluGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(backprops),
-                                         OP_ATTR(negative_slope, self_is_result));
+                                         OP_ATTR(negative_slope));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
   return backprops;
 }

@@ -11,7 +11,7 @@ namespace l0op {
 // Adds the LeakyReluGrad device op to `executor`'s launch list and returns its output (allocated in
 // the executor), or nullptr when adding it failed.
 const aclTensor *LeakyReluGrad(const aclTensor *gradOutput, const aclTensor *self, float negative_slope,
-                               bool self_is_result, aclOpExecutor *executor);
+                               aclOpExecutor *executor);
 }  // namespace l0op
 
 #endif  // OP_API_INC_LEVEL0_OP_LEAKY_RELU_GRAD_OP_H_

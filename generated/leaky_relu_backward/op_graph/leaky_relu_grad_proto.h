@@ -18,14 +18,12 @@ namespace ge {
  * @li backprops: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @par Attributes:
  * @li negative_slope: An optional Float, default 0.0.
- * @li self_is_result: An optional Bool, default false.
  */
 REG_OP(LeakyReluGrad)
     .INPUT(gradients, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .INPUT(features, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OUTPUT(backprops, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .ATTR(negative_slope, Float, 0.0)
-    .ATTR(self_is_result, Bool, false)
     .OP_END_FACTORY_REG(LeakyReluGrad)
 
 }  // namespace ge

@@ -22,7 +22,6 @@ class LeakyReluGrad : public OpDef {
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.0);
-    this->Attr("self_is_result").AttrType(OPTIONAL).Bool(false);
 
     OpAICoreConfig ascend910Config;
     ascend910Config.Input("gradients")

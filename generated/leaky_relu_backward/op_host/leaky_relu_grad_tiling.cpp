@@ -99,12 +99,6 @@ static ge::graphStatus LeakyReluGradTilingFunc(gert::TilingContext *context) {
   }
   const float negativeSlope = *negativeSlopeAttr;
   (void)negativeSlope;
-  const bool *selfIsResultAttr = context->GetAttrs()->GetAttrPointer<bool>(1);
-  if (selfIsResultAttr == nullptr) {
-    return ge::GRAPH_FAILED;
-  }
-  const bool selfIsResult = *selfIsResultAttr;
-  (void)selfIsResult;
 
   const KeyInfo info = KeyInfoOf(tilingKey);
   const int64_t blockElems = BLOCK_BYTES / info.elemBytes;

@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of MishGrad: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (grad = gradOutput, x = self).
+// device op with its registered inputs (grad = gradOutput, x = self, tanhx = nullptr).
 // The output gets the dtype of `gradOutput`.
 #include "mish_grad.h"
 
@@ -21,7 +21,7 @@ const aclTensor *MishGrad(const aclTensor *gradOutput, const aclTensor *self, ac
   L0_DFX(MishGrad, gradOutput, self);
   auto x_grad = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
   CHECK_RET(x_grad != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(MishGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(x_grad));
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(MishGrad, OP_INPUT(gradOutput, self, nullptr), OP_OUTPUT(x_grad));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
   return x_grad;
 }

@@ -14,12 +14,14 @@ namespace ge {
  * @par Inputs:
  * @li grad: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li tanhx: An optional tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @par Outputs:
  * @li x_grad: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  */
 REG_OP(MishGrad)
     .INPUT(grad, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .OPTIONAL_INPUT(tanhx, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OUTPUT(x_grad, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OP_END_FACTORY_REG(MishGrad)
 

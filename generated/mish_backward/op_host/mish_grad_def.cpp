@@ -16,6 +16,11 @@ class MishGrad : public OpDef {
         .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+    this->Input("tanhx")
+        .ParamType(OPTIONAL)
+        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
+        .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
     this->Output("x_grad")
         .ParamType(REQUIRED)
         .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
@@ -30,6 +35,11 @@ class MishGrad : public OpDef {
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     ascend910Config.Input("x")
         .ParamType(REQUIRED)
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+        .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+    ascend910Config.Input("tanhx")
+        .ParamType(OPTIONAL)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
@@ -51,6 +61,11 @@ class MishGrad : public OpDef {
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
     ascend310pConfig.Input("x")
         .ParamType(REQUIRED)
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+        .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+    ascend310pConfig.Input("tanhx")
+        .ParamType(OPTIONAL)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});

@@ -280,9 +280,10 @@ class KernelMishGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR x_grad, GM_ADDR workspace,
-                                                GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad,
+                                                GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
+  (void)tanhx;  // registered by the device op; the kernel reads another input carrying the same data, or none
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelMishGrad<float> op;

@@ -30,6 +30,7 @@ TEST_F(GeluGradInferShape, SameShapes) {
   opgen_rt::ut::TilingCase inferCase("GeluGrad");
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
+  inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
@@ -42,6 +43,7 @@ TEST_F(GeluGradInferShape, Broadcasts) {
   opgen_rt::ut::TilingCase inferCase("GeluGrad");
   inferCase.AddInput({4, 1, 3}, ge::DT_FLOAT);
   inferCase.AddInput({5, 1}, ge::DT_FLOAT);
+  inferCase.AddInput({4, 1, 3}, ge::DT_FLOAT);
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
@@ -54,6 +56,7 @@ TEST_F(GeluGradInferShape, RejectsShapesThatDoNotBroadcast) {
   opgen_rt::ut::TilingCase inferCase("GeluGrad");
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({3, 2}, ge::DT_FLOAT);
+  inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   EXPECT_EQ(result.status, ge::GRAPH_FAILED);
 }

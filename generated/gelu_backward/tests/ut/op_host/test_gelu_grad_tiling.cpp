@@ -53,6 +53,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
@@ -71,6 +72,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT_96x1023) {
     GTEST_SKIP() << "case computed for Ascend910";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
@@ -93,6 +95,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 32U, 2097152ULL,
@@ -111,6 +114,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT16_16777216) {
     GTEST_SKIP() << "case computed for Ascend910";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
@@ -133,6 +137,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
@@ -151,6 +156,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT_96x1023) {
     GTEST_SKIP() << "case computed for Ascend910B";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
@@ -173,6 +179,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
@@ -191,6 +198,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT16_16777216) {
     GTEST_SKIP() << "case computed for Ascend910B";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
@@ -213,6 +221,7 @@ TEST_F(GeluGradTiling, Ascend910B_BF16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
+  tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
@@ -231,6 +240,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT_2x3) {
     GTEST_SKIP() << "case computed for Ascend910_93";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
@@ -253,6 +263,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
@@ -271,6 +282,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT_16777216) {
     GTEST_SKIP() << "case computed for Ascend910_93";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
@@ -293,6 +305,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
@@ -311,6 +324,7 @@ TEST_F(GeluGradTiling, Ascend910_93_BF16_16777216) {
     GTEST_SKIP() << "case computed for Ascend910_93";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
@@ -333,6 +347,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
@@ -351,6 +366,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT_96x1023) {
     GTEST_SKIP() << "case computed for Ascend950";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
@@ -373,6 +389,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 64U, 16777216ULL,
@@ -391,6 +408,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT16_16777216) {
     GTEST_SKIP() << "case computed for Ascend950";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
@@ -413,6 +431,7 @@ TEST_F(GeluGradTiling, Ascend950_BF16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
+  tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 64U, 16777216ULL,
@@ -431,6 +450,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT_2x3) {
     GTEST_SKIP() << "case computed for Ascend310P";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
@@ -453,6 +473,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
@@ -473,6 +494,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
@@ -491,6 +513,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT16_16777216) {
     GTEST_SKIP() << "case computed for Ascend310P";
   }
   opgen_rt::ut::TilingCase tilingCase("GeluGrad");
+  tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);

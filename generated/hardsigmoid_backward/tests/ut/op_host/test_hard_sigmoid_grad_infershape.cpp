@@ -30,6 +30,8 @@ TEST_F(HardSigmoidGradInferShape, SameShapes) {
   opgen_rt::ut::TilingCase inferCase("HardSigmoidGrad");
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
+  inferCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  inferCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));

@@ -54,6 +54,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
                {
@@ -74,6 +76,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 2097152ULL,
                {
@@ -94,6 +98,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 32U, 2097152ULL,
                {
@@ -114,6 +120,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 32U, 2097152ULL,
                {
@@ -134,6 +142,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910B_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
                {
@@ -154,6 +164,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910B_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
                {
@@ -174,6 +186,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910B_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
                {
@@ -194,6 +208,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910B_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
                {
@@ -214,6 +230,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910B_BF16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
                {
@@ -234,6 +252,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_93_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
                {
@@ -254,6 +274,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_93_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
                {
@@ -274,6 +296,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_93_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
                {
@@ -294,6 +318,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_93_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
                {
@@ -314,6 +340,8 @@ TEST_F(HardSigmoidGradTiling, Ascend910_93_BF16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
                {
@@ -334,6 +362,8 @@ TEST_F(HardSigmoidGradTiling, Ascend310P_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
                {
@@ -354,6 +384,8 @@ TEST_F(HardSigmoidGradTiling, Ascend310P_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
                {
@@ -374,6 +406,8 @@ TEST_F(HardSigmoidGradTiling, Ascend310P_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
                {
@@ -394,6 +428,8 @@ TEST_F(HardSigmoidGradTiling, Ascend310P_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.1666666716337204F));
+  tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.5F));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 8U, 2097152ULL,
                {

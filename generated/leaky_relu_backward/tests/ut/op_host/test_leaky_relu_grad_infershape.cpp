@@ -31,7 +31,6 @@ TEST_F(LeakyReluGradInferShape, SameShapes) {
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  inferCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
@@ -45,7 +44,6 @@ TEST_F(LeakyReluGradInferShape, Broadcasts) {
   inferCase.AddInput({4, 1, 3}, ge::DT_FLOAT);
   inferCase.AddInput({5, 1}, ge::DT_FLOAT);
   inferCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  inferCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
@@ -59,7 +57,6 @@ TEST_F(LeakyReluGradInferShape, RejectsShapesThatDoNotBroadcast) {
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({3, 2}, ge::DT_FLOAT);
   inferCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  inferCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   EXPECT_EQ(result.status, ge::GRAPH_FAILED);
 }

@@ -55,7 +55,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
                {
@@ -77,7 +76,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 2097152ULL,
                {
@@ -99,7 +97,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 32U, 2097152ULL,
                {
@@ -121,7 +118,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 32U, 2097152ULL,
                {
@@ -143,7 +139,6 @@ TEST_F(LeakyReluGradTiling, Ascend910B_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
                {
@@ -165,7 +160,6 @@ TEST_F(LeakyReluGradTiling, Ascend910B_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
                {
@@ -187,7 +181,6 @@ TEST_F(LeakyReluGradTiling, Ascend910B_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
                {
@@ -209,7 +202,6 @@ TEST_F(LeakyReluGradTiling, Ascend910B_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
                {
@@ -231,7 +223,6 @@ TEST_F(LeakyReluGradTiling, Ascend910B_BF16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
                {
@@ -253,7 +244,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_93_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
                {
@@ -275,7 +265,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_93_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
                {
@@ -297,7 +286,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_93_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
                {
@@ -319,7 +307,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_93_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
                {
@@ -341,7 +328,6 @@ TEST_F(LeakyReluGradTiling, Ascend910_93_BF16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
                {
@@ -363,7 +349,6 @@ TEST_F(LeakyReluGradTiling, Ascend950_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
                {
@@ -385,7 +370,6 @@ TEST_F(LeakyReluGradTiling, Ascend950_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
                {
@@ -407,7 +391,6 @@ TEST_F(LeakyReluGradTiling, Ascend950_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 64U, 16777216ULL,
                {
@@ -429,7 +412,6 @@ TEST_F(LeakyReluGradTiling, Ascend950_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 64U, 16777216ULL,
                {
@@ -451,7 +433,6 @@ TEST_F(LeakyReluGradTiling, Ascend950_BF16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 64U, 16777216ULL,
                {
@@ -473,7 +454,6 @@ TEST_F(LeakyReluGradTiling, Ascend310P_FLOAT_2x3) {
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
                {
@@ -495,7 +475,6 @@ TEST_F(LeakyReluGradTiling, Ascend310P_FLOAT_96x1023) {
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
                {
@@ -517,7 +496,6 @@ TEST_F(LeakyReluGradTiling, Ascend310P_FLOAT_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
                {
@@ -539,7 +517,6 @@ TEST_F(LeakyReluGradTiling, Ascend310P_FLOAT16_16777216) {
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromFloat(0.01F));
-  tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 8U, 2097152ULL,
                {

@@ -30,6 +30,7 @@ TEST_F(MishGradInferShape, SameShapes) {
   opgen_rt::ut::TilingCase inferCase("MishGrad");
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
+  inferCase.AddAbsentInput();
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
@@ -42,6 +43,7 @@ TEST_F(MishGradInferShape, Broadcasts) {
   opgen_rt::ut::TilingCase inferCase("MishGrad");
   inferCase.AddInput({4, 1, 3}, ge::DT_FLOAT);
   inferCase.AddInput({5, 1}, ge::DT_FLOAT);
+  inferCase.AddAbsentInput();
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
   ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
@@ -54,6 +56,7 @@ TEST_F(MishGradInferShape, RejectsShapesThatDoNotBroadcast) {
   opgen_rt::ut::TilingCase inferCase("MishGrad");
   inferCase.AddInput({2, 3}, ge::DT_FLOAT);
   inferCase.AddInput({3, 2}, ge::DT_FLOAT);
+  inferCase.AddAbsentInput();
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   EXPECT_EQ(result.status, ge::GRAPH_FAILED);
 }

@@ -53,6 +53,7 @@ TEST_F(MishGradTiling, Ascend910_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
@@ -73,6 +74,7 @@ TEST_F(MishGradTiling, Ascend910_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 2097152ULL,
@@ -93,6 +95,7 @@ TEST_F(MishGradTiling, Ascend910_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 32U, 2097152ULL,
@@ -113,6 +116,7 @@ TEST_F(MishGradTiling, Ascend910_FLOAT16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 32U, 2097152ULL,
@@ -133,6 +137,7 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
@@ -153,6 +158,7 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
@@ -173,6 +179,7 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
@@ -193,6 +200,7 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
@@ -213,6 +221,7 @@ TEST_F(MishGradTiling, Ascend910B_BF16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
@@ -233,6 +242,7 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
@@ -253,6 +263,7 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
@@ -273,6 +284,7 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 48U, 16777216ULL,
@@ -293,6 +305,7 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 48U, 16777216ULL,
@@ -313,6 +326,7 @@ TEST_F(MishGradTiling, Ascend910_93_BF16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 48U, 16777216ULL,
@@ -333,6 +347,7 @@ TEST_F(MishGradTiling, Ascend950_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 16777216ULL,
@@ -353,6 +368,7 @@ TEST_F(MishGradTiling, Ascend950_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 12U, 16777216ULL,
@@ -373,6 +389,7 @@ TEST_F(MishGradTiling, Ascend950_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 64U, 16777216ULL,
@@ -393,6 +410,7 @@ TEST_F(MishGradTiling, Ascend950_FLOAT16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 64U, 16777216ULL,
@@ -413,6 +431,7 @@ TEST_F(MishGradTiling, Ascend950_BF16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_BF16);
   tilingCase.AddInput({16777216}, ge::DT_BF16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_BF16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 2ULL, 64U, 16777216ULL,
@@ -433,6 +452,7 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT_2x3) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
   tilingCase.AddInput({2, 3}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({2, 3}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 1U, 2097152ULL,
@@ -453,6 +473,7 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT_96x1023) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
   tilingCase.AddInput({96, 1023}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({96, 1023}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
@@ -473,6 +494,7 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 0ULL, 8U, 2097152ULL,
@@ -493,6 +515,7 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT16_16777216) {
   opgen_rt::ut::TilingCase tilingCase("MishGrad");
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
   tilingCase.AddInput({16777216}, ge::DT_FLOAT16);
+  tilingCase.AddAbsentInput();
   tilingCase.AddOutput({16777216}, ge::DT_FLOAT16);
   tilingCase.SetDeterministic(0);
   ExpectTiling(tilingCase, 1ULL, 8U, 2097152ULL,
