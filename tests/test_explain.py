@@ -132,14 +132,18 @@ def test_index_accumulate_explain_equals_the_tiling_function(
         if got["tiling_key"] // 100 >= 2:  # the sorted-run strategy (many indices, DataCopyPad and SyncAll)
             assert prod.hw_sync_all and prod.data_copy_pad and got["tiling_key"] // 100 == (3 if det else 2)
             name = "sorted deterministic" if det else "sorted"
-            assert f"strategy {name} (tiling key {got['tiling_key']}), blockDim {got['block_dim']}:" in section
+            assert (
+                f"strategy {name} (tiling key {got['tiling_key']}), blockDim {got['block_dim']} of "
+                f"{prod.vector_core_num}:" in section
+            )
             assert got["block_dim"] == t["sortCores"]
             assert f"sort: {t['sortBuckets']} row buckets of {t['sortBucketRows']} rows" in section
             assert f"slots of {t['sortStage']} pairs" in section
             assert (
                 f"count matrix [{t['sortCores']}, {t['sortMatrixStride']}] int32 at {t['sortMatrixOffset']}" in section
             )
-            assert f"pairs at {t['sortPairsOffset']}; {got['workspace_sizes'][0]} bytes" in section
+            assert f"workspace: {got['workspace_sizes'][0]} bytes with the system workspace" in section
+            assert f"pairs at {t['sortPairsOffset']})" in section
             assert f"D in chunks of {t['sortDChunk']} elements" in section
             assert f"up to {t['sortTileRows']} consecutive grad rows" in section
             continue

@@ -825,7 +825,7 @@ def tiling_decision(
     )
 
 
-def _explain_sorted(t: TilingDecision) -> list[str]:
+def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
     """``opgen explain`` lines of the sorted-run choice of one tiling decision (the tiling function's numbers)."""
     mode = "deterministic" if t.deterministic else "non-deterministic"
     sp = t.sort
@@ -851,11 +851,11 @@ def _explain_sorted(t: TilingDecision) -> list[str]:
     stride = _align(sp.d_chunk, ACC_ALIGN)
     return [
         head,
-        f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim}:",
+        f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim} of {core_num}:",
         f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 stages "
-        f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region (workspace: "
-        f"count matrix [{sp.cores}, {sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset}; "
-        f"{t.workspace_bytes} bytes with the system workspace)",
+        f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region",
+        f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
+        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset})",
         f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
         f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per DataCopyPad; UB used "
         f"{sp.ub_bytes} bytes",
@@ -895,7 +895,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         )
     for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
-        lines += _explain_sorted(t)
+        lines += _explain_sorted(t, product.vector_core_num)
         if t.sorted_run:
             continue
         lines += [
