@@ -578,12 +578,19 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
             return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
         if not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
-        return ScalarArg(float(value), attr.scalar_dtypes[0])
+        try:
+            return ScalarArg(float(value), attr.scalar_dtypes[0])
+        except OverflowError:
+            raise ValueError(
+                f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
+            ) from None
     if attr.type == "string":
         if value is None:
             return None  # a null char * (the API returns 161001)
         if not isinstance(value, str):
             raise TypeError(f"{where} takes a str, got {type(value).__name__} {value!r}")
+        if "\0" in value:
+            raise ValueError(f"{where} = {value!r} holds a NUL character, which a C string (char *) cannot carry")
         return value.encode()  # any string: the API answers 161002 for one outside the values
     if attr.type == "bool":
         if isinstance(value, (bool, np.bool_)):

@@ -508,12 +508,14 @@ def _pool_worker_init() -> None:
 def run_check(
     jobs: list[Job], workers: int, progress: Callable[[Job, list[CaseResult]], None] | None = None
 ) -> list[CaseResult]:
-    """Runs ``jobs`` on ``workers`` processes; calls ``progress`` as each finishes; results in job order.
+    """Runs ``jobs`` on at most ``workers`` processes (never more than there are jobs); calls ``progress`` as
+    each finishes; results in job order.
 
     Raises:
         CheckInterrupted: Ctrl-C (KeyboardInterrupt); every worker process is killed first.
     """
     results: dict[int, list[CaseResult]] = {}
+    workers = max(1, min(workers, len(jobs)))  # never more processes than jobs (each job is one process)
 
     def interrupted() -> CheckInterrupted:
         return CheckInterrupted([r for i in sorted(results) for r in results[i]], len(results), len(jobs))
