@@ -132,7 +132,7 @@ def test_a_python_number_for_a_scalar_attribute_becomes_an_aclscalar_of_its_firs
     with pytest.raises(TypeError):
         attr_value(Spec(), a, "0.5")  # type: ignore[arg-type]
     # an integer beyond a double names the attribute instead of a bare OverflowError
-    with pytest.raises(ValueError, match="attribute 'threshold' .* does not fit a double"):
+    with pytest.raises(ValueError, match=r"attribute 'threshold' .* does not fit a double"):
         attr_value(Spec(), a, 10**400)  # type: ignore[arg-type]
 
 
@@ -144,5 +144,5 @@ def test_a_string_attribute_with_a_nul_character_is_refused() -> None:
         compute = None
 
     assert attr_value(Spec(), a, "tanh") == b"tanh"  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="attribute 'approximate' .* NUL character"):
+    with pytest.raises(ValueError, match=r"attribute 'approximate' .* NUL character"):
         attr_value(Spec(), a, "tanh\x00x")  # type: ignore[arg-type]
