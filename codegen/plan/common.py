@@ -531,9 +531,9 @@ def l0_constant_attr(attr: DeviceAttr) -> L0Attr:
     ``arg``, the C++ literal of its ``value`` the L2 API passes (``0.16666666666666666F``, ``true``,
     ``"mean"``, ``2``)."""
     v = attr.value
+    c_type = DEVICE_ATTR_TYPE_INFO[attr.type].l0_type
     if attr.type == "string":
-        return L0Attr(attr.name, f"const std::string &{attr.name}", json.dumps(v))
-    c_type = {"int": "int64_t", "bool": "bool", "float": "float"}[attr.type]
+        return L0Attr(attr.name, f"{c_type}{attr.name}", json.dumps(v))
     arg = str(v).lower() if isinstance(v, bool) else f"{float(cast(float, v))!r}F" if attr.type == "float" else str(v)
     return L0Attr(attr.name, f"{c_type} {attr.name}", arg)
 
