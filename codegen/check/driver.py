@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import inspect
-import json
 import re
 import subprocess
 import sys
@@ -13,7 +12,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -545,16 +544,6 @@ def run_check(
             raise interrupted() from None
         pool.shutdown()
     return [r for i in sorted(results) for r in results[i]]
-
-
-def write_json(results: list[CaseResult], path: Path) -> None:
-    """Writes every result (counters included) as JSON."""
-    data = {
-        "passed": sum(r.passed for r in results),
-        "failed": sum(not r.passed for r in results),
-        "cases": [asdict(r) for r in results],
-    }
-    path.write_text(json.dumps(data, indent=1, default=float))
 
 
 def select_products(spec: OpSpec, catalogue: Catalogue, wanted: list[str] | None) -> list[Product]:
