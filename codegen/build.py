@@ -333,7 +333,11 @@ def build_op(
             # with the same macros) share it, and a change to one source recompiles only that unit.
             name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
             command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
-            described = "\0".join([compiler_version(), headers, *command]).replace(str(root), spec.snake).replace(str(work), "build")
+            described = (
+                "\0".join([compiler_version(), headers, *command])
+                .replace(str(root), spec.snake)
+                .replace(str(work), "build")
+            )
             unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
             obj = cache / "obj" / unit_key / f"{name}.o"
             if _cached(obj):
