@@ -293,10 +293,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     costs = CaseCosts(Path(args.costs) if args.costs else cache / "case-costs.json")
     shard, count = args.shard or (1, 1)
-    plan = ""
+    plan, planned = "", None
     if args.shard:
-        jobs, plan = _shard_jobs(jobs, shard, count, costs)
+        jobs, plan, planned = _shard_jobs(jobs, shard, count, costs)
+    elif json_path is not None:  # the file records its plan, which `opgen report merge` checks it against
+        jobs, plan, planned = _shard_jobs(jobs, 1, 1, None)
     meta = _check_meta(args, specs, generated_root, [shard, count], plan)
+    if planned is not None:
+        meta["planned"] = planned
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
     except CheckInterrupted as stop:
@@ -331,13 +335,18 @@ def _report(
     return 1 if failed else 0
 
 
-def _shard_jobs(jobs: list[Job], shard: int, count: int, costs: CaseCosts) -> tuple[list[Job], str]:
-    """The jobs of shard ``shard`` of ``count`` (each narrowed to its units) and the plan's digest."""
+def _shard_jobs(
+    jobs: list[Job], shard: int, count: int, costs: CaseCosts | None
+) -> tuple[list[Job], str, list[dict[str, Any]]]:
+    """The jobs of shard ``shard`` of ``count`` (each narrowed to its units), the plan's digest and what the
+    shard plans to run (:func:`codegen.check.matrix.planned_jobs`). ``count`` 1: the whole matrix, as is."""
     from dataclasses import replace
 
-    from codegen.check.matrix import assign_shards, job_units, plan_digest
+    from codegen.check.matrix import assign_shards, job_units, plan_digest, planned_jobs
 
     units = [u for i, job in enumerate(jobs) for u in job_units(job, i)]
+    if count == 1:
+        return jobs, plan_digest([units]), planned_jobs(jobs, units)
     shards = assign_shards(units, count, costs)
     own = shards[shard - 1] if shard <= len(shards) else []  # shards past the unit count are empty
     mine: dict[int, list[int]] = {}
@@ -347,7 +356,8 @@ def _shard_jobs(jobs: list[Job], shard: int, count: int, costs: CaseCosts) -> tu
         f"shard {shard}/{count}: {len(own)} of {len(units)} units, in {len(mine)} of {len(jobs)} jobs",
         file=sys.stderr,
     )
-    return [replace(jobs[i], units=tuple(ix)) for i, ix in sorted(mine.items())], plan_digest(shards)
+    narrowed = [replace(jobs[i], units=tuple(ix)) for i, ix in sorted(mine.items())]
+    return narrowed, plan_digest(shards), planned_jobs(jobs, own)
 
 
 def _check_meta(

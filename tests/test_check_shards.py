@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from codegen.check.driver import CaseResult, Job
-from codegen.check.matrix import CaseCosts, Unit, assign_shards, job_units
+from codegen.check.matrix import CaseCosts, Unit, assign_shards, idents_digest, job_units
 from codegen.check.result_files import MergeError, merge_results, write_json, write_junit
 from codegen.cli import main
 from codegen.paths import project_paths
@@ -106,12 +106,18 @@ def test_shards_hold_every_case_once_and_merge_into_the_full_run(
     assert printed.rstrip().endswith(f"{full['passed']} passed, {full['failed']} failed")
 
 
-def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
-    specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    a, b = tmp_path / "a.json", tmp_path / "b.json"
+@pytest.fixture(scope="module")
+def two_shards(specs_dir: Path) -> tuple[Path, Path]:
+    a, b = specs_dir.parent / "a.json", specs_dir.parent / "b.json"
     _check(specs_dir, a, "--shard", "1/2")
     _check(specs_dir, b, "--shard", "2/2")
+    return a, b
+
+
+def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
     capsys.readouterr()
     assert main(["report", "merge", str(a)]) == 2
     assert "shard(s) 2/2 missing" in capsys.readouterr().err
@@ -126,21 +132,95 @@ def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
     assert "different specs" in capsys.readouterr().err
 
 
+def _edited(source: Path, into: Path, edit: Any) -> Path:
+    data = json.loads(source.read_text())
+    edit(data)
+    into.write_text(json.dumps(data))
+    return into
+
+
+def test_a_shard_that_lost_cases_is_an_error_naming_the_file_and_the_count(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
+    original = json.loads(b.read_text())
+    assert original["failed"] > 0 and all("/-/" not in c["ident"] for c in original["cases"])
+    planned = len(original["cases"])  # the shard ran completely: one result per planned case and product
+    dropped = [c["ident"] for c in original["cases"][:3]]
+    # three results deleted (an edited file, a run cut short): the plan still lists them
+    c = _edited(b, tmp_path / "c.json", lambda d: d.update(cases=d["cases"][3:]))
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"error: {c}: 3 of its {planned} planned cases have no result (first: {dropped[0]}); its run was cut "
+        "short or the file was edited"
+    ]
+    # an unsharded run's file is checked against its plan too
+    assert main(["report", "merge", str(c)]) == 2
+
+
+def test_shards_whose_plans_do_not_make_one_matrix_are_an_error(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
+
+    def drop_first_unit(d: dict[str, Any]) -> None:
+        job = d["meta"]["planned"][0]
+        ident = job["units"].pop(0)
+        gone = {ident, *(ident.replace(f"/{job['product']}/", f"/{p}/") for p in job["covers"])}
+        d["cases"] = [case for case in d["cases"] if case["ident"] not in gone]
+
+    # a case removed from both the plan and the results: the file is consistent, the plans are not one
+    c = _edited(b, tmp_path / "c.json", drop_first_unit)
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"error: the planned cases of {a}, {c} do not make one plan: together they give plan")
+    # no plan at all (an older opgen's file, or an edited one)
+    d = _edited(b, tmp_path / "d.json", lambda d: d["meta"].pop("planned"))
+    assert main(["report", "merge", str(a), str(d)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {d}: no valid plan in its metadata ('planned': the cases the run planned; written by an older opgen?)"
+    ]
+    # a result the shard did not plan
+    extra = json.loads(a.read_text())["cases"][0]
+    e = _edited(b, tmp_path / "e.json", lambda d: d["cases"].append({**extra, "ident": extra["ident"] + " (copy)"}))
+    assert main(["report", "merge", str(a), str(e)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {e}: case {extra['ident']} (copy) is not in the file's plan"
+    ]
+
+
+def _planned(*idents: str) -> list[dict[str, Any]]:
+    return [{"op": "op", "product": "P", "covers": [], "units": list(idents)}]
+
+
 def _result(ident: str, passed: bool = True, message: str = "") -> CaseResult:
     op, product, dtype = ident.split("/")[:3]
     return CaseResult(ident, op, product, dtype, "[4]", ident.split("/")[-1], passed, 0, 0.0, 0.0, message, 0.01)
 
 
 def test_overlapping_shards_are_an_error(tmp_path: Path) -> None:
-    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": "p"}
+    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": idents_digest([["op/P/FLOAT/x"], ["op/P/FLOAT/y"]])}
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    write_json([_result("op/P/FLOAT/x"), _result("op/P/FLOAT/y")], a, {**meta, "shard": [1, 2]})
-    write_json([_result("op/P/FLOAT/y")], b, {**meta, "shard": [2, 2]})
+    write_json(
+        [_result("op/P/FLOAT/x"), _result("op/P/FLOAT/y")],
+        a,
+        {**meta, "shard": [1, 2], "planned": _planned("op/P/FLOAT/x")},
+    )
+    write_json([_result("op/P/FLOAT/y")], b, {**meta, "shard": [2, 2], "planned": _planned("op/P/FLOAT/y")})
     with pytest.raises(MergeError, match="op/P/FLOAT/y is in both"):
         merge_results([a, b])
-    # a job-level failure (the build) is reported by every shard with units of the job: kept once
-    write_json([_result("op/P/-/build", False, "boom")], a, {**meta, "shard": [1, 2]})
-    write_json([_result("op/P/-/build", False, "boom")], b, {**meta, "shard": [2, 2]})
+    # a job-level failure (the build) is reported by every shard with units of the job: kept once, and it
+    # stands for every planned case of its job
+    write_json(
+        [_result("op/P/-/build", False, "boom")], a, {**meta, "shard": [1, 2], "planned": _planned("op/P/FLOAT/x")}
+    )
+    write_json(
+        [_result("op/P/-/build", False, "boom")], b, {**meta, "shard": [2, 2], "planned": _planned("op/P/FLOAT/y")}
+    )
     assert [r.ident for r in merge_results([a, b])[1]] == ["op/P/-/build"]
 
 

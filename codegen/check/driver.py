@@ -23,7 +23,7 @@ from codegen import registry
 from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, format_cases
 from codegen.check.compare import compare
-from codegen.check.results import CaseResult, Job
+from codegen.check.results import CaseResult, Job, covered_name
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, attr_value, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, OpSpec, Product
@@ -411,13 +411,12 @@ def run_job(job: Job) -> list[CaseResult]:
 def covered_copies(results: list[CaseResult], ran: str, product: str) -> list[CaseResult]:
     """``results`` of product ``ran`` as results of ``product`` (same fingerprint): the product name replaced
     in ident and message, ``covered_by`` set to ``ran``."""
-    name = re.compile(rf"(?<![\w]){re.escape(ran)}(?![\w])")
     return [
         replace(
             r,
-            ident=name.sub(product, r.ident),
+            ident=covered_name(r.ident, ran, product),
             product=product,
-            message=name.sub(product, r.message),
+            message=covered_name(r.message, ran, product),
             covered_by=ran,
         )
         for r in results

@@ -278,12 +278,39 @@ def assign_shards(units: list[Unit], count: int, costs: CaseCosts | None) -> lis
 
 
 def plan_digest(shards: list[list[Unit]]) -> str:
-    """A digest of a shard plan (which unit ident is in which shard): equal in every shard of one plan."""
+    """A digest of a shard plan (which unit ident is in which shard): equal in every shard of one plan;
+    :func:`idents_digest` of the shards' unit idents."""
+    return idents_digest([[unit.ident for unit in shard] for shard in shards])
+
+
+def idents_digest(shards: list[list[str]]) -> str:
+    """The digest of a shard plan given as the unit idents of each shard (shard 1 first, each in run order):
+    24 hex digits. ``opgen report merge`` recomputes it from the ``planned`` units the shards' JSONs record."""
     h = hashlib.sha256()
-    for k, shard in enumerate(shards):
-        for unit in shard:
-            h.update(f"{k}\0{unit.ident}\0".encode())
+    for k, idents in enumerate(shards):
+        for ident in idents:
+            h.update(f"{k}\0{ident}\0".encode())
     return h.hexdigest()[:24]
+
+
+def planned_jobs(jobs: list[Any], units: list[Unit]) -> list[dict[str, Any]]:
+    """What one shard plans to run, for its JSON's ``meta.planned``: one object per job with units in
+    ``units`` (job order): ``op`` (snake name), ``product`` (the product that runs), ``covers`` (the products
+    that get copies of its results, :attr:`codegen.check.results.Job.covers`) and ``units`` (the unit idents,
+    in run order).
+
+    Args:
+        jobs: the whole matrix's :class:`codegen.check.results.Job` list (``Unit.job`` indexes it).
+        units: the shard's units (:func:`assign_shards`), in matrix order.
+    """
+    planned: dict[int, dict[str, Any]] = {}
+    for unit in sorted(units, key=lambda u: (u.job, u.index)):
+        job = jobs[unit.job]
+        entry = planned.setdefault(
+            unit.job, {"op": job.spec_snake, "product": job.product, "covers": list(job.covers), "units": []}
+        )
+        entry["units"].append(unit.ident)
+    return [planned[i] for i in sorted(planned)]
 
 
 def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]) -> str:
