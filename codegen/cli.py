@@ -83,6 +83,22 @@ def _writable_file(path_text: str, option: str) -> Path:
     return path
 
 
+def _costs(path_text: str, *, created: bool) -> CaseCosts:
+    """The ``--costs`` table (:meth:`codegen.check.matrix.CaseCosts.read`), before any work.
+
+    Raises:
+        UsageError: the file cannot be used (missing where it is only read, unreadable, not a cost table).
+    """
+    from codegen.check.matrix import CaseCosts
+
+    if created:  # the run records into it: an unwritable place would lose the times silently
+        _writable_file(path_text, "--costs")
+    try:
+        return CaseCosts.read(Path(path_text), created=created)
+    except ValueError as exc:
+        raise UsageError(f"--costs {path_text}: {exc}") from None
+
+
 def _load(args: argparse.Namespace) -> tuple[Catalogue, dict[str, OpSpec]]:
     from codegen.specs import load_project
 
@@ -243,6 +259,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     json_path = _writable_file(args.json, "--json") if args.json else None
     junit_path = _writable_file(args.junit, "--junit") if args.junit else None
     cache = cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
+    # a sharded run reads the --costs file (it must exist); an unsharded one records into it (created)
+    costs = _costs(args.costs, created=not args.shard) if args.costs else CaseCosts(cache / "case-costs.json")
     catalogue, specs = _load(args)
     specs = _select(specs, args.ops)
     orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
@@ -291,7 +309,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print("nothing to check: no (op, product) matches", file=sys.stderr)
         return 2
-    costs = CaseCosts(Path(args.costs) if args.costs else cache / "case-costs.json")
     shard, count = args.shard or (1, 1)
     plan, planned = "", None
     if args.shard:
@@ -395,15 +412,13 @@ def cmd_report_merge(args: argparse.Namespace) -> int:
 
     json_path = _writable_file(args.json, "--json") if args.json else None
     junit_path = _writable_file(args.junit, "--junit") if args.junit else None
+    costs = _costs(args.costs, created=True) if args.costs else None
     try:
         meta, results = merge_results([Path(p) for p in args.files])
     except MergeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.costs:
-        from codegen.check.matrix import CaseCosts
-
-        costs = CaseCosts(Path(args.costs))
+    if costs is not None:
         costs.record(results)
         costs.save()
     return _report(results, meta, args.verbose, json_path, junit_path)
@@ -530,8 +545,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--costs",
         metavar="FILE",
-        help="case cost table that --shard balances by and an unsharded run records into (default: "
-        "case-costs.json in the build cache)",
+        help="case cost table that --shard balances by (it must exist) and an unsharded run records into "
+        "(created when missing); a file that is not a cost table is an error (default: case-costs.json in the "
+        "build cache)",
     )
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("report", help="work with `opgen check --json` result files")
@@ -549,7 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--costs",
         metavar="FILE",
-        help="record the merged case times in this cost table (for the next `opgen check --shard --costs FILE`)",
+        help="record the merged case times in this cost table (for the next `opgen check --shard --costs FILE`; "
+        "created when missing, an existing file that is not a cost table is an error)",
     )
     m.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
     m.set_defaults(func=cmd_report_merge)

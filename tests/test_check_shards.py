@@ -61,15 +61,18 @@ def _check(specs: Path, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def full_run(specs_dir: Path) -> tuple[int, dict[str, Any]]:
-    return _check(specs_dir, specs_dir.parent / "full.json")
+    # a --costs file that does not exist yet: an unsharded run creates it
+    return _check(specs_dir, specs_dir.parent / "full.json", "--costs", str(specs_dir.parent / "full-costs.json"))
 
 
 def _failures(data: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted((c["ident"], c["message"]) for c in data["cases"] if not c["passed"])
 
 
-def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict[str, Any]]) -> None:
+def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict[str, Any]], specs_dir: Path) -> None:
     status, data = full_run
+    recorded = json.loads((specs_dir.parent / "full-costs.json").read_text())["seconds"]
+    assert set(recorded) == {c["ident"] for c in data["cases"] if not c["covered_by"]}
     assert status == 1
     assert data["failed"] > 0 and data["passed"] > 0
     covered = {c["product"] for c in data["cases"] if c["covered_by"] == "Ascend910B"}
@@ -318,3 +321,54 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
     with pytest.raises(RuntimeError, match="stop before"):
         driver.run_check(jobs, 100000)
     assert seen == [2]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no such file (a sharded run reads the cost table; it never creates one)"),
+        ("{not json", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+        ('{"version": 1, "seconds": [1, 2]}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('["version", 1]', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
+        ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
+    ],
+)
+def test_a_sharded_run_with_a_costs_file_it_cannot_use_is_one_error_line(
+    specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, reason: str
+) -> None:
+    costs = tmp_path / "costs.json"
+    if content is not None:
+        costs.write_text(content)
+    out = tmp_path / "out.json"
+    status = main(["--specs", str(specs_dir), "check", *SELECTION, "--shard", "1/2", "--costs", str(costs)])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2
+    assert len(err) == 1 and err[0].startswith(f"error: --costs {costs}: {reason}"), err
+    assert not out.exists()
+    assert costs.exists() == (content is not None)
+
+
+def test_a_costs_file_that_is_a_directory_is_an_error(specs_dir: Path, tmp_path: Path, capsys: Any) -> None:
+    status = main(["--specs", str(specs_dir), "check", *SELECTION, "--shard", "2/2", "--costs", str(tmp_path)])
+    assert status == 2
+    assert capsys.readouterr().err.splitlines() == [f"error: --costs {tmp_path}: cannot read: Is a directory"]
+
+
+def test_merge_creates_a_missing_costs_file_and_refuses_to_overwrite_another_file(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
+    idents = {c["ident"] for f in (a, b) for c in json.loads(f.read_text())["cases"] if not c["covered_by"]}
+    created = tmp_path / "new-costs.json"
+    assert main(["report", "merge", str(a), str(b), "--costs", str(created)]) == 1  # the matrix has failures
+    recorded = json.loads(created.read_text())
+    assert recorded["version"] == 1 and set(recorded["seconds"]) == idents
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a cost table\n")
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(b), "--costs", str(notes)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"error: --costs {notes}: not JSON: Expecting value: line 1 column 1 (char 0)"]
+    assert captured.out == ""
+    assert notes.read_text() == "my notes, not a cost table\n"

@@ -170,8 +170,9 @@ class CaseCosts:
     """Recorded seconds per unit ident, kept in a JSON file (``{"version": 1, "seconds": {ident: s}}``).
 
     ``opgen check`` records the time of every unit it ran (:meth:`record`, :meth:`save`) in
-    ``<build cache>/case-costs.json`` or the ``--costs`` file; a missing or unreadable file is an empty
-    table (the estimate applies)."""
+    ``<build cache>/case-costs.json`` or the ``--costs`` file. The build cache's table is the tool's own: a
+    missing or unreadable one is an empty table (the estimate applies) and is rewritten; a ``--costs`` file is
+    read with :meth:`read`, which refuses one it cannot use."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -181,6 +182,45 @@ class CaseCosts:
             self.seconds = {str(k): float(v) for k, v in data.get("seconds", {}).items()}
         except (OSError, ValueError, AttributeError, TypeError):
             self.seconds = {}
+
+    @classmethod
+    def read(cls, path: Path, *, created: bool) -> CaseCosts:
+        """The table in ``path``, a file the user named (``--costs FILE``), checked: unlike the build cache's
+        own table, a file that cannot be used is an error, not an empty table.
+
+        Args:
+            path: the cost table.
+            created: True where the command writes the table (an unsharded check, ``opgen report merge``):
+                a missing file is an empty table, created on :meth:`save`. False where it only reads it
+                (``opgen check --shard``): a missing file is an error.
+
+        Raises:
+            ValueError: ``"<reason>"``: the file is missing (and not ``created``), unreadable, not JSON, or not
+                ``{"version": 1, "seconds": {ident: seconds}}`` with non-negative finite seconds.
+        """
+        if created and not path.exists() and not path.is_symlink():
+            return cls(path)
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            raise ValueError("no such file (a sharded run reads the cost table; it never creates one)") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        seconds = data.get("seconds") if isinstance(data, dict) else None
+        shape = 'expected {"version": 1, "seconds": {"<case>": <seconds>, ...}}'
+        if not isinstance(seconds, dict) or data.get("version") != 1:
+            raise ValueError(f"not a cost table ({shape})")
+        for ident, value in seconds.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ValueError(f"not a cost table: seconds of {ident!r} is {value!r}, not a non-negative number")
+        table = cls.__new__(cls)
+        table.path = path
+        table.seconds = {str(k): float(v) for k, v in seconds.items()}
+        return table
 
     def get(self, ident: str) -> float | None:
         """The recorded seconds of ``ident``, or None."""
