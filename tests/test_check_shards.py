@@ -75,6 +75,9 @@ def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict
     assert set(recorded) == {c["ident"] for c in data["cases"] if not c["covered_by"]}
     assert status == 1
     assert data["failed"] > 0 and data["passed"] > 0
+    # --dtype FLOAT16 selects no example program: the spec's example computes on FLOAT
+    assert [c["ident"] for c in data["cases"] if c["name"] == "example program"] == []
+    assert {c["dtype"] for c in data["cases"]} <= {"FLOAT16", "-"}
     covered = {c["product"] for c in data["cases"] if c["covered_by"] == "Ascend910B"}
     assert covered == {"Ascend910_93"}
     ran = [c for c in data["cases"] if c["product"] == "Ascend910B"]
@@ -242,12 +245,18 @@ def test_the_shard_plan_is_a_deterministic_partition_by_cost() -> None:
 
 
 def test_job_units_are_the_worker_units_with_the_example_last() -> None:
-    job = Job(OP, "Ascend910B", ("FLOAT16",), True, None, ("in_order",), False, None)
+    job = Job(OP, "Ascend910B", ("FLOAT",), True, None, ("in_order",), False, None)
     units = job_units(job, 3)
     assert [u.index for u in units] == list(range(len(units)))
     assert all(u.job == 3 for u in units)
     assert units[-1].ident == f"{OP}/Ascend910B/example/example program"
     assert len({u.ident for u in units}) == len(units)
+    # the example program computes on FLOAT (the spec's example): --dtype FLOAT16 leaves it out
+    half = job_units(Job(OP, "Ascend910B", ("FLOAT16",), True, None, ("in_order",), False, None), 3)
+    assert [u.ident for u in half if "example" in u.ident] == []
+    assert all("/FLOAT16/" in u.ident for u in half)
+    both = job_units(Job(OP, "Ascend910B", ("FLOAT16", "FLOAT"), True, None, ("in_order",), False, None), 0)
+    assert both[-1].ident == f"{OP}/Ascend910B/example/example program"
 
 
 def test_junit_is_well_formed_with_one_testcase_per_case(tmp_path: Path) -> None:

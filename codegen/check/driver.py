@@ -306,6 +306,20 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
     return [*cases, *determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 
+def example_selected(spec: OpSpec, dtype_filter: set[str] | None) -> bool:
+    """Whether a check selecting the dtypes ``dtype_filter`` (``opgen check --dtype``; None or empty: every
+    dtype) runs the op's generated example program. The program is compiled with the dtypes of the spec's
+    ``example`` and cannot run another, so it runs when its compute dtype is selected: the dtype of its first
+    required input, the tensor whose dtype selects the value cases (:func:`codegen.types.compute_dtypes`).
+    A spec without an example always runs it (and fails, saying so)."""
+    ex = spec.example
+    if not dtype_filter or ex is None:
+        return True
+    first = next((t.name for t in spec.inputs if not t.optional), None)
+    dtype = dict(ex.inputs)[first].dtype if first in dict(ex.inputs) else ex.output.dtype
+    return dtype.name in dtype_filter
+
+
 _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")
 
 

@@ -261,12 +261,14 @@ class Unit:
 
 
 def job_units(job: Any, job_index: int) -> list[Unit]:
-    """The units of ``job`` (:class:`codegen.check.driver.Job`) in the order its worker runs them.
+    """The units of ``job`` (:class:`codegen.check.driver.Job`) in the order its worker runs them: its case
+    runs, then the example program unless ``--dtype`` excludes its dtype
+    (:func:`codegen.check.driver.example_selected`).
 
     Raises:
         KeyError: the op or product is unknown (the caller built the job from the same catalogue).
     """
-    from codegen.check.driver import cases_for
+    from codegen.check.driver import cases_for, example_selected
     from codegen.check.worker import case_units, unit_ident
     from codegen.specs import load_project
 
@@ -281,7 +283,8 @@ def job_units(job: Any, job_index: int) -> list[Unit]:
     for i, (case, suffix) in enumerate(case_units(cases, job.core_orders)):
         nbytes = sum(int(getattr(v, "nbytes", 0) or 0) for v in case.params.values())
         units.append(Unit(job_index, i, unit_ident(case, suffix), nbytes))
-    units.append(Unit(job_index, len(units), f"{spec.snake}/{product.name}/example/example program", -1))
+    if example_selected(spec, set(job.dtype_filter) or None):
+        units.append(Unit(job_index, len(units), f"{spec.snake}/{product.name}/example/example program", -1))
     return units
 
 
