@@ -313,11 +313,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     plan, planned = "", None
     if args.shard:
         jobs, plan, planned = _shard_jobs(jobs, shard, count, costs)
-    elif json_path is not None:  # the file records its plan, which `opgen report merge` checks it against
-        jobs, plan, planned = _shard_jobs(jobs, 1, 1, None)
     meta = _check_meta(args, specs, generated_root, [shard, count], plan)
-    if planned is not None:
-        meta["planned"] = planned
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
     except CheckInterrupted as stop:
@@ -330,6 +326,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.shard:  # a shard's times would change the plan the other shards of its matrix compute
         costs.record(results)
         costs.save()
+        # an unsharded run runs every unit of its jobs: its plan is what they ran (planning it up front would
+        # generate every case twice), so `opgen report merge` finds results edited out of its file later
+        plan, planned = _ran_plan(jobs, results)
+    meta.update(plan=plan, planned=planned)
     return _report(results, meta, args.verbose, json_path, junit_path)
 
 
@@ -352,18 +352,37 @@ def _report(
     return 1 if failed else 0
 
 
+def _ran_plan(jobs: list[Job], results: list[CaseResult]) -> tuple[str, list[dict[str, Any]]]:
+    """The plan digest and ``planned`` jobs (:func:`codegen.check.matrix.planned_jobs`, every job, in job
+    order) of an unsharded run: each job's units are the cases its product ran (not the covered products'
+    copies, not a job-level failure, which stands for the job's cases)."""
+    from codegen.check.matrix import Unit, idents_digest, planned_jobs
+
+    index = {(job.spec_snake, job.product): i for i, job in enumerate(jobs)}
+    units: list[Unit] = []
+    for r in results:
+        i = index.get((r.op, r.product))
+        if i is not None and not r.covered_by and "/-/" not in r.ident:
+            units.append(Unit(i, len(units), r.ident, 0))
+    by_job = {job["product"] + "\0" + job["op"]: job for job in planned_jobs(jobs, units)}
+    every = [
+        by_job.get(f"{job.product}\0{job.spec_snake}")
+        or {"op": job.spec_snake, "product": job.product, "covers": list(job.covers), "units": []}
+        for job in jobs
+    ]
+    return idents_digest([[ident for job in every for ident in job["units"]]]), every
+
+
 def _shard_jobs(
-    jobs: list[Job], shard: int, count: int, costs: CaseCosts | None
+    jobs: list[Job], shard: int, count: int, costs: CaseCosts
 ) -> tuple[list[Job], str, list[dict[str, Any]]]:
     """The jobs of shard ``shard`` of ``count`` (each narrowed to its units), the plan's digest and what the
-    shard plans to run (:func:`codegen.check.matrix.planned_jobs`). ``count`` 1: the whole matrix, as is."""
+    shard plans to run (:func:`codegen.check.matrix.planned_jobs`)."""
     from dataclasses import replace
 
     from codegen.check.matrix import assign_shards, job_units, plan_digest, planned_jobs
 
     units = [u for i, job in enumerate(jobs) for u in job_units(job, i)]
-    if count == 1:
-        return jobs, plan_digest([units]), planned_jobs(jobs, units)
     shards = assign_shards(units, count, costs)
     own = shards[shard - 1] if shard <= len(shards) else []  # shards past the unit count are empty
     mine: dict[int, list[int]] = {}

@@ -162,8 +162,21 @@ def test_a_shard_that_lost_cases_is_an_error_naming_the_file_and_the_count(
         f"error: {c}: 3 of its {planned} planned cases have no result (first: {dropped[0]}); its run was cut "
         "short or the file was edited"
     ]
-    # an unsharded run's file is checked against its plan too
-    assert main(["report", "merge", str(c)]) == 2
+
+
+def test_an_unsharded_file_that_lost_cases_is_an_error(
+    specs_dir: Path, full_run: tuple[int, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, full = full_run
+    assert main(["report", "merge", str(specs_dir.parent / "full.json")]) == 1  # as it was written: its failures
+    last = full["cases"][-1]["ident"]
+    cut = _edited(specs_dir.parent / "full.json", tmp_path / "cut.json", lambda d: d["cases"].pop())
+    capsys.readouterr()
+    assert main(["report", "merge", str(cut)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {cut}: 1 of its {len(full['cases'])} planned cases have no result (first: {last}); its run was "
+        "cut short or the file was edited"
+    ]
 
 
 def test_shards_whose_plans_do_not_make_one_matrix_are_an_error(

@@ -6,7 +6,8 @@ The JSON (``opgen check --json``) is ``{"passed", "failed", "meta", "cases"}``: 
 :func:`codegen.check.matrix.inputs_digest`), ``options`` (what selects the matrix: ops, products, dtypes,
 quick, core orders, all-products), ``shard`` ``[K, N]`` and ``plan`` (the digest of the shard plan,
 :func:`codegen.check.matrix.plan_digest`; ``[1, 1]`` for an unsharded run) and ``planned`` (what the run
-planned: per job its op, product, covered products and unit idents, :func:`codegen.check.matrix.planned_jobs`).
+planned: per job its op, product, covered products and unit idents, :func:`codegen.check.matrix.planned_jobs`;
+an unsharded run runs every unit of its jobs, so it records the cases they ran).
 
 :func:`merge_results` joins the JSONs of the N shards of one matrix into the results one full run gives;
 :func:`write_junit` writes JUnit XML (the schema Jenkins, GitLab and GitHub test reporters read: ``testsuites``
