@@ -203,6 +203,8 @@ class CaseCosts:
         try:
             text = path.read_text()
         except FileNotFoundError:
+            if created:  # a symlink to nothing: writing would create a file where the link points
+                raise ValueError("a symbolic link to a missing file") from None
             raise ValueError("no such file (a sharded run reads the cost table; it never creates one)") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}") from None
