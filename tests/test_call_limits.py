@@ -95,7 +95,9 @@ def test_the_big_call_in_a_subprocess_fails_fast_with_low_memory() -> None:
         "    f(gradOutput=np.broadcast_to(one, (2**32, 1)), output=np.broadcast_to(one, (1, 2**32)))\n"
         "except ValueError as e:\n"
         "    print('ValueError')\n"
-        "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        # VmHWM: this process image's peak resident set (kB). Not getrusage's ru_maxrss, which Linux carries
+        # over exec from the forking parent (a large pytest worker would set it).
+        "print([int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')][0])\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=600)
     assert proc.returncode == 0, proc.stderr

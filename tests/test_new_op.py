@@ -75,6 +75,7 @@ def test_an_out_of_tree_spec_dir_keeps_its_references_next_to_it(tmp_path: Path)
     def opgen(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "codegen", "--specs", specs, *args],
+            env={**os.environ, "COLUMNS": "1000"},  # the message holds a temporary path: one line, never wrapped
             capture_output=True,
             text=True,
             check=False,
