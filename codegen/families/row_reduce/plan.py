@@ -391,6 +391,8 @@ def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dim:
     outer, r, inner = view_dims(shape, dim)
     tile_b, line_b = buffer_bytes(spec, dtype)
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
+    if budget <= 0:
+        raise ValueError(f"UB of {product.name} ({product.ub_bytes} bytes) cannot hold the work buffers of {spec.op}")
     cores = product.vector_core_num
     if inner == 1:
         mode, width = MODE_LAST, 1
@@ -450,10 +452,11 @@ def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dim:
 
 
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
-    """The tiling decision as readable lines, for ``opgen explain``; the shape's last number is ``dim``.
+    """The tiling decision as readable lines, for ``opgen explain``: ``shape`` is the tensors' shape, reduced
+    along the last dim (the fast path; the tiling of another dim is in the op_host unit test and the check).
 
     Raises:
-        ValueError: fewer than one number, ``dim`` out of range, or a dtype the op does not take.
+        ValueError: an empty shape, or a dtype the op does not take.
     """
     dims, dim = _split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
@@ -462,7 +465,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     reads = 1 if t.chunk_num == 1 else prog.pass_num + 1
     lines = [
         f"tiling for {list(dims)} ({dtype.name}) reduced along dim {dim}: outer {t.outer}, R {t.reduce_len}, "
-        f"inner {t.inner}; tiling key {t.tiling_key}",
+        f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.used_cores} of {product.vector_core_num}, "
+        f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
         f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
         f"  UB budget {t.budget_bytes} bytes: {t.tile_bytes_per_elem} bytes per tile element, "
         f"{t.line_bytes_per_elem} per line element; tile {t.tile_elems} elements, line {t.line_elems}",
@@ -485,10 +489,14 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     return "\n".join(lines)
 
 
+#: The dim ``opgen explain --shape`` reduces along.
+EXPLAIN_DIM = -1
+
+
 def _split_shape(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    if len(shape) < 2:
-        raise ValueError("give the shape as d0,...,dn,dim (the last number is the reduced dim)")
-    return tuple(shape[:-1]), shape[-1]
+    if not shape:
+        raise ValueError("give the tensors' shape d0,...,dn (reduced along the last dim)")
+    return tuple(shape), EXPLAIN_DIM
 
 
 # --------------------------------------------------------------------------------------------- the view
@@ -509,7 +517,12 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
             raise ValueError(f"{spec.op}: every tensor of a row-reduce op takes the same dtypes; '{t.name}' differs")
     if len(first) > 10:
         raise ValueError(f"{spec.op}: at most 10 dtypes fit the tiling key")
-    spec_products(spec, catalogue)
+    for p in spec_products(spec, catalogue):
+        for d in first:
+            if p.supports(d):
+                # one 64-element chunk of a last-dim row and one 16-wide line of a strided row must fit
+                tiling_decision(spec, p, (1, 10**9), -1, d)
+                tiling_decision(spec, p, (1, 10**9, 2), 1, d)
 
 
 def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
