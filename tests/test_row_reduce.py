@@ -1,0 +1,151 @@
+"""The row_reduce family (softmax-type ops): GM traffic from the emulator's counters, the planner's passes,
+and mutants of the generated softmax killed by ``opgen check``.
+
+Traffic definitions: ``gm_bytes_read`` of a core in the emulator's counters is every byte a DMA or scalar read
+takes from GM, the tiling struct (``tiling_data_size`` bytes, read once by every core) included; the input of Softmax is ``self`` alone, so a kernel that reads each input once
+reads exactly ``self.nbytes``. A row "fits UB" when its length is at most the planner's fit limit
+(:func:`codegen.families.row_reduce.cases.fit_limit`); above it the row is cut into chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegen.families.row_reduce.cases import fit_limit
+from codegen.families.row_reduce.plan import program, tiling_decision
+from codegen.paths import project_paths
+from codegen.runner import OpCallable
+from codegen.spec.model import DType
+from codegen.specs import load_project
+
+CATALOGUE, SPECS = load_project()
+PRODUCT = "Ascend910B"
+
+
+def _read_bytes(fn: OpCallable) -> int:
+    """GM bytes the launch's cores read besides the tiling struct (each core reads it once)."""
+    launches = fn.last_stats["launches"]
+    assert len(launches) == 1
+    launch = launches[0]
+    return sum(int(c["gm_bytes_read"]) - int(launch["tiling_data_size"]) for c in launch["cores"])
+
+
+def _softmax64(x: np.ndarray, dim: int) -> np.ndarray:
+    v = x.astype(np.float64)
+    e = np.exp(v - v.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+@pytest.mark.parametrize(("shape", "dim"), [((16, 100), -1), ((4, 33, 5), 1), ((40, 1), 1)])
+def test_rows_that_fit_ub_read_the_input_once(
+    built_op: Callable[[str, str], OpCallable], shape: tuple[int, ...], dim: int
+) -> None:
+    fn = built_op("softmax", PRODUCT)
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    got = fn(self=x, dim=dim)
+    np.testing.assert_allclose(got, _softmax64(x, dim), rtol=1e-5, atol=1e-7)
+    assert _read_bytes(fn) == x.nbytes
+
+
+def test_a_multi_chunk_row_reads_the_input_twice(built_op: Callable[[str, str], OpCallable]) -> None:
+    """One reduction pass (max and sum with the online combine) and the output pass: exactly two reads."""
+    spec = SPECS["softmax"]
+    fit = fit_limit(spec, CATALOGUE.get(PRODUCT), DType.FLOAT)
+    shape = (2, 3 * fit + 77)
+    assert tiling_decision(spec, CATALOGUE.get(PRODUCT), shape, -1, DType.FLOAT).chunk_num == 4
+    fn = built_op("softmax", PRODUCT)
+    x = (np.random.default_rng(2).standard_normal(shape) * 30).astype(np.float32)
+    got = fn(self=x, dim=-1)
+    np.testing.assert_allclose(got, _softmax64(x, -1), rtol=1e-4, atol=1e-12)
+    assert _read_bytes(fn) == 2 * x.nbytes
+
+
+def test_the_row_at_the_fit_limit_is_whole_and_one_more_element_is_chunked() -> None:
+    spec = SPECS["softmax"]
+    p = CATALOGUE.get(PRODUCT)
+    fit = fit_limit(spec, p, DType.FLOAT)
+    assert tiling_decision(spec, p, (2, fit), -1, DType.FLOAT).chunk_num == 1
+    assert tiling_decision(spec, p, (2, fit + 1), -1, DType.FLOAT).chunk_num == 2
+
+
+def test_softmax_max_and_sum_share_one_pass_and_backward_needs_one() -> None:
+    soft = program(SPECS["softmax"])
+    assert soft.pass_num == 1 and [r.kind for r in soft.reductions] == ["max", "sum"]
+    assert soft.reductions[1].online_max == 0  # the sum rescales with the running max
+    back = program(SPECS["softmax_backward"])
+    assert back.pass_num == 1 and back.reductions[0].online_max == -1
+
+
+# --------------------------------------------------------------------------------------------- mutants
+
+_KERNEL = "op_kernel/softmax_along_dim.cpp"
+_TILING = "op_host/softmax_along_dim_tiling.cpp"
+_CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
+
+#: (id, file, edits (anchor, replacement; each anchor occurs exactly once), text a failed case must show).
+MUTANTS = [
+    (
+        "chunk-boundary-off-by-one",  # the reduction pass drops the last element of every full chunk
+        _KERNEL,
+        (
+            (
+                _CHUNK_N
+                + "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n          }\n          Lines(",
+                _CHUNK_N.replace(": chunkLen_);", ": chunkLen_ - 1);")
+                + "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n          }\n          Lines(",
+            ),
+        ),
+        "chunked",
+    ),
+    (
+        "max-not-subtracted",  # exp(self) / sum(exp(self)): overflows on a large dynamic range
+        _KERNEL,
+        (
+            ("Sub(tmp[0], ins[0], reds[0], n);", "Muls(tmp[0], ins[0], 1.0f, n);"),
+            ("Sub(tmp[1], ins[0], reds[0], n);", "Muls(tmp[1], ins[0], 1.0f, n);"),
+        ),
+        "large dynamic range",
+    ),
+    (
+        "chunk-four-repeats-over-ub",
+        _TILING,
+        (
+            (
+                "chunkLen = budget / (tileBytes + LINE_BYTES) / CHUNK_ALIGN * CHUNK_ALIGN;",
+                "chunkLen = budget / (tileBytes + LINE_BYTES) / CHUNK_ALIGN * CHUNK_ALIGN + 4 * CHUNK_ALIGN;",
+            ),
+        ),
+        "UB capacity",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ident", "path", "edits", "expect"), MUTANTS)
+def test_mutant_of_the_generated_softmax_is_killed_by_opgen_check(
+    tmp_path: Path, ident: str, path: str, edits: tuple[tuple[str, str], ...], expect: str
+) -> None:
+    root = tmp_path / ident
+    shutil.copytree(project_paths().generated / "softmax", root / "softmax")
+    target = root / "softmax" / path
+    text = target.read_text()
+    for anchor, replacement in edits:
+        assert text.count(anchor) == 1, f"an anchor of {ident} occurs {text.count(anchor)} times"
+        text = text.replace(anchor, replacement)
+    target.write_text(text)
+    report = tmp_path / "check.json"
+    cmd = [sys.executable, "-m", "codegen", "check", "softmax", "--generated", str(root), "--quick"]
+    cmd += ["--product", PRODUCT, "--dtype", "FLOAT", "-j", "1", "--json", str(report)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    failed = [c for c in json.loads(report.read_text())["cases"] if not c["passed"]]
+    assert failed
+    names = " ".join(c["name"] + " " + c["message"] for c in failed)
+    assert expect in names, names[:2000]
