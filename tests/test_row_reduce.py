@@ -2,7 +2,8 @@
 and mutants of the generated softmax killed by ``opgen check``.
 
 Traffic definitions: ``gm_bytes_read`` of a core in the emulator's counters is every byte a DMA or scalar read
-takes from GM, the tiling struct (``tiling_data_size`` bytes, read once by every core) included; the input of Softmax is ``self`` alone, so a kernel that reads each input once
+takes from GM, the tiling struct (``tiling_data_size`` bytes, read once by every core) included; the input
+of Softmax is ``self`` alone, so a kernel that reads each input once
 reads exactly ``self.nbytes``. A row "fits UB" when its length is at most the planner's fit limit
 (:func:`codegen.families.row_reduce.cases.fit_limit`); above it the row is cut into chunks.
 """
@@ -90,6 +91,9 @@ _KERNEL = "op_kernel/softmax_along_dim.cpp"
 _TILING = "op_host/softmax_along_dim_tiling.cpp"
 _CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
 
+#: What follows the chunk length in the reduction pass only (the output pass allocates its tiles there too).
+_PASS_LOAD = "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n          }\n          Lines("
+
 #: (id, file, edits (anchor, replacement; each anchor occurs exactly once), text a failed case must show).
 MUTANTS = [
     (
@@ -97,10 +101,8 @@ MUTANTS = [
         _KERNEL,
         (
             (
-                _CHUNK_N
-                + "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n          }\n          Lines(",
-                _CHUNK_N.replace(": chunkLen_);", ": chunkLen_ - 1);")
-                + "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n          }\n          Lines(",
+                _CHUNK_N + _PASS_LOAD,
+                _CHUNK_N.replace(": chunkLen_);", ": chunkLen_ - 1);") + _PASS_LOAD,
             ),
         ),
         "chunked",
