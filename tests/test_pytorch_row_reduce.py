@@ -50,7 +50,7 @@ def _reference(op: str) -> ModuleType:
 
 def _inputs(op: str, shape: tuple[int, ...], dim: int, scale: float, special: bool) -> dict[str, Any]:
     rng = np.random.default_rng(abs(hash((op, shape, dim))) % 2**32)
-    x = (rng.standard_normal(shape) * scale).astype(np.float32)
+    x = np.asarray(rng.standard_normal(shape) * scale).astype(np.float32)
     if special and x.ndim == 2:
         x[0, 3] = np.inf
         x[1, 5] = -np.inf
@@ -60,7 +60,7 @@ def _inputs(op: str, shape: tuple[int, ...], dim: int, scale: float, special: bo
         return {"self": x, "dim": dim}
     t = torch.from_numpy(x.astype(np.float64))
     y = torch.softmax(t, dim) if op == "softmax_backward" else torch.log_softmax(t, dim)
-    g = (rng.standard_normal(shape) * 2).astype(np.float32)
+    g = np.asarray(rng.standard_normal(shape) * 2).astype(np.float32)
     return {"gradOutput": g, "output": y.numpy().astype(np.float32), "dim": dim}
 
 
@@ -91,7 +91,8 @@ def test_reference_matches_pytorch_float64(
     want = _torch(op, p)
     got = _reference(op).reference(**p)
     assert got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300, equal_nan=True)
+    # float64 sums of R terms in a different order: about R * 2**-53 of the sum of magnitudes
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
 
 
 @pytest.mark.parametrize("product", PRODUCTS)
@@ -114,6 +115,10 @@ def test_kernel_matches_pytorch(
     atol, rtol = _reference(op).tolerance(**p)
     ok = ~np.isnan(want)
     w = want[ok]
-    bound = np.broadcast_to(atol, want.shape)[ok] + rtol * np.abs(w) + np.spacing(np.abs(w).astype(np.float32))
     same_inf = np.isinf(w) & (got[ok] == w)
-    assert np.all(same_inf | (np.abs(got[ok] - w) <= bound)), name
+    finite = np.isfinite(w)
+    with np.errstate(invalid="ignore"):
+        bound = np.broadcast_to(atol, want.shape)[ok] + rtol * np.abs(w)
+        bound = bound + np.spacing(np.abs(np.where(finite, w, 0.0)).astype(np.float32))
+        close = np.abs(got[ok] - w) <= bound
+    assert np.all(same_inf | (finite & close)), name

@@ -90,6 +90,11 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         x[0, fit + 3] = np.inf
         x[1, 2 * fit + 1] = -np.inf
         yield case(dt, (2, 2 * fit + 9), -1, "inf inside a multi-chunk row", long)
+        lead = arrays((2, 3 * fit + 5), dt)
+        y = lead[inputs[0]]
+        y[:, : 2 * fit + 2] = -np.inf  # the first two chunks hold only -inf (row 1: every element)
+        y[1, :] = -np.inf
+        yield case(dt, (2, 3 * fit + 5), -1, "-inf chunks before the finite ones", lead)
         if not quick:
             yield case(dt, (2, 3, 4, 5), 2, "rank 4, dim 2")
             yield case(dt, (9, 64), 0, "dim 0, inner 64")

@@ -21,6 +21,7 @@ constexpr int32_t NUM_PASS = 1;
 constexpr int32_t NUM_ATTR = 1;
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 sharedTmpBuffer of ReduceMax / ReduceSum
 constexpr int64_t FOLD_ELEMS = 64;    // products without fp32 reduce: halve down to one repeat, then scalar
+constexpr float LOWEST_FLOAT = -3.40282346638528859812e+38f;  // -FLT_MAX
 constexpr int32_t KIND_MAX = 0;
 constexpr int32_t KIND_SUM = 1;
 constexpr int32_t KIND_MEAN = 2;
@@ -310,14 +311,26 @@ class KernelLogSoftmaxGradAlongDim {
   }
 
   // acc_k combined with part_k over n elements (first: acc = part).
+  // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
+  // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
   __aicore__ inline void Combine(int32_t k, bool first, int32_t n) {
+    bool rescaled = false;
+    for (int32_t j = 0; j < NUM_RED; ++j) {
+      rescaled = rescaled || RED_ONLINE[j] == k;
+    }
     if (first) {
       Muls(acc_[k], part_[k], 1.0f, n);
+      if (rescaled) {
+        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
+      }
       return;
     }
     if (RED_KIND[k] == KIND_MAX) {
       Muls(old_[k], acc_[k], 1.0f, n);
       Max(acc_[k], acc_[k], part_[k], n);
+      if (rescaled) {
+        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
+      }
       return;
     }
     const int32_t m = RED_ONLINE[k];
