@@ -151,3 +151,39 @@ def test_mutant_of_the_generated_softmax_is_killed_by_opgen_check(
     assert failed
     names = " ".join(c["name"] + " " + c["message"] for c in failed)
     assert expect in names, names[:2000]
+
+
+# ------------------------------------------------------------------------------------- compute errors
+
+_SOFTMAX_SPEC = (project_paths().specs / "softmax.yaml").read_text()
+_STEPS = """    - m: max(self)
+    - s: sum(exp(self - m))
+    - out: exp(self - m) / s
+"""
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ("    - m: max(self)\n    - out: sum(self - m)\n", "output 'out' must be an elementwise step"),
+        ("    - m: max(self)\n    - out: self - q\n", "'q' is not an input, an earlier step or a float attr"),
+        ("    - m: max(self)\n    - out: exp(max(self) - m)\n", "max() may only be the whole formula of a step"),
+        ("    - m: max(self)\n    - out: tanh(self - m)\n", "unknown function tanh()"),
+        ("    - out: exp(self)\n", "the steps have no reduction"),
+        ("    - m: max(self)\n    - s: sum(self)\n", "output 'out' has no step"),
+        ("    - m: max(self)\n    - m: sum(self)\n    - out: self - m\n", "step name 'm' is already used"),
+    ],
+)
+def test_a_bad_compute_section_names_the_line_and_writes_nothing(tmp_path: Path, steps: str, message: str) -> None:
+    from codegen.spec.errors import SpecErrors
+    from codegen.spec.loader import load_op_spec
+
+    assert _STEPS in _SOFTMAX_SPEC
+    path = tmp_path / "softmax.yaml"
+    path.write_text(_SOFTMAX_SPEC.replace(_STEPS, steps))
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text = str(err.value)
+    assert message in text, text
+    assert "softmax.yaml:" in text
+    assert list(tmp_path.iterdir()) == [path]
