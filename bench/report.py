@@ -158,12 +158,12 @@ def render(meta: dict[str, Any], sections: list[Section]) -> str:
 
 
 def _traffic_table(figures: dict[str, dict[str, Any]]) -> list[str]:
-    """Data movement at the large shape, default variants: one row per op and product."""
-    rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    """Data movement at the large shape, judged variants: one row per op, variant and product."""
+    rows: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
     for fid, f in figures.items():
         m = _TRAFFIC_ID.fullmatch(fid)
-        if m and f.get("target") and m["metric"] in ("gm_ratio", "balance", "ub_pct"):
-            rows.setdefault((m["op"], m["product"]), {})[m["metric"]] = f
+        if m and f.get("target") and m["metric"] in ("gm_ratio", "balance", "ub_pct", "dma_mean_bytes"):
+            rows.setdefault((m["op"], m["variant"].replace("_", " "), m["product"]), {})[m["metric"]] = f
     if not rows:
         return []
     first = next(iter(rows.values()))
@@ -173,9 +173,9 @@ def _traffic_table(figures: dict[str, dict[str, Any]]) -> list[str]:
         return f"{name} ({target_text(f)})" if f else name
 
     lines = [
-        f"| op (large shape) | product | GM bytes ÷ minimum | {head('balance', 'balance')} "
-        f"| {head('ub_pct', 'UB high-water')} |",
-        "|---|---|---:|---:|---:|",
+        f"| op (large shape) | variant | product | GM bytes ÷ minimum | {head('balance', 'balance')} "
+        f"| {head('ub_pct', 'UB high-water')} | mean DMA bytes |",
+        "|---|---|---|---:|---:|---:|---:|",
     ]
 
     def cell(f: dict[str, Any] | None, with_target: bool = False) -> str:
@@ -185,10 +185,10 @@ def _traffic_table(figures: dict[str, dict[str, Any]]) -> list[str]:
         mark = "" if met is None else (" ✅" if met else " ❌")
         return value_text(f) + (f" ({target_text(f)})" if with_target else "") + mark
 
-    for (op, product), figs in sorted(rows.items()):
+    for (op, variant, product), figs in sorted(rows.items()):
         lines.append(
-            f"| {op} | {product} | {cell(figs.get('gm_ratio'), True)} | {cell(figs.get('balance'))} "
-            f"| {cell(figs.get('ub_pct'))} |"
+            f"| {op} | {variant} | {product} | {cell(figs.get('gm_ratio'), True)} | {cell(figs.get('balance'))} "
+            f"| {cell(figs.get('ub_pct'))} | {cell(figs.get('dma_mean_bytes'), True)} |"
         )
     return lines
 

@@ -52,8 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--sizes",
-        default="small,medium,large",
-        help="shape classes of the data-movement matrix (default small,medium,large)",
+        default="small,medium,large,dist",
+        help="shape classes of the data-movement matrix (default small,medium,large,dist; dist: every index "
+        "distribution x D in 1, 8, 128, 4096)",
     )
     p.add_argument(
         "--update-readme",

@@ -1,8 +1,9 @@
 """Inputs of the two seed ops, shared by the throughput and data-movement benchmarks (seeded, reproducible).
 
 SoftMarginLossBackward: ``gradOutput`` and ``self`` standard normal (self scaled by 2), ``target`` +-1,
-reduction mean. EmbeddingDenseBackward: ``grad`` standard normal ``[N, D]``, ``indices`` int64 uniform in
-``[0, numWeights)``, no padding row (``paddingIdx = 2**64 - 1``, negative as int64).
+reduction mean. EmbeddingDenseBackward: ``grad`` standard normal ``[N, D]``, ``indices`` int64 in
+``[0, numWeights)`` of one of :data:`DISTRIBUTIONS` (uniform by default), no padding row (``paddingIdx = 2**64 -
+1``, negative as int64) except for the all-padding distribution.
 """
 
 from __future__ import annotations
@@ -37,6 +38,39 @@ def smlb_inputs(
     return {"gradOutput": grad, "self": x, "target": target, "reduction": 1}
 
 
+#: Index distributions of :func:`edb_indices`.
+DISTRIBUTIONS = ("uniform", "zipf", "all-equal", "all-padding", "sorted")
+#: Exponent of the Zipf distribution (P(rank k) proportional to 1 / k^s).
+ZIPF_S = 1.1
+
+
+def edb_indices(dist: str, num_weights: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """``n`` int64 indices in ``[0, num_weights)`` and the paddingIdx to pass, for a distribution name.
+
+    ``uniform``: independent uniform rows; ``zipf``: rank ``k`` (1-based) drawn with probability
+    proportional to ``1 / k**1.1``, ranks mapped to rows by a seeded permutation (the hot rows are spread
+    over the table); ``all-equal``: every index the middle row; ``all-padding``: every index row 0, which is
+    the padding row; ``sorted``: uniform, then sorted ascending. paddingIdx is ``NO_PADDING`` except for
+    ``all-padding`` (0).
+
+    Raises:
+        ValueError: an unknown distribution name.
+    """
+    if dist == "uniform":
+        return rng.integers(0, num_weights, n, dtype=np.int64), NO_PADDING
+    if dist == "zipf":
+        weights = 1.0 / np.arange(1, num_weights + 1, dtype=np.float64) ** ZIPF_S
+        ranks = rng.choice(num_weights, size=n, p=weights / weights.sum())
+        return rng.permutation(num_weights).astype(np.int64)[ranks], NO_PADDING
+    if dist == "all-equal":
+        return np.full(n, num_weights // 2, np.int64), NO_PADDING
+    if dist == "all-padding":
+        return np.zeros(n, np.int64), 0
+    if dist == "sorted":
+        return np.sort(rng.integers(0, num_weights, n, dtype=np.int64)), NO_PADDING
+    raise ValueError(f"unknown index distribution {dist!r}; use one of {', '.join(DISTRIBUTIONS)}")
+
+
 def edb_inputs(
     num_weights: int,
     d: int,
@@ -44,16 +78,18 @@ def edb_inputs(
     grad_dtype: type[np.generic] = np.float32,
     scale: bool = False,
     seed: int = 0,
+    dist: str = "uniform",
 ) -> dict[str, Any]:
-    """Parameters of one EmbeddingDenseBackward call: ``n`` int64 indices, grad ``[n, d]``, ``num_weights`` rows."""
+    """Parameters of one EmbeddingDenseBackward call: ``n`` int64 indices of distribution ``dist`` (see
+    :func:`edb_indices`), grad ``[n, d]``, ``num_weights`` rows."""
     rng = np.random.default_rng(seed)
     grad = rng.standard_normal((n, d), dtype=np.float32).astype(grad_dtype, copy=False)
-    indices = rng.integers(0, num_weights, n, dtype=np.int64)
+    indices, padding = edb_indices(dist, num_weights, n, rng)
     return {
         "grad": grad,
         "indices": indices,
         "numWeights": num_weights,
-        "paddingIdx": NO_PADDING,
+        "paddingIdx": padding,
         "scaleGradByFreq": scale,
     }
 

@@ -176,10 +176,12 @@ def compiler_version() -> str:
     return out.splitlines()[0] if out else CXX
 
 
-def _tree_digest(roots: Iterable[Path]) -> str:
+def _tree_digest(roots: Iterable[Path], suffixes: tuple[str, ...] = (".h", ".hpp", ".cpp", ".inc")) -> str:
+    """SHA-256 (hex) of the relative paths and bytes of the files under ``roots`` whose suffix is in
+    ``suffixes`` (C++ sources and headers by default)."""
     h = hashlib.sha256()
     for root in roots:
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc"))
+        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in suffixes)
         for p in files:
             h.update(p.relative_to(root).as_posix().encode())
             h.update(b"\0")
@@ -209,7 +211,8 @@ def product_macros(product: Product) -> list[str]:
 
 def glue_source(spec: OpSpec, product: Product) -> str:
     """The glue translation unit: registers the kernel for its OpType and defines the product's facts."""
-    n_args = len(spec.inputs) + len(spec.outputs) + 2
+    dev = spec.device_interface  # the kernel takes the device op's inputs and outputs, workspace and tiling
+    n_args = len(dev.inputs) + len(dev.outputs) + 2
     params = ", ".join(["GM_ADDR"] * n_args)
     args = ", ".join(f"a[{i}]" for i in range(n_args))
     atomic = ", ".join(f"opgen_rt::DtypeId::{d.name}" for d in product.atomic_add_dtypes)
@@ -317,15 +320,32 @@ def build_op(
             (glue_path, []),
         ]
         runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
-        objs: list[Path] = []
+        # What every unit of the op can include besides its own text: the op's headers and the runtime's.
+        headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
+        # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
+        # an object does not depend on the tree's location and copies of a tree share their unchanged units.
+        prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
 
         def compile_unit(unit: tuple[Path, list[str]]) -> Path:
             src, extra = unit
-            obj = work / f"{src.parent.name}_{src.stem}.o"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
-            _run(
-                [CXX, *flags, *include, *extra, "-c", str(src), "-o", str(obj)],
-                f"compiling {src.name} for {product.name}",
+            # One cache entry per translation unit, keyed by its text, the headers it can include and its
+            # command: products that compile a unit the same way (every host unit; the kernel on products
+            # with the same macros) share it, and a change to one source recompiles only that unit.
+            name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
+            command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
+            described = (
+                "\0".join([compiler_version(), headers, *command])
+                .replace(str(root), spec.snake)
+                .replace(str(work), "build")
             )
+            unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
+            obj = cache / "obj" / unit_key / f"{name}.o"
+            if _cached(obj):
+                return obj
+            tmp = work / f"{name}.o"
+            _run([*command, "-o", str(tmp)], f"compiling {src.name} for {product.name}")
+            obj.parent.mkdir(parents=True, exist_ok=True)
+            _commit(tmp, obj)
             return obj
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -339,11 +339,12 @@ def _shard_jobs(jobs: list[Job], shard: int, count: int, costs: CaseCosts) -> tu
 
     units = [u for i, job in enumerate(jobs) for u in job_units(job, i)]
     shards = assign_shards(units, count, costs)
+    own = shards[shard - 1] if shard <= len(shards) else []  # shards past the unit count are empty
     mine: dict[int, list[int]] = {}
-    for unit in shards[shard - 1]:
+    for unit in own:
         mine.setdefault(unit.job, []).append(unit.index)
     print(
-        f"shard {shard}/{count}: {len(shards[shard - 1])} of {len(units)} units, in {len(mine)} of {len(jobs)} jobs",
+        f"shard {shard}/{count}: {len(own)} of {len(units)} units, in {len(mine)} of {len(jobs)} jobs",
         file=sys.stderr,
     )
     return [replace(jobs[i], units=tuple(ix)) for i, ix in sorted(mine.items())], plan_digest(shards)

@@ -11,7 +11,12 @@ stage asks, so loading a spec imports a family's ``compute`` module and never it
   :data:`~codegen.spec.scopes.ComputeParser`); optionally ``division_sites(compute, compute_node)`` giving
   the family's own expressions the loader checks for a division by zero.
 - ``plan.py`` (plan stage): ``validate(spec, catalogue)`` (plan-time checks, optional) and
-  ``build_view(spec, catalogue)``, the view the family's templates render.
+  ``build_views(spec, catalogue)`` returning :class:`codegen.plan.common.OpViews`, one frozen view dataclass
+  per generated file kind, each with exactly the fields that kind's template reads. The family declares a
+  :class:`codegen.plan.common.KindView` subclass (``KIND`` = the kind) for each kind it has its own template
+  of, in a ``VIEWS`` dict (kind -> class); every other kind gets its shared view
+  (:data:`codegen.plan.common.SHARED_VIEWS`). :func:`codegen.plan.common.op_views` builds them all from one
+  dict of named values (``common_view`` + ``ops_nn_view`` + ``ut_tiling_view`` + the family's own).
 - ``explain.py``: ``shape_call``, ``check_shape`` and ``explain_tiling`` (``opgen explain``).
 - ``cases.py`` (check stage): ``check_cases(spec, product, dtypes, quick)``, ``check_offsets(fn, case, got,
   tiling)``, ``infer_output(spec, arrays, attrs)`` and optionally ``derived_bound(spec, product, params,
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from codegen.check.cases import Case
+    from codegen.plan.common import OpViews
     from codegen.spec.expr import Expr
     from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
     from codegen.spec.scopes import ComputeContext
@@ -110,7 +116,7 @@ class Family:
     # -- plan stage
     def validate(self, spec: OpSpec, catalogue: Catalogue) -> None:
         """Plan-time validation of ``spec`` on its products (the family's ``validate``, if it has one); the
-        renderer calls it before :meth:`build_view`.
+        renderer calls it before :meth:`build_views`.
 
         Raises:
             SpecErrors: the op cannot be planned on a product.
@@ -120,14 +126,15 @@ class Family:
         if hook is not None:
             hook(spec, catalogue)
 
-    def build_view(self, spec: OpSpec, catalogue: Catalogue) -> Mapping[str, Any]:
-        """The template view of ``spec`` (every file kind it renders is in its ``files``).
+    def build_views(self, spec: OpSpec, catalogue: Catalogue) -> OpViews:
+        """The typed template views of ``spec``: the family's ``build_views``, one frozen view dataclass per
+        file kind (:class:`codegen.plan.common.OpViews`; the renderer rejects anything else).
 
         Raises:
             SpecErrors: the op cannot be planned on a product (validation at plan time).
             ValueError: a product's UB cannot hold one tile of the op.
         """
-        return self._hook("plan", "build_view")(spec, catalogue)
+        return self._hook("plan", "build_views")(spec, catalogue)
 
     # -- explain
     def shape_call(

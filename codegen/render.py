@@ -14,15 +14,15 @@ import subprocess
 import sys
 import tempfile
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import jinja2
 
 from codegen import registry
 from codegen.paths import ProjectPaths
+from codegen.plan.common import OpViews
 from codegen.spec.errors import SpecError
 from codegen.spec.model import Catalogue, OpSpec
 
@@ -45,8 +45,6 @@ TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "ut_tiling_cpp": ("tests", "test_tiling.cpp.j2"),
     "ut_infershape_cpp": ("tests", "test_infershape.cpp.j2"),
 }
-
-ViewBuilder = Callable[[OpSpec, Catalogue], Mapping[str, Any]]
 
 
 class RenderError(Exception):
@@ -163,13 +161,13 @@ class RenderedOp:
     templates: dict[str, str]
 
 
-def _build_view(family: registry.Family, spec: OpSpec, catalogue: Catalogue) -> Mapping[str, Any]:
-    """The family validates ``spec`` at plan time, then builds its view; a planner's ValueError (e.g. a
+def _build_views(family: registry.Family, spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """The family validates ``spec`` at plan time, then builds its views; a planner's ValueError (e.g. a
     product whose UB cannot hold one tile of the op) becomes a SpecError at the catalogue entry of the
     product it names (else at the op's spec)."""
     try:
         family.validate(spec, catalogue)
-        return family.build_view(spec, catalogue)
+        return family.build_views(spec, catalogue)
     except ValueError as exc:
         named = [i for i, p in enumerate(catalogue.products) if p.name in spec.products and f"{p.name} (" in str(exc)]
         if named:
@@ -186,9 +184,12 @@ def render_ops(
     """Renders every file of each spec in ``specs`` (results in the same order); the C++ files of all of
     them are formatted by one clang-format process (:func:`format_cpp_files`).
 
+    Each file is rendered from the typed view of its kind (:meth:`codegen.plan.common.OpViews.view_for`):
+    the template sees the view's fields and ``file_kind``, nothing else.
+
     Raises:
-        RenderError: unknown family, a template error (with op, template name and line), or clang-format
-            failure.
+        RenderError: unknown family, a family whose view of a kind is not that kind's frozen view dataclass,
+            a template error (with op, template name and line), or clang-format failure.
     """
     env = env or make_environment(paths.templates)
     pending: list[tuple[OpSpec, dict[str, str], dict[str, str]]] = []
@@ -198,13 +199,17 @@ def render_ops(
             family = registry.family(spec.family)
         except registry.UnknownFamily as exc:
             raise RenderError(f"{spec.path}: {exc.args[0]}") from exc
-        view = _build_view(family, spec, catalogue)
+        views = _build_views(family, spec, catalogue)
         files: dict[str, str] = {}
         used: dict[str, str] = {}
-        for kind, rel in view["files"].items():
+        for kind, rel in views.files.items():
             name = template_for(env, spec.family, kind)
             try:
-                text = env.get_template(name).render(**view, file_kind=kind)
+                view = views.view_for(kind)
+            except TypeError as exc:
+                raise RenderError(f"{spec.op}: family '{spec.family}': {exc}") from exc
+            try:
+                text = env.get_template(name).render(**view.context(), file_kind=kind)
             except jinja2.TemplateError as exc:
                 lineno = getattr(exc, "lineno", None)
                 where = f"{name}:{lineno}" if lineno else name

@@ -267,14 +267,13 @@ class OpCallable:
         lib.opgen_rt_run_infershape_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         phase1 = getattr(lib, f"{self.spec.aclnn_name}GetWorkspaceSize")
         phase1.restype = ctypes.c_int32
-        argtypes: list[Any] = []
-        argtypes += [ctypes.c_void_p] * len(self.spec.inputs)
-        argtypes += [ATTR_TYPE_INFO[a.type].ctype for a in self.spec.attrs]
+        attr_types = {a.name: ATTR_TYPE_INFO[a.type].ctype for a in self.spec.attrs}
+        # aclnn parameter order (the spec's signature key, or inputs, attrs, outputs); tensors are pointers
+        argtypes: list[Any] = [attr_types.get(name, ctypes.c_void_p) for name in self.spec.aclnn_order]
         lib.aclCreateScalar.restype = ctypes.c_void_p
         lib.aclCreateScalar.argtypes = [ctypes.c_void_p, ctypes.c_int32]
         lib.aclDestroyScalar.restype = ctypes.c_int32
         lib.aclDestroyScalar.argtypes = [ctypes.c_void_p]
-        argtypes += [ctypes.c_void_p] * len(self.spec.outputs)
         argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
         phase1.argtypes = argtypes
         self._phase1 = phase1
@@ -357,16 +356,19 @@ class OpCallable:
         """Runs phase 1; returns ``(status, workspaceSize, executor)`` without raising."""
         ws = ctypes.c_uint64(0)
         ex = ctypes.c_void_p(None)
-        call: list[Any] = [tensors[t.name].handle for t in self.spec.inputs]
+        call: list[Any] = []
         scalars: list[ctypes.c_void_p] = []
-        for a in self.spec.attrs:
-            if a.type == "scalar":
+        by_name = {a.name: a for a in self.spec.attrs}
+        for name in self.spec.aclnn_order:  # the C parameter order
+            a = by_name.get(name)
+            if a is None:
+                call.append(tensors[name].handle)
+            elif a.type == "scalar":
                 handle = self.make_scalar(attrs[a.name])
                 scalars.append(handle)
                 call.append(handle)
             else:
                 call.append(ATTR_TYPE_INFO[a.type].ctype(attrs[a.name]))
-        call += [tensors[t.name].handle for t in self.spec.outputs]
         call += [None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex)]
         try:
             status = self._phase1(*call)
@@ -576,12 +578,19 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
             return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
         if not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
-        return ScalarArg(float(value), attr.scalar_dtypes[0])
+        try:
+            return ScalarArg(float(value), attr.scalar_dtypes[0])
+        except OverflowError:
+            raise ValueError(
+                f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
+            ) from None
     if attr.type == "string":
         if value is None:
             return None  # a null char * (the API returns 161001)
         if not isinstance(value, str):
             raise TypeError(f"{where} takes a str, got {type(value).__name__} {value!r}")
+        if "\0" in value:
+            raise ValueError(f"{where} = {value!r} holds a NUL character, which a C string (char *) cannot carry")
         return value.encode()  # any string: the API answers 161002 for one outside the values
     if attr.type == "bool":
         if isinstance(value, (bool, np.bool_)):

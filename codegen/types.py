@@ -245,18 +245,21 @@ class DeviceAttrTypeInfo:
     Attributes:
         opdef_setter: ``Int``, ``Bool``, ``Float`` or ``String`` (metadef ``register/op_def.h``).
         binary_type: the attr ``dtype`` in ``<kernel>_binary.json`` (``int``, ``bool``, ``float``, ``string``).
+        l0_type: the C++ type of the attr's L0 parameter when the L2 API passes a constant (``int64_t``,
+            ``bool``, ``float``; ``const std::string &``).
     """
 
     opdef_setter: str
     binary_type: str
+    l0_type: str
 
 
 #: Value types of device (OpDef) attributes, as the spec's ``device.attrs`` names them.
 DEVICE_ATTR_TYPE_INFO: dict[str, DeviceAttrTypeInfo] = {
-    "int": DeviceAttrTypeInfo("Int", "int"),
-    "bool": DeviceAttrTypeInfo("Bool", "bool"),
-    "float": DeviceAttrTypeInfo("Float", "float"),
-    "string": DeviceAttrTypeInfo("String", "string"),
+    "int": DeviceAttrTypeInfo("Int", "int", "int64_t"),
+    "bool": DeviceAttrTypeInfo("Bool", "bool", "bool"),
+    "float": DeviceAttrTypeInfo("Float", "float", "float"),
+    "string": DeviceAttrTypeInfo("String", "string", "const std::string &"),
 }
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -94,3 +95,75 @@ def test_a_read_only_cache_directory_is_a_build_error(tmp_path: Path, monkeypatc
         "set OPGEN_CACHE_DIR to a writable directory"
     )
     np.testing.assert_equal(list(tmp_path.iterdir()), [])
+
+
+def _compiled_units(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Records the source file name of every compile command ``build_op`` runs from now on."""
+    import codegen.build as build
+
+    seen: list[str] = []
+    run = build._run
+
+    def recording(cmd: list[str], what: str) -> None:
+        if "-c" in cmd:
+            seen.append(Path(cmd[cmd.index("-c") + 1]).name)
+        run(cmd, what)
+
+    monkeypatch.setattr(build, "_run", recording)
+    return seen
+
+
+def test_products_share_the_objects_they_compile_the_same_way(
+    private_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host units have no product macros: the second product compiles only its kernel (other
+    __NPU_ARCH__ and name) and glue, and links the host objects the first one cached."""
+    catalogue, specs = load_project()
+    spec = specs[OP]
+    seen = _compiled_units(monkeypatch)
+    build_op(spec, catalogue.get("Ascend910B"))
+    kernel = f"{spec.kernel}.cpp"
+    host = [f"aclnn_{spec.snake}.cpp", kernel, f"{spec.kernel}_infershape.cpp", f"{spec.kernel}_tiling.cpp"]
+    assert sorted(seen) == sorted([*host, f"{spec.kernel}_def.cpp", kernel, "opgen_glue.cpp"])
+    seen.clear()
+    second = build_op(spec, catalogue.get("Ascend950"))
+    assert sorted(seen) == sorted([kernel, "opgen_glue.cpp"])
+    assert len(list((private_cache / "obj").rglob("*.o"))) == 9
+    y = np.array([0.25, 0.5], np.float32)
+    from codegen.runner import OpCallable
+
+    got = OpCallable(second)(gradOutput=np.ones(2, np.float32), output=y)
+    assert got.tolist() == [0.25 * 0.75, 0.5 * 0.5]
+
+
+def test_an_edited_copy_of_a_tree_recompiles_only_the_edited_unit(
+    private_cache: Path, monkeypatch: pytest.MonkeyPatch, broken_tree: Callable[[str, str, str, str], Path]
+) -> None:
+    """Objects do not depend on where the tree lies (``__FILE__`` is mapped to ``<op>/...``): a copy of
+    the generated tree with one edited source rebuilds that source and the glue only; an edited header
+    rebuilds every unit."""
+    catalogue, specs = load_project()
+    spec = specs[OP]
+    build_op(spec, catalogue.get(PRODUCT))
+    seen = _compiled_units(monkeypatch)
+    tiling = f"op_host/{spec.kernel}_tiling.cpp"
+    root = broken_tree(OP, tiling, "#include", "// edited copy\n#include")
+    build_op(spec, catalogue.get(PRODUCT), root)
+    assert sorted(seen) == sorted([f"{spec.kernel}_tiling.cpp", "opgen_glue.cpp"])
+    seen.clear()
+    header = f"op_host/{spec.kernel}_tiling.h"
+    (root / OP / header).write_text((root / OP / header).read_text() + "\n// edited header\n")
+    build_op(spec, catalogue.get(PRODUCT), root)
+    assert len(seen) == 7
+
+
+def test_a_corrupt_cached_object_is_rebuilt_with_a_warning(private_cache: Path) -> None:
+    catalogue, specs = load_project()
+    build_op(specs[OP], catalogue.get(PRODUCT))
+    objects = sorted((private_cache / "obj").rglob("*.o"))
+    victim = next(o for o in objects if o.name.startswith("op_host_") and "tiling" in o.name)
+    good = victim.read_bytes()
+    victim.write_bytes(good[: len(good) // 2])
+    with pytest.warns(CacheWarning, match=f"build cache entry {victim} is corrupt"):
+        build_op(specs[OP], catalogue.get("Ascend950"))
+    assert victim.read_bytes() == good

@@ -10,6 +10,7 @@ merge`` of them must print the same totals and failures and exit with the same s
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -192,3 +193,48 @@ def test_junit_is_well_formed_with_one_testcase_per_case(tmp_path: Path) -> None
     assert cases[0].find("failure") is None
     prop = cases[2].find("properties/property")
     assert prop is not None and (prop.get("name"), prop.get("value")) == ("covered_by", "P")
+
+
+def test_a_shard_count_far_above_the_unit_count_builds_only_the_used_shards() -> None:
+    # 10**8 shards of 7 units: each unit gets a shard of its own, the rest are empty and never built
+    units = [Unit(0, i, f"op/P/FLOAT/case{i}", nbytes=1000 * (i + 1)) for i in range(7)]
+    shards = assign_shards(units, 10**8, None)
+    assert len(shards) == 7 and sorted(len(s) for s in shards) == [1] * 7
+    assert shards == assign_shards(units, 7, None)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("str", "cases[0] is a str, not an object"),
+        ({"max_abs_err": "NaN"}, "cases[0].max_abs_err is 'NaN', not a number"),
+        ({"passed": "no"}, "cases[0].passed is 'no', not true or false"),
+        ({"status": True}, "cases[0].status is True, not an integer"),
+    ],
+)
+def test_a_result_file_with_values_of_the_wrong_type_is_a_merge_error(tmp_path: Path, case: Any, message: str) -> None:
+    good = tmp_path / "good.json"
+    write_json([_result("op/P/FLOAT/a")], good, {"shard": [1, 1]})
+    data = json.loads(good.read_text())
+    data["cases"][0] = case if isinstance(case, str) else {**data["cases"][0], **case}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(MergeError, match=re.escape(f"{bad}: {message}")):
+        merge_results([bad])
+
+
+def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegen.check import driver
+
+    seen: list[int] = []
+
+    class Pool:
+        def __init__(self, max_workers: int, initializer: Any) -> None:
+            seen.append(max_workers)
+            raise RuntimeError("stop before any process starts")
+
+    monkeypatch.setattr(driver, "ProcessPoolExecutor", Pool)
+    jobs = [Job("a", "P", (), True, None, (), False, None), Job("b", "P", (), True, None, (), False, None)]
+    with pytest.raises(RuntimeError, match="stop before"):
+        driver.run_check(jobs, 100000)
+    assert seen == [2]

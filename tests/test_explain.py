@@ -128,9 +128,27 @@ def test_index_accumulate_explain_equals_the_tiling_function(
         # Without hardware SyncAll (Ascend910, Ascend310P) the tiling runs the barrier-free deterministic
         # strategy in both modes, and explain shows that one section.
         effective = det or not prod.hw_sync_all
+        section = "strategy " + text.split("  strategy ")[2 if det and prod.hw_sync_all else 1]
+        if got["tiling_key"] // 100 >= 2:  # the sorted-run strategy (many indices, DataCopyPad and SyncAll)
+            assert prod.hw_sync_all and prod.data_copy_pad and got["tiling_key"] // 100 == (3 if det else 2)
+            name = "sorted deterministic" if det else "sorted"
+            assert (
+                f"strategy {name} (tiling key {got['tiling_key']}), blockDim {got['block_dim']} of "
+                f"{prod.vector_core_num}:" in section
+            )
+            assert got["block_dim"] == t["sortCores"]
+            assert f"sort: {t['sortBuckets']} row buckets of {t['sortBucketRows']} rows" in section
+            assert f"slots of {t['sortStage']} pairs" in section
+            assert (
+                f"count matrix [{t['sortCores']}, {t['sortMatrixStride']}] int32 at {t['sortMatrixOffset']}" in section
+            )
+            assert f"workspace: {got['workspace_sizes'][0]} bytes with the system workspace" in section
+            assert f"pairs at {t['sortPairsOffset']})" in section
+            assert f"D in chunks of {t['sortDChunk']} elements" in section
+            assert f"up to {t['sortTileRows']} consecutive grad rows" in section
+            continue
         assert got["tiling_key"] // 100 == (1 if effective else 0)
         strategy = "deterministic" if effective else "atomic"
-        section = "strategy " + text.split("  strategy ")[2 if det and prod.hw_sync_all else 1]
         assert (
             f"strategy {strategy} (tiling key {got['tiling_key']}), blockDim {got['block_dim']} of "
             f"{prod.vector_core_num}:" in section

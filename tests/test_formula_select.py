@@ -131,3 +131,18 @@ def test_a_python_number_for_a_scalar_attribute_becomes_an_aclscalar_of_its_firs
     assert attr_value(Spec(), a, None) is None  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         attr_value(Spec(), a, "0.5")  # type: ignore[arg-type]
+    # an integer beyond a double names the attribute instead of a bare OverflowError
+    with pytest.raises(ValueError, match=r"attribute 'threshold' .* does not fit a double"):
+        attr_value(Spec(), a, 10**400)  # type: ignore[arg-type]
+
+
+def test_a_string_attribute_with_a_nul_character_is_refused() -> None:
+    a = AttrSpec("approximate", "string", ((0, "none"), (1, "tanh")), "none", "", LOC)
+
+    class Spec:
+        aclnn_name = "aclnnX"
+        compute = None
+
+    assert attr_value(Spec(), a, "tanh") == b"tanh"  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"attribute 'approximate' .* NUL character"):
+        attr_value(Spec(), a, "tanh\x00x")  # type: ignore[arg-type]

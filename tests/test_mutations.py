@@ -349,6 +349,53 @@ MUTANTS: tuple[Mutant, ...] = (
         'past the end of region "output 0 (gradient)"',
     ),
     # --------------------------------------------------------------- EmbeddingDenseBackward (index_accumulate)
+    # The sorted-run strategy (tiling keys 2xx/3xx): its cases are the "sorted-run strategy" ones.
+    Mutant(
+        "edb-sorted-run-boundary-off-by-one",
+        EDB,
+        ("Ascend910B",),
+        "sorted-run strategy: a bucket's run of sorted entries ends one entry early (its last entry is never summed)",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));\n    split = false;",
+                "    const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1)) - 1;\n    split = false;",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-sorted-split-run-summed-twice",
+        EDB,
+        ("Ascend910B",),
+        "sorted-run strategy: a core sums a bucket from its first entry instead of from its own range's start, so "
+        "the part of a bucket crossing a core boundary is summed by both cores (the later core also takes the "
+        "bucket as unsplit and writes it plainly, racing with the other core's atomic add)",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "    partStart = bucketStart > rangeStart ? bucketStart : rangeStart;",
+                "    partStart = bucketStart;",
+            ),
+        ),
+        "GM data race",
+        "",
+    ),
+    Mutant(
+        "edb-sorted-positions-misused",
+        EDB,
+        ("Ascend910B",),
+        "sorted-run strategy: the grad row is read at the entry's place in the sorted order instead of at its "
+        "stored position",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);",
+                "DataCopyPad(tile, rowsGm_[(base + j) * rowLength_ + col], copyParams, padParams);",
+            ),
+        ),
+        VALUES,
+    ),
     Mutant(
         "edb-grad-row-stride",
         EDB,
@@ -399,7 +446,13 @@ MUTANTS: tuple[Mutant, ...] = (
         EDB,
         ("Ascend910B",),
         "SetAtomicNone missing after the atomic adds: the final output copies add into uninitialised GM",
-        (Edit(_EDB_KERNEL, "    SetAtomicNone();\n", ""),),
+        (
+            Edit(
+                _EDB_KERNEL,
+                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    SetAtomicNone();\n",
+                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n",
+            ),
+        ),
         VALUES,
     ),
     Mutant(
@@ -470,8 +523,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_TILING,
-                "static_cast<size_t>(countsOffset + countsBytes);",
-                "static_cast<size_t>(countsOffset);",
+                "static_cast<size_t>(useSorted ? sortPlan.workspaceBytes : countsOffset + countsBytes);",
+                "static_cast<size_t>(useSorted ? sortPlan.workspaceBytes : countsOffset);",
             ),
         ),
         "GM bounds",
@@ -483,7 +536,7 @@ MUTANTS: tuple[Mutant, ...] = (
         ("Ascend910B",),
         "atomic add in the index dtype: SetAtomicAdd<TStore> (int64_t for INT64 indices), which Ascend910B "
         "atomics do not add (Ascend910, whose atomics add float only, runs no atomic strategy any more)",
-        (Edit(_EDB_KERNEL, "SetAtomicAdd<float>();", "SetAtomicAdd<TStore>();"),),
+        (Edit(_EDB_KERNEL, "    SetAtomicAdd<float>();\n    DataCopy(", "    SetAtomicAdd<TStore>();\n    DataCopy("),),
         "atomic dtype",
         "SetAtomicAdd<int64_t>: atomic add on Ascend910B supports",
     ),

@@ -202,31 +202,45 @@ int main(int argc, char **argv) {
 """
 
 
-def _build_ut(op: str, product: str, source: Path, tmp_path: Path) -> Path:
-    """Links the unit-test ``source`` with a gtest main against the (op, product) library; returns the
-    executable."""
+UT_FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wconversion", "-Wsign-conversion"]
+
+#: Unit-test objects of this session, by the source's path and text: a UT source compiles once and links
+#: against each product's library (what a UT sees of the product comes from the library).
+_UT_OBJECTS: dict[tuple[str, str], Path] = {}
+
+
+def _compile_ut_object(source: Path, workdir: Path) -> Path:
+    key = (str(source), source.read_text())
+    if key not in _UT_OBJECTS:
+        obj = workdir / f"{source.stem}.{len(_UT_OBJECTS)}.o"
+        proc = subprocess.run(
+            [CXX, *UT_FLAGS, f"-I{PATHS.runtime / 'include'}", "-c", str(source), "-o", str(obj)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        _UT_OBJECTS[key] = obj
+    return _UT_OBJECTS[key]
+
+
+@pytest.fixture(scope="module")
+def ut_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where this module's unit-test objects are compiled (each once)."""
+    return tmp_path_factory.mktemp("ut-objects")
+
+
+def _build_ut(op: str, product: str, source: Path, workdir: Path) -> Path:
+    """Compiles the unit-test ``source`` and a gtest main (each once per session) and links them against
+    the (op, product) library; returns the executable."""
     lib = build_op(SPECS[op], CATALOGUE.get(product)).library
-    main = tmp_path / "ut_main.cpp"
-    main.write_text(UT_MAIN)
-    exe = tmp_path / f"ut_{op}_{product}"
+    main = workdir / "ut_main.cpp"
+    if not main.exists():
+        main.write_text(UT_MAIN)
+    exe = workdir / f"ut_{op}_{product}_{source.stem}"
+    objs = [_compile_ut_object(source, workdir), _compile_ut_object(main, workdir)]
     proc = subprocess.run(
-        [
-            CXX,
-            "-std=c++17",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-Wconversion",
-            "-Wsign-conversion",
-            f"-I{PATHS.runtime / 'include'}",
-            str(source),
-            str(main),
-            str(lib),
-            f"-Wl,-rpath,{lib.parent}",
-            "-pthread",
-            "-o",
-            str(exe),
-        ],
+        [CXX, *map(str, objs), str(lib), f"-Wl,-rpath,{lib.parent}", "-pthread", "-o", str(exe)],
         capture_output=True,
         text=True,
         check=False,
@@ -249,7 +263,7 @@ def _ut_params() -> list[object]:
 
 
 @pytest.mark.parametrize(("op", "product"), _ut_params())
-def test_op_host_unit_test_passes_on_each_product(op: str, product: str, tmp_path: Path) -> None:
+def test_op_host_unit_test_passes_on_each_product(op: str, product: str, ut_workdir: Path) -> None:
     """The generated op_host UT compiles against runtime/ (-Werror) and every case computed for the
     product passes; the other products' cases are skipped, none fails."""
     source = _ut_source(op)
@@ -259,7 +273,7 @@ def test_op_host_unit_test_passes_on_each_product(op: str, product: str, tmp_pat
     ours = text.count(f'GTEST_SKIP() << "case computed for {product}";')
     total = text.count("TEST_F(")
     assert ours >= 3, f"fewer than 3 cases for {product}"
-    rc, out = _run_ut(_build_ut(op, product, source, tmp_path))
+    rc, out = _run_ut(_build_ut(op, product, source, ut_workdir))
     assert rc == 0, out
     assert f"[  PASSED  ] {ours} tests." in out, out
     assert "[  FAILED  ]" not in out, out
@@ -273,14 +287,14 @@ def _infer_ut_source(op: str) -> Path:
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))
-def test_op_host_infershape_unit_test_passes(op: str, tmp_path: Path) -> None:
+def test_op_host_infershape_unit_test_passes(op: str, ut_workdir: Path) -> None:
     """The generated infershape UT compiles against runtime/ (-Werror) and every case passes (on the op's
     first product; the infershape does not depend on the product)."""
     source = _infer_ut_source(op)
     text = source.read_text()
     total = text.count("TEST_F(")
     assert total >= 1
-    rc, out = _run_ut(_build_ut(op, SPECS[op].products[0], source, tmp_path))
+    rc, out = _run_ut(_build_ut(op, SPECS[op].products[0], source, ut_workdir))
     assert rc == 0, out
     assert f"[  PASSED  ] {total} tests." in out, out
 

@@ -187,7 +187,7 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
         "deterministic_gm_atomics, device, example, family, inputs, kernel, notes, op, op_type, outputs, products, "
-        "summary, tiling"
+        "signature, summary, tiling"
     ]
 
 
@@ -1275,3 +1275,101 @@ def test_string_and_scalar_attr_misuse_is_a_spec_error(
     path = tmp_path / STEM
     errs = errors_of(path, text, catalogue)
     assert any(what in e for e in errs), errs
+
+
+def test_signature_orders_the_aclnn_parameters(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "inputs:\n", "signature: [self, reduction, gradOutput, out, target]\ninputs:\n"))
+    spec = load_op_spec(path, catalogue)
+    assert spec.aclnn_order == ("self", "reduction", "gradOutput", "out", "target")
+    path.write_text(BASE)
+    assert load_op_spec(path, catalogue).aclnn_order == ("gradOutput", "self", "target", "reduction", "out")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            "[gradOutput, self, target, reduction]",
+            "8: signature: the signature must list every input, attr and output once; missing: out",
+        ),
+        (
+            "[gradOutput, self, target, reduction, out, self]",
+            "8: signature[5]: 'self' is listed twice; each parameter appears once",
+        ),
+        (
+            "[gradOutput, self, target, reduction, outt]",
+            "8: signature[4]: 'outt' is not an input, attr or output of the op; "
+            "allowed: gradOutput, self, target, reduction, out",
+        ),
+        ("gradOutput", "8: signature: expected a list, got string 'gradOutput'"),
+    ],
+)
+def test_signature_errors(tmp_path: Path, catalogue: Catalogue, value: str, message: str) -> None:
+    f, errs = bad(tmp_path, catalogue, ("inputs:\n", f"signature: {value}\ninputs:\n"))
+    assert errs == [f"{f}:{message}"]
+
+
+def test_device_shared_absent_host_and_constant_entries(tmp_path: Path, catalogue: Catalogue) -> None:
+    """An aclnn input may feed two device inputs; an optional device input may have no source; an aclnn attr
+    may stay on the host (host_attrs); a device attr may be a constant (fp32-rounded for a float)."""
+    path = tmp_path / STEM
+    text = edit(BASE, "compute:\n", DEVICE)
+    text = edit(
+        text,
+        "    - {name: dout, from: gradOutput}\n",
+        "    - {name: dout, from: gradOutput}\n    - {name: again, from: self}\n    - {name: extra, optional: true}\n",
+    )
+    text = edit(
+        text,
+        "    - {name: reduction, from: reduction, type: string, default: mean}\n",
+        "    - {name: alpha, value: 0.1, type: float, default: 0.1}\n    - {name: mode, value: 3, type: int}\n"
+        "  host_attrs: [reduction]\n",
+    )
+    text = edit(text, '    norm: "1 / numel(out) if reduction == 1 else 1"\n', '    norm: "1 / numel(out)"\n')
+    path.write_text(text)
+    dev = load_op_spec(path, catalogue).device_interface
+    assert [(t.name, t.source) for t in dev.inputs] == [
+        ("predict", "self"),
+        ("label", "target"),
+        ("dout", "gradOutput"),
+        ("again", "self"),
+        ("extra", None),
+    ]
+    assert dev.input_index("self") == 0
+    assert [(a.name, a.source, a.type, a.default, a.value) for a in dev.attrs] == [
+        ("alpha", None, "float", 0.10000000149011612, 0.10000000149011612),
+        ("mode", None, "int", None, 3),
+    ]
+    assert dev.host_attrs == ("reduction",)
+
+
+def test_device_new_entry_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("    - {name: gradient, from: out}\n", "    - {name: gradient, from: out}\n    - {name: g2, from: out}\n"),
+        (
+            "    - {name: dout, from: gradOutput}\n",
+            "    - {name: dout, from: gradOutput}\n    - {name: e}\n    - {name: o, optional: false}\n",
+        ),
+        (
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n",
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n"
+            "    - {name: c, value: 1.5, from: reduction, type: float}\n    - {name: d, value: yes, type: int}\n"
+            "  host_attrs: [reduction, nope]\n",
+        ),
+    )
+    assert errs == [
+        f"{f}:37: device.inputs[3].from: missing required key 'from'; only an 'optional: true' device input may "
+        "omit it",
+        f"{f}:38: device.inputs[4].optional: a device input without 'from' must be 'optional: true' (passed null)",
+        f"{f}:41: device.outputs[1].from: aclnn output 'out' is already carried by another device output",
+        f"{f}:43: device.attrs[0].from: aclnn attr 'reduction' is listed in host_attrs (not sent to the device)",
+        f"{f}:44: device.attrs[1]: a device attr needs exactly one of 'from' (an aclnn attr) and 'value' (a constant)",
+        f"{f}:45: device.attrs[2].value: expected a value of the device attr type 'int', got 'yes'",
+        f"{f}:46: device.host_attrs[1]: 'nope' is not an aclnn attr; allowed: reduction",
+        f"{f}:51: compute.scalars.norm: the compute reads reduction, listed in device.host_attrs: the device op does "
+        "not take it, so the kernel cannot read it",
+    ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import inspect
-import json
 import re
 import subprocess
 import sys
@@ -13,7 +12,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -69,7 +68,7 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"launches": []}
     for launch in launches:
         cores = launch.get("cores", [])
-        total = {
+        total: dict[str, float] = {
             k: sum(int(c.get(k, 0)) for c in cores)
             for k in (
                 "gm_bytes_read",
@@ -77,8 +76,11 @@ def _summarise(stats: dict[str, Any]) -> dict[str, Any]:
                 "gm_bytes_atomic_added",
                 "vector_instructions",
                 "vector_elements",
+                "dma_transfers",
+                "dma_bytes",
             )
         }
+        total["dma_mean_bytes"] = total["dma_bytes"] / total["dma_transfers"] if total["dma_transfers"] else 0.0
         total["ub_high_water_bytes"] = max((int(c.get("ub_high_water_bytes", 0)) for c in cores), default=0)
         out["launches"].append(
             {
@@ -505,12 +507,14 @@ def _pool_worker_init() -> None:
 def run_check(
     jobs: list[Job], workers: int, progress: Callable[[Job, list[CaseResult]], None] | None = None
 ) -> list[CaseResult]:
-    """Runs ``jobs`` on ``workers`` processes; calls ``progress`` as each finishes; results in job order.
+    """Runs ``jobs`` on at most ``workers`` processes (never more than there are jobs); calls ``progress`` as
+    each finishes; results in job order.
 
     Raises:
         CheckInterrupted: Ctrl-C (KeyboardInterrupt); every worker process is killed first.
     """
     results: dict[int, list[CaseResult]] = {}
+    workers = max(1, min(workers, len(jobs)))  # never more processes than jobs (each job is one process)
 
     def interrupted() -> CheckInterrupted:
         return CheckInterrupted([r for i in sorted(results) for r in results[i]], len(results), len(jobs))
@@ -540,16 +544,6 @@ def run_check(
             raise interrupted() from None
         pool.shutdown()
     return [r for i in sorted(results) for r in results[i]]
-
-
-def write_json(results: list[CaseResult], path: Path) -> None:
-    """Writes every result (counters included) as JSON."""
-    data = {
-        "passed": sum(r.passed for r in results),
-        "failed": sum(not r.passed for r in results),
-        "cases": [asdict(r) for r in results],
-    }
-    path.write_text(json.dumps(data, indent=1, default=float))
 
 
 def select_products(spec: OpSpec, catalogue: Catalogue, wanted: list[str] | None) -> list[Product]:

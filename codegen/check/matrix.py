@@ -256,16 +256,20 @@ def unit_cost(unit: Unit, costs: CaseCosts | None) -> float:
 def assign_shards(units: list[Unit], count: int, costs: CaseCosts | None) -> list[list[Unit]]:
     """Greedy longest-processing-time assignment of ``units`` to ``count`` shards: the costliest unit first
     (ties by ident), each to the shard with the least total so far (ties: the lowest shard). Every unit is
-    in exactly one shard; each shard keeps the matrix order.
+    in exactly one shard; each shard keeps the matrix order. Only the first ``min(count, len(units))``
+    shards are returned (the others are empty).
 
     Raises:
         ValueError: ``count`` < 1.
     """
     if count < 1:
         raise ValueError(f"shard count must be at least 1, got {count}")
+    # Shards past the number of units stay empty (each empty shard takes the next unit first, lowest first):
+    # only that many are built, so a huge count costs nothing. Callers treat a missing shard as empty.
+    bins = min(count, max(1, len(units)))
     order = sorted(units, key=lambda u: (-unit_cost(u, costs), u.ident, u.job, u.index))
-    heap = [(0.0, k) for k in range(count)]
-    shards: list[list[Unit]] = [[] for _ in range(count)]
+    heap = [(0.0, k) for k in range(bins)]
+    shards: list[list[Unit]] = [[] for _ in range(bins)]
     for unit in order:
         load, k = heapq.heappop(heap)
         shards[k].append(unit)

@@ -32,8 +32,8 @@ BIG = 3 * 2**31 + 1_000_003
 def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
     """The tiling request's attrs: the device op's attrs (:attr:`OpSpec.device_interface`) by their OpDef
     names, each from its aclnn attr's value in ``attrs`` (aclnn names); a ``string`` attr gets the name of the
-    aclnn integer's value (``reduction`` 1 -> ``"mean"``). An aclnn value that is missing keeps the OpDef
-    default.
+    aclnn integer's value (``reduction`` 1 -> ``"mean"``); a constant attr gets its ``value``. An aclnn value
+    that is missing keeps the OpDef default.
 
     Raises:
         KeyError: a string attr's aclnn value has no name in the aclnn attr's ``values``.
@@ -41,6 +41,9 @@ def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
     by_name = {a.name: a for a in spec.attrs}
     out: dict[str, Any] = {}
     for dev in spec.device_interface.attrs:
+        if dev.source is None:  # a constant the L2 API always passes
+            out[dev.name] = dev.value
+            continue
         if dev.source not in attrs:
             if dev.default is not None:
                 out[dev.name] = dev.default

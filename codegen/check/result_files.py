@@ -52,11 +52,45 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise MergeError(f"{path}: not an `opgen check --json` file (no 'cases' list)")
     known = {f.name for f in fields(CaseResult)}
-    try:
-        results = [CaseResult(**{k: v for k, v in c.items() if k in known}) for c in data["cases"]]
-    except TypeError as exc:
-        raise MergeError(f"{path}: a case lacks a field: {exc}") from exc
-    return dict(data.get("meta") or {}), results
+    results = []
+    for n, c in enumerate(data["cases"]):
+        if not isinstance(c, dict):
+            raise MergeError(f"{path}: cases[{n}] is a {type(c).__name__}, not an object")
+        for name, kinds in _FIELD_KINDS.items():
+            if name in c and (not isinstance(c[name], kinds) or (bool not in kinds and isinstance(c[name], bool))):
+                raise MergeError(f"{path}: cases[{n}].{name} is {c[name]!r}, not {_KIND_NAMES[kinds]}")
+        try:
+            results.append(CaseResult(**{k: v for k, v in c.items() if k in known}))
+        except TypeError as exc:
+            raise MergeError(f"{path}: cases[{n}] lacks a field: {exc}") from exc
+    meta = data.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise MergeError(f"{path}: 'meta' is a {type(meta).__name__}, not an object")
+    return dict(meta), results
+
+
+#: The JSON types each field of a result must have (a result file is read back from disk, maybe edited).
+_FIELD_KINDS: dict[str, tuple[type, ...]] = {
+    "ident": (str,),
+    "op": (str,),
+    "product": (str,),
+    "dtype": (str,),
+    "shape": (str,),
+    "name": (str,),
+    "passed": (bool,),
+    "status": (int,),
+    "max_abs_err": (int, float),
+    "max_ulp_err": (int, float),
+    "message": (str,),
+    "seconds": (int, float),
+    "counters": (dict,),
+    "bound": (int, float),
+    "bound_source": (str,),
+    "kind": (str,),
+    "covered_by": (str,),
+}
+_KIND_NAMES = {(str,): "a string", (bool,): "true or false", (int,): "an integer", (int, float): "a number"}
+_KIND_NAMES[(dict,)] = "an object"
 
 
 def _job_level(r: CaseResult) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Mapping
-from typing import Any
+from dataclasses import dataclass
 
 from codegen.spec.expr import Expr, ExprType, check, to_cpp, to_source
 from codegen.spec.model import Catalogue, Constraint, DType, OpSpec
@@ -115,26 +115,63 @@ def arch_test(c: Constraint, spec: OpSpec, catalogue: Catalogue) -> str:
     return " || ".join(f"npuArch == {a}" for a in archs)
 
 
-def constraint_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The op_api check of every constraint of ``spec``, for ``templates/common/constraints.j2``.
+@dataclass(frozen=True)
+class ConstraintLet:
+    """A ``let`` of a constraint check: its C++ type, name and C++ value."""
 
-    Returns ``{"constraints": [...], "uses_core_num", "uses_ub_bytes", "uses_shape_dim", "uses_arch",
-    "uses_cmath"}`` (``uses_cmath``: a check calls a ``<cmath>`` function such as ``std::abs``);
-    each constraint has ``name``, ``products``, ``archs`` (C++ NpuArch condition), ``when`` (C++ or
-    ``"true"``), ``guard`` (both as one C++ condition, ``""`` when the check always applies),
-    ``when_text``, ``lets`` (``ctype``, ``name``, ``cpp``), ``require`` (C++), ``require_text``, ``status``
-    (status name), ``format`` (printf text of the message) and ``args`` (its arguments).
-    """
+    ctype: str
+    name: str
+    cpp: str
+
+
+@dataclass(frozen=True)
+class ConstraintCheck:
+    """The op_api check of one constraint: ``name``; ``products`` (comma-separated); ``archs`` (C++ NpuArch
+    condition over ``npuArch``, ``"true"`` on every product); ``guard`` (archs and when as one C++
+    condition, ``""`` when the check always applies); ``when`` (C++ or ``"true"``) and ``when_text``;
+    ``lets``; ``require`` (C++) and ``require_text``; ``status`` (status name); ``format`` (printf text of
+    the message) and ``args`` (its arguments)."""
+
+    name: str
+    products: str
+    archs: str
+    guard: str
+    when: str
+    when_text: str
+    lets: tuple[ConstraintLet, ...]
+    require: str
+    require_text: str
+    status: str
+    format: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ConstraintChecks:
+    """The op_api checks of every constraint of an op, for ``templates/common/constraints.j2``, and what
+    they need: the core count, the UB size, the ``ShapeDim`` helper, the NpuArch, ``<cmath>`` (a check
+    calls a function such as ``std::abs``)."""
+
+    constraints: tuple[ConstraintCheck, ...]
+    uses_core_num: bool
+    uses_ub_bytes: bool
+    uses_shape_dim: bool
+    uses_arch: bool
+    uses_cmath: bool
+
+
+def constraint_view(spec: OpSpec, catalogue: Catalogue) -> ConstraintChecks:
+    """The op_api check of every constraint of ``spec`` (see :class:`ConstraintChecks`)."""
     used: set[str] = set()
-    out: list[dict[str, Any]] = []
+    out: list[ConstraintCheck] = []
     for c in spec.constraints:
-        lets: list[dict[str, str]] = []
+        lets: list[ConstraintLet] = []
         let_names: set[str] = set()
         types: list[tuple[str, ExprType]] = []
         for name, e in c.let:
             t = check(e, constraint_scope(spec.inputs, spec.outputs, spec.attrs, types), list(ExprType)).type
             typ = t if t in _LET_CTYPES else ExprType.INT
-            lets.append({"ctype": _LET_CTYPES[typ], "name": name, "cpp": host_cpp(spec, e, let_names, used, types)})
+            lets.append(ConstraintLet(_LET_CTYPES[typ], name, host_cpp(spec, e, let_names, used, types)))
             let_names.add(name)
             types.append((name, typ))
         fmt, args = _message(spec, c, dict(types))
@@ -142,30 +179,30 @@ def constraint_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         when = host_cpp(spec, c.when, set(), used, types) if c.when is not None else "true"
         guard = [part for part in (f"({archs})" if archs != "true" else "", when if when != "true" else "") if part]
         out.append(
-            {
-                "name": c.name,
-                "products": ", ".join(c.products),
-                "archs": archs,
-                "guard": " && ".join(guard),
-                "when": when,
-                "when_text": to_source(c.when) if c.when is not None else "always",
-                "lets": lets,
-                "require": host_cpp(spec, c.require, let_names, used, types),
-                "require_text": to_source(c.require),
-                "status": status_name(c.status),
-                "format": fmt,
-                "args": args,
-            }
+            ConstraintCheck(
+                name=c.name,
+                products=", ".join(c.products),
+                archs=archs,
+                guard=" && ".join(guard),
+                when=when,
+                when_text=to_source(c.when) if c.when is not None else "always",
+                lets=tuple(lets),
+                require=host_cpp(spec, c.require, let_names, used, types),
+                require_text=to_source(c.require),
+                status=status_name(c.status),
+                format=fmt,
+                args=tuple(args),
+            )
         )
-    texts = [c["when"] for c in out] + [c["require"] for c in out] + [lt["cpp"] for c in out for lt in c["lets"]]
-    return {
-        "constraints": out,
-        "uses_core_num": "coreNum" in used,
-        "uses_ub_bytes": "ubBytes" in used,
-        "uses_shape_dim": any("ShapeDim(" in t for t in texts),
-        "uses_arch": any(c["archs"] != "true" for c in out),
-        "uses_cmath": any("std::" in t for t in texts),
-    }
+    texts = [c.when for c in out] + [c.require for c in out] + [lt.cpp for c in out for lt in c.lets]
+    return ConstraintChecks(
+        constraints=tuple(out),
+        uses_core_num="coreNum" in used,
+        uses_ub_bytes="ubBytes" in used,
+        uses_shape_dim=any("ShapeDim(" in t for t in texts),
+        uses_arch=any(c.archs != "true" for c in out),
+        uses_cmath=any("std::" in t for t in texts),
+    )
 
 
 def constraint_doc_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:

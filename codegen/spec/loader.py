@@ -18,10 +18,12 @@ Nothing here writes files.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
 import re
 import string
+import struct
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import cast
@@ -137,7 +139,7 @@ _ROOT_REQUIRED = (
     "compute",
     "tiling",
 )
-_ROOT_OPTIONAL = ("attrs", "device", "constraints", "notes", "example", "deterministic_gm_atomics")
+_ROOT_OPTIONAL = ("attrs", "signature", "device", "constraints", "notes", "example", "deterministic_gm_atomics")
 
 
 class _OpParser:
@@ -733,12 +735,15 @@ class _OpParser:
         for field, loc, message in generated_name_problems(inputs, outputs, attrs, {*RESERVED_NAMES, *r.poisoned}):
             r.errors.append(SpecError(loc, field, message))
 
+        signature = self.signature(m["signature"], inputs, outputs, attrs) if "signature" in m else None
         device = self.device(m["device"], family, inputs, outputs, attrs) if "device" in m else None
 
         tiling = self.tiling(m["tiling"]) if "tiling" in m else TilingSpec(1, 0, 1, self.root.loc)
         if "tiling" in m:
             self.tiling_vs_products(m["tiling"], tiling, products)
 
+        if device is not None and device.host_attrs and "compute" in m:
+            self.host_attrs_unread(m["compute"], device.host_attrs)
         compute: object = None
         if "compute" in m and family:
             ctx = ComputeContext(r, inputs, outputs, attrs, self.taken)
@@ -776,7 +781,41 @@ class _OpParser:
             path=str(self.path),
             loc=self.root.loc,
             device=device,
+            signature=signature,
         )
+
+    def signature(
+        self,
+        node: YNode,
+        inputs: tuple[TensorSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        attrs: tuple[AttrSpec, ...],
+    ) -> tuple[str, ...] | None:
+        """The ``signature`` key: the order of the aclnn phase-1 parameters (before ``workspaceSize`` and
+        ``executor``), as names of the spec's inputs, attrs and outputs, each exactly once. Problems are
+        recorded (an unknown or repeated name at its line, missing names at the list's line); None then."""
+        r = self.r
+        items = r.seq(node)
+        if items is None:
+            return None
+        known = [t.name for t in inputs] + [a.name for a in attrs] + [t.name for t in outputs]
+        order: list[str] = []
+        named = r.strings(node)
+        ok = len(named) == len(items)  # a non-string item is recorded by strings()
+        for item, name in named:
+            if name not in known:
+                r.error(item, f"'{name}' is not an input, attr or output of the op; allowed: {', '.join(known)}")
+                ok = False
+            elif name in order:
+                r.error(item, f"'{name}' is listed twice; each parameter appears once")
+                ok = False
+            else:
+                order.append(name)
+        missing = [n for n in known if n not in order]
+        if ok and missing:
+            r.error(node, f"the signature must list every input, attr and output once; missing: {', '.join(missing)}")
+            ok = False
+        return tuple(order) if ok else None
 
     def device(
         self,
@@ -786,15 +825,19 @@ class _OpParser:
         outputs: tuple[TensorSpec, ...],
         attrs: tuple[AttrSpec, ...],
     ) -> DeviceInterface | None:
-        """The ``device`` section: the OpDef's inputs/outputs (``{name, from}``, every aclnn tensor exactly
-        once, in registration order), attrs (``{name, from, type, default}``; ``string`` attrs carry the name
-        of an aclnn integer attr's value, so their source must have ``values``) and the dtype order."""
+        """The ``device`` section: the OpDef's inputs/outputs (``{name, from}`` in registration order, every
+        aclnn tensor at least once; an aclnn input may feed several device inputs, an output exactly one; a
+        device input ``{name, optional: true}`` without ``from`` is an OPTIONAL input the L0 API passes as
+        null), attrs (``{name, from, type, default}``; ``string`` attrs carry the name of an aclnn integer
+        attr's value, so their source must have ``values``; ``{name, value, type, default}`` is a constant
+        the L2 API always passes), ``host_attrs`` (aclnn attrs the device op does not take; the compute must
+        not read them) and the dtype order."""
         r = self.r
         supported = [f.name for f in registry.families() if f.device_section]
         if family and family not in supported:
             r.error(node, f"a device section is supported by the {', '.join(supported)} family only, not '{family}'")
             return None
-        m = r.mapping(node, ("inputs", "outputs"), ("attrs", "dtypes"))
+        m = r.mapping(node, ("inputs", "outputs"), ("attrs", "host_attrs", "dtypes"))
         if m is None:
             return None
         reserved = {"workspace", "tiling", "tilingData", "op"}
@@ -804,8 +847,31 @@ class _OpParser:
             out: list[DeviceTensor] = []
             used: set[str] = set()
             for item in r.seq(m[key]) or []:
-                e = r.mapping(item, ("name", "from"))
-                if not e or "name" not in e or "from" not in e:
+                e = r.mapping(item, ("name",), ("from", "optional") if key == "inputs" else ("from",))
+                if not e or "name" not in e:
+                    continue
+                if "from" not in e:
+                    if key == "inputs" and "optional" in e and r.boolean(e["optional"]) is True:
+                        name = r.name(e["name"], reserved=False)
+                        if name is not None and name in seen:
+                            r.error(e["name"], f"device name '{name}' is already used by {seen[name]}")
+                        elif name is not None and name not in reserved:
+                            seen[name] = key
+                            out.append(DeviceTensor(name, None, item.loc))
+                        elif name is not None:
+                            r.error(e["name"], f"'{name}' is reserved in the kernel's entry; choose another name")
+                    elif key == "inputs" and "optional" in e:
+                        r.error(e["optional"], "a device input without 'from' must be 'optional: true' (passed null)")
+                    else:
+                        r.error(
+                            item,
+                            "missing required key 'from'"
+                            + ("; only an 'optional: true' device input may omit it" if key == "inputs" else ""),
+                            field=_join(item.path, "from"),
+                        )
+                    continue
+                if "optional" in e:
+                    r.error(e["optional"], "only a device input without 'from' is optional (it is passed null)")
                     continue
                 name = r.name(e["name"], reserved=False)
                 source = r.string(e["from"])
@@ -825,7 +891,7 @@ class _OpParser:
                         e["from"], f"'{source}' is not an aclnn {key[:-1]}; allowed: {', '.join(t.name for t in aclnn)}"
                     )
                     continue
-                if source in used:
+                if source in used and key == "outputs":
                     r.error(e["from"], f"aclnn {key[:-1]} '{source}' is already carried by another device {key[:-1]}")
                     continue
                 seen[name] = f"{key}"
@@ -843,14 +909,26 @@ class _OpParser:
         dev_outputs = tensors("outputs", outputs) if "outputs" in m else ()
         dev_attrs: list[DeviceAttr] = []
         used_attrs: set[str] = set()
+        host_attrs = self.host_attrs(m["host_attrs"], attrs) if "host_attrs" in m else ()
         for item in (r.seq(m["attrs"]) or []) if "attrs" in m else []:
-            e = r.mapping(item, ("name", "from", "type"), ("default",))
-            if not e or not {"name", "from", "type"} <= set(e):
+            e = r.mapping(item, ("name", "type"), ("from", "value", "default"))
+            if not e or not {"name", "type"} <= set(e):
+                continue
+            if ("from" in e) == ("value" in e):
+                r.error(item, "a device attr needs exactly one of 'from' (an aclnn attr) and 'value' (a constant)")
+                continue
+            if "value" in e:
+                constant = self.constant_device_attr(e, item, dev_attrs, inputs, outputs)
+                if constant is not None:
+                    dev_attrs.append(constant)
                 continue
             name = r.name(e["name"], reserved=False)
             source = r.string(e["from"])
             type_ = r.string(e["type"])
             if name is None or source is None or type_ is None:
+                continue
+            if source in host_attrs:
+                r.error(e["from"], f"aclnn attr '{source}' is listed in host_attrs (not sent to the device)")
                 continue
             src = next((a for a in attrs if a.name == source), None)
             if src is None:
@@ -907,7 +985,7 @@ class _OpParser:
                 default = float(cast(float, v)) if type_ == "float" else v
             used_attrs.add(source)
             dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc))
-        missing_attrs = [a.name for a in attrs if a.name not in used_attrs]
+        missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
         if missing_attrs:
             r.error(
                 node,
@@ -925,7 +1003,89 @@ class _OpParser:
                     + ", ".join(d.name for d in (inputs[0].dtypes if inputs else ()))
                     + ")",
                 )
-        return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc)
+        return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
+
+    def host_attrs_unread(self, node: YNode, host_attrs: tuple[str, ...]) -> None:
+        """Records each expression string of the ``compute`` section that names an attr of ``host_attrs``: the
+        kernel gets its attrs from the device op, which does not take those."""
+        if isinstance(node, YMap):
+            for _, value in node.entries:
+                self.host_attrs_unread(value, host_attrs)
+        elif isinstance(node, YSeq):
+            for item in node.items:
+                self.host_attrs_unread(item, host_attrs)
+        elif isinstance(node, YScalar) and isinstance(node.value, str):
+            try:
+                tree = ast.parse(node.value.strip(), mode="eval")
+            except SyntaxError:
+                return  # reported by the family's compute parser
+            read = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & set(host_attrs))
+            if read:
+                self.r.error(
+                    node,
+                    f"the compute reads {', '.join(read)}, listed in device.host_attrs: the device op does not "
+                    "take it, so the kernel cannot read it",
+                )
+
+    def host_attrs(self, node: YNode, attrs: tuple[AttrSpec, ...]) -> tuple[str, ...]:
+        """``device.host_attrs``: aclnn attr names (each once) the device op does not take."""
+        r = self.r
+        out: list[str] = []
+        for item, name in r.strings(node):
+            if name not in {a.name for a in attrs}:
+                r.error(item, f"'{name}' is not an aclnn attr; allowed: {', '.join(a.name for a in attrs) or '(none)'}")
+            elif name in out:
+                r.error(item, f"'{name}' is listed twice")
+            else:
+                out.append(name)
+        return tuple(out)
+
+    def constant_device_attr(
+        self,
+        e: dict[str, YNode],
+        item: YNode,
+        dev_attrs: list[DeviceAttr],
+        inputs: tuple[TensorSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+    ) -> DeviceAttr | None:
+        """A constant device attr ``{name, value, type, default}``: ``value`` (and ``default``, if given) of
+        ``type`` (``int``: an integer, ``float``: a finite number within fp32's range, kept rounded to fp32,
+        ``bool``, ``string``: a non-empty string).
+        None (recorded) on a problem."""
+        r = self.r
+        name = r.name(e["name"], reserved=False)
+        type_ = r.string(e["type"])
+        if name is None or type_ is None:
+            return None
+        if name in {t.name for t in (*inputs, *outputs)} or name in {"executor", "ret"}:
+            r.error(e["name"], f"device attr '{name}' would clash with a parameter of the L0 API; choose another name")
+            return None
+        if name in {a.name for a in dev_attrs}:
+            r.error(e["name"], f"duplicate device attr '{name}'")
+            return None
+        if type_ not in DEVICE_ATTR_TYPES:
+            r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+            return None
+
+        def typed(node: YNode) -> int | float | bool | str | None:
+            v = node.value if isinstance(node, YScalar) else None
+            ok = {
+                "int": isinstance(v, int) and not isinstance(v, bool),
+                "float": isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= 3.4028234663852886e38,
+                "bool": isinstance(v, bool),
+                "string": isinstance(v, str) and bool(v),
+            }[type_]
+            if not ok:
+                r.error(node, f"expected a value of the device attr type '{type_}', got {v!r}")
+                return None
+            # a float attr holds an fp32: the constant is kept as the fp32 the device op gets (1/6 -> 0.16666667...)
+            return float(struct.unpack("f", struct.pack("f", cast(float, v)))[0]) if type_ == "float" else v
+
+        value = typed(e["value"])
+        default = typed(e["default"]) if "default" in e else None
+        if value is None or ("default" in e and default is None):
+            return None
+        return DeviceAttr(name, None, type_, default, item.loc, value)
 
     def zero_divisors(
         self,

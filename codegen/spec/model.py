@@ -246,12 +246,14 @@ class DeviceTensor:
 
     Attributes:
         name: the OpDef name (e.g. ``predict``; snake_case or a C identifier).
-        source: the aclnn input/output name whose data it gets (e.g. ``self``).
+        source: the aclnn input/output name whose data it gets (e.g. ``self``; several device inputs may carry
+            one aclnn input), or None for an OPTIONAL device input no aclnn tensor feeds (the L0 API passes a
+            null tensor; the kernel never reads it).
         loc: the entry in the spec.
     """
 
     name: str
-    source: str
+    source: str | None
     loc: SourceLoc
 
 
@@ -266,13 +268,16 @@ class DeviceAttr:
             carries the name of the aclnn integer's value (the aclnn attr's ``values``: 1 gives ``"mean"``).
         default: the OpDef default (OPTIONAL attr), or None for a REQUIRED attr.
         loc: the entry in the spec.
+        value: for a constant attr (``source`` None), the value the L2 API always passes (``value:`` in the
+            spec, of ``type``); None for an attr carried from an aclnn attr.
     """
 
     name: str
-    source: str
+    source: str | None
     type: str
     default: int | float | bool | str | None
     loc: SourceLoc
+    value: int | float | bool | str | None = None
 
 
 @dataclass(frozen=True)
@@ -280,13 +285,23 @@ class DeviceInterface:
     """The device op's interface as the OpDef registers it: inputs, outputs and attrs in registration order,
     each naming the aclnn parameter it carries, and the dtype order of its lists (each product keeps the
     dtypes it supports, in this order). A spec without a ``device`` section gets the identity interface
-    (:meth:`OpSpec.device_interface`)."""
+    (:meth:`OpSpec.device_interface`). ``host_attrs`` names the aclnn attrs the device op does not take
+    (checked by the L2 API only; the kernel's formula cannot read them)."""
 
     inputs: tuple[DeviceTensor, ...]
     outputs: tuple[DeviceTensor, ...]
     attrs: tuple[DeviceAttr, ...]
     dtypes: tuple[DType, ...] | None
     loc: SourceLoc
+    host_attrs: tuple[str, ...] = ()
+
+    def input_index(self, source: str) -> int:
+        """The index of the first device input carrying aclnn input ``source`` (the one the kernel reads).
+
+        Raises:
+            StopIteration: no device input carries ``source`` (the loader rejects such a spec).
+        """
+        return next(i for i, d in enumerate(self.inputs) if d.source == source)
 
 
 @dataclass(frozen=True)
@@ -416,6 +431,8 @@ class OpSpec:
         path: the spec file.
         loc: the document's first line.
         device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
+        signature: the ``signature`` key (aclnn parameter names in C order), or None for inputs, attrs,
+            outputs; see :attr:`aclnn_order`.
     """
 
     op: str
@@ -437,6 +454,15 @@ class OpSpec:
     loc: SourceLoc
     deterministic_gm_atomics: bool = True
     device: DeviceInterface | None = None
+    signature: tuple[str, ...] | None = None
+
+    @property
+    def aclnn_order(self) -> tuple[str, ...]:
+        """The names of the aclnn phase-1 parameters in C order (before ``workspaceSize``/``executor``): the
+        spec's ``signature`` key, or inputs, then attrs, then outputs."""
+        if self.signature is not None:
+            return self.signature
+        return (*self.input_names, *(a.name for a in self.attrs), *(t.name for t in self.outputs))
 
     @property
     def device_interface(self) -> DeviceInterface:

@@ -20,22 +20,38 @@ where bit ``k`` of ``variant`` is set when optional input ``k`` is null (variant
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.plan.common import (
+    ArchGroup,
+    AttrCheck,
+    DtypeGroup,
+    KindView,
+    L0Attr,
+    OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
+    TensorCheck,
     TilingField,
+    TilingFieldRow,
+    UtInferCase,
+    UtTensor,
     arch_condition,
     arch_groups,
     common_view,
     dtype_groups,
     format_rule_text,
+    l0_constant_attr,
+    op_views,
     ops_nn_view,
     spec_products,
     status_row,
@@ -43,11 +59,12 @@ from codegen.plan.common import (
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
+    ut_device_inputs,
     ut_infer_case,
     ut_tensor,
     ut_tiling_view,
 )
-from codegen.plan.constraints import constraint_doc_lines, constraint_view
+from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
@@ -329,13 +346,36 @@ def _strip_tensor_args(expr: Any) -> Any:
     return expr
 
 
-def _programs_view(prog: Program) -> dict[str, Any]:
-    return {
-        "lines": [_instruction_cpp(i) for i in prog.instructions],
-        "temps": prog.temps,
-        "masks": prog.masks,
-        "ops": ", ".join(i.op for i in prog.instructions),
-    }
+@dataclass(frozen=True)
+class ProgramView:
+    """A compiled formula program as the kernel prints it: its C++ ``lines``, fp32 ``temps`` and ``masks``
+    buffers it uses, and its instructions' ops (``ops``, comma-separated, for the docs)."""
+
+    lines: tuple[str, ...]
+    temps: int
+    masks: int
+    ops: str
+
+
+@dataclass(frozen=True)
+class VariantView:
+    """A formula variant (a combination of absent optional inputs): its ``index``, the ``absent`` and
+    ``present`` inputs, and its fp32 and 16-bit (``cast16``) programs."""
+
+    index: int
+    absent: str
+    present: tuple[str, ...]
+    fp32: ProgramView
+    cast16: ProgramView
+
+
+def _programs_view(prog: Program) -> ProgramView:
+    return ProgramView(
+        lines=tuple(_instruction_cpp(i) for i in prog.instructions),
+        temps=prog.temps,
+        masks=prog.masks,
+        ops=", ".join(i.op for i in prog.instructions),
+    )
 
 
 def shape_rule(spec: OpSpec) -> tuple[str, list[str]]:
@@ -350,20 +390,44 @@ def shape_rule(spec: OpSpec) -> tuple[str, list[str]]:
     return "broadcast", [t.name for t in spec.inputs]
 
 
-def _shape_view(spec: OpSpec) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ShapeStep:
+    """An input the L2 shape check broadcasts in, and whether it may be null."""
+
+    name: str
+    optional: bool
+
+
+@dataclass(frozen=True)
+class ShapeCheck:
+    """The L2 shape check (see :func:`shape_rule`): ``kind`` (``like``/``broadcast``), ``steps``, the docs'
+    ``text``; ``like``: the ``anchor`` input; ``broadcast``: the ``first`` required argument, and the error
+    message's ``message`` (argument names), printf ``fmt`` and C++ ``args`` (empty for the other kind)."""
+
+    kind: str
+    steps: tuple[ShapeStep, ...]
+    text: str
+    anchor: str = ""
+    first: str = ""
+    message: str = ""
+    fmt: str = ""
+    args: str = ""
+
+
+def _shape_view(spec: OpSpec) -> ShapeCheck:
     """The C++ pieces of the shape check (see :func:`shape_rule`), with null-safe handling of optional inputs."""
     optional = {t.name for t in spec.inputs if t.optional}
     kind, args = shape_rule(spec)
     if kind == "like":
         anchor = args[0]
         others = [t.name for t in spec.inputs if t.name != anchor]
-        return {
-            "kind": kind,
-            "anchor": anchor,
-            "steps": [{"name": n, "optional": n in optional} for n in others],
-            "text": f"{', '.join(others)} broadcast to the shape of {anchor}; "
+        return ShapeCheck(
+            kind=kind,
+            anchor=anchor,
+            steps=tuple(ShapeStep(n, n in optional) for n in others),
+            text=f"{', '.join(others)} broadcast to the shape of {anchor}; "
             f"{spec.outputs[0].name} has the shape of {anchor}.",
-        }
+        )
     first = next(n for n in args if n not in optional)
     shown = [
         f'({n} == nullptr ? "null" : ToString({n}->GetViewShape()).GetString())'
@@ -371,15 +435,15 @@ def _shape_view(spec: OpSpec) -> dict[str, Any]:
         else f"ToString({n}->GetViewShape()).GetString()"
         for n in args
     ]
-    return {
-        "kind": kind,
-        "first": first,
-        "steps": [{"name": n, "optional": n in optional} for n in args if n != first],
-        "message": ", ".join(args),
-        "fmt": ", ".join(f"{n} %s" for n in args),
-        "args": ", ".join(shown),
-        "text": f"{', '.join(args)} broadcast together (NumPy rules); {spec.outputs[0].name} has the broadcast shape.",
-    }
+    return ShapeCheck(
+        kind=kind,
+        first=first,
+        steps=tuple(ShapeStep(n, n in optional) for n in args if n != first),
+        message=", ".join(args),
+        fmt=", ".join(f"{n} %s" for n in args),
+        args=", ".join(shown),
+        text=f"{', '.join(args)} broadcast together (NumPy rules); {spec.outputs[0].name} has the broadcast shape.",
+    )
 
 
 def _promote_expr(spec: OpSpec) -> str:
@@ -443,9 +507,253 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     check_ub(spec, catalogue, spec_products(spec, catalogue))
 
 
-def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an elementwise op (see :func:`codegen.plan.common.common_view`);
-    :func:`validate` has passed."""
+@dataclass(frozen=True)
+class ValueText:
+    """A listed attr value: its integer ``value`` and its name ``text``."""
+
+    value: int
+    text: str
+
+
+@dataclass(frozen=True)
+class InputView:
+    """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
+    the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
+    inputs)."""
+
+    name: str
+    optional: bool
+    bit: int
+    index: int
+    default: float | None
+
+
+@dataclass(frozen=True)
+class L0Input:
+    """A device input of the L0 call: device ``name`` and the aclnn ``source`` tensor."""
+
+    name: str
+    source: str
+
+
+@dataclass(frozen=True)
+class StringAttr:
+    """A string device attr: the aclnn attr ``name``, the L2 helper ``func`` naming its value, the aclnn
+    ``c_type``, and its listed ``values``."""
+
+    name: str
+    func: str
+    c_type: str
+    values: tuple[ValueText, ...]
+
+
+@dataclass(frozen=True)
+class TilingAttr:
+    """A device attr the tiling function reads: aclnn ``name``, ``device_name``, OpDef ``index``, tiling
+    ``c_type``, and a string attr's listed values (``string_values``, empty otherwise)."""
+
+    name: str
+    device_name: str
+    index: int
+    c_type: str
+    string_values: tuple[ValueText, ...]
+
+
+@dataclass(frozen=True)
+class TilingKey:
+    """A tiling key: ``key`` (``dtypeIndex + numDtypes * variant``), the compute ``dtype`` (``ge_name``,
+    ``kernel_type``, ``elem_bytes``), fp32 ``temps`` of its UB budget, the inputs present (``num_inputs``),
+    the ``variant``, the ``absent`` inputs (``-``: none) and its preprocessor ``guard`` ("")."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    elem_bytes: int
+    temps: int
+    num_inputs: int
+    variant: int
+    absent: str
+    guard: str
+
+
+@dataclass(frozen=True)
+class HostScalar:
+    """A host-computed scalar of the formula: its tiling ``field``, C++ value ``cpp`` and formula ``text``."""
+
+    field: str
+    cpp: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ScalarDef:
+    """A named scalar of the compute section: ``name`` and its formula ``text`` (docs)."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class InferInput:
+    """An input the InferShape function reads: OpDef ``index``, aclnn ``name``, ``device_name``,
+    ``optional``."""
+
+    index: int
+    name: str
+    device_name: str
+    optional: bool
+
+
+@dataclass(frozen=True)
+class InferRule:
+    """The InferShape rule: ``kind`` (``like``/``broadcast``), its ``inputs``, and the OpDef index of the
+    input whose dtype the output takes (``dtype_index``)."""
+
+    kind: str
+    inputs: tuple[InferInput, ...]
+    dtype_index: int
+
+
+@dataclass(frozen=True)
+class QueueCap:
+    """A product's queue buffers per position (``cap``) and the NpuArchs that have it."""
+
+    cap: int
+    archs: tuple[ArchGroup, ...]
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/elementwise_aclnn.cpp.j2``): parameter checks and the L2 plan."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    attr_checks: tuple[AttrCheck, ...]
+    checks: ConstraintChecks
+    dfx_in: str
+    files: Mapping[str, str]
+    inputs: tuple[InputView, ...]
+    l0_attrs: tuple[L0Attr, ...]
+    max_rank: int
+    output: str
+    promote_expr: str
+    shape: ShapeCheck
+    signature: tuple[SignatureParam, ...]
+    string_attrs: tuple[StringAttr, ...]
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/elementwise_l0.cpp.j2``): the L0 wrapper launching the device op."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    dtype_input_name: str
+    files: Mapping[str, str]
+    inputs: tuple[InputView, ...]
+    l0_attrs: tuple[L0Attr, ...]
+    l0_inputs: tuple[L0Input, ...]
+    l0_output: str
+    l0_params: tuple[str, ...]
+    optional_inputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: the output shape rule (``infer``) and the output's dtype."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    device_name_of: Mapping[str, str]
+    dtype_input_name: str
+    infer: InferRule
+    l0_output: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/elementwise_tiling.cpp.j2``): the tiling function."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    attrs: tuple[TilingAttr, ...]
+    block_bytes: int
+    dtype_input: int
+    files: Mapping[str, str]
+    has_variants: bool
+    inputs: tuple[InputView, ...]
+    num_dtypes: int
+    num_outputs: int
+    optional_inputs: tuple[str, ...]
+    queue_caps: tuple[QueueCap, ...]
+    repeat_bytes: int
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_keys: tuple[TilingKey, ...]
+    tiling_type: str
+    uses_cmath: bool
+    uses_string_attrs: bool
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    block_bytes: int
+    device_name_of: Mapping[str, str]
+    formula: str
+    formula_text: str
+    has_variants: bool
+    inputs: tuple[InputView, ...]
+    kernel_class: str
+    l0_inputs: tuple[L0Input, ...]
+    l0_output: str
+    max_masks: int
+    max_temps: int
+    no_pad_condition: str
+    optional_inputs: tuple[str, ...]
+    output: str
+    scalars: tuple[HostScalar, ...]
+    tiling_keys: tuple[TilingKey, ...]
+    #: device inputs the kernel takes but does not read (a second carrier of an aclnn input, or one no aclnn
+    #: input feeds)
+    unread_device_inputs: tuple[str, ...]
+    variants: tuple[VariantView, ...]
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/elementwise_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    formula: str
+    formula_text: str
+    output: str
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
+    programs: VariantView
+    scalar_defs: tuple[ScalarDef, ...]
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the elementwise templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an elementwise op (:data:`VIEWS` and the shared ones); :func:`validate` has
+    passed."""
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an elementwise op by name (see :func:`codegen.plan.common.common_view`)."""
     view = common_view(spec, catalogue)
     products: list[Product] = view["products"]
     variants = compile_all(spec)
@@ -453,73 +761,71 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     keys = compute_dtypes(spec)
     no_bf16 = arch_condition(products, "bf16")
     optional = optional_inputs(spec)
-    tiling_keys = []
+    tiling_keys: list[TilingKey] = []
     for v in variants:
         for index, dt in enumerate(keys):
             prog = program_for(v.formula, dt)
             tiling_keys.append(
-                {
-                    "key": index + len(keys) * v.index,
-                    "dtype": dt.name,
-                    "ge_name": dt.ge_name,
-                    "kernel_type": dt.kernel_type,
-                    "elem_bytes": dt.itemsize,
-                    "temps": prog.budget_temps,
-                    "num_inputs": len(v.present),
-                    "variant": v.index,
-                    "absent": ", ".join(v.absent) or "-",
-                    "guard": no_bf16 if dt is DType.BF16 and no_bf16 != "0" else "",
-                }
+                TilingKey(
+                    key=index + len(keys) * v.index,
+                    dtype=dt.name,
+                    ge_name=dt.ge_name,
+                    kernel_type=dt.kernel_type,
+                    elem_bytes=dt.itemsize,
+                    temps=prog.budget_temps,
+                    num_inputs=len(v.present),
+                    variant=v.index,
+                    absent=", ".join(v.absent) or "-",
+                    guard=no_bf16 if dt is DType.BF16 and no_bf16 != "0" else "",
+                )
             )
     variant_views = [
-        {
-            "index": v.index,
-            "absent": ", ".join(v.absent),
-            "present": list(v.present),
-            "fp32": _programs_view(v.formula.fp32),
-            "cast16": _programs_view(v.formula.cast16),
-        }
+        VariantView(
+            index=v.index,
+            absent=", ".join(v.absent),
+            present=tuple(v.present),
+            fp32=_programs_view(v.formula.fp32),
+            cast16=_programs_view(v.formula.cast16),
+        )
         for v in variants
     ]
-    inputs = [
-        {
-            "name": t.name,
-            "optional": t.optional,
-            "bit": 1 << optional.index(t) if t.optional else 0,
-            "index": i,
-            "default": t.default,
-        }
-        for i, t in enumerate(spec.inputs)
-    ]
-    caps: dict[int, list[dict[str, Any]]] = {}
-    for group in arch_groups(products):
-        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group["arch"])
-        caps.setdefault(cap, []).append(group)
-    queue_caps = [{"cap": cap, "archs": archs} for cap, archs in caps.items()]
-    scalars = [
-        {"field": hs.field_name, "cpp": _scalar_cpp(spec, hs.expr), "text": unparse(hs.expr)} for hs in compiled.scalars
-    ]
     dev = spec.device_interface
-    dev_input_index = {d.source: i for i, d in enumerate(dev.inputs)}
-    for t in inputs:
-        t["index"] = dev_input_index[str(t["name"])]
-    attrs = []
+    dev_input_index = {t.name: dev.input_index(t.name) for t in spec.inputs}
+    inputs = [
+        InputView(
+            name=t.name,
+            optional=t.optional,
+            bit=1 << optional.index(t) if t.optional else 0,
+            index=dev_input_index[t.name],
+            default=t.default,
+        )
+        for t in spec.inputs
+    ]
+    caps: dict[int, list[ArchGroup]] = {}
+    for group in arch_groups(products):
+        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group.arch)
+        caps.setdefault(cap, []).append(group)
+    queue_caps = [QueueCap(cap, tuple(archs)) for cap, archs in caps.items()]
+    scalars = [HostScalar(hs.field_name, _scalar_cpp(spec, hs.expr), unparse(hs.expr)) for hs in compiled.scalars]
+    attrs: list[TilingAttr] = []
     for i, da in enumerate(dev.attrs):
+        if da.source is None:  # a constant the formula cannot name; the kernel does not read it
+            continue
         a = spec.attr(da.source)
         attrs.append(
-            {
-                "name": a.name,
-                "device_name": da.name,
-                "index": i,
-                "c_type": ATTR_TYPE_INFO[a.type].tiling_type,
-                "string_values": [{"value": v, "text": n} for v, n in (a.values or ())] if da.type == "string" else [],
-            }
+            TilingAttr(
+                name=a.name,
+                device_name=da.name,
+                index=i,
+                c_type=ATTR_TYPE_INFO[a.type].tiling_type,
+                string_values=tuple(ValueText(v, n) for v, n in (a.values or ())) if da.type == "string" else (),
+            )
         )
     output = spec.outputs[0]
     shape = _shape_view(spec)
     checks = constraint_view(spec, catalogue)
     (_, formula), *_ = _compute(spec).outputs
-    out_rule = "the broadcast shape" if shape["kind"] == "broadcast" else f"the shape of {shape['anchor']}"
+    out_rule = "the broadcast shape" if shape.kind == "broadcast" else f"the shape of {shape.anchor}"
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
@@ -564,45 +870,52 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         for name, value in spec.example.attrs:
             example_lines.append(f"`{name}` = {value}")
     constraint_lines = [
-        shape["text"],
+        shape.text,
         *(f"`{t.name}` may be null: every element is then {t.default:g}." for t in optional),
         "Empty tensors succeed and produce an empty output.",
         "Deterministic: every element is computed once.",
         *(f"Limit `{c.name}`: {line}" for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue))),
     ]
-    l0_inputs = [{"name": d.name, "source": d.source} for d in dev.inputs]
-    l0_attrs = []
+    l0_inputs = [L0Input(d.name, d.source or "nullptr") for d in dev.inputs]
+    l0_attrs: list[L0Attr] = []
     for da in dev.attrs:
+        if da.source is None:
+            l0_attrs.append(l0_constant_attr(da))
+            continue
         a = spec.attr(da.source)
         if da.type == "string":
             suffix = "Value" if a.type == "string" else ""  # a char * attr's index, computed in phase 1
             l0_attrs.append(
-                {
-                    "name": da.name,
-                    "decl": f"const std::string &{da.name}",
-                    "arg": f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
-                }
+                L0Attr(
+                    name=da.name,
+                    decl=f"const std::string &{da.name}",
+                    arg=f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
+                )
             )
         else:
             arg = f"static_cast<float>({a.name}Value)" if a.type == "scalar" else a.name
-            l0_attrs.append({"name": da.name, "decl": f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", "arg": arg})
+            l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", arg))
     string_attrs = [
-        {
-            "name": a.name,
-            "func": f"{a.name[:1].upper()}{a.name[1:]}ValueName",
-            "c_type": ATTR_TYPE_INFO[a.type].c_type,
-            "values": [{"value": v, "text": n} for v, n in (a.values or ())],
-        }
-        for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string")
+        StringAttr(
+            name=a.name,
+            func=f"{a.name[:1].upper()}{a.name[1:]}ValueName",
+            c_type=ATTR_TYPE_INFO[a.type].c_type,
+            values=tuple(ValueText(v, n) for v, n in (a.values or ())),
+        )
+        for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string" and da.source is not None)
     ]
     view.update(
         {
             "l0_inputs": l0_inputs,
             "l0_attrs": l0_attrs,
             # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
-            "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a["decl"] for a in l0_attrs)],
+            "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a.decl for a in l0_attrs)],
             "l0_output": dev.outputs[0].name,
-            "device_name_of": {d.source: d.name for d in dev.inputs},
+            "device_name_of": {t.name: dev.inputs[dev.input_index(t.name)].name for t in spec.inputs},
+            # device inputs the kernel does not read: a second carrier of an aclnn input, or one with no source
+            "unread_device_inputs": tuple(
+                d.name for i, d in enumerate(dev.inputs) if d.source is None or dev.input_index(d.source) != i
+            ),
             "string_attrs": string_attrs,
             "queue_caps": queue_caps,
             "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
@@ -620,24 +933,24 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "tiling_fields": [
                 *tiling_field_views(TILING_FIELDS, output=output.name),
                 *(
-                    {
-                        "name": sc["field"],
-                        "c_type": "float",
-                        "comment": sc["text"],
-                        "value": f"static_cast<float>({sc['cpp']})",
-                        "set_comment": sc["text"],
-                    }
+                    TilingFieldRow(
+                        name=sc.field,
+                        c_type="float",
+                        comment=sc.text,
+                        value=f"static_cast<float>({sc.cpp})",
+                        set_comment=sc.text,
+                    )
                     for sc in scalars
                 ),
             ],
             # std::exp, std::log, std::abs... of host scalars (a default of an optional input folds into them)
-            "uses_cmath": any("std::" in sc["cpp"] for sc in scalars),
-            "scalar_defs": [{"name": n, "text": unparse(e)} for n, e in _compute(spec).scalars],
+            "uses_cmath": any("std::" in sc.cpp for sc in scalars),
+            "scalar_defs": [ScalarDef(n, unparse(e)) for n, e in _compute(spec).scalars],
             "attrs": attrs,
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "inputs": inputs,
-            "uses_string_attrs": any(a["string_values"] for a in attrs),
-            "optional_inputs": [t["name"] for t in inputs if t["optional"]],
+            "uses_string_attrs": any(a.string_values for a in attrs),
+            "optional_inputs": [t.name for t in inputs if t.optional],
             "output": output.name,
             "num_outputs": len(spec.outputs),
             "block_bytes": BLOCK_BYTES,
@@ -656,19 +969,13 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     )
     kind, rule_args = shape_rule(spec)
     shape_inputs = [rule_args[0]] if kind == "like" else list(rule_args)
-    view["infer"] = {
-        "kind": kind,
-        "inputs": [
-            {
-                "index": dev_input_index[n],
-                "name": n,
-                "device_name": view["device_name_of"][n],
-                "optional": spec.tensor(n).optional,
-            }
-            for n in shape_inputs
-        ],
-        "dtype_index": dev_input_index[_dtype_input(spec).name],
-    }
+    view["infer"] = InferRule(
+        kind=kind,
+        inputs=tuple(
+            InferInput(dev_input_index[n], n, view["device_name_of"][n], spec.tensor(n).optional) for n in shape_inputs
+        ),
+        dtype_index=dev_input_index[_dtype_input(spec).name],
+    )
     view.update(ops_nn_view(spec, products, view["opdef"]))
     view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
     return view
@@ -697,13 +1004,15 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
             runs.append((UT_SHAPES[0], keys[0], tuple(optional)))
         for shape, dtype, absent in runs:
             d = tiling_decision(spec, p, shape, dtype, absent)
-            inputs = []
-            for di in dev.inputs:
-                t = spec.tensor(di.source)
-                if t.name in absent:
-                    inputs.append(ut_tensor(None, None))
-                else:
-                    inputs.append(ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0]))
+            inputs = ut_device_inputs(
+                spec,
+                {
+                    t.name: ut_tensor(None, None)
+                    if t.name in absent
+                    else ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0])
+                    for t in spec.inputs
+                },
+            )
             outputs = [ut_tensor(shape, dtype) for _ in dev.outputs]
             dims = "x".join(str(n) for n in shape)
             cases.append(
@@ -732,7 +1041,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
 UT_BROADCAST_SHAPES: tuple[tuple[int, ...], ...] = ((4, 1, 3), (5, 1), (3,))
 
 
-def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test cases of an elementwise op: every input [2, 3] (output [2, 3]); for a
     ``broadcast(...)`` rule also its arguments of shapes :data:`UT_BROADCAST_SHAPES` (output NumPy's
     broadcast shape; the other inputs take that shape) and, with two or more arguments, [2, 3] against [3, 2]
@@ -743,12 +1052,14 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
     attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
     kind, args = shape_rule(spec)
 
-    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[dict[str, Any]]:
-        out = []
-        for di in dev.inputs:
-            t = spec.tensor(di.source)
-            out.append(ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0]))
-        return out
+    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[UtTensor]:
+        return ut_device_inputs(
+            spec,
+            {
+                t.name: ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0])
+                for t in spec.inputs
+            },
+        )
 
     n_out = len(dev.outputs)
     cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [((2, 3), dtype)] * n_out, "every input [2, 3]")]

@@ -54,17 +54,36 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.plan.common import (
+    ArchGroup,
+    DtypeGroup,
+    KindView,
+    L0Attr,
+    OpDefConfig,
+    OpDefParam,
+    OpDefRegistration,
+    OpDefTensors,
+    OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
+    TensorCheck,
     TilingField,
+    TilingFieldRow,
+    TilingHeaderView,
+    UtInferCase,
     arch_condition,
     arch_groups,
     common_view,
     dtype_groups,
     format_rule_text,
+    op_views,
     ops_nn_view,
     spec_products,
     status_row,
@@ -72,11 +91,12 @@ from codegen.plan.common import (
     ut_attr_value,
     ut_case_name,
     ut_device_attrs,
+    ut_device_inputs,
     ut_infer_case,
     ut_tensor,
     ut_tiling_view,
 )
-from codegen.plan.constraints import constraint_doc_lines, constraint_view
+from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -101,6 +121,24 @@ SLICE_OVERHEAD_BYTES = 32
 #: bufferNum * VECIN_QUEUES.
 VECIN_QUEUES = 3
 STRATEGIES = (("atomic", False), ("deterministic", True))
+#: Sorted-run strategies (tiling-key strategy digit 2 and 3), compiled for products with DataCopyPad and
+#: hardware SyncAll: (name, deterministic).
+SORTED_STRATEGIES = (("sorted", False), ("sorted deterministic", True))
+#: (row, position) int32 pairs read into UB at once by the sorted strategy's run sums.
+SORT_PAIR_CHUNK = 1024
+#: Longest D-chunk the sorted strategy sums at once (elements); longer rows are summed in several passes.
+SORT_D_CHUNK_MAX = 2048
+#: Fewest row buckets per core of the sorted strategy (while buckets have more than one row): fewer rows per
+#: bucket make the buckets that cross core boundaries (summed by two cores, added atomically) cheaper.
+SORT_BUCKETS_PER_CORE = 4
+#: Fewest pairs per bucket staging slot in UB (a flush is at least this many 8-byte pairs).
+SORT_STAGE_MIN = 8
+#: Largest blockCount of one DataCopyPad (asc-devkit DataCopyExtParams: blockCount 1..4095).
+MAX_BLOCK_COUNT = 4095
+#: Largest grad or out byte count of the sorted strategy (its kernel splits an int64 byte cost over the cores).
+COST_LIMIT = 1 << 61
+#: Largest value the sorted strategy's int32 pairs hold (rows and positions).
+INT32_LIMIT = (1 << 31) - 1
 
 #: The tiling struct, in order: every field is int64 (numRows and the row count may exceed 2^31). The
 #: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`
@@ -170,6 +208,52 @@ TILING_FIELDS: tuple[TilingField, ...] = (
         "int64_t",
         "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)",
         "partialsOffset",
+    ),
+    TilingField(
+        "sortCores",
+        "int64_t",
+        "sorted strategy: cores of the launch (0: another strategy)",
+        "useSorted ? sortPlan.cores : 0",
+    ),
+    TilingField(
+        "sortBuckets",
+        "int64_t",
+        "sorted strategy: row buckets (the sort's key is the bucket; a bucket is summed in UB)",
+        "useSorted ? sortPlan.buckets : 0",
+    ),
+    TilingField(
+        "sortBucketRows", "int64_t", "sorted strategy: output rows per bucket", "useSorted ? sortPlan.bucketRows : 0"
+    ),
+    TilingField(
+        "sortStage",
+        "int64_t",
+        "sorted strategy: (row, position) pairs per bucket staging slot in UB",
+        "useSorted ? sortPlan.stage : 0",
+    ),
+    TilingField(
+        "sortPairChunk", "int64_t", "sorted strategy: pairs read into UB at once", "useSorted ? SORT_PAIR_CHUNK : 0"
+    ),
+    TilingField(
+        "sortDChunk", "int64_t", "sorted strategy: elements of a row summed per pass", "useSorted ? sortPlan.dChunk : 0"
+    ),
+    TilingField(
+        "sortTileRows",
+        "int64_t",
+        "sorted strategy: grad rows gathered by one DataCopyPad at most",
+        "useSorted ? sortPlan.tileRows : 0",
+    ),
+    TilingField(
+        "sortMatrixStride",
+        "int64_t",
+        "sorted strategy: int32 slots per row of the [cores, buckets] count matrix",
+        "useSorted ? sortPlan.matrixStride : 0",
+    ),
+    TilingField("sortMatrixOffset", "int64_t", "sorted strategy: workspace byte offset of the count matrix", "0"),
+    TilingField(
+        "sortPairsOffset",
+        "int64_t",
+        "sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs",
+        "useSorted ? sortPlan.pairsOffset : 0",
     ),
 )
 
@@ -338,6 +422,174 @@ def index_groups(
 
 
 @dataclass(frozen=True)
+class SortPlan:
+    """The sorted-run strategy's sizes for one call (all zero with ``reason`` set when it cannot run).
+
+    Mirrors ``PlanSorted`` of the generated tiling function. Units: ``*_rows``, ``buckets``, ``stage``,
+    ``pair_chunk``, ``tile_rows`` are counts; ``d_chunk`` elements; ``*_offset``, ``*_bytes`` bytes.
+    """
+
+    cores: int = 0
+    buckets: int = 0
+    bucket_rows: int = 0
+    stage: int = 0
+    pair_chunk: int = 0
+    d_chunk: int = 0
+    tile_rows: int = 0
+    matrix_stride: int = 0
+    matrix_offset: int = 0
+    pairs_offset: int = 0
+    workspace_bytes: int = 0
+    ub_bytes: int = 0
+    reason: str = ""
+
+    @property
+    def feasible(self) -> bool:
+        """Whether the sorted strategy can run (``cores > 0``)."""
+        return self.cores > 0
+
+
+def _align(value: int, align: int) -> int:
+    return _ceil_div(value, align) * align
+
+
+def sort_plan(
+    product: Product,
+    ub_reserved: int,
+    min_bytes: int,
+    n: int,
+    w: int,
+    d: int,
+    grad_bytes: int,
+    scale: bool,
+) -> SortPlan:
+    """Sizes of the sorted-run strategy (see the kernel template) for ``n`` indices into ``w`` rows of ``d``.
+
+    UB (``ub_bytes - ub_reserved``): the indices buffer (:data:`INDEX_UB_BYTES`), a pair chunk
+    (:data:`SORT_PAIR_CHUNK` x 8 bytes), a work buffer of half the rest (phase 2: ``buckets x stage`` staged
+    pairs; phase 3: the fp32 accumulator ``bucket_rows x AlignUp(d_chunk, 8)``), three int32 bucket arrays,
+    the fp32 cast row (16-bit grads), the int32 run counts (scaling), and the grad tile with everything left
+    (``tile_rows`` rows of ``AlignUp(d_chunk * grad_bytes, 32)`` bytes, at most 4095). A bucket has as many rows
+    as the accumulator holds, at most 4095 and at most ``ceil(w / (4 * cores))``. ``d_chunk`` starts at
+    ``min(AlignUp(d, 8), 2048)`` and halves (whole 8-element blocks) until the staging slots hold at least
+    :data:`SORT_STAGE_MIN` pairs. Cores: one per ``min_bytes`` of grad, up to the product's.
+
+    Not possible (``reason`` says why): a product without DataCopyPad or hardware SyncAll (the three phases
+    need a barrier between cores and exact-byte copies), an empty call (``n``, ``w`` or ``d`` 0), ``n``,
+    ``w`` or a row's bytes beyond int32 (the pairs are int32), grad or out beyond 2^61 bytes, or a UB too
+    small for the staging slots.
+    """
+    if not (product.data_copy_pad and product.hw_sync_all):
+        return SortPlan(reason=f"{product.name} has no DataCopyPad or no hardware SyncAll")
+    if n <= 0 or w <= 0 or d <= 0:
+        return SortPlan(reason="nothing to sort (no indices, rows or columns)")
+    if n > INT32_LIMIT or w > INT32_LIMIT or _sat_mul(d, grad_bytes) > INT32_LIMIT:
+        return SortPlan(reason="indices, rows or a row's bytes beyond int32 (the sorted pairs are int32)")
+    if _sat_mul(_sat_mul(w, d), FP32_BYTES) > COST_LIMIT or _sat_mul(n, d * grad_bytes + 8) > COST_LIMIT:
+        return SortPlan(reason="grad or out beyond 2^61 bytes (the kernel's int64 cost split)")
+    cores = _cores_wanted(_sat_mul(_sat_mul(n, d), grad_bytes), product.vector_core_num, min_bytes)
+    # at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
+    row_cap = max(1, _ceil_div(w, SORT_BUCKETS_PER_CORE * cores))
+    budget = product.ub_bytes - ub_reserved - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8
+    work = budget // 2 // BLOCK_BYTES * BLOCK_BYTES
+    d_chunk = min(_align(d, ACC_ALIGN), SORT_D_CHUNK_MAX)
+    while True:
+        stride = _align(d_chunk, ACC_ALIGN)
+        bucket_rows = min(work // (stride * FP32_BYTES), MAX_BLOCK_COUNT, row_cap)
+        if bucket_rows >= 1:
+            buckets = _ceil_div(w, bucket_rows)
+            stage = work // (buckets * 8) // 4 * 4
+            arrays = 3 * _align((buckets + 1) * 4, BLOCK_BYTES)
+            arrays += _align(bucket_rows, ACC_ALIGN) * 4 if scale else 0
+            arrays += stride * FP32_BYTES if grad_bytes != FP32_BYTES else 0
+            pitch = _align(d_chunk * grad_bytes, BLOCK_BYTES)
+            tile_rows = min(MAX_BLOCK_COUNT, (budget - work - arrays) // pitch) if budget > work + arrays else 0
+            if stage >= SORT_STAGE_MIN and tile_rows >= 1:
+                break
+        if d_chunk <= ACC_ALIGN:
+            return SortPlan(
+                reason=f"UB too small for {_ceil_div(w, 1)} rows in staging slots of {SORT_STAGE_MIN} pairs"
+            )
+        d_chunk = _align(d_chunk // 2, ACC_ALIGN)
+    matrix_stride = _align(buckets, ACC_ALIGN)
+    matrix_bytes = cores * matrix_stride * 4
+    pairs_offset = _align(matrix_bytes, CACHE_LINE_BYTES)
+    ub = (
+        INDEX_UB_BYTES
+        + SORT_PAIR_CHUNK * 8
+        + max(buckets * stage * 8, bucket_rows * stride * FP32_BYTES)
+        + arrays
+        + tile_rows * pitch
+    )
+    return SortPlan(
+        cores=cores,
+        buckets=buckets,
+        bucket_rows=bucket_rows,
+        stage=stage,
+        pair_chunk=SORT_PAIR_CHUNK,
+        d_chunk=d_chunk,
+        tile_rows=tile_rows,
+        matrix_stride=matrix_stride,
+        matrix_offset=0,
+        pairs_offset=pairs_offset,
+        workspace_bytes=pairs_offset + 8 * n,
+        ub_bytes=ub,
+    )
+
+
+def sort_fills_staging(plan: SortPlan, n: int) -> bool:
+    """Whether each core's index range fills its staging slots at least once (``n >= cores * buckets *
+    stage``). Below that most flushes of phase 2 are partial slots (short DMAs, up to ``buckets`` per core)
+    and the sort's fixed per-core work (the count matrix, one flush per bucket) outweighs what it saves, so the
+    tiling keeps the one-pass strategies."""
+    return plan.feasible and n >= plan.cores * plan.buckets * plan.stage
+
+
+def sorted_bytes(
+    plan: SortPlan, n: int, w: int, d: int, grad_bytes: int, index_bytes: int, scale: bool, det: bool
+) -> int:
+    """Estimated GM bytes of the sorted-run strategy: the indices read twice (count, scatter), the count
+    matrix written once and read by every core, the pairs written once and read once per D-chunk pass (twice
+    with scaling), grad read once, out written once, and (atomic mode) the buckets crossing core boundaries
+    zero-filled and added atomically (at most one per core boundary)."""
+    passes = _ceil_div(d, plan.d_chunk)
+    total = 2 * n * index_bytes + n * d * grad_bytes + w * d * FP32_BYTES
+    total += plan.cores * plan.matrix_stride * 4 * (1 + plan.cores)
+    total += 8 * n * (1 + passes + (1 if scale else 0))
+    if not det:  # at most 2 partial parts per core boundary, each added atomically, and their zero fills
+        total += (2 * (plan.cores - 1) + min(plan.buckets, plan.cores - 1)) * plan.bucket_rows * d * FP32_BYTES
+    return total
+
+
+def other_bytes(
+    det: bool,
+    n: int,
+    w: int,
+    d: int,
+    acc_stride: int,
+    grad_bytes: int,
+    index_bytes: int,
+    scale: bool,
+    row_cores: int,
+    index_slices: int,
+    groups: int,
+    acc_in_ws: bool,
+) -> int:
+    """Estimated GM bytes of the atomic (``det`` False) or deterministic strategy: atomic: every index read
+    once per D-slice, grad once, one fp32 atomic add per contribution (whole 32-byte blocks), the zero fill,
+    a final pass when the accumulator is not the output or with scaling (read + write), and the count scans;
+    deterministic: every owning core reads its group's indices, every contribution reads and writes its
+    accumulator blocks, the zero fill, the final pass, the partials of index groups 1.. (write + read)."""
+    acc = w * acc_stride * FP32_BYTES
+    final = 2 * acc if (acc_in_ws or scale or groups > 1) else 0
+    if not det:
+        total = n * index_bytes * index_slices + n * d * grad_bytes + n * acc_stride * FP32_BYTES + acc + final
+        return total + (row_cores * n * index_bytes if scale else 0)
+    total = row_cores * n * index_bytes + n * d * grad_bytes + 2 * n * acc_stride * FP32_BYTES + acc + final
+    return total + 2 * (groups - 1) * acc
+
+
+@dataclass(frozen=True)
 class TilingDecision:
     """What the tiling function decides for one call on one product (units in the field names).
 
@@ -375,10 +627,16 @@ class TilingDecision:
     partials_offset: int
     block_dim: int
     ub_split: tuple[tuple[str, int, int], ...]
+    sort: SortPlan = SortPlan()
+    sorted_run: bool = False
+    sorted_bytes_estimate: int = 0
+    other_bytes_estimate: int = 0
 
     @property
     def strategy(self) -> str:
-        """``deterministic`` or ``atomic``."""
+        """``atomic``, ``deterministic``, ``sorted`` or ``sorted deterministic``."""
+        if self.sorted_run:
+            return "sorted deterministic" if self.deterministic else "sorted"
         return "deterministic" if self.deterministic else "atomic"
 
     def tiling_fields(self) -> dict[str, int]:
@@ -406,6 +664,16 @@ class TilingDecision:
             "indexSliceLength": self.index_split.slice_length,
             "countsSliceStride": self.counts_slice_stride,
             "partialsOffset": self.partials_offset,
+            "sortCores": self.sort.cores if self.sorted_run else 0,
+            "sortBuckets": self.sort.buckets if self.sorted_run else 0,
+            "sortBucketRows": self.sort.bucket_rows if self.sorted_run else 0,
+            "sortStage": self.sort.stage if self.sorted_run else 0,
+            "sortPairChunk": self.sort.pair_chunk if self.sorted_run else 0,
+            "sortDChunk": self.sort.d_chunk if self.sorted_run else 0,
+            "sortTileRows": self.sort.tile_rows if self.sorted_run else 0,
+            "sortMatrixStride": self.sort.matrix_stride if self.sorted_run else 0,
+            "sortMatrixOffset": self.sort.matrix_offset if self.sorted_run else 0,
+            "sortPairsOffset": self.sort.pairs_offset if self.sorted_run else 0,
         }
 
 
@@ -484,7 +752,30 @@ def tiling_decision(
     count_slots = _sat_mul(counts_stride, row_split.slices) if scale else 0
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
     counts_offset = _ceil_div(_sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
-    key = (1 if deterministic else 0) * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
+    # The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
+    plan = sort_plan(product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, scale)
+    est_sorted = (
+        sorted_bytes(plan, n, num_weights, d, grad_bytes, index_dtype.itemsize, scale, deterministic)
+        if plan.feasible
+        else 0
+    )
+    est_other = other_bytes(
+        deterministic,
+        n,
+        num_weights,
+        d,
+        acc_stride,
+        grad_bytes,
+        index_dtype.itemsize,
+        scale,
+        row_split.cores,
+        index_split.slices,
+        index_split.groups,
+        acc_in_ws,
+    )
+    use_sorted = plan.feasible and sort_fills_staging(plan, n) and est_sorted < est_other
+    strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
+    key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
         ("indices queue", bufs, INDEX_UB_BYTES),
         ("grad queue", bufs, d_chunk * grad_bytes),
@@ -506,7 +797,8 @@ def tiling_decision(
         acc_stride=acc_stride,
         acc_in_workspace=acc_in_ws,
         counts_offset=counts_offset,
-        workspace_bytes=product.sys_workspace_bytes + counts_offset + counts_bytes,
+        workspace_bytes=product.sys_workspace_bytes
+        + (plan.workspace_bytes if use_sorted else counts_offset + counts_bytes),
         buffer_num=bufs,
         bytes_per_element=bpe,
         ub_budget_bytes=budget,
@@ -522,9 +814,60 @@ def tiling_decision(
         indices_former_num=n % index_split.groups,
         counts_slice_stride=counts_stride,
         partials_offset=partials_offset,
-        block_dim=max(row_split.cores, row_split.cores * index_split.groups if deterministic else index_split.cores),
+        block_dim=plan.cores
+        if use_sorted
+        else max(row_split.cores, row_split.cores * index_split.groups if deterministic else index_split.cores),
         ub_split=split,
+        sort=plan,
+        sorted_run=use_sorted,
+        sorted_bytes_estimate=est_sorted,
+        other_bytes_estimate=est_other,
     )
+
+
+def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
+    """``opgen explain`` lines of the sorted-run choice of one tiling decision (the tiling function's numbers)."""
+    mode = "deterministic" if t.deterministic else "non-deterministic"
+    sp = t.sort
+    if not sp.feasible:
+        return [
+            f"  {mode} mode: sorted-run strategy not possible ({sp.reason}); estimated GM bytes of the other: "
+            f"{t.other_bytes_estimate}"
+        ]
+    other = "deterministic" if t.deterministic else "atomic"
+    if not sort_fills_staging(sp, t.num_indices):
+        return [
+            f"  {mode} mode: sorted-run strategy not used: {t.num_indices} indices are fewer than cores x buckets x "
+            f"staging slot = {sp.cores} x {sp.buckets} x {sp.stage} = {sp.cores * sp.buckets * sp.stage} (each core "
+            f"must fill its staging slots once); {other} strategy kept"
+        ]
+    head = (
+        f"  {mode} mode: estimated GM bytes sorted-run {t.sorted_bytes_estimate} vs {other} "
+        f"{t.other_bytes_estimate}: "
+        + ("sorted-run strategy chosen (fewer bytes)" if t.sorted_run else f"{other} strategy kept (fewer bytes)")
+    )
+    if not t.sorted_run:
+        return [head]
+    stride = _align(sp.d_chunk, ACC_ALIGN)
+    return [
+        head,
+        f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim} of {core_num}:",
+        f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 stages "
+        f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region",
+        f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
+        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset})",
+        f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
+        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per DataCopyPad; UB used "
+        f"{sp.ub_bytes} bytes",
+        "    cores: "
+        + (
+            "whole buckets per core, split by GM bytes (output rows, then grad rows): no GM atomics"
+            if t.deterministic
+            else "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output "
+            "rows, then one grad row per entry); a bucket crossing a core boundary is "
+            "zero-filled first and added atomically by each of its cores (only there)"
+        ),
+    ]
 
 
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
@@ -552,6 +895,9 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         )
     for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
+        lines += _explain_sorted(t, product.vector_core_num)
+        if t.sorted_run:
+            continue
         lines += [
             f"  strategy {t.strategy} (tiling key {t.tiling_key}), "
             f"blockDim {t.block_dim} of {product.vector_core_num}:",
@@ -602,24 +948,22 @@ def device_opdef_dtypes(spec: OpSpec, products: list[Product] | None) -> dict[st
     return out
 
 
-def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> dict[str, Any]:
+def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> OpDefTensors:
     """The OpDef entries (see :func:`device_opdef_dtypes`) as template strings."""
     cols = device_opdef_dtypes(spec, products)
 
-    def entry(name: str) -> dict[str, str]:
+    def entry(name: str) -> OpDefParam:
         dts = cols[name]
-        return {
-            "name": name,
-            "param_type": "REQUIRED",
-            "dtypes": ", ".join(f"ge::{d.ge_name}" for d in dts),
-            "formats": ", ".join(["ge::FORMAT_ND"] * len(dts)),
-        }
+        return OpDefParam(
+            name=name,
+            param_type="REQUIRED",
+            dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
+            formats=", ".join(["ge::FORMAT_ND"] * len(dts)),
+        )
 
-    return {
-        "inputs": [entry(t.name) for t in spec.inputs],
-        "outputs": [entry(t.name) for t in spec.outputs],
-        "key": tuple(tuple(cols[n]) for n in sorted(cols)),
-    }
+    return OpDefTensors(
+        inputs=tuple(entry(t.name) for t in spec.inputs), outputs=tuple(entry(t.name) for t in spec.outputs)
+    )
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
@@ -637,8 +981,226 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     buffer_num(spec, spec_products(spec, catalogue))
 
 
-def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The complete template view model of an index-accumulate op (see :func:`codegen.plan.common.common_view`).
+@dataclass(frozen=True)
+class GradKey:
+    """A rows dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, kernel type,
+    ``bytes`` per element and the preprocessor ``guard`` leaving it out where the product lacks it ("")."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    bytes: int
+    guard: str
+
+
+@dataclass(frozen=True)
+class IndexKey:
+    """An index dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, ``bytes`` per
+    element and the kernel's index ``codec``."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    bytes: int
+    codec: str
+
+
+@dataclass(frozen=True)
+class KernelBranch:
+    """One tiling-key branch of the kernel entry: ``key``, the rows kernel type, the index codec,
+    ``deterministic`` (``true``/``false``), ``sorted`` (the sorted-run strategy), a ``comment`` and its
+    preprocessor ``guard`` ("")."""
+
+    key: int
+    grad_type: str
+    codec: str
+    deterministic: str
+    #: the sorted-run strategy's kernel (``Run<OpType>Sorted``)
+    sorted: bool
+    comment: str
+    guard: str
+
+
+@dataclass(frozen=True)
+class BranchGroup:
+    """Consecutive kernel branches sharing one preprocessor ``guard`` ("": always compiled)."""
+
+    guard: str
+    branches: tuple[KernelBranch, ...]
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/index_accumulate_aclnn.cpp.j2``): parameter checks and the L2 plan.
+    ``rows``, ``index``, ``out``: the tensors' names; ``num_rows``, ``padding``: the attrs' names (``padding``
+    empty without one)."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    checks: ConstraintChecks
+    dfx_in: str
+    files: Mapping[str, str]
+    index: str
+    index_dtype_list: str
+    l0_attrs: tuple[L0Attr, ...]
+    num_rows: str
+    out: str
+    padding: str
+    rows: str
+    signature: tuple[SignatureParam, ...]
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/index_accumulate_l0.cpp.j2``): the L0 wrapper."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    files: Mapping[str, str]
+    index: str
+    l0_attrs: tuple[L0Attr, ...]
+    l0_params: tuple[str, ...]
+    num_rows: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: output ``[num_rows, D]``; ``*_index``/``*_position``: the attr's
+    and the tensor's positions in the OpDef."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    num_rows: str
+    num_rows_index: int
+    out: str
+    rows: str
+    rows_position: int
+
+
+@dataclass(frozen=True)
+class IndexTilingHeaderView(TilingHeaderView):
+    """``op_host/<kernel>_tiling.h`` (``op_host/index_accumulate_tiling.h.j2``): the shared header view and
+    the names its comments use."""
+
+    num_rows: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/index_accumulate_tiling.cpp.j2``): the tiling function;
+    sizes in bytes, alignments in elements, positions/indexes in the OpDef (-1: attr absent)."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    acc_align: int
+    block_bytes: int
+    buffer_num: int
+    cache_line_bytes: int
+    chunk_align: int
+    count_bytes: int
+    files: Mapping[str, str]
+    fp32_bytes: int
+    grad_keys: tuple[GradKey, ...]
+    hw_sync_archs: tuple[ArchGroup, ...]
+    index: str
+    index_keys: tuple[IndexKey, ...]
+    index_position: int
+    index_ub_bytes: int
+    max_block_count: int
+    min_bytes_per_core: int
+    num_rows_index: int
+    padding: str
+    padding_index: int
+    rows: str
+    rows_position: int
+    scaling: str
+    scaling_index: int
+    slice_overhead_bytes: int
+    #: the sorted-run strategy's sizes (pairs, elements, slots, buckets) and the NpuArchs that compile it
+    sort_buckets_per_core: int
+    sort_d_chunk_max: int
+    sort_pair_chunk: int
+    sort_stage_min: int
+    sorted_archs: tuple[ArchGroup, ...]
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_type: str
+    ub_reserved_bytes: int
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    block_bytes: int
+    branch_groups: tuple[BranchGroup, ...]
+    buffer_num: int
+    cache_line_bytes: int
+    index: str
+    kernel_class: str
+    kernel_params: tuple[str, ...]
+    no_pad_condition: str
+    no_sync_condition: str
+    num_rows: str
+    out: str
+    padding: str
+    rows: str
+    scaling: str
+    #: the preprocessor condition of the products without the sorted-run strategy ("": none)
+    sorted_guard: str
+    #: whether any product of the op compiles the sorted-run strategy
+    sorted_strategy: bool
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/index_accumulate_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    index: str
+    num_rows: str
+    out: str
+    padding: str
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
+    rows: str
+    scaling: str
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the index-accumulate templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c
+    for c in (
+        AclnnSourceView,
+        L0SourceView,
+        InferShapeView,
+        IndexTilingHeaderView,
+        TilingSourceView,
+        KernelView,
+        DocView,
+    )
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an index-accumulate op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError: the spec is not of this family.
+        ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
+    """
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common.common_view`).
 
     Raises:
         TypeError: the spec is not of this family.
@@ -654,82 +1216,80 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     bufs = buffer_num(spec, products)
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
 
-    grad_keys: list[dict[str, Any]] = [
-        {
-            "key": k,
-            "dtype": d.name,
-            "ge_name": d.ge_name,
-            "kernel_type": d.kernel_type,
-            "bytes": d.itemsize,
-            "is_fp32": d is DType.FLOAT,
-            "guard": no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
-        }
+    grad_keys = [
+        GradKey(
+            key=k,
+            dtype=d.name,
+            ge_name=d.ge_name,
+            kernel_type=d.kernel_type,
+            bytes=d.itemsize,
+            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
+        )
         for k, d in enumerate(grads)
     ]
-    index_keys: list[dict[str, Any]] = [
-        {"key": k, "dtype": d.name, "ge_name": d.ge_name, "bytes": d.itemsize, "codec": INDEX_CODECS[d]}
-        for k, d in enumerate(idxs)
-    ]
+    index_keys = [IndexKey(k, d.name, d.ge_name, d.itemsize, INDEX_CODECS[d]) for k, d in enumerate(idxs)]
     no_sync = arch_condition(products, "hw_sync_all")
-    branches = []
-    for s, (strategy, det) in enumerate(STRATEGIES):
+    no_pad = arch_condition(products, "data_copy_pad")
+    # The sorted-run strategy needs hardware SyncAll and DataCopyPad: compiled only where both exist.
+    sorted_products = [p for p in products if p.hw_sync_all and p.data_copy_pad]
+    sorted_guard = " || ".join(f"({c})" for c in dict.fromkeys(c for c in (no_sync, no_pad) if c != "0"))
+    branches: list[KernelBranch] = []
+    all_strategies = [*STRATEGIES, *(SORTED_STRATEGIES if sorted_products else ())]
+    for s, (strategy, det) in enumerate(all_strategies):
         for g in grad_keys:
-            # The atomic strategy needs hardware SyncAll: left out where it is missing.
-            parts = list(dict.fromkeys(c for c in (g["guard"], "" if det or no_sync == "0" else no_sync) if c))
+            # The atomic strategy needs hardware SyncAll, the sorted ones also DataCopyPad: left out where missing.
+            need = sorted_guard if s >= 2 else "" if det or no_sync == "0" else no_sync
+            parts = list(dict.fromkeys(c for c in (g.guard, need) if c))
             guard = " || ".join(f"({c})" for c in parts) if len(parts) > 1 else (parts[0] if parts else "")
             for i in index_keys:
                 branches.append(
-                    {
-                        "key": s * 100 + g["key"] * 10 + i["key"],
-                        "grad_type": g["kernel_type"],
-                        "codec": i["codec"],
-                        "deterministic": "true" if det else "false",
-                        "comment": f"{strategy}, {comp.rows} {g['dtype']}, {comp.index} {i['dtype']}",
-                        "guard": guard,
-                    }
+                    KernelBranch(
+                        key=s * 100 + g.key * 10 + i.key,
+                        grad_type=g.kernel_type,
+                        codec=i.codec,
+                        deterministic="true" if det else "false",
+                        sorted=s >= 2,
+                        comment=f"{strategy}, {comp.rows} {g.dtype}, {comp.index} {i.dtype}",
+                        guard=guard,
+                    )
                 )
     # Consecutive branches with the same guard share one #if block.
-    branch_groups: list[dict[str, Any]] = []
+    runs: list[list[KernelBranch]] = []
     for b in branches:
-        if branch_groups and branch_groups[-1]["guard"] == b["guard"]:
-            branch_groups[-1]["branches"].append(b)
+        if runs and runs[-1][0].guard == b.guard:
+            runs[-1].append(b)
         else:
-            branch_groups.append({"guard": b["guard"], "branches": [b]})
+            runs.append([b])
+    branch_groups = [BranchGroup(run[0].guard, tuple(run)) for run in runs]
 
     default_cols = _opdef_columns(spec, None)
     configs = []
     for p in products:
         cols = _opdef_columns(spec, [p])
         configs.append(
-            {
-                "config_name": p.config_name,
-                "var": f"{p.config_name}Config",
-                "custom": cols["key"] != default_cols["key"],
-                "inputs": cols["inputs"],
-                "outputs": cols["outputs"],
-            }
+            OpDefConfig(
+                config_name=p.config_name,
+                var=f"{p.config_name}Config",
+                custom=cols != default_cols,
+                inputs=cols.inputs,
+                outputs=cols.outputs,
+            )
         )
-    opdef = {"default": default_cols, "configs": configs, "attrs": view["opdef"]["attrs"]}
+    opdef = OpDefRegistration(default_cols, tuple(configs), view["opdef"].attrs)
 
     checks = constraint_view(spec, catalogue)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
     num_rows_attr = spec.attr(comp.num_rows)
     padding_attr = spec.attr(comp.padding) if comp.padding else None
     scale_attr = spec.attr(comp.count_scaling) if comp.count_scaling else None
-    l0_attrs = [
-        {"name": comp.num_rows, "decl": f"int64_t {comp.num_rows}", "arg": f"static_cast<int64_t>({comp.num_rows})"}
-    ]
+    l0_attrs = [L0Attr(comp.num_rows, f"int64_t {comp.num_rows}", f"static_cast<int64_t>({comp.num_rows})")]
     if padding_attr is not None:
         l0_attrs.append(
-            {
-                "name": padding_attr.name,
-                "decl": f"int64_t {padding_attr.name}",
-                "arg": f"static_cast<int64_t>({padding_attr.name})",
-            }
+            L0Attr(padding_attr.name, f"int64_t {padding_attr.name}", f"static_cast<int64_t>({padding_attr.name})")
         )
     if scale_attr is not None:
-        l0_attrs.append({"name": scale_attr.name, "decl": f"bool {scale_attr.name}", "arg": scale_attr.name})
-    l0_attrs.sort(key=lambda a: attr_index[a["name"]])
+        l0_attrs.append(L0Attr(scale_attr.name, f"bool {scale_attr.name}", scale_attr.name))
+    l0_attrs.sort(key=lambda a: attr_index[a.name])
 
     tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
     status_rows = [
@@ -794,6 +1354,19 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "in group order: a fixed summation order per element.",
         "The split tries every group count: it reaches the most cores it can (up to the wanted count), then uses "
         "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
+        *(
+            [
+                f"Sorted-run strategy ({', '.join(p.name for p in products if p.hw_sync_all and p.data_copy_pad)}): "
+                f"chosen when every core's share of `{index_t.name}` fills its bucket staging slots (N >= cores x "
+                "buckets x slot pairs) and its estimated GM bytes are below the other strategy's. Workspace: the "
+                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs. UB: indices buffer, "
+                f"{SORT_PAIR_CHUNK} pairs, a work buffer of half the rest (staging slots, then the fp32 bucket "
+                "accumulator), three int32 bucket arrays, and the grad tile with everything left (up to 4095 "
+                "consecutive rows per DataCopyPad).",
+            ]
+            if any(p.hw_sync_all and p.data_copy_pad for p in products)
+            else []
+        ),
     ]
     for p in products:
         t = tiling_decision(spec, p, (1 << 20, 1 << 20), 1 << 20, grads[0], idxs[0], False)
@@ -823,7 +1396,7 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "scaling": scale_attr.name if scale_attr else "",
             "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
             "l0_attrs": l0_attrs,
-            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a["decl"] for a in l0_attrs)],
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a.decl for a in l0_attrs)],
             "rows_min_rank": rows_t.rank[0],
             "rows_max_rank": rows_t.rank[1],
             "index_min_rank": index_t.rank[0],
@@ -847,6 +1420,14 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "no_sync_condition": arch_condition(products, "hw_sync_all"),
             "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
+            "sorted_strategy": bool(sorted_products),
+            "sorted_guard": sorted_guard,
+            "sorted_archs": arch_groups(sorted_products),
+            "sort_pair_chunk": SORT_PAIR_CHUNK,
+            "sort_d_chunk_max": SORT_D_CHUNK_MAX,
+            "sort_stage_min": SORT_STAGE_MIN,
+            "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
+            "max_block_count": MAX_BLOCK_COUNT,
             "opdef": opdef,
             "checks": checks,
             "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
@@ -908,7 +1489,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                     "note": f"{comp.rows} {grad_dtype.name} [{', '.join(map(str, shape))}], {comp.index} "
                     f"{index_dtype.name} [{n}], {rows} rows, padding {pad}, scaling {scale}, "
                     f"{'deterministic' if det else 'atomic'} requested",
-                    "inputs": [by_source[t.source] for t in dev.inputs],
+                    "inputs": ut_device_inputs(spec, by_source),
                     "outputs": [ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs],
                     "attrs": ut_device_attrs(spec, values),
                     "deterministic": int(det),
@@ -924,7 +1505,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
     return cases
 
 
-def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test cases of an index-accumulate op: rows [4, 5, 8] with 20 indices into 7 rows
     (output [7, 8]), rows [3, 16] with 3 indices into 0 rows (output [0, 16]), both FLOAT (the family writes
     fp32 sums; the L2 API casts them to the output's dtype), and a negative row count (InferShape fails)."""
@@ -932,7 +1513,7 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
     dev = spec.device_interface
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     index_dtype = DType.INT64 if DType.INT64 in idxs else idxs[0]
-    out: list[dict[str, Any]] = []
+    out: list[UtInferCase] = []
     for name, shape, rows in (
         ("Rows", (4, 5, 8), 7),
         ("ZeroRows", (3, 16), 0),
@@ -949,7 +1530,7 @@ def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
         out.append(
             ut_infer_case(
                 name,
-                [by_source[t.source] for t in dev.inputs],
+                ut_device_inputs(spec, by_source),
                 ut_device_attrs(spec, values),
                 expected,
                 f"{comp.rows} {list(shape)}, {comp.index} [{n}], {rows} rows",

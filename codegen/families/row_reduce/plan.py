@@ -30,16 +30,28 @@ cores, so every result is computed in one fixed order (deterministic).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from codegen.families.row_reduce.compute import RowReduceCompute, Step
 from codegen.plan.common import (
+    DtypeGroup,
+    KindView,
+    OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
+    TensorCheck,
     TilingField,
+    TilingFieldRow,
+    UtInferCase,
     arch_condition,
     common_view,
     dtype_groups,
     format_rule_text,
+    op_views,
     ops_nn_view,
     spec_products,
     status_row,
@@ -51,7 +63,7 @@ from codegen.plan.common import (
     ut_tensor,
     ut_tiling_view,
 )
-from codegen.plan.constraints import constraint_view
+from codegen.plan.constraints import ConstraintChecks, constraint_view
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import AclnnStatus
@@ -219,6 +231,16 @@ def _online_max(step: Step, arg: Expr, reds: dict[str, int], done: list[Reductio
     return m
 
 
+@dataclass(frozen=True)
+class LoweredFunction:
+    """A formula lowered to AscendC count-form calls: the C++ function ``name``, its body ``lines`` (one
+    call each, on fp32 lines of ``n`` elements) and the formula's ``source`` text."""
+
+    name: str
+    lines: tuple[str, ...]
+    source: str
+
+
 _BINARY_CALLS = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
 _UNARY_CALLS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt"}
 
@@ -237,7 +259,7 @@ class _Lowering:
         self.reds = reds
         self.max_slots = 0
 
-    def function(self, name: str, expr: Expr) -> dict[str, Any]:
+    def function(self, name: str, expr: Expr) -> LoweredFunction:
         lines: list[str] = []
         used: list[int] = []
 
@@ -286,7 +308,7 @@ class _Lowering:
             return dst, slot
 
         go(expr, "dst")
-        return {"name": name, "lines": lines, "source": str(expr)}
+        return LoweredFunction(name, tuple(lines), str(expr))
 
 
 # ------------------------------------------------------------------------------------------- the tiling
@@ -525,8 +547,169 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
                 tiling_decision(spec, p, (1, 10**9, 2), 1, d)
 
 
-def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The template view of a row-reduce op (see :func:`codegen.plan.common.common_view`).
+@dataclass(frozen=True)
+class DtypeKey:
+    """One tiling key: its number ``key`` (the dtype's position in the spec), the dtype's ``name``,
+    ``ge_name`` (``DT_*``), AscendC ``kernel_type``, ``bytes`` per element and the preprocessor ``guard``
+    of the NpuArchs without it ("": always compiled)."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    bytes: int
+    guard: str
+
+
+@dataclass(frozen=True)
+class ReductionView:
+    """One reduction of the kernel: ``name``, ``kind`` (:data:`KIND_CODES`) and ``kind_name``, the pass it
+    is evaluated in (``pass_index``), the max it rescales with (``online``, -1: none), the reductions its
+    argument reads (``uses``) and the lowered argument ``fn``."""
+
+    name: str
+    kind: int
+    kind_name: str
+    pass_index: int
+    online: int
+    uses: tuple[int, ...]
+    fn: LoweredFunction
+
+
+@dataclass(frozen=True)
+class OutputView:
+    """One output of the kernel: ``name``, the reductions it reads (``uses``) and its lowered formula
+    ``fn``."""
+
+    name: str
+    uses: tuple[int, ...]
+    fn: LoweredFunction
+
+
+@dataclass(frozen=True)
+class FloatAttr:
+    """A float attr the kernel reads: its ``name`` and its position among the spec's attrs (``index``)."""
+
+    name: str
+    index: int
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/row_reduce_aclnn.cpp.j2``): parameter checks and the L2 plan."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    checks: ConstraintChecks
+    dfx_in: str
+    dim_attr: str
+    files: Mapping[str, str]
+    first_input: str
+    out: str
+    signature: tuple[SignatureParam, ...]
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    dim_attr: str
+    files: Mapping[str, str]
+    first_input: str
+    l0_params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: the output has the first input's shape and dtype."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    dim_attr: str
+    first_input: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/row_reduce_tiling.cpp.j2``): the tiling function; sizes in
+    bytes, alignments and buffers in elements, ``dim_index`` the dim attr's position in the OpDef."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    chunk_align: int
+    dim_attr: str
+    dim_index: int
+    dtype_keys: tuple[DtypeKey, ...]
+    files: Mapping[str, str]
+    inputs_n: int
+    line_align: int
+    line_bytes: int
+    outputs_n: int
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_type: str
+    ub_reserved_bytes: int
+    work_elems: int
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/row_reduce_kernel.cpp.j2``): the passes, the lowered
+    formulas and one branch per tiling key."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    dtype_keys: tuple[DtypeKey, ...]
+    float_attrs: tuple[FloatAttr, ...]
+    float_attrs_n: int
+    inputs_n: int
+    kernel_class: str
+    kernel_params: tuple[str, ...]
+    no_fp32_reduce_condition: str
+    no_pad_condition: str
+    output_names: tuple[str, ...]
+    outputs_n: int
+    outs: tuple[OutputView, ...]
+    pass_n: int
+    red_n: int
+    reductions: tuple[ReductionView, ...]
+    steps_text: tuple[str, ...]
+    temps_n: int
+    work_elems: int
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/row_reduce_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    dim_attr: str
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
+    steps_text: tuple[str, ...]
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the row-reduce templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of a row-reduce op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError, ValueError: as :func:`validate`.
+    """
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of a row-reduce op by name (see :func:`codegen.plan.common.common_view`).
 
     Raises:
         TypeError, ValueError: as :func:`validate`.
@@ -539,14 +722,14 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     dtypes = row_dtypes(spec)
     no_bf16 = arch_condition(products, "bf16")
     keys = [
-        {
-            "key": k,
-            "dtype": d.name,
-            "ge_name": d.ge_name,
-            "kernel_type": d.kernel_type,
-            "bytes": d.itemsize,
-            "guard": no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
-        }
+        DtypeKey(
+            key=k,
+            dtype=d.name,
+            ge_name=d.ge_name,
+            kernel_type=d.kernel_type,
+            bytes=d.itemsize,
+            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
+        )
         for k, d in enumerate(dtypes)
     ]
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
@@ -602,22 +785,22 @@ def build_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "temps_n": max(prog.temps, 1),
             "pass_n": prog.pass_num,
             "reductions": [
-                {
-                    "name": r.name,
-                    "kind": KIND_CODES[r.kind],
-                    "kind_name": r.kind,
-                    "pass": r.pass_index,
-                    "online": r.online_max,
-                    "uses": prog.code["arg_uses"][k],
-                    "fn": prog.code["args"][k],
-                }
+                ReductionView(
+                    name=r.name,
+                    kind=KIND_CODES[r.kind],
+                    kind_name=r.kind,
+                    pass_index=r.pass_index,
+                    online=r.online_max,
+                    uses=tuple(prog.code["arg_uses"][k]),
+                    fn=prog.code["args"][k],
+                )
                 for k, r in enumerate(prog.reductions)
             ],
             "outs": [
-                {"name": name, "uses": prog.code["out_uses"][k], "fn": prog.code["outs"][k]}
+                OutputView(name=name, uses=tuple(prog.code["out_uses"][k]), fn=prog.code["outs"][k])
                 for k, (name, _) in enumerate(prog.outputs)
             ],
-            "float_attrs": [{"name": a.name, "index": i} for i, a in enumerate(spec.attrs) if a in float_attrs],
+            "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
             "float_attrs_n": len(float_attrs),
             "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), f"int64_t {comp.dim}"],
             "line_align": LINE_ALIGN,
@@ -681,7 +864,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
     return cases
 
 
-def ut_infer_cases(spec: OpSpec) -> list[dict[str, Any]]:
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test case: the output has the first input's shape and dtype."""
     comp = compute_of(spec)
     dev = spec.device_interface

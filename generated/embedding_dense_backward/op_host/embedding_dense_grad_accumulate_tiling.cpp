@@ -32,12 +32,25 @@ constexpr int64_t MIN_BYTES_PER_CORE = 32768;
 constexpr int64_t SLICE_OVERHEAD_BYTES = 32;
 constexpr int64_t STRATEGY_ATOMIC = 0;
 constexpr int64_t STRATEGY_DETERMINISTIC = 1;
+constexpr int64_t STRATEGY_SORTED = 2;  // + STRATEGY_DETERMINISTIC: the sorted-run strategy in that mode
 constexpr int64_t INT64_LIMIT = std::numeric_limits<int64_t>::max();
 
 // Tiling-key digit of the grad dtype (-1: not supported).
 // Whether the no-argument (hardware) SyncAll exists on an NpuArch (specs/products.yaml `hw_sync_all`); false
 // for any other NpuArch.
 bool HasHardwareSyncAll(uint32_t npuArch) {
+  switch (npuArch) {
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether an NpuArch has both DataCopyPad and hardware SyncAll (specs/products.yaml), which the sorted-run
+// strategy needs; false for any other NpuArch.
+bool HasSortedPath(uint32_t npuArch) {
   switch (npuArch) {
     case 2201:  // Ascend910B, Ascend910_93
     case 3510:  // Ascend950
@@ -224,6 +237,116 @@ int64_t IndexGroups(Split2D &rowSplit, int64_t numRows, int64_t numIndices, int6
   rowSplit = best;
   return bestGroups;
 }
+
+// Sorted-run strategy sizes (cores 0: it cannot run). Mirrors codegen sort_plan: UB = indices buffer + a
+// pair chunk + a work buffer of half the rest (staging slots / fp32 bucket accumulator) + three int32 bucket
+// arrays (+ the run counts with scaling, + the fp32 cast row for 16-bit grads) + the grad tile with the rest.
+struct SortPlan {
+  int64_t cores = 0;
+  int64_t buckets = 0;
+  int64_t bucketRows = 0;
+  int64_t stage = 0;
+  int64_t dChunk = 0;
+  int64_t tileRows = 0;
+  int64_t matrixStride = 0;
+  int64_t pairsOffset = 0;
+  int64_t workspaceBytes = 0;
+};
+
+constexpr int64_t SORT_PAIR_CHUNK = 1024;     // (row, position) pairs read at once
+constexpr int64_t SORT_D_CHUNK_MAX = 2048;    // longest row part summed per pass
+constexpr int64_t SORT_STAGE_MIN = 8;         // fewest pairs per bucket staging slot
+constexpr int64_t SORT_BUCKETS_PER_CORE = 4;  // fewest row buckets per core
+constexpr int64_t MAX_BLOCK_COUNT = 4095;     // DataCopyExtParams blockCount 1..4095
+constexpr int64_t INT32_LIMIT = std::numeric_limits<int32_t>::max();
+constexpr int64_t COST_LIMIT = int64_t{1} << 61;  // largest grad or out bytes of the sorted strategy
+
+int64_t AlignTo(int64_t value, int64_t align) {
+  return CeilDiv(value, align) * align;
+}
+
+SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
+                    int64_t rowLength, int64_t rowsBytes, bool scaling) {
+  SortPlan plan;
+  if (!available || numIndices <= 0 || numRows <= 0 || rowLength <= 0 || numIndices > INT32_LIMIT ||
+      numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
+    return plan;
+  }
+  // the kernel splits an int64 byte cost over the cores: grad and out stay below 2^61 bytes
+  if (SatMul(SatMul(numRows, rowLength), FP32_BYTES) > COST_LIMIT ||
+      SatMul(numIndices, rowLength * rowsBytes + 8) > COST_LIMIT) {
+    return plan;
+  }
+  const int64_t cores = CoresWanted(SatMul(SatMul(numIndices, rowLength), rowsBytes), coreNum);
+  // at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
+  const int64_t rowCap = std::max<int64_t>(1, CeilDiv(numRows, SORT_BUCKETS_PER_CORE * cores));
+  const int64_t budget = ubSize - UB_RESERVED_BYTES - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8;
+  const int64_t work = budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
+  int64_t dChunk = std::min(AlignTo(rowLength, ACC_ALIGN), SORT_D_CHUNK_MAX);
+  while (true) {
+    const int64_t stride = AlignTo(dChunk, ACC_ALIGN);
+    const int64_t bucketRows = std::min<int64_t>({work / (stride * FP32_BYTES), MAX_BLOCK_COUNT, rowCap});
+    if (bucketRows >= 1) {
+      const int64_t buckets = CeilDiv(numRows, bucketRows);
+      const int64_t stage = work / (buckets * 8) / 4 * 4;
+      int64_t arrays = 3 * AlignTo((buckets + 1) * 4, BLOCK_BYTES);
+      arrays += scaling ? AlignTo(bucketRows, ACC_ALIGN) * 4 : 0;
+      arrays += rowsBytes != FP32_BYTES ? stride * FP32_BYTES : 0;
+      const int64_t pitch = AlignTo(dChunk * rowsBytes, BLOCK_BYTES);
+      const int64_t tileRows = budget > work + arrays ? std::min(MAX_BLOCK_COUNT, (budget - work - arrays) / pitch) : 0;
+      if (stage >= SORT_STAGE_MIN && tileRows >= 1) {
+        plan.cores = cores;
+        plan.buckets = buckets;
+        plan.bucketRows = bucketRows;
+        plan.stage = stage;
+        plan.dChunk = dChunk;
+        plan.tileRows = tileRows;
+        plan.matrixStride = AlignTo(buckets, ACC_ALIGN);
+        plan.pairsOffset = AlignTo(plan.cores * plan.matrixStride * 4, CACHE_LINE_BYTES);
+        plan.workspaceBytes = plan.pairsOffset + 8 * numIndices;
+        return plan;
+      }
+    }
+    if (dChunk <= ACC_ALIGN) {
+      return plan;
+    }
+    dChunk = AlignTo(dChunk / 2, ACC_ALIGN);
+  }
+}
+
+// Estimated GM bytes of the sorted-run strategy (codegen sorted_bytes): indices read twice, the count matrix
+// written once and read by every core, the pairs written once and read once per D-chunk pass (once more with
+// scaling), grad read once, out written once, and in atomic mode the buckets crossing core boundaries
+// zero-filled and added atomically.
+int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64_t rowsBytes, int64_t indexBytes,
+                    bool scaling, bool deterministic) {
+  const int64_t passes = CeilDiv(d, plan.dChunk);
+  int64_t total = 2 * n * indexBytes + n * d * rowsBytes + w * d * FP32_BYTES;
+  total += plan.cores * plan.matrixStride * 4 * (1 + plan.cores);
+  total += 8 * n * (1 + passes + (scaling ? 1 : 0));
+  if (!deterministic) {  // at most 2 partial parts per core boundary, added atomically, and their zero fills
+    total += (2 * (plan.cores - 1) + std::min(plan.buckets, plan.cores - 1)) * plan.bucketRows * d * FP32_BYTES;
+  }
+  return total;
+}
+
+// Estimated GM bytes of the atomic or the deterministic strategy (codegen other_bytes); saturated.
+int64_t OtherBytes(bool deterministic, int64_t n, int64_t w, int64_t d, int64_t accStride, int64_t rowsBytes,
+                   int64_t indexBytes, bool scaling, int64_t rowCores, int64_t indexSlices, int64_t groups,
+                   bool accInWorkspace) {
+  const int64_t acc = SatMul(SatMul(w, accStride), FP32_BYTES);
+  const int64_t finalPass = (accInWorkspace || scaling || groups > 1) ? SatMul(2, acc) : 0;
+  const int64_t grad = SatMul(SatMul(n, d), rowsBytes);
+  const int64_t adds = SatMul(SatMul(n, accStride), FP32_BYTES);
+  int64_t total = 0;
+  if (!deterministic) {
+    total = SatAdd(SatAdd(SatAdd(SatMul(SatMul(n, indexBytes), indexSlices), grad), SatAdd(adds, acc)), finalPass);
+    return SatAdd(total, scaling ? SatMul(SatMul(rowCores, n), indexBytes) : 0);
+  }
+  total =
+      SatAdd(SatAdd(SatMul(SatMul(rowCores, n), indexBytes), grad), SatAdd(SatMul(2, adds), SatAdd(acc, finalPass)));
+  return SatAdd(total, SatMul(SatMul(2, groups - 1), acc));
+}
 }  // namespace
 
 static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContext *context) {
@@ -350,6 +473,19 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
     return ge::GRAPH_FAILED;
   }
 
+  // The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
+  const SortPlan sortPlan =
+      PlanSorted(HasSortedPath(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())), static_cast<int64_t>(ubSize),
+                 coreNum, numIndices, numRows, rowLength, rowsBytes, countScaling != 0);
+  const int64_t indexBytes = IndexBytes(indexKey);
+  // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
+  // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
+  const bool useSorted =
+      sortPlan.cores > 0 && numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage &&
+      SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic) <
+          OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
+                     rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0);
+
   EmbeddingDenseGradAccumulateTilingData tiling;
   tiling.set_numRows(numRows);
   tiling.set_rowLength(rowLength);
@@ -373,15 +509,26 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   tiling.set_indexSliceLength(indexSplit.sliceLength);
   tiling.set_countsSliceStride(countsSliceStride);
   tiling.set_partialsOffset(partialsOffset);
+  tiling.set_sortCores(useSorted ? sortPlan.cores : 0);
+  tiling.set_sortBuckets(useSorted ? sortPlan.buckets : 0);
+  tiling.set_sortBucketRows(useSorted ? sortPlan.bucketRows : 0);
+  tiling.set_sortStage(useSorted ? sortPlan.stage : 0);
+  tiling.set_sortPairChunk(useSorted ? SORT_PAIR_CHUNK : 0);
+  tiling.set_sortDChunk(useSorted ? sortPlan.dChunk : 0);
+  tiling.set_sortTileRows(useSorted ? sortPlan.tileRows : 0);
+  tiling.set_sortMatrixStride(useSorted ? sortPlan.matrixStride : 0);
+  tiling.set_sortMatrixOffset(0);
+  tiling.set_sortPairsOffset(useSorted ? sortPlan.pairsOffset : 0);
 
-  const int64_t strategy = deterministic ? STRATEGY_DETERMINISTIC : STRATEGY_ATOMIC;
-  context->SetBlockDim(static_cast<uint32_t>(blockDim));
+  const int64_t strategy =
+      (useSorted ? STRATEGY_SORTED : 0) + (deterministic ? STRATEGY_DETERMINISTIC : STRATEGY_ATOMIC);
+  context->SetBlockDim(static_cast<uint32_t>(useSorted ? sortPlan.cores : blockDim));
   context->SetTilingKey(static_cast<uint64_t>(strategy * 100 + rowsKey * 10 + indexKey));
   tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
   context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
   size_t *workspaces = context->GetWorkspaceSizes(1);
-  workspaces[0] =
-      static_cast<size_t>(ascendcPlatform.GetLibApiWorkSpaceSize()) + static_cast<size_t>(countsOffset + countsBytes);
+  workspaces[0] = static_cast<size_t>(ascendcPlatform.GetLibApiWorkSpaceSize()) +
+                  static_cast<size_t>(useSorted ? sortPlan.workspaceBytes : countsOffset + countsBytes);
   return ge::GRAPH_SUCCESS;
 }
 

@@ -35,6 +35,19 @@ TILING_DATA_FIELD_DEF(
 TILING_DATA_FIELD_DEF(int64_t, countsSliceStride);  // int64 count slots per row-phase D-slice in the workspace
 TILING_DATA_FIELD_DEF(
     int64_t, partialsOffset);  // workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)
+TILING_DATA_FIELD_DEF(int64_t, sortCores);  // sorted strategy: cores of the launch (0: another strategy)
+TILING_DATA_FIELD_DEF(
+    int64_t, sortBuckets);  // sorted strategy: row buckets (the sort's key is the bucket; a bucket is summed in UB)
+TILING_DATA_FIELD_DEF(int64_t, sortBucketRows);  // sorted strategy: output rows per bucket
+TILING_DATA_FIELD_DEF(int64_t, sortStage);       // sorted strategy: (row, position) pairs per bucket staging slot in UB
+TILING_DATA_FIELD_DEF(int64_t, sortPairChunk);   // sorted strategy: pairs read into UB at once
+TILING_DATA_FIELD_DEF(int64_t, sortDChunk);      // sorted strategy: elements of a row summed per pass
+TILING_DATA_FIELD_DEF(int64_t, sortTileRows);    // sorted strategy: grad rows gathered by one DataCopyPad at most
+TILING_DATA_FIELD_DEF(int64_t,
+                      sortMatrixStride);  // sorted strategy: int32 slots per row of the [cores, buckets] count matrix
+TILING_DATA_FIELD_DEF(int64_t, sortMatrixOffset);  // sorted strategy: workspace byte offset of the count matrix
+TILING_DATA_FIELD_DEF(
+    int64_t, sortPairsOffset);  // sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EmbeddingDenseGradAccumulate, EmbeddingDenseGradAccumulateTilingData)

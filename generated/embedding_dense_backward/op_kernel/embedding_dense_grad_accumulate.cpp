@@ -530,6 +530,506 @@ class KernelEmbeddingDenseGradAccumulate {
   bool owner_ = true;        // index group 0: owns the accumulator, counts and writes the output
 };
 
+#if !((__NPU_ARCH__ == 1001))
+// Sorted-run strategy (tiling key strategy 2, products with DataCopyPad and hardware SyncAll): the indices are
+// sorted by output row on the device, with their positions, then each core sums runs of one row in fp32 in UB
+// and writes every output row once.
+//   phase 1: core c reads its contiguous index range and counts the valid entries per row bucket (a bucket is
+//     sortBucketRows consecutive output rows); the counts go to row c of the [cores, sortMatrixStride] int32
+//     count matrix in the workspace. SyncAll.
+//   phase 2: every core reads the count matrix (bucket starts, and its own offset inside each bucket), reads its
+//     index range again and appends (row, position) int32 pairs to per-bucket staging slots in UB, flushed with
+//     DataCopyPad into the bucket's region of the pair array: a stable counting sort by bucket (positions stay
+//     ascending inside a bucket). Atomic mode: the first core of a bucket that spans several cores zero-fills
+//     its output rows. SyncAll.
+//   phase 3: the cores split the sorted entries by GM bytes (a bucket costs its output rows, then one grad row
+//     and one pair per entry; see PlanRanges). Atomic mode: core c takes a contiguous range of sorted entries;
+//     a bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
+//     core boundary is summed by each core for its part and added with SetAtomicAdd<float> (only there).
+//     Deterministic mode: whole buckets per core, so each row is summed by one core in position order and no
+//     GM atomic is used.
+//   Summing a bucket part: for each D-chunk the UB accumulator [bucket rows, chunk] is zeroed, the part's pairs
+//     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
+//     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
+//     of the whole bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
+template <typename TRows, typename TIndex>
+class KernelEmbeddingDenseGradAccumulateSorted {
+  using TStore = typename TIndex::TStore;
+
+ public:
+  __aicore__ inline KernelEmbeddingDenseGradAccumulateSorted() {}
+
+  template <typename TilingData>
+  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace, const TilingData &tiling,
+                              bool deterministic) {
+    numRows_ = tiling.numRows;
+    rowLength_ = tiling.rowLength;
+    numIndices_ = tiling.numIndices;
+    paddingRow_ = tiling.paddingRow;
+    countScaling_ = tiling.countScaling != 0;
+    indexChunk_ = tiling.indexChunk;
+    cores_ = tiling.sortCores;
+    buckets_ = tiling.sortBuckets;
+    bucketRows_ = tiling.sortBucketRows;
+    stage_ = tiling.sortStage;
+    pairChunk_ = tiling.sortPairChunk;
+    dChunk_ = tiling.sortDChunk;
+    tileRows_ = tiling.sortTileRows;
+    matrixStride_ = tiling.sortMatrixStride;
+    deterministic_ = deterministic;
+    blockIdx_ = GetBlockIdx();
+    indexStart_ = numIndices_ * blockIdx_ / cores_;
+    indexEnd_ = numIndices_ * (blockIdx_ + 1) / cores_;
+    GM_ADDR userWorkspace = GetUserWorkspace(workspace);
+    rowsGm_.SetGlobalBuffer((__gm__ TRows *)rows, numIndices_ * rowLength_);
+    indexGm_.SetGlobalBuffer((__gm__ TStore *)index, numIndices_);
+    outGm_.SetGlobalBuffer((__gm__ float *)out, numRows_ * rowLength_);
+    matrixGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortMatrixOffset), cores_ * matrixStride_);
+    pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset), 2 * numIndices_);
+    const int64_t dChunkStride = AlignUp(dChunk_, FP32_BLOCK);
+    const int64_t rowPitch = AlignUp(dChunk_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES);
+    const int64_t stageBytes = buckets_ * stage_ * 2 * static_cast<int64_t>(sizeof(int32_t));
+    const int64_t accBytes = bucketRows_ * dChunkStride * static_cast<int64_t>(sizeof(float));
+    const int64_t arrayBytes = AlignUp((buckets_ + 1) * static_cast<int64_t>(sizeof(int32_t)), BLOCK_BYTES);
+    pipe_.InitBuffer(indexBuf_, static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
+    pipe_.InitBuffer(countBuf_, static_cast<uint32_t>(arrayBytes));
+    pipe_.InitBuffer(startBuf_, static_cast<uint32_t>(arrayBytes));
+    pipe_.InitBuffer(cursorBuf_, static_cast<uint32_t>(arrayBytes));
+    pipe_.InitBuffer(pairBuf_, static_cast<uint32_t>(pairChunk_ * 2 * static_cast<int64_t>(sizeof(int32_t))));
+    pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(stageBytes > accBytes ? stageBytes : accBytes));
+    pipe_.InitBuffer(tileBuf_, static_cast<uint32_t>(tileRows_ * rowPitch));
+    if constexpr (!IsSameType<TRows, float>::value) {
+      pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(dChunkStride * static_cast<int64_t>(sizeof(float))));
+    }
+    if (countScaling_) {
+      pipe_.InitBuffer(freqBuf_,
+                       static_cast<uint32_t>(AlignUp(bucketRows_, FP32_BLOCK) * static_cast<int64_t>(sizeof(int32_t))));
+    }
+  }
+
+  __aicore__ inline void Process() {
+    CountBuckets();
+    SyncAll();
+    ReadMatrix();
+    PlanRanges();
+    Scatter();
+    if (!deterministic_) {
+      ZeroSplitBuckets();
+    }
+    SyncAll();
+    SumBuckets();
+  }
+
+ private:
+  // Row of entry i of an index chunk, or -1 when it contributes nothing (invalid or the padding row).
+  __aicore__ inline int64_t EntryRow(const LocalTensor<TStore> &indexLocal, int64_t j) const {
+    const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
+    return (row < 0 || row >= numRows_ || row == paddingRow_) ? -1 : row;
+  }
+
+  __aicore__ inline LocalTensor<TStore> LoadIndices(int64_t base, int64_t count) {
+    LocalTensor<TStore> indexLocal = indexBuf_.Get<TStore>();
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(TStore))), 0, 0, 0};
+    DataCopyPadExtParams<TStore> padParams{false, 0, 0, static_cast<TStore>(0)};
+    DataCopyPad(indexLocal, indexGm_[base], copyParams, padParams);
+    PipeBarrier<PIPE_ALL>();
+    return indexLocal;
+  }
+
+  // Phase 1: valid entries of this core's index range per bucket -> row blockIdx of the count matrix.
+  __aicore__ inline void CountBuckets() {
+    LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
+    for (int64_t b = 0; b < buckets_; ++b) {
+      counts.SetValue(static_cast<uint32_t>(b), 0);
+    }
+    for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
+      const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
+      LocalTensor<TStore> indexLocal = LoadIndices(base, count);
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t row = EntryRow(indexLocal, j);
+        if (row >= 0) {
+          const uint32_t b = static_cast<uint32_t>(row / bucketRows_);
+          counts.SetValue(b, counts.GetValue(b) + 1);
+        }
+      }
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(buckets_ * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPad(matrixGm_[blockIdx_ * matrixStride_], counts, copyParams);
+    PipeBarrier<PIPE_ALL>();
+  }
+
+  // Phase 2a: start[b] = first sorted entry of bucket b (start[buckets] = total), cursor[b] = where this core's
+  // entries of bucket b go (the entries of cores before it come first).
+  __aicore__ inline void ReadMatrix() {
+    LocalTensor<int32_t> row = countBuf_.Get<int32_t>();
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
+    for (int64_t b = 0; b < buckets_; ++b) {
+      start.SetValue(static_cast<uint32_t>(b), 0);
+    }
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(buckets_ * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+    for (int64_t c = 0; c < cores_; ++c) {
+      PipeBarrier<PIPE_ALL>();
+      DataCopyPad(row, matrixGm_[c * matrixStride_], copyParams, padParams);
+      PipeBarrier<PIPE_ALL>();
+      for (int64_t b = 0; b < buckets_; ++b) {
+        const uint32_t k = static_cast<uint32_t>(b);
+        if (c == blockIdx_) {
+          cursor.SetValue(k, start.GetValue(k));
+        }
+        start.SetValue(k, start.GetValue(k) + row.GetValue(k));
+      }
+    }
+    int64_t running = 0;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      const uint32_t k = static_cast<uint32_t>(b);
+      const int64_t size = start.GetValue(k);
+      start.SetValue(k, static_cast<int32_t>(running));
+      cursor.SetValue(k, static_cast<int32_t>(running + cursor.GetValue(k)));
+      running += size;
+    }
+    start.SetValue(static_cast<uint32_t>(buckets_), static_cast<int32_t>(running));
+    total_ = running;
+  }
+
+  // Writes the first `count` pairs of bucket b's staging slot to its cursor in the pair array.
+  __aicore__ inline void Flush(const LocalTensor<int32_t> &stage, const LocalTensor<int32_t> &cursor, int64_t b,
+                               int64_t count) {
+    const uint32_t k = static_cast<uint32_t>(b);
+    const int64_t at = cursor.GetValue(k);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * 2 * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPad(pairsGm_[2 * at], stage[static_cast<uint32_t>(b * stage_ * 2)], copyParams);
+    PipeBarrier<PIPE_ALL>();
+    cursor.SetValue(k, static_cast<int32_t>(at + count));
+  }
+
+  // Phase 2b: this core's valid entries as (row, position) pairs into their buckets, in position order.
+  __aicore__ inline void Scatter() {
+    LocalTensor<int32_t> fill = countBuf_.Get<int32_t>();
+    LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
+    LocalTensor<int32_t> stage = workBuf_.Get<int32_t>();
+    for (int64_t b = 0; b < buckets_; ++b) {
+      fill.SetValue(static_cast<uint32_t>(b), 0);
+    }
+    for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
+      const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
+      LocalTensor<TStore> indexLocal = LoadIndices(base, count);
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t row = EntryRow(indexLocal, j);
+        if (row < 0) {
+          continue;
+        }
+        const int64_t b = row / bucketRows_;
+        const int64_t filled = fill.GetValue(static_cast<uint32_t>(b));
+        const uint32_t slot = static_cast<uint32_t>((b * stage_ + filled) * 2);
+        stage.SetValue(slot, static_cast<int32_t>(row));
+        stage.SetValue(slot + 1, static_cast<int32_t>(base + j));
+        if (filled + 1 == stage_) {
+          Flush(stage, cursor, b, stage_);
+          fill.SetValue(static_cast<uint32_t>(b), 0);
+        } else {
+          fill.SetValue(static_cast<uint32_t>(b), static_cast<int32_t>(filled + 1));
+        }
+      }
+    }
+    for (int64_t b = 0; b < buckets_; ++b) {
+      const int64_t filled = fill.GetValue(static_cast<uint32_t>(b));
+      if (filled > 0) {
+        Flush(stage, cursor, b, filled);
+      }
+    }
+  }
+
+  // Cost of core boundary k (0 < k < cores) on a scale of `totalCost`: k / cores of it, without overflow.
+  __aicore__ inline int64_t CostBoundary(int64_t totalCost, int64_t k) const {
+    return totalCost / cores_ * k + (totalCost % cores_) * k / cores_;
+  }
+
+  // Phase 3 split, balanced by GM bytes: bucket b costs its output rows (rows x D fp32 written), then each of
+  // its entries (a grad row and a pair read); core k starts where the running cost reaches k / cores of the
+  // total. Atomic mode: at that entry (a bucket may be split between cores), this core's sorted entries are
+  // [rangeStart_, rangeEnd_); deterministic mode: whole buckets, this core's are [firstBucket_, lastBucket_)
+  // (those whose cost starts in its share). Every core computes the same boundaries from the bucket starts.
+  __aicore__ inline void PlanRanges() {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    const int64_t rowCost =
+        rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
+    const int64_t writeRow = rowLength_ * static_cast<int64_t>(sizeof(float));
+    const int64_t totalCost = total_ * rowCost + numRows_ * writeRow;
+    const int64_t lower = CostBoundary(totalCost, blockIdx_);
+    const bool last = blockIdx_ + 1 >= cores_;
+    const int64_t upper = last ? totalCost : CostBoundary(totalCost, blockIdx_ + 1);
+    rangeStart_ = total_;
+    rangeEnd_ = total_;
+    firstBucket_ = buckets_;
+    lastBucket_ = buckets_;
+    bool startFound = false;
+    bool endFound = last;
+    int64_t prefix = 0;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
+      const int64_t count = start.GetValue(static_cast<uint32_t>(b + 1)) - bucketStart;
+      const int64_t rowBase = b * bucketRows_;
+      const int64_t rows = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+      const int64_t bucketEndCost = prefix + rows * writeRow + count * rowCost;
+      if (firstBucket_ == buckets_ && prefix >= lower) {
+        firstBucket_ = b;
+      }
+      if (!last && lastBucket_ == buckets_ && prefix >= upper) {
+        lastBucket_ = b;
+      }
+      if (!startFound && lower < bucketEndCost) {
+        rangeStart_ = bucketStart + EntryAt(lower - prefix - rows * writeRow, rowCost, count);
+        startFound = true;
+      }
+      if (!endFound && upper < bucketEndCost) {
+        rangeEnd_ = bucketStart + EntryAt(upper - prefix - rows * writeRow, rowCost, count);
+        endFound = true;
+      }
+      prefix = bucketEndCost;
+    }
+  }
+
+  // Entries of a bucket before cost `cost` (measured from its first entry), between 0 and count.
+  __aicore__ inline int64_t EntryAt(int64_t cost, int64_t rowCost, int64_t count) const {
+    if (cost <= 0) {
+      return 0;
+    }
+    const int64_t entries = cost / rowCost;
+    return entries < count ? entries : count;
+  }
+
+  // This core's part [partStart, partEnd) of bucket b and whether it writes the bucket (its part is not
+  // empty, or the bucket is empty and starts in its range) and whether the bucket spans several cores.
+  __aicore__ inline bool BucketPart(int64_t b, int64_t &partStart, int64_t &partEnd, bool &split) {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
+    const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
+    split = false;
+    if (deterministic_) {
+      partStart = bucketStart;
+      partEnd = bucketEnd;
+      return b >= firstBucket_ && b < lastBucket_;
+    }
+    const int64_t rangeStart = rangeStart_;
+    const int64_t rangeEnd = rangeEnd_;
+    partStart = bucketStart > rangeStart ? bucketStart : rangeStart;
+    partEnd = bucketEnd < rangeEnd ? bucketEnd : rangeEnd;
+    const bool home =
+        (bucketStart >= rangeStart && bucketStart < rangeEnd) || (blockIdx_ == cores_ - 1 && bucketStart == total_);
+    if (partStart >= partEnd) {
+      partStart = partEnd;
+      return home;
+    }
+    split = partStart > bucketStart || partEnd < bucketEnd;
+    return true;
+  }
+
+  // Atomic mode, phase 2: the first core of each bucket that spans several cores zero-fills its rows; every
+  // part is added into them atomically in phase 3 (after the SyncAll).
+  __aicore__ inline void ZeroSplitBuckets() {
+    LocalTensor<float> zeros = workBuf_.Get<float>();
+    bool filled = false;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      int64_t partStart = 0;
+      int64_t partEnd = 0;
+      bool split = false;
+      LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+      if (!BucketPart(b, partStart, partEnd, split) || !split ||
+          partStart != start.GetValue(static_cast<uint32_t>(b))) {
+        continue;
+      }
+      const int64_t rowBase = b * bucketRows_;
+      const int64_t rowsHere = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+      for (int64_t col = 0; col < rowLength_; col += dChunk_) {
+        const int64_t count = (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
+        if (!filled) {
+          PipeBarrier<PIPE_ALL>();
+          Duplicate(zeros, 0.0f, static_cast<int32_t>(bucketRows_ * AlignUp(dChunk_, FP32_BLOCK)));
+          PipeBarrier<PIPE_ALL>();
+          filled = true;
+        }
+        WriteRows(zeros, rowBase, rowsHere, col, count, false);
+      }
+    }
+    PipeBarrier<PIPE_ALL>();
+  }
+
+  // acc rows [0, rowsHere) x [0, count) -> out rows [rowBase, rowBase + rowsHere) x [col, col + count).
+  __aicore__ inline void WriteRows(const LocalTensor<float> &acc, int64_t rowBase, int64_t rowsHere, int64_t col,
+                                   int64_t count, bool atomic) {
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams copyParams{static_cast<uint16_t>(rowsHere),
+                                 static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(float))), 0,
+                                 static_cast<uint32_t>((rowLength_ - count) * static_cast<int64_t>(sizeof(float))), 0};
+    if (atomic) {
+      SetAtomicAdd<float>();
+    }
+    DataCopyPad(outGm_[rowBase * rowLength_ + col], acc, copyParams);
+    if (atomic) {
+      SetAtomicNone();
+    }
+    PipeBarrier<PIPE_ALL>();
+  }
+
+  __aicore__ inline int64_t LoadPairs(int64_t base, int64_t end) {
+    const int64_t count = (end - base < pairChunk_) ? (end - base) : pairChunk_;
+    LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * 2 * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+    DataCopyPad(pairs, pairsGm_[2 * base], copyParams, padParams);
+    PipeBarrier<PIPE_ALL>();
+    return count;
+  }
+
+  // Phase 3: every bucket (part) this core writes.
+  __aicore__ inline void SumBuckets() {
+    for (int64_t b = 0; b < buckets_; ++b) {
+      int64_t partStart = 0;
+      int64_t partEnd = 0;
+      bool split = false;
+      if (BucketPart(b, partStart, partEnd, split)) {
+        SumBucket(b, partStart, partEnd, split);
+      }
+    }
+  }
+
+  // Occurrence counts of the rows of bucket b over the whole bucket (every part) -> freqBuf_.
+  __aicore__ inline void CountRuns(int64_t b, int64_t rowBase) {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
+    LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
+    for (int64_t r = 0; r < bucketRows_; ++r) {
+      freq.SetValue(static_cast<uint32_t>(r), 0);
+    }
+    const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
+    for (int64_t base = start.GetValue(static_cast<uint32_t>(b)); base < bucketEnd;) {
+      const int64_t count = LoadPairs(base, bucketEnd);
+      for (int64_t j = 0; j < count; ++j) {
+        const uint32_t r = static_cast<uint32_t>(pairs.GetValue(static_cast<uint32_t>(2 * j)) - rowBase);
+        freq.SetValue(r, freq.GetValue(r) + 1);
+      }
+      base += count;
+    }
+  }
+
+  // Sums the sorted entries [partStart, partEnd) of bucket b in UB and writes the bucket's rows (atomically
+  // when the bucket spans several cores).
+  __aicore__ inline void SumBucket(int64_t b, int64_t partStart, int64_t partEnd, bool atomic) {
+    const int64_t rowBase = b * bucketRows_;
+    const int64_t rowsHere = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+    if (countScaling_) {
+      CountRuns(b, rowBase);
+    }
+    LocalTensor<float> acc = workBuf_.Get<float>();
+    LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
+    LocalTensor<TRows> tile = tileBuf_.Get<TRows>();
+    for (int64_t col = 0; col < rowLength_; col += dChunk_) {
+      const int64_t count = (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
+      const int64_t stride = AlignUp(count, FP32_BLOCK);
+      // DataCopyPad puts the gathered rows 32-byte aligned one after the other in UB
+      const int64_t rowPitch =
+          AlignUp(count * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES) / static_cast<int64_t>(sizeof(TRows));
+      PipeBarrier<PIPE_ALL>();
+      Duplicate(acc, 0.0f, static_cast<int32_t>(rowsHere * stride));
+      PipeBarrier<PIPE_ALL>();
+      for (int64_t base = partStart; base < partEnd;) {
+        const int64_t loaded = LoadPairs(base, partEnd);
+        for (int64_t j = 0; j < loaded;) {
+          // a run of consecutive positions moves with one DataCopyPad (blockCount rows)
+          const int64_t pos = pairs.GetValue(static_cast<uint32_t>(2 * j + 1));
+          int64_t take = 1;
+          while (j + take < loaded && take < tileRows_ &&
+                 pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1)) == pos + take) {
+            ++take;
+          }
+          PipeBarrier<PIPE_ALL>();
+          const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
+          DataCopyExtParams copyParams{
+              static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
+              static_cast<uint32_t>(rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes), 0, 0};
+          DataCopyPadExtParams<TRows> padParams{false, 0, 0, static_cast<TRows>(0)};
+          DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);
+          PipeBarrier<PIPE_ALL>();
+          for (int64_t q = 0; q < take; ++q) {
+            const int64_t r = pairs.GetValue(static_cast<uint32_t>(2 * (j + q))) - rowBase;
+            LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
+            if constexpr (IsSameType<TRows, float>::value) {
+              Add(dst, dst, tile[static_cast<uint32_t>(q * rowPitch)], static_cast<int32_t>(count));
+            } else {
+              LocalTensor<float> value = castBuf_.Get<float>();
+              Cast(value, tile[static_cast<uint32_t>(q * rowPitch)], RoundMode::CAST_NONE,
+                   static_cast<uint32_t>(count));
+              PipeBarrier<PIPE_V>();
+              Add(dst, dst, value, static_cast<int32_t>(count));
+              PipeBarrier<PIPE_V>();
+            }
+          }
+          j += take;
+        }
+        base += loaded;
+      }
+      if (countScaling_) {
+        LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
+        PipeBarrier<PIPE_ALL>();
+        for (int64_t r = 0; r < rowsHere; ++r) {
+          const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r));
+          if (occurrences > 1) {
+            LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
+            Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(count));
+          }
+        }
+      }
+      WriteRows(acc, rowBase, rowsHere, col, count, atomic);
+    }
+  }
+
+  TPipe pipe_;
+  TBuf<TPosition::VECCALC> indexBuf_;
+  TBuf<TPosition::VECCALC> countBuf_;
+  TBuf<TPosition::VECCALC> startBuf_;
+  TBuf<TPosition::VECCALC> cursorBuf_;
+  TBuf<TPosition::VECCALC> pairBuf_;
+  TBuf<TPosition::VECCALC> workBuf_;
+  TBuf<TPosition::VECCALC> tileBuf_;
+  TBuf<TPosition::VECCALC> castBuf_;
+  TBuf<TPosition::VECCALC> freqBuf_;
+  GlobalTensor<TRows> rowsGm_;
+  GlobalTensor<TStore> indexGm_;
+  GlobalTensor<float> outGm_;
+  GlobalTensor<int32_t> matrixGm_;
+  GlobalTensor<int32_t> pairsGm_;
+  int64_t numRows_ = 0;
+  int64_t rowLength_ = 0;
+  int64_t numIndices_ = 0;
+  int64_t paddingRow_ = -1;
+  bool countScaling_ = false;
+  bool deterministic_ = false;
+  int64_t indexChunk_ = 0;
+  int64_t cores_ = 1;
+  int64_t buckets_ = 1;
+  int64_t bucketRows_ = 1;
+  int64_t stage_ = 1;
+  int64_t pairChunk_ = 1;
+  int64_t dChunk_ = 1;
+  int64_t tileRows_ = 1;
+  int64_t matrixStride_ = 8;
+  int64_t blockIdx_ = 0;
+  int64_t indexStart_ = 0;
+  int64_t indexEnd_ = 0;
+  int64_t total_ = 0;
+  int64_t rangeStart_ = 0;  // atomic mode: this core's sorted entries [rangeStart_, rangeEnd_)
+  int64_t rangeEnd_ = 0;
+  int64_t firstBucket_ = 0;  // deterministic mode: this core's buckets [firstBucket_, lastBucket_)
+  int64_t lastBucket_ = 0;
+};
+#endif
+
 template <typename TRows, typename TIndex, typename TilingData>
 __aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace,
                                                        const TilingData &tiling, bool deterministic) {
@@ -543,6 +1043,18 @@ __aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR ind
 #endif
   op.ProcessDeterministic();
 }
+#if !((__NPU_ARCH__ == 1001))
+
+// Sorted-run strategy: the device sort (phases 1 and 2) and the run sums (phase 3) of one launch.
+template <typename TRows, typename TIndex, typename TilingData>
+__aicore__ inline void RunEmbeddingDenseGradAccumulateSorted(GM_ADDR rows, GM_ADDR index, GM_ADDR out,
+                                                             GM_ADDR workspace, const TilingData &tiling,
+                                                             bool deterministic) {
+  KernelEmbeddingDenseGradAccumulateSorted<TRows, TIndex> op;
+  op.Init(rows, index, out, workspace, tiling, deterministic);
+  op.Process();
+}
+#endif
 }  // namespace
 
 extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR grad, GM_ADDR indices, GM_ADDR out,
@@ -769,6 +1281,253 @@ extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR gr
   }
   if (TILING_KEY_IS(128)) {  // deterministic, grad BF16, indices BOOL
     RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+#endif
+#if !((__NPU_ARCH__ == 1001))
+  if (TILING_KEY_IS(200)) {  // sorted, grad FLOAT, indices FLOAT
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(201)) {  // sorted, grad FLOAT, indices FLOAT16
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(202)) {  // sorted, grad FLOAT, indices DOUBLE
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(203)) {  // sorted, grad FLOAT, indices INT32
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
+                                                                        false);
+    return;
+  }
+  if (TILING_KEY_IS(204)) {  // sorted, grad FLOAT, indices INT64
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
+                                                                        false);
+    return;
+  }
+  if (TILING_KEY_IS(205)) {  // sorted, grad FLOAT, indices INT16
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
+                                                                        false);
+    return;
+  }
+  if (TILING_KEY_IS(206)) {  // sorted, grad FLOAT, indices INT8
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
+    return;
+  }
+  if (TILING_KEY_IS(207)) {  // sorted, grad FLOAT, indices UINT8
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
+                                                                        false);
+    return;
+  }
+  if (TILING_KEY_IS(208)) {  // sorted, grad FLOAT, indices BOOL
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(210)) {  // sorted, grad FLOAT16, indices FLOAT
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(211)) {  // sorted, grad FLOAT16, indices FLOAT16
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(212)) {  // sorted, grad FLOAT16, indices DOUBLE
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(213)) {  // sorted, grad FLOAT16, indices INT32
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
+    return;
+  }
+  if (TILING_KEY_IS(214)) {  // sorted, grad FLOAT16, indices INT64
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
+    return;
+  }
+  if (TILING_KEY_IS(215)) {  // sorted, grad FLOAT16, indices INT16
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
+    return;
+  }
+  if (TILING_KEY_IS(216)) {  // sorted, grad FLOAT16, indices INT8
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(217)) {  // sorted, grad FLOAT16, indices UINT8
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
+                                                                       false);
+    return;
+  }
+  if (TILING_KEY_IS(218)) {  // sorted, grad FLOAT16, indices BOOL
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+#endif
+#if !((__NPU_ARCH__ == 1001) || ((__NPU_ARCH__ == 1001)))
+  if (TILING_KEY_IS(220)) {  // sorted, grad BF16, indices FLOAT
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(221)) {  // sorted, grad BF16, indices FLOAT16
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(222)) {  // sorted, grad BF16, indices DOUBLE
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+  if (TILING_KEY_IS(223)) {  // sorted, grad BF16, indices INT32
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
+                                                                             false);
+    return;
+  }
+  if (TILING_KEY_IS(224)) {  // sorted, grad BF16, indices INT64
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
+                                                                             false);
+    return;
+  }
+  if (TILING_KEY_IS(225)) {  // sorted, grad BF16, indices INT16
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
+                                                                             false);
+    return;
+  }
+  if (TILING_KEY_IS(226)) {  // sorted, grad BF16, indices INT8
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
+                                                                            false);
+    return;
+  }
+  if (TILING_KEY_IS(227)) {  // sorted, grad BF16, indices UINT8
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
+                                                                             false);
+    return;
+  }
+  if (TILING_KEY_IS(228)) {  // sorted, grad BF16, indices BOOL
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    return;
+  }
+#endif
+#if !((__NPU_ARCH__ == 1001))
+  if (TILING_KEY_IS(300)) {  // sorted deterministic, grad FLOAT, indices FLOAT
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(301)) {  // sorted deterministic, grad FLOAT, indices FLOAT16
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(302)) {  // sorted deterministic, grad FLOAT, indices DOUBLE
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(303)) {  // sorted deterministic, grad FLOAT, indices INT32
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
+                                                                        true);
+    return;
+  }
+  if (TILING_KEY_IS(304)) {  // sorted deterministic, grad FLOAT, indices INT64
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
+                                                                        true);
+    return;
+  }
+  if (TILING_KEY_IS(305)) {  // sorted deterministic, grad FLOAT, indices INT16
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
+                                                                        true);
+    return;
+  }
+  if (TILING_KEY_IS(306)) {  // sorted deterministic, grad FLOAT, indices INT8
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(307)) {  // sorted deterministic, grad FLOAT, indices UINT8
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
+                                                                        true);
+    return;
+  }
+  if (TILING_KEY_IS(308)) {  // sorted deterministic, grad FLOAT, indices BOOL
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(310)) {  // sorted deterministic, grad FLOAT16, indices FLOAT
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(311)) {  // sorted deterministic, grad FLOAT16, indices FLOAT16
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(312)) {  // sorted deterministic, grad FLOAT16, indices DOUBLE
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(313)) {  // sorted deterministic, grad FLOAT16, indices INT32
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(314)) {  // sorted deterministic, grad FLOAT16, indices INT64
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(315)) {  // sorted deterministic, grad FLOAT16, indices INT16
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(316)) {  // sorted deterministic, grad FLOAT16, indices INT8
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(317)) {  // sorted deterministic, grad FLOAT16, indices UINT8
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(318)) {  // sorted deterministic, grad FLOAT16, indices BOOL
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+#endif
+#if !((__NPU_ARCH__ == 1001) || ((__NPU_ARCH__ == 1001)))
+  if (TILING_KEY_IS(320)) {  // sorted deterministic, grad BF16, indices FLOAT
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(321)) {  // sorted deterministic, grad BF16, indices FLOAT16
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(322)) {  // sorted deterministic, grad BF16, indices DOUBLE
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    return;
+  }
+  if (TILING_KEY_IS(323)) {  // sorted deterministic, grad BF16, indices INT32
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
+                                                                             true);
+    return;
+  }
+  if (TILING_KEY_IS(324)) {  // sorted deterministic, grad BF16, indices INT64
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
+                                                                             true);
+    return;
+  }
+  if (TILING_KEY_IS(325)) {  // sorted deterministic, grad BF16, indices INT16
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
+                                                                             true);
+    return;
+  }
+  if (TILING_KEY_IS(326)) {  // sorted deterministic, grad BF16, indices INT8
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
+                                                                            true);
+    return;
+  }
+  if (TILING_KEY_IS(327)) {  // sorted deterministic, grad BF16, indices UINT8
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
+                                                                             true);
+    return;
+  }
+  if (TILING_KEY_IS(328)) {  // sorted deterministic, grad BF16, indices BOOL
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
     return;
   }
 #endif

@@ -74,6 +74,10 @@ struct CoreStats {
   uint64_t ubHighWaterBytes = 0;
   uint64_t vectorInstructions = 0;
   uint64_t vectorElements = 0;
+  // DMA transfers: one per GM<->UB DataCopy / DataCopyPad instruction that moved bytes (a blockCount copy is
+  // one transfer), and the GM bytes those moved (scalar GetValue/SetValue are not DMA and not counted here).
+  uint64_t dmaTransfers = 0;
+  uint64_t dmaBytes = 0;
   // Added by the device runtime: bytes that UB->GM DataCopy calls were asked to write but did not, because
   // DataCopy rounds lengths down to whole 32-byte blocks (not a fault by itself; the output check sees it).
   uint64_t gmBytesTruncated = 0;

@@ -42,6 +42,8 @@ std::string CoresJson(const std::vector<CoreStats> &cores) {
            ", \"ub_high_water_bytes\": " + std::to_string(c.ubHighWaterBytes) +
            ", \"vector_instructions\": " + std::to_string(c.vectorInstructions) +
            ", \"vector_elements\": " + std::to_string(c.vectorElements) +
+           ", \"dma_transfers\": " + std::to_string(c.dmaTransfers) +
+           ", \"dma_bytes\": " + std::to_string(c.dmaBytes) +
            ", \"gm_bytes_truncated\": " + std::to_string(c.gmBytesTruncated) + "}";
   }
   return out + "]";

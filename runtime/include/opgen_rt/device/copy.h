@@ -114,6 +114,14 @@ inline void WriteGm(Core *c, T *dst, const T *src, uint64_t n, const char *op) {
   }
 }
 
+// Counts one DMA transfer of `bytes` GM bytes (nothing when it moved no bytes).
+inline void CountDma(Core *c, uint64_t bytes) {
+  if (bytes > 0) {
+    c->stats.dmaTransfers += 1;
+    c->stats.dmaBytes += bytes;
+  }
+}
+
 inline uint64_t RoundUp32(uint64_t v) { return (v + kUbBlockBytes - 1) / kUbBlockBytes * kUbBlockBytes; }
 
 template <typename T>
@@ -145,6 +153,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
     std::memcpy(c->ub + dst.ref_.off, s, copied);
     c->MarkDefined(dst.ref_.off, copied);
     c->stats.gmBytesRead += copied;
+    opgen_detail::CountDma(c, copied);
   }
   if (copied != asked) {
     c->RecordTruncation(dst.ref_, asked, copied, op);
@@ -167,6 +176,7 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
     c->PipeRead(o, src.ref_.off, copied);
     c->GmWrittenByMte3(o, d, copied);
     opgen_detail::WriteGm<T>(c, d, src.Data(), copied / sizeof(T), op);
+    opgen_detail::CountDma(c, copied);
   }
   if (copied != asked) {
     c->NoteGmTruncation(reinterpret_cast<uint8_t *>(d) + copied, asked, copied, op);
@@ -225,6 +235,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
     c->MarkDefined(off, len);
     c->stats.gmBytesRead += len;
   }
+  opgen_detail::CountDma(c, static_cast<uint64_t>(params.blockCount) * len);
 }
 
 template <typename T>
@@ -251,6 +262,7 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
     opgen_detail::WriteGm<T>(c, reinterpret_cast<T *>(d), reinterpret_cast<const T *>(c->ub + off), len / sizeof(T),
                              op);
   }
+  opgen_detail::CountDma(c, static_cast<uint64_t>(params.blockCount) * len);
 }
 
 template <typename T>
@@ -350,6 +362,7 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
       }
     }
   }
+  opgen_detail::CountDma(c, count * len);
 }
 
 // UB -> GM: block b of blockLen bytes is read from a UB row padded to 32 bytes (rows srcStride 32-byte
@@ -386,6 +399,7 @@ inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, c
     opgen_detail::WriteGm<T>(c, reinterpret_cast<T *>(d), reinterpret_cast<const T *>(c->ub + off), len / sizeof(T),
                              op);
   }
+  opgen_detail::CountDma(c, count * len);
 }
 
 // ---------------------------------------------------------------------------------------------------------
