@@ -24,6 +24,7 @@ from codegen.families.row_reduce.cases import fit_limit
 from codegen.families.row_reduce.plan import program, tiling_decision
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
+from codegen.spec.generated_names import op_files
 from codegen.spec.model import DType
 from codegen.specs import load_project
 
@@ -87,8 +88,8 @@ def test_softmax_max_and_sum_share_one_pass_and_backward_needs_one() -> None:
 
 # --------------------------------------------------------------------------------------------- mutants
 
-_KERNEL = "op_kernel/softmax_along_dim.cpp"
-_TILING = "op_host/softmax_along_dim_tiling.cpp"
+_KERNEL = op_files(SPECS["softmax"])["kernel_cpp"]
+_TILING = op_files(SPECS["softmax"])["tiling_cpp"]
 _CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
 
 #: What follows the chunk length in the reduction pass only (the output pass allocates its tiles there too).

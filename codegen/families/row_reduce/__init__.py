@@ -7,4 +7,5 @@ from codegen.registry import Family
 FAMILY = Family(
     name="row_reduce",
     summary="reductions along one dim (sum, max, mean) with elementwise formulas around them; rows split in chunks",
+    device_section=True,
 )

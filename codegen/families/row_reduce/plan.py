@@ -38,6 +38,7 @@ from codegen.families.row_reduce.compute import RowReduceCompute, Step
 from codegen.plan.common import (
     DtypeGroup,
     KindView,
+    L0Attr,
     OpViews,
     ParamRow,
     ProductSupportRow,
@@ -51,6 +52,7 @@ from codegen.plan.common import (
     common_view,
     dtype_groups,
     format_rule_text,
+    l0_constant_attr,
     op_views,
     ops_nn_view,
     spec_products,
@@ -66,7 +68,7 @@ from codegen.plan.common import (
 from codegen.plan.constraints import ConstraintChecks, constraint_view
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
-from codegen.types import AclnnStatus
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
 LINE_ALIGN = 16
@@ -525,14 +527,27 @@ def _split_shape(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
-    """Plan-time validation: the spec is of this family, its inputs and outputs share the dtype list, at
-    most 10 dtypes.
+    """Plan-time validation: the spec is of this family, every device input carries an aclnn input, the
+    reduced dim reaches the device as an ``int`` or ``list_int`` attr, its inputs and outputs share the dtype
+    list, at most 10 dtypes.
 
     Raises:
         TypeError: not of this family.
-        ValueError: tensors with different dtype lists or more than 10 dtypes.
+        ValueError: a device input without source, a dim not carried by an int/list_int device attr,
+            tensors with different dtype lists or more than 10 dtypes.
     """
-    compute_of(spec)
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    for carrier in dev.inputs:
+        if carrier.source is None:
+            raise ValueError(
+                f"{spec.op}: device input '{carrier.name}' has no aclnn source; a row-reduce kernel reads every input"
+            )
+    carriers = [a for a in dev.attrs if a.source == comp.dim]
+    if not carriers or carriers[0].type not in ("int", "list_int"):
+        raise ValueError(
+            f"{spec.op}: the reduced dim '{comp.dim}' must reach the device as an int or list_int device attr"
+        )
     first = spec.inputs[0].dtypes
     for t in (*spec.inputs, *spec.outputs):
         if t.dtypes != first:
@@ -595,6 +610,15 @@ class FloatAttr:
 
 
 @dataclass(frozen=True)
+class L0ListAttr:
+    """A list device attr the L0 API allocates (``executor->AllocIntArray``) from an aclnn integer: the
+    device attr's ``name`` and the aclnn attr ``source`` it holds as a one-element list."""
+
+    name: str
+    source: str
+
+
+@dataclass(frozen=True)
 class AclnnSourceView(KindView):
     """``op_api/aclnn_<op>.cpp`` (``op_api/row_reduce_aclnn.cpp.j2``): parameter checks and the L2 plan."""
 
@@ -618,6 +642,11 @@ class L0SourceView(KindView):
     dim_attr: str
     files: Mapping[str, str]
     first_input: str
+    #: the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a constant)
+    l0_attrs: tuple[L0Attr, ...]
+    #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
+    l0_inputs: tuple[str, ...]
+    l0_lists: tuple[L0ListAttr, ...]
     l0_params: tuple[str, ...]
 
 
@@ -638,7 +667,11 @@ class TilingSourceView(KindView):
     KIND: ClassVar[str] = "tiling_cpp"
     chunk_align: int
     dim_attr: str
+    #: the device attr carrying ``dim_attr``, its position among the OpDef attrs, and whether it is a list
+    #: (``ListInt``: read with ``GetListInt``, one element) rather than an ``Int``
+    dim_device_attr: str
     dim_index: int
+    dim_list: bool
     dtype_keys: tuple[DtypeKey, ...]
     files: Mapping[str, str]
     inputs_n: int
@@ -660,12 +693,15 @@ class KernelView(KindView):
     dtype_keys: tuple[DtypeKey, ...]
     float_attrs: tuple[FloatAttr, ...]
     float_attrs_n: int
+    #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
+    in_gm_names: tuple[str, ...]
     inputs_n: int
     kernel_class: str
+    #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
     kernel_params: tuple[str, ...]
     no_fp32_reduce_condition: str
     no_pad_condition: str
-    output_names: tuple[str, ...]
+    out_gm_names: tuple[str, ...]
     outputs_n: int
     outs: tuple[OutputView, ...]
     pass_n: int
@@ -733,7 +769,19 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         for k, d in enumerate(dtypes)
     ]
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
-    dim_index = next(i for i, a in enumerate(spec.attrs) if a.name == comp.dim)
+    dev = spec.device_interface
+    dim_index = next(i for i, a in enumerate(dev.attrs) if a.source == comp.dim)
+    dim_dev = dev.attrs[dim_index]
+    l0_attrs: list[L0Attr] = []
+    l0_lists: list[L0ListAttr] = []
+    for da in dev.attrs:
+        if da.source is None:
+            l0_attrs.append(l0_constant_attr(da))
+        elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
+            l0_lists.append(L0ListAttr(da.name, da.source))
+            l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
+        else:
+            l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
     first = spec.inputs[0]
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
@@ -771,14 +819,20 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
             "checks": constraint_view(spec, catalogue),
             "dim_attr": comp.dim,
+            "dim_device_attr": dim_dev.name,
             "dim_index": dim_index,
+            "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list,
+            "l0_attrs": l0_attrs,
+            "l0_inputs": [d.source or "nullptr" for d in dev.inputs],
+            "l0_lists": l0_lists,
+            "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
+            "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
             "first_input": first.name,
             "out": spec.output_names[0],
             "dtype_keys": keys,
             "tensor_groups": {t.name: dtype_groups(t, products) for t in (*spec.inputs, *spec.outputs)},
             "tiling_fields": tiling_field_views(TILING_FIELDS),
-            "kernel_params": [*spec.input_names, *spec.output_names],
-            "output_names": list(spec.output_names),
+            "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
             "inputs_n": len(spec.inputs),
             "outputs_n": len(spec.outputs),
             "red_n": len(prog.reductions),

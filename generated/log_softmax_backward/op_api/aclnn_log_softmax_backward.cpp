@@ -2,10 +2,10 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnLogSoftmaxBackward: parameter checks (null pointers, dtypes per product, one dtype for the
 // inputs, ranks, equal shapes, `dim` in range, formats), then the plan: the inputs made contiguous,
-// the LogSoftmaxGradAlongDim device op reducing along `dim`, a cast to the dtype of out and a copy
+// the LogSoftmaxGrad device op reducing along `dim`, a cast to the dtype of out and a copy
 // into its (possibly strided) view.
 #include "aclnn_log_softmax_backward.h"
-#include "log_softmax_grad_along_dim.h"
+#include "log_softmax_grad.h"
 
 #include <cstdint>
 
@@ -142,7 +142,7 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
   auto outputContiguous = l0op::Contiguous(output, uniqueExecutor.get());
   CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::LogSoftmaxGradAlongDim(gradOutputContiguous, outputContiguous, dim, uniqueExecutor.get());
+  auto result = l0op::LogSoftmaxGrad(gradOutputContiguous, outputContiguous, dim, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -2,10 +2,10 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnSoftmax: parameter checks (null pointers, dtypes per product, one dtype for the
 // inputs, ranks, equal shapes, `dim` in range, formats), then the plan: the inputs made contiguous,
-// the SoftmaxAlongDim device op reducing along `dim`, a cast to the dtype of out and a copy
+// the SoftmaxV2 device op reducing along `dim`, a cast to the dtype of out and a copy
 // into its (possibly strided) view.
 #include "aclnn_softmax.h"
-#include "softmax_along_dim.h"
+#include "softmax_v2.h"
 
 #include <cstdint>
 
@@ -112,7 +112,7 @@ aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, acl
   auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
   CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::SoftmaxAlongDim(selfContiguous, dim, uniqueExecutor.get());
+  auto result = l0op::SoftmaxV2(selfContiguous, dim, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

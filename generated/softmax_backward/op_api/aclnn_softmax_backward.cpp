@@ -2,10 +2,10 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnSoftmaxBackward: parameter checks (null pointers, dtypes per product, one dtype for the
 // inputs, ranks, equal shapes, `dim` in range, formats), then the plan: the inputs made contiguous,
-// the SoftmaxGradAlongDim device op reducing along `dim`, a cast to the dtype of gradInput and a copy
+// the SoftmaxGrad device op reducing along `dim`, a cast to the dtype of gradInput and a copy
 // into its (possibly strided) view.
 #include "aclnn_softmax_backward.h"
-#include "softmax_grad_along_dim.h"
+#include "softmax_grad.h"
 
 #include <cstdint>
 
@@ -143,7 +143,7 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput, co
   auto outputContiguous = l0op::Contiguous(output, uniqueExecutor.get());
   CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::SoftmaxGradAlongDim(gradOutputContiguous, outputContiguous, dim, uniqueExecutor.get());
+  auto result = l0op::SoftmaxGrad(gradOutputContiguous, outputContiguous, dim, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, gradInput->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
