@@ -188,3 +188,142 @@ def test_a_bad_compute_section_names_the_line_and_writes_nothing(tmp_path: Path,
     assert message in text, text
     assert "softmax.yaml:" in text
     assert list(tmp_path.iterdir()) == [path]
+
+
+# ------------------------------------------------------------------------------- the ListInt device attr
+
+#: The device attr line of specs/softmax.yaml that carries the aclnn dim as SoftmaxV2's ListInt axes.
+_AXES = "    - {name: axes, from: dim, type: list_int, default: [-1]}\n"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            "    - {name: axes, from: dim, type: list_int, default: -1}\n",
+            "default must be a list of integers for a list_int attr (e.g. [-1]), got -1",
+        ),
+        (
+            "    - {name: axes, from: dim, type: list_int, default: [-1, 1.5]}\n",
+            "each element of a list_int default must be an int64 integer, got 1.5",
+        ),
+        (
+            "    - {name: axes, from: dim, type: list_int, default: [true]}\n",
+            "each element of a list_int default must be an int64 integer, got True",
+        ),
+        (
+            "    - {name: axes, from: dim, type: list_int, default: [9223372036854775808]}\n",
+            "each element of a list_int default must be an int64 integer, got 9223372036854775808",
+        ),
+        (
+            "    - {name: axes, value: [-1], type: list_int, default: [-1]}\n",
+            "a constant list_int device attr is not supported; carry an aclnn attr with 'from'",
+        ),
+        (
+            "    - {name: axes, from: dim, type: list_ints, default: [-1]}\n",
+            "unknown device attr type 'list_ints'; allowed: int, bool, float, string, list_int",
+        ),
+    ],
+)
+def test_a_bad_list_int_device_attr_names_the_line_and_writes_nothing(tmp_path: Path, entry: str, message: str) -> None:
+    from codegen.spec.errors import SpecErrors
+    from codegen.spec.loader import load_op_spec
+
+    assert _SOFTMAX_SPEC.count(_AXES) == 1
+    line = _SOFTMAX_SPEC[: _SOFTMAX_SPEC.index(_AXES)].count("\n") + 1
+    path = tmp_path / "softmax.yaml"
+    path.write_text(_SOFTMAX_SPEC.replace(_AXES, entry))
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text = str(err.value)
+    assert message in text, text
+    assert f"softmax.yaml:{line}:" in text, text
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_list_int_attr_cannot_carry_a_non_integer_aclnn_attr(tmp_path: Path) -> None:
+    from codegen.spec.errors import SpecErrors
+    from codegen.spec.loader import load_op_spec
+
+    text = _SOFTMAX_SPEC.replace("    type: int64\n", "    type: bool\n", 1)
+    path = tmp_path / "softmax.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert "a list_int device attr cannot carry aclnn attr 'dim' (bool)" in str(err.value)
+
+
+#: The OpDef attrs of the four OpTypes as hicann/ops-nn registers them (op_host/*_def.cpp, see the specs' notes).
+_REGISTERED_ATTRS = {
+    "softmax": [
+        {"name": "axes", "attr_type": "OPTIONAL", "type": "list_int", "default": [-1]},
+        {"name": "half_to_float", "attr_type": "OPTIONAL", "type": "bool", "default": False},
+    ],
+    "log_softmax": [{"name": "axes", "attr_type": "OPTIONAL", "type": "list_int", "default": [-1]}],
+    "softmax_backward": [{"name": "axes", "attr_type": "OPTIONAL", "type": "list_int", "default": [-1]}],
+    "log_softmax_backward": [{"name": "axis", "attr_type": "OPTIONAL", "type": "list_int", "default": [-1]}],
+}
+
+
+@pytest.mark.parametrize("op", sorted(_REGISTERED_ATTRS))
+def test_opdef_read_back_registers_the_list_int_attr_and_its_default(
+    op: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    opdef = built_op(op, PRODUCT).opdef()
+    assert opdef["attrs"] == _REGISTERED_ATTRS[op]
+    text = (project_paths().generated / op / op_files(SPECS[op])["def_cpp"]).read_text()
+    name = _REGISTERED_ATTRS[op][0]["name"]
+    assert f'this->Attr("{name}").AttrType(OPTIONAL).ListInt({{-1}});' in text
+
+
+@pytest.mark.parametrize(
+    ("axes", "outer", "reduce_len", "inner"),
+    [
+        ([1], 4, 33, 5),
+        ([-2], 4, 33, 5),
+        ([2], 132, 5, 1),
+        ([-1], 132, 5, 1),
+        ([0], 1, 4, 165),
+        ([-3], 1, 4, 165),
+    ],
+)
+def test_the_tiling_reads_the_reduced_dim_from_the_list_int_attr(
+    built_op: Callable[[str, str], OpCallable], axes: list[int], outer: int, reduce_len: int, inner: int
+) -> None:
+    tensor = {"shape": [4, 33, 5], "dtype": "FLOAT"}
+    got = built_op("softmax", PRODUCT).run_tiling(
+        {"inputs": [tensor], "outputs": [tensor], "attrs": {"axes": axes, "half_to_float": False}}
+    )
+    assert got["status"] == 0, got
+    t = got["tiling"]
+    assert (t["outerNum"], t["reduceLen"], t["innerNum"]) == (outer, reduce_len, inner)
+    assert t["mode"] == (0 if inner == 1 else 1)
+
+
+@pytest.mark.parametrize("axes", [[], [0, 1], [3], [-4]])
+def test_the_tiling_fails_on_a_list_int_attr_it_cannot_reduce(
+    built_op: Callable[[str, str], OpCallable], axes: list[int]
+) -> None:
+    """One axis in [-rank, rank): an empty list, two axes or an axis out of range fail the tiling."""
+    tensor = {"shape": [4, 33, 5], "dtype": "FLOAT"}
+    got = built_op("softmax", PRODUCT).run_tiling(
+        {"inputs": [tensor], "outputs": [tensor], "attrs": {"axes": axes, "half_to_float": False}}
+    )
+    assert got["status"] != 0, got
+
+
+@pytest.mark.parametrize("dim", [-3, -2, -1, 0, 1, 2])
+def test_the_aclnn_dim_reaches_the_kernel_through_the_list_int_attr(
+    built_op: Callable[[str, str], OpCallable], dim: int
+) -> None:
+    """aclnnLogSoftmaxBackward(dim) -> l0op::LogSoftmaxGrad -> axis {dim} -> the tiling: the result is the
+    gradient along ``dim`` (negative dims included), computed here in float64 from its formula."""
+    rng = np.random.default_rng(7)
+    shape = (3, 4, 6)
+    grad = rng.standard_normal(shape).astype(np.float32)
+    logits = rng.standard_normal(shape)
+    out = (logits - np.log(np.exp(logits).sum(axis=dim, keepdims=True))).astype(np.float32)
+    g, y = grad.astype(np.float64), out.astype(np.float64)
+    want = g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+    got = built_op("log_softmax_backward", PRODUCT)(gradOutput=grad, output=out, dim=dim)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
