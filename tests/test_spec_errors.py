@@ -643,7 +643,8 @@ def test_errors_in_two_files_are_both_reported_by_load_specs(tmp_path: Path) -> 
     with pytest.raises(SpecErrors) as info:
         load_specs(tmp_path)
     assert [str(e) for e in info.value.errors] == [
-        f"{tmp_path / STEM}:4: family: unknown family 'elementwize'; allowed: elementwise, index_accumulate, row_reduce",
+        f"{tmp_path / STEM}:4: family: unknown family 'elementwize'; allowed: elementwise, index_accumulate, "
+        "row_reduce",
         f"{tmp_path / 'soft_margin_loss_backward_v2.yaml'}:38: tiling.buffer_num: -1 is out of range; allowed: 1..8",
     ]
 
