@@ -13,7 +13,9 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -245,6 +247,49 @@ def _kernel_tiling_type(spec: OpSpec) -> str:
     return f"optiling::{spec.op_type}TilingData"
 
 
+#: A build's work directory in the cache: ``opgen-build-<pid>-<host tag>-<8 characters of mkdtemp>``.
+_WORKDIR = re.compile(r"opgen-build-(\d+)-([0-9a-f]{8})-[a-z0-9_]{8}")
+
+
+def _host_tag() -> str:
+    """8 hex digits of the host name: process ids are only meaningful on the host (and in the process
+    namespace; containers get their own host names) that made them."""
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _process_exists(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host (``kill(pid, 0)``; a process of another user exists)."""
+    if pid <= 0:
+        return True  # not a process id a build records: never treated as gone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def build_workdir(cache: Path) -> Path:
+    """A new work directory for one build in ``cache`` (the build cache), named
+    ``opgen-build-<pid>-<host tag>-<random>``; before making it, removes the work directories that builds
+    killed before their cleanup left behind: exactly those with that name pattern, made on this host
+    (:func:`_host_tag`), whose process no longer exists. Anything else (another name, a live or foreign
+    process's directory, a file or symlink) is never touched.
+
+    Raises:
+        OSError: the directory cannot be created.
+    """
+    tag = _host_tag()
+    for entry in cache.glob("opgen-build-*"):
+        m = _WORKDIR.fullmatch(entry.name)
+        if m is None or m.group(2) != tag or entry.is_symlink() or not entry.is_dir():
+            continue
+        if not _process_exists(int(m.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"opgen-build-{os.getpid()}-{tag}-", dir=str(cache)))
+
+
 def build_op(
     spec: OpSpec,
     product: Product,
@@ -297,7 +342,7 @@ def build_op(
     if _cached(library):
         return BuiltOp(spec, product, library, key, sanitize)
 
-    work = Path(tempfile.mkdtemp(prefix="opgen-build-", dir=str(cache)))
+    work = build_workdir(cache)
     try:
         glue_path = work / "opgen_glue.cpp"
         glue_path.write_text(glue)

@@ -83,6 +83,22 @@ def _writable_file(path_text: str, option: str) -> Path:
     return path
 
 
+def _costs(path_text: str, *, created: bool) -> CaseCosts:
+    """The ``--costs`` table (:meth:`codegen.check.matrix.CaseCosts.read`), before any work.
+
+    Raises:
+        UsageError: the file cannot be used (missing where it is only read, unreadable, not a cost table).
+    """
+    from codegen.check.matrix import CaseCosts
+
+    if created:  # the run records into it: an unwritable place would lose the times silently
+        _writable_file(path_text, "--costs")
+    try:
+        return CaseCosts.read(Path(path_text), created=created)
+    except ValueError as exc:
+        raise UsageError(f"--costs {path_text}: {exc}") from None
+
+
 def _load(args: argparse.Namespace) -> tuple[Catalogue, dict[str, OpSpec]]:
     from codegen.specs import load_project
 
@@ -243,6 +259,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     json_path = _writable_file(args.json, "--json") if args.json else None
     junit_path = _writable_file(args.junit, "--junit") if args.junit else None
     cache = cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
+    # a sharded run reads the --costs file (it must exist); an unsharded one records into it (created)
+    costs = _costs(args.costs, created=not args.shard) if args.costs else CaseCosts(cache / "case-costs.json")
     catalogue, specs = _load(args)
     specs = _select(specs, args.ops)
     orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
@@ -291,11 +309,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print("nothing to check: no (op, product) matches", file=sys.stderr)
         return 2
-    costs = CaseCosts(Path(args.costs) if args.costs else cache / "case-costs.json")
     shard, count = args.shard or (1, 1)
-    plan = ""
+    plan, planned = "", None
     if args.shard:
-        jobs, plan = _shard_jobs(jobs, shard, count, costs)
+        jobs, plan, planned = _shard_jobs(jobs, shard, count, costs)
     meta = _check_meta(args, specs, generated_root, [shard, count], plan)
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
@@ -309,6 +326,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.shard:  # a shard's times would change the plan the other shards of its matrix compute
         costs.record(results)
         costs.save()
+        # an unsharded run runs every unit of its jobs: its plan is what they ran (planning it up front would
+        # generate every case twice), so `opgen report merge` finds results edited out of its file later
+        plan, planned = _ran_plan(jobs, results)
+    meta.update(plan=plan, planned=planned)
     return _report(results, meta, args.verbose, json_path, junit_path)
 
 
@@ -331,11 +352,35 @@ def _report(
     return 1 if failed else 0
 
 
-def _shard_jobs(jobs: list[Job], shard: int, count: int, costs: CaseCosts) -> tuple[list[Job], str]:
-    """The jobs of shard ``shard`` of ``count`` (each narrowed to its units) and the plan's digest."""
+def _ran_plan(jobs: list[Job], results: list[CaseResult]) -> tuple[str, list[dict[str, Any]]]:
+    """The plan digest and ``planned`` jobs (:func:`codegen.check.matrix.planned_jobs`, every job, in job
+    order) of an unsharded run: each job's units are the cases its product ran (not the covered products'
+    copies, not a job-level failure, which stands for the job's cases)."""
+    from codegen.check.matrix import Unit, idents_digest, planned_jobs
+
+    index = {(job.spec_snake, job.product): i for i, job in enumerate(jobs)}
+    units: list[Unit] = []
+    for r in results:
+        i = index.get((r.op, r.product))
+        if i is not None and not r.covered_by and "/-/" not in r.ident:
+            units.append(Unit(i, len(units), r.ident, 0))
+    by_job = {job["product"] + "\0" + job["op"]: job for job in planned_jobs(jobs, units)}
+    every = [
+        by_job.get(f"{job.product}\0{job.spec_snake}")
+        or {"op": job.spec_snake, "product": job.product, "covers": list(job.covers), "units": []}
+        for job in jobs
+    ]
+    return idents_digest([[ident for job in every for ident in job["units"]]]), every
+
+
+def _shard_jobs(
+    jobs: list[Job], shard: int, count: int, costs: CaseCosts
+) -> tuple[list[Job], str, list[dict[str, Any]]]:
+    """The jobs of shard ``shard`` of ``count`` (each narrowed to its units), the plan's digest and what the
+    shard plans to run (:func:`codegen.check.matrix.planned_jobs`)."""
     from dataclasses import replace
 
-    from codegen.check.matrix import assign_shards, job_units, plan_digest
+    from codegen.check.matrix import assign_shards, job_units, plan_digest, planned_jobs
 
     units = [u for i, job in enumerate(jobs) for u in job_units(job, i)]
     shards = assign_shards(units, count, costs)
@@ -347,7 +392,8 @@ def _shard_jobs(jobs: list[Job], shard: int, count: int, costs: CaseCosts) -> tu
         f"shard {shard}/{count}: {len(own)} of {len(units)} units, in {len(mine)} of {len(jobs)} jobs",
         file=sys.stderr,
     )
-    return [replace(jobs[i], units=tuple(ix)) for i, ix in sorted(mine.items())], plan_digest(shards)
+    narrowed = [replace(jobs[i], units=tuple(ix)) for i, ix in sorted(mine.items())]
+    return narrowed, plan_digest(shards), planned_jobs(jobs, own)
 
 
 def _check_meta(
@@ -385,15 +431,13 @@ def cmd_report_merge(args: argparse.Namespace) -> int:
 
     json_path = _writable_file(args.json, "--json") if args.json else None
     junit_path = _writable_file(args.junit, "--junit") if args.junit else None
+    costs = _costs(args.costs, created=True) if args.costs else None
     try:
         meta, results = merge_results([Path(p) for p in args.files])
     except MergeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.costs:
-        from codegen.check.matrix import CaseCosts
-
-        costs = CaseCosts(Path(args.costs))
+    if costs is not None:
         costs.record(results)
         costs.save()
     return _report(results, meta, args.verbose, json_path, junit_path)
@@ -520,8 +564,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--costs",
         metavar="FILE",
-        help="case cost table that --shard balances by and an unsharded run records into (default: "
-        "case-costs.json in the build cache)",
+        help="case cost table that --shard balances by (it must exist) and an unsharded run records into "
+        "(created when missing); a file that is not a cost table is an error (default: case-costs.json in the "
+        "build cache)",
     )
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("report", help="work with `opgen check --json` result files")
@@ -539,7 +584,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--costs",
         metavar="FILE",
-        help="record the merged case times in this cost table (for the next `opgen check --shard --costs FILE`)",
+        help="record the merged case times in this cost table (for the next `opgen check --shard --costs FILE`; "
+        "created when missing, an existing file that is not a cost table is an error)",
     )
     m.add_argument("-v", "--verbose", action="store_true", help="list every case, not only failures")
     m.set_defaults(func=cmd_report_merge)

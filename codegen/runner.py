@@ -45,6 +45,31 @@ def dtype_of_array(array: np.ndarray) -> DType:
         raise TypeError(f"NumPy dtype {array.dtype} has no aclDataType") from None
 
 
+#: aclDataType values (``acl/acl_base.h``) of NumPy dtypes that CANN has an aclDataType for but no op of
+#: this project computes on (so they are not :class:`codegen.spec.model.DType` members): a tensor of them is
+#: created as such, and the op's dtype check answers 161002.
+_OTHER_ACL_IDS: dict[np.dtype[Any], int] = {np.dtype(np.complex64): 16, np.dtype(np.complex128): 17}
+
+
+def acl_dtype_id(array: np.ndarray) -> int | None:
+    """The ``aclDataType`` value of a NumPy array's dtype: a :class:`DType`'s, ACL_COMPLEX64 (16) or
+    ACL_COMPLEX128 (17) (runtime/include/acl/acl_base.h, as CANN's); None for a dtype no aclDataType
+    represents (object, strings, datetimes, ``float128``, ...), of which no aclTensor can be made."""
+    try:
+        return dtype_of_array(array).acl_id
+    except TypeError:
+        return _OTHER_ACL_IDS.get(array.dtype)
+
+
+def _computable(array: np.ndarray) -> bool:
+    """Whether the array's dtype is a :class:`DType` (one an op may compute on)."""
+    try:
+        dtype_of_array(array)
+    except TypeError:
+        return False
+    return True
+
+
 def numpy_dtype(d: DType) -> np.dtype[Any]:
     """The NumPy dtype holding values of ``d``."""
     return np.dtype(ml_dtypes.bfloat16 if d is DType.BF16 else d.numpy_name)
@@ -286,10 +311,17 @@ class OpCallable:
     # --- tensors -------------------------------------------------------------------------------------------
 
     def make_tensor(self, array: np.ndarray | None, fmt: int = 2) -> _TensorArg:
-        """Wraps ``array`` in an aclTensor (strides and offset in elements, storage = the bytes it spans)."""
+        """Wraps ``array`` in an aclTensor (strides and offset in elements, storage = the bytes it spans);
+        ``None`` is a null pointer.
+
+        Raises:
+            TypeError: no aclDataType represents the array's dtype (:func:`acl_dtype_id`).
+        """
         if array is None:
             return _TensorArg(ctypes.c_void_p(None), ())
-        d = dtype_of_array(array)
+        acl_id = acl_dtype_id(array)
+        if acl_id is None:
+            raise TypeError(f"NumPy dtype {array.dtype} has no aclDataType")
         item = array.itemsize
         strides = [s // item for s in array.strides]
         if any(s < 0 or s * item != bs for s, bs in zip(strides, array.strides)):
@@ -306,7 +338,7 @@ class OpCallable:
         st = (ctypes.c_int64 * max(1, array.ndim))(*strides)
         storage_dims = (ctypes.c_int64 * 1)(storage)
         handle = self.lib.aclCreateTensor(
-            dims, array.ndim, d.acl_id, st, offset, fmt, storage_dims, 1, ctypes.c_void_p(base_ptr)
+            dims, array.ndim, acl_id, st, offset, fmt, storage_dims, 1, ctypes.c_void_p(base_ptr)
         )
         return _TensorArg(ctypes.c_void_p(handle), (array, dims, st, storage_dims))
 
@@ -418,8 +450,10 @@ class OpCallable:
 
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
-            TypeError: a parameter is missing or unknown, an array's dtype has no aclDataType, an
-                attribute has the wrong Python type (see :func:`attr_value`), or ``out=`` is not an array.
+            TypeError: a parameter is missing or unknown, an attribute has the wrong Python type (see
+                :func:`attr_value`), or ``out=`` is not an array. An array of a dtype the op does not accept
+                is AclnnError 161002, also one no aclDataType represents (object, strings; see
+                :meth:`_refuse_unrepresentable`); complex arrays pass as ACL_COMPLEX64/ACL_COMPLEX128.
             ValueError: an attribute is outside the range of its C type, the ``out=`` array cannot be
                 written in place (see :func:`check_out_array`), ``formats`` names an unknown tensor or format,
                 or the result or the memory the call needs is beyond int64 or the memory cap (see
@@ -460,10 +494,17 @@ class OpCallable:
         else:
             from codegen import registry
 
-            out = registry.family(spec.family).infer_output(spec, arrays, attrs)
+            # an input of a dtype no op computes on (complex, object, ...) is refused by phase 1 below; the
+            # output is allocated as for an fp32 input of its shape
+            stand_ins = {
+                name: a if a is None or _computable(a) else np.broadcast_to(np.float32(0), a.shape)
+                for name, a in arrays.items()
+            }
+            out = registry.family(spec.family).infer_output(spec, stand_ins, attrs)
         arrays[out_name] = out
+        passed = self._refuse_unrepresentable(arrays)
         self.set_run_options(deterministic, core_order, seed)
-        tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in arrays.items()}
+        tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in passed.items()}
         try:
             status, size, executor = self.phase1(tensors, attrs)
             if status != AclnnStatus.ACLNN_SUCCESS:
@@ -478,6 +519,35 @@ class OpCallable:
         finally:
             self._destroy(list(tensors.values()))
         return out if isinstance(out, np.ndarray) else np.asarray(out)
+
+    def _refuse_unrepresentable(self, arrays: dict[str, Any]) -> dict[str, np.ndarray | None]:
+        """The tensors to pass for ``arrays`` (the call's arrays by aclnn name, None for a null pointer).
+
+        An array whose dtype no aclDataType represents (:func:`acl_dtype_id`: object, strings, ...) cannot
+        become an aclTensor; the call answers as the API answers a dtype the tensor does not accept: 161002,
+        after the null checks CANN makes first: when a required tensor is null, such an array passes as a
+        stand-in of its shape and phase 1 returns 161001 for the null one.
+
+        Raises:
+            AclnnError: 161002 (phase 1), naming the tensor, its NumPy dtype and the dtypes it accepts on
+                the product, when a tensor has such a dtype and no required tensor is null.
+        """
+        bad = [name for name, a in arrays.items() if isinstance(a, np.ndarray) and acl_dtype_id(a) is None]
+        if not bad:
+            return arrays
+        optional = {t.name for t in self.spec.inputs if t.optional}
+        if any(a is None and name not in optional for name, a in arrays.items()):
+            # phase 1 answers the null (161001) before it reads a dtype: a zero-stride UINT8 stand-in of the
+            # array's shape takes its place, never read
+            return {name: np.broadcast_to(np.uint8(0), a.shape) if name in bad else a for name, a in arrays.items()}
+        tensor = next(t for t in [*self.spec.inputs, *self.spec.outputs] if t.name == bad[0])
+        accepted = ", ".join(f"DT_{d.name}" for d in tensor.dtypes_for(self.product))
+        raise AclnnError(
+            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
+            f"{bad[0]} has NumPy dtype {arrays[bad[0]].dtype}, which no aclDataType represents (no aclTensor can "
+            f"be made of it): it must be one of [{accepted}].",
+            1,
+        )
 
     def _workspace(self, size: int) -> np.ndarray:
         """``size`` bytes of workspace in the state fresh device memory has: every byte ``POISON_BYTE``.

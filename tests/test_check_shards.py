@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from codegen.check.driver import CaseResult, Job
-from codegen.check.matrix import CaseCosts, Unit, assign_shards, job_units
+from codegen.check.matrix import CaseCosts, Unit, assign_shards, idents_digest, job_units
 from codegen.check.result_files import MergeError, merge_results, write_json, write_junit
 from codegen.cli import main
 from codegen.paths import project_paths
@@ -61,17 +61,23 @@ def _check(specs: Path, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def full_run(specs_dir: Path) -> tuple[int, dict[str, Any]]:
-    return _check(specs_dir, specs_dir.parent / "full.json")
+    # a --costs file that does not exist yet: an unsharded run creates it
+    return _check(specs_dir, specs_dir.parent / "full.json", "--costs", str(specs_dir.parent / "full-costs.json"))
 
 
 def _failures(data: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted((c["ident"], c["message"]) for c in data["cases"] if not c["passed"])
 
 
-def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict[str, Any]]) -> None:
+def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict[str, Any]], specs_dir: Path) -> None:
     status, data = full_run
+    recorded = json.loads((specs_dir.parent / "full-costs.json").read_text())["seconds"]
+    assert set(recorded) == {c["ident"] for c in data["cases"] if not c["covered_by"]}
     assert status == 1
     assert data["failed"] > 0 and data["passed"] > 0
+    # --dtype FLOAT16 selects no example program: the spec's example computes on FLOAT
+    assert [c["ident"] for c in data["cases"] if c["name"] == "example program"] == []
+    assert {c["dtype"] for c in data["cases"]} <= {"FLOAT16", "-"}
     covered = {c["product"] for c in data["cases"] if c["covered_by"] == "Ascend910B"}
     assert covered == {"Ascend910_93"}
     ran = [c for c in data["cases"] if c["product"] == "Ascend910B"]
@@ -106,12 +112,18 @@ def test_shards_hold_every_case_once_and_merge_into_the_full_run(
     assert printed.rstrip().endswith(f"{full['passed']} passed, {full['failed']} failed")
 
 
-def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
-    specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    a, b = tmp_path / "a.json", tmp_path / "b.json"
+@pytest.fixture(scope="module")
+def two_shards(specs_dir: Path) -> tuple[Path, Path]:
+    a, b = specs_dir.parent / "a.json", specs_dir.parent / "b.json"
     _check(specs_dir, a, "--shard", "1/2")
     _check(specs_dir, b, "--shard", "2/2")
+    return a, b
+
+
+def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
     capsys.readouterr()
     assert main(["report", "merge", str(a)]) == 2
     assert "shard(s) 2/2 missing" in capsys.readouterr().err
@@ -126,21 +138,108 @@ def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
     assert "different specs" in capsys.readouterr().err
 
 
+def _edited(source: Path, into: Path, edit: Any) -> Path:
+    data = json.loads(source.read_text())
+    edit(data)
+    into.write_text(json.dumps(data))
+    return into
+
+
+def test_a_shard_that_lost_cases_is_an_error_naming_the_file_and_the_count(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
+    original = json.loads(b.read_text())
+    assert original["failed"] > 0 and all("/-/" not in c["ident"] for c in original["cases"])
+    planned = len(original["cases"])  # the shard ran completely: one result per planned case and product
+    dropped = [c["ident"] for c in original["cases"][:3]]
+    # three results deleted (an edited file, a run cut short): the plan still lists them
+    c = _edited(b, tmp_path / "c.json", lambda d: d.update(cases=d["cases"][3:]))
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"error: {c}: 3 of its {planned} planned cases have no result (first: {dropped[0]}); its run was cut "
+        "short or the file was edited"
+    ]
+
+
+def test_an_unsharded_file_that_lost_cases_is_an_error(
+    specs_dir: Path, full_run: tuple[int, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, full = full_run
+    assert main(["report", "merge", str(specs_dir.parent / "full.json")]) == 1  # as it was written: its failures
+    last = full["cases"][-1]["ident"]
+    cut = _edited(specs_dir.parent / "full.json", tmp_path / "cut.json", lambda d: d["cases"].pop())
+    capsys.readouterr()
+    assert main(["report", "merge", str(cut)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {cut}: 1 of its {len(full['cases'])} planned cases have no result (first: {last}); its run was "
+        "cut short or the file was edited"
+    ]
+
+
+def test_shards_whose_plans_do_not_make_one_matrix_are_an_error(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
+
+    def drop_first_unit(d: dict[str, Any]) -> None:
+        job = d["meta"]["planned"][0]
+        ident = job["units"].pop(0)
+        gone = {ident, *(ident.replace(f"/{job['product']}/", f"/{p}/") for p in job["covers"])}
+        d["cases"] = [case for case in d["cases"] if case["ident"] not in gone]
+
+    # a case removed from both the plan and the results: the file is consistent, the plans are not one
+    c = _edited(b, tmp_path / "c.json", drop_first_unit)
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"error: the planned cases of {a}, {c} do not make one plan: together they give plan")
+    # no plan at all (an older opgen's file, or an edited one)
+    d = _edited(b, tmp_path / "d.json", lambda d: d["meta"].pop("planned"))
+    assert main(["report", "merge", str(a), str(d)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {d}: no valid plan in its metadata ('planned': the cases the run planned; written by an older opgen?)"
+    ]
+    # a result the shard did not plan
+    extra = json.loads(a.read_text())["cases"][0]
+    e = _edited(b, tmp_path / "e.json", lambda d: d["cases"].append({**extra, "ident": extra["ident"] + " (copy)"}))
+    assert main(["report", "merge", str(a), str(e)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {e}: case {extra['ident']} (copy) is not in the file's plan"
+    ]
+
+
+def _planned(*idents: str) -> list[dict[str, Any]]:
+    return [{"op": "op", "product": "P", "covers": [], "units": list(idents)}]
+
+
 def _result(ident: str, passed: bool = True, message: str = "") -> CaseResult:
     op, product, dtype = ident.split("/")[:3]
     return CaseResult(ident, op, product, dtype, "[4]", ident.split("/")[-1], passed, 0, 0.0, 0.0, message, 0.01)
 
 
 def test_overlapping_shards_are_an_error(tmp_path: Path) -> None:
-    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": "p"}
+    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": idents_digest([["op/P/FLOAT/x"], ["op/P/FLOAT/y"]])}
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    write_json([_result("op/P/FLOAT/x"), _result("op/P/FLOAT/y")], a, {**meta, "shard": [1, 2]})
-    write_json([_result("op/P/FLOAT/y")], b, {**meta, "shard": [2, 2]})
+    write_json(
+        [_result("op/P/FLOAT/x"), _result("op/P/FLOAT/y")],
+        a,
+        {**meta, "shard": [1, 2], "planned": _planned("op/P/FLOAT/x")},
+    )
+    write_json([_result("op/P/FLOAT/y")], b, {**meta, "shard": [2, 2], "planned": _planned("op/P/FLOAT/y")})
     with pytest.raises(MergeError, match="op/P/FLOAT/y is in both"):
         merge_results([a, b])
-    # a job-level failure (the build) is reported by every shard with units of the job: kept once
-    write_json([_result("op/P/-/build", False, "boom")], a, {**meta, "shard": [1, 2]})
-    write_json([_result("op/P/-/build", False, "boom")], b, {**meta, "shard": [2, 2]})
+    # a job-level failure (the build) is reported by every shard with units of the job: kept once, and it
+    # stands for every planned case of its job
+    write_json(
+        [_result("op/P/-/build", False, "boom")], a, {**meta, "shard": [1, 2], "planned": _planned("op/P/FLOAT/x")}
+    )
+    write_json(
+        [_result("op/P/-/build", False, "boom")], b, {**meta, "shard": [2, 2], "planned": _planned("op/P/FLOAT/y")}
+    )
     assert [r.ident for r in merge_results([a, b])[1]] == ["op/P/-/build"]
 
 
@@ -159,12 +258,18 @@ def test_the_shard_plan_is_a_deterministic_partition_by_cost() -> None:
 
 
 def test_job_units_are_the_worker_units_with_the_example_last() -> None:
-    job = Job(OP, "Ascend910B", ("FLOAT16",), True, None, ("in_order",), False, None)
+    job = Job(OP, "Ascend910B", ("FLOAT",), True, None, ("in_order",), False, None)
     units = job_units(job, 3)
     assert [u.index for u in units] == list(range(len(units)))
     assert all(u.job == 3 for u in units)
     assert units[-1].ident == f"{OP}/Ascend910B/example/example program"
     assert len({u.ident for u in units}) == len(units)
+    # the example program computes on FLOAT (the spec's example): --dtype FLOAT16 leaves it out
+    half = job_units(Job(OP, "Ascend910B", ("FLOAT16",), True, None, ("in_order",), False, None), 3)
+    assert [u.ident for u in half if "example" in u.ident] == []
+    assert all("/FLOAT16/" in u.ident for u in half)
+    both = job_units(Job(OP, "Ascend910B", ("FLOAT16", "FLOAT"), True, None, ("in_order",), False, None), 0)
+    assert both[-1].ident == f"{OP}/Ascend910B/example/example program"
 
 
 def test_junit_is_well_formed_with_one_testcase_per_case(tmp_path: Path) -> None:
@@ -238,3 +343,54 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
     with pytest.raises(RuntimeError, match="stop before"):
         driver.run_check(jobs, 100000)
     assert seen == [2]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no such file (a sharded run reads the cost table; it never creates one)"),
+        ("{not json", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+        ('{"version": 1, "seconds": [1, 2]}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('["version", 1]', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
+        ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
+    ],
+)
+def test_a_sharded_run_with_a_costs_file_it_cannot_use_is_one_error_line(
+    specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, reason: str
+) -> None:
+    costs = tmp_path / "costs.json"
+    if content is not None:
+        costs.write_text(content)
+    out = tmp_path / "out.json"
+    status = main(["--specs", str(specs_dir), "check", *SELECTION, "--shard", "1/2", "--costs", str(costs)])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2
+    assert len(err) == 1 and err[0].startswith(f"error: --costs {costs}: {reason}"), err
+    assert not out.exists()
+    assert costs.exists() == (content is not None)
+
+
+def test_a_costs_file_that_is_a_directory_is_an_error(specs_dir: Path, tmp_path: Path, capsys: Any) -> None:
+    status = main(["--specs", str(specs_dir), "check", *SELECTION, "--shard", "2/2", "--costs", str(tmp_path)])
+    assert status == 2
+    assert capsys.readouterr().err.splitlines() == [f"error: --costs {tmp_path}: cannot read: Is a directory"]
+
+
+def test_merge_creates_a_missing_costs_file_and_refuses_to_overwrite_another_file(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = two_shards
+    idents = {c["ident"] for f in (a, b) for c in json.loads(f.read_text())["cases"] if not c["covered_by"]}
+    created = tmp_path / "new-costs.json"
+    assert main(["report", "merge", str(a), str(b), "--costs", str(created)]) == 1  # the matrix has failures
+    recorded = json.loads(created.read_text())
+    assert recorded["version"] == 1 and set(recorded["seconds"]) == idents
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a cost table\n")
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(b), "--costs", str(notes)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"error: --costs {notes}: not JSON: Expecting value: line 1 column 1 (char 0)"]
+    assert captured.out == ""
+    assert notes.read_text() == "my notes, not a cost table\n"

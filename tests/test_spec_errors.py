@@ -6,6 +6,8 @@ verbatim, so a change of wording or of a line number shows up here.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -241,6 +243,35 @@ def test_empty_and_duplicate_dtypes(tmp_path: Path, catalogue: Catalogue) -> Non
         f"{f}:14: inputs[1].dtypes: empty dtype list; give at least one of: {DTYPES}",
         f"{f}:18: inputs[2].dtypes[1]: duplicate dtype 'FLOAT' (already in this list)",
     ]
+
+
+SCALAR_ATTR = "  - name: margin\n    type: scalar\n    dtypes: []\n    description: A margin.\n"
+
+
+def test_a_scalar_attr_with_an_empty_dtype_list_is_an_error_and_writes_nothing(
+    tmp_path: Path, catalogue: Catalogue
+) -> None:
+    attr_end = "    description: Reduction of the forward loss.\n"
+    f, errs = bad(tmp_path, catalogue, (attr_end, attr_end + SCALAR_ATTR))
+    assert errs == [
+        f"{f}:28: attrs[1].dtypes: empty dtype list; give at least one of: FLOAT, FLOAT16, INT8, INT32, UINT8, "
+        "INT16, UINT16, UINT32, INT64, UINT64, DOUBLE, BOOL, BF16"
+    ]
+    # through the command line: one error, nothing written
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    specs.mkdir()
+    out.mkdir()
+    (specs / STEM).write_text(edit(BASE, attr_end, attr_end + SCALAR_ATTR))
+    (specs / "products.yaml").write_text(CATALOGUE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), "generate", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert f"{specs / STEM}:28: attrs[1].dtypes: empty dtype list" in proc.stderr
+    assert list(out.iterdir()) == []
 
 
 def test_wrong_type(tmp_path: Path, catalogue: Catalogue) -> None:

@@ -23,7 +23,7 @@ from codegen import registry
 from codegen.build import BuildError, build_example, build_op
 from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, format_cases
 from codegen.check.compare import compare
-from codegen.check.results import CaseResult, Job
+from codegen.check.results import CaseResult, Job, covered_name
 from codegen.paths import project_paths, reference_dir_for
 from codegen.runner import AclnnError, OpCallable, attr_value, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, OpSpec, Product
@@ -306,6 +306,20 @@ def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, qui
     return [*cases, *determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 
+def example_selected(spec: OpSpec, dtype_filter: set[str] | None) -> bool:
+    """Whether a check selecting the dtypes ``dtype_filter`` (``opgen check --dtype``; None or empty: every
+    dtype) runs the op's generated example program. The program is compiled with the dtypes of the spec's
+    ``example`` and cannot run another, so it runs when its compute dtype is selected: the dtype of its first
+    required input, the tensor whose dtype selects the value cases (:func:`codegen.types.compute_dtypes`).
+    A spec without an example always runs it (and fails, saying so)."""
+    ex = spec.example
+    if not dtype_filter or ex is None:
+        return True
+    first = next((t.name for t in spec.inputs if not t.optional), None)
+    dtype = dict(ex.inputs)[first].dtype if first in dict(ex.inputs) else ex.output.dtype
+    return dtype.name in dtype_filter
+
+
 _RESULT_LINE = re.compile(r"result\[(\d+)\] is: (\S+)")
 
 
@@ -411,13 +425,12 @@ def run_job(job: Job) -> list[CaseResult]:
 def covered_copies(results: list[CaseResult], ran: str, product: str) -> list[CaseResult]:
     """``results`` of product ``ran`` as results of ``product`` (same fingerprint): the product name replaced
     in ident and message, ``covered_by`` set to ``ran``."""
-    name = re.compile(rf"(?<![\w]){re.escape(ran)}(?![\w])")
     return [
         replace(
             r,
-            ident=name.sub(product, r.ident),
+            ident=covered_name(r.ident, ran, product),
             product=product,
-            message=name.sub(product, r.message),
+            message=covered_name(r.message, ran, product),
             covered_by=ran,
         )
         for r in results

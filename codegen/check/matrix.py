@@ -170,8 +170,9 @@ class CaseCosts:
     """Recorded seconds per unit ident, kept in a JSON file (``{"version": 1, "seconds": {ident: s}}``).
 
     ``opgen check`` records the time of every unit it ran (:meth:`record`, :meth:`save`) in
-    ``<build cache>/case-costs.json`` or the ``--costs`` file; a missing or unreadable file is an empty
-    table (the estimate applies)."""
+    ``<build cache>/case-costs.json`` or the ``--costs`` file. The build cache's table is the tool's own: a
+    missing or unreadable one is an empty table (the estimate applies) and is rewritten; a ``--costs`` file is
+    read with :meth:`read`, which refuses one it cannot use."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -181,6 +182,47 @@ class CaseCosts:
             self.seconds = {str(k): float(v) for k, v in data.get("seconds", {}).items()}
         except (OSError, ValueError, AttributeError, TypeError):
             self.seconds = {}
+
+    @classmethod
+    def read(cls, path: Path, *, created: bool) -> CaseCosts:
+        """The table in ``path``, a file the user named (``--costs FILE``), checked: unlike the build cache's
+        own table, a file that cannot be used is an error, not an empty table.
+
+        Args:
+            path: the cost table.
+            created: True where the command writes the table (an unsharded check, ``opgen report merge``):
+                a missing file is an empty table, created on :meth:`save`. False where it only reads it
+                (``opgen check --shard``): a missing file is an error.
+
+        Raises:
+            ValueError: ``"<reason>"``: the file is missing (and not ``created``), unreadable, not JSON, or not
+                ``{"version": 1, "seconds": {ident: seconds}}`` with non-negative finite seconds.
+        """
+        if created and not path.exists() and not path.is_symlink():
+            return cls(path)
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            if created:  # a symlink to nothing: writing would create a file where the link points
+                raise ValueError("a symbolic link to a missing file") from None
+            raise ValueError("no such file (a sharded run reads the cost table; it never creates one)") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        seconds = data.get("seconds") if isinstance(data, dict) else None
+        shape = 'expected {"version": 1, "seconds": {"<case>": <seconds>, ...}}'
+        if not isinstance(seconds, dict) or data.get("version") != 1:
+            raise ValueError(f"not a cost table ({shape})")
+        for ident, value in seconds.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ValueError(f"not a cost table: seconds of {ident!r} is {value!r}, not a non-negative number")
+        table = cls.__new__(cls)
+        table.path = path
+        table.seconds = {str(k): float(v) for k, v in seconds.items()}
+        return table
 
     def get(self, ident: str) -> float | None:
         """The recorded seconds of ``ident``, or None."""
@@ -221,12 +263,14 @@ class Unit:
 
 
 def job_units(job: Any, job_index: int) -> list[Unit]:
-    """The units of ``job`` (:class:`codegen.check.driver.Job`) in the order its worker runs them.
+    """The units of ``job`` (:class:`codegen.check.driver.Job`) in the order its worker runs them: its case
+    runs, then the example program unless ``--dtype`` excludes its dtype
+    (:func:`codegen.check.driver.example_selected`).
 
     Raises:
         KeyError: the op or product is unknown (the caller built the job from the same catalogue).
     """
-    from codegen.check.driver import cases_for
+    from codegen.check.driver import cases_for, example_selected
     from codegen.check.worker import case_units, unit_ident
     from codegen.specs import load_project
 
@@ -241,7 +285,8 @@ def job_units(job: Any, job_index: int) -> list[Unit]:
     for i, (case, suffix) in enumerate(case_units(cases, job.core_orders)):
         nbytes = sum(int(getattr(v, "nbytes", 0) or 0) for v in case.params.values())
         units.append(Unit(job_index, i, unit_ident(case, suffix), nbytes))
-    units.append(Unit(job_index, len(units), f"{spec.snake}/{product.name}/example/example program", -1))
+    if example_selected(spec, set(job.dtype_filter) or None):
+        units.append(Unit(job_index, len(units), f"{spec.snake}/{product.name}/example/example program", -1))
     return units
 
 
@@ -278,12 +323,39 @@ def assign_shards(units: list[Unit], count: int, costs: CaseCosts | None) -> lis
 
 
 def plan_digest(shards: list[list[Unit]]) -> str:
-    """A digest of a shard plan (which unit ident is in which shard): equal in every shard of one plan."""
+    """A digest of a shard plan (which unit ident is in which shard): equal in every shard of one plan;
+    :func:`idents_digest` of the shards' unit idents."""
+    return idents_digest([[unit.ident for unit in shard] for shard in shards])
+
+
+def idents_digest(shards: list[list[str]]) -> str:
+    """The digest of a shard plan given as the unit idents of each shard (shard 1 first, each in run order):
+    24 hex digits. ``opgen report merge`` recomputes it from the ``planned`` units the shards' JSONs record."""
     h = hashlib.sha256()
-    for k, shard in enumerate(shards):
-        for unit in shard:
-            h.update(f"{k}\0{unit.ident}\0".encode())
+    for k, idents in enumerate(shards):
+        for ident in idents:
+            h.update(f"{k}\0{ident}\0".encode())
     return h.hexdigest()[:24]
+
+
+def planned_jobs(jobs: list[Any], units: list[Unit]) -> list[dict[str, Any]]:
+    """What one shard plans to run, for its JSON's ``meta.planned``: one object per job with units in
+    ``units`` (job order): ``op`` (snake name), ``product`` (the product that runs), ``covers`` (the products
+    that get copies of its results, :attr:`codegen.check.results.Job.covers`) and ``units`` (the unit idents,
+    in run order).
+
+    Args:
+        jobs: the whole matrix's :class:`codegen.check.results.Job` list (``Unit.job`` indexes it).
+        units: the shard's units (:func:`assign_shards`), in matrix order.
+    """
+    planned: dict[int, dict[str, Any]] = {}
+    for unit in sorted(units, key=lambda u: (u.job, u.index)):
+        job = jobs[unit.job]
+        entry = planned.setdefault(
+            unit.job, {"op": job.spec_snake, "product": job.product, "covers": list(job.covers), "units": []}
+        )
+        entry["units"].append(unit.ident)
+    return [planned[i] for i in sorted(planned)]
 
 
 def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]) -> str:

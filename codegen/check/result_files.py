@@ -5,7 +5,9 @@ The JSON (``opgen check --json``) is ``{"passed", "failed", "meta", "cases"}``: 
 ``inputs`` (a digest of the specs, catalogue, references and generated folders,
 :func:`codegen.check.matrix.inputs_digest`), ``options`` (what selects the matrix: ops, products, dtypes,
 quick, core orders, all-products), ``shard`` ``[K, N]`` and ``plan`` (the digest of the shard plan,
-:func:`codegen.check.matrix.plan_digest`; ``[1, 1]`` and ``""`` for an unsharded run).
+:func:`codegen.check.matrix.plan_digest`; ``[1, 1]`` for an unsharded run) and ``planned`` (what the run
+planned: per job its op, product, covered products and unit idents, :func:`codegen.check.matrix.planned_jobs`;
+an unsharded run runs every unit of its jobs, so it records the cases they ran).
 
 :func:`merge_results` joins the JSONs of the N shards of one matrix into the results one full run gives;
 :func:`write_junit` writes JUnit XML (the schema Jenkins, GitLab and GitHub test reporters read: ``testsuites``
@@ -21,7 +23,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from codegen.check.results import CaseResult
+from codegen.check.matrix import idents_digest
+from codegen.check.results import CaseResult, covered_name
 
 
 class MergeError(Exception):
@@ -106,7 +109,9 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
 
     Raises:
         MergeError: a file is unreadable; the files come from different tool versions, inputs, options or
-            shard plans; a shard is given twice or missing; two shards hold the same case.
+            shard plans; a shard is given twice or missing; two shards hold the same case; a file lacks results
+            of cases it planned (a run cut short, an edited file) or holds a case it did not plan; the files'
+            planned cases do not give the plan digest they record.
     """
     if not paths:
         raise MergeError("no result files given")
@@ -144,7 +149,8 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
         )
     merged: list[CaseResult] = []
     owner: dict[str, Path] = {}
-    for path, _meta, results in sorted(loaded, key=lambda item: item[1]["shard"][0]):
+    in_order = sorted(loaded, key=lambda item: item[1]["shard"][0])
+    for path, _meta, results in in_order:
         for r in results:
             if r.ident in owner:
                 if _job_level(r) and owner[r.ident] != path:
@@ -152,8 +158,82 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
                 raise MergeError(f"case {r.ident} is in both {owner[r.ident]} and {path}: the shards overlap")
             owner[r.ident] = path
             merged.append(r)
-    meta = {**first_meta, "shard": [1, 1], "merged_from": [str(p) for p in paths]}
+    planned_units: list[list[str]] = []
+    for path, meta, results in in_order:
+        planned = _planned(path, meta)
+        _check_plan_covered(path, planned, results)
+        planned_units.append([ident for job in planned for ident in job["units"]])
+    digest = idents_digest(planned_units)
+    if digest != first_meta.get("plan"):
+        raise MergeError(
+            f"the planned cases of {', '.join(str(p) for p, _, _ in in_order)} do not make one plan: together they "
+            f"give plan digest {digest!r}, the files record {first_meta.get('plan')!r} (a plan was edited, or the "
+            "files are shards of different plans)"
+        )
+    # the merged file is one unsharded run's: its plan is every shard's, in shard order (it merges again)
+    every = [job for path, meta, _ in in_order for job in _planned(path, meta)]
+    flat = [ident for units in planned_units for ident in units]
+    meta = {
+        **first_meta,
+        "shard": [1, 1],
+        "plan": idents_digest([flat]),
+        "planned": every,
+        "merged_from": [str(p) for p in paths],
+    }
     return meta, merged
+
+
+def _planned(path: Path, meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``planned`` jobs of a result file's metadata (:func:`codegen.check.matrix.planned_jobs`), checked.
+
+    Raises:
+        MergeError: the file has no plan, or its plan is not a list of ``{op, product, covers, units}``.
+    """
+    planned = meta.get("planned")
+    kinds = {"op": str, "product": str, "covers": list, "units": list}
+    valid = isinstance(planned, list) and all(
+        isinstance(job, dict)
+        and all(isinstance(job.get(key), kind) for key, kind in kinds.items())
+        and all(isinstance(x, str) for x in [*job["covers"], *job["units"]])
+        for job in planned
+    )
+    if not valid:
+        raise MergeError(
+            f"{path}: no valid plan in its metadata ('planned': the cases the run planned; written by an older opgen?)"
+        )
+    assert isinstance(planned, list)
+    return planned
+
+
+def _check_plan_covered(path: Path, planned: list[dict[str, Any]], results: list[CaseResult]) -> None:
+    """Checks that the results of one file are exactly its plan: every planned case of every product (the
+    one that ran and the ones it covers) has a result, or its (op, product) job has a job-level result (a
+    build, reference or worker failure, the remaining cases given up after timeouts); no result is unplanned.
+
+    Raises:
+        MergeError: planned cases without a result (how many, of how many, the first), or a result that is not
+            in the plan.
+    """
+    expected: list[tuple[str, str]] = []  # (op/product, ident)
+    for job in planned:
+        for product in [job["product"], *job["covers"]]:
+            for ident in job["units"]:
+                shown = ident if product == job["product"] else covered_name(ident, job["product"], product)
+                expected.append((f"{job['op']}/{product}", shown))
+    idents = {r.ident for r in results}
+    failed_jobs = {r.ident.split("/-/")[0] for r in results if _job_level(r)}
+    missing = [ident for job, ident in expected if ident not in idents and job not in failed_jobs]
+    if missing:
+        raise MergeError(
+            f"{path}: {len(missing)} of its {len(expected)} planned cases have no result (first: {missing[0]}); "
+            "its run was cut short or the file was edited"
+        )
+    jobs = {job for job, _ in expected}
+    planned_idents = {ident for _, ident in expected}
+    for r in results:
+        planned_here = r.ident.split("/-/")[0] in jobs if _job_level(r) else r.ident in planned_idents
+        if not planned_here:
+            raise MergeError(f"{path}: case {r.ident} is not in the file's plan")
 
 
 #: Characters XML 1.0 does not allow (C0 controls other than tab, newline and carriage return; surrogates;

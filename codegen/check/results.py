@@ -4,6 +4,7 @@ process (:mod:`codegen.check.worker`) and the report."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,3 +62,9 @@ class Job:
     units: tuple[int, ...] | None = None
     #: products with this product's fingerprint: each gets a copy of every result, marked ``covered_by``
     covers: tuple[str, ...] = ()
+
+
+def covered_name(text: str, ran: str, product: str) -> str:
+    """``text`` (a result's ident or message) of product ``ran`` as the text of ``product``, which has the same
+    fingerprint and gets a copy of the result: every whole-word ``ran`` replaced by ``product``."""
+    return re.sub(rf"(?<![\w]){re.escape(ran)}(?![\w])", lambda _: product, text)

@@ -11,7 +11,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from codegen.check.driver import Job, cases_for, check_example, load_reference, prepare_example, run_case
+from codegen.check.driver import (
+    Job,
+    cases_for,
+    check_example,
+    example_selected,
+    load_reference,
+    prepare_example,
+    run_case,
+)
 from codegen.check.worker import case_timeout, case_units, die_with_parent, unit_ident
 
 
@@ -47,7 +55,9 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
         r.name, r.ident = name, ident
         out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
         out.flush()
-    if chosen is not None and len(units) not in chosen:  # the example program runs in another shard
+    # the example program runs in another shard, or --dtype excludes its dtype
+    dtypes = set(job.dtype_filter) or None
+    if (chosen is not None and len(units) not in chosen) or not example_selected(spec, dtypes):
         out.write(json.dumps({"done": len(units) + 1}) + "\n")
         out.flush()
         return

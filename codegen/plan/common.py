@@ -664,6 +664,14 @@ def status_row(status: AclnnStatus, when: str) -> StatusRow:
     return StatusRow(status.name, int(status), when)
 
 
+def null_pointer_attrs(spec: OpSpec) -> list[str]:
+    """The attributes the aclnn API takes as pointers, as the docs name them in the ACLNN_ERR_PARAM_NULLPTR
+    row (in spec order): ``the aclScalar <name>`` (``const aclScalar *``) and ``the string <name>``
+    (``char *``); phase 1 returns 161001 for a null one (``OP_CHECK_NULL`` in templates/op_api/aclnn.cpp.j2)."""
+    kinds = {"scalar": "aclScalar", "string": "string"}
+    return [f"the {kinds[a.type]} {a.name}" for a in spec.attrs if a.type in kinds]
+
+
 @dataclass(frozen=True)
 class ParamRow:
     """A row of the docs' parameter table (and the header's doc lines): name, direction (``input``,

@@ -277,6 +277,8 @@ class _OpParser:
                         listed.append(text)
                 if listed:
                     scalar_dtypes = tuple(listed)
+                elif isinstance(m["dtypes"], YSeq) and not m["dtypes"].items:
+                    r.error(m["dtypes"], f"empty dtype list; give at least one of: {', '.join(SCALAR_ACL_IDS)}")
         return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes)
 
     def string_values(self, node: YNode | None, attr_node: YNode, name: str) -> tuple[tuple[int, str], ...] | None:

@@ -51,6 +51,7 @@ from codegen.plan.common import (
     dtype_groups,
     format_rule_text,
     l0_constant_attr,
+    null_pointer_attrs,
     op_views,
     ops_nn_view,
     spec_products,
@@ -845,7 +846,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
-            "A required tensor, workspaceSize or executor is null.",
+            f"{', '.join(['A required tensor', *null_pointer_attrs(spec), 'workspaceSize'])} or executor is null.",
         ),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_INVALID,

@@ -83,6 +83,7 @@ from codegen.plan.common import (
     common_view,
     dtype_groups,
     format_rule_text,
+    null_pointer_attrs,
     op_views,
     ops_nn_view,
     spec_products,
@@ -1296,7 +1297,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
-            f"{rows_t.name}, {index_t.name}, {out_t.name}, workspaceSize or executor is null.",
+            f"{', '.join([rows_t.name, index_t.name, out_t.name, *null_pointer_attrs(spec), 'workspaceSize'])} "
+            "or executor is null.",
         ),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_INVALID,

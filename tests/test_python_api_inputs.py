@@ -1,0 +1,96 @@
+"""The Python API's answers to arguments the C API cannot take as given: an omitted ``scalar`` attribute
+without a default is a ``TypeError`` naming it (never a silent default), and an array of a dtype the op does
+not accept, also one no aclDataType represents (complex, object, strings), is the aclnn status of a refused
+dtype (161002), after the null checks (161001) CANN makes first."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen.generate import run_generate
+from codegen.paths import project_paths
+from codegen.runner import OpCallable
+
+X = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.5]], np.float32)
+
+
+@pytest.fixture(scope="module")
+def sigmoid_backward() -> OpCallable:
+    return codegen.compile_op("sigmoid_backward", "Ascend910B")
+
+
+@pytest.fixture(scope="module")
+def threshold_without_default(tmp_path_factory: pytest.TempPathFactory) -> OpCallable:
+    """ThresholdBackward from a copy of its spec whose ``threshold`` (type scalar) has no default."""
+    root = tmp_path_factory.mktemp("no_default")
+    paths = project_paths()
+    specs = root / "specs"
+    specs.mkdir()
+    text = (paths.specs / "threshold_backward.yaml").read_text()
+    lines = text.splitlines(keepends=True)
+    at = lines.index("  - name: threshold\n")
+    assert lines[at + 1 : at + 3] == ["    type: scalar\n", "    default: 1.0\n"]
+    (specs / "threshold_backward.yaml").write_text("".join(lines[: at + 2] + lines[at + 3 :]))
+    shutil.copy(paths.specs / "products.yaml", specs)
+    (root / "reference").mkdir()
+    shutil.copy(paths.root / "reference" / "threshold_backward.py", root / "reference")
+    run_generate(out=root / "generated", specs_dir=specs)
+    return codegen.compile_op("threshold_backward", "Ascend910B", generated=root / "generated", specs_dir=specs)
+
+
+def test_an_omitted_scalar_attribute_without_default_is_a_type_error(threshold_without_default: OpCallable) -> None:
+    f = threshold_without_default
+    assert next(a for a in f.spec.attrs if a.name == "threshold").default is None
+    with pytest.raises(TypeError) as info:
+        f(gradOutput=X, self=X)
+    assert str(info.value) == "aclnnThresholdBackward: missing attribute 'threshold'"
+    # given, it is used: self at or below the threshold gets a zero gradient
+    got = f(gradOutput=np.ones_like(X), self=X, threshold=0.5)
+    assert got.tolist() == [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("where", ["gradOutput", "output", "gradInput"])
+def test_a_complex_array_is_refused_with_161002(sigmoid_backward: OpCallable, dtype: type, where: str) -> None:
+    params = {"gradOutput": X, "output": X, where: X.astype(dtype)}
+    with pytest.raises(codegen.AclnnError) as info:
+        sigmoid_backward(**params)
+    name = "COMPLEX64" if dtype is np.complex64 else "COMPLEX128"
+    assert (info.value.status, info.value.phase) == (161002, 1)
+    assert info.value.message == (
+        f"{where} has dtype DT_{name}, which is not supported: it must be one of [DT_FLOAT, DT_FLOAT16, DT_BF16]."
+    )
+
+
+@pytest.mark.parametrize("dtype", [object, "U3", "datetime64[s]", np.longdouble])
+@pytest.mark.parametrize("where", ["gradOutput", "gradInput"])
+def test_an_array_no_acl_dtype_represents_is_refused_with_161002(
+    sigmoid_backward: OpCallable, dtype: object, where: str
+) -> None:
+    bad = X.astype(np.float64).astype(dtype) if dtype != "datetime64[s]" else np.zeros(X.shape, "datetime64[s]")
+    if bad.dtype == np.float64:
+        pytest.skip("long double is double on this platform")
+    with pytest.raises(codegen.AclnnError) as info:
+        sigmoid_backward(**{"gradOutput": X, "output": X, where: bad})
+    assert (info.value.status, info.value.phase) == (161002, 1)
+    assert info.value.message == (
+        f"{where} has NumPy dtype {bad.dtype}, which no aclDataType represents (no aclTensor can be made of it): "
+        "it must be one of [DT_FLOAT, DT_FLOAT16, DT_BF16]."
+    )
+    assert sigmoid_backward.last_stats == {}
+
+
+def test_a_null_tensor_beside_an_unrepresentable_one_is_161001_naming_the_null_one(
+    sigmoid_backward: OpCallable,
+) -> None:
+    with pytest.raises(codegen.AclnnError) as info:
+        sigmoid_backward(gradOutput=X.astype(object), output=None)
+    assert info.value.status == 161001
+    assert info.value.message == "Expected a non-null argument for output, but got nullptr."
+    # and the callable still works
+    got = sigmoid_backward(gradOutput=np.ones_like(X), output=np.full_like(X, 0.5))
+    assert got.tolist() == [[0.25] * 3] * 2
