@@ -243,15 +243,19 @@ class DeviceAttrTypeInfo:
     """What one device (OpDef) attr value type is: its ``OpAttrDef`` setter and its ``binary.json`` dtype.
 
     Attributes:
-        opdef_setter: ``Int``, ``Bool``, ``Float`` or ``String`` (metadef ``register/op_def.h``).
-        binary_type: the attr ``dtype`` in ``<kernel>_binary.json`` (``int``, ``bool``, ``float``, ``string``).
-        l0_type: the C++ type of the attr's L0 parameter when the L2 API passes a constant (``int64_t``,
-            ``bool``, ``float``; ``const std::string &``).
+        opdef_setter: ``Int``, ``Bool``, ``Float``, ``String`` or ``ListInt`` (metadef ``register/op_def.h``).
+        binary_type: the attr ``dtype`` in ``<kernel>_binary.json`` (``int``, ``bool``, ``float``, ``string``,
+            ``list_int``: ops-nn ``activation/softmax_v2/op_host/config/ascend950/softmax_v2_binary.json``).
+        l0_type: the C++ type of the attr's value in the L0 launch (``int64_t``, ``bool``, ``float``;
+            ``const std::string &``; ``aclIntArray *`` for a list of int64, which the L0 API allocates with
+            ``executor->AllocIntArray``, as ops-nn ``activation/log_softmax_v2/op_api/log_softmax_v2.cpp`` does).
+        is_list: the value is a list (``ListInt``: ``{-1}`` in the OpDef, proto and unit tests).
     """
 
     opdef_setter: str
     binary_type: str
     l0_type: str
+    is_list: bool = False
 
 
 #: Value types of device (OpDef) attributes, as the spec's ``device.attrs`` names them.
@@ -260,6 +264,9 @@ DEVICE_ATTR_TYPE_INFO: dict[str, DeviceAttrTypeInfo] = {
     "bool": DeviceAttrTypeInfo("Bool", "bool", "bool"),
     "float": DeviceAttrTypeInfo("Float", "float", "float"),
     "string": DeviceAttrTypeInfo("String", "string", "const std::string &"),
+    # a list of int64 (``ListInt``, e.g. SoftmaxV2's ``axes``): carries an integer aclnn attr as the one-element
+    # list {value}
+    "list_int": DeviceAttrTypeInfo("ListInt", "list_int", "aclIntArray *", is_list=True),
 }
 
 

@@ -1,5 +1,6 @@
-"""Issue 15: the device interface each activation-backward spec declares, against the OpDef ops-nn registers
-for the same OpType (``tests/data/cann_registered_opdefs.yaml``, recorded from the public sources).
+"""Issues 15 and 16: the device interface each activation-backward and row-reduce spec declares, against the
+OpDef ops-nn registers for the same OpType (``tests/data/cann_registered_opdefs.yaml``, recorded from the
+public sources).
 
 Input and output names in registration order, REQUIRED/OPTIONAL, attribute names, kinds, REQUIRED/OPTIONAL
 and defaults must be equal, with no exceptions.
@@ -33,13 +34,15 @@ ACTIVATION_OPS = (
     "gelu_backward_v2",
     "mish_backward",
 )
+#: Issue 16: the row-reduce ops, whose device ops take the reduced dim as a ListInt attr.
+ROW_REDUCE_OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward")
 
 
 def _param(spec_optional: bool) -> str:
     return "OPTIONAL" if spec_optional else "REQUIRED"
 
 
-@pytest.mark.parametrize("op", ACTIVATION_OPS)
+@pytest.mark.parametrize("op", ACTIVATION_OPS + ROW_REDUCE_OPS)
 def test_device_interface_equals_the_registered_opdef(op: str) -> None:
     if op not in SPECS:
         pytest.skip(f"specs/{op}.yaml is not in this tree")
@@ -54,7 +57,7 @@ def test_device_interface_equals_the_registered_opdef(op: str) -> None:
     assert got_outputs == entry["outputs"]
     got_attrs = [
         {"name": a.name, "attr_type": "REQUIRED" if a.default is None else "OPTIONAL", "type": a.type}
-        | ({} if a.default is None else {"default": a.default})
+        | ({} if a.default is None else {"default": list(a.default) if isinstance(a.default, tuple) else a.default})
         for a in dev.attrs
     ]
     assert got_attrs == entry["attrs"]

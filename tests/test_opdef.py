@@ -20,7 +20,7 @@ from codegen.runner import OpCallable
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
-DEVICE_ATTR_KIND = {"int": "int", "bool": "bool", "float": "float", "string": "string"}
+DEVICE_ATTR_KIND = {"int": "int", "bool": "bool", "float": "float", "string": "string", "list_int": "list_int"}
 RECORDED = yaml.safe_load((Path(__file__).parent / "data" / "cann_registered_opdefs.yaml").read_text())
 SEED_OPS = ("soft_margin_loss_backward", "embedding_dense_backward")
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
@@ -69,7 +69,7 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
         for reg, a in zip(attrs, dev.attrs):
             assert reg["type"] == DEVICE_ATTR_KIND[a.type]
             assert reg["attr_type"] == ("REQUIRED" if a.default is None else "OPTIONAL")
-            assert reg["default"] == a.default
+            assert reg["default"] == (list(a.default) if isinstance(a.default, tuple) else a.default)
 
 
 def test_recorded_interfaces_cover_the_seed_op_types() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from codegen.families.elementwise import plan as elementwise
 from codegen.families.index_accumulate import plan as index_accumulate
+from codegen.families.row_reduce import plan as row_reduce
 from codegen.paths import project_paths
 from codegen.specs import load_project
 
@@ -24,6 +25,7 @@ GENERATED = ROOT / "generated"
 FIELD_TABLES = {
     "elementwise": elementwise.TILING_FIELDS,
     "index_accumulate": index_accumulate.TILING_FIELDS,
+    "row_reduce": row_reduce.TILING_FIELDS,
 }
 
 SKELETONS = {
@@ -83,6 +85,10 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         fields = d.tiling_fields()
         assert fields["totalLength"] == 1000
         assert fields["tailLength"] == d.tail_length
+    elif family == "row_reduce":
+        d3 = row_reduce.tiling_decision(spec, product, (5, 16, 3), 1, row_reduce.row_dtypes(spec)[0])
+        fields = d3.tiling_fields()
+        assert (fields["outerNum"], fields["reduceLen"], fields["innerNum"], fields["mode"]) == (5, 16, 3, 1)
     else:
         rows = index_accumulate.row_dtypes(spec)[0]
         idx = index_accumulate.index_dtypes(spec)[0]

@@ -22,6 +22,7 @@ from typing import Any
 from codegen import registry
 from codegen.check.cases import Case
 from codegen.spec.model import OpSpec
+from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 INT64_MAX = 2**63 - 1
 #: Elements of the tensors of a one-length ``tiling_2g`` case (every tensor ``[BIG]``): beyond 2**32 (so the
@@ -32,7 +33,8 @@ BIG = 3 * 2**31 + 1_000_003
 def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
     """The tiling request's attrs: the device op's attrs (:attr:`OpSpec.device_interface`) by their OpDef
     names, each from its aclnn attr's value in ``attrs`` (aclnn names); a ``string`` attr gets the name of the
-    aclnn integer's value (``reduction`` 1 -> ``"mean"``); a constant attr gets its ``value``. An aclnn value
+    aclnn integer's value (``reduction`` 1 -> ``"mean"``); a ``list_int`` attr the list ``[value]``; a constant
+    attr gets its ``value``. An aclnn value
     that is missing keeps the OpDef default.
 
     Raises:
@@ -46,12 +48,14 @@ def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
             continue
         if dev.source not in attrs:
             if dev.default is not None:
-                out[dev.name] = dev.default
+                out[dev.name] = list(dev.default) if isinstance(dev.default, tuple) else dev.default
             continue
         value = attrs[dev.source]
         if dev.type == "string" and not isinstance(value, str):  # a string attr already holds its text
             names = dict(by_name[dev.source].values or ())
             value = names[int(value)]
+        if DEVICE_ATTR_TYPE_INFO[dev.type].is_list and not isinstance(value, (list, tuple)):
+            value = [int(value)]  # an integer aclnn attr reaches a list attr as the one-element list {value}
         out[dev.name] = value
     return out
 

@@ -177,7 +177,10 @@ def ut_tensor(shape: tuple[int, ...] | None, dtype: DType | None) -> UtTensor:
 
 def ut_attr(device_type: str, value: int | float | bool | str) -> str:
     """The C++ expression of one device attr value of a unit-test tiling case (``opgen_rt::AttrValue``):
-    ``device_type`` is the OpDef attr type (``int``, ``bool``, ``float``, ``string``)."""
+    ``device_type`` is the OpDef attr type (``int``, ``bool``, ``float``, ``string``; ``list_int`` gets the
+    one-element list ``{value}`` the L0 API sends for an integer aclnn attr)."""
+    if device_type == "list_int":
+        return f"opgen_rt::AttrValue::FromListInt({{{int(value)}}})"
     if device_type == "string":
         return f'opgen_rt::AttrValue::FromString("{value}")'
     if device_type == "bool":
@@ -507,6 +510,8 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
     """The C++ literal of a device attr's default as the OpDef setter takes it (``"mean"``, ``1``,
     ``false``, ``1.0``)."""
     v = attr.default
+    if isinstance(v, tuple):  # a list_int default: the brace list ListInt({-1}) and REG_OP's ATTR take
+        return "{" + ", ".join(str(int(x)) for x in v) + "}"
     if attr.type == "string":
         return json.dumps(v)
     if isinstance(v, bool):
@@ -585,7 +590,8 @@ class OpDefConfig:
 @dataclass(frozen=True)
 class OpDefAttr:
     """An attr of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, setter (``Int``, ``Bool``,
-    ``Float``, ``String``) and the default as the setter takes it (empty when required)."""
+    ``Float``, ``String``, ``ListInt``) and the default as the setter takes it (``{-1}`` for a list; empty
+    when required)."""
 
     name: str
     attr_type: str

@@ -108,7 +108,7 @@ from codegen.spec.yaml_reader import (
     _show_key,
     read_yaml,
 )
-from codegen.types import ATTR_TYPE_INFO, AclnnStatus
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
 _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
@@ -958,17 +958,23 @@ class _OpParser:
                 "bool": src.type == "bool",
                 "float": src.type in ("float", "double", "scalar"),
                 "string": (src.type in ("int64", "uint64") and bool(src.values)) or src.type == "string",
+                "list_int": src.type == "int64",
             }[type_]
             if not fits:
                 r.error(
                     e["type"],
                     f"a {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
                     + (", without values" if type_ == "string" else "")
-                    + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool",
+                    + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool,"
+                    " list_int an int64 (sent as the one-element list {value})",
                 )
                 continue
-            default: int | float | bool | str | None = None
-            if "default" in e:
+            default: int | float | bool | str | tuple[int, ...] | None = None
+            if "default" in e and type_ == "list_int":
+                default = self.list_int_default(e["default"])
+                if default is None:
+                    continue
+            elif "default" in e:
                 d = e["default"]
                 v = d.value if isinstance(d, YScalar) else None
                 names = [n for _, n in src.values or ()]
@@ -1006,6 +1012,23 @@ class _OpParser:
                     + ")",
                 )
         return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
+
+    def list_int_default(self, node: YNode) -> tuple[int, ...] | None:
+        """The default of a ``list_int`` device attr: a YAML list of integers within int64 (``[-1]``, the
+        OpDef's ``ListInt({-1})``; ``[]`` is an empty list). None (recorded, naming the entry) otherwise."""
+        r = self.r
+        if not isinstance(node, YSeq):
+            got = node.value if isinstance(node, YScalar) else type(node).__name__
+            r.error(node, f"default must be a list of integers for a list_int attr (e.g. [-1]), got {got!r}")
+            return None
+        out: list[int] = []
+        for item in node.items:
+            v = item.value if isinstance(item, YScalar) else None
+            if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+                r.error(item, f"each element of a list_int default must be an int64 integer, got {v!r}")
+                return None
+            out.append(v)
+        return tuple(out)
 
     def host_attrs_unread(self, node: YNode, host_attrs: tuple[str, ...]) -> None:
         """Records each expression string of the ``compute`` section that names an attr of ``host_attrs``: the
@@ -1067,6 +1090,9 @@ class _OpParser:
             return None
         if type_ not in DEVICE_ATTR_TYPES:
             r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+            return None
+        if DEVICE_ATTR_TYPE_INFO[type_].is_list:
+            r.error(e["value"], f"a constant {type_} device attr is not supported; carry an aclnn attr with 'from'")
             return None
 
         def typed(node: YNode) -> int | float | bool | str | None:

@@ -264,9 +264,12 @@ class DeviceAttr:
     Attributes:
         name: the OpDef attribute name (e.g. ``reduction``).
         source: the aclnn attr whose value it gets.
-        type: ``int``, ``bool``, ``float`` or ``string`` (:data:`DEVICE_ATTR_TYPES`). A ``string`` attr
-            carries the name of the aclnn integer's value (the aclnn attr's ``values``: 1 gives ``"mean"``).
-        default: the OpDef default (OPTIONAL attr), or None for a REQUIRED attr.
+        type: ``int``, ``bool``, ``float``, ``string`` or ``list_int`` (:data:`DEVICE_ATTR_TYPES`). A ``string``
+            attr carries the name of the aclnn integer's value (the aclnn attr's ``values``: 1 gives ``"mean"``);
+            a ``list_int`` attr carries an aclnn integer as the one-element list ``{value}`` (SoftmaxV2's
+            ``axes`` from aclnnSoftmax's ``dim``).
+        default: the OpDef default (OPTIONAL attr; a tuple of ints for ``list_int``), or None for a REQUIRED
+            attr.
         loc: the entry in the spec.
         value: for a constant attr (``source`` None), the value the L2 API always passes (``value:`` in the
             spec, of ``type``); None for an attr carried from an aclnn attr.
@@ -275,7 +278,7 @@ class DeviceAttr:
     name: str
     source: str | None
     type: str
-    default: int | float | bool | str | None
+    default: int | float | bool | str | tuple[int, ...] | None
     loc: SourceLoc
     value: int | float | bool | str | None = None
 

@@ -70,7 +70,7 @@ from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
-from codegen.types import ATTR_TYPE_INFO, AclnnStatus
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 from codegen.types import compute_dtypes as shared_compute_dtypes
 
 BLOCK_BYTES = 32
@@ -558,6 +558,17 @@ class TilingAttr:
     index: int
     c_type: str
     string_values: tuple[ValueText, ...]
+    #: a ``list_int`` device attr: read with ``GetListInt``, the one element the L0 API sent
+    is_list: bool
+
+
+@dataclass(frozen=True)
+class L0ListAttr:
+    """A ``list_int`` device attr of the L0 API: the L0 parameter ``name`` (the integer) and the
+    ``aclIntArray *`` variable ``var`` holding the one-element list it launches with (``AllocIntArray``)."""
+
+    name: str
+    var: str
 
 
 @dataclass(frozen=True)
@@ -655,6 +666,9 @@ class L0SourceView(KindView):
     inputs: tuple[InputView, ...]
     l0_attrs: tuple[L0Attr, ...]
     l0_inputs: tuple[L0Input, ...]
+    #: the OP_ATTR arguments (OpDef order): an attr's name, or the list variable of a ``list_int`` attr
+    l0_launch_attrs: tuple[str, ...]
+    l0_lists: tuple[L0ListAttr, ...]
     l0_output: str
     l0_params: tuple[str, ...]
     optional_inputs: tuple[str, ...]
@@ -820,6 +834,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 index=i,
                 c_type=ATTR_TYPE_INFO[a.type].tiling_type,
                 string_values=tuple(ValueText(v, n) for v, n in (a.values or ())) if da.type == "string" else (),
+                is_list=DEVICE_ATTR_TYPE_INFO[da.type].is_list,
             )
         )
     output = spec.outputs[0]
@@ -879,6 +894,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     ]
     l0_inputs = [L0Input(d.name, d.source or "nullptr") for d in dev.inputs]
     l0_attrs: list[L0Attr] = []
+    l0_lists: list[L0ListAttr] = []
     for da in dev.attrs:
         if da.source is None:
             l0_attrs.append(l0_constant_attr(da))
@@ -893,6 +909,9 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                     arg=f"{a.name[:1].upper()}{a.name[1:]}ValueName({a.name}{suffix})",
                 )
             )
+        elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:  # the L0 API sends the integer as the list {value}
+            l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", a.name))
+            l0_lists.append(L0ListAttr(da.name, f"{da.name}List"))
         else:
             arg = f"static_cast<float>({a.name}Value)" if a.type == "scalar" else a.name
             l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", arg))
@@ -909,6 +928,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         {
             "l0_inputs": l0_inputs,
             "l0_attrs": l0_attrs,
+            "l0_lists": l0_lists,
+            "l0_launch_attrs": [next((x.var for x in l0_lists if x.name == a.name), a.name) for a in l0_attrs],
             # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
             "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a.decl for a in l0_attrs)],
             "l0_output": dev.outputs[0].name,

@@ -1,0 +1,11 @@
+"""The row-reduce family: tensors viewed as ``[outer, R, inner]`` around a reduced ``dim``; the compute section
+states reductions along ``dim`` (``sum``, ``max``, ``mean``) and elementwise formulas before and after them
+(softmax, log-softmax and their backward ops). See :mod:`codegen.registry` for the package layout."""
+
+from codegen.registry import Family
+
+FAMILY = Family(
+    name="row_reduce",
+    summary="reductions along one dim (sum, max, mean) with elementwise formulas around them; rows split in chunks",
+    device_section=True,
+)

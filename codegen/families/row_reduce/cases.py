@@ -1,0 +1,203 @@
+"""The case matrix of a row-reduce op on one product, derived from the family's tiling (not per op).
+
+Value cases per dtype: R = 1; a few rows of 10; the largest R whose rows fit UB and R just above it (the row
+is then cut into chunks); R far larger than UB (many chunks); a non-last dim (inner > 1), also with a
+negative dim and with more lines than fit UB (line chunks); fewer rows than cores; a 0-d tensor; empty
+tensors (a zero outer and a zero R); a large dynamic range (values up to about +-200: without the max
+subtraction exp overflows, without fp32 accumulation 16-bit sums lose the small terms); rows with +inf,
+-inf and NaN (also inside a multi-chunk row); many rows over all cores (a determinism case).
+Status cases: null pointers, unsupported dtypes, ranks, shapes that differ, dim out of range (161002).
+``quick`` keeps one representative of each group (the UB boundary and multi-chunk rows are kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.offsets import device_attrs
+from codegen.families.row_reduce.plan import (
+    CHUNK_ALIGN,
+    LINE_ALIGN,
+    compute_of,
+    row_dtypes,
+    tiling_decision,
+    view_dims,
+)
+from codegen.runner import device_memory, numpy_dtype
+from codegen.spec.model import DType, OpSpec, Product
+
+__all__ = ["check_cases", "check_offsets", "fit_limit", "infer_output"]
+
+
+def fit_limit(spec: OpSpec, product: Product, dtype: DType) -> int:
+    """The largest R (a multiple of 16) whose last-dim rows still fit UB whole (one more element chunks them)."""
+    t = tiling_decision(spec, product, (1, CHUNK_ALIGN), -1, dtype)
+    return t.budget_bytes // (t.tile_bytes_per_elem + t.line_bytes_per_elem) // LINE_ALIGN * LINE_ALIGN
+
+
+def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """Value and status cases of a row-reduce op on ``product`` (see the module doc)."""
+    rng = np.random.default_rng(20261201)
+    comp = compute_of(spec)
+    dim_attr = comp.dim
+    inputs = spec.input_names
+    op = spec.snake
+    supported = [d for d in row_dtypes(spec) if product.supports(d)]
+    chosen = [d for d in dtypes if d in supported]
+
+    def arrays(shape: tuple[int, ...], dt: DType, scale: float = 2.0) -> dict[str, np.ndarray]:
+        got: dict[str, np.ndarray] = {}
+        for k, n in enumerate(inputs):
+            values = rng.standard_normal(shape) * scale
+            if k > 0:  # later inputs (a forward output) in (0, 1)
+                values = rng.uniform(0.01, 1.0, shape)
+            got[n] = np.asarray(values).astype(numpy_dtype(dt))
+        return got
+
+    def case(
+        dt: DType, shape: tuple[int, ...], dim: int, name: str, params: dict[str, Any] | None = None, **kw: Any
+    ) -> Case:
+        p = params if params is not None else arrays(shape, dt)
+        return Case(op, product.name, dt.name, str(list(shape)), f"{name} (dim {dim})", {**p, dim_attr: dim}, **kw)
+
+    for dt in chosen:
+        fit = fit_limit(spec, product, dt)
+        yield case(dt, (7, 1), -1, "R = 1")
+        yield case(dt, (5, 10), 1, "rows of 10")
+        yield case(dt, (2, fit), -1, "R at the UB limit (rows whole)")
+        yield case(dt, (2, fit + 1), -1, "R one above the UB limit (chunked)")
+        yield case(dt, (1, 3 * fit + 77), -1, "R far above UB (multi-chunk)")
+        yield case(dt, (3, 33, 5), 1, "inner 5 (non-last dim)")
+        yield case(dt, (4, 6, 70), -3, "negative dim, inner 70")
+        t = tiling_decision(spec, product, (1, 10**6, 3), 1, dt)
+        lines = t.tile_rows if t.chunk_num > 1 else 0
+        if lines:
+            yield case(dt, (1, lines + 5, 3), 1, "inner 3, more lines than fit UB (line chunks)")
+        yield case(dt, (3, 200), -1, "fewer rows than cores")
+        yield case(dt, (), 0, "0-d tensor")
+        yield case(dt, (0, 5), 1, "empty outer")
+        yield case(dt, (3, 0), -1, "empty R")
+        big = 60.0 if dt is DType.FLOAT16 else 200.0
+        yield case(dt, (4, 300), -1, "large dynamic range", arrays((4, 300), dt, big))
+        yield case(dt, (4, 40, 3), 1, "large dynamic range, inner 3", arrays((4, 40, 3), dt, big))
+        yield case(dt, (6, 50), -1, "inf and NaN rows", _special_rows(arrays((6, 50), dt), inputs[0], dt))
+        long = arrays((2, 2 * fit + 9), dt, 5.0)
+        x = long[inputs[0]]
+        x[0, fit + 3] = np.inf
+        x[1, 2 * fit + 1] = -np.inf
+        yield case(dt, (2, 2 * fit + 9), -1, "inf inside a multi-chunk row", long)
+        lead = arrays((2, 3 * fit + 5), dt)
+        y = lead[inputs[0]]
+        y[:, : 2 * fit + 2] = -np.inf  # the first two chunks hold only -inf (row 1: every element)
+        y[1, :] = -np.inf
+        yield case(dt, (2, 3 * fit + 5), -1, "-inf chunks before the finite ones", lead)
+        if not quick:
+            yield case(dt, (2, 3, 4, 5), 2, "rank 4, dim 2")
+            yield case(dt, (9, 64), 0, "dim 0, inner 64")
+        yield case(dt, (3 * product.vector_core_num + 5, 37), -1, "rows over all cores", tags=("multicore",))
+    yield from _status_cases(spec, product, supported[0], rng)
+    if chosen:
+        yield from _offset_cases(spec, product, chosen[0])
+
+
+def _special_rows(p: dict[str, np.ndarray], name: str, dt: DType) -> dict[str, np.ndarray]:
+    x = p[name]
+    x[0, 3] = np.inf
+    x[1, 7] = -np.inf
+    x[2, :] = -np.inf
+    x[3, 11] = np.nan
+    x[4, 0] = np.inf
+    x[4, 1] = -np.inf
+    return p
+
+
+def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
+    comp = compute_of(spec)
+    op = spec.snake
+    inputs = spec.input_names
+    out = spec.output_names[0]
+    npdt = numpy_dtype(dt)
+    good: dict[str, Any] = {n: rng.standard_normal((4, 8)).astype(npdt) for n in inputs}
+    good[out] = np.zeros((4, 8), dtype=npdt)
+    good[comp.dim] = -1
+
+    def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
+        return Case(op, product.name, dt.name, "error", name, {**good, **params}, expect_status=code, mode=mode)
+
+    for n in [*inputs, out]:
+        yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
+    yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size")
+    yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_executor")
+    yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {}, "phase2_twice")
+    for bad in (2, -3, 100):
+        yield status(f"dim {bad} out of range -> 161002", ACLNN_ERR_PARAM_INVALID, {comp.dim: bad})
+    yield status(
+        "0-d tensor, dim 1 -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        {**{n: np.asarray(1.0, dtype=npdt) for n in inputs}, out: np.zeros((), npdt), comp.dim: 1},
+    )
+    yield status("int32 input -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[0]: np.zeros((4, 8), np.int32)})
+    yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros((4, 9), npdt)})
+    if len(inputs) > 1:
+        yield status("input shapes differ -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[1]: np.zeros((4, 9), npdt)})
+    nine = (1,) * 8 + (2,)
+    yield status(
+        "rank 9 -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        {**{n: np.zeros(nine, npdt) for n in inputs}, out: np.zeros(nine, npdt)},
+    )
+
+
+#: The shape of the 64-bit offset case: R = 3 along dim 0 and 2**31 + 5 inner positions.
+OFFSET_SHAPE = (3, 2**31 + 5)
+
+
+def _offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
+    comp = compute_of(spec)
+    tensor = {"shape": list(OFFSET_SHAPE), "dtype": dt.name}
+    request = {
+        "inputs": [tensor] * len(spec.inputs),
+        "outputs": [tensor] * len(spec.outputs),
+        "attrs": device_attrs(spec, {comp.dim: 0}),
+    }
+    params = {"request": request, "shape": OFFSET_SHAPE, "dim": 0, "dtype": dt.name}
+    yield Case(
+        spec.snake,
+        product.name,
+        dt.name,
+        str(list(OFFSET_SHAPE)),
+        "inner past 2**31: tiling in 64 bits",
+        params,
+        mode="tiling_2g",
+    )
+
+
+def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
+    """The output a call allocates when the caller passed none: the first input's shape and dtype, poisoned."""
+    x = next(a for a in arrays.values() if a is not None)
+    return device_memory(int(np.prod(x.shape, dtype=np.int64)), x.dtype, tuple(x.shape))
+
+
+def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
+    """A ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when
+    every field, the block dim and the key agree and the tasks reach past 2**31 elements, else what differs."""
+    p = case.params
+    d = tiling_decision(fn.spec, fn.product, tuple(p["shape"]), p["dim"], DType[p["dtype"]])
+    for k, v in d.tiling_fields().items():
+        if tiling.get(k) != v:
+            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if (got["block_dim"], got["tiling_key"]) != (d.used_cores, d.tiling_key):
+        return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.used_cores}/{d.tiling_key}"
+    outer, r, inner = view_dims(tuple(p["shape"]), p["dim"])
+    if d.mode == 1:
+        blocks = -(-inner // d.block_width)
+        last_start = (outer - 1) * r * inner + (r - 1) * inner + (blocks - 1) * d.block_width
+    else:
+        last_start = (outer - 1) * r
+    if last_start < 2**31:
+        return f"the last line starts at element {last_start}: the case does not reach past 32 bits"
+    return ""

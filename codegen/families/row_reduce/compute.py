@@ -1,0 +1,201 @@
+"""The ``compute`` section of the ``row_reduce`` family: its model and its parser.
+
+Every input and output is viewed as ``[outer, R, inner]`` around the reduced dimension named by an int64
+attr (negative values count from the end). The section lists named steps in order; a step is either a
+reduction along the dimension (``sum(e)``, ``max(e)``, ``mean(e)`` at the top of its formula, giving one value
+per row) or an elementwise formula over the inputs, earlier steps, reduced values and float attrs. Every
+output is one step::
+
+    compute:
+      dim: dim
+      steps:
+        - m: max(self)
+        - s: sum(exp(self - m))
+        - out: exp(self - m) / s
+
+Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals.
+All arithmetic is fp32 (16-bit inputs are converted on load, outputs rounded once on store).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from codegen.spec.errors import SourceLoc, SpecError
+from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, parse_expr, walk
+from codegen.spec.model import DType
+from codegen.spec.yaml_reader import YMap
+
+if TYPE_CHECKING:
+    from codegen.spec.scopes import ComputeContext
+    from codegen.spec.yaml_reader import YNode
+
+__all__ = ["ELEMENT_FUNCTIONS", "REDUCTIONS", "ROW_DTYPES", "RowReduceCompute", "Step", "parse_compute"]
+
+#: Reductions along the dim (a step's top-level call).
+REDUCTIONS = ("sum", "max", "mean")
+#: Elementwise functions of the formulas (fp32 vector instructions Exp, Ln, Sqrt).
+ELEMENT_FUNCTIONS = ("exp", "log", "sqrt")
+#: Dtypes of the family's tensors (fp32 arithmetic).
+ROW_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: ``name = reduction(expr)`` (``reduction`` one of :data:`REDUCTIONS`) or ``name = expr``.
+
+    Attributes:
+        name: the step's name (an output's name for output steps).
+        reduction: ``sum``, ``max``, ``mean`` or None for an elementwise step.
+        expr: the elementwise formula (the reduction's argument for a reduction step).
+        loc: the step's entry.
+    """
+
+    name: str
+    reduction: str | None
+    expr: Expr
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class RowReduceCompute:
+    """The compute model of a row-reduce op.
+
+    Attributes:
+        dim: the int64 attr naming the reduced dimension.
+        steps: the steps in order.
+        loc: the ``compute`` entry.
+    """
+
+    dim: str
+    steps: tuple[Step, ...]
+    loc: SourceLoc
+
+    def step(self, name: str) -> Step:
+        """The step called ``name``.
+
+        Raises:
+            KeyError: no such step.
+        """
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
+    """Parses and checks the ``compute`` section of a row-reduce op.
+
+    Checks: ``dim`` names an int64 attr; every step is a one-entry mapping ``name: formula``; names are new
+    (not a tensor or attr) except output names, each output is defined exactly once; formulas use only
+    inputs, earlier steps, float/double attrs, literals, ``+ - * /``, unary minus, :data:`ELEMENT_FUNCTIONS`
+    and, at the top only, one of :data:`REDUCTIONS`; outputs are elementwise steps; tensors use
+    :data:`ROW_DTYPES`. Problems are recorded in ``ctx.reader`` at their line.
+
+    Returns:
+        The model, or None when the section has an error.
+    """
+    r = ctx.reader
+    m = r.mapping(node, ("dim", "steps"))
+    if m is None or "dim" not in m or "steps" not in m:
+        return None
+    ok = True
+    dim_name = r.string(m["dim"])
+    dim_attr = next((a for a in ctx.attrs if a.name == dim_name), None)
+    if dim_name is not None and (dim_attr is None or dim_attr.type != "int64"):
+        r.error(m["dim"], f"'{dim_name}' is not an int64 attr; dim needs the int64 attr naming the reduced dim")
+        ok = False
+    inputs = {t.name for t in ctx.inputs}
+    outputs = [t.name for t in ctx.outputs]
+    floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}
+    for t in (*ctx.inputs, *ctx.outputs):
+        bad = [d.name for d in t.dtypes if d not in ROW_DTYPES]
+        if bad:
+            r.error(node, f"'{t.name}' has dtypes {', '.join(bad)}; the family supports FLOAT, FLOAT16, BF16")
+            ok = False
+    items = r.seq(m["steps"])
+    if items is None:
+        return None
+    steps: list[Step] = []
+    known: dict[str, bool] = {}  # step name -> is a reduction
+    for item in items:
+        if not isinstance(item, YMap) or len(item.entries) != 1:
+            r.error(item, "a step is a one-entry mapping 'name: formula'")
+            ok = False
+            continue
+        key, value = item.entries[0]
+        name = key.value
+        if not isinstance(name, str) or not name.isidentifier():
+            r.error(key, f"step name {name!r} is not an identifier")
+            ok = False
+            continue
+        if name in known or name in inputs or (name not in outputs and name in ctx.taken):
+            r.error(key, f"step name '{name}' is already used")
+            ok = False
+            continue
+        text = r.string(value)
+        if text is None:
+            ok = False
+            continue
+        try:
+            expr = parse_expr(text, value.loc, value.path)
+        except SpecError as exc:
+            r.errors.append(exc)
+            ok = False
+            continue
+        reduction = None
+        if isinstance(expr, Call) and expr.func in REDUCTIONS:
+            if len(expr.args) != 1:
+                r.error(value, f"{expr.func}() takes one argument, got {len(expr.args)}")
+                ok = False
+                continue
+            reduction, expr = expr.func, expr.args[0]
+        problem = _check_expr(expr, inputs, known, floats)
+        if problem:
+            r.error(value, f"step '{name}': {problem}")
+            ok = False
+            continue
+        if name in outputs and reduction is not None:
+            r.error(value, f"output '{name}' must be an elementwise step, not a {reduction}() reduction")
+            ok = False
+            continue
+        known[name] = reduction is not None
+        steps.append(Step(name, reduction, expr, item.loc))
+    for o in outputs:
+        if o not in known:
+            r.error(node, f"output '{o}' has no step; add '- {o}: <formula>' to compute.steps")
+            ok = False
+    if not any(s.reduction for s in steps):
+        r.error(node, "the steps have no reduction (sum, max or mean); use the elementwise family")
+        ok = False
+    if not ok or dim_name is None:
+        return None
+    return RowReduceCompute(dim=dim_name, steps=tuple(steps), loc=node.loc)
+
+
+def _check_expr(expr: Expr, inputs: set[str], known: dict[str, bool], floats: set[str]) -> str:
+    """'' when ``expr`` uses only what an elementwise formula of the family may use; else the problem."""
+    for e in walk(expr):
+        if isinstance(e, Name):
+            if e.id not in inputs and e.id not in known and e.id not in floats:
+                allowed = ", ".join([*sorted(inputs), *known, *sorted(floats)])
+                return f"'{e.id}' is not an input, an earlier step or a float attr; allowed: {allowed}"
+        elif isinstance(e, Call):
+            if e.func in REDUCTIONS:
+                return f"{e.func}() may only be the whole formula of a step (one reduction per step)"
+            if e.func not in ELEMENT_FUNCTIONS or len(e.args) != 1:
+                allowed = ", ".join(ELEMENT_FUNCTIONS)
+                return f"unknown function {e.func}() with {len(e.args)} arguments; allowed: {allowed}"
+        elif isinstance(e, Binary):
+            if e.op not in "+-*/" or len(e.op) != 1:
+                return f"operator '{e.op}' is not allowed; allowed: + - * /"
+        elif isinstance(e, Unary):
+            if e.op != "-":
+                return f"unary '{e.op}' is not allowed; only unary minus"
+        elif isinstance(e, Num):
+            if isinstance(e.value, bool):
+                return "boolean literals are not allowed"
+        else:
+            return f"'{e}' is not allowed in a row formula (arithmetic, {', '.join(ELEMENT_FUNCTIONS)} only)"
+    return ""

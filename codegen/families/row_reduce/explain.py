@@ -1,0 +1,31 @@
+"""``opgen explain`` for the row-reduce family: the shape is the tensors' shape ``d0,...,dn``, reduced along
+the last dim; the tiling section is the planner's."""
+
+from __future__ import annotations
+
+from codegen.check.constraints import TensorStandIn
+from codegen.families.row_reduce.plan import _split_shape, compute_of, explain_tiling, row_dtypes
+from codegen.spec.model import DType, OpSpec, Product
+
+__all__ = ["explain_tensors", "explain_tiling", "shape_call"]
+
+
+def shape_call(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None
+) -> tuple[dict[str, object], list[str], dict[str, object]]:
+    """``(tensors, assumed, set_attrs)``: every input and output of the given dims and dtype (default the
+    first listed), the dim attr -1 (the last dim)."""
+    dims, dim = _split_shape(shape)
+    dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
+    env: dict[str, object] = {t.name: TensorStandIn(dims, dtype) for t in (*spec.inputs, *spec.outputs)}
+    return env, [f"{compute_of(spec).dim} {dim} (the last dim)"], {compute_of(spec).dim: dim}
+
+
+def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
+    """Every tensor, of shape ``d0,...,dn``.
+
+    Raises:
+        ValueError: an empty shape.
+    """
+    dims, _ = _split_shape(shape)
+    return [(f"{t.name} {list(dims)}", dims) for t in (*spec.inputs, *spec.outputs)]

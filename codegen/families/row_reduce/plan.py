@@ -1,0 +1,937 @@
+"""Planning for the row_reduce family: the passes over a row, the lowering of the formulas to AscendC vector
+instructions, the tiling rule and the view model.
+
+Every tensor is viewed as ``[outer, R, inner]`` around the reduced dim (``R`` its length; ``inner`` the
+product of the dims after it). A *row* is the ``R`` elements sharing ``(outer, inner)`` indices.
+
+Two layouts (tiling field ``mode``):
+
+- **last dim** (``inner == 1``, mode 0): rows are contiguous. When a row fits UB (``Rs = AlignUp(R, 16)``
+  elements per line slot), a tile holds ``tileRows`` whole rows, loaded once; each row is reduced with the
+  count form of ``ReduceMax``/``ReduceSum`` (fp32, with the documented ``sharedTmpBuffer``; on products
+  without fp32 reduce instructions, Ascend910 and Ascend310P, by halving with ``Max``/``Add`` down to 64
+  elements and finishing on the scalar unit). When it does not fit, the row is cut into ``chunkNum`` chunks
+  of ``chunkLen`` elements (a multiple of 64) and every reduction pass reads the chunks once more.
+- **strided** (``inner > 1``, mode 1): a task is one ``outer`` index and a block of ``blockWidth`` inner
+  positions (a multiple of 16). Its ``R`` lines of ``blockWidth`` elements are reduced with vector ``Max``/
+  ``Add`` line after line in a fixed order; when ``R`` lines do not fit UB they are cut into chunks of
+  ``tileRows`` lines.
+
+Passes: a reduction step is evaluated in the first pass after every reduction it reads; a ``sum`` of
+``exp(a - m)`` where ``m`` is a ``max`` of the same pass is evaluated in ``m``'s pass with the online
+combine ``s = s * exp(m_old - m_new) + sum(exp(a - m_new))``, so softmax-type ops read their input twice
+when a row is cut into chunks (one reduction pass, one output pass) and once when rows fit UB. ``mean`` is
+a sum multiplied by ``1 / R``. Elementwise steps that are not outputs are substituted into their users.
+
+Cores: the tasks (rows in mode 0, (outer, inner block) pairs in mode 1) are split evenly over
+``min(coreNum, tasks)`` cores, the first ``tasksFormerNum`` taking one more; a row is never split across
+cores, so every result is computed in one fixed order (deterministic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from codegen.families.row_reduce.compute import RowReduceCompute, Step
+from codegen.plan.common import (
+    DtypeGroup,
+    KindView,
+    L0Attr,
+    OpViews,
+    ParamRow,
+    ProductSupportRow,
+    SignatureParam,
+    StatusRow,
+    TensorCheck,
+    TilingField,
+    TilingFieldRow,
+    UtInferCase,
+    arch_condition,
+    common_view,
+    dtype_groups,
+    format_rule_text,
+    l0_constant_attr,
+    op_views,
+    ops_nn_view,
+    spec_products,
+    status_row,
+    tiling_field_views,
+    ut_attr_value,
+    ut_case_name,
+    ut_device_attrs,
+    ut_infer_case,
+    ut_tensor,
+    ut_tiling_view,
+)
+from codegen.plan.constraints import ConstraintChecks, constraint_view
+from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
+from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
+
+#: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
+LINE_ALIGN = 16
+#: fp32 elements per 256-byte repeat: chunks of a row are a multiple of it.
+CHUNK_ALIGN = 64
+#: fp32 elements of the reduce work buffer (``sharedTmpBuffer`` of ReduceMax/ReduceSum, count form).
+WORK_ELEMS = 1024
+#: Most bytes a DataCopyPad block may move (``blockLen`` is a uint32 of bytes; kept far below).
+MAX_LINE_BYTES = 1 << 30
+#: NpuArchs whose ReduceSum/ReduceMax take half only (asc-devkit docs ReduceSum.md / ReduceMax.md: Atlas
+#: training series products support half; emulated in runtime/include/opgen_rt/device/reduce.h): fp32 rows are
+#: reduced there by halving with Max/Add and finishing on the scalar unit.
+FP32_REDUCE_MISSING_ARCHS = (1001,)
+MODE_LAST = 0
+MODE_STRIDED = 1
+KIND_CODES = {"max": 0, "sum": 1, "mean": 2}
+
+TILING_FIELDS: tuple[TilingField, ...] = (
+    TilingField("mode", "int64_t", "0: reduced dim is the last (rows contiguous); 1: strided (inner > 1)", "mode"),
+    TilingField("outerNum", "int64_t", "product of the dims before the reduced one", "outerNum"),
+    TilingField("reduceLen", "int64_t", "R: length of the reduced dim", "reduceLen"),
+    TilingField("innerNum", "int64_t", "product of the dims after the reduced one", "innerNum"),
+    TilingField(
+        "tileRows", "int64_t", "mode 0: whole rows per tile (1 when chunked); mode 1: lines per chunk", "tileRows"
+    ),
+    TilingField("chunkLen", "int64_t", "mode 0: elements of a row per chunk (R when it fits)", "chunkLen"),
+    TilingField("chunkNum", "int64_t", "chunks per row (1: the row fits UB and is read once)", "chunkNum"),
+    TilingField("lineStride", "int64_t", "fp32 elements between line slots in UB", "lineStride"),
+    TilingField(
+        "blockWidth", "int64_t", "mode 1: inner positions per task (a multiple of 16); mode 0: 1", "blockWidth"
+    ),
+    TilingField("taskNum", "int64_t", "tasks: rows (mode 0) or outer x inner blocks (mode 1)", "taskNum"),
+    TilingField("tasksPerCore", "int64_t", "tasks of a core", "taskNum / usedCores"),
+    TilingField("tasksFormerNum", "int64_t", "cores that take one task more", "taskNum % usedCores"),
+    TilingField("tileElems", "int64_t", "elements of a tile buffer (inputs and outputs)", "tileElems"),
+    TilingField("lineElems", "int64_t", "fp32 elements of a line buffer (temporaries, reductions)", "lineElems"),
+)
+
+
+def compute_of(spec: OpSpec) -> RowReduceCompute:
+    """The spec's compute model.
+
+    Raises:
+        TypeError: the spec is not of the row_reduce family.
+    """
+    if not isinstance(spec.compute, RowReduceCompute):
+        raise TypeError(f"{spec.op}: compute is {type(spec.compute).__name__}, not RowReduceCompute")
+    return spec.compute
+
+
+def row_dtypes(spec: OpSpec) -> list[DType]:
+    """Dtypes of the first input in spec order (the tiling key is the position)."""
+    return list(spec.inputs[0].dtypes)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _align(a: int, b: int) -> int:
+    return _ceil_div(a, b) * b
+
+
+# ------------------------------------------------------------------------------------------ the program
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """One reduction step: ``kind`` over ``arg`` (elementwise steps substituted), in pass ``pass_index``;
+    ``online_max`` is the index of the max it rescales with (online combine) or -1."""
+
+    name: str
+    kind: str
+    arg: Expr
+    pass_index: int
+    online_max: int
+
+
+@dataclass(frozen=True)
+class Program:
+    """The planned computation: reductions (in order), outputs' formulas, passes, the lowered C++."""
+
+    reductions: tuple[Reduction, ...]
+    outputs: tuple[tuple[str, Expr], ...]
+    pass_num: int
+    temps: int
+    code: dict[str, Any] = field(default_factory=dict)
+
+
+def _substitute(expr: Expr, env: dict[str, Expr]) -> Expr:
+    if isinstance(expr, Name):
+        return env.get(expr.id, expr)
+    if isinstance(expr, Unary):
+        return Unary(expr.op, _substitute(expr.operand, env))
+    if isinstance(expr, Binary):
+        return Binary(expr.op, _substitute(expr.left, env), _substitute(expr.right, env))
+    if isinstance(expr, Call):
+        return Call(expr.func, tuple(_substitute(a, env) for a in expr.args))
+    return expr
+
+
+def _red_uses(expr: Expr, reds: dict[str, int]) -> set[int]:
+    return {reds[e.id] for e in walk(expr) if isinstance(e, Name) and e.id in reds}
+
+
+def program(spec: OpSpec) -> Program:
+    """The passes and the lowered formulas of a row-reduce op (see the module doc)."""
+    comp = compute_of(spec)
+    outputs = set(spec.output_names)
+    env: dict[str, Expr] = {}
+    reds: dict[str, int] = {}
+    reductions: list[Reduction] = []
+    outs: list[tuple[str, Expr]] = []
+    for s in comp.steps:
+        e = _substitute(s.expr, env)
+        if s.reduction is not None:
+            uses = _red_uses(e, reds)
+            pass_index = max((reductions[u].pass_index + 1 for u in uses), default=0)
+            online = -1
+            online_of = _online_max(s, e, reds, reductions)
+            if online_of >= 0:
+                pass_index, online = reductions[online_of].pass_index, online_of
+            reds[s.name] = len(reductions)
+            reductions.append(Reduction(s.name, s.reduction, e, pass_index, online))
+        elif s.name in outputs:
+            outs.append((s.name, e))
+        else:
+            env[s.name] = e
+    order = {n: i for i, n in enumerate(spec.output_names)}
+    outs.sort(key=lambda o: order[o[0]])
+    lowering = _Lowering(spec, reds)
+    code: dict[str, Any] = {
+        "args": [lowering.function(f"EvalArg{k}", r.arg) for k, r in enumerate(reductions)],
+        "outs": [lowering.function(f"EvalOut{k}", e) for k, (_, e) in enumerate(outs)],
+    }
+    arg_uses = [_red_uses(r.arg, reds) for r in reductions]
+    out_uses = [_red_uses(e, reds) for _, e in outs]
+    code["arg_uses"] = [sorted(u) for u in arg_uses]
+    code["out_uses"] = [sorted(u) for u in out_uses]
+    return Program(
+        reductions=tuple(reductions),
+        outputs=tuple(outs),
+        pass_num=max(r.pass_index for r in reductions) + 1,
+        temps=lowering.max_slots,
+        code=code,
+    )
+
+
+def _online_max(step: Step, arg: Expr, reds: dict[str, int], done: list[Reduction]) -> int:
+    """The index of the max reduction ``m`` when ``step`` is ``sum(exp(a - m))`` with ``a`` reading only
+    reductions of earlier passes than ``m``; else -1."""
+    if step.reduction != "sum" or not isinstance(arg, Call) or arg.func != "exp":
+        return -1
+    inner = arg.args[0]
+    if not (isinstance(inner, Binary) and inner.op == "-" and isinstance(inner.right, Name)):
+        return -1
+    m = reds.get(inner.right.id, -1)
+    if m < 0 or done[m].kind != "max":
+        return -1
+    if any(done[u].pass_index >= done[m].pass_index for u in _red_uses(inner.left, reds)):
+        return -1
+    return m
+
+
+@dataclass(frozen=True)
+class LoweredFunction:
+    """A formula lowered to AscendC count-form calls: the C++ function ``name``, its body ``lines`` (one
+    call each, on fp32 lines of ``n`` elements) and the formula's ``source`` text."""
+
+    name: str
+    lines: tuple[str, ...]
+    source: str
+
+
+_BINARY_CALLS = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
+_UNARY_CALLS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt"}
+
+
+class _Lowering:
+    """Lowers an fp32 formula to AscendC count-form vector calls on line buffers.
+
+    Operands: inputs ``ins[i]`` (fp32 lines), reductions ``reds[k]`` (lines holding the row's value),
+    float attrs ``attrs[j]`` and literals (``Duplicate`` into a temporary). Every inner node gets a
+    temporary ``tmp[slot]`` (freed when its parent is computed); the root writes ``dst``.
+    """
+
+    def __init__(self, spec: OpSpec, reds: dict[str, int]) -> None:
+        self.inputs = {n: i for i, n in enumerate(spec.input_names)}
+        self.attrs = {a.name: i for i, a in enumerate(a for a in spec.attrs if a.type in ("float", "double"))}
+        self.reds = reds
+        self.max_slots = 0
+
+    def function(self, name: str, expr: Expr) -> LoweredFunction:
+        lines: list[str] = []
+        used: list[int] = []
+
+        def alloc() -> int:
+            s = next(i for i in range(len(used) + 1) if i not in used)
+            used.append(s)
+            self.max_slots = max(self.max_slots, len(used))
+            return s
+
+        def free(s: int | None) -> None:
+            if s is not None:
+                used.remove(s)
+
+        def go(e: Expr, dst: str | None) -> tuple[str, int | None]:
+            if isinstance(e, Name) and dst is None:
+                if e.id in self.inputs:
+                    return f"ins[{self.inputs[e.id]}]", None
+                if e.id in self.reds:
+                    return f"reds[{self.reds[e.id]}]", None
+            slot = None
+            if dst is None:
+                slot = alloc()
+                dst = f"tmp[{slot}]"
+            if isinstance(e, Name):
+                if e.id in self.attrs:
+                    lines.append(f"Duplicate({dst}, attrs[{self.attrs[e.id]}], n);")
+                else:
+                    src, _ = go(e, None)
+                    lines.append(f"Muls({dst}, {src}, 1.0f, n);")
+            elif isinstance(e, Num):
+                lines.append(f"Duplicate({dst}, static_cast<float>({float(e.value)!r}), n);")
+            elif isinstance(e, Unary):
+                a, sa = go(e.operand, None)
+                lines.append(f"Muls({dst}, {a}, -1.0f, n);")
+                free(sa)
+            elif isinstance(e, Binary):
+                a, sa = go(e.left, None)
+                b, sb = go(e.right, None)
+                lines.append(f"{_BINARY_CALLS[e.op]}({dst}, {a}, {b}, n);")
+                free(sa)
+                free(sb)
+            elif isinstance(e, Call):
+                a, sa = go(e.args[0], None)
+                lines.append(f"{_UNARY_CALLS[e.func]}({dst}, {a}, n);")
+                free(sa)
+            return dst, slot
+
+        go(expr, "dst")
+        return LoweredFunction(name, tuple(lines), str(expr))
+
+
+# ------------------------------------------------------------------------------------------- the tiling
+
+
+@dataclass(frozen=True)
+class TilingDecision:
+    """The tiling of one call on one product (units in the names; mirrors the generated tiling function)."""
+
+    product: str
+    dtype: str
+    tiling_key: int
+    mode: int
+    outer: int
+    reduce_len: int
+    inner: int
+    tile_rows: int
+    chunk_len: int
+    chunk_num: int
+    line_stride: int
+    block_width: int
+    task_num: int
+    used_cores: int
+    tile_elems: int
+    line_elems: int
+    tile_bytes_per_elem: int
+    line_bytes_per_elem: int
+    budget_bytes: int
+
+    def tiling_fields(self) -> dict[str, int]:
+        """The tiling struct's values by the names of :data:`TILING_FIELDS`."""
+        return {
+            "mode": self.mode,
+            "outerNum": self.outer,
+            "reduceLen": self.reduce_len,
+            "innerNum": self.inner,
+            "tileRows": self.tile_rows,
+            "chunkLen": self.chunk_len,
+            "chunkNum": self.chunk_num,
+            "lineStride": self.line_stride,
+            "blockWidth": self.block_width,
+            "taskNum": self.task_num,
+            "tasksPerCore": self.task_num // self.used_cores,
+            "tasksFormerNum": self.task_num % self.used_cores,
+            "tileElems": self.tile_elems,
+            "lineElems": self.line_elems,
+        }
+
+
+def view_dims(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:
+    """``(outer, R, inner)`` of ``shape`` around ``dim`` (negative counts from the end; a 0-d tensor is
+    ``[1]``).
+
+    Raises:
+        ValueError: ``dim`` outside ``[-rank, rank)`` (``[-1, 0]`` for a 0-d tensor).
+    """
+    dims = shape if shape else (1,)
+    rank = len(dims)
+    if not -rank <= dim < rank:
+        raise ValueError(f"dim {dim} is out of range for rank {len(shape)}")
+    d = dim + rank if dim < 0 else dim
+    outer = 1
+    for x in dims[:d]:
+        outer *= x
+    inner = 1
+    for x in dims[d + 1 :]:
+        inner *= x
+    return outer, dims[d], inner
+
+
+def buffer_bytes(spec: OpSpec, dtype: DType) -> tuple[int, int]:
+    """``(tile bytes per element, line bytes per element)`` of the UB split (see :func:`tiling_decision`)."""
+    prog = program(spec)
+    nred = len(prog.reductions)
+    tile = len(spec.inputs) * (dtype.itemsize + 4) + len(spec.outputs) * dtype.itemsize
+    line = 4 * (prog.temps + 4 * nred + 3)
+    return tile, line
+
+
+def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dim: int, dtype: DType) -> TilingDecision:
+    """The tiling of ``spec`` on ``product`` for inputs of ``shape`` reduced along ``dim``.
+
+    UB (``budget = ubBytes - ub_reserved_bytes - 4 * WORK_ELEMS``): tile buffers cost ``tileBytes`` per
+    element (each input's ``T`` queue and fp32 copy, each output's ``T`` queue); line buffers ``lineBytes``
+    per element (temporaries, reduction operands, accumulators, partials, saved maxima, the result line, the
+    reduction argument and the rescale factor).
+
+    Mode 0 (``inner == 1``): ``Rs = AlignUp(R, 16)``; if ``Rs * (tileBytes + lineBytes) <= budget`` whole
+    rows fit: ``tileRows = min((budget - Rs * lineBytes) / (Rs * tileBytes), ceil(rows / cores))``,
+    ``chunkLen = R``, ``chunkNum = 1``; else ``chunkLen = budget / (tileBytes + lineBytes)`` rounded down to
+    64, ``chunkNum = ceil(R / chunkLen)``, ``tileRows = 1``.
+    Mode 1: ``blockWidth`` = ``AlignUp(inner, 16)``, capped so that the tasks reach the cores
+    (``AlignUp(ceil(inner / ceil(cores / outer)), 16)``) and so that ``R`` lines fit (largest multiple of 16
+    with ``W * (R * tileBytes + lineBytes) <= budget``); when even 16 does not fit, ``blockWidth = 16`` and
+    ``tileRows = (budget - 16 * lineBytes) / (16 * tileBytes)`` lines per chunk.
+
+    Raises:
+        ValueError: a dtype the op does not take, ``dim`` out of range, or a UB too small for one chunk.
+    """
+    if dtype not in row_dtypes(spec):
+        raise ValueError(f"{spec.op} takes {', '.join(d.name for d in row_dtypes(spec))}; got {dtype.name}")
+    outer, r, inner = view_dims(shape, dim)
+    tile_b, line_b = buffer_bytes(spec, dtype)
+    budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
+    if budget <= 0:
+        raise ValueError(f"UB of {product.name} ({product.ub_bytes} bytes) cannot hold the work buffers of {spec.op}")
+    cores = product.vector_core_num
+    if inner == 1:
+        mode, width = MODE_LAST, 1
+        rows = outer
+        rs = _align(max(r, 1), LINE_ALIGN)
+        if rs * (tile_b + line_b) <= budget:
+            per_core = _ceil_div(max(rows, 1), cores)
+            tile_rows = max(1, min((budget - rs * line_b) // (rs * tile_b), per_core))
+            chunk_len, chunk_num, stride = r, 1, rs
+            tile_elems, line_elems = tile_rows * rs, rs
+        else:
+            chunk_len = budget // (tile_b + line_b) // CHUNK_ALIGN * CHUNK_ALIGN
+            if chunk_len <= 0:
+                raise ValueError(f"UB of {product.name} cannot hold one chunk of {spec.op}")
+            chunk_num, tile_rows, stride = _ceil_div(r, chunk_len), 1, chunk_len
+            tile_elems = line_elems = chunk_len
+        tasks = rows
+    else:
+        mode = MODE_STRIDED
+        width = _align(inner, LINE_ALIGN)
+        width = min(width, _align(_ceil_div(inner, _ceil_div(cores, max(outer, 1))), LINE_ALIGN))
+        fit = budget // (max(r, 1) * tile_b + line_b) // LINE_ALIGN * LINE_ALIGN
+        if fit >= LINE_ALIGN:
+            width = min(width, fit)
+            tile_rows, chunk_num = max(r, 1), 1
+        else:
+            width = LINE_ALIGN
+            tile_rows = (budget - LINE_ALIGN * line_b) // (LINE_ALIGN * tile_b)
+            if tile_rows <= 0:
+                raise ValueError(f"UB of {product.name} cannot hold one line of {spec.op}")
+            chunk_num = _ceil_div(r, tile_rows)
+        chunk_len, stride = tile_rows, width
+        tile_elems, line_elems = tile_rows * width, width
+        tasks = outer * _ceil_div(inner, width)
+    used = max(1, min(cores, tasks))
+    return TilingDecision(
+        product=product.name,
+        dtype=dtype.name,
+        tiling_key=row_dtypes(spec).index(dtype),
+        mode=mode,
+        outer=outer,
+        reduce_len=r,
+        inner=inner,
+        tile_rows=tile_rows,
+        chunk_len=chunk_len,
+        chunk_num=chunk_num,
+        line_stride=stride,
+        block_width=width,
+        task_num=tasks,
+        used_cores=used,
+        tile_elems=tile_elems,
+        line_elems=line_elems,
+        tile_bytes_per_elem=tile_b,
+        line_bytes_per_elem=line_b,
+        budget_bytes=budget,
+    )
+
+
+def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
+    """The tiling decision as readable lines, for ``opgen explain``: ``shape`` is the tensors' shape, reduced
+    along the last dim (the fast path; the tiling of another dim is in the op_host unit test and the check).
+
+    Raises:
+        ValueError: an empty shape, or a dtype the op does not take.
+    """
+    dims, dim = _split_shape(shape)
+    dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
+    t = tiling_decision(spec, product, dims, dim, dtype)
+    prog = program(spec)
+    reads = 1 if t.chunk_num == 1 else prog.pass_num + 1
+    lines = [
+        f"tiling for {list(dims)} ({dtype.name}) reduced along dim {dim}: outer {t.outer}, R {t.reduce_len}, "
+        f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.used_cores} of {product.vector_core_num}, "
+        f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
+        f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
+        f"  UB budget {t.budget_bytes} bytes: {t.tile_bytes_per_elem} bytes per tile element, "
+        f"{t.line_bytes_per_elem} per line element; tile {t.tile_elems} elements, line {t.line_elems}",
+    ]
+    if t.mode == MODE_LAST:
+        lines.append(
+            f"  rows per tile: {t.tile_rows}; chunks per row: {t.chunk_num} of {t.chunk_len} elements "
+            f"(line stride {t.line_stride})"
+        )
+    else:
+        lines.append(
+            f"  rows per tile: {t.block_width} (inner block width); chunks per row: {t.chunk_num} of {t.tile_rows} "
+            f"lines"
+        )
+    lines += [
+        f"  cores: {t.used_cores} of {product.vector_core_num} ({t.task_num} tasks, "
+        f"{t.task_num // t.used_cores} each, +1 on the first {t.task_num % t.used_cores})",
+        f"  passes: {prog.pass_num} reduction pass(es) + output; each input read {reads} time(s)",
+    ]
+    return "\n".join(lines)
+
+
+#: The dim ``opgen explain --shape`` reduces along.
+EXPLAIN_DIM = -1
+
+
+def _split_shape(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    if not shape:
+        raise ValueError("give the tensors' shape d0,...,dn (reduced along the last dim)")
+    return tuple(shape), EXPLAIN_DIM
+
+
+# --------------------------------------------------------------------------------------------- the view
+
+
+def validate(spec: OpSpec, catalogue: Catalogue) -> None:
+    """Plan-time validation: the spec is of this family, every device input carries an aclnn input, the
+    reduced dim reaches the device as an ``int`` or ``list_int`` attr, its inputs and outputs share the dtype
+    list, at most 10 dtypes.
+
+    Raises:
+        TypeError: not of this family.
+        ValueError: a device input without source, a dim not carried by an int/list_int device attr,
+            tensors with different dtype lists or more than 10 dtypes.
+    """
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    for carrier in dev.inputs:
+        if carrier.source is None:
+            raise ValueError(
+                f"{spec.op}: device input '{carrier.name}' has no aclnn source; a row-reduce kernel reads every input"
+            )
+    carriers = [a for a in dev.attrs if a.source == comp.dim]
+    if not carriers or carriers[0].type not in ("int", "list_int"):
+        raise ValueError(
+            f"{spec.op}: the reduced dim '{comp.dim}' must reach the device as an int or list_int device attr"
+        )
+    first = spec.inputs[0].dtypes
+    for t in (*spec.inputs, *spec.outputs):
+        if t.dtypes != first:
+            raise ValueError(f"{spec.op}: every tensor of a row-reduce op takes the same dtypes; '{t.name}' differs")
+    if len(first) > 10:
+        raise ValueError(f"{spec.op}: at most 10 dtypes fit the tiling key")
+    for p in spec_products(spec, catalogue):
+        for d in first:
+            if p.supports(d):
+                # one 64-element chunk of a last-dim row and one 16-wide line of a strided row must fit
+                tiling_decision(spec, p, (1, 10**9), -1, d)
+                tiling_decision(spec, p, (1, 10**9, 2), 1, d)
+
+
+@dataclass(frozen=True)
+class DtypeKey:
+    """One tiling key: its number ``key`` (the dtype's position in the spec), the dtype's ``name``,
+    ``ge_name`` (``DT_*``), AscendC ``kernel_type``, ``bytes`` per element and the preprocessor ``guard``
+    of the NpuArchs without it ("": always compiled)."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    bytes: int
+    guard: str
+
+
+@dataclass(frozen=True)
+class ReductionView:
+    """One reduction of the kernel: ``name``, ``kind`` (:data:`KIND_CODES`) and ``kind_name``, the pass it
+    is evaluated in (``pass_index``), the max it rescales with (``online``, -1: none), the reductions its
+    argument reads (``uses``) and the lowered argument ``fn``."""
+
+    name: str
+    kind: int
+    kind_name: str
+    pass_index: int
+    online: int
+    uses: tuple[int, ...]
+    fn: LoweredFunction
+
+
+@dataclass(frozen=True)
+class OutputView:
+    """One output of the kernel: ``name``, the reductions it reads (``uses``) and its lowered formula
+    ``fn``."""
+
+    name: str
+    uses: tuple[int, ...]
+    fn: LoweredFunction
+
+
+@dataclass(frozen=True)
+class FloatAttr:
+    """A float attr the kernel reads: its ``name`` and its position among the spec's attrs (``index``)."""
+
+    name: str
+    index: int
+
+
+@dataclass(frozen=True)
+class L0ListAttr:
+    """A list device attr the L0 API allocates (``executor->AllocIntArray``) from an aclnn integer: the
+    device attr's ``name`` and the aclnn attr ``source`` it holds as a one-element list."""
+
+    name: str
+    source: str
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp`` (``op_api/row_reduce_aclnn.cpp.j2``): parameter checks and the L2 plan."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    checks: ConstraintChecks
+    dfx_in: str
+    dim_attr: str
+    files: Mapping[str, str]
+    first_input: str
+    out: str
+    signature: tuple[SignatureParam, ...]
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    tensors: tuple[TensorCheck, ...]
+
+
+@dataclass(frozen=True)
+class L0SourceView(KindView):
+    """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op."""
+
+    KIND: ClassVar[str] = "l0_cpp"
+    dim_attr: str
+    files: Mapping[str, str]
+    first_input: str
+    #: the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a constant)
+    l0_attrs: tuple[L0Attr, ...]
+    #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
+    l0_inputs: tuple[str, ...]
+    l0_lists: tuple[L0ListAttr, ...]
+    l0_params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: the output has the first input's shape and dtype."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    dim_attr: str
+    first_input: str
+
+
+@dataclass(frozen=True)
+class TilingSourceView(KindView):
+    """``op_host/<kernel>_tiling.cpp`` (``op_host/row_reduce_tiling.cpp.j2``): the tiling function; sizes in
+    bytes, alignments and buffers in elements, ``dim_index`` the dim attr's position in the OpDef."""
+
+    KIND: ClassVar[str] = "tiling_cpp"
+    chunk_align: int
+    dim_attr: str
+    #: the device attr carrying ``dim_attr``, its position among the OpDef attrs, and whether it is a list
+    #: (``ListInt``: read with ``GetListInt``, one element) rather than an ``Int``
+    dim_device_attr: str
+    dim_index: int
+    dim_list: bool
+    dtype_keys: tuple[DtypeKey, ...]
+    files: Mapping[str, str]
+    inputs_n: int
+    line_align: int
+    line_bytes: int
+    outputs_n: int
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_type: str
+    ub_reserved_bytes: int
+    work_elems: int
+
+
+@dataclass(frozen=True)
+class KernelView(KindView):
+    """``op_kernel/<kernel>.cpp`` (``op_kernel/row_reduce_kernel.cpp.j2``): the passes, the lowered
+    formulas and one branch per tiling key."""
+
+    KIND: ClassVar[str] = "kernel_cpp"
+    dtype_keys: tuple[DtypeKey, ...]
+    float_attrs: tuple[FloatAttr, ...]
+    float_attrs_n: int
+    #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
+    in_gm_names: tuple[str, ...]
+    inputs_n: int
+    kernel_class: str
+    #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
+    kernel_params: tuple[str, ...]
+    no_fp32_reduce_condition: str
+    no_pad_condition: str
+    out_gm_names: tuple[str, ...]
+    outputs_n: int
+    outs: tuple[OutputView, ...]
+    pass_n: int
+    red_n: int
+    reductions: tuple[ReductionView, ...]
+    steps_text: tuple[str, ...]
+    temps_n: int
+    work_elems: int
+
+
+@dataclass(frozen=True)
+class DocView(KindView):
+    """``docs/<aclnn>.md`` (``docs/row_reduce_aclnn.md.j2``): the API documentation."""
+
+    KIND: ClassVar[str] = "doc_md"
+    constraint_lines: tuple[str, ...]
+    dim_attr: str
+    example_lines: tuple[str, ...]
+    files: Mapping[str, str]
+    param_rows: tuple[ParamRow, ...]
+    product_support: tuple[ProductSupportRow, ...]
+    signature: tuple[SignatureParam, ...]
+    status_rows: tuple[StatusRow, ...]
+    steps_text: tuple[str, ...]
+    tiling_lines: tuple[str, ...]
+
+
+#: The views of the row-reduce templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of a row-reduce op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError, ValueError: as :func:`validate`.
+    """
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of a row-reduce op by name (see :func:`codegen.plan.common.common_view`).
+
+    Raises:
+        TypeError, ValueError: as :func:`validate`.
+    """
+    validate(spec, catalogue)
+    view = common_view(spec, catalogue)
+    comp = compute_of(spec)
+    products: list[Product] = view["products"]
+    prog = program(spec)
+    dtypes = row_dtypes(spec)
+    no_bf16 = arch_condition(products, "bf16")
+    keys = [
+        DtypeKey(
+            key=k,
+            dtype=d.name,
+            ge_name=d.ge_name,
+            kernel_type=d.kernel_type,
+            bytes=d.itemsize,
+            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
+        )
+        for k, d in enumerate(dtypes)
+    ]
+    float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
+    dev = spec.device_interface
+    dim_index = next(i for i, a in enumerate(dev.attrs) if a.source == comp.dim)
+    dim_dev = dev.attrs[dim_index]
+    l0_attrs: list[L0Attr] = []
+    l0_lists: list[L0ListAttr] = []
+    for da in dev.attrs:
+        if da.source is None:
+            l0_attrs.append(l0_constant_attr(da))
+        elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
+            l0_lists.append(L0ListAttr(da.name, da.source))
+            l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
+        else:
+            l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
+    first = spec.inputs[0]
+    status_rows = [
+        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
+            f"{', '.join([*spec.input_names, *spec.output_names])}, workspaceSize or executor is null.",
+        ),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
+            f"A dtype not supported on this product or different dtypes; a rank above {first.rank[1]}; shapes "
+            f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor); {format_rule_text(spec)}.",
+        ),
+        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
+    ]
+    steps_text = []
+    for s in comp.steps:
+        steps_text.append(f"{s.name} = {s.reduction + '(' + str(s.expr) + ')' if s.reduction else str(s.expr)}")
+    tiling_lines = [
+        "Every size in the tiling is int64.",
+        "Tensors are viewed as `[outer, R, inner]` around the reduced dim. With `inner` = 1 whole rows are "
+        "loaded per tile when they fit UB (read once), else each row is cut into chunks of a multiple of 64 "
+        f"elements and read once per pass ({prog.pass_num} reduction pass(es) + the output pass). With `inner` > "
+        "1 a task is a block of inner positions (a multiple of 16) whose R lines are reduced line by line.",
+        "Cores: rows (or outer x inner blocks) split evenly over at most coreNum cores; a row is never split "
+        "across cores, so results are bit-identical for every run.",
+    ]
+    example_lines = []
+    if spec.example is not None:
+        for name, et in spec.example.inputs:
+            example_lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
+        for name, value in spec.example.attrs:
+            example_lines.append(f"`{name}` = {value}")
+    view.update(
+        {
+            "example_lines": example_lines,
+            "checks": constraint_view(spec, catalogue),
+            "dim_attr": comp.dim,
+            "dim_device_attr": dim_dev.name,
+            "dim_index": dim_index,
+            "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list,
+            "l0_attrs": l0_attrs,
+            "l0_inputs": [d.source or "nullptr" for d in dev.inputs],
+            "l0_lists": l0_lists,
+            "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
+            "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
+            "first_input": first.name,
+            "out": spec.output_names[0],
+            "dtype_keys": keys,
+            "tensor_groups": {t.name: dtype_groups(t, products) for t in (*spec.inputs, *spec.outputs)},
+            "tiling_fields": tiling_field_views(TILING_FIELDS),
+            "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
+            "inputs_n": len(spec.inputs),
+            "outputs_n": len(spec.outputs),
+            "red_n": len(prog.reductions),
+            "temps_n": max(prog.temps, 1),
+            "pass_n": prog.pass_num,
+            "reductions": [
+                ReductionView(
+                    name=r.name,
+                    kind=KIND_CODES[r.kind],
+                    kind_name=r.kind,
+                    pass_index=r.pass_index,
+                    online=r.online_max,
+                    uses=tuple(prog.code["arg_uses"][k]),
+                    fn=prog.code["args"][k],
+                )
+                for k, r in enumerate(prog.reductions)
+            ],
+            "outs": [
+                OutputView(name=name, uses=tuple(prog.code["out_uses"][k]), fn=prog.code["outs"][k])
+                for k, (name, _) in enumerate(prog.outputs)
+            ],
+            "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
+            "float_attrs_n": len(float_attrs),
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), f"int64_t {comp.dim}"],
+            "line_align": LINE_ALIGN,
+            "chunk_align": CHUNK_ALIGN,
+            "work_elems": WORK_ELEMS,
+            "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
+            "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
+            "line_bytes": 4 * (prog.temps + 4 * len(prog.reductions) + 3),
+            "no_pad_condition": arch_condition(products, "data_copy_pad"),
+            "no_fp32_reduce_condition": " || ".join(
+                f"__NPU_ARCH__ == {a}" for a in sorted({p.npu_arch for p in products} & set(FP32_REDUCE_MISSING_ARCHS))
+            )
+            or "0",
+            "dfx_in": ", ".join([*spec.input_names, comp.dim]),
+            "status_rows": status_rows,
+            "steps_text": steps_text,
+            "constraint_lines": [
+                f"All tensors have the same shape and dtype; `{comp.dim}` is in [-rank, rank).",
+                "Empty tensors give an empty output.",
+            ],
+            "tiling_lines": tiling_lines,
+        }
+    )
+    view.update(ops_nn_view(spec, products, view["opdef"]))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
+    return view
+
+
+#: op_host unit-test cases: (shape, dim): rows that fit, a chunked row, a non-last dim.
+UT_CASES: tuple[tuple[tuple[int, ...], int], ...] = (((8, 100), -1), ((2, 100000), 1), ((4, 33, 5), 1))
+
+
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
+    """The op_host unit-test tiling cases: every :data:`UT_CASES` entry on every product with the first
+    dtype; expected key, block dim and fields from :func:`tiling_decision`."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    cases: list[dict[str, Any]] = []
+    dtype = row_dtypes(spec)[0]
+    for p in products:
+        for shape, dim in UT_CASES:
+            d = tiling_decision(spec, p, shape, dim, dtype)
+            values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+            values[comp.dim] = dim
+            fields = d.tiling_fields()
+            cases.append(
+                {
+                    "name": ut_case_name(p, dtype.name, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")),
+                    "product": p.name,
+                    "note": f"{dtype.name} {list(shape)}, dim {dim}",
+                    "inputs": [ut_tensor(shape, dtype) for _ in dev.inputs],
+                    "outputs": [ut_tensor(shape, dtype) for _ in dev.outputs],
+                    "attrs": ut_device_attrs(spec, values),
+                    "deterministic": 0,
+                    "tiling_key": d.tiling_key,
+                    "block_dim": d.used_cores,
+                    "workspace": p.sys_workspace_bytes,
+                    "fields": [{"name": n, "value": fields[n]} for n in ("mode", "reduceLen", "tileRows", "chunkNum")],
+                }
+            )
+    return cases
+
+
+def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
+    """The infershape unit-test case: the output has the first input's shape and dtype."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    dtype = row_dtypes(spec)[0]
+    values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+    values[comp.dim] = -1
+    shape = (4, 5, 8)
+    return [
+        ut_infer_case(
+            "SameShape",
+            [ut_tensor(shape, dtype) for _ in dev.inputs],
+            ut_device_attrs(spec, values),
+            [(shape, dtype)] * len(dev.outputs),
+            f"{list(shape)}, dim -1",
+        )
+    ]
