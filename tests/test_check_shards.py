@@ -25,6 +25,8 @@ from codegen.check.result_files import MergeError, merge_results, write_json, wr
 from codegen.cli import main
 from codegen.paths import project_paths
 
+pytestmark = pytest.mark.heavy(60)  # about 60 s alone: scheduled before lighter files
+
 OP = "sigmoid_backward"
 SELECTION = [OP, "--quick", "--dtype", "FLOAT16", "--product", "Ascend910B", "--product", "Ascend910_93"]
 SELECTION += ["--product", "Ascend910", "-j", "1"]

@@ -12,6 +12,8 @@ import pytest
 
 from codegen.manifest import MANIFEST_NAME
 
+pytestmark = pytest.mark.heavy(100)  # about 100 s alone: scheduled before lighter files
+
 DTYPES = "FLOAT, FLOAT16, INT8, INT32, UINT8, INT16, UINT16, UINT32, INT64, UINT64, DOUBLE, BOOL, BF16"
 SMLB = "SoftMarginLossBackward"
 #: The ops the error names: the spec files of the project's specs folder (the catalogue aside), sorted.

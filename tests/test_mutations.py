@@ -6,7 +6,8 @@ builds the tree for the product(s) where the fault matters and runs the op's tar
 same code ``opgen check`` runs (``cases_for`` + ``run_case``): the ``--quick`` matrix plus a few multi-core
 cases (the quick matrix of the elementwise op never launches more than one core, and no quick case of
 the index op has a core that takes one item more than the others). The mutant must be KILLED: some case
-must fail, and the suite also asserts HOW: wrong values (``values``), a kernel fault of a named emulator
+must fail (the cases run in order until the expected kill shows, all of them when it does not), and the
+suite also asserts HOW: wrong values (``values``), a kernel fault of a named emulator
 rule (the ``[rule]`` of the fault message, rule names from runtime/include/opgen_rt/device/core_state.h),
 or a compile-time rejection (``build``). ``test_unmutated_tree_passes_the_targeted_cases`` runs the same
 cases on unmutated copies, so that a kill is never an artefact of the harness, and
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,8 @@ from codegen.check.driver import CaseResult, load_reference, run_case
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
 from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(500)  # about 500 s alone: scheduled before lighter files
 
 #: Kill kinds besides a rule name: wrong values, a compile-time rejection, a status case answered with
 #: another status (the derived status matrix), a determinism case (output not bit-identical over core
@@ -1152,15 +1155,32 @@ def _is_value_mismatch(message: str) -> bool:
 _REFERENCES: dict[str, ModuleType] = {}
 
 
-def run_targeted(built: BuiltOp) -> Outcome:
-    """Runs the targeted cases of ``built`` (each judged exactly as ``opgen check`` judges it)."""
+def run_targeted(built: BuiltOp, enough: Callable[[Outcome], bool] | None = None) -> Outcome:
+    """Runs the targeted cases of ``built`` in order (each judged exactly as ``opgen check`` judges it);
+    with ``enough``, stops after the first failed case at which ``enough(outcome so far)`` holds."""
     spec = built.spec
     if spec.snake not in _REFERENCES:
         _REFERENCES[spec.snake] = load_reference(spec)
     fn = OpCallable(built)
     start = time.perf_counter()
-    results = [run_case(fn, case, _REFERENCES[spec.snake]) for case in targeted_cases(spec.snake, built.product.name)]
+    results: list[CaseResult] = []
+    for case in targeted_cases(spec.snake, built.product.name):
+        results.append(run_case(fn, case, _REFERENCES[spec.snake]))
+        if enough is not None and not results[-1].passed and enough(Outcome(results, 0.0)):
+            break
     return Outcome(results, time.perf_counter() - start)
+
+
+def killed_as_expected(mutant: Mutant, outcome: Outcome) -> bool:
+    """Whether ``outcome`` already holds the kill ``mutant`` expects (its kind and detail, and every kind of
+    ``mutant.also``); the test asserts the same, one condition at a time, with messages."""
+    if mutant.kill == VALUES:
+        found = bool(outcome.value_failures)
+    elif mutant.kill in KINDS:
+        found = any(mutant.detail in r.name or mutant.detail in r.message for r in outcome.hits(mutant.kill))
+    else:
+        found = any(mutant.detail in r.message for r in outcome.faults(mutant.kill))
+    return found and all(outcome.hits(kind) for kind in mutant.also)
 
 
 # ------------------------------------------------------------------------------------------ trees and builds
@@ -1305,7 +1325,9 @@ def test_mutant_is_killed(mutant: Mutant, product: str, builds: Builds) -> None:
         built = future.result()
     except BuildError as exc:  # a mutant must compile warning-free: a build failure is not an emulator kill
         pytest.fail(f"{mutant.ident} does not build for {product}: {str(exc)[:2000]}")
-    outcome = run_targeted(built)
+    # The cases run until the expected kill shows (every case when it never does): a surviving mutant runs
+    # them all, a killed one stops early.
+    outcome = run_targeted(built, lambda so_far: killed_as_expected(mutant, so_far))
     print(f"{mutant.ident} on {product}: {outcome.summary()}")
     assert outcome.failed, f"{mutant.ident} SURVIVED all {len(outcome.results)} targeted cases on {product}"
     assert not outcome.harness_errors, "\n".join(f"{r.ident}: {r.message}" for r in outcome.harness_errors[:5])

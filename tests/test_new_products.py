@@ -25,6 +25,8 @@ from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_specs
 from codegen.specs import load_project
 
+pytestmark = pytest.mark.heavy(150)  # about 150 s alone: scheduled before lighter files
+
 NEW_PRODUCTS = """\
   - name: AscendX2
     doc_term: Test SoC X2 (Atlas A2 class, no bf16)

@@ -25,6 +25,8 @@ from codegen.paths import project_paths
 from codegen.runner import compile_op
 from codegen.specs import load_project
 
+pytestmark = pytest.mark.heavy(180)  # about 180 s alone: scheduled before lighter files
+
 CATALOGUE, SPECS = load_project()
 PATHS = project_paths()
 GENERATED = PATHS.generated

@@ -6,7 +6,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from codegen.paths import project_paths
+
+pytestmark = pytest.mark.heavy(60)  # about 60 s alone: scheduled before lighter files
 
 
 def _run(script: Path, *args: str) -> str:

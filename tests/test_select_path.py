@@ -23,6 +23,8 @@ import pytest
 
 from codegen.paths import project_paths
 
+pytestmark = pytest.mark.heavy(80)  # about 80 s alone: scheduled before lighter files
+
 OP = "clamp_select_backward"
 KERNEL = "op_kernel/clamp_select_grad.cpp"
 DATA = Path(__file__).parent / "data" / "select_op"

@@ -28,6 +28,8 @@ from codegen.build import (
 from codegen.paths import project_paths
 from codegen.specs import load_project
 
+pytestmark = pytest.mark.heavy(70)  # about 70 s alone: scheduled before lighter files
+
 STRICT = ("-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror")
 HOST = ("-Wconversion", "-Wsign-conversion")
 KERNEL = ("-Wconversion",)
