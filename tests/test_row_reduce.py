@@ -28,6 +28,8 @@ from codegen.spec.generated_names import op_files
 from codegen.spec.model import DType
 from codegen.specs import load_project
 
+pytestmark = pytest.mark.heavy(60)  # about 60 s alone: scheduled before lighter files
+
 CATALOGUE, SPECS = load_project()
 PRODUCT = "Ascend910B"
 
