@@ -148,6 +148,7 @@ def test_attr_types_exact() -> None:
         "bool": "bool",
         "float": "float",
         "string": "string",
+        "list_int": "list_int",
     }
 
 
