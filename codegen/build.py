@@ -112,8 +112,17 @@ def _sha256_file(path: Path) -> str:
 @contextlib.contextmanager
 def _entry_lock(entry: Path) -> Iterator[None]:
     """An exclusive lock on one cache entry (a lock file beside it) shared by every process using the cache."""
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    with open(entry.with_name(entry.name + ".lock"), "a+b") as handle:
+    lock = entry.with_name(entry.name + ".lock")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a+b")  # noqa: SIM115 - closed by the with below
+    except (FileExistsError, NotADirectoryError, IsADirectoryError) as exc:
+        # something other than what opgen writes sits where a cache directory or lock file belongs
+        raise BuildError(
+            f"build cache entry {entry} cannot be used: {exc.filename or lock} is "
+            f"{'a directory' if isinstance(exc, IsADirectoryError) else 'not a directory'}; remove it"
+        ) from None
+    with handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -148,6 +157,9 @@ def _cached(entry: Path) -> bool:
                 f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3
             )
         for stale in (entry, record):
+            if stale.is_dir() and not stale.is_symlink():
+                # opgen writes files here; a directory is not its own to delete
+                raise BuildError(f"build cache entry {stale} is a directory, not a file opgen wrote; remove it")
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
     return False
@@ -163,6 +175,9 @@ def _commit(built: Path, entry: Path) -> None:
             if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
                 built.unlink()
                 return
+        for target in (entry, record):
+            if target.is_dir() and not target.is_symlink():
+                raise BuildError(f"build cache entry {target} is a directory, not a file opgen wrote; remove it")
         os.replace(built, entry)
         fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
         with os.fdopen(fd, "w", encoding="ascii") as handle:
@@ -347,6 +362,8 @@ def build_op(
     library = out_dir / f"lib{spec.snake}_{product.name}.so"
     if _cached(library):
         return BuiltOp(spec, product, library, key, sanitize)
+    with _entry_lock(library):  # makes its directory (a BuildError when a file sits in the way)
+        pass
 
     work = build_workdir(cache)
     try:

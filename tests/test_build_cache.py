@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -167,3 +168,31 @@ def test_a_corrupt_cached_object_is_rebuilt_with_a_warning(private_cache: Path) 
     with pytest.warns(CacheWarning, match=f"build cache entry {victim} is corrupt"):
         build_op(specs[OP], catalogue.get("Ascend950"))
     assert victim.read_bytes() == good
+
+
+def test_a_directory_where_a_cache_file_belongs_is_a_build_error_naming_it(private_cache: Path) -> None:
+    """A cached library, its hash record or its lock replaced by a directory, or the cache's ``lib`` replaced
+    by a file: a BuildError naming the path (one line from the CLI), never a traceback, and opgen deletes
+    nothing it did not write."""
+    catalogue, specs = load_project()
+    built = build_op(specs[OP], catalogue.get(PRODUCT))
+    for victim in (built.library, built.library.with_name(built.library.name + ".sha256")):
+        victim.unlink()
+        victim.mkdir()
+        (victim / "keep").write_text("x")
+        with pytest.raises(BuildError, match=f"build cache entry {victim} is a directory"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", CacheWarning)
+            build_op(specs[OP], catalogue.get(PRODUCT))
+        assert (victim / "keep").read_text() == "x"
+        shutil.rmtree(victim)
+    lock = built.library.with_name(built.library.name + ".lock")
+    lock.unlink()
+    lock.mkdir()
+    with pytest.raises(BuildError, match=f"build cache entry {built.library} cannot be used: {lock} is a directory"):
+        build_op(specs[OP], catalogue.get(PRODUCT))
+    lock.rmdir()
+    shutil.rmtree(private_cache / "lib")
+    (private_cache / "lib").write_text("not a directory")
+    with pytest.raises(BuildError, match=r"cannot be used: .* is not a directory; remove it"):
+        build_op(specs[OP], catalogue.get(PRODUCT))
+    assert (private_cache / "lib").read_text() == "not a directory"

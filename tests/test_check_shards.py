@@ -140,6 +140,23 @@ def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
     assert "different specs" in capsys.readouterr().err
 
 
+def test_a_shard_of_a_huge_or_impossible_count_is_one_short_error(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that says it is shard 1 of 10**20 is answered at once, naming the first missing shards and how
+    many more (not a list of them all); a shard number outside 1..N is named as such."""
+    a, _ = two_shards
+    capsys.readouterr()
+    huge = _edited(a, tmp_path / "huge.json", lambda d: d["meta"].update(shard=[1, 10**20]))
+    assert main(["report", "merge", str(huge)]) == 2
+    err = capsys.readouterr().err
+    assert f"shard(s) 2/{10**20}, 3/{10**20}, 4/{10**20}, 5/{10**20}, 6/{10**20} and {10**20 - 6} more missing" in err
+    assert len(err) < 500
+    beyond = _edited(a, tmp_path / "beyond.json", lambda d: d["meta"].update(shard=[3, 2]))
+    assert main(["report", "merge", str(beyond)]) == 2
+    assert f"{beyond}: shard 3/2 is not one of 2 shards" in capsys.readouterr().err
+
+
 def _edited(source: Path, into: Path, edit: Any) -> Path:
     data = json.loads(source.read_text())
     edit(data)

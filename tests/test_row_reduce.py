@@ -329,3 +329,14 @@ def test_the_aclnn_dim_reaches_the_kernel_through_the_list_int_attr(
     want = g - np.exp(y) * g.sum(axis=dim, keepdims=True)
     got = built_op("log_softmax_backward", PRODUCT)(gradOutput=grad, output=out, dim=dim)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_null_only_input_is_161001_not_a_python_error(built_op: Callable[[str, str], OpCallable]) -> None:
+    """A one-input row op called with ``None`` and no ``out``: the output allocation does not need an input
+    array, and phase 1 answers the null tensor."""
+    from codegen.runner import AclnnError
+
+    softmax = built_op("softmax", "Ascend910B")
+    with pytest.raises(AclnnError) as info:
+        softmax(self=None, dim=-1)
+    assert info.value.status == 161001

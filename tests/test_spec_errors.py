@@ -524,7 +524,12 @@ def test_tiling_bounds(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:38: tiling.buffer_num: 9 is out of range; allowed: 1..8",
         f"{f}:39: tiling.ub_reserved_bytes: 100 is not a multiple of 32 (the UB block size)",
-        f"{f}:40: tiling.min_bytes_per_core: 0 is out of range; allowed: >= 1",
+        f"{f}:40: tiling.min_bytes_per_core: 0 is out of range; allowed: 1..9223372036854775807",
+    ]
+    # beyond int64: the generated tiling's int64 constant would not compile
+    f, errs = bad(tmp_path, catalogue, ("  min_bytes_per_core: 32768", "  min_bytes_per_core: 9223372036854775808"))
+    assert errs == [
+        f"{f}:40: tiling.min_bytes_per_core: 9223372036854775808 is out of range; allowed: 1..9223372036854775807"
     ]
     f, errs = bad(
         tmp_path,

@@ -16,6 +16,7 @@ an unsharded run runs every unit of its jobs, so it records the cases they ran).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -135,6 +136,8 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
         if not (isinstance(shard, list) and len(shard) == 2 and all(isinstance(x, int) for x in shard)):
             raise MergeError(f"{path}: no shard in its metadata (written by an older opgen?)")
         k, n = shard
+        if not 1 <= k <= n:
+            raise MergeError(f"{path}: shard {k}/{n} is not one of {n} shards")
         if total is not None and n != total:
             raise MergeError(f"{path} is shard {k}/{n} but {first_path} is of {total} shards")
         total = n
@@ -142,11 +145,17 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
             raise MergeError(f"{path} and {shards[k]} are both shard {k}/{n}")
         shards[k] = path
     assert total is not None
-    missing = [k for k in range(1, total + 1) if k not in shards]
-    if missing:
-        raise MergeError(
-            f"shard(s) {', '.join(f'{k}/{total}' for k in missing)} missing: their cases are not in the given files"
+    # The count of shards comes from the files: count the missing ones without listing them all, and name
+    # the first few (a file claiming to be 1 of 10**20 shards costs nothing).
+    if len(shards) < total:
+        first = list(
+            itertools.islice(
+                (k for k in itertools.takewhile(lambda k: k <= total, itertools.count(1)) if k not in shards), 5
+            )
         )
+        more = total - len(shards) - len(first)
+        named = ", ".join(f"{k}/{total}" for k in first) + (f" and {more} more" if more else "")
+        raise MergeError(f"shard(s) {named} missing: their cases are not in the given files")
     merged: list[CaseResult] = []
     owner: dict[str, Path] = {}
     in_order = sorted(loaded, key=lambda item: item[1]["shard"][0])

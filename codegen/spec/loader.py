@@ -394,10 +394,10 @@ class _OpParser:
         r = self.r
         m = r.mapping(node, ("buffer_num", "ub_reserved_bytes", "min_bytes_per_core")) or {}
         buffer_num = r.integer(m["buffer_num"], 1, 8) if "buffer_num" in m else None
-        reserved = r.integer(m["ub_reserved_bytes"], 0) if "ub_reserved_bytes" in m else None
+        reserved = r.integer(m["ub_reserved_bytes"], 0, INT64_MAX) if "ub_reserved_bytes" in m else None
         if reserved is not None and reserved % UB_BLOCK_BYTES:
             r.error(m["ub_reserved_bytes"], f"{reserved} is not a multiple of {UB_BLOCK_BYTES} (the UB block size)")
-        min_bytes = r.integer(m["min_bytes_per_core"], 1) if "min_bytes_per_core" in m else None
+        min_bytes = r.integer(m["min_bytes_per_core"], 1, INT64_MAX) if "min_bytes_per_core" in m else None
         return TilingSpec(buffer_num or 1, reserved or 0, min_bytes or 1, node.loc)
 
     def example_tensor(self, node: YNode, tensor: TensorSpec | None, need_values: bool) -> ExampleTensor | None:
