@@ -124,8 +124,8 @@ MUTANTS = [
         _TILING,
         (
             (
-                "chunkLen = budget / (tileBytes + LINE_BYTES) / CHUNK_ALIGN * CHUNK_ALIGN;",
-                "chunkLen = budget / (tileBytes + LINE_BYTES) / CHUNK_ALIGN * CHUNK_ALIGN + 4 * CHUNK_ALIGN;",
+                "chunkLen = budget / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;",
+                "chunkLen = budget / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN + 4 * CHUNK_ALIGN;",
             ),
         ),
         "UB capacity",

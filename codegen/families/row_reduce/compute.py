@@ -13,8 +13,20 @@ output is one step::
         - s: sum(exp(self - m))
         - out: exp(self - m) / s
 
-Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals.
-All arithmetic is fp32 (16-bit inputs are converted on load, outputs rounded once on store).
+Instead of ``dim``, ``rows: <input>`` reduces over the trailing dims: the reduced dims are the last
+``<input>.ndim`` dims of every other tensor, flattened to one contiguous row of ``R`` = the product of those
+dims; ``<input>`` has exactly their shape and is broadcast over the rows (element ``j`` of a row reads element
+``j`` of ``<input>``)::
+
+    compute:
+      rows: gamma
+      steps:
+        - ms: mean(x * x)
+        - y: x * gamma / sqrt(ms + epsilon)
+
+Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals;
+float and double attrs (read as fp32). All arithmetic is fp32 (16-bit inputs are converted on load, outputs
+rounded once on store).
 """
 
 from __future__ import annotations
@@ -63,14 +75,16 @@ class RowReduceCompute:
     """The compute model of a row-reduce op.
 
     Attributes:
-        dim: the int64 attr naming the reduced dimension.
+        dim: the int64 attr naming the reduced dimension ("" when ``rows`` is given).
         steps: the steps in order.
         loc: the ``compute`` entry.
+        rows: the input broadcast over the rows whose rank gives the reduced trailing dims (None: ``dim``).
     """
 
     dim: str
     steps: tuple[Step, ...]
     loc: SourceLoc
+    rows: str | None = None
 
     def step(self, name: str) -> Step:
         """The step called ``name``.
@@ -87,8 +101,9 @@ class RowReduceCompute:
 def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     """Parses and checks the ``compute`` section of a row-reduce op.
 
-    Checks: ``dim`` names an int64 attr; every step is a one-entry mapping ``name: formula``; names are new
-    (not a tensor or attr) except output names, each output is defined exactly once; formulas use only
+    Checks: exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the first); every step
+    is a one-entry mapping ``name: formula``; names are new (not a tensor or attr) except output names,
+    each output is defined exactly once; formulas use only
     inputs, earlier steps, float/double attrs, literals, ``+ - * /``, unary minus, :data:`ELEMENT_FUNCTIONS`
     and, at the top only, one of :data:`REDUCTIONS`; outputs are elementwise steps; tensors use
     :data:`ROW_DTYPES`. Problems are recorded in ``ctx.reader`` at their line.
@@ -97,15 +112,35 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         The model, or None when the section has an error.
     """
     r = ctx.reader
-    m = r.mapping(node, ("dim", "steps"))
-    if m is None or "dim" not in m or "steps" not in m:
+    m = r.mapping(node, ("steps",), ("dim", "rows"))
+    if m is None or "steps" not in m:
         return None
     ok = True
-    dim_name = r.string(m["dim"])
-    dim_attr = next((a for a in ctx.attrs if a.name == dim_name), None)
-    if dim_name is not None and (dim_attr is None or dim_attr.type != "int64"):
-        r.error(m["dim"], f"'{dim_name}' is not an int64 attr; dim needs the int64 attr naming the reduced dim")
-        ok = False
+    dim_name: str | None = None
+    rows_name: str | None = None
+    if ("dim" in m) == ("rows" in m):
+        r.error(
+            node,
+            "give exactly one of 'dim' (the int64 attr naming the reduced dim) and 'rows' (the input "
+            "broadcast over the rows, whose rank is the number of reduced trailing dims)",
+        )
+        return None
+    if "dim" in m:
+        dim_name = r.string(m["dim"])
+        dim_attr = next((a for a in ctx.attrs if a.name == dim_name), None)
+        if dim_name is not None and (dim_attr is None or dim_attr.type != "int64"):
+            r.error(m["dim"], f"'{dim_name}' is not an int64 attr; dim needs the int64 attr naming the reduced dim")
+            ok = False
+    else:
+        rows_name = r.string(m["rows"])
+        names = [t.name for t in ctx.inputs]
+        if rows_name is not None and rows_name not in names[1:]:
+            r.error(
+                m["rows"],
+                f"'{rows_name}' is not an input after the first; rows names the input broadcast over the rows "
+                f"(inputs: {', '.join(names)})",
+            )
+            ok = False
     inputs = {t.name for t in ctx.inputs}
     outputs = [t.name for t in ctx.outputs]
     floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}
@@ -169,9 +204,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     if not any(s.reduction for s in steps):
         r.error(node, "the steps have no reduction (sum, max or mean); use the elementwise family")
         ok = False
-    if not ok or dim_name is None:
+    if not ok or (dim_name is None and rows_name is None):
         return None
-    return RowReduceCompute(dim=dim_name, steps=tuple(steps), loc=node.loc)
+    return RowReduceCompute(dim=dim_name or "", steps=tuple(steps), loc=node.loc, rows=rows_name)
 
 
 def _check_expr(expr: Expr, inputs: set[str], known: dict[str, bool], floats: set[str]) -> str:

@@ -1,5 +1,6 @@
 """``opgen explain`` for the row-reduce family: the shape is the tensors' shape ``d0,...,dn``, reduced along
-the last dim; the tiling section is the planner's."""
+the last dim (``rows`` form: the input broadcast over the rows has the shape ``[dn]``); the tiling section is
+the planner's."""
 
 from __future__ import annotations
 
@@ -14,10 +15,16 @@ def shape_call(
     spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None
 ) -> tuple[dict[str, object], list[str], dict[str, object]]:
     """``(tensors, assumed, set_attrs)``: every input and output of the given dims and dtype (default the
-    first listed), the dim attr -1 (the last dim)."""
+    first listed), the dim attr -1 (the last dim); ``rows`` form: the input broadcast over the rows of the
+    last dim's shape."""
     dims, dim = _split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
-    env: dict[str, object] = {t.name: TensorStandIn(dims, dtype) for t in (*spec.inputs, *spec.outputs)}
+    rows = compute_of(spec).rows
+    env: dict[str, object] = {
+        t.name: TensorStandIn(dims[-1:] if t.name == rows else dims, dtype) for t in (*spec.inputs, *spec.outputs)
+    }
+    if rows:
+        return env, [f"{rows} {list(dims[-1:])} (rows of the last dim)"], {}
     return env, [f"{compute_of(spec).dim} {dim} (the last dim)"], {compute_of(spec).dim: dim}
 
 
@@ -28,4 +35,6 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
         ValueError: an empty shape.
     """
     dims, _ = _split_shape(shape)
-    return [(f"{t.name} {list(dims)}", dims) for t in (*spec.inputs, *spec.outputs)]
+    rows = compute_of(spec).rows
+    shapes = [(t.name, dims[-1:] if t.name == rows else dims) for t in (*spec.inputs, *spec.outputs)]
+    return [(f"{name} {list(d)}", d) for name, d in shapes]

@@ -23,6 +23,15 @@ combine ``s = s * exp(m_old - m_new) + sum(exp(a - m_new))``, so softmax-type op
 when a row is cut into chunks (one reduction pass, one output pass) and once when rows fit UB. ``mean`` is
 a sum multiplied by ``1 / R``. Elementwise steps that are not outputs are substituted into their users.
 
+Trailing rows (``compute.rows: <input>``): the reduced dims are the last ``<input>.ndim`` dims, flattened
+to one contiguous row of ``R`` elements (mode 0 always; ``outer`` the product of the leading dims). That input
+has the row's shape and is broadcast over the rows: it is loaded once per core when rows fit UB (one line
+slot every row reads) and chunk by chunk (at the chunk's offset inside the row) when they do not; it costs
+line bytes, not tile bytes.
+
+Float and double attrs reach the kernel as ``float`` tiling fields ``attr<k>`` (the device attr read with
+``GetAttrPointer<float>``).
+
 Cores: the tasks (rows in mode 0, (outer, inner block) pairs in mode 1) are split evenly over
 ``min(coreNum, tasks)`` cores, the first ``tasksFormerNum`` taking one more; a row is never split across
 cores, so every result is computed in one fixed order (deterministic).
@@ -122,6 +131,26 @@ def compute_of(spec: OpSpec) -> RowReduceCompute:
 def row_dtypes(spec: OpSpec) -> list[DType]:
     """Dtypes of the first input in spec order (the tiling key is the position)."""
     return list(spec.inputs[0].dtypes)
+
+
+def row_inputs(spec: OpSpec) -> list[str]:
+    """The inputs broadcast over the rows (``compute.rows``; empty for the ``dim`` form)."""
+    comp = compute_of(spec)
+    return [comp.rows] if comp.rows else []
+
+
+def float_attrs_of(spec: OpSpec) -> list[str]:
+    """The float and double attrs (spec order): the kernel reads them as fp32 tiling fields ``attr<k>``."""
+    return [a.name for a in spec.attrs if a.type in ("float", "double")]
+
+
+def tiling_fields(spec: OpSpec) -> tuple[TilingField, ...]:
+    """:data:`TILING_FIELDS` and one ``float`` field ``attr<k>`` per float attr of ``spec``."""
+    extra = tuple(
+        TilingField(f"attr{k}", "float", f"float attr {name} (fp32)", f"attr{k}")
+        for k, name in enumerate(float_attrs_of(spec))
+    )
+    return TILING_FIELDS + extra
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -385,13 +414,34 @@ def buffer_bytes(spec: OpSpec, dtype: DType) -> tuple[int, int]:
     """``(tile bytes per element, line bytes per element)`` of the UB split (see :func:`tiling_decision`)."""
     prog = program(spec)
     nred = len(prog.reductions)
-    tile = len(spec.inputs) * (dtype.itemsize + 4) + len(spec.outputs) * dtype.itemsize
-    line = 4 * (prog.temps + 4 * nred + 3)
+    n_row = len(row_inputs(spec))
+    tile = (len(spec.inputs) - n_row) * (dtype.itemsize + 4) + len(spec.outputs) * dtype.itemsize
+    line = 4 * (prog.temps + 4 * nred + 3) + n_row * (dtype.itemsize + 4)
     return tile, line
 
 
-def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dim: int, dtype: DType) -> TilingDecision:
-    """The tiling of ``spec`` on ``product`` for inputs of ``shape`` reduced along ``dim``.
+def trailing_view_dims(shape: tuple[int, ...], row_ndim: int) -> tuple[int, int, int]:
+    """``(outer, R, 1)`` of ``shape`` reduced over its last ``row_ndim`` dims (``R`` their product).
+
+    Raises:
+        ValueError: ``row_ndim`` outside ``[1, len(shape)]``.
+    """
+    if not 1 <= row_ndim <= len(shape):
+        raise ValueError(f"{row_ndim} trailing dims do not fit a tensor of rank {len(shape)}")
+    outer = 1
+    for x in shape[: len(shape) - row_ndim]:
+        outer *= x
+    r = 1
+    for x in shape[len(shape) - row_ndim :]:
+        r *= x
+    return outer, r, 1
+
+
+def tiling_decision(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dim: int, dtype: DType, row_ndim: int = 1
+) -> TilingDecision:
+    """The tiling of ``spec`` on ``product`` for inputs of ``shape`` reduced along ``dim`` (``dim`` form) or
+    over the last ``row_ndim`` dims (``rows`` form; ``dim`` is then not read).
 
     UB (``budget = ubBytes - ub_reserved_bytes - 4 * WORK_ELEMS``): tile buffers cost ``tileBytes`` per
     element (each input's ``T`` queue and fp32 copy, each output's ``T`` queue); line buffers ``lineBytes``
@@ -412,7 +462,10 @@ def tiling_decision(spec: OpSpec, product: Product, shape: tuple[int, ...], dim:
     """
     if dtype not in row_dtypes(spec):
         raise ValueError(f"{spec.op} takes {', '.join(d.name for d in row_dtypes(spec))}; got {dtype.name}")
-    outer, r, inner = view_dims(shape, dim)
+    if compute_of(spec).rows:
+        outer, r, inner = trailing_view_dims(shape, row_ndim)
+    else:
+        outer, r, inner = view_dims(shape, dim)
     tile_b, line_b = buffer_bytes(spec, dtype)
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
     if budget <= 0:
@@ -487,8 +540,10 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     t = tiling_decision(spec, product, dims, dim, dtype)
     prog = program(spec)
     reads = 1 if t.chunk_num == 1 else prog.pass_num + 1
+    rows = compute_of(spec).rows
+    along = f"over the last dim ({rows} [{dims[-1]}] broadcast over the rows)" if rows else f"along dim {dim}"
     lines = [
-        f"tiling for {list(dims)} ({dtype.name}) reduced along dim {dim}: outer {t.outer}, R {t.reduce_len}, "
+        f"tiling for {list(dims)} ({dtype.name}) reduced {along}: outer {t.outer}, R {t.reduce_len}, "
         f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.used_cores} of {product.vector_core_num}, "
         f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
         f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
@@ -508,7 +563,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     lines += [
         f"  cores: {t.used_cores} of {product.vector_core_num} ({t.task_num} tasks, "
         f"{t.task_num // t.used_cores} each, +1 on the first {t.task_num % t.used_cores})",
-        f"  passes: {prog.pass_num} reduction pass(es) + output; each input read {reads} time(s)",
+        f"  passes: {prog.pass_num} reduction pass(es) + output; each input read {reads} time(s)"
+        + (f" ({rows}: once per core)" if rows and t.chunk_num == 1 else ""),
     ]
     return "\n".join(lines)
 
@@ -543,8 +599,14 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
             raise ValueError(
                 f"{spec.op}: device input '{carrier.name}' has no aclnn source; a row-reduce kernel reads every input"
             )
+    for da in dev.attrs:
+        if da.source is not None and spec.attr(da.source).type in ("float", "double") and da.type != "float":
+            raise ValueError(f"{spec.op}: the float attr '{da.source}' must reach the device as a float device attr")
     carriers = [a for a in dev.attrs if a.source == comp.dim]
-    if not carriers or carriers[0].type not in ("int", "list_int"):
+    if comp.rows:
+        if comp.dim:
+            raise ValueError(f"{spec.op}: give dim or rows, not both")
+    elif not carriers or carriers[0].type not in ("int", "list_int"):
         raise ValueError(
             f"{spec.op}: the reduced dim '{comp.dim}' must reach the device as an int or list_int device attr"
         )
@@ -628,7 +690,13 @@ class AclnnSourceView(KindView):
     dim_attr: str
     files: Mapping[str, str]
     first_input: str
+    #: the L2 API's arguments of the L0 call after the tensors (the dim, fp32 casts of float attrs)
+    l0_args: tuple[str, ...]
     out: str
+    #: ``rows`` form: the input broadcast over the rows ("": dim form)
+    rows_input: str
+    #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
+    check_attrs: tuple[str, ...]
     signature: tuple[SignatureParam, ...]
     tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
     tensors: tuple[TensorCheck, ...]
@@ -639,7 +707,9 @@ class L0SourceView(KindView):
     """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op."""
 
     KIND: ClassVar[str] = "l0_cpp"
+    dfx_in: str
     dim_attr: str
+    rows_input: str
     files: Mapping[str, str]
     first_input: str
     #: the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a constant)
@@ -656,6 +726,7 @@ class InferShapeView(KindView):
 
     KIND: ClassVar[str] = "infershape_cpp"
     dim_attr: str
+    rows_input: str
     first_input: str
 
 
@@ -674,7 +745,12 @@ class TilingSourceView(KindView):
     dim_list: bool
     dtype_keys: tuple[DtypeKey, ...]
     files: Mapping[str, str]
+    #: (tiling field, OpDef attr index, aclnn attr) of every float attr
+    float_device_attrs: tuple[tuple[str, int, str], ...]
     inputs_n: int
+    row_in_n: int
+    rows_index: int
+    rows_input: str
     line_align: int
     line_bytes: int
     outputs_n: int
@@ -695,6 +771,12 @@ class KernelView(KindView):
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
     in_gm_names: tuple[str, ...]
+    #: per aclnn input, ``true`` when it is broadcast over the rows (C++ literals); per reduction pass and for
+    #: the output pass, whether it reads such an input
+    row_in_flags: tuple[str, ...]
+    pass_reads_rows: tuple[str, ...]
+    out_reads_rows: str
+    rows_input: str
     inputs_n: int
     kernel_class: str
     #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
@@ -719,6 +801,7 @@ class DocView(KindView):
     KIND: ClassVar[str] = "doc_md"
     constraint_lines: tuple[str, ...]
     dim_attr: str
+    rows_input: str
     example_lines: tuple[str, ...]
     files: Mapping[str, str]
     param_rows: tuple[ParamRow, ...]
@@ -770,18 +853,39 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     ]
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
     dev = spec.device_interface
-    dim_index = next(i for i, a in enumerate(dev.attrs) if a.source == comp.dim)
-    dim_dev = dev.attrs[dim_index]
+    rows_in = row_inputs(spec)
+    dim_index = next((i for i, a in enumerate(dev.attrs) if comp.dim and a.source == comp.dim), -1)
+    dim_dev = dev.attrs[dim_index] if dim_index >= 0 else None
     l0_attrs: list[L0Attr] = []
     l0_lists: list[L0ListAttr] = []
+    # the L0 parameters after the tensors, with the L2 API's argument for each (aclnn attr order)
+    l0_extra: list[tuple[str, str]] = []
     for da in dev.attrs:
         if da.source is None:
             l0_attrs.append(l0_constant_attr(da))
         elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
             l0_lists.append(L0ListAttr(da.name, da.source))
             l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
+        elif da.type == "float":  # a float/double aclnn attr, sent as the fp32 value of a Float attr
+            l0_attrs.append(L0Attr(da.name, f"float {da.source}", da.source))
+            l0_extra.append((f"float {da.source}", f"static_cast<float>({da.source})"))
         else:
             l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
+    if comp.dim:
+        l0_extra.insert(0, (f"int64_t {comp.dim}", comp.dim))
+    float_device = [
+        (f"attr{k}", next(i for i, da in enumerate(dev.attrs) if da.source == a.name), a.name)
+        for k, a in enumerate(float_attrs)
+    ]
+
+    def reads_rows(e: Expr) -> bool:
+        return any(isinstance(x, Name) and x.id in rows_in for x in walk(e))
+
+    pass_reads_rows = [
+        "true" if any(reads_rows(r.arg) for r in prog.reductions if r.pass_index == p) else "false"
+        for p in range(prog.pass_num)
+    ]
+    out_reads_rows = "true" if any(reads_rows(e) for _, e in prog.outputs) else "false"
     first = spec.inputs[0]
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
@@ -792,7 +896,13 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_INVALID,
             f"A dtype not supported on this product or different dtypes; a rank above {first.rank[1]}; shapes "
-            f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor); {format_rule_text(spec)}.",
+            + (
+                f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor); "
+                if comp.dim
+                else f"that differ from `{first.name}`'s; `{comp.rows}` of rank 0 or above `{first.name}`'s, or not of "
+                f"the shape of `{first.name}`'s last `{comp.rows}.dim()` dims; "
+            )
+            + f"{format_rule_text(spec)}.",
         ),
         status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
     ]
@@ -819,9 +929,17 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
             "checks": constraint_view(spec, catalogue),
             "dim_attr": comp.dim,
-            "dim_device_attr": dim_dev.name,
+            "dim_device_attr": dim_dev.name if dim_dev else "",
             "dim_index": dim_index,
-            "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list,
+            "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list if dim_dev else False,
+            "rows_input": comp.rows or "",
+            "rows_index": dev.input_index(comp.rows) if comp.rows else -1,
+            "pass_reads_rows": pass_reads_rows,
+            "out_reads_rows": out_reads_rows,
+            "check_attrs": [a.name for a in spec.attrs] if rows_in else [],
+            "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
+            "float_device_attrs": float_device,
+            "l0_args": [arg for _, arg in l0_extra],
             "l0_attrs": l0_attrs,
             "l0_inputs": [d.source or "nullptr" for d in dev.inputs],
             "l0_lists": l0_lists,
@@ -831,7 +949,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "out": spec.output_names[0],
             "dtype_keys": keys,
             "tensor_groups": {t.name: dtype_groups(t, products) for t in (*spec.inputs, *spec.outputs)},
-            "tiling_fields": tiling_field_views(TILING_FIELDS),
+            "tiling_fields": tiling_field_views(tiling_fields(spec)),
             "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
             "inputs_n": len(spec.inputs),
             "outputs_n": len(spec.outputs),
@@ -856,23 +974,28 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             ],
             "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
             "float_attrs_n": len(float_attrs),
-            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), f"int64_t {comp.dim}"],
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(d for d, _ in l0_extra)],
             "line_align": LINE_ALIGN,
             "chunk_align": CHUNK_ALIGN,
             "work_elems": WORK_ELEMS,
             "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
             "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
             "line_bytes": 4 * (prog.temps + 4 * len(prog.reductions) + 3),
+            "row_in_n": len(rows_in),
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "no_fp32_reduce_condition": " || ".join(
                 f"__NPU_ARCH__ == {a}" for a in sorted({p.npu_arch for p in products} & set(FP32_REDUCE_MISSING_ARCHS))
             )
             or "0",
-            "dfx_in": ", ".join([*spec.input_names, comp.dim]),
+            "dfx_in": ", ".join([*spec.input_names, *([comp.dim] if comp.dim else [])]),
             "status_rows": status_rows,
             "steps_text": steps_text,
             "constraint_lines": [
-                f"All tensors have the same shape and dtype; `{comp.dim}` is in [-rank, rank).",
+                f"All tensors have the same shape and dtype; `{comp.dim}` is in [-rank, rank)."
+                if comp.dim
+                else f"All tensors have the same dtype; every tensor but `{comp.rows}` has the shape of "
+                f"`{first.name}`; `{comp.rows}` has the shape of `{first.name}`'s last `{comp.rows}.dim()` dims "
+                f"(1 to the rank of `{first.name}`), which are reduced as one row.",
                 "Empty tensors give an empty output.",
             ],
             "tiling_lines": tiling_lines,
@@ -898,14 +1021,18 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
         for shape, dim in UT_CASES:
             d = tiling_decision(spec, p, shape, dim, dtype)
             values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
-            values[comp.dim] = dim
+            if comp.dim:
+                values[comp.dim] = dim
             fields = d.tiling_fields()
             cases.append(
                 {
                     "name": ut_case_name(p, dtype.name, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")),
                     "product": p.name,
                     "note": f"{dtype.name} {list(shape)}, dim {dim}",
-                    "inputs": [ut_tensor(shape, dtype) for _ in dev.inputs],
+                    "inputs": [
+                        ut_tensor(shape[-1:] if comp.rows and d_in.source == comp.rows else shape, dtype)
+                        for d_in in dev.inputs
+                    ],
                     "outputs": [ut_tensor(shape, dtype) for _ in dev.outputs],
                     "attrs": ut_device_attrs(spec, values),
                     "deterministic": 0,
@@ -924,12 +1051,13 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     dev = spec.device_interface
     dtype = row_dtypes(spec)[0]
     values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
-    values[comp.dim] = -1
+    if comp.dim:
+        values[comp.dim] = -1
     shape = (4, 5, 8)
     return [
         ut_infer_case(
             "SameShape",
-            [ut_tensor(shape, dtype) for _ in dev.inputs],
+            [ut_tensor(shape[-1:] if comp.rows and d.source == comp.rows else shape, dtype) for d in dev.inputs],
             ut_device_attrs(spec, values),
             [(shape, dtype)] * len(dev.outputs),
             f"{list(shape)}, dim -1",

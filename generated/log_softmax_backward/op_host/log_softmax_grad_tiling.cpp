@@ -99,6 +99,7 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
   }
   const int64_t bytes = DtypeBytes(key);
   const int64_t tileBytes = NUM_IN * (bytes + 4) + NUM_OUT * bytes;
+  const int64_t lineBytes = LINE_BYTES;
   const int64_t budget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - 4 * WORK_ELEMS;
   int64_t mode = 0;
   int64_t tileRows = 1;
@@ -112,14 +113,14 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
   if (innerNum == 1) {
     // Mode 0: contiguous rows; whole rows per tile when one fits, else chunks of a multiple of 64 elements.
     const int64_t rs = AlignUp(std::max<int64_t>(reduceLen, 1), LINE_ALIGN);
-    if (rs * (tileBytes + LINE_BYTES) <= budget) {
+    if (rs * (tileBytes + lineBytes) <= budget) {
       const int64_t perCore = CeilDiv(std::max<int64_t>(outerNum, 1), coreNum);
-      tileRows = std::max<int64_t>(1, std::min((budget - rs * LINE_BYTES) / (rs * tileBytes), perCore));
+      tileRows = std::max<int64_t>(1, std::min((budget - rs * lineBytes) / (rs * tileBytes), perCore));
       lineStride = rs;
       tileElems = tileRows * rs;
       lineElems = rs;
     } else {
-      chunkLen = budget / (tileBytes + LINE_BYTES) / CHUNK_ALIGN * CHUNK_ALIGN;
+      chunkLen = budget / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
       if (chunkLen <= 0) {
         return ge::GRAPH_FAILED;
       }
@@ -135,13 +136,13 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
     blockWidth = AlignUp(innerNum, LINE_ALIGN);
     blockWidth =
         std::min(blockWidth, AlignUp(CeilDiv(innerNum, CeilDiv(coreNum, std::max<int64_t>(outerNum, 1))), LINE_ALIGN));
-    const int64_t fit = budget / (std::max<int64_t>(reduceLen, 1) * tileBytes + LINE_BYTES) / LINE_ALIGN * LINE_ALIGN;
+    const int64_t fit = budget / (std::max<int64_t>(reduceLen, 1) * tileBytes + lineBytes) / LINE_ALIGN * LINE_ALIGN;
     if (fit >= LINE_ALIGN) {
       blockWidth = std::min(blockWidth, fit);
       tileRows = std::max<int64_t>(reduceLen, 1);
     } else {
       blockWidth = LINE_ALIGN;
-      tileRows = (budget - LINE_ALIGN * LINE_BYTES) / (LINE_ALIGN * tileBytes);
+      tileRows = (budget - LINE_ALIGN * lineBytes) / (LINE_ALIGN * tileBytes);
       if (tileRows <= 0) {
         return ge::GRAPH_FAILED;
       }

@@ -1,0 +1,215 @@
+"""The ``rows`` form of the row_reduce family, end to end, on the test op of ``tests/data/rows_op``.
+
+``ScaledRowNorm`` (not a CANN API) computes ``y = x * gamma / sqrt(mean(x * x) + epsilon)`` over the last
+``gamma.dim()`` dims: a reduction over trailing dims flattened to one contiguous row, a second input
+broadcast over the rows (indexed by the position inside the row), a double attr reaching the kernel as a
+float tiling field. The unmutated op passes ``opgen check`` (Ascend910B: DataCopyPad and fp32 ReduceSum;
+Ascend910: neither); each mutant planted in its generated kernel must fail it: epsilon dropped, the mean's
+divisor off by one, the broadcast input indexed by the row instead of the position in the row, and the chunk
+boundary off by one on the chunked path. The existing ops' generated files are unchanged by the form except
+the tiling's line-byte local (tests/test_row_reduce.py covers them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegen.families.row_reduce.plan import buffer_bytes, tiling_decision, trailing_view_dims
+from codegen.paths import project_paths
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_op_spec
+from codegen.spec.model import DType
+from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(120)  # about 2 minutes alone: scheduled before lighter files
+
+OP = "scaled_row_norm"
+KERNEL = "op_kernel/scaled_row_norm.cpp"
+DATA = Path(__file__).parent / "data" / "rows_op"
+SPEC_TEXT = (DATA / "specs" / f"{OP}.yaml").read_text()
+CATALOGUE, _ = load_project()
+
+
+def _opgen(specs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), *args],
+        env={**os.environ},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(specs dir, generated dir) of the test op."""
+    root = tmp_path_factory.mktemp("rows_op")
+    shutil.copytree(DATA / "specs", root / "specs")
+    shutil.copytree(DATA / "reference", root / "reference")
+    shutil.copy(project_paths().specs / "products.yaml", root / "specs" / "products.yaml")
+    gen = _opgen(root / "specs", "generate", "--out", str(root / "generated"))
+    assert gen.returncode == 0, gen.stderr
+    return root / "specs", root / "generated"
+
+
+def test_the_planner_views_trailing_dims_as_one_row() -> None:
+    assert trailing_view_dims((2, 3, 4, 8), 1) == (24, 8, 1)
+    assert trailing_view_dims((2, 3, 4, 8), 2) == (6, 32, 1)
+    assert trailing_view_dims((5,), 1) == (1, 5, 1)
+    with pytest.raises(ValueError, match="do not fit"):
+        trailing_view_dims((4, 8), 3)
+
+
+def test_the_broadcast_input_costs_line_bytes_not_tile_bytes(tmp_path: Path) -> None:
+    spec = load_op_spec(DATA / "specs" / f"{OP}.yaml", CATALOGUE)
+    tile, line = buffer_bytes(spec, DType.FLOAT16)
+    # tile: x (2 bytes + its fp32 copy) and y (2 bytes); gamma is one line (2 + 4 bytes) on top of the fp32
+    # lines (a multiple of 4 bytes)
+    assert tile == (2 + 4) + 2
+    assert line % 4 == 2
+    p = CATALOGUE.get("Ascend910B")
+    d = tiling_decision(spec, p, (3, 4, 6), -1, DType.FLOAT, row_ndim=2)
+    assert (d.outer, d.reduce_len, d.inner, d.mode, d.chunk_num) == (3, 24, 1, 0, 1)
+
+
+def test_the_generated_op_launches_gamma_and_epsilon(project: tuple[Path, Path]) -> None:
+    _, generated = project
+    kernel = (generated / OP / KERNEL).read_text()
+    assert "constexpr bool ROW_IN[NUM_IN] = {false, true};" in kernel
+    assert "constexpr bool PASS_READS_ROW_IN[NUM_PASS] = {false};" in kernel  # the mean does not read gamma
+    tiling = (generated / OP / "op_host/scaled_row_norm_tiling.cpp").read_text()
+    assert "GetAttrPointer<float>(0)" in tiling and "GetInputShape(1)" in tiling
+    l0 = (generated / OP / "op_api/aclnn_scaled_row_norm.cpp").read_text()
+    assert "l0op::ScaledRowNorm(xContiguous, gammaContiguous, static_cast<float>(epsilon)," in " ".join(l0.split())
+
+
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend910"])
+def test_unmutated_op_passes_opgen_check(project: tuple[Path, Path], tmp_path: Path, product: str) -> None:
+    specs, generated = project
+    report = tmp_path / "check.json"
+    proc = _opgen(
+        specs, "check", OP, "--quick", "--product", product, "--generated", str(generated), "--json", str(report)
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    cases = json.loads(report.read_text())["cases"]
+    names = " | ".join(c["name"] for c in cases)
+    for expected in ("R = 1", "one above the UB limit (chunked)", "row of 2 dims", "float attrs 0.5", "inf and NaN"):
+        assert expected in names
+    status = {c["name"]: c["status"] for c in cases}
+    assert status["gamma not the last dim's shape -> 161002"] == 161002
+    assert status["gamma of rank above x's -> 161002"] == 161002
+    assert status["gamma empty -> 161002"] == 161002
+    assert status["null gamma -> 161001"] == 161001
+
+
+@dataclass(frozen=True)
+class RowsMutant:
+    """A fault on the rows path: ``old`` -> ``new`` (``old`` occurs once in the kernel); ``kill``: a case
+    name part some failed case must show."""
+
+    ident: str
+    old: str
+    new: str
+    kill: str
+
+
+_CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
+_PASS_LOAD = (
+    "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n            if (PASS_READS_ROW_IN"
+)
+
+ROWS_MUTANTS = (
+    RowsMutant("epsilon-dropped", "Duplicate(tmp[3], attrs[0], n);", "Duplicate(tmp[3], 0.0f, n);", "float attrs"),
+    RowsMutant(
+        "mean-divisor-off-by-one",
+        "Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);",
+        "Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_ + 1), n);",
+        "R = 1",
+    ),
+    RowsMutant(
+        "gamma-indexed-by-row",
+        "ins[i] = inF_[i].template Get<float>();\n        continue;",
+        "ins[i] = inF_[i].template Get<float>()[static_cast<uint32_t>(l * stride_)];\n        continue;",
+        "rows over all cores",  # the case whose tiles hold several rows
+    ),
+    RowsMutant(
+        "chunk-boundary-off-by-one",
+        _CHUNK_N + _PASS_LOAD,
+        _CHUNK_N.replace(": chunkLen_);", ": chunkLen_ - 1);") + _PASS_LOAD,
+        "chunked",
+    ),
+)
+
+
+@pytest.mark.parametrize("mutant", ROWS_MUTANTS, ids=lambda m: m.ident)
+def test_rows_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path, mutant: RowsMutant) -> None:
+    specs, generated = project
+    tree = tmp_path / "generated"
+    shutil.copytree(generated / OP, tree / OP)
+    path = tree / OP / KERNEL
+    text = path.read_text()
+    assert text.count(mutant.old) == 1, f"{mutant.ident}: anchor found {text.count(mutant.old)} times"
+    path.write_text(text.replace(mutant.old, mutant.new))
+    report = tmp_path / "check.json"
+    proc = _opgen(
+        specs,
+        "check",
+        OP,
+        "--quick",
+        "--product",
+        "Ascend910B",
+        "--dtype",
+        "FLOAT",
+        "-j",
+        "1",
+        "--generated",
+        str(tree),
+        "--json",
+        str(report),
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    failed = [c for c in json.loads(report.read_text())["cases"] if not c["passed"]]
+    names = " | ".join(c["name"] + " " + c["message"][:200] for c in failed)
+    assert mutant.kill in names, names[:3000]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("  rows: gamma\n", "  rows: gamma\n  dim: epsilon\n", "give exactly one of 'dim'"),
+        ("  rows: gamma\n", "", "give exactly one of 'dim'"),
+        ("  rows: gamma\n", "  rows: x\n", "'x' is not an input after the first"),
+        ("  rows: gamma\n", "  rows: beta\n", "'beta' is not an input after the first"),
+    ],
+)
+def test_a_bad_rows_entry_names_the_line_and_writes_nothing(tmp_path: Path, old: str, new: str, message: str) -> None:
+    assert SPEC_TEXT.count(old) == 1
+    path = tmp_path / f"{OP}.yaml"
+    path.write_text(SPEC_TEXT.replace(old, new))
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text = str(err.value)
+    assert message in text and f"{OP}.yaml:" in text, text
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_reference_of_the_test_op_is_exact_on_hand_values() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scaled_row_norm_ref", DATA / "reference" / f"{OP}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # rows [3, 4]: mean 12.5 (epsilon 0.5 -> 13); gamma [1, 2]
+    got = module.reference(np.array([[3.0, 4.0]]), np.array([1.0, 2.0]), 0.5)
+    np.testing.assert_allclose(got, [[3 / np.sqrt(13.0), 8 / np.sqrt(13.0)]], rtol=1e-15)
