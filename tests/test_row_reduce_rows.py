@@ -7,7 +7,9 @@ float tiling field. The unmutated op passes ``opgen check`` (Ascend910B: DataCop
 Ascend910: neither); each mutant planted in its generated kernel must fail it: epsilon dropped, the mean's
 divisor off by one, the broadcast input indexed by the row instead of the position in the row, and the chunk
 boundary off by one on the chunked path. The existing ops' generated files are unchanged by the form except
-the tiling's line-byte local (tests/test_row_reduce.py covers them).
+the tiling's line-byte local (tests/test_row_reduce.py covers them). Also: the planner and explain against the
+generated tiling function, the GM traffic of the broadcast input from the counters, and the kernel against
+PyTorch's torch.nn.functional.rms_norm (float64) as the independent oracle.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codegen.families.row_reduce.plan import buffer_bytes, tiling_decision, trailing_view_dims
+from codegen.families.row_reduce.plan import buffer_bytes, explain_tiling, tiling_decision, trailing_view_dims
 from codegen.paths import project_paths
+from codegen.runner import OpCallable, compile_op
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
 from codegen.spec.model import DType
@@ -213,3 +216,89 @@ def test_reference_of_the_test_op_is_exact_on_hand_values() -> None:
     # rows [3, 4]: mean 12.5 (epsilon 0.5 -> 13); gamma [1, 2]
     got = module.reference(np.array([[3.0, 4.0]]), np.array([1.0, 2.0]), 0.5)
     np.testing.assert_allclose(got, [[3 / np.sqrt(13.0), 8 / np.sqrt(13.0)]], rtol=1e-15)
+
+
+@pytest.fixture(scope="module")
+def built(project: tuple[Path, Path]) -> OpCallable:
+    """The test op built for Ascend910B from the module's generated tree."""
+    specs, generated = project
+    return compile_op(OP, "Ascend910B", generated=generated, specs_dir=specs)
+
+
+#: (x shape, gamma dims): rows that fit, a chunked row, a row of 2 dims, rank 1.
+TILING_SHAPES = [((96, 1000), 1), ((2, 70000), 1), ((3, 4, 6), 2), ((5,), 1)]
+
+
+@pytest.mark.parametrize(("shape", "k"), TILING_SHAPES)
+def test_explain_and_the_planner_equal_the_generated_tiling(built: OpCallable, shape: tuple[int, ...], k: int) -> None:
+    spec, product = built.spec, CATALOGUE.get("Ascend910B")
+    tensor = {"shape": list(shape), "dtype": "FLOAT"}
+    request = {
+        "inputs": [tensor, {"shape": list(shape[len(shape) - k :]), "dtype": "FLOAT"}],
+        "outputs": [tensor],
+        "attrs": {"epsilon": 0.25},
+    }
+    got = built.run_tiling(request)
+    assert got.get("status") == 0, got
+    d = tiling_decision(spec, product, shape, -1, DType.FLOAT, row_ndim=k)
+    tiling = got["tiling"]
+    for name, value in d.tiling_fields().items():
+        assert int(tiling[name]) == value, name
+    assert float(tiling["attr0"]) == 0.25
+    assert (got["block_dim"], got["tiling_key"]) == (d.used_cores, d.tiling_key)
+    if k == 1:  # explain reduces over the last dim: its numbers are the planner's (and so the tiling's)
+        text = explain_tiling(spec, product, shape, "FLOAT")
+        assert f"rows per tile: {d.tile_rows}; chunks per row: {d.chunk_num} of {d.chunk_len} elements" in text
+        assert f"cores: {d.used_cores} of {product.vector_core_num}" in text
+
+
+def _data_bytes_read(fn: OpCallable) -> int:
+    launch = fn.last_stats["launches"][0]
+    return sum(int(c["gm_bytes_read"]) - int(launch["tiling_data_size"]) for c in launch["cores"])
+
+
+def test_traffic_gamma_once_per_core_when_rows_fit_and_once_per_row_when_chunked(built: OpCallable) -> None:
+    # rows fit: x read once, gamma once by every core used; chunked: x twice (the mean pass and the output
+    # pass), gamma once per row (only the output pass reads it)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((96, 1000)).astype(np.float32)
+    g = rng.standard_normal(1000).astype(np.float32)
+    built(x=x, gamma=g)
+    cores = built.last_stats["launches"][0]["block_dim"]
+    assert _data_bytes_read(built) == x.nbytes + cores * g.nbytes
+    x = rng.standard_normal((2, 70000)).astype(np.float32)
+    g = rng.standard_normal(70000).astype(np.float32)
+    built(x=x, gamma=g)
+    assert int(built.last_stats["launches"][0]["tiling"]["chunkNum"]) > 1
+    assert _data_bytes_read(built) == 2 * x.nbytes + x.shape[0] * g.nbytes
+
+
+#: (name, x shape, gamma dims, scale)
+ORACLE_CASES = [
+    ("R = 1", (6, 1), 1, 2.0),
+    ("rows", (7, 33), 1, 2.0),
+    ("row of 2 dims", (3, 4, 6), 2, 2.0),
+    ("multi-chunk row", (2, 70000), 1, 3.0),
+    ("large dynamic range", (6, 64), 1, 1e15),
+]
+
+
+@pytest.mark.parametrize(("name", "shape", "k", "scale"), ORACLE_CASES, ids=[c[0] for c in ORACLE_CASES])
+def test_kernel_matches_pytorch_rms_norm(
+    built: OpCallable, name: str, shape: tuple[int, ...], k: int, scale: float
+) -> None:
+    """The kernel's y (fp32) against torch.nn.functional.rms_norm in float64 (torch as the independent
+    oracle), within the test reference's tolerance() plus one fp32 ULP; fp32 accumulation must hold at
+    1e15 (squares near 1e30, far from fp16/bf16 range) and over 70000 terms."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(len(name))
+    x = (rng.standard_normal(shape) * scale).astype(np.float32)
+    g = rng.standard_normal(shape[len(shape) - k :]).astype(np.float32)
+    got = np.asarray(built(x=x, gamma=g, epsilon=1e-5), dtype=np.float64)
+    eps = float(np.float32(1e-5))
+    want = torch.nn.functional.rms_norm(
+        torch.from_numpy(x.astype(np.float64)), tuple(g.shape), weight=torch.from_numpy(g.astype(np.float64)), eps=eps
+    ).numpy()
+    r = int(g.size)
+    atol = np.abs(want) * 2.0**-24 * (r / 2 + 16) + np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    assert np.all(np.abs(got - want) <= atol), float(np.max(np.abs(got - want) - atol))
