@@ -518,8 +518,7 @@ EXPLAIN_DIM = -1
 
 
 def _split_shape(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    if not shape:
-        raise ValueError("give the tensors' shape d0,...,dn (reduced along the last dim)")
+    """The tensors' dims and the dim ``opgen explain`` reduces along (the last; a 0-d shape is one element)."""
     return tuple(shape), EXPLAIN_DIM
 
 
