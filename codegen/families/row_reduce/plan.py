@@ -517,6 +517,11 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
 EXPLAIN_DIM = -1
 
 
+def _names(names: list[str] | tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: tensor names for the generated doc."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _split_shape(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     """The tensors' dims and the dim ``opgen explain`` reduces along (the last; a 0-d shape is one element)."""
     return tuple(shape), EXPLAIN_DIM
@@ -782,6 +787,10 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         else:
             l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
     first = spec.inputs[0]
+    # CANN's row ops (e.g. activation/softmax_v2/op_api/aclnn_softmax.cpp) require one dtype of the inputs only;
+    # the output may take any listed dtype: the device op's result is cast to it (l0op::Cast).
+    same_dtype_text = f" or {_names(spec.input_names)} of different dtypes" if len(spec.inputs) > 1 else ""
+    out_names = _names(spec.output_names)
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
@@ -790,7 +799,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         ),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            f"A dtype not supported on this product or different dtypes; a rank above {first.rank[1]}; shapes "
+            f"A dtype not supported on this product{same_dtype_text}; a rank above {first.rank[1]}; shapes "
             f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor); {format_rule_text(spec)}.",
         ),
         status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
@@ -871,7 +880,9 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "status_rows": status_rows,
             "steps_text": steps_text,
             "constraint_lines": [
-                f"All tensors have the same shape and dtype; `{comp.dim}` is in [-rank, rank).",
+                f"All tensors have the same shape{'; the inputs have one dtype' if len(spec.inputs) > 1 else ''}; "
+                f"{out_names} may take any of its listed dtypes, not only {first.name}'s: the result, computed in "
+                f"{first.name}'s dtype, is cast to it; `{comp.dim}` is in [-rank, rank).",
                 "Empty tensors give an empty output.",
             ],
             "tiling_lines": tiling_lines,
