@@ -371,6 +371,8 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
         ("{not json", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
         ('{"version": 1, "seconds": [1, 2]}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('["version", 1]', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('{"version": true, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('{"version": 1.0, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
         ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
     ],

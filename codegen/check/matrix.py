@@ -196,7 +196,8 @@ class CaseCosts:
 
         Raises:
             ValueError: ``"<reason>"``: the file is missing (and not ``created``), unreadable, not JSON, or not
-                ``{"version": 1, "seconds": {ident: seconds}}`` with non-negative finite seconds.
+                ``{"version": 1, "seconds": {ident: seconds}}`` with the integer 1 (not ``true`` or ``1.0``) and
+                non-negative finite seconds.
         """
         if created and not path.exists() and not path.is_symlink():
             return cls(path)
@@ -214,7 +215,8 @@ class CaseCosts:
             raise ValueError(f"not JSON: {exc}") from None
         seconds = data.get("seconds") if isinstance(data, dict) else None
         shape = 'expected {"version": 1, "seconds": {"<case>": <seconds>, ...}}'
-        if not isinstance(seconds, dict) or data.get("version") != 1:
+        version = data.get("version") if isinstance(data, dict) else None
+        if not isinstance(seconds, dict) or type(version) is not int or version != 1:  # true, 1.0: not version 1
             raise ValueError(f"not a cost table ({shape})")
         for ident, value in seconds.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
