@@ -640,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
-        print(f"{len(exc.errors)} spec error(s); nothing was written", file=sys.stderr)
+        print(f"{exc.count} spec error(s); nothing was written", file=sys.stderr)
         return 2
     except SpecError as exc:  # a spec problem found after loading (while planning or rendering)
         print(str(exc), file=sys.stderr)
