@@ -400,7 +400,7 @@ def _check_meta(
     args: argparse.Namespace, specs: dict[str, OpSpec], generated: Path, shard: list[int], plan: str
 ) -> dict[str, Any]:
     """The ``meta`` of the JSON (see :mod:`codegen.check.results`)."""
-    from codegen.check.matrix import inputs_digest
+    from codegen.check.matrix import input_part_digests, inputs_digest
     from codegen.paths import project_paths, reference_dir_for
 
     paths = project_paths()
@@ -418,6 +418,9 @@ def _check_meta(
     return {
         "opgen": _version(),
         "inputs": inputs_digest(
+            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
+        ),
+        "input_parts": input_part_digests(
             specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
         ),
         "options": options,
@@ -637,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
-        print(f"{len(exc.errors)} spec error(s); nothing was written", file=sys.stderr)
+        print(f"{exc.count} spec error(s); nothing was written", file=sys.stderr)
         return 2
     except SpecError as exc:  # a spec problem found after loading (while planning or rendering)
         print(str(exc), file=sys.stderr)

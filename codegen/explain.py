@@ -109,11 +109,37 @@ def constraint_verdict(c: Constraint, env: Mapping[str, object]) -> tuple[dict[s
     return scope, f"VIOLATED (`{to_source(c.require)}` is false; phase 1 returns {c.status})"
 
 
-def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | None) -> None:
+def check_ranks(spec: OpSpec, env: Mapping[str, object]) -> None:
+    """Rejects a call whose tensors break the spec's rank rules, as phase 1 of the aclnn API does
+    (``OP_CHECK_MAX_DIM`` and the minimum rank: 161002).
+
+    ``env`` maps tensor names to stand-ins with a ``shape`` (:class:`codegen.check.constraints.TensorStandIn`);
+    names it lacks are not checked. Outputs are checked first (an ``opgen explain`` shape is the output's in
+    the elementwise family), then inputs, each in spec order.
+
+    Raises:
+        ValueError: ``<output|input> <name> of rank <r> is rejected by <aclnn>: rank must be <lo>-<hi>``.
+    """
+    for kind, tensors in (("output", spec.outputs), ("input", spec.inputs)):
+        for t in tensors:
+            stand_in = env.get(t.name)
+            shape = getattr(stand_in, "shape", None)
+            if shape is None:
+                continue
+            lo, hi = t.rank
+            if not lo <= len(shape) <= hi:
+                raise ValueError(
+                    f"{kind} {t.name} of rank {len(shape)} is rejected by {spec.aclnn_name}: rank must be {lo}-{hi}"
+                )
+
+
+def check_explain_shape(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> None:
     """Rejects an ``opgen explain --shape`` the op's calls would reject, before any tiling is computed.
 
-    The family says which tensors the shape implies and rejects a shape of the wrong rank
-    (:meth:`codegen.registry.Family.explain_tensors`); each tensor's element count and byte size must fit in
+    The family says which tensors the shape implies and rejects a shape it cannot read
+    (:meth:`codegen.registry.Family.explain_tensors`); every tensor of the call the shape describes
+    (:meth:`codegen.registry.Family.shape_call`) must meet its rank rule (:func:`check_ranks`, the rule of
+    the generated aclnn checks, for every family); each tensor's element count and byte size must fit in
     int64 (aclnn shapes and the tiling's lengths are int64).
 
     Raises:
@@ -122,7 +148,10 @@ def check_explain_shape(spec: OpSpec, shape: tuple[int, ...], dtype_name: str | 
     for dim in shape:
         if dim > INT64_MAX:
             raise ValueError(f"dimension {dim} does not fit in int64 (at most {INT64_MAX})")
-    tensors = registry.family(spec.family).explain_tensors(spec, shape)
+    family = registry.family(spec.family)
+    tensors = family.explain_tensors(spec, shape)
+    call, _, _ = family.shape_call(spec, product, shape, dtype_name)
+    check_ranks(spec, call)
     # The dtype explain tiles for: the one asked for, else the first the first required input lists.
     dtype = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
     for what, dims in tensors:
@@ -175,7 +204,7 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         )
     shape = parse_shape(shape_text) if shape_text is not None else None
     if shape is not None:
-        check_explain_shape(spec, shape, dtype_name)
+        check_explain_shape(spec, product, shape, dtype_name)
         env, assumed = _shape_call(spec, product, shape, dtype_name)
     for c in spec.constraints:
         if c.products and product.name not in c.products:

@@ -7,8 +7,10 @@ C++ output is formatted with clang-format (the PyPI ``clang-format`` package) us
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +25,7 @@ import jinja2
 from codegen import registry
 from codegen.paths import ProjectPaths
 from codegen.plan.common import OpViews
-from codegen.spec.errors import SpecError
+from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import Catalogue, OpSpec
 
 #: Template (kind directory, base name) for every generated file kind of :func:`codegen.spec.generated_names.op_files`.
@@ -161,21 +163,52 @@ class RenderedOp:
     templates: dict[str, str]
 
 
+#: Most plan errors (a product whose resources cannot hold an op, ...) one render reports; the rest are counted.
+MAX_PLAN_ERRORS = 10
+
+
+def _located(spec: OpSpec, catalogue: Catalogue, exc: ValueError) -> SpecError:
+    """A planner's ValueError as a SpecError at the catalogue entry of the product it names (a whole word of
+    the message: ``Ascend910`` is not named by ``Ascend910B``), else at the op's ``products``."""
+    named = [
+        i
+        for i, p in enumerate(catalogue.products)
+        if p.name in spec.products and re.search(rf"(?<![\w]){re.escape(p.name)}(?![\w])", str(exc))
+    ]
+    if named:
+        i = named[0]
+        loc, field = catalogue.products[i].loc, f"products[{i}]"
+    else:
+        loc, field = spec.loc, "products"
+    return SpecError(loc, field, f"{exc} ({spec.path}); change the product catalogue or the op's products")
+
+
 def _build_views(family: registry.Family, spec: OpSpec, catalogue: Catalogue) -> OpViews:
-    """The family validates ``spec`` at plan time, then builds its views; a planner's ValueError (e.g. a
-    product whose UB cannot hold one tile of the op) becomes a SpecError at the catalogue entry of the
-    product it names (else at the op's spec)."""
+    """The family validates ``spec`` at plan time, then builds its views.
+
+    Raises:
+        SpecErrors: a planner's ValueError (e.g. a product whose UB cannot hold one tile of the op) for every
+            product of the op that fails, each at the catalogue entry of the product it names (else at the
+            op's spec): the op is planned once per product to find them all.
+        SpecError: the family's own located error (e.g. a formula without vector instructions).
+    """
     try:
         family.validate(spec, catalogue)
         return family.build_views(spec, catalogue)
     except ValueError as exc:
-        named = [i for i, p in enumerate(catalogue.products) if p.name in spec.products and f"{p.name} (" in str(exc)]
-        if named:
-            i = named[0]
-            loc, field = catalogue.products[i].loc, f"products[{i}]"
-        else:
-            loc, field = spec.loc, "products"
-        raise SpecError(loc, field, f"{exc} ({spec.path}); change the product catalogue or the op's products") from exc
+        first = _located(spec, catalogue, exc)
+    errors: list[SpecError] = []
+    if len(spec.products) > 1:
+        for name in spec.products:
+            one = dataclasses.replace(spec, products=(name,))
+            try:
+                family.validate(one, catalogue)
+                family.build_views(one, catalogue)
+            except ValueError as exc:
+                errors.append(_located(spec, catalogue, exc))
+            except (SpecError, SpecErrors):
+                continue  # not a resource error of this product: the first error stands for the op
+    raise SpecErrors(errors or [first])
 
 
 def render_ops(
@@ -190,16 +223,28 @@ def render_ops(
     Raises:
         RenderError: unknown family, a family whose view of a kind is not that kind's frozen view dataclass,
             a template error (with op, template name and line), or clang-format failure.
+        SpecErrors: plan errors (:func:`_build_views`) of every op, ordered by file and line: the first
+            :data:`MAX_PLAN_ERRORS` and the count of the others (``omitted``); nothing is rendered.
     """
     env = env or make_environment(paths.templates)
     pending: list[tuple[OpSpec, dict[str, str], dict[str, str]]] = []
     cpp: dict[str, str] = {}
+    plan_errors: list[SpecError] = []
     for spec in specs:
         try:
             family = registry.family(spec.family)
         except registry.UnknownFamily as exc:
             raise RenderError(f"{spec.path}: {exc.args[0]}") from exc
-        views = _build_views(family, spec, catalogue)
+        try:
+            views = _build_views(family, spec, catalogue)
+        except SpecErrors as exc:
+            plan_errors.extend(exc.errors)
+            continue
+        except SpecError as exc:
+            plan_errors.append(exc)
+            continue
+        if plan_errors:
+            continue  # nothing is written: plan the remaining ops only to report their errors too
         files: dict[str, str] = {}
         used: dict[str, str] = {}
         for kind, rel in views.files.items():
@@ -221,6 +266,9 @@ def render_ops(
             files[rel] = text
             used[rel] = name
         pending.append((spec, files, used))
+    if plan_errors:
+        ordered = sorted(plan_errors, key=lambda e: (e.loc.file, e.loc.line))
+        raise SpecErrors(ordered[:MAX_PLAN_ERRORS], omitted=max(0, len(ordered) - MAX_PLAN_ERRORS))
     formatted = format_cpp_files(cpp, paths.clang_format)
     out: list[RenderedOp] = []
     for spec, files, used in pending:

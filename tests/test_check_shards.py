@@ -164,6 +164,74 @@ def _edited(source: Path, into: Path, edit: Any) -> Path:
     return into
 
 
+def test_a_shard_without_its_metadata_is_one_error_line_naming_the_file(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard whose ``meta`` was deleted or emptied: not 'different opgen versions: None != ...'."""
+    a, b = two_shards
+    capsys.readouterr()
+    gone = _edited(b, tmp_path / "gone.json", lambda d: d.pop("meta"))
+    for files in ([a, gone], [gone, a], [gone]):
+        assert main(["report", "merge", *map(str, files)]) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"error: {gone}: no 'meta' (the run's metadata: opgen version, inputs, options, shard and plan); the "
+            "file was edited or not written by `opgen check --json`"
+        ]
+    empty = _edited(b, tmp_path / "empty.json", lambda d: d.update(meta={}))
+    assert main(["report", "merge", str(a), str(empty)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {empty}: its metadata has no 'opgen', 'inputs', 'options', 'plan' (written by an older opgen, or "
+        "edited)"
+    ]
+
+
+@pytest.mark.parametrize("field", ["message", "name"])
+def test_a_lone_surrogate_in_a_shard_is_one_error_line(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str
+) -> None:
+    """JSON may escape a lone surrogate (``\\ud800``); no UTF-8 output can hold it (printing a failed case's
+    message raised UnicodeEncodeError). The file is refused, named, with the place of the string."""
+    a, b = two_shards
+    data = json.loads(b.read_text())
+    data["cases"][2][field] = "MARK"
+    data["cases"][2]["passed"] = False
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data).replace('"MARK"', '"bad \\ud800 text"'))
+    assert "\\ud800" in bad.read_text()
+    capsys.readouterr()
+    for extra in ([], ["--json", str(tmp_path / "m.json")], ["--junit", str(tmp_path / "m.xml")]):
+        assert main(["report", "merge", str(a), str(bad), *extra]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.splitlines() == [
+            f"error: {bad}: cases[2].{field} holds a lone surrogate (a \\ud800-\\udfff escape), which no UTF-8 text "
+            "can hold; `opgen check --json` never writes one (an edited file?)"
+        ]
+        assert captured.out == ""
+    assert not (tmp_path / "m.json").exists() and not (tmp_path / "m.xml").exists()
+
+
+def test_a_shard_run_on_an_edited_catalogue_is_named_as_such(
+    specs_dir: Path, two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Shard 2 run with a products.yaml whose Ascend910B/Ascend910_93 have fewer cores (another fingerprint):
+    the merge names the product catalogue as what differs."""
+    a, _ = two_shards
+    edited = tmp_path / "specs"
+    shutil.copytree(specs_dir, edited)
+    shutil.copytree(specs_dir.parent / "reference", tmp_path / "reference")
+    catalogue = (edited / "products.yaml").read_text()
+    assert catalogue.count("vector_core_num: 48\n") == 2
+    (edited / "products.yaml").write_text(catalogue.replace("vector_core_num: 48\n", "vector_core_num: 40\n"))
+    c = tmp_path / "c.json"
+    _check(edited, c, "--shard", "2/2")
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {c} and {a} come from different product catalogues (products.yaml: the product set or a "
+        "product's resources)"
+    ]
+
+
 def test_a_shard_that_lost_cases_is_an_error_naming_the_file_and_the_count(
     two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -371,6 +439,8 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
         ("{not json", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
         ('{"version": 1, "seconds": [1, 2]}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('["version", 1]', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('{"version": true, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
+        ('{"version": 1.0, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
         ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
     ],

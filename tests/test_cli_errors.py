@@ -60,6 +60,16 @@ def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
             "aclnnSoftMarginLossBackward: rank must be 0-8\n",
         ),
         (
+            ("explain", "Softmax", "--product", "Ascend910B", "--shape", "1,2,3,4,5,6,7,8,9"),
+            "error: explain Softmax --shape 1,2,3,4,5,6,7,8,9: output out of rank 9 is rejected by "
+            "aclnnSoftmax: rank must be 0-8\n",
+        ),
+        (
+            ("explain", "LogSoftmaxBackward", "--product", "Ascend950", "--shape", "2,1,1,1,1,1,1,1,1,3"),
+            "error: explain LogSoftmaxBackward --shape 2,1,1,1,1,1,1,1,1,3: output out of rank 10 is rejected by "
+            "aclnnLogSoftmaxBackward: rank must be 0-8\n",
+        ),
+        (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "99999999999,99999999999"),
             f"error: explain {SMLB} --shape 99999999999,99999999999: output out [99999999999, 99999999999] has "
             "9999999999800000000001 elements, which overflows int64 (at most 9223372036854775807)\n",
@@ -100,6 +110,17 @@ def test_explain_on_an_unsupported_product_says_so_and_gives_no_tiling() -> None
     assert "  NOT SUPPORTED on Ascend310P (spec products: Ascend910, Ascend910B, Ascend910_93, Ascend950)" in lines
     assert lines[-1] == "no tiling: aclnnSoftMarginLossBackward does not run on Ascend310P"
     assert not any("tiling for" in line or "strategy" in line or "blockDim" in line for line in lines)
+
+
+def test_explain_of_a_row_op_takes_a_0d_shape_as_the_aclnn_api_does() -> None:
+    """CANN's aclnnSoftmax takes a 0-d self (rank 0-8; dim in [-1, 0]): explain tiles it as one row of one
+    element instead of refusing it."""
+    proc = opgen("explain", "Softmax", "--product", "Ascend910B", "--shape", "scalar")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    tiling = [line for line in proc.stdout.splitlines() if line.startswith("tiling for")]
+    assert len(tiling) == 1 and tiling[0].startswith(
+        "tiling for [] (FLOAT) reduced along dim -1: outer 1, R 1, inner 1;"
+    )
 
 
 @pytest.mark.parametrize("jobs", ["0", "-3", "two"])

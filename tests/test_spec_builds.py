@@ -3,6 +3,7 @@ pass validation and then fail in the C++ compiler)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -93,3 +94,72 @@ def test_a_product_whose_ub_cannot_hold_one_repeat_is_a_clean_catalogue_error(tm
         "raise ub_bytes or drop Ascend910B from the op's products\n1 spec error(s); nothing was written\n"
     )
     assert not out.exists()
+
+
+def _small_ub_catalogue(specs: Path, products: tuple[str, ...], ub_bytes: int) -> dict[str, int]:
+    """Writes the project's catalogue into ``specs`` with ``ub_bytes`` for ``products``; returns the 1-based
+    line of each of their entries (``- name: ...``)."""
+    lines = (project_paths().specs / "products.yaml").read_text().splitlines(keepends=True)
+    entries: dict[str, int] = {}
+    current = None
+    for i, line in enumerate(lines):
+        if line.strip().startswith("- name: "):
+            current = line.split("- name: ")[1].strip()
+            if current in products:
+                entries[current] = i + 1
+        elif current in products and line.strip().startswith("ub_bytes:"):
+            lines[i] = line.split("ub_bytes:")[0] + f"ub_bytes: {ub_bytes}\n"
+    (specs / "products.yaml").write_text("".join(lines))
+    assert set(entries) == set(products)
+    return entries
+
+
+def test_a_catalogue_too_small_for_several_ops_reports_every_op_on_every_product(tmp_path: Path) -> None:
+    """Two products with 1024 bytes of UB and three ops (two families) listing both: six errors, each at its
+    product's catalogue entry and naming its op (not the first op per product only), ordered by line."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    ops = {"softmax": "Softmax", "log_softmax": "LogSoftmax", "gelu_backward": "GeluBackward"}
+    for op in ops:
+        shutil.copy(project_paths().specs / f"{op}.yaml", specs)
+    entries = _small_ub_catalogue(specs, ("Ascend910B", "Ascend910_93"), 1024)
+    out = tmp_path / "generated"
+    gen = _opgen("--specs", str(specs), "generate", "--out", str(out))
+    assert gen.returncode == 2
+    lines = gen.stderr.splitlines()
+    assert lines[-1] == "6 spec error(s); nothing was written"
+    found = []
+    for line in lines[:-1]:
+        product = next(p for p in entries if f"UB of {p} (1024 bytes)" in line)
+        op = next(name for name in ops.values() if f" of {name} (" in line)
+        assert line.startswith(f"{specs / 'products.yaml'}:{entries[product]}: products["), line
+        found.append((entries[product], product, op))
+    assert sorted(found) == found  # ordered by line
+    assert sorted(found) == sorted((entries[p], p, op) for p in entries for op in ops.values())
+    assert not out.exists()
+
+
+def test_a_catalogue_too_small_for_many_ops_reports_ten_and_counts_the_rest(tmp_path: Path) -> None:
+    """Every project op on three products of 1024 bytes of UB: ten errors shown, the others counted."""
+    specs = tmp_path / "specs"
+    shutil.copytree(project_paths().specs, specs)
+    products = ("Ascend910B", "Ascend910_93", "Ascend950")
+    entries = _small_ub_catalogue(specs, products, 1024)
+    # every (op, product) pair of these products, counted from the spec files' `products:` lines
+    expected = 0
+    for path in sorted(specs.glob("*.yaml")):
+        listed = [line for line in path.read_text().splitlines() if line.startswith("products:")]
+        if path.name != "products.yaml":
+            assert len(listed) == 1, path
+            expected += sum(f"{p}," in listed[0] or f"{p}]" in listed[0] for p in products)
+    assert expected > 10
+    gen = _opgen("--specs", str(specs), "generate", "--out", str(tmp_path / "generated"))
+    assert gen.returncode == 2
+    lines = gen.stderr.splitlines()
+    assert lines[-2:] == [f"... and {expected - 10} more (not shown)", f"{expected} spec error(s); nothing was written"]
+    assert len(lines) == 12
+    first = entries["Ascend910B"]
+    assert all(line.startswith(f"{specs / 'products.yaml'}:{first}: products[") for line in lines[:10]), lines
+    named = {re.search(rf"\({re.escape(str(specs))}/(\w+)\.yaml\)", line) for line in lines[:10]}
+    assert len({m.group(1) for m in named if m is not None}) == 10  # ten different ops
+    assert not (tmp_path / "generated").exists()

@@ -1246,6 +1246,7 @@ def test_device_section_gives_the_registered_interface(tmp_path: Path, catalogue
 
 
 def test_device_section_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Each bad entry is reported once; the aclnn names they were meant to carry are not reported missing."""
     f, errs = bad(
         tmp_path,
         catalogue,
@@ -1256,10 +1257,7 @@ def test_device_section_errors(tmp_path: Path, catalogue: Catalogue) -> None:
         ("  dtypes: [FLOAT16, FLOAT, BF16]\n", "  dtypes: [FLOAT16, FLOAT]\n"),
     )
     assert errs == [
-        f"{f}:32: device.attrs: every aclnn attr must be carried by one device attr; missing: reduction",
-        f"{f}:33: device.inputs: every aclnn input must be carried by one device input; missing: target",
         f"{f}:35: device.inputs[1].from: 'targt' is not an aclnn input; allowed: gradOutput, self, target",
-        f"{f}:37: device.outputs: every aclnn output must be carried by one device output; missing: out",
         f"{f}:38: device.outputs[0].name: device output 'self' would clash with an aclnn input in the L0 API",
         f"{f}:40: device.attrs[0].default: default must be one of the names of 'reduction': none, mean, sum",
         f"{f}:41: device.dtypes: the device dtype order must list exactly the tensors' dtypes (FLOAT, FLOAT16, BF16)",

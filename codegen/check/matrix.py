@@ -196,7 +196,8 @@ class CaseCosts:
 
         Raises:
             ValueError: ``"<reason>"``: the file is missing (and not ``created``), unreadable, not JSON, or not
-                ``{"version": 1, "seconds": {ident: seconds}}`` with non-negative finite seconds.
+                ``{"version": 1, "seconds": {ident: seconds}}`` with the integer 1 (not ``true`` or ``1.0``) and
+                non-negative finite seconds.
         """
         if created and not path.exists() and not path.is_symlink():
             return cls(path)
@@ -214,7 +215,8 @@ class CaseCosts:
             raise ValueError(f"not JSON: {exc}") from None
         seconds = data.get("seconds") if isinstance(data, dict) else None
         shape = 'expected {"version": 1, "seconds": {"<case>": <seconds>, ...}}'
-        if not isinstance(seconds, dict) or data.get("version") != 1:
+        version = data.get("version") if isinstance(data, dict) else None
+        if not isinstance(seconds, dict) or type(version) is not int or version != 1:  # true, 1.0: not version 1
             raise ValueError(f"not a cost table ({shape})")
         for ident, value in seconds.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
@@ -358,15 +360,27 @@ def planned_jobs(jobs: list[Any], units: list[Unit]) -> list[dict[str, Any]]:
     return [planned[i] for i in sorted(planned)]
 
 
-def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]) -> str:
-    """A digest of what a check's results depend on besides the tool: the spec files, the catalogue, the
-    reference modules and the generated folders of ``ops``."""
-    h = hashlib.sha256()
-    paths: list[Path] = [*sorted(specs_dir.glob("*.yaml")), products_file, *sorted(reference_dir.glob("*.py"))]
+def _input_paths(
+    specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]
+) -> dict[str, list[Path]]:
+    """The files a check's results depend on besides the tool, by part: ``specs`` (every ``*.yaml`` of the
+    specs folder but the catalogue), ``catalogue``, ``references`` and ``generated`` (the generated folders of
+    ``ops``)."""
+    generated_files: list[Path] = []
     for op in sorted(ops):
         root = generated / op
         if root.is_dir():
-            paths += sorted(p for p in root.rglob("*") if p.is_file())
+            generated_files += sorted(p for p in root.rglob("*") if p.is_file())
+    return {
+        "specs": [p for p in sorted(specs_dir.glob("*.yaml")) if p != products_file],
+        "catalogue": [products_file],
+        "references": sorted(reference_dir.glob("*.py")),
+        "generated": generated_files,
+    }
+
+
+def _digest(paths: list[Path]) -> str:
+    h = hashlib.sha256()
     for path in paths:
         h.update(str(path.name).encode() + b"\0")
         try:
@@ -375,3 +389,20 @@ def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, gen
             h.update(b"<missing>")
         h.update(b"\0")
     return h.hexdigest()[:24]
+
+
+def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]) -> str:
+    """A digest of what a check's results depend on besides the tool: the spec files, the catalogue, the
+    reference modules and the generated folders of ``ops``."""
+    parts = _input_paths(specs_dir, products_file, reference_dir, generated, ops)
+    specs = sorted(specs_dir.glob("*.yaml"))  # the catalogue too when it is there (the digest's original form)
+    return _digest([*specs, products_file, *parts["references"], *parts["generated"]])
+
+
+def input_part_digests(
+    specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]
+) -> dict[str, str]:
+    """The digest of each part of :func:`inputs_digest` (``specs``, ``catalogue``, ``references``,
+    ``generated``): ``opgen report merge`` names the part in which two shards' inputs differ."""
+    parts = _input_paths(specs_dir, products_file, reference_dir, generated, ops)
+    return {name: _digest(files) for name, files in parts.items()}

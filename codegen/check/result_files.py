@@ -47,7 +47,9 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
     """``(meta, results)`` of a file written by :func:`write_json`.
 
     Raises:
-        MergeError: the file cannot be read or is not an ``opgen check --json`` file.
+        MergeError: the file cannot be read or is not an ``opgen check --json`` file: no ``cases`` list, no
+            ``meta``, a string holding a lone surrogate (JSON may escape one; no UTF-8 output can hold it), a
+            field of the wrong type.
     """
     try:
         data = json.loads(path.read_text())
@@ -55,6 +57,17 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
         raise MergeError(f"{path}: cannot read: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise MergeError(f"{path}: not an `opgen check --json` file (no 'cases' list)")
+    if "meta" not in data:
+        raise MergeError(
+            f"{path}: no 'meta' (the run's metadata: opgen version, inputs, options, shard and plan); "
+            "the file was edited or not written by `opgen check --json`"
+        )
+    where = _lone_surrogate(data)
+    if where is not None:
+        raise MergeError(
+            f"{path}: {where} holds a lone surrogate (a \\ud800-\\udfff escape), which no UTF-8 text can hold; "
+            "`opgen check --json` never writes one (an edited file?)"
+        )
     known = {f.name for f in fields(CaseResult)}
     results = []
     for n, c in enumerate(data["cases"]):
@@ -71,6 +84,63 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
     if not isinstance(meta, dict):
         raise MergeError(f"{path}: 'meta' is a {type(meta).__name__}, not an object")
     return dict(meta), results
+
+
+def _lone_surrogate(value: Any, where: str = "") -> str | None:
+    """Where in the JSON value ``value`` a string (a value or a key) holds a lone surrogate code point (JSON
+    text may escape one, ``"\\ud800"``; it cannot be printed or written as UTF-8), e.g.
+    ``cases[3].message``; None when no string does."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "the file"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            at = f"{where}.{key}" if where else str(key)
+            found = _lone_surrogate(key, f"a key in {where or 'the file'}") or _lone_surrogate(item, at)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            found = _lone_surrogate(item, f"{where}[{n}]")
+            if found is not None:
+                return found
+    return None
+
+
+#: The keys of ``meta`` the shards of one matrix must share (compared by :func:`merge_results`) and what
+#: they say, for the message when two files differ.
+_SHARED_META = (
+    ("opgen", "opgen versions"),
+    ("inputs", "specs, catalogue, references or generated sources"),
+    ("options", "check options"),
+    ("plan", "shard plans (the case costs they were balanced by differ)"),
+)
+#: The parts of ``meta["input_parts"]`` (:func:`codegen.check.matrix.input_part_digests`), as a message names
+#: them when two shards' inputs differ.
+_INPUT_PARTS = {
+    "specs": "op specs",
+    "catalogue": "product catalogues (products.yaml: the product set or a product's resources)",
+    "references": "reference modules",
+    "generated": "generated sources",
+}
+
+
+def _inputs_differ(path: Path, meta: dict[str, Any], first_path: Path, first_meta: dict[str, Any]) -> str:
+    """The message for two files of different ``inputs``: the parts that differ when both files record
+    ``input_parts``, else the combined digests."""
+    mine, theirs = meta.get("input_parts"), first_meta.get("input_parts")
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        parts = [part for part in _INPUT_PARTS if mine.get(part) != theirs.get(part)]
+        if parts:
+            what = " and ".join(_INPUT_PARTS[part] for part in parts)
+            return f"{path} and {first_path} come from different {what}"
+    return (
+        f"{path} and {first_path} come from different {_SHARED_META[1][1]}: "
+        f"{meta.get('inputs')!r} != {first_meta.get('inputs')!r}"
+    )
 
 
 #: The JSON types each field of a result must have (a result file is read back from disk, maybe edited).
@@ -109,26 +179,33 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
     or reference failure) that several shards report is kept once.
 
     Raises:
-        MergeError: a file is unreadable; the files come from different tool versions, inputs, options or
-            shard plans; a shard is given twice or missing; two shards hold the same case; a file lacks results
-            of cases it planned (a run cut short, an edited file) or holds a case it did not plan; the files'
-            planned cases do not give the plan digest they record.
+        MergeError: a file is unreadable, has no metadata or lacks a key of it, or holds a lone surrogate;
+            the files come from different tool versions, inputs (the message names the part: specs, product
+            catalogue, references, generated sources), options or shard plans; a shard is given twice or
+            missing; two shards hold the same case; a file lacks results of cases it planned (a run cut short,
+            an edited file) or holds a case it did not plan; the files' planned cases do not give the plan
+            digest they record.
     """
     if not paths:
         raise MergeError("no result files given")
     loaded = [(p, *read_json(p)) for p in paths]
+    for path, meta, _ in loaded:
+        lacking = [key for key, _ in _SHARED_META if key not in meta]
+        if lacking:
+            raise MergeError(
+                f"{path}: its metadata has no {', '.join(repr(k) for k in lacking)} (written by an older opgen, or "
+                "edited)"
+            )
     first_path, first_meta, _ = loaded[0]
-    for key, what in (
-        ("opgen", "opgen versions"),
-        ("inputs", "specs, catalogue, references or generated sources"),
-        ("options", "check options"),
-        ("plan", "shard plans (the case costs they were balanced by differ)"),
-    ):
+    for key, what in _SHARED_META:
         for path, meta, _ in loaded[1:]:
-            if meta.get(key) != first_meta.get(key):
-                raise MergeError(
-                    f"{path} and {first_path} come from different {what}: {meta.get(key)!r} != {first_meta.get(key)!r}"
-                )
+            if meta.get(key) == first_meta.get(key):
+                continue
+            if key == "inputs":
+                raise MergeError(_inputs_differ(path, meta, first_path, first_meta))
+            raise MergeError(
+                f"{path} and {first_path} come from different {what}: {meta.get(key)!r} != {first_meta.get(key)!r}"
+            )
     shards: dict[int, Path] = {}
     total = None
     for path, meta, _ in loaded:

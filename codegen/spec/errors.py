@@ -56,17 +56,25 @@ class SpecErrors(Exception):
 
     Attributes:
         errors: the errors, ordered by file and line (stable for errors on the same line).
+        omitted: how many more errors were found but not kept (a run that bounds its report; 0 by default).
 
-    ``str(errors)`` is one error per line.
+    ``str(errors)`` is one error per line, then ``... and N more`` when errors were omitted.
     """
 
-    def __init__(self, errors: Iterable[SpecError]) -> None:
+    def __init__(self, errors: Iterable[SpecError], omitted: int = 0) -> None:
         collected = list(errors)
         super().__init__(collected)
         self.errors: list[SpecError] = collected
+        self.omitted = omitted
+
+    @property
+    def count(self) -> int:
+        """Every error found: those kept and those omitted."""
+        return len(self.errors) + self.omitted
 
     def __str__(self) -> str:
-        return "\n".join(str(e) for e in self.errors)
+        more = [f"... and {self.omitted} more (not shown)"] if self.omitted else []
+        return "\n".join([*(str(e) for e in self.errors), *more])
 
 
 @contextmanager

@@ -24,7 +24,7 @@ import math
 import re
 import string
 import struct
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -118,6 +118,22 @@ __all__ = [
     "load_op_spec",
     "load_specs",
 ]
+
+
+def _carrier_entries(r: Reader, items: Sequence[YNode], names: Collection[str], carried: set[str]) -> Iterator[YNode]:
+    """Yields the entries of a device ``inputs``/``outputs``/``attrs`` list; after each entry that recorded an
+    error, its ``from`` (when it names one of ``names``) joins ``carried``, and an entry whose ``from`` names
+    none of them is counted in ``carried`` as the marker ``""``: the caller then reports no aclnn name as
+    missing (the entry that failed may have been meant to carry it; the failure itself was reported)."""
+    for item in items:
+        before = len(r.errors)
+        yield item
+        if len(r.errors) == before:
+            continue
+        source = None
+        if isinstance(item, YMap):
+            source = next((v.value for k, v in item.entries if k.value == "from" and isinstance(v, YScalar)), None)
+        carried.add(source if isinstance(source, str) and source in names else "")
 
 
 def _families() -> list[str]:
@@ -848,7 +864,7 @@ class _OpParser:
         def tensors(key: str, aclnn: tuple[TensorSpec, ...]) -> tuple[DeviceTensor, ...]:
             out: list[DeviceTensor] = []
             used: set[str] = set()
-            for item in r.seq(m[key]) or []:
+            for item in _carrier_entries(r, r.seq(m[key]) or [], {t.name for t in aclnn}, used):
                 e = r.mapping(item, ("name",), ("from", "optional") if key == "inputs" else ("from",))
                 if not e or "name" not in e:
                     continue
@@ -900,7 +916,7 @@ class _OpParser:
                 used.add(source)
                 out.append(DeviceTensor(name, source, item.loc))
             missing = [t.name for t in aclnn if t.name not in used]
-            if missing and r.seq(m[key]) is not None:
+            if missing and "" not in used and r.seq(m[key]) is not None:
                 r.error(
                     m[key],
                     f"every aclnn {key[:-1]} must be carried by one device {key[:-1]}; missing: {', '.join(missing)}",
@@ -912,7 +928,8 @@ class _OpParser:
         dev_attrs: list[DeviceAttr] = []
         used_attrs: set[str] = set()
         host_attrs = self.host_attrs(m["host_attrs"], attrs) if "host_attrs" in m else ()
-        for item in (r.seq(m["attrs"]) or []) if "attrs" in m else []:
+        attr_items = (r.seq(m["attrs"]) or []) if "attrs" in m else []
+        for item in _carrier_entries(r, attr_items, {a.name for a in attrs}, used_attrs):
             e = r.mapping(item, ("name", "type"), ("from", "value", "default"))
             if not e or not {"name", "type"} <= set(e):
                 continue
@@ -941,6 +958,9 @@ class _OpParser:
                 continue
             if source in used_attrs:
                 r.error(e["from"], f"aclnn attr '{source}' is already carried by another device attr")
+                continue
+            if source in r.poisoned:  # its definition was reported: no follow-on error about its type
+                used_attrs.add(source)
                 continue
             if name in {t.name for t in (*inputs, *outputs)} or name in {"executor", "ret"}:
                 r.error(
@@ -994,7 +1014,7 @@ class _OpParser:
             used_attrs.add(source)
             dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc))
         missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
-        if missing_attrs:
+        if missing_attrs and "" not in used_attrs:
             r.error(
                 node,
                 f"every aclnn attr must be carried by one device attr; missing: {', '.join(missing_attrs)}",
@@ -1014,8 +1034,10 @@ class _OpParser:
         return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
 
     def list_int_default(self, node: YNode) -> tuple[int, ...] | None:
-        """The default of a ``list_int`` device attr: a YAML list of integers within int64 (``[-1]``, the
-        OpDef's ``ListInt({-1})``; ``[]`` is an empty list). None (recorded, naming the entry) otherwise."""
+        """The default of a ``list_int`` device attr: a YAML list of one integer within int64 (``[-1]``, the
+        OpDef's ``ListInt({-1})``). The attr carries one aclnn integer as the one-element list ``{value}`` and
+        every generated tiling reads exactly one element (``GetListInt``, size 1), so a default of another
+        length is an error. None (recorded, naming the entry) otherwise."""
         r = self.r
         if not isinstance(node, YSeq):
             got = node.value if isinstance(node, YScalar) else type(node).__name__
@@ -1028,6 +1050,13 @@ class _OpParser:
                 r.error(item, f"each element of a list_int default must be an int64 integer, got {v!r}")
                 return None
             out.append(v)
+        if len(out) != 1:
+            r.error(
+                node,
+                f"default must be a one-element list for a list_int attr (it carries one aclnn integer as the list "
+                f"{{value}}; the tiling reads one element), got {len(out)} elements {out}",
+            )
+            return None
         return tuple(out)
 
     def host_attrs_unread(self, node: YNode, host_attrs: tuple[str, ...]) -> None:

@@ -6,7 +6,11 @@ negative dim and with more lines than fit UB (line chunks); fewer rows than core
 tensors (a zero outer and a zero R); a large dynamic range (values up to about +-200: without the max
 subtraction exp overflows, without fp32 accumulation 16-bit sums lose the small terms); rows with +inf,
 -inf and NaN (also inside a multi-chunk row); many rows over all cores (a determinism case).
-Status cases: null pointers, unsupported dtypes, ranks, shapes that differ, dim out of range (161002).
+An ``out`` of another supported dtype than a FLOAT input is accepted and gets the result cast to it (CANN's
+rule: aclnn_softmax.cpp and the other row ops' op_api check ``out`` against the dtype list only and end with
+``l0op::Cast(result, out->GetDataType())``).
+Status cases: null pointers, unsupported dtypes (of an input, of ``out``, one the product lacks), inputs of
+different dtypes, ranks, shapes that differ, dim out of range (161002).
 ``quick`` keeps one representative of each group (the UB boundary and multi-chunk rows are kept).
 
 Trailing rows (``compute.rows``): the input broadcast over the rows takes the shape of the last ``k`` dims
@@ -122,6 +126,12 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             yield case(dt, (2, 3, 4, 5), 2, "rank 4, dim 2")
             yield case(dt, (9, 64), 0, "dim 0, inner 64")
         yield case(dt, (3 * product.vector_core_num + 5, 37), -1, "rows over all cores", tags=("multicore",))
+        if dt is DType.FLOAT:
+            # out of another supported dtype: accepted, the FLOAT result cast to it (CANN's rule)
+            for other in [d for d in supported if d is not DType.FLOAT][: 1 if quick else None]:
+                cast = arrays((5, 37), dt)
+                cast[spec.output_names[0]] = np.zeros((5, 37), numpy_dtype(other))
+                yield case(dt, (5, 37), -1, f"out {other.name}: the result cast", cast)
     yield from _status_cases(spec, product, supported[0], rng)
     if chosen:
         yield from _offset_cases(spec, product, chosen[0])
@@ -214,6 +224,20 @@ def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gene
             {**{n: np.asarray(1.0, dtype=npdt) for n in inputs}, out: np.zeros((), npdt), comp.dim: 1},
         )
     yield status("int32 input -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[0]: np.zeros((4, 8), np.int32)})
+    yield status("int32 out -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros((4, 8), np.int32)})
+    for missing in [d for d in row_dtypes(spec) if not product.supports(d)][:1]:
+        yield status(
+            f"out {missing.name} (not on {product.name}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            {out: np.zeros((4, 8), numpy_dtype(missing))},
+        )
+    others = [d for d in row_dtypes(spec) if d is not dt and product.supports(d)]
+    if len(inputs) > 1 and others:
+        yield status(
+            f"input dtypes differ ({others[0].name} {inputs[1]}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            {inputs[1]: np.zeros((4, 8), numpy_dtype(others[0]))},
+        )
     yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros((4, 9), npdt)})
     same = [n for n in inputs[1:] if n != comp.rows]
     if same:

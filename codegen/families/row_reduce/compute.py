@@ -128,7 +128,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     if "dim" in m:
         dim_name = r.string(m["dim"])
         dim_attr = next((a for a in ctx.attrs if a.name == dim_name), None)
-        if dim_name is not None and (dim_attr is None or dim_attr.type != "int64"):
+        if dim_name is not None and dim_name not in r.poisoned and (dim_attr is None or dim_attr.type != "int64"):
             r.error(m["dim"], f"'{dim_name}' is not an int64 attr; dim needs the int64 attr naming the reduced dim")
             ok = False
     else:
@@ -154,16 +154,17 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         return None
     steps: list[Step] = []
     known: dict[str, bool] = {}  # step name -> is a reduction
+    unnamed = False  # a step whose name could not be read: later unknown names may be that step
     for item in items:
         if not isinstance(item, YMap) or len(item.entries) != 1:
             r.error(item, "a step is a one-entry mapping 'name: formula'")
-            ok = False
+            ok, unnamed = False, True
             continue
         key, value = item.entries[0]
         name = key.value
         if not isinstance(name, str) or not name.isidentifier():
             r.error(key, f"step name {name!r} is not an identifier")
-            ok = False
+            ok, unnamed = False, True
             continue
         if name in known or name in inputs or (name not in outputs and name in ctx.taken):
             r.error(key, f"step name '{name}' is already used")
@@ -171,24 +172,28 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
             continue
         text = r.string(value)
         if text is None:
+            r.poisoned.add(name)
             ok = False
             continue
         try:
             expr = parse_expr(text, value.loc, value.path)
         except SpecError as exc:
             r.errors.append(exc)
+            r.poisoned.add(name)
             ok = False
             continue
         reduction = None
         if isinstance(expr, Call) and expr.func in REDUCTIONS:
             if len(expr.args) != 1:
                 r.error(value, f"{expr.func}() takes one argument, got {len(expr.args)}")
+                r.poisoned.add(name)
                 ok = False
                 continue
             reduction, expr = expr.func, expr.args[0]
-        problem = _check_expr(expr, inputs, known, floats)
+        problem = _check_expr(expr, inputs, known, floats, r.poisoned, any_name=unnamed)
         if problem:
             r.error(value, f"step '{name}': {problem}")
+            r.poisoned.add(name)  # reported: later uses of the step and a missing output are not errors again
             ok = False
             continue
         if name in outputs and reduction is not None:
@@ -198,10 +203,10 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         known[name] = reduction is not None
         steps.append(Step(name, reduction, expr, item.loc))
     for o in outputs:
-        if o not in known:
+        if o not in known and o not in r.poisoned:
             r.error(node, f"output '{o}' has no step; add '- {o}: <formula>' to compute.steps")
             ok = False
-    if not any(s.reduction for s in steps):
+    if ok and not any(s.reduction for s in steps):  # after a bad step its intent is unknown: no follow-on
         r.error(node, "the steps have no reduction (sum, max or mean); use the elementwise family")
         ok = False
     if not ok or (dim_name is None and rows_name is None):
@@ -209,10 +214,21 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     return RowReduceCompute(dim=dim_name or "", steps=tuple(steps), loc=node.loc, rows=rows_name)
 
 
-def _check_expr(expr: Expr, inputs: set[str], known: dict[str, bool], floats: set[str]) -> str:
-    """'' when ``expr`` uses only what an elementwise formula of the family may use; else the problem."""
+def _check_expr(
+    expr: Expr,
+    inputs: set[str],
+    known: dict[str, bool],
+    floats: set[str],
+    reported: set[str] | frozenset[str] = frozenset(),
+    any_name: bool = False,
+) -> str:
+    """'' when ``expr`` uses only what an elementwise formula of the family may use; else the problem. Names in
+    ``reported`` (steps, tensors or attrs whose definition was already reported as wrong), and with
+    ``any_name`` (after a step whose name could not be read) every name, are accepted."""
     for e in walk(expr):
         if isinstance(e, Name):
+            if any_name or e.id in reported:
+                continue
             if e.id not in inputs and e.id not in known and e.id not in floats:
                 allowed = ", ".join([*sorted(inputs), *known, *sorted(floats)])
                 return f"'{e.id}' is not an input, an earlier step or a float attr; allowed: {allowed}"

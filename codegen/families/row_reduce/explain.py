@@ -29,11 +29,8 @@ def shape_call(
 
 
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
-    """Every tensor, of shape ``d0,...,dn``.
-
-    Raises:
-        ValueError: an empty shape.
-    """
+    """Every tensor, of shape ``d0,...,dn`` (``()``: 0-d tensors, reduced along dim -1 as CANN's
+    ``[-1, 0]`` range allows); their ranks are checked by :func:`codegen.explain.check_ranks`."""
     dims, _ = _split_shape(shape)
     rows = compute_of(spec).rows
     shapes = [(t.name, dims[-1:] if t.name == rows else dims) for t in (*spec.inputs, *spec.outputs)]

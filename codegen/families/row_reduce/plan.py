@@ -573,9 +573,13 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
 EXPLAIN_DIM = -1
 
 
+def _names(names: list[str] | tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: tensor names for the generated doc."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _split_shape(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    if not shape:
-        raise ValueError("give the tensors' shape d0,...,dn (reduced along the last dim)")
+    """The tensors' dims and the dim ``opgen explain`` reduces along (the last; a 0-d shape is one element)."""
     return tuple(shape), EXPLAIN_DIM
 
 
@@ -887,6 +891,10 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     ]
     out_reads_rows = "true" if any(reads_rows(e) for _, e in prog.outputs) else "false"
     first = spec.inputs[0]
+    # CANN's row ops (e.g. activation/softmax_v2/op_api/aclnn_softmax.cpp) require one dtype of the inputs only;
+    # the output may take any listed dtype: the device op's result is cast to it (l0op::Cast).
+    same_dtype_text = f" or {_names(spec.input_names)} of different dtypes" if len(spec.inputs) > 1 else ""
+    out_names = _names(spec.output_names)
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
@@ -895,7 +903,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         ),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            f"A dtype not supported on this product or different dtypes; a rank above {first.rank[1]}; shapes "
+            f"A dtype not supported on this product{same_dtype_text}; a rank above {first.rank[1]}; shapes "
             + (
                 f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor); "
                 if comp.dim
@@ -991,11 +999,16 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "status_rows": status_rows,
             "steps_text": steps_text,
             "constraint_lines": [
-                f"All tensors have the same shape and dtype; `{comp.dim}` is in [-rank, rank)."
-                if comp.dim
-                else f"All tensors have the same dtype; every tensor but `{comp.rows}` has the shape of "
-                f"`{first.name}`; `{comp.rows}` has the shape of `{first.name}`'s last `{comp.rows}.dim()` dims "
-                f"(1 to the rank of `{first.name}`), which are reduced as one row.",
+                (
+                    f"All tensors have the same shape{'; the inputs have one dtype' if len(spec.inputs) > 1 else ''}; "
+                    f"{out_names} may take any of its listed dtypes, not only {first.name}'s: the result, computed "
+                    f"in {first.name}'s dtype, is cast to it; `{comp.dim}` is in [-rank, rank)."
+                    if comp.dim
+                    else f"Every tensor but `{comp.rows}` has the shape of `{first.name}`; `{comp.rows}` has the "
+                    f"shape of `{first.name}`'s last `{comp.rows}.dim()` dims (1 to the rank of `{first.name}`), "
+                    f"which are reduced as one row; {out_names} may take any of its listed dtypes, not only "
+                    f"{first.name}'s: the result, computed in {first.name}'s dtype, is cast to it."
+                ),
                 "Empty tensors give an empty output.",
             ],
             "tiling_lines": tiling_lines,

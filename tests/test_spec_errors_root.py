@@ -1,0 +1,148 @@
+"""One mistake, one error: a spec mistake is reported at its own line and field, and the errors that would
+only follow from it (a step, attr or tensor that later entries use, the device attr carrying a badly typed
+attr, an output whose step was bad) are not reported again. Also: a ``list_int`` device attr's default must
+be one element (the L0 API sends one aclnn integer; every generated tiling reads exactly one).
+
+Each test edits one of the project's specs (copied to a temporary folder) and compares every reported error
+verbatim; the line of each expected error is found in the edited text, not taken from the loader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_op_spec
+from codegen.specs import load_project
+
+CATALOGUE, _ = load_project()
+
+
+def _errors(tmp_path: Path, op: str, old: str, new: str) -> tuple[str, list[str]]:
+    """The edited spec's text and every error loading it reports (the folder holds nothing else after)."""
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    assert text.count(old) == 1, old
+    text = text.replace(old, new)
+    path = tmp_path / f"{op}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    return text, [str(e) for e in err.value.errors]
+
+
+def _at(tmp_path: Path, op: str, text: str, needle: str) -> str:
+    """``<path>:<line>`` of the one line of ``text`` holding ``needle``."""
+    lines = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
+    assert len(lines) == 1, (needle, lines)
+    return f"{tmp_path / f'{op}.yaml'}:{lines[0]}"
+
+
+@pytest.mark.parametrize("default", ["[-1, -2]", "[]"])
+def test_a_list_int_default_of_other_than_one_element_is_one_error(tmp_path: Path, default: str) -> None:
+    entry = "{name: axes, from: dim, type: list_int, default: "
+    text, errs = _errors(tmp_path, "softmax", entry + "[-1]}", entry + default + "}")
+    n = 2 if default == "[-1, -2]" else 0
+    assert errs == [
+        f"{_at(tmp_path, 'softmax', text, entry)}: device.attrs[0].default: default must be a one-element list for "
+        "a list_int attr (it carries one aclnn integer as the list {value}; the tiling reads one element), got "
+        f"{n} elements {default}"
+    ]
+
+
+STEP_ALLOWED = "allowed: exp, log, sqrt"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "field_message"),
+    [
+        # an unknown function in a reduction step: no 'output has no step' nor 'no reduction'
+        (
+            "s: sum(exp(self - m))",
+            "s: summ(exp(self - m))",
+            "s: summ(",
+            f"compute.steps[1].s: step 's': unknown function summ() with 1 arguments; {STEP_ALLOWED}",
+        ),
+        # an unknown name in the first step: the later steps using 'm' are not errors again
+        (
+            "m: max(self)",
+            "m: max(selff)",
+            "m: max(selff)",
+            "compute.steps[0].m: step 'm': 'selff' is not an input, an earlier step or a float attr; allowed: self",
+        ),
+        # a step whose name cannot be read: the steps after it may use that name
+        (
+            "- m: max(self)",
+            "- m max(self)",
+            "- m max(self)",
+            "compute.steps[0]: a step is a one-entry mapping 'name: formula'",
+        ),
+        # an unknown attr type: compute.dim does not report the attr again
+        (
+            "    type: int64\n",
+            "    type: int46\n",
+            "type: int46",
+            "attrs[0].type: unknown attr type 'int46'; allowed: bool, double, float, int64, scalar, string, uint64",
+        ),
+    ],
+)
+def test_a_row_reduce_compute_mistake_is_reported_once(
+    tmp_path: Path, old: str, new: str, line: str, field_message: str
+) -> None:
+    text, errs = _errors(tmp_path, "softmax", old, new)
+    assert errs == [f"{_at(tmp_path, 'softmax', text, line)}: {field_message}"]
+
+
+@pytest.mark.parametrize(
+    ("op", "old", "new", "line", "field_message"),
+    [
+        # an attr of an unknown type: the device attr carrying it reports neither its type nor 'missing'
+        (
+            "smooth_l1_loss_backward",
+            "  - name: beta\n    type: float\n",
+            "  - name: beta\n    type: flaot\n",
+            "type: flaot",
+            "attrs[1].type: unknown attr type 'flaot'; allowed: bool, double, float, int64, scalar, string, uint64",
+        ),
+        # an unknown function in an elementwise formula
+        (
+            "gelu_backward",
+            'gradInput: "gradOutput * (0.5 + 0.5 * erf(',
+            'gradInput: "gradOutput * (0.5 + 0.5 * erff(',
+            "erff(",
+            "compute.gradInput: unknown function 'erff' (did you mean 'erf'?); allowed here: abs, clamp, erf, exp, "
+            "log, log1p, max, min, pow, relu, rsqrt, sigmoid, sign, sqrt, tanh, where",
+        ),
+        # a bad host scalar: the formula using it is not an error again
+        (
+            "smooth_l1_loss_backward",
+            'invBeta: "1 / beta',
+            'invBeta: "1 / sqrtt(beta)',
+            "sqrtt(beta)",
+            "compute.scalars.invBeta: unknown function 'sqrtt'; allowed here: abs, dim, dtype, max, min, numel, rank",
+        ),
+    ],
+)
+def test_an_elementwise_mistake_is_reported_once(
+    tmp_path: Path, op: str, old: str, new: str, line: str, field_message: str
+) -> None:
+    text, errs = _errors(tmp_path, op, old, new)
+    assert errs == [f"{_at(tmp_path, op, text, line)}: {field_message}"]
+
+
+def test_two_independent_mistakes_are_both_reported(tmp_path: Path) -> None:
+    """Suppressing follow-on errors keeps independent ones: a bad step and a bad attr type elsewhere."""
+    text = (project_paths().specs / "softmax.yaml").read_text()
+    text = text.replace("s: sum(exp(self - m))", "s: summ(exp(self - m))").replace(
+        "{name: half_to_float, value: false, type: bool, default: false}",
+        "{name: half_to_float, value: false, type: bool, default: 3}",
+    )
+    path = tmp_path / "softmax.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    fields = [str(e).split(": ")[1] for e in err.value.errors]
+    assert fields == ["compute.steps[1].s", "device.attrs[1].default"], [str(e) for e in err.value.errors]
