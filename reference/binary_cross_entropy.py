@@ -1,11 +1,12 @@
 """NumPy reference of aclnnBinaryCrossEntropy, computed in float64.
 
 ``loss = -weight * (target * max(log(self), -100) + (1 - target) * max(log(1 - self), -100))`` in the shape
-of ``self`` (``target`` has it, ``weight`` broadcasts to it, 1 when absent); the logs are clamped at -100 as
-PyTorch's binary_cross_entropy does, so ``self`` of exactly 0 or 1 gives a finite loss. ``self`` outside
-[0, 1] gives NaN here (PyTorch CPU raises instead; CANN's kernel does not check). Reduction 0 (none) returns
-the loss, 1 (mean) its mean (NaN for an empty tensor, as PyTorch), 2 (sum) its sum (0 for an empty tensor),
-both as a 0-d array.
+of ``self``: ``target`` has it; ``weight`` broadcasts to it as in PyTorch (1 when absent; CANN's document
+lists weight with the shape of ``self``). The logs are clamped at -100 as PyTorch's binary_cross_entropy
+does, so ``self`` of exactly 0 or 1 gives a finite loss; ``self`` outside [0, 1] gives NaN here (PyTorch
+CPU raises instead; CANN's document requires values in [0, 1]). Reduction 0 (none) returns the loss,
+1 (mean) its mean (NaN for an empty tensor, as PyTorch), 2 (sum) its sum (0 for an empty tensor), both as
+a 0-d array.
 """
 
 from __future__ import annotations
