@@ -143,3 +143,23 @@ def test_references_equal_pytorch_in_float64() -> None:
         ]
         for got, want in cases:
             np.testing.assert_allclose(got, want.numpy(), rtol=1e-13, atol=0, err_msg=name)
+
+
+def test_empty_input_matches_pytorch() -> None:
+    """PyTorch (float64) gives NaN for the mean and 0 for the sum of an empty loss; so do the references."""
+    torch = pytest.importorskip("torch", reason="PyTorch CPU is the independent oracle (pip install torch==2.13.0)")
+    functional = torch.nn.functional
+    empty = np.zeros((0, 3))
+    te = torch.from_numpy(empty)
+    pairs = [
+        (MSE.reference, functional.mse_loss, ()),
+        (L1.reference, functional.l1_loss, ()),
+        (SOFT.reference, functional.soft_margin_loss, ()),
+        (BCE.reference, functional.binary_cross_entropy, ()),
+        (SMOOTH.reference, functional.smooth_l1_loss, (1.0,)),
+    ]
+    for ref, torch_fn, extra in pairs:
+        for r, name in ((1, "mean"), (2, "sum")):
+            want = float(torch_fn(te, te, reduction=name))
+            got = float(ref(empty, empty, r, *extra))
+            assert (math.isnan(want) and math.isnan(got)) or got == want, (torch_fn.__name__, name, got, want)
