@@ -5,6 +5,8 @@
 // 0..n-1 and writes the result. The summation order depends on the core count only, so the result is
 // bit-identical across core orders and runs. Two mutants show what the determinism and value checks catch:
 // partials atomically added into the output (the order depends on core timing) and a partial added twice.
+// The per-core partial is also built from vector instructions on Ascend910B (DataCopyPad, Cast, Sub, Mul,
+// ReduceSum per tile), with fp16 input showing why the squares are summed in fp32.
 // Hand-written test code.
 #include <cmath>
 #include <cstdint>
@@ -217,6 +219,157 @@ void CheckHardwareBarrierRefusedOn910() {
   TH_CHECK(!o.ok && th::Contains(o.fault, "SyncAll unsupported"), "hw SyncAll on Ascend910: %s", o.fault.c_str());
 }
 
+
+// ---- the per-core partial with vector instructions (Ascend910B: DataCopyPad, fp32 ReduceSum) ----
+// Each core streams its share through UB in tiles of kTile elements: GM -> UB, Cast to fp32 (16-bit input),
+// Sub, Mul, ReduceSum (count form) of the tile, and adds the tile sum to its fp32 partial in tile order.
+// g_accumulate16: the mutant that reduces the 16-bit squares without the Cast to fp32 (a 16-bit sum).
+constexpr uint32_t kTile = 2048;
+bool g_accumulate16 = false;
+
+template <typename T>
+void VecPartialKernel(uint8_t **args) {
+  const int64_t idx = GetBlockIdx();
+  const int64_t num = GetBlockNum();
+  const int64_t share = (g_n + num - 1) / num;
+  const int64_t begin = idx * share < g_n ? idx * share : g_n;
+  const int64_t end = begin + share < g_n ? begin + share : g_n;
+  GlobalTensor<T> x, t;
+  GlobalTensor<float> out, partials;
+  x.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(args[0]), static_cast<uint64_t>(g_n));
+  t.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(args[1]), static_cast<uint64_t>(g_n));
+  out.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(args[2]), kSlotFloats);
+  partials.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(args[3]), static_cast<uint64_t>(num * kSlotFloats));
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> xq, tq;
+  TBuf<TPosition::VECCALC> a, b, res, work;
+  pipe.InitBuffer(xq, 1, kTile * sizeof(T));
+  pipe.InitBuffer(tq, 1, kTile * sizeof(T));
+  pipe.InitBuffer(a, kTile * sizeof(float));
+  pipe.InitBuffer(b, kTile * sizeof(float));
+  pipe.InitBuffer(res, 32);
+  pipe.InitBuffer(work, kTile * sizeof(float));
+  LocalTensor<float> af = a.Get<float>(), bf = b.Get<float>(), rf = res.Get<float>(), wf = work.Get<float>();
+  float acc = 0.0f;
+  for (int64_t done = begin; done < end; done += kTile) {
+    const uint32_t count = static_cast<uint32_t>(end - done < kTile ? end - done : kTile);
+    LocalTensor<T> xl = xq.AllocTensor<T>(), tl = tq.AllocTensor<T>();
+    const DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(T)), 0, 0, 0};
+    DataCopyPad(xl, x[static_cast<uint64_t>(done)], params, DataCopyPadExtParams<T>{false, 0, 0, T(0.0f)});
+    DataCopyPad(tl, t[static_cast<uint64_t>(done)], params, DataCopyPadExtParams<T>{false, 0, 0, T(0.0f)});
+    xq.EnQue(xl);
+    tq.EnQue(tl);
+    xl = xq.DeQue<T>();
+    tl = tq.DeQue<T>();
+    if constexpr (IsSameType<T, float>::value) {
+      Sub(af, xl, tl, static_cast<int32_t>(count));
+      Mul(af, af, af, static_cast<int32_t>(count));
+      ReduceSum(rf, af, wf, static_cast<int32_t>(count));
+      acc += rf.GetValue(0);
+    } else if (g_accumulate16) {
+      LocalTensor<T> a16 = a.Get<T>(), r16 = res.Get<T>(), w16 = work.Get<T>();
+      Sub(a16, xl, tl, static_cast<int32_t>(count));
+      Mul(a16, a16, a16, static_cast<int32_t>(count));
+      ReduceSum(r16, a16, w16, static_cast<int32_t>(count));
+      acc += static_cast<float>(r16.GetValue(0));
+    } else {
+      Cast(af, xl, RoundMode::CAST_NONE, count);
+      Cast(bf, tl, RoundMode::CAST_NONE, count);
+      Sub(af, af, bf, static_cast<int32_t>(count));
+      Mul(af, af, af, static_cast<int32_t>(count));
+      ReduceSum(rf, af, wf, static_cast<int32_t>(count));
+      acc += rf.GetValue(0);
+    }
+    // The scalar read of the tile sum must finish before the next tile's vector instructions rewrite it.
+    SetFlag<HardEvent::S_V>(EVENT_ID0);
+    WaitFlag<HardEvent::S_V>(EVENT_ID0);
+    xq.FreeTensor(xl);
+    tq.FreeTensor(tl);
+  }
+  partials.SetValue(static_cast<uint64_t>(idx * kSlotFloats), acc);
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(
+      partials[static_cast<uint64_t>(idx * kSlotFloats)]);
+  SyncAll();
+  if (idx != 0) {
+    return;
+  }
+  float total = 0.0f;
+  for (int64_t k = 0; k < num; ++k) {
+    total += partials.GetValue(static_cast<uint64_t>(k * kSlotFloats));
+  }
+  out.SetValue(0, g_mean ? total / static_cast<float>(g_n) : total);
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(out[0]);
+}
+
+template <typename T>
+Outcome RunVec(const std::vector<T> &xs, const std::vector<T> &ts, uint32_t cores, opgen_rt::CoreOrder order,
+               uint64_t seed) {
+  g_n = static_cast<int64_t>(xs.size());
+  const uint64_t bytes = xs.empty() ? 32 : (xs.size() * sizeof(T) + 31) / 32 * 32;
+  th::Gm x(bytes, "x", false), t(bytes, "t", false), out(32, "out"), ws(cores * 32, "workspace");
+  std::memcpy(x.data(), xs.data(), xs.size() * sizeof(T));
+  std::memcpy(t.data(), ts.data(), ts.size() * sizeof(T));
+  th::KernelLaunch k;
+  k.name = "whole_sum_vec";
+  k.entry = VecPartialKernel<T>;
+  k.args = {&x, &t, &out, &ws};
+  k.blockDim = cores;
+  const opgen_rt::LaunchResult r = th::RunWithOrder(k, order, seed);
+  Outcome o{r.ok, 0, 0.0, r.fault};
+  std::memcpy(&o.bits, out.data(), 4);
+  o.value = static_cast<double>(out.as<float>()[0]);
+  return o;
+}
+
+// fp32 and fp16 inputs, sizes around the tile and the core count; the fp16 case has a large dynamic range
+// (a few squares near 6e4, the rest near 1e-2): with fp32 accumulation the sum is within the fp32 bound and
+// bit-identical over the core orders; the 16-bit-accumulation mutant is far off (its tile sums round to
+// half precision, absorbing the small squares).
+void CheckVectorPartials() {
+  th::UseProduct(th::Ascend910B());
+  g_mean = false;
+  for (int64_t n : {1L, 2047L, 2048L, 2049L, 48L * 2048L + 5L}) {
+    std::vector<float> xs, ts;
+    Inputs(n, xs, ts);
+    const double exact = Exact(xs, ts);
+    std::set<uint32_t> seen;
+    for (opgen_rt::CoreOrder order : th::kAllOrders) {
+      const Outcome o = RunVec(xs, ts, 48, order, 4);
+      TH_CHECK(o.ok, "vec fp32 n=%lld %s: %s", static_cast<long long>(n), th::OrderName(order), o.fault.c_str());
+      TH_CHECK(std::fabs(o.value - exact) <= exact * static_cast<double>(n + 48) * 0x1p-24,
+               "vec fp32 n=%lld: %.9g, exact %.9g", static_cast<long long>(n), o.value, exact);
+      seen.insert(o.bits);
+    }
+    TH_CHECK(seen.size() == 1, "vec fp32 n=%lld: %zu different results over the core orders",
+             static_cast<long long>(n), seen.size());
+  }
+  const int64_t n = 4 * 2048 + 3;
+  std::vector<half> xh(static_cast<size_t>(n)), th16(static_cast<size_t>(n), half(0.0f));
+  double exact = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = i % 1000 == 0 ? 240.0f : 0.1f;
+    xh[static_cast<size_t>(i)] = half(v);
+    const double d = static_cast<double>(static_cast<float>(xh[static_cast<size_t>(i)]));
+    exact += d * d;
+  }
+  for (bool mutant : {false, true}) {
+    g_accumulate16 = mutant;
+    std::set<uint32_t> seen;
+    double value = 0.0;
+    for (opgen_rt::CoreOrder order : th::kAllOrders) {
+      const Outcome o = RunVec(xh, th16, 3, order, 9);
+      TH_CHECK(o.ok, "vec fp16 %s: %s", th::OrderName(order), o.fault.c_str());
+      seen.insert(o.bits);
+      value = o.value;
+    }
+    TH_CHECK(seen.size() == 1, "vec fp16: %zu different results over the core orders", seen.size());
+    const bool close = std::fabs(value - exact) <= exact * static_cast<double>(n) * 0x1p-24;
+    TH_CHECK(close != mutant, "vec fp16 %s: %.9g, exact %.9g", mutant ? "16-bit accumulation" : "fp32 accumulation",
+             value, exact);
+  }
+  g_accumulate16 = false;
+}
+
 }  // namespace
 
 int main() {
@@ -225,5 +378,6 @@ int main() {
   CheckEmptyMeanIsNanSumIsZero();
   CheckMutantsAreCaught();
   CheckHardwareBarrierRefusedOn910();
+  CheckVectorPartials();
   return th::Finish("whole_sum");
 }
