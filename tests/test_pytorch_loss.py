@@ -120,7 +120,7 @@ def test_kernel_matches_pytorch(
     if reduction == 0:
         bound = 16 * 2.0**-24 * np.abs(w) + 2.0**-126
     else:
-        x, t = torch.broadcast_tensors(
+        x, _t = torch.broadcast_tensors(
             torch.from_numpy(np.asarray(p["self"], np.float64)), torch.from_numpy(np.asarray(p["target"], np.float64))
         )
         n = x.numel()
