@@ -8,12 +8,16 @@ the determinism test compares the output bits of every core order and repeated r
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from codegen.check.cases import DETERMINISM_RUNS
+from codegen.paths import project_paths
 from codegen.runner import AclnnError, OpCallable
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_op_spec
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
@@ -99,3 +103,27 @@ def test_out_shape_follows_the_reduction(op: str, built_op: Callable[[str, str],
         with pytest.raises(AclnnError) as err:
             fn(self=x, target=t, reduction=bad_reduction, out=np.zeros((), np.float32))
         assert err.value.status == 161002
+
+
+@pytest.mark.parametrize(
+    ("reduce", "field", "message"),
+    [
+        ("{attr: reductio, none: 0, mean: 1, sum: 2}", "compute.reduce.attr", "'reductio' is not an attr"),
+        ("{attr: reduction, none: 0, mean: 1, sum: 5}", "compute.reduce.sum", "5 is not a declared value"),
+        ("{attr: reduction, none: 0, mean: 1, sum: 1}", "compute.reduce.sum", "already the value"),
+        ("{attr: reduction, none: 0, mean: 1}", "compute.reduce", "sum"),
+        ("[reduction]", "compute.reduce", "mapping"),
+    ],
+)
+def test_bad_reduce_epilogue_is_a_spec_error(tmp_path: Path, reduce: str, field: str, message: str) -> None:
+    """A wrong ``compute.reduce`` names the file, line and field, and nothing loads."""
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    anchor = "  reduce: {attr: reduction, none: 0, mean: 1, sum: 2}\n"
+    assert anchor in text
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(text.replace(anchor, f"  reduce: {reduce}\n"))
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text_errors = [str(e) for e in err.value.errors]
+    line = text.splitlines().index(anchor.rstrip("\n")) + 1
+    assert any(f"mse_loss.yaml:{line}" in e and field in e and message in e for e in text_errors), text_errors

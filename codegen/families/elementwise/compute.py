@@ -248,6 +248,8 @@ def _parse_reduce(node: YNode, ctx: ComputeContext) -> ReduceEpilogue | None:
     m = r.mapping(node, ("attr", *REDUCE_KINDS))
     if m is None:
         return None
+    if "attr" not in m:
+        return None  # the missing key is recorded
     attr_name = r.string(m["attr"])
     attr = next((a for a in ctx.attrs if a.name == attr_name), None)
     if attr_name is None:
@@ -262,6 +264,8 @@ def _parse_reduce(node: YNode, ctx: ComputeContext) -> ReduceEpilogue | None:
     declared = [v for v, _ in attr.values]
     values: dict[str, int] = {}
     for kind in REDUCE_KINDS:
+        if kind not in m:
+            continue  # the missing key is recorded
         v = r.integer(m[kind])
         if v is None:
             continue
