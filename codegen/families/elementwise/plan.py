@@ -919,6 +919,9 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     checks = constraint_view(spec, catalogue)
     (_, formula), *_ = _compute(spec).outputs
     out_rule = "the broadcast shape" if shape.kind == "broadcast" else f"the shape of {shape.anchor}"
+    epilogue = reduce_of(spec)
+    if epilogue is not None:
+        out_rule += f" for {epilogue.attr} {epilogue.none} (none) or not 0-d for the others"
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
@@ -1096,14 +1099,28 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 set_comment="the reduction the call asks for",
             ),
         ]
-        view["constraint_lines"] = [
-            c
-            if not c.startswith("Empty tensors")
-            else (
+        rewritten = {
+            "Empty tensors": (
                 f"Empty tensors succeed: {red.attr} {red.none} gives an empty output, {red.sum} (sum) gives 0 and "
                 f"{red.mean} (mean) NaN."
-            )
-            for c in view["constraint_lines"]
+            ),
+            "Deterministic": (
+                f"Deterministic: {red.attr} {red.none} computes every element once; {red.sum} (sum) and "
+                f"{red.mean} (mean) add the fp32 values in a fixed order (tiles in order per core, core 0 adds "
+                "the per-core partials in core order after SyncAll), so the result is bit-identical over runs."
+            ),
+        }
+        view["constraint_lines"] = [
+            *(next((v for k, v in rewritten.items() if c.startswith(k)), c) for c in view["constraint_lines"]),
+            f"`{output.name}` is 0-d for {red.attr} {red.mean} (mean) and {red.sum} (sum); for {red.none} (none) "
+            "it has the shape above.",
+        ]
+        view["tiling_lines"] = [
+            *view["tiling_lines"],
+            f"{red.attr} {red.mean} / {red.sum}: every tile's fp32 values are summed (ReduceSum; on NpuArch "
+            f"{', '.join(map(str, NO_FP32_REDUCE_ARCHS))} Add halving and scalar adds) into a per-core partial in a "
+            f"{PARTIAL_SLOT_BYTES}-byte workspace slot per core (the user workspace); after SyncAll core 0 adds "
+            "the partials in core order. Products without hardware SyncAll run the reduction on one core.",
         ]
     view["reduce"] = reduce_view
     kind, rule_args = shape_rule(spec)
