@@ -30,7 +30,18 @@ LOSSES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "l1_loss": lambda x, t: np.abs(x - t),
     "soft_margin_loss": lambda x, t: np.log1p(np.exp(-t * x)),
     "smooth_l1_loss": lambda x, t: np.where(np.abs(x - t) < 1.0, 0.5 * (x - t) ** 2, np.abs(x - t) - 0.5),
+    # self and target in (0, 1): see _domain
+    "binary_cross_entropy": lambda x, t: -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100)),
 }
+
+
+def _domain(op: str, x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs inside the op's domain: binary cross entropy takes probabilities (|x| / (1 + |x|) in [0, 1),
+    which keeps the dynamic range of the loss); the others any real values."""
+    if op != "binary_cross_entropy":
+        return x, t
+    x64, t64 = (np.abs(a.astype(np.float64)) for a in (x, t))
+    return (x64 / (1 + x64)).astype(x.dtype), (t64 / (1 + t64)).astype(t.dtype)
 
 
 def _inputs(n: int, dtype: type, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,7 +67,7 @@ def test_reduction_is_bit_identical_over_core_orders_and_runs(
     the same bits, and the value is the float64 sum within 1e-5 relative."""
     fn = built_op(op, product)
     for dtype in (np.float32, np.float16):
-        x, t = _inputs(300_007, dtype, 7)
+        x, t = _domain(op, *_inputs(300_007, dtype, 7))
         exact = LOSSES[op](x.astype(np.float64), t.astype(np.float64))
         for reduction, want in ((2, exact.sum()), (1, exact.mean())):
             bits = set()
@@ -87,8 +98,9 @@ def test_out_shape_follows_the_reduction(op: str, built_op: Callable[[str, str],
     """CANN's rule: out has the broadcast shape for reduction 0 and is 0-d for 1 and 2; anything else, and a
     reduction outside 0..2, is ACLNN_ERR_PARAM_INVALID (161002)."""
     fn = built_op(op, "Ascend910B")
-    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
-    t = np.full((4,), 0.25, dtype=np.float32)
+    x = np.linspace(0.05, 0.95, 12, dtype=np.float32).reshape(3, 4)
+    # a target broadcast to self's shape (binary cross entropy requires self's shape)
+    t = np.full((3, 4) if op == "binary_cross_entropy" else (4,), 0.25, dtype=np.float32)
     assert fn(self=x, target=t, reduction=0, out=np.zeros((3, 4), np.float32)).shape == (3, 4)
     for reduction in (1, 2):
         assert fn(self=x, target=t, reduction=reduction, out=np.zeros((), np.float32)).shape == ()
