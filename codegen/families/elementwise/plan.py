@@ -1205,8 +1205,11 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     dtype (of the input selecting the kernel)."""
     dev = spec.device_interface
     dtype = compute_dtypes(spec)[0]
-    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
+    aclnn_attrs = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+    attrs = ut_device_attrs(spec, aclnn_attrs)
     kind, args = shape_rule(spec)
+    # a reduce epilogue's mean or sum (under the test's attrs) infers a 0-d output
+    reduced = reduce_kind(spec, aclnn_attrs) != REDUCE_KIND_NONE
 
     def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[UtTensor]:
         return ut_device_inputs(
@@ -1218,12 +1221,14 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
         )
 
     n_out = len(dev.outputs)
-    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [((2, 3), dtype)] * n_out, "every input [2, 3]")]
+    same: tuple[int, ...] = () if reduced else (2, 3)
+    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [(same, dtype)] * n_out, "every input [2, 3]")]
     if kind == "broadcast":
         shapes = {a: UT_BROADCAST_SHAPES[i % len(UT_BROADCAST_SHAPES)] for i, a in enumerate(args)}
         want = tuple(int(d) for d in np.broadcast_shapes(*shapes.values()))
         note = ", ".join(f"{a} {list(s)}" for a, s in shapes.items())
-        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(want, dtype)] * n_out, note))
+        out_shape = () if reduced else want
+        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(out_shape, dtype)] * n_out, note))
         if len(args) >= 2:
             bad: dict[str, tuple[int, ...]] = {args[0]: (2, 3), args[1]: (3, 2)}
             cases.append(
