@@ -829,7 +829,6 @@ class DocView(KindView):
     signature: tuple[SignatureParam, ...]
     status_rows: tuple[StatusRow, ...]
     tiling_lines: tuple[str, ...]
-    reduce: ReduceView | None
 
 
 #: The views of the elementwise templates (every other kind renders the shared view).
