@@ -125,9 +125,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _MSE_KERNEL,
-                "      total += partialGm_.GetValue(static_cast<uint64_t>(k * SLOT_FLOATS));\n    }\n",
-                "      total += partialGm_.GetValue(static_cast<uint64_t>(k * SLOT_FLOATS));\n    }\n"
-                "    total += partialGm_.GetValue(0);\n",
+                "      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);\n    }\n",
+                "      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);\n    }\n    total += partial_;\n",
             ),
         ),
         VALUES,
@@ -150,9 +149,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "mse-combine-without-syncall",
         _MSE,
         ("Ascend910B",),
-        "no SyncAll: core 0 reads the partials whenever it gets there (the result depends on core timing)",
+        "no SyncAll: core 0 reads the partials whenever it gets there (unordered with the writes)",
         (Edit(_MSE_KERNEL, "    SyncAll();  // every partial is in the workspace before core 0 reads them\n", ""),),
-        DETERMINISM,
+        "pipe race",
     ),
     Mutant(
         "mse-mean-divisor-wrong",

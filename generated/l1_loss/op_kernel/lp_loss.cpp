@@ -147,17 +147,28 @@ class KernelLpLoss {
     // No hardware SyncAll here: the tiling launched this one core, whose partial is the whole sum.
     float total = partial_;
 #else
+    // The partial goes to GM through UB and MTE3 (one whole 32-byte block: no scalar GM write, so no data
+    // cache to clean), and core 0 reads each slot back the same way after the barrier.
     const int64_t blockIdx = GetBlockIdx();
-    partialGm_.SetValue(static_cast<uint64_t>(blockIdx * SLOT_FLOATS), partial_);
-    DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(
-        partialGm_[static_cast<uint64_t>(blockIdx * SLOT_FLOATS)]);
+    LocalTensor<float> slot = redSum_.Get<float>();
+    for (int64_t k = 0; k < SLOT_FLOATS; ++k) {
+      slot.SetValue(static_cast<uint32_t>(k), k == 0 ? partial_ : 0.0f);
+    }
+    SetFlag<HardEvent::S_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::S_MTE3>(EVENT_ID0);
+    DataCopy(partialGm_[static_cast<uint64_t>(blockIdx * SLOT_FLOATS)], slot, static_cast<uint32_t>(SLOT_FLOATS));
     SyncAll();  // every partial is in the workspace before core 0 reads them
     if (blockIdx != 0) {
       return;
     }
     float total = 0.0f;
     for (int64_t k = 0; k < GetBlockNum(); ++k) {
-      total += partialGm_.GetValue(static_cast<uint64_t>(k * SLOT_FLOATS));
+      DataCopy(slot, partialGm_[static_cast<uint64_t>(k * SLOT_FLOATS)], static_cast<uint32_t>(SLOT_FLOATS));
+      SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
+      WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
+      total += slot.GetValue(0);
+      SetFlag<HardEvent::S_MTE2>(EVENT_ID0);
+      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);
     }
 #endif
     if (reduceKind_ == REDUCE_KIND_MEAN) {
