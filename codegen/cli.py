@@ -120,7 +120,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("ops:")
     for name in sorted(specs):
         s = specs[name]
-        print(f"  {name:32s} {s.aclnn_name:36s} family={s.family:16s} products={','.join(s.products)}")
+        # a whole-tensor reduction epilogue (compute.reduce) shows as "<family> + sum"
+        family = s.family + (" + sum" if getattr(s.compute, "reduce", None) is not None else "")
+        print(f"  {name:32s} {s.aclnn_name:36s} family={family:18s} products={','.join(s.products)}")
     print("families:")
     for family in sorted({*family_names(), *(s.family for s in specs.values())}):
         members = sorted(n for n, s in specs.items() if s.family == family)

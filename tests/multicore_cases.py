@@ -19,6 +19,25 @@ from codegen.specs import load_project
 
 SMLB = "soft_margin_loss_backward"
 EDB = "embedding_dense_backward"
+MSE = "mse_loss"
+
+
+def mse_multicore(product: str) -> Iterator[Case]:
+    """400,035 elements (FLOAT and FLOAT16) reduced to a 0-d sum and mean: many cores each summing several
+    tiles and a ragged last one, then the fixed-order combine. Every 97th element is ~1e3 away from its
+    target, the rest ~1e-2 (the small squares vanish from a 16-bit accumulation)."""
+    rng = np.random.default_rng(406)
+    n = 400_035
+    for dtype, name in ((np.float32, "FLOAT"), (np.float16, "FLOAT16")):
+        for reduction in (1, 2):
+            x = rng.standard_normal(n) * 0.01
+            x[::97] = rng.standard_normal(x[::97].shape) * 1000.0
+            params: dict[str, Any] = {
+                "self": x.astype(dtype),
+                "target": (rng.standard_normal(n) * 0.01).astype(dtype),
+                "reduction": reduction,
+            }
+            yield Case(MSE, product, name, f"[{n}]", f"multi-core [{n}] reduction={reduction}", params)
 
 
 def smlb_multicore(product: str) -> Iterator[Case]:
@@ -74,7 +93,11 @@ def edb_multicore(product: str) -> Iterator[Case]:
 
 def multicore_cases(op: str, product: str) -> list[Case]:
     """The multi-core cases of ``op`` (snake name) on ``product``."""
-    return list(smlb_multicore(product) if op == SMLB else edb_multicore(product))
+    if op == SMLB:
+        return list(smlb_multicore(product))
+    if op == MSE:
+        return list(mse_multicore(product))
+    return list(edb_multicore(product)) if op == EDB else []  # other ops: their matrix's own multi-core cases
 
 
 def targeted_cases(op: str, product: str) -> list[Case]:

@@ -238,3 +238,56 @@ def test_index_accumulate_workspace_starts_with_the_system_workspace(
     assert got["status"] == 0, got
     user = got["workspace_sizes"][0] - RESERVED_WORKSPACE[prod.npu_arch]
     assert 0 < user < 4096  # a [4, 8] fp32 accumulator and the int64 counts
+
+
+#: Every spec with a reduce epilogue (compute.reduce), its products and the shapes of the combine.
+REDUCE_CASES = [
+    pytest.param(name, product, shape, id=f"{name}-{product}-{'x'.join(map(str, shape))}")
+    for name, spec in sorted(SPECS.items())
+    if spec.family == "elementwise" and getattr(spec.compute, "reduce", None) is not None
+    for product in spec.products
+    for shape in [(0,), (1,), (47,), (1000, 1000), (48, 8, 1025)]
+]
+
+
+@pytest.mark.parametrize(("name", "product", "shape"), REDUCE_CASES)
+def test_reduce_explain_equals_the_tiling_function(
+    name: str, product: str, shape: tuple[int, ...], built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """The whole-tensor combine explain prints (cores, tiles per core, workspace bytes, order) is what the
+    generated tiling function decides for the default reduction (mean) and for sum."""
+    spec = SPECS[name]
+    prod = CATALOGUE.get(product)
+    red = spec.compute.reduce  # type: ignore[union-attr]
+    dev = spec.device_interface
+    names = dict(spec.attr(red.attr).values or ())
+    for value in (red.mean, red.sum):
+        d = tiling_decision(spec, prod, shape, DType.FLOAT, attrs={red.attr: value})
+        tensor = {"shape": list(shape), "dtype": "FLOAT"}
+        attrs = {}
+        for da in dev.attrs:
+            if da.source == red.attr:
+                attrs[da.name] = names[value]
+            elif da.source is not None:
+                attrs[da.name] = spec.attr(da.source).default
+            else:
+                attrs[da.name] = da.value
+        got = built_op(name, product).run_tiling(
+            {"inputs": [tensor] * len(dev.inputs), "outputs": [{"shape": [], "dtype": "FLOAT"}], "attrs": attrs}
+        )
+        assert got["status"] == 0, got
+        assert got["block_dim"] == d.block_dim
+        assert got["workspace_sizes"] == [d.workspace_bytes]
+        t = got["tiling"]
+        assert (t["totalLength"], t["tileLength"], t["reduceKind"]) == (d.total_length, d.tile_length, d.reduce_kind)
+        # the workspace holds the system part and one 32-byte slot per core
+        assert d.workspace_bytes == prod.sys_workspace_bytes + 32 * d.block_dim
+        if not prod.hw_sync_all:
+            assert d.block_dim == 1
+    d = tiling_decision(spec, prod, shape, DType.FLOAT)  # explain shows the attr's default (mean)
+    text = explain(spec, prod, ",".join(map(str, shape)), "FLOAT")
+    assert f"whole-tensor combine ({red.attr} = {red.mean}, mean): {d.block_dim} cores" in text
+    assert f"up to {d.tiles_per_core_max} tiles per core" in text
+    assert f"{d.block_dim * 32} user workspace bytes" in text
+    assert f"core order 0..{d.block_dim - 1}" in text
+    assert f"workspace: {d.workspace_bytes} bytes" in text

@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from multicore_cases import EDB, SMLB, targeted_cases
+from multicore_cases import EDB, MSE, SMLB, targeted_cases
 
 from codegen.build import BuildError, BuiltOp, build_op
 from codegen.check.driver import CaseResult, load_reference, run_case
@@ -112,7 +112,61 @@ class Mutant:
     also: tuple[str, ...] = ()
 
 
+_MSE = MSE
+_MSE_KERNEL = "op_kernel/mse_loss.cpp"
+
 MUTANTS: tuple[Mutant, ...] = (
+    # ------------------------------------------------- MseLoss (elementwise + the whole-tensor reduce epilogue)
+    Mutant(
+        "mse-partial-summed-twice",
+        _MSE,
+        ("Ascend910B",),
+        "core 0's combine adds the partial of core 0 a second time",
+        (
+            Edit(
+                _MSE_KERNEL,
+                "      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);\n    }\n",
+                "      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);\n    }\n    total += partial_;\n",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "mse-tail-mask-off-by-one",
+        _MSE,
+        ("Ascend910B",),
+        "a tile's ReduceSum counts one element past the tile's values (padding enters the sum)",
+        (
+            Edit(
+                _MSE_KERNEL,
+                "ReduceSum(sum, src, work, static_cast<int32_t>(n));",
+                "ReduceSum(sum, src, work, static_cast<int32_t>(n + 1));",
+            ),
+        ),
+        "UB uninitialized read",
+    ),
+    Mutant(
+        "mse-combine-without-syncall",
+        _MSE,
+        ("Ascend910B",),
+        "no SyncAll: core 0 reads the partials whenever it gets there (unordered with the writes)",
+        (Edit(_MSE_KERNEL, "    SyncAll();  // every partial is in the workspace before core 0 reads them\n", ""),),
+        "pipe race",
+    ),
+    Mutant(
+        "mse-mean-divisor-wrong",
+        _MSE,
+        ("Ascend910B",),
+        "the mean divides by the element count + 1",
+        (
+            Edit(
+                _MSE_KERNEL,
+                "total = total / static_cast<float>(totalLength_);",
+                "total = total / static_cast<float>(totalLength_ + 1);",
+            ),
+        ),
+        VALUES,
+    ),
     # ------------------------------------------------------------------ SoftMarginLossBackward (elementwise)
     Mutant(
         "smlb-tail-tile-short",
@@ -1290,10 +1344,11 @@ def builds(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def test_mutant_table_is_complete() -> None:
     assert len(MUTANTS) >= 18
     ops = {m.op for m in MUTANTS}
-    assert ops == {SMLB, EDB}
+    assert ops == {SMLB, EDB, _MSE}
+    prefix = {SMLB: "smlb-", EDB: "edb-", _MSE: "mse-"}
     for m in MUTANTS:
-        assert re.fullmatch(r"(smlb|edb)-[a-z0-9-]+", m.ident), m.ident
-        assert m.ident.startswith("smlb-" if m.op == SMLB else "edb-")
+        assert re.fullmatch(r"(smlb|edb|mse)-[a-z0-9-]+", m.ident), m.ident
+        assert m.ident.startswith(prefix[m.op])
         assert m.fault and m.edits and m.products
         assert all(e.old != e.new for e in m.edits)
     runtime_rules = (project_paths().runtime / "include/opgen_rt/device/core_state.h").read_text()

@@ -553,7 +553,7 @@ def test_compute_section_checks(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:33: compute.promote[1]: 'weight' is not an input; allowed: gradOutput, self, target",
         f"{f}:33: compute.promote[2]: duplicate input 'gradOutput'",
-        f"{f}:36: compute.result: unknown key 'result'; allowed: out, promote, scalars",
+        f"{f}:36: compute.result: unknown key 'result'; allowed: out, promote, reduce, scalars",
     ]
 
 

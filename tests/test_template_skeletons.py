@@ -67,9 +67,14 @@ def test_tiling_header_and_function_follow_the_field_table(op: str) -> None:
     table = FIELD_TABLES[spec.family]
     header = _one(f"{spec.snake}/op_host/*_tiling.h").read_text()
     declared = re.findall(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\);", header)
-    # The table's fields come first, in order and with their types; only float host scalars may follow.
+    # The table's fields come first, in order and with their types; only float host scalars may follow, and
+    # last the int32_t reduceKind of an elementwise reduce epilogue (compute.reduce).
     assert declared[: len(table)] == [(f.c_type, f.name) for f in table]
-    assert all(t == "float" for t, _ in declared[len(table) :])
+    rest = declared[len(table) :]
+    if getattr(spec.compute, "reduce", None) is not None:
+        assert rest[-1:] == [("int32_t", "reduceKind")]
+        rest = rest[:-1]
+    assert all(t == "float" for t, _ in rest)
     function = _one(f"{spec.snake}/op_host/*_tiling.cpp").read_text()
     assert re.findall(r"tiling\.set_(\w+)\(", function) == [n for _, n in declared]
     for f in table:
@@ -95,4 +100,6 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         d2 = index_accumulate.tiling_decision(spec, product, (5, 16), 7, rows, idx, deterministic=True)
         fields = d2.tiling_fields()
         assert (fields["numRows"], fields["rowLength"], fields["numIndices"]) == (7, 16, 5)
-    assert list(fields) == [f.name for f in FIELD_TABLES[family]]
+    # an elementwise reduce epilogue (compute.reduce) adds its reduceKind after the table's fields
+    epilogue = ["reduceKind"] if getattr(spec.compute, "reduce", None) is not None else []
+    assert list(fields) == [f.name for f in FIELD_TABLES[family]] + epilogue

@@ -104,8 +104,9 @@ smlg_case smlg_bufnum_910 Ascend910 "${BUFNUM_KERNEL}" "${BUFNUM_TILING_H}" 1 0
 smlg_case smlg_bufnum_910b Ascend910B "${BUFNUM_KERNEL}" "${BUFNUM_TILING_H}" 1 0
 smlg_case smlg_bufnum_950 Ascend950 "${BUFNUM_KERNEL}" "${BUFNUM_TILING_H}" 1 0
 
-# ---- 2-4. unit tests: types, instructions, one broken kernel per fault rule, SyncAll and atomics, reductions ----
-for t in types ops faults sync_atomic reduce; do
+# ---- 2-4. unit tests: types, instructions, one broken kernel per fault rule, SyncAll and atomics, reductions,
+# the whole-tensor sum combine (partials, barrier, ordered combine) ----
+for t in types ops faults sync_atomic reduce whole_sum; do
   read -r -a pflags <<< "$(product_flags Ascend910B)"
   if compile "${BUILD}/test_${t}.o" "${HERE}/test_${t}.cpp" "${pflags[@]}"; then
     link "${BUILD}/test_${t}" "${BUILD}/test_${t}.o" "${COMMON[@]}" && run "test_${t}" "${BUILD}/test_${t}"

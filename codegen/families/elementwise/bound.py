@@ -237,8 +237,11 @@ def program_interval(
     inputs: Mapping[str, np.ndarray],
     scalars: Mapping[str, float],
     compute_dtype: DType,
+    fp32_result: bool = False,
 ) -> Interval:
-    """Runs ``program`` over intervals (see the module doc) and returns the interval of ``outLocal``.
+    """Runs ``program`` over intervals (see the module doc) and returns the interval of ``outLocal``; with
+    ``fp32_result`` the interval of the fp32 value before a 16-bit program's final ``Cast`` (the value a
+    reduce epilogue sums).
 
     Args:
         program: the compiled program the kernel runs for this call (its variant and dtype class).
@@ -250,9 +253,60 @@ def program_interval(
         ValueError: an instruction without an error model, or a scalar that is neither a literal nor a field.
     """
     buffers: dict[str, Interval] = {f"{n}Local": (v, v) for n, v in inputs.items()}
-    for ins in program.instructions:
+    instructions = program.instructions
+    last = instructions[-1]
+    if fp32_result and program.cast_inputs and last.op == "Cast" and last.dst == "outLocal":
+        instructions = instructions[:-1]
+        result = last.srcs[0]
+    else:
+        result = "outLocal"
+    for ins in instructions:
         buffers[ins.dst] = _step(ins, buffers, scalars, compute_dtype)
-    return buffers["outLocal"]
+    return buffers[result]
+
+
+#: Unit roundoff of fp32 (round to nearest): every fp32 addition or division has relative error <= U32.
+U32 = 2.0**-24
+
+
+def reduce_bound(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, compute_dtype: DType) -> np.ndarray:
+    """The absolute error bound of a reduce epilogue's 0-d sum (or mean) against the float64 reference ``ref``.
+
+    ``[lo, hi]`` (float64, one interval per element of the broadcast shape) holds each fp32 formula value
+    ``v_i`` the kernel sums (:func:`program_interval` with ``fp32_result``). The kernel adds the ``n``
+    values in fp32 in some tree (tile sums by ReduceSum or Add halving, tiles in order, partials in core
+    order): whatever the tree, a sum of ``n`` terms takes ``n - 1`` roundings on any path, so (Higham,
+    Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 4.4)
+    ``|fl(sum v_i) - sum v_i| <= gamma(n - 1) * sum |v_i|`` with ``gamma(k) = k u / (1 - k u)``, ``u`` =
+    2**-24. The formula's own error adds ``sum_i max(hi_i - r_i, r_i - lo_i)`` (the per-element bound of
+    :func:`derived_bound`; ``r_i`` lies in ``[lo_i, hi_i]`` whenever the formula and the reference agree up
+    to rounding, else that element's share is unbounded by rounding and the case fails). The mean divides
+    by ``fl(n)`` (exact up to 2**24, else one rounding) and rounds once: relative ``3u`` more. A 16-bit
+    output is rounded once by the kernel (half an ULP of the compute dtype, relative 2**-11 / 2**-8);
+    :func:`codegen.check.compare.compare` adds half an ULP of the output dtype. A sum that overflows fp32
+    (or any interval end that is infinite or NaN) gives an unbounded (``inf``) bound, except where the
+    reference itself is not finite (compared exactly).
+    """
+    n = lo.size
+    r = np.asarray(ref, dtype=np.float64)
+    if not np.isfinite(r).all():
+        return np.zeros(r.shape)
+    with np.errstate(all="ignore"):
+        mag = np.maximum(np.abs(lo), np.abs(hi))
+        # the formula's per-element error: r_i lies in [lo_i, hi_i], so hi_i - lo_i bounds its distance to
+        # any value there (the 0-d reference does not give r_i itself)
+        formula = float(np.sum(hi - lo)) if n else 0.0
+        ku = (n - 1) * U32 if n > 1 else 0.0
+        gamma = ku / (1.0 - ku) if ku < 1.0 else math.inf
+        total = float(np.sum(mag)) if n else 0.0
+        bound = formula + gamma * total
+        if mean and n:
+            bound = bound / n + 3 * U32 * (abs(float(r)) + bound / n)
+        if compute_dtype is not DType.FLOAT:
+            bound += (abs(float(r)) + bound) * (2.0**-11 if compute_dtype is DType.FLOAT16 else 2.0**-8)
+    if not math.isfinite(bound):
+        bound = math.inf
+    return np.full(r.shape, bound, dtype=np.float64)
 
 
 def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, float], dt: DType) -> Interval:
@@ -367,7 +421,8 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
     kind, args = shape_rule(spec)
     shape = present[args[0]].shape if kind == "like" else np.broadcast_shapes(*(a.shape for a in present.values()))
     if 0 in shape:
-        return np.zeros(shape)  # an empty output: nothing to bound (host scalars may not even be defined)
+        # an empty output, or the 0-d sum/mean of no element: nothing to bound (host scalars may be undefined)
+        return np.zeros(np.shape(ref))
     env = call_env(spec, product, {k: v for k, v in params.items() if k not in {t.name for t in spec.outputs}})
     out = spec.outputs[0]
     env[out.name] = TensorStandIn(tuple(shape), compute)
@@ -378,6 +433,14 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
         except ExprEvalError:
             scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
     values = {n: np.asarray(a, dtype=np.float64) for n, a in present.items()}
+    from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
+
+    red_kind = reduce_kind(spec, params)
+    if red_kind != REDUCE_KIND_NONE:
+        fp32 = program_interval(program_for(variant.formula, compute), values, scalars, compute, fp32_result=True)
+        with np.errstate(all="ignore"):
+            lo, hi = (np.broadcast_to(v, shape) for v in fp32)
+            return reduce_bound(lo, hi, np.asarray(ref, dtype=np.float64), red_kind == REDUCE_KIND_MEAN, compute)
     with np.errstate(all="ignore"):
         lo, hi = program_interval(program_for(variant.formula, compute), values, scalars, compute)
         lo, hi = np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)

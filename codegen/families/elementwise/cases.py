@@ -3,6 +3,7 @@ cases of every documented error, and the 64-bit offset cases."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,6 +23,13 @@ from codegen.families.elementwise.boundary import boundaries, boundary_values
 from codegen.runner import ScalarArg, device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError, Num, walk
 from codegen.spec.model import SCALAR_ACL_IDS, Constraint, DType, OpSpec, Product
+
+
+def reduce_of(spec: OpSpec) -> Any:
+    """The spec's reduce epilogue (:func:`codegen.families.elementwise.plan.reduce_of`)."""
+    from codegen.families.elementwise.plan import reduce_of as plan_reduce_of
+
+    return plan_reduce_of(spec)
 
 
 def elementwise_cases(
@@ -65,8 +73,98 @@ def elementwise_cases(
                 yield case
 
     yield from accepted(_value_cases(spec, product, dtypes, quick, tile, value_case, attr_values, default_attrs, rng))
+    if reduce_of(spec) is not None:
+        yield from accepted(_reduce_value_cases(spec, product, dtypes, quick, tile, value_case, default_attrs, rng))
     yield from _status_cases(spec, product, dtypes, default_attrs, rng)
-    yield from elementwise_offset_cases(spec, product, dtypes, default_attrs)
+    red = reduce_of(spec)
+    # the 64-bit offsets of the core split: the elementwise path (a reduction may run on one core)
+    offset_attrs = default_attrs if red is None else {**default_attrs, red.attr: red.none}
+    yield from elementwise_offset_cases(spec, product, dtypes, offset_attrs)
+
+
+def _reduce_value_cases(
+    spec: OpSpec,
+    product: Product,
+    dtypes: list[DType],
+    quick: bool,
+    tile: Callable[[DType], int],
+    value_case: Callable[..., Case],
+    default_attrs: dict[str, Any],
+    rng: np.random.Generator,
+) -> Iterator[Case]:
+    """Value cases of a reduce epilogue (``compute.reduce``), each run for every reduction value (none, mean,
+    sum): empty tensors (sum 0, mean NaN), one element, one tile and a tile +- 1, fewer blocks than cores,
+    several tiles on every core with a ragged last tile (tagged ``multicore``: the determinism cases run it
+    over every core order), large dynamic range (a few elements ~1e3, the rest ~1e-2: fp32 accumulation of
+    16-bit inputs must show) and inputs holding +-inf and NaN (the mean/sum is inf or NaN as the reference's).
+    Sizes come from the planner's tile (``tile``) and the product's core count."""
+    from codegen.families.elementwise.plan import reduce_of, tiling_decision
+
+    red = reduce_of(spec)
+    assert red is not None
+    inputs = [t.name for t in spec.inputs]
+    cores = product.vector_core_num
+    values = {"none": red.none, "mean": red.mean, "sum": red.sum}
+    for dt in dtypes:
+        t = tile(dt)
+        # several tiles on every core: the planner's per-core length for ~3.5 tiles per core, plus a ragged tail
+        probe = tiling_decision(
+            spec, product, (t * cores * 3 + t // 2,), dt, attrs={**default_attrs, red.attr: red.sum}
+        )
+        several = probe.total_length + 7
+        shapes: list[tuple[str, tuple[int, ...], tuple[str, ...]]] = [
+            ("empty", (0,), ()),
+            ("empty 2-d", (3, 0), ()),
+            ("one element", (1,), ()),
+            ("fewer blocks than cores", (cores - 1,), ()),
+            ("one tile", (t,), ()),
+            ("tile+1", (t + 1,), ()),
+            ("tile-1", (t - 1,), ()),
+        ]
+        if not quick or dt is dtypes[0]:
+            shapes.append(("several tiles per core, ragged tail", (several,), ("multicore",)))
+        for kind, v in values.items():
+            attrs = {**default_attrs, red.attr: v}
+            for name, shape, tags in shapes:
+                if kind == "none" and tags:
+                    continue  # the elementwise path: the family's own cases cover it
+                yield value_case(
+                    dt,
+                    f"reduce {kind}",
+                    dict.fromkeys(inputs, shape),
+                    f"{red.attr}={v} ({kind}) {name} {list(shape)}",
+                    attrs,
+                    tags=tags,
+                )
+            # large dynamic range: most values ~1e-2, every 97th ~1e3 (its square dominates; the small ones
+            # are lost in a 16-bit accumulation)
+            n = 4 * t + 3
+            arrays: dict[str, Any] = {}
+            for k, name in enumerate(inputs):
+                a = rng.standard_normal(n) * 0.01
+                if k == 0:
+                    a[::97] = rng.standard_normal(a[::97].shape) * 1000.0
+                arrays[name] = a.astype(numpy_dtype(dt))
+            yield Case(
+                spec.snake,
+                product.name,
+                dt.name,
+                f"reduce {kind}",
+                f"{red.attr}={v} ({kind}) dynamic range [{n}]",
+                {**arrays, **attrs},
+            )
+            # +-inf and NaN in the first input
+            for special in (math.inf, -math.inf, math.nan):
+                arrays = {name: _rand(rng, (5, 37), dt) for name in inputs}
+                arrays[inputs[0]].flat[17] = special
+                yield Case(
+                    spec.snake,
+                    product.name,
+                    dt.name,
+                    f"reduce {kind}",
+                    f"{red.attr}={v} ({kind}) {special} in {inputs[0]} [5, 37]",
+                    {**arrays, **attrs},
+                )
 
 
 def _value_cases(
@@ -154,6 +252,9 @@ def _value_cases(
         out_store = np.zeros((shape[0], shape[1] * 2), dtype=numpy_dtype(dt))
         params[spec.outputs[0].name] = out_store[:, ::2]
         params.update(default_attrs)
+        red = reduce_of(spec)
+        if red is not None:  # a strided output view needs the elementwise output; the 0-d results below
+            params[red.attr] = red.none
         yield Case(op, product.name, dt.name, "non-contiguous", f"non-contiguous {list(shape)}", params)
         # Large magnitudes (exp overflow region for sigmoid-based formulas), both signs.
         yield value_case(dt, "large magnitude", dict.fromkeys(inputs, (8, 64)), "magnitudes up to ~100", scale=40.0)
@@ -200,6 +301,37 @@ def _shape_anchor(spec: OpSpec) -> str | None:
     return args[0] if kind == "like" else None
 
 
+def _reduce_status_cases(
+    spec: OpSpec,
+    red: Any,
+    good: dict[str, np.ndarray],
+    out: str,
+    dt: DType,
+    status: Callable[..., Case],
+) -> Iterator[Case]:
+    """Status cases of a reduce epilogue (``compute.reduce``): the output shape per reduction (the broadcast
+    shape for ``none``, 0-d for mean and sum; any other is 161002, as CANN's checks) and values of the attr
+    outside its declared ones (161002)."""
+    a = red.attr
+    np_dt = numpy_dtype(dt)
+    for kind in ("mean", "sum"):
+        v = getattr(red, kind)
+        for shape in ((4, 8), (1,)):
+            yield status(
+                f"{a}={v} ({kind}) with out {list(shape)} -> 161002",
+                ACLNN_ERR_PARAM_INVALID,
+                {**good, out: np.zeros(shape, dtype=np_dt), a: v},
+            )
+    yield status(
+        f"{a}={red.none} (none) with a 0-d out -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        {**good, out: np.zeros((), dtype=np_dt), a: red.none},
+    )
+    declared = [v for v, _ in spec.attr(a).values or ()]
+    for bad in (max(declared) + 1, min(declared) - 1):
+        yield status(f"{a}={bad} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((), dtype=np_dt), a: bad})
+
+
 def _status_cases(
     spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any], rng: np.random.Generator
 ) -> Iterator[Case]:
@@ -208,7 +340,11 @@ def _status_cases(
     out = spec.outputs[0].name
     dt = dtypes[0]
     good = {n: _rand(rng, (4, 8), dt) for n in inputs}
-    good_out = np.zeros((4, 8), dtype=numpy_dtype(dt))
+    from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind, reduce_of
+
+    red = reduce_of(spec)
+    reduced = reduce_kind(spec, attrs) != REDUCE_KIND_NONE
+    good_out = np.zeros(() if reduced else (4, 8), dtype=numpy_dtype(dt))
 
     def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(op, product.name, dt.name, "error", name, {**attrs, **params}, expect_status=code, mode=mode)
@@ -237,6 +373,8 @@ def _status_cases(
     )
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_executor")
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out}, "phase2_twice")
+    if red is not None:
+        yield from _reduce_status_cases(spec, red, good, out, dt, status)
     from codegen.check.status_matrix import status_matrix
 
     # Every tensor's unsupported dtypes, rank bounds, rejected formats, wrong output dims, the null order.
@@ -324,7 +462,7 @@ def elementwise_offset_cases(
             "outputs": [tensor] * len(spec.outputs),
             "attrs": device_attrs(spec, attrs),
         }
-        params = {"request": request, "shape": (BIG,), "dtype": d.name}
+        params = {"request": request, "shape": (BIG,), "dtype": d.name, "attrs_values": dict(attrs)}
         yield Case(
             spec.snake,
             product.name,
@@ -348,8 +486,9 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
 
 
 def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
-    """The output a call allocates when the caller passed none: the broadcast shape of the inputs, in the
-    dtype NumPy promotes them to (bfloat16 and float16 together give float32, as CANN's PromoteType does).
+    """The output a call allocates when the caller passed none: the broadcast shape of the inputs (0-d for
+    the mean or sum of a reduce epilogue), in the dtype NumPy promotes them to (bfloat16 and float16
+    together give float32, as CANN's PromoteType does).
     The buffer is poisoned (:func:`codegen.runner.device_memory`), not zeroed: the op must write every
     element, as on a device."""
     present = [a for a in arrays.values() if a is not None]
@@ -365,6 +504,10 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
         dt = DType.FLOAT
     else:
         dt = sorted(kinds, key=lambda d: d.acl_id)[0]
+    from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind
+
+    if reduce_kind(spec, attrs) != REDUCE_KIND_NONE:
+        shape = ()  # a reduce epilogue's mean or sum: a 0-d output
     return device_memory(int(np.prod(shape, dtype=np.int64)), numpy_dtype(dt), tuple(shape))
 
 
@@ -382,7 +525,9 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     spec, product = fn.spec, fn.product
     from codegen.families.elementwise.plan import tiling_decision
 
-    d = tiling_decision(spec, product, case.params["shape"], DType[case.params["dtype"]])
+    d = tiling_decision(
+        spec, product, case.params["shape"], DType[case.params["dtype"]], attrs=case.params.get("attrs_values", {})
+    )
     want = {
         "totalLength": d.total_length,
         "formerNum": d.former_num,

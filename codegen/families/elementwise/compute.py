@@ -30,6 +30,32 @@ from codegen.spec.scopes import (
 )
 from codegen.spec.yaml_reader import Reader, YMap, YNode, _describe
 
+#: The kinds of a whole-tensor reduction epilogue, the keys of ``compute.reduce`` besides ``attr``: the attr
+#: value that keeps the elementwise output (``none``), and the values that reduce it to a 0-d sum or mean.
+REDUCE_KINDS: tuple[str, ...] = ("none", "mean", "sum")
+
+
+@dataclass(frozen=True)
+class ReduceEpilogue:
+    """The optional whole-tensor reduction after the formula (``compute.reduce``).
+
+    ``compute.reduce: {attr: reduction, none: 0, mean: 1, sum: 2}``: the integer attr ``attr`` selects, per
+    call, the elementwise output (its value ``none``), or the fp32 sum of the formula over every element of
+    the broadcast shape (``sum``), or that sum divided by the element count (``mean``); the last two write a
+    0-d output. The values come from the spec (each one of the attr's declared ``values``); any other value
+    of the attr is rejected by the aclnn API (its ``values`` check, 161002).
+    """
+
+    attr: str
+    none: int
+    mean: int
+    sum: int
+
+    @property
+    def values(self) -> dict[str, int]:
+        """The attr value of each kind, by kind name (``none``, ``mean``, ``sum``)."""
+        return {"none": self.none, "mean": self.mean, "sum": self.sum}
+
 
 @dataclass(frozen=True)
 class ElementwiseCompute:
@@ -43,6 +69,7 @@ class ElementwiseCompute:
             numbers and the elementwise functions.
         loc: the ``compute`` entry.
         scalar_types: the inferred type of each scalar (INT or FLOAT), in the order of ``scalars``.
+        reduce: the whole-tensor reduction epilogue (``compute.reduce``), or None.
     """
 
     promote: tuple[str, ...]
@@ -50,6 +77,7 @@ class ElementwiseCompute:
     outputs: tuple[tuple[str, Expr], ...]
     loc: SourceLoc
     scalar_types: tuple[tuple[str, ExprType], ...] = ()
+    reduce: ReduceEpilogue | None = None
 
 
 def elementwise_scope(
@@ -145,18 +173,20 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
     """Parses the ``compute`` section of the elementwise family.
 
     Keys: ``promote`` (inputs promoted to one compute dtype), ``scalars`` (name -> host expression in
-    :func:`scalar_scope`, integer or float), and one formula per output name (in :func:`elementwise_scope`).
+    :func:`scalar_scope`, integer or float), ``reduce`` (optional, a :class:`ReduceEpilogue`: ``attr`` names an
+    integer attr with declared ``values``, and ``none``/``mean``/``sum`` give three distinct ones of them), and
+    one formula per output name (in :func:`elementwise_scope`).
 
     Returns:
         The model, or None when the node is not a mapping.
     """
     r = ctx.reader
     output_names = [t.name for t in ctx.outputs]
-    m = r.mapping(node, output_names, ("promote", "scalars"))
+    m = r.mapping(node, output_names, ("promote", "scalars", "reduce"))
     if m is None:
         return None
     for out in ctx.outputs:
-        if out.name in ("promote", "scalars"):
+        if out.name in ("promote", "scalars", "reduce"):
             r.error(node, f"an elementwise output cannot be called '{out.name}' (a key of compute)")
     input_names = [t.name for t in ctx.inputs]
     _check_elementwise_tensors(r, ctx)
@@ -206,7 +236,51 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
                 r.error(m[name], problem)
             elif e is not None:
                 outputs.append((name, e))
-    return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types))
+    reduce = _parse_reduce(m["reduce"], ctx) if "reduce" in m else None
+    return ElementwiseCompute(tuple(promote), tuple(scalars), tuple(outputs), node.loc, tuple(types), reduce)
+
+
+def _parse_reduce(node: YNode, ctx: ComputeContext) -> ReduceEpilogue | None:
+    """``compute.reduce``: ``{attr: <integer attr>, none: <value>, mean: <value>, sum: <value>}``; errors name
+    the field (an unknown attr, an attr without declared ``values``, a value the attr does not declare, two
+    kinds sharing a value, an op with more than one output)."""
+    r = ctx.reader
+    m = r.mapping(node, ("attr", *REDUCE_KINDS))
+    if m is None:
+        return None
+    if "attr" not in m:
+        return None  # the missing key is recorded
+    attr_name = r.string(m["attr"])
+    attr = next((a for a in ctx.attrs if a.name == attr_name), None)
+    if attr_name is None:
+        return None
+    if attr is None:
+        allowed = ", ".join(a.name for a in ctx.attrs) or "none"
+        r.error(m["attr"], f"'{attr_name}' is not an attr of the op; allowed: {allowed}")
+        return None
+    if attr.type not in ("int64", "uint64") or not attr.values:
+        r.error(m["attr"], f"attr '{attr_name}' must be an integer attr with declared values (e.g. {{0: none}})")
+        return None
+    declared = [v for v, _ in attr.values]
+    values: dict[str, int] = {}
+    for kind in REDUCE_KINDS:
+        if kind not in m:
+            continue  # the missing key is recorded
+        v = r.integer(m[kind])
+        if v is None:
+            continue
+        if v not in declared:
+            r.error(m[kind], f"{v} is not a declared value of '{attr_name}' ({', '.join(map(str, declared))})")
+        elif v in values.values():
+            r.error(m[kind], f"{v} is already the value of another reduction kind")
+        else:
+            values[kind] = v
+    if len(ctx.outputs) != 1:
+        r.error(node, "a reduce epilogue needs exactly one output")
+        return None
+    if len(values) != len(REDUCE_KINDS):
+        return None
+    return ReduceEpilogue(attr_name, values["none"], values["mean"], values["sum"])
 
 
 #: The family's compute parser (see :mod:`codegen.registry`).

@@ -3,6 +3,8 @@ the tiling section."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from codegen.check.constraints import TensorStandIn
 from codegen.families.elementwise.plan import compute_dtypes, tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
@@ -56,4 +58,31 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             else "DataCopy of whole blocks + scalar tail (no DataCopyPad)"
         ),
     ]
+    lines += _combine_lines(spec, product, d)
     return "\n".join(lines)
+
+
+def _combine_lines(spec: OpSpec, product: Product, d: Any) -> list[str]:
+    """The whole-tensor combine of a reduce epilogue under the attr's default (mean or sum): cores, tiles per
+    core, workspace bytes and the combine order; nothing for an op without an epilogue or a default of none."""
+    from codegen.families.elementwise.plan import PARTIAL_SLOT_BYTES, REDUCE_KIND_MEAN, reduce_of
+
+    red = reduce_of(spec)
+    if red is None or not d.reduce_kind:
+        return []
+    kind = "mean" if d.reduce_kind == REDUCE_KIND_MEAN else "sum"
+    value = red.mean if kind == "mean" else red.sum
+    barrier = (
+        "SyncAll (hardware barrier)"
+        if product.hw_sync_all
+        else "no barrier: the product has no hardware SyncAll, so one core sums everything"
+    )
+    return [
+        f"  whole-tensor combine ({red.attr} = {value}, {kind}): {d.block_dim} cores, up to "
+        f"{d.tiles_per_core_max} tiles per core, each tile's fp32 formula values summed and added to the core's "
+        "fp32 partial in tile order",
+        f"    partials: {d.block_dim} x {PARTIAL_SLOT_BYTES}-byte workspace slots = "
+        f"{d.block_dim * PARTIAL_SLOT_BYTES} user workspace bytes; {barrier}",
+        f"    combine order: core 0 adds the partials in core order 0..{d.block_dim - 1} (fixed: bit-identical over "
+        "core orders and runs)" + (f", then divides by {d.total_length}" if kind == "mean" else ""),
+    ]

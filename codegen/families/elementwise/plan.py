@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
-from codegen.families.elementwise.compute import ElementwiseCompute
+from codegen.families.elementwise.compute import ElementwiseCompute, ReduceEpilogue
 from codegen.plan.common import (
     ArchGroup,
     AttrCheck,
@@ -92,6 +92,52 @@ TILING_FIELDS: tuple[TilingField, ...] = (
 )
 
 
+#: NpuArchs whose vector unit reduces half only (the Atlas training series, NpuArch 1001: asc-devkit docs
+#: api/SIMD-API ReduceSum / WholeReduceSum, emulated in runtime/include/opgen_rt/device/reduce.h): there the
+#: reduce epilogue sums a tile by halving it with ``Add`` down to 64 elements and adds those on the scalar unit.
+NO_FP32_REDUCE_ARCHS: tuple[int, ...] = (1001,)
+#: Bytes of one core's partial in the workspace: one 32-byte block per core, so no two cores share a block.
+PARTIAL_SLOT_BYTES = 32
+#: ``reduceKind`` tiling field values (the kernel's encoding; the attr values come from the spec).
+REDUCE_KIND_NONE, REDUCE_KIND_SUM, REDUCE_KIND_MEAN = 0, 1, 2
+
+
+def reduce_of(spec: OpSpec) -> ReduceEpilogue | None:
+    """The spec's whole-tensor reduction epilogue (``compute.reduce``), or None."""
+    compute = spec.compute
+    return compute.reduce if isinstance(compute, ElementwiseCompute) else None
+
+
+def reduce_kind(spec: OpSpec, attrs: Mapping[str, Any]) -> int:
+    """The ``reduceKind`` of a call with attr values ``attrs`` (missing: the attr's default):
+    :data:`REDUCE_KIND_SUM` / :data:`REDUCE_KIND_MEAN` for the epilogue's sum / mean values, else
+    :data:`REDUCE_KIND_NONE` (also for a spec without an epilogue)."""
+    red = reduce_of(spec)
+    if red is None:
+        return REDUCE_KIND_NONE
+    value = attrs.get(red.attr, spec.attr(red.attr).default)
+    return {red.sum: REDUCE_KIND_SUM, red.mean: REDUCE_KIND_MEAN}.get(value, REDUCE_KIND_NONE)
+
+
+@dataclass(frozen=True)
+class ReduceView:
+    """The reduce epilogue in the templates: the aclnn ``attr`` and its ``none``/``mean``/``sum`` values,
+    ``device_index`` of the device attr carrying it and ``none_text`` (its string for ``none``, when the
+    device attr is a string; else ""), ``no_sync_condition`` (the NpuArchs without hardware SyncAll: one core
+    reduces everything), ``no_fp32_reduce_condition`` (NpuArchs whose ReduceSum takes half only)."""
+
+    attr: str
+    none: int
+    mean: int
+    sum: int
+    device_index: int
+    device_name: str
+    none_text: str
+    no_sync_condition: str
+    no_fp32_reduce_condition: str
+    no_sync_archs: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class TilingDecision:
     """What the tiling function decides for one shape on one product (units in the field names).
@@ -116,6 +162,7 @@ class TilingDecision:
     tiles_per_core_max: int
     workspace_bytes: int
     ub_split: tuple[tuple[str, int, int], ...]
+    reduce_kind: int | None = None  # None: no reduce epilogue; else REDUCE_KIND_*
 
     def tiling_fields(self) -> dict[str, int]:
         """The values of the generated tiling struct's :data:`TILING_FIELDS`, by field name (the host-scalar
@@ -128,6 +175,7 @@ class TilingDecision:
             "tileLength": self.tile_length,
             "inBufferNum": self.in_buffer_num,
             "outBufferNum": self.out_buffer_num,
+            **({"reduceKind": self.reduce_kind} if self.reduce_kind is not None else {}),
         }
 
 
@@ -223,10 +271,21 @@ def program_for(compiled: CompiledFormula, dtype: DType) -> Program:
 
 
 def tiling_decision(
-    spec: OpSpec, product: Product, shape: tuple[int, ...], dtype: DType, absent: Collection[str] = ()
+    spec: OpSpec,
+    product: Product,
+    shape: tuple[int, ...],
+    dtype: DType,
+    absent: Collection[str] = (),
+    attrs: Mapping[str, Any] | None = None,
 ) -> TilingDecision:
     """The tiling of ``spec`` on ``product`` for an output of ``shape`` and compute ``dtype``, with the
     optional inputs named in ``absent`` null.
+
+    With a reduce epilogue ``shape`` is the broadcast shape of the inputs (the elements summed) and
+    ``attrs`` the call's attr values (missing: defaults), which select the reduction: for mean/sum each
+    core's partial takes a :data:`PARTIAL_SLOT_BYTES` slot of the workspace after the system workspace, and a
+    product without hardware SyncAll runs one core (no barrier needed). Every tile of a reduce op also
+    budgets one fp32 work buffer per element and a 32-byte result block (whatever the reduction).
 
     Mirrors the generated C++ tiling function; ``tests/test_explain.py`` compares the two.
 
@@ -251,13 +310,17 @@ def tiling_decision(
     blocks = -(-total // block_elems)
     cores = -(-(total * item) // spec.tiling.min_bytes_per_core)
     cores = max(1, min(cores, product.vector_core_num, blocks))
+    red = reduce_of(spec)
+    kind = reduce_kind(spec, attrs or {}) if red is not None else None
+    if kind and not product.hw_sync_all:
+        cores = 1
     per_core, former = divmod(blocks, cores)
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
     prog = program_for(variant.formula, dtype)
-    temps = prog.budget_temps
+    temps = prog.budget_temps + (1 if red is not None else 0)
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
-    budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
+    budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
     repeat = REPEAT_BYTES // FP32_BYTES
     tile = budget // bpe // repeat * repeat
     if tile <= 0:
@@ -274,6 +337,8 @@ def tiling_decision(
     if prog.masks:
         # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)
         split += (("uint8_t bit masks", prog.masks, tile // 8),)
+    if red is not None:
+        split += (("fp32 reduce work buffer", 1, tile * FP32_BYTES), ("fp32 tile sum block", 1, BLOCK_BYTES))
     return TilingDecision(
         product=product.name,
         dtype=dtype.name,
@@ -288,10 +353,11 @@ def tiling_decision(
         out_buffer_num=out_num,
         bytes_per_element=bpe,
         ub_budget_bytes=budget,
-        ub_used_bytes=tile * bpe,
+        ub_used_bytes=tile * bpe + (BLOCK_BYTES if red is not None else 0),
         tiles_per_core_max=-(-longest // tile) if longest else 0,
-        workspace_bytes=product.sys_workspace_bytes,
+        workspace_bytes=product.sys_workspace_bytes + (cores * PARTIAL_SLOT_BYTES if kind else 0),
         ub_split=split,
+        reduce_kind=kind,
     )
 
 
@@ -350,12 +416,15 @@ def _strip_tensor_args(expr: Any) -> Any:
 @dataclass(frozen=True)
 class ProgramView:
     """A compiled formula program as the kernel prints it: its C++ ``lines``, fp32 ``temps`` and ``masks``
-    buffers it uses, and its instructions' ops (``ops``, comma-separated, for the docs)."""
+    buffers it uses, its instructions' ops (``ops``, comma-separated, for the docs) and ``result``, the fp32
+    buffer holding the formula's value before the output rounding (``outLocal`` of the fp32 program, the
+    source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums."""
 
     lines: tuple[str, ...]
     temps: int
     masks: int
     ops: str
+    result: str = "outLocal"
 
 
 @dataclass(frozen=True)
@@ -371,7 +440,9 @@ class VariantView:
 
 
 def _programs_view(prog: Program) -> ProgramView:
+    last = prog.instructions[-1]
     return ProgramView(
+        result=last.srcs[0] if prog.cast_inputs and last.op == "Cast" and last.dst == "outLocal" else "outLocal",
         lines=tuple(_instruction_cpp(i) for i in prog.instructions),
         temps=prog.temps,
         masks=prog.masks,
@@ -654,6 +725,7 @@ class AclnnSourceView(KindView):
     string_attrs: tuple[StringAttr, ...]
     tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
     tensors: tuple[TensorCheck, ...]
+    reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
@@ -672,6 +744,7 @@ class L0SourceView(KindView):
     l0_output: str
     l0_params: tuple[str, ...]
     optional_inputs: tuple[str, ...]
+    reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
@@ -683,6 +756,7 @@ class InferShapeView(KindView):
     dtype_input_name: str
     infer: InferRule
     l0_output: str
+    reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
@@ -706,6 +780,7 @@ class TilingSourceView(KindView):
     tiling_type: str
     uses_cmath: bool
     uses_string_attrs: bool
+    reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
@@ -733,6 +808,7 @@ class KernelView(KindView):
     #: input feeds)
     unread_device_inputs: tuple[str, ...]
     variants: tuple[VariantView, ...]
+    reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
@@ -842,6 +918,9 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     checks = constraint_view(spec, catalogue)
     (_, formula), *_ = _compute(spec).outputs
     out_rule = "the broadcast shape" if shape.kind == "broadcast" else f"the shape of {shape.anchor}"
+    epilogue = reduce_of(spec)
+    if epilogue is not None:
+        out_rule += f" for {epilogue.attr} {epilogue.none} (none) or not 0-d for the others"
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
@@ -989,6 +1068,60 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "example_lines": example_lines,
         }
     )
+    red = reduce_of(spec)
+    reduce_view = None
+    if red is not None:
+        device_index = next(i for i, da in enumerate(dev.attrs) if da.source == red.attr)
+        names = dict(spec.attr(red.attr).values or ())
+        reduce_view = ReduceView(
+            attr=red.attr,
+            none=red.none,
+            mean=red.mean,
+            sum=red.sum,
+            device_index=device_index,
+            device_name=dev.attrs[device_index].name,
+            none_text=names[red.none] if dev.attrs[device_index].type == "string" else "",
+            no_sync_condition=arch_condition(products, "hw_sync_all"),
+            no_fp32_reduce_condition=" || ".join(
+                f"__NPU_ARCH__ == {a}" for a in sorted({p.npu_arch for p in products} & set(NO_FP32_REDUCE_ARCHS))
+            )
+            or "0",
+            no_sync_archs=tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),
+        )
+        view["tiling_fields"] = [
+            *view["tiling_fields"],
+            TilingFieldRow(
+                name="reduceKind",
+                c_type="int32_t",
+                comment=f"0: elementwise output ({red.attr} {red.none}); 1: sum ({red.sum}); 2: mean ({red.mean})",
+                value="static_cast<int32_t>(reduceKind)",
+                set_comment="the reduction the call asks for",
+            ),
+        ]
+        rewritten = {
+            "Empty tensors": (
+                f"Empty tensors succeed: {red.attr} {red.none} gives an empty output, {red.sum} (sum) gives 0 and "
+                f"{red.mean} (mean) NaN."
+            ),
+            "Deterministic": (
+                f"Deterministic: {red.attr} {red.none} computes every element once; {red.sum} (sum) and "
+                f"{red.mean} (mean) add the fp32 values in a fixed order (tiles in order per core, core 0 adds "
+                "the per-core partials in core order after SyncAll), so the result is bit-identical over runs."
+            ),
+        }
+        view["constraint_lines"] = [
+            *(next((v for k, v in rewritten.items() if c.startswith(k)), c) for c in view["constraint_lines"]),
+            f"`{output.name}` is 0-d for {red.attr} {red.mean} (mean) and {red.sum} (sum); for {red.none} (none) "
+            "it has the shape above.",
+        ]
+        view["tiling_lines"] = [
+            *view["tiling_lines"],
+            f"{red.attr} {red.mean} / {red.sum}: every tile's fp32 values are summed (ReduceSum; on NpuArch "
+            f"{', '.join(map(str, NO_FP32_REDUCE_ARCHS))} Add halving and scalar adds) into a per-core partial in a "
+            f"{PARTIAL_SLOT_BYTES}-byte workspace slot per core (the user workspace); after SyncAll core 0 adds "
+            "the partials in core order. Products without hardware SyncAll run the reduction on one core.",
+        ]
+    view["reduce"] = reduce_view
     kind, rule_args = shape_rule(spec)
     shape_inputs = [rule_args[0]] if kind == "like" else list(rule_args)
     view["infer"] = InferRule(
@@ -1071,8 +1204,11 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     dtype (of the input selecting the kernel)."""
     dev = spec.device_interface
     dtype = compute_dtypes(spec)[0]
-    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
+    aclnn_attrs = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+    attrs = ut_device_attrs(spec, aclnn_attrs)
     kind, args = shape_rule(spec)
+    # a reduce epilogue's mean or sum (under the test's attrs) infers a 0-d output
+    reduced = reduce_kind(spec, aclnn_attrs) != REDUCE_KIND_NONE
 
     def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[UtTensor]:
         return ut_device_inputs(
@@ -1084,12 +1220,14 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
         )
 
     n_out = len(dev.outputs)
-    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [((2, 3), dtype)] * n_out, "every input [2, 3]")]
+    same: tuple[int, ...] = () if reduced else (2, 3)
+    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [(same, dtype)] * n_out, "every input [2, 3]")]
     if kind == "broadcast":
         shapes = {a: UT_BROADCAST_SHAPES[i % len(UT_BROADCAST_SHAPES)] for i, a in enumerate(args)}
         want = tuple(int(d) for d in np.broadcast_shapes(*shapes.values()))
         note = ", ".join(f"{a} {list(s)}" for a, s in shapes.items())
-        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(want, dtype)] * n_out, note))
+        out_shape = () if reduced else want
+        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(out_shape, dtype)] * n_out, note))
         if len(args) >= 2:
             bad: dict[str, tuple[int, ...]] = {args[0]: (2, 3), args[1]: (3, 2)}
             cases.append(

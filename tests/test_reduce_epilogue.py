@@ -1,0 +1,141 @@
+"""The whole-tensor reduce epilogue of the elementwise family (``compute.reduce``): the loss forwards' mean
+and sum, computed by the generated kernels on the emulator.
+
+Expected values are float64 sums computed here with NumPy from the inputs (not from the code under test);
+the determinism test compares the output bits of every core order and repeated runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegen.check.cases import DETERMINISM_RUNS
+from codegen.paths import project_paths
+from codegen.runner import AclnnError, OpCallable
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_op_spec
+from codegen.specs import load_project
+
+CATALOGUE, SPECS = load_project()
+REDUCE_OPS = sorted(
+    n for n, s in SPECS.items() if s.family == "elementwise" and getattr(s.compute, "reduce", None) is not None
+)
+#: The per-element losses, written here independently of the specs and references (float64).
+LOSSES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "mse_loss": lambda x, t: (x - t) ** 2,
+    "l1_loss": lambda x, t: np.abs(x - t),
+    "soft_margin_loss": lambda x, t: np.log1p(np.exp(-t * x)),
+    "smooth_l1_loss": lambda x, t: np.where(np.abs(x - t) < 1.0, 0.5 * (x - t) ** 2, np.abs(x - t) - 0.5),
+    # self and target in (0, 1): see _domain
+    "binary_cross_entropy": lambda x, t: -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100)),
+}
+
+
+def _domain(op: str, x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs inside the op's domain: binary cross entropy takes probabilities (|x| / (1 + |x|) in [0, 1),
+    which keeps the dynamic range of the loss); the others any real values."""
+    if op != "binary_cross_entropy":
+        return x, t
+    x64, t64 = (np.abs(a.astype(np.float64)) for a in (x, t))
+    return (x64 / (1 + x64)).astype(x.dtype), (t64 / (1 + t64)).astype(t.dtype)
+
+
+def _inputs(n: int, dtype: type, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Large dynamic range: every 97th element of x ~1e3 (FLOAT16: ~3, so the fp16 sum stays finite) from its
+    target, the rest ~1e-2."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n) * 0.01
+    x[::97] = rng.standard_normal(x[::97].shape) * (1000.0 if dtype is np.float32 else 3.0)
+    return x.astype(dtype), (rng.standard_normal(n) * 0.01).astype(dtype)
+
+
+def test_every_loss_forward_has_the_epilogue() -> None:
+    assert set(LOSSES) <= set(REDUCE_OPS)
+
+
+@pytest.mark.parametrize("op", sorted(LOSSES))
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend910"])
+def test_reduction_is_bit_identical_over_core_orders_and_runs(
+    op: str, product: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """Sum and mean of 300,007 elements (several tiles per core, a ragged tail; 48 cores on Ascend910B, one on
+    Ascend910): every core order of the emulator (in order, reversed, two shuffles, concurrent) twice gives
+    the same bits, and the value is the float64 sum within 1e-5 relative."""
+    fn = built_op(op, product)
+    for dtype in (np.float32, np.float16):
+        x, t = _domain(op, *_inputs(300_007, dtype, 7))
+        exact = LOSSES[op](x.astype(np.float64), t.astype(np.float64))
+        for reduction, want in ((2, exact.sum()), (1, exact.mean())):
+            bits = set()
+            for _ in range(2):
+                for order, seed in DETERMINISM_RUNS:
+                    out = fn(self=x, target=t, reduction=reduction, core_order=order, seed=seed)
+                    assert out.shape == ()
+                    bits.add(out.tobytes())
+            assert len(bits) == 1, f"{op} {dtype.__name__} reduction={reduction}: {len(bits)} different results"
+            got = float(np.frombuffer(bits.pop(), dtype=dtype)[0])
+            if abs(want) > float(np.finfo(dtype).max):
+                assert got == np.inf  # the fp32 result rounds to an infinity of the 16-bit output
+                continue
+            assert abs(got - want) <= 1e-5 * abs(want) + (abs(want) * 2.0**-10 if dtype is np.float16 else 0.0)
+
+
+@pytest.mark.parametrize("op", sorted(LOSSES))
+def test_empty_sum_is_zero_and_mean_is_nan(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    fn = built_op(op, "Ascend910B")
+    empty = np.zeros((3, 0), dtype=np.float32)
+    assert float(fn(self=empty, target=empty, reduction=2)) == 0.0
+    assert np.isnan(fn(self=empty, target=empty, reduction=1))
+    assert fn(self=empty, target=empty, reduction=0).shape == (3, 0)
+
+
+@pytest.mark.parametrize("op", sorted(LOSSES))
+def test_out_shape_follows_the_reduction(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """CANN's rule: out has the broadcast shape for reduction 0 and is 0-d for 1 and 2; anything else, and a
+    reduction outside 0..2, is ACLNN_ERR_PARAM_INVALID (161002)."""
+    fn = built_op(op, "Ascend910B")
+    x = np.linspace(0.05, 0.95, 12, dtype=np.float32).reshape(3, 4)
+    # a target broadcast to self's shape (binary cross entropy requires self's shape)
+    t = np.full((3, 4) if op == "binary_cross_entropy" else (4,), 0.25, dtype=np.float32)
+    assert fn(self=x, target=t, reduction=0, out=np.zeros((3, 4), np.float32)).shape == (3, 4)
+    for reduction in (1, 2):
+        assert fn(self=x, target=t, reduction=reduction, out=np.zeros((), np.float32)).shape == ()
+        for bad in ((3, 4), (1,)):
+            with pytest.raises(AclnnError) as err:
+                fn(self=x, target=t, reduction=reduction, out=np.zeros(bad, np.float32))
+            assert err.value.status == 161002
+    with pytest.raises(AclnnError) as err:
+        fn(self=x, target=t, reduction=0, out=np.zeros((), np.float32))
+    assert err.value.status == 161002
+    for bad_reduction in (3, -1):
+        with pytest.raises(AclnnError) as err:
+            fn(self=x, target=t, reduction=bad_reduction, out=np.zeros((), np.float32))
+        assert err.value.status == 161002
+
+
+@pytest.mark.parametrize(
+    ("reduce", "field", "message"),
+    [
+        ("{attr: reductio, none: 0, mean: 1, sum: 2}", "compute.reduce.attr", "'reductio' is not an attr"),
+        ("{attr: reduction, none: 0, mean: 1, sum: 5}", "compute.reduce.sum", "5 is not a declared value"),
+        ("{attr: reduction, none: 0, mean: 1, sum: 1}", "compute.reduce.sum", "already the value"),
+        ("{attr: reduction, none: 0, mean: 1}", "compute.reduce", "sum"),
+        ("[reduction]", "compute.reduce", "mapping"),
+    ],
+)
+def test_bad_reduce_epilogue_is_a_spec_error(tmp_path: Path, reduce: str, field: str, message: str) -> None:
+    """A wrong ``compute.reduce`` names the file, line and field, and nothing loads."""
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    anchor = "  reduce: {attr: reduction, none: 0, mean: 1, sum: 2}\n"
+    assert anchor in text
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(text.replace(anchor, f"  reduce: {reduce}\n"))
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text_errors = [str(e) for e in err.value.errors]
+    line = text.splitlines().index(anchor.rstrip("\n")) + 1
+    assert any(f"mse_loss.yaml:{line}" in e and field in e and message in e for e in text_errors), text_errors
