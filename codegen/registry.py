@@ -170,6 +170,16 @@ class Family:
         """The output a call allocates when the caller passed none (poisoned, as device memory)."""
         return self._hook("cases", "infer_output")(spec, arrays, attrs)
 
+    def infer_outputs(
+        self, spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]
+    ) -> dict[str, np.ndarray]:
+        """Every output a call allocates when the caller passed none, by name: the family's ``infer_outputs``
+        hook (an op with several outputs), else :meth:`infer_output` for the single output."""
+        hook = getattr(self.stage("cases"), "infer_outputs", None)
+        if hook is not None:
+            return dict(hook(spec, arrays, attrs))
+        return {spec.outputs[0].name: self.infer_output(spec, arrays, attrs)}
+
     def derived_bound(
         self, spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray
     ) -> np.ndarray | None:
