@@ -68,6 +68,8 @@ class Family:
         name: the family name a spec's ``family:`` gives; equals the package name.
         summary: one line for ``opgen list`` and the docs.
         device_section: whether a spec of the family may have a ``device`` section (its own OpDef interface).
+        dtype_combos: whether a spec of the family may list ``dtype_combos`` (its L2 check, kernel keys and
+            check cases honour per-tensor dtype combinations).
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,
             ``kernel``, ``aclnn``), or None when the family has no starter.
         starter_params: the parameter list of the starter reference's ``reference()``.
@@ -76,6 +78,7 @@ class Family:
     name: str
     summary: str
     device_section: bool = False
+    dtype_combos: bool = False
     starter: str | None = None
     starter_params: str = ""
 

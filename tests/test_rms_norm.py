@@ -303,3 +303,19 @@ def test_a_bad_combo_or_shape_status_names_the_line_and_writes_nothing(
     text = str(err.value)
     assert message in text and f"{OP}.yaml:" in text, text
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_dtype_combos_in_a_family_that_does_not_honour_them_is_a_spec_error(tmp_path: Path) -> None:
+    from codegen.spec.errors import SpecErrors
+    from codegen.spec.loader import load_op_spec
+
+    text = (project_paths().specs / "soft_margin_loss_backward.yaml").read_text()
+    combo = "dtype_combos:\n  - {gradOutput: FLOAT, self: FLOAT, target: FLOAT, out: FLOAT}\n"
+    path = tmp_path / "soft_margin_loss_backward.yaml"
+    path.write_text(text + combo)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text = str(err.value)
+    assert "dtype_combos is supported by the row_reduce family only, not 'elementwise'" in text, text
+    assert "soft_margin_loss_backward.yaml:" in text
+    assert list(tmp_path.iterdir()) == [path]

@@ -773,7 +773,16 @@ class _OpParser:
         self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs, family)
         example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
 
-        dtype_combos = self.dtype_combos(m["dtype_combos"], inputs, outputs, products) if "dtype_combos" in m else ()
+        dtype_combos: tuple[DtypeCombo, ...] = ()
+        if "dtype_combos" in m:
+            supported = [f.name for f in registry.families() if f.dtype_combos]
+            if family and family not in supported:
+                r.error(
+                    m["dtype_combos"],
+                    f"dtype_combos is supported by the {', '.join(supported)} family only, not '{family}'",
+                )
+            else:
+                dtype_combos = self.dtype_combos(m["dtype_combos"], inputs, outputs, products)
         shape_status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
         if "shape_status" in m:
             s = r.integer(m["shape_status"])
