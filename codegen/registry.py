@@ -68,6 +68,8 @@ class Family:
         name: the family name a spec's ``family:`` gives; equals the package name.
         summary: one line for ``opgen list`` and the docs.
         device_section: whether a spec of the family may have a ``device`` section (its own OpDef interface).
+        dtype_combos: whether a spec of the family may list ``dtype_combos`` (its L2 check, kernel keys and
+            check cases honour per-tensor dtype combinations).
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,
             ``kernel``, ``aclnn``), or None when the family has no starter.
         starter_params: the parameter list of the starter reference's ``reference()``.
@@ -76,6 +78,7 @@ class Family:
     name: str
     summary: str
     device_section: bool = False
+    dtype_combos: bool = False
     starter: str | None = None
     starter_params: str = ""
 
@@ -169,6 +172,16 @@ class Family:
     def infer_output(self, spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
         """The output a call allocates when the caller passed none (poisoned, as device memory)."""
         return self._hook("cases", "infer_output")(spec, arrays, attrs)
+
+    def infer_outputs(
+        self, spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]
+    ) -> dict[str, np.ndarray]:
+        """Every output a call allocates when the caller passed none, by name: the family's ``infer_outputs``
+        hook (an op with several outputs), else :meth:`infer_output` for the single output."""
+        hook = getattr(self.stage("cases"), "infer_outputs", None)
+        if hook is not None:
+            return dict(hook(spec, arrays, attrs))
+        return {spec.outputs[0].name: self.infer_output(spec, arrays, attrs)}
 
     def derived_bound(
         self, spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray

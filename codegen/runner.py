@@ -443,10 +443,12 @@ class OpCallable:
         seed: int = 0,
         formats: dict[str, str] | None = None,
         **params: Any,
-    ) -> np.ndarray:
-        """Runs the op. See the class docstring. ``formats`` gives tensors (by aclnn name) a storage format
-        other than ND (``{"grad": "NCHW"}``; the names of ``codegen.spec.model.ACL_FORMATS`` and
-        ``PRIVATE_ACL_FORMATS``), passed to ``aclCreateTensor``; the data stays in the array's layout.
+    ) -> Any:
+        """Runs the op. See the class docstring. Returns the output array, or for an op with several outputs
+        the tuple of them in the spec's output order (each allocated unless given by its name). ``formats``
+        gives tensors (by aclnn name) a storage format other than ND (``{"grad": "NCHW"}``; the names of
+        ``codegen.spec.model.ACL_FORMATS`` and ``PRIVATE_ACL_FORMATS``), passed to ``aclCreateTensor``; the
+        data stays in the array's layout.
 
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
@@ -485,13 +487,16 @@ class OpCallable:
             arrays[t.name] = (
                 None if value is None else np.asarray(value) if not isinstance(value, np.ndarray) else value
             )
-        out_name = spec.outputs[0].name
-        check_call_size(spec, arrays, attrs, out_given=params.get(out_name) is not None)
-        if out_name in params:
-            out = params[out_name]
-            if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
-                check_out_array(spec.aclnn_name, out_name, out)
-        else:
+        out_names = spec.output_names
+        check_call_size(spec, arrays, attrs, out_given=params.get(out_names[0]) is not None)
+        outs: dict[str, Any] = {}
+        for out_name in out_names:
+            if out_name in params:
+                out = params[out_name]
+                if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
+                    check_out_array(spec.aclnn_name, out_name, out)
+                outs[out_name] = out
+        if len(outs) < len(out_names):
             from codegen import registry
 
             # an input of a dtype no op computes on (complex, object, ...) is refused by phase 1 below; the
@@ -500,8 +505,9 @@ class OpCallable:
                 name: a if a is None or _computable(a) else np.broadcast_to(np.float32(0), a.shape)
                 for name, a in arrays.items()
             }
-            out = registry.family(spec.family).infer_output(spec, stand_ins, attrs)
-        arrays[out_name] = out
+            inferred = registry.family(spec.family).infer_outputs(spec, stand_ins, attrs)
+            outs = {n: outs[n] if n in outs else inferred[n] for n in out_names}
+        arrays.update(outs)
         passed = self._refuse_unrepresentable(arrays)
         self.set_run_options(deterministic, core_order, seed)
         tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in passed.items()}
@@ -518,7 +524,8 @@ class OpCallable:
                 raise AclnnError(status, self.recent_error(), 2)
         finally:
             self._destroy(list(tensors.values()))
-        return out if isinstance(out, np.ndarray) else np.asarray(out)
+        results = tuple(o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs.values())
+        return results[0] if len(results) == 1 else results
 
     def _refuse_unrepresentable(self, arrays: dict[str, Any]) -> dict[str, np.ndarray | None]:
         """The tensors to pass for ``arrays`` (the call's arrays by aclnn name, None for a null pointer).

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -49,6 +50,11 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
             from codegen.families.index_accumulate.plan import device_opdef_dtypes
 
             want = device_opdef_dtypes(spec, [product])
+        elif spec.dtype_combos:  # one column per dtype combination the product takes (the doc's dtype table)
+            want = {
+                t.name: [c.dtype(t.name) for c in spec.dtype_combos if c.allowed_on(product)]
+                for t in (*spec.inputs, *spec.outputs)
+            }
         else:
             order = dev.dtypes or spec.inputs[0].dtypes
             want = {
@@ -69,7 +75,10 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
         for reg, a in zip(attrs, dev.attrs):
             assert reg["type"] == DEVICE_ATTR_KIND[a.type]
             assert reg["attr_type"] == ("REQUIRED" if a.default is None else "OPTIONAL")
-            assert reg["default"] == (list(a.default) if isinstance(a.default, tuple) else a.default)
+            want_default = list(a.default) if isinstance(a.default, tuple) else a.default
+            if a.type == "float" and want_default is not None:  # a Float attr holds the fp32 value (1e-6 is not one)
+                want_default = float(np.float32(want_default))
+            assert reg["default"] == want_default
 
 
 def test_recorded_interfaces_cover_the_seed_op_types() -> None:

@@ -124,8 +124,9 @@ MUTANTS = [
         _TILING,
         (
             (
-                "chunkLen = budget / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;",
-                "chunkLen = budget / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN + 4 * CHUNK_ALIGN;",
+                "chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;",
+                "chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN"
+                " + 4 * CHUNK_ALIGN;",
             ),
         ),
         "UB capacity",

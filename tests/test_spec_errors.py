@@ -188,8 +188,8 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
-        "deterministic_gm_atomics, device, example, family, inputs, kernel, notes, op, op_type, outputs, products, "
-        "signature, summary, tiling"
+        "deterministic_gm_atomics, device, dtype_combos, example, family, inputs, kernel, notes, op, op_type, "
+        "outputs, products, shape_status, signature, summary, tiling"
     ]
 
 

@@ -137,20 +137,17 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
         else:
             params = dict(case.params)
             runs = DETERMINISM_RUNS if case.mode == "determinism" else ((case.core_order, case.seed),)
-            outputs: list[np.ndarray] = []
+            outputs: list[tuple[np.ndarray, ...]] = []
             for order, seed in runs:
                 fresh = _fresh_outputs(params) if len(runs) > 1 else params
-                outputs.append(
-                    np.array(
-                        fn(
-                            core_order=order,
-                            seed=seed,
-                            deterministic=case.deterministic,
-                            formats=case.formats or None,
-                            **fresh,
-                        )
-                    )
+                result = fn(
+                    core_order=order,
+                    seed=seed,
+                    deterministic=case.deterministic,
+                    formats=case.formats or None,
+                    **fresh,
                 )
+                outputs.append(tuple(np.array(r) for r in (result if isinstance(result, tuple) else (result,))))
                 counters = _summarise(fn.last_stats)
                 atomic = _atomic_bytes(spec, case, counters)
                 if atomic:
@@ -158,23 +155,22 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                         f"GM atomic add in a deterministic run ({order}): {atomic} bytes added with SetAtomicAdd, "
                         "but the spec declares deterministic_gm_atomics: false"
                     )
-            got = outputs[0]
-            ref_params = {k: v for k, v in params.items() if k != spec.outputs[0].name}
-            expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
-            atol, rtol, source = case_tolerance(spec, getattr(fn, "product", None), ref, ref_params, expected)
-            cmp = compare(np.asarray(got), expected, atol, rtol)
-            passed, max_abs, max_ulp, message = cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, cmp.detail
-            bound = cmp.bound
-            if not passed:
-                message = f"{message} ({explain_bound(source, ref)})"
+            got_all = outputs[0]
+            ref_params = {k: v for k, v in params.items() if k not in spec.output_names}
+            product = getattr(fn, "product", None)
+            passed, max_abs, max_ulp, message, bound, source = _compare_outputs(spec, product, ref, ref_params, got_all)
             for (order, seed), other in zip(runs[1:], outputs[1:]):
-                differ = _bit_differences(got, other)
-                if differ:
-                    passed = False
-                    message = (
-                        f"not bit-identical over core orders: {differ} of {got.size} elements differ between "
-                        f"in_order and {order} (seed {seed}); {message}".rstrip("; ")
-                    )
+                for name, got, again in zip(spec.output_names, got_all, other):
+                    differ = _bit_differences(got, again)
+                    if differ:
+                        passed = False
+                        where = f" of {name}" if len(got_all) > 1 else ""
+                        message = (
+                            f"not bit-identical over core orders: {differ} of {got.size} elements{where} differ "
+                            f"between in_order and {order} (seed {seed}); {message}".rstrip("; ")
+                        )
+                        break
+                if not passed:
                     break
     except _Verdict as exc:
         message = str(exc)
@@ -199,6 +195,45 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
         bound=bound,
         bound_source=source,
     )
+
+
+def _compare_outputs(
+    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], got: tuple[np.ndarray, ...]
+) -> tuple[bool, float, float, str, float, str]:
+    """Every output of one call against the reference: ``(passed, max abs error, max ULP error, message,
+    bound, tolerance source)``. One output: ``reference(**params)`` is its float64 result and the bound is
+    :func:`case_tolerance`'s. Several outputs: ``reference`` returns a tuple (output order) and
+    ``tolerance(**params)`` returns ``(atol_0, ..., atol_{n-1}, rtol)``; without ``tolerance()`` each output
+    gets the default bound. The message names each output that fails (``name: detail``)."""
+    if len(got) == 1:
+        expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
+        atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected)
+        cmp = compare(np.asarray(got[0]), expected, atol, rtol)
+        message = cmp.detail if cmp.ok else f"{cmp.detail} ({explain_bound(source, ref)})"
+        return cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, message, cmp.bound, source
+    results = _call_with(ref.reference, ref_params)
+    if not isinstance(results, tuple) or len(results) != len(got):
+        raise ValueError(
+            f"the reference of {spec.op} must return a tuple of {len(got)} arrays ({', '.join(spec.output_names)})"
+        )
+    if hasattr(ref, "tolerance"):
+        tol = tuple(_call_with(ref.tolerance, ref_params))
+        if len(tol) != len(got) + 1:
+            raise ValueError(f"tolerance() of {spec.op} must return {len(got)} atols and an rtol")
+        atols, rtol, source = tol[:-1], tol[-1], "tolerance()"
+    else:
+        atols, rtol, source = (0.0,) * len(got), DEFAULT_RTOL, "default"
+    ok, max_abs, max_ulp, bound, parts = True, 0.0, 0.0, 0.0, []
+    for name, g, e, atol in zip(spec.output_names, got, results, atols):
+        cmp = compare(np.asarray(g), np.asarray(e, dtype=np.float64), atol, rtol)
+        ok = ok and cmp.ok
+        max_abs, max_ulp, bound = max(max_abs, cmp.max_abs_err), max(max_ulp, cmp.max_ulp_err), max(bound, cmp.bound)
+        if not cmp.ok or cmp.detail:
+            parts.append(f"{name}: {cmp.detail}")
+    message = "; ".join(parts)
+    if not ok:
+        message = f"{message} ({explain_bound(source, ref)})"
+    return ok, max_abs, max_ulp, message, bound, source
 
 
 #: The default tolerance of a family without a derived bound: 16 fp32 roundings, relative.
@@ -374,10 +409,18 @@ def _check_example(
         for name, et in ex.inputs:
             params[name] = np.asarray(et.values or [], dtype=np.float64).astype(numpy_dtype(et.dtype)).reshape(et.shape)
         params.update(dict(ex.attrs))
-        expected = np.asarray(_call_with(ref.reference, params), dtype=np.float64).reshape(-1)
+        result = _call_with(ref.reference, params)
+        several = len(spec.outputs) > 1  # the program prints the first output
+        expected = np.asarray(result[0] if several else result, dtype=np.float64).reshape(-1)
         out_dtype = numpy_dtype(ex.output.dtype)
         got_arr = got.astype(out_dtype)
-        atol, rtol, source = case_tolerance(spec, product, ref, params, expected.reshape(ex.output.shape))
+        if several and hasattr(ref, "tolerance"):
+            tol = tuple(_call_with(ref.tolerance, params))
+            atol, rtol, source = tol[0], tol[-1], "tolerance()"
+        elif several:
+            atol, rtol, source = 0.0, DEFAULT_RTOL, "default"
+        else:
+            atol, rtol, source = case_tolerance(spec, product, ref, params, expected.reshape(ex.output.shape))
         atol, rtol = np.asarray(atol).reshape(-1), np.asarray(rtol).reshape(-1)
         # The program prints %.9g, which round-trips fp32 exactly.
         cmp = compare(got_arr, expected, atol, rtol)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
@@ -624,6 +624,8 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
 
     dev_in = device_tensor_specs(spec, dev.inputs)
     dev_out = device_tensor_specs(spec, dev.outputs)
+    if spec.dtype_combos:
+        return _combo_opdef(spec, products, dev_in, dev_out, param)
     default = OpDefTensors(
         inputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in),
         outputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out),
@@ -648,6 +650,41 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
         else:
             attrs.append(OpDefAttr(a.name, "OPTIONAL", setter, device_attr_value(spec, a)))
     return OpDefRegistration(default, tuple(configs), tuple(attrs))
+
+
+def _combo_opdef(
+    spec: OpSpec,
+    products: list[Product],
+    dev_in: list[tuple[str, TensorSpec]],
+    dev_out: list[tuple[str, TensorSpec]],
+    param: Callable[[str, TensorSpec, tuple[DType, ...]], OpDefParam],
+) -> OpDefRegistration:
+    """The OpDef of a spec with ``dtype_combos``: one dtype column per combination (the doc's dtype table),
+    the default holding every combination some product takes, each product's config its own."""
+
+    def columns(p: Product | None) -> list[Any]:
+        return [c for c in spec.dtype_combos if any(c.allowed_on(q) for q in ([p] if p else products))]
+
+    def tensors(cols: list[Any]) -> tuple[tuple[OpDefParam, ...], tuple[OpDefParam, ...]]:
+        return (
+            tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_in),
+            tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_out),
+        )
+
+    ins, outs = tensors(columns(None))
+    configs = []
+    for p in products:
+        p_ins, p_outs = tensors(columns(p))
+        configs.append(
+            OpDefConfig(p.config_name, f"{p.config_name}Config", (p_ins, p_outs) != (ins, outs), p_ins, p_outs)
+        )
+    attrs = tuple(
+        OpDefAttr(a.name, "REQUIRED", DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter, "")
+        if a.default is None
+        else OpDefAttr(a.name, "OPTIONAL", DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter, device_attr_value(spec, a))
+        for a in spec.device_interface.attrs
+    )
+    return OpDefRegistration(OpDefTensors(ins, outs), tuple(configs), attrs)
 
 
 @dataclass(frozen=True)
@@ -780,7 +817,9 @@ def example_view(spec: OpSpec) -> ExampleData | None:
         tensors.append(_example_tensor(name, et.shape, et.dtype, values, is_output=False))
     out_name = spec.outputs[0].name
     size = int(np.prod(ex.output.shape)) if ex.output.shape else 1
-    tensors.append(_example_tensor(out_name, ex.output.shape, ex.output.dtype, [0] * size, is_output=True))
+    first_out = _example_tensor(out_name, ex.output.shape, ex.output.dtype, [0] * size, is_output=True)
+    tensors.append(first_out)
+    tensors.extend(_more_example_outputs(spec))
     attrs = []
     for name, value in ex.attrs:
         a = spec.attr(name)
@@ -798,7 +837,31 @@ def example_view(spec: OpSpec) -> ExampleData | None:
     given = {name for name, _ in ex.inputs}
     null_inputs = [t.name for t in spec.inputs if t.optional and t.name not in given]
     uses_bf16 = any(t.dtype == "BF16" for t in tensors)
-    return ExampleData(tuple(tensors), tuple(attrs), tensors[-1], tuple(null_inputs), uses_bf16)
+    return ExampleData(tuple(tensors), tuple(attrs), first_out, tuple(null_inputs), uses_bf16)
+
+
+def _more_example_outputs(spec: OpSpec) -> list[ExampleTensor]:
+    """The example program's tensors of the outputs after the first (the program prints only the first):
+    each of its shape rule on the example's inputs and of the dtype the spec's ``dtype_combos`` give it for
+    the example's input dtypes (else its first dtype), zero-filled."""
+    from codegen.spec.expr import as_shape, evaluate
+
+    ex = spec.example
+    if ex is None or len(spec.outputs) < 2:
+        return []
+    ins = dict(ex.inputs)
+    env: dict[str, object] = {n: et.shape for n, et in ins.items()}
+    env.update(dict(ex.attrs))
+    combo = next(
+        (c for c in spec.dtype_combos if all(n not in ins or c.dtype(n) is ins[n].dtype for n in spec.input_names)),
+        None,
+    )
+    out = []
+    for t in spec.outputs[1:]:
+        shape = as_shape(evaluate(t.shape, env)) if t.shape is not None else ex.output.shape
+        dtype = combo.dtype(t.name) if combo is not None else t.dtypes[0]
+        out.append(_example_tensor(t.name, shape, dtype, [0] * int(np.prod(shape, dtype=np.int64)), is_output=True))
+    return out
 
 
 def _example_tensor(

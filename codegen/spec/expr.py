@@ -984,6 +984,14 @@ def _fn_shape(*dims: object) -> tuple[int, ...]:
     return as_shape(tuple(dims))
 
 
+def _fn_reduced(t: object, k: object) -> tuple[int, ...]:
+    """The shape of ``t`` with its last ``k`` dims set to 1 (a reduction over them, dims kept)."""
+    shape = as_shape(t)
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= len(shape):
+        raise ExprEvalError(f"reduced(): k must be an integer in [0, {len(shape)}], got {k!r}")
+    return shape[: len(shape) - k] + (1,) * k
+
+
 #: Python implementations of the tensor functions. A tensor value is anything :func:`as_shape` accepts
 #: (``dtype(t)`` reads ``t.dtype``). ``broadcast`` and ``shape`` return shape tuples.
 TENSOR_FUNCTIONS: Mapping[str, Callable[..., object]] = {
@@ -993,6 +1001,7 @@ TENSOR_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "dtype": _fn_dtype,
     "broadcast": _fn_broadcast,
     "shape": _fn_shape,
+    "reduced": _fn_reduced,
 }
 
 #: The default ``functions`` of :func:`evaluate`.
@@ -1058,10 +1067,12 @@ TENSOR_SIGNATURES: Mapping[str, Signature] = {
     "dim": _sig([_TS, _I], ExprType.INT, "dim(tensor, axis)", 2, 2),
     "dtype": _sig([_T], ExprType.DTYPE, "dtype(tensor)", 1, 1),
 }
-#: Shape constructors: ``broadcast(t, ...)`` (NumPy rules) and ``shape(d0, d1, ...)`` (``shape()`` is 0-d).
+#: Shape constructors: ``broadcast(t, ...)`` (NumPy rules), ``shape(d0, d1, ...)`` (``shape()`` is 0-d) and
+#: ``reduced(t, k)`` (``t``'s shape with its last ``k`` dims set to 1).
 SHAPE_SIGNATURES: Mapping[str, Signature] = {
     "broadcast": _sig([_TS], ExprType.SHAPE, "broadcast(tensor, ...)", 1, None),
     "shape": _sig([_I], ExprType.SHAPE, "shape(dim0, dim1, ...)", 0, None),
+    "reduced": _sig([_TS, _I], ExprType.SHAPE, "reduced(tensor, k)", 2, 2),
 }
 #: Numeric functions usable in host expressions (scalars, constraints, shapes).
 HOST_NUMERIC_SIGNATURES: Mapping[str, Signature] = {

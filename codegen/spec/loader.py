@@ -67,6 +67,7 @@ from codegen.spec.model import (
     DeviceInterface,
     DeviceTensor,
     DType,
+    DtypeCombo,
     Example,
     ExampleTensor,
     FamilyCompute,
@@ -155,7 +156,17 @@ _ROOT_REQUIRED = (
     "compute",
     "tiling",
 )
-_ROOT_OPTIONAL = ("attrs", "signature", "device", "constraints", "notes", "example", "deterministic_gm_atomics")
+_ROOT_OPTIONAL = (
+    "attrs",
+    "signature",
+    "device",
+    "constraints",
+    "notes",
+    "example",
+    "deterministic_gm_atomics",
+    "dtype_combos",
+    "shape_status",
+)
 
 
 class _OpParser:
@@ -778,6 +789,25 @@ class _OpParser:
         self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs, family)
         example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
 
+        dtype_combos: tuple[DtypeCombo, ...] = ()
+        if "dtype_combos" in m:
+            supported = [f.name for f in registry.families() if f.dtype_combos]
+            if family and family not in supported:
+                r.error(
+                    m["dtype_combos"],
+                    f"dtype_combos is supported by the {', '.join(supported)} family only, not '{family}'",
+                )
+            else:
+                dtype_combos = self.dtype_combos(m["dtype_combos"], inputs, outputs, products)
+        shape_status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
+        if "shape_status" in m:
+            s = r.integer(m["shape_status"])
+            if s is not None and (s not in ACLNN_STATUS_CODES or s == 0):
+                allowed = ", ".join(f"{k} ({v})" for k, v in ACLNN_STATUS_CODES.items() if k)
+                r.error(m["shape_status"], f"shape_status {s} is not an aclnnStatus error code; allowed: {allowed}")
+            elif s is not None:
+                shape_status = s
+
         return OpSpec(
             op=op,
             op_type=op_type,
@@ -800,7 +830,59 @@ class _OpParser:
             loc=self.root.loc,
             device=device,
             signature=signature,
+            dtype_combos=dtype_combos,
+            shape_status=shape_status,
         )
+
+    def dtype_combos(
+        self,
+        node: YNode,
+        inputs: tuple[TensorSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        products: tuple[str, ...],
+    ) -> tuple[DtypeCombo, ...]:
+        """The ``dtype_combos`` key: a non-empty list of mappings ``{<tensor>: DTYPE, ..., products: [...]}``
+        naming every input and output once, each dtype one of that tensor's ``dtypes``, ``products`` (optional,
+        default: the op's) a subset of the op's products; no two entries alike. Problems are recorded at
+        their lines."""
+        r = self.r
+        tensors = (*inputs, *outputs)
+        out: list[DtypeCombo] = []
+        items = r.seq(node)
+        if items is not None and not items:
+            r.error(node, "empty dtype_combos list; give at least one combination or leave the key out")
+        for item in items or []:
+            m = r.mapping(item, [t.name for t in tensors], ("products",))
+            if m is None:
+                continue
+            pairs: list[tuple[str, DType]] = []
+            for t in tensors:
+                if t.name not in m:
+                    continue
+                d = r.dtype(m[t.name])
+                if d is None:
+                    continue
+                if t.dtypes and d not in t.dtypes:
+                    r.error(
+                        m[t.name],
+                        f"'{t.name}' does not take {d.name}; its dtypes are {', '.join(x.name for x in t.dtypes)}",
+                    )
+                    continue
+                pairs.append((t.name, d))
+            listed = products
+            if "products" in m:
+                listed = self.products(m["products"])
+                for item_node, p in r.strings(m["products"]):
+                    if p not in products:
+                        r.error(item_node, f"'{p}' is not a product of the op ({', '.join(products)})")
+            if len(pairs) != len(tensors):
+                continue
+            combo = DtypeCombo(tuple(pairs), tuple(p for p in listed if p in products), item.loc)
+            if any(c.dtypes == combo.dtypes for c in out):
+                r.error(item, f"duplicate dtype combination ({combo.text})")
+                continue
+            out.append(combo)
+        return tuple(out)
 
     def signature(
         self,

@@ -29,6 +29,7 @@ __all__ = [
     "DeviceAttr",
     "DeviceInterface",
     "DeviceTensor",
+    "DtypeCombo",
     "Example",
     "ExampleTensor",
     "OpSpec",
@@ -356,6 +357,40 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class DtypeCombo:
+    """One allowed combination of tensor dtypes (a "dtype column" of a CANN doc's dtype table), from the
+    spec's ``dtype_combos`` list.
+
+    Attributes:
+        dtypes: ``(tensor name, dtype)`` for every input and output, in inputs-then-outputs spec order.
+        products: catalogue names of the products the combination is allowed on (the op's products when the
+            entry lists none); a product without a dtype of the combination (BF16) never allows it.
+        loc: the entry.
+    """
+
+    dtypes: tuple[tuple[str, DType], ...]
+    products: tuple[str, ...]
+    loc: SourceLoc = NO_LOC
+
+    def dtype(self, name: str) -> DType:
+        """The dtype of tensor ``name`` in this combination.
+
+        Raises:
+            KeyError: ``name`` is not a tensor of the combination.
+        """
+        return dict(self.dtypes)[name]
+
+    def allowed_on(self, product: Product) -> bool:
+        """Whether the combination is allowed on ``product`` (listed, and every dtype supported there)."""
+        return product.name in self.products and all(product.supports(d) for _, d in self.dtypes)
+
+    @property
+    def text(self) -> str:
+        """``x FLOAT16, gamma FLOAT, ...`` for messages and docs."""
+        return ", ".join(f"{n} {d.name}" for n, d in self.dtypes)
+
+
+@dataclass(frozen=True)
 class ExampleTensor:
     """A tensor of a spec's worked example.
 
@@ -436,6 +471,10 @@ class OpSpec:
         device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
         signature: the ``signature`` key (aclnn parameter names in C order), or None for inputs, attrs,
             outputs; see :attr:`aclnn_order`.
+        dtype_combos: the ``dtype_combos`` key: the allowed combinations of the tensors' dtypes (per
+            product), or ``()`` when the family's own dtype rule applies (e.g. one dtype for every tensor).
+        shape_status: the ``shape_status`` key: the aclnnStatus the L2 API returns for a tensor of a wrong
+            shape (default 161002, ACLNN_ERR_PARAM_INVALID; CANN's aclnnRmsNorm documents 561002).
     """
 
     op: str
@@ -458,6 +497,12 @@ class OpSpec:
     deterministic_gm_atomics: bool = True
     device: DeviceInterface | None = None
     signature: tuple[str, ...] | None = None
+    dtype_combos: tuple[DtypeCombo, ...] = ()
+    shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
+
+    def combos_for(self, product: Product) -> tuple[DtypeCombo, ...]:
+        """The ``dtype_combos`` allowed on ``product`` (spec order; empty when the spec declares none)."""
+        return tuple(c for c in self.dtype_combos if c.allowed_on(product))
 
     @property
     def aclnn_order(self) -> tuple[str, ...]:

@@ -8,4 +8,5 @@ FAMILY = Family(
     name="row_reduce",
     summary="reductions along one dim (sum, max, mean) with elementwise formulas around them; rows split in chunks",
     device_section=True,
+    dtype_combos=True,
 )

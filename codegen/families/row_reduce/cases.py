@@ -23,32 +23,46 @@ rank above the first input's, empty, and of another dtype (161002).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.constraints import rejected_by
 from codegen.check.offsets import device_attrs
 from codegen.families.row_reduce.plan import (
     CHUNK_ALIGN,
     LINE_ALIGN,
+    combos,
     compute_of,
+    default_combo,
     row_dtypes,
+    row_output_bytes,
+    row_outputs,
     tiling_decision,
     trailing_view_dims,
     view_dims,
 )
 from codegen.runner import device_memory, numpy_dtype
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
-__all__ = ["check_cases", "check_offsets", "fit_limit", "infer_output"]
+__all__ = ["check_cases", "check_offsets", "fit_limit", "infer_output", "infer_outputs"]
 
 
-def fit_limit(spec: OpSpec, product: Product, dtype: DType) -> int:
-    """The largest R (a multiple of 16) whose last-dim rows still fit UB whole (one more element chunks them)."""
-    t = tiling_decision(spec, product, (1, CHUNK_ALIGN), -1, dtype)
-    return t.budget_bytes // (t.tile_bytes_per_elem + t.line_bytes_per_elem) // LINE_ALIGN * LINE_ALIGN
+def fit_limit(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> int:
+    """The largest R (a multiple of 16) whose last-dim rows still fit UB whole (one more element chunks them),
+    for the first input's dtype (its first combination on ``product``) or a dtype combination."""
+    combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype, product)
+    t = tiling_decision(spec, product, (1, CHUNK_ALIGN), -1, combo)
+    row_b = row_output_bytes(spec, combo)
+    return (
+        (t.budget_bytes - LINE_ALIGN * row_b)
+        // (t.tile_bytes_per_elem + t.line_bytes_per_elem)
+        // (LINE_ALIGN)
+        * LINE_ALIGN
+    )
 
 
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
@@ -58,21 +72,25 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     dim_attr = comp.dim
     inputs = spec.input_names
     op = spec.snake
-    supported = [d for d in row_dtypes(spec) if product.supports(d)]
+    on_product = [c for c in combos(spec) if c.allowed_on(product)]
+    supported = [d for d in row_dtypes(spec) if any(c.dtype(inputs[0]) is d for c in on_product)]
     chosen = [d for d in dtypes if d in supported]
 
     rows = comp.rows
 
-    def arrays(shape: tuple[int, ...], dt: DType, scale: float = 2.0, row_ndim: int = 1) -> dict[str, np.ndarray]:
+    def arrays(
+        shape: tuple[int, ...], dt: DType, scale: float = 2.0, row_ndim: int = 1, combo: DtypeCombo | None = None
+    ) -> dict[str, np.ndarray]:
         got: dict[str, np.ndarray] = {}
         for k, n in enumerate(inputs):
+            ndt = numpy_dtype(combo.dtype(n) if combo is not None else dt)
             if n == rows:  # broadcast over the rows: the shape of the trailing dims
                 values = rng.standard_normal(shape[len(shape) - row_ndim :])
             elif k > 0:  # later inputs (a forward output) in (0, 1)
                 values = rng.uniform(0.01, 1.0, shape)
             else:
                 values = rng.standard_normal(shape) * scale
-            got[n] = np.asarray(values).astype(numpy_dtype(dt))
+            got[n] = np.asarray(values).astype(ndt)
         return got
 
     def case(
@@ -81,11 +99,21 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         p = params if params is not None else arrays(shape, dt)
         if rows:
             k = p[rows].ndim
-            return Case(op, product.name, dt.name, str(list(shape)), f"{name} ({rows} of {k} dim(s))", p, **kw)
+            label = f"{name} ({rows} of {k} dim(s))"
+            rejected = rejected_by(spec, product, p)
+            if rejected is not None:  # a documented limit of the product: the call must be refused
+                kw = {k2: v for k2, v in kw.items() if k2 != "tags"}
+                outs = infer_outputs(spec, {n: p[n] for n in inputs}, {})
+                p = {**p, **{n: np.zeros(a.shape, a.dtype) for n, a in outs.items()}}
+                label = f"{label}: {rejected.name} -> {rejected.status}"
+                return Case(op, product.name, dt.name, str(list(shape)), label, p, expect_status=rejected.status, **kw)
+            return Case(op, product.name, dt.name, str(list(shape)), label, p, **kw)
         return Case(op, product.name, dt.name, str(list(shape)), f"{name} (dim {dim})", {**p, dim_attr: dim}, **kw)
 
     if rows:
-        yield from _rows_value_cases(spec, product, chosen, quick, arrays, case)
+        for dt in chosen:
+            for k, combo in enumerate(c for c in on_product if c.dtype(inputs[0]) is dt):
+                yield from _rows_value_cases(spec, product, dt, combo, k == 0, quick, arrays, case)
         yield from _status_cases(spec, product, supported[0], rng)
         if chosen:
             yield from _offset_cases(spec, product, chosen[0])
@@ -138,36 +166,59 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
 
 
 def _rows_value_cases(
-    spec: OpSpec, product: Product, chosen: list[DType], quick: bool, arrays: Any, case: Any
+    spec: OpSpec,
+    product: Product,
+    dt: DType,
+    combo: DtypeCombo,
+    full: bool,
+    quick: bool,
+    arrays: Any,
+    case: Any,
 ) -> Iterator[Case]:
-    """The value cases of the ``rows`` form (see the module doc); ``arrays`` and ``case`` are
+    """The value cases of the ``rows`` form (see the module doc) for the first input's dtype ``dt`` and the
+    dtype combination ``combo`` (every case when ``full``, the first combination of ``dt``; else a row that
+    fits, a chunked row, a multi-chunk row and the inf/NaN rows); ``arrays`` and ``case`` are
     :func:`check_cases`' helpers."""
     x_name = spec.input_names[0]
     floats = [a.name for a in spec.attrs if a.type in ("float", "double")]
-    for dt in chosen:
-        fit = fit_limit(spec, product, dt)
-        yield case(dt, (7, 1), -1, "R = 1")
-        yield case(dt, (5, 10), -1, "rows of 10")
-        yield case(dt, (2, fit), -1, "R at the UB limit (rows whole)")
-        yield case(dt, (2, fit + 1), -1, "R one above the UB limit (chunked)")
-        yield case(dt, (1, 3 * fit + 77), -1, "R far above UB (multi-chunk)")
-        yield case(dt, (3, 200), -1, "fewer rows than cores")
-        yield case(dt, (0, 5), -1, "empty outer")
-        yield case(dt, (3, 4, 6), -1, "row of 2 dims", arrays((3, 4, 6), dt, row_ndim=2))
-        yield case(dt, (4, 6), -1, "row of every dim", arrays((4, 6), dt, row_ndim=2))
-        if not quick:
-            yield case(dt, (2, 3, 4, 5), -1, "rank 4, row of 3 dims", arrays((2, 3, 4, 5), dt, row_ndim=3))
-            yield case(dt, (9,), -1, "rank 1")
-        big = 60.0 if dt is DType.FLOAT16 else 200.0
-        yield case(dt, (4, 300), -1, "large dynamic range", arrays((4, 300), dt, big))
-        yield case(dt, (6, 50), -1, "inf and NaN rows", _special_rows(arrays((6, 50), dt), x_name, dt))
-        long = arrays((2, 2 * fit + 9), dt, 5.0)
-        long[x_name][0, fit + 3] = np.inf
-        long[x_name][1, 2 * fit + 1] = -np.inf
-        yield case(dt, (2, 2 * fit + 9), -1, "inf inside a multi-chunk row", long)
-        if floats:
-            yield case(dt, (5, 33), -1, "float attrs 0.5", {**arrays((5, 33), dt), **{n: 0.5 for n in floats}})
-        yield case(dt, (3 * product.vector_core_num + 5, 37), -1, "rows over all cores", tags=("multicore",))
+    several = len([c for c in combos(spec) if c.dtype(x_name) is dt and c.allowed_on(product)]) > 1
+    tag = f" [{combo.text}]" if several else ""
+
+    def arr(shape: tuple[int, ...], scale: float = 2.0, row_ndim: int = 1) -> dict[str, np.ndarray]:
+        return dict(arrays(shape, dt, scale, row_ndim, combo))
+
+    def one(shape: tuple[int, ...], name: str, params: dict[str, Any] | None = None, **kw: Any) -> Case:
+        return case(dt, shape, -1, name + tag, params if params is not None else arr(shape), **kw)
+
+    fit = fit_limit(spec, product, combo)
+    if not full:
+        yield one((5, 10), "rows of 10")
+        yield one((2, fit + 1), "R one above the UB limit (chunked)")
+        yield one((1, 3 * fit + 77), "R far above UB (multi-chunk)")
+        yield one((6, 50), "inf and NaN rows", _special_rows(arr((6, 50)), x_name, dt))
+        return
+    yield one((7, 1), "R = 1")
+    yield one((5, 10), "rows of 10")
+    yield one((2, fit), "R at the UB limit (rows whole)")
+    yield one((2, fit + 1), "R one above the UB limit (chunked)")
+    yield one((1, 3 * fit + 77), "R far above UB (multi-chunk)")
+    yield one((3, 200), "fewer rows than cores")
+    yield one((0, 16), "empty outer")
+    yield one((3, 4, 6), "row of 2 dims", arr((3, 4, 6), row_ndim=2))
+    yield one((4, 6), "row of every dim", arr((4, 6), row_ndim=2))
+    if not quick:
+        yield one((2, 3, 4, 5), "rank 4, row of 3 dims", arr((2, 3, 4, 5), row_ndim=3))
+        yield one((9,), "rank 1")
+    big = 60.0 if dt is DType.FLOAT16 else 200.0
+    yield one((4, 300), "large dynamic range", arr((4, 300), big))
+    yield one((6, 50), "inf and NaN rows", _special_rows(arr((6, 50)), x_name, dt))
+    long = arr((2, 2 * fit + 9), 5.0)
+    long[x_name][0, fit + 3] = np.inf
+    long[x_name][1, 2 * fit + 1] = -np.inf
+    yield one((2, 2 * fit + 9), "inf inside a multi-chunk row", long)
+    if floats:
+        yield one((5, 33), "float attrs 0.5", {**arr((5, 33)), **{n: 0.5 for n in floats}})
+    yield one((3 * product.vector_core_num + 5, 37), "rows over all cores", tags=("multicore",))
 
 
 def _special_rows(p: dict[str, np.ndarray], name: str, dt: DType) -> dict[str, np.ndarray]:
@@ -182,39 +233,51 @@ def _special_rows(p: dict[str, np.ndarray], name: str, dt: DType) -> dict[str, n
 
 
 def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
+    """Null pointers (161001), dtypes outside the product's lists or combinations (161002), shapes and ranks
+    (the spec's ``shape_status``; 161002 unless declared), a dim out of range (161002); on a call that is
+    accepted otherwise (x ``[4, 16]``; in the ``rows`` form the rows input ``[16]``)."""
     comp = compute_of(spec)
     op = spec.snake
     inputs = spec.input_names
-    out = spec.output_names[0]
+    outs = spec.output_names
+    out = outs[0]
+    shape_st = spec.shape_status
+    combo = default_combo(spec, dt, product)
     npdt = numpy_dtype(dt)
-    good: dict[str, Any] = {n: rng.standard_normal((4, 8)).astype(npdt) for n in inputs}
-    good[out] = np.zeros((4, 8), dtype=npdt)
+    good: dict[str, Any] = {n: rng.standard_normal((4, 16)).astype(numpy_dtype(combo.dtype(n))) for n in inputs}
     if comp.rows:
-        good[comp.rows] = rng.standard_normal((8,)).astype(npdt)
+        good[comp.rows] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(comp.rows)))
     else:
         good[comp.dim] = -1
+    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {})
+    good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
+    per_row = [n for n in outs if good[n].shape != good[inputs[0]].shape]
 
     def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(op, product.name, dt.name, "error", name, {**good, **params}, expect_status=code, mode=mode)
 
-    for n in [*inputs, out]:
+    for n in [*inputs, *outs]:
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
     yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size")
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_executor")
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {}, "phase2_twice")
     if comp.rows:
         g = comp.rows
-        yield status(f"{g} not the last dim's shape -> 161002", ACLNN_ERR_PARAM_INVALID, {g: np.ones((4,), npdt)})
-        yield status(f"{g} of the first dim's shape -> 161002", ACLNN_ERR_PARAM_INVALID, {g: np.ones((4, 1), npdt)})
-        yield status(f"{g} of rank above x's -> 161002", ACLNN_ERR_PARAM_INVALID, {g: np.ones((1, 4, 8), npdt)})
-        yield status(f"{g} 0-d -> 161002", ACLNN_ERR_PARAM_INVALID, {g: np.asarray(1.0, npdt)})
-        yield status(
-            f"{g} empty -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            {inputs[0]: np.zeros((4, 0), npdt), g: np.zeros((0,), npdt), out: np.zeros((4, 0), npdt)},
-        )
-        other = np.float16 if dt is not DType.FLOAT16 else np.float32
-        yield status(f"{g} of another dtype -> 161002", ACLNN_ERR_PARAM_INVALID, {g: np.ones((8,), other)})
+        gdt = good[g].dtype
+        bad_g = {
+            "not the last dim's shape": np.ones((4,), gdt),
+            "of the first dim's shape": np.ones((4, 1), gdt),
+            "of rank above x's": np.ones((1, 4, 16), gdt),
+            "0-d": np.asarray(1.0, gdt),
+        }
+        for what, arr in bad_g.items():
+            yield status(f"{g} {what} -> {shape_st}", shape_st, {g: arr})
+        empty = {inputs[0]: np.zeros((4, 0), good[inputs[0]].dtype), g: np.zeros((0,), gdt)}
+        empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
+        yield status(f"{g} empty -> {shape_st}", shape_st, empty)
+        for n in per_row:
+            yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
+            yield status(f"{n} of 1 dim -> {shape_st}", shape_st, {n: np.zeros((4,), good[n].dtype)})
     else:
         for bad in (2, -3, 100):
             yield status(f"dim {bad} out of range -> 161002", ACLNN_ERR_PARAM_INVALID, {comp.dim: bad})
@@ -223,31 +286,58 @@ def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gene
             ACLNN_ERR_PARAM_INVALID,
             {**{n: np.asarray(1.0, dtype=npdt) for n in inputs}, out: np.zeros((), npdt), comp.dim: 1},
         )
-    yield status("int32 input -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[0]: np.zeros((4, 8), np.int32)})
-    yield status("int32 out -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros((4, 8), np.int32)})
-    for missing in [d for d in row_dtypes(spec) if not product.supports(d)][:1]:
-        yield status(
-            f"out {missing.name} (not on {product.name}) -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            {out: np.zeros((4, 8), numpy_dtype(missing))},
-        )
-    others = [d for d in row_dtypes(spec) if d is not dt and product.supports(d)]
-    if len(inputs) > 1 and others:
-        yield status(
-            f"input dtypes differ ({others[0].name} {inputs[1]}) -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            {inputs[1]: np.zeros((4, 8), numpy_dtype(others[0]))},
-        )
-    yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros((4, 9), npdt)})
+    yield from _dtype_status_cases(spec, product, good, status)
+    yield status("int32 input -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[0]: np.zeros((4, 16), np.int32)})
+    yield status("int32 out -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros(good[out].shape, np.int32)})
+    if not spec.dtype_combos:  # with dtype_combos the outputs' dtypes are cases of _dtype_status_cases
+        for missing in [d for d in row_dtypes(spec) if not product.supports(d)][:1]:
+            yield status(
+                f"out {missing.name} (not on {product.name}) -> 161002",
+                ACLNN_ERR_PARAM_INVALID,
+                {out: np.zeros(good[out].shape, numpy_dtype(missing))},
+            )
+    yield status(f"wrong out shape -> {shape_st}", shape_st, {out: np.zeros((4, 9), good[out].dtype)})
     same = [n for n in inputs[1:] if n != comp.rows]
     if same:
-        yield status("input shapes differ -> 161002", ACLNN_ERR_PARAM_INVALID, {same[0]: np.zeros((4, 9), npdt)})
+        yield status(f"input shapes differ -> {shape_st}", shape_st, {same[0]: np.zeros((4, 9), npdt)})
     nine = (1,) * 8 + (2,)
     yield status(
-        "rank 9 -> 161002",
-        ACLNN_ERR_PARAM_INVALID,
-        {**{n: np.zeros(nine, npdt) for n in inputs if n != comp.rows}, out: np.zeros(nine, npdt)},
+        f"rank 9 -> {shape_st}",
+        shape_st,
+        {
+            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n != comp.rows},
+            **{n: np.zeros((*nine[:-1], 1) if n in per_row else nine, good[n].dtype) for n in outs},
+            **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {}),
+        },
     )
+
+
+def _dtype_status_cases(spec: OpSpec, product: Product, good: dict[str, Any], status: Any) -> Iterator[Case]:
+    """161002 for tensor dtypes the product does not take together: a second input of another float dtype
+    (the combination of the inputs is not allowed on ``product``), and with ``dtype_combos`` each output of
+    another float dtype."""
+    inputs = spec.input_names
+    allowed = [c for c in combos(spec) if c.allowed_on(product)]
+    floats = [d for d in (DType.FLOAT, DType.FLOAT16, DType.BF16) if product.supports(d)]
+    first_dt = next(c.dtype(inputs[0]) for c in allowed if numpy_dtype(c.dtype(inputs[0])) == good[inputs[0]].dtype)
+    for n in inputs[1:]:
+        for d in floats:
+            trial = {
+                m: (d if m == n else next(c.dtype(m) for c in allowed if c.dtype(inputs[0]) is first_dt))
+                for m in inputs
+            }
+            if any(all(c.dtype(m) is trial[m] for m in inputs) for c in allowed):
+                continue
+            arr = np.asarray(good[n]).astype(numpy_dtype(d))
+            yield status(f"{n} {d.name} with {inputs[0]} {first_dt.name} -> 161002", ACLNN_ERR_PARAM_INVALID, {n: arr})
+            break
+    if spec.dtype_combos:
+        for n in spec.output_names:
+            taken = {c.dtype(n) for c in allowed if c.dtype(inputs[0]) is first_dt}
+            other = next((d for d in floats if d not in taken), None)
+            if other is not None:
+                arr = np.zeros(good[n].shape, numpy_dtype(other))
+                yield status(f"{n} {other.name} -> 161002", ACLNN_ERR_PARAM_INVALID, {n: arr})
 
 
 #: The shape of the 64-bit offset case: R = 3 along dim 0 and 2**31 + 5 inner positions.
@@ -261,15 +351,21 @@ ROWS_OFFSET_SHAPE = (2**31 + 5, 3)
 def _offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
     comp = compute_of(spec)
     shape = ROWS_OFFSET_SHAPE if comp.rows else OFFSET_SHAPE
-    tensor = {"shape": list(shape), "dtype": dt.name}
-    row_tensor = {"shape": list(shape[1:]), "dtype": dt.name}
-    dev_inputs = [row_tensor if d.source == comp.rows else tensor for d in spec.device_interface.inputs]
+    combo = default_combo(spec, dt, product)
+    per_row = set(row_outputs(spec))
+    dev = spec.device_interface
+
+    def tensor(source: str | None) -> dict[str, Any]:
+        name = source or spec.input_names[0]
+        dims = shape[1:] if name == comp.rows else (shape[0], 1) if name in per_row else shape
+        return {"shape": list(dims), "dtype": combo.dtype(name).name}
+
     request = {
-        "inputs": dev_inputs,
-        "outputs": [tensor] * len(spec.outputs),
+        "inputs": [tensor(d.source) for d in dev.inputs],
+        "outputs": [tensor(d.source) for d in dev.outputs],
         "attrs": device_attrs(spec, {} if comp.rows else {comp.dim: 0}),
     }
-    params = {"request": request, "shape": shape, "dim": 0, "dtype": dt.name}
+    params = {"request": request, "shape": shape, "dim": 0, "dtype": dt.name, "combo": combos(spec).index(combo)}
     yield Case(
         spec.snake,
         product.name,
@@ -290,11 +386,46 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     return device_memory(int(np.prod(x.shape, dtype=np.int64)), x.dtype, tuple(x.shape))
 
 
+def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Every output a call allocates when the caller passed none, poisoned: the shape from the output's shape
+    rule (the first input's shape when it cannot be evaluated, e.g. a null input: phase 1 answers first), the
+    dtype of the dtype combination whose inputs match the arrays' dtypes (:func:`combos`), else the first
+    input's (an output whose combinations all give one dtype: that one)."""
+    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
+
+    first = infer_output(spec, arrays, attrs)
+    present = {n: a for n, a in arrays.items() if a is not None}
+    in_dtypes = {n: a.dtype for n, a in present.items()}
+    match = next(
+        (
+            c
+            for c in combos(spec)
+            if all(n in in_dtypes and numpy_dtype(c.dtype(n)) == in_dtypes[n] for n in spec.input_names)
+        ),
+        None,
+    )
+    out: dict[str, np.ndarray] = {}
+    for t in spec.outputs:
+        shape = tuple(first.shape)
+        if t.shape is not None:
+            with contextlib.suppress(ExprEvalError):  # a null input: phase 1 answers it first
+                shape = as_shape(evaluate(t.shape, {**present, **attrs}))
+        dts = {c.dtype(t.name) for c in combos(spec)}
+        if match is not None:
+            dtype = numpy_dtype(match.dtype(t.name))
+        elif len(dts) == 1 and spec.dtype_combos:
+            dtype = numpy_dtype(next(iter(dts)))
+        else:
+            dtype = first.dtype
+        out[t.name] = device_memory(int(np.prod(shape, dtype=np.int64)), np.dtype(dtype), shape)
+    return out
+
+
 def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
     """A ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when
     every field, the block dim and the key agree and the tasks reach past 2**31 elements, else what differs."""
     p = case.params
-    d = tiling_decision(fn.spec, fn.product, tuple(p["shape"]), p["dim"], DType[p["dtype"]])
+    d = tiling_decision(fn.spec, fn.product, tuple(p["shape"]), p["dim"], combos(fn.spec)[p["combo"]])
     for k, v in d.tiling_fields().items():
         if tiling.get(k) != v:
             return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"

@@ -5,7 +5,14 @@ the planner's."""
 from __future__ import annotations
 
 from codegen.check.constraints import TensorStandIn
-from codegen.families.row_reduce.plan import _split_shape, compute_of, explain_tiling, row_dtypes
+from codegen.families.row_reduce.plan import (
+    _split_shape,
+    compute_of,
+    default_combo,
+    explain_tiling,
+    row_dtypes,
+    row_outputs,
+)
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -14,24 +21,38 @@ __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
 def shape_call(
     spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None
 ) -> tuple[dict[str, object], list[str], dict[str, object]]:
-    """``(tensors, assumed, set_attrs)``: every input and output of the given dims and dtype (default the
-    first listed), the dim attr -1 (the last dim); ``rows`` form: the input broadcast over the rows of the
-    last dim's shape."""
+    """``(tensors, assumed, set_attrs)``: every input and output of the given dims and of the product's first
+    dtype combination whose first input has the given dtype (default the first listed), the dim attr -1 (the
+    last dim); ``rows`` form: the input broadcast over the rows of the last dim's shape, an output with one
+    value per row of the dims with the last set to 1."""
     dims, dim = _split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
+    combo = default_combo(spec, dtype, product)
     rows = compute_of(spec).rows
+    shapes = dict(_shapes(spec, dims))
     env: dict[str, object] = {
-        t.name: TensorStandIn(dims[-1:] if t.name == rows else dims, dtype) for t in (*spec.inputs, *spec.outputs)
+        t.name: TensorStandIn(shapes[t.name], combo.dtype(t.name)) for t in (*spec.inputs, *spec.outputs)
     }
     if rows:
         return env, [f"{rows} {list(dims[-1:])} (rows of the last dim)"], {}
     return env, [f"{compute_of(spec).dim} {dim} (the last dim)"], {compute_of(spec).dim: dim}
 
 
-def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
-    """Every tensor, of shape ``d0,...,dn`` (``()``: 0-d tensors, reduced along dim -1 as CANN's
-    ``[-1, 0]`` range allows); their ranks are checked by :func:`codegen.explain.check_ranks`."""
-    dims, _ = _split_shape(shape)
+def _shapes(spec: OpSpec, dims: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     rows = compute_of(spec).rows
-    shapes = [(t.name, dims[-1:] if t.name == rows else dims) for t in (*spec.inputs, *spec.outputs)]
-    return [(f"{name} {list(d)}", d) for name, d in shapes]
+    per_row = set(row_outputs(spec))
+
+    def one(name: str) -> tuple[int, ...]:
+        if name == rows:
+            return dims[-1:]
+        return (*dims[:-1], 1) if name in per_row else dims
+
+    return [(t.name, one(t.name)) for t in (*spec.inputs, *spec.outputs)]
+
+
+def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
+    """Every tensor, of shape ``d0,...,dn`` (the broadcast input ``[dn]``, a per-row output ``d0,...,1``;
+    ``()``: 0-d tensors, reduced along dim -1 as CANN's ``[-1, 0]`` range allows); their ranks are checked by
+    :func:`codegen.explain.check_ranks`."""
+    dims, _ = _split_shape(shape)
+    return [(f"{name} {list(d)}", d) for name, d in _shapes(spec, dims)]

@@ -48,6 +48,7 @@ from codegen.plan.common import (
     DtypeGroup,
     KindView,
     L0Attr,
+    L0HeaderView,
     OpViews,
     ParamRow,
     ProductSupportRow,
@@ -76,8 +77,8 @@ from codegen.plan.common import (
 )
 from codegen.plan.constraints import ConstraintChecks, constraint_view
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
-from codegen.spec.model import Catalogue, DType, OpSpec, Product
-from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
+from codegen.spec.model import Catalogue, DType, DtypeCombo, OpSpec, Product
+from codegen.types import ACLNN_STATUS_CODES, ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
 LINE_ALIGN = 16
@@ -91,6 +92,11 @@ MAX_LINE_BYTES = 1 << 30
 #: training series products support half; emulated in runtime/include/opgen_rt/device/reduce.h): fp32 rows are
 #: reduced there by halving with Max/Add and finishing on the scalar unit.
 FP32_REDUCE_MISSING_ARCHS = (1001,)
+#: NpuArchs with DataCacheCleanAndInvalid on GM (asc-devkit impl/basic_api/kernel_reg.h implements it for 2201,
+#: 3002, 3003, 3113, 3510, 5102; the form without DcciDst also exists on the Atlas inference series, 2002;
+#: hiascend atlasascendc_api_07_0177): where a product without DataCopyPad has it, a kernel writes back the
+#: scalar cache lines of a partial block; elsewhere (Ascend910, an NpuArch the header does not know) it cannot.
+DCCI_ARCHS = (2002, 2201, 3002, 3003, 3113, 3510, 5102)
 MODE_LAST = 0
 MODE_STRIDED = 1
 KIND_CODES = {"max": 0, "sum": 1, "mean": 2}
@@ -129,8 +135,51 @@ def compute_of(spec: OpSpec) -> RowReduceCompute:
 
 
 def row_dtypes(spec: OpSpec) -> list[DType]:
-    """Dtypes of the first input in spec order (the tiling key is the position)."""
-    return list(spec.inputs[0].dtypes)
+    """Dtypes of the first input in spec order, each once (the dtypes the value cases and explain select)."""
+    return list(dict.fromkeys(c.dtype(spec.inputs[0].name) for c in combos(spec)))
+
+
+def combos(spec: OpSpec) -> list[DtypeCombo]:
+    """The dtype combinations of the op's tensors, one tiling key each (the key is the position): the spec's
+    ``dtype_combos``, or one per dtype of the first input with every tensor of that dtype."""
+    if spec.dtype_combos:
+        return list(spec.dtype_combos)
+    names = [t.name for t in (*spec.inputs, *spec.outputs)]
+    return [DtypeCombo(tuple((n, d) for n in names), spec.products) for d in spec.inputs[0].dtypes]
+
+
+def default_combo(spec: OpSpec, dtype: DType, product: Product | None = None) -> DtypeCombo:
+    """The first combination whose first input is ``dtype`` (allowed on ``product`` when given).
+
+    Raises:
+        ValueError: no such combination.
+    """
+    first = spec.inputs[0].name
+    for c in combos(spec):
+        if c.dtype(first) is dtype and (product is None or c.allowed_on(product)):
+            return c
+    raise ValueError(f"{spec.op} takes {', '.join(d.name for d in row_dtypes(spec))}; got {dtype.name}")
+
+
+def row_outputs(spec: OpSpec) -> list[str]:
+    """The outputs with one value per row (their formula reads no input, only reductions, float attrs and
+    literals): of the first input's shape with the reduced dims set to 1, written once per row."""
+    prog_outs = {n: e for n, e in _output_formulas(spec)}
+    inputs = set(spec.input_names)
+    return [n for n in spec.output_names if not any(isinstance(x, Name) and x.id in inputs for x in walk(prog_outs[n]))]
+
+
+def _output_formulas(spec: OpSpec) -> list[tuple[str, Expr]]:
+    """Each output's formula with the elementwise steps (outputs included) it reads substituted."""
+    env: dict[str, Expr] = {}
+    outs: list[tuple[str, Expr]] = []
+    for st in compute_of(spec).steps:
+        e = _substitute(st.expr, env)
+        if st.reduction is None:
+            env[st.name] = e
+            if st.name in spec.output_names:
+                outs.append((st.name, e))
+    return outs
 
 
 def row_inputs(spec: OpSpec) -> list[str]:
@@ -224,6 +273,7 @@ def program(spec: OpSpec) -> Program:
             reductions.append(Reduction(s.name, s.reduction, e, pass_index, online))
         elif s.name in outputs:
             outs.append((s.name, e))
+            env[s.name] = e  # a later step may read an output (rstd in y = x * rstd * gamma)
         else:
             env[s.name] = e
     order = {n: i for i, n in enumerate(spec.output_names)}
@@ -410,14 +460,25 @@ def view_dims(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:
     return outer, dims[d], inner
 
 
-def buffer_bytes(spec: OpSpec, dtype: DType) -> tuple[int, int]:
-    """``(tile bytes per element, line bytes per element)`` of the UB split (see :func:`tiling_decision`)."""
+def buffer_bytes(spec: OpSpec, dtype: DType | DtypeCombo) -> tuple[int, int]:
+    """``(tile bytes per element, line bytes per element)`` of the UB split (see :func:`tiling_decision`) for
+    the tensors' dtypes ``dtype`` (a combination, or the first input's dtype: its :func:`default_combo`).
+    Outputs with one value per row (:func:`row_outputs`) cost :func:`row_output_bytes` instead."""
+    combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
     prog = program(spec)
     nred = len(prog.reductions)
-    n_row = len(row_inputs(spec))
-    tile = (len(spec.inputs) - n_row) * (dtype.itemsize + 4) + len(spec.outputs) * dtype.itemsize
-    line = 4 * (prog.temps + 4 * nred + 3) + n_row * (dtype.itemsize + 4)
+    rows_in = set(row_inputs(spec))
+    row_outs = set(row_outputs(spec))
+    tile = sum(combo.dtype(t.name).itemsize + 4 for t in spec.inputs if t.name not in rows_in)
+    tile += sum(combo.dtype(t.name).itemsize for t in spec.outputs if t.name not in row_outs)
+    line = 4 * (prog.temps + 4 * nred + 3) + sum(combo.dtype(n).itemsize + 4 for n in rows_in)
     return tile, line
+
+
+def row_output_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
+    """UB bytes per row of a tile taken by the outputs with one value per row (their queue and an fp32
+    staging slot each; the kernel allocates ``AlignUp(tileRows, 16)`` of them)."""
+    return sum(combo.dtype(n).itemsize + 4 for n in row_outputs(spec))
 
 
 def trailing_view_dims(shape: tuple[int, ...], row_ndim: int) -> tuple[int, int, int]:
@@ -438,7 +499,12 @@ def trailing_view_dims(shape: tuple[int, ...], row_ndim: int) -> tuple[int, int,
 
 
 def tiling_decision(
-    spec: OpSpec, product: Product, shape: tuple[int, ...], dim: int, dtype: DType, row_ndim: int = 1
+    spec: OpSpec,
+    product: Product,
+    shape: tuple[int, ...],
+    dim: int,
+    dtype: DType | DtypeCombo,
+    row_ndim: int = 1,
 ) -> TilingDecision:
     """The tiling of ``spec`` on ``product`` for inputs of ``shape`` reduced along ``dim`` (``dim`` form) or
     over the last ``row_ndim`` dims (``rows`` form; ``dim`` is then not read).
@@ -448,10 +514,13 @@ def tiling_decision(
     per element (temporaries, reduction operands, accumulators, partials, saved maxima, the result line, the
     reduction argument and the rescale factor).
 
-    Mode 0 (``inner == 1``): ``Rs = AlignUp(R, 16)``; if ``Rs * (tileBytes + lineBytes) <= budget`` whole
-    rows fit: ``tileRows = min((budget - Rs * lineBytes) / (Rs * tileBytes), ceil(rows / cores))``,
-    ``chunkLen = R``, ``chunkNum = 1``; else ``chunkLen = budget / (tileBytes + lineBytes)`` rounded down to
-    64, ``chunkNum = ceil(R / chunkLen)``, ``tileRows = 1``.
+    Mode 0 (``inner == 1``): ``Rs = AlignUp(R, 16)``; with ``rowBytes`` the per-row outputs' bytes per row
+    (:func:`row_output_bytes`, 0 without such outputs), if ``Rs * (tileBytes + lineBytes) + 16 * rowBytes <=
+    budget`` whole rows fit: ``tileRows = min((budget - Rs * lineBytes - 15 * rowBytes) / (Rs * tileBytes +
+    rowBytes), ceil(rows / cores))``, ``chunkLen = R``, ``chunkNum = 1``; else ``chunkLen = (budget - 16 *
+    rowBytes) / (tileBytes + lineBytes)`` rounded down to 64, ``chunkNum = ceil(R / chunkLen)``,
+    ``tileRows = 1``. ``dtype`` is the tensors' dtype combination (:func:`combos`; the tiling key is its
+    position), or the first input's dtype for its :func:`default_combo`.
     Mode 1: ``blockWidth`` = ``AlignUp(inner, 16)``, capped so that the tasks reach the cores
     (``AlignUp(ceil(inner / ceil(cores / outer)), 16)``) and so that ``R`` lines fit (largest multiple of 16
     with ``W * (R * tileBytes + lineBytes) <= budget``); when even 16 does not fit, ``blockWidth = 16`` and
@@ -460,13 +529,15 @@ def tiling_decision(
     Raises:
         ValueError: a dtype the op does not take, ``dim`` out of range, or a UB too small for one chunk.
     """
-    if dtype not in row_dtypes(spec):
-        raise ValueError(f"{spec.op} takes {', '.join(d.name for d in row_dtypes(spec))}; got {dtype.name}")
+    combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
+    if combo not in combos(spec):
+        raise ValueError(f"{spec.op} does not take the dtype combination {combo.text}")
     if compute_of(spec).rows:
         outer, r, inner = trailing_view_dims(shape, row_ndim)
     else:
         outer, r, inner = view_dims(shape, dim)
-    tile_b, line_b = buffer_bytes(spec, dtype)
+    tile_b, line_b = buffer_bytes(spec, combo)
+    row_b = row_output_bytes(spec, combo)
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
     if budget <= 0:
         raise ValueError(f"UB of {product.name} ({product.ub_bytes} bytes) cannot hold the work buffers of {spec.op}")
@@ -475,13 +546,14 @@ def tiling_decision(
         mode, width = MODE_LAST, 1
         rows = outer
         rs = _align(max(r, 1), LINE_ALIGN)
-        if rs * (tile_b + line_b) <= budget:
+        if rs * (tile_b + line_b) + LINE_ALIGN * row_b <= budget:
             per_core = _ceil_div(max(rows, 1), cores)
-            tile_rows = max(1, min((budget - rs * line_b) // (rs * tile_b), per_core))
+            fit_rows = (budget - rs * line_b - (LINE_ALIGN - 1) * row_b) // (rs * tile_b + row_b)
+            tile_rows = max(1, min(fit_rows, per_core))
             chunk_len, chunk_num, stride = r, 1, rs
             tile_elems, line_elems = tile_rows * rs, rs
         else:
-            chunk_len = budget // (tile_b + line_b) // CHUNK_ALIGN * CHUNK_ALIGN
+            chunk_len = (budget - LINE_ALIGN * row_b) // (tile_b + line_b) // CHUNK_ALIGN * CHUNK_ALIGN
             if chunk_len <= 0:
                 raise ValueError(f"UB of {product.name} cannot hold one chunk of {spec.op}")
             chunk_num, tile_rows, stride = _ceil_div(r, chunk_len), 1, chunk_len
@@ -507,8 +579,8 @@ def tiling_decision(
     used = max(1, min(cores, tasks))
     return TilingDecision(
         product=product.name,
-        dtype=dtype.name,
-        tiling_key=row_dtypes(spec).index(dtype),
+        dtype=combo.dtype(spec.inputs[0].name).name,
+        tiling_key=combos(spec).index(combo),
         mode=mode,
         outer=outer,
         reduce_len=r,
@@ -537,13 +609,15 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     """
     dims, dim = _split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
-    t = tiling_decision(spec, product, dims, dim, dtype)
+    combo = default_combo(spec, dtype, product)  # the first dtype combination of that dtype on the product
+    t = tiling_decision(spec, product, dims, dim, combo)
     prog = program(spec)
     reads = 1 if t.chunk_num == 1 else prog.pass_num + 1
     rows = compute_of(spec).rows
     along = f"over the last dim ({rows} [{dims[-1]}] broadcast over the rows)" if rows else f"along dim {dim}"
+    dtypes = dtype.name if len(combos(spec)) == len(row_dtypes(spec)) and not spec.dtype_combos else combo.text
     lines = [
-        f"tiling for {list(dims)} ({dtype.name}) reduced {along}: outer {t.outer}, R {t.reduce_len}, "
+        f"tiling for {list(dims)} ({dtypes}) reduced {along}: outer {t.outer}, R {t.reduce_len}, "
         f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.used_cores} of {product.vector_core_num}, "
         f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
         f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
@@ -615,24 +689,97 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
             f"{spec.op}: the reduced dim '{comp.dim}' must reach the device as an int or list_int device attr"
         )
     first = spec.inputs[0].dtypes
-    for t in (*spec.inputs, *spec.outputs):
-        if t.dtypes != first:
-            raise ValueError(f"{spec.op}: every tensor of a row-reduce op takes the same dtypes; '{t.name}' differs")
-    if len(first) > 10:
-        raise ValueError(f"{spec.op}: at most 10 dtypes fit the tiling key")
+    if not spec.dtype_combos:
+        for t in (*spec.inputs, *spec.outputs):
+            if t.dtypes != first:
+                raise ValueError(
+                    f"{spec.op}: every tensor of a row-reduce op takes the same dtypes unless the spec lists "
+                    f"dtype_combos; '{t.name}' differs"
+                )
+    first_name = spec.inputs[0].name
+    for c in combos(spec):
+        for n, d in c.dtypes:
+            if d is not c.dtype(first_name) and d is not DType.FLOAT:
+                raise ValueError(
+                    f"{spec.op}: in the dtype combination ({c.text}) '{n}' is {d.name}; a row-reduce tensor has "
+                    f"the dtype of '{first_name}' or FLOAT"
+                )
+    for t in spec.outputs:
+        if len({c.dtype(t.name) for c in combos(spec)}) > 1 and any(
+            c.dtype(t.name) is not c.dtype(first_name) for c in combos(spec)
+        ):
+            raise ValueError(
+                f"{spec.op}: output '{t.name}' has the dtype of '{first_name}' in every dtype combination or one "
+                "fixed dtype in all of them (the L0 API allocates it so)"
+            )
+    prods = spec_products(spec, catalogue)
+    for c in spec.dtype_combos:
+        for p in prods:
+            twins = [q for q in prods if q.npu_arch == p.npu_arch and c.allowed_on(q) != c.allowed_on(p)]
+            if twins:
+                yes, no = (p, twins[0]) if c.allowed_on(p) else (twins[0], p)
+                raise ValueError(
+                    f"{spec.op}: the dtype combination ({c.text}) is allowed on {yes.name} but not on {no.name}, "
+                    f"which shares its NpuArch {p.npu_arch}; the generated check selects products by NpuArch"
+                )
+    if len(combos(spec)) > 10:
+        raise ValueError(f"{spec.op}: at most 10 dtype combinations fit the tiling key")
+    _validate_output_shapes(spec)
     for p in spec_products(spec, catalogue):
-        for d in first:
-            if p.supports(d):
+        for c in combos(spec):
+            if c.allowed_on(p):
                 # one 64-element chunk of a last-dim row and one 16-wide line of a strided row must fit
-                tiling_decision(spec, p, (1, 10**9), -1, d)
-                tiling_decision(spec, p, (1, 10**9, 2), 1, d)
+                tiling_decision(spec, p, (1, 10**9), -1, c)
+                if not comp.rows:
+                    tiling_decision(spec, p, (1, 10**9, 2), 1, c)
+
+
+def _validate_output_shapes(spec: OpSpec) -> None:
+    """Every output's ``shape`` rule states what the kernel writes: the first input's shape, or for an output
+    with one value per row (:func:`row_outputs`, ``rows`` form only) the first input's shape with the reduced
+    trailing dims set to 1 (e.g. ``reduced(x, rank(gamma))``). Checked on a sample call (x ``[2, 3, 5]``,
+    the rows input ``[3, 5]``).
+
+    Raises:
+        ValueError: a per-row output in the ``dim`` form, or a shape rule giving another shape.
+    """
+    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
+
+    comp = compute_of(spec)
+    per_row = set(row_outputs(spec))
+    if per_row and not comp.rows:
+        raise ValueError(
+            f"{spec.op}: outputs with one value per row ({', '.join(sorted(per_row))}) need the rows form "
+            "(compute.rows)"
+        )
+    x = (2, 3, 5)
+    env: dict[str, object] = {n: x for n in spec.input_names}
+    if comp.rows:
+        env[comp.rows] = x[1:]
+    env.update({a.name: a.default if a.default is not None else 0 for a in spec.attrs})
+    for t in spec.outputs:
+        want = (2, 1, 1) if t.name in per_row else x
+        try:
+            got = as_shape(evaluate(t.shape, env)) if t.shape is not None else x
+        except ExprEvalError as exc:
+            raise ValueError(f"{spec.op}: the shape of '{t.name}' cannot be evaluated: {exc}") from exc
+        if got != want:
+            what = "one value per row" if t.name in per_row else f"the shape of '{spec.inputs[0].name}'"
+            raise ValueError(
+                f"{spec.op}: output '{t.name}' has {what} ({list(want)} for {spec.inputs[0].name} {list(x)}"
+                + (f", {comp.rows} {list(x[1:])}" if comp.rows else "")
+                + f"), but its shape rule gives {list(got)}"
+            )
 
 
 @dataclass(frozen=True)
 class DtypeKey:
-    """One tiling key: its number ``key`` (the dtype's position in the spec), the dtype's ``name``,
-    ``ge_name`` (``DT_*``), AscendC ``kernel_type``, ``bytes`` per element and the preprocessor ``guard``
-    of the NpuArchs without it ("": always compiled)."""
+    """One tiling key: its number ``key`` (the dtype combination's position, :func:`combos`), the first
+    input's dtype ``name``, ``ge_name`` (``DT_*``), AscendC ``kernel_type``, ``bytes`` per element, the
+    preprocessor ``guard`` of the NpuArchs without it ("": always compiled), the combination's text,
+    ``ge_names`` of every tensor (inputs then outputs, ``DT_*``), ``f32_mask`` (bit ``i``: tensor ``i``,
+    inputs then outputs, is FLOAT while the first input is 16-bit) and the UB bytes of the split
+    (``tile_bytes``/``line_bytes`` per element, ``row_bytes`` per row; see :func:`tiling_decision`)."""
 
     key: int
     dtype: str
@@ -640,6 +787,12 @@ class DtypeKey:
     kernel_type: str
     bytes: int
     guard: str
+    text: str = ""
+    ge_names: tuple[str, ...] = ()
+    f32_mask: int = 0
+    tile_bytes: int = 0
+    line_bytes: int = 0
+    row_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -704,6 +857,45 @@ class AclnnSourceView(KindView):
     signature: tuple[SignatureParam, ...]
     tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
     tensors: tuple[TensorCheck, ...]
+    #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``
+    dtype_combos: tuple[ComboCheck, ...]
+    dtype_combo_names: tuple[str, ...]
+    #: the aclnnStatus name of a shape error (the spec's ``shape_status``)
+    shape_status: str
+    #: outputs with one value per row (their shape checked against the first input's)
+    per_row_outputs: tuple[str, ...]
+    l0_outputs: tuple[L0OutputView, ...]
+
+
+@dataclass(frozen=True)
+class ComboCheck:
+    """One allowed dtype combination in the L2 check: the NpuArchs taking it (``archs``; the products text
+    ``products``) and ``pairs`` of (tensor name, ``DT_*`` name) in inputs-then-outputs order."""
+
+    archs: tuple[int, ...]
+    products: str
+    pairs: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class L0OutputView:
+    """One output the L0 API allocates: its variable ``name``, the C++ ``dtype`` expression of its
+    ``op::DataType`` (the first input's, or a fixed dtype every combination gives it), ``per_row`` (one
+    value per row: the first input's shape with the reduced trailing dims set to 1) and the aclnn output
+    ``source`` it carries."""
+
+    name: str
+    dtype: str
+    per_row: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class L0RowHeaderView(L0HeaderView):
+    """``op_api/<kernel>.h``: as the shared view, with the L0 function's return type (``l0_return``: one
+    ``const aclTensor *``, or a ``std::tuple`` of them for several outputs)."""
+
+    l0_return: str
 
 
 @dataclass(frozen=True)
@@ -722,6 +914,10 @@ class L0SourceView(KindView):
     l0_inputs: tuple[str, ...]
     l0_lists: tuple[L0ListAttr, ...]
     l0_params: tuple[str, ...]
+    l0_outputs: tuple[L0OutputView, ...]
+    l0_return: str
+    #: what the L0 function returns when it fails (``nullptr``, or a tuple of them)
+    l0_fail: str
 
 
 @dataclass(frozen=True)
@@ -732,6 +928,8 @@ class InferShapeView(KindView):
     dim_attr: str
     rows_input: str
     first_input: str
+    rows_index: int
+    l0_outputs: tuple[L0OutputView, ...]
 
 
 @dataclass(frozen=True)
@@ -752,6 +950,7 @@ class TilingSourceView(KindView):
     #: (tiling field, OpDef attr index, aclnn attr) of every float attr
     float_device_attrs: tuple[tuple[str, int, str], ...]
     inputs_n: int
+    device_inputs_n: int
     row_in_n: int
     rows_index: int
     rows_input: str
@@ -778,6 +977,8 @@ class KernelView(KindView):
     #: per aclnn input, ``true`` when it is broadcast over the rows (C++ literals); per reduction pass and for
     #: the output pass, whether it reads such an input
     row_in_flags: tuple[str, ...]
+    #: per aclnn output, ``true`` when it has one value per row (:func:`row_outputs`)
+    row_out_flags: tuple[str, ...]
     pass_reads_rows: tuple[str, ...]
     out_reads_rows: str
     rows_input: str
@@ -787,6 +988,8 @@ class KernelView(KindView):
     kernel_params: tuple[str, ...]
     no_fp32_reduce_condition: str
     no_pad_condition: str
+    #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
+    dcci_flush_condition: str
     out_gm_names: tuple[str, ...]
     outputs_n: int
     outs: tuple[OutputView, ...]
@@ -818,7 +1021,8 @@ class DocView(KindView):
 
 #: The views of the row-reduce templates (every other kind renders the shared view).
 VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
+    c.KIND: c
+    for c in (AclnnSourceView, L0SourceView, L0RowHeaderView, InferShapeView, TilingSourceView, KernelView, DocView)
 }
 
 
@@ -842,19 +1046,32 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     comp = compute_of(spec)
     products: list[Product] = view["products"]
     prog = program(spec)
-    dtypes = row_dtypes(spec)
     no_bf16 = arch_condition(products, "bf16")
-    keys = [
-        DtypeKey(
-            key=k,
-            dtype=d.name,
-            ge_name=d.ge_name,
-            kernel_type=d.kernel_type,
-            bytes=d.itemsize,
-            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
+    keys = []
+    for k, c in enumerate(combos(spec)):
+        d = c.dtype(spec.inputs[0].name)
+        tile_b, line_b = buffer_bytes(spec, c)
+        has_bf16 = any(x is DType.BF16 for _, x in c.dtypes)
+        keys.append(
+            DtypeKey(
+                key=k,
+                dtype=d.name,
+                ge_name=d.ge_name,
+                kernel_type=d.kernel_type,
+                bytes=d.itemsize,
+                guard=no_bf16 if has_bf16 and no_bf16 != "0" else "",
+                text=c.text,
+                ge_names=tuple(
+                    c.dtype(t.source).ge_name
+                    for t in (*spec.device_interface.inputs, *spec.device_interface.outputs)
+                    if t.source is not None
+                ),
+                f32_mask=sum(1 << i for i, (_, x) in enumerate(c.dtypes) if x is DType.FLOAT and x is not d),
+                tile_bytes=tile_b,
+                line_bytes=line_b,
+                row_bytes=row_output_bytes(spec, c),
+            )
         )
-        for k, d in enumerate(dtypes)
-    ]
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
     dev = spec.device_interface
     rows_in = row_inputs(spec)
@@ -895,25 +1112,51 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     # the output may take any listed dtype: the device op's result is cast to it (l0op::Cast).
     same_dtype_text = f" or {_names(spec.input_names)} of different dtypes" if len(spec.inputs) > 1 else ""
     out_names = _names(spec.output_names)
+    per_row = row_outputs(spec)
+    l0_outputs = []
+    for d_out in dev.outputs:
+        src = d_out.source or ""
+        dts = {c.dtype(src) for c in combos(spec)}
+        same = all(c.dtype(src) is c.dtype(first.name) for c in combos(spec))
+        fixed = next(iter(dts)) if len(dts) == 1 else None
+        dtype_cpp = f"{first.name}->GetDataType()" if same or fixed is None else f"op::DataType::{fixed.ge_name}"
+        name = "result" if len(dev.outputs) == 1 else f"{d_out.name}Result"
+        l0_outputs.append(L0OutputView(name, dtype_cpp, src in per_row, src))
+    if len(l0_outputs) == 1:
+        l0_return, l0_fail = "const aclTensor *", "nullptr"
+    else:
+        l0_return = f"std::tuple<{', '.join(['const aclTensor *'] * len(l0_outputs))}>"
+        l0_fail = "{}"  # every element null (a macro argument cannot hold the tuple type's commas)
+    dtype_text = (
+        "A dtype not supported on this product, or tensor dtypes that are not one of the product's dtype "
+        "combinations (see Constraints)"
+        if spec.dtype_combos
+        else f"A dtype not supported on this product{same_dtype_text}"
+    )
+    shape_text = f"a rank above {first.rank[1]}; shapes " + (
+        f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor)"
+        if comp.dim
+        else f"that differ from `{first.name}`'s; `{comp.rows}` of rank 0 or above `{first.name}`'s, empty, or not "
+        f"of the shape of `{first.name}`'s last `{comp.rows}.dim()` dims"
+        + "".join(f"; `{n}` not of `{first.name}`'s shape with those dims set to 1" for n in per_row)
+    )
+    invalid = f"{dtype_text}; "
+    if spec.shape_status == int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
+        invalid += f"{shape_text}; "
     status_rows = [
         status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
         status_row(
             AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
             f"{', '.join([*spec.input_names, *spec.output_names])}, workspaceSize or executor is null.",
         ),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            f"A dtype not supported on this product{same_dtype_text}; a rank above {first.rank[1]}; shapes "
-            + (
-                f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor); "
-                if comp.dim
-                else f"that differ from `{first.name}`'s; `{comp.rows}` of rank 0 or above `{first.name}`'s, or not of "
-                f"the shape of `{first.name}`'s last `{comp.rows}.dim()` dims; "
-            )
-            + f"{format_rule_text(spec)}.",
-        ),
-        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
+        status_row(AclnnStatus.ACLNN_ERR_PARAM_INVALID, f"{invalid}{format_rule_text(spec)}."),
     ]
+    tiling_text = "The tiling function failed."
+    if spec.shape_status == int(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR):
+        tiling_text = f"{shape_text[0].upper()}{shape_text[1:]}; the tiling function failed."
+    elif spec.shape_status != int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
+        status_rows.append(status_row(AclnnStatus(spec.shape_status), f"{shape_text[0].upper()}{shape_text[1:]}."))
+    status_rows.append(status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, tiling_text))
     steps_text = []
     for s in comp.steps:
         steps_text.append(f"{s.name} = {s.reduction + '(' + str(s.expr) + ')' if s.reduction else str(s.expr)}")
@@ -946,11 +1189,27 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "out_reads_rows": out_reads_rows,
             "check_attrs": [a.name for a in spec.attrs] if rows_in else [],
             "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
+            "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
             "float_device_attrs": float_device,
             "l0_args": [arg for _, arg in l0_extra],
             "l0_attrs": l0_attrs,
             "l0_inputs": [d.source or "nullptr" for d in dev.inputs],
             "l0_lists": l0_lists,
+            "l0_outputs": l0_outputs,
+            "dtype_combos": [
+                ComboCheck(
+                    archs=tuple(sorted({p.npu_arch for p in products if c.allowed_on(p)})),
+                    products=", ".join(p.name for p in products if c.allowed_on(p)),
+                    pairs=tuple((n, d.ge_name) for n, d in c.dtypes),
+                )
+                for c in spec.dtype_combos
+                if any(c.allowed_on(p) for p in products)
+            ],
+            "dtype_combo_names": [t.name for t in (*spec.inputs, *spec.outputs)],
+            "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
+            "per_row_outputs": per_row,
+            "l0_return": l0_return,
+            "l0_fail": l0_fail,
             "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
             "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
             "first_input": first.name,
@@ -960,6 +1219,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "tiling_fields": tiling_field_views(tiling_fields(spec)),
             "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
             "inputs_n": len(spec.inputs),
+            "device_inputs_n": len(dev.inputs),
             "outputs_n": len(spec.outputs),
             "red_n": len(prog.reductions),
             "temps_n": max(prog.temps, 1),
@@ -991,6 +1251,11 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "line_bytes": 4 * (prog.temps + 4 * len(prog.reductions) + 3),
             "row_in_n": len(rows_in),
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
+            "dcci_flush_condition": " || ".join(
+                f"__NPU_ARCH__ == {a}"
+                for a in sorted({p.npu_arch for p in products if not p.data_copy_pad} & set(DCCI_ARCHS))
+            )
+            or "0",
             "no_fp32_reduce_condition": " || ".join(
                 f"__NPU_ARCH__ == {a}" for a in sorted({p.npu_arch for p in products} & set(FP32_REDUCE_MISSING_ARCHS))
             )
@@ -999,15 +1264,23 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "status_rows": status_rows,
             "steps_text": steps_text,
             "constraint_lines": [
-                (
-                    f"All tensors have the same shape{'; the inputs have one dtype' if len(spec.inputs) > 1 else ''}; "
-                    f"{out_names} may take any of its listed dtypes, not only {first.name}'s: the result, computed "
-                    f"in {first.name}'s dtype, is cast to it; `{comp.dim}` is in [-rank, rank)."
-                    if comp.dim
-                    else f"Every tensor but `{comp.rows}` has the shape of `{first.name}`; `{comp.rows}` has the "
-                    f"shape of `{first.name}`'s last `{comp.rows}.dim()` dims (1 to the rank of `{first.name}`), "
-                    f"which are reduced as one row; {out_names} may take any of its listed dtypes, not only "
-                    f"{first.name}'s: the result, computed in {first.name}'s dtype, is cast to it."
+                f"All tensors have the same shape{'; the inputs have one dtype' if len(spec.inputs) > 1 else ''}; "
+                f"{out_names} may take any of its listed dtypes, not only {first.name}'s: the result, computed "
+                f"in {first.name}'s dtype, is cast to it; `{comp.dim}` is in [-rank, rank)."
+                if comp.dim
+                else ("Tensor dtypes as listed below" if spec.dtype_combos else "All tensors have the same dtype")
+                + f"; every tensor but `{comp.rows}`"
+                + "".join(f" and `{n}`" for n in per_row)
+                + f" has the shape of `{first.name}`; `{comp.rows}` has the shape of `{first.name}`'s last "
+                f"`{comp.rows}.dim()` dims (1 to the rank of `{first.name}`), which are reduced as one row"
+                + "".join(
+                    f"; `{n}` has one value per row: `{first.name}`'s shape with those dims set to 1" for n in per_row
+                )
+                + ".",
+                *(
+                    f"Dtype combination ({c.text}) on {', '.join(p.name for p in products if c.allowed_on(p))}."
+                    for c in spec.dtype_combos
+                    if any(c.allowed_on(p) for p in products)
                 ),
                 "Empty tensors give an empty output.",
             ],
@@ -1024,15 +1297,20 @@ UT_CASES: tuple[tuple[tuple[int, ...], int], ...] = (((8, 100), -1), ((2, 100000
 
 
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """The op_host unit-test tiling cases: every :data:`UT_CASES` entry on every product with the first
-    dtype; expected key, block dim and fields from :func:`tiling_decision`."""
+    """The op_host unit-test tiling cases: every :data:`UT_CASES` entry on every product with the product's
+    first dtype combination (per-row outputs of the reduced shape); expected key, block dim and fields from
+    :func:`tiling_decision`."""
     comp = compute_of(spec)
     dev = spec.device_interface
+    per_row = set(row_outputs(spec))
     cases: list[dict[str, Any]] = []
-    dtype = row_dtypes(spec)[0]
     for p in products:
+        combo = next((c for c in combos(spec) if c.allowed_on(p)), None)
+        if combo is None:
+            continue
+        dtype = combo.dtype(spec.inputs[0].name)
         for shape, dim in UT_CASES:
-            d = tiling_decision(spec, p, shape, dim, dtype)
+            d = tiling_decision(spec, p, shape, dim, combo)
             values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
             if comp.dim:
                 values[comp.dim] = dim
@@ -1041,12 +1319,20 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                 {
                     "name": ut_case_name(p, dtype.name, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")),
                     "product": p.name,
-                    "note": f"{dtype.name} {list(shape)}, dim {dim}",
+                    "note": f"{combo.text if spec.dtype_combos else dtype.name} {list(shape)}, dim {dim}",
                     "inputs": [
-                        ut_tensor(shape[-1:] if comp.rows and d_in.source == comp.rows else shape, dtype)
+                        ut_tensor(
+                            shape[-1:] if comp.rows and d_in.source == comp.rows else shape,
+                            combo.dtype(d_in.source or spec.inputs[0].name),
+                        )
                         for d_in in dev.inputs
                     ],
-                    "outputs": [ut_tensor(shape, dtype) for _ in dev.outputs],
+                    "outputs": [
+                        ut_tensor(
+                            (*shape[:-1], 1) if d_out.source in per_row else shape, combo.dtype(d_out.source or "")
+                        )
+                        for d_out in dev.outputs
+                    ],
                     "attrs": ut_device_attrs(spec, values),
                     "deterministic": 0,
                     "tiling_key": d.tiling_key,
@@ -1062,17 +1348,22 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     """The infershape unit-test case: the output has the first input's shape and dtype."""
     comp = compute_of(spec)
     dev = spec.device_interface
-    dtype = row_dtypes(spec)[0]
+    combo = combos(spec)[0]
+    per_row = set(row_outputs(spec))
     values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
     if comp.dim:
         values[comp.dim] = -1
     shape = (4, 5, 8)
+    first = spec.inputs[0].name
     return [
         ut_infer_case(
             "SameShape",
-            [ut_tensor(shape[-1:] if comp.rows and d.source == comp.rows else shape, dtype) for d in dev.inputs],
+            [
+                ut_tensor(shape[-1:] if comp.rows and d.source == comp.rows else shape, combo.dtype(d.source or first))
+                for d in dev.inputs
+            ],
             ut_device_attrs(spec, values),
-            [(shape, dtype)] * len(dev.outputs),
+            [((*shape[:-1], 1) if d.source in per_row else shape, combo.dtype(d.source or first)) for d in dev.outputs],
             f"{list(shape)}, dim -1",
         )
     ]

@@ -17,9 +17,6 @@ constexpr int64_t LINE_ALIGN = 16;    // elements per line slot alignment (32 by
 constexpr int64_t CHUNK_ALIGN = 64;   // fp32 elements per 256-byte repeat
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 reduce work buffer
 constexpr int64_t UB_RESERVED_BYTES = 0;
-constexpr int64_t NUM_IN = 2;
-constexpr int64_t NUM_OUT = 1;
-constexpr int64_t LINE_BYTES = 36;  // fp32 line buffers per element: temporaries, reductions, result
 
 int64_t CeilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -29,30 +26,56 @@ int64_t AlignUp(int64_t a, int64_t b) {
   return CeilDiv(a, b) * b;
 }
 
-// Tiling key of a dtype (-1: not supported).
-int64_t DtypeKey(ge::DataType dtype) {
-  switch (dtype) {
-    case ge::DT_FLOAT:
-      return 0;
-    case ge::DT_FLOAT16:
-      return 1;
-    case ge::DT_BF16:
-      return 2;
-    default:
+// Tiling key of the tensors' dtypes (device inputs then outputs; -1: a combination the op does not take).
+int64_t DtypeKey(const gert::TilingContext *context) {
+  constexpr int64_t NUM_TENSORS = 3;
+  ge::DataType dtypes[NUM_TENSORS];
+  for (int64_t i = 0; i < NUM_TENSORS; ++i) {
+    const gert::CompileTimeTensorDesc *desc =
+        i < 2 ? context->GetInputDesc(static_cast<size_t>(i)) : context->GetOutputDesc(static_cast<size_t>(i - 2));
+    if (desc == nullptr) {
       return -1;
+    }
+    dtypes[i] = desc->GetDataType();
   }
+  if (dtypes[0] == ge::DT_FLOAT && dtypes[1] == ge::DT_FLOAT &&
+      dtypes[2] == ge::DT_FLOAT) {  // gradOutput FLOAT, output FLOAT, out FLOAT
+    return 0;
+  }
+  if (dtypes[0] == ge::DT_FLOAT16 && dtypes[1] == ge::DT_FLOAT16 &&
+      dtypes[2] == ge::DT_FLOAT16) {  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
+    return 1;
+  }
+  if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_BF16 &&
+      dtypes[2] == ge::DT_BF16) {  // gradOutput BF16, output BF16, out BF16
+    return 2;
+  }
+  return -1;
 }
 
-int64_t DtypeBytes(int64_t key) {
+// UB bytes of the split per tiling key: tile buffers per element, line buffers per element, per-row outputs per row.
+void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes) {
   switch (key) {
-    case 0:  // FLOAT
-      return 4;
-    case 1:  // FLOAT16
-      return 2;
-    case 2:  // BF16
-      return 2;
+    case 0:  // gradOutput FLOAT, output FLOAT, out FLOAT
+      tileBytes = 20;
+      lineBytes = 36;
+      rowBytes = 0;
+      return;
+    case 1:  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
+      tileBytes = 14;
+      lineBytes = 36;
+      rowBytes = 0;
+      return;
+    case 2:  // gradOutput BF16, output BF16, out BF16
+      tileBytes = 14;
+      lineBytes = 36;
+      rowBytes = 0;
+      return;
     default:
-      return 0;
+      tileBytes = 0;
+      lineBytes = 0;
+      rowBytes = 0;
+      return;
   }
 }
 }  // namespace
@@ -70,7 +93,7 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
   }
   // axis: the list {dim} (one reduced dim; a longer list is not supported)
   const gert::TypedContinuousVector<int64_t> *dimList = attrs->GetListInt(0);
-  const int64_t key = DtypeKey(xDesc->GetDataType());
+  const int64_t key = DtypeKey(context);
   if (dimList == nullptr || dimList->GetSize() != 1 || dimList->GetData() == nullptr || key < 0) {
     return ge::GRAPH_FAILED;
   }
@@ -97,9 +120,10 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
       innerNum *= d;
     }
   }
-  const int64_t bytes = DtypeBytes(key);
-  const int64_t tileBytes = NUM_IN * (bytes + 4) + NUM_OUT * bytes;
-  const int64_t lineBytes = LINE_BYTES;
+  int64_t tileBytes = 0;
+  int64_t lineBytes = 0;
+  int64_t rowBytes = 0;  // outputs with one value per row: bytes per row of a tile
+  KeyBytes(key, tileBytes, lineBytes, rowBytes);
   const int64_t budget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - 4 * WORK_ELEMS;
   int64_t mode = 0;
   int64_t tileRows = 1;
@@ -113,14 +137,15 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
   if (innerNum == 1) {
     // Mode 0: contiguous rows; whole rows per tile when one fits, else chunks of a multiple of 64 elements.
     const int64_t rs = AlignUp(std::max<int64_t>(reduceLen, 1), LINE_ALIGN);
-    if (rs * (tileBytes + lineBytes) <= budget) {
+    if (rs * (tileBytes + lineBytes) + LINE_ALIGN * rowBytes <= budget) {
       const int64_t perCore = CeilDiv(std::max<int64_t>(outerNum, 1), coreNum);
-      tileRows = std::max<int64_t>(1, std::min((budget - rs * lineBytes) / (rs * tileBytes), perCore));
+      const int64_t fitRows = (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * tileBytes + rowBytes);
+      tileRows = std::max<int64_t>(1, std::min(fitRows, perCore));
       lineStride = rs;
       tileElems = tileRows * rs;
       lineElems = rs;
     } else {
-      chunkLen = budget / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
+      chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
       if (chunkLen <= 0) {
         return ge::GRAPH_FAILED;
       }

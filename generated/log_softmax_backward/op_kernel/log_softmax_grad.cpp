@@ -29,6 +29,8 @@ constexpr int32_t KIND_MEAN = 2;
 constexpr int32_t RED_KIND[NUM_RED] = {1};
 constexpr int32_t RED_PASS[NUM_RED] = {0};
 constexpr int32_t RED_ONLINE[NUM_RED] = {-1};
+// Per output: one value per row (its formula reads no input; written once per row, in tiles of rows).
+constexpr bool ROW_OUT[NUM_OUT] = {false};
 
 // Argument of reduction 0 (sum of gradOutput) over one line of n elements.
 __aicore__ inline void EvalArg0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
@@ -106,6 +108,12 @@ __aicore__ inline void FromFloat(const LocalTensor<T> &dst, const LocalTensor<fl
     Cast(dst, src, RoundMode::CAST_RINT, n);
   }
 }
+
+// Bit i of a tiling key's FLOAT mask: tensor i (inputs, then outputs at NUM_IN + o) is FLOAT while T is 16-bit.
+template <uint32_t MASK>
+__aicore__ inline bool MaskBit(int32_t i) {
+  return ((MASK >> static_cast<uint32_t>(i)) & 1U) != 0U;
+}
 template <typename T>
 __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t count) {
 #if __NPU_ARCH__ == 1001
@@ -150,7 +158,23 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 #endif
 }
 
-template <typename T>
+// n elements of `src` to GM `dst` (CopyUbToGm). Without DataCopyPad the last partial 32-byte block is written
+// element by element through the scalar data cache; where that cache is managed (DataCacheCleanAndInvalid
+// exists) its (at most two) lines are written back at once, so a neighbouring core's write to the same lines
+// is never clobbered by a later write-back.
+template <typename U>
+__aicore__ inline void StoreToGm(const GlobalTensor<U> &dst, const LocalTensor<U> &src, int64_t n) {
+  CopyUbToGm(dst, src, n);
+#if 0
+  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(U));
+  if (n % blockElems != 0) {
+    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n / blockElems * blockElems)]);
+    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n - 1)]);
+  }
+#endif
+}
+
+template <typename T, uint32_t F32_MASK>
 class KernelLogSoftmaxGrad {
  public:
   __aicore__ inline KernelLogSoftmaxGrad() {}
@@ -173,18 +197,38 @@ class KernelLogSoftmaxGrad {
       attrs_[a] = attrs[a];
     }
     const int64_t total = outer_ * r_ * inner_;
-    inGm_[0].SetGlobalBuffer((__gm__ T *)grad, static_cast<uint64_t>(total));
-    inGm_[1].SetGlobalBuffer((__gm__ T *)x, static_cast<uint64_t>(total));
-    outGm_[0].SetGlobalBuffer((__gm__ T *)y, static_cast<uint64_t>(total));
-    const uint32_t tileT = static_cast<uint32_t>(tiling.tileElems * static_cast<int64_t>(sizeof(T)));
-    const uint32_t tileF = static_cast<uint32_t>(tiling.tileElems * 4);
+    if (MaskBit<F32_MASK>(0)) {
+      inGmF_[0].SetGlobalBuffer((__gm__ float *)grad, static_cast<uint64_t>(total));
+    } else {
+      inGm_[0].SetGlobalBuffer((__gm__ T *)grad, static_cast<uint64_t>(total));
+    }
+    if (MaskBit<F32_MASK>(1)) {
+      inGmF_[1].SetGlobalBuffer((__gm__ float *)x, static_cast<uint64_t>(total));
+    } else {
+      inGm_[1].SetGlobalBuffer((__gm__ T *)x, static_cast<uint64_t>(total));
+    }
+    if (MaskBit<F32_MASK>(NUM_IN + 0)) {
+      outGmF_[0].SetGlobalBuffer((__gm__ float *)y, static_cast<uint64_t>(total));
+    } else {
+      outGm_[0].SetGlobalBuffer((__gm__ T *)y, static_cast<uint64_t>(total));
+    }
+    const uint32_t tileF = static_cast<uint32_t>(tiling.tileElems * 4);  // fp32 copies of the inputs
     const uint32_t lineF = static_cast<uint32_t>(tiling.lineElems * 4);
     for (int32_t i = 0; i < NUM_IN; ++i) {
-      pipe_.InitBuffer(inQueue_[i], 1, tileT);
+      const int64_t bytes = MaskBit<F32_MASK>(i) ? 4 : static_cast<int64_t>(sizeof(T));
+      pipe_.InitBuffer(inQueue_[i], 1, static_cast<uint32_t>(tiling.tileElems * bytes));
       pipe_.InitBuffer(inF_[i], tileF);
     }
+    // a per-row output holds AlignUp(tileRows, 16) values: its queue and an fp32 staging slot
+    const int64_t rowSlots = (tiling.tileRows + 15) / 16 * 16;
     for (int32_t i = 0; i < NUM_OUT; ++i) {
-      pipe_.InitBuffer(outQueue_[i], 1, tileT);
+      const int64_t bytes = MaskBit<F32_MASK>(NUM_IN + i) ? 4 : static_cast<int64_t>(sizeof(T));
+      if (ROW_OUT[i]) {
+        pipe_.InitBuffer(outQueue_[i], 1, static_cast<uint32_t>(rowSlots * bytes));
+        pipe_.InitBuffer(rowStage_[i], static_cast<uint32_t>(rowSlots * 4));
+        continue;
+      }
+      pipe_.InitBuffer(outQueue_[i], 1, static_cast<uint32_t>(tiling.tileElems * bytes));
     }
     pipe_.InitBuffer(tmpBuf_, lineF * static_cast<uint32_t>(NUM_TMP));
     pipe_.InitBuffer(redBuf_, lineF * static_cast<uint32_t>(NUM_RED));
@@ -228,16 +272,27 @@ class KernelLogSoftmaxGrad {
   // Loads `lines` lines of `count` elements (GM element offset first + l * gmStride) into the fp32 line slots.
   __aicore__ inline void Load(int64_t first, int64_t gmStride, int64_t lines, int64_t count) {
     for (int32_t i = 0; i < NUM_IN; ++i) {
+      const bool f32 = MaskBit<F32_MASK>(i);
       LocalTensor<T> x = inQueue_[i].template AllocTensor<T>();
       for (int64_t l = 0; l < lines; ++l) {
-        CopyGmToUb(x[static_cast<uint32_t>(l * stride_)], inGm_[i][static_cast<uint64_t>(first + l * gmStride)], count);
+        const uint32_t at = static_cast<uint32_t>(l * stride_);
+        const uint64_t from = static_cast<uint64_t>(first + l * gmStride);
+        if (f32) {
+          CopyGmToUb(x.template ReinterpretCast<float>()[at], inGmF_[i][from], count);
+        } else {
+          CopyGmToUb(x[at], inGm_[i][from], count);
+        }
       }
       inQueue_[i].EnQue(x);
       x = inQueue_[i].template DeQue<T>();
       LocalTensor<float> f = inF_[i].template Get<float>();
       for (int64_t l = 0; l < lines; ++l) {
         const uint32_t at = static_cast<uint32_t>(l * stride_);
-        ToFloat(f[at], x[at], static_cast<int32_t>(count));
+        if (f32) {
+          ToFloat(f[at], x.template ReinterpretCast<float>()[at], static_cast<int32_t>(count));
+        } else {
+          ToFloat(f[at], x[at], static_cast<int32_t>(count));
+        }
       }
       inQueue_[i].FreeTensor(x);
     }
@@ -358,8 +413,8 @@ class KernelLogSoftmaxGrad {
       Load(row * r_, r_, rows, r_);
     }
     LocalTensor<T> outs[NUM_OUT];
-    if (chunkNum_ == 1) {
-      for (int32_t o = 0; o < NUM_OUT; ++o) {
+    for (int32_t o = 0; o < NUM_OUT; ++o) {
+      if (ROW_OUT[o] || chunkNum_ == 1) {  // a per-row output holds the tile's rows in every mode
         outs[o] = outQueue_[o].template AllocTensor<T>();
       }
     }
@@ -385,41 +440,95 @@ class KernelLogSoftmaxGrad {
         }
         Finish(pass, 1);
       }
+      for (int32_t o = 0; o < NUM_OUT; ++o) {
+        if (ROW_OUT[o]) {
+          RowValue(o, l, ins);
+        }
+      }
       for (int64_t c = 0; c < chunkNum_; ++c) {
         const int64_t start = c * chunkLen_;
         const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);
         if (chunkNum_ > 1) {
           Load(base + start, 0, 1, n);
           for (int32_t o = 0; o < NUM_OUT; ++o) {
-            outs[o] = outQueue_[o].template AllocTensor<T>();
+            if (!ROW_OUT[o]) {
+              outs[o] = outQueue_[o].template AllocTensor<T>();
+            }
           }
         }
         Lines(chunkNum_ > 1 ? 0 : l, ins);
         const uint32_t at = static_cast<uint32_t>(chunkNum_ > 1 ? 0 : l * stride_);
         for (int32_t o = 0; o < NUM_OUT; ++o) {
+          if (ROW_OUT[o]) {
+            continue;
+          }
           Broadcast(o, true, n);
           EvalOut(o, res, ins, redLine_, tmp_, attrs_, n);
-          FromFloat(outs[o][at], res, n);
+          Store(o, outs[o], at, res, n);
         }
         if (chunkNum_ > 1) {
           for (int32_t o = 0; o < NUM_OUT; ++o) {
+            if (ROW_OUT[o]) {
+              continue;
+            }
             outQueue_[o].EnQue(outs[o]);
             outs[o] = outQueue_[o].template DeQue<T>();
-            CopyUbToGm(outGm_[o][static_cast<uint64_t>(base + start)], outs[o], n);
+            CopyOut(o, static_cast<uint64_t>(base + start), outs[o], 0, n);
             outQueue_[o].FreeTensor(outs[o]);
           }
         }
       }
     }
-    if (chunkNum_ == 1) {
-      for (int32_t o = 0; o < NUM_OUT; ++o) {
+    for (int32_t o = 0; o < NUM_OUT; ++o) {
+      if (ROW_OUT[o]) {  // the tile's rows' values, staged in fp32: one cast, one copy of `rows` elements
+        Store(o, outs[o], 0, rowStage_[o].template Get<float>(), static_cast<int32_t>(rows));
+        outQueue_[o].EnQue(outs[o]);
+        outs[o] = outQueue_[o].template DeQue<T>();
+        CopyOut(o, static_cast<uint64_t>(row), outs[o], 0, rows);
+        outQueue_[o].FreeTensor(outs[o]);
+        continue;
+      }
+      if (chunkNum_ == 1) {
         outQueue_[o].EnQue(outs[o]);
         outs[o] = outQueue_[o].template DeQue<T>();
         for (int64_t l = 0; l < rows; ++l) {
-          CopyUbToGm(outGm_[o][static_cast<uint64_t>((row + l) * r_)], outs[o][static_cast<uint32_t>(l * stride_)], r_);
+          CopyOut(o, static_cast<uint64_t>((row + l) * r_), outs[o], static_cast<uint32_t>(l * stride_), r_);
         }
         outQueue_[o].FreeTensor(outs[o]);
       }
+    }
+  }
+
+  // Output o's value for row l of the tile (a per-row output): evaluated on one element, kept in fp32 slot l.
+  __aicore__ inline void RowValue(int32_t o, int64_t l, const LocalTensor<float> *ins) {
+    LocalTensor<float> res = resBuf_.Get<float>();
+    Broadcast(o, true, 1);
+    EvalOut(o, res, ins, redLine_, tmp_, attrs_, 1);
+    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
+    SetFlag<HardEvent::V_S>(ev);
+    WaitFlag<HardEvent::V_S>(ev);
+    rowStage_[o].template Get<float>().SetValue(static_cast<uint32_t>(l), res.GetValue(0));
+    TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
+    SetFlag<HardEvent::S_V>(ev2);
+    WaitFlag<HardEvent::S_V>(ev2);
+  }
+
+  // n values of `res` rounded into output o's UB tile `y` at element `at` (FLOAT outputs of a 16-bit key as fp32).
+  __aicore__ inline void Store(int32_t o, const LocalTensor<T> &y, uint32_t at, const LocalTensor<float> &res,
+                               int32_t n) {
+    if (MaskBit<F32_MASK>(NUM_IN + o)) {
+      FromFloat(y.template ReinterpretCast<float>()[at], res, n);
+    } else {
+      FromFloat(y[at], res, n);
+    }
+  }
+
+  // n elements of output o's UB tile `y` from element `at` to GM element `dst`.
+  __aicore__ inline void CopyOut(int32_t o, uint64_t dst, const LocalTensor<T> &y, uint32_t at, int64_t n) {
+    if (MaskBit<F32_MASK>(NUM_IN + o)) {
+      StoreToGm(outGmF_[o][dst], y.template ReinterpretCast<float>()[at], n);
+    } else {
+      StoreToGm(outGm_[o][dst], y[at], n);
     }
   }
 
@@ -470,13 +579,12 @@ class KernelLogSoftmaxGrad {
         for (int64_t l = 0; l < lines; ++l) {
           Lines(l, ins);
           EvalOut(q, res, ins, acc_, tmp_, attrs_, n);
-          FromFloat(y[static_cast<uint32_t>(l * stride_)], res, n);
+          Store(q, y, static_cast<uint32_t>(l * stride_), res, n);
         }
         outQueue_[q].EnQue(y);
         y = outQueue_[q].template DeQue<T>();
         for (int64_t l = 0; l < lines; ++l) {
-          CopyUbToGm(outGm_[q][static_cast<uint64_t>(base + (first + l) * inner_)],
-                     y[static_cast<uint32_t>(l * stride_)], width);
+          CopyOut(q, static_cast<uint64_t>(base + (first + l) * inner_), y, static_cast<uint32_t>(l * stride_), width);
         }
         outQueue_[q].FreeTensor(y);
       }
@@ -496,8 +604,11 @@ class KernelLogSoftmaxGrad {
   TBuf<TPosition::VECCALC> argBuf_;
   TBuf<TPosition::VECCALC> facBuf_;
   TBuf<TPosition::VECCALC> workBuf_;
+  TBuf<TPosition::VECCALC> rowStage_[NUM_OUT];
   GlobalTensor<T> inGm_[NUM_IN];
   GlobalTensor<T> outGm_[NUM_OUT];
+  GlobalTensor<float> inGmF_[NUM_IN];
+  GlobalTensor<float> outGmF_[NUM_OUT];
   LocalTensor<float> tmp_[NUM_TMP];
   LocalTensor<float> redLine_[NUM_RED];
   LocalTensor<float> acc_[NUM_RED];
@@ -524,19 +635,19 @@ extern "C" __global__ __aicore__ void log_softmax_grad(GM_ADDR grad, GM_ADDR x, 
   GET_TILING_DATA(tilingData, tiling);
   (void)workspace;
   const float attrs[NUM_ATTR] = {0.0f};
-  if (TILING_KEY_IS(0)) {  // FLOAT
-    KernelLogSoftmaxGrad<float> op;
+  if (TILING_KEY_IS(0)) {
+    KernelLogSoftmaxGrad<float, 0U> op;  // gradOutput FLOAT, output FLOAT, out FLOAT
     op.Init(grad, x, y, tilingData, attrs);
     op.Process();
   }
-  if (TILING_KEY_IS(1)) {  // FLOAT16
-    KernelLogSoftmaxGrad<half> op;
+  if (TILING_KEY_IS(1)) {
+    KernelLogSoftmaxGrad<half, 0U> op;  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
     op.Init(grad, x, y, tilingData, attrs);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001)
-  if (TILING_KEY_IS(2)) {  // BF16
-    KernelLogSoftmaxGrad<bfloat16_t> op;
+  if (TILING_KEY_IS(2)) {
+    KernelLogSoftmaxGrad<bfloat16_t, 0U> op;  // gradOutput BF16, output BF16, out BF16
     op.Init(grad, x, y, tilingData, attrs);
     op.Process();
   }

@@ -7,16 +7,22 @@
 namespace ops {
 static ge::graphStatus InferShape4SoftmaxGrad(gert::InferShapeContext *context) {
   const gert::Shape *xShape = context->GetInputShape(0);
-  gert::Shape *outShape = context->GetOutputShape(0);
-  if (xShape == nullptr || outShape == nullptr) {
+  if (xShape == nullptr) {
     return ge::GRAPH_FAILED;
   }
-  *outShape = *xShape;
+  gert::Shape *outShape0 = context->GetOutputShape(0);
+  if (outShape0 == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  *outShape0 = *xShape;
   return ge::GRAPH_SUCCESS;
 }
 
 static ge::graphStatus InferDataType4SoftmaxGrad(gert::InferDataTypeContext *context) {
-  return context->SetOutputDataType(0, context->GetInputDataType(0));
+  if (context->SetOutputDataType(0, context->GetInputDataType(0)) != ge::GRAPH_SUCCESS) {
+    return ge::GRAPH_FAILED;
+  }
+  return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_INFERSHAPE(SoftmaxGrad).InferShape(InferShape4SoftmaxGrad).InferDataType(InferDataType4SoftmaxGrad);
