@@ -11,8 +11,9 @@ average sampled every 5 s over each measurement (the machine may be shared: read
 - **cold full check** (``--cold`` only: it compiles the runtime and every library, many minutes on 2 cores;
   run it once, not in a loop): the same with ``OPGEN_CACHE_DIR`` a new empty directory;
 - **``.ci/run`` split by step** (``--ci`` only: a fresh virtual environment, PyTorch, the whole test suite):
-  every command of ``.ci/run`` timed on its own, in a copy of the checkout (``git worktree``-free: the
-  tracked files are copied), so the checkout's ``.venv`` is not touched; budget < 20 min in total.
+  ``.ci/run`` itself in a copy of the checkout (``git worktree``-free: the tracked files are copied, so the
+  checkout's ``.venv`` is not touched), with the step split the script prints at its end (each step's
+  seconds and the 1-minute load at its start and end); budget < 20 min in total.
 
 Nothing here asserts: the figures are for the README's benchmark table and the CI budget.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
+import re
 import shutil
 import subprocess
 import sys
@@ -76,28 +77,44 @@ def timed_check(jobs: int, cache: Path | None, json_path: Path, sampler: LoadSam
     return out
 
 
-def ci_steps(script: Path) -> list[str]:
-    """The commands of a CI shell script, one per logical line (continuations joined; comments, blank
-    lines, ``set`` and ``cd`` dropped: the steps run from the copy's root with ``set -euo pipefail``)."""
-    steps: list[str] = []
-    pending = ""
-    for raw in script.read_text().splitlines():
-        line = raw.rstrip()
-        if pending:
-            line = pending + " " + line.lstrip()
-            pending = ""
-        if line.endswith("\\"):
-            pending = line[:-1]
+#: A step line ``.ci/run`` prints at its end: ``ci-step NAME SECONDS s   load START -> END`` (a step that
+#: failed: ``ci-step NAME FAILED (exit status N)``).
+_CI_STEP = re.compile(r"^ci-step (\S+)\s+(?:([0-9.]+) s\s+load (\S+) -> (\S+)|FAILED \(exit status (\d+)\))$")
+#: Its last line: ``ci-total SECONDS s   load average 1/5/15 min at the end: L1 L5 L15``.
+_CI_TOTAL = re.compile(r"^ci-total\s+([0-9.]+) s\s+load average 1/5/15 min at the end: (\S+) (\S+) (\S+)$")
+
+
+def parse_ci_steps(output: str) -> dict[str, Any]:
+    """The step split ``.ci/run`` prints at its end (see the script's header): ``steps`` is a list of
+    ``{"step", "seconds", "load_start", "load_end"}`` (seconds and loads ``None`` for the step that failed,
+    which has ``"failed": exit status``), ``total`` the script's own wall seconds and ``load_end`` its
+    1/5/15-minute load averages at the end (``None`` when the lines are missing, e.g. the script was
+    killed)."""
+    steps: list[dict[str, Any]] = []
+    total: float | None = None
+    load_end: list[float] | None = None
+    for line in output.splitlines():
+        m = _CI_STEP.match(line.strip())
+        if m:
+            name, seconds, l0, l1, failed = m.groups()
+            if failed is not None:
+                steps.append(
+                    {"step": name, "seconds": None, "load_start": None, "load_end": None, "failed": int(failed)}
+                )
+            else:
+                steps.append({"step": name, "seconds": float(seconds), "load_start": l0, "load_end": l1})
             continue
-        text = line.strip()
-        if not text or text.startswith("#") or text.startswith("set ") or text.startswith("cd "):
-            continue
-        steps.append(text)
-    return steps
+        t = _CI_TOTAL.match(line.strip())
+        if t:
+            total = float(t.group(1))
+            load_end = [float(x) for x in t.groups()[1:]]
+    return {"steps": steps, "total": total, "load_end": load_end}
 
 
 def timed_ci(sampler: LoadSampler) -> dict[str, Any]:
-    """Runs every step of ``.ci/run`` in one bash session inside a copy of the tracked files, timing each."""
+    """Runs ``.ci/run`` in a copy of the tracked files (so the checkout's ``.venv`` and cache are not
+    touched) and returns its wall seconds, exit status, the load sampled while it ran and the step split
+    the script prints (:func:`parse_ci_steps`)."""
     work = Path(tempfile.mkdtemp(prefix="opgen-ci-budget-"))
     try:
         files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -106,24 +123,16 @@ def timed_ci(sampler: LoadSampler) -> dict[str, Any]:
             if src.is_file():
                 (work / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, work / rel)
-        steps = ci_steps(ROOT / ".ci" / "run")
-        marks = work / ".step-times"
-        lines = ["set -euo pipefail", f"cd {shlex.quote(str(work))}"]
-        for i, step in enumerate(steps):
-            lines.append(f"s=$(date +%s.%N); {step}; echo {i} $s $(date +%s.%N) >> {shlex.quote(str(marks))}")
         start = time.perf_counter()
-        proc = subprocess.run(["bash", "-c", "\n".join(lines)], capture_output=True, text=True, check=False)
+        proc = subprocess.run(["bash", str(work / ".ci" / "run")], capture_output=True, text=True, check=False)
         total = time.perf_counter() - start
-        times: dict[int, float] = {}
-        if marks.is_file():
-            for row in marks.read_text().splitlines():
-                index, began, ended = row.split()
-                times[int(index)] = float(ended) - float(began)
+        split = parse_ci_steps(proc.stdout)
         return {
             "seconds": total,
             "returncode": proc.returncode,
             "load": sampler.stats(start, start + total),
-            "steps": [{"step": s, "seconds": times.get(i)} for i, s in enumerate(steps)],
+            "steps": split["steps"],
+            "load_end": split["load_end"],
             "tail": proc.stdout[-2000:] + proc.stderr[-2000:] if proc.returncode else "",
         }
     finally:
@@ -161,10 +170,11 @@ def markdown(data: dict[str, Any]) -> list[str]:
             if op != "*":
                 out.append(f"| {op} | {v['cases']} | {v['mean_ms']:.2f} ms |")
     if ci:
-        out += ["", "| .ci/run step | seconds |", "|---|---|"]
+        out += ["", "| .ci/run step | seconds | load avg (1 min) start -> end |", "|---|---|---|"]
         for s in ci["steps"]:
-            shown = "-" if s["seconds"] is None else f"{s['seconds']:.1f}"
-            out.append(f"| `{s['step'][:100]}` | {shown} |")
+            shown = f"FAILED (exit {s['failed']})" if s.get("failed") is not None else f"{s['seconds']:.1f}"
+            load = "-" if s.get("load_start") is None else f"{s['load_start']} -> {s['load_end']}"
+            out.append(f"| {s['step']} | {shown} | {load} |")
     return out
 
 

@@ -8,6 +8,7 @@ two result files, the README markers.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -162,3 +163,23 @@ def test_check_section_reads_the_case_list(tmp_path: Path, monkeypatch: pytest.M
     assert warm.met is False and "2 s" in warm.why  # 4 cases x 0.5 s over 2 workers
     assert "1 lib" in warm.note and "not warm" in warm.note and "1 of 4 cases FAILED" in warm.note
     assert len(sec.errors) == 2  # one per run with failed cases
+
+
+def test_ci_run_prints_its_step_split_and_budgets_reads_it(tmp_path: Path) -> None:
+    """.ci/run's own timing (its lines up to the EXIT trap) around two steps, the second failing: the script
+    exits with the step's status and prints a line per step and the total, which ``parse_ci_steps`` reads."""
+    from bench.budgets import parse_ci_steps
+
+    script = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    harness = script[: script.index("trap _ci_report EXIT")].replace('cd "$(dirname "$0")/.."', "")
+    fake = tmp_path / "run"
+    fake.write_text(harness + "trap _ci_report EXIT\nstep nap sleep 0.3\nstep boom bash -c 'exit 7'\nstep never true\n")
+    proc = subprocess.run(["bash", str(fake)], capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    split = parse_ci_steps(proc.stdout)
+    assert [s["step"] for s in split["steps"]] == ["nap", "boom"]
+    nap, boom = split["steps"]
+    assert nap["seconds"] >= 0.3 and float(nap["load_start"]) >= 0 and float(nap["load_end"]) >= 0
+    assert boom["failed"] == 7 and boom["seconds"] is None
+    assert split["total"] is not None and split["total"] >= nap["seconds"]
+    assert split["load_end"] is not None and len(split["load_end"]) == 3

@@ -4,6 +4,7 @@ and prunes stray op folders and stray files, and survives a malformed manifest."
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,24 @@ def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
     return subprocess.run(
         [sys.executable, "-m", "codegen", *args], capture_output=True, text=True, check=False, timeout=600, cwd=cwd
     )
+
+
+@pytest.fixture(scope="module")
+def generated_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ``opgen generate --out DIR`` of every op into a fresh directory (exit status 0), made once for the
+    module: the tests below each start from a copy of it (files, manifest and all), as they would from their
+    own first ``generate`` into an empty directory, without rendering every op again."""
+    out = tmp_path_factory.mktemp("generated_once") / "gen"
+    proc = opgen("generate", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`generated_once` at ``tmp_path / "gen"`` (the manifest holds relative paths only)."""
+    out = tmp_path / "gen"
+    shutil.copytree(generated_once, out)
+    return out
 
 
 @pytest.mark.parametrize(
@@ -139,16 +158,16 @@ def test_generate_rejects_an_output_path_that_is_a_file(tmp_path: Path) -> None:
     assert target.read_text() == "mine"
 
 
-def test_generate_bogus_op_fails_even_when_everything_is_up_to_date(tmp_path: Path) -> None:
-    out = tmp_path / "gen"
-    assert opgen("generate", "--out", str(out)).returncode == 0
+def test_generate_bogus_op_fails_even_when_everything_is_up_to_date(tmp_path: Path, generated_once: Path) -> None:
+    out = fresh_copy(generated_once, tmp_path)
     proc = opgen("generate", "no_such_op", "--out", str(out))
     assert proc.returncode == 2 and proc.stderr.startswith("error: unknown op 'no_such_op'; known: ")
 
 
-def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wrote(tmp_path: Path) -> None:
-    out = tmp_path / "gen"
-    assert opgen("generate", "--out", str(out)).returncode == 0
+def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wrote(
+    tmp_path: Path, generated_once: Path
+) -> None:
+    out = fresh_copy(generated_once, tmp_path)
     # A folder of generated files without a manifest record (e.g. a removed op in a fresh clone): ours by
     # its banner, so drift; a folder without the banner is someone else's and is not reported.
     (out / "old_op" / "op_kernel").mkdir(parents=True)
@@ -190,9 +209,8 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
     assert (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").is_file()
 
 
-def test_generate_check_advises_generate_for_stale_or_missing_files(tmp_path: Path) -> None:
-    out = tmp_path / "gen"
-    assert opgen("generate", "--out", str(out)).returncode == 0
+def test_generate_check_advises_generate_for_stale_or_missing_files(tmp_path: Path, generated_once: Path) -> None:
+    out = fresh_copy(generated_once, tmp_path)
     (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
     (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").unlink()
     check = opgen("generate", "--out", str(out), "--check")
@@ -230,9 +248,10 @@ def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
         ("[1, 2]", "malformed (TypeError: "),
     ],
 )
-def test_a_malformed_manifest_is_ignored_with_a_warning(tmp_path: Path, text: str, problem: str) -> None:
-    out = tmp_path / "gen"
-    assert opgen("generate", "--out", str(out)).returncode == 0
+def test_a_malformed_manifest_is_ignored_with_a_warning(
+    tmp_path: Path, generated_once: Path, text: str, problem: str
+) -> None:
+    out = fresh_copy(generated_once, tmp_path)
     (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
     (out / MANIFEST_NAME).write_text(text)
     proc = opgen("generate", "--out", str(out))
