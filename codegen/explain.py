@@ -114,8 +114,8 @@ def check_ranks(spec: OpSpec, env: Mapping[str, object]) -> None:
     (``OP_CHECK_MAX_DIM`` and the minimum rank: 161002).
 
     ``env`` maps tensor names to stand-ins with a ``shape`` (:class:`codegen.check.constraints.TensorStandIn`);
-    names it lacks are not checked. Outputs are checked first (an ``opgen explain`` shape is the output's in
-    the elementwise family), then inputs, each in spec order.
+    names it lacks are not checked. Outputs are checked first (a family may read an ``opgen explain`` shape as
+    the output's), then inputs, each in spec order.
 
     Raises:
         ValueError: ``<output|input> <name> of rank <r> is rejected by <aclnn>: rank must be <lo>-<hi>``.

@@ -213,7 +213,11 @@ def _conforms(value: object, hint: object, where: str) -> list[str]:
     if origin is tuple:
         if not isinstance(value, tuple):
             return [f"{where}: {type(value).__name__}, not a tuple"]
-        return [p for i, v in enumerate(value) for p in _conforms(v, args[0], f"{where}[{i}]")]
+        if len(args) == 2 and args[1] is Ellipsis:  # tuple[X, ...]
+            return [p for i, v in enumerate(value) for p in _conforms(v, args[0], f"{where}[{i}]")]
+        if len(value) != len(args):  # tuple[X, Y, Z]: one type per position
+            return [f"{where}: {len(value)} items, not {len(args)}"]
+        return [p for i, (v, a) in enumerate(zip(value, args, strict=True)) for p in _conforms(v, a, f"{where}[{i}]")]
     if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
         if not isinstance(value, Mapping) or isinstance(value, dict):
             return [f"{where}: {type(value).__name__}, not a read-only mapping"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
@@ -1137,7 +1137,7 @@ def view_from(cls: type[V], parts: Mapping[str, Any], **extra: Any) -> V:
             values[f.name] = freeze(extra[f.name])
         elif f.name in parts:
             values[f.name] = freeze(parts[f.name])
-        else:
+        elif f.default is MISSING:
             raise KeyError(f"{cls.__name__}: no value for field '{f.name}'")
     return cls(**values)
 
@@ -1183,10 +1183,12 @@ class BinaryJsonView:
 
 @dataclass(frozen=True)
 class L0HeaderView(KindView):
-    """``op_api/<kernel>.h``: the L0 function's parameters (C declarations, aclnn order)."""
+    """``op_api/<kernel>.h``: the L0 function's parameters (C declarations, aclnn order) and its return type
+    (``l0_return``: one ``const aclTensor *``, or a ``std::tuple`` of them for an op with several outputs)."""
 
     KIND: ClassVar[str] = "l0_h"
     l0_params: tuple[str, ...]
+    l0_return: str = "const aclTensor *"
 
 
 @dataclass(frozen=True)

@@ -891,14 +891,6 @@ class L0OutputView:
 
 
 @dataclass(frozen=True)
-class L0RowHeaderView(L0HeaderView):
-    """``op_api/<kernel>.h``: as the shared view, with the L0 function's return type (``l0_return``: one
-    ``const aclTensor *``, or a ``std::tuple`` of them for several outputs)."""
-
-    l0_return: str
-
-
-@dataclass(frozen=True)
 class L0SourceView(KindView):
     """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op."""
 
@@ -949,14 +941,10 @@ class TilingSourceView(KindView):
     files: Mapping[str, str]
     #: (tiling field, OpDef attr index, aclnn attr) of every float attr
     float_device_attrs: tuple[tuple[str, int, str], ...]
-    inputs_n: int
     device_inputs_n: int
-    row_in_n: int
     rows_index: int
     rows_input: str
     line_align: int
-    line_bytes: int
-    outputs_n: int
     tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
     ub_reserved_bytes: int
@@ -1022,7 +1010,7 @@ class DocView(KindView):
 #: The views of the row-reduce templates (every other kind renders the shared view).
 VIEWS: dict[str, type[KindView]] = {
     c.KIND: c
-    for c in (AclnnSourceView, L0SourceView, L0RowHeaderView, InferShapeView, TilingSourceView, KernelView, DocView)
+    for c in (AclnnSourceView, L0SourceView, L0HeaderView, InferShapeView, TilingSourceView, KernelView, DocView)
 }
 
 
