@@ -70,6 +70,10 @@ class Family:
         device_section: whether a spec of the family may have a ``device`` section (its own OpDef interface).
         dtype_combos: whether a spec of the family may list ``dtype_combos`` (its L2 check, kernel keys and
             check cases honour per-tensor dtype combinations).
+        several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
+            and the runner handle each).
+        shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
+            use it for shape and rank errors).
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,
             ``kernel``, ``aclnn``), or None when the family has no starter.
         starter_params: the parameter list of the starter reference's ``reference()``.
@@ -79,6 +83,8 @@ class Family:
     summary: str
     device_section: bool = False
     dtype_combos: bool = False
+    several_outputs: bool = False
+    shape_status: bool = False
     starter: str | None = None
     starter_params: str = ""
 

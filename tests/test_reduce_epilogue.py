@@ -18,6 +18,7 @@ from codegen.paths import project_paths
 from codegen.runner import AclnnError, OpCallable
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
+from codegen.spec.model import DType
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
@@ -139,3 +140,94 @@ def test_bad_reduce_epilogue_is_a_spec_error(tmp_path: Path, reduce: str, field:
     text_errors = [str(e) for e in err.value.errors]
     line = text.splitlines().index(anchor.rstrip("\n")) + 1
     assert any(f"mse_loss.yaml:{line}" in e and field in e and message in e for e in text_errors), text_errors
+
+
+def _edited_mse_errors(tmp_path: Path, old: str, new: str) -> tuple[str, list[str]]:
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    assert old in text
+    edited = text.replace(old, new, 1)
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(edited)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    return edited, [str(e) for e in err.value.errors]
+
+
+def test_a_declared_reduction_value_the_epilogue_does_not_map_is_a_spec_error(tmp_path: Path) -> None:
+    """A value the attr declares but ``compute.reduce`` does not map would reach the kernel as neither none nor
+    a reduction (it wrote the elementwise result into the 0-d out); the spec names the attr instead."""
+    edited, errors = _edited_mse_errors(
+        tmp_path, "values: {0: none, 1: mean, 2: sum}", "values: {0: none, 1: mean, 2: sum, 3: batchmean}"
+    )
+    line = next(i for i, s in enumerate(edited.splitlines(), 1) if s.startswith("  reduce:"))
+    assert any(f"mse_loss.yaml:{line}" in e and "compute.reduce.attr" in e and "declares 3" in e for e in errors), (
+        errors
+    )
+
+
+def test_a_reduce_output_whose_rank_excludes_0_d_is_a_spec_error(tmp_path: Path) -> None:
+    """Mean and sum return a 0-d tensor, so the output's rank rule must allow rank 0."""
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    outputs = text[text.index("outputs:") :]
+    old = outputs[: outputs.index("shape:")]
+    assert "rank: [0, 8]" in old
+    _, errors = _edited_mse_errors(tmp_path, old, old.replace("rank: [0, 8]", "rank: [1, 8]"))
+    assert any("compute.reduce" in e and "rank must start at 0" in e for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message"),
+    [
+        (
+            "    description: The loss; the broadcast shape for reduction 0, else 0-d.\n",
+            "    description: The loss.\n"
+            "  - {name: out2, dtypes: [FLOAT, FLOAT16, BF16], shape: self, description: x}\n",
+            "outputs",
+            "several outputs are supported by the row_reduce family only",
+        ),
+        (
+            "deterministic: true\n",
+            "deterministic: true\nshape_status: 561002\n",
+            "shape_status",
+            "row_reduce family only",
+        ),
+    ],
+)
+def test_what_the_elementwise_family_does_not_honour_is_a_spec_error(
+    tmp_path: Path, old: str, new: str, field: str, message: str
+) -> None:
+    """Several outputs and ``shape_status`` were accepted by an elementwise spec and then ignored or broken (a
+    KeyError in the runner, an OpDef with one output too few); both are spec errors naming the field."""
+    edited, errors = _edited_mse_errors(tmp_path, old, new)
+    key = field.split(".")[0]
+    line = next(i for i, s in enumerate(edited.splitlines(), 1) if s.startswith(f"{key}:"))
+    assert any(f"mse_loss.yaml:{line}" in e and field in e and message in e for e in errors), errors
+
+
+def test_smooth_l1_loss_is_finite_for_a_tiny_beta(built_op: Callable[[str, str], OpCallable]) -> None:
+    """For beta below about 2.94e-39, 1 / beta overflows fp32; the quadratic branch of d = 0 then gave NaN. The
+    values here are by hand: |d| < beta gives 0.5 d^2 / beta (0 in fp32 for these d), else |d| - beta / 2."""
+    fn = built_op("smooth_l1_loss", "Ascend910B")
+    x = np.array([0.0, 1e-45, 0.5, 3.0], np.float32)
+    zeros = np.zeros(4, np.float32)
+    got = fn(self=x, target=zeros, reduction=0, beta=1e-39, out=np.zeros(4, np.float32))
+    assert got.tolist() == [0.0, 0.0, 0.5, 3.0]
+    mean = fn(self=x, target=zeros, reduction=1, beta=1e-39, out=np.zeros((), np.float32))
+    assert float(mean) == 0.875
+
+
+def test_reduce_cases_include_inputs_inside_every_log_domain() -> None:
+    """A cross entropy's inputs drawn from N(0, 2) lie mostly outside [0, 1], so its sums are NaN and hide any
+    combine error; the family adds cases with every input in (0, 1), whose reference sum is finite, and runs
+    the several-tiles one over every core order."""
+    from codegen import registry
+
+    spec = SPECS["binary_cross_entropy"]
+    cases = registry.family("elementwise").check_cases(spec, CATALOGUE.get("Ascend910B"), [DType.FLOAT], True)
+    unit = [c for c in cases if "inputs in (0, 1)" in c.name and "(none)" not in c.name]
+    assert len(unit) == 4  # tile+1 and several tiles, for mean and sum
+    for c in unit:
+        for name in ("self", "target", "weight"):
+            a = np.asarray(c.params[name])
+            assert a.min() > 0 and a.max() < 1
+    assert sum("multicore" in c.tags for c in unit) == 2

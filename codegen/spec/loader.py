@@ -799,8 +799,23 @@ class _OpParser:
                 )
             else:
                 dtype_combos = self.dtype_combos(m["dtype_combos"], inputs, outputs, products)
+        if "outputs" in m and len(outputs) > 1:
+            several = [f.name for f in registry.families() if f.several_outputs]
+            if family and family not in several:
+                r.error(
+                    m["outputs"],
+                    f"{len(outputs)} outputs: several outputs are supported by the {', '.join(several)} family "
+                    f"only, not '{family}'",
+                )
         shape_status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
-        if "shape_status" in m:
+        status_families = [f.name for f in registry.families() if f.shape_status]
+        if "shape_status" in m and family and family not in status_families:
+            r.error(
+                m["shape_status"],
+                f"shape_status is supported by the {', '.join(status_families)} family only, not '{family}' "
+                f"(its shape errors answer 161002)",
+            )
+        elif "shape_status" in m:
             s = r.integer(m["shape_status"])
             if s is not None and (s not in ACLNN_STATUS_CODES or s == 0):
                 allowed = ", ".join(f"{k} ({v})" for k, v in ACLNN_STATUS_CODES.items() if k)

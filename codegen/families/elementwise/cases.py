@@ -153,6 +153,22 @@ def _reduce_value_cases(
                 f"{red.attr}={v} ({kind}) dynamic range [{n}]",
                 {**arrays, **attrs},
             )
+            # every input in (0, 1): inside the domain of log, log(1 - x), sqrt and 1/x, so formulas such as a
+            # cross entropy give a finite sum here and the combine is tested by value (a normal draw puts
+            # most of such an op's elements outside its domain, and a NaN sum hides any combine error)
+            for name, shape, tags in (("tile+1", (t + 1,), ()), ("several tiles per core", (several,), ("multicore",))):
+                if tags and quick and dt is not dtypes[0]:
+                    continue
+                unit = {n: rng.uniform(0.05, 0.95, shape).astype(numpy_dtype(dt)) for n in inputs}
+                yield Case(
+                    spec.snake,
+                    product.name,
+                    dt.name,
+                    f"reduce {kind}",
+                    f"{red.attr}={v} ({kind}) inputs in (0, 1) {name} {list(shape)}",
+                    {**unit, **attrs},
+                    tags=tags if kind != "none" else (),
+                )
             # +-inf and NaN in the first input
             for special in (math.inf, -math.inf, math.nan):
                 arrays = {name: _rand(rng, (5, 37), dt) for name in inputs}

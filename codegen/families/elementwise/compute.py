@@ -243,7 +243,8 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
 def _parse_reduce(node: YNode, ctx: ComputeContext) -> ReduceEpilogue | None:
     """``compute.reduce``: ``{attr: <integer attr>, none: <value>, mean: <value>, sum: <value>}``; errors name
     the field (an unknown attr, an attr without declared ``values``, a value the attr does not declare, two
-    kinds sharing a value, an op with more than one output)."""
+    kinds sharing a value, a declared value no kind maps, an op with more than one output, an output whose
+    rank excludes 0-d)."""
     r = ctx.reader
     m = r.mapping(node, ("attr", *REDUCE_KINDS))
     if m is None:
@@ -279,6 +280,23 @@ def _parse_reduce(node: YNode, ctx: ComputeContext) -> ReduceEpilogue | None:
         r.error(node, "a reduce epilogue needs exactly one output")
         return None
     if len(values) != len(REDUCE_KINDS):
+        return None
+    unmapped = [v for v in declared if v not in values.values()]
+    if unmapped:
+        # the kernel knows none, mean and sum only: another declared value would reach it unchecked
+        r.error(
+            m["attr"],
+            f"attr '{attr_name}' declares {', '.join(map(str, unmapped))}, which compute.reduce does not map; "
+            f"its values must be exactly the none, mean and sum values",
+        )
+        return None
+    lo = ctx.outputs[0].rank[0]
+    if lo > 0:
+        r.error(
+            node,
+            f"output '{ctx.outputs[0].name}' has rank [{lo}, {ctx.outputs[0].rank[1]}], but mean and sum return a "
+            f"0-d tensor; its rank must start at 0",
+        )
         return None
     return ReduceEpilogue(attr_name, values["none"], values["mean"], values["sum"])
 

@@ -170,11 +170,13 @@ static ge::graphStatus SmoothL1LossV2TilingFunc(gert::TilingContext *context) {
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
   tiling.set_scalar0(static_cast<float>(beta));  // beta
-  tiling.set_scalar1(
-      static_cast<float>(((beta > int64_t{0}) ? (static_cast<double>(int64_t{1}) / static_cast<double>(beta))
-                                              : int64_t{0})));  // 1 / beta if beta > 0 else 0
-  tiling.set_scalar2(static_cast<float>((-(0.5 * beta))));      // -(0.5 * beta)
-  tiling.set_reduceKind(static_cast<int32_t>(reduceKind));      // the reduction the call asks for
+  tiling.set_scalar1(static_cast<float>(
+      ((beta != int64_t{0}) ? ((3.4e+38 < (static_cast<double>(int64_t{1}) / static_cast<double>(beta)))
+                                   ? 3.4e+38
+                                   : (static_cast<double>(int64_t{1}) / static_cast<double>(beta)))
+                            : int64_t{0})));                // min(1 / beta, 3.4e+38) if beta != 0 else 0
+  tiling.set_scalar2(static_cast<float>((-(0.5 * beta))));  // -(0.5 * beta)
+  tiling.set_reduceKind(static_cast<int32_t>(reduceKind));  // the reduction the call asks for
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));
