@@ -164,6 +164,22 @@ def test_the_python_api_returns_both_outputs_and_answers_the_documented_statuses
     with pytest.raises(AclnnError) as err:
         fn(x=x, gamma=np.ones(2, np.float32), rstdOut=np.zeros((2, 2), np.float32))
     assert err.value.status == 561002
+    # a 0-d x is refused by its own rank, an empty gamma by its emptiness (not "1 to 0 dims", "want 0")
+    with pytest.raises(AclnnError) as err:
+        fn(x=np.float32(1.0).reshape(()), gamma=np.ones((), np.float32))
+    assert err.value.status == 561002 and "x has 0 dimensions" in err.value.message
+    assert "at least 1 are required" in err.value.message
+    with pytest.raises(AclnnError) as err:
+        fn(x=np.ones((4, 0), np.float32), gamma=np.ones(0, np.float32))
+    assert err.value.status == 561002 and "gamma must not be empty" in err.value.message
+
+
+def test_a_constraint_message_ending_in_a_full_stop_gets_one(built_op: Callable[[str, str], OpCallable]) -> None:
+    fn = built_op(OP, "Ascend310P")
+    with pytest.raises(AclnnError) as err:
+        fn(x=np.ones((4, 4), np.float32), gamma=np.ones(4, np.float32))
+    assert err.value.status == 561002
+    assert err.value.message == "gamma must hold at least 32 bytes on this product, but holds 16."
 
 
 #: (name, x shape, gamma dims, scale)

@@ -77,11 +77,15 @@ def host_cpp(
 
 
 def _message(spec: OpSpec, c: Constraint, type_of: Mapping[str, ExprType]) -> tuple[str, list[str]]:
-    """The printf format and arguments of a constraint's message (``{name}`` placeholders filled)."""
+    """The printf format and arguments of a constraint's message (``{name}`` placeholders filled).
+
+    The check appends the sentence's full stop, so one the spec's message ends with is dropped here (a
+    message written as a sentence gets one period, not two)."""
     attrs = {a.name: a for a in spec.attrs}
     fmt_parts: list[str] = []
     args: list[str] = []
-    for literal, field, _, _ in string.Formatter().parse(c.message):
+    text = c.message[:-1] if c.message.endswith(".") and not c.message.endswith("..") else c.message
+    for literal, field, _, _ in string.Formatter().parse(text):
         fmt_parts.append(_c_string(literal))
         if field is None:
             continue

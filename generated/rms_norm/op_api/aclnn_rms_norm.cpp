@@ -145,6 +145,10 @@ aclnnStatus CheckParams(const aclTensor *x, const aclTensor *gamma, double epsil
   OP_CHECK_MAX_DIM(gamma, 8, return ACLNN_ERR_INNER_TILING_ERROR);
   OP_CHECK_MAX_DIM(yOut, 8, return ACLNN_ERR_INNER_TILING_ERROR);
   OP_CHECK_MAX_DIM(rstdOut, 8, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(x, 1, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(gamma, 1, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(yOut, 1, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(rstdOut, 1, return ACLNN_ERR_INNER_TILING_ERROR);
   OP_CHECK_SHAPE_NOT_EQUAL(yOut, x, return ACLNN_ERR_INNER_TILING_ERROR);
   (void)epsilon;  // not checked here: any value is valid
   const op::Shape &xShape = x->GetViewShape();
@@ -159,12 +163,16 @@ aclnnStatus CheckParams(const aclTensor *x, const aclTensor *gamma, double epsil
   for (int64_t i = 0; i < rowRank; ++i) {
     const int64_t want = xShape.GetDim(static_cast<size_t>(rank - rowRank + i));
     const int64_t got = rowShape.GetDim(static_cast<size_t>(i));
-    if (got != want || got == 0) {
-      OP_LOGE(
-          ACLNN_ERR_INNER_TILING_ERROR,
-          "gamma must have the shape of the last %lld dims of x and not be empty, but dim %lld is %lld (want %lld).",
-          static_cast<long long>(rowRank), static_cast<long long>(i), static_cast<long long>(got),
-          static_cast<long long>(want));
+    if (got == 0) {
+      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR, "gamma must not be empty, but dim %lld is 0 (shape %s).",
+              static_cast<long long>(i), op::ToString(rowShape).GetString());
+      return ACLNN_ERR_INNER_TILING_ERROR;
+    }
+    if (got != want) {
+      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR,
+              "gamma must have the shape of the last %lld dims of x, but dim %lld is %lld (want %lld).",
+              static_cast<long long>(rowRank), static_cast<long long>(i), static_cast<long long>(got),
+              static_cast<long long>(want));
       return ACLNN_ERR_INNER_TILING_ERROR;
     }
   }
@@ -214,7 +222,7 @@ aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *x, [[maybe_unused
     const int64_t gammaBytes = (gamma->GetViewShape().GetShapeSize() *
                                 ((gamma->GetDataType() == op::DataType::DT_FLOAT) ? int64_t{4} : int64_t{2}));
     if (!(gammaBytes >= int64_t{32})) {
-      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR, "gamma must hold at least 32 bytes on this product, but holds %lld..",
+      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR, "gamma must hold at least 32 bytes on this product, but holds %lld.",
               static_cast<long long>(gammaBytes));
       return ACLNN_ERR_INNER_TILING_ERROR;
     }
