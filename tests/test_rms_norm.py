@@ -335,3 +335,16 @@ def test_dtype_combos_in_a_family_that_does_not_honour_them_is_a_spec_error(tmp_
     assert "dtype_combos is supported by the row_reduce family only, not 'elementwise'" in text, text
     assert "soft_margin_loss_backward.yaml:" in text
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_explain_refuses_an_empty_gamma_as_the_api_does(built_op: Callable[[str, str], OpCallable]) -> None:
+    """A last dim of 0 makes gamma empty: explain gives no tiling and names the status the call returns."""
+    done = _opgen("explain", OP, "--product", "Ascend910B", "--shape", "4,0")
+    assert done.returncode == 2 and "tiling key" not in done.stdout
+    assert "gamma [0] would be empty" in done.stderr and "561002" in done.stderr
+    with pytest.raises(AclnnError) as err:
+        built_op(OP, "Ascend910B")(x=np.ones((4, 0), np.float32), gamma=np.ones(0, np.float32))
+    assert err.value.status == 561002
+    # an empty x with a non-empty gamma is a valid call: explain tiles it
+    done = _opgen("explain", OP, "--product", "Ascend910B", "--shape", "0,4")
+    assert done.returncode == 0 and "tiling key 0," in done.stdout

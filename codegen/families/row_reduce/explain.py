@@ -53,6 +53,17 @@ def _shapes(spec: OpSpec, dims: tuple[int, ...]) -> list[tuple[str, tuple[int, .
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """Every tensor, of shape ``d0,...,dn`` (the broadcast input ``[dn]``, a per-row output ``d0,...,1``;
     ``()``: 0-d tensors, reduced along dim -1 as CANN's ``[-1, 0]`` range allows); their ranks are checked by
-    :func:`codegen.explain.check_ranks`."""
+    :func:`codegen.explain.check_ranks`.
+
+    Raises:
+        ValueError: ``rows`` form with a last dim of 0: the broadcast input would be empty, which the L2 API
+            refuses with the spec's ``shape_status``.
+    """
     dims, _ = _split_shape(shape)
+    rows = compute_of(spec).rows
+    if rows and dims and dims[-1] == 0:
+        raise ValueError(
+            f"{rows} {list(dims[-1:])} would be empty: {spec.aclnn_name} refuses an empty {rows} "
+            f"(status {spec.shape_status}); give a last dim of at least 1"
+        )
     return [(f"{name} {list(d)}", d) for name, d in _shapes(spec, dims)]
