@@ -283,8 +283,51 @@ def test_dtype_of_a_column_outside_the_family_rule_is_refused() -> None:
     bad = SPEC.dtype_combos[0]  # x FLOAT16: gamma BF16 is neither x's dtype nor FLOAT
     odd = type(bad)(tuple((n, DType.BF16 if n == "gamma" else d) for n, d in bad.dtypes), bad.products)
     spec = dataclasses.replace(SPEC, dtype_combos=(odd, *SPEC.dtype_combos[1:]))
-    with pytest.raises(ValueError, match="has the dtype of 'x' or FLOAT"):
+    from codegen.spec.errors import SpecError
+
+    with pytest.raises(SpecError, match="has the dtype of 'x' or FLOAT") as err:
         validate(spec, CATALOGUE)
+    assert err.value.field == "dtype_combos[0].gamma"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message"),
+    [
+        (
+            "  - {x: FLOAT, gamma: FLOAT, yOut: FLOAT, rstdOut: FLOAT}\n",
+            "  - {x: FLOAT, gamma: FLOAT, yOut: FLOAT16, rstdOut: FLOAT}\n",
+            "dtype_combos[4].yOut",
+            "'yOut' is FLOAT16; a row-reduce tensor has the dtype of 'x' or FLOAT",
+        ),
+        (
+            "    shape: reduced(x, rank(gamma))\n",
+            "    shape: x\n",
+            "outputs[1].shape",
+            "output 'rstdOut' has one value per row",
+        ),
+    ],
+)
+def test_a_product_independent_fault_is_one_error_at_its_own_line(
+    tmp_path: Path, old: str, new: str, field: str, message: str
+) -> None:
+    """Not one error per product at ``products:``: the entry's own line and field, once, and nothing written."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(project_paths().specs / "products.yaml", specs / "products.yaml")
+    shutil.copytree(project_paths().specs.parent / "reference", tmp_path / "reference")
+    assert SPEC_TEXT.count(old) == 1
+    text = SPEC_TEXT.replace(old, new)
+    (specs / f"{OP}.yaml").write_text(text)
+    line = SPEC_TEXT[: SPEC_TEXT.index(old)].count("\n") + 1
+    done = _opgen("--specs", str(specs), "generate", OP, "--out", str(tmp_path / "out"))
+    assert done.returncode != 0
+    errors = [e for e in done.stderr.splitlines() if ".yaml:" in e]
+    assert len(errors) == 1, done.stderr
+    assert f"{OP}.yaml:" in errors[0] and f": {field}: " in errors[0] and message in errors[0], errors[0]
+    got_line = int(errors[0].split(f"{OP}.yaml:")[1].split(":")[0])
+    # the combination's own line, or the output entry's first line a few lines above its shape
+    assert line - 4 <= got_line <= line, (got_line, line)
+    assert not (tmp_path / "out").exists()
 
 
 SPEC_TEXT = (project_paths().specs / f"{OP}.yaml").read_text()

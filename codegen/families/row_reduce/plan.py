@@ -76,6 +76,7 @@ from codegen.plan.common import (
     ut_tiling_view,
 )
 from codegen.plan.constraints import ConstraintChecks, constraint_view
+from codegen.spec.errors import SpecError
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
 from codegen.spec.model import Catalogue, DType, DtypeCombo, OpSpec, Product
 from codegen.types import ACLNN_STATUS_CODES, ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
@@ -669,6 +670,10 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
         TypeError: not of this family.
         ValueError: a device input without source, a dim not carried by an int/list_int device attr,
             tensors with different dtype lists or more than 10 dtypes.
+        SpecError: a dtype combination with a tensor of neither the first input's dtype nor FLOAT, an output
+            whose dtype varies other than with the first input (at the combination's line), an output whose
+            shape rule gives another shape than the kernel writes (at the output's line): faults the same on
+            every product, so reported once.
     """
     comp = compute_of(spec)
     dev = spec.device_interface
@@ -697,20 +702,25 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
                     f"dtype_combos; '{t.name}' differs"
                 )
     first_name = spec.inputs[0].name
-    for c in combos(spec):
+    for i, c in enumerate(combos(spec)):
         for n, d in c.dtypes:
             if d is not c.dtype(first_name) and d is not DType.FLOAT:
-                raise ValueError(
-                    f"{spec.op}: in the dtype combination ({c.text}) '{n}' is {d.name}; a row-reduce tensor has "
-                    f"the dtype of '{first_name}' or FLOAT"
+                # a spec fault, the same on every product: at the combination's line, reported once
+                raise SpecError(
+                    c.loc if spec.dtype_combos else spec.loc,
+                    f"dtype_combos[{i}].{n}" if spec.dtype_combos else "inputs",
+                    f"in the dtype combination ({c.text}) '{n}' is {d.name}; a row-reduce tensor has the dtype "
+                    f"of '{first_name}' or FLOAT",
                 )
-    for t in spec.outputs:
+    for j, t in enumerate(spec.outputs):
         if len({c.dtype(t.name) for c in combos(spec)}) > 1 and any(
             c.dtype(t.name) is not c.dtype(first_name) for c in combos(spec)
         ):
-            raise ValueError(
-                f"{spec.op}: output '{t.name}' has the dtype of '{first_name}' in every dtype combination or one "
-                "fixed dtype in all of them (the L0 API allocates it so)"
+            raise SpecError(
+                spec.dtype_combos[0].loc if spec.dtype_combos else t.loc,
+                "dtype_combos" if spec.dtype_combos else f"outputs[{j}].dtypes",
+                f"output '{t.name}' has the dtype of '{first_name}' in every dtype combination or one fixed dtype "
+                "in all of them (the L0 API allocates it so)",
             )
     prods = spec_products(spec, catalogue)
     for c in spec.dtype_combos:
@@ -741,7 +751,8 @@ def _validate_output_shapes(spec: OpSpec) -> None:
     the rows input ``[3, 5]``).
 
     Raises:
-        ValueError: a per-row output in the ``dim`` form, or a shape rule giving another shape.
+        ValueError: a per-row output in the ``dim`` form.
+        SpecError: a shape rule giving another shape, or one that cannot be evaluated (at the output's line).
     """
     from codegen.spec.expr import ExprEvalError, as_shape, evaluate
 
@@ -757,18 +768,22 @@ def _validate_output_shapes(spec: OpSpec) -> None:
     if comp.rows:
         env[comp.rows] = x[1:]
     env.update({a.name: a.default if a.default is not None else 0 for a in spec.attrs})
-    for t in spec.outputs:
+    for j, t in enumerate(spec.outputs):
         want = (2, 1, 1) if t.name in per_row else x
         try:
             got = as_shape(evaluate(t.shape, env)) if t.shape is not None else x
         except ExprEvalError as exc:
-            raise ValueError(f"{spec.op}: the shape of '{t.name}' cannot be evaluated: {exc}") from exc
+            raise SpecError(
+                t.loc, f"outputs[{j}].shape", f"the shape of '{t.name}' cannot be evaluated: {exc}"
+            ) from exc
         if got != want:
             what = "one value per row" if t.name in per_row else f"the shape of '{spec.inputs[0].name}'"
-            raise ValueError(
-                f"{spec.op}: output '{t.name}' has {what} ({list(want)} for {spec.inputs[0].name} {list(x)}"
+            raise SpecError(
+                t.loc,
+                f"outputs[{j}].shape",
+                f"output '{t.name}' has {what} ({list(want)} for {spec.inputs[0].name} {list(x)}"
                 + (f", {comp.rows} {list(x[1:])}" if comp.rows else "")
-                + f"), but its shape rule gives {list(got)}"
+                + f"), but its shape rule gives {list(got)}",
             )
 
 
