@@ -5,6 +5,7 @@ command-line help shows it)."""
 LEGEND = (
     "dtype: A = every tensor of the case in A; A/B = grad in A, indices in B (index ops); A->B = inputs in A, "
     "output in B (converted once); A+B = inputs of both dtypes in one call, promoted to the wider one; "
+    "A (t B) = the first input in A and tensor t in B, one of the op's dtype combinations; "
     "- = the case has no dtype (build, reference or worker failure). "
     "max abs err = largest |got - reference| over the output; bound = the error accepted at that element "
     "(atol + rtol*|ref| + half an ULP of the output dtype); max ULP err = largest distance, in representable "

@@ -94,9 +94,16 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         return got
 
     def case(
-        dt: DType, shape: tuple[int, ...], dim: int, name: str, params: dict[str, Any] | None = None, **kw: Any
+        dt: DType,
+        shape: tuple[int, ...],
+        dim: int,
+        name: str,
+        params: dict[str, Any] | None = None,
+        label_dt: str | None = None,
+        **kw: Any,
     ) -> Case:
         p = params if params is not None else arrays(shape, dt)
+        dt_label = label_dt or dt.name
         if rows:
             k = p[rows].ndim
             label = f"{name} ({rows} of {k} dim(s))"
@@ -106,8 +113,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
                 outs = infer_outputs(spec, {n: p[n] for n in inputs}, {})
                 p = {**p, **{n: np.zeros(a.shape, a.dtype) for n, a in outs.items()}}
                 label = f"{label}: {rejected.name} -> {rejected.status}"
-                return Case(op, product.name, dt.name, str(list(shape)), label, p, expect_status=rejected.status, **kw)
-            return Case(op, product.name, dt.name, str(list(shape)), label, p, **kw)
+                return Case(op, product.name, dt_label, str(list(shape)), label, p, expect_status=rejected.status, **kw)
+            return Case(op, product.name, dt_label, str(list(shape)), label, p, **kw)
         return Case(op, product.name, dt.name, str(list(shape)), f"{name} (dim {dim})", {**p, dim_attr: dim}, **kw)
 
     if rows:
@@ -181,14 +188,19 @@ def _rows_value_cases(
     :func:`check_cases`' helpers."""
     x_name = spec.input_names[0]
     floats = [a.name for a in spec.attrs if a.type in ("float", "double")]
-    several = len([c for c in combos(spec) if c.dtype(x_name) is dt and c.allowed_on(product)]) > 1
+    same_x = [c for c in combos(spec) if c.dtype(x_name) is dt and c.allowed_on(product)]
+    several = len(same_x) > 1
     tag = f" [{combo.text}]" if several else ""
+    # the table's dtype column: x's dtype, and when x's dtype has several combinations on the product the
+    # tensors that tell them apart, e.g. "FLOAT16 (gamma FLOAT)" and "FLOAT16 (gamma FLOAT16)"
+    varying = [n for n, _ in combo.dtypes if len({c.dtype(n) for c in same_x}) > 1]
+    label_dt = f"{dt.name} ({', '.join(f'{n} {combo.dtype(n).name}' for n in varying)})" if varying else dt.name
 
     def arr(shape: tuple[int, ...], scale: float = 2.0, row_ndim: int = 1) -> dict[str, np.ndarray]:
         return dict(arrays(shape, dt, scale, row_ndim, combo))
 
     def one(shape: tuple[int, ...], name: str, params: dict[str, Any] | None = None, **kw: Any) -> Case:
-        return case(dt, shape, -1, name + tag, params if params is not None else arr(shape), **kw)
+        return case(dt, shape, -1, name + tag, params if params is not None else arr(shape), label_dt, **kw)
 
     fit = fit_limit(spec, product, combo)
     if not full:
