@@ -10,6 +10,7 @@ mode only for the rows of buckets that cross a core boundary, the C++ tiling equ
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 from types import ModuleType
@@ -209,7 +210,8 @@ def test_explain_prints_the_choice_with_the_tiling_numbers() -> None:
     small = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (1000, 32, 4096), None)
     assert "sorted-run strategy not used" in small and "atomic strategy kept" in small
     old = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (65536, 128, 1 << 20), None)
-    assert "sorted-run strategy not possible (Ascend910 has no DataCopyPad or no hardware SyncAll)" in old
+    assert "sorted-run strategy not possible (Ascend910 has no DataCopyPad and no hardware SyncAll: " in old
+    assert "the software SyncAll needs a GM workspace zero-filled before the launch" in old
 
 
 def test_dma_counters_cover_the_grad_and_stay_within_the_gm_bytes() -> None:
@@ -222,3 +224,18 @@ def test_dma_counters_cover_the_grad_and_stay_within_the_gm_bytes() -> None:
     # every grad row is moved by a DMA (gathered, never read by the scalar unit); a transfer moves > 0 bytes
     assert params["grad"].nbytes <= dma <= gm
     assert N // 2 < transfers <= dma
+
+
+def test_the_refusal_names_each_missing_capability_from_the_product_fields() -> None:
+    """The reason is built from the catalogue fields, not the product name: a product lacking only one of
+    DataCopyPad and hardware SyncAll is told about that one only, and a product with both gets a sort plan."""
+    base = CATALOGUE.get("Ascend910B")
+    shape = (65536, 128, 1 << 20)
+    no_pad = explain_tiling(SPECS[OP], dataclasses.replace(base, name="NoPadSoC", data_copy_pad=False), shape, None)
+    assert "sorted-run strategy not possible (NoPadSoC has no DataCopyPad: the sort copies" in no_pad
+    assert "hardware SyncAll" not in no_pad.split("not possible", 1)[1].split("\n", 1)[0]
+    no_sync = explain_tiling(SPECS[OP], dataclasses.replace(base, name="NoSyncSoC", hw_sync_all=False), shape, None)
+    assert "sorted-run strategy not possible (NoSyncSoC has no hardware SyncAll: its three phases need" in no_sync
+    assert "DataCopyPad" not in no_sync.split("not possible", 1)[1].split("\n", 1)[0]
+    both = explain_tiling(SPECS[OP], dataclasses.replace(base, name="BothSoC"), shape, None)
+    assert "not possible" not in both and "sorted-run strategy chosen" in both

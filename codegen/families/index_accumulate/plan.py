@@ -454,6 +454,28 @@ def _align(value: int, align: int) -> int:
     return _ceil_div(value, align) * align
 
 
+def _sort_refusal(product: Product) -> str:
+    """Why the sorted-run strategy cannot run on ``product`` (one without DataCopyPad or hardware SyncAll):
+    each missing capability named with what the strategy needs of it.
+
+    The software ``SyncAll(gmWorkspace, ubWorkspace, usedCores)`` exists on every product, but its GM workspace
+    must hold zeros when the barrier is first used (CANN AscendC API reference, SyncAll constraints; the
+    emulator checks that every core's counter is zero when the launch starts, runtime/src/device/core.cpp
+    ``Core::SoftSyncAll``), and the op's workspace is not zero-filled before the launch."""
+    missing: list[str] = []
+    needs: list[str] = []
+    if not product.data_copy_pad:
+        missing.append("no DataCopyPad")
+        needs.append("the sort copies counts, pairs and grad rows of exact byte lengths")
+    if not product.hw_sync_all:
+        missing.append("no hardware SyncAll")
+        needs.append(
+            "its three phases need a barrier between cores, and the software SyncAll needs a GM workspace "
+            "zero-filled before the launch, which the op's workspace is not"
+        )
+    return f"{product.name} has {' and '.join(missing)}: {'; '.join(needs)}"
+
+
 def sort_plan(
     product: Product,
     ub_reserved: int,
@@ -481,7 +503,7 @@ def sort_plan(
     small for the staging slots.
     """
     if not (product.data_copy_pad and product.hw_sync_all):
-        return SortPlan(reason=f"{product.name} has no DataCopyPad or no hardware SyncAll")
+        return SortPlan(reason=_sort_refusal(product))
     if n <= 0 or w <= 0 or d <= 0:
         return SortPlan(reason="nothing to sort (no indices, rows or columns)")
     if n > INT32_LIMIT or w > INT32_LIMIT or _sat_mul(d, grad_bytes) > INT32_LIMIT:
