@@ -81,3 +81,39 @@ def test_a_16_bit_example_prints_floats_and_passes_check(tmp_path: Path, dtype: 
     expected = (y * (1 - y)).astype(np_dtype).astype(np.float64)
     # %.9g round-trips fp32, and every 16-bit value is an fp32 value.
     assert np.asarray(values, np.float32).tolist() == expected.astype(np.float32).tolist()
+
+
+@pytest.mark.parametrize(
+    ("reduction", "out_shape", "error"),
+    [
+        (1, "[]", None),  # mean: the epilogue writes a 0-d output
+        (2, "[]", None),  # sum
+        (0, "[2, 2]", None),  # none: the broadcast shape
+        (1, "[2, 2]", "example output shape [2, 2] does not match [], the shape the example's attrs select"),
+        (0, "[]", "example output shape [] does not match broadcast(self, target) = [2, 2]"),
+    ],
+)
+def test_a_reduction_example_s_output_shape_follows_its_attrs(
+    tmp_path: Path, reduction: int, out_shape: str, error: str | None
+) -> None:
+    """A loss forward's example with ``reduction`` mean or sum has a 0-d output, and only then."""
+    from codegen.spec.errors import SpecErrors
+    from codegen.spec.loader import load_op_spec
+    from codegen.specs import load_project
+
+    catalogue, _ = load_project()
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    old_attrs, old_out = "  attrs: {reduction: 0}\n", "  output: {shape: [2, 2], dtype: FLOAT}\n"
+    assert text.count(old_attrs) == 1 and text.count(old_out) == 1
+    text = text.replace(old_attrs, f"  attrs: {{reduction: {reduction}}}\n")
+    text = text.replace(old_out, f"  output: {{shape: {out_shape}, dtype: FLOAT}}\n")
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(text)
+    if error is None:
+        spec = load_op_spec(path, catalogue)
+        assert spec.example is not None and list(spec.example.output.shape) == json.loads(out_shape)
+        return
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, catalogue)
+    line = text[: text.index("  output: {shape")].count("\n") + 1
+    assert f"mse_loss.yaml:{line}: example.output: {error}" in str(err.value), str(err.value)

@@ -507,8 +507,16 @@ class _OpParser:
         return None if number is None else float(number)
 
     def example(
-        self, node: YNode, inputs: tuple[TensorSpec, ...], attrs: tuple[AttrSpec, ...], outputs: tuple[TensorSpec, ...]
+        self,
+        node: YNode,
+        inputs: tuple[TensorSpec, ...],
+        attrs: tuple[AttrSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        compute: FamilyCompute | None = None,
     ) -> Example | None:
+        """The ``example`` section; its output shape must be the shape rule's for the example's inputs, as
+        the family's compute adjusts it for the example's attrs (:meth:`FamilyCompute.first_output_shape`:
+        a reduction's mean or sum is 0-d)."""
         r = self.r
         m = r.mapping(node, ("inputs", "output"), ("attrs",))
         if m is None:
@@ -571,7 +579,8 @@ class _OpParser:
         if outputs and outputs[0].shape is not None and "output" in m:
             env: dict[str, object] = {**got, **attr_values}
             try:
-                expected = as_shape(evaluate(outputs[0].shape, env))
+                ruled = as_shape(evaluate(outputs[0].shape, env))
+                expected = compute.first_output_shape(ruled, attr_values) if compute is not None else ruled
             except ExprEvalError as exc:
                 r.error(
                     m["output"], f"the example inputs do not fit the output shape {to_source(outputs[0].shape)}: {exc}"
@@ -581,7 +590,12 @@ class _OpParser:
                 r.error(
                     m["output"],
                     f"example output shape {list(output.shape)} does not match "
-                    f"{to_source(outputs[0].shape)} = {list(expected)}",
+                    + (
+                        f"{to_source(outputs[0].shape)} = {list(expected)}"
+                        if expected == ruled
+                        else f"{list(expected)}, the shape the example's attrs select (the shape rule "
+                        f"{to_source(outputs[0].shape)} gives {list(ruled)})"
+                    ),
                 )
                 return None
         ordered = tuple((t.name, got[t.name]) for t in inputs if t.name in got)
@@ -787,7 +801,11 @@ class _OpParser:
                     constraints.append(c)
 
         self.zero_divisors(m, partial_outputs, outputs, compute, constraints, attrs, products, inputs, family)
-        example = self.example(m["example"], inputs, attrs, outputs) if "example" in m else None
+        example = (
+            self.example(m["example"], inputs, attrs, outputs, cast("FamilyCompute | None", compute))
+            if "example" in m
+            else None
+        )
 
         dtype_combos: tuple[DtypeCombo, ...] = ()
         if "dtype_combos" in m:

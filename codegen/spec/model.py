@@ -8,6 +8,7 @@ object that came from YAML carries the :class:`~codegen.spec.errors.SourceLoc` i
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -439,6 +440,12 @@ class FamilyCompute(Protocol):
     @property
     def loc(self) -> SourceLoc:
         """The ``compute`` entry of the spec."""
+        ...
+
+    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
+        """The first output's shape for a call whose output shape rule gives ``shape`` and whose attr values
+        are ``attrs`` (a family whose compute changes the shape per call, e.g. a whole-tensor reduction to
+        0-d, says so here; the others return ``shape``). Used to check a spec's worked example."""
         ...
 
 

@@ -5,7 +5,7 @@ Nothing here writes files.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,10 @@ class ReduceEpilogue:
         """The attr value of each kind, by kind name (``none``, ``mean``, ``sum``)."""
         return {"none": self.none, "mean": self.mean, "sum": self.sum}
 
+    def reduces(self, value: object) -> bool:
+        """Whether the attr value ``value`` selects the sum or the mean (a 0-d output)."""
+        return value in (self.mean, self.sum) and not isinstance(value, bool)
+
 
 @dataclass(frozen=True)
 class ElementwiseCompute:
@@ -78,6 +82,13 @@ class ElementwiseCompute:
     loc: SourceLoc
     scalar_types: tuple[tuple[str, ExprType], ...] = ()
     reduce: ReduceEpilogue | None = None
+
+    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
+        """``()`` when the reduction attr's value in ``attrs`` selects the mean or the sum (the epilogue
+        writes a 0-d output), else ``shape`` (the elementwise output)."""
+        if self.reduce is not None and self.reduce.reduces(attrs.get(self.reduce.attr)):
+            return ()
+        return shape
 
 
 def elementwise_scope(

@@ -18,6 +18,7 @@ The family registry (:mod:`codegen.registry`) finds the parser as ``parse_comput
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,10 @@ class IndexAccumulateCompute:
     padding: str | None
     count_scaling: str | None
     loc: SourceLoc
+
+    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
+        """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
+        return shape
 
 
 def _find_tensor(tensors: tuple[TensorSpec, ...], name: str) -> TensorSpec | None:

@@ -31,6 +31,7 @@ rounded once on store).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -85,6 +86,10 @@ class RowReduceCompute:
     steps: tuple[Step, ...]
     loc: SourceLoc
     rows: str | None = None
+
+    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
+        """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
+        return shape
 
     def step(self, name: str) -> Step:
         """The step called ``name``.
