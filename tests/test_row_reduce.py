@@ -341,3 +341,33 @@ def test_a_null_only_input_is_161001_not_a_python_error(built_op: Callable[[str,
     with pytest.raises(AclnnError) as info:
         softmax(self=None, dim=-1)
     assert info.value.status == 161001
+
+
+def test_dim_form_dtype_combos_each_get_value_cases_of_their_own_dtypes(tmp_path: Path) -> None:
+    """A dim-form row op whose spec lists a combination with a second input in FLOAT (gradOutput FLOAT16,
+    output FLOAT): its value cases pass that input as FLOAT and the output as FLOAT16, the table tells the two
+    FLOAT16 combinations apart, and no 'out of another dtype' case is made outside the table."""
+    from codegen.families.row_reduce.cases import check_cases
+    from codegen.spec.loader import load_op_spec
+
+    text = (project_paths().specs / "softmax_backward.yaml").read_text()
+    combos = (
+        "dtype_combos:\n"
+        "  - {gradOutput: FLOAT, output: FLOAT, gradInput: FLOAT}\n"
+        "  - {gradOutput: FLOAT16, output: FLOAT16, gradInput: FLOAT16}\n"
+        "  - {gradOutput: BF16, output: BF16, gradInput: BF16, products: [Ascend910B, Ascend910_93, Ascend950]}\n"
+        "  - {gradOutput: FLOAT16, output: FLOAT, gradInput: FLOAT16}\n"
+    )
+    assert text.count("compute:\n  dim: dim") == 1
+    path = tmp_path / "softmax_backward.yaml"
+    path.write_text(text.replace("compute:\n  dim: dim", combos + "compute:\n  dim: dim"))
+    spec = load_op_spec(path, CATALOGUE)
+    cases = list(check_cases(spec, CATALOGUE.get("Ascend910B"), [DType.FLOAT, DType.FLOAT16], True))
+    mixed = [c for c in cases if c.dtype == "FLOAT16 (output FLOAT)"]
+    assert len(mixed) == 3 and all(c.expect_status is None for c in mixed)
+    for c in mixed:
+        assert c.params["gradOutput"].dtype == np.float16 and c.params["output"].dtype == np.float32
+        assert c.params["gradInput"].dtype == np.float16
+    same = [c for c in cases if c.dtype == "FLOAT16 (output FLOAT16)" and c.expect_status is None]
+    assert same and all(c.params["output"].dtype == np.float16 for c in same)
+    assert not [c for c in cases if "the result cast" in c.name]

@@ -65,6 +65,15 @@ def fit_limit(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> int:
     )
 
 
+def combo_label(same_x: list[DtypeCombo], combo: DtypeCombo) -> str:
+    """The ``opgen check`` table's dtype column for a case of ``combo``, one of ``same_x`` (the product's
+    combinations of one first-input dtype): that dtype, followed when there are several by the tensors that
+    tell them apart, e.g. ``FLOAT16 (gamma FLOAT)`` and ``FLOAT16 (gamma FLOAT16)``."""
+    first = combo.dtypes[0][1].name
+    varying = [n for n, _ in combo.dtypes if len({c.dtype(n) for c in same_x}) > 1]
+    return f"{first} ({', '.join(f'{n} {combo.dtype(n).name}' for n in varying)})" if varying else first
+
+
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
     """Value and status cases of a row-reduce op on ``product`` (see the module doc)."""
     rng = np.random.default_rng(20261201)
@@ -103,7 +112,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         **kw: Any,
     ) -> Case:
         p = params if params is not None else arrays(shape, dt)
-        dt_label = label_dt or dt.name
+        same_x = [c for c in on_product if c.dtype(inputs[0]) is dt]
+        dt_label = label_dt or (combo_label(same_x, same_x[0]) if same_x else dt.name)
         if rows:
             k = p[rows].ndim
             label = f"{name} ({rows} of {k} dim(s))"
@@ -115,7 +125,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
                 label = f"{label}: {rejected.name} -> {rejected.status}"
                 return Case(op, product.name, dt_label, str(list(shape)), label, p, expect_status=rejected.status, **kw)
             return Case(op, product.name, dt_label, str(list(shape)), label, p, **kw)
-        return Case(op, product.name, dt.name, str(list(shape)), f"{name} (dim {dim})", {**p, dim_attr: dim}, **kw)
+        return Case(op, product.name, dt_label, str(list(shape)), f"{name} (dim {dim})", {**p, dim_attr: dim}, **kw)
 
     if rows:
         for dt in chosen:
@@ -161,12 +171,27 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             yield case(dt, (2, 3, 4, 5), 2, "rank 4, dim 2")
             yield case(dt, (9, 64), 0, "dim 0, inner 64")
         yield case(dt, (3 * product.vector_core_num + 5, 37), -1, "rows over all cores", tags=("multicore",))
-        if dt is DType.FLOAT:
-            # out of another supported dtype: accepted, the FLOAT result cast to it (CANN's rule)
+        if dt is DType.FLOAT and not spec.dtype_combos:
+            # out of another supported dtype: accepted, the FLOAT result cast to it (CANN's rule; with
+            # dtype_combos the table says which out dtypes a FLOAT input takes)
             for other in [d for d in supported if d is not DType.FLOAT][: 1 if quick else None]:
                 cast = arrays((5, 37), dt)
                 cast[spec.output_names[0]] = np.zeros((5, 37), numpy_dtype(other))
                 yield case(dt, (5, 37), -1, f"out {other.name}: the result cast", cast)
+        # the first input's other dtype combinations (dtype_combos): the tiling key's dtypes, a chunked row
+        # and a strided one, every tensor in its column's dtype
+        same_x = [c for c in on_product if c.dtype(inputs[0]) is dt]
+        for combo in same_x[1:]:
+            fit_c = fit_limit(spec, product, combo)
+            label_dt = combo_label(same_x, combo)
+            for shape, dim, name in (
+                ((5, 10), 1, "rows of 10"),
+                ((2, fit_c + 1), -1, "R one above the UB limit (chunked)"),
+                ((3, 33, 5), 1, "inner 5 (non-last dim)"),
+            ):
+                p = arrays(shape, dt, combo=combo)
+                p.update({o: np.zeros(shape, numpy_dtype(combo.dtype(o))) for o in spec.output_names})
+                yield case(dt, shape, dim, f"{name} [{combo.text}]", p, label_dt)
     yield from _status_cases(spec, product, supported[0], rng)
     if chosen:
         yield from _offset_cases(spec, product, chosen[0])
@@ -191,10 +216,7 @@ def _rows_value_cases(
     same_x = [c for c in combos(spec) if c.dtype(x_name) is dt and c.allowed_on(product)]
     several = len(same_x) > 1
     tag = f" [{combo.text}]" if several else ""
-    # the table's dtype column: x's dtype, and when x's dtype has several combinations on the product the
-    # tensors that tell them apart, e.g. "FLOAT16 (gamma FLOAT)" and "FLOAT16 (gamma FLOAT16)"
-    varying = [n for n, _ in combo.dtypes if len({c.dtype(n) for c in same_x}) > 1]
-    label_dt = f"{dt.name} ({', '.join(f'{n} {combo.dtype(n).name}' for n in varying)})" if varying else dt.name
+    label_dt = combo_label(same_x, combo)
 
     def arr(shape: tuple[int, ...], scale: float = 2.0, row_ndim: int = 1) -> dict[str, np.ndarray]:
         return dict(arrays(shape, dt, scale, row_ndim, combo))
