@@ -257,16 +257,16 @@ _IDLE: tuple[int, _Worker] | None = None
 _IDLE_LOCK = threading.Lock()
 
 
-def _take_worker() -> _Worker:
-    """The idle worker of this process, or a new one."""
+def _take_worker() -> tuple[_Worker, bool]:
+    """The idle worker of this process (``(worker, True)``), or a new one (``(worker, False)``)."""
     global _IDLE
     with _IDLE_LOCK:
         idle, _IDLE = _IDLE, None
     if idle is not None and idle[0] == os.getpid():
         if idle[1].proc.poll() is None:
-            return idle[1]
+            return idle[1], True
         idle[1].end(kill=True)
-    return _Worker()
+    return _Worker(), False
 
 
 def _keep_worker(worker: _Worker) -> None:
@@ -304,15 +304,17 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
     failed result naming the signal and the case; a new worker resumes at the next case, so at most one
     worker per crash is started. A worker that dies outside a case (at start-up) ends the job with one failed
     ``worker`` result quoting its stderr. A worker is killed after a timeout, a crash or an interruption,
-    never reused.
+    never reused; a kept worker that died while idle (killed from outside) is replaced by a new one before the
+    job's first case, without a failed result.
     """
     results: list[CaseResult] = []
     start = 0
     in_a_row = 0  # cases that ran past their time limit one after the other
     request = {"job": asdict(job), "library": str(library), "key": key}
     while True:
-        worker = _take_worker()
+        worker, reused = _take_worker()
         offset = worker.stderr_size()
+        answered = False  # whether the worker sent any line for this request
         try:
             worker.send({**request, "start": start})
             pending: dict[str, Any] | None = None
@@ -326,6 +328,7 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
                     break
                 if line is None:
                     break
+                answered = True
                 msg = json.loads(line)
                 if "begin" in msg:
                     pending = msg
@@ -351,6 +354,8 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
         returncode = worker.stop(kill=True) if timed_out else _wait_or_kill(worker)
         stderr_text = worker.stderr_since(offset)
         worker.end(kill=True)
+        if reused and not answered and not timed_out:
+            continue  # a kept worker that died while idle (killed from outside): the job starts in a new one
         if timed_out and pending is not None:
             results.append(_timeout_result(pending, float(pending["timeout"]), job.timeout is not None))
             start = int(pending["begin"]) + 1
