@@ -56,8 +56,9 @@ class Case:
 
 
 def _rand(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, scale: float = 2.0) -> np.ndarray:
-    values = rng.standard_normal(shape) * scale
-    return np.asarray(values).astype(numpy_dtype(dtype))
+    values = np.asarray(rng.standard_normal(shape))
+    values *= scale  # in place: no second float64 array of the shape
+    return values.astype(numpy_dtype(dtype))
 
 
 #: The runs of a determinism case: every core order, two shuffles and three concurrent runs (seed 0 where

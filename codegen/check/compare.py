@@ -172,6 +172,12 @@ def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np
             one.bound,
         )
     floating = _is_float(got.dtype)
+    if (
+        floating
+        and got.size > CHUNK_ELEMENTS
+        and np.broadcast_shapes(np.shape(atol), np.shape(rtol), r.shape) == r.shape
+    ):
+        return _compare_in_slices(got, r, atol, rtol)
     with np.errstate(all="ignore"):
         if floating:
             lay = _layout(got.dtype)
@@ -232,3 +238,77 @@ def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np
             bound_there,
         )
     return Comparison(True, max_abs, max_ulp, None, "", bound_there)
+
+
+#: Elements per slice of a large floating comparison (:func:`_compare_in_slices`): its float64 temporaries
+#: (32768 elements = 256 KiB each) stay in the CPU caches instead of going through memory as whole arrays.
+CHUNK_ELEMENTS = 1 << 15
+
+
+def _compare_in_slices(
+    got: np.ndarray, r: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float
+) -> Comparison:
+    """:func:`compare` of a floating ``got`` of more than :data:`CHUNK_ELEMENTS` elements (``atol`` and
+    ``rtol`` broadcast to ``r.shape``), slice by slice over the elements in C order. Every quantity of the
+    rule is per element; the slices' results combine exactly: the largest error and ULP distance are the
+    largest of the slices', the worst element is the first (in C order) with the largest error, as
+    ``np.argmax`` picks it, and the failing count and the first failing element are the sums and the first of
+    the slices'. So the result equals the whole-array evaluation's bit for bit."""
+    g_all = np.ascontiguousarray(got).reshape(-1)
+    r_all = np.ascontiguousarray(r).reshape(-1)
+    a_all = np.broadcast_to(np.asarray(atol), r.shape).reshape(-1)
+    t_all = np.broadcast_to(np.asarray(rtol), r.shape).reshape(-1)
+    lay = _layout(got.dtype)
+    max_abs, bound_at_worst = -1.0, 0.0
+    max_ulp = 0.0
+    bad_count, first_bad, bound_at_bad = 0, -1, 0.0
+    with np.errstate(all="ignore"):
+        for start in range(0, g_all.size, CHUNK_ELEMENTS):
+            part = slice(start, min(start + CHUNK_ELEMENTS, g_all.size))
+            g, rr = g_all[part], r_all[part]
+            expected = rr.astype(got.dtype)
+            half_u = _half_ulp(expected, rr, lay)
+            err = g.astype(np.float64)
+            np.subtract(err, rr, out=err)
+            np.abs(err, out=err)
+            bound = np.abs(rr)
+            np.multiply(t_all[part], bound, out=bound)
+            np.add(a_all[part], bound, out=bound)
+            np.add(bound, half_u, out=bound)
+            ok_mask = err <= bound
+            special: np.ndarray | None = None
+            if ((g.view(lay.uint) & lay.exponent) == lay.exponent).any():
+                g64 = g.astype(np.float64)
+                e64 = expected.astype(np.float64)
+                nan_ok = np.isnan(g64) & np.isnan(rr)
+                inf_ok = np.isinf(g64) & np.isinf(e64) & (np.sign(g64) == np.sign(rr))
+                special = nan_ok | inf_ok
+                ok_mask |= special
+            nan_err = np.isnan(err)
+            if nan_err.any():
+                err[nan_err] = np.inf
+            if special is not None:
+                err[special] = 0.0
+            local = int(np.argmax(err))
+            if float(err[local]) > max_abs:
+                max_abs, bound_at_worst = float(err[local]), float(bound[local])
+            max_ulp = max(max_ulp, _max_ulp_distance(g, expected, special, lay))
+            if not ok_mask.all():
+                bad = ~ok_mask
+                if first_bad < 0:
+                    local_bad = int(np.argmax(bad))
+                    first_bad, bound_at_bad = start + local_bad, float(bound[local_bad])
+                bad_count += int(bad.sum())
+    if bad_count:
+        idx = tuple(int(i) for i in np.unravel_index(first_bad, r.shape))
+        shown_got = np.float64(float(g_all[first_bad]))
+        return Comparison(
+            False,
+            max_abs,
+            max_ulp,
+            idx,
+            f"{bad_count} of {r.size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
+            f"reference {r[idx]!r}, bound {bound_at_bad:.3g}",
+            bound_at_worst,
+        )
+    return Comparison(True, max_abs, max_ulp, None, "", bound_at_worst)

@@ -3,10 +3,11 @@
 Generated host and kernel code runs inside the process that loads its library, so a fault the emulator does
 not catch (an integer division by zero in a tiling function is ``SIGFPE``, a wild pointer ``SIGSEGV``) would
 kill the checker and every result with it. :func:`run_isolated` therefore runs the cases of an (op, product)
-in one child process (``python -m codegen.check.worker_main``), started once, not once per case. The child
-announces each case before running it and sends its result after. When the child dies, the case it announced
-becomes a failed case naming the signal, and a new child continues from the next case; the rest of the
-matrix still runs.
+in a child process (``python -m codegen.check.worker_main``), started once, not once per case, and kept
+for the next (op, product) of the same ``opgen check`` worker once it finishes a job. The child announces
+each case before running it and sends its result after. When the child dies, the case it announced becomes
+a failed case naming the signal, and a new child continues from the next case; the rest of the matrix still
+runs.
 
 Every case has a time limit (:func:`case_timeout`: derived from the case's size, or ``opgen check
 --timeout``): a case that does not finish in time (a reference or kernel that never returns) is killed with
@@ -14,17 +15,21 @@ its worker and becomes a failed case of kind ``timeout``; a new worker continues
 generated example program runs last, in the worker too, under the same limit. A worker ignores SIGINT and
 dies with its parent, so Ctrl-C on ``opgen check`` leaves no process behind.
 
-Protocol: the parent writes one JSON request to the child's stdin. The child answers with JSON lines on its
-original stdout; it moves its own C-level stdout to stderr first, so text printed by generated code or the
-runtime cannot corrupt the protocol. Its stderr goes to a temporary file whose tail is quoted in a crash
-report and is otherwise passed through to the parent's stderr.
+Protocol: the parent writes one JSON request per job, a line, to the child's stdin, and closes it to end
+the child. The child answers each with JSON lines on its original stdout (``begin`` and ``result`` per
+case, ``done`` at the end of the job); it moves its own C-level stdout to stderr first, so text printed by
+generated code or the runtime cannot corrupt the protocol. Its stderr goes to a temporary file: what a job
+wrote there is quoted (its tail) in a crash report and otherwise passed through to the parent's stderr when
+the job ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -174,68 +179,183 @@ def _abandoned_result(job: Any, count: int) -> Any:
     )
 
 
+class _Worker:
+    """A running worker process (``python -m codegen.check.worker_main``): its protocol lines (read by a
+    thread into ``lines``; None after the last), and its stderr, a temporary file read with ``pread`` so the
+    worker's own writes keep their offset."""
+
+    def __init__(self) -> None:
+        self.err = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 (lives as long as the worker; end() closes it)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "codegen.check.worker_main"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            text=True,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        assert self.proc.stdout is not None
+        threading.Thread(target=_lines, args=(self.proc.stdout, self.lines), daemon=True).start()
+
+    def send(self, request: dict[str, Any]) -> None:
+        """Writes one job request (a JSON line); a worker that died meanwhile shows as the end of its lines."""
+        assert self.proc.stdin is not None
+        with contextlib.suppress(OSError):
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+
+    def stderr_size(self) -> int:
+        """Bytes the worker has written to its stderr so far."""
+        return os.fstat(self.err.fileno()).st_size
+
+    def stderr_since(self, offset: int) -> str:
+        """What the worker wrote to its stderr after ``offset`` bytes."""
+        size = self.stderr_size()
+        return os.pread(self.err.fileno(), max(0, size - offset), offset).decode("utf-8", errors="replace")
+
+    def stop(self, kill: bool) -> int:
+        """Ends the worker (SIGKILL with ``kill``, else by closing its stdin, killed if it does not exit
+        within :data:`STOP_SECONDS`) and waits for it; returns its exit status (``-N`` for signal N)."""
+        if kill:
+            self.proc.kill()
+        else:
+            with contextlib.suppress(OSError):
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        returncode = self.proc.wait()
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        return returncode
+
+    def end(self, kill: bool) -> int:
+        """:meth:`stop`, then closes the stderr file; returns the exit status."""
+        returncode = self.stop(kill)
+        self.err.close()
+        return returncode
+
+
+def _wait_or_kill(worker: _Worker) -> int:
+    """The exit status of a worker whose protocol lines ended (it is exiting); killed after
+    :data:`STOP_SECONDS` should it still run (it closed its stdout but lives on)."""
+    try:
+        return worker.proc.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        return worker.stop(kill=True)
+
+
+#: Seconds an idle worker may take to exit after its stdin is closed before it is killed.
+STOP_SECONDS = 10.0
+
+#: The idle worker of this process (kept after a job that finished, for the next job) and the pid that owns
+#: it: a process forked from the owner (a pool worker) must not use or end the owner's worker.
+_IDLE: tuple[int, _Worker] | None = None
+_IDLE_LOCK = threading.Lock()
+
+
+def _take_worker() -> tuple[_Worker, bool]:
+    """The idle worker of this process (``(worker, True)``), or a new one (``(worker, False)``)."""
+    global _IDLE
+    with _IDLE_LOCK:
+        idle, _IDLE = _IDLE, None
+    if idle is not None and idle[0] == os.getpid():
+        if idle[1].proc.poll() is None:
+            return idle[1], True
+        idle[1].end(kill=True)
+    return _Worker(), False
+
+
+def _keep_worker(worker: _Worker) -> None:
+    """Keeps ``worker`` for the next job of this process (ending an idle one kept before)."""
+    global _IDLE
+    with _IDLE_LOCK:
+        previous, _IDLE = _IDLE, (os.getpid(), worker)
+    if previous is not None and previous[0] == os.getpid():
+        previous[1].end(kill=True)
+
+
+def stop_idle_worker() -> None:
+    """Ends the idle worker of this process, if any (closing its stdin; it exits). Runs at exit; a worker also
+    exits when its parent dies (:func:`die_with_parent`) or closes the pipe to it."""
+    global _IDLE
+    with _IDLE_LOCK:
+        idle, _IDLE = _IDLE, None
+    if idle is not None and idle[0] == os.getpid():
+        idle[1].end(kill=False)
+
+
+atexit.register(stop_idle_worker)
+
+
 def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
     """Runs the case matrix of ``job`` (a :class:`codegen.check.driver.Job`) against the built ``library``
     in worker processes; returns the :class:`codegen.check.driver.CaseResult` list in case order.
 
+    A worker serves one job after another: one that finished a job is kept (per process) for the next, so
+    the interpreter, NumPy, ml_dtypes and the specs are loaded once per ``opgen check`` worker rather than
+    once per (op, product) (about 1-3 s each). Every job still loads its own library and reference; the
+    libraries keep their runtime state apart (``-fno-gnu-unique``, ``-Bsymbolic``: codegen/build.py).
+
     A worker that dies while running a case (any signal, or an exit without its results) makes that case a
     failed result naming the signal and the case; a new worker resumes at the next case, so at most one
     worker per crash is started. A worker that dies outside a case (at start-up) ends the job with one failed
-    ``worker`` result quoting its stderr.
+    ``worker`` result quoting its stderr. A worker is killed after a timeout, a crash or an interruption,
+    never reused; a kept worker that died while idle (killed from outside) is replaced by a new one before the
+    job's first case, without a failed result.
     """
     results: list[CaseResult] = []
     start = 0
     in_a_row = 0  # cases that ran past their time limit one after the other
     request = {"job": asdict(job), "library": str(library), "key": key}
     while True:
-        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "codegen.check.worker_main"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=err,
-                text=True,
-            )
-            try:
-                assert proc.stdin is not None and proc.stdout is not None
-                proc.stdin.write(json.dumps({**request, "start": start}))
-                proc.stdin.close()
-                lines: queue.Queue[str | None] = queue.Queue()
-                threading.Thread(target=_lines, args=(proc.stdout, lines), daemon=True).start()
-                pending: dict[str, Any] | None = None
-                finished = timed_out = False
-                deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-                while True:
-                    try:
-                        line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-                    except queue.Empty:
-                        timed_out = True
-                        proc.kill()
-                        break
-                    if line is None:
-                        break
-                    msg = json.loads(line)
-                    if "begin" in msg:
-                        pending = msg
-                        deadline = time.monotonic() + float(msg["timeout"])
-                    elif "result" in msg:
-                        results.append(CaseResult(**msg["result"]))
-                        in_a_row = 0
-                        pending = None
-                        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-                    elif "done" in msg:
-                        finished = True
-                returncode = proc.wait()
-            except BaseException:  # Ctrl-C (KeyboardInterrupt) or an error here: the worker must not survive
-                proc.kill()
-                proc.wait()
-                raise
-            err.seek(0)
-            stderr_text = err.read()
-        if finished and returncode == 0:
+        worker, reused = _take_worker()
+        offset = worker.stderr_size()
+        answered = False  # whether the worker sent any line for this request
+        try:
+            worker.send({**request, "start": start})
+            pending: dict[str, Any] | None = None
+            finished = timed_out = False
+            deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+            while True:
+                try:
+                    line = worker.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    timed_out = True
+                    break
+                if line is None:
+                    break
+                answered = True
+                msg = json.loads(line)
+                if "begin" in msg:
+                    pending = msg
+                    deadline = time.monotonic() + float(msg["timeout"])
+                elif "result" in msg:
+                    results.append(CaseResult(**msg["result"]))
+                    in_a_row = 0
+                    pending = None
+                    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+                elif "done" in msg:
+                    finished = True
+                    break
+        except BaseException:  # Ctrl-C (KeyboardInterrupt) or an error here: the worker must not survive
+            worker.end(kill=True)
+            raise
+        if finished:
+            stderr_text = worker.stderr_since(offset)
+            _keep_worker(worker)
             if stderr_text:
                 sys.stderr.write(stderr_text)
             return results
+        # a timeout is killed; a worker whose lines ended is exiting (or killed should it linger)
+        returncode = worker.stop(kill=True) if timed_out else _wait_or_kill(worker)
+        stderr_text = worker.stderr_since(offset)
+        worker.end(kill=True)
+        if reused and not answered and not timed_out:
+            continue  # a kept worker that died while idle (killed from outside): the job starts in a new one
         if timed_out and pending is not None:
             results.append(_timeout_result(pending, float(pending["timeout"]), job.timeout is not None))
             start = int(pending["begin"]) + 1

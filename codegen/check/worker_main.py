@@ -58,6 +58,7 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
     # the example program runs in another shard, or --dtype excludes its dtype
     dtypes = set(job.dtype_filter) or None
     if (chosen is not None and len(units) not in chosen) or not example_selected(spec, dtypes):
+        sys.stderr.flush()
         out.write(json.dumps({"done": len(units) + 1}) + "\n")
         out.flush()
         return
@@ -71,19 +72,22 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
     out.flush()
     r = check_example(spec, product, generated, ref, built, prepared)
     out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+    sys.stderr.flush()
     out.write(json.dumps({"done": len(units) + 1}) + "\n")
     out.flush()
 
 
 def main() -> int:
-    """Worker entry point: reads the request from stdin, streams begin/result lines, exits 0 when done."""
+    """Worker entry point: serves one job per line of stdin (a JSON request), streaming begin/result lines
+    and a ``done`` line per job; exits 0 at the end of stdin (the parent closed it, or died)."""
     die_with_parent()
-    request = json.loads(sys.stdin.read())
     sys.stdout.flush()
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol
     with os.fdopen(protocol_fd, "w", encoding="utf-8") as out:
-        _serve(request, out)
+        for line in iter(sys.stdin.readline, ""):
+            if line.strip():
+                _serve(json.loads(line), out)
     return 0
 
 

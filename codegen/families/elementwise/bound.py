@@ -38,7 +38,7 @@ scalar forms) is ``2**-24``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -436,19 +436,78 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
     from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
 
     red_kind = reduce_kind(spec, params)
+    program = program_for(variant.formula, compute)
     if red_kind != REDUCE_KIND_NONE:
-        fp32 = program_interval(program_for(variant.formula, compute), values, scalars, compute, fp32_result=True)
         with np.errstate(all="ignore"):
-            lo, hi = (np.broadcast_to(v, shape) for v in fp32)
+            lo, hi = _interval_over(program, values, scalars, compute, tuple(shape), True)
             return reduce_bound(lo, hi, np.asarray(ref, dtype=np.float64), red_kind == REDUCE_KIND_MEAN, compute)
     with np.errstate(all="ignore"):
-        lo, hi = program_interval(program_for(variant.formula, compute), values, scalars, compute)
-        lo, hi = np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)
-        r = np.broadcast_to(np.asarray(ref, dtype=np.float64), shape)
-        inside = (lo <= r) & (r <= hi)
-        bound = np.where(inside, np.maximum(hi - r, r - lo), 0.0)
-        bound = np.where(np.isnan(bound), 0.0, bound)
-    return np.asarray(bound, dtype=np.float64)
+        if math.prod(shape) <= CHUNK_ELEMENTS:
+            lo, hi = program_interval(program, values, scalars, compute)
+            return _element_bound(lo, hi, np.asarray(ref, dtype=np.float64), tuple(shape))
+        r = np.ascontiguousarray(np.broadcast_to(np.asarray(ref, dtype=np.float64), shape)).reshape(-1)
+        bound = np.empty(r.size)
+        for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), False):
+            bound[part] = _element_bound(lo, hi, r[part], (part.stop - part.start,))
+    return bound.reshape(shape)
+
+
+#: Elements per slice when a large call's interval program runs slice by slice (:func:`_chunks`): every
+#: buffer of the program then stays in the CPU caches (32768 float64 = 256 KiB), where whole-call arrays
+#: (16 MiB for 2**21 elements) go through memory at each of the program's many NumPy passes.
+CHUNK_ELEMENTS = 1 << 15
+
+
+def _element_bound(lo: np.ndarray, hi: np.ndarray, r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The accepted error per element (float64, ``shape``): ``max(hi - r, r - lo)`` where the reference
+    ``r`` lies in ``[lo, hi]``, else (and where that is NaN) 0."""
+    lo, hi = np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)
+    r = np.broadcast_to(r, shape)
+    inside = (lo <= r) & (r <= hi)
+    bound = np.where(inside, np.maximum(hi - r, r - lo), 0.0)
+    return np.asarray(np.where(np.isnan(bound), 0.0, bound), dtype=np.float64)
+
+
+def _chunks(
+    program: Program,
+    values: Mapping[str, np.ndarray],
+    scalars: Mapping[str, float],
+    compute: DType,
+    shape: tuple[int, ...],
+    fp32_result: bool,
+) -> Iterator[tuple[slice, Interval]]:
+    """:func:`program_interval` over the call's elements (``shape``, flattened in C order) in slices of
+    :data:`CHUNK_ELEMENTS`: yields ``(slice, (lo, hi))`` with both ends of the slice's length. Every
+    instruction acts element by element, so each slice's ends are exactly those of a whole-call run."""
+    flat = {
+        n: v.reshape(-1) if v.shape == shape else np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1)
+        for n, v in values.items()
+    }
+    total = math.prod(shape)
+    for start in range(0, total, CHUNK_ELEMENTS):
+        part = slice(start, min(start + CHUNK_ELEMENTS, total))
+        lo, hi = program_interval(program, {n: v[part] for n, v in flat.items()}, scalars, compute, fp32_result)
+        size = (part.stop - part.start,)
+        yield part, (np.broadcast_to(lo, size), np.broadcast_to(hi, size))
+
+
+def _interval_over(
+    program: Program,
+    values: Mapping[str, np.ndarray],
+    scalars: Mapping[str, float],
+    compute: DType,
+    shape: tuple[int, ...],
+    fp32_result: bool,
+) -> Interval:
+    """:func:`program_interval` broadcast to ``shape``; a call of more than :data:`CHUNK_ELEMENTS` elements
+    runs slice by slice (:func:`_chunks`) into two float64 arrays of ``shape``."""
+    if math.prod(shape) <= CHUNK_ELEMENTS:
+        lo, hi = program_interval(program, values, scalars, compute, fp32_result)
+        return np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)
+    lo_all, hi_all = np.empty(math.prod(shape)), np.empty(math.prod(shape))
+    for part, (lo, hi) in _chunks(program, values, scalars, compute, shape, fp32_result):
+        lo_all[part], hi_all[part] = lo, hi
+    return lo_all.reshape(shape), hi_all.reshape(shape)
 
 
 _VARIANTS: dict[int, tuple[OpSpec, list[Any]]] = {}
