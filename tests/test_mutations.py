@@ -47,7 +47,7 @@ from codegen.paths import project_paths
 from codegen.runner import OpCallable
 from codegen.specs import load_project
 
-pytestmark = pytest.mark.heavy(500)  # about 500 s alone: scheduled before lighter files
+pytestmark = pytest.mark.heavy(380)  # about 380 s alone (470 CPU s): scheduled before lighter files
 
 #: Kill kinds besides a rule name: wrong values, a compile-time rejection, a status case answered with
 #: another status (the derived status matrix), a determinism case (output not bit-identical over core
