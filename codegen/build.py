@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -318,6 +318,7 @@ def build_op(
     paths: ProjectPaths | None = None,
     sanitize: bool = False,
     jobs: int = 2,
+    tiling_keys: Collection[int] | None = None,
 ) -> BuiltOp:
     """Compiles ``spec`` for ``product`` into a shared library (or returns the cached one).
 
@@ -328,10 +329,22 @@ def build_op(
         paths: project paths (found automatically by default).
         sanitize: build with AddressSanitizer and UBSan (a separate cache entry).
         jobs: parallel compiler processes.
+        tiling_keys: compile only these tiling keys' branches of the kernel (``-DOPGEN_TILING_KEYS``, see
+            runtime/include/kernel_operator.h), as the CANN toolchain compiles a kernel per key; a launch of
+            any other key is refused with a ``[tiling key not built]`` kernel fault. ``None`` (the default):
+            every key. A kernel of many keys compiles several times faster for a few of them; a separate
+            cache entry.
 
     Raises:
-        BuildError: a source is missing, or compiling or linking failed (compiler output attached).
+        BuildError: a source is missing, ``tiling_keys`` is empty or holds a value outside uint64, or
+            compiling or linking failed (compiler output attached).
     """
+    key_filter: list[str] = []
+    if tiling_keys is not None:
+        keys = sorted(set(tiling_keys))
+        if not keys or any(not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < 2**64 for k in keys):
+            raise BuildError(f"tiling_keys must be a non-empty set of uint64 integers, got {tiling_keys!r}")
+        key_filter = [f"-DOPGEN_TILING_KEYS={','.join(f'{k}ULL' for k in keys)}"]
     paths = paths or project_paths()
     root = (generated_dir or paths.generated) / spec.snake
     files = op_files(spec)
@@ -353,6 +366,7 @@ def build_op(
         op_digest,
         glue,
         " ".join(product_macros(product)),
+        " ".join(key_filter),
     ):
         h.update(part.encode())
         h.update(b"\0")
@@ -381,6 +395,7 @@ def build_op(
                     *KERNEL_OPT_FLAGS,
                     *KERNEL_WARNING_FLAGS,
                     *product_macros(product),
+                    *key_filter,
                     "-include",
                     str(sources["tiling_h"]),
                     f"-DOPGEN_KERNEL_TILING_TYPE={_kernel_tiling_type(spec)}",

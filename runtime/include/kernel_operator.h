@@ -172,6 +172,38 @@ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
   ::opgen_rt::device::CopyTilingData(&(var), reinterpret_cast<const uint8_t *>(tilingArg), sizeof(var))
 
 // True iff the launch's tiling key equals `key`.
+//
+// Tiling-key filter (an opgen build option, not a CANN macro): the CANN toolchain compiles a kernel once
+// per tiling key, with TILING_KEY_IS(k) a compile-time constant, so a kernel binary holds only the keys it
+// was compiled for. The builder does the same for a set of keys when it compiles the kernel with
+// -DOPGEN_TILING_KEYS=k1,k2,... (codegen.build.build_op(tiling_keys=...)): TILING_KEY_IS(k) of a key
+// outside the list is the constant false, so g++ never generates code for that branch's template
+// instantiations, and the list is registered with the launcher, which refuses a launch of any other key
+// with a [tiling key not built] fault instead of running a kernel that does nothing. Keys must then be
+// integral constant expressions (they are literals in generated kernels).
+#ifdef OPGEN_TILING_KEYS
+namespace opgen_rt {
+namespace device {
+inline constexpr uint64_t kBuiltTilingKeys[] = {OPGEN_TILING_KEYS};
+constexpr bool TilingKeyBuilt(uint64_t key) {
+  for (uint64_t k : kBuiltTilingKeys) {
+    if (k == key) {
+      return true;
+    }
+  }
+  return false;
+}
+template <uint64_t Key>
+inline constexpr bool kTilingKeyBuilt = TilingKeyBuilt(Key);
+[[maybe_unused]] static const bool kBuiltTilingKeysRegistered =
+    RegisterBuiltTilingKeys(kBuiltTilingKeys, sizeof(kBuiltTilingKeys) / sizeof(kBuiltTilingKeys[0]));
+}  // namespace device
+}  // namespace opgen_rt
+#define TILING_KEY_IS(key)                                            \
+  (::opgen_rt::device::kTilingKeyBuilt<static_cast<uint64_t>(key)> && \
+   ::opgen_rt::device::CurrentTilingKey() == static_cast<uint64_t>(key))
+#else
 #define TILING_KEY_IS(key) (::opgen_rt::device::CurrentTilingKey() == static_cast<uint64_t>(key))
+#endif
 
 #endif  // OPGEN_RT_KERNEL_OPERATOR_H

@@ -43,6 +43,34 @@ namespace device {
 extern thread_local Core *t_currentCore;
 
 namespace {
+// The keys registered by RegisterBuiltTilingKeys (at library load, before any launch); empty: no filter.
+std::vector<uint64_t> &BuiltTilingKeys() {
+  static std::vector<uint64_t> keys;
+  return keys;
+}
+
+// "" when a launch of `key` may run; else the fault detail.
+std::string UnbuiltTilingKey(uint64_t key) {
+  const std::vector<uint64_t> &built = BuiltTilingKeys();
+  if (built.empty() || std::find(built.begin(), built.end(), key) != built.end()) {
+    return "";
+  }
+  std::string list;
+  for (uint64_t k : built) {
+    list += (list.empty() ? "" : ", ") + std::to_string(k);
+  }
+  return "tiling key " + std::to_string(key) + " is not one of the keys this kernel was compiled for (" + list +
+         ", a build with the OPGEN_TILING_KEYS filter): the binary holds no code for it; build without the "
+         "filter, or with this key";
+}
+}  // namespace
+
+bool RegisterBuiltTilingKeys(const uint64_t *keys, size_t count) {
+  BuiltTilingKeys().assign(keys, keys + count);
+  return true;
+}
+
+namespace {
 // UB arenas (and their shadows) are reused across cores and launches: fresh pages would be zero-filled
 // by the kernel on every core start, which costs more than the emulated work of a small kernel.
 std::mutex g_arenaMu;
@@ -699,6 +727,14 @@ LaunchResult Launch::Run() {
     result.fault = "kernel fault [launch] in kernel " + request_.kernelName + " on core 0/" +
                    std::to_string(blockDim_) + " (" + (product_.name != nullptr ? product_.name : "?") + "): " +
                    (request_.entry == nullptr ? "no kernel entry" : "blockDim is 0");
+    return result;
+  }
+  const std::string unbuilt = UnbuiltTilingKey(request_.tilingKey);
+  if (!unbuilt.empty()) {
+    result.ok = false;
+    result.fault = "kernel fault [" + std::string(rule::kTilingKeyNotBuilt) + "] in kernel " + request_.kernelName +
+                   " on core ?/" + std::to_string(blockDim_) + " (" +
+                   (product_.name != nullptr ? product_.name : "?") + "): " + unbuilt;
     return result;
   }
   std::string stageError;

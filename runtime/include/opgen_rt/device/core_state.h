@@ -81,6 +81,9 @@ constexpr const char *kSyncParams = "sync params";
 // Scalar GM accesses through the per-core data cache: two cores writing one cache line, or a line read
 // while another core's write to it sits unflushed in that core's cache.
 constexpr const char *kCacheLine = "cache line shared";
+// A launch of a tiling key the kernel was not compiled for (a build with the OPGEN_TILING_KEYS filter): the
+// binary holds no code for it, so the launch is refused instead of running a kernel that does nothing.
+constexpr const char *kTilingKeyNotBuilt = "tiling key not built";
 constexpr const char *kInternal = "internal";
 }  // namespace rule
 
@@ -758,6 +761,10 @@ struct DtypeOf<bool> {
 // Copies the tiling struct out of the tiling GM buffer (GET_TILING_DATA), bounds-checked as a GM read.
 void CopyTilingData(void *dst, const uint8_t *tilingGm, uint64_t bytes);
 uint64_t CurrentTilingKey();
+// Records the tiling keys the library's kernel was compiled for (a kernel unit built with OPGEN_TILING_KEYS,
+// see kernel_operator.h; called once, at library load): later launches of any other key fault with
+// rule::kTilingKeyNotBuilt. Returns true. Without a call every key may be launched.
+bool RegisterBuiltTilingKeys(const uint64_t *keys, size_t count);
 
 }  // namespace device
 }  // namespace opgen_rt
