@@ -310,6 +310,19 @@ def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gene
             **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {}),
         },
     )
+    # below the spec's lowest rank: every tensor of the first input's shape one dim short of it
+    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name != comp.rows)
+    if low > 0:
+        short = (2,) * (low - 1)
+        yield status(
+            f"rank {low - 1} (below {low}) -> {shape_st}",
+            shape_st,
+            {
+                **{n: np.zeros(short, good[n].dtype) for n in inputs if n != comp.rows},
+                **{n: np.zeros(short, good[n].dtype) for n in outs},
+                **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {comp.dim: -1}),
+            },
+        )
 
 
 def _dtype_status_cases(spec: OpSpec, product: Product, good: dict[str, Any], status: Any) -> Iterator[Case]:

@@ -145,6 +145,10 @@ aclnnStatus CheckParams(const aclTensor *x, const aclTensor *gamma, double epsil
   OP_CHECK_MAX_DIM(gamma, 8, return ACLNN_ERR_INNER_TILING_ERROR);
   OP_CHECK_MAX_DIM(yOut, 8, return ACLNN_ERR_INNER_TILING_ERROR);
   OP_CHECK_MAX_DIM(rstdOut, 8, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(x, 1, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(gamma, 1, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(yOut, 1, return ACLNN_ERR_INNER_TILING_ERROR);
+  OP_CHECK_MIN_DIM(rstdOut, 1, return ACLNN_ERR_INNER_TILING_ERROR);
   OP_CHECK_SHAPE_NOT_EQUAL(yOut, x, return ACLNN_ERR_INNER_TILING_ERROR);
   (void)epsilon;  // not checked here: any value is valid
   const op::Shape &xShape = x->GetViewShape();

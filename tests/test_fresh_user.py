@@ -1,0 +1,75 @@
+"""Defects a new user found by following the README: each test fails on the code before its fix.
+
+* A row_reduce spec's lower rank bound is checked by the L2 API (the spec's ``shape_status``), as the
+  elementwise and index families check theirs, and ``opgen check`` derives a case one dim below it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegen.paths import project_paths
+from codegen.runner import AclnnError, compile_op
+from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(90)  # one op build of a spec copy
+
+PROJECT = project_paths()
+
+
+def _opgen(specs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), *args],
+        env={**os.environ},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def rank1_softmax(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(specs dir, generated dir) of a copy of the Softmax spec whose tensors have rank 1-8."""
+    root = tmp_path_factory.mktemp("rank1")
+    (root / "specs").mkdir()
+    (root / "reference").mkdir()
+    text = (PROJECT.specs / "softmax.yaml").read_text()
+    assert text.count("rank: [0, 8]") == 2
+    (root / "specs" / "softmax.yaml").write_text(text.replace("rank: [0, 8]", "rank: [1, 8]"))
+    shutil.copy(PROJECT.specs / "products.yaml", root / "specs" / "products.yaml")
+    shutil.copy(PROJECT.reference / "softmax.py", root / "reference" / "softmax.py")
+    gen = _opgen(root / "specs", "generate", "--out", str(root / "generated"))
+    assert gen.returncode == 0, gen.stderr
+    return root / "specs", root / "generated"
+
+
+def test_a_row_reduce_op_rejects_a_rank_below_its_spec(rank1_softmax: tuple[Path, Path]) -> None:
+    specs, generated = rank1_softmax
+    f = compile_op("softmax", "Ascend910B", generated=generated, specs_dir=specs)
+    one = f(self=np.array([0.0, np.log(3.0)], np.float32), dim=0)
+    np.testing.assert_allclose(one, [0.25, 0.75], rtol=1e-6)
+    with pytest.raises(AclnnError) as e:
+        f(self=np.ones((), np.float32), dim=-1)
+    assert e.value.status == 161002
+    assert "self" in e.value.message
+
+
+def test_the_check_matrix_has_a_case_below_the_lowest_rank(rank1_softmax: tuple[Path, Path]) -> None:
+    from codegen.check.driver import cases_for
+
+    specs, _ = rank1_softmax
+    catalogue, ops = load_project(specs)
+    spec = ops["softmax"]
+    cases = cases_for(spec, catalogue.get("Ascend910B"), {"FLOAT"}, True)
+    below = [c for c in cases if c.name.startswith("rank 0 (below 1)")]
+    assert len(below) == 1
+    assert below[0].expect_status == 161002
+    assert below[0].params["self"].shape == ()
