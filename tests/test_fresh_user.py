@@ -73,3 +73,18 @@ def test_the_check_matrix_has_a_case_below_the_lowest_rank(rank1_softmax: tuple[
     assert len(below) == 1
     assert below[0].expect_status == 161002
     assert below[0].params["self"].shape == ()
+
+
+def test_dtype_selection_keeps_only_cases_of_that_dtype() -> None:
+    """``opgen check --dtype FLOAT`` keeps the cases whose compute dtype is FLOAT: aclnnRmsNorm's status
+    cases ran in FLOAT16 (the first dtype of its combinations) whatever ``--dtype`` selected."""
+    from codegen.check.driver import cases_for
+
+    catalogue, ops = load_project()
+    product = catalogue.get("Ascend910B")
+    for op in ("rms_norm", "softmax"):
+        for chosen in ("FLOAT", "FLOAT16"):
+            cases = cases_for(ops[op], product, {chosen}, True)
+            assert cases, (op, chosen)
+            assert {c.dtype for c in cases} == {chosen}, (op, chosen)
+            assert any(c.expect_status == 161001 for c in cases), (op, chosen)  # the null cases still run
