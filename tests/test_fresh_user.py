@@ -112,3 +112,21 @@ def test_softmax_tolerance_admits_an_exp_ulp_in_the_subnormal_range() -> None:
     # still tight for normal outputs: the first element's bound stays within a few ULPs
     assert atol[0] < 1e-4 * exact[0]
 
+
+@pytest.mark.parametrize("text", ["²", "１,２", "4,٣"])
+def test_explain_shape_takes_ascii_digits_only(text: str) -> None:
+    """``opgen explain --shape '²'`` printed Python's ``invalid literal for int()``; ``'１,２'`` (full-width)
+    was taken as ``[1, 2]``. Both are the documented one-line shape error, exit 2."""
+    got = subprocess.run(
+        [sys.executable, "-m", "codegen", "explain", "mse_loss", "--product", "Ascend910B", "--shape", text],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert got.returncode == 2
+    assert got.stdout == ""
+    assert got.stderr.strip() == (
+        f"error: --shape {text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
+        "or 'scalar' (also '') for a 0-d tensor"
+    )
