@@ -130,3 +130,18 @@ def test_explain_shape_takes_ascii_digits_only(text: str) -> None:
         f"error: --shape {text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
         "or 'scalar' (also '') for a 0-d tensor"
     )
+
+
+@pytest.mark.parametrize(("op", "product"), [("rms_norm", "Ascend910"), ("softmax_backward", "Ascend310P")])
+def test_explain_with_a_shape_on_a_product_the_row_op_does_not_list(op: str, product: str) -> None:
+    """README: on a product the op does not support the report is marked NOT SUPPORTED and ends with
+    ``no tiling: ...``. A row_reduce op with ``--shape`` there failed instead with ``RmsNorm takes FLOAT16,
+    BF16, FLOAT; got FLOAT16``."""
+    from codegen.explain import explain
+
+    catalogue, ops = load_project()
+    spec = ops[op]
+    text = explain(spec, catalogue.get(product), "4,16", None)
+    lines = text.splitlines()
+    assert f"  NOT SUPPORTED on {product} (spec products: {', '.join(spec.products)})" in lines
+    assert lines[-1] == f"no tiling: {spec.aclnn_name} does not run on {product}"
