@@ -145,3 +145,17 @@ def test_explain_with_a_shape_on_a_product_the_row_op_does_not_list(op: str, pro
     lines = text.splitlines()
     assert f"  NOT SUPPORTED on {product} (spec products: {', '.join(spec.products)})" in lines
     assert lines[-1] == f"no tiling: {spec.aclnn_name} does not run on {product}"
+
+
+def test_explain_budget_line_adds_up_for_a_reduce_epilogue() -> None:
+    """``opgen explain mse_loss --product Ascend910 --shape 1000,1000`` printed ``UB budget: 262112 bytes
+    (262144 - 0 reserved)`` (the 32-byte tile sum block missing from the sum) and, on its one core,
+    ``former cores 0 x 1000008 elements, others 1000000``."""
+    from codegen.explain import explain
+
+    catalogue, ops = load_project()
+    lines = explain(ops["mse_loss"], catalogue.get("Ascend910"), "1000,1000", None).splitlines()
+    assert "  UB budget: 262112 bytes (262144 - 0 reserved - 32 fp32 tile sum block)" in lines
+    assert "  cores used (blockDim): 1 of 32; 1000000 elements each" in lines
+    plain = explain(ops["soft_margin_loss_backward"], catalogue.get("Ascend910B"), "4096,4096", None).splitlines()
+    assert "  UB budget: 196608 bytes (196608 - 0 reserved)" in plain
