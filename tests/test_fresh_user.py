@@ -159,3 +159,18 @@ def test_explain_budget_line_adds_up_for_a_reduce_epilogue() -> None:
     assert "  cores used (blockDim): 1 of 32; 1000000 elements each" in lines
     plain = explain(ops["soft_margin_loss_backward"], catalogue.get("Ascend910B"), "4096,4096", None).splitlines()
     assert "  UB budget: 196608 bytes (196608 - 0 reserved)" in plain
+
+
+def test_rms_norm_empty_gamma_message_says_empty() -> None:
+    """An empty ``gamma`` (with an ``x`` of an empty last dim) was refused with ``gamma must have the shape of
+    the last 1 dims of x and not be empty, but dim 0 is 0 (want 0)``: the shapes agree, the message now
+    names the emptiness; a gamma of another shape names the dim that differs."""
+    f = compile_op("rms_norm", "Ascend910B")
+    with pytest.raises(AclnnError) as e:
+        f(x=np.ones((4, 0), np.float32), gamma=np.ones(0, np.float32))
+    assert e.value.status == 561002
+    assert e.value.message == "gamma must not be empty, but dim 0 is 0."
+    with pytest.raises(AclnnError) as e:
+        f(x=np.ones((4, 16), np.float32), gamma=np.ones(8, np.float32))
+    assert e.value.status == 561002
+    assert e.value.message == "gamma must have the shape of the last 1 dims of x, but dim 0 is 8 (want 16)."

@@ -163,12 +163,15 @@ aclnnStatus CheckParams(const aclTensor *x, const aclTensor *gamma, double epsil
   for (int64_t i = 0; i < rowRank; ++i) {
     const int64_t want = xShape.GetDim(static_cast<size_t>(rank - rowRank + i));
     const int64_t got = rowShape.GetDim(static_cast<size_t>(i));
-    if (got != want || got == 0) {
-      OP_LOGE(
-          ACLNN_ERR_INNER_TILING_ERROR,
-          "gamma must have the shape of the last %lld dims of x and not be empty, but dim %lld is %lld (want %lld).",
-          static_cast<long long>(rowRank), static_cast<long long>(i), static_cast<long long>(got),
-          static_cast<long long>(want));
+    if (got != want) {
+      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR,
+              "gamma must have the shape of the last %lld dims of x, but dim %lld is %lld (want %lld).",
+              static_cast<long long>(rowRank), static_cast<long long>(i), static_cast<long long>(got),
+              static_cast<long long>(want));
+      return ACLNN_ERR_INNER_TILING_ERROR;
+    }
+    if (got == 0) {
+      OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR, "gamma must not be empty, but dim %lld is 0.", static_cast<long long>(i));
       return ACLNN_ERR_INNER_TILING_ERROR;
     }
   }
