@@ -174,3 +174,14 @@ def test_rms_norm_empty_gamma_message_says_empty() -> None:
         f(x=np.ones((4, 16), np.float32), gamma=np.ones(8, np.float32))
     assert e.value.status == 561002
     assert e.value.message == "gamma must have the shape of the last 1 dims of x, but dim 0 is 8 (want 16)."
+
+
+@pytest.mark.parametrize("formats", ["ND", ["self"], {"self": ["NCHW"]}, {"self": 3}])
+def test_formats_of_the_wrong_type_is_a_type_error(formats: object) -> None:
+    """``f(..., formats="ND")`` raised ``AttributeError: 'str' object has no attribute 'items'`` and a list
+    as a format ``TypeError: unhashable type``; both are a TypeError naming ``formats``."""
+    f = compile_op("mse_loss", "Ascend910B")
+    a = np.ones((2, 3), np.float32)
+    with pytest.raises(TypeError, match=r"^aclnnMseLoss: (formats takes a dict|the format of 'self' must be)"):
+        f(self=a, target=a, reduction=0, formats=formats)
+    assert f(self=a, target=a, reduction=2, formats={"self": "ND"}) == 0.0
