@@ -185,3 +185,16 @@ def test_formats_of_the_wrong_type_is_a_type_error(formats: object) -> None:
     with pytest.raises(TypeError, match=r"^aclnnMseLoss: (formats takes a dict|the format of 'self' must be)"):
         f(self=a, target=a, reduction=0, formats=formats)
     assert f(self=a, target=a, reduction=2, formats={"self": "ND"}) == 0.0
+
+
+@pytest.mark.parametrize("shape", ["3,0", "0"])
+def test_explain_refuses_an_empty_rows_input(shape: str) -> None:
+    """``opgen explain rms_norm --shape 3,0`` printed a tiling (3 cores) for a call whose gamma ``[0]`` the L2
+    API refuses with 561002 (``f(x=np.ones((3, 0)), gamma=np.ones(0))``); it is now the shape error."""
+    from codegen.explain import explain
+
+    catalogue, ops = load_project()
+    want = r"gamma \[0\] is empty, which aclnnRmsNorm rejects \(phase 1 returns 561002\)"
+    with pytest.raises(ValueError, match=want):
+        explain(ops["rms_norm"], catalogue.get("Ascend910B"), shape, None)
+    assert "tiling" in explain(ops["rms_norm"], catalogue.get("Ascend910B"), "0,4", None)

@@ -54,6 +54,17 @@ def _shapes(spec: OpSpec, dims: tuple[int, ...]) -> list[tuple[str, tuple[int, .
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """Every tensor, of shape ``d0,...,dn`` (the broadcast input ``[dn]``, a per-row output ``d0,...,1``;
     ``()``: 0-d tensors, reduced along dim -1 as CANN's ``[-1, 0]`` range allows); their ranks are checked by
-    :func:`codegen.explain.check_ranks`."""
+    :func:`codegen.explain.check_ranks`.
+
+    Raises:
+        ValueError: ``rows`` form with an empty last dim: the broadcast input would be empty, which the L2
+            API refuses (the spec's ``shape_status``).
+    """
     dims, _ = _split_shape(shape)
+    rows = compute_of(spec).rows
+    if rows and dims and dims[-1] == 0:
+        raise ValueError(
+            f"{rows} {list(dims[-1:])} is empty, which {spec.aclnn_name} rejects "
+            f"(phase 1 returns {spec.shape_status}): its last dim must be at least 1"
+        )
     return [(f"{name} {list(d)}", d) for name, d in _shapes(spec, dims)]
