@@ -198,3 +198,24 @@ def test_explain_refuses_an_empty_rows_input(shape: str) -> None:
     with pytest.raises(ValueError, match=want):
         explain(ops["rms_norm"], catalogue.get("Ascend910B"), shape, None)
     assert "tiling" in explain(ops["rms_norm"], catalogue.get("Ascend910B"), "0,4", None)
+
+
+def test_a_reduce_example_with_mean_is_a_spec_error(tmp_path: Path) -> None:
+    """A loss spec whose ``example`` set ``reduction: 1`` (mean) with the broadcast output shape the loader
+    requires generated without error, and its example program then failed ``opgen check`` (phase 1 refuses
+    that output with 161002). It is a spec error at the example, and nothing is written."""
+    (tmp_path / "specs").mkdir()
+    text = (PROJECT.specs / "mse_loss.yaml").read_text()
+    assert "  attrs: {reduction: 0}\n" in text
+    (tmp_path / "specs" / "mse_loss.yaml").write_text(
+        text.replace("  attrs: {reduction: 0}\n", "  attrs: {reduction: 1}\n")
+    )
+    shutil.copy(PROJECT.specs / "products.yaml", tmp_path / "specs" / "products.yaml")
+    out = tmp_path / "out"
+    out.mkdir()
+    got = _opgen(tmp_path / "specs", "generate", "--out", str(out))
+    assert got.returncode == 2
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("  output: {shape: [2, 2]"))
+    assert f"mse_loss.yaml:{line}: example.attrs.reduction: reduction 1 (mean; given or the default)" in got.stderr
+    assert "uses reduction 0 (none)" in got.stderr
+    assert list(out.iterdir()) == []

@@ -66,7 +66,7 @@ from codegen.plan.common import (
     ut_tiling_view,
 )
 from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
-from codegen.spec.errors import SpecError, SpecErrors
+from codegen.spec.errors import NO_LOC, SpecError, SpecErrors
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
@@ -576,7 +576,37 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
         codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
     """
     compile_all(spec)
+    check_example_reduction(spec)
     check_ub(spec, catalogue, spec_products(spec, catalogue))
+
+
+def check_example_reduction(spec: OpSpec) -> None:
+    """Raises when the spec's ``example`` selects mean or sum of a reduce epilogue (its attrs, defaults
+    filled in): the example's output must have the broadcast shape (the loader's rule for every output), and
+    with mean or sum phase 1 refuses that output with 161002, so the example program would fail ``opgen
+    check`` where the spec is at fault. An example of a reduce op uses the none value.
+
+    Raises:
+        SpecErrors: at the example's attrs (``example.attrs.<attr>``), naming the value and the none value.
+    """
+    red = reduce_of(spec)
+    ex = spec.example
+    if red is None or ex is None:
+        return
+    value = dict(ex.attrs).get(red.attr)
+    if value in (red.mean, red.sum):
+        kind = "mean" if value == red.mean else "sum"
+        raise SpecErrors(
+            [
+                SpecError(
+                    ex.output.loc if ex.output.loc != NO_LOC else ex.loc,
+                    f"example.attrs.{red.attr}",
+                    f"{red.attr} {value} ({kind}; given or the default) returns a 0-d tensor, but the example's "
+                    f"output has the broadcast shape {list(ex.output.shape)} (phase 1 would return 161002); the "
+                    f"example of a reduce op uses {red.attr} {red.none} (none)",
+                )
+            ]
+        )
 
 
 @dataclass(frozen=True)
