@@ -219,3 +219,19 @@ def test_a_reduce_example_with_mean_is_a_spec_error(tmp_path: Path) -> None:
     assert f"mse_loss.yaml:{line}: example.attrs.reduction: reduction 1 (mean; given or the default)" in got.stderr
     assert "uses reduction 0 (none)" in got.stderr
     assert list(out.iterdir()) == []
+
+
+def test_case_idents_are_unique_in_every_op_matrix() -> None:
+    """Each case of an (op, product) matrix has its own ident (``op/product/dtype/name``): the shards, the
+    JSON, the cost table and ``opgen report merge`` key on it. The loss forwards had two cases named
+    ``reduction=3 -> 161002`` (and ``=-1``), so ``opgen check l1_loss --shard 1/2`` and ``2/2`` each ran one
+    and ``opgen report merge`` refused the pair: ``case ... is in both ...: the shards overlap``."""
+    import collections
+
+    from codegen.check.driver import cases_for
+
+    catalogue, ops = load_project()
+    for name, spec in ops.items():
+        cases = cases_for(spec, catalogue.get(spec.products[0]), None, True)
+        seen = collections.Counter(f"{c.op}/{c.product}/{c.dtype}/{c.name}" for c in cases)
+        assert [k for k, n in seen.items() if n > 1] == [], name
