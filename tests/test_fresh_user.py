@@ -235,3 +235,19 @@ def test_case_idents_are_unique_in_every_op_matrix() -> None:
         cases = cases_for(spec, catalogue.get(spec.products[0]), None, True)
         seen = collections.Counter(f"{c.op}/{c.product}/{c.dtype}/{c.name}" for c in cases)
         assert [k for k, n in seen.items() if n > 1] == [], name
+
+
+def test_check_on_a_product_no_selected_op_runs_on_names_their_products(tmp_path: Path) -> None:
+    """``opgen check softmax --product Ascend310P`` said only ``nothing to check: no (op, product) matches``;
+    it now names the ops' products (exit 2, nothing built). An empty spec directory says so."""
+    got = _opgen(PROJECT.specs, "check", "softmax", "--product", "Ascend310P", "--quick")
+    assert got.returncode == 2
+    assert got.stderr.strip() == (
+        "nothing to check: no selected op runs on --product Ascend310P "
+        "(the ops' products: softmax: Ascend910, Ascend910B, Ascend910_93, Ascend950)"
+    )
+    (tmp_path / "specs").mkdir()
+    shutil.copy(PROJECT.specs / "products.yaml", tmp_path / "specs" / "products.yaml")
+    empty = _opgen(tmp_path / "specs", "check")
+    assert empty.returncode == 2
+    assert empty.stderr.strip() == "nothing to check: the spec directory holds no op spec"
