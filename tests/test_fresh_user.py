@@ -251,3 +251,24 @@ def test_check_on_a_product_no_selected_op_runs_on_names_their_products(tmp_path
     empty = _opgen(tmp_path / "specs", "check")
     assert empty.returncode == 2
     assert empty.stderr.strip() == "nothing to check: the spec directory holds no op spec"
+
+
+def test_a_spec_that_is_not_utf8_names_the_line_of_the_bad_byte(tmp_path: Path) -> None:
+    """A Latin-1 byte on the last line of a spec was reported at line 1; it is the line of that byte (as a
+    NUL or a YAML syntax error already were). CRLF files still read as before."""
+    from codegen.spec.errors import SpecError
+    from codegen.spec.yaml_reader import read_yaml
+
+    text = (PROJECT.specs / "mse_loss.yaml").read_bytes()
+    lines = text.count(b"\n")
+    bad = tmp_path / "mse_loss.yaml"
+    bad.write_bytes(text + b"# caf\xe9\n")
+    errors: list[SpecError] = []
+    assert read_yaml(bad, errors) is None
+    assert [(e.loc.line, e.field) for e in errors] == [(lines + 1, "yaml")]
+    assert "can't decode byte 0xe9" in errors[0].message
+    crlf = tmp_path / "crlf.yaml"
+    crlf.write_bytes(text.replace(b"\n", b"\r\n"))
+    errors = []
+    node = read_yaml(crlf, errors)
+    assert errors == [] and node is not None
