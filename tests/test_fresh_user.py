@@ -1,7 +1,9 @@
-"""Defects a new user found by following the README: each test fails on the code before its fix.
-
-* A row_reduce spec's lower rank bound is checked by the L2 API (the spec's ``shape_status``), as the
-  elementwise and index families check theirs, and ``opgen check`` derives a case one dim below it.
+"""Defects a new user found by following the README and trying to break each command: each test fails on
+the code before its fix (the test's docstring quotes what the user saw). Covered: the row_reduce family's
+lowest-rank check and its case, ``--dtype`` and the row_reduce status cases, the softmax tolerance in fp32's
+subnormal range, ``opgen explain`` (non-ASCII digits, unsupported products, the UB budget line, an empty
+rows input), the rows input's empty message, ``formats=`` types, a reduce op's example, unique case idents
+(shards), ``nothing to check`` messages and the line of a non-UTF-8 byte in a spec.
 """
 
 from __future__ import annotations
