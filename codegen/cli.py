@@ -308,8 +308,15 @@ def cmd_check(args: argparse.Namespace) -> int:
                 f"({computed}) on the selected products",
                 file=sys.stderr,
             )
+        elif not specs:
+            print("nothing to check: the spec directory holds no op spec", file=sys.stderr)
         else:
-            print("nothing to check: no (op, product) matches", file=sys.stderr)
+            runs_on = "; ".join(f"{name}: {', '.join(spec.products)}" for name, spec in sorted(specs.items()))
+            print(
+                f"nothing to check: no selected op runs on --product {', '.join(args.product or [])} "
+                f"(the ops' products: {runs_on})",
+                file=sys.stderr,
+            )
         return 2
     shard, count = args.shard or (1, 1)
     plan, planned = "", None

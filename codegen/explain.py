@@ -28,7 +28,7 @@ INT64_MAX = 2**63 - 1
 
 
 def parse_shape(shape_text: str) -> tuple[int, ...]:
-    """``--shape`` text as dims: comma (or ``x``) separated non-negative integers; ``''``, ``scalar``,
+    """``--shape`` text as dims: comma (or ``x``) separated non-negative ASCII integers; ``''``, ``scalar``,
     ``()`` or ``[]`` is the 0-d shape ``()``.
 
     Raises:
@@ -38,7 +38,7 @@ def parse_shape(shape_text: str) -> tuple[int, ...]:
     if text in SCALAR_SHAPES:
         return ()
     dims = [d.strip() for d in text.replace("x", ",").split(",")]
-    if not all(d.isdigit() for d in dims):
+    if not all(d.isascii() and d.isdigit() for d in dims):  # str.isdigit also takes '²' and '１'
         raise ValueError(
             f"--shape {shape_text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
             "or 'scalar' (also '') for a 0-d tensor"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -453,9 +454,10 @@ class OpCallable:
         Raises:
             AclnnError: phase 1 or phase 2 returned a non-zero status.
             TypeError: a parameter is missing or unknown, an attribute has the wrong Python type (see
-                :func:`attr_value`), or ``out=`` is not an array. An array of a dtype the op does not accept
-                is AclnnError 161002, also one no aclDataType represents (object, strings; see
-                :meth:`_refuse_unrepresentable`); complex arrays pass as ACL_COMPLEX64/ACL_COMPLEX128.
+                :func:`attr_value`), ``out=`` is not an array, or ``formats`` is not a dict of str. An
+                array of a dtype the op does not accept is AclnnError 161002, also one no aclDataType
+                represents (object, strings; see :meth:`_refuse_unrepresentable`); complex arrays pass as
+                ACL_COMPLEX64/ACL_COMPLEX128.
             ValueError: an attribute is outside the range of its C type, the ``out=`` array cannot be
                 written in place (see :func:`check_out_array`), ``formats`` names an unknown tensor or format,
                 or the result or the memory the call needs is beyond int64 or the memory cap (see
@@ -597,13 +599,24 @@ def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
     """``aclFormat`` values of a call's ``formats`` option (tensor name -> format name).
 
     Raises:
+        TypeError: ``formats`` is not a mapping, or a format is not a string.
         ValueError: a name that is not a tensor of ``spec`` or a format that is not in
             ``codegen.spec.model.ACL_FORMATS`` / ``PRIVATE_ACL_FORMATS``.
     """
     known = {**ACL_FORMATS, **PRIVATE_ACL_FORMATS}
     names = {t.name for t in (*spec.inputs, *spec.outputs)}
     out: dict[str, int] = {}
+    if formats is not None and not isinstance(formats, Mapping):
+        raise TypeError(
+            f"{spec.aclnn_name}: formats takes a dict of tensor name -> format name (e.g. {{'self': 'NCHW'}}), "
+            f"got {type(formats).__name__} {formats!r}"
+        )
     for name, fmt in (formats or {}).items():
+        if not isinstance(fmt, str):
+            raise TypeError(
+                f"{spec.aclnn_name}: the format of '{name}' must be a format name (a str), "
+                f"got {type(fmt).__name__} {fmt!r}"
+            )
         if name not in names:
             raise ValueError(f"{spec.aclnn_name}: formats names '{name}', which is not a tensor of the op")
         if fmt not in known:

@@ -248,9 +248,16 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
     """
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         errors.append(SpecError(SourceLoc(file, 1), "yaml", f"cannot read the file: {exc}"))
+        return None
+    try:
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text's newlines
+    except UnicodeDecodeError as exc:
+        # the line of the first byte that is not UTF-8, as the other read errors give theirs
+        line = raw.count(b"\n", 0, exc.start) + 1
+        errors.append(SpecError(SourceLoc(file, line), "yaml", f"cannot read the file: {exc}"))
         return None
     try:
         # the reader rejects control characters and NUL while it is constructed

@@ -345,7 +345,11 @@ def _reduce_status_cases(
     )
     declared = [v for v, _ in spec.attr(a).values or ()]
     for bad in (max(declared) + 1, min(declared) - 1):
-        yield status(f"{a}={bad} -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((), dtype=np_dt), a: bad})
+        yield status(
+            f"{a}={bad} with a 0-d out -> 161002",  # the status cases' own {a}={bad} case passes the broadcast out
+            ACLNN_ERR_PARAM_INVALID,
+            {**good, out: np.zeros((), dtype=np_dt), a: bad},
+        )
 
 
 def _status_cases(

@@ -34,10 +34,13 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     ``product``: UB budget and split, tile length, cores, tiles per core, queue buffers, workspace, strategy."""
     dt = DType[dtype_name] if dtype_name else compute_dtypes(spec)[0]
     d = tiling_decision(spec, product, shape, dt)
+    # a reduce epilogue's 32-byte tile sum block comes off the budget before the per-element split
+    block = product.ub_bytes - spec.tiling.ub_reserved_bytes - d.ub_budget_bytes
     lines = [
         f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, "
         f"tiling key {d.tiling_key}:",
-        f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved)",
+        f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved"
+        + (f" - {block} fp32 tile sum block)" if block else ")"),
         f"  bytes per element: {d.bytes_per_element}",
     ]
     for name, count, each in d.ub_split:
@@ -45,8 +48,12 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     lines += [
         f"  UB used: {d.ub_used_bytes} bytes ({100 * d.ub_used_bytes / product.ub_bytes:.1f}% of UB)",
         f"  tile length: {d.tile_length} elements",
-        f"  cores used (blockDim): {d.block_dim} of {product.vector_core_num}; former cores {d.former_num} x "
-        f"{d.former_length} elements, others {d.tail_length}",
+        f"  cores used (blockDim): {d.block_dim} of {product.vector_core_num}; "
+        + (
+            f"former cores {d.former_num} x {d.former_length} elements, others {d.tail_length}"
+            if d.former_num
+            else f"{d.tail_length} elements each"  # an even split: no former cores
+        ),
         f"  tiles per core (max): {d.tiles_per_core_max}",
         f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",
         f"  workspace: {d.workspace_bytes} bytes ({product.sys_workspace_bytes} system workspace "

@@ -84,6 +84,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     on_product = [c for c in combos(spec) if c.allowed_on(product)]
     supported = [d for d in row_dtypes(spec) if any(c.dtype(inputs[0]) is d for c in on_product)]
     chosen = [d for d in dtypes if d in supported]
+    # the status cases run in one dtype: the first the product supports, if selected (``--dtype``)
+    status_dt = next((d for d in supported if d in chosen), None)
 
     rows = comp.rows
 
@@ -131,7 +133,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         for dt in chosen:
             for k, combo in enumerate(c for c in on_product if c.dtype(inputs[0]) is dt):
                 yield from _rows_value_cases(spec, product, dt, combo, k == 0, quick, arrays, case)
-        yield from _status_cases(spec, product, supported[0], rng)
+        if status_dt is not None:
+            yield from _status_cases(spec, product, status_dt, rng)
         if chosen:
             yield from _offset_cases(spec, product, chosen[0])
         return
@@ -192,7 +195,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
                 p = arrays(shape, dt, combo=combo)
                 p.update({o: np.zeros(shape, numpy_dtype(combo.dtype(o))) for o in spec.output_names})
                 yield case(dt, shape, dim, f"{name} [{combo.text}]", p, label_dt)
-    yield from _status_cases(spec, product, supported[0], rng)
+    if status_dt is not None:
+        yield from _status_cases(spec, product, status_dt, rng)
     if chosen:
         yield from _offset_cases(spec, product, chosen[0])
 
@@ -344,6 +348,19 @@ def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gene
             **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {}),
         },
     )
+    # below the spec's lowest rank: every tensor of the first input's shape one dim short of it
+    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name != comp.rows)
+    if low > 0:
+        short = (2,) * (low - 1)
+        yield status(
+            f"rank {low - 1} (below {low}) -> {shape_st}",
+            shape_st,
+            {
+                **{n: np.zeros(short, good[n].dtype) for n in inputs if n != comp.rows},
+                **{n: np.zeros(short, good[n].dtype) for n in outs},
+                **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {comp.dim: -1}),
+            },
+        )
 
 
 def _dtype_status_cases(spec: OpSpec, product: Product, good: dict[str, Any], status: Any) -> Iterator[Case]:

@@ -27,7 +27,8 @@ def shape_call(
     value per row of the dims with the last set to 1."""
     dims, dim = _split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
-    combo = default_combo(spec, dtype, product)
+    # on a product the op does not list no combination is allowed; the report still shows the call
+    combo = default_combo(spec, dtype, product if product.name in spec.products else None)
     rows = compute_of(spec).rows
     shapes = dict(_shapes(spec, dims))
     env: dict[str, object] = {
