@@ -119,7 +119,7 @@ def test_ctrl_c_stops_check_with_a_summary_line_and_no_traceback(looping_specs: 
             time.sleep(0.2)
         time.sleep(2)  # well inside the looping case (its default limit is a minute)
         proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=30)
+        _, stderr = proc.communicate(timeout=120)  # no hang; 30 s timed out at load 18 on 2 CPUs
     finally:
         if proc.poll() is None:
             proc.kill()
