@@ -147,3 +147,25 @@ def test_a_reused_workspace_is_poisoned_again_after_the_system_part() -> None:
     third = fn._workspace(128)
     third[64:] = 1
     assert (fn._workspace(128) == POISON_BYTE).all()
+
+
+def test_a_large_output_combines_its_slices_as_one_array() -> None:
+    """An output spanning several slices of the comparison (2**15 elements each): the failing count, the
+    first failing element, the largest error and its bound, and an accepted NaN and infinity in later slices
+    are those of the whole array, placed here by hand."""
+    n = 3 * (1 << 15) + 5
+    ref = np.arange(n, dtype=np.float64) % 7 - 3.0  # exact in fp32
+    got = ref.astype(np.float32)
+    got[40_000] += 0.5  # second slice: error 0.5
+    got[70_000] += 2.0  # third slice: error 2.0, the largest
+    got[98_000] += 1.0  # fourth slice: error 1.0
+    ref[98_100], got[98_100] = np.nan, np.nan  # accepted: NaN where the reference is NaN
+    ref[98_200], got[98_200] = np.inf, np.inf  # accepted: the same infinity
+    c = compare(got, ref, 1e-3, 0.0)
+    assert not c.ok
+    assert c.detail.startswith(f"3 of {n} elements out of tolerance; first at (40000,): got ")
+    assert c.max_abs_err == 2.0 and c.worst_index == (40000,)
+    # the bound at the worst element (reference 70000 % 7 - 3 = -3): atol + half the fp32 ULP of 3, 2**-23
+    assert ref[70_000] == -3.0 and c.bound == 1e-3 + 2.0**-23
+    got[[40_000, 70_000, 98_000]] = ref[[40_000, 70_000, 98_000]].astype(np.float32)
+    assert compare(got, ref, 1e-3, 0.0).ok

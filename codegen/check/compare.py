@@ -171,22 +171,12 @@ def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np
             one.detail.replace("(0,)", "()"),
             one.bound,
         )
-    floating = _is_float(got.dtype)
-    if (
-        floating
-        and got.size > CHUNK_ELEMENTS
-        and np.broadcast_shapes(np.shape(atol), np.shape(rtol), r.shape) == r.shape
-    ):
+    if _is_float(got.dtype):
         return _compare_in_slices(got, r, atol, rtol)
+    # an integer output: compared with the reference rounded to an integer, no half-ULP term
     with np.errstate(all="ignore"):
-        if floating:
-            lay = _layout(got.dtype)
-            got = np.ascontiguousarray(got)
-            expected = r.astype(got.dtype)  # the reference rounded to the output dtype (overflow: inf)
-            half_u = _half_ulp(expected, r, lay)
-        else:
-            expected = np.round(r)
-        # err = |got - ref| and bound = (atol + rtol*|ref|) + ulp/2, in that order of additions
+        expected = np.round(r)
+        # err = |got - ref| and bound = atol + rtol*|ref|, in that order of additions
         err = got.astype(np.float64)
         np.subtract(err, r, out=err)
         np.abs(err, out=err)
@@ -196,32 +186,14 @@ def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np
             np.add(np.asarray(atol), bound, out=bound)
         else:
             bound = np.asarray(atol) + np.asarray(rtol) * bound
-        if floating:
-            bound = np.add(bound, half_u, out=bound if bound.shape == r.shape else None)
         ok_mask = err <= bound
-        special: np.ndarray | None = None
-        if floating:
-            g_bits = got.view(lay.uint)
-            if ((g_bits & lay.exponent) == lay.exponent).any():  # a NaN or an infinity in the output
-                g = got.astype(np.float64)
-                e64 = expected.astype(np.float64)
-                nan_ok = np.isnan(g) & np.isnan(r)
-                # An infinity is right where the reference is infinite, or finite but rounds to it.
-                inf_ok = np.isinf(g) & np.isinf(e64) & (np.sign(g) == np.sign(r))
-                special = nan_ok | inf_ok
-                ok_mask |= special
-        # the shown error: 0 where an accepted NaN/infinity is, infinite where the error is NaN
+        # the shown error: infinite where the error is NaN
         nan_err = np.isnan(err)
         if nan_err.any():
             err[nan_err] = np.inf
-        if special is not None:
-            err[special] = 0.0
         worst = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
         max_abs = float(err[worst])
-        if floating:
-            max_ulp = _max_ulp_distance(got, expected, special, lay)
-        else:
-            max_ulp = float(np.nanmax(np.abs(got.astype(np.float64) - expected)))
+        max_ulp = float(np.nanmax(np.abs(got.astype(np.float64) - expected)))
     full_bound = np.broadcast_to(bound, r.shape)
     bound_there = float(full_bound[worst])
     if not ok_mask.all():
@@ -248,10 +220,10 @@ CHUNK_ELEMENTS = 1 << 15
 def _compare_in_slices(
     got: np.ndarray, r: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float
 ) -> Comparison:
-    """:func:`compare` of a floating ``got`` of more than :data:`CHUNK_ELEMENTS` elements (``atol`` and
-    ``rtol`` broadcast to ``r.shape``), slice by slice over the elements in C order. Every quantity of the
-    rule is per element; the slices' results combine exactly: the largest error and ULP distance are the
-    largest of the slices', the worst element is the first (in C order) with the largest error, as
+    """:func:`compare` of a floating ``got`` (``atol`` and ``rtol`` broadcast to ``r.shape``; ValueError
+    otherwise), slice by slice of :data:`CHUNK_ELEMENTS` elements in C order (one slice for a small output).
+    Every quantity of the rule is per element; the slices' results combine exactly: the largest error and
+    ULP distance are the largest of the slices', the worst element is the first (in C order) with the largest error, as
     ``np.argmax`` picks it, and the failing count and the first failing element are the sums and the first of
     the slices'. So the result equals the whole-array evaluation's bit for bit."""
     g_all = np.ascontiguousarray(got).reshape(-1)
