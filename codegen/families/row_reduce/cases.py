@@ -86,6 +86,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     chosen = [d for d in dtypes if d in supported]
     # the status cases run in one dtype: the first the product supports, if selected (``--dtype``)
     status_dt = next((d for d in supported if d in chosen), None)
+    # the product's combinations of each first-input dtype, the first one being that dtype's default
+    by_x = {d: [c for c in on_product if c.dtype(inputs[0]) is d] for d in supported}
 
     rows = comp.rows
 
@@ -114,7 +116,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         **kw: Any,
     ) -> Case:
         p = params if params is not None else arrays(shape, dt)
-        same_x = [c for c in on_product if c.dtype(inputs[0]) is dt]
+        same_x = by_x.get(dt, [])
         dt_label = label_dt or (combo_label(same_x, same_x[0]) if same_x else dt.name)
         if rows:
             k = p[rows].ndim
@@ -183,10 +185,9 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
                 yield case(dt, (5, 37), -1, f"out {other.name}: the result cast", cast)
         # the first input's other dtype combinations (dtype_combos): the tiling key's dtypes, a chunked row
         # and a strided one, every tensor in its column's dtype
-        same_x = [c for c in on_product if c.dtype(inputs[0]) is dt]
-        for combo in same_x[1:]:
+        for combo in by_x[dt][1:]:
             fit_c = fit_limit(spec, product, combo)
-            label_dt = combo_label(same_x, combo)
+            label_dt = combo_label(by_x[dt], combo)
             for shape, dim, name in (
                 ((5, 10), 1, "rows of 10"),
                 ((2, fit_c + 1), -1, "R one above the UB limit (chunked)"),
