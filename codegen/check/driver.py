@@ -206,23 +206,11 @@ def _compare_outputs(
     ``tolerance(**params)`` returns ``(atol_0, ..., atol_{n-1}, rtol)``; without ``tolerance()`` each output
     gets the default bound. The message names each output that fails (``name: detail``)."""
     if len(got) == 1:
-        expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
-        atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected)
+        expected, atol, rtol, source = _expectation(spec, product, ref, ref_params, 1)
         cmp = compare(np.asarray(got[0]), expected, atol, rtol)
         message = cmp.detail if cmp.ok else f"{cmp.detail} ({explain_bound(source, ref)})"
         return cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, message, cmp.bound, source
-    results = _call_with(ref.reference, ref_params)
-    if not isinstance(results, tuple) or len(results) != len(got):
-        raise ValueError(
-            f"the reference of {spec.op} must return a tuple of {len(got)} arrays ({', '.join(spec.output_names)})"
-        )
-    if hasattr(ref, "tolerance"):
-        tol = tuple(_call_with(ref.tolerance, ref_params))
-        if len(tol) != len(got) + 1:
-            raise ValueError(f"tolerance() of {spec.op} must return {len(got)} atols and an rtol")
-        atols, rtol, source = tol[:-1], tol[-1], "tolerance()"
-    else:
-        atols, rtol, source = (0.0,) * len(got), DEFAULT_RTOL, "default"
+    results, atols, rtol, source = _expectation(spec, product, ref, ref_params, len(got))
     ok, max_abs, max_ulp, bound, parts = True, 0.0, 0.0, 0.0, []
     for name, g, e, atol in zip(spec.output_names, got, results, atols):
         cmp = compare(np.asarray(g), np.asarray(e, dtype=np.float64), atol, rtol)
@@ -234,6 +222,61 @@ def _compare_outputs(
     if not ok:
         message = f"{message} ({explain_bound(source, ref)})"
     return ok, max_abs, max_ulp, message, bound, source
+
+
+#: The last expectation computed in this process: ``(key, inputs kept alive, value)``, see :func:`_expectation`.
+_EXPECTATION_MEMO: list[tuple[tuple[Any, ...], tuple[Any, ...], Any]] = []
+
+
+def _expectation(
+    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], outputs: int
+) -> tuple[Any, Any, Any, str]:
+    """What one call's outputs are compared with: ``(expected, atol, rtol, source)`` for one output (``expected``
+    float64, the tolerance of :func:`case_tolerance`), ``(results, atols, rtol, source)`` for several (the
+    reference's tuple and ``tolerance()``'s atols, or zeros and :data:`DEFAULT_RTOL`).
+
+    The units of one case (the same inputs under several core orders, :func:`codegen.check.worker.case_units`)
+    follow each other in a worker, so the last value is kept and reused when the reference module, op,
+    product and the very same input objects come again: the reference and the derived bound (most of a
+    large case's time) run once per case instead of once per core order. The inputs are made read-only
+    when they are first used, so a reference or call that would change them in place fails loudly instead
+    of making a kept value stale.
+
+    Raises:
+        ValueError: a reference of several outputs does not return a tuple of that many arrays, or its
+            ``tolerance()`` does not return one atol per output and an rtol.
+    """
+    arrays = tuple(v for v in ref_params.values() if isinstance(v, np.ndarray))
+    key: tuple[Any, ...] = (id(ref), spec.snake, getattr(product, "name", None), outputs)
+    key += tuple((name, id(value)) for name, value in sorted(ref_params.items()) if isinstance(value, np.ndarray))
+    key += tuple((name, repr(value)) for name, value in sorted(ref_params.items()) if not isinstance(value, np.ndarray))
+    if _EXPECTATION_MEMO and _EXPECTATION_MEMO[0][0] == key:
+        return _EXPECTATION_MEMO[0][2]
+    _EXPECTATION_MEMO.clear()
+    for a in arrays:
+        a.flags.writeable = False
+    if outputs == 1:
+        expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
+        atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected)
+        value: tuple[Any, Any, Any, str] = (expected, atol, rtol, source)
+    else:
+        results = _call_with(ref.reference, ref_params)
+        if not isinstance(results, tuple) or len(results) != outputs:
+            raise ValueError(
+                f"the reference of {spec.op} must return a tuple of {outputs} arrays ({', '.join(spec.output_names)})"
+            )
+        if hasattr(ref, "tolerance"):
+            tol = tuple(_call_with(ref.tolerance, ref_params))
+            if len(tol) != outputs + 1:
+                raise ValueError(f"tolerance() of {spec.op} must return {outputs} atols and an rtol")
+            value = (results, tol[:-1], tol[-1], "tolerance()")
+        else:
+            value = (results, (0.0,) * outputs, DEFAULT_RTOL, "default")
+    for kept in (value[0] if outputs > 1 else (value[0],)) + (value[1] if outputs > 1 else (value[1],)):
+        if isinstance(kept, np.ndarray):
+            kept.flags.writeable = False  # compare() must not change what the next core order is judged by
+    _EXPECTATION_MEMO.append((key, (ref, *arrays), value))
+    return value
 
 
 #: The default tolerance of a family without a derived bound: 16 fp32 roundings, relative.
