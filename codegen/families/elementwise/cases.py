@@ -40,8 +40,9 @@ def elementwise_cases(
     Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that
     does not divide over the cores, exactly one tile and one tile + 1 (per dtype, from the tiling rule),
     several cores with an uneven split and a partial last block (``--quick`` too), ranks 1-8, broadcasting
-    in every input position, non-contiguous inputs and output, large inputs (2**21 + 17 elements; skipped
-    with ``quick``), every attribute value, mixed-dtype promotion and large magnitudes; then every
+    in every input position, non-contiguous inputs and output, a large input (every core of the product
+    runs at least three whole tiles and the split is uneven: cores x tile x 3 + 17 elements, at most 2**21 + 17;
+    skipped with ``quick``), every attribute value, mixed-dtype promotion and large magnitudes; then every
     documented error status.
     """
     rng = np.random.default_rng(20261129)
@@ -215,7 +216,9 @@ def _value_cases(
             ("tile-1", (t - 1,)),
         ]
         if not quick:
-            plain += [("large", ((1 << 21) + 17,))]
+            # Many tiles per core on every core (the queues' buffers reused, the loop's tail): three whole
+            # tiles per core are enough for that; a larger input only repeats the same path.
+            plain += [("large", (min((1 << 21) + 17, cores * t * 3 + 17),))]
             plain += [(f"rank {r}", tuple([2] * (r - 1) + [3])) for r in range(1, 9)]
         else:
             plain += [("rank 8", (2, 2, 2, 2, 2, 2, 2, 3))]
