@@ -10,13 +10,16 @@ can include, compiler flags and ``g++ --version``), so unchanged inputs are neve
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import hashlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -25,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from codegen.paths import ProjectPaths, project_paths
 from codegen.spec.generated_names import op_files
@@ -213,8 +217,34 @@ def _tree_digest(roots: Iterable[Path], suffixes: tuple[str, ...] = (".h", ".hpp
     return h.hexdigest()
 
 
+def _prctl() -> Any:
+    """libc's ``prctl``, resolved once in the parent (None off Linux or without it): the child of a fork
+    must not load libraries before its exec."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()
+
+
+def _die_with_parent() -> None:
+    """In a compiler child before its exec: be killed when the thread that started it dies
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so a killed ``opgen`` (even ``kill -9``) leaves no compiler running."""
+    if _PRCTL is not None:
+        _PRCTL(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+
+
 def _run(cmd: list[str], what: str) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    """Runs one compiler command (the calling thread waits for it, so the death signal above stays armed).
+
+    Raises:
+        BuildError: the command failed or wrote anything to stderr (warnings are errors for generated code).
+    """
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, preexec_fn=_die_with_parent)
     if proc.returncode != 0:
         raise BuildError(f"{what} failed", f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
     if proc.stderr.strip():
