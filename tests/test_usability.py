@@ -57,6 +57,7 @@ def test_the_table_shows_the_bound_beside_the_error_and_explains_its_notations(
     assert re.search(r"max abs err\s*┃\s*bound\s*┃\s*max ULP err\s*┃\s*bound from", header)
     row = next(line for line in text.splitlines() if "FLOAT/INT64" in line)
     assert re.search(r"2\.16e\+12\s*│\s*4\.5e\+12\s*│\s*1\s*│\s*tolerance\(\)", row)
+    assert re.search(r"│\s*1 case\s*│", row)  # one case: no "1 cases"
     flat = " ".join(text.split())
     for notation in ("A/B = grad in A, indices in B", "A->B = inputs in A, output in B", "A+B = inputs of both"):
         assert notation in flat

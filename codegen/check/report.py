@@ -81,7 +81,7 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
                 op,
                 product,
                 dtype,
-                f"{len(rs)} cases",
+                f"{len(rs)} case" if len(rs) == 1 else f"{len(rs)} cases",
                 "pass" if ok == len(rs) else f"FAIL {len(rs) - ok}",
                 *_row_values(rs),
             )
