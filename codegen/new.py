@@ -49,7 +49,8 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
 
     Raises:
         NewOpError: bad name, unknown family, either file exists already, the spec directory is missing or
-            a file or the reference directory cannot be written (nothing is left written then).
+            has no ``products.yaml``, or a file or the reference directory cannot be written (nothing is left
+            written then).
     """
     from codegen.spec.naming import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
 
@@ -77,6 +78,12 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
     aclnn = f"aclnn{op}"
     if not specs_dir.is_dir():
         raise NewOpError(f"spec directory {specs_dir} does not exist")
+    if not (specs_dir / "products.yaml").is_file():
+        # every spec names its products from this catalogue: without it the new op can never load
+        raise NewOpError(
+            f"spec directory {specs_dir} has no products.yaml (the product catalogue every spec's dtypes and "
+            "products refer to); copy the project's specs/products.yaml there first"
+        )
     try:
         reference_dir.mkdir(exist_ok=True)
     except OSError as exc:

@@ -115,17 +115,27 @@ def test_new_op_creates_a_missing_reference_dir_and_writes_nothing_when_it_canno
             check=False,
         )
 
+    catalogue = (Path(__file__).resolve().parents[1] / "specs" / "products.yaml").read_text()
     (tmp_path / "a" / "specs").mkdir(parents=True)
+    (tmp_path / "a" / "specs" / "products.yaml").write_text(catalogue)
     made = new(tmp_path / "a" / "specs")
     assert made.returncode == 0, made.stderr
     assert (tmp_path / "a" / "reference" / "bar_backward.py").is_file()
     assert (tmp_path / "a" / "specs" / "bar_backward.yaml").is_file()
     (tmp_path / "b" / "specs").mkdir(parents=True)
+    (tmp_path / "b" / "specs" / "products.yaml").write_text(catalogue)
     (tmp_path / "b" / "reference").write_text("a file where the reference directory belongs\n")
     failed = new(tmp_path / "b" / "specs")
     assert failed.returncode == 2
     assert f"cannot create the reference directory {tmp_path / 'b' / 'reference'}" in failed.stderr
-    assert list((tmp_path / "b" / "specs").iterdir()) == []
+    assert [p.name for p in (tmp_path / "b" / "specs").iterdir()] == ["products.yaml"]
     missing = new(tmp_path / "c" / "specs")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
     assert not (tmp_path / "c").exists()
+    # a spec directory without the product catalogue: the spec could never load, so nothing is written
+    (tmp_path / "d" / "specs").mkdir(parents=True)
+    bare = new(tmp_path / "d" / "specs")
+    assert bare.returncode == 2
+    assert f"spec directory {tmp_path / 'd' / 'specs'} has no products.yaml" in bare.stderr
+    assert list((tmp_path / "d" / "specs").iterdir()) == []
+    assert not (tmp_path / "d" / "reference").exists()
