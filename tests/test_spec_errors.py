@@ -1408,3 +1408,38 @@ def test_device_new_entry_errors(tmp_path: Path, catalogue: Catalogue) -> None:
         f"{f}:51: compute.scalars.norm: the compute reads reduction, listed in device.host_attrs: the device op does "
         "not take it, so the kernel cannot read it",
     ]
+
+
+@pytest.mark.parametrize(
+    ("constraint", "field", "what"),
+    [
+        ('require: "1 < 2"', "require", "always holds, so it checks nothing"),
+        ('require: "2 < 1 or 3 == 4"', "require", "never holds, so every call would be refused"),
+        ('let: {k: "4 * 2"}\n    require: "k > 1"', "require", "always holds, so it checks nothing"),
+        ('when: "1 > 2"\n    require: "reduction >= 0"', "when", "never holds, so the constraint never applies"),
+    ],
+)
+def test_a_constraint_condition_that_reads_nothing_of_the_call_is_an_error(
+    tmp_path: Path, catalogue: Catalogue, constraint: str, field: str, what: str
+) -> None:
+    constraints = f'constraints:\n  - name: c\n    {constraint}\n    message: "bad"\n'
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", constraints + "tiling:\n"))
+    assert len(errs) == 1, errs
+    text = (tmp_path / STEM).read_text().splitlines()
+    line = next(i for i, t in enumerate(text, 1) if t.strip().startswith(f"{field}:"))
+    assert errs[0] == (
+        f"{f}:{line}: constraints[0].{field}: '{field}' reads no tensor, attribute or product value and {what}; "
+        "make it depend on the call"
+    )
+
+
+def test_a_constraint_that_reads_a_product_value_or_a_let_of_the_call_is_accepted(
+    tmp_path: Path, catalogue: Catalogue
+) -> None:
+    constraints = (
+        'constraints:\n  - name: c\n    when: "1 < 2"\n    let: {k: "reduction * 2"}\n'
+        '    require: "k >= 0 and coreNum > 0"\n    message: "bad"\n'
+    )
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "tiling:\n", constraints + "tiling:\n"))
+    assert [c.name for c in load_op_spec(path, catalogue).constraints] == ["c"]

@@ -682,9 +682,47 @@ class _OpParser:
                 r.error(m["status"], f"status {s} is not an aclnnStatus error code; allowed: {allowed}")
             elif s is not None:
                 status = s
+        if require is not None and ok:
+            self.constant_condition(m, "require", require, lets)
+        if when is not None and ok:
+            self.constant_condition(m, "when", when, lets=[])
         if require is None or not ok:
             return None
         return Constraint(name, cons_products, when, tuple(lets), require, message, status, node.loc)
+
+    def constant_condition(self, m: dict[str, YNode], key: str, cond: Expr, lets: list[tuple[str, Expr]]) -> None:
+        """Reports a constraint condition that reads no tensor, attribute or product value (only literals,
+        directly or through ``let`` names that do the same): a ``require`` that always holds checks nothing
+        and one that never holds refuses every call; a ``when`` that never holds makes the constraint dead
+        (one that always holds is only redundant and passes). Reported at the field's line."""
+        let_exprs = dict(lets)
+        read: set[str] = set()
+        todo = set(expr_names(cond))
+        while todo:
+            n = todo.pop()
+            if n in let_exprs:
+                todo |= set(expr_names(let_exprs.pop(n)))
+            else:
+                read.add(n)
+        if read:
+            return
+        env: dict[str, object] = {}
+        try:
+            for ln, e in lets:
+                if not expr_names(e) - set(env):
+                    env[ln] = evaluate(e, env)
+            value = bool(evaluate(cond, env))
+        except (ExprEvalError, ArithmeticError, ValueError):
+            return  # an evaluation error is reported where the constraint is evaluated
+        if key == "require":
+            what = "always holds, so it checks nothing" if value else "never holds, so every call would be refused"
+        elif value:
+            return
+        else:
+            what = "never holds, so the constraint never applies"
+        self.r.error(
+            m[key], f"'{key}' reads no tensor, attribute or product value and {what}; make it depend on the call"
+        )
 
     def constraint_arch_groups(self, node: YNode, listed: tuple[str, ...], products: tuple[str, ...]) -> None:
         """A constraint lists all or none of the op's products of each NpuArch: the generated check selects
