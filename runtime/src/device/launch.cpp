@@ -682,8 +682,12 @@ bool Launch::Stage(std::string &error) {
   }
   for (size_t i = 0; i < regions_.size(); ++i) {
     if (groupOf[i] >= 0) {
-      const Staged &g = staged_[static_cast<size_t>(groupOf[i])];
-      regions_[i].base = g.base + (regions_[i].base - g.orig);
+      Staged &g = staged_[static_cast<size_t>(groupOf[i])];
+      const uint64_t offset = static_cast<uint64_t>(regions_[i].base - g.orig);
+      if (regions_[i].writable) {
+        g.writeBack.emplace_back(offset, regions_[i].bytes);
+      }
+      regions_[i].base = g.base + offset;
     }
   }
   return true;
@@ -691,8 +695,8 @@ bool Launch::Stage(std::string &error) {
 
 void Launch::Unstage() {
   for (Staged &g : staged_) {
-    if (g.writable) {
-      std::memcpy(g.orig, g.base, g.bytes);
+    for (const auto &[offset, bytes] : g.writeBack) {
+      std::memcpy(g.orig + offset, g.base + offset, bytes);
     }
     ReturnStage(g.capacity, std::move(g.store));
   }

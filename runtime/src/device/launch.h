@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "opgen_rt/core.h"
@@ -64,7 +65,10 @@ class Launch {
   struct Staged {
     uint8_t *orig = nullptr;  // first byte in the caller's memory
     uint64_t bytes = 0;
-    bool writable = false;    // copied back after the launch
+    bool writable = false;    // some region of the group is writable
+    // (offset from `orig`, bytes) of each writable region of the group: only these are copied back (a kernel
+    // write to a read-only region faults, so the rest, such as the 16 MiB system workspace, never changes)
+    std::vector<std::pair<uint64_t, uint64_t>> writeBack;
     std::unique_ptr<uint8_t[]> store;
     uint64_t capacity = 0;    // bytes of `store`
     uint8_t *base = nullptr;  // the staged copy of `orig`; red zones at [base - kRedZoneBytes, base) and after
@@ -72,7 +76,7 @@ class Launch {
   };
   // Stages the request's regions and rewrites the kernel arguments; false (with `error`) when memory runs out.
   bool Stage(std::string &error);
-  // Copies writable staged groups back to the caller's memory and frees the copies.
+  // Copies the writable regions of the staged groups back to the caller's memory and frees the copies.
   void Unstage();
   // A fault detail for the first red zone that lost a canary byte; "" when all are intact. Reads only the
   // red zones: call it while no core runs, or from the only running core (sequential orders).
