@@ -140,49 +140,74 @@ def _cached(entry: Path) -> bool:
     """
     if not entry.exists():
         return False
-    record = entry.with_name(entry.name + HASH_SUFFIX)
     with _entry_lock(entry):
-        problem = ""
-        try:
-            recorded = record.read_text(encoding="ascii").strip()
-            if entry.is_file() and _sha256_file(entry) == recorded:
-                return True
-            problem = "its bytes do not match the hash recorded when it was built"
-        except FileNotFoundError:
-            pass
-        except (OSError, UnicodeDecodeError) as exc:
-            problem = f"it cannot be read ({exc})"
-        if problem:
-            warnings.warn(
-                f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3
-            )
-        for stale in (entry, record):
-            if stale.is_dir() and not stale.is_symlink():
-                # opgen writes files here; a directory is not its own to delete
-                raise BuildError(f"build cache entry {stale} is a directory, not a file opgen wrote; remove it")
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
+        return _cached_locked(entry)
+
+
+def _cached_locked(entry: Path) -> bool:
+    """:func:`_cached` for a caller that holds the entry's lock (:func:`_entry_lock`)."""
+    if not entry.exists():
+        return False
+    record = entry.with_name(entry.name + HASH_SUFFIX)
+    problem = ""
+    try:
+        recorded = record.read_text(encoding="ascii").strip()
+        if entry.is_file() and _sha256_file(entry) == recorded:
+            return True
+        problem = "its bytes do not match the hash recorded when it was built"
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = f"it cannot be read ({exc})"
+    if problem:
+        warnings.warn(f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3)
+    for stale in (entry, record):
+        if stale.is_dir() and not stale.is_symlink():
+            # opgen writes files here; a directory is not its own to delete
+            raise BuildError(f"build cache entry {stale} is a directory, not a file opgen wrote; remove it")
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
     return False
 
 
 def _commit(built: Path, entry: Path) -> None:
     """Moves the freshly built file ``built`` into the cache as ``entry`` atomically (a rename in the same
     file system) and records its hash; an entry another process committed meanwhile is kept."""
-    digest = _sha256_file(built)
     with _entry_lock(entry):
-        record = entry.with_name(entry.name + HASH_SUFFIX)
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
-                built.unlink()
-                return
-        for target in (entry, record):
-            if target.is_dir() and not target.is_symlink():
-                raise BuildError(f"build cache entry {target} is a directory, not a file opgen wrote; remove it")
-        os.replace(built, entry)
-        fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(digest + "\n")
-        os.replace(tmp, record)
+        _commit_locked(built, entry)
+
+
+def _commit_locked(built: Path, entry: Path) -> None:
+    """:func:`_commit` for a caller that holds the entry's lock (:func:`_entry_lock`)."""
+    digest = _sha256_file(built)
+    record = entry.with_name(entry.name + HASH_SUFFIX)
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
+            built.unlink()
+            return
+    for target in (entry, record):
+        if target.is_dir() and not target.is_symlink():
+            raise BuildError(f"build cache entry {target} is a directory, not a file opgen wrote; remove it")
+    os.replace(built, entry)
+    fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(digest + "\n")
+    os.replace(tmp, record)
+
+
+@contextlib.contextmanager
+def _building(entry: Path) -> Iterator[bool]:
+    """Holds the lock of the cache entry ``entry`` while the caller finds it cached (yields True) or builds
+    and commits it with :func:`_commit_locked` (yields False). A process or thread that wants the same entry
+    meanwhile (the other pytest-xdist worker, a parallel ``opgen check`` or ``build``) waits for the lock and
+    then finds the entry built, instead of compiling the same unit a second time. Locks are taken in one
+    order (a library, then its units, then runtime objects, one at a time), so two builds never wait for
+    each other in a cycle."""
+    if _cached(entry):  # the common case, without holding the lock
+        yield True
+        return
+    with _entry_lock(entry):
+        yield _cached_locked(entry)
 
 
 @lru_cache(maxsize=1)
@@ -374,75 +399,74 @@ def build_op(
     cache = cache_dir()
     out_dir = cache / "lib" / key
     library = out_dir / f"lib{spec.snake}_{product.name}.so"
-    if _cached(library):
-        return BuiltOp(spec, product, library, key, sanitize)
-    with _entry_lock(library):  # makes its directory (a BuildError when a file sits in the way)
-        pass
+    # The library's lock (its directory made first: a BuildError when a file sits in the way) is held until
+    # it is committed: a second process or thread that wants the same library waits and then reuses it.
+    with _building(library) as hit:
+        if hit:
+            return BuiltOp(spec, product, library, key, sanitize)
+        work = build_workdir(cache)
+        try:
+            glue_path = work / "opgen_glue.cpp"
+            glue_path.write_text(glue)
+            units: list[tuple[Path, list[str]]] = [
+                (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
+                (sources["l0_cpp"], [*HOST_WARNING_FLAGS]),
+                (sources["infershape_cpp"], [*HOST_WARNING_FLAGS]),
+                (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
+                (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
+                (
+                    sources["kernel_cpp"],
+                    [
+                        *KERNEL_OPT_FLAGS,
+                        *KERNEL_WARNING_FLAGS,
+                        *product_macros(product),
+                        *key_filter,
+                        "-include",
+                        str(sources["tiling_h"]),
+                        f"-DOPGEN_KERNEL_TILING_TYPE={_kernel_tiling_type(spec)}",
+                    ],
+                ),
+                (glue_path, []),
+            ]
+            runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
+            # What every unit of the op can include besides its own text: the op's headers and the runtime's.
+            headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
+            # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
+            # an object does not depend on the tree's location and copies of a tree share their unchanged units.
+            prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
 
-    work = build_workdir(cache)
-    try:
-        glue_path = work / "opgen_glue.cpp"
-        glue_path.write_text(glue)
-        units: list[tuple[Path, list[str]]] = [
-            (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["l0_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["infershape_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
-            (
-                sources["kernel_cpp"],
-                [
-                    *KERNEL_OPT_FLAGS,
-                    *KERNEL_WARNING_FLAGS,
-                    *product_macros(product),
-                    *key_filter,
-                    "-include",
-                    str(sources["tiling_h"]),
-                    f"-DOPGEN_KERNEL_TILING_TYPE={_kernel_tiling_type(spec)}",
-                ],
-            ),
-            (glue_path, []),
-        ]
-        runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
-        # What every unit of the op can include besides its own text: the op's headers and the runtime's.
-        headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
-        # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
-        # an object does not depend on the tree's location and copies of a tree share their unchanged units.
-        prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
-
-        def compile_unit(unit: tuple[Path, list[str]]) -> Path:
-            src, extra = unit
-            # One cache entry per translation unit, keyed by its text, the headers it can include and its
-            # command: products that compile a unit the same way (every host unit; the kernel on products
-            # with the same macros) share it, and a change to one source recompiles only that unit.
-            name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
-            command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
-            described = (
-                "\0".join([compiler_version(), headers, *command])
-                .replace(str(root), spec.snake)
-                .replace(str(work), "build")
-            )
-            unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
-            obj = cache / "obj" / unit_key / f"{name}.o"
-            if _cached(obj):
+            def compile_unit(unit: tuple[Path, list[str]]) -> Path:
+                src, extra = unit
+                # One cache entry per translation unit, keyed by its text, the headers it can include and its
+                # command: products that compile a unit the same way (every host unit; the kernel on products
+                # with the same macros) share it, and a change to one source recompiles only that unit.
+                name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
+                command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
+                described = (
+                    "\0".join([compiler_version(), headers, *command])
+                    .replace(str(root), spec.snake)
+                    .replace(str(work), "build")
+                )
+                unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
+                obj = cache / "obj" / unit_key / f"{name}.o"
+                with _building(obj) as hit:
+                    if not hit:
+                        tmp = work / f"{name}.o"
+                        _run([*command, "-o", str(tmp)], f"compiling {src.name} for {product.name}")
+                        _commit_locked(tmp, obj)
                 return obj
-            tmp = work / f"{name}.o"
-            _run([*command, "-o", str(tmp)], f"compiling {src.name} for {product.name}")
-            obj.parent.mkdir(parents=True, exist_ok=True)
-            _commit(tmp, obj)
-            return obj
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            objs = list(pool.map(compile_unit, units))
-        out_dir.mkdir(parents=True, exist_ok=True)
-        tmp_lib = work / library.name
-        _run(
-            [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
-            f"linking {library.name}",
-        )
-        _commit(tmp_lib, library)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                objs = list(pool.map(compile_unit, units))
+            out_dir.mkdir(parents=True, exist_ok=True)
+            tmp_lib = work / library.name
+            _run(
+                [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
+                f"linking {library.name}",
+            )
+            _commit_locked(tmp_lib, library)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     return BuiltOp(spec, product, library, key, sanitize)
 
 
@@ -460,15 +484,18 @@ def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: i
     def compile_one(pair: tuple[Path, Path]) -> None:
         src, obj = pair
         tmp = obj.with_name(f".{obj.stem}.{os.getpid()}.{threading.get_ident()}.tmp.o")
-        try:
-            _run(
-                [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
-                f"compiling runtime {src.name}",
-            )
-            _commit(tmp, obj)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+        with _building(obj) as hit:
+            if hit:
+                return
+            try:
+                _run(
+                    [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
+                    f"compiling runtime {src.name}",
+                )
+                _commit_locked(tmp, obj)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(compile_one, todo))
@@ -486,26 +513,25 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
     src = root / op_files(built.spec)["example_cpp"]
     h = hashlib.sha256((built.key + src.read_text()).encode()).hexdigest()[:24]
     exe = cache_dir() / "examples" / h / f"example_{built.spec.snake}_{built.product.name}"
-    if _cached(exe):
-        return exe
-    exe.parent.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(f".{exe.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     flags = [*BASE_FLAGS, *HOST_WARNING_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
-    _run(
-        [
-            CXX,
-            *flags,
-            f"-I{paths.runtime / 'include'}",
-            f"-I{root / 'op_api'}",
-            str(src),
-            "-o",
-            str(tmp),
-            str(built.library),
-            f"-Wl,-rpath,{built.library.parent}",
-        ],
-        f"compiling example of {built.spec.op}",
-    )
-    _commit(tmp, exe)
+    with _building(exe) as hit:
+        if not hit:
+            _run(
+                [
+                    CXX,
+                    *flags,
+                    f"-I{paths.runtime / 'include'}",
+                    f"-I{root / 'op_api'}",
+                    str(src),
+                    "-o",
+                    str(tmp),
+                    str(built.library),
+                    f"-Wl,-rpath,{built.library.parent}",
+                ],
+                f"compiling example of {built.spec.op}",
+            )
+            _commit_locked(tmp, exe)
     return exe
 
 
