@@ -247,6 +247,16 @@ def _run(cmd: list[str], what: str) -> None:
         raise BuildError(f"{what} produced warnings", f"$ {' '.join(cmd)}\n{proc.stderr}")
 
 
+#: The kernel macro naming the product (``-DOPGEN_PRODUCT_NAME="<name>"``, see :func:`product_macros`). The
+#: runtime uses it only inside ``static_assert`` declarations (their messages, and glue.h's name check),
+#: which emit no code and fire or not independently of the name: a kernel unit that compiles gives the same
+#: object for every product name (a test guards both facts). So the kernel's cache key leaves it out unless
+#: the op's own generated sources mention it, and products with equal NpuArch and capabilities (Ascend910B
+#: and Ascend910_93) share one kernel object, as :mod:`codegen.check.matrix` lets them share one run. The
+#: compiler still gets the macro, so a failing build names the product it was built for.
+PRODUCT_NAME_MACRO = "-DOPGEN_PRODUCT_NAME="
+
+
 def product_macros(product: Product) -> list[str]:
     """Preprocessor definitions a kernel is compiled with on ``product`` (as the CANN toolchain sets
     ``__NPU_ARCH__``), plus the emulator's capability switches."""
@@ -434,16 +444,24 @@ def build_op(
             # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
             # an object does not depend on the tree's location and copies of a tree share their unchanged units.
             prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
+            # The product's name is part of a unit's key only when the op's own sources mention the macro.
+            op_reads_name = any(
+                PRODUCT_NAME_MACRO[2:-1] in p.read_text(errors="replace")
+                for p in root.rglob("*")
+                if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc")
+            )
 
             def compile_unit(unit: tuple[Path, list[str]]) -> Path:
                 src, extra = unit
                 # One cache entry per translation unit, keyed by its text, the headers it can include and its
-                # command: products that compile a unit the same way (every host unit; the kernel on products
-                # with the same macros) share it, and a change to one source recompiles only that unit.
+                # command (less the product's name, see PRODUCT_NAME_MACRO): products that compile a unit the
+                # same way (every host unit; the kernel on products with the same NpuArch and capabilities)
+                # share it, and a change to one source recompiles only that unit.
                 name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
                 command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
+                keyed = [a for a in command if op_reads_name or not a.startswith(PRODUCT_NAME_MACRO)]
                 described = (
-                    "\0".join([compiler_version(), headers, *command])
+                    "\0".join([compiler_version(), headers, *keyed])
                     .replace(str(root), spec.snake)
                     .replace(str(work), "build")
                 )
