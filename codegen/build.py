@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import warnings
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -110,8 +110,10 @@ def _sha256_file(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def _entry_lock(entry: Path) -> Iterator[None]:
-    """An exclusive lock on one cache entry (a lock file beside it) shared by every process using the cache."""
+def _entry_lock(entry: Path, wait: bool = True) -> Iterator[bool]:
+    """An exclusive lock on one cache entry (a lock file beside it) shared by every process using the cache;
+    yields True once held. With ``wait=False`` it yields False at once, holding nothing, when another
+    process or thread holds it."""
     lock = entry.with_name(entry.name + ".lock")
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -123,9 +125,13 @@ def _entry_lock(entry: Path) -> Iterator[None]:
             f"{'a directory' if isinstance(exc, IsADirectoryError) else 'not a directory'}; remove it"
         ) from None
     with handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
@@ -198,16 +204,41 @@ def _commit_locked(built: Path, entry: Path) -> None:
 @contextlib.contextmanager
 def _building(entry: Path) -> Iterator[bool]:
     """Holds the lock of the cache entry ``entry`` while the caller finds it cached (yields True) or builds
-    and commits it with :func:`_commit_locked` (yields False). A process or thread that wants the same entry
-    meanwhile (the other pytest-xdist worker, a parallel ``opgen check`` or ``build``) waits for the lock and
-    then finds the entry built, instead of compiling the same unit a second time. Locks are taken in one
-    order (a library, then its units, then runtime objects, one at a time), so two builds never wait for
-    each other in a cycle."""
+    and commits it with :func:`_commit_locked` (yields False): a process or thread that wants the same entry
+    meanwhile waits for the lock and then finds it built, instead of building it a second time."""
     if _cached(entry):  # the common case, without holding the lock
         yield True
         return
     with _entry_lock(entry):
         yield _cached_locked(entry)
+
+
+def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int) -> None:
+    """Makes the missing ones of ``entries`` (cache entries; ``make(i)`` builds ``entries[i]`` and commits it
+    with :func:`_commit_locked`, called with its lock held), ``jobs`` at a time, each entry once however many
+    builds want it at the same time (the two pytest-xdist workers, ``opgen check -j 2``, threads): an entry
+    whose lock another build holds is left for last, and then waited for and reused. Builds that want the
+    same set of entries at once so share its compiles instead of repeating them or waiting in turn. Only one
+    entry's lock is held at a time.
+
+    Raises:
+        BuildError: from ``make``, or a cache entry that cannot be used.
+    """
+
+    def attempt(i: int, wait: bool) -> bool:
+        """True when entries[i] is there (found or made); False when another build holds it (no wait)."""
+        if _cached(entries[i]):
+            return True
+        with _entry_lock(entries[i], wait=wait) as held:
+            if not held:
+                return False
+            if not _cached_locked(entries[i]):
+                make(i)
+            return True
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        done = list(pool.map(lambda i: attempt(i, False), range(len(entries))))
+        list(pool.map(lambda i: attempt(i, True), [i for i, ok in enumerate(done) if not ok]))
 
 
 @lru_cache(maxsize=1)
@@ -409,82 +440,84 @@ def build_op(
     cache = cache_dir()
     out_dir = cache / "lib" / key
     library = out_dir / f"lib{spec.snake}_{product.name}.so"
-    # The library's lock (its directory made first: a BuildError when a file sits in the way) is held until
-    # it is committed: a second process or thread that wants the same library waits and then reuses it.
-    with _building(library) as hit:
-        if hit:
-            return BuiltOp(spec, product, library, key, sanitize)
-        work = build_workdir(cache)
-        try:
-            glue_path = work / "opgen_glue.cpp"
-            glue_path.write_text(glue)
-            units: list[tuple[Path, list[str]]] = [
-                (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
-                (sources["l0_cpp"], [*HOST_WARNING_FLAGS]),
-                (sources["infershape_cpp"], [*HOST_WARNING_FLAGS]),
-                (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
-                (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
-                (
-                    sources["kernel_cpp"],
-                    [
-                        *KERNEL_OPT_FLAGS,
-                        *KERNEL_WARNING_FLAGS,
-                        *product_macros(product),
-                        *key_filter,
-                        "-include",
-                        str(sources["tiling_h"]),
-                        f"-DOPGEN_KERNEL_TILING_TYPE={_kernel_tiling_type(spec)}",
-                    ],
-                ),
-                (glue_path, []),
-            ]
-            runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
-            # What every unit of the op can include besides its own text: the op's headers and the runtime's.
-            headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
-            # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
-            # an object does not depend on the tree's location and copies of a tree share their unchanged units.
-            prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
-            # The product's name is part of a unit's key only when the op's own sources mention the macro.
-            op_reads_name = any(
-                PRODUCT_NAME_MACRO[2:-1] in p.read_text(errors="replace")
-                for p in root.rglob("*")
-                if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc")
+    if _cached(library):
+        return BuiltOp(spec, product, library, key, sanitize)
+    with _entry_lock(library):  # makes its directory (a BuildError when a file sits in the way)
+        pass
+
+    work = build_workdir(cache)
+    try:
+        glue_path = work / "opgen_glue.cpp"
+        glue_path.write_text(glue)
+        units: list[tuple[Path, list[str]]] = [
+            (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["l0_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["infershape_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
+            (
+                sources["kernel_cpp"],
+                [
+                    *KERNEL_OPT_FLAGS,
+                    *KERNEL_WARNING_FLAGS,
+                    *product_macros(product),
+                    *key_filter,
+                    "-include",
+                    str(sources["tiling_h"]),
+                    f"-DOPGEN_KERNEL_TILING_TYPE={_kernel_tiling_type(spec)}",
+                ],
+            ),
+            (glue_path, []),
+        ]
+        runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
+        # What every unit of the op can include besides its own text: the op's headers and the runtime's.
+        headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
+        # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
+        # an object does not depend on the tree's location and copies of a tree share their unchanged units.
+        prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
+        # The product's name is part of a unit's key only when the op's own sources mention the macro.
+        op_reads_name = any(
+            PRODUCT_NAME_MACRO[2:-1] in p.read_text(errors="replace")
+            for p in root.rglob("*")
+            if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc")
+        )
+        commands = [[CXX, *flags, *include, prefix_map, *extra, "-c", str(src)] for src, extra in units]
+
+        def unit_entry(src: Path, command: list[str]) -> Path:
+            # One cache entry per translation unit, keyed by its text, the headers it can include and its
+            # command (less the product's name, see PRODUCT_NAME_MACRO): products that compile a unit the
+            # same way (every host unit; the kernel on products with the same NpuArch and capabilities)
+            # share it, and a change to one source recompiles only that unit.
+            name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
+            keyed = [a for a in command if op_reads_name or not a.startswith(PRODUCT_NAME_MACRO)]
+            described = (
+                "\0".join([compiler_version(), headers, *keyed])
+                .replace(str(root), spec.snake)
+                .replace(str(work), "build")
             )
+            unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
+            return cache / "obj" / unit_key / f"{name}.o"
 
-            def compile_unit(unit: tuple[Path, list[str]]) -> Path:
-                src, extra = unit
-                # One cache entry per translation unit, keyed by its text, the headers it can include and its
-                # command (less the product's name, see PRODUCT_NAME_MACRO): products that compile a unit the
-                # same way (every host unit; the kernel on products with the same NpuArch and capabilities)
-                # share it, and a change to one source recompiles only that unit.
-                name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
-                command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
-                keyed = [a for a in command if op_reads_name or not a.startswith(PRODUCT_NAME_MACRO)]
-                described = (
-                    "\0".join([compiler_version(), headers, *keyed])
-                    .replace(str(root), spec.snake)
-                    .replace(str(work), "build")
-                )
-                unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
-                obj = cache / "obj" / unit_key / f"{name}.o"
-                with _building(obj) as hit:
-                    if not hit:
-                        tmp = work / f"{name}.o"
-                        _run([*command, "-o", str(tmp)], f"compiling {src.name} for {product.name}")
-                        _commit_locked(tmp, obj)
-                return obj
+        objs = [unit_entry(src, command) for (src, _), command in zip(units, commands)]
 
-            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-                objs = list(pool.map(compile_unit, units))
-            out_dir.mkdir(parents=True, exist_ok=True)
+        def compile_unit(i: int) -> None:
+            tmp = work / objs[i].name
+            _run([*commands[i], "-o", str(tmp)], f"compiling {units[i][0].name} for {product.name}")
+            _commit_locked(tmp, objs[i])
+
+        _build_each(objs, compile_unit, jobs)
+
+        def link(_: int) -> None:
             tmp_lib = work / library.name
             _run(
                 [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
                 f"linking {library.name}",
             )
             _commit_locked(tmp_lib, library)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+
+        _build_each([library], link, 1)  # another build linking the same library meanwhile: reused
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return BuiltOp(spec, product, library, key, sanitize)
 
 
@@ -494,29 +527,23 @@ def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: i
     out_dir = cache_dir() / "runtime" / h
     srcs = sorted((paths.runtime / "src").rglob("*.cpp"))
     objs = [out_dir / (s.relative_to(paths.runtime / "src").as_posix().replace("/", "__")[:-4] + ".o") for s in srcs]
-    todo = [(src, obj) for src, obj in zip(srcs, objs) if not _cached(obj)]
-    if not todo:
+    if all(_cached(obj) for obj in objs):
         return objs
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    def compile_one(pair: tuple[Path, Path]) -> None:
-        src, obj = pair
-        tmp = obj.with_name(f".{obj.stem}.{os.getpid()}.{threading.get_ident()}.tmp.o")
-        with _building(obj) as hit:
-            if hit:
-                return
-            try:
-                _run(
-                    [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
-                    f"compiling runtime {src.name}",
-                )
-                _commit_locked(tmp, obj)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    tmp.unlink()
+    def compile_one(i: int) -> None:
+        tmp = objs[i].with_name(f".{objs[i].stem}.{os.getpid()}.{threading.get_ident()}.tmp.o")
+        try:
+            _run(
+                [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(srcs[i]), "-o", str(tmp)],
+                f"compiling runtime {srcs[i].name}",
+            )
+            _commit_locked(tmp, objs[i])
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(compile_one, todo))
+    _build_each(objs, compile_one, jobs)
     return objs
 
 
