@@ -1,5 +1,5 @@
 """Builds that want the same cache entry at the same time compile it once: the second waits on the entry's
-lock and reuses the first's result (codegen/build.py, ``_building``). With ``pytest -n 2`` both workers
+lock and reuses the first's result (codegen/build.py, ``_build_each``). With ``pytest -n 2`` both workers
 share one ``OPGEN_CACHE_DIR``, and ``opgen check -j 2`` builds in parallel, so without this they compiled
 the runtime and every shared unit twice.
 
