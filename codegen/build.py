@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -114,8 +114,10 @@ def _sha256_file(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def _entry_lock(entry: Path) -> Iterator[None]:
-    """An exclusive lock on one cache entry (a lock file beside it) shared by every process using the cache."""
+def _entry_lock(entry: Path, wait: bool = True) -> Iterator[bool]:
+    """An exclusive lock on one cache entry (a lock file beside it) shared by every process using the cache;
+    yields True once held. With ``wait=False`` it yields False at once, holding nothing, when another
+    process or thread holds it."""
     lock = entry.with_name(entry.name + ".lock")
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -127,9 +129,13 @@ def _entry_lock(entry: Path) -> Iterator[None]:
             f"{'a directory' if isinstance(exc, IsADirectoryError) else 'not a directory'}; remove it"
         ) from None
     with handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
@@ -144,49 +150,99 @@ def _cached(entry: Path) -> bool:
     """
     if not entry.exists():
         return False
-    record = entry.with_name(entry.name + HASH_SUFFIX)
     with _entry_lock(entry):
-        problem = ""
-        try:
-            recorded = record.read_text(encoding="ascii").strip()
-            if entry.is_file() and _sha256_file(entry) == recorded:
-                return True
-            problem = "its bytes do not match the hash recorded when it was built"
-        except FileNotFoundError:
-            pass
-        except (OSError, UnicodeDecodeError) as exc:
-            problem = f"it cannot be read ({exc})"
-        if problem:
-            warnings.warn(
-                f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3
-            )
-        for stale in (entry, record):
-            if stale.is_dir() and not stale.is_symlink():
-                # opgen writes files here; a directory is not its own to delete
-                raise BuildError(f"build cache entry {stale} is a directory, not a file opgen wrote; remove it")
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
+        return _cached_locked(entry)
+
+
+def _cached_locked(entry: Path) -> bool:
+    """:func:`_cached` for a caller that holds the entry's lock (:func:`_entry_lock`)."""
+    if not entry.exists():
+        return False
+    record = entry.with_name(entry.name + HASH_SUFFIX)
+    problem = ""
+    try:
+        recorded = record.read_text(encoding="ascii").strip()
+        if entry.is_file() and _sha256_file(entry) == recorded:
+            return True
+        problem = "its bytes do not match the hash recorded when it was built"
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = f"it cannot be read ({exc})"
+    if problem:
+        warnings.warn(f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3)
+    for stale in (entry, record):
+        if stale.is_dir() and not stale.is_symlink():
+            # opgen writes files here; a directory is not its own to delete
+            raise BuildError(f"build cache entry {stale} is a directory, not a file opgen wrote; remove it")
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
     return False
 
 
 def _commit(built: Path, entry: Path) -> None:
     """Moves the freshly built file ``built`` into the cache as ``entry`` atomically (a rename in the same
     file system) and records its hash; an entry another process committed meanwhile is kept."""
-    digest = _sha256_file(built)
     with _entry_lock(entry):
-        record = entry.with_name(entry.name + HASH_SUFFIX)
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
-                built.unlink()
-                return
-        for target in (entry, record):
-            if target.is_dir() and not target.is_symlink():
-                raise BuildError(f"build cache entry {target} is a directory, not a file opgen wrote; remove it")
-        os.replace(built, entry)
-        fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(digest + "\n")
-        os.replace(tmp, record)
+        _commit_locked(built, entry)
+
+
+def _commit_locked(built: Path, entry: Path) -> None:
+    """:func:`_commit` for a caller that holds the entry's lock (:func:`_entry_lock`)."""
+    digest = _sha256_file(built)
+    record = entry.with_name(entry.name + HASH_SUFFIX)
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
+            built.unlink()
+            return
+    for target in (entry, record):
+        if target.is_dir() and not target.is_symlink():
+            raise BuildError(f"build cache entry {target} is a directory, not a file opgen wrote; remove it")
+    os.replace(built, entry)
+    fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(digest + "\n")
+    os.replace(tmp, record)
+
+
+@contextlib.contextmanager
+def _building(entry: Path) -> Iterator[bool]:
+    """Holds the lock of the cache entry ``entry`` while the caller finds it cached (yields True) or builds
+    and commits it with :func:`_commit_locked` (yields False): a process or thread that wants the same entry
+    meanwhile waits for the lock and then finds it built, instead of building it a second time."""
+    if _cached(entry):  # the common case, without holding the lock
+        yield True
+        return
+    with _entry_lock(entry):
+        yield _cached_locked(entry)
+
+
+def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int) -> None:
+    """Makes the missing ones of ``entries`` (cache entries; ``make(i)`` builds ``entries[i]`` and commits it
+    with :func:`_commit_locked`, called with its lock held), ``jobs`` at a time, each entry once however many
+    builds want it at the same time (the two pytest-xdist workers, ``opgen check -j 2``, threads): an entry
+    whose lock another build holds is left for last, and then waited for and reused. Builds that want the
+    same set of entries at once so share its compiles instead of repeating them or waiting in turn. Only one
+    entry's lock is held at a time.
+
+    Raises:
+        BuildError: from ``make``, or a cache entry that cannot be used.
+    """
+
+    def attempt(i: int, wait: bool) -> bool:
+        """True when entries[i] is there (found or made); False when another build holds it (no wait)."""
+        if _cached(entries[i]):
+            return True
+        with _entry_lock(entries[i], wait=wait) as held:
+            if not held:
+                return False
+            if not _cached_locked(entries[i]):
+                make(i)
+            return True
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        done = list(pool.map(lambda i: attempt(i, False), range(len(entries))))
+        list(pool.map(lambda i: attempt(i, True), [i for i, ok in enumerate(done) if not ok]))
 
 
 @lru_cache(maxsize=1)
@@ -250,6 +306,16 @@ def _run(cmd: list[str], what: str) -> None:
     if proc.stderr.strip():
         # Warnings are errors for generated code: the acceptance bar is warning-free -Wall -Wextra.
         raise BuildError(f"{what} produced warnings", f"$ {' '.join(cmd)}\n{proc.stderr}")
+
+
+#: The kernel macro naming the product (``-DOPGEN_PRODUCT_NAME="<name>"``, see :func:`product_macros`). The
+#: runtime uses it only inside ``static_assert`` declarations (their messages, and glue.h's name check),
+#: which emit no code and fire or not independently of the name: a kernel unit that compiles gives the same
+#: object for every product name (a test guards both facts). So the kernel's cache key leaves it out unless
+#: the op's own generated sources mention it, and products with equal NpuArch and capabilities (Ascend910B
+#: and Ascend910_93) share one kernel object, as :mod:`codegen.check.matrix` lets them share one run. The
+#: compiler still gets the macro, so a failing build names the product it was built for.
+PRODUCT_NAME_MACRO = "-DOPGEN_PRODUCT_NAME="
 
 
 def product_macros(product: Product) -> list[str]:
@@ -439,38 +505,47 @@ def build_op(
         # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
         # an object does not depend on the tree's location and copies of a tree share their unchanged units.
         prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
+        # The product's name is part of a unit's key only when the op's own sources mention the macro.
+        op_reads_name = any(
+            PRODUCT_NAME_MACRO[2:-1] in p.read_text(errors="replace")
+            for p in root.rglob("*")
+            if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc")
+        )
+        commands = [[CXX, *flags, *include, prefix_map, *extra, "-c", str(src)] for src, extra in units]
 
-        def compile_unit(unit: tuple[Path, list[str]]) -> Path:
-            src, extra = unit
+        def unit_entry(src: Path, command: list[str]) -> Path:
             # One cache entry per translation unit, keyed by its text, the headers it can include and its
-            # command: products that compile a unit the same way (every host unit; the kernel on products
-            # with the same macros) share it, and a change to one source recompiles only that unit.
+            # command (less the product's name, see PRODUCT_NAME_MACRO): products that compile a unit the
+            # same way (every host unit; the kernel on products with the same NpuArch and capabilities)
+            # share it, and a change to one source recompiles only that unit.
             name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
-            command = [CXX, *flags, *include, prefix_map, *extra, "-c", str(src)]
+            keyed = [a for a in command if op_reads_name or not a.startswith(PRODUCT_NAME_MACRO)]
             described = (
-                "\0".join([compiler_version(), headers, *command])
+                "\0".join([compiler_version(), headers, *keyed])
                 .replace(str(root), spec.snake)
                 .replace(str(work), "build")
             )
             unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
-            obj = cache / "obj" / unit_key / f"{name}.o"
-            if _cached(obj):
-                return obj
-            tmp = work / f"{name}.o"
-            _run([*command, "-o", str(tmp)], f"compiling {src.name} for {product.name}")
-            obj.parent.mkdir(parents=True, exist_ok=True)
-            _commit(tmp, obj)
-            return obj
+            return cache / "obj" / unit_key / f"{name}.o"
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            objs = list(pool.map(compile_unit, units))
-        out_dir.mkdir(parents=True, exist_ok=True)
-        tmp_lib = work / library.name
-        _run(
-            [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
-            f"linking {library.name}",
-        )
-        _commit(tmp_lib, library)
+        objs = [unit_entry(src, command) for (src, _), command in zip(units, commands)]
+
+        def compile_unit(i: int) -> None:
+            tmp = work / objs[i].name
+            _run([*commands[i], "-o", str(tmp)], f"compiling {units[i][0].name} for {product.name}")
+            _commit_locked(tmp, objs[i])
+
+        _build_each(objs, compile_unit, jobs)
+
+        def link(_: int) -> None:
+            tmp_lib = work / library.name
+            _run(
+                [CXX, *flags, "-shared", *LINK_FLAGS, "-o", str(tmp_lib), *map(str, objs), *map(str, runtime_objs)],
+                f"linking {library.name}",
+            )
+            _commit_locked(tmp_lib, library)
+
+        _build_each([library], link, 1)  # another build linking the same library meanwhile: reused
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return BuiltOp(spec, product, library, key, sanitize)
@@ -482,26 +557,23 @@ def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: i
     out_dir = cache_dir() / "runtime" / h
     srcs = sorted((paths.runtime / "src").rglob("*.cpp"))
     objs = [out_dir / (s.relative_to(paths.runtime / "src").as_posix().replace("/", "__")[:-4] + ".o") for s in srcs]
-    todo = [(src, obj) for src, obj in zip(srcs, objs) if not _cached(obj)]
-    if not todo:
+    if all(_cached(obj) for obj in objs):
         return objs
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    def compile_one(pair: tuple[Path, Path]) -> None:
-        src, obj = pair
-        tmp = obj.with_name(f".{obj.stem}.{os.getpid()}.{threading.get_ident()}.tmp.o")
+    def compile_one(i: int) -> None:
+        tmp = objs[i].with_name(f".{objs[i].stem}.{os.getpid()}.{threading.get_ident()}.tmp.o")
         try:
             _run(
-                [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(src), "-o", str(tmp)],
-                f"compiling runtime {src.name}",
+                [CXX, *flags, f"-I{paths.runtime / 'include'}", "-c", str(srcs[i]), "-o", str(tmp)],
+                f"compiling runtime {srcs[i].name}",
             )
-            _commit(tmp, obj)
+            _commit_locked(tmp, objs[i])
         finally:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(compile_one, todo))
+    _build_each(objs, compile_one, jobs)
     return objs
 
 
@@ -516,26 +588,25 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
     src = root / op_files(built.spec)["example_cpp"]
     h = hashlib.sha256((built.key + src.read_text()).encode()).hexdigest()[:24]
     exe = cache_dir() / "examples" / h / f"example_{built.spec.snake}_{built.product.name}"
-    if _cached(exe):
-        return exe
-    exe.parent.mkdir(parents=True, exist_ok=True)
     tmp = exe.with_name(f".{exe.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     flags = [*BASE_FLAGS, *HOST_WARNING_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
-    _run(
-        [
-            CXX,
-            *flags,
-            f"-I{paths.runtime / 'include'}",
-            f"-I{root / 'op_api'}",
-            str(src),
-            "-o",
-            str(tmp),
-            str(built.library),
-            f"-Wl,-rpath,{built.library.parent}",
-        ],
-        f"compiling example of {built.spec.op}",
-    )
-    _commit(tmp, exe)
+    with _building(exe) as hit:
+        if not hit:
+            _run(
+                [
+                    CXX,
+                    *flags,
+                    f"-I{paths.runtime / 'include'}",
+                    f"-I{root / 'op_api'}",
+                    str(src),
+                    "-o",
+                    str(tmp),
+                    str(built.library),
+                    f"-Wl,-rpath,{built.library.parent}",
+                ],
+                f"compiling example of {built.spec.op}",
+            )
+            _commit_locked(tmp, exe)
     return exe
 
 

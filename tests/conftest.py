@@ -18,15 +18,33 @@ if TYPE_CHECKING:
     from codegen.runner import OpCallable
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Keeps the file order of :func:`pytest_collection_modifyitems` under ``--dist loadfile``: pytest-xdist
+    (3.x) by default re-sorts the files by their number of tests (``--loadscope-reorder``), which put files
+    of few but long tests (the heavy-marked test_new_products.py, test_runtime_cpp.py, test_select_path.py)
+    last, where one worker ran them while the other idled. The option only orders the work; every test
+    still runs."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Test files marked ``heavy`` (``pytestmark = pytest.mark.heavy(seconds)``, the file's rough time alone
     on a quiet 2-core machine) run first, longest first: with ``pytest -n 2 --dist loadfile`` a long file
-    started last would leave one worker running it alone while the other idles. The sort is stable, so
-    tests keep their order within a file and unmarked files theirs."""
+    started last would leave one worker running it alone while the other idles. The other files follow,
+    most tests first (pytest-xdist's own order, which :func:`pytest_configure` turns off so that this one
+    reaches the scheduler). The sort is stable, so tests keep their order within a file and files with
+    equal keys theirs."""
+    per_file: dict[str, int] = {}
+    for item in items:
+        file = item.nodeid.split("::", 1)[0]
+        per_file[file] = per_file.get(file, 0) + 1
 
-    def cost(item: pytest.Item) -> float:
+    def cost(item: pytest.Item) -> tuple[float, int]:
         mark = item.get_closest_marker("heavy")
-        return -float(mark.args[0]) if mark is not None and mark.args else 0.0
+        if mark is not None and mark.args:
+            return (-float(mark.args[0]), 0)
+        return (0.0, -per_file[item.nodeid.split("::", 1)[0]])
 
     items.sort(key=cost)
 

@@ -15,10 +15,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from codegen.paths import project_paths
 from codegen.spec.generated_names import op_files
 from codegen.spec.loader import load_op_spec
 from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(25)  # a spec copy built and checked: about 25 s alone
 
 CATALOGUE, SPECS = load_project()
 OP = "soft_margin_loss_backward"

@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from codegen.paths import project_paths
+
+pytestmark = pytest.mark.heavy(40)  # opgen check of new ops: about 40 s alone
 
 
 def test_new_op_generates_and_fails_check_until_the_reference_exists(tmp_path: Path) -> None:

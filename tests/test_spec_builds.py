@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from codegen.paths import project_paths
+
+pytestmark = pytest.mark.heavy(20)  # builds of spec copies: about 20 s alone
 
 EXP_OF_DEFAULT = """\
 op: ExpScaleBackward

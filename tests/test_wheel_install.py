@@ -9,6 +9,10 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.heavy(40)  # a wheel in a fresh venv, generate and check: about 40 s alone
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

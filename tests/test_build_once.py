@@ -1,0 +1,220 @@
+"""Builds that want the same cache entry at the same time compile it once: the second waits on the entry's
+lock and reuses the first's result (codegen/build.py, ``_build_each``). With ``pytest -n 2`` both workers
+share one ``OPGEN_CACHE_DIR``, and ``opgen check -j 2`` builds in parallel, so without this they compiled
+the runtime and every shared unit twice.
+
+The compiler here is a stand-in script (``codegen.build.CXX`` patched) that records each command, waits a
+little so that the builds overlap, and writes its ``-o`` file: the test counts compiler runs, not seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import codegen.build as build
+from codegen.paths import project_paths
+from codegen.spec.generated_names import op_files
+from codegen.specs import load_project
+
+REAL_CXX = build.CXX
+
+FAKE_CXX = """#!{python}
+import sys, time
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("fake-g++ 1.0")
+    sys.exit(0)
+with open({log!r}, "a") as log:
+    log.write("\\t".join(args) + "\\n")
+time.sleep(0.2)  # long enough that a second build of the same entry overlaps this one
+out = args[args.index("-o") + 1]
+with open(out, "wb") as handle:
+    handle.write(("built by " + " ".join(args)).encode())
+"""
+
+
+@pytest.fixture
+def fake_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private cache and the stand-in compiler; returns the file where it logs one line per run."""
+    log = tmp_path / "cxx.log"
+    script = tmp_path / "fake-g++"
+    script.write_text(FAKE_CXX.format(python=sys.executable, log=str(log)))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(build, "CXX", str(script))
+    build.compiler_version.cache_clear()
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    yield log
+    build.compiler_version.cache_clear()
+
+
+def _runs(log: Path) -> tuple[Counter[str], int]:
+    """(compiled source -> number of compiler runs, number of link runs) in the stand-in's log."""
+    compiled: Counter[str] = Counter()
+    links = 0
+    for line in log.read_text().splitlines():
+        args = line.split("\t")
+        if "-c" in args:
+            compiled[args[args.index("-c") + 1]] += 1
+        elif "-shared" in args:
+            links += 1
+    return compiled, links
+
+
+def _build_concurrently(targets: list[tuple[str, str]]) -> list[Path]:
+    catalogue, specs = load_project()
+    libraries: list[Path] = [Path()] * len(targets)
+    errors: list[BaseException] = []
+
+    def one(i: int, op: str, product: str) -> None:
+        try:
+            libraries[i] = build.build_op(specs[op], catalogue.get(product), jobs=2).library
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i, *t)) for i, t in enumerate(targets)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    return libraries
+
+
+def test_the_same_library_built_twice_at_once_is_compiled_and_linked_once(fake_compiler: Path) -> None:
+    first, second = _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910B")])
+    assert first == second and first.is_file()
+    compiled, links = _runs(fake_compiler)
+    assert compiled, "the stand-in compiler was not used"
+    twice = {src: n for src, n in compiled.items() if n > 1}
+    assert not twice, f"compiled more than once: {twice}"
+    runtime_sources = sorted((project_paths().runtime / "src").rglob("*.cpp"))
+    assert {str(s) for s in runtime_sources} <= set(compiled)
+    assert links == 1
+
+
+def test_two_products_at_once_share_the_host_units_and_compile_each_kernel_once(fake_compiler: Path) -> None:
+    """Ascend910 and Ascend910B: the host units and the runtime once in all, the kernel once per product
+    (its NpuArch macros differ), the glue (a file of each build's own) once per build, two links."""
+    a, b = _build_concurrently([("sigmoid_backward", "Ascend910"), ("sigmoid_backward", "Ascend910B")])
+    assert a != b and a.is_file() and b.is_file()
+    compiled, links = _runs(fake_compiler)
+    kernel = [src for src in compiled if "/op_kernel/" in src]
+    assert len(kernel) == 1 and compiled[kernel[0]] == 2
+    glue = [src for src in compiled if src.endswith("opgen_glue.cpp")]
+    assert len(glue) == 2 and all(compiled[g] == 1 for g in glue)
+    others = {src: n for src, n in compiled.items() if src not in kernel and src not in glue}
+    assert others and all(n == 1 for n in others.values()), others
+    assert links == 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The product's name (-DOPGEN_PRODUCT_NAME) is left out of a kernel unit's key: Ascend910B and Ascend910_93
+# (same NpuArch and capabilities) share one kernel object
+# ---------------------------------------------------------------------------------------------------------------
+
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_NAME = "OPGEN_PRODUCT_NAME"
+_DIRECTIVES = (f"#ifdef {_NAME}", f"#ifndef {_NAME}", f"#define {_NAME} ")
+
+
+def _name_uses_outside_static_assert(text: str) -> list[str]:
+    """The lines of C++ ``text`` that use the macro other than inside a ``static_assert(...)`` or in the
+    directives that test or default it (comments and string literals do not count)."""
+    blank_strings = _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)
+    code = _COMMENT.sub(lambda m: " " * len(m.group()), blank_strings)
+    bad = []
+    for m in re.finditer(rf"\b{_NAME}\b", code):
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        line = code[line_start : code.find("\n", m.start())].strip()
+        if line.startswith(_DIRECTIVES):
+            continue
+        opened = code.rfind("static_assert(", 0, m.start())
+        inside = opened >= 0 and code.count("(", opened, m.start()) > code.count(")", opened, m.start())
+        if not inside:
+            bad.append(line)
+    return bad
+
+
+def test_the_runtime_and_templates_use_the_product_name_only_in_static_assertions() -> None:
+    """What makes the shared kernel object sound: a static_assert emits no code, and whether it fires does
+    not depend on a message; glue.h's name check is in the glue unit, compiled without product macros."""
+    paths = project_paths()
+    files = [
+        p
+        for root in (paths.runtime / "include", paths.runtime / "src", paths.templates)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    ]
+    seen = 0
+    for path in files:
+        text = path.read_text(errors="replace")
+        seen += text.count(_NAME)
+        assert not _name_uses_outside_static_assert(text), path
+    assert seen >= 5  # the DataCopyPad and DataCacheCleanAndInvalid messages, the default, glue.h's check
+
+
+def test_the_static_assert_scan_finds_a_use_in_code() -> None:
+    assert _name_uses_outside_static_assert(f'static_assert(X, "on " {_NAME});\n#ifndef {_NAME}\n') == []
+    assert _name_uses_outside_static_assert(f"static_assert(X);\nconst char *p = {_NAME};\n") == [
+        f"const char *p = {_NAME};"
+    ]
+    assert _name_uses_outside_static_assert(f'// {_NAME}\nputs("{_NAME}");\n') == []
+
+
+def test_a_kernel_compiles_to_the_same_object_under_either_product_name(fake_compiler: Path, tmp_path: Path) -> None:
+    """The kernel command the builder runs for Ascend910B, run with the real compiler under Ascend910B's
+    name and under Ascend910_93's, gives the same bytes."""
+    catalogue, specs = load_project()
+    build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
+    kernel = [
+        line.split("\t")
+        for line in fake_compiler.read_text().splitlines()
+        if "-c" in line.split("\t") and "/op_kernel/" in line
+    ]
+    assert len(kernel) == 1
+    args = kernel[0]
+    assert '-DOPGEN_PRODUCT_NAME="Ascend910B"' in args
+    objects = []
+    for name in ("Ascend910B", "Ascend910_93"):
+        out = tmp_path / f"{name}.o"
+        cmd = [a.replace('"Ascend910B"', f'"{name}"') for a in args]
+        cmd[cmd.index("-o") + 1] = str(out)
+        proc = subprocess.run([REAL_CXX, *cmd], capture_output=True, text=True, check=False)
+        assert proc.returncode == 0 and not proc.stderr, proc.stderr[-3000:]
+        objects.append(out.read_bytes())
+    assert objects[0] == objects[1]
+
+
+def test_products_that_differ_only_in_name_share_the_kernel_object(fake_compiler: Path) -> None:
+    a, b = _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910_93")])
+    assert a != b and a.is_file() and b.is_file()
+    compiled, links = _runs(fake_compiler)
+    kernel = [src for src in compiled if "/op_kernel/" in src]
+    assert len(kernel) == 1 and compiled[kernel[0]] == 1
+    assert sum(1 for src in compiled if src.endswith("opgen_glue.cpp")) == 2  # each product's own facts
+    assert links == 2
+
+
+def test_an_op_whose_sources_name_the_product_builds_its_kernel_per_product(
+    fake_compiler: Path, broken_tree: Callable[[str, str, str, str], Path]
+) -> None:
+    """Generated code that mentions the macro may depend on the name: then the name is part of the key."""
+    rel = op_files(load_project()[1]["sigmoid_backward"])["kernel_cpp"]
+    head = (project_paths().generated / "sigmoid_backward" / rel).read_text().splitlines()[0]
+    tree = broken_tree("sigmoid_backward", rel, head, f"{head}\n// reads {_NAME}")
+    catalogue, specs = load_project()
+    for product in ("Ascend910B", "Ascend910_93"):
+        build.build_op(specs["sigmoid_backward"], catalogue.get(product), tree, jobs=1)
+    compiled, _ = _runs(fake_compiler)
+    kernel = [src for src in compiled if "/op_kernel/" in src]
+    assert len(kernel) == 1 and compiled[kernel[0]] == 2
