@@ -211,6 +211,18 @@ TILING_FIELDS: tuple[TilingField, ...] = (
         "partialsOffset",
     ),
     TilingField(
+        "tileRows",
+        "int64_t",
+        "atomic / deterministic: grad rows moved by one DataCopy at most (consecutive positions x one D-chunk)",
+        "tileRows",
+    ),
+    TilingField(
+        "ubAccumulate",
+        "int64_t",
+        "deterministic: 1 when each owner sums its rows x D-slice in UB and writes them once",
+        "ubAccumulate",
+    ),
+    TilingField(
         "sortCores",
         "int64_t",
         "sorted strategy: cores of the launch (0: another strategy)",
@@ -597,13 +609,20 @@ def other_bytes(
     index_slices: int,
     groups: int,
     acc_in_ws: bool,
+    ub_acc: bool = False,
 ) -> int:
     """Estimated GM bytes of the atomic (``det`` False) or deterministic strategy: atomic: every index read
     once per D-slice, grad once, one fp32 atomic add per contribution (whole 32-byte blocks), the zero fill,
     a final pass when the accumulator is not the output or with scaling (read + write), and the count scans;
     deterministic: every owning core reads its group's indices, every contribution reads and writes its
-    accumulator blocks, the zero fill, the final pass, the partials of index groups 1.. (write + read)."""
+    accumulator blocks, the zero fill, the final pass, the partials of index groups 1.. (write + read);
+    deterministic with the sums in UB (``ub_acc``): indices and grad as before, then out written once
+    (``w * d * 4``) or, with ``groups`` > 1 index groups, the accumulator and partials written once each and
+    read once by the owners, and out written (``(2 * groups + 1) * w * acc_stride * 4``)."""
     acc = w * acc_stride * FP32_BYTES
+    if det and ub_acc:
+        reads = row_cores * n * index_bytes + n * d * grad_bytes
+        return reads + ((2 * groups + 1) * acc if groups > 1 else w * d * FP32_BYTES)
     final = 2 * acc if (acc_in_ws or scale or groups > 1) else 0
     if not det:
         total = n * index_bytes * index_slices + n * d * grad_bytes + n * acc_stride * FP32_BYTES + acc + final
@@ -650,6 +669,8 @@ class TilingDecision:
     partials_offset: int
     block_dim: int
     ub_split: tuple[tuple[str, int, int], ...]
+    tile_rows: int = 1
+    ub_accumulate: bool = False
     sort: SortPlan = SortPlan()
     sorted_run: bool = False
     sorted_bytes_estimate: int = 0
@@ -687,6 +708,8 @@ class TilingDecision:
             "indexSliceLength": self.index_split.slice_length,
             "countsSliceStride": self.counts_slice_stride,
             "partialsOffset": self.partials_offset,
+            "tileRows": self.tile_rows,
+            "ubAccumulate": int(self.ub_accumulate),
             "sortCores": self.sort.cores if self.sorted_run else 0,
             "sortBuckets": self.sort.buckets if self.sorted_run else 0,
             "sortBucketRows": self.sort.bucket_rows if self.sorted_run else 0,
@@ -766,6 +789,24 @@ def tiling_decision(
         index_split = split_2d(n, d, align, need_grad, cores, grad_bytes + FP32_BYTES, index_dtype.itemsize)
     longest = row_split.slice_length if deterministic else max(row_split.slice_length, index_split.slice_length)
     d_chunk = min(d_chunk_max, _ceil_div(max(min(longest, d), 1), CHUNK_ALIGN) * CHUNK_ALIGN)
+    # grad tiles in what the indices, accumulator and output queues leave; UB sums (deterministic) when they
+    # take at most half of it and leave a tile row
+    tile_budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - bufs * (INDEX_UB_BYTES + 2 * d_chunk * FP32_BYTES)
+    # a tile row: a D-chunk of grad (at most D elements) padded to whole 32-byte blocks
+    tile_pitch = _align(max(1, min(d_chunk, d)), BLOCK_BYTES // grad_bytes)
+    tile_row_bytes = tile_pitch * (bufs * grad_bytes + cast_bytes)
+    ub_acc_bytes = _sat_mul(
+        _sat_mul(_ceil_div(num_weights, row_split.groups), min(row_split.slice_length, acc_stride)), FP32_BYTES
+    )
+    ub_acc = (
+        deterministic
+        and num_weights > 0
+        and ub_acc_bytes <= tile_budget // 2
+        and tile_budget - ub_acc_bytes >= tile_row_bytes
+    )
+    tile_rows = max(
+        1, min((tile_budget - (ub_acc_bytes if ub_acc else 0)) // tile_row_bytes, MAX_BLOCK_COUNT, index_chunk)
+    )
     acc_bytes = _sat_mul(_sat_mul(num_weights, acc_stride), FP32_BYTES) if acc_in_ws else 0
     partials_offset = _ceil_div(acc_bytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES
     partial_groups = index_split.groups - 1 if deterministic else 0
@@ -795,16 +836,18 @@ def tiling_decision(
         index_split.slices,
         index_split.groups,
         acc_in_ws,
+        ub_acc,
     )
     use_sorted = plan.feasible and sort_fills_staging(plan, n) and est_sorted < est_other
     strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
         ("indices queue", bufs, INDEX_UB_BYTES),
-        ("grad queue", bufs, d_chunk * grad_bytes),
-        ("fp32 cast of grad", 1 if cast_bytes else 0, d_chunk * FP32_BYTES),
+        ("grad tile queue", bufs, tile_rows * tile_pitch * grad_bytes),
+        ("fp32 cast of the grad tile", 1 if cast_bytes else 0, tile_rows * tile_pitch * FP32_BYTES),
         ("accumulator queue", bufs, d_chunk * FP32_BYTES),
         ("output queue", bufs, d_chunk * FP32_BYTES),
+        ("owned rows x D-slice summed in UB", 1 if ub_acc else 0, ub_acc_bytes),
     )
     return TilingDecision(
         product=product.name,
@@ -841,11 +884,66 @@ def tiling_decision(
         if use_sorted
         else max(row_split.cores, row_split.cores * index_split.groups if deterministic else index_split.cores),
         ub_split=split,
+        tile_rows=tile_rows,
+        ub_accumulate=ub_acc,
         sort=plan,
         sorted_run=use_sorted,
         sorted_bytes_estimate=est_sorted,
         other_bytes_estimate=est_other,
     )
+
+
+#: Bytes of a grad row below which ``opgen explain`` names the small-dim path (several rows per transfer).
+SMALL_DIM_BYTES = 512
+
+
+def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
+    """``opgen explain`` lines of how the atomic / deterministic strategy moves grad and where it sums."""
+    d = t.embedding_dim
+    row_bytes = d * DType[t.grad_dtype].itemsize
+    slices = t.row_split.slices if t.deterministic else t.index_split.slices
+    if product.data_copy_pad:
+        how = "one DataCopyPad (blockCount rows, srcStride the rest of a grad row)"
+    elif row_bytes % BLOCK_BYTES == 0:
+        how = (
+            "one contiguous DataCopy (whole rows)"
+            if slices == 1
+            else "one strided DataCopy (DataCopyParams blockCount rows, blockLen the slice, srcStride the rest)"
+        )
+    else:
+        how = f"row by row ({product.name} has no DataCopyPad and a {row_bytes}-byte row is not whole 32-byte blocks)"
+    runs = (
+        "runs of consecutive positions whose rows this core owns"
+        if t.deterministic
+        else "runs of consecutive valid positions"
+    )
+    lines = [f"    grad tiles: up to {t.tile_rows} grad rows x one D-chunk per transfer, {runs}: {how}"]
+    if 0 < row_bytes < SMALL_DIM_BYTES:
+        lines.append(
+            f"    small-dim path: a grad row is {row_bytes} bytes (< {SMALL_DIM_BYTES}), so a transfer carries up to "
+            f"{t.tile_rows} rows"
+            + (
+                ""
+                if product.data_copy_pad or row_bytes % BLOCK_BYTES == 0
+                else " where whole-block copies allow (here one per row)"
+            )
+        )
+    if not t.deterministic:
+        lines.append("    sums: each tile row added with SetAtomicAdd<float> into its accumulator row (whole blocks)")
+    elif t.ub_accumulate:
+        each = dict((name, b) for name, _, b in t.ub_split)["owned rows x D-slice summed in UB"]
+        target = (
+            "written once to out"
+            if t.index_split.groups == 1
+            else "written once to the accumulator or the group's partial, then merged by the owners"
+        )
+        lines.append(f"    sums: owned rows x D-slice in UB (up to {each} bytes per core), {target}")
+    else:
+        lines.append(
+            "    sums: read-add-write of the owned accumulator row in GM per contribution (the owned rows x "
+            "D-slice take more than half of the UB the queues leave)"
+        )
+    return lines
 
 
 def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
@@ -930,6 +1028,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         for name, count, each in t.ub_split:
             if count:
                 lines.append(f"      {name}: {count} x {each} bytes")
+        lines += _explain_tiles(t, product)
         rs, xs = t.row_split, t.index_split
         lines += [
             f"    D-slices: multiples of {t.slice_align} elements (32 bytes of {t.grad_dtype} and of the fp32 "
@@ -1163,6 +1262,8 @@ class KernelView(KindView):
     index: str
     kernel_class: str
     kernel_params: tuple[str, ...]
+    #: largest blockCount of one DataCopy / DataCopyPad
+    max_block_count: int
     no_pad_condition: str
     no_sync_condition: str
     num_rows: str
