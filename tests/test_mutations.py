@@ -467,8 +467,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "CopyGmToUb(rowsLocal, rowsGm_[i * rowLength_ + col], count);",
-                "CopyGmToUb(rowsLocal, rowsGm_[i * accStride_ + col], count);",
+                "DataCopyPad(tile, rowsGm_[first * rowLength_ + col], copyParams, padParams);",
+                "DataCopyPad(tile, rowsGm_[first * accStride_ + col], copyParams, padParams);",
             ),
         ),
         "GM bounds",
@@ -483,10 +483,9 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "if (row < 0 || row >= numRows_ || row == paddingRow_) {",
-                "if (row < 0 || row >= numRows_) {",
+                "return (row < lo || row >= hi || row == paddingRow_) ? -1 : row;",
+                "return (row < lo || row >= hi) ? -1 : row;",
             ),
-            Edit(_EDB_KERNEL, "if (!accumulate || row == paddingRow_) {", "if (!accumulate) {"),
         ),
         VALUES,
     ),
@@ -512,8 +511,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    SetAtomicNone();\n",
-                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n",
+                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    }\n    SetAtomicNone();\n",
+                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    }\n",
             ),
         ),
         VALUES,
@@ -560,7 +559,7 @@ MUTANTS: tuple[Mutant, ...] = (
         EDB,
         ("Ascend910B",),
         "the occurrence counts in the workspace are never zeroed before counting (scaleGradByFreq)",
-        (Edit(_EDB_KERNEL, "        countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);\n", ""),),
+        (Edit(_EDB_KERNEL, "      countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);\n", ""),),
         VALUES,
     ),
     Mutant(
@@ -599,7 +598,7 @@ MUTANTS: tuple[Mutant, ...] = (
         ("Ascend910B",),
         "atomic add in the index dtype: SetAtomicAdd<TStore> (int64_t for INT64 indices), which Ascend910B "
         "atomics do not add (Ascend910, whose atomics add float only, runs no atomic strategy any more)",
-        (Edit(_EDB_KERNEL, "    SetAtomicAdd<float>();\n    DataCopy(", "    SetAtomicAdd<TStore>();\n    DataCopy("),),
+        (Edit(_EDB_KERNEL, "    SetAtomicAdd<float>();\n    for (", "    SetAtomicAdd<TStore>();\n    for ("),),
         "atomic dtype",
         "SetAtomicAdd<int64_t>: atomic add on Ascend910B supports",
     ),
@@ -703,8 +702,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    rowsQueue_.FreeTensor(rowsLocal);\n  }\n\n  __aicore__ inline void AccumulateChunk",
-                "  }\n\n  __aicore__ inline void AccumulateChunk",
+                "    rowsQueue_.FreeTensor(tile);\n  }\n\n  // Deterministic strategy: grad rows",
+                "  }\n\n  // Deterministic strategy: grad rows",
             ),
         ),
         "queue order",
@@ -733,9 +732,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    ZeroOwnedRows();\n    PipeBarrier<PIPE_ALL>();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
-                "    if (owner_) {\n      ZeroOwnedRows();\n    }\n    PipeBarrier<PIPE_ALL>();\n"
-                "    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "    } else {\n      ZeroOwnedRows();\n    }\n",
+                "    } else if (owner_) {\n      ZeroOwnedRows();\n    }\n",
             ),
         ),
         VALUES,
@@ -1018,8 +1016,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    rowsQueue_.EnQue(rowsLocal);\n    LocalTensor<TRows> loaded = rowsQueue_.DeQue<TRows>();",
-                "    LocalTensor<TRows> loaded = rowsLocal;",
+                "    rowsQueue_.EnQue(tile);\n    tile = rowsQueue_.DeQue<TRows>();\n",
+                "",
             ),
         ),
         "pipe race",
@@ -1033,9 +1031,10 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    DataCopy(accLocal, accGm_[offset], padded);\n    accQueue_.EnQue(accLocal);\n"
-                "    accLocal = accQueue_.DeQue<float>();",
-                "    DataCopy(accLocal, accGm_[offset], padded);",
+                "      DataCopy(accLocal, accGm_[offset], static_cast<uint32_t>(padded));\n"
+                "      accQueue_.EnQue(accLocal);\n"
+                "      accLocal = accQueue_.DeQue<float>();",
+                "      DataCopy(accLocal, accGm_[offset], static_cast<uint32_t>(padded));",
             ),
         ),
         "pipe race",
@@ -1068,8 +1067,9 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    ZeroOwnedRows();\n    PipeBarrier<PIPE_ALL>();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
-                "    ZeroOwnedRows();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "      ZeroOwnedRows();\n    }\n    PipeBarrier<PIPE_ALL>();\n"
+                "    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "      ZeroOwnedRows();\n    }\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
             ),
         ),
         "pipe race",

@@ -623,7 +623,7 @@ def other_bytes(
     if det and ub_acc:
         reads = row_cores * n * index_bytes + n * d * grad_bytes
         return reads + ((2 * groups + 1) * acc if groups > 1 else w * d * FP32_BYTES)
-    final = 2 * acc if (acc_in_ws or scale or groups > 1) else 0
+    final = 2 * acc if (acc_in_ws or scale or (det and groups > 1)) else 0  # atomic: no partials to merge
     if not det:
         total = n * index_bytes * index_slices + n * d * grad_bytes + n * acc_stride * FP32_BYTES + acc + final
         return total + (row_cores * n * index_bytes if scale else 0)

@@ -340,7 +340,7 @@ int64_t OtherBytes(bool deterministic, int64_t n, int64_t w, int64_t d, int64_t 
     return groups > 1 ? SatAdd(reads, SatMul(SatAdd(SatMul(2, groups), 1), acc))
                       : SatAdd(reads, SatMul(SatMul(w, d), FP32_BYTES));
   }
-  const int64_t finalPass = (accInWorkspace || scaling || groups > 1) ? SatMul(2, acc) : 0;
+  const int64_t finalPass = (accInWorkspace || scaling || (deterministic && groups > 1)) ? SatMul(2, acc) : 0;
   const int64_t grad = SatMul(SatMul(n, d), rowsBytes);
   const int64_t adds = SatMul(SatMul(n, accStride), FP32_BYTES);
   int64_t total = 0;

@@ -446,7 +446,7 @@ class KernelEmbeddingDenseGradAccumulate {
   // Grad rows [pos, pos + rows) x columns [col, col + count) -> the grad tile (row q at q * TilePitch(count)),
   // each row zero-padded up to its pitch: one DataCopyPad (blockCount rows); without
   // DataCopyPad one contiguous or strided DataCopy when the rows are whole 32-byte blocks, else row by row.
-  __aicore__ inline void LoadTile(const LocalTensor<TRows> &tile, int64_t pos, int64_t rows, int64_t col,
+  __aicore__ inline void LoadTile(const LocalTensor<TRows> &tile, int64_t first, int64_t rows, int64_t col,
                                   int64_t count) {
     const int64_t pitch = TilePitch(count);
     const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
@@ -454,15 +454,15 @@ class KernelEmbeddingDenseGradAccumulate {
 #if __NPU_ARCH__ == 1001
     const int64_t gapBlocks = (lineBytes - rowBytes) / BLOCK_BYTES;
     if (count == rowLength_ && rowBytes % BLOCK_BYTES == 0) {  // whole rows: one contiguous range
-      DataCopy(tile, rowsGm_[pos * rowLength_ + col], static_cast<uint32_t>(rows * count));
+      DataCopy(tile, rowsGm_[first * rowLength_ + col], static_cast<uint32_t>(rows * count));
     } else if (rowBytes % BLOCK_BYTES == 0 && lineBytes % BLOCK_BYTES == 0 && gapBlocks <= 65535 &&
                rowBytes / BLOCK_BYTES <= 65535) {
       DataCopyParams copyParams{static_cast<uint16_t>(rows), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
                                 static_cast<uint16_t>(gapBlocks), 0};
-      DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);
+      DataCopy(tile, rowsGm_[first * rowLength_ + col], copyParams);
     } else {  // rows of partial blocks: one by one, the block tails by the scalar unit and zero-padded
       for (int64_t q = 0; q < rows; ++q) {
-        CopyGmToUb(tile[static_cast<uint32_t>(q * pitch)], rowsGm_[(pos + q) * rowLength_ + col], count);
+        CopyGmToUb(tile[static_cast<uint32_t>(q * pitch)], rowsGm_[(first + q) * rowLength_ + col], count);
       }
       PipeBarrier<PIPE_ALL>();
       for (int64_t q = 0; q < rows; ++q) {
@@ -476,7 +476,7 @@ class KernelEmbeddingDenseGradAccumulate {
     DataCopyExtParams copyParams{static_cast<uint16_t>(rows), static_cast<uint32_t>(rowBytes),
                                  static_cast<uint32_t>(lineBytes - rowBytes), 0, 0};
     DataCopyPadExtParams<TRows> padParams{pitch > count, 0, static_cast<uint8_t>(pitch - count), static_cast<TRows>(0)};
-    DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);
+    DataCopyPad(tile, rowsGm_[first * rowLength_ + col], copyParams, padParams);
 #endif
   }
 
