@@ -727,16 +727,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-partial-zero-fill-skipped",
         EDB,
         ("Ascend910B",),
-        "deterministic index groups: only the owners zero-fill, so the partials of groups 1.. sum into the "
-        "workspace as it was left (poisoned)",
+        "deterministic index groups: only the owners zero their UB sums, so the cores of groups 1.. add their "
+        "partials onto whatever UB held",
         (
             Edit(
                 _EDB_KERNEL,
-                "    } else {\n      ZeroOwnedRows();\n    }\n",
-                "    } else if (owner_) {\n      ZeroOwnedRows();\n    }\n",
+                "      Duplicate(acc, 0.0f, static_cast<int32_t>((rowEnd_ - rowStart_) * accW_));\n",
+                "      if (owner_) {\n"
+                "        Duplicate(acc, 0.0f, static_cast<int32_t>((rowEnd_ - rowStart_) * accW_));\n"
+                "      }\n",
             ),
         ),
-        VALUES,
+        "UB uninitialized read",
+        "",
     ),
     Mutant(
         "edb-unaligned-index-copy-910",
