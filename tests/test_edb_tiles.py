@@ -89,10 +89,11 @@ def test_deterministic_owner_sums_its_run_in_ub_and_writes_once(product: str) ->
 
 def test_deterministic_ub_high_water_is_the_queues_plus_the_tile_and_the_ub_sums() -> None:
     """Ascend910B, D = 8 fp32, int64 indices: the indices queue (16,384 bytes), the accumulator and output
-    queues (64 fp32 each: 256 bytes each), one owned row of UB sums (32 bytes) and a grad tile of 2,048 rows
-    (an index chunk of int64: 16,384 / 8) of 32 bytes: 16,384 + 512 + 32 + 65,536 = 82,464 bytes."""
+    queues (64 fp32 each: 256 bytes each), one owned row of UB sums (32 bytes) and two grad tiles (double
+    buffering) of 2,048 rows (an index chunk of int64: 16,384 / 8) of 32 bytes: 16,384 + 512 + 32 + 2 x 65,536
+    = 148,000 bytes."""
     call("Ascend910B", np.arange(100, dtype=np.int64) // 10, 8, 10, True)
-    assert max(int(c["ub_high_water_bytes"]) for c in cores("Ascend910B")) == 16384 + 512 + 32 + 65536
+    assert max(int(c["ub_high_water_bytes"]) for c in cores("Ascend910B")) == 16384 + 512 + 32 + 2 * 65536
 
 
 def test_strided_tile_when_d_is_sliced_on_ascend910() -> None:
@@ -138,12 +139,21 @@ def test_gm_bytes_estimate_stays_within_3_percent_of_the_counters(
     assert abs(t.other_bytes_estimate - counted) <= 0.03 * counted, (t.other_bytes_estimate, counted)
 
 
+def test_the_next_tile_is_copied_before_the_current_one_is_added() -> None:
+    """Double buffering: the atomic strategy's tiles are queued two deep, so the kernel holds two grad tile
+    buffers; with one tile (N = 100 < tileRows) only the first is used, and the high-water mark still counts
+    both: indices 16,384 + accumulator and output queues 2 x 256 + 2 tiles x 2,048 rows x 32 bytes."""
+    call("Ascend910B", np.arange(100, dtype=np.int64) % 10, 8, 10, False)
+    assert max(int(c["ub_high_water_bytes"]) for c in cores("Ascend910B")) == 16384 + 512 + 2 * 2048 * 32
+
+
 def test_explain_names_the_small_dim_path_and_where_the_sums_live() -> None:
     small = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (8192, 8, 131072), None)
     assert "small-dim path: a grad row is 32 bytes (< 512), so a transfer carries up to 2048 rows" in small
     assert "sums: owned rows x D-slice in UB" in small and "written once to out" in small
     assert "sums: each tile row added with SetAtomicAdd<float>" in small
     assert "one DataCopyPad (blockCount rows" in small
+    assert "2 tiles in flight (the next tile's copy is issued before the current tile is added)" in small
     wide = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (4096, 128, 4096), None)
     assert "small-dim path" not in wide
     old = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (8192, 12, 131072), None)

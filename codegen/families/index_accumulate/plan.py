@@ -34,10 +34,17 @@ another core's counts or accumulator bytes).
 
 Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_decision`; all in int64):
 
-- UB: ``bufferNum * INDEX_UB_BYTES`` for indices, then per row element ``bufferNum * (sizeof(T) + 4 + 4)``
-  (grad, accumulator and output queues) plus 4 for the fp32 cast of 16-bit grads;
+- UB: ``bufferNum * INDEX_UB_BYTES`` for indices, then per row element ``bufferNum * (4 + 4) + TILE_BUFFERS *
+  sizeof(T)`` (accumulator and output queues, the grad tile queue) plus 4 for the fp32 cast of 16-bit grads;
   ``dChunkMax = (ubBytes - ubReserved - bufferNum * INDEX_UB_BYTES) / bytesPerElement`` rounded down to
   64 elements; ``dChunk = min(dChunkMax, D rounded up to 64)``; ``indexChunk = INDEX_UB_BYTES / sizeof(index)``.
+- Grad tiles: a tile is a run of consecutive positions whose rows the core adds (at most ``tileRows``) x one
+  D-chunk, moved GM -> UB by one DataCopyPad (a contiguous or strided DataCopy without DataCopyPad when a row
+  is whole 32-byte blocks, else row by row), each row at a pitch of ``min(dChunk, D)`` rounded up to 32 bytes.
+  The queues' remainder ``tileBudget = ub - reserved - bufferNum * (INDEX_UB_BYTES + 8 * dChunk)`` holds the
+  UB sums of a deterministic owner (``ubAccumulate``: ``ceil(num_rows / rowGroups) * min(sliceLength,
+  accStride) * 4`` bytes, when at most half of it and a tile row still fits) and ``tileRows = clamp((tileBudget
+  - UB sums) / (pitch * (TILE_BUFFERS * sizeof(T) + cast)), 1, min(4095, indexChunk))``.
 - Cores: 2-D splits (:func:`split_2d`): item groups x D-slices, a D-slice a multiple of ``sliceAlign =
   max(32 / sizeof(T), 8)`` elements (whole 32-byte blocks of grad and of the fp32 accumulator; only a row's
   last slice has a partial block, so the no-DataCopyPad path copies whole blocks everywhere else).
@@ -121,6 +128,8 @@ SLICE_OVERHEAD_BYTES = 32
 #: VECIN queues of the kernel (indices, grad, accumulator); the product's per-position buffer cap bounds
 #: bufferNum * VECIN_QUEUES.
 VECIN_QUEUES = 3
+#: Buffers of the grad tile queue (double buffering: the next tile's copy overlaps the current tile's adds).
+TILE_BUFFERS = 2
 STRATEGIES = (("atomic", False), ("deterministic", True))
 #: Sorted-run strategies (tiling-key strategy digit 2 and 3), compiled for products with DataCopyPad and
 #: hardware SyncAll: (name, deterministic).
@@ -312,11 +321,13 @@ def buffer_num(spec: OpSpec, products: list[Product]) -> int:
         ValueError: the VECIN queues (indices, grad, accumulator) would exceed a product's buffers per position.
     """
     bufs = spec.tiling.buffer_num
+    need = bufs * (VECIN_QUEUES - 1) + TILE_BUFFERS  # the grad tile queue has TILE_BUFFERS buffers
     for p in products:
-        if bufs * VECIN_QUEUES > p.queue_buffer_cap:
+        if need > p.queue_buffer_cap:
             raise ValueError(
-                f"{spec.op}: tiling.buffer_num {bufs} needs {bufs * VECIN_QUEUES} VECIN buffers, but {p.name} has "
-                f"{p.queue_buffer_cap} per position; use buffer_num <= {p.queue_buffer_cap // VECIN_QUEUES}"
+                f"{spec.op}: tiling.buffer_num {bufs} needs {need} VECIN buffers ({TILE_BUFFERS} of them the grad "
+                f"tiles'), but {p.name} has {p.queue_buffer_cap} per position; use buffer_num <= "
+                f"{(p.queue_buffer_cap - TILE_BUFFERS) // (VECIN_QUEUES - 1)}"
             )
     return bufs
 
@@ -764,7 +775,7 @@ def tiling_decision(
     acc_in_ws = d % ACC_ALIGN != 0
     grad_bytes = grad_dtype.itemsize
     cast_bytes = FP32_BYTES if grad_dtype is not DType.FLOAT else 0
-    bpe = bufs * (grad_bytes + FP32_BYTES + FP32_BYTES) + cast_bytes
+    bpe = bufs * (FP32_BYTES + FP32_BYTES) + TILE_BUFFERS * grad_bytes + cast_bytes
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - bufs * INDEX_UB_BYTES
     d_chunk_max = budget // bpe // CHUNK_ALIGN * CHUNK_ALIGN
     if d_chunk_max <= 0:
@@ -794,7 +805,7 @@ def tiling_decision(
     tile_budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - bufs * (INDEX_UB_BYTES + 2 * d_chunk * FP32_BYTES)
     # a tile row: a D-chunk of grad (at most D elements) padded to whole 32-byte blocks
     tile_pitch = _align(max(1, min(d_chunk, d)), BLOCK_BYTES // grad_bytes)
-    tile_row_bytes = tile_pitch * (bufs * grad_bytes + cast_bytes)
+    tile_row_bytes = tile_pitch * (TILE_BUFFERS * grad_bytes + cast_bytes)
     ub_acc_bytes = _sat_mul(
         _sat_mul(_ceil_div(num_weights, row_split.groups), min(row_split.slice_length, acc_stride)), FP32_BYTES
     )
@@ -843,7 +854,7 @@ def tiling_decision(
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
         ("indices queue", bufs, INDEX_UB_BYTES),
-        ("grad tile queue", bufs, tile_rows * tile_pitch * grad_bytes),
+        ("grad tile queue", TILE_BUFFERS, tile_rows * tile_pitch * grad_bytes),
         ("fp32 cast of the grad tile", 1 if cast_bytes else 0, tile_rows * tile_pitch * FP32_BYTES),
         ("accumulator queue", bufs, d_chunk * FP32_BYTES),
         ("output queue", bufs, d_chunk * FP32_BYTES),
@@ -917,7 +928,10 @@ def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
         if t.deterministic
         else "runs of consecutive valid positions"
     )
-    lines = [f"    grad tiles: up to {t.tile_rows} grad rows x one D-chunk per transfer, {runs}: {how}"]
+    lines = [
+        f"    grad tiles: up to {t.tile_rows} grad rows x one D-chunk per transfer, {runs}: {how}; {TILE_BUFFERS} "
+        "tiles in flight (the next tile's copy is issued before the current tile is added)"
+    ]
     if 0 < row_bytes < SMALL_DIM_BYTES:
         lines.append(
             f"    small-dim path: a grad row is {row_bytes} bytes (< {SMALL_DIM_BYTES}), so a transfer carries up to "
@@ -1245,6 +1259,8 @@ class TilingSourceView(KindView):
     sort_pair_chunk: int
     sort_stage_min: int
     sorted_archs: tuple[ArchGroup, ...]
+    #: buffers of the grad tile queue (double buffering)
+    tile_buffers: int
     tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
     ub_reserved_bytes: int
@@ -1261,6 +1277,8 @@ class KernelView(KindView):
     cache_line_bytes: int
     index: str
     kernel_class: str
+    #: buffers of the grad tile queue (double buffering)
+    tile_buffers: int
     kernel_params: tuple[str, ...]
     #: largest blockCount of one DataCopy / DataCopyPad
     max_block_count: int
@@ -1457,9 +1475,13 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     ]
     tiling_lines = [
         "Every size in the tiling is int64 (numWeights and the row count may exceed 2^31).",
-        f"UB: {bufs} x {INDEX_UB_BYTES} bytes of indices, then per element of a row chunk {bufs} x (grad + fp32 "
-        f"accumulator + fp32 output) bytes, plus an fp32 cast buffer for 16-bit grads; `D` is cut into chunks of "
-        f"at most `dChunk` elements (a multiple of {CHUNK_ALIGN}).",
+        f"UB: {bufs} x {INDEX_UB_BYTES} bytes of indices, then per element of a row chunk {bufs} x (fp32 "
+        f"accumulator + fp32 output) + {TILE_BUFFERS} x grad bytes, plus an fp32 cast buffer for 16-bit grads; `D` "
+        f"is cut into chunks of at most `dChunk` elements (a multiple of {CHUNK_ALIGN}). Grad moves in tiles of up "
+        f"to `tileRows` consecutive rows x one chunk per DataCopy, {TILE_BUFFERS} tiles in flight (the next tile's "
+        "copy overlaps the current tile's adds), sized from what the other queues leave of UB; in the "
+        "deterministic strategy the owners sum their rows in UB and write them once when they take at most half "
+        "of it (`ubAccumulate`).",
         f"The fp32 accumulator has rows of `D` rounded up to {ACC_ALIGN} elements (whole 32-byte blocks); it is the "
         "fp32 device output itself when `D` is a multiple of 8, else it lives in the workspace, followed by int64 "
         f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set. The workspace the tiling "
@@ -1532,6 +1554,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "index_keys": index_keys,
             "branch_groups": branch_groups,
             "buffer_num": bufs,
+            "tile_buffers": TILE_BUFFERS,
             "block_bytes": BLOCK_BYTES,
             "fp32_bytes": FP32_BYTES,
             "count_bytes": COUNT_BYTES,

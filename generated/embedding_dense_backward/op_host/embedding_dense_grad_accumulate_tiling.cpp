@@ -24,6 +24,7 @@ constexpr int64_t COUNTS_PER_LINE = CACHE_LINE_BYTES / COUNT_BYTES;
 constexpr int64_t ACC_ALIGN = 8;     // fp32 elements per 32-byte block
 constexpr int64_t CHUNK_ALIGN = 64;  // fp32 elements per 256-byte repeat
 constexpr int64_t BUFFER_NUM = 1;
+constexpr int64_t TILE_BUFFERS = 2;        // grad tiles in flight (double buffering)
 constexpr int64_t INDEX_UB_BYTES = 16384;  // bytes of one buffer of the indices queue
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t MIN_BYTES_PER_CORE = 32768;
@@ -407,11 +408,11 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   const int64_t accStride = CeilDiv(rowLength, ACC_ALIGN) * ACC_ALIGN;
   const int64_t accInWorkspace = (rowLength % ACC_ALIGN != 0) ? 1 : 0;
 
-  // UB: the indices queue, then per element of a row chunk one slot in the grad, accumulator and
-  // output queues, plus the fp32 cast of 16-bit grad.
+  // UB: the indices queue, then per element of a row chunk one slot in the accumulator and output queues,
+  // TILE_BUFFERS in the grad tile queue, plus the fp32 cast of 16-bit grad.
   const int64_t rowsBytes = RowsBytes(rowsKey);
   const int64_t castBytes = rowsBytes == FP32_BYTES ? 0 : FP32_BYTES;  // 16-bit rows are cast to fp32
-  const int64_t bytesPerElement = BUFFER_NUM * (rowsBytes + FP32_BYTES + FP32_BYTES) + castBytes;
+  const int64_t bytesPerElement = BUFFER_NUM * (FP32_BYTES + FP32_BYTES) + TILE_BUFFERS * rowsBytes + castBytes;
   const int64_t ubBudget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - BUFFER_NUM * INDEX_UB_BYTES;
   const int64_t dChunkMax = ubBudget / bytesPerElement / CHUNK_ALIGN * CHUNK_ALIGN;
   if (dChunkMax <= 0) {
@@ -462,7 +463,7 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   const int64_t tileBudget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - queueBytes;
   const int64_t rowsBlock = BLOCK_BYTES / rowsBytes;  // a tile row: a D-chunk (at most D) in whole 32-byte blocks
   const int64_t tilePitch = CeilDiv(std::max<int64_t>(1, std::min(dChunk, rowLength)), rowsBlock) * rowsBlock;
-  const int64_t tileRowBytes = tilePitch * (BUFFER_NUM * rowsBytes + castBytes);
+  const int64_t tileRowBytes = tilePitch * (TILE_BUFFERS * rowsBytes + castBytes);
   const int64_t ubAccBytes =
       SatMul(SatMul(CeilDiv(numRows, rowSplit.groups), std::min(rowSplit.sliceLength, accStride)), FP32_BYTES);
   const int64_t ubAccumulate =

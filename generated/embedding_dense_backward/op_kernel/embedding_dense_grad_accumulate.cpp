@@ -26,6 +26,8 @@ using namespace AscendC;
 
 namespace {
 constexpr int32_t BUFFER_NUM = 1;
+// Grad tiles in flight (double buffering): the copy of the next tile overlaps the adds of the current one.
+constexpr int32_t TILE_BUFFERS = 2;
 constexpr int64_t BLOCK_BYTES = 32;
 constexpr int64_t FP32_BLOCK = BLOCK_BYTES / static_cast<int64_t>(sizeof(float));
 // Largest blockCount of one DataCopy / DataCopyPad (DataCopyParams, DataCopyExtParams: 1..4095).
@@ -219,7 +221,7 @@ class KernelEmbeddingDenseGradAccumulate {
                      static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
     // grad tile: tileRows_ rows of a D-chunk (at most D elements) padded to whole 32-byte blocks
     const int64_t tileElems = tileRows_ * TilePitch(dChunk_ < rowLength_ ? dChunk_ : (rowLength_ > 0 ? rowLength_ : 1));
-    pipe_.InitBuffer(rowsQueue_, BUFFER_NUM, static_cast<uint32_t>(tileElems * static_cast<int64_t>(sizeof(TRows))));
+    pipe_.InitBuffer(rowsQueue_, TILE_BUFFERS, static_cast<uint32_t>(tileElems * static_cast<int64_t>(sizeof(TRows))));
     if constexpr (!IsSameType<TRows, float>::value) {
       pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(tileElems * static_cast<int64_t>(sizeof(float))));
     }
@@ -246,17 +248,7 @@ class KernelEmbeddingDenseGradAccumulate {
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
       const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
       LocalTensor<TStore> indexLocal = CopyInIndices(base, count);
-      for (int64_t j = 0; j < count;) {
-        const int64_t run = RunAt(indexLocal, j, count, 0, numRows_);
-        if (run == 0) {
-          ++j;
-          continue;
-        }
-        for (int64_t col = addColStart_; col < addColEnd_; col += dChunk_) {
-          AtomicAddTile(indexLocal, base, j, run, col, ChunkLength(col, addColEnd_));
-        }
-        j += run;
-      }
+      AddTiles(indexLocal, base, count, true);
       FreeIndices(indexLocal);
     }
     SyncAll();
@@ -404,16 +396,8 @@ class KernelEmbeddingDenseGradAccumulate {
           }
         }
       }
-      for (int64_t j = 0; accumulate && j < count;) {
-        const int64_t run = RunAt(indexLocal, j, count, rowStart_, rowEnd_);
-        if (run == 0) {
-          ++j;
-          continue;
-        }
-        for (int64_t col = colStart_; col < colEnd_; col += dChunk_) {
-          AccumulateTile(indexLocal, base, j, run, col, ChunkLength(col, colEnd_));
-        }
-        j += run;
+      if (accumulate) {
+        AddTiles(indexLocal, base, count, false);
       }
       FreeIndices(indexLocal);
     }
@@ -480,71 +464,132 @@ class KernelEmbeddingDenseGradAccumulate {
 #endif
   }
 
-  // The grad tile of entries [j, j + rows) of the index chunk at `base` x columns [col, col + count), queued
-  // in and seen as fp32 (16-bit grads cast into castBuf_); row q at q * TilePitch(count), zero-padded.
-  __aicore__ inline LocalTensor<float> CopyInTile(LocalTensor<TRows> &tile, int64_t pos, int64_t rows, int64_t col,
-                                                  int64_t count) {
-    tile = rowsQueue_.AllocTensor<TRows>();
-    LoadTile(tile, pos, rows, col, count);
+  // A tile: entries [j, j + rows) of an index chunk (a run) x columns [col, col + count).
+  struct TileRef {
+    int64_t j;
+    int64_t rows;
+    int64_t col;
+    int64_t count;
+  };
+
+  // Advances `t` to the next tile of an index chunk of `count` entries: the next D-chunk of the same run, else
+  // the first D-chunk of the next run of entries added into rows [lo, hi). False at the chunk's end.
+  __aicore__ inline bool NextTile(const LocalTensor<TStore> &indexLocal, int64_t count, int64_t lo, int64_t hi,
+                                  int64_t colBegin, int64_t colEnd, TileRef &t) const {
+    if (t.col + dChunk_ < colEnd) {
+      t.col += dChunk_;
+      t.count = ChunkLength(t.col, colEnd);
+      return true;
+    }
+    int64_t j = t.j + t.rows;
+    while (j < count && AddedRow(indexLocal, j, lo, hi) < 0) {
+      ++j;
+    }
+    if (j >= count) {
+      return false;
+    }
+    t.j = j;
+    t.rows = RunAt(indexLocal, j, count, lo, hi);
+    t.col = colBegin;
+    t.count = ChunkLength(colBegin, colEnd);
+    return true;
+  }
+
+  // Starts the copy of tile `t` of the index chunk at `base` into a free grad buffer and queues it.
+  __aicore__ inline void IssueTile(int64_t base, const TileRef &t) {
+    LocalTensor<TRows> tile = rowsQueue_.AllocTensor<TRows>();
+    LoadTile(tile, base + t.j, t.rows, t.col, t.count);
     rowsQueue_.EnQue(tile);
-    tile = rowsQueue_.DeQue<TRows>();
-    if constexpr (IsSameType<TRows, float>::value) {
-      return tile;
-    } else {
-      LocalTensor<float> value = castBuf_.Get<float>();
-      Cast(value, tile, RoundMode::CAST_NONE, static_cast<uint32_t>(rows * TilePitch(count)));
-      return value;
+  }
+
+  // Every tile of an index chunk (entries at `base`, `count` of them), two in flight: the copy of the next tile
+  // (MTE2) is issued before the current one is added. Atomic: each tile row is added with SetAtomicAdd<float>
+  // into its accumulator row (whole blocks); deterministic: added in entry order into the owned rows, in UB
+  // (ubAcc_) or by a read-add-write of the accumulator row in GM.
+  __aicore__ inline void AddTiles(const LocalTensor<TStore> &indexLocal, int64_t base, int64_t count, bool atomic) {
+    const int64_t lo = atomic ? 0 : rowStart_;
+    const int64_t hi = atomic ? numRows_ : rowEnd_;
+    const int64_t colBegin = atomic ? addColStart_ : colStart_;
+    const int64_t colEnd = atomic ? addColEnd_ : colEnd_;
+    TileRef cur{0, 0, colEnd, 0};
+    if (!NextTile(indexLocal, count, lo, hi, colBegin, colEnd, cur)) {
+      return;
+    }
+    IssueTile(base, cur);
+    constexpr bool direct = IsSameType<TRows, float>::value;  // fp32 tiles go to GM as they are (atomic)
+    if (atomic && direct) {
+      SyncPipes<HardEvent::MTE2_MTE3>(pipe_);  // the atomic copies-out wait for the first tile's copy-in
+    }
+    while (true) {
+      TileRef next = cur;
+      const bool more = NextTile(indexLocal, count, lo, hi, colBegin, colEnd, next);
+      if (more) {
+        IssueTile(base, next);
+      }
+      LocalTensor<TRows> tile = rowsQueue_.DeQue<TRows>();
+      LocalTensor<float> value;
+      if constexpr (direct) {
+        value = tile;
+      } else {
+        value = castBuf_.Get<float>();
+        Cast(value, tile, RoundMode::CAST_NONE, static_cast<uint32_t>(cur.rows * TilePitch(cur.count)));
+      }
+      if (atomic) {
+        // The rows go straight from UB to GM (MTE3): written by MTE2 (fp32) or Cast (V). Afterwards the copy
+        // into this buffer (MTE2) or the next Cast (V) waits for MTE3's reads; with fp32 the next tile's
+        // copy-out waits for its copy-in (the flag is set after that copy was issued, so it overlaps these adds).
+        if constexpr (!direct) {
+          SyncPipes<HardEvent::V_MTE3>(pipe_);
+        }
+        AtomicAddRows(indexLocal, cur, value);
+        if constexpr (direct) {
+          SyncPipes<HardEvent::MTE3_MTE2>(pipe_);
+          if (more) {
+            SyncPipes<HardEvent::MTE2_MTE3>(pipe_);
+          }
+        } else {
+          SyncPipes<HardEvent::MTE3_V>(pipe_);
+        }
+      } else {
+        AccumulateRows(indexLocal, cur, value);
+      }
+      rowsQueue_.FreeTensor(tile);
+      if (!more) {
+        return;
+      }
+      cur = next;
     }
   }
 
-  // Atomic strategy: grad rows of entries [j, j + rows) of the index chunk at `base` x columns [col, col +
-  // count) -> one tile, then each row added with SetAtomicAdd<float> into its accumulator row (whole blocks).
-  __aicore__ inline void AtomicAddTile(const LocalTensor<TStore> &indexLocal, int64_t base, int64_t j, int64_t rows,
-                                       int64_t col, int64_t count) {
-    LocalTensor<TRows> tile;
-    LocalTensor<float> value = CopyInTile(tile, base + j, rows, col, count);
-    const int64_t pitch = TilePitch(count);
-    // The rows go straight from UB to GM (MTE3): written by MTE2 (fp32 grads) or Cast (V), which the VECIN
-    // queue orders only before V; afterwards the next tile's copy or Cast must wait for MTE3's reads.
-    if constexpr (IsSameType<TRows, float>::value) {
-      SyncPipes<HardEvent::MTE2_MTE3>(pipe_);
-    } else {
-      SyncPipes<HardEvent::V_MTE3>(pipe_);
-    }
+  // Atomic strategy: the rows of tile t added with SetAtomicAdd<float> into their accumulator rows.
+  __aicore__ inline void AtomicAddRows(const LocalTensor<TStore> &indexLocal, const TileRef &t,
+                                       const LocalTensor<float> &value) {
+    const int64_t pitch = TilePitch(t.count);
     SetAtomicAdd<float>();
-    for (int64_t q = 0; q < rows; ++q) {
-      const int64_t row = AddedRow(indexLocal, j + q, 0, numRows_);
-      DataCopy(accGm_[row * accStride_ + col], value[static_cast<uint32_t>(q * pitch)],
-               static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
+    for (int64_t q = 0; q < t.rows; ++q) {
+      const int64_t row = AddedRow(indexLocal, t.j + q, 0, numRows_);
+      DataCopy(accGm_[row * accStride_ + t.col], value[static_cast<uint32_t>(q * pitch)],
+               static_cast<uint32_t>(AlignUp(t.count, FP32_BLOCK)));
     }
     SetAtomicNone();
-    if constexpr (IsSameType<TRows, float>::value) {
-      SyncPipes<HardEvent::MTE3_MTE2>(pipe_);
-    } else {
-      SyncPipes<HardEvent::MTE3_V>(pipe_);
-    }
-    rowsQueue_.FreeTensor(tile);
   }
 
-  // Deterministic strategy: grad rows of entries [j, j + rows) of the index chunk at `base` x columns [col,
-  // col + count) -> one tile, then added in entry order into the owned rows: in UB (ubAcc_), else by a
-  // read-add-write of each accumulator row in GM.
-  __aicore__ inline void AccumulateTile(const LocalTensor<TStore> &indexLocal, int64_t base, int64_t j, int64_t rows,
-                                        int64_t col, int64_t count) {
-    LocalTensor<TRows> tile;
-    LocalTensor<float> value = CopyInTile(tile, base + j, rows, col, count);
-    const int64_t pitch = TilePitch(count);
-    const int32_t padded = static_cast<int32_t>(AlignUp(count, FP32_BLOCK));
-    for (int64_t q = 0; q < rows; ++q) {
-      const int64_t row = AddedRow(indexLocal, j + q, rowStart_, rowEnd_);
+  // Deterministic strategy: the rows of tile t added in entry order into the owned rows: in UB (ubAcc_), else
+  // by a read-add-write of each accumulator row in GM.
+  __aicore__ inline void AccumulateRows(const LocalTensor<TStore> &indexLocal, const TileRef &t,
+                                        const LocalTensor<float> &value) {
+    const int64_t pitch = TilePitch(t.count);
+    const int32_t padded = static_cast<int32_t>(AlignUp(t.count, FP32_BLOCK));
+    for (int64_t q = 0; q < t.rows; ++q) {
+      const int64_t row = AddedRow(indexLocal, t.j + q, rowStart_, rowEnd_);
       const LocalTensor<float> rowValue = value[static_cast<uint32_t>(q * pitch)];
       if (ubAcc_) {
         LocalTensor<float> acc = ubAccBuf_.Get<float>();
-        LocalTensor<float> dst = acc[static_cast<uint32_t>((row - rowStart_) * accW_ + col - colStart_)];
+        LocalTensor<float> dst = acc[static_cast<uint32_t>((row - rowStart_) * accW_ + t.col - colStart_)];
         Add(dst, dst, rowValue, padded);
         continue;
       }
-      const int64_t offset = row * accStride_ + col;
+      const int64_t offset = row * accStride_ + t.col;
       LocalTensor<float> accLocal = accQueue_.AllocTensor<float>();
       DataCopy(accLocal, accGm_[offset], static_cast<uint32_t>(padded));
       accQueue_.EnQue(accLocal);
@@ -558,8 +603,6 @@ class KernelEmbeddingDenseGradAccumulate {
       outQueue_.FreeTensor(sumLocal);
       accQueue_.FreeTensor(accLocal);
     }
-    PipeBarrier<PIPE_ALL>();  // the tile's reads (V) are done before the next tile's copy overwrites it
-    rowsQueue_.FreeTensor(tile);
   }
 
   // ubAcc_ with index groups: the owned rows x D-slice summed in UB -> this core's accumulator (group 0) or
@@ -699,7 +742,7 @@ class KernelEmbeddingDenseGradAccumulate {
 
   TPipe pipe_;
   TQue<TPosition::VECIN, BUFFER_NUM> indexQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> rowsQueue_;
+  TQue<TPosition::VECIN, TILE_BUFFERS> rowsQueue_;
   TQue<TPosition::VECIN, BUFFER_NUM> accQueue_;
   TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
   TBuf<TPosition::VECCALC> castBuf_;
