@@ -87,6 +87,20 @@ def test_deterministic_owner_sums_its_run_in_ub_and_writes_once(product: str) ->
         assert int(c["gm_bytes_written"]) == 32
 
 
+def test_small_rows_of_partial_blocks_move_as_one_range_on_ascend910() -> None:
+    """Ascend910 (no DataCopyPad), D = 3 fp32 (12-byte rows), 10 rows, 100 indices i // 10, deterministic: each
+    of the 10 cores reads the 100 int64 indices (one DataCopy, 800 bytes) and its run of 10 rows as one range
+    of 30 floats: one DataCopy of its 24 whole-block floats (96 bytes), the 6 left by the scalar unit; its one
+    3-float output row is below a block, so the scalar unit writes it: 2 transfers, 896 bytes per core (one
+    DataCopy per row before: none of a 12-byte row is a whole block, so every grad element went scalar)."""
+    call("Ascend910", np.arange(100, dtype=np.int64) // 10, 3, 10, True)
+    cs = cores("Ascend910")
+    assert len(cs) == 10
+    for c in cs:
+        assert int(c["dma_transfers"]) == 2
+        assert int(c["dma_bytes"]) == 800 + 96
+
+
 def test_deterministic_ub_high_water_is_the_queues_plus_the_tile_and_the_ub_sums() -> None:
     """Ascend910B, D = 8 fp32, int64 indices: the indices queue (16,384 bytes), the accumulator and output
     queues (64 fp32 each: 256 bytes each), one owned row of UB sums (32 bytes) and two grad tiles (double
@@ -157,7 +171,10 @@ def test_explain_names_the_small_dim_path_and_where_the_sums_live() -> None:
     wide = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (4096, 128, 4096), None)
     assert "small-dim path" not in wide
     old = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (8192, 12, 131072), None)
-    assert "row by row (Ascend910 has no DataCopyPad and a 48-byte row is not whole 32-byte blocks)" in old
+    assert "one contiguous DataCopy of the run's whole 32-byte blocks, the tail and the spread" in old
+    assert "small-dim path: a grad row is 48 bytes (< 512)" in old
+    sliced = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (7, 1030, 500), None)
+    assert "row by row (Ascend910 has no DataCopyPad and a 4120-byte row is not whole 32-byte blocks)" in sliced
     aligned = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (8192, 8, 131072), None)
     assert "one contiguous DataCopy (whole rows)" in aligned
     big = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (600, 2048, 64), None)

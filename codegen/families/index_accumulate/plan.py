@@ -904,7 +904,8 @@ def tiling_decision(
     )
 
 
-#: Bytes of a grad row below which ``opgen explain`` names the small-dim path (several rows per transfer).
+#: Bytes of a grad row below which the small-dim path applies (several rows per transfer; without DataCopyPad a
+#: run of whole rows of partial blocks moves as one range and is spread to the 32-byte pitch in UB).
 SMALL_DIM_BYTES = 512
 
 
@@ -921,6 +922,11 @@ def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
             if slices == 1
             else "one strided DataCopy (DataCopyParams blockCount rows, blockLen the slice, srcStride the rest)"
         )
+    elif slices == 1 and row_bytes < SMALL_DIM_BYTES:
+        how = (
+            "one contiguous DataCopy of the run's whole 32-byte blocks, the tail and the spread to a 32-byte row "
+            f"pitch by the scalar unit ({product.name} has no DataCopyPad)"
+        )
     else:
         how = f"row by row ({product.name} has no DataCopyPad and a {row_bytes}-byte row is not whole 32-byte blocks)"
     runs = (
@@ -936,11 +942,7 @@ def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
         lines.append(
             f"    small-dim path: a grad row is {row_bytes} bytes (< {SMALL_DIM_BYTES}), so a transfer carries up to "
             f"{t.tile_rows} rows"
-            + (
-                ""
-                if product.data_copy_pad or row_bytes % BLOCK_BYTES == 0
-                else " where whole-block copies allow (here one per row)"
-            )
+            + ("" if product.data_copy_pad or row_bytes % BLOCK_BYTES == 0 or slices == 1 else " (here one per row)")
         )
     if not t.deterministic:
         lines.append("    sums: each tile row added with SetAtomicAdd<float> into its accumulator row (whole blocks)")
@@ -1282,6 +1284,8 @@ class KernelView(KindView):
     kernel_params: tuple[str, ...]
     #: largest blockCount of one DataCopy / DataCopyPad
     max_block_count: int
+    #: grad rows below this many bytes take the small-dim path
+    small_dim_bytes: int
     no_pad_condition: str
     no_sync_condition: str
     num_rows: str
@@ -1555,6 +1559,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "branch_groups": branch_groups,
             "buffer_num": bufs,
             "tile_buffers": TILE_BUFFERS,
+            "small_dim_bytes": SMALL_DIM_BYTES,
             "block_bytes": BLOCK_BYTES,
             "fp32_bytes": FP32_BYTES,
             "count_bytes": COUNT_BYTES,

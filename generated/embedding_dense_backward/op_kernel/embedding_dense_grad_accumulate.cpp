@@ -32,6 +32,8 @@ constexpr int64_t BLOCK_BYTES = 32;
 constexpr int64_t FP32_BLOCK = BLOCK_BYTES / static_cast<int64_t>(sizeof(float));
 // Largest blockCount of one DataCopy / DataCopyPad (DataCopyParams, DataCopyExtParams: 1..4095).
 constexpr int64_t MAX_BLOCK_COUNT = 4095;
+// Grad rows below this many bytes take the small-dim path where DataCopyPad is missing (a run moves as one range).
+constexpr int64_t SMALL_DIM_BYTES = 512;
 // int64 counts per scalar data cache line (64 bytes): each core's count slice starts on its own line.
 constexpr int64_t COUNTS_PER_LINE = 64 / static_cast<int64_t>(sizeof(int64_t));
 
@@ -444,6 +446,18 @@ class KernelEmbeddingDenseGradAccumulate {
       DataCopyParams copyParams{static_cast<uint16_t>(rows), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
                                 static_cast<uint16_t>(gapBlocks), 0};
       DataCopy(tile, rowsGm_[first * rowLength_ + col], copyParams);
+    } else if (count == rowLength_ && rowBytes < SMALL_DIM_BYTES) {
+      // small whole rows of partial blocks: the run as one contiguous range (its whole blocks by DataCopy, the
+      // tail by the scalar unit), then spread to the 32-byte pitch in place (last row first) and zero-padded
+      CopyGmToUb(tile, rowsGm_[first * rowLength_], rows * count);
+      PipeBarrier<PIPE_ALL>();
+      for (int64_t q = rows - 1; q >= 0; --q) {
+        for (int64_t k = pitch - 1; k >= 0; --k) {
+          const TRows moved = k < count ? tile.GetValue(static_cast<uint32_t>(q * count + k)) : static_cast<TRows>(0);
+          tile.SetValue(static_cast<uint32_t>(q * pitch + k), moved);
+        }
+      }
+      PipeBarrier<PIPE_ALL>();
     } else {  // rows of partial blocks: one by one, the block tails by the scalar unit and zero-padded
       for (int64_t q = 0; q < rows; ++q) {
         CopyGmToUb(tile[static_cast<uint32_t>(q * pitch)], rowsGm_[(first + q) * rowLength_ + col], count);
