@@ -511,8 +511,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    }\n    SetAtomicNone();\n",
-                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    }\n",
+                "static_cast<uint32_t>(AlignUp(t.count, FP32_BLOCK)));\n    }\n    SetAtomicNone();\n",
+                "static_cast<uint32_t>(AlignUp(t.count, FP32_BLOCK)));\n    }\n",
             ),
         ),
         VALUES,
@@ -664,12 +664,12 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-row-chunk-rounded-up",
         EDB,
         ("Ascend910B",),
-        "tiling rounds the UB row chunk UP to 64 elements: one repeat larger than UB allows",
+        "tiling rounds the grad tile's row count UP: one tile row more than what the queues leave of UB",
         (
             Edit(
                 _EDB_TILING,
-                "const int64_t dChunkMax = ubBudget / bytesPerElement / CHUNK_ALIGN * CHUNK_ALIGN;",
-                "const int64_t dChunkMax = CeilDiv(ubBudget / bytesPerElement, CHUNK_ALIGN) * CHUNK_ALIGN;",
+                "(tileBudget - (ubAccumulate != 0 ? ubAccBytes : 0)) / tileRowBytes,",
+                "CeilDiv(tileBudget - (ubAccumulate != 0 ? ubAccBytes : 0), tileRowBytes),",
             ),
         ),
         "UB capacity",
@@ -698,16 +698,16 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-free-tensor-missing",
         EDB,
         ("Ascend910B",),
-        "FreeTensor of the grad row tile is missing after an atomic add (the next AllocTensor would block)",
+        "FreeTensor of a grad tile is missing after its adds (the AllocTensor of the third tile would block)",
         (
             Edit(
                 _EDB_KERNEL,
-                "    rowsQueue_.FreeTensor(tile);\n  }\n\n  // Deterministic strategy: grad rows",
-                "  }\n\n  // Deterministic strategy: grad rows",
+                "      rowsQueue_.FreeTensor(tile);\n      if (!more) {",
+                "      if (!more) {",
             ),
         ),
         "queue order",
-        "all 1 buffers are in use",
+        "all 2 buffers are in use",
     ),
     Mutant(
         "edb-launch-fewer-cores",
@@ -915,8 +915,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "const int64_t offset = row * accStride_ + col;",
-                "const int32_t offset = row * accStride_ + col;",
+                "const int64_t offset = row * accStride_ + t.col;",
+                "const int32_t offset = row * accStride_ + t.col;",
             ),
         ),
         BUILD,
@@ -1015,12 +1015,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-row-queue-bypassed",
         EDB,
         ("Ascend910B",),
-        "the grad row is used straight after its copy-in instead of through the queue's EnQue/DeQue",
+        "the grad tile is queued (EnQue) before its copy-in is issued, so the DeQue that hands it to the adds does "
+        "not wait for the copy",
         (
             Edit(
                 _EDB_KERNEL,
-                "    rowsQueue_.EnQue(tile);\n    tile = rowsQueue_.DeQue<TRows>();\n",
-                "",
+                "    LoadTile(tile, base + t.j, t.rows, t.col, t.count);\n    rowsQueue_.EnQue(tile);\n",
+                "    rowsQueue_.EnQue(tile);\n    LoadTile(tile, base + t.j, t.rows, t.col, t.count);\n",
             ),
         ),
         "pipe race",
