@@ -467,8 +467,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "CopyGmToUb(rowsLocal, rowsGm_[i * rowLength_ + col], count);",
-                "CopyGmToUb(rowsLocal, rowsGm_[i * accStride_ + col], count);",
+                "DataCopyPad(tile, rowsGm_[first * rowLength_ + col], copyParams, padParams);",
+                "DataCopyPad(tile, rowsGm_[first * accStride_ + col], copyParams, padParams);",
             ),
         ),
         "GM bounds",
@@ -483,10 +483,9 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "if (row < 0 || row >= numRows_ || row == paddingRow_) {",
-                "if (row < 0 || row >= numRows_) {",
+                "return (row < lo || row >= hi || row == paddingRow_) ? -1 : row;",
+                "return (row < lo || row >= hi) ? -1 : row;",
             ),
-            Edit(_EDB_KERNEL, "if (!accumulate || row == paddingRow_) {", "if (!accumulate) {"),
         ),
         VALUES,
     ),
@@ -512,8 +511,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n    SetAtomicNone();\n",
-                "static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));\n",
+                "static_cast<uint32_t>(AlignUp(t.count, FP32_BLOCK)));\n    }\n    SetAtomicNone();\n",
+                "static_cast<uint32_t>(AlignUp(t.count, FP32_BLOCK)));\n    }\n",
             ),
         ),
         VALUES,
@@ -560,7 +559,7 @@ MUTANTS: tuple[Mutant, ...] = (
         EDB,
         ("Ascend910B",),
         "the occurrence counts in the workspace are never zeroed before counting (scaleGradByFreq)",
-        (Edit(_EDB_KERNEL, "        countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);\n", ""),),
+        (Edit(_EDB_KERNEL, "      countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);\n", ""),),
         VALUES,
     ),
     Mutant(
@@ -599,7 +598,7 @@ MUTANTS: tuple[Mutant, ...] = (
         ("Ascend910B",),
         "atomic add in the index dtype: SetAtomicAdd<TStore> (int64_t for INT64 indices), which Ascend910B "
         "atomics do not add (Ascend910, whose atomics add float only, runs no atomic strategy any more)",
-        (Edit(_EDB_KERNEL, "    SetAtomicAdd<float>();\n    DataCopy(", "    SetAtomicAdd<TStore>();\n    DataCopy("),),
+        (Edit(_EDB_KERNEL, "    SetAtomicAdd<float>();\n    for (", "    SetAtomicAdd<TStore>();\n    for ("),),
         "atomic dtype",
         "SetAtomicAdd<int64_t>: atomic add on Ascend910B supports",
     ),
@@ -665,12 +664,12 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-row-chunk-rounded-up",
         EDB,
         ("Ascend910B",),
-        "tiling rounds the UB row chunk UP to 64 elements: one repeat larger than UB allows",
+        "tiling rounds the grad tile's row count UP: one tile row more than what the queues leave of UB",
         (
             Edit(
                 _EDB_TILING,
-                "const int64_t dChunkMax = ubBudget / bytesPerElement / CHUNK_ALIGN * CHUNK_ALIGN;",
-                "const int64_t dChunkMax = CeilDiv(ubBudget / bytesPerElement, CHUNK_ALIGN) * CHUNK_ALIGN;",
+                "(tileBudget - (ubAccumulate != 0 ? ubAccBytes : 0)) / tileRowBytes,",
+                "CeilDiv(tileBudget - (ubAccumulate != 0 ? ubAccBytes : 0), tileRowBytes),",
             ),
         ),
         "UB capacity",
@@ -699,16 +698,16 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-free-tensor-missing",
         EDB,
         ("Ascend910B",),
-        "FreeTensor of the grad row tile is missing after an atomic add (the next AllocTensor would block)",
+        "FreeTensor of a grad tile is missing after its adds (the AllocTensor of the third tile would block)",
         (
             Edit(
                 _EDB_KERNEL,
-                "    rowsQueue_.FreeTensor(rowsLocal);\n  }\n\n  __aicore__ inline void AccumulateChunk",
-                "  }\n\n  __aicore__ inline void AccumulateChunk",
+                "      rowsQueue_.FreeTensor(tile);\n      if (!more) {",
+                "      if (!more) {",
             ),
         ),
         "queue order",
-        "all 1 buffers are in use",
+        "all 2 buffers are in use",
     ),
     Mutant(
         "edb-launch-fewer-cores",
@@ -728,17 +727,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-partial-zero-fill-skipped",
         EDB,
         ("Ascend910B",),
-        "deterministic index groups: only the owners zero-fill, so the partials of groups 1.. sum into the "
-        "workspace as it was left (poisoned)",
+        "deterministic index groups: only the owners zero their UB sums, so the cores of groups 1.. add their "
+        "partials onto whatever UB held",
         (
             Edit(
                 _EDB_KERNEL,
-                "    ZeroOwnedRows();\n    PipeBarrier<PIPE_ALL>();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
-                "    if (owner_) {\n      ZeroOwnedRows();\n    }\n    PipeBarrier<PIPE_ALL>();\n"
-                "    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "      Duplicate(acc, 0.0f, static_cast<int32_t>((rowEnd_ - rowStart_) * accW_));\n",
+                "      if (owner_) {\n"
+                "        Duplicate(acc, 0.0f, static_cast<int32_t>((rowEnd_ - rowStart_) * accW_));\n"
+                "      }\n",
             ),
         ),
-        VALUES,
+        "UB uninitialized read",
+        "",
     ),
     Mutant(
         "edb-unaligned-index-copy-910",
@@ -914,8 +915,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "const int64_t offset = row * accStride_ + col;",
-                "const int32_t offset = row * accStride_ + col;",
+                "const int64_t offset = row * accStride_ + t.col;",
+                "const int32_t offset = row * accStride_ + t.col;",
             ),
         ),
         BUILD,
@@ -1014,12 +1015,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "edb-row-queue-bypassed",
         EDB,
         ("Ascend910B",),
-        "the grad row is used straight after its copy-in instead of through the queue's EnQue/DeQue",
+        "the grad tile is queued (EnQue) before its copy-in is issued, so the DeQue that hands it to the adds does "
+        "not wait for the copy",
         (
             Edit(
                 _EDB_KERNEL,
-                "    rowsQueue_.EnQue(rowsLocal);\n    LocalTensor<TRows> loaded = rowsQueue_.DeQue<TRows>();",
-                "    LocalTensor<TRows> loaded = rowsLocal;",
+                "    LoadTile(tile, base + t.j, t.rows, t.col, t.count);\n    rowsQueue_.EnQue(tile);\n",
+                "    rowsQueue_.EnQue(tile);\n    LoadTile(tile, base + t.j, t.rows, t.col, t.count);\n",
             ),
         ),
         "pipe race",
@@ -1033,9 +1035,10 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    DataCopy(accLocal, accGm_[offset], padded);\n    accQueue_.EnQue(accLocal);\n"
-                "    accLocal = accQueue_.DeQue<float>();",
-                "    DataCopy(accLocal, accGm_[offset], padded);",
+                "      DataCopy(accLocal, accGm_[offset], static_cast<uint32_t>(padded));\n"
+                "      accQueue_.EnQue(accLocal);\n"
+                "      accLocal = accQueue_.DeQue<float>();",
+                "      DataCopy(accLocal, accGm_[offset], static_cast<uint32_t>(padded));",
             ),
         ),
         "pipe race",
@@ -1068,8 +1071,9 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _EDB_KERNEL,
-                "    ZeroOwnedRows();\n    PipeBarrier<PIPE_ALL>();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
-                "    ZeroOwnedRows();\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "      ZeroOwnedRows();\n    }\n    PipeBarrier<PIPE_ALL>();\n"
+                "    ScanOwnedRows(indexStart_, indexEnd_, true);",
+                "      ZeroOwnedRows();\n    }\n    ScanOwnedRows(indexStart_, indexEnd_, true);",
             ),
         ),
         "pipe race",

@@ -34,10 +34,17 @@ another core's counts or accumulator bytes).
 
 Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_decision`; all in int64):
 
-- UB: ``bufferNum * INDEX_UB_BYTES`` for indices, then per row element ``bufferNum * (sizeof(T) + 4 + 4)``
-  (grad, accumulator and output queues) plus 4 for the fp32 cast of 16-bit grads;
+- UB: ``bufferNum * INDEX_UB_BYTES`` for indices, then per row element ``bufferNum * (4 + 4) + TILE_BUFFERS *
+  sizeof(T)`` (accumulator and output queues, the grad tile queue) plus 4 for the fp32 cast of 16-bit grads;
   ``dChunkMax = (ubBytes - ubReserved - bufferNum * INDEX_UB_BYTES) / bytesPerElement`` rounded down to
   64 elements; ``dChunk = min(dChunkMax, D rounded up to 64)``; ``indexChunk = INDEX_UB_BYTES / sizeof(index)``.
+- Grad tiles: a tile is a run of consecutive positions whose rows the core adds (at most ``tileRows``) x one
+  D-chunk, moved GM -> UB by one DataCopyPad (a contiguous or strided DataCopy without DataCopyPad when a row
+  is whole 32-byte blocks, else row by row), each row at a pitch of ``min(dChunk, D)`` rounded up to 32 bytes.
+  The queues' remainder ``tileBudget = ub - reserved - bufferNum * (INDEX_UB_BYTES + 8 * dChunk)`` holds the
+  UB sums of a deterministic owner (``ubAccumulate``: ``ceil(num_rows / rowGroups) * min(sliceLength,
+  accStride) * 4`` bytes, when at most half of it and a tile row still fits) and ``tileRows = clamp((tileBudget
+  - UB sums) / (pitch * (TILE_BUFFERS * sizeof(T) + cast)), 1, min(4095, indexChunk))``.
 - Cores: 2-D splits (:func:`split_2d`): item groups x D-slices, a D-slice a multiple of ``sliceAlign =
   max(32 / sizeof(T), 8)`` elements (whole 32-byte blocks of grad and of the fp32 accumulator; only a row's
   last slice has a partial block, so the no-DataCopyPad path copies whole blocks everywhere else).
@@ -121,6 +128,8 @@ SLICE_OVERHEAD_BYTES = 32
 #: VECIN queues of the kernel (indices, grad, accumulator); the product's per-position buffer cap bounds
 #: bufferNum * VECIN_QUEUES.
 VECIN_QUEUES = 3
+#: Buffers of the grad tile queue (double buffering: the next tile's copy overlaps the current tile's adds).
+TILE_BUFFERS = 2
 STRATEGIES = (("atomic", False), ("deterministic", True))
 #: Sorted-run strategies (tiling-key strategy digit 2 and 3), compiled for products with DataCopyPad and
 #: hardware SyncAll: (name, deterministic).
@@ -209,6 +218,18 @@ TILING_FIELDS: tuple[TilingField, ...] = (
         "int64_t",
         "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)",
         "partialsOffset",
+    ),
+    TilingField(
+        "tileRows",
+        "int64_t",
+        "atomic / deterministic: grad rows moved by one DataCopy at most (consecutive positions x one D-chunk)",
+        "tileRows",
+    ),
+    TilingField(
+        "ubAccumulate",
+        "int64_t",
+        "deterministic: 1 when each owner sums its rows x D-slice in UB and writes them once",
+        "ubAccumulate",
     ),
     TilingField(
         "sortCores",
@@ -300,11 +321,13 @@ def buffer_num(spec: OpSpec, products: list[Product]) -> int:
         ValueError: the VECIN queues (indices, grad, accumulator) would exceed a product's buffers per position.
     """
     bufs = spec.tiling.buffer_num
+    need = bufs * (VECIN_QUEUES - 1) + TILE_BUFFERS  # the grad tile queue has TILE_BUFFERS buffers
     for p in products:
-        if bufs * VECIN_QUEUES > p.queue_buffer_cap:
+        if need > p.queue_buffer_cap:
             raise ValueError(
-                f"{spec.op}: tiling.buffer_num {bufs} needs {bufs * VECIN_QUEUES} VECIN buffers, but {p.name} has "
-                f"{p.queue_buffer_cap} per position; use buffer_num <= {p.queue_buffer_cap // VECIN_QUEUES}"
+                f"{spec.op}: tiling.buffer_num {bufs} needs {need} VECIN buffers ({TILE_BUFFERS} of them the grad "
+                f"tiles'), but {p.name} has {p.queue_buffer_cap} per position; use buffer_num <= "
+                f"{(p.queue_buffer_cap - TILE_BUFFERS) // (VECIN_QUEUES - 1)}"
             )
     return bufs
 
@@ -597,14 +620,21 @@ def other_bytes(
     index_slices: int,
     groups: int,
     acc_in_ws: bool,
+    ub_acc: bool = False,
 ) -> int:
     """Estimated GM bytes of the atomic (``det`` False) or deterministic strategy: atomic: every index read
     once per D-slice, grad once, one fp32 atomic add per contribution (whole 32-byte blocks), the zero fill,
     a final pass when the accumulator is not the output or with scaling (read + write), and the count scans;
     deterministic: every owning core reads its group's indices, every contribution reads and writes its
-    accumulator blocks, the zero fill, the final pass, the partials of index groups 1.. (write + read)."""
+    accumulator blocks, the zero fill, the final pass, the partials of index groups 1.. (write + read);
+    deterministic with the sums in UB (``ub_acc``): indices and grad as before, then out written once
+    (``w * d * 4``) or, with ``groups`` > 1 index groups, the accumulator and partials written once each and
+    read once by the owners, and out written (``(2 * groups + 1) * w * acc_stride * 4``)."""
     acc = w * acc_stride * FP32_BYTES
-    final = 2 * acc if (acc_in_ws or scale or groups > 1) else 0
+    if det and ub_acc:
+        reads = row_cores * n * index_bytes + n * d * grad_bytes
+        return reads + ((2 * groups + 1) * acc if groups > 1 else w * d * FP32_BYTES)
+    final = 2 * acc if (acc_in_ws or scale or (det and groups > 1)) else 0  # atomic: no partials to merge
     if not det:
         total = n * index_bytes * index_slices + n * d * grad_bytes + n * acc_stride * FP32_BYTES + acc + final
         return total + (row_cores * n * index_bytes if scale else 0)
@@ -650,6 +680,8 @@ class TilingDecision:
     partials_offset: int
     block_dim: int
     ub_split: tuple[tuple[str, int, int], ...]
+    tile_rows: int = 1
+    ub_accumulate: bool = False
     sort: SortPlan = SortPlan()
     sorted_run: bool = False
     sorted_bytes_estimate: int = 0
@@ -687,6 +719,8 @@ class TilingDecision:
             "indexSliceLength": self.index_split.slice_length,
             "countsSliceStride": self.counts_slice_stride,
             "partialsOffset": self.partials_offset,
+            "tileRows": self.tile_rows,
+            "ubAccumulate": int(self.ub_accumulate),
             "sortCores": self.sort.cores if self.sorted_run else 0,
             "sortBuckets": self.sort.buckets if self.sorted_run else 0,
             "sortBucketRows": self.sort.bucket_rows if self.sorted_run else 0,
@@ -741,7 +775,7 @@ def tiling_decision(
     acc_in_ws = d % ACC_ALIGN != 0
     grad_bytes = grad_dtype.itemsize
     cast_bytes = FP32_BYTES if grad_dtype is not DType.FLOAT else 0
-    bpe = bufs * (grad_bytes + FP32_BYTES + FP32_BYTES) + cast_bytes
+    bpe = bufs * (FP32_BYTES + FP32_BYTES) + TILE_BUFFERS * grad_bytes + cast_bytes
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - bufs * INDEX_UB_BYTES
     d_chunk_max = budget // bpe // CHUNK_ALIGN * CHUNK_ALIGN
     if d_chunk_max <= 0:
@@ -766,6 +800,24 @@ def tiling_decision(
         index_split = split_2d(n, d, align, need_grad, cores, grad_bytes + FP32_BYTES, index_dtype.itemsize)
     longest = row_split.slice_length if deterministic else max(row_split.slice_length, index_split.slice_length)
     d_chunk = min(d_chunk_max, _ceil_div(max(min(longest, d), 1), CHUNK_ALIGN) * CHUNK_ALIGN)
+    # grad tiles in what the indices, accumulator and output queues leave; UB sums (deterministic) when they
+    # take at most half of it and leave a tile row
+    tile_budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - bufs * (INDEX_UB_BYTES + 2 * d_chunk * FP32_BYTES)
+    # a tile row: a D-chunk of grad (at most D elements) padded to whole 32-byte blocks
+    tile_pitch = _align(max(1, min(d_chunk, d)), BLOCK_BYTES // grad_bytes)
+    tile_row_bytes = tile_pitch * (TILE_BUFFERS * grad_bytes + cast_bytes)
+    ub_acc_bytes = _sat_mul(
+        _sat_mul(_ceil_div(num_weights, row_split.groups), min(row_split.slice_length, acc_stride)), FP32_BYTES
+    )
+    ub_acc = (
+        deterministic
+        and num_weights > 0
+        and ub_acc_bytes <= tile_budget // 2
+        and tile_budget - ub_acc_bytes >= tile_row_bytes
+    )
+    tile_rows = max(
+        1, min((tile_budget - (ub_acc_bytes if ub_acc else 0)) // tile_row_bytes, MAX_BLOCK_COUNT, index_chunk)
+    )
     acc_bytes = _sat_mul(_sat_mul(num_weights, acc_stride), FP32_BYTES) if acc_in_ws else 0
     partials_offset = _ceil_div(acc_bytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES
     partial_groups = index_split.groups - 1 if deterministic else 0
@@ -795,16 +847,18 @@ def tiling_decision(
         index_split.slices,
         index_split.groups,
         acc_in_ws,
+        ub_acc,
     )
     use_sorted = plan.feasible and sort_fills_staging(plan, n) and est_sorted < est_other
     strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
         ("indices queue", bufs, INDEX_UB_BYTES),
-        ("grad queue", bufs, d_chunk * grad_bytes),
-        ("fp32 cast of grad", 1 if cast_bytes else 0, d_chunk * FP32_BYTES),
+        ("grad tile queue", TILE_BUFFERS, tile_rows * tile_pitch * grad_bytes),
+        ("fp32 cast of the grad tile", 1 if cast_bytes else 0, tile_rows * tile_pitch * FP32_BYTES),
         ("accumulator queue", bufs, d_chunk * FP32_BYTES),
         ("output queue", bufs, d_chunk * FP32_BYTES),
+        ("owned rows x D-slice summed in UB", 1 if ub_acc else 0, ub_acc_bytes),
     )
     return TilingDecision(
         product=product.name,
@@ -841,11 +895,71 @@ def tiling_decision(
         if use_sorted
         else max(row_split.cores, row_split.cores * index_split.groups if deterministic else index_split.cores),
         ub_split=split,
+        tile_rows=tile_rows,
+        ub_accumulate=ub_acc,
         sort=plan,
         sorted_run=use_sorted,
         sorted_bytes_estimate=est_sorted,
         other_bytes_estimate=est_other,
     )
+
+
+#: Bytes of a grad row below which the small-dim path applies (several rows per transfer; without DataCopyPad a
+#: run of whole rows of partial blocks moves as one range and is spread to the 32-byte pitch in UB).
+SMALL_DIM_BYTES = 512
+
+
+def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
+    """``opgen explain`` lines of how the atomic / deterministic strategy moves grad and where it sums."""
+    d = t.embedding_dim
+    row_bytes = d * DType[t.grad_dtype].itemsize
+    slices = t.row_split.slices if t.deterministic else t.index_split.slices
+    if product.data_copy_pad:
+        how = "one DataCopyPad (blockCount rows, srcStride the rest of a grad row)"
+    elif row_bytes % BLOCK_BYTES == 0:
+        how = (
+            "one contiguous DataCopy (whole rows)"
+            if slices == 1
+            else "one strided DataCopy (DataCopyParams blockCount rows, blockLen the slice, srcStride the rest)"
+        )
+    elif slices == 1 and row_bytes < SMALL_DIM_BYTES:
+        how = (
+            "one contiguous DataCopy of the run's whole 32-byte blocks, the tail and the spread to a 32-byte row "
+            f"pitch by the scalar unit ({product.name} has no DataCopyPad)"
+        )
+    else:
+        how = f"row by row ({product.name} has no DataCopyPad and a {row_bytes}-byte row is not whole 32-byte blocks)"
+    runs = (
+        "runs of consecutive positions whose rows this core owns"
+        if t.deterministic
+        else "runs of consecutive valid positions"
+    )
+    lines = [
+        f"    grad tiles: up to {t.tile_rows} grad rows x one D-chunk per transfer, {runs}: {how}; {TILE_BUFFERS} "
+        "tiles in flight (the next tile's copy is issued before the current tile is added)"
+    ]
+    if 0 < row_bytes < SMALL_DIM_BYTES:
+        lines.append(
+            f"    small-dim path: a grad row is {row_bytes} bytes (< {SMALL_DIM_BYTES}), so a transfer carries up to "
+            f"{t.tile_rows} rows"
+            + ("" if product.data_copy_pad or row_bytes % BLOCK_BYTES == 0 or slices == 1 else " (here one per row)")
+        )
+    if not t.deterministic:
+        lines.append("    sums: each tile row added with SetAtomicAdd<float> into its accumulator row (whole blocks)")
+    elif t.ub_accumulate:
+        each = dict((name, b) for name, _, b in t.ub_split)["owned rows x D-slice summed in UB"]
+        target = (
+            "written once to out"
+            if t.index_split.groups == 1
+            else "written once to the accumulator or the group's partial, then merged by the owners"
+        )
+        lines.append(f"    sums: owned rows x D-slice in UB (up to {each} bytes per core), {target}")
+    else:
+        lines.append(
+            "    sums: read-add-write of the owned accumulator row in GM per contribution (the owned rows x "
+            "D-slice take more than half of the UB the queues leave)"
+        )
+    return lines
 
 
 def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
@@ -930,6 +1044,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         for name, count, each in t.ub_split:
             if count:
                 lines.append(f"      {name}: {count} x {each} bytes")
+        lines += _explain_tiles(t, product)
         rs, xs = t.row_split, t.index_split
         lines += [
             f"    D-slices: multiples of {t.slice_align} elements (32 bytes of {t.grad_dtype} and of the fp32 "
@@ -1146,6 +1261,8 @@ class TilingSourceView(KindView):
     sort_pair_chunk: int
     sort_stage_min: int
     sorted_archs: tuple[ArchGroup, ...]
+    #: buffers of the grad tile queue (double buffering)
+    tile_buffers: int
     tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
     ub_reserved_bytes: int
@@ -1162,7 +1279,13 @@ class KernelView(KindView):
     cache_line_bytes: int
     index: str
     kernel_class: str
+    #: buffers of the grad tile queue (double buffering)
+    tile_buffers: int
     kernel_params: tuple[str, ...]
+    #: largest blockCount of one DataCopy / DataCopyPad
+    max_block_count: int
+    #: grad rows below this many bytes take the small-dim path
+    small_dim_bytes: int
     no_pad_condition: str
     no_sync_condition: str
     num_rows: str
@@ -1356,9 +1479,13 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     ]
     tiling_lines = [
         "Every size in the tiling is int64 (numWeights and the row count may exceed 2^31).",
-        f"UB: {bufs} x {INDEX_UB_BYTES} bytes of indices, then per element of a row chunk {bufs} x (grad + fp32 "
-        f"accumulator + fp32 output) bytes, plus an fp32 cast buffer for 16-bit grads; `D` is cut into chunks of "
-        f"at most `dChunk` elements (a multiple of {CHUNK_ALIGN}).",
+        f"UB: {bufs} x {INDEX_UB_BYTES} bytes of indices, then per element of a row chunk {bufs} x (fp32 "
+        f"accumulator + fp32 output) + {TILE_BUFFERS} x grad bytes, plus an fp32 cast buffer for 16-bit grads; `D` "
+        f"is cut into chunks of at most `dChunk` elements (a multiple of {CHUNK_ALIGN}). Grad moves in tiles of up "
+        f"to `tileRows` consecutive rows x one chunk per DataCopy, {TILE_BUFFERS} tiles in flight (the next tile's "
+        "copy overlaps the current tile's adds), sized from what the other queues leave of UB; in the "
+        "deterministic strategy the owners sum their rows in UB and write them once when they take at most half "
+        "of it (`ubAccumulate`).",
         f"The fp32 accumulator has rows of `D` rounded up to {ACC_ALIGN} elements (whole 32-byte blocks); it is the "
         "fp32 device output itself when `D` is a multiple of 8, else it lives in the workspace, followed by int64 "
         f"occurrence counts when `{scale_attr.name if scale_attr else 'scaling'}` is set. The workspace the tiling "
@@ -1431,6 +1558,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "index_keys": index_keys,
             "branch_groups": branch_groups,
             "buffer_num": bufs,
+            "tile_buffers": TILE_BUFFERS,
+            "small_dim_bytes": SMALL_DIM_BYTES,
             "block_bytes": BLOCK_BYTES,
             "fp32_bytes": FP32_BYTES,
             "count_bytes": COUNT_BYTES,

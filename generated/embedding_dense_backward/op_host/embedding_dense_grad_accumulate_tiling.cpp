@@ -24,6 +24,7 @@ constexpr int64_t COUNTS_PER_LINE = CACHE_LINE_BYTES / COUNT_BYTES;
 constexpr int64_t ACC_ALIGN = 8;     // fp32 elements per 32-byte block
 constexpr int64_t CHUNK_ALIGN = 64;  // fp32 elements per 256-byte repeat
 constexpr int64_t BUFFER_NUM = 1;
+constexpr int64_t TILE_BUFFERS = 2;        // grad tiles in flight (double buffering)
 constexpr int64_t INDEX_UB_BYTES = 16384;  // bytes of one buffer of the indices queue
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t MIN_BYTES_PER_CORE = 32768;
@@ -333,9 +334,14 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
 // Estimated GM bytes of the atomic or the deterministic strategy (codegen other_bytes); saturated.
 int64_t OtherBytes(bool deterministic, int64_t n, int64_t w, int64_t d, int64_t accStride, int64_t rowsBytes,
                    int64_t indexBytes, bool scaling, int64_t rowCores, int64_t indexSlices, int64_t groups,
-                   bool accInWorkspace) {
+                   bool accInWorkspace, bool ubAccumulate) {
   const int64_t acc = SatMul(SatMul(w, accStride), FP32_BYTES);
-  const int64_t finalPass = (accInWorkspace || scaling || groups > 1) ? SatMul(2, acc) : 0;
+  if (deterministic && ubAccumulate) {  // sums in UB: written once (to out, or to the accumulator and partials)
+    const int64_t reads = SatAdd(SatMul(SatMul(rowCores, n), indexBytes), SatMul(SatMul(n, d), rowsBytes));
+    return groups > 1 ? SatAdd(reads, SatMul(SatAdd(SatMul(2, groups), 1), acc))
+                      : SatAdd(reads, SatMul(SatMul(w, d), FP32_BYTES));
+  }
+  const int64_t finalPass = (accInWorkspace || scaling || (deterministic && groups > 1)) ? SatMul(2, acc) : 0;
   const int64_t grad = SatMul(SatMul(n, d), rowsBytes);
   const int64_t adds = SatMul(SatMul(n, accStride), FP32_BYTES);
   int64_t total = 0;
@@ -402,11 +408,11 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   const int64_t accStride = CeilDiv(rowLength, ACC_ALIGN) * ACC_ALIGN;
   const int64_t accInWorkspace = (rowLength % ACC_ALIGN != 0) ? 1 : 0;
 
-  // UB: the indices queue, then per element of a row chunk one slot in the grad, accumulator and
-  // output queues, plus the fp32 cast of 16-bit grad.
+  // UB: the indices queue, then per element of a row chunk one slot in the accumulator and output queues,
+  // TILE_BUFFERS in the grad tile queue, plus the fp32 cast of 16-bit grad.
   const int64_t rowsBytes = RowsBytes(rowsKey);
   const int64_t castBytes = rowsBytes == FP32_BYTES ? 0 : FP32_BYTES;  // 16-bit rows are cast to fp32
-  const int64_t bytesPerElement = BUFFER_NUM * (rowsBytes + FP32_BYTES + FP32_BYTES) + castBytes;
+  const int64_t bytesPerElement = BUFFER_NUM * (FP32_BYTES + FP32_BYTES) + TILE_BUFFERS * rowsBytes + castBytes;
   const int64_t ubBudget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - BUFFER_NUM * INDEX_UB_BYTES;
   const int64_t dChunkMax = ubBudget / bytesPerElement / CHUNK_ALIGN * CHUNK_ALIGN;
   if (dChunkMax <= 0) {
@@ -449,6 +455,22 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   const int64_t longest = deterministic ? rowSplit.sliceLength : std::max(rowSplit.sliceLength, indexSplit.sliceLength);
   const int64_t dChunk =
       std::min(dChunkMax, CeilDiv(std::max<int64_t>(std::min(longest, rowLength), 1), CHUNK_ALIGN) * CHUNK_ALIGN);
+  // Grad tiles: up to tileRows consecutive grad rows x dChunk elements per DataCopy, in what the indices,
+  // accumulator and output queues leave of UB (each tile row: BUFFER_NUM grad buffers plus the fp32 cast of
+  // 16-bit grads). Deterministic owners sum their rows x D-slice in UB (ubAccumulate) when that takes at most
+  // half of it and leaves a tile row.
+  const int64_t queueBytes = BUFFER_NUM * (INDEX_UB_BYTES + 2 * dChunk * FP32_BYTES);
+  const int64_t tileBudget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - queueBytes;
+  const int64_t rowsBlock = BLOCK_BYTES / rowsBytes;  // a tile row: a D-chunk (at most D) in whole 32-byte blocks
+  const int64_t tilePitch = CeilDiv(std::max<int64_t>(1, std::min(dChunk, rowLength)), rowsBlock) * rowsBlock;
+  const int64_t tileRowBytes = tilePitch * (TILE_BUFFERS * rowsBytes + castBytes);
+  const int64_t ubAccBytes =
+      SatMul(SatMul(CeilDiv(numRows, rowSplit.groups), std::min(rowSplit.sliceLength, accStride)), FP32_BYTES);
+  const int64_t ubAccumulate =
+      (deterministic && numRows > 0 && ubAccBytes <= tileBudget / 2 && tileBudget - ubAccBytes >= tileRowBytes) ? 1 : 0;
+  const int64_t tileRows =
+      std::max<int64_t>(1, std::min<int64_t>({(tileBudget - (ubAccumulate != 0 ? ubAccBytes : 0)) / tileRowBytes,
+                                              MAX_BLOCK_COUNT, indexChunk}));
 
   // Workspace: [fp32 accumulator if not in the output] [fp32 partials of index groups 1.. (deterministic)]
   // [int64 counts]. Each partial is [numRows, accStride] and zero-filled by the cores that add into it. The counts are
@@ -484,7 +506,7 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
       sortPlan.cores > 0 && numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage &&
       SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic) <
           OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
-                     rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0);
+                     rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0, ubAccumulate != 0);
 
   EmbeddingDenseGradAccumulateTilingData tiling;
   tiling.set_numRows(numRows);
@@ -509,6 +531,8 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   tiling.set_indexSliceLength(indexSplit.sliceLength);
   tiling.set_countsSliceStride(countsSliceStride);
   tiling.set_partialsOffset(partialsOffset);
+  tiling.set_tileRows(tileRows);
+  tiling.set_ubAccumulate(ubAccumulate);
   tiling.set_sortCores(useSorted ? sortPlan.cores : 0);
   tiling.set_sortBuckets(useSorted ? sortPlan.buckets : 0);
   tiling.set_sortBucketRows(useSorted ? sortPlan.bucketRows : 0);

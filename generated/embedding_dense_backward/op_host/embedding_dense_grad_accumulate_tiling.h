@@ -35,6 +35,11 @@ TILING_DATA_FIELD_DEF(
 TILING_DATA_FIELD_DEF(int64_t, countsSliceStride);  // int64 count slots per row-phase D-slice in the workspace
 TILING_DATA_FIELD_DEF(
     int64_t, partialsOffset);  // workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)
+TILING_DATA_FIELD_DEF(
+    int64_t,
+    tileRows);  // atomic / deterministic: grad rows moved by one DataCopy at most (consecutive positions x one D-chunk)
+TILING_DATA_FIELD_DEF(
+    int64_t, ubAccumulate);  // deterministic: 1 when each owner sums its rows x D-slice in UB and writes them once
 TILING_DATA_FIELD_DEF(int64_t, sortCores);  // sorted strategy: cores of the launch (0: another strategy)
 TILING_DATA_FIELD_DEF(
     int64_t, sortBuckets);  // sorted strategy: row buckets (the sort's key is the bucket; a bucket is summed in UB)

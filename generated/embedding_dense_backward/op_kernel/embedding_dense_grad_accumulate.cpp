@@ -13,6 +13,11 @@
 //     G groups: core (group g, row group, D-slice) sums its index range in order into partial g (g = 0: the
 //     accumulator; g >= 1: [numRows, accStride] fp32 in the workspace, zero-filled by that core), and after
 //     SyncAll the group-0 cores (the owners) merge the partials in group order 1..G-1 into their rows.
+// Both move grad in tiles: up to tileRows consecutive positions whose rows the core adds (a run) x one
+// D-chunk go GM -> UB with one DataCopy (DataCopyPad where the product has it; elsewhere a contiguous or
+// strided DataCopy when the rows are whole 32-byte blocks, else row by row), each row at a 32-byte pitch and
+// zero-padded to whole fp32 blocks. Deterministic owners whose rows x D-slice fit in UB (ubAccumulate) sum
+// them there and write them once (to the output, or to their accumulator / partial with index groups).
 // Products without hardware SyncAll (__NPU_ARCH__ == 1001) compile neither the atomic strategy nor index
 // groups: their tiling runs the deterministic strategy with one index group, which has no barrier.
 #include "kernel_operator.h"
@@ -21,8 +26,14 @@ using namespace AscendC;
 
 namespace {
 constexpr int32_t BUFFER_NUM = 1;
+// Grad tiles in flight (double buffering): the copy of the next tile overlaps the adds of the current one.
+constexpr int32_t TILE_BUFFERS = 2;
 constexpr int64_t BLOCK_BYTES = 32;
 constexpr int64_t FP32_BLOCK = BLOCK_BYTES / static_cast<int64_t>(sizeof(float));
+// Largest blockCount of one DataCopy / DataCopyPad (DataCopyParams, DataCopyExtParams: 1..4095).
+constexpr int64_t MAX_BLOCK_COUNT = 4095;
+// Grad rows below this many bytes take the small-dim path where DataCopyPad is missing (a run moves as one range).
+constexpr int64_t SMALL_DIM_BYTES = 512;
 // int64 counts per scalar data cache line (64 bytes): each core's count slice starts on its own line.
 constexpr int64_t COUNTS_PER_LINE = 64 / static_cast<int64_t>(sizeof(int64_t));
 
@@ -163,6 +174,7 @@ class KernelEmbeddingDenseGradAccumulate {
     accStride_ = tiling.accStride;
     dChunk_ = tiling.dChunk;
     indexChunk_ = tiling.indexChunk;
+    tileRows_ = tiling.tileRows;
     const int64_t blockIdx = GetBlockIdx();
     // Deterministic: core blockIdx is (index group blockIdx / rowCores, row position blockIdx % rowCores);
     // atomic: the row position is blockIdx itself.
@@ -209,9 +221,18 @@ class KernelEmbeddingDenseGradAccumulate {
     }
     pipe_.InitBuffer(indexQueue_, BUFFER_NUM,
                      static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
-    pipe_.InitBuffer(rowsQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(TRows))));
+    // grad tile: tileRows_ rows of a D-chunk (at most D elements) padded to whole 32-byte blocks
+    const int64_t tileElems = tileRows_ * TilePitch(dChunk_ < rowLength_ ? dChunk_ : (rowLength_ > 0 ? rowLength_ : 1));
+    pipe_.InitBuffer(rowsQueue_, TILE_BUFFERS, static_cast<uint32_t>(tileElems * static_cast<int64_t>(sizeof(TRows))));
     if constexpr (!IsSameType<TRows, float>::value) {
-      pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
+      pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(tileElems * static_cast<int64_t>(sizeof(float))));
+    }
+    // owned rows x D-slice summed in UB (deterministic), rows accW_ fp32 elements apart
+    accW_ = (colEnd_ == rowLength_ ? accStride_ : colEnd_) - colStart_;
+    ubAcc_ = deterministic && tiling.ubAccumulate != 0 && rowStart_ < rowEnd_;
+    if (ubAcc_) {
+      pipe_.InitBuffer(ubAccBuf_,
+                       static_cast<uint32_t>((rowEnd_ - rowStart_) * accW_ * static_cast<int64_t>(sizeof(float))));
     }
     pipe_.InitBuffer(accQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
     pipe_.InitBuffer(outQueue_, BUFFER_NUM, static_cast<uint32_t>(dChunk_ * static_cast<int64_t>(sizeof(float))));
@@ -229,15 +250,7 @@ class KernelEmbeddingDenseGradAccumulate {
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
       const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
       LocalTensor<TStore> indexLocal = CopyInIndices(base, count);
-      for (int64_t j = 0; j < count; ++j) {
-        const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
-        if (row < 0 || row >= numRows_ || row == paddingRow_) {
-          continue;
-        }
-        for (int64_t col = addColStart_; col < addColEnd_; col += dChunk_) {
-          AtomicAddChunk(base + j, row, col, ChunkLength(col, addColEnd_));
-        }
-      }
+      AddTiles(indexLocal, base, count, true);
       FreeIndices(indexLocal);
     }
     SyncAll();
@@ -250,13 +263,26 @@ class KernelEmbeddingDenseGradAccumulate {
   // index) | with index groups: SyncAll, then the owners add the partials in group order | scale and write
   // (owned rows x D-slice). No core reads or writes what another core owns before the SyncAll.
   __aicore__ inline void ProcessDeterministic() {
-    ZeroOwnedRows();
+    if (ubAcc_) {  // the sums start from zeros in UB; the GM part is written once at the end
+      ZeroCounts();
+      LocalTensor<float> acc = ubAccBuf_.Get<float>();
+      Duplicate(acc, 0.0f, static_cast<int32_t>((rowEnd_ - rowStart_) * accW_));
+    } else {
+      ZeroOwnedRows();
+    }
     PipeBarrier<PIPE_ALL>();
     ScanOwnedRows(indexStart_, indexEnd_, true);
     if (countScaling_ && indexEnd_ < numIndices_) {
       ScanOwnedRows(indexEnd_, numIndices_, false);  // counts over the other groups' indices
     }
     PipeBarrier<PIPE_ALL>();
+    if (ubAcc_ && mergeGroups_ == 1) {
+      FinishFromUb();  // no partials: the UB sums go to the output directly
+      return;
+    }
+    if (ubAcc_) {
+      StoreUbAcc();  // this core's accumulator (owners) or partial (index groups 1..) in GM
+    }
 #if !(__NPU_ARCH__ == 1001)
     if (mergeGroups_ > 1) {
       SyncAll();  // every partial is complete before the owners merge them
@@ -333,10 +359,16 @@ class KernelEmbeddingDenseGradAccumulate {
       }
     }
     outQueue_.FreeTensor(zeroLocal);
-    if (countScaling_) {
-      for (int64_t row = rowStart_; row < rowEnd_; ++row) {
-        countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);
-      }
+    ZeroCounts();
+  }
+
+  // Zeros this core's occurrence counts (with scaling).
+  __aicore__ inline void ZeroCounts() {
+    if (!countScaling_) {
+      return;
+    }
+    for (int64_t row = rowStart_; row < rowEnd_; ++row) {
+      countsGm_.SetValue(static_cast<uint64_t>(row - rowStart_), 0);
     }
   }
 
@@ -349,7 +381,7 @@ class KernelEmbeddingDenseGradAccumulate {
   }
 
   // Scans indices [begin, end) in order; counts the owned rows (with scaling) and, when `accumulate`, adds
-  // their owned D-slice.
+  // their owned D-slice, a run of consecutive positions per grad tile.
   __aicore__ inline void ScanOwnedRows(int64_t begin, int64_t end, bool accumulate) {
     if (rowStart_ >= rowEnd_) {
       return;
@@ -357,89 +389,314 @@ class KernelEmbeddingDenseGradAccumulate {
     for (int64_t base = begin; base < end; base += indexChunk_) {
       const int64_t count = (end - base < indexChunk_) ? (end - base) : indexChunk_;
       LocalTensor<TStore> indexLocal = CopyInIndices(base, count);
-      for (int64_t j = 0; j < count; ++j) {
-        const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
-        if (row < rowStart_ || row >= rowEnd_) {
-          continue;
+      if (countScaling_) {
+        for (int64_t j = 0; j < count; ++j) {
+          const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
+          if (row >= rowStart_ && row < rowEnd_) {
+            const uint64_t slot = static_cast<uint64_t>(row - rowStart_);
+            countsGm_.SetValue(slot, countsGm_.GetValue(slot) + 1);
+          }
         }
-        if (countScaling_) {
-          const uint64_t slot = static_cast<uint64_t>(row - rowStart_);
-          countsGm_.SetValue(slot, countsGm_.GetValue(slot) + 1);
-        }
-        if (!accumulate || row == paddingRow_) {
-          continue;
-        }
-        for (int64_t col = colStart_; col < colEnd_; col += dChunk_) {
-          AccumulateChunk(base + j, row, col, ChunkLength(col, colEnd_));
-        }
+      }
+      if (accumulate) {
+        AddTiles(indexLocal, base, count, false);
       }
       FreeIndices(indexLocal);
     }
   }
 
-  // Loads rows[i, col : col + count] as fp32; the elements up to the next 32-byte block are set to 0.
-  __aicore__ inline LocalTensor<float> CopyInRow(const LocalTensor<TRows> &rowsLocal, int64_t i, int64_t col,
-                                                 int64_t count) {
-    CopyGmToUb(rowsLocal, rowsGm_[i * rowLength_ + col], count);
-    rowsQueue_.EnQue(rowsLocal);
-    LocalTensor<TRows> loaded = rowsQueue_.DeQue<TRows>();
-    LocalTensor<float> value;
-    if constexpr (IsSameType<TRows, float>::value) {
-      value = loaded;
-    } else {
-      value = castBuf_.Get<float>();
-      Cast(value, loaded, RoundMode::CAST_NONE, static_cast<uint32_t>(count));
+  // Row of entry j of an index chunk whose grad row is added into rows [lo, hi) (-1: it is not: invalid,
+  // outside, or the padding row).
+  __aicore__ inline int64_t AddedRow(const LocalTensor<TStore> &indexLocal, int64_t j, int64_t lo, int64_t hi) const {
+    const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
+    return (row < lo || row >= hi || row == paddingRow_) ? -1 : row;
+  }
+
+  // Length of the run of consecutive entries from j (at most tileRows_, within the chunk's `count`) whose rows
+  // are added into [lo, hi); 0 when entry j's is not.
+  __aicore__ inline int64_t RunAt(const LocalTensor<TStore> &indexLocal, int64_t j, int64_t count, int64_t lo,
+                                  int64_t hi) const {
+    int64_t run = 0;
+    while (j + run < count && run < tileRows_ && AddedRow(indexLocal, j + run, lo, hi) >= 0) {
+      ++run;
     }
-    const int64_t padded = AlignUp(count, FP32_BLOCK);
-    if (padded > count) {
+    return run;
+  }
+
+  // Elements between two rows of a grad tile of `count` columns: each row starts on a 32-byte block.
+  __aicore__ inline int64_t TilePitch(int64_t count) const {
+    constexpr int64_t rowsBlock = BLOCK_BYTES / static_cast<int64_t>(sizeof(TRows));
+    return AlignUp(count, rowsBlock);
+  }
+
+  // Grad rows [pos, pos + rows) x columns [col, col + count) -> the grad tile (row q at q * TilePitch(count)),
+  // each row zero-padded up to its pitch: one DataCopyPad (blockCount rows); without
+  // DataCopyPad one contiguous or strided DataCopy when the rows are whole 32-byte blocks, else row by row.
+  __aicore__ inline void LoadTile(const LocalTensor<TRows> &tile, int64_t first, int64_t rows, int64_t col,
+                                  int64_t count) {
+    const int64_t pitch = TilePitch(count);
+    const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
+    const int64_t lineBytes = rowLength_ * static_cast<int64_t>(sizeof(TRows));
+#if __NPU_ARCH__ == 1001
+    const int64_t gapBlocks = (lineBytes - rowBytes) / BLOCK_BYTES;
+    if (count == rowLength_ && rowBytes % BLOCK_BYTES == 0) {  // whole rows: one contiguous range
+      DataCopy(tile, rowsGm_[first * rowLength_ + col], static_cast<uint32_t>(rows * count));
+    } else if (rowBytes % BLOCK_BYTES == 0 && lineBytes % BLOCK_BYTES == 0 && gapBlocks <= 65535 &&
+               rowBytes / BLOCK_BYTES <= 65535) {
+      DataCopyParams copyParams{static_cast<uint16_t>(rows), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
+                                static_cast<uint16_t>(gapBlocks), 0};
+      DataCopy(tile, rowsGm_[first * rowLength_ + col], copyParams);
+    } else if (count == rowLength_ && rowBytes < SMALL_DIM_BYTES) {
+      // small whole rows of partial blocks: the run as one contiguous range (its whole blocks by DataCopy, the
+      // tail by the scalar unit), then spread to the 32-byte pitch in place (last row first) and zero-padded
+      CopyGmToUb(tile, rowsGm_[first * rowLength_], rows * count);
       PipeBarrier<PIPE_ALL>();
-      for (int64_t k = count; k < padded; ++k) {
-        value.SetValue(static_cast<uint32_t>(k), 0.0f);
+      for (int64_t q = rows - 1; q >= 0; --q) {
+        for (int64_t k = pitch - 1; k >= 0; --k) {
+          const TRows moved = k < count ? tile.GetValue(static_cast<uint32_t>(q * count + k)) : static_cast<TRows>(0);
+          tile.SetValue(static_cast<uint32_t>(q * pitch + k), moved);
+        }
+      }
+      PipeBarrier<PIPE_ALL>();
+    } else {  // rows of partial blocks: one by one, the block tails by the scalar unit and zero-padded
+      for (int64_t q = 0; q < rows; ++q) {
+        CopyGmToUb(tile[static_cast<uint32_t>(q * pitch)], rowsGm_[(first + q) * rowLength_ + col], count);
+      }
+      PipeBarrier<PIPE_ALL>();
+      for (int64_t q = 0; q < rows; ++q) {
+        for (int64_t k = count; k < pitch; ++k) {
+          tile.SetValue(static_cast<uint32_t>(q * pitch + k), static_cast<TRows>(0));
+        }
       }
       PipeBarrier<PIPE_ALL>();
     }
-    return value;
+#else
+    DataCopyExtParams copyParams{static_cast<uint16_t>(rows), static_cast<uint32_t>(rowBytes),
+                                 static_cast<uint32_t>(lineBytes - rowBytes), 0, 0};
+    DataCopyPadExtParams<TRows> padParams{pitch > count, 0, static_cast<uint8_t>(pitch - count), static_cast<TRows>(0)};
+    DataCopyPad(tile, rowsGm_[first * rowLength_ + col], copyParams, padParams);
+#endif
   }
 
-  __aicore__ inline void AtomicAddChunk(int64_t i, int64_t row, int64_t col, int64_t count) {
-    LocalTensor<TRows> rowsLocal = rowsQueue_.AllocTensor<TRows>();
-    LocalTensor<float> value = CopyInRow(rowsLocal, i, col, count);
-    // The row goes straight from UB to GM (MTE3): it was written by MTE2 (fp32 grads) or Cast (V), which the
-    // VECIN queue orders only before V; afterwards the next row's copy or Cast must wait for MTE3's read.
-    if constexpr (IsSameType<TRows, float>::value) {
-      SyncPipes<HardEvent::MTE2_MTE3>(pipe_);
-    } else {
-      SyncPipes<HardEvent::V_MTE3>(pipe_);
+  // A tile: entries [j, j + rows) of an index chunk (a run) x columns [col, col + count).
+  struct TileRef {
+    int64_t j;
+    int64_t rows;
+    int64_t col;
+    int64_t count;
+  };
+
+  // Advances `t` to the next tile of an index chunk of `count` entries: the next D-chunk of the same run, else
+  // the first D-chunk of the next run of entries added into rows [lo, hi). False at the chunk's end.
+  __aicore__ inline bool NextTile(const LocalTensor<TStore> &indexLocal, int64_t count, int64_t lo, int64_t hi,
+                                  int64_t colBegin, int64_t colEnd, TileRef &t) const {
+    if (t.col + dChunk_ < colEnd) {
+      t.col += dChunk_;
+      t.count = ChunkLength(t.col, colEnd);
+      return true;
     }
+    int64_t j = t.j + t.rows;
+    while (j < count && AddedRow(indexLocal, j, lo, hi) < 0) {
+      ++j;
+    }
+    if (j >= count) {
+      return false;
+    }
+    t.j = j;
+    t.rows = RunAt(indexLocal, j, count, lo, hi);
+    t.col = colBegin;
+    t.count = ChunkLength(colBegin, colEnd);
+    return true;
+  }
+
+  // Starts the copy of tile `t` of the index chunk at `base` into a free grad buffer and queues it.
+  __aicore__ inline void IssueTile(int64_t base, const TileRef &t) {
+    LocalTensor<TRows> tile = rowsQueue_.AllocTensor<TRows>();
+    LoadTile(tile, base + t.j, t.rows, t.col, t.count);
+    rowsQueue_.EnQue(tile);
+  }
+
+  // Every tile of an index chunk (entries at `base`, `count` of them), two in flight: the copy of the next tile
+  // (MTE2) is issued before the current one is added. Atomic: each tile row is added with SetAtomicAdd<float>
+  // into its accumulator row (whole blocks); deterministic: added in entry order into the owned rows, in UB
+  // (ubAcc_) or by a read-add-write of the accumulator row in GM.
+  __aicore__ inline void AddTiles(const LocalTensor<TStore> &indexLocal, int64_t base, int64_t count, bool atomic) {
+    const int64_t lo = atomic ? 0 : rowStart_;
+    const int64_t hi = atomic ? numRows_ : rowEnd_;
+    const int64_t colBegin = atomic ? addColStart_ : colStart_;
+    const int64_t colEnd = atomic ? addColEnd_ : colEnd_;
+    TileRef cur{0, 0, colEnd, 0};
+    if (!NextTile(indexLocal, count, lo, hi, colBegin, colEnd, cur)) {
+      return;
+    }
+    IssueTile(base, cur);
+    constexpr bool direct = IsSameType<TRows, float>::value;  // fp32 tiles go to GM as they are (atomic)
+    if (atomic && direct) {
+      SyncPipes<HardEvent::MTE2_MTE3>(pipe_);  // the atomic copies-out wait for the first tile's copy-in
+    }
+    while (true) {
+      TileRef next = cur;
+      const bool more = NextTile(indexLocal, count, lo, hi, colBegin, colEnd, next);
+      if (more) {
+        IssueTile(base, next);
+      }
+      LocalTensor<TRows> tile = rowsQueue_.DeQue<TRows>();
+      LocalTensor<float> value;
+      if constexpr (direct) {
+        value = tile;
+      } else {
+        value = castBuf_.Get<float>();
+        Cast(value, tile, RoundMode::CAST_NONE, static_cast<uint32_t>(cur.rows * TilePitch(cur.count)));
+      }
+      if (atomic) {
+        // The rows go straight from UB to GM (MTE3): written by MTE2 (fp32) or Cast (V). Afterwards the copy
+        // into this buffer (MTE2) or the next Cast (V) waits for MTE3's reads; with fp32 the next tile's
+        // copy-out waits for its copy-in (the flag is set after that copy was issued, so it overlaps these adds).
+        if constexpr (!direct) {
+          SyncPipes<HardEvent::V_MTE3>(pipe_);
+        }
+        AtomicAddRows(indexLocal, cur, value);
+        if constexpr (direct) {
+          SyncPipes<HardEvent::MTE3_MTE2>(pipe_);
+          if (more) {
+            SyncPipes<HardEvent::MTE2_MTE3>(pipe_);
+          }
+        } else {
+          SyncPipes<HardEvent::MTE3_V>(pipe_);
+        }
+      } else {
+        AccumulateRows(indexLocal, cur, value);
+      }
+      rowsQueue_.FreeTensor(tile);
+      if (!more) {
+        return;
+      }
+      cur = next;
+    }
+  }
+
+  // Atomic strategy: the rows of tile t added with SetAtomicAdd<float> into their accumulator rows.
+  __aicore__ inline void AtomicAddRows(const LocalTensor<TStore> &indexLocal, const TileRef &t,
+                                       const LocalTensor<float> &value) {
+    const int64_t pitch = TilePitch(t.count);
     SetAtomicAdd<float>();
-    DataCopy(accGm_[row * accStride_ + col], value, static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
-    SetAtomicNone();
-    if constexpr (IsSameType<TRows, float>::value) {
-      SyncPipes<HardEvent::MTE3_MTE2>(pipe_);
-    } else {
-      SyncPipes<HardEvent::MTE3_V>(pipe_);
+    for (int64_t q = 0; q < t.rows; ++q) {
+      const int64_t row = AddedRow(indexLocal, t.j + q, 0, numRows_);
+      DataCopy(accGm_[row * accStride_ + t.col], value[static_cast<uint32_t>(q * pitch)],
+               static_cast<uint32_t>(AlignUp(t.count, FP32_BLOCK)));
     }
-    rowsQueue_.FreeTensor(rowsLocal);
+    SetAtomicNone();
   }
 
-  __aicore__ inline void AccumulateChunk(int64_t i, int64_t row, int64_t col, int64_t count) {
-    const uint32_t padded = static_cast<uint32_t>(AlignUp(count, FP32_BLOCK));
-    const int64_t offset = row * accStride_ + col;
-    LocalTensor<TRows> rowsLocal = rowsQueue_.AllocTensor<TRows>();
-    LocalTensor<float> value = CopyInRow(rowsLocal, i, col, count);
-    LocalTensor<float> accLocal = accQueue_.AllocTensor<float>();
-    DataCopy(accLocal, accGm_[offset], padded);
-    accQueue_.EnQue(accLocal);
-    accLocal = accQueue_.DeQue<float>();
-    LocalTensor<float> sumLocal = outQueue_.AllocTensor<float>();
-    Add(sumLocal, accLocal, value, static_cast<int32_t>(padded));
-    outQueue_.EnQue(sumLocal);
-    sumLocal = outQueue_.DeQue<float>();
-    DataCopy(accGm_[offset], sumLocal, padded);
-    PipeBarrier<PIPE_ALL>();  // the next read of this row must see this write
-    outQueue_.FreeTensor(sumLocal);
-    accQueue_.FreeTensor(accLocal);
-    rowsQueue_.FreeTensor(rowsLocal);
+  // Deterministic strategy: the rows of tile t added in entry order into the owned rows: in UB (ubAcc_), else
+  // by a read-add-write of each accumulator row in GM.
+  __aicore__ inline void AccumulateRows(const LocalTensor<TStore> &indexLocal, const TileRef &t,
+                                        const LocalTensor<float> &value) {
+    const int64_t pitch = TilePitch(t.count);
+    const int32_t padded = static_cast<int32_t>(AlignUp(t.count, FP32_BLOCK));
+    for (int64_t q = 0; q < t.rows; ++q) {
+      const int64_t row = AddedRow(indexLocal, t.j + q, rowStart_, rowEnd_);
+      const LocalTensor<float> rowValue = value[static_cast<uint32_t>(q * pitch)];
+      if (ubAcc_) {
+        LocalTensor<float> acc = ubAccBuf_.Get<float>();
+        LocalTensor<float> dst = acc[static_cast<uint32_t>((row - rowStart_) * accW_ + t.col - colStart_)];
+        Add(dst, dst, rowValue, padded);
+        continue;
+      }
+      const int64_t offset = row * accStride_ + t.col;
+      LocalTensor<float> accLocal = accQueue_.AllocTensor<float>();
+      DataCopy(accLocal, accGm_[offset], static_cast<uint32_t>(padded));
+      accQueue_.EnQue(accLocal);
+      accLocal = accQueue_.DeQue<float>();
+      LocalTensor<float> sumLocal = outQueue_.AllocTensor<float>();
+      Add(sumLocal, accLocal, rowValue, padded);
+      outQueue_.EnQue(sumLocal);
+      sumLocal = outQueue_.DeQue<float>();
+      DataCopy(accGm_[offset], sumLocal, static_cast<uint32_t>(padded));
+      PipeBarrier<PIPE_ALL>();  // the next read of this row must see this write
+      outQueue_.FreeTensor(sumLocal);
+      accQueue_.FreeTensor(accLocal);
+    }
+  }
+
+  // ubAcc_ with index groups: the owned rows x D-slice summed in UB -> this core's accumulator (group 0) or
+  // partial in GM, whole 32-byte blocks (up to MAX_BLOCK_COUNT rows per DataCopy).
+  __aicore__ inline void StoreUbAcc() {
+    LocalTensor<float> acc = ubAccBuf_.Get<float>();
+    PipeBarrier<PIPE_ALL>();
+    for (int64_t r = 0; r < rowEnd_ - rowStart_; r += MAX_BLOCK_COUNT) {
+      const int64_t rows = (rowEnd_ - rowStart_ - r < MAX_BLOCK_COUNT) ? (rowEnd_ - rowStart_ - r) : MAX_BLOCK_COUNT;
+      const int64_t at = (rowStart_ + r) * accStride_ + colStart_;
+      if (accW_ == accStride_) {
+        DataCopy(accGm_[at], acc[static_cast<uint32_t>(r * accW_)], static_cast<uint32_t>(rows * accW_));
+      } else {
+        DataCopyParams copyParams{static_cast<uint16_t>(rows), static_cast<uint16_t>(accW_ / FP32_BLOCK), 0,
+                                  static_cast<uint16_t>((accStride_ - accW_) / FP32_BLOCK)};
+        DataCopy(accGm_[at], acc[static_cast<uint32_t>(r * accW_)], copyParams);
+      }
+    }
+    PipeBarrier<PIPE_ALL>();
+  }
+
+  // ubAcc_ without index groups: the owned rows x D-slice summed in UB (times 1/count with scaling)  // -> the fp32
+  // output, up to MAX_BLOCK_COUNT rows per transfer.
+  __aicore__ inline void FinishFromUb() {
+    LocalTensor<float> acc = ubAccBuf_.Get<float>();
+    const int64_t rows = rowEnd_ - rowStart_;
+    const int64_t width = colEnd_ - colStart_;
+    PipeBarrier<PIPE_ALL>();
+    if (countScaling_) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t occurrences = countsGm_.GetValue(static_cast<uint64_t>(r));
+        if (occurrences > 1) {
+          LocalTensor<float> dst = acc[static_cast<uint32_t>(r * accW_)];
+          Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(accW_));
+        }
+      }
+      PipeBarrier<PIPE_ALL>();
+    }
+#if __NPU_ARCH__ == 1001
+    if (width == rowLength_ && width != accW_) {
+      // whole rows of partial blocks: packed in place (row r moves from r * accW_ to r * width) and written
+      // as one range; a row's last block may be shared with the next core's rows, so the tail goes scalar
+      for (int64_t r = 1; r < rows; ++r) {
+        for (int64_t k = 0; k < width; ++k) {
+          acc.SetValue(static_cast<uint32_t>(r * width + k), acc.GetValue(static_cast<uint32_t>(r * accW_ + k)));
+        }
+      }
+      PipeBarrier<PIPE_ALL>();
+      CopyUbToGm(outGm_[rowStart_ * rowLength_], acc, rows * width);
+      PipeBarrier<PIPE_ALL>();
+      return;
+    }
+    if (width % FP32_BLOCK != 0 || rowLength_ % FP32_BLOCK != 0 || (rowLength_ - width) / FP32_BLOCK > 65535) {
+      for (int64_t r = 0; r < rows; ++r) {
+        CopyUbToGm(outGm_[(rowStart_ + r) * rowLength_ + colStart_], acc[static_cast<uint32_t>(r * accW_)], width);
+      }
+      PipeBarrier<PIPE_ALL>();
+      return;
+    }
+#endif
+    for (int64_t r = 0; r < rows; r += MAX_BLOCK_COUNT) {
+      const int64_t take = (rows - r < MAX_BLOCK_COUNT) ? (rows - r) : MAX_BLOCK_COUNT;
+      GlobalTensor<float> dst = outGm_[(rowStart_ + r) * rowLength_ + colStart_];
+      const LocalTensor<float> src = acc[static_cast<uint32_t>(r * accW_)];
+#if __NPU_ARCH__ == 1001
+      if (width == rowLength_) {
+        DataCopy(dst, src, static_cast<uint32_t>(take * width));
+      } else {
+        DataCopyParams copyParams{static_cast<uint16_t>(take), static_cast<uint16_t>(width / FP32_BLOCK), 0,
+                                  static_cast<uint16_t>((rowLength_ - width) / FP32_BLOCK)};
+        DataCopy(dst, src, copyParams);
+      }
+#else
+      DataCopyExtParams copyParams{
+          static_cast<uint16_t>(take), static_cast<uint32_t>(width * static_cast<int64_t>(sizeof(float))), 0,
+          static_cast<uint32_t>((rowLength_ - width) * static_cast<int64_t>(sizeof(float))), 0};
+      DataCopyPad(dst, src, copyParams);
+#endif
+    }
+    PipeBarrier<PIPE_ALL>();
   }
 
   // Writes the owned rows x D-slice of the fp32 output: the accumulator (plus the partials of index groups
@@ -499,10 +756,11 @@ class KernelEmbeddingDenseGradAccumulate {
 
   TPipe pipe_;
   TQue<TPosition::VECIN, BUFFER_NUM> indexQueue_;
-  TQue<TPosition::VECIN, BUFFER_NUM> rowsQueue_;
+  TQue<TPosition::VECIN, TILE_BUFFERS> rowsQueue_;
   TQue<TPosition::VECIN, BUFFER_NUM> accQueue_;
   TQue<TPosition::VECOUT, BUFFER_NUM> outQueue_;
   TBuf<TPosition::VECCALC> castBuf_;
+  TBuf<TPosition::VECCALC> ubAccBuf_;
   GlobalTensor<TRows> rowsGm_;
   GlobalTensor<TStore> indexGm_;
   GlobalTensor<float> outGm_;
@@ -528,6 +786,9 @@ class KernelEmbeddingDenseGradAccumulate {
   int64_t addColEnd_ = 0;
   int64_t mergeGroups_ = 1;  // deterministic index groups G (1: the owners add every index themselves)
   bool owner_ = true;        // index group 0: owns the accumulator, counts and writes the output
+  int64_t tileRows_ = 1;     // grad rows per tile (one DataCopy) at most
+  int64_t accW_ = 0;         // fp32 elements per row of the UB sums (this core's D-slice, whole blocks)
+  bool ubAcc_ = false;       // deterministic: the owned rows x D-slice are summed in UB
 };
 
 #if !((__NPU_ARCH__ == 1001))
