@@ -530,10 +530,14 @@ class KernelEmbeddingDenseGradAccumulate {
   bool owner_ = true;        // index group 0: owns the accumulator, counts and writes the output
 };
 
-#if !((__NPU_ARCH__ == 1001))
-// Sorted-run strategy (tiling key strategy 2, products with DataCopyPad and hardware SyncAll): the indices are
-// sorted by output row on the device, with their positions, then each core sums runs of one row in fp32 in UB
-// and writes every output row once.
+// Sorted-run strategy (tiling key strategy 2): the indices are sorted by output row on the device, with their
+// positions, then each core sums runs of one row in fp32 in UB and writes every output row once.
+//   Products without DataCopyPad (__NPU_ARCH__ == 1001) move whole 32-byte blocks only (the tiling picks this
+//     strategy there for rows of whole blocks): every (core, bucket) segment of the sorted pairs is rounded up to
+//     PAIR_ALIGN pairs with padding pairs (-1, -1), which the run sums skip.
+//   Products without hardware SyncAll (__NPU_ARCH__ == 1001) run the two barriers as the software
+//     SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output, which the launch zero-fills (OpDef
+//     InitValue(0)); their tiling runs the deterministic mode only.
 //   phase 1: core c reads its contiguous index range and counts the valid entries per row bucket (a bucket is
 //     sortBucketRows consecutive output rows); the counts go to row c of the [cores, sortMatrixStride] int32
 //     count matrix in the workspace. SyncAll.
@@ -552,6 +556,13 @@ class KernelEmbeddingDenseGradAccumulate {
 //     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
 //     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
 //     of the whole bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
+#if __NPU_ARCH__ == 1001
+constexpr int64_t PAIR_ALIGN = 4;  // pairs per 32-byte block: segments of whole blocks
+#else
+constexpr int64_t PAIR_ALIGN = 1;
+#endif
+constexpr int32_t PAD_PAIR = -1;  // row and position of a padding pair
+
 template <typename TRows, typename TIndex>
 class KernelEmbeddingDenseGradAccumulateSorted {
   using TStore = typename TIndex::TStore;
@@ -560,8 +571,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline KernelEmbeddingDenseGradAccumulateSorted() {}
 
   template <typename TilingData>
-  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace, const TilingData &tiling,
-                              bool deterministic) {
+  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR sync, GM_ADDR workspace,
+                              const TilingData &tiling, bool deterministic) {
     numRows_ = tiling.numRows;
     rowLength_ = tiling.rowLength;
     numIndices_ = tiling.numIndices;
@@ -585,7 +596,9 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     indexGm_.SetGlobalBuffer((__gm__ TStore *)index, numIndices_);
     outGm_.SetGlobalBuffer((__gm__ float *)out, numRows_ * rowLength_);
     matrixGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortMatrixOffset), cores_ * matrixStride_);
-    pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset), 2 * numIndices_);
+    // the sorted pairs, with up to PAIR_ALIGN - 1 padding pairs per (core, bucket) segment
+    pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset),
+                             2 * (numIndices_ + cores_ * buckets_ * (PAIR_ALIGN - 1)));
     const int64_t dChunkStride = AlignUp(dChunk_, FP32_BLOCK);
     const int64_t rowPitch = AlignUp(dChunk_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES);
     const int64_t stageBytes = buckets_ * stage_ * 2 * static_cast<int64_t>(sizeof(int32_t));
@@ -605,22 +618,38 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       pipe_.InitBuffer(freqBuf_,
                        static_cast<uint32_t>(AlignUp(bucketRows_, FP32_BLOCK) * static_cast<int64_t>(sizeof(int32_t))));
     }
+#if __NPU_ARCH__ == 1001
+    // the software SyncAll's counters (32 bytes per core, zero at launch) and its UB workspace
+    syncGm_.SetGlobalBuffer((__gm__ int32_t *)sync, cores_ * (BLOCK_BYTES / static_cast<int64_t>(sizeof(int32_t))));
+    pipe_.InitBuffer(syncBuf_, static_cast<uint32_t>(cores_ * BLOCK_BYTES));
+#else
+    (void)sync;
+#endif
   }
 
   __aicore__ inline void Process() {
     CountBuckets();
-    SyncAll();
+    Barrier();
     ReadMatrix();
     PlanRanges();
     Scatter();
     if (!deterministic_) {
       ZeroSplitBuckets();
     }
-    SyncAll();
+    Barrier();
     SumBuckets();
   }
 
  private:
+  // Every core of the launch reaches this point before any goes on.
+  __aicore__ inline void Barrier() {
+#if __NPU_ARCH__ == 1001
+    SyncAll(syncGm_, syncBuf_.Get<int32_t>(), static_cast<int32_t>(cores_));
+#else
+    SyncAll();
+#endif
+  }
+
   // Row of entry i of an index chunk, or -1 when it contributes nothing (invalid or the padding row).
   __aicore__ inline int64_t EntryRow(const LocalTensor<TStore> &indexLocal, int64_t j) const {
     const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
@@ -630,9 +659,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline LocalTensor<TStore> LoadIndices(int64_t base, int64_t count) {
     LocalTensor<TStore> indexLocal = indexBuf_.Get<TStore>();
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(TStore))), 0, 0, 0};
-    DataCopyPadExtParams<TStore> padParams{false, 0, 0, static_cast<TStore>(0)};
-    DataCopyPad(indexLocal, indexGm_[base], copyParams, padParams);
+    CopyGmToUb(indexLocal, indexGm_[base], count);
     PipeBarrier<PIPE_ALL>();
     return indexLocal;
   }
@@ -640,7 +667,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // Phase 1: valid entries of this core's index range per bucket -> row blockIdx of the count matrix.
   __aicore__ inline void CountBuckets() {
     LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
-    for (int64_t b = 0; b < buckets_; ++b) {
+    for (int64_t b = 0; b < matrixStride_; ++b) {  // the row's padding to whole blocks is zero too
       counts.SetValue(static_cast<uint32_t>(b), 0);
     }
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
@@ -655,9 +682,31 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       }
     }
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(buckets_ * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPad(matrixGm_[blockIdx_ * matrixStride_], counts, copyParams);
+    CopyInts(matrixGm_[blockIdx_ * matrixStride_], counts, buckets_);
     PipeBarrier<PIPE_ALL>();
+  }
+
+  // `count` int32 of UB -> GM: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller owns
+  // the block's rest).
+  __aicore__ inline void CopyInts(const GlobalTensor<int32_t> &dst, const LocalTensor<int32_t> &src, int64_t count) {
+#if __NPU_ARCH__ == 1001
+    DataCopy(dst, src, static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
+#else
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPad(dst, src, copyParams);
+#endif
+  }
+
+  // `count` int32 of GM -> UB: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller's GM
+  // region holds them).
+  __aicore__ inline void LoadInts(const LocalTensor<int32_t> &dst, const GlobalTensor<int32_t> &src, int64_t count) {
+#if __NPU_ARCH__ == 1001
+    DataCopy(dst, src, static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
+#else
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+    DataCopyPad(dst, src, copyParams, padParams);
+#endif
   }
 
   // Phase 2a: start[b] = first sorted entry of bucket b (start[buckets] = total), cursor[b] = where this core's
@@ -669,18 +718,17 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     for (int64_t b = 0; b < buckets_; ++b) {
       start.SetValue(static_cast<uint32_t>(b), 0);
     }
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(buckets_ * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
     for (int64_t c = 0; c < cores_; ++c) {
       PipeBarrier<PIPE_ALL>();
-      DataCopyPad(row, matrixGm_[c * matrixStride_], copyParams, padParams);
+      LoadInts(row, matrixGm_[c * matrixStride_], buckets_);
       PipeBarrier<PIPE_ALL>();
       for (int64_t b = 0; b < buckets_; ++b) {
         const uint32_t k = static_cast<uint32_t>(b);
         if (c == blockIdx_) {
           cursor.SetValue(k, start.GetValue(k));
         }
-        start.SetValue(k, start.GetValue(k) + row.GetValue(k));
+        // each (core, bucket) segment takes whole PAIR_ALIGN groups (padding pairs fill the last one)
+        start.SetValue(k, static_cast<int32_t>(start.GetValue(k) + AlignUp(row.GetValue(k), PAIR_ALIGN)));
       }
     }
     int64_t running = 0;
@@ -700,11 +748,16 @@ class KernelEmbeddingDenseGradAccumulateSorted {
                                int64_t count) {
     const uint32_t k = static_cast<uint32_t>(b);
     const int64_t at = cursor.GetValue(k);
+    const int64_t padded = AlignUp(count, PAIR_ALIGN);
+    for (int64_t q = count; q < padded; ++q) {  // padding pairs up to a whole block (no DataCopyPad)
+      const uint32_t slot = static_cast<uint32_t>((b * stage_ + q) * 2);
+      stage.SetValue(slot, PAD_PAIR);
+      stage.SetValue(slot + 1, PAD_PAIR);
+    }
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * 2 * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPad(pairsGm_[2 * at], stage[static_cast<uint32_t>(b * stage_ * 2)], copyParams);
+    CopyInts(pairsGm_[2 * at], stage[static_cast<uint32_t>(b * stage_ * 2)], 2 * padded);
     PipeBarrier<PIPE_ALL>();
-    cursor.SetValue(k, static_cast<int32_t>(at + count));
+    cursor.SetValue(k, static_cast<int32_t>(at + padded));
   }
 
   // Phase 2b: this core's valid entries as (row, position) pairs into their buckets, in position order.
@@ -799,7 +852,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     if (cost <= 0) {
       return 0;
     }
-    const int64_t entries = cost / rowCost;
+    const int64_t entries = cost / rowCost / PAIR_ALIGN * PAIR_ALIGN;  // whole blocks of pairs
     return entries < count ? entries : count;
   }
 
@@ -863,13 +916,23 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline void WriteRows(const LocalTensor<float> &acc, int64_t rowBase, int64_t rowsHere, int64_t col,
                                    int64_t count, bool atomic) {
     PipeBarrier<PIPE_ALL>();
+#if __NPU_ARCH__ == 1001
+    // count and D are whole fp32 blocks here (the tiling's condition), as is the accumulator's row stride
+    DataCopyParams copyParams{static_cast<uint16_t>(rowsHere), static_cast<uint16_t>(count / FP32_BLOCK), 0,
+                              static_cast<uint16_t>((rowLength_ - count) / FP32_BLOCK)};
+#else
     DataCopyExtParams copyParams{static_cast<uint16_t>(rowsHere),
                                  static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(float))), 0,
                                  static_cast<uint32_t>((rowLength_ - count) * static_cast<int64_t>(sizeof(float))), 0};
+#endif
     if (atomic) {
       SetAtomicAdd<float>();
     }
+#if __NPU_ARCH__ == 1001
+    DataCopy(outGm_[rowBase * rowLength_ + col], acc, copyParams);
+#else
     DataCopyPad(outGm_[rowBase * rowLength_ + col], acc, copyParams);
+#endif
     if (atomic) {
       SetAtomicNone();
     }
@@ -880,9 +943,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t count = (end - base < pairChunk_) ? (end - base) : pairChunk_;
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * 2 * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
-    DataCopyPad(pairs, pairsGm_[2 * base], copyParams, padParams);
+    LoadInts(pairs, pairsGm_[2 * base], 2 * count);
     PipeBarrier<PIPE_ALL>();
     return count;
   }
@@ -911,7 +972,11 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     for (int64_t base = start.GetValue(static_cast<uint32_t>(b)); base < bucketEnd;) {
       const int64_t count = LoadPairs(base, bucketEnd);
       for (int64_t j = 0; j < count; ++j) {
-        const uint32_t r = static_cast<uint32_t>(pairs.GetValue(static_cast<uint32_t>(2 * j)) - rowBase);
+        const int64_t row = pairs.GetValue(static_cast<uint32_t>(2 * j));
+        if (row == PAD_PAIR) {
+          continue;
+        }
+        const uint32_t r = static_cast<uint32_t>(row - rowBase);
         freq.SetValue(r, freq.GetValue(r) + 1);
       }
       base += count;
@@ -943,6 +1008,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         for (int64_t j = 0; j < loaded;) {
           // a run of consecutive positions moves with one DataCopyPad (blockCount rows)
           const int64_t pos = pairs.GetValue(static_cast<uint32_t>(2 * j + 1));
+          if (pos == PAD_PAIR) {  // a padding pair: nothing to add
+            ++j;
+            continue;
+          }
           int64_t take = 1;
           while (j + take < loaded && take < tileRows_ &&
                  pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1)) == pos + take) {
@@ -950,11 +1019,18 @@ class KernelEmbeddingDenseGradAccumulateSorted {
           }
           PipeBarrier<PIPE_ALL>();
           const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
-          DataCopyExtParams copyParams{
-              static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
-              static_cast<uint32_t>(rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes), 0, 0};
+          const int64_t gapBytes = rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes;
+#if __NPU_ARCH__ == 1001
+          // rows of whole blocks (the tiling's condition here): blockLen and the gap in 32-byte blocks
+          DataCopyParams copyParams{static_cast<uint16_t>(take), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
+                                    static_cast<uint16_t>(gapBytes / BLOCK_BYTES), 0};
+          DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);
+#else
+          DataCopyExtParams copyParams{static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
+                                       static_cast<uint32_t>(gapBytes), 0, 0};
           DataCopyPadExtParams<TRows> padParams{false, 0, 0, static_cast<TRows>(0)};
           DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);
+#endif
           PipeBarrier<PIPE_ALL>();
           for (int64_t q = 0; q < take; ++q) {
             const int64_t r = pairs.GetValue(static_cast<uint32_t>(2 * (j + q))) - rowBase;
@@ -999,6 +1075,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   TBuf<TPosition::VECCALC> tileBuf_;
   TBuf<TPosition::VECCALC> castBuf_;
   TBuf<TPosition::VECCALC> freqBuf_;
+  TBuf<TPosition::VECCALC> syncBuf_;
+  GlobalTensor<int32_t> syncGm_;
   GlobalTensor<TRows> rowsGm_;
   GlobalTensor<TStore> indexGm_;
   GlobalTensor<float> outGm_;
@@ -1028,7 +1106,6 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   int64_t firstBucket_ = 0;  // deterministic mode: this core's buckets [firstBucket_, lastBucket_)
   int64_t lastBucket_ = 0;
 };
-#endif
 
 template <typename TRows, typename TIndex, typename TilingData>
 __aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace,
@@ -1043,22 +1120,21 @@ __aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR ind
 #endif
   op.ProcessDeterministic();
 }
-#if !((__NPU_ARCH__ == 1001))
 
 // Sorted-run strategy: the device sort (phases 1 and 2) and the run sums (phase 3) of one launch.
 template <typename TRows, typename TIndex, typename TilingData>
-__aicore__ inline void RunEmbeddingDenseGradAccumulateSorted(GM_ADDR rows, GM_ADDR index, GM_ADDR out,
+__aicore__ inline void RunEmbeddingDenseGradAccumulateSorted(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR sync,
                                                              GM_ADDR workspace, const TilingData &tiling,
                                                              bool deterministic) {
   KernelEmbeddingDenseGradAccumulateSorted<TRows, TIndex> op;
-  op.Init(rows, index, out, workspace, tiling, deterministic);
+  op.Init(rows, index, out, sync, workspace, tiling, deterministic);
   op.Process();
 }
-#endif
 }  // namespace
 
 extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR grad, GM_ADDR indices, GM_ADDR out,
-                                                                      GM_ADDR workspace, GM_ADDR tiling) {
+                                                                      GM_ADDR syncCounters, GM_ADDR workspace,
+                                                                      GM_ADDR tiling) {
   GET_TILING_DATA(tilingData, tiling);
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(0)) {  // atomic, grad FLOAT, indices FLOAT
@@ -1283,251 +1359,276 @@ extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR gr
     RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001))
   if (TILING_KEY_IS(200)) {  // sorted, grad FLOAT, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             false);
     return;
   }
   if (TILING_KEY_IS(201)) {  // sorted, grad FLOAT, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                               false);
     return;
   }
   if (TILING_KEY_IS(202)) {  // sorted, grad FLOAT, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              false);
     return;
   }
   if (TILING_KEY_IS(203)) {  // sorted, grad FLOAT, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(204)) {  // sorted, grad FLOAT, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(205)) {  // sorted, grad FLOAT, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(206)) {  // sorted, grad FLOAT, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(207)) {  // sorted, grad FLOAT, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(208)) {  // sorted, grad FLOAT, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            false);
     return;
   }
   if (TILING_KEY_IS(210)) {  // sorted, grad FLOAT16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            false);
     return;
   }
   if (TILING_KEY_IS(211)) {  // sorted, grad FLOAT16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              false);
     return;
   }
   if (TILING_KEY_IS(212)) {  // sorted, grad FLOAT16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             false);
     return;
   }
   if (TILING_KEY_IS(213)) {  // sorted, grad FLOAT16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(214)) {  // sorted, grad FLOAT16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(215)) {  // sorted, grad FLOAT16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(216)) {  // sorted, grad FLOAT16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                      tilingData, false);
     return;
   }
   if (TILING_KEY_IS(217)) {  // sorted, grad FLOAT16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(218)) {  // sorted, grad FLOAT16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                           false);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001) || ((__NPU_ARCH__ == 1001)))
   if (TILING_KEY_IS(220)) {  // sorted, grad BF16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, syncCounters, workspace,
+                                                                  tilingData, false);
     return;
   }
   if (TILING_KEY_IS(221)) {  // sorted, grad BF16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, syncCounters, workspace,
+                                                                    tilingData, false);
     return;
   }
   if (TILING_KEY_IS(222)) {  // sorted, grad BF16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, syncCounters, workspace,
+                                                                   tilingData, false);
     return;
   }
   if (TILING_KEY_IS(223)) {  // sorted, grad BF16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(224)) {  // sorted, grad BF16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(225)) {  // sorted, grad BF16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(226)) {  // sorted, grad BF16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
-                                                                            false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                            tilingData, false);
     return;
   }
   if (TILING_KEY_IS(227)) {  // sorted, grad BF16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(228)) {  // sorted, grad BF16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, syncCounters, workspace,
+                                                                 tilingData, false);
     return;
   }
 #endif
-#if !((__NPU_ARCH__ == 1001))
   if (TILING_KEY_IS(300)) {  // sorted deterministic, grad FLOAT, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             true);
     return;
   }
   if (TILING_KEY_IS(301)) {  // sorted deterministic, grad FLOAT, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                               true);
     return;
   }
   if (TILING_KEY_IS(302)) {  // sorted deterministic, grad FLOAT, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              true);
     return;
   }
   if (TILING_KEY_IS(303)) {  // sorted deterministic, grad FLOAT, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(304)) {  // sorted deterministic, grad FLOAT, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(305)) {  // sorted deterministic, grad FLOAT, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(306)) {  // sorted deterministic, grad FLOAT, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(307)) {  // sorted deterministic, grad FLOAT, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(308)) {  // sorted deterministic, grad FLOAT, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            true);
     return;
   }
   if (TILING_KEY_IS(310)) {  // sorted deterministic, grad FLOAT16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            true);
     return;
   }
   if (TILING_KEY_IS(311)) {  // sorted deterministic, grad FLOAT16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              true);
     return;
   }
   if (TILING_KEY_IS(312)) {  // sorted deterministic, grad FLOAT16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             true);
     return;
   }
   if (TILING_KEY_IS(313)) {  // sorted deterministic, grad FLOAT16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(314)) {  // sorted deterministic, grad FLOAT16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(315)) {  // sorted deterministic, grad FLOAT16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(316)) {  // sorted deterministic, grad FLOAT16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                      tilingData, true);
     return;
   }
   if (TILING_KEY_IS(317)) {  // sorted deterministic, grad FLOAT16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(318)) {  // sorted deterministic, grad FLOAT16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                           true);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001) || ((__NPU_ARCH__ == 1001)))
+#if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(320)) {  // sorted deterministic, grad BF16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, syncCounters, workspace,
+                                                                  tilingData, true);
     return;
   }
   if (TILING_KEY_IS(321)) {  // sorted deterministic, grad BF16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, syncCounters, workspace,
+                                                                    tilingData, true);
     return;
   }
   if (TILING_KEY_IS(322)) {  // sorted deterministic, grad BF16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, syncCounters, workspace,
+                                                                   tilingData, true);
     return;
   }
   if (TILING_KEY_IS(323)) {  // sorted deterministic, grad BF16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(324)) {  // sorted deterministic, grad BF16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(325)) {  // sorted deterministic, grad BF16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(326)) {  // sorted deterministic, grad BF16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
-                                                                            true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                            tilingData, true);
     return;
   }
   if (TILING_KEY_IS(327)) {  // sorted deterministic, grad BF16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(328)) {  // sorted deterministic, grad BF16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, syncCounters, workspace,
+                                                                 tilingData, true);
     return;
   }
 #endif
