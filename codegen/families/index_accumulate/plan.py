@@ -928,8 +928,25 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
         f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region",
         f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
         f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset})",
+        "    barriers: "
+        + (
+            f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "
+            f"OpDef InitValue(0)); no DataCopyPad: each (core, bucket) segment of the pairs padded to "
+            f"{sp.pair_align} pairs (whole 32-byte blocks), grad and output rows moved with DataCopy"
+            if sp.soft_sync and sp.pair_align > 1
+            else f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "
+            "OpDef InitValue(0))"
+            if sp.soft_sync
+            else "hardware SyncAll"
+            + (
+                f"; no DataCopyPad: each (core, bucket) segment of the pairs padded to {sp.pair_align} pairs (whole "
+                "32-byte blocks), grad and output rows moved with DataCopy"
+                if sp.pair_align > 1
+                else ""
+            )
+        ),
         f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
-        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per DataCopyPad; UB used "
+        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB used "
         f"{sp.ub_bytes} bytes",
         "    cores: "
         + (
@@ -962,8 +979,10 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     lines = [f"tiling for grad [{n}, {d}] ({grad.name}), indices [{n}] ({index.name}), numWeights {num_weights}:"]
     if not product.hw_sync_all:
         lines.append(
-            f"  {product.name} has no hardware SyncAll: both modes (deterministic or not) run the deterministic "
-            "strategy with one index group, which needs no barrier between cores"
+            f"  {product.name} has no hardware SyncAll: both modes (deterministic or not) run deterministically: "
+            f"the sorted-run strategy where the tiling picks it (its two barriers are the software SyncAll on the "
+            f"{SYNC_OUTPUT} output, which the launch zero-fills), else the deterministic strategy with one index "
+            "group, which needs no barrier between cores"
         )
     for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
