@@ -416,7 +416,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "edb-sorted-run-boundary-off-by-one",
         EDB,
-        ("Ascend910B",),
+        ("Ascend910B", "Ascend910"),
         "sorted-run strategy: a bucket's run of sorted entries ends one entry early (its last entry is never summed)",
         (
             Edit(
@@ -442,6 +442,41 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM data race",
+        "",
+    ),
+    # Ascend910 (no DataCopyPad, no hardware SyncAll) runs the sorted strategy's deterministic mode only, with
+    # whole-block DataCopy gathers: a split run cannot exist there, a bucket owned by two cores can.
+    Mutant(
+        "edb-sorted-det-bucket-summed-twice",
+        EDB,
+        ("Ascend910",),
+        "sorted-run strategy, deterministic mode: a core also sums the first bucket of the next core's share, so "
+        "that bucket is summed and written by two cores",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "      return b >= firstBucket_ && b < lastBucket_;",
+                "      return b >= firstBucket_ && b <= lastBucket_;",
+            ),
+        ),
+        "GM data race",
+        "",
+    ),
+    Mutant(
+        "edb-sorted-positions-misused-whole-blocks",
+        EDB,
+        ("Ascend910",),
+        "sorted-run strategy without DataCopyPad: the grad rows are gathered at the entry's place in the sorted "
+        "order (padding pairs included) instead of at its stored position",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);",
+                "DataCopy(tile, rowsGm_[(base + j) * rowLength_ + col], copyParams);",
+            ),
+        ),
+        # the sorted order counts the padding pairs too, so the last core's places run past the grad rows
+        "GM bounds",
         "",
     ),
     Mutant(
