@@ -270,6 +270,9 @@ def test_ascend910_runs_the_sorted_strategy_at_large_n_in_both_modes(det: bool) 
     lnc = launch("Ascend910")
     assert lnc["tiling_key"] // 100 == 3 and lnc["block_dim"] == 32
     assert atomic_bytes(lnc) == 0
+    # the launch zero-fills the software SyncAll's counters (OpDef InitValue(0)): 64 cores x 32 bytes, counted
+    host = op("Ascend910").last_stats.get("host_tasks", [])
+    assert [h["bytes_written"] for h in host if h["kind"] == "InitValue"] == [64 * 32]
     want = plain_loop(params["grad"], params["indices"], W, 17, True)
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=2e-5)
     assert np.all(got[17] == 0)

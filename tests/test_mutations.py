@@ -72,6 +72,7 @@ _SMLB_API = "op_api/aclnn_soft_margin_loss_backward.cpp"
 _EDB_KERNEL = "op_kernel/embedding_dense_grad_accumulate.cpp"
 _EDB_TILING = "op_host/embedding_dense_grad_accumulate_tiling.cpp"
 _EDB_API = "op_api/aclnn_embedding_dense_backward.cpp"
+_EDB_DEF = "op_host/embedding_dense_grad_accumulate_def.cpp"
 
 # The scalar tail of the GM -> UB copy on products without DataCopyPad (identical in both kernels).
 _GM_TO_UB_TAIL = """\
@@ -461,6 +462,25 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         "GM data race",
         "",
+    ),
+    Mutant(
+        "edb-sync-counters-not-zeroed",
+        EDB,
+        ("Ascend910",),
+        "the OpDef drops InitValue(0) from the syncCounters output, so the software SyncAll starts on whatever "
+        "the allocation held",
+        (
+            Edit(
+                _EDB_DEF, "ge::FORMAT_ND})\n        .InitValue(0);\n    this->Attr", "ge::FORMAT_ND});\n    this->Attr"
+            ),
+            Edit(
+                _EDB_DEF,
+                '.InitValue(0);\n    this->AICore().AddConfig("ascend910"',
+                ';\n    this->AICore().AddConfig("ascend910"',
+            ),
+        ),
+        "SyncAll",
+        "zero-filled before the launch",
     ),
     Mutant(
         "edb-sorted-positions-misused-whole-blocks",
