@@ -270,6 +270,12 @@ TILING_FIELDS: tuple[TilingField, ...] = (
     ),
     TilingField("sortMatrixOffset", "int64_t", "sorted strategy: workspace byte offset of the count matrix", "0"),
     TilingField(
+        "sortPartialsOffset",
+        "int64_t",
+        "sorted strategy, deterministic mode: workspace byte offset of the fp32 parts of buckets split between cores",
+        "useSorted ? sortPlan.partialsOffset : 0",
+    ),
+    TilingField(
         "sortPairsOffset",
         "int64_t",
         "sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs",
@@ -465,6 +471,7 @@ class SortPlan:
     matrix_stride: int = 0
     matrix_offset: int = 0
     pairs_offset: int = 0
+    partials_offset: int = 0
     workspace_bytes: int = 0
     ub_bytes: int = 0
     reason: str = ""
@@ -513,6 +520,7 @@ def sort_plan(
     d: int,
     grad_bytes: int,
     scale: bool,
+    det: bool = False,
 ) -> SortPlan:
     """Sizes of the sorted-run strategy (see the kernel template) for ``n`` indices into ``w`` rows of ``d``.
 
@@ -529,7 +537,9 @@ def sort_plan(
 
     Without DataCopyPad every (core, bucket) segment of the sorted pairs is rounded up to whole 32-byte blocks
     (:data:`PAIRS_PER_BLOCK` pairs) with padding pairs, so the pair array holds up to ``n + cores x buckets x
-    3`` pairs. Without hardware SyncAll the two barriers are the software ``SyncAll(gmWorkspace, ubWorkspace,
+    3`` pairs. Deterministic mode (``det``) adds, after the pairs (on a 64-byte line), ``2 x cores`` fp32
+    partial slots of ``bucket_rows x d`` for the parts of buckets split between cores. Without hardware SyncAll
+    the barriers (two; three in deterministic mode) are the software ``SyncAll(gmWorkspace, ubWorkspace,
     usedCores)`` on the device op's zero-initialised :data:`SYNC_OUTPUT` output (at most
     :data:`SYNC_CORES_MAX` cores).
 
@@ -578,6 +588,9 @@ def sort_plan(
     matrix_stride = _align(buckets, ACC_ALIGN)
     matrix_bytes = cores * matrix_stride * 4
     pairs_offset = _align(matrix_bytes, CACHE_LINE_BYTES)
+    pairs_end = pairs_offset + 8 * (n + cores * buckets * (pair_align - 1))
+    partials_offset = _align(pairs_end, CACHE_LINE_BYTES)
+    partials_bytes = 2 * cores * bucket_rows * d * FP32_BYTES
     ub = (
         INDEX_UB_BYTES
         + SORT_PAIR_CHUNK * 8
@@ -597,7 +610,8 @@ def sort_plan(
         matrix_stride=matrix_stride,
         matrix_offset=0,
         pairs_offset=pairs_offset,
-        workspace_bytes=pairs_offset + 8 * (n + cores * buckets * (pair_align - 1)),
+        partials_offset=partials_offset if det else 0,
+        workspace_bytes=partials_offset + partials_bytes if det else pairs_end,
         ub_bytes=ub,
         pair_align=pair_align,
         soft_sync=not product.hw_sync_all,
@@ -626,10 +640,12 @@ def sorted_bytes(
     total = 2 * n * index_bytes + n * d * grad_bytes + w * d * FP32_BYTES
     total += plan.cores * plan.matrix_stride * 4 * (1 + plan.cores)
     total += 8 * pairs * (1 + passes + (1 if scale else 0))
-    if plan.soft_sync:  # two barriers: each core writes its counter and reads every core's
-        total += 2 * plan.cores * (plan.cores + 1) * BLOCK_BYTES
+    if plan.soft_sync:  # two barriers (three in deterministic mode): each writes its counter, reads every core's
+        total += (3 if det else 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES
     if not det:  # at most 2 partial parts per core boundary, each added atomically, and their zero fills
         total += (2 * (plan.cores - 1) + min(plan.buckets, plan.cores - 1)) * plan.bucket_rows * d * FP32_BYTES
+    else:  # at most 2 parts per core boundary, each written to its partial slot and read by the merge
+        total += 4 * (plan.cores - 1) * plan.bucket_rows * d * FP32_BYTES
     return total
 
 
@@ -745,6 +761,7 @@ class TilingDecision:
             "sortTileRows": self.sort.tile_rows if self.sorted_run else 0,
             "sortMatrixStride": self.sort.matrix_stride if self.sorted_run else 0,
             "sortMatrixOffset": self.sort.matrix_offset if self.sorted_run else 0,
+            "sortPartialsOffset": self.sort.partials_offset if self.sorted_run else 0,
             "sortPairsOffset": self.sort.pairs_offset if self.sorted_run else 0,
         }
 
@@ -825,7 +842,9 @@ def tiling_decision(
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
     counts_offset = _ceil_div(_sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
     # The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
-    plan = sort_plan(product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, scale)
+    plan = sort_plan(
+        product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, scale, deterministic
+    )
     est_sorted = (
         sorted_bytes(plan, n, num_weights, d, grad_bytes, index_dtype.itemsize, scale, deterministic)
         if plan.feasible
@@ -950,7 +969,10 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
         f"{sp.ub_bytes} bytes",
         "    cores: "
         + (
-            "whole buckets per core, split by GM bytes (output rows, then grad rows): no GM atomics"
+            "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output rows, "
+            "then one grad row per entry); a bucket crossing a core boundary is summed by each of its cores into an "
+            f"fp32 partial slot of the workspace (at {sp.partials_offset}) and, after a SyncAll, added by its first "
+            "core in core order: no GM atomics"
             if t.deterministic
             else "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output "
             "rows, then one grad row per entry); a bucket crossing a core boundary is "

@@ -250,6 +250,7 @@ struct SortPlan {
   int64_t tileRows = 0;
   int64_t matrixStride = 0;
   int64_t pairsOffset = 0;
+  int64_t partialsOffset = 0;  // deterministic mode: fp32 parts of buckets split between cores
   int64_t workspaceBytes = 0;
   int64_t pairAlign = 1;  // pairs per (core, bucket) segment rounded up to (whole 32-byte blocks without DataCopyPad)
   bool softSync = false;  // the barriers are the software SyncAll on the counters output
@@ -273,8 +274,9 @@ int64_t AlignTo(int64_t value, int64_t align) {
 // Without DataCopyPad (hasPad false) rows must be whole 32-byte blocks within DataCopyParams' uint16 stride,
 // D-chunks are whole blocks of grad, and each (core, bucket) segment of the pairs is padded to whole blocks;
 // without hardware SyncAll (hwSync false) the barriers are the software SyncAll on the counters output.
+// Deterministic mode adds 2 x cores fp32 partial slots of bucketRows x rowLength after the pairs.
 SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
-                    int64_t rowLength, int64_t rowsBytes, bool scaling) {
+                    int64_t rowLength, int64_t rowsBytes, bool scaling, bool deterministic) {
   SortPlan plan;
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
@@ -323,7 +325,13 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
         plan.tileRows = tileRows;
         plan.matrixStride = AlignTo(buckets, ACC_ALIGN);
         plan.pairsOffset = AlignTo(plan.cores * plan.matrixStride * 4, CACHE_LINE_BYTES);
-        plan.workspaceBytes = plan.pairsOffset + 8 * (numIndices + cores * buckets * (pairAlign - 1));
+        const int64_t pairsEnd = plan.pairsOffset + 8 * (numIndices + cores * buckets * (pairAlign - 1));
+        if (deterministic) {
+          plan.partialsOffset = AlignTo(pairsEnd, CACHE_LINE_BYTES);
+          plan.workspaceBytes = plan.partialsOffset + 2 * cores * bucketRows * rowLength * FP32_BYTES;
+        } else {
+          plan.workspaceBytes = pairsEnd;
+        }
         plan.pairAlign = pairAlign;
         plan.softSync = !hwSync;
         return plan;
@@ -339,7 +347,7 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
 // Estimated GM bytes of the sorted-run strategy (codegen sorted_bytes): indices read twice, the count matrix
 // written once and read by every core, the pairs written once and read once per D-chunk pass (once more with
 // scaling), grad read once, out written once, and in atomic mode the buckets crossing core boundaries
-// zero-filled and added atomically.
+// zero-filled and added atomically (deterministic mode: written to their partial slots and read by the merge).
 int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64_t rowsBytes, int64_t indexBytes,
                     bool scaling, bool deterministic) {
   const int64_t passes = CeilDiv(d, plan.dChunk);
@@ -347,11 +355,13 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
   int64_t total = 2 * n * indexBytes + n * d * rowsBytes + w * d * FP32_BYTES;
   total += plan.cores * plan.matrixStride * 4 * (1 + plan.cores);
   total += 8 * pairs * (1 + passes + (scaling ? 1 : 0));
-  if (plan.softSync) {  // two software barriers: each core writes its counter and reads every core's
-    total += 2 * plan.cores * (plan.cores + 1) * BLOCK_BYTES;
+  if (plan.softSync) {  // two software barriers (three in deterministic mode): each writes its counter, reads all
+    total += (deterministic ? 3 : 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES;
   }
   if (!deterministic) {  // at most 2 partial parts per core boundary, added atomically, and their zero fills
     total += (2 * (plan.cores - 1) + std::min(plan.buckets, plan.cores - 1)) * plan.bucketRows * d * FP32_BYTES;
+  } else {  // at most 2 parts per core boundary, each written to its partial slot and read by the merge
+    total += 4 * (plan.cores - 1) * plan.bucketRows * d * FP32_BYTES;
   }
   return total;
 }
@@ -500,9 +510,9 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   }
 
   // The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
-  const SortPlan sortPlan =
-      PlanSorted(HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())), hwSyncAll,
-                 static_cast<int64_t>(ubSize), coreNum, numIndices, numRows, rowLength, rowsBytes, countScaling != 0);
+  const SortPlan sortPlan = PlanSorted(HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())),
+                                       hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows, rowLength,
+                                       rowsBytes, countScaling != 0, deterministic);
   const int64_t indexBytes = IndexBytes(indexKey);
   // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
   // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
@@ -544,6 +554,7 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   tiling.set_sortTileRows(useSorted ? sortPlan.tileRows : 0);
   tiling.set_sortMatrixStride(useSorted ? sortPlan.matrixStride : 0);
   tiling.set_sortMatrixOffset(0);
+  tiling.set_sortPartialsOffset(useSorted ? sortPlan.partialsOffset : 0);
   tiling.set_sortPairsOffset(useSorted ? sortPlan.pairsOffset : 0);
 
   const int64_t strategy =

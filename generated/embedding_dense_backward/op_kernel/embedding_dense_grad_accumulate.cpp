@@ -550,8 +550,10 @@ class KernelEmbeddingDenseGradAccumulate {
 //     and one pair per entry; see PlanRanges). Atomic mode: core c takes a contiguous range of sorted entries;
 //     a bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
 //     core boundary is summed by each core for its part and added with SetAtomicAdd<float> (only there).
-//     Deterministic mode: whole buckets per core, so each row is summed by one core in position order and no
-//     GM atomic is used.
+//     Deterministic mode: the same ranges; a bucket crossing a core boundary is summed by each of its cores
+//     for its part (in position order) into a partial slot of the workspace, SyncAll, and the bucket's first
+//     core adds the slots in core order, scales and writes the rows once: a fixed summation order for every
+//     core timing, no GM atomic.
 //   Summing a bucket part: for each D-chunk the UB accumulator [bucket rows, chunk] is zeroed, the part's pairs
 //     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
 //     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
@@ -599,6 +601,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     // the sorted pairs, with up to PAIR_ALIGN - 1 padding pairs per (core, bucket) segment
     pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset),
                              2 * (numIndices_ + cores_ * buckets_ * (PAIR_ALIGN - 1)));
+    if (deterministic) {
+      partialsGm_.SetGlobalBuffer((__gm__ float *)(userWorkspace + tiling.sortPartialsOffset),
+                                  2 * cores_ * bucketRows_ * rowLength_);
+    }
     const int64_t dChunkStride = AlignUp(dChunk_, FP32_BLOCK);
     const int64_t rowPitch = AlignUp(dChunk_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES);
     const int64_t stageBytes = buckets_ * stage_ * 2 * static_cast<int64_t>(sizeof(int32_t));
@@ -638,6 +644,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     }
     Barrier();
     SumBuckets();
+    if (deterministic_) {
+      Barrier();  // every split bucket's partial slots are written
+      MergeSplitBuckets();
+    }
   }
 
  private:
@@ -804,47 +814,36 @@ class KernelEmbeddingDenseGradAccumulateSorted {
 
   // Phase 3 split, balanced by GM bytes: bucket b costs its output rows (rows x D fp32 written), then each of
   // its entries (a grad row and a pair read); core k starts where the running cost reaches k / cores of the
-  // total. Atomic mode: at that entry (a bucket may be split between cores), this core's sorted entries are
-  // [rangeStart_, rangeEnd_); deterministic mode: whole buckets, this core's are [firstBucket_, lastBucket_)
-  // (those whose cost starts in its share). Every core computes the same boundaries from the bucket starts.
+  // total, at that entry (a bucket may be split between cores): this core's sorted entries are
+  // [rangeStart_, rangeEnd_). Every core computes the same boundaries from the bucket starts.
   __aicore__ inline void PlanRanges() {
+    rowCost_ = rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
+    writeRow_ = rowLength_ * static_cast<int64_t>(sizeof(float));
+    totalCost_ = total_ * rowCost_ + numRows_ * writeRow_;
+    rangeStart_ = Boundary(blockIdx_);
+    rangeEnd_ = Boundary(blockIdx_ + 1);
+  }
+
+  // First sorted entry of core k (total_ for k >= cores).
+  __aicore__ inline int64_t Boundary(int64_t k) {
+    if (k >= cores_) {
+      return total_;
+    }
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
-    const int64_t rowCost =
-        rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
-    const int64_t writeRow = rowLength_ * static_cast<int64_t>(sizeof(float));
-    const int64_t totalCost = total_ * rowCost + numRows_ * writeRow;
-    const int64_t lower = CostBoundary(totalCost, blockIdx_);
-    const bool last = blockIdx_ + 1 >= cores_;
-    const int64_t upper = last ? totalCost : CostBoundary(totalCost, blockIdx_ + 1);
-    rangeStart_ = total_;
-    rangeEnd_ = total_;
-    firstBucket_ = buckets_;
-    lastBucket_ = buckets_;
-    bool startFound = false;
-    bool endFound = last;
+    const int64_t lower = CostBoundary(totalCost_, k);
     int64_t prefix = 0;
     for (int64_t b = 0; b < buckets_; ++b) {
       const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
       const int64_t count = start.GetValue(static_cast<uint32_t>(b + 1)) - bucketStart;
       const int64_t rowBase = b * bucketRows_;
       const int64_t rows = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
-      const int64_t bucketEndCost = prefix + rows * writeRow + count * rowCost;
-      if (firstBucket_ == buckets_ && prefix >= lower) {
-        firstBucket_ = b;
-      }
-      if (!last && lastBucket_ == buckets_ && prefix >= upper) {
-        lastBucket_ = b;
-      }
-      if (!startFound && lower < bucketEndCost) {
-        rangeStart_ = bucketStart + EntryAt(lower - prefix - rows * writeRow, rowCost, count);
-        startFound = true;
-      }
-      if (!endFound && upper < bucketEndCost) {
-        rangeEnd_ = bucketStart + EntryAt(upper - prefix - rows * writeRow, rowCost, count);
-        endFound = true;
+      const int64_t bucketEndCost = prefix + rows * writeRow_ + count * rowCost_;
+      if (lower < bucketEndCost) {
+        return bucketStart + EntryAt(lower - prefix - rows * writeRow_, rowCost_, count);
       }
       prefix = bucketEndCost;
     }
+    return total_;
   }
 
   // Entries of a bucket before cost `cost` (measured from its first entry), between 0 and count.
@@ -863,11 +862,6 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
     const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
     split = false;
-    if (deterministic_) {
-      partStart = bucketStart;
-      partEnd = bucketEnd;
-      return b >= firstBucket_ && b < lastBucket_;
-    }
     const int64_t rangeStart = rangeStart_;
     const int64_t rangeEnd = rangeEnd_;
     partStart = bucketStart > rangeStart ? bucketStart : rangeStart;
@@ -915,6 +909,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // acc rows [0, rowsHere) x [0, count) -> out rows [rowBase, rowBase + rowsHere) x [col, col + count).
   __aicore__ inline void WriteRows(const LocalTensor<float> &acc, int64_t rowBase, int64_t rowsHere, int64_t col,
                                    int64_t count, bool atomic) {
+    WriteBlock(outGm_[rowBase * rowLength_ + col], acc, rowsHere, count, atomic);
+  }
+
+  // acc rows [0, rowsHere) x [0, count) -> rows of an fp32 [*, rowLength] GM tensor starting at dst.
+  __aicore__ inline void WriteBlock(const GlobalTensor<float> &dst, const LocalTensor<float> &acc, int64_t rowsHere,
+                                    int64_t count, bool atomic) {
     PipeBarrier<PIPE_ALL>();
 #if __NPU_ARCH__ == 1001
     // count and D are whole fp32 blocks here (the tiling's condition), as is the accumulator's row stride
@@ -929,9 +929,9 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       SetAtomicAdd<float>();
     }
 #if __NPU_ARCH__ == 1001
-    DataCopy(outGm_[rowBase * rowLength_ + col], acc, copyParams);
+    DataCopy(dst, acc, copyParams);
 #else
-    DataCopyPad(outGm_[rowBase * rowLength_ + col], acc, copyParams);
+    DataCopyPad(dst, acc, copyParams);
 #endif
     if (atomic) {
       SetAtomicNone();
@@ -983,12 +983,22 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     }
   }
 
-  // Sums the sorted entries [partStart, partEnd) of bucket b in UB and writes the bucket's rows (atomically
-  // when the bucket spans several cores).
-  __aicore__ inline void SumBucket(int64_t b, int64_t partStart, int64_t partEnd, bool atomic) {
+  // Partial slot of core c's part of a split bucket (deterministic mode): 2c for the part starting where the
+  // core's range starts (the bucket crosses its first boundary), 2c + 1 for the other (it crosses its last).
+  __aicore__ inline int64_t PartialSlot(int64_t c, int64_t partStart, int64_t coreStart) const {
+    return 2 * c + (partStart == coreStart ? 0 : 1);
+  }
+
+  // Sums the sorted entries [partStart, partEnd) of bucket b in UB and writes the bucket's rows. A bucket
+  // spanning several cores: atomic mode adds the part atomically; deterministic mode writes it to this core's
+  // partial slot (unscaled), and the bucket's first core adds the slots in core order after a SyncAll.
+  __aicore__ inline void SumBucket(int64_t b, int64_t partStart, int64_t partEnd, bool split) {
     const int64_t rowBase = b * bucketRows_;
     const int64_t rowsHere = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
-    if (countScaling_) {
+    const bool toPartial = deterministic_ && split;
+    const bool atomic = !deterministic_ && split;
+    const bool scale = countScaling_ && !toPartial;
+    if (scale) {
       CountRuns(b, rowBase);
     }
     LocalTensor<float> acc = workBuf_.Get<float>();
@@ -1050,19 +1060,104 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         }
         base += loaded;
       }
-      if (countScaling_) {
-        LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
-        PipeBarrier<PIPE_ALL>();
-        for (int64_t r = 0; r < rowsHere; ++r) {
-          const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r));
-          if (occurrences > 1) {
-            LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
-            Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(count));
-          }
-        }
+      if (scale) {
+        ScaleRows(acc, rowsHere, stride, count);
       }
-      WriteRows(acc, rowBase, rowsHere, col, count, atomic);
+      if (toPartial) {
+        const int64_t slot = PartialSlot(blockIdx_, partStart, rangeStart_);
+        WriteBlock(partialsGm_[slot * bucketRows_ * rowLength_ + col], acc, rowsHere, count, false);
+      } else {
+        WriteRows(acc, rowBase, rowsHere, col, count, atomic);
+      }
     }
+  }
+
+  // acc rows [0, rowsHere) x [0, count) times 1/count of their run (freqBuf_, from CountRuns).
+  __aicore__ inline void ScaleRows(const LocalTensor<float> &acc, int64_t rowsHere, int64_t stride, int64_t count) {
+    LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
+    PipeBarrier<PIPE_ALL>();
+    for (int64_t r = 0; r < rowsHere; ++r) {
+      const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r));
+      if (occurrences > 1) {
+        LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
+        Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(count));
+      }
+    }
+  }
+
+  // Deterministic mode, after the last SyncAll: each split bucket's first core adds the partial slots of its
+  // parts in core order (a fixed order: the boundaries depend on the data and the tiling only), scales and
+  // writes the rows once.
+  __aicore__ inline void MergeSplitBuckets() {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    LocalTensor<float> acc = workBuf_.Get<float>();
+    LocalTensor<float> part = pairBuf_.Get<float>();
+    const int64_t partFloats = pairChunk_ * 2;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      int64_t partStart = 0;
+      int64_t partEnd = 0;
+      bool split = false;
+      if (!BucketPart(b, partStart, partEnd, split) || !split ||
+          partStart != start.GetValue(static_cast<uint32_t>(b))) {
+        continue;  // not a split bucket, or this core is not its first
+      }
+      const int64_t bucketStart = partStart;
+      const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
+      const int64_t rowBase = b * bucketRows_;
+      const int64_t rowsHere = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+      if (countScaling_) {
+        CountRuns(b, rowBase);
+      }
+      for (int64_t col = 0; col < rowLength_; col += dChunk_) {
+        const int64_t count = (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
+        const int64_t stride = AlignUp(count, FP32_BLOCK);
+        const int64_t rowsPerLoad = partFloats / stride;
+        PipeBarrier<PIPE_ALL>();
+        Duplicate(acc, 0.0f, static_cast<int32_t>(rowsHere * stride));
+        PipeBarrier<PIPE_ALL>();
+        int64_t coreStart = Boundary(blockIdx_);
+        for (int64_t c = blockIdx_; c < cores_ && coreStart < bucketEnd; ++c) {
+          const int64_t coreEnd = Boundary(c + 1);
+          const int64_t ps = bucketStart > coreStart ? bucketStart : coreStart;
+          const int64_t pe = bucketEnd < coreEnd ? bucketEnd : coreEnd;
+          if (ps < pe) {
+            const int64_t slot = PartialSlot(c, ps, coreStart);
+            for (int64_t r0 = 0; r0 < rowsHere; r0 += rowsPerLoad) {
+              const int64_t rows = (rowsHere - r0 < rowsPerLoad) ? (rowsHere - r0) : rowsPerLoad;
+              PipeBarrier<PIPE_ALL>();
+              LoadRows(part, partialsGm_[(slot * bucketRows_ + r0) * rowLength_ + col], rows, count);
+              PipeBarrier<PIPE_ALL>();
+              for (int64_t q = 0; q < rows; ++q) {
+                LocalTensor<float> dst = acc[static_cast<uint32_t>((r0 + q) * stride)];
+                Add(dst, dst, part[static_cast<uint32_t>(q * stride)], static_cast<int32_t>(count));
+              }
+              PipeBarrier<PIPE_ALL>();
+            }
+          }
+          coreStart = coreEnd;
+        }
+        if (countScaling_) {
+          ScaleRows(acc, rowsHere, stride, count);
+        }
+        WriteRows(acc, rowBase, rowsHere, col, count, false);
+      }
+    }
+  }
+
+  // rows x [0, count) of an fp32 [*, rowLength] GM tensor -> UB rows of AlignUp(count, 8) floats.
+  __aicore__ inline void LoadRows(const LocalTensor<float> &dst, const GlobalTensor<float> &src, int64_t rows,
+                                  int64_t count) {
+#if __NPU_ARCH__ == 1001
+    DataCopyParams copyParams{static_cast<uint16_t>(rows), static_cast<uint16_t>(count / FP32_BLOCK),
+                              static_cast<uint16_t>((rowLength_ - count) / FP32_BLOCK), 0};
+    DataCopy(dst, src, copyParams);
+#else
+    DataCopyExtParams copyParams{
+        static_cast<uint16_t>(rows), static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(float))),
+        static_cast<uint32_t>((rowLength_ - count) * static_cast<int64_t>(sizeof(float))), 0, 0};
+    DataCopyPadExtParams<float> padParams{false, 0, 0, 0.0f};
+    DataCopyPad(dst, src, copyParams, padParams);
+#endif
   }
 
   TPipe pipe_;
@@ -1082,6 +1177,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   GlobalTensor<float> outGm_;
   GlobalTensor<int32_t> matrixGm_;
   GlobalTensor<int32_t> pairsGm_;
+  GlobalTensor<float> partialsGm_;  // deterministic mode: [2 * cores, bucketRows, rowLength] parts of split buckets
   int64_t numRows_ = 0;
   int64_t rowLength_ = 0;
   int64_t numIndices_ = 0;
@@ -1101,10 +1197,11 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   int64_t indexStart_ = 0;
   int64_t indexEnd_ = 0;
   int64_t total_ = 0;
-  int64_t rangeStart_ = 0;  // atomic mode: this core's sorted entries [rangeStart_, rangeEnd_)
+  int64_t rangeStart_ = 0;  // this core's sorted entries [rangeStart_, rangeEnd_)
   int64_t rangeEnd_ = 0;
-  int64_t firstBucket_ = 0;  // deterministic mode: this core's buckets [firstBucket_, lastBucket_)
-  int64_t lastBucket_ = 0;
+  int64_t rowCost_ = 0;  // phase 3 split: GM bytes of one entry, of one output row, of everything
+  int64_t writeRow_ = 0;
+  int64_t totalCost_ = 0;
 };
 
 template <typename TRows, typename TIndex, typename TilingData>
