@@ -431,7 +431,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "edb-sorted-split-run-summed-twice",
         EDB,
-        ("Ascend910B",),
+        ("Ascend910B", "Ascend910"),
         "sorted-run strategy: a core sums a bucket from its first entry instead of from its own range's start, so "
         "the part of a bucket crossing a core boundary is summed by both cores (the later core also takes the "
         "bucket as unsplit and writes it plainly, racing with the other core's atomic add)",
@@ -446,22 +446,21 @@ MUTANTS: tuple[Mutant, ...] = (
         "",
     ),
     # Ascend910 (no DataCopyPad, no hardware SyncAll) runs the sorted strategy's deterministic mode only, with
-    # whole-block DataCopy gathers: a split run cannot exist there, a bucket owned by two cores can.
+    # whole-block DataCopy gathers and split buckets merged from partial slots after a third barrier.
     Mutant(
-        "edb-sorted-det-bucket-summed-twice",
+        "edb-sorted-det-merge-skips-first-part",
         EDB,
         ("Ascend910",),
-        "sorted-run strategy, deterministic mode: a core also sums the first bucket of the next core's share, so "
-        "that bucket is summed and written by two cores",
+        "sorted-run strategy, deterministic mode: the merge of a bucket split between cores starts at the next "
+        "core's partial slot, so the first core's part is lost",
         (
             Edit(
                 _EDB_KERNEL,
-                "      return b >= firstBucket_ && b < lastBucket_;",
-                "      return b >= firstBucket_ && b <= lastBucket_;",
+                "        for (int64_t c = blockIdx_; c < cores_ && coreStart < bucketEnd; ++c) {",
+                "        for (int64_t c = blockIdx_ + 1; c < cores_ && coreStart < bucketEnd; ++c) {",
             ),
         ),
-        "GM data race",
-        "",
+        VALUES,
     ),
     Mutant(
         "edb-sync-counters-not-zeroed",
