@@ -1465,7 +1465,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "`aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)` the output is bit-identical for every run and core order."
         + (
             f" On {', '.join(p.name for p in products if not p.hw_sync_all)} (no hardware SyncAll) every call runs "
-            "the deterministic strategy with one index group, which needs no barrier between cores."
+            "deterministically: the sorted-run strategy where the tiling picks it (software SyncAll), else the "
+            "deterministic strategy with one index group, which needs no barrier between cores."
             if any(not p.hw_sync_all for p in products)
             else ""
         ),
@@ -1500,15 +1501,18 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
         *(
             [
-                f"Sorted-run strategy ({', '.join(p.name for p in products if p.hw_sync_all and p.data_copy_pad)}): "
-                f"chosen when every core's share of `{index_t.name}` fills its bucket staging slots (N >= cores x "
-                "buckets x slot pairs) and its estimated GM bytes are below the other strategy's. Workspace: the "
-                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs. UB: indices buffer, "
+                f"Sorted-run strategy (every product): chosen when every core's share of `{index_t.name}` fills its "
+                "bucket staging slots (N >= cores x buckets x slot pairs) and its estimated GM bytes are below the "
+                "other strategy's; without DataCopyPad only for rows of whole 32-byte blocks. Workspace: the "
+                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs (without DataCopyPad each "
+                "core's segment of a bucket padded to whole blocks), then in deterministic mode 2 x cores fp32 "
+                "partial slots of a bucket's rows for the buckets split between cores. UB: indices buffer, "
                 f"{SORT_PAIR_CHUNK} pairs, a work buffer of half the rest (staging slots, then the fp32 bucket "
                 "accumulator), three int32 bucket arrays, and the grad tile with everything left (up to 4095 "
-                "consecutive rows per DataCopyPad).",
+                "consecutive rows per copy). Without hardware SyncAll the barriers are the software SyncAll on "
+                f"the `{SYNC_OUTPUT}` output, which the launch zero-fills (OpDef InitValue(0)).",
             ]
-            if any(p.hw_sync_all and p.data_copy_pad for p in products)
+            if products
             else []
         ),
     ]
