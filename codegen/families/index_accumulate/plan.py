@@ -1252,13 +1252,13 @@ class TilingSourceView(KindView):
     sort_d_chunk_max: int
     sort_pair_chunk: int
     sort_stage_min: int
-    #: NpuArchs with DataCopyPad; pairs per 32-byte block; DataCopyParams' largest block field; the software
-    #: SyncAll's counters output (int32 elements) and the cores it holds
+    #: NpuArchs with DataCopyPad; pairs per 32-byte block; DataCopyParams' largest block field; the cores the
+    #: software SyncAll's counters output holds
     pad_archs: tuple[ArchGroup, ...]
     pairs_per_block: int
     max_block_field: int
-    sync_ints: int
     sync_cores_max: int
+    sync_output: str
     tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
     ub_reserved_bytes: int

@@ -563,6 +563,11 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   context->SetTilingKey(static_cast<uint64_t>(strategy * 100 + rowsKey * 10 + indexKey));
   tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
   context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+  // The syncCounters output's InitValue(0) takes effect only with SetNeedAtomic(true) (CANN InitValue and
+  // SetNeedAtomic documentation: the two are used together).
+  if (context->SetNeedAtomic(true) != ge::GRAPH_SUCCESS) {
+    return ge::GRAPH_FAILED;
+  }
   size_t *workspaces = context->GetWorkspaceSizes(1);
   workspaces[0] = static_cast<size_t>(ascendcPlatform.GetLibApiWorkSpaceSize()) +
                   static_cast<size_t>(useSorted ? sortPlan.workspaceBytes : countsOffset + countsBytes);
