@@ -482,6 +482,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "zero-filled before the launch",
     ),
     Mutant(
+        "edb-need-atomic-not-set",
+        EDB,
+        ("Ascend910",),
+        "the tiling leaves SetNeedAtomic false, so the syncCounters output's InitValue(0) does not take effect "
+        "and the software SyncAll starts on what the allocation held",
+        (
+            Edit(
+                _EDB_TILING,
+                "  if (context->SetNeedAtomic(true) != ge::GRAPH_SUCCESS) {",
+                "  if (context->SetNeedAtomic(false) != ge::GRAPH_SUCCESS) {",
+            ),
+        ),
+        "SyncAll",
+        "zero-filled before the launch",
+    ),
+    Mutant(
         "edb-sorted-positions-misused-whole-blocks",
         EDB,
         ("Ascend910",),
