@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from codegen.paths import ProjectPaths, project_paths
+from codegen.registry import family
 from codegen.spec.generated_names import op_files
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -331,7 +332,7 @@ def product_macros(product: Product) -> list[str]:
 def glue_source(spec: OpSpec, product: Product) -> str:
     """The glue translation unit: registers the kernel for its OpType and defines the product's facts."""
     dev = spec.device_interface  # the kernel takes the device op's inputs and outputs, workspace and tiling
-    n_args = len(dev.inputs) + len(dev.outputs) + 2
+    n_args = len(dev.inputs) + len(dev.outputs) + family(spec.family).scratch_outputs(spec) + 2
     params = ", ".join(["GM_ADDR"] * n_args)
     args = ", ".join(f"a[{i}]" for i in range(n_args))
     atomic = ", ".join(f"opgen_rt::DtypeId::{d.name}" for d in product.atomic_add_dtypes)

@@ -145,6 +145,12 @@ class Family:
         """
         return self._hook("plan", "build_views")(spec, catalogue)
 
+    def scratch_outputs(self, spec: OpSpec) -> int:
+        """Outputs the device op has beyond the spec's (scratch tensors its L0 API allocates and the kernel
+        takes after the spec's outputs): the family plan's ``scratch_outputs(spec)``, or 0."""
+        hook = getattr(self.stage("plan"), "scratch_outputs", None)
+        return 0 if hook is None else int(hook(spec))
+
     # -- explain
     def shape_call(
         self, spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None

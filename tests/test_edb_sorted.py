@@ -1,7 +1,8 @@
 """EmbeddingDenseBackward's sorted-run strategy (tiling keys 2xx atomic mode, 3xx deterministic mode) end to end.
 
-The strategy runs on products with DataCopyPad and hardware SyncAll when every core's index range fills its
-bucket staging slots (2^20 indices are enough on Ascend910B) and it moves fewer estimated GM bytes. Covered:
+The strategy runs when every core's index range fills its bucket staging slots (2^20 indices are enough on
+Ascend910B) and it moves fewer estimated GM bytes; on Ascend910 (no DataCopyPad, no hardware SyncAll) only for
+rows of whole 32-byte blocks, with the software SyncAll on the device op's zero-initialised counters output. Covered:
 every index distribution of the bench against a float64 loop, padding and invalid indices with
 scaleGradByFreq, bit-identical deterministic output over core orders without GM atomics, atomics in atomic
 mode only for the rows of buckets that cross a core boundary, the C++ tiling equal to the Python planner,
@@ -168,6 +169,9 @@ TILING_CASES = [
     ("Ascend910_93", (3 << 20, 4100), 70000, "INT64", "BF16", True),
     ("Ascend950", (1 << 21, 64), 1 << 20, "INT64", "FLOAT", False),
     ("Ascend910", (1 << 20, 128), 65536, "INT64", "FLOAT", False),
+    ("Ascend910", (1 << 20, 16), 5000, "INT32", "FLOAT16", True),
+    ("Ascend910", (1 << 20, 4), 5000, "INT64", "FLOAT", True),
+    ("Ascend910", (1 << 20, 12), 5000, "INT64", "FLOAT16", False),
     ("Ascend910B", (5000, 128), 65536, "INT64", "FLOAT", False),
 ]
 
@@ -187,7 +191,9 @@ def test_sorted_tiling_matches_the_planner(
     for name, value in want.tiling_fields().items():
         assert int(fields[name]) == value, name
     prod = CATALOGUE.get(product)
-    sorted_path = prod.data_copy_pad and prod.hw_sync_all and shape[0] >= 1 << 20
+    # without DataCopyPad only rows of whole 32-byte blocks (written out here, not taken from the planner)
+    whole_blocks = shape[1] * {"FLOAT": 4, "FLOAT16": 2, "BF16": 2}[grad] % 32 == 0
+    sorted_path = (prod.data_copy_pad or whole_blocks) and shape[0] >= 1 << 20
     assert (result["tiling_key"] // 100 >= 2) == sorted_path
     if sorted_path:  # the UB the sorted kernel uses stays within the product's UB
         assert want.sort.ub_bytes <= prod.ub_bytes
@@ -209,9 +215,12 @@ def test_explain_prints_the_choice_with_the_tiling_numbers() -> None:
         assert f"{t.sort.buckets} row buckets of {t.sort.bucket_rows} rows" in text
     small = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (1000, 32, 4096), None)
     assert "sorted-run strategy not used" in small and "atomic strategy kept" in small
-    old = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (65536, 128, 1 << 20), None)
-    assert "sorted-run strategy not possible (Ascend910 has no DataCopyPad and no hardware SyncAll: " in old
-    assert "the software SyncAll needs a GM workspace zero-filled before the launch" in old
+    a910 = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (65536, 128, 1 << 20), None)
+    assert "deterministic mode: estimated GM bytes sorted-run" in a910 and "sorted-run strategy chosen" in a910
+    assert "barriers: software SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output" in a910
+    assert "padded to 4 pairs (whole 32-byte blocks)" in a910
+    odd = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (5000, 4, 1 << 20), None)
+    assert "sorted-run strategy not possible (Ascend910 has no DataCopyPad and a row of 4 elements is 16 bytes" in odd
 
 
 def test_dma_counters_cover_the_grad_and_stay_within_the_gm_bytes() -> None:
@@ -226,16 +235,55 @@ def test_dma_counters_cover_the_grad_and_stay_within_the_gm_bytes() -> None:
     assert N // 2 < transfers <= dma
 
 
-def test_the_refusal_names_each_missing_capability_from_the_product_fields() -> None:
-    """The reason is built from the catalogue fields, not the product name: a product lacking only one of
-    DataCopyPad and hardware SyncAll is told about that one only, and a product with both gets a sort plan."""
+def test_the_refusal_and_the_barriers_follow_the_product_fields() -> None:
+    """The plan is built from the catalogue fields, not the product name: without DataCopyPad rows that are not
+    whole 32-byte blocks are refused (whole-block rows sort), without hardware SyncAll the barriers are the
+    software SyncAll, and a product with both uses the hardware barrier without padding pairs."""
     base = CATALOGUE.get("Ascend910B")
     shape = (65536, 128, 1 << 20)
     no_pad = explain_tiling(SPECS[OP], dataclasses.replace(base, name="NoPadSoC", data_copy_pad=False), shape, None)
-    assert "sorted-run strategy not possible (NoPadSoC has no DataCopyPad: the sort copies" in no_pad
-    assert "hardware SyncAll" not in no_pad.split("not possible", 1)[1].split("\n", 1)[0]
+    assert "sorted-run strategy chosen" in no_pad and "barriers: hardware SyncAll; no DataCopyPad" in no_pad
+    odd = explain_tiling(
+        SPECS[OP], dataclasses.replace(base, name="NoPadSoC", data_copy_pad=False), (5000, 6, 1 << 20), None
+    )
+    assert "sorted-run strategy not possible (NoPadSoC has no DataCopyPad and a row of 6 elements is 24 bytes" in odd
     no_sync = explain_tiling(SPECS[OP], dataclasses.replace(base, name="NoSyncSoC", hw_sync_all=False), shape, None)
-    assert "sorted-run strategy not possible (NoSyncSoC has no hardware SyncAll: its three phases need" in no_sync
-    assert "DataCopyPad" not in no_sync.split("not possible", 1)[1].split("\n", 1)[0]
+    assert "sorted-run strategy chosen" in no_sync
+    assert "barriers: software SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output" in no_sync
+    assert "DataCopyPad" not in no_sync.split("barriers:", 1)[1].split("\n", 1)[0]
     both = explain_tiling(SPECS[OP], dataclasses.replace(base, name="BothSoC"), shape, None)
-    assert "not possible" not in both and "sorted-run strategy chosen" in both
+    assert "not possible" not in both and "barriers: hardware SyncAll\n" in both
+
+
+D910 = 8  # fp32 elements of a row on Ascend910: one whole 32-byte block (no DataCopyPad there)
+
+
+@pytest.mark.parametrize("det", [False, True])
+def test_ascend910_runs_the_sorted_strategy_at_large_n_in_both_modes(det: bool) -> None:
+    """Ascend910 has neither DataCopyPad nor hardware SyncAll: both modes run the sorted strategy's
+    deterministic mode (key 3xx) with the software barrier, padding and invalid indices and scaling included."""
+    params = edb_inputs(W, D910, N, dist="zipf", seed=11, scale=True)
+    params["paddingIdx"] = 17
+    params["indices"][::97] = -3  # invalid: contribute nothing
+    params["indices"][5::101] = W + 4
+    got = op("Ascend910")(deterministic=det, **params)
+    lnc = launch("Ascend910")
+    assert lnc["tiling_key"] // 100 == 3 and lnc["block_dim"] == 32
+    assert atomic_bytes(lnc) == 0
+    # the launch zero-fills the software SyncAll's counters (OpDef InitValue(0)): 64 cores x 32 bytes, counted
+    host = op("Ascend910").last_stats.get("host_tasks", [])
+    assert [h["bytes_written"] for h in host if h["kind"] == "InitValue"] == [64 * 32]
+    want = plain_loop(params["grad"], params["indices"], W, 17, True)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=2e-5)
+    assert np.all(got[17] == 0)
+
+
+def test_ascend910_sorted_is_bit_identical_over_core_orders() -> None:
+    params = edb_inputs(W, D910, N, dist="uniform", seed=12, scale=False)
+    params["grad"] = params["grad"] * np.exp(np.random.default_rng(13).uniform(-8, 8, (N, 1))).astype(np.float32)
+    results = []
+    for order, seed in (("in_order", 0), ("reversed", 0), ("shuffle", 3), ("concurrent", 0)):
+        results.append(op("Ascend910")(deterministic=False, core_order=order, seed=seed, **params))
+        lnc = launch("Ascend910")
+        assert lnc["tiling_key"] // 100 == 3 and atomic_bytes(lnc) == 0
+    assert all(r.tobytes() == results[0].tobytes() for r in results[1:])

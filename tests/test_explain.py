@@ -129,9 +129,10 @@ def test_index_accumulate_explain_equals_the_tiling_function(
         # strategy in both modes, and explain shows that one section.
         effective = det or not prod.hw_sync_all
         section = "strategy " + text.split("  strategy ")[2 if det and prod.hw_sync_all else 1]
-        if got["tiling_key"] // 100 >= 2:  # the sorted-run strategy (many indices, DataCopyPad and SyncAll)
-            assert prod.hw_sync_all and prod.data_copy_pad and got["tiling_key"] // 100 == (3 if det else 2)
-            name = "sorted deterministic" if det else "sorted"
+        if got["tiling_key"] // 100 >= 2:  # the sorted-run strategy (many indices; rows of whole blocks here)
+            assert got["tiling_key"] // 100 == (3 if effective else 2)
+            assert prod.data_copy_pad or d * 4 % 32 == 0
+            name = "sorted deterministic" if effective else "sorted"
             assert (
                 f"strategy {name} (tiling key {got['tiling_key']}), blockDim {got['block_dim']} of "
                 f"{prod.vector_core_num}:" in section
@@ -144,6 +145,8 @@ def test_index_accumulate_explain_equals_the_tiling_function(
             )
             assert f"workspace: {got['workspace_sizes'][0]} bytes with the system workspace" in section
             assert f"pairs at {t['sortPairsOffset']})" in section
+            if effective:
+                assert f"partial slot of the workspace (at {t['sortPartialsOffset']})" in section
             assert f"D in chunks of {t['sortDChunk']} elements" in section
             assert f"up to {t['sortTileRows']} consecutive grad rows" in section
             continue

@@ -72,6 +72,7 @@ _SMLB_API = "op_api/aclnn_soft_margin_loss_backward.cpp"
 _EDB_KERNEL = "op_kernel/embedding_dense_grad_accumulate.cpp"
 _EDB_TILING = "op_host/embedding_dense_grad_accumulate_tiling.cpp"
 _EDB_API = "op_api/aclnn_embedding_dense_backward.cpp"
+_EDB_DEF = "op_host/embedding_dense_grad_accumulate_def.cpp"
 
 # The scalar tail of the GM -> UB copy on products without DataCopyPad (identical in both kernels).
 _GM_TO_UB_TAIL = """\
@@ -416,7 +417,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "edb-sorted-run-boundary-off-by-one",
         EDB,
-        ("Ascend910B",),
+        ("Ascend910B", "Ascend910"),
         "sorted-run strategy: a bucket's run of sorted entries ends one entry early (its last entry is never summed)",
         (
             Edit(
@@ -430,7 +431,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "edb-sorted-split-run-summed-twice",
         EDB,
-        ("Ascend910B",),
+        ("Ascend910B", "Ascend910"),
         "sorted-run strategy: a core sums a bucket from its first entry instead of from its own range's start, so "
         "the part of a bucket crossing a core boundary is summed by both cores (the later core also takes the "
         "bucket as unsplit and writes it plainly, racing with the other core's atomic add)",
@@ -442,6 +443,75 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         "GM data race",
+        "",
+    ),
+    # Ascend910 (no DataCopyPad, no hardware SyncAll) runs the sorted strategy's deterministic mode only, with
+    # whole-block DataCopy gathers and split buckets merged from partial slots after a third barrier.
+    Mutant(
+        "edb-sorted-det-merge-skips-first-part",
+        EDB,
+        ("Ascend910",),
+        "sorted-run strategy, deterministic mode: the merge of a bucket split between cores starts at the next "
+        "core's partial slot, so the first core's part is lost",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "        for (int64_t c = blockIdx_; c < cores_ && coreStart < bucketEnd; ++c) {",
+                "        for (int64_t c = blockIdx_ + 1; c < cores_ && coreStart < bucketEnd; ++c) {",
+            ),
+        ),
+        VALUES,
+    ),
+    Mutant(
+        "edb-sync-counters-not-zeroed",
+        EDB,
+        ("Ascend910",),
+        "the OpDef drops InitValue(0) from the syncCounters output, so the software SyncAll starts on whatever "
+        "the allocation held",
+        (
+            Edit(
+                _EDB_DEF, "ge::FORMAT_ND})\n        .InitValue(0);\n    this->Attr", "ge::FORMAT_ND});\n    this->Attr"
+            ),
+            Edit(
+                _EDB_DEF,
+                '.InitValue(0);\n    this->AICore().AddConfig("ascend910"',
+                ';\n    this->AICore().AddConfig("ascend910"',
+            ),
+        ),
+        "SyncAll",
+        "zero-filled before the launch",
+    ),
+    Mutant(
+        "edb-need-atomic-not-set",
+        EDB,
+        ("Ascend910",),
+        "the tiling leaves SetNeedAtomic false, so the syncCounters output's InitValue(0) does not take effect "
+        "and the software SyncAll starts on what the allocation held",
+        (
+            Edit(
+                _EDB_TILING,
+                "  if (context->SetNeedAtomic(true) != ge::GRAPH_SUCCESS) {",
+                "  if (context->SetNeedAtomic(false) != ge::GRAPH_SUCCESS) {",
+            ),
+        ),
+        "SyncAll",
+        "zero-filled before the launch",
+    ),
+    Mutant(
+        "edb-sorted-positions-misused-whole-blocks",
+        EDB,
+        ("Ascend910",),
+        "sorted-run strategy without DataCopyPad: the grad rows are gathered at the entry's place in the sorted "
+        "order (padding pairs included) instead of at its stored position",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);",
+                "DataCopy(tile, rowsGm_[(base + j) * rowLength_ + col], copyParams);",
+            ),
+        ),
+        # the sorted order counts the padding pairs too, so the last core's places run past the grad rows
+        "GM bounds",
         "",
     ),
     Mutant(

@@ -559,12 +559,14 @@ def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list
 @dataclass(frozen=True)
 class OpDefParam:
     """An input or output of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, its dtypes
-    (``ge::DT_*``, comma-separated, one per dtype column) and as many ``ge::FORMAT_ND``."""
+    (``ge::DT_*``, comma-separated, one per dtype column), as many ``ge::FORMAT_ND``, and for an output the
+    ``InitValue`` the launch fills it with first (None: none)."""
 
     name: str
     param_type: str
     dtypes: str
     formats: str
+    init_value: int | None = None
 
 
 @dataclass(frozen=True)

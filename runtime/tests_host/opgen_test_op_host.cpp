@@ -113,6 +113,7 @@ static ge::graphStatus OpgenTestOpTiling(gert::TilingContext *context) {
   tiling.set_hasIdx(context->GetOptionalInputShape(1) != nullptr ? 1 : 0);
   tiling.set_coreNum(static_cast<int32_t>(cores));
   context->SetBlockDim(static_cast<uint32_t>(cores));
+  context->SetNeedAtomic(true);  // the InitValue output is zero-filled before the launch only with it
   context->SetTilingKey(context->GetInputDesc(0)->GetDataType() == ge::DT_FLOAT ? 0 : 1);
   tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
   context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());

@@ -235,13 +235,15 @@ def _value_cases(
             yield mk.case(_dt(g, i64), f"[{n}, 8]", "5000 rows over the cores", p, det)
             p = mk.params(mk.grad((300, 40), g), mk.indices((300,), i64, 3), 3, scaling=True)
             yield mk.case(_dt(g, i64), "[300, 40]", "3 rows, fewer than cores", p, det)
-        # The sorted-run strategy (products with DataCopyPad and hardware SyncAll): enough indices that every
-        # core fills its bucket staging slots (2^20), padding and invalid indices, scaling; in atomic mode
-        # buckets cross core boundaries (summed by two cores, added atomically).
-        if product.data_copy_pad and product.hw_sync_all and (g is grads[0] or not quick):
+        # The sorted-run strategy: enough indices that every core fills its bucket staging slots (2^20), padding
+        # and invalid indices, scaling; in atomic mode buckets cross core boundaries (summed by two cores, added
+        # atomically). Without DataCopyPad it needs rows of whole 32-byte blocks (and pads the sorted pairs to
+        # whole blocks); without hardware SyncAll it runs the software SyncAll on the counters output.
+        if g is grads[0] or not quick:
             n = 1 << 20
-            p = mk.params(mk.grad((n, 4), g), mk.indices((n,), i64, 5000), 5000, padding=17, scaling=True)
-            yield mk.case(_dt(g, i64), f"[{n}, 4]", "sorted-run strategy, 5000 rows", p, det, tags=("multicore",))
+            d = 4 if product.data_copy_pad else 32 // g.itemsize
+            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, 5000), 5000, padding=17, scaling=True)
+            yield mk.case(_dt(g, i64), f"[{n}, {d}]", "sorted-run strategy, 5000 rows", p, det, tags=("multicore",))
         # Product limits at their boundary: the largest passing value must work.
         yield from _limit_value_cases(mk, g, idx_all, det)
 

@@ -149,6 +149,25 @@ MAX_BLOCK_COUNT = 4095
 COST_LIMIT = 1 << 61
 #: Largest value the sorted strategy's int32 pairs hold (rows and positions).
 INT32_LIMIT = (1 << 31) - 1
+#: (row, position) int32 pairs per 32-byte block: without DataCopyPad every (core, bucket) segment of the
+#: sorted pairs is padded to whole blocks with :data:`PAD_PAIR` entries.
+PAIRS_PER_BLOCK = BLOCK_BYTES // 8
+#: Row and position of a padding pair (skipped by the run sums; it sorts last in its core's bucket segment).
+PAD_PAIR = -1
+#: Largest blockLen / srcStride / dstStride of DataCopy's DataCopyParams (uint16_t, in 32-byte blocks;
+#: asc-devkit include/basic_api/kernel_struct_data_copy.h).
+MAX_BLOCK_FIELD = 65535
+#: int32 counters per core of the software SyncAll's GM workspace (one 32-byte block; asc-devkit
+#: impl/basic_api/dav_c100/kernel_operator_sync_impl.h SoftSyncAllImpl, DEFAULT_BLK_NUM).
+SYNC_SLOT_INTS = BLOCK_BYTES // 4
+#: Name of the device op's extra int32 output: the software SyncAll's counters, zero-filled by the launch
+#: (OpDef InitValue(0)) on every product; only products without hardware SyncAll use it.
+SYNC_OUTPUT = "syncCounters"
+#: Cores the software SyncAll's counters output holds (its shape is [SYNC_CORES_MAX * SYNC_SLOT_INTS] int32,
+#: 2 KiB, fixed so that the infershape needs no platform facts); a launch on more cores keeps the other
+#: strategies on products without hardware SyncAll.
+SYNC_CORES_MAX = 64
+SYNC_INTS = SYNC_CORES_MAX * SYNC_SLOT_INTS
 
 #: The tiling struct, in order: every field is int64 (numRows and the row count may exceed 2^31). The
 #: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`
@@ -272,6 +291,12 @@ TILING_FIELDS: tuple[TilingField, ...] = (
     ),
     TilingField("sortMatrixOffset", "int64_t", "sorted strategy: workspace byte offset of the count matrix", "0"),
     TilingField(
+        "sortPartialsOffset",
+        "int64_t",
+        "sorted strategy, deterministic mode: workspace byte offset of the fp32 parts of buckets split between cores",
+        "useSorted ? sortPlan.partialsOffset : 0",
+    ),
+    TilingField(
         "sortPairsOffset",
         "int64_t",
         "sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs",
@@ -291,6 +316,12 @@ INDEX_CODECS: dict[DType, str] = {
     DType.UINT8: "IndexInteger<uint8_t>",
     DType.BOOL: "IndexBool",
 }
+
+
+def scratch_outputs(spec: OpSpec) -> int:
+    """Outputs of the device op beyond the spec's: one, the software SyncAll's counters (:data:`SYNC_OUTPUT`)."""
+    del spec
+    return 1
 
 
 def compute_of(spec: OpSpec) -> IndexAccumulateCompute:
@@ -463,9 +494,14 @@ class SortPlan:
     matrix_stride: int = 0
     matrix_offset: int = 0
     pairs_offset: int = 0
+    partials_offset: int = 0
     workspace_bytes: int = 0
     ub_bytes: int = 0
     reason: str = ""
+    #: pairs each (core, bucket) segment is rounded up to (4 without DataCopyPad: whole 32-byte blocks)
+    pair_align: int = 1
+    #: whether the barriers are the software SyncAll on the counters output (no hardware SyncAll)
+    soft_sync: bool = False
 
     @property
     def feasible(self) -> bool:
@@ -477,26 +513,25 @@ def _align(value: int, align: int) -> int:
     return _ceil_div(value, align) * align
 
 
-def _sort_refusal(product: Product) -> str:
-    """Why the sorted-run strategy cannot run on ``product`` (one without DataCopyPad or hardware SyncAll):
-    each missing capability named with what the strategy needs of it.
-
-    The software ``SyncAll(gmWorkspace, ubWorkspace, usedCores)`` exists on every product, but its GM workspace
-    must hold zeros when the barrier is first used (CANN AscendC API reference, SyncAll constraints; the
-    emulator checks that every core's counter is zero when the launch starts, runtime/src/device/core.cpp
-    ``Core::SoftSyncAll``), and the op's workspace is not zero-filled before the launch."""
-    missing: list[str] = []
-    needs: list[str] = []
-    if not product.data_copy_pad:
-        missing.append("no DataCopyPad")
-        needs.append("the sort copies counts, pairs and grad rows of exact byte lengths")
-    if not product.hw_sync_all:
-        missing.append("no hardware SyncAll")
-        needs.append(
-            "its three phases need a barrier between cores, and the software SyncAll needs a GM workspace "
-            "zero-filled before the launch, which the op's workspace is not"
+def _sort_refusal(product: Product, d: int, grad_bytes: int) -> str:
+    """Why the sorted-run strategy cannot run on ``product`` for rows of ``d`` elements of ``grad_bytes``
+    bytes ("" when it can): without DataCopyPad every grad row, pair segment and output row moves in whole
+    32-byte blocks with DataCopy, so a row must be whole blocks (``d * grad_bytes`` a multiple of 32) and its
+    stride must fit DataCopyParams' uint16 block fields."""
+    if product.data_copy_pad:
+        return ""
+    row_bytes = d * grad_bytes
+    if row_bytes % BLOCK_BYTES != 0:
+        return (
+            f"{product.name} has no DataCopyPad and a row of {d} elements is {row_bytes} bytes, not whole "
+            f"{BLOCK_BYTES}-byte blocks (the sort gathers grad rows and writes output rows with DataCopy)"
         )
-    return f"{product.name} has {' and '.join(missing)}: {'; '.join(needs)}"
+    if row_bytes // BLOCK_BYTES > MAX_BLOCK_FIELD:
+        return (
+            f"{product.name} has no DataCopyPad and a row of {row_bytes} bytes exceeds DataCopy's stride field "
+            f"({MAX_BLOCK_FIELD} blocks)"
+        )
+    return ""
 
 
 def sort_plan(
@@ -508,37 +543,53 @@ def sort_plan(
     d: int,
     grad_bytes: int,
     scale: bool,
+    det: bool = False,
 ) -> SortPlan:
     """Sizes of the sorted-run strategy (see the kernel template) for ``n`` indices into ``w`` rows of ``d``.
 
     UB (``ub_bytes - ub_reserved``): the indices buffer (:data:`INDEX_UB_BYTES`), a pair chunk
     (:data:`SORT_PAIR_CHUNK` x 8 bytes), a work buffer of half the rest (phase 2: ``buckets x stage`` staged
     pairs; phase 3: the fp32 accumulator ``bucket_rows x AlignUp(d_chunk, 8)``), three int32 bucket arrays,
-    the fp32 cast row (16-bit grads), the int32 run counts (scaling), and the grad tile with everything left
+    the fp32 cast row (16-bit grads), the int32 run counts (scaling), the software SyncAll's UB workspace
+    (``cores x 32`` bytes, products without hardware SyncAll) and the grad tile with everything left
     (``tile_rows`` rows of ``AlignUp(d_chunk * grad_bytes, 32)`` bytes, at most 4095). A bucket has as many rows
     as the accumulator holds, at most 4095 and at most ``ceil(w / (4 * cores))``. ``d_chunk`` starts at
-    ``min(AlignUp(d, 8), 2048)`` and halves (whole 8-element blocks) until the staging slots hold at least
-    :data:`SORT_STAGE_MIN` pairs. Cores: one per ``min_bytes`` of grad, up to the product's.
+    ``min(AlignUp(d, align), 2048)`` and halves (whole ``align``-element blocks; ``align`` 8, or 32 bytes of
+    grad without DataCopyPad) until the staging slots hold at least :data:`SORT_STAGE_MIN` pairs. Cores: one
+    per ``min_bytes`` of grad, up to the product's.
 
-    Not possible (``reason`` says why): a product without DataCopyPad or hardware SyncAll (the three phases
-    need a barrier between cores and exact-byte copies), an empty call (``n``, ``w`` or ``d`` 0), ``n``,
-    ``w`` or a row's bytes beyond int32 (the pairs are int32), grad or out beyond 2^61 bytes, or a UB too
-    small for the staging slots.
+    Without DataCopyPad every (core, bucket) segment of the sorted pairs is rounded up to whole 32-byte blocks
+    (:data:`PAIRS_PER_BLOCK` pairs) with padding pairs, so the pair array holds up to ``n + cores x buckets x
+    3`` pairs. Deterministic mode (``det``) adds, after the pairs (on a 64-byte line), ``2 x cores`` fp32
+    partial slots of ``bucket_rows x d`` for the parts of buckets split between cores. Without hardware SyncAll
+    the barriers (two; three in deterministic mode) are the software ``SyncAll(gmWorkspace, ubWorkspace,
+    usedCores)`` on the device op's zero-initialised :data:`SYNC_OUTPUT` output (at most
+    :data:`SYNC_CORES_MAX` cores).
+
+    Not possible (``reason`` says why): without DataCopyPad a row that is not whole 32-byte blocks
+    (:func:`_sort_refusal`), an empty call (``n``, ``w`` or ``d`` 0), ``n``, ``w`` or a row's bytes beyond
+    int32 (the pairs are int32), grad or out beyond 2^61 bytes, or a UB too small for the staging slots.
     """
-    if not (product.data_copy_pad and product.hw_sync_all):
-        return SortPlan(reason=_sort_refusal(product))
     if n <= 0 or w <= 0 or d <= 0:
         return SortPlan(reason="nothing to sort (no indices, rows or columns)")
+    refusal = _sort_refusal(product, d, grad_bytes)
+    if refusal:
+        return SortPlan(reason=refusal)
     if n > INT32_LIMIT or w > INT32_LIMIT or _sat_mul(d, grad_bytes) > INT32_LIMIT:
         return SortPlan(reason="indices, rows or a row's bytes beyond int32 (the sorted pairs are int32)")
     if _sat_mul(_sat_mul(w, d), FP32_BYTES) > COST_LIMIT or _sat_mul(n, d * grad_bytes + 8) > COST_LIMIT:
         return SortPlan(reason="grad or out beyond 2^61 bytes (the kernel's int64 cost split)")
     cores = _cores_wanted(_sat_mul(_sat_mul(n, d), grad_bytes), product.vector_core_num, min_bytes)
+    if not product.hw_sync_all and cores > SYNC_CORES_MAX:
+        return SortPlan(reason=f"more than {SYNC_CORES_MAX} cores for the software SyncAll's counters")
+    chunk_align = ACC_ALIGN if product.data_copy_pad else max(ACC_ALIGN, BLOCK_BYTES // grad_bytes)
+    pair_align = 1 if product.data_copy_pad else PAIRS_PER_BLOCK
+    sync_ub = 0 if product.hw_sync_all else cores * BLOCK_BYTES
     # at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
     row_cap = max(1, _ceil_div(w, SORT_BUCKETS_PER_CORE * cores))
-    budget = product.ub_bytes - ub_reserved - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8
+    budget = product.ub_bytes - ub_reserved - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8 - sync_ub
     work = budget // 2 // BLOCK_BYTES * BLOCK_BYTES
-    d_chunk = min(_align(d, ACC_ALIGN), SORT_D_CHUNK_MAX)
+    d_chunk = min(_align(d, chunk_align), SORT_D_CHUNK_MAX)
     while True:
         stride = _align(d_chunk, ACC_ALIGN)
         bucket_rows = min(work // (stride * FP32_BYTES), MAX_BLOCK_COUNT, row_cap)
@@ -552,19 +603,23 @@ def sort_plan(
             tile_rows = min(MAX_BLOCK_COUNT, (budget - work - arrays) // pitch) if budget > work + arrays else 0
             if stage >= SORT_STAGE_MIN and tile_rows >= 1:
                 break
-        if d_chunk <= ACC_ALIGN:
+        if d_chunk <= chunk_align:
             return SortPlan(
                 reason=f"UB too small for {_ceil_div(w, 1)} rows in staging slots of {SORT_STAGE_MIN} pairs"
             )
-        d_chunk = _align(d_chunk // 2, ACC_ALIGN)
+        d_chunk = _align(d_chunk // 2, chunk_align)
     matrix_stride = _align(buckets, ACC_ALIGN)
     matrix_bytes = cores * matrix_stride * 4
     pairs_offset = _align(matrix_bytes, CACHE_LINE_BYTES)
+    pairs_end = pairs_offset + 8 * (n + cores * buckets * (pair_align - 1))
+    partials_offset = _align(pairs_end, CACHE_LINE_BYTES)
+    partials_bytes = 2 * cores * bucket_rows * d * FP32_BYTES
     ub = (
         INDEX_UB_BYTES
         + SORT_PAIR_CHUNK * 8
         + max(buckets * stage * 8, bucket_rows * stride * FP32_BYTES)
         + arrays
+        + sync_ub
         + tile_rows * pitch
     )
     return SortPlan(
@@ -578,8 +633,11 @@ def sort_plan(
         matrix_stride=matrix_stride,
         matrix_offset=0,
         pairs_offset=pairs_offset,
-        workspace_bytes=pairs_offset + 8 * n,
+        partials_offset=partials_offset if det else 0,
+        workspace_bytes=partials_offset + partials_bytes if det else pairs_end,
         ub_bytes=ub,
+        pair_align=pair_align,
+        soft_sync=not product.hw_sync_all,
     )
 
 
@@ -595,15 +653,22 @@ def sorted_bytes(
     plan: SortPlan, n: int, w: int, d: int, grad_bytes: int, index_bytes: int, scale: bool, det: bool
 ) -> int:
     """Estimated GM bytes of the sorted-run strategy: the indices read twice (count, scatter), the count
-    matrix written once and read by every core, the pairs written once and read once per D-chunk pass (twice
-    with scaling), grad read once, out written once, and (atomic mode) the buckets crossing core boundaries
-    zero-filled and added atomically (at most one per core boundary)."""
+    matrix written once and read by every core, the pairs (with the padding pairs of products without
+    DataCopyPad, at most 3 per core and bucket) written once and read once per D-chunk pass (twice with
+    scaling), the software SyncAll's counters (products without hardware SyncAll), grad read once, out written
+    once, and (atomic mode) the buckets crossing core boundaries zero-filled and added atomically (at most one
+    per core boundary)."""
     passes = _ceil_div(d, plan.d_chunk)
+    pairs = n + plan.cores * plan.buckets * (plan.pair_align - 1)
     total = 2 * n * index_bytes + n * d * grad_bytes + w * d * FP32_BYTES
     total += plan.cores * plan.matrix_stride * 4 * (1 + plan.cores)
-    total += 8 * n * (1 + passes + (1 if scale else 0))
+    total += 8 * pairs * (1 + passes + (1 if scale else 0))
+    if plan.soft_sync:  # two barriers (three in deterministic mode): each writes its counter, reads every core's
+        total += (3 if det else 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES
     if not det:  # at most 2 partial parts per core boundary, each added atomically, and their zero fills
         total += (2 * (plan.cores - 1) + min(plan.buckets, plan.cores - 1)) * plan.bucket_rows * d * FP32_BYTES
+    else:  # at most 2 parts per core boundary, each written to its partial slot and read by the merge
+        total += 4 * (plan.cores - 1) * plan.bucket_rows * d * FP32_BYTES
     return total
 
 
@@ -730,6 +795,7 @@ class TilingDecision:
             "sortTileRows": self.sort.tile_rows if self.sorted_run else 0,
             "sortMatrixStride": self.sort.matrix_stride if self.sorted_run else 0,
             "sortMatrixOffset": self.sort.matrix_offset if self.sorted_run else 0,
+            "sortPartialsOffset": self.sort.partials_offset if self.sorted_run else 0,
             "sortPairsOffset": self.sort.pairs_offset if self.sorted_run else 0,
         }
 
@@ -828,7 +894,9 @@ def tiling_decision(
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
     counts_offset = _ceil_div(_sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
     # The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
-    plan = sort_plan(product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, scale)
+    plan = sort_plan(
+        product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, scale, deterministic
+    )
     est_sorted = (
         sorted_bytes(plan, n, num_weights, d, grad_bytes, index_dtype.itemsize, scale, deterministic)
         if plan.feasible
@@ -993,12 +1061,32 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
         f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region",
         f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
         f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset})",
+        "    barriers: "
+        + (
+            f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "
+            f"OpDef InitValue(0)); no DataCopyPad: each (core, bucket) segment of the pairs padded to "
+            f"{sp.pair_align} pairs (whole 32-byte blocks), grad and output rows moved with DataCopy"
+            if sp.soft_sync and sp.pair_align > 1
+            else f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "
+            "OpDef InitValue(0))"
+            if sp.soft_sync
+            else "hardware SyncAll"
+            + (
+                f"; no DataCopyPad: each (core, bucket) segment of the pairs padded to {sp.pair_align} pairs (whole "
+                "32-byte blocks), grad and output rows moved with DataCopy"
+                if sp.pair_align > 1
+                else ""
+            )
+        ),
         f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
-        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per DataCopyPad; UB used "
+        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB used "
         f"{sp.ub_bytes} bytes",
         "    cores: "
         + (
-            "whole buckets per core, split by GM bytes (output rows, then grad rows): no GM atomics"
+            "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output rows, "
+            "then one grad row per entry); a bucket crossing a core boundary is summed by each of its cores into an "
+            f"fp32 partial slot of the workspace (at {sp.partials_offset}) and, after a SyncAll, added by its first "
+            "core in core order: no GM atomics"
             if t.deterministic
             else "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output "
             "rows, then one grad row per entry); a bucket crossing a core boundary is "
@@ -1027,8 +1115,10 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     lines = [f"tiling for grad [{n}, {d}] ({grad.name}), indices [{n}] ({index.name}), numWeights {num_weights}:"]
     if not product.hw_sync_all:
         lines.append(
-            f"  {product.name} has no hardware SyncAll: both modes (deterministic or not) run the deterministic "
-            "strategy with one index group, which needs no barrier between cores"
+            f"  {product.name} has no hardware SyncAll: both modes (deterministic or not) run deterministically: "
+            f"the sorted-run strategy where the tiling picks it (its two barriers are the software SyncAll on the "
+            f"{SYNC_OUTPUT} output, which the launch zero-fills), else the deterministic strategy with one index "
+            "group, which needs no barrier between cores"
         )
     for _, det in STRATEGIES if product.hw_sync_all else (("deterministic", True),):
         t = tiling_decision(spec, product, (n, d), num_weights, grad, index, det, scale=True)
@@ -1087,7 +1177,9 @@ def device_opdef_dtypes(spec: OpSpec, products: list[Product] | None) -> dict[st
 
 
 def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> OpDefTensors:
-    """The OpDef entries (see :func:`device_opdef_dtypes`) as template strings."""
+    """The OpDef entries (see :func:`device_opdef_dtypes`) as template strings, plus the :data:`SYNC_OUTPUT`
+    output: [SYNC_INTS] int32 with ``InitValue(0)``, so the launch starts with zero counters for the software
+    SyncAll (asc-devkit SyncAll(gmWorkspace, ubWorkspace, usedCores): the GM workspace must be zero first)."""
     cols = device_opdef_dtypes(spec, products)
 
     def entry(name: str) -> OpDefParam:
@@ -1099,8 +1191,17 @@ def _opdef_columns(spec: OpSpec, products: list[Product] | None) -> OpDefTensors
             formats=", ".join(["ge::FORMAT_ND"] * len(dts)),
         )
 
+    width = len(cols[spec.outputs[0].name])
+    sync = OpDefParam(
+        name=SYNC_OUTPUT,
+        param_type="REQUIRED",
+        dtypes=", ".join(["ge::DT_INT32"] * width),
+        formats=", ".join(["ge::FORMAT_ND"] * width),
+        init_value=0,
+    )
     return OpDefTensors(
-        inputs=tuple(entry(t.name) for t in spec.inputs), outputs=tuple(entry(t.name) for t in spec.outputs)
+        inputs=tuple(entry(t.name) for t in spec.inputs),
+        outputs=(*(entry(t.name) for t in spec.outputs), sync),
     )
 
 
@@ -1201,6 +1302,9 @@ class L0SourceView(KindView):
     l0_params: tuple[str, ...]
     num_rows: str
     rows: str
+    #: the software SyncAll's counters output: its name and int32 element count
+    sync_output: str
+    sync_ints: int
 
 
 @dataclass(frozen=True)
@@ -1214,6 +1318,9 @@ class InferShapeView(KindView):
     out: str
     rows: str
     rows_position: int
+    #: the software SyncAll's counters output: its name and int32 element count
+    sync_output: str
+    sync_ints: int
 
 
 @dataclass(frozen=True)
@@ -1255,14 +1362,20 @@ class TilingSourceView(KindView):
     scaling: str
     scaling_index: int
     slice_overhead_bytes: int
-    #: the sorted-run strategy's sizes (pairs, elements, slots, buckets) and the NpuArchs that compile it
+    #: the sorted-run strategy's sizes (pairs, elements, slots, buckets)
     sort_buckets_per_core: int
     sort_d_chunk_max: int
     sort_pair_chunk: int
     sort_stage_min: int
-    sorted_archs: tuple[ArchGroup, ...]
     #: buffers of the grad tile queue (double buffering)
     tile_buffers: int
+    #: NpuArchs with DataCopyPad; pairs per 32-byte block; DataCopyParams' largest block field; the cores the
+    #: software SyncAll's counters output holds
+    pad_archs: tuple[ArchGroup, ...]
+    pairs_per_block: int
+    max_block_field: int
+    sync_cores_max: int
+    sync_output: str
     tiling_fields: tuple[TilingFieldRow, ...]
     tiling_type: str
     ub_reserved_bytes: int
@@ -1297,6 +1410,11 @@ class KernelView(KindView):
     sorted_guard: str
     #: whether any product of the op compiles the sorted-run strategy
     sorted_strategy: bool
+    #: the software SyncAll's counters output (kernel parameter name), pairs per 32-byte block and the
+    #: row/position of a padding pair
+    sync_output: str
+    pairs_per_block: int
+    pad_pair: int
 
 
 @dataclass(frozen=True)
@@ -1375,16 +1493,18 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     ]
     index_keys = [IndexKey(k, d.name, d.ge_name, d.itemsize, INDEX_CODECS[d]) for k, d in enumerate(idxs)]
     no_sync = arch_condition(products, "hw_sync_all")
-    no_pad = arch_condition(products, "data_copy_pad")
-    # The sorted-run strategy needs hardware SyncAll and DataCopyPad: compiled only where both exist.
-    sorted_products = [p for p in products if p.hw_sync_all and p.data_copy_pad]
-    sorted_guard = " || ".join(f"({c})" for c in dict.fromkeys(c for c in (no_sync, no_pad) if c != "0"))
+    # The sorted-run strategy runs on every product: without DataCopyPad it copies whole 32-byte blocks (rows of
+    # whole blocks only), without hardware SyncAll its barriers are the software SyncAll on the counters output;
+    # its atomic mode (SetAtomicAdd across cores) is left out where the tiling never picks it (no hardware
+    # SyncAll: every call is deterministic there).
+    sorted_products = list(products)
+    sorted_guard = ""
     branches: list[KernelBranch] = []
     all_strategies = [*STRATEGIES, *(SORTED_STRATEGIES if sorted_products else ())]
     for s, (strategy, det) in enumerate(all_strategies):
         for g in grad_keys:
-            # The atomic strategy needs hardware SyncAll, the sorted ones also DataCopyPad: left out where missing.
-            need = sorted_guard if s >= 2 else "" if det or no_sync == "0" else no_sync
+            # The atomic modes need hardware SyncAll (the tiling picks them only there): left out where missing.
+            need = "" if det or no_sync == "0" else no_sync
             parts = list(dict.fromkeys(c for c in (g.guard, need) if c))
             guard = " || ".join(f"({c})" for c in parts) if len(parts) > 1 else (parts[0] if parts else "")
             for i in index_keys:
@@ -1468,7 +1588,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "`aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)` the output is bit-identical for every run and core order."
         + (
             f" On {', '.join(p.name for p in products if not p.hw_sync_all)} (no hardware SyncAll) every call runs "
-            "the deterministic strategy with one index group, which needs no barrier between cores."
+            "deterministically: the sorted-run strategy where the tiling picks it (software SyncAll), else the "
+            "deterministic strategy with one index group, which needs no barrier between cores."
             if any(not p.hw_sync_all for p in products)
             else ""
         ),
@@ -1507,15 +1628,18 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
         *(
             [
-                f"Sorted-run strategy ({', '.join(p.name for p in products if p.hw_sync_all and p.data_copy_pad)}): "
-                f"chosen when every core's share of `{index_t.name}` fills its bucket staging slots (N >= cores x "
-                "buckets x slot pairs) and its estimated GM bytes are below the other strategy's. Workspace: the "
-                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs. UB: indices buffer, "
+                f"Sorted-run strategy (every product): chosen when every core's share of `{index_t.name}` fills its "
+                "bucket staging slots (N >= cores x buckets x slot pairs) and its estimated GM bytes are below the "
+                "other strategy's; without DataCopyPad only for rows of whole 32-byte blocks. Workspace: the "
+                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs (without DataCopyPad each "
+                "core's segment of a bucket padded to whole blocks), then in deterministic mode 2 x cores fp32 "
+                "partial slots of a bucket's rows for the buckets split between cores. UB: indices buffer, "
                 f"{SORT_PAIR_CHUNK} pairs, a work buffer of half the rest (staging slots, then the fp32 bucket "
                 "accumulator), three int32 bucket arrays, and the grad tile with everything left (up to 4095 "
-                "consecutive rows per DataCopyPad).",
+                "consecutive rows per copy). Without hardware SyncAll the barriers are the software SyncAll on "
+                f"the `{SYNC_OUTPUT}` output, which the launch zero-fills (OpDef InitValue(0)).",
             ]
-            if any(p.hw_sync_all and p.data_copy_pad for p in products)
+            if products
             else []
         ),
     ]
@@ -1536,7 +1660,14 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "rows": rows_t.name,
             "rows_position": spec.input_names.index(rows_t.name),
             "index_position": spec.input_names.index(index_t.name),
-            "kernel_params": [*spec.input_names, *spec.output_names],
+            "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
+            "sync_output": SYNC_OUTPUT,
+            "sync_ints": SYNC_INTS,
+            "sync_cores_max": SYNC_CORES_MAX,
+            "pairs_per_block": PAIRS_PER_BLOCK,
+            "pad_pair": PAD_PAIR,
+            "max_block_field": MAX_BLOCK_FIELD,
+            "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
             "tiling_fields": tiling_field_views(TILING_FIELDS),
             "index": index_t.name,
             "out": out_t.name,
@@ -1643,7 +1774,10 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
                     f"{index_dtype.name} [{n}], {rows} rows, padding {pad}, scaling {scale}, "
                     f"{'deterministic' if det else 'atomic'} requested",
                     "inputs": ut_device_inputs(spec, by_source),
-                    "outputs": [ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs],
+                    "outputs": [
+                        *(ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs),
+                        ut_tensor((SYNC_INTS,), DType.INT32),
+                    ],
                     "attrs": ut_device_attrs(spec, values),
                     "deterministic": int(det),
                     "tiling_key": d.tiling_key,
@@ -1679,7 +1813,7 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
         values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
         values[comp.num_rows] = rows
         out_shape: tuple[int, ...] = (rows, shape[-1])
-        expected = [(out_shape, DType.FLOAT)] * len(dev.outputs) if rows >= 0 else None
+        expected = [(out_shape, DType.FLOAT)] * len(dev.outputs) + [((SYNC_INTS,), DType.INT32)] if rows >= 0 else None
         out.append(
             ut_infer_case(
                 name,

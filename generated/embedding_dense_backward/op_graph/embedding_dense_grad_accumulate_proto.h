@@ -18,6 +18,7 @@ namespace ge {
  * @li indices: A tensor of DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT16, DT_INT8, DT_UINT8, DT_BOOL.
  * @par Outputs:
  * @li out: A tensor of DT_FLOAT.
+ * @li syncCounters: A tensor of DT_INT32.
  * @par Attributes:
  * @li numWeights: A required Int.
  * @li paddingIdx: A required Int.
@@ -28,6 +29,7 @@ REG_OP(EmbeddingDenseGradAccumulate)
     .INPUT(indices,
            TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT16, DT_INT8, DT_UINT8, DT_BOOL}))
     .OUTPUT(out, TensorType({DT_FLOAT}))
+    .OUTPUT(syncCounters, TensorType({DT_INT32}))
     .REQUIRED_ATTR(numWeights, Int)
     .REQUIRED_ATTR(paddingIdx, Int)
     .REQUIRED_ATTR(scaleGradByFreq, Bool)

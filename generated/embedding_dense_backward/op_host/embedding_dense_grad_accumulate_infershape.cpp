@@ -2,7 +2,8 @@
 // change the spec or the template and run `opgen generate`.
 // Shape and dtype inference of the EmbeddingDenseGradAccumulate device op (graph mode): the output holds the fp32 sums
 // [numWeights, D], where D is the last dimension of `grad`; the L2 API casts them to the dtype of
-// out.
+// out. Output 1, syncCounters, is the software SyncAll's int32 counters ([512], zero-filled by
+// the launch: OpDef InitValue(0)).
 #include "register/op_impl_registry.h"
 
 namespace ops {
@@ -20,11 +21,20 @@ static ge::graphStatus InferShape4EmbeddingDenseGradAccumulate(gert::InferShapeC
   outShape->SetDimNum(2);
   outShape->SetDim(0, *numRows);
   outShape->SetDim(1, rowsShape->GetDim(rowsShape->GetDimNum() - 1));
+  gert::Shape *syncShape = context->GetOutputShape(1);  // syncCounters
+  if (syncShape == nullptr) {
+    return ge::GRAPH_FAILED;
+  }
+  syncShape->SetDimNum(1);
+  syncShape->SetDim(0, 512);
   return ge::GRAPH_SUCCESS;
 }
 
 static ge::graphStatus InferDataType4EmbeddingDenseGradAccumulate(gert::InferDataTypeContext *context) {
-  return context->SetOutputDataType(0, ge::DT_FLOAT);
+  if (context->SetOutputDataType(0, ge::DT_FLOAT) != ge::GRAPH_SUCCESS) {
+    return ge::GRAPH_FAILED;
+  }
+  return context->SetOutputDataType(1, ge::DT_INT32);
 }
 
 IMPL_OP_INFERSHAPE(EmbeddingDenseGradAccumulate)

@@ -49,9 +49,9 @@ bool HasHardwareSyncAll(uint32_t npuArch) {
   }
 }
 
-// Whether an NpuArch has both DataCopyPad and hardware SyncAll (specs/products.yaml), which the sorted-run
-// strategy needs; false for any other NpuArch.
-bool HasSortedPath(uint32_t npuArch) {
+// Whether an NpuArch has DataCopyPad (specs/products.yaml `data_copy_pad`); false for any other NpuArch. Without
+// it the sorted-run strategy moves whole 32-byte blocks only.
+bool HasDataCopyPad(uint32_t npuArch) {
   switch (npuArch) {
     case 2201:  // Ascend910B, Ascend910_93
     case 3510:  // Ascend950
@@ -251,7 +251,10 @@ struct SortPlan {
   int64_t tileRows = 0;
   int64_t matrixStride = 0;
   int64_t pairsOffset = 0;
+  int64_t partialsOffset = 0;  // deterministic mode: fp32 parts of buckets split between cores
   int64_t workspaceBytes = 0;
+  int64_t pairAlign = 1;  // pairs per (core, bucket) segment rounded up to (whole 32-byte blocks without DataCopyPad)
+  bool softSync = false;  // the barriers are the software SyncAll on the counters output
 };
 
 constexpr int64_t SORT_PAIR_CHUNK = 1024;     // (row, position) pairs read at once
@@ -261,16 +264,29 @@ constexpr int64_t SORT_BUCKETS_PER_CORE = 4;  // fewest row buckets per core
 constexpr int64_t MAX_BLOCK_COUNT = 4095;     // DataCopyExtParams blockCount 1..4095
 constexpr int64_t INT32_LIMIT = std::numeric_limits<int32_t>::max();
 constexpr int64_t COST_LIMIT = int64_t{1} << 61;  // largest grad or out bytes of the sorted strategy
+constexpr int64_t PAIRS_PER_BLOCK = 4;            // (row, position) int32 pairs per 32-byte block
+constexpr int64_t MAX_BLOCK_FIELD = 65535;        // DataCopyParams blockLen/srcStride/dstStride (uint16_t)
+constexpr int64_t SYNC_CORES_MAX = 64;            // cores the software SyncAll's counters output holds
 
 int64_t AlignTo(int64_t value, int64_t align) {
   return CeilDiv(value, align) * align;
 }
 
-SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
-                    int64_t rowLength, int64_t rowsBytes, bool scaling) {
+// Without DataCopyPad (hasPad false) rows must be whole 32-byte blocks within DataCopyParams' uint16 stride,
+// D-chunks are whole blocks of grad, and each (core, bucket) segment of the pairs is padded to whole blocks;
+// without hardware SyncAll (hwSync false) the barriers are the software SyncAll on the counters output.
+// Deterministic mode adds 2 x cores fp32 partial slots of bucketRows x rowLength after the pairs.
+SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
+                    int64_t rowLength, int64_t rowsBytes, bool scaling, bool deterministic) {
   SortPlan plan;
-  if (!available || numIndices <= 0 || numRows <= 0 || rowLength <= 0 || numIndices > INT32_LIMIT ||
-      numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
+  if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
+    return plan;
+  }
+  if (!hasPad &&
+      ((rowLength * rowsBytes) % BLOCK_BYTES != 0 || rowLength * rowsBytes / BLOCK_BYTES > MAX_BLOCK_FIELD)) {
+    return plan;
+  }
+  if (numIndices > INT32_LIMIT || numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
     return plan;
   }
   // the kernel splits an int64 byte cost over the cores: grad and out stay below 2^61 bytes
@@ -279,11 +295,17 @@ SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t num
     return plan;
   }
   const int64_t cores = CoresWanted(SatMul(SatMul(numIndices, rowLength), rowsBytes), coreNum);
+  if (!hwSync && cores > SYNC_CORES_MAX) {
+    return plan;
+  }
+  const int64_t chunkAlign = hasPad ? ACC_ALIGN : std::max<int64_t>(ACC_ALIGN, BLOCK_BYTES / rowsBytes);
+  const int64_t pairAlign = hasPad ? 1 : PAIRS_PER_BLOCK;
+  const int64_t syncUb = hwSync ? 0 : cores * BLOCK_BYTES;
   // at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
   const int64_t rowCap = std::max<int64_t>(1, CeilDiv(numRows, SORT_BUCKETS_PER_CORE * cores));
-  const int64_t budget = ubSize - UB_RESERVED_BYTES - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8;
+  const int64_t budget = ubSize - UB_RESERVED_BYTES - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8 - syncUb;
   const int64_t work = budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
-  int64_t dChunk = std::min(AlignTo(rowLength, ACC_ALIGN), SORT_D_CHUNK_MAX);
+  int64_t dChunk = std::min(AlignTo(rowLength, chunkAlign), SORT_D_CHUNK_MAX);
   while (true) {
     const int64_t stride = AlignTo(dChunk, ACC_ALIGN);
     const int64_t bucketRows = std::min<int64_t>({work / (stride * FP32_BYTES), MAX_BLOCK_COUNT, rowCap});
@@ -304,29 +326,43 @@ SortPlan PlanSorted(bool available, int64_t ubSize, int64_t coreNum, int64_t num
         plan.tileRows = tileRows;
         plan.matrixStride = AlignTo(buckets, ACC_ALIGN);
         plan.pairsOffset = AlignTo(plan.cores * plan.matrixStride * 4, CACHE_LINE_BYTES);
-        plan.workspaceBytes = plan.pairsOffset + 8 * numIndices;
+        const int64_t pairsEnd = plan.pairsOffset + 8 * (numIndices + cores * buckets * (pairAlign - 1));
+        if (deterministic) {
+          plan.partialsOffset = AlignTo(pairsEnd, CACHE_LINE_BYTES);
+          plan.workspaceBytes = plan.partialsOffset + 2 * cores * bucketRows * rowLength * FP32_BYTES;
+        } else {
+          plan.workspaceBytes = pairsEnd;
+        }
+        plan.pairAlign = pairAlign;
+        plan.softSync = !hwSync;
         return plan;
       }
     }
-    if (dChunk <= ACC_ALIGN) {
+    if (dChunk <= chunkAlign) {
       return plan;
     }
-    dChunk = AlignTo(dChunk / 2, ACC_ALIGN);
+    dChunk = AlignTo(dChunk / 2, chunkAlign);
   }
 }
 
 // Estimated GM bytes of the sorted-run strategy (codegen sorted_bytes): indices read twice, the count matrix
 // written once and read by every core, the pairs written once and read once per D-chunk pass (once more with
 // scaling), grad read once, out written once, and in atomic mode the buckets crossing core boundaries
-// zero-filled and added atomically.
+// zero-filled and added atomically (deterministic mode: written to their partial slots and read by the merge).
 int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64_t rowsBytes, int64_t indexBytes,
                     bool scaling, bool deterministic) {
   const int64_t passes = CeilDiv(d, plan.dChunk);
+  const int64_t pairs = n + plan.cores * plan.buckets * (plan.pairAlign - 1);
   int64_t total = 2 * n * indexBytes + n * d * rowsBytes + w * d * FP32_BYTES;
   total += plan.cores * plan.matrixStride * 4 * (1 + plan.cores);
-  total += 8 * n * (1 + passes + (scaling ? 1 : 0));
+  total += 8 * pairs * (1 + passes + (scaling ? 1 : 0));
+  if (plan.softSync) {  // two software barriers (three in deterministic mode): each writes its counter, reads all
+    total += (deterministic ? 3 : 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES;
+  }
   if (!deterministic) {  // at most 2 partial parts per core boundary, added atomically, and their zero fills
     total += (2 * (plan.cores - 1) + std::min(plan.buckets, plan.cores - 1)) * plan.bucketRows * d * FP32_BYTES;
+  } else {  // at most 2 parts per core boundary, each written to its partial slot and read by the merge
+    total += 4 * (plan.cores - 1) * plan.bucketRows * d * FP32_BYTES;
   }
   return total;
 }
@@ -496,9 +532,9 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   }
 
   // The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
-  const SortPlan sortPlan =
-      PlanSorted(HasSortedPath(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())), static_cast<int64_t>(ubSize),
-                 coreNum, numIndices, numRows, rowLength, rowsBytes, countScaling != 0);
+  const SortPlan sortPlan = PlanSorted(HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())),
+                                       hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows, rowLength,
+                                       rowsBytes, countScaling != 0, deterministic);
   const int64_t indexBytes = IndexBytes(indexKey);
   // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
   // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
@@ -542,6 +578,7 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   tiling.set_sortTileRows(useSorted ? sortPlan.tileRows : 0);
   tiling.set_sortMatrixStride(useSorted ? sortPlan.matrixStride : 0);
   tiling.set_sortMatrixOffset(0);
+  tiling.set_sortPartialsOffset(useSorted ? sortPlan.partialsOffset : 0);
   tiling.set_sortPairsOffset(useSorted ? sortPlan.pairsOffset : 0);
 
   const int64_t strategy =
@@ -550,6 +587,11 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   context->SetTilingKey(static_cast<uint64_t>(strategy * 100 + rowsKey * 10 + indexKey));
   tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
   context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+  // The syncCounters output's InitValue(0) takes effect only with SetNeedAtomic(true) (CANN InitValue and
+  // SetNeedAtomic documentation: the two are used together).
+  if (context->SetNeedAtomic(true) != ge::GRAPH_SUCCESS) {
+    return ge::GRAPH_FAILED;
+  }
   size_t *workspaces = context->GetWorkspaceSizes(1);
   workspaces[0] = static_cast<size_t>(ascendcPlatform.GetLibApiWorkSpaceSize()) +
                   static_cast<size_t>(useSorted ? sortPlan.workspaceBytes : countsOffset + countsBytes);

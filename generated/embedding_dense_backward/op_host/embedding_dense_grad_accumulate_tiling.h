@@ -50,7 +50,9 @@ TILING_DATA_FIELD_DEF(int64_t, sortDChunk);      // sorted strategy: elements of
 TILING_DATA_FIELD_DEF(int64_t, sortTileRows);    // sorted strategy: grad rows gathered by one DataCopyPad at most
 TILING_DATA_FIELD_DEF(int64_t,
                       sortMatrixStride);  // sorted strategy: int32 slots per row of the [cores, buckets] count matrix
-TILING_DATA_FIELD_DEF(int64_t, sortMatrixOffset);  // sorted strategy: workspace byte offset of the count matrix
+TILING_DATA_FIELD_DEF(int64_t, sortMatrixOffset);    // sorted strategy: workspace byte offset of the count matrix
+TILING_DATA_FIELD_DEF(int64_t, sortPartialsOffset);  // sorted strategy, deterministic mode: workspace byte offset of
+                                                     // the fp32 parts of buckets split between cores
 TILING_DATA_FIELD_DEF(
     int64_t, sortPairsOffset);  // sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs
 END_TILING_DATA_DEF;

@@ -791,10 +791,14 @@ class KernelEmbeddingDenseGradAccumulate {
   bool ubAcc_ = false;       // deterministic: the owned rows x D-slice are summed in UB
 };
 
-#if !((__NPU_ARCH__ == 1001))
-// Sorted-run strategy (tiling key strategy 2, products with DataCopyPad and hardware SyncAll): the indices are
-// sorted by output row on the device, with their positions, then each core sums runs of one row in fp32 in UB
-// and writes every output row once.
+// Sorted-run strategy (tiling key strategy 2): the indices are sorted by output row on the device, with their
+// positions, then each core sums runs of one row in fp32 in UB and writes every output row once.
+//   Products without DataCopyPad (__NPU_ARCH__ == 1001) move whole 32-byte blocks only (the tiling picks this
+//     strategy there for rows of whole blocks): every (core, bucket) segment of the sorted pairs is rounded up to
+//     PAIR_ALIGN pairs with padding pairs (-1, -1), which the run sums skip.
+//   Products without hardware SyncAll (__NPU_ARCH__ == 1001) run the two barriers as the software
+//     SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output, which the launch zero-fills (OpDef
+//     InitValue(0)); their tiling runs the deterministic mode only.
 //   phase 1: core c reads its contiguous index range and counts the valid entries per row bucket (a bucket is
 //     sortBucketRows consecutive output rows); the counts go to row c of the [cores, sortMatrixStride] int32
 //     count matrix in the workspace. SyncAll.
@@ -807,12 +811,21 @@ class KernelEmbeddingDenseGradAccumulate {
 //     and one pair per entry; see PlanRanges). Atomic mode: core c takes a contiguous range of sorted entries;
 //     a bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
 //     core boundary is summed by each core for its part and added with SetAtomicAdd<float> (only there).
-//     Deterministic mode: whole buckets per core, so each row is summed by one core in position order and no
-//     GM atomic is used.
+//     Deterministic mode: the same ranges; a bucket crossing a core boundary is summed by each of its cores
+//     for its part (in position order) into a partial slot of the workspace, SyncAll, and the bucket's first
+//     core adds the slots in core order, scales and writes the rows once: a fixed summation order for every
+//     core timing, no GM atomic.
 //   Summing a bucket part: for each D-chunk the UB accumulator [bucket rows, chunk] is zeroed, the part's pairs
 //     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
 //     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
 //     of the whole bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
+#if __NPU_ARCH__ == 1001
+constexpr int64_t PAIR_ALIGN = 4;  // pairs per 32-byte block: segments of whole blocks
+#else
+constexpr int64_t PAIR_ALIGN = 1;
+#endif
+constexpr int32_t PAD_PAIR = -1;  // row and position of a padding pair
+
 template <typename TRows, typename TIndex>
 class KernelEmbeddingDenseGradAccumulateSorted {
   using TStore = typename TIndex::TStore;
@@ -821,8 +834,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline KernelEmbeddingDenseGradAccumulateSorted() {}
 
   template <typename TilingData>
-  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace, const TilingData &tiling,
-                              bool deterministic) {
+  __aicore__ inline void Init(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR sync, GM_ADDR workspace,
+                              const TilingData &tiling, bool deterministic) {
     numRows_ = tiling.numRows;
     rowLength_ = tiling.rowLength;
     numIndices_ = tiling.numIndices;
@@ -846,7 +859,13 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     indexGm_.SetGlobalBuffer((__gm__ TStore *)index, numIndices_);
     outGm_.SetGlobalBuffer((__gm__ float *)out, numRows_ * rowLength_);
     matrixGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortMatrixOffset), cores_ * matrixStride_);
-    pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset), 2 * numIndices_);
+    // the sorted pairs, with up to PAIR_ALIGN - 1 padding pairs per (core, bucket) segment
+    pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset),
+                             2 * (numIndices_ + cores_ * buckets_ * (PAIR_ALIGN - 1)));
+    if (deterministic) {
+      partialsGm_.SetGlobalBuffer((__gm__ float *)(userWorkspace + tiling.sortPartialsOffset),
+                                  2 * cores_ * bucketRows_ * rowLength_);
+    }
     const int64_t dChunkStride = AlignUp(dChunk_, FP32_BLOCK);
     const int64_t rowPitch = AlignUp(dChunk_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES);
     const int64_t stageBytes = buckets_ * stage_ * 2 * static_cast<int64_t>(sizeof(int32_t));
@@ -866,22 +885,42 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       pipe_.InitBuffer(freqBuf_,
                        static_cast<uint32_t>(AlignUp(bucketRows_, FP32_BLOCK) * static_cast<int64_t>(sizeof(int32_t))));
     }
+#if __NPU_ARCH__ == 1001
+    // the software SyncAll's counters (32 bytes per core, zero at launch) and its UB workspace
+    syncGm_.SetGlobalBuffer((__gm__ int32_t *)sync, cores_ * (BLOCK_BYTES / static_cast<int64_t>(sizeof(int32_t))));
+    pipe_.InitBuffer(syncBuf_, static_cast<uint32_t>(cores_ * BLOCK_BYTES));
+#else
+    (void)sync;
+#endif
   }
 
   __aicore__ inline void Process() {
     CountBuckets();
-    SyncAll();
+    Barrier();
     ReadMatrix();
     PlanRanges();
     Scatter();
     if (!deterministic_) {
       ZeroSplitBuckets();
     }
-    SyncAll();
+    Barrier();
     SumBuckets();
+    if (deterministic_) {
+      Barrier();  // every split bucket's partial slots are written
+      MergeSplitBuckets();
+    }
   }
 
  private:
+  // Every core of the launch reaches this point before any goes on.
+  __aicore__ inline void Barrier() {
+#if __NPU_ARCH__ == 1001
+    SyncAll(syncGm_, syncBuf_.Get<int32_t>(), static_cast<int32_t>(cores_));
+#else
+    SyncAll();
+#endif
+  }
+
   // Row of entry i of an index chunk, or -1 when it contributes nothing (invalid or the padding row).
   __aicore__ inline int64_t EntryRow(const LocalTensor<TStore> &indexLocal, int64_t j) const {
     const int64_t row = TIndex::ToRow(indexLocal.GetValue(static_cast<uint32_t>(j)));
@@ -891,9 +930,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline LocalTensor<TStore> LoadIndices(int64_t base, int64_t count) {
     LocalTensor<TStore> indexLocal = indexBuf_.Get<TStore>();
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(TStore))), 0, 0, 0};
-    DataCopyPadExtParams<TStore> padParams{false, 0, 0, static_cast<TStore>(0)};
-    DataCopyPad(indexLocal, indexGm_[base], copyParams, padParams);
+    CopyGmToUb(indexLocal, indexGm_[base], count);
     PipeBarrier<PIPE_ALL>();
     return indexLocal;
   }
@@ -901,7 +938,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // Phase 1: valid entries of this core's index range per bucket -> row blockIdx of the count matrix.
   __aicore__ inline void CountBuckets() {
     LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
-    for (int64_t b = 0; b < buckets_; ++b) {
+    for (int64_t b = 0; b < matrixStride_; ++b) {  // the row's padding to whole blocks is zero too
       counts.SetValue(static_cast<uint32_t>(b), 0);
     }
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
@@ -916,9 +953,31 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       }
     }
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(buckets_ * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPad(matrixGm_[blockIdx_ * matrixStride_], counts, copyParams);
+    CopyInts(matrixGm_[blockIdx_ * matrixStride_], counts, buckets_);
     PipeBarrier<PIPE_ALL>();
+  }
+
+  // `count` int32 of UB -> GM: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller owns
+  // the block's rest).
+  __aicore__ inline void CopyInts(const GlobalTensor<int32_t> &dst, const LocalTensor<int32_t> &src, int64_t count) {
+#if __NPU_ARCH__ == 1001
+    DataCopy(dst, src, static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
+#else
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPad(dst, src, copyParams);
+#endif
+  }
+
+  // `count` int32 of GM -> UB: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller's GM
+  // region holds them).
+  __aicore__ inline void LoadInts(const LocalTensor<int32_t> &dst, const GlobalTensor<int32_t> &src, int64_t count) {
+#if __NPU_ARCH__ == 1001
+    DataCopy(dst, src, static_cast<uint32_t>(AlignUp(count, FP32_BLOCK)));
+#else
+    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
+    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+    DataCopyPad(dst, src, copyParams, padParams);
+#endif
   }
 
   // Phase 2a: start[b] = first sorted entry of bucket b (start[buckets] = total), cursor[b] = where this core's
@@ -930,18 +989,17 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     for (int64_t b = 0; b < buckets_; ++b) {
       start.SetValue(static_cast<uint32_t>(b), 0);
     }
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(buckets_ * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
     for (int64_t c = 0; c < cores_; ++c) {
       PipeBarrier<PIPE_ALL>();
-      DataCopyPad(row, matrixGm_[c * matrixStride_], copyParams, padParams);
+      LoadInts(row, matrixGm_[c * matrixStride_], buckets_);
       PipeBarrier<PIPE_ALL>();
       for (int64_t b = 0; b < buckets_; ++b) {
         const uint32_t k = static_cast<uint32_t>(b);
         if (c == blockIdx_) {
           cursor.SetValue(k, start.GetValue(k));
         }
-        start.SetValue(k, start.GetValue(k) + row.GetValue(k));
+        // each (core, bucket) segment takes whole PAIR_ALIGN groups (padding pairs fill the last one)
+        start.SetValue(k, static_cast<int32_t>(start.GetValue(k) + AlignUp(row.GetValue(k), PAIR_ALIGN)));
       }
     }
     int64_t running = 0;
@@ -961,11 +1019,16 @@ class KernelEmbeddingDenseGradAccumulateSorted {
                                int64_t count) {
     const uint32_t k = static_cast<uint32_t>(b);
     const int64_t at = cursor.GetValue(k);
+    const int64_t padded = AlignUp(count, PAIR_ALIGN);
+    for (int64_t q = count; q < padded; ++q) {  // padding pairs up to a whole block (no DataCopyPad)
+      const uint32_t slot = static_cast<uint32_t>((b * stage_ + q) * 2);
+      stage.SetValue(slot, PAD_PAIR);
+      stage.SetValue(slot + 1, PAD_PAIR);
+    }
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * 2 * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPad(pairsGm_[2 * at], stage[static_cast<uint32_t>(b * stage_ * 2)], copyParams);
+    CopyInts(pairsGm_[2 * at], stage[static_cast<uint32_t>(b * stage_ * 2)], 2 * padded);
     PipeBarrier<PIPE_ALL>();
-    cursor.SetValue(k, static_cast<int32_t>(at + count));
+    cursor.SetValue(k, static_cast<int32_t>(at + padded));
   }
 
   // Phase 2b: this core's valid entries as (row, position) pairs into their buckets, in position order.
@@ -1012,47 +1075,36 @@ class KernelEmbeddingDenseGradAccumulateSorted {
 
   // Phase 3 split, balanced by GM bytes: bucket b costs its output rows (rows x D fp32 written), then each of
   // its entries (a grad row and a pair read); core k starts where the running cost reaches k / cores of the
-  // total. Atomic mode: at that entry (a bucket may be split between cores), this core's sorted entries are
-  // [rangeStart_, rangeEnd_); deterministic mode: whole buckets, this core's are [firstBucket_, lastBucket_)
-  // (those whose cost starts in its share). Every core computes the same boundaries from the bucket starts.
+  // total, at that entry (a bucket may be split between cores): this core's sorted entries are
+  // [rangeStart_, rangeEnd_). Every core computes the same boundaries from the bucket starts.
   __aicore__ inline void PlanRanges() {
+    rowCost_ = rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
+    writeRow_ = rowLength_ * static_cast<int64_t>(sizeof(float));
+    totalCost_ = total_ * rowCost_ + numRows_ * writeRow_;
+    rangeStart_ = Boundary(blockIdx_);
+    rangeEnd_ = Boundary(blockIdx_ + 1);
+  }
+
+  // First sorted entry of core k (total_ for k >= cores).
+  __aicore__ inline int64_t Boundary(int64_t k) {
+    if (k >= cores_) {
+      return total_;
+    }
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
-    const int64_t rowCost =
-        rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
-    const int64_t writeRow = rowLength_ * static_cast<int64_t>(sizeof(float));
-    const int64_t totalCost = total_ * rowCost + numRows_ * writeRow;
-    const int64_t lower = CostBoundary(totalCost, blockIdx_);
-    const bool last = blockIdx_ + 1 >= cores_;
-    const int64_t upper = last ? totalCost : CostBoundary(totalCost, blockIdx_ + 1);
-    rangeStart_ = total_;
-    rangeEnd_ = total_;
-    firstBucket_ = buckets_;
-    lastBucket_ = buckets_;
-    bool startFound = false;
-    bool endFound = last;
+    const int64_t lower = CostBoundary(totalCost_, k);
     int64_t prefix = 0;
     for (int64_t b = 0; b < buckets_; ++b) {
       const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
       const int64_t count = start.GetValue(static_cast<uint32_t>(b + 1)) - bucketStart;
       const int64_t rowBase = b * bucketRows_;
       const int64_t rows = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
-      const int64_t bucketEndCost = prefix + rows * writeRow + count * rowCost;
-      if (firstBucket_ == buckets_ && prefix >= lower) {
-        firstBucket_ = b;
-      }
-      if (!last && lastBucket_ == buckets_ && prefix >= upper) {
-        lastBucket_ = b;
-      }
-      if (!startFound && lower < bucketEndCost) {
-        rangeStart_ = bucketStart + EntryAt(lower - prefix - rows * writeRow, rowCost, count);
-        startFound = true;
-      }
-      if (!endFound && upper < bucketEndCost) {
-        rangeEnd_ = bucketStart + EntryAt(upper - prefix - rows * writeRow, rowCost, count);
-        endFound = true;
+      const int64_t bucketEndCost = prefix + rows * writeRow_ + count * rowCost_;
+      if (lower < bucketEndCost) {
+        return bucketStart + EntryAt(lower - prefix - rows * writeRow_, rowCost_, count);
       }
       prefix = bucketEndCost;
     }
+    return total_;
   }
 
   // Entries of a bucket before cost `cost` (measured from its first entry), between 0 and count.
@@ -1060,7 +1112,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     if (cost <= 0) {
       return 0;
     }
-    const int64_t entries = cost / rowCost;
+    const int64_t entries = cost / rowCost / PAIR_ALIGN * PAIR_ALIGN;  // whole blocks of pairs
     return entries < count ? entries : count;
   }
 
@@ -1071,11 +1123,6 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
     const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
     split = false;
-    if (deterministic_) {
-      partStart = bucketStart;
-      partEnd = bucketEnd;
-      return b >= firstBucket_ && b < lastBucket_;
-    }
     const int64_t rangeStart = rangeStart_;
     const int64_t rangeEnd = rangeEnd_;
     partStart = bucketStart > rangeStart ? bucketStart : rangeStart;
@@ -1123,14 +1170,30 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // acc rows [0, rowsHere) x [0, count) -> out rows [rowBase, rowBase + rowsHere) x [col, col + count).
   __aicore__ inline void WriteRows(const LocalTensor<float> &acc, int64_t rowBase, int64_t rowsHere, int64_t col,
                                    int64_t count, bool atomic) {
+    WriteBlock(outGm_[rowBase * rowLength_ + col], acc, rowsHere, count, atomic);
+  }
+
+  // acc rows [0, rowsHere) x [0, count) -> rows of an fp32 [*, rowLength] GM tensor starting at dst.
+  __aicore__ inline void WriteBlock(const GlobalTensor<float> &dst, const LocalTensor<float> &acc, int64_t rowsHere,
+                                    int64_t count, bool atomic) {
     PipeBarrier<PIPE_ALL>();
+#if __NPU_ARCH__ == 1001
+    // count and D are whole fp32 blocks here (the tiling's condition), as is the accumulator's row stride
+    DataCopyParams copyParams{static_cast<uint16_t>(rowsHere), static_cast<uint16_t>(count / FP32_BLOCK), 0,
+                              static_cast<uint16_t>((rowLength_ - count) / FP32_BLOCK)};
+#else
     DataCopyExtParams copyParams{static_cast<uint16_t>(rowsHere),
                                  static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(float))), 0,
                                  static_cast<uint32_t>((rowLength_ - count) * static_cast<int64_t>(sizeof(float))), 0};
+#endif
     if (atomic) {
       SetAtomicAdd<float>();
     }
-    DataCopyPad(outGm_[rowBase * rowLength_ + col], acc, copyParams);
+#if __NPU_ARCH__ == 1001
+    DataCopy(dst, acc, copyParams);
+#else
+    DataCopyPad(dst, acc, copyParams);
+#endif
     if (atomic) {
       SetAtomicNone();
     }
@@ -1141,9 +1204,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t count = (end - base < pairChunk_) ? (end - base) : pairChunk_;
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * 2 * static_cast<int64_t>(sizeof(int32_t))), 0, 0, 0};
-    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
-    DataCopyPad(pairs, pairsGm_[2 * base], copyParams, padParams);
+    LoadInts(pairs, pairsGm_[2 * base], 2 * count);
     PipeBarrier<PIPE_ALL>();
     return count;
   }
@@ -1172,19 +1233,33 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     for (int64_t base = start.GetValue(static_cast<uint32_t>(b)); base < bucketEnd;) {
       const int64_t count = LoadPairs(base, bucketEnd);
       for (int64_t j = 0; j < count; ++j) {
-        const uint32_t r = static_cast<uint32_t>(pairs.GetValue(static_cast<uint32_t>(2 * j)) - rowBase);
+        const int64_t row = pairs.GetValue(static_cast<uint32_t>(2 * j));
+        if (row == PAD_PAIR) {
+          continue;
+        }
+        const uint32_t r = static_cast<uint32_t>(row - rowBase);
         freq.SetValue(r, freq.GetValue(r) + 1);
       }
       base += count;
     }
   }
 
-  // Sums the sorted entries [partStart, partEnd) of bucket b in UB and writes the bucket's rows (atomically
-  // when the bucket spans several cores).
-  __aicore__ inline void SumBucket(int64_t b, int64_t partStart, int64_t partEnd, bool atomic) {
+  // Partial slot of core c's part of a split bucket (deterministic mode): 2c for the part starting where the
+  // core's range starts (the bucket crosses its first boundary), 2c + 1 for the other (it crosses its last).
+  __aicore__ inline int64_t PartialSlot(int64_t c, int64_t partStart, int64_t coreStart) const {
+    return 2 * c + (partStart == coreStart ? 0 : 1);
+  }
+
+  // Sums the sorted entries [partStart, partEnd) of bucket b in UB and writes the bucket's rows. A bucket
+  // spanning several cores: atomic mode adds the part atomically; deterministic mode writes it to this core's
+  // partial slot (unscaled), and the bucket's first core adds the slots in core order after a SyncAll.
+  __aicore__ inline void SumBucket(int64_t b, int64_t partStart, int64_t partEnd, bool split) {
     const int64_t rowBase = b * bucketRows_;
     const int64_t rowsHere = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
-    if (countScaling_) {
+    const bool toPartial = deterministic_ && split;
+    const bool atomic = !deterministic_ && split;
+    const bool scale = countScaling_ && !toPartial;
+    if (scale) {
       CountRuns(b, rowBase);
     }
     LocalTensor<float> acc = workBuf_.Get<float>();
@@ -1204,6 +1279,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         for (int64_t j = 0; j < loaded;) {
           // a run of consecutive positions moves with one DataCopyPad (blockCount rows)
           const int64_t pos = pairs.GetValue(static_cast<uint32_t>(2 * j + 1));
+          if (pos == PAD_PAIR) {  // a padding pair: nothing to add
+            ++j;
+            continue;
+          }
           int64_t take = 1;
           while (j + take < loaded && take < tileRows_ &&
                  pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1)) == pos + take) {
@@ -1211,11 +1290,18 @@ class KernelEmbeddingDenseGradAccumulateSorted {
           }
           PipeBarrier<PIPE_ALL>();
           const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
-          DataCopyExtParams copyParams{
-              static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
-              static_cast<uint32_t>(rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes), 0, 0};
+          const int64_t gapBytes = rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes;
+#if __NPU_ARCH__ == 1001
+          // rows of whole blocks (the tiling's condition here): blockLen and the gap in 32-byte blocks
+          DataCopyParams copyParams{static_cast<uint16_t>(take), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
+                                    static_cast<uint16_t>(gapBytes / BLOCK_BYTES), 0};
+          DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);
+#else
+          DataCopyExtParams copyParams{static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
+                                       static_cast<uint32_t>(gapBytes), 0, 0};
           DataCopyPadExtParams<TRows> padParams{false, 0, 0, static_cast<TRows>(0)};
           DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);
+#endif
           PipeBarrier<PIPE_ALL>();
           for (int64_t q = 0; q < take; ++q) {
             const int64_t r = pairs.GetValue(static_cast<uint32_t>(2 * (j + q))) - rowBase;
@@ -1235,19 +1321,104 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         }
         base += loaded;
       }
-      if (countScaling_) {
-        LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
-        PipeBarrier<PIPE_ALL>();
-        for (int64_t r = 0; r < rowsHere; ++r) {
-          const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r));
-          if (occurrences > 1) {
-            LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
-            Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(count));
-          }
-        }
+      if (scale) {
+        ScaleRows(acc, rowsHere, stride, count);
       }
-      WriteRows(acc, rowBase, rowsHere, col, count, atomic);
+      if (toPartial) {
+        const int64_t slot = PartialSlot(blockIdx_, partStart, rangeStart_);
+        WriteBlock(partialsGm_[slot * bucketRows_ * rowLength_ + col], acc, rowsHere, count, false);
+      } else {
+        WriteRows(acc, rowBase, rowsHere, col, count, atomic);
+      }
     }
+  }
+
+  // acc rows [0, rowsHere) x [0, count) times 1/count of their run (freqBuf_, from CountRuns).
+  __aicore__ inline void ScaleRows(const LocalTensor<float> &acc, int64_t rowsHere, int64_t stride, int64_t count) {
+    LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
+    PipeBarrier<PIPE_ALL>();
+    for (int64_t r = 0; r < rowsHere; ++r) {
+      const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r));
+      if (occurrences > 1) {
+        LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
+        Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(count));
+      }
+    }
+  }
+
+  // Deterministic mode, after the last SyncAll: each split bucket's first core adds the partial slots of its
+  // parts in core order (a fixed order: the boundaries depend on the data and the tiling only), scales and
+  // writes the rows once.
+  __aicore__ inline void MergeSplitBuckets() {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    LocalTensor<float> acc = workBuf_.Get<float>();
+    LocalTensor<float> part = pairBuf_.Get<float>();
+    const int64_t partFloats = pairChunk_ * 2;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      int64_t partStart = 0;
+      int64_t partEnd = 0;
+      bool split = false;
+      if (!BucketPart(b, partStart, partEnd, split) || !split ||
+          partStart != start.GetValue(static_cast<uint32_t>(b))) {
+        continue;  // not a split bucket, or this core is not its first
+      }
+      const int64_t bucketStart = partStart;
+      const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
+      const int64_t rowBase = b * bucketRows_;
+      const int64_t rowsHere = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+      if (countScaling_) {
+        CountRuns(b, rowBase);
+      }
+      for (int64_t col = 0; col < rowLength_; col += dChunk_) {
+        const int64_t count = (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
+        const int64_t stride = AlignUp(count, FP32_BLOCK);
+        const int64_t rowsPerLoad = partFloats / stride;
+        PipeBarrier<PIPE_ALL>();
+        Duplicate(acc, 0.0f, static_cast<int32_t>(rowsHere * stride));
+        PipeBarrier<PIPE_ALL>();
+        int64_t coreStart = Boundary(blockIdx_);
+        for (int64_t c = blockIdx_; c < cores_ && coreStart < bucketEnd; ++c) {
+          const int64_t coreEnd = Boundary(c + 1);
+          const int64_t ps = bucketStart > coreStart ? bucketStart : coreStart;
+          const int64_t pe = bucketEnd < coreEnd ? bucketEnd : coreEnd;
+          if (ps < pe) {
+            const int64_t slot = PartialSlot(c, ps, coreStart);
+            for (int64_t r0 = 0; r0 < rowsHere; r0 += rowsPerLoad) {
+              const int64_t rows = (rowsHere - r0 < rowsPerLoad) ? (rowsHere - r0) : rowsPerLoad;
+              PipeBarrier<PIPE_ALL>();
+              LoadRows(part, partialsGm_[(slot * bucketRows_ + r0) * rowLength_ + col], rows, count);
+              PipeBarrier<PIPE_ALL>();
+              for (int64_t q = 0; q < rows; ++q) {
+                LocalTensor<float> dst = acc[static_cast<uint32_t>((r0 + q) * stride)];
+                Add(dst, dst, part[static_cast<uint32_t>(q * stride)], static_cast<int32_t>(count));
+              }
+              PipeBarrier<PIPE_ALL>();
+            }
+          }
+          coreStart = coreEnd;
+        }
+        if (countScaling_) {
+          ScaleRows(acc, rowsHere, stride, count);
+        }
+        WriteRows(acc, rowBase, rowsHere, col, count, false);
+      }
+    }
+  }
+
+  // rows x [0, count) of an fp32 [*, rowLength] GM tensor -> UB rows of AlignUp(count, 8) floats.
+  __aicore__ inline void LoadRows(const LocalTensor<float> &dst, const GlobalTensor<float> &src, int64_t rows,
+                                  int64_t count) {
+#if __NPU_ARCH__ == 1001
+    DataCopyParams copyParams{static_cast<uint16_t>(rows), static_cast<uint16_t>(count / FP32_BLOCK),
+                              static_cast<uint16_t>((rowLength_ - count) / FP32_BLOCK), 0};
+    DataCopy(dst, src, copyParams);
+#else
+    DataCopyExtParams copyParams{
+        static_cast<uint16_t>(rows), static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(float))),
+        static_cast<uint32_t>((rowLength_ - count) * static_cast<int64_t>(sizeof(float))), 0, 0};
+    DataCopyPadExtParams<float> padParams{false, 0, 0, 0.0f};
+    DataCopyPad(dst, src, copyParams, padParams);
+#endif
   }
 
   TPipe pipe_;
@@ -1260,11 +1431,14 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   TBuf<TPosition::VECCALC> tileBuf_;
   TBuf<TPosition::VECCALC> castBuf_;
   TBuf<TPosition::VECCALC> freqBuf_;
+  TBuf<TPosition::VECCALC> syncBuf_;
+  GlobalTensor<int32_t> syncGm_;
   GlobalTensor<TRows> rowsGm_;
   GlobalTensor<TStore> indexGm_;
   GlobalTensor<float> outGm_;
   GlobalTensor<int32_t> matrixGm_;
   GlobalTensor<int32_t> pairsGm_;
+  GlobalTensor<float> partialsGm_;  // deterministic mode: [2 * cores, bucketRows, rowLength] parts of split buckets
   int64_t numRows_ = 0;
   int64_t rowLength_ = 0;
   int64_t numIndices_ = 0;
@@ -1284,12 +1458,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   int64_t indexStart_ = 0;
   int64_t indexEnd_ = 0;
   int64_t total_ = 0;
-  int64_t rangeStart_ = 0;  // atomic mode: this core's sorted entries [rangeStart_, rangeEnd_)
+  int64_t rangeStart_ = 0;  // this core's sorted entries [rangeStart_, rangeEnd_)
   int64_t rangeEnd_ = 0;
-  int64_t firstBucket_ = 0;  // deterministic mode: this core's buckets [firstBucket_, lastBucket_)
-  int64_t lastBucket_ = 0;
+  int64_t rowCost_ = 0;  // phase 3 split: GM bytes of one entry, of one output row, of everything
+  int64_t writeRow_ = 0;
+  int64_t totalCost_ = 0;
 };
-#endif
 
 template <typename TRows, typename TIndex, typename TilingData>
 __aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR workspace,
@@ -1304,22 +1478,21 @@ __aicore__ inline void RunEmbeddingDenseGradAccumulate(GM_ADDR rows, GM_ADDR ind
 #endif
   op.ProcessDeterministic();
 }
-#if !((__NPU_ARCH__ == 1001))
 
 // Sorted-run strategy: the device sort (phases 1 and 2) and the run sums (phase 3) of one launch.
 template <typename TRows, typename TIndex, typename TilingData>
-__aicore__ inline void RunEmbeddingDenseGradAccumulateSorted(GM_ADDR rows, GM_ADDR index, GM_ADDR out,
+__aicore__ inline void RunEmbeddingDenseGradAccumulateSorted(GM_ADDR rows, GM_ADDR index, GM_ADDR out, GM_ADDR sync,
                                                              GM_ADDR workspace, const TilingData &tiling,
                                                              bool deterministic) {
   KernelEmbeddingDenseGradAccumulateSorted<TRows, TIndex> op;
-  op.Init(rows, index, out, workspace, tiling, deterministic);
+  op.Init(rows, index, out, sync, workspace, tiling, deterministic);
   op.Process();
 }
-#endif
 }  // namespace
 
 extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR grad, GM_ADDR indices, GM_ADDR out,
-                                                                      GM_ADDR workspace, GM_ADDR tiling) {
+                                                                      GM_ADDR syncCounters, GM_ADDR workspace,
+                                                                      GM_ADDR tiling) {
   GET_TILING_DATA(tilingData, tiling);
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(0)) {  // atomic, grad FLOAT, indices FLOAT
@@ -1544,251 +1717,276 @@ extern "C" __global__ __aicore__ void embedding_dense_grad_accumulate(GM_ADDR gr
     RunEmbeddingDenseGradAccumulate<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001))
   if (TILING_KEY_IS(200)) {  // sorted, grad FLOAT, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             false);
     return;
   }
   if (TILING_KEY_IS(201)) {  // sorted, grad FLOAT, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                               false);
     return;
   }
   if (TILING_KEY_IS(202)) {  // sorted, grad FLOAT, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              false);
     return;
   }
   if (TILING_KEY_IS(203)) {  // sorted, grad FLOAT, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(204)) {  // sorted, grad FLOAT, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(205)) {  // sorted, grad FLOAT, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(206)) {  // sorted, grad FLOAT, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(207)) {  // sorted, grad FLOAT, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                        false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, false);
     return;
   }
   if (TILING_KEY_IS(208)) {  // sorted, grad FLOAT, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            false);
     return;
   }
   if (TILING_KEY_IS(210)) {  // sorted, grad FLOAT16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            false);
     return;
   }
   if (TILING_KEY_IS(211)) {  // sorted, grad FLOAT16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              false);
     return;
   }
   if (TILING_KEY_IS(212)) {  // sorted, grad FLOAT16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             false);
     return;
   }
   if (TILING_KEY_IS(213)) {  // sorted, grad FLOAT16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(214)) {  // sorted, grad FLOAT16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(215)) {  // sorted, grad FLOAT16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(216)) {  // sorted, grad FLOAT16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                      tilingData, false);
     return;
   }
   if (TILING_KEY_IS(217)) {  // sorted, grad FLOAT16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                       false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, false);
     return;
   }
   if (TILING_KEY_IS(218)) {  // sorted, grad FLOAT16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                           false);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001) || ((__NPU_ARCH__ == 1001)))
   if (TILING_KEY_IS(220)) {  // sorted, grad BF16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, syncCounters, workspace,
+                                                                  tilingData, false);
     return;
   }
   if (TILING_KEY_IS(221)) {  // sorted, grad BF16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, syncCounters, workspace,
+                                                                    tilingData, false);
     return;
   }
   if (TILING_KEY_IS(222)) {  // sorted, grad BF16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, syncCounters, workspace,
+                                                                   tilingData, false);
     return;
   }
   if (TILING_KEY_IS(223)) {  // sorted, grad BF16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(224)) {  // sorted, grad BF16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(225)) {  // sorted, grad BF16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(226)) {  // sorted, grad BF16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
-                                                                            false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                            tilingData, false);
     return;
   }
   if (TILING_KEY_IS(227)) {  // sorted, grad BF16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                             false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, false);
     return;
   }
   if (TILING_KEY_IS(228)) {  // sorted, grad BF16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, false);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, syncCounters, workspace,
+                                                                 tilingData, false);
     return;
   }
 #endif
-#if !((__NPU_ARCH__ == 1001))
   if (TILING_KEY_IS(300)) {  // sorted deterministic, grad FLOAT, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             true);
     return;
   }
   if (TILING_KEY_IS(301)) {  // sorted deterministic, grad FLOAT, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                               true);
     return;
   }
   if (TILING_KEY_IS(302)) {  // sorted deterministic, grad FLOAT, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              true);
     return;
   }
   if (TILING_KEY_IS(303)) {  // sorted deterministic, grad FLOAT, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(304)) {  // sorted deterministic, grad FLOAT, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(305)) {  // sorted deterministic, grad FLOAT, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(306)) {  // sorted deterministic, grad FLOAT, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(307)) {  // sorted deterministic, grad FLOAT, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                        true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                        tilingData, true);
     return;
   }
   if (TILING_KEY_IS(308)) {  // sorted deterministic, grad FLOAT, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<float, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            true);
     return;
   }
   if (TILING_KEY_IS(310)) {  // sorted deterministic, grad FLOAT16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                            true);
     return;
   }
   if (TILING_KEY_IS(311)) {  // sorted deterministic, grad FLOAT16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexFloat16>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                              true);
     return;
   }
   if (TILING_KEY_IS(312)) {  // sorted deterministic, grad FLOAT16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexDouble>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                             true);
     return;
   }
   if (TILING_KEY_IS(313)) {  // sorted deterministic, grad FLOAT16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int32_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(314)) {  // sorted deterministic, grad FLOAT16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int64_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(315)) {  // sorted deterministic, grad FLOAT16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int16_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(316)) {  // sorted deterministic, grad FLOAT16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                      tilingData, true);
     return;
   }
   if (TILING_KEY_IS(317)) {  // sorted deterministic, grad FLOAT16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexInteger<uint8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                       tilingData, true);
     return;
   }
   if (TILING_KEY_IS(318)) {  // sorted deterministic, grad FLOAT16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<half, IndexBool>(grad, indices, out, syncCounters, workspace, tilingData,
+                                                           true);
     return;
   }
-#endif
-#if !((__NPU_ARCH__ == 1001) || ((__NPU_ARCH__ == 1001)))
+#if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(320)) {  // sorted deterministic, grad BF16, indices FLOAT
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat>(grad, indices, out, syncCounters, workspace,
+                                                                  tilingData, true);
     return;
   }
   if (TILING_KEY_IS(321)) {  // sorted deterministic, grad BF16, indices FLOAT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexFloat16>(grad, indices, out, syncCounters, workspace,
+                                                                    tilingData, true);
     return;
   }
   if (TILING_KEY_IS(322)) {  // sorted deterministic, grad BF16, indices DOUBLE
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexDouble>(grad, indices, out, syncCounters, workspace,
+                                                                   tilingData, true);
     return;
   }
   if (TILING_KEY_IS(323)) {  // sorted deterministic, grad BF16, indices INT32
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int32_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(324)) {  // sorted deterministic, grad BF16, indices INT64
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int64_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(325)) {  // sorted deterministic, grad BF16, indices INT16
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int16_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(326)) {  // sorted deterministic, grad BF16, indices INT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, workspace, tilingData,
-                                                                            true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<int8_t>>(grad, indices, out, syncCounters, workspace,
+                                                                            tilingData, true);
     return;
   }
   if (TILING_KEY_IS(327)) {  // sorted deterministic, grad BF16, indices UINT8
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, workspace, tilingData,
-                                                                             true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexInteger<uint8_t>>(grad, indices, out, syncCounters,
+                                                                             workspace, tilingData, true);
     return;
   }
   if (TILING_KEY_IS(328)) {  // sorted deterministic, grad BF16, indices BOOL
-    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, workspace, tilingData, true);
+    RunEmbeddingDenseGradAccumulateSorted<bfloat16_t, IndexBool>(grad, indices, out, syncCounters, workspace,
+                                                                 tilingData, true);
     return;
   }
 #endif

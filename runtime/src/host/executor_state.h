@@ -64,6 +64,7 @@ struct LaunchTask {
   uint32_t blockDim = 0;
   uint64_t tilingKey = 0;
   uint32_t scheduleMode = 0;
+  bool needAtomic = false;  // the tiling's SetNeedAtomic: without it InitValue does not take effect
   std::vector<uint8_t> tilingData;
   std::vector<uint64_t> workspaceSizes;
   uint64_t workspaceBytes = 0;   // sum of workspaceSizes

@@ -303,6 +303,7 @@ aclnnStatus AddAiCoreKernelLaunch(const char *opType, aclOpExecutor *executor, K
   task.blockDim = tiling.blockDim;
   task.tilingKey = tiling.tilingKey;
   task.scheduleMode = tiling.scheduleMode;
+  task.needAtomic = tiling.needAtomic;
   task.tilingData = std::move(tiling.tilingData);
   task.workspaceSizes = tiling.workspaceSizes;
   for (uint64_t w : task.workspaceSizes) {
@@ -341,7 +342,12 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
   stats.workspaceBytes = task.workspaceBytes;
   stats.tilingData = task.tilingData;
 
+  // InitValue initialises an output only when the tiling called SetNeedAtomic(true) (CANN's InitValue and
+  // SetNeedAtomic documentation: used together, otherwise the initialisation does not take effect).
   for (const auto &init : task.outputInitValues) {
+    if (!task.needAtomic) {
+      break;
+    }
     const aclTensor *out = task.outputs[init.first];
     const size_t elem = op::TypeSize(out->GetDataType());
     auto *data = static_cast<uint8_t *>(out->GetData());

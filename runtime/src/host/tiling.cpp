@@ -123,6 +123,7 @@ void RunTiling(const TilingRequest &request, TilingResult &result) {
   result.blockDim = context->GetBlockDim();
   result.tilingKey = context->GetTilingKey();
   result.scheduleMode = context->GetScheduleMode();
+  result.needAtomic = context->NeedAtomic();
   const size_t *ws = context->GetWorkspaceSizes(0);
   for (size_t i = 0; i < context->GetWorkspaceNum(); ++i) {
     result.workspaceSizes.push_back(static_cast<uint64_t>(ws[i]));

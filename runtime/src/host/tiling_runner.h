@@ -39,6 +39,7 @@ struct TilingResult {
   uint32_t blockDim = 0;
   uint64_t tilingKey = 0;
   uint32_t scheduleMode = 0;
+  bool needAtomic = false;  // SetNeedAtomic: the OpDef's InitValue outputs are initialised before the launch
   std::vector<uint64_t> workspaceSizes;
   std::vector<uint8_t> tilingData;
 };

@@ -35,9 +35,11 @@ TEST_F(EmbeddingDenseGradAccumulateInferShape, Rows) {
   inferCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
-  ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
+  ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(2));
   EXPECT_EQ(result.outputShapes[0], (std::vector<int64_t>{7, 8}));
   EXPECT_EQ(result.outputDtypes[0], ge::DT_FLOAT);
+  EXPECT_EQ(result.outputShapes[1], (std::vector<int64_t>{512}));
+  EXPECT_EQ(result.outputDtypes[1], ge::DT_INT32);
 }
 
 // grad [3, 16], indices [3], 0 rows
@@ -50,9 +52,11 @@ TEST_F(EmbeddingDenseGradAccumulateInferShape, ZeroRows) {
   inferCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
   const opgen_rt::ut::InferShapeCaseResult result = opgen_rt::ut::RunInferShapeCase(inferCase);
   ASSERT_EQ(result.status, ge::GRAPH_SUCCESS) << result.message;
-  ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(1));
+  ASSERT_EQ(result.outputShapes.size(), static_cast<size_t>(2));
   EXPECT_EQ(result.outputShapes[0], (std::vector<int64_t>{0, 16}));
   EXPECT_EQ(result.outputDtypes[0], ge::DT_FLOAT);
+  EXPECT_EQ(result.outputShapes[1], (std::vector<int64_t>{512}));
+  EXPECT_EQ(result.outputDtypes[1], ge::DT_INT32);
 }
 
 // grad [2, 3], indices [2], -5 rows

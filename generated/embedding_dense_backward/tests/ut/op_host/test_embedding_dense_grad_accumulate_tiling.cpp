@@ -54,6 +54,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT_INT64_4x5x8_7_determi
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT);
   tilingCase.AddInput({20}, ge::DT_INT64);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -78,6 +79,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT_INT64_64x1000_5000_de
   tilingCase.AddInput({64, 1000}, ge::DT_FLOAT);
   tilingCase.AddInput({64}, ge::DT_INT64);
   tilingCase.AddOutput({5000, 1000}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(5000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(3));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(true));
@@ -102,6 +104,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT_INT64_4096x1024_10000
   tilingCase.AddInput({4096, 1024}, ge::DT_FLOAT);
   tilingCase.AddInput({4096}, ge::DT_INT64);
   tilingCase.AddOutput({100000, 1024}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(100000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -126,6 +129,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT16_INT32_4x5x8_7_deter
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT16);
   tilingCase.AddInput({20}, ge::DT_INT32);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -150,6 +154,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT_INT64_4x5x8_7_atomic
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT);
   tilingCase.AddInput({20}, ge::DT_INT64);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -174,6 +179,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT_INT64_64x1000_5000_d
   tilingCase.AddInput({64, 1000}, ge::DT_FLOAT);
   tilingCase.AddInput({64}, ge::DT_INT64);
   tilingCase.AddOutput({5000, 1000}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(5000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(3));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(true));
@@ -198,6 +204,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT_INT64_4096x1024_1000
   tilingCase.AddInput({4096, 1024}, ge::DT_FLOAT);
   tilingCase.AddInput({4096}, ge::DT_INT64);
   tilingCase.AddOutput({100000, 1024}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(100000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -222,6 +229,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT16_INT32_4x5x8_7_atom
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT16);
   tilingCase.AddInput({20}, ge::DT_INT32);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -246,6 +254,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT_INT64_4x5x8_7_atom
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT);
   tilingCase.AddInput({20}, ge::DT_INT64);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -270,6 +279,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT_INT64_64x1000_5000
   tilingCase.AddInput({64, 1000}, ge::DT_FLOAT);
   tilingCase.AddInput({64}, ge::DT_INT64);
   tilingCase.AddOutput({5000, 1000}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(5000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(3));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(true));
@@ -294,6 +304,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT_INT64_4096x1024_10
   tilingCase.AddInput({4096, 1024}, ge::DT_FLOAT);
   tilingCase.AddInput({4096}, ge::DT_INT64);
   tilingCase.AddOutput({100000, 1024}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(100000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -318,6 +329,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT16_INT32_4x5x8_7_at
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT16);
   tilingCase.AddInput({20}, ge::DT_INT32);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -342,6 +354,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT_INT64_4x5x8_7_atomic)
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT);
   tilingCase.AddInput({20}, ge::DT_INT64);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -366,6 +379,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT_INT64_64x1000_5000_de
   tilingCase.AddInput({64, 1000}, ge::DT_FLOAT);
   tilingCase.AddInput({64}, ge::DT_INT64);
   tilingCase.AddOutput({5000, 1000}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(5000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(3));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(true));
@@ -390,6 +404,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT_INT64_4096x1024_10000
   tilingCase.AddInput({4096, 1024}, ge::DT_FLOAT);
   tilingCase.AddInput({4096}, ge::DT_INT64);
   tilingCase.AddOutput({100000, 1024}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(100000));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
@@ -414,6 +429,7 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT16_INT32_4x5x8_7_atomi
   tilingCase.AddInput({4, 5, 8}, ge::DT_FLOAT16);
   tilingCase.AddInput({20}, ge::DT_INT32);
   tilingCase.AddOutput({7, 8}, ge::DT_FLOAT);
+  tilingCase.AddOutput({512}, ge::DT_INT32);
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(7));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromInt(-1));
   tilingCase.AddAttr(opgen_rt::AttrValue::FromBool(false));
