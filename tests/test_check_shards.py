@@ -443,6 +443,8 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
         ('{"version": 1.0, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
         ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
+        ('{"version": 1, "seconds": {"a/b": NaN}}', "not a cost table: seconds of 'a/b' is nan, not a non-negative"),
+        ("[" * 100000, "not a cost table (JSON nested too deeply to read)"),  # a RecursionError in json
     ],
 )
 def test_a_sharded_run_with_a_costs_file_it_cannot_use_is_one_error_line(
@@ -483,3 +485,32 @@ def test_merge_creates_a_missing_costs_file_and_refuses_to_overwrite_another_fil
     assert captured.err.splitlines() == [f"error: --costs {notes}: not JSON: Expecting value: line 1 column 1 (char 0)"]
     assert captured.out == ""
     assert notes.read_text() == "my notes, not a cost table\n"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[" * 100000,  # valid JSON beyond the decoder's recursion limit: a RecursionError, not a ValueError
+        '{"version": 1, "seconds": {"a/b": NaN, "c/d": 1.5}}',
+        '{"version": 1, "seconds": {"a/b": -2.0, "c/d": 1.5}}',
+        '{"version": 1, "seconds": {"a/b": Infinity}}',
+        '{"version": 2, "seconds": {"c/d": 1.5}}',
+        '{"seconds": {"c/d": 1.5}}',
+    ],
+)
+def test_the_build_caches_damaged_cost_table_is_an_empty_table(tmp_path: Path, content: str) -> None:
+    """The build cache's own case-costs.json is read with the checks of a ``--costs`` file, but a table it
+    cannot use is empty (estimates apply) instead of an error or a traceback."""
+    path = tmp_path / "case-costs.json"
+    path.write_text(content)
+    assert CaseCosts(path).seconds == {}
+    path.write_text('{"version": 1, "seconds": {"c/d": 1.5, "e/f": 0}}')
+    assert CaseCosts(path).seconds == {"c/d": 1.5, "e/f": 0.0}
+    assert CaseCosts(tmp_path / "missing.json").seconds == {}
+
+
+def test_a_result_file_nested_too_deeply_is_one_merge_error_line(tmp_path: Path, capsys: Any) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000)
+    assert main(["report", "merge", str(deep)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"error: {deep}: cannot read: JSON nested too deeply"]

@@ -246,6 +246,7 @@ def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
         ('{"format": 1, "files": {"a/b.cpp": {"spec": "a"}}}', "malformed (KeyError: 'templates')"),
         ('{"format": 1, "files": []}', "malformed (AttributeError: "),
         ("[1, 2]", "malformed (TypeError: "),
+        ("[" * 100000, "unreadable (JSON nested too deeply)"),  # a RecursionError in json
     ],
 )
 def test_a_malformed_manifest_is_ignored_with_a_warning(

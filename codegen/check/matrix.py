@@ -177,11 +177,11 @@ class CaseCosts:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.seconds: dict[str, float] = {}
-        try:
-            data = json.loads(path.read_text())
-            self.seconds = {str(k): float(v) for k, v in data.get("seconds", {}).items()}
-        except (OSError, ValueError, AttributeError, TypeError):
-            self.seconds = {}
+        if path.exists() or path.is_symlink():
+            try:  # the checks of a --costs file: a damaged table (NaN or negative seconds too) is empty
+                self.seconds = type(self).read(path, created=False).seconds
+            except ValueError:
+                self.seconds = {}
 
     @classmethod
     def read(cls, path: Path, *, created: bool) -> CaseCosts:
@@ -213,6 +213,8 @@ class CaseCosts:
             data = json.loads(text)
         except ValueError as exc:
             raise ValueError(f"not JSON: {exc}") from None
+        except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
+            raise ValueError("not a cost table (JSON nested too deeply to read)") from None
         seconds = data.get("seconds") if isinstance(data, dict) else None
         shape = 'expected {"version": 1, "seconds": {"<case>": <seconds>, ...}}'
         version = data.get("version") if isinstance(data, dict) else None

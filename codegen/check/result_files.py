@@ -55,6 +55,8 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise MergeError(f"{path}: cannot read: {exc}") from exc
+    except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
+        raise MergeError(f"{path}: cannot read: JSON nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise MergeError(f"{path}: not an `opgen check --json` file (no 'cases' list)")
     if "meta" not in data:
