@@ -88,6 +88,11 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
             "error: explain LogSoftmaxBackward --shape 2,1,1,1,1,1,1,1,1,3: output out of rank 10 is rejected by "
             "aclnnLogSoftmaxBackward: rank must be 0-8\n",
         ),
+        (  # more digits than Python's int() reads (4300): its own message named no option
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "4," + "1" * 5000),
+            "error: --shape: dimension 11111111111111111111... (5000 digits) does not fit in int64 "
+            "(at most 9223372036854775807)\n",
+        ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "99999999999,99999999999"),
             f"error: explain {SMLB} --shape 99999999999,99999999999: output out [99999999999, 99999999999] has "
