@@ -10,8 +10,11 @@ merge`` of them must print the same totals and failures and exit with the same s
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -514,3 +517,66 @@ def test_a_result_file_nested_too_deeply_is_one_merge_error_line(tmp_path: Path,
     deep.write_text("[" * 100000)
     assert main(["report", "merge", str(deep)]) == 2
     assert capsys.readouterr().err.splitlines() == [f"error: {deep}: cannot read: JSON nested too deeply"]
+
+
+def _limited_opgen(*args: str) -> subprocess.CompletedProcess[str]:
+    """``opgen args`` in a process with 1 GiB of address space and 120 s: a regression that reads
+    ``/dev/zero`` whole, or blocks on a FIFO, fails the test instead of taking the machine's memory or
+    hanging it."""
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+    code = limit + "import sys; from codegen.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_a_costs_file_that_is_a_device_fifo_or_huge_is_refused_before_reading_it(
+    specs_dir: Path, tmp_path: Path
+) -> None:
+    """``--costs /dev/zero`` was read until the memory ran out (an unsharded run, which creates the table,
+    and a sharded one); a FIFO blocked; a huge file was read whole."""
+    from codegen.check.matrix import MAX_COST_TABLE_BYTES
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.truncate(MAX_COST_TABLE_BYTES + 1)  # sparse: no disk blocks
+    for costs, reason in (
+        (Path("/dev/zero"), "not a regular file (a device, FIFO or socket)"),
+        (fifo, "not a regular file (a device, FIFO or socket)"),
+        (huge, f"{MAX_COST_TABLE_BYTES + 1} bytes, more than the {MAX_COST_TABLE_BYTES} a file opgen writes here"),
+    ):
+        for shard in ([], ["--shard", "1/2"]):
+            proc = _limited_opgen("--specs", str(specs_dir), "check", *SELECTION, *shard, "--costs", str(costs))
+            err = proc.stderr.splitlines()
+            assert proc.returncode == 2, proc.stderr[-2000:]
+            assert len(err) == 1 and err[0].startswith(f"error: --costs {costs}: cannot read: {reason}"), err
+    assert fifo.exists() and huge.stat().st_size == MAX_COST_TABLE_BYTES + 1
+    # the build cache's own table in such a state is an empty table
+    assert CaseCosts(huge).seconds == {}
+    proc = _limited_opgen("--version")  # the interpreter and limit work: the failures above are opgen's
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_merge_refuses_a_device_or_fifo_before_reading_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo):
+        proc = _limited_opgen("report", "merge", str(path))
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert proc.stderr.splitlines() == [
+            f"error: {path}: cannot read: not a regular file (a device, FIFO or socket)"
+        ]
+
+
+def test_a_result_file_that_cannot_be_written_is_an_error_line_after_the_table(
+    two_shards: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json``/``--junit`` on a full disk (``/dev/full``): the table and totals, then one error line and
+    exit 2, not an OSError traceback."""
+    a, b = two_shards
+    capsys.readouterr()
+    for option in ("--json", "--junit"):
+        assert main(["report", "merge", str(a), str(b), option, "/dev/full"]) == 2
+        out, err = capsys.readouterr()
+        assert out.splitlines()[-1].endswith(" failed")
+        assert err.splitlines() == [f"error: {option} /dev/full: cannot write: No space left on device"]

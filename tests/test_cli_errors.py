@@ -127,6 +127,19 @@ def test_bad_values_are_reported_with_exit_status_2(args: tuple[str, ...], messa
     assert (proc.returncode, proc.stderr, proc.stdout) == (2, message, "")
 
 
+@pytest.mark.parametrize("seconds", ["1e308", "1e10"])
+def test_a_timeout_beyond_what_a_thread_can_wait_is_a_usage_error(seconds: str) -> None:
+    """It was accepted, and every case then failed with an OverflowError traceback from the worker's queue."""
+    import threading
+
+    proc = opgen("check", "sigmoid_backward", "--product", "Ascend910", "--timeout", seconds)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1] == (
+        "opgen check: error: argument --timeout: must be a positive finite number of seconds, at most "
+        f"{threading.TIMEOUT_MAX:.0f}, got {seconds}"
+    )
+
+
 def test_explain_on_an_unsupported_product_says_so_and_gives_no_tiling() -> None:
     proc = opgen("explain", SMLB, "--product", "Ascend310P", "--shape", "4096,4096")
     assert proc.returncode == 0 and proc.stderr == ""

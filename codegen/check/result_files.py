@@ -24,7 +24,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from codegen.check.matrix import idents_digest
+from codegen.check.matrix import idents_digest, regular_file_problem
 from codegen.check.results import CaseResult, covered_name
 
 
@@ -51,6 +51,9 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
             ``meta``, a string holding a lone surrogate (JSON may escape one; no UTF-8 output can hold it), a
             field of the wrong type.
     """
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise MergeError(f"{path}: cannot read: {problem}")
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
