@@ -106,6 +106,19 @@ def cache_dir() -> Path:
 HASH_SUFFIX = ".sha256"
 
 
+def _read_record(record: Path) -> str:
+    """The hash recorded in ``record`` (a ``.sha256`` file beside a cache entry), stripped. At most 128 bytes
+    are read: a record opgen wrote is 65 bytes, and a damaged one (a huge or garbled file) must not be read
+    whole into memory; a longer one gives a text that matches no hash.
+
+    Raises:
+        OSError: it cannot be read (missing, a directory, no permission).
+        UnicodeDecodeError: it is not ASCII.
+    """
+    with record.open("rb") as handle:
+        return handle.read(128).decode("ascii").strip()
+
+
 def _sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as handle:
@@ -162,7 +175,7 @@ def _cached_locked(entry: Path) -> bool:
     record = entry.with_name(entry.name + HASH_SUFFIX)
     problem = ""
     try:
-        recorded = record.read_text(encoding="ascii").strip()
+        recorded = _read_record(record)
         if entry.is_file() and _sha256_file(entry) == recorded:
             return True
         problem = "its bytes do not match the hash recorded when it was built"
@@ -193,7 +206,7 @@ def _commit_locked(built: Path, entry: Path) -> None:
     digest = _sha256_file(built)
     record = entry.with_name(entry.name + HASH_SUFFIX)
     with contextlib.suppress(OSError, UnicodeDecodeError):
-        if entry.is_file() and _sha256_file(entry) == record.read_text(encoding="ascii").strip():
+        if entry.is_file() and _sha256_file(entry) == _read_record(record):
             built.unlink()
             return
     for target in (entry, record):

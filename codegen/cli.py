@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +48,11 @@ def _positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number of seconds, got {text}")
+    # a wait longer than threading.TIMEOUT_MAX is an OverflowError in the worker's queue
+    if not 0 < value <= threading.TIMEOUT_MAX:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive finite number of seconds, at most {threading.TIMEOUT_MAX:.0f}, got {text}"
+        )
     return value
 
 
@@ -350,15 +355,25 @@ def _report(
     from codegen.check.result_files import write_json, write_junit
 
     print_table(results, verbose=verbose)
-    if json_path is not None:
-        write_json(results, json_path, meta)
-        print(f"wrote {json_path}")
-    if junit_path is not None:
-        write_junit(results, junit_path)
-        print(f"wrote {junit_path}")
+    unwritten = []
+    writers: list[tuple[Path | None, str, Callable[[Path], None]]] = [
+        (json_path, "--json", lambda p: write_json(results, p, meta)),
+        (junit_path, "--junit", lambda p: write_junit(results, p)),
+    ]
+    for path, option, write in writers:
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as exc:  # a full disk, a file removed or made read-only during the run
+            unwritten.append(f"error: {option} {path}: cannot write: {exc.strerror or exc}")
+        else:
+            print(f"wrote {path}")
     failed = sum(not r.passed for r in results)
     print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    for line in unwritten:
+        print(line, file=sys.stderr)
+    return 2 if unwritten else 1 if failed else 0
 
 
 def _ran_plan(jobs: list[Job], results: list[CaseResult]) -> tuple[str, list[dict[str, Any]]]:

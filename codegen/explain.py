@@ -32,7 +32,8 @@ def parse_shape(shape_text: str) -> tuple[int, ...]:
     ``()`` or ``[]`` is the 0-d shape ``()``.
 
     Raises:
-        ValueError: any other text (the message gives the accepted forms).
+        ValueError: any other text (the message gives the accepted forms), or a dimension of more digits than
+            any int64 has (Python's ``int()`` refuses over 4300 digits with a message that names no option).
     """
     text = shape_text.strip()
     if text in SCALAR_SHAPES:
@@ -43,6 +44,13 @@ def parse_shape(shape_text: str) -> tuple[int, ...]:
             f"--shape {shape_text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
             "or 'scalar' (also '') for a 0-d tensor"
         )
+    for d in dims:
+        digits = d.lstrip("0") or "0"
+        if len(digits) > len(str(INT64_MAX)):
+            raise ValueError(
+                f"--shape: dimension {digits[:20]}... ({len(digits)} digits) does not fit in int64 "
+                f"(at most {INT64_MAX})"
+            )
     return tuple(int(d) for d in dims)
 
 

@@ -87,6 +87,8 @@ def load_manifest(out: Path) -> dict[str, FileRecord]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ManifestError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from exc
+    except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
+        raise ManifestError(f"{path}: unreadable (JSON nested too deeply)") from None
     if isinstance(data, dict) and data.get("format") != _FORMAT and "format" in data:
         return {}  # another format version: a cache miss, not an error
     try:

@@ -196,3 +196,27 @@ def test_a_directory_where_a_cache_file_belongs_is_a_build_error_naming_it(priva
     with pytest.raises(BuildError, match=r"cannot be used: .* is not a directory; remove it"):
         build_op(specs[OP], catalogue.get(PRODUCT))
     assert (private_cache / "lib").read_text() == "not a directory"
+
+
+def test_a_huge_damaged_hash_record_is_rebuilt_without_reading_it_whole(private_cache: Path) -> None:
+    """A ``.sha256`` record grown to gigabytes (a sparse file here) is a corrupt entry: the build reads at most
+    a few bytes of it and rebuilds, in a process limited to 1 GiB of address space above its start."""
+    catalogue, specs = load_project()
+    built = build_op(specs[OP], catalogue.get(PRODUCT))
+    record = built.library.with_name(built.library.name + ".sha256")
+    good = record.read_text()
+    with record.open("r+b") as handle:
+        handle.truncate(4 << 30)  # 4 GiB of zero bytes, no disk blocks
+    code = (
+        "import resource, warnings\n"
+        "from codegen.build import build_op\n"
+        "from codegen.specs import load_project\n"
+        "catalogue, specs = load_project()\n"
+        "used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (used + (1 << 30), resource.RLIM_INFINITY))\n"
+        f"build_op(specs[{OP!r}], catalogue.get({PRODUCT!r}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]  # before: MemoryError reading the record
+    assert f"build cache entry {built.library} is corrupt" in proc.stderr
+    assert record.read_text() == good

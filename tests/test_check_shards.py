@@ -10,8 +10,11 @@ merge`` of them must print the same totals and failures and exit with the same s
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -443,6 +446,8 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
         ('{"version": 1.0, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
         ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
+        ('{"version": 1, "seconds": {"a/b": NaN}}', "not a cost table: seconds of 'a/b' is nan, not a non-negative"),
+        ("[" * 100000, "not a cost table (JSON nested too deeply to read)"),  # a RecursionError in json
     ],
 )
 def test_a_sharded_run_with_a_costs_file_it_cannot_use_is_one_error_line(
@@ -483,3 +488,95 @@ def test_merge_creates_a_missing_costs_file_and_refuses_to_overwrite_another_fil
     assert captured.err.splitlines() == [f"error: --costs {notes}: not JSON: Expecting value: line 1 column 1 (char 0)"]
     assert captured.out == ""
     assert notes.read_text() == "my notes, not a cost table\n"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[" * 100000,  # valid JSON beyond the decoder's recursion limit: a RecursionError, not a ValueError
+        '{"version": 1, "seconds": {"a/b": NaN, "c/d": 1.5}}',
+        '{"version": 1, "seconds": {"a/b": -2.0, "c/d": 1.5}}',
+        '{"version": 1, "seconds": {"a/b": Infinity}}',
+        '{"version": 2, "seconds": {"c/d": 1.5}}',
+        '{"seconds": {"c/d": 1.5}}',
+    ],
+)
+def test_the_build_caches_damaged_cost_table_is_an_empty_table(tmp_path: Path, content: str) -> None:
+    """The build cache's own case-costs.json is read with the checks of a ``--costs`` file, but a table it
+    cannot use is empty (estimates apply) instead of an error or a traceback."""
+    path = tmp_path / "case-costs.json"
+    path.write_text(content)
+    assert CaseCosts(path).seconds == {}
+    path.write_text('{"version": 1, "seconds": {"c/d": 1.5, "e/f": 0}}')
+    assert CaseCosts(path).seconds == {"c/d": 1.5, "e/f": 0.0}
+    assert CaseCosts(tmp_path / "missing.json").seconds == {}
+
+
+def test_a_result_file_nested_too_deeply_is_one_merge_error_line(tmp_path: Path, capsys: Any) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000)
+    assert main(["report", "merge", str(deep)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"error: {deep}: cannot read: JSON nested too deeply"]
+
+
+def _limited_opgen(*args: str) -> subprocess.CompletedProcess[str]:
+    """``opgen args`` in a process with 1 GiB of address space and 120 s: a regression that reads
+    ``/dev/zero`` whole, or blocks on a FIFO, fails the test instead of taking the machine's memory or
+    hanging it."""
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+    code = limit + "import sys; from codegen.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_a_costs_file_that_is_a_device_fifo_or_huge_is_refused_before_reading_it(
+    specs_dir: Path, tmp_path: Path
+) -> None:
+    """``--costs /dev/zero`` was read until the memory ran out (an unsharded run, which creates the table,
+    and a sharded one); a FIFO blocked; a huge file was read whole."""
+    from codegen.check.matrix import MAX_COST_TABLE_BYTES
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.truncate(MAX_COST_TABLE_BYTES + 1)  # sparse: no disk blocks
+    for costs, reason in (
+        (Path("/dev/zero"), "not a regular file (a device, FIFO or socket)"),
+        (fifo, "not a regular file (a device, FIFO or socket)"),
+        (huge, f"{MAX_COST_TABLE_BYTES + 1} bytes, more than the {MAX_COST_TABLE_BYTES} a file opgen writes here"),
+    ):
+        for shard in ([], ["--shard", "1/2"]):
+            proc = _limited_opgen("--specs", str(specs_dir), "check", *SELECTION, *shard, "--costs", str(costs))
+            err = proc.stderr.splitlines()
+            assert proc.returncode == 2, proc.stderr[-2000:]
+            assert len(err) == 1 and err[0].startswith(f"error: --costs {costs}: cannot read: {reason}"), err
+    assert fifo.exists() and huge.stat().st_size == MAX_COST_TABLE_BYTES + 1
+    # the build cache's own table in such a state is an empty table
+    assert CaseCosts(huge).seconds == {}
+    proc = _limited_opgen("--version")  # the interpreter and limit work: the failures above are opgen's
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_merge_refuses_a_device_or_fifo_before_reading_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo):
+        proc = _limited_opgen("report", "merge", str(path))
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert proc.stderr.splitlines() == [
+            f"error: {path}: cannot read: not a regular file (a device, FIFO or socket)"
+        ]
+
+
+def test_a_result_file_that_cannot_be_written_is_an_error_line_after_the_table(
+    two_shards: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json``/``--junit`` on a full disk (``/dev/full``): the table and totals, then one error line and
+    exit 2, not an OSError traceback."""
+    a, b = two_shards
+    capsys.readouterr()
+    for option in ("--json", "--junit"):
+        assert main(["report", "merge", str(a), str(b), option, "/dev/full"]) == 2
+        out, err = capsys.readouterr()
+        assert out.splitlines()[-1].endswith(" failed")
+        assert err.splitlines() == [f"error: {option} /dev/full: cannot write: No space left on device"]

@@ -88,6 +88,11 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
             "error: explain LogSoftmaxBackward --shape 2,1,1,1,1,1,1,1,1,3: output out of rank 10 is rejected by "
             "aclnnLogSoftmaxBackward: rank must be 0-8\n",
         ),
+        (  # more digits than Python's int() reads (4300): its own message named no option
+            ("explain", SMLB, "--product", "Ascend910B", "--shape", "4," + "1" * 5000),
+            "error: --shape: dimension 11111111111111111111... (5000 digits) does not fit in int64 "
+            "(at most 9223372036854775807)\n",
+        ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "99999999999,99999999999"),
             f"error: explain {SMLB} --shape 99999999999,99999999999: output out [99999999999, 99999999999] has "
@@ -120,6 +125,19 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
 def test_bad_values_are_reported_with_exit_status_2(args: tuple[str, ...], message: str) -> None:
     proc = opgen(*args)
     assert (proc.returncode, proc.stderr, proc.stdout) == (2, message, "")
+
+
+@pytest.mark.parametrize("seconds", ["1e308", "1e10"])
+def test_a_timeout_beyond_what_a_thread_can_wait_is_a_usage_error(seconds: str) -> None:
+    """It was accepted, and every case then failed with an OverflowError traceback from the worker's queue."""
+    import threading
+
+    proc = opgen("check", "sigmoid_backward", "--product", "Ascend910", "--timeout", seconds)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1] == (
+        "opgen check: error: argument --timeout: must be a positive finite number of seconds, at most "
+        f"{threading.TIMEOUT_MAX:.0f}, got {seconds}"
+    )
 
 
 def test_explain_on_an_unsupported_product_says_so_and_gives_no_tiling() -> None:
@@ -246,6 +264,7 @@ def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
         ('{"format": 1, "files": {"a/b.cpp": {"spec": "a"}}}', "malformed (KeyError: 'templates')"),
         ('{"format": 1, "files": []}', "malformed (AttributeError: "),
         ("[1, 2]", "malformed (TypeError: "),
+        ("[" * 100000, "unreadable (JSON nested too deeply)"),  # a RecursionError in json
     ],
 )
 def test_a_malformed_manifest_is_ignored_with_a_warning(

@@ -85,6 +85,29 @@ def test_generate_with_an_alias_bomb_writes_nothing(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+@pytest.mark.parametrize("opening", ["[", "{a: ", "- "])
+def test_deeply_nested_yaml_is_a_spec_error_at_its_line_not_a_recursion_error(tmp_path: Path, opening: str) -> None:
+    # PyYAML composes nested lists and mappings recursively: 20000 levels exhaust Python's recursion limit
+    from codegen.spec.loader import read_yaml
+
+    depth = 20000 if opening != "- " else 2000  # block style: 2000 levels are a 4 MB file
+    if opening == "- ":  # block style: one level per line, each indented one more step
+        nested = "".join("  " * i + "- \n" for i in range(depth)) + "  " * depth + "1\n"
+    else:
+        nested = opening * depth + "1" + ("]" if opening == "[" else "}") * depth + "\n"
+    path = tmp_path / "deep.yaml"
+    path.write_text("op: Deep\nx:" + ("\n" if opening == "- " else " ") + nested)
+    errors: list = []
+    assert read_yaml(path, errors) is None
+    assert len(errors) == 1
+    text = str(errors[0])
+    assert text.startswith(f"{path}:")
+    assert "nested more than 100 levels deep" in text
+    line = int(text.split(":")[1])
+    # the node one level too deep: the document is level 1, x's value level 2 (line 3 in block style)
+    assert line == (2 if opening != "- " else 3 + 99)
+
+
 @pytest.mark.parametrize(
     ("edits", "line", "field", "message"),
     [

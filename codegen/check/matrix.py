@@ -30,6 +30,7 @@ import heapq
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -166,6 +167,26 @@ def estimate_seconds(nbytes: int) -> float:
     return ESTIMATE_BASE_SECONDS + nbytes * ESTIMATE_SECONDS_PER_BYTE
 
 
+#: Largest cost table read (bytes): one entry is about 100 bytes, so this holds millions of cases; a larger
+#: file is not one opgen wrote, and reading it whole could take gigabytes of memory.
+MAX_COST_TABLE_BYTES = 256 << 20
+
+
+def regular_file_problem(path: Path, max_bytes: int | None = None) -> str | None:
+    """Why ``path`` must not be read whole as a file opgen wrote, or None: it exists and is neither a directory
+    (its read gives the usual error) nor a regular file (a device such as ``/dev/zero`` would be read
+    forever, a FIFO would block), or it is a regular file of more than ``max_bytes`` bytes."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None  # missing or unreachable: reading it reports that
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        return "not a regular file (a device, FIFO or socket)"
+    if max_bytes is not None and stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+        return f"{st.st_size} bytes, more than the {max_bytes} a file opgen writes here may have"
+    return None
+
+
 class CaseCosts:
     """Recorded seconds per unit ident, kept in a JSON file (``{"version": 1, "seconds": {ident: s}}``).
 
@@ -177,11 +198,11 @@ class CaseCosts:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.seconds: dict[str, float] = {}
-        try:
-            data = json.loads(path.read_text())
-            self.seconds = {str(k): float(v) for k, v in data.get("seconds", {}).items()}
-        except (OSError, ValueError, AttributeError, TypeError):
-            self.seconds = {}
+        if path.exists() or path.is_symlink():
+            try:  # the checks of a --costs file: a damaged table (NaN or negative seconds too) is empty
+                self.seconds = type(self).read(path, created=False).seconds
+            except ValueError:
+                self.seconds = {}
 
     @classmethod
     def read(cls, path: Path, *, created: bool) -> CaseCosts:
@@ -201,6 +222,9 @@ class CaseCosts:
         """
         if created and not path.exists() and not path.is_symlink():
             return cls(path)
+        problem = regular_file_problem(path, MAX_COST_TABLE_BYTES)
+        if problem is not None:
+            raise ValueError(f"cannot read: {problem}")
         try:
             text = path.read_text()
         except FileNotFoundError:
@@ -213,6 +237,8 @@ class CaseCosts:
             data = json.loads(text)
         except ValueError as exc:
             raise ValueError(f"not JSON: {exc}") from None
+        except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
+            raise ValueError("not a cost table (JSON nested too deeply to read)") from None
         seconds = data.get("seconds") if isinstance(data, dict) else None
         shape = 'expected {"version": 1, "seconds": {"<case>": <seconds>, ...}}'
         version = data.get("version") if isinstance(data, dict) else None

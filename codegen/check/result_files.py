@@ -24,7 +24,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from codegen.check.matrix import idents_digest
+from codegen.check.matrix import idents_digest, regular_file_problem
 from codegen.check.results import CaseResult, covered_name
 
 
@@ -51,10 +51,15 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
             ``meta``, a string holding a lone surrogate (JSON may escape one; no UTF-8 output can hold it), a
             field of the wrong type.
     """
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise MergeError(f"{path}: cannot read: {problem}")
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise MergeError(f"{path}: cannot read: {exc}") from exc
+    except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
+        raise MergeError(f"{path}: cannot read: JSON nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise MergeError(f"{path}: not an `opgen check --json` file (no 'cases' list)")
     if "meta" not in data:

@@ -92,11 +92,31 @@ class _AliasNode(yaml.ScalarNode):
     target: yaml.Node
 
 
+#: Deepest nesting of lists and mappings a YAML file may have (a spec needs about 5 levels). PyYAML composes
+#: nodes recursively, so a file of ``[[[[...`` would otherwise exhaust Python's recursion limit.
+MAX_YAML_DEPTH = 100
+
+
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader with YAML 1.2 core scalars (``yes``/``no``/``on``/``off`` stay strings, ``010`` is 10,
-    ``1e5`` is a float) that keeps every alias occurrence visible as an :class:`_AliasNode`."""
+    ``1e5`` is a float) that keeps every alias occurrence visible as an :class:`_AliasNode` and refuses
+    collections nested deeper than :data:`MAX_YAML_DEPTH` (a ``yaml.composer.ComposerError`` at the node)."""
+
+    _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self._depth >= MAX_YAML_DEPTH:
+            event = cast(Any, self).peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"lists and mappings nested more than {MAX_YAML_DEPTH} levels deep", event.start_mark
+            )
+        self._depth += 1
+        try:
+            return self._compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def _compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = cast(Any, self).peek_event()  # the stubs leave peek_event untyped
             target = super().compose_node(parent, index)
