@@ -303,7 +303,9 @@ _PRCTL = _prctl()
 
 def _die_with_parent() -> None:
     """In a compiler child before its exec: be killed when the thread that started it dies
-    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so a killed ``opgen`` (even ``kill -9``) leaves no compiler running."""
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so a killed ``opgen`` (even ``kill -9``) takes the compiler driver
+    with it; the driver's own child (``cc1plus``, ``as``) is not signalled and ends with its file, in seconds,
+    writing only inside the build's temporary directory."""
     if _PRCTL is not None:
         _PRCTL(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
 
