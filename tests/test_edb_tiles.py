@@ -9,28 +9,19 @@ uses against the sorted strategy is compared with what the emulator counts.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import pytest
+from test_embedding_dense_backward import op  # the op built once per product for both files
 
 from bench.workloads import edb_inputs
 from codegen.families.index_accumulate.plan import explain_tiling, tiling_decision
-from codegen.runner import OpCallable, compile_op
 from codegen.spec.model import DType
 from codegen.specs import load_project
 
 OP = "embedding_dense_backward"
 CATALOGUE, SPECS = load_project()
-_BUILT: dict[str, OpCallable] = {}
-
-
-def op(product: str) -> OpCallable:
-    """The op built for ``product`` (once per session)."""
-    if product not in _BUILT:
-        _BUILT[product] = compile_op(OP, product, generated=os.environ.get("OPGEN_TEST_GENERATED"))
-    return _BUILT[product]
 
 
 def cores(product: str) -> list[dict[str, Any]]:
