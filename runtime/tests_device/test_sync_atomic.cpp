@@ -371,6 +371,141 @@ void CheckSystemWorkspace() {
   th::UseProduct(th::Ascend910B());
 }
 
+// The system workspace as the kernel sees it (core 0 of 2). args[1] holds {mode, offset, workspace bytes}:
+// mode 0 reads the byte at workspace + offset through a GlobalTensor into out[0]; mode 1 writes 0x5A there
+// through the raw __gm__ pointer and reads it back the same way into out[0]; mode 2 writes one byte `offset`
+// bytes past the end of the whole workspace (user part included) and mode 3 one byte `offset` bytes before
+// its start, both through the raw pointer.
+void SysPeekKernel(uint8_t **args) {
+  GlobalTensor<int64_t> ctl;
+  ctl.SetGlobalBuffer(reinterpret_cast<__gm__ int64_t *>(args[1]), 3);
+  const int64_t mode = ctl.GetValue(0);
+  const int64_t off = ctl.GetValue(1);
+  const int64_t total = ctl.GetValue(2);
+  if (GetBlockIdx() != 0) {
+    return;
+  }
+  __gm__ uint8_t *ws = args[0];
+  int32_t seen = -1;
+  if (mode == 0) {
+    GlobalTensor<uint8_t> all;
+    all.SetGlobalBuffer(ws, static_cast<uint64_t>(total));
+    seen = all.GetValue(static_cast<uint64_t>(off));
+  } else if (mode == 1) {
+    ws[off] = 0x5A;
+    seen = ws[off];
+  } else if (mode == 2) {
+    ws[total + off] = 0x5A;
+  } else {
+    *(ws - off) = 0x5A;
+  }
+  GlobalTensor<int32_t> out;
+  out.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t *>(args[2]), 16);
+  out.SetValue(0, seen);
+  DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(out);
+}
+
+// Runs SysPeekKernel on `ws` as a workspace of `sys` system bytes and `user` user bytes; out[0] in `seen`.
+opgen_rt::LaunchResult RunPeek(th::Gm &ws, uint64_t sys, uint64_t user, int64_t mode, int64_t off, int32_t &seen) {
+  th::Gm ctl(24, "ctl", false), out(64, "out");
+  ctl.as<int64_t>()[0] = mode;
+  ctl.as<int64_t>()[1] = off;
+  ctl.as<int64_t>()[2] = static_cast<int64_t>(sys + user);
+  out.as<int32_t>()[0] = -7;
+  opgen_rt::LaunchRequest req;
+  req.kernelName = "sys_peek";
+  req.opType = "sys_peek";
+  req.entry = SysPeekKernel;
+  req.blockDim = 2;
+  req.args = {ws.data(), ctl.data(), out.data()};
+  req.regions = {opgen_rt::GmRegion{"system workspace", ws.data(), sys, false}, ctl.Region(), out.Region()};
+  if (user > 0) {
+    req.regions.push_back(opgen_rt::GmRegion{"workspace", ws.data() + sys, user, true});
+  }
+  opgen_rt::SetCoreOrder(opgen_rt::CoreOrder::IN_ORDER, 0);
+  const opgen_rt::LaunchResult r = opgen_rt::RunKernel(req);
+  seen = out.as<int32_t>()[0];
+  return r;
+}
+
+// The system workspace is not the caller's bytes but poison (0xFF) to the kernel at every launch: after
+// launches that read it, after raw-pointer writes into it (their bytes never reach the next launch nor the
+// caller), after faults; GlobalTensor writes into it still fault and the red zones around the workspace
+// still catch raw writes, however many launches ran before.
+void CheckSystemWorkspacePoison() {
+  for (const opgen_rt::ProductInfo *p : {&th::Ascend910(), &th::Ascend910B()}) {
+    th::UseProduct(*p);
+    const uint64_t sys = p->sysWorkspaceBytes;
+    const uint64_t user = 256;
+    th::Gm ws(sys + user, "ws");
+    std::memset(ws.data(), 0, sys + user);  // the caller's bytes, which the kernel must not see
+    const int64_t offsets[] = {0, 1, 511, 4095, 4096, 8191, static_cast<int64_t>(sys / 2) + 7,
+                               static_cast<int64_t>(sys) - 4097, static_cast<int64_t>(sys) - 1};
+    for (int round = 0; round < 3; ++round) {
+      const std::string where = std::string(p->name) + " round " + std::to_string(round);
+      for (int64_t off : offsets) {
+        int32_t seen = 0;
+        opgen_rt::LaunchResult r = RunPeek(ws, sys, user, 0, off, seen);
+        TH_CHECK(r.ok && seen == 0xFF, "%s: byte %lld of the system workspace reads %d, not poison 255: %s",
+                 where.c_str(), static_cast<long long>(off), seen, r.fault.c_str());
+        r = RunPeek(ws, sys, user, 1, off, seen);
+        TH_CHECK(r.ok && seen == 0x5A, "%s: raw write at %lld read back %d: %s", where.c_str(),
+                 static_cast<long long>(off), seen, r.fault.c_str());
+        TH_CHECK(ws.data()[off] == 0, "%s: a raw write into the system workspace reached the caller's byte %lld",
+                 where.c_str(), static_cast<long long>(off));
+        r = RunPeek(ws, sys, user, 0, off, seen);
+        TH_CHECK(r.ok && seen == 0xFF, "%s: after a raw write, byte %lld of the system workspace reads %d: %s",
+                 where.c_str(), static_cast<long long>(off), seen, r.fault.c_str());
+      }
+      // A write through a GlobalTensor still faults after the good launches, and leaves nothing behind.
+      opgen_rt::LaunchResult r = RunWorkspace(ws, user, -static_cast<int64_t>(sys / 2) - 1, opgen_rt::CoreOrder::IN_ORDER);
+      th::ExpectFault(r, "system workspace", "workspace_write", -1, 2, (where + " GlobalTensor write").c_str());
+      // Red zones: a raw byte just past the user workspace, one 4000 bytes past it, one before the start.
+      int32_t seen = 0;
+      for (int64_t off : {int64_t{0}, int64_t{4000}}) {
+        r = RunPeek(ws, sys, user, 2, off, seen);
+        th::ExpectFault(r, "GM bounds (raw pointer)", "sys_peek", 0, 2, (where + " past the workspace").c_str());
+        TH_CHECK(th::Contains(r.fault, "past the end of region \"system workspace\" / \"workspace\""), "%s: %s",
+                 where.c_str(), r.fault.c_str());
+      }
+      r = RunPeek(ws, sys, user, 3, 1, seen);
+      th::ExpectFault(r, "GM bounds (raw pointer)", "sys_peek", 0, 2, (where + " before the workspace").c_str());
+      TH_CHECK(th::Contains(r.fault, "before the start of region \"system workspace\""), "%s: %s", where.c_str(),
+               r.fault.c_str());
+      // A faulted launch that wrote raw bytes into the system workspace leaves no stale bytes either.
+      r = RunPeek(ws, sys, user, 1, 4096 + 13, seen);
+      TH_CHECK(r.ok, "%s: %s", where.c_str(), r.fault.c_str());
+      r = RunWorkspace(ws, user, -1, opgen_rt::CoreOrder::IN_ORDER);
+      th::ExpectFault(r, "system workspace", "workspace_write", -1, 2, (where + " write at 0").c_str());
+      r = RunPeek(ws, sys, user, 0, 4096 + 13, seen);
+      TH_CHECK(r.ok && seen == 0xFF, "%s: after a fault, the system workspace reads %d: %s", where.c_str(), seen,
+               r.fault.c_str());
+    }
+    // The caller's buffer is never written: its system part is still zeros.
+    uint64_t changed = 0;
+    for (uint64_t i = 0; i < sys; ++i) {
+      changed += ws.data()[i] != 0;
+    }
+    TH_CHECK(changed == 0, "%s: %llu bytes of the caller's system workspace changed", p->name,
+             static_cast<unsigned long long>(changed));
+  }
+  // A workspace smaller than a few pages (the whole of it system workspace, no user part): poison as well.
+  for (uint64_t small : {uint64_t{64}, uint64_t{5000}}) {
+    th::Gm ws(small, "ws");
+    std::memset(ws.data(), 0, small);
+    for (int64_t off : {int64_t{0}, static_cast<int64_t>(small) - 1}) {
+      int32_t seen = 0;
+      opgen_rt::LaunchResult r = RunPeek(ws, small, 0, 1, off, seen);
+      TH_CHECK(r.ok && seen == 0x5A, "small system workspace %llu: raw write read back %d: %s",
+               static_cast<unsigned long long>(small), seen, r.fault.c_str());
+      r = RunPeek(ws, small, 0, 0, off, seen);
+      TH_CHECK(r.ok && seen == 0xFF, "small system workspace %llu: byte %lld reads %d: %s",
+               static_cast<unsigned long long>(small), static_cast<long long>(off), seen, r.fault.c_str());
+    }
+  }
+  th::UseProduct(th::Ascend910B());
+}
+
 }  // namespace
 
 int main() {
@@ -389,5 +524,6 @@ int main() {
   CheckHardwareSyncAllUnsupported();
   CheckSoftwareSyncAll();
   CheckSystemWorkspace();
+  CheckSystemWorkspacePoison();
   return th::Finish("sync_atomic");
 }

@@ -14,6 +14,11 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace opgen_rt {
 
 namespace {
@@ -142,6 +147,152 @@ void ReturnStage(uint64_t capacity, std::unique_ptr<uint8_t[]> s) {
   }
 }
 
+// The byte fresh device memory holds (aclrtMalloc in runtime/src/host/acl_runtime.cpp): the system
+// workspace is staged as this.
+constexpr uint8_t kPoisonByte = 0xFF;
+}  // namespace
+
+// The staging area of a system-workspace group, kept across launches so that the (16 MiB) system workspace
+// costs nothing per launch. One private mapping laid out as
+//   [page][red zone][system workspace][user workspace][red zone]
+// where the whole pages inside the system workspace ([mapLo, mapHi)) are a private (copy-on-write) mapping
+// of a memory file full of poison bytes: the kernel reads poison there without anyone writing it. A kernel
+// write through GlobalTensor / DataCopy faults before it happens (core.cpp, rule "system workspace"); a write
+// through a raw __gm__ pointer lands in a private copy of the page, which the release drops
+// (MADV_DONTNEED: the page reads the file's poison again), so no launch sees another's bytes. The partial
+// pages at both ends of the system workspace are plain memory, poisoned again at every launch. Linux only;
+// elsewhere (or when the mapping fails) the group is staged in a plain buffer with its system part poisoned.
+struct SysStage {
+  uint8_t *start = nullptr;  // the mapping (page aligned)
+  uint64_t length = 0;       // its bytes
+  uint64_t sysBytes = 0;     // the system workspace bytes it is laid out for
+  uint64_t userCap = 0;      // the user workspace bytes it has room for
+  uint8_t *mapLo = nullptr;  // the poison-file pages
+  uint8_t *mapHi = nullptr;
+  uint64_t pageBytes = 0;
+  // Where the system workspace starts when the caller's workspace is at `orig` (same address modulo
+  // kStageAlign, as every staged copy).
+  uint8_t *BaseFor(const uint8_t *orig, uint64_t redZone, uint64_t align) const {
+    return start + pageBytes + redZone + reinterpret_cast<uintptr_t>(orig) % align;
+  }
+};
+
+namespace {
+#if defined(__linux__)
+std::mutex g_sysMu;
+std::vector<SysStage *> g_sysStages;  // free staging areas
+constexpr size_t kMaxPooledSysStages = 4;
+int g_poisonFd = -1;                   // the memory file of poison bytes
+uint64_t g_poisonBytes = 0;            // its size
+
+// A memory file of at least `bytes` poison bytes (-1 when the system has none); call with g_sysMu held.
+int PoisonFileLocked(uint64_t bytes) {
+  if (g_poisonFd < 0) {
+    g_poisonFd = memfd_create("opgen-system-workspace", MFD_CLOEXEC);
+    if (g_poisonFd < 0) {
+      return -1;
+    }
+  }
+  if (g_poisonBytes < bytes) {
+    if (ftruncate(g_poisonFd, static_cast<off_t>(bytes)) != 0) {
+      return -1;
+    }
+    std::vector<uint8_t> chunk(uint64_t{1} << 20, kPoisonByte);
+    for (uint64_t at = g_poisonBytes; at < bytes;) {
+      const uint64_t n = std::min<uint64_t>(chunk.size(), bytes - at);
+      const ssize_t w = pwrite(g_poisonFd, chunk.data(), n, static_cast<off_t>(at));
+      if (w <= 0) {
+        return -1;
+      }
+      at += static_cast<uint64_t>(w);
+    }
+    g_poisonBytes = bytes;
+  }
+  return g_poisonFd;
+}
+
+void FreeSysStage(SysStage *s) {
+  munmap(s->start, s->length);
+  delete s;
+}
+
+// A staging area for `sysBytes` of system workspace and `userBytes` of user workspace; nullptr when the
+// system cannot map one (the caller stages the group in a plain buffer).
+SysStage *TakeSysStage(uint64_t sysBytes, uint64_t userBytes, uint64_t redZone, uint64_t align) {
+  std::lock_guard<std::mutex> lock(g_sysMu);
+  auto best = g_sysStages.end();
+  for (auto it = g_sysStages.begin(); it != g_sysStages.end(); ++it) {
+    const SysStage &s = **it;
+    if (s.sysBytes == sysBytes && s.userCap >= userBytes && s.userCap <= 2 * userBytes + (uint64_t{1} << 20) &&
+        (best == g_sysStages.end() || s.userCap < (*best)->userCap)) {
+      best = it;
+    }
+  }
+  if (best != g_sysStages.end()) {
+    SysStage *s = *best;
+    g_sysStages.erase(best);
+    return s;
+  }
+  const long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0 || align > static_cast<uint64_t>(page)) {
+    return nullptr;
+  }
+  const uint64_t pageBytes = static_cast<uint64_t>(page);
+  auto roundUp = [&](uint64_t n) { return (n + pageBytes - 1) / pageBytes * pageBytes; };
+  const uint64_t redZonePages = roundUp(redZone);
+  // The system workspace starts in the page after [page][red zone] (at most `align` - 1 bytes into it).
+  if (redZonePages != redZone || sysBytes < 3 * pageBytes) {
+    return nullptr;  // too small to be worth a mapping
+  }
+  const uint64_t length = roundUp(pageBytes + redZone + align + sysBytes + userBytes + redZone);
+  void *p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    return nullptr;
+  }
+  std::unique_ptr<SysStage> s(new SysStage());
+  s->start = static_cast<uint8_t *>(p);
+  s->length = length;
+  s->sysBytes = sysBytes;
+  s->userCap = length - (pageBytes + redZone + align + sysBytes + redZone);
+  s->pageBytes = pageBytes;
+  // Whole pages of [base, base + sysBytes) for any base offset in [0, align): from the page after the first.
+  s->mapLo = s->start + pageBytes + redZone + pageBytes;
+  s->mapHi = s->start + pageBytes + redZone + sysBytes / pageBytes * pageBytes;
+  const int fd = PoisonFileLocked(static_cast<uint64_t>(s->mapHi - s->mapLo));
+  if (fd < 0 || mmap(s->mapLo, static_cast<size_t>(s->mapHi - s->mapLo), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    munmap(p, length);
+    return nullptr;
+  }
+  return s.release();
+}
+#else
+SysStage *TakeSysStage(uint64_t, uint64_t, uint64_t, uint64_t) { return nullptr; }
+#endif
+}  // namespace
+
+void SysStageDeleter::operator()(SysStage *s) const {
+#if defined(__linux__)
+  if (s == nullptr) {
+    return;
+  }
+  // Drop the private copies of pages a raw pointer wrote: they read the poison file again.
+  if (madvise(s->mapLo, static_cast<size_t>(s->mapHi - s->mapLo), MADV_DONTNEED) != 0) {
+    FreeSysStage(s);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_sysMu);
+  if (g_sysStages.size() < kMaxPooledSysStages && s->userCap <= (uint64_t{1} << 28)) {
+    g_sysStages.push_back(s);
+  } else {
+    FreeSysStage(s);
+  }
+#else
+  (void)s;
+#endif
+}
+
+namespace {
 // The canary of the red zones: bytes that no plain value of interest (0, -1, NaN poison, 1.0) contains.
 constexpr uint8_t kCanary[8] = {0xDE, 0xAD, 0xBE, 0xEF, 0xCA, 0xFE, 0xBA, 0xBE};
 
@@ -267,7 +418,12 @@ void Launch::Finish(int32_t index, std::unique_lock<std::mutex> &lock) {
 bool Launch::OriginalBytes(const uint8_t *p, uint64_t n, std::vector<uint8_t> &out) const {
   for (const Staged &g : staged_) {
     if (p >= g.base && n <= g.bytes && static_cast<uint64_t>(p - g.base) <= g.bytes - n) {
-      out.assign(g.orig + (p - g.base), g.orig + (p - g.base) + n);
+      const uint64_t at = static_cast<uint64_t>(p - g.base);
+      out.assign(g.orig + at, g.orig + at + n);
+      // The system workspace was staged as poison, not as the caller's bytes.
+      for (uint64_t k = at; k < g.sysBytes && k < at + n; ++k) {
+        out[static_cast<size_t>(k - at)] = kPoisonByte;
+      }
       return true;
     }
   }
@@ -635,30 +791,49 @@ bool Launch::Stage(std::string &error) {
       }
       g.writable = g.writable || r.writable;
       g.name += " / \"" + r.name + "\"";
+      // Only the user workspace right after the system workspace keeps the group's system part poisoned.
+      const bool userOnly = userAfterSystem && g.bytes == g.sysBytes + r.bytes && lo == gLo + g.sysBytes;
+      if (!userOnly) {
+        g.sysBytes = 0;
+      }
     } else {
       Staged g;
       g.orig = r.base;
       g.bytes = r.bytes;
       g.writable = r.writable;
       g.name = "\"" + r.name + "\"";
+      g.sysBytes = r.name == "system workspace" && !r.writable ? r.bytes : 0;
       staged_.push_back(std::move(g));
     }
     groupOf[order[k]] = static_cast<int32_t>(staged_.size()) - 1;
   }
   for (Staged &g : staged_) {
-    const uint64_t total = g.bytes + 2 * kRedZoneBytes + kStageAlign;
-    g.store = TakeStage(total, g.capacity);
-    if (!g.store) {
-      error = "cannot allocate " + std::to_string(total) + " bytes to stage GM region " + g.name;
-      staged_.clear();
-      return false;
+    if (g.sysBytes > 0) {
+      g.sysStage.reset(TakeSysStage(g.sysBytes, g.bytes - g.sysBytes, kRedZoneBytes, kStageAlign));
     }
-    const uintptr_t want = reinterpret_cast<uintptr_t>(g.orig) % kStageAlign;
-    uintptr_t b = reinterpret_cast<uintptr_t>(g.store.get()) + kRedZoneBytes;
-    b += (want + kStageAlign - b % kStageAlign) % kStageAlign;
-    g.base = reinterpret_cast<uint8_t *>(b);
+    if (g.sysStage) {
+      const SysStage &s = *g.sysStage;
+      g.base = s.BaseFor(g.orig, kRedZoneBytes, kStageAlign);
+      // The partial pages at both ends of the system workspace (the rest maps the poison file).
+      std::memset(g.base, kPoisonByte, static_cast<size_t>(s.mapLo - g.base));
+      std::memset(s.mapHi, kPoisonByte, static_cast<size_t>(g.base + g.sysBytes - s.mapHi));
+    } else {
+      const uint64_t total = g.bytes + 2 * kRedZoneBytes + kStageAlign;
+      g.store = TakeStage(total, g.capacity);
+      if (!g.store) {
+        error = "cannot allocate " + std::to_string(total) + " bytes to stage GM region " + g.name;
+        staged_.clear();
+        return false;
+      }
+      const uintptr_t want = reinterpret_cast<uintptr_t>(g.orig) % kStageAlign;
+      uintptr_t b = reinterpret_cast<uintptr_t>(g.store.get()) + kRedZoneBytes;
+      b += (want + kStageAlign - b % kStageAlign) % kStageAlign;
+      g.base = reinterpret_cast<uint8_t *>(b);
+      // The system workspace holds the AscendC library's bytes: poison to the kernel, not the caller's bytes.
+      std::memset(g.base, kPoisonByte, g.sysBytes);
+    }
     FillCanary(g.base - kRedZoneBytes, kRedZoneBytes);
-    std::memcpy(g.base, g.orig, g.bytes);
+    std::memcpy(g.base + g.sysBytes, g.orig + g.sysBytes, g.bytes - g.sysBytes);
     FillCanary(g.base + g.bytes, kRedZoneBytes);
   }
   // Kernel arguments that point into (or one past) a group move with it; others (nullptr, the data pointer
@@ -699,6 +874,7 @@ void Launch::Unstage() {
       std::memcpy(g.orig + offset, g.base + offset, bytes);
     }
     ReturnStage(g.capacity, std::move(g.store));
+    g.sysStage.reset();  // drops the pages a raw pointer wrote into the system workspace
   }
   staged_.clear();
 }

@@ -9,6 +9,8 @@
 // The kernel never runs on the caller's GM buffers: every region of the request (overlapping regions, e.g.
 // an in-place op's input and output, as one) is staged into a private copy with red zones of
 // kRedZoneBytes canary bytes on both sides, and the writable ones are copied back after the launch. The
+// system workspace (read-only to the kernel, its bytes the AscendC library's) is not copied: the kernel sees
+// poison there (every byte 0xFF, as fresh device memory), whatever the caller's buffer holds; see SysStage. The
 // red zones catch writes through raw __gm__ pointers, which no GlobalTensor check sees; they are verified
 // whenever a core hands over in the sequential orders (so the fault names the core), and after the launch
 // in CONCURRENT mode. Hand-written runtime code; not generated.
@@ -29,6 +31,12 @@
 
 namespace opgen_rt {
 namespace device {
+
+// A pooled staging area of a system-workspace group (launch.cpp); released to the pool by the deleter.
+struct SysStage;
+struct SysStageDeleter {
+  void operator()(SysStage *s) const;
+};
 
 class Launch {
  public:
@@ -73,6 +81,10 @@ class Launch {
     uint64_t capacity = 0;    // bytes of `store`
     uint8_t *base = nullptr;  // the staged copy of `orig`; red zones at [base - kRedZoneBytes, base) and after
     std::string name;         // "region \"<name>\"" (or several names) for fault messages
+    // Bytes of the "system workspace" region when the group is that region at `orig`, optionally followed
+    // directly by the "workspace" region, and nothing else: those bytes are staged as poison, not copied.
+    uint64_t sysBytes = 0;
+    std::unique_ptr<SysStage, SysStageDeleter> sysStage;  // the pooled mapping holding the group, or null
   };
   // Stages the request's regions and rewrites the kernel arguments; false (with `error`) when memory runs out.
   bool Stage(std::string &error);
