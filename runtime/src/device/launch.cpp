@@ -297,7 +297,11 @@ namespace {
 constexpr uint8_t kCanary[8] = {0xDE, 0xAD, 0xBE, 0xEF, 0xCA, 0xFE, 0xBA, 0xBE};
 
 void FillCanary(uint8_t *p, uint64_t bytes) {
-  for (uint64_t i = 0; i < bytes; ++i) {
+  uint64_t i = 0;
+  for (; i + sizeof(kCanary) <= bytes; i += sizeof(kCanary)) {
+    std::memcpy(p + i, kCanary, sizeof(kCanary));  // one 8-byte store per word
+  }
+  for (; i < bytes; ++i) {
     p[i] = kCanary[i % sizeof(kCanary)];
   }
 }
@@ -925,11 +929,17 @@ LaunchResult Launch::Run() {
                    (product_.name != nullptr ? product_.name : "?") + "): " + stageError;
     return result;
   }
+  // The first core of the order runs on the calling thread (a launch of one core starts no thread); the
+  // others on threads of their own, each waiting for its turn in the sequential orders.
+  const int32_t first = perm_[0];
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(blockDim_));
   for (int32_t i = 0; i < blockDim_; ++i) {
-    threads.emplace_back([this, i] { CoreMain(i); });
+    if (i != first) {
+      threads.emplace_back([this, i] { CoreMain(i); });
+    }
   }
+  CoreMain(first);
   for (auto &t : threads) {
     t.join();
   }
