@@ -453,6 +453,21 @@ class Core {
     lastUbRead[o.pipe] = o.time;
   }
 
+  // True when PipeRead(o, off, bytes) would not fault (no block of the range was last written by another pipe
+  // without an ordering): a caller that reads many pieces of one range may then record them as one read.
+  bool PipeReadClean(const PipeOp &o, uint64_t off, uint64_t bytes) const {
+    if (bytes == 0 || shadowPipes.w == nullptr) {
+      return true;
+    }
+    uint32_t lim[kPipeCount];
+    for (int q = 0; q < kPipeCount; ++q) {
+      lim[q] = vc[o.pipe][static_cast<size_t>(q)];
+    }
+    lim[o.pipe] = UINT32_MAX;
+    return !(WritesMayRace(lim) &&
+             ScanWrites(lim, off / kUbBlockBytes, (off + bytes - 1) / kUbBlockBytes + 1));
+  }
+
   // The instruction `o` writes UB bytes [off, off + bytes): checked against the last write and the reads of
   // the other pipes, then it becomes the last write.
   void PipeWrite(const PipeOp &o, uint64_t off, uint64_t bytes) {

@@ -170,19 +170,45 @@ inline Acc<T> Combine(RedKind kind, const Acc<T> &a, const Acc<T> &b) {
 }
 
 // Binary tree over adjacent lanes: (0,1), (2,3), ... then the pairs of those, until one is left.
+// In place over lanes[0, n): a level's result k only overwrites a lane the level has already read.
 template <typename T>
-inline Acc<T> Tree(RedKind kind, std::vector<Acc<T>> lanes) {
-  if (lanes.empty()) {
+inline Acc<T> TreeInPlace(RedKind kind, Acc<T> *lanes, size_t n) {
+  if (n == 0) {
     return Acc<T>{};
   }
-  while (lanes.size() > 1) {
-    std::vector<Acc<T>> next((lanes.size() + 1) / 2);
-    for (size_t k = 0; k < next.size(); ++k) {
-      next[k] = 2 * k + 1 < lanes.size() ? Combine(kind, lanes[2 * k], lanes[2 * k + 1]) : lanes[2 * k];
+  while (n > 1) {
+    const size_t half = n / 2;
+    for (size_t k = 0; k < half; ++k) {
+      lanes[k] = Combine(kind, lanes[2 * k], lanes[2 * k + 1]);
     }
-    lanes.swap(next);
+    if (n % 2 != 0) {
+      lanes[half] = lanes[n - 1];  // the odd lane out passes through
+    }
+    n = half + n % 2;
   }
   return lanes[0];
+}
+
+template <typename T>
+inline Acc<T> Tree(RedKind kind, std::vector<Acc<T>> lanes) {
+  return TreeInPlace(kind, lanes.data(), lanes.size());
+}
+
+// The sum Tree gives over `n` lanes that all take part (values v[0, n), overwritten): the same pairs, the
+// same rounding, without the lane bookkeeping.
+template <typename T>
+inline T TreeSumInPlace(T *v, size_t n) {
+  while (n > 1) {
+    const size_t half = n / 2;
+    for (size_t k = 0; k < half; ++k) {
+      v[k] = AddRounded(v[2 * k], v[2 * k + 1]);
+    }
+    if (n % 2 != 0) {
+      v[half] = v[n - 1];
+    }
+    n = half + n % 2;
+  }
+  return v[0];
 }
 
 // A source of `repeats` repeats: repeat r, lane j at UB byte
@@ -261,7 +287,7 @@ inline void ReadSource(opgen_rt::device::Core *c, const opgen_rt::device::PipeOp
 template <typename T>
 inline Acc<T> ReduceOneRepeat(RedKind kind, const uint8_t *ub, const RepeatGeom &g, int64_t r, const LaneMask &m,
                               int32_t lane0, int32_t lanes) {
-  std::vector<Acc<T>> v(static_cast<size_t>(lanes));
+  Acc<T> v[kRepLanes<T>];  // lanes <= kRepLanes<T>; lanes the mask leaves out stay absent
   for (int32_t j = lane0; j < lane0 + lanes; ++j) {
     if (m.Has(j)) {
       Acc<T> &a = v[static_cast<size_t>(j - lane0)];
@@ -270,7 +296,7 @@ inline Acc<T> ReduceOneRepeat(RedKind kind, const uint8_t *ub, const RepeatGeom 
       a.present = true;
     }
   }
-  return Tree(kind, std::move(v));
+  return TreeInPlace(kind, v, static_cast<size_t>(lanes));
 }
 
 // Overlap rule of the repeat forms (TIK / AscendC general overlap constraint): dst of repeat r must not
@@ -623,7 +649,25 @@ inline void WholeTensorReduce(const char *op, RedKind kind, const LocalTensor<T>
   const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
   // Reads: every selected lane (the count form's last repeat only up to count).
   std::vector<Acc<T>> per(static_cast<size_t>(g.repeats));
-  for (int64_t r = 0; r < g.repeats; ++r) {
+  // The count form reads [srcLo, srcHi) contiguously: when that whole range is defined and free of pipe races,
+  // it is recorded as one read and each repeat's sum is taken without the per-lane bookkeeping (the same tree,
+  // the same roundings); otherwise every repeat goes through ReadLanes, which reports the fault.
+  const bool wholeRange = countForm && kind == RedKind::kSum && c->ShadowAny(srcLo, srcBytes) == 0 &&
+                          c->PipeReadClean(o, srcLo, srcBytes);
+  if (wholeRange) {
+    c->PipeRead(o, srcLo, srcBytes);
+    T v[kRepLanes<T>];
+    for (int64_t r = 0; r < g.repeats; ++r) {
+      const int32_t lanes = (tail != 0 && r == g.repeats - 1) ? tail : kRepLanes<T>;
+      std::memcpy(v, c->ub + srcLo + static_cast<uint64_t>(r) * opgen_rt::device::kRepeatBytes,
+                  static_cast<size_t>(lanes) * sizeof(T));
+      Acc<T> &a = per[static_cast<size_t>(r)];
+      a.v = TreeSumInPlace(v, static_cast<size_t>(lanes));
+      a.present = true;
+      a.idx = static_cast<uint32_t>(r * g.repStride * kBlkLanes<T>);  // as below (a sum never reads it)
+    }
+  }
+  for (int64_t r = 0; r < g.repeats && !wholeRange; ++r) {
     LaneMask rm = m;
     if (countForm && tail != 0 && r == g.repeats - 1) {
       rm = MaskFromCount<T>(c, op, tail);

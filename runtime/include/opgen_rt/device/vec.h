@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -560,23 +561,31 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
 
 namespace opgen_detail {
 
-template <typename C>
-inline bool CompareOne(C a, C b, CMPMODE mode) {
+// Calls fn with the comparison of `mode` (LT a < b, GT a > b, EQ, LE, GE, NE) as a function object, chosen once
+// per instruction rather than per element.
+template <typename Fn>
+inline void WithCompare(CMPMODE mode, Fn &&fn) {
   switch (mode) {
     case CMPMODE::LT:
-      return a < b;
+      fn(std::less<>{});
+      return;
     case CMPMODE::GT:
-      return a > b;
+      fn(std::greater<>{});
+      return;
     case CMPMODE::EQ:
-      return a == b;
+      fn(std::equal_to<>{});
+      return;
     case CMPMODE::LE:
-      return a <= b;
+      fn(std::less_equal<>{});
+      return;
     case CMPMODE::GE:
-      return a >= b;
+      fn(std::greater_equal<>{});
+      return;
     case CMPMODE::NE:
-      return a != b;
+      fn(std::not_equal_to<>{});
+      return;
   }
-  return false;
+  fn([](const auto &, const auto &) { return false; });
 }
 
 template <typename T, typename U>
@@ -645,15 +654,16 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
   const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
   const T *b = reinterpret_cast<const T *>(c->ub + src1.ref_.off);
   uint8_t *m = c->ub + dst.ref_.off;
-  for (uint64_t j = 0; j < n / 8; ++j) {
-    uint8_t bits = 0;
-    for (uint64_t k = 0; k < 8; ++k) {
-      const uint64_t e = j * 8 + k;
-      bits |= static_cast<uint8_t>(opgen_detail::CompareOne(opgen_detail::Ld(a[e]), opgen_detail::Ld(b[e]), cmpMode)
-                                   << k);
+  opgen_detail::WithCompare(cmpMode, [&](auto cmp) {
+    for (uint64_t j = 0; j < n / 8; ++j) {
+      uint8_t bits = 0;
+      for (uint64_t k = 0; k < 8; ++k) {
+        const uint64_t e = j * 8 + k;
+        bits |= static_cast<uint8_t>(static_cast<uint8_t>(cmp(opgen_detail::Ld(a[e]), opgen_detail::Ld(b[e]))) << k);
+      }
+      m[j] = bits;
     }
-    m[j] = bits;
-  }
+  });
   opgen_detail::CompareShadow<T>(c, dst.ref_.off, n, src0.ref_.off, static_cast<int64_t>(src1.ref_.off));
   c->CountVector(n);
 }
@@ -676,13 +686,15 @@ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
   const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
   const auto k1 = opgen_detail::Ld(src1Scalar);
   uint8_t *m = c->ub + dst.ref_.off;
-  for (uint64_t j = 0; j < n / 8; ++j) {
-    uint8_t bits = 0;
-    for (uint64_t k = 0; k < 8; ++k) {
-      bits |= static_cast<uint8_t>(opgen_detail::CompareOne(opgen_detail::Ld(a[j * 8 + k]), k1, cmpMode) << k);
+  opgen_detail::WithCompare(cmpMode, [&](auto cmp) {
+    for (uint64_t j = 0; j < n / 8; ++j) {
+      uint8_t bits = 0;
+      for (uint64_t k = 0; k < 8; ++k) {
+        bits |= static_cast<uint8_t>(static_cast<uint8_t>(cmp(opgen_detail::Ld(a[j * 8 + k]), k1)) << k);
+      }
+      m[j] = bits;
     }
-    m[j] = bits;
-  }
+  });
   opgen_detail::CompareShadow<T>(c, dst.ref_.off, n, src0.ref_.off, -1);
   c->CountVector(n);
 }
@@ -732,12 +744,29 @@ inline void SelectImpl(const char *op, const LocalTensor<T> &dst, const LocalTen
   }
   c->PipeWrite(o, dst.ref_.off, bytes);
   const uint8_t *m = c->ub + selMask.ref_.off;
-  const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
-  T *d = dst.Data();
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t bit = (mode == SELMODE::VSEL_CMPMASK_SPR) ? i % bitsPerRepeat : i;
-    const bool pick0 = ((m[bit / 8] >> (bit % 8)) & 1u) != 0;
-    d[i] = pick0 ? a[i] : (b != nullptr ? b[i] : scalar);
+  // A bit copy of the chosen element, without a branch on the (data-dependent) mask bit: element i of the
+  // result is the bits of src0[i] where the bit is set, else those of src1[i] (or the scalar's).
+  using Bits = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
+  static_assert(sizeof(Bits) == sizeof(T), "Select copies elements as raw bits");
+  Bits scalarBits = 0;
+  std::memcpy(&scalarBits, &scalar, sizeof(T));
+  const uint8_t *a = c->ub + src0.ref_.off;
+  const uint8_t *bb = reinterpret_cast<const uint8_t *>(b);
+  uint8_t *d = c->ub + dst.ref_.off;
+  const bool spr = mode == SELMODE::VSEL_CMPMASK_SPR;
+  for (uint64_t i0 = 0; i0 < n; i0 += bitsPerRepeat) {
+    const uint64_t end = n - i0 < bitsPerRepeat ? n : i0 + bitsPerRepeat;
+    for (uint64_t i = i0; i < end; ++i) {
+      const uint64_t bit = spr ? i - i0 : i;
+      const Bits pick = static_cast<Bits>(0u - ((static_cast<uint32_t>(m[bit / 8]) >> (bit % 8)) & 1u));
+      Bits x = 0, y = scalarBits;
+      std::memcpy(&x, a + i * sizeof(T), sizeof(T));
+      if (bb != nullptr) {
+        std::memcpy(&y, bb + i * sizeof(T), sizeof(T));
+      }
+      const Bits r = static_cast<Bits>((x & pick) | (y & static_cast<Bits>(~pick)));
+      std::memcpy(d + i * sizeof(T), &r, sizeof(T));
+    }
   }
   c->MarkDefined(dst.ref_.off, bytes);
   c->CountVector(n);
