@@ -406,6 +406,9 @@ void Launch::Finish(int32_t index, std::unique_lock<std::mutex> &lock) {
   (void)lock;
   state_[static_cast<size_t>(index)] = State::kDone;
   ++done_;
+  if (done_ == blockDim_) {
+    doneCv_.notify_all();
+  }
   if (arrived_ > 0 && !aborted_.load()) {
     RecordFaultLocked(index, rule::kSyncAll,
                       "core " + std::to_string(index) + " exited after " +
@@ -481,6 +484,9 @@ void Launch::Barrier(Core &core) {
       turnCv_[static_cast<size_t>(running_)]->notify_all();
     } else {
       HandOver(i);
+      if (nextClaim_ < perm_.size()) {
+        workers_.emplace_back([this] { Worker(); });  // this thread waits here: another runs the next cores
+      }
     }
     turnCv_[static_cast<size_t>(i)]->wait(lock, [&] { return running_ == i || aborted_.load(); });
     if (aborted_.load()) {
@@ -500,6 +506,20 @@ void Launch::Barrier(Core &core) {
     }
   }
   ++core.epoch;
+}
+
+void Launch::Worker() {
+  for (;;) {
+    int32_t index = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (nextClaim_ >= perm_.size()) {
+        return;
+      }
+      index = perm_[nextClaim_++];
+    }
+    CoreMain(index);
+  }
 }
 
 void Launch::CoreMain(int32_t index) {
@@ -929,19 +949,30 @@ LaunchResult Launch::Run() {
                    (product_.name != nullptr ? product_.name : "?") + "): " + stageError;
     return result;
   }
-  // The first core of the order runs on the calling thread (a launch of one core starts no thread); the
-  // others on threads of their own, each waiting for its turn in the sequential orders.
-  const int32_t first = perm_[0];
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(blockDim_));
-  for (int32_t i = 0; i < blockDim_; ++i) {
-    if (i != first) {
+  if (Sequential()) {
+    // The calling thread works through the order; Barrier starts a worker whenever a core blocks in SyncAll
+    // with cores left that no thread has taken.
+    Worker();
+    std::vector<std::thread> workers;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      doneCv_.wait(lock, [&] { return done_ == blockDim_; });
+      workers.swap(workers_);  // every core is done: no Barrier starts another
+    }
+    for (auto &t : workers) {
+      t.join();
+    }
+  } else {
+    // Every core runs freely: one thread each, the first on the calling thread.
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(blockDim_));
+    for (int32_t i = 1; i < blockDim_; ++i) {
       threads.emplace_back([this, i] { CoreMain(i); });
     }
-  }
-  CoreMain(first);
-  for (auto &t : threads) {
-    t.join();
+    CoreMain(0);
+    for (auto &t : threads) {
+      t.join();
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mu_);

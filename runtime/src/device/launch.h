@@ -1,7 +1,9 @@
 // ascend-opgen host emulation: one kernel launch (private header of runtime/src/device).
 //
 // A launch runs blockDim emulated AI cores as host threads. In the sequential orders (IN_ORDER, REVERSED,
-// SHUFFLE) exactly one core runs at a time: a core hands over only when it finishes or blocks in SyncAll,
+// SHUFFLE) the calling thread runs the cores one after another, and a core that blocks in SyncAll keeps its
+// thread while a new one takes the next core (a launch without SyncAll starts no thread); exactly one core
+// runs at a time: a core hands over only when it finishes or blocks in SyncAll,
 // to the next runnable core in the order; when every core has arrived at the barrier it releases and the
 // order starts again from its first core. In CONCURRENT mode all cores run freely. A fault in one core
 // aborts the launch: every waiting core is woken and unwinds.
@@ -23,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,6 +59,9 @@ class Launch {
   enum class State : uint8_t { kRunnable, kAtBarrier, kDone };
 
   void CoreMain(int32_t index);
+  // Sequential orders: runs the cores no thread has taken yet, in the order, one after another, until none is
+  // left. A thread stays with a core that blocks in SyncAll, so Barrier starts another worker for the rest.
+  void Worker();
   void Finish(int32_t index, std::unique_lock<std::mutex> &lock);
   void HandOver(int32_t from);
   void RecordFaultLocked(int32_t index, const std::string &ruleName, const std::string &detail);
@@ -114,6 +120,9 @@ class Launch {
   int32_t arrived_ = 0;
   uint64_t generation_ = 0;
   int32_t done_ = 0;
+  std::condition_variable doneCv_;     // notified when every core is done
+  size_t nextClaim_ = 0;               // sequential orders: position in perm_ of the first core no worker took
+  std::vector<std::thread> workers_;   // sequential orders: the workers Barrier started (guarded by mu_)
   std::atomic<bool> aborted_{false};
   bool faulted_ = false;
   std::string fault_;
