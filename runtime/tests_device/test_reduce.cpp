@@ -522,6 +522,17 @@ void FaultTests() {
   c = Cfg{}, c.noSync = true;
   Fault<float>("whole_sum_pipe_race", c, x, b, "pipe race",
                "WholeReduceSum (PIPE_V) reads UB bytes [0, 32) written by DataCopy GM->UB (PIPE_MTE2)");
+  // The ReduceSum count form takes its whole range at once only when it is defined and race-free; otherwise
+  // the per-lane checks report the first bad lane and block, as for every other form.
+  c = Cfg{}, c.op = kSumCount, c.load = 256, c.count = 256, c.undefined = true;
+  Fault<float>("reduce_sum_count_uninit", c, x, b, "UB uninitialized read",
+               "ReduceSum: src reads 4 bytes at UB address 0;");
+  c = Cfg{}, c.op = kSumCount, c.load = 200, c.count = 256;
+  Fault<float>("reduce_sum_count_uninit_tail", c, x, b, "UB uninitialized read",
+               "ReduceSum: src reads 4 bytes at UB address 800;");
+  c = Cfg{}, c.op = kSumCount, c.load = 256, c.count = 250, c.noSync = true;
+  Fault<float>("reduce_sum_count_pipe_race", c, x, b, "pipe race",
+               "ReduceSum (PIPE_V) reads UB bytes [0, 32) written by DataCopy GM->UB (PIPE_MTE2)");
 }
 
 }  // namespace
