@@ -416,3 +416,34 @@ def test_every_spec_program_over_several_slices_matches_the_model(index: int, mo
         for i in range(n):
             m = run_model(program, {k: float(v[i]) for k, v in inputs.items()}, scalars, dt)
             assert same_value(lo[i], m.lo) and same_value(hi[i], m.hi), (name, i, lo[i], hi[i], m.lo, m.hi)
+
+
+def _reduce_specs() -> list[str]:
+    _, specs = load_project()
+    return sorted(n for n, s in specs.items() if s.family == "elementwise" and s.compute and s.compute.reduce)
+
+
+@pytest.mark.parametrize("name", _reduce_specs())
+@pytest.mark.parametrize("reduction", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_a_sliced_reduce_bound_equals_the_whole_call_one(
+    name: str, reduction: int, dtype: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reduce call larger than a slice sums each slice's interval widths and magnitudes into whole-call
+    arrays; its bound is bit for bit reduce_bound over the whole call's intervals (one slice)."""
+    catalogue, specs = load_project()
+    spec, product = specs[name], catalogue.get("Ascend910B")
+    rng = np.random.default_rng(len(name) + reduction)
+    n = 1000
+    params: dict[str, Any] = {"reduction": reduction}
+    for t in spec.inputs:
+        v = rng.uniform(0.01, 0.99, n)
+        v[700:705] = [2.0**-20, 1e-6, 0.5, 1e-3, 0.999]  # fp16 subnormals among them
+        params[t.name] = v.astype(dtype)
+    ref = np.asarray(0.25)
+    monkeypatch.setattr(bound, "CHUNK_ELEMENTS", n)
+    whole = bound.derived_bound(spec, product, params, ref)
+    monkeypatch.setattr(bound, "CHUNK_ELEMENTS", 96)
+    sliced = bound.derived_bound(spec, product, params, ref)
+    assert whole is not None and sliced is not None
+    assert whole.tobytes() == sliced.tobytes() and np.isfinite(whole).all() and whole.shape == ()

@@ -354,15 +354,21 @@ def reduce_bound(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, co
     (or any interval end that is infinite or NaN) gives an unbounded (``inf``) bound, except where the
     reference itself is not finite (compared exactly).
     """
-    n = lo.size
     r = np.asarray(ref, dtype=np.float64)
     if not np.isfinite(r).all():
         return np.zeros(r.shape)
     with np.errstate(all="ignore"):
-        mag = np.maximum(np.abs(lo), np.abs(hi))
+        return _sum_bound(hi - lo, np.maximum(np.abs(lo), np.abs(hi)), r, mean, compute_dtype)
+
+
+def _sum_bound(width: np.ndarray, mag: np.ndarray, r: np.ndarray, mean: bool, compute_dtype: DType) -> np.ndarray:
+    """:func:`reduce_bound` from the per-element interval widths ``hi - lo`` and magnitudes
+    ``max(|lo|, |hi|)`` (float64, C-contiguous of the broadcast shape) and the finite 0-d reference ``r``."""
+    n = width.size
+    with np.errstate(all="ignore"):
         # the formula's per-element error: r_i lies in [lo_i, hi_i], so hi_i - lo_i bounds its distance to
         # any value there (the 0-d reference does not give r_i itself)
-        formula = float(np.sum(hi - lo)) if n else 0.0
+        formula = float(np.sum(width)) if n else 0.0
         ku = (n - 1) * U32 if n > 1 else 0.0
         gamma = ku / (1.0 - ku) if ku < 1.0 else math.inf
         total = float(np.sum(mag)) if n else 0.0
@@ -519,22 +525,33 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
             scalars[hs.field_name] = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
         except ExprEvalError:
             scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
-    values = {n: np.asarray(a, dtype=np.float64) for n, a in present.items()}
     from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
 
     red_kind = reduce_kind(spec, params)
     program = program_for(variant.formula, compute)
+    r = np.asarray(ref, dtype=np.float64)
+    small = math.prod(shape) <= CHUNK_ELEMENTS
+    # a large call's inputs are widened to float64 slice by slice (_chunks), a small one's here
+    values = {n: np.asarray(a, dtype=np.float64) if small else a for n, a in present.items()}
+    mean = red_kind == REDUCE_KIND_MEAN
     if red_kind != REDUCE_KIND_NONE:
-        if not np.isfinite(np.asarray(ref, dtype=np.float64)).all():
-            return np.zeros(np.shape(ref))  # reduce_bound's answer for a non-finite reference, without the program
+        if not np.isfinite(r).all():
+            return np.zeros(r.shape)  # reduce_bound's answer for a non-finite reference, without the program
         with np.errstate(all="ignore"):
-            lo, hi = _interval_over(program, values, scalars, compute, tuple(shape), True)
-            return reduce_bound(lo, hi, np.asarray(ref, dtype=np.float64), red_kind == REDUCE_KIND_MEAN, compute)
+            if small:
+                lo, hi = _interval_over(program, values, scalars, compute, tuple(shape), True)
+                return reduce_bound(lo, hi, r, mean, compute)
+            # the sums' operands slice by slice (each element's width and magnitude as reduce_bound's)
+            width, mag = np.empty(math.prod(shape)), np.empty(math.prod(shape))
+            for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), True):
+                np.subtract(hi, lo, out=width[part])
+                np.maximum(np.abs(lo), np.abs(hi), out=mag[part])
+            return _sum_bound(width.reshape(shape), mag.reshape(shape), r, mean, compute)
     with np.errstate(all="ignore"):
-        if math.prod(shape) <= CHUNK_ELEMENTS:
+        if small:
             lo, hi = program_interval(program, values, scalars, compute)
-            return _element_bound(lo, hi, np.asarray(ref, dtype=np.float64), tuple(shape))
-        r = np.ascontiguousarray(np.broadcast_to(np.asarray(ref, dtype=np.float64), shape)).reshape(-1)
+            return _element_bound(lo, hi, r, tuple(shape))
+        r = np.ascontiguousarray(np.broadcast_to(r, shape)).reshape(-1)
         bound = np.empty(r.size)
         for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), False):
             bound[part] = _element_bound(lo, hi, r[part], (part.stop - part.start,))
@@ -569,7 +586,9 @@ def _chunks(
 ) -> Iterator[tuple[slice, Interval]]:
     """:func:`program_interval` over the call's elements (``shape``, flattened in C order) in slices of
     :data:`CHUNK_ELEMENTS`: yields ``(slice, (lo, hi))`` with both ends of the slice's length. Every
-    instruction acts element by element, so each slice's ends are exactly those of a whole-call run."""
+    instruction acts element by element, so each slice's ends are exactly those of a whole-call run.
+    ``values`` may keep their own floating dtype: each slice is widened to float64 (exactly) on its way in,
+    so a 16-bit or fp32 input never exists as a whole float64 array."""
     flat = {
         n: v.reshape(-1) if v.shape == shape else np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1)
         for n, v in values.items()
@@ -577,7 +596,8 @@ def _chunks(
     total = math.prod(shape)
     for start in range(0, total, CHUNK_ELEMENTS):
         part = slice(start, min(start + CHUNK_ELEMENTS, total))
-        lo, hi = program_interval(program, {n: v[part] for n, v in flat.items()}, scalars, compute, fp32_result)
+        inputs = {n: np.asarray(v[part], dtype=np.float64) for n, v in flat.items()}
+        lo, hi = program_interval(program, inputs, scalars, compute, fp32_result)
         size = (part.stop - part.start,)
         yield part, (np.broadcast_to(lo, size), np.broadcast_to(hi, size))
 
