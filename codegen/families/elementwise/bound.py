@@ -77,6 +77,10 @@ F64_SLACK = 2.0**-50
 
 _FLOATS = (DType.FLOAT, DType.FLOAT16, DType.BF16)
 
+#: The least / greatest element of an array or scalar (NaN if any is NaN), without np.min's Python wrapper.
+_least = np.minimum.reduce
+_greatest = np.maximum.reduce
+
 Interval = tuple[np.ndarray, np.ndarray]
 
 
@@ -121,7 +125,7 @@ def _pick(mask: np.ndarray, a: Any, b: Any) -> np.ndarray:
 def _has_nan(x: Any) -> bool:
     """Whether float64 ``x`` (an array of at least one element or a scalar) holds a NaN: its minimum is NaN
     exactly then (``np.min`` propagates NaN), one pass without a temporary."""
-    return bool(np.isnan(np.min(x)))
+    return bool(np.isnan(_least(x, axis=None)))
 
 
 def _clean(lo: Any, hi: Any) -> Interval:
@@ -132,10 +136,11 @@ def _clean(lo: Any, hi: Any) -> Interval:
     return _pick(unknown, -np.inf, lo), _pick(unknown, np.inf, hi)
 
 
-def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) -> np.ndarray:
+def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) -> tuple[np.ndarray, bool]:
     """One end of :func:`_round`: ``end -/+ ((delta + F64_SLACK) * |end| + tau)`` where ``end`` is finite
     (an infinite or NaN end stays), then clamped to the type: beyond ``limit`` on its side it may be an
-    infinity, beyond ``-limit`` on the other side it is ``-limit``/``limit``. A new array.
+    infinity, beyond ``-limit`` on the other side it is ``-limit``/``limit``. A new array, and whether it
+    is free of NaN.
 
     The arithmetic makes NaN exactly where ``end`` is NaN or infinite on the far side (``inf - inf``), so
     one reduction of the result tells whether an infinite end must be put back; an infinite end on the
@@ -145,11 +150,11 @@ def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) 
     if down:
         np.subtract(end, out, out=out)
         out -= tau
-        near = np.min(out)
+        near = _least(out, axis=None)
     else:
         np.add(end, out, out=out)
         out += tau
-        near = np.max(out)
+        near = _greatest(out, axis=None)
     if np.isnan(near):
         np.copyto(out, end, where=np.isinf(end))
         if down:
@@ -158,28 +163,26 @@ def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) 
         else:
             np.maximum(out, -limit, out=out)
             np.copyto(out, np.inf, where=out > limit)
-        return out
+        return out, False
     if down:
-        if np.max(out) > limit:
+        if _greatest(out, axis=None) > limit:
             np.minimum(out, limit, out=out)
         if near < -limit:
             np.copyto(out, -np.inf, where=out < -limit)
     else:
-        if np.min(out) < -limit:
+        if _least(out, axis=None) < -limit:
             np.maximum(out, -limit, out=out)
         if near > limit:
             np.copyto(out, np.inf, where=out > limit)
-    return out
+    return out, True
 
 
 def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
     """Widens ``x`` by one rounding (relative ``delta``, absolute ``tau``) in a type whose largest finite
     value is ``limit``: ends beyond it may be infinities."""
-    lo, hi = x
-    return _clean(
-        _widen(np.asarray(lo, dtype=np.float64), delta, tau, limit, True),
-        _widen(np.asarray(hi, dtype=np.float64), delta, tau, limit, False),
-    )
+    lo, lo_plain = _widen(np.asarray(x[0], dtype=np.float64), delta, tau, limit, True)
+    hi, hi_plain = _widen(np.asarray(x[1], dtype=np.float64), delta, tau, limit, False)
+    return (lo, hi) if lo_plain and hi_plain else _clean(lo, hi)
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
@@ -198,7 +201,7 @@ def _mul(a: Interval, b: Interval) -> Interval:
         for p in products[1:]:
             lo, hi = np.minimum(lo, p), np.maximum(hi, p)
         return _clean(lo, hi)
-    lo = first.copy()
+    least: np.ndarray | None = None
     hi = first  # the first product's buffer becomes the upper end; the others go through one scratch array
     scratch = np.empty_like(first)
     for x in a_ends:
@@ -206,9 +209,14 @@ def _mul(a: Interval, b: Interval) -> Interval:
             if x is a_ends[0] and y is b_ends[0]:
                 continue
             np.multiply(x, y, out=scratch)
-            np.minimum(lo, scratch, out=lo)
+            if least is None:
+                least = np.minimum(first, scratch)  # before the upper end overwrites the first product
+            else:
+                np.minimum(least, scratch, out=least)
             np.maximum(hi, scratch, out=hi)
-    return _clean(lo, hi)
+    assert least is not None
+    # np.minimum and np.maximum both propagate NaN: an element's lower end is NaN exactly when its upper is
+    return (least, hi) if not _has_nan(least) else _clean(least, hi)
 
 
 def _recip(b: Interval) -> Interval:
@@ -225,9 +233,12 @@ def _domain(f: Any, lo: Any, hi: Any, signed_zero: bool) -> Interval:
     and ``f(max(hi, 0))``, the lower end NaN where the whole interval is negative. The clamp at 0 and the
     NaN only run where a reduction shows an end they change: an end below 0 (or, when ``signed_zero``,
     ``f(-0.0)`` differs from ``f(0.0)`` as for the square root, an end at 0)."""
-    lo_v = f(lo if (np.min(lo) > 0 if signed_zero else np.min(lo) >= 0) else np.maximum(lo, 0.0))
-    hi_v = f(hi if (np.min(hi) > 0 if signed_zero else np.min(hi) >= 0) else np.maximum(hi, 0.0))
-    if not np.min(hi) >= 0:
+    least_lo, least_hi = _least(lo, axis=None), _least(hi, axis=None)
+    keep_lo = least_lo > 0 or (least_lo >= 0 and not signed_zero)
+    keep_hi = least_hi > 0 or (least_hi >= 0 and not signed_zero)
+    lo_v = f(lo if keep_lo else np.maximum(lo, 0.0))
+    hi_v = f(hi if keep_hi else np.maximum(hi, 0.0))
+    if not least_hi >= 0:
         lo_v = _pick(hi < 0, np.nan, lo_v)
     return _clean(lo_v, hi_v)
 
@@ -461,7 +472,7 @@ def _decided(x: Interval) -> bool:
     """Whether no end of ``x`` is NaN and no element is the whole line ``[-inf, inf]`` (one reduction per
     end: the least lower end is neither NaN nor ``-inf``, or the greatest upper end neither NaN nor ``inf``,
     and neither is NaN)."""
-    least, greatest = np.min(x[0]), np.max(x[1])
+    least, greatest = _least(x[0], axis=None), _greatest(x[1], axis=None)
     if np.isnan(least) or np.isnan(greatest):
         return False
     return bool(least > -np.inf or greatest < np.inf)
