@@ -77,6 +77,10 @@ F64_SLACK = 2.0**-50
 
 _FLOATS = (DType.FLOAT, DType.FLOAT16, DType.BF16)
 
+#: The least / greatest element of an array or scalar (NaN if any is NaN), without np.min's Python wrapper.
+_least = np.minimum.reduce
+_greatest = np.maximum.reduce
+
 Interval = tuple[np.ndarray, np.ndarray]
 
 
@@ -88,47 +92,97 @@ def promoted_dtype(dtypes: list[DType]) -> DType | None:
     return dtypes[0] if all(d is dtypes[0] for d in dtypes) else DType.FLOAT
 
 
-def _clean(lo: np.ndarray, hi: np.ndarray) -> Interval:
+def _pick(mask: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """``np.where(mask, a, b)`` for a bool ``mask`` and float64 (or Python float) ``a``, ``b``, bit for bit
+    (NaN payloads and the sign of zero included), as a new contiguous float64 array of the broadcast shape.
+
+    ``np.where`` and boolean-mask assignment branch per element (hundreds of microseconds for a mixed mask
+    of 32768 elements); here a mask that is all true or all false is a copy of one side, and a mixed one
+    blends the bits of both sides with integer operations: ``b ^ ((a ^ b) & m)`` with ``m`` all ones where
+    the mask is true.
+    """
+    mask = np.asarray(mask)
+    shape = np.broadcast_shapes(mask.shape, np.shape(a), np.shape(b))
+    out = np.empty(shape)
+    if mask.all():
+        out[...] = a
+        return out
+    if not mask.any():
+        out[...] = b
+        return out
+    ones = np.empty(shape, dtype=np.int64)
+    ones[...] = mask
+    np.negative(ones, out=ones)
+    a_bits = np.broadcast_to(np.asarray(a, dtype=np.float64), shape).view(np.uint64)
+    b_bits = np.broadcast_to(np.asarray(b, dtype=np.float64), shape).view(np.uint64)
+    bits = out.view(np.uint64)
+    np.bitwise_xor(a_bits, b_bits, out=bits)
+    np.bitwise_and(bits, ones.view(np.uint64), out=bits)
+    np.bitwise_xor(bits, b_bits, out=bits)
+    return out
+
+
+def _has_nan(x: Any) -> bool:
+    """Whether float64 ``x`` (an array of at least one element or a scalar) holds a NaN: its minimum is NaN
+    exactly then (``np.min`` propagates NaN), one pass without a temporary."""
+    return bool(np.isnan(_least(x, axis=None)))
+
+
+def _clean(lo: Any, hi: Any) -> Interval:
     """NaN ends (a result that may be NaN) become the whole line; ends beyond the type stay infinite."""
+    if not (_has_nan(lo) or _has_nan(hi)):
+        return lo, hi
     unknown = np.isnan(lo) | np.isnan(hi)
-    if unknown.any():
-        lo = np.where(unknown, -np.inf, lo)
-        hi = np.where(unknown, np.inf, hi)
-    return lo, hi
+    return _pick(unknown, -np.inf, lo), _pick(unknown, np.inf, hi)
 
 
-def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) -> np.ndarray:
+def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) -> tuple[np.ndarray, bool]:
     """One end of :func:`_round`: ``end -/+ ((delta + F64_SLACK) * |end| + tau)`` where ``end`` is finite
     (an infinite or NaN end stays), then clamped to the type: beyond ``limit`` on its side it may be an
-    infinity, beyond ``-limit`` on the other side it is ``-limit``/``limit``. A new array."""
+    infinity, beyond ``-limit`` on the other side it is ``-limit``/``limit``. A new array, and whether it
+    is free of NaN.
+
+    The arithmetic makes NaN exactly where ``end`` is NaN or infinite on the far side (``inf - inf``), so
+    one reduction of the result tells whether an infinite end must be put back; an infinite end on the
+    near side comes out as itself. The clamps run only where a reduction shows a value beyond them."""
     out = np.abs(end, out=np.empty_like(end))
     out *= delta + F64_SLACK
     if down:
         np.subtract(end, out, out=out)
         out -= tau
+        near = _least(out, axis=None)
     else:
         np.add(end, out, out=out)
         out += tau
-    infinite = np.isinf(end)
-    if infinite.any():
-        np.copyto(out, end, where=infinite)
+        near = _greatest(out, axis=None)
+    if np.isnan(near):
+        np.copyto(out, end, where=np.isinf(end))
+        if down:
+            np.minimum(out, limit, out=out)
+            np.copyto(out, -np.inf, where=out < -limit)
+        else:
+            np.maximum(out, -limit, out=out)
+            np.copyto(out, np.inf, where=out > limit)
+        return out, False
     if down:
-        np.minimum(out, limit, out=out)
-        out[out < -limit] = -np.inf
+        if _greatest(out, axis=None) > limit:
+            np.minimum(out, limit, out=out)
+        if near < -limit:
+            np.copyto(out, -np.inf, where=out < -limit)
     else:
-        np.maximum(out, -limit, out=out)
-        out[out > limit] = np.inf
-    return out
+        if _least(out, axis=None) < -limit:
+            np.maximum(out, -limit, out=out)
+        if near > limit:
+            np.copyto(out, np.inf, where=out > limit)
+    return out, True
 
 
 def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
     """Widens ``x`` by one rounding (relative ``delta``, absolute ``tau``) in a type whose largest finite
     value is ``limit``: ends beyond it may be infinities."""
-    lo, hi = x
-    return _clean(
-        _widen(np.asarray(lo, dtype=np.float64), delta, tau, limit, True),
-        _widen(np.asarray(hi, dtype=np.float64), delta, tau, limit, False),
-    )
+    lo, lo_plain = _widen(np.asarray(x[0], dtype=np.float64), delta, tau, limit, True)
+    hi, hi_plain = _widen(np.asarray(x[1], dtype=np.float64), delta, tau, limit, False)
+    return (lo, hi) if lo_plain and hi_plain else _clean(lo, hi)
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
@@ -147,7 +201,7 @@ def _mul(a: Interval, b: Interval) -> Interval:
         for p in products[1:]:
             lo, hi = np.minimum(lo, p), np.maximum(hi, p)
         return _clean(lo, hi)
-    lo = first.copy()
+    least: np.ndarray | None = None
     hi = first  # the first product's buffer becomes the upper end; the others go through one scratch array
     scratch = np.empty_like(first)
     for x in a_ends:
@@ -155,16 +209,38 @@ def _mul(a: Interval, b: Interval) -> Interval:
             if x is a_ends[0] and y is b_ends[0]:
                 continue
             np.multiply(x, y, out=scratch)
-            np.minimum(lo, scratch, out=lo)
+            if least is None:
+                least = np.minimum(first, scratch)  # before the upper end overwrites the first product
+            else:
+                np.minimum(least, scratch, out=least)
             np.maximum(hi, scratch, out=hi)
-    return _clean(lo, hi)
+    assert least is not None
+    # np.minimum and np.maximum both propagate NaN: an element's lower end is NaN exactly when its upper is
+    return (least, hi) if not _has_nan(least) else _clean(least, hi)
 
 
 def _recip(b: Interval) -> Interval:
     lo, hi = b
     zero = (lo <= 0) & (hi >= 0)
     r_lo, r_hi = 1.0 / hi, 1.0 / lo
-    return _clean(np.where(zero, np.nan, r_lo), np.where(zero, np.nan, r_hi))
+    if not zero.any():
+        return _clean(r_lo, r_hi)
+    return _clean(_pick(zero, np.nan, r_lo), _pick(zero, np.nan, r_hi))
+
+
+def _domain(f: Any, lo: Any, hi: Any, signed_zero: bool) -> Interval:
+    """``f`` (``np.log``, ``np.sqrt``: increasing, defined from 0) over ``[lo, hi]``: ``f(max(lo, 0))``
+    and ``f(max(hi, 0))``, the lower end NaN where the whole interval is negative. The clamp at 0 and the
+    NaN only run where a reduction shows an end they change: an end below 0 (or, when ``signed_zero``,
+    ``f(-0.0)`` differs from ``f(0.0)`` as for the square root, an end at 0)."""
+    least_lo, least_hi = _least(lo, axis=None), _least(hi, axis=None)
+    keep_lo = least_lo > 0 or (least_lo >= 0 and not signed_zero)
+    keep_hi = least_hi > 0 or (least_hi >= 0 and not signed_zero)
+    lo_v = f(lo if keep_lo else np.maximum(lo, 0.0))
+    hi_v = f(hi if keep_hi else np.maximum(hi, 0.0))
+    if not least_hi >= 0:
+        lo_v = _pick(hi < 0, np.nan, lo_v)
+    return _clean(lo_v, hi_v)
 
 
 def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
@@ -196,15 +272,17 @@ def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
     if op == "Exp":
         return np.exp(lo), np.exp(hi)
     if op == "Ln":
-        return _clean(np.where(hi < 0, np.nan, np.log(np.maximum(lo, 0.0))), np.log(np.maximum(hi, 0.0)))
+        return _domain(np.log, lo, hi, False)
     if op == "Sqrt":
-        return _clean(np.where(hi < 0, np.nan, np.sqrt(np.maximum(lo, 0.0))), np.sqrt(np.maximum(hi, 0.0)))
+        return _domain(np.sqrt, lo, hi, True)
     if op == "Rsqrt":
-        root = _clean(np.where(hi < 0, np.nan, np.sqrt(np.maximum(lo, 0.0))), np.sqrt(np.maximum(hi, 0.0)))
+        root = _domain(np.sqrt, lo, hi, True)
         with np.errstate(divide="ignore"):
-            return _clean(np.where(root[1] == 0, np.inf, 1.0 / root[1]), np.where(root[0] == 0, np.inf, 1.0 / root[0]))
+            return _clean(_pick(root[1] == 0, np.inf, 1.0 / root[1]), _pick(root[0] == 0, np.inf, 1.0 / root[0]))
     if op == "Abs":
-        return np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0)), np.maximum(np.abs(lo), np.abs(hi))
+        nonneg = lo >= 0
+        other = np.broadcast_to(0.0, np.shape(hi)) if nonneg.all() else _pick(hi <= 0, -hi, 0.0)
+        return _pick(nonneg, lo, other), np.maximum(np.abs(lo), np.abs(hi))
     if op == "Relu":
         return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
     raise ValueError(f"no error model for vector instruction '{op}'")
@@ -287,15 +365,21 @@ def reduce_bound(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, co
     (or any interval end that is infinite or NaN) gives an unbounded (``inf``) bound, except where the
     reference itself is not finite (compared exactly).
     """
-    n = lo.size
     r = np.asarray(ref, dtype=np.float64)
     if not np.isfinite(r).all():
         return np.zeros(r.shape)
     with np.errstate(all="ignore"):
-        mag = np.maximum(np.abs(lo), np.abs(hi))
+        return _sum_bound(hi - lo, np.maximum(np.abs(lo), np.abs(hi)), r, mean, compute_dtype)
+
+
+def _sum_bound(width: np.ndarray, mag: np.ndarray, r: np.ndarray, mean: bool, compute_dtype: DType) -> np.ndarray:
+    """:func:`reduce_bound` from the per-element interval widths ``hi - lo`` and magnitudes
+    ``max(|lo|, |hi|)`` (float64, C-contiguous of the broadcast shape) and the finite 0-d reference ``r``."""
+    n = width.size
+    with np.errstate(all="ignore"):
         # the formula's per-element error: r_i lies in [lo_i, hi_i], so hi_i - lo_i bounds its distance to
         # any value there (the 0-d reference does not give r_i itself)
-        formula = float(np.sum(hi - lo)) if n else 0.0
+        formula = float(np.sum(width)) if n else 0.0
         ku = (n - 1) * U32 if n > 1 else 0.0
         gamma = ku / (1.0 - ku) if ku < 1.0 else math.inf
         total = float(np.sum(mag)) if n else 0.0
@@ -349,10 +433,14 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
 def _compare(a: Interval, b: Interval, mode: str) -> Interval:
     """A bit mask over intervals: ``(may_be_true, may_be_false)`` per element. NaN compares false except
     ``NE``; an interval that may hold NaN (an end is NaN or infinite both ways) may give either."""
+    # Both operands free of NaN ends and of whole-line elements (known from one reduction per end): nothing
+    # is unknown and nothing is exactly NaN, and the comparison's masks are the answer.
+    plain = _decided(a) and _decided(b)
     alo, ahi = np.broadcast_arrays(*a)
     blo, bhi = np.broadcast_arrays(*b)
-    unknown = np.isnan(alo) | np.isnan(ahi) | np.isnan(blo) | np.isnan(bhi)
-    unknown = unknown | ((alo == -np.inf) & (ahi == np.inf)) | ((blo == -np.inf) & (bhi == np.inf))
+    if not plain:
+        unknown = np.isnan(alo) | np.isnan(ahi) | np.isnan(blo) | np.isnan(bhi)
+        unknown = unknown | ((alo == -np.inf) & (ahi == np.inf)) | ((blo == -np.inf) & (bhi == np.inf))
     with np.errstate(invalid="ignore"):
         if mode == "LT":
             sure_t, sure_f = ahi < blo, alo >= bhi
@@ -368,13 +456,26 @@ def _compare(a: Interval, b: Interval, mode: str) -> Interval:
             sure_t, sure_f = (equal, apart) if mode == "EQ" else (apart, equal)
         else:
             raise ValueError(f"unknown CMPMODE {mode}")
+    if plain:
+        return ~sure_f, ~sure_t
     exact_nan = (np.isnan(alo) & np.isnan(ahi)) | (np.isnan(blo) & np.isnan(bhi))
     may_t = ~(sure_f & ~unknown)
     may_f = ~(sure_t & ~unknown)
     # An input that is exactly NaN (not an interval that may hold NaN) decides the comparison.
-    may_t = np.where(exact_nan, mode == "NE", may_t)
-    may_f = np.where(exact_nan, mode != "NE", may_f)
+    if exact_nan.any():
+        may_t = np.where(exact_nan, mode == "NE", may_t)
+        may_f = np.where(exact_nan, mode != "NE", may_f)
     return may_t, may_f
+
+
+def _decided(x: Interval) -> bool:
+    """Whether no end of ``x`` is NaN and no element is the whole line ``[-inf, inf]`` (one reduction per
+    end: the least lower end is neither NaN nor ``-inf``, or the greatest upper end neither NaN nor ``inf``,
+    and neither is NaN)."""
+    least, greatest = _least(x[0], axis=None), _greatest(x[1], axis=None)
+    if np.isnan(least) or np.isnan(greatest):
+        return False
+    return bool(least > -np.inf or greatest < np.inf)
 
 
 def _select(mask: Interval, a: Interval, b: Interval) -> Interval:
@@ -382,10 +483,13 @@ def _select(mask: Interval, a: Interval, b: Interval) -> Interval:
     may_t, may_f = mask
     alo, ahi = np.broadcast_arrays(*a)
     blo, bhi = np.broadcast_arrays(*b)
-    lo = np.where(may_t & may_f, np.fmin(alo, blo), np.where(may_t, alo, blo))
-    hi = np.where(may_t & may_f, np.fmax(ahi, bhi), np.where(may_t, ahi, bhi))
-    both_nan = may_t & may_f & (np.isnan(alo) | np.isnan(blo) | np.isnan(ahi) | np.isnan(bhi))
-    return _clean(np.where(both_nan, np.nan, lo), np.where(both_nan, np.nan, hi))
+    both = may_t & may_f
+    if not both.any():  # decided everywhere: the chosen operand (whose NaN ends _clean makes the whole line)
+        return _clean(_pick(may_t, alo, blo), _pick(may_t, ahi, bhi))
+    lo = _pick(both, np.fmin(alo, blo), _pick(may_t, alo, blo))
+    hi = _pick(both, np.fmax(ahi, bhi), _pick(may_t, ahi, bhi))
+    both_nan = both & (np.isnan(alo) | np.isnan(blo) | np.isnan(ahi) | np.isnan(bhi))
+    return _clean(_pick(both_nan, np.nan, lo), _pick(both_nan, np.nan, hi))
 
 
 def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref: np.ndarray) -> np.ndarray | None:
@@ -432,20 +536,33 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
             scalars[hs.field_name] = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
         except ExprEvalError:
             scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
-    values = {n: np.asarray(a, dtype=np.float64) for n, a in present.items()}
     from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
 
     red_kind = reduce_kind(spec, params)
     program = program_for(variant.formula, compute)
+    r = np.asarray(ref, dtype=np.float64)
+    small = math.prod(shape) <= CHUNK_ELEMENTS
+    # a large call's inputs are widened to float64 slice by slice (_chunks), a small one's here
+    values = {n: np.asarray(a, dtype=np.float64) if small else a for n, a in present.items()}
+    mean = red_kind == REDUCE_KIND_MEAN
     if red_kind != REDUCE_KIND_NONE:
+        if not np.isfinite(r).all():
+            return np.zeros(r.shape)  # reduce_bound's answer for a non-finite reference, without the program
         with np.errstate(all="ignore"):
-            lo, hi = _interval_over(program, values, scalars, compute, tuple(shape), True)
-            return reduce_bound(lo, hi, np.asarray(ref, dtype=np.float64), red_kind == REDUCE_KIND_MEAN, compute)
+            if small:
+                lo, hi = _interval_over(program, values, scalars, compute, tuple(shape), True)
+                return reduce_bound(lo, hi, r, mean, compute)
+            # the sums' operands slice by slice (each element's width and magnitude as reduce_bound's)
+            width, mag = np.empty(math.prod(shape)), np.empty(math.prod(shape))
+            for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), True):
+                np.subtract(hi, lo, out=width[part])
+                np.maximum(np.abs(lo), np.abs(hi), out=mag[part])
+            return _sum_bound(width.reshape(shape), mag.reshape(shape), r, mean, compute)
     with np.errstate(all="ignore"):
-        if math.prod(shape) <= CHUNK_ELEMENTS:
+        if small:
             lo, hi = program_interval(program, values, scalars, compute)
-            return _element_bound(lo, hi, np.asarray(ref, dtype=np.float64), tuple(shape))
-        r = np.ascontiguousarray(np.broadcast_to(np.asarray(ref, dtype=np.float64), shape)).reshape(-1)
+            return _element_bound(lo, hi, r, tuple(shape))
+        r = np.ascontiguousarray(np.broadcast_to(r, shape)).reshape(-1)
         bound = np.empty(r.size)
         for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), False):
             bound[part] = _element_bound(lo, hi, r[part], (part.stop - part.start,))
@@ -464,8 +581,10 @@ def _element_bound(lo: np.ndarray, hi: np.ndarray, r: np.ndarray, shape: tuple[i
     lo, hi = np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)
     r = np.broadcast_to(r, shape)
     inside = (lo <= r) & (r <= hi)
-    bound = np.where(inside, np.maximum(hi - r, r - lo), 0.0)
-    return np.asarray(np.where(np.isnan(bound), 0.0, bound), dtype=np.float64)
+    bound = _pick(inside, np.maximum(hi - r, r - lo), 0.0)
+    if _has_nan(bound):
+        bound = _pick(np.isnan(bound), 0.0, bound)
+    return bound
 
 
 def _chunks(
@@ -478,7 +597,9 @@ def _chunks(
 ) -> Iterator[tuple[slice, Interval]]:
     """:func:`program_interval` over the call's elements (``shape``, flattened in C order) in slices of
     :data:`CHUNK_ELEMENTS`: yields ``(slice, (lo, hi))`` with both ends of the slice's length. Every
-    instruction acts element by element, so each slice's ends are exactly those of a whole-call run."""
+    instruction acts element by element, so each slice's ends are exactly those of a whole-call run.
+    ``values`` may keep their own floating dtype: each slice is widened to float64 (exactly) on its way in,
+    so a 16-bit or fp32 input never exists as a whole float64 array."""
     flat = {
         n: v.reshape(-1) if v.shape == shape else np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1)
         for n, v in values.items()
@@ -486,7 +607,8 @@ def _chunks(
     total = math.prod(shape)
     for start in range(0, total, CHUNK_ELEMENTS):
         part = slice(start, min(start + CHUNK_ELEMENTS, total))
-        lo, hi = program_interval(program, {n: v[part] for n, v in flat.items()}, scalars, compute, fp32_result)
+        inputs = {n: np.asarray(v[part], dtype=np.float64) for n, v in flat.items()}
+        lo, hi = program_interval(program, inputs, scalars, compute, fp32_result)
         size = (part.stop - part.start,)
         yield part, (np.broadcast_to(lo, size), np.broadcast_to(hi, size))
 
