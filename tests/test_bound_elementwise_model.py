@@ -233,6 +233,10 @@ def run_model(program: Program, inputs: dict[str, float], scalars: dict[str, flo
 
 def step_model(ins: Instruction, buffers: dict[str, Any], scalars: dict[str, float], dt: DType) -> Any:
     s = None if ins.scalar is None else scalar(literal(ins.scalar, scalars))
+    if ins.scalar is not None and not ins.scalar.endswith("_"):
+        value = literal(ins.scalar, scalars)
+        if float(np.float32(value)) == value:  # a literal the compiler holds exactly is that one value
+            s = Iv(value, value, exact=True)
     op = ins.op
     if op == "Duplicate":
         return s

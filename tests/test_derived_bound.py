@@ -226,3 +226,24 @@ def test_tanh_backward_passes_opgen_check_without_a_tolerance(tmp_path: Path) ->
     assert " 0 failed" in check.stdout
     rows = [line for line in check.stdout.splitlines() if line.startswith("│ tanh_backward")]
     assert rows and all("derived" in row for row in rows)
+
+
+def test_an_exact_input_at_a_literal_gets_a_finite_bound() -> None:
+    """binary_cross_entropy compares self with the literals 0.0f and 1.0f (``where(self <= 1, max(log(1 - self),
+    -100), log(1 - self))``). A literal the compiler holds exactly is one value, so an input of exactly 1.0 is
+    decided to be on the clamped side: the bound stays finite (an infinite bound would accept any output)."""
+    catalogue, specs = load_project()
+    spec = specs["binary_cross_entropy"]
+    s = np.array([0.0, 0.5, 1.0, 1.0, 0.25], np.float32)
+    t = np.array([1.0, 0.3, 0.0, 1.0, 0.5], np.float32)
+    # -(t * max(log(s), -100) + (1 - t) * max(log(1 - s), -100)), worked out by hand: log(0) clamps to -100
+    expected = np.array(
+        [100.0, -(0.3 * np.log(0.5) + 0.7 * np.log(0.5)), 100.0, 0.0, -np.log(0.75) * 0.5 - np.log(0.25) * 0.5]
+    )
+    for reduction, ref in ((0, expected), (1, np.asarray(expected.mean())), (2, np.asarray(expected.sum()))):
+        params = {"self": s, "target": t, "weight": None, "reduction": reduction}
+        for product in ("Ascend910B", "Ascend910"):
+            bound = derived_bound(spec, catalogue.get(product), params, ref)
+            assert bound is not None and np.all(np.isfinite(bound)), (reduction, product, bound)
+            # still wide enough for the kernel's own roundings of the finite elements
+            assert np.all(bound > 0)
