@@ -1147,13 +1147,24 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
     if not t.sorted_run:
         return [head]
     stride = _align(sp.d_chunk, ACC_ALIGN)
+    entries = f"records of {t.embedding_dim + 1} int32 words" if sp.small_dim else "(row, position) pairs"
+    per_entry = "record" if sp.small_dim else "grad row"
+    variant = (
+        f"    small-dim variant: {sp.small_dim_reason}; phase 2 reads up to {sp.tile_rows} grad rows per copy "
+        f"and stages records (row key, {t.embedding_dim} fp32 values); phase 3 reads them contiguously, no gather"
+        if sp.small_dim
+        else f"    small-dim variant not used: {sp.small_dim_reason}"
+    )
     return [
         head,
         f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim} of {core_num}:",
+        variant,
         f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 stages "
-        f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region",
+        f"{entries} in slots of {sp.stage} {'records' if sp.small_dim else 'pairs'} and flushes them into the "
+        "bucket's region",
         f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
-        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset})",
+        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, {'records' if sp.small_dim else 'pairs'} at "
+        f"{sp.pairs_offset})",
         "    barriers: "
         + (
             f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "
@@ -1172,17 +1183,21 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
             )
         ),
         f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
-        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB used "
-        f"{sp.ub_bytes} bytes",
+        + (
+            f"records read {sp.pair_chunk} at a time; UB used {sp.ub_bytes} bytes"
+            if sp.small_dim
+            else f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB "
+            f"used {sp.ub_bytes} bytes"
+        ),
         "    cores: "
         + (
             "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output rows, "
-            "then one grad row per entry); a bucket crossing a core boundary is summed by each of its cores into an "
-            f"fp32 partial slot of the workspace (at {sp.partials_offset}) and, after a SyncAll, added by its first "
+            f"then one {per_entry} per entry); a bucket crossing a core boundary is summed by each of its cores into "
+            f"an fp32 partial slot of the workspace (at {sp.partials_offset}) and, after a SyncAll, added by its first "
             "core in core order: no GM atomics"
             if t.deterministic
             else "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output "
-            "rows, then one grad row per entry); a bucket crossing a core boundary is "
+            f"rows, then one {per_entry} per entry); a bucket crossing a core boundary is "
             "zero-filled first and added atomically by each of its cores (only there)"
         ),
     ]

@@ -1047,15 +1047,13 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     cursor.SetValue(k, static_cast<int32_t>(at + padded));
   }
 
-  // Small-dim variant, phase 2: grad rows [first, first + count) of GM -> UB packed (one DataCopyPad), as fp32
+  // Small-dim variant, phase 2: grad rows [first, first + count) of GM -> UB packed (one DataCopyPad; the tiling
+  // refuses the variant without DataCopyPad), as fp32
   // (cast for 16-bit grads); returns the fp32 rows.
   __aicore__ inline LocalTensor<float> LoadGradRows(int64_t first, int64_t count) {
     LocalTensor<TRows> tile = tileBuf_.Get<TRows>();
     PipeBarrier<PIPE_ALL>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * rowLength_ * static_cast<int64_t>(sizeof(TRows))), 0,
-                                 0, 0};
-    DataCopyPadExtParams<TRows> padParams{false, 0, 0, static_cast<TRows>(0)};
-    DataCopyPad(tile, rowsGm_[first * rowLength_], copyParams, padParams);
+    CopyGmToUb(tile, rowsGm_[first * rowLength_], count * rowLength_);
     PipeBarrier<PIPE_ALL>();
     if constexpr (IsSameType<TRows, float>::value) {
       return tile;
