@@ -244,8 +244,42 @@ def _value_cases(
             d = 4 if product.data_copy_pad else 32 // g.itemsize
             p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, 5000), 5000, padding=17, scaling=True)
             yield mk.case(_dt(g, i64), f"[{n}, {d}]", "sorted-run strategy, 5000 rows", p, det, tags=("multicore",))
+        # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
+        if g is grads[0] or not quick:
+            yield from _small_dim_sorted_cases(mk, g, i64, det, quick)
         # Product limits at their boundary: the largest passing value must work.
         yield from _limit_value_cases(mk, g, idx_all, det)
+
+
+#: (rows, D) of the small-dim sorted cases: few rows, so few buckets and the fewest indices that fill the
+#: staging slots; D 8 moves whole 32-byte rows (9-word records), D 3 partial blocks (4-word records).
+SMALL_DIM_SORTED_SHAPES = ((100, 8), (50, 3))
+
+
+def small_dim_sorted_n(mk: _Maker, g: DType, i: DType, det: bool, w: int, d: int, padding: int) -> int | None:
+    """The smallest N (on a 1/16 geometric grid from 1024 up to 2^20) whose tiling runs the sorted-run
+    strategy's small-dim variant for ``w`` rows of ``d`` with scaling and ``padding``, or None (the product
+    refuses it, e.g. no DataCopyPad). Sized from the tiling, so the cases follow the planner's thresholds and
+    stay as small as they can."""
+    n = 1024
+    while n <= 1 << 20:
+        t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, padding, True)
+        if t.sorted_run and t.sort.small_dim:
+            return n
+        n += n // 16
+    return None
+
+
+def _small_dim_sorted_cases(mk: _Maker, g: DType, i: DType, det: bool, quick: bool) -> Iterator[Case]:
+    """The small-dim variant with scaling, a padding row and invalid indices (the indices spread 2 past both
+    ends), buckets split between cores (a few rows per core), at the smallest N that takes it."""
+    for w, d in SMALL_DIM_SORTED_SHAPES[:1] if quick else SMALL_DIM_SORTED_SHAPES:
+        n = small_dim_sorted_n(mk, g, i, det, w, d, 17)
+        if n is None:
+            continue
+        p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=True)
+        name = f"sorted-run small-dim variant, {w} rows, D {d}"
+        yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
 
 
 def _limit_env(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> dict[str, object]:
