@@ -254,17 +254,22 @@ def _value_cases(
 #: (rows, D) of the small-dim sorted cases: few rows, so few buckets and the fewest indices that fill the
 #: staging slots; D 8 moves whole 32-byte rows (9-word records), D 3 partial blocks (4-word records).
 SMALL_DIM_SORTED_SHAPES = ((100, 8), (50, 3))
+#: (rows, D) of the atomic-mode case that keeps (row, position) pairs without scaling (records would make the
+#: sorted strategy lose to the atomic one on bytes), so the gather path runs where the small-dim variant exists.
+PAIRS_SORTED_SHAPE = (100, 2)
 
 
-def small_dim_sorted_n(mk: _Maker, g: DType, i: DType, det: bool, w: int, d: int, padding: int) -> int | None:
+def sorted_variant_n(
+    mk: _Maker, g: DType, i: DType, det: bool, w: int, d: int, padding: int, scaling: bool, small: bool
+) -> int | None:
     """The smallest N (on a 1/16 geometric grid from 1024 up to 2^20) whose tiling runs the sorted-run
-    strategy's small-dim variant for ``w`` rows of ``d`` with scaling and ``padding``, or None (the product
-    refuses it, e.g. no DataCopyPad). Sized from the tiling, so the cases follow the planner's thresholds and
-    stay as small as they can."""
+    strategy with (``small``) or without its small-dim variant for ``w`` rows of ``d`` with ``scaling`` and
+    ``padding``, or None (the product refuses it, e.g. no DataCopyPad). Sized from the tiling, so the cases
+    follow the planner's thresholds and stay as small as they can."""
     n = 1024
     while n <= 1 << 20:
-        t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, padding, True)
-        if t.sorted_run and t.sort.small_dim:
+        t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, padding, scaling)
+        if t.sorted_run and t.sort.small_dim == small:
             return n
         n += n // 16
     return None
@@ -272,14 +277,22 @@ def small_dim_sorted_n(mk: _Maker, g: DType, i: DType, det: bool, w: int, d: int
 
 def _small_dim_sorted_cases(mk: _Maker, g: DType, i: DType, det: bool, quick: bool) -> Iterator[Case]:
     """The small-dim variant with scaling, a padding row and invalid indices (the indices spread 2 past both
-    ends), buckets split between cores (a few rows per core), at the smallest N that takes it."""
+    ends), buckets split between cores (a few rows per core), at the smallest N that takes it; on products
+    with the variant, in atomic mode, also the (row, position) pairs path without scaling."""
     for w, d in SMALL_DIM_SORTED_SHAPES[:1] if quick else SMALL_DIM_SORTED_SHAPES:
-        n = small_dim_sorted_n(mk, g, i, det, w, d, 17)
+        n = sorted_variant_n(mk, g, i, det, w, d, 17, True, True)
         if n is None:
             continue
         p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=True)
         name = f"sorted-run small-dim variant, {w} rows, D {d}"
         yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
+    w, d = PAIRS_SORTED_SHAPE
+    if not det and mk.product.data_copy_pad and g.itemsize == 4:
+        n = sorted_variant_n(mk, g, i, det, w, d, 17, False, False)
+        if n is not None:
+            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17)
+            name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
+            yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
 
 
 def _limit_env(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> dict[str, object]:
