@@ -6,8 +6,9 @@ boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over 
 equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
 non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
 infinite indices; an output dtype different from the rows dtype; deterministic only: 2 rows x D 8 x 20,003
-indices (index groups; kept by ``quick``); many rows over many cores; the product
-limits of the spec at their boundary (the last passing value).
+indices (index groups; kept by ``quick``); many rows over many cores; the sorted-run strategy's small-dim
+variant (records) and, in atomic mode, its (row, position) pairs path, each at the smallest N the tiling
+takes it; the product limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
