@@ -529,6 +529,56 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         VALUES,
     ),
+    # The sorted-run strategy's small-dim variant (records of the row key and its fp32 values): its cases are
+    # the "sorted-run small-dim variant" ones, sized from the tiling.
+    Mutant(
+        "edb-sorted-small-record-key-off-by-one",
+        EDB,
+        ("Ascend910B",),
+        "sorted-run small-dim variant: phase 2 writes each record with the key of the next row, so phase 3 adds "
+        "its values into the wrong row of the bucket accumulator",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "stage.SetValue(static_cast<uint32_t>(slot), static_cast<int32_t>(row));",
+                "stage.SetValue(static_cast<uint32_t>(slot), static_cast<int32_t>(row + 1));",
+            ),
+        ),
+        # a bucket's last row + 1 lies past the accumulator rows phase 3 zeroed
+        "UB uninitialized read",
+    ),
+    Mutant(
+        "edb-sorted-small-record-values-wrong-row",
+        EDB,
+        ("Ascend910B",),
+        "sorted-run small-dim variant: a record's values are copied from the grad row after the entry's own (in "
+        "the contiguous tile phase 2 read)",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "const int64_t from = (j - loadedFrom) * rowLength_;",
+                "const int64_t from = (j - loadedFrom + 1) * rowLength_;",
+            ),
+        ),
+        # the last row of a tile reads past the rows phase 2 copied in
+        "UB uninitialized read",
+    ),
+    Mutant(
+        "edb-sorted-small-split-bucket-summed-twice",
+        EDB,
+        ("Ascend910B",),
+        "sorted-run small-dim variant: a core sums a bucket split between cores from the bucket's first record "
+        "instead of from its own range's start, so the earlier core's part is added twice",
+        (
+            Edit(
+                _EDB_KERNEL,
+                "        SumBucket(b, partStart, partEnd, split);",
+                "        SumBucket(b, smallDim_ && split ? static_cast<int64_t>(startBuf_.Get<int32_t>().GetValue("
+                "static_cast<uint32_t>(b))) : partStart, partEnd, split);",
+            ),
+        ),
+        VALUES,
+    ),
     Mutant(
         "edb-grad-row-stride",
         EDB,

@@ -6,8 +6,9 @@ boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over 
 equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
 non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
 infinite indices; an output dtype different from the rows dtype; deterministic only: 2 rows x D 8 x 20,003
-indices (index groups; kept by ``quick``); many rows over many cores; the product
-limits of the spec at their boundary (the last passing value).
+indices (index groups; kept by ``quick``); many rows over many cores; the sorted-run strategy's small-dim
+variant (records) and, in atomic mode, its (row, position) pairs path, each at the smallest N the tiling
+takes it; the product limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
@@ -244,8 +245,55 @@ def _value_cases(
             d = 4 if product.data_copy_pad else 32 // g.itemsize
             p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, 5000), 5000, padding=17, scaling=True)
             yield mk.case(_dt(g, i64), f"[{n}, {d}]", "sorted-run strategy, 5000 rows", p, det, tags=("multicore",))
+        # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
+        if g is grads[0] or not quick:
+            yield from _small_dim_sorted_cases(mk, g, i64, det, quick)
         # Product limits at their boundary: the largest passing value must work.
         yield from _limit_value_cases(mk, g, idx_all, det)
+
+
+#: (rows, D) of the small-dim sorted cases: few rows, so few buckets and the fewest indices that fill the
+#: staging slots; D 8 moves whole 32-byte rows (9-word records), D 3 partial blocks (4-word records).
+SMALL_DIM_SORTED_SHAPES = ((100, 8), (50, 3))
+#: (rows, D) of the atomic-mode case that keeps (row, position) pairs without scaling (records would make the
+#: sorted strategy lose to the atomic one on bytes), so the gather path runs where the small-dim variant exists.
+PAIRS_SORTED_SHAPE = (100, 2)
+
+
+def sorted_variant_n(
+    mk: _Maker, g: DType, i: DType, det: bool, w: int, d: int, padding: int, scaling: bool, small: bool
+) -> int | None:
+    """The smallest N (on a 1/16 geometric grid from 1024 up to 2^20) whose tiling runs the sorted-run
+    strategy with (``small``) or without its small-dim variant for ``w`` rows of ``d`` with ``scaling`` and
+    ``padding``, or None (the product refuses it, e.g. no DataCopyPad). Sized from the tiling, so the cases
+    follow the planner's thresholds and stay as small as they can."""
+    n = 1024
+    while n <= 1 << 20:
+        t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, padding, scaling)
+        if t.sorted_run and t.sort.small_dim == small:
+            return n
+        n += n // 16
+    return None
+
+
+def _small_dim_sorted_cases(mk: _Maker, g: DType, i: DType, det: bool, quick: bool) -> Iterator[Case]:
+    """The small-dim variant with scaling, a padding row and invalid indices (the indices spread 2 past both
+    ends), buckets split between cores (a few rows per core), at the smallest N that takes it; on products
+    with the variant, in atomic mode, also the (row, position) pairs path without scaling."""
+    for w, d in SMALL_DIM_SORTED_SHAPES[:1] if quick else SMALL_DIM_SORTED_SHAPES:
+        n = sorted_variant_n(mk, g, i, det, w, d, 17, True, True)
+        if n is None:
+            continue
+        p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=True)
+        name = f"sorted-run small-dim variant, {w} rows, D {d}"
+        yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
+    w, d = PAIRS_SORTED_SHAPE
+    if not det and mk.product.data_copy_pad and g.itemsize == 4:
+        n = sorted_variant_n(mk, g, i, det, w, d, 17, False, False)
+        if n is not None:
+            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17)
+            name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
+            yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
 
 
 def _limit_env(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> dict[str, object]:

@@ -272,7 +272,10 @@ TILING_FIELDS: tuple[TilingField, ...] = (
         "useSorted ? sortPlan.stage : 0",
     ),
     TilingField(
-        "sortPairChunk", "int64_t", "sorted strategy: pairs read into UB at once", "useSorted ? SORT_PAIR_CHUNK : 0"
+        "sortPairChunk",
+        "int64_t",
+        "sorted strategy: sorted entries (pairs or small-dim records) read into UB at once",
+        "useSorted ? sortPlan.pairChunk : 0",
     ),
     TilingField(
         "sortDChunk", "int64_t", "sorted strategy: elements of a row summed per pass", "useSorted ? sortPlan.dChunk : 0"
@@ -301,6 +304,12 @@ TILING_FIELDS: tuple[TilingField, ...] = (
         "int64_t",
         "sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs",
         "useSorted ? sortPlan.pairsOffset : 0",
+    ),
+    TilingField(
+        "sortSmallDim",
+        "int64_t",
+        "sorted strategy: 1 for the small-dim variant (records of the row key and its D fp32 values, no gather)",
+        "useSorted ? sortPlan.smallDim : 0",
     ),
 )
 
@@ -502,6 +511,10 @@ class SortPlan:
     pair_align: int = 1
     #: whether the barriers are the software SyncAll on the counters output (no hardware SyncAll)
     soft_sync: bool = False
+    #: the small-dim variant: phase 2 writes records (row key, D fp32 values) instead of (row, position) pairs
+    small_dim: bool = False
+    #: why the small-dim variant is or is not taken (the byte model's numbers)
+    small_dim_reason: str = ""
 
     @property
     def feasible(self) -> bool:
@@ -544,6 +557,7 @@ def sort_plan(
     grad_bytes: int,
     scale: bool,
     det: bool = False,
+    small_dim_refusal: str = "",
 ) -> SortPlan:
     """Sizes of the sorted-run strategy (see the kernel template) for ``n`` indices into ``w`` rows of ``d``.
 
@@ -557,6 +571,16 @@ def sort_plan(
     ``min(AlignUp(d, align), 2048)`` and halves (whole ``align``-element blocks; ``align`` 8, or 32 bytes of
     grad without DataCopyPad) until the staging slots hold at least :data:`SORT_STAGE_MIN` pairs. Cores: one
     per ``min_bytes`` of grad, up to the product's.
+
+    Small-dim variant (``small_dim``): when a row fits one D-chunk and, per sorted entry, records cost fewer GM
+    bytes than pairs -- records ``d * grad_bytes + 4 * (d + 1) * r``, pairs ``8 * r + max(d * grad_bytes,``
+    :data:`SMALL_DIM_BYTES` ``)`` with ``r`` = 2 (3 with scaling) passes over the sorted entries, a gathered row
+    counted as at least one efficient DMA -- phase 2 reads the grad rows of its index range contiguously
+    (``tile_rows`` packed rows per DataCopyPad, plus their fp32 cast for 16-bit grads) and stages records of
+    ``d + 1`` 4-byte words (the int32 row key, then the row's fp32 values); phase 3 reads them contiguously
+    (``pair_chunk = 2 * SORT_PAIR_CHUNK // (d + 1)`` records at a time) and never gathers. Needs DataCopyPad
+    (``small_dim_reason`` says why not) and staging slots of at least :data:`SORT_STAGE_MIN` records; a
+    non-empty ``small_dim_refusal`` refuses it with that reason (the tiling's fallback to pairs).
 
     Without DataCopyPad every (core, bucket) segment of the sorted pairs is rounded up to whole 32-byte blocks
     (:data:`PAIRS_PER_BLOCK` pairs) with padding pairs, so the pair array holds up to ``n + cores x buckets x
@@ -608,26 +632,64 @@ def sort_plan(
                 reason=f"UB too small for {_ceil_div(w, 1)} rows in staging slots of {SORT_STAGE_MIN} pairs"
             )
         d_chunk = _align(d_chunk // 2, chunk_align)
+    small, small_reason = False, ""
+    rec_words = d + 1
+    if not product.data_copy_pad:
+        small_reason = (
+            f"{product.name} has no DataCopyPad and a record of a row key and {d} fp32 values ({4 * rec_words} "
+            "bytes) is not whole 32-byte blocks"
+        )
+    elif d_chunk < d:
+        small_reason = f"a row takes {_ceil_div(d, d_chunk)} D-chunk passes"
+    elif small_dim_refusal:
+        small_reason = small_dim_refusal
+    else:
+        reads = 2 + (1 if scale else 0)  # written once, read by the sums (and by the run counts with scaling)
+        pair_cost = 8 * reads + max(d * grad_bytes, SMALL_DIM_BYTES)
+        rec_cost = d * grad_bytes + 4 * rec_words * reads
+        rec_stage = work // (buckets * 4 * rec_words) // 8 * 8  # each slot starts on a 32-byte block
+        rec_arrays = arrays - (stride * FP32_BYTES if grad_bytes != FP32_BYTES else 0)
+        per_row = d * grad_bytes + (d * FP32_BYTES if grad_bytes != FP32_BYTES else 0)
+        spare = budget - work - rec_arrays - 2 * BLOCK_BYTES
+        rec_tile = min(MAX_BLOCK_COUNT, spare // per_row) if spare > 0 else 0
+        model = (
+            f"per entry {rec_cost} GM bytes as records (grad read contiguously, a {4 * rec_words}-byte record "
+            f"written and read{' twice' if scale else ''}) vs {pair_cost} as pairs (a gathered row counted as at "
+            f"least {SMALL_DIM_BYTES} bytes, one DMA's efficient size)"
+        )
+        if rec_cost >= pair_cost:
+            small_reason = model
+        elif rec_stage < SORT_STAGE_MIN or rec_tile < 1 or rec_words > 2 * SORT_PAIR_CHUNK:
+            small_reason = f"UB too small for staging slots of {SORT_STAGE_MIN} records of {4 * rec_words} bytes"
+        else:
+            small, small_reason = True, model
+            stage, tile_rows, arrays = rec_stage, rec_tile, rec_arrays
+    rec_bytes = 4 * rec_words if small else 8
+    pair_chunk = 2 * SORT_PAIR_CHUNK // rec_words if small else SORT_PAIR_CHUNK
     matrix_stride = _align(buckets, ACC_ALIGN)
     matrix_bytes = cores * matrix_stride * 4
     pairs_offset = _align(matrix_bytes, CACHE_LINE_BYTES)
-    pairs_end = pairs_offset + 8 * (n + cores * buckets * (pair_align - 1))
+    pairs_end = pairs_offset + rec_bytes * (n + cores * buckets * (pair_align - 1))
     partials_offset = _align(pairs_end, CACHE_LINE_BYTES)
     partials_bytes = 2 * cores * bucket_rows * d * FP32_BYTES
+    tile_ub = tile_rows * pitch
+    if small:  # packed grad rows and their fp32 cast (16-bit grads)
+        tile_ub = _align(tile_rows * d * grad_bytes, BLOCK_BYTES)
+        tile_ub += _align(tile_rows * d * FP32_BYTES, BLOCK_BYTES) if grad_bytes != FP32_BYTES else 0
     ub = (
         INDEX_UB_BYTES
         + SORT_PAIR_CHUNK * 8
-        + max(buckets * stage * 8, bucket_rows * stride * FP32_BYTES)
+        + max(buckets * stage * rec_bytes, bucket_rows * stride * FP32_BYTES)
         + arrays
         + sync_ub
-        + tile_rows * pitch
+        + tile_ub
     )
     return SortPlan(
         cores=cores,
         buckets=buckets,
         bucket_rows=bucket_rows,
         stage=stage,
-        pair_chunk=SORT_PAIR_CHUNK,
+        pair_chunk=pair_chunk,
         d_chunk=d_chunk,
         tile_rows=tile_rows,
         matrix_stride=matrix_stride,
@@ -638,6 +700,8 @@ def sort_plan(
         ub_bytes=ub,
         pair_align=pair_align,
         soft_sync=not product.hw_sync_all,
+        small_dim=small,
+        small_dim_reason=small_reason,
     )
 
 
@@ -662,7 +726,10 @@ def sorted_bytes(
     pairs = n + plan.cores * plan.buckets * (plan.pair_align - 1)
     total = 2 * n * index_bytes + n * d * grad_bytes + w * d * FP32_BYTES
     total += plan.cores * plan.matrix_stride * 4 * (1 + plan.cores)
-    total += 8 * pairs * (1 + passes + (1 if scale else 0))
+    if plan.small_dim:  # records of 4 x (d + 1) bytes, one pass
+        total += 4 * (d + 1) * pairs * (2 + (1 if scale else 0))
+    else:
+        total += 8 * pairs * (1 + passes + (1 if scale else 0))
     if plan.soft_sync:  # two barriers (three in deterministic mode): each writes its counter, reads every core's
         total += (3 if det else 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES
     if not det:  # at most 2 partial parts per core boundary, each added atomically, and their zero fills
@@ -797,6 +864,7 @@ class TilingDecision:
             "sortMatrixOffset": self.sort.matrix_offset if self.sorted_run else 0,
             "sortPartialsOffset": self.sort.partials_offset if self.sorted_run else 0,
             "sortPairsOffset": self.sort.pairs_offset if self.sorted_run else 0,
+            "sortSmallDim": int(self.sort.small_dim) if self.sorted_run else 0,
         }
 
 
@@ -917,6 +985,31 @@ def tiling_decision(
         acc_in_ws,
         ub_acc,
     )
+    if plan.small_dim and not (sort_fills_staging(plan, n) and est_sorted < est_other):
+        # records cost more GM bytes than pairs: the sorted strategy keeps (row, position) pairs where they
+        # still beat the other strategy
+        refusal = (
+            f"the sorted-run strategy with records would move {est_sorted} GM bytes"
+            + (
+                f", not fewer than the {'deterministic' if deterministic else 'atomic'} strategy's {est_other}"
+                if est_sorted >= est_other
+                else f" but {n} indices do not fill its staging slots"
+            )
+            + "; (row, position) pairs kept"
+        )
+        plan = sort_plan(
+            product,
+            spec.tiling.ub_reserved_bytes,
+            min_bytes,
+            n,
+            num_weights,
+            d,
+            grad_bytes,
+            scale,
+            deterministic,
+            refusal,
+        )
+        est_sorted = sorted_bytes(plan, n, num_weights, d, grad_bytes, index_dtype.itemsize, scale, deterministic)
     use_sorted = plan.feasible and sort_fills_staging(plan, n) and est_sorted < est_other
     strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
@@ -1054,13 +1147,24 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
     if not t.sorted_run:
         return [head]
     stride = _align(sp.d_chunk, ACC_ALIGN)
+    entries = f"records of {t.embedding_dim + 1} int32 words" if sp.small_dim else "(row, position) pairs"
+    per_entry = "record" if sp.small_dim else "grad row"
+    variant = (
+        f"    small-dim variant: {sp.small_dim_reason}; phase 2 reads up to {sp.tile_rows} grad rows per copy "
+        f"and stages records (row key, {t.embedding_dim} fp32 values); phase 3 reads them contiguously, no gather"
+        if sp.small_dim
+        else f"    small-dim variant not used: {sp.small_dim_reason}"
+    )
     return [
         head,
         f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim} of {core_num}:",
+        variant,
         f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 stages "
-        f"(row, position) pairs in slots of {sp.stage} pairs and flushes them into the bucket's region",
+        f"{entries} in slots of {sp.stage} {'records' if sp.small_dim else 'pairs'} and flushes them into the "
+        "bucket's region",
         f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
-        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, pairs at {sp.pairs_offset})",
+        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, {'records' if sp.small_dim else 'pairs'} at "
+        f"{sp.pairs_offset})",
         "    barriers: "
         + (
             f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "
@@ -1079,17 +1183,21 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
             )
         ),
         f"    sums: D in chunks of {sp.d_chunk} elements; fp32 bucket accumulator {sp.bucket_rows} x {stride}; "
-        f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB used "
-        f"{sp.ub_bytes} bytes",
+        + (
+            f"records read {sp.pair_chunk} at a time; UB used {sp.ub_bytes} bytes"
+            if sp.small_dim
+            else f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB "
+            f"used {sp.ub_bytes} bytes"
+        ),
         "    cores: "
         + (
             "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output rows, "
-            "then one grad row per entry); a bucket crossing a core boundary is summed by each of its cores into an "
-            f"fp32 partial slot of the workspace (at {sp.partials_offset}) and, after a SyncAll, added by its first "
+            f"then one {per_entry} per entry); a bucket crossing a core boundary is summed by each of its cores into "
+            f"an fp32 partial slot of the workspace (at {sp.partials_offset}) and, after a SyncAll, added by its first "
             "core in core order: no GM atomics"
             if t.deterministic
             else "each core takes a contiguous range of the sorted entries, split by GM bytes (a bucket's output "
-            "rows, then one grad row per entry); a bucket crossing a core boundary is "
+            f"rows, then one {per_entry} per entry); a bucket crossing a core boundary is "
             "zero-filled first and added atomically by each of its cores (only there)"
         ),
     ]
@@ -1367,6 +1475,8 @@ class TilingSourceView(KindView):
     sort_d_chunk_max: int
     sort_pair_chunk: int
     sort_stage_min: int
+    #: a gathered grad row counts as at least this many bytes in the small-dim variant's byte model
+    small_dim_bytes: int
     #: buffers of the grad tile queue (double buffering)
     tile_buffers: int
     #: NpuArchs with DataCopyPad; pairs per 32-byte block; DataCopyParams' largest block field; the cores the

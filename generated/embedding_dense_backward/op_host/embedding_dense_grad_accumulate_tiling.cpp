@@ -255,6 +255,8 @@ struct SortPlan {
   int64_t workspaceBytes = 0;
   int64_t pairAlign = 1;  // pairs per (core, bucket) segment rounded up to (whole 32-byte blocks without DataCopyPad)
   bool softSync = false;  // the barriers are the software SyncAll on the counters output
+  int64_t pairChunk = 0;  // sorted entries read into UB at once
+  int64_t smallDim = 0;   // 1: records (row key, D fp32 values) instead of (row, position) pairs
 };
 
 constexpr int64_t SORT_PAIR_CHUNK = 1024;     // (row, position) pairs read at once
@@ -267,6 +269,7 @@ constexpr int64_t COST_LIMIT = int64_t{1} << 61;  // largest grad or out bytes o
 constexpr int64_t PAIRS_PER_BLOCK = 4;            // (row, position) int32 pairs per 32-byte block
 constexpr int64_t MAX_BLOCK_FIELD = 65535;        // DataCopyParams blockLen/srcStride/dstStride (uint16_t)
 constexpr int64_t SYNC_CORES_MAX = 64;            // cores the software SyncAll's counters output holds
+constexpr int64_t SMALL_DIM_BYTES = 512;          // a gathered row costs at least one efficient DMA
 
 int64_t AlignTo(int64_t value, int64_t align) {
   return CeilDiv(value, align) * align;
@@ -277,7 +280,7 @@ int64_t AlignTo(int64_t value, int64_t align) {
 // without hardware SyncAll (hwSync false) the barriers are the software SyncAll on the counters output.
 // Deterministic mode adds 2 x cores fp32 partial slots of bucketRows x rowLength after the pairs.
 SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
-                    int64_t rowLength, int64_t rowsBytes, bool scaling, bool deterministic) {
+                    int64_t rowLength, int64_t rowsBytes, bool scaling, bool deterministic, bool smallAllowed) {
   SortPlan plan;
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
@@ -324,9 +327,31 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
         plan.stage = stage;
         plan.dChunk = dChunk;
         plan.tileRows = tileRows;
+        plan.pairChunk = SORT_PAIR_CHUNK;
+        // Small-dim variant (codegen sort_plan): records of the row key and its fp32 values when a row is one
+        // D-chunk and they cost fewer GM bytes per entry than pairs (a gathered row counted as at least
+        // SMALL_DIM_BYTES); needs DataCopyPad.
+        const int64_t recWords = rowLength + 1;
+        if (hasPad && dChunk >= rowLength && smallAllowed) {
+          const int64_t reads = scaling ? 3 : 2;
+          const int64_t pairCost = 8 * reads + std::max<int64_t>(rowLength * rowsBytes, SMALL_DIM_BYTES);
+          const int64_t recCost = rowLength * rowsBytes + 4 * recWords * reads;
+          const int64_t recStage = work / (buckets * 4 * recWords) / 8 * 8;  // slots start on 32-byte blocks
+          const int64_t recArrays = arrays - (rowsBytes != FP32_BYTES ? stride * FP32_BYTES : 0);
+          const int64_t perRow = rowLength * rowsBytes + (rowsBytes != FP32_BYTES ? rowLength * FP32_BYTES : 0);
+          const int64_t spare = budget - work - recArrays - 2 * BLOCK_BYTES;
+          const int64_t recTile = spare > 0 ? std::min(MAX_BLOCK_COUNT, spare / perRow) : 0;
+          if (recCost < pairCost && recStage >= SORT_STAGE_MIN && recTile >= 1 && recWords <= 2 * SORT_PAIR_CHUNK) {
+            plan.smallDim = 1;
+            plan.stage = recStage;
+            plan.tileRows = recTile;
+            plan.pairChunk = 2 * SORT_PAIR_CHUNK / recWords;
+          }
+        }
+        const int64_t recBytes = plan.smallDim != 0 ? 4 * recWords : 8;
         plan.matrixStride = AlignTo(buckets, ACC_ALIGN);
         plan.pairsOffset = AlignTo(plan.cores * plan.matrixStride * 4, CACHE_LINE_BYTES);
-        const int64_t pairsEnd = plan.pairsOffset + 8 * (numIndices + cores * buckets * (pairAlign - 1));
+        const int64_t pairsEnd = plan.pairsOffset + recBytes * (numIndices + cores * buckets * (pairAlign - 1));
         if (deterministic) {
           plan.partialsOffset = AlignTo(pairsEnd, CACHE_LINE_BYTES);
           plan.workspaceBytes = plan.partialsOffset + 2 * cores * bucketRows * rowLength * FP32_BYTES;
@@ -355,7 +380,11 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
   const int64_t pairs = n + plan.cores * plan.buckets * (plan.pairAlign - 1);
   int64_t total = 2 * n * indexBytes + n * d * rowsBytes + w * d * FP32_BYTES;
   total += plan.cores * plan.matrixStride * 4 * (1 + plan.cores);
-  total += 8 * pairs * (1 + passes + (scaling ? 1 : 0));
+  if (plan.smallDim != 0) {  // records of 4 x (d + 1) bytes, one pass
+    total += 4 * (d + 1) * pairs * (2 + (scaling ? 1 : 0));
+  } else {
+    total += 8 * pairs * (1 + passes + (scaling ? 1 : 0));
+  }
   if (plan.softSync) {  // two software barriers (three in deterministic mode): each writes its counter, reads all
     total += (deterministic ? 3 : 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES;
   }
@@ -532,17 +561,25 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   }
 
   // The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
-  const SortPlan sortPlan = PlanSorted(HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())),
-                                       hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows, rowLength,
-                                       rowsBytes, countScaling != 0, deterministic);
+  const bool hasPad = HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
+  SortPlan sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows,
+                                 rowLength, rowsBytes, countScaling != 0, deterministic, true);
   const int64_t indexBytes = IndexBytes(indexKey);
+  const int64_t otherBytes =
+      OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
+                 rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0, ubAccumulate != 0);
   // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
   // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
-  const bool useSorted =
-      sortPlan.cores > 0 && numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage &&
-      SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic) <
-          OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
-                     rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0, ubAccumulate != 0);
+  const auto sortedWins = [&](const SortPlan &plan) {
+    return plan.cores > 0 && numIndices >= plan.cores * plan.buckets * plan.stage &&
+           SortedBytes(plan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic) <
+               otherBytes;
+  };
+  if (sortPlan.smallDim != 0 && !sortedWins(sortPlan)) {  // records lose: (row, position) pairs where they win
+    sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows, rowLength,
+                          rowsBytes, countScaling != 0, deterministic, false);
+  }
+  const bool useSorted = sortedWins(sortPlan);
 
   EmbeddingDenseGradAccumulateTilingData tiling;
   tiling.set_numRows(numRows);
@@ -573,13 +610,14 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   tiling.set_sortBuckets(useSorted ? sortPlan.buckets : 0);
   tiling.set_sortBucketRows(useSorted ? sortPlan.bucketRows : 0);
   tiling.set_sortStage(useSorted ? sortPlan.stage : 0);
-  tiling.set_sortPairChunk(useSorted ? SORT_PAIR_CHUNK : 0);
+  tiling.set_sortPairChunk(useSorted ? sortPlan.pairChunk : 0);
   tiling.set_sortDChunk(useSorted ? sortPlan.dChunk : 0);
   tiling.set_sortTileRows(useSorted ? sortPlan.tileRows : 0);
   tiling.set_sortMatrixStride(useSorted ? sortPlan.matrixStride : 0);
   tiling.set_sortMatrixOffset(0);
   tiling.set_sortPartialsOffset(useSorted ? sortPlan.partialsOffset : 0);
   tiling.set_sortPairsOffset(useSorted ? sortPlan.pairsOffset : 0);
+  tiling.set_sortSmallDim(useSorted ? sortPlan.smallDim : 0);
 
   const int64_t strategy =
       (useSorted ? STRATEGY_SORTED : 0) + (deterministic ? STRATEGY_DETERMINISTIC : STRATEGY_ATOMIC);

@@ -45,9 +45,10 @@ TILING_DATA_FIELD_DEF(
     int64_t, sortBuckets);  // sorted strategy: row buckets (the sort's key is the bucket; a bucket is summed in UB)
 TILING_DATA_FIELD_DEF(int64_t, sortBucketRows);  // sorted strategy: output rows per bucket
 TILING_DATA_FIELD_DEF(int64_t, sortStage);       // sorted strategy: (row, position) pairs per bucket staging slot in UB
-TILING_DATA_FIELD_DEF(int64_t, sortPairChunk);   // sorted strategy: pairs read into UB at once
-TILING_DATA_FIELD_DEF(int64_t, sortDChunk);      // sorted strategy: elements of a row summed per pass
-TILING_DATA_FIELD_DEF(int64_t, sortTileRows);    // sorted strategy: grad rows gathered by one DataCopyPad at most
+TILING_DATA_FIELD_DEF(
+    int64_t, sortPairChunk);  // sorted strategy: sorted entries (pairs or small-dim records) read into UB at once
+TILING_DATA_FIELD_DEF(int64_t, sortDChunk);    // sorted strategy: elements of a row summed per pass
+TILING_DATA_FIELD_DEF(int64_t, sortTileRows);  // sorted strategy: grad rows gathered by one DataCopyPad at most
 TILING_DATA_FIELD_DEF(int64_t,
                       sortMatrixStride);  // sorted strategy: int32 slots per row of the [cores, buckets] count matrix
 TILING_DATA_FIELD_DEF(int64_t, sortMatrixOffset);    // sorted strategy: workspace byte offset of the count matrix
@@ -55,6 +56,8 @@ TILING_DATA_FIELD_DEF(int64_t, sortPartialsOffset);  // sorted strategy, determi
                                                      // the fp32 parts of buckets split between cores
 TILING_DATA_FIELD_DEF(
     int64_t, sortPairsOffset);  // sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs
+TILING_DATA_FIELD_DEF(int64_t, sortSmallDim);  // sorted strategy: 1 for the small-dim variant (records of the row key
+                                               // and its D fp32 values, no gather)
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EmbeddingDenseGradAccumulate, EmbeddingDenseGradAccumulateTilingData)

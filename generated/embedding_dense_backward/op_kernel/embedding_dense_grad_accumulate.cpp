@@ -819,6 +819,12 @@ class KernelEmbeddingDenseGradAccumulate {
 //     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
 //     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
 //     of the whole bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
+//   Small-dim variant (sortSmallDim, DataCopyPad products; the tiling takes it when a row is one D-chunk and
+//     records cost fewer GM bytes per entry than pairs with a gathered row counted as one efficient DMA): phase 2
+//     also reads the grad rows of its index range contiguously (sortTileRows packed rows per DataCopyPad, cast
+//     to fp32 for 16-bit grads) and stages records of D + 1 int32 words -- the row key, then the row's fp32
+//     values -- instead of pairs; phase 3 reads each bucket part's records contiguously and adds the values
+//     into the accumulator row of the key, in record order (the stable sort order): no gather by position.
 #if __NPU_ARCH__ == 1001
 constexpr int64_t PAIR_ALIGN = 4;  // pairs per 32-byte block: segments of whole blocks
 #else
@@ -850,6 +856,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     dChunk_ = tiling.sortDChunk;
     tileRows_ = tiling.sortTileRows;
     matrixStride_ = tiling.sortMatrixStride;
+    smallDim_ = tiling.sortSmallDim != 0;
+    recWords_ = smallDim_ ? rowLength_ + 1 : 2;
     deterministic_ = deterministic;
     blockIdx_ = GetBlockIdx();
     indexStart_ = numIndices_ * blockIdx_ / cores_;
@@ -859,27 +867,34 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     indexGm_.SetGlobalBuffer((__gm__ TStore *)index, numIndices_);
     outGm_.SetGlobalBuffer((__gm__ float *)out, numRows_ * rowLength_);
     matrixGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortMatrixOffset), cores_ * matrixStride_);
-    // the sorted pairs, with up to PAIR_ALIGN - 1 padding pairs per (core, bucket) segment
+    // the sorted pairs (small-dim: records), with up to PAIR_ALIGN - 1 padding pairs per (core, bucket) segment
     pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset),
-                             2 * (numIndices_ + cores_ * buckets_ * (PAIR_ALIGN - 1)));
+                             recWords_ * (numIndices_ + cores_ * buckets_ * (PAIR_ALIGN - 1)));
     if (deterministic) {
       partialsGm_.SetGlobalBuffer((__gm__ float *)(userWorkspace + tiling.sortPartialsOffset),
                                   2 * cores_ * bucketRows_ * rowLength_);
     }
     const int64_t dChunkStride = AlignUp(dChunk_, FP32_BLOCK);
     const int64_t rowPitch = AlignUp(dChunk_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES);
-    const int64_t stageBytes = buckets_ * stage_ * 2 * static_cast<int64_t>(sizeof(int32_t));
+    const int64_t stageBytes = buckets_ * stage_ * recWords_ * static_cast<int64_t>(sizeof(int32_t));
     const int64_t accBytes = bucketRows_ * dChunkStride * static_cast<int64_t>(sizeof(float));
     const int64_t arrayBytes = AlignUp((buckets_ + 1) * static_cast<int64_t>(sizeof(int32_t)), BLOCK_BYTES);
     pipe_.InitBuffer(indexBuf_, static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
     pipe_.InitBuffer(countBuf_, static_cast<uint32_t>(arrayBytes));
     pipe_.InitBuffer(startBuf_, static_cast<uint32_t>(arrayBytes));
     pipe_.InitBuffer(cursorBuf_, static_cast<uint32_t>(arrayBytes));
-    pipe_.InitBuffer(pairBuf_, static_cast<uint32_t>(pairChunk_ * 2 * static_cast<int64_t>(sizeof(int32_t))));
+    pipe_.InitBuffer(pairBuf_, static_cast<uint32_t>(pairChunk_ * recWords_ * static_cast<int64_t>(sizeof(int32_t))));
     pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(stageBytes > accBytes ? stageBytes : accBytes));
-    pipe_.InitBuffer(tileBuf_, static_cast<uint32_t>(tileRows_ * rowPitch));
+    if (smallDim_) {  // tileRows_ packed grad rows (phase 2) and their fp32 cast
+      pipe_.InitBuffer(tileBuf_, static_cast<uint32_t>(AlignUp(
+                                     tileRows_ * rowLength_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES)));
+    } else {
+      pipe_.InitBuffer(tileBuf_, static_cast<uint32_t>(tileRows_ * rowPitch));
+    }
     if constexpr (!IsSameType<TRows, float>::value) {
-      pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(dChunkStride * static_cast<int64_t>(sizeof(float))));
+      const int64_t castFloats = smallDim_ ? tileRows_ * rowLength_ : dChunkStride;
+      pipe_.InitBuffer(castBuf_,
+                       static_cast<uint32_t>(AlignUp(castFloats * static_cast<int64_t>(sizeof(float)), BLOCK_BYTES)));
     }
     if (countScaling_) {
       pipe_.InitBuffer(freqBuf_,
@@ -1021,37 +1036,71 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t at = cursor.GetValue(k);
     const int64_t padded = AlignUp(count, PAIR_ALIGN);
     for (int64_t q = count; q < padded; ++q) {  // padding pairs up to a whole block (no DataCopyPad)
-      const uint32_t slot = static_cast<uint32_t>((b * stage_ + q) * 2);
-      stage.SetValue(slot, PAD_PAIR);
-      stage.SetValue(slot + 1, PAD_PAIR);
+      const int64_t slot = (b * stage_ + q) * recWords_;
+      for (int64_t k = 0; k < recWords_; ++k) {
+        stage.SetValue(static_cast<uint32_t>(slot + k), PAD_PAIR);
+      }
     }
     PipeBarrier<PIPE_ALL>();
-    CopyInts(pairsGm_[2 * at], stage[static_cast<uint32_t>(b * stage_ * 2)], 2 * padded);
+    CopyInts(pairsGm_[recWords_ * at], stage[static_cast<uint32_t>(b * stage_ * recWords_)], recWords_ * padded);
     PipeBarrier<PIPE_ALL>();
     cursor.SetValue(k, static_cast<int32_t>(at + padded));
   }
 
-  // Phase 2b: this core's valid entries as (row, position) pairs into their buckets, in position order.
+  // Small-dim variant, phase 2: grad rows [first, first + count) of GM -> UB packed (one DataCopyPad; the tiling
+  // refuses the variant without DataCopyPad), as fp32
+  // (cast for 16-bit grads); returns the fp32 rows.
+  __aicore__ inline LocalTensor<float> LoadGradRows(int64_t first, int64_t count) {
+    LocalTensor<TRows> tile = tileBuf_.Get<TRows>();
+    PipeBarrier<PIPE_ALL>();
+    CopyGmToUb(tile, rowsGm_[first * rowLength_], count * rowLength_);
+    PipeBarrier<PIPE_ALL>();
+    if constexpr (IsSameType<TRows, float>::value) {
+      return tile;
+    } else {
+      LocalTensor<float> value = castBuf_.Get<float>();
+      Cast(value, tile, RoundMode::CAST_NONE, static_cast<uint32_t>(count * rowLength_));
+      PipeBarrier<PIPE_ALL>();
+      return value;
+    }
+  }
+
+  // Phase 2b: this core's valid entries as (row, position) pairs (small-dim: records of the row key and the
+  // row's fp32 values) into their buckets, in position order.
   __aicore__ inline void Scatter() {
     LocalTensor<int32_t> fill = countBuf_.Get<int32_t>();
     LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
     LocalTensor<int32_t> stage = workBuf_.Get<int32_t>();
+    LocalTensor<float> stageValues = workBuf_.Get<float>();
+    LocalTensor<float> values;
     for (int64_t b = 0; b < buckets_; ++b) {
       fill.SetValue(static_cast<uint32_t>(b), 0);
     }
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
       const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
       LocalTensor<TStore> indexLocal = LoadIndices(base, count);
+      int64_t loadedFrom = 0;
       for (int64_t j = 0; j < count; ++j) {
+        if (smallDim_ && j % tileRows_ == 0) {  // the next tileRows_ grad rows, read contiguously
+          loadedFrom = j;
+          values = LoadGradRows(base + j, (count - j < tileRows_) ? (count - j) : tileRows_);
+        }
         const int64_t row = EntryRow(indexLocal, j);
         if (row < 0) {
           continue;
         }
         const int64_t b = row / bucketRows_;
         const int64_t filled = fill.GetValue(static_cast<uint32_t>(b));
-        const uint32_t slot = static_cast<uint32_t>((b * stage_ + filled) * 2);
-        stage.SetValue(slot, static_cast<int32_t>(row));
-        stage.SetValue(slot + 1, static_cast<int32_t>(base + j));
+        const int64_t slot = (b * stage_ + filled) * recWords_;
+        stage.SetValue(static_cast<uint32_t>(slot), static_cast<int32_t>(row));
+        if (smallDim_) {
+          const int64_t from = (j - loadedFrom) * rowLength_;
+          for (int64_t k = 0; k < rowLength_; ++k) {
+            stageValues.SetValue(static_cast<uint32_t>(slot + 1 + k), values.GetValue(static_cast<uint32_t>(from + k)));
+          }
+        } else {
+          stage.SetValue(static_cast<uint32_t>(slot + 1), static_cast<int32_t>(base + j));
+        }
         if (filled + 1 == stage_) {
           Flush(stage, cursor, b, stage_);
           fill.SetValue(static_cast<uint32_t>(b), 0);
@@ -1074,11 +1123,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   }
 
   // Phase 3 split, balanced by GM bytes: bucket b costs its output rows (rows x D fp32 written), then each of
-  // its entries (a grad row and a pair read); core k starts where the running cost reaches k / cores of the
-  // total, at that entry (a bucket may be split between cores): this core's sorted entries are
+  // its entries (a grad row and a pair read; small-dim: a record read); core k starts where the running cost reaches k
+  // / cores of the total, at that entry (a bucket may be split between cores): this core's sorted entries are
   // [rangeStart_, rangeEnd_). Every core computes the same boundaries from the bucket starts.
   __aicore__ inline void PlanRanges() {
-    rowCost_ = rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
+    rowCost_ = smallDim_ ? recWords_ * static_cast<int64_t>(sizeof(int32_t))
+                         : rowLength_ * static_cast<int64_t>(sizeof(TRows)) + 2 * static_cast<int64_t>(sizeof(int32_t));
     writeRow_ = rowLength_ * static_cast<int64_t>(sizeof(float));
     totalCost_ = total_ * rowCost_ + numRows_ * writeRow_;
     rangeStart_ = Boundary(blockIdx_);
@@ -1204,7 +1254,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t count = (end - base < pairChunk_) ? (end - base) : pairChunk_;
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
     PipeBarrier<PIPE_ALL>();
-    LoadInts(pairs, pairsGm_[2 * base], 2 * count);
+    LoadInts(pairs, pairsGm_[recWords_ * base], recWords_ * count);
     PipeBarrier<PIPE_ALL>();
     return count;
   }
@@ -1233,7 +1283,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     for (int64_t base = start.GetValue(static_cast<uint32_t>(b)); base < bucketEnd;) {
       const int64_t count = LoadPairs(base, bucketEnd);
       for (int64_t j = 0; j < count; ++j) {
-        const int64_t row = pairs.GetValue(static_cast<uint32_t>(2 * j));
+        const int64_t row = pairs.GetValue(static_cast<uint32_t>(recWords_ * j));
         if (row == PAD_PAIR) {
           continue;
         }
@@ -1276,6 +1326,22 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       PipeBarrier<PIPE_ALL>();
       for (int64_t base = partStart; base < partEnd;) {
         const int64_t loaded = LoadPairs(base, partEnd);
+        if (smallDim_) {  // records: the row key, then its values (the whole row: one D-chunk), no gather
+          LocalTensor<float> recordValues = pairBuf_.Get<float>();
+          for (int64_t j = 0; j < loaded; ++j) {
+            const int64_t row = pairs.GetValue(static_cast<uint32_t>(recWords_ * j));
+            if (row == PAD_PAIR) {
+              continue;
+            }
+            const int64_t at = (row - rowBase) * stride;
+            for (int64_t k = 0; k < count; ++k) {
+              const uint32_t e = static_cast<uint32_t>(at + k);
+              acc.SetValue(e, acc.GetValue(e) + recordValues.GetValue(static_cast<uint32_t>(recWords_ * j + 1 + k)));
+            }
+          }
+          base += loaded;
+          continue;
+        }
         for (int64_t j = 0; j < loaded;) {
           // a run of consecutive positions moves with one DataCopyPad (blockCount rows)
           const int64_t pos = pairs.GetValue(static_cast<uint32_t>(2 * j + 1));
@@ -1353,7 +1419,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
     LocalTensor<float> acc = workBuf_.Get<float>();
     LocalTensor<float> part = pairBuf_.Get<float>();
-    const int64_t partFloats = pairChunk_ * 2;
+    const int64_t partFloats = pairChunk_ * recWords_;
     for (int64_t b = 0; b < buckets_; ++b) {
       int64_t partStart = 0;
       int64_t partEnd = 0;
@@ -1454,6 +1520,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   int64_t dChunk_ = 1;
   int64_t tileRows_ = 1;
   int64_t matrixStride_ = 8;
+  bool smallDim_ = false;  // records (row key, D fp32 values) instead of (row, position) pairs
+  int64_t recWords_ = 2;   // int32 words per sorted entry: 2 (pair) or D + 1 (record)
   int64_t blockIdx_ = 0;
   int64_t indexStart_ = 0;
   int64_t indexEnd_ = 0;
