@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
-from project_copy import copy_project
+from project_copy import copy_project, ops_for_a_small_copy
 
 from codegen.generate import generate, render_all
 from codegen.paths import project_paths
@@ -41,7 +41,9 @@ def test_committed_tree_matches_specs() -> None:
 
 
 def test_check_mode_lists_stale_missing_and_extra_files(tmp_path: Path) -> None:
-    catalogue, specs = load_project()
+    """On one op of each family (what check mode reports does not depend on the number of ops)."""
+    catalogue, every = load_project()
+    specs = {op: every[op] for op in ops_for_a_small_copy()}
     generate(specs, catalogue, tmp_path)
     kernel = next(tmp_path.rglob("op_kernel/*.cpp"))
     kernel.write_text(kernel.read_text() + "// hand edit\n")
