@@ -33,6 +33,31 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
+@pytest.fixture(scope="module")
+def _built_cache_seed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache made once per module the way :func:`private_cache` is, then holding ``OP`` built for
+    ``PRODUCT`` (the build cache is content-addressed: entries name no absolute path, so copies stay valid)."""
+    shared = cache_dir()
+    catalogue, specs = load_project()
+    build_op(specs[OP], catalogue.get(PRODUCT))
+    seed = tmp_path_factory.mktemp("built_cache") / "cache"
+    shutil.copytree(shared / "runtime", seed / "runtime")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPGEN_CACHE_DIR", str(seed))
+        build_op(specs[OP], catalogue.get(PRODUCT))
+    return seed
+
+
+@pytest.fixture
+def built_cache(_built_cache_seed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache of its own that already holds ``OP`` built for ``PRODUCT`` (a copy of the module's seed, so
+    the tests that damage an entry do not each compile the op first)."""
+    cache = tmp_path / "cache"
+    shutil.copytree(_built_cache_seed, cache)
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(cache))
+    return cache
+
+
 CALL = f"""
 import numpy as np, codegen
 f = codegen.compile_op({OP!r}, {PRODUCT!r})
@@ -41,10 +66,10 @@ print(f(gradOutput=np.ones(3, np.float32), output=y).tolist())
 """
 
 
-def test_a_truncated_cached_library_is_rebuilt_with_a_warning_naming_it(private_cache: Path) -> None:
+def test_a_truncated_cached_library_is_rebuilt_with_a_warning_naming_it(built_cache: Path) -> None:
     catalogue, specs = load_project()
     built = build_op(specs[OP], catalogue.get(PRODUCT))
-    assert built.library.is_relative_to(private_cache)
+    assert built.library.is_relative_to(built_cache)
     size = built.library.stat().st_size
     with built.library.open("r+b") as handle:
         handle.truncate(size // 3)
@@ -55,7 +80,7 @@ def test_a_truncated_cached_library_is_rebuilt_with_a_warning_naming_it(private_
     assert built.library.stat().st_size == size
 
 
-def test_opgen_build_rebuilds_a_corrupt_entry(private_cache: Path) -> None:
+def test_opgen_build_rebuilds_a_corrupt_entry(built_cache: Path) -> None:
     catalogue, specs = load_project()
     built = build_op(specs[OP], catalogue.get(PRODUCT))
     good = built.library.read_bytes()
@@ -138,7 +163,7 @@ def test_products_share_the_objects_they_compile_the_same_way(
 
 
 def test_an_edited_copy_of_a_tree_recompiles_only_the_edited_unit(
-    private_cache: Path, monkeypatch: pytest.MonkeyPatch, broken_tree: Callable[[str, str, str, str], Path]
+    built_cache: Path, monkeypatch: pytest.MonkeyPatch, broken_tree: Callable[[str, str, str, str], Path]
 ) -> None:
     """Objects do not depend on where the tree lies (``__FILE__`` is mapped to ``<op>/...``): a copy of
     the generated tree with one edited source rebuilds that source and the glue only; an edited header
@@ -158,10 +183,10 @@ def test_an_edited_copy_of_a_tree_recompiles_only_the_edited_unit(
     assert len(seen) == 7
 
 
-def test_a_corrupt_cached_object_is_rebuilt_with_a_warning(private_cache: Path) -> None:
+def test_a_corrupt_cached_object_is_rebuilt_with_a_warning(built_cache: Path) -> None:
     catalogue, specs = load_project()
     build_op(specs[OP], catalogue.get(PRODUCT))
-    objects = sorted((private_cache / "obj").rglob("*.o"))
+    objects = sorted((built_cache / "obj").rglob("*.o"))
     victim = next(o for o in objects if o.name.startswith("op_host_") and "tiling" in o.name)
     good = victim.read_bytes()
     victim.write_bytes(good[: len(good) // 2])
@@ -170,7 +195,7 @@ def test_a_corrupt_cached_object_is_rebuilt_with_a_warning(private_cache: Path) 
     assert victim.read_bytes() == good
 
 
-def test_a_directory_where_a_cache_file_belongs_is_a_build_error_naming_it(private_cache: Path) -> None:
+def test_a_directory_where_a_cache_file_belongs_is_a_build_error_naming_it(built_cache: Path) -> None:
     """A cached library, its hash record or its lock replaced by a directory, or the cache's ``lib`` replaced
     by a file: a BuildError naming the path (one line from the CLI), never a traceback, and opgen deletes
     nothing it did not write."""
@@ -191,14 +216,14 @@ def test_a_directory_where_a_cache_file_belongs_is_a_build_error_naming_it(priva
     with pytest.raises(BuildError, match=f"build cache entry {built.library} cannot be used: {lock} is a directory"):
         build_op(specs[OP], catalogue.get(PRODUCT))
     lock.rmdir()
-    shutil.rmtree(private_cache / "lib")
-    (private_cache / "lib").write_text("not a directory")
+    shutil.rmtree(built_cache / "lib")
+    (built_cache / "lib").write_text("not a directory")
     with pytest.raises(BuildError, match=r"cannot be used: .* is not a directory; remove it"):
         build_op(specs[OP], catalogue.get(PRODUCT))
-    assert (private_cache / "lib").read_text() == "not a directory"
+    assert (built_cache / "lib").read_text() == "not a directory"
 
 
-def test_a_huge_damaged_hash_record_is_rebuilt_without_reading_it_whole(private_cache: Path) -> None:
+def test_a_huge_damaged_hash_record_is_rebuilt_without_reading_it_whole(built_cache: Path) -> None:
     """A ``.sha256`` record grown to gigabytes (a sparse file here) is a corrupt entry: the build reads at most
     a few bytes of it and rebuilds, in a process limited to 1 GiB of address space above its start."""
     catalogue, specs = load_project()

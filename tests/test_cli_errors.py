@@ -4,12 +4,14 @@ and prunes stray op folders and stray files, and survives a malformed manifest."
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from project_copy import copy_project
 
 from codegen.manifest import MANIFEST_NAME
 
@@ -23,19 +25,38 @@ KNOWN_OPS = ", ".join(
 )
 
 
-def opgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def opgen(*args: str, cwd: Path | None = None, root: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``opgen ARGS`` in a subprocess; ``root`` sets OPGEN_ROOT (a project copy to generate from)."""
+    env = None if root is None else {**os.environ, "OPGEN_ROOT": str(root)}
     return subprocess.run(
-        [sys.executable, "-m", "codegen", *args], capture_output=True, text=True, check=False, timeout=600, cwd=cwd
+        [sys.executable, "-m", "codegen", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        cwd=cwd,
+        env=env,
     )
 
 
 @pytest.fixture(scope="module")
-def generated_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One ``opgen generate --out DIR`` of every op into a fresh directory (exit status 0), made once for the
-    module: the tests below each start from a copy of it (files, manifest and all), as they would from their
-    own first ``generate`` into an empty directory, without rendering every op again."""
+def small_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small copy of the project (:func:`project_copy.copy_project`: one op of each family and
+    sigmoid_backward, which the tests below edit): how ``generate`` treats drift, strays and its manifest
+    does not depend on the number of ops, and each ``generate`` below renders only these."""
+    root = tmp_path_factory.mktemp("small_project") / "proj"
+    copy_project(root, ("sigmoid_backward",))
+    return root
+
+
+@pytest.fixture(scope="module")
+def generated_once(tmp_path_factory: pytest.TempPathFactory, small_project: Path) -> Path:
+    """One ``opgen generate --out DIR`` of every op of :func:`small_project` into a fresh directory (exit
+    status 0), made once for the module: the tests below each start from a copy of it (files, manifest and
+    all), as they would from their own first ``generate`` into an empty directory (with OPGEN_ROOT at
+    :func:`small_project`), without rendering every op again."""
     out = tmp_path_factory.mktemp("generated_once") / "gen"
-    proc = opgen("generate", "--out", str(out))
+    proc = opgen("generate", "--out", str(out), root=small_project)
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -176,14 +197,16 @@ def test_generate_rejects_an_output_path_that_is_a_file(tmp_path: Path) -> None:
     assert target.read_text() == "mine"
 
 
-def test_generate_bogus_op_fails_even_when_everything_is_up_to_date(tmp_path: Path, generated_once: Path) -> None:
+def test_generate_bogus_op_fails_even_when_everything_is_up_to_date(
+    tmp_path: Path, generated_once: Path, small_project: Path
+) -> None:
     out = fresh_copy(generated_once, tmp_path)
-    proc = opgen("generate", "no_such_op", "--out", str(out))
+    proc = opgen("generate", "no_such_op", "--out", str(out), root=small_project)
     assert proc.returncode == 2 and proc.stderr.startswith("error: unknown op 'no_such_op'; known: ")
 
 
 def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wrote(
-    tmp_path: Path, generated_once: Path
+    tmp_path: Path, generated_once: Path, small_project: Path
 ) -> None:
     out = fresh_copy(generated_once, tmp_path)
     # A folder of generated files without a manifest record (e.g. a removed op in a fresh clone): ours by
@@ -198,7 +221,7 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
     (out / "sigmoid_backward" / "scratch").mkdir()
     (out / "sigmoid_backward" / "scratch" / "x.txt").write_text("x\n")
 
-    check = opgen("generate", "--out", str(out), "--check")
+    check = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert check.returncode == 1
     assert check.stdout.splitlines() == [
         "not produced by any template: sigmoid_backward/op_kernel/stray.cpp",
@@ -208,10 +231,10 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
     assert check.stderr == (
         "to update: `opgen generate --prune` removes the files and folders no template or spec produces\n"
     )
-    plain = opgen("generate", "--out", str(out))
+    plain = opgen("generate", "--out", str(out), root=small_project)
     assert plain.returncode == 0 and (out / "old_op").is_dir() and (out / "sigmoid_backward/scratch/x.txt").is_file()
     assert "warning: sigmoid_backward/op_kernel/stray.cpp is produced by no template" in plain.stderr
-    pruned = opgen("generate", "--out", str(out), "--prune")
+    pruned = opgen("generate", "--out", str(out), "--prune", root=small_project)
     assert pruned.returncode == 0, pruned.stderr
     assert "pruned" not in pruned.stdout  # none of these files was written by opgen
     assert "kept sigmoid_backward/op_kernel/stray.cpp (not written by opgen;" in pruned.stderr
@@ -227,11 +250,13 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
     assert (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").is_file()
 
 
-def test_generate_check_advises_generate_for_stale_or_missing_files(tmp_path: Path, generated_once: Path) -> None:
+def test_generate_check_advises_generate_for_stale_or_missing_files(
+    tmp_path: Path, generated_once: Path, small_project: Path
+) -> None:
     out = fresh_copy(generated_once, tmp_path)
     (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
     (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").unlink()
-    check = opgen("generate", "--out", str(out), "--check")
+    check = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert check.returncode == 1
     assert check.stdout.splitlines() == [
         "stale: sigmoid_backward/docs/aclnnSigmoidBackward.md",
@@ -239,12 +264,12 @@ def test_generate_check_advises_generate_for_stale_or_missing_files(tmp_path: Pa
     ]
     assert check.stderr == "to update: `opgen generate` rewrites the stale and missing files\n"
     (out / "sigmoid_backward" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
-    both = opgen("generate", "--out", str(out), "--check")
+    both = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert both.stderr == (
         "to update: `opgen generate` rewrites the stale and missing files; "
         "`opgen generate --prune` removes the files and folders no template or spec produces\n"
     )
-    assert opgen("generate", "--out", str(out)).returncode == 0
+    assert opgen("generate", "--out", str(out), root=small_project).returncode == 0
     assert (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
 
 
@@ -268,16 +293,16 @@ def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
     ],
 )
 def test_a_malformed_manifest_is_ignored_with_a_warning(
-    tmp_path: Path, generated_once: Path, text: str, problem: str
+    tmp_path: Path, generated_once: Path, small_project: Path, text: str, problem: str
 ) -> None:
     out = fresh_copy(generated_once, tmp_path)
     (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
     (out / MANIFEST_NAME).write_text(text)
-    proc = opgen("generate", "--out", str(out))
+    proc = opgen("generate", "--out", str(out), root=small_project)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith(f"warning: {out / MANIFEST_NAME}: {problem}")
     assert "; ignoring it and rendering every file\n" in proc.stderr
     # everything was rendered: the hand edit is repaired, and a valid manifest is written again
     assert proc.stdout.splitlines()[0] == "wrote sigmoid_backward/docs/aclnnSigmoidBackward.md"
     assert json.loads((out / MANIFEST_NAME).read_text())["format"] == 1
-    assert opgen("generate", "--out", str(out), "--check").returncode == 0
+    assert opgen("generate", "--out", str(out), "--check", root=small_project).returncode == 0

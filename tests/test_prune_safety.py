@@ -6,14 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from codegen.paths import project_paths
+from project_copy import copy_project
 
 
 def opgen(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -36,15 +34,11 @@ def snapshot(base: Path, names: list[str]) -> dict[str, str]:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> tuple[Path, list[str]]:
-    """A directory holding a copy of the project (specs/, templates/, reference/, runtime/, README) and
+    """A directory holding a small copy of the project (:func:`project_copy.copy_project`: specs/ of one op
+    of each family and the ops the tests name, templates/, reference/, runtime/, README) and
     unrelated projects whose folders look like op folders (docs/, examples/, op_* subfolders)."""
-    src = project_paths()
     ws = tmp_path / "ws"
-    for name in ("specs", "templates", "reference"):
-        shutil.copytree(src.root / name, ws / name)
-    shutil.copytree(src.runtime / "include", ws / "runtime" / "include")
-    shutil.copy(src.clang_format, ws / ".clang-format")
-    shutil.copy(src.root / "README.md", ws / "README.md")
+    copy_project(ws, ("sigmoid_backward", "soft_margin_loss_backward"), readme=True)
     foreign = {
         "website/docs/index.md": "# my site\n",
         "website/examples/demo.py": "print('hi')\n",
@@ -123,16 +117,17 @@ def test_prune_removes_a_removed_ops_files_after_listing_them_with_dry_run(works
 
 
 def test_a_forged_manifest_entry_outside_the_output_directory_is_never_deleted(tmp_path: Path) -> None:
-    src = project_paths()
+    root = tmp_path / "proj"
+    copy_project(root)
     out = tmp_path / "gen"
-    assert opgen(src.root, "generate", "--out", str(out)).returncode == 0
+    assert opgen(root, "generate", "--out", str(out)).returncode == 0
     victim = tmp_path / "precious.txt"
     victim.write_text("keep me\n")
     manifest = json.loads((out / ".opgen-manifest.json").read_text())
     digest = hashlib.sha256(victim.read_bytes()).hexdigest()
     manifest["files"]["../precious.txt"] = {"spec": "gone", "templates": [], "input_hash": "x", "output_hash": digest}
     (out / ".opgen-manifest.json").write_text(json.dumps(manifest))
-    proc = opgen(src.root, "generate", "--out", str(out), "--prune")
+    proc = opgen(root, "generate", "--out", str(out), "--prune")
     assert proc.returncode == 0, proc.stderr
     assert victim.read_text() == "keep me\n"
 
