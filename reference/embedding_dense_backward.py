@@ -148,4 +148,5 @@ def tolerance(
     weighted *= w[:, None]
     sum_abs = _segment_sum(rows, weighted, num)
     terms = np.bincount(rows, minlength=num).astype(np.float64)
-    return FP32_U * (terms[:, None] + 2.0) * sum_abs, 0.0
+    sum_abs *= FP32_U * (terms[:, None] + 2.0)  # (u * (k + 2)) * sum |x_i| w, in place
+    return sum_abs, 0.0
