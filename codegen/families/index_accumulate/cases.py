@@ -1,6 +1,7 @@
 """The case matrix of an index_accumulate op (EmbeddingDenseBackward) on one product, in both strategies.
 
-Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel):
+Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel;
+in deterministic mode the multi-core ones run as determinism cases only, seven core orders each):
 every rows dtype x every index dtype; rows ranks 2-8 and index ranks 1-8; D at 1, 7, 8, 16, the UB chunk
 boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over the cores); all indices
 equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, DETERMINISM_RUNS, Case
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
 from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
@@ -86,10 +87,17 @@ class _Maker:
         return p
 
     def case(self, dtype: str, shape: str, name: str, params: dict[str, Any], deterministic: bool, **kw: Any) -> Case:
+        """A value case; in deterministic mode a ``multicore`` one is its determinism case only: its runs
+        (:data:`codegen.check.cases.DETERMINISM_RUNS`, in-order and reversed among them) are each checked
+        as the value case's in-order and reversed runs are (the first against the reference, the others bit
+        for bit against the first; GM atomics in any of them fail it), so the value case would repeat two of
+        its runs."""
         mode = "deterministic" if deterministic else "atomic"
-        return Case(
-            self.op, self.product.name, dtype, shape, f"{name} [{mode}]", params, deterministic=deterministic, **kw
-        )
+        full = f"{name} [{mode}]"
+        if deterministic and "multicore" in kw.get("tags", ()):
+            full = f"{full} bit-identical over {len(DETERMINISM_RUNS)} core orders"
+            kw["mode"] = "determinism"
+        return Case(self.op, self.product.name, dtype, shape, full, params, deterministic=deterministic, **kw)
 
     def status(self, dtype: str, name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(self.op, self.product.name, dtype, "error", name, params, expect_status=code, mode=mode)
