@@ -78,7 +78,7 @@ def _contributions(
     counts = np.bincount(rows[valid], minlength=int(numWeights)).astype(np.int64)
     pad = _as_int64(paddingIdx)
     keep = valid & (rows != pad) if pad >= 0 else valid
-    g64 = g.reshape(n, d).astype(np.float64)[keep]
+    g64 = np.compress(keep, g.reshape(n, d), axis=0).astype(np.float64)  # the kept rows, converted exactly
     kept = rows[keep]
     weights = 1.0 / counts[kept] if scaleGradByFreq else np.ones(kept.shape)
     return kept, g64, weights, counts
@@ -89,10 +89,12 @@ def _segment_sum(rows: np.ndarray, values: np.ndarray, num_rows: int) -> np.ndar
     out = np.zeros((num_rows, values.shape[1]), dtype=np.float64)
     if rows.size == 0:
         return out
-    order = np.argsort(rows, kind="stable")
+    # the stable order is unique; 16-bit keys (fewer than 2**16 rows) take NumPy's linear-time radix sort
+    keys = rows.astype(np.uint16) if num_rows <= 1 << 16 else rows
+    order = np.argsort(keys, kind="stable")
     sorted_rows = rows[order]
     starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
-    out[sorted_rows[starts]] = np.add.reduceat(values[order], starts, axis=0)
+    out[sorted_rows[starts]] = np.add.reduceat(np.take(values, order, axis=0), starts, axis=0)
     return out
 
 
@@ -142,6 +144,9 @@ def tolerance(
     num = max(int(numWeights), 0)
     if rows.size == 0:
         return np.zeros((num, d), dtype=np.float64), 0.0
-    sum_abs = _segment_sum(rows, np.abs(g) * w[:, None], num)
+    weighted = np.abs(g)
+    weighted *= w[:, None]
+    sum_abs = _segment_sum(rows, weighted, num)
     terms = np.bincount(rows, minlength=num).astype(np.float64)
-    return FP32_U * (terms[:, None] + 2.0) * sum_abs, 0.0
+    sum_abs *= FP32_U * (terms[:, None] + 2.0)  # (u * (k + 2)) * sum |x_i| w, in place
+    return sum_abs, 0.0

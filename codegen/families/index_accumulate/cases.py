@@ -1,14 +1,17 @@
 """The case matrix of an index_accumulate op (EmbeddingDenseBackward) on one product, in both strategies.
 
-Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel):
+Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel;
+in deterministic mode the multi-core ones run as determinism cases only, seven core orders each):
 every rows dtype x every index dtype; rows ranks 2-8 and index ranks 1-8; D at 1, 7, 8, 16, the UB chunk
 boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over the cores); all indices
 equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
 non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
 infinite indices; an output dtype different from the rows dtype; deterministic only: 2 rows x D 8 x 20,003
-indices (index groups; kept by ``quick``); many rows over many cores; the sorted-run strategy's small-dim
-variant (records) and, in atomic mode, its (row, position) pairs path, each at the smallest N the tiling
-takes it; the product limits of the spec at their boundary (the last passing value).
+indices (index groups; kept by ``quick``); many rows over many cores; the sorted-run strategy at the fewest
+indices the tiling takes it with on all of the product's cores (:func:`sorted_run_indices`: 464,000 on
+Ascend910, 499,968 on Ascend910B, 896,000 on Ascend950 for 5000 rows); the sorted-run strategy's small-dim
+variant (records) and, in atomic mode, its (row, position) pairs path, each at the smallest N the tiling takes
+it; the product limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
@@ -21,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, DETERMINISM_RUNS, Case
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
 from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
@@ -85,10 +88,17 @@ class _Maker:
         return p
 
     def case(self, dtype: str, shape: str, name: str, params: dict[str, Any], deterministic: bool, **kw: Any) -> Case:
+        """A value case; in deterministic mode a ``multicore`` one is its determinism case only: its runs
+        (:data:`codegen.check.cases.DETERMINISM_RUNS`, in-order and reversed among them) are each checked
+        as the value case's in-order and reversed runs are (the first against the reference, the others bit
+        for bit against the first; GM atomics in any of them fail it), so the value case would repeat two of
+        its runs."""
         mode = "deterministic" if deterministic else "atomic"
-        return Case(
-            self.op, self.product.name, dtype, shape, f"{name} [{mode}]", params, deterministic=deterministic, **kw
-        )
+        full = f"{name} [{mode}]"
+        if deterministic and "multicore" in kw.get("tags", ()):
+            full = f"{full} bit-identical over {len(DETERMINISM_RUNS)} core orders"
+            kw["mode"] = "determinism"
+        return Case(self.op, self.product.name, dtype, shape, full, params, deterministic=deterministic, **kw)
 
     def status(self, dtype: str, name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(self.op, self.product.name, dtype, "error", name, params, expect_status=code, mode=mode)
@@ -236,20 +246,76 @@ def _value_cases(
             yield mk.case(_dt(g, i64), f"[{n}, 8]", "5000 rows over the cores", p, det)
             p = mk.params(mk.grad((300, 40), g), mk.indices((300,), i64, 3), 3, scaling=True)
             yield mk.case(_dt(g, i64), "[300, 40]", "3 rows, fewer than cores", p, det)
-        # The sorted-run strategy: enough indices that every core fills its bucket staging slots (2^20), padding
-        # and invalid indices, scaling; in atomic mode buckets cross core boundaries (summed by two cores, added
+        # The sorted-run strategy at the fewest indices the tiling takes it with on every core of the product
+        # (each core's index range fills its bucket staging slots: sorted_run_indices): padding and invalid
+        # indices, scaling; in atomic mode buckets cross core boundaries (summed by two cores, added
         # atomically). Without DataCopyPad it needs rows of whole 32-byte blocks (and pads the sorted pairs to
         # whole blocks); without hardware SyncAll it runs the software SyncAll on the counters output.
         if g is grads[0] or not quick:
-            n = 1 << 20
+            w = SORTED_CASE_ROWS
             d = 4 if product.data_copy_pad else 32 // g.itemsize
-            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, 5000), 5000, padding=17, scaling=True)
-            yield mk.case(_dt(g, i64), f"[{n}, {d}]", "sorted-run strategy, 5000 rows", p, det, tags=("multicore",))
+            n = sorted_run_indices(spec, product, (d,), w, g, i64, det, padding=17, scale=True)
+            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, w), w, padding=17, scaling=True)
+            yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"sorted-run strategy, {w} rows", p, det, tags=("multicore",))
         # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
         if g is grads[0] or not quick:
             yield from _small_dim_sorted_cases(mk, g, i64, det, quick)
         # Product limits at their boundary: the largest passing value must work.
         yield from _limit_value_cases(mk, g, idx_all, det)
+
+
+#: Output rows of the sorted-run cases: many row buckets per core (the buckets crossing core boundaries).
+SORTED_CASE_ROWS = 5000
+#: Most indices :func:`sorted_run_indices` tries (the pairs of the sorted strategy are int32).
+SORTED_SEARCH_LIMIT = 1 << 30
+
+
+def sorted_run_indices(
+    spec: OpSpec,
+    product: Product,
+    row_shape: tuple[int, ...],
+    num_rows: int,
+    grad: DType,
+    index: DType,
+    deterministic: bool,
+    padding: int = -1,
+    scale: bool = False,
+) -> int:
+    """The fewest indices N (near-fewest: a bisection of the tiling's choice) at which the tiling of ``spec``
+    on ``product`` takes the sorted-run strategy on all of the product's vector cores, for grad ``[N,
+    *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index`` indices, ``paddingIdx`` ``padding`` and
+    ``scaleGradByFreq`` ``scale``. The tiling takes it once every core's index range fills its bucket staging
+    slots (``N >= cores x buckets x stage``, :func:`codegen.families.index_accumulate.plan.sort_fills_staging`)
+    and its estimated GM bytes are the lower, so the answer follows the product's UB and core count.
+
+    Raises:
+        ValueError: no N up to :data:`SORTED_SEARCH_LIMIT` takes the strategy on every core (e.g. rows that
+            are not whole 32-byte blocks on a product without DataCopyPad).
+    """
+
+    def takes(n: int) -> bool:
+        t = tiling_decision(spec, product, (n, *row_shape), num_rows, grad, index, deterministic, padding, scale)
+        return t.sorted_run and t.sort.cores == product.vector_core_num
+
+    hi = 1 << 16
+    while not takes(hi):
+        if hi >= SORTED_SEARCH_LIMIT:
+            raise ValueError(
+                f"{spec.op} on {product.name}: no grad [N, {', '.join(map(str, row_shape))}] of {grad.name} into "
+                f"{num_rows} rows up to N = {SORTED_SEARCH_LIMIT} takes the sorted-run strategy on all "
+                f"{product.vector_core_num} cores"
+            )
+        hi *= 2
+    lo = hi // 2  # bisection between a size that does not take it (or 0) and one that does
+    if takes(lo):
+        lo = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if takes(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 #: (rows, D) of the small-dim sorted cases: few rows, so few buckets and the fewest indices that fill the

@@ -1,0 +1,100 @@
+"""EmbeddingDenseBackward's "sorted-run strategy" check cases: sized from the tiling, they still run the sorted
+strategy on every product, in both modes, on every core, with what the strategy needs to be exercised.
+
+Each case of ``opgen check``'s matrix (full and ``--quick``) named "sorted-run strategy" is checked against
+the C++ tiling function of the op built for the product (tiling key 2xx atomic / 3xx deterministic, blockDim
+= the product's vector cores), and against its own data: every core's index range (the kernel's
+``N * c / cores`` split) fills at least one bucket staging slot (a full flush, not only the final partial
+ones), the padding row and invalid indices are present, and on products without DataCopyPad the rows are
+whole 32-byte blocks. ``sorted_run_indices`` is also checked to be the threshold: one index fewer and the
+tiling function keeps another strategy or fewer cores.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+
+from codegen.check.cases import Case
+from codegen.check.driver import cases_for
+from codegen.runner import OpCallable, compile_op
+from codegen.specs import load_project
+
+OP = "embedding_dense_backward"
+CATALOGUE, SPECS = load_project()
+SPEC = SPECS[OP]
+PRODUCTS = list(SPEC.products)
+_BUILT: dict[str, OpCallable] = {}
+
+
+def op(product: str) -> OpCallable:
+    """The op built for ``product`` (once per session; the build cache shares it with the other EDB tests)."""
+    if product not in _BUILT:
+        _BUILT[product] = compile_op(OP, product, generated=os.environ.get("OPGEN_TEST_GENERATED"))
+    return _BUILT[product]
+
+
+def sorted_cases(product: str, quick: bool) -> list[Case]:
+    cases = cases_for(SPEC, CATALOGUE.get(product), None, quick)
+    return [c for c in cases if "sorted-run strategy" in c.name and c.mode in (None, "determinism")]
+
+
+def tiling_of(product: str, case: Case, n: int | None = None) -> dict[str, Any]:
+    """The C++ tiling function's result for ``case`` (with ``n`` indices instead of its own when given)."""
+    p = case.params
+    grad, idx = p["grad"], p["indices"]
+    rows = grad.shape[0] if n is None else n
+    gdt, idt = case.dtype.split("/")
+    request = {
+        "inputs": [{"shape": [rows, grad.shape[1]], "dtype": gdt}, {"shape": [rows], "dtype": idt}],
+        "outputs": [{"shape": [p["numWeights"], grad.shape[1]], "dtype": gdt}],
+        "attrs": [p["numWeights"], p["paddingIdx"], p["scaleGradByFreq"]],
+        "deterministic": int(case.deterministic),
+    }
+    assert idx.size == grad.shape[0]
+    result = op(product).run_tiling(request)
+    assert result["status"] == 0, result
+    return result
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_sorted_cases_run_the_sorted_strategy_on_every_core(product: str) -> None:
+    prod = CATALOGUE.get(product)
+    full, quick = sorted_cases(product, False), sorted_cases(product, True)
+    dtypes = [d for d in SPEC.tensor("grad").dtypes if prod.supports(d)]
+    # one case per rows dtype and mode in the full matrix (and the first dtype's two in --quick)
+    assert len(full) == 2 * len({c.dtype for c in full}) and len(full) >= 4, [c.name for c in full]
+    assert {c.deterministic for c in quick} == {False, True} and len(quick) == 2
+    assert sorted({c.dtype.split("/")[0] for c in full}) == sorted(d.name for d in dtypes)
+    for case in full:
+        p = case.params
+        n, d = p["grad"].shape
+        w, pad = p["numWeights"], p["paddingIdx"]
+        result = tiling_of(product, case)
+        key = result["tiling_key"]
+        # atomic mode takes key 2xx where the product has hardware SyncAll; every call is 3xx without it
+        want_key = 3 if case.deterministic or not prod.hw_sync_all else 2
+        assert key // 100 == want_key, (case.name, key)
+        assert result["block_dim"] == prod.vector_core_num, (case.name, result["block_dim"])
+        t = result["tiling"]
+        cores, bucket_rows, stage = int(t["sortCores"]), int(t["sortBucketRows"]), int(t["sortStage"])
+        assert cores == prod.vector_core_num and int(t["sortBuckets"]) > 2 * cores  # buckets cross cores
+        # every core's index range fills some bucket's staging slot (the data itself, the kernel's split)
+        idx = p["indices"].astype(np.int64)
+        valid = (idx >= 0) & (idx < w) & (idx != pad)
+        for c in range(cores):
+            lo, hi = n * c // cores, n * (c + 1) // cores
+            per_bucket = np.bincount(idx[lo:hi][valid[lo:hi]] // bucket_rows, minlength=int(t["sortBuckets"]))
+            assert per_bucket.max() >= stage, (case.name, c, per_bucket.max(), stage)
+        # the padding row and invalid indices (both sides) are among the indices; scaling is on
+        assert np.count_nonzero(idx == pad) > 0 and np.any(idx < 0) and np.any(idx >= w) and p["scaleGradByFreq"]
+        if not prod.data_copy_pad:  # whole 32-byte rows (DataCopy only)
+            assert d * p["grad"].itemsize == 32
+        # the size is the threshold: one index fewer and the tiling keeps another strategy or fewer cores
+        fewer = tiling_of(product, case, n - 1)
+        assert fewer["tiling_key"] // 100 < 2 or fewer["block_dim"] < prod.vector_core_num, (case.name, n)
+    for case in quick:
+        assert any(c.name == case.name and c.dtype == case.dtype for c in full)
