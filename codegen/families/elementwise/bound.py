@@ -400,8 +400,8 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         if literal is not None and float(np.float32(literal)) == literal:
             # a float literal the compiler holds exactly (1.0f, 0.5f, -100.0f): one value, no slack, so a
             # comparison of an exact input with it is decided (self <= 1.0f on an exact 1.0 is true)
-            exact = np.asarray(literal)
-            scalar = (exact, exact)
+            held = np.asarray(literal)
+            scalar = (held, held)
         elif literal is not None:
             scalar = scalar_interval(literal)
         elif ins.scalar.endswith("_") and ins.scalar[:-1] in scalars:
