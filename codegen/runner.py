@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,21 @@ from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
+
+#: one lock per loaded library file (resolved path): the run options a call sets (``ACL_OPT_DETERMINISTIC``,
+#: the core order and seed) are process-wide state of that library, which every callable loading the same
+#: file shares (dlopen returns one handle), so a call holds its library's lock from setting them until its
+#: counters are read; a call on another library runs concurrently
+_LIBRARY_LOCKS: dict[str, threading.Lock] = {}
+_LIBRARY_LOCKS_GUARD = threading.Lock()
+
+
+def _library_lock(library: Path) -> threading.Lock:
+    """The lock of the library file ``library`` (created on first use; see :data:`_LIBRARY_LOCKS`)."""
+    key = str(Path(library).resolve())
+    with _LIBRARY_LOCKS_GUARD:
+        return _LIBRARY_LOCKS.setdefault(key, threading.Lock())
+
 
 _NUMPY_TO_DTYPE: dict[np.dtype[Any], DType] = {}
 
@@ -263,6 +279,8 @@ class OpCallable:
         self.product: Product = built.product
         #: a poisoned workspace reused across calls (see :meth:`_workspace`); None until the first call
         self._spare_workspace: np.ndarray | None = None
+        #: held by a call from setting the library's run options to reading its counters (:func:`_library_lock`)
+        self._lock = _library_lock(built.library)
         self.lib = ctypes.CDLL(str(built.library), mode=ctypes.RTLD_LOCAL)
         lib = self.lib
         lib.aclCreateTensor.restype = ctypes.c_void_p
@@ -511,21 +529,24 @@ class OpCallable:
             outs = {n: outs[n] if n in outs else inferred[n] for n in out_names}
         arrays.update(outs)
         passed = self._refuse_unrepresentable(arrays)
-        self.set_run_options(deterministic, core_order, seed)
-        tensors = {name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in passed.items()}
-        try:
-            status, size, executor = self.phase1(tensors, attrs)
-            if status != AclnnStatus.ACLNN_SUCCESS:
-                raise AclnnError(status, self.recent_error(), 1)
-            workspace = self._workspace(size) if size else None
-            status = self.phase2(workspace, size, executor)
-            stats = self.lib.opgen_rt_last_launch_stats()
-            self.last_stats = json.loads(stats.decode()) if stats else {}
-            if status != AclnnStatus.ACLNN_SUCCESS:
-                self._spare_workspace = None  # a fault may have left bytes anywhere: the next call starts afresh
-                raise AclnnError(status, self.recent_error(), 2)
-        finally:
-            self._destroy(list(tensors.values()))
+        with self._lock:  # the run options are the library's, shared with other threads' callables
+            self.set_run_options(deterministic, core_order, seed)
+            tensors = {
+                name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in passed.items()
+            }
+            try:
+                status, size, executor = self.phase1(tensors, attrs)
+                if status != AclnnStatus.ACLNN_SUCCESS:
+                    raise AclnnError(status, self.recent_error(), 1)
+                workspace = self._workspace(size) if size else None
+                status = self.phase2(workspace, size, executor)
+                stats = self.lib.opgen_rt_last_launch_stats()
+                self.last_stats = json.loads(stats.decode()) if stats else {}
+                if status != AclnnStatus.ACLNN_SUCCESS:
+                    self._spare_workspace = None  # a fault may have left bytes anywhere: the next call starts afresh
+                    raise AclnnError(status, self.recent_error(), 2)
+            finally:
+                self._destroy(list(tensors.values()))
         results = tuple(o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs.values())
         return results[0] if len(results) == 1 else results
 

@@ -53,7 +53,8 @@ def _rule(got: np.ndarray, ref: np.ndarray, atol: np.ndarray, rtol: float) -> np
     with np.errstate(all="ignore"):
         g = got.astype(np.float64)
         rounded = ref.astype(got.dtype).astype(np.float64)
-        within = np.abs(g - ref) <= atol + rtol * np.abs(ref) + _spacing(ref, got.dtype) / 2
+        # an infinite reference is met only by that infinity (same_inf), whatever its infinite bound says
+        within = np.isfinite(ref) & (np.abs(g - ref) <= atol + rtol * np.abs(ref) + _spacing(ref, got.dtype) / 2)
         both_nan = np.isnan(g) & np.isnan(ref)
         same_inf = np.isinf(g) & np.isinf(rounded) & (np.sign(g) == np.sign(ref))
     return within | both_nan | same_inf
@@ -114,6 +115,18 @@ def test_a_subnormal_reference_counts_in_smallest_normal_spacing() -> None:
     assert cmp.ok
     # counted from the reference rounded to the output dtype (a float32 subnormal), at 2**-126 per ULP
     assert cmp.max_ulp_err == pytest.approx(float(np.float32(1e-40)) / 2.0**-126)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("got", [0.0, 1.0, 65504.0, -np.inf], ids=["zero", "one", "max-f16", "minus-inf"])
+def test_an_infinite_reference_accepts_only_that_infinity(dtype: np.dtype, got: float) -> None:
+    # a reference of +inf makes rtol * |ref| infinite; a finite value or -inf written there is still wrong
+    ref = np.array([np.inf, 2.0])
+    out = np.array([got, 2.0], dtype=dtype)
+    cmp = compare(out, ref, 0.0, 2.0**-12)
+    assert not cmp.ok
+    assert cmp.worst_index == (0,)
+    assert compare(np.array([np.inf, 2.0], dtype=dtype), ref, 0.0, 2.0**-12).ok
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)

@@ -150,7 +150,8 @@ def _max_ulp_distance(got: np.ndarray, expected: np.ndarray, special: np.ndarray
 
 def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float) -> Comparison:
     """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` per element (NaN only where ref is NaN;
-    an infinity only where ref, rounded to the output dtype, is the same infinity).
+    an infinity only where ref, rounded to the output dtype, is the same infinity; where ref itself is
+    infinite, only that infinity).
 
     ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type); ``atol`` and
     ``rtol`` broadcast to ``ref``'s shape. The half-ULP term is the unavoidable final rounding to the output
@@ -256,6 +257,11 @@ def _compare_in_slices(
                 inf_ok = np.isinf(g64) & np.isinf(e64) & (np.sign(g64) == np.sign(rr))
                 special = nan_ok | inf_ok
                 ok_mask |= special
+            ref_inf = np.isinf(rr)
+            if ref_inf.any():
+                # an infinite reference makes the bound infinite too (rtol * |ref|): only that same infinity
+                # passes there, never a finite value or the other infinity
+                ok_mask &= ~ref_inf | (g.astype(np.float64) == rr)
             nan_err = np.isnan(err)
             if nan_err.any():
                 err[nan_err] = np.inf
