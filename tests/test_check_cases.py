@@ -136,11 +136,8 @@ def test_the_quick_matrix_alone_catches_a_wrong_former_core_offset(
     results = {c.name: run_case(fn, c, load_reference(spec)) for c in quick if c.expect_status is None}
     failed = sorted(name for name, r in results.items() if not r.passed)
     n = _multicore_length(spec, product, DType.FLOAT)
-    # the case and its determinism rerun over every core order
-    assert failed == [
-        f"several cores, uneven tail [{n}]",
-        f"several cores, uneven tail [{n}] bit-identical over 7 core orders",
-    ]
+    # the case, run as its determinism case (the op is deterministic: in_order and reversed among its runs)
+    assert failed == [f"several cores, uneven tail [{n}] bit-identical over 7 core orders"]
     assert "GM data race" in results[failed[0]].message
 
 
@@ -196,3 +193,43 @@ def test_determinism_and_64_bit_cases_are_in_the_quick_matrix() -> None:
     assert len([c for c in smlb if c.mode == "determinism"]) == 3  # one per dtype: the op is deterministic
     big = [c for c in smlb if c.mode == "tiling_2g"]
     assert len(big) == 3 and all(c.params["shape"][0] >= 2**32 for c in big)
+
+
+def test_a_value_case_with_a_determinism_case_runs_only_as_that_case() -> None:
+    """A determinism case's seven runs include the value case's in_order and reversed runs, so the matrix does
+    not hold the value case as well; every other value case is still there once."""
+    from codegen.check.driver import cases_for
+
+    catalogue, specs = load_project()
+    suffix = " bit-identical over 7 core orders"
+    for op in ("soft_margin_loss_backward", "mse_loss", "embedding_dense_backward", "softmax"):
+        cases = cases_for(specs[op], catalogue.get("Ascend910B"), None, False)
+        names = [(c.dtype, c.name) for c in cases if c.expect_status is None]
+        assert len(names) == len(set(names)), op
+        det = [c for c in cases if c.mode == "determinism"]
+        assert det, op
+        plain = {(c.dtype, c.name) for c in cases if c.mode is None and c.expect_status is None}
+        for c in det:
+            assert c.name.endswith(suffix)
+            assert (c.dtype, c.name.removesuffix(suffix)) not in plain, (op, c.name)
+
+
+def test_the_reduce_epilogue_runs_its_in_domain_several_tiles_mean_and_sum_as_determinism_cases() -> None:
+    """Per dtype, the mean and the sum of the several-tiles-per-core case with inputs in (0, 1) are the
+    determinism cases (finite in the domain, so the combine order shows in the bits); the normal-draw case of
+    the same shape stays a value case."""
+    from codegen.check.driver import cases_for
+
+    catalogue, specs = load_project()
+    spec = specs["binary_cross_entropy"]
+    cases = cases_for(spec, catalogue.get("Ascend910B"), None, False)
+    det = sorted(
+        (c.dtype, c.name.split(" several")[0]) for c in cases if c.mode == "determinism" and "(0, 1)" in c.name
+    )
+    dtypes = sorted({c.dtype for c in cases if c.mode == "determinism"})
+    assert det == sorted(
+        (d, f"reduction={v} ({k}) inputs in (0, 1)") for d in dtypes for v, k in ((1, "mean"), (2, "sum"))
+    )
+    ragged = [c for c in cases if "several tiles per core, ragged tail" in c.name]
+    assert ragged and all(c.mode is None for c in ragged)
+    assert {c.params["reduction"] for c in ragged} == {1, 2}

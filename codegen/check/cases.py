@@ -7,7 +7,6 @@ must return an exact ``aclnnStatus``). Each family contributes its own generator
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -74,22 +73,24 @@ DETERMINISM_RUNS: tuple[tuple[str, int], ...] = (
 )
 
 
-def determinism_cases(spec: OpSpec, cases: list[Case]) -> Iterator[Case]:
-    """The determinism cases of a case matrix: every value case tagged ``multicore`` that runs
-    deterministically (the spec says ``deterministic: true``, or the case requests the deterministic mode),
-    again as a ``determinism`` case that runs under every order of :data:`DETERMINISM_RUNS` and must give
-    bit-identical output (and match the reference). The subset keeps the cost bounded: one multi-core
-    case per dtype or a few per rows dtype, as the family tags them, not the whole matrix."""
-    for c in cases:
-        if (
-            "multicore" in c.tags
-            and c.expect_status is None
-            and c.mode is None
-            and (spec.deterministic or c.deterministic)
-        ):
-            yield replace(
-                c, name=f"{c.name} bit-identical over {len(DETERMINISM_RUNS)} core orders", mode="determinism"
-            )
+def determinism_cases(spec: OpSpec, cases: list[Case]) -> list[Case]:
+    """``cases`` with every value case tagged ``multicore`` that runs deterministically (the spec says
+    ``deterministic: true``, or the case requests the deterministic mode) replaced, in place, by its
+    ``determinism`` case: the same call run under every order of :data:`DETERMINISM_RUNS`, which must give
+    bit-identical output and match the reference. Its first two runs are the value case's ``in_order`` and
+    ``reversed`` runs, checked the same way (the first against the reference, every run for GM atomics), so
+    the value case itself is not run as well. The subset keeps the cost bounded: one multi-core case per
+    dtype or a few per rows dtype, as the family tags them, not the whole matrix. Cases a family already
+    made ``determinism`` cases (``mode`` set) are kept as they are."""
+    return [
+        replace(c, name=f"{c.name} bit-identical over {len(DETERMINISM_RUNS)} core orders", mode="determinism")
+        if "multicore" in c.tags
+        and c.expect_status is None
+        and c.mode is None
+        and (spec.deterministic or c.deterministic)
+        else c
+        for c in cases
+    ]
 
 
 #: Values every free-valued integer attr is run at besides its default: the boundaries of its C type,

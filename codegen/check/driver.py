@@ -380,8 +380,8 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
 def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
     """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
     dtypes = [d for d in compute_dtypes(spec, product) if not dtype_filter or d.name in dtype_filter]
-    cases = registry.family(spec.family).check_cases(spec, product, dtypes, quick)
-    return [*cases, *determinism_cases(spec, cases), *format_cases(spec, cases)]
+    cases = list(registry.family(spec.family).check_cases(spec, product, dtypes, quick))
+    return [*determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 
 def example_selected(spec: OpSpec, dtype_filter: set[str] | None) -> bool:
