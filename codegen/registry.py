@@ -196,11 +196,15 @@ class Family:
         return {spec.outputs[0].name: self.infer_output(spec, arrays, attrs)}
 
     def derived_bound(
-        self, spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray
-    ) -> np.ndarray | None:
-        """The family's per-element error bound of one call, or None when the family derives none."""
+        self, spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray, lazy: bool = False
+    ) -> Any:
+        """The family's per-element error bound of one call (float64 of the output shape), or None when the
+        family derives none. With ``lazy`` the hook may return a :class:`codegen.check.compare.LazyAtol`
+        instead, evaluated only where the comparison asks (a hook without the parameter is called without)."""
         hook = getattr(self.stage("cases"), "derived_bound", None)
-        return None if hook is None else hook(spec, product, params, expected)
+        if hook is None:
+            return None
+        return hook(spec, product, params, expected, lazy=True) if lazy else hook(spec, product, params, expected)
 
 
 #: The package whose subpackages are the families.

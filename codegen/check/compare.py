@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol, runtime_checkable
 
 import ml_dtypes
 import numpy as np
@@ -38,6 +39,28 @@ def _layout(dtype: np.dtype) -> _Layout:
     return _Layout(
         np.dtype(f"uint{bits}"), nmant, 1 - int(info.minexp), sign, sign - 1, (sign - 1) & ~((1 << nmant) - 1)
     )
+
+
+@runtime_checkable
+class LazyAtol(Protocol):
+    """An ``atol`` of :func:`compare` evaluated only at the elements that need it (e.g. a derived bound,
+    :class:`codegen.families.elementwise.bound.ElementBound`): an element whose error is within
+    ``rtol*|ref| + ulp/2`` passes whatever its ``atol >= 0`` is, so :func:`compare` asks for the others only
+    (and for the worst element, whose bound it reports). Every value it returns must be ``>= 0`` or NaN-free
+    infinity: the rule's result is then exactly the one with the whole array."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The output shape the atol covers."""
+        ...
+
+    def at(self, index: np.ndarray) -> np.ndarray:
+        """The atol (float64) at the flat C-order indices ``index`` (int64, any order, repeats allowed)."""
+        ...
+
+    def full(self) -> np.ndarray:
+        """The whole atol, float64 of :attr:`shape`."""
+        ...
 
 
 def _is_float(dtype: np.dtype) -> bool:
@@ -148,21 +171,28 @@ def _max_ulp_distance(got: np.ndarray, expected: np.ndarray, special: np.ndarray
     return max(worst, float(dist.max()))
 
 
-def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float) -> Comparison:
+def compare(
+    got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float | LazyAtol, rtol: np.ndarray | float
+) -> Comparison:
     """Checks ``|got - ref| <= atol + rtol*|ref| + ulp_out(ref)/2`` per element (NaN only where ref is NaN;
     an infinity only where ref, rounded to the output dtype, is the same infinity; where ref itself is
     infinite, only that infinity).
 
     ``ref`` is float64; ``got`` has the output dtype (FLOAT, FLOAT16, BF16 or an integer type); ``atol`` and
-    ``rtol`` broadcast to ``ref``'s shape. The half-ULP term is the unavoidable final rounding to the output
-    dtype (the ULP of the reference rounded to it, read from the bits of that rounding).
+    ``rtol`` broadcast to ``ref``'s shape (``atol`` may be a :class:`LazyAtol` of that shape, asked only where
+    an element's error exceeds ``rtol*|ref| + ulp/2``, with the same result). The half-ULP term is the
+    unavoidable final rounding to the output dtype (the ULP of the reference rounded to it, read from the bits
+    of that rounding).
     """
     if got.shape != ref.shape:
         return Comparison(False, float("inf"), float("inf"), None, f"shape {got.shape} != reference {ref.shape}")
+    if isinstance(atol, LazyAtol) and (got.size == 0 or got.ndim == 0 or not _is_float(got.dtype)):
+        atol = atol.full()
     if got.size == 0:
         return Comparison(True, 0.0, 0.0, None, "empty")
     r = np.asarray(ref, dtype=np.float64)
     if got.ndim == 0:  # one element: compared as a 1-d array, reported at index ()
+        assert not isinstance(atol, LazyAtol)
         one = compare(got.reshape(1), r.reshape(1), np.reshape(atol, -1), np.reshape(rtol, -1))
         return Comparison(
             one.ok,
@@ -218,21 +248,46 @@ def compare(got: np.ndarray, ref: np.ndarray, atol: np.ndarray | float, rtol: np
 CHUNK_ELEMENTS = 1 << 15
 
 
+def _prefetch(lazy: LazyAtol, g_all: np.ndarray, r_all: np.ndarray, lay: _Layout) -> None:
+    """Asks ``lazy``, in one call, for every element :func:`_compare_in_slices` may ask it for: where
+    ``got`` is not the reference rounded to the output dtype bit for bit, or that rounding is not finite.
+    Elsewhere the error is at most half an ULP and the element passes without its atol. (The slices then
+    find their atols kept, instead of each running the bound's program for a few elements.)"""
+    parts: list[np.ndarray] = []
+    with np.errstate(all="ignore"):
+        for start in range(0, g_all.size, CHUNK_ELEMENTS):
+            part = slice(start, min(start + CHUNK_ELEMENTS, g_all.size))
+            expected = r_all[part].astype(g_all.dtype).view(lay.uint)
+            differ = g_all[part].view(lay.uint) != expected
+            differ |= (expected & lay.exponent) == lay.exponent
+            parts.append(np.flatnonzero(differ) + start)
+    wanted = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    if wanted.size:
+        lazy.at(wanted)
+
+
 def _compare_in_slices(
-    got: np.ndarray, r: np.ndarray, atol: np.ndarray | float, rtol: np.ndarray | float
+    got: np.ndarray, r: np.ndarray, atol: np.ndarray | float | LazyAtol, rtol: np.ndarray | float
 ) -> Comparison:
     """:func:`compare` of a floating ``got`` (``atol`` and ``rtol`` broadcast to ``r.shape``; ValueError
     otherwise), slice by slice of :data:`CHUNK_ELEMENTS` elements in C order (one slice for a small output).
     Every quantity of the rule is per element; the slices' results combine exactly: the largest error and
     ULP distance are the largest of the slices', the worst element is the first (in C order) with the largest error, as
     ``np.argmax`` picks it, and the failing count and the first failing element are the sums and the first of
-    the slices'. So the result equals the whole-array evaluation's bit for bit."""
+    the slices'. So the result equals the whole-array evaluation's bit for bit.
+
+    A :class:`LazyAtol` is asked only for the elements whose error exceeds ``rtol*|ref| + ulp/2`` (the others
+    pass with any ``atol >= 0``: the additions are rounded monotonically) and for the worst element; there the
+    bound is ``(rtol*|ref| + atol) + ulp/2``, the same additions in the same order."""
     g_all = np.ascontiguousarray(got).reshape(-1)
     r_all = np.ascontiguousarray(r).reshape(-1)
-    a_all = np.broadcast_to(np.asarray(atol), r.shape).reshape(-1)
+    lazy = atol if isinstance(atol, LazyAtol) else None
+    a_all = None if lazy is not None else np.broadcast_to(np.asarray(atol), r.shape).reshape(-1)
     t_all = np.broadcast_to(np.asarray(rtol), r.shape).reshape(-1)
     lay = _layout(got.dtype)
-    max_abs, bound_at_worst = -1.0, 0.0
+    max_abs, bound_at_worst, worst_at = -1.0, 0.0, -1
+    if lazy is not None:
+        _prefetch(lazy, g_all, r_all, lay)
     max_ulp = 0.0
     bad_count, first_bad, bound_at_bad = 0, -1, 0.0
     with np.errstate(all="ignore"):
@@ -246,9 +301,22 @@ def _compare_in_slices(
             np.abs(err, out=err)
             bound = np.abs(rr)
             np.multiply(t_all[part], bound, out=bound)
-            np.add(a_all[part], bound, out=bound)
-            np.add(bound, half_u, out=bound)
-            ok_mask = err <= bound
+            if lazy is None:
+                assert a_all is not None
+                np.add(a_all[part], bound, out=bound)
+                np.add(bound, half_u, out=bound)
+                ok_mask = err <= bound
+            else:
+                # rtol*|ref| + ulp/2 first; the atol only where that does not already accept the element
+                rel = bound.copy()
+                np.add(bound, half_u, out=bound)
+                ok_mask = err <= bound
+                need = np.flatnonzero(~ok_mask)
+                if need.size:
+                    b = rel[need] + lazy.at(need + start)
+                    b += half_u[need]
+                    bound[need] = b
+                    ok_mask[need] = err[need] <= b
             special: np.ndarray | None = None
             if ((g.view(lay.uint) & lay.exponent) == lay.exponent).any():
                 g64 = g.astype(np.float64)
@@ -269,7 +337,7 @@ def _compare_in_slices(
                 err[special] = 0.0
             local = int(np.argmax(err))
             if float(err[local]) > max_abs:
-                max_abs, bound_at_worst = float(err[local]), float(bound[local])
+                max_abs, bound_at_worst, worst_at = float(err[local]), float(bound[local]), start + local
             max_ulp = max(max_ulp, _max_ulp_distance(g, expected, special, lay))
             if not ok_mask.all():
                 bad = ~ok_mask
@@ -277,6 +345,15 @@ def _compare_in_slices(
                     local_bad = int(np.argmax(bad))
                     first_bad, bound_at_bad = start + local_bad, float(bound[local_bad])
                 bad_count += int(bad.sum())
+    if lazy is not None and worst_at >= 0:
+        # the bound reported at the worst element, with its atol (the slice may have taken it as accepted
+        # without asking): the same additions as a whole-array evaluation
+        i = np.array([worst_at])
+        rr = r_all[i]
+        with np.errstate(all="ignore"):
+            b = t_all[i] * np.abs(rr) + lazy.at(i)
+            b += _half_ulp(rr.astype(got.dtype), rr, lay)
+        bound_at_worst = float(b[0])
     if bad_count:
         idx = tuple(int(i) for i in np.unravel_index(first_bad, r.shape))
         shown_got = np.float64(float(g_all[first_bad]))

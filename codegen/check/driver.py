@@ -257,7 +257,7 @@ def _expectation(
         a.flags.writeable = False
     if outputs == 1:
         expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
-        atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected)
+        atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected, lazy=True)
         value: tuple[Any, Any, Any, str] = (expected, atol, rtol, source)
     else:
         results = _call_with(ref.reference, ref_params)
@@ -284,7 +284,12 @@ DEFAULT_RTOL = 16 * 2.0**-24
 
 
 def case_tolerance(
-    spec: OpSpec, product: Product | None, ref: ModuleType, params: dict[str, Any], expected: np.ndarray
+    spec: OpSpec,
+    product: Product | None,
+    ref: ModuleType,
+    params: dict[str, Any],
+    expected: np.ndarray,
+    lazy: bool = False,
 ) -> tuple[Any, Any, str]:
     """``(atol, rtol, source)`` for comparing one call's output with ``expected`` (float64).
 
@@ -292,12 +297,15 @@ def case_tolerance(
     family that derives a bound (:meth:`codegen.registry.Family.derived_bound`, e.g. from the kernel's compiled
     instruction sequence and the call's inputs) gives it (atol per element, rtol ``2**-40`` for the
     reference's own float64 rounding; source ``derived``), and any other call ``atol = 0``, ``rtol = 16 * 2**-24``
-    (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype.
+    (source ``default``). :func:`codegen.check.compare.compare` adds half an ULP of the output dtype. With
+    ``lazy`` a derived atol may be a :class:`codegen.check.compare.LazyAtol` (only for ``compare``).
     """
     if hasattr(ref, "tolerance"):
         atol, rtol = _call_with(ref.tolerance, params)
         return atol, rtol, "tolerance()"
-    derived = None if product is None else registry.family(spec.family).derived_bound(spec, product, params, expected)
+    derived = (
+        None if product is None else registry.family(spec.family).derived_bound(spec, product, params, expected, lazy)
+    )
     if derived is not None:
         return derived, 2.0**-40, "derived"
     return 0.0, DEFAULT_RTOL, "default"

@@ -497,7 +497,9 @@ def _select(mask: Interval, a: Interval, b: Interval) -> Interval:
     return _clean(_pick(both_nan, np.nan, lo), _pick(both_nan, np.nan, hi))
 
 
-def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref: np.ndarray) -> np.ndarray | None:
+def derived_bound(
+    spec: OpSpec, product: Product, params: Mapping[str, Any], ref: np.ndarray, lazy: bool = False
+) -> np.ndarray | ElementBound | None:
     """The absolute error an elementwise kernel may show against ``ref`` for the call ``params`` (see the
     module doc), float64 of ``ref``'s shape; None when the call has no derived bound (not an elementwise
     op, or an input dtype outside FLOAT/FLOAT16/BF16).
@@ -508,6 +510,10 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
         params: the aclnn parameters of the call: arrays by input name (None for a null optional input),
             attributes by name; an ``out`` array is ignored.
         ref: the reference output (float64, the output shape).
+
+        lazy: for a call of more than :data:`CHUNK_ELEMENTS` elements without a reduce epilogue, return an
+            :class:`ElementBound` that runs the interval program only at the elements asked for (the
+            comparison asks where an element's error is above half an ULP), with the same values.
 
     A host scalar that cannot be evaluated for the call (e.g. ``1 / numel(out)`` of an empty output) may take
     any value. An empty output gets a bound of zeros.
@@ -567,6 +573,8 @@ def derived_bound(spec: OpSpec, product: Product, params: Mapping[str, Any], ref
         if small:
             lo, hi = program_interval(program, values, scalars, compute)
             return _element_bound(lo, hi, r, tuple(shape))
+        if lazy:
+            return ElementBound(program, values, scalars, compute, tuple(shape), r)
         r = np.ascontiguousarray(np.broadcast_to(r, shape)).reshape(-1)
         bound = np.empty(r.size)
         for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), False):
@@ -590,6 +598,66 @@ def _element_bound(lo: np.ndarray, hi: np.ndarray, r: np.ndarray, shape: tuple[i
     if _has_nan(bound):
         bound = _pick(np.isnan(bound), 0.0, bound)
     return bound
+
+
+class ElementBound:
+    """The derived bound of an elementwise call without a reduce epilogue (:func:`derived_bound` with
+    ``lazy``), evaluated only at the elements asked for and kept: :func:`program_interval` acts element by
+    element, so the interval program run on the gathered inputs of any set of elements gives exactly the
+    whole call's values there. Satisfies :class:`codegen.check.compare.LazyAtol`.
+
+    Args:
+        program: the compiled program of the call's variant and dtype class.
+        values: the inputs present in the call (any floating dtype; each broadcastable to ``shape``).
+        scalars: host scalar field name -> its float64 value.
+        compute: the kernel's tile dtype (FLOAT, FLOAT16 or BF16).
+        shape: the output shape.
+        ref: the float64 reference, broadcastable to ``shape``.
+    """
+
+    def __init__(
+        self,
+        program: Program,
+        values: Mapping[str, np.ndarray],
+        scalars: Mapping[str, float],
+        compute: DType,
+        shape: tuple[int, ...],
+        ref: np.ndarray,
+    ) -> None:
+        self._program, self._scalars, self._compute, self._shape = program, scalars, compute, shape
+        self._flat = {
+            n: v.reshape(-1) if v.shape == shape else np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1)
+            for n, v in values.items()
+        }
+        self._ref = np.ascontiguousarray(np.broadcast_to(np.asarray(ref, dtype=np.float64), shape)).reshape(-1)
+        size = math.prod(shape)
+        self._known = np.zeros(size)
+        self._have = np.zeros(size, dtype=bool)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The output shape."""
+        return self._shape
+
+    def at(self, index: np.ndarray) -> np.ndarray:
+        """The bound (float64, ``>= 0``) at the flat C-order indices ``index`` (int64); computed once per
+        element, :data:`CHUNK_ELEMENTS` elements per run of the program."""
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        missing = index[~self._have[index]]
+        if missing.size:
+            missing = np.unique(missing)
+            with np.errstate(all="ignore"):
+                for start in range(0, missing.size, CHUNK_ELEMENTS):
+                    sub = missing[start : start + CHUNK_ELEMENTS]
+                    inputs = {n: np.asarray(v[sub], dtype=np.float64) for n, v in self._flat.items()}
+                    lo, hi = program_interval(self._program, inputs, self._scalars, self._compute)
+                    self._known[sub] = _element_bound(lo, hi, self._ref[sub], (sub.size,))
+            self._have[missing] = True
+        return self._known[index]
+
+    def full(self) -> np.ndarray:
+        """The whole bound, float64 of :attr:`shape`."""
+        return self.at(np.arange(math.prod(self._shape), dtype=np.int64)).reshape(self._shape)
 
 
 def _chunks(

@@ -537,11 +537,14 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     return device_memory(int(np.prod(shape, dtype=np.int64)), numpy_dtype(dt), tuple(shape))
 
 
-def derived_bound(spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray) -> np.ndarray | None:
-    """The per-element error bound of one call (:func:`codegen.families.elementwise.bound.derived_bound`)."""
+def derived_bound(
+    spec: OpSpec, product: Product, params: dict[str, Any], expected: np.ndarray, lazy: bool = False
+) -> Any:
+    """The per-element error bound of one call (:func:`codegen.families.elementwise.bound.derived_bound`):
+    a float64 array of the output shape, with ``lazy`` possibly an ``ElementBound`` evaluated where asked."""
     from codegen.families.elementwise import bound
 
-    return bound.derived_bound(spec, product, params, expected)
+    return bound.derived_bound(spec, product, params, expected, lazy)
 
 
 def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
