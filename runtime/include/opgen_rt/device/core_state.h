@@ -4,7 +4,8 @@
 // runs on its own host thread and owns one `Core`: its Unified Buffer arena, a shadow byte per UB byte that
 // says whether the byte holds defined data, its pipes/queues/buffers, its counters and its view of the
 // launch's GM regions. Checks that run per instruction are inline O(1) range checks; the slow paths that
-// build fault messages live in runtime/src/device/core.cpp. Hand-written runtime code; not generated.
+// build fault messages, and the scalar UB access (LocalTensor::GetValue / SetValue: all its checks in one
+// call), live in runtime/src/device/core.cpp. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_DEVICE_CORE_STATE_H
 #define OPGEN_RT_DEVICE_CORE_STATE_H
 
