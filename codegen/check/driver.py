@@ -139,7 +139,7 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             runs = DETERMINISM_RUNS if case.mode == "determinism" else ((case.core_order, case.seed),)
             outputs: list[tuple[np.ndarray, ...]] = []
             for order, seed in runs:
-                fresh = _fresh_outputs(params) if len(runs) > 1 else params
+                fresh = _fresh_outputs(params, spec.output_names) if len(runs) > 1 else params
                 result = fn(
                     core_order=order,
                     seed=seed,
@@ -147,7 +147,8 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                     formats=case.formats or None,
                     **fresh,
                 )
-                outputs.append(tuple(np.array(r) for r in (result if isinstance(result, tuple) else (result,))))
+                # each run's outputs are its own arrays (fresh copies or allocated by the call): no copy needed
+                outputs.append(tuple(np.asarray(r) for r in (result if isinstance(result, tuple) else (result,))))
                 counters = _summarise(fn.last_stats)
                 atomic = _atomic_bytes(spec, case, counters)
                 if atomic:
@@ -329,9 +330,15 @@ class _Verdict(Exception):
     """A value case failed a rule other than the comparison (e.g. GM atomics in a deterministic run)."""
 
 
-def _fresh_outputs(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with every array copied (an ``out=`` array is written in place by each run)."""
-    return {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v) for k, v in params.items()}
+def _fresh_outputs(params: dict[str, Any], output_names: tuple[str, ...] | list[str] | None = None) -> dict[str, Any]:
+    """``params`` with the arrays of ``output_names`` copied (an ``out=`` array is written in place by each
+    run), every array when ``output_names`` is None. Input arrays need no copy: a call never writes them (the
+    emulator stages inputs as read-only GM regions and writes back only the outputs and workspace), and the
+    single-run path passes them uncopied too."""
+    return {
+        k: (np.array(v, copy=True) if isinstance(v, np.ndarray) and (output_names is None or k in output_names) else v)
+        for k, v in params.items()
+    }
 
 
 def _bit_differences(a: np.ndarray, b: np.ndarray) -> int:

@@ -556,6 +556,58 @@ void PipeRaceGmScalar(uint8_t **args) {
   DataCopy(b.Get<float>(), Gm(args[1], 32), 32);
 }
 // Every ordering in place: queues, flags, a flush and barriers (no fault).
+// Write-after-write by the scalar pipe: SetValue into bytes MTE2 filled, with no MTE2 -> S ordering.
+void PipeRaceScalarWaw(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in;
+  pipe.InitBuffer(in, 128);
+  LocalTensor<float> t = in.Get<float>();
+  DataCopy(t, Gm(args[0], 32), 32);
+  t.SetValue(9, 0.0f);
+}
+// Write-after-read by the scalar pipe: V's write is known to S (V_S), its later read is not.
+void PipeRaceScalarWar(uint8_t **) {
+  TPipe pipe;
+  TBuf<> in, out;
+  pipe.InitBuffer(in, 128);
+  pipe.InitBuffer(out, 128);
+  LocalTensor<float> t = in.Get<float>();
+  Duplicate(t, 1.0f, 32);
+  SetFlag<HardEvent::V_S>(EVENT_ID0);
+  WaitFlag<HardEvent::V_S>(EVENT_ID0);
+  Adds(out.Get<float>(), t, 1.0f, 32);
+  t.SetValue(2, 0.0f);
+}
+// A scalar read that straddles two 32-byte blocks (UB bytes [30, 34)): the first block was written by
+// the scalar pipe itself, the second by MTE2 with no MTE2 -> S ordering.
+void PipeRaceScalarStraddle(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in;
+  pipe.InitBuffer(in, 128);
+  LocalTensor<float> t = in.Get<float>();
+  for (uint32_t i = 0; i < 8; ++i) {
+    t.SetValue(i, 1.0f);
+  }
+  DataCopy(t[8], Gm(args[0], 32), 8);
+  LocalTensor<float> straddle = t.ReinterpretCast<uint8_t>()[30].ReinterpretCast<float>();
+  (void)straddle.GetValue(0);
+}
+// Scalar reads and writes between MTE2 and MTE3, each ordered by its flag: no fault.
+void PipesOrderedScalar(uint8_t **args) {
+  TPipe pipe;
+  TBuf<> in;
+  pipe.InitBuffer(in, 128);
+  LocalTensor<float> t = in.Get<float>();
+  DataCopy(t, Gm(args[0], 32), 32);
+  SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
+  for (uint32_t i = 0; i < 32; ++i) {
+    t.SetValue(i, t.GetValue(i) + 1.0f);
+  }
+  SetFlag<HardEvent::S_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::S_MTE3>(EVENT_ID0);
+  DataCopy(Gm(args[1], 32), t, 32);
+}
 void PipesOrdered(uint8_t **args) {
   TPipe pipe;
   TQue<TPosition::VECIN, 2> qin;
@@ -827,6 +879,15 @@ int main() {
        "that this core wrote with GlobalTensor::SetValue (PIPE_S, through its data cache) with no "
        "DataCacheCleanAndInvalid"},
       {"pipes_ordered", PipesOrdered, 1, th::Ascend910B, nullptr, 0, nullptr},
+      {"pipe_race_scalar_waw", PipeRaceScalarWaw, 1, th::Ascend910B, "pipe race", 0,
+       "LocalTensor::SetValue (PIPE_S) overwrites UB bytes [36, 40) written by DataCopy GM->UB (PIPE_MTE2) with no "
+       "synchronisation ordering PIPE_MTE2 before PIPE_S"},
+      {"pipe_race_scalar_war", PipeRaceScalarWar, 1, th::Ascend910B, "pipe race", 0,
+       "LocalTensor::SetValue (PIPE_S) overwrites UB bytes [8, 12) read by Adds (PIPE_V) with no synchronisation "
+       "ordering PIPE_V before PIPE_S"},
+      {"pipe_race_scalar_straddle", PipeRaceScalarStraddle, 1, th::Ascend910B, "pipe race", 0,
+       "LocalTensor::GetValue (PIPE_S) reads UB bytes [32, 34) written by DataCopy GM->UB (PIPE_MTE2)"},
+      {"pipes_ordered_scalar", PipesOrderedScalar, 1, th::Ascend910B, nullptr, 0, nullptr},
       {"pipes_ordered_gm", PipesOrderedGm, 1, th::Ascend910B, nullptr, 0, nullptr},
       {"sync_unpaired", SyncUnpaired, 2, th::Ascend910B, "sync unpaired", 0,
        "at kernel exit SetFlag<HardEvent::MTE2_V>(1) was set 1 time(s) more than WaitFlag", true},

@@ -259,6 +259,36 @@ void Core::FaultUndefined(const char *op, const char *role, uint64_t off, uint64
                            ") were never written since InitBuffer / AllocTensor");
 }
 
+// ---- scalar UB access (LocalTensor::GetValue / SetValue) ----
+
+// Issue(kPipeS, op) and PipeRead / PipeWrite spelled out for the common one-block access, so that they
+// compile into this function.
+void Core::ScalarUbRead(const char *op, const UbRef &r, uint64_t bytes) {
+  Poll();
+  CheckOperand(op, "tensor", r, bytes, false);
+  const PipeOp o{kPipeS, ++vc[kPipeS][kPipeS], OpId(op), op};
+  const uint64_t b = r.off / kUbBlockBytes;
+  if (bytes != 0 && shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == b) {
+    PipeReadBlock(o, r.off, bytes, b);
+  } else {
+    PipeRead(o, r.off, bytes);
+  }
+  CheckDefined(op, "tensor", r.off, bytes);
+}
+
+void Core::ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes) {
+  Poll();
+  CheckOperand(op, "tensor", r, bytes, false);
+  const PipeOp o{kPipeS, ++vc[kPipeS][kPipeS], OpId(op), op};
+  const uint64_t b = r.off / kUbBlockBytes;
+  if (bytes != 0 && shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == b) {
+    PipeWriteBlock(o, r.off, bytes, b);
+  } else {
+    PipeWrite(o, r.off, bytes);
+  }
+  MarkDefined(r.off, bytes);
+}
+
 // ---- pipe model ----
 
 void Core::FaultPipeRace(const PipeOp &o, const char *verb, uint8_t otherPipe, uint16_t otherOp, const char *how,

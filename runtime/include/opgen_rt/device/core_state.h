@@ -4,7 +4,8 @@
 // runs on its own host thread and owns one `Core`: its Unified Buffer arena, a shadow byte per UB byte that
 // says whether the byte holds defined data, its pipes/queues/buffers, its counters and its view of the
 // launch's GM regions. Checks that run per instruction are inline O(1) range checks; the slow paths that
-// build fault messages live in runtime/src/device/core.cpp. Hand-written runtime code; not generated.
+// build fault messages, and the scalar UB access (LocalTensor::GetValue / SetValue: all its checks in one
+// call), live in runtime/src/device/core.cpp. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_DEVICE_CORE_STATE_H
 #define OPGEN_RT_DEVICE_CORE_STATE_H
 
@@ -303,6 +304,13 @@ class Core {
   uint32_t lastUbWrite[kPipeCount] = {};
   uint32_t lastUbRead[kPipeCount] = {};
   std::vector<const char *> opNames;
+  // OpId's cache: the last name seen per slot (slot = pointer bits 3..8) and its id in opNames.
+  struct OpIdSlot {
+    const char *name = nullptr;
+    uint16_t id = 0;
+  };
+  static constexpr size_t kOpIdCacheSlots = 64;
+  OpIdSlot opIdCache[kOpIdCacheSlots] = {};
   std::vector<GmPending> gmPending;
   uintptr_t gmPendingLo = UINTPTR_MAX;
   uintptr_t gmPendingHi = 0;
@@ -342,6 +350,14 @@ class Core {
     }
   }
 
+  // LocalTensor::GetValue / SetValue of `bytes` bytes at `r` (instruction name `op`, which is also the
+  // fault messages' op): the same checks, in the same order, as CheckOperand(op, "tensor", r, bytes, false),
+  // Issue(kPipeS, op), PipeRead / PipeWrite, then CheckDefined (read) or MarkDefined (write), after Poll.
+  // Out of line in core.cpp, so the scalar path is one call compiled at the runtime's -O2 whatever the
+  // kernel unit's optimisation level. The caller copies the value.
+  void ScalarUbRead(const char *op, const UbRef &r, uint64_t bytes);
+  void ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes);
+
   // Faults when any of the `bytes` UB bytes at `off` is not defined (eager read check).
   void CheckDefined(const char *op, const char *role, uint64_t off, uint64_t bytes) const {
     if (ShadowAny(off, bytes) != 0) {
@@ -363,6 +379,17 @@ class Core {
       acc3 |= w[3];
     }
     uint64_t acc = acc0 | acc1 | acc2 | acc3;
+    for (; i + 8 <= bytes; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s + i, 8);
+      acc |= w;
+    }
+    if (i + 4 <= bytes) {
+      uint32_t w;
+      std::memcpy(&w, s + i, 4);
+      acc |= w;
+      i += 4;
+    }
     for (; i < bytes; ++i) {
       acc |= s[i];
     }
@@ -408,9 +435,19 @@ class Core {
   }
 
   // ---- pipe model: hot paths ----
+  // The interned id of the instruction name `name` (ids in first-use order; names compare by pointer). A
+  // direct-mapped cache keyed by the pointer answers repeated names without the scan of opNames.
   uint16_t OpId(const char *name) {
+    OpIdSlot &slot = opIdCache[(reinterpret_cast<uintptr_t>(name) >> 3) & (kOpIdCacheSlots - 1)];
+    if (slot.name == name) {
+      return slot.id;
+    }
+    return OpIdSlow(name, slot);
+  }
+  uint16_t OpIdSlow(const char *name, OpIdSlot &slot) {
     for (size_t k = opNames.size(); k-- > 0;) {
       if (opNames[k] == name) {
+        slot = OpIdSlot{name, static_cast<uint16_t>(k)};
         return static_cast<uint16_t>(k);
       }
     }
@@ -418,6 +455,7 @@ class Core {
       return 0;
     }
     opNames.push_back(name);
+    slot = OpIdSlot{name, static_cast<uint16_t>(opNames.size() - 1)};
     return static_cast<uint16_t>(opNames.size() - 1);
   }
 
@@ -441,6 +479,10 @@ class Core {
     }
     const uint64_t b0 = off / kUbBlockBytes;
     const uint64_t b1 = (off + bytes - 1) / kUbBlockBytes + 1;
+    if (b1 == b0 + 1) {  // one block: the same check and record without the loops
+      PipeReadBlock(o, off, bytes, b0);
+      return;
+    }
     uint32_t lim[kPipeCount];
     for (int q = 0; q < kPipeCount; ++q) {
       lim[q] = vc[o.pipe][static_cast<size_t>(q)];
@@ -451,6 +493,35 @@ class Core {
     }
     std::fill(shadowPipes.r[o.pipe] + b0, shadowPipes.r[o.pipe] + b1, (uint64_t{o.time} << 32) | o.op);
     lastUbRead[o.pipe] = o.time;
+  }
+
+  // PipeRead / PipeWrite of UB bytes [off, off + bytes) that lie in the one block `b` (every scalar access):
+  // the block's last write (and, for a write, every other pipe's last read of it) must be covered by the
+  // instruction's clock. Equivalent to the range forms' WritesMayRace / lastUbRead shortcuts, which only skip
+  // pipes whose every access is covered.
+  void PipeReadBlock(const PipeOp &o, uint64_t off, uint64_t bytes, uint64_t b) {
+    const PipeClock &k = vc[o.pipe];
+    const uint64_t w = shadowPipes.w[b];
+    const uint8_t wp = PipeShadow::Pipe(w) & 3;
+    if (wp != o.pipe && PipeShadow::Time(w) > k[wp]) {
+      FaultPipeRaceScan(o, false, off, bytes);
+    }
+    shadowPipes.r[o.pipe][b] = (uint64_t{o.time} << 32) | o.op;
+    lastUbRead[o.pipe] = o.time;
+  }
+  void PipeWriteBlock(const PipeOp &o, uint64_t off, uint64_t bytes, uint64_t b) {
+    const PipeClock &k = vc[o.pipe];
+    const uint64_t w = shadowPipes.w[b];
+    const uint8_t wp = PipeShadow::Pipe(w) & 3;
+    bool race = wp != o.pipe && PipeShadow::Time(w) > k[wp];
+    for (int q = 0; q < kPipeCount; ++q) {
+      race = race || (q != o.pipe && PipeShadow::Time(shadowPipes.r[q][b]) > k[static_cast<size_t>(q)]);
+    }
+    if (race) {
+      FaultPipeRaceScan(o, true, off, bytes);
+    }
+    shadowPipes.w[b] = (uint64_t{o.time} << 32) | (uint64_t{o.pipe} << 16) | o.op;
+    lastUbWrite[o.pipe] = o.time;
   }
 
   // True when PipeRead(o, off, bytes) would not fault (no block of the range was last written by another pipe
@@ -476,6 +547,10 @@ class Core {
     }
     const uint64_t b0 = off / kUbBlockBytes;
     const uint64_t b1 = (off + bytes - 1) / kUbBlockBytes + 1;
+    if (b1 == b0 + 1) {  // one block: the same checks and record without the loops
+      PipeWriteBlock(o, off, bytes, b0);
+      return;
+    }
     uint32_t lim[kPipeCount];
     for (int q = 0; q < kPipeCount; ++q) {
       lim[q] = vc[o.pipe][static_cast<size_t>(q)];
@@ -497,8 +572,7 @@ class Core {
     if (bad) {
       FaultPipeRaceScan(o, true, off, bytes);
     }
-    std::fill(shadowPipes.w + b0, shadowPipes.w + b1,
-              (uint64_t{o.time} << 32) | (uint64_t{o.pipe} << 16) | o.op);
+    std::fill(shadowPipes.w + b0, shadowPipes.w + b1, (uint64_t{o.time} << 32) | (uint64_t{o.pipe} << 16) | o.op);
     lastUbWrite[o.pipe] = o.time;
   }
 

@@ -116,11 +116,9 @@ class LocalTensor {
   LocalTensor() = default;
 
   T GetValue(const uint32_t index) const {
-    opgen_rt::device::Core *c = Bound();
-    opgen_rt::device::UbRef r = At(index);
-    c->CheckOperand("LocalTensor::GetValue", "tensor", r, sizeof(T), false);
-    c->PipeRead(c->Issue(opgen_rt::device::kPipeS, "LocalTensor::GetValue"), r.off, sizeof(T));
-    c->CheckDefined("LocalTensor::GetValue", "tensor", r.off, sizeof(T));
+    opgen_rt::device::Core *c = core_ != nullptr ? core_ : opgen_rt::device::CurrentCore();
+    const opgen_rt::device::UbRef r = At(index);
+    c->ScalarUbRead("LocalTensor::GetValue", r, sizeof(T));  // Poll, operand, pipe and defined-bytes checks
     T v;
     std::memcpy(&v, c->ub + r.off, sizeof(T));
     return v;
@@ -130,13 +128,11 @@ class LocalTensor {
   // converted to the element type.
   template <typename S>
   void SetValue(const uint32_t index, const S value) const {
-    opgen_rt::device::Core *c = Bound();
-    opgen_rt::device::UbRef r = At(index);
-    c->CheckOperand("LocalTensor::SetValue", "tensor", r, sizeof(T), false);
+    opgen_rt::device::Core *c = core_ != nullptr ? core_ : opgen_rt::device::CurrentCore();
+    const opgen_rt::device::UbRef r = At(index);
+    c->ScalarUbWrite("LocalTensor::SetValue", r, sizeof(T));  // Poll, operand and pipe checks; marks defined
     const T converted = static_cast<T>(value);
-    c->PipeWrite(c->Issue(opgen_rt::device::kPipeS, "LocalTensor::SetValue"), r.off, sizeof(T));
     std::memcpy(c->ub + r.off, &converted, sizeof(T));
-    c->MarkDefined(r.off, sizeof(T));
   }
 
   LocalTensor operator[](const uint32_t offset) const {
