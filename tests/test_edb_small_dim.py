@@ -63,7 +63,7 @@ def total(lnc: dict[str, Any], key: str) -> int:
         ("Ascend910B", (80_000, 8), 100, "FLOAT", True, True),
         ("Ascend910_93", (60_000, 3), 50, "FLOAT16", True, True),
         ("Ascend950", (160_000, 8), 100, "BF16", True, True),
-        # a 516-byte record per entry costs more than a 512-byte gather: pairs
+        # 516-byte records: the staging slots of 391 buckets hold fewer than 8 of them, so pairs
         ("Ascend910B", (1 << 20, 128), 65536, "FLOAT", True, False),
         # no DataCopyPad: records of 36 bytes are not whole 32-byte blocks
         ("Ascend910", (1 << 20, 8), 5000, "FLOAT", True, False),
