@@ -287,7 +287,7 @@ def sorted_run_indices(
     *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index`` indices, ``paddingIdx`` ``padding`` and
     ``scaleGradByFreq`` ``scale``. The tiling takes it once every core's index range fills its bucket staging
     slots (``N >= cores x buckets x stage``, :func:`codegen.families.index_accumulate.plan.sort_fills_staging`)
-    and its estimated GM bytes are the lower, so the answer follows the product's UB and core count.
+    and its transfer cost is the lower, so the answer follows the product's UB and core count.
 
     Raises:
         ValueError: no N up to :data:`SORTED_SEARCH_LIMIT` takes the strategy on every core (e.g. rows that

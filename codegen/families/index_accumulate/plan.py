@@ -1793,9 +1793,11 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         *(
             [
                 f"Sorted-run strategy (every product): chosen when every core's share of `{index_t.name}` fills its "
-                "bucket staging slots (N >= cores x buckets x slot pairs) and its estimated GM bytes are below the "
-                "other strategy's; without DataCopyPad only for rows of whole 32-byte blocks. Workspace: the "
-                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs (without DataCopyPad each "
+                "bucket staging slots (N >= cores x buckets x slot pairs) and its transfer cost (GM bytes, every DMA "
+                f"counted as at least {SMALL_DIM_BYTES} bytes) is below the other strategy's; the same model "
+                "picks records (row key + fp32 values, grad read contiguously) over pairs for short rows; without "
+                "DataCopyPad only for rows of whole 32-byte blocks, with pairs. Workspace: the [cores, buckets] "
+                "int32 count matrix, then N sorted entries (int32 pairs or records; without DataCopyPad each "
                 "core's segment of a bucket padded to whole blocks), then in deterministic mode 2 x cores fp32 "
                 "partial slots of a bucket's rows for the buckets split between cores. UB: indices buffer, "
                 f"{SORT_PAIR_CHUNK} pairs, a work buffer of half the rest (staging slots, then the fp32 bucket "
