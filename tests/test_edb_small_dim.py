@@ -122,6 +122,39 @@ def test_small_dim_sums_records_without_gathers(det: bool) -> None:
         assert total(lnc, "gm_bytes_atomic_added") == 0
 
 
+def test_small_dim_reads_only_the_grad_rows_of_contributing_entries() -> None:
+    """N = 80,000, D = 8 fp32, 100 rows (Ascend910B, the small-dim variant): phase 2 reads, per tile, the grad
+    rows from its first to its last contributing entry. With every index the padding row or out of range no
+    grad byte moves: what moves is the int64 indices read twice (1,280,000 bytes), the count matrix and the
+    zero output; with the first and last half of the indices padding, the
+    middle half of the grad (1,280,000 bytes) moves and the sums match a float64 loop."""
+    n, d, w = 80_000, 8, 100
+    grad, _ = inputs(n, d, w, seed=35)
+    indices = np.where(np.arange(n) % 2 == 0, PADDING, w + 5).astype(np.int64)
+    got = op("Ascend910B")(
+        deterministic=False, grad=grad, indices=indices, numWeights=w, paddingIdx=PADDING, scaleGradByFreq=False
+    )
+    lnc = launch("Ascend910B")
+    assert lnc["tiling_key"] // 100 == 2 and int(lnc["tiling"]["sortSmallDim"]) == 1
+    assert not got.any()
+    idle = total(lnc, "dma_bytes")
+    # indices twice; the [48, 100] int32 count matrix (one row per bucket: 100 rows < 4 x 48) written once and
+    # read whole by every core; the zero output rows (100 x 8 fp32); no grad
+    matrix = 48 * 100 * 4 + 48 * 48 * 100 * 4
+    assert 2 * indices.nbytes + matrix <= idle <= 2 * indices.nbytes + matrix + w * d * 4
+    indices = np.full(n, PADDING, np.int64)
+    indices[n // 4 : 3 * n // 4] = np.random.default_rng(36).integers(0, w, n // 2)
+    got = op("Ascend910B")(
+        deterministic=False, grad=grad, indices=indices, numWeights=w, paddingIdx=PADDING, scaleGradByFreq=False
+    )
+    lnc = launch("Ascend910B")
+    np.testing.assert_allclose(got.astype(np.float64), plain_loop(grad, indices, w, PADDING, False), atol=2e-3)
+    # the middle half of grad moves once, plus the records: 36 bytes written and read per contributing entry
+    # (the random middle also hits the padding row), plus what the split buckets add (< 48 x 2 rows x 32 bytes)
+    records = 2 * 36 * int((indices != PADDING).sum())
+    assert grad.nbytes // 2 + records <= total(lnc, "dma_bytes") - idle < grad.nbytes // 2 + records + 10_000
+
+
 def test_small_dim_deterministic_is_bit_identical_over_core_orders() -> None:
     """N = 80,000, D = 8 fp32 with scaling, 100 rows (Ascend910B): records of 9 words, buckets split between
     cores; the summation order is the stable sort order, so every core order gives the same bits, no atomics."""
