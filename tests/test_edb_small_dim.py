@@ -11,6 +11,7 @@ taken from the planner).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,7 @@ def total(lnc: dict[str, Any], key: str) -> int:
         ("Ascend910B", (80_000, 8), 100, "FLOAT", True, True),
         ("Ascend910_93", (60_000, 3), 50, "FLOAT16", True, True),
         ("Ascend950", (160_000, 8), 100, "BF16", True, True),
-        # a 516-byte record per entry costs more than a 512-byte gather: pairs
+        # 516-byte records: the staging slots of 391 buckets hold fewer than 8 of them, so pairs
         ("Ascend910B", (1 << 20, 128), 65536, "FLOAT", True, False),
         # no DataCopyPad: records of 36 bytes are not whole 32-byte blocks
         ("Ascend910", (1 << 20, 8), 5000, "FLOAT", True, False),
@@ -121,6 +122,39 @@ def test_small_dim_sums_records_without_gathers(det: bool) -> None:
         assert total(lnc, "gm_bytes_atomic_added") == 0
 
 
+def test_small_dim_reads_only_the_grad_rows_of_contributing_entries() -> None:
+    """N = 80,000, D = 8 fp32, 100 rows (Ascend910B, the small-dim variant): phase 2 reads, per tile, the grad
+    rows from its first to its last contributing entry. With every index the padding row or out of range no
+    grad byte moves: what moves is the int64 indices read twice (1,280,000 bytes), the count matrix and the
+    zero output; with the first and last half of the indices padding, the
+    middle half of the grad (1,280,000 bytes) moves and the sums match a float64 loop."""
+    n, d, w = 80_000, 8, 100
+    grad, _ = inputs(n, d, w, seed=35)
+    indices = np.where(np.arange(n) % 2 == 0, PADDING, w + 5).astype(np.int64)
+    got = op("Ascend910B")(
+        deterministic=False, grad=grad, indices=indices, numWeights=w, paddingIdx=PADDING, scaleGradByFreq=False
+    )
+    lnc = launch("Ascend910B")
+    assert lnc["tiling_key"] // 100 == 2 and int(lnc["tiling"]["sortSmallDim"]) == 1
+    assert not got.any()
+    idle = total(lnc, "dma_bytes")
+    # indices twice; the [48, 100] int32 count matrix (one row per bucket: 100 rows < 4 x 48) written once and
+    # read whole by every core; the zero output rows (100 x 8 fp32); no grad
+    matrix = 48 * 100 * 4 + 48 * 48 * 100 * 4
+    assert 2 * indices.nbytes + matrix <= idle <= 2 * indices.nbytes + matrix + w * d * 4
+    indices = np.full(n, PADDING, np.int64)
+    indices[n // 4 : 3 * n // 4] = np.random.default_rng(36).integers(0, w, n // 2)
+    got = op("Ascend910B")(
+        deterministic=False, grad=grad, indices=indices, numWeights=w, paddingIdx=PADDING, scaleGradByFreq=False
+    )
+    lnc = launch("Ascend910B")
+    np.testing.assert_allclose(got.astype(np.float64), plain_loop(grad, indices, w, PADDING, False), atol=2e-3)
+    # the middle half of grad moves once, plus the records: 36 bytes written and read per contributing entry
+    # (the random middle also hits the padding row), plus what the split buckets add (< 48 x 2 rows x 32 bytes)
+    records = 2 * 36 * int((indices != PADDING).sum())
+    assert grad.nbytes // 2 + records <= total(lnc, "dma_bytes") - idle < grad.nbytes // 2 + records + 10_000
+
+
 def test_small_dim_deterministic_is_bit_identical_over_core_orders() -> None:
     """N = 80,000, D = 8 fp32 with scaling, 100 rows (Ascend910B): records of 9 words, buckets split between
     cores; the summation order is the stable sort order, so every core order gives the same bits, no atomics."""
@@ -172,12 +206,21 @@ def test_small_dim_fp16_values_accumulate_in_fp32() -> None:
 
 def test_explain_names_the_variant_and_its_refusal() -> None:
     small = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (8192, 1, 1 << 20), None)
-    # with scaling a pair costs 8 x 3 + max(4, 512) = 536 bytes per entry, a record 4 + 8 x 3 = 28
-    assert "small-dim variant: per entry 28 GM bytes as records" in small
-    assert "vs 536 as pairs" in small
+    found = re.search(
+        r"small-dim variant: transfer cost \(GM bytes, each DMA counted as at least 512 bytes\) (\d+) "
+        r"with records .* vs (\d+) with \(row, position\) pairs",
+        small,
+    )
+    assert found, small
+    records, pairs = int(found[1]), int(found[2])
+    # with scaling, 2^20 int64 indices read twice (16 MiB), 4-byte grad rows read once (4 MiB), 8-byte records
+    # written once and read twice (24 MiB): at least 44 MiB; short flushes and per-bucket writes add little
+    assert 44 << 20 <= records <= 55 << 20
+    # pairs: every entry gathers its 4-byte row, a DMA counted as 512 bytes (512 MiB), plus the same indices
+    assert pairs >= (512 + 16) << 20
     assert "records of 2 int32 words" in small
     large = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (65536, 128, 1 << 20), None)
-    # a record: 512 + 516 x 3 = 2060 bytes; a pair: 24 + 512 = 536
-    assert "small-dim variant not used: per entry 2060 GM bytes as records" in large
+    # 65536 rows over 48 cores x 4 buckets: 192 buckets share ~80 KiB of staging, under one 516-byte record each
+    assert "small-dim variant not used: UB too small for staging slots of 8 records of 516 bytes" in large
     a910 = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (5000, 8, 1 << 20), None)
     assert "small-dim variant not used: Ascend910 has no DataCopyPad and a record of a row key and 8 fp32" in a910

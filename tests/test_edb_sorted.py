@@ -167,7 +167,9 @@ TILING_CASES = [
     ("Ascend910B", (1 << 20, 128), 65536, "INT64", "FLOAT", False),
     ("Ascend910B", (1 << 20, 4), 5000, "INT32", "FLOAT16", True),
     ("Ascend910_93", (3 << 20, 4100), 70000, "INT64", "BF16", True),
-    ("Ascend950", (1 << 21, 64), 1 << 20, "INT64", "FLOAT", False),
+    # 2^19 rows: one D-chunk pass (with 2^20 rows the staging slots need D-chunks of 32, two 128-byte gathers
+    # per entry, and the atomic strategy's one add per entry costs fewer transfers)
+    ("Ascend950", (1 << 21, 64), 1 << 19, "INT64", "FLOAT", False),
     ("Ascend910", (1 << 20, 128), 65536, "INT64", "FLOAT", False),
     ("Ascend910", (1 << 20, 16), 5000, "INT32", "FLOAT16", True),
     ("Ascend910", (1 << 20, 4), 5000, "INT64", "FLOAT", True),
@@ -207,16 +209,16 @@ def test_explain_prints_the_choice_with_the_tiling_numbers() -> None:
             SPECS[OP], CATALOGUE.get("Ascend910B"), (1 << 20, 128), 65536, DType.FLOAT, DType.INT64, det, scale=True
         )
         assert t.sorted_run
-        assert (
-            f"sorted-run {t.sorted_bytes_estimate} vs" in text
-            and f" {t.other_bytes_estimate}: sorted-run strategy chosen" in text
-        )
+        costs = f"sorted-run with pairs {t.sorted_cost_estimate} vs {'deterministic' if det else 'atomic'} "
+        figures = f"{t.other_cost_estimate} (GM bytes {t.sorted_bytes_estimate} vs {t.other_bytes_estimate})"
+        assert costs + figures + ": sorted-run strategy chosen" in text
         assert f"tiling key {t.tiling_key}), blockDim {t.block_dim}" in text
         assert f"{t.sort.buckets} row buckets of {t.sort.bucket_rows} rows" in text
     small = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (1000, 32, 4096), None)
     assert "sorted-run strategy not used" in small and "atomic strategy kept" in small
     a910 = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (65536, 128, 1 << 20), None)
-    assert "deterministic mode: estimated GM bytes sorted-run" in a910 and "sorted-run strategy chosen" in a910
+    assert "deterministic mode: transfer cost (GM bytes, each DMA counted as at least 512 bytes) sorted-run" in a910
+    assert "sorted-run strategy chosen" in a910
     assert "barriers: software SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output" in a910
     assert "padded to 4 pairs (whole 32-byte blocks)" in a910
     odd = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (5000, 4, 1 << 20), None)
@@ -224,9 +226,13 @@ def test_explain_prints_the_choice_with_the_tiling_numbers() -> None:
 
 
 def test_dma_counters_cover_the_grad_and_stay_within_the_gm_bytes() -> None:
-    params = edb_inputs(W, D, N, seed=9)
+    """The (row, position) pairs path: 1000 rows of D 16 make ~170 buckets whose staging slots hold fewer than 8
+    records of 68 bytes, so the small-dim variant cannot run and phase 3 gathers every grad row by position."""
+    params = edb_inputs(1000, 16, N, seed=9)
     op("Ascend910B")(deterministic=False, **params)
-    cores = launch("Ascend910B")["cores"]
+    lnc = launch("Ascend910B")
+    assert lnc["tiling_key"] // 100 == 2 and int(lnc["tiling"]["sortSmallDim"]) == 0
+    cores = lnc["cores"]
     transfers = sum(int(c["dma_transfers"]) for c in cores)
     dma = sum(int(c["dma_bytes"]) for c in cores)
     gm = sum(int(c["gm_bytes_read"]) + int(c["gm_bytes_written"]) + int(c["gm_bytes_atomic_added"]) for c in cores)

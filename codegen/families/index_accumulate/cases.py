@@ -8,10 +8,11 @@ equal with N >= 4096; the padding row used >= 1000 times; scaling with and witho
 non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
 infinite indices; an output dtype different from the rows dtype; deterministic only: 2 rows x D 8 x 20,003
 indices (index groups; kept by ``quick``); many rows over many cores; the sorted-run strategy at the fewest
-indices the tiling takes it with on all of the product's cores (:func:`sorted_run_indices`: 464,000 on
-Ascend910, 499,968 on Ascend910B, 896,000 on Ascend950 for 5000 rows); the sorted-run strategy's small-dim
-variant (records) and, in atomic mode, its (row, position) pairs path, each at the smallest N the tiling takes
-it; the product limits of the spec at their boundary (the last passing value).
+indices the tiling takes it with on all of the product's cores (:func:`sorted_run_indices`, fp32: 464,000 on
+Ascend910, 142,848 on Ascend910B, 256,000 on Ascend950 for 5000 rows); the sorted-run strategy's small-dim
+variant (records; D 8 with and without scaling, D 3) and, in atomic mode, its (row, position) pairs path (1000
+rows of D 16, where records do not fit the staging slots), each at the smallest N the tiling takes it; the
+product limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
@@ -286,7 +287,7 @@ def sorted_run_indices(
     *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index`` indices, ``paddingIdx`` ``padding`` and
     ``scaleGradByFreq`` ``scale``. The tiling takes it once every core's index range fills its bucket staging
     slots (``N >= cores x buckets x stage``, :func:`codegen.families.index_accumulate.plan.sort_fills_staging`)
-    and its estimated GM bytes are the lower, so the answer follows the product's UB and core count.
+    and its transfer cost is the lower, so the answer follows the product's UB and core count.
 
     Raises:
         ValueError: no N up to :data:`SORTED_SEARCH_LIMIT` takes the strategy on every core (e.g. rows that
@@ -321,9 +322,10 @@ def sorted_run_indices(
 #: (rows, D) of the small-dim sorted cases: few rows, so few buckets and the fewest indices that fill the
 #: staging slots; D 8 moves whole 32-byte rows (9-word records), D 3 partial blocks (4-word records).
 SMALL_DIM_SORTED_SHAPES = ((100, 8), (50, 3))
-#: (rows, D) of the atomic-mode case that keeps (row, position) pairs without scaling (records would make the
-#: sorted strategy lose to the atomic one on bytes), so the gather path runs where the small-dim variant exists.
-PAIRS_SORTED_SHAPE = (100, 2)
+#: (rows, D) of the atomic-mode case that runs the sorted strategy's (row, position) pairs on a product with the
+#: small-dim variant: 1000 rows make ~170 buckets, whose staging slots hold fewer than 8 records of 68 bytes,
+#: so the rows are gathered by position (the transfer-cost model prefers records wherever they fit at this D).
+PAIRS_SORTED_SHAPE = (1000, 16)
 
 
 def sorted_variant_n(
@@ -344,14 +346,18 @@ def sorted_variant_n(
 
 def _small_dim_sorted_cases(mk: _Maker, g: DType, i: DType, det: bool, quick: bool) -> Iterator[Case]:
     """The small-dim variant with scaling, a padding row and invalid indices (the indices spread 2 past both
-    ends), buckets split between cores (a few rows per core), at the smallest N that takes it; on products
-    with the variant, in atomic mode, also the (row, position) pairs path without scaling."""
-    for w, d in SMALL_DIM_SORTED_SHAPES[:1] if quick else SMALL_DIM_SORTED_SHAPES:
-        n = sorted_variant_n(mk, g, i, det, w, d, 17, True, True)
+    ends), buckets split between cores (a few rows per core), at the smallest N that takes it; without
+    ``quick`` also D 8 without scaling (the default call); on products with the variant, in atomic mode, also
+    the (row, position) pairs path without scaling."""
+    shapes = [(w, d, True) for w, d in (SMALL_DIM_SORTED_SHAPES[:1] if quick else SMALL_DIM_SORTED_SHAPES)]
+    if not quick:
+        shapes.append((*SMALL_DIM_SORTED_SHAPES[0], False))
+    for w, d, scaling in shapes:
+        n = sorted_variant_n(mk, g, i, det, w, d, 17, scaling, True)
         if n is None:
             continue
-        p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=True)
-        name = f"sorted-run small-dim variant, {w} rows, D {d}"
+        p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=scaling)
+        name = f"sorted-run small-dim variant, {w} rows, D {d}" + ("" if scaling else ", no scaling")
         yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
     w, d = PAIRS_SORTED_SHAPE
     if not det and mk.product.data_copy_pad and g.itemsize == 4:

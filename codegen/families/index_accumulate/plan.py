@@ -62,7 +62,7 @@ Tiling rule (the generated C++ tiling function implements exactly :func:`tiling_
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
@@ -143,6 +143,11 @@ SORT_D_CHUNK_MAX = 2048
 SORT_BUCKETS_PER_CORE = 4
 #: Fewest pairs per bucket staging slot in UB (a flush is at least this many 8-byte pairs).
 SORT_STAGE_MIN = 8
+#: Bytes of one efficient DMA: a grad row below it takes the small-dim path (several rows per transfer;
+#: without DataCopyPad a run of whole rows of partial blocks moves as one range and is spread to the 32-byte
+#: pitch in UB), and the tiling's transfer-cost model counts every DMA as at least this many bytes when it
+#: weighs the strategies (:func:`sorted_bytes`, :func:`other_bytes`) and records against pairs.
+SMALL_DIM_BYTES = 512
 #: Largest blockCount of one DataCopyPad (asc-devkit DataCopyExtParams: blockCount 1..4095).
 MAX_BLOCK_COUNT = 4095
 #: Largest grad or out byte count of the sorted strategy (its kernel splits an int64 byte cost over the cores).
@@ -555,9 +560,9 @@ def sort_plan(
     w: int,
     d: int,
     grad_bytes: int,
+    index_bytes: int,
     scale: bool,
     det: bool = False,
-    small_dim_refusal: str = "",
 ) -> SortPlan:
     """Sizes of the sorted-run strategy (see the kernel template) for ``n`` indices into ``w`` rows of ``d``.
 
@@ -572,15 +577,16 @@ def sort_plan(
     grad without DataCopyPad) until the staging slots hold at least :data:`SORT_STAGE_MIN` pairs. Cores: one
     per ``min_bytes`` of grad, up to the product's.
 
-    Small-dim variant (``small_dim``): when a row fits one D-chunk and, per sorted entry, records cost fewer GM
-    bytes than pairs -- records ``d * grad_bytes + 4 * (d + 1) * r``, pairs ``8 * r + max(d * grad_bytes,``
-    :data:`SMALL_DIM_BYTES` ``)`` with ``r`` = 2 (3 with scaling) passes over the sorted entries, a gathered row
-    counted as at least one efficient DMA -- phase 2 reads the grad rows of its index range contiguously
-    (``tile_rows`` packed rows per DataCopyPad, plus their fp32 cast for 16-bit grads) and stages records of
-    ``d + 1`` 4-byte words (the int32 row key, then the row's fp32 values); phase 3 reads them contiguously
-    (``pair_chunk = 2 * SORT_PAIR_CHUNK // (d + 1)`` records at a time) and never gathers. Needs DataCopyPad
-    (``small_dim_reason`` says why not) and staging slots of at least :data:`SORT_STAGE_MIN` records; a
-    non-empty ``small_dim_refusal`` refuses it with that reason (the tiling's fallback to pairs).
+    Small-dim variant (``small_dim``): when a row fits one D-chunk and the whole call costs less with records
+    than with pairs by :func:`sorted_bytes` with ``floor`` :data:`SMALL_DIM_BYTES` (the transfer-cost model the
+    tiling uses for every strategy: each DMA counted as at least one efficient DMA, so a gathered short row
+    costs 512 bytes) -- phase 2 reads the grad rows of its index range contiguously (``tile_rows`` packed rows
+    per DataCopyPad, plus their fp32 cast for 16-bit grads) and stages records of ``d + 1`` 4-byte words (the
+    int32 row key, then the row's fp32 values) in slots of ``stage`` records (``work // (buckets x 4 x (d +
+    1))`` rounded down to 8); phase 3 reads them contiguously (``pair_chunk = 2 * SORT_PAIR_CHUNK // (d + 1)``
+    records at a time) and never gathers. Needs DataCopyPad (``small_dim_reason`` says why not, or gives the
+    two costs) and staging slots of at least :data:`SORT_STAGE_MIN` records. ``index_bytes`` (bytes of one
+    index) enters the two costs.
 
     Without DataCopyPad every (core, bucket) segment of the sorted pairs is rounded up to whole 32-byte blocks
     (:data:`PAIRS_PER_BLOCK` pairs) with padding pairs, so the pair array holds up to ``n + cores x buckets x
@@ -632,76 +638,82 @@ def sort_plan(
                 reason=f"UB too small for {_ceil_div(w, 1)} rows in staging slots of {SORT_STAGE_MIN} pairs"
             )
         d_chunk = _align(d_chunk // 2, chunk_align)
-    small, small_reason = False, ""
-    rec_words = d + 1
-    if not product.data_copy_pad:
-        small_reason = (
-            f"{product.name} has no DataCopyPad and a record of a row key and {d} fp32 values ({4 * rec_words} "
-            "bytes) is not whole 32-byte blocks"
-        )
-    elif d_chunk < d:
-        small_reason = f"a row takes {_ceil_div(d, d_chunk)} D-chunk passes"
-    elif small_dim_refusal:
-        small_reason = small_dim_refusal
-    else:
-        reads = 2 + (1 if scale else 0)  # written once, read by the sums (and by the run counts with scaling)
-        pair_cost = 8 * reads + max(d * grad_bytes, SMALL_DIM_BYTES)
-        rec_cost = d * grad_bytes + 4 * rec_words * reads
-        rec_stage = work // (buckets * 4 * rec_words) // 8 * 8  # each slot starts on a 32-byte block
-        rec_arrays = arrays - (stride * FP32_BYTES if grad_bytes != FP32_BYTES else 0)
-        per_row = d * grad_bytes + (d * FP32_BYTES if grad_bytes != FP32_BYTES else 0)
-        spare = budget - work - rec_arrays - 2 * BLOCK_BYTES
-        rec_tile = min(MAX_BLOCK_COUNT, spare // per_row) if spare > 0 else 0
-        model = (
-            f"per entry {rec_cost} GM bytes as records (grad read contiguously, a {4 * rec_words}-byte record "
-            f"written and read{' twice' if scale else ''}) vs {pair_cost} as pairs (a gathered row counted as at "
-            f"least {SMALL_DIM_BYTES} bytes, one DMA's efficient size)"
-        )
-        if rec_cost >= pair_cost:
-            small_reason = model
-        elif rec_stage < SORT_STAGE_MIN or rec_tile < 1 or rec_words > 2 * SORT_PAIR_CHUNK:
-            small_reason = f"UB too small for staging slots of {SORT_STAGE_MIN} records of {4 * rec_words} bytes"
-        else:
-            small, small_reason = True, model
-            stage, tile_rows, arrays = rec_stage, rec_tile, rec_arrays
-    rec_bytes = 4 * rec_words if small else 8
-    pair_chunk = 2 * SORT_PAIR_CHUNK // rec_words if small else SORT_PAIR_CHUNK
-    matrix_stride = _align(buckets, ACC_ALIGN)
-    matrix_bytes = cores * matrix_stride * 4
-    pairs_offset = _align(matrix_bytes, CACHE_LINE_BYTES)
-    pairs_end = pairs_offset + rec_bytes * (n + cores * buckets * (pair_align - 1))
-    partials_offset = _align(pairs_end, CACHE_LINE_BYTES)
-    partials_bytes = 2 * cores * bucket_rows * d * FP32_BYTES
-    tile_ub = tile_rows * pitch
-    if small:  # packed grad rows and their fp32 cast (16-bit grads)
-        tile_ub = _align(tile_rows * d * grad_bytes, BLOCK_BYTES)
-        tile_ub += _align(tile_rows * d * FP32_BYTES, BLOCK_BYTES) if grad_bytes != FP32_BYTES else 0
-    ub = (
-        INDEX_UB_BYTES
-        + SORT_PAIR_CHUNK * 8
-        + max(buckets * stage * rec_bytes, bucket_rows * stride * FP32_BYTES)
-        + arrays
-        + sync_ub
-        + tile_ub
-    )
-    return SortPlan(
+    base = SortPlan(
         cores=cores,
         buckets=buckets,
         bucket_rows=bucket_rows,
         stage=stage,
-        pair_chunk=pair_chunk,
+        pair_chunk=SORT_PAIR_CHUNK,
         d_chunk=d_chunk,
         tile_rows=tile_rows,
-        matrix_stride=matrix_stride,
-        matrix_offset=0,
+        matrix_stride=_align(buckets, ACC_ALIGN),
+        pair_align=pair_align,
+        soft_sync=not product.hw_sync_all,
+    )
+    pairs = _sort_layout(base, n, d, grad_bytes, arrays, det)
+    rec_words = d + 1
+    if not product.data_copy_pad:
+        return replace(
+            pairs,
+            small_dim_reason=f"{product.name} has no DataCopyPad and a record of a row key and {d} fp32 values "
+            f"({4 * rec_words} bytes) is not whole 32-byte blocks",
+        )
+    if d_chunk < d:
+        return replace(pairs, small_dim_reason=f"a row takes {_ceil_div(d, d_chunk)} D-chunk passes")
+    rec_stage = work // (buckets * 4 * rec_words) // 8 * 8  # each slot starts on a 32-byte block
+    rec_arrays = arrays - (stride * FP32_BYTES if grad_bytes != FP32_BYTES else 0)
+    per_row = d * grad_bytes + (d * FP32_BYTES if grad_bytes != FP32_BYTES else 0)
+    spare = budget - work - rec_arrays - 2 * BLOCK_BYTES
+    rec_tile = min(MAX_BLOCK_COUNT, spare // per_row) if spare > 0 else 0
+    if rec_stage < SORT_STAGE_MIN or rec_tile < 1 or rec_words > 2 * SORT_PAIR_CHUNK:
+        return replace(
+            pairs,
+            small_dim_reason=f"UB too small for staging slots of {SORT_STAGE_MIN} records of {4 * rec_words} bytes",
+        )
+    records = replace(
+        base, stage=rec_stage, tile_rows=rec_tile, pair_chunk=2 * SORT_PAIR_CHUNK // rec_words, small_dim=True
+    )
+    records = _sort_layout(records, n, d, grad_bytes, rec_arrays, det)
+    rec_cost = sorted_bytes(records, n, w, d, grad_bytes, index_bytes, scale, det, SMALL_DIM_BYTES)
+    pair_cost = sorted_bytes(pairs, n, w, d, grad_bytes, index_bytes, scale, det, SMALL_DIM_BYTES)
+    model = (
+        f"transfer cost (GM bytes, each DMA counted as at least {SMALL_DIM_BYTES} bytes) {rec_cost} with records "
+        f"(grad read contiguously, a {4 * rec_words}-byte record per entry written and read"
+        f"{' twice' if scale else ''}) vs {pair_cost} with (row, position) pairs (a grad row gathered per entry)"
+    )
+    if rec_cost < pair_cost:
+        return replace(records, small_dim_reason=model)
+    return replace(pairs, small_dim_reason=model)
+
+
+def _sort_layout(plan: SortPlan, n: int, d: int, grad_bytes: int, arrays: int, det: bool) -> SortPlan:
+    """``plan`` (pairs or records, with its ``stage``, ``tile_rows`` and ``pair_chunk``) with its workspace
+    offsets and UB bytes filled in; ``arrays`` are the UB bytes of its bucket arrays (:func:`sort_plan`)."""
+    rec_bytes = 4 * (d + 1) if plan.small_dim else 8
+    pairs_offset = _align(plan.cores * plan.matrix_stride * 4, CACHE_LINE_BYTES)
+    pairs_end = pairs_offset + rec_bytes * (n + plan.cores * plan.buckets * (plan.pair_align - 1))
+    partials_offset = _align(pairs_end, CACHE_LINE_BYTES)
+    partials_bytes = 2 * plan.cores * plan.bucket_rows * d * FP32_BYTES
+    stride = _align(plan.d_chunk, ACC_ALIGN)
+    if plan.small_dim:  # packed grad rows and their fp32 cast (16-bit grads)
+        tile_ub = _align(plan.tile_rows * d * grad_bytes, BLOCK_BYTES)
+        tile_ub += _align(plan.tile_rows * d * FP32_BYTES, BLOCK_BYTES) if grad_bytes != FP32_BYTES else 0
+    else:
+        tile_ub = plan.tile_rows * _align(plan.d_chunk * grad_bytes, BLOCK_BYTES)
+    ub = (
+        INDEX_UB_BYTES
+        + SORT_PAIR_CHUNK * 8
+        + max(plan.buckets * plan.stage * rec_bytes, plan.bucket_rows * stride * FP32_BYTES)
+        + arrays
+        + (0 if not plan.soft_sync else plan.cores * BLOCK_BYTES)
+        + tile_ub
+    )
+    return replace(
+        plan,
         pairs_offset=pairs_offset,
         partials_offset=partials_offset if det else 0,
         workspace_bytes=partials_offset + partials_bytes if det else pairs_end,
         ub_bytes=ub,
-        pair_align=pair_align,
-        soft_sync=not product.hw_sync_all,
-        small_dim=small,
-        small_dim_reason=small_reason,
     )
 
 
@@ -713,30 +725,69 @@ def sort_fills_staging(plan: SortPlan, n: int) -> bool:
     return plan.feasible and n >= plan.cores * plan.buckets * plan.stage
 
 
-def sorted_bytes(
-    plan: SortPlan, n: int, w: int, d: int, grad_bytes: int, index_bytes: int, scale: bool, det: bool
-) -> int:
-    """Estimated GM bytes of the sorted-run strategy: the indices read twice (count, scatter), the count
-    matrix written once and read by every core, the pairs (with the padding pairs of products without
-    DataCopyPad, at most 3 per core and bucket) written once and read once per D-chunk pass (twice with
-    scaling), the software SyncAll's counters (products without hardware SyncAll), grad read once, out written
-    once, and (atomic mode) the buckets crossing core boundaries zero-filled and added atomically (at most one
-    per core boundary)."""
-    passes = _ceil_div(d, plan.d_chunk)
-    pairs = n + plan.cores * plan.buckets * (plan.pair_align - 1)
-    total = 2 * n * index_bytes + n * d * grad_bytes + w * d * FP32_BYTES
-    total += plan.cores * plan.matrix_stride * 4 * (1 + plan.cores)
-    if plan.small_dim:  # records of 4 x (d + 1) bytes, one pass
-        total += 4 * (d + 1) * pairs * (2 + (1 if scale else 0))
-    else:
-        total += 8 * pairs * (1 + passes + (1 if scale else 0))
-    if plan.soft_sync:  # two barriers (three in deterministic mode): each writes its counter, reads every core's
-        total += (3 if det else 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES
-    if not det:  # at most 2 partial parts per core boundary, each added atomically, and their zero fills
-        total += (2 * (plan.cores - 1) + min(plan.buckets, plan.cores - 1)) * plan.bucket_rows * d * FP32_BYTES
-    else:  # at most 2 parts per core boundary, each written to its partial slot and read by the merge
-        total += 4 * (plan.cores - 1) * plan.bucket_rows * d * FP32_BYTES
+def _dma(total: int, transfers: int, floor: int) -> int:
+    """Cost of ``total`` bytes moved by ``transfers`` DMAs of about equal size when each DMA counts as at least
+    ``floor`` bytes (0: plain bytes); saturated at 2^63 - 1."""
+    return max(total, _sat_mul(transfers, floor))
+
+
+def _pieces(items: int, transfers: int, elem_bytes: int, length: int, piece: int, floor: int, pad: int = 1) -> int:
+    """Cost of ``items`` rows of ``length`` elements of ``elem_bytes`` bytes moved in pieces of ``piece``
+    elements (the last one shorter; each padded to ``pad`` elements), ``transfers`` DMAs per piece; saturated."""
+    full, last = divmod(length, piece)
+    total = _sat_mul(full, _dma(_sat_mul(_sat_mul(items, _align(piece, pad)), elem_bytes), transfers, floor))
+    if last:
+        total = _sat_add(total, _dma(_sat_mul(_sat_mul(items, _align(last, pad)), elem_bytes), transfers, floor))
     return total
+
+
+def sorted_bytes(
+    plan: SortPlan,
+    n: int,
+    w: int,
+    d: int,
+    grad_bytes: int,
+    index_bytes: int,
+    scale: bool,
+    det: bool,
+    floor: int = 0,
+) -> int:
+    """Estimated GM bytes (``floor`` 0) or transfer cost (``floor`` :data:`SMALL_DIM_BYTES`: every DMA counted
+    as at least ``floor`` bytes) of the sorted-run strategy, saturated at 2^63 - 1.
+
+    Counted: the indices read twice (count, scatter; 16 KiB copies); the count matrix written once and read by
+    every core; grad read once -- small-dim: contiguously (``min(tile_rows, indices per copy)`` rows per DMA),
+    pairs: one gathered row per entry and D-chunk pass; the sorted entries (8-byte pairs or ``4 x (d + 1)``-byte
+    records, with the padding pairs of products without DataCopyPad, at most 3 per core and bucket) written
+    in flushes of ``stage`` entries (plus a last, partial flush per core and bucket) and read ``pair_chunk`` at
+    a time (plus one read per bucket and per core range) once per D-chunk pass (small-dim: once) and once more
+    with scaling; out written once, one DMA per bucket and D-chunk; the software SyncAll's counters (products
+    without hardware SyncAll); atomic mode: the buckets crossing core boundaries zero-filled and added
+    atomically (at most 2 parts per core boundary, and the zero fills); deterministic: those parts written to
+    their partial slots and read by the merge."""
+    pairs = n + plan.cores * plan.buckets * (plan.pair_align - 1)
+    rec_bytes = 4 * (d + 1) if plan.small_dim else 8
+    total = _sat_mul(_sat_mul(2, n), index_bytes)
+    if plan.small_dim:
+        per_copy = min(plan.tile_rows, INDEX_UB_BYTES // index_bytes)
+        grad = _dma(_sat_mul(_sat_mul(n, d), grad_bytes), _ceil_div(n, per_copy) + plan.cores, floor)
+    else:
+        grad = _pieces(n, n, grad_bytes, d, plan.d_chunk, floor)
+    total = _sat_add(total, grad)
+    total = _sat_add(total, _pieces(w, plan.buckets, FP32_BYTES, d, plan.d_chunk, floor))
+    total = _sat_add(total, plan.cores * plan.matrix_stride * 4 * (1 + plan.cores))
+    entries = _sat_mul(pairs, rec_bytes)
+    flushes = pairs // plan.stage + plan.cores * plan.buckets
+    total = _sat_add(total, _dma(entries, flushes, floor))
+    reads = (1 if plan.small_dim else _ceil_div(d, plan.d_chunk)) + (1 if scale else 0)
+    loads = _ceil_div(pairs, plan.pair_chunk) + plan.buckets + plan.cores
+    total = _sat_add(total, _sat_mul(reads, _dma(entries, loads, floor)))
+    if plan.soft_sync:  # two barriers (three in deterministic mode): each writes its counter, reads every core's
+        total = _sat_add(total, (3 if det else 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES)
+    # atomic: at most 2 partial parts per core boundary, each added atomically, and their zero fills;
+    # deterministic: at most 2 parts per core boundary, each written to its partial slot and read by the merge
+    parts = 2 * (plan.cores - 1) + min(plan.buckets, plan.cores - 1) if not det else 4 * (plan.cores - 1)
+    return _sat_add(total, _pieces(parts * plan.bucket_rows, parts, FP32_BYTES, d, plan.d_chunk, floor))
 
 
 def other_bytes(
@@ -748,30 +799,55 @@ def other_bytes(
     grad_bytes: int,
     index_bytes: int,
     scale: bool,
-    row_cores: int,
-    index_slices: int,
-    groups: int,
+    row_split: Split2D,
+    index_split: Split2D,
     acc_in_ws: bool,
-    ub_acc: bool = False,
+    ub_acc: bool,
+    tile_rows: int,
+    d_chunk: int,
+    floor: int = 0,
 ) -> int:
-    """Estimated GM bytes of the atomic (``det`` False) or deterministic strategy: atomic: every index read
-    once per D-slice, grad once, one fp32 atomic add per contribution (whole 32-byte blocks), the zero fill,
-    a final pass when the accumulator is not the output or with scaling (read + write), and the count scans;
-    deterministic: every owning core reads its group's indices, every contribution reads and writes its
-    accumulator blocks, the zero fill, the final pass, the partials of index groups 1.. (write + read);
-    deterministic with the sums in UB (``ub_acc``): indices and grad as before, then out written once
-    (``w * d * 4``) or, with ``groups`` > 1 index groups, the accumulator and partials written once each and
-    read once by the owners, and out written (``(2 * groups + 1) * w * acc_stride * 4``)."""
-    acc = w * acc_stride * FP32_BYTES
-    if det and ub_acc:
-        reads = row_cores * n * index_bytes + n * d * grad_bytes
-        return reads + ((2 * groups + 1) * acc if groups > 1 else w * d * FP32_BYTES)
-    final = 2 * acc if (acc_in_ws or scale or (det and groups > 1)) else 0  # atomic: no partials to merge
+    """Estimated GM bytes (``floor`` 0) or transfer cost (``floor`` :data:`SMALL_DIM_BYTES`: every DMA counted
+    as at least ``floor`` bytes) of the atomic (``det`` False) or deterministic strategy, saturated.
+
+    Atomic: every index read once per D-slice, grad once (tiles of up to ``tile_rows`` rows per D-slice), one
+    fp32 atomic add per contribution and D-slice (whole 32-byte blocks, one DMA each), the zero fill, a final
+    pass when the accumulator is not the output or with scaling (read + write, one DMA per row and D-chunk), and
+    the count scans. Deterministic: every owning core reads its group's indices; grad is read in tiles when
+    one row group owns every row, else one row (D-slice) per DMA (the runs of positions one owner takes are
+    short for spread indices); every contribution reads and writes its accumulator blocks (one DMA each), the
+    zero fill, the final pass, the partials of index groups 1.. (written, read per row). Deterministic with the
+    sums in UB (``ub_acc``): indices and grad as before, then out written once (``w * d * 4``) or, with ``G`` >
+    1 index groups, the accumulator and partials written once each (``G * w * acc_stride * 4``) and read per
+    row by the owners, which write out per row (``(G + 1) * w * acc_stride * 4``)."""
+    acc = _sat_mul(_sat_mul(w, acc_stride), FP32_BYTES)
+    # the final pass: one DMA per owned row and D-chunk of its slice, each way
+    row_dmas = _sat_mul(_sat_mul(w, row_split.slices), _ceil_div(min(row_split.slice_length, d), d_chunk))
+    row_pass = _dma(acc, row_dmas, floor)
+    grad_all = _sat_mul(_sat_mul(n, d), grad_bytes)
     if not det:
-        total = n * index_bytes * index_slices + n * d * grad_bytes + n * acc_stride * FP32_BYTES + acc + final
-        return total + (row_cores * n * index_bytes if scale else 0)
-    total = row_cores * n * index_bytes + n * d * grad_bytes + 2 * n * acc_stride * FP32_BYTES + acc + final
-    return total + 2 * (groups - 1) * acc
+        tiles = _sat_mul(index_split.slices, _ceil_div(n, tile_rows))
+        total = _sat_add(_sat_mul(_sat_mul(n, index_bytes), index_split.slices), _dma(grad_all, tiles, floor))
+        adds = _pieces(n, n, FP32_BYTES, d, index_split.slice_length, floor, ACC_ALIGN)
+        total = _sat_add(total, _sat_add(adds, acc))
+        if acc_in_ws or scale:  # atomic: no partials to merge
+            total = _sat_add(total, _sat_mul(2, row_pass))
+        return _sat_add(total, _sat_mul(_sat_mul(row_split.cores, n), index_bytes) if scale else 0)
+    groups = index_split.groups
+    if row_split.groups > 1:
+        grad = _pieces(n, n, grad_bytes, d, row_split.slice_length, floor)
+    else:
+        grad = _dma(grad_all, _sat_mul(row_split.slices, _ceil_div(n, tile_rows)), floor)
+    reads = _sat_add(_sat_mul(_sat_mul(row_split.cores, n), index_bytes), grad)
+    if ub_acc:
+        if groups > 1:
+            return _sat_add(reads, _sat_add(_sat_mul(groups, acc), _sat_mul(groups + 1, row_pass)))
+        return _sat_add(reads, _sat_mul(_sat_mul(w, d), FP32_BYTES))
+    rmw = _sat_mul(2, _pieces(n, n, FP32_BYTES, d, row_split.slice_length, floor, ACC_ALIGN))
+    total = _sat_add(_sat_add(reads, rmw), acc)
+    if acc_in_ws or scale or groups > 1:
+        total = _sat_add(total, _sat_mul(2, row_pass))
+    return _sat_add(total, _sat_mul(groups - 1, _sat_add(acc, row_pass)))
 
 
 @dataclass(frozen=True)
@@ -816,8 +892,12 @@ class TilingDecision:
     ub_accumulate: bool = False
     sort: SortPlan = SortPlan()
     sorted_run: bool = False
+    #: GM bytes of the sorted-run / the other strategy (:func:`sorted_bytes`, :func:`other_bytes` with floor 0)
     sorted_bytes_estimate: int = 0
     other_bytes_estimate: int = 0
+    #: their transfer costs (floor :data:`SMALL_DIM_BYTES`), which the tiling compares
+    sorted_cost_estimate: int = 0
+    other_cost_estimate: int = 0
 
     @property
     def strategy(self) -> str:
@@ -961,56 +1041,32 @@ def tiling_decision(
     count_slots = _sat_mul(counts_stride, row_split.slices) if scale else 0
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
     counts_offset = _ceil_div(_sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
-    # The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
+    # The sorted-run strategy replaces the other one where it can run and its transfer cost (GM bytes, every DMA
+    # counted as at least SMALL_DIM_BYTES) is lower; the same model picks records or pairs inside sort_plan.
+    ib = index_dtype.itemsize
     plan = sort_plan(
-        product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, scale, deterministic
+        product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, ib, scale, deterministic
     )
-    est_sorted = (
-        sorted_bytes(plan, n, num_weights, d, grad_bytes, index_dtype.itemsize, scale, deterministic)
-        if plan.feasible
-        else 0
-    )
-    est_other = other_bytes(
+    other_args = (
         deterministic,
         n,
         num_weights,
         d,
         acc_stride,
         grad_bytes,
-        index_dtype.itemsize,
+        ib,
         scale,
-        row_split.cores,
-        index_split.slices,
-        index_split.groups,
+        row_split,
+        index_split,
         acc_in_ws,
-        ub_acc,
     )
-    if plan.small_dim and not (sort_fills_staging(plan, n) and est_sorted < est_other):
-        # records cost more GM bytes than pairs: the sorted strategy keeps (row, position) pairs where they
-        # still beat the other strategy
-        refusal = (
-            f"the sorted-run strategy with records would move {est_sorted} GM bytes"
-            + (
-                f", not fewer than the {'deterministic' if deterministic else 'atomic'} strategy's {est_other}"
-                if est_sorted >= est_other
-                else f" but {n} indices do not fill its staging slots"
-            )
-            + "; (row, position) pairs kept"
-        )
-        plan = sort_plan(
-            product,
-            spec.tiling.ub_reserved_bytes,
-            min_bytes,
-            n,
-            num_weights,
-            d,
-            grad_bytes,
-            scale,
-            deterministic,
-            refusal,
-        )
-        est_sorted = sorted_bytes(plan, n, num_weights, d, grad_bytes, index_dtype.itemsize, scale, deterministic)
-    use_sorted = plan.feasible and sort_fills_staging(plan, n) and est_sorted < est_other
+    est_other = other_bytes(*other_args, ub_acc, tile_rows, d_chunk)
+    cost_other = other_bytes(*other_args, ub_acc, tile_rows, d_chunk, SMALL_DIM_BYTES)
+    est_sorted = cost_sorted = 0
+    if plan.feasible:
+        est_sorted = sorted_bytes(plan, n, num_weights, d, grad_bytes, ib, scale, deterministic)
+        cost_sorted = sorted_bytes(plan, n, num_weights, d, grad_bytes, ib, scale, deterministic, SMALL_DIM_BYTES)
+    use_sorted = plan.feasible and sort_fills_staging(plan, n) and cost_sorted < cost_other
     strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
@@ -1062,12 +1118,9 @@ def tiling_decision(
         sorted_run=use_sorted,
         sorted_bytes_estimate=est_sorted,
         other_bytes_estimate=est_other,
+        sorted_cost_estimate=cost_sorted,
+        other_cost_estimate=cost_other,
     )
-
-
-#: Bytes of a grad row below which the small-dim path applies (several rows per transfer; without DataCopyPad a
-#: run of whole rows of partial blocks moves as one range and is spread to the 32-byte pitch in UB).
-SMALL_DIM_BYTES = 512
 
 
 def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
@@ -1130,7 +1183,7 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
     if not sp.feasible:
         return [
             f"  {mode} mode: sorted-run strategy not possible ({sp.reason}); estimated GM bytes of the other: "
-            f"{t.other_bytes_estimate}"
+            f"{t.other_bytes_estimate} (transfer cost {t.other_cost_estimate})"
         ]
     other = "deterministic" if t.deterministic else "atomic"
     if not sort_fills_staging(sp, t.num_indices):
@@ -1140,9 +1193,10 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
             f"must fill its staging slots once); {other} strategy kept"
         ]
     head = (
-        f"  {mode} mode: estimated GM bytes sorted-run {t.sorted_bytes_estimate} vs {other} "
-        f"{t.other_bytes_estimate}: "
-        + ("sorted-run strategy chosen (fewer bytes)" if t.sorted_run else f"{other} strategy kept (fewer bytes)")
+        f"  {mode} mode: transfer cost (GM bytes, each DMA counted as at least {SMALL_DIM_BYTES} bytes) sorted-run "
+        f"with {'records' if sp.small_dim else 'pairs'} {t.sorted_cost_estimate} vs {other} {t.other_cost_estimate} "
+        f"(GM bytes {t.sorted_bytes_estimate} vs {t.other_bytes_estimate}): "
+        + ("sorted-run strategy chosen (lower cost)" if t.sorted_run else f"{other} strategy kept (lower cost)")
     )
     if not t.sorted_run:
         return [head]
@@ -1739,9 +1793,11 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         *(
             [
                 f"Sorted-run strategy (every product): chosen when every core's share of `{index_t.name}` fills its "
-                "bucket staging slots (N >= cores x buckets x slot pairs) and its estimated GM bytes are below the "
-                "other strategy's; without DataCopyPad only for rows of whole 32-byte blocks. Workspace: the "
-                "[cores, buckets] int32 count matrix, then N (row, position) int32 pairs (without DataCopyPad each "
+                "bucket staging slots (N >= cores x buckets x slot pairs) and its transfer cost (GM bytes, every DMA "
+                f"counted as at least {SMALL_DIM_BYTES} bytes) is below the other strategy's; the same model "
+                "picks records (row key + fp32 values, grad read contiguously) over pairs for short rows; without "
+                "DataCopyPad only for rows of whole 32-byte blocks, with pairs. Workspace: the [cores, buckets] "
+                "int32 count matrix, then N sorted entries (int32 pairs or records; without DataCopyPad each "
                 "core's segment of a bucket padded to whole blocks), then in deterministic mode 2 x cores fp32 "
                 "partial slots of a bucket's rows for the buckets split between cores. UB: indices buffer, "
                 f"{SORT_PAIR_CHUNK} pairs, a work buffer of half the rest (staging slots, then the fp32 bucket "

@@ -269,10 +269,82 @@ constexpr int64_t COST_LIMIT = int64_t{1} << 61;  // largest grad or out bytes o
 constexpr int64_t PAIRS_PER_BLOCK = 4;            // (row, position) int32 pairs per 32-byte block
 constexpr int64_t MAX_BLOCK_FIELD = 65535;        // DataCopyParams blockLen/srcStride/dstStride (uint16_t)
 constexpr int64_t SYNC_CORES_MAX = 64;            // cores the software SyncAll's counters output holds
-constexpr int64_t SMALL_DIM_BYTES = 512;          // a gathered row costs at least one efficient DMA
+constexpr int64_t SMALL_DIM_BYTES = 512;          // the transfer-cost model: a DMA costs at least this
 
 int64_t AlignTo(int64_t value, int64_t align) {
   return CeilDiv(value, align) * align;
+}
+
+// Cost of `total` bytes moved by `transfers` DMAs of about equal size, each counted as at least `floor` bytes
+// (0: plain bytes); saturated (codegen _dma).
+int64_t DmaCost(int64_t total, int64_t transfers, int64_t floor) {
+  return std::max(total, SatMul(transfers, floor));
+}
+
+// Cost of `items` rows of `length` elements of `elemBytes` bytes moved in pieces of `piece` elements (the last
+// shorter; each padded to `pad` elements), `transfers` DMAs per piece; saturated (codegen _pieces).
+int64_t PiecesCost(int64_t items, int64_t transfers, int64_t elemBytes, int64_t length, int64_t piece, int64_t floor,
+                   int64_t pad) {
+  const int64_t full = length / piece;
+  const int64_t last = length % piece;
+  int64_t total = SatMul(full, DmaCost(SatMul(SatMul(items, AlignTo(piece, pad)), elemBytes), transfers, floor));
+  if (last != 0) {
+    total = SatAdd(total, DmaCost(SatMul(SatMul(items, AlignTo(last, pad)), elemBytes), transfers, floor));
+  }
+  return total;
+}
+
+// Estimated GM bytes (floor 0) or transfer cost (floor SMALL_DIM_BYTES) of the sorted-run strategy (codegen
+// sorted_bytes): indices read twice, the count matrix written once and read by every core, grad read once
+// (small-dim: contiguously; pairs: one gathered row per entry and D-chunk pass), the sorted entries written in
+// flushes of a staging slot (plus a partial one per core and bucket) and read a chunk at a time once per pass
+// (small-dim: once) and once more with scaling, out written once per bucket and pass, the software SyncAll's
+// counters, and the parts of buckets crossing core boundaries (atomic: zero-filled and added atomically;
+// deterministic: written to their partial slots and read by the merge).
+int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64_t rowsBytes, int64_t indexBytes,
+                    bool scaling, bool deterministic, int64_t floor) {
+  const int64_t pairs = n + plan.cores * plan.buckets * (plan.pairAlign - 1);
+  const int64_t recBytes = plan.smallDim != 0 ? 4 * (d + 1) : 8;
+  int64_t total = SatMul(SatMul(2, n), indexBytes);
+  int64_t grad = 0;
+  if (plan.smallDim != 0) {
+    const int64_t perCopy = std::min(plan.tileRows, INDEX_UB_BYTES / indexBytes);
+    grad = DmaCost(SatMul(SatMul(n, d), rowsBytes), CeilDiv(n, perCopy) + plan.cores, floor);
+  } else {
+    grad = PiecesCost(n, n, rowsBytes, d, plan.dChunk, floor, 1);
+  }
+  total = SatAdd(total, grad);
+  total = SatAdd(total, PiecesCost(w, plan.buckets, FP32_BYTES, d, plan.dChunk, floor, 1));
+  total = SatAdd(total, plan.cores * plan.matrixStride * 4 * (1 + plan.cores));
+  const int64_t entries = SatMul(pairs, recBytes);
+  const int64_t flushes = pairs / plan.stage + plan.cores * plan.buckets;
+  total = SatAdd(total, DmaCost(entries, flushes, floor));
+  const int64_t reads = (plan.smallDim != 0 ? 1 : CeilDiv(d, plan.dChunk)) + (scaling ? 1 : 0);
+  const int64_t loads = CeilDiv(pairs, plan.pairChunk) + plan.buckets + plan.cores;
+  total = SatAdd(total, SatMul(reads, DmaCost(entries, loads, floor)));
+  if (plan.softSync) {  // two software barriers (three in deterministic mode): each writes its counter, reads all
+    total = SatAdd(total, (deterministic ? 3 : 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES);
+  }
+  const int64_t parts =
+      deterministic ? 4 * (plan.cores - 1) : 2 * (plan.cores - 1) + std::min(plan.buckets, plan.cores - 1);
+  return SatAdd(total, PiecesCost(parts * plan.bucketRows, parts, FP32_BYTES, d, plan.dChunk, floor, 1));
+}
+
+// The workspace layout of a sorted plan (pairs or records): the count matrix, the sorted entries on a 64-byte
+// line, and in deterministic mode 2 x cores fp32 partial slots of bucketRows x rowLength after them.
+void SortLayout(SortPlan &plan, int64_t numIndices, int64_t rowLength, bool deterministic) {
+  const int64_t recBytes = plan.smallDim != 0 ? 4 * (rowLength + 1) : 8;
+  plan.matrixStride = AlignTo(plan.buckets, ACC_ALIGN);
+  plan.pairsOffset = AlignTo(plan.cores * plan.matrixStride * 4, CACHE_LINE_BYTES);
+  const int64_t pairsEnd =
+      plan.pairsOffset + recBytes * (numIndices + plan.cores * plan.buckets * (plan.pairAlign - 1));
+  if (deterministic) {
+    plan.partialsOffset = AlignTo(pairsEnd, CACHE_LINE_BYTES);
+    plan.workspaceBytes = plan.partialsOffset + 2 * plan.cores * plan.bucketRows * rowLength * FP32_BYTES;
+  } else {
+    plan.partialsOffset = 0;
+    plan.workspaceBytes = pairsEnd;
+  }
 }
 
 // Without DataCopyPad (hasPad false) rows must be whole 32-byte blocks within DataCopyParams' uint16 stride,
@@ -280,7 +352,7 @@ int64_t AlignTo(int64_t value, int64_t align) {
 // without hardware SyncAll (hwSync false) the barriers are the software SyncAll on the counters output.
 // Deterministic mode adds 2 x cores fp32 partial slots of bucketRows x rowLength after the pairs.
 SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
-                    int64_t rowLength, int64_t rowsBytes, bool scaling, bool deterministic, bool smallAllowed) {
+                    int64_t rowLength, int64_t rowsBytes, int64_t indexBytes, bool scaling, bool deterministic) {
   SortPlan plan;
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
@@ -328,38 +400,35 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
         plan.dChunk = dChunk;
         plan.tileRows = tileRows;
         plan.pairChunk = SORT_PAIR_CHUNK;
+        plan.pairAlign = pairAlign;
+        plan.softSync = !hwSync;
+        SortLayout(plan, numIndices, rowLength, deterministic);
         // Small-dim variant (codegen sort_plan): records of the row key and its fp32 values when a row is one
-        // D-chunk and they cost fewer GM bytes per entry than pairs (a gathered row counted as at least
-        // SMALL_DIM_BYTES); needs DataCopyPad.
+        // D-chunk and the call's transfer cost (SortedBytes, every DMA counted as at least SMALL_DIM_BYTES) is
+        // lower with records than with (row, position) pairs; needs DataCopyPad.
         const int64_t recWords = rowLength + 1;
-        if (hasPad && dChunk >= rowLength && smallAllowed) {
-          const int64_t reads = scaling ? 3 : 2;
-          const int64_t pairCost = 8 * reads + std::max<int64_t>(rowLength * rowsBytes, SMALL_DIM_BYTES);
-          const int64_t recCost = rowLength * rowsBytes + 4 * recWords * reads;
+        if (hasPad && dChunk >= rowLength) {
           const int64_t recStage = work / (buckets * 4 * recWords) / 8 * 8;  // slots start on 32-byte blocks
           const int64_t recArrays = arrays - (rowsBytes != FP32_BYTES ? stride * FP32_BYTES : 0);
           const int64_t perRow = rowLength * rowsBytes + (rowsBytes != FP32_BYTES ? rowLength * FP32_BYTES : 0);
           const int64_t spare = budget - work - recArrays - 2 * BLOCK_BYTES;
           const int64_t recTile = spare > 0 ? std::min(MAX_BLOCK_COUNT, spare / perRow) : 0;
-          if (recCost < pairCost && recStage >= SORT_STAGE_MIN && recTile >= 1 && recWords <= 2 * SORT_PAIR_CHUNK) {
-            plan.smallDim = 1;
-            plan.stage = recStage;
-            plan.tileRows = recTile;
-            plan.pairChunk = 2 * SORT_PAIR_CHUNK / recWords;
+          if (recStage >= SORT_STAGE_MIN && recTile >= 1 && recWords <= 2 * SORT_PAIR_CHUNK) {
+            SortPlan records = plan;
+            records.smallDim = 1;
+            records.stage = recStage;
+            records.tileRows = recTile;
+            records.pairChunk = 2 * SORT_PAIR_CHUNK / recWords;
+            SortLayout(records, numIndices, rowLength, deterministic);
+            const int64_t recCost = SortedBytes(records, numIndices, numRows, rowLength, rowsBytes, indexBytes, scaling,
+                                                deterministic, SMALL_DIM_BYTES);
+            const int64_t pairCost = SortedBytes(plan, numIndices, numRows, rowLength, rowsBytes, indexBytes, scaling,
+                                                 deterministic, SMALL_DIM_BYTES);
+            if (recCost < pairCost) {
+              return records;
+            }
           }
         }
-        const int64_t recBytes = plan.smallDim != 0 ? 4 * recWords : 8;
-        plan.matrixStride = AlignTo(buckets, ACC_ALIGN);
-        plan.pairsOffset = AlignTo(plan.cores * plan.matrixStride * 4, CACHE_LINE_BYTES);
-        const int64_t pairsEnd = plan.pairsOffset + recBytes * (numIndices + cores * buckets * (pairAlign - 1));
-        if (deterministic) {
-          plan.partialsOffset = AlignTo(pairsEnd, CACHE_LINE_BYTES);
-          plan.workspaceBytes = plan.partialsOffset + 2 * cores * bucketRows * rowLength * FP32_BYTES;
-        } else {
-          plan.workspaceBytes = pairsEnd;
-        }
-        plan.pairAlign = pairAlign;
-        plan.softSync = !hwSync;
         return plan;
       }
     }
@@ -370,53 +439,42 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
   }
 }
 
-// Estimated GM bytes of the sorted-run strategy (codegen sorted_bytes): indices read twice, the count matrix
-// written once and read by every core, the pairs written once and read once per D-chunk pass (once more with
-// scaling), grad read once, out written once, and in atomic mode the buckets crossing core boundaries
-// zero-filled and added atomically (deterministic mode: written to their partial slots and read by the merge).
-int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64_t rowsBytes, int64_t indexBytes,
-                    bool scaling, bool deterministic) {
-  const int64_t passes = CeilDiv(d, plan.dChunk);
-  const int64_t pairs = n + plan.cores * plan.buckets * (plan.pairAlign - 1);
-  int64_t total = 2 * n * indexBytes + n * d * rowsBytes + w * d * FP32_BYTES;
-  total += plan.cores * plan.matrixStride * 4 * (1 + plan.cores);
-  if (plan.smallDim != 0) {  // records of 4 x (d + 1) bytes, one pass
-    total += 4 * (d + 1) * pairs * (2 + (scaling ? 1 : 0));
-  } else {
-    total += 8 * pairs * (1 + passes + (scaling ? 1 : 0));
-  }
-  if (plan.softSync) {  // two software barriers (three in deterministic mode): each writes its counter, reads all
-    total += (deterministic ? 3 : 2) * plan.cores * (plan.cores + 1) * BLOCK_BYTES;
-  }
-  if (!deterministic) {  // at most 2 partial parts per core boundary, added atomically, and their zero fills
-    total += (2 * (plan.cores - 1) + std::min(plan.buckets, plan.cores - 1)) * plan.bucketRows * d * FP32_BYTES;
-  } else {  // at most 2 parts per core boundary, each written to its partial slot and read by the merge
-    total += 4 * (plan.cores - 1) * plan.bucketRows * d * FP32_BYTES;
-  }
-  return total;
-}
-
-// Estimated GM bytes of the atomic or the deterministic strategy (codegen other_bytes); saturated.
+// Estimated GM bytes (floor 0) or transfer cost (floor SMALL_DIM_BYTES) of the atomic or the deterministic
+// strategy (codegen other_bytes); saturated. Short DMAs: the atomic adds and the read-add-writes (one per
+// contribution and D-slice), grad rows read one at a time by deterministic owners when several row groups
+// share the positions, and the final pass (one DMA per row and D-chunk each way).
 int64_t OtherBytes(bool deterministic, int64_t n, int64_t w, int64_t d, int64_t accStride, int64_t rowsBytes,
-                   int64_t indexBytes, bool scaling, int64_t rowCores, int64_t indexSlices, int64_t groups,
-                   bool accInWorkspace, bool ubAccumulate) {
+                   int64_t indexBytes, bool scaling, const Split2D &rowSplit, const Split2D &indexSplit,
+                   bool accInWorkspace, bool ubAccumulate, int64_t tileRows, int64_t dChunk, int64_t floor) {
   const int64_t acc = SatMul(SatMul(w, accStride), FP32_BYTES);
-  if (deterministic && ubAccumulate) {  // sums in UB: written once (to out, or to the accumulator and partials)
-    const int64_t reads = SatAdd(SatMul(SatMul(rowCores, n), indexBytes), SatMul(SatMul(n, d), rowsBytes));
-    return groups > 1 ? SatAdd(reads, SatMul(SatAdd(SatMul(2, groups), 1), acc))
-                      : SatAdd(reads, SatMul(SatMul(w, d), FP32_BYTES));
-  }
-  const int64_t finalPass = (accInWorkspace || scaling || (deterministic && groups > 1)) ? SatMul(2, acc) : 0;
-  const int64_t grad = SatMul(SatMul(n, d), rowsBytes);
-  const int64_t adds = SatMul(SatMul(n, accStride), FP32_BYTES);
-  int64_t total = 0;
+  const int64_t rowCores = rowSplit.groups * rowSplit.slices;
+  const int64_t rowDmas = SatMul(SatMul(w, rowSplit.slices), CeilDiv(std::min(rowSplit.sliceLength, d), dChunk));
+  const int64_t rowPass = DmaCost(acc, rowDmas, floor);
+  const int64_t gradAll = SatMul(SatMul(n, d), rowsBytes);
   if (!deterministic) {
-    total = SatAdd(SatAdd(SatAdd(SatMul(SatMul(n, indexBytes), indexSlices), grad), SatAdd(adds, acc)), finalPass);
+    const int64_t tiles = SatMul(indexSplit.slices, CeilDiv(n, tileRows));
+    int64_t total = SatAdd(SatMul(SatMul(n, indexBytes), indexSplit.slices), DmaCost(gradAll, tiles, floor));
+    const int64_t adds = PiecesCost(n, n, FP32_BYTES, d, indexSplit.sliceLength, floor, ACC_ALIGN);
+    total = SatAdd(total, SatAdd(adds, acc));
+    if (accInWorkspace || scaling) {  // atomic: no partials to merge
+      total = SatAdd(total, SatMul(2, rowPass));
+    }
     return SatAdd(total, scaling ? SatMul(SatMul(rowCores, n), indexBytes) : 0);
   }
-  total =
-      SatAdd(SatAdd(SatMul(SatMul(rowCores, n), indexBytes), grad), SatAdd(SatMul(2, adds), SatAdd(acc, finalPass)));
-  return SatAdd(total, SatMul(SatMul(2, groups - 1), acc));
+  const int64_t groups = indexSplit.groups;
+  const int64_t grad = rowSplit.groups > 1 ? PiecesCost(n, n, rowsBytes, d, rowSplit.sliceLength, floor, 1)
+                                           : DmaCost(gradAll, SatMul(rowSplit.slices, CeilDiv(n, tileRows)), floor);
+  const int64_t reads = SatAdd(SatMul(SatMul(rowCores, n), indexBytes), grad);
+  if (ubAccumulate) {  // sums in UB: written once (to out, or to the accumulator and partials)
+    return groups > 1 ? SatAdd(reads, SatAdd(SatMul(groups, acc), SatMul(groups + 1, rowPass)))
+                      : SatAdd(reads, SatMul(SatMul(w, d), FP32_BYTES));
+  }
+  const int64_t rmw = SatMul(2, PiecesCost(n, n, FP32_BYTES, d, rowSplit.sliceLength, floor, ACC_ALIGN));
+  int64_t total = SatAdd(SatAdd(reads, rmw), acc);
+  if (accInWorkspace || scaling || groups > 1) {
+    total = SatAdd(total, SatMul(2, rowPass));
+  }
+  return SatAdd(total, SatMul(groups - 1, SatAdd(acc, rowPass)));
 }
 }  // namespace
 
@@ -560,26 +618,20 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
     return ge::GRAPH_FAILED;
   }
 
-  // The sorted-run strategy replaces the other one where it can run and its estimated GM bytes are lower.
+  // The sorted-run strategy replaces the other one where it can run and its transfer cost (GM bytes, every DMA
+  // counted as at least SMALL_DIM_BYTES) is lower; the same model picks records or pairs inside PlanSorted.
   const bool hasPad = HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
-  SortPlan sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows,
-                                 rowLength, rowsBytes, countScaling != 0, deterministic, true);
   const int64_t indexBytes = IndexBytes(indexKey);
-  const int64_t otherBytes =
+  const SortPlan sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows,
+                                       rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic);
+  const int64_t otherCost =
       OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
-                 rowCores, indexSplit.slices, indexSplit.groups, accInWorkspace != 0, ubAccumulate != 0);
+                 rowSplit, indexSplit, accInWorkspace != 0, ubAccumulate != 0, tileRows, dChunk, SMALL_DIM_BYTES);
   // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
   // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
-  const auto sortedWins = [&](const SortPlan &plan) {
-    return plan.cores > 0 && numIndices >= plan.cores * plan.buckets * plan.stage &&
-           SortedBytes(plan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic) <
-               otherBytes;
-  };
-  if (sortPlan.smallDim != 0 && !sortedWins(sortPlan)) {  // records lose: (row, position) pairs where they win
-    sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows, rowLength,
-                          rowsBytes, countScaling != 0, deterministic, false);
-  }
-  const bool useSorted = sortedWins(sortPlan);
+  const bool useSorted = sortPlan.cores > 0 && numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage &&
+                         SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0,
+                                     deterministic, SMALL_DIM_BYTES) < otherCost;
 
   EmbeddingDenseGradAccumulateTilingData tiling;
   tiling.set_numRows(numRows);

@@ -820,9 +820,10 @@ class KernelEmbeddingDenseGradAccumulate {
 //     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
 //     of the whole bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
 //   Small-dim variant (sortSmallDim, DataCopyPad products; the tiling takes it when a row is one D-chunk and
-//     records cost fewer GM bytes per entry than pairs with a gathered row counted as one efficient DMA): phase 2
-//     also reads the grad rows of its index range contiguously (sortTileRows packed rows per DataCopyPad, cast
-//     to fp32 for 16-bit grads) and stages records of D + 1 int32 words -- the row key, then the row's fp32
+//     records cost less than pairs in its transfer-cost model, every DMA counted as at least 512 bytes): phase 2
+//     also reads the grad rows of its index range contiguously (per tile of sortTileRows entries, the rows from
+//     its first to its last contributing entry, packed, in one DataCopyPad; cast to fp32 for 16-bit grads)
+//     and stages records of D + 1 int32 words -- the row key, then the row's fp32
 //     values -- instead of pairs; phase 3 reads each bucket part's records contiguously and adds the values
 //     into the accumulator row of the key, in record order (the stable sort order): no gather by position.
 #if __NPU_ARCH__ == 1001
@@ -1081,9 +1082,22 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       LocalTensor<TStore> indexLocal = LoadIndices(base, count);
       int64_t loadedFrom = 0;
       for (int64_t j = 0; j < count; ++j) {
-        if (smallDim_ && j % tileRows_ == 0) {  // the next tileRows_ grad rows, read contiguously
-          loadedFrom = j;
-          values = LoadGradRows(base + j, (count - j < tileRows_) ? (count - j) : tileRows_);
+        if (smallDim_ && j % tileRows_ == 0) {
+          // the grad rows of the next tileRows_ entries, from the first to the last that contributes, read
+          // contiguously (none when no entry of the tile contributes: padding rows and invalid indices)
+          const int64_t end = (count - j < tileRows_) ? count : j + tileRows_;
+          int64_t first = j;
+          while (first < end && EntryRow(indexLocal, first) < 0) {
+            ++first;
+          }
+          int64_t last = end;
+          while (last > first && EntryRow(indexLocal, last - 1) < 0) {
+            --last;
+          }
+          loadedFrom = first;
+          if (first < last) {
+            values = LoadGradRows(base + first, last - first);
+          }
         }
         const int64_t row = EntryRow(indexLocal, j);
         if (row < 0) {
