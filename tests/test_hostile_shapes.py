@@ -7,6 +7,9 @@ cores`` taking one more; one core per started ``min_bytes_per_core`` bytes, at m
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -48,3 +51,49 @@ def test_elementwise_tiling_of_a_count_whose_bytes_pass_int64_uses_every_core(
     assert t["formerNum"] == blocks % 48
     assert t["formerLength"] == (blocks // 48 + 1) * block_elems
     assert t["tailLength"] == (blocks // 48) * block_elems
+
+
+_ROW_TILING = """
+import json, sys
+from codegen.runner import compile_op
+shape, dim = json.loads(sys.argv[1])
+tensor = {"shape": shape, "dtype": "FLOAT"}
+got = compile_op("softmax", "Ascend910B").run_tiling(
+    {"inputs": [tensor], "outputs": [tensor], "attrs": {"axes": [dim], "half_to_float": False}}
+)
+print(json.dumps(got))
+"""
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim", "mode", "rows"),
+    [
+        ([2**62], -1, 0, 1),  # one row of 2**62: chunks (the process died of SIGFPE before the fix)
+        ([INT64_MAX], -1, 0, 1),
+        ([3, 2**61], 1, 0, 3),
+        ([2**62, 2], 0, 1, 1),  # R = 2**62 lines of 2 inner positions: one block, lines in chunks
+    ],
+)
+def test_row_reduce_tiling_of_a_row_longer_than_int64_bytes_chunks_it(
+    shape: list[int], dim: int, mode: int, rows: int
+) -> None:
+    """The user's `aclnnSoftmaxGetWorkspaceSize` on a zero-stride [2**62] FLOAT view killed the process with
+    SIGFPE: `rs * (tileBytes + lineBytes)` wrapped, the row "fit" UB, and the rows per tile divided by 0."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _ROW_TILING, json.dumps([shape, dim])], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["status"] == 0, got
+    t = got["tiling"]
+    reduce_len = shape[dim]
+    assert (t["mode"], t["reduceLen"], t["taskNum"]) == (mode, reduce_len, rows)
+    assert got["block_dim"] == rows  # one row (or block) per core, never more cores than rows
+    if mode == 0:  # a row is cut into chunks of a multiple of 64 elements that fit Ascend910B's 192 KiB UB
+        assert 0 < t["chunkLen"] <= 196608 // 4 and t["chunkLen"] % 64 == 0
+        assert t["chunkNum"] == -(-reduce_len // t["chunkLen"])
+        assert t["tileRows"] == 1
+    else:  # blocks of 16 inner positions, the R lines cut into chunks of tileRows lines
+        assert t["blockWidth"] == 16
+        assert 0 < t["tileRows"] * 16 * 4 <= 196608
+        assert t["chunkNum"] == -(-reduce_len // t["tileRows"])
