@@ -8,13 +8,18 @@ cores`` taking one more; one core per started ``min_bytes_per_core`` bytes, at m
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from codegen.paths import project_paths
 from codegen.runner import OpCallable
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_specs
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
@@ -97,3 +102,48 @@ def test_row_reduce_tiling_of_a_row_longer_than_int64_bytes_chunks_it(
         assert t["blockWidth"] == 16
         assert 0 < t["tileRows"] * 16 * 4 <= 196608
         assert t["chunkNum"] == -(-reduce_len // t["tileRows"])
+
+
+_NEW_PRODUCT = (
+    "  - name: AscendX\n    doc_term: {doc_term}\n    config_name: ascendx\n    soc_version: ASCENDX\n"
+    "    npu_arch: {npu_arch}\n    ub_bytes: 196608\n    vector_core_num: 48\n    bf16: true\n"
+    "    data_copy_pad: true\n    atomic_add_dtypes: [FLOAT]\n    queue_buffer_cap: 8\n    hw_sync_all: true\n"
+    "    sys_workspace_bytes: 16777216\n    source: test\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        # NpuArch is `enum class NpuArch : uint32_t` (CANN platform/soc_spec.h); the generated L2 API and
+        # tilings switch on it, and `case 99999999999:` does not compile (narrowing to unsigned int).
+        ("npu_arch", "99999999999", "99999999999 is out of range; allowed: 1..4294967295"),
+        ("npu_arch", "4294967296", "4294967296 is out of range; allowed: 1..4294967295"),
+        # the API document's support table has one product per row: a line break split the row in two
+        ("doc_term", '"Atlas\\nX"', "must be one line of printable text (got a line break or control character)"),
+        ("doc_term", '"Atlas\\tX"', "must be one line of printable text (got a line break or control character)"),
+    ],
+)
+def test_a_catalogue_value_generated_code_cannot_hold_is_a_spec_error(
+    field: str, value: str, message: str, tmp_path: Path
+) -> None:
+    """`opgen generate` accepted them and wrote a tree whose build failed (npu_arch) or whose document's
+    table broke (doc_term)."""
+    src = project_paths().specs
+    values = {"doc_term": "test", "npu_arch": "4000", field: value}
+    (tmp_path / "products.yaml").write_text((src / "products.yaml").read_text() + _NEW_PRODUCT.format(**values))
+    shutil.copy(src / "sigmoid_backward.yaml", tmp_path)
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path)
+    assert [(e.field, e.message) for e in info.value.errors] == [(f"products[5].{field}", message)]
+    line = (tmp_path / "products.yaml").read_text().splitlines().index(f"    {field}: {value}") + 1
+    assert [e.loc.line for e in info.value.errors] == [line]
+
+
+def test_a_catalogue_npu_arch_at_the_uint32_limit_is_accepted(tmp_path: Path) -> None:
+    src = project_paths().specs
+    new = _NEW_PRODUCT.format(doc_term="test", npu_arch=2**32 - 1)
+    (tmp_path / "products.yaml").write_text((src / "products.yaml").read_text() + new)
+    shutil.copy(src / "sigmoid_backward.yaml", tmp_path)
+    catalogue, _ = load_specs(tmp_path)
+    assert catalogue.get("AscendX").npu_arch == 4294967295
