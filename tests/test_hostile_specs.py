@@ -260,3 +260,48 @@ def test_catalogue_core_count_ub_and_workspace_have_upper_bounds(tmp_path: Path)
         )
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert f"{bad}:{line}: " in proc.stderr and allowed in proc.stderr
+
+
+ONE_LINE = "must be one line of printable text (it becomes a C string literal of the op API's error log)"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        '"too big\\nnext line {reduction}"',  # a line break ended the C++ string literal: the op API did not build
+        '"nul \\0 inside {reduction}"',  # g++: null character(s) preserved in literal (an error with -Werror)
+        '"tab\\there {reduction}"',
+        '"bell \\a {reduction}"',
+    ],
+)
+def test_a_constraint_message_with_a_control_character_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, message: str
+) -> None:
+    constraint = f'constraints:\n  - name: lim\n    require: "reduction >= 0"\n    message: {message}\n'
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", constraint + "tiling:\n"))
+    assert errs == [f"{f}:40: constraints[0].message: {ONE_LINE}"]
+
+
+def test_a_constraint_message_of_printable_unicode_quotes_and_percents_is_accepted(
+    tmp_path: Path, catalogue: Catalogue
+) -> None:
+    constraint = (
+        'constraints:\n  - name: lim\n    require: "reduction >= 0"\n    message: "≥ 零 \\" \\\\ %n {reduction}"\n'
+    )
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "tiling:\n", constraint + "tiling:\n"))
+    spec = load_op_spec(path, catalogue)
+    assert spec.constraints[0].message == '≥ 零 " \\ %n {reduction}'
+
+
+@pytest.mark.parametrize("text", ["ends the comment */ here", "opens /* a nested comment"])
+def test_a_summary_that_would_end_or_nest_the_prototype_comment_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, text: str
+) -> None:
+    """The summary is the `@brief` of op_graph/<kernel>_proto.h's block comment: `*/` ended it and the rest of
+    the summary became C++ (the header did not build); `/*` inside it is -Wcomment, an error for generated code."""
+    f, errs = bad(tmp_path, catalogue, ("summary: Backward of the soft margin loss.", f"summary: {text}"))
+    assert errs == [
+        f"{f}:5: summary: must not contain '/*' or '*/' (the summary is the @brief of the device op's prototype "
+        "comment in op_graph/<kernel>_proto.h)"
+    ]
