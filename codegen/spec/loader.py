@@ -672,6 +672,12 @@ class _OpParser:
         message = ""
         if "message" in m:
             message = r.string(m["message"]) or ""
+            if not message.isprintable():
+                r.error(
+                    m["message"],
+                    "must be one line of printable text (it becomes a C string literal of the op API's error log)",
+                )
+                message = ""
             allowed_names = [a.name for a in attrs] + [n for n, _ in let_types]
             self.check_placeholders(m["message"], message, allowed_names)
         status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
@@ -792,6 +798,12 @@ class _OpParser:
             elif f is not None:
                 family = f
         summary = (r.string(m["summary"]) or "") if "summary" in m else ""
+        if "/*" in summary or "*/" in summary:
+            r.error(
+                m["summary"],
+                "must not contain '/*' or '*/' (the summary is the @brief of the device op's prototype comment in "
+                "op_graph/<kernel>_proto.h)",
+            )
         products = self.products(m["products"]) if "products" in m else ()
         self.op_products = products
         deterministic = bool(r.boolean(m["deterministic"])) if "deterministic" in m else False
