@@ -305,3 +305,31 @@ def test_a_summary_that_would_end_or_nest_the_prototype_comment_is_a_spec_error(
         f"{f}:5: summary: must not contain '/*' or '*/' (the summary is the @brief of the device op's prototype "
         "comment in op_graph/<kernel>_proto.h)"
     ]
+
+
+FLOAT_ATTR = "  - name: beta\n    type: float\n    default: {default}\n    description: A float.\n"
+
+
+@pytest.mark.parametrize(("where", "default"), [("default", "1.0e+300"), ("default", "-3.5e38"), ("example", "4e38")])
+def test_a_float_attr_value_beyond_fp32_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, where: str, default: str
+) -> None:
+    """A `float` aclnn attr (a C `float` parameter) with default 1e300 passed generate: the op_host test wrote
+    `FromFloat(1e+300F)` (g++: floating constant exceeds range of 'float'), and the Python API then refused
+    its own default (`must be within float32's range`)."""
+    attr = FLOAT_ATTR.format(default="1.0" if where == "example" else default)
+    edits = [("outputs:\n", attr + "outputs:\n")]
+    if where == "example":
+        example = (
+            "example:\n  inputs:\n"
+            + "".join(f"    {t}: {{shape: [1], dtype: FLOAT, values: [1]}}\n" for t in ("gradOutput", "self", "target"))
+            + f"  attrs: {{reduction: 0, beta: {default}}}\n  output: {{shape: [1], dtype: FLOAT}}\n"
+        )
+        edits.append(("tiling:\n", example + "tiling:\n"))
+    f, errs = bad(tmp_path, catalogue, *edits)
+    line, field = (44, "example.attrs.beta") if where == "example" else (34, "attrs[1].default")
+    what = "value" if where == "example" else "default"
+    assert errs == [
+        f"{f}:{line}: {field}: {what} must be within float32's range (+-3.40282347e+38) for a float attr, "
+        f"got {float(default)!r}"
+    ]
