@@ -327,7 +327,9 @@ def test_a_float_attr_value_beyond_fp32_is_a_spec_error(
         )
         edits.append(("tiling:\n", example + "tiling:\n"))
     f, errs = bad(tmp_path, catalogue, *edits)
-    line, field = (44, "example.attrs.beta") if where == "example" else (34, "attrs[1].default")
+    field = "example.attrs.beta" if where == "example" else "attrs[1].default"
+    needle = f"beta: {default}}}" if where == "example" else f"default: {default}"
+    line = next(i for i, text in enumerate(Path(f).read_text().splitlines(), 1) if needle in text)
     what = "value" if where == "example" else "default"
     assert errs == [
         f"{f}:{line}: {field}: {what} must be within float32's range (+-3.40282347e+38) for a float attr, "
