@@ -111,6 +111,9 @@ from codegen.spec.yaml_reader import (
 )
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
+#: The largest finite fp32 (FLT_MAX): a ``float`` attr value (a C ``float``) must be within +-FLOAT32_MAX.
+FLOAT32_MAX = 3.4028234663852886e38
+
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
 _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
@@ -414,6 +417,12 @@ class _OpParser:
             return v
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             r.error(node, f"{what} must be a finite number for a {type_} attr, got {_describe(node)}")
+            return None
+        if type_ == "float" and abs(v) > FLOAT32_MAX:
+            # a C float parameter: the literal `<v>F` would not fit (g++ -Woverflow) and the Python API refuses it
+            r.error(
+                node, f"{what} must be within float32's range (+-{FLOAT32_MAX:.9g}) for a float attr, got {float(v)!r}"
+            )
             return None
         return float(v)
 
@@ -1293,7 +1302,7 @@ class _OpParser:
             v = node.value if isinstance(node, YScalar) else None
             ok = {
                 "int": isinstance(v, int) and not isinstance(v, bool),
-                "float": isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= 3.4028234663852886e38,
+                "float": isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= FLOAT32_MAX,
                 "bool": isinstance(v, bool),
                 "string": isinstance(v, str) and bool(v),
             }[type_]
