@@ -12,6 +12,7 @@ import pytest
 
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.paths import project_paths
+from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_catalogue, load_op_spec
 from codegen.spec.model import Catalogue
 from tests.test_spec_errors import BASE, CATALOGUE, STEM, bad, edit
@@ -335,3 +336,43 @@ def test_a_float_attr_value_beyond_fp32_is_a_spec_error(
         f"{f}:{line}: {field}: {what} must be within float32's range (+-3.40282347e+38) for a float attr, "
         f"got {float(default)!r}"
     ]
+
+
+LONG = "must be at most 128 characters (it names generated files, e.g. test_<kernel>_infershape.cpp)"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("kernel: soft_margin_loss_grad", "kernel: " + "k" * 240, "kernel"),  # generate: OSError File name too long
+        ("kernel: soft_margin_loss_grad", "kernel: " + "k" * 129, "kernel"),
+        ("op_type: SoftMarginLossGrad", "op_type: T" + "y" * 249, "op_type"),
+    ],
+)
+def test_a_name_too_long_for_the_files_it_names_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, old: str, new: str, field: str
+) -> None:
+    """A 240-character kernel passed the loader and `opgen generate` died with a traceback
+    (OSError: [Errno 36] File name too long) writing test_<kernel>_tiling.cpp."""
+    f, errs = bad(tmp_path, catalogue, (old, new))
+    line = BASE.splitlines().index(old) + 1
+    assert errs == [f"{f}:{line}: {field}: {LONG}"]
+
+
+def test_a_long_op_name_is_a_spec_error_and_opgen_new_refuses_it(tmp_path: Path, catalogue: Catalogue) -> None:
+    op = "A" + "b" * 199
+    path = tmp_path / f"{op.lower()}.yaml"
+    path.write_text(edit(BASE, "op: SoftMarginLossBackward", f"op: {op}"))
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    assert [str(e) for e in info.value.errors] == [f"{path}:1: op: {LONG}"]
+    (tmp_path / "products.yaml").write_text(CATALOGUE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(tmp_path), "new", "A" + "b" * 300, "--family", "elementwise"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr == f"error: op name 'A{'b' * 300}' {LONG}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, "products.yaml"]
