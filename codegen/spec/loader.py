@@ -80,8 +80,10 @@ from codegen.spec.naming import (
     _C_IDENT,
     _SNAKE,
     CPP_KEYWORDS,
+    MAX_NAME_CHARS,
     PLATFORM_NAMES,
     RESERVED_NAMES,
+    TOO_LONG,
     is_upper_camel,
 )
 from codegen.spec.rules import (
@@ -188,6 +190,9 @@ class _OpParser:
     def upper_camel(self, node: YNode, example: str) -> str:
         s = self.r.string(node)
         if s is None:
+            return ""
+        if len(s) > MAX_NAME_CHARS:
+            self.r.error(node, TOO_LONG)
             return ""
         if not is_upper_camel(s):
             self.r.error(
@@ -785,7 +790,9 @@ class _OpParser:
         kernel = ""
         if "kernel" in m:
             k = r.string(m["kernel"])
-            if k is not None and not _SNAKE.fullmatch(k):
+            if k is not None and len(k) > MAX_NAME_CHARS:
+                r.error(m["kernel"], TOO_LONG)
+            elif k is not None and not _SNAKE.fullmatch(k):
                 r.error(
                     m["kernel"],
                     f"'{k}' is not snake_case (lower-case letters, digits and single '_', e.g. soft_margin_loss_grad)",
