@@ -52,8 +52,10 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
             has no ``products.yaml``, or a file or the reference directory cannot be written (nothing is left
             written then).
     """
-    from codegen.spec.naming import CPP_KEYWORDS, is_upper_camel  # the loader's rules: the spec it writes loads
+    from codegen.spec.naming import CPP_KEYWORDS, MAX_NAME_CHARS, TOO_LONG, is_upper_camel  # the loader's rules
 
+    if len(op) > MAX_NAME_CHARS:
+        raise NewOpError(f"op name '{op}' {TOO_LONG}")
     if not is_upper_camel(op):
         raise NewOpError(
             f"op name '{op}' must be UpperCamelCase (ASCII letters and digits, starting with a capital, with a "

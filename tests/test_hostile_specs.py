@@ -12,6 +12,7 @@ import pytest
 
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.paths import project_paths
+from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_catalogue, load_op_spec
 from codegen.spec.model import Catalogue
 from tests.test_spec_errors import BASE, CATALOGUE, STEM, bad, edit
@@ -260,3 +261,118 @@ def test_catalogue_core_count_ub_and_workspace_have_upper_bounds(tmp_path: Path)
         )
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert f"{bad}:{line}: " in proc.stderr and allowed in proc.stderr
+
+
+ONE_LINE = "must be one line of printable text (it becomes a C string literal of the op API's error log)"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        '"too big\\nnext line {reduction}"',  # a line break ended the C++ string literal: the op API did not build
+        '"nul \\0 inside {reduction}"',  # g++: null character(s) preserved in literal (an error with -Werror)
+        '"tab\\there {reduction}"',
+        '"bell \\a {reduction}"',
+    ],
+)
+def test_a_constraint_message_with_a_control_character_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, message: str
+) -> None:
+    constraint = f'constraints:\n  - name: lim\n    require: "reduction >= 0"\n    message: {message}\n'
+    f, errs = bad(tmp_path, catalogue, ("tiling:\n", constraint + "tiling:\n"))
+    assert errs == [f"{f}:40: constraints[0].message: {ONE_LINE}"]
+
+
+def test_a_constraint_message_of_printable_unicode_quotes_and_percents_is_accepted(
+    tmp_path: Path, catalogue: Catalogue
+) -> None:
+    constraint = (
+        'constraints:\n  - name: lim\n    require: "reduction >= 0"\n    message: "≥ 零 \\" \\\\ %n {reduction}"\n'
+    )
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "tiling:\n", constraint + "tiling:\n"))
+    spec = load_op_spec(path, catalogue)
+    assert spec.constraints[0].message == '≥ 零 " \\ %n {reduction}'
+
+
+@pytest.mark.parametrize("text", ["ends the comment */ here", "opens /* a nested comment"])
+def test_a_summary_that_would_end_or_nest_the_prototype_comment_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, text: str
+) -> None:
+    """The summary is the `@brief` of op_graph/<kernel>_proto.h's block comment: `*/` ended it and the rest of
+    the summary became C++ (the header did not build); `/*` inside it is -Wcomment, an error for generated code."""
+    f, errs = bad(tmp_path, catalogue, ("summary: Backward of the soft margin loss.", f"summary: {text}"))
+    assert errs == [
+        f"{f}:5: summary: must not contain '/*' or '*/' (the summary is the @brief of the device op's prototype "
+        "comment in op_graph/<kernel>_proto.h)"
+    ]
+
+
+FLOAT_ATTR = "  - name: beta\n    type: float\n    default: {default}\n    description: A float.\n"
+
+
+@pytest.mark.parametrize(("where", "default"), [("default", "1.0e+300"), ("default", "-3.5e38"), ("example", "4e38")])
+def test_a_float_attr_value_beyond_fp32_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, where: str, default: str
+) -> None:
+    """A `float` aclnn attr (a C `float` parameter) with default 1e300 passed generate: the op_host test wrote
+    `FromFloat(1e+300F)` (g++: floating constant exceeds range of 'float'), and the Python API then refused
+    its own default (`must be within float32's range`)."""
+    attr = FLOAT_ATTR.format(default="1.0" if where == "example" else default)
+    edits = [("outputs:\n", attr + "outputs:\n")]
+    if where == "example":
+        example = (
+            "example:\n  inputs:\n"
+            + "".join(f"    {t}: {{shape: [1], dtype: FLOAT, values: [1]}}\n" for t in ("gradOutput", "self", "target"))
+            + f"  attrs: {{reduction: 0, beta: {default}}}\n  output: {{shape: [1], dtype: FLOAT}}\n"
+        )
+        edits.append(("tiling:\n", example + "tiling:\n"))
+    f, errs = bad(tmp_path, catalogue, *edits)
+    field = "example.attrs.beta" if where == "example" else "attrs[1].default"
+    needle = f"beta: {default}}}" if where == "example" else f"default: {default}"
+    line = next(i for i, text in enumerate(Path(f).read_text().splitlines(), 1) if needle in text)
+    what = "value" if where == "example" else "default"
+    assert errs == [
+        f"{f}:{line}: {field}: {what} must be within float32's range (+-3.40282347e+38) for a float attr, "
+        f"got {float(default)!r}"
+    ]
+
+
+LONG = "must be at most 128 characters (it names generated files, e.g. test_<kernel>_infershape.cpp)"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("kernel: soft_margin_loss_grad", "kernel: " + "k" * 240, "kernel"),  # generate: OSError File name too long
+        ("kernel: soft_margin_loss_grad", "kernel: " + "k" * 129, "kernel"),
+        ("op_type: SoftMarginLossGrad", "op_type: T" + "y" * 249, "op_type"),
+    ],
+)
+def test_a_name_too_long_for_the_files_it_names_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, old: str, new: str, field: str
+) -> None:
+    """A 240-character kernel passed the loader and `opgen generate` died with a traceback
+    (OSError: [Errno 36] File name too long) writing test_<kernel>_tiling.cpp."""
+    f, errs = bad(tmp_path, catalogue, (old, new))
+    line = BASE.splitlines().index(old) + 1
+    assert errs == [f"{f}:{line}: {field}: {LONG}"]
+
+
+def test_a_long_op_name_is_a_spec_error_and_opgen_new_refuses_it(tmp_path: Path, catalogue: Catalogue) -> None:
+    op = "A" + "b" * 199
+    path = tmp_path / f"{op.lower()}.yaml"
+    path.write_text(edit(BASE, "op: SoftMarginLossBackward", f"op: {op}"))
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    assert [str(e) for e in info.value.errors] == [f"{path}:1: op: {LONG}"]
+    (tmp_path / "products.yaml").write_text(CATALOGUE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(tmp_path), "new", "A" + "b" * 300, "--family", "elementwise"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr == f"error: op name 'A{'b' * 300}' {LONG}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, "products.yaml"]

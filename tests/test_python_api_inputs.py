@@ -6,6 +6,7 @@ dtype (161002), after the null checks (161001) CANN makes first."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -94,3 +95,23 @@ def test_a_null_tensor_beside_an_unrepresentable_one_is_161001_naming_the_null_o
     # and the callable still works
     got = sigmoid_backward(gradOutput=np.ones_like(X), output=np.full_like(X, 0.5))
     assert got.tolist() == [[0.25] * 3] * 2
+
+
+@pytest.mark.parametrize(
+    ("op", "params", "null"),
+    [
+        ("SigmoidBackward", {"gradOutput": None, "output": None}, "gradOutput"),
+        ("MseLoss", {"self": None, "target": None, "reduction": 0}, "self"),
+        ("MseLoss", {"self": None, "target": None, "reduction": 1}, "self"),
+        ("BinaryCrossEntropy", {"self": None, "target": None, "weight": None, "reduction": 2}, "self"),
+    ],
+)
+def test_every_input_null_is_161001_not_a_python_error(
+    op: str, params: dict[str, object], null: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """With every tensor None and no out=, an elementwise call raised IndexError (list index out of range)
+    while choosing the dtype of the output it allocates, before phase 1 could answer 161001."""
+    with pytest.raises(codegen.AclnnError) as info:
+        built_op(op, "Ascend910B")(**params)
+    assert info.value.status == 161001
+    assert info.value.message == f"Expected a non-null argument for {null}, but got nullptr."

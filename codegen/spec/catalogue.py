@@ -29,6 +29,9 @@ MAX_UB_BYTES = 2**31 - 1
 #: The largest ``sys_workspace_bytes`` (1 GiB; CANN reserves 2 or 16 MiB, asc-devkit
 #: impl/basic_api/utils/kernel_utils_constants.h RESERVED_WORKSPACE).
 MAX_SYS_WORKSPACE_BYTES = 2**30
+#: The largest ``npu_arch``: CANN's ``enum class NpuArch : uint32_t`` (platform/soc_spec.h), which the generated
+#: L2 APIs and tilings switch on (``case <npu_arch>:`` must convert to uint32_t without narrowing).
+MAX_NPU_ARCH = 2**32 - 1
 
 
 # -------------------------------------------------------------------------------------------- catalogue
@@ -76,6 +79,16 @@ def _pattern(r: Reader, node: YNode, rx: re.Pattern[str], what: str) -> str:
     return s
 
 
+def _one_line(r: Reader, node: YNode) -> str | None:
+    """A non-empty string of printable characters on one line (it fills a row of the API document's
+    support table), or None (recorded)."""
+    text = r.string(node)
+    if text is not None and not text.isprintable():
+        r.error(node, "must be one line of printable text (got a line break or control character)")
+        return None
+    return text
+
+
 def _parse_product(r: Reader, node: YNode) -> Product | None:
     m = r.mapping(node, _PRODUCT_KEYS, _PRODUCT_OPTIONAL_KEYS)
     if m is None:
@@ -117,10 +130,10 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
 
     return Product(
         name=name,
-        doc_term=str(get("doc_term", r.string) or ""),
+        doc_term=str(get("doc_term", lambda n: _one_line(r, n)) or ""),
         config_name=config,
         soc_version=soc,
-        npu_arch=as_int(get("npu_arch", lambda n: r.integer(n, 1))),
+        npu_arch=as_int(get("npu_arch", lambda n: r.integer(n, 1, MAX_NPU_ARCH))),
         ub_bytes=as_int(ub),
         vector_core_num=as_int(get("vector_core_num", lambda n: r.integer(n, 1, MAX_BLOCK_DIM))),
         bf16=bool(get("bf16", r.boolean)),

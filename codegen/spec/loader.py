@@ -80,8 +80,10 @@ from codegen.spec.naming import (
     _C_IDENT,
     _SNAKE,
     CPP_KEYWORDS,
+    MAX_NAME_CHARS,
     PLATFORM_NAMES,
     RESERVED_NAMES,
+    TOO_LONG,
     is_upper_camel,
 )
 from codegen.spec.rules import (
@@ -110,6 +112,9 @@ from codegen.spec.yaml_reader import (
     read_yaml,
 )
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
+
+#: The largest finite fp32 (FLT_MAX): a ``float`` attr value (a C ``float``) must be within +-FLOAT32_MAX.
+FLOAT32_MAX = 3.4028234663852886e38
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
 _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
@@ -185,6 +190,9 @@ class _OpParser:
     def upper_camel(self, node: YNode, example: str) -> str:
         s = self.r.string(node)
         if s is None:
+            return ""
+        if len(s) > MAX_NAME_CHARS:
+            self.r.error(node, TOO_LONG)
             return ""
         if not is_upper_camel(s):
             self.r.error(
@@ -414,6 +422,12 @@ class _OpParser:
             return v
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             r.error(node, f"{what} must be a finite number for a {type_} attr, got {_describe(node)}")
+            return None
+        if type_ == "float" and abs(v) > FLOAT32_MAX:
+            # a C float parameter: the literal `<v>F` would not fit (g++ -Woverflow) and the Python API refuses it
+            r.error(
+                node, f"{what} must be within float32's range (+-{FLOAT32_MAX:.9g}) for a float attr, got {float(v)!r}"
+            )
             return None
         return float(v)
 
@@ -672,6 +686,12 @@ class _OpParser:
         message = ""
         if "message" in m:
             message = r.string(m["message"]) or ""
+            if not message.isprintable():
+                r.error(
+                    m["message"],
+                    "must be one line of printable text (it becomes a C string literal of the op API's error log)",
+                )
+                message = ""
             allowed_names = [a.name for a in attrs] + [n for n, _ in let_types]
             self.check_placeholders(m["message"], message, allowed_names)
         status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
@@ -770,7 +790,9 @@ class _OpParser:
         kernel = ""
         if "kernel" in m:
             k = r.string(m["kernel"])
-            if k is not None and not _SNAKE.fullmatch(k):
+            if k is not None and len(k) > MAX_NAME_CHARS:
+                r.error(m["kernel"], TOO_LONG)
+            elif k is not None and not _SNAKE.fullmatch(k):
                 r.error(
                     m["kernel"],
                     f"'{k}' is not snake_case (lower-case letters, digits and single '_', e.g. soft_margin_loss_grad)",
@@ -792,6 +814,12 @@ class _OpParser:
             elif f is not None:
                 family = f
         summary = (r.string(m["summary"]) or "") if "summary" in m else ""
+        if "/*" in summary or "*/" in summary:
+            r.error(
+                m["summary"],
+                "must not contain '/*' or '*/' (the summary is the @brief of the device op's prototype comment in "
+                "op_graph/<kernel>_proto.h)",
+            )
         products = self.products(m["products"]) if "products" in m else ()
         self.op_products = products
         deterministic = bool(r.boolean(m["deterministic"])) if "deterministic" in m else False
@@ -1281,7 +1309,7 @@ class _OpParser:
             v = node.value if isinstance(node, YScalar) else None
             ok = {
                 "int": isinstance(v, int) and not isinstance(v, bool),
-                "float": isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= 3.4028234663852886e38,
+                "float": isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= FLOAT32_MAX,
                 "bool": isinstance(v, bool),
                 "string": isinstance(v, str) and bool(v),
             }[type_]

@@ -70,6 +70,14 @@ _UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*")
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 
+#: The longest ``op``, ``op_type`` or ``kernel``: they name generated files (``test_aclnn_<op>.cpp``,
+#: ``test_<kernel>_infershape.cpp``, ...), which must stay inside NAME_MAX (255 bytes on Linux) with their
+#: prefixes and suffixes, the op's snake name included (up to one '_' per character).
+MAX_NAME_CHARS = 128
+#: The error message for a name longer than :data:`MAX_NAME_CHARS`.
+TOO_LONG = f"must be at most {MAX_NAME_CHARS} characters (it names generated files, e.g. test_<kernel>_infershape.cpp)"
+
+
 def is_upper_camel(name: str) -> bool:
     """Whether ``name`` may be an op or OpType name: ASCII letters and digits, starting with a capital and
     with at least one lower-case letter (``ABC`` is not UpperCamelCase)."""

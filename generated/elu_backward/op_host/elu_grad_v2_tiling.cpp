@@ -6,6 +6,8 @@
 #include "elu_grad_v2_tiling.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -19,6 +21,12 @@ constexpr int64_t BUFFER_NUM = 2;
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t MIN_BYTES_PER_CORE = 32768;
 constexpr int64_t NUM_OUTPUTS = 1;
+constexpr int64_t INT64_LIMIT = std::numeric_limits<int64_t>::max();
+
+// ceil(a / b) for a >= 0 and b > 0, without forming a + b - 1 (a may be up to INT64_MAX).
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return a / b + ((a % b) != 0 ? 1 : 0);
+}
 
 struct KeyInfo {
   int64_t elemBytes;  // bytes of one element of the compute dtype
@@ -120,8 +128,12 @@ static ge::graphStatus EluGradV2TilingFunc(gert::TilingContext *context) {
 
   const KeyInfo info = KeyInfoOf(tilingKey);
   const int64_t blockElems = BLOCK_BYTES / info.elemBytes;
-  const int64_t totalBlocks = (totalLength + blockElems - 1) / blockElems;
-  int64_t usedCores = (totalLength * info.elemBytes + MIN_BYTES_PER_CORE - 1) / MIN_BYTES_PER_CORE;
+  // A view may hold up to INT64_MAX elements (aclCreateTensor refuses only a count beyond it), so neither the
+  // block count nor the byte count may form a sum or product past int64 (undefined behaviour): the bytes
+  // saturate at INT64_MAX, which still asks for every core whenever MIN_BYTES_PER_CORE * coreNum fits in int64.
+  const int64_t totalBlocks = CeilDiv(totalLength, blockElems);
+  const int64_t totalBytes = totalLength > INT64_LIMIT / info.elemBytes ? INT64_LIMIT : totalLength * info.elemBytes;
+  int64_t usedCores = CeilDiv(totalBytes, MIN_BYTES_PER_CORE);
   usedCores = std::max<int64_t>(1, std::min<int64_t>({usedCores, coreNum, std::max<int64_t>(totalBlocks, 1)}));
   const int64_t blocksPerCore = totalBlocks / usedCores;
   const int64_t formerNum = totalBlocks % usedCores;

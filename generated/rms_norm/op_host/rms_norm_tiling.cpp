@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -18,12 +19,17 @@ constexpr int64_t CHUNK_ALIGN = 64;   // fp32 elements per 256-byte repeat
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 reduce work buffer
 constexpr int64_t UB_RESERVED_BYTES = 0;
 
+// ceil(a / b) for a >= 0 and b > 0, without forming a + b - 1: a view may hold up to INT64_MAX elements
+// (aclCreateTensor refuses only a count beyond it), and int64 overflow is undefined behaviour.
 int64_t CeilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
+  return a / b + ((a % b) != 0 ? 1 : 0);
 }
 
+// a rounded up to a multiple of b, saturated at the largest multiple of b in int64 (callers bound the result
+// by the UB budget before they use it).
 int64_t AlignUp(int64_t a, int64_t b) {
-  return CeilDiv(a, b) * b;
+  const int64_t q = CeilDiv(a, b);
+  return q > std::numeric_limits<int64_t>::max() / b ? std::numeric_limits<int64_t>::max() / b * b : q * b;
 }
 
 // Tiling key of the tensors' dtypes (device inputs then outputs; -1: a combination the op does not take).
@@ -155,8 +161,10 @@ static ge::graphStatus RmsNormTilingFunc(gert::TilingContext *context) {
   int64_t lineElems = 0;
   if (innerNum == 1) {
     // Mode 0: contiguous rows; whole rows per tile when one fits, else chunks of a multiple of 64 elements.
-    const int64_t rs = AlignUp(std::max<int64_t>(reduceLen, 1), LINE_ALIGN);
-    if (rs * (tileBytes + lineBytes) + LINE_ALIGN * rowBytes <= budget) {
+    // A row longer than the budget in bytes never fits (an element costs at least a byte), which keeps
+    // rs * (tileBytes + lineBytes) inside int64 for any reduceLen.
+    const int64_t rs = AlignUp(std::max<int64_t>(std::min(reduceLen, budget), 1), LINE_ALIGN);
+    if (reduceLen <= budget && rs * (tileBytes + lineBytes) + LINE_ALIGN * rowBytes <= budget) {
       const int64_t perCore = CeilDiv(std::max<int64_t>(outerNum, 1), coreNum);
       const int64_t fitRows = (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * tileBytes + rowBytes);
       tileRows = std::max<int64_t>(1, std::min(fitRows, perCore));
@@ -180,7 +188,10 @@ static ge::graphStatus RmsNormTilingFunc(gert::TilingContext *context) {
     blockWidth = AlignUp(innerNum, LINE_ALIGN);
     blockWidth =
         std::min(blockWidth, AlignUp(CeilDiv(innerNum, CeilDiv(coreNum, std::max<int64_t>(outerNum, 1))), LINE_ALIGN));
-    const int64_t fit = budget / (std::max<int64_t>(reduceLen, 1) * tileBytes + lineBytes) / LINE_ALIGN * LINE_ALIGN;
+    // R lines longer than the budget in bytes never fit (0 blocks), without forming R * tileBytes past int64.
+    const int64_t linesBytes =
+        reduceLen > budget ? std::max<int64_t>(budget, 0) + 1 : std::max<int64_t>(reduceLen, 1) * tileBytes + lineBytes;
+    const int64_t fit = budget / linesBytes / LINE_ALIGN * LINE_ALIGN;
     if (fit >= LINE_ALIGN) {
       blockWidth = std::min(blockWidth, fit);
       tileRows = std::max<int64_t>(reduceLen, 1);

@@ -1,0 +1,149 @@
+"""Hostile shapes through the generated C ABI: a view may hold up to INT64_MAX elements (aclCreateTensor
+refuses only an element count beyond int64), so phase 1 and the generated tiling functions see such counts
+without any data behind them. Each test fails on the code before its fix; the expected numbers are worked
+out by hand from the README's tiling rules (32-byte blocks spread over the cores, the first ``blocks %
+cores`` taking one more; one core per started ``min_bytes_per_core`` bytes, at most every vector core).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.runner import OpCallable
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_specs
+from codegen.specs import load_project
+
+CATALOGUE, SPECS = load_project()
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("length", "dtype", "elem_bytes"),
+    [
+        (2**61, "FLOAT", 4),  # 2**63 bytes: one past INT64_MAX
+        (2**62, "FLOAT", 4),  # 2**64 bytes: wrapped to 0 before the fix
+        (INT64_MAX, "FLOAT16", 2),  # the largest count aclCreateTensor accepts
+        (2**62 + 1, "FLOAT16", 2),
+    ],
+)
+def test_elementwise_tiling_of_a_count_whose_bytes_pass_int64_uses_every_core(
+    length: int, dtype: str, elem_bytes: int, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """The user saw blockDim 1 (an 8 EiB tensor on one core, and signed overflow, which UBSan reports at
+    `totalLength * info.elemBytes` in the generated tiling) for an output of 2**61 FLOAT elements."""
+    product = "Ascend910B"
+    cores = CATALOGUE.get(product).vector_core_num
+    assert cores == 48
+    tensor = {"shape": [length], "dtype": dtype}
+    got = built_op("SigmoidBackward", product).run_tiling(
+        {"inputs": [tensor, tensor], "outputs": [tensor], "attrs": {}}
+    )
+    assert got["status"] == 0, got
+    block_elems = 32 // elem_bytes
+    blocks = -(-length // block_elems)
+    assert got["block_dim"] == 48
+    t = got["tiling"]
+    assert t["totalLength"] == length
+    assert t["formerNum"] == blocks % 48
+    assert t["formerLength"] == (blocks // 48 + 1) * block_elems
+    assert t["tailLength"] == (blocks // 48) * block_elems
+
+
+_ROW_TILING = """
+import json, sys
+from codegen.runner import compile_op
+shape, dim = json.loads(sys.argv[1])
+tensor = {"shape": shape, "dtype": "FLOAT"}
+got = compile_op("softmax", "Ascend910B").run_tiling(
+    {"inputs": [tensor], "outputs": [tensor], "attrs": {"axes": [dim], "half_to_float": False}}
+)
+print(json.dumps(got))
+"""
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim", "mode", "rows"),
+    [
+        ([2**62], -1, 0, 1),  # one row of 2**62: chunks (the process died of SIGFPE before the fix)
+        ([INT64_MAX], -1, 0, 1),
+        ([3, 2**61], 1, 0, 3),
+        ([2**62, 2], 0, 1, 1),  # R = 2**62 lines of 2 inner positions: one block, lines in chunks
+    ],
+)
+def test_row_reduce_tiling_of_a_row_longer_than_int64_bytes_chunks_it(
+    shape: list[int], dim: int, mode: int, rows: int
+) -> None:
+    """The user's `aclnnSoftmaxGetWorkspaceSize` on a zero-stride [2**62] FLOAT view killed the process with
+    SIGFPE: `rs * (tileBytes + lineBytes)` wrapped, the row "fit" UB, and the rows per tile divided by 0."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _ROW_TILING, json.dumps([shape, dim])], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["status"] == 0, got
+    t = got["tiling"]
+    reduce_len = shape[dim]
+    assert (t["mode"], t["reduceLen"], t["taskNum"]) == (mode, reduce_len, rows)
+    assert got["block_dim"] == rows  # one row (or block) per core, never more cores than rows
+    if mode == 0:  # a row is cut into chunks of a multiple of 64 elements that fit Ascend910B's 192 KiB UB
+        assert 0 < t["chunkLen"] <= 196608 // 4 and t["chunkLen"] % 64 == 0
+        assert t["chunkNum"] == -(-reduce_len // t["chunkLen"])
+        assert t["tileRows"] == 1
+    else:  # blocks of 16 inner positions, the R lines cut into chunks of tileRows lines
+        assert t["blockWidth"] == 16
+        assert 0 < t["tileRows"] * 16 * 4 <= 196608
+        assert t["chunkNum"] == -(-reduce_len // t["tileRows"])
+
+
+_NEW_PRODUCT = (
+    "  - name: AscendX\n    doc_term: {doc_term}\n    config_name: ascendx\n    soc_version: ASCENDX\n"
+    "    npu_arch: {npu_arch}\n    ub_bytes: 196608\n    vector_core_num: 48\n    bf16: true\n"
+    "    data_copy_pad: true\n    atomic_add_dtypes: [FLOAT]\n    queue_buffer_cap: 8\n    hw_sync_all: true\n"
+    "    sys_workspace_bytes: 16777216\n    source: test\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        # NpuArch is `enum class NpuArch : uint32_t` (CANN platform/soc_spec.h); the generated L2 API and
+        # tilings switch on it, and `case 99999999999:` does not compile (narrowing to unsigned int).
+        ("npu_arch", "99999999999", "99999999999 is out of range; allowed: 1..4294967295"),
+        ("npu_arch", "4294967296", "4294967296 is out of range; allowed: 1..4294967295"),
+        # the API document's support table has one product per row: a line break split the row in two
+        ("doc_term", '"Atlas\\nX"', "must be one line of printable text (got a line break or control character)"),
+        ("doc_term", '"Atlas\\tX"', "must be one line of printable text (got a line break or control character)"),
+    ],
+)
+def test_a_catalogue_value_generated_code_cannot_hold_is_a_spec_error(
+    field: str, value: str, message: str, tmp_path: Path
+) -> None:
+    """`opgen generate` accepted them and wrote a tree whose build failed (npu_arch) or whose document's
+    table broke (doc_term)."""
+    src = project_paths().specs
+    values = {"doc_term": "test", "npu_arch": "4000", field: value}
+    (tmp_path / "products.yaml").write_text((src / "products.yaml").read_text() + _NEW_PRODUCT.format(**values))
+    shutil.copy(src / "sigmoid_backward.yaml", tmp_path)
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path)
+    assert [(e.field, e.message) for e in info.value.errors] == [(f"products[5].{field}", message)]
+    line = (tmp_path / "products.yaml").read_text().splitlines().index(f"    {field}: {value}") + 1
+    assert [e.loc.line for e in info.value.errors] == [line]
+
+
+def test_a_catalogue_npu_arch_at_the_uint32_limit_is_accepted(tmp_path: Path) -> None:
+    src = project_paths().specs
+    new = _NEW_PRODUCT.format(doc_term="test", npu_arch=2**32 - 1)
+    (tmp_path / "products.yaml").write_text((src / "products.yaml").read_text() + new)
+    shutil.copy(src / "sigmoid_backward.yaml", tmp_path)
+    catalogue, _ = load_specs(tmp_path)
+    assert catalogue.get("AscendX").npu_arch == 4294967295
