@@ -303,6 +303,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     getattr(args, "products", None),
                     args.timeout,
                     covers=tuple(p.name for p in covered),
+                    launched_keys_only=bool(args.sanitize),
                 )
             )
     if not jobs:

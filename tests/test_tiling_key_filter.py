@@ -1,16 +1,23 @@
 """The tiling-key filter of the builder (``build_op(tiling_keys=...)``, ``-DOPGEN_TILING_KEYS``): a kernel
 compiled for some of its keys runs those keys exactly as the full build does, and a launch of any other key
 is refused with a ``[tiling key not built]`` kernel fault (status 361001), never a kernel that silently does
-nothing."""
+nothing. And the key pre-pass of ``opgen check --sanitize`` (``Job.launched_keys_only``), which compiles the
+instrumented kernel for the keys the job's cases launch: it lists exactly the keys a real run launches, and a
+case that launches a key outside the list fails with that fault."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from codegen.build import BuildError, build_op
+from codegen.check import driver
+from codegen.check.results import Job
+from codegen.check.worker import LIST_TILING_KEYS_ENV
 from codegen.runner import AclnnError, OpCallable
 from codegen.specs import load_project
 
@@ -61,3 +68,69 @@ def test_a_bad_key_set_is_refused(keys: list[int]) -> None:
     catalogue, specs = load_project()
     with pytest.raises(BuildError, match="tiling_keys must be a non-empty set of uint64 integers"):
         build_op(specs[OP], catalogue.get("Ascend910B"), tiling_keys=keys)
+
+
+def _job(product: str, launched_keys_only: bool = False) -> Job:
+    return Job(OP, product, (), True, None, ("in_order",), False, None, launched_keys_only=launched_keys_only)
+
+
+def _launched(results: list[driver.CaseResult]) -> set[int]:
+    """The tiling keys of the launches the emulator counted in a real run's results."""
+    return {int(launch["tiling_key"]) for r in results for launch in r.counters.get("launches", ())}
+
+
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend910"])
+def test_the_key_pre_pass_lists_the_keys_a_real_run_launches(product: str) -> None:
+    """The listing (the runtime's listing mode, read from a file) against the launch counters of the same
+    quick matrix run for real (the emulator's per-launch stats, another path)."""
+    catalogue, specs = load_project()
+    listed = driver.launched_tiling_keys(_job(product), specs[OP], catalogue.get(product), None)
+    real = driver.run_job(_job(product))
+    assert real and all(r.passed for r in real)
+    assert listed == _launched(real)
+    # the quick matrix covers a 16-bit dtype besides FLOAT: at least two keys
+    assert listed is not None and len(listed) >= 2
+
+
+def test_listing_mode_records_the_key_and_runs_no_kernel(
+    tmp_path: Path, built_op: Callable[[str, str], OpCallable], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fn = built_op(OP, "Ascend910B")
+    listing = tmp_path / "keys"
+    monkeypatch.setenv(LIST_TILING_KEYS_ENV, str(listing))
+    args = _args(np.float16)
+    out = np.full((3, 5), 7.0, dtype=np.float16)
+    fn(**args, out=out)
+    fn(**_args(np.float32))
+    assert listing.read_text() == "1\n0\n"  # FLOAT16 is key 1, FLOAT key 0 (the spec's dtype order)
+    np.testing.assert_array_equal(out, np.full((3, 5), 7.0, dtype=np.float16))  # no kernel wrote it
+    assert [launch["cores"] for launch in fn.last_stats["launches"]] == [[]]  # no core ran
+    monkeypatch.delenv(LIST_TILING_KEYS_ENV)
+    assert LIST_TILING_KEYS_ENV not in os.environ
+    fn(**args, out=out)
+    assert not np.array_equal(out, np.full((3, 5), 7.0, dtype=np.float16))  # a real launch again
+    assert len(fn.last_stats["launches"][0]["cores"]) == fn.last_stats["launches"][0]["block_dim"] >= 1
+
+
+def test_a_case_launching_a_key_left_out_of_the_pre_pass_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job built for its listed keys runs its cases; with a listed key missing (as if the listing were
+    wrong), every case launching it fails with the [tiling key not built] fault instead of passing."""
+    real = driver.launched_tiling_keys
+    listed: list[set[int]] = []
+
+    def fewer(*args: object, **kwargs: object) -> set[int] | None:
+        keys = real(*args, **kwargs)  # type: ignore[arg-type]
+        assert keys is not None
+        listed.append(set(keys))
+        return keys - {max(keys)}
+
+    monkeypatch.setattr(driver, "launched_tiling_keys", fewer)
+    results = driver.run_job(_job("Ascend910", launched_keys_only=True))
+    assert listed and len(listed[0]) >= 2
+    dropped = max(listed[0])
+    failed = [r for r in results if not r.passed]
+    assert failed, "a case launching the key left out passed"
+    for r in failed:
+        assert "kernel fault [tiling key not built]" in r.message, r.message
+        assert f"tiling key {dropped} is not one of the keys this kernel was compiled for" in r.message
+    assert any(r.passed and r.counters.get("launches") for r in results)  # the listed keys ran

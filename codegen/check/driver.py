@@ -8,6 +8,7 @@ import inspect
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -360,6 +361,42 @@ def _atomic_bytes(spec: OpSpec, case: Case, counters: dict[str, Any]) -> int:
     return sum(int(launch["totals"]["gm_bytes_atomic_added"]) for launch in counters.get("launches", []))
 
 
+def launch_case(fn: OpCallable, case: Case) -> CaseResult:
+    """Makes the aclnn calls of ``case`` that can launch a kernel, once, without judging them: the tiling-key
+    pre-pass of :func:`launched_tiling_keys` (run in the runtime's listing mode, where a launch only records
+    its key). A status case makes its calls (phase 1, and phase 2 for ``phase2_twice``); a value or
+    determinism case calls the op once (its other runs launch the same keys); a ``tiling_2g`` case calls
+    only the tiling, which launches nothing, and is skipped. A call's error is ignored (the real run judges
+    it). Returns a passed result whose message says the case was only listed, never a verdict."""
+    start = time.perf_counter()
+    if case.mode != "tiling_2g":
+        with quiet_numpy(), contextlib.suppress(Exception):
+            if case.expect_status is not None:
+                _run_status_case(fn, case)
+            else:
+                fn(
+                    core_order=case.core_order,
+                    seed=case.seed,
+                    deterministic=case.deterministic,
+                    formats=case.formats or None,
+                    **dict(case.params),
+                )
+    return CaseResult(
+        case.ident,
+        case.op,
+        case.product,
+        case.dtype,
+        case.shape,
+        case.name,
+        True,
+        0,
+        0.0,
+        0.0,
+        "tiling keys listed (not judged)",
+        time.perf_counter() - start,
+    )
+
+
 def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
     spec = fn.spec
     attrs = {a.name: case.params.get(a.name, a.default) for a in spec.attrs}
@@ -570,7 +607,8 @@ def _run_job(job: Job) -> list[CaseResult]:
         ]
     generated = Path(job.generated) if job.generated else None
     try:
-        built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1)
+        keys = launched_tiling_keys(job, spec, product, generated) if job.launched_keys_only else None
+        built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1, tiling_keys=keys)
     except BuildError as exc:
         return [
             CaseResult(
@@ -592,6 +630,34 @@ def _run_job(job: Job) -> list[CaseResult]:
     from codegen.check.worker import run_isolated
 
     return run_isolated(job, built.library, built.key)  # the example program runs last, in the worker too
+
+
+def launched_tiling_keys(job: Job, spec: OpSpec, product: Product, generated: Path | None) -> set[int] | None:
+    """The tiling keys the units of ``job`` (its cases and the example program, ``job.units`` of them when
+    sharded) launch on ``product``: a pre-pass that builds the op without sanitizers and with every key
+    (:func:`codegen.build.build_op`, the cached build a plain ``opgen check`` uses) and runs the job's units
+    in a check worker in the runtime's tiling-key listing mode (:data:`codegen.check.worker.LIST_TILING_KEYS_ENV`):
+    each launch records its key and runs no kernel, so the pre-pass costs the host code and the references,
+    not the emulation. A call's keys are fixed by its host code (the tiling) before any kernel runs, so a
+    real run launches the same ones. ``opgen check --sanitize`` compiles its instrumented kernel for these
+    keys only; a launch of another key would be a ``[tiling key not built]`` kernel fault (a failed case,
+    never a pass).
+
+    Returns None (build every key) when the plain build fails (the instrumented build then reports the
+    error) or no unit launched a kernel.
+    """
+    from codegen.check.worker import run_isolated
+
+    try:
+        plain = build_op(spec, product, generated, sanitize=False, jobs=1)
+    except BuildError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="opgen-keys-") as tmp:
+        listing = Path(tmp) / "tiling-keys"
+        run_isolated(replace(job, sanitize=False, launched_keys_only=False), plain.library, plain.key, listing)
+        text = listing.read_text(encoding="ascii") if listing.is_file() else ""
+    keys = {int(line) for line in text.split()}
+    return keys or None
 
 
 class CheckInterrupted(Exception):

@@ -62,6 +62,10 @@ class Job:
     units: tuple[int, ...] | None = None
     #: products with this product's fingerprint: each gets a copy of every result, marked ``covered_by``
     covers: tuple[str, ...] = ()
+    #: compile the kernel only for the tiling keys the job's units launch (``opgen check --sanitize``): a
+    #: pre-pass on the op's plain build lists them (:func:`codegen.check.driver.launched_tiling_keys`); a
+    #: launch of any other key is a ``[tiling key not built]`` kernel fault, a failed case
+    launched_keys_only: bool = False
 
 
 def covered_name(text: str, ran: str, product: str) -> str:

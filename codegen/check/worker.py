@@ -57,6 +57,12 @@ SANITIZE_TIMEOUT_FACTOR = 4.0
 STARTUP_TIMEOUT_SECONDS = 600.0
 
 
+#: The runtime's tiling-key listing mode (runtime/src/device/launch.cpp, RunKernel): when this environment
+#: variable names a file, every kernel launch appends its tiling key to it (a decimal line) and returns
+#: without running the kernel.
+LIST_TILING_KEYS_ENV = "OPGEN_RT_LIST_TILING_KEYS"
+
+
 def case_timeout(case: Case | None, limit: float | None, sanitize: bool) -> float:
     """Seconds one unit may run: ``limit`` (``opgen check --timeout``) when given, else
     :data:`BASE_TIMEOUT_SECONDS` plus a second per :data:`BYTES_PER_EXTRA_SECOND` bytes of the case's
@@ -291,9 +297,14 @@ def stop_idle_worker() -> None:
 atexit.register(stop_idle_worker)
 
 
-def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
+def run_isolated(job: Any, library: Path, key: str, list_tiling_keys: Path | None = None) -> list[Any]:
     """Runs the case matrix of ``job`` (a :class:`codegen.check.driver.Job`) against the built ``library``
     in worker processes; returns the :class:`codegen.check.driver.CaseResult` list in case order.
+
+    With ``list_tiling_keys`` (a file path) the worker runs the job in the runtime's tiling-key listing mode
+    (environment variable :data:`LIST_TILING_KEYS_ENV`, example program included): every launch appends its
+    tiling key to that file instead of running the kernel, so the results are no verdicts (see
+    :func:`codegen.check.driver.launched_tiling_keys`).
 
     A worker serves one job after another: one that finished a job is kept (per process) for the next, so
     the interpreter, NumPy, ml_dtypes and the specs are loaded once per ``opgen check`` worker rather than
@@ -311,6 +322,8 @@ def run_isolated(job: Any, library: Path, key: str) -> list[Any]:
     start = 0
     in_a_row = 0  # cases that ran past their time limit one after the other
     request = {"job": asdict(job), "library": str(library), "key": key}
+    if list_tiling_keys is not None:
+        request["list_tiling_keys"] = str(list_tiling_keys)
     while True:
         worker, reused = _take_worker()
         offset = worker.stderr_size()

@@ -16,14 +16,27 @@ from codegen.check.driver import (
     cases_for,
     check_example,
     example_selected,
+    launch_case,
     load_reference,
     prepare_example,
     run_case,
 )
-from codegen.check.worker import case_timeout, case_units, die_with_parent, unit_ident
+from codegen.check.worker import LIST_TILING_KEYS_ENV, case_timeout, case_units, die_with_parent, unit_ident
 
 
 def _serve(request: dict[str, Any], out: IO[str]) -> None:
+    """Serves one request; with ``list_tiling_keys`` in the runtime's tiling-key listing mode (set in this
+    process's environment for the job only, so the example program inherits it)."""
+    listing = request.get("list_tiling_keys")
+    if listing:
+        os.environ[LIST_TILING_KEYS_ENV] = str(listing)
+    try:
+        _serve_job(request, out)
+    finally:
+        os.environ.pop(LIST_TILING_KEYS_ENV, None)
+
+
+def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
     from codegen.build import BuiltOp
     from codegen.paths import reference_dir_for
     from codegen.runner import OpCallable
@@ -51,7 +64,7 @@ def _serve(request: dict[str, Any], out: IO[str]) -> None:
         begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
         out.write(json.dumps(begin) + "\n")
         out.flush()
-        r = run_case(fn, case, ref)
+        r = launch_case(fn, case) if request.get("list_tiling_keys") else run_case(fn, case, ref)
         r.name, r.ident = name, ident
         out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
         out.flush()

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -1008,7 +1010,31 @@ LaunchResult Launch::Run() {
 
 }  // namespace device
 
+namespace {
+// The tiling-key listing mode (environment variable OPGEN_RT_LIST_TILING_KEYS=<file>, set by `opgen check
+// --sanitize` for its key pre-pass, codegen/check/driver.py): a launch appends its tiling key, one decimal
+// line, to <file> and returns without running the kernel (no core runs, nothing is staged or written; the
+// launch reports success). The keys a call launches are fixed by its host code (tiling), before any kernel
+// runs, so the listing is the same as a real run's. Returns whether the launch was listed instead of run.
+bool ListedInsteadOfRun(uint64_t tilingKey) {
+  const char *path = std::getenv("OPGEN_RT_LIST_TILING_KEYS");
+  if (path == nullptr || *path == '\0') {
+    return false;
+  }
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (std::FILE *f = std::fopen(path, "a")) {
+    std::fprintf(f, "%llu\n", static_cast<unsigned long long>(tilingKey));
+    std::fclose(f);
+  }
+  return true;
+}
+}  // namespace
+
 LaunchResult RunKernel(const LaunchRequest &request) {
+  if (ListedInsteadOfRun(request.tilingKey)) {
+    return LaunchResult{};
+  }
   device::Launch launch(request, CurrentProduct(), GetCoreOrder(), GetCoreOrderSeed());
   return launch.Run();
 }
