@@ -560,7 +560,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--dtype", action="append", help="only this dtype (repeatable), e.g. FLOAT16")
     c.add_argument("--generated", help="check the sources in this directory instead of generated/")
     c.add_argument("--quick", action="store_true", help="a reduced matrix (no large shapes, one core order)")
-    c.add_argument("--sanitize", action="store_true", help="build and run with AddressSanitizer + UBSan")
+    c.add_argument(
+        "--sanitize",
+        action="store_true",
+        help="build and run with AddressSanitizer + UBSan (the kernel compiled for the tiling keys the cases launch)",
+    )
     c.add_argument(
         "--core-order",
         action="append",

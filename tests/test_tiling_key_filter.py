@@ -134,3 +134,23 @@ def test_a_case_launching_a_key_left_out_of_the_pre_pass_fails_loudly(monkeypatc
         assert "kernel fault [tiling key not built]" in r.message, r.message
         assert f"tiling key {dropped} is not one of the keys this kernel was compiled for" in r.message
     assert any(r.passed and r.counters.get("launches") for r in results)  # the listed keys ran
+
+
+@pytest.mark.parametrize("sanitize", [False, True], ids=["plain", "sanitize"])
+def test_only_a_sanitized_check_builds_for_the_launched_keys(sanitize: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`opgen check --sanitize` asks every job for the key pre-pass; a plain check compiles every key."""
+    from codegen import cli
+
+    seen: list[Job] = []
+
+    def capture(jobs: list[Job], workers: int, progress: object = None) -> list[driver.CaseResult]:
+        seen.extend(jobs)
+        return []
+
+    monkeypatch.setattr(driver, "run_check", capture)
+    monkeypatch.setenv("OPGEN_SANITIZE_CHILD", "1")  # as in the rerun with the sanitizer runtimes preloaded
+    cli.main(
+        ["check", OP, "--quick", "--product", "Ascend910B", "--product", "Ascend910", *(["--sanitize"] * sanitize)]
+    )
+    assert sorted(j.product for j in seen) == ["Ascend910", "Ascend910B"]
+    assert all(j.sanitize is sanitize and j.launched_keys_only is sanitize for j in seen)
