@@ -147,3 +147,46 @@ def test_a_catalogue_npu_arch_at_the_uint32_limit_is_accepted(tmp_path: Path) ->
     shutil.copy(src / "sigmoid_backward.yaml", tmp_path)
     catalogue, _ = load_specs(tmp_path)
     assert catalogue.get("AscendX").npu_arch == 4294967295
+
+
+def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object]) -> object:
+    """An aclTensor of `shape` (FLOAT, every stride 0) over a one-element storage, as a C caller may pass."""
+    import ctypes
+
+    import numpy as np
+
+    from codegen.runner import _TensorArg
+
+    data = np.zeros(1, np.float32)
+    n = len(shape)
+    dims = (ctypes.c_int64 * max(1, n))(*shape)
+    strides = (ctypes.c_int64 * max(1, n))(*([0] * n))
+    storage = (ctypes.c_int64 * 1)(1)
+    handle = op.lib.aclCreateTensor(dims, n, 0, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
+    assert handle
+    keep += [data, dims, strides, storage]
+    return _TensorArg(ctypes.c_void_p(handle), ())
+
+
+@pytest.mark.parametrize("reduction", [1, 2])
+def test_a_reduction_over_a_broadcast_shape_beyond_int64_elements_is_161002(
+    reduction: int, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """aclnnMseLossGetWorkspaceSize(self [2**32, 1], target [1, 2**32], reduction sum, out 0-d) returned 0: the
+    broadcast shape [2**32, 2**32] has 2**64 elements (its GetShapeSize() overflows), and no output tensor of
+    that shape has to exist for a mean or sum. (The Python API refuses such a call before phase 1.)"""
+    op = built_op("MseLoss", "Ascend910B")
+    keep: list[object] = []
+    tensors = {
+        "self": _zero_stride_tensor(op, [2**32, 1], keep),
+        "target": _zero_stride_tensor(op, [1, 2**32], keep),
+        "out": _zero_stride_tensor(op, [], keep),
+    }
+    try:
+        status, _, _ = op.phase1(tensors, {"reduction": reduction})  # type: ignore[arg-type]
+        assert (status, op.recent_error()) == (
+            161002,
+            "self, target broadcast to [4294967296, 4294967296], whose element count overflows int64.",
+        )
+    finally:
+        op._destroy(list(tensors.values()))  # type: ignore[arg-type]
