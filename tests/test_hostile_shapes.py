@@ -8,6 +8,7 @@ cores`` taking one more; one core per started ``min_bytes_per_core`` bytes, at m
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -190,3 +191,52 @@ def test_a_reduction_over_a_broadcast_shape_beyond_int64_elements_is_161002(
         )
     finally:
         op._destroy(list(tensors.values()))  # type: ignore[arg-type]
+
+
+_EDB_NUM_WEIGHTS = """
+import ctypes, json, sys
+import numpy as np
+from codegen.runner import _TensorArg, compile_op
+op = compile_op("EmbeddingDenseBackward", "Ascend910B", sanitize=True)
+keep = []
+def tensor(shape, acl_dtype):
+    data = np.zeros(1, np.int64)
+    n = len(shape)
+    dims = (ctypes.c_int64 * n)(*shape)
+    strides = (ctypes.c_int64 * n)(*([0] * n))
+    storage = (ctypes.c_int64 * 1)(1)
+    handle = op.lib.aclCreateTensor(dims, n, acl_dtype, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
+    keep.extend([data, dims, strides, storage])
+    return _TensorArg(ctypes.c_void_p(handle), ())
+out = []
+for num_weights in (2**63 - 1, 2**63 - 8):
+    for scale in (False, True):
+        for det in (False, True):
+            op.set_run_options(det, "in_order", 0)
+            tensors = {"grad": tensor([3, 1], 0), "indices": tensor([3], 9), "out": tensor([num_weights, 1], 0)}
+            attrs = {"numWeights": num_weights, "paddingIdx": 2**64 - 1, "scaleGradByFreq": scale}
+            status, _, _ = op.phase1(tensors, attrs)
+            out.append(status)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.heavy(300)  # one sanitized build of EmbeddingDenseBackward
+def test_index_tiling_of_int64_max_output_rows_has_no_signed_overflow() -> None:
+    """UBSan in the generated tiling (numWeights = 2**63 - 1, a zero-stride [2**63 - 1, 1] out through the C
+    ABI): `CeilDiv(numRows, COUNTS_PER_LINE) * COUNTS_PER_LINE` overflowed int64 (2**60 * 8). No -O2 build shows
+    it (the tiling fails either way), so the library is built with the sanitizers and run with them preloaded."""
+    from codegen.check.sanitize import _runtime
+
+    env = {
+        **os.environ,
+        "LD_PRELOAD": " ".join(p for p in (_runtime("libasan.so"), _runtime("libubsan.so")) if os.path.isabs(p)),
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _EDB_NUM_WEIGHTS], capture_output=True, text=True, timeout=1800, env=env, check=False
+    )
+    assert proc.returncode == 0 and "runtime error" not in proc.stderr, proc.stderr[-3000:]
+    # 2**63 - 1 output rows need an fp32 accumulator (or counts) past int64 bytes: the tiling fails (561103)
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [561103] * 8
