@@ -286,8 +286,8 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
   }
-  if (!hasPad &&
-      ((rowLength * rowsBytes) % BLOCK_BYTES != 0 || rowLength * rowsBytes / BLOCK_BYTES > MAX_BLOCK_FIELD)) {
+  const int64_t rowGmBytes = SatMul(rowLength, rowsBytes);  // saturated: rowLength may be up to INT64_MAX
+  if (!hasPad && (rowGmBytes % BLOCK_BYTES != 0 || rowGmBytes / BLOCK_BYTES > MAX_BLOCK_FIELD)) {
     return plan;
   }
   if (numIndices > INT32_LIMIT || numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
