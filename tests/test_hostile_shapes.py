@@ -3,11 +3,14 @@ refuses only an element count beyond int64), so phase 1 and the generated tiling
 without any data behind them. Each test fails on the code before its fix; the expected numbers are worked
 out by hand from the README's tiling rules (32-byte blocks spread over the cores, the first ``blocks %
 cores`` taking one more; one core per started ``min_bytes_per_core`` bytes, at most every vector core).
+Also here: catalogue values a new product may hold that generated code cannot (``npu_arch`` beyond uint32,
+a ``doc_term`` with a line break), and the index tiling under UBSan (a sanitized build, preloaded runtimes).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -147,3 +150,111 @@ def test_a_catalogue_npu_arch_at_the_uint32_limit_is_accepted(tmp_path: Path) ->
     shutil.copy(src / "sigmoid_backward.yaml", tmp_path)
     catalogue, _ = load_specs(tmp_path)
     assert catalogue.get("AscendX").npu_arch == 4294967295
+
+
+def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object]) -> object:
+    """An aclTensor of `shape` (FLOAT, every stride 0) over a one-element storage, as a C caller may pass."""
+    import ctypes
+
+    import numpy as np
+
+    from codegen.runner import _TensorArg
+
+    data = np.zeros(1, np.float32)
+    n = len(shape)
+    dims = (ctypes.c_int64 * max(1, n))(*shape)
+    strides = (ctypes.c_int64 * max(1, n))(*([0] * n))
+    storage = (ctypes.c_int64 * 1)(1)
+    handle = op.lib.aclCreateTensor(dims, n, 0, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
+    assert handle
+    keep += [data, dims, strides, storage]
+    return _TensorArg(ctypes.c_void_p(handle), ())
+
+
+@pytest.mark.parametrize("reduction", [1, 2])
+def test_a_reduction_over_a_broadcast_shape_beyond_int64_elements_is_161002(
+    reduction: int, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """aclnnMseLossGetWorkspaceSize(self [2**32, 1], target [1, 2**32], reduction sum, out 0-d) returned 0: the
+    broadcast shape [2**32, 2**32] has 2**64 elements (its GetShapeSize() overflows), and no output tensor of
+    that shape has to exist for a mean or sum. (The Python API refuses such a call before phase 1.)"""
+    op = built_op("MseLoss", "Ascend910B")
+    keep: list[object] = []
+    tensors = {
+        "self": _zero_stride_tensor(op, [2**32, 1], keep),
+        "target": _zero_stride_tensor(op, [1, 2**32], keep),
+        "out": _zero_stride_tensor(op, [], keep),
+    }
+    try:
+        status, _, _ = op.phase1(tensors, {"reduction": reduction})  # type: ignore[arg-type]
+        assert (status, op.recent_error()) == (
+            161002,
+            "self, target broadcast to [4294967296, 4294967296], whose element count overflows int64.",
+        )
+    finally:
+        op._destroy(list(tensors.values()))  # type: ignore[arg-type]
+
+
+_EDB_HUGE = """
+import ctypes, json, sys
+import numpy as np
+from codegen.runner import _TensorArg, compile_op
+op = compile_op("EmbeddingDenseBackward", sys.argv[1], sanitize=True)
+keep = []
+def tensor(shape, acl_dtype):
+    data = np.zeros(1, np.int64)
+    n = len(shape)
+    dims = (ctypes.c_int64 * n)(*shape)
+    strides = (ctypes.c_int64 * n)(*([0] * n))
+    storage = (ctypes.c_int64 * 1)(1)
+    handle = op.lib.aclCreateTensor(dims, n, acl_dtype, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
+    keep.extend([data, dims, strides, storage])
+    return _TensorArg(ctypes.c_void_p(handle), ())
+out = []
+for n, d, num_weights in json.loads(sys.argv[2]):
+    for det in (False, True):
+        op.set_run_options(det, "in_order", 0)
+        tensors = {"grad": tensor([n, d], 0), "indices": tensor([n], 9), "out": tensor([num_weights, d], 0)}
+        attrs = {"numWeights": num_weights, "paddingIdx": 2**64 - 1, "scaleGradByFreq": False}
+        status, _, _ = op.phase1(tensors, attrs)
+        out.append(status)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.heavy(300)  # sanitized builds of EmbeddingDenseBackward
+@pytest.mark.parametrize(
+    ("product", "cases", "statuses"),
+    [
+        # 2**63 - 1 output rows: CeilDiv(numRows, COUNTS_PER_LINE) * COUNTS_PER_LINE overflowed (2**60 * 8); their
+        # fp32 accumulator or counts cannot be placed in int64 bytes, so the tiling fails (561103)
+        ("Ascend910B", [[3, 1, 2**63 - 1], [3, 1, 2**63 - 8]], [561103] * 4),
+        # one grad row of D = 2**62: the sorted-run check `rowLength * rowsBytes` overflowed (2**62 * 4) on a
+        # product without DataCopyPad; the other strategy takes it (phase 1 succeeds with the system workspace)
+        ("Ascend910", [[1, 2**62, 1]], [0, 0]),
+    ],
+)
+def test_index_tiling_of_huge_rows_has_no_signed_overflow(
+    product: str, cases: list[list[int]], statuses: list[int]
+) -> None:
+    """UBSan reports in the generated index tiling through the C ABI (zero-stride views of int64-sized shapes).
+    No -O2 build shows them (the results did not change), so the library is built with the sanitizers and
+    run with them preloaded."""
+    from codegen.check.sanitize import _runtime
+
+    env = {
+        **os.environ,
+        "LD_PRELOAD": " ".join(p for p in (_runtime("libasan.so"), _runtime("libubsan.so")) if os.path.isabs(p)),
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _EDB_HUGE, product, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0 and "runtime error" not in proc.stderr, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == statuses

@@ -271,8 +271,9 @@ constexpr int64_t MAX_BLOCK_FIELD = 65535;        // DataCopyParams blockLen/src
 constexpr int64_t SYNC_CORES_MAX = 64;            // cores the software SyncAll's counters output holds
 constexpr int64_t SMALL_DIM_BYTES = 512;          // the transfer-cost model: a DMA costs at least this
 
+// value rounded up to a multiple of align, saturated at INT64_MAX (callers treat INT64_MAX as too large).
 int64_t AlignTo(int64_t value, int64_t align) {
-  return CeilDiv(value, align) * align;
+  return SatMul(CeilDiv(value, align), align);
 }
 
 // Cost of `total` bytes moved by `transfers` DMAs of about equal size, each counted as at least `floor` bytes
@@ -357,8 +358,8 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
   }
-  if (!hasPad &&
-      ((rowLength * rowsBytes) % BLOCK_BYTES != 0 || rowLength * rowsBytes / BLOCK_BYTES > MAX_BLOCK_FIELD)) {
+  const int64_t rowGmBytes = SatMul(rowLength, rowsBytes);  // saturated: rowLength may be up to INT64_MAX
+  if (!hasPad && (rowGmBytes % BLOCK_BYTES != 0 || rowGmBytes / BLOCK_BYTES > MAX_BLOCK_FIELD)) {
     return plan;
   }
   if (numIndices > INT32_LIMIT || numRows > INT32_LIMIT || SatMul(rowLength, rowsBytes) > INT32_LIMIT) {
@@ -600,21 +601,21 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   // read and written by the scalar unit of their owning core only; each core's slice starts on its own cache line
   // (AlignUp(firstRow, COUNTS_PER_LINE) + COUNTS_PER_LINE * blockIdx), so no two cores share a line.
   const int64_t accBytes = accInWorkspace != 0 ? SatMul(SatMul(numRows, accStride), FP32_BYTES) : 0;
-  const int64_t countsSliceStride = CeilDiv(numRows, COUNTS_PER_LINE) * COUNTS_PER_LINE +
-                                    COUNTS_PER_LINE * rowSplit.groups;  // slots of one D-slice's row groups
+  // slots of one D-slice's row groups (saturated: numRows may be up to INT64_MAX)
+  const int64_t countsSliceStride = SatAdd(AlignTo(numRows, COUNTS_PER_LINE), COUNTS_PER_LINE * rowSplit.groups);
   const int64_t countSlots = countScaling != 0 ? SatMul(countsSliceStride, rowSplit.slices) : 0;
   const int64_t countsBytes = SatMul(countSlots, COUNT_BYTES);
   if (accBytes == INT64_LIMIT || countsBytes == INT64_LIMIT) {
     return ge::GRAPH_FAILED;
   }
-  const int64_t partialsOffset = CeilDiv(accBytes, CACHE_LINE_BYTES) * CACHE_LINE_BYTES;
+  const int64_t partialsOffset = AlignTo(accBytes, CACHE_LINE_BYTES);
   const int64_t partialGroups = deterministic ? indexSplit.groups - 1 : 0;
   const int64_t partialsBytes = SatMul(SatMul(SatMul(numRows, accStride), FP32_BYTES), partialGroups);
   if (partialsBytes == INT64_LIMIT) {
     return ge::GRAPH_FAILED;
   }
-  const int64_t countsOffset = CeilDiv(SatAdd(partialsOffset, partialsBytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES;
-  if (countsOffset > INT64_LIMIT - countsBytes) {
+  const int64_t countsOffset = AlignTo(SatAdd(partialsOffset, partialsBytes), CACHE_LINE_BYTES);
+  if (partialsOffset == INT64_LIMIT || countsOffset == INT64_LIMIT || countsOffset > INT64_LIMIT - countsBytes) {
     return ge::GRAPH_FAILED;
   }
 

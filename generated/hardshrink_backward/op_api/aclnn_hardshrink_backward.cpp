@@ -97,6 +97,13 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, [[ma
     }
     broadcastShape = next;
   }
+  // Each tensor's element count fits int64 (aclCreateTensor), their broadcast's need not: a mean or sum has
+  // a 0-d output, so no tensor of that shape has to exist for the call to reach the tiling.
+  if (broadcastShape.GetShapeSize() < 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput, self broadcast to %s, whose element count overflows int64.",
+            ToString(broadcastShape).GetString());
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   if (gradInput->GetViewShape() != broadcastShape) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradInput shape %s must equal the broadcast shape %s.",
             ToString(gradInput->GetViewShape()).GetString(), ToString(broadcastShape).GetString());

@@ -108,6 +108,13 @@ aclnnStatus CheckParams(const aclTensor *self, const aclTensor *target, int64_t 
     }
     broadcastShape = next;
   }
+  // Each tensor's element count fits int64 (aclCreateTensor), their broadcast's need not: a mean or sum has
+  // a 0-d output, so no tensor of that shape has to exist for the call to reach the tiling.
+  if (broadcastShape.GetShapeSize() < 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "self, target broadcast to %s, whose element count overflows int64.",
+            ToString(broadcastShape).GetString());
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   if (reduction == 0) {
     if (out->GetViewShape() != broadcastShape) {
       OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out shape %s must equal the broadcast shape %s when reduction is 0.",
