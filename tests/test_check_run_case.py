@@ -9,6 +9,7 @@ come from the code under test.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -100,3 +101,15 @@ def test_fresh_outputs_copies_the_named_outputs_only_or_every_array_without_name
     every = _fresh_outputs(params)
     assert every["x"] is not a and every["out"] is not b
     assert np.array_equal(every["x"], a)
+
+
+def test_result_dict_is_what_asdict_gives_and_serialises_to_the_same_json() -> None:
+    from dataclasses import asdict
+
+    from codegen.check.results import CaseResult, result_dict
+
+    counters = {"launches": [{"kernel": "k", "cores": [{"dma_bytes": 64}, {"dma_bytes": 32}], "tiling": {"n": 3}}]}
+    r = CaseResult("a/b/FLOAT/c", "a", "b", "FLOAT", "[3]", "c", True, 0, 0.5, 1.0, "", 0.25, counters, bound=1e-7)
+    assert result_dict(r) == asdict(r)
+    assert json.dumps(result_dict(r), default=float) == json.dumps(asdict(r), default=float)
+    assert list(result_dict(r)) == list(asdict(r))  # the same key order in the written files

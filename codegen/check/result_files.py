@@ -20,12 +20,12 @@ import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from codegen.check.matrix import idents_digest, regular_file_problem
-from codegen.check.results import CaseResult, covered_name
+from codegen.check.results import CaseResult, covered_name, result_dict
 
 
 class MergeError(Exception):
@@ -38,7 +38,7 @@ def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | Non
         "passed": sum(r.passed for r in results),
         "failed": sum(not r.passed for r in results),
         "meta": meta or {},
-        "cases": [asdict(r) for r in results],
+        "cases": [result_dict(r) for r in results],
     }
     path.write_text(json.dumps(data, indent=1, default=float))
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
@@ -21,6 +20,7 @@ from codegen.check.driver import (
     prepare_example,
     run_case,
 )
+from codegen.check.results import result_dict
 from codegen.check.worker import LIST_TILING_KEYS_ENV, case_timeout, case_units, die_with_parent, unit_ident
 
 
@@ -66,7 +66,7 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
         out.flush()
         r = launch_case(fn, case) if request.get("list_tiling_keys") else run_case(fn, case, ref)
         r.name, r.ident = name, ident
-        out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+        out.write(json.dumps({"result": result_dict(r)}, default=float) + "\n")
         out.flush()
     # the example program runs in another shard, or --dtype excludes its dtype
     dtypes = set(job.dtype_filter) or None
@@ -84,7 +84,7 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
     out.write(json.dumps(begin) + "\n")
     out.flush()
     r = check_example(spec, product, generated, ref, built, prepared)
-    out.write(json.dumps({"result": asdict(r)}, default=float) + "\n")
+    out.write(json.dumps({"result": result_dict(r)}, default=float) + "\n")
     sys.stderr.flush()
     out.write(json.dumps({"done": len(units) + 1}) + "\n")
     out.flush()

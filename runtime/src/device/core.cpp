@@ -289,6 +289,23 @@ void Core::ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes) {
   MarkDefined(r.off, bytes);
 }
 
+void Core::ScalarGmRead(const char *op, const void *p, uint64_t bytes) {
+  CheckGm(p, bytes, false, op);
+  (void)OpId(op);
+  ++vc[kPipeS][kPipeS];  // Issue(kPipeS, op)
+  GmScalarRead(p, bytes);
+  stats.gmBytesRead += bytes;
+}
+
+void Core::ScalarGmWrite(const char *op, void *p, uint64_t bytes) {
+  CheckGm(p, bytes, true, op);
+  (void)OpId(op);
+  ++vc[kPipeS][kPipeS];  // Issue(kPipeS, op)
+  GmScalarWrite(p, bytes);
+  stats.gmBytesWritten += bytes;
+  RecordGmWrite(p, bytes);
+}
+
 // ---- pipe model ----
 
 void Core::FaultPipeRace(const PipeOp &o, const char *verb, uint8_t otherPipe, uint16_t otherOp, const char *how,

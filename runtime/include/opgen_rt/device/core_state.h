@@ -4,8 +4,8 @@
 // runs on its own host thread and owns one `Core`: its Unified Buffer arena, a shadow byte per UB byte that
 // says whether the byte holds defined data, its pipes/queues/buffers, its counters and its view of the
 // launch's GM regions. Checks that run per instruction are inline O(1) range checks; the slow paths that
-// build fault messages, and the scalar UB access (LocalTensor::GetValue / SetValue: all its checks in one
-// call), live in runtime/src/device/core.cpp. Hand-written runtime code; not generated.
+// build fault messages, and the scalar accesses (LocalTensor / GlobalTensor GetValue and SetValue: all their
+// checks in one call), live in runtime/src/device/core.cpp. Hand-written runtime code; not generated.
 #ifndef OPGEN_RT_DEVICE_CORE_STATE_H
 #define OPGEN_RT_DEVICE_CORE_STATE_H
 
@@ -357,6 +357,11 @@ class Core {
   // kernel unit's optimisation level. The caller copies the value.
   void ScalarUbRead(const char *op, const UbRef &r, uint64_t bytes);
   void ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes);
+  // GlobalTensor::GetValue / SetValue of `bytes` bytes at `p` (after the caller's Poll): CheckGm(p, bytes,
+  // write, op), Issue(kPipeS, op), then GmScalarRead and gmBytesRead (read) or GmScalarWrite, gmBytesWritten
+  // and RecordGmWrite (write), in one call like the UB forms. The caller copies the value.
+  void ScalarGmRead(const char *op, const void *p, uint64_t bytes);
+  void ScalarGmWrite(const char *op, void *p, uint64_t bytes);
 
   // Faults when any of the `bytes` UB bytes at `off` is not defined (eager read check).
   void CheckDefined(const char *op, const char *role, uint64_t off, uint64_t bytes) const {

@@ -63,10 +63,7 @@ class GlobalTensor {
   T GetValue(const uint64_t offset) const {
     opgen_rt::device::Core *c = Bound("GlobalTensor::GetValue");
     const T *p = addr_ + offset;
-    c->CheckGm(p, sizeof(T), false, "GlobalTensor::GetValue");
-    c->Issue(opgen_rt::device::kPipeS, "GlobalTensor::GetValue");
-    c->GmScalarRead(p, sizeof(T));
-    c->stats.gmBytesRead += sizeof(T);
+    c->ScalarGmRead("GlobalTensor::GetValue", p, sizeof(T));  // bounds, pipe clock, read record, counter
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
@@ -77,12 +74,8 @@ class GlobalTensor {
   void SetValue(const uint64_t offset, PrimType value) {
     opgen_rt::device::Core *c = Bound("GlobalTensor::SetValue");
     T *p = addr_ + offset;
-    c->CheckGm(p, sizeof(T), true, "GlobalTensor::SetValue");
-    c->Issue(opgen_rt::device::kPipeS, "GlobalTensor::SetValue");
-    c->GmScalarWrite(p, sizeof(T));
+    c->ScalarGmWrite("GlobalTensor::SetValue", p, sizeof(T));  // bounds, pipe clock, cache line, counter, record
     std::memcpy(p, &value, sizeof(T));
-    c->stats.gmBytesWritten += sizeof(T);
-    c->RecordGmWrite(p, sizeof(T));
   }
 
   GlobalTensor operator[](const uint64_t offset) const {
