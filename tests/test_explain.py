@@ -139,16 +139,21 @@ def test_index_accumulate_explain_equals_the_tiling_function(
             )
             assert got["block_dim"] == t["sortCores"]
             assert f"sort: {t['sortBuckets']} row buckets of {t['sortBucketRows']} rows" in section
-            assert f"slots of {t['sortStage']} pairs" in section
+            # the small-dim variant stages records (row key + values) where the tiling takes it
+            entries = "records" if t["sortSmallDim"] else "pairs"
+            assert f"slots of {t['sortStage']} {entries}" in section
             assert (
                 f"count matrix [{t['sortCores']}, {t['sortMatrixStride']}] int32 at {t['sortMatrixOffset']}" in section
             )
             assert f"workspace: {got['workspace_sizes'][0]} bytes with the system workspace" in section
-            assert f"pairs at {t['sortPairsOffset']})" in section
+            assert f"{entries} at {t['sortPairsOffset']})" in section
             if effective:
                 assert f"partial slot of the workspace (at {t['sortPartialsOffset']})" in section
             assert f"D in chunks of {t['sortDChunk']} elements" in section
-            assert f"up to {t['sortTileRows']} consecutive grad rows" in section
+            if t["sortSmallDim"]:
+                assert f"phase 2 reads up to {t['sortTileRows']} grad rows per copy" in section
+            else:
+                assert f"up to {t['sortTileRows']} consecutive grad rows" in section
             continue
         assert got["tiling_key"] // 100 == (1 if effective else 0)
         strategy = "deterministic" if effective else "atomic"
