@@ -17,7 +17,7 @@ OP = "soft_margin_loss_backward"
 OPGEN = (sys.executable, "-m", "codegen")
 FLOAT_ON_910B = ("--product", "Ascend910B", "--dtype", "FLOAT")
 TILING = "op_host/soft_margin_loss_grad_tiling.cpp"
-ANCHOR = "  const int64_t totalBlocks = (totalLength + blockElems - 1) / blockElems;\n"
+ANCHOR = "  const int64_t totalBlocks = CeilDiv(totalLength, blockElems);\n"
 # Two faults the emulator cannot see: an integer division by zero for 9 elements (the FLOAT "block+1"
 # case) and a null write for 8 elements (the "one block" case).
 CRASHES = (

@@ -25,6 +25,10 @@ from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_specs
 from codegen.specs import load_project
 
+#: a file-level mark (tests/conftest.py orders whole files): its UBSan test builds the sanitized runtime and
+#: EmbeddingDenseBackward (host code, one kernel key) for two products
+pytestmark = pytest.mark.heavy(150)
+
 CATALOGUE, SPECS = load_project()
 INT64_MAX = 2**63 - 1
 
@@ -228,7 +232,6 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.heavy(150)  # sanitized builds of EmbeddingDenseBackward (host code, one kernel key)
 @pytest.mark.parametrize(
     ("product", "cases", "statuses"),
     [

@@ -43,8 +43,8 @@ def _layout(dtype: np.dtype) -> _Layout:
 
 @runtime_checkable
 class LazyAtol(Protocol):
-    """An ``atol`` of :func:`compare` evaluated only at the elements that need it (e.g. a derived bound,
-    :class:`codegen.families.elementwise.bound.ElementBound`): an element whose error is within
+    """An ``atol`` of :func:`compare` evaluated only at the elements that need it (e.g. a family's derived
+    bound, :meth:`codegen.registry.Family.derived_bound` with ``lazy``): an element whose error is within
     ``rtol*|ref| + ulp/2`` passes whatever its ``atol >= 0`` is, so :func:`compare` asks for the others only
     (and for the worst element, whose bound it reports). Every value it returns must be ``>= 0`` or NaN-free
     infinity: the rule's result is then exactly the one with the whole array."""
