@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, DETERMINISM_RUNS, Case
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
 from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
@@ -89,17 +89,12 @@ class _Maker:
         return p
 
     def case(self, dtype: str, shape: str, name: str, params: dict[str, Any], deterministic: bool, **kw: Any) -> Case:
-        """A value case; in deterministic mode a ``multicore`` one is its determinism case only: its runs
-        (:data:`codegen.check.cases.DETERMINISM_RUNS`, in-order and reversed among them) are each checked
-        as the value case's in-order and reversed runs are (the first against the reference, the others bit
-        for bit against the first; GM atomics in any of them fail it), so the value case would repeat two of
-        its runs."""
+        """A value case named ``<name> [atomic]`` or ``<name> [deterministic]``; in deterministic mode a
+        ``multicore`` one becomes its determinism case (:func:`codegen.check.cases.determinism_cases`)."""
         mode = "deterministic" if deterministic else "atomic"
-        full = f"{name} [{mode}]"
-        if deterministic and "multicore" in kw.get("tags", ()):
-            full = f"{full} bit-identical over {len(DETERMINISM_RUNS)} core orders"
-            kw["mode"] = "determinism"
-        return Case(self.op, self.product.name, dtype, shape, full, params, deterministic=deterministic, **kw)
+        return Case(
+            self.op, self.product.name, dtype, shape, f"{name} [{mode}]", params, deterministic=deterministic, **kw
+        )
 
     def status(self, dtype: str, name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(self.op, self.product.name, dtype, "error", name, params, expect_status=code, mode=mode)
