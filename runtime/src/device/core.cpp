@@ -261,14 +261,27 @@ void Core::FaultUndefined(const char *op, const char *role, uint64_t off, uint64
 
 // ---- scalar UB access (LocalTensor::GetValue / SetValue) ----
 
-// Issue(kPipeS, op) and PipeRead / PipeWrite spelled out for the common one-block access, so that they
-// compile into this function.
+namespace {
+
+// The steps a scalar UB access shares before its pipe record: Poll, the operand check, and Issue(kPipeS, op)
+// spelled out so that it compiles into the caller. `oneBlock` is set when the access lies inside one 32-byte
+// block with the pipe model on (then PipeReadBlock / PipeWriteBlock of block `block` stand for the range
+// loops of PipeRead / PipeWrite).
+PipeOp ScalarIssue(Core &c, const char *op, const UbRef &r, uint64_t bytes, bool &oneBlock, uint64_t &block) {
+  c.Poll();
+  c.CheckOperand(op, "tensor", r, bytes, false);
+  block = r.off / kUbBlockBytes;
+  oneBlock = bytes != 0 && c.shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == block;
+  return PipeOp{kPipeS, ++c.vc[kPipeS][kPipeS], c.OpId(op), op};
+}
+
+}  // namespace
+
 void Core::ScalarUbRead(const char *op, const UbRef &r, uint64_t bytes) {
-  Poll();
-  CheckOperand(op, "tensor", r, bytes, false);
-  const PipeOp o{kPipeS, ++vc[kPipeS][kPipeS], OpId(op), op};
-  const uint64_t b = r.off / kUbBlockBytes;
-  if (bytes != 0 && shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == b) {
+  bool oneBlock = false;
+  uint64_t b = 0;
+  const PipeOp o = ScalarIssue(*this, op, r, bytes, oneBlock, b);
+  if (oneBlock) {
     PipeReadBlock(o, r.off, bytes, b);
   } else {
     PipeRead(o, r.off, bytes);
@@ -277,11 +290,10 @@ void Core::ScalarUbRead(const char *op, const UbRef &r, uint64_t bytes) {
 }
 
 void Core::ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes) {
-  Poll();
-  CheckOperand(op, "tensor", r, bytes, false);
-  const PipeOp o{kPipeS, ++vc[kPipeS][kPipeS], OpId(op), op};
-  const uint64_t b = r.off / kUbBlockBytes;
-  if (bytes != 0 && shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == b) {
+  bool oneBlock = false;
+  uint64_t b = 0;
+  const PipeOp o = ScalarIssue(*this, op, r, bytes, oneBlock, b);
+  if (oneBlock) {
     PipeWriteBlock(o, r.off, bytes, b);
   } else {
     PipeWrite(o, r.off, bytes);
