@@ -645,7 +645,12 @@ class ElementBound:
         index = np.asarray(index, dtype=np.int64).reshape(-1)
         missing = index[~self._have[index]]
         if missing.size:
-            missing = np.unique(missing)
+            if missing.size > 1 and not bool(np.all(missing[1:] > missing[:-1])):
+                # sorted and without repeats, in one pass over a mask (np.unique hashes or sorts instead;
+                # the compare's prefetch asks in increasing order already)
+                mask = np.zeros(self._have.size, dtype=bool)
+                mask[missing] = True
+                missing = np.flatnonzero(mask)
             with np.errstate(all="ignore"):
                 for start in range(0, missing.size, CHUNK_ELEMENTS):
                     sub = missing[start : start + CHUNK_ELEMENTS]
