@@ -113,7 +113,36 @@ def run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
         return _run_case(fn, case, ref)
 
 
+#: Core orders that run the cores one at a time in a fixed order (``concurrent`` runs them on threads).
+SEQUENTIAL_ORDERS = ("in_order", "reversed", "shuffle")
+
+#: The last value unit of this process whose kernel launches each ran on one core: ``(fn, params,
+#: run options, result)``. With at most one core per launch every sequential order is the same schedule
+#: (the emulator's order only permutes the cores, runtime/src/device/launch.cpp), so the next sequential
+#: order of the same case (the same ``params`` object, :func:`codegen.check.worker.case_units`) would repeat
+#: the run exactly; it gets a copy of this result instead.
+_ONE_CORE_MEMO: list[tuple[Any, dict[str, Any], tuple[Any, ...], CaseResult]] = []
+
+
+def _run_options(case: Case) -> tuple[Any, ...]:
+    return (case.deterministic, tuple(sorted(case.formats.items())), case.mode, case.expect_status)
+
+
 def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
+    plain = case.expect_status is None and case.mode is None and case.core_order in SEQUENTIAL_ORDERS
+    if plain and _ONE_CORE_MEMO:
+        memo_fn, memo_params, memo_options, memo_result = _ONE_CORE_MEMO[0]
+        if memo_fn is fn and memo_params is case.params and memo_options == _run_options(case):
+            return replace(memo_result, ident=case.ident, name=case.name, seconds=0.0)
+    _ONE_CORE_MEMO.clear()
+    result = _run_case_once(fn, case, ref)
+    launches = result.counters.get("launches", [])
+    if plain and launches and all(int(launch.get("block_dim") or 0) <= 1 for launch in launches):
+        _ONE_CORE_MEMO.append((fn, case.params, _run_options(case), result))
+    return result
+
+
+def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     start = time.perf_counter()
     spec = fn.spec
     status = 0
@@ -207,12 +236,40 @@ def _compare_outputs(
     :func:`case_tolerance`'s. Several outputs: ``reference`` returns a tuple (output order) and
     ``tolerance(**params)`` returns ``(atol_0, ..., atol_{n-1}, rtol)``; without ``tolerance()`` each output
     gets the default bound. The message names each output that fails (``name: detail``)."""
+    value = _expectation(spec, product, ref, ref_params, len(got))
+    if _VERDICT_MEMO and _VERDICT_MEMO[0][0] is value and _same_bits(_VERDICT_MEMO[0][1], got):
+        return _VERDICT_MEMO[0][2]
+    verdict = _judge(spec, ref, value, got)
+    # copies: an ``out=`` array of the case is written again, in place, by the case's next core order
+    _VERDICT_MEMO[:] = [(value, tuple(np.array(g, copy=True) for g in got), verdict)]
+    return verdict
+
+
+#: The last verdict of :func:`_compare_outputs` in this process: ``(expectation, outputs, verdict)``. The
+#: next core order of the same case (same expectation object, see :func:`_expectation`) whose outputs are
+#: bit for bit the same gets the same verdict without comparing again: the rule is a function of the
+#: output bits, the reference and the bound only.
+_VERDICT_MEMO: list[tuple[Any, tuple[np.ndarray, ...], tuple[bool, float, float, str, float, str]]] = []
+
+
+def _same_bits(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
+    """Whether the arrays of ``a`` and ``b`` have pairwise the same shape, dtype and bytes."""
+    return len(a) == len(b) and all(
+        x.shape == y.shape and x.dtype == y.dtype and _bit_differences(np.asarray(x), np.asarray(y)) == 0
+        for x, y in zip(a, b)
+    )
+
+
+def _judge(
+    spec: OpSpec, ref: ModuleType, value: Any, got: tuple[np.ndarray, ...]
+) -> tuple[bool, float, float, str, float, str]:
+    """:func:`_compare_outputs` of ``got`` against the expectation ``value`` (:func:`_expectation`'s)."""
     if len(got) == 1:
-        expected, atol, rtol, source = _expectation(spec, product, ref, ref_params, 1)
+        expected, atol, rtol, source = value
         cmp = compare(np.asarray(got[0]), expected, atol, rtol)
         message = cmp.detail if cmp.ok else f"{cmp.detail} ({explain_bound(source, ref)})"
         return cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, message, cmp.bound, source
-    results, atols, rtol, source = _expectation(spec, product, ref, ref_params, len(got))
+    results, atols, rtol, source = value
     ok, max_abs, max_ulp, bound, parts = True, 0.0, 0.0, 0.0, []
     for name, g, e, atol in zip(spec.output_names, got, results, atols):
         cmp = compare(np.asarray(g), np.asarray(e, dtype=np.float64), atol, rtol)
@@ -348,6 +405,10 @@ def _bit_differences(a: np.ndarray, b: np.ndarray) -> int:
         return max(a.size, b.size, 1)
     if a.size == 0:
         return 0
+    if a.dtype.itemsize in (1, 2, 4, 8):  # one integer view per element: a single comparison pass
+        ia = np.ascontiguousarray(a).view(f"u{a.dtype.itemsize}")
+        ib = np.ascontiguousarray(b).view(f"u{b.dtype.itemsize}")
+        return int(np.count_nonzero(ia != ib))
     ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, -1)
     ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, -1)
     return int(np.count_nonzero((ua != ub).any(axis=1)))

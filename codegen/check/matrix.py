@@ -282,12 +282,14 @@ class CaseCosts:
 @dataclass(frozen=True)
 class Unit:
     """One unit of the matrix: the job it belongs to (index into the job list), its index among the job's
-    units (the example program is the last), its ident and its tensor bytes."""
+    units (the example program is the last), its ident, its tensor bytes and the index of its case among
+    the job's cases (the core orders of one value case are units of one case; -1: a unit of its own)."""
 
     job: int
     index: int
     ident: str
     nbytes: int
+    case: int = -1
 
 
 def job_units(job: Any, job_index: int) -> list[Unit]:
@@ -310,9 +312,11 @@ def job_units(job: Any, job_index: int) -> list[Unit]:
     except Exception:  # a broken case generator fails the job in its worker; here it is one unit
         cases = []
     units: list[Unit] = []
+    case_index: dict[int, int] = {}  # id of a case's params -> the case's index (its units share the dict)
     for i, (case, suffix) in enumerate(case_units(cases, job.core_orders)):
         nbytes = sum(int(getattr(v, "nbytes", 0) or 0) for v in case.params.values())
-        units.append(Unit(job_index, i, unit_ident(case, suffix), nbytes))
+        group = case_index.setdefault(id(case.params), len(case_index))
+        units.append(Unit(job_index, i, unit_ident(case, suffix), nbytes, group))
     if example_selected(spec, set(job.dtype_filter) or None):
         units.append(Unit(job_index, len(units), f"{spec.snake}/{product.name}/example/example program", -1))
     return units
@@ -327,10 +331,13 @@ def unit_cost(unit: Unit, costs: CaseCosts | None) -> float:
 
 
 def assign_shards(units: list[Unit], count: int, costs: CaseCosts | None) -> list[list[Unit]]:
-    """Greedy longest-processing-time assignment of ``units`` to ``count`` shards: the costliest unit first
-    (ties by ident), each to the shard with the least total so far (ties: the lowest shard). Every unit is
-    in exactly one shard; each shard keeps the matrix order. Only the first ``min(count, len(units))``
-    shards are returned (the others are empty).
+    """Greedy longest-processing-time assignment of ``units`` to ``count`` shards: the units of one case (its
+    core orders, :attr:`Unit.case`) go together, as one item of their summed cost, so the shard's worker
+    runs them one after another and reuses what they share (the reference and bound, the verdict of
+    bit-identical outputs, a one-core run, see :mod:`codegen.check.driver`); the costliest item first
+    (ties by its first ident), each to the shard with the least total so far (ties: the lowest shard).
+    Every unit is in exactly one shard; each shard keeps the matrix order. Only the first
+    ``min(count, items)`` shards are returned (the others are empty).
 
     Raises:
         ValueError: ``count`` < 1.
@@ -339,14 +346,21 @@ def assign_shards(units: list[Unit], count: int, costs: CaseCosts | None) -> lis
         raise ValueError(f"shard count must be at least 1, got {count}")
     # Shards past the number of units stay empty (each empty shard takes the next unit first, lowest first):
     # only that many are built, so a huge count costs nothing. Callers treat a missing shard as empty.
-    bins = min(count, max(1, len(units)))
-    order = sorted(units, key=lambda u: (-unit_cost(u, costs), u.ident, u.job, u.index))
+    groups: dict[tuple[int, int, int], list[Unit]] = {}
+    for unit in units:
+        key = (unit.job, unit.case, -1) if unit.case >= 0 else (unit.job, -1, unit.index)
+        groups.setdefault(key, []).append(unit)
+    items = [
+        (sum(unit_cost(u, costs) for u in g), min((u.ident, u.job, u.index) for u in g), g) for g in groups.values()
+    ]
+    bins = min(count, max(1, len(items)))
+    items.sort(key=lambda item: (-item[0], item[1]))
     heap = [(0.0, k) for k in range(bins)]
     shards: list[list[Unit]] = [[] for _ in range(bins)]
-    for unit in order:
+    for cost, _, group in items:
         load, k = heapq.heappop(heap)
-        shards[k].append(unit)
-        heapq.heappush(heap, (load + unit_cost(unit, costs), k))
+        shards[k].extend(group)
+        heapq.heappush(heap, (load + cost, k))
     return [sorted(s, key=lambda u: (u.job, u.index)) for s in shards]
 
 
