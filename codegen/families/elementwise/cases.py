@@ -14,8 +14,8 @@ from codegen.check.cases import (
     ACLNN_ERR_PARAM_NULLPTR,
     Case,
     _default_value,
-    _rand,
     attr_candidates,
+    normal_array,
 )
 from codegen.check.constraints import applicable, call_env, rejected_by, violates
 from codegen.check.offsets import BIG, cover, device_attrs
@@ -63,7 +63,7 @@ def elementwise_cases(
         params: dict[str, Any] = {}
         for n in inputs:
             shape = shapes[n]
-            params[n] = None if shape is None else _rand(rng, shape, dt, scale)  # None: a null optional input
+            params[n] = None if shape is None else normal_array(rng, shape, dt, scale)  # None: a null optional input
         params.update(attrs if attrs is not None else default_attrs)
         return Case(op, product.name, dt.name, shape_name, name, params, **kw)
 
@@ -175,7 +175,7 @@ def _reduce_value_cases(
                 )
             # +-inf and NaN in the first input
             for special in (math.inf, -math.inf, math.nan):
-                arrays = {name: _rand(rng, (5, 37), dt) for name in inputs}
+                arrays = {name: normal_array(rng, (5, 37), dt) for name in inputs}
                 arrays[inputs[0]].flat[17] = special
                 yield Case(
                     spec.snake,
@@ -269,7 +269,7 @@ def _value_cases(
         # Non-contiguous inputs (transposed, sliced) and a strided output view.
         params: dict[str, Any] = {}
         for k, n in enumerate(inputs):
-            params[n] = _rand(rng, (24, 40), dt).T if k % 2 == 0 else _rand(rng, (40, 48), dt)[:, ::2]
+            params[n] = normal_array(rng, (24, 40), dt).T if k % 2 == 0 else normal_array(rng, (40, 48), dt)[:, ::2]
         shape = (40, 24)
         out_store = np.zeros((shape[0], shape[1] * 2), dtype=numpy_dtype(dt))
         params[spec.outputs[0].name] = out_store[:, ::2]
@@ -296,7 +296,7 @@ def _value_cases(
     # Mixed dtypes: promotion to the common type.
     if len(dtypes) > 1:
         lo = next(d for d in dtypes if d is not DType.FLOAT)
-        params = {n: _rand(rng, (5, 19), DType.FLOAT if k == 0 else lo) for k, n in enumerate(inputs)}
+        params = {n: normal_array(rng, (5, 19), DType.FLOAT if k == 0 else lo) for k, n in enumerate(inputs)}
         params.update(default_attrs)
         yield Case(op, product.name, f"{lo.name}+FLOAT", "mixed", "mixed dtypes promote to FLOAT", params)
 
@@ -365,7 +365,7 @@ def _status_cases(
     inputs = [t.name for t in spec.inputs]
     out = spec.outputs[0].name
     dt = dtypes[0]
-    good = {n: _rand(rng, (4, 8), dt) for n in inputs}
+    good = {n: normal_array(rng, (4, 8), dt) for n in inputs}
     from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind, reduce_of
 
     red = reduce_of(spec)
@@ -409,15 +409,15 @@ def _status_cases(
     yield status(
         "rank 9 -> 161002",
         ACLNN_ERR_PARAM_INVALID,
-        {**{n: _rand(rng, nine, dt) for n in inputs}, out: np.zeros(nine, numpy_dtype(dt))},
+        {**{n: normal_array(rng, nine, dt) for n in inputs}, out: np.zeros(nine, numpy_dtype(dt))},
     )
     anchor = _shape_anchor(spec)
     last = [n for n in inputs if n != anchor][-1]
-    p = {**good, out: good_out, last: _rand(rng, (3, 8), dt)}
+    p = {**good, out: good_out, last: normal_array(rng, (3, 8), dt)}
     yield status("shapes do not broadcast -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     if anchor is not None:
         # Broadcastable together, but not to the anchor's shape (which the output takes).
-        small = {**good, anchor: _rand(rng, (1, 8), dt), out: np.zeros((1, 8), numpy_dtype(dt))}
+        small = {**good, anchor: normal_array(rng, (1, 8), dt), out: np.zeros((1, 8), numpy_dtype(dt))}
         yield status(f"{last} does not broadcast to {anchor} -> 161002", ACLNN_ERR_PARAM_INVALID, small)
     yield status("wrong out shape -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: np.zeros((4, 9), numpy_dtype(dt))})
     for a in spec.attrs:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case, normal_array
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
 from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
@@ -56,7 +56,7 @@ class _Maker:
         self.op = spec.snake
 
     def grad(self, shape: tuple[int, ...], dtype: DType, scale: float = 1.0) -> np.ndarray:
-        return (self.rng.standard_normal(shape) * scale).astype(numpy_dtype(dtype))
+        return normal_array(self.rng, shape, dtype, scale)
 
     def indices(self, shape: tuple[int, ...], dtype: DType, num_rows: int, spread: int = 2) -> np.ndarray:
         """Indices of ``dtype`` mostly in ``[0, num_rows)``, a few just outside (floating ones fractional)."""
