@@ -528,6 +528,7 @@ def build_op(
             if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".inc")
         )
         commands = [[CXX, *flags, *include, prefix_map, *extra, "-c", str(src)] for src, extra in units]
+        include_dirs = [Path(arg[2:]) for arg in include]
 
         def unit_entry(src: Path, command: list[str]) -> Path:
             # One cache entry per translation unit, keyed by its text, the headers it can include and its
@@ -548,7 +549,10 @@ def build_op(
 
         def compile_unit(i: int) -> None:
             tmp = work / objs[i].name
-            _run([*commands[i], "-o", str(tmp)], f"compiling {units[i][0].name} for {product.name}")
+            # the precompiled standard headers first (not part of the unit's key: the object is the same)
+            pch = _precompiled_std(commands[i][1:], units[i][0], include_dirs)
+            command = [commands[i][0], *pch, *commands[i][1:]]
+            _run([*command, "-o", str(tmp)], f"compiling {units[i][0].name} for {product.name}")
             _commit_locked(tmp, objs[i])
 
         _build_each(objs, compile_unit, jobs)
@@ -565,6 +569,115 @@ def build_op(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return BuiltOp(spec, product, library, key, sanitize)
+
+
+#: The header a unit is compiled with first (``-include``) when it reaches system headers, precompiled per
+#: compiler, options and header set (:func:`_precompiled_std`).
+PCH_HEADER = "opgen_std.h"
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.M)
+
+
+def system_headers(sources: Sequence[Path], include_dirs: Sequence[Path]) -> tuple[str, ...]:
+    """The system headers (``#include <name>`` not found in ``include_dirs``) that ``sources`` reach through
+    their includes, followed across every header found in ``include_dirs`` or beside its includer, sorted.
+
+    Every ``#include`` line counts, whatever ``#if`` it sits in: the runtime's and the generated headers
+    include system headers unconditionally, so this is the set the compiler opens. A header that is not
+    found anywhere is left out (the compiler reports it)."""
+    found: set[str] = set()
+    seen: set[Path] = set()
+    todo = [Path(p) for p in sources]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        for quote, name in _INCLUDE.findall(text):
+            where = ([path.parent] if quote == '"' else []) + list(include_dirs)
+            local = next((d / name for d in where if (d / name).is_file()), None)
+            if local is not None:
+                todo.append(local)
+            elif quote == "<":
+                found.add(name)
+    return tuple(sorted(found))
+
+
+def _pch_flags(command_flags: Sequence[str]) -> list[str]:
+    """The options of a unit's command (its arguments after the compiler) that a precompiled header must be
+    built with: all but the source file, ``-c``, include paths, macro definitions, forced includes, warnings
+    and path maps (none of them changes how system headers compile: the op's macros and headers are not in
+    them, and GCC refuses a precompiled header whose content a macro of the unit would change)."""
+    out: list[str] = []
+    skip = False
+    for arg in command_flags:
+        if skip:
+            skip = False
+            continue
+        if arg == "-include":
+            skip = True
+            continue
+        if arg == "-c" or not arg.startswith("-") or arg.startswith(("-I", "-D", "-W", "-fmacro-prefix-map=")):
+            continue  # the source file, compile-only, and the options above
+        out.append(arg)
+    return out
+
+
+def is_gcc(version: str) -> bool:
+    """Whether ``version`` (the first line of ``<compiler> --version``) names GCC's C++ compiler."""
+    return "clang" not in version.lower() and bool(re.search(r"g\+\+|\bGCC\b|\bgcc\b", version))
+
+
+def _precompiled_std(command: Sequence[str], source: Path, include_dirs: Sequence[Path]) -> list[str]:
+    """``["-include", <cache>/pch/<key>/opgen_std.h]``, with ``opgen_std.h.gch`` beside it, for the unit that
+    ``command`` (its arguments after the compiler) compiles from ``source``: the system headers the unit
+    reaches (:func:`system_headers`, its forced includes too), precompiled with the options of ``command``
+    that matter (:func:`_pch_flags`), once per compiler, options and header set, like any cache entry.
+
+    System headers are most of a unit's compile time (about 1.5 s of CPU of a 3.5 s kernel unit and half of
+    a 1-2 s host unit with GCC 12). The unit sees exactly the declarations it saw before, since the header
+    holds only what it includes anyway (each system header is self-contained, so the order does not
+    matter), and GCC uses a ``.gch`` only where it is valid for the compile (same compiler and language,
+    compatible options, no macro of the unit that the headers mention), otherwise reading the header text.
+    Empty (no precompiled header) for a compiler other than GCC, with ``OPGEN_NO_PCH`` set, for a unit that
+    reaches no system header, or when building the header fails (the unit then compiles as before).
+    """
+    if os.environ.get("OPGEN_NO_PCH") or not is_gcc(compiler_version()):
+        return []
+    forced = [Path(command[i + 1]) for i, arg in enumerate(command[:-1]) if arg == "-include"]
+    names = system_headers([source, *forced], include_dirs)
+    if not names:
+        return []
+    text = "// Written by opgen: the system headers of one kind of unit, precompiled (codegen/build.py).\n"
+    text += "".join(f"#include <{name}>\n" for name in names)
+    flags = _pch_flags(command)
+    key = hashlib.sha256("\0".join([compiler_version(), *flags, text]).encode()).hexdigest()[:24]
+    gch = cache_dir() / "pch" / key / f"{PCH_HEADER}.gch"
+    header = gch.with_name(PCH_HEADER)
+
+    def make(_: int) -> None:
+        tmp = gch.with_name(f".{gch.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            _run([CXX, *flags, "-x", "c++-header", str(header), "-o", str(tmp)], "precompiling system headers")
+            _commit_locked(tmp, gch)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+    try:
+        with _entry_lock(gch):  # makes the directory
+            if not header.is_file() or header.read_text(errors="replace") != text:
+                fd, tmp_header = tempfile.mkstemp(prefix=f".{PCH_HEADER}.", dir=str(header.parent))
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(tmp_header, header)
+        _build_each([gch], make, 1)
+    except (BuildError, OSError):
+        return []
+    return ["-include", str(header)]
 
 
 def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:

@@ -218,3 +218,74 @@ def test_an_op_whose_sources_name_the_product_builds_its_kernel_per_product(
     compiled, _ = _runs(fake_compiler)
     kernel = [src for src in compiled if "/op_kernel/" in src]
     assert len(kernel) == 1 and compiled[kernel[0]] == 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Precompiled system headers (codegen/build.py, _precompiled_std): each unit is compiled with a forced include
+# of exactly the system headers it reaches, precompiled once; the object's cache key does not depend on it
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_system_headers_follow_local_includes_only(tmp_path: Path) -> None:
+    inc = tmp_path / "inc"
+    (inc / "sub").mkdir(parents=True)
+    (inc / "sub" / "b.h").write_text("#pragma once\n#include <map>\n  #  include <vector>  // spaced\n")
+    (inc / "angle_local.h").write_text('#include "sub/b.h"\n#include <cstdint>\n')
+    (tmp_path / "a.h").write_text('#include "sub/b.h"\n#include <angle_local.h>\n#include "missing.h"\n')
+    src = tmp_path / "unit.cpp"
+    src.write_text('#include "a.h"\n#if 0\n#include <deque>\n#endif\n// #include <list> is a comment\nint x;\n')
+    assert build.system_headers([src], [inc]) == ("cstdint", "deque", "map", "vector")
+    assert build.system_headers([tmp_path / "none.cpp"], [inc]) == ()
+
+
+def _compiles(log: Path) -> list[list[str]]:
+    return [line.split("\t") for line in log.read_text().splitlines() if "-c" in line.split("\t")]
+
+
+def test_every_unit_is_compiled_with_its_own_system_headers_precompiled(fake_compiler: Path) -> None:
+    catalogue, specs = load_project()
+    build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
+    units = [args for args in _compiles(fake_compiler) if "/runtime/src/" not in args[args.index("-c") + 1]]
+    assert len(units) == 7  # op_api, l0, infershape, tiling, def, kernel, glue
+    include_dirs = [Path(a[2:]) for a in units[0] if a.startswith("-I")]
+    for args in units:
+        assert args[0] == "-include" and args[1].endswith(f"/pch/{Path(args[1]).parent.name}/{build.PCH_HEADER}")
+        header = Path(args[1])
+        assert header.with_name(header.name + ".gch").is_file()
+        source = Path(args[args.index("-c") + 1])
+        if not source.is_file():
+            continue  # the glue unit, written in the build's work directory and removed with it
+        forced = [Path(args[i + 1]) for i in range(2, len(args) - 1) if args[i] == "-include"]
+        listed = re.findall(r"^#include <([^>]+)>$", header.read_text(), re.M)
+        assert tuple(listed) == build.system_headers([source, *forced], include_dirs)
+        assert {"vector", "cstdint"} <= set(listed)
+    # the headers were precompiled with the unit's options (less includes, macros and warnings)
+    precompiles = [line.split("\t") for line in fake_compiler.read_text().splitlines() if "c++-header" in line]
+    assert precompiles
+    for a in precompiles:
+        assert "-fPIC" in a and not any(x.startswith(("-I", "-D", "-W")) for x in a)
+
+
+def test_the_precompiled_header_is_not_part_of_an_objects_key(
+    fake_compiler: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalogue, specs = load_project()
+    monkeypatch.setenv("OPGEN_NO_PCH", "1")
+    first = build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
+    plain = _compiles(fake_compiler)
+    assert plain and not any(a[0] == "-include" and a[1].endswith(build.PCH_HEADER) for a in plain)
+    monkeypatch.delenv("OPGEN_NO_PCH")
+    fake_compiler.write_text("")
+    again = build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
+    assert again.library == first.library
+    assert fake_compiler.read_text() == ""  # every object and the library came from the cache
+
+
+def test_no_precompiled_header_for_another_compiler(fake_compiler: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert build.is_gcc("fake-g++ 1.0")  # the stand-in, as the tests above use it
+    assert build.is_gcc("g++ (Debian 12.2.0-14) 12.2.0") and build.is_gcc("g++-13 (GCC) 13.2.1")
+    assert not build.is_gcc("clang version 17.0.6") and not build.is_gcc("Ubuntu clang version 18 (g++ compatible)")
+    monkeypatch.setattr(build, "is_gcc", lambda version: False)
+    catalogue, specs = load_project()
+    build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
+    assert not any(build.PCH_HEADER in line for line in fake_compiler.read_text().splitlines())
