@@ -549,7 +549,7 @@ def build_op(
 
         def compile_unit(i: int) -> None:
             tmp = work / objs[i].name
-            # the precompiled standard headers first (not part of the unit's key: the object is the same)
+            # the precompiled system headers first (not part of the unit's key: the code is the same)
             pch = _precompiled_std(commands[i][1:], units[i][0], include_dirs)
             command = [commands[i][0], *pch, *commands[i][1:]]
             _run([*command, "-o", str(tmp)], f"compiling {units[i][0].name} for {product.name}")
@@ -575,15 +575,24 @@ def build_op(
 #: compiler, options and header set (:func:`_precompiled_std`).
 PCH_HEADER = "opgen_std.h"
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.M)
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)[ \t]*(\S*)", re.M)
+_DEPTH_STEP = {"if": 1, "ifdef": 1, "ifndef": 1, "endif": -1}
+#: Macros the C and C++ libraries read to configure themselves (``_GLIBCXX_ASSERTIONS``, ``_GNU_SOURCE``,
+#: ``_FILE_OFFSET_BITS``, ``__STDC_FORMAT_MACROS``, ``NDEBUG``, ...): an underscore and a capital letter,
+#: ``__STDC_``/``__USE_``, or ``NDEBUG``. (The emulation's ``__aicore__``/``__gm__`` are not of them.)
+_LIBRARY_CONFIG = re.compile(r"_[A-Z]|__STDC_|__USE_|NDEBUG\b")
+#: Environment variables that change which system headers the compiler finds (part of a PCH's key).
+_PCH_ENVIRONMENT = ("CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX")
 
 
-def system_headers(sources: Sequence[Path], include_dirs: Sequence[Path]) -> tuple[str, ...]:
+def system_headers(sources: Sequence[Path], include_dirs: Sequence[Path]) -> tuple[str, ...] | None:
     """The system headers (``#include <name>`` not found in ``include_dirs``) that ``sources`` reach through
-    their includes, followed across every header found in ``include_dirs`` or beside its includer, sorted.
-
-    Every ``#include`` line counts, whatever ``#if`` it sits in: the runtime's and the generated headers
-    include system headers unconditionally, so this is the set the compiler opens. A header that is not
-    found anywhere is left out (the compiler reports it)."""
+    their includes, followed across every header found in ``include_dirs`` or beside its includer, sorted;
+    None when precompiling them could change what the unit means: a system header included inside an
+    ``#if`` block (other than a header's include guard: it may not be compiled at all), or a ``#define`` or
+    ``#undef`` of a macro the libraries read (:data:`_LIBRARY_CONFIG`, e.g. ``_GLIBCXX_ASSERTIONS``) in any
+    file the unit reaches, which would come after the precompiled headers instead of before them. A header
+    that is not found anywhere is left out (the compiler reports it)."""
     found: set[str] = set()
     seen: set[Path] = set()
     todo = [Path(p) for p in sources]
@@ -596,31 +605,64 @@ def system_headers(sources: Sequence[Path], include_dirs: Sequence[Path]) -> tup
             text = path.read_text(errors="replace")
         except OSError:
             continue
-        for quote, name in _INCLUDE.findall(text):
+        depth, guard = 0, None
+        directives = list(_DIRECTIVE.finditer(text))
+        for k, m in enumerate(directives):
+            word, arg = m.group(1), m.group(2)
+            if word in ("if", "ifdef", "ifndef"):
+                depth += 1
+                nxt = directives[k + 1] if k + 1 < len(directives) else None
+                if (
+                    word == "ifndef"
+                    and depth == 1
+                    and guard is None
+                    and nxt is not None
+                    and nxt.group(1) == "define"
+                    and nxt.group(2) == arg
+                ):
+                    guard = arg  # the include guard: its block is the whole header
+            elif word == "endif":
+                depth -= 1
+            elif word in ("define", "undef") and arg != guard and _LIBRARY_CONFIG.match(arg):
+                return None
+        for inc in _INCLUDE.finditer(text):
+            quote, name = inc.group(1), inc.group(2)
             where = ([path.parent] if quote == '"' else []) + list(include_dirs)
-            local = next((d / name for d in where if (d / name).is_file()), None)
-            if local is not None:
-                todo.append(local)
-            elif quote == "<":
-                found.add(name)
+            found_at = next((d / name for d in where if (d / name).is_file()), None)
+            if found_at is not None:
+                todo.append(found_at)
+                continue
+            if quote != "<":
+                continue
+            # the #if depth at the include, less the include guard's block
+            level = sum(_DEPTH_STEP.get(m.group(1), 0) for m in directives if m.start() < inc.start())
+            if level > (1 if guard is not None else 0):
+                return None
+            found.add(name)
     return tuple(sorted(found))
+
+
+#: Options left out of a precompiled header's command, with the value that follows them ...
+_PCH_DROPPED_WITH_VALUE = ("-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-I", "-D", "-U")
+#: ... and those spelled in one argument.
+_PCH_DROPPED = ("-I", "-D", "-U", "-W", "-fmacro-prefix-map=", "-isystem", "-iquote", "-idirafter")
 
 
 def _pch_flags(command_flags: Sequence[str]) -> list[str]:
     """The options of a unit's command (its arguments after the compiler) that a precompiled header must be
-    built with: all but the source file, ``-c``, include paths, macro definitions, forced includes, warnings
-    and path maps (none of them changes how system headers compile: the op's macros and headers are not in
-    them, and GCC refuses a precompiled header whose content a macro of the unit would change)."""
+    built with: all but the source file, ``-c``, include paths, macro definitions and removals, forced
+    includes, warnings and path maps (none of them changes how system headers compile: the op's macros and
+    headers are not in them, and GCC refuses a precompiled header whose content a macro of the unit would change)."""
     out: list[str] = []
     skip = False
     for arg in command_flags:
         if skip:
             skip = False
             continue
-        if arg == "-include":
-            skip = True
+        if arg in _PCH_DROPPED_WITH_VALUE:
+            skip = True  # the option and its value, the next argument
             continue
-        if arg == "-c" or not arg.startswith("-") or arg.startswith(("-I", "-D", "-W", "-fmacro-prefix-map=")):
+        if arg == "-c" or not arg.startswith("-") or arg.startswith(_PCH_DROPPED):
             continue  # the source file, compile-only, and the options above
         out.append(arg)
     return out
@@ -640,10 +682,15 @@ def _precompiled_std(command: Sequence[str], source: Path, include_dirs: Sequenc
     System headers are most of a unit's compile time (about 1.5 s of CPU of a 3.5 s kernel unit and half of
     a 1-2 s host unit with GCC 12). The unit sees exactly the declarations it saw before, since the header
     holds only what it includes anyway (each system header is self-contained, so the order does not
-    matter), and GCC uses a ``.gch`` only where it is valid for the compile (same compiler and language,
-    compatible options, no macro of the unit that the headers mention), otherwise reading the header text.
-    Empty (no precompiled header) for a compiler other than GCC, with ``OPGEN_NO_PCH`` set, for a unit that
-    reaches no system header, or when building the header fails (the unit then compiles as before).
+    matter; :func:`system_headers` declines a unit where it could), so its code is the same (the object's
+    bytes may differ in section order), and GCC uses a ``.gch`` only where it is valid for the compile (same
+    compiler and language, compatible options, no macro of the unit that the headers mention), otherwise
+    reading the header text.
+    The precompiled header records the size and time of every file it read (``-MD``); one that changed (a
+    library update under the same ``--version``) makes the next use build it again, as do other ``CPATH``
+    or ``CPLUS_INCLUDE_PATH`` values (part of its key). Empty (no precompiled header) for a compiler other
+    than GCC, with ``OPGEN_NO_PCH`` set, for a unit that reaches no system header or that
+    :func:`system_headers` declines, or when building the header fails (the unit then compiles as before).
     """
     if os.environ.get("OPGEN_NO_PCH") or not is_gcc(compiler_version()):
         return []
@@ -654,30 +701,77 @@ def _precompiled_std(command: Sequence[str], source: Path, include_dirs: Sequenc
     text = "// Written by opgen: the system headers of one kind of unit, precompiled (codegen/build.py).\n"
     text += "".join(f"#include <{name}>\n" for name in names)
     flags = _pch_flags(command)
-    key = hashlib.sha256("\0".join([compiler_version(), *flags, text]).encode()).hexdigest()[:24]
+    where = [
+        f"{v}={os.environ.get(v, '')}" for v in ("CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX")
+    ]
+    key = hashlib.sha256("\0".join([compiler_version(), *flags, *where, text]).encode()).hexdigest()[:24]
     gch = cache_dir() / "pch" / key / f"{PCH_HEADER}.gch"
     header = gch.with_name(PCH_HEADER)
+    deps = gch.with_name(f"{PCH_HEADER}.files")
 
     def make(_: int) -> None:
         tmp = gch.with_name(f".{gch.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        depfile = tmp.with_suffix(".d")
         try:
-            _run([CXX, *flags, "-x", "c++-header", str(header), "-o", str(tmp)], "precompiling system headers")
+            _run(
+                [CXX, *flags, "-x", "c++-header", str(header), "-MD", "-MF", str(depfile), "-o", str(tmp)],
+                "precompiling system headers",
+            )
+            _write_text_atomically(deps, _file_stamps(_depfile_paths(depfile)))
             _commit_locked(tmp, gch)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+            for leftover in (tmp, depfile):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
 
     try:
         with _entry_lock(gch):  # makes the directory
             if not header.is_file() or header.read_text(errors="replace") != text:
-                fd, tmp_header = tempfile.mkstemp(prefix=f".{PCH_HEADER}.", dir=str(header.parent))
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(tmp_header, header)
+                _write_text_atomically(header, text)
+            # a system header that changed since (a library update with the same `--version`): build again
+            if gch.is_file() and _stamps_changed(deps):
+                gch.unlink()
         _build_each([gch], make, 1)
     except (BuildError, OSError):
         return []
     return ["-include", str(header)]
+
+
+def _write_text_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def _depfile_paths(depfile: Path) -> list[str]:
+    """The prerequisites of a ``-MD`` dependency file (its target and line continuations dropped)."""
+    body = depfile.read_text(errors="replace").replace("\\\n", " ")
+    return [p for p in body.split(":", 1)[-1].split() if p]
+
+
+def _file_stamps(paths: Sequence[str]) -> str:
+    """One line per file: its size, modification time (ns) and path."""
+    lines = []
+    for p in paths:
+        st = os.stat(p)
+        lines.append(f"{st.st_size} {st.st_mtime_ns} {p}")
+    return "\n".join(lines) + "\n"
+
+
+def _stamps_changed(record: Path) -> bool:
+    """Whether a file that :func:`_file_stamps` recorded in ``record`` changed, is gone, or the record is
+    missing or unreadable."""
+    try:
+        lines = record.read_text(errors="replace").splitlines()
+        for line in lines:
+            size, mtime, path = line.split(" ", 2)
+            st = os.stat(path)
+            if (st.st_size, st.st_mtime_ns) != (int(size), int(mtime)):
+                return True
+    except (OSError, ValueError):
+        return True
+    return not lines
 
 
 def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:

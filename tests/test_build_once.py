@@ -39,6 +39,9 @@ time.sleep(0.2)  # long enough that a second build of the same entry overlaps th
 out = args[args.index("-o") + 1]
 with open(out, "wb") as handle:
     handle.write(("built by " + " ".join(args)).encode())
+if "-MF" in args:  # a dependency file, as g++ -MD writes it: here the compiled file alone
+    with open(args[args.index("-MF") + 1], "w") as handle:
+        handle.write(out + ": " + args[args.index("c++-header") + 1] + "\\n")
 """
 
 
@@ -233,8 +236,8 @@ def test_system_headers_follow_local_includes_only(tmp_path: Path) -> None:
     (inc / "angle_local.h").write_text('#include "sub/b.h"\n#include <cstdint>\n')
     (tmp_path / "a.h").write_text('#include "sub/b.h"\n#include <angle_local.h>\n#include "missing.h"\n')
     src = tmp_path / "unit.cpp"
-    src.write_text('#include "a.h"\n#if 0\n#include <deque>\n#endif\n// #include <list> is a comment\nint x;\n')
-    assert build.system_headers([src], [inc]) == ("cstdint", "deque", "map", "vector")
+    src.write_text('#include "a.h"\n// #include <list> is a comment\nint x;\n')
+    assert build.system_headers([src], [inc]) == ("cstdint", "map", "vector")
     assert build.system_headers([tmp_path / "none.cpp"], [inc]) == ()
 
 
@@ -249,7 +252,8 @@ def test_every_unit_is_compiled_with_its_own_system_headers_precompiled(fake_com
     assert len(units) == 7  # op_api, l0, infershape, tiling, def, kernel, glue
     include_dirs = [Path(a[2:]) for a in units[0] if a.startswith("-I")]
     for args in units:
-        assert args[0] == "-include" and args[1].endswith(f"/pch/{Path(args[1]).parent.name}/{build.PCH_HEADER}")
+        assert args[0] == "-include"
+        assert args[1].endswith(f"/pch/{Path(args[1]).parent.name}/{build.PCH_HEADER}")
         header = Path(args[1])
         assert header.with_name(header.name + ".gch").is_file()
         source = Path(args[args.index("-c") + 1])
@@ -289,3 +293,52 @@ def test_no_precompiled_header_for_another_compiler(fake_compiler: Path, monkeyp
     catalogue, specs = load_project()
     build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
     assert not any(build.PCH_HEADER in line for line in fake_compiler.read_text().splitlines())
+
+
+def test_system_headers_decline_what_a_precompiled_header_could_change(tmp_path: Path) -> None:
+    guarded = tmp_path / "guarded.h"
+    guarded.write_text("#ifndef GUARDED_H\n#define GUARDED_H\n#include <vector>\n#endif\n")
+    assert build.system_headers([guarded], []) == ("vector",)  # the include guard's block is the header
+    cases = {
+        "conditional.cpp": "#if 0\n#include <cstdio>\n#endif\nint x;\n",
+        "ifdef.cpp": '#include "guarded.h"\n#ifdef USE_IO\n#include <iostream>\n#endif\n',
+        "assertions.cpp": "#define _GLIBCXX_ASSERTIONS 1\n#include <vector>\n",
+        "ndebug.cpp": "#undef NDEBUG\n#include <cassert>\n",
+        "stdc.cpp": "#define __STDC_FORMAT_MACROS\n#include <cinttypes>\n",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        assert build.system_headers([tmp_path / name], []) is None, name
+    fine = tmp_path / "fine.cpp"
+    fine.write_text("#define __aicore__\n#define OPGEN_X 1\n#include <map>\n")
+    assert build.system_headers([fine], []) == ("map",)
+
+
+def test_pch_options_drop_includes_and_macros_with_their_values() -> None:
+    flags = ["-std=c++17", "-isystem", "/opt/sys", "-O2", "-U", "X", "-imacros", "m.h", "-DA", "-D", "B", "-fPIC"]
+    flags += ["-include", "t.h", "-isystem/opt/joined", "-Wall", "-c", "unit.cpp", "-pthread"]
+    assert build._pch_flags(flags) == ["-std=c++17", "-O2", "-fPIC", "-pthread"]
+
+
+def test_a_precompiled_header_is_rebuilt_when_a_file_it_read_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "unit.cpp"
+    src.write_text("#include <cstdint>\nint x;\n")
+    args = build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, [])
+    assert args and args[0] == "-include"
+    gch = Path(args[1] + ".gch")
+    record = Path(args[1]).with_name(build.PCH_HEADER + ".files")
+    lines = record.read_text().splitlines()
+    assert any(line.endswith("/cstdint") for line in lines)  # every file the compiler read, with size and time
+    first = gch.stat().st_mtime_ns
+    assert build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) == args
+    assert gch.stat().st_mtime_ns == first  # unchanged: reused
+    size, mtime, path = lines[0].split(" ", 2)
+    record.write_text("\n".join([f"{int(size) + 1} {mtime} {path}", *lines[1:]]) + "\n")  # as if it changed
+    assert build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) == args
+    assert gch.stat().st_mtime_ns != first
+    assert record.read_text().splitlines() == lines  # recorded again from the compiler's files
+    monkeypatch.setenv("CPLUS_INCLUDE_PATH", str(tmp_path))  # other headers may be found: another entry
+    assert build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) != args

@@ -175,3 +175,28 @@ def test_the_core_orders_of_a_case_land_in_one_shard():
             cases = {u.case for u in shard if u.case >= 0}
             assert sum(1 for u in shard if u.case >= 0) == 2 * len(cases)  # both orders of each case
         assert assign_shards(list(reversed(units)), count, None) == shards
+
+
+class _LazyOp(_Op):
+    """Writes its output into the case's ``out=`` array on the first call only (a kernel that writes
+    nothing under the second core order)."""
+
+    def __call__(self, core_order, **params):
+        self.calls += 1
+        self.last_stats = {"launches": [{"kernel": "k", "block_dim": self.block_dim, "cores": []}]}
+        if self.calls == 1:
+            params["gradInput"][...] = self.outputs[0]
+        return params["gradInput"]
+
+
+def test_each_core_order_starts_from_the_out_arrays_initial_bytes():
+    spec = _spec()
+    params, right = _inputs()
+    store = np.full((8, 2), np.nan, dtype=np.float32)  # poison; the case passes a strided view of it
+    params = {**params, "gradInput": store[:, 0]}
+    op = _LazyOp(spec, [right], block_dim=4)
+    first = run_case(op, _case(spec, params), _ref())
+    second = run_case(op, _case(spec, params, "reversed"), _ref())
+    assert first.passed
+    assert not second.passed  # it wrote nothing: the NaN poison is there again, not the first order's output
+    assert params["gradInput"].base is store and np.isnan(store[:, 1]).all()  # the same view, its neighbours kept
