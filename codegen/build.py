@@ -213,10 +213,7 @@ def _commit_locked(built: Path, entry: Path) -> None:
         if target.is_dir() and not target.is_symlink():
             raise BuildError(f"build cache entry {target} is a directory, not a file opgen wrote; remove it")
     os.replace(built, entry)
-    fd, tmp = tempfile.mkstemp(prefix=f".{record.name}.", dir=str(entry.parent))
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(digest + "\n")
-    os.replace(tmp, record)
+    _write_text_atomically(record, digest + "\n")
 
 
 @contextlib.contextmanager
@@ -738,6 +735,7 @@ def _precompiled_std(command: Sequence[str], source: Path, include_dirs: Sequenc
 
 
 def _write_text_atomically(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` through a temporary file in the same directory and a rename."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
