@@ -69,6 +69,21 @@ def normal_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
     return values if target == np.float32 else values.astype(target)
 
 
+def uniform_array(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, low: float, high: float
+) -> np.ndarray:
+    """Values drawn uniformly from ``[low, high)`` as an array of ``shape`` in floating ``dtype`` (rounded to
+    it, so an end may round onto ``high``). Drawn in float32 unless ``dtype`` is DOUBLE, as
+    :func:`normal_array` does, and scaled in place."""
+    target = numpy_dtype(dtype)
+    if target == np.float64:
+        return np.asarray(rng.uniform(low, high, shape))
+    values = np.asarray(rng.random(shape, dtype=np.float32))
+    values *= np.float32(high - low)
+    values += np.float32(low)
+    return values if target == np.float32 else values.astype(target)
+
+
 #: The runs of a determinism case: every core order, two shuffles and three concurrent runs (seed 0 where
 #: the order takes none). Their outputs must be bit-identical.
 DETERMINISM_RUNS: tuple[tuple[str, int], ...] = (

@@ -16,6 +16,7 @@ from codegen.check.cases import (
     _default_value,
     attr_candidates,
     normal_array,
+    uniform_array,
 )
 from codegen.check.constraints import applicable, call_env, rejected_by, violates
 from codegen.check.offsets import BIG, cover, device_attrs
@@ -163,7 +164,7 @@ def _reduce_value_cases(
             for name, shape, tags in (("tile+1", (t + 1,), ()), ("several tiles per core", (several,), ("multicore",))):
                 if tags and quick and dt is not dtypes[0]:
                     continue
-                unit = {n: rng.uniform(0.05, 0.95, shape).astype(numpy_dtype(dt)) for n in inputs}
+                unit = {n: uniform_array(rng, shape, dt, 0.05, 0.95) for n in inputs}
                 yield Case(
                     spec.snake,
                     product.name,

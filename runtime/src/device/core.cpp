@@ -261,14 +261,22 @@ void Core::FaultUndefined(const char *op, const char *role, uint64_t off, uint64
 
 // ---- scalar UB access (LocalTensor::GetValue / SetValue) ----
 
+static_assert(kShadowDefined == 0, "the scalar UB path reads and writes defined shadow bytes as zero words");
+
 namespace {
 
 // The steps a scalar UB access shares before its pipe record: Poll, the operand check, and Issue(kPipeS, op)
-// spelled out so that it compiles into the caller. `oneBlock` is set when the access lies inside one 32-byte
-// block with the pipe model on (then PipeReadBlock / PipeWriteBlock of block `block` stand for the range
-// loops of PipeRead / PipeWrite).
-PipeOp ScalarIssue(Core &c, const char *op, const UbRef &r, uint64_t bytes, bool &oneBlock, uint64_t &block) {
-  c.Poll();
+// spelled out so that it compiles into the caller (forced inline: a call per GetValue / SetValue was a fifth
+// of a scalar-heavy kernel's emulated time). `oneBlock` is set when the access lies inside one 32-byte block
+// with the pipe model on (then PipeReadBlock / PipeWriteBlock of block `block` stand for the range loops of
+// PipeRead / PipeWrite). The abort flag is polled on every kScalarPollEvery-th access only: a stopped launch
+// (timeout, another core's fault) still ends within that many scalar steps of the flag being set.
+inline __attribute__((always_inline)) PipeOp ScalarIssue(Core &c, const char *op, const UbRef &r, uint64_t bytes,
+                                                        bool &oneBlock, uint64_t &block) {
+  if (++c.scalarSincePoll >= Core::kScalarPollEvery) {
+    c.scalarSincePoll = 0;
+    c.Poll();
+  }
   c.CheckOperand(op, "tensor", r, bytes, false);
   block = r.off / kUbBlockBytes;
   oneBlock = bytes != 0 && c.shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == block;
@@ -286,7 +294,25 @@ void Core::ScalarUbRead(const char *op, const UbRef &r, uint64_t bytes) {
   } else {
     PipeRead(o, r.off, bytes);
   }
-  CheckDefined(op, "tensor", r.off, bytes);
+  // one element of 2, 4 or 8 bytes: its shadow codes read as one word (kShadowDefined is 0)
+  const uint8_t *s = shadow + r.off;
+  uint64_t codes = 0;
+  if (bytes == 4) {
+    uint32_t w;
+    std::memcpy(&w, s, 4);
+    codes = w;
+  } else if (bytes == 2) {
+    uint16_t w;
+    std::memcpy(&w, s, 2);
+    codes = w;
+  } else if (bytes == 8) {
+    std::memcpy(&codes, s, 8);
+  } else {
+    codes = ShadowAny(r.off, bytes);
+  }
+  if (codes != 0) {
+    FaultUndefined(op, "tensor", r.off, bytes);
+  }
 }
 
 void Core::ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes) {
@@ -298,7 +324,19 @@ void Core::ScalarUbWrite(const char *op, const UbRef &r, uint64_t bytes) {
   } else {
     PipeWrite(o, r.off, bytes);
   }
-  MarkDefined(r.off, bytes);
+  uint8_t *s = shadow + r.off;  // MarkDefined(r.off, bytes), as fixed-size stores for one element
+  if (bytes == 4) {
+    const uint32_t w = 0;
+    std::memcpy(s, &w, 4);
+  } else if (bytes == 2) {
+    const uint16_t w = 0;
+    std::memcpy(s, &w, 2);
+  } else if (bytes == 8) {
+    const uint64_t w = 0;
+    std::memcpy(s, &w, 8);
+  } else {
+    MarkDefined(r.off, bytes);
+  }
 }
 
 void Core::ScalarGmRead(const char *op, const void *p, uint64_t bytes) {

@@ -266,6 +266,9 @@ class Core {
   uint8_t *shadow = nullptr;  // one shadow code per UB byte
   uint64_t ubCap = 0;
   const std::atomic<bool> *aborted = nullptr;
+  // Scalar UB accesses since the scalar path last polled `aborted` (it polls every kScalarPollEvery).
+  uint32_t scalarSincePoll = 0;
+  static constexpr uint32_t kScalarPollEvery = 64;
   CoreStats stats;
   int64_t blockIdx = 0;
   int64_t blockNum = 1;
