@@ -5,13 +5,17 @@ The acceptance rule (:func:`compare`) is evaluated with as few full-size float64
 reference, the ULP at each element, the ULP distance) is read from integer views of that dtype's bits, and
 every conversion that meets NaN or infinity runs under ``np.errstate(all="ignore")``, so no
 floating-point exception is raised per element.
+
+The NumPy code here states the rule; for FLOAT, FLOAT16 and BF16 outputs the per-element pass runs compiled
+(:mod:`codegen.check.native`, one pass in place of about fifty NumPy passes over each slice) with the same
+results bit for bit, unless ``OPGEN_NO_NATIVE_COMPARE=1`` or the library cannot be built.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol, TypeGuard, runtime_checkable
+from typing import Protocol, TypeGuard, cast, runtime_checkable
 
 import ml_dtypes
 import numpy as np
@@ -92,7 +96,7 @@ def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     through float32, rounding twice (``1 + 2**-8 + 2**-30`` becomes 1.0, not ``1 + 2**-7``). Here the float32
     step rounds to odd instead (the truncation toward zero, its last bit set when inexact), which makes the
     second rounding to bfloat16's 8 bits the correct one (float32 keeps more than 8 + 2 bits)."""
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow to infinity is the answer, not an error
+    with np.errstate(all="ignore"):  # an overflow to infinity or an underflow to 0 is the answer, not an error
         if dtype != _BF16:
             return values.astype(dtype)
         narrow = values.astype(np.float32)
@@ -326,6 +330,49 @@ def _compare_in_slices(
     a_all = None if lazy is not None else np.broadcast_to(np.asarray(atol), r.shape).reshape(-1)
     t_all = np.broadcast_to(np.asarray(rtol), r.shape).reshape(-1)
     lay = _layout(got.dtype)
+    native = _native_slices(g_all, r_all, atol, rtol, lazy, lay, r.shape)
+    if native is None:
+        native = _numpy_slices(g_all, r_all, a_all, t_all, lazy, lay)
+    max_abs, bound_at_worst, worst_at, max_ulp, bad_count, first_bad, bound_at_bad = native
+    if lazy is not None and worst_at >= 0:
+        # the bound reported at the worst element, with its atol (the slice may have taken it as accepted
+        # without asking): the same additions as a whole-array evaluation
+        i = np.array([worst_at])
+        rr = r_all[i]
+        with np.errstate(all="ignore"):
+            b = t_all[i] * np.abs(rr) + lazy.at(i)
+            b += _half_ulp(round_to_dtype(rr, got.dtype), rr, lay)
+        bound_at_worst = float(b[0])
+    if bad_count:
+        idx = tuple(int(i) for i in np.unravel_index(first_bad, r.shape))
+        shown_got = np.float64(float(g_all[first_bad]))
+        return Comparison(
+            False,
+            max_abs,
+            max_ulp,
+            idx,
+            f"{bad_count} of {r.size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
+            f"reference {r[idx]!r}, bound {bound_at_bad:.3g}",
+            bound_at_worst,
+        )
+    return Comparison(True, max_abs, max_ulp, None, "", bound_at_worst)
+
+
+#: What the per-element pass of :func:`_compare_in_slices` hands back: ``(max_abs, bound_at_worst, worst_at,
+#: max_ulp, bad_count, first_bad, bound_at_bad)`` (``bound_at_worst`` not yet with a lazy atol's value).
+_SliceTotals = tuple[float, float, int, float, int, int, float]
+
+
+def _numpy_slices(
+    g_all: np.ndarray,
+    r_all: np.ndarray,
+    a_all: np.ndarray | None,
+    t_all: np.ndarray,
+    lazy: LazyAtol | None,
+    lay: _Layout,
+) -> _SliceTotals:
+    """The per-element pass of :func:`_compare_in_slices` in NumPy, slice by slice: the statement of the
+    rule (``native_compare.cpp`` computes the same, see :func:`_native_slices`)."""
     max_abs, bound_at_worst, worst_at = -1.0, 0.0, -1
     if lazy is not None:
         _prefetch(lazy, g_all, r_all, lay)
@@ -335,7 +382,7 @@ def _compare_in_slices(
         for start in range(0, g_all.size, CHUNK_ELEMENTS):
             part = slice(start, min(start + CHUNK_ELEMENTS, g_all.size))
             g, rr = g_all[part], r_all[part]
-            expected = round_to_dtype(rr, got.dtype)
+            expected = round_to_dtype(rr, g_all.dtype)
             half_u = _half_ulp(expected, rr, lay)
             err = g.astype(np.float64)
             np.subtract(err, rr, out=err)
@@ -386,25 +433,43 @@ def _compare_in_slices(
                     local_bad = int(np.argmax(bad))
                     first_bad, bound_at_bad = start + local_bad, float(bound[local_bad])
                 bad_count += int(bad.sum())
-    if lazy is not None and worst_at >= 0:
-        # the bound reported at the worst element, with its atol (the slice may have taken it as accepted
-        # without asking): the same additions as a whole-array evaluation
-        i = np.array([worst_at])
-        rr = r_all[i]
-        with np.errstate(all="ignore"):
-            b = t_all[i] * np.abs(rr) + lazy.at(i)
-            b += _half_ulp(round_to_dtype(rr, got.dtype), rr, lay)
-        bound_at_worst = float(b[0])
-    if bad_count:
-        idx = tuple(int(i) for i in np.unravel_index(first_bad, r.shape))
-        shown_got = np.float64(float(g_all[first_bad]))
-        return Comparison(
-            False,
-            max_abs,
-            max_ulp,
-            idx,
-            f"{bad_count} of {r.size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
-            f"reference {r[idx]!r}, bound {bound_at_bad:.3g}",
-            bound_at_worst,
-        )
-    return Comparison(True, max_abs, max_ulp, None, "", bound_at_worst)
+    return max_abs, bound_at_worst, worst_at, max_ulp, bad_count, first_bad, bound_at_bad
+
+
+def _native_slices(
+    g_all: np.ndarray,
+    r_all: np.ndarray,
+    atol: np.ndarray | float | LazyAtol,
+    rtol: np.ndarray | float,
+    lazy: LazyAtol | None,
+    lay: _Layout,
+    shape: tuple[int, ...],
+) -> _SliceTotals | None:
+    """:func:`_numpy_slices` through the compiled comparison (:mod:`codegen.check.native`), or None when it is
+    not available. A lazy atol is asked for exactly the elements that the rule without it does not accept."""
+    from codegen.check import native
+
+    if g_all.dtype.itemsize not in (2, 4):
+        return None
+    lib = native.library()
+    if lib is None:
+        return None
+
+    def dense(x: np.ndarray | float) -> np.ndarray:
+        a = np.asarray(x, dtype=np.float64)
+        return a.reshape(1).copy() if a.size == 1 else np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
+
+    table = native.decode_table(g_all.dtype) if g_all.dtype.itemsize == 2 else None
+    got_bits = g_all.view(lay.uint)
+    expected_bits = native.round_bits(lib, r_all, lay.uint, lay.nmant, lay.bias)
+    t = dense(rtol)
+    args = (lib, got_bits, expected_bits, table, lay.nmant, lay.bias, r_all, t)
+    if lazy is None:
+        f, i = native.compare_pass(*args, dense(cast("np.ndarray | float", atol)), 0)
+    else:
+        need = np.empty(r_all.size, dtype=np.int64)
+        _, first = native.compare_pass(*args, None, 1, need=need)
+        listed = need[: int(first[3])]
+        values = np.ascontiguousarray(lazy.at(listed), dtype=np.float64) if listed.size else np.zeros(1)
+        f, i = native.compare_pass(*args, None, 2, lazy_atol=values)
+    return float(f[0]), float(f[1]), int(i[0]), float(f[2]), int(i[1]), int(i[2]), float(f[3])
