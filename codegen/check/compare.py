@@ -459,11 +459,10 @@ def _native_slices(
         a = np.asarray(x, dtype=np.float64)
         return a.reshape(1).copy() if a.size == 1 else np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
 
-    table = native.decode_table(g_all.dtype) if g_all.dtype.itemsize == 2 else None
     got_bits = g_all.view(lay.uint)
     expected_bits = native.round_bits(lib, r_all, lay.uint, lay.nmant, lay.bias)
     t = dense(rtol)
-    args = (lib, got_bits, expected_bits, table, lay.nmant, lay.bias, r_all, t)
+    args = (lib, got_bits, expected_bits, lay.nmant, lay.bias, r_all, t)
     if lazy is None:
         f, i = native.compare_pass(*args, dense(cast("np.ndarray | float", atol)), 0)
     else:

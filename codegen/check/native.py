@@ -88,25 +88,13 @@ def library() -> ctypes.CDLL | None:
                 lib = ctypes.CDLL(str(_build()))
                 fn = lib.opgen_compare_float
                 fn.restype = _INT
-                fn.argtypes = [_P, _P, _INT, _INT, _INT, _P, _P, _I64, _P, _I64, _P, _I64, _INT, _P, _P, _P, _P]
+                fn.argtypes = [_P, _P, _INT, _INT, _INT, _P, _I64, _P, _I64, _P, _I64, _INT, _P, _P, _P, _P]
                 lib.opgen_round_to_bits.restype = None
                 lib.opgen_round_to_bits.argtypes = [_P, _I64, _INT, _INT, _INT, _P]
             except (BuildError, OSError, AttributeError):
                 lib = None
             _LOADED.append(lib)
         return _LOADED[0]
-
-
-_TABLES: dict[np.dtype, np.ndarray] = {}
-
-
-def decode_table(dtype: np.dtype) -> np.ndarray:
-    """The float64 value of every bit pattern of a 16-bit floating ``dtype`` (65536 entries, exact)."""
-    table = _TABLES.get(dtype)
-    if table is None:
-        with np.errstate(invalid="ignore"):  # the NaN patterns decode to NaN
-            table = _TABLES[dtype] = np.arange(1 << 16, dtype=np.uint16).view(dtype).astype(np.float64)
-    return table
 
 
 def round_bits(lib: ctypes.CDLL, values: np.ndarray, uint: np.dtype, nmant: int, bias: int) -> np.ndarray:
@@ -126,7 +114,6 @@ def compare_pass(
     lib: ctypes.CDLL,
     got_bits: np.ndarray,
     expected_bits: np.ndarray,
-    table: np.ndarray | None,
     nmant: int,
     bias: int,
     ref: np.ndarray,
@@ -141,7 +128,6 @@ def compare_pass(
     Args:
         got_bits, expected_bits: the output and the reference rounded to the output dtype, as contiguous
             uint16 or uint32 bit patterns of ``n`` elements.
-        table: for 16-bit patterns, :func:`decode_table` of the output dtype; None for float32.
         nmant, bias: the output dtype's stored mantissa bits and exponent bias.
         ref: the float64 reference, contiguous, ``n`` elements.
         rtol, atol: float64, contiguous, ``n`` elements or one (broadcast); ``atol`` None with ``lazy`` 1 or 2.
@@ -162,7 +148,6 @@ def compare_pass(
         bits,
         nmant,
         bias,
-        _ptr(table),
         _ptr(ref),
         n,
         _ptr(rtol),

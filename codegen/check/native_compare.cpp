@@ -18,14 +18,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace {
 
 struct Format {
-  int bits;             // 16 or 32
-  int nmant;            // stored mantissa bits
-  int bias;             // exponent bias (minimum normal exponent is 1 - bias)
-  const double *table;  // 16-bit formats: the double value of every bit pattern (65536 entries)
+  int bits;   // 16 or 32
+  int nmant;  // stored mantissa bits
+  int bias;   // exponent bias (minimum normal exponent is 1 - bias)
 };
 
 inline uint32_t BitsAt(const void *p, int64_t i, int bits) {
@@ -39,21 +39,37 @@ inline uint32_t BitsAt(const void *p, int64_t i, int bits) {
   return v;
 }
 
-inline double Decode(uint32_t b, const Format &f) {
-  if (f.bits == 16) {
-    return f.table[b];
-  }
-  float v;
-  std::memcpy(&v, &b, 4);
-  return static_cast<double>(v);
-}
-
 // 2**k as a double for k in the normal range of double.
 inline double Pow2(int k) {
   const uint64_t bits = static_cast<uint64_t>(k + 1023) << 52;
   double v;
   std::memcpy(&v, &bits, 8);
   return v;
+}
+
+// The exact double value of the bit pattern `b` of format `f` (integer operations: no table, no libm).
+inline double Decode(uint32_t b, const Format &f) {
+  if (f.bits == 32) {
+    float v;
+    std::memcpy(&v, &b, 4);
+    return static_cast<double>(v);
+  }
+  const uint32_t mantMask = (uint32_t{1} << f.nmant) - 1;
+  const uint32_t expField = (b >> f.nmant) & ((uint32_t{1} << (f.bits - 1 - f.nmant)) - 1);
+  const uint32_t expAllOnes = (uint32_t{1} << (f.bits - 1 - f.nmant)) - 1;
+  const uint32_t m = b & mantMask;
+  const bool negative = (b >> (f.bits - 1)) != 0;
+  double v;
+  if (expField == expAllOnes) {
+    v = m != 0 ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  } else if (expField == 0) {
+    v = static_cast<double>(m) * Pow2(1 - f.bias - f.nmant);  // subnormal: exact (a power-of-two scaling)
+  } else {
+    const uint64_t bits = (static_cast<uint64_t>(static_cast<int>(expField) - f.bias + 1023) << 52) |
+                          (static_cast<uint64_t>(m) << (52 - f.nmant));
+    std::memcpy(&v, &bits, 8);
+  }
+  return negative ? -v : v;
 }
 
 // The bits ordered like the values (-0 and +0 both 0): compare.py's _ordered.
@@ -65,33 +81,40 @@ inline int64_t Ordered(uint32_t b, int bits) {
   return ((m & magnitude) ^ s) - m;
 }
 
-// The bits of `x` rounded to nearest, ties to even, in the format `f` (a single rounding from double; an
-// overflow is infinity, an underflow below half the smallest subnormal a signed zero, NaN a quiet NaN).
+// The bits of `x` rounded to nearest, ties to even, in the format `f` (a single rounding from double, in
+// integer operations; an overflow is infinity, an underflow below half the smallest subnormal a signed zero,
+// NaN a quiet NaN).
 inline uint32_t RoundBits(double x, const Format &f) {
-  const uint32_t sign = std::signbit(x) ? uint32_t{1} << (f.bits - 1) : 0;
+  uint64_t xb;
+  std::memcpy(&xb, &x, 8);
+  const uint32_t sign = (xb >> 63) != 0 ? uint32_t{1} << (f.bits - 1) : 0;
   const uint32_t expAll = ((uint32_t{1} << (f.bits - 1)) - 1) & ~((uint32_t{1} << f.nmant) - 1);
-  if (std::isnan(x)) {
-    return sign | expAll | (uint32_t{1} << (f.nmant - 1));
+  const int biasedE = static_cast<int>((xb >> 52) & 0x7ff);
+  const uint64_t frac = xb & ((uint64_t{1} << 52) - 1);
+  if (biasedE == 0x7ff) {
+    return frac != 0 ? sign | expAll | (uint32_t{1} << (f.nmant - 1)) : sign | expAll;
   }
-  const double a = std::fabs(x);
-  if (std::isinf(a)) {
-    return sign | expAll;
+  if (biasedE == 0) {
+    return sign;  // zero, or a double subnormal: far below half of the format's smallest subnormal
   }
-  if (a == 0.0) {
-    return sign;
-  }
+  const int lead = biasedE - 1023;  // floor(log2 |x|)
   const int emin = 1 - f.bias;
-  const int emax = f.bias;
-  int fe;
-  (void)std::frexp(a, &fe);
-  const int lead = fe - 1;  // floor(log2 a)
-  if (lead > emax + 1) {
+  if (lead > f.bias + 1) {
     return sign | expAll;  // at least twice the largest binade: overflows
   }
-  int q = (lead > emin ? lead : emin) - f.nmant;           // the exponent of one unit in the last place
-  const double steps = std::nearbyint(std::ldexp(a, -q));  // exact scaling; ties to even (default mode)
-  uint64_t n = static_cast<uint64_t>(steps);
-  if (n >> (f.nmant + 1)) {  // rounded up into the next binade
+  const uint64_t significand = frac | (uint64_t{1} << 52);  // |x| = significand * 2**(lead - 52)
+  int q = (lead > emin ? lead : emin) - f.nmant;            // the exponent of one unit in the last place
+  const int drop = q - (lead - 52);                         // low bits below that unit: at least 52 - nmant
+  uint64_t n = 0;
+  if (drop < 64) {
+    n = significand >> drop;
+    const uint64_t rest = significand & ((uint64_t{1} << drop) - 1);
+    const uint64_t half = uint64_t{1} << (drop - 1);
+    if (rest > half || (rest == half && (n & 1) != 0)) {
+      ++n;
+    }
+  }
+  if ((n >> (f.nmant + 1)) != 0) {  // rounded up into the next binade
     n >>= 1;
     ++q;
   }
@@ -112,7 +135,7 @@ extern "C" {
 // `n` doubles rounded to the format of `bits` (16 or 32), `nmant` stored mantissa bits and exponent bias
 // `bias`, written as bit patterns (uint16 or uint32) to `out`.
 void opgen_round_to_bits(const double *x, int64_t n, int bits, int nmant, int bias, void *out) {
-  const Format f{bits, nmant, bias, nullptr};
+  const Format f{bits, nmant, bias};
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t b = RoundBits(x[i], f);
     if (bits == 16) {
@@ -129,11 +152,10 @@ void opgen_round_to_bits(const double *x, int64_t n, int bits, int nmant, int bi
 // [3] elements needing a lazy atol (pass with lazy = 1: their indices are written to need[]).
 // lazy: 0 = atol given (atol, atol_step); 1 = first pass of a lazy atol (no atol; writes need[]); 2 = second
 // pass (lazy_atol[k] is the atol of the k-th element the first pass listed).
-int opgen_compare_float(const void *got, const void *expected, int bits, int nmant, int bias, const double *table,
-                        const double *ref, int64_t n, const double *rtol, int64_t rtol_step, const double *atol,
-                        int64_t atol_step, int lazy, const double *lazy_atol, int64_t *need, double *out_f,
-                        int64_t *out_i) {
-  const Format f{bits, nmant, bias, table};
+int opgen_compare_float(const void *got, const void *expected, int bits, int nmant, int bias, const double *ref,
+                        int64_t n, const double *rtol, int64_t rtol_step, const double *atol, int64_t atol_step,
+                        int lazy, const double *lazy_atol, int64_t *need, double *out_f, int64_t *out_i) {
+  const Format f{bits, nmant, bias};
   const uint32_t expMask = ((uint32_t{1} << (bits - 1)) - 1) & ~((uint32_t{1} << nmant) - 1);
   const int minexp = 1 - bias;
   const double smallestNormal = Pow2(minexp);
