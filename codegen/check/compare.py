@@ -469,6 +469,8 @@ def _native_slices(
         need = np.empty(r_all.size, dtype=np.int64)
         _, first = native.compare_pass(*args, None, 1, need=need)
         listed = need[: int(first[3])]
-        values = np.ascontiguousarray(lazy.at(listed), dtype=np.float64) if listed.size else np.zeros(1)
+        values = np.ascontiguousarray(lazy.at(listed), dtype=np.float64).reshape(-1) if listed.size else np.zeros(1)
+        if listed.size and values.size != listed.size:
+            raise ValueError(f"a lazy atol gave {values.size} values for {listed.size} elements")
         f, i = native.compare_pass(*args, None, 2, lazy_atol=values)
     return float(f[0]), float(f[1]), int(i[0]), float(f[2]), int(i[1]), int(i[2]), float(f[3])
