@@ -178,3 +178,28 @@ def test_the_compiled_rounding_is_round_to_dtype(dtype: np.dtype) -> None:
     nan = np.isnan(x)
     assert np.array_equal(got[~nan], want[~nan])
     assert np.isnan(got[nan].view(dtype).astype(np.float64)).all()
+
+
+def test_inputs_outside_the_compiled_path_give_the_numpy_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Big-endian outputs are read by value, long-double tolerances and a lazy atol that answers with one
+    value take the NumPy arithmetic, a non-numeric tolerance raises as the NumPy path does."""
+    ref = np.array([1.0, 2.1, -3.5])
+    fast, slow = _both(monkeypatch, np.array([1.0, 2.0, -3.5], dtype=">f2"), ref, 0.0, 0.0)
+    _same(fast, slow)
+    assert fast.worst_index == (1,) and "1 of 3" in fast.detail
+    fast, slow = _both(
+        monkeypatch, np.array([1.1], np.float32), np.array([1.65]), 0.0, np.array([np.longdouble(1) / 10])
+    )
+    _same(fast, slow)
+
+    class OneValue(DenseLazy):
+        def at(self, index: np.ndarray) -> np.ndarray:
+            return np.float64(0.1)
+
+    r = np.random.default_rng(0).standard_normal(100)
+    g = (r * 1.01).astype(np.float32)
+    fast, slow = _both(monkeypatch, g, r, lambda: OneValue(np.full(100, 0.1)), 0.0)
+    _same(fast, slow)
+    monkeypatch.delenv(native.DISABLE_ENV, raising=False)
+    with pytest.raises(TypeError):
+        compare(g, r, None, 0.0)  # type: ignore[arg-type]

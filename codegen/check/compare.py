@@ -231,6 +231,8 @@ def compare(
     """
     if got.shape != ref.shape:
         return Comparison(False, float("inf"), float("inf"), None, f"shape {got.shape} != reference {ref.shape}")
+    if got.dtype.byteorder == ">":  # the bit views below read native byte order
+        got = got.astype(got.dtype.newbyteorder("="))
     if _is_lazy(atol) and (got.size == 0 or got.ndim == 0 or not _is_float(got.dtype)):
         atol = atol.full()
     if got.size == 0:
@@ -455,6 +457,13 @@ def _native_slices(
     if lib is None:
         return None
 
+    def plain(x: object) -> bool:  # a tolerance float64 holds exactly (else the NumPy path, which may raise)
+        kind = np.asarray(x).dtype
+        return kind.kind in "biu" or (kind.kind == "f" and kind.itemsize <= 8)
+
+    if not plain(rtol) or (lazy is None and not plain(atol)):
+        return None
+
     def dense(x: np.ndarray | float) -> np.ndarray:
         a = np.asarray(x, dtype=np.float64)
         return a.reshape(1).copy() if a.size == 1 else np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
@@ -469,8 +478,11 @@ def _native_slices(
         need = np.empty(r_all.size, dtype=np.int64)
         _, first = native.compare_pass(*args, None, 1, need=need)
         listed = need[: int(first[3])]
-        values = np.ascontiguousarray(lazy.at(listed), dtype=np.float64).reshape(-1) if listed.size else np.zeros(1)
-        if listed.size and values.size != listed.size:
-            raise ValueError(f"a lazy atol gave {values.size} values for {listed.size} elements")
+        # broadcast as the NumPy path's addition does (a wrong length is its ValueError too)
+        values = (
+            np.ascontiguousarray(np.broadcast_to(np.asarray(lazy.at(listed), dtype=np.float64), listed.shape))
+            if listed.size
+            else np.zeros(1)
+        )
         f, i = native.compare_pass(*args, None, 2, lazy_atol=values)
     return float(f[0]), float(f[1]), int(i[0]), float(f[2]), int(i[1]), int(i[2]), float(f[3])
