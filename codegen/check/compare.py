@@ -277,17 +277,35 @@ def compare(
     if not ok_mask.all():
         bad = ~ok_mask
         idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), bad.shape)) if bad.ndim else ()
-        shown_got = np.float64(float(got[idx]))
-        return Comparison(
-            False,
-            max_abs,
-            max_ulp,
-            idx,
-            f"{int(bad.sum())} of {bad.size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
-            f"reference {r[idx]!r}, bound {float(full_bound[idx]):.3g}",
-            bound_there,
+        return _failure(
+            max_abs, max_ulp, idx, int(bad.sum()), bad.size, got[idx], r[idx], float(full_bound[idx]), bound_there
         )
     return Comparison(True, max_abs, max_ulp, None, "", bound_there)
+
+
+def _failure(
+    max_abs: float,
+    max_ulp: float,
+    idx: tuple[int, ...],
+    bad: int,
+    size: int,
+    got_value: object,
+    ref_value: object,
+    bound_there: float,
+    bound_at_worst: float,
+) -> Comparison:
+    """The failing :class:`Comparison`: ``bad`` of ``size`` elements out of tolerance, the first at ``idx``
+    (its output value, reference and bound in the message)."""
+    shown_got = np.float64(float(got_value))  # type: ignore[arg-type]
+    return Comparison(
+        False,
+        max_abs,
+        max_ulp,
+        idx,
+        f"{bad} of {size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
+        f"reference {ref_value!r}, bound {bound_there:.3g}",
+        bound_at_worst,
+    )
 
 
 #: Elements per slice of a large floating comparison (:func:`_compare_in_slices`): its float64 temporaries
@@ -347,15 +365,8 @@ def _compare_in_slices(
         bound_at_worst = float(b[0])
     if bad_count:
         idx = tuple(int(i) for i in np.unravel_index(first_bad, r.shape))
-        shown_got = np.float64(float(g_all[first_bad]))
-        return Comparison(
-            False,
-            max_abs,
-            max_ulp,
-            idx,
-            f"{bad_count} of {r.size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
-            f"reference {r[idx]!r}, bound {bound_at_bad:.3g}",
-            bound_at_worst,
+        return _failure(
+            max_abs, max_ulp, idx, bad_count, r.size, g_all[first_bad], r[idx], bound_at_bad, bound_at_worst
         )
     return Comparison(True, max_abs, max_ulp, None, "", bound_at_worst)
 
