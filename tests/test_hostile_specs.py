@@ -376,3 +376,52 @@ def test_a_long_op_name_is_a_spec_error_and_opgen_new_refuses_it(tmp_path: Path,
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr == f"error: op name 'A{'b' * 300}' {LONG}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, "products.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "products"),
+    [
+        # isResult with a negative alpha: rejected on every product (constraint alpha_with_result)
+        (
+            "alpha: 1.0, scale: 1.0, inputScale: 1.0, isResult: true",
+            "alpha: -1.0, scale: 1.0, inputScale: 1.0, isResult: true",
+            "Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P",
+        ),
+    ],
+)
+def test_an_example_that_a_constraint_rejects_is_a_spec_error_at_its_attrs(
+    tmp_path: Path, old: str, new: str, products: str
+) -> None:
+    """An example whose attrs the spec's own constraint rejects generated an example program that fails with
+    ACLNN_ERR_PARAM_INVALID on every product; the loader now names the example's attrs line, the constraint,
+    the products and the filled-in message. The unchanged spec loads."""
+    source = project_paths().specs / "elu_backward.yaml"
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    path = tmp_path / "elu_backward.yaml"
+    path.write_text(source.read_text())
+    assert load_op_spec(path, catalogue).example is not None
+    path.write_text(edit(source.read_text(), old, new))
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if new in text)
+    assert [str(e) for e in info.value.errors] == [
+        f"{path}:{line}: example.attrs: the example call violates constraint 'alpha_with_result' "
+        f"(not (isResult and alpha < 0)) on {products}: In-place elu backward calculation is triggered with a "
+        "negative slope which is not supported (alpha -1.0 with isResult); the example program would fail there "
+        "with status 161002. Change the example's attrs or tensors"
+    ]
+
+
+def test_an_example_tensor_a_shape_constraint_rejects_is_a_spec_error(tmp_path: Path) -> None:
+    """The same for the example's tensors: gradOutput of another shape than selfOrResult (same_shape)."""
+    source = project_paths().specs / "elu_backward.yaml"
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    path = tmp_path / "elu_backward.yaml"
+    old = "gradOutput: {shape: [2, 2], dtype: FLOAT, values: [-2, -1, 0, 1]}"
+    path.write_text(
+        edit(source.read_text(), old, "gradOutput: {shape: [2, 3], dtype: FLOAT, values: [-2, -1, 0, 1, 2, 3]}")
+    )
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    messages = [str(e) for e in info.value.errors]
+    assert len(messages) == 1 and "violates constraint 'same_shape'" in messages[0], messages

@@ -616,6 +616,55 @@ class _OpParser:
         attr_pairs = tuple((a.name, attr_values[a.name]) for a in attrs if a.name in attr_values)
         return Example(ordered, attr_pairs, output, node.loc)
 
+    def example_within_constraints(
+        self,
+        node: YNode,
+        example: Example,
+        constraints: Sequence[Constraint],
+        attrs: tuple[AttrSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        products: tuple[str, ...],
+    ) -> None:
+        """Records an error at the example's ``attrs`` (else the example) for each constraint that rejects the
+        example call on a product it applies to: the generated example program runs on any of the op's
+        products, and phase 1 would refuse it there. The example's tensors, its attrs (defaults filled in)
+        and each product's ``coreNum``/``ubBytes`` make the environment; a constraint that cannot be
+        evaluated on it (it reads an absent optional tensor, or a product not in the catalogue) is skipped."""
+        scope: dict[str, object] = {name: d for name, d in DType.__members__.items()}
+        scope.update({name: t for name, t in example.inputs})
+        if outputs:
+            scope[outputs[0].name] = example.output
+        by_name = {a.name: a for a in attrs}
+        for name, value in example.attrs:
+            scope[name] = by_name[name].expr_value(value) if name in by_name else value
+        where = next((v for k, v in node.entries if k.value == "attrs"), node) if isinstance(node, YMap) else node
+        for c in constraints:
+            rejected_on: list[str] = []
+            seen_env: dict[str, object] = scope
+            for p in c.products:
+                if p not in products or self.catalogue is None or p not in self.catalogue:
+                    continue
+                product = self.catalogue.get(p)
+                env = {**scope, "coreNum": product.vector_core_num, "ubBytes": product.ub_bytes}
+                try:
+                    if c.when is not None and not evaluate(c.when, env):
+                        continue
+                    for let_name, e in c.let:
+                        env[let_name] = evaluate(e, env)
+                    if not bool(evaluate(c.require, env)):
+                        rejected_on.append(p)
+                        seen_env = env
+                except (ExprEvalError, ArithmeticError, ValueError, TypeError):
+                    continue
+            if rejected_on:
+                text = _fill_placeholders(c.message, seen_env)
+                self.r.error(
+                    where,
+                    f"the example call violates constraint '{c.name}' ({to_source(c.require)}) on "
+                    f"{', '.join(rejected_on)}: {text}; the example program would fail there with status "
+                    f"{c.status}. Change the example's attrs or tensors",
+                )
+
     def constraint(
         self,
         node: YNode,
@@ -872,6 +921,8 @@ class _OpParser:
             if "example" in m
             else None
         )
+        if example is not None:
+            self.example_within_constraints(m["example"], example, constraints, attrs, outputs, products)
 
         dtype_combos: tuple[DtypeCombo, ...] = ()
         if "dtype_combos" in m:
@@ -1490,6 +1541,11 @@ class _OpParser:
                     where["ub_reserved_bytes"],
                     f"ub_reserved_bytes {tiling.ub_reserved_bytes} leaves no UB on {p.name} ({p.ub_bytes} bytes)",
                 )
+
+
+def _fill_placeholders(message: str, env: Mapping[str, object]) -> str:
+    """``message`` with each ``{name}`` that ``env`` holds replaced by its value (others kept as written)."""
+    return re.sub(r"\{(\w+)\}", lambda k: str(env.get(k.group(1), k.group(0))), message)
 
 
 def _entries(node: YNode | None) -> list[tuple[YScalar, YNode]]:
