@@ -425,3 +425,78 @@ def test_an_example_tensor_a_shape_constraint_rejects_is_a_spec_error(tmp_path: 
         load_op_spec(path, catalogue)
     messages = [str(e) for e in info.value.errors]
     assert len(messages) == 1 and "violates constraint 'same_shape'" in messages[0], messages
+
+
+def _constraint(expression: str) -> tuple[str, str]:
+    """The edit adding a constraint that reads ``expression`` (guarded by the rank it needs)."""
+    text = (
+        f'constraints:\n  - name: c\n    when: "rank(self) == 8"\n    require: "{expression} >= 0"\n    message: "m"\n'
+    )
+    return ("tiling:\n", text + "tiling:\n")
+
+
+@pytest.mark.parametrize(
+    ("where", "expression", "rank", "problem"),
+    [
+        (
+            "constraint",
+            "dim(self, 99)",
+            "[0, 8]",
+            "axis 99 is out of range for every rank 'self' may have (0 to 8): axes -8 to 7",
+        ),
+        (
+            "constraint",
+            "dim(self, -9)",
+            "[0, 8]",
+            "axis -9 is out of range for every rank 'self' may have (0 to 8): axes -8 to 7",
+        ),
+        (
+            "constraint",
+            "dim(self, 2)",
+            "[1, 2]",
+            "axis 2 is out of range for every rank 'self' may have (1 to 2): axes -2 to 1",
+        ),
+        (
+            "constraint",
+            "dim(self, 0)",
+            "[0, 0]",
+            "axis 0 is out of range for every rank 'self' may have (0 to 0): no axis (it is always 0-d)",
+        ),
+        (
+            "shape",
+            "dim(self, 8)",
+            "[0, 8]",
+            "axis 8 is out of range for every rank 'self' may have (0 to 8): axes -8 to 7",
+        ),
+    ],
+)
+def test_dim_of_an_axis_no_rank_of_the_tensor_has_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, where: str, expression: str, rank: str, problem: str
+) -> None:
+    """`dim(self, 99)` loaded and generated `ShapeDim(self, 99)`, an out-of-range op::Shape::GetDim in phase 1
+    for every call; a literal axis that no rank of the tensor allows is now a spec error at its line."""
+    edits = [("    rank: [0, 8]\n    description: The input x.", f"    rank: {rank}\n    description: The input x.")]
+    if where == "constraint":
+        edits.append(_constraint(expression))
+        field = "constraints[0].require"
+    else:
+        edits.append(
+            (
+                '    shape: "broadcast(gradOutput, self, target)"',
+                f'    shape: "broadcast(gradOutput, self, target) if {expression} > 0 else '
+                'broadcast(gradOutput, self, target)"',
+            )
+        )
+        field = "outputs[0].shape"
+    f, errs = bad(tmp_path, catalogue, *edits)
+    line = next(i for i, text in enumerate(Path(f).read_text().splitlines(), 1) if expression in text)
+    assert errs == [f"{f}:{line}: {field}: {expression}: {problem}"]
+
+
+@pytest.mark.parametrize("expression", ["dim(self, 7)", "dim(self, -8)", "dim(self, 0)", "dim(self, -1)"])
+def test_dim_of_an_axis_some_rank_has_is_accepted(tmp_path: Path, catalogue: Catalogue, expression: str) -> None:
+    """Axes inside the largest rank stay accepted (a `when` guards the smaller ranks)."""
+    old, new = _constraint(expression)
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, old, new))
+    assert load_op_spec(path, catalogue).constraints[0].name == "c"

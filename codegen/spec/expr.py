@@ -32,6 +32,7 @@ Type rules that the loader enforces statically live in :func:`check` and :class:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import enum
 import math
@@ -1111,12 +1112,15 @@ class Scope:
             names are listed.
         poisoned: names whose definition was already reported as wrong: they are accepted without a type,
             and nothing that depends on them is reported again (one mistake, one error).
+        ranks: the inclusive ``(lo, hi)`` rank range of tensor names, where known: ``dim(t, k)`` with a
+            literal axis ``k`` that no rank of ``t`` has (``k >= hi`` or ``k < -hi``) is a problem.
     """
 
     names: Mapping[str, ExprType]
     functions: Mapping[str, Signature]
     groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
     poisoned: frozenset[str] = frozenset()
+    ranks: Mapping[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
     def describe_names(self) -> str:
         """The allowed names for an error message."""
@@ -1271,9 +1275,32 @@ class _Checker:
             types.append(self.want(a, params, f"argument {i + 1} of {e.func}()"))
         if any(t is None for t in types):
             return None
+        if e.func == "dim":
+            self.dim_axis(e)
         if sig.result is not None:
             return sig.result
         return ExprType.FLOAT if ExprType.FLOAT in types else ExprType.INT
+
+    def dim_axis(self, e: Call) -> None:
+        """``dim(t, k)`` with a literal ``k`` (``-k`` too) must name an axis of some rank ``t`` may have."""
+        tensor, axis = e.args
+        literal = axis
+        sign = 1
+        if isinstance(literal, Unary) and literal.op in ("-", "+"):
+            sign = -1 if literal.op == "-" else 1
+            literal = literal.operand
+        if not isinstance(tensor, Name) or not isinstance(literal, Num) or isinstance(literal.value, bool):
+            return
+        if not isinstance(literal.value, int) or tensor.id not in self.scope.ranks:
+            return
+        k = sign * literal.value
+        lo, hi = self.scope.ranks[tensor.id]
+        if not -hi <= k < hi:
+            valid = f"axes {-hi} to {hi - 1}" if hi > 0 else "no axis (it is always 0-d)"
+            self.problem(
+                f"{to_source(e)}: axis {k} is out of range for every rank '{tensor.id}' may have "
+                f"({lo} to {hi}): {valid}"
+            )
 
 
 def check(expr: Expr, scope: Scope, want: Collection[ExprType], what: str = "the expression") -> Checked:

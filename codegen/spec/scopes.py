@@ -37,7 +37,12 @@ def shape_scope(inputs: Sequence[TensorSpec], attrs: Sequence[AttrSpec]) -> Scop
     allowed = {t.name: ExprType.TENSOR for t in inputs}
     allowed.update({a.name: a.expr_type for a in _typed(attrs)})
     groups = (("input tensors", tuple(t.name for t in inputs)), ("attrs", tuple(a.name for a in _typed(attrs))))
-    return Scope(allowed, functions, groups)
+    return Scope(allowed, functions, groups, ranks=_ranks(inputs))
+
+
+def _ranks(tensors: Sequence[TensorSpec]) -> dict[str, tuple[int, int]]:
+    """The rank range of each tensor (for the axis check of ``dim``)."""
+    return {t.name: t.rank for t in tensors}
 
 
 def _typed(attrs: Sequence[AttrSpec]) -> list[AttrSpec]:
@@ -63,7 +68,7 @@ def _host_scope(
         ("platform", tuple(PLATFORM_NAMES)),
         ("dtypes", _DTYPE_NAMES),
     )
-    return Scope(allowed, {**TENSOR_SIGNATURES, **HOST_NUMERIC_SIGNATURES}, groups)
+    return Scope(allowed, {**TENSOR_SIGNATURES, **HOST_NUMERIC_SIGNATURES}, groups, ranks=_ranks(tensors))
 
 
 def scalar_scope(
