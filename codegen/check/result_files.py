@@ -33,14 +33,17 @@ class MergeError(Exception):
 
 
 def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
-    """Writes every result (counters included) and ``meta`` (see the module doc) as JSON."""
-    data = {
+    """Writes every result (counters included) and ``meta`` (see the module doc) as JSON: ``meta`` indented,
+    then one line per case. Each case is encoded by the json module's C encoder (an ``indent`` makes it use
+    the pure-Python one: 6.9 s instead of 1.8 s for a full check's 36,000 cases, at the end of every run)."""
+    head = {
         "passed": sum(r.passed for r in results),
         "failed": sum(not r.passed for r in results),
         "meta": meta or {},
-        "cases": [result_dict(r) for r in results],
     }
-    path.write_text(json.dumps(data, indent=1, default=float))
+    opening = json.dumps(head, indent=1, default=float)[: -len("\n}")]
+    lines = ",\n".join(json.dumps(result_dict(r), default=float) for r in results)
+    path.write_text(f'{opening},\n "cases": [\n{lines}\n ]\n}}\n' if results else f'{opening},\n "cases": []\n}}\n')
 
 
 def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
