@@ -500,3 +500,25 @@ def test_dim_of_an_axis_some_rank_has_is_accepted(tmp_path: Path, catalogue: Cat
     path = tmp_path / STEM
     path.write_text(edit(BASE, old, new))
     assert load_op_spec(path, catalogue).constraints[0].name == "c"
+
+
+def test_an_attr_default_that_a_constraint_rejects_is_a_spec_error_at_the_default(tmp_path: Path) -> None:
+    """`beta` with `default: -1.0` next to `require: "beta >= 0"` generated: every call omitting beta (the
+    check's base call, the Python API) failed with 161002. The error is at the default's line."""
+    source = project_paths().specs / "smooth_l1_loss_backward.yaml"
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    text = source.read_text()
+    old = "    default: 1.0                    # the device OpDef's default (the aclnn API always passes it)"
+    path = tmp_path / "smooth_l1_loss_backward.yaml"
+    path.write_text(edit(text, old, "    default: -1.0"))
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if t == "    default: -1.0")
+    assert [str(e) for e in info.value.errors] == [
+        f"{path}:{line}: attrs[1].default: the default (beta -1.0) violates constraint 'beta_non_negative' "
+        "(beta >= 0) on Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P: beta must be greater than or "
+        "equal to 0, but got -1.0; a call that omits the attr would fail with status 161002. Pick a default the "
+        "constraint accepts"
+    ]
+    path.write_text(edit(text, old, "    default: 0.0"))  # on the boundary: accepted
+    assert load_op_spec(path, catalogue).attrs[1].default == 0.0
