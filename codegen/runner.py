@@ -479,7 +479,8 @@ class OpCallable:
             ValueError: an attribute is outside the range of its C type, the ``out=`` array cannot be
                 written in place (see :func:`check_out_array`), ``formats`` names an unknown tensor or format,
                 or the result or the memory the call needs is beyond int64 or the memory cap (see
-                :func:`check_call_size`; nothing is allocated).
+                :func:`check_call_size`; nothing is allocated), or ``aclCreateTensor`` refused an array (more
+                axes than ``gert::Shape::kMaxDimNum``, 25; as in C, before the API is called).
         """
         spec = self.spec
         self.last_stats = {}  # never the counters of an earlier call, whatever fails below
@@ -535,6 +536,15 @@ class OpCallable:
                 name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in passed.items()
             }
             try:
+                refused = [(n, arr) for n, arr in passed.items() if arr is not None and not tensors[n].handle.value]
+                if refused:
+                    # as in C, where aclCreateTensor returns nullptr before the API is called (e.g. more axes
+                    # than gert::Shape holds); passing the null pointer on would answer "null argument"
+                    first = (self.recent_error().splitlines() or ["no error message"])[0]
+                    raise ValueError(
+                        f"{self.spec.aclnn_name}: aclCreateTensor refused {refused[0][0]} "
+                        f"({refused[0][1].ndim} axes): {first}"
+                    )
                 status, size, executor = self.phase1(tensors, attrs)
                 if status != AclnnStatus.ACLNN_SUCCESS:
                     raise AclnnError(status, self.recent_error(), 1)

@@ -115,3 +115,26 @@ def test_every_input_null_is_161001_not_a_python_error(
         built_op(op, "Ascend910B")(**params)
     assert info.value.status == 161001
     assert info.value.message == f"Expected a non-null argument for {null}, but got nullptr."
+
+
+@pytest.mark.parametrize("axes", [26, 33, 64])
+def test_an_array_of_more_axes_than_acl_create_tensor_takes_is_a_value_error_naming_it(
+    sigmoid_backward: OpCallable, axes: int
+) -> None:
+    """33 axes raised NumPy's `RuntimeError: this function only supports up to 32 dimensions` while the output
+    was inferred; past that, aclCreateTensor's nullptr went on to phase 1 as "null argument" (161001). As in
+    C, aclCreateTensor refuses the array first, and the message names it."""
+    a = np.ones((1,) * axes, np.float32)
+    with pytest.raises(ValueError) as info:
+        sigmoid_backward(gradOutput=a, output=a)
+    assert str(info.value) == (
+        f"aclnnSigmoidBackward: aclCreateTensor refused gradOutput ({axes} axes): aclCreateTensor: viewDims has "
+        f"{axes} dimensions; at most 25 are supported."
+    )
+
+
+def test_an_array_of_9_to_25_axes_is_161002_from_phase_1(sigmoid_backward: OpCallable) -> None:
+    a = np.ones((1,) * 25, np.float32)
+    with pytest.raises(codegen.AclnnError) as info:
+        sigmoid_backward(gradOutput=a, output=a)
+    assert info.value.status == 161002 and "at most 8 are supported" in info.value.message

@@ -521,8 +521,9 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     present = [a for a in arrays.values() if a is not None]
     try:
         shape = np.broadcast_shapes(*(a.shape for a in present)) if present else ()
-    except ValueError:
-        # Not broadcastable: allocate the first input's shape and let phase 1 report the exact status.
+    except (ValueError, RuntimeError):
+        # Not broadcastable (or of more axes than NumPy broadcasts, 32: a RuntimeError; aclnn takes at most
+        # 8): allocate the first input's shape and let phase 1 report the exact status.
         shape = present[0].shape
     kinds = {dtype_of_array(a) for a in present}
     if not kinds:
