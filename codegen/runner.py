@@ -438,7 +438,11 @@ class OpCallable:
         """
         if value is None:
             return ctypes.c_void_p(None)
-        buf = np.asarray([value.value], dtype=_SCALAR_NUMPY[value.dtype])
+        with np.errstate(over="ignore", invalid="ignore"):
+            buf = np.asarray([value.value], dtype=_SCALAR_NUMPY[value.dtype])
+        problem = _scalar_overflow(value)
+        if problem:
+            raise ValueError(problem)
         handle = self.lib.aclCreateScalar(ctypes.c_void_p(buf.ctypes.data), SCALAR_ACL_IDS[value.dtype])
         if not handle:
             raise ValueError(f"aclCreateScalar refused {value.dtype} {value.value!r}: {self.recent_error()}")
@@ -694,17 +698,22 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
         if value is None or isinstance(value, ScalarArg):
             if isinstance(value, ScalarArg) and value.dtype not in _SCALAR_NUMPY:
                 raise ValueError(f"{where}: unknown aclScalar dtype {value.dtype!r}")
+            if isinstance(value, ScalarArg) and _scalar_overflow(value):
+                raise ValueError(f"{where}: {_scalar_overflow(value)}")
             return value  # None passes a null aclScalar (the API returns 161001)
         if isinstance(value, (bool, np.bool_)):
             return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
         if not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
         try:
-            return ScalarArg(float(value), attr.scalar_dtypes[0])
+            arg = ScalarArg(float(value), attr.scalar_dtypes[0])
         except OverflowError:
             raise ValueError(
                 f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
             ) from None
+        if _scalar_overflow(arg):
+            raise ValueError(f"{where}: {_scalar_overflow(arg)}")
+        return arg
     if attr.type == "string":
         if value is None:
             return None  # a null char * (the API returns 161001)
@@ -712,7 +721,13 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
             raise TypeError(f"{where} takes a str, got {type(value).__name__} {value!r}")
         if "\0" in value:
             raise ValueError(f"{where} = {value!r} holds a NUL character, which a C string (char *) cannot carry")
-        return value.encode()  # any string: the API answers 161002 for one outside the values
+        try:
+            return value.encode()  # any string: the API answers 161002 for one outside the values
+        except UnicodeEncodeError as exc:  # a lone surrogate ("\udc80"): no UTF-8 char * holds it
+            raise ValueError(
+                f"{where} holds {value[exc.start : exc.end]!r} at index {exc.start}, which UTF-8 cannot encode "
+                "(a lone surrogate); a C string (char *) cannot carry it"
+            ) from None
     if attr.type == "bool":
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
@@ -733,6 +748,24 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     if attr.type == "float" and np.isfinite(f) and abs(f) > _FLOAT32_MAX:
         raise ValueError(f"{where} must be within float32's range (+-{_FLOAT32_MAX:.9g}), got {f!r}")
     return f
+
+
+def _scalar_overflow(value: ScalarArg) -> str:
+    """Why the finite float ``value.value`` cannot be an aclScalar of ``value.dtype`` (it would round to an
+    infinity there: ``1e300`` as FLOAT), or ``''``."""
+    if not isinstance(value.value, float) or not np.isfinite(value.value) or value.dtype not in _SCALAR_NUMPY:
+        return ""
+    kind = np.dtype(_SCALAR_NUMPY[value.dtype])
+    if kind.kind != "f":
+        return ""
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = np.asarray([value.value], dtype=kind)[0]
+    if np.isfinite(stored):
+        return ""
+    return (
+        f"{value.value!r} is beyond the range of an aclScalar of {value.dtype} (it would be {float(stored)}); "
+        "pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
+    )
 
 
 def compile_op(

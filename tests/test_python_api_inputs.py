@@ -138,3 +138,35 @@ def test_an_array_of_9_to_25_axes_is_161002_from_phase_1(sigmoid_backward: OpCal
     with pytest.raises(codegen.AclnnError) as info:
         sigmoid_backward(gradOutput=a, output=a)
     assert info.value.status == 161002 and "at most 8 are supported" in info.value.message
+
+
+def test_a_scalar_attribute_beyond_its_acl_scalar_dtype_is_a_value_error(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """`min=-1e300` became an aclScalar of FLOAT holding -inf (with NumPy's overflow RuntimeWarning) while a
+    `float` attr of 1e39 was already a ValueError; a DOUBLE aclScalar holds it."""
+    from codegen.runner import ScalarArg
+
+    f = built_op("HardtanhBackward", "Ascend910B")
+    x = np.array([0.5, 2.0], np.float32)
+    for value in (-1e300, ScalarArg(-1e300, "FLOAT")):
+        with pytest.raises(ValueError) as info:
+            f(gradOutput=x, self=x, min=value)
+        assert str(info.value) == (
+            "aclnnHardtanhBackward: attribute 'min' (scalar): -1e+300 is beyond the range of an aclScalar of FLOAT "
+            "(it would be -inf); pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
+        )
+    assert f(gradOutput=x, self=x, min=ScalarArg(-1e300, "DOUBLE")).tolist() == [0.5, 0.0]
+
+
+def test_a_string_attribute_with_a_lone_surrogate_is_a_value_error_naming_it(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    f = built_op("GeluBackwardV2", "Ascend910B")
+    x = np.ones(2, np.float32)
+    with pytest.raises(ValueError) as info:
+        f(gradOutput=x, self=x, approximate="t\udc80")
+    assert str(info.value) == (
+        "aclnnGeluBackwardV2: attribute 'approximate' (string) holds '\\udc80' at index 1, which UTF-8 cannot "
+        "encode (a lone surrogate); a C string (char *) cannot carry it"
+    )
