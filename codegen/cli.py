@@ -228,6 +228,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from codegen.build import build_op
 
+    _generated_dir(args.generated)
     catalogue, specs = _load(args)
     spec = next(iter(_select(specs, [args.op]).values()))
     product = catalogue.get(args.product)
@@ -241,6 +242,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     print(built.library)
     return 0
+
+
+def _generated_dir(text: str | None) -> None:
+    """``--generated``: when given, an existing directory (a missing one is a usage error before any work,
+    not a build failure reported per job)."""
+    if text is not None and not Path(text).is_dir():
+        what = "does not exist" if not Path(text).exists() else "is not a directory"
+        raise UsageError(f"--generated {text}: {what}; give the directory `opgen generate --out` wrote")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -263,6 +272,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from codegen.paths import project_paths
 
     dtypes = _dtype_names(args.dtype)
+    _generated_dir(args.generated)
     json_path = _writable_file(args.json, "--json") if args.json else None
     junit_path = _writable_file(args.junit, "--junit") if args.junit else None
     cache = cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
@@ -630,7 +640,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--product", required=True)
     e.add_argument(
         "--shape",
-        help="output shape, e.g. 1024,4096 ('scalar' or '' for a 0-d tensor); index ops: numWeights,D[,N]",
+        help="output shape, e.g. 1024,4096 or 1024x4096 ('x' separates too: 0x10 is [0, 10]; 'scalar' or '' for a 0-d "
+        "tensor); index ops: numWeights,D[,N]",
     )
     e.add_argument("--dtype", help="compute dtype (default: the first supported)")
     e.set_defaults(func=cmd_explain)

@@ -41,7 +41,8 @@ def parse_shape(shape_text: str) -> tuple[int, ...]:
     dims = [d.strip() for d in text.replace("x", ",").split(",")]
     if not all(d.isascii() and d.isdigit() for d in dims):  # str.isdigit also takes '²' and '１'
         raise ValueError(
-            f"--shape {shape_text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
+            f"--shape {shape_text!r}: expected non-negative integers separated by ',' or 'x', e.g. 1024,4096 or "
+            "1024x4096, "
             "or 'scalar' (also '') for a 0-d tensor"
         )
     for d in dims:

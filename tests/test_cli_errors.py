@@ -78,13 +78,13 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
         ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "4,x4"),
-            "error: --shape '4,x4': expected comma-separated non-negative integers, e.g. 1024,4096, "
-            "or 'scalar' (also '') for a 0-d tensor\n",
+            "error: --shape '4,x4': expected non-negative integers separated by ',' or 'x', e.g. 1024,4096 or "
+            "1024x4096, or 'scalar' (also '') for a 0-d tensor\n",
         ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "-4"),
-            "error: --shape '-4': expected comma-separated non-negative integers, e.g. 1024,4096, "
-            "or 'scalar' (also '') for a 0-d tensor\n",
+            "error: --shape '-4': expected non-negative integers separated by ',' or 'x', e.g. 1024,4096 or "
+            "1024x4096, or 'scalar' (also '') for a 0-d tensor\n",
         ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--dtype", "half"),
@@ -136,6 +136,14 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
         (
             ("explain", SMLB, "--product", "Ascend911"),
             "error: unknown product 'Ascend911'; known: Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P\n",
+        ),
+        (
+            ("check", "--generated", "/nonexistent-dir", "--quick", SMLB),
+            "error: --generated /nonexistent-dir: does not exist; give the directory `opgen generate --out` wrote\n",
+        ),
+        (
+            ("build", SMLB, "--product", "Ascend910B", "--generated", "/etc/hostname"),
+            "error: --generated /etc/hostname: is not a directory; give the directory `opgen generate --out` wrote\n",
         ),
         (
             ("generate", "bogus_op", "--check"),

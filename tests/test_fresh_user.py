@@ -130,7 +130,8 @@ def test_explain_shape_takes_ascii_digits_only(text: str) -> None:
     assert got.returncode == 2
     assert got.stdout == ""
     assert got.stderr.strip() == (
-        f"error: --shape {text!r}: expected comma-separated non-negative integers, e.g. 1024,4096, "
+        f"error: --shape {text!r}: expected non-negative integers separated by ',' or 'x', e.g. 1024,4096 or "
+        "1024x4096, "
         "or 'scalar' (also '') for a 0-d tensor"
     )
 
