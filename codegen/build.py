@@ -532,7 +532,9 @@ def build_op(
             # command (less the product's name, see PRODUCT_NAME_MACRO): products that compile a unit the
             # same way (every host unit; the kernel on products with the same NpuArch and capabilities)
             # share it, and a change to one source recompiles only that unit.
-            name = f"{src.parent.name}_{src.stem}"  # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp
+            # op_api/<kernel>.cpp and op_kernel/<kernel>.cpp; the glue unit lives in the temporary work
+            # directory, whose random name must not name the entry (it was never found again)
+            name = f"{'build' if src.parent == work else src.parent.name}_{src.stem}"
             keyed = [a for a in command if op_reads_name or not a.startswith(PRODUCT_NAME_MACRO)]
             described = (
                 "\0".join([compiler_version(), headers, *keyed])
