@@ -342,6 +342,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
     except CheckInterrupted as stop:
+        # the result files say what this run did (not what an earlier run left there): the finished jobs'
+        # results, marked interrupted (`opgen report merge` refuses such a file)
+        meta.update(interrupted={"jobs_done": stop.done, "jobs_total": stop.total})
+        for line in _write_result_files(stop.results, meta, json_path, junit_path, stream=sys.stderr):
+            print(line, file=sys.stderr)
         print(stop.summary(), file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -363,9 +368,27 @@ def _report(
 ) -> int:
     """Prints the table and the totals, writes the JSON and JUnit files; the exit status (1: a failure)."""
     from codegen.check.report import print_table
-    from codegen.check.result_files import write_json, write_junit
 
     print_table(results, verbose=verbose)
+    unwritten = _write_result_files(results, meta, json_path, junit_path)
+    failed = sum(not r.passed for r in results)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    for line in unwritten:
+        print(line, file=sys.stderr)
+    return 2 if unwritten else 1 if failed else 0
+
+
+def _write_result_files(
+    results: list[CaseResult],
+    meta: dict[str, Any],
+    json_path: Path | None,
+    junit_path: Path | None,
+    stream: Any = None,
+) -> list[str]:
+    """Writes the ``--json`` and ``--junit`` files that were asked for (``wrote PATH`` on ``stream``, default
+    stdout); returns the error line of each that could not be written."""
+    from codegen.check.result_files import write_json, write_junit
+
     unwritten = []
     writers: list[tuple[Path | None, str, Callable[[Path], None]]] = [
         (json_path, "--json", lambda p: write_json(results, p, meta)),
@@ -379,12 +402,8 @@ def _report(
         except OSError as exc:  # a full disk, a file removed or made read-only during the run
             unwritten.append(f"error: {option} {path}: cannot write: {exc.strerror or exc}")
         else:
-            print(f"wrote {path}")
-    failed = sum(not r.passed for r in results)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    for line in unwritten:
-        print(line, file=sys.stderr)
-    return 2 if unwritten else 1 if failed else 0
+            print(f"wrote {path}", file=stream or sys.stdout)
+    return unwritten
 
 
 def _ran_plan(jobs: list[Job], results: list[CaseResult]) -> tuple[str, list[dict[str, Any]]]:

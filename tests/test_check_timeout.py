@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from codegen.check.cases import Case
+from codegen.check.result_files import MergeError, merge_results
 from codegen.check.worker import BASE_TIMEOUT_SECONDS, case_timeout
 from codegen.paths import project_paths
 
@@ -103,10 +104,17 @@ def _workers_of(mark: str) -> list[int]:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_stops_check_with_a_summary_line_and_no_traceback(looping_specs: Path, jobs: str) -> None:
+def test_ctrl_c_stops_check_with_a_summary_line_and_no_traceback(
+    looping_specs: Path, jobs: str, tmp_path: Path
+) -> None:
     mark = f"{os.getpid()}-{jobs}-{time.monotonic_ns()}"
+    out = tmp_path / "r.json"
+    out.write_text('{"passed": 79, "failed": 0, "meta": {}, "cases": []}')  # an earlier run's file
     proc = subprocess.Popen(
-        [sys.executable, "-m", "codegen", "--specs", str(looping_specs), "check", OP, *SELECT, "-j", jobs],
+        [
+            *(sys.executable, "-m", "codegen", "--specs", str(looping_specs), "check", OP, *SELECT, "-j", jobs),
+            *("--json", str(out)),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -135,6 +143,13 @@ def test_ctrl_c_stops_check_with_a_summary_line_and_no_traceback(looping_specs: 
     )
     time.sleep(1)
     assert not _workers_of(mark)  # no worker left behind
+    # the --json file is this run's, marked interrupted, and no shard of a merge
+    assert f"wrote {out}" in lines
+    data = json.loads(out.read_text())
+    assert (data["passed"], data["failed"], data["cases"]) == (0, 0, [])
+    assert data["meta"]["interrupted"] == {"jobs_done": 0, "jobs_total": 1}
+    with pytest.raises(MergeError, match="written by an interrupted run \\(0 of 1 jobs finished\\)"):
+        merge_results([out])
 
 
 def test_a_reference_that_hangs_on_every_input_gives_up_the_job_after_three_timeouts(tmp_path: Path) -> None:

@@ -187,7 +187,8 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
     or reference failure) that several shards report is kept once.
 
     Raises:
-        MergeError: a file is unreadable, has no metadata or lacks a key of it, or holds a lone surrogate;
+        MergeError: a file is unreadable, has no metadata or lacks a key of it, holds a lone surrogate, or
+            was written by an interrupted run (``meta.interrupted``);
             the files come from different tool versions, inputs (the message names the part: specs, product
             catalogue, references, generated sources), options or shard plans; a shard is given twice or
             missing; two shards hold the same case; a file lacks results of cases it planned (a run cut short,
@@ -198,6 +199,12 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
         raise MergeError("no result files given")
     loaded = [(p, *read_json(p)) for p in paths]
     for path, meta, _ in loaded:
+        if meta.get("interrupted"):
+            stop = meta["interrupted"] if isinstance(meta["interrupted"], dict) else {}
+            raise MergeError(
+                f"{path}: written by an interrupted run ({stop.get('jobs_done', '?')} of "
+                f"{stop.get('jobs_total', '?')} jobs finished): its results are not the whole shard; run it again"
+            )
         lacking = [key for key, _ in _SHARED_META if key not in meta]
         if lacking:
             raise MergeError(
