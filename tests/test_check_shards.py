@@ -580,3 +580,31 @@ def test_a_result_file_that_cannot_be_written_is_an_error_line_after_the_table(
         out, err = capsys.readouterr()
         assert out.splitlines()[-1].endswith(" failed")
         assert err.splitlines() == [f"error: {option} /dev/full: cannot write: No space left on device"]
+
+
+def test_edited_result_files_the_merge_used_to_accept_are_errors(tmp_path: Path) -> None:
+    """Found by a review helper: a case twice in one file was reported as two shards overlapping (naming the
+    file twice), `shard: [true, 2]` passed as shard 1/2, and a case whose op contradicts its ident made a
+    row for an op that never ran."""
+    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": idents_digest([["op/P/FLOAT/x"]])}
+    a = tmp_path / "a.json"
+    one = {**meta, "shard": [1, 1], "planned": _planned("op/P/FLOAT/x")}
+    write_json([_result("op/P/FLOAT/x"), _result("op/P/FLOAT/x")], a, one)
+    with pytest.raises(MergeError) as info:
+        merge_results([a])
+    assert str(info.value) == f"{a}: case op/P/FLOAT/x is in it twice (an edited file?)"
+    write_json([_result("op/P/FLOAT/x")], a, {**one, "shard": [True, 1]})
+    with pytest.raises(MergeError, match="no shard in its metadata"):
+        merge_results([a])
+    data = json.loads(a.read_text())
+    data["meta"]["shard"] = [1, 1]
+    data["cases"][0]["op"] = "softmax"
+    a.write_text(json.dumps(data))
+    with pytest.raises(MergeError) as info:
+        merge_results([a])
+    assert str(info.value) == (
+        f"{a}: cases[0] has op 'softmax' and product 'P', but its ident 'op/P/FLOAT/x' names another (an edited file?)"
+    )
+    data["cases"][0]["op"] = "op"
+    a.write_text(json.dumps(data))
+    assert [r.ident for r in merge_results([a])[1]] == ["op/P/FLOAT/x"]

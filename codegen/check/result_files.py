@@ -88,6 +88,12 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
             results.append(CaseResult(**{k: v for k, v in c.items() if k in known}))
         except TypeError as exc:
             raise MergeError(f"{path}: cases[{n}] lacks a field: {exc}") from exc
+        r = results[-1]
+        if not r.ident.startswith(f"{r.op}/{r.product}/"):
+            raise MergeError(
+                f"{path}: cases[{n}] has op {r.op!r} and product {r.product!r}, but its ident {r.ident!r} names "
+                "another (an edited file?)"
+            )
     meta = data.get("meta") or {}
     if not isinstance(meta, dict):
         raise MergeError(f"{path}: 'meta' is a {type(meta).__name__}, not an object")
@@ -225,7 +231,11 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
     total = None
     for path, meta, _ in loaded:
         shard = meta.get("shard")
-        if not (isinstance(shard, list) and len(shard) == 2 and all(isinstance(x, int) for x in shard)):
+        if not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
+        ):
             raise MergeError(f"{path}: no shard in its metadata (written by an older opgen?)")
         k, n = shard
         if not 1 <= k <= n:
@@ -256,6 +266,8 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
             if r.ident in owner:
                 if _job_level(r) and owner[r.ident] != path:
                     continue
+                if owner[r.ident] == path:
+                    raise MergeError(f"{path}: case {r.ident} is in it twice (an edited file?)")
                 raise MergeError(f"case {r.ident} is in both {owner[r.ident]} and {path}: the shards overlap")
             owner[r.ident] = path
             merged.append(r)
