@@ -56,6 +56,25 @@ KERNEL_OPT_FLAGS = ("-O1",)
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1")
 
 
+def _format_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+) -> str:
+    """Warnings of the tool's own kinds as one ``warning: ...`` line (others keep Python's format)."""
+    if issubclass(category, CacheWarning):
+        return f"warning: {message}\n"
+    return _PYTHON_FORMAT_WARNING(message, category, filename, lineno, line)
+
+
+_PYTHON_FORMAT_WARNING = warnings.formatwarning
+
+
+def use_tool_warning_format() -> None:
+    """Makes this process print the tool's warnings (:class:`CacheWarning`) as ``warning: ...`` lines, as the
+    README shows them: the command, and the check's pool and case worker processes (whose stderr the user
+    sees too)."""
+    warnings.formatwarning = _format_warning
+
+
 class BuildError(Exception):
     """A compile or link step failed; ``log`` holds the compiler's output and the command."""
 
@@ -833,4 +852,14 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
     return exe
 
 
-__all__ = ["BuildError", "BuiltOp", "CacheWarning", "DType", "build_example", "build_op", "cache_dir", "glue_source"]
+__all__ = [
+    "BuildError",
+    "BuiltOp",
+    "CacheWarning",
+    "DType",
+    "build_example",
+    "build_op",
+    "cache_dir",
+    "glue_source",
+    "use_tool_warning_format",
+]

@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 import threading
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -667,23 +666,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _format_warning(
-    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
-) -> str:
-    """Warnings of the tool's own kinds as one ``warning: ...`` line (others keep Python's format)."""
-    from codegen.build import CacheWarning
-
-    if issubclass(category, CacheWarning):
-        return f"warning: {message}\n"
-    return _PYTHON_FORMAT_WARNING(message, category, filename, lineno, line)
-
-
-_PYTHON_FORMAT_WARNING = warnings.formatwarning
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 check failure or stale output, 2 usage/spec error)."""
-    warnings.formatwarning = _format_warning
+    from codegen.build import use_tool_warning_format
+
+    use_tool_warning_format()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -247,3 +247,21 @@ def test_a_huge_damaged_hash_record_is_rebuilt_without_reading_it_whole(built_ca
     assert proc.returncode == 0, proc.stderr[-2000:]  # before: MemoryError reading the record
     assert f"build cache entry {built.library} is corrupt" in proc.stderr
     assert record.read_text() == good
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "from codegen.check.driver import _pool_worker_init as init",  # the check's pool worker processes
+        "from codegen.build import use_tool_warning_format as init",  # the command (cli.main) and case workers
+    ],
+)
+def test_a_cache_warning_in_any_check_process_is_one_warning_line(setup: str) -> None:
+    """A corrupt entry found by a pool worker printed Python's `file:line: CacheWarning: ...` and the source
+    line, where the README promises `warning: build cache entry <path> is corrupt (...); rebuilding it`."""
+    code = (
+        f"{setup}\ninit()\nimport warnings\nfrom codegen.build import CacheWarning\n"
+        "warnings.warn('build cache entry X is corrupt (size); rebuilding it', CacheWarning)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (proc.returncode, proc.stderr) == (0, "warning: build cache entry X is corrupt (size); rebuilding it\n")

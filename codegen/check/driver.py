@@ -771,9 +771,11 @@ class CheckInterrupted(Exception):
 
 
 def _pool_worker_init() -> None:
+    from codegen.build import use_tool_warning_format
     from codegen.check.worker import die_with_parent
 
     die_with_parent()
+    use_tool_warning_format()
 
 
 def run_check(

@@ -93,7 +93,10 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
 def main() -> int:
     """Worker entry point: serves one job per line of stdin (a JSON request), streaming begin/result lines
     and a ``done`` line per job; exits 0 at the end of stdin (the parent closed it, or died)."""
+    from codegen.build import use_tool_warning_format
+
     die_with_parent()
+    use_tool_warning_format()
     sys.stdout.flush()
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol
