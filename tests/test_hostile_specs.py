@@ -522,3 +522,39 @@ def test_an_attr_default_that_a_constraint_rejects_is_a_spec_error_at_the_defaul
     ]
     path.write_text(edit(text, old, "    default: 0.0"))  # on the boundary: accepted
     assert load_op_spec(path, catalogue).attrs[1].default == 0.0
+
+
+@pytest.mark.parametrize(
+    ("norm", "problem"),
+    [
+        (
+            "1e39",
+            "scalar 'norm' is the constant 1e+39, beyond float32's range (+-3.40282347e+38): the tiling data holds "
+            "host scalars as float32, so the kernel would read inf",
+        ),
+        (
+            "-1e308 * 10",
+            "scalar 'norm' is the constant -1e+308 * 10 = -inf, beyond float32's range (+-3.40282347e+38): the "
+            "tiling data holds host scalars as float32, so the kernel would read -inf",
+        ),
+        (
+            "1 / numel(out) * 1e308 * 10",
+            "'1 / numel(out) * 1e+308 * 10' multiplies the constants 1e+308 * 10, beyond double precision (inf); "
+            "the generated C++ would compute inf",
+        ),
+    ],
+)
+def test_a_host_scalar_constant_beyond_float32_or_double_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, norm: str, problem: str
+) -> None:
+    """`norm: "1e39"` and `"1e308 * 10"` generated `set_scalar(static_cast<float>(...))` of an infinity, while an
+    int64 overflow of the same kind was already a spec error (found by a review helper)."""
+    f, errs = bad(tmp_path, catalogue, (SCALAR, f'    norm: "{norm}"\n'))
+    line = next(i for i, t in enumerate(Path(f).read_text().splitlines(), 1) if "norm:" in t)
+    assert any(e == f"{f}:{line}: compute.scalars.norm: {problem}" for e in errs), errs
+
+
+def test_a_host_scalar_constant_at_float32_max_is_accepted(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, SCALAR, '    norm: "3.4028234663852886e38"\n'))
+    assert load_op_spec(path, catalogue).op == "SoftMarginLossBackward"

@@ -16,6 +16,7 @@ family's own rules on its compute section live in its package).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
@@ -132,16 +133,27 @@ def constant_problem(e: Expr) -> str | None:
             continue
         if not expr_names(x):
             try:
-                evaluate(x, {})
+                value = evaluate(x, {})
             except ExprEvalError as exc:
                 if "division by zero" in str(exc):
                     continue
                 return f"'{x}' cannot be computed in int64 ({exc}); the generated C++ would overflow"
+            if isinstance(value, float) and not math.isfinite(value):
+                return f"'{x}' is {value} in double precision; the generated C++ would compute {value}"
         if isinstance(x, Binary) and x.op == "*":
-            product = 1
             constants = [f for f in _factors(x) if isinstance(f, Num)]
-            if len(constants) < 2 or not all(type(f.value) is int for f in constants):
+            if len(constants) < 2:
                 continue
+            if any(type(f.value) is float for f in constants):
+                folded = math.prod(float(f.value) for f in constants)
+                if not math.isfinite(folded):
+                    shown = " * ".join(str(f) for f in constants)
+                    return (
+                        f"'{x}' multiplies the constants {shown}, beyond double precision (inf); the generated "
+                        "C++ would compute inf"
+                    )
+                continue
+            product = 1
             for f in constants:
                 product *= int(f.value)
             if not INT64_MIN <= product <= INT64_MAX:

@@ -14,10 +14,14 @@ from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import (
     VECTOR_SIGNATURES,
     Expr,
+    ExprEvalError,
     ExprType,
     Name,
     Scope,
+    evaluate,
+    to_source,
 )
+from codegen.spec.expr import names as expr_names
 from codegen.spec.model import (
     ATTR_TYPES,
     AttrSpec,
@@ -180,6 +184,34 @@ def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
             )
 
 
+#: The largest finite float32 (FLT_MAX).
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _fp32_constant_problem(scalar: str, e: Expr) -> str | None:
+    """Why host scalar ``scalar`` (the tiling data holds it as a float32, which the kernel reads) cannot be the
+    constant ``e``: its value is beyond float32's range and would arrive as an infinity. None when ``e``
+    reads a name (its value is the call's) or fits."""
+    if expr_names(e):
+        return None
+    try:
+        value = evaluate(e, {})
+    except ExprEvalError:
+        return None  # reported by the host-expression rules (overflow, division by zero)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > _FLOAT32_MAX:
+        return (
+            f"scalar '{scalar}' is the constant {_shown(e, value)}, beyond float32's range "
+            f"(+-{_FLOAT32_MAX:.9g}): the tiling data holds host scalars as float32, so the kernel would read "
+            f"{'-' if value < 0 else ''}inf"
+        )
+    return None
+
+
+def _shown(e: Expr, value: float) -> str:
+    text = to_source(e)
+    return text if text == f"{value:g}" else f"{text} = {value:g}"
+
+
 def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCompute | None:
     """Parses the ``compute`` section of the elementwise family.
 
@@ -228,6 +260,8 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
                 scope = scalar_scope(ctx.inputs, ctx.outputs, ctx.attrs, types)
                 e, typ = r.expr(value, scope, (ExprType.INT, ExprType.FLOAT), f"scalar '{scalar}'")
                 host_problem = elementwise_host_problem(e, input_names) if e is not None else None
+                if e is not None and not host_problem:
+                    host_problem = _fp32_constant_problem(scalar, e)
                 if host_problem:
                     r.error(value, host_problem)
                     e = None
