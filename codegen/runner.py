@@ -438,11 +438,9 @@ class OpCallable:
         """
         if value is None:
             return ctypes.c_void_p(None)
+        # attr_value refused a finite value the dtype would turn into an infinity (_scalar_overflow)
         with np.errstate(over="ignore", invalid="ignore"):
             buf = np.asarray([value.value], dtype=_SCALAR_NUMPY[value.dtype])
-        problem = _scalar_overflow(value)
-        if problem:
-            raise ValueError(problem)
         handle = self.lib.aclCreateScalar(ctypes.c_void_p(buf.ctypes.data), SCALAR_ACL_IDS[value.dtype])
         if not handle:
             raise ValueError(f"aclCreateScalar refused {value.dtype} {value.value!r}: {self.recent_error()}")
@@ -698,8 +696,9 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
         if value is None or isinstance(value, ScalarArg):
             if isinstance(value, ScalarArg) and value.dtype not in _SCALAR_NUMPY:
                 raise ValueError(f"{where}: unknown aclScalar dtype {value.dtype!r}")
-            if isinstance(value, ScalarArg) and _scalar_overflow(value):
-                raise ValueError(f"{where}: {_scalar_overflow(value)}")
+            overflow = _scalar_overflow(value) if isinstance(value, ScalarArg) else ""
+            if overflow:
+                raise ValueError(f"{where}: {overflow}")
             return value  # None passes a null aclScalar (the API returns 161001)
         if isinstance(value, (bool, np.bool_)):
             return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
@@ -711,8 +710,9 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
             raise ValueError(
                 f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
             ) from None
-        if _scalar_overflow(arg):
-            raise ValueError(f"{where}: {_scalar_overflow(arg)}")
+        overflow = _scalar_overflow(arg)
+        if overflow:
+            raise ValueError(f"{where}: {overflow}")
         return arg
     if attr.type == "string":
         if value is None:

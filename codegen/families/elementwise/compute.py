@@ -22,6 +22,7 @@ from codegen.spec.expr import (
     to_source,
 )
 from codegen.spec.expr import names as expr_names
+from codegen.spec.loader import FLOAT32_MAX
 from codegen.spec.model import (
     ATTR_TYPES,
     AttrSpec,
@@ -184,10 +185,6 @@ def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
             )
 
 
-#: The largest finite float32 (FLT_MAX).
-_FLOAT32_MAX = 3.4028234663852886e38
-
-
 def _fp32_constant_problem(scalar: str, e: Expr) -> str | None:
     """Why host scalar ``scalar`` (the tiling data holds it as a float32, which the kernel reads) cannot be the
     constant ``e``: its value is beyond float32's range and would arrive as an infinity. None when ``e``
@@ -198,10 +195,10 @@ def _fp32_constant_problem(scalar: str, e: Expr) -> str | None:
         value = evaluate(e, {})
     except ExprEvalError:
         return None  # reported by the host-expression rules (overflow, division by zero)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > _FLOAT32_MAX:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > FLOAT32_MAX:
         return (
             f"scalar '{scalar}' is the constant {_shown(e, value)}, beyond float32's range "
-            f"(+-{_FLOAT32_MAX:.9g}): the tiling data holds host scalars as float32, so the kernel would read "
+            f"(+-{FLOAT32_MAX:.9g}): the tiling data holds host scalars as float32, so the kernel would read "
             f"{'-' if value < 0 else ''}inf"
         )
     return None
