@@ -214,22 +214,31 @@ def test_a_value_case_with_a_determinism_case_runs_only_as_that_case() -> None:
             assert (c.dtype, c.name.removesuffix(suffix)) not in plain, (op, c.name)
 
 
-def test_the_reduce_epilogue_runs_its_in_domain_several_tiles_mean_and_sum_as_determinism_cases() -> None:
-    """Per dtype, the mean and the sum of the several-tiles-per-core case with inputs in (0, 1) are the
-    determinism cases (finite in the domain, so the combine order shows in the bits); the normal-draw case of
-    the same shape stays a value case."""
+def test_the_reduce_epilogue_runs_its_in_domain_few_cores_mean_and_sum_as_determinism_cases() -> None:
+    """Per dtype, the mean and the sum of the uneven few-cores split with inputs in (0, 1) are the determinism
+    cases (finite in the domain, so the combine order shows in the bits; more than one core, fewer than all);
+    the several-tiles-per-core mean and sum have inputs in (0, 1) too and stay value cases, and no normal-draw
+    case of that size is left (a NaN sum would hide the combine)."""
     from codegen.check.driver import cases_for
+    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.types import DType
 
     catalogue, specs = load_project()
     spec = specs["binary_cross_entropy"]
-    cases = cases_for(spec, catalogue.get("Ascend910B"), None, False)
-    det = sorted(
-        (c.dtype, c.name.split(" several")[0]) for c in cases if c.mode == "determinism" and "(0, 1)" in c.name
-    )
-    dtypes = sorted({c.dtype for c in cases if c.mode == "determinism"})
-    assert det == sorted(
+    product = catalogue.get("Ascend910B")
+    cases = cases_for(spec, product, None, False)
+    det = [c for c in cases if c.mode == "determinism" and "(0, 1)" in c.name]
+    dtypes = ["BF16", "FLOAT", "FLOAT16"]
+    assert sorted((c.dtype, c.name.split(" several")[0]) for c in det) == sorted(
         (d, f"reduction={v} ({k}) inputs in (0, 1)") for d in dtypes for v, k in ((1, "mean"), (2, "sum"))
     )
-    ragged = [c for c in cases if "several tiles per core, ragged tail" in c.name]
-    assert ragged and all(c.mode is None for c in ragged)
-    assert {c.params["reduction"] for c in ragged} == {1, 2}
+    for c in det:
+        assert "several cores, uneven tail" in c.name
+        (n,) = c.params["self"].shape
+        decision = tiling_decision(spec, product, (n,), DType[c.dtype], attrs={"reduction": c.params["reduction"]})
+        assert 1 < decision.block_dim < product.vector_core_num, (c.name, decision.block_dim)
+    several = [c for c in cases if "several tiles per core" in c.name]
+    assert sorted((c.dtype, c.params["reduction"]) for c in several) == [(d, r) for d in dtypes for r in (1, 2)]
+    assert all(c.mode is None and "inputs in (0, 1)" in c.name for c in several)
+    for c in several:
+        assert c.params["self"].min() >= 0.05 and c.params["self"].max() <= 0.95

@@ -28,10 +28,11 @@ class _FakeOp:
     """Stands in for an OpCallable: records what each call received and answers the formula, with one
     element changed when called with ``core_order == wrong_order``."""
 
-    def __init__(self, wrong_order: str | None) -> None:
+    def __init__(self, wrong_order: str | None, block_dim: int = 8) -> None:
         self.spec = SPEC
         self.product = CATALOGUE.get("Ascend910B")
-        self.last_stats: dict[str, Any] = {}
+        # the counters of one launch on ``block_dim`` cores
+        self.last_stats: dict[str, Any] = {"launches": [{"kernel": "sigmoid_backward", "block_dim": block_dim}]}
         self.wrong_order = wrong_order
         self.calls: list[dict[str, Any]] = []
 
@@ -77,6 +78,19 @@ def test_a_determinism_case_fails_when_one_core_order_changes_one_element() -> N
         assert "not bit-identical over core orders: 1 of 40 elements differ between in_order and reversed" in (
             result.message
         )
+
+
+def test_a_determinism_case_whose_call_ran_on_one_core_runs_once() -> None:
+    # one core per launch: every core order is the same schedule, so the other six runs would repeat it
+    fake = _FakeOp(None, block_dim=1)
+    result = run_case(fake, _case(True), REF)  # type: ignore[arg-type]
+    assert result.passed, result.message
+    assert len(fake.calls) == 1
+    # two cores: every order runs, and a difference in the last one still fails the case
+    fake = _FakeOp("concurrent", block_dim=2)
+    result = run_case(fake, _case(True), REF)  # type: ignore[arg-type]
+    assert len(fake.calls) == 7
+    assert not result.passed and "between in_order and concurrent" in result.message
 
 
 def test_each_run_writes_its_own_out_array_and_reads_the_cases_inputs() -> None:

@@ -219,15 +219,18 @@ def test_smooth_l1_loss_is_finite_for_a_tiny_beta(built_op: Callable[[str, str],
 def test_reduce_cases_include_inputs_inside_every_log_domain() -> None:
     """A cross entropy's inputs drawn from N(0, 2) lie mostly outside [0, 1], so its sums are NaN and hide any
     combine error; the family adds cases with every input in (0, 1), whose reference sum is finite, and runs
-    the several-tiles one over every core order."""
+    the uneven few-cores one over every core order."""
     from codegen import registry
 
     spec = SPECS["binary_cross_entropy"]
     cases = registry.family("elementwise").check_cases(spec, CATALOGUE.get("Ascend910B"), [DType.FLOAT], True)
     unit = [c for c in cases if "inputs in (0, 1)" in c.name and "(none)" not in c.name]
-    assert len(unit) == 4  # tile+1 and several tiles, for mean and sum
+    assert len(unit) == 6  # tile+1, several cores and several tiles per core, for mean and sum
     for c in unit:
         for name in ("self", "target", "weight"):
             a = np.asarray(c.params[name])
             assert a.min() > 0 and a.max() < 1
-    assert sum("multicore" in c.tags for c in unit) == 2
+    assert (
+        sorted(c.name.split(") ", 1)[1].split(" [")[0] for c in unit if "multicore" in c.tags)
+        == ["inputs in (0, 1) several cores, uneven tail"] * 2
+    )

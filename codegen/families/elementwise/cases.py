@@ -96,13 +96,18 @@ def _reduce_value_cases(
 ) -> Iterator[Case]:
     """Value cases of a reduce epilogue (``compute.reduce``), each run for every reduction value (none, mean,
     sum): empty tensors (sum 0, mean NaN), one element, one tile and a tile +- 1, fewer blocks than cores,
-    several tiles on every core with a ragged last tile, large dynamic range (a few elements ~1e3, the rest
-    ~1e-2: fp32 accumulation of 16-bit inputs must show), inputs in (0, 1) (one tile + 1, and several tiles
-    per core with the same ragged tail) and inputs holding +-inf and NaN (the mean/sum is inf or NaN as the
-    reference's). The several-tiles case with inputs in (0, 1) is the one tagged ``multicore`` (its mean/sum
-    runs as a determinism case over every core order): inside every formula's domain its sum is finite, so
-    the combine order shows in its bits, where a normal draw gives some ops a NaN sum whatever the order.
-    Sizes come from the planner's tile (``tile``) and the product's core count."""
+    large dynamic range (a few elements ~1e3, the rest ~1e-2: fp32 accumulation of 16-bit inputs must show),
+    inputs in (0, 1) and inputs holding +-inf and NaN (the mean/sum is inf or NaN as the reference's).
+
+    Inputs in (0, 1) lie inside every formula's domain, so the sum is finite and a combine error shows in its
+    value and bits (a normal draw gives some ops a NaN sum whatever the combine does). They come as one tile
+    + 1, as several tiles on every core of the product with a ragged last tile (mean and sum: every core's
+    partial through the combine; the none path's several tiles are the family's ``large`` case), and as an
+    uneven split over a few cores (:func:`_multicore_length`), the mean and sum of which are tagged
+    ``multicore``: they run as determinism cases over every core order. The combine (partials in the
+    workspace, SyncAll, core 0 adding them in core order) is the same code for any core count above one, so a
+    few cores probe its order as well as all of them, at a small fraction of the several-tiles case's
+    seven launches. Sizes come from the planner's tile (``tile``) and the product's core count."""
     from codegen.families.elementwise.plan import reduce_of, tiling_decision
 
     red = reduce_of(spec)
@@ -117,29 +122,24 @@ def _reduce_value_cases(
             spec, product, (t * cores * 3 + t // 2,), dt, attrs={**default_attrs, red.attr: red.sum}
         )
         several = probe.total_length + 7
-        shapes: list[tuple[str, tuple[int, ...], tuple[str, ...]]] = [
-            ("empty", (0,), ()),
-            ("empty 2-d", (3, 0), ()),
-            ("one element", (1,), ()),
-            ("fewer blocks than cores", (cores - 1,), ()),
-            ("one tile", (t,), ()),
-            ("tile+1", (t + 1,), ()),
-            ("tile-1", (t - 1,), ()),
+        shapes: list[tuple[str, tuple[int, ...]]] = [
+            ("empty", (0,)),
+            ("empty 2-d", (3, 0)),
+            ("one element", (1,)),
+            ("fewer blocks than cores", (cores - 1,)),
+            ("one tile", (t,)),
+            ("tile+1", (t + 1,)),
+            ("tile-1", (t - 1,)),
         ]
-        if not quick or dt is dtypes[0]:
-            shapes.append(("several tiles per core, ragged tail", (several,), ()))
         for kind, v in values.items():
             attrs = {**default_attrs, red.attr: v}
-            for name, shape, tags in shapes:
-                if kind == "none" and name.startswith("several"):
-                    continue  # the elementwise path: the family's own cases cover it
+            for name, shape in shapes:
                 yield value_case(
                     dt,
                     f"reduce {kind}",
                     dict.fromkeys(inputs, shape),
                     f"{red.attr}={v} ({kind}) {name} {list(shape)}",
                     attrs,
-                    tags=tags,
                 )
             # large dynamic range: most values ~1e-2, every 97th ~1e3 (its square dominates; the small ones
             # are lost in a 16-bit accumulation)
@@ -161,9 +161,14 @@ def _reduce_value_cases(
             # every input in (0, 1): inside the domain of log, log(1 - x), sqrt and 1/x, so formulas such as a
             # cross entropy give a finite sum here and the combine is tested by value (a normal draw puts
             # most of such an op's elements outside its domain, and a NaN sum hides any combine error)
-            for name, shape, tags in (("tile+1", (t + 1,), ()), ("several tiles per core", (several,), ("multicore",))):
-                if tags and quick and dt is not dtypes[0]:
-                    continue
+            unit_shapes: list[tuple[str, tuple[int, ...], tuple[str, ...]]] = [("tile+1", (t + 1,), ())]
+            if kind != "none":
+                unit_shapes.append(
+                    ("several cores, uneven tail", (_multicore_length(spec, product, dt),), ("multicore",))
+                )
+                if not quick or dt is dtypes[0]:
+                    unit_shapes.append(("several tiles per core, ragged tail", (several,), ()))
+            for name, shape, tags in unit_shapes:
                 unit = {n: uniform_array(rng, shape, dt, 0.05, 0.95) for n in inputs}
                 yield Case(
                     spec.snake,
@@ -172,7 +177,7 @@ def _reduce_value_cases(
                     f"reduce {kind}",
                     f"{red.attr}={v} ({kind}) inputs in (0, 1) {name} {list(shape)}",
                     {**unit, **attrs},
-                    tags=tags if kind != "none" else (),
+                    tags=tags,
                 )
             # +-inf and NaN in the first input
             for special in (math.inf, -math.inf, math.nan):
