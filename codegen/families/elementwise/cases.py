@@ -101,13 +101,16 @@ def _reduce_value_cases(
 
     Inputs in (0, 1) lie inside every formula's domain, so the sum is finite and a combine error shows in its
     value and bits (a normal draw gives some ops a NaN sum whatever the combine does). They come as one tile
-    + 1, as several tiles on every core of the product with a ragged last tile (mean and sum: every core's
-    partial through the combine; the none path's several tiles are the family's ``large`` case), and as an
-    uneven split over a few cores (:func:`_multicore_length`), the mean and sum of which are tagged
-    ``multicore``: they run as determinism cases over every core order. The combine (partials in the
-    workspace, SyncAll, core 0 adding them in core order) is the same code for any core count above one, so a
-    few cores probe its order as well as all of them, at a small fraction of the several-tiles case's
-    seven launches. Sizes come from the planner's tile (``tile``) and the product's core count."""
+    + 1, as an uneven split over a few cores (:func:`_multicore_length`), the mean and sum of which are tagged
+    ``multicore`` (they run as determinism cases over every core order), and for the sum as several tiles on
+    every core of the product with a ragged last tile (every core's partial through the combine).
+
+    The combine (partials in the workspace, SyncAll, core 0 adding them in core order, then the mean's one
+    division) is the same code for any core count above one, so a few cores probe its order, and the mean's
+    division of an uneven split, as well as all of them do, for a small fraction of a several-tiles case's
+    cost; a tile's accumulation is the same code for the mean and the sum, so the several-tiles case runs
+    once, as the sum (the none path's several tiles are the family's ``large`` case). Sizes come from the
+    planner's tile (``tile``) and the product's core count."""
     from codegen.families.elementwise.plan import reduce_of, tiling_decision
 
     red = reduce_of(spec)
@@ -166,7 +169,7 @@ def _reduce_value_cases(
                 unit_shapes.append(
                     ("several cores, uneven tail", (_multicore_length(spec, product, dt),), ("multicore",))
                 )
-                if not quick or dt is dtypes[0]:
+                if kind == "sum" and (not quick or dt is dtypes[0]):
                     unit_shapes.append(("several tiles per core, ragged tail", (several,), ()))
             for name, shape, tags in unit_shapes:
                 unit = {n: uniform_array(rng, shape, dt, 0.05, 0.95) for n in inputs}
