@@ -96,7 +96,8 @@ def test_bit_identical_outputs_of_two_orders_are_compared_once(compare_calls):
 
 
 def test_a_single_bit_of_difference_is_judged_again(compare_calls):
-    spec = _spec()
+    # an op that does not promise determinism: another order may round differently within the bound
+    spec = replace(_spec(), deterministic=False)
     params, right = _inputs()
     other = right.copy()
     other.view(np.uint32)[3] ^= 1  # one ULP at one element: still within the bound, but other bits
@@ -105,6 +106,36 @@ def test_a_single_bit_of_difference_is_judged_again(compare_calls):
     second = run_case(op, _case(spec, params, "reversed"), _ref())
     assert len(compare_calls) == 2
     assert second.passed and second.max_ulp_err == 1.0
+
+
+def test_a_deterministic_case_fails_when_its_next_core_order_changes_one_bit():
+    # the spec says deterministic: true (or the case runs in ACL_OPT_DETERMINISTIC): the reversed unit of the
+    # same case must give the in_order unit's bits, even where both are within the bound
+    spec = _spec()
+    assert spec.deterministic
+    params, right = _inputs()
+    other = right.copy()
+    other.view(np.uint32)[3] ^= 1
+    op = _Op(spec, [right, other], block_dim=4)
+    first = run_case(op, _case(spec, params), _ref())
+    second = run_case(op, _case(spec, params, "reversed"), _ref())
+    assert first.passed and not second.passed
+    assert second.message.startswith(
+        "not bit-identical over core orders: 1 of 8 elements differ between in_order and reversed (seed 0)"
+    )
+    assert second.max_ulp_err == 1.0  # the comparison with the reference ran as well
+    # the same for a case in the deterministic mode of an op that is not deterministic by default
+    loose = replace(spec, deterministic=False)
+    op = _Op(loose, [right, other, right, other], block_dim=4)
+    det = replace(_case(loose, dict(params)), deterministic=True)
+    run_case(op, det, _ref())
+    assert not run_case(op, replace(det, core_order="reversed"), _ref()).passed
+    # and not across different cases, or for the same order run again
+    assert run_case(op, _case(loose, dict(params)), _ref()).passed
+    op = _Op(spec, [right, right, right], block_dim=4)
+    case = _case(spec, params)
+    assert all(run_case(op, case, _ref()).passed for _ in range(2))
+    assert run_case(op, _case(spec, dict(params), "reversed"), _ref()).passed
 
 
 def test_an_out_array_written_again_in_place_is_judged_by_its_new_bits(compare_calls):

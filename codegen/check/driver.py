@@ -150,6 +150,54 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     return result
 
 
+#: The outputs of the last deterministic value unit run in this process: ``(fn, params, run options, core
+#: order, seed, output copies)``, see :func:`_same_case_other_order`.
+_DETERMINISTIC_MEMO: list[tuple[Any, dict[str, Any], tuple[Any, ...], str, int, tuple[np.ndarray, ...]]] = []
+
+
+def _same_case_other_order(fn: OpCallable, case: Case, got: tuple[np.ndarray, ...]) -> str:
+    """The bit differences (:func:`_order_difference`) between ``got``, the outputs of a deterministic value
+    unit, and those of the unit run just before it in this process when that was the same case (the same
+    ``params`` object and run options) under another core order, else ``""``; then keeps copies of ``got``
+    for the next unit. The core orders of a case are consecutive units of one worker
+    (:func:`codegen.check.worker.case_units`, one shard), and a deterministic call's output is a function of
+    its inputs alone, whatever order the cores ran in: so the ``reversed`` unit of every multi-core
+    deterministic value case is a two-order determinism check as well (a one-core call is not run again,
+    see :func:`_run_case`)."""
+    earlier = _DETERMINISTIC_MEMO[0] if _DETERMINISTIC_MEMO else None
+    _DETERMINISTIC_MEMO.clear()
+    options = _run_options(case)
+    differ = ""
+    same_case = earlier is not None and earlier[0] is fn and earlier[1] is case.params and earlier[2] == options
+    if same_case and earlier is not None and (earlier[3], earlier[4]) != (case.core_order, case.seed):
+        differ = _order_difference(fn.spec.output_names, earlier[5], got, earlier[3], case.core_order, case.seed)
+    _DETERMINISTIC_MEMO.append(
+        (fn, case.params, options, case.core_order, case.seed, tuple(np.array(g, copy=True) for g in got))
+    )
+    return differ
+
+
+def _order_difference(
+    names: tuple[str, ...] | list[str],
+    first: tuple[np.ndarray, ...],
+    other: tuple[np.ndarray, ...],
+    first_order: str,
+    order: str,
+    seed: int,
+) -> str:
+    """``not bit-identical over core orders: ...`` naming the first output (of ``names``) whose bits differ
+    between the runs under ``first_order`` and ``order`` (seed ``seed``) and how many elements do, or ``""``."""
+    for name, got, again in zip(names, first, other):
+        differ = _bit_differences(got, again)
+        if differ:
+            where = f" of {name}" if len(first) > 1 else ""
+            return (
+                f"not bit-identical over core orders: {differ} of {got.size} elements{where} differ "
+                f"between {first_order} and {order} (seed {seed})"
+            )
+    return ""
+
+
 def _one_core_schedule(counters: dict[str, Any]) -> bool:
     """Whether every kernel launch of a call (``counters`` of :func:`_summarise`) ran on at most one core (or
     the call launched none). Then every core order is the same schedule: the emulator's order only permutes
@@ -212,19 +260,16 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             ref_params = {k: v for k, v in params.items() if k not in spec.output_names}
             product = getattr(fn, "product", None)
             passed, max_abs, max_ulp, message, bound, source = _compare_outputs(spec, product, ref, ref_params, got_all)
+            first = runs[0][0]
             for (order, seed), other in zip(runs[1:], outputs[1:]):
-                for name, got, again in zip(spec.output_names, got_all, other):
-                    differ = _bit_differences(got, again)
-                    if differ:
-                        passed = False
-                        where = f" of {name}" if len(got_all) > 1 else ""
-                        message = (
-                            f"not bit-identical over core orders: {differ} of {got.size} elements{where} differ "
-                            f"between in_order and {order} (seed {seed}); {message}".rstrip("; ")
-                        )
-                        break
-                if not passed:
+                differ = _order_difference(spec.output_names, got_all, other, first, order, seed)
+                if differ:
+                    passed, message = False, f"{differ}; {message}".rstrip("; ")
                     break
+            if len(runs) == 1 and (spec.deterministic or case.deterministic):
+                differ = _same_case_other_order(fn, case, got_all)
+                if differ:
+                    passed, message = False, f"{differ}; {message}".rstrip("; ")
     except _Verdict as exc:
         message = str(exc)
     except AclnnError as exc:

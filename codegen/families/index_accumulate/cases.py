@@ -247,15 +247,19 @@ def _value_cases(
         # indices, scaling; in atomic mode buckets cross core boundaries (summed by two cores, added
         # atomically). Without DataCopyPad it needs rows of whole 32-byte blocks (and pads the sorted pairs to
         # whole blocks); without hardware SyncAll it runs the software SyncAll on the counters output.
+        # The sorted strategies' determinism cases (seven runs of some 10^5 indices) are the first grad dtype's:
+        # which core sums which bucket, and in what order, comes from the tiling whatever the dtype, and every
+        # deterministic value case is also compared bit for bit between its in_order and reversed runs.
+        probe: tuple[str, ...] = ("multicore",) if g is grads[0] else ()
         if g is grads[0] or not quick:
             w = SORTED_CASE_ROWS
             d = 4 if product.data_copy_pad else 32 // g.itemsize
             n = sorted_run_indices(spec, product, (d,), w, g, i64, det, padding=17, scale=True)
             p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, w), w, padding=17, scaling=True)
-            yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"sorted-run strategy, {w} rows", p, det, tags=("multicore",))
+            yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"sorted-run strategy, {w} rows", p, det, tags=probe)
         # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
         if g is grads[0] or not quick:
-            yield from _small_dim_sorted_cases(mk, g, i64, det, quick)
+            yield from _small_dim_sorted_cases(mk, g, i64, det, quick, probe)
         # Product limits at their boundary: the largest passing value must work.
         yield from _limit_value_cases(mk, g, idx_all, det)
 
@@ -339,11 +343,14 @@ def sorted_variant_n(
     return None
 
 
-def _small_dim_sorted_cases(mk: _Maker, g: DType, i: DType, det: bool, quick: bool) -> Iterator[Case]:
+def _small_dim_sorted_cases(
+    mk: _Maker, g: DType, i: DType, det: bool, quick: bool, tags: tuple[str, ...]
+) -> Iterator[Case]:
     """The small-dim variant with scaling, a padding row and invalid indices (the indices spread 2 past both
     ends), buckets split between cores (a few rows per core), at the smallest N that takes it; without
     ``quick`` also D 8 without scaling (the default call); on products with the variant, in atomic mode, also
-    the (row, position) pairs path without scaling."""
+    the (row, position) pairs path without scaling. ``tags`` go on every case (``multicore``: a determinism
+    case in deterministic mode)."""
     shapes = [(w, d, True) for w, d in (SMALL_DIM_SORTED_SHAPES[:1] if quick else SMALL_DIM_SORTED_SHAPES)]
     if not quick:
         shapes.append((*SMALL_DIM_SORTED_SHAPES[0], False))
@@ -353,14 +360,14 @@ def _small_dim_sorted_cases(mk: _Maker, g: DType, i: DType, det: bool, quick: bo
             continue
         p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=scaling)
         name = f"sorted-run small-dim variant, {w} rows, D {d}" + ("" if scaling else ", no scaling")
-        yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
+        yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
     w, d = PAIRS_SORTED_SHAPE
     if not det and mk.product.data_copy_pad and g.itemsize == 4:
         n = sorted_variant_n(mk, g, i, det, w, d, 17, False, False)
         if n is not None:
             p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17)
             name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
-            yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=("multicore",))
+            yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
 
 
 def _limit_env(mk: _Maker, grad: np.ndarray, indices: np.ndarray, params: dict[str, Any]) -> dict[str, object]:
