@@ -39,6 +39,8 @@ TINY = 2.0**-126
 DELTA = {op: 2.0**-24 for op in ("Add", "Sub", "Mul", "Adds", "Muls")} | {
     op: 4 * 2.0**-23 for op in ("Div", "Reciprocal", "Exp", "Ln", "Sqrt", "Rsqrt")
 }
+#: relative error of the log1p rewrite (bound module doc: 2 HARDWARE_ULPS + 4 * 2**-24)
+LOG1P_ERROR = 20 * 2.0**-24
 #: (relative half ULP, absolute underflow allowance, largest finite value) of the 16-bit results
 ROUND16 = {DType.FLOAT16: (2.0**-11, 2.0**-25, 65504.0), DType.BF16: (2.0**-8, 2.0**-126, FP32_MAX * (1 - 2.0**-8))}
 
@@ -241,6 +243,12 @@ def step_model(ins: Instruction, buffers: dict[str, Any], scalars: dict[str, flo
     if op == "Duplicate":
         return s
     srcs = [buffers[n] for n in ins.srcs]
+    if ins.image is not None:
+        # a rewritten log1p: log1p of its operand's interval, widened by the stated 20 * 2**-24
+        func, k = ins.image
+        assert func == "log1p"
+        x = srcs[k]
+        return rounded(clean(np.log1p(F(x.lo)), np.log1p(F(x.hi))), LOG1P_ERROR, TINY, FP32_MAX)
     if op in ("Compare", "Compares"):
         assert ins.mode is not None
         return compare(srcs[0], srcs[1] if op == "Compare" else s, ins.mode)

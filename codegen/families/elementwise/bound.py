@@ -17,7 +17,9 @@ and buffer, that contain every value the fp32 (or 16-bit) kernel can hold there:
   that is decided where the operand intervals decide the comparison (NaN compares false except ``NE``)
   and open otherwise, and ``Select`` gives the chosen operand, or the hull of both where the mask is open;
   ``Rsqrt`` rounds as ``Sqrt``; an approximation (``erf``) widens its last instruction by its stated
-  absolute error; ``Cast`` ``CAST_RINT`` to FLOAT16
+  absolute error; the ``log1p`` rewrite, whose quotient ``log(u) * x / (u - 1)`` interval arithmetic
+  cannot bound where ``u`` may be 1 (the whole line, however close to 0 ``x`` is), gives ``log1p`` of its
+  operand's interval widened by :data:`LOG1P_ERROR`; ``Cast`` ``CAST_RINT`` to FLOAT16
   / BF16 widens by half an ULP of the 16-bit type (relative 2**-11 / 2**-8) plus half its smallest
   subnormal spacing (FLOAT16 keeps subnormals) or its smallest normal (BF16);
 - a value beyond the largest finite number of its type may be an infinity (the interval end becomes
@@ -64,6 +66,25 @@ ROUNDING: dict[str, float] = {
     "Sqrt": HARDWARE_ULPS,
     "Rsqrt": HARDWARE_ULPS,
 }
+#: Relative error of the ``log1p`` rewrite (``codegen.families.elementwise.compiler._rewrite_function``: with
+#: ``u = fl(1 + x)``, ``x`` where ``u == 1``, ``log(u) * x / (u - 1)`` where ``|x| < 0.5``, else ``log(u)``),
+#: for any fp32 ``x >= -1``, against the exact ``log1p(x)``:
+#:
+#: - ``u == 1``: ``|x| <= 2**-24`` and ``|log1p(x) - x| <= x**2`` (relative ``2**-24``);
+#: - Goldberg's form (What Every Computer Scientist Should Know About Floating-Point Arithmetic, 1991,
+#:   theorem 4): ``u - 1 = x'`` is exact (Sterbenz) with ``|x' - x| <= 2**-24``, and the exact quotient
+#:   is ``x * f(x')`` with ``f(t) = log1p(t) / t``, whose logarithmic derivative stays within 0.9 in
+#:   magnitude on ``[-0.51, 0.51]``: relative ``0.9 * 2**-24``; then ``Ln`` and ``Div`` (``HARDWARE_ULPS``
+#:   each) and ``Mul`` (``2**-24``): about ``17.9 * 2**-24`` in all;
+#: - ``log(u)`` for ``|x| >= 0.5``: ``1 + x`` is exact below 0 and rounds by ``2**-24`` above, which moves
+#:   the logarithm (at least 0.405 there) by at most ``2.5 * 2**-24`` relative, plus ``Ln``'s
+#:   ``HARDWARE_ULPS``: ``10.5 * 2**-24``.
+#:
+#: The stated figure is 2 ``HARDWARE_ULPS`` + 4 ``2**-24`` (= ``20 * 2**-24``).
+LOG1P_ERROR = 2 * HARDWARE_ULPS + 4 * FP32_U
+#: Functions a program computes by a rewrite the interval model does not follow instruction by instruction
+#: (``Instruction.image``): an increasing function over float64 and its relative error.
+IMAGES: dict[str, tuple[Any, float]] = {"log1p": (np.log1p, LOG1P_ERROR)}
 #: Absolute allowance of each rounding for results in the subnormal range (fp32's smallest normal).
 FP32_TINY = 2.0**-126
 FP32_MAX = float(np.finfo(np.float32).max)
@@ -416,6 +437,8 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         other = srcs[1] if ins.op == "Compare" else scalar
         assert other is not None and ins.mode is not None
         return _compare(srcs[0], other, ins.mode)
+    if ins.image is not None:
+        return _image(ins, buffers)
     if ins.op == "Select":
         mask = srcs[0]
         src1 = srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else scalar
@@ -433,6 +456,17 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
     if ins.approx:
         exact = _clean(exact[0] - ins.approx, exact[1] + ins.approx)
     return exact
+
+
+def _image(ins: Instruction, buffers: dict[str, Interval]) -> Interval:
+    """The interval of a rewritten function's result (``ins.image``): the function's exact image of its
+    operand's interval, widened by the function's stated relative error and fp32's smallest normal."""
+    assert ins.image is not None
+    func, k = ins.image
+    f, error = IMAGES[func]
+    lo, hi = buffers[ins.srcs[k]]
+    with np.errstate(all="ignore"):
+        return _round(_clean(f(lo), f(hi)), error, FP32_TINY, FP32_MAX)
 
 
 def _compare(a: Interval, b: Interval, mode: str) -> Interval:

@@ -64,7 +64,11 @@ class Instruction:
     src0 and ``scalar`` is src1). ``Compare``/``Compares`` run on ``nCmp`` elements (``n`` rounded up to 256
     bytes of fp32, the granularity of their count form), every other instruction on ``n``. ``approx`` is
     the absolute error of a formula approximation whose last instruction this is (``erf``: 1.5e-7), added
-    to the derived error bound; 0 for exact math.
+    to the derived error bound; 0 for exact math. ``image`` is set on the last instruction of a rewritten
+    function whose instruction sequence the interval model cannot follow (``log1p``: the quotient
+    ``log(u) * x / (u - 1)`` is 0 / 0 over an interval of ``u`` holding 1): ``(function, k)`` says that
+    ``dst`` holds that function of ``srcs[k]`` up to the function's stated error
+    (:data:`codegen.families.elementwise.bound.IMAGES`).
     """
 
     op: str
@@ -74,6 +78,7 @@ class Instruction:
     round_mode: str | None = None
     mode: str | None = None
     approx: float = 0.0
+    image: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -221,6 +226,15 @@ def _rewrite_function(func: str, args: tuple[Expr, ...]) -> Expr | None:
     return None
 
 
+def _is_log1p(e: Expr, tensors: frozenset[str]) -> bool:
+    """Whether ``e`` is the lowered rewrite of ``log1p`` of its second argument (``where(x + 1 == 1, x,
+    ...)``, see :func:`_rewrite_function`), written by the rewrite or by hand."""
+    if not (isinstance(e, Call) and e.func == "where" and len(e.args) == 3):
+        return False
+    rewritten = _rewrite_function("log1p", (e.args[1],))
+    return rewritten is not None and _lower(rewritten, tensors) == e
+
+
 def _lower(e: Expr, tensors: frozenset[str]) -> Expr:
     """Rewrites sigmoid and pushes negations outward so they can fold into host scalars."""
     if not (names(e) & tensors):
@@ -273,6 +287,7 @@ class _Builder:
         self.ctx = ctx
         self.cast_inputs = cast_inputs
         self.code: list[tuple[str, int, tuple[int, ...], str | None, str | None, str | None, float]] = []
+        self.images: dict[int, tuple[str, int]] = {}  # register -> (function, operand index): Instruction.image
         self.leaf_reg: dict[str, int] = {}
         self.reg_source: dict[int, str] = {}  # register -> input name, for uncast fp32 leaves
         self.mask_regs: set[int] = set()  # registers holding uint8_t bit masks (Compare/Compares results)
@@ -384,7 +399,10 @@ class _Builder:
         if isinstance(e, Name) and e.id in ctx.tensors:
             return self.leaf(e.id)
         if isinstance(e, Call) and e.func == "where":
-            return self.select(*e.args)
+            reg = self.select(*e.args)
+            if _is_log1p(e, ctx.tensors):
+                self.images[reg] = ("log1p", 1)  # the Select's src0 is log1p's operand
+            return reg
         if isinstance(e, Call) and e.func == "erf":
             return self.erf(e.args[0])
         if isinstance(e, Unary) and e.op == "-":
@@ -495,7 +513,7 @@ def _allocate(b: _Builder, root: int) -> Program:
                 target = f"tmp{temps}"
                 temps += 1
         buf[dst] = target
-        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm, mode, approx))
+        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm, mode, approx, b.images.get(dst)))
     if final_cast:
         out.append(Instruction("Cast", "outLocal", (buf[root],), None, "CAST_RINT"))
     elif not out or out[-1].dst != "outLocal":
