@@ -86,11 +86,14 @@ def test_a_determinism_case_whose_call_ran_on_one_core_runs_once() -> None:
     result = run_case(fake, _case(True), REF)  # type: ignore[arg-type]
     assert result.passed, result.message
     assert len(fake.calls) == 1
+    # its name promises seven core orders: the result says why it ran once
+    assert result.message.startswith("ran on one core (every launch)")
     # two cores: every order runs, and a difference in the last one still fails the case
     fake = _FakeOp("concurrent", block_dim=2)
     result = run_case(fake, _case(True), REF)  # type: ignore[arg-type]
     assert len(fake.calls) == 7
     assert not result.passed and "between in_order and concurrent" in result.message
+    assert "ran on one core" not in result.message
 
 
 def test_each_run_writes_its_own_out_array_and_reads_the_cases_inputs() -> None:
