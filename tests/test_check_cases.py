@@ -115,6 +115,33 @@ def test_the_quick_matrix_spans_several_cores_with_an_uneven_tail_on_every_produ
             assert d.total_length % (32 // DType[case.dtype].itemsize) != 0  # and the last block is partial
 
 
+@pytest.mark.parametrize("min_bytes", [32, 32768])
+def test_the_remainder_over_cores_case_runs_only_where_the_tiling_spreads_it_over_every_core(min_bytes: int) -> None:
+    """The "remainder over cores" case (every core three blocks, five of them one more, the last partial) ran on one
+    core under the seed ops' 32 KiB per core, a case whose name its tiling did not meet. It is generated only
+    where the tiling spreads it over the product's cores: with min_bytes_per_core 32, on all of them, unevenly."""
+    from codegen.check.driver import cases_for
+    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.spec.model import DType
+
+    catalogue, specs = load_project()
+    base = specs["soft_margin_loss_backward"]
+    spec = dataclasses.replace(base, tiling=dataclasses.replace(base.tiling, min_bytes_per_core=min_bytes))
+    for product in ("Ascend910B", "Ascend910"):
+        p = catalogue.get(product)
+        cases = [c for c in cases_for(spec, p, None, False) if c.name.startswith("remainder over cores")]
+        if min_bytes == 32768:
+            assert cases == []
+            continue
+        assert {c.dtype for c in cases} == {d.name for d in spec.inputs[0].dtypes_for(p)}
+        for case in cases:
+            shape = case.params[spec.inputs[0].name].shape
+            d = tiling_decision(spec, p, shape, DType[case.dtype], attrs={"reduction": case.params["reduction"]})
+            assert d.block_dim == p.vector_core_num, (product, case.dtype)
+            assert 0 < d.former_num < d.block_dim
+            assert d.total_length % (32 // DType[case.dtype].itemsize) != 0
+
+
 def test_the_quick_matrix_alone_catches_a_wrong_former_core_offset(
     broken_tree: Callable[[str, str, str, str], Path],
 ) -> None:

@@ -39,11 +39,12 @@ def elementwise_cases(
     """Value and status cases of an elementwise op on one product.
 
     Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that
-    does not divide over the cores, exactly one tile and one tile + 1 (per dtype, from the tiling rule),
-    several cores with an uneven split and a partial last block (``--quick`` too), ranks 1-8, broadcasting
-    in every input position, non-contiguous inputs and output, a large input (every core of the product
-    runs at least three whole tiles and the split is uneven: cores x tile x 3 + 17 elements, at most 2**21 + 17;
-    skipped with ``quick``), every attribute value, mixed-dtype promotion and large magnitudes; then every
+    does not divide over the cores (where the tiling spreads it over several), exactly one tile and one
+    tile + 1 (per dtype, from the tiling rule), several cores with an uneven split and a partial last block
+    (``--quick`` too), ranks 1-8, broadcasting in every input position, non-contiguous inputs and output, a
+    large input (every core of the product runs at least three whole tiles and the split is uneven: cores x
+    tile x 3 + 17 elements, at most 2**21 + 17; skipped with ``quick``), every attribute value, mixed-dtype
+    promotion and large magnitudes; then every
     documented error status.
     """
     rng = np.random.default_rng(20261129)
@@ -222,11 +223,17 @@ def _value_cases(
             ("one block", (block,)),
             ("block+1", (block + 1,)),
             ("fewer than cores", (3, 5)),
-            ("remainder over cores", (cores * block * 3 + 5 * block + 3,)),
             ("one tile", (t,)),
             ("tile+1", (t + 1,)),
             ("tile-1", (t - 1,)),
         ]
+        remainder = cores * block * 3 + 5 * block + 3
+        if -(-remainder * dt.itemsize // spec.tiling.min_bytes_per_core) > 1:
+            # every core three blocks and five one more, the last partial: only where the tiling spreads that
+            # over several cores (a small min_bytes_per_core); elsewhere it is one core's several blocks and
+            # partial tail, which "tile-1" already runs, and "large" (all cores) and "several cores, uneven
+            # tail" take the uneven split
+            plain.insert(5, ("remainder over cores", (remainder,)))
         if not quick:
             # Many tiles per core on every core (the queues' buffers reused, the loop's tail): three whole
             # tiles per core are enough for that; a larger input only repeats the same path.
