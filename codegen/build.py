@@ -192,6 +192,11 @@ def _cached_locked(entry: Path) -> bool:
     if not entry.exists():
         return False
     record = entry.with_name(entry.name + HASH_SUFFIX)
+    for own in (entry, record):
+        if own.is_dir() and not own.is_symlink():
+            # opgen writes files here; a directory is not its own to delete, nor is the entry beside it then
+            # known to be stale: nothing is deleted, and no rebuild is promised
+            raise BuildError(f"build cache entry {own} is a directory, not a file opgen wrote; remove it")
     problem = ""
     try:
         recorded = _read_record(record)
@@ -205,9 +210,6 @@ def _cached_locked(entry: Path) -> bool:
     if problem:
         warnings.warn(f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3)
     for stale in (entry, record):
-        if stale.is_dir() and not stale.is_symlink():
-            # opgen writes files here; a directory is not its own to delete
-            raise BuildError(f"build cache entry {stale} is a directory, not a file opgen wrote; remove it")
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
     return False
