@@ -15,6 +15,7 @@ import pytest
 
 from codegen.check.cases import DETERMINISM_RUNS
 from codegen.paths import project_paths
+from codegen.render import render_op
 from codegen.runner import AclnnError, OpCallable
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
@@ -116,6 +117,34 @@ def test_out_shape_follows_the_reduction(op: str, built_op: Callable[[str, str],
         with pytest.raises(AclnnError) as err:
             fn(self=x, target=t, reduction=bad_reduction, out=np.zeros((), np.float32))
         assert err.value.status == 161002
+
+
+@pytest.mark.parametrize("op", ["mse_loss", "soft_margin_loss"])
+def test_a_wrong_out_shape_names_the_one_reduction_mode(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """The message for a non-0-d out names the mode of the reduction value given (1 mean, 2 sum, the names
+    of the attr's ``values``), not both."""
+    fn = built_op(op, "Ascend910B")
+    x = np.linspace(0.05, 0.95, 12, dtype=np.float32).reshape(3, 4)
+    for reduction, mode in ((1, "mean"), (2, "sum")):
+        with pytest.raises(AclnnError) as err:
+            fn(self=x, target=x, reduction=reduction, out=np.zeros((3, 4), np.float32))
+        assert err.value.status == 161002
+        assert f"out must be 0-d when reduction is {reduction} ({mode}), but has shape [3, 4]." in err.value.message
+        assert "mean or sum" not in err.value.message
+
+
+def test_the_reduction_mode_names_come_from_the_spec(tmp_path: Path) -> None:
+    """The mode names of that message follow the spec (here mean is 2 and sum is 1), not a per-op constant."""
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    edited = text.replace("values: {0: none, 1: mean, 2: sum}", "values: {0: none, 1: sum, 2: mean}", 1).replace(
+        "reduce: {attr: reduction, none: 0, mean: 1, sum: 2}", "reduce: {attr: reduction, none: 0, mean: 2, sum: 1}", 1
+    )
+    assert edited.count("1: sum, 2: mean") == 1 and edited.count("mean: 2, sum: 1") == 1
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(edited)
+    source = render_op(load_op_spec(path, CATALOGUE), CATALOGUE, project_paths()).files["op_api/aclnn_mse_loss.cpp"]
+    assert source.count('reduction == 2 ? "mean" : "sum"') == 1
+    assert "(mean or sum)" not in source
 
 
 @pytest.mark.parametrize(

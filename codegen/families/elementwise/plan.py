@@ -123,7 +123,8 @@ def reduce_kind(spec: OpSpec, attrs: Mapping[str, Any]) -> int:
 class ReduceView:
     """The reduce epilogue in the templates: the aclnn ``attr`` and its ``none``/``mean``/``sum`` values,
     ``device_index`` of the device attr carrying it and ``none_text`` (its string for ``none``, when the
-    device attr is a string; else ""), ``no_sync_condition`` (the NpuArchs without hardware SyncAll: one core
+    device attr is a string; else ""), ``mean_text`` / ``sum_text`` (the names the attr's ``values`` give the
+    mean and sum values, for messages), ``no_sync_condition`` (the NpuArchs without hardware SyncAll: one core
     reduces everything), ``no_fp32_reduce_condition`` (NpuArchs whose ReduceSum takes half only)."""
 
     attr: str
@@ -133,6 +134,8 @@ class ReduceView:
     device_index: int
     device_name: str
     none_text: str
+    mean_text: str
+    sum_text: str
     no_sync_condition: str
     no_fp32_reduce_condition: str
     no_sync_archs: tuple[int, ...]
@@ -1081,6 +1084,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             device_index=device_index,
             device_name=dev.attrs[device_index].name,
             none_text=names[red.none] if dev.attrs[device_index].type == "string" else "",
+            mean_text=names[red.mean],
+            sum_text=names[red.sum],
             no_sync_condition=arch_condition(products, "hw_sync_all"),
             no_fp32_reduce_condition=" || ".join(
                 f"__NPU_ARCH__ == {a}" for a in sorted({p.npu_arch for p in products} & set(NO_FP32_REDUCE_ARCHS))

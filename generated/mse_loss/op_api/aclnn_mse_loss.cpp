@@ -122,8 +122,9 @@ aclnnStatus CheckParams(const aclTensor *self, const aclTensor *target, int64_t 
       return ACLNN_ERR_PARAM_INVALID;
     }
   } else if (out->GetViewShape().GetDimNum() != 0) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must be 0-d when reduction is %lld (mean or sum), but has shape %s.",
-            static_cast<long long>(reduction), ToString(out->GetViewShape()).GetString());
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must be 0-d when reduction is %lld (%s), but has shape %s.",
+            static_cast<long long>(reduction), reduction == 1 ? "mean" : "sum",
+            ToString(out->GetViewShape()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
   if (self->GetStorageFormat() != Format::FORMAT_ND) {
