@@ -418,6 +418,83 @@ def test_a_result_file_with_values_of_the_wrong_type_is_a_merge_error(tmp_path: 
         merge_results([bad])
 
 
+@pytest.mark.parametrize(
+    ("drop", "named"),
+    [
+        (["passed"], "'passed' (every case of `opgen check --json` has it"),
+        (
+            ["status", "message", "seconds"],
+            "'status', 'message', 'seconds' (every case of `opgen check --json` has them",
+        ),
+    ],
+)
+def test_a_case_lacking_a_field_is_one_merge_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], drop: list[str], named: str
+) -> None:
+    """Found by a review helper: a case without ``passed`` leaked ``CaseResult.__init__() missing 1 required
+    positional argument``; the error names the file, the case's index and every missing field."""
+    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": idents_digest([["op/P/FLOAT/x", "op/P/FLOAT/y"]])}
+    bad = tmp_path / "bad.json"
+    write_json(
+        [_result("op/P/FLOAT/x"), _result("op/P/FLOAT/y")],
+        bad,
+        {**meta, "shard": [1, 1], "planned": _planned("op/P/FLOAT/x", "op/P/FLOAT/y")},
+    )
+    data = json.loads(bad.read_text())
+    for name in drop:
+        del data["cases"][1][name]
+    bad.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["report", "merge", str(bad)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"error: {bad}: cases[1] has no {named}; an edited file?)"]
+
+
+def test_a_failed_case_without_a_message_is_reported_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by a review helper: merging printed ``FAIL <ident>: `` and nothing more for a failed case whose
+    message is empty; the table and the JUnit failure say that no message was recorded."""
+    meta = {"opgen": "1", "inputs": "i", "options": {}, "plan": idents_digest([["op/P/FLOAT/x", "op/P/FLOAT/y"]])}
+    a = tmp_path / "a.json"
+    write_json(
+        [_result("op/P/FLOAT/x", False, ""), _result("op/P/FLOAT/y", False, "max abs err 2 > bound 1")],
+        a,
+        {**meta, "shard": [1, 1], "planned": _planned("op/P/FLOAT/x", "op/P/FLOAT/y")},
+    )
+    junit = tmp_path / "merged.xml"
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), "--junit", str(junit)]) == 1
+    fails = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAIL ")]
+    assert fails == [
+        "FAIL op/P/FLOAT/x: failed (no message recorded)",
+        "FAIL op/P/FLOAT/y: max abs err 2 > bound 1",
+    ]
+    failures = {c.get("name"): c.find("failure") for c in ET.parse(junit).getroot().iter("testcase")}
+    assert [(f.get("message"), f.text) for f in failures.values() if f is not None] == [
+        ("failed (no message recorded)", "failed (no message recorded)"),
+        ("max abs err 2 > bound 1", "max abs err 2 > bound 1"),
+    ]
+
+
+def test_a_full_run_and_a_shard_are_one_error_saying_so(
+    full_run: tuple[int, dict[str, Any]],
+    two_shards: tuple[Path, Path],
+    specs_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found by a review helper: an unsharded run's file merged with a shard file said only that their shard
+    plans differ; the error says which file is the full run and which shard the other is."""
+    full = specs_dir.parent / "full.json"
+    _, b = two_shards
+    capsys.readouterr()
+    for files in ([full, b], [b, full]):
+        assert main(["report", "merge", *map(str, files)]) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"error: {full} is a full run (no shard) and {b} is shard 2/2: a full run cannot be merged with shards "
+            "(merge the shards of one run alone; a full run's file needs no merge)"
+        ]
+
+
 def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     from codegen.check import driver
 

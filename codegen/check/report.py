@@ -13,6 +13,7 @@ from rich.table import Table
 
 from codegen.check.driver import CaseResult
 from codegen.check.legend import LEGEND
+from codegen.check.results import NO_MESSAGE
 
 
 def progress_printer(total: int) -> Callable[[Any, list[CaseResult]], None]:
@@ -90,4 +91,5 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
     for r in results:
         if not r.passed:
             # the ident and message are data (a fault's "[pipe race]", a shape "[4, 8]"), never rich markup
-            console.print(f"[red]FAIL[/red] {escape(r.ident)}: {escape(r.message)}", markup=True, highlight=False)
+            message = r.message if r.message.strip() else NO_MESSAGE
+            console.print(f"[red]FAIL[/red] {escape(r.ident)}: {escape(message)}", markup=True, highlight=False)

@@ -20,12 +20,12 @@ import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
 from codegen.check.matrix import idents_digest, regular_file_problem
-from codegen.check.results import CaseResult, covered_name, result_dict
+from codegen.check.results import NO_MESSAGE, CaseResult, covered_name, result_dict
 
 
 class MergeError(Exception):
@@ -52,7 +52,7 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
     Raises:
         MergeError: the file cannot be read or is not an ``opgen check --json`` file: no ``cases`` list, no
             ``meta``, a string holding a lone surrogate (JSON may escape one; no UTF-8 output can hold it), a
-            field of the wrong type.
+            case lacking a field (named, with the case's index) or holding one of the wrong type.
     """
     problem = regular_file_problem(path)
     if problem is not None:
@@ -77,6 +77,7 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
             "`opgen check --json` never writes one (an edited file?)"
         )
     known = {f.name for f in fields(CaseResult)}
+    required = [f.name for f in fields(CaseResult) if f.default is MISSING and f.default_factory is MISSING]
     results = []
     for n, c in enumerate(data["cases"]):
         if not isinstance(c, dict):
@@ -84,10 +85,13 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
         for name, kinds in _FIELD_KINDS.items():
             if name in c and (not isinstance(c[name], kinds) or (bool not in kinds and isinstance(c[name], bool))):
                 raise MergeError(f"{path}: cases[{n}].{name} is {c[name]!r}, not {_KIND_NAMES[kinds]}")
-        try:
-            results.append(CaseResult(**{k: v for k, v in c.items() if k in known}))
-        except TypeError as exc:
-            raise MergeError(f"{path}: cases[{n}] lacks a field: {exc}") from exc
+        lacking = [name for name in required if name not in c]
+        if lacking:
+            raise MergeError(
+                f"{path}: cases[{n}] has no {', '.join(repr(k) for k in lacking)} (every case of `opgen check "
+                f"--json` has {'it' if len(lacking) == 1 else 'them'}; an edited file?)"
+            )
+        results.append(CaseResult(**{k: v for k, v in c.items() if k in known}))
         r = results[-1]
         if not r.ident.startswith(f"{r.op}/{r.product}/"):
             raise MergeError(
@@ -196,7 +200,8 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
         MergeError: a file is unreadable, has no metadata or lacks a key of it, holds a lone surrogate, or
             was written by an interrupted run (``meta.interrupted``);
             the files come from different tool versions, inputs (the message names the part: specs, product
-            catalogue, references, generated sources), options or shard plans; a shard is given twice or
+            catalogue, references, generated sources), options or shard plans; a full run is given with a
+            shard; a shard is given twice or
             missing; two shards hold the same case; a file lacks results of cases it planned (a run cut short,
             an edited file) or holds a case it did not plan; the files' planned cases do not give the plan
             digest they record.
@@ -217,6 +222,7 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
                 f"{path}: its metadata has no {', '.join(repr(k) for k in lacking)} (written by an older opgen, or "
                 "edited)"
             )
+    _refuse_full_run_with_shards([(path, meta) for path, meta, _ in loaded])
     first_path, first_meta, _ = loaded[0]
     for key, what in _SHARED_META:
         for path, meta, _ in loaded[1:]:
@@ -230,12 +236,8 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
     shards: dict[int, Path] = {}
     total = None
     for path, meta, _ in loaded:
-        shard = meta.get("shard")
-        if not (
-            isinstance(shard, list)
-            and len(shard) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
-        ):
+        shard = _shard(meta)
+        if shard is None:
             raise MergeError(f"{path}: no shard in its metadata (written by an older opgen?)")
         k, n = shard
         if not 1 <= k <= n:
@@ -294,6 +296,37 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
         "merged_from": [str(p) for p in paths],
     }
     return meta, merged
+
+
+def _shard(meta: dict[str, Any]) -> tuple[int, int] | None:
+    """The ``[K, N]`` of a file's ``meta["shard"]``, or None when it is not a pair of integers."""
+    shard = meta.get("shard")
+    if (
+        isinstance(shard, list)
+        and len(shard) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
+    ):
+        return shard[0], shard[1]
+    return None
+
+
+def _refuse_full_run_with_shards(files: list[tuple[Path, dict[str, Any]]]) -> None:
+    """Refuses a full run (``shard`` ``[1, 1]``: an unsharded run, or a merge) given with a shard of N > 1
+    (checked before the plans are compared: the two plans always differ, which said nothing about why).
+
+    Raises:
+        MergeError: naming the full run's file and the shard's file and its K/N.
+    """
+    full = next((path for path, meta in files if _shard(meta) == (1, 1)), None)
+    if full is None:
+        return
+    for path, meta in files:
+        shard = _shard(meta)
+        if shard is not None and shard[1] > 1:
+            raise MergeError(
+                f"{full} is a full run (no shard) and {path} is shard {shard[0]}/{shard[1]}: a full run cannot be "
+                "merged with shards (merge the shards of one run alone; a full run's file needs no merge)"
+            )
 
 
 def _planned(path: Path, meta: dict[str, Any]) -> list[dict[str, Any]]:
@@ -389,9 +422,9 @@ def write_junit(results: list[CaseResult], path: Path) -> None:
                 props = ET.SubElement(case, "properties")
                 ET.SubElement(props, "property", name="covered_by", value=r.covered_by)
             if not r.passed:
-                first = r.message.splitlines()[0] if r.message else "failed"
+                first = r.message.splitlines()[0] if r.message.strip() else NO_MESSAGE
                 failure = ET.SubElement(case, "failure", message=_xml_text(first[:1000]), type=r.kind or "fail")
-                failure.text = _xml_text(r.message)
+                failure.text = _xml_text(r.message if r.message.strip() else NO_MESSAGE)
     root.set("tests", str(len(results)))
     root.set("failures", str(sum(not r.passed for r in results)))
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)

@@ -8,6 +8,10 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+#: What the report says of a failed case whose message is empty (an edited or hand-written result file; a
+#: check run always says why a case failed).
+NO_MESSAGE = "failed (no message recorded)"
+
 
 @dataclass
 class CaseResult:
