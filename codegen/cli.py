@@ -251,8 +251,15 @@ def _generated_dir(text: str | None) -> None:
         raise UsageError(f"--generated {text}: {what}; give the directory `opgen generate --out` wrote")
 
 
+#: The most parts ``--shard K/N`` splits the check matrix into. Every part is a job that builds (or restores)
+#: the (op, product) libraries its cases use and plans the whole matrix, so past a few hundred parts that
+#: repeated work, not the cases, is what a part spends its time on; CI matrices stay far below it (GitHub
+#: Actions runs at most 256 jobs of one matrix). A larger N is a typo more likely than a plan.
+MAX_SHARDS = 1024
+
+
 def _shard(text: str) -> tuple[int, int]:
-    """``K/N`` of ``--shard`` (1 <= K <= N)."""
+    """``K/N`` of ``--shard`` (1 <= K <= N <= :data:`MAX_SHARDS`)."""
     k_text, sep, n_text = text.partition("/")
     try:
         k, n = int(k_text), int(n_text)
@@ -260,6 +267,8 @@ def _shard(text: str) -> tuple[int, int]:
         k = n = 0
     if not sep or n < 1 or not 1 <= k <= n:
         raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+    if n > MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"N must be at most {MAX_SHARDS} (see --help), got {text!r}")
     return k, n
 
 
@@ -618,7 +627,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard",
         type=_shard,
         metavar="K/N",
-        help="run the K-th of N cost-balanced parts of the matrix (join the parts' --json with `opgen report merge`)",
+        help="run the K-th of N cost-balanced parts of the matrix (join the parts' --json with `opgen report merge`); "
+        f"N is at most {MAX_SHARDS}: each part builds the libraries its cases use and plans the whole matrix, so "
+        "more parts repeat that work more than they split the cases' time (CI matrices are smaller: GitHub "
+        "Actions runs at most 256 jobs of one matrix)",
     )
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case) to FILE")
     c.add_argument(

@@ -25,7 +25,7 @@ import pytest
 from codegen.check.driver import CaseResult, Job
 from codegen.check.matrix import CaseCosts, Unit, assign_shards, idents_digest, job_units
 from codegen.check.result_files import MergeError, merge_results, write_json, write_junit
-from codegen.cli import main
+from codegen.cli import MAX_SHARDS, main
 from codegen.paths import project_paths
 
 pytestmark = pytest.mark.heavy(60)  # about 60 s alone: scheduled before lighter files
@@ -331,6 +331,25 @@ def test_overlapping_shards_are_an_error(tmp_path: Path) -> None:
         [_result("op/P/-/build", False, "boom")], b, {**meta, "shard": [2, 2], "planned": _planned("op/P/FLOAT/y")}
     )
     assert [r.ident for r in merge_results([a, b])[1]] == ["op/P/-/build"]
+
+
+def test_a_shard_count_above_the_limit_is_a_usage_error(
+    specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by a review helper: N had no upper limit. N = 1024 (MAX_SHARDS) runs (a part past the unit count
+    runs nothing); 1025 or more is a usage error (exit 2) naming the limit, before any work."""
+    assert MAX_SHARDS == 1024
+    out = tmp_path / "last.json"
+    status, data = _check(specs_dir, out, "--shard", "1024/1024")
+    assert (status, data["cases"], data["meta"]["shard"]) == (0, [], [1024, 1024])
+    for text in ("1/1025", "1025/1025", f"1/{10**20}"):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as info:
+            main(["--specs", str(specs_dir), "check", *SELECTION, "--shard", text])
+        assert info.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"opgen check: error: argument --shard: N must be at most 1024 (see --help), got {text!r}"
+        )
 
 
 def test_the_shard_plan_is_a_deterministic_partition_by_cost() -> None:
