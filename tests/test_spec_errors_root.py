@@ -146,3 +146,77 @@ def test_two_independent_mistakes_are_both_reported(tmp_path: Path) -> None:
         load_op_spec(path, CATALOGUE)
     fields = [str(e).split(": ")[1] for e in err.value.errors]
     assert fields == ["compute.steps[1].s", "device.attrs[1].default"], [str(e) for e in err.value.errors]
+
+
+DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8"
+
+
+@pytest.mark.parametrize(
+    ("op", "old", "new", "line", "field_message"),
+    [
+        # found by a review helper: an unknown dtype of the first input also gave 'device.dtypes: the device
+        # dtype order must list exactly the tensors' dtypes (FLOAT)'
+        (
+            "mse_loss",
+            "  - name: self\n    dtypes: [FLOAT, FLOAT16, BF16]\n",
+            "  - name: self\n    dtypes: [FLOAT, FLOAT17]\n",
+            "dtypes: [FLOAT, FLOAT17]",
+            f"inputs[0].dtypes[1]: unknown dtype 'FLOAT17'; allowed: {DTYPES}",
+        ),
+        # an unknown dtype in device.dtypes itself: not the comparison with the tensors' dtypes again
+        (
+            "mse_loss",
+            "  dtypes: [FLOAT16, FLOAT, BF16]\n",
+            "  dtypes: [FLOAT16, FLAOT, BF16]\n",
+            "FLAOT",
+            f"device.dtypes[1]: unknown dtype 'FLAOT'; allowed: {DTYPES}",
+        ),
+        # the dtype the example uses was the mistyped one: neither device.dtypes nor the example's dtype
+        (
+            "binary_cross_entropy",
+            "  - name: self\n    dtypes: [FLOAT, FLOAT16, BF16]\n",
+            "  - name: self\n    dtypes: [FLAOT, FLOAT16, BF16]\n",
+            "FLAOT",
+            f"inputs[0].dtypes[0]: unknown dtype 'FLAOT'; allowed: {DTYPES}",
+        ),
+        # nor the dtype_combos entries using it
+        (
+            "rms_norm",
+            "  - name: gamma\n    dtypes: [FLOAT, FLOAT16, BF16]\n",
+            "  - name: gamma\n    dtypes: [FLAOT, FLOAT16, BF16]\n",
+            "FLAOT",
+            f"inputs[1].dtypes[0]: unknown dtype 'FLAOT'; allowed: {DTYPES}",
+        ),
+    ],
+)
+def test_an_unknown_dtype_is_reported_once(
+    tmp_path: Path, op: str, old: str, new: str, line: str, field_message: str
+) -> None:
+    text, errs = _errors(tmp_path, op, old, new)
+    assert errs == [f"{_at(tmp_path, op, text, line)}: {field_message}"]
+
+
+def test_an_unknown_dtype_keeps_the_other_errors(tmp_path: Path) -> None:
+    """Only what the unknown dtype may explain is left out: a bad device attr default elsewhere is reported,
+    and so is an example dtype that a tensor whose dtypes were all read does not take."""
+    old_self = "  - name: self\n    dtypes: [FLOAT, FLOAT16, BF16]\n"
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    for old, new in [
+        (old_self, "  - name: self\n    dtypes: [FLOAT, FLOAT17]\n"),
+        ("type: string, default: mean}", "type: string, default: meen}"),
+        ("    target: {shape: [2, 2], dtype: FLOAT,", "    target: {shape: [2, 2], dtype: INT32,"),
+    ]:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert [str(e) for e in err.value.errors] == [
+        f"{_at(tmp_path, 'mse_loss', text, 'FLOAT17')}: inputs[0].dtypes[1]: unknown dtype 'FLOAT17'; allowed: "
+        f"{DTYPES}",
+        f"{_at(tmp_path, 'mse_loss', text, 'meen')}: device.attrs[0].default: default must be one of the names of "
+        "'reduction': none, mean, sum",
+        f"{_at(tmp_path, 'mse_loss', text, 'dtype: INT32')}: example.inputs.target.dtype: dtype INT32 is not accepted "
+        "by 'target'; allowed: FLOAT, FLOAT16, BF16",
+    ]

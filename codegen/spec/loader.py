@@ -184,6 +184,9 @@ class _OpParser:
         self.r = r
         self.taken: dict[str, tuple[str, SourceLoc]] = {}
         self.op_products: tuple[str, ...] = ()  # the op's products, once parsed
+        #: the tensors whose ``dtypes`` hold an item naming no dtype (reported there): other entries are not
+        #: checked against their dtypes, as the unknown name may have meant any dtype
+        self.unread_dtypes: set[str] = set()
 
     # -- helpers
 
@@ -237,6 +240,8 @@ class _OpParser:
         kind = "output" if is_output else "input"
         name = self.tensor_name(m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
         dtypes = self.r.dtypes(m["dtypes"]) if "dtypes" in m else ()
+        if "dtypes" in m and self.r.unread_dtypes(m["dtypes"]):
+            self.unread_dtypes.add(name)
         rank = self.rank(m["rank"]) if "rank" in m else (0, MAX_RANK)
         description = (self.r.string(m["description"]) or "") if "description" in m else ""
         optional_flag = bool(self.r.boolean(m["optional"])) if "optional" in m else False
@@ -465,8 +470,9 @@ class _OpParser:
             ok = False
         dtype = r.dtype(m["dtype"]) if "dtype" in m else None
         if dtype is not None and tensor is not None and tensor.dtypes and dtype not in tensor.dtypes:
-            allowed = ", ".join(d.name for d in tensor.dtypes)
-            r.error(m["dtype"], f"dtype {dtype.name} is not accepted by '{tensor.name}'; allowed: {allowed}")
+            if tensor.name not in self.unread_dtypes:  # else the unknown dtype listed may have meant this one
+                allowed = ", ".join(d.name for d in tensor.dtypes)
+                r.error(m["dtype"], f"dtype {dtype.name} is not accepted by '{tensor.name}'; allowed: {allowed}")
         elif dtype is not None and self.catalogue is not None:
             # The example program runs on any of the op's products: its dtypes must exist on all of them.
             names = set(self.catalogue.names)
@@ -1068,10 +1074,11 @@ class _OpParser:
                 if d is None:
                     continue
                 if t.dtypes and d not in t.dtypes:
-                    r.error(
-                        m[t.name],
-                        f"'{t.name}' does not take {d.name}; its dtypes are {', '.join(x.name for x in t.dtypes)}",
-                    )
+                    if t.name not in self.unread_dtypes:  # else the unknown dtype listed may have meant this one
+                        r.error(
+                            m[t.name],
+                            f"'{t.name}' does not take {d.name}; its dtypes are {', '.join(x.name for x in t.dtypes)}",
+                        )
                     continue
                 pairs.append((t.name, d))
             listed = products
@@ -1311,7 +1318,12 @@ class _OpParser:
         if "dtypes" in m:
             dtypes = r.dtypes(m["dtypes"])
             listed = set(inputs[0].dtypes) if inputs else set()
-            if dtypes and set(dtypes) != listed:
+            # An item of either list that names no dtype was reported where it is, and it may have meant any
+            # dtype: the lists are compared once both are read whole (the difference would be a follow-on
+            # error of that one typo). An empty tensor list (reported there too) is compared with nothing.
+            comparable = bool(inputs) and inputs[0].name not in self.unread_dtypes
+            comparable = comparable and not r.unread_dtypes(m["dtypes"])
+            if dtypes and listed and comparable and set(dtypes) != listed:
                 r.error(
                     m["dtypes"],
                     "the device dtype order must list exactly the tensors' dtypes ("

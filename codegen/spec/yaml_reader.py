@@ -457,6 +457,19 @@ class Reader:
             return None
         return DType[s]
 
+    @staticmethod
+    def unread_dtypes(node: YNode) -> int:
+        """How many items of the dtype list ``node`` name no dtype (each one an error :meth:`dtypes` records
+        and skips; 0 when ``node`` is not a list; nothing is recorded here). A check comparing the list with
+        another is not made while it has one: an unknown ``FLOAT17`` may have been meant to be any dtype, so
+        the difference would be a follow-on error of that typo."""
+        if not isinstance(node, YSeq):
+            return 0
+        return sum(
+            not (isinstance(item, YScalar) and isinstance(item.value, str) and item.value in DType.__members__)
+            for item in node.items
+        )
+
     def dtypes(self, node: YNode) -> tuple[DType, ...]:
         """A non-empty list of distinct dtypes (problems recorded, bad items skipped)."""
         items = self.seq(node)
