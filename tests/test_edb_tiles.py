@@ -168,6 +168,11 @@ def test_explain_names_the_small_dim_path_and_where_the_sums_live() -> None:
     assert "small-dim path: a grad row is 48 bytes (< 512)" in old
     sliced = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (7, 1030, 500), None)
     assert "row by row (Ascend910 has no DataCopyPad and a 4120-byte row is not whole 32-byte blocks)" in sliced
+    # the article follows the number's sound (found by a review helper: 'a 808-byte row', 'a 8-byte record')
+    eight = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (7, 202, 500), None)
+    assert "row by row (Ascend910 has no DataCopyPad and an 808-byte row is not whole 32-byte blocks)" in eight
+    record = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (100, 1, 1000000), None)
+    assert "with records (grad read contiguously, an 8-byte record per entry written and read twice)" in record
     aligned = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (8192, 8, 131072), None)
     assert "one contiguous DataCopy (whole rows)" in aligned
     big = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (600, 2048, 64), None)

@@ -496,7 +496,7 @@ def _spec_text(compute: str) -> str:
         (
             "compute: {accumulate: out, rows: grad, index: indices, num_rows: scaleGradByFreq, padding: paddingIdx, "
             "count_scaling: numWeights}",
-            "needs a int64 or uint64 attr",
+            "attr 'scaleGradByFreq' is bool; num_rows needs an int64 or uint64 attr: numWeights, paddingIdx",
         ),
         (
             "compute: {accumulate: out, rows: grad, index: indices, num_rows: numWeights, padding: paddingIdx}",

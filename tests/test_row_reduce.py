@@ -256,6 +256,21 @@ def test_a_list_int_attr_cannot_carry_a_non_integer_aclnn_attr(tmp_path: Path) -
     assert "a list_int device attr cannot carry aclnn attr 'dim' (bool)" in str(err.value)
 
 
+def test_an_int_device_attr_that_cannot_carry_its_attr_is_named_with_its_article(tmp_path: Path) -> None:
+    """Found by a review helper: the message said 'a int device attr'."""
+    from codegen.spec.errors import SpecErrors
+    from codegen.spec.loader import load_op_spec
+
+    text = _SOFTMAX_SPEC.replace("    type: int64\n", "    type: bool\n", 1).replace(
+        _AXES, "    - {name: axes, from: dim, type: int}\n"
+    )
+    path = tmp_path / "softmax.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert "device.attrs[0].type: an int device attr cannot carry aclnn attr 'dim' (bool);" in str(err.value)
+
+
 #: The OpDef attrs of the four OpTypes as hicann/ops-nn registers them (op_host/*_def.cpp, see the specs' notes).
 _REGISTERED_ATTRS = {
     "softmax": [

@@ -498,6 +498,27 @@ def test_bad_attr_type_and_default(tmp_path: Path, catalogue: Catalogue) -> None
     ]
 
 
+def test_a_default_of_the_wrong_type_names_the_attr_type_with_its_article(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Found by a review helper: 'must be an integer for a int64 attr'."""
+    f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: int64\n    default: 1.5\n"))
+    assert errs == [f"{f}:24: attrs[0].default: default must be an integer for an int64 attr, got float 1.5"]
+    f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: uint64\n    default: 1.5\n"))
+    assert errs == [f"{f}:24: attrs[0].default: default must be an integer for a uint64 attr, got float 1.5"]
+
+
+@pytest.mark.parametrize(
+    ("word", "article"),
+    [
+        *[(w, "an") for w in ("int64", "int32", "int", "8", "11", "18", "80", "808", "8192", "11000", "18000")],
+        *[(w, "a") for w in ("uint64", "uint8", "float", "bool", "list_int", "16", "110", "180", "1800", "4120")],
+    ],
+)
+def test_the_article_follows_the_sound_of_the_word(word: str, article: str) -> None:
+    from codegen.spec.naming import a_or_an
+
+    assert a_or_an(word) == article
+
+
 def test_missing_required_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("    description: Gradient with respect to self.\n", ""))
     assert errs == [

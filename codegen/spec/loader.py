@@ -84,6 +84,7 @@ from codegen.spec.naming import (
     PLATFORM_NAMES,
     RESERVED_NAMES,
     TOO_LONG,
+    a_or_an,
     is_upper_camel,
 )
 from codegen.spec.rules import (
@@ -414,7 +415,7 @@ class _OpParser:
             return v
         if type_ in ("int64", "uint64"):
             if isinstance(v, bool) or not isinstance(v, int):
-                r.error(node, f"{what} must be an integer for a {type_} attr, got {_describe(node)}")
+                r.error(node, f"{what} must be an integer for {a_or_an(type_)} {type_} attr, got {_describe(node)}")
                 return None
             lo, hi = ATTR_TYPE_INFO[type_].int_range or (INT64_MIN, INT64_MAX)
             if not lo <= v <= hi:
@@ -426,7 +427,7 @@ class _OpParser:
                 return None
             return v
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            r.error(node, f"{what} must be a finite number for a {type_} attr, got {_describe(node)}")
+            r.error(node, f"{what} must be a finite number for {a_or_an(type_)} {type_} attr, got {_describe(node)}")
             return None
         if type_ == "float" and abs(v) > FLOAT32_MAX:
             # a C float parameter: the literal `<v>F` would not fit (g++ -Woverflow) and the Python API refuses it
@@ -1277,7 +1278,7 @@ class _OpParser:
             if not fits:
                 r.error(
                     e["type"],
-                    f"a {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
+                    f"{a_or_an(type_)} {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
                     + (", without values" if type_ == "string" else "")
                     + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool,"
                     " list_int an int64 (sent as the one-element list {value})",

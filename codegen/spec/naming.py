@@ -102,3 +102,26 @@ def name_problem(name: str, reserved: bool = True) -> str | None:
     if reserved and name in RESERVED_NAMES:
         return f"'{name}' is reserved ({RESERVED_NAMES[name]}); choose another name"
     return None
+
+
+# ------------------------------------------------------------------------------------------------ messages
+
+#: Beginnings of words spoken with a consonant sound although their first letter is a vowel: "a uint64",
+#: "a unit", "a one-element list".
+_CONSONANT_SOUND = ("uint", "unit", "uniq", "unif", "univ", "union", "use", "usu", "uti", "one", "once", "eu")
+
+
+def a_or_an(word: str) -> str:
+    """The indefinite article before ``word`` in a message, by its sound: ``an`` before a vowel sound
+    ("an int64", "an 8-byte", "an 11-byte", "an 18-byte", "an 800-byte", "an 8192-byte"), else ``a``
+    ("a uint64", "a float", "a 16-byte", "a 110-byte", "a 4120-byte")."""
+    digits = re.match(r"[0-9]+", word)
+    if digits:
+        number = digits.group().lstrip("0") or "0"
+        # the number as spoken starts with its leading group of three digits: 18 of 18000, 8 of 8192
+        lead = number[: len(number) % 3 or 3]
+        return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
+    lower = word.lower()
+    if lower.startswith(_CONSONANT_SOUND):
+        return "a"
+    return "an" if lower[:1] in ("a", "e", "i", "o", "u") else "a"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc
 from codegen.spec.model import AttrSpec, DType, TensorSpec
+from codegen.spec.naming import a_or_an
 
 if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
@@ -136,7 +137,10 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
                 r.error(m[key], f"'{name}' is not an attr; allowed ({' or '.join(types)} attrs): {fitting}")
             ok = False
         elif found.type not in types:
-            r.error(m[key], f"attr '{found.name}' is {found.type}; {key} needs a {' or '.join(types)} attr: {fitting}")
+            wanted = " or ".join(types)
+            r.error(
+                m[key], f"attr '{found.name}' is {found.type}; {key} needs {a_or_an(wanted)} {wanted} attr: {fitting}"
+            )
             ok = False
             return None
         return found

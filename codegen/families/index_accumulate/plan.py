@@ -106,6 +106,7 @@ from codegen.plan.common import (
 )
 from codegen.plan.constraints import ConstraintChecks, constraint_doc_lines, constraint_view
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.spec.naming import a_or_an
 from codegen.types import AclnnStatus
 
 BLOCK_BYTES = 32
@@ -678,7 +679,7 @@ def sort_plan(
     pair_cost = sorted_bytes(pairs, n, w, d, grad_bytes, index_bytes, scale, det, SMALL_DIM_BYTES)
     model = (
         f"transfer cost (GM bytes, each DMA counted as at least {SMALL_DIM_BYTES} bytes) {rec_cost} with records "
-        f"(grad read contiguously, a {4 * rec_words}-byte record per entry written and read"
+        f"(grad read contiguously, {a_or_an(str(4 * rec_words))} {4 * rec_words}-byte record per entry written and read"
         f"{' twice' if scale else ''}) vs {pair_cost} with (row, position) pairs (a grad row gathered per entry)"
     )
     if rec_cost < pair_cost:
@@ -1142,7 +1143,10 @@ def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
             f"pitch by the scalar unit ({product.name} has no DataCopyPad)"
         )
     else:
-        how = f"row by row ({product.name} has no DataCopyPad and a {row_bytes}-byte row is not whole 32-byte blocks)"
+        how = (
+            f"row by row ({product.name} has no DataCopyPad and {a_or_an(str(row_bytes))} {row_bytes}-byte row is not "
+            "whole 32-byte blocks)"
+        )
     runs = (
         "runs of consecutive positions whose rows this core owns"
         if t.deterministic
