@@ -20,7 +20,7 @@ import pytest
 
 from codegen.check.cases import Case
 from codegen.check.driver import cases_for
-from codegen.runner import OpCallable, compile_op
+from codegen.runner import OpCallable, compile_op, numpy_dtype
 from codegen.specs import load_project
 
 OP = "embedding_dense_backward"
@@ -98,3 +98,51 @@ def test_sorted_cases_run_the_sorted_strategy_on_every_core(product: str) -> Non
         assert fewer["tiling_key"] // 100 < 2 or fewer["block_dim"] < prod.vector_core_num, (case.name, n)
     for case in quick:
         assert any(c.name == case.name and c.dtype == case.dtype for c in full)
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
+def test_sorted_run_cases_have_rows_seen_exactly_once_twice_and_three_times(product: str, quick: bool) -> None:
+    """Scaling divides a row's sum by its occurrence count, and skips a row seen once. A threshold off by one
+    in the sorted path (``occurrences > 2``) showed on no sorted case while each row occurred ~28 times (found
+    by a review helper): every sorted-run case has valid rows seen exactly 1, 2 and 3 times."""
+    sorted_names = ("sorted-run strategy", "sorted-run small-dim variant", "sorted-run (row, position) pairs")
+    cases = [c for c in cases_for(SPEC, CATALOGUE.get(product), None, quick) if c.name.startswith(sorted_names)]
+    assert cases
+    for case in cases:
+        p = case.params
+        idx, w, pad = p["indices"].astype(np.int64), p["numWeights"], p["paddingIdx"]
+        valid = idx[(idx >= 0) & (idx < w) & (idx != pad)]
+        seen = set(np.bincount(valid, minlength=w).tolist())
+        assert {1, 2, 3} <= seen, (case.ident, sorted(seen)[:5])
+        assert np.any(idx < 0) and np.any(idx >= w), case.ident  # invalid indices on both sides remain
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
+def test_every_integer_index_dtype_runs_across_its_range(product: str, quick: bool) -> None:
+    """UINT8 indices read as int8 (every index from 128 up dropped) passed the whole matrix while every case
+    had 10 rows (found by a review helper). Each integer index dtype of the product runs, in both modes, a
+    case whose valid rows include one with the dtype's sign bit (unsigned) or its least and greatest values
+    (where valid), and whose indices include, for every narrower width w, 2**w + 7 (what a w-bit read would
+    take for row 7)."""
+    prod = CATALOGUE.get(product)
+    integer = [d for d in SPEC.tensor("indices").dtypes if d.is_integer and prod.supports(d)]
+    assert integer
+    cases = [c for c in cases_for(SPEC, prod, None, quick) if "indices across the dtype's range" in c.name]
+    for dtype in integer:
+        mine = [c for c in cases if c.dtype.endswith(f"/{dtype.name}")]
+        assert {c.deterministic for c in mine} == {False, True}, dtype
+        for case in mine:
+            idx, w = case.params["indices"], case.params["numWeights"]
+            assert idx.dtype == numpy_dtype(dtype)
+            info = np.iinfo(idx.dtype)
+            values = set(idx.astype(np.int64).tolist())
+            assert {int(info.min), int(info.max)} <= values
+            for width in (8, 16, 32):
+                if width < info.bits:
+                    assert (1 << width) + 7 in values, (case.ident, width)
+            if info.min == 0:
+                top = (1 << (info.bits - 1)) + 3
+                assert top in values and (top < w or info.bits > 8), case.ident
+            assert w > 255  # every UINT8 value is a valid row

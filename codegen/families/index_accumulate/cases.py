@@ -2,17 +2,18 @@
 
 Value cases (each run with ``Case.deterministic`` False — atomic kernel — and True — deterministic kernel;
 in deterministic mode the multi-core ones run as determinism cases only, seven core orders each):
-every rows dtype x every index dtype; rows ranks 2-8 and index ranks 1-8; D at 1, 7, 8, 16, the UB chunk
-boundary -1/0/+1, 100,003 and 1,000,000; two rows with D = 65,539 (D split over the cores); all indices
-equal with N >= 4096; the padding row used >= 1000 times; scaling with and without a padding row;
-non-contiguous rows, index and output views; empty inputs and zero output rows; out-of-range, NaN and
-infinite indices; an output dtype different from the rows dtype; deterministic only: 2 rows x D 8 x 20,003
-indices (index groups; kept by ``quick``); many rows over many cores; the sorted-run strategy at the fewest
-indices the tiling takes it with on all of the product's cores (:func:`sorted_run_indices`, fp32: 464,000 on
-Ascend910, 142,848 on Ascend910B, 256,000 on Ascend950 for 5000 rows); the sorted-run strategy's small-dim
-variant (records; D 8 with and without scaling, D 3) and, in atomic mode, its (row, position) pairs path (1000
-rows of D 16, where records do not fit the staging slots), each at the smallest N the tiling takes it; the
-product limits of the spec at their boundary (the last passing value).
+every rows dtype x every index dtype; every integer index dtype across its range (:func:`_range_indices`);
+rows ranks 2-8 and index ranks 1-8; D at 1, 7, 8, 16, the UB chunk boundary -1/0/+1, 100,003 and 1,000,000;
+two rows with D = 65,539 (D split over the cores); all indices equal with N >= 4096; the padding row used
+>= 1000 times; scaling with and without a padding row; non-contiguous rows, index and output views; empty
+inputs and zero output rows; out-of-range, NaN and infinite indices; an output dtype different from the rows
+dtype; deterministic only: 2 rows x D 8 x 20,003 indices (index groups; kept by ``quick``); many rows over
+many cores; the sorted-run strategy at the fewest indices the tiling takes it with on all of the product's
+cores (:func:`sorted_run_indices`, fp32: 464,000 on Ascend910, 142,848 on Ascend910B, 256,000 on Ascend950
+for 5000 rows); the sorted-run strategy's small-dim variant (records; D 8 with and without scaling, D 3)
+and, in atomic mode, its (row, position) pairs path (1000 rows of D 16, where records do not fit the staging
+slots), each at the smallest N the tiling takes it, half their rows seen exactly 1, 2 or 3 times
+(:meth:`_Maker.counted_indices`); the product limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
@@ -68,6 +69,20 @@ class _Maker:
         if dtype.is_floating:
             values = values + self.rng.uniform(0.0, 0.95, size) * np.sign(values + 0.5)
         return values.astype(numpy_dtype(dtype)).reshape(shape)
+
+    def counted_indices(self, n: int, dtype: DType, num_rows: int, spread: int = 2) -> np.ndarray:
+        """``n`` indices of ``dtype`` into ``num_rows`` rows where the first half of the rows occur exactly 1, 2
+        or 3 times (row ``r``: ``1 + r % 3``), so a count threshold (scaling skipped or applied for a row seen
+        once or twice) shows in the output; the other indices fall on the other rows and a few outside
+        ``[0, num_rows)``, in a random order. Needs ``n`` at least twice the fixed occurrences."""
+        k = num_rows // 2
+        fixed = np.repeat(np.arange(k), 1 + np.arange(k) % 3)
+        if 2 * fixed.size > n:
+            raise ValueError(f"{n} indices cannot hold {fixed.size} fixed occurrences of {k} rows twice over")
+        rest = self.rng.integers(k, num_rows + spread, n - fixed.size)
+        rest[:: max(1, (n - fixed.size) // 64)] = -1 - self.rng.integers(0, spread, 1)  # a few negative ones
+        values = self.rng.permutation(np.concatenate([fixed, rest]))
+        return values.astype(numpy_dtype(dtype))
 
     def params(
         self,
@@ -141,6 +156,15 @@ def _value_cases(
             if not quick:
                 p = mk.params(mk.grad((n, 16), g), mk.indices((n,), i, w), w)
                 yield mk.case(_dt(g, i), "[37, 16]", f"{i.name} indices, D 16 (output accumulates)", p, det)
+        # Every integer index dtype across its range: its least and greatest values, -1, values a read of a
+        # narrower width would take for a valid row (2**w + 7: row 7) and, for an unsigned dtype, a valid row
+        # with the sign bit set, which a signed read would drop. 300 rows hold them (UINT8's 255 is one).
+        if not quick or g is grads[0]:
+            for i in [d for d in idx_all if d.is_integer]:
+                idx = _range_indices(mk, i, RANGE_CASE_ROWS)
+                p = mk.params(mk.grad((idx.size, 5), g), idx, RANGE_CASE_ROWS, padding=1, scaling=True)
+                name = f"{i.name} indices across the dtype's range, {RANGE_CASE_ROWS} rows"
+                yield mk.case(_dt(g, i), f"[{idx.size}, 5]", name, p, det)
         # The documented D values and the UB chunk boundary of this dtype.
         d_max = tiling_decision(spec, product, (4, 1), 4, g, i64, det).d_chunk_max
         dims = [1, 7, 8, 16, d_max - 1, d_max, d_max + 1, 100_003, 1_000_000]
@@ -255,13 +279,34 @@ def _value_cases(
             w = SORTED_CASE_ROWS
             d = 4 if product.data_copy_pad else 32 // g.itemsize
             n = sorted_run_indices(spec, product, (d,), w, g, i64, det, padding=17, scale=True)
-            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i64, w), w, padding=17, scaling=True)
+            p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i64, w), w, padding=17, scaling=True)
             yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"sorted-run strategy, {w} rows", p, det, tags=probe)
         # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
         if g is grads[0] or not quick:
             yield from _small_dim_sorted_cases(mk, g, i64, det, quick, probe)
         # Product limits at their boundary: the largest passing value must work.
         yield from _limit_value_cases(mk, g, idx_all, det)
+
+
+#: Output rows of the index-range cases: more than UINT8's greatest value (every UINT8 index is a valid row).
+RANGE_CASE_ROWS = 300
+
+
+def _range_indices(mk: _Maker, dtype: DType, num_rows: int) -> np.ndarray:
+    """64 indices of the integer ``dtype``: its least and greatest values, 0, 1 and (signed) -1 and -2; for
+    every narrower width w of 8, 16 and 32 bits, 2**w + 7 (a valid row when below ``num_rows``, else an
+    invalid one that a w-bit read turns into row 7); for an unsigned dtype 2**(bits - 1) + 3 (its sign bit
+    set: a signed read makes it negative); the rest random rows, a few just outside ``[0, num_rows)``."""
+    info = np.iinfo(numpy_dtype(dtype))
+    special = [int(info.min), int(info.max), 0, 1]
+    if info.min < 0:
+        special += [-1, -2]
+    special += [(1 << w) + 7 for w in (8, 16, 32) if w < info.bits]
+    if info.min == 0:
+        special.append((1 << (info.bits - 1)) + 3)
+    lo = max(int(info.min), -2)
+    rest = mk.rng.integers(lo, num_rows + 2, 64 - len(special))
+    return mk.rng.permutation(np.array(special + rest.tolist(), dtype=np.int64)).astype(numpy_dtype(dtype))
 
 
 #: Output rows of the sorted-run cases: many row buckets per core (the buckets crossing core boundaries).
@@ -358,14 +403,14 @@ def _small_dim_sorted_cases(
         n = sorted_variant_n(mk, g, i, det, w, d, 17, scaling, True)
         if n is None:
             continue
-        p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17, scaling=scaling)
+        p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17, scaling=scaling)
         name = f"sorted-run small-dim variant, {w} rows, D {d}" + ("" if scaling else ", no scaling")
         yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
     w, d = PAIRS_SORTED_SHAPE
     if not det and mk.product.data_copy_pad and g.itemsize == 4:
         n = sorted_variant_n(mk, g, i, det, w, d, 17, False, False)
         if n is not None:
-            p = mk.params(mk.grad((n, d), g), mk.indices((n,), i, w), w, padding=17)
+            p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17)
             name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
             yield mk.case(_dt(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
 
