@@ -360,7 +360,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         # Every worker is dead; leave at once, without the interpreter's exit handlers: concurrent.futures'
         # handler would try to wake the killed pool's manager thread and print a traceback (a closed pipe).
-        os._exit(130)
+        os._exit(stop.exit_status)
     if not args.shard:  # a shard's times would change the plan the other shards of its matrix compute
         costs.record(results)
         costs.save()

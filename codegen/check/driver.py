@@ -7,9 +7,11 @@ import functools
 import importlib.util
 import inspect
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -817,19 +819,35 @@ def launched_tiling_keys(job: Job, spec: OpSpec, product: Product, generated: Pa
     return keys or None
 
 
-class CheckInterrupted(Exception):
-    """Ctrl-C stopped :func:`run_check`: ``results`` of the ``done`` jobs that finished (of ``total``), in job
-    order; every worker process was killed."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached :func:`run_check`'s process (a CI timeout, ``timeout(1)``, ``kill``): it stops the run as
+    Ctrl-C does."""
 
-    def __init__(self, results: list[CaseResult], done: int, total: int) -> None:
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+class CheckInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped :func:`run_check`: ``results`` of the ``done`` jobs that finished (of
+    ``total``), in job order; every worker process was killed. ``signal`` is ``SIGINT`` or ``SIGTERM``."""
+
+    def __init__(self, results: list[CaseResult], done: int, total: int, signal_name: str = "SIGINT") -> None:
         super().__init__(f"interrupted after {done} of {total} jobs")
         self.results, self.done, self.total = results, done, total
+        self.signal = signal_name
+
+    @property
+    def exit_status(self) -> int:
+        """The shell's status of a process stopped by the signal: 130 for SIGINT, 143 for SIGTERM."""
+        return 128 + (signal.SIGTERM if self.signal == "SIGTERM" else signal.SIGINT)
 
     def summary(self) -> str:
         """One line: what ran before the interruption."""
         failed = sum(not r.passed for r in self.results)
+        how = "interrupted" if self.signal == "SIGINT" else f"interrupted ({self.signal})"
         return (
-            f"interrupted: {self.done} of {self.total} (op, product) jobs finished ({len(self.results)} cases in "
+            f"{how}: {self.done} of {self.total} (op, product) jobs finished ({len(self.results)} cases in "
             f"them: {len(self.results) - failed} passed, {failed} failed); the cases of the jobs that were stopped "
             "are not counted"
         )
@@ -841,6 +859,7 @@ def _pool_worker_init() -> None:
 
     die_with_parent()
     use_tool_warning_format()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a forked worker inherits it)
 
 
 def run_check(
@@ -850,13 +869,28 @@ def run_check(
     each finishes; results in job order.
 
     Raises:
-        CheckInterrupted: Ctrl-C (KeyboardInterrupt); every worker process is killed first.
+        CheckInterrupted: Ctrl-C (KeyboardInterrupt) or SIGTERM (handled as Ctrl-C while this runs in the
+            main thread); every worker process is killed first.
     """
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
+    try:
+        return _run_check(jobs, workers, progress)
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_check(
+    jobs: list[Job], workers: int, progress: Callable[[Job, list[CaseResult]], None] | None
+) -> list[CaseResult]:
     results: dict[int, list[CaseResult]] = {}
     workers = max(1, min(workers, len(jobs)))  # never more processes than jobs (each job is one process)
+    stopped_by: list[str] = ["SIGINT"]
 
     def interrupted() -> CheckInterrupted:
-        return CheckInterrupted([r for i in sorted(results) for r in results[i]], len(results), len(jobs))
+        done = [r for i in sorted(results) for r in results[i]]
+        return CheckInterrupted(done, len(results), len(jobs), stopped_by[0])
 
     if workers <= 1:
         try:
@@ -864,7 +898,8 @@ def run_check(
                 results[i] = run_job(job)
                 if progress:
                     progress(job, results[i])
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            stopped_by[0] = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
             raise interrupted() from None
     else:
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_pool_worker_init)
@@ -875,7 +910,8 @@ def run_check(
                 results[i] = fut.result()
                 if progress:
                     progress(jobs[i], results[i])
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            stopped_by[0] = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
             processes = getattr(pool, "_processes", None) or {}
             for process in list(processes.values()):
                 process.kill()  # its case workers die with it (die_with_parent)
