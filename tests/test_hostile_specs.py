@@ -158,8 +158,10 @@ def test_deeply_nested_yaml_is_a_spec_error_at_its_line_not_a_recursion_error(tm
             "compute.scalars.norm",
             f"'1.0 / (rank(out) - 1) if rank(out) > 0 else 1.0' divides by 'rank(out) - 1', an expression of "
             f"'rank(out)' (0 for a 0-d tensor), which may be 0 ({FLOAT_ADVICE}); "
-            'add a constraint such as require: "rank(out) != 0" (or "rank(out) > 0"), '
-            "or guard the division: '... if rank(out) != 0 else ...'",
+            # the rank that makes the divisor 0, not 'rank(out) != 0' (found by a review helper: that advice
+            # did not help, and no guard of the divisor was accepted)
+            'add a constraint such as require: "rank(out) != 1", '
+            "or guard the division: '... if rank(out) != 1 else ...'",
         ),
         (
             [
@@ -198,6 +200,10 @@ def test_host_expressions_that_overflow_or_may_divide_by_zero_are_spec_errors(
     assert errs == [f"{f}:{line}: {field}: {message}"]
 
 
+#: A constraints section before ``tiling:`` with one unconditional require (``{}``).
+CONSTRAINT = 'constraints:\n  - name: c\n    require: "{}"\n    message: "m"\ntiling:\n'
+
+
 @pytest.mark.parametrize(
     ("scalar", "extra"),
     [
@@ -209,6 +215,14 @@ def test_host_expressions_that_overflow_or_may_divide_by_zero_are_spec_errors(
         ("10 // numel(out)", ()),  # the tiling runs only for a non-empty output
         ("ubBytes // coreNum", ()),  # platform facts are positive
         ("10.0 / (rank(out) + 1)", ()),  # nonzero at every rank the output allows
+        # a guard that leaves only ranks where the divisor is not 0, or that names the divisor itself
+        ("1.0 / (rank(out) - 1) if rank(out) != 1 else 1.0", ()),
+        ("1.0 / (rank(out) - 1) if rank(out) > 1 else 1.0", ()),
+        ("1.0 / (rank(out) - 1) if rank(out) - 1 != 0 else 1.0", ()),
+        ("1.0 / (rank(out) - 1) if not rank(out) - 1 == 0 else 1.0", ()),
+        # an unconditional constraint does the same
+        ("1.0 / (rank(out) - 1)", (("tiling:\n", CONSTRAINT.format("rank(out) != 1")),)),
+        ("1.0 / (rank(out) - 1)", (("tiling:\n", CONSTRAINT.format("rank(out) - 1 > 0")),)),
     ],
 )
 def test_divisions_proved_safe_are_accepted(

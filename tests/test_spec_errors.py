@@ -1063,26 +1063,46 @@ def test_attr_and_derived_name_collisions(tmp_path: Path, catalogue: Catalogue) 
 
 
 @pytest.mark.parametrize(
-    ("scalar", "divisor"),
+    ("scalar", "divisor", "cond"),
     [
-        ("10 // (mode * 2)", "mode * 2"),  # formerly missed: only a bare attr divisor was looked at
-        ("10 // abs(mode)", "abs(mode)"),
-        ("10 // (mode - 1 + 1)", "mode - 1 + 1"),
-        ("10 % (mode - 1) if mode != 0 else 1", "mode - 1"),  # the guard does not make mode - 1 nonzero
-        ("10 // (reduction - 1)", "reduction - 1"),  # 0 at reduction = 1 (mean)
+        ("10 // (mode * 2)", "mode * 2", "mode * 2 != 0"),  # formerly missed: only a bare attr divisor was looked at
+        ("10 // abs(mode)", "abs(mode)", "abs(mode) != 0"),
+        ("10 // (mode - 1 + 1)", "mode - 1 + 1", "mode - 1 + 1 != 0"),
+        ("10 % (mode - 1) if mode != 0 else 1", "mode - 1", "mode - 1 != 0"),  # that guard does not make it nonzero
+        ("10 // (reduction - 1)", "reduction - 1", "reduction != 1"),  # 0 at reduction = 1 (mean)
     ],
 )
 def test_division_by_an_expression_of_attrs_that_may_be_0(
-    tmp_path: Path, catalogue: Catalogue, scalar: str, divisor: str
+    tmp_path: Path, catalogue: Catalogue, scalar: str, divisor: str, cond: str
 ) -> None:
+    """The advice names a condition that keeps the divisor from 0 (the value of a finite-valued attr that makes
+    it 0, else the divisor itself), and that condition, as a guard or as a constraint, is accepted (found by a
+    review helper: the advice was 'reduction != 0' for 'reduction - 1', and no guard of it was accepted)."""
     f, errs = bad(tmp_path, catalogue, MODE_ATTR, (DIVIDING_SCALAR[0], f'    norm: "{scalar}"\n'))
     attr = "reduction" if "reduction" in divisor else "mode"
     assert errs == [
         f"{f}:39: compute.scalars.norm: '{scalar}' divides by '{divisor}', an expression of attr '{attr}', which "
         "may be 0 (an integer division by 0 crashes the host code); "
-        f'add a constraint such as require: "{attr} != 0" (or "{attr} > 0"), '
-        f"or guard the division: '... if {attr} != 0 else ...'"
+        f'add a constraint such as require: "{cond}", '
+        f"or guard the division: '... if {cond} else ...'"
     ]
+    guarded = f"({scalar}) if {cond} else 1"
+    constraint = f'constraints:\n  - name: c\n    require: "{cond}"\n    message: "m"\ntiling:\n'
+    for edits in (
+        [MODE_ATTR, (DIVIDING_SCALAR[0], f'    norm: "{guarded}"\n')],
+        # (mode's default 1 would violate 'mode - 1 != 0': the constraint variant defaults it to 3)
+        [
+            (MODE_ATTR[0], MODE_ATTR[1].replace("default: 1", "default: 3")),
+            (DIVIDING_SCALAR[0], f'    norm: "{scalar}"\n'),
+            ("tiling:\n", constraint),
+        ],
+    ):
+        text = BASE
+        for old, new in edits:
+            text = edit(text, old, new)
+        path = tmp_path / STEM
+        path.write_text(text)
+        assert load_op_spec(path, catalogue).op == "SoftMarginLossBackward"  # the advice, followed, loads
 
 
 def test_float_division_by_an_attr_that_may_be_0_names_inf(tmp_path: Path, catalogue: Catalogue) -> None:

@@ -92,6 +92,7 @@ from codegen.spec.rules import (
     atomize,
     constant_problem,
     excludes_zero,
+    nonzero_condition,
     zero_division,
 )
 from codegen.spec.scopes import (
@@ -1500,6 +1501,10 @@ class _OpParser:
                 out |= {n for n in expr_names(require) if excludes_zero(require, n, True)}
             return out
 
+        def assumed(cs: Sequence[Constraint]) -> list[Expr]:
+            """The requires of the unconditional constraints of every product among ``cs``."""
+            return [c.require for c in cs if c.when is None and set(c.products) >= set(products)]
+
         always_nonzero = set(PLATFORM_NAMES)
 
         def report(
@@ -1509,9 +1514,10 @@ class _OpParser:
             defs: Mapping[str, Expr] | None = None,
             nonzero: Collection[str] = (),
             opaque: Collection[str] = (),
+            assume: Sequence[Expr] = (),
         ) -> None:
             doms = with_atoms(e, defs)
-            found = zero_division(e, doms, gone, defs, {*always_nonzero, *nonzero}, opaque)
+            found = zero_division(e, doms, gone, defs, {*always_nonzero, *nonzero}, opaque, assume)
             if found is None:
                 problem = constant_problem(e)
                 if problem is not None:
@@ -1531,19 +1537,24 @@ class _OpParser:
             else:
                 why = " (0 for a 0-d tensor)" if attr.startswith("rank(") else " (0 for an empty tensor)"
                 what = f"'{attr}'{why}," if found.bare else f"'{divisor}', an expression of '{attr}'{why},"
+            if found.bare:
+                cond, also = f"{attr} != 0", f' (or "{attr} > 0")'
+            else:
+                cond, also = nonzero_condition(found.divisor, doms), ""
             self.r.error(
                 node,
                 f"'{e}' divides by {what} which may be 0 ({effect}); add a constraint such as "
-                f'require: "{attr} != 0" (or "{attr} > 0"), or guard the division: \'... if {attr} != 0 else ...\'',
+                f"require: \"{cond}\"{also}, or guard the division: '... if {cond} else ...'",
             )
 
         gone_all = excluded(constraints)
+        assumed_all = assumed(constraints)
         for (_, shape_node), out in zip(partial_outputs, outputs):
             if shape_node is not None and out.shape is not None:
-                report(shape_node, out.shape, gone_all)
+                report(shape_node, out.shape, gone_all, assume=assumed_all)
         if family and compute is not None and isinstance(m.get("compute"), YMap):
             for site, e, how in registry.family(family).division_sites(compute, m["compute"], inputs, outputs):
-                report(site, e, gone_all, **how)
+                report(site, e, gone_all, assume=assumed_all, **how)
         constraints_node = m.get("constraints")
         items = constraints_node.items if isinstance(constraints_node, YSeq) else []
         by_name = {c.name: c for c in constraints}
@@ -1555,16 +1566,18 @@ class _OpParser:
                 continue
             earlier = constraints[: constraints.index(c)]
             gone = excluded(earlier)
+            assume = assumed(earlier)
             if c.when is not None:
-                report(im["when"], c.when, set(gone))
+                report(im["when"], c.when, set(gone), assume=assume)
                 when = atomize(c.when)
                 gone |= {n for n in expr_names(when) if excludes_zero(when, n, True)}
+                assume = [*assume, c.when]
             let_nodes = {key.value: v for key, v in _entries(im.get("let"))}
             let_defs: dict[str, Expr] = {}
             for ln, le in c.let:
-                report(let_nodes[ln], le, set(gone), let_defs)
+                report(let_nodes[ln], le, set(gone), let_defs, assume=assume)
                 let_defs[ln] = le
-            report(im["require"], c.require, set(gone), let_defs)
+            report(im["require"], c.require, set(gone), let_defs, assume=assume)
 
     def tensors(self, node: YNode | None, what: str, is_output: bool) -> list[tuple[TensorSpec, YNode | None]]:
         if node is None:

@@ -34,6 +34,7 @@ from codegen.spec.expr import (
     Num,
     Unary,
     evaluate,
+    to_source,
     walk,
 )
 from codegen.spec.expr import names as expr_names
@@ -65,6 +66,57 @@ def excludes_zero(cond: Expr, attr: str, truth: bool) -> bool:
         return bool(evaluate(cond, {attr: 0})) != truth
     except ExprEvalError:
         return False
+
+
+def _parts(cond: Expr, truth: bool) -> list[tuple[Expr, bool]]:
+    """The parts of ``cond`` that each hold (with their truth) when ``cond`` evaluates to ``truth``: the
+    conjuncts of a true ``and``, the disjuncts of a false ``or``, through ``not``; else ``cond`` itself."""
+    if isinstance(cond, Unary) and cond.op == "not":
+        return _parts(cond.operand, not truth)
+    if isinstance(cond, BoolOp) and (cond.op == "and") == truth:
+        return [p for v in cond.values for p in _parts(v, truth)]
+    return [(cond, truth)]
+
+
+def narrow(cond: Expr, truth: bool, allowed: Mapping[str, tuple[object, ...] | None]) -> dict[str, tuple[object, ...]]:
+    """The values of finite-domain names that ``cond`` evaluating to ``truth`` leaves: for every part of
+    ``cond`` (:func:`_parts`) that reads one such name and numbers, the name's ``allowed`` values at which
+    the part has its truth (``reduction != 1`` true leaves reduction 0 and 2 of 0, 1, 2). Names no part
+    narrows are not in the result."""
+    out: dict[str, tuple[object, ...]] = {}
+    for part, want in _parts(cond, truth):
+        read = expr_names(part)
+        if len(read) != 1:
+            continue
+        (name,) = read
+        values = out.get(name, allowed.get(name))
+        if values is None:
+            continue
+        kept = []
+        for v in values:
+            try:
+                if bool(evaluate(part, {name: v})) == want:
+                    kept.append(v)
+            except ExprEvalError:
+                kept.append(v)  # not decided here: kept
+        out[name] = tuple(kept)
+    return out
+
+
+def nonzero_exprs(cond: Expr, truth: bool) -> frozenset[Expr]:
+    """Expressions that ``cond`` evaluating to ``truth`` proves nonzero: ``E != 0``, ``E > 0``, ``E < 0``
+    (``0 != E``, ...) among its parts (:func:`_parts`), and ``E == 0`` among those that are false."""
+    zero = Num(0)
+    out: set[Expr] = set()
+    for part, want in _parts(cond, truth):
+        if not isinstance(part, Compare):
+            continue
+        op = part.op if want else {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}.get(part.op)
+        if part.right == zero and op in ("!=", ">", "<"):
+            out.add(part.left)
+        elif part.left == zero and op in ("!=", ">", "<"):
+            out.add(part.right)
+    return frozenset(out)
 
 
 def _expand(e: Expr, defs: Mapping[str, Expr], seen: frozenset[str] = frozenset()) -> Expr:
@@ -206,6 +258,30 @@ def _nonzero_everywhere(d: Expr, domains: Mapping[str, tuple[int, ...]]) -> bool
         return False
 
 
+def nonzero_condition(divisor: Expr, domains: Mapping[str, tuple[object, ...] | None]) -> str:
+    """A condition that keeps ``divisor`` (an expression, not a bare name) from 0 and that
+    :func:`zero_division` accepts as a guard or constraint: where the divisor reads one name of finite domain,
+    that name differs from each value making it 0 (``reduction != 1`` for ``reduction - 1`` over 0, 1, 2);
+    otherwise ``<divisor> != 0``."""
+    d = atomize(divisor)
+    read = expr_names(d)
+    if len(read) == 1:
+        (name,) = read
+        values = domains.get(name)
+        if values is not None:
+            zeros = []
+            for v in values:
+                try:
+                    if evaluate(d, {name: v}) == 0:
+                        zeros.append(v)
+                except ExprEvalError:
+                    zeros = []
+                    break
+            if zeros:
+                return " and ".join(f"{name} != {v}" for v in zeros)
+    return f"{to_source(divisor)} != 0"
+
+
 @dataclass(frozen=True)
 class ZeroDivision:
     """A division :func:`zero_division` cannot prove safe.
@@ -231,6 +307,7 @@ def zero_division(
     scalar_defs: Mapping[str, Expr] | None = None,
     nonzero: Collection[str] = (),
     opaque: Collection[str] = (),
+    assumed: Collection[Expr] = (),
 ) -> ZeroDivision | None:
     """The first ``/``, ``//`` or ``%`` in ``e`` whose divisor is not provably nonzero, or None.
 
@@ -251,11 +328,20 @@ def zero_division(
             runs only when it is non-empty).
         opaque: names of tensor values; a divisor reading one is a vector division (IEEE: inf or NaN per
             element, as on the device) and is not checked.
+        assumed: conditions known true everywhere in ``e`` (unconditional constraints): they narrow finite
+            domains (``reduction != 1``) and prove expressions nonzero (``mode - 1 != 0``), as a guard does.
     """
     defs = {k: atomize(v) for k, v in (scalar_defs or {}).items()}
     e = atomize(e)
     opaque_set = frozenset(opaque)
     base = frozenset(excluded) | frozenset(nonzero) | {a for a, vs in domains.items() if vs is not None and 0 not in vs}
+    # what the guards on the way to a division know (a branch's state): the finite domains narrowed by its
+    # conditions, and the expressions they prove nonzero (``... if mode - 1 != 0 else ...``)
+    doms: dict[str, tuple[object, ...] | None] = dict(domains)
+    known: set[Expr] = set()
+    for cond in assumed:
+        doms.update(narrow(atomize(cond), True, doms))
+        known.update(nonzero_exprs(atomize(cond), True))
 
     def everywhere(d: Expr, nz: frozenset[str]) -> bool:
         read = expr_names(d)
@@ -265,10 +351,10 @@ def zero_division(
             except ExprEvalError:
                 return False
             return isinstance(value, (int, float)) and value != 0
-        if not read <= set(domains) or any(domains[a] is None for a in read):
+        if not read <= set(doms) or any(doms[a] is None for a in read):
             return False
-        finite = {a: tuple(v for v in domains[a] or () if not (a in nz and v == 0)) for a in read}
-        return _nonzero_everywhere(d, finite)
+        finite = {a: tuple(v for v in doms[a] or () if not (a in nz and v == 0)) for a in read}
+        return _nonzero_everywhere(d, finite)  # type: ignore[arg-type]
 
     def check_divisor(op: str, raw: Expr, safe: frozenset[str]) -> ZeroDivision | None:
         d = _expand(raw, defs)
@@ -276,7 +362,7 @@ def zero_division(
         if read & opaque_set:
             return None
         nz = base | safe
-        if _nonzero(d, nz, everywhere):
+        if d in known or atomize(raw) in known or _nonzero(d, nz, everywhere):
             return None
         free = [n for n in sorted(read) if n not in nz]
         culprit = next((n for n in free if n in domains), free[0] if free else "")
@@ -290,6 +376,20 @@ def zero_division(
     def guarded(cond: Expr, truth: bool) -> set[str]:
         return {a for a in set(domains) | expr_names(cond) if excludes_zero(cond, a, truth)}
 
+    def under(cond: Expr, truth: bool, x: Expr, safe: frozenset[str]) -> ZeroDivision | None:
+        """``go(x)`` in the branch where ``cond`` has ``truth``: its names' domains narrowed, its nonzero
+        expressions known, then both restored."""
+        saved_doms, saved_known = dict(doms), set(known)
+        doms.update(narrow(cond, truth, doms))
+        known.update(nonzero_exprs(cond, truth))
+        try:
+            return go(x, safe | guarded(cond, truth))
+        finally:
+            doms.clear()
+            doms.update(saved_doms)
+            known.clear()
+            known.update(saved_known)
+
     def go(x: Expr, safe: frozenset[str]) -> ZeroDivision | None:
         if isinstance(x, Binary):
             if x.op in DIVISIONS:
@@ -298,16 +398,13 @@ def zero_division(
                     return found
             return go(x.left, safe) or go(x.right, safe)
         if isinstance(x, IfElse):
-            then_safe = safe | guarded(x.cond, True)
-            else_safe = safe | guarded(x.cond, False)
-            return go(x.cond, safe) or go(x.then, then_safe) or go(x.orelse, else_safe)
+            return go(x.cond, safe) or under(x.cond, True, x.then, safe) or under(x.cond, False, x.orelse, safe)
         if isinstance(x, BoolOp):
-            for v in x.values:
-                found = go(v, safe)
+            for k, v in enumerate(x.values):
+                # this value runs only when the ones before it were true ('and') or false ('or')
+                found = under(BoolOp(x.op, x.values[:k]), x.op == "and", v, safe) if k else go(v, safe)
                 if found:
                     return found
-                # the next value runs only when this one was true ('and') or false ('or')
-                safe = safe | guarded(v, x.op == "and")
             return None
         if isinstance(x, Unary):
             return go(x.operand, safe)
