@@ -107,11 +107,14 @@ def widen(end: F, delta: float, tau: float, limit: float, down: bool) -> F:
     else:
         step = abs(end) * F(delta + SLACK)
         out = (end - step) - F(tau) if down else (end + step) + F(tau)
+    # rounding (flush to zero included) never crosses 0: an end on 0's side stays there
     if down:
         out = vmin(out, F(limit))
-        return F(-INF) if out < -limit else out
+        out = F(-INF) if out < -limit else out
+        return F(0.0) if end >= 0 and out < 0 else out
     out = vmax(out, F(-limit))
-    return F(INF) if out > limit else out
+    out = F(INF) if out > limit else out
+    return F(0.0) if end <= 0 and out > 0 else out
 
 
 def rounded(x: Iv, delta: float, tau: float, limit: float) -> Iv:

@@ -269,3 +269,65 @@ def test_the_reduce_epilogue_runs_its_in_domain_few_cores_mean_and_sum_as_determ
     assert all(c.mode is None and "inputs in (0, 1)" in c.name for c in several)
     for c in several:
         assert c.params["self"].min() >= 0.05 and c.params["self"].max() <= 0.95
+
+
+def test_float_attrs_run_values_that_no_16_bit_type_holds_rounded_both_ways() -> None:
+    """A kernel that rounds a threshold to the tensor's 16-bit dtype before comparing passed while every float
+    attr value was a 16-bit value (found by a review helper): 0.1 and 0.7 round down and up in FLOAT16 and the
+    other way in BF16, and the boundary cases put inputs at them."""
+    import ml_dtypes
+
+    values = attr_candidates(_attr("float", 0.25))
+    assert values[-1] == 2.0 and values[0] == 0.25
+    odd = [v for v in values if float(np.float16(v)) != v and float(ml_dtypes.bfloat16(v)) != v]
+    for dtype in (np.float16, ml_dtypes.bfloat16):
+        assert any(float(dtype(v)) < v for v in odd) and any(float(dtype(v)) > v for v in odd), dtype
+
+
+def test_elementwise_attr_cases_hold_inputs_equal_in_their_first_row() -> None:
+    """SmoothL1LossBackward with beta = 0 met self == target nowhere, so a tiling that divided 1 by beta = 0
+    passed (found by a review helper): every attr case gives the inputs of the first input's shape and dtype
+    its first row."""
+    catalogue, specs = load_project()
+    spec = specs["smooth_l1_loss_backward"]
+    cases = [c for c in codegen.check.driver.cases_for(spec, catalogue.get("Ascend910B"), None, True)]
+    attr = [c for c in cases if c.shape == "attr"]
+    assert any(c.params["beta"] == 0.0 for c in attr)
+    for c in attr:
+        first = c.params["gradOut"][0]
+        assert np.array_equal(c.params["self"][0], first) and np.array_equal(c.params["target"][0], first)
+        assert not np.array_equal(c.params["self"][1], c.params["target"][1])
+
+
+@pytest.mark.parametrize("product", ["Ascend910", "Ascend910B", "Ascend950"])
+def test_row_reduce_cases_give_cores_a_second_row_tile_and_a_second_task(product: str) -> None:
+    """The row-reduce matrices never gave a core a second row tile (mode 0) or a second task (mode 1): faults
+    in those loops passed (found by a review helper). Each dim-form op runs a case whose tiling gives some
+    cores more rows than one tile holds, and one whose lines split into full and partial blocks with more
+    tasks than cores; the rows form (RmsNorm) the first; and every one runs rows of 81 (16k + 1)."""
+    from codegen.check.driver import cases_for
+    from codegen.families.row_reduce.plan import compute_of, tiling_decision
+    from codegen.spec.model import DType
+
+    catalogue, specs = load_project()
+    p = catalogue.get(product)
+    ran = 0
+    for name, spec in specs.items():
+        if spec.family != "row_reduce" or product not in spec.products:
+            continue
+        ran += 1
+        cases = [c for c in cases_for(spec, p, None, True) if c.expect_status is None]
+        x = spec.input_names[0]
+        rows = compute_of(spec).rows
+        tiles = [c for c in cases if c.name.startswith("a second, partial row tile")]
+        assert tiles, name
+        for c in tiles:
+            t = tiling_decision(spec, p, c.params[x].shape, -1, DType[c.dtype.split(" ")[0]])
+            assert t.mode == 0 and t.task_num > t.used_cores * t.tile_rows, (name, c.ident)
+        if not rows:
+            tasks = [c for c in cases if c.name.startswith("several tasks per core")]
+            assert len(tasks) == 1, name
+            t = tiling_decision(spec, p, tasks[0].params[x].shape, 1, DType[tasks[0].dtype])
+            assert t.mode == 1 and t.task_num > t.used_cores and t.inner % t.block_width, name
+        assert any(c.params[x].shape[-1:] == (81,) for c in cases), name
+    assert ran

@@ -397,3 +397,27 @@ def test_no_quick_case_gets_an_unbounded_error_where_its_reference_is_a_finite_o
         assert not loose.any(), f"{case.ident}: unbounded at {np.argwhere(loose)[:5].tolist()} of {expected.shape}"
         checked += 1
     assert checked > 0
+
+
+def test_rounding_keeps_an_exact_zero_so_a_huge_host_scalar_times_it_is_bounded() -> None:
+    """SmoothL1LossBackward at beta = 0 multiplies ``self - target`` by ``invBeta`` = FLT_MAX. Where ``self ==
+    target`` the difference is exactly 0 and so is the product; the bound widened each rounding by the flush
+    allowance 2**-126 on both sides, so 0 became [-2**-126, 2**-126] and, times FLT_MAX, [-4, 4], clamped to
+    [-1, 1]: a tiling that gave invBeta = 1/0 = inf (0 * inf = NaN, clamped to -1) passed (found by a review
+    helper). Rounding never crosses 0, so the bound there is 0 and that output fails."""
+    catalogue, specs = load_project()
+    spec, product = specs["smooth_l1_loss_backward"], catalogue.get("Ascend910B")
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal((4, 33)).astype(np.float32)
+    s = rng.standard_normal((4, 33)).astype(np.float32)
+    t = s.copy()
+    t[1:] = rng.standard_normal((3, 33)).astype(np.float32)  # row 0 equal, the rest not
+    params = {"gradOut": g, "self": s, "target": t, "reduction": 0, "beta": 0.0}
+    d = s.astype(np.float64) - t
+    exact = np.clip(np.where(d == 0, 0.0, np.sign(d)), -1, 1) * g
+    bound = np.asarray(derived_bound(spec, product, params, exact))
+    assert np.all(bound[0] == 0.0)
+    faulty = exact.astype(np.float32).copy()
+    faulty[0] = -g[0]  # (0 * inf = NaN) clamped to -1, times gradOut
+    assert not compare(faulty, exact, bound, 0.0).ok
+    assert compare(exact.astype(np.float32), exact, bound, 0.0).ok

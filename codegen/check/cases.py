@@ -137,7 +137,9 @@ def _default_value(a: AttrSpec, candidates: list[Any]) -> Any:
 
 def attr_candidates(a: AttrSpec) -> list[Any]:
     """Values of attr ``a`` the value cases run: its enumerated values; for float attrs the default and 0,
-    0.5, 1, 2; both bools; for free-valued integer attrs the default, then 0, +-1, small and large values
+    0.1, 0.5, 0.7, 1, 2 (0.1 and 0.7 are no 16-bit value: FLOAT16 holds 0.1 below it and 0.7 above, BF16 the
+    other way round, so a kernel that rounds the attr to the tensor dtype before comparing shows at the
+    boundary cases); both bools; for free-valued integer attrs the default, then 0, +-1, small and large values
     and the boundaries of the C type (:data:`INT_ATTR_VALUES`). Values a constraint rejects are dropped
     later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``)."""
     if a.type == "string":
@@ -148,7 +150,7 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
         # a scalar also runs a negative value (thresholds, slopes; a constraint drops what the op rejects);
         # the last candidate stays 2.0, the value of the cases that do not vary an attr without a default
         negative = [-0.5] if a.type == "scalar" else []
-        values = [*([float(a.default)] if a.default is not None else []), *negative, 0.0, 0.5, 1.0, 2.0]
+        values = [*([float(a.default)] if a.default is not None else []), *negative, 0.0, 0.1, 0.5, 0.7, 1.0, 2.0]
         return list(dict.fromkeys(values))
     if a.type == "bool":
         return [False, True]

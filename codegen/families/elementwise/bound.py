@@ -12,7 +12,8 @@ and buffer, that contain every value the fp32 (or 16-bit) kernel can hold there:
   value rounded to fp32;
 - ``Add Sub Mul Div Adds Muls Reciprocal Exp Ln Sqrt`` take the exact image of their operand intervals and
   widen it by their rounding: ``delta * |x| + tau`` at both ends, with ``delta`` =
-  :data:`ROUNDING` [op] and ``tau`` = 2**-126 (a result in the subnormal range may be flushed to 0);
+  :data:`ROUNDING` [op] and ``tau`` = 2**-126 (a result in the subnormal range may be flushed to 0), never
+  across 0 (rounding keeps a value's side of 0, so an exact 0 stays 0);
 - ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` are exact; ``Compare``/``Compares`` give a mask
   that is decided where the operand intervals decide the comparison (NaN compares false except ``NE``)
   and open otherwise, and ``Select`` gives the chosen operand, or the hull of both where the mask is open;
@@ -190,18 +191,34 @@ def _widen(end: np.ndarray, delta: float, tau: float, limit: float, down: bool) 
         else:
             np.maximum(out, -limit, out=out)
             np.copyto(out, np.inf, where=out > limit)
+        _same_side(out, end, down)
         return out, False
     if down:
         if _greatest(out, axis=None) > limit:
             np.minimum(out, limit, out=out)
         if near < -limit:
             np.copyto(out, -np.inf, where=out < -limit)
+        if near < 0:
+            _same_side(out, end, down)
     else:
         if _least(out, axis=None) < -limit:
             np.maximum(out, -limit, out=out)
         if near > limit:
             np.copyto(out, np.inf, where=out > limit)
+        if near > 0:
+            _same_side(out, end, down)
     return out, True
+
+
+def _same_side(out: np.ndarray, end: np.ndarray, down: bool) -> None:
+    """Rounding never crosses 0 (round to nearest keeps the sign; flushing a subnormal gives a zero): a
+    widened lower end of an end at or above 0 is at least 0, an upper end of an end at or below 0 at most 0.
+    So an exact 0 stays 0 (``self - target`` of equal inputs, then times a huge scalar, is 0, not the
+    interval of the flush allowance times it)."""
+    if down:
+        np.copyto(out, 0.0, where=(end >= 0) & (out < 0))
+    else:
+        np.copyto(out, 0.0, where=(end <= 0) & (out > 0))
 
 
 def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:

@@ -131,6 +131,8 @@ def _reduce_value_cases(
             ("empty 2-d", (3, 0)),
             ("one element", (1,)),
             ("fewer blocks than cores", (cores - 1,)),
+            # a tile of 16k + 1 elements: a halving fold of the tile sum (Ascend910's) takes an odd half there
+            ("fold length 16k + 1", (81,)),
             ("one tile", (t,)),
             ("tile+1", (t + 1,)),
             ("tile-1", (t - 1,)),
@@ -247,9 +249,11 @@ def _value_cases(
             yield value_case(dt, shape_name, dict.fromkeys(inputs, shape), f"{shape_name} {list(shape)}", tags=tags)
         for attr, values in attr_values.items():
             for v in values:
-                yield value_case(
+                case = value_case(
                     dt, "attr", dict.fromkeys(inputs, (4, 33)), f"{attr}={v} [4, 33]", {**default_attrs, attr: v}
                 )
+                _equal_first_row(case, inputs)
+                yield case
         # Where a comparison of the formula changes branch: the boundary, one ULP either side, +-0, NaN, +-inf
         # (families/elementwise/boundary.py), under the default attributes and every candidate of each attr.
         attr_sets = [("", default_attrs)]
@@ -315,6 +319,19 @@ def _value_cases(
         params = {n: normal_array(rng, (5, 19), DType.FLOAT if k == 0 else lo) for k, n in enumerate(inputs)}
         params.update(default_attrs)
         yield Case(op, product.name, f"{lo.name}+FLOAT", "mixed", "mixed dtypes promote to FLOAT", params)
+
+
+def _equal_first_row(case: Case, inputs: list[str]) -> None:
+    """Gives every input of ``case`` whose array has the first input's shape and dtype the first input's first
+    row: inputs equal element by element (``self == target``: a difference of 0, where a formula such as a
+    smooth L1 loss's ``(self - target) / beta`` meets an attribute at its edge, ``beta = 0``)."""
+    first = case.params.get(inputs[0])
+    if not isinstance(first, np.ndarray) or first.ndim < 1 or first.shape[0] == 0:
+        return
+    for name in inputs[1:]:
+        other = case.params.get(name)
+        if isinstance(other, np.ndarray) and other.shape == first.shape and other.dtype == first.dtype:
+            other[0] = first[0]
 
 
 def _multicore_length(spec: OpSpec, product: Product, dt: DType) -> int:

@@ -176,6 +176,14 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             yield case(dt, (2, 3, 4, 5), 2, "rank 4, dim 2")
             yield case(dt, (9, 64), 0, "dim 0, inner 64")
         yield case(dt, (3 * product.vector_core_num + 5, 37), -1, "rows over all cores", tags=("multicore",))
+        yield case(dt, (5, 81), -1, "R = 81 (16k + 1: an odd half in a halving fold)")
+        if dt is chosen[0]:
+            several = several_tiles_rows(spec, product, dt)
+            if several is not None:
+                yield case(dt, (several, 37), -1, "a second, partial row tile on some cores")
+            blocks = several_tasks_shape(spec, product, dt)
+            if blocks is not None:
+                yield case(dt, blocks, 1, "several tasks per core, full and partial blocks")
         if dt is DType.FLOAT and not spec.dtype_combos:
             # out of another supported dtype: accepted, the FLOAT result cast to it (CANN's rule; with
             # dtype_combos the table says which out dtypes a FLOAT input takes)
@@ -258,6 +266,36 @@ def _rows_value_cases(
     if floats:
         yield one((5, 33), "float attrs 0.5", {**arr((5, 33)), **{n: 0.5 for n in floats}})
     yield one((3 * product.vector_core_num + 5, 37), "rows over all cores", tags=("multicore",))
+    yield one((5, 81), "R = 81 (16k + 1: an odd half in a halving fold)")
+    several = several_tiles_rows(spec, product, combo)
+    if several is not None:
+        yield one((several, 37), "a second, partial row tile on some cores")
+
+
+def several_tiles_rows(spec: OpSpec, product: Product, dtype: DType | DtypeCombo, length: int = 37) -> int | None:
+    """A row count at which rows of ``length`` give some cores a second, partial row tile: as many rows as
+    fill one tile (the tiling's rows per tile, ``tileRows``) on every vector core, plus half the cores' count
+    more (the first of them take one row more: a tile of one row). None when rows of ``length`` do not fit a
+    tile whole (a chunked row has one row per tile anyway)."""
+    cores = product.vector_core_num
+    probe = tiling_decision(spec, product, (1 << 40, length), -1, dtype)
+    if probe.mode != 0 or probe.chunk_num != 1:
+        return None
+    rows = cores * probe.tile_rows + cores // 2 + 1
+    t = tiling_decision(spec, product, (rows, length), -1, dtype)
+    return rows if t.task_num > t.used_cores * t.tile_rows else None
+
+
+def several_tasks_shape(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> tuple[int, int, int] | None:
+    """An ``(outer, 8, inner)`` shape reduced along dim 1 (mode 1) whose lines split into several blocks, the
+    last one partial, with more tasks (line blocks) than cores: some cores take a full and a partial block.
+    None when no outer below the product's cores gives that."""
+    cores = product.vector_core_num
+    for outer in range(max(2, cores - cores // 6), 1, -1):
+        t = tiling_decision(spec, product, (outer, 8, 40), 1, dtype)
+        if t.mode == 1 and t.task_num > t.used_cores and 40 % t.block_width and t.block_width < 40:
+            return (outer, 8, 40)
+    return None
 
 
 def _special_rows(p: dict[str, np.ndarray], name: str, dt: DType) -> dict[str, np.ndarray]:
