@@ -267,9 +267,9 @@ def _rows_value_cases(
         yield one((5, 33), "float attrs 0.5", {**arr((5, 33)), **{n: 0.5 for n in floats}})
     yield one((3 * product.vector_core_num + 5, 37), "rows over all cores", tags=("multicore",))
     yield one((5, 81), "R = 81 (16k + 1: an odd half in a halving fold)")
-    several = several_tiles_rows(spec, product, combo)
-    if several is not None:
-        yield one((several, 37), "a second, partial row tile on some cores")
+    tiled = several_tiles_rows(spec, product, combo)
+    if tiled is not None:
+        yield one((tiled, 37), "a second, partial row tile on some cores")
 
 
 def several_tiles_rows(spec: OpSpec, product: Product, dtype: DType | DtypeCombo, length: int = 37) -> int | None:
