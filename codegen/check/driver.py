@@ -886,11 +886,11 @@ def _run_check(
 ) -> list[CaseResult]:
     results: dict[int, list[CaseResult]] = {}
     workers = max(1, min(workers, len(jobs)))  # never more processes than jobs (each job is one process)
-    stopped_by: list[str] = ["SIGINT"]
 
-    def interrupted() -> CheckInterrupted:
+    def interrupted(exc: KeyboardInterrupt) -> CheckInterrupted:
         done = [r for i in sorted(results) for r in results[i]]
-        return CheckInterrupted(done, len(results), len(jobs), stopped_by[0])
+        how = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        return CheckInterrupted(done, len(results), len(jobs), how)
 
     if workers <= 1:
         try:
@@ -899,8 +899,7 @@ def _run_check(
                 if progress:
                     progress(job, results[i])
         except KeyboardInterrupt as exc:
-            stopped_by[0] = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-            raise interrupted() from None
+            raise interrupted(exc) from None
     else:
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_pool_worker_init)
         try:
@@ -911,12 +910,11 @@ def _run_check(
                 if progress:
                     progress(jobs[i], results[i])
         except KeyboardInterrupt as exc:
-            stopped_by[0] = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
             processes = getattr(pool, "_processes", None) or {}
             for process in list(processes.values()):
                 process.kill()  # its case workers die with it (die_with_parent)
             pool.shutdown(wait=False, cancel_futures=True)
-            raise interrupted() from None
+            raise interrupted(exc) from None
         pool.shutdown()
     return [r for i in sorted(results) for r in results[i]]
 

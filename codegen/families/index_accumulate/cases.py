@@ -74,7 +74,11 @@ class _Maker:
         """``n`` indices of ``dtype`` into ``num_rows`` rows where the first half of the rows occur exactly 1, 2
         or 3 times (row ``r``: ``1 + r % 3``), so a count threshold (scaling skipped or applied for a row seen
         once or twice) shows in the output; the other indices fall on the other rows and a few outside
-        ``[0, num_rows)``, in a random order. Needs ``n`` at least twice the fixed occurrences."""
+        ``[0, num_rows)``, in a random order; ``n`` values of ``dtype``.
+
+        Raises:
+            ValueError: ``n`` is less than twice the fixed occurrences (about ``num_rows``).
+        """
         k = num_rows // 2
         fixed = np.repeat(np.arange(k), 1 + np.arange(k) % 3)
         if 2 * fixed.size > n:

@@ -276,7 +276,12 @@ def several_tiles_rows(spec: OpSpec, product: Product, dtype: DType | DtypeCombo
     """A row count at which rows of ``length`` give some cores a second, partial row tile: as many rows as
     fill one tile (the tiling's rows per tile, ``tileRows``) on every vector core, plus half the cores' count
     more (the first of them take one row more: a tile of one row). None when rows of ``length`` do not fit a
-    tile whole (a chunked row has one row per tile anyway)."""
+    tile whole (a chunked row has one row per tile anyway).
+
+    Raises:
+        ValueError: from :func:`codegen.families.row_reduce.plan.tiling_decision` (a dtype the op does not
+            take, a UB too small for one chunk).
+    """
     cores = product.vector_core_num
     probe = tiling_decision(spec, product, (1 << 40, length), -1, dtype)
     if probe.mode != 0 or probe.chunk_num != 1:
@@ -289,7 +294,12 @@ def several_tiles_rows(spec: OpSpec, product: Product, dtype: DType | DtypeCombo
 def several_tasks_shape(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> tuple[int, int, int] | None:
     """An ``(outer, 8, inner)`` shape reduced along dim 1 (mode 1) whose lines split into several blocks, the
     last one partial, with more tasks (line blocks) than cores: some cores take a full and a partial block.
-    None when no outer below the product's cores gives that."""
+    None when no outer below the product's cores gives that.
+
+    Raises:
+        ValueError: from :func:`codegen.families.row_reduce.plan.tiling_decision` (a dtype the op does not
+            take, a UB too small for one chunk).
+    """
     cores = product.vector_core_num
     for outer in range(max(2, cores - cores // 6), 1, -1):
         t = tiling_decision(spec, product, (outer, 8, 40), 1, dtype)
