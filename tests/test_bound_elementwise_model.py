@@ -41,8 +41,8 @@ DELTA = {op: 2.0**-24 for op in ("Add", "Sub", "Mul", "Adds", "Muls")} | {
 }
 #: relative error of the log1p rewrite (bound module doc: 2 HARDWARE_ULPS + 4 * 2**-24)
 LOG1P_ERROR = 20 * 2.0**-24
-#: (relative half ULP, absolute underflow allowance, largest finite value) of the 16-bit results
-ROUND16 = {DType.FLOAT16: (2.0**-11, 2.0**-25, 65504.0), DType.BF16: (2.0**-8, 2.0**-126, FP32_MAX * (1 - 2.0**-8))}
+#: (stored mantissa bits, least exponent of a normal, largest finite value) of the 16-bit results
+FORMAT16 = {DType.FLOAT16: (10, -14, 65504.0), DType.BF16: (7, -126, FP32_MAX * (1 - 2.0**-8))}
 
 F = np.float64
 
@@ -119,6 +119,35 @@ def widen(end: F, delta: float, tau: float, limit: float, down: bool) -> F:
 
 def rounded(x: Iv, delta: float, tau: float, limit: float) -> Iv:
     return clean(widen(x.lo, delta, tau, limit, True), widen(x.hi, delta, tau, limit, False))
+
+
+def nearest16(v: F, dt: DType) -> F:
+    """``v`` rounded to nearest, ties to even, in the 16-bit ``dt``, from its exponent and Python's round()
+    (half to even) of the exact quotient by the grid spacing there (a power of two, so the quotient is
+    exact); beyond the largest finite value by half a spacing or more: an infinity."""
+    if isnan(v) or math.isinf(v) or v == 0:
+        return v
+    mant, min_exp, limit = FORMAT16[dt]
+    exp = max(math.frexp(abs(v))[1] - 1, min_exp)  # floor(log2 |v|), the subnormals' grid below min_exp
+    spacing = 2.0 ** (exp - mant)
+    out = F(round(float(v) / spacing) * spacing)
+    if abs(out) > limit:
+        return F(math.copysign(INF, v))
+    return F(math.copysign(0.0, v)) if out == 0 else out
+
+
+def cast16(x: Iv, dt: DType) -> Iv:
+    """CAST_RINT to a 16-bit type (bound module doc): both ends rounded to nearest; an end rounded to the
+    infinity of the other side's sign may saturate at the largest finite value; BF16 may flush an end in
+    the subnormal range to 0."""
+    limit = FORMAT16[dt][2]
+    lo, hi = nearest16(x.lo, dt), nearest16(x.hi, dt)
+    lo = F(limit) if lo == INF else lo
+    hi = F(-limit) if hi == -INF else hi
+    if dt is DType.BF16:
+        lo = F(0.0) if 0 < lo < TINY else lo
+        hi = F(0.0) if -TINY < hi < 0 else hi
+    return clean(lo, hi)
 
 
 def product(a: Iv, b: Iv) -> Iv:
@@ -260,8 +289,8 @@ def step_model(ins: Instruction, buffers: dict[str, Any], scalars: dict[str, flo
         other = srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else s
         return select(may_t, may_f, srcs[1], other)
     if op == "Cast":
-        if ins.round_mode == "CAST_RINT" and dt in ROUND16:
-            return rounded(srcs[0], *ROUND16[dt])
+        if ins.round_mode == "CAST_RINT" and dt in FORMAT16:
+            return cast16(srcs[0], dt)
         return srcs[0]
     if op in ("Adds", "Muls", "Maxs", "Mins"):
         op, other = op[:-1], s

@@ -161,6 +161,48 @@ def test_a_16_bit_kernel_rounds_once_and_is_bounded_by_about_an_output_ulp(tanh:
         assert not compare(bad, ref, bound, 2.0**-40).ok
 
 
+def _directed(values: np.ndarray, dtype: type, mode: str) -> np.ndarray:
+    """fp32 ``values`` converted to the 16-bit ``dtype`` rounding toward zero (``trunc``), toward -inf
+    (``floor``) or toward +inf (``ceil``): the nearest value, stepped one value back where it went the
+    wrong way (the bits of a sign-magnitude format: the magnitude's bits minus one is one value nearer 0)."""
+    nearest = values.astype(dtype)
+    back = nearest.astype(np.float64)
+    exact = values.astype(np.float64)
+    if mode == "trunc":
+        wrong = np.abs(back) > np.abs(exact)
+    elif mode == "floor":
+        wrong = back > exact
+    else:
+        wrong = back < exact
+    wrong &= back != 0  # (no zero result in these cases: its step would need the sign flipped)
+    bits = nearest.view(np.uint16).copy()
+    toward_zero = wrong & ((back > 0) == (mode != "ceil")) | (wrong & (mode == "trunc"))
+    bits[toward_zero] -= 1  # one value nearer 0
+    bits[wrong & ~toward_zero] += 1  # one value farther from 0 (floor of a negative, ceil of a positive)
+    return bits.view(dtype)
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor", "ceil"])
+def test_a_16_bit_result_rounded_in_a_fixed_direction_fails_the_derived_bound(tanh: tuple, mode: str) -> None:  # type: ignore[type-arg]
+    """The kernel's CAST_RINT is modelled as the exact rounding of the interval's ends to the 16-bit type
+    (not a relative half ULP on top of the comparison's own half ULP), so a cast with CAST_TRUNC, CAST_FLOOR
+    or CAST_CEIL, at most one ULP from the correct rounding, fails on many elements."""
+    spec, product = tanh
+    for dtype in (np.float16, ml_dtypes.bfloat16):
+        g, y = _inputs(dtype)
+        ref = _exact(g, y)
+        fp32 = _fp32_kernel(g, y)
+        bound = derived_bound(spec, product, {"gradOutput": g, "y": y}, ref)
+        assert compare(fp32.astype(dtype), ref, bound, 2.0**-40).ok
+        got = _directed(fp32, dtype, mode)
+        moved = int(np.count_nonzero(got.view(np.uint16) != fp32.astype(dtype).view(np.uint16)))
+        assert moved > g.size // 8  # where the nearest value lies the other way
+        result = compare(got, ref, bound, 2.0**-40)
+        assert not result.ok
+        bad = int(result.detail.split(" of ")[0])
+        assert bad > moved // 4, result.detail
+
+
 def test_overflow_inside_the_formula_gives_a_finite_bound_and_mixed_dtypes_promote() -> None:
     catalogue, specs = load_project()
     spec = specs["soft_margin_loss_backward"]

@@ -21,8 +21,10 @@ and buffer, that contain every value the fp32 (or 16-bit) kernel can hold there:
   absolute error; the ``log1p`` rewrite, whose quotient ``log(u) * x / (u - 1)`` interval arithmetic
   cannot bound where ``u`` may be 1 (the whole line, however close to 0 ``x`` is), gives ``log1p`` of its
   operand's interval widened by :data:`LOG1P_ERROR`; ``Cast`` ``CAST_RINT`` to FLOAT16
-  / BF16 widens by half an ULP of the 16-bit type (relative 2**-11 / 2**-8) plus half its smallest
-  subnormal spacing (FLOAT16 keeps subnormals) or its smallest normal (BF16);
+  / BF16 rounds both ends to the 16-bit type, to nearest (:func:`round16`: round to nearest is monotone,
+  so the results lie between the rounded ends; an end that overflows may also saturate at the largest
+  finite value, and a BF16 end in the subnormal range may be flushed to 0; FLOAT16 keeps subnormals), so
+  a result one 16-bit ULP from the correct rounding (a truncating cast) is outside;
 - a value beyond the largest finite number of its type may be an infinity (the interval end becomes
   ``inf``), and an operation whose result may be NaN (``inf - inf``, ``0 * inf``, a divisor interval
   holding 0, ``log`` of a negative) gives the interval ``[-inf, inf]``.
@@ -89,10 +91,10 @@ IMAGES: dict[str, tuple[Any, float]] = {"log1p": (np.log1p, LOG1P_ERROR)}
 #: Absolute allowance of each rounding for results in the subnormal range (fp32's smallest normal).
 FP32_TINY = 2.0**-126
 FP32_MAX = float(np.finfo(np.float32).max)
-#: Relative half-ULP, absolute underflow allowance and largest finite value of the 16-bit compute dtypes.
-ROUND16: dict[DType, tuple[float, float, float]] = {
-    DType.FLOAT16: (2.0**-11, 2.0**-25, 65504.0),
-    DType.BF16: (2.0**-8, 2.0**-126, float(np.finfo(np.float32).max) * (1 - 2.0**-8)),
+#: The largest finite value of each 16-bit compute dtype (its ``CAST_RINT`` is :func:`round16`).
+LIMIT16: dict[DType, float] = {
+    DType.FLOAT16: 65504.0,
+    DType.BF16: float(np.finfo(np.float32).max) * (1 - 2.0**-8),
 }
 #: Slack for the float64 evaluation of the interval ends and of host scalars (relative).
 F64_SLACK = 2.0**-50
@@ -227,6 +229,33 @@ def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
     lo, lo_plain = _widen(np.asarray(x[0], dtype=np.float64), delta, tau, limit, True)
     hi, hi_plain = _widen(np.asarray(x[1], dtype=np.float64), delta, tau, limit, False)
     return (lo, hi) if lo_plain and hi_plain else _clean(lo, hi)
+
+
+def round16(x: Interval, dt: DType) -> Interval:
+    """``Cast`` ``CAST_RINT`` of the fp32 values in ``x`` to the 16-bit ``dt`` (FLOAT16 or BF16): rounding to
+    nearest is monotone, so every result lies between the ends rounded to ``dt`` (correctly rounded, ties to
+    even: :func:`codegen.check.compare.round_to_dtype`), and every value between them is a possible result.
+    Two allowances widen that: an end that rounds to an infinity of the other side's sign may instead
+    saturate at the largest finite value (``[limit, inf]`` for a value that overflows upward); for BF16, whose
+    vector results may be flushed, an end that rounds into the subnormal range may be 0. FLOAT16 keeps its
+    subnormals. NaN ends make the whole line (:func:`_clean`). Unlike a relative widening by half an ULP,
+    this does not accept a result one ULP away from the correct rounding (a truncating ``CAST_TRUNC``)."""
+    from codegen.check.compare import round_to_dtype
+    from codegen.runner import numpy_dtype
+
+    limit = LIMIT16[dt]
+    target = numpy_dtype(dt)
+    lo = round_to_dtype(np.asarray(x[0], dtype=np.float64), target).astype(np.float64)
+    # the ends take different allowances below, so they never share one array
+    hi = lo.copy() if x[1] is x[0] else round_to_dtype(np.asarray(x[1], dtype=np.float64), target).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        np.copyto(lo, limit, where=lo == np.inf)
+        np.copyto(hi, -limit, where=hi == -np.inf)
+        if dt is DType.BF16:
+            tiny = FP32_TINY  # BF16's smallest normal is fp32's
+            np.copyto(lo, 0.0, where=(lo > 0) & (lo < tiny))
+            np.copyto(hi, 0.0, where=(hi < 0) & (hi > -tiny))
+    return _clean(lo, hi)
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
@@ -404,7 +433,8 @@ def reduce_bound(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, co
     :func:`derived_bound`; ``r_i`` lies in ``[lo_i, hi_i]`` whenever the formula and the reference agree up
     to rounding, else that element's share is unbounded by rounding and the case fails). The mean divides
     by ``fl(n)`` (exact up to 2**24, else one rounding) and rounds once: relative ``3u`` more. A 16-bit
-    output is rounded once by the kernel (half an ULP of the compute dtype, relative 2**-11 / 2**-8);
+    output is rounded once by the kernel, to nearest: the bound becomes the distance from the reference to
+    the farther of the two ends of ``[r - bound, r + bound]`` rounded to the compute dtype (:func:`round16`);
     :func:`codegen.check.compare.compare` adds half an ULP of the output dtype. A sum that overflows fp32
     (or any interval end that is infinite or NaN) gives an unbounded (``inf``) bound, except where the
     reference itself is not finite (compared exactly).
@@ -430,8 +460,11 @@ def _sum_bound(width: np.ndarray, mag: np.ndarray, r: np.ndarray, mean: bool, co
         bound = formula + gamma * total
         if mean and n:
             bound = bound / n + 3 * U32 * (abs(float(r)) + bound / n)
-        if compute_dtype is not DType.FLOAT:
-            bound += (abs(float(r)) + bound) * (2.0**-11 if compute_dtype is DType.FLOAT16 else 2.0**-8)
+        if compute_dtype is not DType.FLOAT and math.isfinite(bound):
+            # the fp32 result lies in [r - bound, r + bound]; the kernel rounds it once (round16)
+            value = float(r)
+            lo, hi = round16((np.asarray(value - bound), np.asarray(value + bound)), compute_dtype)
+            bound = max(float(hi) - value, value - float(lo))
     if not math.isfinite(bound):
         bound = math.inf
     return np.full(r.shape, bound, dtype=np.float64)
@@ -469,9 +502,8 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         return _select(mask, srcs[1], src1)
     if ins.op == "Cast":
         (src,) = srcs
-        if ins.round_mode == "CAST_RINT" and dt in ROUND16:
-            delta, tau, limit = ROUND16[dt]
-            return _round(src, delta, tau, limit)
+        if ins.round_mode == "CAST_RINT" and dt in LIMIT16:
+            return round16(src, dt)
         return src  # 16-bit -> fp32 widening is exact
     exact = _apply(ins.op, srcs, scalar)
     if ins.op in ROUNDING:
