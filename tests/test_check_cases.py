@@ -265,7 +265,9 @@ def test_the_reduce_epilogue_runs_its_in_domain_few_cores_mean_and_sum_as_determ
         decision = tiling_decision(spec, product, (n,), DType[c.dtype], attrs={"reduction": c.params["reduction"]})
         assert 1 < decision.block_dim < product.vector_core_num, (c.name, decision.block_dim)
     several = [c for c in cases if "several tiles per core" in c.name]
-    assert sorted((c.dtype, c.params["reduction"]) for c in several) == [(d, 2) for d in dtypes]
+    # the sum for FLOAT; the mean for a 16-bit dtype, whose sum of ~10^6 values in (0, 1) would overflow
+    # FLOAT16 (nothing compared) or keep 8 bits in BF16
+    assert sorted((c.dtype, c.params["reduction"]) for c in several) == [("BF16", 1), ("FLOAT", 2), ("FLOAT16", 1)]
     assert all(c.mode is None and "inputs in (0, 1)" in c.name for c in several)
     for c in several:
         assert c.params["self"].min() >= 0.05 and c.params["self"].max() <= 0.95

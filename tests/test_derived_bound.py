@@ -463,3 +463,40 @@ def test_rounding_keeps_an_exact_zero_so_a_huge_host_scalar_times_it_is_bounded(
     faulty[0] = -g[0]  # (0 * inf = NaN) clamped to -1, times gradOut
     assert not compare(faulty, exact, bound, 0.0).ok
     assert compare(exact.astype(np.float32), exact, bound, 0.0).ok
+
+
+def test_the_sum_bound_follows_the_kernels_summation_tree_so_a_lost_tile_fails() -> None:
+    """The reduce epilogue's sum bound was ``gamma(n - 1) * sum |v_i|`` (any summation order), about 6% of
+    the sum at 10^6 elements: a kernel that lost one whole tile of one core passed the several-tiles case.
+    The kernel's tree is fixed by the tiling (a tile's sum, the tiles of a core in order, the partials in
+    core order), so ``sum_depth`` bounds the roundings any term goes through, and losing one tile fails."""
+    from codegen.families.elementwise.bound import sum_depth
+    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.spec.model import DType
+
+    catalogue, specs = load_project()
+    spec, product = specs["mse_loss"], catalogue.get("Ascend910B")
+    rng = np.random.default_rng(17)
+    n = 1_108_807
+    plan = tiling_decision(spec, product, (n,), DType.FLOAT, attrs={"reduction": 2})
+    depth = sum_depth(plan.tile_length, plan.tiles_per_core_max, plan.block_dim, n)
+    assert plan.tiles_per_core_max > 1 and plan.block_dim > 1
+    assert depth == plan.tile_length - 1 + plan.tiles_per_core_max + plan.block_dim < n // 100
+    x = rng.uniform(0.05, 0.95, n).astype(np.float32)
+    t = rng.uniform(0.05, 0.95, n).astype(np.float32)
+    terms = (x.astype(np.float64) - t) ** 2
+    ref = np.asarray(terms.sum())
+    params = {"self": x, "target": t, "reduction": 2}
+    bound = float(np.asarray(derived_bound(spec, product, params, ref)))
+    values = np.square(x - t)  # fp32 formula values, summed in fp32 tile by tile as the kernel's tree does
+    tiles = [values[k : k + plan.tile_length].sum(dtype=np.float32) for k in range(0, n, plan.tile_length)]
+    kernel = np.float32(0)
+    for s in tiles:
+        kernel = np.float32(kernel + s)
+    assert compare(np.asarray(kernel), ref, bound, 2.0**-40).ok
+    lost = np.float32(kernel - tiles[len(tiles) // 2])  # one tile of one core never added
+    assert not compare(np.asarray(lost), ref, bound, 2.0**-40).ok
+    # what any summation order allows would have accepted it
+    u = 2.0**-24
+    anywhere = (n - 1) * u / (1 - (n - 1) * u) * float(np.abs(terms).sum())
+    assert abs(float(lost) - float(ref)) < anywhere

@@ -420,16 +420,19 @@ def program_interval(
 U32 = 2.0**-24
 
 
-def reduce_bound(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, compute_dtype: DType) -> np.ndarray:
+def reduce_bound(
+    lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, compute_dtype: DType, depth: int | None = None
+) -> np.ndarray:
     """The absolute error bound of a reduce epilogue's 0-d sum (or mean) against the float64 reference ``ref``.
 
     ``[lo, hi]`` (float64, one interval per element of the broadcast shape) holds each fp32 formula value
     ``v_i`` the kernel sums (:func:`program_interval` with ``fp32_result``). The kernel adds the ``n``
-    values in fp32 in some tree (tile sums by ReduceSum or Add halving, tiles in order, partials in core
-    order): whatever the tree, a sum of ``n`` terms takes ``n - 1`` roundings on any path, so (Higham,
-    Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 4.4)
-    ``|fl(sum v_i) - sum v_i| <= gamma(n - 1) * sum |v_i|`` with ``gamma(k) = k u / (1 - k u)``, ``u`` =
-    2**-24. The formula's own error adds ``sum_i max(hi_i - r_i, r_i - lo_i)`` (the per-element bound of
+    values in fp32 in a tree: a term that goes through ``d_i`` roundings on its way to the result contributes
+    at most ``gamma(d_i) * |v_i|`` (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section
+    4.2), so ``|fl(sum v_i) - sum v_i| <= gamma(depth) * sum |v_i|`` with ``gamma(k) = k u / (1 - k u)``,
+    ``u`` = 2**-24 and ``depth`` the most roundings any term goes through (:func:`sum_depth`: a tile's sum,
+    whatever order ReduceSum or the Add halving uses inside it, then the tiles in order, then the partials in
+    core order); ``depth`` None takes ``n - 1``, which holds for any tree. The formula's own error adds ``sum_i max(hi_i - r_i, r_i - lo_i)`` (the per-element bound of
     :func:`derived_bound`; ``r_i`` lies in ``[lo_i, hi_i]`` whenever the formula and the reference agree up
     to rounding, else that element's share is unbounded by rounding and the case fails). The mean divides
     by ``fl(n)`` (exact up to 2**24, else one rounding) and rounds once: relative ``3u`` more. A 16-bit
@@ -443,10 +446,24 @@ def reduce_bound(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, mean: bool, co
     if not np.isfinite(r).all():
         return np.zeros(r.shape)
     with np.errstate(all="ignore"):
-        return _sum_bound(hi - lo, np.maximum(np.abs(lo), np.abs(hi)), r, mean, compute_dtype)
+        return _sum_bound(hi - lo, np.maximum(np.abs(lo), np.abs(hi)), r, mean, compute_dtype, depth)
 
 
-def _sum_bound(width: np.ndarray, mag: np.ndarray, r: np.ndarray, mean: bool, compute_dtype: DType) -> np.ndarray:
+def sum_depth(tile_length: int, tiles_per_core: int, block_dim: int, n: int) -> int:
+    """The most fp32 roundings one of ``n`` summed terms goes through in the reduce epilogue's tree
+    (the generated kernel's ``SumTile``, ``partial_ +=`` and core 0's combine): at most ``min(tile_length, n)
+    - 1`` inside its tile's sum (any order of that many terms), one per tile into the core's partial
+    (``tiles_per_core``) and one per core in the combine (``block_dim``); never more than ``n - 1``, which any
+    tree of ``n`` terms respects."""
+    if n <= 1:
+        return 0
+    inside = max(0, min(tile_length, n) - 1)
+    return min(n - 1, inside + max(0, tiles_per_core) + max(0, block_dim))
+
+
+def _sum_bound(
+    width: np.ndarray, mag: np.ndarray, r: np.ndarray, mean: bool, compute_dtype: DType, depth: int | None = None
+) -> np.ndarray:
     """:func:`reduce_bound` from the per-element interval widths ``hi - lo`` and magnitudes
     ``max(|lo|, |hi|)`` (float64, C-contiguous of the broadcast shape) and the finite 0-d reference ``r``."""
     n = width.size
@@ -454,7 +471,8 @@ def _sum_bound(width: np.ndarray, mag: np.ndarray, r: np.ndarray, mean: bool, co
         # the formula's per-element error: r_i lies in [lo_i, hi_i], so hi_i - lo_i bounds its distance to
         # any value there (the 0-d reference does not give r_i itself)
         formula = float(np.sum(width)) if n else 0.0
-        ku = (n - 1) * U32 if n > 1 else 0.0
+        steps = (n - 1 if depth is None else min(depth, n - 1)) if n > 1 else 0
+        ku = steps * U32
         gamma = ku / (1.0 - ku) if ku < 1.0 else math.inf
         total = float(np.sum(mag)) if n else 0.0
         bound = formula + gamma * total
@@ -640,6 +658,14 @@ def derived_bound(
 
     red_kind = reduce_kind(spec, params)
     program = program_for(variant.formula, compute)
+    depth: int | None = None
+    if red_kind != REDUCE_KIND_NONE:
+        from codegen.families.elementwise.plan import optional_inputs, tiling_decision
+
+        absent = [t.name for t in optional_inputs(spec) if t.name not in present]
+        attrs = {a.name: params[a.name] for a in spec.attrs if a.name in params}
+        plan = tiling_decision(spec, product, tuple(shape), compute, absent, attrs)
+        depth = sum_depth(plan.tile_length, plan.tiles_per_core_max, plan.block_dim, math.prod(shape))
     r = np.asarray(ref, dtype=np.float64)
     small = math.prod(shape) <= CHUNK_ELEMENTS
     # a large call's inputs are widened to float64 slice by slice (_chunks), a small one's here
@@ -651,13 +677,13 @@ def derived_bound(
         with np.errstate(all="ignore"):
             if small:
                 lo, hi = _interval_over(program, values, scalars, compute, tuple(shape), True)
-                return reduce_bound(lo, hi, r, mean, compute)
+                return reduce_bound(lo, hi, r, mean, compute, depth)
             # the sums' operands slice by slice (each element's width and magnitude as reduce_bound's)
             width, mag = np.empty(math.prod(shape)), np.empty(math.prod(shape))
             for part, (lo, hi) in _chunks(program, values, scalars, compute, tuple(shape), True):
                 np.subtract(hi, lo, out=width[part])
                 np.maximum(np.abs(lo), np.abs(hi), out=mag[part])
-            return _sum_bound(width.reshape(shape), mag.reshape(shape), r, mean, compute)
+            return _sum_bound(width.reshape(shape), mag.reshape(shape), r, mean, compute, depth)
     with np.errstate(all="ignore"):
         if small:
             lo, hi = program_interval(program, values, scalars, compute)
