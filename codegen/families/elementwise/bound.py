@@ -432,9 +432,10 @@ def reduce_bound(
     4.2), so ``|fl(sum v_i) - sum v_i| <= gamma(depth) * sum |v_i|`` with ``gamma(k) = k u / (1 - k u)``,
     ``u`` = 2**-24 and ``depth`` the most roundings any term goes through (:func:`sum_depth`: a tile's sum,
     whatever order ReduceSum or the Add halving uses inside it, then the tiles in order, then the partials in
-    core order); ``depth`` None takes ``n - 1``, which holds for any tree. The formula's own error adds ``sum_i max(hi_i - r_i, r_i - lo_i)`` (the per-element bound of
-    :func:`derived_bound`; ``r_i`` lies in ``[lo_i, hi_i]`` whenever the formula and the reference agree up
-    to rounding, else that element's share is unbounded by rounding and the case fails). The mean divides
+    core order); ``depth`` None takes ``n - 1``, which holds for any tree. The formula's own error adds
+    ``sum_i max(hi_i - r_i, r_i - lo_i)`` (the per-element bound of :func:`derived_bound`; ``r_i`` lies in
+    ``[lo_i, hi_i]`` whenever the formula and the reference agree up to rounding, else that element's share
+    is unbounded by rounding and the case fails). The mean divides
     by ``fl(n)`` (exact up to 2**24, else one rounding) and rounds once: relative ``3u`` more. A 16-bit
     output is rounded once by the kernel, to nearest: the bound becomes the distance from the reference to
     the farther of the two ends of ``[r - bound, r + bound]`` rounded to the compute dtype (:func:`round16`);
