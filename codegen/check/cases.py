@@ -7,7 +7,6 @@ must return an exact ``aclnnStatus``). Each family contributes its own generator
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -55,55 +54,17 @@ class Case:
         return f"{self.op}/{self.product}/{self.dtype}/{self.name}"
 
 
-#: Length of the pool of standard normal float32 values that :func:`normal_array` cuts its narrower arrays
-#: from (a prime, so that windows of a power-of-two length do not line up with the pool's end), and the seed
-#: of the pool: every process holds the same pool, so a case's inputs do not depend on which worker made them.
-NORMAL_POOL_LENGTH = 2_097_169
-NORMAL_POOL_SEED = 20261204
-_NORMAL_POOL: list[np.ndarray] = []
-
-
-def normal_pool() -> np.ndarray:
-    """The read-only pool of :data:`NORMAL_POOL_LENGTH` standard normal float32 values (drawn on first use,
-    about 25 ms, 8 MiB; then kept for the process)."""
-    if not _NORMAL_POOL:
-        pool = np.random.default_rng(NORMAL_POOL_SEED).standard_normal(NORMAL_POOL_LENGTH, dtype=np.float32)
-        pool.flags.writeable = False
-        _NORMAL_POOL.append(pool)
-    return _NORMAL_POOL[0]
-
-
-def normal_float32(rng: np.random.Generator, count: int) -> np.ndarray:
-    """``count`` standard normal float32 values (a new, writable, contiguous 1-d array): windows of the pool
-    (:func:`normal_pool`) at offsets drawn from ``rng``, one after the other until ``count`` are filled.
-
-    Within a window the values are the pool's independent draws; windows start at independent uniform
-    offsets, so two tensors of a case (or two parts of one large tensor) agree only by a chance of about one
-    in the pool's length. Copying windows costs about a thirtieth of drawing the values (numpy's float32
-    ziggurat, 12 ns a value on the CI machine), which was a tenth of the warm ``opgen check``'s CPU."""
-    pool = normal_pool()
-    out = np.empty(count, dtype=np.float32)
-    filled = 0
-    while filled < count:
-        start = int(rng.integers(0, pool.size))
-        take = min(count - filled, pool.size - start)
-        out[filled : filled + take] = pool[start : start + take]
-        filled += take
-    return out
-
-
 def normal_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType, scale: float = 2.0) -> np.ndarray:
     """Standard normal values times ``scale`` as an array of ``shape`` in ``dtype`` (a floating dtype holds
-    them rounded; an integer dtype their truncation). DOUBLE draws every value from ``rng`` in float64 (its
-    inputs need all 53 bits: values that float32 holds exactly would hide a kernel computing in float32);
-    every other dtype takes float32 values from :func:`normal_float32` (a narrower input gains nothing from
-    a float64 draw)."""
+    them rounded; an integer dtype their truncation). Drawn in float32 unless ``dtype`` is DOUBLE: a case
+    input of a narrower dtype gains nothing from a float64 draw, which costs twice the time and a whole
+    float64 array to convert."""
     target = numpy_dtype(dtype)
     if target == np.float64:
         wide = np.asarray(rng.standard_normal(shape))
         wide *= scale
         return wide
-    values = normal_float32(rng, math.prod(shape)).reshape(shape)
+    values = np.asarray(rng.standard_normal(shape, dtype=np.float32))
     values *= np.float32(scale)  # in place: no second array of the shape
     return values if target == np.float32 else values.astype(target)
 
