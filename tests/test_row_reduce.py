@@ -92,6 +92,14 @@ def test_softmax_max_and_sum_share_one_pass_and_backward_needs_one() -> None:
 
 _KERNEL = op_files(SPECS["softmax"])["kernel_cpp"]
 _TILING = op_files(SPECS["softmax"])["tiling_cpp"]
+_API = op_files(SPECS["softmax"])["op_api_cpp"]
+_COMBINE_HEAD = """\
+  __aicore__ inline void Combine(int32_t k, bool first, int32_t n) {
+    bool rescaled = false;
+    for (int32_t j = 0; j < NUM_RED; ++j) {
+      rescaled = rescaled || RED_ONLINE[j] == k;
+    }
+"""
 _CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
 
 #: What follows the chunk length in the reduction pass only (the output pass allocates its tiles there too).
@@ -130,6 +138,29 @@ MUTANTS = [
             ),
         ),
         "UB capacity",
+    ),
+    (
+        # the line-chunked combine of a non-last dim skips the -FLT_MAX guard of the online max: a chunk of
+        # only -inf gives exp(-inf - -inf) = NaN for its line (a mutant a review helper's hunt left alive)
+        "line-chunk-combine-without-the-lowest-max-guard",
+        _KERNEL,
+        (
+            (
+                _COMBINE_HEAD,
+                _COMBINE_HEAD.replace("int32_t n) {", "int32_t n, bool guard = true) {")
+                + "    rescaled = rescaled && guard;\n",
+            ),
+            ("          Combine(k, c == 0, n);", "          Combine(k, c == 0, n, false);"),
+        ),
+        "-inf line chunks",
+    ),
+    (
+        # the op_api hands a strided view to the kernel uncopied (the emulator refuses it: the kernel would
+        # read the storage as contiguous on the device)
+        "input-not-made-contiguous",
+        _API,
+        (("l0op::SoftmaxV2(selfContiguous, dim,", "l0op::SoftmaxV2(self, dim,"),),
+        "non-contiguous",
     ),
 ]
 

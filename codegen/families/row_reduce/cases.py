@@ -5,7 +5,10 @@ is then cut into chunks); R far larger than UB (many chunks); a non-last dim (in
 negative dim and with more lines than fit UB (line chunks); fewer rows than cores; a 0-d tensor; empty
 tensors (a zero outer and a zero R); a large dynamic range (values up to about +-200: without the max
 subtraction exp overflows, without fp32 accumulation 16-bit sums lose the small terms); rows with +inf,
--inf and NaN (also inside a multi-chunk row); many rows over all cores (a determinism case).
+-inf and NaN (also inside a multi-chunk row), lines with them along a non-last dim (inner 3), -inf line
+chunks before the finite ones (the line-chunked combine of a non-last dim); non-contiguous inputs (a
+transposed first input, the others every second element) and a strided out, along the last dim (and dim 0
+unless ``quick``); many rows over all cores (a determinism case).
 An ``out`` of another supported dtype than a FLOAT input is accepted and gets the result cast to it (CANN's
 rule: aclnn_softmax.cpp and the other row ops' op_api check ``out`` against the dtype list only and end with
 ``l0op::Cast(result, out->GetDataType())``).
@@ -16,9 +19,10 @@ different dtypes, ranks, shapes that differ, dim out of range (161002).
 Trailing rows (``compute.rows``): the input broadcast over the rows takes the shape of the last ``k`` dims
 (``k`` = 1 unless a case says otherwise; standard normal values); the same R cases (R = 1, the UB limit and
 one above, far above, fewer rows than cores, empty, large dynamic range, inf/NaN rows and inside a
-multi-chunk row, rows over all cores) plus a row of 2 dims, a row of every dim, a rank-4 tensor with a row of
-3 dims and every float attr at 0.5; status cases replace the dim cases by that input of a wrong shape, of a
-rank above the first input's, empty, and of another dtype (161002).
+multi-chunk row, non-contiguous inputs and outputs, rows over all cores) plus a row of 2 dims, a row of
+every dim, a rank-4 tensor with a row of 3 dims and every float attr at 0.5; status cases replace the dim
+cases by that input of a wrong shape, of a rank above the first input's, empty, and of another dtype
+(161002).
 """
 
 from __future__ import annotations
@@ -154,6 +158,13 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         lines = t.tile_rows if t.chunk_num > 1 else 0
         if lines:
             yield case(dt, (1, lines + 5, 3), 1, "inner 3, more lines than fit UB (line chunks)")
+            shape_l = (2, 2 * lines + 5, 3)
+            t_l = tiling_decision(spec, product, shape_l, 1, dt)
+            lead_l = arrays(shape_l, dt)
+            z = lead_l[inputs[0]]
+            z[0, : t_l.tile_rows + 2, 0] = -np.inf  # line 0's first chunk holds only -inf
+            z[1, :, 1] = -np.inf  # a line of only -inf
+            yield case(dt, shape_l, 1, "-inf line chunks before the finite ones, inner 3", lead_l)
         yield case(dt, (3, 200), -1, "fewer rows than cores")
         yield case(dt, (), 0, "0-d tensor")
         yield case(dt, (0, 5), 1, "empty outer")
@@ -162,6 +173,11 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         yield case(dt, (4, 300), -1, "large dynamic range", arrays((4, 300), dt, big))
         yield case(dt, (4, 40, 3), 1, "large dynamic range, inner 3", arrays((4, 40, 3), dt, big))
         yield case(dt, (6, 50), -1, "inf and NaN rows", _special_rows(arrays((6, 50), dt), inputs[0], dt))
+        yield case(dt, (6, 50, 3), 1, "inf and NaN lines, inner 3", _special_lines(arrays((6, 50, 3), dt), inputs[0]))
+        yield case(dt, (40, 24), -1, "non-contiguous inputs and out", _non_contiguous(spec, arrays((40, 24), dt)))
+        if not quick:
+            nc = _non_contiguous(spec, arrays((40, 24), dt))
+            yield case(dt, (40, 24), 0, "non-contiguous inputs and out, dim 0", nc)
         long = arrays((2, 2 * fit + 9), dt, 5.0)
         x = long[inputs[0]]
         x[0, fit + 3] = np.inf
@@ -259,6 +275,7 @@ def _rows_value_cases(
     big = 60.0 if dt is DType.FLOAT16 else 200.0
     yield one((4, 300), "large dynamic range", arr((4, 300), big))
     yield one((6, 50), "inf and NaN rows", _special_rows(arr((6, 50)), x_name, dt))
+    yield one((40, 24), "non-contiguous inputs and outputs", _non_contiguous(spec, arr((40, 24))))
     long = arr((2, 2 * fit + 9), 5.0)
     long[x_name][0, fit + 3] = np.inf
     long[x_name][1, 2 * fit + 1] = -np.inf
@@ -317,6 +334,41 @@ def _special_rows(p: dict[str, np.ndarray], name: str, dt: DType) -> dict[str, n
     x[4, 0] = np.inf
     x[4, 1] = -np.inf
     return p
+
+
+def _special_lines(p: dict[str, np.ndarray], name: str) -> dict[str, np.ndarray]:
+    """``p`` with +inf, -inf and NaN placed along dim 1 of ``name`` (shape ``(>= 5, >= 12, 3)``), each line
+    (outer, inner) of the reduction getting its own pattern: one +inf, one -inf, a line of only -inf, a NaN,
+    +inf and -inf together; other lines stay finite."""
+    x = p[name]
+    x[0, 3, 0] = np.inf
+    x[1, 7, 1] = -np.inf
+    x[2, :, 2] = -np.inf
+    x[3, 11, 0] = np.nan
+    x[4, 0, 1] = np.inf
+    x[4, 1, 1] = -np.inf
+    return p
+
+
+def _non_contiguous(spec: OpSpec, p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The same input values in non-contiguous views and every output a strided view: the first input of
+    rank >= 2 the transpose of a transposed storage, every other input (the rows input too) every second
+    element of its last dim in a storage twice as wide; each output (its shape and dtype from
+    :func:`infer_outputs`) every second element of a zeroed storage twice as wide (a 0-d one as it is)."""
+    got: dict[str, np.ndarray] = {}
+    for k, (n, a) in enumerate(p.items()):
+        if k == 0 and a.ndim >= 2:
+            view = np.empty(a.shape[::-1], a.dtype).T
+        elif a.ndim:
+            view = np.empty((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)[..., ::2]
+        else:
+            view = np.empty((), a.dtype)
+        view[...] = a
+        got[n] = view
+    present: dict[str, np.ndarray | None] = dict(p)
+    for n, o in infer_outputs(spec, present, {}).items():
+        got[n] = np.zeros((*o.shape[:-1], 2 * o.shape[-1]), o.dtype)[..., ::2] if o.ndim else np.zeros((), o.dtype)
+    return got
 
 
 def _status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
