@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +74,11 @@ def _writable_file(path_text: str, option: str) -> Path:
     """``path_text`` checked to be a file this process can create or overwrite (before a long run).
 
     Raises:
-        UsageError: the directory does not exist, the path is a directory, or either is not writable.
+        UsageError: the path is empty, the directory does not exist, the path is a directory, or either is
+            not writable.
     """
+    if not path_text:
+        raise UsageError(f"{option}: an empty path; give a file name")
     path = Path(path_text)
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
@@ -85,6 +88,24 @@ def _writable_file(path_text: str, option: str) -> Path:
     if (path.exists() and not os.access(path, os.W_OK)) or not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path_text}: not writable")
     return path
+
+
+def _distinct_files(named: list[tuple[str, str | None]], inputs: Sequence[str] = ()) -> None:
+    """The files ``named`` (``(option, path or None)``) are different files, and none is one of ``inputs``
+    (the result files a merge reads): one path given twice would have one output overwrite the other (a
+    cost table replaced by the JSON results, an input replaced before it is read).
+
+    Raises:
+        UsageError: two options, or an option and an input, name the same file (symbolic links followed).
+    """
+    seen: dict[str, str] = {os.path.realpath(p): f"input {p}" for p in inputs}
+    for option, text in named:
+        if text is None:
+            continue
+        key = os.path.realpath(text)
+        if key in seen:
+            raise UsageError(f"{option} {text} is the same file as {seen[key]}: give each output its own path")
+        seen[key] = f"{option} {text}"
 
 
 def _costs(path_text: str, *, created: bool) -> CaseCosts:
@@ -281,11 +302,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     dtypes = _dtype_names(args.dtype)
     _generated_dir(args.generated)
-    json_path = _writable_file(args.json, "--json") if args.json else None
-    junit_path = _writable_file(args.junit, "--junit") if args.junit else None
+    _distinct_files([("--json", args.json), ("--junit", args.junit), ("--costs", args.costs)])
+    json_path = _writable_file(args.json, "--json") if args.json is not None else None
+    junit_path = _writable_file(args.junit, "--junit") if args.junit is not None else None
     cache = cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
     # a sharded run reads the --costs file (it must exist); an unsharded one records into it (created)
-    costs = _costs(args.costs, created=not args.shard) if args.costs else CaseCosts(cache / "case-costs.json")
+    costs = CaseCosts(cache / "case-costs.json") if args.costs is None else _costs(args.costs, created=not args.shard)
     catalogue, specs = _load(args)
     specs = _select(specs, args.ops)
     orders = tuple(args.core_order) if args.core_order else (("in_order",) if args.quick else ("in_order", "reversed"))
@@ -494,9 +516,10 @@ def _check_meta(
 def cmd_report_merge(args: argparse.Namespace) -> int:
     from codegen.check.result_files import MergeError, merge_results
 
-    json_path = _writable_file(args.json, "--json") if args.json else None
-    junit_path = _writable_file(args.junit, "--junit") if args.junit else None
-    costs = _costs(args.costs, created=True) if args.costs else None
+    _distinct_files([("--json", args.json), ("--junit", args.junit), ("--costs", args.costs)], args.files)
+    json_path = _writable_file(args.json, "--json") if args.json is not None else None
+    junit_path = _writable_file(args.junit, "--junit") if args.junit is not None else None
+    costs = _costs(args.costs, created=True) if args.costs is not None else None
     try:
         meta, results = merge_results([Path(p) for p in args.files])
     except MergeError as exc:

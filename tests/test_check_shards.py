@@ -143,6 +143,19 @@ def test_a_missing_or_repeated_shard_and_different_inputs_are_errors(
     assert "different specs" in capsys.readouterr().err
 
 
+def test_shards_of_different_counts_are_named_as_such_not_as_other_plans(
+    two_shards: tuple[Path, Path], specs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review helper merged shard 1/2 with shards 2/3 and 3/3 of the same inputs: the message blamed the
+    case costs ("different shard plans") instead of the shard count."""
+    a, _ = two_shards
+    third = tmp_path / "s3.json"
+    _check(specs_dir, third, "--shard", "3/3")
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(third)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"error: {third} is shard 3/3 but {a} is of 2 shards"]
+
+
 def test_a_shard_of_a_huge_or_impossible_count_is_one_short_error(
     two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -424,6 +437,11 @@ def test_a_shard_count_far_above_the_unit_count_builds_only_the_used_shards() ->
         ({"max_abs_err": "NaN"}, "cases[0].max_abs_err is 'NaN', not a number"),
         ({"passed": "no"}, "cases[0].passed is 'no', not true or false"),
         ({"status": True}, "cases[0].status is True, not an integer"),
+        # times no run measures (a review helper's edited shard passed them on into the cost table and JUnit)
+        ({"seconds": float("inf")}, "cases[0].seconds is inf, not a time in [0, 1e+06] seconds"),
+        ({"seconds": float("nan")}, "cases[0].seconds is nan, not a time in [0, 1e+06] seconds"),
+        ({"seconds": -5.0}, "cases[0].seconds is -5.0, not a time in [0, 1e+06] seconds"),
+        ({"seconds": 10**400}, "cases[0].seconds is a huge integer, not a time in [0, 1e+06] seconds"),
     ],
 )
 def test_a_result_file_with_values_of_the_wrong_type_is_a_merge_error(tmp_path: Path, case: Any, message: str) -> None:
@@ -540,9 +558,12 @@ def test_run_check_starts_no_more_worker_processes_than_jobs(monkeypatch: pytest
         ('["version", 1]', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('{"version": true, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
         ('{"version": 1.0, "seconds": {}}', 'not a cost table (expected {"version": 1, "seconds": {"<case>": '),
-        ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a non-neg"),
-        ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a non-negative"),
-        ('{"version": 1, "seconds": {"a/b": NaN}}', "not a cost table: seconds of 'a/b' is nan, not a non-negative"),
+        ('{"version": 1, "seconds": {"a/b": "fast"}}', "not a cost table: seconds of 'a/b' is 'fast', not a number"),
+        ('{"version": 1, "seconds": {"a/b": -1}}', "not a cost table: seconds of 'a/b' is -1, not a number of se"),
+        ('{"version": 1, "seconds": {"a/b": NaN}}', "not a cost table: seconds of 'a/b' is nan, not a number of s"),
+        # an integer too large for a float (OverflowError in float()) and one that would overflow the sums
+        ('{"version": 1, "seconds": {"a/b": 1' + "0" * 400 + "}}", "not a cost table: seconds of 'a/b' is a huge "),
+        ('{"version": 1, "seconds": {"a/b": 1e308}}', "not a cost table: seconds of 'a/b' is 1e+308, not a number "),
         ("[" * 100000, "not a cost table (JSON nested too deeply to read)"),  # a RecursionError in json
     ],
 )
@@ -593,6 +614,8 @@ def test_merge_creates_a_missing_costs_file_and_refuses_to_overwrite_another_fil
         '{"version": 1, "seconds": {"a/b": NaN, "c/d": 1.5}}',
         '{"version": 1, "seconds": {"a/b": -2.0, "c/d": 1.5}}',
         '{"version": 1, "seconds": {"a/b": Infinity}}',
+        '{"version": 1, "seconds": {"a/b": 1' + "0" * 400 + "}}",  # int() fine, float() overflows
+        '{"version": 1, "seconds": {"a/b": 1e300, "c/d": 1.5}}',
         '{"version": 2, "seconds": {"c/d": 1.5}}',
         '{"seconds": {"c/d": 1.5}}',
     ],

@@ -76,6 +76,28 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
             ("check", "--json", "/nonexistent-dir/r.json"),
             "error: --json /nonexistent-dir/r.json: directory /nonexistent-dir does not exist\n",
         ),
+        # one path for two outputs: the second file written replaced the first (a review helper's --json F
+        # --costs F left a result file where the cost table was, and exit 0)
+        (
+            ("check", "--json", "/tmp/opgen-same.json", "--costs", "/tmp/opgen-same.json"),
+            "error: --costs /tmp/opgen-same.json is the same file as --json /tmp/opgen-same.json: give each output "
+            "its own path\n",
+        ),
+        (
+            ("check", "--json", "/tmp/opgen-same.xml", "--junit", "/tmp/./opgen-same.xml"),
+            "error: --junit /tmp/./opgen-same.xml is the same file as --json /tmp/opgen-same.xml: give each output "
+            "its own path\n",
+        ),
+        (
+            ("report", "merge", "/tmp/opgen-shard1.json", "/tmp/opgen-shard2.json", "--json", "/tmp/opgen-shard2.json"),
+            "error: --json /tmp/opgen-shard2.json is the same file as input /tmp/opgen-shard2.json: give each output "
+            "its own path\n",
+        ),
+        (("check", "--json", ""), "error: --json: an empty path; give a file name\n"),
+        (
+            ("report", "merge", "/tmp/opgen-shard1.json", "--junit", ""),
+            "error: --junit: an empty path; give a file name\n",
+        ),
         (
             ("explain", SMLB, "--product", "Ascend910B", "--shape", "4,x4"),
             "error: --shape '4,x4': expected non-negative integers separated by ',' or 'x', e.g. 1024,4096 or "

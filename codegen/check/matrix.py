@@ -171,6 +171,11 @@ def estimate_seconds(nbytes: int) -> float:
 #: file is not one opgen wrote, and reading it whole could take gigabytes of memory.
 MAX_COST_TABLE_BYTES = 256 << 20
 
+#: Largest seconds a cost table may record for one unit (about 11.6 days): a unit's time limit is minutes
+#: (``--timeout`` aside), and larger values (an integer of hundreds of digits, 1e308) would overflow the
+#: shard planner's sums to infinity, so a table holding one is not one opgen wrote.
+MAX_UNIT_SECONDS = 1e6
+
 
 def regular_file_problem(path: Path, max_bytes: int | None = None) -> str | None:
     """Why ``path`` must not be read whole as a file opgen wrote, or None: it exists and is neither a directory
@@ -218,7 +223,7 @@ class CaseCosts:
         Raises:
             ValueError: ``"<reason>"``: the file is missing (and not ``created``), unreadable, not JSON, or not
                 ``{"version": 1, "seconds": {ident: seconds}}`` with the integer 1 (not ``true`` or ``1.0``) and
-                non-negative finite seconds.
+                seconds in [0, MAX_UNIT_SECONDS] (a huge integer too: it would overflow the planner's sums).
         """
         if created and not path.exists() and not path.is_symlink():
             return cls(path)
@@ -245,8 +250,12 @@ class CaseCosts:
         if not isinstance(seconds, dict) or type(version) is not int or version != 1:  # true, 1.0: not version 1
             raise ValueError(f"not a cost table ({shape})")
         for ident, value in seconds.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
-                raise ValueError(f"not a cost table: seconds of {ident!r} is {value!r}, not a non-negative number")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_UNIT_SECONDS:
+                shown = repr(value) if not isinstance(value, int) or value.bit_length() < 64 else "a huge integer"
+                raise ValueError(
+                    f"not a cost table: seconds of {ident!r} is {shown}, not a number of seconds in "
+                    f"[0, {MAX_UNIT_SECONDS:g}]"
+                )
         table = cls.__new__(cls)
         table.path = path
         table.seconds = {str(k): float(v) for k, v in seconds.items()}

@@ -32,6 +32,24 @@ def progress_printer(total: int) -> Callable[[Any, list[CaseResult]], None]:
     return show
 
 
+#: Most characters of a failure message the terminal shows (the ``--json`` and ``--junit`` files hold all).
+MAX_TERMINAL_MESSAGE = 4000
+
+
+def terminal_text(message: str) -> str:
+    """A failure message as the terminal shows it: control characters other than newline and tab (an ESC
+    that would start a terminal escape sequence, a carriage return that would overwrite the line) written as
+    their Python escapes (``\\x1b``), and a message longer than :data:`MAX_TERMINAL_MESSAGE` characters cut
+    there with a note of how much more the result files hold."""
+    cut = message[:MAX_TERMINAL_MESSAGE]
+    if not cut.isprintable():
+        cut = "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] if ord(c) < 0x10000 else c for c in cut)
+    if len(message) > MAX_TERMINAL_MESSAGE:
+        more = len(message) - MAX_TERMINAL_MESSAGE
+        cut += f" ... ({more} more characters: the --json and --junit files hold the whole message)"
+    return cut
+
+
 COLUMNS = ("op", "product", "dtype", "shape / case", "result", "max abs err", "bound", "max ULP err", "bound from")
 
 
@@ -91,5 +109,5 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
     for r in results:
         if not r.passed:
             # the ident and message are data (a fault's "[pipe race]", a shape "[4, 8]"), never rich markup
-            message = r.message if r.message.strip() else NO_MESSAGE
+            message = terminal_text(r.message) if r.message.strip() else NO_MESSAGE
             console.print(f"[red]FAIL[/red] {escape(r.ident)}: {escape(message)}", markup=True, highlight=False)

@@ -24,7 +24,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from codegen.check.matrix import idents_digest, regular_file_problem
+from codegen.check.matrix import MAX_UNIT_SECONDS, idents_digest, regular_file_problem
 from codegen.check.results import NO_MESSAGE, CaseResult, covered_name, result_dict
 
 
@@ -85,6 +85,13 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
         for name, kinds in _FIELD_KINDS.items():
             if name in c and (not isinstance(c[name], kinds) or (bool not in kinds and isinstance(c[name], bool))):
                 raise MergeError(f"{path}: cases[{n}].{name} is {c[name]!r}, not {_KIND_NAMES[kinds]}")
+        seconds = c.get("seconds", 0)
+        if not 0 <= seconds <= MAX_UNIT_SECONDS:  # NaN, an infinity, a negative time: not a time opgen measured
+            shown = repr(seconds) if not isinstance(seconds, int) or seconds.bit_length() < 64 else "a huge integer"
+            raise MergeError(
+                f"{path}: cases[{n}].seconds is {shown}, not a time in [0, {MAX_UNIT_SECONDS:g}] seconds "
+                "(`opgen check --json` never writes one; an edited file?)"
+            )
         lacking = [name for name in required if name not in c]
         if lacking:
             raise MergeError(
@@ -230,6 +237,10 @@ def merge_results(paths: list[Path]) -> tuple[dict[str, Any], list[CaseResult]]:
                 continue
             if key == "inputs":
                 raise MergeError(_inputs_differ(path, meta, first_path, first_meta))
+            mine, theirs = _shard(meta), _shard(first_meta)
+            if key == "plan" and mine is not None and theirs is not None and mine[1] != theirs[1]:
+                # shards of different counts have different plans: the count is the cause to name
+                raise MergeError(f"{path} is shard {mine[0]}/{mine[1]} but {first_path} is of {theirs[1]} shards")
             raise MergeError(
                 f"{path} and {first_path} come from different {what}: {meta.get(key)!r} != {first_meta.get(key)!r}"
             )

@@ -43,6 +43,18 @@ class CaseResult:
     #: run's, see :mod:`codegen.check.matrix`); empty when the case ran on this product
     covered_by: str = ""
 
+    def __post_init__(self) -> None:
+        # A message is text a case's exception or the emulator produced: a lone surrogate in it (an
+        # undecodable file name, say) cannot be printed or written as UTF-8, so it is kept as its escape.
+        if isinstance(self.message, str) and not self.message.isascii():
+            self.message = utf8_text(self.message)
+
+
+def utf8_text(text: str) -> str:
+    """``text`` with every lone surrogate code point (U+D800-U+DFFF, which no UTF-8 text can hold) written
+    as its backslash escape (``\\ud800``); every other character unchanged."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
 
 def result_dict(result: CaseResult) -> dict[str, Any]:
     """The fields of ``result`` by name, for JSON: what ``dataclasses.asdict`` gives (the fields hold plain
