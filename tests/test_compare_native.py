@@ -203,3 +203,27 @@ def test_inputs_outside_the_compiled_path_give_the_numpy_results(monkeypatch: py
     monkeypatch.delenv(native.DISABLE_ENV, raising=False)
     with pytest.raises(TypeError):
         compare(g, r, None, 0.0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize(
+    ("got_value", "ref_value", "ulps"),
+    [
+        (np.nan, 0.5, np.inf),  # a NaN where the reference is a number: it showed 0 ULPs (a review helper)
+        (np.nan, 0.0, np.inf),
+        (np.inf, 0.5, np.inf),
+        (-np.inf, np.inf, np.inf),
+        (np.inf, np.inf, 0.0),  # the same infinity: accepted, 0
+        (np.nan, np.nan, 0.0),
+    ],
+)
+def test_the_ulp_distance_of_a_nan_or_an_infinity(
+    monkeypatch: pytest.MonkeyPatch, dtype: np.dtype, got_value: float, ref_value: float, ulps: float
+) -> None:
+    got = np.full(40, 0.25, dtype)
+    ref = np.full(40, 0.25)
+    got[7], ref[7] = got_value, ref_value
+    fast, slow = _both(monkeypatch, got, ref, 0.0, 0.0)
+    _same(fast, slow)
+    assert fast.max_ulp_err == ulps
+    assert fast.ok == (ulps == 0.0)

@@ -189,7 +189,8 @@ def _max_ulp_distance(got: np.ndarray, expected: np.ndarray, special: np.ndarray
     elements that are not ``special`` (an accepted NaN or infinity: 0). Where ``expected`` is subnormal or
     zero the distance is counted at the smallest normal's spacing (the vector units do not promise subnormal
     results: a 0 where the exact value is 1e-40 is not 70000 ULPs wrong); where either side is NaN or
-    infinite the distance is infinite, or not counted when their difference is NaN."""
+    infinite the distance is infinite (a NaN against a number too), or not counted when both are the same
+    infinity."""
     exp_bits = expected.view(lay.uint) & lay.exponent
     dist = np.subtract(_ordered(got, lay), _ordered(expected, lay), dtype=np.int64)
     np.abs(dist, out=dist)
@@ -208,9 +209,11 @@ def _max_ulp_distance(got: np.ndarray, expected: np.ndarray, special: np.ndarray
                 worst = max(worst, float(diff.max()) / float(2.0 ** (1 - lay.bias)))  # the smallest normal
             dist[tiny_e] = 0
         if nonfinite.any():
-            # a NaN or an infinity on either side: infinitely far, unless the difference is NaN (not counted)
-            diff = got[nonfinite].astype(np.float64) - expected[nonfinite].astype(np.float64)
-            if not np.isnan(diff).all():
+            # a NaN or an infinity on either side: infinitely far, unless it is the same infinity on both
+            # sides (a NaN difference); a NaN against a number is infinitely far (it showed 0 ULPs)
+            g_nf = got[nonfinite].astype(np.float64)
+            e_nf = expected[nonfinite].astype(np.float64)
+            if (~np.isnan(g_nf - e_nf) | (np.isnan(g_nf) != np.isnan(e_nf))).any():
                 worst = np.inf
             dist[nonfinite] = 0
     return max(worst, float(dist.max()))

@@ -14,7 +14,8 @@
 //   ok    = err <= bound, or g and r both NaN, or g the infinity e is with r's sign; where r is infinite
 //           only g == r
 //   the shown error is err (infinite where NaN, 0 where the NaN/infinity was accepted), and the ULP
-//   distance is |ordered(g) - ordered(e)| with compare.py's treatment of subnormal and non-finite e.
+//   distance is |ordered(g) - ordered(e)| with compare.py's treatment of subnormal and non-finite e
+//   (infinite where one side is NaN or they are different infinities).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -239,7 +240,9 @@ int opgen_compare_float(const void *got, const void *expected, int bits, int nma
         }
       }
       if (nonfinite) {
-        if (!std::isnan(g - e)) {
+        // infinitely far, except the same infinity on both sides (g - e is NaN): a NaN against a number is
+        // infinitely far too
+        if (!std::isnan(g - e) || std::isnan(g) != std::isnan(e)) {
           maxUlpF = INFINITY;
         }
       }
