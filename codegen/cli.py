@@ -369,6 +369,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.shard:
         jobs, plan, planned = _shard_jobs(jobs, shard, count, costs)
     meta = _check_meta(args, specs, generated_root, [shard, count], plan)
+    # Until the run ends, the result files say that it has not (an earlier run's files must not stand for a
+    # run that is killed, SIGKILL included): `opgen report merge` refuses the JSON, the JUnit has an error.
+    running = {**meta, "interrupted": {"jobs_done": 0, "jobs_total": len(jobs), "running": True}}
+    _write_result_files([], running, json_path, junit_path, quiet=True)  # a write error shows at the end
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
     except CheckInterrupted as stop:
@@ -414,15 +418,28 @@ def _write_result_files(
     json_path: Path | None,
     junit_path: Path | None,
     stream: Any = None,
+    quiet: bool = False,
 ) -> list[str]:
     """Writes the ``--json`` and ``--junit`` files that were asked for (``wrote PATH`` on ``stream``, default
-    stdout); returns the error line of each that could not be written."""
+    stdout, unless ``quiet``); returns the error line of each that could not be written. A ``meta`` with
+    ``interrupted`` (a stopped run, or ``running``: the files written before the run) makes the JUnit file
+    say so (:func:`codegen.check.result_files.write_junit`)."""
     from codegen.check.result_files import write_json, write_junit
 
     unwritten = []
+    stop = meta.get("interrupted")
+    unfinished = ""
+    if isinstance(stop, dict):
+        done, total = stop.get("jobs_done"), stop.get("jobs_total")
+        unfinished = (
+            f"the run has not finished: 0 of {total} (op, product) jobs done (it is running, or was killed)"
+            if stop.get("running")
+            else f"the run was interrupted: {done} of {total} (op, product) jobs finished; the others' cases are "
+            "not in this file"
+        )
     writers: list[tuple[Path | None, str, Callable[[Path], None]]] = [
         (json_path, "--json", lambda p: write_json(results, p, meta)),
-        (junit_path, "--junit", lambda p: write_junit(results, p)),
+        (junit_path, "--junit", lambda p: write_junit(results, p, unfinished)),
     ]
     for path, option, write in writers:
         if path is None:
@@ -432,7 +449,8 @@ def _write_result_files(
         except OSError as exc:  # a full disk, a file removed or made read-only during the run
             unwritten.append(f"error: {option} {path}: cannot write: {exc.strerror or exc}")
         else:
-            print(f"wrote {path}", file=stream or sys.stdout)
+            if not quiet:
+                print(f"wrote {path}", file=stream or sys.stdout)
     return unwritten
 
 

@@ -267,6 +267,21 @@ def test_a_shard_that_lost_cases_is_an_error_naming_the_file_and_the_count(
     ]
 
 
+def test_a_passed_job_level_result_does_not_stand_for_lost_cases(
+    two_shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review helper replaced a case of a shard by a passed job-level result (``op/product/-/build``): the
+    merge took it for the job's build failure standing for every planned case, and passed."""
+    a, b = two_shards
+    first = json.loads(b.read_text())["cases"][0]
+    job = "/".join(first["ident"].split("/")[:2])
+    stand_in = {**first, "ident": f"{job}/-/build", "name": "build", "passed": True, "message": ""}
+    c = _edited(b, tmp_path / "c.json", lambda d: d.update(cases=[stand_in, *d["cases"][1:]]))
+    capsys.readouterr()
+    assert main(["report", "merge", str(a), str(c)]) == 2
+    assert f"error: {c}: 1 of its " in capsys.readouterr().err
+
+
 def test_an_unsharded_file_that_lost_cases_is_an_error(
     specs_dir: Path, full_run: tuple[int, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

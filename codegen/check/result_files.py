@@ -16,9 +16,13 @@ an unsharded run runs every unit of its jobs, so it records the cases they ran).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import os
 import re
+import stat
+import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import MISSING, fields
 from pathlib import Path
@@ -32,10 +36,50 @@ class MergeError(Exception):
     """Shard result files that do not make one matrix (the message says which files and why)."""
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` (the file a symbolic link points to, when it is one) through a temporary
+    file in the same directory renamed over it, so that a full disk or a killed process leaves the previous
+    file whole, never a truncated one. The new file keeps the old one's permission bits (a new file: 0666
+    less the umask). A path that is not a regular file (``/dev/stdout``, a FIFO) is written in place: a
+    rename would replace the device node.
+
+    Raises:
+        OSError: the directory cannot take the temporary file, the write fails (a full disk), or the rename.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        st = target.stat()
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            with open(target, "wb") as f:
+                f.write(data)
+            return
+        mode = stat.S_IMODE(st.st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
     """Writes every result (counters included) and ``meta`` (see the module doc) as JSON: ``meta`` indented,
-    then one line per case. Each case is encoded by the json module's C encoder (an ``indent`` makes it use
-    the pure-Python one: 6.9 s instead of 1.8 s for a full check's 36,000 cases, at the end of every run)."""
+    then one line per case (atomically: :func:`write_atomically`). Each case is encoded by the json module's
+    C encoder (an ``indent`` makes it use the pure-Python one: 6.9 s instead of 1.8 s for a full check's
+    36,000 cases, at the end of every run).
+
+    Raises:
+        OSError: the file cannot be written (:func:`write_atomically`).
+    """
     head = {
         "passed": sum(r.passed for r in results),
         "failed": sum(not r.passed for r in results),
@@ -43,7 +87,8 @@ def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | Non
     }
     opening = json.dumps(head, indent=1, default=float)[: -len("\n}")]
     lines = ",\n".join(json.dumps(result_dict(r), default=float) for r in results)
-    path.write_text(f'{opening},\n "cases": [\n{lines}\n ]\n}}\n' if results else f'{opening},\n "cases": []\n}}\n')
+    text = f'{opening},\n "cases": [\n{lines}\n ]\n}}\n' if results else f'{opening},\n "cases": []\n}}\n'
+    write_atomically(path, text.encode("utf-8"))
 
 
 def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
@@ -378,7 +423,9 @@ def _check_plan_covered(path: Path, planned: list[dict[str, Any]], results: list
                 shown = ident if product == job["product"] else covered_name(ident, job["product"], product)
                 expected.append((f"{job['op']}/{product}", shown))
     idents = {r.ident for r in results}
-    failed_jobs = {r.ident.split("/-/")[0] for r in results if _job_level(r)}
+    # only a failed job-level result stands for its job's cases (a passed one, which no run writes, would
+    # hide cases edited out of the file)
+    failed_jobs = {r.ident.split("/-/")[0] for r in results if _job_level(r) and not r.passed}
     missing = [ident for job, ident in expected if ident not in idents and job not in failed_jobs]
     if missing:
         raise MergeError(
@@ -403,12 +450,24 @@ def _xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def write_junit(results: list[CaseResult], path: Path) -> None:
-    """Writes ``results`` as JUnit XML: one ``testsuite`` per (op, product), one ``testcase`` per case
-    (``classname`` ``op.product``, ``name`` the ident after ``op/product/``, ``time`` in seconds), a
-    ``failure`` with the message for a failed case (``type`` its kind: ``timeout``, ``crash`` or ``fail``),
-    and the product that ran a covered case as a ``covered_by`` property."""
+def write_junit(results: list[CaseResult], path: Path, unfinished: str = "") -> None:
+    """Writes ``results`` as JUnit XML (atomically: :func:`write_atomically`): one ``testsuite`` per (op,
+    product), one ``testcase`` per case (``classname`` ``op.product``, ``name`` the ident after
+    ``op/product/``, ``time`` in seconds), a ``failure`` with the message for a failed case (``type`` its
+    kind: ``timeout``, ``crash`` or ``fail``), and the product that ran a covered case as a ``covered_by``
+    property. ``unfinished`` (a run that was interrupted or is still running) adds a ``testsuite``
+    ``opgen check`` whose one ``testcase`` ``run`` has an ``error`` saying so, so that a CI report of a
+    file that does not hold the whole matrix is never green.
+
+    Raises:
+        OSError: the file cannot be written (:func:`write_atomically`).
+    """
     root = ET.Element("testsuites", name="opgen check")
+    if unfinished:
+        suite = ET.SubElement(root, "testsuite", name="opgen check", tests="1", failures="0", errors="1")
+        case = ET.SubElement(suite, "testcase", classname="opgen.check", name="run", time="0")
+        error = ET.SubElement(case, "error", message=_xml_text(unfinished[:1000]), type="interrupted")
+        error.text = _xml_text(unfinished)
     suites: dict[tuple[str, str], list[CaseResult]] = {}
     for r in results:
         suites.setdefault((r.op, r.product), []).append(r)
@@ -436,6 +495,7 @@ def write_junit(results: list[CaseResult], path: Path) -> None:
                 first = r.message.splitlines()[0] if r.message.strip() else NO_MESSAGE
                 failure = ET.SubElement(case, "failure", message=_xml_text(first[:1000]), type=r.kind or "fail")
                 failure.text = _xml_text(r.message if r.message.strip() else NO_MESSAGE)
-    root.set("tests", str(len(results)))
+    root.set("tests", str(len(results) + (1 if unfinished else 0)))
     root.set("failures", str(sum(not r.passed for r in results)))
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    root.set("errors", "1" if unfinished else "0")
+    write_atomically(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
