@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "infer_context.h"
 #include "json.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -16,8 +17,6 @@
 #include "register/op_def_registry.h"
 #include "registry.h"
 #include "tiling_runner.h"
-#include "exe_graph/runtime/infer_datatype_context.h"
-#include "exe_graph/runtime/infer_shape_context.h"
 
 namespace {
 
@@ -359,35 +358,6 @@ std::string ErrorJson(int32_t status, const std::string &message) {
 
 }  // namespace
 
-namespace opgen_rt {
-
-// Fills the infer-shape / infer-dtype contexts of a request (the friend of their private state).
-class InferContextBuilder {
- public:
-  static void Fill(gert::InferShapeContext &shapes, gert::InferDataTypeContext &dtypes, const std::string &opType,
-                   const std::vector<TilingTensorDesc> &inputs, const std::vector<AttrValue> &attrs,
-                   size_t outputCount) {
-    for (const TilingTensorDesc &d : inputs) {
-      shapes.inputs_.push_back(d.present ? d.originShape : gert::Shape());
-      shapes.present_.push_back(d.present);
-      dtypes.inputs_.push_back(d.present ? d.dataType : ge::DT_UNDEFINED);
-    }
-    shapes.outputs_.assign(outputCount, gert::Shape());
-    dtypes.outputs_.assign(outputCount, ge::DT_UNDEFINED);
-    shapes.attrs_.attrs_ = attrs;
-    dtypes.attrs_.attrs_ = attrs;
-    shapes.nodeName_ = dtypes.nodeName_ = opType;
-    shapes.nodeType_ = dtypes.nodeType_ = opType;
-  }
-  static const std::vector<gert::Shape> &Outputs(const gert::InferShapeContext &shapes) {
-    return shapes.outputs_;
-  }
-  static const std::vector<ge::DataType> &Outputs(const gert::InferDataTypeContext &dtypes) {
-    return dtypes.outputs_;
-  }
-};
-
-}  // namespace opgen_rt
 
 extern "C" {
 

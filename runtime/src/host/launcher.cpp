@@ -8,6 +8,7 @@
 
 #include "dtype_convert.h"
 #include "executor_state.h"
+#include "infer_context.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
 #include "opdev/op_executor.h"
@@ -222,6 +223,68 @@ uint64_t TensorBytes(const aclTensor *t) {
   return static_cast<uint64_t>(t->Size()) * op::TypeSize(t->GetDataType());
 }
 
+std::string DimsText(const gert::Shape &s) {
+  std::string out = "[";
+  for (size_t k = 0; k < s.GetDimNum(); ++k) {
+    out += (k == 0 ? "" : ", ") + std::to_string(s.GetDim(k));
+  }
+  return out + "]";
+}
+
+bool SameDims(const gert::Shape &a, const gert::Shape &b) {
+  if (a.GetDimNum() != b.GetDimNum()) {
+    return false;
+  }
+  for (size_t k = 0; k < a.GetDimNum(); ++k) {
+    if (a.GetDim(k) != b.GetDim(k)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The op's registered InferShape and InferDataType (IMPL_OP_INFERSHAPE), run on the launch's inputs and
+// attributes, must give the outputs the L0 API allocated: in graph mode those functions, not the L0 API,
+// decide the output tensors the kernel writes, so a mismatch is a wrong shape (or an out-of-bounds write)
+// there. An op without them (no graph mode) is not checked.
+aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &args,
+                                   const std::vector<std::string> &outNames) {
+  const auto inferShape = FindInferShapeFunc(opType);
+  const auto inferDtype = FindInferDataTypeFunc(opType);
+  if (inferShape == nullptr || inferDtype == nullptr) {
+    return ACLNN_SUCCESS;
+  }
+  std::vector<TilingTensorDesc> inputs;
+  for (const aclTensor *t : args.inputs) {
+    inputs.push_back(DescOf(t));
+  }
+  gert::InferShapeContext shapes;
+  gert::InferDataTypeContext dtypes;
+  InferContextBuilder::Fill(shapes, dtypes, opType, inputs, args.attrs, args.outputs.size());
+  if (inferShape(&shapes) != ge::GRAPH_SUCCESS || inferDtype(&dtypes) != ge::GRAPH_SUCCESS) {
+    OP_LOGE(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
+            "%s: the registered InferShape or InferDataType fails on the inputs of a launch the L0 API makes "
+            "(%s); graph mode could not run this call.",
+            opType, ComboText(args.inputs, args.outputs).c_str());
+    return ACLNN_ERR_INNER_INFERSHAPE_ERROR;
+  }
+  const auto &gotShapes = InferContextBuilder::Outputs(shapes);
+  const auto &gotDtypes = InferContextBuilder::Outputs(dtypes);
+  for (size_t i = 0; i < args.outputs.size() && i < gotShapes.size(); ++i) {
+    const aclTensor *out = args.outputs[i];
+    const std::string name = i < outNames.size() ? outNames[i] : "output" + std::to_string(i);
+    if (!SameDims(gotShapes[i], out->GetViewShape()) || gotDtypes[i] != out->GetDataType()) {
+      OP_LOGE(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
+              "%s output %s: the registered InferShape/InferDataType give %s %s, the L0 API launches %s %s (in "
+              "graph mode the kernel would write the inferred tensor).",
+              opType, name.c_str(), DimsText(gotShapes[i]).c_str(), op::ToString(gotDtypes[i]).GetString(),
+              DimsText(out->GetViewShape()).c_str(), op::ToString(out->GetDataType()).GetString());
+      return ACLNN_ERR_INNER_INFERSHAPE_ERROR;
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus AddAiCoreKernelLaunch(const char *opType, aclOpExecutor *executor, KernelLaunchArgs &&args) {
@@ -246,8 +309,10 @@ aclnnStatus AddAiCoreKernelLaunch(const char *opType, aclOpExecutor *executor, K
   task.entry = kernel->entry;
   const ops::OpDef *def = ops::FindOpDef(opType);
   if (def != nullptr) {
-    const aclnnStatus ret =
-        CheckAgainstOpDef(opType, args, *def, task.outputInitValues, task.inputNames, task.outputNames);
+    aclnnStatus ret = CheckAgainstOpDef(opType, args, *def, task.outputInitValues, task.inputNames, task.outputNames);
+    if (ret == ACLNN_SUCCESS) {
+      ret = CheckAgainstInferShape(opType, args, task.outputNames);
+    }
     if (ret != ACLNN_SUCCESS) {
       return ret;
     }
