@@ -281,6 +281,12 @@ def step_model(ins: Instruction, buffers: dict[str, Any], scalars: dict[str, flo
         assert func == "log1p"
         x = srcs[k]
         return rounded(clean(np.log1p(F(x.lo)), np.log1p(F(x.hi))), LOG1P_ERROR, TINY, FP32_MAX)
+    if op == "Compare" and ins.srcs[0] == ins.srcs[1] and ins.mode in ("EQ", "NE"):
+        # one value against itself (the compiler's NaN test): equal unless it is NaN
+        x = srcs[0]
+        exact_nan = isnan(x.lo) and isnan(x.hi)
+        maybe_nan = isnan(x.lo) or isnan(x.hi) or (x.lo == -INF and x.hi == INF)
+        return (not exact_nan, maybe_nan) if ins.mode == "EQ" else (maybe_nan, not exact_nan)
     if op in ("Compare", "Compares"):
         assert ins.mode is not None
         return compare(srcs[0], srcs[1] if op == "Compare" else s, ins.mode)

@@ -45,6 +45,14 @@ def run_program(prog: Program, inputs: dict[str, np.ndarray], scalars: dict[str,
                     "Min": np.minimum,
                 }[ins.op]
                 out = fn(src[0], src[1])
+            elif ins.op in ("Compare", "Compares"):
+                other = src[1] if ins.op == "Compare" else scalar(ins.scalar or "")
+                cmp = {"LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal}
+                cmp.update({"EQ": np.equal, "NE": np.not_equal})
+                out = cmp[ins.mode or ""](src[0], other)
+            elif ins.op == "Select":
+                other = src[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else scalar(ins.scalar or "")
+                out = np.where(src[0], src[1], other)
             elif ins.op in ("Adds", "Muls", "Maxs", "Mins"):
                 assert ins.scalar is not None
                 s = scalar(ins.scalar)

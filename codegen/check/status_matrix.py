@@ -8,6 +8,7 @@ exact ``aclnnStatus`` of CANN's check order (reference/ascend-platform.md, "acln
 
 - the base call itself is accepted (status 0), so a broken base cannot make the matrix pass vacuously;
 - every dtype the tensor does not list on the product (all ``aclDataType`` values the checker can build);
+- every tensor at once in a dtype none of them lists (the first :data:`MAX_COMMON_DTYPES` such dtypes);
 - every output in a shape with the right element count but other dims (dims reversed, flattened, a
   trailing 1);
 - every rank bound: one rank below the minimum (a 0-d tensor when the minimum is 1) and one above the
@@ -73,6 +74,10 @@ def _as_dtype(array: np.ndarray, d: DType) -> np.ndarray:
         return np.asarray(array).astype(numpy_dtype(d))
 
 
+#: Most dtypes the "every tensor in one dtype" cases try (in ``DType`` order).
+MAX_COMMON_DTYPES = 4
+
+
 def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: str) -> Iterator[Case]:
     """The derived status cases of ``spec`` on ``product`` (see the module docstring).
 
@@ -101,6 +106,15 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
                 ACLNN_ERR_PARAM_INVALID,
                 {**base, t.name: _as_dtype(array, d)},
             )
+    # every tensor in one dtype none of them lists: each tensor's own dtype check must refuse it (a call
+    # whose tensors agree with each other passes the checks that compare them, so only those show)
+    common = [d for d in DType if all(d in unsupported[t.name] for t in tensors)]
+    for d in common[:MAX_COMMON_DTYPES]:
+        yield case(
+            f"every tensor {d.name} (listed by none) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            {**base, **{t.name: _as_dtype(base[t.name], d) for t in tensors}},
+        )
     for t in spec.outputs:
         array = base.get(t.name)
         if not isinstance(array, np.ndarray) or array.size < 2:

@@ -361,6 +361,11 @@ def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
     raise ValueError(f"no error model for vector instruction '{op}'")
 
 
+#: A host scalar's exact value (float64), or two of them (the scalar from the attributes as the call gives
+#: them and from their fp32 values, as the device op receives them): the kernel's value is within the hull.
+HostScalar = float | tuple[float, float]
+
+
 def scalar_interval(value: float) -> Interval:
     """The values a host scalar of exact value ``value`` (float64) can have in the kernel: between it and its
     fp32 rounding (infinite beyond the fp32 range), widened by the float64 slack."""
@@ -386,7 +391,7 @@ def _literal(text: str) -> float | None:
 def program_interval(
     program: Program,
     inputs: Mapping[str, np.ndarray],
-    scalars: Mapping[str, float],
+    scalars: Mapping[str, HostScalar],
     compute_dtype: DType,
     fp32_result: bool = False,
 ) -> Interval:
@@ -397,7 +402,7 @@ def program_interval(
     Args:
         program: the compiled program the kernel runs for this call (its variant and dtype class).
         inputs: float64 values of the inputs present in the call, each broadcastable to the output shape.
-        scalars: host scalar field name (``scalar0``) -> its exact (float64) value.
+        scalars: host scalar field name (``scalar0``) -> its exact (float64) value, or two (:data:`HostScalar`).
         compute_dtype: FLOAT, FLOAT16 or BF16: the dtype of the kernel's input and output tiles.
 
     Raises:
@@ -489,7 +494,7 @@ def _sum_bound(
     return np.full(r.shape, bound, dtype=np.float64)
 
 
-def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, float], dt: DType) -> Interval:
+def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, HostScalar], dt: DType) -> Interval:
     scalar: Interval | None = None
     if ins.scalar is not None:
         literal = _literal(ins.scalar)
@@ -501,13 +506,26 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         elif literal is not None:
             scalar = scalar_interval(literal)
         elif ins.scalar.endswith("_") and ins.scalar[:-1] in scalars:
-            scalar = scalar_interval(scalars[ins.scalar[:-1]])
+            value = scalars[ins.scalar[:-1]]
+            if isinstance(value, tuple):  # two exact values (from the attrs as given and as fp32): their hull
+                (lo0, hi0), (lo1, hi1) = scalar_interval(value[0]), scalar_interval(value[1])
+                scalar = (np.minimum(lo0, lo1), np.maximum(hi0, hi1))
+            else:
+                scalar = scalar_interval(value)
         else:
             raise ValueError(f"unknown scalar operand '{ins.scalar}' of {ins.op}")
     if ins.op == "Duplicate":
         assert scalar is not None
         return scalar
     srcs = [buffers[s] for s in ins.srcs]
+    if ins.op == "Compare" and ins.srcs[0] == ins.srcs[1] and ins.mode in ("EQ", "NE"):
+        # a value compared with itself (the compiler's NaN test, keep_nan): equal unless it is NaN, whatever
+        # the width of its interval
+        lo, hi = srcs[0]
+        exact_nan = np.isnan(lo) & np.isnan(hi)
+        maybe_nan = np.isnan(lo) | np.isnan(hi) | ((lo == -np.inf) & (hi == np.inf))
+        equal_t, equal_f = ~exact_nan, maybe_nan
+        return (equal_t, equal_f) if ins.mode == "EQ" else (equal_f, equal_t)
     if ins.op in ("Compare", "Compares"):
         other = srcs[1] if ins.op == "Compare" else scalar
         assert other is not None and ins.mode is not None
@@ -649,10 +667,21 @@ def derived_bound(
     env = call_env(spec, product, {k: v for k, v in params.items() if k not in {t.name for t in spec.outputs}})
     out = spec.outputs[0]
     env[out.name] = TensorStandIn(tuple(shape), compute)
-    scalars: dict[str, float] = {}
+    # The device op receives float attributes as fp32 (an OpDef Float attr; aclScalar ToFloat) and its tiling
+    # computes the host scalars from those: a scalar may be the one of the attrs as given or as fp32 (alpha *
+    # scale of fp32(0.7) and fp32(1.3) is not 0.91), so it is bounded by both.
+    env32 = dict(env)
+    for a in spec.attrs:
+        value = env32.get(a.name)
+        if a.type in ("float", "double", "scalar") and isinstance(value, float) and math.isfinite(value):
+            with np.errstate(over="ignore"):
+                env32[a.name] = float(np.float32(value))
+    scalars: dict[str, HostScalar] = {}
     for hs in variant.formula.scalars:
         try:
-            scalars[hs.field_name] = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
+            given = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
+            as_fp32 = float(evaluate(hs.expr, env32))  # type: ignore[arg-type]
+            scalars[hs.field_name] = given if as_fp32 == given or math.isnan(as_fp32) else (given, as_fp32)
         except ExprEvalError:
             scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
     from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
@@ -725,7 +754,7 @@ class ElementBound:
     Args:
         program: the compiled program of the call's variant and dtype class.
         values: the inputs present in the call (any floating dtype; each broadcastable to ``shape``).
-        scalars: host scalar field name -> its float64 value.
+        scalars: host scalar field name -> its float64 value, or two (:data:`HostScalar`).
         compute: the kernel's tile dtype (FLOAT, FLOAT16 or BF16).
         shape: the output shape.
         ref: the float64 reference, broadcastable to ``shape``.
@@ -735,7 +764,7 @@ class ElementBound:
         self,
         program: Program,
         values: Mapping[str, np.ndarray],
-        scalars: Mapping[str, float],
+        scalars: Mapping[str, HostScalar],
         compute: DType,
         shape: tuple[int, ...],
         ref: np.ndarray,
@@ -784,7 +813,7 @@ class ElementBound:
 def _chunks(
     program: Program,
     values: Mapping[str, np.ndarray],
-    scalars: Mapping[str, float],
+    scalars: Mapping[str, HostScalar],
     compute: DType,
     shape: tuple[int, ...],
     fp32_result: bool,
@@ -810,7 +839,7 @@ def _chunks(
 def _interval_over(
     program: Program,
     values: Mapping[str, np.ndarray],
-    scalars: Mapping[str, float],
+    scalars: Mapping[str, HostScalar],
     compute: DType,
     shape: tuple[int, ...],
     fp32_result: bool,

@@ -3,6 +3,7 @@ cases of every documented error, and the 64-bit offset cases."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -85,6 +86,41 @@ def elementwise_cases(
     yield from elementwise_offset_cases(spec, product, dtypes, offset_attrs)
 
 
+#: The values the combined-attribute cases give the float attributes, one each in spec order (distinct, so
+#: a kernel that reads one attribute's tiling field for another's shows; none of them 0, 1 or a default).
+COMBINED_FLOAT_VALUES = (0.7, 1.3, 2.5, 0.35, 1.9, 3.1)
+#: Most combinations of the code-path attributes (strings, enumerations, bools) the combined cases run.
+MAX_ATTR_COMBINATIONS = 8
+
+
+def _combined_attr_cases(
+    spec: OpSpec,
+    dt: DType,
+    inputs: list[str],
+    attr_values: dict[str, list[Any]],
+    default_attrs: dict[str, Any],
+    value_case: Callable[..., Case],
+) -> Iterator[Case]:
+    """Every float attribute away from its default at once (:data:`COMBINED_FLOAT_VALUES`), under each
+    combination of the values of the attributes that select a code path (at most
+    :data:`MAX_ATTR_COMBINATIONS`): the one-attribute cases leave the others at their defaults, so a scale
+    applied in one branch only (ELU's ``isResult`` with ``scale`` and ``inputScale`` not 1) never showed.
+    Nothing when the op has no float attribute; a constraint drops the combinations it rejects."""
+    floats = [a for a in spec.attrs if a.type in ("float", "double", "scalar") and not a.values]
+    if not floats:
+        return
+    paths = [a for a in spec.attrs if a not in floats and (a.type in ("string", "bool") or a.values)]
+    base = {
+        **default_attrs,
+        **{a.name: COMBINED_FLOAT_VALUES[i % len(COMBINED_FLOAT_VALUES)] for i, a in enumerate(floats)},
+    }
+    for values in itertools.islice(itertools.product(*(attr_values[a.name] for a in paths)), MAX_ATTR_COMBINATIONS):
+        chosen = dict(zip((a.name for a in paths), values))
+        attrs = {**base, **chosen}
+        label = " ".join(f"{k}={v}" for k, v in attrs.items() if k in chosen or any(a.name == k for a in floats))
+        yield value_case(dt, "attrs", dict.fromkeys(inputs, (4, 33)), f"combined {label} [4, 33]", attrs)
+
+
 def _reduce_value_cases(
     spec: OpSpec,
     product: Product,
@@ -142,13 +178,19 @@ def _reduce_value_cases(
         for kind, v in values.items():
             attrs = {**default_attrs, red.attr: v}
             for name, shape in shapes:
-                yield value_case(
+                case = value_case(
                     dt,
                     f"reduce {kind}",
                     dict.fromkeys(inputs, shape),
                     f"{red.attr}={v} ({kind}) {name} {list(shape)}",
                     attrs,
                 )
+                if kind == "mean" and 0 in shape:
+                    # the mean of nothing is NaN, which the poisoned output (0xFF bytes) already holds: a caller's
+                    # out of 0.5 shows a kernel or op_api that never writes it
+                    case.params[spec.outputs[0].name] = np.full((), 0.5, numpy_dtype(dt))
+                    case.name += " (out holding 0.5 before the call)"
+                yield case
             # large dynamic range: most values ~1e-2, every 97th ~1e3 (its square dominates; the small ones
             # are lost in a 16-bit accumulation)
             n = 4 * t + 3
@@ -259,6 +301,7 @@ def _value_cases(
                 )
                 _equal_first_row(case, inputs)
                 yield case
+        yield from _combined_attr_cases(spec, dt, inputs, attr_values, default_attrs, value_case)
         # Where a comparison of the formula changes branch: the boundary, one ULP either side, +-0, NaN, +-inf
         # (families/elementwise/boundary.py), under the default attributes and every candidate of each attr.
         attr_sets = [("", default_attrs)]
@@ -305,6 +348,29 @@ def _value_cases(
         yield Case(op, product.name, dt.name, "non-contiguous", f"non-contiguous {list(shape)}", params)
         # Large magnitudes (exp overflow region for sigmoid-based formulas), both signs.
         yield value_case(dt, "large magnitude", dict.fromkeys(inputs, (8, 64)), "magnitudes up to ~100", scale=40.0)
+        # NaN in each input in turn (a few elements of each 32-byte block's worth): the formula's min, max
+        # and clamp must carry it as NumPy and PyTorch do (a vector Maxs/Mins alone returns the bound)
+        # (under the default attributes, and each other value of an attribute that selects a code path:
+        # an enumeration, a string or a bool, e.g. approximate='tanh', isResult=true)
+        nan_attrs: list[tuple[dict[str, Any], str]] = [({}, "")]
+        for a in spec.attrs:
+            if a.type in ("string", "bool") or a.values:
+                nan_attrs += [
+                    ({a.name: v}, f" {a.name}={v}") for v in attr_values[a.name] if v != default_attrs[a.name]
+                ]
+        for extra, label in nan_attrs:
+            for name in inputs:
+                case = value_case(
+                    dt,
+                    "NaN",
+                    dict.fromkeys(inputs, (4, 33)),
+                    f"NaN in {name}{label} [4, 33]",
+                    {**default_attrs, **extra},
+                )
+                x = case.params[name]
+                if x is not None and x.dtype.kind == "f":
+                    x.reshape(-1)[::9] = np.nan
+                    yield case
         if quick:
             continue
         # Multi-core schedules.

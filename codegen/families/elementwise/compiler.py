@@ -9,7 +9,9 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
    overflows to ``inf`` the reciprocal is ``0``), subtraction and negation are normalised, and negations are
    pushed into host scalars where possible so that they cost no vector instruction.
 3. *Instruction selection*: tensor-tensor ops map to ``Add/Sub/Mul/Div/Max/Min``, tensor-scalar ops to
-   ``Adds/Muls/Maxs/Mins``, unary functions to ``Exp/Ln/Abs/Sqrt/Relu/Reciprocal``.
+   ``Adds/Muls/Maxs/Mins``, unary functions to ``Exp/Ln/Abs/Sqrt/Relu/Reciprocal``; a ``Max``/``Min``
+   (``min``, ``max``, ``clamp``) is followed by a ``Compare`` of each tensor operand with itself and a
+   ``Select`` that keep its NaN (:meth:`keep_nan`).
 4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer. Input
    buffers may be overwritten at their last use; fp32 temporaries (``TBuf<VECCALC>``) are reused once dead.
    For 16-bit inputs every input is cast to an fp32 temporary at its first use and the result is rounded
@@ -358,6 +360,14 @@ class _Builder:
             return self.emit("Select", (m, src0, self.value(b)), mode="VSEL_TENSOR_TENSOR_MODE")
         return self.emit("Select", (m, src0), self.scalar(b), mode="VSEL_TENSOR_SCALAR_MODE")
 
+    def keep_nan(self, src: int, result: int) -> int:
+        """``result`` where ``src`` is a number and ``src`` (its NaN) where it is NaN: a ``Compare`` of ``src``
+        with itself (``EQ``, false only at NaN) and a ``Select``. ``min``, ``max`` and ``clamp`` carry a NaN
+        operand this way, as NumPy and PyTorch do, whatever the vector ``Max``/``Min`` return for it (the
+        emulated ones return the other operand for a NaN first operand, like a ``>`` comparison)."""
+        m = self.emit("Compare", (src, src), mode="EQ")
+        return self.emit("Select", (m, result, src), mode="VSEL_TENSOR_TENSOR_MODE")
+
     def erf(self, x: Expr) -> int:
         """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``."""
         v = self.value(x)
@@ -424,9 +434,11 @@ class _Builder:
             vv, vs = MINMAX_INSTRUCTIONS[e.func]
             a, b = e.args
             if ctx.is_tensor(a) and ctx.is_tensor(b):
-                return self.emit(vv, (self.value(a), self.value(b)))
+                va, vb = self.value(a), self.value(b)
+                return self.keep_nan(va, self.keep_nan(vb, self.emit(vv, (va, vb))))
             t, s = (a, b) if ctx.is_tensor(a) else (b, a)
-            return self.emit(vs, (self.value(t),), self.scalar(s))
+            vt = self.value(t)
+            return self.keep_nan(vt, self.emit(vs, (vt,), self.scalar(s)))
         if isinstance(e, Binary) and e.op in BINARY_INSTRUCTIONS:
             lt, rt = ctx.is_tensor(e.left), ctx.is_tensor(e.right)
             if lt and rt:

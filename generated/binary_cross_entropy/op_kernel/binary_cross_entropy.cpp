@@ -132,6 +132,7 @@ class KernelBinaryCrossEntropy {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -139,18 +140,21 @@ class KernelBinaryCrossEntropy {
         pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp4_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weight
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       }
     }
   }
@@ -285,9 +289,12 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
         Maxs(tmp1, tmp0, scalar0_, n);
+        Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
+        Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, targetLocal, tmp1, n);
         Muls(targetLocal, targetLocal, -1.0f, n);
@@ -297,6 +304,8 @@ class KernelBinaryCrossEntropy {
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
         Maxs(tmp0, selfLocal, scalar0_, n);
+        Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
+        Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(targetLocal, targetLocal, tmp0, n);
         Add(tmp1, tmp1, targetLocal, n);
@@ -312,12 +321,15 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp3 = tmp3_.Get<float>();
         LocalTensor<float> tmp4 = tmp4_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Cast(tmp0, weightLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
         Cast(tmp2, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp2, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp3, tmp2, n);
         Maxs(tmp4, tmp3, scalar0_, n);
+        Compare(mask1, tmp3, tmp3, CMPMODE::EQ, nCmp);
+        Select(tmp4, mask1, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp4, mask0, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp4, tmp1, tmp4, n);
         Muls(tmp1, tmp1, -1.0f, n);
@@ -327,6 +339,8 @@ class KernelBinaryCrossEntropy {
         Adds(tmp2, tmp2, 1.0f, n);
         Ln(tmp2, tmp2, n);
         Maxs(tmp3, tmp2, scalar0_, n);
+        Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
+        Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, tmp1, tmp3, n);
         Add(tmp4, tmp4, tmp1, n);
@@ -353,9 +367,12 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
         Maxs(tmp1, tmp0, scalar0_, n);
+        Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
+        Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, targetLocal, tmp1, n);
         Muls(targetLocal, targetLocal, -1.0f, n);
@@ -365,6 +382,8 @@ class KernelBinaryCrossEntropy {
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
         Maxs(tmp0, selfLocal, scalar0_, n);
+        Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
+        Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(targetLocal, targetLocal, tmp0, n);
         Add(tmp1, tmp1, targetLocal, n);
@@ -378,11 +397,14 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
         LocalTensor<float> tmp3 = tmp3_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Cast(tmp0, targetLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp1, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp2, tmp1, n);
         Maxs(tmp3, tmp2, scalar0_, n);
+        Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
+        Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp3, tmp0, tmp3, n);
         Muls(tmp0, tmp0, -1.0f, n);
@@ -392,6 +414,8 @@ class KernelBinaryCrossEntropy {
         Adds(tmp1, tmp1, 1.0f, n);
         Ln(tmp1, tmp1, n);
         Maxs(tmp2, tmp1, scalar0_, n);
+        Compare(mask1, tmp1, tmp1, CMPMODE::EQ, nCmp);
+        Select(tmp2, mask1, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp0, tmp0, tmp2, n);
         Add(tmp3, tmp3, tmp0, n);
@@ -424,6 +448,7 @@ class KernelBinaryCrossEntropy {
   TBuf<TPosition::VECCALC> tmp3_;
   TBuf<TPosition::VECCALC> tmp4_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;
   GlobalTensor<T> weightGm_;

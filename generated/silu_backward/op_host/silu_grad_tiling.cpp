@@ -52,11 +52,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 1, 2};
+      return {4, 4, 2};
     case 1:  // FLOAT16
-      return {2, 3, 2};
+      return {2, 5, 2};
     case 2:  // BF16
-      return {2, 3, 2};
+      return {2, 5, 2};
     default:
       return {0, 0, 0};
   }

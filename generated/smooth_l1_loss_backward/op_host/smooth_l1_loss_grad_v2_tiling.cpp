@@ -53,11 +53,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 0, 3};
+      return {4, 3, 3};
     case 1:  // FLOAT16
-      return {2, 2, 3};
+      return {2, 3, 3};
     case 2:  // BF16
-      return {2, 2, 3};
+      return {2, 3, 3};
     default:
       return {0, 0, 0};
   }

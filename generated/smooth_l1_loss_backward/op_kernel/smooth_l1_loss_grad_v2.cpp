@@ -10,6 +10,9 @@ using namespace AscendC;
 namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
+// Elements of one 256-byte repeat of fp32: Compare/Compares with a count run count * 4 / 256 whole repeats
+// and skip a partial one (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h, CompareCompute).
+constexpr uint32_t CMP_ELEMS = 256U / sizeof(float);
 
 // GM -> UB copy of `count` elements. Where the product has no DataCopyPad, whole 32-byte blocks go through
 // DataCopy (which would silently drop a partial block) and the remaining elements move one at a time.
@@ -98,9 +101,13 @@ class KernelSmoothL1LossGradV2 {
     pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     }
   }
 
@@ -132,22 +139,37 @@ class KernelSmoothL1LossGradV2 {
     LocalTensor<T> targetLocal = targetQueue_.DeQue<T>();
     LocalTensor<T> outLocal = gradInputQueue_.AllocTensor<T>();
     const uint32_t n = static_cast<uint32_t>(count);
+    // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
+    // of CMP_ELEMS, so nCmp stays inside every buffer, and Select reads only the first n mask bits.
+    const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Sub(selfLocal, selfLocal, targetLocal, n);
       Muls(selfLocal, selfLocal, scalar0_, n);
-      Maxs(selfLocal, selfLocal, scalar1_, n);
-      Mins(selfLocal, selfLocal, 1.0f, n);
-      Mul(selfLocal, selfLocal, gradOutLocal, n);
-      Muls(outLocal, selfLocal, scalar2_, n);
+      Maxs(tmp0, selfLocal, scalar1_, n);
+      Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
+      Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Mins(tmp1, tmp0, 1.0f, n);
+      Compare(mask0, tmp0, tmp0, CMPMODE::EQ, nCmp);
+      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Mul(tmp1, tmp1, gradOutLocal, n);
+      Muls(outLocal, tmp1, scalar2_, n);
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
       Sub(tmp0, tmp0, tmp1, n);
       Muls(tmp0, tmp0, scalar0_, n);
-      Maxs(tmp0, tmp0, scalar1_, n);
-      Mins(tmp0, tmp0, 1.0f, n);
+      Maxs(tmp1, tmp0, scalar1_, n);
+      Compare(mask0, tmp0, tmp0, CMPMODE::EQ, nCmp);
+      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Mins(tmp0, tmp1, 1.0f, n);
+      Compare(mask0, tmp1, tmp1, CMPMODE::EQ, nCmp);
+      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Cast(tmp1, gradOutLocal, RoundMode::CAST_NONE, n);
       Mul(tmp0, tmp0, tmp1, n);
       Muls(tmp0, tmp0, scalar2_, n);
@@ -172,6 +194,7 @@ class KernelSmoothL1LossGradV2 {
   TQue<TPosition::VECOUT, QUEUE_DEPTH> gradInputQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
+  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> gradOutGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;

@@ -1,0 +1,90 @@
+"""Faults that review helpers' mutation hunts left alive, each killed by a general case rule (none names an
+op): the combined-attribute case (every float attribute away from its default under each code-path value),
+the status matrix's every-tensor-in-one-unlisted-dtype case, a mean of nothing written over an ``out`` that
+held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN). Each mutant is one exact edit of a copy of
+the generated op folder, checked through ``opgen check --generated`` (``--quick``, one product and dtype)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.spec.generated_names import op_files
+from codegen.specs import load_project
+
+_, SPECS = load_project()
+
+_NAN_KEEP = """      Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
+      Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+"""
+
+#: (id, op, generated file kind, anchor, replacement, dtype, text a failed case's name or message shows)
+MUTANTS = [
+    (
+        "elu-negcoef-without-scale",  # isResult's (y + alpha * scale) computed with alpha alone
+        "elu_backward",
+        "tiling_cpp",
+        "tiling.set_scalar3(static_cast<float>((alpha * scale)));",
+        "tiling.set_scalar3(static_cast<float>((alpha)));",
+        "FLOAT",
+        "combined",
+    ),
+    (
+        "threshold-dtype-checks-voided",  # no tensor's dtype is checked: an all-INT32 call reaches the kernel lookup
+        "threshold_backward",
+        "op_api_cpp",
+        "  OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, GradOutputDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);\n"
+        "  OP_CHECK_DTYPE_NOT_SUPPORT(self, SelfDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);\n"
+        "  OP_CHECK_DTYPE_NOT_SUPPORT(out, OutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);\n",
+        "  (void)GradOutputDtypeSupportList();\n  (void)SelfDtypeSupportList();\n  (void)OutDtypeSupportList();\n",
+        "FLOAT",
+        "every tensor",
+    ),
+    (
+        "bce-empty-mean-never-written",  # the 0-d mean of no element returned without a launch
+        "binary_cross_entropy",
+        "op_api_cpp",
+        "  if (out->IsEmpty()) {",
+        "  if (out->IsEmpty() || (self->IsEmpty() && reduction == 1)) {",
+        "FLOAT",
+        "out holding 0.5",
+    ),
+    (
+        "smooth-l1-grad-clamp-drops-nan",  # the clamp's Maxs without the NaN keep: NaN becomes -1
+        "smooth_l1_loss_backward",
+        "kernel_cpp",
+        _NAN_KEEP,
+        "",
+        "FLOAT",
+        "NaN in",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ident", "op", "kind", "anchor", "replacement", "dtype", "expect"), MUTANTS, ids=[m[0] for m in MUTANTS]
+)
+def test_the_case_rule_kills_the_mutant(
+    tmp_path: Path, ident: str, op: str, kind: str, anchor: str, replacement: str, dtype: str, expect: str
+) -> None:
+    root = tmp_path / "gen"
+    shutil.copytree(project_paths().generated / op, root / op)
+    target = root / op / op_files(SPECS[op])[kind]
+    text = target.read_text()
+    assert text.count(anchor) == 1, f"an anchor of {ident} occurs {text.count(anchor)} times in {target.name}"
+    target.write_text(text.replace(anchor, replacement))
+    report = tmp_path / "check.json"
+    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick", "--dtype", dtype]
+    cmd += ["--product", "Ascend910B", "-j", "1", "--json", str(report)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    failed = [c for c in json.loads(report.read_text())["cases"] if not c["passed"]]
+    assert failed
+    shown = " ".join(c["name"] + " " + c["message"] for c in failed)
+    assert expect in shown, shown[:2000]
