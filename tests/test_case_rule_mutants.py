@@ -1,6 +1,6 @@
 """Faults that review helpers' mutation hunts left alive, each killed by a general case rule (none names an
 op): the combined-attribute case (every float attribute away from its default under each code-path value),
-the status matrix's every-tensor-in-one-unlisted-dtype case, a mean of nothing written over an ``out`` that
+the status matrix's every-tensor-in-one-unlisted-dtype case, accepted calls on a constraint's edge, a mean of nothing written over an ``out`` that
 held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN). Each mutant is one exact edit of a copy of
 the generated op folder, checked through ``opgen check --generated`` (``--quick``, one product and dtype)."""
 
@@ -54,6 +54,15 @@ MUTANTS = [
         "  if (out->IsEmpty() || (self->IsEmpty() && reduction == 1)) {",
         "FLOAT",
         "out holding 0.5",
+    ),
+    (
+        "leaky-constraint-le-for-lt",  # the documented negativeSlope < 0 checked as <= 0: slope 0 refused
+        "leaky_relu_backward",
+        "op_api_cpp",
+        "(negativeSlope < static_cast<double>(int64_t{0}))",
+        "(negativeSlope <= static_cast<double>(int64_t{0}))",
+        "FLOAT",
+        "at the edge of a constraint",
     ),
     (
         "smooth-l1-grad-clamp-drops-nan",  # the clamp's Maxs without the NaN keep: NaN becomes -1

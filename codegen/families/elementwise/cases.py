@@ -23,7 +23,7 @@ from codegen.check.constraints import applicable, call_env, rejected_by, violate
 from codegen.check.offsets import BIG, cover, device_attrs
 from codegen.families.elementwise.boundary import boundaries, boundary_values
 from codegen.runner import ScalarArg, device_memory, dtype_of_array, numpy_dtype
-from codegen.spec.expr import ExprEvalError, Num, walk
+from codegen.spec.expr import Compare, ExprEvalError, Name, Num, walk
 from codegen.spec.model import SCALAR_ACL_IDS, Constraint, DType, OpSpec, Product
 
 
@@ -119,6 +119,59 @@ def _combined_attr_cases(
         attrs = {**base, **chosen}
         label = " ".join(f"{k}={v}" for k, v in attrs.items() if k in chosen or any(a.name == k for a in floats))
         yield value_case(dt, "attrs", dict.fromkeys(inputs, (4, 33)), f"combined {label} [4, 33]", attrs)
+
+
+#: Most accepted calls one constraint's edges add.
+MAX_EDGE_CASES = 4
+
+
+def _constraint_edge_cases(
+    spec: OpSpec,
+    product: Product,
+    dt: DType,
+    inputs: list[str],
+    default_attrs: dict[str, Any],
+    value_case: Callable[..., Case],
+) -> Iterator[Case]:
+    """Accepted calls on the edge of each attribute constraint: for every comparison of an attribute with a
+    literal in the constraint (``alpha < 0``), the attribute at that literal, under each value of the bool
+    attributes (``isResult`` true and false); the ones no constraint rejects run as value cases (at most
+    :data:`MAX_EDGE_CASES` per constraint). The status cases break each constraint once, well inside; a
+    check written with ``<=`` for the documented ``<`` refused these calls unseen (LeakyReluBackward's
+    ``negativeSlope = 0`` with ``selfIsResult``)."""
+    by_name = {a.name: a for a in spec.attrs}
+    bools = [a.name for a in spec.attrs if a.type == "bool"]
+    seen: set[tuple[tuple[str, Any], ...]] = set()
+    for c in applicable(spec, product):
+        edges: list[tuple[str, float]] = []
+        for e in (c.require, *([c.when] if c.when is not None else [])):
+            for node in walk(e):
+                if not isinstance(node, Compare):
+                    continue
+                for attr, lit in ((node.left, node.right), (node.right, node.left)):
+                    if (
+                        isinstance(attr, Name)
+                        and attr.id in by_name
+                        and by_name[attr.id].type in ("float", "double", "scalar")
+                        and isinstance(lit, Num)
+                        and not isinstance(lit.value, bool)
+                    ):
+                        edges.append((attr.id, float(lit.value)))
+        made = 0
+        for name, value in edges:
+            for flags in itertools.product((False, True), repeat=len(bools)):
+                attrs = {**default_attrs, name: value, **dict(zip(bools, flags))}
+                key = tuple(sorted(attrs.items()))
+                if made >= MAX_EDGE_CASES or key in seen:
+                    continue
+                case = value_case(dt, "attrs", dict.fromkeys(inputs, (4, 33)), "", attrs)
+                if rejected_by(spec, product, case.params) is not None:
+                    continue
+                seen.add(key)
+                made += 1
+                shown = " ".join(f"{k}={attrs[k]}" for k in (name, *bools))
+                case.name = f"at the edge of a constraint ({c.require}): {shown} [4, 33]"
+                yield case
 
 
 def _reduce_value_cases(
@@ -302,6 +355,7 @@ def _value_cases(
                 _equal_first_row(case, inputs)
                 yield case
         yield from _combined_attr_cases(spec, dt, inputs, attr_values, default_attrs, value_case)
+        yield from _constraint_edge_cases(spec, product, dt, inputs, default_attrs, value_case)
         # Where a comparison of the formula changes branch: the boundary, one ULP either side, +-0, NaN, +-inf
         # (families/elementwise/boundary.py), under the default attributes and every candidate of each attr.
         attr_sets = [("", default_attrs)]
