@@ -1,6 +1,6 @@
 """Faults that review helpers' mutation hunts left alive, each killed by a general case rule (none names an
 op): the combined-attribute case (every float attribute away from its default under each code-path value),
-the status matrix's every-tensor-in-one-unlisted-dtype case, accepted calls on a constraint's edge, a mean of nothing written over an ``out`` that
+the status matrix's every-tensor-in-one-unlisted-dtype case, accepted calls on a constraint's edge, reduction none with an out of the right count in other dims, a mean of nothing written over an ``out`` that
 held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN). Each mutant is one exact edit of a copy of
 the generated op folder, checked through ``opgen check --generated`` (``--quick``, one product and dtype)."""
 
@@ -63,6 +63,15 @@ MUTANTS = [
         "(negativeSlope <= static_cast<double>(int64_t{0}))",
         "FLOAT",
         "at the edge of a constraint",
+    ),
+    (
+        "mse-none-out-checked-by-count",  # reduction none: an out of the right count in other dims accepted
+        "mse_loss",
+        "op_api_cpp",
+        "    if (out->GetViewShape() != broadcastShape) {",
+        "    if (out->GetViewShape().GetShapeSize() != broadcastShape.GetShapeSize()) {",
+        "FLOAT",
+        "(none) with out",
     ),
     (
         "smooth-l1-grad-clamp-drops-nan",  # the clamp's Maxs without the NaN keep: NaN becomes -1

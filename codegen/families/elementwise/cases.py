@@ -507,6 +507,14 @@ def _reduce_status_cases(
         ACLNN_ERR_PARAM_INVALID,
         {**good, out: np.zeros((), dtype=np_dt), a: red.none},
     )
+    # none: an out of the broadcast element count in other dims (a check of the count, not the dims, passed)
+    shape = next(iter(good.values())).shape
+    for other in ((shape[1], shape[0]), (shape[0] * shape[1],), (*shape, 1)):
+        yield status(
+            f"{a}={red.none} (none) with out {list(other)} (same count as {list(shape)}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            {**good, out: np.zeros(other, dtype=np_dt), a: red.none},
+        )
     declared = [v for v, _ in spec.attr(a).values or ()]
     for bad in (max(declared) + 1, min(declared) - 1):
         yield status(
