@@ -1,8 +1,10 @@
 """Faults that review helpers' mutation hunts left alive, each killed by a general case rule (none names an
 op): the combined-attribute case (every float attribute away from its default under each code-path value),
-the status matrix's every-tensor-in-one-unlisted-dtype case, accepted calls on a constraint's edge, reduction none with an out of the right count in other dims, a mean of nothing written over an ``out`` that
-held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN). Each mutant is one exact edit of a copy of
-the generated op folder, checked through ``opgen check --generated`` (``--quick``, one product and dtype)."""
+the status matrix's every-tensor-in-one-unlisted-dtype case, accepted calls on a constraint's edge,
+reduction none with an out of the right count in other dims, a mean of nothing written over an ``out`` that
+held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN). Each mutant is one exact edit of a copy
+of the generated op folder, checked through ``opgen check --generated`` (``--quick``, one product and
+dtype)."""
 
 from __future__ import annotations
 
