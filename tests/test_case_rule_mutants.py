@@ -1,10 +1,10 @@
 """Faults that review helpers' mutation hunts left alive, each killed by a general case rule (none names an
 op): the combined-attribute case (every float attribute away from its default under each code-path value),
 the status matrix's every-tensor-in-one-unlisted-dtype case, accepted calls on a constraint's edge,
-reduction none with an out of the right count in other dims, a mean of nothing written over an ``out`` that
-held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN). Each mutant is one exact edit of a copy
-of the generated op folder, checked through ``opgen check --generated`` (``--quick``, one product and
-dtype)."""
+reduction none with an out of the right count in other dims, every listed aclScalar dtype, a mean of
+nothing written over an ``out`` that held 0.5, and the NaN-in-each-input case (min/max/clamp carry NaN).
+Each mutant is one exact edit of a copy of the generated op folder, checked through ``opgen check
+--generated`` (``--quick``, one product and dtype)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,15 @@ MUTANTS = [
         "    if (out->GetViewShape().GetShapeSize() != broadcastShape.GetShapeSize()) {",
         "FLOAT",
         "(none) with out",
+    ),
+    (
+        "threshold-bool-scalar-refused",  # a listed aclScalar dtype (BOOL) refused by the op_api
+        "threshold_backward",
+        "op_api_cpp",
+        "threshold->GetDataType() != op::DataType::DT_UINT8 && threshold->GetDataType() != op::DataType::DT_BOOL) {",
+        "threshold->GetDataType() != op::DataType::DT_UINT8) {",
+        "FLOAT",
+        "as a BOOL aclScalar",
     ),
     (
         "smooth-l1-grad-clamp-drops-nan",  # the clamp's Maxs without the NaN keep: NaN becomes -1

@@ -29,7 +29,7 @@ from codegen.check.cases import DETERMINISM_RUNS, Case, determinism_cases, forma
 from codegen.check.compare import compare
 from codegen.check.results import CaseResult, Job, covered_name
 from codegen.paths import project_paths, reference_dir_for
-from codegen.runner import AclnnError, OpCallable, attr_value, device_memory, format_ids, numpy_dtype
+from codegen.runner import AclnnError, OpCallable, ScalarArg, attr_value, device_memory, format_ids, numpy_dtype
 from codegen.spec.model import ACL_FORMATS, Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus, compute_dtypes
 
@@ -265,7 +265,10 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                 if len(runs) > 1 and _one_core_schedule(counters):
                     break  # every other order is this very schedule again (see _one_core_schedule)
             got_all = outputs[0]
-            ref_params = {k: v for k, v in params.items() if k not in spec.output_names}
+            # an aclScalar of a chosen dtype (ScalarArg) reaches the reference as its number
+            ref_params = {
+                k: (v.value if isinstance(v, ScalarArg) else v) for k, v in params.items() if k not in spec.output_names
+            }
             product = getattr(fn, "product", None)
             passed, max_abs, max_ulp, message, bound, source = _compare_outputs(spec, product, ref, ref_params, got_all)
             first = runs[0][0]

@@ -356,6 +356,19 @@ def _value_cases(
                 yield case
         yield from _combined_attr_cases(spec, dt, inputs, attr_values, default_attrs, value_case)
         yield from _constraint_edge_cases(spec, product, dt, inputs, default_attrs, value_case)
+        if dt is dtypes[0]:
+            # every aclScalar dtype a scalar attribute takes, holding 1 (True for BOOL): the op_api must accept
+            # each one it lists, not only the default (a BOOL threshold refused passed every other case)
+            for a in spec.attrs:
+                for d in a.scalar_dtypes[1:] if a.type == "scalar" else ():
+                    one = ScalarArg(True if d == "BOOL" else 1, d)
+                    yield value_case(
+                        dt,
+                        "attr",
+                        dict.fromkeys(inputs, (4, 33)),
+                        f"{a.name} = 1 as a {d} aclScalar [4, 33]",
+                        {**default_attrs, a.name: one},
+                    )
         # Where a comparison of the formula changes branch: the boundary, one ULP either side, +-0, NaN, +-inf
         # (families/elementwise/boundary.py), under the default attributes and every candidate of each attr.
         attr_sets = [("", default_attrs)]
@@ -556,10 +569,10 @@ def _status_cases(
         if a.type != "scalar":
             continue
         yield status(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out, a.name: None})
-        refused = [d for d in SCALAR_ACL_IDS if d not in a.scalar_dtypes]
-        if refused:
-            p = {**good, out: good_out, a.name: ScalarArg(1, refused[-1])}
-            yield status(f"{a.name} of dtype {refused[-1]} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+        # every aclScalar dtype the attribute does not take (one check per dtype in the op_api's list)
+        for d in [d for d in SCALAR_ACL_IDS if d not in a.scalar_dtypes]:
+            p = {**good, out: good_out, a.name: ScalarArg(1, d)}
+            yield status(f"{a.name} of dtype {d} -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     yield status(
         "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_workspace_size"
     )
