@@ -521,8 +521,9 @@ def _reduce_status_cases(
         {**good, out: np.zeros((), dtype=np_dt), a: red.none},
     )
     # none: an out of the broadcast element count in other dims (a check of the count, not the dims, passed)
-    shape = next(iter(good.values())).shape
-    for other in ((shape[1], shape[0]), (shape[0] * shape[1],), (*shape, 1)):
+    rows, cols = next(iter(good.values())).shape  # the status cases' [4, 8] inputs
+    shape = (rows, cols)
+    for other in ((cols, rows), (rows * cols,), (rows, cols, 1)):
         yield status(
             f"{a}={red.none} (none) with out {list(other)} (same count as {list(shape)}) -> 161002",
             ACLNN_ERR_PARAM_INVALID,
