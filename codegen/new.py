@@ -35,6 +35,28 @@ class NewOpError(Exception):
     """The op name is not UpperCamelCase, the family has no starter, or a file would be overwritten."""
 
 
+def _name_clash(specs_dir: Path, op_type: str, kernel: str) -> str:
+    """Why the starter's device OpType ``op_type`` or kernel name ``kernel`` cannot be used beside the specs
+    already in ``specs_dir`` (every spec must have its own: the loader refuses a second one), or ''. A spec
+    that does not parse is skipped (the loader reports it)."""
+    import yaml
+
+    for path in sorted(specs_dir.glob("*.yaml")):
+        if path.name == "products.yaml":
+            continue
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        if data.get("op_type") == op_type:
+            return f"gives the device OpType '{op_type}', which {path} already uses"
+        if data.get("kernel") == kernel:
+            return f"gives the kernel name '{kernel}', which {path} already uses"
+    return ""
+
+
 def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[Path]:
     """Writes ``<specs_dir>/<snake>.yaml`` and ``<reference_dir>/<snake>.py`` for a new op.
 
@@ -48,7 +70,8 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
         The two paths written.
 
     Raises:
-        NewOpError: bad name, unknown family, either file exists already, the spec directory is missing or
+        NewOpError: bad name, unknown family, a device OpType or kernel name another spec of the directory
+            uses, either file exists already, the spec directory is missing or
             has no ``products.yaml``, or a file or the reference directory cannot be written (nothing is left
             written then).
     """
@@ -80,6 +103,9 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
     aclnn = f"aclnn{op}"
     if not specs_dir.is_dir():
         raise NewOpError(f"spec directory {specs_dir} does not exist")
+    clash = _name_clash(specs_dir, op_type, kernel)
+    if clash:
+        raise NewOpError(f"op name '{op}' {clash}; choose another name (the project would not load)")
     if not (specs_dir / "products.yaml").is_file():
         # every spec names its products from this catalogue: without it the new op can never load
         raise NewOpError(

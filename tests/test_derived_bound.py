@@ -294,6 +294,23 @@ def test_an_exact_input_at_a_literal_gets_a_finite_bound() -> None:
             assert np.all(bound > 0)
 
 
+def test_an_exact_input_at_an_attribute_threshold_is_decided() -> None:
+    """HardtanhBackward passes gradOutput where ``min < self < max``. With ``self`` exactly at ``min`` or ``max``
+    (attributes fp32 holds, read bare by the formula) the kernel's comparison is decided: the bound is the
+    comparison's own half ULP of 0, not the whole gradOutput (a reference that took the wrong side of the tie,
+    ``>=`` for ``>``, passed every nonzero threshold: a review helper)."""
+    catalogue, specs = load_project()
+    spec = specs["hardtanh_backward"]
+    g = np.array([5.0, -3.0, 2.0, 7.0], np.float32)
+    x = np.array([-1.5, 0.75, 0.5, 0.25], np.float32)
+    params = {"gradOutput": g, "self": x, "min": -1.5, "max": 0.75}
+    ref = np.array([0.0, 0.0, 2.0, 7.0])
+    bound = derived_bound(spec, catalogue.get("Ascend910B"), params, ref)
+    assert bound is not None
+    assert np.all(bound[:2] == 0), bound  # at the thresholds: exactly 0, decided
+    assert np.all(bound[2:] < 1e-6), bound
+
+
 def _log1p_fp32(x: np.ndarray, when_u_is_1: np.ndarray | None = None) -> np.ndarray:
     """log1p(x) as the vector unit evaluates the rewrite, every operation rounded to fp32: ``u = 1 + x``;
     ``x`` where ``u == 1`` (or ``when_u_is_1``, a fault), ``log(u) * x / (u - 1)`` where ``|x| < 0.5``, else
@@ -412,7 +429,7 @@ def test_no_quick_case_gets_an_unbounded_error_where_its_reference_is_a_finite_o
     the reference itself overflows the output dtype (or is within an ULP of doing so); anywhere else it means
     the interval model lost track of the formula (as it did for the log1p rewrite) and the check tests
     nothing there. Every quick case of every single-output elementwise op on Ascend910B is checked."""
-    from codegen.check.driver import case_tolerance, cases_for, load_reference
+    from codegen.check.driver import case_tolerance, cases_for, load_reference, reference_params
 
     catalogue, specs = load_project()
     spec, product = specs[name], catalogue.get("Ascend910B")
@@ -421,7 +438,7 @@ def test_no_quick_case_gets_an_unbounded_error_where_its_reference_is_a_finite_o
     for case in cases_for(spec, product, None, True):
         if case.expect_status is not None or case.mode not in (None, "determinism"):
             continue
-        params = {k: v for k, v in case.params.items() if k not in spec.output_names}
+        params = reference_params(spec, case.params)
         with np.errstate(all="ignore"):
             expected = np.asarray(ref.reference(**params), dtype=np.float64)
             atol, _, source = case_tolerance(spec, product, ref, params, expected)

@@ -143,3 +143,28 @@ def test_new_op_creates_a_missing_reference_dir_and_writes_nothing_when_it_canno
     assert f"spec directory {tmp_path / 'd' / 'specs'} has no products.yaml" in bare.stderr
     assert list((tmp_path / "d" / "specs").iterdir()) == []
     assert not (tmp_path / "d" / "reference").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "clash"),
+    [
+        ("SigmoidGrad", "gives the device OpType 'SigmoidGrad', which "),  # sigmoid_backward.yaml's OpType
+        ("SoftmaxV2", "gives the device OpType 'SoftmaxV2', which "),  # softmax.yaml's
+    ],
+)
+def test_new_op_refuses_a_name_whose_op_type_or_kernel_another_spec_uses(tmp_path: Path, name: str, clash: str) -> None:
+    """A review helper ran `opgen new SigmoidGrad`: the starter took op_type SigmoidGrad and kernel sigmoid_grad,
+    which sigmoid_backward.yaml uses, and every command then failed to load the project."""
+    specs = tmp_path / "specs"
+    shutil.copytree(project_paths().specs, specs)
+    before = sorted(p.name for p in specs.iterdir())
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), "new", name, "--family", "elementwise"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert clash in proc.stderr and "choose another name" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in specs.iterdir()) == before
+    assert not (tmp_path / "reference").exists()

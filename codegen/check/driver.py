@@ -216,6 +216,13 @@ def _one_core_schedule(counters: dict[str, Any]) -> bool:
     return all(int(launch.get("block_dim") or 0) <= 1 for launch in counters.get("launches", []))
 
 
+def reference_params(spec: OpSpec, params: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a case's reference (and derived bound) takes from its aclnn parameters ``params``: every
+    input and attribute, no output; an aclScalar of a chosen dtype (:class:`codegen.runner.ScalarArg`) as
+    its number (True for a BOOL one)."""
+    return {k: (v.value if isinstance(v, ScalarArg) else v) for k, v in params.items() if k not in spec.output_names}
+
+
 def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     start = time.perf_counter()
     spec = fn.spec
@@ -265,10 +272,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                 if len(runs) > 1 and _one_core_schedule(counters):
                     break  # every other order is this very schedule again (see _one_core_schedule)
             got_all = outputs[0]
-            # an aclScalar of a chosen dtype (ScalarArg) reaches the reference as its number
-            ref_params = {
-                k: (v.value if isinstance(v, ScalarArg) else v) for k, v in params.items() if k not in spec.output_names
-            }
+            ref_params = reference_params(spec, params)
             product = getattr(fn, "product", None)
             passed, max_abs, max_ulp, message, bound, source = _compare_outputs(spec, product, ref, ref_params, got_all)
             first = runs[0][0]

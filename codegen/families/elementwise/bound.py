@@ -361,9 +361,29 @@ def _apply(op: str, srcs: list[Interval], scalar: Interval | None) -> Interval:
     raise ValueError(f"no error model for vector instruction '{op}'")
 
 
+class ExactScalar(float):
+    """A host scalar the kernel holds exactly: an expression without arithmetic (an attribute, a literal, a
+    negation or a choice of them) whose value fp32 holds, so no float64 slack or rounding widens it and a
+    comparison of an exact input with it is decided (``lo <= self`` at ``self == lo`` is true)."""
+
+
 #: A host scalar's exact value (float64), or two of them (the scalar from the attributes as the call gives
 #: them and from their fp32 values, as the device op receives them): the kernel's value is within the hull.
 HostScalar = float | tuple[float, float]
+
+
+def _arithmetic_free(e: Any) -> bool:
+    """Whether expression ``e`` is a name, a number, a negation of one or a choice (``a if c else b``) of
+    such: its float64 value is exactly what the tiling computes from the same attributes."""
+    from codegen.spec.expr import IfElse, Name, Num, Unary
+
+    if isinstance(e, (Name, Num)):
+        return True
+    if isinstance(e, Unary) and e.op == "-":
+        return _arithmetic_free(e.operand)
+    if isinstance(e, IfElse):
+        return _arithmetic_free(e.then) and _arithmetic_free(e.orelse)
+    return False
 
 
 def scalar_interval(value: float) -> Interval:
@@ -507,7 +527,10 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
             scalar = scalar_interval(literal)
         elif ins.scalar.endswith("_") and ins.scalar[:-1] in scalars:
             value = scalars[ins.scalar[:-1]]
-            if isinstance(value, tuple):  # two exact values (from the attrs as given and as fp32): their hull
+            if isinstance(value, ExactScalar):
+                held = np.asarray(float(value))
+                scalar = (held, held)
+            elif isinstance(value, tuple):  # two exact values (from the attrs as given and as fp32): their hull
                 (lo0, hi0), (lo1, hi1) = scalar_interval(value[0]), scalar_interval(value[1])
                 scalar = (np.minimum(lo0, lo1), np.maximum(hi0, hi1))
             else:
@@ -681,7 +704,10 @@ def derived_bound(
         try:
             given = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
             as_fp32 = float(evaluate(hs.expr, env32))  # type: ignore[arg-type]
-            scalars[hs.field_name] = given if as_fp32 == given or math.isnan(as_fp32) else (given, as_fp32)
+            if as_fp32 == given and float(np.float32(given)) == given and _arithmetic_free(hs.expr):
+                scalars[hs.field_name] = ExactScalar(given)
+            else:
+                scalars[hs.field_name] = given if as_fp32 == given or math.isnan(as_fp32) else (given, as_fp32)
         except ExprEvalError:
             scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
     from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
