@@ -155,8 +155,14 @@ def test_select_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path
     else:
         assert any(mutant.kill in c["message"] for c in failed), failed[0]["message"]
     if mutant.ident == "select-lt-for-le-at-the-boundary":
-        # only an input exactly at lo tells LT from LE: the derived boundary cases kill it
-        assert all(c["name"].startswith("boundary") for c in failed if c["status"] == 0), [c["name"] for c in failed]
+        # only an input exactly at lo tells LT from LE: the derived boundary cases kill it, and the example
+        # program, whose inputs hold lo exactly (its bound decides a tie at an attribute fp32 holds)
+        others = [
+            c["name"]
+            for c in failed
+            if c["status"] == 0 and not c["name"].startswith("boundary") and c["name"] != "example program"
+        ]
+        assert not others, others
 
 
 def test_every_formula_function_passes_opgen_check(project: tuple[Path, Path], tmp_path: Path) -> None:
