@@ -44,9 +44,10 @@ def elementwise_cases(
     tile + 1 (per dtype, from the tiling rule), several cores with an uneven split and a partial last block
     (``--quick`` too), ranks 1-8, broadcasting in every input position, non-contiguous inputs and output, a
     large input (every core of the product runs at least three whole tiles and the split is uneven: cores x
-    tile x 3 + 17 elements, at most 2**21 + 17; skipped with ``quick``), every attribute value, mixed-dtype
-    promotion and large magnitudes; then every
-    documented error status.
+    tile x 3 + 17 elements, at most 2**21 + 17; skipped with ``quick``), every attribute value, every float
+    attribute away from its default at once under each code-path value, calls on each attribute
+    constraint's edge, each aclScalar dtype a scalar attribute lists, NaN in each input, mixed-dtype
+    promotion and large magnitudes; then every documented error status.
     """
     rng = np.random.default_rng(20261129)
     inputs = [t.name for t in spec.inputs]
