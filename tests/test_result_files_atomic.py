@@ -77,11 +77,11 @@ def test_a_failed_write_leaves_the_previous_file_whole(tmp_path: Path, monkeypat
 
     monkeypatch.setattr(os, "replace", full_disk)
     with pytest.raises(OSError, match="No space left"):
-        write_atomically(path, b"x" * 100000)
+        write_atomically(path, "x" * 100000)
     assert path.read_text() == "the previous run's file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
 def test_a_device_path_is_written_in_place_not_replaced(tmp_path: Path) -> None:
-    write_atomically(Path(os.devnull), b"results")
+    write_atomically(Path(os.devnull), "results")
     assert not Path(os.devnull).is_file()

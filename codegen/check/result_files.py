@@ -16,13 +16,11 @@ an unsharded run runs every unit of its jobs, so it records the cases they ran).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
 import re
 import stat
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import MISSING, fields
 from pathlib import Path
@@ -30,45 +28,33 @@ from typing import Any
 
 from codegen.check.matrix import MAX_UNIT_SECONDS, idents_digest, regular_file_problem
 from codegen.check.results import NO_MESSAGE, CaseResult, covered_name, result_dict
+from codegen.writer import write_atomic
 
 
 class MergeError(Exception):
     """Shard result files that do not make one matrix (the message says which files and why)."""
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` (the file a symbolic link points to, when it is one) through a temporary
-    file in the same directory renamed over it, so that a full disk or a killed process leaves the previous
-    file whole, never a truncated one. The new file keeps the old one's permission bits (a new file: 0666
-    less the umask). A path that is not a regular file (``/dev/stdout``, a FIFO) is written in place: a
-    rename would replace the device node.
+def write_atomically(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` with :func:`codegen.writer.write_atomic` (a temporary file in the same
+    directory renamed over it, the old file's mode kept), so that a full disk or a killed process leaves the
+    previous file whole, never a truncated one; through a symbolic link to the file it points to. A path
+    that exists and is not a regular file (``/dev/stdout``, a FIFO) is written in place: a rename would
+    replace the device node.
 
     Raises:
         OSError: the directory cannot take the temporary file, the write fails (a full disk), or the rename.
     """
     target = Path(os.path.realpath(path))
     try:
-        st = target.stat()
+        regular = stat.S_ISREG(target.stat().st_mode)
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    else:
-        if not stat.S_ISREG(st.st_mode):
-            with open(target, "wb") as f:
-                f.write(data)
-            return
-        mode = stat.S_IMODE(st.st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        regular = True  # a new file
+    if not regular:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    write_atomic(target, text)
 
 
 def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
@@ -88,7 +74,7 @@ def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | Non
     opening = json.dumps(head, indent=1, default=float)[: -len("\n}")]
     lines = ",\n".join(json.dumps(result_dict(r), default=float) for r in results)
     text = f'{opening},\n "cases": [\n{lines}\n ]\n}}\n' if results else f'{opening},\n "cases": []\n}}\n'
-    write_atomically(path, text.encode("utf-8"))
+    write_atomically(path, text)
 
 
 def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
@@ -498,4 +484,4 @@ def write_junit(results: list[CaseResult], path: Path, unfinished: str = "") -> 
     root.set("tests", str(len(results) + (1 if unfinished else 0)))
     root.set("failures", str(sum(not r.passed for r in results)))
     root.set("errors", "1" if unfinished else "0")
-    write_atomically(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
+    write_atomically(path, ET.tostring(root, encoding="utf-8", xml_declaration=True).decode("utf-8"))
