@@ -694,17 +694,20 @@ def derived_bound(
     # computes the host scalars from those: a scalar may be the one of the attrs as given or as fp32 (alpha *
     # scale of fp32(0.7) and fp32(1.3) is not 0.91), so it is bounded by both.
     env32 = dict(env)
-    for a in spec.attrs:
-        value = env32.get(a.name)
-        if a.type in ("float", "double", "scalar") and isinstance(value, float) and math.isfinite(value):
-            with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):
+        for a in spec.attrs:
+            value = env32.get(a.name)
+            if a.type in ("float", "double", "scalar") and isinstance(value, float) and math.isfinite(value):
                 env32[a.name] = float(np.float32(value))
+    rounded = env32 != env  # an attribute fp32 does not hold: the scalars may differ
     scalars: dict[str, HostScalar] = {}
     for hs in variant.formula.scalars:
         try:
             given = float(evaluate(hs.expr, env))  # type: ignore[arg-type]
-            as_fp32 = float(evaluate(hs.expr, env32))  # type: ignore[arg-type]
-            if as_fp32 == given and float(np.float32(given)) == given and _arithmetic_free(hs.expr):
+            as_fp32 = float(evaluate(hs.expr, env32)) if rounded else given  # type: ignore[arg-type]
+            with np.errstate(over="ignore"):
+                held = float(np.float32(given)) == given
+            if as_fp32 == given and held and _arithmetic_free(hs.expr):
                 scalars[hs.field_name] = ExactScalar(given)
             else:
                 scalars[hs.field_name] = given if as_fp32 == given or math.isnan(as_fp32) else (given, as_fp32)

@@ -24,7 +24,7 @@ from codegen.check.offsets import BIG, cover, device_attrs
 from codegen.families.elementwise.boundary import boundaries, boundary_values
 from codegen.runner import ScalarArg, device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import Compare, ExprEvalError, Name, Num, walk
-from codegen.spec.model import SCALAR_ACL_IDS, Constraint, DType, OpSpec, Product
+from codegen.spec.model import SCALAR_ACL_IDS, AttrSpec, Constraint, DType, OpSpec, Product
 
 
 def reduce_of(spec: OpSpec) -> Any:
@@ -94,6 +94,12 @@ COMBINED_FLOAT_VALUES = (0.7, 1.3, 2.5, 0.35, 1.9, 3.1)
 MAX_ATTR_COMBINATIONS = 8
 
 
+def _code_path_attrs(spec: OpSpec) -> list[AttrSpec]:
+    """The attributes of ``spec`` that select a code path rather than scale a value: strings, bools and
+    attributes with enumerated values (``approximate``, ``isResult``, ``reduction``)."""
+    return [a for a in spec.attrs if a.type in ("string", "bool") or a.values]
+
+
 def _combined_attr_cases(
     spec: OpSpec,
     dt: DType,
@@ -110,7 +116,8 @@ def _combined_attr_cases(
     floats = [a for a in spec.attrs if a.type in ("float", "double", "scalar") and not a.values]
     if not floats:
         return
-    paths = [a for a in spec.attrs if a not in floats and (a.type in ("string", "bool") or a.values)]
+    float_names = {a.name for a in floats}
+    paths = _code_path_attrs(spec)
     base = {
         **default_attrs,
         **{a.name: COMBINED_FLOAT_VALUES[i % len(COMBINED_FLOAT_VALUES)] for i, a in enumerate(floats)},
@@ -118,7 +125,7 @@ def _combined_attr_cases(
     for values in itertools.islice(itertools.product(*(attr_values[a.name] for a in paths)), MAX_ATTR_COMBINATIONS):
         chosen = dict(zip((a.name for a in paths), values))
         attrs = {**base, **chosen}
-        label = " ".join(f"{k}={v}" for k, v in attrs.items() if k in chosen or any(a.name == k for a in floats))
+        label = " ".join(f"{k}={v}" for k, v in attrs.items() if k in chosen or k in float_names)
         yield value_case(dt, "attrs", dict.fromkeys(inputs, (4, 33)), f"combined {label} [4, 33]", attrs)
 
 
@@ -421,11 +428,8 @@ def _value_cases(
         # (under the default attributes, and each other value of an attribute that selects a code path:
         # an enumeration, a string or a bool, e.g. approximate='tanh', isResult=true)
         nan_attrs: list[tuple[dict[str, Any], str]] = [({}, "")]
-        for a in spec.attrs:
-            if a.type in ("string", "bool") or a.values:
-                nan_attrs += [
-                    ({a.name: v}, f" {a.name}={v}") for v in attr_values[a.name] if v != default_attrs[a.name]
-                ]
+        for a in _code_path_attrs(spec):
+            nan_attrs += [({a.name: v}, f" {a.name}={v}") for v in attr_values[a.name] if v != default_attrs[a.name]]
         for extra, label in nan_attrs:
             for name in inputs:
                 case = value_case(
