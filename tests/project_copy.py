@@ -44,3 +44,16 @@ def copy_project(root: Path, named: Iterable[str] = (), readme: bool = False) ->
     if readme:
         shutil.copy(src.root / "README.md", root / "README.md")
     return ops
+
+
+def spec_dir_with_reference(root: Path, op: str, reference: str) -> Path:
+    """A spec directory ``root/specs`` holding the project's catalogue and ``op``'s spec, with ``reference``
+    (Python source) as the op's reference module in ``root/reference`` (where ``opgen --specs`` looks for
+    it). Returns the spec directory."""
+    paths = project_paths()
+    (root / "specs").mkdir(parents=True)
+    shutil.copy(paths.specs / f"{op}.yaml", root / "specs")
+    shutil.copy(paths.specs / "products.yaml", root / "specs")
+    (root / "reference").mkdir()
+    (root / "reference" / f"{op}.py").write_text(reference)
+    return root / "specs"

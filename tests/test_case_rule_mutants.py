@@ -8,19 +8,10 @@ Each mutant is one exact edit of a copy of the generated op folder, checked thro
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-from codegen.paths import project_paths
-from codegen.spec.generated_names import op_files
-from codegen.specs import load_project
-
-_, SPECS = load_project()
+from generated_mutant import check_mutant
 
 _NAN_KEEP = """      Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
       Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -102,18 +93,6 @@ MUTANTS = [
 def test_the_case_rule_kills_the_mutant(
     tmp_path: Path, ident: str, op: str, kind: str, anchor: str, replacement: str, dtype: str, expect: str
 ) -> None:
-    root = tmp_path / "gen"
-    shutil.copytree(project_paths().generated / op, root / op)
-    target = root / op / op_files(SPECS[op])[kind]
-    text = target.read_text()
-    assert text.count(anchor) == 1, f"an anchor of {ident} occurs {text.count(anchor)} times in {target.name}"
-    target.write_text(text.replace(anchor, replacement))
-    report = tmp_path / "check.json"
-    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick", "--dtype", dtype]
-    cmd += ["--product", "Ascend910B", "-j", "1", "--json", str(report)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
-    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
-    failed = [c for c in json.loads(report.read_text())["cases"] if not c["passed"]]
-    assert failed
+    failed = check_mutant(tmp_path, op, kind, ((anchor, replacement),), dtype=dtype)
     shown = " ".join(c["name"] + " " + c["message"] for c in failed)
     assert expect in shown, shown[:2000]

@@ -6,16 +6,15 @@ sequence in a message reached the terminal raw and a 2 MB message printed about 
 from __future__ import annotations
 
 import json
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from project_copy import spec_dir_with_reference
 
 from codegen.check.report import MAX_TERMINAL_MESSAGE, terminal_text
 from codegen.check.results import CaseResult
 from codegen.cli import main
-from codegen.paths import project_paths
 
 OP = "sigmoid_backward"
 
@@ -36,14 +35,7 @@ def reference(gradOutput, output):
 
 @pytest.fixture(scope="module")
 def specs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("messages")
-    paths = project_paths()
-    (root / "specs").mkdir()
-    shutil.copy(paths.specs / f"{OP}.yaml", root / "specs")
-    shutil.copy(paths.specs / "products.yaml", root / "specs")
-    (root / "reference").mkdir()
-    (root / "reference" / f"{OP}.py").write_text(RAISING_REFERENCE)
-    return root / "specs"
+    return spec_dir_with_reference(tmp_path_factory.mktemp("messages"), OP, RAISING_REFERENCE)
 
 
 def test_a_message_with_a_lone_surrogate_and_control_characters_is_reported_and_written(

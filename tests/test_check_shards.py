@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from project_copy import spec_dir_with_reference
 
 from codegen.check.driver import CaseResult, Job
 from codegen.check.matrix import CaseCosts, Unit, assign_shards, idents_digest, job_units
 from codegen.check.result_files import MergeError, merge_results, write_json, write_junit
 from codegen.cli import MAX_SHARDS, main
-from codegen.paths import project_paths
 
 pytestmark = pytest.mark.heavy(60)  # about 60 s alone: scheduled before lighter files
 
@@ -49,14 +49,7 @@ def reference(gradOutput, output):
 
 @pytest.fixture(scope="module")
 def specs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("shards")
-    paths = project_paths()
-    (root / "specs").mkdir()
-    shutil.copy(paths.specs / f"{OP}.yaml", root / "specs")
-    shutil.copy(paths.specs / "products.yaml", root / "specs")
-    (root / "reference").mkdir()
-    (root / "reference" / f"{OP}.py").write_text(WRONG_REFERENCE)
-    return root / "specs"
+    return spec_dir_with_reference(tmp_path_factory.mktemp("shards"), OP, WRONG_REFERENCE)
 
 
 def _check(specs: Path, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
