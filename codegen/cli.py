@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -88,6 +89,14 @@ def _writable_file(path_text: str, option: str) -> Path:
     if (path.exists() and not os.access(path, os.W_OK)) or not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path_text}: not writable")
     return path
+
+
+def _regular_or_new(path: Path) -> bool:
+    """Whether ``path`` is a regular file or does not exist yet (not a device, FIFO or socket)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True
 
 
 def _distinct_files(named: list[tuple[str, str | None]], inputs: Sequence[str] = ()) -> None:
@@ -371,8 +380,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     meta = _check_meta(args, specs, generated_root, [shard, count], plan)
     # Until the run ends, the result files say that it has not (an earlier run's files must not stand for a
     # run that is killed, SIGKILL included): `opgen report merge` refuses the JSON, the JUnit has an error.
+    # (a device path such as /dev/stdout gets only the final file: nothing stale can be left there)
     running = {**meta, "interrupted": {"jobs_done": 0, "jobs_total": len(jobs), "running": True}}
-    _write_result_files([], running, json_path, junit_path, quiet=True)  # a write error shows at the end
+    early = [p if p is not None and _regular_or_new(p) else None for p in (json_path, junit_path)]
+    _write_result_files([], running, early[0], early[1], quiet=True)  # a write error shows at the end
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []
     except CheckInterrupted as stop:

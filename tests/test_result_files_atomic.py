@@ -85,3 +85,20 @@ def test_a_failed_write_leaves_the_previous_file_whole(tmp_path: Path, monkeypat
 def test_a_device_path_is_written_in_place_not_replaced(tmp_path: Path) -> None:
     write_atomically(Path(os.devnull), "results")
     assert not Path(os.devnull).is_file()
+
+
+def test_a_device_path_gets_only_the_final_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--json /dev/stdout`` prints one JSON document, the finished run's, not the running placeholder too."""
+    import codegen.check.result_files as rf
+
+    original = rf.write_json
+    written: list[tuple[Path, Any]] = []
+
+    def spy(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
+        written.append((path, (meta or {}).get("interrupted")))
+        original(results, path, meta)
+
+    monkeypatch.setattr(driver, "run_check", lambda *args, **kwargs: [_result("sigmoid_backward/Ascend910B/FLOAT/a")])
+    monkeypatch.setattr(rf, "write_json", spy)
+    assert main(["check", *SELECTION, "--json", os.devnull]) == 0
+    assert written == [(Path(os.devnull), None)]
