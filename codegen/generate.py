@@ -9,7 +9,6 @@ only files whose text changed are written. ``--check`` always renders everything
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +148,8 @@ FOREIGN = "foreign"
 
 
 def _has_banner(path: Path) -> bool:
+    if not path.is_file():  # a FIFO or device at an output path is never opened (it could block forever)
+        return False
     try:
         with path.open("rb") as handle:
             return BANNER in handle.read(BANNER_BYTES)
@@ -171,9 +172,8 @@ def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord]) -
         return False
     if not path.exists() or _has_banner(path):
         return False
-    with contextlib.suppress(OSError):
-        if path.read_bytes() == text.encode():
-            return False
+    if file_hash(path) == sha256_bytes(text.encode()):
+        return False
     if record is not None:  # kept as foreign before
         return True
     if "/" in rel:
@@ -277,12 +277,12 @@ def _spec_files(specs_dir: Path) -> dict[str, Path]:
     return {p.stem: p for p in spec_files(specs_dir)}
 
 
-def _record_hash(rec: FileRecord, spec_files: dict[str, Path], catalogue_file: Path, templates: Path) -> str:
+def _record_hash(rec: FileRecord, spec_files: dict[str, Path], catalogue_file: Path, paths: ProjectPaths) -> str:
     if rec.spec == ALL_SPECS:
         sources = [spec_files[name] for name in sorted(spec_files)]
     else:
         sources = [spec_files[rec.spec]] if rec.spec in spec_files else []
-    return input_hash(sources, catalogue_file, templates, rec.templates)
+    return input_hash(sources, catalogue_file, paths.templates, rec.templates, paths.clang_format)
 
 
 def _load_project(specs_dir: Path, products_file: Path | None) -> tuple[Catalogue, dict[str, OpSpec]]:
@@ -362,7 +362,7 @@ def run_generate(
     for op in spec_files:
         records = {rel: r for rel, r in live.items() if rel.startswith(op + "/")}
         fresh = bool(records) and all(
-            _record_hash(r, spec_files, catalogue_file, paths.templates) == r.input_hash
+            _record_hash(r, spec_files, catalogue_file, paths) == r.input_hash
             and file_hash(root / rel) == r.output_hash
             for rel, r in records.items()
         )
@@ -373,7 +373,7 @@ def run_generate(
     matrix = live.get(OPERATORS_FILE)
     if (
         matrix
-        and _record_hash(matrix, spec_files, catalogue_file, paths.templates) == matrix.input_hash
+        and _record_hash(matrix, spec_files, catalogue_file, paths) == matrix.input_hash
         and file_hash(root / OPERATORS_FILE) == matrix.output_hash
     ):
         matrix_stale = False
@@ -416,13 +416,13 @@ def run_generate(
                 deps = template_closure(env, name)
                 rec = FileRecord(snake, deps, "", sha256_bytes(files[key].encode()))
                 manifest[key] = FileRecord(
-                    rec.spec, deps, _record_hash(rec, spec_files, catalogue_file, paths.templates), rec.output_hash
+                    rec.spec, deps, _record_hash(rec, spec_files, catalogue_file, paths), rec.output_hash
                 )
         if matrix_stale and OPERATORS_FILE in files:
             deps = template_closure(env, OPERATORS_TEMPLATE)
             rec = FileRecord(ALL_SPECS, deps, "", sha256_bytes(extra[OPERATORS_FILE].encode()))
             manifest[OPERATORS_FILE] = FileRecord(
-                ALL_SPECS, deps, _record_hash(rec, spec_files, catalogue_file, paths.templates), rec.output_hash
+                ALL_SPECS, deps, _record_hash(rec, spec_files, catalogue_file, paths), rec.output_hash
             )
         result.skipped = [s for s in result.skipped if s not in files]
 

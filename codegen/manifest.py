@@ -1,14 +1,16 @@
 """The generation manifest: for every generated file, a hash of everything it came from.
 
 ``<out>/.opgen-manifest.json`` records, per output file, the inputs it was rendered from (the spec file, the
-product catalogue, the templates it used including those they extend or import, and the generator's own
-source) with a combined input hash, and the hash of the text written. A later ``opgen generate`` skips every
+product catalogue, the templates it used including those they extend or import, the ``.clang-format`` style,
+the generator's own source and version, and the template engine's and formatter's versions) with a combined
+input hash, and the hash of the text written. A later ``opgen generate`` skips every
 file whose inputs and on-disk text are unchanged, without parsing a spec or starting Jinja. The manifest is a
 cache: deleting it only makes the next run render everything.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 from dataclasses import dataclass
@@ -16,9 +18,16 @@ from functools import lru_cache
 from pathlib import Path
 
 import codegen
+from codegen.inputs import InputFileError, read_input_bytes, read_input_text
 
 MANIFEST_NAME = ".opgen-manifest.json"
 _FORMAT = 1
+#: Largest manifest read (bytes): a record is about 500 bytes, so this holds a hundred thousand output files.
+MAX_MANIFEST_BYTES = 64 << 20
+#: Largest input or output file hashed (bytes); a larger one (or one that is not a regular file) hashes as
+#: ``"unreadable"``, which matches no record, so what depends on it is rendered again (and the loader or
+#: writer then reports the file).
+MAX_HASHED_BYTES = 64 << 20
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -27,11 +36,13 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def file_hash(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes (``"missing"`` when it does not exist)."""
+    """Hex SHA-256 of a file's bytes, read by :func:`codegen.inputs.read_input_bytes`: ``"missing"`` when it
+    does not exist, ``"unreadable"`` when it is not a regular file of at most :data:`MAX_HASHED_BYTES` bytes
+    (a FIFO or device is never read)."""
     try:
-        return sha256_bytes(path.read_bytes())
-    except FileNotFoundError:
-        return "missing"
+        return sha256_bytes(read_input_bytes(path, MAX_HASHED_BYTES))
+    except InputFileError as exc:
+        return "missing" if exc.errno == errno.ENOENT else "unreadable"
 
 
 @lru_cache(maxsize=1)
@@ -45,6 +56,26 @@ def generator_version() -> str:
     return h.hexdigest()[:32]
 
 
+#: The packages whose code shapes the generated text besides the generator's own: the template engine and the
+#: formatter (a clang-format release formats differently).
+RENDERING_PACKAGES = ("jinja2", "clang-format")
+
+
+@lru_cache(maxsize=1)
+def rendering_versions() -> str:
+    """The installed versions of :data:`RENDERING_PACKAGES` (``name=version;``, ``name=none`` when missing),
+    read from the packages' metadata without importing them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in RENDERING_PACKAGES:
+        try:
+            found.append(f"{name}={version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name}=none")
+    return ";".join(found)
+
+
 @dataclass(frozen=True)
 class FileRecord:
     """One output file: ``spec`` and ``catalogue`` paths relative to their roots, ``templates`` (relative to
@@ -56,9 +87,18 @@ class FileRecord:
     output_hash: str
 
 
-def input_hash(spec_files: list[Path], catalogue_file: Path, templates_dir: Path, templates: tuple[str, ...]) -> str:
-    """The combined hash of one output's inputs (its spec files, catalogue, templates, generator source)."""
+def input_hash(
+    spec_files: list[Path], catalogue_file: Path, templates_dir: Path, templates: tuple[str, ...], style_file: Path
+) -> str:
+    """The combined hash of everything one output is made from: its spec files, the catalogue, its templates
+    (with those they extend, include or import), the formatter's configuration ``style_file``
+    (``.clang-format``), the generator's source and version (:func:`generator_version`) and the versions of
+    the packages that render and format (:func:`rendering_versions`). The reference modules are not among
+    them: ``opgen check`` reads them, generation never does."""
     h = hashlib.sha256(generator_version().encode())
+    h.update(rendering_versions().encode())
+    h.update(b"style")
+    h.update(file_hash(style_file).encode())
     for spec_file in spec_files:
         h.update(spec_file.name.encode())
         h.update(file_hash(spec_file).encode())
@@ -77,15 +117,18 @@ def load_manifest(out: Path) -> dict[str, FileRecord]:
     """The manifest of ``out`` by output path (empty when missing or of another format version).
 
     Raises:
-        ManifestError: the file is unreadable, not JSON, or its entries are malformed (the message names the
+        ManifestError: the file is unreadable (:func:`codegen.inputs.read_input_text`: not a regular file, over
+            :data:`MAX_MANIFEST_BYTES`), not JSON, or its entries are malformed (the message names the
             file and the problem; callers treat the manifest as absent and render everything).
     """
     path = out / MANIFEST_NAME
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = json.loads(read_input_text(path, MAX_MANIFEST_BYTES))
+    except InputFileError as exc:
+        raise ManifestError(f"{path}: unreadable ({exc.reason})") from exc
+    except ValueError as exc:
         raise ManifestError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from exc
     except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
         raise ManifestError(f"{path}: unreadable (JSON nested too deeply)") from None

@@ -41,12 +41,14 @@ def _name_clash(specs_dir: Path, op_type: str, kernel: str) -> str:
     that does not parse is skipped (the loader reports it)."""
     import yaml
 
+    from codegen.inputs import MAX_SPEC_BYTES, InputFileError, read_input_text
+
     for path in sorted(specs_dir.glob("*.yaml")):
         if path.name == "products.yaml":
             continue
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            data = yaml.safe_load(read_input_text(path, MAX_SPEC_BYTES))
+        except (InputFileError, yaml.YAMLError):
             continue
         if not isinstance(data, dict):
             continue

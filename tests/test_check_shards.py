@@ -593,7 +593,9 @@ def test_a_sharded_run_with_a_costs_file_it_cannot_use_is_one_error_line(
 def test_a_costs_file_that_is_a_directory_is_an_error(specs_dir: Path, tmp_path: Path, capsys: Any) -> None:
     status = main(["--specs", str(specs_dir), "check", *SELECTION, "--shard", "2/2", "--costs", str(tmp_path)])
     assert status == 2
-    assert capsys.readouterr().err.splitlines() == [f"error: --costs {tmp_path}: cannot read: Is a directory"]
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: --costs {tmp_path}: cannot read: a directory, not a regular file"
+    ]
 
 
 def test_merge_creates_a_missing_costs_file_and_refuses_to_overwrite_another_file(
@@ -668,9 +670,9 @@ def test_a_costs_file_that_is_a_device_fifo_or_huge_is_refused_before_reading_it
     with huge.open("wb") as handle:
         handle.truncate(MAX_COST_TABLE_BYTES + 1)  # sparse: no disk blocks
     for costs, reason in (
-        (Path("/dev/zero"), "not a regular file (a device, FIFO or socket)"),
-        (fifo, "not a regular file (a device, FIFO or socket)"),
-        (huge, f"{MAX_COST_TABLE_BYTES + 1} bytes, more than the {MAX_COST_TABLE_BYTES} a file opgen writes here"),
+        (Path("/dev/zero"), "a character device, not a regular file"),
+        (fifo, "a FIFO (named pipe), not a regular file"),
+        (huge, f"{MAX_COST_TABLE_BYTES + 1:,} bytes, more than the {MAX_COST_TABLE_BYTES:,} bytes allowed"),
     ):
         for shard in ([], ["--shard", "1/2"]):
             proc = _limited_opgen("--specs", str(specs_dir), "check", *SELECTION, *shard, "--costs", str(costs))
@@ -687,12 +689,10 @@ def test_a_costs_file_that_is_a_device_fifo_or_huge_is_refused_before_reading_it
 def test_merge_refuses_a_device_or_fifo_before_reading_it(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    for path in (Path("/dev/zero"), fifo):
+    for path, kind in ((Path("/dev/zero"), "a character device"), (fifo, "a FIFO (named pipe)")):
         proc = _limited_opgen("report", "merge", str(path))
         assert proc.returncode == 2, proc.stderr[-2000:]
-        assert proc.stderr.splitlines() == [
-            f"error: {path}: cannot read: not a regular file (a device, FIFO or socket)"
-        ]
+        assert proc.stderr.splitlines() == [f"error: {path}: cannot read: {kind}, not a regular file"]
 
 
 def test_a_result_file_that_cannot_be_written_is_an_error_line_after_the_table(

@@ -25,18 +25,19 @@ same inputs and cost table.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import heapq
 import json
 import os
 import re
-import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codegen.inputs import InputFileError, read_input_text
 from codegen.spec.model import OpSpec, Product
 
 #: The role of every catalogue field (:class:`codegen.spec.model.Product`): ``behaviour`` fields reach the
@@ -177,21 +178,6 @@ MAX_COST_TABLE_BYTES = 256 << 20
 MAX_UNIT_SECONDS = 1e6
 
 
-def regular_file_problem(path: Path, max_bytes: int | None = None) -> str | None:
-    """Why ``path`` must not be read whole as a file opgen wrote, or None: it exists and is neither a directory
-    (its read gives the usual error) nor a regular file (a device such as ``/dev/zero`` would be read
-    forever, a FIFO would block), or it is a regular file of more than ``max_bytes`` bytes."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None  # missing or unreachable: reading it reports that
-    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
-        return "not a regular file (a device, FIFO or socket)"
-    if max_bytes is not None and stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
-        return f"{st.st_size} bytes, more than the {max_bytes} a file opgen writes here may have"
-    return None
-
-
 class CaseCosts:
     """Recorded seconds per unit ident, kept in a JSON file (``{"version": 1, "seconds": {ident: s}}``).
 
@@ -227,17 +213,14 @@ class CaseCosts:
         """
         if created and not path.exists() and not path.is_symlink():
             return cls(path)
-        problem = regular_file_problem(path, MAX_COST_TABLE_BYTES)
-        if problem is not None:
-            raise ValueError(f"cannot read: {problem}")
         try:
-            text = path.read_text()
-        except FileNotFoundError:
+            text = read_input_text(path, MAX_COST_TABLE_BYTES)
+        except InputFileError as exc:
+            if exc.errno != errno.ENOENT:
+                raise ValueError(f"cannot read: {exc.reason}") from None
             if created:  # a symlink to nothing: writing would create a file where the link points
                 raise ValueError("a symbolic link to a missing file") from None
             raise ValueError("no such file (a sharded run reads the cost table; it never creates one)") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}") from None
         try:
             data = json.loads(text)
         except ValueError as exc:

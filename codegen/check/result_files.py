@@ -26,9 +26,14 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from codegen.check.matrix import MAX_UNIT_SECONDS, idents_digest, regular_file_problem
+from codegen.check.matrix import MAX_UNIT_SECONDS, idents_digest
 from codegen.check.results import NO_MESSAGE, CaseResult, covered_name, result_dict
+from codegen.inputs import InputFileError, read_input_text
 from codegen.writer import write_atomic
+
+#: Largest result file read (bytes): a full check's ``--json`` with every counter is tens of MB; JSON takes
+#: several times its size in memory once parsed.
+MAX_RESULT_BYTES = 512 << 20
 
 
 class MergeError(Exception):
@@ -85,12 +90,11 @@ def read_json(path: Path) -> tuple[dict[str, Any], list[CaseResult]]:
             ``meta``, a string holding a lone surrogate (JSON may escape one; no UTF-8 output can hold it), a
             case lacking a field (named, with the case's index) or holding one of the wrong type.
     """
-    problem = regular_file_problem(path)
-    if problem is not None:
-        raise MergeError(f"{path}: cannot read: {problem}")
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        data = json.loads(read_input_text(path, MAX_RESULT_BYTES))
+    except InputFileError as exc:
+        raise MergeError(str(exc)) from None
+    except ValueError as exc:
         raise MergeError(f"{path}: cannot read: {exc}") from exc
     except RecursionError:  # valid JSON nested deeper than the decoder's recursion limit ([[[[...)
         raise MergeError(f"{path}: cannot read: JSON nested too deeply") from None

@@ -20,6 +20,7 @@ from typing import Any, cast
 
 import yaml
 
+from codegen.inputs import MAX_SPEC_BYTES, InputFileError, read_input_bytes
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import (
     INT64_MAX,
@@ -260,7 +261,8 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
 
     Args:
         path: the file; locations use ``str(path)``.
-        errors: problems are appended here (unreadable file, YAML syntax with line and column, duplicate
+        errors: problems are appended here (a file :func:`codegen.inputs.read_input_bytes` refuses: missing,
+            not a regular file, over :data:`codegen.inputs.MAX_SPEC_BYTES`; YAML syntax with line and column, duplicate
             keys with the first key's line, aliases, merge keys, unsupported values).
 
     Returns:
@@ -268,9 +270,9 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
     """
     file = str(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        errors.append(SpecError(SourceLoc(file, 1), "yaml", f"cannot read the file: {exc}"))
+        raw = read_input_bytes(path, MAX_SPEC_BYTES)
+    except InputFileError as exc:
+        errors.append(SpecError(SourceLoc(file, 1), "yaml", f"cannot read the file: {exc.reason}"))
         return None
     try:
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text's newlines
