@@ -248,6 +248,9 @@ def render_ops(
         files: dict[str, str] = {}
         used: dict[str, str] = {}
         for kind, rel in views.files.items():
+            if rel in used:  # the loader refuses such names; never let one file silently replace another
+                other = next(k for k, r in views.files.items() if r == rel)
+                raise RenderError(f"{spec.op}: {rel} is both the {other} and the {kind} file; nothing was written")
             name = template_for(env, spec.family, kind)
             try:
                 view = views.view_for(kind)

@@ -18,12 +18,12 @@ identifiers are taken for every family.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .errors import SourceLoc
 from .model import AttrSpec, OpSpec, Product, TensorSpec
 
-__all__ = ["SCOPES", "generated_name_problems"]
+__all__ = ["SCOPES", "generated_name_problems", "op_files", "output_path_collisions", "tree_files"]
 
 
 class _Scope:
@@ -149,3 +149,88 @@ def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, s
     for p in products or []:
         files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"
     return files
+
+
+#: Files at the root of an output tree (path -> what writes it), beside the op folders.
+ROOT_FILES: Mapping[str, str] = {
+    "OPERATORS.md": "the support matrix (OPERATORS.md)",
+    ".opgen-manifest.json": "the generation manifest",
+}
+
+#: What each file kind of :func:`op_files` is, as messages name it.
+FILE_KIND_NAMES: Mapping[str, str] = {
+    "cmake": "the op's CMakeLists.txt",
+    "op_api_h": "the aclnn API header",
+    "op_api_cpp": "the aclnn API source",
+    "l0_h": "the L0 API header",
+    "l0_cpp": "the L0 API source",
+    "proto_h": "the device op prototype",
+    "infershape_cpp": "the InferShape source",
+    "tiling_h": "the tiling header",
+    "tiling_cpp": "the tiling source",
+    "def_cpp": "the OpDef source",
+    "kernel_cpp": "the kernel source",
+    "doc_md": "the op's document",
+    "example_cpp": "the example program",
+    "ut_tiling_cpp": "the tiling unit test",
+    "ut_infershape_cpp": "the InferShape unit test",
+    "binary_json": "the binary config",
+}
+
+
+def describe_kind(kind: str) -> str:
+    """A file kind of :func:`op_files` (``binary_json:<config>`` too) as messages name it, with the kind."""
+    base, _, config = kind.partition(":")
+    what = FILE_KIND_NAMES.get(base, base)
+    return f"{what} of {config} ({base})" if config else f"{what} ({kind})"
+
+
+def tree_files(specs: Iterable[OpSpec], products: Mapping[str, Product]) -> dict[str, list[tuple[OpSpec | None, str]]]:
+    """Every output path one generation could write (relative to the output root), each with its producers:
+    ``(spec, file kind)`` for an op's file (:func:`op_files` under the op's folder, with the binary configs of
+    the op's ``products`` found in ``products``), ``(None, description)`` for a root file
+    (:data:`ROOT_FILES`). A path with more than one producer is a collision."""
+    out: dict[str, list[tuple[OpSpec | None, str]]] = {rel: [(None, what)] for rel, what in ROOT_FILES.items()}
+    for spec in specs:
+        known = [products[p] for p in spec.products if p in products]
+        for kind, rel in op_files(spec, known).items():
+            out.setdefault(f"{spec.snake}/{rel}", []).append((spec, kind))
+    return out
+
+
+def output_path_collisions(
+    paths: Mapping[str, Sequence[tuple[OpSpec | None, str]]],
+) -> list[tuple[str, tuple[OpSpec | None, str], tuple[OpSpec | None, str], str]]:
+    """The pairs of producers of ``paths`` (as :func:`tree_files` gives them) that would write over each other,
+    as ``(path, first producer, second producer, how)``, sorted by path.
+
+    Two producers collide when they have one path, when their paths differ only in letter case (one file on
+    a case-insensitive file system, such as macOS's or Windows's default), or when one's path is a folder of
+    the other's (a file where a folder must be). Every pair is compared, whatever names the specs chose.
+    """
+    found: list[tuple[str, tuple[OpSpec | None, str], tuple[OpSpec | None, str], str]] = []
+    by_fold: dict[str, str] = {}
+    for rel in sorted(paths):
+        producers = list(paths[rel])
+        for i in range(1, len(producers)):
+            found.append((rel, producers[0], producers[i], "both write it"))
+        first = by_fold.setdefault(rel.casefold(), rel)
+        if first != rel:
+            found.append((rel, paths[first][0], producers[0], f"its path differs from {first} only in letter case"))
+    folded = {rel.casefold(): rel for rel in paths}
+    for rel in sorted(paths):
+        parts = rel.split("/")
+        for n in range(1, len(parts)):
+            folder = "/".join(parts[:n]).casefold()
+            if folder in folded:
+                other = folded[folder]
+                found.append((rel, paths[other][0], paths[rel][0], f"{other} must be a folder for it"))
+    return found
+
+
+def producer_text(producer: tuple[OpSpec | None, str]) -> str:
+    """One producer of :func:`tree_files` as messages name it: the op, its file kind and the spec file."""
+    spec, kind = producer
+    if spec is None:
+        return kind
+    return f"{describe_kind(kind)} of {spec.op} ({spec.path})"

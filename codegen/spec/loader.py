@@ -50,7 +50,14 @@ from codegen.spec.expr import (
     to_source,
 )
 from codegen.spec.expr import names as expr_names
-from codegen.spec.generated_names import generated_name_problems
+from codegen.spec.generated_names import (
+    describe_kind,
+    generated_name_problems,
+    op_files,
+    output_path_collisions,
+    producer_text,
+    tree_files,
+)
 from codegen.spec.model import (
     ACL_FORMATS,
     ACLNN_STATUS_CODES,
@@ -1644,6 +1651,37 @@ def _load_op_spec(
     return (spec if len(errors) == before else None), root
 
 
+def _producers(first: tuple[OpSpec | None, str], second: tuple[OpSpec | None, str]) -> str:
+    """Two colliding producers as a message names them (one op's two file kinds without repeating the op)."""
+    if first[0] is not None and first[0] is second[0]:
+        return f"{describe_kind(first[1])} and {describe_kind(second[1])} of {first[0].op}"
+    return f"{producer_text(first)} and {producer_text(second)}"
+
+
+def _collision_errors(specs: list[OpSpec], catalogue: Catalogue, roots: Mapping[str, YNode | None]) -> list[SpecError]:
+    """Every pair of output paths that the generation of ``specs`` would write over each other
+    (:func:`~codegen.spec.generated_names.output_path_collisions`), each at the spec key whose name shapes the
+    colliding path: ``kernel`` when the path changes with the kernel name, else ``op``."""
+    products = {p.name: p for p in catalogue.products}
+    errors: list[SpecError] = []
+    for rel, first, second, how in output_path_collisions(tree_files(specs, products)):
+        spec, kind = second if second[0] is not None else first
+        if spec is None:
+            continue  # two root files: never from a spec
+        renamed = dataclasses.replace(spec, kernel=spec.kernel + "x")
+        known = [products[p] for p in spec.products if p in products]
+        key = "kernel" if op_files(renamed, known).get(kind) != op_files(spec, known).get(kind) else "op"
+        loc = next((k.loc for k, _ in _entries(roots.get(spec.snake)) if k.value == key), spec.loc)
+        errors.append(
+            SpecError(
+                loc,
+                key,
+                f"output path collision: {rel}: {how}, {_producers(first, second)}; choose another {key} name",
+            )
+        )
+    return errors
+
+
 def load_op_spec(path: str | Path, catalogue: Catalogue) -> OpSpec:
     """Loads and validates one op spec.
 
@@ -1658,7 +1696,9 @@ def load_op_spec(path: str | Path, catalogue: Catalogue) -> OpSpec:
         SpecErrors: every problem in the file (see the module doc and DESIGN.md "The spec"), ordered by line.
     """
     errors: list[SpecError] = []
-    spec, _ = _load_op_spec(Path(path), catalogue, errors)
+    spec, root = _load_op_spec(Path(path), catalogue, errors)
+    if spec is not None:
+        errors.extend(_collision_errors([spec], catalogue, {spec.snake: root}))
     if errors or spec is None:
         raise SpecErrors(_sorted(errors))
     return spec
@@ -1685,6 +1725,7 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
     errors: list[SpecError] = []
     catalogue = _load_catalogue(cat_path, errors)
     specs: dict[str, OpSpec] = {}
+    roots: dict[str, YNode | None] = {}
     firsts: dict[tuple[str, str], OpSpec] = {}
     stems: dict[str, Path] = {}
     for path in spec_files(directory, cat_path):
@@ -1711,6 +1752,9 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
                 clash = True
         if not clash:
             specs[path.stem] = spec
+            roots[spec.snake] = root
+    if catalogue is not None:
+        errors.extend(_collision_errors(list(specs.values()), catalogue, roots))
     if errors or catalogue is None:
         raise SpecErrors(_sorted(errors))
     return catalogue, specs
