@@ -763,8 +763,9 @@ def main(argv: list[str] | None = None) -> int:
         from codegen.build import BuildError
         from codegen.generate import GenerateError
         from codegen.render import RenderError
+        from codegen.writer import WriteFailed
 
-        if isinstance(exc, (BuildError, RenderError, GenerateError, FileNotFoundError)):
+        if isinstance(exc, (BuildError, RenderError, GenerateError, FileNotFoundError, WriteFailed)):
             print(f"error: {exc}", file=sys.stderr)
             return 2
         raise

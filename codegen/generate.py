@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codegen.manifest import (
+    MANIFEST_NAME,
     FileRecord,
     ManifestError,
     file_hash,
@@ -25,7 +26,7 @@ from codegen.manifest import (
 )
 from codegen.paths import ProjectPaths, project_paths, spec_files
 from codegen.spec.model import Catalogue, OpSpec
-from codegen.writer import WriteReport, expected_files, sync_tree
+from codegen.writer import WriteFailed, WriteReport, expected_files, sync_tree
 
 if TYPE_CHECKING:  # the renderer (Jinja2) is imported only when something is rendered
     from codegen.render import RenderedOp
@@ -321,6 +322,8 @@ def run_generate(
         codegen.spec.errors.SpecErrors: a spec is invalid (nothing written).
         codegen.render.RenderError: rendering failed (nothing written).
         GenerateError: ``out`` exists and is not a directory (nothing written).
+        codegen.writer.WriteFailed: a file, the manifest or a prune could not be written (a read-only file
+            system, a full disk, permission denied); the message says what was and was not written.
         KeyError: an unknown op in ``ops`` (nothing written; the message lists the known ones).
 
     A manifest that cannot be read is treated as absent (everything is rendered, nothing is pruned) with a
@@ -445,8 +448,17 @@ def run_generate(
     if dry_run:
         return result
     if prune:
-        result.pruned = _remove(root, result.prunable)
+        try:
+            result.pruned = _remove(root, result.prunable)
+        except OSError as exc:
+            where = Path(exc.filename) if exc.filename else root
+            raise WriteFailed(where, exc, result.report.written, [], "pruning stopped there") from exc
         manifest = {rel: r for rel, r in manifest.items() if rel not in set(result.pruned)}
-    root.mkdir(parents=True, exist_ok=True)
-    save_manifest(root, manifest)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        save_manifest(root, manifest)
+    except OSError as exc:
+        where = Path(exc.filename) if exc.filename else root / MANIFEST_NAME
+        note = "the manifest was not updated (the next run renders those files again)"
+        raise WriteFailed(where, exc, result.report.written, [], note) from exc
     return result

@@ -75,6 +75,30 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+class WriteFailed(Exception):
+    """Writing the output tree failed (a read-only file system, a full disk, permission denied): ``str()`` is
+    one line naming the file, the OS's reason, and what was and was not written.
+
+    Attributes:
+        path: the file or folder that could not be written.
+        error: the ``OSError`` (its ``errno``: 30 read-only, 28 no space, 13 permission denied, ...).
+        written: output paths (relative) written by this run before the failure.
+        unwritten: output paths this run still had to write, the failed one first.
+    """
+
+    def __init__(self, path: Path, error: OSError, written: list[str], unwritten: list[str], note: str = "") -> None:
+        self.path = path
+        self.error = error
+        self.written = list(written)
+        self.unwritten = list(unwritten)
+        reason = f"[Errno {error.errno}] {error.strerror}" if error.errno is not None else str(error)
+        done = f"{len(self.written)} file(s) written before it" + (
+            f" ({', '.join(self.written[:3])}{', ...' if len(self.written) > 3 else ''})" if self.written else ""
+        )
+        left = f"{len(self.unwritten)} not written" if self.unwritten else "nothing else left to write"
+        super().__init__(f"cannot write {path}: {reason}; {done}, {left}" + (f"; {note}" if note else ""))
+
+
 def expected_files(rendered: list[RenderedOp], extra_files: dict[str, str] | None = None) -> dict[str, str]:
     """Every generated file's text keyed by its path relative to the output root (``<op>/<kind>/<file>``)."""
     out: dict[str, str] = {}
@@ -93,9 +117,14 @@ def sync_tree(root: Path, files: dict[str, str], op_dirs: list[str], check: bool
         files: expected content by relative path.
         op_dirs: the op folders ``files`` covers; other files inside them are reported as ``extra``.
         check: report only; write nothing.
+
+    Raises:
+        WriteFailed: a file could not be written (the files before it in path order are written, it and the
+            rest are not; the message says so).
     """
     report = WriteReport()
-    for rel in sorted(files):
+    ordered = sorted(files)
+    for i, rel in enumerate(ordered):
         path = root / rel
         text = files[rel]
         current = path.read_text(encoding="utf-8") if path.is_file() else None
@@ -105,7 +134,10 @@ def sync_tree(root: Path, files: dict[str, str], op_dirs: list[str], check: bool
         if check:
             (report.stale if current is not None else report.missing).append(rel)
             continue
-        write_atomic(path, text)
+        try:
+            write_atomic(path, text)
+        except OSError as exc:
+            raise WriteFailed(path, exc, report.written, [rel, *ordered[i + 1 :]]) from exc
         report.written.append(rel)
     for op_dir in op_dirs:
         base = root / op_dir
