@@ -730,13 +730,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _value_options(parser: argparse.ArgumentParser) -> tuple[set[str], set[str]]:
+    """The option strings of ``parser`` and its subcommands: ``(those taking one value, all of them)``."""
+    valued: set[str] = set()
+    every: set[str] = set()
+    todo = [parser]
+    while todo:
+        current = todo.pop()
+        for action in current._actions:
+            every.update(action.option_strings)
+            if action.option_strings and action.nargs is None and action.const is None:
+                valued.update(action.option_strings)
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+    return valued, every
+
+
+def _values_joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with each value that starts with '-' joined to its option (``--shape -1,4`` becomes
+    ``--shape=-1,4``), so that the option's own check reports the value instead of argparse's "expected one
+    argument". A value that is itself an option of opgen is left alone (argparse reports the missing value)."""
+    valued, every = _value_options(parser)
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            out.extend(argv[i:])
+            break
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if token in valued and following is not None and following.startswith("-") and following not in every:
+            out.append(f"{token}={following}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 check failure or stale output, 2 usage/spec error)."""
     from codegen.build import use_tool_warning_format
 
     use_tool_warning_format()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(_values_joined(parser, list(sys.argv[1:] if argv is None else argv)))
+    if extra:
+        # op names after an option (`check X --quick Y`): argparse leaves those after the first group unparsed
+        if isinstance(getattr(args, "ops", None), list) and not any(e.startswith("-") for e in extra):
+            args.ops.extend(extra)
+        else:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C outside a check run (which prints its own summary)

@@ -88,9 +88,14 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
         )
     from codegen import registry
 
+    known = sorted(f.name for f in registry.families())
     starters = {f.name: f for f in registry.families() if f.starter is not None}
+    if family not in known:
+        raise NewOpError(f"no family '{family}'; the families are: {', '.join(known)}")
     if family not in starters:
-        raise NewOpError(f"no starter for family '{family}'; starters exist for: {', '.join(sorted(starters))}")
+        raise NewOpError(
+            f"family '{family}' has no starter spec; starters exist for: {', '.join(sorted(starters)) or '(none)'}"
+        )
     snake = snake_case(op)
     op_type = op[: -len("Backward")] + "Grad" if op.endswith("Backward") else op
     kernel = snake_case(op_type)

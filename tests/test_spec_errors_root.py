@@ -53,7 +53,9 @@ def test_a_list_int_default_of_other_than_one_element_is_one_error(tmp_path: Pat
     ]
 
 
-STEP_ALLOWED = "allowed: exp, log, sqrt"
+STEP_ALLOWED = (
+    "allowed: exp, log, sqrt (one argument, anywhere) and sum, max, mean (one argument, as a step's whole formula)"
+)
 
 
 @pytest.mark.parametrize(
@@ -64,7 +66,14 @@ STEP_ALLOWED = "allowed: exp, log, sqrt"
             "s: sum(exp(self - m))",
             "s: summ(exp(self - m))",
             "s: summ(",
-            f"compute.steps[1].s: step 's': unknown function summ() with 1 arguments; {STEP_ALLOWED}",
+            f"compute.steps[1].s: step 's': unknown function summ(); {STEP_ALLOWED}",
+        ),
+        # a known function with two arguments is not called unknown
+        (
+            "s: sum(exp(self - m))",
+            "s: sum(exp(self, m))",
+            "s: sum(",
+            "compute.steps[1].s: step 's': exp() takes one argument, got 2",
         ),
         # an unknown name in the first step: the later steps using 'm' are not errors again
         (

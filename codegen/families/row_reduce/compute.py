@@ -44,12 +44,28 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["ELEMENT_FUNCTIONS", "REDUCTIONS", "ROW_DTYPES", "RowReduceCompute", "Step", "parse_compute"]
+__all__ = ["ELEMENT_FUNCTIONS", "FUNCTIONS", "REDUCTIONS", "ROW_DTYPES", "RowReduceCompute", "Step", "parse_compute"]
 
+#: The one table of the functions a step may call, each with its role: a reduction along the dim (only as a
+#: step's whole formula) or an elementwise function (fp32 vector instructions Exp, Ln, Sqrt). Every list of
+#: functions (the error messages' too) comes from here.
+FUNCTIONS: Mapping[str, str] = {
+    "sum": "reduction",
+    "max": "reduction",
+    "mean": "reduction",
+    "exp": "elementwise",
+    "log": "elementwise",
+    "sqrt": "elementwise",
+}
 #: Reductions along the dim (a step's top-level call).
-REDUCTIONS = ("sum", "max", "mean")
-#: Elementwise functions of the formulas (fp32 vector instructions Exp, Ln, Sqrt).
-ELEMENT_FUNCTIONS = ("exp", "log", "sqrt")
+REDUCTIONS = tuple(f for f, role in FUNCTIONS.items() if role == "reduction")
+#: Elementwise functions of the formulas.
+ELEMENT_FUNCTIONS = tuple(f for f, role in FUNCTIONS.items() if role == "elementwise")
+#: The allowed functions as the error messages list them.
+ALLOWED_FUNCTIONS_TEXT = (
+    f"{', '.join(ELEMENT_FUNCTIONS)} (one argument, anywhere) and {', '.join(REDUCTIONS)} "
+    "(one argument, as a step's whole formula)"
+)
 #: Dtypes of the family's tensors (fp32 arithmetic).
 ROW_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
 
@@ -240,9 +256,10 @@ def _check_expr(
         elif isinstance(e, Call):
             if e.func in REDUCTIONS:
                 return f"{e.func}() may only be the whole formula of a step (one reduction per step)"
-            if e.func not in ELEMENT_FUNCTIONS or len(e.args) != 1:
-                allowed = ", ".join(ELEMENT_FUNCTIONS)
-                return f"unknown function {e.func}() with {len(e.args)} arguments; allowed: {allowed}"
+            if e.func not in FUNCTIONS:
+                return f"unknown function {e.func}(); allowed: {ALLOWED_FUNCTIONS_TEXT}"
+            if len(e.args) != 1:
+                return f"{e.func}() takes one argument, got {len(e.args)}"
         elif isinstance(e, Binary):
             if e.op not in "+-*/" or len(e.op) != 1:
                 return f"operator '{e.op}' is not allowed; allowed: + - * /"

@@ -1,0 +1,68 @@
+"""Command-line edges: op names after options are op names, an option's value that starts with '-' gets the
+option's own message (not argparse's "expected one argument"), and an unknown family is named as such."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.cli import main
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "mse_loss", "--quick", "nosuch_op"],
+        ["check", "--quick", "mse_loss", "-j", "2", "nosuch_op"],
+        ["generate", "--dry-run", "mse_loss", "--force", "nosuch_op"],
+    ],
+)
+def test_op_names_after_options_are_op_names(argv: list[str], capsys: Any) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown op 'nosuch_op'; known: "), err
+
+
+def test_an_unknown_option_after_op_names_is_still_refused(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["check", "mse_loss", "--bogus", "softmax"])
+    assert info.value.code == 2
+    assert "unrecognized arguments: --bogus softmax" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["explain", "mse_loss", "--product", "Ascend910B", "--shape", "-1,4"],
+            "error: --shape '-1,4': expected non-negative integers separated by ',' or 'x'",
+        ),
+        (["check", "mse_loss", "-j", "-1"], "argument -j/--jobs: must be at least 1, got -1"),
+        (["check", "mse_loss", "--timeout", "-5"], "argument --timeout: "),
+    ],
+)
+def test_a_negative_value_gets_the_options_own_message(argv: list[str], message: str, capsys: Any) -> None:
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's own usage error for a bad typed value
+        status = exc.code  # type: ignore[assignment]
+    assert status == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "expected one argument" not in err
+
+
+def test_an_option_given_as_a_value_is_a_missing_value(capsys: Any) -> None:
+    with pytest.raises(SystemExit):
+        main(["explain", "mse_loss", "--shape", "--product", "Ascend910B"])
+    assert "argument --shape: expected one argument" in capsys.readouterr().err
+
+
+def test_new_with_an_unknown_family_names_the_families(tmp_path: Path, capsys: Any) -> None:
+    assert main(["--specs", str(tmp_path), "new", "MyOp", "--family", "gather"]) == 2
+    assert capsys.readouterr().err == (
+        "error: no family 'gather'; the families are: elementwise, index_accumulate, row_reduce\n"
+    )
+    assert list(tmp_path.iterdir()) == []
