@@ -91,7 +91,8 @@ def test_deeply_nested_yaml_is_a_spec_error_at_its_line_not_a_recursion_error(tm
     # PyYAML composes nested lists and mappings recursively: 20000 levels exhaust Python's recursion limit
     from codegen.spec.loader import read_yaml
 
-    depth = 20000 if opening != "- " else 2000  # block style: 2000 levels are a 4 MB file
+    # block style: 1000 levels are a 1 MB file, within the spec size limit (1 MiB), still past the recursion limit
+    depth = 20000 if opening != "- " else 1000
     if opening == "- ":  # block style: one level per line, each indented one more step
         nested = "".join("  " * i + "- \n" for i in range(depth)) + "  " * depth + "1\n"
     else:

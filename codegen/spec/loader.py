@@ -86,6 +86,7 @@ from codegen.spec.model import (
 from codegen.spec.naming import (
     _C_IDENT,
     _SNAKE,
+    C_ONLY_KEYWORDS,
     CPP_KEYWORDS,
     MAX_NAME_CHARS,
     PLATFORM_NAMES,
@@ -93,6 +94,7 @@ from codegen.spec.naming import (
     TOO_LONG,
     a_or_an,
     is_upper_camel,
+    macro_problem,
 )
 from codegen.spec.rules import (
     SHAPE_ATOMS,
@@ -916,6 +918,10 @@ class _OpParser:
                 )
             elif k is not None and k in CPP_KEYWORDS:
                 r.error(m["kernel"], f"'{k}' is a C++ keyword; choose another name")
+            elif k is not None and k in C_ONLY_KEYWORDS:
+                r.error(m["kernel"], f"'{k}' is a C keyword; choose another name")
+            elif k is not None and macro_problem(k):
+                r.error(m["kernel"], str(macro_problem(k)))
             elif k is not None:
                 kernel = k
         if op and self.path.stem != snake_case(op):

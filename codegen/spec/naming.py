@@ -8,7 +8,10 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
 
+from codegen.inputs import MAX_SPEC_BYTES, read_input_text
 from codegen.spec.expr import (
     ExprType,
 )
@@ -29,6 +32,28 @@ _CPP_KEYWORD_TEXT = """
     unsigned using virtual void volatile wchar_t while xor xor_eq
 """
 CPP_KEYWORDS = frozenset(_CPP_KEYWORD_TEXT.split())
+#: C (C17) keywords that C++ does not have: C's others are C++ keywords or start with '_' and a capital
+#: (``_Bool``, reserved names); a C header of the generated code's includes may use them as keywords.
+C_ONLY_KEYWORDS = frozenset({"restrict"})
+
+#: The recorded macros of the headers the generated code includes (``name<TAB>header`` lines; ``#`` comments
+#: name the source): :func:`codegen.build.record_header_macros` writes it, a test keeps it equal to what the
+#: compiler's preprocessor gives.
+HEADER_MACROS_FILE = Path(__file__).resolve().parent / "header_macros.txt"
+
+
+@lru_cache(maxsize=1)
+def header_macros() -> Mapping[str, str]:
+    """The macros of the headers the generated code includes (``errno``, ``EOF``, ``stdin``, ``NULL``,
+    ``OP_LOGE``, ...), each with its defining header, from :data:`HEADER_MACROS_FILE`: a spec name equal to
+    one would be replaced by the preprocessor in the generated C++."""
+    out: dict[str, str] = {}
+    for line in read_input_text(HEADER_MACROS_FILE, MAX_SPEC_BYTES).splitlines():
+        if line and not line.startswith("#"):
+            name, _, header = line.partition("\t")
+            out[name] = header
+    return out
+
 
 #: Names expressions give a meaning of their own (value: their type).
 PLATFORM_NAMES: Mapping[str, ExprType] = {"coreNum": ExprType.INT, "ubBytes": ExprType.INT}
@@ -84,21 +109,36 @@ def is_upper_camel(name: str) -> bool:
     return bool(_UPPER_CAMEL.fullmatch(name)) and any(c.islower() for c in name)
 
 
+def macro_problem(name: str) -> str | None:
+    """Why ``name`` cannot appear in generated C++ as an identifier because a header the generated code
+    includes defines it as a macro (:func:`header_macros`), or None."""
+    header = header_macros().get(name)
+    if header is None:
+        return None
+    return f"'{name}' is a macro of {header}, a header the generated code includes; choose another name"
+
+
 def name_problem(name: str, reserved: bool = True) -> str | None:
     """Why ``name`` cannot name a tensor, attr, scalar, let or constraint, or None when it can.
 
-    It must be an ASCII C identifier, not a C++ keyword, not a Python keyword (expressions could not
-    mention it), not a C++ reserved identifier (``__x``, ``_X``) and, when ``reserved``, not one of
+    It must be an ASCII C identifier, not a C or C++ keyword, not a Python keyword (expressions could not
+    mention it), not a C++ reserved identifier (``__x``, ``_X``), not a macro of the headers the generated
+    code includes (:func:`macro_problem`) and, when ``reserved``, not one of
     :data:`RESERVED_NAMES`. ``self`` is fine.
     """
     if not _C_IDENT.fullmatch(name):
         return f"'{name}' is not a valid C identifier (ASCII letters, digits and '_', not starting with a digit)"
     if name in CPP_KEYWORDS:
         return f"'{name}' is a C++ keyword; choose another name"
+    if name in C_ONLY_KEYWORDS:
+        return f"'{name}' is a C keyword; choose another name"
     if keyword.iskeyword(name):
         return f"'{name}' is a Python keyword and could not be written in expressions; choose another name"
     if name.startswith("__") or re.match(r"_[A-Z]", name):
         return f"'{name}' is reserved in C++ (names starting with '__' or '_' and a capital); choose another name"
+    macro = macro_problem(name)
+    if macro:
+        return macro
     if reserved and name in RESERVED_NAMES:
         return f"'{name}' is reserved ({RESERVED_NAMES[name]}); choose another name"
     return None
