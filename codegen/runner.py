@@ -223,6 +223,7 @@ def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: d
     """
     from codegen.spec.expr import ExprEvalError, as_shape, evaluate
     from codegen.spec.expr import names as expr_names
+    from codegen.spec.model import absent_optional_shapes
 
     where = spec.aclnn_name
     present = {name: a for name, a in arrays.items() if a is not None}
@@ -238,7 +239,7 @@ def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: d
                     f"{rule} cannot be represented; pass a smaller {name}"
                 )
         try:
-            shape = as_shape(evaluate(rule, {**present, **attrs}))
+            shape = as_shape(evaluate(rule, {**absent_optional_shapes(spec.inputs, present), **present, **attrs}))
         except ExprEvalError:
             shape = None
         if shape is not None:

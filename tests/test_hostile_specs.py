@@ -544,18 +544,26 @@ def test_an_attr_default_that_a_constraint_rejects_is_a_spec_error_at_the_defaul
     [
         (
             "1e39",
-            "scalar 'norm' is the constant 1e+39, beyond float32's range (+-3.40282347e+38): the tiling data holds "
-            "host scalars as float32, so the kernel would read inf",
+            "scalar 'norm': the constant 1e+39 is beyond float32's range (+-3.40282347e+38): the device computes "
+            "in float32 and the tiling data holds host scalars as float32, where it is an infinity",
         ),
         (
             "-1e308 * 10",
-            "scalar 'norm' is the constant -1e+308 * 10 = -inf, beyond float32's range (+-3.40282347e+38): the "
-            "tiling data holds host scalars as float32, so the kernel would read -inf",
+            "scalar 'norm': the constant -1e+308 * 10 = -inf is beyond float32's range (+-3.40282347e+38): the "
+            "device computes in float32 and the tiling data holds host scalars as float32, where it is an infinity",
         ),
         (
             "1 / numel(out) * 1e308 * 10",
-            "'1 / numel(out) * 1e+308 * 10' multiplies the constants 1e+308 * 10, beyond double precision (inf); "
-            "the generated C++ would compute inf",
+            "scalar 'norm': the constant 1e+308 is beyond float32's range (+-3.40282347e+38): the device computes "
+            "in float32 and the tiling data holds host scalars as float32, where it is an infinity",
+        ),
+        (  # every literal within float32, their product beyond double
+            "1 / numel(out)" + " * 1e38" * 9,
+            "'1 / numel(out)"
+            + " * 1e+38" * 9
+            + "' multiplies the constants "
+            + " * ".join(["1e+38"] * 9)
+            + ", beyond double precision (inf); the generated C++ would compute inf",
         ),
     ],
 )

@@ -13,6 +13,8 @@ from project_copy import copy_project
 import codegen.manifest
 from codegen.generate import OPERATORS_FILE, run_generate
 
+pytestmark = pytest.mark.heavy(70)  # about 70 s alone (14 generations of a small project copy)
+
 
 def _rendered(result: object) -> set[str]:
     report = result.report  # type: ignore[attr-defined]

@@ -16,7 +16,16 @@ from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 import numpy as np
 
 from codegen.spec.generated_names import op_files
-from codegen.spec.model import Catalogue, DeviceAttr, DeviceTensor, DType, OpSpec, Product, TensorSpec
+from codegen.spec.model import (
+    Catalogue,
+    DeviceAttr,
+    DeviceTensor,
+    DType,
+    OpSpec,
+    Product,
+    TensorSpec,
+    absent_optional_shapes,
+)
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
 
@@ -852,7 +861,7 @@ def _more_example_outputs(spec: OpSpec) -> list[ExampleTensor]:
     if ex is None or len(spec.outputs) < 2:
         return []
     ins = dict(ex.inputs)
-    env: dict[str, object] = {n: et.shape for n, et in ins.items()}
+    env: dict[str, object] = {**absent_optional_shapes(spec.inputs, ins), **{n: et.shape for n, et in ins.items()}}
     env.update(dict(ex.attrs))
     combo = next(
         (c for c in spec.dtype_combos if all(n not in ins or c.dtype(n) is ins[n].dtype for n in spec.input_names)),

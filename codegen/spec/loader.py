@@ -40,6 +40,7 @@ from codegen.spec.catalogue import (
 )
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors
 from codegen.spec.expr import (
+    FLOAT32_MAX,
     INT64_MAX,
     INT64_MIN,
     Expr,
@@ -81,6 +82,7 @@ from codegen.spec.model import (
     OpSpec,
     TensorSpec,
     TilingSpec,
+    absent_optional_shapes,
     snake_case,
 )
 from codegen.spec.naming import (
@@ -123,9 +125,6 @@ from codegen.spec.yaml_reader import (
     read_yaml,
 )
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
-
-#: The largest finite fp32 (FLT_MAX): a ``float`` attr value (a C ``float``) must be within +-FLOAT32_MAX.
-FLOAT32_MAX = 3.4028234663852886e38
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
 _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
@@ -608,7 +607,7 @@ class _OpParser:
         if output is None or not ok:
             return None
         if outputs and outputs[0].shape is not None and "output" in m:
-            env: dict[str, object] = {**got, **attr_values}
+            env: dict[str, object] = {**absent_optional_shapes(inputs, got), **got, **attr_values}
             try:
                 ruled = as_shape(evaluate(outputs[0].shape, env))
                 expected = compute.first_output_shape(ruled, attr_values) if compute is not None else ruled

@@ -8,7 +8,7 @@ object that came from YAML carries the :class:`~codegen.spec.errors.SourceLoc` i
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -582,3 +582,10 @@ class OpSpec:
             if a.name == name:
                 return a
         raise KeyError(f"{self.op} has no attr '{name}'; attrs: {', '.join(self.attr_names) or '(none)'}")
+
+
+def absent_optional_shapes(inputs: Sequence[TensorSpec], present: Collection[str]) -> dict[str, tuple[int, ...]]:
+    """The optional ``inputs`` not in ``present`` (null in a call), each bound to the 0-d shape ``()``, for
+    evaluating a shape rule: a null optional input takes no part in ``broadcast(...)``, and a 0-d shape
+    broadcasts with any shape to that shape (NumPy rules), so the rule's value is the one without it."""
+    return {t.name: () for t in inputs if t.optional and t.name not in present}

@@ -13,16 +13,14 @@ from codegen.families.elementwise.rules import elementwise_host_problem, formula
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import (
     VECTOR_SIGNATURES,
+    Call,
     Expr,
-    ExprEvalError,
     ExprType,
     Name,
     Scope,
-    evaluate,
+    fp32_constant_message,
     to_source,
 )
-from codegen.spec.expr import names as expr_names
-from codegen.spec.loader import FLOAT32_MAX
 from codegen.spec.model import (
     ATTR_TYPES,
     AttrSpec,
@@ -116,8 +114,10 @@ def elementwise_scope(
 
 def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
     """Elementwise rules on tensors: every optional input has a ``default`` (the value the formula uses when
-    it is null), at least one input is required (its dtype selects the kernel), and an output shape that
-    names one input (``shape: self``: the other inputs broadcast to it) names a required one."""
+    it is null), at least one input is required (its dtype selects the kernel), an output shape that names
+    one input (``shape: self``: the other inputs broadcast to it) names a required one, and a
+    ``broadcast(...)`` output shape has every input, optional ones included, among its arguments (the API's
+    shape check covers only those; the kernel broadcasts every input to the output)."""
     for i, t in enumerate(ctx.inputs):
         if t.optional and t.default is None:
             r.errors.append(
@@ -132,6 +132,23 @@ def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
     _check_elementwise_dtypes(r, ctx)
     by_name = {t.name: t for t in ctx.inputs}
     for i, out in enumerate(ctx.outputs):
+        # checked once the file's entries before compute have no errors of their own (a misnamed or extra
+        # input is reported as such, not again as missing from the rule)
+        clean = not any(e.loc.file == out.loc.file for e in r.errors)
+        if clean and isinstance(out.shape, Call) and out.shape.func == "broadcast":
+            named = {a.id for a in out.shape.args if isinstance(a, Name)}
+            for t in ctx.inputs:
+                if t.name not in named:
+                    what = "optional input" if t.optional else "input"
+                    r.errors.append(
+                        SpecError(
+                            out.loc,
+                            f"outputs[{i}].shape",
+                            f"{what} '{t.name}' is not an argument of the shape rule {to_source(out.shape)}: its "
+                            "shape would never be checked (a shape that does not broadcast would fail in "
+                            f"l0op::BroadcastTo instead of answering 161002); add it to broadcast(...)",
+                        )
+                    )
         if isinstance(out.shape, Name) and out.shape.id in by_name and by_name[out.shape.id].optional:
             r.errors.append(
                 SpecError(
@@ -185,30 +202,6 @@ def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
             )
 
 
-def _fp32_constant_problem(scalar: str, e: Expr) -> str | None:
-    """Why host scalar ``scalar`` (the tiling data holds it as a float32, which the kernel reads) cannot be the
-    constant ``e``: its value is beyond float32's range and would arrive as an infinity. None when ``e``
-    reads a name (its value is the call's) or fits."""
-    if expr_names(e):
-        return None
-    try:
-        value = evaluate(e, {})
-    except ExprEvalError:
-        return None  # reported by the host-expression rules (overflow, division by zero)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > FLOAT32_MAX:
-        return (
-            f"scalar '{scalar}' is the constant {_shown(e, value)}, beyond float32's range "
-            f"(+-{FLOAT32_MAX:.9g}): the tiling data holds host scalars as float32, so the kernel would read "
-            f"{'-' if value < 0 else ''}inf"
-        )
-    return None
-
-
-def _shown(e: Expr, value: float) -> str:
-    text = to_source(e)
-    return text if text == f"{value:g}" else f"{text} = {value:g}"
-
-
 def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCompute | None:
     """Parses the ``compute`` section of the elementwise family.
 
@@ -258,7 +251,8 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
                 e, typ = r.expr(value, scope, (ExprType.INT, ExprType.FLOAT), f"scalar '{scalar}'")
                 host_problem = elementwise_host_problem(e, input_names) if e is not None else None
                 if e is not None and not host_problem:
-                    host_problem = _fp32_constant_problem(scalar, e)
+                    constant = fp32_constant_message(e)
+                    host_problem = f"scalar '{scalar}': {constant}" if constant else None
                 if host_problem:
                     r.error(value, host_problem)
                     e = None
@@ -274,6 +268,9 @@ def parse_elementwise_compute(node: YNode, ctx: ComputeContext) -> ElementwiseCo
         if name in m:
             e, _ = r.expr(m[name], scope, (ExprType.INT, ExprType.FLOAT), f"the formula of '{name}'")
             problem = formula_problem(e, input_names) if e is not None else None
+            if e is not None and not problem:
+                constant = fp32_constant_message(e)
+                problem = f"the formula of '{name}': {constant}" if constant else None
             if problem:
                 r.error(m[name], problem)
             elif e is not None:

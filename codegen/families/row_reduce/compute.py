@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc, SpecError
-from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, parse_expr, walk
+from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, fp32_constant_message, parse_expr, walk
 from codegen.spec.model import DType
 from codegen.spec.yaml_reader import YMap
 
@@ -271,4 +271,4 @@ def _check_expr(
                 return "boolean literals are not allowed"
         else:
             return f"'{e}' is not allowed in a row formula (arithmetic, {', '.join(ELEMENT_FUNCTIONS)} only)"
-    return ""
+    return fp32_constant_message(expr) or ""
