@@ -114,9 +114,11 @@ def text(doc: Doc) -> str:
             bits.append(f"The can be {', '.join(p.formats)}.")
         if p.values:
             bits.append("Value options: " + " | ".join(f"{v} ('{n}')" for v, n in p.values) + ".")
+        if p.dtypes and "Scalar" in p.ctype:
+            bits.append(f"The data type can be {', '.join(DOC_DTYPE.get(d, d) for d in p.dtypes)}.")
         line = f"  • {p.name} ({p.ctype.replace('const ', '').replace(' ', '')}, {role}): {' '.join(bits)}"
         out.append(line)
-        if p.dtypes:
+        if p.dtypes and "Tensor" in p.ctype:
             terms = ", ".join(f"[object Object]{TERMS_EN[t]}[object Object]" for t in doc.products)
             out.append(f"    • {terms}: The data type can be {', '.join(DOC_DTYPE.get(d, d) for d in p.dtypes)}.")
     out += [

@@ -316,7 +316,8 @@ def _docs(draw: st.DrawFn) -> Doc:
                 )
             )
         elif kind == "scalar":
-            params.append(Param(name, "const aclScalar *"))
+            dtypes = draw(st.lists(st.sampled_from(["FLOAT", "FLOAT16", "INT32", "BOOL"]), max_size=3, unique=True))
+            params.append(Param(name, "const aclScalar *", dtypes=tuple(dtypes)))
         elif kind == "int64_t" and draw(st.booleans()):
             n = draw(st.integers(2, 4))
             params.append(Param(name, kind, values=tuple((i, f"v{i}") for i in range(n))))
@@ -350,6 +351,7 @@ def test_random_parameter_lists_round_trip(tmp_path_factory: pytest.TempPathFact
             a = attrs[p.name]
             assert a["type"] == ("scalar" if "Scalar" in p.ctype else c_kind[p.ctype])
             assert a.get("values") == (dict(p.values) if p.values else None)
+            assert set(a.get("dtypes", [])) == set(p.dtypes)
     order = [p.name for p in doc.params]
     written = [t["name"] for t in spec["inputs"]] + list(attrs) + [t["name"] for t in spec["outputs"]]
     assert spec.get("signature", written) == order

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from codegen.aclnn_doc.model import ApiDoc, DocConstraint, DocParam, Question
 from codegen.spec.model import Catalogue, snake_case
-from codegen.types import ACLNN_STATUS_CODES, AclnnStatus, DType
+from codegen.types import AclnnStatus, DType
 
 __all__ = ["Written", "emit_spec"]
 
@@ -292,8 +292,3 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
         for line, text in doc.limits:
             out.add(f"#   doc line {line}: {' '.join(text.split())}")
     return Written("\n".join(out.lines) + "\n", out.questions)
-
-
-def status_name(code: int) -> str:
-    """The aclnnStatus name of a code, or "" when it is none."""
-    return ACLNN_STATUS_CODES.get(code, "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ApiDoc", "DocConstraint", "DocError", "DocErrors", "DocParam", "DtypeRule", "Question"]
+__all__ = ["ApiDoc", "DocConstraint", "DocError", "DocParam", "DtypeRule", "Question"]
 
 
 class DocError(Exception):
@@ -31,17 +31,6 @@ class DocError(Exception):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.message}"
-
-
-class DocErrors(Exception):
-    """Every :class:`DocError` of one document, ordered by line; nothing was written."""
-
-    def __init__(self, errors: list[DocError]) -> None:
-        super().__init__(errors)
-        self.errors = sorted(errors, key=lambda e: e.line)
-
-    def __str__(self) -> str:
-        return "\n".join(str(e) for e in self.errors)
 
 
 @dataclass(frozen=True)
@@ -146,7 +135,6 @@ class ApiDoc:
             (0 when the document has none and the products were taken from the terms it names).
         summary: the operator's description (one paragraph) and its line; damaged when it holds damage.
         deterministic: True/False when the document says, else None; deterministic_line its line.
-        questions: questions not tied to one parameter (statuses, damaged passages).
         constraints: status rules read from the constraints section.
         limits: ``(line, text)`` documented limits that are no status rule (precision, performance).
         statuses: ``(line, code, name, description)`` rows of the error-code table.
@@ -159,7 +147,6 @@ class ApiDoc:
     products: tuple[tuple[str, ...], int]
     summary: tuple[str, int, bool]
     deterministic: tuple[bool | None, int] = (None, 0)
-    questions: list[Question] = field(default_factory=list)
     constraints: list[DocConstraint] = field(default_factory=list)
     limits: list[tuple[int, str]] = field(default_factory=list)
     statuses: list[tuple[int, int, str, str]] = field(default_factory=list)

@@ -28,7 +28,7 @@ from codegen.aclnn_doc.common import (
     value_set,
 )
 from codegen.aclnn_doc.constraints import Bullet, read_constraints
-from codegen.aclnn_doc.model import ApiDoc, DocError, DocParam, DtypeRule, Question
+from codegen.aclnn_doc.model import ApiDoc, DocError, DocParam, DtypeRule
 
 __all__ = ["looks_like_text_doc", "parse_text_doc"]
 
@@ -92,7 +92,6 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         raise DocError(file, start + 1, "empty parameter list: no '• name (type, role): description' entries")
     level = min(len(m.group(1)) for _, m in bullets)
     params: list[DocParam] = []
-    questions: list[Question] = []
     mentioned: list[str] = []
     current: DocParam | None = None
     raw_desc: dict[int, str] = {}
@@ -147,6 +146,8 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         )
         if kind != "attr":
             _tensor_facts(p, desc, file, line)
+        elif attr_type == "scalar" and (d := _DTYPES.search(desc)):
+            p.dtype_rules.append(DtypeRule((), dtype_list(d.group(1), file, line), line))
         elif attr_type == "string":
             vals = string_values(desc)
             p.values = (vals, line) if vals else None
@@ -196,7 +197,6 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         products=(products.sort(mentioned), 0),
         summary=summary,
         deterministic=deterministic,
-        questions=questions,
     )
     scoped = read_constraints(doc, section, products, file, scope_terms=_terms)
     doc.products = (products.sort([*mentioned, *scoped]), 0)
