@@ -54,6 +54,7 @@ class Doc:
     )
     constraints: list[str] = field(default_factory=list)
     deterministic: bool = True
+    support_table: bool = False
 
 
 def _doc_dtypes(dtypes: tuple[str, ...], sep: str) -> str:
@@ -63,10 +64,14 @@ def _doc_dtypes(dtypes: tuple[str, ...], sep: str) -> str:
 def markdown(doc: Doc) -> str:
     """The document in ops-nn's Markdown format."""
     out = [f"# aclnn{doc.op}", "", "## 产品支持情况", ""]
-    for p in doc.products:
-        out += [f'<!-- npu="{p}" -->', f"- <term>{TERMS_ZH[p]}</term>：支持", "<!-- end -->"]
-    for p in doc.unsupported:
-        out += [f"- <term>{TERMS_ZH[p]}</term>：不支持"]
+    if doc.support_table:
+        out += ["| 产品 | 是否支持 |", "| :--- | :---: |"]
+        out += [f"| <term>{TERMS_ZH[p]}</term> | {'√' if p in doc.products else '×'} |" for p in TERMS_ZH]
+    else:
+        for p in doc.products:
+            out += [f'<!-- npu="{p}" -->', f"- <term>{TERMS_ZH[p]}</term>：支持", "<!-- end -->"]
+        for p in doc.unsupported:
+            out += [f"- <term>{TERMS_ZH[p]}</term>：不支持"]
     out += ["", "## 功能说明", "", f"- 接口功能：测试用的算子{doc.op}。", "", "## 函数原型", "", "```Cpp"]
     out += [f"aclnnStatus aclnn{doc.op}GetWorkspaceSize("]
     out += [f"    {p.ctype} {p.name}," for p in doc.params]
@@ -91,8 +96,15 @@ def markdown(doc: Doc) -> str:
         out += ["    <tr>", *[f'      <td class="c">{c}</td>' for c in cells], "    </tr>"]
     out += ["  </tbody>", "  </table>", "", "- **返回值**", "", "  aclnnStatus：返回状态码。", ""]
     out += ["  <table>", "  <thead>", "    <tr><th>返回值</th><th>错误码</th><th>描述</th></tr></thead>", "  <tbody>"]
-    for name, code, desc in doc.errors:
-        out += [f"    <tr><td>{name}</td><td>{code}</td><td>{desc}</td></tr>"]
+    for i, (name, code, desc) in enumerate(doc.errors):
+        if i and doc.errors[i - 1][:2] == (name, code):  # a rowspan above holds its name and code
+            out += [f"    <tr><td>{desc}</td></tr>"]
+            continue
+        span = 1
+        while i + span < len(doc.errors) and doc.errors[i + span][:2] == (name, code):
+            span += 1
+        attr = f' rowspan="{span}"' if span > 1 else ""
+        out += [f"    <tr><td{attr}>{name}</td><td{attr}>{code}</td><td>{desc}</td></tr>"]
     out += ["  </tbody></table>", "", f"## aclnn{doc.op}", "", "- **参数说明**：略。", "", "## 约束说明", ""]
     out += doc.constraints
     out += ["- 确定性计算：", f"  - aclnn{doc.op}默认{'' if doc.deterministic else '非'}确定性实现。", ""]

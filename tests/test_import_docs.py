@@ -118,6 +118,30 @@ def test_a_markdown_document_reaches_the_spec(tmp_path: Path) -> None:
     assert "#   doc line 177: 当self的元素很多时，性能会下降。" in lines  # a limit that is no status rule
 
 
+def test_a_support_table_and_rowspan_error_rows(tmp_path: Path) -> None:
+    doc = _scaled()
+    doc.support_table = True
+    doc.products = ("Ascend910", "Ascend950")
+    doc.errors = (
+        ("ACLNN_ERR_PARAM_NULLPTR", 161001, "空指针。"),
+        ("ACLNN_ERR_PARAM_INVALID", 161002, "数据类型不支持。"),
+        ("ACLNN_ERR_PARAM_INVALID", 161002, "shape不能广播。"),
+        ("ACLNN_ERR_INNER_TILING_ERROR", 561002, "shape超出范围。"),
+    )
+    doc.constraints = []
+    result = _import(tmp_path, markdown(doc))
+    assert [s[1:] for s in result.doc.statuses] == [
+        (161001, "ACLNN_ERR_PARAM_NULLPTR", "空指针。"),
+        (161002, "ACLNN_ERR_PARAM_INVALID", "数据类型不支持。"),
+        (161002, "ACLNN_ERR_PARAM_INVALID", "shape不能广播。"),
+        (561002, "ACLNN_ERR_INNER_TILING_ERROR", "shape超出范围。"),
+    ]
+    spec = yaml.safe_load(result.path.read_text())
+    assert spec["products"] == ["Ascend910", "Ascend950"]
+    # Ascend910 has no BF16: a spec's per-product derivation drops it there, as the document's list does
+    assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+
+
 def test_a_product_lacking_a_listed_dtype_is_a_question(tmp_path: Path) -> None:
     doc = _scaled()
     md = markdown(doc).replace(
@@ -130,6 +154,20 @@ def test_a_product_lacking_a_listed_dtype_is_a_question(tmp_path: Path) -> None:
     assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
     assert spec["inputs"][1]["dtypes"].startswith("QUESTION(doc line")
     assert "on Ascend910_93 the document lists [FLOAT, FLOAT16] for 'self'" in spec["inputs"][1]["dtypes"]
+
+
+def test_a_damaged_parameter_name_is_a_question(tmp_path: Path) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    damaged = seed.replace("  • self (aclTensor*, compute input)", "  • [object Object] (aclTensor*, compute input)")
+    result = _import(tmp_path, damaged, ".txt", family="elementwise")
+    spec = yaml.safe_load(result.path.read_text())
+    name = spec["inputs"][1]["name"]
+    assert name == "QUESTION(doc line 21): the parameter's name is damaged in the document (aclTensor*)"
+    assert spec["inputs"][1]["dtypes"] == ["FLOAT16", "FLOAT", "BF16"]  # the rest of the entry is still read
+    # out's shape names the damaged input too: no broadcast of the other two is proposed as the answer
+    assert spec["outputs"][0]["shape"].startswith("QUESTION(doc line 28): the shape rule of 'out'")
+    undamaged = yaml.safe_load(_import(tmp_path, seed, ".txt", family="elementwise", force=True).path.read_text())
+    assert undamaged["outputs"][0]["shape"] == "broadcast(gradOutput, self, target)"
 
 
 def test_cli_prints_questions_and_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,9 +72,13 @@ class _Out:
         self.questions.append((len(self.lines), q))
 
 
+def _label(p: DocParam) -> str:
+    return f"'{p.name}'" if p.name else f"the {p.ctype} parameter"
+
+
 def _dtypes(out: _Out, indent: str, p: DocParam, products: tuple[str, ...], catalogue: Catalogue) -> None:
     if not p.dtype_rules:
-        out.ask(indent, "dtypes", Question(p.line, f"the document gives no data types of '{p.name}'"))
+        out.ask(indent, "dtypes", Question(p.line, f"the document gives no data types of {_label(p)}"))
         return
     per: dict[str, list[str]] = {}
     for prod in products:
@@ -92,13 +96,15 @@ def _dtypes(out: _Out, indent: str, p: DocParam, products: tuple[str, ...], cata
     line = p.dtype_rules[0].line
     for prod in products:
         derived = [d for d in union if catalogue.get(prod).supports(DType[d])]
-        if set(derived) != set(per[prod]):
+        # a dtype the product lacks (BF16 without bf16) is dropped there by the spec as by the hardware; a
+        # documented list narrower than the derivation is what a spec's dtypes cannot say
+        if set(derived) - set(per[prod]):
             out.ask(
                 indent,
                 "dtypes",
                 Question(
                     line,
-                    f"on {prod} the document lists {_flow(per[prod] or ['none'])} for '{p.name}', but a spec's "
+                    f"on {prod} the document lists {_flow(per[prod] or ['none'])} for {_label(p)}, but a spec's "
                     f"dtypes give {_flow(derived)} there (each product keeps what it supports): narrow the op's "
                     "products, or list the combinations with dtype_combos (row_reduce)",
                     _flow(union),
@@ -118,28 +124,28 @@ def _tensor(out: _Out, p: DocParam, doc: ApiDoc, catalogue: Catalogue) -> None:
     if p.rank:
         out.add(f"{ind}rank: [{p.rank[0][0]}, {p.rank[0][1]}]")
     else:
-        out.ask(ind, "rank", Question(p.line, f"the document gives no rank range of '{p.name}'; write [lo, hi]"))
+        out.ask(ind, "rank", Question(p.line, f"the document gives no rank range of {_label(p)}; write [lo, hi]"))
     if p.formats:
         out.add(f"{ind}formats: {_flow(p.formats[0])}")
     else:
-        out.ask(ind, "formats", Question(p.line, f"the document names no storage format of '{p.name}'", "[ND]"))
+        out.ask(ind, "formats", Question(p.line, f"the document names no storage format of {_label(p)}", "[ND]"))
     if p.description and not p.damaged:
         out.add(f"{ind}description: {_q(p.description)}")
     else:
-        out.ask(ind, "description", Question(p.line, f"describe '{p.name}' (the document's text is damaged)"))
+        out.ask(ind, "description", Question(p.line, f"describe {_label(p)} (the document's text is damaged)"))
     if p.optional:
         out.add(f"{ind}optional: true")
-        out.ask(ind, "default", Question(p.line, f"the value a formula uses where '{p.name}' is null"))
+        out.ask(ind, "default", Question(p.line, f"the value a formula uses where {_label(p)} is null"))
     if p.kind == "output":
         if p.shape:
             out.add(f"{ind}shape: {_q(p.shape)}")
         else:
-            out.ask(ind, "shape", Question(p.line, f"the shape rule of '{p.name}' (a spec expression)"))
+            out.ask(ind, "shape", Question(p.line, f"the shape rule of {_label(p)} (a spec expression)"))
         if p.const is None:
             out.ask(
                 ind,
                 "const",
-                Question(p.line, f"does the prototype declare '{p.name}' as const aclTensor *? (true or false)"),
+                Question(p.line, f"does the prototype declare {_label(p)} as const aclTensor *? (true or false)"),
             )
         elif p.const:
             out.add(f"{ind}const: true")
@@ -160,7 +166,7 @@ def _attr(out: _Out, p: DocParam) -> None:
             pairs = [item for item in vals if isinstance(item, tuple)]
             out.add(f"{ind}values: {{{', '.join(f'{v}: {n}' for v, n in pairs)}}}")
     elif p.attr_type == "string":
-        out.ask(ind, "values", Question(p.line, f"the strings '{p.name}' accepts (a list)"))
+        out.ask(ind, "values", Question(p.line, f"the strings {_label(p)} accepts (a list)"))
     if p.attr_type == "scalar":
         scalar = sorted({d for r in p.dtype_rules for d in r.dtypes}, key=list(DType.__members__).index)
         if scalar:
@@ -170,7 +176,7 @@ def _attr(out: _Out, p: DocParam) -> None:
     if p.description and not p.damaged:
         out.add(f"{ind}description: {_q(p.description)}")
     else:
-        out.ask(ind, "description", Question(p.line, f"describe '{p.name}' (the document's text is damaged)"))
+        out.ask(ind, "description", Question(p.line, f"describe {_label(p)} (the document's text is damaged)"))
 
 
 def _constraint(out: _Out, c: DocConstraint, name: str) -> None:

@@ -280,7 +280,7 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
                 p.const = const
     inputs = [p.name for p in params if p.kind == "input" and p.name]
     for p in params:
-        if p.kind == "output":
+        if p.kind == "output" and all(q.name for q in params):  # a damaged name could be one of the operands
             usage = next((c for r, c in ptable.rows if r == p.line), [])
             p.shape = broadcast_shape(" ".join(usage), inputs)
     for i in range(ptable.line, phase1[1]):

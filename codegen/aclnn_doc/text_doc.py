@@ -160,7 +160,7 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         raise DocError(file, start + 1, "the parameter list names no aclnn parameter (only workspaceSize/executor)")
     inputs = [p.name for p in params if p.kind == "input" and p.name]
     for p in params:
-        if p.kind == "output":
+        if p.kind == "output" and all(q.name for q in params):  # a damaged name could be one of the operands
             p.shape = broadcast_shape(raw_desc[p.line], inputs)
     summary_i = next(
         (i for i, ln in enumerate(lines) if re.match(r"^\s*(?:Operator function|Description|Function)\s*:", ln)), None
