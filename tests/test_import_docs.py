@@ -142,6 +142,23 @@ def test_a_support_table_and_rowspan_error_rows(tmp_path: Path) -> None:
     assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
 
 
+def test_a_bare_name_cell_takes_the_prototype_type_and_dtypes_in_words_are_a_question(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    row = md.index("self（aclTensor*）")
+    cells = md[row:].split("</tr>")[0]
+    words = cells.replace("FLOAT32、FLOAT16、BFLOAT16", "与gradOutput保持一致")
+    md = md[:row] + words.replace("self（aclTensor*）", "self") + md[row + len(cells) :]
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert spec["inputs"][1]["name"] == "self" and spec["inputs"][1]["rank"] == [1, 8]
+    assert spec["inputs"][1]["dtypes"].endswith("the data types of 'self' are given in words: '与gradOutput保持一致'")
+    assert spec["attrs"][2] == {
+        "name": "epsilon",
+        "type": "double",
+        "default": 1e-6,
+        "description": "参数epsilon的说明。",
+    }
+
+
 def test_a_product_lacking_a_listed_dtype_is_a_question(tmp_path: Path) -> None:
     doc = _scaled()
     md = markdown(doc).replace(

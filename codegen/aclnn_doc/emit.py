@@ -77,6 +77,10 @@ def _label(p: DocParam) -> str:
 
 
 def _dtypes(out: _Out, indent: str, p: DocParam, products: tuple[str, ...], catalogue: Catalogue) -> None:
+    if p.dtype_words:
+        words = " ".join(p.dtype_words.split())
+        out.ask(indent, "dtypes", Question(p.line, f"the data types of {_label(p)} are given in words: '{words}'"))
+        return
     if not p.dtype_rules:
         out.ask(indent, "dtypes", Question(p.line, f"the document gives no data types of {_label(p)}"))
         return

@@ -148,13 +148,21 @@ def _prototype(text: str, op: str) -> tuple[int, list[tuple[str, str, bool]]] | 
     return text.count("\n", 0, m.start()) + 1, out
 
 
-def _param_row(cells: dict[str, str], row_line: int, file: str) -> DocParam | None:
+def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str, str]) -> DocParam | None:
+    """One parameter-table row; ``proto`` gives the prototype's type of each name (for a cell without one)."""
     nm = re.match(r"^\s*([A-Za-z_]\w*)\s*[（(]\s*([^）)]+?)\s*[）)]\s*$", cells["name"])
-    if nm is None:
+    bare = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", cells["name"])
+    if nm is not None:
+        name, ctype = nm.group(1), " ".join(nm.group(2).split())
+    elif bare is not None and bare.group(1) in proto:
+        name, ctype = bare.group(1), proto[bare.group(1)]
+    else:
         raise DocError(
-            file, row_line, f"cannot read the parameter cell '{cells['name'][:80]}'; expected 'name（type）'"
+            file,
+            row_line,
+            f"cannot read the parameter cell '{cells['name'][:80]}'; expected 'name（type）' (or a name the prototype "
+            "declares)",
         )
-    name, ctype = nm.group(1), " ".join(nm.group(2).split())
     key = c_type_key(ctype)
     if key in TRAILING_C_TYPES:
         return None
@@ -178,8 +186,15 @@ def _param_row(cells: dict[str, str], row_line: int, file: str) -> DocParam | No
         optional=name.endswith("Optional") or "可选" in words or "optional" in words.lower(),
     )
     dtypes = cells.get("dtypes", "-").strip()
-    if dtypes and dtypes != "-":
-        p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line), row_line))
+    if (
+        dtypes
+        and dtypes not in ("-", "/")
+        and attr_type not in ("string", "bool", "int64", "uint64", "double", "float")
+    ):
+        if re.sub(r"[、，\s]", "", dtypes).isascii():
+            p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line), row_line))
+        else:  # words ("与self保持一致", the same as self's): the user answers with a list
+            p.dtype_words = dtypes
     formats = format_list(cells.get("formats", ""))
     if formats:
         p.formats = (formats, row_line)
@@ -245,6 +260,8 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
     if phase1 is None:
         raise DocError(file, op_line, f"no parameter table: expected a section '## aclnn{op}GetWorkspaceSize'")
     tables = _tables(lines, phase1[0], phase1[1], file)
+    proto = _prototype(text, op)
+    proto_types = {n: t for n, t, _ in proto[1]} if proto else {}
     ptable = next((t for t in tables if "参数名" in t.header or "parameter" in t.header), None)
     if ptable is None:
         raise DocError(
@@ -256,13 +273,12 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
     params: list[DocParam] = []
     for row_line, cells in ptable.rows:
         named = {c: v for c, v in zip(cols, cells, strict=True) if c}
-        p = _param_row(named, row_line, file)
+        p = _param_row(named, row_line, file, proto_types)
         if p is not None:
             params.append(p)
     if not params:
         raise DocError(file, ptable.line, "the parameter table names no aclnn parameter (only workspaceSize/executor)")
     by_name = {p.name: p for p in params if p.name}
-    proto = _prototype(text, op)
     if proto is not None:
         proto_line, proto_params = proto
         listed = [(n, t, c) for n, t, c in proto_params if c_type_key(t) not in TRAILING_C_TYPES]

@@ -79,6 +79,7 @@ class DocParam:
         default: an attr's documented default (YAML text) or None.
         shape: an output's shape rule (spec expression) or None.
         damaged: the document's entry holds a damaged passage.
+        dtype_words: the document's data types in words rather than a list (``与self保持一致``), or "".
     """
 
     name: str | None
@@ -96,6 +97,7 @@ class DocParam:
     default: str | None = None
     shape: str | None = None
     damaged: bool = False
+    dtype_words: str = ""
 
 
 @dataclass
