@@ -159,6 +159,20 @@ def test_a_bare_name_cell_takes_the_prototype_type_and_dtypes_in_words_are_a_que
     }
 
 
+def test_the_source_link_proposes_the_kernel_and_op_type(tmp_path: Path) -> None:
+    md = markdown(_scaled()).replace(
+        "## 产品支持情况",
+        "[源码](https://gitcode.com/cann/ops-nn/tree/master/loss/scaled_diff_grad)\n\n## 产品支持情况",
+        1,
+    )
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert spec["kernel"].startswith("QUESTION(doc line 3): the kernel file stem")
+    assert spec["kernel"].endswith("; proposed: scaled_diff_grad")
+    assert spec["op_type"].endswith("(the source folder is scaled_diff_grad); proposed: ScaledDiffGrad")
+    without = yaml.safe_load(_import(tmp_path, markdown(_scaled()), force=True).path.read_text())
+    assert without["kernel"].endswith("; proposed: scaled_diff_backward")
+
+
 def test_a_product_lacking_a_listed_dtype_is_a_question(tmp_path: Path) -> None:
     doc = _scaled()
     md = markdown(doc).replace(

@@ -227,10 +227,18 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
     out.add('# Answer every QUESTION (write the answer in place of its "QUESTION(...)" value); until then the spec')
     out.add("# does not load.")
     out.add(f"op: {doc.op}")
-    out.ask("", "op_type", Question(doc.op_line, "the device OpType (the document does not name it)", doc.op))
-    out.ask(
-        "", "kernel", Question(doc.op_line, "the kernel file stem (the document does not name it)", snake_case(doc.op))
-    )
+    folder, folder_line = doc.folder
+    if folder:  # ops-nn's folder is named like the op's kernel files; the OpType is usually its UpperCamelCase
+        camel = "".join(w.capitalize() for w in folder.split("_"))
+        out.ask("", "op_type", Question(folder_line, f"the device OpType (the source folder is {folder})", camel))
+        out.ask("", "kernel", Question(folder_line, "the kernel file stem (the source folder's name)", folder))
+    else:
+        out.ask("", "op_type", Question(doc.op_line, "the device OpType (the document does not name it)", doc.op))
+        out.ask(
+            "",
+            "kernel",
+            Question(doc.op_line, "the kernel file stem (the document does not name it)", snake_case(doc.op)),
+        )
     if family:
         out.add(f"family: {family}")
     else:

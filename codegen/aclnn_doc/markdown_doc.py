@@ -337,6 +337,9 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         if "默认确定性实现" in ln or re.search(r"defaults to a deterministic", ln, re.IGNORECASE):
             deterministic = (True, i + 1)
             break
+    # ops-nn names an op's folder like its files (the kernel stem): the document's source link ends with it
+    link = re.search(r"ops-nn/(?:tree|blob)/[^/\s)]+/(?:[\w-]+/)*([a-z][a-z0-9_]*)/?\)", text)
+    folder = (link.group(1), text.count("\n", 0, link.start()) + 1) if link else ("", 0)
     doc = ApiDoc(
         path=file,
         op=op,
@@ -346,6 +349,7 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         summary=summary,
         deterministic=deterministic,
         statuses=statuses,
+        folder=folder,
     )
     section = _section(lines, re.compile(r"约束说明|Constraints", re.IGNORECASE))
     bullets: list[Bullet] = []

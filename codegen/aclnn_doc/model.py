@@ -140,6 +140,8 @@ class ApiDoc:
         constraints: status rules read from the constraints section.
         limits: ``(line, text)`` documented limits that are no status rule (precision, performance).
         statuses: ``(line, code, name, description)`` rows of the error-code table.
+        folder: the ops-nn op folder the document links to as its source (``soft_margin_loss_grad``), and its
+            line; ("", 0) when it links none.
     """
 
     path: str
@@ -152,3 +154,4 @@ class ApiDoc:
     constraints: list[DocConstraint] = field(default_factory=list)
     limits: list[tuple[int, str]] = field(default_factory=list)
     statuses: list[tuple[int, int, str, str]] = field(default_factory=list)
+    folder: tuple[str, int] = ("", 0)
