@@ -577,6 +577,35 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from codegen.aclnn_doc import DocError, import_doc
+    from codegen.paths import project_paths
+    from codegen.registry import families
+    from codegen.spec import load_catalogue
+
+    specs_dir = Path(args.specs) if args.specs else project_paths().specs
+    catalogue = load_catalogue(Path(args.products) if args.products else specs_dir / "products.yaml")
+    try:
+        result = import_doc(
+            Path(args.doc),
+            catalogue,
+            tuple(f.name for f in families()),
+            specs_dir,
+            out=Path(args.out) if args.out else None,
+            family=args.family,
+            force=args.force,
+        )
+    except DocError as exc:
+        print(str(exc), file=sys.stderr)
+        print("1 document error; nothing was written", file=sys.stderr)
+        return 2
+    print(f"wrote {result.path}")
+    for line, q in result.questions:
+        print(f"{result.path}:{line}: QUESTION(doc line {q.line}): {q.text}")
+    print(f"{len(result.questions)} question(s) to answer in the spec before it loads")
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from codegen.explain import explain
 
@@ -717,6 +746,12 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("op", help="aclnn name without the prefix, UpperCamelCase (e.g. MseLossBackward)")
     n.add_argument("--family", required=True, help="op family (one with a starter; see `opgen list`)")
     n.set_defaults(func=cmd_new)
+    im = sub.add_parser("import", help="write a starter spec from an aclnn API document")
+    im.add_argument("doc", help="aclnnXxx document: ops-nn Markdown (docs/aclnnXxx.md) or its English rendering")
+    im.add_argument("--out", help="spec file to write (default: <specs>/<op_snake>.yaml)")
+    im.add_argument("--family", help="op family (see `opgen list`); without it the spec asks for one")
+    im.add_argument("--force", action="store_true", help="overwrite an existing spec file")
+    im.set_defaults(func=cmd_import)
     e = sub.add_parser("explain", help="normalized spec and the tiling decision for a shape")
     e.add_argument("op")
     e.add_argument("--product", required=True)

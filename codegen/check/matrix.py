@@ -50,6 +50,7 @@ PRODUCT_FIELD_ROLES: dict[str, str] = {
     "doc_term": "documentation",
     "source": "documentation",
     "capability_source": "documentation",
+    "doc_aliases": "documentation",
     "loc": "documentation",
     "npu_arch": "behaviour",
     "ub_bytes": "behaviour",

@@ -52,7 +52,7 @@ _PRODUCT_KEYS = (
     "sys_workspace_bytes",
     "source",
 )
-_PRODUCT_OPTIONAL_KEYS = ("capability_source",)
+_PRODUCT_OPTIONAL_KEYS = ("capability_source", "doc_aliases")
 _LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
 _UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
 UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
@@ -128,6 +128,8 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
     def as_int(v: object) -> int:
         return v if isinstance(v, int) else 0
 
+    alias_nodes = (r.seq(m["doc_aliases"]) or []) if "doc_aliases" in m else []
+
     return Product(
         name=name,
         doc_term=str(get("doc_term", lambda n: _one_line(r, n)) or ""),
@@ -145,7 +147,14 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
         source=str(get("source", r.string) or ""),
         capability_source=str(get("capability_source", r.string) or ""),
         loc=node.loc,
+        doc_aliases=tuple(t for t in (_one_line(r, item) for item in alias_nodes) if t),
     )
+
+
+def doc_term_key(term: str) -> str:
+    """The form in which document product terms are compared: case-folded, without whitespace
+    (``Atlas 训练系列产品`` and ``Atlas训练系列产品`` are one term)."""
+    return "".join(term.split()).casefold()
 
 
 def _value_node(node: YMap, key: str) -> YNode:
@@ -165,6 +174,17 @@ def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
                 r.error(where, f"duplicate product {key} '{value}' (first at line {first[value].loc.line})")
             else:
                 first[value] = p
+    terms: dict[str, Product] = {}
+    for node, p in products:
+        for term in (p.doc_term, *p.doc_aliases):
+            key = doc_term_key(term)
+            other = terms.setdefault(key, p)
+            if key and other is not p:
+                r.error(
+                    _value_node(node, "doc_aliases"),
+                    f"document term '{term}' of {p.name} also names {other.name} (line {other.loc.line}); a term "
+                    "must name one product",
+                )
     by_arch: dict[int, Product] = {}
     for node, p in products:
         if DType.BF16 in p.atomic_add_dtypes and not p.bf16:

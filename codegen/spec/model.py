@@ -93,6 +93,9 @@ class Product:
         source: where the facts come from.
         capability_source: where ``hw_sync_all`` and ``sys_workspace_bytes`` come from ("" when not given).
         loc: the catalogue entry.
+        doc_aliases: other names API documents give the product (another wording of ``doc_term``, or the
+            term of ops-nn's Chinese Markdown sources); ``opgen import`` maps a document's product terms
+            through ``doc_term`` and these, compared without case and whitespace.
     """
 
     name: str
@@ -111,6 +114,7 @@ class Product:
     source: str
     loc: SourceLoc
     capability_source: str = ""
+    doc_aliases: tuple[str, ...] = ()
 
     def supports(self, dtype: DType) -> bool:
         """Whether tensors of ``dtype`` exist on this product (False only for BF16 without bf16 support)."""

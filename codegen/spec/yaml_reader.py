@@ -86,6 +86,11 @@ _FLOAT_RE = re.compile(
 )
 _BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 
+#: The placeholder ``opgen import`` writes where it could not read the document: a string starting with
+#: ``QUESTION(doc line N)``. A spec holding one does not load (each is an error at its line), so an
+#: unanswered import never generates code.
+QUESTION_RE = re.compile(r"^QUESTION\(doc line [0-9]+\)")
+
 
 class _AliasNode(yaml.ScalarNode):
     """Stands for one ``*alias`` occurrence, at the alias's own position; ``target`` is the anchored node."""
@@ -167,6 +172,7 @@ class _NodeConverter:
         self.errors = errors
         self.active: set[int] = set()  # aliased nodes being converted (guards against recursive aliases)
         self.budget = ALIAS_EXPANSION_BUDGET  # nodes aliases may still copy into the converted tree
+        self.questions = 0  # unanswered `opgen import` placeholders found (each recorded as an error)
 
     def _alias_free_size(self, node: yaml.Node, limit: int) -> int | None:
         """Nodes in ``node``'s subtree, or None when it holds an alias or more than ``limit`` nodes."""
@@ -225,6 +231,16 @@ class _NodeConverter:
                 SpecError(loc, path or "yaml", f"unsupported YAML value of type {type(value).__name__}; quote it")
             )
             return YScalar(loc, path, None)
+        if isinstance(value, str) and QUESTION_RE.match(value):
+            self.questions += 1
+            self.errors.append(
+                SpecError(
+                    loc,
+                    path or "yaml",
+                    f"unanswered question of `opgen import`: {value.splitlines()[0]}; replace the value with the "
+                    "answer (or delete the entry if it does not apply)",
+                )
+            )
         return YScalar(loc, path, value)
 
     def mapping(self, node: yaml.MappingNode, path: str) -> YMap:
@@ -263,10 +279,11 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
         path: the file; locations use ``str(path)``.
         errors: problems are appended here (a file :func:`codegen.inputs.read_input_bytes` refuses: missing,
             not a regular file, over :data:`codegen.inputs.MAX_SPEC_BYTES`; YAML syntax with line and column, duplicate
-            keys with the first key's line, aliases, merge keys, unsupported values).
+            keys with the first key's line, aliases, merge keys, unsupported values, and each unanswered
+            ``opgen import`` question: a string value starting with ``QUESTION(doc line N)``).
 
     Returns:
-        The document's root node, or None when nothing usable could be read.
+        The document's root node, or None when nothing usable could be read or a question is unanswered.
     """
     file = str(path)
     try:
@@ -298,7 +315,11 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
         if node is None:
             errors.append(SpecError(SourceLoc(file, 1), "yaml", "the file is empty; expected a mapping"))
             return None
-        return _NodeConverter(loader, file, errors).convert(node, "")
+        converter = _NodeConverter(loader, file, errors)
+        root = converter.convert(node, "")
+        # a starter with unanswered questions is reported by them alone (its placeholders would only add
+        # follow-on errors of the wrong kind: a string where a list or mapping belongs)
+        return None if converter.questions else root
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1

@@ -1,0 +1,431 @@
+"""`opgen import` on documents the tests write (tests/aclnn_doc_writers.py) in both formats: what a Markdown
+document says reaches the starter spec; broken documents get `file:line` errors and write nothing; the
+starter's questions keep the spec loader from loading it; random parameter lists round-trip.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from aclnn_doc_helpers import catalogue
+from aclnn_doc_writers import Doc, Param, markdown, text
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis_profiles import profile_settings
+
+from codegen.aclnn_doc import MAX_DOC_BYTES, DocError, import_doc
+from codegen.cli import main
+from codegen.registry import families
+from codegen.spec import SpecErrors, load_catalogue, load_op_spec
+
+FAMILIES = tuple(f.name for f in families())
+SEEDS = Path(__file__).parent / "data" / "aclnn_docs"
+
+
+def _import(tmp_path: Path, doc: str, suffix: str = ".md", **kw: object):  # type: ignore[no-untyped-def]
+    path = tmp_path / f"doc{suffix}"
+    path.write_text(doc)
+    return import_doc(path, catalogue(), FAMILIES, tmp_path, out=tmp_path / "spec.yaml", **kw)  # type: ignore[arg-type]
+
+
+def _scaled() -> Doc:
+    return Doc(
+        op="ScaledDiffBackward",
+        params=[
+            Param("gradOutput", "const aclTensor *", dtypes=("FLOAT", "FLOAT16", "BF16"), formats=("ND",), rank=(0, 8)),
+            Param(
+                "self", "const aclTensor *", dtypes=("FLOAT", "FLOAT16", "BF16"), formats=("ND", "NCHW"), rank=(1, 8)
+            ),
+            Param("weightOptional", "const aclTensor *", dtypes=("FLOAT", "FLOAT16", "BF16"), rank=(0, 8)),
+            Param("alpha", "const aclScalar *", dtypes=("FLOAT", "INT32")),
+            Param("reduction", "int64_t", values=((0, "none"), (1, "mean"), (2, "sum"))),
+            Param("epsilon", "double", usage="缺省值为1e-6。"),
+            Param("mode", "char *", usage="支持'fast'、'exact'。"),
+            Param(
+                "out",
+                "const aclTensor *",
+                output=True,
+                dtypes=("FLOAT", "FLOAT16", "BF16"),
+                formats=("ND",),
+                rank=(0, 8),
+                usage="shape为gradOutput、self的broadcast结果。",
+            ),
+        ],
+        errors=(
+            ("ACLNN_ERR_PARAM_NULLPTR", 161001, "传入的张量是空指针。"),
+            ("ACLNN_ERR_PARAM_INVALID", 161002, "数据类型不在支持范围内。"),
+            ("ACLNN_ERR_INNER_TILING_ERROR", 561002, "张量的shape不满足要求。"),
+        ),
+        constraints=[
+            "- <term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>、"
+            "<term>Atlas A3 训练系列产品/Atlas A3 推理系列产品</term>：",
+            "  - 设定self最后一维为lastDim，其大小须满足：",
+            "    $$",
+            "    lastDim \\le \\frac{ubBytes}{64} - 2",
+            "    $$",
+            "  - 当self的元素很多时，性能会下降。",
+        ],
+    )
+
+
+def test_a_markdown_document_reaches_the_spec(tmp_path: Path) -> None:
+    result = _import(tmp_path, markdown(_scaled()), family="elementwise")
+    spec = yaml.safe_load(result.path.read_text())
+    assert spec["op"] == "ScaledDiffBackward" and spec["family"] == "elementwise"
+    assert spec["products"] == ["Ascend910B", "Ascend910_93"]  # Ascend310P is listed as not supported
+    assert spec["deterministic"] is True
+    assert [t["name"] for t in spec["inputs"]] == ["gradOutput", "self", "weightOptional"]
+    assert spec["inputs"][0] == {
+        "name": "gradOutput",
+        "dtypes": ["FLOAT", "FLOAT16", "BF16"],
+        "rank": [0, 8],
+        "formats": ["ND"],
+        "description": "参数gradOutput的说明。",
+    }
+    assert spec["inputs"][1]["formats"] == ["ND", "NCHW"] and spec["inputs"][1]["rank"] == [1, 8]
+    assert spec["inputs"][2]["optional"] is True
+    assert [(a["name"], a["type"]) for a in spec["attrs"]] == [
+        ("alpha", "scalar"),
+        ("reduction", "int64"),
+        ("epsilon", "double"),
+        ("mode", "string"),
+    ]
+    assert spec["attrs"][0]["dtypes"] == ["FLOAT", "INT32"]
+    assert spec["attrs"][1]["values"] == {0: "none", 1: "mean", 2: "sum"}
+    assert spec["attrs"][2]["default"] == 1e-6
+    assert spec["attrs"][3]["values"] == ["fast", "exact"]
+    out = spec["outputs"][0]
+    assert out["shape"] == "broadcast(gradOutput, self)" and out["const"] is True
+    assert "signature" not in spec  # inputs, attrs, outputs: the default order
+    (c,) = spec["constraints"]
+    assert c["products"] == ["Ascend910B", "Ascend910_93"]
+    assert c["let"] == {"lastDim": "dim(self, -1)"}
+    assert c["require"] == "lastDim <= ubBytes / 64 - 2"
+    asked = {line: q.text for line, q in result.questions}
+    lines = result.path.read_text().split("\n")
+    keys = sorted(lines[n - 1].split(":")[0].strip() for n in asked)
+    # the device names, the optional input's formats (its row has none) and default, the math, and which check
+    # returns 561002
+    assert keys == ["compute", "default", "formats", "kernel", "op_type", "shape_status"]
+    for n in asked:
+        assert re.match(r'^\s*[\w-]+: "QUESTION\(doc line \d+\)', lines[n - 1])
+        assert lines[n - 2].lstrip().startswith("# QUESTION(doc line")
+    status_line = next(n for n in asked if lines[n - 1].startswith("shape_status"))
+    assert "561002" in asked[status_line] and "ACLNN_ERR_INNER_TILING_ERROR" in asked[status_line]
+    assert "#   doc line 177: 当self的元素很多时，性能会下降。" in lines  # a limit that is no status rule
+
+
+def test_a_support_table_and_rowspan_error_rows(tmp_path: Path) -> None:
+    doc = _scaled()
+    doc.support_table = True
+    doc.products = ("Ascend910", "Ascend950")
+    doc.errors = (
+        ("ACLNN_ERR_PARAM_NULLPTR", 161001, "空指针。"),
+        ("ACLNN_ERR_PARAM_INVALID", 161002, "数据类型不支持。"),
+        ("ACLNN_ERR_PARAM_INVALID", 161002, "shape不能广播。"),
+        ("ACLNN_ERR_INNER_TILING_ERROR", 561002, "shape超出范围。"),
+    )
+    doc.constraints = []
+    result = _import(tmp_path, markdown(doc))
+    assert [s[1:] for s in result.doc.statuses] == [
+        (161001, "ACLNN_ERR_PARAM_NULLPTR", "空指针。"),
+        (161002, "ACLNN_ERR_PARAM_INVALID", "数据类型不支持。"),
+        (161002, "ACLNN_ERR_PARAM_INVALID", "shape不能广播。"),
+        (561002, "ACLNN_ERR_INNER_TILING_ERROR", "shape超出范围。"),
+    ]
+    spec = yaml.safe_load(result.path.read_text())
+    assert spec["products"] == ["Ascend910", "Ascend950"]
+    # Ascend910 has no BF16: a spec's per-product derivation drops it there, as the document's list does
+    assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+
+
+def test_a_bare_name_cell_takes_the_prototype_type_and_dtypes_in_words_are_a_question(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    row = md.index("self（aclTensor*）")
+    cells = md[row:].split("</tr>")[0]
+    words = cells.replace("FLOAT32、FLOAT16、BFLOAT16", "与gradOutput保持一致")
+    md = md[:row] + words.replace("self（aclTensor*）", "self") + md[row + len(cells) :]
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert spec["inputs"][1]["name"] == "self" and spec["inputs"][1]["rank"] == [1, 8]
+    assert spec["inputs"][1]["dtypes"].endswith("the data types of 'self' are given in words: '与gradOutput保持一致'")
+    assert spec["attrs"][2] == {
+        "name": "epsilon",
+        "type": "double",
+        "default": 1e-6,
+        "description": "参数epsilon的说明。",
+    }
+
+
+def test_the_source_link_proposes_the_kernel_and_op_type(tmp_path: Path) -> None:
+    md = markdown(_scaled()).replace(
+        "## 产品支持情况",
+        "[源码](https://gitcode.com/cann/ops-nn/tree/master/loss/scaled_diff_grad)\n\n## 产品支持情况",
+        1,
+    )
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert spec["kernel"].startswith("QUESTION(doc line 3): the kernel file stem")
+    assert spec["kernel"].endswith("; proposed: scaled_diff_grad")
+    assert spec["op_type"].endswith("(the source folder is scaled_diff_grad); proposed: ScaledDiffGrad")
+    without = yaml.safe_load(_import(tmp_path, markdown(_scaled()), force=True).path.read_text())
+    assert without["kernel"].endswith("; proposed: scaled_diff_backward")
+
+
+def test_a_product_lacking_a_listed_dtype_is_a_question(tmp_path: Path) -> None:
+    doc = _scaled()
+    md = markdown(doc).replace(
+        "- **返回值**",
+        "  - <term>Atlas A3 训练系列产品/Atlas A3 推理系列产品</term>："
+        "参数`self`的数据类型不支持BFLOAT16。\n\n- **返回值**",
+    )
+    result = _import(tmp_path, md)
+    spec = yaml.safe_load(result.path.read_text())
+    assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+    assert spec["inputs"][1]["dtypes"].startswith("QUESTION(doc line")
+    assert "on Ascend910_93 the document lists [FLOAT, FLOAT16] for 'self'" in spec["inputs"][1]["dtypes"]
+
+
+def test_a_damaged_parameter_name_is_a_question(tmp_path: Path) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    damaged = seed.replace("  • self (aclTensor*, compute input)", "  • [object Object] (aclTensor*, compute input)")
+    result = _import(tmp_path, damaged, ".txt", family="elementwise")
+    spec = yaml.safe_load(result.path.read_text())
+    name = spec["inputs"][1]["name"]
+    assert name == "QUESTION(doc line 21): the parameter's name is damaged in the document (aclTensor*)"
+    assert spec["inputs"][1]["dtypes"] == ["FLOAT16", "FLOAT", "BF16"]  # the rest of the entry is still read
+    # out's shape names the damaged input too: no broadcast of the other two is proposed as the answer
+    assert spec["outputs"][0]["shape"].startswith("QUESTION(doc line 28): the shape rule of 'out'")
+    undamaged = yaml.safe_load(_import(tmp_path, seed, ".txt", family="elementwise", force=True).path.read_text())
+    assert undamaged["outputs"][0]["shape"] == "broadcast(gradOutput, self, target)"
+
+
+def test_cli_prints_questions_and_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "aclnnScaledDiffBackward.md"
+    doc.write_text(markdown(_scaled()))
+    out = tmp_path / "s.yaml"
+    assert main(["import", str(doc), "--out", str(out), "--family", "elementwise"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == f"wrote {out}"
+    questions = [ln for ln in printed if ln.startswith(f"{out}:")]
+    assert len(questions) == 6 and printed[-1] == "6 question(s) to answer in the spec before it loads"
+    lines = out.read_text().split("\n")
+    for q in questions:
+        line = int(q.split(":")[1])
+        assert q.split(": ", 1)[1] in lines[line - 1]  # printed at the line of its placeholder
+    before = out.read_text()
+    out.write_text("keep me\n")
+    assert main(["import", str(doc), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}:1: the spec file exists; nothing was written (--force overwrites it)" in err
+    assert out.read_text() == "keep me\n"
+    assert main(["import", str(doc), "--out", str(out), "--family", "elementwise", "--force"]) == 0
+    assert out.read_text() == before
+    assert main(["import", str(doc), "--out", str(tmp_path / "t.yaml"), "--family", "elementwize"]) == 2
+    assert "unknown family 'elementwize'" in capsys.readouterr().err
+    assert not (tmp_path / "t.yaml").exists()
+
+
+def test_the_loader_refuses_an_unanswered_starter(tmp_path: Path) -> None:
+    result = import_doc(
+        SEEDS / "aclnnSoftMarginLossBackward.txt", catalogue(), FAMILIES, tmp_path, family="elementwise"
+    )
+    assert result.path == tmp_path / "soft_margin_loss_backward.yaml"
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(result.path, catalogue())
+    errors = info.value.errors
+    # one error per question, at its placeholder's line, and nothing else (no follow-on type errors)
+    assert [e.loc.line for e in errors] == [line for line, _ in result.questions]
+    assert all("unanswered question of `opgen import`: QUESTION(doc line" in e.message for e in errors)
+    assert [e.field for e in errors][:3] == ["op_type", "kernel", "products"]
+
+
+def test_a_document_term_naming_two_products_is_a_catalogue_error(tmp_path: Path) -> None:
+    path = tmp_path / "products.yaml"
+    text_ = (Path(catalogue().path)).read_text()
+    path.write_text(text_.replace('["Ascend 950PR&950DT系列产品"]', '["Atlas A2系列产品"]'))
+    with pytest.raises(SpecErrors) as info:
+        load_catalogue(path)
+    (e,) = info.value.errors
+    assert e.field.endswith("doc_aliases")
+    assert "document term 'Atlas A2系列产品' of Ascend950 also names Ascend910B" in e.message
+
+
+def _broken() -> list[tuple[str, str | bytes, str, int | None, str]]:
+    """(id, document, suffix, error line or None for any, message fragment)."""
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    md = markdown(_scaled())
+    md_lines = md.split("\n")
+    row = next(i for i, ln in enumerate(md_lines) if "self（aclTensor*）" in ln)
+    support = next(i for i, ln in enumerate(md_lines) if "Atlas A2 训练系列产品" in ln)
+    return [
+        ("text-no-parameters", seed.replace("• Parameters:", "• Arguments:", 1), ".txt", 9, "no parameter list"),
+        (
+            "text-unknown-type",
+            seed.replace("reduction (int64_t, compute input)", "reduction (aclFoo*, compute input)"),
+            ".txt",
+            27,
+            "unknown parameter type 'aclFoo*' of 'reduction'",
+        ),
+        (
+            "text-unsupported-type",
+            seed.replace("reduction (int64_t, compute input)", "reduction (aclIntArray*, compute input)"),
+            ".txt",
+            27,
+            "parameter type 'aclIntArray*' of 'reduction' is not supported",
+        ),
+        (
+            "text-unknown-product",
+            seed.replace("Atlas training series products", "Atlas hyper series products", 1),
+            ".txt",
+            19,
+            "unknown product term 'Atlas hyper series products'",
+        ),
+        ("text-unknown-dtype", seed.replace("FLOAT16 or FLOAT.", "FLOAT16 or FLOAT48.", 1), ".txt", 19, "FLOAT48"),
+        ("text-no-name", seed.replace("aclnnSoftMarginLossBackward", "theOp"), ".txt", 1, "no aclnn API name"),
+        (
+            "md-no-table",
+            "\n".join([*md_lines[: support + 1], f"## aclnn{_scaled().op}GetWorkspaceSize", "", "nothing here"]),
+            ".md",
+            None,
+            "no parameter table",
+        ),
+        ("md-truncated-table", "\n".join(md_lines[: row + 3]), ".md", None, "not closed"),
+        (
+            "md-short-row",
+            "\n".join(md_lines[: row + 2] + md_lines[row + 3 :]),
+            ".md",
+            None,
+            "cells but the header 8 (truncated table?)",
+        ),
+        (
+            "md-unknown-type",
+            md.replace("alpha（aclScalar*）", "alpha（aclBar*）"),
+            ".md",
+            None,
+            "unknown parameter type",
+        ),
+        (
+            "md-unknown-product",
+            md.replace("Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>：支持", "Atlas Z9 系列产品</term>：支持"),
+            ".md",
+            support + 1,
+            "unknown product term 'Atlas Z9 系列产品'",
+        ),
+        (
+            "md-prototype-disagrees",
+            md.replace("    const aclTensor * self,\n", ""),
+            ".md",
+            None,
+            "the prototype's parameters",
+        ),
+        (
+            "md-bad-error-row",
+            md.replace("<td>161002</td>", "<td>161003</td>"),
+            ".md",
+            None,
+            "error code '161003' and name 'ACLNN_ERR_PARAM_INVALID'",
+        ),
+        ("empty", "", ".md", 1, "the document is empty"),
+        ("blank", "\n  \n", ".md", 1, "the document is empty"),
+        ("binary", b"# aclnnX\n\x7fELF\x02\x01\x00\x00binary", ".md", 2, "binary file (a NUL byte)"),
+        ("latin1", b"# aclnnX\n\nbad \xe9 byte\n", ".md", 3, "not UTF-8 text"),
+        ("huge", "x" * (MAX_DOC_BYTES + 1), ".md", 1, f"an aclnn document is at most {MAX_DOC_BYTES}"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("doc", "suffix", "line", "fragment"), [b[1:] for b in _broken()], ids=[b[0] for b in _broken()]
+)
+def test_a_broken_document_is_an_error_at_its_line_and_writes_nothing(
+    tmp_path: Path, doc: str | bytes, suffix: str, line: int | None, fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / f"doc{suffix}"
+    if isinstance(doc, bytes):
+        path.write_bytes(doc)
+    else:
+        path.write_text(doc)
+    out = tmp_path / "spec.yaml"
+    with pytest.raises(DocError) as info:
+        import_doc(path, catalogue(), FAMILIES, tmp_path, out=out)
+    assert info.value.file == str(path)
+    if line is not None:
+        assert info.value.line == line, str(info.value)
+    assert fragment in info.value.message
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+    out.write_text("old\n")  # an existing spec is left alone, even with --force
+    assert main(["import", str(path), "--out", str(out), "--force"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [str(info.value), "1 document error; nothing was written"]
+    assert out.read_text() == "old\n"
+
+
+_NAMES = st.from_regex(r"[a-z][a-zA-Z0-9]{0,10}", fullmatch=True).filter(
+    lambda s: s not in {"workspaceSize", "executor", "out"}
+)
+_TENSOR_DTYPES = ("FLOAT", "FLOAT16", "INT32", "INT64", "INT8", "UINT8", "BOOL", "DOUBLE")
+
+
+@st.composite
+def _docs(draw: st.DrawFn) -> Doc:
+    names = draw(st.lists(_NAMES, min_size=1, max_size=7, unique_by=str.lower))
+    params = []
+    for name in names:
+        kind = draw(st.sampled_from(["tensor", "tensor", "int64_t", "uint64_t", "bool", "double", "float", "scalar"]))
+        if kind == "tensor":
+            lo = draw(st.integers(0, 8))
+            params.append(
+                Param(
+                    name,
+                    "const aclTensor *",
+                    dtypes=tuple(draw(st.lists(st.sampled_from(_TENSOR_DTYPES), min_size=1, max_size=4, unique=True))),
+                    formats=tuple(draw(st.lists(st.sampled_from(["ND", "NCHW", "NHWC"]), min_size=1, unique=True))),
+                    rank=(lo, draw(st.integers(lo, 8))),
+                )
+            )
+        elif kind == "scalar":
+            dtypes = draw(st.lists(st.sampled_from(["FLOAT", "FLOAT16", "INT32", "BOOL"]), max_size=3, unique=True))
+            params.append(Param(name, "const aclScalar *", dtypes=tuple(dtypes)))
+        elif kind == "int64_t" and draw(st.booleans()):
+            n = draw(st.integers(2, 4))
+            params.append(Param(name, kind, values=tuple((i, f"v{i}") for i in range(n))))
+        else:
+            params.append(Param(name, kind))
+    outs = draw(st.integers(1, 2))
+    for i in range(outs):
+        params.append(
+            Param(f"out{i}", "aclTensor *", output=True, dtypes=("FLOAT", "FLOAT16"), formats=("ND",), rank=(1, 8))
+        )
+    products = tuple(
+        draw(st.lists(st.sampled_from(["Ascend910B", "Ascend910_93", "Ascend950"]), min_size=1, unique=True))
+    )
+    return Doc(op="RandomOpBackward", params=params, products=products)
+
+
+@profile_settings()
+@given(doc=_docs(), fmt=st.sampled_from(["md", "txt"]))
+def test_random_parameter_lists_round_trip(tmp_path_factory: pytest.TempPathFactory, doc: Doc, fmt: str) -> None:
+    tmp = tmp_path_factory.mktemp("rt")
+    result = _import(tmp, markdown(doc) if fmt == "md" else text(doc), f".{fmt}")
+    spec = yaml.safe_load(result.path.read_text())
+    tensors = {t["name"]: t for t in (*spec["inputs"], *spec["outputs"])}
+    attrs = {a["name"]: a for a in spec.get("attrs", [])}
+    c_kind = {"int64_t": "int64", "uint64_t": "uint64", "bool": "bool", "double": "double", "float": "float"}
+    for p in doc.params:
+        if "Tensor" in p.ctype:
+            t = tensors[p.name]
+            assert (t["dtypes"], t["rank"], t["formats"]) == (list(p.dtypes), list(p.rank or ()), list(p.formats))
+        else:
+            a = attrs[p.name]
+            assert a["type"] == ("scalar" if "Scalar" in p.ctype else c_kind[p.ctype])
+            assert a.get("values") == (dict(p.values) if p.values else None)
+            assert set(a.get("dtypes", [])) == set(p.dtypes)
+    order = [p.name for p in doc.params]
+    written = [t["name"] for t in spec["inputs"]] + list(attrs) + [t["name"] for t in spec["outputs"]]
+    assert spec.get("signature", written) == order
+    if fmt == "md":
+        assert spec["products"] == [n for n in ("Ascend910B", "Ascend910_93", "Ascend950") if n in doc.products]
+        assert all(t.get("const") is None for t in spec["outputs"])
+    else:
+        assert spec["products"].startswith("QUESTION(doc line")
