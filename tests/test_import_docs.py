@@ -5,6 +5,7 @@ starter's questions keep the spec loader from loading it; random parameter lists
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -331,7 +332,7 @@ def _broken() -> list[tuple[str, str | bytes, str, int | None, str]]:
         ("blank", "\n  \n", ".md", 1, "the document is empty"),
         ("binary", b"# aclnnX\n\x7fELF\x02\x01\x00\x00binary", ".md", 2, "binary file (a NUL byte)"),
         ("latin1", b"# aclnnX\n\nbad \xe9 byte\n", ".md", 3, "not UTF-8 text"),
-        ("huge", "x" * (MAX_DOC_BYTES + 1), ".md", 1, f"an aclnn document is at most {MAX_DOC_BYTES}"),
+        ("huge", "x" * (MAX_DOC_BYTES + 1), ".md", 1, f"more than the {MAX_DOC_BYTES:,} bytes allowed"),
     ]
 
 
@@ -429,3 +430,24 @@ def test_random_parameter_lists_round_trip(tmp_path_factory: pytest.TempPathFact
         assert all(t.get("const") is None for t in spec["outputs"])
     else:
         assert spec["products"].startswith("QUESTION(doc line")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_a_document_that_is_no_regular_file_is_refused_without_reading(tmp_path: Path, kind: str) -> None:
+    """A FIFO with no writer, a directory and /dev/zero are refused from what they are: no hang, no read."""
+    if kind == "fifo":
+        path = tmp_path / "doc.md"
+        os.mkfifo(path)
+        expected = "FIFO"
+    elif kind == "directory":
+        path = tmp_path / "doc.md"
+        path.mkdir()
+        expected = "directory"
+    else:
+        path = Path("/dev/zero")
+        expected = "character device"
+    out = tmp_path / "spec.yaml"
+    with pytest.raises(DocError) as info:
+        import_doc(path, catalogue(), FAMILIES, tmp_path, out=out)
+    assert info.value.line == 1 and expected in info.value.message
+    assert not out.exists()

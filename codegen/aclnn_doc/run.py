@@ -10,6 +10,7 @@ from codegen.aclnn_doc.emit import Written, emit_spec
 from codegen.aclnn_doc.markdown_doc import parse_markdown_doc
 from codegen.aclnn_doc.model import ApiDoc, DocError, Question
 from codegen.aclnn_doc.text_doc import looks_like_text_doc, parse_text_doc
+from codegen.inputs import InputFileError, read_input_bytes
 from codegen.spec.model import Catalogue, snake_case
 from codegen.spec.naming import is_upper_camel
 from codegen.writer import write_atomic
@@ -35,19 +36,15 @@ def read_doc(path: Path) -> str:
     """The text of a document, ``\\n`` line ends.
 
     Raises:
-        DocError: unreadable, empty, larger than :data:`MAX_DOC_BYTES`, binary (a NUL byte) or not UTF-8
+        DocError: unreadable or not a regular file (a FIFO, a device: :func:`codegen.inputs.read_input_bytes`), empty,
+            larger than :data:`MAX_DOC_BYTES`, binary (a NUL byte) or not UTF-8
             (each at the line of the first offending byte).
     """
     file = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_DOC_BYTES:
-            raise DocError(file, 1, f"the document is {size} bytes; an aclnn document is at most {MAX_DOC_BYTES}")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DocError(file, 1, f"cannot read the document: {exc.strerror or exc}") from None
-    if len(raw) > MAX_DOC_BYTES:  # grew since stat (a pipe or a file being written)
-        raise DocError(file, 1, f"the document is over {MAX_DOC_BYTES} bytes")
+        raw = read_input_bytes(path, MAX_DOC_BYTES)
+    except InputFileError as exc:
+        raise DocError(file, 1, f"cannot read the document: {exc.reason}") from None
     if not raw.strip():
         raise DocError(file, 1, "the document is empty")
     nul = raw.find(b"\0")
