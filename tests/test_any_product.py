@@ -2,12 +2,14 @@
 products: a product with one vector core, one with 96 cores and software SyncAll, and one with a 24 KiB UB,
 3 cores, no DataCopyPad and no bf16. Every op's full and quick case matrix builds on each (the case
 generators size their cases from the product's tiling, so a rule that assumes several cores or a large UB
-dies here), and ``opgen check --quick`` of one op per family passes on the one-core and the small product
+dies here), one op of each family's matrix builds at the smallest UB generation accepts for it, and
+``opgen check --quick`` of one op per family passes on the one-core and the small product
 (a rule that judges a valid tiling wrongly fails a case there).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -18,8 +20,11 @@ from pathlib import Path
 import pytest
 from project_copy import copy_project
 
+from codegen import registry
 from codegen.check.driver import cases_for
 from codegen.paths import project_paths
+from codegen.spec.errors import SpecError, SpecErrors
+from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.specs import load_project
 
 pytestmark = pytest.mark.heavy(150)  # about 150 s alone on a cold build cache: scheduled before lighter files
@@ -99,6 +104,47 @@ def test_every_case_matrix_builds_on_any_product(tmp_path: Path, quick: bool) ->
             values = [c for c in cases if c.expect_status is None and c.mode is None]
             assert values, (op, name)
             assert {c.product for c in cases} == {name}, (op, name)
+
+
+def _accepts(spec: OpSpec, catalogue: Catalogue, product: Product) -> Catalogue | None:
+    """``catalogue`` with ``product`` in place of its namesake when the op's planning accepts it (what
+    ``opgen generate`` asks), else None."""
+    changed = dataclasses.replace(
+        catalogue, products=tuple(product if p.name == product.name else p for p in catalogue.products)
+    )
+    try:
+        registry.family(spec.family).validate(spec, changed)
+        registry.family(spec.family).build_views(spec, changed)
+    except (ValueError, SpecError, SpecErrors):
+        return None
+    return changed
+
+
+@pytest.mark.parametrize("base", ["Ascend910", "Ascend910B"])
+def test_a_case_matrix_builds_at_the_smallest_ub_an_op_accepts(base: str) -> None:
+    """For the first op of each family on three cores of ``base`` (Ascend910: no DataCopyPad, no bf16; the
+    other: both), the smallest UB (in 32-byte steps) that generation accepts, found by bisection: there its
+    full and quick case matrices build (a rule sized for a large UB dies here), and 32 bytes less is refused."""
+    catalogue, specs = load_project()
+    firsts: dict[str, str] = {}
+    for name in sorted(specs):
+        firsts.setdefault(specs[name].family, name)
+    for name in sorted(firsts.values()):
+        spec = specs[name]
+        start = dataclasses.replace(catalogue.get(base), vector_core_num=3)
+        lo, hi = 0, start.ub_bytes // 32  # in 32-byte blocks: lo refused (nothing), hi accepted
+        assert _accepts(spec, catalogue, start) is not None
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if _accepts(spec, catalogue, dataclasses.replace(start, ub_bytes=32 * mid)) is not None:
+                hi = mid
+            else:
+                lo = mid
+        smallest = dataclasses.replace(start, ub_bytes=32 * hi)
+        accepted = _accepts(spec, catalogue, smallest)
+        assert accepted is not None and hi > 1, name
+        for quick in (True, False):
+            assert cases_for(spec, accepted.get(base), None, quick), (name, smallest.ub_bytes)
 
 
 def test_quick_check_of_every_family_passes_on_one_core_and_a_small_ub(tmp_path: Path) -> None:
