@@ -106,5 +106,5 @@ def describe(found: Freshness, generate: str, shown: int = 3) -> str:
     if found.missing:
         parts.append(f"{len(found.missing)} file(s) the specs produce are missing ({some(found.missing)})")
     if found.differ:
-        parts.append(f"{len(found.differ)} differ from what the specs produce ({some(found.differ)})")
+        parts.append(f"{len(found.differ)} file(s) differ ({some(found.differ)})")
     return f"{'; '.join(parts)}: `{generate}` brings the tree up to date"
