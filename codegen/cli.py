@@ -417,10 +417,20 @@ def _tree_is_current(
     (:mod:`codegen.check.freshness`). A missing file (the tree is behind the specs: a product, op or input
     added without ``opgen generate``) is an error line naming the command that brings it up to date, and
     False; files whose text differs (behind the specs, or edited by hand) are a warning line, and the check
-    runs them as they are."""
+    runs them as they are. A render that fails (a project without ``.clang-format``, say) is a warning line
+    too: the tree is checked as it is."""
     from codegen.check.freshness import describe, freshness
+    from codegen.render import RenderError
 
-    found = freshness([specs[name] for name in sorted(specs)], catalogue, generated, cache)
+    try:
+        found = freshness([specs[name] for name in sorted(specs)], catalogue, generated, cache)
+    except RenderError as exc:  # e.g. a project without .clang-format: its tree can still be checked
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(
+            f"warning: cannot tell whether the tree is what the specs produce ({first}); checking it as it is",
+            file=sys.stderr,
+        )
+        return True
     if not (found.missing or found.differ):
         return True
     command = ["opgen"]
