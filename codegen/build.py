@@ -385,13 +385,15 @@ def glue_source(spec: OpSpec, product: Product) -> str:
 
 @dataclass(frozen=True)
 class BuiltOp:
-    """A compiled (op, product): ``library`` is the shared object; ``key`` its cache key."""
+    """A compiled (op, product): ``library`` is the shared object; ``key`` its cache key; ``compiled`` whether
+    this call linked it (False: the build cache already held it)."""
 
     spec: OpSpec
     product: Product
     library: Path
     key: str
     sanitize: bool
+    compiled: bool = False
 
 
 def _kernel_tiling_type(spec: OpSpec) -> str:
@@ -588,7 +590,7 @@ def build_op(
         _build_each([library], link, 1)  # another build linking the same library meanwhile: reused
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return BuiltOp(spec, product, library, key, sanitize)
+    return BuiltOp(spec, product, library, key, sanitize, compiled=True)
 
 
 #: The header a unit is compiled with first (``-include``) when it reaches system headers, precompiled per

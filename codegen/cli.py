@@ -327,6 +327,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     jobs = []
     filtered_out: dict[str, list[str]] = {}  # op -> the dtypes it computes on where --dtype excluded it
     generated_root = Path(args.generated) if args.generated else project_paths().generated
+    if not _tree_is_current(args, specs, catalogue, generated_root, cache):
+        return 2
     for name, spec in sorted(specs.items()):
         products = select_products(spec, catalogue, args.product)
         # products with equal fingerprints share one build and one run (codegen.check.matrix)
@@ -406,6 +408,45 @@ def cmd_check(args: argparse.Namespace) -> int:
         plan, planned = _ran_plan(jobs, results)
     meta.update(plan=plan, planned=planned)
     return _report(results, meta, args.verbose, json_path, junit_path)
+
+
+def _tree_is_current(
+    args: argparse.Namespace, specs: dict[str, OpSpec], catalogue: Catalogue, generated: Path, cache: Path
+) -> bool:
+    """Before anything is built: whether the generated tree holds every file the selected ``specs`` produce
+    (:mod:`codegen.check.freshness`). A missing file (the tree is behind the specs: a product, op or input
+    added without ``opgen generate``) is an error line naming the command that brings it up to date, and
+    False; files whose text differs (behind the specs, or edited by hand) are a warning line, and the check
+    runs them as they are. A render that fails (a project without ``.clang-format``, say) is a warning line
+    too: the tree is checked as it is."""
+    from codegen.check.freshness import describe, freshness
+    from codegen.render import RenderError
+
+    try:
+        found = freshness([specs[name] for name in sorted(specs)], catalogue, generated, cache)
+    except RenderError as exc:  # e.g. a project without .clang-format: its tree can still be checked
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(
+            f"warning: cannot tell whether the tree is what the specs produce ({first}); checking it as it is",
+            file=sys.stderr,
+        )
+        return True
+    if not (found.missing or found.differ):
+        return True
+    command = ["opgen"]
+    for option in ("specs", "products"):
+        if getattr(args, option, None):
+            command += [f"--{option}", str(getattr(args, option))]
+    command.append("generate")
+    if args.generated:
+        command += ["--out", str(args.generated)]
+    shown = args.generated or "generated/"
+    line = describe(found, " ".join(command))
+    if found.behind:
+        print(f"error: {shown} is behind the specs: {line}; nothing was checked", file=sys.stderr)
+        return False
+    print(f"warning: {shown} is not what the specs produce: {line}; checking it as it is", file=sys.stderr)
+    return True
 
 
 def _report(

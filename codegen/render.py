@@ -167,9 +167,11 @@ class RenderedOp:
 MAX_PLAN_ERRORS = 10
 
 
-def _located(spec: OpSpec, catalogue: Catalogue, exc: ValueError) -> SpecError:
+def _located(spec: OpSpec, catalogue: Catalogue, exc: ValueError, failing: tuple[str, ...] = ()) -> SpecError:
     """A planner's ValueError as a SpecError at the catalogue entry of the product it names (a whole word of
-    the message: ``Ascend910`` is not named by ``Ascend910B``), else at the op's ``products``."""
+    the message: ``Ascend910`` is not named by ``Ascend910B``), with the advice to change the catalogue or the
+    op's products. A message that names no product is a fault of the op: at the op's spec, saying on which of
+    its products (``failing``, the products whose planning raised it; empty or all: every product) it fails."""
     named = [
         i
         for i, p in enumerate(catalogue.products)
@@ -178,9 +180,14 @@ def _located(spec: OpSpec, catalogue: Catalogue, exc: ValueError) -> SpecError:
     if named:
         i = named[0]
         loc, field = catalogue.products[i].loc, f"products[{i}]"
-    else:
-        loc, field = spec.loc, "products"
-    return SpecError(loc, field, f"{exc} ({spec.path}); change the product catalogue or the op's products")
+        return SpecError(loc, field, f"{exc} ({spec.path}); change the product catalogue or the op's products")
+    if not failing or set(failing) == set(spec.products):
+        return SpecError(spec.loc, "op", f"{exc}; change the op's spec (the same on every product of the op)")
+    return SpecError(
+        spec.loc,
+        "products",
+        f"{exc} (on {', '.join(failing)}); change the op's spec, the product catalogue or the op's products",
+    )
 
 
 def _build_views(family: registry.Family, spec: OpSpec, catalogue: Catalogue) -> OpViews:
@@ -188,8 +195,9 @@ def _build_views(family: registry.Family, spec: OpSpec, catalogue: Catalogue) ->
 
     Raises:
         SpecErrors: a planner's ValueError (e.g. a product whose UB cannot hold one tile of the op) for every
-            product of the op that fails, each at the catalogue entry of the product it names (else at the
-            op's spec): the op is planned once per product to find them all.
+            product of the op that fails, each at the catalogue entry of the product it names: the op is
+            planned once per product to find them all. An error that names no product is reported once, at
+            the op's spec (:func:`_located`).
         SpecError: the family's own located error (e.g. a formula without vector instructions).
     """
     try:
@@ -197,7 +205,7 @@ def _build_views(family: registry.Family, spec: OpSpec, catalogue: Catalogue) ->
         return family.build_views(spec, catalogue)
     except ValueError as exc:
         first = _located(spec, catalogue, exc)
-    errors: list[SpecError] = []
+    failures: dict[str, tuple[ValueError, list[str]]] = {}  # by message: one error, the products raising it
     if len(spec.products) > 1:
         for name in spec.products:
             one = dataclasses.replace(spec, products=(name,))
@@ -205,9 +213,10 @@ def _build_views(family: registry.Family, spec: OpSpec, catalogue: Catalogue) ->
                 family.validate(one, catalogue)
                 family.build_views(one, catalogue)
             except ValueError as exc:
-                errors.append(_located(spec, catalogue, exc))
+                failures.setdefault(str(exc), (exc, []))[1].append(name)
             except (SpecError, SpecErrors):
                 continue  # not a resource error of this product: the first error stands for the op
+    errors = [_located(spec, catalogue, exc, tuple(names)) for exc, names in failures.values()]
     raise SpecErrors(errors or [first])
 
 

@@ -3,6 +3,7 @@ warning naming it instead of reaching ``dlopen``, and an unusable cache director
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -88,6 +89,27 @@ def test_opgen_build_rebuilds_a_corrupt_entry(built_cache: Path) -> None:
     with pytest.warns(CacheWarning, match=f"build cache entry {built.library} is corrupt"):
         again = build_op(specs[OP], catalogue.get(PRODUCT))
     assert again.library == built.library and again.library.read_bytes() == good
+    assert (built.compiled, again.compiled) == (False, True)  # a cache hit, then a rebuild
+    assert build_op(specs[OP], catalogue.get(PRODUCT)).compiled is False
+
+
+def test_check_prints_a_line_per_library_it_compiles(built_cache: Path, tmp_path: Path) -> None:
+    """A cold cache compiles for minutes before a job finishes: each library compiled is one stderr line (never
+    on stdout, where ``--json /dev/stdout`` writes), a cached one none."""
+    catalogue, specs = load_project()
+    library = build_op(specs[OP], catalogue.get(PRODUCT)).library
+    library.unlink()
+    report = tmp_path / "check.json"
+    args = ["check", OP, "--quick", "--product", PRODUCT, "--dtype", "FLOAT", "-j", "1", "--json", str(report)]
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "codegen", *args], capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert json.loads(report.read_text())["failed"] == 0 and "built " not in proc.stdout
+        runs.append(proc)
+    built = [line for line in runs[0].stderr.splitlines() if line.startswith("built ")]
+    assert len(built) == 1 and built[0].startswith(f"built {OP} for {PRODUCT} ({library.name}, "), runs[0].stderr
+    assert "built " not in runs[1].stderr
 
 
 def test_a_cache_path_naming_a_file_is_one_error_line(tmp_path: Path) -> None:

@@ -227,3 +227,21 @@ def test_the_ulp_distance_of_a_nan_or_an_infinity(
     _same(fast, slow)
     assert fast.max_ulp_err == ulps
     assert fast.ok == (ulps == 0.0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_an_accepted_nan_or_infinity_is_never_the_worst_element(monkeypatch: pytest.MonkeyPatch, dtype) -> None:
+    """The bound shown for a passing output is the one at its worst finite element, not the NaN (rtol *
+    |NaN|) or infinity of an accepted NaN or infinity before it; an output of NaN and infinities only (as
+    the reference) shows error and bound 0 and says why."""
+    ref = np.array([np.nan, np.inf, -np.inf, 2.0, 1.0])
+    got = np.array([np.nan, np.inf, -np.inf, 2.0, 1.0 + 2.0**-6], dtype=dtype)
+    # half an ULP of the output dtype at the worst element's reference, 1.0: 2**-24, 2**-11, 2**-8
+    half_ulp = {np.dtype(np.float32): 2.0**-24, np.dtype(np.float16): 2.0**-11}.get(np.dtype(dtype), 2.0**-8)
+    for result in _both(monkeypatch, got, ref, 0.0, 2.0**-4):
+        assert result.ok and result.detail == ""
+        assert (result.max_abs_err, result.bound) == (2.0**-6, 2.0**-4 + half_ulp)
+    fast, slow = _both(monkeypatch, got[:3], ref[:3], 0.0, 2.0**-4)
+    _same(fast, slow)
+    assert (fast.ok, fast.max_abs_err, fast.bound, fast.max_ulp_err) == (True, 0.0, 0.0, 0.0)
+    assert fast.detail == "every element is NaN or infinite, as the reference's: no finite value to bound"

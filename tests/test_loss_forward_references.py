@@ -113,7 +113,9 @@ def test_reduction_outside_0_to_2_is_refused(ref: ModuleType) -> None:
 def test_references_equal_pytorch_in_float64() -> None:
     """float64 PyTorch on the same (broadcast) inputs; the mean divisor is the broadcast element count in
     both (PyTorch expands self and target before the loss)."""
-    torch = pytest.importorskip("torch", reason="PyTorch CPU is the independent oracle (pip install torch==2.13.0)")
+    torch = pytest.importorskip(
+        "torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'"
+    )
     functional = torch.nn.functional
     rng = np.random.default_rng(16)
     x = rng.standard_normal((5, 7)) * 3
@@ -147,7 +149,9 @@ def test_references_equal_pytorch_in_float64() -> None:
 
 def test_empty_input_matches_pytorch() -> None:
     """PyTorch (float64) gives NaN for the mean and 0 for the sum of an empty loss; so do the references."""
-    torch = pytest.importorskip("torch", reason="PyTorch CPU is the independent oracle (pip install torch==2.13.0)")
+    torch = pytest.importorskip(
+        "torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'"
+    )
     functional = torch.nn.functional
     empty = np.zeros((0, 3))
     te = torch.from_numpy(empty)

@@ -90,7 +90,14 @@ def test_an_out_of_tree_spec_dir_keeps_its_references_next_to_it(tmp_path: Path)
     assert made.returncode == 0, made.stderr
     stub = tmp_path / "reference" / "foo_backward.py"
     assert stub.is_file() and not (src.reference / "foo_backward.py").exists()
+    # the project's generated/ has no folder for the new op: the check refuses before it builds anything
     check = opgen("check", "foo_backward", "--quick", "--product", "Ascend910B")
+    assert check.returncode == 2 and "generated/ is behind the specs" in check.stderr, check.stderr
+    assert f"`opgen --specs {specs} generate` brings the tree up to date" in check.stderr
+    gen = opgen("generate", "foo_backward", "--out", str(tmp_path / "generated"))
+    assert gen.returncode == 0, gen.stderr
+    generated = ("--generated", str(tmp_path / "generated"))
+    check = opgen("check", "foo_backward", "--quick", "--product", "Ascend910B", *generated)
     assert check.returncode == 1
     # the table wraps a long cell at spaces (the temporary path's length varies): compare with the words joined
     assert f"reference not implemented: {stub} is a stub (REFERENCE_IMPLEMENTED = False)" in " ".join(
@@ -102,11 +109,7 @@ def test_an_out_of_tree_spec_dir_keeps_its_references_next_to_it(tmp_path: Path)
         "    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)\n"
         "    return np.where(x > float(np.float32(threshold)), x * y, 0.0)\n"
     )
-    gen = opgen("generate", "foo_backward", "--out", str(tmp_path / "generated"))
-    assert gen.returncode == 0, gen.stderr
-    check = opgen(
-        "check", "foo_backward", "--quick", "--product", "Ascend910B", "--generated", str(tmp_path / "generated")
-    )
+    check = opgen("check", "foo_backward", "--quick", "--product", "Ascend910B", *generated)
     assert check.returncode == 0, check.stdout[-3000:]
     assert " 0 failed" in check.stdout
 

@@ -22,7 +22,7 @@ import pytest
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'")
 F = torch.nn.functional
 
 PRODUCTS = ("Ascend910", "Ascend910B")

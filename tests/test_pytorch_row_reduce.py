@@ -20,7 +20,7 @@ import pytest
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'")
 
 PRODUCTS = ("Ascend910", "Ascend910B")
 OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward")

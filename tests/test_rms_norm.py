@@ -208,7 +208,9 @@ def test_kernel_matches_pytorch(
     """y and rstd against torch in float64: y = F.rms_norm(x, gamma.shape, gamma, eps), rstd = rsqrt(mean of
     squares + eps); within the fp32 accumulation bound (|v| * 2**-24 * (R / 2 + 16)) plus one ULP of the
     output dtype (y is rounded to x's dtype once)."""
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip(
+        "torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'"
+    )
     fn = built_op(OP, "Ascend910B")
     rng = np.random.default_rng(len(name) + 7 * len(xdt + gdt))
     x = (rng.standard_normal(shape) * scale).astype(NP[xdt])

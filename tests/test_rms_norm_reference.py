@@ -110,7 +110,7 @@ def test_tolerance_grows_with_the_row_length() -> None:
     assert atol_r[0, 0] == pytest.approx(2.0**-24 * 508)
 
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'")
 
 
 @pytest.mark.parametrize(

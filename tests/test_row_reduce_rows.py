@@ -290,7 +290,9 @@ def test_kernel_matches_pytorch_rms_norm(
     """The kernel's y (fp32) against torch.nn.functional.rms_norm in float64 (torch as the independent
     oracle), within the test reference's tolerance() plus one fp32 ULP; fp32 accumulation must hold at
     1e15 (squares near 1e30, far from fp16/bf16 range) and over 70000 terms."""
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip(
+        "torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'"
+    )
     rng = np.random.default_rng(len(name))
     x = (rng.standard_normal(shape) * scale).astype(np.float32)
     g = rng.standard_normal(shape[len(shape) - k :]).astype(np.float32)

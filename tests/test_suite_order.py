@@ -24,7 +24,7 @@ def _files_in_order(items: list[pytest.Item]) -> list[tuple[str, float | None, i
 
 def test_xdist_does_not_reorder_the_files_by_test_count(pytestconfig: pytest.Config) -> None:
     """pytest-xdist's ``--loadscope-reorder`` (on by default) is turned off by the suite's conftest."""
-    pytest.importorskip("xdist")
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed: pip install -e '.[test]' brings it")
     assert pytestconfig.getoption("loadscopereorder") is False
 
 

@@ -30,8 +30,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-TORCH_PIN = "torch==2.13.0"
-TORCH_REASON = f"PyTorch CPU is the independent oracle of these tests and is not installed (pip install {TORCH_PIN})"
+TORCH_REASON = "PyTorch, the independent oracle of these tests, is not installed: pip install -e '.[test]' brings it"
 pytest.importorskip("torch", reason=TORCH_REASON)
 
 import torch  # noqa: E402

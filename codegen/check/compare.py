@@ -146,7 +146,8 @@ class Comparison:
     """Result of :func:`compare`: ``ok``, the largest absolute error and the largest error in output ULPs
     (the distance, counted in representable values of the output dtype, from the reference rounded to
     that dtype), the index of the worst element (the first failing one when some fail), and ``bound``, the
-    error accepted where the absolute error is largest."""
+    error accepted where the absolute error is largest among the elements that are not an accepted NaN or
+    infinity (0 when every element is one: ``detail`` then says so)."""
 
     ok: bool
     max_abs_err: float
@@ -334,6 +335,11 @@ def _prefetch(lazy: LazyAtol, g_all: np.ndarray, r_all: np.ndarray, lay: _Layout
         lazy.at(wanted)
 
 
+#: The detail of a passing comparison where every element is NaN or infinite on both sides (the same
+#: infinity, or NaN where the reference is NaN): no finite element, so its error and bound are 0.
+ALL_SPECIAL = "every element is NaN or infinite, as the reference's: no finite value to bound"
+
+
 def _compare_in_slices(
     got: np.ndarray, r: np.ndarray, atol: np.ndarray | float | LazyAtol, rtol: np.ndarray | float
 ) -> Comparison:
@@ -357,7 +363,9 @@ def _compare_in_slices(
     if native is None:
         native = _numpy_slices(g_all, r_all, a_all, t_all, lazy, lay)
     max_abs, bound_at_worst, worst_at, max_ulp, bad_count, first_bad, bound_at_bad = native
-    if lazy is not None and worst_at >= 0:
+    if worst_at < 0:  # every element an accepted NaN or infinity, as the reference's: no error, nothing to bound
+        return Comparison(True, 0.0, max_ulp, None, ALL_SPECIAL, 0.0)
+    if lazy is not None:
         # the bound reported at the worst element, with its atol (the slice may have taken it as accepted
         # without asking): the same additions as a whole-array evaluation
         i = np.array([worst_at])
@@ -438,7 +446,7 @@ def _numpy_slices(
             if nan_err.any():
                 err[nan_err] = np.inf
             if special is not None:
-                err[special] = 0.0
+                err[special] = -1.0  # an accepted NaN or infinity is never the worst element (its bound says nothing)
             local = int(np.argmax(err))
             if float(err[local]) > max_abs:
                 max_abs, bound_at_worst, worst_at = float(err[local]), float(bound[local]), start + local

@@ -774,7 +774,9 @@ def _run_job(job: Job) -> list[CaseResult]:
     generated = Path(job.generated) if job.generated else None
     try:
         keys = launched_tiling_keys(job, spec, product, generated) if job.launched_keys_only else None
+        began = time.perf_counter()
         built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1, tiling_keys=keys)
+        built_progress(built, time.perf_counter() - began)
     except BuildError as exc:
         return [
             CaseResult(
@@ -798,6 +800,20 @@ def _run_job(job: Job) -> list[CaseResult]:
     return run_isolated(job, built.library, built.key)  # the example program runs last, in the worker too
 
 
+def built_progress(built: Any, seconds: float) -> None:
+    """One line on stderr when ``built`` (a :class:`codegen.build.BuiltOp`) was compiled rather than found in
+    the build cache: ``built <op> for <product> (<library>, <seconds> s)``. A cold cache compiles for minutes
+    before the first (op, product) job finishes; these lines show it working. Never on stdout, so
+    ``--json /dev/stdout`` stays one JSON document."""
+    if built.compiled:
+        kind = ", sanitized" if built.sanitize else ""
+        print(
+            f"built {built.spec.snake} for {built.product.name} ({built.library.name}{kind}, {seconds:.1f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def launched_tiling_keys(job: Job, spec: OpSpec, product: Product, generated: Path | None) -> set[int] | None:
     """The tiling keys the units of ``job`` (its cases and the example program, ``job.units`` of them when
     sharded) launch on ``product``: a pre-pass that builds the op without sanitizers and with every key
@@ -815,7 +831,9 @@ def launched_tiling_keys(job: Job, spec: OpSpec, product: Product, generated: Pa
     from codegen.check.worker import run_isolated
 
     try:
+        began = time.perf_counter()
         plain = build_op(spec, product, generated, sanitize=False, jobs=1)
+        built_progress(plain, time.perf_counter() - began)
     except BuildError:
         return None
     with tempfile.TemporaryDirectory(prefix="opgen-keys-") as tmp:

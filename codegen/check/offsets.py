@@ -7,8 +7,9 @@ integers (exact, then held to int64):
 - every tiling field, the block dim, the tiling key and the workspace size equal to the planner's
   (``codegen.plan.<family>.tiling_decision``, the int64 model of the tiling that ``opgen explain`` prints);
 - the per-core ranges that the kernel derives from those fields (each core's start offset and length, by the
-  kernel's own formulas) to cover the tensor exactly once, in order, every offset below 2**63, and the last
-  one beyond 2**31 (so a 32-bit intermediate would have shown).
+  kernel's own formulas) to cover the tensor exactly once, in order, every offset below 2**63, and the
+  largest offset the kernel computes (the last tile of the last core) beyond 2**31 (so a 32-bit
+  intermediate would have shown), on any core count.
 
 The kernel's own arithmetic is held to 64 bits at build time instead: kernels compile with ``-Wconversion``
 as an error (``codegen.build.KERNEL_WARNING_FLAGS``), so an ``int32_t`` offset or length assigned from an

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from codegen.check.driver import CaseResult
 from codegen.check.legend import LEGEND
-from codegen.check.results import NO_MESSAGE
+from codegen.check.results import NO_MESSAGE, covered_name
 
 
 def progress_printer(total: int) -> Callable[[Any, list[CaseResult]], None]:
@@ -106,8 +106,24 @@ def print_table(results: list[CaseResult], verbose: bool = False) -> None:
             )
     console.print(table)
     console.print(LEGEND, highlight=False, markup=False)
+    for ident, text in failure_lines(results):
+        # the ident and message are data (a fault's "[pipe race]", a shape "[4, 8]"), never rich markup
+        message = terminal_text(text) if text.strip() else NO_MESSAGE
+        console.print(f"[red]FAIL[/red] {escape(ident)}: {escape(message)}", markup=True, highlight=False)
+
+
+def failure_lines(results: list[CaseResult]) -> list[tuple[str, str]]:
+    """``(ident, message)`` of each failed result, in order, for the terminal: failures of one op with the
+    same ident and message on several products once the product's name is set aside (one cause, such as a
+    reference that does not import or a build error, fails every product's job alike) are one line, the
+    first's ident followed by ``(also on P2, P3)``. The result files keep every failure."""
+    groups: dict[tuple[str, str, str], list[CaseResult]] = {}
     for r in results:
         if not r.passed:
-            # the ident and message are data (a fault's "[pipe race]", a shape "[4, 8]"), never rich markup
-            message = terminal_text(r.message) if r.message.strip() else NO_MESSAGE
-            console.print(f"[red]FAIL[/red] {escape(r.ident)}: {escape(message)}", markup=True, highlight=False)
+            key = (r.op, covered_name(r.ident, r.product, "\0"), covered_name(r.message, r.product, "\0"))
+            groups.setdefault(key, []).append(r)
+    lines = []
+    for rs in groups.values():
+        others = [r.product for r in rs[1:]]
+        lines.append((rs[0].ident + (f" (also on {', '.join(others)})" if others else ""), rs[0].message))
+    return lines

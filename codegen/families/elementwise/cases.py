@@ -776,6 +776,10 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     fault = cover("elements", ranges, d.total_length)
     if fault:
         return fault
-    if ranges[-1][0] < 2**32:
-        return f"the last core starts at {ranges[-1][0]}: the case does not reach past 32 bits"
+    # The largest offset the kernel computes: the start of the last tile of the last core (its tile loop
+    # steps by tileLength from the core's start), past 32 bits on any core count (one core: the loop itself).
+    start, end = ranges[-1]
+    last_tile = start + (end - start - 1) // d.tile_length * d.tile_length if d.tile_length else start
+    if last_tile < 2**32:
+        return f"the last tile starts at element {last_tile}: the case does not reach past 32 bits"
     return ""

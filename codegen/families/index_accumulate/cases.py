@@ -9,11 +9,12 @@ two rows with D = 65,539 (D split over the cores); all indices equal with N >= 4
 inputs and zero output rows; out-of-range, NaN and infinite indices; an output dtype different from the rows
 dtype; deterministic only: 2 rows x D 8 x 20,003 indices (index groups; kept by ``quick``); many rows over
 many cores; the sorted-run strategy at the fewest indices the tiling takes it with on all of the product's
-cores (:func:`sorted_run_indices`, fp32: 464,000 on Ascend910, 142,848 on Ascend910B, 256,000 on Ascend950
-for 5000 rows); the sorted-run strategy's small-dim variant (records; D 8 with and without scaling, D 3)
-and, in atomic mode, its (row, position) pairs path (1000 rows of D 16, where records do not fit the staging
-slots), each at the smallest N the tiling takes it, half their rows seen exactly 1, 2 or 3 times
-(:meth:`_Maker.counted_indices`); the product limits of the spec at their boundary (the last passing value).
+cores, at most 64 without hardware SyncAll (:func:`sorted_run_indices`, fp32: 464,000 on Ascend910, 142,848
+on Ascend910B, 256,000 on Ascend950 for 5000 rows; none on a product whose tiling never takes it); the
+sorted-run strategy's small-dim variant (records; D 8 with and without scaling, D 3) and, in atomic mode, its
+(row, position) pairs path (1000 rows of D 16, where records do not fit the staging slots), each at the
+smallest N the tiling takes it, half their rows seen exactly 1, 2 or 3 times (:meth:`_Maker.counted_indices`);
+the product limits of the spec at their boundary (the last passing value).
 Status cases (atomic only; phase 1 never reaches a kernel): every null pointer, unsupported dtypes, ranks
 outside the spec's range, mismatched shapes and every product limit just past its boundary.
 ``quick`` keeps one representative of each group.
@@ -29,7 +30,13 @@ import numpy as np
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case, normal_array
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
-from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
+from codegen.families.index_accumulate.plan import (
+    SYNC_CORES_MAX,
+    compute_of,
+    index_dtypes,
+    row_dtypes,
+    tiling_decision,
+)
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
@@ -81,7 +88,7 @@ class _Maker:
         """
         k = num_rows // 2
         fixed = np.repeat(np.arange(k), 1 + np.arange(k) % 3)
-        if 2 * fixed.size > n:
+        if counted_minimum(num_rows) > n:
             raise ValueError(f"{n} indices cannot hold {fixed.size} fixed occurrences of {k} rows twice over")
         rest = self.rng.integers(k, num_rows + spread, n - fixed.size)
         rest[:: max(1, (n - fixed.size) // 64)] = -1 - self.rng.integers(0, spread, 1)  # a few negative ones
@@ -117,6 +124,15 @@ class _Maker:
 
     def status(self, dtype: str, name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(self.op, self.product.name, dtype, "error", name, params, expect_status=code, mode=mode)
+
+
+def counted_minimum(num_rows: int) -> int:
+    """The fewest indices :meth:`_Maker.counted_indices` takes for ``num_rows`` rows: twice the fixed
+    occurrences of the first half of the rows (row ``r`` seen ``1 + r % 3`` times), so at least half of the
+    indices are random. A case sized from the tiling's threshold (few on a product with few cores) is raised
+    to this count."""
+    k = num_rows // 2
+    return 2 * sum(1 + r % 3 for r in range(k))
 
 
 def _dt(grad: DType, index: DType) -> str:
@@ -282,9 +298,12 @@ def _value_cases(
         if g is grads[0] or not quick:
             w = SORTED_CASE_ROWS
             d = 4 if product.data_copy_pad else 32 // g.itemsize
-            n = sorted_run_indices(spec, product, (d,), w, g, i64, det, padding=17, scale=True)
-            p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i64, w), w, padding=17, scaling=True)
-            yield mk.case(_dt(g, i64), f"[{n}, {d}]", f"sorted-run strategy, {w} rows", p, det, tags=probe)
+            least = counted_minimum(w)
+            sized = sorted_run_indices(spec, product, (d,), w, g, i64, det, padding=17, scale=True, at_least=least)
+            if sized is not None:  # None: the product's tiling never takes the strategy for these rows
+                p = mk.params(mk.grad((sized, d), g), mk.counted_indices(sized, i64, w), w, padding=17, scaling=True)
+                name = f"sorted-run strategy, {w} rows"
+                yield mk.case(_dt(g, i64), f"[{sized}, {d}]", name, p, det, tags=probe)
         # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
         if g is grads[0] or not quick:
             yield from _small_dim_sorted_cases(mk, g, i64, det, quick, probe)
@@ -329,35 +348,37 @@ def sorted_run_indices(
     deterministic: bool,
     padding: int = -1,
     scale: bool = False,
-) -> int:
-    """The fewest indices N (near-fewest: a bisection of the tiling's choice) at which the tiling of ``spec``
-    on ``product`` takes the sorted-run strategy on all of the product's vector cores, for grad ``[N,
-    *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index`` indices, ``paddingIdx`` ``padding`` and
-    ``scaleGradByFreq`` ``scale``. The tiling takes it once every core's index range fills its bucket staging
-    slots (``N >= cores x buckets x stage``, :func:`codegen.families.index_accumulate.plan.sort_fills_staging`)
-    and its transfer cost is the lower, so the answer follows the product's UB and core count.
-
-    Raises:
-        ValueError: no N up to :data:`SORTED_SEARCH_LIMIT` takes the strategy on every core (e.g. rows that
-            are not whole 32-byte blocks on a product without DataCopyPad).
+    at_least: int = 0,
+) -> int | None:
+    """The fewest indices N, at least ``at_least`` (near-fewest: a bisection of the tiling's choice), at which
+    the tiling of ``spec`` on ``product`` takes the sorted-run strategy on the most cores it can
+    (:func:`sorted_run_cores`), for grad ``[N, *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index``
+    indices, ``paddingIdx`` ``padding`` and ``scaleGradByFreq`` ``scale``. The tiling takes it once every
+    core's index range fills its bucket staging slots (``N >= cores x buckets x stage``,
+    :func:`codegen.families.index_accumulate.plan.sort_fills_staging`) and its transfer cost is the lower, so
+    the answer follows the product's UB and core count. None when no N up to :data:`SORTED_SEARCH_LIMIT` takes
+    it there: the product's tiling never runs the strategy for these rows
+    (:func:`codegen.families.index_accumulate.plan.sort_plan` gives the reason, e.g. a UB too small for the
+    staging slots, more cores than the software SyncAll's counters, or rows that are not whole 32-byte
+    blocks on a product without DataCopyPad), so the case has nothing to check. On every catalogue product
+    the strategy is reached (``tests/test_edb_cases.py``).
     """
+    cores = sorted_run_cores(product)
 
     def takes(n: int) -> bool:
         t = tiling_decision(spec, product, (n, *row_shape), num_rows, grad, index, deterministic, padding, scale)
-        return t.sorted_run and t.sort.cores == product.vector_core_num
+        return t.sorted_run and t.sort.cores == cores
 
-    hi = 1 << 16
+    if at_least and takes(at_least):
+        return at_least
+    hi = max(1 << 16, at_least)
     while not takes(hi):
         if hi >= SORTED_SEARCH_LIMIT:
-            raise ValueError(
-                f"{spec.op} on {product.name}: no grad [N, {', '.join(map(str, row_shape))}] of {grad.name} into "
-                f"{num_rows} rows up to N = {SORTED_SEARCH_LIMIT} takes the sorted-run strategy on all "
-                f"{product.vector_core_num} cores"
-            )
+            return None
         hi *= 2
-    lo = hi // 2  # bisection between a size that does not take it (or 0) and one that does
+    lo = max(hi // 2, at_least)  # bisection between a size that does not take it (or at_least) and one that does
     if takes(lo):
-        lo = 0
+        lo = at_least
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if takes(mid):
@@ -365,6 +386,13 @@ def sorted_run_indices(
         else:
             lo = mid
     return hi
+
+
+def sorted_run_cores(product: Product) -> int:
+    """The most cores the sorted-run strategy runs on ``product``: all its vector cores, at most
+    :data:`codegen.families.index_accumulate.plan.SYNC_CORES_MAX` without hardware SyncAll (the software
+    SyncAll's counters)."""
+    return product.vector_core_num if product.hw_sync_all else min(product.vector_core_num, SYNC_CORES_MAX)
 
 
 #: (rows, D) of the small-dim sorted cases: few rows, so few buckets and the fewest indices that fill the
@@ -379,11 +407,12 @@ PAIRS_SORTED_SHAPE = (1000, 16)
 def sorted_variant_n(
     mk: _Maker, g: DType, i: DType, det: bool, w: int, d: int, padding: int, scaling: bool, small: bool
 ) -> int | None:
-    """The smallest N (on a 1/16 geometric grid from 1024 up to 2^20) whose tiling runs the sorted-run
+    """The smallest N (on a 1/16 geometric grid from 1024, or :func:`counted_minimum` of ``w`` if more, up to
+    2^20) whose tiling runs the sorted-run
     strategy with (``small``) or without its small-dim variant for ``w`` rows of ``d`` with ``scaling`` and
     ``padding``, or None (the product refuses it, e.g. no DataCopyPad). Sized from the tiling, so the cases
     follow the planner's thresholds and stay as small as they can."""
-    n = 1024
+    n = max(1024, counted_minimum(w))  # the cases' indices come from counted_indices
     while n <= 1 << 20:
         t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, padding, scaling)
         if t.sorted_run and t.sort.small_dim == small:
