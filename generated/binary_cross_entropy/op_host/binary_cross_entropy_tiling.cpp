@@ -186,7 +186,6 @@ static ge::graphStatus BinaryCrossEntropyTilingFunc(gert::TilingContext *context
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
-  tiling.set_scalar0(static_cast<float>((-int64_t{100})));  // -100
   tiling.set_reduceKind(static_cast<int32_t>(reduceKind));  // the reduction the call asks for
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));

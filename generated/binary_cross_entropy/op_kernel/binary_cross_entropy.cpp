@@ -97,7 +97,6 @@ class KernelBinaryCrossEntropy {
       coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
-    scalar0_ = tiling.scalar0;
     // A reduction of no element launches one core with empty inputs (no GM behind them): they are not bound.
     if (coreLength_ > 0) {
       selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
@@ -292,7 +291,7 @@ class KernelBinaryCrossEntropy {
         LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
-        Maxs(tmp1, tmp0, scalar0_, n);
+        Maxs(tmp1, tmp0, -100.0f, n);
         Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
         Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -303,7 +302,7 @@ class KernelBinaryCrossEntropy {
         Muls(selfLocal, selfLocal, -1.0f, n);
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
-        Maxs(tmp0, selfLocal, scalar0_, n);
+        Maxs(tmp0, selfLocal, -100.0f, n);
         Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
         Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -327,7 +326,7 @@ class KernelBinaryCrossEntropy {
         Cast(tmp2, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp2, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp3, tmp2, n);
-        Maxs(tmp4, tmp3, scalar0_, n);
+        Maxs(tmp4, tmp3, -100.0f, n);
         Compare(mask1, tmp3, tmp3, CMPMODE::EQ, nCmp);
         Select(tmp4, mask1, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp4, mask0, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -338,7 +337,7 @@ class KernelBinaryCrossEntropy {
         Muls(tmp2, tmp2, -1.0f, n);
         Adds(tmp2, tmp2, 1.0f, n);
         Ln(tmp2, tmp2, n);
-        Maxs(tmp3, tmp2, scalar0_, n);
+        Maxs(tmp3, tmp2, -100.0f, n);
         Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
         Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -370,7 +369,7 @@ class KernelBinaryCrossEntropy {
         LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
-        Maxs(tmp1, tmp0, scalar0_, n);
+        Maxs(tmp1, tmp0, -100.0f, n);
         Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
         Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -381,7 +380,7 @@ class KernelBinaryCrossEntropy {
         Muls(selfLocal, selfLocal, -1.0f, n);
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
-        Maxs(tmp0, selfLocal, scalar0_, n);
+        Maxs(tmp0, selfLocal, -100.0f, n);
         Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
         Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -402,7 +401,7 @@ class KernelBinaryCrossEntropy {
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp1, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp2, tmp1, n);
-        Maxs(tmp3, tmp2, scalar0_, n);
+        Maxs(tmp3, tmp2, -100.0f, n);
         Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
         Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -413,7 +412,7 @@ class KernelBinaryCrossEntropy {
         Muls(tmp1, tmp1, -1.0f, n);
         Adds(tmp1, tmp1, 1.0f, n);
         Ln(tmp1, tmp1, n);
-        Maxs(tmp2, tmp1, scalar0_, n);
+        Maxs(tmp2, tmp1, -100.0f, n);
         Compare(mask1, tmp1, tmp1, CMPMODE::EQ, nCmp);
         Select(tmp2, mask1, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -461,7 +460,6 @@ class KernelBinaryCrossEntropy {
   float partial_ = 0.0f;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  float scalar0_ = 0.0f;
 };
 }  // namespace
 

@@ -121,12 +121,10 @@ class KernelSmoothL1LossV2 {
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     }
   }
@@ -252,37 +250,33 @@ class KernelSmoothL1LossV2 {
     const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Sub(selfLocal, selfLocal, targetLocal, n);
       Abs(tmp0, selfLocal, n);
       Compares(mask0, tmp0, scalar0_, CMPMODE::LT, nCmp);
-      Muls(tmp1, selfLocal, 0.5f, n);
-      Mul(tmp1, tmp1, selfLocal, n);
-      Muls(tmp1, tmp1, scalar1_, n);
+      Mul(selfLocal, selfLocal, selfLocal, n);
+      Muls(selfLocal, selfLocal, scalar1_, n);
       Adds(tmp0, tmp0, scalar2_, n);
-      Select(outLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       if (reduceKind_ != 0) {
         partial_ += SumTile(outLocal, n);
       }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
-      LocalTensor<float> tmp2 = tmp2_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
       Sub(tmp0, tmp0, tmp1, n);
       Abs(tmp1, tmp0, n);
       Compares(mask0, tmp1, scalar0_, CMPMODE::LT, nCmp);
-      Muls(tmp2, tmp0, 0.5f, n);
-      Mul(tmp2, tmp2, tmp0, n);
-      Muls(tmp2, tmp2, scalar1_, n);
+      Mul(tmp0, tmp0, tmp0, n);
+      Muls(tmp0, tmp0, scalar1_, n);
       Adds(tmp1, tmp1, scalar2_, n);
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(outLocal, tmp2, RoundMode::CAST_RINT, n);
+      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
       if (reduceKind_ != 0) {
-        partial_ += SumTile(tmp2, n);
+        partial_ += SumTile(tmp0, n);
       }
     }
     outQueue_.EnQue(outLocal);
@@ -302,7 +296,6 @@ class KernelSmoothL1LossV2 {
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
-  TBuf<TPosition::VECCALC> tmp2_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;
