@@ -395,16 +395,26 @@ class _Builder:
         return self.emit("Select", (m, result, src), mode="VSEL_TENSOR_TENSOR_MODE")
 
     def erf(self, x: Expr) -> int:
-        """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``. The polynomial
+        """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``; of ``x = k * u``
+        with a positive literal ``k``, ``|u|`` and the sign of ``u`` serve (``k`` folds into ``p``). The polynomial
         is built negated (``1 - p e`` is one ``Adds`` of ``-p e``), and ``exp(-x^2)`` is the formula value
         ``exp(-(x * x))``, shared with an equal one of the formula (``exp(-0.5 * s * s)`` for ``x = s / sqrt2``)."""
+        k, hosts, factors = self.monomial(x)
+        scale = ERF_P
+        if not hosts and 0 < k < math.inf:
+            # x = k * core with a positive literal k: |x| * p is |core| * (k * p), x < 0 is core < 0
+            core: Expr = factors[0]
+            for f in factors[1:]:
+                core = Binary("*", core, f)
+            x, scale = core, k * ERF_P
         v = self.value(x)
         ax = self.emit("Abs", (v,))
-        t = self.emit("Reciprocal", (self.emit("Adds", (self.emit("Muls", (ax,), _f32(ERF_P)),), "1.0f"),))
+        t = self.emit("Reciprocal", (self.emit("Adds", (self.emit("Muls", (ax,), self.literal(scale)),), "1.0f"),))
         acc = self.emit("Muls", (t,), _f32(-ERF_A[4]))
         for coef in reversed(ERF_A[:4]):
             acc = self.emit("Mul", (self.emit("Adds", (acc,), _f32(-coef)), t))
-        e = self.value(Call("exp", (Unary("-", Binary("*", x, x)),)))
+        square = Binary("*", x, x) if scale == ERF_P else Binary("*", Num(k * k), Binary("*", x, x))
+        e = self.value(Call("exp", (Unary("-", square),)))
         y = self.emit("Adds", (self.emit("Mul", (acc, e)),), "1.0f", approx=ERF_ERROR)
         m = self.emit("Compares", (v,), "0.0f", mode="LT")
         neg = self.emit("Muls", (y,), "-1.0f")
