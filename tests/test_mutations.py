@@ -142,7 +142,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "mse-tail-mask-off-by-one",
         _MSE,
         ("Ascend910B",),
-        "a tile's ReduceSum counts one element past the tile's values (padding enters the sum)",
+        "the accumulator's ReduceSum counts one element past the ones a tile reached (never written)",
         (
             Edit(
                 _MSE_KERNEL,

@@ -477,10 +477,10 @@ def reduce_bound(
 
 def sum_depth(tile_length: int, tiles_per_core: int, block_dim: int, n: int) -> int:
     """The most fp32 roundings one of ``n`` summed terms goes through in the reduce epilogue's tree
-    (the generated kernel's ``SumTile``, ``partial_ +=`` and core 0's combine): at most ``min(tile_length, n)
-    - 1`` inside its tile's sum (any order of that many terms), one per tile into the core's partial
-    (``tiles_per_core``) and one per core in the combine (``block_dim``); never more than ``n - 1``, which any
-    tree of ``n`` terms respects."""
+    (the generated kernel's per-tile ``Add`` into its accumulator, the accumulator's ``SumTile`` and core 0's
+    combine): one per tile into its accumulator element (``tiles_per_core``), at most ``min(tile_length, n)
+    - 1`` in the accumulator's sum (any order of that many terms) and one per core in the combine
+    (``block_dim``); never more than ``n - 1``, which any tree of ``n`` terms respects."""
     if n <= 1:
         return 0
     inside = max(0, min(tile_length, n) - 1)

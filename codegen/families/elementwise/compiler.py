@@ -9,9 +9,15 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
    overflows to ``inf`` the reciprocal is ``0``), subtraction and negation are normalised, and negations are
    pushed into host scalars where possible so that they cost no vector instruction.
 3. *Instruction selection*: tensor-tensor ops map to ``Add/Sub/Mul/Div/Max/Min``, tensor-scalar ops to
-   ``Adds/Muls/Maxs/Mins``, unary functions to ``Exp/Ln/Abs/Sqrt/Relu/Reciprocal``; a ``Max``/``Min``
-   (``min``, ``max``, ``clamp``) is followed by a ``Compare`` of each tensor operand with itself and a
-   ``Select`` that keep its NaN (:meth:`keep_nan`).
+   ``Adds/Muls/Maxs/Mins``, unary functions to ``Exp/Ln/Abs/Sqrt/Relu/Reciprocal``. A product (with its
+   negations and divisions by host values) is flattened into its tensor factors and one coefficient, so it
+   costs its ``Mul`` instructions and at most one ``Muls`` (``s - t`` is one ``Adds`` of ``-t`` when ``t``
+   has a coefficient to absorb the sign). Every instruction is value-numbered: one that an earlier one
+   already computed (same operation, operands and scalar; literals equal in fp32 are one) is not emitted
+   again. A ``Max``/``Min`` (``min``, ``max``, ``clamp``) is followed by a ``Compare`` of its tensor operand
+   with itself and a ``Select`` that keep its NaN (:meth:`_Builder.keep_nan`), once per chain with literal
+   bounds, and not at all where another operand of the result carries that operand's NaN
+   (:meth:`_Builder.nan_sources`).
 4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer. Input
    buffers may be overwritten at their last use; fp32 temporaries (``TBuf<VECCALC>``) are reused once dead.
    For 16-bit inputs every input is cast to an fp32 temporary at its first use and the result is rounded
@@ -25,6 +31,8 @@ scalars.
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -46,6 +54,11 @@ ERF_ERROR = 1.5e-7
 BINARY_INSTRUCTIONS = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
 #: Binary functions and their tensor-tensor / tensor-scalar instructions.
 MINMAX_INSTRUCTIONS = {"min": ("Min", "Mins"), "max": ("Max", "Maxs")}
+#: Tensor-tensor instructions whose two operands commute (value numbering takes them in either order).
+COMMUTATIVE = frozenset({"Add", "Mul", "Max", "Min"})
+#: Functions whose instruction (sequence) turns a NaN operand into a NaN result (see ``_Builder.nan_sources``);
+#: ``relu``, ``min`` and ``max`` are not among them (a ``Max`` drops a NaN; their NaN keep may be dropped).
+NAN_STRICT_FUNCTIONS = frozenset({"exp", "log", "abs", "sqrt", "rsqrt", "erf"})
 #: Every function a formula may apply to tensor values: an instruction, a rewrite (``_rewrite_function``), or
 #: an instruction sequence of the builder (``sigmoid``, ``erf``, ``where``).
 COMPILED_FUNCTIONS = frozenset(
@@ -293,7 +306,11 @@ class _Builder:
         self.leaf_reg: dict[str, int] = {}
         self.reg_source: dict[int, str] = {}  # register -> input name, for uncast fp32 leaves
         self.mask_regs: set[int] = set()  # registers holding uint8_t bit masks (Compare/Compares results)
-        self.memo: dict[Expr, int] = {}  # each tensor subexpression is computed once
+        # each tensor subexpression is computed once per set of operands whose NaN the context carries
+        self.memo: dict[tuple[Expr, frozenset[Expr]], int] = {}
+        self.numbered: dict[tuple[object, ...], int] = {}  # value numbering: one register per instruction
+        self.covered: frozenset[Expr] = frozenset()  # see nan_sources: a NaN of these makes the result NaN
+        self.literals: dict[float, str] = {}  # fp32 value -> its literal text (see literal)
         self.next_reg = 0
 
     def _new(self) -> int:
@@ -301,8 +318,9 @@ class _Builder:
         return self.next_reg - 1
 
     def scalar(self, e: Expr) -> str:
-        if isinstance(e, Num):
-            return f"{float(e.value)!r}f"
+        number = _number(e)
+        if number is not None:
+            return self.literal(number)
         for hs in self.ctx.hoisted:
             if hs.expr == e:
                 return f"{hs.field_name}_"
@@ -319,7 +337,11 @@ class _Builder:
         mode: str | None = None,
         approx: float = 0.0,
     ) -> int:
+        key = (op, tuple(sorted(srcs)) if op in COMMUTATIVE else srcs, scalar, rm, mode, approx)
+        if key in self.numbered:
+            return self.numbered[key]
         dst = self._new()
+        self.numbered[key] = dst
         self.code.append((op, dst, srcs, scalar, rm, mode, approx))
         if op in ("Compare", "Compares"):
             self.mask_regs.add(dst)
@@ -360,24 +382,40 @@ class _Builder:
             return self.emit("Select", (m, src0, self.value(b)), mode="VSEL_TENSOR_TENSOR_MODE")
         return self.emit("Select", (m, src0), self.scalar(b), mode="VSEL_TENSOR_SCALAR_MODE")
 
-    def keep_nan(self, src: int, result: int) -> int:
-        """``result`` where ``src`` is a number and ``src`` (its NaN) where it is NaN: a ``Compare`` of ``src``
-        with itself (``EQ``, false only at NaN) and a ``Select``. ``min``, ``max`` and ``clamp`` carry a NaN
-        operand this way, as NumPy and PyTorch do, whatever the vector ``Max``/``Min`` return for it (the
-        emulated ones return the other operand for a NaN first operand, like a ``>`` comparison)."""
+    def keep_nan(self, operand: Expr, src: int, result: int) -> int:
+        """``result`` where ``src`` (the register of ``operand``) is a number and ``src`` (its NaN) where it is
+        NaN: a ``Compare`` of ``src`` with itself (``EQ``, false only at NaN) and a ``Select``. ``min``, ``max``
+        and ``clamp`` carry a NaN operand this way, as NumPy and PyTorch do, whatever the vector ``Max``/``Min``
+        return for it (the emulated ones return the other operand for a NaN first operand, like a ``>``
+        comparison). No keep where the context carries ``operand``'s NaN (:attr:`covered`): there the
+        result is NaN wherever ``operand`` is, whatever ``result`` holds."""
+        if operand in self.covered:
+            return result
         m = self.emit("Compare", (src, src), mode="EQ")
         return self.emit("Select", (m, result, src), mode="VSEL_TENSOR_TENSOR_MODE")
 
     def erf(self, x: Expr) -> int:
-        """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``."""
+        """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``; of ``x = k * u``
+        with a positive literal ``k``, ``|u|`` and the sign of ``u`` serve (``k`` folds into ``p``). The polynomial
+        is built negated (``1 - p e`` is one ``Adds`` of ``-p e``), and ``exp(-x^2)`` is the formula value
+        ``exp(-(x * x))``, shared with an equal one of the formula (``exp(-0.5 * s * s)`` for ``x = s / sqrt2``)."""
+        k, hosts, factors = self.monomial(x)
+        scale = ERF_P
+        if not hosts and 0 < k < math.inf:
+            # x = k * core with a positive literal k: |x| * p is |core| * (k * p), x < 0 is core < 0
+            core: Expr = factors[0]
+            for f in factors[1:]:
+                core = Binary("*", core, f)
+            x, scale = core, k * ERF_P
         v = self.value(x)
         ax = self.emit("Abs", (v,))
-        t = self.emit("Reciprocal", (self.emit("Adds", (self.emit("Muls", (ax,), _f32(ERF_P)),), "1.0f"),))
-        acc = self.emit("Muls", (t,), _f32(ERF_A[4]))
+        t = self.emit("Reciprocal", (self.emit("Adds", (self.emit("Muls", (ax,), self.literal(scale)),), "1.0f"),))
+        acc = self.emit("Muls", (t,), _f32(-ERF_A[4]))
         for coef in reversed(ERF_A[:4]):
-            acc = self.emit("Mul", (self.emit("Adds", (acc,), _f32(coef)), t))
-        e = self.emit("Exp", (self.emit("Muls", (self.emit("Mul", (ax, ax)),), "-1.0f"),))
-        y = self.emit("Adds", (self.emit("Muls", (self.emit("Mul", (acc, e)),), "-1.0f"),), "1.0f", approx=ERF_ERROR)
+            acc = self.emit("Mul", (self.emit("Adds", (acc,), _f32(-coef)), t))
+        square = Binary("*", x, x) if scale == ERF_P else Binary("*", Num(k * k), Binary("*", x, x))
+        e = self.value(Call("exp", (Unary("-", square),)))
+        y = self.emit("Adds", (self.emit("Mul", (acc, e)),), "1.0f", approx=ERF_ERROR)
         m = self.emit("Compares", (v,), "0.0f", mode="LT")
         neg = self.emit("Muls", (y,), "-1.0f")
         return self.emit("Select", (m, neg, y), mode="VSEL_TENSOR_TENSOR_MODE")
@@ -398,9 +436,126 @@ class _Builder:
         return self.leaf_reg[name]
 
     def value(self, e: Expr) -> int:
-        if e not in self.memo:
-            self.memo[e] = self._value(e)
-        return self.memo[e]
+        """The register holding ``e``, computed once per set of covered operands (:attr:`covered`)."""
+        key = (e, self.covered)
+        if key not in self.memo:
+            self.memo[key] = self._value(e)
+        return self.memo[key]
+
+    def value_in(self, e: Expr, carried: frozenset[Expr]) -> int:
+        """The register of ``e`` where the enclosing result is also NaN wherever one of ``carried`` is NaN
+        (a sibling operand carries their NaN): a NaN keep of one of them inside ``e`` is not needed."""
+        saved = self.covered
+        self.covered = saved | carried
+        try:
+            return self.value(e)
+        finally:
+            self.covered = saved
+
+    def nan_sources(self, e: Expr) -> frozenset[Expr]:
+        """Subexpressions whose NaN makes the compiled ``e`` NaN, whichever NaN keeps are dropped: ``e`` itself,
+        and, through every instruction that turns a NaN operand into a NaN result (``+ - * /``, negation,
+        :data:`NAN_STRICT_FUNCTIONS`), its operands' sources; through a ``where`` those of both branches. A
+        ``min``/``max``/``relu`` passes on none of its operand's (a dropped keep loses them)."""
+        if not self.ctx.is_tensor(e):
+            return frozenset()
+        if isinstance(e, Unary) and e.op == "-":
+            return frozenset({e}) | self.nan_sources(e.operand)
+        if isinstance(e, Binary) and e.op in BINARY_INSTRUCTIONS:
+            return frozenset({e}) | self.nan_sources(e.left) | self.nan_sources(e.right)
+        if isinstance(e, Call) and e.func in NAN_STRICT_FUNCTIONS:
+            return frozenset({e}) | self.nan_sources(e.args[0])
+        if isinstance(e, Call) and e.func == "where" and len(e.args) == 3:
+            return frozenset({e}) | (self.nan_sources(e.args[1]) & self.nan_sources(e.args[2]))
+        return frozenset({e})
+
+    def monomial(self, e: Expr) -> tuple[float, tuple[Expr, ...], tuple[Expr, ...]]:
+        """``e`` as ``coefficient * host factors * tensor factors``: products, negations and divisions by a
+        host value are flattened (literal factors multiplied in float64); any other tensor expression is one
+        factor, and ``s / t`` of a host ``s`` is ``s`` times the factor ``1 / t`` (a ``Reciprocal``)."""
+        ctx = self.ctx
+        number = _number(e)
+        if number is not None:
+            return number, (), ()
+        if not ctx.is_tensor(e):
+            return 1.0, (e,), ()
+        if isinstance(e, Unary) and e.op == "-":
+            c, h, t = self.monomial(e.operand)
+            return -c, h, t
+        if isinstance(e, Binary) and e.op == "*":
+            c1, h1, t1 = self.monomial(e.left)
+            c2, h2, t2 = self.monomial(e.right)
+            return c1 * c2, h1 + h2, t1 + t2
+        if isinstance(e, Binary) and e.op == "/" and not ctx.is_tensor(e.right):
+            c, h, t = self.monomial(e.left)
+            divisor = _number(e.right)
+            if divisor:  # a literal, not 0 (the loader refuses a division by a literal 0)
+                return c / divisor, h, t
+            return c, (*h, Binary("/", Num(1), e.right)), t
+        if isinstance(e, Binary) and e.op == "/" and not ctx.is_tensor(e.left):
+            c, h, _ = self.monomial(e.left)
+            return c, h, (Binary("/", Num(1), e.right),)
+        return 1.0, (), (e,)
+
+    def literal(self, value: float) -> str:
+        """The C++ float literal of ``value``; values that round to the same fp32 share the first one's text
+        (so their instructions are numbered as one; the kernel reads the same float)."""
+        key = _fp32(value)
+        if key not in self.literals:
+            self.literals[key] = _f32(value)
+        return self.literals[key]
+
+    def product(self, e: Expr) -> int:
+        """A product (see :meth:`monomial`): its tensor factors multiplied in order (``Mul``), then one
+        ``Muls`` by the coefficient and the host factors (none when that is 1). Each factor is compiled with
+        the NaN of the other factors carried (:meth:`value_in`)."""
+        coef, hosts, factors = self.monomial(e)
+        sources = [self.nan_sources(f) for f in factors]
+        acc = -1
+        for i, f in enumerate(factors):
+            carried = frozenset().union(*(src for j, src in enumerate(sources) if j != i))
+            reg = self.value_in(f, carried)
+            acc = reg if i == 0 else self.emit("Mul", (acc, reg))
+        if not hosts:
+            return acc if coef == 1.0 else self.emit("Muls", (acc,), self.literal(coef))
+        host: Expr = hosts[0]
+        for h in hosts[1:]:
+            host = Binary("*", host, h)
+        if coef == -1.0:
+            host = _neg(host)
+        elif coef != 1.0:
+            host = Binary("*", Num(coef), host)
+        return self.emit("Muls", (acc,), self.scalar(host))
+
+    def minmax(self, e: Call) -> int:
+        """``min``/``max`` with their NaN keeps (:meth:`keep_nan`). A chain of them over one tensor operand
+        ``x`` with literal bounds (``clamp(x, -10, 10)``) runs its ``Maxs``/``Mins`` and then keeps ``x``'s NaN
+        once: a literal bound is never NaN, so each link is NaN exactly where ``x`` is."""
+        ctx = self.ctx
+        a, b = e.args
+        vv = MINMAX_INSTRUCTIONS[e.func][0]
+        if ctx.is_tensor(a) and ctx.is_tensor(b):
+            va, vb = self.value(a), self.value(b)
+            return self.keep_nan(a, va, self.keep_nan(b, vb, self.emit(vv, (va, vb))))
+        steps: list[tuple[str, Expr]] = []
+        cur: Expr = e
+        while isinstance(cur, Call) and cur.func in MINMAX_INSTRUCTIONS:
+            x, y = cur.args
+            if ctx.is_tensor(x) == ctx.is_tensor(y):
+                break
+            t, s = (x, y) if ctx.is_tensor(x) else (y, x)
+            if steps and not _plain_number(s):
+                break
+            steps.append((MINMAX_INSTRUCTIONS[cur.func][1], s))
+            if not _plain_number(s):
+                cur = t
+                break
+            cur = t
+        origin = self.value(cur)
+        reg = origin
+        for op, s in reversed(steps):
+            reg = self.emit(op, (reg,), self.scalar(s))
+        return self.keep_nan(cur, origin, reg)
 
     def _value(self, e: Expr) -> int:
         ctx = self.ctx
@@ -415,61 +570,59 @@ class _Builder:
             return reg
         if isinstance(e, Call) and e.func == "erf":
             return self.erf(e.args[0])
-        if isinstance(e, Unary) and e.op == "-":
-            inner = e.operand
-            if isinstance(inner, Binary) and inner.op in ("*", "/"):
-                lt, rt = ctx.is_tensor(inner.left), ctx.is_tensor(inner.right)
-                if lt and not rt:
-                    factor = inner.right if inner.op == "*" else Binary("/", Num(1), inner.right)
-                    return self.emit("Muls", (self.value(inner.left),), self.scalar(_neg(factor)))
-                if rt and not lt:
-                    if inner.op == "*":
-                        return self.emit("Muls", (self.value(inner.right),), self.scalar(_neg(inner.left)))
-                    r = self.emit("Reciprocal", (self.value(inner.right),))
-                    return self.emit("Muls", (r,), self.scalar(_neg(inner.left)))
-            return self.emit("Muls", (self.value(inner),), "-1.0f")
+        if isinstance(e, Binary) and e.op == "/" and _number(e.left) == 1 and ctx.is_tensor(e.right):
+            return self.emit("Reciprocal", (self.value(e.right),))
+        if (isinstance(e, Unary) and e.op == "-") or (
+            isinstance(e, Binary)
+            and (e.op == "*" or (e.op == "/" and not (ctx.is_tensor(e.left) and ctx.is_tensor(e.right))))
+        ):
+            return self.product(e)
         if isinstance(e, Call) and e.func in UNARY_INSTRUCTIONS:
             return self.emit(UNARY_INSTRUCTIONS[e.func], (self.value(e.args[0]),))
         if isinstance(e, Call) and e.func in MINMAX_INSTRUCTIONS:
-            vv, vs = MINMAX_INSTRUCTIONS[e.func]
-            a, b = e.args
-            if ctx.is_tensor(a) and ctx.is_tensor(b):
-                va, vb = self.value(a), self.value(b)
-                return self.keep_nan(va, self.keep_nan(vb, self.emit(vv, (va, vb))))
-            t, s = (a, b) if ctx.is_tensor(a) else (b, a)
-            vt = self.value(t)
-            return self.keep_nan(vt, self.emit(vs, (vt,), self.scalar(s)))
+            return self.minmax(e)
         if isinstance(e, Binary) and e.op in BINARY_INSTRUCTIONS:
             lt, rt = ctx.is_tensor(e.left), ctx.is_tensor(e.right)
             if lt and rt:
-                return self.emit(BINARY_INSTRUCTIONS[e.op], (self.value(e.left), self.value(e.right)))
-            if lt:
-                v = self.value(e.left)
-                s = e.right
-                if e.op == "+":
-                    return self.emit("Adds", (v,), self.scalar(s))
-                if e.op == "-":
-                    return self.emit("Adds", (v,), self.scalar(_neg(s)))
-                if e.op == "*":
-                    return self.emit("Muls", (v,), self.scalar(s))
-                return self.emit("Muls", (v,), self.scalar(Binary("/", Num(1), s)))
-            v = self.value(e.right)
-            s = e.left
-            if e.op == "+":
-                return self.emit("Adds", (v,), self.scalar(s))
-            if e.op == "*":
-                return self.emit("Muls", (v,), self.scalar(s))
-            if e.op == "-":
-                return self.emit("Adds", (self.emit("Muls", (v,), "-1.0f"),), self.scalar(s))
-            r = self.emit("Reciprocal", (v,))
-            if isinstance(s, Num) and s.value == 1:
-                return r
-            return self.emit("Muls", (r,), self.scalar(s))
+                left = self.value_in(e.left, self.nan_sources(e.right))
+                right = self.value_in(e.right, self.nan_sources(e.left))
+                return self.emit(BINARY_INSTRUCTIONS[e.op], (left, right))
+            if lt:  # + or - a host value
+                s = e.right if e.op == "+" else _neg(e.right)
+                return self.emit("Adds", (self.value(e.left),), self.scalar(s))
+            # a host value + or - a tensor: s - t is Adds(-t, s), the negation folded into t's product
+            t = e.right if e.op == "+" else _neg(e.right)
+            return self.emit("Adds", (self.value(t),), self.scalar(e.left))
         raise self.error(
             f"cannot compile '{type(e).__name__}' into vector instructions; elementwise formulas allow + - * /, "
             f"unary minus, {', '.join(sorted([*UNARY_INSTRUCTIONS, *MINMAX_INSTRUCTIONS, 'sigmoid']))}, "
             "tanh, erf, log1p, sign, clamp, pow, where and comparisons",
         )
+
+
+def _fp32(value: float) -> float:
+    """``value`` rounded to the nearest fp32 (inf beyond its range)."""
+    try:
+        return float(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _number(e: Expr) -> float | None:
+    """The value of a numeric literal or a negated one; None for any other expression."""
+    if isinstance(e, Num) and not isinstance(e.value, bool):
+        return float(e.value)
+    if isinstance(e, Unary) and e.op == "-":
+        inner = _number(e.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _plain_number(e: Expr) -> bool:
+    """Whether ``e`` is a numeric literal (or a negated one) that is not NaN: a ``min``/``max`` bound that
+    never gives NaN."""
+    number = _number(e)
+    return number is not None and not math.isnan(number)
 
 
 def _f32(value: float) -> str:

@@ -98,6 +98,10 @@ TILING_FIELDS: tuple[TilingField, ...] = (
 NO_FP32_REDUCE_ARCHS: tuple[int, ...] = (1001,)
 #: Bytes of one core's partial in the workspace: one 32-byte block per core, so no two cores share a block.
 PARTIAL_SLOT_BYTES = 32
+#: fp32 buffers of a tile's length a reduce epilogue holds: the accumulator each tile's formula values are
+#: added into (``Add``, no wait for the scalar unit per tile) and ReduceSum's work buffer for the one sum of
+#: the accumulator at the end of the core's tiles.
+REDUCE_FP32_BUFFERS = 2
 #: ``reduceKind`` tiling field values (the kernel's encoding; the attr values come from the spec).
 REDUCE_KIND_NONE, REDUCE_KIND_SUM, REDUCE_KIND_MEAN = 0, 1, 2
 
@@ -139,6 +143,7 @@ class ReduceView:
     no_sync_condition: str
     no_fp32_reduce_condition: str
     no_sync_archs: tuple[int, ...]
+    fp32_buffers: int = 0  # REDUCE_FP32_BUFFERS
 
 
 @dataclass(frozen=True)
@@ -288,7 +293,8 @@ def tiling_decision(
     ``attrs`` the call's attr values (missing: defaults), which select the reduction: for mean/sum each
     core's partial takes a :data:`PARTIAL_SLOT_BYTES` slot of the workspace after the system workspace, and a
     product without hardware SyncAll runs one core (no barrier needed). Every tile of a reduce op also
-    budgets one fp32 work buffer per element and a 32-byte result block (whatever the reduction).
+    budgets :data:`REDUCE_FP32_BUFFERS` fp32 values per element (the accumulator and the work buffer) and a
+    32-byte result block (whatever the reduction).
 
     Mirrors the generated C++ tiling function; ``tests/test_explain.py`` compares the two.
 
@@ -321,7 +327,7 @@ def tiling_decision(
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
     prog = program_for(variant.formula, dtype)
-    temps = prog.budget_temps + (1 if red is not None else 0)
+    temps = prog.budget_temps + (REDUCE_FP32_BUFFERS if red is not None else 0)
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -341,7 +347,11 @@ def tiling_decision(
         # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)
         split += (("uint8_t bit masks", prog.masks, tile // 8),)
     if red is not None:
-        split += (("fp32 reduce work buffer", 1, tile * FP32_BYTES), ("fp32 tile sum block", 1, BLOCK_BYTES))
+        split += (
+            ("fp32 reduce accumulator", 1, tile * FP32_BYTES),
+            ("fp32 reduce work buffer", 1, tile * FP32_BYTES),
+            ("fp32 tile sum block", 1, BLOCK_BYTES),
+        )
     return TilingDecision(
         product=product.name,
         dtype=dtype.name,
@@ -1092,6 +1102,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             )
             or "0",
             no_sync_archs=tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),
+            fp32_buffers=REDUCE_FP32_BUFFERS,
         )
         view["tiling_fields"] = [
             *view["tiling_fields"],

@@ -11,9 +11,10 @@ namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
 // Reduce epilogue (reduction: 0 none, 1 mean, 2 sum; tiling field reduceKind 0 / 2 / 1): each core
-// sums its elements' fp32 formula values into a partial, writes it into its own 32-byte slot of the user
-// workspace, SyncAll, then core 0 adds the partials in core order 0..blockDim-1 (a fixed order: the result
-// is bit-identical whatever order the cores run in).
+// adds each tile's fp32 formula values into a UB accumulator (element k of every tile into its element k;
+// no wait for the scalar unit per tile), sums the accumulator once after its last tile into a partial,
+// writes it into its own 32-byte slot of the user workspace, SyncAll, then core 0 adds the partials in core
+// order 0..blockDim-1 (a fixed order: the result is bit-identical whatever order the cores run in).
 constexpr int64_t SLOT_FLOATS = 32 / sizeof(float);
 constexpr int32_t REDUCE_KIND_SUM = 1;
 constexpr int32_t REDUCE_KIND_MEAN = 2;
@@ -97,7 +98,6 @@ class KernelBinaryCrossEntropy {
       coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
-    scalar0_ = tiling.scalar0;
     // A reduction of no element launches one core with empty inputs (no GM behind them): they are not bound.
     if (coreLength_ > 0) {
       selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
@@ -115,6 +115,7 @@ class KernelBinaryCrossEntropy {
     } else {
       outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
     }
+    pipe_.InitBuffer(redAcc_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redWork_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redSum_, static_cast<uint32_t>(BLOCK_BYTES));
     pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
@@ -173,15 +174,25 @@ class KernelBinaryCrossEntropy {
   }
 
  private:
-  // The whole-tensor reduction: the formula per tile (Compute adds the tile's fp32 sum to partial_), the
-  // partial into this core's workspace slot, SyncAll, and core 0's fixed-order combine into the 0-d output.
+  // The whole-tensor reduction: the formula per tile (Compute adds the tile's fp32 values into the
+  // accumulator), the accumulator's sum into this core's workspace slot, SyncAll, and core 0's fixed-order combine into
+  // the 0-d output.
   __aicore__ inline void ProcessReduce() {
+    // the accumulator's elements that a tile reaches: min(coreLength, tileLength), zeroed once
+    const int64_t used = coreLength_ < tileLength_ ? coreLength_ : tileLength_;
+    LocalTensor<float> acc = redAcc_.Get<float>();
+    if (used > 0) {
+      Duplicate(acc, 0.0f, static_cast<int32_t>(used));
+    }
     for (int64_t done = 0; done < coreLength_; done += tileLength_) {
       const int64_t count = (coreLength_ - done < tileLength_) ? (coreLength_ - done) : tileLength_;
       CopyIn(done, count);
       Compute(count);
       LocalTensor<T> outLocal = outQueue_.DeQue<T>();  // the elementwise values are not written out
       outQueue_.FreeTensor(outLocal);
+    }
+    if (used > 0) {
+      partial_ = SumTile(acc, static_cast<uint32_t>(used));
     }
 #if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
     // No hardware SyncAll here: the tiling launched this one core, whose partial is the whole sum.
@@ -255,7 +266,7 @@ class KernelBinaryCrossEntropy {
     WaitFlag<HardEvent::V_S>(EVENT_ID0);
     s = sum.GetValue(0);
 #endif
-    // the next tile's vector instructions must not rewrite what the scalar unit reads
+    // the vector instructions after it must not rewrite what the scalar unit reads
     SetFlag<HardEvent::S_V>(EVENT_ID0);
     WaitFlag<HardEvent::S_V>(EVENT_ID0);
     return s;
@@ -292,7 +303,7 @@ class KernelBinaryCrossEntropy {
         LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
-        Maxs(tmp1, tmp0, scalar0_, n);
+        Maxs(tmp1, tmp0, -100.0f, n);
         Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
         Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -303,7 +314,7 @@ class KernelBinaryCrossEntropy {
         Muls(selfLocal, selfLocal, -1.0f, n);
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
-        Maxs(tmp0, selfLocal, scalar0_, n);
+        Maxs(tmp0, selfLocal, -100.0f, n);
         Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
         Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -312,7 +323,8 @@ class KernelBinaryCrossEntropy {
         Mul(weightLocal, weightLocal, tmp1, n);
         Muls(outLocal, weightLocal, -1.0f, n);
         if (reduceKind_ != 0) {
-          partial_ += SumTile(outLocal, n);
+          LocalTensor<float> acc = redAcc_.Get<float>();
+          Add(acc, acc, outLocal, static_cast<int32_t>(n));
         }
       } else {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
@@ -327,7 +339,7 @@ class KernelBinaryCrossEntropy {
         Cast(tmp2, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp2, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp3, tmp2, n);
-        Maxs(tmp4, tmp3, scalar0_, n);
+        Maxs(tmp4, tmp3, -100.0f, n);
         Compare(mask1, tmp3, tmp3, CMPMODE::EQ, nCmp);
         Select(tmp4, mask1, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp4, mask0, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -338,7 +350,7 @@ class KernelBinaryCrossEntropy {
         Muls(tmp2, tmp2, -1.0f, n);
         Adds(tmp2, tmp2, 1.0f, n);
         Ln(tmp2, tmp2, n);
-        Maxs(tmp3, tmp2, scalar0_, n);
+        Maxs(tmp3, tmp2, -100.0f, n);
         Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
         Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -348,7 +360,8 @@ class KernelBinaryCrossEntropy {
         Muls(tmp0, tmp0, -1.0f, n);
         Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
         if (reduceKind_ != 0) {
-          partial_ += SumTile(tmp0, n);
+          LocalTensor<float> acc = redAcc_.Get<float>();
+          Add(acc, acc, tmp0, static_cast<int32_t>(n));
         }
       }
       outQueue_.EnQue(outLocal);
@@ -370,7 +383,7 @@ class KernelBinaryCrossEntropy {
         LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
-        Maxs(tmp1, tmp0, scalar0_, n);
+        Maxs(tmp1, tmp0, -100.0f, n);
         Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
         Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -381,7 +394,7 @@ class KernelBinaryCrossEntropy {
         Muls(selfLocal, selfLocal, -1.0f, n);
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
-        Maxs(tmp0, selfLocal, scalar0_, n);
+        Maxs(tmp0, selfLocal, -100.0f, n);
         Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
         Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -389,7 +402,8 @@ class KernelBinaryCrossEntropy {
         Add(tmp1, tmp1, targetLocal, n);
         Muls(outLocal, tmp1, -1.0f, n);
         if (reduceKind_ != 0) {
-          partial_ += SumTile(outLocal, n);
+          LocalTensor<float> acc = redAcc_.Get<float>();
+          Add(acc, acc, outLocal, static_cast<int32_t>(n));
         }
       } else {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
@@ -402,7 +416,7 @@ class KernelBinaryCrossEntropy {
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp1, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp2, tmp1, n);
-        Maxs(tmp3, tmp2, scalar0_, n);
+        Maxs(tmp3, tmp2, -100.0f, n);
         Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
         Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -413,7 +427,7 @@ class KernelBinaryCrossEntropy {
         Muls(tmp1, tmp1, -1.0f, n);
         Adds(tmp1, tmp1, 1.0f, n);
         Ln(tmp1, tmp1, n);
-        Maxs(tmp2, tmp1, scalar0_, n);
+        Maxs(tmp2, tmp1, -100.0f, n);
         Compare(mask1, tmp1, tmp1, CMPMODE::EQ, nCmp);
         Select(tmp2, mask1, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -422,7 +436,8 @@ class KernelBinaryCrossEntropy {
         Muls(tmp3, tmp3, -1.0f, n);
         Cast(outLocal, tmp3, RoundMode::CAST_RINT, n);
         if (reduceKind_ != 0) {
-          partial_ += SumTile(tmp3, n);
+          LocalTensor<float> acc = redAcc_.Get<float>();
+          Add(acc, acc, tmp3, static_cast<int32_t>(n));
         }
       }
       outQueue_.EnQue(outLocal);
@@ -454,6 +469,7 @@ class KernelBinaryCrossEntropy {
   GlobalTensor<T> weightGm_;
   GlobalTensor<T> outGm_;
   GlobalTensor<float> partialGm_;     // one fp32 partial per core, SLOT_FLOATS apart
+  TBuf<TPosition::VECCALC> redAcc_;   // the core's fp32 accumulator (tileLength fp32)
   TBuf<TPosition::VECCALC> redWork_;  // ReduceSum's work buffer (tileLength fp32)
   TBuf<TPosition::VECCALC> redSum_;   // one 32-byte block: a tile's sum, then the result
   int32_t reduceKind_ = 0;
@@ -461,7 +477,6 @@ class KernelBinaryCrossEntropy {
   float partial_ = 0.0f;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  float scalar0_ = 0.0f;
 };
 }  // namespace
 

@@ -16,8 +16,8 @@ TILING_DATA_FIELD_DEF(int32_t, inBufferNum);   // buffers per input queue
 TILING_DATA_FIELD_DEF(int32_t, outBufferNum);  // buffers per output queue
 TILING_DATA_FIELD_DEF(float, scalar0);         // scale
 TILING_DATA_FIELD_DEF(float, scalar1);         // 1.0 if isResult else 0.0
-TILING_DATA_FIELD_DEF(float, scalar2);         // inputScale
-TILING_DATA_FIELD_DEF(float, scalar3);         // alpha * scale
+TILING_DATA_FIELD_DEF(float, scalar2);         // alpha * scale
+TILING_DATA_FIELD_DEF(float, scalar3);         // inputScale
 TILING_DATA_FIELD_DEF(float, scalar4);         // inputScale * alpha * scale
 END_TILING_DATA_DEF;
 

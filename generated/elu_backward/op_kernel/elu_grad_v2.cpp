@@ -102,7 +102,6 @@ class KernelEluGradV2 {
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
@@ -110,7 +109,6 @@ class KernelEluGradV2 {
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp4_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
     }
@@ -146,20 +144,19 @@ class KernelEluGradV2 {
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
-      LocalTensor<float> tmp2 = tmp2_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
       Compares(mask0, selfOrResultLocal, 0.0f, CMPMODE::GT, nCmp);
       Muls(tmp0, gradOutputLocal, scalar0_, n);
       Duplicate(tmp1, scalar1_, n);
       Compares(mask1, tmp1, 0.5f, CMPMODE::GT, nCmp);
-      Muls(tmp1, gradOutputLocal, scalar2_, n);
-      Adds(tmp2, selfOrResultLocal, scalar3_, n);
-      Mul(tmp1, tmp1, tmp2, n);
-      Muls(gradOutputLocal, gradOutputLocal, scalar4_, n);
-      Muls(selfOrResultLocal, selfOrResultLocal, scalar2_, n);
+      Adds(tmp1, selfOrResultLocal, scalar2_, n);
+      Mul(tmp1, gradOutputLocal, tmp1, n);
+      Muls(tmp1, tmp1, scalar3_, n);
+      Muls(selfOrResultLocal, selfOrResultLocal, scalar3_, n);
       Exp(selfOrResultLocal, selfOrResultLocal, n);
       Mul(gradOutputLocal, gradOutputLocal, selfOrResultLocal, n);
+      Muls(gradOutputLocal, gradOutputLocal, scalar4_, n);
       Select(tmp1, mask1, tmp1, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
     } else {
@@ -167,7 +164,6 @@ class KernelEluGradV2 {
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<float> tmp2 = tmp2_.Get<float>();
       LocalTensor<float> tmp3 = tmp3_.Get<float>();
-      LocalTensor<float> tmp4 = tmp4_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
       Cast(tmp0, selfOrResultLocal, RoundMode::CAST_NONE, n);
@@ -176,13 +172,13 @@ class KernelEluGradV2 {
       Muls(tmp2, tmp1, scalar0_, n);
       Duplicate(tmp3, scalar1_, n);
       Compares(mask1, tmp3, 0.5f, CMPMODE::GT, nCmp);
-      Muls(tmp3, tmp1, scalar2_, n);
-      Adds(tmp4, tmp0, scalar3_, n);
-      Mul(tmp3, tmp3, tmp4, n);
-      Muls(tmp1, tmp1, scalar4_, n);
-      Muls(tmp0, tmp0, scalar2_, n);
+      Adds(tmp3, tmp0, scalar2_, n);
+      Mul(tmp3, tmp1, tmp3, n);
+      Muls(tmp3, tmp3, scalar3_, n);
+      Muls(tmp0, tmp0, scalar3_, n);
       Exp(tmp0, tmp0, n);
       Mul(tmp1, tmp1, tmp0, n);
+      Muls(tmp1, tmp1, scalar4_, n);
       Select(tmp3, mask1, tmp3, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Select(tmp2, mask0, tmp2, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Cast(outLocal, tmp2, RoundMode::CAST_RINT, n);
@@ -206,7 +202,6 @@ class KernelEluGradV2 {
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
   TBuf<TPosition::VECCALC> tmp3_;
-  TBuf<TPosition::VECCALC> tmp4_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
   TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> gradOutputGm_;

@@ -52,11 +52,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 5, 2};
+      return {4, 4, 2};
     case 1:  // FLOAT16
-      return {2, 7, 2};
+      return {2, 6, 2};
     case 2:  // BF16
-      return {2, 7, 2};
+      return {2, 6, 2};
     default:
       return {0, 0, 0};
   }
@@ -137,7 +137,6 @@ static ge::graphStatus GeluGradTilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
-  tiling.set_scalar0(static_cast<float>((-int64_t{10})));  // -10
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));

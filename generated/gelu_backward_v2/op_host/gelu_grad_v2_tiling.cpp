@@ -53,11 +53,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 6, 2};
+      return {4, 5, 2};
     case 1:  // FLOAT16
-      return {2, 8, 2};
+      return {2, 7, 2};
     case 2:  // BF16
-      return {2, 8, 2};
+      return {2, 7, 2};
     default:
       return {0, 0, 0};
   }
@@ -158,8 +158,6 @@ static ge::graphStatus GeluGradV2TilingFunc(gert::TilingContext *context) {
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
   tiling.set_scalar0(
       static_cast<float>(((approximate == int64_t{1}) ? 1.0 : 0.0)));  // 1.0 if approximate == 1 else 0.0
-  tiling.set_scalar1(static_cast<float>((-int64_t{20})));              // -20
-  tiling.set_scalar2(static_cast<float>((-int64_t{10})));              // -10
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));

@@ -15,8 +15,6 @@ TILING_DATA_FIELD_DEF(int64_t, tileLength);    // elements per UB tile
 TILING_DATA_FIELD_DEF(int32_t, inBufferNum);   // buffers per input queue
 TILING_DATA_FIELD_DEF(int32_t, outBufferNum);  // buffers per output queue
 TILING_DATA_FIELD_DEF(float, scalar0);         // 1.0 if approximate == 1 else 0.0
-TILING_DATA_FIELD_DEF(float, scalar1);         // -20
-TILING_DATA_FIELD_DEF(float, scalar2);         // -10
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(GeluGradV2, GeluGradV2TilingData)

@@ -83,8 +83,6 @@ class KernelHardSigmoidGrad {
       coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
-    scalar0_ = tiling.scalar0;
-    scalar1_ = tiling.scalar1;
     gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
@@ -134,9 +132,9 @@ class KernelHardSigmoidGrad {
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
-      Compares(mask0, selfLocal, scalar0_, CMPMODE::GT, nCmp);
+      Compares(mask0, selfLocal, -3.0f, CMPMODE::GT, nCmp);
       Compares(mask1, selfLocal, 3.0f, CMPMODE::LT, nCmp);
-      Muls(gradOutputLocal, gradOutputLocal, scalar1_, n);
+      Muls(gradOutputLocal, gradOutputLocal, 0.16666666666666666f, n);
       Select(gradOutputLocal, mask1, gradOutputLocal, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
       Select(outLocal, mask0, gradOutputLocal, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
     } else {
@@ -144,10 +142,10 @@ class KernelHardSigmoidGrad {
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
-      Compares(mask0, tmp0, scalar0_, CMPMODE::GT, nCmp);
+      Compares(mask0, tmp0, -3.0f, CMPMODE::GT, nCmp);
       Compares(mask1, tmp0, 3.0f, CMPMODE::LT, nCmp);
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Muls(tmp0, tmp0, scalar1_, n);
+      Muls(tmp0, tmp0, 0.16666666666666666f, n);
       Select(tmp0, mask1, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
       Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
@@ -175,8 +173,6 @@ class KernelHardSigmoidGrad {
   GlobalTensor<T> outGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  float scalar0_ = 0.0f;
-  float scalar1_ = 0.0f;
 };
 }  // namespace
 

@@ -135,8 +135,6 @@ static ge::graphStatus HardSwishGradTilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
-  tiling.set_scalar0(static_cast<float>((-int64_t{3})));                                                        // -3
-  tiling.set_scalar1(static_cast<float>((static_cast<double>(int64_t{1}) / static_cast<double>(int64_t{3}))));  // 1 / 3
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));

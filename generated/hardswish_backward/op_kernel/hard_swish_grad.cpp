@@ -83,8 +83,6 @@ class KernelHardSwishGrad {
       coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
-    scalar0_ = tiling.scalar0;
-    scalar1_ = tiling.scalar1;
     gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
@@ -138,10 +136,10 @@ class KernelHardSwishGrad {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
-      Compares(mask0, selfLocal, scalar0_, CMPMODE::LE, nCmp);
+      Compares(mask0, selfLocal, -3.0f, CMPMODE::LE, nCmp);
       Duplicate(tmp0, 0.0f, n);
       Compares(mask1, selfLocal, 3.0f, CMPMODE::GE, nCmp);
-      Muls(selfLocal, selfLocal, scalar1_, n);
+      Muls(selfLocal, selfLocal, 0.3333333333333333f, n);
       Adds(selfLocal, selfLocal, 0.5f, n);
       Mul(selfLocal, gradOutputLocal, selfLocal, n);
       Select(gradOutputLocal, mask1, gradOutputLocal, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -153,11 +151,11 @@ class KernelHardSwishGrad {
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
-      Compares(mask0, tmp0, scalar0_, CMPMODE::LE, nCmp);
+      Compares(mask0, tmp0, -3.0f, CMPMODE::LE, nCmp);
       Duplicate(tmp1, 0.0f, n);
       Compares(mask1, tmp0, 3.0f, CMPMODE::GE, nCmp);
       Cast(tmp2, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Muls(tmp0, tmp0, scalar1_, n);
+      Muls(tmp0, tmp0, 0.3333333333333333f, n);
       Adds(tmp0, tmp0, 0.5f, n);
       Mul(tmp0, tmp2, tmp0, n);
       Select(tmp2, mask1, tmp2, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -189,8 +187,6 @@ class KernelHardSwishGrad {
   GlobalTensor<T> outGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  float scalar0_ = 0.0f;
-  float scalar1_ = 0.0f;
 };
 }  // namespace
 

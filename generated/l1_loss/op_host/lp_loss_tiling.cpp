@@ -16,9 +16,9 @@
 namespace optiling {
 namespace {
 // Reduce epilogue (reduction 1 mean / 2 sum): a 32-byte workspace slot per core for its fp32 partial;
-// every tile also holds an fp32 work buffer per element (REDUCE_TEMPS) and one 32-byte block.
+// every tile also holds an fp32 accumulator and an fp32 work buffer per element (REDUCE_TEMPS) and one 32-byte block.
 constexpr int64_t PARTIAL_SLOT_BYTES = 32;
-constexpr int64_t REDUCE_TEMPS = 1;
+constexpr int64_t REDUCE_TEMPS = 2;
 constexpr int64_t REDUCE_UB_BYTES = 32;
 
 // True on the NpuArchs without hardware SyncAll: a reduction runs on one core there.

@@ -137,7 +137,6 @@ static ge::graphStatus MishGradTilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
-  tiling.set_scalar0(static_cast<float>((-int64_t{100})));  // -100
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));

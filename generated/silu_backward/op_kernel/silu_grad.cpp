@@ -9,9 +9,6 @@ using namespace AscendC;
 namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
-// Elements of one 256-byte repeat of fp32: Compare/Compares with a count run count * 4 / 256 whole repeats
-// and skip a partial one (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h, CompareCompute).
-constexpr uint32_t CMP_ELEMS = 256U / sizeof(float);
 
 // GM -> UB copy of `count` elements. Where the product has no DataCopyPad, whole 32-byte blocks go through
 // DataCopy (which would silently drop a partial block) and the remaining elements move one at a time.
@@ -83,7 +80,6 @@ class KernelSiluGrad {
       coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
-    scalar0_ = tiling.scalar0;
     gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     gradInputGm_.SetGlobalBuffer((__gm__ T *)gradInput + offset, coreLength_);
@@ -95,15 +91,10 @@ class KernelSiluGrad {
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     }
   }
 
@@ -131,36 +122,24 @@ class KernelSiluGrad {
     LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
     LocalTensor<T> outLocal = gradInputQueue_.AllocTensor<T>();
     const uint32_t n = static_cast<uint32_t>(count);
-    // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
-    // of CMP_ELEMS, so nCmp stays inside every buffer, and Select reads only the first n mask bits.
-    const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
-      LocalTensor<float> tmp2 = tmp2_.Get<float>();
-      LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Muls(tmp0, selfLocal, -1.0f, n);
       Exp(tmp0, tmp0, n);
       Adds(tmp0, tmp0, 1.0f, n);
       Reciprocal(tmp0, tmp0, n);
       Mul(gradOutputLocal, gradOutputLocal, tmp0, n);
-      Maxs(tmp1, selfLocal, scalar0_, n);
-      Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
-      Select(tmp1, mask0, tmp1, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Mins(tmp2, tmp1, 100.0f, n);
-      Compare(mask0, tmp1, tmp1, CMPMODE::EQ, nCmp);
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Maxs(selfLocal, selfLocal, -100.0f, n);
+      Mins(selfLocal, selfLocal, 100.0f, n);
       Muls(tmp0, tmp0, -1.0f, n);
       Adds(tmp0, tmp0, 1.0f, n);
-      Mul(tmp2, tmp2, tmp0, n);
-      Adds(tmp2, tmp2, 1.0f, n);
-      Mul(outLocal, gradOutputLocal, tmp2, n);
+      Mul(selfLocal, selfLocal, tmp0, n);
+      Adds(selfLocal, selfLocal, 1.0f, n);
+      Mul(outLocal, gradOutputLocal, selfLocal, n);
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<float> tmp2 = tmp2_.Get<float>();
-      LocalTensor<float> tmp3 = tmp3_.Get<float>();
-      LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
       Muls(tmp2, tmp1, -1.0f, n);
@@ -168,12 +147,8 @@ class KernelSiluGrad {
       Adds(tmp2, tmp2, 1.0f, n);
       Reciprocal(tmp2, tmp2, n);
       Mul(tmp0, tmp0, tmp2, n);
-      Maxs(tmp3, tmp1, scalar0_, n);
-      Compare(mask0, tmp1, tmp1, CMPMODE::EQ, nCmp);
-      Select(tmp3, mask0, tmp3, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Mins(tmp1, tmp3, 100.0f, n);
-      Compare(mask0, tmp3, tmp3, CMPMODE::EQ, nCmp);
-      Select(tmp1, mask0, tmp1, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Maxs(tmp1, tmp1, -100.0f, n);
+      Mins(tmp1, tmp1, 100.0f, n);
       Muls(tmp2, tmp2, -1.0f, n);
       Adds(tmp2, tmp2, 1.0f, n);
       Mul(tmp1, tmp1, tmp2, n);
@@ -199,14 +174,11 @@ class KernelSiluGrad {
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
-  TBuf<TPosition::VECCALC> tmp3_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> gradInputGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  float scalar0_ = 0.0f;
 };
 }  // namespace
 

@@ -16,9 +16,9 @@
 namespace optiling {
 namespace {
 // Reduce epilogue (reduction 1 mean / 2 sum): a 32-byte workspace slot per core for its fp32 partial;
-// every tile also holds an fp32 work buffer per element (REDUCE_TEMPS) and one 32-byte block.
+// every tile also holds an fp32 accumulator and an fp32 work buffer per element (REDUCE_TEMPS) and one 32-byte block.
 constexpr int64_t PARTIAL_SLOT_BYTES = 32;
-constexpr int64_t REDUCE_TEMPS = 1;
+constexpr int64_t REDUCE_TEMPS = 2;
 constexpr int64_t REDUCE_UB_BYTES = 32;
 
 // True on the NpuArchs without hardware SyncAll: a reduction runs on one core there.
@@ -63,11 +63,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 3, 2};
+      return {4, 2, 2};
     case 1:  // FLOAT16
-      return {2, 4, 2};
+      return {2, 3, 2};
     case 2:  // BF16
-      return {2, 4, 2};
+      return {2, 3, 2};
     default:
       return {0, 0, 0};
   }
@@ -183,10 +183,10 @@ static ge::graphStatus SmoothL1LossV2TilingFunc(gert::TilingContext *context) {
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
   tiling.set_scalar0(static_cast<float>(beta));  // beta
   tiling.set_scalar1(static_cast<float>(
-      ((beta != int64_t{0}) ? ((3.4e+38 < (static_cast<double>(int64_t{1}) / static_cast<double>(beta)))
-                                   ? 3.4e+38
-                                   : (static_cast<double>(int64_t{1}) / static_cast<double>(beta)))
-                            : int64_t{0})));                // min(1 / beta, 3.4e+38) if beta != 0 else 0
+      (0.5 * ((beta != int64_t{0}) ? ((3.4e+38 < (static_cast<double>(int64_t{1}) / static_cast<double>(beta)))
+                                          ? 3.4e+38
+                                          : (static_cast<double>(int64_t{1}) / static_cast<double>(beta)))
+                                   : int64_t{0}))));        // 0.5 * (min(1 / beta, 3.4e+38) if beta != 0 else 0)
   tiling.set_scalar2(static_cast<float>((-(0.5 * beta))));  // -(0.5 * beta)
   tiling.set_reduceKind(static_cast<int32_t>(reduceKind));  // the reduction the call asks for
 

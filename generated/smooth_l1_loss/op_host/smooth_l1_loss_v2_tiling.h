@@ -15,7 +15,7 @@ TILING_DATA_FIELD_DEF(int64_t, tileLength);    // elements per UB tile
 TILING_DATA_FIELD_DEF(int32_t, inBufferNum);   // buffers per input queue
 TILING_DATA_FIELD_DEF(int32_t, outBufferNum);  // buffers per output queue
 TILING_DATA_FIELD_DEF(float, scalar0);         // beta
-TILING_DATA_FIELD_DEF(float, scalar1);         // min(1 / beta, 3.4e+38) if beta != 0 else 0
+TILING_DATA_FIELD_DEF(float, scalar1);         // 0.5 * (min(1 / beta, 3.4e+38) if beta != 0 else 0)
 TILING_DATA_FIELD_DEF(float, scalar2);         // -(0.5 * beta)
 TILING_DATA_FIELD_DEF(int32_t, reduceKind);    // 0: elementwise output (reduction 0); 1: sum (2); 2: mean (1)
 END_TILING_DATA_DEF;

@@ -11,9 +11,10 @@ namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
 // Reduce epilogue (reduction: 0 none, 1 mean, 2 sum; tiling field reduceKind 0 / 2 / 1): each core
-// sums its elements' fp32 formula values into a partial, writes it into its own 32-byte slot of the user
-// workspace, SyncAll, then core 0 adds the partials in core order 0..blockDim-1 (a fixed order: the result
-// is bit-identical whatever order the cores run in).
+// adds each tile's fp32 formula values into a UB accumulator (element k of every tile into its element k;
+// no wait for the scalar unit per tile), sums the accumulator once after its last tile into a partial,
+// writes it into its own 32-byte slot of the user workspace, SyncAll, then core 0 adds the partials in core
+// order 0..blockDim-1 (a fixed order: the result is bit-identical whatever order the cores run in).
 constexpr int64_t SLOT_FLOATS = 32 / sizeof(float);
 constexpr int32_t REDUCE_KIND_SUM = 1;
 constexpr int32_t REDUCE_KIND_MEAN = 2;
@@ -111,6 +112,7 @@ class KernelSmoothL1LossV2 {
     } else {
       outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
     }
+    pipe_.InitBuffer(redAcc_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redWork_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redSum_, static_cast<uint32_t>(BLOCK_BYTES));
     pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
@@ -121,12 +123,10 @@ class KernelSmoothL1LossV2 {
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     }
   }
@@ -145,15 +145,25 @@ class KernelSmoothL1LossV2 {
   }
 
  private:
-  // The whole-tensor reduction: the formula per tile (Compute adds the tile's fp32 sum to partial_), the
-  // partial into this core's workspace slot, SyncAll, and core 0's fixed-order combine into the 0-d output.
+  // The whole-tensor reduction: the formula per tile (Compute adds the tile's fp32 values into the
+  // accumulator), the accumulator's sum into this core's workspace slot, SyncAll, and core 0's fixed-order combine into
+  // the 0-d output.
   __aicore__ inline void ProcessReduce() {
+    // the accumulator's elements that a tile reaches: min(coreLength, tileLength), zeroed once
+    const int64_t used = coreLength_ < tileLength_ ? coreLength_ : tileLength_;
+    LocalTensor<float> acc = redAcc_.Get<float>();
+    if (used > 0) {
+      Duplicate(acc, 0.0f, static_cast<int32_t>(used));
+    }
     for (int64_t done = 0; done < coreLength_; done += tileLength_) {
       const int64_t count = (coreLength_ - done < tileLength_) ? (coreLength_ - done) : tileLength_;
       CopyIn(done, count);
       Compute(count);
       LocalTensor<T> outLocal = outQueue_.DeQue<T>();  // the elementwise values are not written out
       outQueue_.FreeTensor(outLocal);
+    }
+    if (used > 0) {
+      partial_ = SumTile(acc, static_cast<uint32_t>(used));
     }
 #if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
     // No hardware SyncAll here: the tiling launched this one core, whose partial is the whole sum.
@@ -227,7 +237,7 @@ class KernelSmoothL1LossV2 {
     WaitFlag<HardEvent::V_S>(EVENT_ID0);
     s = sum.GetValue(0);
 #endif
-    // the next tile's vector instructions must not rewrite what the scalar unit reads
+    // the vector instructions after it must not rewrite what the scalar unit reads
     SetFlag<HardEvent::S_V>(EVENT_ID0);
     WaitFlag<HardEvent::S_V>(EVENT_ID0);
     return s;
@@ -252,37 +262,35 @@ class KernelSmoothL1LossV2 {
     const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Sub(selfLocal, selfLocal, targetLocal, n);
       Abs(tmp0, selfLocal, n);
       Compares(mask0, tmp0, scalar0_, CMPMODE::LT, nCmp);
-      Muls(tmp1, selfLocal, 0.5f, n);
-      Mul(tmp1, tmp1, selfLocal, n);
-      Muls(tmp1, tmp1, scalar1_, n);
+      Mul(selfLocal, selfLocal, selfLocal, n);
+      Muls(selfLocal, selfLocal, scalar1_, n);
       Adds(tmp0, tmp0, scalar2_, n);
-      Select(outLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Select(outLocal, mask0, selfLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       if (reduceKind_ != 0) {
-        partial_ += SumTile(outLocal, n);
+        LocalTensor<float> acc = redAcc_.Get<float>();
+        Add(acc, acc, outLocal, static_cast<int32_t>(n));
       }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
-      LocalTensor<float> tmp2 = tmp2_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
       Sub(tmp0, tmp0, tmp1, n);
       Abs(tmp1, tmp0, n);
       Compares(mask0, tmp1, scalar0_, CMPMODE::LT, nCmp);
-      Muls(tmp2, tmp0, 0.5f, n);
-      Mul(tmp2, tmp2, tmp0, n);
-      Muls(tmp2, tmp2, scalar1_, n);
+      Mul(tmp0, tmp0, tmp0, n);
+      Muls(tmp0, tmp0, scalar1_, n);
       Adds(tmp1, tmp1, scalar2_, n);
-      Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(outLocal, tmp2, RoundMode::CAST_RINT, n);
+      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
       if (reduceKind_ != 0) {
-        partial_ += SumTile(tmp2, n);
+        LocalTensor<float> acc = redAcc_.Get<float>();
+        Add(acc, acc, tmp0, static_cast<int32_t>(n));
       }
     }
     outQueue_.EnQue(outLocal);
@@ -302,12 +310,12 @@ class KernelSmoothL1LossV2 {
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
-  TBuf<TPosition::VECCALC> tmp2_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;
   GlobalTensor<T> outGm_;
   GlobalTensor<float> partialGm_;     // one fp32 partial per core, SLOT_FLOATS apart
+  TBuf<TPosition::VECCALC> redAcc_;   // the core's fp32 accumulator (tileLength fp32)
   TBuf<TPosition::VECCALC> redWork_;  // ReduceSum's work buffer (tileLength fp32)
   TBuf<TPosition::VECCALC> redSum_;   // one 32-byte block: a tile's sum, then the result
   int32_t reduceKind_ = 0;

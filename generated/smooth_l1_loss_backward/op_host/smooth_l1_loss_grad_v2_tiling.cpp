@@ -53,7 +53,7 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 3, 3};
+      return {4, 2, 3};
     case 1:  // FLOAT16
       return {2, 3, 3};
     case 2:  // BF16
@@ -169,9 +169,8 @@ static ge::graphStatus SmoothL1LossGradV2TilingFunc(gert::TilingContext *context
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
   tiling.set_scalar0(static_cast<float>(
       ((beta > int64_t{0}) ? (static_cast<double>(int64_t{1}) / static_cast<double>(beta))
-                           : 3.4028234663852886e+38)));   // 1 / beta if beta > 0 else 3.4028234663852886e+38
-  tiling.set_scalar1(static_cast<float>((-int64_t{1})));  // -1
-  tiling.set_scalar2(static_cast<float>(((reduction == int64_t{1})
+                           : 3.4028234663852886e+38)));  // 1 / beta if beta > 0 else 3.4028234663852886e+38
+  tiling.set_scalar1(static_cast<float>(((reduction == int64_t{1})
                                              ? (static_cast<double>(int64_t{1}) / static_cast<double>(totalLength))
                                              : int64_t{1})));  // 1 / numel(gradInput) if reduction == 1 else 1
 

@@ -87,7 +87,6 @@ class KernelSmoothL1LossGradV2 {
     tileLength_ = tiling.tileLength;
     scalar0_ = tiling.scalar0;
     scalar1_ = tiling.scalar1;
-    scalar2_ = tiling.scalar2;
     gradOutGm_.SetGlobalBuffer((__gm__ T *)gradOut + offset, coreLength_);
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     targetGm_.SetGlobalBuffer((__gm__ T *)target + offset, coreLength_);
@@ -102,7 +101,6 @@ class KernelSmoothL1LossGradV2 {
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -144,18 +142,15 @@ class KernelSmoothL1LossGradV2 {
     const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       Sub(selfLocal, selfLocal, targetLocal, n);
       Muls(selfLocal, selfLocal, scalar0_, n);
-      Maxs(tmp0, selfLocal, scalar1_, n);
+      Maxs(tmp0, selfLocal, -1.0f, n);
+      Mins(tmp0, tmp0, 1.0f, n);
       Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
       Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Mins(tmp1, tmp0, 1.0f, n);
-      Compare(mask0, tmp0, tmp0, CMPMODE::EQ, nCmp);
-      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Mul(tmp1, tmp1, gradOutLocal, n);
-      Muls(outLocal, tmp1, scalar2_, n);
+      Mul(tmp0, tmp0, gradOutLocal, n);
+      Muls(outLocal, tmp0, scalar1_, n);
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
@@ -164,16 +159,14 @@ class KernelSmoothL1LossGradV2 {
       Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
       Sub(tmp0, tmp0, tmp1, n);
       Muls(tmp0, tmp0, scalar0_, n);
-      Maxs(tmp1, tmp0, scalar1_, n);
+      Maxs(tmp1, tmp0, -1.0f, n);
+      Mins(tmp1, tmp1, 1.0f, n);
       Compare(mask0, tmp0, tmp0, CMPMODE::EQ, nCmp);
       Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Mins(tmp0, tmp1, 1.0f, n);
-      Compare(mask0, tmp1, tmp1, CMPMODE::EQ, nCmp);
-      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(tmp1, gradOutLocal, RoundMode::CAST_NONE, n);
-      Mul(tmp0, tmp0, tmp1, n);
-      Muls(tmp0, tmp0, scalar2_, n);
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      Cast(tmp0, gradOutLocal, RoundMode::CAST_NONE, n);
+      Mul(tmp1, tmp1, tmp0, n);
+      Muls(tmp1, tmp1, scalar1_, n);
+      Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);
     }
     gradInputQueue_.EnQue(outLocal);
     gradOutQueue_.FreeTensor(gradOutLocal);
@@ -203,7 +196,6 @@ class KernelSmoothL1LossGradV2 {
   int64_t tileLength_ = 0;
   float scalar0_ = 0.0f;
   float scalar1_ = 0.0f;
-  float scalar2_ = 0.0f;
 };
 }  // namespace
 

@@ -12,9 +12,10 @@ namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
 // Reduce epilogue (reduction: 0 none, 1 mean, 2 sum; tiling field reduceKind 0 / 2 / 1): each core
-// sums its elements' fp32 formula values into a partial, writes it into its own 32-byte slot of the user
-// workspace, SyncAll, then core 0 adds the partials in core order 0..blockDim-1 (a fixed order: the result
-// is bit-identical whatever order the cores run in).
+// adds each tile's fp32 formula values into a UB accumulator (element k of every tile into its element k;
+// no wait for the scalar unit per tile), sums the accumulator once after its last tile into a partial,
+// writes it into its own 32-byte slot of the user workspace, SyncAll, then core 0 adds the partials in core
+// order 0..blockDim-1 (a fixed order: the result is bit-identical whatever order the cores run in).
 constexpr int64_t SLOT_FLOATS = 32 / sizeof(float);
 constexpr int32_t REDUCE_KIND_SUM = 1;
 constexpr int32_t REDUCE_KIND_MEAN = 2;
@@ -109,6 +110,7 @@ class KernelSoftMarginLoss {
     } else {
       outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
     }
+    pipe_.InitBuffer(redAcc_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redWork_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redSum_, static_cast<uint32_t>(BLOCK_BYTES));
     pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
@@ -149,15 +151,25 @@ class KernelSoftMarginLoss {
   }
 
  private:
-  // The whole-tensor reduction: the formula per tile (Compute adds the tile's fp32 sum to partial_), the
-  // partial into this core's workspace slot, SyncAll, and core 0's fixed-order combine into the 0-d output.
+  // The whole-tensor reduction: the formula per tile (Compute adds the tile's fp32 values into the
+  // accumulator), the accumulator's sum into this core's workspace slot, SyncAll, and core 0's fixed-order combine into
+  // the 0-d output.
   __aicore__ inline void ProcessReduce() {
+    // the accumulator's elements that a tile reaches: min(coreLength, tileLength), zeroed once
+    const int64_t used = coreLength_ < tileLength_ ? coreLength_ : tileLength_;
+    LocalTensor<float> acc = redAcc_.Get<float>();
+    if (used > 0) {
+      Duplicate(acc, 0.0f, static_cast<int32_t>(used));
+    }
     for (int64_t done = 0; done < coreLength_; done += tileLength_) {
       const int64_t count = (coreLength_ - done < tileLength_) ? (coreLength_ - done) : tileLength_;
       CopyIn(done, count);
       Compute(count);
       LocalTensor<T> outLocal = outQueue_.DeQue<T>();  // the elementwise values are not written out
       outQueue_.FreeTensor(outLocal);
+    }
+    if (used > 0) {
+      partial_ = SumTile(acc, static_cast<uint32_t>(used));
     }
 #if __NPU_ARCH__ == 1001
     // No hardware SyncAll here: the tiling launched this one core, whose partial is the whole sum.
@@ -231,7 +243,7 @@ class KernelSoftMarginLoss {
     WaitFlag<HardEvent::V_S>(EVENT_ID0);
     s = sum.GetValue(0);
 #endif
-    // the next tile's vector instructions must not rewrite what the scalar unit reads
+    // the vector instructions after it must not rewrite what the scalar unit reads
     SetFlag<HardEvent::S_V>(EVENT_ID0);
     WaitFlag<HardEvent::S_V>(EVENT_ID0);
     return s;
@@ -279,7 +291,8 @@ class KernelSoftMarginLoss {
       Select(targetLocal, mask0, targetLocal, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Add(outLocal, tmp0, targetLocal, n);
       if (reduceKind_ != 0) {
-        partial_ += SumTile(outLocal, n);
+        LocalTensor<float> acc = redAcc_.Get<float>();
+        Add(acc, acc, outLocal, static_cast<int32_t>(n));
       }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
@@ -310,7 +323,8 @@ class KernelSoftMarginLoss {
       Add(tmp1, tmp1, tmp0, n);
       Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);
       if (reduceKind_ != 0) {
-        partial_ += SumTile(tmp1, n);
+        LocalTensor<float> acc = redAcc_.Get<float>();
+        Add(acc, acc, tmp1, static_cast<int32_t>(n));
       }
     }
     outQueue_.EnQue(outLocal);
@@ -339,6 +353,7 @@ class KernelSoftMarginLoss {
   GlobalTensor<T> targetGm_;
   GlobalTensor<T> outGm_;
   GlobalTensor<float> partialGm_;     // one fp32 partial per core, SLOT_FLOATS apart
+  TBuf<TPosition::VECCALC> redAcc_;   // the core's fp32 accumulator (tileLength fp32)
   TBuf<TPosition::VECCALC> redWork_;  // ReduceSum's work buffer (tileLength fp32)
   TBuf<TPosition::VECCALC> redSum_;   // one 32-byte block: a tile's sum, then the result
   int32_t reduceKind_ = 0;

@@ -64,7 +64,7 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -88,7 +88,7 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -112,7 +112,7 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524296LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -136,7 +136,7 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524304LL},
-                   {"tileLength", 7232LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -160,7 +160,7 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -184,7 +184,7 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -208,7 +208,7 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -232,7 +232,7 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -256,7 +256,7 @@ TEST_F(EluGradV2Tiling, Ascend910B_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -280,7 +280,7 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -304,7 +304,7 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -328,7 +328,7 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -352,7 +352,7 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -376,7 +376,7 @@ TEST_F(EluGradV2Tiling, Ascend910_93_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -400,7 +400,7 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 7040LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -424,7 +424,7 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 7040LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -448,7 +448,7 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262152LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 7040LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -472,7 +472,7 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 7040LL},
+                   {"tileLength", 7936LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -496,7 +496,7 @@ TEST_F(EluGradV2Tiling, Ascend950_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 7040LL},
+                   {"tileLength", 7936LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -520,7 +520,7 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -544,7 +544,7 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 4LL},
                    {"formerLength", 12280LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -568,7 +568,7 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097160LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -592,7 +592,7 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097168LL},
-                   {"tileLength", 7232LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }

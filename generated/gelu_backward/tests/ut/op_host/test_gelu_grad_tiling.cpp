@@ -61,7 +61,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -82,7 +82,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -103,7 +103,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524296LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -124,7 +124,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524304LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -145,7 +145,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -166,7 +166,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -187,7 +187,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -208,7 +208,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -229,7 +229,7 @@ TEST_F(GeluGradTiling, Ascend910B_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -250,7 +250,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -271,7 +271,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -292,7 +292,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -313,7 +313,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -334,7 +334,7 @@ TEST_F(GeluGradTiling, Ascend910_93_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -355,7 +355,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5760LL},
+                   {"tileLength", 6336LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -376,7 +376,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 5760LL},
+                   {"tileLength", 6336LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -397,7 +397,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262152LL},
-                   {"tileLength", 5760LL},
+                   {"tileLength", 6336LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -418,7 +418,7 @@ TEST_F(GeluGradTiling, Ascend950_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 7040LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -439,7 +439,7 @@ TEST_F(GeluGradTiling, Ascend950_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 7040LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -460,7 +460,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -481,7 +481,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 4LL},
                    {"formerLength", 12280LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -502,7 +502,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097160LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -523,7 +523,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097168LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }

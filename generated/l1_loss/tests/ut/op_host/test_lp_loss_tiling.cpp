@@ -62,7 +62,7 @@ TEST_F(LpLossTiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 8128LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -84,7 +84,7 @@ TEST_F(LpLossTiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 98216LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 8128LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -106,7 +106,7 @@ TEST_F(LpLossTiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16777224LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 8128LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -128,7 +128,7 @@ TEST_F(LpLossTiling, Ascend910_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16777232LL},
-                   {"tileLength", 10880LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -150,7 +150,7 @@ TEST_F(LpLossTiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6976LL},
+                   {"tileLength", 6080LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -172,7 +172,7 @@ TEST_F(LpLossTiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6976LL},
+                   {"tileLength", 6080LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -194,7 +194,7 @@ TEST_F(LpLossTiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 6976LL},
+                   {"tileLength", 6080LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -216,7 +216,7 @@ TEST_F(LpLossTiling, Ascend910B_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8128LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -238,7 +238,7 @@ TEST_F(LpLossTiling, Ascend910B_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8128LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -260,7 +260,7 @@ TEST_F(LpLossTiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6976LL},
+                   {"tileLength", 6080LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -282,7 +282,7 @@ TEST_F(LpLossTiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6976LL},
+                   {"tileLength", 6080LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -304,7 +304,7 @@ TEST_F(LpLossTiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 6976LL},
+                   {"tileLength", 6080LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -326,7 +326,7 @@ TEST_F(LpLossTiling, Ascend910_93_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8128LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -348,7 +348,7 @@ TEST_F(LpLossTiling, Ascend910_93_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8128LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -370,7 +370,7 @@ TEST_F(LpLossTiling, Ascend950_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 9024LL},
+                   {"tileLength", 7872LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -392,7 +392,7 @@ TEST_F(LpLossTiling, Ascend950_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 9024LL},
+                   {"tileLength", 7872LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -414,7 +414,7 @@ TEST_F(LpLossTiling, Ascend950_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262152LL},
-                   {"tileLength", 9024LL},
+                   {"tileLength", 7872LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -436,7 +436,7 @@ TEST_F(LpLossTiling, Ascend950_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 10560LL},
+                   {"tileLength", 9024LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -458,7 +458,7 @@ TEST_F(LpLossTiling, Ascend950_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 10560LL},
+                   {"tileLength", 9024LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -480,7 +480,7 @@ TEST_F(LpLossTiling, Ascend310P_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 8128LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -502,7 +502,7 @@ TEST_F(LpLossTiling, Ascend310P_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 98216LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 8128LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -524,7 +524,7 @@ TEST_F(LpLossTiling, Ascend310P_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16777224LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 8128LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -546,7 +546,7 @@ TEST_F(LpLossTiling, Ascend310P_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16777232LL},
-                   {"tileLength", 10880LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }

@@ -60,7 +60,7 @@ TEST_F(SiluGradTiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -80,7 +80,7 @@ TEST_F(SiluGradTiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -100,7 +100,7 @@ TEST_F(SiluGradTiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524296LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -120,7 +120,7 @@ TEST_F(SiluGradTiling, Ascend910_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524304LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 10880LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -140,7 +140,7 @@ TEST_F(SiluGradTiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -160,7 +160,7 @@ TEST_F(SiluGradTiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -180,7 +180,7 @@ TEST_F(SiluGradTiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -200,7 +200,7 @@ TEST_F(SiluGradTiling, Ascend910B_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -220,7 +220,7 @@ TEST_F(SiluGradTiling, Ascend910B_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -240,7 +240,7 @@ TEST_F(SiluGradTiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -260,7 +260,7 @@ TEST_F(SiluGradTiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -280,7 +280,7 @@ TEST_F(SiluGradTiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -300,7 +300,7 @@ TEST_F(SiluGradTiling, Ascend910_93_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -320,7 +320,7 @@ TEST_F(SiluGradTiling, Ascend910_93_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -340,7 +340,7 @@ TEST_F(SiluGradTiling, Ascend950_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 9024LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -360,7 +360,7 @@ TEST_F(SiluGradTiling, Ascend950_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 9024LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -380,7 +380,7 @@ TEST_F(SiluGradTiling, Ascend950_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262152LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 9024LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -400,7 +400,7 @@ TEST_F(SiluGradTiling, Ascend950_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 7936LL},
+                   {"tileLength", 10560LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -420,7 +420,7 @@ TEST_F(SiluGradTiling, Ascend950_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 7936LL},
+                   {"tileLength", 10560LL},
                    {"inBufferNum", 2LL},
                });
 }

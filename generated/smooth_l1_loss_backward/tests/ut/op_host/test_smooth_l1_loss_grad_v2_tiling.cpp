@@ -63,7 +63,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -86,7 +86,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -109,7 +109,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524296LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -155,7 +155,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -178,7 +178,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -201,7 +201,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -270,7 +270,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -293,7 +293,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -316,7 +316,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4416LL},
+                   {"tileLength", 4864LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -385,7 +385,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend950_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5760LL},
+                   {"tileLength", 6336LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -408,7 +408,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend950_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 5760LL},
+                   {"tileLength", 6336LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -431,7 +431,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend950_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262152LL},
-                   {"tileLength", 5760LL},
+                   {"tileLength", 6336LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -500,7 +500,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend310P_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -523,7 +523,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend310P_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 4LL},
                    {"formerLength", 12280LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -546,7 +546,7 @@ TEST_F(SmoothL1LossGradV2Tiling, Ascend310P_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097160LL},
-                   {"tileLength", 5952LL},
+                   {"tileLength", 6528LL},
                    {"inBufferNum", 2LL},
                });
 }
