@@ -1,0 +1,514 @@
+"""Generated ops inside PyTorch models: custom operators (``torch.library``) running on the emulator.
+
+:func:`register` defines every op of a product as a PyTorch custom operator in the namespace
+``opgen_<product>`` (``torch.ops.opgen_ascend910b.softmax``). Its schema comes from the spec: the aclnn
+inputs as ``Tensor`` (``Tensor?`` when optional), then the attributes (``int64``/``uint64`` as ``int``,
+``float``/``double`` as ``float``, ``bool``, ``string`` as ``str``, ``scalar`` as ``Scalar``), in the aclnn
+parameter order; it returns the aclnn outputs. Its CPU kernel calls the built library through
+:func:`codegen.compile_op` (both aclnn phases on the emulator).
+
+:func:`ops` is a context manager: inside it, the torch functions of :data:`TORCH_OPS` run through those
+operators, forward and backward, with no change to the model's code; every other torch function, and a
+call a row cannot take (an argument the aclnn API lacks, a dtype or product its spec does not list), runs
+in eager PyTorch. The :class:`Report` it yields counts which ran where.
+
+PyTorch is an optional dependency: ``import codegen`` does not import this module.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from codegen.runner import OpCallable, compile_op, dtype_of_array
+from codegen.spec.model import OpSpec
+from codegen.specs import load_project
+
+F = torch.nn.functional
+
+#: torch's reduction strings as the aclnn ``reduction`` values (0 none, 1 mean, 2 sum; CANN's loss docs).
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+
+#: The schema type of each spec attribute type.
+_SCHEMA_TYPES = {
+    "int64": "int",
+    "uint64": "int",
+    "double": "float",
+    "float": "float",
+    "bool": "bool",
+    "string": "str",
+    "scalar": "Scalar",
+}
+
+Args = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TorchOp:
+    """One row of :data:`TORCH_OPS`: a torch function and the aclnn APIs that compute it and its gradient.
+
+    Attributes:
+        name: the torch function's name (the key of :attr:`Report.eager` when it runs eagerly).
+        functions: the torch callables replaced, each with a stub of its parameters that returns them by
+            name (so positional and keyword calls bind alike); a call the stub rejects runs eagerly.
+        tensors: the names (in the stubs' dicts) of the tensor arguments, in order.
+        takes: whether the aclnn APIs can take a call (False: eager), from the bound arguments.
+        forward: the aclnn API of the forward (``Softmax`` for aclnnSoftmax), or None (eager torch).
+        forward_args: the forward API's parameters by their CANN names, from the bound arguments.
+        backward: the aclnn API of the gradient, or None (eager torch, by autograd through the eager forward).
+        backward_args: the backward API's parameters by their CANN names, from the bound arguments, the
+            incoming gradient and the forward's result.
+        grad_of: the tensor argument whose gradient the backward API returns; a call where another tensor
+            argument needs a gradient computes the backward eagerly.
+    """
+
+    name: str
+    functions: tuple[tuple[Callable[..., Any], Callable[..., Args]], ...]
+    tensors: tuple[str, ...]
+    forward: str | None = None
+    forward_args: Callable[[Args], Args] | None = None
+    backward: str | None = None
+    backward_args: Callable[[Args, torch.Tensor, torch.Tensor], Args] | None = None
+    grad_of: str | None = None
+    takes: Callable[[Args], bool] = lambda a: True
+
+
+def _unary(name: str, fn: Callable[..., Any], backward: str, cann: Callable[[Args], Args] = lambda a: {}) -> TorchOp:
+    """A row for an activation ``fn(input, ...)`` computed eagerly, its gradient by ``backward``
+    (``gradOutput`` and ``self``, plus the attributes ``cann`` gives by their CANN names)."""
+    return TorchOp(
+        name,
+        ((fn, _STUBS[name]),),
+        ("input",),
+        backward=backward,
+        backward_args=lambda a, g, y: {"gradOutput": g, "self": a["input"], **cann(a)},
+        grad_of="input",
+        takes=lambda a: not a.get("inplace", False),
+    )
+
+
+#: Parameter stubs of torch functions (their documented signatures; ``torch.nn.functional``).
+_STUBS: dict[str, Callable[..., Args]] = {
+    "silu": lambda input, inplace=False: {"input": input, "inplace": inplace},
+    "gelu": lambda input, approximate="none": {"input": input, "approximate": approximate},
+    "mish": lambda input, inplace=False: {"input": input, "inplace": inplace},
+    "hardswish": lambda input, inplace=False: {"input": input, "inplace": inplace},
+    "hardsigmoid": lambda input, inplace=False: {"input": input, "inplace": inplace},
+    "softplus": lambda input, beta=1.0, threshold=20.0: {"input": input, "beta": beta, "threshold": threshold},
+    "hardtanh": lambda input, min_val=-1.0, max_val=1.0, inplace=False: {
+        "input": input,
+        "min_val": min_val,
+        "max_val": max_val,
+        "inplace": inplace,
+    },
+    "leaky_relu": lambda input, negative_slope=0.01, inplace=False: {
+        "input": input,
+        "negative_slope": negative_slope,
+        "inplace": inplace,
+    },
+    "hardshrink": lambda input, lambd=0.5: {"input": input, "lambd": lambd},
+    "softshrink": lambda input, lambd=0.5: {"input": input, "lambd": lambd},
+}
+
+
+def _loss_stub(
+    input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Any = None
+) -> Args:
+    legacy = size_average is not None or reduce is not None or weight is not None
+    return {"input": input, "target": target, "legacy": legacy, "reduction": reduction}
+
+
+def _loss_takes(a: Args) -> bool:
+    """A loss call the aclnn APIs take: no weight, no legacy size_average/reduce, a known reduction."""
+    return not a["legacy"] and a["reduction"] in _REDUCTION
+
+
+def _softmax_stub(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Args:
+    return {"input": input, "dim": dim, "dtype": dtype}
+
+
+def _softmax_method_stub(input: Any, dim: Any, dtype: Any = None) -> Args:
+    return {"input": input, "dim": dim, "dtype": dtype}
+
+
+def _row_takes(a: Args) -> bool:
+    return isinstance(a["dim"], int) and a["dtype"] is None
+
+
+def _rms_norm_stub(input: Any, normalized_shape: Any, weight: Any = None, eps: Any = None) -> Args:
+    return {"input": input, "normalized_shape": tuple(normalized_shape), "weight": weight, "eps": eps}
+
+
+def _embedding_stub(
+    input: Any,
+    weight: Any,
+    padding_idx: Any = None,
+    max_norm: Any = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Args:
+    return {
+        "input": input,
+        "weight": weight,
+        "padding_idx": padding_idx,
+        "plain": max_norm is None and not sparse,
+        "scale_grad_by_freq": scale_grad_by_freq,
+    }
+
+
+def _padding_row(a: Args) -> int:
+    """torch's padding_idx as aclnn's ``paddingIdx``: a negative index counts from the end (as
+    ``F.embedding`` normalizes it); None is -1, no padding row."""
+    p = a["padding_idx"]
+    if p is None:
+        return -1
+    return int(p) + a["weight"].shape[0] if p < 0 else int(p)
+
+
+def _row_op(name: str, fn: Callable[..., Any], method: Callable[..., Any], forward: str, backward: str) -> TorchOp:
+    """A row for softmax-like ``fn(input, dim)``: aclnn ``forward(self, dim)`` and ``backward(gradOutput,
+    output, dim)`` (the gradient from the forward's result)."""
+    return TorchOp(
+        name,
+        ((fn, _softmax_stub), (method, _softmax_method_stub), (getattr(torch, name), _softmax_method_stub)),
+        ("input",),
+        forward=forward,
+        forward_args=lambda a: {"self": a["input"], "dim": a["dim"]},
+        backward=backward,
+        backward_args=lambda a, g, y: {"gradOutput": g, "output": y, "dim": a["dim"]},
+        grad_of="input",
+        takes=_row_takes,
+    )
+
+
+def _loss(name: str, fn: Callable[..., Any], forward: str, backward: str | None, grad: str = "gradOutput") -> TorchOp:
+    """A row for a loss ``fn(input, target, reduction=)``: aclnn ``forward(self, target, reduction)`` and
+    ``backward(<grad>, self, target, reduction)``."""
+    return TorchOp(
+        name,
+        ((fn, _loss_stub),),
+        ("input", "target"),
+        forward=forward,
+        forward_args=lambda a: {"self": a["input"], "target": a["target"], "reduction": _REDUCTION[a["reduction"]]},
+        backward=backward,
+        backward_args=lambda a, g, y: {
+            grad: g,
+            "self": a["input"],
+            "target": a["target"],
+            "reduction": _REDUCTION[a["reduction"]],
+        },
+        grad_of="input",
+        takes=_loss_takes,
+    )
+
+
+#: Which aclnn API computes which torch function, with each entry's CANN parameter names: the one table
+#: that names ops. A row with no forward API runs the forward in eager torch (the activations, whose
+#: forward ops the project lacks, and the embedding lookup); one with no backward API differentiates the
+#: eager forward with autograd (RmsNorm: the project has no RmsNorm backward op; L1Loss).
+TORCH_OPS: tuple[TorchOp, ...] = (
+    _row_op("softmax", F.softmax, torch.Tensor.softmax, "Softmax", "SoftmaxBackward"),
+    _row_op("log_softmax", F.log_softmax, torch.Tensor.log_softmax, "LogSoftmax", "LogSoftmaxBackward"),
+    TorchOp(
+        "rms_norm",
+        ((F.rms_norm, _rms_norm_stub), (torch.rms_norm, _rms_norm_stub)),
+        ("input", "weight"),
+        forward="RmsNorm",
+        forward_args=lambda a: {
+            "x": a["input"],
+            "gamma": a["weight"],
+            "epsilon": float(torch.finfo(a["input"].dtype).eps if a["eps"] is None else a["eps"]),
+        },
+        takes=lambda a: a["weight"] is not None and tuple(a["weight"].shape) == a["normalized_shape"],
+    ),
+    TorchOp(
+        "embedding",
+        ((F.embedding, _embedding_stub),),
+        ("input", "weight"),
+        backward="EmbeddingDenseBackward",
+        backward_args=lambda a, g, y: {
+            "grad": g,
+            "indices": a["input"],
+            "numWeights": a["weight"].shape[0],
+            "paddingIdx": _padding_row(a),
+            "scaleGradByFreq": bool(a["scale_grad_by_freq"]),
+        },
+        grad_of="weight",
+        takes=lambda a: a["plain"],
+    ),
+    _unary("silu", F.silu, "SiluBackward"),
+    _unary("gelu", F.gelu, "GeluBackwardV2", lambda a: {"approximate": a["approximate"]}),
+    _unary("mish", F.mish, "MishBackward"),
+    _unary("hardswish", F.hardswish, "HardswishBackward"),
+    _unary("hardsigmoid", F.hardsigmoid, "HardsigmoidBackward"),
+    _unary("softplus", F.softplus, "SoftplusBackward", lambda a: {"beta": a["beta"], "threshold": a["threshold"]}),
+    _unary("hardtanh", F.hardtanh, "HardtanhBackward", lambda a: {"min": a["min_val"], "max": a["max_val"]}),
+    _unary("leaky_relu", F.leaky_relu, "LeakyReluBackward", lambda a: {"negativeSlope": a["negative_slope"]}),
+    _unary("hardshrink", F.hardshrink, "HardshrinkBackward", lambda a: {"lambd": a["lambd"]}),
+    _unary("softshrink", F.softshrink, "SoftshrinkBackward", lambda a: {"lambd": a["lambd"]}),
+    _loss("mse_loss", F.mse_loss, "MseLoss", "MseLossBackward"),
+    _loss("l1_loss", F.l1_loss, "L1Loss", None),
+    _loss("soft_margin_loss", F.soft_margin_loss, "SoftMarginLoss", "SoftMarginLossBackward"),
+)
+
+
+# --- custom operators ------------------------------------------------------------------------------------
+
+_LIBRARIES: dict[str, Any] = {}
+_REGISTER_LOCK = threading.Lock()
+
+
+def _to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A CPU tensor's data as a NumPy array (a view; BF16 as ``ml_dtypes.bfloat16``)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def _to_torch(a: np.ndarray) -> torch.Tensor:
+    """A NumPy array as a tensor sharing its memory (``ml_dtypes.bfloat16`` as ``torch.bfloat16``)."""
+    if a.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def namespace(product: str) -> str:
+    """The ``torch.ops`` namespace of a product's operators: ``opgen_`` and the product name in lower case."""
+    return "opgen_" + product.lower()
+
+
+def schema(spec: OpSpec) -> str:
+    """The ``torch.library`` schema of an op: ``softmax(Tensor self, int dim) -> Tensor``."""
+    attrs = {a.name: a for a in spec.attrs}
+    inputs = {t.name: t for t in spec.inputs}
+    params = []
+    for name in spec.aclnn_order:
+        if name in inputs:
+            params.append(f"Tensor{'?' if inputs[name].optional else ''} {name}")
+        elif name in attrs:
+            params.append(f"{_SCHEMA_TYPES[attrs[name].type]} {name}")
+    outs = "Tensor" if len(spec.outputs) == 1 else "(" + ", ".join("Tensor" for _ in spec.outputs) + ")"
+    return f"{spec.snake}({', '.join(params)}) -> {outs}"
+
+
+@cache
+def _callable(op: str, product: str) -> OpCallable:
+    return compile_op(op, product)
+
+
+def _kernel(spec: OpSpec, product: str) -> Callable[..., Any]:
+    """The CPU kernel of an op's custom operator: tensors to arrays, both aclnn phases, arrays back."""
+    names = [n for n in spec.aclnn_order if n in {t.name for t in spec.inputs} | {a.name for a in spec.attrs}]
+
+    def kernel(*args: Any) -> Any:
+        params: Args = {n: _to_numpy(v) if isinstance(v, torch.Tensor) else v for n, v in zip(names, args)}
+        out = _callable(spec.snake, product)(deterministic=torch.are_deterministic_algorithms_enabled(), **params)
+        return tuple(_to_torch(o) for o in out) if isinstance(out, tuple) else _to_torch(out)
+
+    return kernel
+
+
+def register(product: str) -> str:
+    """Defines every op of ``product`` (each spec listing it) as a custom operator and returns the
+    namespace (``torch.ops.<namespace>.<snake name>``). Idempotent; ops are built on first call.
+
+    Raises:
+        KeyError: unknown product (the message lists the catalogue's).
+        codegen.spec.errors.SpecErrors: a spec is invalid.
+    """
+    catalogue, specs = load_project()
+    prod = catalogue.get(product).name
+    ns = namespace(prod)
+    with _REGISTER_LOCK:
+        if ns not in _LIBRARIES:
+            lib = torch.library.Library(ns, "DEF")
+            for spec in specs.values():
+                if prod in spec.products:
+                    lib.define(schema(spec))
+                    lib.impl(spec.snake, _kernel(spec, prod), "CPU")
+            _LIBRARIES[ns] = lib
+    return ns
+
+
+def _specs_of(product: str) -> dict[str, OpSpec]:
+    """The specs of ``product``'s ops by aclnn op name (``Softmax``)."""
+    _, specs = load_project()
+    return {s.op: s for s in specs.values() if product in s.products}
+
+
+def _call(ns: str, spec: OpSpec, cann: Args) -> Any:
+    """Calls an op's custom operator with its parameters by CANN name."""
+    inputs_attrs = [n for n in spec.aclnn_order if n not in spec.output_names]
+    return getattr(getattr(torch.ops, ns), spec.snake)(*(cann[n] for n in inputs_attrs))
+
+
+def _accepts(spec: OpSpec, cann: Args) -> bool:
+    """Whether each tensor parameter's dtype is one the spec lists for it (else the call runs eagerly)."""
+    for t in spec.inputs:
+        value = cann.get(t.name)
+        if isinstance(value, torch.Tensor):
+            try:
+                d = dtype_of_array(_to_numpy(torch.empty(0, dtype=value.dtype)))
+            except TypeError:
+                return False
+            if d not in t.dtypes:
+                return False
+    return True
+
+
+# --- the autograd pairs and the mode ---------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    """Which ops ran where inside an :func:`ops` block.
+
+    Attributes:
+        generated: aclnn API (``Softmax``, ``SoftmaxBackward``) -> calls through the generated kernels.
+        eager: torch function (``linear``, ``rms_norm backward``) -> calls in eager PyTorch. A function
+            with no row in :data:`TORCH_OPS`, or a call its row's aclnn APIs cannot take, counts once under
+            its name (its backward is torch's own, not counted); a row's forward or backward that runs
+            eagerly beside a generated other half counts as ``<name>`` or ``<name> backward``.
+            Only calls returning a tensor are counted.
+    """
+
+    product: str
+    generated: Counter[str] = field(default_factory=Counter)
+    eager: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class _Call:
+    row: TorchOp
+    args: Args
+    func: Callable[..., Any]
+    call_args: tuple[Any, ...]
+    call_kwargs: dict[str, Any]
+    mode: _Mode
+
+
+class _Pair(torch.autograd.Function):
+    """A row's forward and backward as one autograd function (either side generated or eager)."""
+
+    @staticmethod
+    def forward(ctx: Any, call: _Call, *tensors: torch.Tensor) -> Any:
+        ctx.call = call
+        row, mode = call.row, call.mode
+        if row.forward is not None and row.forward_args is not None:
+            out = mode.run(row.forward, row.forward_args(call.args))
+            result = out[0] if isinstance(out, tuple) else out
+        else:
+            with torch.no_grad():
+                result = mode.eager(row.name, call)
+        ctx.save_for_backward(*tensors, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> Any:
+        call: _Call = ctx.call
+        row, mode = call.row, call.mode
+        with torch._C.DisableTorchFunction():  # the backward's own tensor work is not the model's
+            *tensors, result = ctx.saved_tensors
+            needs = ctx.needs_input_grad[1:]
+            only_grad_of = all(n == row.grad_of or not need for n, need in zip(row.tensors, needs))
+            if row.backward is not None and row.backward_args is not None and only_grad_of:
+                cann = row.backward_args(call.args, grad, result)
+                if mode.can_run(row.backward, cann):
+                    g = mode.run(row.backward, cann)
+                    return (None, *(g if n == row.grad_of else None for n in row.tensors))
+            # eager: autograd through the eager forward, on the saved inputs
+            with torch.enable_grad():
+                leaves = [t.detach().requires_grad_(need) for t, need in zip(tensors, needs)]
+                swap = {id(call.args[n]): leaf for n, leaf in zip(row.tensors, leaves)}
+                out = mode.eager(row.name + " backward", call, swap)
+                wanted = [t for t in leaves if t.requires_grad]
+                grads = iter(torch.autograd.grad(out, wanted, grad))
+            return (None, *(next(grads) if t.requires_grad else None for t in leaves))
+
+
+class _Mode(TorchFunctionMode):
+    """Sends the torch functions of :data:`TORCH_OPS` to the generated ops; counts the rest as eager."""
+
+    def __init__(self, product: str) -> None:
+        super().__init__()
+        self.ns = register(product)
+        self.specs = _specs_of(product)
+        self.report = Report(product)
+        self.rows = {fn: (row, stub) for row in TORCH_OPS for fn, stub in row.functions}
+
+    def can_run(self, op: str | None, cann: Args) -> bool:
+        return op is not None and op in self.specs and _accepts(self.specs[op], cann)
+
+    def run(self, op: str, cann: Args) -> Any:
+        """Calls the custom operator of aclnn API ``op`` (counted in the report)."""
+        self.report.generated[op] += 1
+        with torch._C.DisableTorchFunction(), torch.no_grad():  # our own tensor work is not the model's
+            return _call(self.ns, self.specs[op], cann)
+
+    def eager(self, name: str, call: _Call, swap: dict[int, torch.Tensor] | None = None) -> Any:
+        """The row's torch function in eager PyTorch (counted as ``name``); ``swap`` replaces tensor
+        arguments, found by identity (``id``), with others."""
+        self.report.eager[name] += 1
+        swap = swap or {}
+        args = tuple(swap.get(id(a), a) for a in call.call_args)
+        kwargs = {k: swap.get(id(v), v) for k, v in call.call_kwargs.items()}
+        with torch._C.DisableTorchFunction():
+            return call.func(*args, **kwargs)
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        found = self.rows.get(func)
+        if found is not None:
+            row, stub = found
+            try:
+                bound = stub(*args, **kwargs)
+            except TypeError:
+                bound = None
+            if bound is not None and row.takes(bound) and self._fits(row, bound):
+                call = _Call(row, bound, func, args, kwargs, self)
+                tensors = [bound[n] for n in row.tensors]
+                return _Pair.apply(call, *tensors)
+        result = func(*args, **kwargs)
+        if isinstance(result, torch.Tensor):
+            self.report.eager[getattr(func, "__name__", str(func))] += 1
+        return result
+
+    def _fits(self, row: TorchOp, bound: Args) -> bool:
+        """Whether the row's generated side(s) exist for this product and take these tensors."""
+        if any(not isinstance(bound[n], torch.Tensor) or bound[n].device.type != "cpu" for n in row.tensors):
+            return False
+        if row.forward is not None and row.forward_args is not None:
+            return self.can_run(row.forward, row.forward_args(bound))
+        return row.backward is not None and row.backward in self.specs
+
+
+@contextmanager
+def ops(product: str = "Ascend910B") -> Iterator[Report]:
+    """Runs the torch functions of :data:`TORCH_OPS` through ``product``'s generated ops, forward and
+    backward, inside the block; yields the :class:`Report` of what ran where (filled as the block runs).
+
+    Tensors must be on the CPU (others run eagerly). A backward run after the block (``loss.backward()``
+    outside it) still uses the generated backward ops of the forwards recorded inside it.
+
+    Raises:
+        KeyError: unknown product.
+        codegen.build.BuildError: an op failed to build (on its first call).
+        codegen.AclnnError: a generated op returned a non-zero status.
+    """
+    mode = _Mode(product)
+    with mode:
+        yield mode.report
