@@ -83,15 +83,23 @@ class TorchOp:
     takes: Callable[[Args], bool] = lambda a: True
 
 
-def _unary(name: str, fn: Callable[..., Any], backward: str, cann: Callable[[Args], Args] = lambda a: {}) -> TorchOp:
-    """A row for an activation ``fn(input, ...)`` computed eagerly, its gradient by ``backward``
-    (``gradOutput`` and ``self``, plus the attributes ``cann`` gives by their CANN names)."""
+def _unary(
+    name: str,
+    fn: Callable[..., Any],
+    backward: str,
+    cann: Callable[[Args], Args] = lambda a: {},
+    x: str = "self",
+    more: tuple[Callable[..., Any], ...] = (),
+) -> TorchOp:
+    """A row for an activation ``fn(input, ...)`` (also reached as each of ``more``) computed eagerly, its
+    gradient by ``backward`` (``gradOutput`` and the forward input as ``x``, plus the attributes ``cann``
+    gives by their CANN names)."""
     return TorchOp(
         name,
-        ((fn, _STUBS[name]),),
+        ((fn, _STUBS[name]), *((m, _STUBS[name]) for m in more)),
         ("input",),
         backward=backward,
-        backward_args=lambda a, g, y: {"gradOutput": g, "self": a["input"], **cann(a)},
+        backward_args=lambda a, g, y: {"gradOutput": g, x: a["input"], **cann(a)},
         grad_of="input",
         takes=lambda a: not a.get("inplace", False),
     )
@@ -118,6 +126,9 @@ _STUBS: dict[str, Callable[..., Args]] = {
     },
     "hardshrink": lambda input, lambd=0.5: {"input": input, "lambd": lambd},
     "softshrink": lambda input, lambd=0.5: {"input": input, "lambd": lambd},
+    "elu": lambda input, alpha=1.0, inplace=False: {"input": input, "alpha": alpha, "inplace": inplace},
+    "relu": lambda input, inplace=False: {"input": input, "inplace": inplace},
+    "sigmoid": lambda input: {"input": input},
 }
 
 
@@ -192,25 +203,56 @@ def _row_op(name: str, fn: Callable[..., Any], method: Callable[..., Any], forwa
     )
 
 
-def _loss(name: str, fn: Callable[..., Any], forward: str, backward: str | None, grad: str = "gradOutput") -> TorchOp:
+def _loss(
+    name: str,
+    fn: Callable[..., Any],
+    forward: str,
+    backward: str | None,
+    grad: str = "gradOutput",
+    stub: Callable[..., Args] | None = None,
+    attrs: Callable[[Args], Args] = lambda a: {},
+) -> TorchOp:
     """A row for a loss ``fn(input, target, reduction=)``: aclnn ``forward(self, target, reduction)`` and
-    ``backward(<grad>, self, target, reduction)``."""
+    ``backward(<grad>, self, target, reduction)``, each also with the parameters ``attrs`` gives."""
     return TorchOp(
         name,
-        ((fn, _loss_stub),),
+        ((fn, stub or _loss_stub),),
         ("input", "target"),
         forward=forward,
-        forward_args=lambda a: {"self": a["input"], "target": a["target"], "reduction": _REDUCTION[a["reduction"]]},
+        forward_args=lambda a: {
+            "self": a["input"],
+            "target": a["target"],
+            "reduction": _REDUCTION[a["reduction"]],
+            **attrs(a),
+        },
         backward=backward,
         backward_args=lambda a, g, y: {
             grad: g,
             "self": a["input"],
             "target": a["target"],
             "reduction": _REDUCTION[a["reduction"]],
+            **attrs(a),
         },
         grad_of="input",
         takes=_loss_takes,
     )
+
+
+def _smooth_l1_stub(
+    input: Any,
+    target: Any,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Args:
+    return {**_loss_stub(input, target, size_average, reduce, reduction), "beta": beta}
+
+
+def _bce_stub(
+    input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+) -> Args:
+    return {**_loss_stub(input, target, size_average, reduce, reduction), "weight": weight}
 
 
 #: Which aclnn API computes which torch function, with each entry's CANN parameter names: the one table
@@ -257,8 +299,55 @@ TORCH_OPS: tuple[TorchOp, ...] = (
     _unary("leaky_relu", F.leaky_relu, "LeakyReluBackward", lambda a: {"negativeSlope": a["negative_slope"]}),
     _unary("hardshrink", F.hardshrink, "HardshrinkBackward", lambda a: {"lambd": a["lambd"]}),
     _unary("softshrink", F.softshrink, "SoftshrinkBackward", lambda a: {"lambd": a["lambd"]}),
+    _unary(
+        "elu",
+        F.elu,
+        "EluBackward",
+        lambda a: {"alpha": a["alpha"], "scale": 1.0, "inputScale": 1.0, "isResult": False},
+        x="selfOrResult",
+    ),
+    _unary("relu", F.relu, "ThresholdBackward", lambda a: {"threshold": 0.0}, more=(torch.relu, torch.Tensor.relu)),
+    TorchOp(
+        "sigmoid",
+        ((torch.sigmoid, _STUBS["sigmoid"]), (torch.Tensor.sigmoid, _STUBS["sigmoid"])),
+        ("input",),
+        backward="SigmoidBackward",
+        backward_args=lambda a, g, y: {"gradOutput": g, "output": y},
+        grad_of="input",
+    ),
     _loss("mse_loss", F.mse_loss, "MseLoss", "MseLossBackward"),
     _loss("l1_loss", F.l1_loss, "L1Loss", None),
+    _loss(
+        "smooth_l1_loss",
+        F.smooth_l1_loss,
+        "SmoothL1Loss",
+        "SmoothL1LossBackward",
+        grad="gradOut",
+        stub=_smooth_l1_stub,
+        attrs=lambda a: {"beta": float(a["beta"])},
+    ),
+    TorchOp(
+        "binary_cross_entropy",
+        ((F.binary_cross_entropy, _bce_stub),),
+        ("input", "target", "weight"),
+        forward="BinaryCrossEntropy",
+        forward_args=lambda a: {
+            "self": a["input"],
+            "target": a["target"],
+            "weight": a["weight"],
+            "reduction": _REDUCTION[a["reduction"]],
+        },
+        backward="BinaryCrossEntropyBackward",
+        backward_args=lambda a, g, y: {
+            "gradOutput": g,
+            "self": a["input"],
+            "target": a["target"],
+            "weightOptional": a["weight"],
+            "reduction": _REDUCTION[a["reduction"]],
+        },
+        grad_of="input",
+        takes=_loss_takes,
+    ),
     _loss("soft_margin_loss", F.soft_margin_loss, "SoftMarginLoss", "SoftMarginLossBackward"),
 )
 
@@ -349,9 +438,11 @@ def _specs_of(product: str) -> dict[str, OpSpec]:
 
 
 def _call(ns: str, spec: OpSpec, cann: Args) -> Any:
-    """Calls an op's custom operator with its parameters by CANN name."""
+    """Calls an op's custom operator with its parameters by CANN name; an attribute left out takes the
+    spec's default."""
+    defaults = {a.name: a.default for a in spec.attrs}
     inputs_attrs = [n for n in spec.aclnn_order if n not in spec.output_names]
-    return getattr(getattr(torch.ops, ns), spec.snake)(*(cann[n] for n in inputs_attrs))
+    return getattr(getattr(torch.ops, ns), spec.snake)(*(cann.get(n, defaults.get(n)) for n in inputs_attrs))
 
 
 def _accepts(spec: OpSpec, cann: Args) -> bool:
@@ -430,12 +521,12 @@ class _Pair(torch.autograd.Function):
                     return (None, *(g if n == row.grad_of else None for n in row.tensors))
             # eager: autograd through the eager forward, on the saved inputs
             with torch.enable_grad():
-                leaves = [t.detach().requires_grad_(need) for t, need in zip(tensors, needs)]
-                swap = {id(call.args[n]): leaf for n, leaf in zip(row.tensors, leaves)}
+                leaves = [None if t is None else t.detach().requires_grad_(need) for t, need in zip(tensors, needs)]
+                swap = {id(call.args[n]): leaf for n, leaf in zip(row.tensors, leaves) if leaf is not None}
                 out = mode.eager(row.name + " backward", call, swap)
-                wanted = [t for t in leaves if t.requires_grad]
+                wanted = [t for t in leaves if t is not None and t.requires_grad]
                 grads = iter(torch.autograd.grad(out, wanted, grad))
-            return (None, *(next(grads) if t.requires_grad else None for t in leaves))
+            return (None, *(next(grads) if t is not None and t.requires_grad else None for t in leaves))
 
 
 class _Mode(TorchFunctionMode):
@@ -489,7 +580,8 @@ class _Mode(TorchFunctionMode):
 
     def _fits(self, row: TorchOp, bound: Args) -> bool:
         """Whether the row's generated side(s) exist for this product and take these tensors."""
-        if any(not isinstance(bound[n], torch.Tensor) or bound[n].device.type != "cpu" for n in row.tensors):
+        given = [bound[n] for n in row.tensors if bound[n] is not None]  # None: an optional tensor left out
+        if any(not isinstance(t, torch.Tensor) or t.device.type != "cpu" for t in given):
             return False
         if row.forward is not None and row.forward_args is not None:
             return self.can_run(row.forward, row.forward_args(bound))
