@@ -38,6 +38,7 @@ F = torch.nn.functional
 
 #: torch's reduction strings as the aclnn ``reduction`` values (0 none, 1 mean, 2 sum; CANN's loss docs).
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+_REDUCTION_NAMES = {v: k for k, v in _REDUCTION.items()}
 
 #: The schema type of each spec attribute type.
 _SCHEMA_TYPES = {
@@ -70,6 +71,8 @@ class TorchOp:
             incoming gradient and the forward's result.
         grad_of: the tensor argument whose gradient the backward API returns; a call where another tensor
             argument needs a gradient computes the backward eagerly.
+        from_cann: the bound arguments from the forward API's parameters (by CANN name), for rows with both
+            APIs: the forward's custom operator then gets the backward's as its autograd formula.
     """
 
     name: str
@@ -81,6 +84,7 @@ class TorchOp:
     backward_args: Callable[[Args, torch.Tensor, torch.Tensor], Args] | None = None
     grad_of: str | None = None
     takes: Callable[[Args], bool] = lambda a: True
+    from_cann: Callable[[Args], Args] | None = None
 
 
 def _unary(
@@ -200,6 +204,7 @@ def _row_op(name: str, fn: Callable[..., Any], method: Callable[..., Any], forwa
         backward_args=lambda a, g, y: {"gradOutput": g, "output": y, "dim": a["dim"]},
         grad_of="input",
         takes=_row_takes,
+        from_cann=lambda c: {"input": c["self"], "dim": c["dim"], "dtype": None},
     )
 
 
@@ -235,7 +240,15 @@ def _loss(
         },
         grad_of="input",
         takes=_loss_takes,
+        from_cann=_loss_from_cann,
     )
+
+
+def _loss_from_cann(c: Args) -> Args:
+    """A loss row's bound arguments from its forward API's parameters (``self``, ``target``, ``reduction``
+    and the API's other attributes under their CANN names, ``beta``, ``weight``)."""
+    rest = {k: v for k, v in c.items() if k not in ("self", "target", "reduction")}
+    return {"input": c["self"], "target": c["target"], "reduction": _REDUCTION_NAMES[c["reduction"]], **rest}
 
 
 def _smooth_l1_stub(
@@ -347,6 +360,7 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         },
         grad_of="input",
         takes=_loss_takes,
+        from_cann=_loss_from_cann,
     ),
     _loss("soft_margin_loss", F.soft_margin_loss, "SoftMarginLoss", "SoftMarginLossBackward"),
 )
@@ -427,8 +441,37 @@ def register(product: str) -> str:
                 if prod in spec.products:
                     lib.define(schema(spec))
                     lib.impl(spec.snake, _kernel(spec, prod), "CPU")
+            by_op = {s.op: s for s in specs.values() if prod in s.products}
+            for row in TORCH_OPS:
+                if row.forward in by_op and row.backward in by_op:
+                    _register_autograd(ns, row, by_op[row.forward], by_op[row.backward])
             _LIBRARIES[ns] = lib
     return ns
+
+
+def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec) -> None:
+    """Gives the forward API's custom operator the backward API's as its gradient (of the tensor the row's
+    ``grad_of`` names; the other inputs get none)."""
+    names = [n for n in forward.aclnn_order if n not in forward.output_names]
+    from_cann, forward_args, backward_args, grad_of = row.from_cann, row.forward_args, row.backward_args, row.grad_of
+    if from_cann is None or forward_args is None or backward_args is None or grad_of is None:
+        return
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        result = output[0] if isinstance(output, tuple) else output
+        ctx.attrs = {n: v for n, v in zip(names, inputs) if not isinstance(v, torch.Tensor)}
+        ctx.tensor_names = [n for n, v in zip(names, inputs) if isinstance(v, torch.Tensor)]
+        ctx.save_for_backward(*(v for v in inputs if isinstance(v, torch.Tensor)), result)
+
+    def gradient(ctx: Any, grad: Any) -> tuple[Any, ...]:
+        *tensors, result = ctx.saved_tensors
+        bound = from_cann(dict(ctx.attrs, **dict(zip(ctx.tensor_names, tensors))))
+        of = next(n for n, v in forward_args(bound).items() if v is bound[grad_of])  # its CANN name
+        with torch.no_grad():
+            g = _call(ns, backward, backward_args(bound, grad, result))
+        return tuple(g if n == of else None for n in names)
+
+    torch.library.register_autograd(f"{ns}::{forward.snake}", gradient, setup_context=setup_context)
 
 
 def _specs_of(product: str) -> dict[str, OpSpec]:

@@ -232,3 +232,26 @@ def test_every_row_runs_its_generated_ops_with_eager_gradients() -> None:
         y_eager.backward(torch.linspace(-1.0, 2.0, y.numel()).reshape(y.shape))
         for got, want in ((y.detach(), y_eager.detach()), (x.grad, e.grad)):
             assert (got - want).abs().max() <= 2.0**-18 * want.abs().max(), name
+
+
+def test_custom_operators_of_a_pair_are_differentiable() -> None:
+    # the forward API's custom operator differentiates through the backward API's (fp32 on both sides:
+    # a few ulps of the largest element, bounded by 2^-18 of it)
+    ns = ct.register("Ascend910B")
+    op = getattr(torch.ops, ns)
+    torch.manual_seed(2)
+    x0, target = torch.randn(3, 4), torch.randn(3, 4)
+    grad = torch.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    for generated, eager, g in (
+        (lambda x: op.softmax(x, 0), lambda x: F.softmax(x, 0), grad),
+        (
+            lambda x: op.smooth_l1_loss(x, target, 0, 0.5),
+            lambda x: F.smooth_l1_loss(x, target, reduction="none", beta=0.5),
+            grad,
+        ),
+        (lambda x: op.mse_loss(x, target, 1), lambda x: F.mse_loss(x, target), None),
+    ):
+        x, e = x0.clone().requires_grad_(True), x0.clone().requires_grad_(True)
+        generated(x).backward(g)
+        eager(e).backward(g)
+        assert (x.grad - e.grad).abs().max() <= 2.0**-18 * e.grad.abs().max()
