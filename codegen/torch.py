@@ -2,10 +2,11 @@
 
 :func:`register` defines every op of a product as a PyTorch custom operator in the namespace
 ``opgen_<product>`` (``torch.ops.opgen_ascend910b.softmax``). Its schema comes from the spec: the aclnn
-inputs as ``Tensor`` (``Tensor?`` when optional), then the attributes (``int64``/``uint64`` as ``int``,
-``float``/``double`` as ``float``, ``bool``, ``string`` as ``str``, ``scalar`` as ``Scalar``), in the aclnn
-parameter order; it returns the aclnn outputs. Its CPU kernel calls the built library through
-:func:`codegen.compile_op` (both aclnn phases on the emulator).
+parameters in the API's order, outputs left out (tensors as ``Tensor``, ``Tensor?`` when optional;
+``int64``/``uint64`` attributes as ``int``, ``float``/``double`` as ``float``, ``bool``, ``string`` as ``str``,
+``scalar`` as ``Scalar``); it returns the aclnn outputs. Its CPU kernel calls the built library through
+:func:`codegen.compile_op` (both aclnn phases on the emulator). A forward operator whose row of
+:data:`TORCH_OPS` has a backward API the product has gets that API's operator as its autograd formula.
 
 :func:`ops` is a context manager: inside it, the torch functions of :data:`TORCH_OPS` run through those
 operators, forward and backward, with no change to the model's code; every other torch function, and a
