@@ -34,23 +34,13 @@ from torch.overrides import TorchFunctionMode
 from codegen.runner import OpCallable, compile_op, dtype_of_array
 from codegen.spec.model import OpSpec
 from codegen.specs import load_project
+from codegen.types import TORCH_SCHEMA_TYPES
 
 F = torch.nn.functional
 
 #: torch's reduction strings as the aclnn ``reduction`` values (0 none, 1 mean, 2 sum; CANN's loss docs).
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 _REDUCTION_NAMES = {v: k for k, v in _REDUCTION.items()}
-
-#: The schema type of each spec attribute type.
-_SCHEMA_TYPES = {
-    "int64": "int",
-    "uint64": "int",
-    "double": "float",
-    "float": "float",
-    "bool": "bool",
-    "string": "str",
-    "scalar": "Scalar",
-}
 
 Args = dict[str, Any]
 
@@ -402,7 +392,7 @@ def schema(spec: OpSpec) -> str:
         if name in inputs:
             params.append(f"Tensor{'?' if inputs[name].optional else ''} {name}")
         elif name in attrs:
-            params.append(f"{_SCHEMA_TYPES[attrs[name].type]} {name}")
+            params.append(f"{TORCH_SCHEMA_TYPES[attrs[name].type]} {name}")
     outs = "Tensor" if len(spec.outputs) == 1 else "(" + ", ".join("Tensor" for _ in spec.outputs) + ")"
     return f"{spec.snake}({', '.join(params)}) -> {outs}"
 

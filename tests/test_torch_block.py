@@ -115,7 +115,9 @@ def test_block_trains_with_eager_gradients(dtype: str) -> None:
 
 def test_operator_schemas_come_from_the_specs() -> None:
     from codegen.specs import load_project
+    from codegen.types import ATTR_TYPE_INFO, TORCH_SCHEMA_TYPES
 
+    assert set(TORCH_SCHEMA_TYPES) == set(ATTR_TYPE_INFO)  # every spec attr type has a schema type
     _, specs = load_project()
     assert ct.schema(specs["softmax"]) == "softmax(Tensor self, int dim) -> Tensor"
     assert ct.schema(specs["rms_norm"]) == "rms_norm(Tensor x, Tensor gamma, float epsilon) -> (Tensor, Tensor)"
