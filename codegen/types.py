@@ -28,6 +28,7 @@ __all__ = [
     "ACLNN_STATUS_CODES",
     "ATTR_TYPE_INFO",
     "DEVICE_ATTR_TYPE_INFO",
+    "TORCH_SCHEMA_TYPES",
     "AclnnStatus",
     "AttrTypeInfo",
     "DType",
@@ -267,6 +268,21 @@ DEVICE_ATTR_TYPE_INFO: dict[str, DeviceAttrTypeInfo] = {
     # a list of int64 (``ListInt``, e.g. SoftmaxV2's ``axes``): carries an integer aclnn attr as the one-element
     # list {value}
     "list_int": DeviceAttrTypeInfo("ListInt", "list_int", "aclIntArray *", is_list=True),
+}
+
+
+#: The ``torch.library`` schema type of each spec attr type (``codegen.torch`` operators): PyTorch's
+#: function-schema types ``int`` (64-bit; a ``uint64`` above 2^63 - 1 passes as its int64 bits, as the
+#: runner takes ``paddingIdx=-1``), ``float`` (a C double), ``bool``, ``str`` and ``Scalar`` (a number of
+#: any dtype, as an aclScalar), as ``aten/src/ATen/native/native_functions.yaml`` spells them.
+TORCH_SCHEMA_TYPES: dict[str, str] = {
+    "int64": "int",
+    "uint64": "int",
+    "double": "float",
+    "float": "float",
+    "bool": "bool",
+    "string": "str",
+    "scalar": "Scalar",
 }
 
 
