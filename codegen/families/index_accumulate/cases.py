@@ -29,7 +29,13 @@ import numpy as np
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case, normal_array
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
-from codegen.families.index_accumulate.plan import compute_of, index_dtypes, row_dtypes, tiling_decision
+from codegen.families.index_accumulate.plan import (
+    compute_of,
+    index_dtypes,
+    row_dtypes,
+    sort_fills_staging,
+    tiling_decision,
+)
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
@@ -331,11 +337,13 @@ def sorted_run_indices(
     scale: bool = False,
 ) -> int:
     """The fewest indices N (near-fewest: a bisection of the tiling's choice) at which the tiling of ``spec``
-    on ``product`` takes the sorted-run strategy on all of the product's vector cores, for grad ``[N,
-    *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index`` indices, ``paddingIdx`` ``padding`` and
-    ``scaleGradByFreq`` ``scale``. The tiling takes it once every core's index range fills its bucket staging
-    slots (``N >= cores x buckets x stage``, :func:`codegen.families.index_accumulate.plan.sort_fills_staging`)
-    and its transfer cost is the lower, so the answer follows the product's UB and core count.
+    on ``product`` takes the sorted-run strategy on all of the product's vector cores with every core's index
+    range filling its bucket staging slots (``N >= cores x buckets x stage``,
+    :func:`codegen.families.index_accumulate.plan.sort_fills_staging`: the kernel's flushes of full slots are
+    reached as well as the partial ones), for grad ``[N, *row_shape]`` of ``grad`` into ``num_rows`` rows,
+    ``index`` indices, ``paddingIdx`` ``padding`` and ``scaleGradByFreq`` ``scale``. The answer follows the
+    product's UB and core count (the tiling may take the strategy at smaller N too,
+    :func:`codegen.families.index_accumulate.plan.sorted_wins`).
 
     Raises:
         ValueError: no N up to :data:`SORTED_SEARCH_LIMIT` takes the strategy on every core (e.g. rows that
@@ -344,7 +352,7 @@ def sorted_run_indices(
 
     def takes(n: int) -> bool:
         t = tiling_decision(spec, product, (n, *row_shape), num_rows, grad, index, deterministic, padding, scale)
-        return t.sorted_run and t.sort.cores == product.vector_core_num
+        return t.sorted_run and t.sort.cores == product.vector_core_num and sort_fills_staging(t.sort, n)
 
     hi = 1 << 16
     while not takes(hi):
