@@ -69,10 +69,11 @@ def edb_multicore(product: str) -> Iterator[Case]:
         # Seven rows, D = 1030: both strategies split D into slices; on Ascend910B 4 row groups (3 of them one
         # row more) x 12 D-slices, atomic 24 index groups (20 of them one index more) x 2 D-slices.
         (500, 1030, 7, 1, True),
-        # 600 rows of D = 2048: deterministic owners hold 13 rows x 2048 fp32 (106,496 bytes), more than half of
-        # what Ascend910B's queues leave of UB, so they sum in GM (read-add-write) instead of in UB; 600 indices
-        # hit the rows of a core about 13 times, so a core adds into one of its rows again after writing it.
-        (600, 2048, 600, 5, True),
+        # 32 rows of D = 30000: deterministic owners hold 2 rows x a 10000-element D-slice (80,000 bytes), more
+        # than half of what Ascend910B's queues leave of UB, so they sum in GM (read-add-write) instead of in UB;
+        # 64 indices hit the rows of a core about 4 times, so a core adds into one of its rows again after
+        # writing it. So few indices keep the sorted-run strategy out (it would move 1.28x the GM bytes).
+        (64, 30000, 32, 5, False),
     )
     for deterministic in (False, True):
         mode = "deterministic" if deterministic else "atomic"

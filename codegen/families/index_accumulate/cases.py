@@ -35,6 +35,7 @@ from codegen.families.index_accumulate.plan import (
     compute_of,
     index_dtypes,
     row_dtypes,
+    sort_fills_staging,
     tiling_decision,
 )
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
@@ -361,13 +362,15 @@ def sorted_run_indices(
     (:func:`codegen.families.index_accumulate.plan.sort_plan` gives the reason, e.g. a UB too small for the
     staging slots, more cores than the software SyncAll's counters, or rows that are not whole 32-byte
     blocks on a product without DataCopyPad), so the case has nothing to check. On every catalogue product
-    the strategy is reached (``tests/test_edb_cases.py``).
+    the strategy is reached (``tests/test_edb_cases.py``). Every core's slots fill, so the kernel's flushes of
+    full slots are reached as well as the partial ones (the tiling may take the strategy at smaller N too,
+    :func:`codegen.families.index_accumulate.plan.sorted_wins`).
     """
     cores = sorted_run_cores(product)
 
     def takes(n: int) -> bool:
         t = tiling_decision(spec, product, (n, *row_shape), num_rows, grad, index, deterministic, padding, scale)
-        return t.sorted_run and t.sort.cores == cores
+        return t.sorted_run and t.sort.cores == cores and sort_fills_staging(t.sort, n)
 
     if at_least and takes(at_least):
         return at_least

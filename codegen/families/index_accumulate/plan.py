@@ -720,10 +720,23 @@ def _sort_layout(plan: SortPlan, n: int, d: int, grad_bytes: int, arrays: int, d
 
 def sort_fills_staging(plan: SortPlan, n: int) -> bool:
     """Whether each core's index range fills its staging slots at least once (``n >= cores * buckets *
-    stage``). Below that most flushes of phase 2 are partial slots (short DMAs, up to ``buckets`` per core)
-    and the sort's fixed per-core work (the count matrix, one flush per bucket) outweighs what it saves, so the
-    tiling keeps the one-pass strategies."""
+    stage``): from there on most of phase 2's flushes are whole slots, long DMAs."""
     return plan.feasible and n >= plan.cores * plan.buckets * plan.stage
+
+
+def sorted_wins(
+    plan: SortPlan, n: int, sorted_bytes_: int, other_bytes_: int, sorted_cost: int, other_cost: int
+) -> bool:
+    """Whether the tiling takes the sorted-run strategy for ``n`` indices: it can run, its transfer cost (GM
+    bytes, every DMA counted as at least :data:`SMALL_DIM_BYTES`) is below the other strategy's, and it moves
+    fewer GM bytes (:func:`sorted_bytes` and :func:`other_bytes` with floor 0). Once the indices fill the
+    staging slots (:func:`sort_fills_staging`) the lower transfer cost alone decides: there the small-dim
+    records may move more bytes than the other strategy, in long contiguous DMAs where it moves each short row
+    by a DMA of its own. Below that, the partial flushes (one per core and bucket at least) and the count
+    matrix are in both models, so the sort is taken wherever it moves fewer bytes."""
+    if not plan.feasible or sorted_cost >= other_cost:
+        return False
+    return sorted_bytes_ < other_bytes_ or sort_fills_staging(plan, n)
 
 
 def _dma(total: int, transfers: int, floor: int) -> int:
@@ -1042,8 +1055,8 @@ def tiling_decision(
     count_slots = _sat_mul(counts_stride, row_split.slices) if scale else 0
     counts_bytes = _sat_mul(count_slots, COUNT_BYTES)
     counts_offset = _ceil_div(_sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
-    # The sorted-run strategy replaces the other one where it can run and its transfer cost (GM bytes, every DMA
-    # counted as at least SMALL_DIM_BYTES) is lower; the same model picks records or pairs inside sort_plan.
+    # The sorted-run strategy replaces the other one where it can run and moves fewer bytes (sorted_wins); the
+    # transfer-cost model (every DMA counted as at least SMALL_DIM_BYTES) also picks records or pairs in sort_plan.
     ib = index_dtype.itemsize
     plan = sort_plan(
         product, spec.tiling.ub_reserved_bytes, min_bytes, n, num_weights, d, grad_bytes, ib, scale, deterministic
@@ -1067,7 +1080,7 @@ def tiling_decision(
     if plan.feasible:
         est_sorted = sorted_bytes(plan, n, num_weights, d, grad_bytes, ib, scale, deterministic)
         cost_sorted = sorted_bytes(plan, n, num_weights, d, grad_bytes, ib, scale, deterministic, SMALL_DIM_BYTES)
-    use_sorted = plan.feasible and sort_fills_staging(plan, n) and cost_sorted < cost_other
+    use_sorted = sorted_wins(plan, n, est_sorted, est_other, cost_sorted, cost_other)
     strategy = (2 if use_sorted else 0) + (1 if deterministic else 0)
     key = strategy * 100 + grads.index(grad_dtype) * 10 + idxs.index(index_dtype)
     split = (
@@ -1180,6 +1193,24 @@ def _explain_tiles(t: TilingDecision, product: Product) -> list[str]:
     return lines
 
 
+def _sorted_verdict(t: TilingDecision, other: str) -> str:
+    """Why :func:`sorted_wins` took or kept the sorted-run strategy, for ``opgen explain``."""
+    sp = t.sort
+    fills = sort_fills_staging(sp, t.num_indices)
+    if t.sorted_run:
+        if t.sorted_bytes_estimate < t.other_bytes_estimate:
+            return "sorted-run strategy chosen (lower cost and fewer GM bytes)"
+        return "sorted-run strategy chosen (lower cost; the indices fill the staging slots)"
+    if t.sorted_cost_estimate >= t.other_cost_estimate:
+        return f"{other} strategy kept (lower cost)"
+    return (
+        f"{other} strategy kept (fewer GM bytes, and {t.num_indices} indices are fewer than cores x buckets x "
+        f"staging slot = {sp.cores} x {sp.buckets} x {sp.stage} = {sp.cores * sp.buckets * sp.stage})"
+        if not fills
+        else f"{other} strategy kept (fewer GM bytes)"
+    )
+
+
 def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
     """``opgen explain`` lines of the sorted-run choice of one tiling decision (the tiling function's numbers)."""
     mode = "deterministic" if t.deterministic else "non-deterministic"
@@ -1190,17 +1221,10 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
             f"{t.other_bytes_estimate} (transfer cost {t.other_cost_estimate})"
         ]
     other = "deterministic" if t.deterministic else "atomic"
-    if not sort_fills_staging(sp, t.num_indices):
-        return [
-            f"  {mode} mode: sorted-run strategy not used: {t.num_indices} indices are fewer than cores x buckets x "
-            f"staging slot = {sp.cores} x {sp.buckets} x {sp.stage} = {sp.cores * sp.buckets * sp.stage} (each core "
-            f"must fill its staging slots once); {other} strategy kept"
-        ]
     head = (
         f"  {mode} mode: transfer cost (GM bytes, each DMA counted as at least {SMALL_DIM_BYTES} bytes) sorted-run "
         f"with {'records' if sp.small_dim else 'pairs'} {t.sorted_cost_estimate} vs {other} {t.other_cost_estimate} "
-        f"(GM bytes {t.sorted_bytes_estimate} vs {t.other_bytes_estimate}): "
-        + ("sorted-run strategy chosen (lower cost)" if t.sorted_run else f"{other} strategy kept (lower cost)")
+        f"(GM bytes {t.sorted_bytes_estimate} vs {t.other_bytes_estimate}): " + _sorted_verdict(t, other)
     )
     if not t.sorted_run:
         return [head]
@@ -1796,9 +1820,10 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "the fewest, then balances the largest per-core share; `opgen explain` prints it for a shape.",
         *(
             [
-                f"Sorted-run strategy (every product): chosen when every core's share of `{index_t.name}` fills its "
-                "bucket staging slots (N >= cores x buckets x slot pairs) and its transfer cost (GM bytes, every DMA "
-                f"counted as at least {SMALL_DIM_BYTES} bytes) is below the other strategy's; the same model "
+                "Sorted-run strategy (every product, at every number of indices): chosen when its transfer cost "
+                f"(GM bytes, every DMA counted as at least {SMALL_DIM_BYTES} bytes) is below the other strategy's "
+                "and it moves fewer GM bytes, or, once every core's indices fill its bucket staging slots (N >= "
+                "cores x buckets x slot entries), on the lower transfer cost alone; the cost model "
                 "picks records (row key + fp32 values, grad read contiguously) over pairs for short rows; without "
                 "DataCopyPad only for rows of whole 32-byte blocks, with pairs. Workspace: the [cores, buckets] "
                 "int32 count matrix, then N sorted entries (int32 pairs or records; without DataCopyPad each "

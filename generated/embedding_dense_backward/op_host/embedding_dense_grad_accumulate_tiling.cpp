@@ -619,20 +619,28 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
     return ge::GRAPH_FAILED;
   }
 
-  // The sorted-run strategy replaces the other one where it can run and its transfer cost (GM bytes, every DMA
-  // counted as at least SMALL_DIM_BYTES) is lower; the same model picks records or pairs inside PlanSorted.
+  // The sorted-run strategy replaces the other one where it can run, its transfer cost (GM bytes, every DMA
+  // counted as at least SMALL_DIM_BYTES) is lower and it moves fewer GM bytes, or, once every core's indices
+  // fill its staging slots, where its transfer cost alone is lower (codegen sorted_wins); the cost model also
+  // picks records or pairs in PlanSorted.
   const bool hasPad = HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
   const int64_t indexBytes = IndexBytes(indexKey);
   const SortPlan sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows,
                                        rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic);
-  const int64_t otherCost =
-      OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes, countScaling != 0,
-                 rowSplit, indexSplit, accInWorkspace != 0, ubAccumulate != 0, tileRows, dChunk, SMALL_DIM_BYTES);
-  // Each core's index range must fill its staging slots at least once (codegen sort_fills_staging): below
-  // that the sort's fixed per-core work (count matrix, one flush per bucket) outweighs what it saves.
-  const bool useSorted = sortPlan.cores > 0 && numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage &&
-                         SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0,
-                                     deterministic, SMALL_DIM_BYTES) < otherCost;
+  bool useSorted = false;
+  if (sortPlan.cores > 0) {
+    const auto other = [&](int64_t floor) {
+      return OtherBytes(deterministic, numIndices, numRows, rowLength, accStride, rowsBytes, indexBytes,
+                        countScaling != 0, rowSplit, indexSplit, accInWorkspace != 0, ubAccumulate != 0, tileRows,
+                        dChunk, floor);
+    };
+    const auto sorted = [&](int64_t floor) {
+      return SortedBytes(sortPlan, numIndices, numRows, rowLength, rowsBytes, indexBytes, countScaling != 0,
+                         deterministic, floor);
+    };
+    const bool fillsStaging = numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage;
+    useSorted = sorted(SMALL_DIM_BYTES) < other(SMALL_DIM_BYTES) && (fillsStaging || sorted(0) < other(0));
+  }
 
   EmbeddingDenseGradAccumulateTilingData tiling;
   tiling.set_numRows(numRows);
