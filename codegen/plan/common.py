@@ -1163,6 +1163,30 @@ class CMakeView(KindView):
 
 
 @dataclass(frozen=True)
+class TestsCMakeView(KindView):
+    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests (``subdirectory``: ``ut``)."""
+
+    KIND: ClassVar[str] = "tests_cmake"
+    subdirectory: str = "ut"
+
+
+@dataclass(frozen=True)
+class TestsUtCMakeView(KindView):
+    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests (``subdirectory``: ``op_host``)."""
+
+    KIND: ClassVar[str] = "tests_ut_cmake"
+    subdirectory: str = "op_host"
+
+
+@dataclass(frozen=True)
+class UtCMakeView(KindView):
+    """``tests/ut/op_host/CMakeLists.txt``: ops-nn's collection of the op_host unit tests (no field beyond
+    ``op``)."""
+
+    KIND: ClassVar[str] = "ut_cmake"
+
+
+@dataclass(frozen=True)
 class ProtoView(KindView):
     """``op_graph/<kernel>_proto.h``: the IR registration (``proto``: inputs, outputs, attrs)."""
 
@@ -1273,6 +1297,9 @@ SHARED_VIEWS: dict[str, type[KindView] | type[BinaryJsonView]] = {
     for c in (
         AclnnHeaderView,
         CMakeView,
+        TestsCMakeView,
+        TestsUtCMakeView,
+        UtCMakeView,
         ProtoView,
         BinaryJsonView,
         L0HeaderView,
