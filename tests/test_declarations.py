@@ -298,3 +298,49 @@ def test_op_check_null_on_a_char_pointer_does_not_compile(tmp_path: Path) -> Non
     assert _compile(ok, tmp_path, "null_tensor").returncode == 0
     got = _compile(bad, tmp_path, "null_char")
     assert got.returncode != 0 and "IsNullptr" in got.stderr
+
+
+PARAMS_TABLE = PATHS.root / "tests" / "data" / "cann_aclnn_params.yaml"
+
+
+def _param_names(text: str, function: str) -> list[str] | None:
+    """The parameter names of the declaration of ``function`` in C header text (None when not declared)."""
+    found = re.search(rf"\b{function}\s*\(([^)]*)\)\s*;", _strip(text))
+    if found is None:
+        return None
+    return [re.findall(r"[A-Za-z_]\w*", p)[-1] for p in found.group(1).split(",")]
+
+
+def test_every_generated_aclnn_header_has_cann_parameter_names() -> None:
+    """Both phases of every generated aclnn API name their parameters as CANN's header does, in order (a
+    caller by name, or a reader of CANN's docs, meets the same names)."""
+    table = yaml.safe_load(PARAMS_TABLE.read_text(encoding="utf-8"))["apis"]
+    headers = sorted(GENERATED.rglob("op_api/aclnn_*.h"))
+    assert len(headers) >= 29
+    seen = set()
+    wrong = {}
+    for header in headers:
+        text = header.read_text(encoding="utf-8")
+        api = re.search(r"\b(aclnn\w+)GetWorkspaceSize\s*\(", text)
+        assert api is not None, header
+        name = api.group(1)
+        assert name in table, f"{name} ({header}) has no entry in {PARAMS_TABLE.name}"
+        seen.add(name)
+        got = (_param_names(text, f"{name}GetWorkspaceSize"), _param_names(text, name))
+        want = (table[name]["phase1"], table[name]["phase2"])
+        if got != want:
+            wrong[name] = {"generated": got, "CANN": want, "source": table[name]["source"]}
+    assert not wrong, wrong
+    assert seen == set(table), f"entries without a generated API: {sorted(set(table) - seen)}"
+    for entry in table.values():
+        assert re.match(r"hicann/ops-nn \S+/(op_api/aclnn_\w+\.h|docs/aclnn\w+\.md)", entry["source"]), entry
+
+
+def test_the_parameter_names_are_compared() -> None:
+    """The comparison can fail: the name the generator once gave aclnnSoftshrinkBackward's scalar (`lambd`)
+    is not CANN's (`lambda`)."""
+    old = "aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self, "
+    old += "const aclScalar *lambd, aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor);"
+    table = yaml.safe_load(PARAMS_TABLE.read_text(encoding="utf-8"))["apis"]
+    assert _param_names(old, "aclnnSoftshrinkBackwardGetWorkspaceSize") != table["aclnnSoftshrinkBackward"]["phase1"]
+    assert table["aclnnSoftshrinkBackward"]["phase1"][2] == "lambda"
