@@ -12,7 +12,9 @@ The facts live in ``tests/data/cann_declarations.yaml`` (each with the public fi
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -181,3 +183,164 @@ def test_every_name_the_generated_code_uses_is_in_the_table() -> None:
     assert {"SetValue", "SyncAll", "GetUserWorkspace", "GetLibApiWorkSpaceSize", "aclCreateTensor"} <= set(used)
     missing = {name: sorted(files)[:3] for name, files in used.items() if name not in table}
     assert not missing, f"names used by generated code without an entry in {TABLE.name}: {missing}"
+
+
+def _call_of(entry: dict[str, Any]) -> str:
+    """A call of ``entry``'s name (the probe's expression without ``&`` and template arguments) with one
+    argument no declaration accepts, so that g++ lists every declaration of the name."""
+    target = re.sub(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>$", "", entry["probe"]["expr"].lstrip("&"))
+    if entry["kind"] == "method":
+        cls, _, method = target.rpartition("::")
+        return f"std::declval<{cls} &>().{method}(OpgenNoMatch{{}})"
+    return f"{target}(OpgenNoMatch{{}})"
+
+
+#: g++'s (LC_ALL=C) notes and errors that quote a declaration the failed call considered: an overload
+#: ("candidate"), the one function a non-overloaded name denotes ("initializing argument N of"), or a
+#: function of no parameters ("too many arguments to function").
+_DECL_NOTE = re.compile(r"(?:candidate: |initializing argument \d+ of |too many arguments to function )'(.*)'")
+
+
+def _overload_sets(
+    entries: list[dict[str, Any]], side: str, tmp_path: Path, include: Path = INCLUDE
+) -> dict[str, set[str]]:
+    """Every declaration runtime/include offers under the name of each entry (by entry name), as g++ prints
+    it: each entry gets a call that matches no declaration, one per line, and the diagnostics of that line
+    name every declaration overload resolution saw."""
+    source = _probe_source([], side).replace("void OpgenDeclarationProbe() {\n}\n", "")
+    lines = ["#include <utility>", source, "struct OpgenNoMatch {};"]
+    first = len("\n".join(lines).splitlines()) + 1
+    names = [e["name"] for e in entries]
+    lines += [f"void OpgenOverloads{i}() {{ (void)({_call_of(e)}); }}" for i, e in enumerate(entries)]
+    src = tmp_path / f"overloads_{side}.cpp"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", "-fmax-errors=0", "-D__NPU_ARCH__=2201",
+         '-DOPGEN_PRODUCT_NAME="Ascend910B"', "-DOPGEN_HAS_DATACOPYPAD=1", "-I", str(include), str(src)],
+        capture_output=True, text=True, check=False, env={**os.environ, "LC_ALL": "C"},
+    )  # fmt: skip
+    found: dict[str, set[str]] = {n: set() for n in names}
+    current = None
+    for line in proc.stderr.splitlines():
+        at = re.match(rf"{re.escape(str(src))}:(\d+):\d+: error: ", line)
+        if at:
+            index = int(at.group(1)) - first
+            current = names[index] if 0 <= index < len(names) else None
+        note = _DECL_NOTE.search(line)
+        if note and current is not None:
+            found[current].add(note.group(1))
+    return found
+
+
+def _overload_entries(side: str) -> list[dict[str, Any]]:
+    """Entries whose overload set the test compares: every host function or method with a probe, and every
+    entry that records ``overloads``."""
+    return [
+        e
+        for e in _entries()
+        if e.get("side") == side
+        and "probe" in e
+        and e["kind"] in ("function", "method")
+        and (side == "host" or "overloads" in e)
+    ]
+
+
+def test_the_emulation_declares_exactly_the_real_overloads(tmp_path: Path) -> None:
+    """Where the real header has fixed overloads, runtime/include has the same ones and no catch-all template
+    (a template IsNullptr taking any pointer hid an OP_CHECK_NULL on a `char *`); a name with one real
+    declaration has one emulated declaration."""
+    entries = _overload_entries("host")
+    assert "IsNullptr" in {e["name"] for e in entries}
+    found = _overload_sets(entries, "host", tmp_path)
+    wrong = {}
+    for e in entries:
+        want = set(e.get("overloads", ()))
+        got = found[e["name"]]
+        if (want and got != want) or (not want and len(got) != 1):
+            wrong[e["name"]] = {"table": sorted(want) or "one declaration", "runtime/include": sorted(got)}
+    assert not wrong, wrong
+    assert len(found["IsNullptr"]) == 6
+
+
+def test_every_macro_calling_a_recorded_overload_set_is_used_or_in_the_table() -> None:
+    """An entry reached through a macro names a macro of the table, and generated code that uses the macro
+    is covered by the entry's overload comparison."""
+    entries = _entries()
+    macros = {e["name"] for e in entries if e["kind"] == "macro"}
+    through = {e["name"]: e["used_through"] for e in entries if "used_through" in e}
+    assert through == {"IsNullptr": "OP_CHECK_NULL"}
+    assert set(through.values()) <= macros
+    assert "OP_CHECK_NULL" in _used_api_names()
+
+
+def test_the_overload_comparison_fails_for_a_catch_all_template(tmp_path: Path) -> None:
+    """The comparison can fail: an emulation whose IsNullptr is one template over any pointer (as it once was)
+    shows g++ a template candidate, not the six fixed overloads."""
+    include = tmp_path / "include"
+    shutil.copytree(INCLUDE, include)
+    header = include / "aclnn_kernels" / "common" / "op_error_check.h"
+    text = header.read_text(encoding="utf-8")
+    start = text.index("static inline bool IsNullptr(const aclTensor *")
+    end = text.index("// Phase-1 entry check")
+    catch_all = "template <typename T>\ninline bool IsNullptr(const T *p, const char *) { return p == nullptr; }\n\n"
+    header.write_text(text[:start] + catch_all + text[end:], encoding="utf-8")
+    entry = next(e for e in _entries() if e["name"] == "IsNullptr")
+    found = _overload_sets([entry], "host", tmp_path, include)
+    assert found["IsNullptr"] and found["IsNullptr"] != set(entry["overloads"])
+    assert all(d.startswith("template<") for d in found["IsNullptr"])
+
+
+def test_op_check_null_on_a_char_pointer_does_not_compile(tmp_path: Path) -> None:
+    """As against CANN's header: OP_CHECK_NULL takes aclnn objects only."""
+    base = '#include "aclnn_kernels/common/op_error_check.h"\n'
+    ok = base + "int F(const aclTensor *t) { OP_CHECK_NULL(t, return 1); return 0; }\n"
+    bad = base + "int F(char *mode) { OP_CHECK_NULL(mode, return 1); return 0; }\n"
+    assert _compile(ok, tmp_path, "null_tensor").returncode == 0
+    got = _compile(bad, tmp_path, "null_char")
+    assert got.returncode != 0 and "IsNullptr" in got.stderr
+
+
+PARAMS_TABLE = PATHS.root / "tests" / "data" / "cann_aclnn_params.yaml"
+
+
+def _param_names(text: str, function: str) -> list[str] | None:
+    """The parameter names of the declaration of ``function`` in C header text (None when not declared)."""
+    found = re.search(rf"\b{function}\s*\(([^)]*)\)\s*;", _strip(text))
+    if found is None:
+        return None
+    return [re.findall(r"[A-Za-z_]\w*", p)[-1] for p in found.group(1).split(",")]
+
+
+def test_every_generated_aclnn_header_has_cann_parameter_names() -> None:
+    """Both phases of every generated aclnn API name their parameters as CANN's header does, in order (a
+    caller by name, or a reader of CANN's docs, meets the same names)."""
+    table = yaml.safe_load(PARAMS_TABLE.read_text(encoding="utf-8"))["apis"]
+    headers = sorted(GENERATED.rglob("op_api/aclnn_*.h"))
+    assert len(headers) >= 29
+    seen = set()
+    wrong = {}
+    for header in headers:
+        text = header.read_text(encoding="utf-8")
+        api = re.search(r"\b(aclnn\w+)GetWorkspaceSize\s*\(", text)
+        assert api is not None, header
+        name = api.group(1)
+        assert name in table, f"{name} ({header}) has no entry in {PARAMS_TABLE.name}"
+        seen.add(name)
+        got = (_param_names(text, f"{name}GetWorkspaceSize"), _param_names(text, name))
+        want = (table[name]["phase1"], table[name]["phase2"])
+        if got != want:
+            wrong[name] = {"generated": got, "CANN": want, "source": table[name]["source"]}
+    assert not wrong, wrong
+    assert seen == set(table), f"entries without a generated API: {sorted(set(table) - seen)}"
+    for entry in table.values():
+        assert re.match(r"hicann/ops-nn \S+/(op_api/aclnn_\w+\.h|docs/aclnn\w+\.md)", entry["source"]), entry
+
+
+def test_the_parameter_names_are_compared() -> None:
+    """The comparison can fail: the name the generator once gave aclnnSoftshrinkBackward's scalar (`lambd`)
+    is not CANN's (`lambda`)."""
+    old = "aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self, "
+    old += "const aclScalar *lambd, aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor);"
+    table = yaml.safe_load(PARAMS_TABLE.read_text(encoding="utf-8"))["apis"]
+    assert _param_names(old, "aclnnSoftshrinkBackwardGetWorkspaceSize") != table["aclnnSoftshrinkBackward"]["phase1"]
+    assert table["aclnnSoftshrinkBackward"]["phase1"][2] == "lambda"

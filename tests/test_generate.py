@@ -113,7 +113,9 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
         kinds = sorted(rel.split("/")[1] for rel in files if rel.startswith(name + "/"))
         # op_host: def, tiling .h/.cpp, infershape and one binary config per product (op_host/config/<soc>/)
         op_host = ["op_host"] * (4 + len(spec.products))
-        ut = ["tests"] * 2  # tests/ut/op_host/test_<kernel>_tiling.cpp and _infershape.cpp
+        # tests/ut/op_host/test_<kernel>_tiling.cpp and _infershape.cpp; CMakeLists.txt in tests/, tests/ut/ and
+        # tests/ut/op_host/
+        ut = ["tests"] * 5
         want = ["CMakeLists.txt", "docs", "examples", *["op_api"] * 4, "op_graph", *op_host, "op_kernel", *ut]
         assert kinds == sorted(want), name
         for part in ("tiling", "infershape"):

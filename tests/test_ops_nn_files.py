@@ -14,6 +14,7 @@ TilingParse registration.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -73,7 +74,30 @@ def test_every_op_folder_holds_the_ops_nn_file_set(op: str) -> None:
     tiling = (root / "op_host" / f"{k}_tiling.cpp").read_text()
     assert f".TilingParse<{spec.op_type}CompileInfo>(" in tiling
     cmake = (root / "CMakeLists.txt").read_text()
-    assert f"OPTYPE {k} ACLNNTYPE aclnn" in cmake
+    assert re.search(rf"^add_modules_sources\(.* OPTYPE {k} ACLNNTYPE aclnn_exclude\)$", cmake, flags=re.M), cmake
+
+
+#: ops-nn's way from an op folder to its op_host unit tests (hicann/ops-nn cmake/func.cmake add_op_subdirectory:
+#: a subfolder is entered only when it has a CMakeLists.txt, tests/ only with ENABLE_TEST; cmake/ut.cmake
+#: add_modules_ut_sources: test_*_tiling.cpp join the tiling module, test_*_infershape.cpp the infershape one).
+UT_CMAKE_CHAIN = ("tests/CMakeLists.txt", "tests/ut/CMakeLists.txt", "tests/ut/op_host/CMakeLists.txt")
+
+
+@pytest.mark.parametrize("op", sorted(SPECS))
+def test_the_unit_tests_are_reached_by_ops_nn_cmake(op: str) -> None:
+    root = _folder(op)
+    for rel, sub in zip(UT_CMAKE_CHAIN, ("ut", "op_host", None), strict=True):
+        text = (root / rel).read_text()
+        if sub is not None:
+            assert re.search(rf"^add_subdirectory\({sub}\)$", text, flags=re.M), rel
+    ut = (root / UT_CMAKE_CHAIN[-1]).read_text()
+    call = r"^\s*add_modules_ut_sources\(HOSTNAME \$\{(\w+)\} MODE PRIVATE DIR \$\{CMAKE_CURRENT_SOURCE_DIR\}\)$"
+    calls = re.findall(call, ut, flags=re.M)
+    assert calls == ["OP_TILING_MODULE_NAME", "OP_INFERSHAPE_MODULE_NAME"]
+    assert "if(UT_TEST_ALL OR OP_HOST_UT)" in ut
+    k = SPECS[op].kernel
+    tests = sorted(f.name for f in (root / "tests" / "ut" / "op_host").glob("test_*.cpp"))
+    assert tests == [f"test_{k}_infershape.cpp", f"test_{k}_tiling.cpp"]
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))

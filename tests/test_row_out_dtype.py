@@ -70,7 +70,7 @@ def test_the_generated_docs_state_the_cast_rule_not_a_same_dtype_rule() -> None:
         "different dtypes; a rank above 8;"
     ) in backward
     assert (
-        "- All tensors have the same shape; the inputs have one dtype; gradInput may take any of its listed "
+        "- All tensors have the same shape; the inputs have one dtype; out may take any of its listed "
         "dtypes, not only gradOutput's: the result, computed in gradOutput's dtype, is cast to it;"
     ) in backward
 

@@ -399,10 +399,10 @@ def test_dim_form_dtype_combos_each_get_value_cases_of_their_own_dtypes(tmp_path
     text = (project_paths().specs / "softmax_backward.yaml").read_text()
     combos = (
         "dtype_combos:\n"
-        "  - {gradOutput: FLOAT, output: FLOAT, gradInput: FLOAT}\n"
-        "  - {gradOutput: FLOAT16, output: FLOAT16, gradInput: FLOAT16}\n"
-        "  - {gradOutput: BF16, output: BF16, gradInput: BF16, products: [Ascend910B, Ascend910_93, Ascend950]}\n"
-        "  - {gradOutput: FLOAT16, output: FLOAT, gradInput: FLOAT16}\n"
+        "  - {gradOutput: FLOAT, output: FLOAT, out: FLOAT}\n"
+        "  - {gradOutput: FLOAT16, output: FLOAT16, out: FLOAT16}\n"
+        "  - {gradOutput: BF16, output: BF16, out: BF16, products: [Ascend910B, Ascend910_93, Ascend950]}\n"
+        "  - {gradOutput: FLOAT16, output: FLOAT, out: FLOAT16}\n"
     )
     assert text.count("compute:\n  dim: dim") == 1
     path = tmp_path / "softmax_backward.yaml"
@@ -413,7 +413,7 @@ def test_dim_form_dtype_combos_each_get_value_cases_of_their_own_dtypes(tmp_path
     assert len(mixed) == 3 and all(c.expect_status is None for c in mixed)
     for c in mixed:
         assert c.params["gradOutput"].dtype == np.float16 and c.params["output"].dtype == np.float32
-        assert c.params["gradInput"].dtype == np.float16
+        assert c.params["out"].dtype == np.float16
     same = [c for c in cases if c.dtype == "FLOAT16 (output FLOAT16)" and c.expect_status is None]
     assert same and all(c.params["output"].dtype == np.float16 for c in same)
     assert not [c for c in cases if "the result cast" in c.name]

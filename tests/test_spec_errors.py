@@ -163,8 +163,8 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: self\n    dtypes:", "  - name: self\n    dtype:"))
     assert errs == [
         f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
-        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, name, "
-        "optional, rank",
+        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, "
+        "header_name, name, optional, rank",
     ]
 
 
@@ -189,8 +189,34 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
         "deterministic_gm_atomics, device, dtype_combos, example, family, inputs, kernel, notes, op, op_type, "
-        "outputs, products, shape_status, signature, summary, tiling"
+        "outputs, phase2_header_names, products, shape_status, signature, summary, tiling"
     ]
+
+
+def test_header_names_are_c_identifiers_other_than_the_spec_name(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("    description: The input x.\n", "    description: The input x.\n    header_name: self\n"),
+        ("    description: The target y.\n", "    description: The target y.\n    header_name: 2target\n"),
+        ("    type: int64\n", "    type: int64\n    header_name: out\n"),
+        ("deterministic: true\n", "deterministic: true\nphase2_header_names: {workspaceSize: workspace, stream: s}\n"),
+    )
+    assert errs == [
+        f"{f}:8: phase2_header_names.workspaceSize: 'workspace' is already the name of another phase-2 parameter",
+        f"{f}:18: inputs[1].header_name: header_name 'self' is the parameter's name; leave header_name out",
+        f"{f}:23: inputs[2].header_name: header_name must be a C identifier and not a C++ keyword",
+        f"{f}:25: reduction.header_name: 'out' is also the header name of parameter 'out'",
+    ]
+
+
+def test_header_names_rename_the_header_only(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    text = edit(BASE, "    type: int64\n", "    type: int64\n    header_name: lambda\n")
+    path.write_text(edit(text, "deterministic: true\n", "deterministic: true\nphase2_header_names: {stream: s}\n"))
+    spec = load_op_spec(path, catalogue)
+    assert (spec.attrs[0].name, spec.attrs[0].c_name, spec.outputs[0].c_name) == ("reduction", "lambda", "out")
+    assert spec.phase2_header_names == ("workspace", "workspaceSize", "executor", "s")
 
 
 def test_deterministic_gm_atomics_must_be_a_boolean(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -681,7 +707,8 @@ def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Pat
     assert errs == [
         f"{f}:5: family: duplicate key 'family' (first at line 4)",
         f"{f}:19: inputs[2].dtypes[2]: unknown dtype 'BF32'; allowed: {DTYPES}",
-        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: default, description, dtypes, name, type, values",
+        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: default, description, dtypes, header_name, name, type, "
+        "values",
         f"{f}:40: tiling.buffer_num: 0 is out of range; allowed: 1..8",
     ]
     with pytest.raises(SpecErrors) as info:

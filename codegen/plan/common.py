@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields
 from types import MappingProxyType
@@ -390,6 +391,8 @@ class SignatureParam:
         dtype_invalid, dtype_text: an aclScalar's C++ test for a dtype it does not accept, and the accepted
             dtypes as text (``""`` otherwise).
         string_values, values_text: a ``char *`` attr's accepted values, and them as text (empty otherwise).
+        header_decl: ``decl`` with the parameter's name in CANN's header (its ``c_name``), what the generated
+            header and document declare; the definition in the .cpp may name it ``name``.
     """
 
     name: str
@@ -403,10 +406,25 @@ class SignatureParam:
     dtype_text: str = ""
     string_values: tuple[StringValue, ...] = ()
     values_text: str = ""
+    header_decl: str = ""
 
 
 def signature(spec: OpSpec) -> tuple[SignatureParam, ...]:
-    """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor."""
+    """The phase-1 parameters in aclnn order (inputs, attributes, outputs), without workspaceSize/executor;
+    ``header_decl`` names each parameter as CANN's header does."""
+    params = _signature_params(spec)
+    c_names = header_names(spec)
+    return tuple(dataclasses.replace(p, header_decl=re.sub(rf"\b{p.name}$", c_names[p.name], p.decl)) for p in params)
+
+
+def header_names(spec: OpSpec) -> dict[str, str]:
+    """Each aclnn parameter's spec name -> its name in CANN's header (``c_name``)."""
+    names = {t.name: t.c_name for t in (*spec.inputs, *spec.outputs)}
+    names.update((a.name, a.c_name) for a in spec.attrs)
+    return names
+
+
+def _signature_params(spec: OpSpec) -> list[SignatureParam]:
     params: list[SignatureParam] = []
     for t in spec.inputs:
         params.append(
@@ -451,7 +469,7 @@ def signature(spec: OpSpec) -> tuple[SignatureParam, ...]:
         params.append(
             SignatureParam(t.name, decl, decl if decl.startswith("const ") else "const " + decl, t.name, "output")
         )
-    return tuple(in_aclnn_order(spec, params))
+    return in_aclnn_order(spec, params)
 
 
 @dataclass(frozen=True)
@@ -998,7 +1016,17 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         )
     for t in spec.outputs:
         param_rows.append(_param_row(t, products, "output"))
-    param_rows = in_aclnn_order(spec, param_rows)
+    # the table names each parameter as CANN's header does
+    c_names = header_names(spec)
+    param_rows = [
+        dataclasses.replace(
+            r,
+            name=c_names[r.name],
+            description=r.description + (f" Named `{r.name}` in this document's formulas and messages, and in "
+                                         "the Python API." if c_names[r.name] != r.name else ""),
+        )
+        for r in in_aclnn_order(spec, param_rows)
+    ]  # fmt: skip
     return {
         "op": OpView.of(spec),
         "files": op_files(spec),
@@ -1036,7 +1064,8 @@ class OpView:
     Attributes:
         op_type: the device OpType; aclnn_name: ``aclnn<Op>``; kernel: the kernel function and file stem;
         snake: the spec file stem; summary: one paragraph; notes: documentation notes; family: the family's
-        name; input_names: aclnn input names in order; tiling: the tiling parameters.
+        name; input_names: aclnn input names in order; tiling: the tiling parameters; phase2_decl: phase 2's
+        parameter list as CANN's header declares it (``void *workspace, uint64_t workspaceSize, ...``).
     """
 
     op_type: str
@@ -1048,11 +1077,13 @@ class OpView:
     family: str
     input_names: tuple[str, ...]
     tiling: TilingParamsView
+    phase2_decl: str
 
     @classmethod
     def of(cls, spec: OpSpec) -> OpView:
         """The view of ``spec``."""
         t = spec.tiling
+        workspace, size, executor, stream = spec.phase2_header_names
         return cls(
             op_type=spec.op_type,
             aclnn_name=spec.aclnn_name,
@@ -1063,6 +1094,7 @@ class OpView:
             family=spec.family,
             input_names=spec.input_names,
             tiling=TilingParamsView(t.ub_reserved_bytes, t.min_bytes_per_core, t.buffer_num),
+            phase2_decl=f"void *{workspace}, uint64_t {size}, aclOpExecutor *{executor}, aclrtStream {stream}",
         )
 
 
@@ -1169,6 +1201,30 @@ class CMakeView(KindView):
 
     KIND: ClassVar[str] = "cmake"
     compute_units: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TestsCMakeView(KindView):
+    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests (``subdirectory``: ``ut``)."""
+
+    KIND: ClassVar[str] = "tests_cmake"
+    subdirectory: str = "ut"
+
+
+@dataclass(frozen=True)
+class TestsUtCMakeView(KindView):
+    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests (``subdirectory``: ``op_host``)."""
+
+    KIND: ClassVar[str] = "tests_ut_cmake"
+    subdirectory: str = "op_host"
+
+
+@dataclass(frozen=True)
+class UtCMakeView(KindView):
+    """``tests/ut/op_host/CMakeLists.txt``: ops-nn's collection of the op_host unit tests (no field beyond
+    ``op``)."""
+
+    KIND: ClassVar[str] = "ut_cmake"
 
 
 @dataclass(frozen=True)
@@ -1282,6 +1338,9 @@ SHARED_VIEWS: dict[str, type[KindView] | type[BinaryJsonView]] = {
     for c in (
         AclnnHeaderView,
         CMakeView,
+        TestsCMakeView,
+        TestsUtCMakeView,
+        UtCMakeView,
         ProtoView,
         BinaryJsonView,
         L0HeaderView,

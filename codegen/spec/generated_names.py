@@ -145,6 +145,9 @@ def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, s
         "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
         "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
         "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
+        "tests_cmake": "tests/CMakeLists.txt",
+        "tests_ut_cmake": "tests/ut/CMakeLists.txt",
+        "ut_cmake": "tests/ut/op_host/CMakeLists.txt",
     }
     for p in products or []:
         files[f"binary_json:{p.config_name}"] = f"op_host/config/{p.config_name}/{spec.kernel}_binary.json"

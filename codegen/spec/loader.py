@@ -65,6 +65,7 @@ from codegen.spec.model import (
     ATTR_TYPES,
     DEVICE_ATTR_TYPES,
     MAX_RANK,
+    PHASE2_NAMES,
     PRIVATE_ACL_FORMATS,
     SCALAR_ACL_IDS,
     SCALAR_DTYPES_DEFAULT,
@@ -181,6 +182,7 @@ _ROOT_OPTIONAL = (
     "deterministic_gm_atomics",
     "dtype_combos",
     "shape_status",
+    "phase2_header_names",
 )
 
 
@@ -245,7 +247,7 @@ class _OpParser:
 
     def tensor(self, node: YNode, index: int, is_output: bool) -> tuple[TensorSpec, YNode | None]:
         required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-        optional = (["const"] if is_output else ["optional", "default"]) + ["formats"]
+        optional = (["const"] if is_output else ["optional", "default"]) + ["formats", "header_name"]
         m = self.r.mapping(node, required, optional) or {}
         kind = "output" if is_output else "input"
         name = self.tensor_name(m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -282,12 +284,43 @@ class _OpParser:
             if listed and "ND" not in listed:
                 self.r.error(m["formats"], "formats must include ND")
             formats = tuple(listed) or ("ND",)
-        spec = TensorSpec(name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats)
+        header_name = self.header_name(m.get("header_name"), name)
+        spec = TensorSpec(
+            name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats, header_name
+        )
         return spec, m.get("shape")
+
+    def header_name_clashes(self, params: list[TensorSpec | AttrSpec]) -> None:
+        """Reports a ``header_name`` that is another parameter's name in the aclnn header (its ``c_name``)."""
+        for p in params:
+            others = [o.name for o in params if o is not p and o.c_name == p.c_name]
+            if p.header_name and others:
+                self.r.errors.append(
+                    SpecError(
+                        p.loc,
+                        f"{p.name}.header_name",
+                        f"'{p.c_name}' is also the header name of parameter '{others[0]}'",
+                    )
+                )
+
+    def header_name(self, node: YNode | None, name: str) -> str:
+        """A parameter's ``header_name`` (``""`` when absent): a C identifier, not a C++ keyword, other than
+        ``name`` (:meth:`header_name_clashes` compares it with the other parameters)."""
+        if node is None:
+            return ""
+        r = self.r
+        text = node.value if isinstance(node, YScalar) and isinstance(node.value, str) else None
+        if text is None or not _C_IDENT.fullmatch(text) or text in CPP_KEYWORDS:
+            r.error(node, "header_name must be a C identifier and not a C++ keyword")
+            return ""
+        if text == name:
+            r.error(node, f"header_name '{text}' is the parameter's name; leave header_name out")
+            return ""
+        return text
 
     def attr(self, node: YNode) -> AttrSpec:
         r = self.r
-        m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes")) or {}
+        m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes", "header_name")) or {}
         name = self.tensor_name(m["name"], "<attr>") if "name" in m else "<attr>"
         type_ = ""
         if "type" in m:
@@ -329,7 +362,8 @@ class _OpParser:
                     scalar_dtypes = tuple(listed)
                 elif isinstance(m["dtypes"], YSeq) and not m["dtypes"].items:
                     r.error(m["dtypes"], f"empty dtype list; give at least one of: {', '.join(SCALAR_ACL_IDS)}")
-        return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes)
+        header_name = self.header_name(m.get("header_name"), name)
+        return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes, header_name)
 
     def string_values(self, node: YNode | None, attr_node: YNode, name: str) -> tuple[tuple[int, str], ...] | None:
         """The allowed strings of a ``string`` attr (a YAML list) as ``((0, text), (1, text), ...)``; each is
@@ -955,6 +989,7 @@ class _OpParser:
         partial_outputs = self.tensors(m.get("outputs"), "outputs", True) if "outputs" in m else []
 
         # Second pass: everything that relates entries.
+        self.header_name_clashes([*inputs, *attrs, *(s for s, _ in partial_outputs)])
         scope = shape_scope(inputs, attrs)
         outputs_list = []
         for spec, shape_node in partial_outputs:
@@ -1033,6 +1068,8 @@ class _OpParser:
             elif s is not None:
                 shape_status = s
 
+        phase2 = self.phase2_header_names(m["phase2_header_names"]) if "phase2_header_names" in m else PHASE2_NAMES
+
         return OpSpec(
             op=op,
             op_type=op_type,
@@ -1057,7 +1094,29 @@ class _OpParser:
             signature=signature,
             dtype_combos=dtype_combos,
             shape_status=shape_status,
+            phase2_header_names=phase2,
         )
+
+    def phase2_header_names(self, node: YNode) -> tuple[str, str, str, str]:
+        """The ``phase2_header_names`` mapping (a phase-2 parameter's usual name -> CANN's header name of it,
+        for those that differ) as the four names in order."""
+        r = self.r
+        m = r.mapping(node, (), PHASE2_NAMES) or {}
+        names = list(PHASE2_NAMES)
+        for i, usual in enumerate(PHASE2_NAMES):
+            item = m.get(usual)
+            if item is None:
+                continue
+            text = item.value if isinstance(item, YScalar) and isinstance(item.value, str) else None
+            if text is None or not _C_IDENT.fullmatch(text) or text in CPP_KEYWORDS:
+                r.error(item, "a header name must be a C identifier and not a C++ keyword")
+            elif text == usual:
+                r.error(item, f"'{usual}' is already the name; leave it out")
+            elif text in names:
+                r.error(item, f"'{text}' is already the name of another phase-2 parameter")
+            else:
+                names[i] = text
+        return (names[0], names[1], names[2], names[3])
 
     def dtype_combos(
         self,

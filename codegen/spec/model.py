@@ -153,6 +153,11 @@ class Catalogue:
         return any(p.name == name for p in self.products)
 
 
+#: Phase 2's parameters as the aclnn headers usually name them: ``aclnnXxx(void *workspace, uint64_t
+#: workspaceSize, aclOpExecutor *executor, aclrtStream stream)``.
+PHASE2_NAMES: tuple[str, str, str, str] = ("workspace", "workspaceSize", "executor", "stream")
+
+
 @dataclass(frozen=True)
 class TensorSpec:
     """An input or output tensor of an op.
@@ -169,6 +174,9 @@ class TensorSpec:
             APIs, e.g. aclnnEmbeddingDenseBackward's ``out``).
         default: optional inputs only: the value every element takes when the tensor is null (e.g. 1.0 for a
             weight), or None; a family may require one on every optional input.
+        header_name: the parameter's name in CANN's aclnn header where ``name`` cannot be it (a Python
+            keyword, or a name the generated op API declares itself), else ``""``: the generated header and
+            document use it (:attr:`c_name`); the definition, expressions and the Python API use ``name``.
     """
 
     name: str
@@ -181,6 +189,12 @@ class TensorSpec:
     const: bool = False
     default: float | None = None
     formats: tuple[str, ...] = ("ND",)
+    header_name: str = ""
+
+    @property
+    def c_name(self) -> str:
+        """The parameter's name in the aclnn header: :attr:`header_name`, else :attr:`name`."""
+        return self.header_name or self.name
 
     def dtypes_for(self, product: Product) -> tuple[DType, ...]:
         """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""
@@ -203,6 +217,7 @@ class AttrSpec:
         loc: the attr's entry.
 
     In expressions, ``uint64`` attrs are read as ``int64`` (CANN's convention for e.g. ``paddingIdx``).
+    ``header_name``: as :attr:`TensorSpec.header_name` (e.g. ``lambda``, a Python keyword, for ``lambd``).
     """
 
     name: str
@@ -216,6 +231,12 @@ class AttrSpec:
     #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
     #: dtype a Python number is passed as; empty for other types.
     scalar_dtypes: tuple[str, ...] = ()
+    header_name: str = ""
+
+    @property
+    def c_name(self) -> str:
+        """The parameter's name in the aclnn header: :attr:`header_name`, else :attr:`name`."""
+        return self.header_name or self.name
 
     @property
     def cpp_type(self) -> str:
@@ -484,6 +505,9 @@ class OpSpec:
             outputs; see :attr:`aclnn_order`.
         dtype_combos: the ``dtype_combos`` key: the allowed combinations of the tensors' dtypes (per
             product), or ``()`` when the family's own dtype rule applies (e.g. one dtype for every tensor).
+        phase2_header_names: the ``phase2_header_names`` key: CANN's header names of phase 2's parameters
+            (``workspace``, ``workspaceSize``, ``executor``, ``stream``, in that order) where the header does
+            not use those, e.g. aclnnGeluBackward's ``workspace_size``).
         shape_status: the ``shape_status`` key: the aclnnStatus the L2 API returns for a tensor of a wrong
             shape (default 161002, ACLNN_ERR_PARAM_INVALID; CANN's aclnnRmsNorm documents 561002).
     """
@@ -510,6 +534,7 @@ class OpSpec:
     signature: tuple[str, ...] | None = None
     dtype_combos: tuple[DtypeCombo, ...] = ()
     shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
+    phase2_header_names: tuple[str, str, str, str] = PHASE2_NAMES
 
     def combos_for(self, product: Product) -> tuple[DtypeCombo, ...]:
         """The ``dtype_combos`` allowed on ``product`` (spec order; empty when the spec declares none)."""

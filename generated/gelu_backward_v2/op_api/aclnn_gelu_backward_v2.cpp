@@ -188,7 +188,11 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor *gradOutput, con
   auto uniqueExecutor = CREATE_EXECUTOR();
   CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  OP_CHECK_NULL(approximate, return ACLNN_ERR_PARAM_NULLPTR);
+  // a char * has no IsNullptr overload (OP_CHECK_NULL takes aclnn objects only): checked here, as CANN's op_api does
+  if (approximate == nullptr) {
+    OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "Expected a non-null argument for approximate, but got nullptr.");
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
   int64_t approximateValue = -1;  // the index of the value approximate names; -1 for any other string
   if (std::strcmp(approximate, "none") == 0) {
     approximateValue = 0;

@@ -15,10 +15,10 @@ extern "C" {
  * size and the executor.
  * self: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
  * target: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
- * out: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
+ * result: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnSmoothL1LossGetWorkspaceSize(const aclTensor *self, const aclTensor *target,
-                                                        int64_t reduction, float beta, aclTensor *out,
+                                                        int64_t reduction, float beta, aclTensor *result,
                                                         uint64_t *workspaceSize, aclOpExecutor **executor);
 
 /**

@@ -71,17 +71,17 @@ int main() {
   aclTensor *output = nullptr;
   ret = CreateAclTensor(outputHostData, outputShape, &outputDeviceAddr, aclDataType::ACL_FLOAT, &output);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
-  std::vector<int64_t> gradInputShape = {2, 3};
-  std::vector<float> gradInputHostData = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-  void *gradInputDeviceAddr = nullptr;
-  aclTensor *gradInput = nullptr;
-  ret = CreateAclTensor(gradInputHostData, gradInputShape, &gradInputDeviceAddr, aclDataType::ACL_FLOAT, &gradInput);
+  std::vector<int64_t> outShape = {2, 3};
+  std::vector<float> outHostData = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  void *outDeviceAddr = nullptr;
+  aclTensor *out = nullptr;
+  ret = CreateAclTensor(outHostData, outShape, &outDeviceAddr, aclDataType::ACL_FLOAT, &out);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
   int64_t dim = -1;
 
   uint64_t workspaceSize = 0;
   aclOpExecutor *executor = nullptr;
-  ret = aclnnSoftmaxBackwardGetWorkspaceSize(gradOutput, output, dim, gradInput, &workspaceSize, &executor);
+  ret = aclnnSoftmaxBackwardGetWorkspaceSize(gradOutput, output, dim, out, &workspaceSize, &executor);
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnSoftmaxBackwardGetWorkspaceSize failed. ERROR: %d, %s\n", ret, aclGetRecentErrMsg());
             return ret);
@@ -96,10 +96,10 @@ int main() {
   ret = aclrtSynchronizeStream(stream);
   CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
 
-  std::vector<float> resultData(static_cast<size_t>(GetShapeSize(gradInputShape)), 0);
+  std::vector<float> resultData(static_cast<size_t>(GetShapeSize(outShape)), 0);
   const uint64_t resultBytes = resultData.size() * sizeof(float);
   if (resultBytes > 0) {
-    ret = aclrtMemcpy(resultData.data(), resultBytes, gradInputDeviceAddr, resultBytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    ret = aclrtMemcpy(resultData.data(), resultBytes, outDeviceAddr, resultBytes, ACL_MEMCPY_DEVICE_TO_HOST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
   }
   for (size_t i = 0; i < resultData.size(); i++) {
@@ -110,8 +110,8 @@ int main() {
   aclrtFree(gradOutputDeviceAddr);
   aclDestroyTensor(output);
   aclrtFree(outputDeviceAddr);
-  aclDestroyTensor(gradInput);
-  aclrtFree(gradInputDeviceAddr);
+  aclDestroyTensor(out);
+  aclrtFree(outDeviceAddr);
   if (workspaceSize > 0) {
     aclrtFree(workspaceAddr);
   }

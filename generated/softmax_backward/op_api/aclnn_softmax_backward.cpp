@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnSoftmaxBackward: parameter checks (null pointers, dtypes per product, one dtype for the
 // inputs, ranks, equal shapes, `dim` in range, formats), then the plan: the inputs made contiguous,
-// the SoftmaxGrad device op reducing along `dim`, a cast to the dtype of gradInput and a copy
+// the SoftmaxGrad device op reducing along `dim`, a cast to the dtype of out and a copy
 // into its (possibly strided) view.
 #include "aclnn_softmax_backward.h"
 #include "softmax_grad.h"
@@ -60,8 +60,8 @@ const std::initializer_list<op::DataType> &OutputDtypeSupportList() {
   }
 }
 
-// Dtypes of `gradInput` on the current product, by its NpuArch.
-const std::initializer_list<op::DataType> &GradInputDtypeSupportList() {
+// Dtypes of `out` on the current product, by its NpuArch.
+const std::initializer_list<op::DataType> &OutDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                              op::DataType::DT_BF16};
@@ -77,19 +77,19 @@ const std::initializer_list<op::DataType> &GradInputDtypeSupportList() {
   }
 }
 
-aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *output, int64_t dim, const aclTensor *gradInput) {
+aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *output, int64_t dim, const aclTensor *out) {
   OP_CHECK_NULL(gradOutput, return ACLNN_ERR_PARAM_NULLPTR);
   OP_CHECK_NULL(output, return ACLNN_ERR_PARAM_NULLPTR);
-  OP_CHECK_NULL(gradInput, return ACLNN_ERR_PARAM_NULLPTR);
+  OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
   OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, GradOutputDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_DTYPE_NOT_SUPPORT(output, OutputDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);
-  OP_CHECK_DTYPE_NOT_SUPPORT(gradInput, GradInputDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);
+  OP_CHECK_DTYPE_NOT_SUPPORT(out, OutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_DTYPE_NOT_SAME(gradOutput, output, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(gradOutput, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(output, 8, return ACLNN_ERR_PARAM_INVALID);
-  OP_CHECK_MAX_DIM(gradInput, 8, return ACLNN_ERR_PARAM_INVALID);
+  OP_CHECK_MAX_DIM(out, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_SHAPE_NOT_EQUAL(output, gradOutput, return ACLNN_ERR_PARAM_INVALID);
-  OP_CHECK_SHAPE_NOT_EQUAL(gradInput, gradOutput, return ACLNN_ERR_PARAM_INVALID);
+  OP_CHECK_SHAPE_NOT_EQUAL(out, gradOutput, return ACLNN_ERR_PARAM_INVALID);
   const int64_t rank = static_cast<int64_t>(gradOutput->GetViewShape().GetDimNum());
   const int64_t viewRank = rank == 0 ? 1 : rank;
   if (dim < -viewRank || dim >= viewRank) {
@@ -107,9 +107,9 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *output, in
             ToString(output->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  if (gradInput->GetStorageFormat() != Format::FORMAT_ND) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradInput must have format ND, but has %s.",
-            ToString(gradInput->GetStorageFormat()).GetString());
+  if (out->GetStorageFormat() != Format::FORMAT_ND) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have format ND, but has %s.",
+            ToString(out->GetStorageFormat()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
   return ACLNN_SUCCESS;
@@ -121,17 +121,16 @@ extern "C" {
 #endif
 
 aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *output, int64_t dim,
-                                                 aclTensor *gradInput, uint64_t *workspaceSize,
-                                                 aclOpExecutor **executor) {
+                                                 aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor) {
   OP_CHECK_COMM_INPUT(workspaceSize, executor);
-  L2_DFX_PHASE_1(aclnnSoftmaxBackward, DFX_IN(gradOutput, output, dim), DFX_OUT(gradInput));
+  L2_DFX_PHASE_1(aclnnSoftmaxBackward, DFX_IN(gradOutput, output, dim), DFX_OUT(out));
   auto uniqueExecutor = CREATE_EXECUTOR();
   CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-  aclnnStatus ret = CheckParams(gradOutput, output, dim, gradInput);
+  aclnnStatus ret = CheckParams(gradOutput, output, dim, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
-  if (gradInput->IsEmpty()) {
+  if (out->IsEmpty()) {
     *workspaceSize = 0;
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
@@ -145,9 +144,9 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput, co
 
   auto result = l0op::SoftmaxGrad(gradOutputContiguous, outputContiguous, dim, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto resultCasted = l0op::Cast(result, gradInput->GetDataType(), uniqueExecutor.get());
+  auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto viewCopyResult = l0op::ViewCopy(resultCasted, gradInput, uniqueExecutor.get());
+  auto viewCopyResult = l0op::ViewCopy(resultCasted, out, uniqueExecutor.get());
   CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
   *workspaceSize = uniqueExecutor->GetWorkspaceSize();

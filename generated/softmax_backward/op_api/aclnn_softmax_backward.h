@@ -15,10 +15,10 @@ extern "C" {
  * size and the executor.
  * gradOutput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
  * output: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
- * gradInput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
+ * out: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *output,
-                                                           int64_t dim, aclTensor *gradInput, uint64_t *workspaceSize,
+                                                           int64_t dim, aclTensor *out, uint64_t *workspaceSize,
                                                            aclOpExecutor **executor);
 
 /**

@@ -10,7 +10,7 @@ namespace ge {
 
 /**
  * @brief The SoftmaxGrad device op of aclnnSoftmaxBackward. Backward of the softmax along dim, from its forward output
- * y: gradInput = y * (gradOutput - sum(gradOutput * y)), the sum taken over each row along dim (in fp32).
+ * y: out = y * (gradOutput - sum(gradOutput * y)), the sum taken over each row along dim (in fp32).
  * @par Inputs:
  * @li softmax: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @li grad_softmax: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.

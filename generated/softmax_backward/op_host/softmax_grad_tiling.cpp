@@ -45,15 +45,15 @@ int64_t DtypeKey(const gert::TilingContext *context) {
     dtypes[i] = desc->GetDataType();
   }
   if (dtypes[0] == ge::DT_FLOAT && dtypes[1] == ge::DT_FLOAT &&
-      dtypes[2] == ge::DT_FLOAT) {  // gradOutput FLOAT, output FLOAT, gradInput FLOAT
+      dtypes[2] == ge::DT_FLOAT) {  // gradOutput FLOAT, output FLOAT, out FLOAT
     return 0;
   }
   if (dtypes[0] == ge::DT_FLOAT16 && dtypes[1] == ge::DT_FLOAT16 &&
-      dtypes[2] == ge::DT_FLOAT16) {  // gradOutput FLOAT16, output FLOAT16, gradInput FLOAT16
+      dtypes[2] == ge::DT_FLOAT16) {  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
     return 1;
   }
   if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_BF16 &&
-      dtypes[2] == ge::DT_BF16) {  // gradOutput BF16, output BF16, gradInput BF16
+      dtypes[2] == ge::DT_BF16) {  // gradOutput BF16, output BF16, out BF16
     return 2;
   }
   return -1;
@@ -62,17 +62,17 @@ int64_t DtypeKey(const gert::TilingContext *context) {
 // UB bytes of the split per tiling key: tile buffers per element, line buffers per element, per-row outputs per row.
 void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes) {
   switch (key) {
-    case 0:  // gradOutput FLOAT, output FLOAT, gradInput FLOAT
+    case 0:  // gradOutput FLOAT, output FLOAT, out FLOAT
       tileBytes = 20;
       lineBytes = 32;
       rowBytes = 0;
       return;
-    case 1:  // gradOutput FLOAT16, output FLOAT16, gradInput FLOAT16
+    case 1:  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
       tileBytes = 14;
       lineBytes = 32;
       rowBytes = 0;
       return;
-    case 2:  // gradOutput BF16, output BF16, gradInput BF16
+    case 2:  // gradOutput BF16, output BF16, out BF16
       tileBytes = 14;
       lineBytes = 32;
       rowBytes = 0;

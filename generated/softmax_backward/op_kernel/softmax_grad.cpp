@@ -3,7 +3,7 @@
 // Kernel of SoftmaxGrad (row reduction): every tensor is viewed as [outer, R, inner] around the reduced
 // dim. Steps (fp32 arithmetic; 16-bit inputs converted on load, the output rounded once on store):
 //   s = sum(gradOutput * output)
-//   gradInput = output * (gradOutput - s)
+//   out = output * (gradOutput - s)
 // Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass); rows are
 // reduced with ReduceMax/ReduceSum (count form). Mode 1 (inner > 1): blocks of inner positions; the R lines
 // are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
@@ -43,7 +43,7 @@ __aicore__ inline void EvalArg0(const LocalTensor<float> &dst, const LocalTensor
   Mul(dst, ins[0], ins[1], n);
 }
 
-// Output gradInput = output * (gradOutput - s) over one line of n elements.
+// Output out = output * (gradOutput - s) over one line of n elements.
 __aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
                                 const LocalTensor<float> *reds, const LocalTensor<float> *tmp, const float *attrs,
                                 int32_t n) {
@@ -636,18 +636,18 @@ extern "C" __global__ __aicore__ void softmax_grad(GM_ADDR softmax, GM_ADDR grad
   (void)workspace;
   const float attrs[NUM_ATTR] = {0.0f};
   if (TILING_KEY_IS(0)) {
-    KernelSoftmaxGrad<float, 0U> op;  // gradOutput FLOAT, output FLOAT, gradInput FLOAT
+    KernelSoftmaxGrad<float, 0U> op;  // gradOutput FLOAT, output FLOAT, out FLOAT
     op.Init(softmax, grad_softmax, grad_x, tilingData, attrs);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
-    KernelSoftmaxGrad<half, 0U> op;  // gradOutput FLOAT16, output FLOAT16, gradInput FLOAT16
+    KernelSoftmaxGrad<half, 0U> op;  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
     op.Init(softmax, grad_softmax, grad_x, tilingData, attrs);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(2)) {
-    KernelSoftmaxGrad<bfloat16_t, 0U> op;  // gradOutput BF16, output BF16, gradInput BF16
+    KernelSoftmaxGrad<bfloat16_t, 0U> op;  // gradOutput BF16, output BF16, out BF16
     op.Init(softmax, grad_softmax, grad_x, tilingData, attrs);
     op.Process();
   }

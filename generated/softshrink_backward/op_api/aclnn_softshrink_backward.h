@@ -18,7 +18,7 @@ extern "C" {
  * gradInput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93: FLOAT, FLOAT16, BF16; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
-                                                              const aclScalar *lambd, aclTensor *gradInput,
+                                                              const aclScalar *lambda, aclTensor *gradInput,
                                                               uint64_t *workspaceSize, aclOpExecutor **executor);
 
 /**

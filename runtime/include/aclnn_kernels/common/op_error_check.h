@@ -12,19 +12,45 @@
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
 
-namespace op {
+#include "aclnn/acl_meta.h"
 
-// True (and an error reported naming `name`) when `param` is null.
-template <typename T>
-inline bool IsNullptr(const T *param, const char *name) {
+// True (and an error reported naming `name`) when `param` is null. As in CANN's op_error_check.h, these are
+// file-local functions of the global namespace with one overload per aclnn parameter type (aclTensor,
+// aclTensorList, aclScalar, aclIntArray, aclBoolArray, aclFloatArray) and no other: OP_CHECK_NULL on any other
+// pointer (a `char *`) does not compile (hicann/opbase docs/zh/api/nnopbase/opdev/L0/IsNullptr.md).
+namespace opgen_rt {
+inline bool ReportNullArgument(const void *param, const char *name) {
   if (param == nullptr) {
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "Expected a non-null argument for %s, but got nullptr.", name);
     return true;
   }
   return false;
 }
+}  // namespace opgen_rt
 
-}  // namespace op
+static inline bool IsNullptr(const aclTensor *tensor, const char *name) {
+  return opgen_rt::ReportNullArgument(tensor, name);
+}
+
+static inline bool IsNullptr(const aclTensorList *tensorList, const char *name) {
+  return opgen_rt::ReportNullArgument(tensorList, name);
+}
+
+static inline bool IsNullptr(const aclScalar *scalar, const char *name) {
+  return opgen_rt::ReportNullArgument(scalar, name);
+}
+
+static inline bool IsNullptr(const aclIntArray *intArr, const char *name) {
+  return opgen_rt::ReportNullArgument(intArr, name);
+}
+
+static inline bool IsNullptr(const aclBoolArray *boolArr, const char *name) {
+  return opgen_rt::ReportNullArgument(boolArr, name);
+}
+
+static inline bool IsNullptr(const aclFloatArray *floatArr, const char *name) {
+  return opgen_rt::ReportNullArgument(floatArr, name);
+}
 
 // Phase-1 entry check: both out-parameters of a GetWorkspaceSize function must be non-null.
 #define OP_CHECK_COMM_INPUT(workspaceSize, executor)                                                                   \
@@ -38,11 +64,11 @@ inline bool IsNullptr(const T *param, const char *name) {
     }                                                                                                                  \
   } while (false)
 
-#define OP_CHECK_NULL(param, retExpr)       \
-  do {                                      \
-    if (::op::IsNullptr((param), #param)) { \
-      retExpr;                              \
-    }                                       \
+#define OP_CHECK_NULL(param, retExpr) \
+  do {                                \
+    if (IsNullptr((param), #param)) { \
+      retExpr;                        \
+    }                                 \
   } while (false)
 
 #define OP_CHECK_DTYPE_NOT_SUPPORT(tensor, supportList, retExpr)                                                  \
