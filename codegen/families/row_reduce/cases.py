@@ -63,7 +63,12 @@ def fit_limit(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> int:
     t = tiling_decision(spec, product, (1, CHUNK_ALIGN), -1, combo)
     row_b = row_output_bytes(spec, combo)
     one_buffer = t.tile_bytes_per_elem - (t.buffer_num - 1) * t.queue_bytes_per_elem  # the fallback to 1 buffer
-    return (t.budget_bytes - LINE_ALIGN * row_b) // (one_buffer + t.line_bytes_per_elem) // (LINE_ALIGN) * LINE_ALIGN
+    return (
+        (t.budget_bytes - LINE_ALIGN * row_b)
+        // (one_buffer + t.save_bytes_per_elem + t.line_bytes_per_elem)
+        // (LINE_ALIGN)
+        * LINE_ALIGN
+    )
 
 
 def combo_label(same_x: list[DtypeCombo], combo: DtypeCombo) -> str:

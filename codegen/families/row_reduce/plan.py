@@ -34,8 +34,10 @@ reciprocal per row and a multiply), computed once per row; in mode 0 the reducti
 tile's rows sit in 32-byte row slots and the element formulas read them as scalars (``Adds``/``Muls``) after
 one vector-to-scalar wait per level (:attr:`Reduction.level`) of a tile; in mode 1 they are lines. A
 reduction of a bare input reads its line directly; fp32 inputs and outputs are computed on in their queue
-buffers. Tile queues get the spec's ``tiling.buffer_num`` buffers where UB allows (else 1), and a tile of
-contiguous rows is one DMA per tensor.
+buffers. When rows fit whole, a subformula an output shares with a reduction's argument (:func:`_saves`) is
+kept per element from the reduction pass (``saveBytes`` per tile element) and read by the output. Tile
+queues get the spec's ``tiling.buffer_num`` buffers where UB allows (else 1), and a tile of contiguous rows is
+one DMA per tensor.
 
 Float and double attrs reach the kernel as ``float`` tiling fields ``attr<k>`` (the device attr read with
 ``GetAttrPointer<float>``).
@@ -260,6 +262,7 @@ class Program:
     temps: int
     code: dict[str, Any] = field(default_factory=dict)
     row_values: tuple[RowValue, ...] = ()
+    saves: tuple[str, ...] = ()
 
     @property
     def level_num(self) -> int:
@@ -373,11 +376,17 @@ def program(spec: OpSpec) -> Program:
             )
         )
     lowering = _Lowering(spec, reds, len(values))
+    saves = _saves(args, [e for e, r in zip(hoisted, row_out, strict=True) if r is None], inputs)
+    keep = {s: j for j, s in enumerate(saves)}
     code: dict[str, Any] = {
-        "args_scalar": [lowering.function(f"EvalArg{k}", a, scalar=True) for k, a in enumerate(args)],
+        "args_scalar": [
+            lowering.function(f"EvalArg{k}", a, scalar=True, saves=keep, returns=True) for k, a in enumerate(args)
+        ],
         "args_line": [lowering.function(f"EvalArgLine{k}", a, scalar=False) for k, a in enumerate(args)],
         "direct": [lowering.inputs.get(a.id, -1) if isinstance(a, Name) else -1 for a in args],
-        "outs_scalar": [lowering.function(f"EvalOut{k}", e, scalar=True) for k, e in enumerate(hoisted)],
+        "outs_scalar": [
+            lowering.function(f"EvalOut{k}", e, scalar=True, saves=keep, out=True) for k, e in enumerate(hoisted)
+        ],
         "outs_line": [lowering.function(f"EvalOutLine{k}", e, scalar=False) for k, e in enumerate(hoisted)],
         "rows": [lowering.function(f"EvalRow{j}", v, scalar=False) for j, v in enumerate(values)],
         "row_out": [lowering.scalar(e) if e is not None else "" for e in row_out],
@@ -400,7 +409,34 @@ def program(spec: OpSpec) -> Program:
         temps=lowering.max_slots,
         code=code,
         row_values=tuple(row_values),
+        saves=tuple(saves),
     )
+
+
+def _saves(args: list[Expr], outs: list[Expr], inputs: set[str]) -> list[str]:
+    """The subformulas (their text) an output computes that a reduction's argument computes too (``exp(self -
+    m)`` of softmax, ``self - m`` of log-softmax): kept in UB per element when rows fit whole, so the output
+    reads them instead of computing them again. Largest first; a bare input is never one."""
+    in_args = {str(x) for a in args for x in walk(a) if not isinstance(x, (Name, Num)) and _reads_input(x, inputs)}
+    found: list[str] = []
+
+    def go(e: Expr) -> None:
+        if str(e) in in_args:
+            if str(e) not in found:
+                found.append(str(e))
+            return
+        if isinstance(e, Binary):
+            go(e.left)
+            go(e.right)
+        elif isinstance(e, Unary):
+            go(e.operand)
+        elif isinstance(e, Call):
+            for a in e.args:
+                go(a)
+
+    for o in outs:
+        go(o)
+    return found
 
 
 def _online_max(step: Step, arg: Expr, reds: dict[str, int], done: list[Reduction]) -> int:
@@ -465,9 +501,24 @@ class _Lowering:
                 return f"sc[NUM_RED + {e.id[len(_ROW_PREFIX) :]}]"
         return ""
 
-    def function(self, name: str, expr: Expr, scalar: bool) -> LoweredFunction:
+    def function(
+        self,
+        name: str,
+        expr: Expr,
+        scalar: bool,
+        saves: Mapping[str, int] | None = None,
+        out: bool = False,
+        returns: bool = False,
+    ) -> LoweredFunction:
+        """``expr`` lowered into ``dst``. With ``saves`` (subformula text -> index ``j``; scalar lowering of a
+        tile of whole rows): a reduction argument (``out`` False) writes subformula ``j`` into ``save[j]`` when
+        ``keep``, and returns the line holding its value; an output reads ``save[j]`` when ``keep`` instead of
+        computing it. ``returns``: the function ends returning the line that holds the value."""
         lines: list[str] = []
         used: list[int] = []
+        saves = saves or {}
+        declared: dict[int, str] = {}  # kept subformulas already lowered: the line holding each
+        busy: set[int] = set()  # kept subformulas being lowered
 
         def alloc() -> int:
             s = next(i for i in range(len(used) + 1) if i not in used)
@@ -494,6 +545,11 @@ class _Lowering:
             """Lowers a line-valued ``e`` (into ``dst``, else a temporary unless ``e`` is a line already)."""
             if dst is None and line(e):
                 return line(e), None
+            j = saves.get(str(e), -1)
+            if j >= 0 and j in declared and dst is None:
+                return declared[j], None
+            if j >= 0 and j not in declared and j not in busy:
+                return kept(e, j, dst)
             slot = None
             if dst is None:
                 slot = alloc()
@@ -540,7 +596,36 @@ class _Lowering:
                 free(sa)
             return dst, slot
 
-        go(expr, "dst")
+        def kept(e: Expr, j: int, dst: str | None) -> tuple[str, int | None]:
+            """Subformula ``j`` of the saves: written to ``save[j]`` (an argument) or read from it (an output)
+            when ``keep``, else computed into ``dst`` or a temporary."""
+            slot = alloc() if dst is None else None
+            into = dst if dst is not None else f"tmp[{slot}]"
+            var = f"kept{j}"
+            busy.add(j)
+            if not out:
+                lines.append(f"const LocalTensor<float> {var} = keep ? save[{j}] : {into};")
+                go(e, var)
+            elif dst is not None:  # the whole output
+                lines.append("if (keep) {")
+                lines.append(f"Adds({dst}, save[{j}], 0.0f, n);")
+                lines.append("} else {")
+                go(e, dst)
+                lines.append("}")
+                var = dst
+            else:
+                lines.append(f"LocalTensor<float> {var} = save[{j}];")
+                lines.append("if (!keep) {")
+                go(e, into)
+                lines.append(f"{var} = {into};")
+                lines.append("}")
+            busy.discard(j)
+            declared[j] = var
+            return var, slot
+
+        result, _ = go(expr, "dst")
+        if returns:
+            lines.append(f"return {result};")
         return LoweredFunction(name, tuple(lines), str(expr).replace(_ROW_PREFIX, "row"))
 
 
@@ -572,6 +657,7 @@ class TilingDecision:
     budget_bytes: int
     buffer_num: int = 1
     queue_bytes_per_elem: int = 0
+    save_bytes_per_elem: int = 0
 
     def tiling_fields(self) -> dict[str, int]:
         """The tiling struct's values by the names of :data:`TILING_FIELDS`."""
@@ -720,6 +806,7 @@ def tiling_decision(
         outer, r, inner = view_dims(shape, dim)
     tile_1, line_b = buffer_bytes(spec, combo)
     queue_b = queue_bytes(spec, combo)
+    save_b = 4 * len(program(spec).saves)  # whole rows only: the kept subformulas, fp32 per element
     bufs = list(range(spec.tiling.buffer_num, 0, -1))  # buffers per tile queue, most first
     row_b = row_output_bytes(spec, combo)
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
@@ -734,12 +821,12 @@ def tiling_decision(
         mode, width = MODE_LAST, 1
         rows = outer
         rs = _align(max(r, 1), LINE_ALIGN)
-        fits = [n for n in bufs if rs * (tile_bytes(n) + line_b) + LINE_ALIGN * row_b <= budget]
+        fits = [n for n in bufs if rs * (tile_bytes(n) + save_b + line_b) + LINE_ALIGN * row_b <= budget]
         if fits:
             buf_n = fits[0]
             tile_b = tile_bytes(buf_n)
             per_core = _ceil_div(max(rows, 1), cores)
-            fit_rows = (budget - rs * line_b - (LINE_ALIGN - 1) * row_b) // (rs * tile_b + row_b)
+            fit_rows = (budget - rs * line_b - (LINE_ALIGN - 1) * row_b) // (rs * (tile_b + save_b) + row_b)
             tile_rows = max(1, min(fit_rows, per_core))
             chunk_len, chunk_num, stride = r, 1, rs
             tile_elems, line_elems = tile_rows * rs, rs
@@ -798,6 +885,7 @@ def tiling_decision(
         budget_bytes=budget,
         buffer_num=buf_n,
         queue_bytes_per_elem=queue_b,
+        save_bytes_per_elem=save_b if mode == MODE_LAST and chunk_num == 1 else 0,
     )
 
 
@@ -850,7 +938,7 @@ def _lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str,
     c = prog.code
     row_fns = [LoweredView(f"per-row value {j}", f) for j, f in enumerate(c["rows"])]
     scalar = [
-        LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_scalar"]))
+        LoweredView(f"argument of reduction {k} ({n})", f, True) for k, (n, f) in enumerate(zip(reds, c["args_scalar"]))
     ]
     scalar += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_scalar"], strict=True)]
     line = [LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_line"]))]
@@ -860,7 +948,7 @@ def _lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str,
         "scalar_fns": scalar,
         "line_fns": line,
         "dispatchers": [
-            DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True),
+            DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True, True),
             DispatchView("EvalOut", tuple(f.name for f in c["outs_scalar"]), True),
             DispatchView("EvalArgLine", tuple(f.name for f in c["args_line"]), False),
             DispatchView("EvalOutLine", tuple(f.name for f in c["outs_line"]), False),
@@ -1068,20 +1156,23 @@ class OutputView:
 
 @dataclass(frozen=True)
 class LoweredView:
-    """A lowered formula the kernel defines: ``what`` it computes and its function ``fn``."""
+    """A lowered formula the kernel defines: ``what`` it computes, its function ``fn``, and ``returns``: it
+    returns the line holding its value (a reduction argument on scalars)."""
 
     what: str
     fn: LoweredFunction
+    returns: bool = False
 
 
 @dataclass(frozen=True)
 class DispatchView:
     """A switch over lowered functions: its C++ ``name``, the ``fns`` by index, ``scalar`` (they take the
-    row's scalars) or not (they take lines)."""
+    row's scalars and the kept subformulas) or not (they take lines), ``returns`` (the line of the value)."""
 
     name: str
     fns: tuple[str, ...]
     scalar: bool
+    returns: bool = False
 
 
 @dataclass(frozen=True)
@@ -1215,6 +1306,8 @@ class TilingSourceView(KindView):
     work_elems: int
     #: the most buffers per tile queue (the spec's ``tiling.buffer_num``)
     buffer_num: int
+    #: bytes per tile element of the kept subformulas (whole last-dim rows only)
+    save_bytes: int
 
 
 @dataclass(frozen=True)
@@ -1249,6 +1342,7 @@ class KernelView(KindView):
     outs: tuple[OutputView, ...]
     pass_n: int
     level_n: int
+    save_n: int
     red_n: int
     reductions: tuple[ReductionView, ...]
     row_values: tuple[RowValue, ...]
@@ -1485,6 +1579,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "temps_n": max(prog.temps, 1),
             "pass_n": prog.pass_num,
             "level_n": prog.level_num,
+            "save_n": len(prog.saves),
             "reductions": [
                 ReductionView(
                     name=r.name,
@@ -1518,6 +1613,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "work_elems": WORK_ELEMS,
             "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
             "buffer_num": spec.tiling.buffer_num,
+            "save_bytes": 4 * len(prog.saves),
             "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
             "line_bytes": line_bytes(prog),
             "row_in_n": len(rows_in),

@@ -19,6 +19,7 @@ constexpr int64_t CHUNK_ALIGN = 64;   // fp32 elements per 256-byte repeat
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 reduce work buffer
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t BUFFER_NUM = 2;  // most buffers per tile queue (2: double buffering)
+constexpr int64_t SAVE_BYTES = 4;  // whole rows: kept subformulas, bytes per tile element
 
 // ceil(a / b) for a >= 0 and b > 0, without forming a + b - 1: a view may hold up to INT64_MAX elements
 // (aclCreateTensor refuses only a count beyond it), and int64 overflow is undefined behaviour.
@@ -154,12 +155,13 @@ static ge::graphStatus SoftmaxV2TilingFunc(gert::TilingContext *context) {
     bool fits = false;
     for (bufferNum = BUFFER_NUM; bufferNum >= 1 && !fits; --bufferNum) {  // the most buffers that fit
       tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
-      fits = reduceLen <= budget && rs * (tileBytes + lineBytes) + LINE_ALIGN * rowBytes <= budget;
+      fits = reduceLen <= budget && rs * (tileBytes + SAVE_BYTES + lineBytes) + LINE_ALIGN * rowBytes <= budget;
     }
     ++bufferNum;
     if (fits) {
       const int64_t perCore = CeilDiv(std::max<int64_t>(outerNum, 1), coreNum);
-      const int64_t fitRows = (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * tileBytes + rowBytes);
+      const int64_t fitRows =
+          (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * (tileBytes + SAVE_BYTES) + rowBytes);
       tileRows = std::max<int64_t>(1, std::min(fitRows, perCore));
       lineStride = rs;
       tileElems = tileRows * rs;

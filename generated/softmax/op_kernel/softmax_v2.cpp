@@ -24,7 +24,8 @@ constexpr int32_t NUM_PASS = 1;
 constexpr int32_t NUM_LEVEL = 2;                // levels of a tile of whole rows: one vector-to-scalar wait each
 constexpr int32_t NUM_ROWV = 1;                 // per-row values
 constexpr int32_t NUM_SC = NUM_RED + NUM_ROWV;  // scalars of a row: the reductions, then the per-row values
-constexpr int64_t SLOT_ELEMS = 8;               // fp32 elements of a row's 32-byte slot (reductions, per-row values)
+constexpr int32_t NUM_SAVE = 1;    // subformulas an output shares with a reduction's argument, kept per element
+constexpr int64_t SLOT_ELEMS = 8;  // fp32 elements of a row's 32-byte slot (reductions, per-row values)
 constexpr int32_t NUM_ATTR = 1;
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 sharedTmpBuffer of ReduceMax / ReduceSum
 constexpr int64_t FOLD_ELEMS = 64;    // products without fp32 reduce: halve down to one repeat, then scalar
@@ -46,39 +47,55 @@ constexpr int32_t ROWV_LEVEL[NUM_ROWV + 1] = {1, 0};
 constexpr bool ROW_OUT[NUM_OUT] = {false};
 
 // argument of reduction 0 (m) = self over one line of n elements; reductions and per-row values are the row's
-// scalars sc.
-__aicore__ inline void EvalArg0(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                                const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
+__aicore__ inline LocalTensor<float> EvalArg0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                              const float *sc, const LocalTensor<float> *save, bool keep,
+                                              const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   (void)ins;
   (void)sc;
+  (void)save;
+  (void)keep;
   (void)tmp;
   (void)attrs;
   Adds(dst, ins[0], 0.0f, n);
+  return dst;
 }
 
 // argument of reduction 1 (s) = exp(self - m) over one line of n elements; reductions and per-row values are the row's
-// scalars sc.
-__aicore__ inline void EvalArg1(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                                const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
+__aicore__ inline LocalTensor<float> EvalArg1(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                              const float *sc, const LocalTensor<float> *save, bool keep,
+                                              const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   (void)ins;
   (void)sc;
+  (void)save;
+  (void)keep;
   (void)tmp;
   (void)attrs;
+  const LocalTensor<float> kept0 = keep ? save[0] : dst;
   Adds(tmp[0], ins[0], -(sc[0]), n);
-  Exp(dst, tmp[0], n);
+  Exp(kept0, tmp[0], n);
+  return kept0;
 }
 
 // output out = exp(self - m) * row0 over one line of n elements; reductions and per-row values are the row's
-// scalars sc.
+// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
 __aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                                const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+                                const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
+                                const float *attrs, int32_t n) {
   (void)ins;
   (void)sc;
+  (void)save;
+  (void)keep;
   (void)tmp;
   (void)attrs;
-  Adds(tmp[1], ins[0], -(sc[0]), n);
-  Exp(tmp[0], tmp[1], n);
-  Muls(dst, tmp[0], sc[NUM_RED + 0], n);
+  LocalTensor<float> kept0 = save[0];
+  if (!keep) {
+    Adds(tmp[1], ins[0], -(sc[0]), n);
+    Exp(tmp[0], tmp[1], n);
+    kept0 = tmp[0];
+  }
+  Muls(dst, kept0, sc[NUM_RED + 0], n);
 }
 
 // argument of reduction 0 (m) = self over one line of n elements; reductions and per-row values are lines.
@@ -133,25 +150,26 @@ __aicore__ inline void EvalRow0(const LocalTensor<float> &dst, const LocalTensor
   Div(dst, tmp[0], reds[1], n);
 }
 
-__aicore__ inline void EvalArg(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                               const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+__aicore__ inline LocalTensor<float> EvalArg(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                             const float *sc, const LocalTensor<float> *save, bool keep,
+                                             const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   switch (k) {
     case 0:
-      EvalArg0(dst, ins, sc, tmp, attrs, n);
-      break;
+      return EvalArg0(dst, ins, sc, save, keep, tmp, attrs, n);
     case 1:
-      EvalArg1(dst, ins, sc, tmp, attrs, n);
-      break;
+      return EvalArg1(dst, ins, sc, save, keep, tmp, attrs, n);
     default:
       break;
   }
+  return dst;
 }
 
 __aicore__ inline void EvalOut(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                               const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+                               const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
+                               const float *attrs, int32_t n) {
   switch (k) {
     case 0:
-      EvalOut0(dst, ins, sc, tmp, attrs, n);
+      EvalOut0(dst, ins, sc, save, keep, tmp, attrs, n);
       break;
     default:
       break;
@@ -363,6 +381,9 @@ class KernelSoftmaxV2 {
       rowSlots_ = rowSlots * SLOT_ELEMS;
       pipe_.InitBuffer(slotBuf_, static_cast<uint32_t>(rowSlots_ * 4 * NUM_SC));
     }
+    if (mode_ == 0 && chunkNum_ == 1 && NUM_SAVE > 0) {  // whole rows: the kept subformulas, per tile element
+      pipe_.InitBuffer(saveBuf_, static_cast<uint32_t>(tiling.tileElems * 4 * NUM_SAVE));
+    }
     if (NUM_ROWV > 0) {  // a line per per-row value (mode 1; the tiling counts it in both modes)
       pipe_.InitBuffer(rowvBuf_, lineF * static_cast<uint32_t>(NUM_ROWV));
     }
@@ -374,6 +395,7 @@ class KernelSoftmaxV2 {
     pipe_.InitBuffer(facBuf_, lineF);
     pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(WORK_ELEMS * 4));
     lineElems_ = tiling.lineElems;
+    tileElems_ = tiling.tileElems;
   }
 
   __aicore__ inline void Process() {
@@ -438,6 +460,13 @@ class KernelSoftmaxV2 {
         ToFloat(f[at], x[at], static_cast<int32_t>(count));
       }
       inQueue_[i].FreeTensor(x);
+    }
+  }
+
+  // The kept subformulas of row l of a tile of whole rows.
+  __aicore__ inline void Kept(int64_t l, LocalTensor<float> *kept) {
+    for (int32_t j = 0; j < NUM_SAVE; ++j) {
+      kept[j] = saveBuf_.Get<float>()[static_cast<uint32_t>(j * tileElems_ + l * stride_)];
     }
   }
 
@@ -511,7 +540,7 @@ class KernelSoftmaxV2 {
   }
 
   // part = max or sum of the n elements of src. On products without fp32 reduce the halving runs in place: src
-  // is destroyed, or first copied into the argument line when it is an input line (keep = true).
+  // is destroyed, or first copied into the argument line when it must stay (keep = true).
   __aicore__ inline void LineReduce(int32_t kind, const LocalTensor<float> &part, const LocalTensor<float> &in,
                                     int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
@@ -627,6 +656,7 @@ class KernelSoftmaxV2 {
     LocalTensor<float> ins[NUM_IN];
     LocalTensor<float> arg = argBuf_.Get<float>();
     float sc[NUM_SC];
+    LocalTensor<float> kept[NUM_SAVE + 1];
     const int32_t n = static_cast<int32_t>(r_);
     WaitScalar();  // the previous tile's reads of the slots come before this tile's reductions write them
     Load(row * r_, r_, rows, r_);
@@ -634,17 +664,19 @@ class KernelSoftmaxV2 {
       for (int64_t l = 0; l < rows; ++l) {
         const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
         Lines(l, ins);
+        Kept(l, kept);
         for (int32_t k = 0; k < NUM_RED; ++k) {
           if (RED_LEVEL[k] != level) {
             continue;
           }
           const bool direct = RED_DIRECT[k] >= 0;
+          LocalTensor<float> src = direct ? ins[RED_DIRECT[k]] : arg;
           if (!direct) {
             ReadScalars(k, false, slot, sc);
-            EvalArg(k, arg, ins, sc, tmp_, attrs_, n);
+            src = EvalArg(k, arg, ins, sc, kept, true, tmp_, attrs_, n);
           }
-          LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, acc_[k][slot], direct ? ins[RED_DIRECT[k]] : arg, n,
-                     direct);
+          // an input line or a kept subformula must survive the reduction (in-place halving on some products)
+          LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, acc_[k][slot], src, n, direct || NUM_SAVE > 0);
           FinishSlot(k, slot);
         }
         RowValues(level, true, slot, 1);
@@ -659,6 +691,7 @@ class KernelSoftmaxV2 {
     for (int64_t l = 0; l < rows; ++l) {
       const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
       Lines(l, ins);
+      Kept(l, kept);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
         ReadScalars(o, true, slot, sc);
         if (ROW_OUT[o]) {
@@ -666,7 +699,7 @@ class KernelSoftmaxV2 {
           rowOuts = true;
           continue;
         }
-        Output(o, outs[o], static_cast<uint32_t>(l * stride_), ins, sc, n);
+        Output(o, outs[o], static_cast<uint32_t>(l * stride_), ins, sc, kept, true, n);
       }
     }
     Release();
@@ -700,6 +733,7 @@ class KernelSoftmaxV2 {
     LocalTensor<float> ins[NUM_IN];
     LocalTensor<float> arg = argBuf_.Get<float>();
     float sc[NUM_SC];
+    LocalTensor<float> kept[NUM_SAVE + 1];  // unused: a chunked row keeps nothing
     const int64_t base = row * r_;
     WaitScalar();  // the previous row's reads of the slots come before this row's reductions write them
     for (int32_t pass = 0; pass < NUM_PASS; ++pass) {
@@ -719,7 +753,7 @@ class KernelSoftmaxV2 {
               ReadScalars(k, false, 0, sc);
               WaitScalar();
             }
-            EvalArg(k, arg, ins, sc, tmp_, attrs_, n);
+            EvalArg(k, arg, ins, sc, kept, false, tmp_, attrs_, n);
           }
           LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, part_[k], direct ? ins[RED_DIRECT[k]] : arg, n,
                      direct);
@@ -742,7 +776,7 @@ class KernelSoftmaxV2 {
         }
         ReadScalars(o, true, 0, sc);
         LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
-        Output(o, y, 0, ins, sc, n);
+        Output(o, y, 0, ins, sc, kept, false, n);
         outQueue_[o].EnQue(y);
         y = outQueue_[o].template DeQue<T>();
         CopyOut(o, static_cast<uint64_t>(base + start), y, 0, n);
@@ -769,13 +803,13 @@ class KernelSoftmaxV2 {
   // Output o over n elements into its UB tile `y` from element `at`: an fp32 output is written in place, a
   // 16-bit one through the fp32 result line and one rounding.
   __aicore__ inline void Output(int32_t o, const LocalTensor<T> &y, uint32_t at, const LocalTensor<float> *ins,
-                                const float *sc, int32_t n) {
+                                const float *sc, const LocalTensor<float> *kept, bool keep, int32_t n) {
     if (IsFloat(NUM_IN + o)) {
-      EvalOut(o, y.template ReinterpretCast<float>()[at], ins, sc, tmp_, attrs_, n);
+      EvalOut(o, y.template ReinterpretCast<float>()[at], ins, sc, kept, keep, tmp_, attrs_, n);
       return;
     }
     LocalTensor<float> res = resBuf_.Get<float>();
-    EvalOut(o, res, ins, sc, tmp_, attrs_, n);
+    EvalOut(o, res, ins, sc, kept, keep, tmp_, attrs_, n);
     Store(o, y, at, res, n);
   }
 
@@ -885,6 +919,7 @@ class KernelSoftmaxV2 {
   TBuf<TPosition::VECCALC> tmpBuf_;
   TBuf<TPosition::VECCALC> slotBuf_;
   TBuf<TPosition::VECCALC> rowvBuf_;
+  TBuf<TPosition::VECCALC> saveBuf_;
   TBuf<TPosition::VECCALC> accBuf_;
   TBuf<TPosition::VECCALC> partBuf_;
   TBuf<TPosition::VECCALC> oldBuf_;
@@ -916,6 +951,7 @@ class KernelSoftmaxV2 {
   int64_t taskCount_ = 0;
   int64_t lineElems_ = 0;
   int64_t rowSlots_ = 0;
+  int64_t tileElems_ = 0;
 };
 }  // namespace
 
