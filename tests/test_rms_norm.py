@@ -244,8 +244,8 @@ MUTANTS = [
     # rstd of row l written to slot l + 1 (mod the rows of a tile): the wrong row's value
     (
         "rstd-wrong-row",
-        "SetValue(static_cast<uint32_t>(l), res.GetValue(0));",
-        "SetValue(static_cast<uint32_t>((l + 1) % tileRows_), res.GetValue(0));",
+        "SetValue(static_cast<uint32_t>(l), RowOut(o, sc, attrs_));",
+        "SetValue(static_cast<uint32_t>((l + 1) % tileRows_), RowOut(o, sc, attrs_));",
     ),
     # a tile's rstd values written one row early in GM (the last row's never written)
     (

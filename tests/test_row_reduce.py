@@ -102,8 +102,8 @@ _COMBINE_HEAD = """\
 """
 _CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
 
-#: What follows the chunk length in the reduction pass only (the output pass allocates its tiles there too).
-_PASS_LOAD = "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n          }\n          Lines("
+#: What follows the chunk length in the reduction pass only (the output pass's is indented less).
+_PASS_LOAD = "\n        Load(base + start, 0, 1, n);\n        Lines("
 
 #: (id, file, edits (anchor, replacement; each anchor occurs exactly once), text a failed case must show).
 MUTANTS = [
@@ -122,8 +122,8 @@ MUTANTS = [
         "max-not-subtracted",  # exp(self) / sum(exp(self)): overflows on a large dynamic range
         _KERNEL,
         (
-            ("Sub(tmp[0], ins[0], reds[0], n);", "Muls(tmp[0], ins[0], 1.0f, n);"),
-            ("Sub(tmp[1], ins[0], reds[0], n);", "Muls(tmp[1], ins[0], 1.0f, n);"),
+            ("Adds(tmp[0], ins[0], -(sc[0]), n);", "Adds(tmp[0], ins[0], 0.0f, n);"),
+            ("Adds(tmp[1], ins[0], -(sc[0]), n);", "Adds(tmp[1], ins[0], 0.0f, n);"),
         ),
         "large dynamic range",
     ),

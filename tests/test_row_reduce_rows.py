@@ -127,22 +127,23 @@ class RowsMutant:
 
 
 _CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
-_PASS_LOAD = (
-    "\n          if (chunkNum_ > 1) {\n            Load(base + start, 0, 1, n);\n            if (PASS_READS_ROW_IN"
-)
+_PASS_LOAD = "\n        Load(base + start, 0, 1, n);\n        if (PASS_READS_ROW_IN"
 
 ROWS_MUTANTS = (
-    RowsMutant("epsilon-dropped", "Duplicate(tmp[3], attrs[0], n);", "Duplicate(tmp[3], 0.0f, n);", "float attrs"),
+    RowsMutant(
+        "epsilon-dropped", "Adds(tmp[2], reds[0], attrs[0], n);", "Adds(tmp[2], reds[0], 0.0f, n);", "float attrs"
+    ),
     RowsMutant(
         "mean-divisor-off-by-one",
-        "Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);",
-        "Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_ + 1), n);",
+        "Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), 1);",
+        "Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_ + 1), 1);",
         "R = 1",
     ),
     RowsMutant(
         "gamma-indexed-by-row",
-        "ins[i] = inF_[i].template Get<float>();\n        continue;",
-        "ins[i] = inF_[i].template Get<float>()[static_cast<uint32_t>(l * stride_)];\n        continue;",
+        "ins[i] = IsFloat(i) ? held_[i].template ReinterpretCast<float>() : inF_[i].template Get<float>();\n",
+        "ins[i] = (IsFloat(i) ? held_[i].template ReinterpretCast<float>() : inF_[i].template Get<float>())"
+        "[static_cast<uint32_t>(l * stride_)];\n",
         "rows over all cores",  # the case whose tiles hold several rows
     ),
     RowsMutant(

@@ -1,7 +1,8 @@
 """The case matrix of a row-reduce op on one product, derived from the family's tiling (not per op).
 
 Value cases per dtype: R = 1; a few rows of 10; the largest R whose rows fit UB and R just above it (the row
-is then cut into chunks); R far larger than UB (many chunks); a non-last dim (inner > 1), also with a
+is then cut into chunks, also with one dominant value per row at the first chunk's last element); R far
+larger than UB (many chunks); a non-last dim (inner > 1), also with a
 negative dim and with more lines than fit UB (line chunks); fewer rows than cores; a 0-d tensor; empty
 tensors (a zero outer and a zero R); a large dynamic range (values up to about +-200: without the max
 subtraction exp overflows, without fp32 accumulation 16-bit sums lose the small terms); rows with +inf,
@@ -61,9 +62,10 @@ def fit_limit(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> int:
     combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype, product)
     t = tiling_decision(spec, product, (1, CHUNK_ALIGN), -1, combo)
     row_b = row_output_bytes(spec, combo)
+    one_buffer = t.tile_bytes_per_elem - (t.buffer_num - 1) * t.queue_bytes_per_elem  # the fallback to 1 buffer
     return (
         (t.budget_bytes - LINE_ALIGN * row_b)
-        // (t.tile_bytes_per_elem + t.line_bytes_per_elem)
+        // (one_buffer + t.save_bytes_per_elem + t.line_bytes_per_elem)
         // (LINE_ALIGN)
         * LINE_ALIGN
     )
@@ -151,6 +153,10 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         yield case(dt, (5, 10), 1, "rows of 10")
         yield case(dt, (2, fit), -1, "R at the UB limit (rows whole)")
         yield case(dt, (2, fit + 1), -1, "R one above the UB limit (chunked)")
+        edge = arrays((2, fit + 1), dt)
+        for name in inputs:  # one dominant term per row, at the first chunk's last element
+            edge[name][:, tiling_decision(spec, product, (2, fit + 1), -1, dt).chunk_len - 1] = 8.0
+        yield case(dt, (2, fit + 1), -1, "a dominant value at a chunk's last element (chunked)", edge)
         yield case(dt, (1, 3 * fit + 77), -1, "R far above UB (multi-chunk)")
         yield case(dt, (3, 33, 5), 1, "inner 5 (non-last dim)")
         yield case(dt, (4, 6, 70), -3, "negative dim, inner 70")

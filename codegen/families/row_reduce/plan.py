@@ -29,6 +29,16 @@ has the row's shape and is broadcast over the rows: it is loaded once per core w
 slot every row reads) and chunk by chunk (at the chunk's offset inside the row) when they do not; it costs
 line bytes, not tile bytes.
 
+Lowering: a subformula that reads no input is a per-row value (``log(s)``; a per-row divisor becomes a
+reciprocal per row and a multiply), computed once per row; in mode 0 the reductions and per-row values of a
+tile's rows sit in 32-byte row slots and the element formulas read them as scalars (``Adds``/``Muls``) after
+one vector-to-scalar wait per level (:attr:`Reduction.level`) of a tile; in mode 1 they are lines. A
+reduction of a bare input reads its line directly; fp32 inputs and outputs are computed on in their queue
+buffers. When rows fit whole, a subformula an output shares with a reduction's argument (:func:`_saves`) is
+kept per element from the reduction pass (``saveBytes`` per tile element) and read by the output. Tile
+queues get the spec's ``tiling.buffer_num`` buffers where UB allows (else 1), and a tile of contiguous rows is
+one DMA per tensor.
+
 Float and double attrs reach the kernel as ``float`` tiling fields ``attr<k>`` (the device attr read with
 ``GetAttrPointer<float>``).
 
@@ -121,6 +131,7 @@ TILING_FIELDS: tuple[TilingField, ...] = (
     TilingField("tasksFormerNum", "int64_t", "cores that take one task more", "taskNum % usedCores"),
     TilingField("tileElems", "int64_t", "elements of a tile buffer (inputs and outputs)", "tileElems"),
     TilingField("lineElems", "int64_t", "fp32 elements of a line buffer (temporaries, reductions)", "lineElems"),
+    TilingField("bufferNum", "int64_t", "buffers of each tile queue (2: double buffering)", "bufferNum"),
 )
 
 
@@ -216,25 +227,47 @@ def _align(a: int, b: int) -> int:
 
 @dataclass(frozen=True)
 class Reduction:
-    """One reduction step: ``kind`` over ``arg`` (elementwise steps substituted), in pass ``pass_index``;
-    ``online_max`` is the index of the max it rescales with (online combine) or -1."""
+    """One reduction step: ``kind`` over ``arg`` (elementwise steps substituted), in pass ``pass_index`` (the
+    passes over a chunked row); ``online_max`` is the index of the max it rescales with (online combine) or
+    -1; ``level`` orders the reductions of a tile of whole rows (0: its argument reads no reduction; else one
+    more than the deepest reduction it reads, so a sum that rescales with its max comes after that max)."""
 
     name: str
     kind: str
     arg: Expr
     pass_index: int
     online_max: int
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class RowValue:
+    """A per-row value: a formula over reductions, float attrs and literals (no input) that an element formula
+    reads, computed once per row (``1 / s``, ``log(s)``, ``1 / sqrt(ms + epsilon)``). ``pass_index`` / ``level``:
+    those of the deepest reduction it reads (it is evaluated right after it)."""
+
+    expr: Expr
+    pass_index: int
+    level: int
 
 
 @dataclass(frozen=True)
 class Program:
-    """The planned computation: reductions (in order), outputs' formulas, passes, the lowered C++."""
+    """The planned computation: reductions (in order), outputs' formulas, per-row values, passes, the lowered
+    C++ (``code``: see :func:`program`)."""
 
     reductions: tuple[Reduction, ...]
     outputs: tuple[tuple[str, Expr], ...]
     pass_num: int
     temps: int
     code: dict[str, Any] = field(default_factory=dict)
+    row_values: tuple[RowValue, ...] = ()
+    saves: tuple[str, ...] = ()
+
+    @property
+    def level_num(self) -> int:
+        """Levels of a tile of whole rows (one vector-to-scalar wait each)."""
+        return max(r.level for r in self.reductions) + 1
 
 
 def _substitute(expr: Expr, env: dict[str, Expr]) -> Expr:
@@ -253,10 +286,58 @@ def _red_uses(expr: Expr, reds: dict[str, int]) -> set[int]:
     return {reds[e.id] for e in walk(expr) if isinstance(e, Name) and e.id in reds}
 
 
+#: Name prefix of a per-row value inside a hoisted formula (not an identifier a spec may use: it starts with
+#: an underscore pair and a digit follows).
+_ROW_PREFIX = "__row"
+
+
+def _reads_input(expr: Expr, inputs: set[str]) -> bool:
+    return any(isinstance(e, Name) and e.id in inputs for e in walk(expr))
+
+
+def _hoist(expr: Expr, inputs: set[str], values: list[Expr]) -> Expr:
+    """``expr`` with every largest subformula that reads no input and is not a bare name or literal replaced by
+    ``__row<j>`` (``values[j]`` is that subformula; equal subformulas share one ``j``), and ``a / b`` with a
+    per-row ``b`` rewritten ``a * (1 / b)`` (one reciprocal per row, one multiply per element)."""
+
+    def value(e: Expr) -> Expr:
+        if isinstance(e, (Name, Num)):
+            return e
+        text = str(e)
+        for j, v in enumerate(values):
+            if str(v) == text:
+                return Name(f"{_ROW_PREFIX}{j}")
+        values.append(e)
+        return Name(f"{_ROW_PREFIX}{len(values) - 1}")
+
+    def go(e: Expr) -> Expr:
+        if not _reads_input(e, inputs):
+            return value(e)
+        if isinstance(e, Binary):
+            if e.op == "/" and not _reads_input(e.right, inputs):
+                return Binary("*", go(e.left), value(Binary("/", Num(1.0), e.right)))
+            return Binary(e.op, go(e.left), go(e.right))
+        if isinstance(e, Unary):
+            return Unary(e.op, go(e.operand))
+        if isinstance(e, Call):
+            return Call(e.func, tuple(go(a) for a in e.args))
+        return e
+
+    return go(expr)
+
+
 def program(spec: OpSpec) -> Program:
-    """The passes and the lowered formulas of a row-reduce op (see the module doc)."""
+    """The passes and the lowered formulas of a row-reduce op (see the module doc).
+
+    ``code`` holds, per reduction (``args*``) and output (``outs*``), the formula lowered twice: with the
+    reductions and per-row values as scalars (``scalar``: a tile of whole rows or a chunk of one row, mode 0)
+    and as lines (``line``: a block of inner positions, mode 1); ``direct`` the input a reduction reads as
+    is (-1: its argument is computed); ``rows`` the per-row values lowered on lines; ``*_uses`` the scalar
+    slots (reductions ``k``, then per-row values ``NUM_RED + j``) each reads; ``row_out`` the C++ scalar of an
+    output with one value per row ("" for the others)."""
     comp = compute_of(spec)
     outputs = set(spec.output_names)
+    inputs = set(spec.input_names)
     env: dict[str, Expr] = {}
     reds: dict[str, int] = {}
     reductions: list[Reduction] = []
@@ -266,12 +347,13 @@ def program(spec: OpSpec) -> Program:
         if s.reduction is not None:
             uses = _red_uses(e, reds)
             pass_index = max((reductions[u].pass_index + 1 for u in uses), default=0)
+            level = max((reductions[u].level + 1 for u in uses), default=0)
             online = -1
             online_of = _online_max(s, e, reds, reductions)
             if online_of >= 0:
                 pass_index, online = reductions[online_of].pass_index, online_of
             reds[s.name] = len(reductions)
-            reductions.append(Reduction(s.name, s.reduction, e, pass_index, online))
+            reductions.append(Reduction(s.name, s.reduction, e, pass_index, online, level))
         elif s.name in outputs:
             outs.append((s.name, e))
             env[s.name] = e  # a later step may read an output (rstd in y = x * rstd * gamma)
@@ -279,22 +361,82 @@ def program(spec: OpSpec) -> Program:
             env[s.name] = e
     order = {n: i for i, n in enumerate(spec.output_names)}
     outs.sort(key=lambda o: order[o[0]])
-    lowering = _Lowering(spec, reds)
+    values: list[Expr] = []
+    args = [_hoist(r.arg, inputs, values) for r in reductions]
+    hoisted = [_hoist(e, inputs, values) if _reads_input(e, inputs) else e for _, e in outs]
+    row_out = [_hoist(e, inputs, values) if not _reads_input(e, inputs) else None for _, e in outs]
+    row_values = []
+    for v in values:
+        used = _red_uses(v, reds)
+        row_values.append(
+            RowValue(
+                v,
+                max((reductions[u].pass_index for u in used), default=0),
+                max((reductions[u].level for u in used), default=0),
+            )
+        )
+    lowering = _Lowering(spec, reds, len(values))
+    saves = _saves(args, [e for e, r in zip(hoisted, row_out, strict=True) if r is None], inputs)
+    keep = {s: j for j, s in enumerate(saves)}
     code: dict[str, Any] = {
-        "args": [lowering.function(f"EvalArg{k}", r.arg) for k, r in enumerate(reductions)],
-        "outs": [lowering.function(f"EvalOut{k}", e) for k, (_, e) in enumerate(outs)],
+        "args_scalar": [
+            lowering.function(f"EvalArg{k}", a, scalar=True, saves=keep, returns=True) for k, a in enumerate(args)
+        ],
+        "args_line": [lowering.function(f"EvalArgLine{k}", a, scalar=False) for k, a in enumerate(args)],
+        "direct": [lowering.inputs.get(a.id, -1) if isinstance(a, Name) else -1 for a in args],
+        "outs_scalar": [
+            lowering.function(f"EvalOut{k}", e, scalar=True, saves=keep, out=True) for k, e in enumerate(hoisted)
+        ],
+        "outs_line": [lowering.function(f"EvalOutLine{k}", e, scalar=False) for k, e in enumerate(hoisted)],
+        "rows": [lowering.function(f"EvalRow{j}", v, scalar=False) for j, v in enumerate(values)],
+        "row_out": [lowering.scalar(e) if e is not None else "" for e in row_out],
     }
-    arg_uses = [_red_uses(r.arg, reds) for r in reductions]
-    out_uses = [_red_uses(e, reds) for _, e in outs]
-    code["arg_uses"] = [sorted(u) for u in arg_uses]
-    code["out_uses"] = [sorted(u) for u in out_uses]
+    nred = len(reductions)
+
+    def slots(e: Expr) -> list[int]:
+        names = {x.id for x in walk(e) if isinstance(x, Name)}
+        found = {reds[n] for n in names if n in reds}
+        found |= {nred + int(n[len(_ROW_PREFIX) :]) for n in names if n.startswith(_ROW_PREFIX)}
+        return sorted(found)
+
+    code["arg_uses"] = [slots(a) for a in args]
+    code["out_uses"] = [slots(e) if r is None else slots(r) for e, r in zip(hoisted, row_out, strict=True)]
+    code["row_uses"] = [sorted(_red_uses(v, reds)) for v in values]
     return Program(
         reductions=tuple(reductions),
         outputs=tuple(outs),
         pass_num=max(r.pass_index for r in reductions) + 1,
         temps=lowering.max_slots,
         code=code,
+        row_values=tuple(row_values),
+        saves=tuple(saves),
     )
+
+
+def _saves(args: list[Expr], outs: list[Expr], inputs: set[str]) -> list[str]:
+    """The subformulas (their text) an output computes that a reduction's argument computes too (``exp(self -
+    m)`` of softmax, ``self - m`` of log-softmax): kept in UB per element when rows fit whole, so the output
+    reads them instead of computing them again. Largest first; a bare input is never one."""
+    in_args = {str(x) for a in args for x in walk(a) if not isinstance(x, (Name, Num)) and _reads_input(x, inputs)}
+    found: list[str] = []
+
+    def go(e: Expr) -> None:
+        if str(e) in in_args:
+            if str(e) not in found:
+                found.append(str(e))
+            return
+        if isinstance(e, Binary):
+            go(e.left)
+            go(e.right)
+        elif isinstance(e, Unary):
+            go(e.operand)
+        elif isinstance(e, Call):
+            for a in e.args:
+                go(a)
+
+    for o in outs:
+        go(o)
+    return found
 
 
 def _online_max(step: Step, arg: Expr, reds: dict[str, int], done: list[Reduction]) -> int:
@@ -330,20 +472,53 @@ _UNARY_CALLS = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt"}
 class _Lowering:
     """Lowers an fp32 formula to AscendC count-form vector calls on line buffers.
 
-    Operands: inputs ``ins[i]`` (fp32 lines), reductions ``reds[k]`` (lines holding the row's value),
-    float attrs ``attrs[j]`` and literals (``Duplicate`` into a temporary). Every inner node gets a
-    temporary ``tmp[slot]`` (freed when its parent is computed); the root writes ``dst``.
+    Operands: inputs ``ins[i]`` (fp32 lines); reductions and per-row values (``__row<j>``) either as scalars
+    ``sc[k]`` / ``sc[NUM_RED + j]`` (``scalar=True``) or as lines ``reds[k]`` / ``rows[j]``; float attrs
+    ``attrs[j]`` and literals as scalars. An operation of a line and a scalar is one ``Adds``/``Muls`` (a
+    difference ``s - a`` two: ``Muls`` by -1 and ``Adds``); a scalar alone is ``Duplicate``d only where a
+    line must hold it (``s / a``, a formula that is one scalar). Every inner node gets a temporary
+    ``tmp[slot]`` (freed when its parent is computed); the root writes ``dst``.
     """
 
-    def __init__(self, spec: OpSpec, reds: dict[str, int]) -> None:
+    def __init__(self, spec: OpSpec, reds: dict[str, int], row_values: int) -> None:
         self.inputs = {n: i for i, n in enumerate(spec.input_names)}
         self.attrs = {a.name: i for i, a in enumerate(a for a in spec.attrs if a.type in ("float", "double"))}
         self.reds = reds
+        self.row_values = row_values
         self.max_slots = 0
 
-    def function(self, name: str, expr: Expr) -> LoweredFunction:
+    def scalar(self, e: Expr, as_scalar: bool = True) -> str:
+        """The C++ float of a scalar operand ``e`` (a reduction, a per-row value, a float attr, a literal), or
+        "" when ``e`` is a line in this lowering."""
+        if isinstance(e, Num):
+            return f"static_cast<float>({float(e.value)!r})"
+        if isinstance(e, Name):
+            if e.id in self.attrs:
+                return f"attrs[{self.attrs[e.id]}]"
+            if as_scalar and e.id in self.reds:
+                return f"sc[{self.reds[e.id]}]"
+            if as_scalar and e.id.startswith(_ROW_PREFIX):
+                return f"sc[NUM_RED + {e.id[len(_ROW_PREFIX) :]}]"
+        return ""
+
+    def function(
+        self,
+        name: str,
+        expr: Expr,
+        scalar: bool,
+        saves: Mapping[str, int] | None = None,
+        out: bool = False,
+        returns: bool = False,
+    ) -> LoweredFunction:
+        """``expr`` lowered into ``dst``. With ``saves`` (subformula text -> index ``j``; scalar lowering of a
+        tile of whole rows): a reduction argument (``out`` False) writes subformula ``j`` into ``save[j]`` when
+        ``keep``, and returns the line holding its value; an output reads ``save[j]`` when ``keep`` instead of
+        computing it. ``returns``: the function ends returning the line that holds the value."""
         lines: list[str] = []
         used: list[int] = []
+        saves = saves or {}
+        declared: dict[int, str] = {}  # kept subformulas already lowered: the line holding each
+        busy: set[int] = set()  # kept subformulas being lowered
 
         def alloc() -> int:
             s = next(i for i in range(len(used) + 1) if i not in used)
@@ -355,42 +530,103 @@ class _Lowering:
             if s is not None:
                 used.remove(s)
 
-        def go(e: Expr, dst: str | None) -> tuple[str, int | None]:
-            if isinstance(e, Name) and dst is None:
+        def line(e: Expr) -> str:
+            """The line an operand name is, or ""."""
+            if isinstance(e, Name):
                 if e.id in self.inputs:
-                    return f"ins[{self.inputs[e.id]}]", None
-                if e.id in self.reds:
-                    return f"reds[{self.reds[e.id]}]", None
+                    return f"ins[{self.inputs[e.id]}]"
+                if not scalar and e.id in self.reds:
+                    return f"reds[{self.reds[e.id]}]"
+                if not scalar and e.id.startswith(_ROW_PREFIX):
+                    return f"rows[{e.id[len(_ROW_PREFIX) :]}]"
+            return ""
+
+        def go(e: Expr, dst: str | None) -> tuple[str, int | None]:
+            """Lowers a line-valued ``e`` (into ``dst``, else a temporary unless ``e`` is a line already)."""
+            if dst is None and line(e):
+                return line(e), None
+            j = saves.get(str(e), -1)
+            if j >= 0 and j in declared and dst is None:
+                return declared[j], None
+            if j >= 0 and j not in declared and j not in busy:
+                return kept(e, j, dst)
             slot = None
             if dst is None:
                 slot = alloc()
                 dst = f"tmp[{slot}]"
-            if isinstance(e, Name):
-                if e.id in self.attrs:
-                    lines.append(f"Duplicate({dst}, attrs[{self.attrs[e.id]}], n);")
-                else:
-                    src, _ = go(e, None)
-                    lines.append(f"Muls({dst}, {src}, 1.0f, n);")
-            elif isinstance(e, Num):
-                lines.append(f"Duplicate({dst}, static_cast<float>({float(e.value)!r}), n);")
+            if line(e):  # a formula that is one line (an output equal to an input): a copy
+                lines.append(f"Adds({dst}, {line(e)}, 0.0f, n);")
+            elif self.scalar(e, scalar):
+                lines.append(f"Duplicate({dst}, {self.scalar(e, scalar)}, n);")
             elif isinstance(e, Unary):
                 a, sa = go(e.operand, None)
                 lines.append(f"Muls({dst}, {a}, -1.0f, n);")
                 free(sa)
             elif isinstance(e, Binary):
-                a, sa = go(e.left, None)
-                b, sb = go(e.right, None)
-                lines.append(f"{_BINARY_CALLS[e.op]}({dst}, {a}, {b}, n);")
-                free(sa)
-                free(sb)
+                ls, rs = self.scalar(e.left, scalar), self.scalar(e.right, scalar)
+                if rs and e.op in "+-*/":
+                    a, sa = go(e.left, None)
+                    if e.op == "+":
+                        lines.append(f"Adds({dst}, {a}, {rs}, n);")
+                    elif e.op == "-":
+                        lines.append(f"Adds({dst}, {a}, -({rs}), n);")
+                    elif e.op == "*":
+                        lines.append(f"Muls({dst}, {a}, {rs}, n);")
+                    else:
+                        lines.append(f"Muls({dst}, {a}, 1.0f / ({rs}), n);")
+                    free(sa)
+                elif ls and e.op in "+*":
+                    b, sb = go(e.right, None)
+                    lines.append(f"{'Adds' if e.op == '+' else 'Muls'}({dst}, {b}, {ls}, n);")
+                    free(sb)
+                elif ls and e.op == "-":
+                    b, sb = go(e.right, None)
+                    lines.append(f"Muls({dst}, {b}, -1.0f, n);")
+                    lines.append(f"Adds({dst}, {dst}, {ls}, n);")
+                    free(sb)
+                else:
+                    a, sa = go(e.left, None)
+                    b, sb = go(e.right, None)
+                    lines.append(f"{_BINARY_CALLS[e.op]}({dst}, {a}, {b}, n);")
+                    free(sa)
+                    free(sb)
             elif isinstance(e, Call):
                 a, sa = go(e.args[0], None)
                 lines.append(f"{_UNARY_CALLS[e.func]}({dst}, {a}, n);")
                 free(sa)
             return dst, slot
 
-        go(expr, "dst")
-        return LoweredFunction(name, tuple(lines), str(expr))
+        def kept(e: Expr, j: int, dst: str | None) -> tuple[str, int | None]:
+            """Subformula ``j`` of the saves: written to ``save[j]`` (an argument) or read from it (an output)
+            when ``keep``, else computed into ``dst`` or a temporary."""
+            slot = alloc() if dst is None else None
+            into = dst if dst is not None else f"tmp[{slot}]"
+            var = f"kept{j}"
+            busy.add(j)
+            if not out:
+                lines.append(f"const LocalTensor<float> {var} = keep ? save[{j}] : {into};")
+                go(e, var)
+            elif dst is not None:  # the whole output
+                lines.append("if (keep) {")
+                lines.append(f"Adds({dst}, save[{j}], 0.0f, n);")
+                lines.append("} else {")
+                go(e, dst)
+                lines.append("}")
+                var = dst
+            else:
+                lines.append(f"LocalTensor<float> {var} = save[{j}];")
+                lines.append("if (!keep) {")
+                go(e, into)
+                lines.append(f"{var} = {into};")
+                lines.append("}")
+            busy.discard(j)
+            declared[j] = var
+            return var, slot
+
+        result, _ = go(expr, "dst")
+        if returns:
+            lines.append(f"return {result};")
+        return LoweredFunction(name, tuple(lines), str(expr).replace(_ROW_PREFIX, "row"))
 
 
 # ------------------------------------------------------------------------------------------- the tiling
@@ -419,6 +655,9 @@ class TilingDecision:
     tile_bytes_per_elem: int
     line_bytes_per_elem: int
     budget_bytes: int
+    buffer_num: int = 1
+    queue_bytes_per_elem: int = 0
+    save_bytes_per_elem: int = 0
 
     def tiling_fields(self) -> dict[str, int]:
         """The tiling struct's values by the names of :data:`TILING_FIELDS`."""
@@ -437,6 +676,7 @@ class TilingDecision:
             "tasksFormerNum": self.task_num % self.used_cores,
             "tileElems": self.tile_elems,
             "lineElems": self.line_elems,
+            "bufferNum": self.buffer_num,
         }
 
 
@@ -467,19 +707,42 @@ def buffer_bytes(spec: OpSpec, dtype: DType | DtypeCombo) -> tuple[int, int]:
     Outputs with one value per row (:func:`row_outputs`) cost :func:`row_output_bytes` instead."""
     combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
     prog = program(spec)
-    nred = len(prog.reductions)
     rows_in = set(row_inputs(spec))
     row_outs = set(row_outputs(spec))
-    tile = sum(combo.dtype(t.name).itemsize + 4 for t in spec.inputs if t.name not in rows_in)
+    # an input's queue, and the fp32 copy of a 16-bit one (an fp32 input is computed on in its queue buffer)
+    tile = sum(_in_bytes(combo.dtype(t.name)) for t in spec.inputs if t.name not in rows_in)
     tile += sum(combo.dtype(t.name).itemsize for t in spec.outputs if t.name not in row_outs)
-    line = 4 * (prog.temps + 4 * nred + 3) + sum(combo.dtype(n).itemsize + 4 for n in rows_in)
+    line = line_bytes(prog) + sum(combo.dtype(n).itemsize + 4 for n in rows_in)
     return tile, line
 
 
+def queue_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
+    """UB bytes per tile element of the tile queues (each input's and output's ``T`` buffer, without the
+    inputs broadcast over the rows and the outputs with one value per row): what a second buffer per queue
+    (double buffering) adds to :func:`buffer_bytes`' tile bytes."""
+    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec))
+    tensors = [t for t in spec.inputs if t.name not in rows_in] + [t for t in spec.outputs if t.name not in row_outs]
+    return sum(combo.dtype(t.name).itemsize for t in tensors)
+
+
+def _in_bytes(dtype: DType) -> int:
+    """UB bytes per tile element of an input of ``dtype``: its queue, and an fp32 copy unless it is FLOAT."""
+    return dtype.itemsize + (0 if dtype is DType.FLOAT else 4)
+
+
+def line_bytes(prog: Program) -> int:
+    """UB bytes per line element of the fp32 line buffers: the temporaries, each reduction's accumulator,
+    partial and saved maximum, the result, argument and rescale lines, and one line per per-row value."""
+    return 4 * (prog.temps + 3 * len(prog.reductions) + 3 + len(prog.row_values))
+
+
 def row_output_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
-    """UB bytes per row of a tile taken by the outputs with one value per row (their queue and an fp32
-    staging slot each; the kernel allocates ``AlignUp(tileRows, 16)`` of them)."""
-    return sum(combo.dtype(n).itemsize + 4 for n in row_outputs(spec))
+    """UB bytes per row of a tile taken by the row slots (32 bytes per row for each reduction and per-row
+    value) and by the outputs with one value per row (their queue and an fp32 staging slot each); the kernel
+    allocates ``AlignUp(tileRows, 16)`` rows of them."""
+    prog = program(spec)
+    slots = 32 * (len(prog.reductions) + len(prog.row_values))
+    return slots + sum(combo.dtype(n).itemsize + 4 for n in row_outputs(spec))
 
 
 def trailing_view_dims(shape: tuple[int, ...], row_ndim: int) -> tuple[int, int, int]:
@@ -511,12 +774,16 @@ def tiling_decision(
     over the last ``row_ndim`` dims (``rows`` form; ``dim`` is then not read).
 
     UB (``budget = ubBytes - ub_reserved_bytes - 4 * WORK_ELEMS``): tile buffers cost ``tileBytes`` per
-    element (each input's ``T`` queue and fp32 copy, each output's ``T`` queue); line buffers ``lineBytes``
-    per element (temporaries, reduction operands, accumulators, partials, saved maxima, the result line, the
-    reduction argument and the rescale factor).
+    element (each input's ``T`` queue and a 16-bit input's fp32 copy, each output's ``T`` queue); line
+    buffers ``lineBytes`` per element (temporaries, accumulators, partials, saved maxima, the result line,
+    the reduction argument, the rescale factor and one line per per-row value).
 
-    Mode 0 (``inner == 1``): ``Rs = AlignUp(R, 16)``; with ``rowBytes`` the per-row outputs' bytes per row
-    (:func:`row_output_bytes`, 0 without such outputs), if ``Rs * (tileBytes + lineBytes) + 16 * rowBytes <=
+    Buffers per tile queue (``bufferNum``): the spec's ``tiling.buffer_num`` (2: double buffering) wherever
+    UB allows, else 1; each buffer past the first adds ``queueBytes`` (:func:`queue_bytes`) to ``tileBytes``.
+    Every rule below is tried with ``bufferNum`` from the spec's down to 1, the first that fits taken.
+
+    Mode 0 (``inner == 1``): ``Rs = AlignUp(R, 16)``; with ``rowBytes`` the per-row bytes of the row slots
+    and per-row outputs (:func:`row_output_bytes`), if ``Rs * (tileBytes + lineBytes) + 16 * rowBytes <=
     budget`` whole rows fit: ``tileRows = min((budget - Rs * lineBytes - 15 * rowBytes) / (Rs * tileBytes +
     rowBytes), ceil(rows / cores))``, ``chunkLen = R``, ``chunkNum = 1``; else ``chunkLen = (budget - 16 *
     rowBytes) / (tileBytes + lineBytes)`` rounded down to 64, ``chunkNum = ceil(R / chunkLen)``,
@@ -537,26 +804,41 @@ def tiling_decision(
         outer, r, inner = trailing_view_dims(shape, row_ndim)
     else:
         outer, r, inner = view_dims(shape, dim)
-    tile_b, line_b = buffer_bytes(spec, combo)
+    tile_1, line_b = buffer_bytes(spec, combo)
+    queue_b = queue_bytes(spec, combo)
+    save_b = 4 * len(program(spec).saves)  # whole rows only: the kept subformulas, fp32 per element
+    bufs = list(range(spec.tiling.buffer_num, 0, -1))  # buffers per tile queue, most first
     row_b = row_output_bytes(spec, combo)
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
     if budget <= 0:
         raise ValueError(f"UB of {product.name} ({product.ub_bytes} bytes) cannot hold the work buffers of {spec.op}")
     cores = product.vector_core_num
+
+    def tile_bytes(n: int) -> int:
+        return tile_1 + (n - 1) * queue_b
+
     if inner == 1:
         mode, width = MODE_LAST, 1
         rows = outer
         rs = _align(max(r, 1), LINE_ALIGN)
-        if rs * (tile_b + line_b) + LINE_ALIGN * row_b <= budget:
+        fits = [n for n in bufs if rs * (tile_bytes(n) + save_b + line_b) + LINE_ALIGN * row_b <= budget]
+        if fits:
+            buf_n = fits[0]
+            tile_b = tile_bytes(buf_n)
             per_core = _ceil_div(max(rows, 1), cores)
-            fit_rows = (budget - rs * line_b - (LINE_ALIGN - 1) * row_b) // (rs * tile_b + row_b)
+            fit_rows = (budget - rs * line_b - (LINE_ALIGN - 1) * row_b) // (rs * (tile_b + save_b) + row_b)
             tile_rows = max(1, min(fit_rows, per_core))
             chunk_len, chunk_num, stride = r, 1, rs
             tile_elems, line_elems = tile_rows * rs, rs
         else:
-            chunk_len = (budget - LINE_ALIGN * row_b) // (tile_b + line_b) // CHUNK_ALIGN * CHUNK_ALIGN
+            lens = [
+                (n, (budget - LINE_ALIGN * row_b) // (tile_bytes(n) + line_b) // CHUNK_ALIGN * CHUNK_ALIGN)
+                for n in bufs
+            ]
+            buf_n, chunk_len = next(((n, c) for n, c in lens if c > 0), lens[-1])
             if chunk_len <= 0:
                 raise ValueError(f"UB of {product.name} cannot hold one chunk of {spec.op}")
+            tile_b = tile_bytes(buf_n)
             chunk_num, tile_rows, stride = _ceil_div(r, chunk_len), 1, chunk_len
             tile_elems = line_elems = chunk_len
         tasks = rows
@@ -564,16 +846,19 @@ def tiling_decision(
         mode = MODE_STRIDED
         width = _align(inner, LINE_ALIGN)
         width = min(width, _align(_ceil_div(inner, _ceil_div(cores, max(outer, 1))), LINE_ALIGN))
-        fit = budget // (max(r, 1) * tile_b + line_b) // LINE_ALIGN * LINE_ALIGN
+        fit_n = [(n, budget // (max(r, 1) * tile_bytes(n) + line_b) // LINE_ALIGN * LINE_ALIGN) for n in bufs]
+        buf_n, fit = next(((n, f) for n, f in fit_n if f >= LINE_ALIGN), fit_n[-1])
         if fit >= LINE_ALIGN:
             width = min(width, fit)
             tile_rows, chunk_num = max(r, 1), 1
         else:
             width = LINE_ALIGN
-            tile_rows = (budget - LINE_ALIGN * line_b) // (LINE_ALIGN * tile_b)
+            lines_n = [(n, (budget - LINE_ALIGN * line_b) // (LINE_ALIGN * tile_bytes(n))) for n in bufs]
+            buf_n, tile_rows = next(((n, t) for n, t in lines_n if t > 0), lines_n[-1])
             if tile_rows <= 0:
                 raise ValueError(f"UB of {product.name} cannot hold one line of {spec.op}")
             chunk_num = _ceil_div(r, tile_rows)
+        tile_b = tile_bytes(buf_n)
         chunk_len, stride = tile_rows, width
         tile_elems, line_elems = tile_rows * width, width
         tasks = outer * _ceil_div(inner, width)
@@ -598,6 +883,9 @@ def tiling_decision(
         tile_bytes_per_elem=tile_b,
         line_bytes_per_elem=line_b,
         budget_bytes=budget,
+        buffer_num=buf_n,
+        queue_bytes_per_elem=queue_b,
+        save_bytes_per_elem=save_b if mode == MODE_LAST and chunk_num == 1 else 0,
     )
 
 
@@ -623,7 +911,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
         f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
         f"  UB budget {t.budget_bytes} bytes: {t.tile_bytes_per_elem} bytes per tile element, "
-        f"{t.line_bytes_per_elem} per line element; tile {t.tile_elems} elements, line {t.line_elems}",
+        f"{t.line_bytes_per_elem} per line element; tile {t.tile_elems} elements, line {t.line_elems}; "
+        f"{t.buffer_num} buffer(s) per tile queue" + (" (double buffering)" if t.buffer_num == 2 else ""),
     ]
     if t.mode == MODE_LAST:
         lines.append(
@@ -642,6 +931,30 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         + (f" ({rows}: once per core)" if rows and t.chunk_num == 1 else ""),
     ]
     return "\n".join(lines)
+
+
+def _lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str, Any]:
+    """The kernel view's lowered functions (``scalar_fns``, ``line_fns``) and their ``dispatchers``."""
+    c = prog.code
+    row_fns = [LoweredView(f"per-row value {j}", f) for j, f in enumerate(c["rows"])]
+    scalar = [
+        LoweredView(f"argument of reduction {k} ({n})", f, True) for k, (n, f) in enumerate(zip(reds, c["args_scalar"]))
+    ]
+    scalar += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_scalar"], strict=True)]
+    line = [LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_line"]))]
+    line += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_line"], strict=True)]
+    line += row_fns
+    return {
+        "scalar_fns": scalar,
+        "line_fns": line,
+        "dispatchers": [
+            DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True, True),
+            DispatchView("EvalOut", tuple(f.name for f in c["outs_scalar"]), True),
+            DispatchView("EvalArgLine", tuple(f.name for f in c["args_line"]), False),
+            DispatchView("EvalOutLine", tuple(f.name for f in c["outs_line"]), False),
+            DispatchView("EvalRow", tuple(f.name for f in c["rows"]), False),
+        ],
+    }
 
 
 #: The dim ``opgen explain --shape`` reduces along.
@@ -794,7 +1107,8 @@ class DtypeKey:
     preprocessor ``guard`` of the NpuArchs without it ("": always compiled), the combination's text,
     ``ge_names`` of every tensor (inputs then outputs, ``DT_*``), ``f32_mask`` (bit ``i``: tensor ``i``,
     inputs then outputs, is FLOAT while the first input is 16-bit) and the UB bytes of the split
-    (``tile_bytes``/``line_bytes`` per element, ``row_bytes`` per row; see :func:`tiling_decision`)."""
+    (``tile_bytes``/``line_bytes`` per element with one buffer per queue, ``row_bytes`` per row, and
+    ``queue_bytes`` per element a second buffer per tile queue adds; see :func:`tiling_decision`)."""
 
     key: int
     dtype: str
@@ -808,13 +1122,15 @@ class DtypeKey:
     tile_bytes: int = 0
     line_bytes: int = 0
     row_bytes: int = 0
+    queue_bytes: int = 0
 
 
 @dataclass(frozen=True)
 class ReductionView:
     """One reduction of the kernel: ``name``, ``kind`` (:data:`KIND_CODES`) and ``kind_name``, the pass it
-    is evaluated in (``pass_index``), the max it rescales with (``online``, -1: none), the reductions its
-    argument reads (``uses``) and the lowered argument ``fn``."""
+    is evaluated in (``pass_index``) and its ``level`` in a tile of whole rows, the max it rescales with
+    (``online``, -1: none), the input it reduces as is (``direct``, -1: none), the scalar slots its argument
+    reads (``uses``) and the lowered argument ``fn``."""
 
     name: str
     kind: int
@@ -823,16 +1139,40 @@ class ReductionView:
     online: int
     uses: tuple[int, ...]
     fn: LoweredFunction
+    level: int = 0
+    direct: int = -1
 
 
 @dataclass(frozen=True)
 class OutputView:
-    """One output of the kernel: ``name``, the reductions it reads (``uses``) and its lowered formula
-    ``fn``."""
+    """One output of the kernel: ``name``, the scalar slots it reads (``uses``), its lowered formula ``fn``
+    and, for an output with one value per row, its C++ scalar ``row_out`` ("" for the others)."""
 
     name: str
     uses: tuple[int, ...]
     fn: LoweredFunction
+    row_out: str = ""
+
+
+@dataclass(frozen=True)
+class LoweredView:
+    """A lowered formula the kernel defines: ``what`` it computes, its function ``fn``, and ``returns``: it
+    returns the line holding its value (a reduction argument on scalars)."""
+
+    what: str
+    fn: LoweredFunction
+    returns: bool = False
+
+
+@dataclass(frozen=True)
+class DispatchView:
+    """A switch over lowered functions: its C++ ``name``, the ``fns`` by index, ``scalar`` (they take the
+    row's scalars and the kept subformulas) or not (they take lines), ``returns`` (the line of the value)."""
+
+    name: str
+    fns: tuple[str, ...]
+    scalar: bool
+    returns: bool = False
 
 
 @dataclass(frozen=True)
@@ -964,6 +1304,10 @@ class TilingSourceView(KindView):
     tiling_type: str
     ub_reserved_bytes: int
     work_elems: int
+    #: the most buffers per tile queue (the spec's ``tiling.buffer_num``)
+    buffer_num: int
+    #: bytes per tile element of the kept subformulas (whole last-dim rows only)
+    save_bytes: int
 
 
 @dataclass(frozen=True)
@@ -997,8 +1341,14 @@ class KernelView(KindView):
     outputs_n: int
     outs: tuple[OutputView, ...]
     pass_n: int
+    level_n: int
+    save_n: int
     red_n: int
     reductions: tuple[ReductionView, ...]
+    row_values: tuple[RowValue, ...]
+    scalar_fns: tuple[LoweredView, ...]
+    line_fns: tuple[LoweredView, ...]
+    dispatchers: tuple[DispatchView, ...]
     steps_text: tuple[str, ...]
     temps_n: int
     work_elems: int
@@ -1073,6 +1423,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                 tile_bytes=tile_b,
                 line_bytes=line_b,
                 row_bytes=row_output_bytes(spec, c),
+                queue_bytes=queue_bytes(spec, c),
             )
         )
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
@@ -1227,6 +1578,8 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "red_n": len(prog.reductions),
             "temps_n": max(prog.temps, 1),
             "pass_n": prog.pass_num,
+            "level_n": prog.level_num,
+            "save_n": len(prog.saves),
             "reductions": [
                 ReductionView(
                     name=r.name,
@@ -1235,14 +1588,23 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
                     pass_index=r.pass_index,
                     online=r.online_max,
                     uses=tuple(prog.code["arg_uses"][k]),
-                    fn=prog.code["args"][k],
+                    fn=prog.code["args_scalar"][k],
+                    level=r.level,
+                    direct=prog.code["direct"][k],
                 )
                 for k, r in enumerate(prog.reductions)
             ],
             "outs": [
-                OutputView(name=name, uses=tuple(prog.code["out_uses"][k]), fn=prog.code["outs"][k])
+                OutputView(
+                    name=name,
+                    uses=tuple(prog.code["out_uses"][k]),
+                    fn=prog.code["outs_scalar"][k],
+                    row_out=prog.code["row_out"][k],
+                )
                 for k, (name, _) in enumerate(prog.outputs)
             ],
+            "row_values": prog.row_values,
+            **_lowered_views(prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs]),
             "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
             "float_attrs_n": len(float_attrs),
             "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(d for d, _ in l0_extra)],
@@ -1250,8 +1612,10 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             "chunk_align": CHUNK_ALIGN,
             "work_elems": WORK_ELEMS,
             "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
+            "buffer_num": spec.tiling.buffer_num,
+            "save_bytes": 4 * len(prog.saves),
             "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
-            "line_bytes": 4 * (prog.temps + 4 * len(prog.reductions) + 3),
+            "line_bytes": line_bytes(prog),
             "row_in_n": len(rows_in),
             "no_pad_condition": arch_condition(products, "data_copy_pad"),
             "dcci_flush_condition": " || ".join(

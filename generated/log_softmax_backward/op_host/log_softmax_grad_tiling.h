@@ -21,6 +21,7 @@ TILING_DATA_FIELD_DEF(int64_t, tasksPerCore);  // tasks of a core
 TILING_DATA_FIELD_DEF(int64_t, tasksFormerNum);  // cores that take one task more
 TILING_DATA_FIELD_DEF(int64_t, tileElems);       // elements of a tile buffer (inputs and outputs)
 TILING_DATA_FIELD_DEF(int64_t, lineElems);       // fp32 elements of a line buffer (temporaries, reductions)
+TILING_DATA_FIELD_DEF(int64_t, bufferNum);       // buffers of each tile queue (2: double buffering)
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(LogSoftmaxGrad, LogSoftmaxGradTilingData)

@@ -6,8 +6,10 @@
 //   rstdOut = 1 / sqrt(ms + epsilon)
 //   yOut = x * rstdOut * gamma
 // Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass); rows are
-// reduced with ReduceMax/ReduceSum (count form). Mode 1 (inner > 1): blocks of inner positions; the R lines
-// are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
+// reduced with ReduceMax/ReduceSum (count form) into one 32-byte slot per row, per-row values (a reciprocal,
+// a log) are computed there once per row, and the element formulas read them as scalars (Adds/Muls), read
+// after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
+// lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
 // Rows: the last `gamma`.dim() dims, one contiguous row of R elements (mode 0 only); `gamma` is
 // broadcast over the rows: one line slot, loaded once per core when rows fit UB, else chunk by chunk in the
 // passes that read it.
@@ -20,8 +22,13 @@ constexpr int64_t BLOCK_BYTES = 32;
 constexpr int32_t NUM_IN = 2;
 constexpr int32_t NUM_OUT = 2;
 constexpr int32_t NUM_RED = 1;
-constexpr int32_t NUM_TMP = 6;
+constexpr int32_t NUM_TMP = 4;
 constexpr int32_t NUM_PASS = 1;
+constexpr int32_t NUM_LEVEL = 1;                // levels of a tile of whole rows: one vector-to-scalar wait each
+constexpr int32_t NUM_ROWV = 1;                 // per-row values
+constexpr int32_t NUM_SC = NUM_RED + NUM_ROWV;  // scalars of a row: the reductions, then the per-row values
+constexpr int32_t NUM_SAVE = 0;    // subformulas an output shares with a reduction's argument, kept per element
+constexpr int64_t SLOT_ELEMS = 8;  // fp32 elements of a row's 32-byte slot (reductions, per-row values)
 constexpr int32_t NUM_ATTR = 1;
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 sharedTmpBuffer of ReduceMax / ReduceSum
 constexpr int64_t FOLD_ELEMS = 64;    // products without fp32 reduce: halve down to one repeat, then scalar
@@ -33,6 +40,12 @@ constexpr int32_t KIND_MEAN = 2;
 constexpr int32_t RED_KIND[NUM_RED] = {2};
 constexpr int32_t RED_PASS[NUM_RED] = {0};
 constexpr int32_t RED_ONLINE[NUM_RED] = {-1};
+// Per reduction: its level in a tile of whole rows; the input it reduces as is (-1: its argument is computed).
+constexpr int32_t RED_LEVEL[NUM_RED] = {0};
+constexpr int32_t RED_DIRECT[NUM_RED] = {-1};
+// Per per-row value: the pass and the level after which it is computed (those of the last reduction it reads).
+constexpr int32_t ROWV_PASS[NUM_ROWV + 1] = {0, 0};
+constexpr int32_t ROWV_LEVEL[NUM_ROWV + 1] = {0, 0};
 // Per input: broadcast over the rows (one line slot, indexed by the position inside the row).
 constexpr bool ROW_IN[NUM_IN] = {false, true};
 // Per reduction pass, and for the output pass: whether it reads an input broadcast over the rows.
@@ -41,88 +54,199 @@ constexpr bool OUT_READS_ROW_IN = true;
 // Per output: one value per row (its formula reads no input; written once per row, in tiles of rows).
 constexpr bool ROW_OUT[NUM_OUT] = {false, true};
 
-// Argument of reduction 0 (mean of x * x) over one line of n elements.
-__aicore__ inline void EvalArg0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                const LocalTensor<float> *reds, const LocalTensor<float> *tmp, const float *attrs,
-                                int32_t n) {
+// argument of reduction 0 (ms) = x * x over one line of n elements; reductions and per-row values are the row's
+// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
+__aicore__ inline LocalTensor<float> EvalArg0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                              const float *sc, const LocalTensor<float> *save, bool keep,
+                                              const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+  (void)ins;
+  (void)sc;
+  (void)save;
+  (void)keep;
+  (void)tmp;
+  (void)attrs;
+  Mul(dst, ins[0], ins[0], n);
+  return dst;
+}
+
+// output yOut = x * row0 * gamma over one line of n elements; reductions and per-row values are the row's
+// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
+__aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
+                                const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
+                                const float *attrs, int32_t n) {
+  (void)ins;
+  (void)sc;
+  (void)save;
+  (void)keep;
+  (void)tmp;
+  (void)attrs;
+  Muls(tmp[0], ins[0], sc[NUM_RED + 0], n);
+  Mul(dst, tmp[0], ins[1], n);
+}
+
+// output rstdOut = 1 / sqrt(ms + epsilon) over one line of n elements; reductions and per-row values are the row's
+// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
+__aicore__ inline void EvalOut1(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
+                                const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
+                                const float *attrs, int32_t n) {
+  (void)ins;
+  (void)sc;
+  (void)save;
+  (void)keep;
+  (void)tmp;
+  (void)attrs;
+  Duplicate(tmp[0], static_cast<float>(1.0), n);
+  Duplicate(tmp[3], sc[0], n);
+  Adds(tmp[2], tmp[3], attrs[0], n);
+  Sqrt(tmp[1], tmp[2], n);
+  Div(dst, tmp[0], tmp[1], n);
+}
+
+// argument of reduction 0 (ms) = x * x over one line of n elements; reductions and per-row values are lines.
+__aicore__ inline void EvalArgLine0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   (void)ins;
   (void)reds;
+  (void)rows;
   (void)tmp;
   (void)attrs;
   Mul(dst, ins[0], ins[0], n);
 }
 
-// Output yOut = x * (1 / sqrt(ms + epsilon)) * gamma over one line of n elements.
-__aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                const LocalTensor<float> *reds, const LocalTensor<float> *tmp, const float *attrs,
-                                int32_t n) {
+// output yOut = x * row0 * gamma over one line of n elements; reductions and per-row values are lines.
+__aicore__ inline void EvalOutLine0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   (void)ins;
   (void)reds;
+  (void)rows;
   (void)tmp;
   (void)attrs;
-  Duplicate(tmp[2], static_cast<float>(1.0), n);
-  Duplicate(tmp[5], attrs[0], n);
-  Add(tmp[4], reds[0], tmp[5], n);
-  Sqrt(tmp[3], tmp[4], n);
-  Div(tmp[1], tmp[2], tmp[3], n);
-  Mul(tmp[0], ins[0], tmp[1], n);
+  Mul(tmp[0], ins[0], rows[0], n);
   Mul(dst, tmp[0], ins[1], n);
 }
 
-// Output rstdOut = 1 / sqrt(ms + epsilon) over one line of n elements.
-__aicore__ inline void EvalOut1(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                const LocalTensor<float> *reds, const LocalTensor<float> *tmp, const float *attrs,
-                                int32_t n) {
+// output rstdOut = 1 / sqrt(ms + epsilon) over one line of n elements; reductions and per-row values are lines.
+__aicore__ inline void EvalOutLine1(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   (void)ins;
   (void)reds;
+  (void)rows;
   (void)tmp;
   (void)attrs;
   Duplicate(tmp[0], static_cast<float>(1.0), n);
-  Duplicate(tmp[3], attrs[0], n);
-  Add(tmp[2], reds[0], tmp[3], n);
+  Adds(tmp[2], reds[0], attrs[0], n);
   Sqrt(tmp[1], tmp[2], n);
   Div(dst, tmp[0], tmp[1], n);
 }
 
-__aicore__ inline void EvalArg(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                               const LocalTensor<float> *reds, const LocalTensor<float> *tmp, const float *attrs,
-                               int32_t n) {
+// per-row value 0 = 1 / sqrt(ms + epsilon) over one line of n elements; reductions and per-row values are lines.
+__aicore__ inline void EvalRow0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                                const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+  (void)ins;
+  (void)reds;
+  (void)rows;
+  (void)tmp;
+  (void)attrs;
+  Duplicate(tmp[0], static_cast<float>(1.0), n);
+  Adds(tmp[2], reds[0], attrs[0], n);
+  Sqrt(tmp[1], tmp[2], n);
+  Div(dst, tmp[0], tmp[1], n);
+}
+
+__aicore__ inline LocalTensor<float> EvalArg(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                             const float *sc, const LocalTensor<float> *save, bool keep,
+                                             const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   switch (k) {
     case 0:
-      EvalArg0(dst, ins, reds, tmp, attrs, n);
-      break;
+      return EvalArg0(dst, ins, sc, save, keep, tmp, attrs, n);
     default:
       break;
   }
+  return dst;
 }
 
-__aicore__ inline void EvalOut(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                               const LocalTensor<float> *reds, const LocalTensor<float> *tmp, const float *attrs,
-                               int32_t n) {
+__aicore__ inline void EvalOut(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
+                               const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
+                               const float *attrs, int32_t n) {
   switch (k) {
     case 0:
-      EvalOut0(dst, ins, reds, tmp, attrs, n);
+      EvalOut0(dst, ins, sc, save, keep, tmp, attrs, n);
       break;
     case 1:
-      EvalOut1(dst, ins, reds, tmp, attrs, n);
+      EvalOut1(dst, ins, sc, save, keep, tmp, attrs, n);
       break;
     default:
       break;
   }
 }
 
-// Whether reduction j is read by reduction k's argument (j < k) or by output k (out = true).
+__aicore__ inline void EvalArgLine(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                   const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                                   const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+  switch (k) {
+    case 0:
+      EvalArgLine0(dst, ins, reds, rows, tmp, attrs, n);
+      break;
+    default:
+      break;
+  }
+}
+
+__aicore__ inline void EvalOutLine(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                                   const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                                   const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+  switch (k) {
+    case 0:
+      EvalOutLine0(dst, ins, reds, rows, tmp, attrs, n);
+      break;
+    case 1:
+      EvalOutLine1(dst, ins, reds, rows, tmp, attrs, n);
+      break;
+    default:
+      break;
+  }
+}
+
+__aicore__ inline void EvalRow(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
+                               const LocalTensor<float> *reds, const LocalTensor<float> *rows,
+                               const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
+  switch (k) {
+    case 0:
+      EvalRow0(dst, ins, reds, rows, tmp, attrs, n);
+      break;
+    default:
+      break;
+  }
+}
+
+// Whether scalar slot j (reduction j, or per-row value j - NUM_RED) is read by reduction k's argument or by
+// output k (out = true).
 __aicore__ inline bool Uses(int32_t k, int32_t j, bool out) {
   if (!out && k == 0) {
     return false;
   }
   if (out && k == 0) {
-    return j == 0 || false;
+    return j == 1 || false;
   }
   if (out && k == 1) {
-    return j == 0 || false;
+    return j == 1 || false;
   }
   return false;
+}
+
+// Output k's value for a row when it has one value per row (0 for the others), from the row's scalars sc.
+__aicore__ inline float RowOut(int32_t k, const float *sc, const float *attrs) {
+  (void)k;
+  (void)sc;
+  (void)attrs;
+  if (k == 1) {
+    return sc[NUM_RED + 0];
+  }
+  return 0.0f;
 }
 
 template <typename T>
@@ -252,7 +376,7 @@ class KernelRmsNorm {
     } else {
       outGm_[1].SetGlobalBuffer((__gm__ T *)rstd, static_cast<uint64_t>(outer_ * inner_));
     }
-    const uint32_t tileF = static_cast<uint32_t>(tiling.tileElems * 4);  // fp32 copies of the inputs
+    const uint32_t tileF = static_cast<uint32_t>(tiling.tileElems * 4);  // fp32 copies of 16-bit inputs
     const uint32_t lineF = static_cast<uint32_t>(tiling.lineElems * 4);
     for (int32_t i = 0; i < NUM_IN; ++i) {
       const int64_t bytes = MaskBit<F32_MASK>(i) ? 4 : static_cast<int64_t>(sizeof(T));
@@ -261,8 +385,11 @@ class KernelRmsNorm {
         pipe_.InitBuffer(inF_[i], lineF);
         continue;
       }
-      pipe_.InitBuffer(inQueue_[i], 1, static_cast<uint32_t>(tiling.tileElems * bytes));
-      pipe_.InitBuffer(inF_[i], tileF);
+      pipe_.InitBuffer(inQueue_[i], static_cast<uint8_t>(tiling.bufferNum),
+                       static_cast<uint32_t>(tiling.tileElems * bytes));
+      if (!IsFloat(i)) {  // an fp32 input is computed on in its queue buffer
+        pipe_.InitBuffer(inF_[i], tileF);
+      }
     }
     // a per-row output holds AlignUp(tileRows, 16) values: its queue and an fp32 staging slot
     const int64_t rowSlots = (tiling.tileRows + 15) / 16 * 16;
@@ -273,10 +400,20 @@ class KernelRmsNorm {
         pipe_.InitBuffer(rowStage_[i], static_cast<uint32_t>(rowSlots * 4));
         continue;
       }
-      pipe_.InitBuffer(outQueue_[i], 1, static_cast<uint32_t>(tiling.tileElems * bytes));
+      pipe_.InitBuffer(outQueue_[i], static_cast<uint8_t>(tiling.bufferNum),
+                       static_cast<uint32_t>(tiling.tileElems * bytes));
     }
     pipe_.InitBuffer(tmpBuf_, lineF * static_cast<uint32_t>(NUM_TMP));
-    pipe_.InitBuffer(redBuf_, lineF * static_cast<uint32_t>(NUM_RED));
+    if (mode_ == 0) {  // a 32-byte slot per row of a tile for each reduction and per-row value
+      rowSlots_ = rowSlots * SLOT_ELEMS;
+      pipe_.InitBuffer(slotBuf_, static_cast<uint32_t>(rowSlots_ * 4 * NUM_SC));
+    }
+    if (mode_ == 0 && chunkNum_ == 1 && NUM_SAVE > 0) {  // whole rows: the kept subformulas, per tile element
+      pipe_.InitBuffer(saveBuf_, static_cast<uint32_t>(tiling.tileElems * 4 * NUM_SAVE));
+    }
+    if (NUM_ROWV > 0) {  // a line per per-row value (mode 1; the tiling counts it in both modes)
+      pipe_.InitBuffer(rowvBuf_, lineF * static_cast<uint32_t>(NUM_ROWV));
+    }
     pipe_.InitBuffer(accBuf_, lineF * static_cast<uint32_t>(NUM_RED));
     pipe_.InitBuffer(partBuf_, lineF * static_cast<uint32_t>(NUM_RED));
     pipe_.InitBuffer(oldBuf_, lineF * static_cast<uint32_t>(NUM_RED));
@@ -285,6 +422,7 @@ class KernelRmsNorm {
     pipe_.InitBuffer(facBuf_, lineF);
     pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(WORK_ELEMS * 4));
     lineElems_ = tiling.lineElems;
+    tileElems_ = tiling.tileElems;
   }
 
   __aicore__ inline void Process() {
@@ -293,10 +431,14 @@ class KernelRmsNorm {
     }
     for (int32_t k = 0; k < NUM_RED; ++k) {
       const uint32_t at = static_cast<uint32_t>(k * lineElems_);
-      redLine_[k] = redBuf_.Get<float>()[at];
-      acc_[k] = accBuf_.Get<float>()[at];
+      // mode 0: the accumulator of row l is slot l of the reduction's slots
+      acc_[k] = mode_ == 0 ? slotBuf_.Get<float>()[static_cast<uint32_t>(k * rowSlots_)] : accBuf_.Get<float>()[at];
       part_[k] = partBuf_.Get<float>()[at];
       old_[k] = oldBuf_.Get<float>()[at];
+    }
+    for (int32_t j = 0; j < NUM_ROWV; ++j) {
+      rowv_[j] = mode_ == 0 ? slotBuf_.Get<float>()[static_cast<uint32_t>((NUM_RED + j) * rowSlots_)]
+                            : rowvBuf_.Get<float>()[static_cast<uint32_t>(j * lineElems_)];
     }
     if (mode_ == 0) {
       if (chunkNum_ == 1 && taskCount_ > 0) {
@@ -306,6 +448,7 @@ class KernelRmsNorm {
         const int64_t rows = (taskStart_ + taskCount_ - row < tileRows_) ? (taskStart_ + taskCount_ - row) : tileRows_;
         ProcessRows(row, rows);
       }
+      ReleaseRowInputs();
     } else {
       const int64_t blocks = (inner_ + width_ - 1) / width_;
       for (int64_t task = taskStart_; task < taskStart_ + taskCount_; ++task) {
@@ -317,8 +460,13 @@ class KernelRmsNorm {
   }
 
  private:
-  // Loads `lines` lines of `count` elements (GM element offset first + l * gmStride) into the fp32 line slots.
+  // Loads `lines` lines of `count` elements (GM element offset first + l * gmStride) into the fp32 line slots:
+  // one copy and one conversion when the lines are one contiguous range in GM and in UB.
   __aicore__ inline void Load(int64_t first, int64_t gmStride, int64_t lines, int64_t count) {
+    if (lines > 1 && gmStride == count && stride_ == count) {
+      count = lines * count;
+      lines = 1;
+    }
     for (int32_t i = 0; i < NUM_IN; ++i) {
       if (ROW_IN[i]) {
         continue;
@@ -336,26 +484,52 @@ class KernelRmsNorm {
       }
       inQueue_[i].EnQue(x);
       x = inQueue_[i].template DeQue<T>();
+      if (IsFloat(i)) {  // held until Release: the lines are read in place
+        held_[i] = x;
+        continue;
+      }
       LocalTensor<float> f = inF_[i].template Get<float>();
       for (int64_t l = 0; l < lines; ++l) {
         const uint32_t at = static_cast<uint32_t>(l * stride_);
-        if (f32) {
-          ToFloat(f[at], x.template ReinterpretCast<float>()[at], static_cast<int32_t>(count));
-        } else {
-          ToFloat(f[at], x[at], static_cast<int32_t>(count));
-        }
+        ToFloat(f[at], x[at], static_cast<int32_t>(count));
       }
       inQueue_[i].FreeTensor(x);
     }
   }
 
+  // The kept subformulas of row l of a tile of whole rows.
+  __aicore__ inline void Kept(int64_t l, LocalTensor<float> *kept) {
+    for (int32_t j = 0; j < NUM_SAVE; ++j) {
+      kept[j] = saveBuf_.Get<float>()[static_cast<uint32_t>(j * tileElems_ + l * stride_)];
+    }
+  }
+
+  // Frees the queue buffers of the fp32 inputs Load holds.
+  __aicore__ inline void Release() {
+    for (int32_t i = 0; i < NUM_IN; ++i) {
+      if (ROW_IN[i]) {
+        continue;
+      }
+      if (IsFloat(i)) {
+        inQueue_[i].FreeTensor(held_[i]);
+      }
+    }
+  }
+
+  // Whether tensor i (inputs, then outputs at NUM_IN + o) is fp32.
+  __aicore__ inline bool IsFloat(int32_t i) const {
+    return MaskBit<F32_MASK>(i) || IsSameType<T, float>::value;
+  }
+
   __aicore__ inline void Lines(int64_t l, LocalTensor<float> *ins) {
     for (int32_t i = 0; i < NUM_IN; ++i) {
       if (ROW_IN[i]) {
-        ins[i] = inF_[i].template Get<float>();
+        ins[i] = IsFloat(i) ? held_[i].template ReinterpretCast<float>() : inF_[i].template Get<float>();
         continue;
       }
-      ins[i] = inF_[i].template Get<float>()[static_cast<uint32_t>(l * stride_)];
+      const LocalTensor<float> f =
+          IsFloat(i) ? held_[i].template ReinterpretCast<float>() : inF_[i].template Get<float>();
+      ins[i] = f[static_cast<uint32_t>(l * stride_)];
     }
   }
 
@@ -367,6 +541,10 @@ class KernelRmsNorm {
         continue;
       }
       const bool f32 = MaskBit<F32_MASK>(i);
+      if (rowHeld_[i]) {
+        inQueue_[i].FreeTensor(held_[i]);
+        rowHeld_[i] = false;
+      }
       LocalTensor<T> x = inQueue_[i].template AllocTensor<T>();
       if (f32) {
         CopyGmToUb(x.template ReinterpretCast<float>(), inGmF_[i][static_cast<uint64_t>(start)], count);
@@ -375,39 +553,84 @@ class KernelRmsNorm {
       }
       inQueue_[i].EnQue(x);
       x = inQueue_[i].template DeQue<T>();
-      if (f32) {
-        ToFloat(inF_[i].template Get<float>(), x.template ReinterpretCast<float>(), static_cast<int32_t>(count));
-      } else {
-        ToFloat(inF_[i].template Get<float>(), x, static_cast<int32_t>(count));
+      if (IsFloat(i)) {  // read in place until the next load or the end of Process
+        held_[i] = x;
+        rowHeld_[i] = true;
+        continue;
       }
+      ToFloat(inF_[i].template Get<float>(), x, static_cast<int32_t>(count));
       inQueue_[i].FreeTensor(x);
     }
   }
 
-  // Mode 0: the (single-element) accumulators of the reductions `k` reads, duplicated over n elements.
-  __aicore__ inline void Broadcast(int32_t k, bool out, int32_t n) {
-    bool any = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      any = any || Uses(k, j, out);
-    }
-    if (!any) {
-      return;
-    }
-    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
-    SetFlag<HardEvent::V_S>(ev);
-    WaitFlag<HardEvent::V_S>(ev);
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      if (Uses(k, j, out)) {
-        Duplicate(redLine_[j], acc_[j].GetValue(0), n);
+  // Frees the queue buffer of every fp32 input broadcast over the rows that LoadRowInputs holds.
+  __aicore__ inline void ReleaseRowInputs() {
+    for (int32_t i = 0; i < NUM_IN; ++i) {
+      if (rowHeld_[i]) {
+        inQueue_[i].FreeTensor(held_[i]);
+        rowHeld_[i] = false;
       }
     }
   }
 
-  // part = max or sum of the n elements of src (src is destroyed on products without fp32 reduce).
-  __aicore__ inline void LineReduce(int32_t kind, const LocalTensor<float> &part, const LocalTensor<float> &src,
-                                    int32_t n) {
+  // Waits until the vector pipe's results are readable by the scalar unit.
+  __aicore__ inline void WaitVector() {
+    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
+    SetFlag<HardEvent::V_S>(ev);
+    WaitFlag<HardEvent::V_S>(ev);
+  }
+
+  // Orders the scalar unit's reads of the slots before later vector writes to them.
+  __aicore__ inline void WaitScalar() {
+    TEventID ev = pipe_.FetchEventID(HardEvent::S_V);
+    SetFlag<HardEvent::S_V>(ev);
+    WaitFlag<HardEvent::S_V>(ev);
+  }
+
+  // Mode 0: the scalars reduction k's argument (or output k, out = true) reads, from the row's slot (element
+  // `slot` of the slots), written before the last WaitVector.
+  __aicore__ inline void ReadScalars(int32_t k, bool out, uint32_t slot, float *sc) {
+    for (int32_t j = 0; j < NUM_SC; ++j) {
+      if (Uses(k, j, out)) {
+        sc[j] = j < NUM_RED ? acc_[j].GetValue(slot) : rowv_[j - NUM_RED].GetValue(slot);
+      }
+    }
+  }
+
+  // Whether reduction k's argument (or output k) reads a scalar.
+  __aicore__ inline bool ReadsScalars(int32_t k, bool out) {
+    bool any = false;
+    for (int32_t j = 0; j < NUM_SC; ++j) {
+      any = any || Uses(k, j, out);
+    }
+    return any;
+  }
+
+  // The per-row values computed after `stage` (a level of a tile, or a pass of a chunked row; `byLevel`), on
+  // n elements from element `at` of the slots (mode 0) or lines (mode 1).
+  __aicore__ inline void RowValues(int32_t stage, bool byLevel, uint32_t at, int32_t n) {
+    LocalTensor<float> reds[NUM_RED];
+    for (int32_t k = 0; k < NUM_RED; ++k) {
+      reds[k] = acc_[k][at];
+    }
+    for (int32_t j = 0; j < NUM_ROWV; ++j) {
+      if ((byLevel ? ROWV_LEVEL[j] : ROWV_PASS[j]) == stage) {
+        EvalRow(j, rowv_[j][at], reds, reds, rowv_, tmp_, attrs_, n);
+      }
+    }
+  }
+
+  // part = max or sum of the n elements of src. On products without fp32 reduce the halving runs in place: src
+  // is destroyed, or first copied into the argument line when it must stay (keep = true).
+  __aicore__ inline void LineReduce(int32_t kind, const LocalTensor<float> &part, const LocalTensor<float> &in,
+                                    int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
 #if 0
+    LocalTensor<float> src = in;
+    if (keep) {
+      src = argBuf_.Get<float>();
+      Adds(src, in, 0.0f, n);
+    }
     int32_t len = n;
     while (len > FOLD_ELEMS) {
       const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
@@ -436,10 +659,11 @@ class KernelRmsNorm {
     Duplicate(part, v, 1);
     (void)work;
 #else
+    (void)keep;
     if (kind == KIND_MAX) {
-      ReduceMax(part, src, work, n, false);
+      ReduceMax(part, in, work, n, false);
     } else {
-      ReduceSum(part, src, work, n);
+      ReduceSum(part, in, work, n);
     }
 #endif
   }
@@ -485,85 +709,83 @@ class KernelRmsNorm {
     }
   }
 
+  // Row slot k of a mode-0 reduction after its last chunk: the guard of a max an online sum rescales with (the
+  // combine applies it chunk by chunk), a mean's 1 / R.
+  __aicore__ inline void FinishSlot(int32_t k, uint32_t slot) {
+    bool rescaled = false;
+    for (int32_t j = 0; j < NUM_RED; ++j) {
+      rescaled = rescaled || RED_ONLINE[j] == k;
+    }
+    if (rescaled) {
+      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, 1);
+    }
+    if (RED_KIND[k] == KIND_MEAN) {
+      Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), 1);
+    }
+  }
+
   __aicore__ inline void ProcessRows(int64_t row, int64_t rows) {
+    if (chunkNum_ == 1) {
+      ProcessTile(row, rows);
+    } else {
+      ProcessChunked(row);
+    }
+  }
+
+  // Mode 0, whole rows: level by level, every row of the tile reduced into its slot, then one wait; the outputs.
+  __aicore__ inline void ProcessTile(int64_t row, int64_t rows) {
     LocalTensor<float> ins[NUM_IN];
     LocalTensor<float> arg = argBuf_.Get<float>();
-    LocalTensor<float> res = resBuf_.Get<float>();
-    if (chunkNum_ == 1) {
-      Load(row * r_, r_, rows, r_);
+    float sc[NUM_SC];
+    LocalTensor<float> kept[NUM_SAVE + 1];
+    const int32_t n = static_cast<int32_t>(r_);
+    WaitScalar();  // the previous tile's reads of the slots come before this tile's reductions write them
+    Load(row * r_, r_, rows, r_);
+    for (int32_t level = 0; level < NUM_LEVEL; ++level) {
+      for (int64_t l = 0; l < rows; ++l) {
+        const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+        Lines(l, ins);
+        Kept(l, kept);
+        for (int32_t k = 0; k < NUM_RED; ++k) {
+          if (RED_LEVEL[k] != level) {
+            continue;
+          }
+          const bool direct = RED_DIRECT[k] >= 0;
+          LocalTensor<float> src = direct ? ins[RED_DIRECT[k]] : arg;
+          if (!direct) {
+            ReadScalars(k, false, slot, sc);
+            src = EvalArg(k, arg, ins, sc, kept, true, tmp_, attrs_, n);
+          }
+          // an input line or a kept subformula must survive the reduction (in-place halving on some products)
+          LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, acc_[k][slot], src, n, direct || NUM_SAVE > 0);
+          FinishSlot(k, slot);
+        }
+        RowValues(level, true, slot, 1);
+      }
+      WaitVector();
     }
     LocalTensor<T> outs[NUM_OUT];
     for (int32_t o = 0; o < NUM_OUT; ++o) {
-      if (ROW_OUT[o] || chunkNum_ == 1) {  // a per-row output holds the tile's rows in every mode
-        outs[o] = outQueue_[o].template AllocTensor<T>();
+      outs[o] = outQueue_[o].template AllocTensor<T>();
+    }
+    bool rowOuts = false;
+    for (int64_t l = 0; l < rows; ++l) {
+      const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+      Lines(l, ins);
+      Kept(l, kept);
+      for (int32_t o = 0; o < NUM_OUT; ++o) {
+        ReadScalars(o, true, slot, sc);
+        if (ROW_OUT[o]) {
+          rowStage_[o].template Get<float>().SetValue(static_cast<uint32_t>(l), RowOut(o, sc, attrs_));
+          rowOuts = true;
+          continue;
+        }
+        Output(o, outs[o], static_cast<uint32_t>(l * stride_), ins, sc, kept, true, n);
       }
     }
-    for (int64_t l = 0; l < rows; ++l) {
-      const int64_t base = (row + l) * r_;
-      for (int32_t pass = 0; pass < NUM_PASS; ++pass) {
-        for (int64_t c = 0; c < chunkNum_; ++c) {
-          const int64_t start = c * chunkLen_;
-          const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);
-          if (chunkNum_ > 1) {
-            Load(base + start, 0, 1, n);
-            if (PASS_READS_ROW_IN[pass]) {
-              LoadRowInputs(start, n);
-            }
-          }
-          Lines(chunkNum_ > 1 ? 0 : l, ins);
-          for (int32_t k = 0; k < NUM_RED; ++k) {
-            if (RED_PASS[k] != pass) {
-              continue;
-            }
-            Broadcast(k, false, n);
-            EvalArg(k, arg, ins, redLine_, tmp_, attrs_, n);
-            LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, part_[k], arg, n);
-            Combine(k, c == 0, 1);
-          }
-        }
-        Finish(pass, 1);
-      }
-      for (int32_t o = 0; o < NUM_OUT; ++o) {
-        if (ROW_OUT[o]) {
-          RowValue(o, l, ins);
-        }
-      }
-      for (int64_t c = 0; c < chunkNum_; ++c) {
-        const int64_t start = c * chunkLen_;
-        const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);
-        if (chunkNum_ > 1) {
-          Load(base + start, 0, 1, n);
-          if (OUT_READS_ROW_IN) {
-            LoadRowInputs(start, n);
-          }
-          for (int32_t o = 0; o < NUM_OUT; ++o) {
-            if (!ROW_OUT[o]) {
-              outs[o] = outQueue_[o].template AllocTensor<T>();
-            }
-          }
-        }
-        Lines(chunkNum_ > 1 ? 0 : l, ins);
-        const uint32_t at = static_cast<uint32_t>(chunkNum_ > 1 ? 0 : l * stride_);
-        for (int32_t o = 0; o < NUM_OUT; ++o) {
-          if (ROW_OUT[o]) {
-            continue;
-          }
-          Broadcast(o, true, n);
-          EvalOut(o, res, ins, redLine_, tmp_, attrs_, n);
-          Store(o, outs[o], at, res, n);
-        }
-        if (chunkNum_ > 1) {
-          for (int32_t o = 0; o < NUM_OUT; ++o) {
-            if (ROW_OUT[o]) {
-              continue;
-            }
-            outQueue_[o].EnQue(outs[o]);
-            outs[o] = outQueue_[o].template DeQue<T>();
-            CopyOut(o, static_cast<uint64_t>(base + start), outs[o], 0, n);
-            outQueue_[o].FreeTensor(outs[o]);
-          }
-        }
-      }
+    Release();
+    if (rowOuts) {
+      WaitScalar();
     }
     for (int32_t o = 0; o < NUM_OUT; ++o) {
       if (ROW_OUT[o]) {  // the tile's rows' values, staged in fp32: one cast, one copy of `rows` elements
@@ -574,29 +796,108 @@ class KernelRmsNorm {
         outQueue_[o].FreeTensor(outs[o]);
         continue;
       }
-      if (chunkNum_ == 1) {
-        outQueue_[o].EnQue(outs[o]);
-        outs[o] = outQueue_[o].template DeQue<T>();
+      outQueue_[o].EnQue(outs[o]);
+      outs[o] = outQueue_[o].template DeQue<T>();
+      if (stride_ == r_) {  // the tile's rows are one contiguous GM range: one copy
+        CopyOut(o, static_cast<uint64_t>(row * r_), outs[o], 0, rows * r_);
+      } else {
         for (int64_t l = 0; l < rows; ++l) {
           CopyOut(o, static_cast<uint64_t>((row + l) * r_), outs[o], static_cast<uint32_t>(l * stride_), r_);
         }
-        outQueue_[o].FreeTensor(outs[o]);
       }
+      outQueue_[o].FreeTensor(outs[o]);
     }
   }
 
-  // Output o's value for row l of the tile (a per-row output): evaluated on one element, kept in fp32 slot l.
-  __aicore__ inline void RowValue(int32_t o, int64_t l, const LocalTensor<float> *ins) {
+  // Mode 0, one row in chunks: each pass reads the chunks once more (accumulators in slot 0); the output pass.
+  __aicore__ inline void ProcessChunked(int64_t row) {
+    LocalTensor<float> ins[NUM_IN];
+    LocalTensor<float> arg = argBuf_.Get<float>();
+    float sc[NUM_SC];
+    LocalTensor<float> kept[NUM_SAVE + 1];  // unused: a chunked row keeps nothing
+    const int64_t base = row * r_;
+    WaitScalar();  // the previous row's reads of the slots come before this row's reductions write them
+    for (int32_t pass = 0; pass < NUM_PASS; ++pass) {
+      for (int64_t c = 0; c < chunkNum_; ++c) {
+        const int64_t start = c * chunkLen_;
+        const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);
+        Load(base + start, 0, 1, n);
+        if (PASS_READS_ROW_IN[pass]) {
+          LoadRowInputs(start, n);
+        }
+        Lines(0, ins);
+        for (int32_t k = 0; k < NUM_RED; ++k) {
+          if (RED_PASS[k] != pass) {
+            continue;
+          }
+          const bool direct = RED_DIRECT[k] >= 0;
+          if (!direct) {
+            if (ReadsScalars(k, false)) {  // earlier passes' values, or the running max of an online sum
+              WaitVector();
+              ReadScalars(k, false, 0, sc);
+              WaitScalar();
+            }
+            EvalArg(k, arg, ins, sc, kept, false, tmp_, attrs_, n);
+          }
+          LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, part_[k], direct ? ins[RED_DIRECT[k]] : arg, n,
+                     direct);
+          Combine(k, c == 0, 1);
+        }
+        Release();
+      }
+      Finish(pass, 1);
+      RowValues(pass, false, 0, 1);
+    }
+    WaitVector();
+    for (int64_t c = 0; c < chunkNum_; ++c) {
+      const int64_t start = c * chunkLen_;
+      const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);
+      Load(base + start, 0, 1, n);
+      if (OUT_READS_ROW_IN) {
+        LoadRowInputs(start, n);
+      }
+      Lines(0, ins);
+      for (int32_t o = 0; o < NUM_OUT; ++o) {
+        if (ROW_OUT[o]) {
+          continue;
+        }
+        ReadScalars(o, true, 0, sc);
+        LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
+        Output(o, y, 0, ins, sc, kept, false, n);
+        outQueue_[o].EnQue(y);
+        y = outQueue_[o].template DeQue<T>();
+        CopyOut(o, static_cast<uint64_t>(base + start), y, 0, n);
+        outQueue_[o].FreeTensor(y);
+      }
+      Release();
+    }
+    for (int32_t o = 0; o < NUM_OUT; ++o) {
+      if (!ROW_OUT[o]) {
+        continue;
+      }
+      ReadScalars(o, true, 0, sc);
+      rowStage_[o].template Get<float>().SetValue(0, RowOut(o, sc, attrs_));
+      WaitScalar();
+      LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
+      Store(o, y, 0, rowStage_[o].template Get<float>(), 1);
+      outQueue_[o].EnQue(y);
+      y = outQueue_[o].template DeQue<T>();
+      CopyOut(o, static_cast<uint64_t>(row), y, 0, 1);
+      outQueue_[o].FreeTensor(y);
+    }
+  }
+
+  // Output o over n elements into its UB tile `y` from element `at`: an fp32 output is written in place, a
+  // 16-bit one through the fp32 result line and one rounding.
+  __aicore__ inline void Output(int32_t o, const LocalTensor<T> &y, uint32_t at, const LocalTensor<float> *ins,
+                                const float *sc, const LocalTensor<float> *kept, bool keep, int32_t n) {
+    if (IsFloat(NUM_IN + o)) {
+      EvalOut(o, y.template ReinterpretCast<float>()[at], ins, sc, kept, keep, tmp_, attrs_, n);
+      return;
+    }
     LocalTensor<float> res = resBuf_.Get<float>();
-    Broadcast(o, true, 1);
-    EvalOut(o, res, ins, redLine_, tmp_, attrs_, 1);
-    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
-    SetFlag<HardEvent::V_S>(ev);
-    WaitFlag<HardEvent::V_S>(ev);
-    rowStage_[o].template Get<float>().SetValue(static_cast<uint32_t>(l), res.GetValue(0));
-    TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
-    SetFlag<HardEvent::S_V>(ev2);
-    WaitFlag<HardEvent::S_V>(ev2);
+    EvalOut(o, res, ins, sc, kept, keep, tmp_, attrs_, n);
+    Store(o, y, at, res, n);
   }
 
   // n values of `res` rounded into output o's UB tile `y` at element `at` (FLOAT outputs of a 16-bit key as fp32).
@@ -639,20 +940,28 @@ class KernelRmsNorm {
           for (int64_t l = 0; l < lines; ++l) {
             Lines(l, ins);
             if (l == 0) {
-              EvalArg(k, part_[k], ins, acc_, tmp_, attrs_, n);
+              EvalArgLine(k, part_[k], ins, acc_, rowv_, tmp_, attrs_, n);
             } else {
-              EvalArg(k, arg, ins, acc_, tmp_, attrs_, n);
+              const bool direct = RED_DIRECT[k] >= 0;
+              if (!direct) {
+                EvalArgLine(k, arg, ins, acc_, rowv_, tmp_, attrs_, n);
+              }
+              const LocalTensor<float> &src = direct ? ins[RED_DIRECT[k]] : arg;
               if (RED_KIND[k] == KIND_MAX) {
-                Max(part_[k], part_[k], arg, n);
+                Max(part_[k], part_[k], src, n);
               } else {
-                Add(part_[k], part_[k], arg, n);
+                Add(part_[k], part_[k], src, n);
               }
             }
           }
           Combine(k, c == 0, n);
         }
+        if (chunkNum_ > 1) {
+          Release();
+        }
       }
       Finish(pass, n);
+      RowValues(pass, false, 0, n);
     }
     for (int64_t c = 0; c < chunkNum_; ++c) {
       const int64_t first = c * tileRows_;
@@ -664,8 +973,13 @@ class KernelRmsNorm {
         LocalTensor<T> y = outQueue_[q].template AllocTensor<T>();
         for (int64_t l = 0; l < lines; ++l) {
           Lines(l, ins);
-          EvalOut(q, res, ins, acc_, tmp_, attrs_, n);
-          Store(q, y, static_cast<uint32_t>(l * stride_), res, n);
+          const uint32_t at = static_cast<uint32_t>(l * stride_);
+          if (IsFloat(NUM_IN + q)) {
+            EvalOutLine(q, y.template ReinterpretCast<float>()[at], ins, acc_, rowv_, tmp_, attrs_, n);
+          } else {
+            EvalOutLine(q, res, ins, acc_, rowv_, tmp_, attrs_, n);
+            Store(q, y, at, res, n);
+          }
         }
         outQueue_[q].EnQue(y);
         y = outQueue_[q].template DeQue<T>();
@@ -674,6 +988,12 @@ class KernelRmsNorm {
         }
         outQueue_[q].FreeTensor(y);
       }
+      if (chunkNum_ > 1) {
+        Release();
+      }
+    }
+    if (chunkNum_ == 1) {
+      Release();
     }
   }
 
@@ -681,8 +1001,12 @@ class KernelRmsNorm {
   TQue<TPosition::VECIN, 1> inQueue_[NUM_IN];
   TQue<TPosition::VECOUT, 1> outQueue_[NUM_OUT];
   TBuf<TPosition::VECCALC> inF_[NUM_IN];
+  LocalTensor<T> held_[NUM_IN];
+  bool rowHeld_[NUM_IN] = {};
   TBuf<TPosition::VECCALC> tmpBuf_;
-  TBuf<TPosition::VECCALC> redBuf_;
+  TBuf<TPosition::VECCALC> slotBuf_;
+  TBuf<TPosition::VECCALC> rowvBuf_;
+  TBuf<TPosition::VECCALC> saveBuf_;
   TBuf<TPosition::VECCALC> accBuf_;
   TBuf<TPosition::VECCALC> partBuf_;
   TBuf<TPosition::VECCALC> oldBuf_;
@@ -696,7 +1020,7 @@ class KernelRmsNorm {
   GlobalTensor<float> inGmF_[NUM_IN];
   GlobalTensor<float> outGmF_[NUM_OUT];
   LocalTensor<float> tmp_[NUM_TMP];
-  LocalTensor<float> redLine_[NUM_RED];
+  LocalTensor<float> rowv_[NUM_ROWV + 1];
   LocalTensor<float> acc_[NUM_RED];
   LocalTensor<float> part_[NUM_RED];
   LocalTensor<float> old_[NUM_RED];
@@ -713,6 +1037,8 @@ class KernelRmsNorm {
   int64_t taskStart_ = 0;
   int64_t taskCount_ = 0;
   int64_t lineElems_ = 0;
+  int64_t rowSlots_ = 0;
+  int64_t tileElems_ = 0;
 };
 }  // namespace
 

@@ -18,6 +18,8 @@ constexpr int64_t LINE_ALIGN = 16;    // elements per line slot alignment (32 by
 constexpr int64_t CHUNK_ALIGN = 64;   // fp32 elements per 256-byte repeat
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 reduce work buffer
 constexpr int64_t UB_RESERVED_BYTES = 0;
+constexpr int64_t BUFFER_NUM = 2;  // most buffers per tile queue (2: double buffering)
+constexpr int64_t SAVE_BYTES = 0;  // whole rows: kept subformulas, bytes per tile element
 
 // ceil(a / b) for a >= 0 and b > 0, without forming a + b - 1: a view may hold up to INT64_MAX elements
 // (aclCreateTensor refuses only a count beyond it), and int64 overflow is undefined behaviour.
@@ -59,28 +61,33 @@ int64_t DtypeKey(const gert::TilingContext *context) {
   return -1;
 }
 
-// UB bytes of the split per tiling key: tile buffers per element, line buffers per element, per-row outputs per row.
-void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes) {
+// UB bytes of the split per tiling key: tile buffers per element (one buffer per queue), line buffers per
+// element, row slots and per-row outputs per row, and what each further buffer per tile queue adds per element.
+void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes, int64_t &queueBytes) {
   switch (key) {
     case 0:  // gradOutput FLOAT, output FLOAT, out FLOAT
-      tileBytes = 20;
-      lineBytes = 32;
-      rowBytes = 0;
+      tileBytes = 12;
+      lineBytes = 28;
+      rowBytes = 32;
+      queueBytes = 12;
       return;
     case 1:  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
       tileBytes = 14;
-      lineBytes = 32;
-      rowBytes = 0;
+      lineBytes = 28;
+      rowBytes = 32;
+      queueBytes = 6;
       return;
     case 2:  // gradOutput BF16, output BF16, out BF16
       tileBytes = 14;
-      lineBytes = 32;
-      rowBytes = 0;
+      lineBytes = 28;
+      rowBytes = 32;
+      queueBytes = 6;
       return;
     default:
       tileBytes = 0;
       lineBytes = 0;
       rowBytes = 0;
+      queueBytes = 0;
       return;
   }
 }
@@ -128,8 +135,11 @@ static ge::graphStatus SoftmaxGradTilingFunc(gert::TilingContext *context) {
   }
   int64_t tileBytes = 0;
   int64_t lineBytes = 0;
-  int64_t rowBytes = 0;  // outputs with one value per row: bytes per row of a tile
-  KeyBytes(key, tileBytes, lineBytes, rowBytes);
+  int64_t rowBytes = 0;  // row slots and outputs with one value per row: bytes per row of a tile
+  int64_t queueBytes = 0;
+  KeyBytes(key, tileBytes, lineBytes, rowBytes, queueBytes);
+  const int64_t tileBytes1 = tileBytes;  // one buffer per tile queue; tileBytes: with bufferNum buffers
+  int64_t bufferNum = BUFFER_NUM;
   const int64_t budget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - 4 * WORK_ELEMS;
   int64_t mode = 0;
   int64_t tileRows = 1;
@@ -145,15 +155,27 @@ static ge::graphStatus SoftmaxGradTilingFunc(gert::TilingContext *context) {
     // A row longer than the budget in bytes never fits (an element costs at least a byte), which keeps
     // rs * (tileBytes + lineBytes) inside int64 for any reduceLen.
     const int64_t rs = AlignUp(std::max<int64_t>(std::min(reduceLen, budget), 1), LINE_ALIGN);
-    if (reduceLen <= budget && rs * (tileBytes + lineBytes) + LINE_ALIGN * rowBytes <= budget) {
+    bool fits = false;
+    for (bufferNum = BUFFER_NUM; bufferNum >= 1 && !fits; --bufferNum) {  // the most buffers that fit
+      tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
+      fits = reduceLen <= budget && rs * (tileBytes + SAVE_BYTES + lineBytes) + LINE_ALIGN * rowBytes <= budget;
+    }
+    ++bufferNum;
+    if (fits) {
       const int64_t perCore = CeilDiv(std::max<int64_t>(outerNum, 1), coreNum);
-      const int64_t fitRows = (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * tileBytes + rowBytes);
+      const int64_t fitRows =
+          (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * (tileBytes + SAVE_BYTES) + rowBytes);
       tileRows = std::max<int64_t>(1, std::min(fitRows, perCore));
       lineStride = rs;
       tileElems = tileRows * rs;
       lineElems = rs;
     } else {
-      chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
+      chunkLen = 0;
+      for (bufferNum = BUFFER_NUM; bufferNum >= 1 && chunkLen <= 0; --bufferNum) {
+        tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
+        chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
+      }
+      ++bufferNum;
       if (chunkLen <= 0) {
         return ge::GRAPH_FAILED;
       }
@@ -170,15 +192,25 @@ static ge::graphStatus SoftmaxGradTilingFunc(gert::TilingContext *context) {
     blockWidth =
         std::min(blockWidth, AlignUp(CeilDiv(innerNum, CeilDiv(coreNum, std::max<int64_t>(outerNum, 1))), LINE_ALIGN));
     // R lines longer than the budget in bytes never fit (0 blocks), without forming R * tileBytes past int64.
-    const int64_t linesBytes =
-        reduceLen > budget ? std::max<int64_t>(budget, 0) + 1 : std::max<int64_t>(reduceLen, 1) * tileBytes + lineBytes;
-    const int64_t fit = budget / linesBytes / LINE_ALIGN * LINE_ALIGN;
+    int64_t fit = 0;
+    for (bufferNum = BUFFER_NUM; bufferNum >= 1 && fit < LINE_ALIGN; --bufferNum) {
+      tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
+      const int64_t linesBytes = reduceLen > budget ? std::max<int64_t>(budget, 0) + 1
+                                                    : std::max<int64_t>(reduceLen, 1) * tileBytes + lineBytes;
+      fit = budget / linesBytes / LINE_ALIGN * LINE_ALIGN;
+    }
+    ++bufferNum;
     if (fit >= LINE_ALIGN) {
       blockWidth = std::min(blockWidth, fit);
       tileRows = std::max<int64_t>(reduceLen, 1);
     } else {
       blockWidth = LINE_ALIGN;
-      tileRows = (budget - LINE_ALIGN * lineBytes) / (LINE_ALIGN * tileBytes);
+      tileRows = 0;
+      for (bufferNum = BUFFER_NUM; bufferNum >= 1 && tileRows <= 0; --bufferNum) {
+        tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
+        tileRows = (budget - LINE_ALIGN * lineBytes) / (LINE_ALIGN * tileBytes);
+      }
+      ++bufferNum;
       if (tileRows <= 0) {
         return ge::GRAPH_FAILED;
       }
@@ -210,6 +242,7 @@ static ge::graphStatus SoftmaxGradTilingFunc(gert::TilingContext *context) {
   tiling.set_tasksFormerNum(taskNum % usedCores);
   tiling.set_tileElems(tileElems);
   tiling.set_lineElems(lineElems);
+  tiling.set_bufferNum(bufferNum);
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(key));

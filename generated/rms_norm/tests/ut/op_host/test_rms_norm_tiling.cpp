@@ -83,7 +83,7 @@ TEST_F(RmsNormTiling, Ascend910B_FLOAT16_2x100000_dim1) {
                    {"mode", 0LL},
                    {"reduceLen", 100000LL},
                    {"tileRows", 1LL},
-                   {"chunkNum", 36LL},
+                   {"chunkNum", 34LL},
                });
 }
 
@@ -146,7 +146,7 @@ TEST_F(RmsNormTiling, Ascend910_93_FLOAT16_2x100000_dim1) {
                    {"mode", 0LL},
                    {"reduceLen", 100000LL},
                    {"tileRows", 1LL},
-                   {"chunkNum", 36LL},
+                   {"chunkNum", 34LL},
                });
 }
 
@@ -209,7 +209,7 @@ TEST_F(RmsNormTiling, Ascend950_FLOAT16_2x100000_dim1) {
                    {"mode", 0LL},
                    {"reduceLen", 100000LL},
                    {"tileRows", 1LL},
-                   {"chunkNum", 28LL},
+                   {"chunkNum", 27LL},
                });
 }
 
@@ -272,7 +272,7 @@ TEST_F(RmsNormTiling, Ascend310P_FLOAT16_2x100000_dim1) {
                    {"mode", 0LL},
                    {"reduceLen", 100000LL},
                    {"tileRows", 1LL},
-                   {"chunkNum", 26LL},
+                   {"chunkNum", 25LL},
                });
 }
 

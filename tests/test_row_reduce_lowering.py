@@ -1,0 +1,125 @@
+"""The row_reduce family's lowering holds its structure (per family, on every row op): per-row values
+computed once per row, one DMA per tile of contiguous rows, double-buffered tile queues wherever UB
+allows.
+
+Element-ops per element are the emulator's ``vector_elements`` (every element every vector instruction
+touches, summed over the cores) over the elements of the first input. The expected counts are hand counts of
+the lowering a CANN engineer writes for the formula (Ascend910B, rows of 1024 that fit UB), per element:
+
+- Softmax: ReduceMax; Adds (x - m), Exp (kept in UB), ReduceSum; Muls (the kept exp by the row's 1 / s) = 5;
+- LogSoftmax: ReduceMax; Adds (x - m, kept in UB), Exp, ReduceSum; Adds (the kept x - m, - log s) = 5;
+- SoftmaxBackward: Mul, ReduceSum; Adds (gradOutput - s), Mul = 4;
+- LogSoftmaxBackward: ReduceSum; Exp, Muls (by s), Sub = 4;
+- RmsNorm: Mul, ReduceSum; Muls (by the row's rstd), Mul (by gamma) = 4;
+
+plus, for FLOAT16 and BF16, one Cast per input element read (RmsNorm: x; gamma is read and cast once per
+core) and one per output element written. A per-row value computed per element (a Duplicate, a Div, a Ln over the
+row) adds at least one per element, so the counts hold no such thing; per-row work is below 0.01 per element
+at R = 1024.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from codegen.families.row_reduce.cases import fit_limit
+from codegen.families.row_reduce.plan import combos, tiling_decision
+from codegen.runner import OpCallable, numpy_dtype
+from codegen.spec.model import DType
+from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(20)
+
+CATALOGUE, SPECS = load_project()
+PRODUCT = "Ascend910B"
+ROW_SPECS = sorted((s for s in SPECS.values() if s.family == "row_reduce"), key=lambda s: s.op)
+
+#: Hand counts (see the module doc): fp32 element-ops per element, Casts of 16-bit inputs and outputs.
+HAND_COUNT = {
+    "Softmax": (5, 2),
+    "LogSoftmax": (5, 2),
+    "SoftmaxBackward": (4, 3),
+    "LogSoftmaxBackward": (4, 3),
+    "RmsNorm": (4, 2),
+}
+
+
+def _call(fn: OpCallable, op: str, rows: int, r: int, dtype: DType) -> dict[str, np.ndarray]:
+    """Calls ``op`` on ``[rows, r]`` inputs of ``dtype`` (RmsNorm's gamma ``[r]``) along the last dim."""
+    spec = next(s for s in ROW_SPECS if s.op == op)
+    rng = np.random.default_rng(1)
+    params: dict[str, object] = {}
+    for t in spec.inputs:
+        shape = (r,) if t.name == "gamma" else (rows, r)
+        params[t.name] = rng.standard_normal(shape).astype(numpy_dtype(dtype))
+    for a in spec.attrs:
+        if a.type == "int64":
+            params[a.name] = -1
+    fn(core_order="in_order", **params)
+    return {k: v for k, v in params.items() if isinstance(v, np.ndarray)}
+
+
+def test_every_row_op_has_a_hand_count() -> None:
+    assert sorted(HAND_COUNT) == [s.op for s in ROW_SPECS]
+
+
+@pytest.mark.parametrize("dtype", [DType.FLOAT, DType.FLOAT16, DType.BF16], ids=lambda d: d.name)
+@pytest.mark.parametrize("op", sorted(HAND_COUNT))
+def test_element_ops_per_element_equal_the_hand_count(
+    built_op: Callable[[str, str], OpCallable], op: str, dtype: DType
+) -> None:
+    fn = built_op(op, PRODUCT)
+    rows, r = 480, 1024
+    _call(fn, op, rows, r, dtype)
+    cores = [c for launch in fn.last_stats["launches"] for c in launch["cores"]]
+    per_elem = sum(int(c["vector_elements"]) for c in cores) / (rows * r)
+    fp32, casts = HAND_COUNT[op]
+    want = fp32 + (0 if dtype is DType.FLOAT else casts)
+    if op == "RmsNorm" and dtype is not DType.FLOAT:  # gamma's Cast, once per core
+        want += len(cores) * r / (rows * r)
+    assert want <= per_elem < want + 0.01, f"{op} {dtype.name}: {per_elem:.4f} element-ops per element, want {want}"
+
+
+@pytest.mark.parametrize("op", sorted(HAND_COUNT))
+def test_one_dma_per_tensor_per_tile_of_contiguous_rows(built_op: Callable[[str, str], OpCallable], op: str) -> None:
+    """Rows of 1024 (a multiple of 16: a tile of rows is one contiguous GM range): each core copies each input
+    in and each output out once per tile, whatever the rows per tile."""
+    fn = built_op(op, PRODUCT)
+    rows, r = 960, 1024
+    params = _call(fn, op, rows, r, DType.FLOAT16)
+    spec = next(s for s in ROW_SPECS if s.op == op)
+    (launch,) = fn.last_stats["launches"]
+    t = launch["tiling"]
+    assert t["chunkNum"] == 1 and t["tileRows"] > 1
+    row_in = [n for n, v in params.items() if v.ndim == 1]  # gamma: one copy per core
+    for core, c in enumerate(launch["cores"]):
+        mine = t["tasksPerCore"] + (1 if core < t["tasksFormerNum"] else 0)
+        tiles = -(-mine // t["tileRows"])
+        want = tiles * (len(spec.inputs) - len(row_in) + len(spec.outputs)) + len(row_in)
+        assert int(c["dma_transfers"]) == want, f"core {core}: {c['dma_transfers']} DMAs for {tiles} tiles"
+    assert max(-(-(t["tasksPerCore"] + 1) // t["tileRows"]), 1) > 1  # several tiles per core
+
+
+@pytest.mark.parametrize("spec", ROW_SPECS, ids=lambda s: s.op)
+def test_tile_queues_are_double_buffered_wherever_ub_allows(spec: object) -> None:
+    """Rows of 1024, a chunked row and line blocks: two buffers per tile queue; at the fit limit (the
+    longest row that fits whole with one buffer) one buffer, and a second would not fit UB."""
+    from codegen.spec.model import OpSpec
+
+    assert isinstance(spec, OpSpec)
+    for product in CATALOGUE.products:
+        for combo in (c for c in combos(spec) if c.allowed_on(product)):
+            two = [tiling_decision(spec, product, (4096, 1024), -1, combo)]
+            two.append(tiling_decision(spec, product, (2, 10**6), -1, combo))
+            if not spec.compute.rows:  # type: ignore[attr-defined]
+                two.append(tiling_decision(spec, product, (8, 100, 40), 1, combo))
+            assert [t.buffer_num for t in two] == [2] * len(two), (product.name, combo.text)
+            fit = fit_limit(spec, product, combo)
+            edge = tiling_decision(spec, product, (2, fit), -1, combo)
+            assert edge.chunk_num == 1 and edge.buffer_num == 1, (product.name, combo.text, fit)
+            doubled = edge.tile_bytes_per_elem + edge.queue_bytes_per_elem + edge.save_bytes_per_elem
+            doubled += edge.line_bytes_per_elem
+            assert fit * doubled > edge.budget_bytes, (product.name, combo.text)
