@@ -2,6 +2,7 @@
 // (IMPL_OP_OPTILING) and the statistics of the last phase-2 run.
 #include "registry.h"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -29,6 +30,14 @@ Registries &Reg() {
   return *registries;
 }
 
+// A finite double as a JSON number (cycles of the pipe timeline: shortest round-trip form is not needed,
+// 0.1-cycle resolution is).
+std::string JsonNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f", v);
+  return buf;
+}
+
 std::string CoresJson(const std::vector<CoreStats> &cores) {
   std::string out = "[";
   for (size_t i = 0; i < cores.size(); ++i) {
@@ -44,7 +53,17 @@ std::string CoresJson(const std::vector<CoreStats> &cores) {
            ", \"vector_elements\": " + std::to_string(c.vectorElements) +
            ", \"dma_transfers\": " + std::to_string(c.dmaTransfers) +
            ", \"dma_bytes\": " + std::to_string(c.dmaBytes) +
-           ", \"gm_bytes_truncated\": " + std::to_string(c.gmBytesTruncated) + "}";
+           ", \"gm_bytes_truncated\": " + std::to_string(c.gmBytesTruncated);
+    if (CurrentProduct().cost.available) {
+      out += ", \"modelled_cycles\": " + JsonNumber(c.modelledCycles) + ", \"pipe_busy_cycles\": {\"S\": " +
+             JsonNumber(c.pipeBusyCycles[0]) + ", \"V\": " + JsonNumber(c.pipeBusyCycles[1]) +
+             ", \"MTE2\": " + JsonNumber(c.pipeBusyCycles[2]) + ", \"MTE3\": " + JsonNumber(c.pipeBusyCycles[3]) +
+             "}, \"copy_cycles\": " + JsonNumber(c.copyCycles) +
+             ", \"copy_hidden_cycles\": " + JsonNumber(c.copyHiddenCycles) +
+             ", \"vector_work_cycles\": " + JsonNumber(c.vectorWorkCycles) +
+             ", \"scalar_waits\": " + std::to_string(c.scalarWaits);
+    }
+    out += "}";
   }
   return out + "]";
 }
