@@ -1,9 +1,10 @@
 """The performance model's figures for one call: modelled time, critical pipe, copy overlap and roofline.
 
 The emulator's pipe timeline (``runtime/``, ``opgen_rt::CostModel`` from the catalogue's ``cost_model``)
-gives per core the modelled cycles, the busy cycles of each pipe (S, V, MTE2, MTE3), the copy time and the
-part of it V was busy too, and the vector work (repeats x cycles per repeat, no latency). This module adds
-them up over a call's kernel launches and sets them against the roofline of the call:
+gives per launch the slowest core's modelled cycles and busy cycles of each pipe (S, V, MTE2, MTE3), and
+over the launch's cores the copy time, the part of it V was busy too, and the vector work (repeats x cycles
+per repeat, no latency). This module adds them up over a call's kernel launches and sets them against the
+roofline of the call:
 
 - memory bound: the kernel's GM bytes (read + written + atomically added, every core and launch) / the
   product's GM bandwidth (the chip's, or every vector core's own figure together when that is less);
@@ -81,33 +82,33 @@ def gm_bandwidth_bytes_per_us(product: Product) -> float:
 
 def call_timeline(stats: dict[str, Any], product: Product) -> CallTimeline | None:
     """The timeline figures of one call from its emulator counters (a runner's ``last_stats``: launches,
-    each with per-core ``modelled_cycles``, ``pipe_busy_cycles``, ``copy_cycles``, ``copy_hidden_cycles``,
-    ``vector_work_cycles``, the GM byte counters and ``vector_elements``).
+    each with its ``timeline`` (the slowest core's ``modelled_cycles`` and ``pipe_busy_cycles``, and over
+    its cores ``copy_cycles``, ``copy_hidden_cycles``, ``vector_work_cycles``) and per-core GM byte counters
+    and ``vector_elements``).
 
     Returns:
-        None when the product has no cost model (the model is unavailable for it) or the counters carry no
+        None when the product has no cost model (the model is unavailable for it) or a launch carries no
         timeline; else the figures (see :class:`CallTimeline`).
     """
     m = product.cost_model
     launches = stats.get("launches") or []
-    if m is None or any("modelled_cycles" not in c for launch in launches for c in launch.get("cores", [])):
+    if m is None or any(not launch.get("timeline") for launch in launches if launch.get("cores")):
         return None
     modelled = 0.0
     busy = dict.fromkeys(PIPES, 0.0)
     copy = hidden = work = 0.0
     gm = elements = 0
     for launch in launches:
-        cores = launch.get("cores", [])
-        if not cores:
+        tl = launch.get("timeline")
+        if not tl:
             continue
-        slowest = max(cores, key=lambda c: float(c["modelled_cycles"]))
-        modelled += float(slowest["modelled_cycles"])
+        modelled += float(tl["modelled_cycles"])
         for p in PIPES:
-            busy[p] += float(slowest["pipe_busy_cycles"][p])
-        for c in cores:
-            copy += float(c["copy_cycles"])
-            hidden += float(c["copy_hidden_cycles"])
-            work += float(c["vector_work_cycles"])
+            busy[p] += float(tl["pipe_busy_cycles"][p])
+        copy += float(tl["copy_cycles"])
+        hidden += float(tl["copy_hidden_cycles"])
+        work += float(tl["vector_work_cycles"])
+        for c in launch.get("cores", []):
             gm += int(c["gm_bytes_read"]) + int(c["gm_bytes_written"]) + int(c["gm_bytes_atomic_added"])
             elements += int(c["vector_elements"])
     clock = m.clock_mhz.value  # cycles per microsecond

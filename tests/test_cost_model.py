@@ -84,7 +84,7 @@ def test_a_product_without_a_cost_model_loads_and_reports_the_model_unavailable(
     product = cat.get("Ascend910")
     assert product.cost_model is None
     assert cost_model_initializer(product) == ""
-    stats = {"launches": [{"cores": [{"gm_bytes_read": 64, "gm_bytes_written": 0}]}]}
+    stats = {"launches": [{"cores": [{"gm_bytes_read": 64, "gm_bytes_written": 0}], "timeline": None}]}
     assert call_timeline(stats, product) is None
     _, specs = load_project()
     spec = next(s for s in specs.values() if s.op == "SoftMarginLossBackward")
@@ -101,12 +101,17 @@ def test_the_glue_hands_the_figures_to_the_emulator() -> None:
     )
 
 
-def _core(cycles: float, busy: tuple[float, float, float, float], copy: float, hidden: float, work: float) -> dict:
+def _core() -> dict:
     return {
         "gm_bytes_read": 1_000_000,
         "gm_bytes_written": 600_000,
         "gm_bytes_atomic_added": 0,
         "vector_elements": 4096,
+    }
+
+
+def _timeline(cycles: float, busy: tuple[float, float, float, float], copy: float, hidden: float, work: float) -> dict:
+    return {
         "modelled_cycles": cycles,
         "pipe_busy_cycles": dict(zip(("S", "V", "MTE2", "MTE3"), busy, strict=True)),
         "copy_cycles": copy,
@@ -119,8 +124,8 @@ def test_call_figures_from_counters() -> None:
     product = load_catalogue(PRODUCTS_YAML).get("Ascend910B")
     stats = {
         "launches": [
-            {"cores": [_core(3600, (0, 900, 3000, 1200), 3500, 700, 800), _core(1800, (0, 0, 0, 0), 0, 0, 0)]},
-            {"cores": [_core(1800, (10, 1500, 100, 100), 200, 100, 1400)]},
+            {"cores": [_core(), _core()], "timeline": _timeline(3600, (0, 900, 3000, 1200), 3500, 700, 800)},
+            {"cores": [_core()], "timeline": _timeline(1800, (10, 1500, 100, 100), 200, 100, 1400)},
         ]
     }
     tl = call_timeline(stats, product)

@@ -211,10 +211,31 @@ void TestNoModel() {
   th::UseProduct(Ascend910BModelled());
 }
 
+// Instruction names map to the catalogue's classes (specs/products.yaml cost_model.vector).
+void TestClasses() {
+  using opgen_rt::device::Core;
+  const struct {
+    const char *name;
+    uint8_t cls;
+  } cases[] = {{"Add", opgen_rt::device::kOpOther},         {"Exp", opgen_rt::kVecTranscendental},
+               {"Ln", opgen_rt::kVecTranscendental},        {"Sqrt", opgen_rt::kVecTranscendental},
+               {"Div", opgen_rt::kVecDivision},             {"Reciprocal", opgen_rt::kVecDivision},
+               {"Rsqrt", opgen_rt::kVecDivision},           {"Cast", opgen_rt::kVecCast},
+               {"ReduceSum", opgen_rt::kVecReduction},      {"WholeReduceSum", opgen_rt::kVecReduction},
+               {"BlockReduceMax", opgen_rt::kVecReduction}, {"Compare", opgen_rt::kVecCompareSelect},
+               {"CompareScalar", opgen_rt::kVecCompareSelect}, {"Select", opgen_rt::kVecCompareSelect},
+               {"SetFlag", opgen_rt::device::kOpSync},      {"DeQue", opgen_rt::device::kOpSync},
+               {"Duplicate", opgen_rt::device::kOpOther},   {"GetValue", opgen_rt::device::kOpOther}};
+  for (const auto &c : cases) {
+    TH_CHECK(Core::ClassifyOp(c.name) == c.cls, "%s: class %d, want %d", c.name, Core::ClassifyOp(c.name), c.cls);
+  }
+}
+
 }  // namespace
 
 int main() {
   th::UseProduct(Ascend910BModelled());
+  TestClasses();
   TestVectorBusy();
   TestMemoryBound();
   TestVectorBound();

@@ -517,29 +517,37 @@ class Core {
   }
 
   // ---- pipe timeline (see Timeline) ----
-  // The timeline class of an instruction name (names as the runtime passes them to Issue).
-  static uint8_t ClassifyOp(const char *name) {
-    const std::string n(name);
-    if (n == "SetFlag" || n == "WaitFlag" || n == "EnQue" || n == "DeQue" || n == "AllocTensor" ||
-        n == "FreeTensor") {
-      return kOpSync;
+  // The timeline class of an instruction name (names as the runtime passes them to Issue). Called once per
+  // name and core (OpIdSlow), so it compares C strings without building any.
+  static uint8_t ClassifyOp(const char *n) {
+    constexpr uint8_t kTrans = kVecTranscendental, kDiv = kVecDivision, kCast = kVecCast, kRed = kVecReduction,
+                      kCmpSel = kVecCompareSelect;
+    auto is = [n](const char *s) { return std::strcmp(n, s) == 0; };
+    auto starts = [n](const char *s) { return std::strncmp(n, s, std::strlen(s)) == 0; };
+    switch (n[0]) {
+      case 'S':
+        return is("SetFlag") ? kOpSync : is("Sqrt") ? kTrans : is("Select") ? kCmpSel : kOpOther;
+      case 'W':
+        return is("WaitFlag") ? kOpSync : starts("WholeReduce") ? kRed : kOpOther;
+      case 'E':
+        return is("EnQue") ? kOpSync : is("Exp") ? kTrans : kOpOther;
+      case 'D':
+        return is("DeQue") ? kOpSync : is("Div") ? kDiv : kOpOther;
+      case 'A':
+        return is("AllocTensor") ? kOpSync : kOpOther;
+      case 'F':
+        return is("FreeTensor") ? kOpSync : kOpOther;
+      case 'L':
+        return is("Ln") ? kTrans : kOpOther;
+      case 'R':
+        return is("Reciprocal") || is("Rsqrt") ? kDiv : starts("Reduce") ? kRed : kOpOther;
+      case 'C':
+        return is("Cast") ? kCast : starts("Compare") ? kCmpSel : kOpOther;
+      case 'B':
+        return starts("BlockReduce") ? kRed : kOpOther;
+      default:
+        return kOpOther;
     }
-    if (n == "Exp" || n == "Ln" || n == "Sqrt") {
-      return kVecTranscendental;
-    }
-    if (n == "Div" || n == "Reciprocal" || n == "Rsqrt") {
-      return kVecDivision;
-    }
-    if (n == "Cast") {
-      return kVecCast;
-    }
-    if (n.rfind("WholeReduce", 0) == 0 || n.rfind("BlockReduce", 0) == 0 || n.rfind("Reduce", 0) == 0) {
-      return kVecReduction;
-    }
-    if (n.rfind("Compare", 0) == 0 || n == "Select") {
-      return kVecCompareSelect;
-    }
-    return kOpOther;
   }
   double ScalarNow() const { return std::max(tl.free[kPipeS], tl.ready[kPipeS]); }
   // A span [start, start + cycles) of pipe p: busy time, the pipe's end, and the span list (not for S).
