@@ -379,7 +379,23 @@ def glue_source(spec: OpSpec, product: Product) -> str:
         f"{product.npu_arch}, {product.ub_bytes}, 0, {product.vector_core_num}, "
         f"{'true' if product.bf16 else 'false'}, {'true' if product.data_copy_pad else 'false'}, "
         f"{{{atomic}}}, {product.queue_buffer_cap}, {'true' if product.hw_sync_all else 'false'}, "
-        f"{product.sys_workspace_bytes});\n"
+        f"{product.sys_workspace_bytes}{cost_model_initializer(product)});\n"
+    )
+
+
+def cost_model_initializer(product: Product) -> str:
+    """The trailing ``opgen_rt::CostModel`` argument of ``OPGEN_RT_DEFINE_PRODUCT`` for ``product`` (with its
+    leading comma), or ``""`` when the catalogue gives the product no cost model (the emulator then keeps no
+    timeline). Bandwidth goes in as bytes per second; every other figure as the catalogue gives it."""
+    m = product.cost_model
+    if m is None:
+        return ""
+    per = ", ".join(f"{v.cycles_per_repeat!r}" for v in m.vector)
+    lat = ", ".join(f"{v.latency_cycles!r}" for v in m.vector)
+    return (
+        f", opgen_rt::CostModel{{true, {m.clock_mhz.value!r}, {m.gm_bandwidth_gbps.value * 1e9!r}, "
+        f"{m.core_gm_bytes_per_cycle.value!r}, {m.dma_fixed_cycles.value!r}, {{{per}}}, {{{lat}}}, "
+        f"{m.scalar_access_cycles.value!r}, {m.scalar_wait_cycles.value!r}}}"
     )
 
 

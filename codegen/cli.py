@@ -670,6 +670,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     try:
         print(explain(spec, product, args.shape, args.dtype))
+        if args.shape is not None and not args.no_model:
+            from codegen.explain import model_section
+
+            section = model_section(spec, product, args.shape, args.dtype)
+            if section:
+                print(section)
     except ValueError as exc:
         raise UsageError(f"explain {spec.op} --shape {args.shape}: {exc}") from exc
     return 0
@@ -802,6 +808,11 @@ def build_parser() -> argparse.ArgumentParser:
         "tensor); index ops: numWeights,D[,N]",
     )
     e.add_argument("--dtype", help="compute dtype (default: the first supported)")
+    e.add_argument(
+        "--no-model",
+        action="store_true",
+        help="with --shape: leave out the performance model (it builds the op and runs the call on the emulator)",
+    )
     e.set_defaults(func=cmd_explain)
     return parser
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
+from typing import Any
 
 from codegen import registry
 from codegen.spec.model import Constraint, DType, OpSpec, Product
@@ -231,3 +232,87 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)
     return "\n".join([*lines, registry.family(spec.family).explain_tiling(spec, product, shape, dtype_name)])
+
+
+def call_params(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> dict[str, Any]:
+    """Keyword arguments of the call ``opgen explain --shape`` describes (:meth:`codegen.registry.Family.shape_call`):
+    each input as an array of its dims and dtype (floating values uniform in [0.05, 0.95], valid for every
+    op's domain; integer values uniform in [0, k) with k the first positive integer attr the shape sets, else 1),
+    an optional input the call leaves out as None, the attrs the shape sets (a negative value of an unsigned
+    attr as its two's complement, e.g. no padding row), and the first enum value of any other attr without a
+    default. Seeded: the same call every time.
+    """
+    import numpy as np
+
+    env, _, set_attrs = registry.family(spec.family).shape_call(spec, product, shape, dtype_name)
+    rng = np.random.default_rng(0)
+    bound = next((v for v in set_attrs.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0), 1)
+    params: dict[str, Any] = {}
+    for t in spec.inputs:
+        stand_in = env.get(t.name)
+        dims = getattr(stand_in, "shape", None)
+        dtype = getattr(stand_in, "dtype", None)
+        if dims is None or not isinstance(dtype, DType):
+            params[t.name] = None
+            continue
+        np_dtype = np.dtype(dtype.numpy_name)
+        if np.issubdtype(np_dtype, np.integer):
+            params[t.name] = rng.integers(0, bound, size=dims).astype(np_dtype)
+        else:
+            params[t.name] = rng.uniform(0.05, 0.95, size=dims).astype(np_dtype)
+    for a in spec.attrs:
+        if a.name in set_attrs:
+            v = set_attrs[a.name]
+            params[a.name] = v + 2**64 if a.type == "uint64" and isinstance(v, int) and v < 0 else v
+        elif a.default is None and a.values:
+            params[a.name] = a.values[0][0]
+    return params
+
+
+def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: str | None) -> str:
+    """The performance model's section of ``opgen explain --shape``: the call of :func:`call_params` built
+    and run on the emulator (core order ``in_order``), its modelled time, busy cycles per pipe of the slowest
+    core, critical pipe, copy time hidden behind vector work, roofline bound and fraction
+    (:func:`codegen.perf.call_timeline`), and vector element-ops per element of the first input.
+
+    Returns ``""`` on a product the op does not run on, and a one-line note on a product without a cost model
+    or when the call fails on the emulator (its status and message).
+
+    Raises:
+        ValueError: bad shape text or a shape the op rejects (as :func:`explain`).
+    """
+    if product.name not in spec.products:
+        return ""
+    if product.cost_model is None:
+        return f"performance model: unavailable on {product.name} (the product catalogue gives it no cost_model)"
+    from codegen.perf import call_timeline, gm_bandwidth_bytes_per_us
+    from codegen.runner import AclnnError, compile_op
+
+    shape = parse_shape(shape_text)
+    check_explain_shape(spec, product, shape, dtype_name)
+    params = call_params(spec, product, shape, dtype_name)
+    fn = compile_op(spec.op, product.name)
+    try:
+        fn(core_order="in_order", **params)
+    except AclnnError as exc:
+        return f"performance model: the call failed on the emulator ({exc.status}): {str(exc).splitlines()[0]}"
+    tl = call_timeline(fn.last_stats, product)
+    if tl is None:
+        return f"performance model: the emulator kept no timeline for this call on {product.name}"
+    m = product.cost_model
+    first = next((v for v in params.values() if hasattr(v, "size")), None)
+    per_element = tl.vector_elements / first.size if first is not None and first.size else 0.0
+    busy = ", ".join(f"{p} {c:.0f}" for p, c in tl.pipe_busy_cycles.items())
+    return "\n".join(
+        [
+            f"performance model on {product.name} ({m.clock_mhz.value:g} MHz, GM "
+            f"{gm_bandwidth_bytes_per_us(product) / 1e3:g} GB/s; the call above, run on the emulator):",
+            f"  modelled time: {tl.modelled_us:.2f} us ({tl.modelled_cycles:.0f} cycles); critical pipe "
+            f"{tl.critical_pipe}; copy time hidden behind vector work: {100 * tl.copy_hidden_fraction:.0f}%",
+            f"  busy cycles of the slowest core: {busy}",
+            f"  roofline: {tl.roofline_us:.2f} us ({tl.bound}-bound; GM {tl.gm_bytes} bytes -> "
+            f"{tl.memory_bound_us:.2f} us, vector work -> {tl.vector_bound_us:.2f} us); "
+            f"roofline fraction {tl.roofline_fraction:.2f}",
+            f"  vector element-ops per element of {spec.inputs[0].name}: {per_element:.2f}",
+        ]
+    )

@@ -22,6 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.build import BuiltOp, build_op
+from codegen.perf import call_timeline
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, SCALAR_ACL_IDS, AttrSpec, DType, OpSpec, Product
 from codegen.specs import resolve_op
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
@@ -270,7 +271,9 @@ class OpCallable:
     written in place, strided views included) and returned. Keyword-only controls: ``deterministic``
     (sets ACL_OPT_DETERMINISTIC), ``core_order`` (``in_order``/``reversed``/``shuffle``/``concurrent``),
     ``seed`` (for ``shuffle``). ``last_stats`` holds the emulator counters of the last call (``{}`` when
-    it failed before phase 2; a kernel fault's counters when phase 2 failed). The workspace, and an output
+    it failed before phase 2; a kernel fault's counters when phase 2 failed); on a product with a cost
+    model its ``timeline`` entry holds the call's modelled time and roofline (:class:`codegen.perf.CallTimeline`
+    as a dict; None when the counters carry no timeline). The workspace, and an output
     the call allocates, start as poisoned device memory (``device_memory``), as aclrtMalloc leaves them.
     """
 
@@ -555,6 +558,9 @@ class OpCallable:
                 status = self.phase2(workspace, size, executor)
                 stats = self.lib.opgen_rt_last_launch_stats()
                 self.last_stats = json.loads(stats.decode()) if stats else {}
+                if self.product.cost_model is not None and self.last_stats:
+                    timeline = call_timeline(self.last_stats, self.product)
+                    self.last_stats["timeline"] = timeline.as_dict() if timeline is not None else None
                 if status != AclnnStatus.ACLNN_SUCCESS:
                     self._spare_workspace = None  # a fault may have left bytes anywhere: the next call starts afresh
                     raise AclnnError(status, self.recent_error(), 2)

@@ -11,9 +11,13 @@ from pathlib import Path
 
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import (
+    VECTOR_CLASSES,
     Catalogue,
+    CostModel,
     DType,
+    Figure,
     Product,
+    VectorCost,
 )
 from codegen.spec.naming import _C_IDENT
 from codegen.spec.yaml_reader import Reader, YMap, YNode, read_yaml
@@ -52,7 +56,7 @@ _PRODUCT_KEYS = (
     "sys_workspace_bytes",
     "source",
 )
-_PRODUCT_OPTIONAL_KEYS = ("capability_source", "doc_aliases")
+_PRODUCT_OPTIONAL_KEYS = ("capability_source", "doc_aliases", "cost_model")
 _LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
 _UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
 UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
@@ -87,6 +91,83 @@ def _one_line(r: Reader, node: YNode) -> str | None:
         r.error(node, "must be one line of printable text (got a line break or control character)")
         return None
     return text
+
+
+#: The figures of a ``cost_model`` besides ``vector``, with the range each value must lie in (inclusive
+#: bounds; a lower bound of 0 excluded where marked). Clocks past 10 GHz, bandwidths past 1 PB/s or costs past
+#: a million cycles are typing errors, not products.
+_COST_FIGURES: tuple[tuple[str, float, bool, float], ...] = (
+    # name, lower bound, lower bound excluded, upper bound
+    ("clock_mhz", 0.0, True, 10_000.0),
+    ("gm_bandwidth_gbps", 0.0, True, 1_000_000.0),
+    ("core_gm_bytes_per_cycle", 0.0, True, 1_000_000.0),
+    ("dma_fixed_cycles", 0.0, False, 1_000_000.0),
+    ("scalar_access_cycles", 0.0, False, 1_000_000.0),
+    ("scalar_wait_cycles", 0.0, False, 1_000_000.0),
+)
+
+
+def _bounded(r: Reader, node: YNode, lo: float, open_lo: bool, hi: float) -> float | None:
+    """A finite number in ``(lo, hi]`` (``open_lo``) or ``[lo, hi]``, or None (recorded)."""
+    v = r.number(node)
+    if v is None:
+        return None
+    if v < lo or (open_lo and v == lo) or v > hi:
+        r.error(node, f"{v} is out of range; allowed: {'>' if open_lo else '>='} {lo:g} and <= {hi:g}")
+        return None
+    return float(v)
+
+
+def _source(r: Reader, m: dict[str, YNode]) -> str | None:
+    """The ``source`` of a figure: a public source, or a text starting with ``assumed``."""
+    return _one_line(r, m["source"]) if "source" in m else None
+
+
+def _figure(r: Reader, node: YNode, lo: float, open_lo: bool, hi: float) -> Figure | None:
+    m = r.mapping(node, ("value", "source"))
+    if m is None:
+        return None
+    value = _bounded(r, m["value"], lo, open_lo, hi) if "value" in m else None
+    source = _source(r, m)
+    return Figure(value, source) if value is not None and source is not None else None
+
+
+def _vector_cost(r: Reader, node: YNode) -> VectorCost | None:
+    m = r.mapping(node, ("cycles_per_repeat", "latency_cycles", "source"))
+    if m is None:
+        return None
+    per = _bounded(r, m["cycles_per_repeat"], 0.0, True, 1_000_000.0) if "cycles_per_repeat" in m else None
+    lat = _bounded(r, m["latency_cycles"], 0.0, False, 1_000_000.0) if "latency_cycles" in m else None
+    source = _source(r, m)
+    return VectorCost(per, lat, source) if per is not None and lat is not None and source is not None else None
+
+
+def _parse_cost_model(r: Reader, node: YNode) -> CostModel | None:
+    """A product's ``cost_model`` (see :class:`~codegen.spec.model.CostModel`), or None (recorded)."""
+    names = [f[0] for f in _COST_FIGURES]
+    m = r.mapping(node, (*names, "vector"))
+    if m is None:
+        return None
+    figs = {name: _figure(r, m[name], lo, open_lo, hi) for name, lo, open_lo, hi in _COST_FIGURES if name in m}
+    vector: list[VectorCost | None] = []
+    if "vector" in m:
+        vm = r.mapping(m["vector"], tuple(c for c, _ in VECTOR_CLASSES))
+        if vm is not None:
+            vector = [_vector_cost(r, vm[c]) if c in vm else None for c, _ in VECTOR_CLASSES]
+    if len(figs) != len(names) or any(f is None for f in figs.values()):
+        return None
+    if len(vector) != len(VECTOR_CLASSES) or any(v is None for v in vector):
+        return None
+    f = {k: v for k, v in figs.items() if v is not None}
+    return CostModel(
+        clock_mhz=f["clock_mhz"],
+        gm_bandwidth_gbps=f["gm_bandwidth_gbps"],
+        core_gm_bytes_per_cycle=f["core_gm_bytes_per_cycle"],
+        dma_fixed_cycles=f["dma_fixed_cycles"],
+        vector=tuple(v for v in vector if v is not None),
+        scalar_access_cycles=f["scalar_access_cycles"],
+        scalar_wait_cycles=f["scalar_wait_cycles"],
+    )
 
 
 def _parse_product(r: Reader, node: YNode) -> Product | None:
@@ -148,6 +229,7 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
         capability_source=str(get("capability_source", r.string) or ""),
         loc=node.loc,
         doc_aliases=tuple(t for t in (_one_line(r, item) for item in alias_nodes) if t),
+        cost_model=_parse_cost_model(r, m["cost_model"]) if "cost_model" in m else None,
     )
 
 
@@ -245,7 +327,9 @@ def load_catalogue(path: str | Path) -> Catalogue:
     Raises:
         SpecErrors: every problem: YAML syntax, duplicate or unknown or missing keys, wrong types,
             ``ub_bytes`` not a positive multiple of 32, unknown atomic dtypes, BF16 atomics without bf16,
-            duplicate names/config names/SoC versions, products of one NpuArch with different capabilities.
+            duplicate names/config names/SoC versions, products of one NpuArch with different capabilities,
+            a ``cost_model`` with a missing, unknown or out-of-range figure or a figure without its source.
+            A product without ``cost_model`` loads (its ``cost_model`` is None).
     """
     errors: list[SpecError] = []
     catalogue = _load_catalogue(Path(path), errors)

@@ -65,6 +65,93 @@ SCALAR_DTYPES_DEFAULT: tuple[str, ...] = (
 SCALAR_ACL_IDS: dict[str, int] = {d.name: d.acl_id for d in DType}
 
 
+#: Vector instruction classes of a cost model, in the emulator's order (``opgen_rt::VectorClass``), with the
+#: instructions each covers. An instruction not listed is arithmetic.
+VECTOR_CLASSES: tuple[tuple[str, str], ...] = (
+    ("arithmetic", "Add Sub Mul Max Min Adds Muls Abs Relu Duplicate, UB->UB DataCopy"),
+    ("transcendental", "Exp Ln Sqrt"),
+    ("division", "Div Reciprocal Rsqrt"),
+    ("cast", "Cast"),
+    ("reduction", "WholeReduce*, BlockReduce*, ReduceSum/ReduceMax/ReduceMin"),
+    ("compare_select", "Compare CompareScalar Select"),
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One input number of a cost model and where it comes from.
+
+    Attributes:
+        value: the number (its unit is in the field's name).
+        source: a public source (CANN file and key, vendor document) or a text starting with ``assumed``.
+    """
+
+    value: float
+    source: str
+
+    @property
+    def assumed(self) -> bool:
+        """Whether no public source gives the number."""
+        return self.source.startswith("assumed")
+
+
+@dataclass(frozen=True)
+class VectorCost:
+    """The cost of one vector instruction class: ``cycles_per_repeat`` per 256-byte repeat plus
+    ``latency_cycles`` once per instruction, both from ``source`` (or ``assumed ...``)."""
+
+    cycles_per_repeat: float
+    latency_cycles: float
+    source: str
+
+    @property
+    def assumed(self) -> bool:
+        """Whether no public source gives the numbers."""
+        return self.source.startswith("assumed")
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """A product's performance model (``cost_model`` of a catalogue product): what the emulator's pipe
+    timeline charges per instruction. See README "Performance model".
+
+    Attributes:
+        clock_mhz: AI core clock, MHz.
+        gm_bandwidth_gbps: GM (HBM) bandwidth of the whole chip, GB/s (1e9 bytes per second).
+        core_gm_bytes_per_cycle: GM bandwidth one core's copy engines reach alone, bytes per cycle.
+        dma_fixed_cycles: fixed cost of one GM<->UB DataCopy / DataCopyPad, cycles.
+        vector: cost per vector instruction class, in :data:`VECTOR_CLASSES` order.
+        scalar_access_cycles: one scalar GetValue / SetValue (UB or GM), cycles.
+        scalar_wait_cycles: what one WaitFlag<X_S> (a vector-to-scalar wait) adds to the scalar unit's stall,
+            cycles.
+    """
+
+    clock_mhz: Figure
+    gm_bandwidth_gbps: Figure
+    core_gm_bytes_per_cycle: Figure
+    dma_fixed_cycles: Figure
+    vector: tuple[VectorCost, ...]
+    scalar_access_cycles: Figure
+    scalar_wait_cycles: Figure
+
+    def figures(self) -> list[tuple[str, str, str]]:
+        """Every input number as ``(name, value as text, source)``, in catalogue order (for the docs)."""
+        out = [
+            (name, f"{fig.value:g}", fig.source)
+            for name, fig in (
+                ("clock_mhz", self.clock_mhz),
+                ("gm_bandwidth_gbps", self.gm_bandwidth_gbps),
+                ("core_gm_bytes_per_cycle", self.core_gm_bytes_per_cycle),
+                ("dma_fixed_cycles", self.dma_fixed_cycles),
+            )
+        ]
+        for (cls, _), cost in zip(VECTOR_CLASSES, self.vector, strict=True):
+            out.append((f"vector.{cls}", f"{cost.cycles_per_repeat:g} / repeat + {cost.latency_cycles:g}", cost.source))
+        out.append(("scalar_access_cycles", f"{self.scalar_access_cycles.value:g}", self.scalar_access_cycles.source))
+        out.append(("scalar_wait_cycles", f"{self.scalar_wait_cycles.value:g}", self.scalar_wait_cycles.source))
+        return out
+
+
 @dataclass(frozen=True)
 class Product:
     """One SoC of the product catalogue (``specs/products.yaml``).
@@ -96,6 +183,8 @@ class Product:
         doc_aliases: other names API documents give the product (another wording of ``doc_term``, or the
             term of ops-nn's Chinese Markdown sources); ``opgen import`` maps a document's product terms
             through ``doc_term`` and these, compared without case and whitespace.
+        cost_model: the product's performance model, or None when the catalogue gives none (then the
+            emulator keeps no timeline and the model's figures are reported as unavailable).
     """
 
     name: str
@@ -115,6 +204,7 @@ class Product:
     loc: SourceLoc
     capability_source: str = ""
     doc_aliases: tuple[str, ...] = ()
+    cost_model: CostModel | None = None
 
     def supports(self, dtype: DType) -> bool:
         """Whether tensors of ``dtype`` exist on this product (False only for BF16 without bf16 support)."""

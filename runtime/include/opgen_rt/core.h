@@ -15,6 +15,31 @@ enum class DtypeId : int32_t {
   INT64 = 9, UINT64 = 10, DOUBLE = 11, BOOL = 12, BF16 = 27
 };
 
+// Vector instruction classes of the cost model (specs/products.yaml cost_model.vector, in this order).
+enum VectorClass : uint8_t {
+  kVecArithmetic = 0,     // Add Sub Mul Max Min Adds Muls Abs Relu Duplicate, UB->UB DataCopy, and any other
+  kVecTranscendental = 1, // Exp Ln Sqrt
+  kVecDivision = 2,       // Div Reciprocal Rsqrt
+  kVecCast = 3,           // Cast
+  kVecReduction = 4,      // WholeReduce*, BlockReduce*, ReduceSum / ReduceMax / ReduceMin
+  kVecCompareSelect = 5,  // Compare, CompareScalar, Select
+  kVecClassCount = 6
+};
+
+// The product's performance model (specs/products.yaml `cost_model`; every figure's source is there). A
+// product without one has `available` false (all fields zero): the emulator then keeps no pipe timeline.
+struct CostModel {
+  bool available;
+  double clockMhz;                  // AI core clock, MHz
+  double chipGmBytesPerSecond;      // GM (HBM) bandwidth of the whole chip, bytes per second
+  double coreGmBytesPerCycle;       // GM bandwidth one core's MTE2/MTE3 reach alone, bytes per cycle
+  double dmaFixedCycles;            // fixed cost of one DMA (DataCopy / DataCopyPad GM<->UB), cycles
+  double vecCyclesPerRepeat[kVecClassCount];  // per class: cycles per 256-byte repeat
+  double vecLatencyCycles[kVecClassCount];    // per class: fixed cycles per instruction
+  double scalarAccessCycles;        // one scalar GetValue / SetValue (UB or GM) on the S pipe
+  double scalarWaitCycles;          // one WaitFlag<X_S>: the scalar unit's stall beyond the other pipe's end
+};
+
 // One SoC of specs/products.yaml. The builder's glue translation unit defines exactly one per library
 // with OPGEN_RT_DEFINE_PRODUCT; every limit the emulator enforces comes from here.
 struct ProductInfo {
@@ -35,6 +60,8 @@ struct ProductInfo {
   // RESERVED_WORKSPACE: system workspace bytes in front of the user workspace (asc-devkit
   // impl/basic_api/utils/kernel_utils_constants.h); GetLibApiWorkSpaceSize() returns it.
   uint64_t sysWorkspaceBytes;
+  // The performance model (zero-initialised, i.e. unavailable, when the glue gives none).
+  CostModel cost{};
 };
 
 const ProductInfo &CurrentProduct();
@@ -81,6 +108,14 @@ struct CoreStats {
   // Added by the device runtime: bytes that UB->GM DataCopy calls were asked to write but did not, because
   // DataCopy rounds lengths down to whole 32-byte blocks (not a fault by itself; the output check sees it).
   uint64_t gmBytesTruncated = 0;
+  // The pipe timeline (ProductInfo::cost; all zero when the product has no cost model), in cycles. Each
+  // instruction runs on its pipe for its modelled duration after the synchronisations that order it.
+  double modelledCycles = 0;                 // the core's last pipe end
+  double pipeBusyCycles[4] = {0, 0, 0, 0};   // per pipe, in PipeIndex order: S, V, MTE2, MTE3
+  double copyCycles = 0;                     // time at least one of MTE2 / MTE3 is busy
+  double copyHiddenCycles = 0;               // of that time, the time V is busy too
+  double vectorWorkCycles = 0;               // sum of repeats x cycles per repeat (no latency) over V
+  uint64_t scalarWaits = 0;                  // WaitFlag<X_S> calls (the scalar unit stalls)
 };
 
 struct LaunchResult {

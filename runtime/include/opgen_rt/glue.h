@@ -21,7 +21,7 @@
 //
 // OPGEN_RT_DEFINE_PRODUCT(name, configName, socVersion, npuArch, ubBytes, ubReservedBytes, vectorCoreNum,
 //                         bf16, dataCopyPad, {atomicAddDtypes...}, queueBufferCap, hwSyncAll,
-//                         sysWorkspaceBytes)
+//                         sysWorkspaceBytes[, costModel])
 //   Defines opgen_rt::CurrentProduct(); arguments in the order of opgen_rt::ProductInfo's fields:
 //   name            catalogue name, a string literal ("Ascend910B"); must equal OPGEN_PRODUCT_NAME when that
 //                   macro is defined for the glue TU
@@ -38,6 +38,9 @@
 //   queueBufferCap  buffers per queue position
 //   hwSyncAll       true / false: the no-argument SyncAll() exists on the product
 //   sysWorkspaceBytes  RESERVED_WORKSPACE bytes (GetLibApiWorkSpaceSize())
+//   costModel       optional opgen_rt::CostModel{true, clockMhz, chipGmBytesPerSecond, coreGmBytesPerCycle,
+//                   dmaFixedCycles, {cycles per repeat by VectorClass}, {latency by VectorClass},
+//                   scalarAccessCycles, scalarWaitCycles}; without it the emulator keeps no pipe timeline
 //   Exactly one per library.
 #ifndef OPGEN_RT_GLUE_H
 #define OPGEN_RT_GLUE_H

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -280,6 +281,9 @@ inline __attribute__((always_inline)) PipeOp ScalarIssue(Core &c, const char *op
   c.CheckOperand(op, "tensor", r, bytes, false);
   block = r.off / kUbBlockBytes;
   oneBlock = bytes != 0 && c.shadowPipes.w != nullptr && (r.off + bytes - 1) / kUbBlockBytes == block;
+  if (c.tl.on) {
+    c.TimeScalarAccess();
+  }
   return PipeOp{kPipeS, ++c.vc[kPipeS][kPipeS], c.OpId(op), op};
 }
 
@@ -343,6 +347,9 @@ void Core::ScalarGmRead(const char *op, const void *p, uint64_t bytes) {
   CheckGm(p, bytes, false, op);
   (void)OpId(op);
   ++vc[kPipeS][kPipeS];  // Issue(kPipeS, op)
+  if (tl.on) {
+    TimeScalarAccess();
+  }
   GmScalarRead(p, bytes);
   stats.gmBytesRead += bytes;
 }
@@ -351,9 +358,142 @@ void Core::ScalarGmWrite(const char *op, void *p, uint64_t bytes) {
   CheckGm(p, bytes, true, op);
   (void)OpId(op);
   ++vc[kPipeS][kPipeS];  // Issue(kPipeS, op)
+  if (tl.on) {
+    TimeScalarAccess();
+  }
   GmScalarWrite(p, bytes);
   stats.gmBytesWritten += bytes;
   RecordGmWrite(p, bytes);
+}
+
+// ---- pipe timeline ----
+
+void Core::TimeStart() {
+  const CostModel &m = product->cost;
+  tl = Timeline{};
+  tl.on = m.available && m.clockMhz > 0 && m.chipGmBytesPerSecond > 0 && m.coreGmBytesPerCycle > 0;
+  if (!tl.on) {
+    return;
+  }
+  // The chip's bandwidth is shared by the launch's cores; one core alone reaches at most its own figure.
+  const double chipPerCycle = m.chipGmBytesPerSecond / (m.clockMhz * 1e6);
+  const double share = chipPerCycle / static_cast<double>(blockNum > 0 ? blockNum : 1);
+  tl.bytesPerCycle = std::min(m.coreGmBytesPerCycle, share);
+}
+
+double Core::PortTake(double from, double need) {
+  std::vector<std::pair<double, double>> &port = tl.port;
+  // A later copy starts no earlier than its pipe's current end: spans ending before both are history.
+  const double horizon = std::min(tl.free[kPipeMte2], tl.free[kPipeMte3]);
+  size_t drop = 0;
+  while (drop < port.size() && port[drop].second <= horizon) {
+    ++drop;
+  }
+  if (drop > 64 || drop == port.size()) {
+    port.erase(port.begin(), port.begin() + static_cast<std::ptrdiff_t>(drop));
+  }
+  // The first span that ends after `from` (ends are sorted as the spans are disjoint and sorted).
+  auto first = std::upper_bound(port.begin(), port.end(), from,
+                                [](double v, const std::pair<double, double> &s) { return v < s.second; });
+  double t = from;
+  auto it = first;
+  while (need > 0) {
+    if (it == port.end() || it->first >= t + need) {
+      t += need;
+      need = 0;
+      break;
+    }
+    if (it->first > t) {
+      need -= it->first - t;
+    }
+    t = std::max(t, it->second);
+    ++it;
+  }
+  // Every gap in [from, t) is now taken: [from, t) joins the spans it touched into one.
+  const double end = t;
+  double lo = from;
+  if (first != it && first->first < lo) {
+    lo = first->first;
+  }
+  auto pos = port.erase(first, it);
+  if (pos != port.end() && pos->first <= t) {
+    t = std::max(t, pos->second);
+    pos = port.erase(pos);
+  }
+  if (pos != port.begin() && std::prev(pos)->second >= lo) {
+    std::prev(pos)->second = std::max(std::prev(pos)->second, t);
+    return end;
+  }
+  port.insert(pos, std::make_pair(lo, t));
+  return end;
+}
+
+namespace {
+using Spans = std::vector<std::pair<double, double>>;
+
+// The union of two lists of disjoint spans sorted by start.
+Spans UnionSpans(const Spans &a, const Spans &b) {
+  Spans out;
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    const std::pair<double, double> &next = (j >= b.size() || (i < a.size() && a[i].first <= b[j].first)) ? a[i++]
+                                                                                                          : b[j++];
+    if (!out.empty() && next.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, next.second);
+    } else {
+      out.push_back(next);
+    }
+  }
+  return out;
+}
+
+double SpanLength(const Spans &a) {
+  double t = 0;
+  for (const auto &s : a) {
+    t += s.second - s.first;
+  }
+  return t;
+}
+
+// The total length of the intersection of two lists of disjoint sorted spans.
+double OverlapLength(const Spans &a, const Spans &b) {
+  double t = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const double lo = std::max(a[i].first, b[j].first);
+    const double hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) {
+      t += hi - lo;
+    }
+    if (a[i].second < b[j].second) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return t;
+}
+}  // namespace
+
+void Core::TimeFinish() {
+  if (!tl.on) {
+    return;
+  }
+  double end = 0;
+  for (int p = 0; p < kPipeCount; ++p) {
+    end = std::max(end, tl.free[p]);
+    stats.pipeBusyCycles[p] = tl.busy[p];
+  }
+  stats.modelledCycles = end;
+  const Spans copies = UnionSpans(tl.spans[kPipeMte2], tl.spans[kPipeMte3]);
+  stats.copyCycles = SpanLength(copies);
+  stats.copyHiddenCycles = OverlapLength(copies, tl.spans[kPipeV]);
+  stats.vectorWorkCycles = tl.vectorWork;
+  stats.scalarWaits = tl.scalarWaits;
+  for (Spans &v : tl.spans) {
+    Spans().swap(v);
+  }
 }
 
 // ---- pipe model ----
@@ -468,9 +608,11 @@ void Core::SetFlag(int32_t event, int32_t eventId) {
   CheckEventId("SetFlag", event, eventId);
   const EventInfo &e = kEvents[event];
   PipeClock tok{};
+  double tokTime = ScalarNow();
   if (e.src >= 0) {
     const PipeOp o = Issue(static_cast<uint8_t>(e.src), "SetFlag");
     tok = vc[o.pipe];
+    tokTime = tl.cur[o.pipe];
   }
   std::vector<PipeClock> &slot = flags[event][eventId];
   if (slot.size() >= 64) {
@@ -478,6 +620,7 @@ void Core::SetFlag(int32_t event, int32_t eventId) {
                                    ") set 64 times with no WaitFlag in between");
   }
   slot.push_back(tok);
+  flagTimes[event][eventId].push_back(tokTime);
   if (slot.size() == 1) {
     flagSetter[event][eventId] = "SetFlag";
   }
@@ -505,10 +648,16 @@ void Core::WaitFlag(int32_t event, int32_t eventId) {
   }
   const PipeClock tok = slot.front();
   slot.erase(slot.begin());
+  std::vector<double> &times = flagTimes[event][eventId];
+  const double tokTime = times.front();
+  times.erase(times.begin());
   --flagsPending;
   if (e.dst >= 0) {
     Issue(static_cast<uint8_t>(e.dst), "WaitFlag");
     Join(vc[e.dst], tok);
+    if (tl.on) {
+      TimeWait(static_cast<uint8_t>(e.dst), tokTime);
+    }
   }
 }
 
@@ -519,6 +668,9 @@ void Core::BarrierAll() {
   }
   for (int p = 0; p < kPipeCount; ++p) {
     vc[p] = all;
+  }
+  if (tl.on) {
+    TimeBarrier();
   }
   gmPending.clear();
   gmPendingLo = UINTPTR_MAX;
@@ -739,6 +891,8 @@ int32_t Core::InitQueue(int32_t pipe, TPosition pos, int32_t depth, int32_t num,
     q.gen.push_back(0);
     q.enqTok.push_back(PipeClock{});
     q.freeTok.push_back(PipeClock{});
+    q.enqTime.push_back(0);
+    q.freeTime.push_back(0);
   }
   q.alive = true;
   posNum[p] += num;
@@ -830,12 +984,17 @@ void Core::QueueSync(int32_t qid, int32_t slot, bool forward, bool produce) {
   const int32_t from = forward ? producer : consumer;
   const int32_t to = forward ? consumer : producer;
   PipeClock &tok = forward ? q.enqTok[static_cast<size_t>(slot)] : q.freeTok[static_cast<size_t>(slot)];
+  double &tokTime = forward ? q.enqTime[static_cast<size_t>(slot)] : q.freeTime[static_cast<size_t>(slot)];
   if (produce) {
     Issue(static_cast<uint8_t>(from), forward ? "EnQue" : "FreeTensor");
     tok = vc[from];
+    tokTime = tl.cur[from];
   } else {
     Issue(static_cast<uint8_t>(to), forward ? "DeQue" : "AllocTensor");
     Join(vc[to], tok);
+    if (tl.on) {
+      TimeWait(static_cast<uint8_t>(to), tokTime);
+    }
   }
 }
 
@@ -941,6 +1100,7 @@ void Core::QueueFree(int32_t qid, const UbRef &r) {
     QueueSync(qid, r.slot, false, true);
   } else {
     q.freeTok[static_cast<size_t>(r.slot)] = vc[kPipeS];  // freed right after AllocTensor: nothing ran on it
+    q.freeTime[static_cast<size_t>(r.slot)] = ScalarNow();
   }  // tensors of this allocation are stale from now on
 }
 

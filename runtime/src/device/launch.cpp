@@ -361,6 +361,7 @@ Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrd
     c->product = &product_;
     c->launch = this;
     c->regions = &regions_;
+    c->TimeStart();
     cores_.push_back(std::move(c));
     turnCv_.emplace_back(new std::condition_variable());
   }
@@ -564,6 +565,7 @@ void Launch::CoreMain(int32_t index) {
     try {
       request_.entry(args_.data());
       core.ExitChecks();
+      core.TimeFinish();
       if (Sequential()) {
         const std::string broken = RedZoneViolation();
         if (!broken.empty()) {

@@ -2,6 +2,7 @@
 // (IMPL_OP_OPTILING) and the statistics of the last phase-2 run.
 #include "registry.h"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -29,6 +30,38 @@ Registries &Reg() {
   return *registries;
 }
 
+// A finite double as a JSON number (cycles of the pipe timeline: shortest round-trip form is not needed,
+// 0.1-cycle resolution is).
+std::string JsonNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f", v);
+  return buf;
+}
+
+// The pipe timeline of one launch (ProductInfo::cost): the slowest core's modelled and busy cycles per pipe,
+// and over every core the copy cycles, the copy cycles V was busy too, the vector work and the scalar waits.
+std::string TimelineJson(const std::vector<CoreStats> &cores) {
+  if (!CurrentProduct().cost.available || cores.empty()) {
+    return "null";
+  }
+  const CoreStats *slowest = &cores[0];
+  double copy = 0, hidden = 0, work = 0;
+  uint64_t waits = 0;
+  for (const CoreStats &c : cores) {
+    slowest = c.modelledCycles > slowest->modelledCycles ? &c : slowest;
+    copy += c.copyCycles;
+    hidden += c.copyHiddenCycles;
+    work += c.vectorWorkCycles;
+    waits += c.scalarWaits;
+  }
+  const double *b = slowest->pipeBusyCycles;
+  return "{\"modelled_cycles\": " + JsonNumber(slowest->modelledCycles) + ", \"pipe_busy_cycles\": {\"S\": " +
+         JsonNumber(b[0]) + ", \"V\": " + JsonNumber(b[1]) + ", \"MTE2\": " + JsonNumber(b[2]) +
+         ", \"MTE3\": " + JsonNumber(b[3]) + "}, \"copy_cycles\": " + JsonNumber(copy) +
+         ", \"copy_hidden_cycles\": " + JsonNumber(hidden) + ", \"vector_work_cycles\": " + JsonNumber(work) +
+         ", \"scalar_waits\": " + std::to_string(waits) + "}";
+}
+
 std::string CoresJson(const std::vector<CoreStats> &cores) {
   std::string out = "[";
   for (size_t i = 0; i < cores.size(); ++i) {
@@ -44,7 +77,11 @@ std::string CoresJson(const std::vector<CoreStats> &cores) {
            ", \"vector_elements\": " + std::to_string(c.vectorElements) +
            ", \"dma_transfers\": " + std::to_string(c.dmaTransfers) +
            ", \"dma_bytes\": " + std::to_string(c.dmaBytes) +
-           ", \"gm_bytes_truncated\": " + std::to_string(c.gmBytesTruncated) + "}";
+           ", \"gm_bytes_truncated\": " + std::to_string(c.gmBytesTruncated);
+    if (CurrentProduct().cost.available) {
+      out += ", \"modelled_cycles\": " + JsonNumber(c.modelledCycles);
+    }
+    out += "}";
   }
   return out + "]";
 }
@@ -89,7 +126,7 @@ void PublishRunStats(const RunStatsRecord &record) {
            ", \"tiling_data_size\": " + std::to_string(l.tilingData.size()) + ", \"tiling\": " +
            TilingDataToJson(FindTilingClassMeta(l.opType.c_str()), l.tilingData.data(), l.tilingData.size()) +
            ", \"ok\": " + (l.ok ? "true" : "false") + ", \"fault\": " + (l.ok ? "null" : json::Quote(l.fault)) +
-           ", \"cores\": " + CoresJson(l.cores) + ", \"notes\": [";
+           ", \"cores\": " + CoresJson(l.cores) + ", \"timeline\": " + TimelineJson(l.cores) + ", \"notes\": [";
     for (size_t k = 0; k < l.notes.size(); ++k) {
       out += (k == 0 ? "" : ", ") + json::Quote(l.notes[k]);
     }

@@ -114,11 +114,15 @@ inline void WriteGm(Core *c, T *dst, const T *src, uint64_t n, const char *op) {
   }
 }
 
-// Counts one DMA transfer of `bytes` GM bytes (nothing when it moved no bytes).
+// Counts one DMA transfer of `bytes` GM bytes (nothing when it moved no bytes), and times it on the pipe it
+// was just issued on (the pipe timeline).
 inline void CountDma(Core *c, uint64_t bytes) {
   if (bytes > 0) {
     c->stats.dmaTransfers += 1;
     c->stats.dmaBytes += bytes;
+    if (c->tl.on) {
+      c->TimeDma(bytes);
+    }
   }
 }
 
@@ -200,7 +204,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const
     std::memmove(c->ub + dst.ref_.off, c->ub + src.ref_.off, copied);
     c->MarkDefined(dst.ref_.off, copied);
   }
-  c->CountVector(copied / sizeof(T));
+  c->CountVector(copied / sizeof(T), sizeof(T));
   if (copied != asked) {
     c->RecordTruncation(dst.ref_, asked, copied, op);
   }
@@ -288,7 +292,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const
     std::memmove(c->ub + dof, c->ub + so, len);
     c->MarkDefined(dof, len);
   }
-  c->CountVector(static_cast<uint64_t>(params.blockCount) * len / sizeof(T));
+  c->CountVector(static_cast<uint64_t>(params.blockCount) * len / sizeof(T), sizeof(T));
 }
 
 // ---------------------------------------------------------------------------------------------------------

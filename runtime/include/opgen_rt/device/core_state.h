@@ -221,6 +221,8 @@ struct QueueRec {
   std::vector<int32_t> fifo;        // enqueued slots, oldest first
   std::vector<PipeClock> enqTok;    // per slot: the producer's clock at EnQue (its SetFlag)
   std::vector<PipeClock> freeTok;   // per slot: the consumer's clock at FreeTensor (its SetFlag)
+  std::vector<double> enqTime;      // per slot: the timeline's time of that EnQue (Timeline)
+  std::vector<double> freeTime;     // per slot: the timeline's time of that FreeTensor
   int32_t cursor = 0;               // next slot AllocTensor tries first (ring order)
   bool alive = false;
 };
@@ -255,6 +257,33 @@ struct WriteSpan {
   uintptr_t hi = 0;
   uint32_t epoch = 0;   // SyncAll calls completed by the core before the write
   bool atomic = false;  // an atomic add (SetAtomicAdd) rather than a plain write
+};
+
+// The pipe timeline (ProductInfo::cost). Per pipe: `free` is when its last instruction ends, `ready` the
+// earliest start its synchronisations allow (a WaitFlag, DeQue, AllocTensor or barrier raises it to the time
+// the other side reached its SetFlag, EnQue or FreeTensor), `cur` the start of its latest instruction. An
+// instruction on a pipe other than S starts after the scalar unit issued it (max of the scalar unit's
+// `free` and `ready`). GM<->UB copies of MTE2 and MTE3 share the core's GM port (`port`): a copy waits its
+// fixed cost, then streams its bytes at the core's share of the bandwidth in the port's idle time. Busy spans of V, MTE2 and MTE3
+// are kept (merged when they touch) to measure how much copy time overlaps vector time.
+constexpr uint8_t kOpSync = kVecClassCount;       // SetFlag, WaitFlag, queue flags: no duration of their own
+constexpr uint8_t kOpOther = kVecClassCount + 1;  // any other instruction (a vector one is arithmetic)
+struct Timeline {
+  bool on = false;
+  double free[kPipeCount] = {};
+  double ready[kPipeCount] = {};
+  double cur[kPipeCount] = {};
+  double busy[kPipeCount] = {};
+  // The GM port's busy spans (disjoint, sorted); spans that end before every copy pipe's end are dropped.
+  std::vector<std::pair<double, double>> port;
+  double bytesPerCycle = 1;  // the core's GM bandwidth share, bytes per cycle
+  double vectorWork = 0;
+  uint8_t vClass = kVecArithmetic;  // class of the V instruction being timed
+  uint8_t lastPipe = kPipeS;        // pipe of the latest Issue (a copy's duration is set right after it)
+  double issued = 0;                // when the latest Issue's synchronisations and the scalar unit let it go
+  uint64_t scalarWaits = 0;
+  std::vector<std::pair<double, double>> spans[kPipeCount];
+  static constexpr size_t kMaxSpans = size_t{1} << 20;  // per pipe; past it the last span is extended
 };
 
 class Launch;
@@ -307,6 +336,8 @@ class Core {
   uint32_t lastUbWrite[kPipeCount] = {};
   uint32_t lastUbRead[kPipeCount] = {};
   std::vector<const char *> opNames;
+  std::vector<uint8_t> opClass;  // per interned name: its timeline class (ClassifyOp)
+  Timeline tl;
   // OpId's cache: the last name seen per slot (slot = pointer bits 3..8) and its id in opNames.
   struct OpIdSlot {
     const char *name = nullptr;
@@ -319,6 +350,7 @@ class Core {
   uintptr_t gmPendingHi = 0;
   // SetFlag tokens not yet consumed, per (HardEvent, id), oldest first.
   std::vector<PipeClock> flags[kHardEventCount][kMaxEventIds];
+  std::vector<double> flagTimes[kHardEventCount][kMaxEventIds];  // the timeline's time of each token
   const char *flagSetter[kHardEventCount][kMaxEventIds] = {};
   uint32_t flagsPending = 0;
   uint8_t eventIdsInUse[kHardEventCount] = {};  // TPipe::AllocEventID bitmask per HardEvent
@@ -463,6 +495,7 @@ class Core {
       return 0;
     }
     opNames.push_back(name);
+    opClass.push_back(ClassifyOp(name));
     slot = OpIdSlot{name, static_cast<uint16_t>(opNames.size() - 1)};
     return static_cast<uint16_t>(opNames.size() - 1);
   }
@@ -476,8 +509,123 @@ class Core {
         }
       }
     }
-    return PipeOp{p, ++vc[p][p], OpId(name), name};
+    const uint16_t id = OpId(name);
+    if (tl.on) {
+      TimeIssue(p, id < opClass.size() ? opClass[id] : kOpOther);
+    }
+    return PipeOp{p, ++vc[p][p], id, name};
   }
+
+  // ---- pipe timeline (see Timeline) ----
+  // The timeline class of an instruction name (names as the runtime passes them to Issue). Called once per
+  // name and core (OpIdSlow), so it compares C strings without building any.
+  static uint8_t ClassifyOp(const char *n) {
+    constexpr uint8_t kTrans = kVecTranscendental, kDiv = kVecDivision, kCast = kVecCast, kRed = kVecReduction,
+                      kCmpSel = kVecCompareSelect;
+    auto is = [n](const char *s) { return std::strcmp(n, s) == 0; };
+    auto starts = [n](const char *s) { return std::strncmp(n, s, std::strlen(s)) == 0; };
+    switch (n[0]) {
+      case 'S':
+        return is("SetFlag") ? kOpSync : is("Sqrt") ? kTrans : is("Select") ? kCmpSel : kOpOther;
+      case 'W':
+        return is("WaitFlag") ? kOpSync : starts("WholeReduce") ? kRed : kOpOther;
+      case 'E':
+        return is("EnQue") ? kOpSync : is("Exp") ? kTrans : kOpOther;
+      case 'D':
+        return is("DeQue") ? kOpSync : is("Div") ? kDiv : kOpOther;
+      case 'A':
+        return is("AllocTensor") ? kOpSync : kOpOther;
+      case 'F':
+        return is("FreeTensor") ? kOpSync : kOpOther;
+      case 'L':
+        return is("Ln") ? kTrans : kOpOther;
+      case 'R':
+        return is("Reciprocal") || is("Rsqrt") ? kDiv : starts("Reduce") ? kRed : kOpOther;
+      case 'C':
+        return is("Cast") ? kCast : starts("Compare") ? kCmpSel : kOpOther;
+      case 'B':
+        return starts("BlockReduce") ? kRed : kOpOther;
+      default:
+        return kOpOther;
+    }
+  }
+  double ScalarNow() const { return std::max(tl.free[kPipeS], tl.ready[kPipeS]); }
+  // A span [start, start + cycles) of pipe p: busy time, the pipe's end, and the span list (not for S).
+  void TimeBusy(uint8_t p, double start, double cycles) {
+    const double end = start + cycles;
+    tl.free[p] = std::max(tl.free[p], end);
+    tl.busy[p] += cycles;
+    if (p == kPipeS || cycles <= 0) {
+      return;
+    }
+    std::vector<std::pair<double, double>> &v = tl.spans[p];
+    if (!v.empty() && (start <= v.back().second || v.size() >= Timeline::kMaxSpans)) {
+      v.back().second = std::max(v.back().second, end);
+    } else {
+      v.emplace_back(start, end);
+    }
+  }
+  void TimeIssue(uint8_t p, uint8_t cls) {
+    tl.issued = p != kPipeS ? std::max(tl.ready[p], ScalarNow()) : tl.ready[p];
+    const double start = std::max(tl.free[p], tl.issued);
+    tl.free[p] = start;
+    tl.cur[p] = start;
+    tl.lastPipe = p;
+    if (p == kPipeV) {
+      tl.vClass = cls < kVecClassCount ? cls : static_cast<uint8_t>(kVecArithmetic);
+    } else if (p == kPipeS && cls != kOpSync) {
+      TimeBusy(kPipeS, start, product->cost.scalarAccessCycles);
+    }
+  }
+  // A scalar GetValue / SetValue issued without Issue (the inlined scalar paths of core.cpp).
+  void TimeScalarAccess() {
+    const double start = ScalarNow();
+    tl.cur[kPipeS] = start;
+    TimeBusy(kPipeS, start, product->cost.scalarAccessCycles);
+  }
+  // The V instruction just issued processed `repeats` 256-byte repeats.
+  void TimeVector(uint64_t repeats) {
+    const CostModel &m = product->cost;
+    const double work = static_cast<double>(repeats) * m.vecCyclesPerRepeat[tl.vClass];
+    tl.vectorWork += work;
+    TimeBusy(kPipeV, tl.cur[kPipeV], work + m.vecLatencyCycles[tl.vClass]);
+  }
+  // The GM<->UB copy just issued (on MTE2 or MTE3) moved `bytes` bytes: its bytes stream through the GM port
+  // from its fixed cost after its issue on, and not before the pipe's previous copy ended (the fixed cost is
+  // a latency: it overlaps the previous copy of the same pipe, and shows where the pipe waited).
+  void TimeDma(uint64_t bytes) {
+    const uint8_t p = tl.lastPipe;
+    const double start = tl.cur[p];
+    const double from = std::max(start, tl.issued + product->cost.dmaFixedCycles);
+    const double end = PortTake(from, static_cast<double>(bytes) / tl.bytesPerCycle);
+    TimeBusy(p, start, end - start);
+  }
+  // Streams `need` cycles of transfer through the core's GM port from time `from` on, in the port's idle
+  // time (copies are timed in issue order, which is not time order: a later-issued MTE2 copy may use the
+  // port before an earlier-issued MTE3 one). Returns the end.
+  double PortTake(double from, double need);
+  // A synchronisation token of time `t` reaches pipe p (WaitFlag, DeQue, AllocTensor).
+  void TimeWait(uint8_t p, double t) {
+    if (p == kPipeS) {
+      t += product->cost.scalarWaitCycles;
+      ++tl.scalarWaits;
+    }
+    tl.ready[p] = std::max(tl.ready[p], t);
+  }
+  // PipeBarrier<PIPE_ALL> / SyncAll: every pipe waits for every pipe.
+  void TimeBarrier() {
+    double t = 0;
+    for (int q = 0; q < kPipeCount; ++q) {
+      t = std::max(t, std::max(tl.free[q], tl.ready[q]));
+    }
+    for (int q = 0; q < kPipeCount; ++q) {
+      tl.ready[q] = t;
+    }
+  }
+  // Starts the timeline for a launch on `blockNum` cores (when the product has a cost model).
+  void TimeStart();
+  // Writes the timeline's figures into stats (after the kernel returned).
+  void TimeFinish();
 
   // The instruction `o` reads UB bytes [off, off + bytes). Two passes over the blocks: a branch-free check
   // (the slow path finds and reports the block), then a fill of the read records.
@@ -707,9 +855,14 @@ class Core {
     }
   }
 
-  void CountVector(uint64_t elements) {
+  // A vector instruction over `elements` elements whose widest operand has `laneBytes` bytes per element
+  // (a 256-byte repeat holds 256 / laneBytes of them).
+  void CountVector(uint64_t elements, uint64_t laneBytes) {
     ++stats.vectorInstructions;
     stats.vectorElements += elements;
+    if (tl.on && elements != 0) {
+      TimeVector((elements * laneBytes + kRepeatBytes - 1) / kRepeatBytes);
+    }
   }
 
   // ---- slow paths and bookkeeping (core.cpp) ----

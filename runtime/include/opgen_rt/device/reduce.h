@@ -447,7 +447,7 @@ inline void WholeReduce(const char *op, RedKind kind, const LocalTensor<T> &dst,
       Put(c, d, &a.idx, 4);  // ORDER_ONLY_INDEX: a uint32_t index (ReduceRepeat doc, A2/A3)
     }
   }
-  c->CountVector(static_cast<uint64_t>(repeatTime) * static_cast<uint64_t>(kRepLanes<T>));
+  c->CountVector(static_cast<uint64_t>(repeatTime) * static_cast<uint64_t>(kRepLanes<T>), sizeof(T));
 }
 
 // BlockReduceSum / BlockReduceMax / BlockReduceMin: one result per 32-byte block, 8 per repeat.
@@ -495,7 +495,7 @@ inline void BlockReduce(const char *op, RedKind kind, const LocalTensor<T> &dst,
       }
     }
   }
-  c->CountVector(static_cast<uint64_t>(repeatTime) * static_cast<uint64_t>(kRepLanes<T>));
+  c->CountVector(static_cast<uint64_t>(repeatTime) * static_cast<uint64_t>(kRepLanes<T>), sizeof(T));
 }
 
 // ---- ReduceSum / ReduceMax / ReduceMin (whole-tensor forms with sharedTmpBuffer) ----
@@ -723,7 +723,8 @@ inline void WholeTensorReduce(const char *op, RedKind kind, const LocalTensor<T>
     InternalSync(c, HardEvent::S_MTE3);
   }
   c->CountVector(countForm ? static_cast<uint64_t>(count)
-                           : static_cast<uint64_t>(g.repeats) * static_cast<uint64_t>(kRepLanes<T>));
+                           : static_cast<uint64_t>(g.repeats) * static_cast<uint64_t>(kRepLanes<T>),
+                 sizeof(T));
 }
 
 }  // namespace opgen_reduce

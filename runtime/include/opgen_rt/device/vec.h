@@ -179,7 +179,7 @@ inline void VecUnary(const char *op, const LocalTensor<T> &dst, const LocalTenso
     d[i] = St<T>(f(Ld(s[i])));
   }
   c->MarkDefined(dst.ref_.off, bytes);
-  c->CountVector(n);
+  c->CountVector(n, sizeof(T));
 }
 
 template <typename T, typename F>
@@ -217,7 +217,7 @@ inline void VecBinary(const char *op, const LocalTensor<T> &dst, const LocalTens
     d[i] = St<T>(f(Ld(a[i]), Ld(b[i])));
   }
   c->MarkDefined(dst.ref_.off, bytes);
-  c->CountVector(n);
+  c->CountVector(n, sizeof(T));
 }
 
 // f(x, scalar) for every element; SIMD-capable when F is.
@@ -473,7 +473,7 @@ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int
     d[i] = scalarValue;
   }
   c->MarkDefined(dst.ref_.off, bytes);
-  c->CountVector(n);
+  c->CountVector(n, sizeof(T));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -546,7 +546,7 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
     }
   }
   c->MarkDefined(dst.ref_.off, dBytes);
-  c->CountVector(n);
+  c->CountVector(n, sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -665,7 +665,7 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
     }
   });
   opgen_detail::CompareShadow<T>(c, dst.ref_.off, n, src0.ref_.off, static_cast<int64_t>(src1.ref_.off));
-  c->CountVector(n);
+  c->CountVector(n, sizeof(T));
 }
 
 template <typename T, typename U>
@@ -696,7 +696,7 @@ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
     }
   });
   opgen_detail::CompareShadow<T>(c, dst.ref_.off, n, src0.ref_.off, -1);
-  c->CountVector(n);
+  c->CountVector(n, sizeof(T));
 }
 
 // Newer CANN releases name the tensor-scalar compare Compares (same parameters).
@@ -769,7 +769,7 @@ inline void SelectImpl(const char *op, const LocalTensor<T> &dst, const LocalTen
     }
   }
   c->MarkDefined(dst.ref_.off, bytes);
-  c->CountVector(n);
+  c->CountVector(n, sizeof(T));
 }
 
 }  // namespace opgen_detail
