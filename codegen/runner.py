@@ -93,6 +93,11 @@ def numpy_dtype(d: DType) -> np.dtype[Any]:
     return np.dtype(ml_dtypes.bfloat16 if d is DType.BF16 else d.numpy_name)
 
 
+#: acl's generic failure status (acl_base.h), which the emulated acl calls answer to a host access of a
+#: buffer a launch not yet synchronised may touch.
+ACL_ERROR_FAILURE = 500001
+
+
 class AclnnError(Exception):
     """A non-zero ``aclnnStatus``: ``status`` (int, e.g. 161002) and ``message`` (aclGetRecentErrMsg)."""
 
@@ -329,6 +334,19 @@ class OpCallable:
         phase2.restype = ctypes.c_int32
         phase2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p]
         self._phase2 = phase2
+        lib.aclrtCreateStream.restype = ctypes.c_int32
+        lib.aclrtCreateStream.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        lib.aclrtSynchronizeStream.restype = ctypes.c_int32
+        lib.aclrtSynchronizeStream.argtypes = [ctypes.c_void_p]
+        lib.aclrtDestroyStream.restype = ctypes.c_int32
+        lib.aclrtDestroyStream.argtypes = [ctypes.c_void_p]
+        lib.opgen_rt_pending_host_access.restype = ctypes.c_char_p
+        lib.opgen_rt_pending_host_access.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int32]
+        #: the stream phase 2 runs on: the emulator keeps the buffers of its launches pending until it is synchronised
+        self.stream = ctypes.c_void_p()
+        if lib.aclrtCreateStream(ctypes.byref(self.stream)) != 0:
+            raise RuntimeError(f"aclrtCreateStream failed: {self.recent_error()}")
+        self._destroy_stream = lib.aclrtDestroyStream
         self.last_stats: dict[str, Any] = {}
 
     # --- tensors -------------------------------------------------------------------------------------------
@@ -450,14 +468,50 @@ class OpCallable:
             raise ValueError(f"aclCreateScalar refused {value.dtype} {value.value!r}: {self.recent_error()}")
         return ctypes.c_void_p(handle)
 
-    def phase2(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:
-        """Runs phase 2 with ``workspace`` (a uint8 array or None); returns the status without raising."""
+    def __del__(self) -> None:
+        stream = getattr(self, "stream", None)
+        if stream is not None and stream.value:
+            self._destroy_stream(stream)
+
+    def launch(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:
+        """Runs phase 2 with ``workspace`` (a uint8 array or None) on :attr:`stream`, without synchronising it:
+        until :meth:`synchronize`, the emulator refuses a host read of the outputs (see
+        :meth:`require_synchronised`). Returns the status without raising."""
         ptr = (
             ctypes.c_void_p(workspace.ctypes.data)
             if workspace is not None and workspace.size
             else ctypes.c_void_p(None)
         )
-        return int(self._phase2(ptr, size, executor, None))
+        return int(self._phase2(ptr, size, executor, self.stream))
+
+    def synchronize(self) -> int:
+        """``aclrtSynchronizeStream`` of :attr:`stream`: its launches' buffers are the host's again. Returns
+        the aclError (0)."""
+        return int(self.lib.aclrtSynchronizeStream(self.stream))
+
+    def phase2(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:
+        """Runs phase 2 with ``workspace`` (a uint8 array or None) and synchronises the stream, as a caller
+        must before reading the outputs; returns phase 2's status (else the sync's) without raising."""
+        status = self.launch(workspace, size, executor)
+        synced = self.synchronize()
+        return status if status != 0 else synced
+
+    def require_synchronised(self, arrays: dict[str, Any]) -> None:
+        """Refuses a host read of any array in ``arrays`` (output name -> array or None) that a launch not yet
+        synchronised may still write (the bytes each spans).
+
+        Raises:
+            AclnnError: status 500001 (ACL_ERROR_FAILURE, what the emulated acl calls answer), phase 2, with
+                the runtime's message naming the output, the aclnn call and its stream.
+        """
+        for name, a in arrays.items():
+            if not isinstance(a, np.ndarray) or a.size == 0:
+                continue
+            low, high = _byte_bounds(a)
+            what = f"read of output {name} by the Python API".encode()
+            message = self.lib.opgen_rt_pending_host_access(what, ctypes.c_void_p(low), high - low, 0)
+            if message:
+                raise AclnnError(ACL_ERROR_FAILURE, message.decode(), 2)
 
     def __call__(
         self,
@@ -555,7 +609,9 @@ class OpCallable:
                 if status != AclnnStatus.ACLNN_SUCCESS:
                     raise AclnnError(status, self.recent_error(), 1)
                 workspace = self._workspace(size) if size else None
-                status = self.phase2(workspace, size, executor)
+                status = self.launch(workspace, size, executor)
+                synced = self.synchronize()
+                status = status if status != 0 else synced
                 stats = self.lib.opgen_rt_last_launch_stats()
                 self.last_stats = json.loads(stats.decode()) if stats else {}
                 if self.product.cost_model is not None and self.last_stats:
@@ -566,6 +622,7 @@ class OpCallable:
                     raise AclnnError(status, self.recent_error(), 2)
             finally:
                 self._destroy(list(tensors.values()))
+        self.require_synchronised(outs)
         results = tuple(o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs.values())
         return results[0] if len(results) == 1 else results
 

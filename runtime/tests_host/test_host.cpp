@@ -143,6 +143,11 @@ RunResult RunSml(const aclTensor *g, const aclTensor *s, const aclTensor *t, int
   if (r.phase2 != 0) {
     r.message = aclGetRecentErrMsg();
   }
+  const aclError sync = aclrtSynchronizeStream(nullptr);  // before the caller reads the output
+  if (r.phase2 == 0 && sync != ACL_SUCCESS) {
+    r.phase2 = sync;
+    r.message = aclGetRecentErrMsg();
+  }
   if (ws != nullptr) {
     aclrtFree(ws);
   }
@@ -343,6 +348,7 @@ void TestPhaseTwoTwice() {
   g2.tensor = nullptr;
   out2.tensor = nullptr;
   st = aclnnSoftMarginLossBackward(wsMem, ws, executor, nullptr);
+  EXPECT(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS, "sync the default stream");
   aclrtFree(wsMem);
   const auto got = Decode(out2.dev, 3, ACL_FLOAT);
   EXPECT(st == 0 && Close(got[1], Reference(2, 2, -1, 1), 1e-6, 1e-7), "tensors destroyed before phase 2: %d %.9g", st,
@@ -522,6 +528,7 @@ TestOpRun RunTestOp(const std::vector<double> &xv, aclDataType dtype, const int6
     givenPtr = nullptr;
   }
   r.phase2 = aclnnOpgenTestOp(givenPtr, given, executor, nullptr);
+  EXPECT(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS, "sync the default stream");
   if (r.phase2 != 0) {
     r.message = aclGetRecentErrMsg();
   } else if (ws != nullptr) {
@@ -687,6 +694,113 @@ void TestDeviceMemoryPoisoned() {
   aclrtFree(dev);
 }
 
+// Phase 2 of SoftMarginLossBackward (reduction none) on `stream`, without synchronising it.
+aclnnStatus LaunchSml(const DevTensor &g, const DevTensor &s, const DevTensor &t, const DevTensor &out,
+                      aclrtStream stream) {
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  aclnnStatus st = aclnnSoftMarginLossBackwardGetWorkspaceSize(g.tensor, s.tensor, t.tensor, 0, out.tensor, &ws,
+                                                               &executor);
+  if (st != 0) {
+    return st;
+  }
+  void *wsMem = nullptr;
+  if (ws > 0) {
+    aclrtMalloc(&wsMem, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  st = aclnnSoftMarginLossBackward(wsMem, ws, executor, stream);
+  if (wsMem != nullptr) {
+    aclrtFree(wsMem);
+  }
+  return st;
+}
+
+// The stream: work a phase-2 call queued may still write its outputs and read its inputs until the host
+// synchronises the stream (aclrtSynchronizeStream, aclrtSynchronizeDevice or aclrtDestroyStream), so a
+// host access before that is refused by the API call, naming the buffer; launches run in stream order.
+void TestStream() {
+  int notAStream = 0;
+  EXPECT(aclrtSynchronizeStream(&notAStream) == ACL_ERROR_INVALID_PARAM, "sync of a foreign handle");
+  std::string msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "not a live stream"), "sync of a foreign handle: '%s'", msg.c_str());
+  EXPECT(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS, "sync of the default stream");
+  EXPECT(aclrtSynchronizeDevice() == ACL_SUCCESS, "sync of the device");
+
+  aclrtStream a = nullptr;
+  aclrtStream b = nullptr;
+  EXPECT(aclrtCreateStream(&a) == ACL_SUCCESS && aclrtCreateStream(&b) == ACL_SUCCESS, "two streams");
+  DevTensor g, s, t, out, out2;
+  Contiguous(g, {1, 2, 3}, {3}, ACL_FLOAT);
+  Contiguous(s, {1, 2, 3}, {3}, ACL_FLOAT);
+  Contiguous(t, {1, -1, 1}, {3}, ACL_FLOAT);
+  Contiguous(out, {0, 0, 0}, {3}, ACL_FLOAT);
+  Contiguous(out2, {0, 0, 0}, {3}, ACL_FLOAT);
+  EXPECT(LaunchSml(g, s, t, out, a) == 0, "launch on stream a: %s", aclGetRecentErrMsg());
+  // In stream order: the second launch reads the first one's output as its gradOutput.
+  EXPECT(LaunchSml(out, s, t, out2, a) == 0, "second launch on stream a: %s", aclGetRecentErrMsg());
+
+  float host[3] = {7, 7, 7};
+  EXPECT(aclrtMemcpy(host, sizeof(host), out2.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_ERROR_FAILURE,
+         "read of an unsynchronised output");
+  msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "aclrtMemcpy(ACL_MEMCPY_DEVICE_TO_HOST): host read of") &&
+             Contains(msg, "of SoftMarginLossGrad (kernel soft_margin_loss_grad) launched by aclnnSoftMarginLossBackward") &&
+             Contains(msg, "call aclrtSynchronizeStream"),
+         "read message: '%s'", msg.c_str());
+  EXPECT(host[0] == 7 && host[2] == 7, "a refused copy copies nothing");
+  EXPECT(aclrtMemcpy(g.dev, g.bytes, host, sizeof(host), ACL_MEMCPY_HOST_TO_DEVICE) == ACL_ERROR_FAILURE,
+         "write into an input a pending launch reads");
+  msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "aclrtMemcpy(ACL_MEMCPY_HOST_TO_DEVICE): host write of") && Contains(msg, "input "),
+         "write message: '%s'", msg.c_str());
+  EXPECT(aclrtMemset(out2.dev, out2.bytes, 0, out2.bytes) == ACL_ERROR_FAILURE, "memset of a pending output");
+  msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "aclrtMemset: host write of") && Contains(msg, "output "), "memset message: '%s'", msg.c_str());
+  EXPECT(aclrtMemcpy(host, sizeof(host), g.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS,
+         "a host read of an input a launch only reads");
+  EXPECT(aclrtMemcpyAsync(host, sizeof(host), out2.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST, a) == ACL_SUCCESS,
+         "an async copy queued behind the launch on its stream");
+  EXPECT(aclrtMemcpyAsync(host, sizeof(host), out2.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST, b) ==
+             ACL_ERROR_FAILURE,
+         "an async copy on another stream");
+  (void)aclGetRecentErrMsg();
+  EXPECT(aclrtSynchronizeStream(b) == ACL_SUCCESS, "sync of stream b");
+  EXPECT(aclrtMemcpy(host, sizeof(host), out2.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_ERROR_FAILURE,
+         "syncing another stream does not wait for stream a");
+  (void)aclGetRecentErrMsg();
+  EXPECT(aclrtSynchronizeStream(a) == ACL_SUCCESS, "sync of stream a");
+  const auto first = Decode(out.dev, 3, ACL_FLOAT);
+  const auto second = Decode(out2.dev, 3, ACL_FLOAT);
+  for (int i = 0; i < 3; ++i) {
+    const double sv = i + 1.0;
+    const double tv = i == 1 ? -1.0 : 1.0;
+    EXPECT(Close(first[i], Reference(sv, sv, tv, 1), 1e-6, 1e-7) &&
+               Close(second[i], Reference(first[i], sv, tv, 1), 1e-6, 1e-7),
+           "stream order [%d]: %.9g then %.9g", i, first[i], second[i]);
+  }
+  EXPECT(aclrtMemset(out2.dev, out2.bytes, 0, out2.bytes) == ACL_SUCCESS, "memset after the sync");
+
+  // aclrtDestroyStream and aclrtSynchronizeDevice wait for the stream's work too; so does a sync of the
+  // default stream (nullptr) for work launched there.
+  EXPECT(LaunchSml(g, s, t, out, b) == 0, "launch on stream b: %s", aclGetRecentErrMsg());
+  EXPECT(aclrtDestroyStream(b) == ACL_SUCCESS, "destroy stream b");
+  EXPECT(aclrtMemcpy(host, sizeof(host), out.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS,
+         "read after aclrtDestroyStream: %s", aclGetRecentErrMsg());
+  EXPECT(aclrtSynchronizeStream(b) == ACL_ERROR_INVALID_PARAM, "sync of a destroyed stream");
+  (void)aclGetRecentErrMsg();
+  EXPECT(LaunchSml(g, s, t, out, a) == 0, "launch on stream a: %s", aclGetRecentErrMsg());
+  EXPECT(aclrtSynchronizeDevice() == ACL_SUCCESS, "device sync");
+  EXPECT(aclrtMemcpy(host, sizeof(host), out.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS,
+         "read after aclrtSynchronizeDevice: %s", aclGetRecentErrMsg());
+  EXPECT(LaunchSml(g, s, t, out, nullptr) == 0, "launch on the default stream: %s", aclGetRecentErrMsg());
+  EXPECT(opgen_rt_pending_host_access("read", out.dev, 4, 0)[0] != '\0', "pending on the default stream");
+  EXPECT(opgen_rt_pending_host_access("read", g.dev, 4, 0)[0] == '\0', "an input is readable");
+  EXPECT(opgen_rt_pending_host_access("write", g.dev, 4, 1)[0] != '\0', "an input is not writable");
+  EXPECT(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS, "sync of the default stream");
+  EXPECT(opgen_rt_pending_host_access("read", out.dev, 4, 0)[0] == '\0', "synchronised");
+  EXPECT(aclrtDestroyStream(a) == ACL_SUCCESS, "destroy stream a");
+}
+
 // Registers the test op's tiling layout when its REGISTER_TILING_DATA_CLASS did not, so statistics name fields.
 void EnsureTilingMeta() {
   if (opgen_rt::FindTilingClassMeta("OpgenTestOp") == nullptr) {
@@ -733,6 +847,7 @@ int main() {
   TestRunTilingJson();
   TestOpgenTestOp(is910);
   TestCoreOrders();
+  TestStream();
 
   EXPECT(aclrtDestroyStream(stream) == ACL_SUCCESS, "destroy stream");
   aclrtResetDevice(0);

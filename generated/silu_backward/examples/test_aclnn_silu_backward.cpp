@@ -93,13 +93,16 @@ int main() {
   CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnSiluBackward failed. ERROR: %d, %s\n", ret, aclGetRecentErrMsg());
             return ret);
   ret = aclrtSynchronizeStream(stream);
-  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d, %s\n", ret, aclGetRecentErrMsg());
+            return ret);
 
   std::vector<float> resultData(static_cast<size_t>(GetShapeSize(gradInputShape)), 0);
   const uint64_t resultBytes = resultData.size() * sizeof(float);
   if (resultBytes > 0) {
     ret = aclrtMemcpy(resultData.data(), resultBytes, gradInputDeviceAddr, resultBytes, ACL_MEMCPY_DEVICE_TO_HOST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+    CHECK_RET(ret == ACL_SUCCESS,
+              LOG_PRINT("copy result from device to host failed. ERROR: %d, %s\n", ret, aclGetRecentErrMsg());
+              return ret);
   }
   for (size_t i = 0; i < resultData.size(); i++) {
     LOG_PRINT("result[%zu] is: %.9g\n", i, static_cast<double>(resultData[i]));

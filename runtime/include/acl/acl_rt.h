@@ -1,5 +1,8 @@
 // ascend-opgen host emulation of CANN's acl/acl_rt.h: devices, streams and memory.
-// Host memory stands in for device memory; streams are synchronous (work runs inside the launching call).
+// Host memory stands in for device memory. A launch runs inside its phase-2 call, but the caller's buffers it
+// reads or writes stay pending on its stream until aclrtSynchronizeStream, aclrtSynchronizeDevice or
+// aclrtDestroyStream: aclrtMemcpy (DEVICE_TO_HOST of a pending output, HOST_TO_DEVICE into a pending
+// buffer) and aclrtMemset into a pending buffer fail with ACL_ERROR_FAILURE and a message naming the buffer.
 #ifndef OPGEN_ACL_ACL_RT_H
 #define OPGEN_ACL_ACL_RT_H
 

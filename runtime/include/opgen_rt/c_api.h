@@ -30,6 +30,11 @@ const char *opgen_rt_last_launch_stats(void);
 //  "configs": {"ascend910b": null | {"inputs": [...], "outputs": [...], "flags": {...}}}}
 const char *opgen_rt_opdef_json(const char *opType);
 
+// "" when the host may access [ptr, ptr + bytes) (a read when `hostWrite` is 0, else a write), else the
+// message naming `api`, the range and the buffer of the launch not yet synchronised that writes it (for a
+// write: reads or writes it), on any stream. What the Python API asks before it reads a call's outputs.
+const char *opgen_rt_pending_host_access(const char *api, const void *ptr, uint64_t bytes, int32_t hostWrite);
+
 // JSON of the library's product (opgen_rt::CurrentProduct()).
 const char *opgen_rt_product_json(void);
 

@@ -1,23 +1,40 @@
 // ascend-opgen host emulation of the acl runtime: init, devices, streams, memory and context options.
-// Host memory stands in for device memory; streams are synchronous.
+// Host memory stands in for device memory. Work runs inside the launching call, but the buffers of work not yet
+// synchronised are recorded per stream (stream_state.h) and a host access to them is refused.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "opdev/op_log.h"
 #include "registry.h"
 #include "runtime/context.h"
+#include "stream_state.h"
 
 namespace {
 
 constexpr uint8_t kPoisonByte = 0xFF;
 constexpr size_t kDeviceAlignment = 64;
+// The status of a host access that races with unsynchronised stream work. CANN has no such check (the
+// device gives garbage, not an error), so the emulation answers with its generic failure code.
+constexpr aclError kUnsynchronisedAccess = ACL_ERROR_FAILURE;
+
+struct PendingBuffer {
+  aclrtStream stream;
+  const uint8_t *start;
+  size_t bytes;
+  bool written;
+  std::string what;
+};
 
 struct Runtime {
   std::mutex mutex;
@@ -25,6 +42,7 @@ struct Runtime {
   int32_t device = 0;
   std::map<const uint8_t *, size_t> allocations;  // device allocations by start address
   std::map<const void *, int> streams;
+  std::vector<PendingBuffer> pending;  // buffers of work launched and not yet synchronised
 };
 
 Runtime &Rt() {
@@ -61,11 +79,81 @@ aclError Invalid(const char *fmt, const char *detail) {
   return ACL_ERROR_INVALID_PARAM;
 }
 
+// Forgets the pending buffers of `stream` (every stream for kAnyStream): the host waited for its work.
+void ClearPending(aclrtStream stream) {
+  Runtime &rt = Rt();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  auto done = [stream](const PendingBuffer &b) { return stream == opgen_rt::kAnyStream || b.stream == stream; };
+  rt.pending.erase(std::remove_if(rt.pending.begin(), rt.pending.end(), done), rt.pending.end());
+}
+
+// A stream handle that aclrtCreateStream returned and aclrtDestroyStream did not destroy yet.
+bool LiveStream(aclrtStream stream) {
+  Runtime &rt = Rt();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return rt.streams.count(stream) > 0;
+}
+
+// Refuses a host access that races with unsynchronised work: logs the message and returns its status.
+aclError RefuseUnsynchronised(const char *api, const void *ptr, size_t bytes, bool hostWrite, aclrtStream same) {
+  const std::string message = opgen_rt::PendingHostAccess(api, ptr, bytes, hostWrite, same);
+  if (message.empty()) {
+    return ACL_SUCCESS;
+  }
+  OP_LOGE(kUnsynchronisedAccess, "%s", message.c_str());
+  return kUnsynchronisedAccess;
+}
+
+int g_anyStreamTag = 0;
+// The stream of the aclrtMemcpyAsync this thread is in (its work is ordered after that stream's), else
+// opgen_rt::kAnyStream.
+thread_local aclrtStream g_memcpyStream = &g_anyStreamTag;
+
 }  // namespace
 
 namespace opgen_rt {
 int64_t DeterministicOption() {
   return g_deterministic.load();
+}
+
+const aclrtStream kAnyStream = &g_anyStreamTag;
+
+void MarkStreamPending(aclrtStream stream, const void *ptr, size_t bytes, bool written, const std::string &what) {
+  if (ptr == nullptr || bytes == 0) {
+    return;
+  }
+  Runtime &rt = Rt();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  rt.pending.push_back(PendingBuffer{stream, static_cast<const uint8_t *>(ptr), bytes, written, what});
+}
+
+std::string PendingHostAccess(const char *api, const void *ptr, size_t bytes, bool hostWrite, aclrtStream sameStream) {
+  if (ptr == nullptr || bytes == 0) {
+    return "";
+  }
+  const auto *p = static_cast<const uint8_t *>(ptr);
+  Runtime &rt = Rt();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  for (const PendingBuffer &b : rt.pending) {
+    const bool overlaps = p < b.start + b.bytes && b.start < p + bytes;
+    if (!overlaps || (!b.written && !hostWrite) || (sameStream != kAnyStream && b.stream == sameStream)) {
+      continue;
+    }
+    char range[160];
+    std::snprintf(range, sizeof(range), "%p..+%zu overlaps %p..+%zu, ", ptr, bytes, static_cast<const void *>(b.start),
+                  b.bytes);
+    const std::string stream = b.stream == nullptr ? std::string("the default stream (nullptr)") : [&b] {
+      char text[48];
+      std::snprintf(text, sizeof(text), "stream %p", b.stream);
+      return std::string(text);
+    }();
+    return std::string(api) + ": " + (hostWrite ? "host write of " : "host read of ") + range + b.what + ", which " +
+           (b.written ? "a launch" : "a launch reads and") + " on " + stream +
+           " not synchronised yet may " + (b.written ? "still write" : "still read") +
+           ": call aclrtSynchronizeStream on that stream first (on a device this " +
+           (hostWrite ? "corrupts the launch's input" : "reads garbage") + ").";
+  }
+  return "";
 }
 }  // namespace opgen_rt
 
@@ -159,16 +247,25 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     return ACL_ERROR_INVALID_PARAM;
   }
   rt.streams.erase(it);
+  // the stream's work is waited for (it ran inside its launching calls): its buffers are the host's again
+  auto done = [stream](const PendingBuffer &b) { return b.stream == stream; };
+  rt.pending.erase(std::remove_if(rt.pending.begin(), rt.pending.end(), done), rt.pending.end());
   delete static_cast<StreamObject *>(stream);
   return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
-  (void)stream;  // work already ran inside the launching call
+  if (stream != nullptr && !LiveStream(stream)) {
+    OP_LOGE(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: %p is not a live stream (nullptr is the default stream).",
+            stream);
+    return ACL_ERROR_INVALID_PARAM;
+  }
+  ClearPending(stream);  // the work already ran inside its launching calls
   return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeDevice(void) {
+  ClearPending(opgen_rt::kAnyStream);
   return ACL_SUCCESS;
 }
 
@@ -207,6 +304,10 @@ aclError aclrtFree(void *devPtr) {
       return ACL_ERROR_INVALID_PARAM;
     }
     rt.allocations.erase(it);
+    // its pending work is the caller's fault, not a later allocation's at the same address
+    const auto *start = static_cast<const uint8_t *>(devPtr);
+    auto inside = [start](const PendingBuffer &b) { return b.start == start; };
+    rt.pending.erase(std::remove_if(rt.pending.begin(), rt.pending.end(), inside), rt.pending.end());
   }
   std::free(devPtr);
   return ACL_SUCCESS;
@@ -253,14 +354,31 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
   if (kind == ACL_MEMCPY_HOST_TO_HOST && (IsDevicePointer(dst) || IsDevicePointer(src))) {
     return Invalid("aclrtMemcpy: %s.", "ACL_MEMCPY_HOST_TO_HOST given device memory");
   }
+  if (kind == ACL_MEMCPY_DEVICE_TO_HOST) {
+    const aclError ret =
+        RefuseUnsynchronised("aclrtMemcpy(ACL_MEMCPY_DEVICE_TO_HOST)", src, count, false, g_memcpyStream);
+    if (ret != ACL_SUCCESS) {
+      return ret;
+    }
+  }
+  if (kind == ACL_MEMCPY_HOST_TO_DEVICE) {
+    const aclError ret =
+        RefuseUnsynchronised("aclrtMemcpy(ACL_MEMCPY_HOST_TO_DEVICE)", dst, count, true, g_memcpyStream);
+    if (ret != ACL_SUCCESS) {
+      return ret;
+    }
+  }
   std::memmove(dst, src, count);
   return ACL_SUCCESS;
 }
 
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
-  (void)stream;
-  return aclrtMemcpy(dst, destMax, src, count, kind);
+  // queued behind the stream's own work, so only other streams' unsynchronised work races with it
+  g_memcpyStream = stream;
+  const aclError ret = aclrtMemcpy(dst, destMax, src, count, kind);
+  g_memcpyStream = opgen_rt::kAnyStream;
+  return ret;
 }
 
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
@@ -270,6 +388,10 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
   if (count > maxCount) {
     OP_LOGE(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count %zu exceeds maxCount %zu.", count, maxCount);
     return ACL_ERROR_INVALID_PARAM;
+  }
+  const aclError ret = RefuseUnsynchronised("aclrtMemset", devPtr, count, true, opgen_rt::kAnyStream);
+  if (ret != ACL_SUCCESS) {
+    return ret;
   }
   std::memset(devPtr, value, count);
   return ACL_SUCCESS;

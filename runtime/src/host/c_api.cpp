@@ -16,6 +16,7 @@
 #include "opgen_rt/tiling_meta.h"
 #include "register/op_def_registry.h"
 #include "registry.h"
+#include "stream_state.h"
 #include "tiling_runner.h"
 
 namespace {
@@ -436,6 +437,12 @@ const char *opgen_rt_run_infershape_json(const char *opType, const char *request
   }
   outputs += "]";
   return Keep(buffer, "{\"status\": 0, \"message\": \"\", \"outputs\": " + outputs + "}");
+}
+
+const char *opgen_rt_pending_host_access(const char *api, const void *ptr, uint64_t bytes, int32_t hostWrite) {
+  thread_local std::string buffer;
+  return Keep(buffer, opgen_rt::PendingHostAccess(api == nullptr ? "host access" : api, ptr, static_cast<size_t>(bytes),
+                                                  hostWrite != 0, opgen_rt::kAnyStream));
 }
 
 const char *opgen_rt_product_json(void) {

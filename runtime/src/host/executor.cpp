@@ -11,6 +11,7 @@
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
 #include "registry.h"
+#include "stream_state.h"
 
 namespace {
 
@@ -346,10 +347,37 @@ aclnnStatus RunTasks(opgen_rt::ExecutorState &state, void *workspace, opgen_rt::
   return ACLNN_SUCCESS;
 }
 
+// Records the caller's buffers the tasks read and write as pending on `stream` until it is synchronised
+// (stream_state.h). Executor-owned storage is not the host's to access, so it is left out.
+void MarkPending(const opgen_rt::ExecutorState &state, aclrtStream stream) {
+  const std::string api = state.creator.substr(0, state.creator.rfind("GetWorkspaceSize"));
+  auto mark = [&](const aclTensor *t, bool written, const std::string &what) {
+    if (t != nullptr && !t->IsExecutorOwned()) {
+      opgen_rt::MarkStreamPending(stream, t->GetStorageAddr(), opgen_rt::ViewExtentBytes(t), written, what);
+    }
+  };
+  for (const auto &task : state.tasks) {
+    if (const auto *host = std::get_if<opgen_rt::HostTask>(&task)) {
+      const std::string what = std::string("the ") + opgen_rt::HostTaskKindName(host->kind) + " host task of " + api;
+      mark(host->src, false, "the source of " + what);
+      mark(host->dst, true, "the destination of " + what);
+      continue;
+    }
+    const auto &launch = std::get<opgen_rt::LaunchTask>(task);
+    const std::string of = " of " + launch.opType + " (kernel " + launch.kernelName + ") launched by " + api;
+    for (size_t i = 0; i < launch.inputs.size(); ++i) {
+      mark(launch.inputs[i], false, "input " + (i < launch.inputNames.size() ? launch.inputNames[i] : "") + of);
+    }
+    for (size_t i = 0; i < launch.outputs.size(); ++i) {
+      mark(launch.outputs[i], true, "output " + (i < launch.outputNames.size() ? launch.outputNames[i] : "") + of);
+    }
+  }
+}
+
 }  // namespace
 
 aclnnStatus CommonOpExecutorRun(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {
-  (void)stream;  // synchronous: the work is done when this returns
+  // The work runs before this returns; the buffers it touches stay pending on `stream` until a sync.
   if (executor == nullptr) {
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "executor is nullptr: pass the executor returned by the GetWorkspaceSize call.");
     return ACLNN_ERR_PARAM_NULLPTR;
@@ -382,6 +410,7 @@ aclnnStatus CommonOpExecutorRun(void *workspace, uint64_t workspaceSize, aclOpEx
     ret = PrepareStorage(state);
   }
   if (ret == ACLNN_SUCCESS) {
+    MarkPending(state, stream);
     ret = RunTasks(state, workspace, stats);
   }
   stats.status = ret;
