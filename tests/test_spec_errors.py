@@ -778,7 +778,7 @@ def test_catalogue_errors(tmp_path: Path) -> None:
         "P:39: products[2].atomic_add_dtypes[1]: unknown dtype 'HALF'; allowed: " + DTYPES,
         "P:39: products[2].atomic_add_dtypes: Ascend910 lists BF16 in atomic_add_dtypes but has bf16: false",
         "P:40: products[2].cores: unknown key 'cores'; allowed: atomic_add_dtypes, bf16, capability_source, "
-        "config_name, data_copy_pad, doc_aliases, doc_term, hw_sync_all, name, npu_arch, queue_buffer_cap, "
+        "config_name, cost_model, data_copy_pad, doc_aliases, doc_term, hw_sync_all, name, npu_arch, queue_buffer_cap, "
         "soc_version, source, sys_workspace_bytes, ub_bytes, vector_core_num",
     ]
 
