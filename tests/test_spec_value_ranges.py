@@ -82,6 +82,20 @@ def test_an_example_scalar_attr_beyond_its_float_host_value_is_refused(tmp_path:
     assert lines == [f"{path}:{line}: example.attrs.lambd: 1e+39 is beyond FLOAT's range (+-3.40282347e+38)"]
 
 
+def test_a_scalar_attr_default_the_example_takes_must_fit_its_float_host_value(tmp_path: Path) -> None:
+    text = (project_paths().specs / "hardshrink_backward.yaml").read_text()
+    text = text.replace("attrs: {lambd: 2.0}", "attrs: {}").replace("    default: 0.5\n", "    default: 1e39\n")
+    path = tmp_path / "hardshrink_backward.yaml"
+    path.write_text(text)
+    line = text.splitlines().index("  attrs: {}") + 1
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, _catalogue())
+    assert str(info.value).splitlines() == [
+        f"{path}:{line}: example.attrs: the default 1e+39 of 'lambd' is the example's value, and it is beyond "
+        "FLOAT's range (+-3.40282347e+38); give 'lambd' an example value within it"
+    ]
+
+
 def test_an_optional_input_default_beyond_float32_is_refused_by_the_constant_rule(tmp_path: Path) -> None:
     lines, path, line = _errors(tmp_path, "binary_cross_entropy_backward", "    default: 1\n", "    default: 1e39\n")
     assert lines == [f"{path}:{line}: inputs[3].default: the constant 1e+39 {FP32}"]

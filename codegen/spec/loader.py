@@ -657,6 +657,16 @@ class _OpParser:
         for a in attrs:
             if a.name not in attr_values and a.default is not None:
                 attr_values[a.name] = a.default  # type: ignore[assignment]
+                d = a.default
+                limit = FLOAT_DTYPE_MAX["FLOAT"]
+                if a.scalar_dtypes[:1] == ("FLOAT",) and isinstance(d, float) and abs(d) > limit:
+                    # the default becomes the example program's C float value (a host-side double elsewhere)
+                    r.error(
+                        m.get("attrs", node),
+                        f"the default {d:g} of '{a.name}' is the example's value, and it is beyond FLOAT's range "
+                        f"(+-{limit:.9g}); give '{a.name}' an example value within it",
+                    )
+                    ok = False
             elif a.name not in attr_values and not any(k.value == a.name for k, _ in _entries(m.get("attrs"))):
                 where = m.get("attrs", node)
                 r.error(where, f"missing example attr '{a.name}' (it has no default)")
