@@ -77,7 +77,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
             has no ``products.yaml``, or a file or the reference directory cannot be written (nothing is left
             written then).
     """
-    from codegen.spec.naming import CPP_KEYWORDS, MAX_NAME_CHARS, TOO_LONG, is_upper_camel  # the loader's rules
+    from codegen.spec.naming import MAX_NAME_CHARS, TOO_LONG, is_upper_camel, kernel_problem  # the loader's rules
 
     if len(op) > MAX_NAME_CHARS:
         raise NewOpError(f"op name '{op}' {TOO_LONG}")
@@ -99,8 +99,9 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
     snake = snake_case(op)
     op_type = op[: -len("Backward")] + "Grad" if op.endswith("Backward") else op
     kernel = snake_case(op_type)
-    if kernel in CPP_KEYWORDS:
-        raise NewOpError(f"op name '{op}' gives the kernel name '{kernel}', a C++ keyword; choose another name")
+    problem = kernel_problem(kernel)
+    if problem:
+        raise NewOpError(f"op name '{op}' gives the kernel name '{kernel}': {problem}; nothing written")
     spec_path = specs_dir / f"{snake}.yaml"
     ref_path = reference_dir / f"{snake}.py"
     for path in (spec_path, ref_path):

@@ -172,3 +172,42 @@ def test_new_op_refuses_a_name_whose_op_type_or_kernel_another_spec_uses(tmp_pat
     assert clash in proc.stderr and "choose another name" in proc.stderr, proc.stderr
     assert sorted(p.name for p in specs.iterdir()) == before
     assert not (tmp_path / "reference").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("Errno", "'errno' is a macro of errno.h, a header the generated code includes; choose another name"),
+        ("Stdin", "'stdin' is a macro of stdio.h, a header the generated code includes; choose another name"),
+        ("Int", "'int' is a C++ keyword; choose another name"),
+        ("Restrict", "'restrict' is a C keyword; choose another name"),
+    ],
+)
+def test_new_op_refuses_every_kernel_name_the_loader_refuses(tmp_path: Path, name: str, problem: str) -> None:
+    """`opgen new Errno` wrote a spec whose kernel 'errno' (a header macro) the loader then refused: `new`
+    shares the loader's kernel name rule and writes nothing."""
+    from codegen.new import NewOpError, new_op
+    from codegen.spec.naming import kernel_problem
+
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(project_paths().specs / "products.yaml", specs)
+    kernel = name.lower()
+    assert kernel_problem(kernel) == problem  # the rule the loader applies to a spec's kernel
+    with pytest.raises(NewOpError) as info:
+        new_op(name, "elementwise", specs, tmp_path / "reference")
+    assert str(info.value) == f"op name '{name}' gives the kernel name '{kernel}': {problem}; nothing written"
+    assert sorted(p.name for p in specs.iterdir()) == ["products.yaml"]
+    assert not (tmp_path / "reference").exists()
+
+
+def test_new_op_names_the_loader_accepts_load(tmp_path: Path) -> None:
+    """A name next to the refused ones is written, and its spec loads."""
+    from codegen.new import new_op
+    from codegen.spec.loader import load_specs
+
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(project_paths().specs / "products.yaml", specs)
+    new_op("Errnum", "elementwise", specs, tmp_path / "reference")
+    assert [s.kernel for s in load_specs(specs)[1].values()] == ["errnum"]

@@ -1280,7 +1280,10 @@ def test_new_op_rejects_a_kernel_name_that_is_a_cpp_keyword(tmp_path: Path) -> N
 
     with pytest.raises(NewOpError) as info:
         new_op("Delete", "elementwise", tmp_path, tmp_path / "reference")
-    assert str(info.value) == "op name 'Delete' gives the kernel name 'delete', a C++ keyword; choose another name"
+    assert str(info.value) == (
+        "op name 'Delete' gives the kernel name 'delete': 'delete' is a C++ keyword; choose another name; "
+        "nothing written"
+    )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -41,13 +41,16 @@ from codegen.spec.catalogue import (
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors
 from codegen.spec.expr import (
     FLOAT32_MAX,
+    FLOAT_DTYPE_MAX,
     INT64_MAX,
     INT64_MIN,
     Expr,
     ExprEvalError,
     ExprType,
+    Num,
     as_shape,
     evaluate,
+    fp32_constant_message,
     to_source,
 )
 from codegen.spec.expr import names as expr_names
@@ -88,8 +91,6 @@ from codegen.spec.model import (
 )
 from codegen.spec.naming import (
     _C_IDENT,
-    _SNAKE,
-    C_ONLY_KEYWORDS,
     CPP_KEYWORDS,
     MAX_NAME_CHARS,
     PLATFORM_NAMES,
@@ -97,7 +98,7 @@ from codegen.spec.naming import (
     TOO_LONG,
     a_or_an,
     is_upper_camel,
-    macro_problem,
+    kernel_problem,
 )
 from codegen.spec.rules import (
     SHAPE_ATOMS,
@@ -263,8 +264,7 @@ class _OpParser:
             if not optional_flag:
                 self.r.error(m["default"], "a default is only allowed on an optional input (optional: true)")
             else:
-                number = self.r.number(m["default"])
-                default = None if number is None else float(number)
+                default = self.fp32_constant(m["default"])
         formats: tuple[str, ...] = ("ND",)
         if "formats" in m:
             listed = []
@@ -289,6 +289,18 @@ class _OpParser:
             name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats, header_name
         )
         return spec, m.get("shape")
+
+    def fp32_constant(self, node: YNode) -> float | None:
+        """A finite number within the constant rule's range (:func:`fp32_constant_message`: the device gets
+        it as a float32), or None (recorded)."""
+        number = self.r.number(node)
+        if number is None:
+            return None
+        message = fp32_constant_message(Num(float(number)))
+        if message is not None:
+            self.r.error(node, message)
+            return None
+        return float(number)
 
     def header_name_clashes(self, params: list[TensorSpec | AttrSpec]) -> None:
         """Reports a ``header_name`` that is another parameter's name in the aclnn header (its ``c_name``)."""
@@ -568,7 +580,18 @@ class _OpParser:
                 return None
             return v
         number = self.r.number(node)
-        return None if number is None else float(number)
+        if number is None:
+            return None
+        return self.within_dtype(node, float(number), dtype.name if dtype is not None else "")
+
+    def within_dtype(self, node: YNode, value: float, dtype: str) -> float | None:
+        """``value``, or None (recorded) when it is beyond the finite range of the floating dtype ``dtype``
+        (:data:`FLOAT_DTYPE_MAX`; another name is not checked): the example program would hold an infinity."""
+        limit = FLOAT_DTYPE_MAX.get(dtype)
+        if limit is not None and abs(value) > limit:
+            self.r.error(node, f"{value:g} is beyond {dtype}'s range (+-{limit:.9g})")
+            return None
+        return value
 
     def example(
         self,
@@ -624,6 +647,9 @@ class _OpParser:
                         ok = False
                         continue
                     v = self.attr_value(value, a.type, a.values, "value") if a.type else None
+                    if a.type == "scalar" and a.scalar_dtypes[:1] == ("FLOAT",) and isinstance(v, float):
+                        # the example program makes the aclScalar from a C float (its first dtype)
+                        v = self.within_dtype(value, v, "FLOAT")
                     if v is None:
                         ok = False
                     else:
@@ -631,6 +657,16 @@ class _OpParser:
         for a in attrs:
             if a.name not in attr_values and a.default is not None:
                 attr_values[a.name] = a.default  # type: ignore[assignment]
+                d = a.default
+                limit = FLOAT_DTYPE_MAX["FLOAT"]
+                if a.scalar_dtypes[:1] == ("FLOAT",) and isinstance(d, float) and abs(d) > limit:
+                    # the default becomes the example program's C float value (a host-side double elsewhere)
+                    r.error(
+                        m.get("attrs", node),
+                        f"the default {d:g} of '{a.name}' is the example's value, and it is beyond FLOAT's range "
+                        f"(+-{limit:.9g}); give '{a.name}' an example value within it",
+                    )
+                    ok = False
             elif a.name not in attr_values and not any(k.value == a.name for k, _ in _entries(m.get("attrs"))):
                 where = m.get("attrs", node)
                 r.error(where, f"missing example attr '{a.name}' (it has no default)")
@@ -942,19 +978,9 @@ class _OpParser:
         kernel = ""
         if "kernel" in m:
             k = r.string(m["kernel"])
-            if k is not None and len(k) > MAX_NAME_CHARS:
-                r.error(m["kernel"], TOO_LONG)
-            elif k is not None and not _SNAKE.fullmatch(k):
-                r.error(
-                    m["kernel"],
-                    f"'{k}' is not snake_case (lower-case letters, digits and single '_', e.g. soft_margin_loss_grad)",
-                )
-            elif k is not None and k in CPP_KEYWORDS:
-                r.error(m["kernel"], f"'{k}' is a C++ keyword; choose another name")
-            elif k is not None and k in C_ONLY_KEYWORDS:
-                r.error(m["kernel"], f"'{k}' is a C keyword; choose another name")
-            elif k is not None and macro_problem(k):
-                r.error(m["kernel"], str(macro_problem(k)))
+            problem = kernel_problem(k) if k is not None else None
+            if problem:
+                r.error(m["kernel"], problem)
             elif k is not None:
                 kernel = k
         if op and self.path.stem != snake_case(op):
@@ -1377,7 +1403,12 @@ class _OpParser:
                 if type_ == "float" and (isinstance(v, bool) or not isinstance(v, (int, float))):
                     r.error(d, "default must be a number for a float attr")
                     continue
-                default = float(cast(float, v)) if type_ == "float" else v
+                if type_ == "float":
+                    default = self.fp32_constant(d)  # the OpDef's Float(...) default
+                    if default is None:
+                        continue
+                else:
+                    default = v
             used_attrs.add(source)
             dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc))
         missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]

@@ -118,6 +118,21 @@ def macro_problem(name: str) -> str | None:
     return f"'{name}' is a macro of {header}, a header the generated code includes; choose another name"
 
 
+def kernel_problem(kernel: str) -> str | None:
+    """Why ``kernel`` cannot be an op's ``kernel`` name, or None when it can: at most
+    :data:`MAX_NAME_CHARS` characters, snake_case, not a C++ or C keyword and not a macro of the headers the
+    generated code includes (:func:`macro_problem`). The loader and ``opgen new`` share this rule."""
+    if len(kernel) > MAX_NAME_CHARS:
+        return TOO_LONG
+    if not _SNAKE.fullmatch(kernel):
+        return f"'{kernel}' is not snake_case (lower-case letters, digits and single '_', e.g. soft_margin_loss_grad)"
+    if kernel in CPP_KEYWORDS:
+        return f"'{kernel}' is a C++ keyword; choose another name"
+    if kernel in C_ONLY_KEYWORDS:
+        return f"'{kernel}' is a C keyword; choose another name"
+    return macro_problem(kernel)
+
+
 def name_problem(name: str, reserved: bool = True) -> str | None:
     """Why ``name`` cannot name a tensor, attr, scalar, let or constraint, or None when it can.
 

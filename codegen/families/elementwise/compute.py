@@ -118,8 +118,10 @@ def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
     one input (``shape: self``: the other inputs broadcast to it) names a required one, and a
     ``broadcast(...)`` output shape has every input, optional ones included, among its arguments (the API's
     shape check covers only those; the kernel broadcasts every input to the output)."""
+    reported = {e.field for e in r.errors}
     for i, t in enumerate(ctx.inputs):
-        if t.optional and t.default is None:
+        # a default that is there but wrong was reported at it already (one mistake, one error)
+        if t.optional and t.default is None and f"inputs[{i}].default" not in reported:
             r.errors.append(
                 SpecError(
                     t.loc,
