@@ -98,6 +98,7 @@ from codegen.spec.naming import (
     a_or_an,
     is_upper_camel,
     macro_problem,
+    value_name_problem,
 )
 from codegen.spec.rules import (
     SHAPE_ATOMS,
@@ -430,8 +431,9 @@ class _OpParser:
             label = r.string(value)
             if label is None:
                 continue
-            if not _C_IDENT.fullmatch(label) or label in CPP_KEYWORDS:
-                r.error(value, f"value name '{label}' must be a C identifier and not a C++ keyword")
+            problem = value_name_problem(label)
+            if problem:
+                r.error(value, problem)
                 continue
             if label in used:
                 r.error(value, f"duplicate value name '{label}' (also value {used[label]})")
