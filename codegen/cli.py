@@ -619,7 +619,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from codegen.aclnn_doc import DocError, import_doc
+    from codegen.aclnn_doc import DocError, OutputError, import_doc
     from codegen.paths import project_paths
     from codegen.registry import families
     from codegen.spec import load_catalogue
@@ -639,6 +639,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     except DocError as exc:
         print(str(exc), file=sys.stderr)
         print("1 document error; nothing was written", file=sys.stderr)
+        return 2
+    except OutputError as exc:  # the --out path (or specs/<op>.yaml), not the document
+        print(f"error: {'--out ' if args.out else ''}{exc}", file=sys.stderr)
         return 2
     print(f"wrote {result.path}")
     for line, q in result.questions:

@@ -5,6 +5,7 @@ starter's questions keep the spec loader from loading it; random parameter lists
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -21,6 +22,7 @@ from codegen.aclnn_doc import MAX_DOC_BYTES, DocError, import_doc
 from codegen.cli import main
 from codegen.registry import families
 from codegen.spec import SpecErrors, load_catalogue, load_op_spec
+from codegen.spec.naming import name_problem
 
 FAMILIES = tuple(f.name for f in families())
 SEEDS = Path(__file__).parent / "data" / "aclnn_docs"
@@ -219,7 +221,9 @@ def test_cli_prints_questions_and_never_overwrites(tmp_path: Path, capsys: pytes
     out.write_text("keep me\n")
     assert main(["import", str(doc), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"{out}:1: the spec file exists; nothing was written (--force overwrites it)" in err
+    assert err.splitlines() == [
+        f"error: --out {out}: the spec file exists; nothing was written (--force overwrites it)"
+    ]
     assert out.read_text() == "keep me\n"
     assert main(["import", str(doc), "--out", str(out), "--family", "elementwise", "--force"]) == 0
     assert out.read_text() == before
@@ -363,7 +367,7 @@ def test_a_broken_document_is_an_error_at_its_line_and_writes_nothing(
 
 
 _NAMES = st.from_regex(r"[a-z][a-zA-Z0-9]{0,10}", fullmatch=True).filter(
-    lambda s: s not in {"workspaceSize", "executor", "out"}
+    lambda s: s not in {"workspaceSize", "executor", "out"} and name_problem(s) is None
 )
 _TENSOR_DTYPES = ("FLOAT", "FLOAT16", "INT32", "INT64", "INT8", "UINT8", "BOOL", "DOUBLE")
 
@@ -451,3 +455,127 @@ def test_a_document_that_is_no_regular_file_is_refused_without_reading(tmp_path:
         import_doc(path, catalogue(), FAMILIES, tmp_path, out=out)
     assert info.value.line == 1 and expected in info.value.message
     assert not out.exists()
+
+
+_SEED_VALUES = "0 ('none') | 1 ('mean') | 2 ('sum')"
+
+
+@pytest.mark.parametrize(
+    ("values", "item"),
+    [
+        ("0 ('none') | 1 ('mean x') | 2 ('sum')", "1 ('mean x')"),  # a name with a space
+        ("0 ('none') | 1 ('mean') | 2 ('sum') | 3", "3"),  # a trailing bare value
+        ("0 ('none') | 1 ('me\"an: [x]\\n#') | 2 ('sum')", "1 ('me\"an: [x]\\n#')"),  # hostile
+        ("0 ('none') | 1 ('me\"an: [x]\n#') | 2 ('sum')", "1 ('me\"an: [x]"),  # a line break inside
+        ("0 ('no|ne') | 1 ('mean')", "0 ('no"),
+        ("0(none)|1()|2(sum)", "1()"),
+    ],
+    ids=["space", "bare", "hostile", "line-break", "pipe-in-name", "empty-name"],
+)
+def test_a_value_list_with_an_unreadable_item_is_one_question(tmp_path: Path, values: str, item: str) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    assert _SEED_VALUES in seed
+    result = _import(tmp_path, seed.replace(_SEED_VALUES, values), ".txt", family="elementwise")
+    spec = yaml.safe_load(result.path.read_text())  # still one YAML document: nothing leaks out of a line
+    (reduction,) = spec["attrs"]
+    assert reduction["name"] == "reduction" and reduction["type"] == "int64"
+    assert reduction["values"].startswith(
+        "QUESTION(doc line 27): the value list of 'reduction' cannot be read exactly: item "
+        + json.dumps(item, ensure_ascii=False)
+    )
+    with pytest.raises(SpecErrors) as info:  # the loader refuses it as a question, and nothing else
+        load_op_spec(result.path, catalogue())
+    assert [e.loc.line for e in info.value.errors] == [line for line, _ in result.questions]
+    assert "attrs[0].values" in [e.field for e in info.value.errors]
+
+
+def test_value_names_are_quoted_yaml_and_a_markdown_list_reads_exactly(tmp_path: Path) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    result = _import(tmp_path, seed.replace(_SEED_VALUES, "0 ('null') | 1 ('yes') | -2 (\"no\")"), ".txt")
+    assert '    values: {0: "null", 1: "yes", -2: "no"}' in result.path.read_text().split("\n")
+    assert yaml.safe_load(result.path.read_text())["attrs"][0]["values"] == {0: "null", 1: "yes", -2: "no"}
+    doc = _scaled()
+    doc.params[4].values = ((0, "none"), (1, "mean"), (2, "sum"), (3, "x y"))
+    md = yaml.safe_load(_import(tmp_path, markdown(doc), force=True).path.read_text())
+    assert md["attrs"][1]["values"].endswith(
+        "item \"3(x y)\" (value name 'x y' must be a C identifier and not a "
+        "C++ keyword); write {integer: name, ...} (names: C identifiers)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "ctype", "fragment"),
+    [
+        ("1 ('mean') | 1 ('sum')", "int64_t", "value 1 of 'reduction' is listed twice ('mean' and 'sum')"),
+        ("0 ('mean') | 1 ('mean')", "int64_t", "value name 'mean' of 'reduction' is listed twice"),
+        (
+            "0 ('none') | 99999999999999999999999999 ('mean')",
+            "int64_t",
+            "value 99999999999999999999999999 of 'reduction' is beyond its C type int64_t "
+            "(-9223372036854775808..9223372036854775807)",
+        ),
+        ("-1 ('none') | 1 ('mean')", "uint64_t", "value -1 of 'reduction' is beyond its C type uint64_t (0.."),
+    ],
+    ids=["duplicate-value", "duplicate-name", "beyond-int64", "negative-uint64"],
+)
+def test_a_duplicate_or_out_of_range_value_is_an_error(tmp_path: Path, values: str, ctype: str, fragment: str) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    doc = seed.replace(_SEED_VALUES, values).replace("reduction (int64_t,", f"reduction ({ctype},")
+    with pytest.raises(DocError) as info:
+        _import(tmp_path, doc, ".txt")
+    assert info.value.line == 27 and info.value.message.startswith(fragment), str(info.value)
+    assert not (tmp_path / "spec.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "fragment"),
+    [
+        ("  • target (", "  • delete (", 24, "parameter name: 'delete' is a C++ keyword"),
+        ("  • target (", "  • NULL (", 24, "parameter name: 'NULL' is a macro of"),
+        ("  • gradOutput (", "  • grädOutput (", 18, "parameter name: 'grädOutput' is not a valid C identifier"),
+        ("  • target (", "  • self (", 24, "duplicate parameter name 'self' (also the parameter at line 21)"),
+        ("  • target (", "  • stream (", 24, "parameter name: 'stream' is reserved"),
+    ],
+    ids=["keyword", "macro", "not-ascii", "duplicate", "reserved"],
+)
+def test_a_parameter_name_the_loader_refuses_is_an_error(
+    tmp_path: Path, old: str, new: str, line: int, fragment: str
+) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    assert old in seed
+    with pytest.raises(DocError) as info:
+        _import(tmp_path, seed.replace(old, new, 1), ".txt")
+    assert (info.value.line, info.value.message.startswith(fragment)) == (line, True), str(info.value)
+    assert not (tmp_path / "spec.yaml").exists()
+
+
+def test_a_markdown_parameter_name_the_loader_refuses_is_an_error(tmp_path: Path) -> None:
+    md = markdown(_scaled()).replace("weightOptional", "delete")
+    row = next(i for i, ln in enumerate(md.split("\n")) if "delete（aclTensor*）" in ln) + 1
+    with pytest.raises(DocError) as info:
+        _import(tmp_path, md)
+    assert (info.value.line, info.value.message) == (
+        row - 1,
+        "parameter name: 'delete' is a C++ keyword; choose another name (a spec cannot name a parameter so)",
+    )
+    twice = markdown(_scaled()).replace("weightOptional", "self")
+    with pytest.raises(DocError) as info:
+        _import(tmp_path, twice)
+    assert info.value.message.startswith("duplicate parameter name 'self' (also the parameter at line ")
+
+
+@pytest.mark.parametrize("kind", ["device", "directory", "missing-folder"])
+def test_an_output_path_problem_names_the_out_path_and_is_no_document_error(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = {"device": "/dev/null", "directory": str(tmp_path), "missing-folder": str(tmp_path / "no" / "s.yaml")}[kind]
+    why = {
+        "device": "is not a regular file (a device, FIFO or socket)",
+        "directory": "is a directory, not a spec file",
+        "missing-folder": "its folder does not exist",
+    }[kind]
+    doc = str(SEEDS / "aclnnSoftMarginLossBackward.txt")
+    for force in ([], ["--force"]):
+        assert main(["import", doc, "--out", out, *force]) == 2
+        assert capsys.readouterr().err.splitlines() == [f"error: --out {out}: {why}; nothing was written"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

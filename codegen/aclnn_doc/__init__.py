@@ -6,7 +6,7 @@ an :class:`~codegen.aclnn_doc.model.ApiDoc` and writes it as a spec (:mod:`~code
 unreadable parts are questions the spec loader refuses until they are answered.
 """
 
-from codegen.aclnn_doc.model import ApiDoc, DocError, Question
+from codegen.aclnn_doc.model import ApiDoc, DocError, OutputError, Question
 from codegen.aclnn_doc.run import MAX_DOC_BYTES, ImportResult, import_doc, read_doc
 
-__all__ = ["MAX_DOC_BYTES", "ApiDoc", "DocError", "ImportResult", "Question", "import_doc", "read_doc"]
+__all__ = ["MAX_DOC_BYTES", "ApiDoc", "DocError", "ImportResult", "OutputError", "Question", "import_doc", "read_doc"]

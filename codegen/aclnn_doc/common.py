@@ -8,13 +8,16 @@ The aclnn C types and what a spec makes of them follow CANN's aclnn headers (``a
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from codegen.aclnn_doc.model import DocError, DocParam
 from codegen.spec.catalogue import doc_term_key
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, Catalogue
-from codegen.types import DType
+from codegen.spec.naming import name_problem, value_name_problem
+from codegen.types import ATTR_TYPE_INFO, DType
 
 #: The marker the English rendering leaves where its source had a link or a styled term.
 DAMAGE = "[object Object]"
@@ -45,6 +48,26 @@ FORMATS = tuple(ACL_FORMATS) + tuple(PRIVATE_ACL_FORMATS)
 def c_type_key(ctype: str) -> str:
     """``const aclTensor *`` -> ``aclTensor*``: the type without ``const`` and spaces."""
     return re.sub(r"\s+", "", re.sub(r"\bconst\b", "", ctype))
+
+
+def check_param_name(name: str, file: str, line: int, seen: dict[str, int]) -> None:
+    """Refuses a parameter name the spec loader would refuse (:func:`codegen.spec.naming.name_problem`: not
+    an ASCII C identifier, a C/C++/Python keyword, a reserved or header-macro name) or one an earlier
+    parameter has; records it in ``seen`` (name -> document line).
+
+    Raises:
+        DocError: at ``line``, naming the rule.
+    """
+    problem = name_problem(name)
+    if problem:
+        raise DocError(file, line, f"parameter name: {problem} (a spec cannot name a parameter so)")
+    if name in seen:
+        raise DocError(
+            file,
+            line,
+            f"duplicate parameter name '{name}' (also the parameter at line {seen[name]}); names must be unique",
+        )
+    seen[name] = line
 
 
 def dtype_name(word: str) -> str | None:
@@ -118,13 +141,76 @@ class Products:
         return tuple(n for n in self.order if n in s)
 
 
-def value_set(text: str) -> list[tuple[int, str]] | None:
+#: Where an integer value list starts: an integer and an opening parenthesis (``0 ('none')``, ``0(none)``).
+_ITEM_START = re.compile(r"(?<![A-Za-z0-9_.])-?\d+\s*[(（]")
+#: One item, exactly: the integer and its name, quoted or bare, in parentheses.
+_ITEM = re.compile(
+    r"(?P<value>-?\d+)\s*[(（]\s*(?:'(?P<q1>[^']*)'|\"(?P<q2>[^\"]*)\"|‘(?P<q3>[^’]*)’|(?P<bare>[^()（）'\"‘’]*?))\s*[)）]"
+)
+#: Characters a YAML reader takes as line breaks or refuses, besides those JSON escapes.
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+
+
+def quoted(text: str) -> str:
+    """``text`` as a one-line double-quoted string that YAML and JSON read back as ``text`` (JSON's escapes,
+    plus ``\\uXXXX`` for what YAML reads as a line break or refuses: NEL, U+2028, C1 controls, ...)."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    """An integer attribute's documented value list: ``values`` when every item was read exactly, else
+    ``question`` (what could not be read, one line)."""
+
+    values: tuple[tuple[int, str], ...] = ()
+    question: str = ""
+
+
+def value_set(text: str, attr_type: str, label: str, file: str, line: int) -> ValueSet | None:
     """An integer attribute's documented values, ``0 ('none') | 1 ('mean') | 2 ('sum')`` or
-    ``0(none)|1(mean)|2(sum)``, or None when the text has no such list."""
-    items = re.findall(r"(-?\d+)\s*[(（]\s*['\"‘’]?([A-Za-z_][\w-]*)['\"‘’]?\s*[)）]", text)
-    if len(items) < 2 or "|" not in text:
+    ``0(none)|1(mean)|2(sum)``, or None when the text has no such list (an item followed by ``|``).
+
+    Every item, from the first ``N (`` to the end of the ``|``-separated list, must be read exactly as an
+    integer and a name the spec loader takes (:func:`codegen.spec.naming.value_name_problem`); otherwise
+    the whole list is a question.
+
+    Raises:
+        DocError: at ``line``: a value listed twice, or beyond ``attr_type``'s C range.
+    """
+    start = _ITEM_START.search(text)
+    if start is None or not re.search(r"[|｜]", text[start.start() :]):
         return None
-    return [(int(v), n) for v, n in items]
+    parts = re.split(r"[|｜]", text[start.start() :])
+    items: list[tuple[int, str]] = []
+    for k, raw in enumerate(parts):
+        seg = raw.strip()
+        m = _ITEM.match(seg)
+        if k == len(parts) - 1:  # the list ends where the sentence goes on
+            if m and re.match(r"(?:$|[\s.。,，;；])", seg[m.end() :]):
+                seg = seg[: m.end()]
+            else:
+                seg = re.split(r"[.。;；]\s|[.。;；]$|,\s|，", seg, maxsplit=1)[0].strip()
+                m = _ITEM.match(seg)
+        if m is None or m.end() != len(seg):
+            return ValueSet(question=f"the value list of {label} cannot be read exactly: item {quoted(seg)}")
+        name = next(g for g in (m.group("q1"), m.group("q2"), m.group("q3"), m.group("bare"), "") if g is not None)
+        problem = value_name_problem(name.strip() if m.group("bare") is not None else name)
+        if problem:
+            return ValueSet(
+                question=f"the value list of {label} cannot be read exactly: item {quoted(seg)} ({problem})"
+            )
+        items.append((int(m.group("value")), name.strip()))
+    lo, hi = ATTR_TYPE_INFO[attr_type].int_range or (0, 0)
+    seen: dict[int, str] = {}
+    for value, name in items:
+        if not lo <= value <= hi:
+            raise DocError(file, line, f"value {value} of {label} is beyond its C type {attr_type}_t ({lo}..{hi})")
+        if value in seen:
+            raise DocError(file, line, f"value {value} of {label} is listed twice ('{seen[value]}' and '{name}')")
+        if name in seen.values():
+            raise DocError(file, line, f"value name '{name}' of {label} is listed twice")
+        seen[value] = name
+    return ValueSet(values=tuple(items))
 
 
 def string_values(text: str) -> list[str] | None:

@@ -8,10 +8,10 @@ placeholder string ``"QUESTION(doc line N): ...; proposed: <value>"``, which the
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
+from codegen.aclnn_doc.common import quoted
 from codegen.aclnn_doc.model import ApiDoc, DocConstraint, DocParam, Question
 from codegen.spec.model import Catalogue, snake_case
 from codegen.types import AclnnStatus, DType
@@ -36,8 +36,12 @@ class Written:
 
 
 def _q(text: str) -> str:
-    """A YAML double-quoted scalar (JSON's string syntax is YAML's)."""
-    return json.dumps(text, ensure_ascii=False)
+    """A YAML double-quoted scalar on one line (JSON's string syntax is YAML's; :func:`quoted`)."""
+    return quoted(text)
+
+
+#: What would end a YAML comment line early or make the file unreadable (line breaks, control characters).
+_COMMENT_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 def _number(text: str) -> str:
@@ -66,7 +70,8 @@ class _Out:
 
     def ask(self, indent: str, key: str, q: Question) -> None:
         head = f"QUESTION(doc line {q.line}): {q.text}"
-        self.lines.append(f"{indent.replace('-', ' ')}# {head}")
+        comment = _COMMENT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", head)
+        self.lines.append(f"{indent.replace('-', ' ')}# {comment}")
         value = f"{head}; proposed: {q.proposal}" if q.proposal else head
         self.lines.append(f"{indent}{key}: {_q(value)}")
         self.questions.append((len(self.lines), q))
@@ -162,13 +167,17 @@ def _attr(out: _Out, p: DocParam) -> None:
     else:
         out.add(f"  - name: {p.name}")
     out.add(f"{ind}type: {p.attr_type}")
-    if p.values:
+    if p.values_question:
+        out.ask(
+            ind, "values", Question(p.line, f"{p.values_question}; write {{integer: name, ...}} (names: C identifiers)")
+        )
+    elif p.values:
         vals, _ = p.values
         if p.attr_type == "string":
-            out.add(f"{ind}values: {_flow([str(v) for v in vals])}")
+            out.add(f"{ind}values: {_flow([_q(str(v)) for v in vals])}")
         else:
             pairs = [item for item in vals if isinstance(item, tuple)]
-            out.add(f"{ind}values: {{{', '.join(f'{v}: {n}' for v, n in pairs)}}}")
+            out.add(f"{ind}values: {{{', '.join(f'{v}: {_q(n)}' for v, n in pairs)}}}")
     elif p.attr_type == "string":
         out.ask(ind, "values", Question(p.line, f"the strings {_label(p)} accepts (a list)"))
     if p.attr_type == "scalar":

@@ -22,6 +22,7 @@ from codegen.aclnn_doc.common import (
     Products,
     broadcast_shape,
     c_type_key,
+    check_param_name,
     dtype_list,
     first_sentence,
     format_list,
@@ -203,8 +204,11 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
     if r:
         p.rank = (r, row_line)
     if attr_type in ("int64", "uint64"):
-        ivals = value_set(words)
-        p.values = (ivals, row_line) if ivals else None
+        vs = value_set(words, attr_type, f"'{name}'", file, row_line)
+        if vs is not None and vs.question:
+            p.values_question = vs.question
+        elif vs is not None:
+            p.values = (list(vs.values), row_line)
     elif attr_type == "string":
         svals = string_values(cells.get("usage", ""))
         p.values = (svals, row_line) if svals else None
@@ -271,10 +275,12 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
     if "name" not in cols or "role" not in cols:
         raise DocError(file, ptable.line, "the parameter table needs the columns 参数名 and 输入/输出")
     params: list[DocParam] = []
+    seen: dict[str, int] = {}
     for row_line, cells in ptable.rows:
         named = {c: v for c, v in zip(cols, cells, strict=True) if c}
         p = _param_row(named, row_line, file, proto_types)
         if p is not None:
+            check_param_name(p.name or "", file, row_line, seen)
             params.append(p)
     if not params:
         raise DocError(file, ptable.line, "the parameter table names no aclnn parameter (only workspaceSize/executor)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ApiDoc", "DocConstraint", "DocError", "DocParam", "DtypeRule", "Question"]
+__all__ = ["ApiDoc", "DocConstraint", "DocError", "DocParam", "DtypeRule", "OutputError", "Question"]
 
 
 class DocError(Exception):
@@ -31,6 +31,26 @@ class DocError(Exception):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.message}"
+
+
+class OutputError(Exception):
+    """The starter spec cannot be written where it should go (``--out`` or ``specs/<op>.yaml``): a problem
+    of that path, not of the document. Nothing is written.
+
+    Attributes:
+        path: the spec path as given.
+        message: what is wrong with it.
+
+    ``str(error)`` is ``f"{path}: {message}"``.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(path, message)
+        self.path = path
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,7 @@ class DocParam:
         formats: the storage formats it names, and their line; None when it names none.
         rank: ``(lo, hi)`` and its line, or None.
         values: an attr's value set: ``[(int, name)]`` or ``[str]`` (string attrs), with its line; or None.
+        values_question: an integer attr's value list that could not be read exactly (the question), or "".
         default: an attr's documented default (YAML text) or None.
         shape: an output's shape rule (spec expression) or None.
         damaged: the document's entry holds a damaged passage.
@@ -94,6 +115,7 @@ class DocParam:
     formats: tuple[tuple[str, ...], int] | None = None
     rank: tuple[tuple[int, int], int] | None = None
     values: tuple[list[tuple[int, str]] | list[str], int] | None = None
+    values_question: str = ""
     default: str | None = None
     shape: str | None = None
     damaged: bool = False

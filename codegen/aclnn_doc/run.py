@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from codegen.aclnn_doc.common import Products
 from codegen.aclnn_doc.emit import Written, emit_spec
 from codegen.aclnn_doc.markdown_doc import parse_markdown_doc
-from codegen.aclnn_doc.model import ApiDoc, DocError, Question
+from codegen.aclnn_doc.model import ApiDoc, DocError, OutputError, Question
 from codegen.aclnn_doc.text_doc import looks_like_text_doc, parse_text_doc
 from codegen.inputs import InputFileError, read_input_bytes
 from codegen.spec.model import Catalogue, snake_case
@@ -101,20 +103,38 @@ def import_doc(
         The file written, the document read and the questions with their spec lines.
 
     Raises:
-        DocError: the document cannot be read (nothing is written), ``--family`` is unknown, or the spec file
-            exists and ``force`` is off (reported at the spec file's line 1).
+        DocError: the document cannot be read (nothing is written) or ``--family`` is unknown.
+        OutputError: the spec cannot go to its path: it exists and ``force`` is off, it is no regular file (a
+            directory, ``/dev/null``), its folder is missing or the write fails (nothing is written).
     """
     if family is not None and family not in families:
         raise DocError(str(doc_path), 1, f"unknown family '{family}'; families: {', '.join(families)}")
+    if out is not None:  # a wrong --out is reported before the document is read
+        _check_target(out, force)
     doc = parse_doc(doc_path, catalogue)
     written: Written = emit_spec(doc, catalogue, family, families)
     target = out if out is not None else specs_dir / f"{snake_case(doc.op)}.yaml"
-    if target.exists() and not force:
-        raise DocError(str(target), 1, "the spec file exists; nothing was written (--force overwrites it)")
-    if target.exists() and not target.is_file():
-        raise DocError(str(target), 1, "not a regular file; nothing was written")
+    _check_target(target, force)
     try:
         write_atomic(target, written.text)
     except OSError as exc:
-        raise DocError(str(target), 1, f"cannot write the spec: {exc.strerror or exc}; nothing was written") from None
+        raise OutputError(str(target), f"cannot write the spec: {exc.strerror or exc}; nothing was written") from None
     return ImportResult(target, doc, tuple(written.questions))
+
+
+def _check_target(target: Path, force: bool) -> None:
+    """Raises :class:`OutputError` when the spec cannot be written to ``target``."""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            raise OutputError(str(target), "its folder does not exist; nothing was written") from None
+        return
+    except OSError as exc:
+        raise OutputError(str(target), f"cannot use it: {exc.strerror or exc}; nothing was written") from None
+    if stat.S_ISDIR(mode):
+        raise OutputError(str(target), "is a directory, not a spec file; nothing was written")
+    if not stat.S_ISREG(mode):
+        raise OutputError(str(target), "is not a regular file (a device, FIFO or socket); nothing was written")
+    if not force:
+        raise OutputError(str(target), "the spec file exists; nothing was written (--force overwrites it)")

@@ -20,6 +20,7 @@ from codegen.aclnn_doc.common import (
     Products,
     broadcast_shape,
     c_type_key,
+    check_param_name,
     dtype_list,
     first_sentence,
     format_list,
@@ -95,6 +96,7 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
     mentioned: list[str] = []
     current: DocParam | None = None
     raw_desc: dict[int, str] = {}
+    seen: dict[str, int] = {}
     for i, m in bullets:
         line = i + 1
         body = m.group(2).strip()
@@ -118,10 +120,12 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         ctype = " ".join(pm.group("type").split())
         key = c_type_key(ctype)
         name = pm.group("name").strip()
-        damaged = DAMAGE in name or not re.fullmatch(r"[A-Za-z_]\w*", name)
+        damaged = DAMAGE in name  # lost in rendering: a question; any other name follows the spec's rule
         if key in TRAILING_C_TYPES:
             current = None
             continue
+        if not damaged:
+            check_param_name(name, file, line, seen)
         if key in UNSUPPORTED_C_TYPES:
             raise DocError(file, line, f"parameter type '{ctype}' of '{name}' is not supported by the spec format")
         if key not in C_TYPES:
@@ -152,8 +156,11 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             vals = string_values(desc)
             p.values = (vals, line) if vals else None
         elif attr_type in ("int64", "uint64"):
-            ivals = value_set(desc)
-            p.values = (ivals, line) if ivals else None
+            vs = value_set(desc, attr_type, f"'{name}'" if not damaged else f"the {ctype} parameter", file, line)
+            if vs is not None and vs.question:
+                p.values_question = vs.question
+            elif vs is not None:
+                p.values = (list(vs.values), line)
         params.append(p)
         current = p
     if not params:

@@ -99,6 +99,7 @@ from codegen.spec.naming import (
     a_or_an,
     is_upper_camel,
     kernel_problem,
+    value_name_problem,
 )
 from codegen.spec.rules import (
     SHAPE_ATOMS,
@@ -442,8 +443,9 @@ class _OpParser:
             label = r.string(value)
             if label is None:
                 continue
-            if not _C_IDENT.fullmatch(label) or label in CPP_KEYWORDS:
-                r.error(value, f"value name '{label}' must be a C identifier and not a C++ keyword")
+            problem = value_name_problem(label)
+            if problem:
+                r.error(value, problem)
                 continue
             if label in used:
                 r.error(value, f"duplicate value name '{label}' (also value {used[label]})")

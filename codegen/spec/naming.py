@@ -159,6 +159,14 @@ def name_problem(name: str, reserved: bool = True) -> str | None:
     return None
 
 
+def value_name_problem(label: str) -> str | None:
+    """Why ``label`` cannot name a value of an integer attr's ``values`` (it becomes a C++ enumerator-like
+    identifier: a C identifier, not a C++ keyword), or None when it can."""
+    if not _C_IDENT.fullmatch(label) or label in CPP_KEYWORDS:
+        return f"value name '{label}' must be a C identifier and not a C++ keyword"
+    return None
+
+
 # ------------------------------------------------------------------------------------------------ messages
 
 #: Beginnings of words spoken with a consonant sound although their first letter is a vowel: "a uint64",
