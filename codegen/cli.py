@@ -414,10 +414,11 @@ def _tree_is_current(
     args: argparse.Namespace, specs: dict[str, OpSpec], catalogue: Catalogue, generated: Path, cache: Path
 ) -> bool:
     """Before anything is built: whether the generated tree holds every file the selected ``specs`` produce
-    (:mod:`codegen.check.freshness`). A missing file (the tree is behind the specs: a product, op or input
-    added without ``opgen generate``) is an error line naming the command that brings it up to date, and
-    False; files whose text differs (behind the specs, or edited by hand) are a warning line, and the check
-    runs them as they are. A render that fails (a project without ``.clang-format``, say) is a warning line
+    (:mod:`codegen.check.freshness`). A tree behind the specs (a file they produce is missing, or a differing
+    file's inputs changed since the tree's manifest recorded them: a spec, catalogue or template edited
+    without ``opgen generate``) is an error line naming the command that brings it up to date, and False;
+    other files whose text differs (edited by hand, or of a tree without a manifest) are a warning line, and
+    the check runs them as they are. A render that fails (a project without ``.clang-format``, say) is a warning line
     too: the tree is checked as it is."""
     from codegen.check.freshness import describe, freshness
     from codegen.render import RenderError
@@ -431,7 +432,7 @@ def _tree_is_current(
             file=sys.stderr,
         )
         return True
-    if not (found.missing or found.differ):
+    if not (found.missing or found.outdated or found.differ):
         return True
     command = ["opgen"]
     for option in ("specs", "products"):

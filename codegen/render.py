@@ -143,9 +143,43 @@ def format_cpp_files(texts: dict[str, str], style_file: Path) -> dict[str, str]:
             env={**os.environ, "LC_ALL": "C"},
         )
         if proc.returncode != 0:
-            names = ", ".join(sorted(texts))
-            raise RenderError(f"clang-format failed on {names}: {proc.stderr.decode(errors='replace')}")
+            raise RenderError(_format_failure(proc.stderr.decode(errors="replace"), style_file, root, len(texts)))
         return {rel: target.read_bytes().decode() for rel, target in targets.items()}
+
+
+def style_problem(style_file: Path) -> str | None:
+    """What is wrong with the clang-format configuration ``style_file``, as clang-format states it once
+    (``.clang-format:13:11: Expected , between entries``, the path as given), or None when clang-format reads
+    it. One ``clang-format --dump-config`` process; asked only after a formatting run failed.
+
+    Raises:
+        RenderError: clang-format is not installed.
+    """
+    proc = subprocess.run(
+        [clang_format_binary(), "--dump-config", f"--style=file:{style_file}"],
+        capture_output=True,
+        check=False,
+        env={**os.environ, "LC_ALL": "C"},
+    )
+    if proc.returncode == 0:
+        return None
+    lines = [line.strip() for line in proc.stderr.decode(errors="replace").splitlines() if line.strip()]
+    first = lines[0] if lines else f"clang-format exited with status {proc.returncode}"
+    return re.sub(r": error: ", ": ", first, count=1).rstrip("!")
+
+
+def _format_failure(stderr: str, style_file: Path, root: Path, count: int) -> str:
+    """One line on a failed ``clang-format -i`` run over ``count`` files copied under ``root``: the style
+    file's problem when the style is what failed (stated once, not once per file), else clang-format's first
+    message line with the temporary directory taken out of the paths."""
+    problem = style_problem(style_file)
+    if problem is not None:
+        return f"clang-format style: {problem}"
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    first = lines[0] if lines else "no message"
+    for prefix in (str(root.resolve()) + os.sep, str(root) + os.sep):
+        first = first.replace(prefix, "")
+    return f"clang-format failed ({count} file(s) formatted together): {first}"
 
 
 def format_cpp(text: str, style_file: Path, filename: str) -> str:
