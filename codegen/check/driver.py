@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib.util
 import inspect
+import os
 import re
 import signal
 import subprocess
@@ -39,7 +40,8 @@ class ReferenceLoadError(Exception):
 
 
 def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleType:
-    """Imports ``reference/<snake>.py`` (by path, so it works from a wheel install too).
+    """Imports ``reference/<snake>.py`` (by path, so it works from a wheel install too); what the module
+    prints while it is imported goes to stderr (stdout holds only the check's table and totals).
 
     Raises:
         FileNotFoundError: the reference module does not exist.
@@ -54,7 +56,9 @@ def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleTyp
     assert mod_spec is not None and mod_spec.loader is not None
     module = importlib.util.module_from_spec(mod_spec)
     try:
-        mod_spec.loader.exec_module(module)
+        # stdout is the table's (and `--json /dev/stdout`'s): what the module prints goes to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            mod_spec.loader.exec_module(module)
     except Exception as exc:  # the user's module: any error is reported as the op's reference failure
         raise ReferenceLoadError(f"reference {path} failed to import: {type(exc).__name__}: {exc}") from exc
     if not callable(getattr(module, "reference", None)):
@@ -926,6 +930,10 @@ def _pool_worker_init() -> None:
     die_with_parent()
     use_tool_warning_format()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a forked worker inherits it)
+    # what a reference module or generated code prints in this process goes to stderr: stdout is the
+    # parent's table (and `--json /dev/stdout`); the pool talks to the parent through its own pipes
+    sys.stdout.flush()
+    os.dup2(2, 1)
 
 
 def run_check(
