@@ -128,12 +128,6 @@ def _open_in_place(path: Path | str) -> int:
     """
     own = _descriptor_link(path)[1]
     if own is not None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                if stream is not None and stream.fileno() == own:
-                    stream.flush()
-            except (OSError, ValueError):  # a stream without a descriptor (a test's capture) or closed
-                pass
         return os.dup(own)
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
@@ -180,6 +174,13 @@ def write_output(path: Path | str, text: str) -> None:
     fd = _HELD.pop(os.path.abspath(path), None)
     if fd is None:
         fd = _open_in_place(path)
+    own = _descriptor_link(path)[1]
+    for stream in (sys.stdout, sys.stderr):  # what was printed there comes first (`--json /dev/stdout`)
+        try:
+            if own is not None and stream is not None and stream.fileno() == own:
+                stream.flush()
+        except (OSError, ValueError):  # a stream without a descriptor (a test's capture) or closed
+            pass
     try:
         data = memoryview(text.encode("utf-8"))
         while data:
