@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codegen.spec.errors import SpecError, SpecErrors
+from codegen.writer import hold_output, writes_in_place
 
 if TYPE_CHECKING:  # the model imports the expression language: loaded only by commands that read specs
     from codegen.check.driver import CaseResult, Job
@@ -71,12 +71,17 @@ def _dtype_names(names: list[str] | None) -> tuple[str, ...]:
     return tuple(names or ())
 
 
-def _writable_file(path_text: str, option: str) -> Path:
+def _writable_file(path_text: str, option: str, *, output_only: bool = True) -> Path:
     """``path_text`` checked to be a file this process can create or overwrite (before a long run).
 
+    With ``output_only`` (a file the command only writes), a path :func:`codegen.writer.write_output` writes
+    in place (a FIFO, a device, ``/dev/stdout``) is opened here and kept open for the end of the run
+    (:func:`codegen.writer.hold_output`); a file that is read too (a cost table) is refused by its reader
+    when it is not a regular file.
+
     Raises:
-        UsageError: the path is empty, the directory does not exist, the path is a directory, or either is
-            not writable.
+        UsageError: the path is empty, the directory does not exist, the path is a directory, either is
+            not writable, or an in-place output cannot be opened (a FIFO with no reader).
     """
     if not path_text:
         raise UsageError(f"{option}: an empty path; give a file name")
@@ -84,19 +89,17 @@ def _writable_file(path_text: str, option: str) -> Path:
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise UsageError(f"{option} {path_text}: is a directory")
+    if output_only and writes_in_place(path):  # a FIFO, a device, /dev/stdout: opened now (a FIFO needs its reader now)
+        try:
+            hold_output(path)
+        except OSError as exc:
+            raise UsageError(f"{option} {path_text}: cannot write: {exc.strerror or exc}") from None
+        return path
     if not parent.is_dir():
         raise UsageError(f"{option} {path_text}: directory {parent} does not exist")
     if (path.exists() and not os.access(path, os.W_OK)) or not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path_text}: not writable")
     return path
-
-
-def _regular_or_new(path: Path) -> bool:
-    """Whether ``path`` is a regular file or does not exist yet (not a device, FIFO or socket)."""
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return True
 
 
 def _distinct_files(named: list[tuple[str, str | None]], inputs: Sequence[str] = ()) -> None:
@@ -126,7 +129,7 @@ def _costs(path_text: str, *, created: bool) -> CaseCosts:
     from codegen.check.matrix import CaseCosts
 
     if created:  # the run records into it: an unwritable place would lose the times silently
-        _writable_file(path_text, "--costs")
+        _writable_file(path_text, "--costs", output_only=False)
     try:
         return CaseCosts.read(Path(path_text), created=created)
     except ValueError as exc:
@@ -382,9 +385,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     meta = _check_meta(args, specs, generated_root, [shard, count], plan)
     # Until the run ends, the result files say that it has not (an earlier run's files must not stand for a
     # run that is killed, SIGKILL included): `opgen report merge` refuses the JSON, the JUnit has an error.
-    # (a device path such as /dev/stdout gets only the final file: nothing stale can be left there)
+    # (an in-place path such as /dev/stdout or a FIFO gets only the final file: nothing stale can be left there)
     running = {**meta, "interrupted": {"jobs_done": 0, "jobs_total": len(jobs), "running": True}}
-    early = [p if p is not None and _regular_or_new(p) else None for p in (json_path, junit_path)]
+    early = [p if p is not None and not writes_in_place(p) else None for p in (json_path, junit_path)]
     _write_result_files([], running, early[0], early[1], quiet=True)  # a write error shows at the end
     try:
         results = run_check(jobs, args.jobs, progress_printer(len(jobs))) if jobs else []

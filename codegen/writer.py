@@ -6,8 +6,12 @@ written, so a bad spec never leaves a half-updated tree.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
+import re
 import stat
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +77,116 @@ def write_atomic(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+#: A path that names an open file descriptor: ``/dev/fd/N``, ``/proc/<self|thread-self|pid>[/task/T]/fd/N``.
+_FD_LINK = re.compile(r"^/(?:dev/fd|proc/(self|thread-self|\d+)(?:/task/\d+)?/fd)/(\d+)$")
+_STD_LINKS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+#: Descriptors opened by :func:`hold_output` before a run, used (and closed) by :func:`write_output`.
+_HELD: dict[str, int] = {}
+
+
+def _descriptor_link(path: Path | str) -> tuple[bool, int | None]:
+    """Whether ``path`` goes through a file-descriptor link (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``, following symbolic links on the way), and the descriptor of this process it names
+    (None: none, or another process's)."""
+    p = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit of symbolic links in one lookup
+        p = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+        if p in _STD_LINKS:
+            return True, _STD_LINKS[p]
+        m = _FD_LINK.match(p)
+        if m:
+            mine = m.group(1) is None or m.group(1) in ("self", "thread-self", str(os.getpid()))
+            return True, int(m.group(2)) if mine else None
+        if not os.path.islink(p):
+            return False, None
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+    return False, None
+
+
+def writes_in_place(path: Path | str) -> bool:
+    """Whether :func:`write_output` writes ``path`` in place: it goes through a file-descriptor link
+    (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``: an open descriptor, even of a regular file) or is
+    an existing file that is not a regular file (a FIFO, a device). A regular file or a new path is written
+    through a temporary file and a rename (:func:`write_atomic`)."""
+    if _descriptor_link(path)[0]:
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # a new file
+
+
+def _open_in_place(path: Path | str) -> int:
+    """A descriptor to write ``path`` in place: a duplicate of this process's descriptor it names (sharing
+    its offset, so ``/dev/stdout`` redirected to a file follows what was printed), else the file opened
+    without blocking (a FIFO without a reader fails instead of hanging) and then made blocking.
+
+    Raises:
+        OSError: the descriptor is not open, or the file cannot be opened (``ENXIO``: a FIFO with no reader).
+    """
+    own = _descriptor_link(path)[1]
+    if own is not None:
+        return os.dup(own)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False
+    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_TRUNC if regular else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO (named pipe) with no reader; start its reader first") from None
+        raise
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return fd
+
+
+def hold_output(path: Path | str) -> None:
+    """Before a run: opens an output that :func:`write_output` writes in place (a FIFO must have a reader
+    now, not only at the end) and keeps the descriptor for it; nothing for a path written atomically.
+
+    Raises:
+        OSError: the output cannot be opened (``ENXIO``: a FIFO with no reader; a closed descriptor).
+    """
+    if not writes_in_place(path):
+        return
+    fd = _open_in_place(path)
+    old = _HELD.pop(os.path.abspath(path), None)
+    if old is not None:
+        os.close(old)
+    _HELD[os.path.abspath(path)] = fd
+
+
+def write_output(path: Path | str, text: str) -> None:
+    """Writes the result file ``path`` (UTF-8): in place, once, where :func:`writes_in_place` says so (a
+    descriptor link, a FIFO, a device: a rename would replace the device node or miss the open file),
+    else atomically (:func:`write_atomic`, through a symbolic link to the file it points to).
+
+    Raises:
+        OSError: the output cannot be opened (``ENXIO``: a FIFO with no reader) or written.
+    """
+    if not writes_in_place(path):
+        write_atomic(Path(os.path.realpath(path)), text)
+        return
+    fd = _HELD.pop(os.path.abspath(path), None)
+    if fd is None:
+        fd = _open_in_place(path)
+    own = _descriptor_link(path)[1]
+    for stream in (sys.stdout, sys.stderr):  # what was printed there comes first (`--json /dev/stdout`)
+        try:
+            if own is not None and stream is not None and stream.fileno() == own:
+                stream.flush()
+        except (OSError, ValueError):  # a stream without a descriptor (a test's capture) or closed
+            pass
+    try:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
 
 
 class WriteFailed(Exception):

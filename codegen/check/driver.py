@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib.util
 import inspect
+import os
 import re
 import signal
 import subprocess
@@ -14,7 +15,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -39,7 +40,8 @@ class ReferenceLoadError(Exception):
 
 
 def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleType:
-    """Imports ``reference/<snake>.py`` (by path, so it works from a wheel install too).
+    """Imports ``reference/<snake>.py`` (by path, so it works from a wheel install too); what the module
+    prints while it is imported goes to stderr (stdout holds only the check's table and totals).
 
     Raises:
         FileNotFoundError: the reference module does not exist.
@@ -54,7 +56,9 @@ def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleTyp
     assert mod_spec is not None and mod_spec.loader is not None
     module = importlib.util.module_from_spec(mod_spec)
     try:
-        mod_spec.loader.exec_module(module)
+        # stdout is the table's (and `--json /dev/stdout`'s): what the module prints goes to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            mod_spec.loader.exec_module(module)
     except Exception as exc:  # the user's module: any error is reported as the op's reference failure
         raise ReferenceLoadError(f"reference {path} failed to import: {type(exc).__name__}: {exc}") from exc
     if not callable(getattr(module, "reference", None)):
@@ -288,7 +292,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             if len(runs) > 1 and len(outputs) == 1 and passed and not message:
                 # the case's name promises several core orders; say why they were not run
                 message = ONE_CORE_NOTE
-    except _Verdict as exc:
+    except (_Verdict, ToleranceError) as exc:
         message = str(exc)
     except AclnnError as exc:
         status, message = exc.status, exc.message
@@ -387,8 +391,9 @@ def _expectation(
     of making a kept value stale.
 
     Raises:
-        ValueError: a reference of several outputs does not return a tuple of that many arrays, or its
-            ``tolerance()`` does not return one atol per output and an rtol.
+        ValueError: a reference of several outputs does not return a tuple of that many arrays.
+        ToleranceError: its ``tolerance()`` does not return one atol per output and an rtol, each finite and
+            non-negative (:func:`reference_tolerance`).
     """
     arrays = tuple(v for v in ref_params.values() if isinstance(v, np.ndarray))
     key: tuple[Any, ...] = (id(ref), spec.snake, getattr(product, "name", None), outputs)
@@ -410,9 +415,7 @@ def _expectation(
                 f"the reference of {spec.op} must return a tuple of {outputs} arrays ({', '.join(spec.output_names)})"
             )
         if hasattr(ref, "tolerance"):
-            tol = tuple(_call_with(ref.tolerance, ref_params))
-            if len(tol) != outputs + 1:
-                raise ValueError(f"tolerance() of {spec.op} must return {outputs} atols and an rtol")
+            tol = reference_tolerance(ref, ref_params, spec.output_names)
             value = (results, tol[:-1], tol[-1], "tolerance()")
         else:
             value = (results, (0.0,) * outputs, DEFAULT_RTOL, "default")
@@ -445,7 +448,7 @@ def case_tolerance(
     ``lazy`` a derived atol may be a :class:`codegen.check.compare.LazyAtol` (only for ``compare``).
     """
     if hasattr(ref, "tolerance"):
-        atol, rtol = _call_with(ref.tolerance, params)
+        atol, rtol = reference_tolerance(ref, params, ("out",))
         return atol, rtol, "tolerance()"
     derived = (
         None if product is None else registry.family(spec.family).derived_bound(spec, product, params, expected, lazy)
@@ -453,6 +456,48 @@ def case_tolerance(
     if derived is not None:
         return derived, 2.0**-40, "derived"
     return 0.0, DEFAULT_RTOL, "default"
+
+
+class ToleranceError(ValueError):
+    """A reference module's ``tolerance()`` returned no usable bound: not one atol per output and an rtol, or
+    a value that is not a finite, non-negative number (an infinite or NaN bound accepts anything). ``str()``
+    is one line naming ``tolerance()`` in the reference file."""
+
+
+def reference_tolerance(ref: ModuleType, params: dict[str, Any], outputs: Sequence[str]) -> tuple[Any, ...]:
+    """``ref.tolerance(**params)`` checked: ``(atol, rtol)`` for one output, ``(atol_0, ..., atol_{n-1},
+    rtol)`` for the ``outputs`` named; each a number or an array of finite, non-negative numbers.
+
+    Raises:
+        ToleranceError: the wrong count of values, a value that is not numeric, or one holding an
+            infinity, a NaN or a negative number (the first such value named, with its element index).
+    """
+    where = f"tolerance() in {getattr(ref, '__file__', None) or 'the reference module'}"
+    returned = _call_with(ref.tolerance, params)
+    try:
+        tol = tuple(returned)
+    except TypeError:  # a bare number
+        raise ToleranceError(f"{where} returned a {type(returned).__name__}, not a tuple (atol..., rtol)") from None
+    if len(tol) != len(outputs) + 1:
+        wanted = "an atol and an rtol" if len(outputs) == 1 else f"{len(outputs)} atols (one per output) and an rtol"
+        raise ToleranceError(f"{where} must return {wanted}, not {len(tol)} values")
+    names = (["atol"] if len(outputs) == 1 else [f"the atol of {name}" for name in outputs]) + ["rtol"]
+    for name, value in zip(names, tol):
+        try:
+            values = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ToleranceError(f"{where} returned {name} of type {type(value).__name__}, not a number") from None
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)).reshape(-1))
+        if bad.size:
+            first = values.reshape(-1)[bad[0]]
+            index = tuple(int(i) for i in np.unravel_index(int(bad[0]), values.shape))
+            at = f" at element {index}" if values.ndim else ""
+            raise ToleranceError(
+                f"{where} returned {name} {float(first)!r}{at}: a bound must be finite and non-negative "
+                "(an infinite or NaN bound accepts any output)"
+            )
+    return tol
 
 
 def explain_bound(source: str, ref: ModuleType) -> str:
@@ -676,7 +721,7 @@ def _check_example(
         out_dtype = numpy_dtype(ex.output.dtype)
         got_arr = got.astype(out_dtype)
         if several and hasattr(ref, "tolerance"):
-            tol = tuple(_call_with(ref.tolerance, params))
+            tol = reference_tolerance(ref, params, spec.output_names)
             atol, rtol, source = tol[0], tol[-1], "tolerance()"
         elif several:
             atol, rtol, source = 0.0, DEFAULT_RTOL, "default"
@@ -713,7 +758,7 @@ def _check_example(
             0,
             0.0,
             0.0,
-            f"{type(exc).__name__}: {exc}",
+            str(exc) if isinstance(exc, ToleranceError) else f"{type(exc).__name__}: {exc}",
             time.perf_counter() - start,
         )
 
@@ -885,6 +930,10 @@ def _pool_worker_init() -> None:
     die_with_parent()
     use_tool_warning_format()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a forked worker inherits it)
+    # what a reference module or generated code prints in this process goes to stderr: stdout is the
+    # parent's table (and `--json /dev/stdout`); the pool talks to the parent through its own pipes
+    sys.stdout.flush()
+    os.dup2(2, 1)
 
 
 def run_check(

@@ -24,14 +24,13 @@ same inputs and cost table.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import hashlib
 import heapq
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from typing import Any
 
 from codegen.inputs import InputFileError, read_input_text
 from codegen.spec.model import OpSpec, Product
+from codegen.writer import write_output
 
 #: The role of every catalogue field (:class:`codegen.spec.model.Product`): ``behaviour`` fields reach the
 #: emulator, the tiling or the templates' code; ``identity`` fields name the product (they matter only where
@@ -259,16 +259,11 @@ class CaseCosts:
                 self.seconds[r.ident] = round(float(r.seconds), 6)
 
     def save(self) -> None:
-        """Writes the table atomically (a temporary file renamed over it); an unwritable place is ignored
-        (costs are an optimisation)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".case-costs-", dir=str(self.path.parent))
-            with os.fdopen(fd, "w") as f:
-                json.dump({"version": 1, "seconds": dict(sorted(self.seconds.items()))}, f, indent=0)
-            os.replace(tmp, self.path)
-        except OSError:
-            pass
+        """Writes the table with :func:`codegen.writer.write_output` (atomically: a temporary file renamed over
+        it; in place through a descriptor link or to a FIFO or device); an unwritable place is ignored (costs
+        are an optimisation)."""
+        with contextlib.suppress(OSError):
+            write_output(self.path, json.dumps({"version": 1, "seconds": dict(sorted(self.seconds.items()))}, indent=0))
 
 
 # --------------------------------------------------------------------------------------------------- shards

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
-import stat
 import xml.etree.ElementTree as ET
 from dataclasses import MISSING, fields
 from pathlib import Path
@@ -29,7 +27,7 @@ from typing import Any
 from codegen.check.matrix import MAX_UNIT_SECONDS, idents_digest
 from codegen.check.results import NO_MESSAGE, CaseResult, covered_name, result_dict
 from codegen.inputs import InputFileError, read_input_text
-from codegen.writer import write_atomic
+from codegen.writer import write_output
 
 #: Largest result file read (bytes): a full check's ``--json`` with every counter is tens of MB; JSON takes
 #: several times its size in memory once parsed.
@@ -41,25 +39,17 @@ class MergeError(Exception):
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Writes ``text`` to ``path`` with :func:`codegen.writer.write_atomic` (a temporary file in the same
-    directory renamed over it, the old file's mode kept), so that a full disk or a killed process leaves the
-    previous file whole, never a truncated one; through a symbolic link to the file it points to. A path
-    that exists and is not a regular file (``/dev/stdout``, a FIFO) is written in place: a rename would
-    replace the device node.
+    """Writes ``text`` to ``path`` with :func:`codegen.writer.write_output`: a regular file or a new path
+    through a temporary file in the same directory renamed over it (the old file's mode kept), so that a
+    full disk or a killed process leaves the previous file whole, never a truncated one; through a symbolic
+    link to the file it points to. A path through a file-descriptor link (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``) or one that is not a regular file (a FIFO, a device) is written in place.
 
     Raises:
-        OSError: the directory cannot take the temporary file, the write fails (a full disk), or the rename.
+        OSError: the directory cannot take the temporary file, the write fails (a full disk), the rename, or
+            a FIFO has no reader (``ENXIO``).
     """
-    target = Path(os.path.realpath(path))
-    try:
-        regular = stat.S_ISREG(target.stat().st_mode)
-    except OSError:
-        regular = True  # a new file
-    if not regular:
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
-        return
-    write_atomic(target, text)
+    write_output(path, text)
 
 
 def write_json(results: list[CaseResult], path: Path, meta: dict[str, Any] | None = None) -> None:
