@@ -28,6 +28,7 @@ __all__ = [
     "ACLNN_STATUS_CODES",
     "ATTR_TYPE_INFO",
     "DEVICE_ATTR_TYPE_INFO",
+    "FLOAT_DTYPE_MAX",
     "TORCH_SCHEMA_TYPES",
     "AclnnStatus",
     "AttrTypeInfo",
@@ -94,6 +95,16 @@ _DTYPE_INFO: dict[str, DTypeInfo] = {
     "DOUBLE": DTypeInfo(8, "float64", "double", "double", True),
     "BOOL": DTypeInfo(1, "bool", "bool", "bool", False),
     "BF16": DTypeInfo(2, "bfloat16", "bfloat16_t", "uint16_t", True),
+}
+
+
+#: The largest finite value of each floating tensor dtype, by spec name (FLOAT is float32's, 3.4028234663852886e38;
+#: FLOAT16 65504, BF16 ``(2 - 2**-7) * 2**127``): an example value beyond it would be an infinity.
+FLOAT_DTYPE_MAX = {
+    "FLOAT": 3.4028234663852886e38,
+    "FLOAT16": 65504.0,
+    "BF16": 3.3895313892515355e38,
+    "DOUBLE": 1.7976931348623157e308,
 }
 
 

@@ -23,8 +23,8 @@ MUTANTS = [
         "elu-negcoef-without-scale",  # isResult's (y + alpha * scale) computed with alpha alone
         "elu_backward",
         "tiling_cpp",
-        "tiling.set_scalar3(static_cast<float>((alpha * scale)));",
-        "tiling.set_scalar3(static_cast<float>((alpha)));",
+        "tiling.set_scalar2(static_cast<float>((alpha * scale)));",
+        "tiling.set_scalar2(static_cast<float>((alpha)));",
         "FLOAT",
         "combined",
     ),

@@ -115,7 +115,7 @@ def _dtypes(out: _Out, indent: str, p: DocParam, products: tuple[str, ...], cata
                     line,
                     f"on {prod} the document lists {_flow(per[prod] or ['none'])} for {_label(p)}, but a spec's "
                     f"dtypes give {_flow(derived)} there (each product keeps what it supports): narrow the op's "
-                    "products, or list the combinations with dtype_combos (row_reduce)",
+                    "products, or list the combinations with dtype_combos (where the family takes it)",
                     _flow(union),
                 ),
             )
@@ -309,7 +309,7 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
                 Question(
                     line,
                     f"the error table lists {code} ({name}): '{desc}'; keep shape_status {code} if a tensor of a wrong "
-                    "shape or rank returns it (row_reduce family), else delete this line",
+                    "shape or rank returns it (where the family takes shape_status), else delete this line",
                     str(code),
                 ),
             )

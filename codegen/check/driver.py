@@ -415,7 +415,7 @@ def _expectation(
                 f"the reference of {spec.op} must return a tuple of {outputs} arrays ({', '.join(spec.output_names)})"
             )
         if hasattr(ref, "tolerance"):
-            tol = reference_tolerance(ref, ref_params, spec.output_names)
+            tol = reference_tolerance(ref, ref_params, spec.output_names, results)
             value = (results, tol[:-1], tol[-1], "tolerance()")
         else:
             value = (results, (0.0,) * outputs, DEFAULT_RTOL, "default")
@@ -448,7 +448,7 @@ def case_tolerance(
     ``lazy`` a derived atol may be a :class:`codegen.check.compare.LazyAtol` (only for ``compare``).
     """
     if hasattr(ref, "tolerance"):
-        atol, rtol = reference_tolerance(ref, params, ("out",))
+        atol, rtol = reference_tolerance(ref, params, ("out",), (expected,))
         return atol, rtol, "tolerance()"
     derived = (
         None if product is None else registry.family(spec.family).derived_bound(spec, product, params, expected, lazy)
@@ -460,17 +460,23 @@ def case_tolerance(
 
 class ToleranceError(ValueError):
     """A reference module's ``tolerance()`` returned no usable bound: not one atol per output and an rtol, or
-    a value that is not a finite, non-negative number (an infinite or NaN bound accepts anything). ``str()``
+    a value that is infinite or negative (an infinite bound accepts anything). ``str()``
     is one line naming ``tolerance()`` in the reference file."""
 
 
-def reference_tolerance(ref: ModuleType, params: dict[str, Any], outputs: Sequence[str]) -> tuple[Any, ...]:
+def reference_tolerance(
+    ref: ModuleType, params: dict[str, Any], outputs: Sequence[str], expected: Sequence[Any] | None = None
+) -> tuple[Any, ...]:
     """``ref.tolerance(**params)`` checked: ``(atol, rtol)`` for one output, ``(atol_0, ..., atol_{n-1},
-    rtol)`` for the ``outputs`` named; each a number or an array of finite, non-negative numbers.
+    rtol)`` for the ``outputs`` named; each a number or an array of non-negative numbers, none infinite. A NaN
+    is allowed (references compute tolerances from inputs that may hold NaN): the comparison's ``err <= bound``
+    is false for it, so it accepts nothing but a NaN where the reference is NaN. With ``expected`` (the
+    reference's output per output name), an infinite atol is allowed at an element whose reference value is an
+    infinity or NaN (it is compared by its kind there), never where it is finite; rtol is never infinite.
 
     Raises:
         ToleranceError: the wrong count of values, a value that is not numeric, or one holding an
-            infinity, a NaN or a negative number (the first such value named, with its element index).
+            infinity or a negative number (the first such value named, with its element index).
     """
     where = f"tolerance() in {getattr(ref, '__file__', None) or 'the reference module'}"
     returned = _call_with(ref.tolerance, params)
@@ -482,20 +488,25 @@ def reference_tolerance(ref: ModuleType, params: dict[str, Any], outputs: Sequen
         wanted = "an atol and an rtol" if len(outputs) == 1 else f"{len(outputs)} atols (one per output) and an rtol"
         raise ToleranceError(f"{where} must return {wanted}, not {len(tol)} values")
     names = (["atol"] if len(outputs) == 1 else [f"the atol of {name}" for name in outputs]) + ["rtol"]
-    for name, value in zip(names, tol):
+    for k, (name, value) in enumerate(zip(names, tol)):
         try:
             values = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             raise ToleranceError(f"{where} returned {name} of type {type(value).__name__}, not a number") from None
+        infinite = np.isinf(values)
+        if expected is not None and k < len(outputs) and infinite.any():
+            finite_ref = np.isfinite(np.asarray(expected[k], dtype=np.float64))
+            if finite_ref.shape == values.shape:  # else every infinity counts (a scalar atol covers finite values)
+                infinite = infinite & finite_ref
         with np.errstate(invalid="ignore"):
-            bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)).reshape(-1))
+            bad = np.flatnonzero((infinite | (values < 0)).reshape(-1))
         if bad.size:
             first = values.reshape(-1)[bad[0]]
             index = tuple(int(i) for i in np.unravel_index(int(bad[0]), values.shape))
             at = f" at element {index}" if values.ndim else ""
             raise ToleranceError(
                 f"{where} returned {name} {float(first)!r}{at}: a bound must be finite and non-negative "
-                "(an infinite or NaN bound accepts any output)"
+                "(an infinite bound accepts any output)"
             )
     return tol
 
@@ -721,7 +732,7 @@ def _check_example(
         out_dtype = numpy_dtype(ex.output.dtype)
         got_arr = got.astype(out_dtype)
         if several and hasattr(ref, "tolerance"):
-            tol = reference_tolerance(ref, params, spec.output_names)
+            tol = reference_tolerance(ref, params, spec.output_names, result)
             atol, rtol, source = tol[0], tol[-1], "tolerance()"
         elif several:
             atol, rtol, source = 0.0, DEFAULT_RTOL, "default"

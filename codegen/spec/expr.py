@@ -1332,15 +1332,6 @@ def check(expr: Expr, scope: Scope, want: Collection[ExprType], what: str = "the
 #: compile).
 FLOAT32_MAX = 3.4028234663852886e38
 
-#: The largest finite value of each floating tensor dtype, by spec name (FLOAT is :data:`FLOAT32_MAX`;
-#: FLOAT16 65504, BF16 ``(2 - 2**-7) * 2**127``): an example value beyond it would be an infinity.
-FLOAT_DTYPE_MAX = {
-    "FLOAT": FLOAT32_MAX,
-    "FLOAT16": 65504.0,
-    "BF16": 3.3895313892515355e38,
-    "DOUBLE": 1.7976931348623157e308,
-}
-
 
 def constant_beyond_fp32(expr: Expr) -> tuple[Expr, float] | None:
     """The first subexpression of ``expr`` (parents first) that reads no name and whose value is a number

@@ -41,7 +41,6 @@ from codegen.spec.catalogue import (
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors
 from codegen.spec.expr import (
     FLOAT32_MAX,
-    FLOAT_DTYPE_MAX,
     INT64_MAX,
     INT64_MIN,
     Expr,
@@ -127,7 +126,7 @@ from codegen.spec.yaml_reader import (
     _show_key,
     read_yaml,
 )
-from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, FLOAT_DTYPE_MAX, AclnnStatus
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
 _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
