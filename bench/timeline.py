@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 #: The bench shape of each family: 2^22-element tensors ([4096, 1024], rows reduced along the last dim) and,
-#: for the index family, numWeights = 16384, D = 128, N = 262144 (the shape issue 34 names).
+#: for the index family, numWeights = 16384, D = 128, N = 262144 (a typical large-vocabulary shape).
 BENCH_SHAPES: dict[str, tuple[int, ...]] = {
     "elementwise": (4096, 1024),
     "row_reduce": (4096, 1024),
@@ -132,15 +132,23 @@ def main(argv: list[str] | None = None) -> int:
     """Runs the table for the selected products and ops (default: every product and op); prints Markdown."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--product", action="append", help="catalogue product (repeatable; default all)")
-    parser.add_argument("--op", action="append", help="op name or aclnn name (repeatable; default all)")
+    parser.add_argument("--op", action="append", help="spec name, OpType or aclnn name (repeatable; default all)")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
     from codegen.specs import load_project
 
     catalogue, specs = load_project()
     products = [p for p in catalogue.products if not args.product or p.name in args.product]
+    missing = sorted(set(args.product or []) - {p.name for p in catalogue.products})
+    if missing:
+        parser.error(
+            f"unknown product: {', '.join(missing)} (the catalogue has {', '.join(p.name for p in catalogue.products)})"
+        )
     wanted = set(args.op or [])
-    chosen = [s for s in specs.values() if not wanted or s.op in wanted or s.aclnn_name in wanted]
+    chosen = [s for key, s in specs.items() if not wanted or wanted & {key, s.op, s.aclnn_name}]
+    unknown = sorted(w for w in wanted if not any(w in {key, s.op, s.aclnn_name} for key, s in specs.items()))
+    if unknown:
+        parser.error(f"unknown op: {', '.join(unknown)} (give a spec name, an OpType or an aclnn name)")
     rows: list[dict[str, Any]] = []
     for spec in sorted(chosen, key=lambda s: s.aclnn_name):
         for product in products:
