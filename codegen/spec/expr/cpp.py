@@ -27,7 +27,8 @@ def _cpp_max(args: list[str]) -> str:
 
 
 #: C++ forms of the numeric functions (need ``<cmath>``/``<cstdlib>``); they agree with
-#: :data:`NUMERIC_FUNCTIONS`. ``min``/``max`` are ternaries so that mixed int64/double arguments work.
+#: :data:`~codegen.spec.expr.NUMERIC_FUNCTIONS`. ``min``/``max`` are ternaries so that mixed int64/double
+#: arguments work.
 DEFAULT_CPP_FUNCTIONS: Mapping[str, CppFunction] = {
     "abs": lambda a: f"std::abs({a[0]})",
     "min": _cpp_min,
@@ -72,7 +73,8 @@ def to_cpp(
     functions: Mapping[str, CppFunction] | None = None,
     is_float: Callable[[Expr], bool] | None = None,
 ) -> str:
-    """Prints ``expr`` as a fully parenthesised C++ expression that computes what :func:`evaluate` does.
+    """Prints ``expr`` as a fully parenthesised C++ expression that computes what
+    :func:`~codegen.spec.expr.evaluate` does.
 
     Integer literals print as ``int64_t{N}``, floats with ``repr`` precision (e.g. ``0.1``, ``1e-05``),
     booleans as ``true``/``false``; ``a / b`` as ``(static_cast<double>(a) / static_cast<double>(b))``;

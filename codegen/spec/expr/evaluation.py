@@ -68,8 +68,8 @@ def evaluate(
         expr: the expression.
         env: the value of each name: numbers (Python or NumPy scalars) or opaque objects that only
             functions and ``==``/``!=`` use (tensors, shapes, dtypes).
-        functions: the implementation of each function; default :data:`DEFAULT_FUNCTIONS` (numeric
-            functions and the tensor functions of :data:`TENSOR_FUNCTIONS`).
+        functions: the implementation of each function; default :data:`~codegen.spec.expr.DEFAULT_FUNCTIONS` (numeric
+            functions and the tensor functions of :data:`~codegen.spec.expr.TENSOR_FUNCTIONS`).
 
     Returns:
         ``bool``, ``int`` (within int64), ``float``, or whatever a function returned for non-numbers
@@ -141,8 +141,8 @@ _ARGUMENT_TYPED_FUNCTIONS = frozenset({"abs", "min", "max", "relu", "where"})
 
 
 def _yields_double(e: Expr, env: Mapping[str, object]) -> bool:
-    """Whether the C++ form of ``e`` (see :func:`to_cpp`) has type double, from its structure and the kinds
-    of the values in ``env`` (a float name is a double, an int or bool name an integer); nothing is
+    """Whether the C++ form of ``e`` (see :func:`~codegen.spec.expr.to_cpp`) has type double, from its structure
+    and the kinds of the values in ``env`` (a float name is a double, an int or bool name an integer); nothing is
     evaluated, so a branch that would divide by zero can be typed."""
     if isinstance(e, Num):
         return isinstance(e.value, float)

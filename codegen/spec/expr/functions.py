@@ -118,7 +118,8 @@ def _fn_relu(x: object) -> int | float:
 
 #: Python implementations of the numeric functions, C-like at the edges (``log(0) == -inf``,
 #: ``sqrt(-1)`` is NaN, ``exp`` overflows to inf, ``sigmoid(-1000) == 0.0``); they match
-#: :data:`DEFAULT_CPP_FUNCTIONS`. ``min``/``max`` of mixed ints and floats give a float (C++'s common type).
+#: :data:`~codegen.spec.expr.DEFAULT_CPP_FUNCTIONS`. ``min``/``max`` of mixed ints and floats give a float
+#: (C++'s common type).
 NUMERIC_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "abs": _fn_abs,
     "min": _fn_min,
@@ -223,5 +224,5 @@ TENSOR_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "reduced": _fn_reduced,
 }
 
-#: The default ``functions`` of :func:`evaluate`.
+#: The default ``functions`` of :func:`~codegen.spec.expr.evaluate`.
 DEFAULT_FUNCTIONS: Mapping[str, Callable[..., object]] = {**NUMERIC_FUNCTIONS, **TENSOR_FUNCTIONS}

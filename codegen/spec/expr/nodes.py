@@ -81,7 +81,7 @@ class IfElse(Expr):
 
 @dataclass(frozen=True)
 class Call(Expr):
-    """``func(args...)``; ``func`` is resolved by context (see :class:`Scope`)."""
+    """``func(args...)``; ``func`` is resolved by context (see :class:`~codegen.spec.expr.Scope`)."""
 
     func: str
     args: tuple[Expr, ...]
@@ -160,7 +160,7 @@ def _wrap(e: Expr, min_prec: int) -> str:
 def to_source(expr: Expr) -> str:
     """The expression in spec syntax with only the parentheses precedence needs.
 
-    For trees made by :func:`parse_expr`, ``parse_expr(to_source(e), ...) == e``.
+    For trees made by :func:`~codegen.spec.expr.parse_expr`, ``parse_expr(to_source(e), ...) == e``.
     """
     return _source(expr)[0]
 
