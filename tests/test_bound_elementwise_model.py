@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.families.elementwise import bound
+from codegen.families.elementwise import bound, interval_program
 from codegen.families.elementwise.compiler import Instruction, Program
 from codegen.families.elementwise.plan import compile_all, program_for
 from codegen.spec.model import DType
@@ -365,7 +365,7 @@ def one_instruction(
     """``ins`` over the buffers ``srcs`` (name -> (model elements, array form)): vector step against model."""
     n = len(next(iter(srcs.values()))[0])
     with np.errstate(all="ignore"):
-        got = bound._step(ins, {k: s[1] for k, s in srcs.items()}, scalars, dt)
+        got = interval_program._step(ins, {k: s[1] for k, s in srcs.items()}, scalars, dt)
         model = [step_model(ins, {k: s[0][i] for k, s in srcs.items()}, scalars, dt) for i in range(n)]
     if ins.op in ("Compare", "Compares"):
         t, f = (np.broadcast_to(e, (n,)) for e in got)

@@ -393,8 +393,8 @@ def test_the_log1p_interval_holds_the_fp32_rewrite_and_is_a_few_ulps_wide(x: flo
     """For any fp32 x >= -1, the rewrite evaluated in fp32 (NumPy's float32 log is within one ULP, inside the
     stated four) lies in the interval the bound gives log1p(x), and that interval is at most 2**-18
     relative wide (plus fp32's smallest normal on each side)."""
-    from codegen.families.elementwise.bound import program_interval
     from codegen.families.elementwise.compiler import compile_formula
+    from codegen.families.elementwise.interval_program import program_interval
     from codegen.spec.errors import SourceLoc
     from codegen.spec.expr import parse_expr
     from codegen.spec.model import DType

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from codegen.families.elementwise.bound import _compare, _select
 from codegen.families.elementwise.boundary import boundary_values
 from codegen.families.elementwise.compiler import compile_formula
+from codegen.families.elementwise.intervals import _compare, _select
 from codegen.runner import ScalarArg, attr_value
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import evaluate, parse_expr
