@@ -26,6 +26,8 @@ from codegen.runner import ScalarArg, device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import Compare, ExprEvalError, Name, Num, walk
 from codegen.spec.model import SCALAR_ACL_IDS, AttrSpec, Constraint, DType, OpSpec, Product
 
+__all__ = ["check_cases", "check_offsets", "derived_bound", "infer_output"]
+
 
 def reduce_of(spec: OpSpec) -> Any:
     """The spec's reduce epilogue (:func:`codegen.families.elementwise.plan.reduce_of`)."""
