@@ -1,4 +1,4 @@
-"""The family registry: every op family is one package under ``codegen/families/<name>/``, and this module is
+"""The family registry: every op family is one package under ``codegen/families/<name>/``, and this package is
 what every shared stage asks (the spec loader, the renderer, ``opgen explain``, the check driver, ``opgen new`` and the
 output allocation of a call). No shared module names a family.
 
