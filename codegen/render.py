@@ -24,7 +24,7 @@ import jinja2
 
 from codegen import registry
 from codegen.paths import ProjectPaths
-from codegen.plan.common import OpViews
+from codegen.plan.views import OpViews
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import Catalogue, OpSpec
 
@@ -263,7 +263,7 @@ def render_ops(
     """Renders every file of each spec in ``specs`` (results in the same order); the C++ files of all of
     them are formatted by one clang-format process (:func:`format_cpp_files`).
 
-    Each file is rendered from the typed view of its kind (:meth:`codegen.plan.common.OpViews.view_for`):
+    Each file is rendered from the typed view of its kind (:meth:`codegen.plan.views.OpViews.view_for`):
     the template sees the view's fields and ``file_kind``, nothing else.
 
     Raises:

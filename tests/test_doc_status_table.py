@@ -9,7 +9,7 @@ import re
 import pytest
 
 from codegen.paths import project_paths
-from codegen.plan.common import op_files
+from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project(None, None)

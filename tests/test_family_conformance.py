@@ -217,7 +217,7 @@ def test_the_family_name_scan_finds_a_mention(tmp_path: Path) -> None:
 
 def test_templates_see_views_only() -> None:
     """No template reads a ``spec`` variable, and no family's view carries an OpSpec (templates get the
-    op's :class:`codegen.plan.common.OpView` as ``op``)."""
+    op's :class:`codegen.plan.views.OpView` as ``op``)."""
     from jinja2 import meta
 
     from codegen.render import make_environment

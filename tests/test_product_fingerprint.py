@@ -30,8 +30,8 @@ from codegen.check.matrix import (
 )
 from codegen.generate import render_all
 from codegen.paths import project_paths
-from codegen.plan.common import op_files
 from codegen.spec.errors import SourceLoc
+from codegen.spec.generated_names import op_files
 from codegen.spec.model import Catalogue, CostModel, DType, Figure, Product
 from codegen.specs import load_project
 

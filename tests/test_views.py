@@ -16,14 +16,8 @@ from jinja2 import meta, nodes
 
 from codegen import registry
 from codegen.paths import ProjectPaths, project_paths
-from codegen.plan.common import (
-    RENDERER_NAMES,
-    SHARED_VIEWS,
-    BinaryJsonView,
-    KindView,
-    OpViews,
-    ProtoView,
-)
+from codegen.plan.shared_views import SHARED_VIEWS, ProtoView
+from codegen.plan.views import RENDERER_NAMES, BinaryJsonView, KindView, OpViews
 from codegen.render import RenderError, make_environment, render_op, template_for
 from codegen.spec.generated_names import op_files
 from codegen.spec.model import OpSpec

@@ -65,7 +65,7 @@ PRODUCT_FIELD_ROLES: dict[str, str] = {
     "cost_model": "behaviour",
 }
 
-#: The generated files that are compiled (template kinds of :func:`codegen.plan.common.op_files`).
+#: The generated files that are compiled (template kinds of :func:`codegen.spec.generated_names.op_files`).
 COMPILED_KINDS = ("op_api_cpp", "op_api_h", "l0_cpp", "l0_h", "infershape_cpp", "tiling_h", "tiling_cpp", "def_cpp")
 COMPILED_KINDS_KERNEL = ("kernel_cpp",)
 
@@ -80,7 +80,7 @@ def _roles_complete() -> None:
 def compiled_sources(spec: OpSpec, generated: Path) -> dict[str, str]:
     """The compiled generated files of ``spec`` under ``generated`` (the generated tree's root), relative
     path -> text ("" for a missing file: the build reports it)."""
-    from codegen.plan.common import op_files
+    from codegen.spec.generated_names import op_files
 
     files = op_files(spec)
     root = generated / spec.snake

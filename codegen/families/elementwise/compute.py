@@ -33,6 +33,8 @@ from codegen.spec.scopes import (
 )
 from codegen.spec.yaml_reader import Reader, YMap, YNode, _describe
 
+__all__ = ["division_sites", "parse_compute"]
+
 #: The kinds of a whole-tensor reduction epilogue, the keys of ``compute.reduce`` besides ``attr``: the attr
 #: value that keeps the elementwise output (``none``), and the values that reduce it to a 0-d sum or mean.
 REDUCE_KINDS: tuple[str, ...] = ("none", "mean", "sum")

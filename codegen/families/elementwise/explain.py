@@ -9,6 +9,8 @@ from codegen.check.constraints import TensorStandIn
 from codegen.families.elementwise.plan import compute_dtypes, tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
 
+__all__ = ["explain_tensors", "explain_tiling", "shape_call"]
+
 
 def shape_call(
     spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None

@@ -73,6 +73,8 @@ from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 from codegen.types import compute_dtypes as shared_compute_dtypes
 
+__all__ = ["build_views", "validate"]
+
 BLOCK_BYTES = 32
 REPEAT_BYTES = 256
 FP32_BYTES = 4

@@ -42,6 +42,8 @@ from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
 
+__all__ = ["check_cases", "check_offsets", "infer_output"]
+
 #: ``paddingIdx`` meaning "none": the uint64 2**64 - 1, which is -1 as int64 (the Python API range-checks
 #: uint64 attributes, so -1 itself is refused).
 NO_PADDING = 2**64 - 1

@@ -30,12 +30,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = [
-    "INDEX_DTYPES",
-    "ROW_DTYPES",
-    "IndexAccumulateCompute",
-    "parse_index_accumulate_compute",
-]
+__all__ = ["parse_compute"]
 
 #: Index dtypes the family's kernels decode (floating ones toward zero, BOOL as 0/1), in key order.
 INDEX_DTYPES: tuple[DType, ...] = (

@@ -109,6 +109,8 @@ from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.spec.naming import a_or_an
 from codegen.types import AclnnStatus
 
+__all__ = ["build_views", "scratch_outputs", "validate"]
+
 BLOCK_BYTES = 32
 FP32_BYTES = 4
 #: Occurrence counts are int64 (N may exceed 2^31).

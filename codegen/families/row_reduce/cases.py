@@ -53,7 +53,7 @@ from codegen.families.row_reduce.plan import (
 from codegen.runner import device_memory, numpy_dtype
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
-__all__ = ["check_cases", "check_offsets", "fit_limit", "infer_output", "infer_outputs"]
+__all__ = ["check_cases", "check_offsets", "infer_output", "infer_outputs"]
 
 
 def fit_limit(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> int:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["ELEMENT_FUNCTIONS", "FUNCTIONS", "REDUCTIONS", "ROW_DTYPES", "RowReduceCompute", "Step", "parse_compute"]
+__all__ = ["parse_compute"]
 
 #: The one table of the functions a step may call, each with its role: a reduction along the dim (only as a
 #: step's whole formula) or an elementwise function (fp32 vector instructions Exp, Ln, Sqrt). Every list of

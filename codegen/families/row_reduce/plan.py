@@ -91,6 +91,8 @@ from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
 from codegen.spec.model import Catalogue, DType, DtypeCombo, OpSpec, Product
 from codegen.types import ACLNN_STATUS_CODES, ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO, AclnnStatus
 
+__all__ = ["build_views", "validate"]
+
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
 LINE_ALIGN = 16
 #: fp32 elements per 256-byte repeat: chunks of a row are a multiple of it.

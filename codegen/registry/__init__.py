@@ -1,4 +1,4 @@
-"""The family registry: every op family is one package under ``codegen/families/<name>/``, and this module is
+"""The family registry: every op family is one package under ``codegen/families/<name>/``, and this package is
 what every shared stage asks (the spec loader, the renderer, ``opgen explain``, the check driver, ``opgen new`` and the
 output allocation of a call). No shared module names a family.
 
@@ -7,20 +7,20 @@ stage asks, so loading a spec imports a family's ``compute`` module and never it
 
 - ``__init__.py``: ``FAMILY``, a :class:`Family` (name, summary, whether a spec may have a ``device``
   section, the ``opgen new`` starter spec and reference parameters, if any).
-- ``compute.py`` (spec stage): the frozen compute model and ``parse_compute(node, ctx)`` (a
-  :data:`~codegen.spec.scopes.ComputeParser`); optionally ``division_sites(compute, compute_node)`` giving
-  the family's own expressions the loader checks for a division by zero.
-- ``plan.py`` (plan stage): ``validate(spec, catalogue)`` (plan-time checks, optional) and
-  ``build_views(spec, catalogue)`` returning :class:`codegen.plan.common.OpViews`, one frozen view dataclass
+- ``compute`` (spec stage): the frozen compute model and its parser.
+- ``plan`` (plan stage): the planner, returning :class:`codegen.plan.views.OpViews`, one frozen view dataclass
   per generated file kind, each with exactly the fields that kind's template reads. The family declares a
-  :class:`codegen.plan.common.KindView` subclass (``KIND`` = the kind) for each kind it has its own template
+  :class:`codegen.plan.views.KindView` subclass (``KIND`` = the kind) for each kind it has its own template
   of, in a ``VIEWS`` dict (kind -> class); every other kind gets its shared view
-  (:data:`codegen.plan.common.SHARED_VIEWS`). :func:`codegen.plan.common.op_views` builds them all from one
-  dict of named values (``common_view`` + ``ops_nn_view`` + ``ut_tiling_view`` + the family's own).
-- ``explain.py``: ``shape_call``, ``check_shape`` and ``explain_tiling`` (``opgen explain``).
-- ``cases.py`` (check stage): ``check_cases(spec, product, dtypes, quick)``, ``check_offsets(fn, case, got,
-  tiling)``, ``infer_output(spec, arrays, attrs)`` and optionally ``derived_bound(spec, product, params,
-  expected)``.
+  (:data:`codegen.plan.shared_views.SHARED_VIEWS`). :func:`codegen.plan.shared_views.op_views` builds them all
+  from one dict of named values (``common_view`` + ``ops_nn_view`` + ``ut_tiling_view`` + the family's own).
+- ``explain``: the family's part of ``opgen explain --shape``.
+- ``cases`` (check stage): check cases, 64-bit offset checks, the outputs a call allocates, error bounds.
+
+Each stage module (or package) provides the hooks of its stage's protocol, lists them in ``__all__`` and is
+checked against the protocol when the registry loads it: :mod:`codegen.registry.contract` holds the contract
+(the hooks, their signatures, which are optional and the rules). :class:`Family` calls the hooks through the
+protocols.
 
 Templates named ``<kind dir>/<name>_<file>.j2`` are the family's (see :func:`codegen.render.template_for`).
 
@@ -38,19 +38,33 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NewType
+from typing import TYPE_CHECKING, Any, NewType, cast
+
+from codegen.registry.contract import (
+    Cases,
+    CasesDerivedBound,
+    CasesInferOutputs,
+    Compute,
+    ComputeDivisionSites,
+    Explain,
+    FamilyContractError,
+    Plan,
+    PlanScratchOutputs,
+    PlanValidate,
+    check_stage,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
     from codegen.check.cases import Case
-    from codegen.plan.common import OpViews
+    from codegen.plan.views import OpViews
     from codegen.spec.expr import Expr
     from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["Family", "FamilyName", "UnknownFamily", "families", "family", "family_names"]
+__all__ = ["Family", "FamilyContractError", "FamilyName", "UnknownFamily", "families", "family", "family_names"]
 
 #: The name of a registered family (the value of a spec's ``family:``; checked by the loader).
 FamilyName = NewType("FamilyName", str)
@@ -94,24 +108,43 @@ class Family:
         return f"{FAMILIES_PACKAGE}.{self.name}"
 
     def stage(self, module: str) -> ModuleType:
-        """The family's stage module ``module`` (``compute``, ``plan``, ``explain``, ``cases``), imported now.
+        """The family's stage module ``module`` (``compute``, ``plan``, ``explain``, ``cases``), imported now and
+        checked against its stage's contract on first use (:func:`codegen.registry.contract.check_stage`).
 
         Raises:
             ModuleNotFoundError: the family has no such module.
+            FamilyContractError: the module breaks its stage's contract (names the family, stage and hook).
+            KeyError: ``module`` is no stage name.
         """
-        return importlib.import_module(f"{self.package}.{module}")
+        return _checked_stage(self.name, module)
 
-    def _hook(self, module: str, name: str) -> Any:
-        hook = getattr(self.stage(module), name, None)
-        if hook is None:
-            raise NotImplementedError(f"family '{self.name}' defines no {name}() in {self.package}.{module}")
-        return hook
+    # Each stage module was checked against its protocol when loaded (:meth:`stage`): the casts below state what
+    # that check established.
+    @property
+    def compute(self) -> Compute:
+        """The family's ``compute`` stage module."""
+        return cast("Compute", self.stage("compute"))
+
+    @property
+    def plan(self) -> Plan:
+        """The family's ``plan`` stage module."""
+        return cast("Plan", self.stage("plan"))
+
+    @property
+    def explain(self) -> Explain:
+        """The family's ``explain`` stage module."""
+        return cast("Explain", self.stage("explain"))
+
+    @property
+    def cases(self) -> Cases:
+        """The family's ``cases`` stage module."""
+        return cast("Cases", self.stage("cases"))
 
     # -- spec stage
     def parse_compute(self, node: YNode, ctx: ComputeContext) -> object | None:
         """The family's compute model parsed from the spec's ``compute`` node (None when it could not be built;
         problems are recorded in ``ctx.reader``)."""
-        return self._hook("compute", "parse_compute")(node, ctx)
+        return self.compute.parse_compute(node, ctx)
 
     def division_sites(
         self, compute: object, compute_node: YNode, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
@@ -119,8 +152,10 @@ class Family:
         """The family's expressions the loader checks for a division by zero: ``(node, expr, report keyword
         arguments)`` (``defs``, ``nonzero``, ``opaque``; see the loader's zero-division check). Empty when
         the family's compute section has no expressions."""
-        hook = getattr(self.stage("compute"), "division_sites", None)
-        return () if hook is None else hook(compute, compute_node, inputs, outputs)
+        module = self.stage("compute")
+        if not isinstance(module, ComputeDivisionSites):
+            return ()
+        return module.division_sites(compute, compute_node, inputs, outputs)
 
     # -- plan stage
     def validate(self, spec: OpSpec, catalogue: Catalogue) -> None:
@@ -131,25 +166,25 @@ class Family:
             SpecErrors: the op cannot be planned on a product.
             ValueError: a product's resources cannot hold the op (the renderer names the product).
         """
-        hook = getattr(self.stage("plan"), "validate", None)
-        if hook is not None:
-            hook(spec, catalogue)
+        module = self.stage("plan")
+        if isinstance(module, PlanValidate):
+            module.validate(spec, catalogue)
 
     def build_views(self, spec: OpSpec, catalogue: Catalogue) -> OpViews:
         """The typed template views of ``spec``: the family's ``build_views``, one frozen view dataclass per
-        file kind (:class:`codegen.plan.common.OpViews`; the renderer rejects anything else).
+        file kind (:class:`codegen.plan.views.OpViews`; the renderer rejects anything else).
 
         Raises:
             SpecErrors: the op cannot be planned on a product (validation at plan time).
             ValueError: a product's UB cannot hold one tile of the op.
         """
-        return self._hook("plan", "build_views")(spec, catalogue)
+        return self.plan.build_views(spec, catalogue)
 
     def scratch_outputs(self, spec: OpSpec) -> int:
         """Outputs the device op has beyond the spec's (scratch tensors its L0 API allocates and the kernel
         takes after the spec's outputs): the family plan's ``scratch_outputs(spec)``, or 0."""
-        hook = getattr(self.stage("plan"), "scratch_outputs", None)
-        return 0 if hook is None else int(hook(spec))
+        module = self.stage("plan")
+        return int(module.scratch_outputs(spec)) if isinstance(module, PlanScratchOutputs) else 0
 
     # -- explain
     def shape_call(
@@ -157,7 +192,7 @@ class Family:
     ) -> tuple[dict[str, object], list[str], dict[str, object]]:
         """``(env, assumed, set_attrs)`` of the call ``opgen explain --shape`` describes (see
         :func:`codegen.explain.shape_call`)."""
-        return self._hook("explain", "shape_call")(spec, product, shape, dtype_name)
+        return self.explain.shape_call(spec, product, shape, dtype_name)
 
     def explain_tensors(self, spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
         """The tensors an ``opgen explain --shape`` implies, ``(label, dims)``, checked to fit int64.
@@ -165,34 +200,34 @@ class Family:
         Raises:
             ValueError: the shape breaks a rule of the family (rank, number of dims).
         """
-        return self._hook("explain", "explain_tensors")(spec, shape)
+        return self.explain.explain_tensors(spec, shape)
 
     def explain_tiling(self, spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
         """The tiling section of ``opgen explain`` for ``shape`` on ``product``."""
-        return self._hook("explain", "explain_tiling")(spec, product, shape, dtype_name)
+        return self.explain.explain_tiling(spec, product, shape, dtype_name)
 
     # -- check stage
     def check_cases(self, spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> list[Case]:
         """The family's value, status and 64-bit offset cases of ``spec`` on ``product``."""
-        return list(self._hook("cases", "check_cases")(spec, product, dtypes, quick))
+        return list(self.cases.check_cases(spec, product, dtypes, quick))
 
     def check_offsets(self, fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
         """'' when a ``tiling_2g`` case's tiling result ``got`` (fields ``tiling``) matches the planner in
         64-bit arithmetic and the per-core ranges cover the tensors; else what differs."""
-        return self._hook("cases", "check_offsets")(fn, case, got, tiling)
+        return self.cases.check_offsets(fn, case, got, tiling)
 
     def infer_output(self, spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
         """The output a call allocates when the caller passed none (poisoned, as device memory)."""
-        return self._hook("cases", "infer_output")(spec, arrays, attrs)
+        return self.cases.infer_output(spec, arrays, attrs)
 
     def infer_outputs(
         self, spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]
     ) -> dict[str, np.ndarray]:
         """Every output a call allocates when the caller passed none, by name: the family's ``infer_outputs``
         hook (an op with several outputs), else :meth:`infer_output` for the single output."""
-        hook = getattr(self.stage("cases"), "infer_outputs", None)
-        if hook is not None:
-            return dict(hook(spec, arrays, attrs))
+        module = self.stage("cases")
+        if isinstance(module, CasesInferOutputs):
+            return dict(module.infer_outputs(spec, arrays, attrs))
         return {spec.outputs[0].name: self.infer_output(spec, arrays, attrs)}
 
     def derived_bound(
@@ -200,15 +235,23 @@ class Family:
     ) -> Any:
         """The family's per-element error bound of one call (float64 of the output shape), or None when the
         family derives none. With ``lazy`` the hook may return a :class:`codegen.check.compare.LazyAtol`
-        instead, evaluated only where the comparison asks (a hook without the parameter is called without)."""
-        hook = getattr(self.stage("cases"), "derived_bound", None)
-        if hook is None:
+        instead, evaluated only where the comparison asks."""
+        module = self.stage("cases")
+        if not isinstance(module, CasesDerivedBound):
             return None
-        return hook(spec, product, params, expected, lazy=True) if lazy else hook(spec, product, params, expected)
+        return module.derived_bound(spec, product, params, expected, lazy=lazy)
 
 
 #: The package whose subpackages are the families.
 FAMILIES_PACKAGE = "codegen.families"
+
+
+@cache
+def _checked_stage(family: str, stage: str) -> ModuleType:
+    """Stage module ``stage`` of family ``family``, imported and checked against its contract (once)."""
+    module = importlib.import_module(f"{FAMILIES_PACKAGE}.{family}.{stage}")
+    check_stage(family, stage, module)
+    return module
 
 
 @cache

@@ -1,0 +1,188 @@
+"""The OpDef registration of the device interface: dtype lists per product (one column per dtype combination
+where the spec has them), REQUIRED/OPTIONAL, attr setters and defaults."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codegen.spec.model import DeviceTensor, DType, OpSpec, Product, TensorSpec
+from codegen.types import DEVICE_ATTR_TYPE_INFO
+
+
+def device_dtypes(spec: OpSpec, tensor: TensorSpec, product: Product | None) -> tuple[DType, ...]:
+    """The dtype list the device op registers for the aclnn ``tensor`` on ``product`` (None: every product):
+    the spec's list in the ``device.dtypes`` order when the spec gives one, without dtypes the product
+    lacks (BF16)."""
+    order = spec.device_interface.dtypes
+    listed = tuple(d for d in order if d in tensor.dtypes) if order else tensor.dtypes
+    return tuple(d for d in listed if product is None or product.supports(d))
+
+
+def device_attr_value(spec: OpSpec, attr: Any) -> str:
+    """The C++ literal of a device attr's default as the OpDef setter takes it (``"mean"``, ``1``,
+    ``false``, ``1.0``)."""
+    v = attr.default
+    if isinstance(v, tuple):  # a list_int default: the brace list ListInt({-1}) and REG_OP's ATTR take
+        return "{" + ", ".join(str(int(x)) for x in v) + "}"
+    if attr.type == "string":
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return str(v).lower()
+    if attr.type == "float":
+        # OpAttrDef::Float takes a float: a double literal fp32 cannot hold exactly (1/6) would be a
+        # narrowing conversion (-Wfloat-conversion), so such a value is written as a float literal
+        exact = float(np.float32(v)) == float(v)
+        return repr(float(v)) + ("" if exact else "F")
+    return repr(v)
+
+
+def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list[tuple[str, TensorSpec]]:
+    """Each device tensor's OpDef name and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its
+    source, or for an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an
+    optional tensor (a family whose specs may have a ``device`` section gives every tensor one dtype list)."""
+    out = []
+    for d in tensors:
+        if d.source is None:
+            out.append((d.name, dataclasses.replace(spec.inputs[0], name=d.name, optional=True)))
+        else:
+            out.append((d.name, spec.tensor(d.source)))
+    return out
+
+
+@dataclass(frozen=True)
+class OpDefParam:
+    """An input or output of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, its dtypes
+    (``ge::DT_*``, comma-separated, one per dtype column), as many ``ge::FORMAT_ND``, and for an output the
+    ``InitValue`` the launch fills it with first (None: none)."""
+
+    name: str
+    param_type: str
+    dtypes: str
+    formats: str
+    init_value: int | None = None
+
+
+@dataclass(frozen=True)
+class OpDefTensors:
+    """The inputs and outputs of an OpDef registration, OpDef order."""
+
+    inputs: tuple[OpDefParam, ...]
+    outputs: tuple[OpDefParam, ...]
+
+
+@dataclass(frozen=True)
+class OpDefConfig:
+    """A product's SoC config: its ``config_name``, the C++ variable ``var`` of its ``OpAICoreConfig``, and
+    whether its dtype lists differ from the default (``custom``; then ``inputs``/``outputs`` are its own)."""
+
+    config_name: str
+    var: str
+    custom: bool
+    inputs: tuple[OpDefParam, ...]
+    outputs: tuple[OpDefParam, ...]
+
+
+@dataclass(frozen=True)
+class OpDefAttr:
+    """An attr of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, setter (``Int``, ``Bool``,
+    ``Float``, ``String``, ``ListInt``) and the default as the setter takes it (``{-1}`` for a list; empty
+    when required)."""
+
+    name: str
+    attr_type: str
+    setter: str
+    value: str
+
+
+@dataclass(frozen=True)
+class OpDefRegistration:
+    """The OpDef registration: the default dtype lists, one config per product, the attrs."""
+
+    default: OpDefTensors
+    configs: tuple[OpDefConfig, ...]
+    attrs: tuple[OpDefAttr, ...]
+
+
+def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
+    """OpDef registration of the device interface (:attr:`OpSpec.device_interface`): the default dtype
+    lists (every product's dtypes) and per-product configs where they differ; attrs with their setter
+    (``Int``/``Bool``/``Float``/``String``) and default (OPTIONAL) or none (REQUIRED)."""
+    dev = spec.device_interface
+
+    def param(name: str, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
+        return OpDefParam(
+            name=name,
+            param_type="OPTIONAL" if t.optional else "REQUIRED",
+            dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
+            formats=", ".join("ge::FORMAT_ND" for _ in dts),
+        )
+
+    dev_in = device_tensor_specs(spec, dev.inputs)
+    dev_out = device_tensor_specs(spec, dev.outputs)
+    if spec.dtype_combos:
+        return _combo_opdef(spec, products, dev_in, dev_out, param)
+    default = OpDefTensors(
+        inputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in),
+        outputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out),
+    )
+    configs = []
+    for p in products:
+        differs = any(device_dtypes(spec, t, p) != device_dtypes(spec, t, None) for _, t in [*dev_in, *dev_out])
+        configs.append(
+            OpDefConfig(
+                config_name=p.config_name,
+                var=f"{p.config_name}Config",
+                custom=differs,
+                inputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_in),
+                outputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out),
+            )
+        )
+    attrs = []
+    for a in dev.attrs:
+        setter = DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter
+        if a.default is None:
+            attrs.append(OpDefAttr(a.name, "REQUIRED", setter, ""))
+        else:
+            attrs.append(OpDefAttr(a.name, "OPTIONAL", setter, device_attr_value(spec, a)))
+    return OpDefRegistration(default, tuple(configs), tuple(attrs))
+
+
+def _combo_opdef(
+    spec: OpSpec,
+    products: list[Product],
+    dev_in: list[tuple[str, TensorSpec]],
+    dev_out: list[tuple[str, TensorSpec]],
+    param: Callable[[str, TensorSpec, tuple[DType, ...]], OpDefParam],
+) -> OpDefRegistration:
+    """The OpDef of a spec with ``dtype_combos``: one dtype column per combination (the doc's dtype table),
+    the default holding every combination some product takes, each product's config its own."""
+
+    def columns(p: Product | None) -> list[Any]:
+        return [c for c in spec.dtype_combos if any(c.allowed_on(q) for q in ([p] if p else products))]
+
+    def tensors(cols: list[Any]) -> tuple[tuple[OpDefParam, ...], tuple[OpDefParam, ...]]:
+        return (
+            tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_in),
+            tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_out),
+        )
+
+    ins, outs = tensors(columns(None))
+    configs = []
+    for p in products:
+        p_ins, p_outs = tensors(columns(p))
+        configs.append(
+            OpDefConfig(p.config_name, f"{p.config_name}Config", (p_ins, p_outs) != (ins, outs), p_ins, p_outs)
+        )
+    attrs = tuple(
+        OpDefAttr(a.name, "REQUIRED", DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter, "")
+        if a.default is None
+        else OpDefAttr(a.name, "OPTIONAL", DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter, device_attr_value(spec, a))
+        for a in spec.device_interface.attrs
+    )
+    return OpDefRegistration(OpDefTensors(ins, outs), tuple(configs), attrs)

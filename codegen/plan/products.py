@@ -1,0 +1,78 @@
+"""The spec's catalogue products as the generated code tells them apart: by NpuArch, never by SoC name (dtype
+groups, capability conditions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
+
+
+def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
+    """The catalogue products ``spec`` lists, in the spec's order."""
+    return [catalogue.get(name) for name in spec.products]
+
+
+@dataclass(frozen=True)
+class ArchGroup:
+    """An NpuArch (``__NPU_ARCH__`` / ``GetCurNpuArch()`` value) and the catalogue products that have it
+    (names, comma-separated)."""
+
+    arch: int
+    products: str
+
+
+def arch_groups(products: list[Product]) -> list[ArchGroup]:
+    """The NpuArchs of ``products`` in first-appearance order, each with the products that have it.
+
+    Generated code selects per-product behaviour by NpuArch (``GetCurNpuArch()`` on the host,
+    ``__NPU_ARCH__`` in kernels), never by SoC name, so a catalogue product CANN's enums do not know
+    compiles unchanged; products sharing an NpuArch agree on every capability the generated code keys on
+    (the catalogue loader enforces it). E.g. ``[ArchGroup(2201, "Ascend910B, Ascend910_93")]``.
+    """
+    groups: dict[int, list[str]] = {}
+    for p in products:
+        groups.setdefault(p.npu_arch, []).append(p.name)
+    return [ArchGroup(arch, ", ".join(names)) for arch, names in groups.items()]
+
+
+@dataclass(frozen=True)
+class DtypeGroup:
+    """Products on which a tensor has the same dtype list: ``archs`` (their NpuArchs), ``products`` (names),
+    ``dtypes`` (``op::DataType::DT_*``) and ``names`` (spec dtype names)."""
+
+    archs: tuple[ArchGroup, ...]
+    products: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+def dtype_groups(tensor: TensorSpec, products: list[Product]) -> tuple[DtypeGroup, ...]:
+    """Products grouped by the dtype list ``tensor`` has on them, keyed by NpuArch, in first-appearance
+    order. Every NpuArch falls in exactly one group (the dtype list depends only on the bf16 capability,
+    which an NpuArch fixes)."""
+    members: dict[tuple[DType, ...], list[Product]] = {}
+    for p in products:
+        members.setdefault(tensor.dtypes_for(p), []).append(p)
+    return tuple(
+        DtypeGroup(
+            archs=tuple(arch_groups(ps)),
+            products=tuple(p.name for p in ps),
+            dtypes=tuple(f"op::DataType::{d.ge_name}" for d in dts),
+            names=tuple(d.name for d in dts),
+        )
+        for dts, ps in members.items()
+    )
+
+
+def arch_condition(products: list[Product], predicate: str) -> str:
+    """A preprocessor condition true on the NpuArchs of ``products`` lacking a capability.
+
+    ``predicate`` is ``"data_copy_pad"`` or ``"bf16"``. Returns e.g. ``"__NPU_ARCH__ == 1001"`` or ``"0"``
+    when every product has the capability. Products sharing an NpuArch agree on capabilities (the
+    catalogue loader enforces it), so the condition is exact.
+    """
+    archs = sorted({p.npu_arch for p in products if not getattr(p, predicate)})
+    if not archs:
+        return "0"
+    return " || ".join(f"__NPU_ARCH__ == {a}" for a in archs)

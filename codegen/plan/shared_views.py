@@ -1,0 +1,173 @@
+"""The shared view of each generated file kind (the template every family uses unless it has its own), and the
+assembly of an op's views from them and a family's own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from codegen.plan.example import ExampleData
+from codegen.plan.opdef import OpDefRegistration
+from codegen.plan.ops_nn import Proto
+from codegen.plan.products import spec_products
+from codegen.plan.signature import SignatureParam
+from codegen.plan.tiling_fields import TilingFieldRow
+from codegen.plan.unit_tests import UtInferSuite, UtTilingSuite
+from codegen.plan.views import BinaryJsonView, KindView, OpViews, freeze, view_from
+from codegen.spec.generated_names import op_files
+from codegen.spec.model import Catalogue, OpSpec
+
+
+@dataclass(frozen=True)
+class AclnnHeaderView(KindView):
+    """``op_api/aclnn_<op>.h``: include guard, parameter docs lines, the phase-1 signature."""
+
+    KIND: ClassVar[str] = "op_api_h"
+    guard: str
+    header_doc: tuple[str, ...]
+    signature: tuple[SignatureParam, ...]
+
+
+@dataclass(frozen=True)
+class CMakeView(KindView):
+    """``CMakeLists.txt``: the SoC config names the OpDef registers."""
+
+    KIND: ClassVar[str] = "cmake"
+    compute_units: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TestsCMakeView(KindView):
+    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests (``subdirectory``: ``ut``)."""
+
+    KIND: ClassVar[str] = "tests_cmake"
+    subdirectory: str = "ut"
+
+
+@dataclass(frozen=True)
+class TestsUtCMakeView(KindView):
+    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests (``subdirectory``: ``op_host``)."""
+
+    KIND: ClassVar[str] = "tests_ut_cmake"
+    subdirectory: str = "op_host"
+
+
+@dataclass(frozen=True)
+class UtCMakeView(KindView):
+    """``tests/ut/op_host/CMakeLists.txt``: ops-nn's collection of the op_host unit tests (no field beyond
+    ``op``)."""
+
+    KIND: ClassVar[str] = "ut_cmake"
+
+
+@dataclass(frozen=True)
+class ProtoView(KindView):
+    """``op_graph/<kernel>_proto.h``: the IR registration (``proto``: inputs, outputs, attrs)."""
+
+    KIND: ClassVar[str] = "proto_h"
+    proto: Proto
+
+
+@dataclass(frozen=True)
+class L0HeaderView(KindView):
+    """``op_api/<kernel>.h``: the L0 function's parameters (C declarations, aclnn order) and its return type
+    (``l0_return``: one ``const aclTensor *``, or a ``std::tuple`` of them for an op with several outputs)."""
+
+    KIND: ClassVar[str] = "l0_h"
+    l0_params: tuple[str, ...]
+    l0_return: str = "const aclTensor *"
+
+
+@dataclass(frozen=True)
+class TilingHeaderView(KindView):
+    """``op_host/<kernel>_tiling.h``: the tiling struct (``tiling_fields``: name, c_type, comment, value,
+    set_comment)."""
+
+    KIND: ClassVar[str] = "tiling_h"
+    guard: str
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_type: str
+
+
+@dataclass(frozen=True)
+class OpDefView(KindView):
+    """``op_host/<kernel>_def.cpp``: the OpDef registration (:func:`opdef_view` or the family's)."""
+
+    KIND: ClassVar[str] = "def_cpp"
+    opdef: OpDefRegistration
+
+
+@dataclass(frozen=True)
+class ExampleView(KindView):
+    """``examples/test_aclnn_<op>.cpp``: the example data (:func:`example_view`, None without an example)."""
+
+    KIND: ClassVar[str] = "example_cpp"
+    example: ExampleData | None
+    files: Mapping[str, str]
+    signature: tuple[SignatureParam, ...]
+
+
+@dataclass(frozen=True)
+class UtTilingView(KindView):
+    """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`)."""
+
+    KIND: ClassVar[str] = "ut_tiling_cpp"
+    ut_tiling: UtTilingSuite
+
+
+@dataclass(frozen=True)
+class UtInferShapeView(KindView):
+    """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases."""
+
+    KIND: ClassVar[str] = "ut_infershape_cpp"
+    ut_infer: UtInferSuite
+
+
+#: The shared view class of each kind (the template every family uses unless it has its own); a family's own
+#: template of a kind reads a subclass of it, or, for a kind without a shared template, its own :class:`KindView`.
+SHARED_VIEWS: dict[str, type[KindView] | type[BinaryJsonView]] = {
+    c.KIND: c
+    for c in (
+        AclnnHeaderView,
+        CMakeView,
+        TestsCMakeView,
+        TestsUtCMakeView,
+        UtCMakeView,
+        ProtoView,
+        BinaryJsonView,
+        L0HeaderView,
+        TilingHeaderView,
+        OpDefView,
+        ExampleView,
+        UtTilingView,
+        UtInferShapeView,
+    )
+}
+
+
+def op_views(
+    spec: OpSpec,
+    catalogue: Catalogue,
+    parts: Mapping[str, Any],
+    own: Mapping[str, type[KindView]],
+) -> OpViews:
+    """The views of ``spec``: for each kind in ``own`` the family's view class, for every other kind the shared
+    view of :data:`SHARED_VIEWS`, each filled from ``parts`` (:func:`common_view` entries, updated with
+    :func:`ops_nn_view`, :func:`ut_tiling_view` and the family's own entries) with :func:`view_from`.
+
+    Raises:
+        KeyError: a kind of :func:`op_files` has no view class, or ``parts`` lacks a field a view declares.
+    """
+    files = op_files(spec, spec_products(spec, catalogue))
+    views: dict[str, KindView | BinaryJsonView] = {}
+    for kind in dict.fromkeys(k.split(":")[0] for k in files):
+        cls = own.get(kind) or SHARED_VIEWS.get(kind)
+        if cls is None:
+            raise KeyError(f"file kind '{kind}' has no shared view: the family must give its own view class")
+        if cls is BinaryJsonView:
+            views[kind] = BinaryJsonView(freeze(parts["binary_configs"]))
+        else:
+            views[kind] = view_from(cls, parts)  # type: ignore[type-var]
+    return OpViews(MappingProxyType(dict(files)), MappingProxyType(views))

@@ -1,0 +1,199 @@
+"""The op_host unit tests of an op as their templates print them: tensors, attr values, tiling and infershape
+cases (``tests/ut/op_host/test_<kernel>_tiling.cpp`` and ``test_<kernel>_infershape.cpp``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from codegen.spec.model import DType, OpSpec, Product
+
+
+@dataclass(frozen=True)
+class UtTensor:
+    """One tensor of a unit-test case: ``present`` (False: an absent optional input, shape and dtype empty),
+    ``shape`` (C++ initializer text of the elements per axis) and ``dtype`` (``ge::DT_*``)."""
+
+    present: bool
+    shape: str
+    dtype: str
+
+
+def ut_tensor(shape: tuple[int, ...] | None, dtype: DType | None) -> UtTensor:
+    """One tensor of a unit-test tiling case of ``shape`` (elements per axis) and ``dtype``; None for an
+    absent optional input."""
+    if shape is None or dtype is None:
+        return UtTensor(False, "", "")
+    return UtTensor(True, "{" + ", ".join(str(d) for d in shape) + "}", f"ge::{dtype.ge_name}")
+
+
+def ut_attr(device_type: str, value: int | float | bool | str) -> str:
+    """The C++ expression of one device attr value of a unit-test tiling case (``opgen_rt::AttrValue``):
+    ``device_type`` is the OpDef attr type (``int``, ``bool``, ``float``, ``string``; ``list_int`` gets the
+    one-element list ``{value}`` the L0 API sends for an integer aclnn attr)."""
+    if device_type == "list_int":
+        return f"opgen_rt::AttrValue::FromListInt({{{int(value)}}})"
+    if device_type == "string":
+        return f'opgen_rt::AttrValue::FromString("{value}")'
+    if device_type == "bool":
+        return f"opgen_rt::AttrValue::FromBool({'true' if value else 'false'})"
+    if device_type == "float":
+        return f"opgen_rt::AttrValue::FromFloat({float(value)!r}F)"
+    return f"opgen_rt::AttrValue::FromInt({int(value)})"
+
+
+def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
+    """A representative value of aclnn attr ``source`` for a unit-test case: its default, else its first
+    listed value, else 0 / 1.0 / false by type."""
+    a = spec.attr(source)
+    if a.default is not None:
+        return a.expr_value(a.default)  # type: ignore[return-value]
+    if a.values:
+        return a.values[0][0]
+    return {"bool": False, "double": 1.0, "float": 1.0, "scalar": 1.0}.get(a.type, 0)
+
+
+def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list[str]:
+    """The device attrs of ``spec`` in OpDef order as C++ ``AttrValue`` expressions, from ``values`` (by
+    aclnn attr name; a string attr carries the name of the integer's value)."""
+    out = []
+    for da in spec.device_interface.attrs:
+        if da.source is None:  # a constant attr
+            out.append(ut_attr(da.type, cast(Any, da.value)))
+            continue
+        value = values[da.source]
+        if da.type == "string":
+            names = dict(spec.attr(da.source).values or ())
+            out.append(ut_attr("string", names[int(value)]))
+        else:
+            out.append(ut_attr(da.type, value))
+    return out
+
+
+def ut_case_name(product: Product, *parts: object) -> str:
+    """A gtest test name (a C identifier) for a case on ``product`` described by ``parts``."""
+    text = "_".join([product.name, *(str(p) for p in parts)])
+    return "".join(c if c.isalnum() else "_" for c in text)
+
+
+@dataclass(frozen=True)
+class UtOutput:
+    """An expected output of an infershape unit-test case: ``dims`` (C++ initializer text), ``dtype``
+    (``ge::DT_*``)."""
+
+    dims: str
+    dtype: str
+
+
+@dataclass(frozen=True)
+class UtInferCase:
+    """One infershape unit-test case (see :func:`ut_infer_case`)."""
+
+    name: str
+    note: str
+    inputs: tuple[UtTensor, ...]
+    attrs: tuple[str, ...]
+    ok: bool
+    outputs: tuple[UtOutput, ...]
+
+
+def ut_infer_case(
+    name: str,
+    inputs: Sequence[UtTensor],
+    attrs: Sequence[str],
+    outputs: Sequence[tuple[tuple[int, ...], DType]] | None,
+    note: str,
+) -> UtInferCase:
+    """One infershape unit-test case: ``inputs`` (:func:`ut_tensor`, OpDef order), ``attrs`` (:func:`ut_attr`
+    expressions), and the expected ``outputs`` (shape, dtype) in OpDef order, or None when the InferShape
+    function must fail (``ok`` False)."""
+    return UtInferCase(
+        name=name,
+        note=note,
+        inputs=tuple(inputs),
+        attrs=tuple(attrs),
+        ok=outputs is not None,
+        outputs=tuple(
+            UtOutput("{" + ", ".join(str(d) for d in shape) + "}", f"ge::{dt.ge_name}") for shape, dt in outputs or []
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class UtField:
+    """An integer tiling field a unit-test case expects: its ``name`` and ``value``."""
+
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class UtTilingCase:
+    """One tiling unit-test case: ``name`` (C identifier), ``product`` (the catalogue product the case was
+    computed for), ``note`` (one line), ``inputs``/``outputs`` (OpDef order), ``attrs`` (:func:`ut_attr`
+    expressions, OpDef order), ``deterministic`` (0/1) and the expected ``tiling_key``, ``block_dim``,
+    ``workspace`` (bytes, system workspace included) and integer tiling ``fields``."""
+
+    name: str
+    product: str
+    note: str
+    inputs: tuple[UtTensor, ...]
+    outputs: tuple[UtTensor, ...]
+    attrs: tuple[str, ...]
+    deterministic: int
+    tiling_key: int
+    block_dim: int
+    workspace: int
+    fields: tuple[UtField, ...]
+
+    @classmethod
+    def of(cls, case: Mapping[str, Any]) -> UtTilingCase:
+        """The case from a family's dict of the same keys (``fields``: ``{"name", "value"}`` dicts or
+        :class:`UtField`)."""
+        values = dict(case)
+        for key in ("inputs", "outputs", "attrs"):
+            values[key] = tuple(values[key])
+        values["fields"] = tuple(f if isinstance(f, UtField) else UtField(**f) for f in values["fields"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class UtTilingSuite:
+    """The tiling unit test of an op: the gtest ``fixture`` name and its ``cases``."""
+
+    fixture: str
+    cases: tuple[UtTilingCase, ...]
+
+
+@dataclass(frozen=True)
+class UtInferSuite:
+    """The infershape unit test of an op: the gtest ``fixture`` name and its ``cases``."""
+
+    fixture: str
+    cases: tuple[UtInferCase, ...]
+
+
+def ut_tiling_view(
+    spec: OpSpec,
+    cases: Sequence[Mapping[str, Any] | UtTilingCase],
+    infer_cases: Sequence[UtInferCase] | None = None,
+) -> dict[str, Any]:
+    """View entries of the op_host unit tests ``tests/ut/op_host/test_<kernel>_tiling.cpp`` (``ut_tiling``)
+    and ``test_<kernel>_infershape.cpp`` (``ut_infer``).
+
+    ``cases``: one :class:`UtTilingCase` (or a dict of its fields) per test, all computed by the family's
+    planner (``tiling_decision``). ``infer_cases`` (:func:`ut_infer_case`) feed the infershape test."""
+    return {
+        "ut_tiling": UtTilingSuite(
+            f"{spec.op_type}Tiling", tuple(c if isinstance(c, UtTilingCase) else UtTilingCase.of(c) for c in cases)
+        ),
+        "ut_infer": UtInferSuite(f"{spec.op_type}InferShape", tuple(infer_cases or ())),
+    }
+
+
+def ut_device_inputs(spec: OpSpec, by_source: Mapping[str, UtTensor]) -> list[UtTensor]:
+    """The unit-test tensors of the device inputs in OpDef order: ``by_source`` (the tensor of each aclnn
+    input, see :func:`ut_tensor`) for each carried input, an absent tensor for an optional device input that
+    no aclnn input feeds."""
+    return [ut_tensor(None, None) if d.source is None else by_source[d.source] for d in spec.device_interface.inputs]
