@@ -33,6 +33,8 @@ from project_copy import copy_project
 from codegen.paths import project_paths
 from codegen.specs import load_project
 
+pytestmark = pytest.mark.heavy(30)  # about 10-30 s alone (a project copy generated, one op built): scheduled early
+
 ROOT = project_paths().root
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _FENCE = re.compile(
