@@ -15,7 +15,7 @@ average sampled every 5 s over each measurement (the machine may be shared: read
   checkout's ``.venv`` is not touched), with the step split the script prints at its end (each step's
   seconds and the 1-minute load at its start and end); budget < 20 min in total.
 
-Nothing here asserts: the figures are for the README's benchmark table and the CI budget.
+Nothing here asserts: the figures are for the manual's check budgets (docs/benchmarks.md) and the CI budget.
 """
 
 from __future__ import annotations

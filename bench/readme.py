@@ -1,8 +1,9 @@
-"""Write a result file's figures into the project README: ``python bench/readme.py [RESULTS.json]``.
+"""Write a result file's figures into the manual's benchmark page: ``python bench/readme.py [RESULTS.json]``.
 
-Replaces the text between ``<!-- bench:begin -->`` and ``<!-- bench:end -->`` in ``README.md`` (the
-markers stay) with :func:`bench.report.readme_block` of the result file (default ``bench/results.json``).
-A ``--quick`` run is refused unless ``--allow-quick`` is given: README figures come from a full run.
+Replaces the text between ``<!-- bench:begin -->`` and ``<!-- bench:end -->`` in ``docs/benchmarks.md``
+(:data:`PAGE`; the markers stay) with :func:`bench.report.readme_block` of the result file (default
+``bench/results.json``). A ``--quick`` run is refused unless ``--allow-quick`` is given: the manual's figures
+come from a full run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
+#: The page holding the markers, relative to the checkout.
+PAGE = Path("docs") / "benchmarks.md"
 
 
 def replace_block(text: str, block: list[str]) -> str:
@@ -30,8 +33,8 @@ def replace_block(text: str, block: list[str]) -> str:
     return head + BEGIN + "\n" + "\n".join(block) + "\n" + END + tail
 
 
-def update_readme(data: dict[str, Any], readme: Path, allow_quick: bool = False) -> None:
-    """Writes the figures of ``data`` (a loaded result file) between the markers of ``readme``.
+def update_page(data: dict[str, Any], page: Path, allow_quick: bool = False) -> None:
+    """Writes the figures of ``data`` (a loaded result file) between the markers of ``page``.
 
     Raises:
         ValueError: ``data`` comes from a quick run (and ``allow_quick`` is false) or the markers are wrong.
@@ -39,28 +42,28 @@ def update_readme(data: dict[str, Any], readme: Path, allow_quick: bool = False)
     from bench.report import readme_block
 
     if data.get("meta", {}).get("quick") and not allow_quick:
-        raise ValueError("a --quick run is not a measurement for the README (pass --allow-quick to write it anyway)")
-    text = readme.read_text()
-    readme.write_text(replace_block(text, readme_block(data)))
+        raise ValueError("a --quick run is not a measurement for the manual (pass --allow-quick to write it anyway)")
+    text = page.read_text()
+    page.write_text(replace_block(text, readme_block(data)))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: the result file, ``--readme`` (default the checkout's README.md), ``--allow-quick``."""
+    """Command line: the result file, ``--page`` (default the checkout's docs/benchmarks.md), ``--allow-quick``."""
     root = Path(__file__).resolve().parent.parent
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    p = argparse.ArgumentParser(prog="bench/readme.py", description="Write benchmark figures into README.md.")
+    p = argparse.ArgumentParser(prog="bench/readme.py", description="Write benchmark figures into the manual.")
     p.add_argument("results", nargs="?", default=str(root / "bench" / "results.json"), help="result file (JSON)")
-    p.add_argument("--readme", default=str(root / "README.md"), help="the file with the markers")
+    p.add_argument("--page", default=str(root / PAGE), help="the file with the markers")
     p.add_argument("--allow-quick", action="store_true", help="also write the figures of a --quick run")
     args = p.parse_args(argv)
     try:
         data = json.loads(Path(args.results).read_text())
-        update_readme(data, Path(args.readme), args.allow_quick)
+        update_page(data, Path(args.page), args.allow_quick)
     except (OSError, ValueError, KeyError) as exc:
         print(f"bench/readme.py: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote the figures of {args.results} into {args.readme}", file=sys.stderr)
+    print(f"wrote the figures of {args.results} into {args.page}", file=sys.stderr)
     return 0
 
 

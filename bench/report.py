@@ -1,7 +1,7 @@
 """The Markdown report of a benchmark run: the machine, one section per benchmark, then every target's verdict.
 
 The summary parts (:func:`targets_table`, :func:`missed_lines`, :func:`readme_block`) work on the JSON form
-of the figures (``Figure.to_json()``), so the README block can be rendered again from a result file.
+of the figures (``Figure.to_json()``), so the manual's benchmark block can be rendered again from a result file.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from bench.common import Section, fmt_num
 
-#: Context figures (no target) the README block shows next to the judged ones (regular expressions on ids).
+#: Context figures (no target) the manual's benchmark block shows next to the judged ones (regular expressions on ids).
 README_CONTEXT = (
     r"generation\.forced_per_op_ms",
     r"check\.\w+_s",
@@ -194,9 +194,9 @@ def _traffic_table(figures: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def readme_block(data: dict[str, Any]) -> list[str]:
-    """The README's benchmark figures from a result file (the JSON ``bench/run.py`` writes): where and when
-    they were measured, one table of the targets and key context figures, the large-shape data movement per
-    op and product, and why each missed target is missed."""
+    """The figures of the manual's benchmark page (docs/benchmarks.md) from a result file (the JSON
+    ``bench/run.py`` writes): where and when they were measured, one table of the targets and key context
+    figures, the large-shape data movement per op and product, and why each missed target is missed."""
     meta, figures = data["meta"], data["figures"]
     m = meta["machine"]
     load = meta.get("load", {})

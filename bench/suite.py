@@ -57,9 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         "distribution x D in 1, 8, 128, 4096)",
     )
     p.add_argument(
-        "--update-readme",
+        "--update-docs",
         action="store_true",
-        help="after the run, write the figures between the bench markers of README.md (refused for --quick)",
+        help="after the run, write the figures between the bench markers of docs/benchmarks.md (refused for --quick)",
     )
     p.add_argument(
         "--quick",
@@ -141,14 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")
         print(f"[bench] wrote {args.markdown}", file=sys.stderr)
-    if args.update_readme:
-        from bench.readme import update_readme
+    if args.update_docs:
+        from bench.readme import PAGE, update_page
 
         try:
-            update_readme(data, ROOT / "README.md")
-            print("[bench] wrote the figures into README.md", file=sys.stderr)
+            update_page(data, ROOT / PAGE)
+            print(f"[bench] wrote the figures into {PAGE}", file=sys.stderr)
         except ValueError as exc:
-            print(f"[bench] README.md not updated: {exc}", file=sys.stderr)
+            print(f"[bench] {PAGE} not updated: {exc}", file=sys.stderr)
             return 1
     return 1 if crashed else 0
 

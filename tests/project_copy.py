@@ -29,8 +29,9 @@ def ops_for_a_small_copy(named: Iterable[str] = ()) -> list[str]:
 def copy_project(root: Path, named: Iterable[str] = (), readme: bool = False) -> list[str]:
     """Copies into ``root`` (created) what ``OPGEN_ROOT`` needs to generate: ``specs/`` (the catalogue and the
     specs of :func:`ops_for_a_small_copy` of ``named``), ``templates/``, ``reference/``,
-    ``runtime/include/`` and ``.clang-format`` (and ``README.md`` when ``readme``). Returns the copied ops'
-    snake names; every family of the project is among them."""
+    ``runtime/include/`` and ``.clang-format`` (and, when ``readme``, the user documents: ``README.md``,
+    ``mkdocs.yml`` and the manual ``docs/``). Returns the copied ops' snake names; every family of the project
+    is among them."""
     src = project_paths()
     ops = ops_for_a_small_copy(named)
     (root / "specs").mkdir(parents=True)
@@ -43,6 +44,8 @@ def copy_project(root: Path, named: Iterable[str] = (), readme: bool = False) ->
     shutil.copy(src.clang_format, root / ".clang-format")
     if readme:
         shutil.copy(src.root / "README.md", root / "README.md")
+        shutil.copy(src.root / "mkdocs.yml", root / "mkdocs.yml")
+        shutil.copytree(src.root / "docs", root / "docs")
     return ops
 
 

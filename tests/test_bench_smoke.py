@@ -1,8 +1,8 @@
 """Smoke tests of the benchmark suite's plumbing (bench/): no timing, no targets asserted.
 
 The data-movement section runs for real at the small shape on one product (emulator counters into figures,
-the report and the README block); the rest uses figures built here: the JSON layout, compare.py between
-two result files, the README markers.
+the report and the manual's benchmark block); the rest uses figures built here: the JSON layout, compare.py between
+two result files, the benchmark page's markers.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_traffic_small_rows_come_from_the_counters(traffic_section: Section) -> 
     assert [f.id for f in judged] == ["traffic.ub_pct_max_all"]
 
 
-def test_report_and_readme_render_the_measured_figures(traffic_section: Section, tmp_path: Path) -> None:
+def test_report_and_benchmark_page_render_the_measured_figures(traffic_section: Section, tmp_path: Path) -> None:
     meta = _meta("abc")
     text = report.render(meta, [traffic_section])
     assert "## 4. Data movement" in text and "## Targets" in text
@@ -75,24 +75,33 @@ def test_report_and_readme_render_the_measured_figures(traffic_section: Section,
     data = json.loads(json.dumps(result_data(meta, [traffic_section])))
     block = "\n".join(report.readme_block(data))
     assert "UB high-water ÷ UB, largest over every row" in block
-    target = tmp_path / "README.md"
+    target = tmp_path / "benchmarks.md"
     target.write_text(f"intro\n{readme.BEGIN}\nold\n{readme.END}\nafter\n")
-    readme.update_readme(data, target)
+    readme.update_page(data, target)
     new = target.read_text()
     assert new.startswith("intro\n") and new.endswith(f"{readme.END}\nafter\n") and "old" not in new
     assert "commit `abc`" in new
 
 
-def test_readme_refuses_quick_runs_and_bad_markers(tmp_path: Path) -> None:
+def test_benchmark_page_refuses_quick_runs_and_bad_markers(tmp_path: Path) -> None:
     data = result_data(_meta("abc", quick=True), _sections(1.0))
-    target = tmp_path / "README.md"
+    target = tmp_path / "benchmarks.md"
     target.write_text(f"{readme.BEGIN}\n{readme.END}\n")
     with pytest.raises(ValueError, match="quick"):
-        readme.update_readme(data, target)
-    readme.update_readme(data, target, allow_quick=True)
+        readme.update_page(data, target)
+    readme.update_page(data, target, allow_quick=True)
     assert "QUICK" in target.read_text()
     with pytest.raises(ValueError, match="exactly one"):
         readme.replace_block("no markers", [])
+
+
+def test_the_benchmark_page_holds_the_markers_the_bench_writes_between() -> None:
+    """``bench/run.py --update-docs`` and ``bench/readme.py`` write into docs/benchmarks.md: it holds one marker
+    pair, and the bench figures are on that page only (not left behind in the README)."""
+    root = Path(__file__).resolve().parents[1]
+    page = (root / readme.PAGE).read_text()
+    assert readme.replace_block(page, ["x"]).count("\nx\n") == 1
+    assert readme.BEGIN not in (root / "README.md").read_text()
 
 
 def test_missed_targets_are_explained_in_the_report() -> None:

@@ -287,7 +287,7 @@ def test_a_huge_damaged_hash_record_is_rebuilt_without_reading_it_whole(built_ca
 )
 def test_a_cache_warning_in_any_check_process_is_one_warning_line(setup: str) -> None:
     """A corrupt entry found by a pool worker printed Python's `file:line: CacheWarning: ...` and the source
-    line, where the README promises `warning: build cache entry <path> is corrupt (...); rebuilding it`."""
+    line, where the manual promises `warning: build cache entry <path> is corrupt (...); rebuilding it`."""
     code = (
         f"{setup}\ninit()\nimport warnings\nfrom codegen.build import CacheWarning\n"
         "warnings.warn('build cache entry X is corrupt (size); rebuilding it', CacheWarning)\n"

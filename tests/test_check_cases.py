@@ -107,7 +107,7 @@ def test_the_quick_matrix_spans_several_cores_with_an_uneven_tail_on_every_produ
             attrs = {a.name: case.params[a.name] for a in spec.attrs if a.name in case.params}
             d = tiling_decision(spec, p, shape, DType[case.dtype], attrs=attrs)
             if d.reduce_kind and not p.hw_sync_all:
-                # a mean/sum without the hardware SyncAll runs on one core (README: the reduce epilogue); its
+                # a mean/sum without the hardware SyncAll runs on one core (docs/spec.md: the reduce epilogue); its
                 # several-core split is the none reduction's, tested here with that value
                 red = spec.compute.reduce  # type: ignore[attr-defined]
                 d = tiling_decision(spec, p, shape, DType[case.dtype], attrs={**attrs, red.attr: red.none})

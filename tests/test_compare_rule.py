@@ -1,7 +1,7 @@
 """The comparison's acceptance rule, restated here in plain float64 NumPy (issue 18, item 1).
 
 :func:`codegen.check.compare.compare` reads the output dtype's rounding and ULPs from integer views of its
-bits; these tests hold it to the rule as the README states it, written out independently: an element passes
+bits; these tests hold it to the rule as the manual states it, written out independently: an element passes
 when ``|got - ref| <= atol + rtol*|ref| + spacing/2``, ``spacing`` being NumPy's ``np.spacing`` of the
 reference rounded to the output dtype (of the float64 reference where that rounding overflows, of 0 where the
 reference is NaN or infinite), or when ``got`` and ``ref`` are both NaN, or ``got`` is the infinity that

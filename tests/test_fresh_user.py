@@ -1,4 +1,4 @@
-"""Defects a new user found by following the README and trying to break each command: each test fails on
+"""Defects a new user found by following the manual and trying to break each command: each test fails on
 the code before its fix (the test's docstring quotes what the user saw). Covered: the row_reduce family's
 lowest-rank check and its case, ``--dtype`` and the row_reduce status cases, the softmax tolerance in fp32's
 subnormal range, ``opgen explain`` (non-ASCII digits, unsupported products, the UB budget line, an empty
@@ -138,9 +138,9 @@ def test_explain_shape_takes_ascii_digits_only(text: str) -> None:
 
 @pytest.mark.parametrize(("op", "product"), [("rms_norm", "Ascend910"), ("softmax_backward", "Ascend310P")])
 def test_explain_with_a_shape_on_a_product_the_row_op_does_not_list(op: str, product: str) -> None:
-    """README: on a product the op does not support the report is marked NOT SUPPORTED and ends with
-    ``no tiling: ...``. A row_reduce op with ``--shape`` there failed instead with ``RmsNorm takes FLOAT16,
-    BF16, FLOAT; got FLOAT16``."""
+    """The manual (docs/commands.md): on a product the op does not support the report is marked NOT
+    SUPPORTED and ends with ``no tiling: ...``. A row_reduce op with ``--shape`` there failed instead with
+    ``RmsNorm takes FLOAT16, BF16, FLOAT; got FLOAT16``."""
     from codegen.explain import explain
 
     catalogue, ops = load_project()

@@ -1,7 +1,7 @@
 """Hostile shapes through the generated C ABI: a view may hold up to INT64_MAX elements (aclCreateTensor
 refuses only an element count beyond int64), so phase 1 and the generated tiling functions see such counts
 without any data behind them. Each test fails on the code before its fix; the expected numbers are worked
-out by hand from the README's tiling rules (32-byte blocks spread over the cores, the first ``blocks %
+out by hand from the manual's tiling rules (32-byte blocks spread over the cores, the first ``blocks %
 cores`` taking one more; one core per started ``min_bytes_per_core`` bytes, at most every vector core).
 Also here: catalogue values a new product may hold that generated code cannot (``npu_arch`` beyond uint32,
 a ``doc_term`` with a line break), and the index tiling under UBSan (a sanitized build, preloaded runtimes).

@@ -13,7 +13,8 @@ or a compile-time rejection (``build``). ``test_unmutated_tree_passes_the_target
 cases on unmutated copies, so that a kill is never an artefact of the harness, and
 ``test_opgen_check_cli_reports_a_mutant`` shows one kill through the ``opgen check --generated`` command.
 
-``MUTANTS`` is the exported table (id, op, products, fault, expected kill) that the README lists. Builds
+``MUTANTS`` is the exported table (id, op, products, fault, expected kill) that the manual lists
+(docs/testing.md). Builds
 of all selected mutants start in the background when the first test of this module runs (two at a time),
 so the 2-core CI compiles while earlier mutants run. A mutant that edits only the kernel and is not a build
 kill is compiled for the tiling keys its targeted cases launch on the unmutated build only (the builder's
@@ -1533,6 +1534,17 @@ def test_mutant_table_is_complete() -> None:
         for kind in (m.kill, *m.also):
             if kind not in KINDS:
                 assert f'"{kind}"' in runtime_rules, f"{m.ident}: '{kind}' is not a rule of the emulator"
+
+
+def test_the_manual_lists_every_mutant() -> None:
+    """docs/testing.md's mutant table has one row per mutant, with its op and products, and its count."""
+    _, specs = load_project()
+    page = (project_paths().root / "docs" / "testing.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `((?:smlb|edb|mse)-[a-z0-9-]+)` \| (\w+) \| ([^|]+) \|", page, re.MULTILINE)
+    listed = {ident: (op, {p.strip() for p in products.split(",")}) for ident, op, products in rows}
+    assert len(listed) == len(rows)
+    assert listed == {m.ident: (specs[m.op].op, set(m.products)) for m in MUTANTS}
+    assert f"`tests/test_mutations.py` plants {len(MUTANTS)} realistic faults" in page
 
 
 @pytest.mark.parametrize(("op", "product"), _baseline_pairs(), ids=lambda v: str(v))

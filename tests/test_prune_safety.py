@@ -35,7 +35,7 @@ def snapshot(base: Path, names: list[str]) -> dict[str, str]:
 @pytest.fixture
 def workspace(tmp_path: Path) -> tuple[Path, list[str]]:
     """A directory holding a small copy of the project (:func:`project_copy.copy_project`: specs/ of one op
-    of each family and the ops the tests name, templates/, reference/, runtime/, README) and
+    of each family and the ops the tests name, templates/, reference/, runtime/, README, the manual) and
     unrelated projects whose folders look like op folders (docs/, examples/, op_* subfolders)."""
     ws = tmp_path / "ws"
     copy_project(ws, ("sigmoid_backward", "soft_margin_loss_backward"), readme=True)
@@ -51,7 +51,7 @@ def workspace(tmp_path: Path) -> tuple[Path, list[str]]:
     for rel, text in foreign.items():
         (ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (ws / rel).write_text(text)
-    theirs = ["specs", "templates", "reference", "runtime", "website", "kernels", "op_custom", "notes"]
+    theirs = ["specs", "templates", "reference", "runtime", "docs", "website", "kernels", "op_custom", "notes"]
     return ws, theirs
 
 

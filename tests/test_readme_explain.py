@@ -1,7 +1,7 @@
-"""The README's `opgen explain` examples are what the command prints today (not a stale copy).
+"""The manual's `opgen explain` examples are what the command prints today (not a stale copy).
 
-Every README line of the form ``\\`opgen explain ARGS\\`:`` followed by a fenced block is run as
-``python -m codegen explain ARGS``; its output must equal the block exactly.
+Every line of README.md or a page of docs/ of the form ``\\`opgen explain ARGS\\`:`` followed by a fenced
+block is run as ``python -m codegen explain ARGS``; its output must equal the block exactly.
 """
 
 from __future__ import annotations
@@ -15,16 +15,17 @@ import pytest
 
 from codegen.paths import project_paths
 
-README = project_paths().root / "README.md"
+ROOT = project_paths().root
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _EXAMPLE = re.compile(r"^`opgen explain (?P<args>[^`]+)`:\n\n```\n(?P<block>.*?)```\n", re.MULTILINE | re.DOTALL)
 
 
 def _examples() -> list[tuple[str, str]]:
-    text = README.read_text(encoding="utf-8")
-    return [(m["args"], m["block"]) for m in _EXAMPLE.finditer(text)]
+    texts = [page.read_text(encoding="utf-8") for page in PAGES]
+    return [(m["args"], m["block"]) for text in texts for m in _EXAMPLE.finditer(text)]
 
 
-def test_the_readme_shows_explain_for_both_seed_ops() -> None:
+def test_the_manual_shows_explain_for_both_seed_ops() -> None:
     ops = {shlex.split(args)[0] for args, _ in _examples()}
     assert {"SoftMarginLossBackward", "EmbeddingDenseBackward"} <= ops
 
@@ -37,4 +38,4 @@ def test_readme_explain_output_is_current(args: str, block: str) -> None:
         text=True,
         check=True,
     ).stdout
-    assert got == block, f"README block for `opgen explain {args}` is stale; paste the command's output:\n{got}"
+    assert got == block, f"the manual's block for `opgen explain {args}` is stale; paste the command's output:\n{got}"

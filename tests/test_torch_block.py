@@ -158,16 +158,16 @@ def test_import_codegen_does_not_import_torch() -> None:
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
-def test_readme_example_prints_what_it_says(capsys: Any) -> None:
+def test_the_manual_example_prints_what_it_says(capsys: Any) -> None:
     from itertools import pairwise
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme[readme.index("## PyTorch models on the generated ops") :]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "torch.md").read_text()
+    section = page[page.index("# PyTorch models on the generated ops") :]
     code = section[section.index("```python\n") + len("```python\n") : section.index("```\n", 10)]
     lines = code.splitlines()
     promised = [after[2:] for line, after in pairwise(lines) if line.startswith("print(")]
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/torch.md", "exec"), {})
     assert capsys.readouterr().out.splitlines() == promised
 
 

@@ -18,6 +18,7 @@ from codegen.specs import load_project
 
 ROOT = project_paths().root
 README = (ROOT / "README.md").read_text()
+DOCS = ROOT / "docs"
 
 
 def opgen(*args: str, env: dict[str, str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess[str]:
@@ -238,28 +239,31 @@ def test_the_python_api_checks_padding_seed_and_deterministic() -> None:
         g(paddingIdx=-1, seed=-1, **call)
 
 
-# --- the README -----------------------------------------------------------------------------------------
+# --- the manual -----------------------------------------------------------------------------------------
 
 
-def test_the_readme_names_every_op_every_spec_key_every_column_and_the_notations() -> None:
+def test_the_manual_names_every_op_every_spec_key_every_column_and_the_notations() -> None:
     from codegen.check.report import COLUMNS
     from codegen.spec.loader import _ROOT_OPTIONAL, _ROOT_REQUIRED
 
     _, specs = load_project()
-    op_rows = [line for line in README.splitlines() if line.startswith("| `aclnn")]
+    pages = ("index.md", "spec.md", "check.md", "commands.md")
+    overview, spec_page, check_page, commands = [(DOCS / page).read_text() for page in pages]
+    op_rows = [line for line in overview.splitlines() if line.startswith("| `aclnn")]
     for spec in specs.values():
         assert any(line.startswith(f"| `{spec.aclnn_name}`") for line in op_rows), spec.aclnn_name
-    assert "speaks of two ops" not in README and "Seed ops: `aclnnSoftMarginLossBackward`" not in README
-    spec_table = README.split("## The spec format")[1].split("\n\n")[2]
+    for text in (README, overview):
+        assert "speaks of two ops" not in text and "Seed ops: `aclnnSoftMarginLossBackward`" not in text
+    spec_table = spec_page.split("# The spec format")[1].split("\n\n")[2]
     for key in (*_ROOT_REQUIRED, *_ROOT_OPTIONAL):
         assert re.search(rf"^\| [^|]*`{key}`", spec_table, re.MULTILINE), key
     attrs_row = next(line for line in spec_table.splitlines() if line.startswith("| `attrs`"))
     assert "`description`" in attrs_row
     for column in COLUMNS:
-        assert re.search(rf"^  \| [^|]*`{re.escape(column)}`", README, re.MULTILINE), column
+        assert re.search(rf"^\| [^|]*`{re.escape(column)}`", check_page, re.MULTILINE), column
     for notation in ("`FLOAT/INT64`", "`FLOAT->FLOAT16`", "`FLOAT16+FLOAT`"):
-        assert notation in README
-    assert "--shape scalar" in README and "opgen --version" in README
+        assert notation in check_page
+    assert "--shape scalar" in commands and "opgen --version" in commands
 
 
 def test_failure_lines_and_case_names_print_brackets_verbatim(capsys: pytest.CaptureFixture[str]) -> None:
