@@ -30,14 +30,10 @@ import numpy as np
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case, normal_array
 from codegen.check.constraints import TensorStandIn, violates
 from codegen.check.offsets import INT64_MAX, cover
-from codegen.families.index_accumulate.plan import (
-    SYNC_CORES_MAX,
-    compute_of,
-    index_dtypes,
-    row_dtypes,
-    sort_fills_staging,
-    tiling_decision,
-)
+from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
+from codegen.families.index_accumulate.plan.strategy import sort_fills_staging
+from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX
+from codegen.families.index_accumulate.plan.tiling import tiling_decision
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.expr import ExprEvalError
 from codegen.spec.model import DType, OpSpec, Product
@@ -356,15 +352,15 @@ def sorted_run_indices(
     (:func:`sorted_run_cores`), for grad ``[N, *row_shape]`` of ``grad`` into ``num_rows`` rows, ``index``
     indices, ``paddingIdx`` ``padding`` and ``scaleGradByFreq`` ``scale``. The tiling takes it once every
     core's index range fills its bucket staging slots (``N >= cores x buckets x stage``,
-    :func:`codegen.families.index_accumulate.plan.sort_fills_staging`) and its transfer cost is the lower, so
+    :func:`codegen.families.index_accumulate.plan.strategy.sort_fills_staging`) and its transfer cost is the lower, so
     the answer follows the product's UB and core count. None when no N up to :data:`SORTED_SEARCH_LIMIT` takes
     it there: the product's tiling never runs the strategy for these rows
-    (:func:`codegen.families.index_accumulate.plan.sort_plan` gives the reason, e.g. a UB too small for the
+    (:func:`codegen.families.index_accumulate.plan.sorted_run.sort_plan` gives the reason, e.g. a UB too small for the
     staging slots, more cores than the software SyncAll's counters, or rows that are not whole 32-byte
     blocks on a product without DataCopyPad), so the case has nothing to check. On every catalogue product
     the strategy is reached (``tests/test_edb_cases.py``). Every core's slots fill, so the kernel's flushes of
     full slots are reached as well as the partial ones (the tiling may take the strategy at smaller N too,
-    :func:`codegen.families.index_accumulate.plan.sorted_wins`).
+    :func:`codegen.families.index_accumulate.plan.strategy.sorted_wins`).
     """
     cores = sorted_run_cores(product)
 
@@ -393,7 +389,7 @@ def sorted_run_indices(
 
 def sorted_run_cores(product: Product) -> int:
     """The most cores the sorted-run strategy runs on ``product``: all its vector cores, at most
-    :data:`codegen.families.index_accumulate.plan.SYNC_CORES_MAX` without hardware SyncAll (the software
+    :data:`codegen.families.index_accumulate.plan.sync_counters.SYNC_CORES_MAX` without hardware SyncAll (the software
     SyncAll's counters)."""
     return product.vector_core_num if product.hw_sync_all else min(product.vector_core_num, SYNC_CORES_MAX)
 
@@ -632,7 +628,7 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     64-bit arithmetic, and the per-core ranges of the kernel's split: '' when they agree and cover the
     tensors past 32 bits, else what differs (see :func:`codegen.check.offsets.check_offsets`)."""
     spec, product = fn.spec, fn.product
-    from codegen.families.index_accumulate.plan import tiling_decision as index_tiling
+    from codegen.families.index_accumulate.plan.tiling import tiling_decision as index_tiling
 
     p = case.params
     want_idx = index_tiling(
