@@ -17,7 +17,7 @@ from test_embedding_dense_backward import op  # the op built once per product fo
 
 from bench.workloads import edb_inputs
 from codegen.families.index_accumulate.plan.tiling import tiling_decision
-from codegen.families.index_accumulate.plan.tiling_explain import explain_tiling
+from codegen.families.index_accumulate.plan.tiling_report import explain_tiling
 from codegen.spec.model import DType
 from codegen.specs import load_project
 

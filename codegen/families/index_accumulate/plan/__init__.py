@@ -37,7 +37,7 @@ The tiling rule: :mod:`codegen.families.index_accumulate.plan.tiling`.
 """
 
 from codegen.families.index_accumulate.plan.sync_counters import scratch_outputs
-from codegen.families.index_accumulate.plan.validate import validate
+from codegen.families.index_accumulate.plan.validation import validate
 from codegen.families.index_accumulate.plan.views import VIEWS, build_views
 
 __all__ = ["VIEWS", "build_views", "scratch_outputs", "validate"]

@@ -25,18 +25,23 @@ from codegen.families.index_accumulate.plan.constants import (
     SORT_STAGE_MIN,
     TILE_BUFFERS,
 )
-from codegen.families.index_accumulate.plan.doc_example import doc_example_lines
-from codegen.families.index_accumulate.plan.doc_lines import doc_constraint_lines, doc_status_rows, doc_tiling_lines
-from codegen.families.index_accumulate.plan.keys import index_dtype_keys, rows_dtype_keys
+from codegen.families.index_accumulate.plan.dtype_keys import index_dtype_keys, rows_dtype_keys
 from codegen.families.index_accumulate.plan.opdef import opdef_registration
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX, SYNC_INTS, SYNC_OUTPUT
 from codegen.families.index_accumulate.plan.tiling import buffer_num
 from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
-from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView, L0SourceView, l0_api_attrs
-from codegen.families.index_accumulate.plan.views_doc import DocView
+from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
+from codegen.families.index_accumulate.plan.views_doc import (
+    DocView,
+    doc_constraint_lines,
+    doc_example_lines,
+    doc_status_rows,
+    doc_tiling_lines,
+)
 from codegen.families.index_accumulate.plan.views_host import IndexTilingHeaderView, InferShapeView, TilingSourceView
 from codegen.families.index_accumulate.plan.views_kernel import KernelView, kernel_branch_groups
+from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
 from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
 from codegen.plan.common import (
     KindView,

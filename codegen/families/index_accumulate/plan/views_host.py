@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from codegen.families.index_accumulate.plan.keys import GradKey, IndexKey
+from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
 from codegen.plan.common import ArchGroup, KindView, TilingFieldRow, TilingHeaderView
 
 

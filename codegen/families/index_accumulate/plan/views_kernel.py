@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from codegen.families.index_accumulate.plan.keys import GradKey, IndexKey
+from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
 from codegen.plan.common import KindView, arch_condition
