@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from test_embedding_dense_backward import op  # the op built once per product for the EDB test files
 
-from codegen.families.index_accumulate.plan import explain_tiling, tiling_decision
+from codegen.families.index_accumulate.plan.tiling import tiling_decision
+from codegen.families.index_accumulate.plan.tiling_report import explain_tiling
 from codegen.spec.model import DType
 from codegen.specs import load_project
 

@@ -24,7 +24,8 @@ import pytest
 
 from bench.traffic import minimum_bytes
 from bench.workloads import DISTRIBUTIONS, EDB, NO_PADDING, edb_inputs
-from codegen.families.index_accumulate.plan import explain_tiling, tiling_decision
+from codegen.families.index_accumulate.plan.tiling import tiling_decision
+from codegen.families.index_accumulate.plan.tiling_report import explain_tiling
 from codegen.paths import project_paths
 from codegen.runner import OpCallable, compile_op
 from codegen.spec.model import DType

@@ -22,7 +22,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from codegen.families.index_accumulate.plan import TILING_FIELDS, tiling_decision
+from codegen.families.index_accumulate.plan.tiling import tiling_decision
+from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
 from codegen.paths import project_paths
 from codegen.runner import AclnnError, OpCallable, compile_op
 from codegen.spec.errors import SpecErrors

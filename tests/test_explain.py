@@ -100,7 +100,7 @@ def test_index_accumulate_explain_equals_the_tiling_function(
     function, in both strategies."""
     import struct
 
-    from codegen.families.index_accumulate.plan import TILING_FIELDS
+    from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
 
     prod = CATALOGUE.get(product)
     w, d, n = shape

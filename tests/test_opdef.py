@@ -47,7 +47,7 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
         assert sorted(configs) == sorted(CATALOGUE.get(p).config_name for p in spec.products)
         config = configs[product.config_name]
         if spec.family == "index_accumulate":  # the device op lists (rows, index) dtype pairs; its sums are FLOAT
-            from codegen.families.index_accumulate.plan import device_opdef_dtypes
+            from codegen.families.index_accumulate.plan.opdef import device_opdef_dtypes
 
             want = device_opdef_dtypes(spec, [product])
         elif spec.dtype_combos:  # one column per dtype combination the product takes (the doc's dtype table)

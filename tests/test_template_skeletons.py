@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from codegen.families.elementwise import plan as elementwise
-from codegen.families.index_accumulate import plan as index_accumulate
+from codegen.families.index_accumulate.plan import roles as index_roles
+from codegen.families.index_accumulate.plan import tiling as index_tiling
+from codegen.families.index_accumulate.plan import tiling_fields as index_fields
 from codegen.families.row_reduce import plan as row_reduce
 from codegen.paths import project_paths
 from codegen.specs import load_project
@@ -24,7 +26,7 @@ GENERATED = ROOT / "generated"
 #: Each family's tiling-field table.
 FIELD_TABLES = {
     "elementwise": elementwise.TILING_FIELDS,
-    "index_accumulate": index_accumulate.TILING_FIELDS,
+    "index_accumulate": index_fields.TILING_FIELDS,
     "row_reduce": row_reduce.TILING_FIELDS,
 }
 
@@ -95,9 +97,9 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         fields = d3.tiling_fields()
         assert (fields["outerNum"], fields["reduceLen"], fields["innerNum"], fields["mode"]) == (5, 16, 3, 1)
     else:
-        rows = index_accumulate.row_dtypes(spec)[0]
-        idx = index_accumulate.index_dtypes(spec)[0]
-        d2 = index_accumulate.tiling_decision(spec, product, (5, 16), 7, rows, idx, deterministic=True)
+        rows = index_roles.row_dtypes(spec)[0]
+        idx = index_roles.index_dtypes(spec)[0]
+        d2 = index_tiling.tiling_decision(spec, product, (5, 16), 7, rows, idx, deterministic=True)
         fields = d2.tiling_fields()
         assert (fields["numRows"], fields["rowLength"], fields["numIndices"]) == (7, 16, 5)
     # an elementwise reduce epilogue (compute.reduce) adds its reduceKind after the table's fields

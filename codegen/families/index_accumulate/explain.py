@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from codegen.check.constraints import TensorStandIn
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
-from codegen.families.index_accumulate.plan import explain_tiling, index_dtypes, row_dtypes
+from codegen.families.index_accumulate.plan.roles import index_dtypes, row_dtypes
+from codegen.families.index_accumulate.plan.tiling_report import explain_tiling
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]

@@ -1,0 +1,194 @@
+"""Every template view of an index-accumulate op: the family's view classes by kind (:data:`VIEWS`) and
+the named values they are filled from (the ``build_views`` hook)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.families.index_accumulate.plan.constants import (
+    ACC_ALIGN,
+    BLOCK_BYTES,
+    CACHE_LINE_BYTES,
+    CHUNK_ALIGN,
+    COUNT_BYTES,
+    FP32_BYTES,
+    INDEX_UB_BYTES,
+    MAX_BLOCK_COUNT,
+    MAX_BLOCK_FIELD,
+    PAD_PAIR,
+    PAIRS_PER_BLOCK,
+    SLICE_OVERHEAD_BYTES,
+    SMALL_DIM_BYTES,
+    SORT_BUCKETS_PER_CORE,
+    SORT_D_CHUNK_MAX,
+    SORT_PAIR_CHUNK,
+    SORT_STAGE_MIN,
+    TILE_BUFFERS,
+)
+from codegen.families.index_accumulate.plan.dtype_keys import index_dtype_keys, rows_dtype_keys
+from codegen.families.index_accumulate.plan.opdef import opdef_registration
+from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
+from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX, SYNC_INTS, SYNC_OUTPUT
+from codegen.families.index_accumulate.plan.tiling import buffer_num
+from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
+from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
+from codegen.families.index_accumulate.plan.views_doc import (
+    DocView,
+    doc_constraint_lines,
+    doc_example_lines,
+    doc_status_rows,
+    doc_tiling_lines,
+)
+from codegen.families.index_accumulate.plan.views_host import IndexTilingHeaderView, InferShapeView, TilingSourceView
+from codegen.families.index_accumulate.plan.views_kernel import KernelView, kernel_branch_groups
+from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
+from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
+from codegen.plan.common import (
+    KindView,
+    OpViews,
+    arch_condition,
+    arch_groups,
+    common_view,
+    dtype_groups,
+    op_views,
+    ops_nn_view,
+    tiling_field_views,
+    ut_tiling_view,
+)
+from codegen.plan.constraints import constraint_view
+from codegen.spec.model import Catalogue, OpSpec, Product
+
+#: The views of the index-accumulate templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c
+    for c in (
+        AclnnSourceView,
+        L0SourceView,
+        InferShapeView,
+        IndexTilingHeaderView,
+        TilingSourceView,
+        KernelView,
+        DocView,
+    )
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an index-accumulate op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError: the spec is not of this family.
+        ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
+    """
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common.common_view`).
+
+    Raises:
+        TypeError: the spec is not of this family.
+        ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
+    """
+    view = common_view(spec, catalogue)
+    comp = compute_of(spec)
+    products: list[Product] = view["products"]
+    grads, idxs = row_dtypes(spec), index_dtypes(spec)
+    if len(grads) > 10 or len(idxs) > 10:
+        raise ValueError(f"{spec.op}: at most 10 rows and 10 index dtypes fit the tiling key's digits")
+    bufs = buffer_num(spec, products)
+    attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
+
+    grad_keys = rows_dtype_keys(spec, products)
+    index_keys = index_dtype_keys(spec)
+    # The sorted-run strategy runs on every product: without DataCopyPad it copies whole 32-byte blocks (rows of
+    # whole blocks only), without hardware SyncAll its barriers are the software SyncAll on the counters output;
+    # its atomic mode (SetAtomicAdd across cores) is left out where the tiling never picks it (no hardware
+    # SyncAll: every call is deterministic there).
+    sorted_products = list(products)
+    sorted_guard = ""
+    branch_groups = kernel_branch_groups(spec, products, grad_keys, index_keys, bool(sorted_products))
+
+    opdef = opdef_registration(spec, products, view["opdef"].attrs)
+
+    checks = constraint_view(spec, catalogue)
+    rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
+    num_rows_attr = spec.attr(comp.num_rows)
+    padding_attr = spec.attr(comp.padding) if comp.padding else None
+    scale_attr = spec.attr(comp.count_scaling) if comp.count_scaling else None
+    l0_attrs = l0_api_attrs(spec)
+
+    tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
+    status_rows = doc_status_rows(spec)
+    constraint_lines = doc_constraint_lines(spec, catalogue, products)
+    tiling_lines = doc_tiling_lines(spec, products)
+    example_lines = doc_example_lines(spec)
+    view.update(
+        {
+            "rows": rows_t.name,
+            "rows_position": spec.input_names.index(rows_t.name),
+            "index_position": spec.input_names.index(index_t.name),
+            "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
+            "sync_output": SYNC_OUTPUT,
+            "sync_ints": SYNC_INTS,
+            "sync_cores_max": SYNC_CORES_MAX,
+            "pairs_per_block": PAIRS_PER_BLOCK,
+            "pad_pair": PAD_PAIR,
+            "max_block_field": MAX_BLOCK_FIELD,
+            "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
+            "tiling_fields": tiling_field_views(TILING_FIELDS),
+            "index": index_t.name,
+            "out": out_t.name,
+            "num_rows": num_rows_attr.name,
+            "num_rows_index": attr_index[num_rows_attr.name],
+            "padding": padding_attr.name if padding_attr else "",
+            "padding_index": attr_index[padding_attr.name] if padding_attr else -1,
+            "scaling": scale_attr.name if scale_attr else "",
+            "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
+            "l0_attrs": l0_attrs,
+            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a.decl for a in l0_attrs)],
+            "rows_min_rank": rows_t.rank[0],
+            "rows_max_rank": rows_t.rank[1],
+            "index_min_rank": index_t.rank[0],
+            "index_max_rank": index_t.rank[1],
+            "tensor_groups": tensor_groups,
+            "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idxs),
+            "grad_keys": grad_keys,
+            "index_keys": index_keys,
+            "branch_groups": branch_groups,
+            "buffer_num": bufs,
+            "tile_buffers": TILE_BUFFERS,
+            "small_dim_bytes": SMALL_DIM_BYTES,
+            "block_bytes": BLOCK_BYTES,
+            "fp32_bytes": FP32_BYTES,
+            "count_bytes": COUNT_BYTES,
+            "cache_line_bytes": CACHE_LINE_BYTES,
+            "acc_align": ACC_ALIGN,
+            "chunk_align": CHUNK_ALIGN,
+            "index_ub_bytes": INDEX_UB_BYTES,
+            "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
+            "min_bytes_per_core": spec.tiling.min_bytes_per_core,
+            "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
+            "no_pad_condition": arch_condition(products, "data_copy_pad"),
+            "no_sync_condition": arch_condition(products, "hw_sync_all"),
+            "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
+            "sorted_strategy": bool(sorted_products),
+            "sorted_guard": sorted_guard,
+            "sorted_archs": arch_groups(sorted_products),
+            "sort_pair_chunk": SORT_PAIR_CHUNK,
+            "sort_d_chunk_max": SORT_D_CHUNK_MAX,
+            "sort_stage_min": SORT_STAGE_MIN,
+            "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
+            "max_block_count": MAX_BLOCK_COUNT,
+            "opdef": opdef,
+            "checks": checks,
+            "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
+            "status_rows": status_rows,
+            "constraint_lines": constraint_lines,
+            "tiling_lines": tiling_lines,
+            "example_lines": example_lines,
+        }
+    )
+    view.update(ops_nn_view(spec, products, view["opdef"]))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
+    return view
