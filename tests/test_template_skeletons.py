@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.families.elementwise import plan as elementwise
+from codegen.families.elementwise.plan import tiling as elementwise
 from codegen.families.index_accumulate import plan as index_accumulate
 from codegen.families.row_reduce import plan as row_reduce
 from codegen.paths import project_paths

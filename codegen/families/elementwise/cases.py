@@ -29,7 +29,7 @@ from codegen.spec.model import SCALAR_ACL_IDS, AttrSpec, Constraint, DType, OpSp
 
 def reduce_of(spec: OpSpec) -> Any:
     """The spec's reduce epilogue (:func:`codegen.families.elementwise.plan.reduce_of`)."""
-    from codegen.families.elementwise.plan import reduce_of as plan_reduce_of
+    from codegen.families.elementwise.plan.reduce import reduce_of as plan_reduce_of
 
     return plan_reduce_of(spec)
 
@@ -211,7 +211,8 @@ def _reduce_value_cases(
     would overflow FLOAT16 (an infinity on both sides: nothing compared) or keep 8 bits in BF16 (a lost tile
     inside half an ULP); the none path's several tiles are the family's ``large`` case. Sizes come from the
     planner's tile (``tile``) and the product's core count."""
-    from codegen.families.elementwise.plan import reduce_of, tiling_decision
+    from codegen.families.elementwise.plan.reduce import reduce_of
+    from codegen.families.elementwise.plan.tiling import tiling_decision
 
     red = reduce_of(spec)
     assert red is not None
@@ -493,7 +494,7 @@ def _multicore_length(spec: OpSpec, product: Product, dt: DType) -> int:
 
 def _shape_anchor(spec: OpSpec) -> str | None:
     """The input whose shape the output takes (``shape: self``), or None for a broadcast shape."""
-    from codegen.families.elementwise.plan import shape_rule
+    from codegen.families.elementwise.plan.shape import shape_rule
 
     kind, args = shape_rule(spec)
     return args[0] if kind == "like" else None
@@ -551,7 +552,7 @@ def _status_cases(
     out = spec.outputs[0].name
     dt = dtypes[0]
     good = {n: normal_array(rng, (4, 8), dt) for n in inputs}
-    from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind, reduce_of
+    from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_kind, reduce_of
 
     red = reduce_of(spec)
     reduced = reduce_kind(spec, attrs) != REDUCE_KIND_NONE
@@ -688,7 +689,7 @@ def elementwise_offset_cases(
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
     """The family's cases of ``spec`` on ``product`` (:func:`elementwise_cases`; the tile-boundary shapes
     follow the planner's tile length for a 2**24-element output)."""
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
 
     def tile(d: DType) -> int:
         return tiling_decision(spec, product, (1 << 24,), d).tile_length
@@ -719,7 +720,7 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
         dt = DType.FLOAT
     else:
         dt = sorted(kinds, key=lambda d: d.acl_id)[0]
-    from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind
+    from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_kind
 
     if reduce_kind(spec, attrs) != REDUCE_KIND_NONE:
         shape = ()  # a reduce epilogue's mean or sum: a 0-d output
@@ -741,7 +742,7 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     64-bit arithmetic, and the per-core ranges of the kernel's split: '' when they agree and cover the
     tensors past 32 bits, else what differs (see :func:`codegen.check.offsets.check_offsets`)."""
     spec, product = fn.spec, fn.product
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
 
     d = tiling_decision(
         spec, product, case.params["shape"], DType[case.params["dtype"]], attrs=case.params.get("attrs_values", {})
