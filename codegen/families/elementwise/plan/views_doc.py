@@ -9,6 +9,7 @@ from codegen.families.elementwise.plan.reduce import reduce_of
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import Variant, compute_of, optional_inputs
 from codegen.families.elementwise.plan.view_records import ScalarDef, ShapeCheck
+from codegen.families.elementwise.plan.views_example import example_lines
 from codegen.plan.common import StatusRow, format_rule_text, null_pointer_attrs, status_row
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.spec.expr import to_source as unparse
@@ -67,17 +68,6 @@ def tiling_lines(spec: OpSpec, products: list[Product], variants: list[Variant],
             f"{p.name}: UB {p.ub_bytes} bytes, {p.vector_core_num} cores, queue buffers {d.in_buffer_num}/"
             f"{d.out_buffer_num} (in/out), {keys[0].name} tile {d.tile_length} elements."
         )
-    return lines
-
-
-def example_lines(spec: OpSpec) -> list[str]:
-    """The docs' example: each input's dtype, shape and values, each attr's value (none without an example)."""
-    lines = []
-    if spec.example is not None:
-        for name, et in spec.example.inputs:
-            lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
-        for name, value in spec.example.attrs:
-            lines.append(f"`{name}` = {value}")
     return lines
 
 
