@@ -1,5 +1,5 @@
 """The small frozen records the elementwise template views are made of: an input, an attr, a tiling key, a
-host scalar, a compiled program as printed, the reduce epilogue, the InferShape rule."""
+host scalar, a compiled program as printed, the reduce epilogue, the L2 shape check, the InferShape rule."""
 
 from __future__ import annotations
 

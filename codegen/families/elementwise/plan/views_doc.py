@@ -1,5 +1,5 @@
-"""The elementwise API documentation's view entries: the status rows, the tiling paragraph, the example and
-the constraint lines."""
+"""The elementwise API documentation's view entries: the status rows, the tiling paragraph and the
+constraint lines (the example lines: :mod:`.views_example`)."""
 
 from __future__ import annotations
 
