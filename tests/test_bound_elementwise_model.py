@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from codegen.families.elementwise import bound, interval_program
 from codegen.families.elementwise.compiler import Instruction, Program
-from codegen.families.elementwise.plan import compile_all, program_for
+from codegen.families.elementwise.plan.variants import compile_all, program_for
 from codegen.spec.model import DType
 from codegen.specs import load_project
 

@@ -92,7 +92,7 @@ def test_compile_op_rejects_a_product_the_op_does_not_support_before_compiling()
 @pytest.mark.parametrize("product", ["Ascend910", "Ascend910B", "Ascend910_93", "Ascend950", "Ascend310P"])
 def test_the_quick_matrix_spans_several_cores_with_an_uneven_tail_on_every_product(product: str) -> None:
     from codegen.check.driver import cases_for
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
     from codegen.spec.model import DType
 
     catalogue, specs = load_project()
@@ -122,7 +122,7 @@ def test_the_remainder_over_cores_case_runs_only_where_the_tiling_spreads_it_ove
     core under the seed ops' 32 KiB per core, a case whose name its tiling did not meet. It is generated only
     where the tiling spreads it over the product's cores: with min_bytes_per_core 32, on all of them, unevenly."""
     from codegen.check.driver import cases_for
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
     from codegen.spec.model import DType
 
     catalogue, specs = load_project()
@@ -248,7 +248,7 @@ def test_the_reduce_epilogue_runs_its_in_domain_few_cores_mean_and_sum_as_determ
     the several-tiles-per-core case is the sum's, with inputs in (0, 1) too, a value case, and no normal-draw
     case of that size is left (a NaN sum would hide the combine)."""
     from codegen.check.driver import cases_for
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
     from codegen.types import DType
 
     catalogue, specs = load_project()

@@ -488,7 +488,7 @@ def test_the_sum_bound_follows_the_kernels_summation_tree_so_a_lost_tile_fails()
     The kernel's tree is fixed by the tiling (a tile's sum, the tiles of a core in order, the partials in
     core order), so ``sum_depth`` bounds the roundings any term goes through, and losing one tile fails."""
     from codegen.families.elementwise.bound import sum_depth
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
     from codegen.spec.model import DType
 
     catalogue, specs = load_project()

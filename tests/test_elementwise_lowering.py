@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from codegen.families.elementwise.compiler import Program, compile_formula
-from codegen.families.elementwise.plan import compile_all
+from codegen.families.elementwise.plan.variants import compile_all
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import parse_expr
 from codegen.specs import load_project, resolve_op

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from codegen.explain import explain
-from codegen.families.elementwise.plan import tiling_decision
+from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.runner import OpCallable
 from codegen.spec.model import DType
 from codegen.specs import load_project

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from codegen.families.elementwise.plan import tiling_decision
+from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.runner import AclnnError, OpCallable, compile_op
 from codegen.spec.model import DType
 from codegen.specs import load_project

@@ -53,7 +53,7 @@ from torch_oracle import (
 )
 
 from codegen.check.compare import ulp
-from codegen.families.elementwise.plan import tiling_decision as smlb_tiling
+from codegen.families.elementwise.plan.tiling import tiling_decision as smlb_tiling
 from codegen.families.index_accumulate.plan.tiling import tiling_decision as edb_tiling
 from codegen.paths import project_paths
 from codegen.runner import AclnnError

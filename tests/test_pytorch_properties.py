@@ -40,7 +40,7 @@ from torch_oracle import (
     torch,
 )
 
-from codegen.families.elementwise.plan import tiling_decision as smlb_tiling
+from codegen.families.elementwise.plan.tiling import tiling_decision as smlb_tiling
 from codegen.families.index_accumulate.plan.tiling import tiling_decision as edb_tiling
 from codegen.paths import project_paths
 from codegen.runner import CORE_ORDERS

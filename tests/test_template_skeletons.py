@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.families.elementwise import plan as elementwise
+from codegen.families.elementwise.plan import tiling as elementwise
 from codegen.families.index_accumulate.plan import roles as index_roles
 from codegen.families.index_accumulate.plan import tiling as index_tiling
 from codegen.families.index_accumulate.plan import tiling_fields as index_fields

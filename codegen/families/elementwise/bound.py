@@ -151,7 +151,8 @@ def derived_bound(
     if spec.family != "elementwise":
         return None
     from codegen.check.constraints import TensorStandIn, call_env
-    from codegen.families.elementwise.plan import compile_all, program_for, shape_rule
+    from codegen.families.elementwise.plan.shape import shape_rule
+    from codegen.families.elementwise.plan.variants import compile_all, program_for
     from codegen.runner import dtype_of_array
     from codegen.spec.expr import ExprEvalError, evaluate
 
@@ -194,13 +195,14 @@ def derived_bound(
                 scalars[hs.field_name] = given if as_fp32 == given or math.isnan(as_fp32) else (given, as_fp32)
         except ExprEvalError:
             scalars[hs.field_name] = math.nan  # no value known: any value (the interval [-inf, inf])
-    from codegen.families.elementwise.plan import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
+    from codegen.families.elementwise.plan.reduce import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
 
     red_kind = reduce_kind(spec, params)
     program = program_for(variant.formula, compute)
     depth: int | None = None
     if red_kind != REDUCE_KIND_NONE:
-        from codegen.families.elementwise.plan import optional_inputs, tiling_decision
+        from codegen.families.elementwise.plan.tiling import tiling_decision
+        from codegen.families.elementwise.plan.variants import optional_inputs
 
         absent = [t.name for t in optional_inputs(spec) if t.name not in present]
         attrs = {a.name: params[a.name] for a in spec.attrs if a.name in params}

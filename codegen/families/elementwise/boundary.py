@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.families.elementwise.compiler import _inline_scalars, _lower
+from codegen.families.elementwise.compiler.lowering import _inline_scalars, _lower
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.runner import numpy_dtype
 from codegen.spec.expr import Compare, Expr, ExprEvalError, evaluate, names, walk

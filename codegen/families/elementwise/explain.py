@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.check.constraints import TensorStandIn
-from codegen.families.elementwise.plan import compute_dtypes, tiling_decision
+from codegen.families.elementwise.plan.tiling import tiling_decision
+from codegen.families.elementwise.plan.variants import compute_dtypes
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -74,7 +75,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
 def _combine_lines(spec: OpSpec, product: Product, d: Any) -> list[str]:
     """The whole-tensor combine of a reduce epilogue under the attr's default (mean or sum): cores, tiles per
     core, workspace bytes and the combine order; nothing for an op without an epilogue or a default of none."""
-    from codegen.families.elementwise.plan import PARTIAL_SLOT_BYTES, REDUCE_KIND_MEAN, reduce_of
+    from codegen.families.elementwise.plan.reduce import PARTIAL_SLOT_BYTES, REDUCE_KIND_MEAN, reduce_of
 
     red = reduce_of(spec)
     if red is None or not d.reduce_kind:

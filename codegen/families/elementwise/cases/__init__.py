@@ -38,7 +38,7 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
         dt = DType.FLOAT
     else:
         dt = sorted(kinds, key=lambda d: d.acl_id)[0]
-    from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind
+    from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_kind
 
     if reduce_kind(spec, attrs) != REDUCE_KIND_NONE:
         shape = ()  # a reduce epilogue's mean or sum: a 0-d output

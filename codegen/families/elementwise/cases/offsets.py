@@ -41,7 +41,7 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     64-bit arithmetic, and the per-core ranges of the kernel's split: '' when they agree and cover the
     tensors past 32 bits, else what differs (see :func:`codegen.check.offsets.check_offsets`)."""
     spec, product = fn.spec, fn.product
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
 
     d = tiling_decision(
         spec, product, case.params["shape"], DType[case.params["dtype"]], attrs=case.params.get("attrs_values", {})

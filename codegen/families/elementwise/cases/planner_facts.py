@@ -10,7 +10,7 @@ from codegen.spec.model import DType, OpSpec, Product
 
 def reduce_of(spec: OpSpec) -> Any:
     """The spec's reduce epilogue (:func:`codegen.families.elementwise.plan.reduce_of`)."""
-    from codegen.families.elementwise.plan import reduce_of as plan_reduce_of
+    from codegen.families.elementwise.plan.reduce import reduce_of as plan_reduce_of
 
     return plan_reduce_of(spec)
 
@@ -31,7 +31,7 @@ def _multicore_length(spec: OpSpec, product: Product, dt: DType) -> int:
 
 def _shape_anchor(spec: OpSpec) -> str | None:
     """The input whose shape the output takes (``shape: self``), or None for a broadcast shape."""
-    from codegen.families.elementwise.plan import shape_rule
+    from codegen.families.elementwise.plan.shape import shape_rule
 
     kind, args = shape_rule(spec)
     return args[0] if kind == "like" else None

@@ -49,7 +49,8 @@ def _reduce_value_cases(
     would overflow FLOAT16 (an infinity on both sides: nothing compared) or keep 8 bits in BF16 (a lost tile
     inside half an ULP); the none path's several tiles are the family's ``large`` case. Sizes come from the
     planner's tile (``tile``) and the product's core count."""
-    from codegen.families.elementwise.plan import reduce_of, tiling_decision
+    from codegen.families.elementwise.plan.reduce import reduce_of
+    from codegen.families.elementwise.plan.tiling import tiling_decision
 
     red = reduce_of(spec)
     assert red is not None

@@ -30,7 +30,7 @@ def _status_cases(
     out = spec.outputs[0].name
     dt = dtypes[0]
     good = {n: normal_array(rng, (4, 8), dt) for n in inputs}
-    from codegen.families.elementwise.plan import REDUCE_KIND_NONE, reduce_kind, reduce_of
+    from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_kind, reduce_of
 
     red = reduce_of(spec)
     reduced = reduce_kind(spec, attrs) != REDUCE_KIND_NONE

@@ -79,7 +79,7 @@ def elementwise_cases(
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
     """The family's cases of ``spec`` on ``product`` (:func:`elementwise_cases`; the tile-boundary shapes
     follow the planner's tile length for a 2**24-element output)."""
-    from codegen.families.elementwise.plan import tiling_decision
+    from codegen.families.elementwise.plan.tiling import tiling_decision
 
     def tile(d: DType) -> int:
         return tiling_decision(spec, product, (1 << 24,), d).tile_length

@@ -1,0 +1,64 @@
+"""Buffer allocation: a linear scan maps a built program's virtual registers onto the input buffers, fp32
+temporaries, bit masks and the output buffer, reusing a buffer once its value is dead."""
+
+from __future__ import annotations
+
+from codegen.families.elementwise.compiler.program import Instruction, Program
+from codegen.families.elementwise.compiler.values import _Values
+
+
+def _allocate(b: _Values, root: int) -> Program:
+    """Maps virtual registers onto input buffers, fp32 temporaries and the output buffer."""
+    last_use: dict[int, int] = {}
+    for i, (_, _, srcs, *_rest) in enumerate(b.code):
+        for s in srcs:
+            last_use[s] = i
+    buf: dict[int, str] = {reg: f"{name}Local" for reg, name in b.reg_source.items()}
+    free_temps: list[str] = []
+    free_masks: list[str] = []
+    temps = 0
+    masks = 0
+    out: list[Instruction] = []
+    final_cast = b.cast_inputs
+    for i, (op, dst, srcs, scalar, rm, mode, approx) in enumerate(b.code):
+        dying = list(dict.fromkeys(s for s in srcs if last_use.get(s) == i))
+        for s in dying:
+            name = buf[s]
+            if name.startswith("tmp"):
+                free_temps.append(name)
+            elif name.startswith("mask"):
+                free_masks.append(name)
+        if dst in b.mask_regs:
+            # Mask buffers form their own pool; a dying mask is not reused by the mask written from it.
+            if free_masks:
+                free_masks.sort()
+                target = free_masks.pop(0)
+            else:
+                target = f"mask{masks}"
+                masks += 1
+        elif dst == root and not final_cast:
+            target = "outLocal"
+        else:
+            reusable = [
+                buf[s]
+                for s in dying
+                if not buf[s].startswith("mask") and (buf[s].startswith("tmp") or not b.cast_inputs)
+            ]
+            if reusable and op != "Cast":
+                target = reusable[0]
+                if target in free_temps:
+                    free_temps.remove(target)
+            elif free_temps:
+                free_temps.sort()
+                target = free_temps.pop(0)
+            else:
+                target = f"tmp{temps}"
+                temps += 1
+        buf[dst] = target
+        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm, mode, approx, b.images.get(dst)))
+    if final_cast:
+        out.append(Instruction("Cast", "outLocal", (buf[root],), None, "CAST_RINT"))
+    elif not out or out[-1].dst != "outLocal":
+        # The formula is a bare input: copy it through a vector instruction so the output queue is written.
+        out.append(Instruction("Muls", "outLocal", (buf[root],), "1.0f"))
+    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps, masks=masks)

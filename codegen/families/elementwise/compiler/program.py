@@ -1,0 +1,80 @@
+"""A compiled elementwise formula as plain data: its AscendC vector instructions over named UB buffers, the
+temporaries and masks they need, and the host scalars they read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.spec.expr import Expr
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One AscendC vector instruction of a compiled program.
+
+    ``op`` is the AscendC function name (``Mul``, ``Adds``, ``Cast``, ...). ``dst`` and ``srcs`` are buffer
+    names (see :class:`Program`); ``scalar`` is a C++ expression of type ``float`` (a literal such as
+    ``1.0f`` or a tiling field such as ``scalar0_``) for the ``*s`` forms; ``round_mode`` is set for ``Cast``.
+    ``mode`` is the ``CMPMODE`` of ``Compare``/``Compares`` (``LT``, ``LE``, ``GT``, ``GE``, ``EQ``, ``NE``;
+    ``dst`` is then a ``uint8_t`` bit-mask buffer ``mask<k>``) or the ``SELMODE`` of ``Select``
+    (``VSEL_TENSOR_TENSOR_MODE``: ``srcs`` = mask, src0, src1; ``VSEL_TENSOR_SCALAR_MODE``: ``srcs`` = mask,
+    src0 and ``scalar`` is src1). ``Compare``/``Compares`` run on ``nCmp`` elements (``n`` rounded up to 256
+    bytes of fp32, the granularity of their count form), every other instruction on ``n``. ``approx`` is
+    the absolute error of a formula approximation whose last instruction this is (``erf``: 1.5e-7), added
+    to the derived error bound; 0 for exact math. ``image`` is set on the last instruction of a rewritten
+    function whose instruction sequence the interval model cannot follow (``log1p``: the quotient
+    ``log(u) * x / (u - 1)`` is 0 / 0 over an interval of ``u`` holding 1): ``(function, k)`` says that
+    ``dst`` holds that function of ``srcs[k]`` up to the function's stated error
+    (:data:`codegen.families.elementwise.bound.IMAGES`).
+    """
+
+    op: str
+    dst: str
+    srcs: tuple[str, ...]
+    scalar: str | None = None
+    round_mode: str | None = None
+    mode: str | None = None
+    approx: float = 0.0
+    image: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class HostScalar:
+    """A subexpression evaluated on the host; reaches the kernel as ``float`` tiling field ``field_name``."""
+
+    field_name: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled elementwise formula for one class of input dtype.
+
+    ``cast_inputs`` is False for fp32 (inputs are used in place) and True for 16-bit dtypes (each input is
+    cast to fp32 at first use). ``temps`` is the number of fp32 temporaries ``tmp0``..``tmp{n-1}``, each of
+    ``tileLength * 4`` bytes of UB. Buffer names in instructions: ``<input>Local`` (the input's queue tensor,
+    type T), ``outLocal`` (the output queue tensor, type T), ``tmp<k>`` (fp32 temporaries), ``mask<k>``
+    (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each).
+    """
+
+    cast_inputs: bool
+    instructions: tuple[Instruction, ...]
+    temps: int
+    masks: int = 0
+
+    @property
+    def budget_temps(self) -> int:
+        """fp32 temporaries the UB budget counts: ``temps`` plus one per started 32 mask buffers (a mask
+        takes ``tileLength / 8`` bytes, 1/32 of an fp32 temporary)."""
+        return self.temps + -(-self.masks // 32)
+
+
+@dataclass(frozen=True)
+class CompiledFormula:
+    """Both programs (fp32 and 16-bit) of one output formula, and the host scalars they read."""
+
+    output: str
+    fp32: Program
+    cast16: Program
+    scalars: tuple[HostScalar, ...]
+    lowered: Expr

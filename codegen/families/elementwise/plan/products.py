@@ -1,0 +1,57 @@
+"""Whether an elementwise op fits its products: the formula compiles and every product's UB holds one repeat
+of every live buffer (the plan stage's ``validate``)."""
+
+from __future__ import annotations
+
+from codegen.families.elementwise.plan.tiling import FP32_BYTES, REPEAT_BYTES, buffer_nums
+from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, program_for
+from codegen.plan.common import spec_products
+from codegen.spec.errors import SpecError, SpecErrors
+from codegen.spec.model import Catalogue, OpSpec, Product
+
+
+def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> None:
+    """Raises when a product's UB cannot hold one repeat of every live buffer of ``spec`` (for any compute
+    dtype and any optional-input combination): the generated tiling function would fail on it.
+
+    Raises:
+        SpecErrors: one error per such product, at its catalogue entry (``products[i].ub_bytes``), naming
+            the op and the bytes it needs.
+    """
+    errors: list[SpecError] = []
+    repeat = REPEAT_BYTES // FP32_BYTES
+    for p in products:
+        need = 0
+        for v in compile_all(spec):
+            n_in, n_out = len(v.present), len(spec.outputs)
+            in_num, out_num = buffer_nums(spec, p, n_in)
+            for dt in compute_dtypes(spec):
+                temps = program_for(v.formula, dt).budget_temps
+                bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
+                need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
+        if p.ub_bytes < need:
+            index = catalogue.names.index(p.name) if p.name in catalogue.names else 0
+            errors.append(
+                SpecError(
+                    p.loc,
+                    f"products[{index}].ub_bytes",
+                    f"UB of {p.name} ({p.ub_bytes} bytes) cannot hold one repeat ({repeat} elements) of every "
+                    f"buffer of {spec.op} ({spec.path}): it needs at least {need} bytes "
+                    f"(ub_reserved_bytes {spec.tiling.ub_reserved_bytes} included); raise ub_bytes or drop "
+                    f"{p.name} from the op's products",
+                )
+            )
+    if errors:
+        raise SpecErrors(errors)
+
+
+def validate(spec: OpSpec, catalogue: Catalogue) -> None:
+    """Plan-time validation of ``spec`` on its products, before any view is built: the formula compiles
+    (:func:`.variants.compile_all`) and every product's UB holds one repeat of every buffer (:func:`check_ub`).
+
+    Raises:
+        SpecErrors: a product's UB is too small (at its catalogue entry).
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
+    """
+    compile_all(spec)
+    check_ub(spec, catalogue, spec_products(spec, catalogue))

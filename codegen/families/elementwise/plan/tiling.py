@@ -1,0 +1,202 @@
+"""The elementwise tiling arithmetic: the core split, queue depth and UB tile of one shape on one product.
+
+Tiling rule (the generated tiling function implements exactly :func:`tiling_decision`):
+
+- ``blockElems = 32 / sizeof(T)``; the output's ``totalLength`` elements are cut into 32-byte blocks.
+- ``usedCores = clamp(ceil(totalLength * sizeof(T) / minBytesPerCore), 1, min(coreNum, blocks))``.
+- Blocks are split evenly; the first ``blocks % usedCores`` cores ("former" cores) take one extra block.
+  The last core's range is clipped to ``totalLength`` (it holds the sub-block tail).
+- Queue depth: ``inBufferNum = clamp(bufferNum, 1, queueBufferCap // numInputs)`` and likewise for the
+  output queues, so the per-position buffer cap of the product (selected by its NpuArch) is never exceeded.
+  ``numInputs`` counts the inputs present in the call (an absent optional input has no queue).
+- ``bytesPerElement = (numInputs * inBufferNum + numOutputs * outBufferNum) * sizeof(T) + temps * 4``
+  and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to a whole
+  256-byte fp32 repeat (64 elements).
+
+The tiling key of a call is ``dtypeIndex + numDtypes * variant`` (:mod:`.variants`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from codegen.families.elementwise.plan.reduce import (
+    PARTIAL_SLOT_BYTES,
+    REDUCE_FP32_BUFFERS,
+    reduce_kind,
+    reduce_of,
+)
+from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, optional_inputs, program_for
+from codegen.plan.common import TilingField
+from codegen.spec.model import DType, OpSpec, Product
+
+BLOCK_BYTES = 32
+REPEAT_BYTES = 256
+FP32_BYTES = 4
+
+#: The tiling struct before the host-scalar fields (one ``float`` per host scalar follows), in order; the
+#: tiling header, the tiling function and :meth:`TilingDecision.tiling_fields` follow it.
+TILING_FIELDS: tuple[TilingField, ...] = (
+    TilingField("totalLength", "int64_t", "elements of {output}", "totalLength"),
+    TilingField("formerNum", "int64_t", "cores that take one extra 32-byte block", "formerNum"),
+    TilingField("formerLength", "int64_t", "elements per former core", "(blocksPerCore + 1) * blockElems"),
+    TilingField(
+        "tailLength", "int64_t", "elements per other core (the last one is clipped)", "blocksPerCore * blockElems"
+    ),
+    TilingField("tileLength", "int64_t", "elements per UB tile", "tileLength"),
+    TilingField("inBufferNum", "int32_t", "buffers per input queue", "static_cast<int32_t>(inBufferNum)"),
+    TilingField("outBufferNum", "int32_t", "buffers per output queue", "static_cast<int32_t>(outBufferNum)"),
+)
+
+
+@dataclass(frozen=True)
+class TilingDecision:
+    """What the tiling function decides for one shape on one product (units in the field names).
+
+    ``ub_split`` lists ``(buffer, count, bytes_each)`` for every UB allocation of one core.
+    """
+
+    product: str
+    dtype: str
+    tiling_key: int
+    total_length: int
+    block_dim: int
+    former_num: int
+    former_length: int
+    tail_length: int
+    tile_length: int
+    in_buffer_num: int
+    out_buffer_num: int
+    bytes_per_element: int
+    ub_budget_bytes: int
+    ub_used_bytes: int
+    tiles_per_core_max: int
+    workspace_bytes: int
+    ub_split: tuple[tuple[str, int, int], ...]
+    reduce_kind: int | None = None  # None: no reduce epilogue; else REDUCE_KIND_*
+
+    def tiling_fields(self) -> dict[str, int]:
+        """The values of the generated tiling struct's :data:`TILING_FIELDS`, by field name (the host-scalar
+        fields are not included)."""
+        return {
+            "totalLength": self.total_length,
+            "formerNum": self.former_num,
+            "formerLength": self.former_length,
+            "tailLength": self.tail_length,
+            "tileLength": self.tile_length,
+            "inBufferNum": self.in_buffer_num,
+            "outBufferNum": self.out_buffer_num,
+            **({"reduceKind": self.reduce_kind} if self.reduce_kind is not None else {}),
+        }
+
+
+def buffer_nums(spec: OpSpec, product: Product, num_inputs: int | None = None) -> tuple[int, int]:
+    """``(inBufferNum, outBufferNum)`` on ``product``: the spec's depth, capped by the product's queue cap.
+
+    ``num_inputs`` is the number of inputs present in the call (default: all of the spec's inputs).
+    """
+    n_in = len(spec.inputs) if num_inputs is None else num_inputs
+    n_out = len(spec.outputs)
+    depth = spec.tiling.buffer_num
+    return (
+        max(1, min(depth, product.queue_buffer_cap // n_in)),
+        max(1, min(depth, product.queue_buffer_cap // n_out)),
+    )
+
+
+def tiling_decision(
+    spec: OpSpec,
+    product: Product,
+    shape: tuple[int, ...],
+    dtype: DType,
+    absent: Collection[str] = (),
+    attrs: Mapping[str, Any] | None = None,
+) -> TilingDecision:
+    """The tiling of ``spec`` on ``product`` for an output of ``shape`` and compute ``dtype``, with the
+    optional inputs named in ``absent`` null.
+
+    With a reduce epilogue ``shape`` is the broadcast shape of the inputs (the elements summed) and
+    ``attrs`` the call's attr values (missing: defaults), which select the reduction: for mean/sum each
+    core's partial takes a :data:`.reduce.PARTIAL_SLOT_BYTES` slot of the workspace after the system
+    workspace, and a product without hardware SyncAll runs one core (no barrier needed). Every tile of a
+    reduce op also budgets :data:`.reduce.REDUCE_FP32_BUFFERS` fp32 values per element (the accumulator and
+    the work buffer) and a 32-byte result block (whatever the reduction).
+
+    Mirrors the generated C++ tiling function; ``tests/test_explain.py`` compares the two.
+
+    Raises:
+        ValueError: ``dtype`` is not a compute dtype of the spec, ``absent`` names a tensor that is not an
+            optional input, or UB cannot hold one repeat.
+    """
+    variants = compile_all(spec)
+    optional = [t.name for t in optional_inputs(spec)]
+    unknown = set(absent) - set(optional)
+    if unknown:
+        raise ValueError(f"{spec.op}: {', '.join(sorted(unknown))} is not an optional input")
+    variant = variants[sum(1 << k for k, name in enumerate(optional) if name in absent)]
+    keys = compute_dtypes(spec)
+    if dtype not in keys:
+        raise ValueError(f"{spec.op} computes on {', '.join(d.name for d in keys)}, not {dtype.name}")
+    total = 1
+    for d in shape:
+        total *= d
+    item = dtype.itemsize
+    block_elems = BLOCK_BYTES // item
+    blocks = -(-total // block_elems)
+    cores = -(-(total * item) // spec.tiling.min_bytes_per_core)
+    cores = max(1, min(cores, product.vector_core_num, blocks))
+    red = reduce_of(spec)
+    kind = reduce_kind(spec, attrs or {}) if red is not None else None
+    if kind and not product.hw_sync_all:
+        cores = 1
+    per_core, former = divmod(blocks, cores)
+    n_in, n_out = len(variant.present), len(spec.outputs)
+    in_num, out_num = buffer_nums(spec, product, n_in)
+    prog = program_for(variant.formula, dtype)
+    temps = prog.budget_temps + (REDUCE_FP32_BUFFERS if red is not None else 0)
+    bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
+    budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
+    repeat = REPEAT_BYTES // FP32_BYTES
+    tile = budget // bpe // repeat * repeat
+    if tile <= 0:
+        raise ValueError(f"UB of {product.name} ({budget} bytes) cannot hold one repeat of {spec.op}")
+    former_len = (per_core + 1) * block_elems
+    tail_len = per_core * block_elems
+    longest = former_len if former else tail_len
+    longest = min(longest, total)
+    split: tuple[tuple[str, int, int], ...] = (
+        ("input queues", n_in * in_num, tile * item),
+        ("output queues", n_out * out_num, tile * item),
+        ("fp32 temporaries", prog.temps, tile * FP32_BYTES),
+    )
+    if prog.masks:
+        # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)
+        split += (("uint8_t bit masks", prog.masks, tile // 8),)
+    if red is not None:
+        split += (
+            ("fp32 reduce accumulator", 1, tile * FP32_BYTES),
+            ("fp32 reduce work buffer", 1, tile * FP32_BYTES),
+            ("fp32 tile sum block", 1, BLOCK_BYTES),
+        )
+    return TilingDecision(
+        product=product.name,
+        dtype=dtype.name,
+        tiling_key=keys.index(dtype) + len(keys) * variant.index,
+        total_length=total,
+        block_dim=cores,
+        former_num=former,
+        former_length=former_len,
+        tail_length=tail_len,
+        tile_length=tile,
+        in_buffer_num=in_num,
+        out_buffer_num=out_num,
+        bytes_per_element=bpe,
+        ub_budget_bytes=budget,
+        ub_used_bytes=tile * bpe + (BLOCK_BYTES if red is not None else 0),
+        tiles_per_core_max=-(-longest // tile) if longest else 0,
+        workspace_bytes=product.sys_workspace_bytes + (cores * PARTIAL_SLOT_BYTES if kind else 0),
+        ub_split=split,
+        reduce_kind=kind,
+    )

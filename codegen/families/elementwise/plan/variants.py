@@ -1,0 +1,99 @@
+"""The programs an elementwise kernel is compiled into: the formula compiled once per combination of absent
+optional inputs (a variant), each with an fp32 and a 16-bit program, selected by compute dtype.
+
+Optional inputs: each has a ``default``; the formula is compiled once per combination of absent optional
+inputs (the absent ones replaced by their defaults). Tiling key = ``dtypeIndex + numDtypes * variant``,
+where bit ``k`` of ``variant`` is set when optional input ``k`` is null (variant 0: every input present).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from codegen.families.elementwise.compiler import CompiledFormula, Program, compile_variants
+from codegen.families.elementwise.compute import ElementwiseCompute
+from codegen.spec.model import DType, OpSpec, TensorSpec
+from codegen.types import compute_dtypes as shared_compute_dtypes
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One compiled program set: ``index`` (bit ``k`` set: optional input ``k`` is null), the inputs
+    ``present`` in the call (spec order), the ``absent`` ones and the compiled ``formula``."""
+
+    index: int
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
+    formula: CompiledFormula
+
+
+def compute_of(spec: OpSpec) -> ElementwiseCompute:
+    """The elementwise compute model of ``spec``.
+
+    Raises:
+        TypeError: ``spec`` is not of the elementwise family.
+    """
+    if not isinstance(spec.compute, ElementwiseCompute):
+        raise TypeError(f"{spec.op} is not an elementwise op (family {spec.family})")
+    return spec.compute
+
+
+def optional_inputs(spec: OpSpec) -> list[TensorSpec]:
+    """The optional inputs of ``spec`` in input order; bit ``k`` of a variant index is the ``k``-th."""
+    return [t for t in spec.inputs if t.optional]
+
+
+def compile_all(spec: OpSpec) -> list[Variant]:
+    """The spec's output formula compiled once per combination of absent optional inputs (variant 0 first);
+    compiled once per spec (:func:`_compile_variants`), whoever asks.
+
+    Raises:
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
+    """
+    return list(_compile_variants(spec))
+
+
+@lru_cache(maxsize=64)
+def _compile_variants(spec: OpSpec) -> tuple[Variant, ...]:
+    compute = compute_of(spec)
+    (output, formula), *_ = compute.outputs
+    optional = optional_inputs(spec)
+    defaults = {t.name: float(t.default if t.default is not None else 0.0) for t in optional}
+    compiled = compile_variants(
+        output,
+        formula,
+        tuple(t.name for t in spec.inputs),
+        dict(compute.scalars),
+        defaults,
+        compute.loc,
+        f"compute.{output}",
+    )
+    variants = []
+    for index, formula_v in enumerate(compiled):
+        absent = tuple(t.name for k, t in enumerate(optional) if index >> k & 1)
+        present = tuple(t.name for t in spec.inputs if t.name not in absent)
+        variants.append(Variant(index, present, absent, formula_v))
+    return tuple(variants)
+
+
+def compile_spec(spec: OpSpec) -> CompiledFormula:
+    """Compiles the spec's single output formula with every input present (see
+    :mod:`codegen.families.elementwise.compiler`)."""
+    return compile_all(spec)[0].formula
+
+
+def compute_dtypes(spec: OpSpec) -> list[DType]:
+    """The dtypes the kernel computes on, every product's (:func:`codegen.types.compute_dtypes`: the first
+    required input's list; promotion makes inputs agree)."""
+    return shared_compute_dtypes(spec)
+
+
+def dtype_input(spec: OpSpec) -> TensorSpec:
+    """The input whose dtype selects the kernel: the first required one."""
+    return next(t for t in spec.inputs if not t.optional)
+
+
+def program_for(compiled: CompiledFormula, dtype: DType) -> Program:
+    """The fp32 program for FLOAT, the cast program for 16-bit float dtypes."""
+    return compiled.fp32 if dtype is DType.FLOAT else compiled.cast16

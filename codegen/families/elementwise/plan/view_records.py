@@ -1,0 +1,208 @@
+"""The small frozen records the elementwise template views are made of: an input, an attr, a tiling key, a
+host scalar, a compiled program as printed, the reduce epilogue, the L2 shape check, the InferShape rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.plan.common import ArchGroup
+
+
+@dataclass(frozen=True)
+class ReduceView:
+    """The reduce epilogue in the templates: the aclnn ``attr`` and its ``none``/``mean``/``sum`` values,
+    ``device_index`` of the device attr carrying it and ``none_text`` (its string for ``none``, when the
+    device attr is a string; else ""), ``mean_text`` / ``sum_text`` (the names the attr's ``values`` give the
+    mean and sum values, for messages), ``no_sync_condition`` (the NpuArchs without hardware SyncAll: one core
+    reduces everything), ``no_fp32_reduce_condition`` (NpuArchs whose ReduceSum takes half only)."""
+
+    attr: str
+    none: int
+    mean: int
+    sum: int
+    device_index: int
+    device_name: str
+    none_text: str
+    mean_text: str
+    sum_text: str
+    no_sync_condition: str
+    no_fp32_reduce_condition: str
+    no_sync_archs: tuple[int, ...]
+    fp32_buffers: int = 0  # REDUCE_FP32_BUFFERS
+
+
+@dataclass(frozen=True)
+class ProgramView:
+    """A compiled formula program as the kernel prints it: its C++ ``lines``, fp32 ``temps`` and ``masks``
+    buffers it uses, its instructions' ops (``ops``, comma-separated, for the docs) and ``result``, the fp32
+    buffer holding the formula's value before the output rounding (``outLocal`` of the fp32 program, the
+    source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums."""
+
+    lines: tuple[str, ...]
+    temps: int
+    masks: int
+    ops: str
+    result: str = "outLocal"
+
+
+@dataclass(frozen=True)
+class VariantView:
+    """A formula variant (a combination of absent optional inputs): its ``index``, the ``absent`` and
+    ``present`` inputs, and its fp32 and 16-bit (``cast16``) programs."""
+
+    index: int
+    absent: str
+    present: tuple[str, ...]
+    fp32: ProgramView
+    cast16: ProgramView
+
+
+@dataclass(frozen=True)
+class ShapeStep:
+    """An input the L2 shape check broadcasts in, and whether it may be null."""
+
+    name: str
+    optional: bool
+
+
+@dataclass(frozen=True)
+class ShapeCheck:
+    """The L2 shape check (see :func:`.shape.shape_rule`): ``kind`` (``like``/``broadcast``), ``steps``, the docs'
+    ``text``; ``like``: the ``anchor`` input; ``broadcast``: the ``first`` required argument, and the error
+    message's ``message`` (argument names), printf ``fmt`` and C++ ``args`` (empty for the other kind)."""
+
+    kind: str
+    steps: tuple[ShapeStep, ...]
+    text: str
+    anchor: str = ""
+    first: str = ""
+    message: str = ""
+    fmt: str = ""
+    args: str = ""
+
+
+@dataclass(frozen=True)
+class ValueText:
+    """A listed attr value: its integer ``value`` and its name ``text``."""
+
+    value: int
+    text: str
+
+
+@dataclass(frozen=True)
+class InputView:
+    """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
+    the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
+    inputs)."""
+
+    name: str
+    optional: bool
+    bit: int
+    index: int
+    default: float | None
+
+
+@dataclass(frozen=True)
+class L0Input:
+    """A device input of the L0 call: device ``name`` and the aclnn ``source`` tensor."""
+
+    name: str
+    source: str
+
+
+@dataclass(frozen=True)
+class StringAttr:
+    """A string device attr: the aclnn attr ``name``, the L2 helper ``func`` naming its value, the aclnn
+    ``c_type``, and its listed ``values``."""
+
+    name: str
+    func: str
+    c_type: str
+    values: tuple[ValueText, ...]
+
+
+@dataclass(frozen=True)
+class TilingAttr:
+    """A device attr the tiling function reads: aclnn ``name``, ``device_name``, OpDef ``index``, tiling
+    ``c_type``, and a string attr's listed values (``string_values``, empty otherwise)."""
+
+    name: str
+    device_name: str
+    index: int
+    c_type: str
+    string_values: tuple[ValueText, ...]
+    #: a ``list_int`` device attr: read with ``GetListInt``, the one element the L0 API sent
+    is_list: bool
+
+
+@dataclass(frozen=True)
+class L0ListAttr:
+    """A ``list_int`` device attr of the L0 API: the L0 parameter ``name`` (the integer) and the
+    ``aclIntArray *`` variable ``var`` holding the one-element list it launches with (``AllocIntArray``)."""
+
+    name: str
+    var: str
+
+
+@dataclass(frozen=True)
+class TilingKey:
+    """A tiling key: ``key`` (``dtypeIndex + numDtypes * variant``), the compute ``dtype`` (``ge_name``,
+    ``kernel_type``, ``elem_bytes``), fp32 ``temps`` of its UB budget, the inputs present (``num_inputs``),
+    the ``variant``, the ``absent`` inputs (``-``: none) and its preprocessor ``guard`` ("")."""
+
+    key: int
+    dtype: str
+    ge_name: str
+    kernel_type: str
+    elem_bytes: int
+    temps: int
+    num_inputs: int
+    variant: int
+    absent: str
+    guard: str
+
+
+@dataclass(frozen=True)
+class HostScalar:
+    """A host-computed scalar of the formula: its tiling ``field``, C++ value ``cpp`` and formula ``text``."""
+
+    field: str
+    cpp: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ScalarDef:
+    """A named scalar of the compute section: ``name`` and its formula ``text`` (docs)."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class InferInput:
+    """An input the InferShape function reads: OpDef ``index``, aclnn ``name``, ``device_name``,
+    ``optional``."""
+
+    index: int
+    name: str
+    device_name: str
+    optional: bool
+
+
+@dataclass(frozen=True)
+class InferRule:
+    """The InferShape rule: ``kind`` (``like``/``broadcast``), its ``inputs``, and the OpDef index of the
+    input whose dtype the output takes (``dtype_index``)."""
+
+    kind: str
+    inputs: tuple[InferInput, ...]
+    dtype_index: int
+
+
+@dataclass(frozen=True)
+class QueueCap:
+    """A product's queue buffers per position (``cap``) and the NpuArchs that have it."""
+
+    cap: int
+    archs: tuple[ArchGroup, ...]

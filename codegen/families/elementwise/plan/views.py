@@ -1,0 +1,78 @@
+"""Assembling an elementwise op's template views: the entries every kind shares, then each kind's own
+entries, the reduce epilogue's, the ops-nn and unit-test entries (the plan stage's ``build_views``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.families.elementwise.plan.shape import shape_check
+from codegen.families.elementwise.plan.tiling import BLOCK_BYTES, REPEAT_BYTES
+from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, dtype_input, optional_inputs
+from codegen.families.elementwise.plan.view_kinds import VIEWS
+from codegen.families.elementwise.plan.view_records import InputView
+from codegen.families.elementwise.plan.views_aclnn import aclnn_parts
+from codegen.families.elementwise.plan.views_doc import doc_parts
+from codegen.families.elementwise.plan.views_host import host_parts, host_scalars, infer_rule
+from codegen.families.elementwise.plan.views_kernel import kernel_parts
+from codegen.families.elementwise.plan.views_reduce import reduce_parts
+from codegen.families.elementwise.plan.views_ut import ut_infer_cases, ut_tiling_cases
+from codegen.plan.common import OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
+from codegen.spec.model import Catalogue, OpSpec, Product
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of an elementwise op (:data:`VIEWS` and the shared ones); :func:`.products.validate` has
+    passed."""
+    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+
+
+def _input_views(spec: OpSpec, dev_input_index: dict[str, int]) -> list[InputView]:
+    """The aclnn inputs with their variant bit and OpDef index (``dev_input_index``)."""
+    optional = optional_inputs(spec)
+    return [
+        InputView(
+            name=t.name,
+            optional=t.optional,
+            bit=1 << optional.index(t) if t.optional else 0,
+            index=dev_input_index[t.name],
+            default=t.default,
+        )
+        for t in spec.inputs
+    ]
+
+
+def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
+    """The view entries of an elementwise op by name (see :func:`codegen.plan.common.common_view`)."""
+    view = common_view(spec, catalogue)
+    products: list[Product] = view["products"]
+    variants = compile_all(spec)
+    keys = compute_dtypes(spec)
+    dev = spec.device_interface
+    dev_input_index = {t.name: dev.input_index(t.name) for t in spec.inputs}
+    device_name_of = {t.name: dev.inputs[dev.input_index(t.name)].name for t in spec.inputs}
+    inputs = _input_views(spec, dev_input_index)
+    shape = shape_check(spec)
+    scalars = host_scalars(spec, variants[0].formula)
+    view.update(
+        {
+            "device_name_of": device_name_of,
+            "dtype_input_name": dtype_input(spec).name,
+            "dtype_input_device_name": next(d.name for d in dev.inputs if d.source == dtype_input(spec).name),
+            "inputs": inputs,
+            "optional_inputs": [t.name for t in inputs if t.optional],
+            "output": spec.outputs[0].name,
+            "num_outputs": len(spec.outputs),
+            "block_bytes": BLOCK_BYTES,
+            "repeat_bytes": REPEAT_BYTES,
+            "shape": shape,
+            "infer": infer_rule(spec, dev_input_index, device_name_of),
+        }
+    )
+    view.update(aclnn_parts(spec, catalogue, products))
+    view.update(host_parts(spec, products, variants, keys, scalars, dev_input_index))
+    view.update(kernel_parts(spec, products, variants, scalars))
+    view.update(doc_parts(spec, catalogue, products, variants, keys, shape, view["max_rank"]))
+    view.update(reduce_parts(spec, products, view))
+    view.update(ops_nn_view(spec, products, view["opdef"]))
+    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
+    return view

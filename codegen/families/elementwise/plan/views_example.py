@@ -1,0 +1,16 @@
+"""The example lines of the API documentation: the spec's example inputs (dtype, shape, values) and attrs."""
+
+from __future__ import annotations
+
+from codegen.spec.model import OpSpec
+
+
+def example_lines(spec: OpSpec) -> list[str]:
+    """The docs' example: each input's dtype, shape and values, each attr's value (none without an example)."""
+    lines = []
+    if spec.example is not None:
+        for name, et in spec.example.inputs:
+            lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
+        for name, value in spec.example.attrs:
+            lines.append(f"`{name}` = {value}")
+    return lines

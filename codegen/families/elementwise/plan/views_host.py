@@ -1,0 +1,171 @@
+"""The elementwise host-side view entries (tiling function, tiling header, InferShape): the tiling keys, the
+queue caps per NpuArch, the attrs the tiling function reads, the host scalars as C++ and the InferShape rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.families.elementwise.compiler import CompiledFormula
+from codegen.families.elementwise.plan.shape import shape_rule
+from codegen.families.elementwise.plan.tiling import TILING_FIELDS
+from codegen.families.elementwise.plan.variants import Variant, dtype_input, program_for
+from codegen.families.elementwise.plan.view_records import (
+    HostScalar,
+    InferInput,
+    InferRule,
+    QueueCap,
+    TilingAttr,
+    TilingKey,
+    ValueText,
+)
+from codegen.plan.common import ArchGroup, TilingFieldRow, arch_condition, arch_groups, tiling_field_views
+from codegen.spec.expr import Call, Name, to_cpp
+from codegen.spec.expr import to_source as unparse
+from codegen.spec.model import DType, OpSpec, Product
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
+
+
+def _scalar_cpp(spec: OpSpec, expr: Any) -> str:
+    out_names = {t.name for t in spec.outputs}
+    in_names = {t.name for t in spec.inputs}
+
+    def name(n: str) -> str:
+        if n in out_names or n in in_names:
+            raise ValueError(f"tensor '{n}' used as a scalar")
+        return n
+
+    def numel(args: list[str]) -> str:
+        return "totalLength"
+
+    def rank(args: list[str]) -> str:
+        return "static_cast<int64_t>(outShape.GetDimNum())"
+
+    funcs = {"numel": numel, "rank": rank}
+    # numel(tensor) of any operand is the output's element count: inputs are broadcast before the kernel.
+    return to_cpp(_strip_tensor_args(expr), name, funcs)
+
+
+def _strip_tensor_args(expr: Any) -> Any:
+    """Replaces ``numel(t)``'s tensor argument by a placeholder the C++ printer ignores."""
+    if isinstance(expr, Call) and expr.func in ("numel", "rank"):
+        return Call(expr.func, (Name("totalLength"),))
+    for attr in ("operand", "left", "right", "cond", "then", "orelse"):
+        if hasattr(expr, attr):
+            expr = type(expr)(**{**expr.__dict__, attr: _strip_tensor_args(getattr(expr, attr))})
+    if hasattr(expr, "values") and isinstance(expr.values, tuple):
+        expr = type(expr)(**{**expr.__dict__, "values": tuple(_strip_tensor_args(v) for v in expr.values)})
+    if isinstance(expr, Call):
+        expr = Call(expr.func, tuple(_strip_tensor_args(a) for a in expr.args))
+    return expr
+
+
+def host_scalars(spec: OpSpec, compiled: CompiledFormula) -> list[HostScalar]:
+    """The host scalars of ``compiled``: tiling field, C++ value (tiling function) and formula text."""
+    return [HostScalar(hs.field_name, _scalar_cpp(spec, hs.expr), unparse(hs.expr)) for hs in compiled.scalars]
+
+
+def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], keys: list[DType]) -> list[TilingKey]:
+    """Every tiling key (``dtypeIndex + numDtypes * variant``) of ``variants`` x compute dtypes ``keys``; a
+    BF16 key is guarded by the NpuArchs of ``products`` without bf16."""
+    no_bf16 = arch_condition(products, "bf16")
+    result: list[TilingKey] = []
+    for v in variants:
+        for index, dt in enumerate(keys):
+            prog = program_for(v.formula, dt)
+            result.append(
+                TilingKey(
+                    key=index + len(keys) * v.index,
+                    dtype=dt.name,
+                    ge_name=dt.ge_name,
+                    kernel_type=dt.kernel_type,
+                    elem_bytes=dt.itemsize,
+                    temps=prog.budget_temps,
+                    num_inputs=len(v.present),
+                    variant=v.index,
+                    absent=", ".join(v.absent) or "-",
+                    guard=no_bf16 if dt is DType.BF16 and no_bf16 != "0" else "",
+                )
+            )
+    return result
+
+
+def queue_caps(products: list[Product]) -> list[QueueCap]:
+    """The products' queue buffers per position, each with the NpuArch groups that have it."""
+    caps: dict[int, list[ArchGroup]] = {}
+    for group in arch_groups(products):
+        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group.arch)
+        caps.setdefault(cap, []).append(group)
+    return [QueueCap(cap, tuple(archs)) for cap, archs in caps.items()]
+
+
+def tiling_attrs(spec: OpSpec) -> list[TilingAttr]:
+    """The device attrs the tiling function reads (a constant device attr the formula cannot name is
+    skipped), in OpDef order."""
+    dev = spec.device_interface
+    attrs: list[TilingAttr] = []
+    for i, da in enumerate(dev.attrs):
+        if da.source is None:  # a constant the formula cannot name; the kernel does not read it
+            continue
+        a = spec.attr(da.source)
+        attrs.append(
+            TilingAttr(
+                name=a.name,
+                device_name=da.name,
+                index=i,
+                c_type=ATTR_TYPE_INFO[a.type].tiling_type,
+                string_values=tuple(ValueText(v, n) for v, n in (a.values or ())) if da.type == "string" else (),
+                is_list=DEVICE_ATTR_TYPE_INFO[da.type].is_list,
+            )
+        )
+    return attrs
+
+
+def infer_rule(spec: OpSpec, dev_input_index: dict[str, int], device_name_of: dict[str, str]) -> InferRule:
+    """The InferShape rule of :func:`codegen.families.elementwise.plan.shape.shape_rule`, with each input's
+    OpDef index (``dev_input_index``) and device name (``device_name_of``)."""
+    kind, rule_args = shape_rule(spec)
+    shape_inputs = [rule_args[0]] if kind == "like" else list(rule_args)
+    return InferRule(
+        kind=kind,
+        inputs=tuple(
+            InferInput(dev_input_index[n], n, device_name_of[n], spec.tensor(n).optional) for n in shape_inputs
+        ),
+        dtype_index=dev_input_index[dtype_input(spec).name],
+    )
+
+
+def host_parts(
+    spec: OpSpec,
+    products: list[Product],
+    variants: list[Variant],
+    keys: list[DType],
+    scalars: list[HostScalar],
+    dev_input_index: dict[str, int],
+) -> dict[str, Any]:
+    """The view entries of the tiling function and header: ``variants`` and compute dtypes ``keys`` as
+    compiled, ``scalars`` the host scalars of variant 0, ``dev_input_index`` each aclnn input's OpDef
+    index."""
+    attrs = tiling_attrs(spec)
+    return {
+        "queue_caps": queue_caps(products),
+        "tiling_keys": tiling_keys(spec, products, variants, keys),
+        "num_dtypes": len(keys),
+        "dtype_input": dev_input_index[dtype_input(spec).name],
+        "tiling_fields": [
+            *tiling_field_views(TILING_FIELDS, output=spec.outputs[0].name),
+            *(
+                TilingFieldRow(
+                    name=sc.field,
+                    c_type="float",
+                    comment=sc.text,
+                    value=f"static_cast<float>({sc.cpp})",
+                    set_comment=sc.text,
+                )
+                for sc in scalars
+            ),
+        ],
+        # std::exp, std::log, std::abs... of host scalars (a default of an optional input folds into them)
+        "uses_cmath": any("std::" in sc.cpp for sc in scalars),
+        "attrs": attrs,
+        "uses_string_attrs": any(a.string_values for a in attrs),
+    }
