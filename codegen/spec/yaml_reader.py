@@ -78,6 +78,11 @@ def _show_key(key: object) -> str:
     return f"'{key}'" if isinstance(key, str) else repr(key)
 
 
+def map_entries(node: YNode | None) -> list[tuple[YScalar, YNode]]:
+    """The ``(key, value)`` entries of ``node`` when it is a mapping, else none."""
+    return node.entries if isinstance(node, YMap) else []
+
+
 _YAML_TAG = "tag:yaml.org,2002:"
 _INT_RE = re.compile(r"^[-+]?(?:[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$")
 _FLOAT_RE = re.compile(
