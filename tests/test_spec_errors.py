@@ -1335,6 +1335,46 @@ def test_device_section_errors(tmp_path: Path, catalogue: Catalogue) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("attrs", "error"),
+    [
+        (
+            "    - {name: self, from: reduction, type: string, default: mean}\n",
+            "40: device.attrs[0].name: device attr 'self' would clash with a parameter of the L0 API; choose another "
+            "name",
+        ),
+        (
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n"
+            "    - {name: executor, value: 1, type: int}\n",
+            "41: device.attrs[1].name: device attr 'executor' would clash with a parameter of the L0 API; choose "
+            "another name",
+        ),
+        (
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n"
+            "    - {name: reduction, value: 1, type: int}\n",
+            "41: device.attrs[1].name: duplicate device attr 'reduction'",
+        ),
+        (
+            "    - {name: mode, value: 1, type: int}\n"
+            "    - {name: mode, from: reduction, type: string, default: mean}\n",
+            "41: device.attrs[1].name: duplicate device attr 'mode'",
+        ),
+    ],
+)
+def test_device_attr_names_clash_with_no_l0_parameter_and_no_other_device_attr(
+    tmp_path: Path, catalogue: Catalogue, attrs: str, error: str
+) -> None:
+    """A carried and a constant device attr follow one rule: its name is no parameter of the L0 API and no
+    earlier device attr's."""
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("    - {name: reduction, from: reduction, type: string, default: mean}\n", attrs),
+    )
+    assert errs == [f"{f}:{error}"]
+
+
 def test_device_string_attr_needs_values(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(
         tmp_path,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -462,6 +462,22 @@ class Reader:
             s = self.string(item)
             if s is not None:
                 out.append((item, s))
+        return out
+
+    def distinct_strings(
+        self, node: YNode, problem: Callable[[str], str | None], duplicate: Callable[[str], str]
+    ) -> list[str]:
+        """The non-empty strings of the list ``node`` that pass ``problem`` (which gives a message for a string
+        it refuses, else None), each once, in file order. A refused string, or one that repeats an accepted
+        one (``duplicate`` gives the message), is recorded at its item and left out, after the problems of
+        :meth:`strings`."""
+        out: list[str] = []
+        for item, text in self.strings(node):
+            message = problem(text) or (duplicate(text) if text in out else None)
+            if message is not None:
+                self.error(item, message)
+            else:
+                out.append(text)
         return out
 
     def name(self, node: YNode, reserved: bool = True) -> str | None:

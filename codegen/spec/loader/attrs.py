@@ -54,14 +54,7 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
         if type_ != "scalar":
             r.error(m["dtypes"], f"dtypes are only allowed for scalar attrs, not {type_ or 'this type'}")
         else:
-            listed: list[str] = []
-            for item, text in r.strings(m["dtypes"]):
-                if text not in SCALAR_ACL_IDS:
-                    r.error(item, f"unknown aclScalar dtype '{text}'; allowed: {', '.join(SCALAR_ACL_IDS)}")
-                elif text in listed:
-                    r.error(item, f"duplicate dtype '{text}'")
-                else:
-                    listed.append(text)
+            listed = r.distinct_strings(m["dtypes"], _scalar_dtype_problem, lambda text: f"duplicate dtype '{text}'")
             if listed:
                 scalar_dtypes = tuple(listed)
             elif isinstance(m["dtypes"], YSeq) and not m["dtypes"].items:
@@ -191,3 +184,10 @@ def read_attr_value(
         r.error(node, f"{what} must be within float32's range (+-{FLOAT32_MAX:.9g}) for a float attr, got {float(v)!r}")
         return None
     return float(v)
+
+
+def _scalar_dtype_problem(text: str) -> str | None:
+    """Why ``text`` is not a dtype an aclScalar may have (:data:`SCALAR_ACL_IDS`), or None."""
+    if text not in SCALAR_ACL_IDS:
+        return f"unknown aclScalar dtype '{text}'; allowed: {', '.join(SCALAR_ACL_IDS)}"
+    return None

@@ -44,14 +44,13 @@ def read_constraint(
             name = n
     cons_products = products
     if "products" in m:
-        listed = []
-        for item, p in r.strings(m["products"]):
-            if p not in products:
-                r.error(item, f"'{p}' is not one of this op's products; allowed: {', '.join(products)}")
-            elif p in listed:
-                r.error(item, f"duplicate product '{p}'")
-            else:
-                listed.append(p)
+        listed = r.distinct_strings(
+            m["products"],
+            lambda p: (
+                None if p in products else f"'{p}' is not one of this op's products; allowed: {', '.join(products)}"
+            ),
+            lambda p: f"duplicate product '{p}'",
+        )
         cons_products = tuple(listed)
         constraint_arch_groups(st, m["products"], cons_products, products)
     when = None

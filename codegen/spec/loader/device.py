@@ -162,14 +162,7 @@ def read_device(
         if source in r.poisoned:  # its definition was reported: no follow-on error about its type
             used_attrs.add(source)
             continue
-        if name in {t.name for t in (*inputs, *outputs)} or name in {"executor", "ret"}:
-            r.error(e["name"], f"device attr '{name}' would clash with a parameter of the L0 API; choose another name")
-            continue
-        if name in {a.name for a in dev_attrs}:
-            r.error(e["name"], f"duplicate device attr '{name}'")
-            continue
-        if type_ not in DEVICE_ATTR_TYPES:
-            r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+        if not device_attr_fits(st, e, name, type_, dev_attrs, (*inputs, *outputs)):
             continue
         fits = {
             "int": src.type in ("int64", "uint64"),
@@ -242,6 +235,30 @@ def read_device(
     return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
 
 
+def device_attr_fits(
+    st: ParseState,
+    e: dict[str, YNode],
+    name: str,
+    type_: str,
+    dev_attrs: list[DeviceAttr],
+    tensors: tuple[TensorSpec, ...],
+) -> bool:
+    """Whether the device attr entry ``e`` (read name ``name``, type ``type_``) clashes with no parameter of
+    the L0 API (an aclnn tensor of ``tensors``, ``executor``, ``ret``) and no device attr of ``dev_attrs``,
+    and names a type of :data:`DEVICE_ATTR_TYPES`. The first problem is recorded at its key."""
+    r = st.r
+    if name in {t.name for t in tensors} or name in {"executor", "ret"}:
+        r.error(e["name"], f"device attr '{name}' would clash with a parameter of the L0 API; choose another name")
+        return False
+    if name in {a.name for a in dev_attrs}:
+        r.error(e["name"], f"duplicate device attr '{name}'")
+        return False
+    if type_ not in DEVICE_ATTR_TYPES:
+        r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+        return False
+    return True
+
+
 def read_list_int_default(st: ParseState, node: YNode) -> tuple[int, ...] | None:
     """The default of a ``list_int`` device attr: a YAML list of one integer within int64 (``[-1]``, the
     OpDef's ``ListInt({-1})``). The attr carries one aclnn integer as the one-element list ``{value}`` and
@@ -294,15 +311,13 @@ def host_attrs_unread(st: ParseState, node: YNode, host_attrs: tuple[str, ...]) 
 
 def read_host_attrs(st: ParseState, node: YNode, attrs: tuple[AttrSpec, ...]) -> tuple[str, ...]:
     """``device.host_attrs``: aclnn attr names (each once) the device op does not take."""
-    r = st.r
-    out: list[str] = []
-    for item, name in r.strings(node):
-        if name not in {a.name for a in attrs}:
-            r.error(item, f"'{name}' is not an aclnn attr; allowed: {', '.join(a.name for a in attrs) or '(none)'}")
-        elif name in out:
-            r.error(item, f"'{name}' is listed twice")
-        else:
-            out.append(name)
+    names = {a.name for a in attrs}
+    allowed = ", ".join(a.name for a in attrs) or "(none)"
+    out = st.r.distinct_strings(
+        node,
+        lambda name: None if name in names else f"'{name}' is not an aclnn attr; allowed: {allowed}",
+        lambda name: f"'{name}' is listed twice",
+    )
     return tuple(out)
 
 
@@ -323,14 +338,7 @@ def read_constant_device_attr(
     type_ = r.string(e["type"])
     if name is None or type_ is None:
         return None
-    if name in {t.name for t in (*inputs, *outputs)} or name in {"executor", "ret"}:
-        r.error(e["name"], f"device attr '{name}' would clash with a parameter of the L0 API; choose another name")
-        return None
-    if name in {a.name for a in dev_attrs}:
-        r.error(e["name"], f"duplicate device attr '{name}'")
-        return None
-    if type_ not in DEVICE_ATTR_TYPES:
-        r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+    if not device_attr_fits(st, e, name, type_, dev_attrs, (*inputs, *outputs)):
         return None
     if DEVICE_ATTR_TYPE_INFO[type_].is_list:
         r.error(e["value"], f"a constant {type_} device attr is not supported; carry an aclnn attr with 'from'")

@@ -118,17 +118,14 @@ def within_dtype(st: ParseState, node: YNode, value: float, dtype: str) -> float
 def read_products(st: ParseState, node: YNode) -> tuple[str, ...]:
     """A non-empty list of distinct catalogue product names (not checked against the catalogue when it is
     None); problems recorded, bad items left out."""
-    r = st.r
-    out: list[str] = []
-    items = r.strings(node)
+    catalogue = st.catalogue
     if isinstance(node, YSeq) and not node.items:
-        known = ", ".join(sorted(st.catalogue.names)) if st.catalogue else "the catalogue's products"
-        r.error(node, f"empty product list; give at least one of: {known}")
-    for item, p in items:
-        if st.catalogue is not None and p not in st.catalogue:
-            r.error(item, f"unknown product '{p}'; allowed: {', '.join(sorted(st.catalogue.names))}")
-        elif p in out:
-            r.error(item, f"duplicate product '{p}'")
-        else:
-            out.append(p)
-    return tuple(out)
+        known = ", ".join(sorted(catalogue.names)) if catalogue else "the catalogue's products"
+        st.r.error(node, f"empty product list; give at least one of: {known}")
+
+    def unknown(p: str) -> str | None:
+        if catalogue is not None and p not in catalogue:
+            return f"unknown product '{p}'; allowed: {', '.join(sorted(catalogue.names))}"
+        return None
+
+    return tuple(st.r.distinct_strings(node, unknown, lambda p: f"duplicate product '{p}'"))

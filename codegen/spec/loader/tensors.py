@@ -34,20 +34,7 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
             default = read_fp32_constant(st, m["default"])
     formats: tuple[str, ...] = ("ND",)
     if "formats" in m:
-        listed = []
-        for item, text in st.r.strings(m["formats"]):
-            if text in PRIVATE_ACL_FORMATS:
-                st.r.error(
-                    item,
-                    f"'{text}' is a private format (another data layout), which the generated kernels do not "
-                    f"read; allowed: {', '.join(ACL_FORMATS)}",
-                )
-            elif text not in ACL_FORMATS:
-                st.r.error(item, f"unknown format '{text}'; allowed: {', '.join(ACL_FORMATS)}")
-            elif text in listed:
-                st.r.error(item, f"duplicate format '{text}'")
-            else:
-                listed.append(text)
+        listed = st.r.distinct_strings(m["formats"], _format_problem, lambda text: f"duplicate format '{text}'")
         if listed and "ND" not in listed:
             st.r.error(m["formats"], "formats must include ND")
         formats = tuple(listed) or ("ND",)
@@ -71,3 +58,15 @@ def read_tensors(
     if not items:
         st.r.error(node, f"empty {what} list; an op needs at least one {what[:-1]}")
     return [read_tensor(st, item, i, is_output) for i, item in enumerate(items)]
+
+
+def _format_problem(text: str) -> str | None:
+    """Why ``text`` is not a storage format a tensor may list (a private format, or no ``aclFormat``), or None."""
+    if text in PRIVATE_ACL_FORMATS:
+        return (
+            f"'{text}' is a private format (another data layout), which the generated kernels do not "
+            f"read; allowed: {', '.join(ACL_FORMATS)}"
+        )
+    if text not in ACL_FORMATS:
+        return f"unknown format '{text}'; allowed: {', '.join(ACL_FORMATS)}"
+    return None
