@@ -407,6 +407,14 @@ class Reader:
                 )
         return out
 
+    def mapping_entries(self, node: YNode, what: str) -> list[tuple[YScalar, YNode]] | None:
+        """The ``(key, value)`` entries of a mapping whose keys the caller checks, or None (recorded as
+        "expected a mapping of ``what``") when ``node`` is not a mapping."""
+        if not isinstance(node, YMap):
+            self.error(node, f"expected a mapping of {what}, got {_describe(node)}")
+            return None
+        return node.entries
+
     def seq(self, node: YNode) -> list[YNode] | None:
         """The items of a list, or None (recorded) when ``node`` is not one."""
         if not isinstance(node, YSeq):

@@ -12,7 +12,7 @@ from codegen.spec.loader.fields import read_header_name, read_tensor_name
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ATTR_TYPES, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
 from codegen.spec.naming import a_or_an, value_name_problem
-from codegen.spec.yaml_reader import YMap, YNode, YScalar, YSeq, _describe, _join, _names, _show_key
+from codegen.spec.yaml_reader import YNode, YScalar, YSeq, _describe, _join, _names, _show_key
 from codegen.types import ATTR_TYPE_INFO
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
@@ -107,17 +107,17 @@ def read_attr_values(st: ParseState, node: YNode, type_: str) -> tuple[tuple[int
     if type_ and type_ not in ("int64", "uint64"):
         r.error(node, f"values are only allowed for int64 and uint64 attrs, not {type_}")
         return None
-    if not isinstance(node, YMap):
-        r.error(node, f"expected a mapping of integer value to name, e.g. {{0: none, 1: mean}}, got {_describe(node)}")
+    entries = r.mapping_entries(node, "integer value to name, e.g. {0: none, 1: mean}")
+    if entries is None:
         return None
-    if not node.entries:
+    if not entries:
         r.error(node, "empty values; map at least one integer to a name, or leave values out")
         return None
     info = ATTR_TYPE_INFO.get(type_)
     lo, hi = (info and info.int_range) or (INT64_MIN, INT64_MAX)
     out: list[tuple[int, str]] = []
     used: dict[str, int] = {}
-    for key, value in node.entries:
+    for key, value in entries:
         k = key.value
         if isinstance(k, bool) or not isinstance(k, int):
             r.error(

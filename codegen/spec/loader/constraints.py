@@ -12,7 +12,7 @@ from codegen.spec.expr import names as expr_names
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ACLNN_STATUS_CODES, AttrSpec, Constraint, TensorSpec
 from codegen.spec.scopes import _claim, constraint_scope
-from codegen.spec.yaml_reader import YMap, YNode, _describe
+from codegen.spec.yaml_reader import YNode
 from codegen.types import AclnnStatus
 
 
@@ -61,12 +61,11 @@ def read_constraint(
     let_types: list[tuple[str, ExprType]] = []
     taken = dict(st.taken)
     if "let" in m:
-        lm = m["let"]
-        if not isinstance(lm, YMap):
-            r.error(lm, f"expected a mapping of name to expression, got {_describe(lm)}")
+        let_entries = r.mapping_entries(m["let"], "name to expression")
+        if let_entries is None:
             ok = False
         else:
-            for key, value in lm.entries:
+            for key, value in let_entries:
                 ln = r.name(key) if isinstance(key.value, str) else None
                 if ln is None or not _claim(r, taken, key, ln):
                     if not isinstance(key.value, str):

@@ -19,7 +19,7 @@ from codegen.spec.model import (
     TensorSpec,
     absent_optional_shapes,
 )
-from codegen.spec.yaml_reader import YMap, YNode, YScalar, YSeq, _describe, _show_key, map_entries
+from codegen.spec.yaml_reader import YNode, YScalar, YSeq, _describe, _show_key, map_entries
 from codegen.types import FLOAT_DTYPE_MAX
 
 
@@ -134,11 +134,11 @@ def read_example(
     ok = True
     if "inputs" in m:
         im = m["inputs"]
-        if not isinstance(im, YMap):
-            r.error(im, f"expected a mapping of input name to tensor, got {_describe(im)}")
+        input_entries = r.mapping_entries(im, "input name to tensor")
+        if input_entries is None:
             ok = False
         else:
-            for key, value in im.entries:
+            for key, value in input_entries:
                 if key.value not in by_name:
                     r.error(key, f"{_show_key(key.value)} is not an input; allowed: {', '.join(by_name)}")
                     ok = False
@@ -149,18 +149,18 @@ def read_example(
                 else:
                     got[str(key.value)] = et
             for t in inputs:
-                if not t.optional and t.name not in got and not any(k.value == t.name for k, _ in im.entries):
+                if not t.optional and t.name not in got and not any(k.value == t.name for k, _ in input_entries):
                     r.error(im, f"missing example input '{t.name}'; every required input needs one")
                     ok = False
     attr_values: dict[str, int | float | bool] = {}
     attr_by_name = {a.name: a for a in attrs}
     if "attrs" in m:
         am = m["attrs"]
-        if not isinstance(am, YMap):
-            r.error(am, f"expected a mapping of attr name to value, got {_describe(am)}")
+        attr_entries = r.mapping_entries(am, "attr name to value")
+        if attr_entries is None:
             ok = False
         else:
-            for key, value in am.entries:
+            for key, value in attr_entries:
                 a = attr_by_name.get(str(key.value)) if isinstance(key.value, str) else None
                 if a is None:
                     allowed = ", ".join(attr_by_name) or "(none)"
