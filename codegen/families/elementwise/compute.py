@@ -31,7 +31,8 @@ from codegen.spec.scopes import (
     ComputeContext,
     scalar_scope,
 )
-from codegen.spec.yaml_reader import Reader, YMap, YNode, _describe
+from codegen.spec.yaml_reader import Reader, YMap, YNode
+from codegen.spec.yaml_reader.nodes import _describe
 
 #: The kinds of a whole-tensor reduction epilogue, the keys of ``compute.reduce`` besides ``attr``: the attr
 #: value that keeps the elementwise output (``none``), and the values that reduce it to a 0-d sum or mean.

@@ -12,7 +12,9 @@ from codegen.spec.loader.fields import read_header_name, read_tensor_name
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ATTR_TYPES, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
 from codegen.spec.naming import a_or_an, value_name_problem
-from codegen.spec.yaml_reader import YNode, YScalar, YSeq, _describe, _join, _names, _show_key
+from codegen.spec.yaml_reader import YNode, YScalar, YSeq
+from codegen.spec.yaml_reader.nodes import _describe, _join, _show_key
+from codegen.spec.yaml_reader.reader import _names
 from codegen.types import ATTR_TYPE_INFO
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.

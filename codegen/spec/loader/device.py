@@ -15,7 +15,8 @@ from codegen.spec.loader.fields import read_fp32_constant
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import DEVICE_ATTR_TYPES, AttrSpec, DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
 from codegen.spec.naming import a_or_an
-from codegen.spec.yaml_reader import Reader, YMap, YNode, YScalar, YSeq, _join
+from codegen.spec.yaml_reader import Reader, YMap, YNode, YScalar, YSeq
+from codegen.spec.yaml_reader.nodes import _join
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 

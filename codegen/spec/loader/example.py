@@ -19,7 +19,8 @@ from codegen.spec.model import (
     TensorSpec,
     absent_optional_shapes,
 )
-from codegen.spec.yaml_reader import YNode, YScalar, YSeq, _describe, _show_key, map_entries
+from codegen.spec.yaml_reader import YNode, YScalar, YSeq, map_entries
+from codegen.spec.yaml_reader.nodes import _describe, _show_key
 from codegen.types import FLOAT_DTYPE_MAX
 
 
