@@ -12,7 +12,10 @@ from codegen.spec.expr import names as expr_names
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ATTR_TYPES, AttrSpec, Constraint, TensorSpec
 from codegen.spec.naming import PLATFORM_NAMES
-from codegen.spec.rules import SHAPE_ATOMS, atomize, constant_problem, excludes_zero, nonzero_condition, zero_division
+from codegen.spec.rules.atoms import SHAPE_ATOMS, atomize
+from codegen.spec.rules.guards import excludes_zero
+from codegen.spec.rules.overflow import constant_problem
+from codegen.spec.rules.zero_division import nonzero_condition, zero_division
 from codegen.spec.yaml_reader import YMap, YNode, YScalar, YSeq, map_entries
 
 
@@ -30,13 +33,13 @@ def zero_divisors(
 ) -> None:
     """Cross-entry rule: no host expression (and no tensor-free part of a formula) divides (``/``,
     ``//``, ``%``) by anything that may be 0 unless it is provably nonzero (see
-    :func:`codegen.spec.rules.zero_division`): a literal 0, an attr (unless its ``values``, an
+    :func:`codegen.spec.rules.zero_division.zero_division`): a literal 0, an attr (unless its ``values``, an
     unconditional constraint on all the op's products (for a constraint's own expressions: an earlier
     one, or its ``when``) or a guard exclude 0), ``rank()`` of a tensor whose rank rule allows 0,
     ``numel()``/``dim()`` (0 for an empty tensor; a family may declare names nonzero where its tiling
     runs only for a non-empty output, see :meth:`codegen.registry.Family.division_sites`). ``//`` and
     ``%`` by an integer 0 are a SIGFPE in the generated C++; ``/`` gives inf or NaN. Also, no host
-    expression may hold a constant part that overflows int64 (:func:`codegen.spec.rules.constant_problem`)."""
+    expression may hold a constant part that overflows int64 (:func:`codegen.spec.rules.overflow.constant_problem`)."""
     tensors = {t.name: t for t in (*inputs, *outputs)}
     domains: dict[str, tuple[int, ...] | None] = {}
     for a in attrs:
