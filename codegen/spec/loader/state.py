@@ -20,7 +20,8 @@ class ParseState:
         path: the spec file.
         catalogue: the product catalogue, or None when it is invalid (product checks are then skipped).
         r: the reader that records every problem.
-        taken: names claimed so far (tensors, attrs, let names) -> what claimed them and where.
+        taken: names claimed so far (tensors, attrs, the compute's names) -> the field path and place of each
+            claim (a constraint's ``let`` names claim in a copy).
         op_products: the op's products, once parsed.
         unread_dtypes: the tensors whose ``dtypes`` hold an item naming no dtype (reported there): other
             entries are not checked against their dtypes, as the unknown name may have meant any dtype.
