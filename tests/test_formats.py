@@ -99,6 +99,7 @@ def test_python_api_formats_for_embedding_dense_backward() -> None:
     [
         ("[ND, FRACTAL_NZ]", "'FRACTAL_NZ' is a private format (another data layout)"),
         ("[ND, NCWH]", "unknown format 'NCWH'"),
+        ("[ND, NCHW, ND]", "duplicate format 'ND'"),
         ("[NCHW]", "formats must include ND"),
     ],
 )

@@ -51,7 +51,7 @@ def test_a_yaml_alias_bomb_fails_fast_with_file_line_in_little_memory(tmp_path: 
         "import resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"  # 1 GiB: the expansion needs ~7 GB
         "from codegen.spec.errors import SpecErrors\n"
-        "from codegen.spec.loader import read_yaml\n"
+        "from codegen.spec.yaml_reader import read_yaml\n"
         "from pathlib import Path\n"
         "errors = []\n"
         f"read_yaml(Path({str(path)!r}), errors)\n"
@@ -89,7 +89,7 @@ def test_generate_with_an_alias_bomb_writes_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize("opening", ["[", "{a: ", "- "])
 def test_deeply_nested_yaml_is_a_spec_error_at_its_line_not_a_recursion_error(tmp_path: Path, opening: str) -> None:
     # PyYAML composes nested lists and mappings recursively: 20000 levels exhaust Python's recursion limit
-    from codegen.spec.loader import read_yaml
+    from codegen.spec.yaml_reader import read_yaml
 
     # block style: 1000 levels are a 1 MB file, within the spec size limit (1 MiB), still past the recursion limit
     depth = 20000 if opening != "- " else 1000

@@ -1335,6 +1335,82 @@ def test_device_section_errors(tmp_path: Path, catalogue: Catalogue) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("attrs", "error"),
+    [
+        (
+            "    - {name: self, from: reduction, type: string, default: mean}\n",
+            "40: device.attrs[0].name: device attr 'self' would clash with a parameter of the L0 API; choose another "
+            "name",
+        ),
+        (
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n"
+            "    - {name: executor, value: 1, type: int}\n",
+            "41: device.attrs[1].name: device attr 'executor' would clash with a parameter of the L0 API; choose "
+            "another name",
+        ),
+        (
+            "    - {name: reduction, from: reduction, type: string, default: mean}\n"
+            "    - {name: reduction, value: 1, type: int}\n",
+            "41: device.attrs[1].name: duplicate device attr 'reduction'",
+        ),
+        (
+            "    - {name: mode, value: 1, type: int}\n"
+            "    - {name: mode, from: reduction, type: string, default: mean}\n",
+            "41: device.attrs[1].name: duplicate device attr 'mode'",
+        ),
+    ],
+)
+def test_device_attr_names_clash_with_no_l0_parameter_and_no_other_device_attr(
+    tmp_path: Path, catalogue: Catalogue, attrs: str, error: str
+) -> None:
+    """A carried and a constant device attr follow one rule: its name is no parameter of the L0 API and no
+    earlier device attr's."""
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("    - {name: reduction, from: reduction, type: string, default: mean}\n", attrs),
+    )
+    assert errs == [f"{f}:{error}"]
+
+
+EXAMPLE_INPUTS = """\
+example:
+  inputs:
+    gradOutput: {shape: [2], dtype: FLOAT, values: [1, 2]}
+    self: {shape: [2], dtype: FLOAT, values: [1, 2]}
+    target: {shape: [2], dtype: FLOAT, values: [1, 2]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("section", "errors"),
+    [
+        (
+            'constraints:\n  - name: c\n    require: "reduction >= 0"\n    message: bad\n    let: 5\n',
+            ["45: constraints[0].let: expected a mapping of name to expression, got integer 5"],
+        ),
+        (
+            "example:\n  inputs: [1, 2]\n  attrs: {reduction: 0}\n  output: {shape: [2], dtype: FLOAT}\n",
+            ["42: example.inputs: expected a mapping of input name to tensor, got a list"],
+        ),
+        (
+            EXAMPLE_INPUTS + "  attrs: 1\n  output: {shape: [2], dtype: FLOAT}\n",
+            [
+                "46: example.attrs: expected a mapping of attr name to value, got integer 1",
+                "46: example.attrs: missing example attr 'reduction' (it has no default)",
+            ],
+        ),
+    ],
+)
+def test_a_section_that_maps_names_must_be_a_mapping(
+    tmp_path: Path, catalogue: Catalogue, section: str, errors: list[str]
+) -> None:
+    f, errs = bad(tmp_path, catalogue, ("  min_bytes_per_core: 32768\n", "  min_bytes_per_core: 32768\n" + section))
+    assert errs == [f"{f}:{e}" for e in errors]
+
+
 def test_device_string_attr_needs_values(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(
         tmp_path,

@@ -244,7 +244,7 @@ def test_the_python_api_checks_padding_seed_and_deterministic() -> None:
 
 def test_the_manual_names_every_op_every_spec_key_every_column_and_the_notations() -> None:
     from codegen.check.report import COLUMNS
-    from codegen.spec.loader import _ROOT_OPTIONAL, _ROOT_REQUIRED
+    from codegen.spec.loader.document import _ROOT_OPTIONAL, _ROOT_REQUIRED
 
     _, specs = load_project()
     pages = ("index.md", "spec.md", "check.md", "commands.md")

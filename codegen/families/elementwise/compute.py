@@ -31,7 +31,8 @@ from codegen.spec.scopes import (
     ComputeContext,
     scalar_scope,
 )
-from codegen.spec.yaml_reader import Reader, YMap, YNode, _describe
+from codegen.spec.yaml_reader import Reader, YMap, YNode
+from codegen.spec.yaml_reader.nodes import _describe
 
 __all__ = ["division_sites", "parse_compute"]
 

@@ -1,28 +1,13 @@
-"""Load-time rules on expressions that type-check but would fail later: at generation or on the device (a
-family's own rules on its compute section live in its package).
-
-* :func:`zero_division`: a host expression (compute scalar, constraint, output shape, a formula's
-  subexpression without tensor values) must not divide by anything that may be 0 (``//`` and ``%`` by an
-  integer 0 are a ``SIGFPE`` in the generated C++; ``/`` is a double division and gives inf or NaN): a
-  literal 0, an attribute, ``rank()`` (0 for a 0-d tensor), ``dim()`` or ``numel()`` (0 for an empty
-  tensor), unless its form proves it nonzero: a guard on the way to the division (``a if mode != 0 else
-  b``, ``rank(out) > 0 and ...``), an unconditional constraint on every product (``require: "mode > 0"``),
-  the attribute's ``values``, the tensor's rank rule, or what the generated code guarantees (the
-  platform's ``coreNum``/``ubBytes``; names a family's compute section declares nonzero, e.g. ``numel``
-  of an output whose tiling runs only when it is non-empty).
-* :func:`constant_problem`: a host expression must not hold a constant part that overflows int64
-  (``99999999999 * 99999999999 * 99999999999``): it would be undefined behaviour in the generated C++.
-"""
+"""The zero-division rule: a host expression must not divide by anything that may be 0 unless its form
+proves it nonzero (:func:`zero_division`), and the condition a spec would add to prove it
+(:func:`nonzero_condition`)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from codegen.spec.expr import (
-    INT64_MAX,
-    INT64_MIN,
     Binary,
     BoolOp,
     Call,
@@ -35,88 +20,13 @@ from codegen.spec.expr import (
     Unary,
     evaluate,
     to_source,
-    walk,
 )
 from codegen.spec.expr import names as expr_names
+from codegen.spec.rules.atoms import atomize
+from codegen.spec.rules.guards import excludes_zero, narrow, nonzero_exprs
 
 #: Operators that divide: a 0 divisor faults (``//``, ``%``) or gives inf/NaN (``/``).
 DIVISIONS: frozenset[str] = frozenset({"/", "//", "%"})
-
-
-def _only_over(e: Expr, attr: str) -> bool:
-    return expr_names(e) <= {attr}
-
-
-def excludes_zero(cond: Expr, attr: str, truth: bool) -> bool:
-    """True when ``cond`` evaluating to ``truth`` implies ``attr != 0``.
-
-    Decided per conjunct (``truth`` True) or disjunct (``truth`` False) that reads only ``attr`` and
-    numbers, by evaluating it at ``attr = 0``; other conditions are not assumed to exclude 0.
-    """
-    if isinstance(cond, Unary) and cond.op == "not":
-        return excludes_zero(cond.operand, attr, not truth)
-    if isinstance(cond, BoolOp):
-        # a and b true: each is true; a or b false: each is false. Either: one excluding part suffices.
-        if (cond.op == "and") == truth:
-            return any(excludes_zero(v, attr, truth) for v in cond.values)
-        return all(excludes_zero(v, attr, truth) for v in cond.values)
-    if attr not in expr_names(cond) or not _only_over(cond, attr):
-        return False
-    try:
-        return bool(evaluate(cond, {attr: 0})) != truth
-    except ExprEvalError:
-        return False
-
-
-def _parts(cond: Expr, truth: bool) -> list[tuple[Expr, bool]]:
-    """The parts of ``cond`` that each hold (with their truth) when ``cond`` evaluates to ``truth``: the
-    conjuncts of a true ``and``, the disjuncts of a false ``or``, through ``not``; else ``cond`` itself."""
-    if isinstance(cond, Unary) and cond.op == "not":
-        return _parts(cond.operand, not truth)
-    if isinstance(cond, BoolOp) and (cond.op == "and") == truth:
-        return [p for v in cond.values for p in _parts(v, truth)]
-    return [(cond, truth)]
-
-
-def narrow(cond: Expr, truth: bool, allowed: Mapping[str, tuple[object, ...] | None]) -> dict[str, tuple[object, ...]]:
-    """The values of finite-domain names that ``cond`` evaluating to ``truth`` leaves: for every part of
-    ``cond`` (:func:`_parts`) that reads one such name and numbers, the name's ``allowed`` values at which
-    the part has its truth (``reduction != 1`` true leaves reduction 0 and 2 of 0, 1, 2). Names no part
-    narrows are not in the result."""
-    out: dict[str, tuple[object, ...]] = {}
-    for part, want in _parts(cond, truth):
-        read = expr_names(part)
-        if len(read) != 1:
-            continue
-        (name,) = read
-        values = out.get(name, allowed.get(name))
-        if values is None:
-            continue
-        kept = []
-        for v in values:
-            try:
-                if bool(evaluate(part, {name: v})) == want:
-                    kept.append(v)
-            except ExprEvalError:
-                kept.append(v)  # not decided here: kept
-        out[name] = tuple(kept)
-    return out
-
-
-def nonzero_exprs(cond: Expr, truth: bool) -> frozenset[Expr]:
-    """Expressions that ``cond`` evaluating to ``truth`` proves nonzero: ``E != 0``, ``E > 0``, ``E < 0``
-    (``0 != E``, ...) among its parts (:func:`_parts`), and ``E == 0`` among those that are false."""
-    zero = Num(0)
-    out: set[Expr] = set()
-    for part, want in _parts(cond, truth):
-        if not isinstance(part, Compare):
-            continue
-        op = part.op if want else {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}.get(part.op)
-        if part.right == zero and op in ("!=", ">", "<"):
-            out.add(part.left)
-        elif part.left == zero and op in ("!=", ">", "<"):
-            out.add(part.right)
-    return frozenset(out)
 
 
 def _expand(e: Expr, defs: Mapping[str, Expr], seen: frozenset[str] = frozenset()) -> Expr:
@@ -142,79 +52,6 @@ def _expand(e: Expr, defs: Mapping[str, Expr], seen: frozenset[str] = frozenset(
 
 #: Tensor functions whose value is a number that may be 0: ``numel`` and ``dim`` of an empty tensor,
 #: ``rank`` of a 0-d one. :func:`atomize` turns each call into a name (its source text, e.g.
-#: ``rank(out)``), so that guards, constraints and domains treat it like an attribute.
-SHAPE_ATOMS: frozenset[str] = frozenset({"numel", "rank", "dim"})
-
-
-def atomize(e: Expr) -> Expr:
-    """``e`` with every ``numel(...)``, ``rank(...)`` and ``dim(...)`` call replaced by a :class:`Name` whose id
-    is the call's source text (``Name("numel(out)")``)."""
-    if isinstance(e, Call):
-        if e.func in SHAPE_ATOMS:
-            return Name(str(e))
-        return Call(e.func, tuple(atomize(a) for a in e.args))
-    if isinstance(e, Unary):
-        return Unary(e.op, atomize(e.operand))
-    if isinstance(e, Binary):
-        return Binary(e.op, atomize(e.left), atomize(e.right))
-    if isinstance(e, Compare):
-        return Compare(e.op, atomize(e.left), atomize(e.right))
-    if isinstance(e, BoolOp):
-        return BoolOp(e.op, tuple(atomize(v) for v in e.values))
-    if isinstance(e, IfElse):
-        return IfElse(atomize(e.cond), atomize(e.then), atomize(e.orelse))
-    return e
-
-
-def _factors(e: Expr) -> list[Expr]:
-    if isinstance(e, Binary) and e.op == "*":
-        return _factors(e.left) + _factors(e.right)
-    return [e]
-
-
-def constant_problem(e: Expr) -> str | None:
-    """Why a constant part of host expression ``e`` cannot be computed in int64, or None.
-
-    Every subexpression without names is evaluated (int64 semantics, :func:`codegen.spec.expr.evaluate`),
-    and so is the product of the constant factors of every ``*`` chain (``numel(out) * 99999999999 *
-    99999999999`` multiplies them in C++ too, whatever the order); an int64 overflow is reported.
-    Divisions by a constant 0 are left to :func:`zero_division`.
-    """
-    for x in walk(e):
-        if isinstance(x, (Num, Name)):
-            continue
-        if not expr_names(x):
-            try:
-                value = evaluate(x, {})
-            except ExprEvalError as exc:
-                if "division by zero" in str(exc):
-                    continue
-                return f"'{x}' cannot be computed in int64 ({exc}); the generated C++ would overflow"
-            if isinstance(value, float) and not math.isfinite(value):
-                return f"'{x}' is {value} in double precision; the generated C++ would compute {value}"
-        if isinstance(x, Binary) and x.op == "*":
-            constants = [f for f in _factors(x) if isinstance(f, Num)]
-            if len(constants) < 2:
-                continue
-            if any(type(f.value) is float for f in constants):
-                folded = math.prod(float(f.value) for f in constants)
-                if not math.isfinite(folded):
-                    shown = " * ".join(str(f) for f in constants)
-                    return (
-                        f"'{x}' multiplies the constants {shown}, beyond double precision (inf); the generated "
-                        "C++ would compute inf"
-                    )
-                continue
-            product = 1
-            for f in constants:
-                product *= int(f.value)
-            if not INT64_MIN <= product <= INT64_MAX:
-                shown = " * ".join(str(f) for f in constants)
-                return (
-                    f"'{x}' multiplies the constants {shown} = {product}, beyond int64; the generated C++ "
-                    "would overflow"
-                )
-    return None
 
 
 def _nonzero(d: Expr, nonzero: frozenset[str], everywhere: Callable[[Expr, frozenset[str]], bool]) -> bool:

@@ -1,0 +1,366 @@
+"""The ``device`` section: the device op's (OpDef's) inputs, outputs and attrs, each carrying an aclnn
+parameter or a constant, the aclnn attrs only the host reads, and the device dtype order.
+"""
+
+from __future__ import annotations
+
+import ast
+import struct
+from collections.abc import Collection, Iterator, Sequence
+from typing import cast
+
+from codegen import registry
+from codegen.spec.expr import FLOAT32_MAX
+from codegen.spec.loader.fields import read_fp32_constant
+from codegen.spec.loader.state import ParseState
+from codegen.spec.model import DEVICE_ATTR_TYPES, AttrSpec, DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
+from codegen.spec.naming import a_or_an
+from codegen.spec.yaml_reader import Reader, YMap, YNode, YScalar, YSeq
+from codegen.spec.yaml_reader.nodes import _join
+from codegen.types import DEVICE_ATTR_TYPE_INFO
+
+
+def _carrier_entries(r: Reader, items: Sequence[YNode], names: Collection[str], carried: set[str]) -> Iterator[YNode]:
+    """Yields the entries of a device ``inputs``/``outputs``/``attrs`` list; after each entry that recorded an
+    error, its ``from`` (when it names one of ``names``) joins ``carried``, and an entry whose ``from`` names
+    none of them is counted in ``carried`` as the marker ``""``: the caller then reports no aclnn name as
+    missing (the entry that failed may have been meant to carry it; the failure itself was reported)."""
+    for item in items:
+        before = len(r.errors)
+        yield item
+        if len(r.errors) == before:
+            continue
+        source = None
+        if isinstance(item, YMap):
+            source = next((v.value for k, v in item.entries if k.value == "from" and isinstance(v, YScalar)), None)
+        carried.add(source if isinstance(source, str) and source in names else "")
+
+
+def read_device(
+    st: ParseState,
+    node: YNode,
+    family: str,
+    inputs: tuple[TensorSpec, ...],
+    outputs: tuple[TensorSpec, ...],
+    attrs: tuple[AttrSpec, ...],
+) -> DeviceInterface | None:
+    """The ``device`` section: the OpDef's inputs/outputs (``{name, from}`` in registration order, every
+    aclnn tensor at least once; an aclnn input may feed several device inputs, an output exactly one; a
+    device input ``{name, optional: true}`` without ``from`` is an OPTIONAL input the L0 API passes as
+    null), attrs (``{name, from, type, default}``; ``string`` attrs carry the name of an aclnn integer
+    attr's value, so their source must have ``values``; ``{name, value, type, default}`` is a constant
+    the L2 API always passes), ``host_attrs`` (aclnn attrs the device op does not take; the compute must
+    not read them) and the dtype order."""
+    r = st.r
+    supported = [f.name for f in registry.families() if f.device_section]
+    if family and family not in supported:
+        r.error(node, f"a device section is supported by the {', '.join(supported)} family only, not '{family}'")
+        return None
+    m = r.mapping(node, ("inputs", "outputs"), ("attrs", "host_attrs", "dtypes"))
+    if m is None:
+        return None
+    reserved = {"workspace", "tiling", "tilingData", "op"}
+    seen: dict[str, str] = {}
+
+    def tensors(key: str, aclnn: tuple[TensorSpec, ...]) -> tuple[DeviceTensor, ...]:
+        out: list[DeviceTensor] = []
+        used: set[str] = set()
+        for item in _carrier_entries(r, r.seq(m[key]) or [], {t.name for t in aclnn}, used):
+            e = r.mapping(item, ("name",), ("from", "optional") if key == "inputs" else ("from",))
+            if not e or "name" not in e:
+                continue
+            if "from" not in e:
+                if key == "inputs" and "optional" in e and r.boolean(e["optional"]) is True:
+                    name = r.name(e["name"], reserved=False)
+                    if name is not None and name in seen:
+                        r.error(e["name"], f"device name '{name}' is already used by {seen[name]}")
+                    elif name is not None and name not in reserved:
+                        seen[name] = key
+                        out.append(DeviceTensor(name, None, item.loc))
+                    elif name is not None:
+                        r.error(e["name"], f"'{name}' is reserved in the kernel's entry; choose another name")
+                elif key == "inputs" and "optional" in e:
+                    r.error(e["optional"], "a device input without 'from' must be 'optional: true' (passed null)")
+                else:
+                    r.error(
+                        item,
+                        "missing required key 'from'"
+                        + ("; only an 'optional: true' device input may omit it" if key == "inputs" else ""),
+                        field=_join(item.path, "from"),
+                    )
+                continue
+            if "optional" in e:
+                r.error(e["optional"], "only a device input without 'from' is optional (it is passed null)")
+                continue
+            name = r.name(e["name"], reserved=False)
+            source = r.string(e["from"])
+            if name is None or source is None:
+                continue
+            if name in reserved:
+                r.error(e["name"], f"'{name}' is reserved in the kernel's entry; choose another name")
+                continue
+            if key == "outputs" and name in {t.name for t in inputs}:
+                r.error(e["name"], f"device output '{name}' would clash with an aclnn input in the L0 API")
+                continue
+            if name in seen:
+                r.error(e["name"], f"device name '{name}' is already used by {seen[name]}")
+                continue
+            if source not in {t.name for t in aclnn}:
+                r.error(
+                    e["from"], f"'{source}' is not an aclnn {key[:-1]}; allowed: {', '.join(t.name for t in aclnn)}"
+                )
+                continue
+            if source in used and key == "outputs":
+                r.error(e["from"], f"aclnn {key[:-1]} '{source}' is already carried by another device {key[:-1]}")
+                continue
+            seen[name] = f"{key}"
+            used.add(source)
+            out.append(DeviceTensor(name, source, item.loc))
+        missing = [t.name for t in aclnn if t.name not in used]
+        if missing and "" not in used and r.seq(m[key]) is not None:
+            r.error(
+                m[key],
+                f"every aclnn {key[:-1]} must be carried by one device {key[:-1]}; missing: {', '.join(missing)}",
+            )
+        return tuple(out)
+
+    dev_inputs = tensors("inputs", inputs) if "inputs" in m else ()
+    dev_outputs = tensors("outputs", outputs) if "outputs" in m else ()
+    dev_attrs: list[DeviceAttr] = []
+    used_attrs: set[str] = set()
+    host_attrs = read_host_attrs(st, m["host_attrs"], attrs) if "host_attrs" in m else ()
+    attr_items = (r.seq(m["attrs"]) or []) if "attrs" in m else []
+    for item in _carrier_entries(r, attr_items, {a.name for a in attrs}, used_attrs):
+        e = r.mapping(item, ("name", "type"), ("from", "value", "default"))
+        if not e or not {"name", "type"} <= set(e):
+            continue
+        if ("from" in e) == ("value" in e):
+            r.error(item, "a device attr needs exactly one of 'from' (an aclnn attr) and 'value' (a constant)")
+            continue
+        if "value" in e:
+            constant = read_constant_device_attr(st, e, item, dev_attrs, inputs, outputs)
+            if constant is not None:
+                dev_attrs.append(constant)
+            continue
+        name = r.name(e["name"], reserved=False)
+        source = r.string(e["from"])
+        type_ = r.string(e["type"])
+        if name is None or source is None or type_ is None:
+            continue
+        if source in host_attrs:
+            r.error(e["from"], f"aclnn attr '{source}' is listed in host_attrs (not sent to the device)")
+            continue
+        src = next((a for a in attrs if a.name == source), None)
+        if src is None:
+            r.error(
+                e["from"],
+                f"'{source}' is not an aclnn attr; allowed: {', '.join(a.name for a in attrs) or '(none)'}",
+            )
+            continue
+        if source in used_attrs:
+            r.error(e["from"], f"aclnn attr '{source}' is already carried by another device attr")
+            continue
+        if source in r.poisoned:  # its definition was reported: no follow-on error about its type
+            used_attrs.add(source)
+            continue
+        if not device_attr_fits(st, e, name, type_, dev_attrs, (*inputs, *outputs)):
+            continue
+        fits = {
+            "int": src.type in ("int64", "uint64"),
+            "bool": src.type == "bool",
+            "float": src.type in ("float", "double", "scalar"),
+            "string": (src.type in ("int64", "uint64") and bool(src.values)) or src.type == "string",
+            "list_int": src.type == "int64",
+        }[type_]
+        if not fits:
+            r.error(
+                e["type"],
+                f"{a_or_an(type_)} {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
+                + (", without values" if type_ == "string" else "")
+                + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool,"
+                " list_int an int64 (sent as the one-element list {value})",
+            )
+            continue
+        default: int | float | bool | str | tuple[int, ...] | None = None
+        if "default" in e and type_ == "list_int":
+            default = read_list_int_default(st, e["default"])
+            if default is None:
+                continue
+        elif "default" in e:
+            d = e["default"]
+            v = d.value if isinstance(d, YScalar) else None
+            names = [n for _, n in src.values or ()]
+            if type_ == "string" and not (isinstance(v, str) and v in names):
+                r.error(d, f"default must be one of the names of '{source}': {', '.join(names)}")
+                continue
+            if type_ == "bool" and not isinstance(v, bool):
+                r.error(d, "default must be true or false for a bool attr")
+                continue
+            if type_ == "int" and (isinstance(v, bool) or not isinstance(v, int)):
+                r.error(d, "default must be an integer for an int attr")
+                continue
+            if type_ == "float" and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                r.error(d, "default must be a number for a float attr")
+                continue
+            if type_ == "float":
+                default = read_fp32_constant(st, d)  # the OpDef's Float(...) default
+                if default is None:
+                    continue
+            else:
+                default = v
+        used_attrs.add(source)
+        dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc))
+    missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
+    if missing_attrs and "" not in used_attrs:
+        r.error(
+            node,
+            f"every aclnn attr must be carried by one device attr; missing: {', '.join(missing_attrs)}",
+            field=_join(node.path, "attrs"),
+        )
+    dtypes: tuple[DType, ...] | None = None
+    if "dtypes" in m:
+        dtypes = r.dtypes(m["dtypes"])
+        listed = set(inputs[0].dtypes) if inputs else set()
+        # An item of either list that names no dtype was reported where it is, and it may have meant any
+        # dtype: the lists are compared once both are read whole (the difference would be a follow-on
+        # error of that one typo). An empty tensor list (reported there too) is compared with nothing.
+        comparable = bool(inputs) and inputs[0].name not in st.unread_dtypes
+        comparable = comparable and not r.unread_dtypes(m["dtypes"])
+        if dtypes and listed and comparable and set(dtypes) != listed:
+            r.error(
+                m["dtypes"],
+                "the device dtype order must list exactly the tensors' dtypes ("
+                + ", ".join(d.name for d in (inputs[0].dtypes if inputs else ()))
+                + ")",
+            )
+    return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
+
+
+def device_attr_fits(
+    st: ParseState,
+    e: dict[str, YNode],
+    name: str,
+    type_: str,
+    dev_attrs: list[DeviceAttr],
+    tensors: tuple[TensorSpec, ...],
+) -> bool:
+    """Whether the device attr entry ``e`` (read name ``name``, type ``type_``) clashes with no parameter of
+    the L0 API (an aclnn tensor of ``tensors``, ``executor``, ``ret``) and no device attr of ``dev_attrs``,
+    and names a type of :data:`DEVICE_ATTR_TYPES`. The first problem is recorded at its key."""
+    r = st.r
+    if name in {t.name for t in tensors} or name in {"executor", "ret"}:
+        r.error(e["name"], f"device attr '{name}' would clash with a parameter of the L0 API; choose another name")
+        return False
+    if name in {a.name for a in dev_attrs}:
+        r.error(e["name"], f"duplicate device attr '{name}'")
+        return False
+    if type_ not in DEVICE_ATTR_TYPES:
+        r.error(e["type"], f"unknown device attr type '{type_}'; allowed: {', '.join(DEVICE_ATTR_TYPES)}")
+        return False
+    return True
+
+
+def read_list_int_default(st: ParseState, node: YNode) -> tuple[int, ...] | None:
+    """The default of a ``list_int`` device attr: a YAML list of one integer within int64 (``[-1]``, the
+    OpDef's ``ListInt({-1})``). The attr carries one aclnn integer as the one-element list ``{value}`` and
+    every generated tiling reads exactly one element (``GetListInt``, size 1), so a default of another
+    length is an error. None (recorded, naming the entry) otherwise."""
+    r = st.r
+    if not isinstance(node, YSeq):
+        got = node.value if isinstance(node, YScalar) else type(node).__name__
+        r.error(node, f"default must be a list of integers for a list_int attr (e.g. [-1]), got {got!r}")
+        return None
+    out: list[int] = []
+    for item in node.items:
+        v = item.value if isinstance(item, YScalar) else None
+        if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+            r.error(item, f"each element of a list_int default must be an int64 integer, got {v!r}")
+            return None
+        out.append(v)
+    if len(out) != 1:
+        r.error(
+            node,
+            f"default must be a one-element list for a list_int attr (it carries one aclnn integer as the list "
+            f"{{value}}; the tiling reads one element), got {len(out)} elements {out}",
+        )
+        return None
+    return tuple(out)
+
+
+def host_attrs_unread(st: ParseState, node: YNode, host_attrs: tuple[str, ...]) -> None:
+    """Records each expression string of the ``compute`` section that names an attr of ``host_attrs``: the
+    kernel gets its attrs from the device op, which does not take those."""
+    if isinstance(node, YMap):
+        for _, value in node.entries:
+            host_attrs_unread(st, value, host_attrs)
+    elif isinstance(node, YSeq):
+        for item in node.items:
+            host_attrs_unread(st, item, host_attrs)
+    elif isinstance(node, YScalar) and isinstance(node.value, str):
+        try:
+            tree = ast.parse(node.value.strip(), mode="eval")
+        except SyntaxError:
+            return  # reported by the family's compute parser
+        read = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & set(host_attrs))
+        if read:
+            st.r.error(
+                node,
+                f"the compute reads {', '.join(read)}, listed in device.host_attrs: the device op does not "
+                "take it, so the kernel cannot read it",
+            )
+
+
+def read_host_attrs(st: ParseState, node: YNode, attrs: tuple[AttrSpec, ...]) -> tuple[str, ...]:
+    """``device.host_attrs``: aclnn attr names (each once) the device op does not take."""
+    names = {a.name for a in attrs}
+    allowed = ", ".join(a.name for a in attrs) or "(none)"
+    out = st.r.distinct_strings(
+        node,
+        lambda name: None if name in names else f"'{name}' is not an aclnn attr; allowed: {allowed}",
+        lambda name: f"'{name}' is listed twice",
+    )
+    return tuple(out)
+
+
+def read_constant_device_attr(
+    st: ParseState,
+    e: dict[str, YNode],
+    item: YNode,
+    dev_attrs: list[DeviceAttr],
+    inputs: tuple[TensorSpec, ...],
+    outputs: tuple[TensorSpec, ...],
+) -> DeviceAttr | None:
+    """A constant device attr ``{name, value, type, default}``: ``value`` (and ``default``, if given) of
+    ``type`` (``int``: an integer, ``float``: a finite number within fp32's range, kept rounded to fp32,
+    ``bool``, ``string``: a non-empty string).
+    None (recorded) on a problem."""
+    r = st.r
+    name = r.name(e["name"], reserved=False)
+    type_ = r.string(e["type"])
+    if name is None or type_ is None:
+        return None
+    if not device_attr_fits(st, e, name, type_, dev_attrs, (*inputs, *outputs)):
+        return None
+    if DEVICE_ATTR_TYPE_INFO[type_].is_list:
+        r.error(e["value"], f"a constant {type_} device attr is not supported; carry an aclnn attr with 'from'")
+        return None
+
+    def typed(node: YNode) -> int | float | bool | str | None:
+        v = node.value if isinstance(node, YScalar) else None
+        ok = {
+            "int": isinstance(v, int) and not isinstance(v, bool),
+            "float": isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= FLOAT32_MAX,
+            "bool": isinstance(v, bool),
+            "string": isinstance(v, str) and bool(v),
+        }[type_]
+        if not ok:
+            r.error(node, f"expected a value of the device attr type '{type_}', got {v!r}")
+            return None
+        # a float attr holds an fp32: the constant is kept as the fp32 the device op gets (1/6 -> 0.16666667...)
+        return float(struct.unpack("f", struct.pack("f", cast(float, v)))[0]) if type_ == "float" else v
+
+    value = typed(e["value"])
+    default = typed(e["default"]) if "default" in e else None
+    if value is None or ("default" in e and default is None):
+        return None
+    return DeviceAttr(name, None, type_, default, item.loc, value)

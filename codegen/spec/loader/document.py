@@ -1,0 +1,231 @@
+"""One op spec document: its root keys, and the order in which its sections are read and then related
+(shape rules against the attrs, the family's compute, divisions, constraints against the example and the
+defaults, the family's support for optional sections).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import cast
+
+from codegen import registry
+from codegen.registry import FamilyName, family_names
+from codegen.spec.errors import SpecError
+from codegen.spec.expr import ExprType
+from codegen.spec.generated_names import generated_name_problems
+from codegen.spec.loader.admitted_calls import defaults_within_constraints, example_within_constraints
+from codegen.spec.loader.attrs import read_attr
+from codegen.spec.loader.constraints import read_constraint
+from codegen.spec.loader.device import host_attrs_unread, read_device
+from codegen.spec.loader.divisions import zero_divisors
+from codegen.spec.loader.dtype_combos import read_dtype_combos
+from codegen.spec.loader.example import read_example
+from codegen.spec.loader.fields import header_name_clashes, read_products, read_upper_camel
+from codegen.spec.loader.signature import read_phase2_header_names, read_signature
+from codegen.spec.loader.state import ParseState
+from codegen.spec.loader.tensors import read_tensors
+from codegen.spec.loader.tiling import read_tiling, tiling_vs_products
+from codegen.spec.model import (
+    ACLNN_STATUS_CODES,
+    PHASE2_NAMES,
+    Constraint,
+    DtypeCombo,
+    FamilyCompute,
+    OpSpec,
+    TilingSpec,
+    snake_case,
+)
+from codegen.spec.naming import RESERVED_NAMES, kernel_problem
+from codegen.spec.scopes import ComputeContext, shape_scope
+from codegen.types import AclnnStatus
+
+
+def _families() -> list[str]:
+    return list(family_names())
+
+
+_ROOT_REQUIRED = (
+    "op",
+    "op_type",
+    "kernel",
+    "family",
+    "summary",
+    "products",
+    "deterministic",
+    "inputs",
+    "outputs",
+    "compute",
+    "tiling",
+)
+_ROOT_OPTIONAL = (
+    "attrs",
+    "signature",
+    "device",
+    "constraints",
+    "notes",
+    "example",
+    "deterministic_gm_atomics",
+    "dtype_combos",
+    "shape_status",
+    "phase2_header_names",
+)
+
+
+def parse_op_spec(st: ParseState) -> OpSpec | None:
+    """The op spec of ``st.root``: the root keys (:data:`_ROOT_REQUIRED`, :data:`_ROOT_OPTIONAL`) read section
+    by section, then the checks that relate them. Every problem is recorded in ``st.r.errors``; the result
+    is None when the root is not a mapping, and meaningless (the caller discards it) when a problem was
+    recorded."""
+    r = st.r
+    m = r.mapping(st.root, _ROOT_REQUIRED, _ROOT_OPTIONAL)
+    if m is None:
+        return None
+    op = read_upper_camel(st, m["op"], "SoftMarginLossBackward") if "op" in m else ""
+    op_type = read_upper_camel(st, m["op_type"], "SoftMarginLossGrad") if "op_type" in m else ""
+    kernel = ""
+    if "kernel" in m:
+        k = r.string(m["kernel"])
+        problem = kernel_problem(k) if k is not None else None
+        if problem:
+            r.error(m["kernel"], problem)
+        elif k is not None:
+            kernel = k
+    if op and st.path.stem != snake_case(op):
+        r.error(
+            m["op"],
+            f"file name '{st.path.name}' does not match op '{op}'; expected '{snake_case(op)}{st.path.suffix}'",
+        )
+    family = ""
+    if "family" in m:
+        f = r.string(m["family"])
+        if f is not None and f not in _families():
+            r.error(m["family"], f"unknown family '{f}'; allowed: {', '.join(_families())}")
+        elif f is not None:
+            family = f
+    summary = (r.string(m["summary"]) or "") if "summary" in m else ""
+    if "/*" in summary or "*/" in summary:
+        r.error(
+            m["summary"],
+            "must not contain '/*' or '*/' (the summary is the @brief of the device op's prototype comment in "
+            "op_graph/<kernel>_proto.h)",
+        )
+    products = read_products(st, m["products"]) if "products" in m else ()
+    st.op_products = products
+    deterministic = bool(r.boolean(m["deterministic"])) if "deterministic" in m else False
+    deterministic_gm_atomics = (
+        bool(r.boolean(m["deterministic_gm_atomics"])) if "deterministic_gm_atomics" in m else True
+    )
+    notes = tuple(s for _, s in r.strings(m["notes"])) if "notes" in m else ()
+
+    inputs = tuple(t for t, _ in read_tensors(st, m.get("inputs"), "inputs", False))
+    attrs = tuple(read_attr(st, n) for n in (r.seq(m["attrs"]) or [])) if "attrs" in m else ()
+    partial_outputs = read_tensors(st, m.get("outputs"), "outputs", True) if "outputs" in m else []
+
+    # Second pass: everything that relates entries.
+    header_name_clashes(st, [*inputs, *attrs, *(s for s, _ in partial_outputs)])
+    scope = shape_scope(inputs, attrs)
+    outputs_list = []
+    for spec, shape_node in partial_outputs:
+        shape = None
+        if shape_node is not None:
+            shape, _ = r.expr(shape_node, scope, (ExprType.SHAPE, ExprType.TENSOR), "an output shape")
+        outputs_list.append(dataclasses.replace(spec, shape=shape))
+    outputs = tuple(outputs_list)
+    for field, loc, message in generated_name_problems(inputs, outputs, attrs, {*RESERVED_NAMES, *r.poisoned}):
+        r.errors.append(SpecError(loc, field, message))
+
+    signature = read_signature(st, m["signature"], inputs, outputs, attrs) if "signature" in m else None
+    device = read_device(st, m["device"], family, inputs, outputs, attrs) if "device" in m else None
+
+    tiling = read_tiling(st, m["tiling"]) if "tiling" in m else TilingSpec(1, 0, 1, st.root.loc)
+    if "tiling" in m:
+        tiling_vs_products(st, m["tiling"], tiling, products)
+
+    if device is not None and device.host_attrs and "compute" in m:
+        host_attrs_unread(st, m["compute"], device.host_attrs)
+    compute: object = None
+    if "compute" in m and family:
+        ctx = ComputeContext(r, inputs, outputs, attrs, st.taken)
+        compute = registry.family(family).parse_compute(m["compute"], ctx)
+
+    constraints: list[Constraint] = []
+    if "constraints" in m:
+        seen: dict[str, int] = {}
+        for item in r.seq(m["constraints"]) or []:
+            c = read_constraint(st, item, products, seen, inputs, outputs, attrs)
+            if c is not None:
+                constraints.append(c)
+
+    zero_divisors(st, m, partial_outputs, outputs, compute, constraints, attrs, products, inputs, family)
+    example = (
+        read_example(st, m["example"], inputs, attrs, outputs, cast("FamilyCompute | None", compute))
+        if "example" in m
+        else None
+    )
+    if example is not None:
+        example_within_constraints(st, m["example"], example, constraints, attrs, outputs, products)
+    if "attrs" in m:
+        defaults_within_constraints(st, m["attrs"], constraints, attrs, products)
+
+    dtype_combos: tuple[DtypeCombo, ...] = ()
+    if "dtype_combos" in m:
+        supported = [f.name for f in registry.families() if f.dtype_combos]
+        if family and family not in supported:
+            r.error(
+                m["dtype_combos"],
+                f"dtype_combos is supported by the {', '.join(supported)} family only, not '{family}'",
+            )
+        else:
+            dtype_combos = read_dtype_combos(st, m["dtype_combos"], inputs, outputs, products)
+    if "outputs" in m and len(outputs) > 1:
+        several = [f.name for f in registry.families() if f.several_outputs]
+        if family and family not in several:
+            r.error(
+                m["outputs"],
+                f"{len(outputs)} outputs: several outputs are supported by the {', '.join(several)} family "
+                f"only, not '{family}'",
+            )
+    shape_status = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
+    status_families = [f.name for f in registry.families() if f.shape_status]
+    if "shape_status" in m and family and family not in status_families:
+        r.error(
+            m["shape_status"],
+            f"shape_status is supported by the {', '.join(status_families)} family only, not '{family}' "
+            f"(its shape errors answer 161002)",
+        )
+    elif "shape_status" in m:
+        s = r.integer(m["shape_status"])
+        if s is not None and (s not in ACLNN_STATUS_CODES or s == 0):
+            allowed = ", ".join(f"{k} ({v})" for k, v in ACLNN_STATUS_CODES.items() if k)
+            r.error(m["shape_status"], f"shape_status {s} is not an aclnnStatus error code; allowed: {allowed}")
+        elif s is not None:
+            shape_status = s
+
+    phase2 = read_phase2_header_names(st, m["phase2_header_names"]) if "phase2_header_names" in m else PHASE2_NAMES
+
+    return OpSpec(
+        op=op,
+        op_type=op_type,
+        kernel=kernel,
+        family=FamilyName(family),
+        summary=summary,
+        products=products,
+        deterministic=deterministic,
+        deterministic_gm_atomics=deterministic_gm_atomics,
+        inputs=inputs,
+        attrs=attrs,
+        outputs=outputs,
+        # None only where a problem was recorded: the caller discards the spec then.
+        compute=cast(FamilyCompute, compute),
+        tiling=tiling,
+        constraints=tuple(constraints),
+        notes=notes,
+        example=example,
+        path=str(st.path),
+        loc=st.root.loc,
+        device=device,
+        signature=signature,
+        dtype_combos=dtype_combos,
+        shape_status=shape_status,
+        phase2_header_names=phase2,
+    )

@@ -1,0 +1,79 @@
+"""The device op's interface (the OpDef): its inputs, outputs and attrs, each naming the aclnn parameter it
+carries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.spec.errors import SourceLoc
+from codegen.types import DEVICE_ATTR_TYPE_INFO, DType
+
+#: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
+DEVICE_ATTR_TYPES = tuple(DEVICE_ATTR_TYPE_INFO)
+
+
+@dataclass(frozen=True)
+class DeviceTensor:
+    """One input or output of the device op (the OpDef), and the aclnn tensor it carries.
+
+    Attributes:
+        name: the OpDef name (e.g. ``predict``; snake_case or a C identifier).
+        source: the aclnn input/output name whose data it gets (e.g. ``self``; several device inputs may carry
+            one aclnn input), or None for an OPTIONAL device input no aclnn tensor feeds (the L0 API passes a
+            null tensor; the kernel never reads it).
+        loc: the entry in the spec.
+    """
+
+    name: str
+    source: str | None
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class DeviceAttr:
+    """One attribute of the device op and the aclnn attr it comes from.
+
+    Attributes:
+        name: the OpDef attribute name (e.g. ``reduction``).
+        source: the aclnn attr whose value it gets.
+        type: ``int``, ``bool``, ``float``, ``string`` or ``list_int`` (:data:`DEVICE_ATTR_TYPES`). A ``string``
+            attr carries the name of the aclnn integer's value (the aclnn attr's ``values``: 1 gives ``"mean"``);
+            a ``list_int`` attr carries an aclnn integer as the one-element list ``{value}`` (SoftmaxV2's
+            ``axes`` from aclnnSoftmax's ``dim``).
+        default: the OpDef default (OPTIONAL attr; a tuple of ints for ``list_int``), or None for a REQUIRED
+            attr.
+        loc: the entry in the spec.
+        value: for a constant attr (``source`` None), the value the L2 API always passes (``value:`` in the
+            spec, of ``type``); None for an attr carried from an aclnn attr.
+    """
+
+    name: str
+    source: str | None
+    type: str
+    default: int | float | bool | str | tuple[int, ...] | None
+    loc: SourceLoc
+    value: int | float | bool | str | None = None
+
+
+@dataclass(frozen=True)
+class DeviceInterface:
+    """The device op's interface as the OpDef registers it: inputs, outputs and attrs in registration order,
+    each naming the aclnn parameter it carries, and the dtype order of its lists (each product keeps the
+    dtypes it supports, in this order). A spec without a ``device`` section gets the identity interface
+    (:meth:`OpSpec.device_interface`). ``host_attrs`` names the aclnn attrs the device op does not take
+    (checked by the L2 API only; the kernel's formula cannot read them)."""
+
+    inputs: tuple[DeviceTensor, ...]
+    outputs: tuple[DeviceTensor, ...]
+    attrs: tuple[DeviceAttr, ...]
+    dtypes: tuple[DType, ...] | None
+    loc: SourceLoc
+    host_attrs: tuple[str, ...] = ()
+
+    def input_index(self, source: str) -> int:
+        """The index of the first device input carrying aclnn input ``source`` (the one the kernel reads).
+
+        Raises:
+            StopIteration: no device input carries ``source`` (the loader rejects such a spec).
+        """
+        return next(i for i, d in enumerate(self.inputs) if d.source == source)

@@ -1,0 +1,204 @@
+"""One op spec as a whole (:class:`OpSpec`): its sections, the family's compute model it holds
+(:class:`FamilyCompute`), its tiling parameters and the names derived from the op's name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from codegen.registry import FamilyName
+from codegen.spec.errors import SourceLoc
+from codegen.spec.model.call_rules import Constraint, DtypeCombo
+from codegen.spec.model.device import DeviceAttr, DeviceInterface, DeviceTensor
+from codegen.spec.model.example import Example
+from codegen.spec.model.params import AttrSpec, TensorSpec
+from codegen.spec.model.products import Product
+from codegen.types import ATTR_TYPE_INFO, AclnnStatus
+
+#: Phase 2's parameters as the aclnn headers usually name them: ``aclnnXxx(void *workspace, uint64_t
+#: workspaceSize, aclOpExecutor *executor, aclrtStream stream)``.
+PHASE2_NAMES: tuple[str, str, str, str] = ("workspace", "workspaceSize", "executor", "stream")
+
+
+@dataclass(frozen=True)
+class TilingSpec:
+    """Tiling parameters of an op.
+
+    Attributes:
+        buffer_num: buffers per queue (1..8; 2 is double buffering).
+        ub_reserved_bytes: Unified Buffer bytes left to the framework (>= 0, below every product's UB).
+        min_bytes_per_core: data bytes per core used (> 0): the tiling runs on ceil(bytes / min_bytes_per_core)
+            cores, at most the product's vector cores, so every started ``min_bytes_per_core`` bytes adds a core
+            (a core may get fewer bytes than this; 32768 gives at least one core per 32 KiB).
+        loc: the ``tiling`` entry.
+    """
+
+    buffer_num: int
+    ub_reserved_bytes: int
+    min_bytes_per_core: int
+    loc: SourceLoc
+
+
+_SNAKE_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])")
+
+
+def snake_case(name: str) -> str:
+    """``SoftMarginLossBackward`` -> ``soft_margin_loss_backward``; ``Conv2DBackward`` -> ``conv2d_backward``."""
+    return _SNAKE_BOUNDARY.sub("_", name).lower()
+
+
+class FamilyCompute(Protocol):
+    """The model of a family's ``compute`` section: a frozen dataclass defined in the family's package
+    (``codegen.families.<family>.compute``); every such model records where its section is."""
+
+    @property
+    def loc(self) -> SourceLoc:
+        """The ``compute`` entry of the spec."""
+        ...
+
+    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
+        """The first output's shape for a call whose output shape rule gives ``shape`` and whose attr values
+        are ``attrs`` (a family whose compute changes the shape per call, e.g. a whole-tensor reduction to
+        0-d, says so here; the others return ``shape``). Used to check a spec's worked example."""
+        ...
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op spec (``specs/<snake>.yaml``).
+
+    Attributes:
+        op: aclnn API name without the ``aclnn`` prefix, UpperCamelCase.
+        op_type: device OpType (OpDef, tiling, kernel registration), UpperCamelCase.
+        kernel: kernel function and file stem, snake_case.
+        family: the op's family, a key of the family registry (:mod:`codegen.registry`).
+        summary: one-paragraph description.
+        products: catalogue names of the products the op supports.
+        deterministic: whether results are bit-identical across runs by default.
+        deterministic_gm_atomics: whether a deterministic run (every run when ``deterministic``, else a run
+            with ``ACL_OPT_DETERMINISTIC``) may add into GM atomically; False is a documented promise that
+            ``opgen check`` enforces through the emulator's counters (``gm_bytes_atomic_added`` 0).
+        inputs: input tensors in aclnn parameter order.
+        attrs: attributes in aclnn parameter order.
+        outputs: output tensors in aclnn parameter order.
+        compute: the family's model of the ``compute`` section (:class:`FamilyCompute`; its type is defined
+            in the family's package, ``codegen.families.<family>.compute``).
+        tiling: tiling parameters.
+        constraints: product-specific limits.
+        notes: documentation notes.
+        example: worked example or None.
+        path: the spec file.
+        loc: the document's first line.
+        device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
+        signature: the ``signature`` key (aclnn parameter names in C order), or None for inputs, attrs,
+            outputs; see :attr:`aclnn_order`.
+        dtype_combos: the ``dtype_combos`` key: the allowed combinations of the tensors' dtypes (per
+            product), or ``()`` when the family's own dtype rule applies (e.g. one dtype for every tensor).
+        phase2_header_names: the ``phase2_header_names`` key: CANN's header names of phase 2's parameters
+            (``workspace``, ``workspaceSize``, ``executor``, ``stream``, in that order) where the header does
+            not use those, e.g. aclnnGeluBackward's ``workspace_size``).
+        shape_status: the ``shape_status`` key: the aclnnStatus the L2 API returns for a tensor of a wrong
+            shape (default 161002, ACLNN_ERR_PARAM_INVALID; CANN's aclnnRmsNorm documents 561002).
+    """
+
+    op: str
+    op_type: str
+    kernel: str
+    family: FamilyName
+    summary: str
+    products: tuple[str, ...]
+    deterministic: bool
+    inputs: tuple[TensorSpec, ...]
+    attrs: tuple[AttrSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    compute: FamilyCompute
+    tiling: TilingSpec
+    constraints: tuple[Constraint, ...]
+    notes: tuple[str, ...]
+    example: Example | None
+    path: str
+    loc: SourceLoc
+    deterministic_gm_atomics: bool = True
+    device: DeviceInterface | None = None
+    signature: tuple[str, ...] | None = None
+    dtype_combos: tuple[DtypeCombo, ...] = ()
+    shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
+    phase2_header_names: tuple[str, str, str, str] = PHASE2_NAMES
+
+    def combos_for(self, product: Product) -> tuple[DtypeCombo, ...]:
+        """The ``dtype_combos`` allowed on ``product`` (spec order; empty when the spec declares none)."""
+        return tuple(c for c in self.dtype_combos if c.allowed_on(product))
+
+    @property
+    def aclnn_order(self) -> tuple[str, ...]:
+        """The names of the aclnn phase-1 parameters in C order (before ``workspaceSize``/``executor``): the
+        spec's ``signature`` key, or inputs, then attrs, then outputs."""
+        if self.signature is not None:
+            return self.signature
+        return (*self.input_names, *(a.name for a in self.attrs), *(t.name for t in self.outputs))
+
+    @property
+    def device_interface(self) -> DeviceInterface:
+        """The device op's interface: the spec's ``device`` section, or the aclnn inputs, outputs and attrs
+        under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes."""
+        if self.device is not None:
+            return self.device
+        return DeviceInterface(
+            inputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.inputs),
+            outputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.outputs),
+            attrs=tuple(
+                DeviceAttr(a.name, a.name, ATTR_TYPE_INFO[a.type].device_type, a.default, a.loc) for a in self.attrs
+            ),
+            dtypes=None,
+            loc=self.loc,
+        )
+
+    @property
+    def aclnn_name(self) -> str:
+        """The aclnn API name, e.g. ``aclnnSoftMarginLossBackward``."""
+        return "aclnn" + self.op
+
+    @property
+    def snake(self) -> str:
+        """snake_case of ``op`` (also the spec's file stem), e.g. ``soft_margin_loss_backward``."""
+        return snake_case(self.op)
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        """Input names in parameter order."""
+        return tuple(t.name for t in self.inputs)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        """Output names in parameter order."""
+        return tuple(t.name for t in self.outputs)
+
+    @property
+    def attr_names(self) -> tuple[str, ...]:
+        """Attr names in parameter order."""
+        return tuple(a.name for a in self.attrs)
+
+    def tensor(self, name: str) -> TensorSpec:
+        """The input or output called ``name``.
+
+        Raises:
+            KeyError: no such tensor; the message lists the tensor names.
+        """
+        for t in (*self.inputs, *self.outputs):
+            if t.name == name:
+                return t
+        known = ", ".join((*self.input_names, *self.output_names))
+        raise KeyError(f"{self.op} has no tensor '{name}'; tensors: {known}")
+
+    def attr(self, name: str) -> AttrSpec:
+        """The attr called ``name``.
+
+        Raises:
+            KeyError: no such attr; the message lists the attr names.
+        """
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        raise KeyError(f"{self.op} has no attr '{name}'; attrs: {', '.join(self.attr_names) or '(none)'}")

@@ -1,0 +1,149 @@
+"""The aclnn parameters of an op: its tensors (:class:`TensorSpec`) and host attributes (:class:`AttrSpec`),
+with the value sets they are checked against (ranks, attr types, aclScalar dtypes, storage formats)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from codegen.spec.errors import SourceLoc
+from codegen.spec.expr import Expr, ExprType
+from codegen.spec.model.products import Product
+from codegen.types import ATTR_TYPE_INFO, DType
+
+#: Highest tensor rank aclnn APIs accept (CANN checks ``GetDimNum() <= 8``; error 161002 above it).
+MAX_RANK = 8
+
+#: Attribute types a spec may declare, with the type their values have in expressions.
+ATTR_TYPES: dict[str, ExprType] = {name: ExprType[info.expr_kind] for name, info in ATTR_TYPE_INFO.items()}
+
+#: aclScalar dtypes a ``scalar`` attr accepts by default: every real and bool dtype CANN casts to a floating
+#: tensor dtype (op::CanCast); the unsigned 16/32/64-bit types are not among the types CANN's activation
+#: APIs list.
+SCALAR_DTYPES_DEFAULT: tuple[str, ...] = (
+    "FLOAT",
+    "FLOAT16",
+    "BF16",
+    "DOUBLE",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "UINT8",
+    "BOOL",
+)
+#: aclDataType values of the dtypes an aclScalar may have (acl/acl_base.h, through the type table).
+SCALAR_ACL_IDS: dict[str, int] = {d.name: d.acl_id for d in DType}
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """An input or output tensor of an op.
+
+    Attributes:
+        name: aclnn parameter name (a C identifier).
+        dtypes: dtypes the op accepts on products that support them all (spec order).
+        rank: inclusive ``(lo, hi)`` with ``0 <= lo <= hi <= 8``.
+        description: one-sentence documentation.
+        optional: the tensor may be a null pointer (inputs only).
+        shape: outputs: the shape expression (a tensor name, ``broadcast(...)`` or ``shape(...)``); inputs: None.
+        loc: the tensor's entry.
+        const: outputs only: the aclnn signature declares it ``const aclTensor *`` (as CANN does for some
+            APIs, e.g. aclnnEmbeddingDenseBackward's ``out``).
+        default: optional inputs only: the value every element takes when the tensor is null (e.g. 1.0 for a
+            weight), or None; a family may require one on every optional input.
+        header_name: the parameter's name in CANN's aclnn header where ``name`` cannot be it (a Python
+            keyword, or a name the generated op API declares itself), else ``""``: the generated header and
+            document use it (:attr:`c_name`); the definition, expressions and the Python API use ``name``.
+    """
+
+    name: str
+    dtypes: tuple[DType, ...]
+    rank: tuple[int, int]
+    description: str
+    optional: bool
+    shape: Expr | None
+    loc: SourceLoc
+    const: bool = False
+    default: float | None = None
+    formats: tuple[str, ...] = ("ND",)
+    header_name: str = ""
+
+    @property
+    def c_name(self) -> str:
+        """The parameter's name in the aclnn header: :attr:`header_name`, else :attr:`name`."""
+        return self.header_name or self.name
+
+    def dtypes_for(self, product: Product) -> tuple[DType, ...]:
+        """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""
+        return tuple(d for d in self.dtypes if product.supports(d))
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    """A host attribute (scalar parameter) of an op.
+
+    Attributes:
+        name: aclnn parameter name (a C identifier).
+        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`), or
+            ``scalar``: a ``const aclScalar *`` parameter whose value (converted to double) the op uses as a
+            float.
+        values: for integer attrs, the allowed values with their names in spec order, e.g.
+            ``((0, "none"), (1, "mean"), (2, "sum"))``; None when any value of the type is allowed.
+        default: the default value (of the attr's type) or None when the attr is required.
+        description: one-sentence documentation.
+        loc: the attr's entry.
+
+    In expressions, ``uint64`` attrs are read as ``int64`` (CANN's convention for e.g. ``paddingIdx``).
+    ``header_name``: as :attr:`TensorSpec.header_name` (e.g. ``lambda``, a Python keyword, for ``lambd``).
+    """
+
+    name: str
+    type: str
+    values: tuple[tuple[int, str], ...] | None
+    default: int | float | bool | str | None
+    description: str
+    loc: SourceLoc
+    #: ``string`` attrs (a ``char *`` parameter) keep their allowed strings in ``values`` as
+    #: ``((0, "none"), (1, "tanh"))``: expressions see the index, ``default`` is the string.
+    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
+    #: dtype a Python number is passed as; empty for other types.
+    scalar_dtypes: tuple[str, ...] = ()
+    header_name: str = ""
+
+    @property
+    def c_name(self) -> str:
+        """The parameter's name in the aclnn header: :attr:`header_name`, else :attr:`name`."""
+        return self.header_name or self.name
+
+    @property
+    def cpp_type(self) -> str:
+        """The C++ parameter type: ``int64_t``, ``uint64_t``, ``bool``, ``double`` or ``float``."""
+        return ATTR_TYPE_INFO[self.type].c_type
+
+    @property
+    def expr_type(self) -> ExprType:
+        """The type of the attr's value in expressions (INT, BOOL or FLOAT)."""
+        return ATTR_TYPES[self.type]
+
+    def expr_value(self, value: object) -> object:
+        """``value`` as expressions see it: a ``string`` attr's text becomes the index of that value (-1 for a
+        string outside ``values``); other values are returned unchanged."""
+        if self.type == "string" and isinstance(value, str):
+            return next((k for k, n in self.values or () if n == value), -1)
+        return value
+
+
+#: Storage formats a spec may list for a tensor, with their ``aclFormat`` values (acl/acl_base.h). ND-layout
+#: formats only: a private format (FRACTAL_NZ, NC1HWC0, ...) stores the data in another layout, which the
+#: generated kernels do not read.
+ACL_FORMATS: dict[str, int] = {"ND": 2, "NCHW": 0, "NHWC": 1, "HWCN": 16, "NDHWC": 27, "NCDHW": 30}
+#: Private formats (``aclFormat`` values) a check case may use as a format the op rejects.
+PRIVATE_ACL_FORMATS: dict[str, int] = {"FRACTAL_NZ": 29, "NC1HWC0": 3, "FRACTAL_Z": 4, "NDC1HWC0": 32}
+
+
+def absent_optional_shapes(inputs: Sequence[TensorSpec], present: Collection[str]) -> dict[str, tuple[int, ...]]:
+    """The optional ``inputs`` not in ``present`` (null in a call), each bound to the 0-d shape ``()``, for
+    evaluating a shape rule: a null optional input takes no part in ``broadcast(...)``, and a 0-d shape
+    broadcasts with any shape to that shape (NumPy rules), so the rule's value is the one without it."""
+    return {t.name: () for t in inputs if t.optional and t.name not in present}
