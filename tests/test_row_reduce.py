@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from codegen.families.row_reduce.cases import fit_limit
-from codegen.families.row_reduce.plan import program, tiling_decision
+from codegen.families.row_reduce.plan.program import program
+from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
 from codegen.spec.generated_names import op_files

@@ -37,15 +37,11 @@ import numpy as np
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
 from codegen.check.constraints import rejected_by
 from codegen.check.offsets import device_attrs
-from codegen.families.row_reduce.plan import (
+from codegen.families.row_reduce.plan.buffers import row_output_bytes
+from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_dtypes, row_outputs
+from codegen.families.row_reduce.plan.tiling import (
     CHUNK_ALIGN,
     LINE_ALIGN,
-    combos,
-    compute_of,
-    default_combo,
-    row_dtypes,
-    row_output_bytes,
-    row_outputs,
     tiling_decision,
     trailing_view_dims,
     view_dims,
@@ -303,7 +299,7 @@ def several_tiles_rows(spec: OpSpec, product: Product, dtype: DType | DtypeCombo
     tile whole (a chunked row has one row per tile anyway).
 
     Raises:
-        ValueError: from :func:`codegen.families.row_reduce.plan.tiling_decision` (a dtype the op does not
+        ValueError: from :func:`codegen.families.row_reduce.plan.tiling.tiling_decision` (a dtype the op does not
             take, a UB too small for one chunk).
     """
     cores = product.vector_core_num
@@ -321,7 +317,7 @@ def several_tasks_shape(spec: OpSpec, product: Product, dtype: DType | DtypeComb
     None when no outer below the product's cores gives that.
 
     Raises:
-        ValueError: from :func:`codegen.families.row_reduce.plan.tiling_decision` (a dtype the op does not
+        ValueError: from :func:`codegen.families.row_reduce.plan.tiling.tiling_decision` (a dtype the op does not
             take, a UB too small for one chunk).
     """
     cores = product.vector_core_num
