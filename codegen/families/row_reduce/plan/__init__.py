@@ -50,12 +50,13 @@ The planner's modules, one idea each: ``tensors`` (the op's tensors, dtype combi
 outputs), ``formulas`` (substitution and hoisting), ``program`` (passes, levels, kept subformulas),
 ``lowering`` (formulas to AscendC calls), ``buffers`` (UB bytes per element and row), ``tiling`` (the tiling
 rule), ``tiling_report`` (its ``opgen explain`` text), ``products`` (product capabilities the kernel branches
-on), ``validation`` (plan-time checks), ``dtype_keys`` (tiling keys), ``views_*`` (one view per file kind;
-``views`` assembles them) and ``views_ut`` (op_host unit-test cases). This package holds the plan stage's
-hooks only.
+on), ``validation`` (plan-time checks), ``view_records`` and ``view_kinds`` (the view dataclasses),
+``views_*`` (each file kind's view entries; ``views_ut`` the op_host unit-test cases) and ``views`` (their
+assembly). This package holds the plan stage's hooks only.
 """
 
 from codegen.families.row_reduce.plan.validation import validate
-from codegen.families.row_reduce.plan.views import VIEWS, build_views
+from codegen.families.row_reduce.plan.view_kinds import VIEWS
+from codegen.families.row_reduce.plan.views import build_views
 
 __all__ = ["VIEWS", "build_views", "validate"]

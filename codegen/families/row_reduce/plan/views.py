@@ -5,29 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.dtype_keys import dtype_keys
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import compute_of
 from codegen.families.row_reduce.plan.tiling import WORK_ELEMS
 from codegen.families.row_reduce.plan.validation import validate
-from codegen.families.row_reduce.plan.views_aclnn import AclnnSourceView, aclnn_parts
-from codegen.families.row_reduce.plan.views_doc import DocView, doc_parts
-from codegen.families.row_reduce.plan.views_host import InferShapeView, TilingSourceView, host_parts
-from codegen.families.row_reduce.plan.views_kernel import KernelView, kernel_parts
-from codegen.families.row_reduce.plan.views_l0 import L0SourceView, l0_parts
+from codegen.families.row_reduce.plan.view_kinds import VIEWS
+from codegen.families.row_reduce.plan.views_aclnn import aclnn_parts
+from codegen.families.row_reduce.plan.views_doc import doc_parts
+from codegen.families.row_reduce.plan.views_host import dtype_keys, host_parts
+from codegen.families.row_reduce.plan.views_kernel import kernel_parts
+from codegen.families.row_reduce.plan.views_l0 import l0_parts
 from codegen.families.row_reduce.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import KindView, L0HeaderView, OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
+from codegen.plan.common import OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
 from codegen.spec.model import Catalogue, OpSpec, Product
-
-#: The views of the row-reduce templates (every other kind renders the shared view).
-VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c
-    for c in (AclnnSourceView, L0SourceView, L0HeaderView, InferShapeView, TilingSourceView, KernelView, DocView)
-}
 
 
 def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
-    """Every template view of a row-reduce op (:data:`VIEWS` and the shared ones).
+    """Every template view of a row-reduce op (:data:`view_kinds.VIEWS` and the shared ones).
 
     Raises:
         TypeError, ValueError: as :func:`validation.validate`.

@@ -1,43 +1,16 @@
-"""The view of the row-reduce API documentation (``docs/<aclnn>.md``): its status table, constraints,
-tiling notes and example lines."""
+"""The row-reduce API documentation's view entries (``docs/<aclnn>.md``): its status table, constraints and
+tiling notes (the example lines: :mod:`.views_example`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
-from codegen.plan.common import (
-    KindView,
-    ParamRow,
-    ProductSupportRow,
-    SignatureParam,
-    StatusRow,
-    format_rule_text,
-    status_row,
-)
+from codegen.families.row_reduce.plan.views_example import example_lines
+from codegen.plan.common import StatusRow, format_rule_text, status_row
 from codegen.spec.model import OpSpec, Product
 from codegen.types import AclnnStatus
-
-
-@dataclass(frozen=True)
-class DocView(KindView):
-    """``docs/<aclnn>.md`` (``docs/row_reduce_aclnn.md.j2``): the API documentation."""
-
-    KIND: ClassVar[str] = "doc_md"
-    constraint_lines: tuple[str, ...]
-    dim_attr: str
-    rows_input: str
-    example_lines: tuple[str, ...]
-    files: Mapping[str, str]
-    param_rows: tuple[ParamRow, ...]
-    product_support: tuple[ProductSupportRow, ...]
-    signature: tuple[SignatureParam, ...]
-    status_rows: tuple[StatusRow, ...]
-    steps_text: tuple[str, ...]
-    tiling_lines: tuple[str, ...]
 
 
 def _names(names: list[str] | tuple[str, ...]) -> str:
@@ -46,7 +19,7 @@ def _names(names: list[str] | tuple[str, ...]) -> str:
 
 
 def doc_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[str, Any]:
-    """The view entries only the API documentation reads (:class:`DocView`), by name, for ``spec`` on
+    """The view entries only the API documentation reads (:class:`view_kinds.DocView`), by name, for ``spec`` on
     ``products`` with its planned computation ``prog``."""
     return {
         "example_lines": example_lines(spec),
@@ -138,15 +111,3 @@ def tiling_lines(prog: Program) -> list[str]:
         "Cores: rows (or outer x inner blocks) split evenly over at most coreNum cores; a row is never split "
         "across cores, so results are bit-identical for every run.",
     ]
-
-
-def example_lines(spec: OpSpec) -> list[str]:
-    """The doc's example lines: each example input (dtype, shape, values) and attr of the spec's ``example``
-    (none without one)."""
-    lines = []
-    if spec.example is not None:
-        for name, et in spec.example.inputs:
-            lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
-        for name, value in spec.example.attrs:
-            lines.append(f"`{name}` = {value}")
-    return lines

@@ -1,69 +1,24 @@
-"""The views of the row-reduce host files: the tiling function (``op_host/<kernel>_tiling.cpp``: how it
-reads the dim and float attrs, the UB constants of the split) and the infershape function."""
+"""The row-reduce host files' view entries: the tiling keys (one per dtype combination, with the dtypes, guards
+and UB bytes per element the tiling function and the kernel branch on), how the tiling function reads the dim
+and float attrs, the UB constants of the split, and the infershape function's rows input."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
-from codegen.families.row_reduce.plan.buffers import line_bytes
-from codegen.families.row_reduce.plan.dtype_keys import DtypeKey
+from codegen.families.row_reduce.plan.buffers import buffer_bytes, line_bytes, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import Program
-from codegen.families.row_reduce.plan.tensors import compute_of, row_inputs
+from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_inputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
-from codegen.families.row_reduce.plan.views_l0 import L0OutputView
-from codegen.plan.common import KindView, TilingFieldRow, tiling_field_views
-from codegen.spec.model import OpSpec
+from codegen.families.row_reduce.plan.view_records import DtypeKey
+from codegen.plan.common import arch_condition, tiling_field_views
+from codegen.spec.model import DType, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 
-@dataclass(frozen=True)
-class InferShapeView(KindView):
-    """``op_host/<kernel>_infershape.cpp``: the output has the first input's shape and dtype."""
-
-    KIND: ClassVar[str] = "infershape_cpp"
-    dim_attr: str
-    rows_input: str
-    first_input: str
-    rows_index: int
-    l0_outputs: tuple[L0OutputView, ...]
-
-
-@dataclass(frozen=True)
-class TilingSourceView(KindView):
-    """``op_host/<kernel>_tiling.cpp`` (``op_host/row_reduce_tiling.cpp.j2``): the tiling function; sizes in
-    bytes, alignments and buffers in elements, ``dim_index`` the dim attr's position in the OpDef."""
-
-    KIND: ClassVar[str] = "tiling_cpp"
-    chunk_align: int
-    dim_attr: str
-    #: the device attr carrying ``dim_attr``, its position among the OpDef attrs, and whether it is a list
-    #: (``ListInt``: read with ``GetListInt``, one element) rather than an ``Int``
-    dim_device_attr: str
-    dim_index: int
-    dim_list: bool
-    dtype_keys: tuple[DtypeKey, ...]
-    files: Mapping[str, str]
-    #: (tiling field, OpDef attr index, aclnn attr) of every float attr
-    float_device_attrs: tuple[tuple[str, int, str], ...]
-    device_inputs_n: int
-    rows_index: int
-    rows_input: str
-    line_align: int
-    tiling_fields: tuple[TilingFieldRow, ...]
-    tiling_type: str
-    ub_reserved_bytes: int
-    work_elems: int
-    #: the most buffers per tile queue (the spec's ``tiling.buffer_num``)
-    buffer_num: int
-    #: bytes per tile element of the kept subformulas (whole last-dim rows only)
-    save_bytes: int
-
-
 def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
-    """The view entries only the host files read (:class:`TilingSourceView`, :class:`InferShapeView`), by name,
-    for ``spec`` with its planned computation ``prog``."""
+    """The view entries only the host files read (:class:`view_kinds.TilingSourceView`,
+    :class:`view_kinds.InferShapeView`), by name, for ``spec`` with its planned computation ``prog``."""
     comp = compute_of(spec)
     dev = spec.device_interface
     rows_in = row_inputs(spec)
@@ -91,3 +46,36 @@ def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
         "line_bytes": line_bytes(prog),
         "row_in_n": len(rows_in),
     }
+
+
+def dtype_keys(spec: OpSpec, products: list[Product]) -> list[DtypeKey]:
+    """One :class:`view_records.DtypeKey` per dtype combination of ``spec`` (:func:`tensors.combos`, in order),
+    a combination with a BF16 tensor guarded off the NpuArchs of ``products`` without bf16."""
+    no_bf16 = arch_condition(products, "bf16")
+    keys = []
+    for k, c in enumerate(combos(spec)):
+        d = c.dtype(spec.inputs[0].name)
+        tile_b, line_b = buffer_bytes(spec, c)
+        has_bf16 = any(x is DType.BF16 for _, x in c.dtypes)
+        keys.append(
+            DtypeKey(
+                key=k,
+                dtype=d.name,
+                ge_name=d.ge_name,
+                kernel_type=d.kernel_type,
+                bytes=d.itemsize,
+                guard=no_bf16 if has_bf16 and no_bf16 != "0" else "",
+                text=c.text,
+                ge_names=tuple(
+                    c.dtype(t.source).ge_name
+                    for t in (*spec.device_interface.inputs, *spec.device_interface.outputs)
+                    if t.source is not None
+                ),
+                f32_mask=sum(1 << i for i, (_, x) in enumerate(c.dtypes) if x is DType.FLOAT and x is not d),
+                tile_bytes=tile_b,
+                line_bytes=line_b,
+                row_bytes=row_output_bytes(spec, c),
+                queue_bytes=queue_bytes(spec, c),
+            )
+        )
+    return keys

@@ -1,107 +1,30 @@
-"""The view of the row-reduce kernel (``op_kernel/<kernel>.cpp``): the reductions and outputs with their
-passes, levels and scalar slots, per-tensor flags, float attrs and the product conditions it branches on."""
+"""The row-reduce kernel's view entries (``op_kernel/<kernel>.cpp``): the reductions and outputs with their
+passes, levels and scalar slots, the lowered functions and their dispatch switches, per-tensor flags, float
+attrs and the product conditions it branches on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
-from codegen.families.row_reduce.plan.dtype_keys import DtypeKey
-from codegen.families.row_reduce.plan.lowering import LoweredFunction
 from codegen.families.row_reduce.plan.products import dcci_flush_condition, no_fp32_reduce_condition
-from codegen.families.row_reduce.plan.program import Program, RowValue
+from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
-from codegen.families.row_reduce.plan.views_lowered import DispatchView, LoweredView, lowered_views
-from codegen.plan.common import KindView, arch_condition
+from codegen.families.row_reduce.plan.view_records import (
+    DispatchView,
+    FloatAttr,
+    LoweredView,
+    OutputView,
+    ReductionView,
+)
+from codegen.plan.common import arch_condition
 from codegen.spec.expr import Expr, Name, walk
 from codegen.spec.model import OpSpec, Product
 
 KIND_CODES = {"max": 0, "sum": 1, "mean": 2}
 
 
-@dataclass(frozen=True)
-class ReductionView:
-    """One reduction of the kernel: ``name``, ``kind`` (:data:`KIND_CODES`) and ``kind_name``, the pass it
-    is evaluated in (``pass_index``) and its ``level`` in a tile of whole rows, the max it rescales with
-    (``online``, -1: none), the input it reduces as is (``direct``, -1: none), the scalar slots its argument
-    reads (``uses``) and the lowered argument ``fn``."""
-
-    name: str
-    kind: int
-    kind_name: str
-    pass_index: int
-    online: int
-    uses: tuple[int, ...]
-    fn: LoweredFunction
-    level: int = 0
-    direct: int = -1
-
-
-@dataclass(frozen=True)
-class OutputView:
-    """One output of the kernel: ``name``, the scalar slots it reads (``uses``), its lowered formula ``fn``
-    and, for an output with one value per row, its C++ scalar ``row_out`` ("" for the others)."""
-
-    name: str
-    uses: tuple[int, ...]
-    fn: LoweredFunction
-    row_out: str = ""
-
-
-@dataclass(frozen=True)
-class FloatAttr:
-    """A float attr the kernel reads: its ``name`` and its position among the spec's attrs (``index``)."""
-
-    name: str
-    index: int
-
-
-@dataclass(frozen=True)
-class KernelView(KindView):
-    """``op_kernel/<kernel>.cpp`` (``op_kernel/row_reduce_kernel.cpp.j2``): the passes, the lowered
-    formulas and one branch per tiling key."""
-
-    KIND: ClassVar[str] = "kernel_cpp"
-    dtype_keys: tuple[DtypeKey, ...]
-    float_attrs: tuple[FloatAttr, ...]
-    float_attrs_n: int
-    #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
-    in_gm_names: tuple[str, ...]
-    #: per aclnn input, ``true`` when it is broadcast over the rows (C++ literals); per reduction pass and for
-    #: the output pass, whether it reads such an input
-    row_in_flags: tuple[str, ...]
-    #: per aclnn output, ``true`` when it has one value per row (:func:`tensors.row_outputs`)
-    row_out_flags: tuple[str, ...]
-    pass_reads_rows: tuple[str, ...]
-    out_reads_rows: str
-    rows_input: str
-    inputs_n: int
-    kernel_class: str
-    #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
-    kernel_params: tuple[str, ...]
-    no_fp32_reduce_condition: str
-    no_pad_condition: str
-    #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
-    dcci_flush_condition: str
-    out_gm_names: tuple[str, ...]
-    outputs_n: int
-    outs: tuple[OutputView, ...]
-    pass_n: int
-    level_n: int
-    save_n: int
-    red_n: int
-    reductions: tuple[ReductionView, ...]
-    row_values: tuple[RowValue, ...]
-    scalar_fns: tuple[LoweredView, ...]
-    line_fns: tuple[LoweredView, ...]
-    dispatchers: tuple[DispatchView, ...]
-    steps_text: tuple[str, ...]
-    temps_n: int
-    work_elems: int
-
-
 def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[str, Any]:
-    """The view entries only the kernel reads (:class:`KernelView`), by name, for ``spec`` on ``products``
+    """The view entries only the kernel reads (:class:`view_kinds.KernelView`), by name, for ``spec`` on ``products``
     with its planned computation ``prog``."""
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
     dev = spec.device_interface
@@ -160,4 +83,28 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "no_pad_condition": arch_condition(products, "data_copy_pad"),
         "dcci_flush_condition": dcci_flush_condition(products),
         "no_fp32_reduce_condition": no_fp32_reduce_condition(products),
+    }
+
+
+def lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str, Any]:
+    """The kernel view's lowered functions (``scalar_fns``, ``line_fns``) and their ``dispatchers``."""
+    c = prog.code
+    row_fns = [LoweredView(f"per-row value {j}", f) for j, f in enumerate(c["rows"])]
+    scalar = [
+        LoweredView(f"argument of reduction {k} ({n})", f, True) for k, (n, f) in enumerate(zip(reds, c["args_scalar"]))
+    ]
+    scalar += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_scalar"], strict=True)]
+    line = [LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_line"]))]
+    line += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_line"], strict=True)]
+    line += row_fns
+    return {
+        "scalar_fns": scalar,
+        "line_fns": line,
+        "dispatchers": [
+            DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True, True),
+            DispatchView("EvalOut", tuple(f.name for f in c["outs_scalar"]), True),
+            DispatchView("EvalArgLine", tuple(f.name for f in c["args_line"]), False),
+            DispatchView("EvalOutLine", tuple(f.name for f in c["outs_line"]), False),
+            DispatchView("EvalRow", tuple(f.name for f in c["rows"]), False),
+        ],
     }

@@ -1,65 +1,21 @@
-"""The view of the row-reduce L0 API (``op_api/<kernel>.cpp``): the OP_ATTR values and lists it passes,
+"""The row-reduce L0 API's view entries (``op_api/<kernel>.cpp``): the OP_ATTR values and lists it passes,
 the outputs it allocates, its parameters and return type, and the arguments the L2 API calls it with."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
-from codegen.plan.common import KindView, L0Attr, l0_constant_attr
+from codegen.families.row_reduce.plan.view_records import L0ListAttr, L0OutputView
+from codegen.plan.common import L0Attr, l0_constant_attr
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
-@dataclass(frozen=True)
-class L0ListAttr:
-    """A list device attr the L0 API allocates (``executor->AllocIntArray``) from an aclnn integer: the
-    device attr's ``name`` and the aclnn attr ``source`` it holds as a one-element list."""
-
-    name: str
-    source: str
-
-
-@dataclass(frozen=True)
-class L0OutputView:
-    """One output the L0 API allocates: its variable ``name``, the C++ ``dtype`` expression of its
-    ``op::DataType`` (the first input's, or a fixed dtype every combination gives it), ``per_row`` (one
-    value per row: the first input's shape with the reduced trailing dims set to 1) and the aclnn output
-    ``source`` it carries."""
-
-    name: str
-    dtype: str
-    per_row: bool
-    source: str
-
-
-@dataclass(frozen=True)
-class L0SourceView(KindView):
-    """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op."""
-
-    KIND: ClassVar[str] = "l0_cpp"
-    dfx_in: str
-    dim_attr: str
-    rows_input: str
-    files: Mapping[str, str]
-    first_input: str
-    #: the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a constant)
-    l0_attrs: tuple[L0Attr, ...]
-    #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
-    l0_inputs: tuple[str, ...]
-    l0_lists: tuple[L0ListAttr, ...]
-    l0_params: tuple[str, ...]
-    l0_outputs: tuple[L0OutputView, ...]
-    l0_return: str
-    #: what the L0 function returns when it fails (``nullptr``, or a tuple of them)
-    l0_fail: str
-
-
 def l0_parts(spec: OpSpec) -> dict[str, Any]:
-    """The view entries of the L0 call, by name: what the L0 API (:class:`L0SourceView`, the L0 header) declares
-    and passes, and the arguments the L2 API (``l0_args``) and the infershape function read of it."""
+    """The view entries of the L0 call, by name: what the L0 API (:class:`view_kinds.L0SourceView`, the L0
+    header) declares and passes, and the arguments the L2 API (``l0_args``) and the infershape function read of
+    it."""
     comp = compute_of(spec)
     dev = spec.device_interface
     l0_attrs: list[L0Attr] = []
