@@ -309,7 +309,8 @@ def test_row_reduce_cases_give_cores_a_second_row_tile_and_a_second_task(product
     cores more rows than one tile holds, and one whose lines split into full and partial blocks with more
     tasks than cores; the rows form (RmsNorm) the first; and every one runs rows of 81 (16k + 1)."""
     from codegen.check.driver import cases_for
-    from codegen.families.row_reduce.plan import compute_of, tiling_decision
+    from codegen.families.row_reduce.plan.tensors import compute_of
+    from codegen.families.row_reduce.plan.tiling import tiling_decision
     from codegen.spec.model import DType
 
     catalogue, specs = load_project()

@@ -29,7 +29,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from codegen.families.row_reduce.plan import combos, explain_tiling, tiling_decision, validate
+from codegen.families.row_reduce.plan import validate
+from codegen.families.row_reduce.plan.tensors import combos
+from codegen.families.row_reduce.plan.tiling import tiling_decision
+from codegen.families.row_reduce.plan.tiling_report import explain_tiling
 from codegen.paths import project_paths
 from codegen.runner import AclnnError, OpCallable
 from codegen.spec.model import DType

@@ -5,7 +5,7 @@ Traffic definitions: ``gm_bytes_read`` of a core in the emulator's counters is e
 takes from GM, the tiling struct (``tiling_data_size`` bytes, read once by every core) included; the input
 of Softmax is ``self`` alone, so a kernel that reads each input once
 reads exactly ``self.nbytes``. A row "fits UB" when its length is at most the planner's fit limit
-(:func:`codegen.families.row_reduce.cases.fit_limit`); above it the row is cut into chunks.
+(:func:`codegen.families.row_reduce.cases.tiling_probes.fit_limit`); above it the row is cut into chunks.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codegen.families.row_reduce.cases import fit_limit
-from codegen.families.row_reduce.plan import program, tiling_decision
+from codegen.families.row_reduce.cases.tiling_probes import fit_limit
+from codegen.families.row_reduce.plan.program import program
+from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
 from codegen.spec.generated_names import op_files

@@ -25,8 +25,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from codegen.families.row_reduce.cases import fit_limit
-from codegen.families.row_reduce.plan import combos, tiling_decision
+from codegen.families.row_reduce.cases.tiling_probes import fit_limit
+from codegen.families.row_reduce.plan.tensors import combos
+from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.runner import OpCallable, numpy_dtype
 from codegen.spec.model import DType
 from codegen.specs import load_project

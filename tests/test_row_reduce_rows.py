@@ -25,7 +25,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codegen.families.row_reduce.plan import buffer_bytes, explain_tiling, tiling_decision, trailing_view_dims
+from codegen.families.row_reduce.plan.buffers import buffer_bytes
+from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims
+from codegen.families.row_reduce.plan.tiling_report import explain_tiling
 from codegen.paths import project_paths
 from codegen.runner import OpCallable, compile_op
 from codegen.spec.errors import SpecErrors

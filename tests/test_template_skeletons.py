@@ -14,7 +14,8 @@ from codegen.families.elementwise.plan import tiling as elementwise
 from codegen.families.index_accumulate.plan import roles as index_roles
 from codegen.families.index_accumulate.plan import tiling as index_tiling
 from codegen.families.index_accumulate.plan import tiling_fields as index_fields
-from codegen.families.row_reduce import plan as row_reduce
+from codegen.families.row_reduce.plan import tiling as row_reduce
+from codegen.families.row_reduce.plan.tensors import row_dtypes
 from codegen.paths import project_paths
 from codegen.specs import load_project
 
@@ -93,7 +94,7 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         assert fields["totalLength"] == 1000
         assert fields["tailLength"] == d.tail_length
     elif family == "row_reduce":
-        d3 = row_reduce.tiling_decision(spec, product, (5, 16, 3), 1, row_reduce.row_dtypes(spec)[0])
+        d3 = row_reduce.tiling_decision(spec, product, (5, 16, 3), 1, row_dtypes(spec)[0])
         fields = d3.tiling_fields()
         assert (fields["outerNum"], fields["reduceLen"], fields["innerNum"], fields["mode"]) == (5, 16, 3, 1)
     else:

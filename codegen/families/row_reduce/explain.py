@@ -5,14 +5,8 @@ the planner's."""
 from __future__ import annotations
 
 from codegen.check.constraints import TensorStandIn
-from codegen.families.row_reduce.plan import (
-    _split_shape,
-    compute_of,
-    default_combo,
-    explain_tiling,
-    row_dtypes,
-    row_outputs,
-)
+from codegen.families.row_reduce.plan.tensors import compute_of, default_combo, row_dtypes, row_outputs
+from codegen.families.row_reduce.plan.tiling_report import explain_tiling, split_shape
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -25,7 +19,7 @@ def shape_call(
     dtype combination whose first input has the given dtype (default the first listed), the dim attr -1 (the
     last dim); ``rows`` form: the input broadcast over the rows of the last dim's shape, an output with one
     value per row of the dims with the last set to 1."""
-    dims, dim = _split_shape(shape)
+    dims, dim = split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
     # on a product the op does not list no combination is allowed; the report still shows the call
     combo = default_combo(spec, dtype, product if product.name in spec.products else None)
@@ -60,7 +54,7 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
         ValueError: ``rows`` form with a last dim of 0: the broadcast input would be empty, which the L2 API
             refuses with the spec's ``shape_status``.
     """
-    dims, _ = _split_shape(shape)
+    dims, _ = split_shape(shape)
     rows = compute_of(spec).rows
     if rows and dims and dims[-1] == 0:
         raise ValueError(

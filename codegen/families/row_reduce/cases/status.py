@@ -1,0 +1,136 @@
+"""The status cases of a row-reduce op: null pointers, dtypes outside the product's lists or combinations,
+shapes and ranks, a dim out of range, and the rows input of a wrong shape."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.families.row_reduce.cases.outputs import infer_outputs
+from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_dtypes
+from codegen.runner import numpy_dtype
+from codegen.spec.model import DType, OpSpec, Product
+
+
+def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
+    """Null pointers (161001), dtypes outside the product's lists or combinations (161002), shapes and ranks
+    (the spec's ``shape_status``; 161002 unless declared), a dim out of range (161002); on a call that is
+    accepted otherwise (x ``[4, 16]``; in the ``rows`` form the rows input ``[16]``)."""
+    comp = compute_of(spec)
+    op = spec.snake
+    inputs = spec.input_names
+    outs = spec.output_names
+    out = outs[0]
+    shape_st = spec.shape_status
+    combo = default_combo(spec, dt, product)
+    npdt = numpy_dtype(dt)
+    good: dict[str, Any] = {n: rng.standard_normal((4, 16)).astype(numpy_dtype(combo.dtype(n))) for n in inputs}
+    if comp.rows:
+        good[comp.rows] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(comp.rows)))
+    else:
+        good[comp.dim] = -1
+    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {})
+    good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
+    per_row = [n for n in outs if good[n].shape != good[inputs[0]].shape]
+
+    def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
+        return Case(op, product.name, dt.name, "error", name, {**good, **params}, expect_status=code, mode=mode)
+
+    for n in [*inputs, *outs]:
+        yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
+    yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size")
+    yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_executor")
+    yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {}, "phase2_twice")
+    if comp.rows:
+        g = comp.rows
+        gdt = good[g].dtype
+        bad_g = {
+            "not the last dim's shape": np.ones((4,), gdt),
+            "of the first dim's shape": np.ones((4, 1), gdt),
+            "of rank above x's": np.ones((1, 4, 16), gdt),
+            "0-d": np.asarray(1.0, gdt),
+        }
+        for what, arr in bad_g.items():
+            yield status(f"{g} {what} -> {shape_st}", shape_st, {g: arr})
+        empty = {inputs[0]: np.zeros((4, 0), good[inputs[0]].dtype), g: np.zeros((0,), gdt)}
+        empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
+        yield status(f"{g} empty -> {shape_st}", shape_st, empty)
+        for n in per_row:
+            yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
+            yield status(f"{n} of 1 dim -> {shape_st}", shape_st, {n: np.zeros((4,), good[n].dtype)})
+    else:
+        for bad in (2, -3, 100):
+            yield status(f"dim {bad} out of range -> 161002", ACLNN_ERR_PARAM_INVALID, {comp.dim: bad})
+        yield status(
+            "0-d tensor, dim 1 -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            {**{n: np.asarray(1.0, dtype=npdt) for n in inputs}, out: np.zeros((), npdt), comp.dim: 1},
+        )
+    yield from _dtype_status_cases(spec, product, good, status)
+    yield status("int32 input -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[0]: np.zeros((4, 16), np.int32)})
+    yield status("int32 out -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros(good[out].shape, np.int32)})
+    if not spec.dtype_combos:  # with dtype_combos the outputs' dtypes are cases of _dtype_status_cases
+        for missing in [d for d in row_dtypes(spec) if not product.supports(d)][:1]:
+            yield status(
+                f"out {missing.name} (not on {product.name}) -> 161002",
+                ACLNN_ERR_PARAM_INVALID,
+                {out: np.zeros(good[out].shape, numpy_dtype(missing))},
+            )
+    yield status(f"wrong out shape -> {shape_st}", shape_st, {out: np.zeros((4, 9), good[out].dtype)})
+    same = [n for n in inputs[1:] if n != comp.rows]
+    if same:
+        yield status(f"input shapes differ -> {shape_st}", shape_st, {same[0]: np.zeros((4, 9), npdt)})
+    nine = (1,) * 8 + (2,)
+    yield status(
+        f"rank 9 -> {shape_st}",
+        shape_st,
+        {
+            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n != comp.rows},
+            **{n: np.zeros((*nine[:-1], 1) if n in per_row else nine, good[n].dtype) for n in outs},
+            **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {}),
+        },
+    )
+    # below the spec's lowest rank: every tensor of the first input's shape one dim short of it
+    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name != comp.rows)
+    if low > 0:
+        short = (2,) * (low - 1)
+        yield status(
+            f"rank {low - 1} (below {low}) -> {shape_st}",
+            shape_st,
+            {
+                **{n: np.zeros(short, good[n].dtype) for n in inputs if n != comp.rows},
+                **{n: np.zeros(short, good[n].dtype) for n in outs},
+                **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {comp.dim: -1}),
+            },
+        )
+
+
+def _dtype_status_cases(spec: OpSpec, product: Product, good: dict[str, Any], status: Any) -> Iterator[Case]:
+    """161002 for tensor dtypes the product does not take together: a second input of another float dtype
+    (the combination of the inputs is not allowed on ``product``), and with ``dtype_combos`` each output of
+    another float dtype."""
+    inputs = spec.input_names
+    allowed = [c for c in combos(spec) if c.allowed_on(product)]
+    floats = [d for d in (DType.FLOAT, DType.FLOAT16, DType.BF16) if product.supports(d)]
+    first_dt = next(c.dtype(inputs[0]) for c in allowed if numpy_dtype(c.dtype(inputs[0])) == good[inputs[0]].dtype)
+    for n in inputs[1:]:
+        for d in floats:
+            trial = {
+                m: (d if m == n else next(c.dtype(m) for c in allowed if c.dtype(inputs[0]) is first_dt))
+                for m in inputs
+            }
+            if any(all(c.dtype(m) is trial[m] for m in inputs) for c in allowed):
+                continue
+            arr = np.asarray(good[n]).astype(numpy_dtype(d))
+            yield status(f"{n} {d.name} with {inputs[0]} {first_dt.name} -> 161002", ACLNN_ERR_PARAM_INVALID, {n: arr})
+            break
+    if spec.dtype_combos:
+        for n in spec.output_names:
+            taken = {c.dtype(n) for c in allowed if c.dtype(inputs[0]) is first_dt}
+            other = next((d for d in floats if d not in taken), None)
+            if other is not None:
+                arr = np.zeros(good[n].shape, numpy_dtype(other))
+                yield status(f"{n} {other.name} -> 161002", ACLNN_ERR_PARAM_INVALID, {n: arr})

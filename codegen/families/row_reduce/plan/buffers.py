@@ -1,0 +1,52 @@
+"""The UB bytes of a row-reduce op's buffers: per tile element (queues and fp32 copies), per line
+element (fp32 temporaries and reductions), per tile row (row slots and per-row outputs)."""
+
+from __future__ import annotations
+
+from codegen.families.row_reduce.plan.program import Program, program
+from codegen.families.row_reduce.plan.tensors import default_combo, row_inputs, row_outputs
+from codegen.spec.model import DType, DtypeCombo, OpSpec
+
+
+def buffer_bytes(spec: OpSpec, dtype: DType | DtypeCombo) -> tuple[int, int]:
+    """``(tile bytes per element, line bytes per element)`` of the UB split (see :func:`tiling.tiling_decision`) for
+    the tensors' dtypes ``dtype`` (a combination, or the first input's dtype: its :func:`tensors.default_combo`).
+    Outputs with one value per row (:func:`tensors.row_outputs`) cost :func:`row_output_bytes` instead."""
+    combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
+    prog = program(spec)
+    rows_in = set(row_inputs(spec))
+    row_outs = set(row_outputs(spec))
+    # an input's queue, and the fp32 copy of a 16-bit one (an fp32 input is computed on in its queue buffer)
+    tile = sum(_in_bytes(combo.dtype(t.name)) for t in spec.inputs if t.name not in rows_in)
+    tile += sum(combo.dtype(t.name).itemsize for t in spec.outputs if t.name not in row_outs)
+    line = line_bytes(prog) + sum(combo.dtype(n).itemsize + 4 for n in rows_in)
+    return tile, line
+
+
+def queue_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
+    """UB bytes per tile element of the tile queues (each input's and output's ``T`` buffer, without the
+    inputs broadcast over the rows and the outputs with one value per row): what a second buffer per queue
+    (double buffering) adds to :func:`buffer_bytes`' tile bytes."""
+    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec))
+    tensors = [t for t in spec.inputs if t.name not in rows_in] + [t for t in spec.outputs if t.name not in row_outs]
+    return sum(combo.dtype(t.name).itemsize for t in tensors)
+
+
+def _in_bytes(dtype: DType) -> int:
+    """UB bytes per tile element of an input of ``dtype``: its queue, and an fp32 copy unless it is FLOAT."""
+    return dtype.itemsize + (0 if dtype is DType.FLOAT else 4)
+
+
+def line_bytes(prog: Program) -> int:
+    """UB bytes per line element of the fp32 line buffers: the temporaries, each reduction's accumulator,
+    partial and saved maximum, the result, argument and rescale lines, and one line per per-row value."""
+    return 4 * (prog.temps + 3 * len(prog.reductions) + 3 + len(prog.row_values))
+
+
+def row_output_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
+    """UB bytes per row of a tile taken by the row slots (32 bytes per row for each reduction and per-row
+    value) and by the outputs with one value per row (their queue and an fp32 staging slot each); the kernel
+    allocates ``AlignUp(tileRows, 16)`` rows of them."""
+    prog = program(spec)
+    slots = 32 * (len(prog.reductions) + len(prog.row_values))
+    return slots + sum(combo.dtype(n).itemsize + 4 for n in row_outputs(spec))

@@ -1,0 +1,188 @@
+"""The planned computation of a row-reduce op: its reductions in passes and levels (the online
+max-sum combine), the per-row values, the subformulas kept per element, and the lowered formulas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from codegen.families.row_reduce.compute import Step
+from codegen.families.row_reduce.plan.formulas import ROW_PREFIX, hoist, reads_input, red_uses, substitute
+from codegen.families.row_reduce.plan.lowering import Lowering
+from codegen.families.row_reduce.plan.tensors import compute_of
+from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
+from codegen.spec.model import OpSpec
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """One reduction step: ``kind`` over ``arg`` (elementwise steps substituted), in pass ``pass_index`` (the
+    passes over a chunked row); ``online_max`` is the index of the max it rescales with (online combine) or
+    -1; ``level`` orders the reductions of a tile of whole rows (0: its argument reads no reduction; else one
+    more than the deepest reduction it reads, so a sum that rescales with its max comes after that max)."""
+
+    name: str
+    kind: str
+    arg: Expr
+    pass_index: int
+    online_max: int
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class RowValue:
+    """A per-row value: a formula over reductions, float attrs and literals (no input) that an element formula
+    reads, computed once per row (``1 / s``, ``log(s)``, ``1 / sqrt(ms + epsilon)``). ``pass_index`` / ``level``:
+    those of the deepest reduction it reads (it is evaluated right after it)."""
+
+    expr: Expr
+    pass_index: int
+    level: int
+
+
+@dataclass(frozen=True)
+class Program:
+    """The planned computation: reductions (in order), outputs' formulas, per-row values, passes, the lowered
+    C++ (``code``: see :func:`program`)."""
+
+    reductions: tuple[Reduction, ...]
+    outputs: tuple[tuple[str, Expr], ...]
+    pass_num: int
+    temps: int
+    code: dict[str, Any] = field(default_factory=dict)
+    row_values: tuple[RowValue, ...] = ()
+    saves: tuple[str, ...] = ()
+
+    @property
+    def level_num(self) -> int:
+        """Levels of a tile of whole rows (one vector-to-scalar wait each)."""
+        return max(r.level for r in self.reductions) + 1
+
+
+def program(spec: OpSpec) -> Program:
+    """The passes and the lowered formulas of a row-reduce op (see :mod:`codegen.families.row_reduce.plan`).
+
+    ``code`` holds, per reduction (``args*``) and output (``outs*``), the formula lowered twice: with the
+    reductions and per-row values as scalars (``scalar``: a tile of whole rows or a chunk of one row, mode 0)
+    and as lines (``line``: a block of inner positions, mode 1); ``direct`` the input a reduction reads as
+    is (-1: its argument is computed); ``rows`` the per-row values lowered on lines; ``*_uses`` the scalar
+    slots (reductions ``k``, then per-row values ``NUM_RED + j``) each reads; ``row_out`` the C++ scalar of an
+    output with one value per row ("" for the others)."""
+    comp = compute_of(spec)
+    outputs = set(spec.output_names)
+    inputs = set(spec.input_names)
+    env: dict[str, Expr] = {}
+    reds: dict[str, int] = {}
+    reductions: list[Reduction] = []
+    outs: list[tuple[str, Expr]] = []
+    for s in comp.steps:
+        e = substitute(s.expr, env)
+        if s.reduction is not None:
+            uses = red_uses(e, reds)
+            pass_index = max((reductions[u].pass_index + 1 for u in uses), default=0)
+            level = max((reductions[u].level + 1 for u in uses), default=0)
+            online = -1
+            online_of = _online_max(s, e, reds, reductions)
+            if online_of >= 0:
+                pass_index, online = reductions[online_of].pass_index, online_of
+            reds[s.name] = len(reductions)
+            reductions.append(Reduction(s.name, s.reduction, e, pass_index, online, level))
+        elif s.name in outputs:
+            outs.append((s.name, e))
+            env[s.name] = e  # a later step may read an output (rstd in y = x * rstd * gamma)
+        else:
+            env[s.name] = e
+    order = {n: i for i, n in enumerate(spec.output_names)}
+    outs.sort(key=lambda o: order[o[0]])
+    values: list[Expr] = []
+    args = [hoist(r.arg, inputs, values) for r in reductions]
+    hoisted = [hoist(e, inputs, values) if reads_input(e, inputs) else e for _, e in outs]
+    row_out = [hoist(e, inputs, values) if not reads_input(e, inputs) else None for _, e in outs]
+    row_values = []
+    for v in values:
+        used = red_uses(v, reds)
+        row_values.append(
+            RowValue(
+                v,
+                max((reductions[u].pass_index for u in used), default=0),
+                max((reductions[u].level for u in used), default=0),
+            )
+        )
+    lowering = Lowering(spec, reds, len(values))
+    saves = _saves(args, [e for e, r in zip(hoisted, row_out, strict=True) if r is None], inputs)
+    keep = {s: j for j, s in enumerate(saves)}
+    code: dict[str, Any] = {
+        "args_scalar": [
+            lowering.function(f"EvalArg{k}", a, scalar=True, saves=keep, returns=True) for k, a in enumerate(args)
+        ],
+        "args_line": [lowering.function(f"EvalArgLine{k}", a, scalar=False) for k, a in enumerate(args)],
+        "direct": [lowering.inputs.get(a.id, -1) if isinstance(a, Name) else -1 for a in args],
+        "outs_scalar": [
+            lowering.function(f"EvalOut{k}", e, scalar=True, saves=keep, out=True) for k, e in enumerate(hoisted)
+        ],
+        "outs_line": [lowering.function(f"EvalOutLine{k}", e, scalar=False) for k, e in enumerate(hoisted)],
+        "rows": [lowering.function(f"EvalRow{j}", v, scalar=False) for j, v in enumerate(values)],
+        "row_out": [lowering.scalar(e) if e is not None else "" for e in row_out],
+    }
+    nred = len(reductions)
+
+    def slots(e: Expr) -> list[int]:
+        names = {x.id for x in walk(e) if isinstance(x, Name)}
+        found = {reds[n] for n in names if n in reds}
+        found |= {nred + int(n[len(ROW_PREFIX) :]) for n in names if n.startswith(ROW_PREFIX)}
+        return sorted(found)
+
+    code["arg_uses"] = [slots(a) for a in args]
+    code["out_uses"] = [slots(e) if r is None else slots(r) for e, r in zip(hoisted, row_out, strict=True)]
+    code["row_uses"] = [sorted(red_uses(v, reds)) for v in values]
+    return Program(
+        reductions=tuple(reductions),
+        outputs=tuple(outs),
+        pass_num=max(r.pass_index for r in reductions) + 1,
+        temps=lowering.max_slots,
+        code=code,
+        row_values=tuple(row_values),
+        saves=tuple(saves),
+    )
+
+
+def _saves(args: list[Expr], outs: list[Expr], inputs: set[str]) -> list[str]:
+    """The subformulas (their text) an output computes that a reduction's argument computes too (``exp(self -
+    m)`` of softmax, ``self - m`` of log-softmax): kept in UB per element when rows fit whole, so the output
+    reads them instead of computing them again. Largest first; a bare input is never one."""
+    in_args = {str(x) for a in args for x in walk(a) if not isinstance(x, (Name, Num)) and reads_input(x, inputs)}
+    found: list[str] = []
+
+    def go(e: Expr) -> None:
+        if str(e) in in_args:
+            if str(e) not in found:
+                found.append(str(e))
+            return
+        if isinstance(e, Binary):
+            go(e.left)
+            go(e.right)
+        elif isinstance(e, Unary):
+            go(e.operand)
+        elif isinstance(e, Call):
+            for a in e.args:
+                go(a)
+
+    for o in outs:
+        go(o)
+    return found
+
+
+def _online_max(step: Step, arg: Expr, reds: dict[str, int], done: list[Reduction]) -> int:
+    """The index of the max reduction ``m`` when ``step`` is ``sum(exp(a - m))`` with ``a`` reading only
+    reductions of earlier passes than ``m``; else -1."""
+    if step.reduction != "sum" or not isinstance(arg, Call) or arg.func != "exp":
+        return -1
+    inner = arg.args[0]
+    if not (isinstance(inner, Binary) and inner.op == "-" and isinstance(inner.right, Name)):
+        return -1
+    m = reds.get(inner.right.id, -1)
+    if m < 0 or done[m].kind != "max":
+        return -1
+    if any(done[u].pass_index >= done[m].pass_index for u in red_uses(inner.left, reds)):
+        return -1
+    return m

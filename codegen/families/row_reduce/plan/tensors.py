@@ -1,0 +1,79 @@
+"""The op's tensors as the row-reduce planner sees them: its compute model, dtype combinations (one
+tiling key each), inputs broadcast over the rows, outputs with one value per row, and float attrs."""
+
+from __future__ import annotations
+
+from codegen.families.row_reduce.compute import RowReduceCompute
+from codegen.families.row_reduce.plan.formulas import substitute
+from codegen.spec.expr import Expr, Name, walk
+from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
+
+
+def compute_of(spec: OpSpec) -> RowReduceCompute:
+    """The spec's compute model.
+
+    Raises:
+        TypeError: the spec is not of the row_reduce family.
+    """
+    if not isinstance(spec.compute, RowReduceCompute):
+        raise TypeError(f"{spec.op}: compute is {type(spec.compute).__name__}, not RowReduceCompute")
+    return spec.compute
+
+
+def row_dtypes(spec: OpSpec) -> list[DType]:
+    """Dtypes of the first input in spec order, each once (the dtypes the value cases and explain select)."""
+    return list(dict.fromkeys(c.dtype(spec.inputs[0].name) for c in combos(spec)))
+
+
+def combos(spec: OpSpec) -> list[DtypeCombo]:
+    """The dtype combinations of the op's tensors, one tiling key each (the key is the position): the spec's
+    ``dtype_combos``, or one per dtype of the first input with every tensor of that dtype."""
+    if spec.dtype_combos:
+        return list(spec.dtype_combos)
+    names = [t.name for t in (*spec.inputs, *spec.outputs)]
+    return [DtypeCombo(tuple((n, d) for n in names), spec.products) for d in spec.inputs[0].dtypes]
+
+
+def default_combo(spec: OpSpec, dtype: DType, product: Product | None = None) -> DtypeCombo:
+    """The first combination whose first input is ``dtype`` (allowed on ``product`` when given).
+
+    Raises:
+        ValueError: no such combination.
+    """
+    first = spec.inputs[0].name
+    for c in combos(spec):
+        if c.dtype(first) is dtype and (product is None or c.allowed_on(product)):
+            return c
+    raise ValueError(f"{spec.op} takes {', '.join(d.name for d in row_dtypes(spec))}; got {dtype.name}")
+
+
+def row_outputs(spec: OpSpec) -> list[str]:
+    """The outputs with one value per row (their formula reads no input, only reductions, float attrs and
+    literals): of the first input's shape with the reduced dims set to 1, written once per row."""
+    prog_outs = {n: e for n, e in _output_formulas(spec)}
+    inputs = set(spec.input_names)
+    return [n for n in spec.output_names if not any(isinstance(x, Name) and x.id in inputs for x in walk(prog_outs[n]))]
+
+
+def _output_formulas(spec: OpSpec) -> list[tuple[str, Expr]]:
+    """Each output's formula with the elementwise steps (outputs included) it reads substituted."""
+    env: dict[str, Expr] = {}
+    outs: list[tuple[str, Expr]] = []
+    for st in compute_of(spec).steps:
+        e = substitute(st.expr, env)
+        if st.reduction is None:
+            env[st.name] = e
+            if st.name in spec.output_names:
+                outs.append((st.name, e))
+    return outs
+
+
+def row_inputs(spec: OpSpec) -> list[str]:
+    """The inputs broadcast over the rows (``compute.rows``; empty for the ``dim`` form)."""
+    comp = compute_of(spec)
+    return [comp.rows] if comp.rows else []
+
+
+def float_attrs_of(spec: OpSpec) -> list[str]:
+    """The float and double attrs (spec order): the kernel reads them as fp32 tiling fields ``attr<k>``."""
+    return [a.name for a in spec.attrs if a.type in ("float", "double")]

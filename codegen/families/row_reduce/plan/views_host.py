@@ -1,0 +1,81 @@
+"""The row-reduce host files' view entries: the tiling keys (one per dtype combination, with the dtypes, guards
+and UB bytes per element the tiling function and the kernel branch on), how the tiling function reads the dim
+and float attrs, the UB constants of the split, and the infershape function's rows input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.families.row_reduce.plan.buffers import buffer_bytes, line_bytes, queue_bytes, row_output_bytes
+from codegen.families.row_reduce.plan.program import Program
+from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_inputs
+from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
+from codegen.families.row_reduce.plan.view_records import DtypeKey
+from codegen.plan.common import arch_condition, tiling_field_views
+from codegen.spec.model import DType, OpSpec, Product
+from codegen.types import DEVICE_ATTR_TYPE_INFO
+
+
+def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
+    """The view entries only the host files read (:class:`view_kinds.TilingSourceView`,
+    :class:`view_kinds.InferShapeView`), by name, for ``spec`` with its planned computation ``prog``."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    rows_in = row_inputs(spec)
+    float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
+    dim_index = next((i for i, a in enumerate(dev.attrs) if comp.dim and a.source == comp.dim), -1)
+    dim_dev = dev.attrs[dim_index] if dim_index >= 0 else None
+    float_device = [
+        (f"attr{k}", next(i for i, da in enumerate(dev.attrs) if da.source == a.name), a.name)
+        for k, a in enumerate(float_attrs)
+    ]
+    return {
+        "dim_device_attr": dim_dev.name if dim_dev else "",
+        "dim_index": dim_index,
+        "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list if dim_dev else False,
+        "rows_index": dev.input_index(comp.rows) if comp.rows else -1,
+        "float_device_attrs": float_device,
+        "tiling_fields": tiling_field_views(tiling_fields(spec)),
+        "device_inputs_n": len(dev.inputs),
+        "line_align": LINE_ALIGN,
+        "chunk_align": CHUNK_ALIGN,
+        "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
+        "buffer_num": spec.tiling.buffer_num,
+        "save_bytes": 4 * len(prog.saves),
+        "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
+        "line_bytes": line_bytes(prog),
+        "row_in_n": len(rows_in),
+    }
+
+
+def dtype_keys(spec: OpSpec, products: list[Product]) -> list[DtypeKey]:
+    """One :class:`view_records.DtypeKey` per dtype combination of ``spec`` (:func:`tensors.combos`, in order),
+    a combination with a BF16 tensor guarded off the NpuArchs of ``products`` without bf16."""
+    no_bf16 = arch_condition(products, "bf16")
+    keys = []
+    for k, c in enumerate(combos(spec)):
+        d = c.dtype(spec.inputs[0].name)
+        tile_b, line_b = buffer_bytes(spec, c)
+        has_bf16 = any(x is DType.BF16 for _, x in c.dtypes)
+        keys.append(
+            DtypeKey(
+                key=k,
+                dtype=d.name,
+                ge_name=d.ge_name,
+                kernel_type=d.kernel_type,
+                bytes=d.itemsize,
+                guard=no_bf16 if has_bf16 and no_bf16 != "0" else "",
+                text=c.text,
+                ge_names=tuple(
+                    c.dtype(t.source).ge_name
+                    for t in (*spec.device_interface.inputs, *spec.device_interface.outputs)
+                    if t.source is not None
+                ),
+                f32_mask=sum(1 << i for i, (_, x) in enumerate(c.dtypes) if x is DType.FLOAT and x is not d),
+                tile_bytes=tile_b,
+                line_bytes=line_b,
+                row_bytes=row_output_bytes(spec, c),
+                queue_bytes=queue_bytes(spec, c),
+            )
+        )
+    return keys

@@ -1,0 +1,110 @@
+"""The row-reduce kernel's view entries (``op_kernel/<kernel>.cpp``): the reductions and outputs with their
+passes, levels and scalar slots, the lowered functions and their dispatch switches, per-tensor flags, float
+attrs and the product conditions it branches on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.families.row_reduce.plan.products import dcci_flush_condition, no_fp32_reduce_condition
+from codegen.families.row_reduce.plan.program import Program
+from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
+from codegen.families.row_reduce.plan.view_records import (
+    DispatchView,
+    FloatAttr,
+    LoweredView,
+    OutputView,
+    ReductionView,
+)
+from codegen.plan.common import arch_condition
+from codegen.spec.expr import Expr, Name, walk
+from codegen.spec.model import OpSpec, Product
+
+KIND_CODES = {"max": 0, "sum": 1, "mean": 2}
+
+
+def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[str, Any]:
+    """The view entries only the kernel reads (:class:`view_kinds.KernelView`), by name, for ``spec`` on ``products``
+    with its planned computation ``prog``."""
+    float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
+    dev = spec.device_interface
+    rows_in = row_inputs(spec)
+
+    def reads_rows(e: Expr) -> bool:
+        return any(isinstance(x, Name) and x.id in rows_in for x in walk(e))
+
+    pass_reads_rows = [
+        "true" if any(reads_rows(r.arg) for r in prog.reductions if r.pass_index == p) else "false"
+        for p in range(prog.pass_num)
+    ]
+    out_reads_rows = "true" if any(reads_rows(e) for _, e in prog.outputs) else "false"
+    return {
+        "pass_reads_rows": pass_reads_rows,
+        "out_reads_rows": out_reads_rows,
+        "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
+        "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
+        "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
+        "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
+        "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
+        "inputs_n": len(spec.inputs),
+        "outputs_n": len(spec.outputs),
+        "red_n": len(prog.reductions),
+        "temps_n": max(prog.temps, 1),
+        "pass_n": prog.pass_num,
+        "level_n": prog.level_num,
+        "save_n": len(prog.saves),
+        "reductions": [
+            ReductionView(
+                name=r.name,
+                kind=KIND_CODES[r.kind],
+                kind_name=r.kind,
+                pass_index=r.pass_index,
+                online=r.online_max,
+                uses=tuple(prog.code["arg_uses"][k]),
+                fn=prog.code["args_scalar"][k],
+                level=r.level,
+                direct=prog.code["direct"][k],
+            )
+            for k, r in enumerate(prog.reductions)
+        ],
+        "outs": [
+            OutputView(
+                name=name,
+                uses=tuple(prog.code["out_uses"][k]),
+                fn=prog.code["outs_scalar"][k],
+                row_out=prog.code["row_out"][k],
+            )
+            for k, (name, _) in enumerate(prog.outputs)
+        ],
+        "row_values": prog.row_values,
+        **lowered_views(prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs]),
+        "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
+        "float_attrs_n": len(float_attrs),
+        "no_pad_condition": arch_condition(products, "data_copy_pad"),
+        "dcci_flush_condition": dcci_flush_condition(products),
+        "no_fp32_reduce_condition": no_fp32_reduce_condition(products),
+    }
+
+
+def lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str, Any]:
+    """The kernel view's lowered functions (``scalar_fns``, ``line_fns``) and their ``dispatchers``."""
+    c = prog.code
+    row_fns = [LoweredView(f"per-row value {j}", f) for j, f in enumerate(c["rows"])]
+    scalar = [
+        LoweredView(f"argument of reduction {k} ({n})", f, True) for k, (n, f) in enumerate(zip(reds, c["args_scalar"]))
+    ]
+    scalar += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_scalar"], strict=True)]
+    line = [LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_line"]))]
+    line += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_line"], strict=True)]
+    line += row_fns
+    return {
+        "scalar_fns": scalar,
+        "line_fns": line,
+        "dispatchers": [
+            DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True, True),
+            DispatchView("EvalOut", tuple(f.name for f in c["outs_scalar"]), True),
+            DispatchView("EvalArgLine", tuple(f.name for f in c["args_line"]), False),
+            DispatchView("EvalOutLine", tuple(f.name for f in c["outs_line"]), False),
+            DispatchView("EvalRow", tuple(f.name for f in c["rows"]), False),
+        ],
+    }

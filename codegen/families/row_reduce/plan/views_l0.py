@@ -1,0 +1,63 @@
+"""The row-reduce L0 API's view entries (``op_api/<kernel>.cpp``): the OP_ATTR values and lists it passes,
+the outputs it allocates, its parameters and return type, and the arguments the L2 API calls it with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
+from codegen.families.row_reduce.plan.view_records import L0ListAttr, L0OutputView
+from codegen.plan.common import L0Attr, l0_constant_attr
+from codegen.spec.model import OpSpec
+from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
+
+
+def l0_parts(spec: OpSpec) -> dict[str, Any]:
+    """The view entries of the L0 call, by name: what the L0 API (:class:`view_kinds.L0SourceView`, the L0
+    header) declares and passes, and the arguments the L2 API (``l0_args``) and the infershape function read of
+    it."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    l0_attrs: list[L0Attr] = []
+    l0_lists: list[L0ListAttr] = []
+    # the L0 parameters after the tensors, with the L2 API's argument for each (aclnn attr order)
+    l0_extra: list[tuple[str, str]] = []
+    for da in dev.attrs:
+        if da.source is None:
+            l0_attrs.append(l0_constant_attr(da))
+        elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
+            l0_lists.append(L0ListAttr(da.name, da.source))
+            l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
+        elif da.type == "float":  # a float/double aclnn attr, sent as the fp32 value of a Float attr
+            l0_attrs.append(L0Attr(da.name, f"float {da.source}", da.source))
+            l0_extra.append((f"float {da.source}", f"static_cast<float>({da.source})"))
+        else:
+            l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
+    if comp.dim:
+        l0_extra.insert(0, (f"int64_t {comp.dim}", comp.dim))
+    first = spec.inputs[0]
+    per_row = row_outputs(spec)
+    l0_outputs = []
+    for d_out in dev.outputs:
+        src = d_out.source or ""
+        dts = {c.dtype(src) for c in combos(spec)}
+        same = all(c.dtype(src) is c.dtype(first.name) for c in combos(spec))
+        fixed = next(iter(dts)) if len(dts) == 1 else None
+        dtype_cpp = f"{first.name}->GetDataType()" if same or fixed is None else f"op::DataType::{fixed.ge_name}"
+        name = "result" if len(dev.outputs) == 1 else f"{d_out.name}Result"
+        l0_outputs.append(L0OutputView(name, dtype_cpp, src in per_row, src))
+    if len(l0_outputs) == 1:
+        l0_return, l0_fail = "const aclTensor *", "nullptr"
+    else:
+        l0_return = f"std::tuple<{', '.join(['const aclTensor *'] * len(l0_outputs))}>"
+        l0_fail = "{}"  # every element null (a macro argument cannot hold the tuple type's commas)
+    return {
+        "l0_args": [arg for _, arg in l0_extra],
+        "l0_attrs": l0_attrs,
+        "l0_inputs": [d.source or "nullptr" for d in dev.inputs],
+        "l0_lists": l0_lists,
+        "l0_outputs": l0_outputs,
+        "l0_return": l0_return,
+        "l0_fail": l0_fail,
+        "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(d for d, _ in l0_extra)],
+    }
