@@ -146,7 +146,9 @@ def test_the_quick_matrix_alone_catches_a_wrong_former_core_offset(
     broken_tree: Callable[[str, str, str, str], Path],
 ) -> None:
     from codegen.build import build_op
-    from codegen.check.driver import cases_for, load_reference, run_case
+    from codegen.check.case_run import run_case
+    from codegen.check.driver import cases_for
+    from codegen.check.reference import load_reference
     from codegen.runner import OpCallable
     from codegen.spec.model import DType
 

@@ -72,8 +72,8 @@ def test_check_help_explains_the_dtype_notations_and_columns() -> None:
 
 
 def test_a_failure_line_names_the_tolerance_that_applied() -> None:
+    from codegen.check.case_run import run_case
     from codegen.check.cases import Case
-    from codegen.check.driver import run_case
 
     catalogue, specs = load_project()
     spec = specs["mse_loss_backward"]
