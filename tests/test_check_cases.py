@@ -13,7 +13,7 @@ import pytest
 import codegen
 from codegen.check.cases import attr_candidates
 from codegen.families.elementwise.cases import _multicore_length, elementwise_cases
-from codegen.runner import attr_value
+from codegen.runner.arguments import attr_value
 from codegen.spec.errors import NO_LOC
 from codegen.spec.expr import INT64_MAX, INT64_MIN, parse_expr
 from codegen.spec.model import AttrSpec, Constraint

@@ -207,7 +207,7 @@ def test_yml_specs_load_and_hidden_or_backup_files_are_ignored(tmp_path: Path) -
 
 
 def test_padding_idx_minus_one_means_no_padding_row_in_the_attribute_check() -> None:
-    from codegen.runner import attr_value
+    from codegen.runner.arguments import attr_value
 
     _, specs = load_project()
     spec = specs["embedding_dense_backward"]

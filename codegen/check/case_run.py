@@ -17,7 +17,8 @@ from codegen.check.cases import DETERMINISM_RUNS, Case
 from codegen.check.expectation import _bit_differences, _compare_outputs
 from codegen.check.reference import ToleranceError, reference_params
 from codegen.check.results import CaseResult
-from codegen.runner import AclnnError, OpCallable, attr_value, device_memory, format_ids
+from codegen.runner import AclnnError, OpCallable, device_memory
+from codegen.runner.arguments import attr_value, format_ids
 from codegen.spec.model import ACL_FORMATS, OpSpec
 from codegen.types import AclnnStatus
 
