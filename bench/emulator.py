@@ -118,7 +118,7 @@ def _torch_fn(op: str, params: dict[str, Any]) -> Callable[[], Any] | None:
 def _bench_op(op: str, params: dict[str, Any], reps: int, extra_deterministic: bool) -> dict[str, Any]:
     """Times ``op`` emulated (both core orders, whole and split), the NumPy reference and torch."""
     from codegen import compile_op
-    from codegen.check.driver import load_reference
+    from codegen.check.reference import load_reference
 
     build_start = time.perf_counter()
     fn = compile_op(op, PRODUCT)

@@ -3,7 +3,7 @@
 The ``--quick`` matrix of the elementwise op never launches more than one core (its largest case moves
 less than the 32 KiB a core gets at least), and no quick case of the index op has a core that takes one
 item more than the others. These cases fill both holes; they are judged exactly as ``opgen check`` judges
-its own cases (``codegen.check.driver.run_case``).
+its own cases (``codegen.check.case_run.run_case``).
 """
 
 from __future__ import annotations

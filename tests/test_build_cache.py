@@ -147,17 +147,17 @@ def test_a_read_only_cache_directory_is_a_build_error(tmp_path: Path, monkeypatc
 
 def _compiled_units(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Records the source file name of every compile command ``build_op`` runs from now on."""
-    import codegen.build as build
+    import codegen.build.toolchain as toolchain
 
     seen: list[str] = []
-    run = build._run
+    run = toolchain._run
 
     def recording(cmd: list[str], what: str) -> None:
         if "-c" in cmd:
             seen.append(Path(cmd[cmd.index("-c") + 1]).name)
         run(cmd, what)
 
-    monkeypatch.setattr(build, "_run", recording)
+    monkeypatch.setattr(toolchain, "_run", recording)
     return seen
 
 

@@ -34,7 +34,7 @@ def _pids_running(argv_text: str) -> list[int]:
 def test_kill_9_of_the_builder_ends_its_compiler_child():
     stamp = f"{os.getpid()}.{time.monotonic_ns() % 1000}"
     child = f"sleep 61.{stamp.replace('.', '')}"
-    code = f"from codegen.build import _run; _run({child.split()!r}, 'a stand-in compiler')"
+    code = f"from codegen.build.toolchain import _run; _run({child.split()!r}, 'a stand-in compiler')"
     builder = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
     try:
         deadline = time.monotonic() + 30

@@ -1,9 +1,9 @@
 """Builds that want the same cache entry at the same time compile it once: the second waits on the entry's
-lock and reuses the first's result (codegen/build.py, ``_build_each``). With ``pytest -n 2`` both workers
+lock and reuses the first's result (codegen/build/cache.py, ``_build_each``). With ``pytest -n 2`` both workers
 share one ``OPGEN_CACHE_DIR``, and ``opgen check -j 2`` builds in parallel, so without this they compiled
 the runtime and every shared unit twice.
 
-The compiler here is a stand-in script (``codegen.build.CXX`` patched) that records each command, waits a
+The compiler here is a stand-in script (``codegen.build.toolchain.CXX`` patched) that records each command, waits a
 little so that the builds overlap, and writes its ``-o`` file: the test counts compiler runs, not seconds.
 """
 
@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 
 import codegen.build as build
+from codegen.build import pch, toolchain
 from codegen.paths import project_paths
 from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
 
-REAL_CXX = build.CXX
+REAL_CXX = toolchain.CXX
 
 FAKE_CXX = """#!{python}
 import sys, time
@@ -52,11 +53,11 @@ def fake_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     script = tmp_path / "fake-g++"
     script.write_text(FAKE_CXX.format(python=sys.executable, log=str(log)))
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(build, "CXX", str(script))
-    build.compiler_version.cache_clear()
+    monkeypatch.setattr(toolchain, "CXX", str(script))
+    toolchain.compiler_version.cache_clear()
     monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
     yield log
-    build.compiler_version.cache_clear()
+    toolchain.compiler_version.cache_clear()
 
 
 def _runs(log: Path) -> tuple[Counter[str], int]:
@@ -224,7 +225,7 @@ def test_an_op_whose_sources_name_the_product_builds_its_kernel_per_product(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Precompiled system headers (codegen/build.py, _precompiled_std): each unit is compiled with a forced include
+# Precompiled system headers (codegen/build/pch.py, _precompiled_std): each unit is compiled with a forced include
 # of exactly the system headers it reaches, precompiled once; the object's cache key does not depend on it
 # ---------------------------------------------------------------------------------------------------------------
 
@@ -237,8 +238,8 @@ def test_system_headers_follow_local_includes_only(tmp_path: Path) -> None:
     (tmp_path / "a.h").write_text('#include "sub/b.h"\n#include <angle_local.h>\n#include "missing.h"\n')
     src = tmp_path / "unit.cpp"
     src.write_text('#include "a.h"\n// #include <list> is a comment\nint x;\n')
-    assert build.system_headers([src], [inc]) == ("cstdint", "map", "vector")
-    assert build.system_headers([tmp_path / "none.cpp"], [inc]) == ()
+    assert pch.system_headers([src], [inc]) == ("cstdint", "map", "vector")
+    assert pch.system_headers([tmp_path / "none.cpp"], [inc]) == ()
 
 
 def _compiles(log: Path) -> list[list[str]]:
@@ -253,7 +254,7 @@ def test_every_unit_is_compiled_with_its_own_system_headers_precompiled(fake_com
     include_dirs = [Path(a[2:]) for a in units[0] if a.startswith("-I")]
     for args in units:
         assert args[0] == "-include"
-        assert args[1].endswith(f"/pch/{Path(args[1]).parent.name}/{build.PCH_HEADER}")
+        assert args[1].endswith(f"/pch/{Path(args[1]).parent.name}/{pch.PCH_HEADER}")
         header = Path(args[1])
         assert header.with_name(header.name + ".gch").is_file()
         source = Path(args[args.index("-c") + 1])
@@ -261,7 +262,7 @@ def test_every_unit_is_compiled_with_its_own_system_headers_precompiled(fake_com
             continue  # the glue unit, written in the build's work directory and removed with it
         forced = [Path(args[i + 1]) for i in range(2, len(args) - 1) if args[i] == "-include"]
         listed = re.findall(r"^#include <([^>]+)>$", header.read_text(), re.M)
-        assert tuple(listed) == build.system_headers([source, *forced], include_dirs)
+        assert tuple(listed) == pch.system_headers([source, *forced], include_dirs)
         assert {"vector", "cstdint"} <= set(listed)
     # the headers were precompiled with the unit's options (less includes, macros and warnings)
     precompiles = [line.split("\t") for line in fake_compiler.read_text().splitlines() if "c++-header" in line]
@@ -277,7 +278,7 @@ def test_the_precompiled_header_is_not_part_of_an_objects_key(
     monkeypatch.setenv("OPGEN_NO_PCH", "1")
     first = build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
     plain = _compiles(fake_compiler)
-    assert plain and not any(a[0] == "-include" and a[1].endswith(build.PCH_HEADER) for a in plain)
+    assert plain and not any(a[0] == "-include" and a[1].endswith(pch.PCH_HEADER) for a in plain)
     monkeypatch.delenv("OPGEN_NO_PCH")
     fake_compiler.write_text("")
     again = build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
@@ -286,19 +287,19 @@ def test_the_precompiled_header_is_not_part_of_an_objects_key(
 
 
 def test_no_precompiled_header_for_another_compiler(fake_compiler: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert build.is_gcc("fake-g++ 1.0")  # the stand-in, as the tests above use it
-    assert build.is_gcc("g++ (Debian 12.2.0-14) 12.2.0") and build.is_gcc("g++-13 (GCC) 13.2.1")
-    assert not build.is_gcc("clang version 17.0.6") and not build.is_gcc("Ubuntu clang version 18 (g++ compatible)")
-    monkeypatch.setattr(build, "is_gcc", lambda version: False)
+    assert pch.is_gcc("fake-g++ 1.0")  # the stand-in, as the tests above use it
+    assert pch.is_gcc("g++ (Debian 12.2.0-14) 12.2.0") and pch.is_gcc("g++-13 (GCC) 13.2.1")
+    assert not pch.is_gcc("clang version 17.0.6") and not pch.is_gcc("Ubuntu clang version 18 (g++ compatible)")
+    monkeypatch.setattr(pch, "is_gcc", lambda version: False)
     catalogue, specs = load_project()
     build.build_op(specs["sigmoid_backward"], catalogue.get("Ascend910B"), jobs=1)
-    assert not any(build.PCH_HEADER in line for line in fake_compiler.read_text().splitlines())
+    assert not any(pch.PCH_HEADER in line for line in fake_compiler.read_text().splitlines())
 
 
 def test_system_headers_decline_what_a_precompiled_header_could_change(tmp_path: Path) -> None:
     guarded = tmp_path / "guarded.h"
     guarded.write_text("#ifndef GUARDED_H\n#define GUARDED_H\n#include <vector>\n#endif\n")
-    assert build.system_headers([guarded], []) == ("vector",)  # the include guard's block is the header
+    assert pch.system_headers([guarded], []) == ("vector",)  # the include guard's block is the header
     cases = {
         "conditional.cpp": "#if 0\n#include <cstdio>\n#endif\nint x;\n",
         "ifdef.cpp": '#include "guarded.h"\n#ifdef USE_IO\n#include <iostream>\n#endif\n',
@@ -308,16 +309,16 @@ def test_system_headers_decline_what_a_precompiled_header_could_change(tmp_path:
     }
     for name, text in cases.items():
         (tmp_path / name).write_text(text)
-        assert build.system_headers([tmp_path / name], []) is None, name
+        assert pch.system_headers([tmp_path / name], []) is None, name
     fine = tmp_path / "fine.cpp"
     fine.write_text("#define __aicore__\n#define OPGEN_X 1\n#include <map>\n")
-    assert build.system_headers([fine], []) == ("map",)
+    assert pch.system_headers([fine], []) == ("map",)
 
 
 def test_pch_options_drop_includes_and_macros_with_their_values() -> None:
     flags = ["-std=c++17", "-isystem", "/opt/sys", "-O2", "-U", "X", "-imacros", "m.h", "-DA", "-D", "B", "-fPIC"]
     flags += ["-include", "t.h", "-isystem/opt/joined", "-Wall", "-c", "unit.cpp", "-pthread"]
-    assert build._pch_flags(flags) == ["-std=c++17", "-O2", "-fPIC", "-pthread"]
+    assert pch._pch_flags(flags) == ["-std=c++17", "-O2", "-fPIC", "-pthread"]
 
 
 def test_a_precompiled_header_is_rebuilt_when_a_file_it_read_changed(
@@ -326,19 +327,19 @@ def test_a_precompiled_header_is_rebuilt_when_a_file_it_read_changed(
     monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "unit.cpp"
     src.write_text("#include <cstdint>\nint x;\n")
-    args = build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, [])
+    args = pch._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, [])
     assert args and args[0] == "-include"
     gch = Path(args[1] + ".gch")
-    record = Path(args[1]).with_name(build.PCH_HEADER + ".files")
+    record = Path(args[1]).with_name(pch.PCH_HEADER + ".files")
     lines = record.read_text().splitlines()
     assert any(line.endswith("/cstdint") for line in lines)  # every file the compiler read, with size and time
     first = gch.stat().st_mtime_ns
-    assert build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) == args
+    assert pch._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) == args
     assert gch.stat().st_mtime_ns == first  # unchanged: reused
     size, mtime, path = lines[0].split(" ", 2)
     record.write_text("\n".join([f"{int(size) + 1} {mtime} {path}", *lines[1:]]) + "\n")  # as if it changed
-    assert build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) == args
+    assert pch._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) == args
     assert gch.stat().st_mtime_ns != first
     assert record.read_text().splitlines() == lines  # recorded again from the compiler's files
     monkeypatch.setenv("CPLUS_INCLUDE_PATH", str(tmp_path))  # other headers may be found: another entry
-    assert build._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) != args
+    assert pch._precompiled_std(["-std=c++17", "-O1", "-fPIC", "-c", str(src)], src, []) != args

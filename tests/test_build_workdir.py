@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codegen.build import build_workdir
+from codegen.build.cache import build_workdir
 
 HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
 

@@ -14,7 +14,7 @@ import codegen
 from codegen.check.cases import attr_candidates
 from codegen.families.elementwise.cases.planner_facts import _multicore_length
 from codegen.families.elementwise.cases.suite import elementwise_cases
-from codegen.runner import attr_value
+from codegen.runner.arguments import attr_value
 from codegen.spec.errors import NO_LOC
 from codegen.spec.expr import INT64_MAX, INT64_MIN, parse_expr
 from codegen.spec.model import AttrSpec, Constraint
@@ -147,7 +147,9 @@ def test_the_quick_matrix_alone_catches_a_wrong_former_core_offset(
     broken_tree: Callable[[str, str, str, str], Path],
 ) -> None:
     from codegen.build import build_op
-    from codegen.check.driver import cases_for, load_reference, run_case
+    from codegen.check.case_run import run_case
+    from codegen.check.driver import cases_for
+    from codegen.check.reference import load_reference
     from codegen.runner import OpCallable
     from codegen.spec.model import DType
 

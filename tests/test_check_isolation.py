@@ -105,8 +105,8 @@ def test_numpy_warnings_of_a_reference_stay_inside_the_checker() -> None:
 
     import numpy as np
 
+    from codegen.check.case_run import run_case
     from codegen.check.cases import Case
-    from codegen.check.driver import run_case
     from codegen.specs import load_project
 
     _, specs = load_project()

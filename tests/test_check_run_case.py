@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from codegen.check.case_run import _fresh_outputs, run_case
 from codegen.check.cases import DETERMINISM_RUNS, Case
-from codegen.check.driver import _fresh_outputs, load_reference, run_case
+from codegen.check.reference import load_reference
 from codegen.paths import project_paths, reference_dir_for
 from codegen.specs import load_project
 

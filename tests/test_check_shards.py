@@ -26,7 +26,8 @@ from project_copy import spec_dir_with_reference
 from codegen.check.driver import CaseResult, Job
 from codegen.check.matrix import CaseCosts, Unit, assign_shards, idents_digest, job_units
 from codegen.check.result_files import MergeError, merge_results, write_json, write_junit
-from codegen.cli import MAX_SHARDS, main
+from codegen.cli import main
+from codegen.cli.options import MAX_SHARDS
 
 pytestmark = pytest.mark.heavy(60)  # about 60 s alone: scheduled before lighter files
 

@@ -1,4 +1,4 @@
-"""What the core orders of one value case share in a check worker (codegen/check/driver.py): a verdict is
+"""What the core orders of one value case share in a check worker (codegen/check/case_run.py): a verdict is
 reused only for bit-identical outputs, and a run is repeated by no sequential order only when every launch
 ran on one core; the shard plan keeps a case's core orders together (codegen/check/matrix.py)."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import codegen.check.driver as driver
+import codegen.check.expectation as expectation
+from codegen.check.case_run import run_case
 from codegen.check.cases import Case
-from codegen.check.driver import run_case
 from codegen.check.matrix import Unit, assign_shards
 from codegen.specs import load_project
 
@@ -72,13 +72,13 @@ def _case(spec, params, order="in_order"):
 def compare_calls(monkeypatch):
     """Counts the comparisons the driver makes."""
     calls: list[int] = []
-    real = driver.compare
+    real = expectation.compare
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(driver, "compare", counting)
+    monkeypatch.setattr(expectation, "compare", counting)
     return calls
 
 

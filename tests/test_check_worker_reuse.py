@@ -12,7 +12,8 @@ import pytest
 
 from codegen.build import build_op
 from codegen.check import worker
-from codegen.check.driver import cases_for, example_selected
+from codegen.check.driver import cases_for
+from codegen.check.example import example_selected
 from codegen.check.results import Job
 from codegen.check.worker import case_units, run_isolated, stop_idle_worker
 from codegen.specs import load_project

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from hypothesis_profiles import profile_settings
 
 from codegen.check.compare import compare
-from codegen.runner import POISON_BYTE, OpCallable
+from codegen.runner import OpCallable
+from codegen.runner.memory import POISON_BYTE
 from codegen.specs import load_project
 
 DTYPES = [np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]

@@ -21,8 +21,10 @@ import numpy as np
 import pytest
 from multicore_cases import EDB, SMLB, multicore_cases, targeted_cases
 
+from codegen.check.case_run import run_case
 from codegen.check.cases import Case
-from codegen.check.driver import CaseResult, load_reference, run_case
+from codegen.check.driver import CaseResult
+from codegen.check.reference import load_reference
 from codegen.runner import OpCallable, compile_op
 
 #: (core order, shuffle seed): every schedule of opgen_rt::CoreOrder, shuffle with three seeds.

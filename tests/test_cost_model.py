@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.build import cost_model_initializer
+from codegen.build.glue import cost_model_initializer
 from codegen.paths import project_paths
 from codegen.perf import call_timeline
 from codegen.spec.catalogue import load_catalogue

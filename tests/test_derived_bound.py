@@ -232,7 +232,7 @@ def test_overflow_inside_the_formula_gives_a_finite_bound_and_mixed_dtypes_promo
 def test_a_reference_tolerance_replaces_the_derived_bound() -> None:
     import types
 
-    from codegen.check.driver import case_tolerance
+    from codegen.check.reference import case_tolerance
 
     catalogue, specs = load_project()
     spec = specs["mse_loss_backward"]
@@ -413,7 +413,7 @@ def test_the_log1p_interval_holds_the_fp32_rewrite_and_is_a_few_ulps_wide(x: flo
 
 def _elementwise_specs() -> list[str]:
     """Single-output elementwise ops whose bound is derived (a reference ``tolerance()`` replaces it)."""
-    from codegen.check.driver import load_reference
+    from codegen.check.reference import load_reference
 
     _, specs = load_project()
     return sorted(
@@ -429,7 +429,8 @@ def test_no_quick_case_gets_an_unbounded_error_where_its_reference_is_a_finite_o
     the reference itself overflows the output dtype (or is within an ULP of doing so); anywhere else it means
     the interval model lost track of the formula (as it did for the log1p rewrite) and the check tests
     nothing there. Every quick case of every single-output elementwise op on Ascend910B is checked."""
-    from codegen.check.driver import case_tolerance, cases_for, load_reference, reference_params
+    from codegen.check.driver import cases_for
+    from codegen.check.reference import case_tolerance, load_reference, reference_params
 
     catalogue, specs = load_project()
     spec, product = specs[name], catalogue.get("Ascend910B")

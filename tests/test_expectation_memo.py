@@ -1,4 +1,4 @@
-"""The reference and its tolerance run once per case, not once per core order (codegen/check/driver.py
+"""The reference and its tolerance run once per case, not once per core order (codegen/check/expectation.py
 ``_expectation``): the units of one case share their inputs, so the second unit reuses the first's
 expectation, and yet each unit's own output is judged."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from codegen.check.case_run import run_case
 from codegen.check.cases import Case
-from codegen.check.driver import run_case
 from codegen.specs import load_project
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 
 from codegen import registry
+from codegen.check.case_run import run_case
 from codegen.check.cases import Case
 from codegen.check.constraints import TensorStandIn
-from codegen.check.driver import cases_for, load_reference, run_case
+from codegen.check.driver import cases_for
 from codegen.check.offsets import device_attrs
+from codegen.check.reference import load_reference
 from codegen.explain import explain
 from codegen.runner import OpCallable
 from codegen.spec.model import OpSpec

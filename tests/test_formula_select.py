@@ -11,7 +11,8 @@ import pytest
 from codegen.families.elementwise.boundary import boundary_values
 from codegen.families.elementwise.compiler import compile_formula
 from codegen.families.elementwise.intervals import _compare, _select
-from codegen.runner import ScalarArg, attr_value
+from codegen.runner import ScalarArg
+from codegen.runner.arguments import attr_value
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import evaluate, parse_expr
 from codegen.spec.model import AttrSpec, DType

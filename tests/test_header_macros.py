@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from codegen.build import CXX, header_macros_of_generated_code, template_includes
+from codegen.build.header_macros import header_macros_of_generated_code, template_includes
+from codegen.build.toolchain import CXX
 from codegen.paths import project_paths
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec, load_specs

@@ -162,7 +162,7 @@ def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object]) ->
 
     import numpy as np
 
-    from codegen.runner import _TensorArg
+    from codegen.runner.op_callable import _TensorArg
 
     data = np.zeros(1, np.float32)
     n = len(shape)
@@ -203,7 +203,8 @@ _EDB_HUGE = """
 import ctypes, json, sys
 import numpy as np
 from codegen.build import build_op
-from codegen.runner import _TensorArg, OpCallable
+from codegen.runner import OpCallable
+from codegen.runner.op_callable import _TensorArg
 from codegen.specs import load_project
 catalogue, specs = load_project()
 # phase 1 only, no launch: the instrumented kernel is built for one tiling key (the host code, where the

@@ -17,7 +17,7 @@ import pytest
 
 from codegen import registry
 from codegen.check.compare import LazyAtol, compare
-from codegen.check.driver import _call_with, load_reference
+from codegen.check.reference import _call_with, load_reference
 from codegen.families.elementwise.bound import CHUNK_ELEMENTS, ElementBound, derived_bound
 from codegen.specs import load_project
 from codegen.types import compute_dtypes

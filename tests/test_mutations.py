@@ -43,7 +43,9 @@ import pytest
 from multicore_cases import EDB, MSE, SMLB, targeted_cases
 
 from codegen.build import BuildError, BuiltOp, build_op
-from codegen.check.driver import CaseResult, load_reference, run_case
+from codegen.check.case_run import run_case
+from codegen.check.driver import CaseResult
+from codegen.check.reference import load_reference
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
 from codegen.specs import load_project

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codegen.build import CXX, build_op
+from codegen.build import build_op
+from codegen.build.toolchain import CXX
 from codegen.paths import project_paths
 from codegen.runner import compile_op
 from codegen.specs import load_project

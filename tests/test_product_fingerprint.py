@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from codegen.build import glue_source, product_macros
+from codegen.build import glue_source
+from codegen.build.glue import product_macros
 from codegen.check.matrix import (
     COMPILED_KINDS,
     COMPILED_KINDS_KERNEL,

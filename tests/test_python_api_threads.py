@@ -1,6 +1,6 @@
 """Two Python threads calling two callables of one op library: the run options a call sets
 (``deterministic=``, ``core_order=``) are the library's process-wide state, so one thread's call must never run
-with the options another thread's call set in between (``codegen.runner._library_lock``)."""
+with the options another thread's call set in between (``codegen.runner.op_callable._library_lock``)."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ from torch_oracle import (
 from codegen.families.elementwise.plan.tiling import tiling_decision as smlb_tiling
 from codegen.families.index_accumulate.plan.tiling import tiling_decision as edb_tiling
 from codegen.paths import project_paths
-from codegen.runner import CORE_ORDERS
+from codegen.runner.op_callable import CORE_ORDERS
 from codegen.spec.model import DType
 from codegen.specs import load_project
 

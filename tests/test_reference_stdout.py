@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.check.driver import load_reference
+from codegen.check.reference import load_reference
 from codegen.specs import load_project
 
 

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from codegen.check.case_run import run_case
 from codegen.check.cases import Case
-from codegen.check.driver import ToleranceError, load_reference, reference_tolerance, run_case
+from codegen.check.reference import ToleranceError, load_reference, reference_tolerance
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()

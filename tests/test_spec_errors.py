@@ -1187,11 +1187,12 @@ def test_cli_reports_a_late_spec_error_without_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from codegen import cli
+    from codegen.cli import parser
 
     def raise_late(args: object) -> int:
         raise SpecError(SourceLoc("specs/x.yaml", 7), "compute.out", "cannot compile it")
 
-    monkeypatch.setattr(cli, "cmd_list", raise_late)
+    monkeypatch.setattr(parser, "cmd_list", raise_late)
     assert cli.main(["list"]) == 2
     assert (
         capsys.readouterr().err

@@ -16,16 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from codegen.build import (
-    BASE_FLAGS,
-    CXX,
-    HOST_WARNING_FLAGS,
-    KERNEL_WARNING_FLAGS,
-    BuildError,
-    build_op,
-    op_files,
-)
+from codegen.build import BuildError, build_op
+from codegen.build.toolchain import BASE_FLAGS, CXX, HOST_WARNING_FLAGS, KERNEL_WARNING_FLAGS
 from codegen.paths import project_paths
+from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
 
 pytestmark = pytest.mark.heavy(70)  # about 70 s alone: scheduled before lighter files

@@ -73,8 +73,8 @@ def test_check_help_explains_the_dtype_notations_and_columns() -> None:
 
 
 def test_a_failure_line_names_the_tolerance_that_applied() -> None:
+    from codegen.check.case_run import run_case
     from codegen.check.cases import Case
-    from codegen.check.driver import run_case
 
     catalogue, specs = load_project()
     spec = specs["mse_loss_backward"]
@@ -208,7 +208,7 @@ def test_yml_specs_load_and_hidden_or_backup_files_are_ignored(tmp_path: Path) -
 
 
 def test_padding_idx_minus_one_means_no_padding_row_in_the_attribute_check() -> None:
-    from codegen.runner import attr_value
+    from codegen.runner.arguments import attr_value
 
     _, specs = load_project()
     spec = specs["embedding_dense_backward"]

@@ -285,12 +285,13 @@ class Unit:
 def job_units(job: Any, job_index: int) -> list[Unit]:
     """The units of ``job`` (:class:`codegen.check.driver.Job`) in the order its worker runs them: its case
     runs, then the example program unless ``--dtype`` excludes its dtype
-    (:func:`codegen.check.driver.example_selected`).
+    (:func:`codegen.check.example.example_selected`).
 
     Raises:
         KeyError: the op or product is unknown (the caller built the job from the same catalogue).
     """
-    from codegen.check.driver import cases_for, example_selected
+    from codegen.check.driver import cases_for
+    from codegen.check.example import example_selected
     from codegen.check.worker import case_units, unit_ident
     from codegen.specs import load_project
 

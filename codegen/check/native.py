@@ -19,16 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from codegen.build import (
-    CXX,
-    BuildError,
-    _building,
-    _commit_locked,
-    _run,
-    build_workdir,
-    cache_dir,
-    compiler_version,
-)
+from codegen.build import BuildError, cache_dir
+from codegen.build.cache import _building, _commit_locked, build_workdir
+from codegen.build.toolchain import CXX, _run, compiler_version
 
 #: The environment variable that turns the compiled comparison off (any non-empty value but ``0``).
 DISABLE_ENV = "OPGEN_NO_NATIVE_COMPARE"

@@ -12,7 +12,7 @@ integers (exact, then held to int64):
   intermediate would have shown), on any core count.
 
 The kernel's own arithmetic is held to 64 bits at build time instead: kernels compile with ``-Wconversion``
-as an error (``codegen.build.KERNEL_WARNING_FLAGS``), so an ``int32_t`` offset or length assigned from an
+as an error (``codegen.build.toolchain.KERNEL_WARNING_FLAGS``), so an ``int32_t`` offset or length assigned from an
 int64 expression does not build.
 """
 

@@ -309,7 +309,7 @@ def run_isolated(job: Any, library: Path, key: str, list_tiling_keys: Path | Non
     A worker serves one job after another: one that finished a job is kept (per process) for the next, so
     the interpreter, NumPy, ml_dtypes and the specs are loaded once per ``opgen check`` worker rather than
     once per (op, product) (about 1-3 s each). Every job still loads its own library and reference; the
-    libraries keep their runtime state apart (``-fno-gnu-unique``, ``-Bsymbolic``: codegen/build.py).
+    libraries keep their runtime state apart (``-fno-gnu-unique``, ``-Bsymbolic``: codegen/build/toolchain.py).
 
     A worker that dies while running a case (any signal, or an exit without its results) makes that case a
     failed result naming the signal and the case; a new worker resumes at the next case, so at most one

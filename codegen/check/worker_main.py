@@ -10,16 +10,10 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from codegen.check.driver import (
-    Job,
-    cases_for,
-    check_example,
-    example_selected,
-    launch_case,
-    load_reference,
-    prepare_example,
-    run_case,
-)
+from codegen.check.case_run import launch_case, run_case
+from codegen.check.driver import Job, cases_for
+from codegen.check.example import check_example, example_selected, prepare_example
+from codegen.check.reference import load_reference
 from codegen.check.results import result_dict
 from codegen.check.worker import LIST_TILING_KEYS_ENV, case_timeout, case_units, die_with_parent, unit_ident
 

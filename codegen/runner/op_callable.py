@@ -1,40 +1,37 @@
-"""Calling a built op through its real C ABI with ctypes: NumPy arrays in, the output array back.
-
-:func:`compile_op` builds (or fetches from cache) the shared library of an (op, product) and returns an
-:class:`OpCallable`. Calling it runs both aclnn phases exactly as a C caller would: ``aclCreateTensor`` for
-every array (non-contiguous views keep their strides and offset, in elements), phase 1
-(``aclnnXxxGetWorkspaceSize``), a workspace of the returned size, phase 2 (``aclnnXxx``). A non-zero
-``aclnnStatus`` raises :class:`AclnnError` with the status and ``aclGetRecentErrMsg()``.
-"""
+"""A built (op, product) called through its real C ABI with ctypes: tensors, both aclnn phases, the
+workspace, the stream, the run options and the emulator's counters."""
 
 from __future__ import annotations
 
 import ctypes
 import json
-import os
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from codegen.build import BuiltOp, build_op
+from codegen.build import BuiltOp
 from codegen.perf import call_timeline
-from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, SCALAR_ACL_IDS, AttrSpec, DType, OpSpec, Product
-from codegen.specs import resolve_op
+from codegen.runner.arguments import _SCALAR_NUMPY, ScalarArg, attr_value, format_ids
+from codegen.runner.dtypes import _computable, acl_dtype_id
+from codegen.runner.errors import ACL_ERROR_FAILURE, AclnnError
+from codegen.runner.memory import POISON_BYTE, _byte_bounds, check_call_size, check_out_array, device_memory
+from codegen.spec.model import ACL_FORMATS, SCALAR_ACL_IDS, OpSpec, Product
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
 CORE_ORDERS = {"in_order": 0, "reversed": 1, "shuffle": 2, "concurrent": 3}
+
 
 #: one lock per loaded library file (resolved path): the run options a call sets (``ACL_OPT_DETERMINISTIC``,
 #: the core order and seed) are process-wide state of that library, which every callable loading the same
 #: file shares (dlopen returns one handle), so a call holds its library's lock from setting them until its
 #: counters are read; a call on another library runs concurrently
 _LIBRARY_LOCKS: dict[str, threading.Lock] = {}
+
+
 _LIBRARY_LOCKS_GUARD = threading.Lock()
 
 
@@ -45,227 +42,10 @@ def _library_lock(library: Path) -> threading.Lock:
         return _LIBRARY_LOCKS.setdefault(key, threading.Lock())
 
 
-_NUMPY_TO_DTYPE: dict[np.dtype[Any], DType] = {}
-
-
-def dtype_of_array(array: np.ndarray) -> DType:
-    """The aclDataType of a NumPy array's dtype (``ml_dtypes.bfloat16`` is BF16).
-
-    Raises:
-        TypeError: the dtype has no aclDataType.
-    """
-    if not _NUMPY_TO_DTYPE:
-        for d in DType:
-            _NUMPY_TO_DTYPE[np.dtype(ml_dtypes.bfloat16 if d is DType.BF16 else d.numpy_name)] = d
-    try:
-        return _NUMPY_TO_DTYPE[array.dtype]
-    except KeyError:
-        raise TypeError(f"NumPy dtype {array.dtype} has no aclDataType") from None
-
-
-#: aclDataType values (``acl/acl_base.h``) of NumPy dtypes that CANN has an aclDataType for but no op of
-#: this project computes on (so they are not :class:`codegen.spec.model.DType` members): a tensor of them is
-#: created as such, and the op's dtype check answers 161002.
-_OTHER_ACL_IDS: dict[np.dtype[Any], int] = {np.dtype(np.complex64): 16, np.dtype(np.complex128): 17}
-
-
-def acl_dtype_id(array: np.ndarray) -> int | None:
-    """The ``aclDataType`` value of a NumPy array's dtype: a :class:`DType`'s, ACL_COMPLEX64 (16) or
-    ACL_COMPLEX128 (17) (runtime/include/acl/acl_base.h, as CANN's); None for a dtype no aclDataType
-    represents (object, strings, datetimes, ``float128``, ...), of which no aclTensor can be made."""
-    try:
-        return dtype_of_array(array).acl_id
-    except TypeError:
-        return _OTHER_ACL_IDS.get(array.dtype)
-
-
-def _computable(array: np.ndarray) -> bool:
-    """Whether the array's dtype is a :class:`DType` (one an op may compute on)."""
-    try:
-        dtype_of_array(array)
-    except TypeError:
-        return False
-    return True
-
-
-def numpy_dtype(d: DType) -> np.dtype[Any]:
-    """The NumPy dtype holding values of ``d``."""
-    return np.dtype(ml_dtypes.bfloat16 if d is DType.BF16 else d.numpy_name)
-
-
-#: acl's generic failure status (acl_base.h), which the emulated acl calls answer to a host access of a
-#: buffer a launch not yet synchronised may touch.
-ACL_ERROR_FAILURE = 500001
-
-
-class AclnnError(Exception):
-    """A non-zero ``aclnnStatus``: ``status`` (int, e.g. 161002) and ``message`` (aclGetRecentErrMsg)."""
-
-    def __init__(self, status: int, message: str, phase: int) -> None:
-        super().__init__(f"aclnn status {status} in phase {phase}: {message}")
-        self.status = status
-        self.message = message
-        self.phase = phase
-
-
 @dataclass
 class _TensorArg:
     handle: ctypes.c_void_p
     keep: tuple[Any, ...]
-
-
-def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
-    try:
-        from numpy.lib.array_utils import byte_bounds
-    except ImportError:  # numpy < 2
-        byte_bounds = np.byte_bounds  # type: ignore[attr-defined]
-    low, high = byte_bounds(a)
-    return int(low), int(high)
-
-
-#: The byte that fresh emulated device memory holds: 0xFF (NaN for floats, -1 for integers).
-POISON_BYTE = 0xFF
-
-
-def device_memory(size: int, dtype: Any = np.uint8, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """An array standing for fresh device memory: every byte is ``POISON_BYTE``, never zeros.
-
-    Real ``aclrtMalloc`` does not clear memory, so a kernel that relies on a zeroed workspace or output
-    without filling it itself must give wrong values here too. ``size`` is in elements of ``dtype``
-    (bytes for the default uint8); ``shape`` (optional) reshapes the result and must hold ``size`` elements.
-    """
-    a = np.empty(size, dtype=dtype)
-    a.view(np.uint8).fill(POISON_BYTE)
-    return a if shape is None else a.reshape(shape)
-
-
-def check_out_array(op: str, name: str, out: Any) -> None:
-    """Rejects an ``out=`` array the kernel could not write in place, before anything runs.
-
-    Raises:
-        TypeError: ``out`` is not a NumPy array (the result would be lost).
-        ValueError: ``out`` is read-only, has a negative or not element-aligned stride (it would be copied
-            and the copy written), or elements that share memory (a zero stride, as ``np.broadcast_to`` gives).
-    """
-    where = f"{op}: out= array '{name}'"
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"{where} must be a NumPy array written in place, got {type(out).__name__}")
-    if out.size <= 1:
-        dims: list[tuple[int, int]] = []
-    else:
-        dims = sorted((abs(st), n) for st, n in zip(out.strides, out.shape) if n > 1)
-    if any(st == 0 for st, _ in dims):
-        raise ValueError(
-            f"{where} has a zero stride (shape {out.shape}, strides {out.strides} bytes): several of its "
-            "elements are one memory location, as with np.broadcast_to; pass an array with one location per "
-            f"element, e.g. np.empty({out.shape}, {out.dtype.name})"
-        )
-    if any(st < 0 or st % out.itemsize for st in out.strides):
-        raise ValueError(
-            f"{where} has strides {out.strides} bytes: negative or not a multiple of the element size "
-            f"({out.itemsize}) cannot be passed to aclCreateTensor in place; pass a view with positive strides"
-        )
-    extent = out.itemsize
-    for st, n in dims:
-        if st < extent:
-            raise ValueError(
-                f"{where} has overlapping elements (shape {out.shape}, strides {out.strides} bytes); pass an "
-                f"array with one memory location per element, e.g. np.empty({out.shape}, {out.dtype.name})"
-            )
-        extent = st * n
-    if not out.flags.writeable:
-        raise ValueError(f"{where} is read-only (flags.writeable is False); pass a writable array")
-
-
-INT64_MAX = 2**63 - 1
-#: Default of the memory cap of one Python API call (bytes); ``$OPGEN_MAX_CALL_BYTES`` overrides it.
-DEFAULT_MAX_CALL_BYTES = 4 << 30
-
-
-def max_call_bytes() -> int:
-    """The memory cap of one call (bytes): ``$OPGEN_MAX_CALL_BYTES`` when set to a positive integer, else
-    :data:`DEFAULT_MAX_CALL_BYTES` (4 GiB).
-
-    Raises:
-        ValueError: ``OPGEN_MAX_CALL_BYTES`` is set but not a positive integer.
-    """
-    text = os.environ.get("OPGEN_MAX_CALL_BYTES")
-    if text is None:
-        return DEFAULT_MAX_CALL_BYTES
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got {text!r}")
-    return value
-
-
-def _gib(nbytes: int) -> str:
-    return f"{nbytes / 2**30:.3g} GiB"
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= int(d)
-    return n
-
-
-def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any], out_given: bool) -> None:
-    """Checks, before anything is allocated, that a call's tensors fit int64 and the memory cap.
-
-    The output shape is computed from the spec's shape rule (``outputs[0].shape``) with Python integers;
-    the call is refused when that shape has more than ``2**63 - 1`` elements, when an integer attr the rule
-    reads is beyond int64, or when the memory the call needs exceeds :func:`max_call_bytes`. The estimate
-    (bytes) counts every input as a contiguous copy (the L2 API makes one of a strided or zero-stride
-    view), and, when the call allocates the output, the output plus one fp32 tensor of the output's shape
-    per input (broadcast and cast copies).
-
-    Raises:
-        ValueError: naming the parameters, the shape and the limit. A shape rule that cannot be evaluated
-            for other reasons (shapes that do not broadcast, a null input) is left to phase 1, which returns
-            the aclnn status.
-    """
-    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
-    from codegen.spec.expr import names as expr_names
-    from codegen.spec.model import absent_optional_shapes
-
-    where = spec.aclnn_name
-    present = {name: a for name, a in arrays.items() if a is not None}
-    need = sum(int(a.size) * a.itemsize for a in present.values())
-    rule = spec.outputs[0].shape
-    if not out_given and rule is not None:
-        read = sorted(expr_names(rule) & (set(present) | set(attrs)))
-        for name in read:
-            value = attrs.get(name)
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and int(value) > INT64_MAX:
-                raise ValueError(
-                    f"{where}: {name}={int(value)} is beyond int64 ({INT64_MAX}), so the result's shape "
-                    f"{rule} cannot be represented; pass a smaller {name}"
-                )
-        try:
-            shape = as_shape(evaluate(rule, {**absent_optional_shapes(spec.inputs, present), **present, **attrs}))
-        except ExprEvalError:
-            shape = None
-        if shape is not None:
-            numel = _numel(shape)
-            given = ", ".join(f"{n}={list(present[n].shape)}" if n in present else f"{n}={attrs[n]}" for n in read)
-            if numel > INT64_MAX:
-                raise ValueError(
-                    f"{where}: the result would have shape {list(shape)} = {numel} elements (from {given}), "
-                    f"beyond int64 ({INT64_MAX}); no array was allocated"
-                )
-            item = max([4, *(a.itemsize for a in present.values())])
-            need += numel * item * (1 + len(present))
-    cap = max_call_bytes()
-    if need > cap:
-        shapes = ", ".join(f"{n} {list(a.shape)} {a.dtype}" for n, a in present.items())
-        raise ValueError(
-            f"{where}: the call would need about {_gib(need)} of memory ({shapes}"
-            + ("" if out_given or rule is None else f"; result shape from {rule}")
-            + f"), beyond the cap of {_gib(cap)} (OPGEN_MAX_CALL_BYTES); no array was allocated"
-        )
 
 
 class OpCallable:
@@ -690,182 +470,3 @@ class OpCallable:
         """Runs the generated tiling function on a described shape (``opgen_rt_run_tiling_json``)."""
         text = self.lib.opgen_rt_run_tiling_json(self.spec.op_type.encode(), json.dumps(request).encode())
         return json.loads(text.decode()) if text else {}
-
-
-def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
-    """``aclFormat`` values of a call's ``formats`` option (tensor name -> format name).
-
-    Raises:
-        TypeError: ``formats`` is not a mapping, or a format is not a string.
-        ValueError: a name that is not a tensor of ``spec`` or a format that is not in
-            ``codegen.spec.model.ACL_FORMATS`` / ``PRIVATE_ACL_FORMATS``.
-    """
-    known = {**ACL_FORMATS, **PRIVATE_ACL_FORMATS}
-    names = {t.name for t in (*spec.inputs, *spec.outputs)}
-    out: dict[str, int] = {}
-    if formats is not None and not isinstance(formats, Mapping):
-        raise TypeError(
-            f"{spec.aclnn_name}: formats takes a dict of tensor name -> format name (e.g. {{'self': 'NCHW'}}), "
-            f"got {type(formats).__name__} {formats!r}"
-        )
-    for name, fmt in (formats or {}).items():
-        if not isinstance(fmt, str):
-            raise TypeError(
-                f"{spec.aclnn_name}: the format of '{name}' must be a format name (a str), "
-                f"got {type(fmt).__name__} {fmt!r}"
-            )
-        if name not in names:
-            raise ValueError(f"{spec.aclnn_name}: formats names '{name}', which is not a tensor of the op")
-        if fmt not in known:
-            raise ValueError(f"{spec.aclnn_name}: unknown format '{fmt}' for '{name}'; known: {', '.join(known)}")
-        out[name] = known[fmt]
-    return out
-
-
-@dataclass(frozen=True)
-class ScalarArg:
-    """The value of a ``scalar`` attribute: ``value`` passed as an aclScalar of ``dtype`` (a name of
-    ``SCALAR_ACL_IDS``, e.g. ``FLOAT``). A Python number given for a scalar attribute becomes
-    ``ScalarArg(number, attr.scalar_dtypes[0])``; pass a ScalarArg to choose another dtype."""
-
-    value: float | int | bool
-    dtype: str
-
-
-#: NumPy storage of each aclScalar dtype (the type table's NumPy names; BF16 through ml_dtypes).
-_SCALAR_NUMPY: dict[str, Any] = {d.name: numpy_dtype(d).type for d in DType}
-
-#: The range of each integer attr type (values outside would wrap silently when passed to C).
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
-def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
-    """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
-
-    Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range, except the
-    padding-row attr of a row-accumulating op (``paddingIdx``), a uint64 whose values negative as int64 mean
-    "no padding row": it also takes PyTorch's ``-1`` (any negative int64), passed as the same bits
-    (``-1`` -> ``2**64 - 1``); ``bool``
-    attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:
-    within the finite float32 range, or inf/NaN).
-
-    Raises:
-        TypeError: a string, float or other non-integer for an integer attr; anything but a bool for a bool
-            attr (``"True"`` is not a bool); a non-number for a float attr.
-        ValueError: an integer outside ``[-2**63, 2**63 - 1]`` (int64) or ``[0, 2**64 - 1]`` (uint64), or a
-            finite float beyond float32's range for a ``float`` attr.
-    """
-    where = f"{spec.aclnn_name}: attribute '{attr.name}' ({attr.type})"
-    if attr.type == "scalar":
-        if value is None or isinstance(value, ScalarArg):
-            if isinstance(value, ScalarArg) and value.dtype not in _SCALAR_NUMPY:
-                raise ValueError(f"{where}: unknown aclScalar dtype {value.dtype!r}")
-            overflow = _scalar_overflow(value) if isinstance(value, ScalarArg) else ""
-            if overflow:
-                raise ValueError(f"{where}: {overflow}")
-            return value  # None passes a null aclScalar (the API returns 161001)
-        if isinstance(value, (bool, np.bool_)):
-            return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
-        if not isinstance(value, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
-        try:
-            arg = ScalarArg(float(value), attr.scalar_dtypes[0])
-        except OverflowError:
-            raise ValueError(
-                f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
-            ) from None
-        overflow = _scalar_overflow(arg)
-        if overflow:
-            raise ValueError(f"{where}: {overflow}")
-        return arg
-    if attr.type == "string":
-        if value is None:
-            return None  # a null char * (the API returns 161001)
-        if not isinstance(value, str):
-            raise TypeError(f"{where} takes a str, got {type(value).__name__} {value!r}")
-        if "\0" in value:
-            raise ValueError(f"{where} = {value!r} holds a NUL character, which a C string (char *) cannot carry")
-        try:
-            return value.encode()  # any string: the API answers 161002 for one outside the values
-        except UnicodeEncodeError as exc:  # a lone surrogate ("\udc80"): no UTF-8 char * holds it
-            raise ValueError(
-                f"{where} holds {value[exc.start : exc.end]!r} at index {exc.start}, which UTF-8 cannot encode "
-                "(a lone surrogate); a C string (char *) cannot carry it"
-            ) from None
-    if attr.type == "bool":
-        if isinstance(value, (bool, np.bool_)):
-            return bool(value)
-        raise TypeError(f"{where} takes True or False, got {type(value).__name__} {value!r}")
-    int_range = ATTR_TYPE_INFO[attr.type].int_range
-    if int_range is not None:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{where} takes an integer, got {type(value).__name__} {value!r}")
-        lo, hi = int_range
-        if attr.type == "uint64" and attr.name == getattr(spec.compute, "padding", None) and -(2**63) <= value < 0:
-            return int(value) + 2**64  # negative as int64: no padding row (PyTorch's padding_idx=-1)
-        if not lo <= int(value) <= hi:
-            raise ValueError(f"{where} must be in [{lo}, {hi}], got {int(value)}; it would wrap in C")
-        return int(value)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
-    f = float(value)
-    if attr.type == "float" and np.isfinite(f) and abs(f) > _FLOAT32_MAX:
-        raise ValueError(f"{where} must be within float32's range (+-{_FLOAT32_MAX:.9g}), got {f!r}")
-    return f
-
-
-def _scalar_overflow(value: ScalarArg) -> str:
-    """Why the finite float ``value.value`` cannot be an aclScalar of ``value.dtype`` (it would round to an
-    infinity there: ``1e300`` as FLOAT), or ``''``."""
-    if not isinstance(value.value, float) or not np.isfinite(value.value) or value.dtype not in _SCALAR_NUMPY:
-        return ""
-    kind = np.dtype(_SCALAR_NUMPY[value.dtype])
-    if kind.kind != "f":
-        return ""
-    with np.errstate(over="ignore", invalid="ignore"):
-        stored = np.asarray([value.value], dtype=kind)[0]
-    if np.isfinite(stored):
-        return ""
-    return (
-        f"{value.value!r} is beyond the range of an aclScalar of {value.dtype} (it would be {float(stored)}); "
-        "pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
-    )
-
-
-def compile_op(
-    op: str,
-    product: str,
-    *,
-    generated: str | Path | None = None,
-    sanitize: bool = False,
-    specs_dir: str | Path | None = None,
-    products: str | Path | None = None,
-) -> OpCallable:
-    """Builds (op, product) and returns its callable.
-
-    Args:
-        op: snake name (``soft_margin_loss_backward``) or OpType (``SoftMarginLossBackward``).
-        product: catalogue name, e.g. ``Ascend910B``.
-        generated: the generated tree to build from (default ``generated/``).
-        sanitize: build with ASan/UBSan (the process must preload the sanitizer runtime).
-        specs_dir: another spec directory (default the project's ``specs/``).
-        products: another product catalogue (default ``<specs_dir>/products.yaml``).
-
-    Raises:
-        KeyError: unknown op or product (message lists the known ones).
-        ValueError: the op does not support ``product`` (message lists the products it supports).
-        codegen.spec.errors.SpecErrors: a spec is invalid.
-        codegen.build.BuildError: compiling failed.
-    """
-    from codegen.specs import load_project
-
-    catalogue, specs = load_project(specs_dir, products)
-    spec = resolve_op(op, specs)
-    prod = catalogue.get(product)
-    if prod.name not in spec.products:
-        raise ValueError(
-            f"{spec.aclnn_name} does not support {prod.name}; its products: {', '.join(spec.products)} "
-            f"({Path(spec.path).parent.name}/{Path(spec.path).name})"
-        )
-    built = build_op(spec, prod, Path(generated) if generated else None, sanitize=sanitize)
-    return OpCallable(built)

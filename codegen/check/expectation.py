@@ -1,0 +1,144 @@
+"""The verdict on one call's outputs: what they are compared with (the reference's value and bound) and the
+comparison, each kept for the next core order of the same case."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from codegen.check.compare import compare
+from codegen.check.reference import (
+    DEFAULT_RTOL,
+    _call_with,
+    case_tolerance,
+    explain_bound,
+    reference_tolerance,
+)
+from codegen.spec.model import OpSpec, Product
+
+
+def _compare_outputs(
+    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], got: tuple[np.ndarray, ...]
+) -> tuple[bool, float, float, str, float, str]:
+    """Every output of one call against the reference: ``(passed, max abs error, max ULP error, message,
+    bound, tolerance source)``. One output: ``reference(**params)`` is its float64 result and the bound is
+    :func:`codegen.check.reference.case_tolerance`'s. Several outputs: ``reference`` returns a tuple (output order) and
+    ``tolerance(**params)`` returns ``(atol_0, ..., atol_{n-1}, rtol)``; without ``tolerance()`` each output
+    gets the default bound. The message names each output that fails (``name: detail``)."""
+    value = _expectation(spec, product, ref, ref_params, len(got))
+    if _VERDICT_MEMO and _VERDICT_MEMO[0][0] is value and _same_bits(_VERDICT_MEMO[0][1], got):
+        return _VERDICT_MEMO[0][2]
+    verdict = _judge(spec, ref, value, got)
+    # copies: an ``out=`` array of the case is written again, in place, by the case's next core order
+    _VERDICT_MEMO[:] = [(value, tuple(np.array(g, copy=True) for g in got), verdict)]
+    return verdict
+
+
+#: The last verdict of :func:`_compare_outputs` in this process: ``(expectation, outputs, verdict)``. The
+#: next core order of the same case (same expectation object, see :func:`_expectation`) whose outputs are
+#: bit for bit the same gets the same verdict without comparing again: the rule is a function of the
+#: output bits, the reference and the bound only.
+_VERDICT_MEMO: list[tuple[Any, tuple[np.ndarray, ...], tuple[bool, float, float, str, float, str]]] = []
+
+
+def _same_bits(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
+    """Whether the arrays of ``a`` and ``b`` have pairwise the same shape, dtype and bytes."""
+    return len(a) == len(b) and all(
+        x.shape == y.shape and x.dtype == y.dtype and _bit_differences(np.asarray(x), np.asarray(y)) == 0
+        for x, y in zip(a, b)
+    )
+
+
+def _judge(
+    spec: OpSpec, ref: ModuleType, value: Any, got: tuple[np.ndarray, ...]
+) -> tuple[bool, float, float, str, float, str]:
+    """:func:`_compare_outputs` of ``got`` against the expectation ``value`` (:func:`_expectation`'s)."""
+    if len(got) == 1:
+        expected, atol, rtol, source = value
+        cmp = compare(np.asarray(got[0]), expected, atol, rtol)
+        message = cmp.detail if cmp.ok else f"{cmp.detail} ({explain_bound(source, ref)})"
+        return cmp.ok, cmp.max_abs_err, cmp.max_ulp_err, message, cmp.bound, source
+    results, atols, rtol, source = value
+    ok, max_abs, max_ulp, bound, parts = True, 0.0, 0.0, 0.0, []
+    for name, g, e, atol in zip(spec.output_names, got, results, atols):
+        cmp = compare(np.asarray(g), np.asarray(e, dtype=np.float64), atol, rtol)
+        ok = ok and cmp.ok
+        max_abs, max_ulp, bound = max(max_abs, cmp.max_abs_err), max(max_ulp, cmp.max_ulp_err), max(bound, cmp.bound)
+        if not cmp.ok or cmp.detail:
+            parts.append(f"{name}: {cmp.detail}")
+    message = "; ".join(parts)
+    if not ok:
+        message = f"{message} ({explain_bound(source, ref)})"
+    return ok, max_abs, max_ulp, message, bound, source
+
+
+#: The last expectation computed in this process: ``(key, inputs kept alive, value)``, see :func:`_expectation`.
+_EXPECTATION_MEMO: list[tuple[tuple[Any, ...], tuple[Any, ...], Any]] = []
+
+
+def _expectation(
+    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], outputs: int
+) -> tuple[Any, Any, Any, str]:
+    """What one call's outputs are compared with: ``(expected, atol, rtol, source)`` for one output (``expected``
+    float64, the tolerance of :func:`codegen.check.reference.case_tolerance`), ``(results, atols, rtol, source)``
+    for several (the reference's tuple and ``tolerance()``'s atols, or zeros and
+    :data:`codegen.check.reference.DEFAULT_RTOL`).
+
+    The units of one case (the same inputs under several core orders, :func:`codegen.check.worker.case_units`)
+    follow each other in a worker, so the last value is kept and reused when the reference module, op,
+    product and the very same input objects come again: the reference and the derived bound (most of a
+    large case's time) run once per case instead of once per core order. The inputs are made read-only
+    when they are first used, so a reference or call that would change them in place fails loudly instead
+    of making a kept value stale.
+
+    Raises:
+        ValueError: a reference of several outputs does not return a tuple of that many arrays.
+        ToleranceError: its ``tolerance()`` does not return one atol per output and an rtol, each finite and
+            non-negative (:func:`codegen.check.reference.reference_tolerance`).
+    """
+    arrays = tuple(v for v in ref_params.values() if isinstance(v, np.ndarray))
+    key: tuple[Any, ...] = (id(ref), spec.snake, getattr(product, "name", None), outputs)
+    key += tuple((name, id(value)) for name, value in sorted(ref_params.items()) if isinstance(value, np.ndarray))
+    key += tuple((name, repr(value)) for name, value in sorted(ref_params.items()) if not isinstance(value, np.ndarray))
+    if _EXPECTATION_MEMO and _EXPECTATION_MEMO[0][0] == key:
+        return _EXPECTATION_MEMO[0][2]
+    _EXPECTATION_MEMO.clear()
+    for a in arrays:
+        a.flags.writeable = False
+    if outputs == 1:
+        expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
+        atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected, lazy=True)
+        value: tuple[Any, Any, Any, str] = (expected, atol, rtol, source)
+    else:
+        results = _call_with(ref.reference, ref_params)
+        if not isinstance(results, tuple) or len(results) != outputs:
+            raise ValueError(
+                f"the reference of {spec.op} must return a tuple of {outputs} arrays ({', '.join(spec.output_names)})"
+            )
+        if hasattr(ref, "tolerance"):
+            tol = reference_tolerance(ref, ref_params, spec.output_names, results)
+            value = (results, tol[:-1], tol[-1], "tolerance()")
+        else:
+            value = (results, (0.0,) * outputs, DEFAULT_RTOL, "default")
+    for kept in (value[0] if outputs > 1 else (value[0],)) + (value[1] if outputs > 1 else (value[1],)):
+        if isinstance(kept, np.ndarray):
+            kept.flags.writeable = False  # compare() must not change what the next core order is judged by
+    _EXPECTATION_MEMO.append((key, (ref, *arrays), value))
+    return value
+
+
+def _bit_differences(a: np.ndarray, b: np.ndarray) -> int:
+    """Elements of ``a`` and ``b`` (same shape and dtype) whose bytes differ (NaN payloads and -0.0 count)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return max(a.size, b.size, 1)
+    if a.size == 0:
+        return 0
+    if a.dtype.itemsize in (1, 2, 4, 8):  # one integer view per element: a single comparison pass
+        ia = np.ascontiguousarray(a).view(f"u{a.dtype.itemsize}")
+        ib = np.ascontiguousarray(b).view(f"u{b.dtype.itemsize}")
+        return int(np.count_nonzero(ia != ib))
+    ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, -1)
+    ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, -1)
+    return int(np.count_nonzero((ua != ub).any(axis=1)))

@@ -1,0 +1,7 @@
+"""``python -m codegen.cli`` is ``opgen``."""
+
+import sys
+
+from codegen.cli import main
+
+sys.exit(main())

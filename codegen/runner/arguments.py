@@ -1,0 +1,155 @@
+"""A call's arguments other than arrays, checked against their C types: attribute values, aclScalars
+(:class:`ScalarArg`) and the tensors' storage formats."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codegen.runner.dtypes import numpy_dtype
+from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec
+from codegen.types import ATTR_TYPE_INFO
+
+
+def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
+    """``aclFormat`` values of a call's ``formats`` option (tensor name -> format name).
+
+    Raises:
+        TypeError: ``formats`` is not a mapping, or a format is not a string.
+        ValueError: a name that is not a tensor of ``spec`` or a format that is not in
+            ``codegen.spec.model.ACL_FORMATS`` / ``PRIVATE_ACL_FORMATS``.
+    """
+    known = {**ACL_FORMATS, **PRIVATE_ACL_FORMATS}
+    names = {t.name for t in (*spec.inputs, *spec.outputs)}
+    out: dict[str, int] = {}
+    if formats is not None and not isinstance(formats, Mapping):
+        raise TypeError(
+            f"{spec.aclnn_name}: formats takes a dict of tensor name -> format name (e.g. {{'self': 'NCHW'}}), "
+            f"got {type(formats).__name__} {formats!r}"
+        )
+    for name, fmt in (formats or {}).items():
+        if not isinstance(fmt, str):
+            raise TypeError(
+                f"{spec.aclnn_name}: the format of '{name}' must be a format name (a str), "
+                f"got {type(fmt).__name__} {fmt!r}"
+            )
+        if name not in names:
+            raise ValueError(f"{spec.aclnn_name}: formats names '{name}', which is not a tensor of the op")
+        if fmt not in known:
+            raise ValueError(f"{spec.aclnn_name}: unknown format '{fmt}' for '{name}'; known: {', '.join(known)}")
+        out[name] = known[fmt]
+    return out
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """The value of a ``scalar`` attribute: ``value`` passed as an aclScalar of ``dtype`` (a name of
+    ``SCALAR_ACL_IDS``, e.g. ``FLOAT``). A Python number given for a scalar attribute becomes
+    ``ScalarArg(number, attr.scalar_dtypes[0])``; pass a ScalarArg to choose another dtype."""
+
+    value: float | int | bool
+    dtype: str
+
+
+#: NumPy storage of each aclScalar dtype (the type table's NumPy names; BF16 through ml_dtypes).
+_SCALAR_NUMPY: dict[str, Any] = {d.name: numpy_dtype(d).type for d in DType}
+
+
+#: The range of each integer attr type (values outside would wrap silently when passed to C).
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
+    """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
+
+    Integer attrs (``int64``, ``uint64``) take Python or NumPy integers within the type's range, except the
+    padding-row attr of a row-accumulating op (``paddingIdx``), a uint64 whose values negative as int64 mean
+    "no padding row": it also takes PyTorch's ``-1`` (any negative int64), passed as the same bits
+    (``-1`` -> ``2**64 - 1``); ``bool``
+    attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:
+    within the finite float32 range, or inf/NaN).
+
+    Raises:
+        TypeError: a string, float or other non-integer for an integer attr; anything but a bool for a bool
+            attr (``"True"`` is not a bool); a non-number for a float attr.
+        ValueError: an integer outside ``[-2**63, 2**63 - 1]`` (int64) or ``[0, 2**64 - 1]`` (uint64), or a
+            finite float beyond float32's range for a ``float`` attr.
+    """
+    where = f"{spec.aclnn_name}: attribute '{attr.name}' ({attr.type})"
+    if attr.type == "scalar":
+        if value is None or isinstance(value, ScalarArg):
+            if isinstance(value, ScalarArg) and value.dtype not in _SCALAR_NUMPY:
+                raise ValueError(f"{where}: unknown aclScalar dtype {value.dtype!r}")
+            overflow = _scalar_overflow(value) if isinstance(value, ScalarArg) else ""
+            if overflow:
+                raise ValueError(f"{where}: {overflow}")
+            return value  # None passes a null aclScalar (the API returns 161001)
+        if isinstance(value, (bool, np.bool_)):
+            return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
+        try:
+            arg = ScalarArg(float(value), attr.scalar_dtypes[0])
+        except OverflowError:
+            raise ValueError(
+                f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
+            ) from None
+        overflow = _scalar_overflow(arg)
+        if overflow:
+            raise ValueError(f"{where}: {overflow}")
+        return arg
+    if attr.type == "string":
+        if value is None:
+            return None  # a null char * (the API returns 161001)
+        if not isinstance(value, str):
+            raise TypeError(f"{where} takes a str, got {type(value).__name__} {value!r}")
+        if "\0" in value:
+            raise ValueError(f"{where} = {value!r} holds a NUL character, which a C string (char *) cannot carry")
+        try:
+            return value.encode()  # any string: the API answers 161002 for one outside the values
+        except UnicodeEncodeError as exc:  # a lone surrogate ("\udc80"): no UTF-8 char * holds it
+            raise ValueError(
+                f"{where} holds {value[exc.start : exc.end]!r} at index {exc.start}, which UTF-8 cannot encode "
+                "(a lone surrogate); a C string (char *) cannot carry it"
+            ) from None
+    if attr.type == "bool":
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise TypeError(f"{where} takes True or False, got {type(value).__name__} {value!r}")
+    int_range = ATTR_TYPE_INFO[attr.type].int_range
+    if int_range is not None:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{where} takes an integer, got {type(value).__name__} {value!r}")
+        lo, hi = int_range
+        if attr.type == "uint64" and attr.name == getattr(spec.compute, "padding", None) and -(2**63) <= value < 0:
+            return int(value) + 2**64  # negative as int64: no padding row (PyTorch's padding_idx=-1)
+        if not lo <= int(value) <= hi:
+            raise ValueError(f"{where} must be in [{lo}, {hi}], got {int(value)}; it would wrap in C")
+        return int(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
+    f = float(value)
+    if attr.type == "float" and np.isfinite(f) and abs(f) > _FLOAT32_MAX:
+        raise ValueError(f"{where} must be within float32's range (+-{_FLOAT32_MAX:.9g}), got {f!r}")
+    return f
+
+
+def _scalar_overflow(value: ScalarArg) -> str:
+    """Why the finite float ``value.value`` cannot be an aclScalar of ``value.dtype`` (it would round to an
+    infinity there: ``1e300`` as FLOAT), or ``''``."""
+    if not isinstance(value.value, float) or not np.isfinite(value.value) or value.dtype not in _SCALAR_NUMPY:
+        return ""
+    kind = np.dtype(_SCALAR_NUMPY[value.dtype])
+    if kind.kind != "f":
+        return ""
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = np.asarray([value.value], dtype=kind)[0]
+    if np.isfinite(stored):
+        return ""
+    return (
+        f"{value.value!r} is beyond the range of an aclScalar of {value.dtype} (it would be {float(stored)}); "
+        "pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
+    )

@@ -1,0 +1,168 @@
+"""Host arrays standing for device memory: fresh memory is poisoned, an array's byte span, and the arrays a
+call refuses before anything runs (an ``out=`` array it could not write in place, a call beyond int64 or
+the memory cap)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from codegen.spec.model import OpSpec
+
+
+def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
+    try:
+        from numpy.lib.array_utils import byte_bounds
+    except ImportError:  # numpy < 2
+        byte_bounds = np.byte_bounds  # type: ignore[attr-defined]
+    low, high = byte_bounds(a)
+    return int(low), int(high)
+
+
+#: The byte that fresh emulated device memory holds: 0xFF (NaN for floats, -1 for integers).
+POISON_BYTE = 0xFF
+
+
+def device_memory(size: int, dtype: Any = np.uint8, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """An array standing for fresh device memory: every byte is ``POISON_BYTE``, never zeros.
+
+    Real ``aclrtMalloc`` does not clear memory, so a kernel that relies on a zeroed workspace or output
+    without filling it itself must give wrong values here too. ``size`` is in elements of ``dtype``
+    (bytes for the default uint8); ``shape`` (optional) reshapes the result and must hold ``size`` elements.
+    """
+    a = np.empty(size, dtype=dtype)
+    a.view(np.uint8).fill(POISON_BYTE)
+    return a if shape is None else a.reshape(shape)
+
+
+def check_out_array(op: str, name: str, out: Any) -> None:
+    """Rejects an ``out=`` array the kernel could not write in place, before anything runs.
+
+    Raises:
+        TypeError: ``out`` is not a NumPy array (the result would be lost).
+        ValueError: ``out`` is read-only, has a negative or not element-aligned stride (it would be copied
+            and the copy written), or elements that share memory (a zero stride, as ``np.broadcast_to`` gives).
+    """
+    where = f"{op}: out= array '{name}'"
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{where} must be a NumPy array written in place, got {type(out).__name__}")
+    if out.size <= 1:
+        dims: list[tuple[int, int]] = []
+    else:
+        dims = sorted((abs(st), n) for st, n in zip(out.strides, out.shape) if n > 1)
+    if any(st == 0 for st, _ in dims):
+        raise ValueError(
+            f"{where} has a zero stride (shape {out.shape}, strides {out.strides} bytes): several of its "
+            "elements are one memory location, as with np.broadcast_to; pass an array with one location per "
+            f"element, e.g. np.empty({out.shape}, {out.dtype.name})"
+        )
+    if any(st < 0 or st % out.itemsize for st in out.strides):
+        raise ValueError(
+            f"{where} has strides {out.strides} bytes: negative or not a multiple of the element size "
+            f"({out.itemsize}) cannot be passed to aclCreateTensor in place; pass a view with positive strides"
+        )
+    extent = out.itemsize
+    for st, n in dims:
+        if st < extent:
+            raise ValueError(
+                f"{where} has overlapping elements (shape {out.shape}, strides {out.strides} bytes); pass an "
+                f"array with one memory location per element, e.g. np.empty({out.shape}, {out.dtype.name})"
+            )
+        extent = st * n
+    if not out.flags.writeable:
+        raise ValueError(f"{where} is read-only (flags.writeable is False); pass a writable array")
+
+
+INT64_MAX = 2**63 - 1
+
+
+#: Default of the memory cap of one Python API call (bytes); ``$OPGEN_MAX_CALL_BYTES`` overrides it.
+DEFAULT_MAX_CALL_BYTES = 4 << 30
+
+
+def max_call_bytes() -> int:
+    """The memory cap of one call (bytes): ``$OPGEN_MAX_CALL_BYTES`` when set to a positive integer, else
+    :data:`DEFAULT_MAX_CALL_BYTES` (4 GiB).
+
+    Raises:
+        ValueError: ``OPGEN_MAX_CALL_BYTES`` is set but not a positive integer.
+    """
+    text = os.environ.get("OPGEN_MAX_CALL_BYTES")
+    if text is None:
+        return DEFAULT_MAX_CALL_BYTES
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got {text!r}")
+    return value
+
+
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.3g} GiB"
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any], out_given: bool) -> None:
+    """Checks, before anything is allocated, that a call's tensors fit int64 and the memory cap.
+
+    The output shape is computed from the spec's shape rule (``outputs[0].shape``) with Python integers;
+    the call is refused when that shape has more than ``2**63 - 1`` elements, when an integer attr the rule
+    reads is beyond int64, or when the memory the call needs exceeds :func:`max_call_bytes`. The estimate
+    (bytes) counts every input as a contiguous copy (the L2 API makes one of a strided or zero-stride
+    view), and, when the call allocates the output, the output plus one fp32 tensor of the output's shape
+    per input (broadcast and cast copies).
+
+    Raises:
+        ValueError: naming the parameters, the shape and the limit. A shape rule that cannot be evaluated
+            for other reasons (shapes that do not broadcast, a null input) is left to phase 1, which returns
+            the aclnn status.
+    """
+    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
+    from codegen.spec.expr import names as expr_names
+    from codegen.spec.model import absent_optional_shapes
+
+    where = spec.aclnn_name
+    present = {name: a for name, a in arrays.items() if a is not None}
+    need = sum(int(a.size) * a.itemsize for a in present.values())
+    rule = spec.outputs[0].shape
+    if not out_given and rule is not None:
+        read = sorted(expr_names(rule) & (set(present) | set(attrs)))
+        for name in read:
+            value = attrs.get(name)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and int(value) > INT64_MAX:
+                raise ValueError(
+                    f"{where}: {name}={int(value)} is beyond int64 ({INT64_MAX}), so the result's shape "
+                    f"{rule} cannot be represented; pass a smaller {name}"
+                )
+        try:
+            shape = as_shape(evaluate(rule, {**absent_optional_shapes(spec.inputs, present), **present, **attrs}))
+        except ExprEvalError:
+            shape = None
+        if shape is not None:
+            numel = _numel(shape)
+            given = ", ".join(f"{n}={list(present[n].shape)}" if n in present else f"{n}={attrs[n]}" for n in read)
+            if numel > INT64_MAX:
+                raise ValueError(
+                    f"{where}: the result would have shape {list(shape)} = {numel} elements (from {given}), "
+                    f"beyond int64 ({INT64_MAX}); no array was allocated"
+                )
+            item = max([4, *(a.itemsize for a in present.values())])
+            need += numel * item * (1 + len(present))
+    cap = max_call_bytes()
+    if need > cap:
+        shapes = ", ".join(f"{n} {list(a.shape)} {a.dtype}" for n, a in present.items())
+        raise ValueError(
+            f"{where}: the call would need about {_gib(need)} of memory ({shapes}"
+            + ("" if out_given or rule is None else f"; result shape from {rule}")
+            + f"), beyond the cap of {_gib(cap)} (OPGEN_MAX_CALL_BYTES); no array was allocated"
+        )

@@ -1,0 +1,140 @@
+"""A product's generated ops as ``torch.library`` custom operators: their namespace and schema, a CPU kernel
+calling the built library, and a backward API as a forward operator's autograd formula."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import torch
+
+from codegen.runner import OpCallable, compile_op
+from codegen.spec.model import OpSpec
+from codegen.specs import load_project
+from codegen.torch.table import TORCH_OPS, Args, TorchOp
+from codegen.types import TORCH_SCHEMA_TYPES
+
+_LIBRARIES: dict[str, Any] = {}
+
+
+_REGISTER_LOCK = threading.Lock()
+
+
+def _to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A CPU tensor's data as a NumPy array (a view; BF16 as ``ml_dtypes.bfloat16``)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def _to_torch(a: np.ndarray) -> torch.Tensor:
+    """A NumPy array as a tensor sharing its memory (``ml_dtypes.bfloat16`` as ``torch.bfloat16``)."""
+    if a.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def namespace(product: str) -> str:
+    """The ``torch.ops`` namespace of a product's operators: ``opgen_`` and the product name in lower case."""
+    return "opgen_" + product.lower()
+
+
+def schema(spec: OpSpec) -> str:
+    """The ``torch.library`` schema of an op: ``softmax(Tensor self, int dim) -> Tensor``."""
+    attrs = {a.name: a for a in spec.attrs}
+    inputs = {t.name: t for t in spec.inputs}
+    params = []
+    for name in spec.aclnn_order:
+        if name in inputs:
+            params.append(f"Tensor{'?' if inputs[name].optional else ''} {name}")
+        elif name in attrs:
+            params.append(f"{TORCH_SCHEMA_TYPES[attrs[name].type]} {name}")
+    outs = "Tensor" if len(spec.outputs) == 1 else "(" + ", ".join("Tensor" for _ in spec.outputs) + ")"
+    return f"{spec.snake}({', '.join(params)}) -> {outs}"
+
+
+@cache
+def _callable(op: str, product: str) -> OpCallable:
+    return compile_op(op, product)
+
+
+def _kernel(spec: OpSpec, product: str) -> Callable[..., Any]:
+    """The CPU kernel of an op's custom operator: tensors to arrays, both aclnn phases, arrays back."""
+    names = [n for n in spec.aclnn_order if n in {t.name for t in spec.inputs} | {a.name for a in spec.attrs}]
+
+    def kernel(*args: Any) -> Any:
+        params: Args = {n: _to_numpy(v) if isinstance(v, torch.Tensor) else v for n, v in zip(names, args)}
+        out = _callable(spec.snake, product)(deterministic=torch.are_deterministic_algorithms_enabled(), **params)
+        return tuple(_to_torch(o) for o in out) if isinstance(out, tuple) else _to_torch(out)
+
+    return kernel
+
+
+def register(product: str) -> str:
+    """Defines every op of ``product`` (each spec listing it) as a custom operator and returns the
+    namespace (``torch.ops.<namespace>.<snake name>``). Idempotent; ops are built on first call.
+
+    Raises:
+        KeyError: unknown product (the message lists the catalogue's).
+        codegen.spec.errors.SpecErrors: a spec is invalid.
+    """
+    catalogue, specs = load_project()
+    prod = catalogue.get(product).name
+    ns = namespace(prod)
+    with _REGISTER_LOCK:
+        if ns not in _LIBRARIES:
+            lib = torch.library.Library(ns, "DEF")
+            for spec in specs.values():
+                if prod in spec.products:
+                    lib.define(schema(spec))
+                    lib.impl(spec.snake, _kernel(spec, prod), "CPU")
+            by_op = {s.op: s for s in specs.values() if prod in s.products}
+            for row in TORCH_OPS:
+                if row.forward in by_op and row.backward in by_op:
+                    _register_autograd(ns, row, by_op[row.forward], by_op[row.backward])
+            _LIBRARIES[ns] = lib
+    return ns
+
+
+def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec) -> None:
+    """Gives the forward API's custom operator the backward API's as its gradient (of the tensor the row's
+    ``grad_of`` names; the other inputs get none)."""
+    names = [n for n in forward.aclnn_order if n not in forward.output_names]
+    from_cann, forward_args, backward_args, grad_of = row.from_cann, row.forward_args, row.backward_args, row.grad_of
+    if from_cann is None or forward_args is None or backward_args is None or grad_of is None:
+        return
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        result = output[0] if isinstance(output, tuple) else output
+        ctx.attrs = {n: v for n, v in zip(names, inputs) if not isinstance(v, torch.Tensor)}
+        ctx.tensor_names = [n for n, v in zip(names, inputs) if isinstance(v, torch.Tensor)]
+        ctx.save_for_backward(*(v for v in inputs if isinstance(v, torch.Tensor)), result)
+
+    def gradient(ctx: Any, grad: Any) -> tuple[Any, ...]:
+        *tensors, result = ctx.saved_tensors
+        bound = from_cann(dict(ctx.attrs, **dict(zip(ctx.tensor_names, tensors))))
+        of = next(n for n, v in forward_args(bound).items() if v is bound[grad_of])  # its CANN name
+        with torch.no_grad():
+            g = _call(ns, backward, backward_args(bound, grad, result))
+        return tuple(g if n == of else None for n in names)
+
+    torch.library.register_autograd(f"{ns}::{forward.snake}", gradient, setup_context=setup_context)
+
+
+def _specs_of(product: str) -> dict[str, OpSpec]:
+    """The specs of ``product``'s ops by aclnn op name (``Softmax``)."""
+    _, specs = load_project()
+    return {s.op: s for s in specs.values() if product in s.products}
+
+
+def _call(ns: str, spec: OpSpec, cann: Args) -> Any:
+    """Calls an op's custom operator with its parameters by CANN name; an attribute left out takes the
+    spec's default."""
+    defaults = {a.name: a.default for a in spec.attrs}
+    inputs_attrs = [n for n in spec.aclnn_order if n not in spec.output_names]
+    return getattr(getattr(torch.ops, ns), spec.snake)(*(cann.get(n, defaults.get(n)) for n in inputs_attrs))
