@@ -41,8 +41,9 @@ DELTA = {op: 2.0**-24 for op in ("Add", "Sub", "Mul", "Adds", "Muls")} | {
 }
 #: relative error of the log1p rewrite (bound module doc: 2 HARDWARE_ULPS + 4 * 2**-24)
 LOG1P_ERROR = 20 * 2.0**-24
-#: (stored mantissa bits, least exponent of a normal, largest finite value) of the 16-bit results
-FORMAT16 = {DType.FLOAT16: (10, -14, 65504.0), DType.BF16: (7, -126, FP32_MAX * (1 - 2.0**-8))}
+#: (stored mantissa bits, least exponent of a normal, largest finite value) of the 16-bit results; the largest
+#: finite value is ``(2 - 2**-mantissa) * 2**emax``: FLOAT16 65504 (0x7BFF), BF16 0x7F7F (emax 127 as fp32's)
+FORMAT16 = {DType.FLOAT16: (10, -14, (2 - 2.0**-10) * 2.0**15), DType.BF16: (7, -126, (2 - 2.0**-7) * 2.0**127)}
 
 F = np.float64
 
