@@ -8,15 +8,14 @@ from typing import Any
 import numpy as np
 
 from codegen.spec.model import DType
+from codegen.types import FLOAT_DTYPE_MAX
 
 #: Absolute allowance of each rounding for results in the subnormal range (fp32's smallest normal).
 FP32_TINY = 2.0**-126
 FP32_MAX = float(np.finfo(np.float32).max)
-#: The largest finite value of each 16-bit compute dtype (its ``CAST_RINT`` is :func:`round16`).
-LIMIT16: dict[DType, float] = {
-    DType.FLOAT16: 65504.0,
-    DType.BF16: float(np.finfo(np.float32).max) * (1 - 2.0**-8),
-}
+#: The largest finite value of each 16-bit compute dtype (its ``CAST_RINT`` is :func:`round16`): FLOAT16
+#: 65504 (0x7BFF), BF16 ``(2 - 2**-7) * 2**127`` (0x7F7F), the value an overflowing result saturates at.
+LIMIT16: dict[DType, float] = {dt: FLOAT_DTYPE_MAX[dt.name] for dt in (DType.FLOAT16, DType.BF16)}
 #: Slack for the float64 evaluation of the interval ends and of host scalars (relative).
 F64_SLACK = 2.0**-50
 
@@ -144,13 +143,29 @@ def _round(x: Interval, delta: float, tau: float, limit: float) -> Interval:
 
 def round16(x: Interval, dt: DType) -> Interval:
     """``Cast`` ``CAST_RINT`` of the fp32 values in ``x`` to the 16-bit ``dt`` (FLOAT16 or BF16): rounding to
-    nearest is monotone, so every result lies between the ends rounded to ``dt`` (correctly rounded, ties to
-    even: :func:`codegen.check.compare.round_to_dtype`), and every value between them is a possible result.
-    Two allowances widen that: an end that rounds to an infinity of the other side's sign may instead
-    saturate at the largest finite value (``[limit, inf]`` for a value that overflows upward); for BF16, whose
-    vector results may be flushed, an end that rounds into the subnormal range may be 0. FLOAT16 keeps its
-    subnormals. NaN ends make the whole line (:func:`_clean`). Unlike a relative widening by half an ULP,
-    this does not accept a result one ULP away from the correct rounding (a truncating ``CAST_TRUNC``)."""
+    nearest is monotone, so every result lies between the ends rounded to ``dt`` (each float64 end rounded
+    once, correctly, ties to even: :func:`codegen.check.compare.round_to_dtype`; AscendC's ``RoundMode``
+    documents ``CAST_RINT`` as round half to even), and every value between them is a possible result.
+
+    Near the largest finite value :data:`LIMIT16` ``[dt]`` (step ``2**(emax - mantissa bits)``: 32 for
+    FLOAT16, ``2**120`` for BF16) an end below the midpoint above it rounds to a finite value, and an end at
+    or past that midpoint (65520; ``2**128 - 2**119``) to an infinity: the tie goes to the even neighbour,
+    ``2**(emax + 1)``, which overflows. Two allowances widen the result: an end that rounds to an infinity
+    of the other side's sign may instead saturate at the largest finite value (``[limit, inf]`` for a value
+    that overflows upward: CANN's ``aclrtFloatOverflowMode`` gives infinity in Inf/NaN mode, the default on
+    A2/A3/950, and the largest finite value in saturation mode, the only mode of Atlas training and
+    inference products); for BF16, whose vector results may be flushed, an end that rounds into the
+    subnormal range may be 0. FLOAT16 keeps its subnormals. NaN ends make the whole line (:func:`_clean`).
+    Unlike a relative widening by half an ULP, this does not accept a result one ULP away from the correct
+    rounding (a truncating ``CAST_TRUNC``).
+
+    Args:
+        x: the float64 ends ``(lo, hi)``, arrays of one broadcast shape (the same array for an exact value).
+        dt: FLOAT16 or BF16.
+
+    Returns:
+        The float64 ends of the rounded interval, new arrays.
+    """
     from codegen.check.compare import round_to_dtype
     from codegen.runner import numpy_dtype
 
