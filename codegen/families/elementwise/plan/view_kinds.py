@@ -22,19 +22,13 @@ from codegen.families.elementwise.plan.view_records import (
     TilingKey,
     VariantView,
 )
-from codegen.plan.common import (
-    AttrCheck,
-    DtypeGroup,
-    KindView,
-    L0Attr,
-    ParamRow,
-    ProductSupportRow,
-    SignatureParam,
-    StatusRow,
-    TensorCheck,
-    TilingFieldRow,
-)
+from codegen.plan.common_view import AttrCheck, TensorCheck
 from codegen.plan.constraints import ConstraintChecks
+from codegen.plan.doc_tables import ParamRow, ProductSupportRow, StatusRow
+from codegen.plan.products import DtypeGroup
+from codegen.plan.signature import L0Attr, SignatureParam
+from codegen.plan.tiling_fields import TilingFieldRow
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)

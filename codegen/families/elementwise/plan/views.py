@@ -16,7 +16,11 @@ from codegen.families.elementwise.plan.views_host import host_parts, host_scalar
 from codegen.families.elementwise.plan.views_kernel import kernel_parts
 from codegen.families.elementwise.plan.views_reduce import reduce_parts
 from codegen.families.elementwise.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
+from codegen.plan.common_view import common_view
+from codegen.plan.ops_nn import ops_nn_view
+from codegen.plan.shared_views import op_views
+from codegen.plan.unit_tests import ut_tiling_view
+from codegen.plan.views import OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 
@@ -42,7 +46,7 @@ def _input_views(spec: OpSpec, dev_input_index: dict[str, int]) -> list[InputVie
 
 
 def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The view entries of an elementwise op by name (see :func:`codegen.plan.common.common_view`)."""
+    """The view entries of an elementwise op by name (see :func:`codegen.plan.common_view.common_view`)."""
     view = common_view(spec, catalogue)
     products: list[Product] = view["products"]
     variants = compile_all(spec)

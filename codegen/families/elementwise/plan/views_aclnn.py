@@ -7,8 +7,9 @@ from typing import Any
 
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
 from codegen.families.elementwise.plan.view_records import L0Input, L0ListAttr, StringAttr, ValueText
-from codegen.plan.common import L0Attr, dtype_groups, l0_constant_attr
 from codegen.plan.constraints import constraint_view
+from codegen.plan.products import dtype_groups
+from codegen.plan.signature import L0Attr, l0_constant_attr
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 

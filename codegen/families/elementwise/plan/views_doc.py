@@ -10,8 +10,8 @@ from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import Variant, compute_of, optional_inputs
 from codegen.families.elementwise.plan.view_records import ScalarDef, ShapeCheck
 from codegen.families.elementwise.plan.views_example import example_lines
-from codegen.plan.common import StatusRow, format_rule_text, null_pointer_attrs, status_row
 from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_row
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import AclnnStatus

@@ -18,7 +18,8 @@ from codegen.families.elementwise.plan.view_records import (
     TilingKey,
     ValueText,
 )
-from codegen.plan.common import ArchGroup, TilingFieldRow, arch_condition, arch_groups, tiling_field_views
+from codegen.plan.products import ArchGroup, arch_condition, arch_groups
+from codegen.plan.tiling_fields import TilingFieldRow, tiling_field_views
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import DType, OpSpec, Product

@@ -8,7 +8,7 @@ from typing import Any
 from codegen.families.elementwise.compiler import Instruction, Program
 from codegen.families.elementwise.plan.variants import Variant, compute_of
 from codegen.families.elementwise.plan.view_records import HostScalar, ProgramView, VariantView
-from codegen.plan.common import arch_condition
+from codegen.plan.products import arch_condition
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import OpSpec, Product
 

@@ -12,7 +12,8 @@ from codegen.families.elementwise.plan.reduce import (
     reduce_of,
 )
 from codegen.families.elementwise.plan.view_records import ReduceView
-from codegen.plan.common import TilingFieldRow, arch_condition
+from codegen.plan.products import arch_condition
+from codegen.plan.tiling_fields import TilingFieldRow
 from codegen.spec.model import OpSpec, Product
 
 

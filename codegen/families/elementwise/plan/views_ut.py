@@ -11,7 +11,7 @@ from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_ki
 from codegen.families.elementwise.plan.shape import shape_rule
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import compute_dtypes, optional_inputs
-from codegen.plan.common import (
+from codegen.plan.unit_tests import (
     UtInferCase,
     UtTensor,
     ut_attr_value,
@@ -29,7 +29,7 @@ UT_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (96, 1023), (1 << 24,))
 
 
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.common.ut_tiling_view`):
+    """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     on each product, each shape of :data:`UT_SHAPES` in the first compute dtype, the 2^24 shape in every
     other compute dtype the product has, and, with optional inputs, the first shape with all of them absent.
     Every input gets the compute dtype where it lists it (else its first dtype); the expected tiling key,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.families.index_accumulate.plan.roles import index_dtypes, row_dtypes
-from codegen.plan.common import arch_condition
+from codegen.plan.products import arch_condition
 from codegen.spec.model import DType, OpSpec, Product
 
 #: Kernel-side decoder of each index dtype (struct names of the family's kernel template).

@@ -43,19 +43,14 @@ from codegen.families.index_accumulate.plan.views_host import IndexTilingHeaderV
 from codegen.families.index_accumulate.plan.views_kernel import KernelView, kernel_branch_groups
 from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
 from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import (
-    KindView,
-    OpViews,
-    arch_condition,
-    arch_groups,
-    common_view,
-    dtype_groups,
-    op_views,
-    ops_nn_view,
-    tiling_field_views,
-    ut_tiling_view,
-)
+from codegen.plan.common_view import common_view
 from codegen.plan.constraints import constraint_view
+from codegen.plan.ops_nn import ops_nn_view
+from codegen.plan.products import arch_condition, arch_groups, dtype_groups
+from codegen.plan.shared_views import op_views
+from codegen.plan.tiling_fields import tiling_field_views
+from codegen.plan.unit_tests import ut_tiling_view
+from codegen.plan.views import KindView, OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 #: The views of the index-accumulate templates (every other kind renders the shared view).
@@ -84,7 +79,7 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 
 
 def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common.common_view`).
+    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common_view.common_view`).
 
     Raises:
         TypeError: the spec is not of this family.

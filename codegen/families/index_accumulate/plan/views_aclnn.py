@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from codegen.plan.common import DtypeGroup, KindView, L0Attr, SignatureParam, TensorCheck
+from codegen.plan.common_view import TensorCheck
 from codegen.plan.constraints import ConstraintChecks
+from codegen.plan.products import DtypeGroup
+from codegen.plan.signature import L0Attr, SignatureParam
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,17 @@ from codegen.families.index_accumulate.plan.constants import (
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_OUTPUT
 from codegen.families.index_accumulate.plan.tiling import buffer_num, tiling_decision
-from codegen.plan.common import (
-    KindView,
+from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_tables import (
     ParamRow,
     ProductSupportRow,
-    SignatureParam,
     StatusRow,
     format_rule_text,
     null_pointer_attrs,
     status_row,
 )
-from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.signature import SignatureParam
+from codegen.plan.views import KindView
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus
 

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
-from codegen.plan.common import ArchGroup, KindView, TilingFieldRow, TilingHeaderView
+from codegen.plan.products import ArchGroup
+from codegen.plan.shared_views import TilingHeaderView
+from codegen.plan.tiling_fields import TilingFieldRow
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)

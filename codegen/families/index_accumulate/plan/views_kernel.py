@@ -8,7 +8,8 @@ from typing import ClassVar
 from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
-from codegen.plan.common import KindView, arch_condition
+from codegen.plan.products import arch_condition
+from codegen.plan.views import KindView
 from codegen.spec.model import OpSpec, Product
 
 

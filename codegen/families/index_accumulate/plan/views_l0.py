@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.roles import compute_of
-from codegen.plan.common import KindView, L0Attr
+from codegen.plan.signature import L0Attr
+from codegen.plan.views import KindView
 from codegen.spec.model import OpSpec
 
 

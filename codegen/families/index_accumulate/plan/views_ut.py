@@ -7,7 +7,7 @@ from typing import Any
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_INTS
 from codegen.families.index_accumulate.plan.tiling import tiling_decision
-from codegen.plan.common import (
+from codegen.plan.unit_tests import (
     UtInferCase,
     ut_attr_value,
     ut_case_name,
@@ -29,7 +29,7 @@ UT_CASES: tuple[tuple[tuple[int, ...], int, int, bool, bool], ...] = (
 
 
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """The op_host unit-test cases of an index-accumulate op (see :func:`codegen.plan.common.ut_tiling_view`):
+    """The op_host unit-test cases of an index-accumulate op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     every :data:`UT_CASES` entry on every product, with the first rows dtype and the widest index dtype
     (INT64 when listed, else the first), plus the first case with the second rows dtype the product has and
     INT32 indices when listed. The expected tiling key, block dim, workspace bytes (system workspace

@@ -19,19 +19,14 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
-from codegen.plan.common import (
-    DtypeGroup,
-    KindView,
-    L0Attr,
-    L0HeaderView,
-    ParamRow,
-    ProductSupportRow,
-    SignatureParam,
-    StatusRow,
-    TensorCheck,
-    TilingFieldRow,
-)
+from codegen.plan.common_view import TensorCheck
 from codegen.plan.constraints import ConstraintChecks
+from codegen.plan.doc_tables import ParamRow, ProductSupportRow, StatusRow
+from codegen.plan.products import DtypeGroup
+from codegen.plan.shared_views import L0HeaderView
+from codegen.plan.signature import L0Attr, SignatureParam
+from codegen.plan.tiling_fields import TilingFieldRow
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,11 @@ from codegen.families.row_reduce.plan.views_host import dtype_keys, host_parts
 from codegen.families.row_reduce.plan.views_kernel import kernel_parts
 from codegen.families.row_reduce.plan.views_l0 import l0_parts
 from codegen.families.row_reduce.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
+from codegen.plan.common_view import common_view
+from codegen.plan.ops_nn import ops_nn_view
+from codegen.plan.shared_views import op_views
+from codegen.plan.unit_tests import ut_tiling_view
+from codegen.plan.views import OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 
@@ -30,7 +34,7 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 
 
 def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The view entries of a row-reduce op by name (see :func:`codegen.plan.common.common_view`).
+    """The view entries of a row-reduce op by name (see :func:`codegen.plan.common_view.common_view`).
 
     Raises:
         TypeError, ValueError: as :func:`validation.validate`.

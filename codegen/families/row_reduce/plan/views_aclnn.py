@@ -7,8 +7,8 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import ComboCheck
-from codegen.plan.common import dtype_groups
 from codegen.plan.constraints import constraint_view
+from codegen.plan.products import dtype_groups
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import ACLNN_STATUS_CODES
 

@@ -8,7 +8,7 @@ from typing import Any
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
 from codegen.families.row_reduce.plan.views_example import example_lines
-from codegen.plan.common import StatusRow, format_rule_text, status_row
+from codegen.plan.doc_tables import StatusRow, format_rule_text, status_row
 from codegen.spec.model import OpSpec, Product
 from codegen.types import AclnnStatus
 

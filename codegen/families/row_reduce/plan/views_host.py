@@ -11,7 +11,8 @@ from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_inputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
 from codegen.families.row_reduce.plan.view_records import DtypeKey
-from codegen.plan.common import arch_condition, tiling_field_views
+from codegen.plan.products import arch_condition
+from codegen.plan.tiling_fields import tiling_field_views
 from codegen.spec.model import DType, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 

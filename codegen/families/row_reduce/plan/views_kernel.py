@@ -16,7 +16,7 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
-from codegen.plan.common import arch_condition
+from codegen.plan.products import arch_condition
 from codegen.spec.expr import Expr, Name, walk
 from codegen.spec.model import OpSpec, Product
 

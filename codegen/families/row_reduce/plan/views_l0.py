@@ -7,7 +7,7 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.view_records import L0ListAttr, L0OutputView
-from codegen.plan.common import L0Attr, l0_constant_attr
+from codegen.plan.signature import L0Attr, l0_constant_attr
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 

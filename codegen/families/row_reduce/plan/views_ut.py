@@ -7,7 +7,7 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
-from codegen.plan.common import UtInferCase, ut_attr_value, ut_case_name, ut_device_attrs, ut_infer_case, ut_tensor
+from codegen.plan.unit_tests import UtInferCase, ut_attr_value, ut_case_name, ut_device_attrs, ut_infer_case, ut_tensor
 from codegen.spec.model import OpSpec, Product
 
 #: op_host unit-test cases: (shape, dim): rows that fit, a chunked row, a non-last dim.
