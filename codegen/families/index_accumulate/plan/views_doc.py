@@ -3,9 +3,7 @@ tiling and example sections."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.constants import (
     ACC_ALIGN,
@@ -20,38 +18,26 @@ from codegen.families.index_accumulate.plan.sync_counters import SYNC_OUTPUT
 from codegen.families.index_accumulate.plan.tiling import buffer_num, tiling_decision
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_tables import (
-    ParamRow,
-    ProductSupportRow,
     StatusRow,
     format_rule_text,
     null_pointer_attrs,
     status_row,
 )
-from codegen.plan.signature import SignatureParam
-from codegen.plan.views import KindView
+from codegen.plan.view_bases import DocBase
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus
 
 
 @dataclass(frozen=True)
-class DocView(KindView):
+class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/index_accumulate_aclnn.md.j2``): the API documentation."""
 
-    KIND: ClassVar[str] = "doc_md"
-    constraint_lines: tuple[str, ...]
-    example_lines: tuple[str, ...]
-    files: Mapping[str, str]
     index: str
     num_rows: str
     out: str
     padding: str
-    param_rows: tuple[ParamRow, ...]
-    product_support: tuple[ProductSupportRow, ...]
     rows: str
     scaling: str
-    signature: tuple[SignatureParam, ...]
-    status_rows: tuple[StatusRow, ...]
-    tiling_lines: tuple[str, ...]
 
 
 def doc_status_rows(spec: OpSpec) -> list[StatusRow]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
 from codegen.plan.products import arch_condition
-from codegen.plan.views import KindView
+from codegen.plan.view_bases import KernelBase
 from codegen.spec.model import OpSpec, Product
 
 
@@ -38,16 +37,14 @@ class BranchGroup:
 
 
 @dataclass(frozen=True)
-class KernelView(KindView):
+class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
 
-    KIND: ClassVar[str] = "kernel_cpp"
     block_bytes: int
     branch_groups: tuple[BranchGroup, ...]
     buffer_num: int
     cache_line_bytes: int
     index: str
-    kernel_class: str
     #: buffers of the grad tile queue (double buffering)
     tile_buffers: int
     kernel_params: tuple[str, ...]
@@ -55,7 +52,6 @@ class KernelView(KindView):
     max_block_count: int
     #: grad rows below this many bytes take the small-dim path
     small_dim_bytes: int
-    no_pad_condition: str
     no_sync_condition: str
     num_rows: str
     out: str
