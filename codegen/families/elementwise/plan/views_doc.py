@@ -1,5 +1,5 @@
 """The elementwise API documentation's view entries: the status rows, the tiling paragraph and the
-constraint lines (the example lines: :mod:`.views_example`)."""
+constraint lines (the example lines: :func:`codegen.plan.doc_lines.example_lines`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from codegen.families.elementwise.plan.reduce import reduce_of
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import Variant, compute_of, optional_inputs
 from codegen.families.elementwise.plan.view_records import ScalarDef, ShapeCheck
-from codegen.families.elementwise.plan.views_example import example_lines
 from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_lines import example_lines, product_tiling_line
 from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_row
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
@@ -65,8 +65,11 @@ def tiling_lines(spec: OpSpec, products: list[Product], variants: list[Variant],
     for p in products:
         d = tiling_decision(spec, p, (1 << 24,), keys[0])
         lines.append(
-            f"{p.name}: UB {p.ub_bytes} bytes, {p.vector_core_num} cores, queue buffers {d.in_buffer_num}/"
-            f"{d.out_buffer_num} (in/out), {keys[0].name} tile {d.tile_length} elements."
+            product_tiling_line(
+                p,
+                f"queue buffers {d.in_buffer_num}/{d.out_buffer_num} (in/out), {keys[0].name} tile "
+                f"{d.tile_length} elements",
+            )
         )
     return lines
 

@@ -35,7 +35,6 @@ from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
 from codegen.families.index_accumulate.plan.views_doc import (
     DocView,
     doc_constraint_lines,
-    doc_example_lines,
     doc_status_rows,
     doc_tiling_lines,
 )
@@ -43,6 +42,7 @@ from codegen.families.index_accumulate.plan.views_host import IndexTilingHeaderV
 from codegen.families.index_accumulate.plan.views_kernel import KernelView, kernel_branch_groups
 from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
 from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
+from codegen.plan import doc_lines
 from codegen.plan.common_view import common_view
 from codegen.plan.constraints import constraint_view
 from codegen.plan.ops_nn import ops_nn_view
@@ -117,7 +117,7 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     status_rows = doc_status_rows(spec)
     constraint_lines = doc_constraint_lines(spec, catalogue, products)
     tiling_lines = doc_tiling_lines(spec, products)
-    example_lines = doc_example_lines(spec)
+    example_lines = doc_lines.example_lines(spec, c_bools=True)
     view.update(
         {
             "rows": rows_t.name,

@@ -1,5 +1,5 @@
-"""The view of the API documentation (``docs/<aclnn>.md``) and the lines of its status table, constraints,
-tiling and example sections."""
+"""The view of the API documentation (``docs/<aclnn>.md``) and the lines of its status table, constraints
+and tiling sections (the example's: :func:`codegen.plan.doc_lines.example_lines`)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from codegen.families.index_accumulate.plan.roles import compute_of, index_dtype
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_OUTPUT
 from codegen.families.index_accumulate.plan.tiling import buffer_num, tiling_decision
 from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_lines import product_tiling_line
 from codegen.plan.doc_tables import (
     StatusRow,
     format_rule_text,
@@ -152,20 +153,5 @@ def doc_tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
     ]
     for p in products:
         t = tiling_decision(spec, p, (1 << 20, 1 << 20), 1 << 20, grads[0], idxs[0], False)
-        tiling_lines.append(
-            f"{p.name}: UB {p.ub_bytes} bytes, {p.vector_core_num} cores, {grads[0].name} grad: dChunk up to "
-            f"{t.d_chunk_max} elements."
-        )
+        tiling_lines.append(product_tiling_line(p, f"{grads[0].name} grad: dChunk up to {t.d_chunk_max} elements"))
     return tiling_lines
-
-
-def doc_example_lines(spec: OpSpec) -> list[str]:
-    """One line per example input (dtype, shape, values) and per example attr (booleans in C++ spelling);
-    none when the spec has no example."""
-    example_lines = []
-    if spec.example is not None:
-        for name, et in spec.example.inputs:
-            example_lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
-        for name, value in spec.example.attrs:
-            example_lines.append(f"`{name}` = {str(value).lower() if isinstance(value, bool) else value}")
-    return example_lines

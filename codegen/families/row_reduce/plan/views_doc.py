@@ -1,5 +1,5 @@
 """The row-reduce API documentation's view entries (``docs/<aclnn>.md``): its status table, constraints and
-tiling notes (the example lines: :mod:`.views_example`)."""
+tiling notes (the example lines: :func:`codegen.plan.doc_lines.example_lines`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
-from codegen.families.row_reduce.plan.views_example import example_lines
+from codegen.plan.doc_lines import example_lines
 from codegen.plan.doc_tables import StatusRow, format_rule_text, status_row
 from codegen.spec.model import OpSpec, Product
 from codegen.types import AclnnStatus
