@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
+from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
+from codegen.plan.dtype_keys import DtypeKey
 from codegen.plan.products import ArchGroup
 from codegen.plan.shared_views import TilingHeaderView
 from codegen.plan.view_bases import TilingSourceBase
@@ -49,7 +50,7 @@ class TilingSourceView(TilingSourceBase):
     chunk_align: int
     count_bytes: int
     fp32_bytes: int
-    grad_keys: tuple[GradKey, ...]
+    grad_keys: tuple[DtypeKey, ...]
     hw_sync_archs: tuple[ArchGroup, ...]
     index: str
     index_keys: tuple[IndexKey, ...]

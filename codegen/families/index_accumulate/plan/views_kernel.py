@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
+from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
+from codegen.plan.dtype_keys import DtypeKey
 from codegen.plan.products import arch_condition
 from codegen.plan.view_bases import KernelBase
 from codegen.spec.model import OpSpec, Product
@@ -70,7 +71,7 @@ class KernelView(KernelBase):
 
 
 def kernel_branch_groups(
-    spec: OpSpec, products: list[Product], grad_keys: list[GradKey], index_keys: list[IndexKey], sorted_strategy: bool
+    spec: OpSpec, products: list[Product], grad_keys: list[DtypeKey], index_keys: list[IndexKey], sorted_strategy: bool
 ) -> list[BranchGroup]:
     """The tiling-key branches of the kernel entry, consecutive ones with the same preprocessor guard in one
     group: every strategy (the sorted-run ones with ``sorted_strategy``) x rows dtype x index dtype, key

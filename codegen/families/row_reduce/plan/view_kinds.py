@@ -9,8 +9,8 @@ from typing import ClassVar
 from codegen.families.row_reduce.plan.program import RowValue
 from codegen.families.row_reduce.plan.view_records import (
     ComboCheck,
+    ComboKey,
     DispatchView,
-    DtypeKey,
     FloatAttr,
     L0ListAttr,
     L0OutputView,
@@ -89,7 +89,7 @@ class TilingSourceView(TilingSourceBase):
     dim_device_attr: str
     dim_index: int
     dim_list: bool
-    dtype_keys: tuple[DtypeKey, ...]
+    dtype_keys: tuple[ComboKey, ...]
     #: (tiling field, OpDef attr index, aclnn attr) of every float attr
     float_device_attrs: tuple[tuple[str, int, str], ...]
     device_inputs_n: int
@@ -109,7 +109,7 @@ class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/row_reduce_kernel.cpp.j2``): the passes, the lowered
     formulas and one branch per tiling key."""
 
-    dtype_keys: tuple[DtypeKey, ...]
+    dtype_keys: tuple[ComboKey, ...]
     float_attrs: tuple[FloatAttr, ...]
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output

@@ -1,11 +1,14 @@
-"""The API document's lines every family writes alike (codegen.plan.doc_lines), on a spec whose example has a
-bool attr (elu_backward: isResult true) and one without an example."""
+"""Pieces of codegen/plan/ every family's planner uses: the API document's lines (doc_lines, on a spec whose
+example has a bool attr, elu_backward's isResult true, and one without an example) and a dtype's tiling-key
+entry with its bf16 guard (dtype_keys)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from codegen.plan.doc_lines import example_lines, product_tiling_line
+from codegen.plan.dtype_keys import DtypeKey, bf16_guard
+from codegen.spec.model import DType
 from codegen.specs import load_project
 
 
@@ -28,3 +31,13 @@ def test_product_tiling_line() -> None:
     catalogue, _ = load_project()
     line = product_tiling_line(catalogue.get("Ascend950"), "tile 8 elements")
     assert line == "Ascend950: UB 253952 bytes, 64 cores, tile 8 elements."
+
+
+def test_dtype_key_and_bf16_guard() -> None:
+    catalogue, _ = load_project()
+    a910, a910b, a310p = (catalogue.get(n) for n in ("Ascend910", "Ascend910B", "Ascend310P"))
+    assert DtypeKey.of(2, DType.BF16, "g") == DtypeKey(2, "BF16", "DT_BF16", "bfloat16_t", 2, "g")
+    # Ascend910 (NpuArch 1001) and Ascend310P (2002) lack bf16; Ascend910B (2201) has it
+    assert bf16_guard([a910, a910b, a310p], True) == "__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002"
+    assert bf16_guard([a910, a910b], False) == ""
+    assert bf16_guard([a910b], True) == ""
