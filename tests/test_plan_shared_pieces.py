@@ -8,6 +8,7 @@ import dataclasses
 
 from codegen.plan.doc_lines import example_lines, product_tiling_line
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
+from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
 from codegen.specs import load_project
 
@@ -41,3 +42,34 @@ def test_dtype_key_and_bf16_guard() -> None:
     assert bf16_guard([a910, a910b, a310p], True) == "__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002"
     assert bf16_guard([a910, a910b], False) == ""
     assert bf16_guard([a910b], True) == ""
+
+
+def test_ut_tiling_case() -> None:
+    catalogue, _ = load_project()
+    case = ut_tiling_case(
+        catalogue.get("Ascend910B"),
+        ["FLOAT16", "2x3", -1],
+        "a note",
+        [ut_tensor((2, 3), DType.FLOAT16), ut_tensor(None, None)],
+        [ut_tensor((2, 3), DType.FLOAT)],
+        ["opgen_rt::AttrValue::FromInt(1)"],
+        deterministic=True,
+        tiling_key=12,
+        block_dim=3,
+        workspace=4096,
+        fields={"a": 1, "b": 2, "c": 3},
+        field_names=("c", "a"),
+    )
+    assert case.name == "Ascend910B_FLOAT16_2x3__1"
+    assert (case.product, case.note, case.deterministic, case.tiling_key, case.block_dim, case.workspace) == (
+        "Ascend910B",
+        "a note",
+        1,
+        12,
+        3,
+        4096,
+    )
+    assert [(t.present, t.shape, t.dtype) for t in case.inputs] == [(True, "{2, 3}", "ge::DT_FLOAT16"), (False, "", "")]
+    assert case.outputs[0].dtype == "ge::DT_FLOAT"
+    assert case.attrs == ("opgen_rt::AttrValue::FromInt(1)",)
+    assert [(f.name, f.value) for f in case.fields] == [("c", 3), ("a", 1)]

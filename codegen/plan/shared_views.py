@@ -185,7 +185,7 @@ def family_views(
     catalogue: Catalogue,
     own: Mapping[str, type[KindView]],
     family_parts: FamilyParts,
-    ut_tiling_cases: Callable[[OpSpec, list[Product]], Sequence[Mapping[str, Any] | UtTilingCase]],
+    ut_tiling_cases: Callable[[OpSpec, list[Product]], Sequence[UtTilingCase]],
     ut_infer_cases: Callable[[OpSpec], Sequence[UtInferCase]],
 ) -> OpViews:
     """Every view of ``spec`` (a family's ``build_views``): the :func:`common_view` entries, updated with the
