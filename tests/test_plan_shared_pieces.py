@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from codegen.plan.doc_lines import example_lines, product_tiling_line
+from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
 from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
@@ -73,3 +74,16 @@ def test_ut_tiling_case() -> None:
     assert case.outputs[0].dtype == "ge::DT_FLOAT"
     assert case.attrs == ("opgen_rt::AttrValue::FromInt(1)",)
     assert [(f.name, f.value) for f in case.fields] == [("c", 3), ("a", 1)]
+
+
+def test_status_table_rows_in_order() -> None:
+    extra = StatusRow("ACLNN_ERR_INNER_NULLPTR", 561103, "x")
+    rows = status_table(["a", "b"], "Bad.", more=[extra], tiling_failed="Too big.")
+    assert [(r.name, r.value, r.when) for r in rows] == [
+        ("ACLNN_SUCCESS", 0, "Success."),
+        ("ACLNN_ERR_PARAM_NULLPTR", 161001, "a, b, workspaceSize or executor is null."),
+        ("ACLNN_ERR_PARAM_INVALID", 161002, "Bad."),
+        ("ACLNN_ERR_INNER_NULLPTR", 561103, "x"),
+        ("ACLNN_ERR_INNER_TILING_ERROR", 561002, "Too big."),
+    ]
+    assert status_table([], "Bad.")[-1].when == "The tiling function failed."

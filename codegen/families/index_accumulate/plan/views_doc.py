@@ -18,15 +18,9 @@ from codegen.families.index_accumulate.plan.sync_counters import SYNC_OUTPUT
 from codegen.families.index_accumulate.plan.tiling import buffer_num, tiling_decision
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_lines import product_tiling_line
-from codegen.plan.doc_tables import (
-    StatusRow,
-    format_rule_text,
-    null_pointer_attrs,
-    status_row,
-)
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_table
 from codegen.plan.view_bases import DocBase
 from codegen.spec.model import Catalogue, OpSpec, Product
-from codegen.types import AclnnStatus
 
 
 @dataclass(frozen=True)
@@ -46,26 +40,14 @@ def doc_status_rows(spec: OpSpec) -> list[StatusRow]:
     failed tiling."""
     comp = compute_of(spec)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
-    return [
-        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
-            f"{', '.join([rows_t.name, index_t.name, out_t.name, *null_pointer_attrs(spec), 'workspaceSize'])} "
-            "or executor is null.",
-        ),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            (
-                f"A dtype not supported on this product; a rank outside {rows_t.name} "
-                f"{rows_t.rank[0]}-{rows_t.rank[1]}, "
-                f"{index_t.name} {index_t.rank[0]}-{index_t.rank[1]}; {rows_t.name} rows (all axes but the last, "
-                f"flattened) not equal to the element count of {index_t.name}; {out_t.name} not of shape "
-                f"[{comp.num_rows}, D]; {format_rule_text(spec)}"
-                + ("; a product limit below." if spec.constraints else ".")
-            ),
-        ),
-        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
-    ]
+    return status_table(
+        [rows_t.name, index_t.name, out_t.name, *null_pointer_attrs(spec)],
+        f"A dtype not supported on this product; a rank outside {rows_t.name} "
+        f"{rows_t.rank[0]}-{rows_t.rank[1]}, "
+        f"{index_t.name} {index_t.rank[0]}-{index_t.rank[1]}; {rows_t.name} rows (all axes but the last, "
+        f"flattened) not equal to the element count of {index_t.name}; {out_t.name} not of shape "
+        f"[{comp.num_rows}, D]; {format_rule_text(spec)}" + ("; a product limit below." if spec.constraints else "."),
+    )
 
 
 def doc_constraint_lines(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> list[str]:
