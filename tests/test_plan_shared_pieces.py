@@ -9,6 +9,7 @@ import dataclasses
 from codegen.plan.doc_lines import example_lines, product_tiling_line
 from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
+from codegen.plan.products import archs_condition, no_fp32_reduce_condition
 from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
 from codegen.specs import load_project
@@ -87,3 +88,13 @@ def test_status_table_rows_in_order() -> None:
         ("ACLNN_ERR_INNER_TILING_ERROR", 561002, "Too big."),
     ]
     assert status_table([], "Bad.")[-1].when == "The tiling function failed."
+
+
+def test_arch_conditions() -> None:
+    catalogue, _ = load_project()
+    a910, a910b, a310p = (catalogue.get(n) for n in ("Ascend910", "Ascend910B", "Ascend310P"))
+    assert archs_condition([2201, 1001, 2201]) == "__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201"
+    assert archs_condition([]) == "0"
+    # fp32 ReduceSum/ReduceMax are missing on the Atlas training series (Ascend910, NpuArch 1001) only
+    assert no_fp32_reduce_condition([a910b, a910, a310p]) == "__NPU_ARCH__ == 1001"
+    assert no_fp32_reduce_condition([a910b, a310p]) == "0"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.products import dcci_flush_condition, no_fp32_reduce_condition
+from codegen.families.row_reduce.plan.products import dcci_flush_condition
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import (
@@ -16,7 +16,7 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
-from codegen.plan.products import arch_condition
+from codegen.plan.products import arch_condition, no_fp32_reduce_condition
 from codegen.spec.expr import Expr, Name, walk
 from codegen.spec.model import OpSpec, Product
 
