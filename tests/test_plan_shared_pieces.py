@@ -10,6 +10,7 @@ from codegen.plan.doc_lines import example_lines, product_tiling_line
 from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
 from codegen.plan.products import archs_condition, no_fp32_reduce_condition
+from codegen.plan.signature import l0_params
 from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
 from codegen.specs import load_project
@@ -98,3 +99,13 @@ def test_arch_conditions() -> None:
     # fp32 ReduceSum/ReduceMax are missing on the Atlas training series (Ascend910, NpuArch 1001) only
     assert no_fp32_reduce_condition([a910b, a910, a310p]) == "__NPU_ARCH__ == 1001"
     assert no_fp32_reduce_condition([a910b, a310p]) == "0"
+
+
+def test_l0_params() -> None:
+    _, specs = load_project()
+    spec = next(s for s in specs.values() if s.snake == "elu_backward")
+    assert l0_params(spec, ["float alpha"]) == [
+        "const aclTensor *gradOutput",
+        "const aclTensor *selfOrResult",
+        "float alpha",
+    ]

@@ -47,6 +47,7 @@ from codegen.plan import doc_lines
 from codegen.plan.constraints import constraint_view
 from codegen.plan.products import arch_condition, arch_groups, dtype_groups
 from codegen.plan.shared_views import family_views
+from codegen.plan.signature import l0_params
 from codegen.plan.tiling_fields import tiling_field_views
 from codegen.plan.views import KindView, OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
@@ -138,7 +139,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "scaling": scale_attr.name if scale_attr else "",
         "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
         "l0_attrs": l0_attrs,
-        "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a.decl for a in l0_attrs)],
+        "l0_params": l0_params(spec, (a.decl for a in l0_attrs)),
         "rows_min_rank": rows_t.rank[0],
         "rows_max_rank": rows_t.rank[1],
         "index_min_rank": index_t.rank[0],
