@@ -69,7 +69,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "shape": shape,
         "infer": infer_rule(spec, dev_input_index, device_name_of),
     }
-    parts.update(aclnn_parts(spec, catalogue, products))
+    parts.update(aclnn_parts(spec))
     parts.update(host_parts(spec, products, variants, keys, scalars, dev_input_index))
     parts.update(kernel_parts(spec, products, variants, scalars))
     parts.update(doc_parts(spec, catalogue, products, variants, keys, shape, common["max_rank"]))

@@ -7,10 +7,8 @@ from typing import Any
 
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
 from codegen.families.elementwise.plan.view_records import L0Input, L0ListAttr, StringAttr, ValueText
-from codegen.plan.constraints import constraint_view
-from codegen.plan.products import dtype_groups
 from codegen.plan.signature import L0Attr, l0_constant_attr, l0_params
-from codegen.spec.model import Catalogue, OpSpec, Product
+from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
@@ -71,7 +69,7 @@ def string_attrs(spec: OpSpec) -> list[StringAttr]:
     ]
 
 
-def aclnn_parts(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> dict[str, Any]:
+def aclnn_parts(spec: OpSpec) -> dict[str, Any]:
     """The view entries of the aclnn source (parameter checks, L2 plan) and the L0 wrapper."""
     dev = spec.device_interface
     attrs, lists = l0_attrs(spec)
@@ -84,8 +82,6 @@ def aclnn_parts(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> 
         "l0_params": l0_params(spec, (a.decl for a in attrs)),
         "l0_output": dev.outputs[0].name,
         "string_attrs": string_attrs(spec),
-        "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
         "promote_expr": _promote_expr(spec),
         "dfx_in": ", ".join([*(t.name for t in spec.inputs), *(a.name for a in spec.attrs)]),
-        "checks": constraint_view(spec, catalogue),
     }

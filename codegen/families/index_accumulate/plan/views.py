@@ -44,7 +44,6 @@ from codegen.families.index_accumulate.plan.views_kernel import KernelView, kern
 from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
 from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
 from codegen.plan import doc_lines
-from codegen.plan.constraints import constraint_view
 from codegen.plan.products import arch_condition, arch_groups, dtype_groups
 from codegen.plan.shared_views import family_views
 from codegen.plan.signature import l0_params
@@ -105,13 +104,13 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
 
     opdef = opdef_registration(spec, products, common["opdef"].attrs)
 
-    checks = constraint_view(spec, catalogue)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
     num_rows_attr = spec.attr(comp.num_rows)
     padding_attr = spec.attr(comp.padding) if comp.padding else None
     scale_attr = spec.attr(comp.count_scaling) if comp.count_scaling else None
     l0_attrs = l0_api_attrs(spec)
 
+    # the L2 API checks the index tensor's dtype on its own (index_dtype_list): groups of the rows and out only
     tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
     status_rows = doc_status_rows(spec)
     constraint_lines = doc_constraint_lines(spec, catalogue, products)
@@ -174,7 +173,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
         "max_block_count": MAX_BLOCK_COUNT,
         "opdef": opdef,
-        "checks": checks,
         "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
         "status_rows": status_rows,
         "constraint_lines": constraint_lines,
