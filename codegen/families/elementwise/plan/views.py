@@ -71,7 +71,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     }
     parts.update(aclnn_parts(spec))
     parts.update(host_parts(spec, products, variants, keys, scalars, dev_input_index))
-    parts.update(kernel_parts(spec, products, variants, scalars))
+    parts.update(kernel_parts(spec, variants, scalars))
     parts.update(doc_parts(spec, catalogue, products, variants, keys, shape, common["max_rank"]))
     parts.update(reduce_parts(spec, products, parts))
     return parts

@@ -161,7 +161,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
         "min_bytes_per_core": spec.tiling.min_bytes_per_core,
         "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
-        "no_pad_condition": arch_condition(products, "data_copy_pad"),
         "no_sync_condition": arch_condition(products, "hw_sync_all"),
         "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
         "sorted_strategy": bool(sorted_products),
