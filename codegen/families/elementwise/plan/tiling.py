@@ -29,7 +29,7 @@ from codegen.families.elementwise.plan.reduce import (
     reduce_of,
 )
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, optional_inputs, program_for
-from codegen.plan.common import TilingField
+from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, OpSpec, Product
 
 BLOCK_BYTES = 32

@@ -3,7 +3,7 @@ C++ expression the tiling function sets it to."""
 
 from __future__ import annotations
 
-from codegen.plan.common import TilingField
+from codegen.plan.tiling_fields import TilingField
 
 #: The tiling struct, in order: every field is int64 (numRows and the row count may exceed 2^31). The
 #: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from codegen.families.row_reduce.plan.buffers import buffer_bytes, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, float_attrs_of
-from codegen.plan.common import TilingField
+from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
