@@ -1,16 +1,19 @@
 """Pieces of codegen/plan/ every family's planner uses: the API document's lines (doc_lines, on a spec whose
 example has a bool attr, elu_backward's isResult true, and one without an example) and a dtype's tiling-key
-entry with its bf16 guard (dtype_keys)."""
+entry with its bf16 guard (dtype_keys), the tiling struct's values from a field table (tiling_fields)."""
 
 from __future__ import annotations
 
 import dataclasses
+
+import pytest
 
 from codegen.plan.doc_lines import example_lines, product_tiling_line
 from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
 from codegen.plan.products import archs_condition, no_fp32_reduce_condition
 from codegen.plan.signature import l0_params
+from codegen.plan.tiling_fields import TilingField, tiling_values
 from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
 from codegen.specs import load_project
@@ -109,3 +112,13 @@ def test_l0_params() -> None:
         "const aclTensor *selfOrResult",
         "float alpha",
     ]
+
+
+def test_tiling_values_follow_the_field_table() -> None:
+    table: tuple[TilingField[dict[str, int]], ...] = (
+        TilingField("b", "int64_t", "second", "b", lambda d: d["y"] * 2),
+        TilingField("a", "int32_t", "first", "a", lambda d: d["x"]),
+    )
+    assert list(tiling_values(table, {"x": 3, "y": 5}).items()) == [("b", 10), ("a", 3)]
+    with pytest.raises(ValueError, match="tiling field attr0 has no value"):
+        tiling_values((*table, TilingField("attr0", "float", "an attr", "attr0")), {"x": 3, "y": 5})
