@@ -227,6 +227,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
             f"{len(report.written)} written, {len(report.unchanged)} rendered and unchanged, "
             f"{len(result.skipped)} skipped (inputs unchanged)"
         )
+    verb = "would move" if result.dry_run else "moved"
+    for rel, target in result.moved.items():
+        print(f"{verb} {rel} to {target} (the op's folder moved; opgen did not write it or it was changed)")
+    for rel, target in result.left.items():
+        print(f"warning: left {rel} where it is: the op's folder moved and {target} is taken", file=sys.stderr)
     for name in result.orphans:
         print(f"warning: {name}/ is produced by no spec", file=sys.stderr)
     for rel in result.strays:
@@ -564,6 +569,7 @@ def _check_meta(
     paths = project_paths()
     specs_dir = Path(args.specs) if getattr(args, "specs", None) else paths.specs
     products_file = Path(args.products) if getattr(args, "products", None) else specs_dir / "products.yaml"
+    folders = [specs[name].folder for name in specs]
     options = {
         "ops": sorted(specs),
         "products": sorted(args.product or []),
@@ -576,10 +582,10 @@ def _check_meta(
     return {
         "opgen": _version(),
         "inputs": inputs_digest(
-            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
+            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, folders
         ),
         "input_parts": input_part_digests(
-            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
+            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, folders
         ),
         "options": options,
         "shard": shard,

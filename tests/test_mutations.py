@@ -1431,7 +1431,8 @@ class Builds:
                 self._trees[mutant.ident] = fut
                 try:
                     root = self.base / mutant.ident
-                    shutil.copytree(project_paths().generated / mutant.op, root / mutant.op)
+                    folder = self.specs[mutant.op].folder
+                    shutil.copytree(project_paths().generated / folder, root / folder)
                     apply_edits(root, mutant)
                     fut.set_result(root)
                 except BaseException as exc:  # the anchor failure is re-raised in the test

@@ -98,6 +98,7 @@ from codegen.spec.naming import (
     a_or_an,
     is_upper_camel,
     kernel_problem,
+    ops_nn_folder,
     value_name_problem,
 )
 from codegen.spec.rules import (
@@ -163,7 +164,7 @@ def _families() -> list[str]:
 _ROOT_REQUIRED = (
     "op",
     "op_type",
-    "kernel",
+    "category",
     "family",
     "summary",
     "products",
@@ -174,6 +175,7 @@ _ROOT_REQUIRED = (
     "tiling",
 )
 _ROOT_OPTIONAL = (
+    "kernel",
     "attrs",
     "signature",
     "device",
@@ -969,6 +971,18 @@ class _OpParser:
 
     # -- the document
 
+    def category(self, node: YNode) -> str:
+        """The ``category`` key: one of the catalogue's ``op_categories`` (recorded and ``""`` otherwise;
+        not checked against an invalid catalogue)."""
+        name = self.r.string(node)
+        if name is None:
+            return ""
+        if self.catalogue is not None and name not in self.catalogue.categories:
+            allowed = ", ".join(self.catalogue.categories)
+            self.r.error(node, f"unknown category '{name}'; allowed (the catalogue's op_categories): {allowed}")
+            return ""
+        return name
+
     def parse(self) -> OpSpec | None:
         r = self.r
         m = r.mapping(self.root, _ROOT_REQUIRED, _ROOT_OPTIONAL)
@@ -984,6 +998,13 @@ class _OpParser:
                 r.error(m["kernel"], problem)
             elif k is not None:
                 kernel = k
+        elif op_type:
+            kernel = ops_nn_folder(op_type)
+            problem = kernel_problem(kernel)
+            if problem:
+                r.error(m["op_type"], f"ops-nn's folder name for it, {problem}; name the folder with 'kernel'")
+                kernel = ""
+        category = self.category(m["category"]) if "category" in m else ""
         if op and self.path.stem != snake_case(op):
             r.error(
                 m["op"],
@@ -1101,6 +1122,7 @@ class _OpParser:
             op=op,
             op_type=op_type,
             kernel=kernel,
+            category=category,
             family=FamilyName(family),
             summary=summary,
             products=products,
@@ -1754,6 +1776,13 @@ def _producers(first: tuple[OpSpec | None, str], second: tuple[OpSpec | None, st
     return f"{producer_text(first)} and {producer_text(second)}"
 
 
+def _key_loc(root: YNode | None, key: str, default: SourceLoc) -> SourceLoc:
+    """The line of the spec's top-level ``key``; for a ``kernel`` the spec derives (no such key), the line of
+    the ``op_type`` it comes from; ``default`` when neither is there."""
+    keys = {k.value: k.loc for k, _ in _entries(root)}
+    return keys.get(key) or (keys.get("op_type") if key == "kernel" else None) or default
+
+
 def _collision_errors(specs: list[OpSpec], catalogue: Catalogue, roots: Mapping[str, YNode | None]) -> list[SpecError]:
     """Every pair of output paths that the generation of ``specs`` would write over each other
     (:func:`~codegen.spec.generated_names.output_path_collisions`), each at the spec key whose name shapes the
@@ -1767,7 +1796,7 @@ def _collision_errors(specs: list[OpSpec], catalogue: Catalogue, roots: Mapping[
         renamed = dataclasses.replace(spec, kernel=spec.kernel + "x")
         known = [products[p] for p in spec.products if p in products]
         key = "kernel" if op_files(renamed, known).get(kind) != op_files(spec, known).get(kind) else "op"
-        loc = next((k.loc for k, _ in _entries(roots.get(spec.snake)) if k.value == key), spec.loc)
+        loc = _key_loc(roots.get(spec.snake), key, spec.loc)
         errors.append(
             SpecError(
                 loc,
@@ -1843,7 +1872,7 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
             value = getattr(spec, key)
             other = firsts.setdefault((key, value), spec)
             if other is not spec:
-                loc = next((k.loc for k, _ in _entries(root) if k.value == key), spec.loc)
+                loc = _key_loc(root, key, spec.loc)
                 errors.append(SpecError(loc, key, f"{key} '{value}' is also used by {other.path}"))
                 clash = True
         if not clash:
