@@ -20,6 +20,13 @@ The rules are facts read from hicann/ops-nn's CMake (commit e5c3fa932), restated
 - ``add_custom_kernel_library`` (``cmake/custom_kernel.cmake``) builds a kernel for a folder and SoC only
   when both ``op_host/config/<soc>/<OP_NAME>_binary.json`` and ``op_kernel/<OP_NAME>.cpp`` exist, and takes
   the OpDef from ``op_host/<OP_NAME>_def.cpp``.
+- ``add_tiling_sources`` and ``add_modules_sources`` (``cmake/func.cmake``) build the files matching
+  ``op_host/*_tiling*.cpp`` and ``op_host/*_infershape*.cpp``.
+- ``add_op_subdirectory`` (``cmake/func.cmake``) enters the op folder's ``tests/`` (with ``ENABLE_TEST``)
+  only through a ``CMakeLists.txt`` there; ops-nn's own ``tests/`` and ``tests/ut/`` CMakeLists.txt enter
+  each subfolder holding one; ``add_modules_ut_sources`` (``cmake/ut.cmake``) takes ``test_*_tiling.cpp``
+  into a tiling test module and ``test_*_infershape.cpp`` into an infershape one (by the ``HOSTNAME``'s
+  name), from its ``DIR``.
 
 A kernel whose binary config names another OpType than the OpDef registers, or a binary config for a SoC the
 OpDef does not register (``AddConfig``), would be built for an op ops-nn cannot launch there; both are
@@ -111,6 +118,10 @@ def _op_folder_problems(root: Path, folder: Path) -> list[str]:
                 problems.append(f"{where}: ACLNNTYPE {kind} is not one of {', '.join(ACLNN_TYPES)}")
             elif kind in OPDEF_ACLNN_TYPES and not sorted((folder / "op_host").glob(f"{optype}_def*.cpp")):
                 problems.append(f"{where}: no op_host/{optype}_def*.cpp for OPTYPE {optype}: no OpDef is registered")
+    for kind in ("tiling", "infershape"):
+        if not sorted((folder / "op_host").glob(f"*_{kind}*.cpp")):
+            problems.append(f"{where}: no op_host/*_{kind}*.cpp: no {kind} is built")
+    problems += _unit_test_problems(folder, where)
     if not (folder / "op_kernel").is_dir():
         return [*problems, f"{where}: no op_kernel/: no kernel is compiled"]
     if not (folder / "op_kernel" / f"{name}.cpp").is_file():
@@ -143,6 +154,28 @@ def _op_folder_problems(root: Path, folder: Path) -> list[str]:
             problems.append(f"{where}: {soc}'s binary config is for {op_type}, the OpDef registers {registered}")
         if definition.is_file() and soc not in socs:
             problems.append(f'{where}: the OpDef registers no AddConfig("{soc}") for its binary config')
+    return problems
+
+
+def _unit_test_problems(folder: Path, where: str) -> list[str]:
+    """What ops-nn's test build does with the op folder's op_host unit tests (see the module doc)."""
+    chain = ("tests", "tests/ut", "tests/ut/op_host")
+    for i, sub in enumerate(chain):
+        cmake = folder / sub / "CMakeLists.txt"
+        if not cmake.is_file():
+            return [f"{where}: no {sub}/CMakeLists.txt: the op_host unit tests are never built"]
+        if i + 1 < len(chain) and "add_subdirectory" not in cmake.read_text(encoding="utf-8"):
+            return [f"{where}: {sub}/CMakeLists.txt enters no subfolder: the op_host unit tests are never built"]
+    text = (folder / chain[-1] / "CMakeLists.txt").read_text(encoding="utf-8")
+    hosts = [m.split() for m in re.findall(r"add_modules_ut_sources\s*\((.*?)\)", text, re.DOTALL)]
+    problems = []
+    for kind, module in (("tiling", "OP_TILING_MODULE_NAME"), ("infershape", "OP_INFERSHAPE_MODULE_NAME")):
+        if not any(
+            args[args.index("HOSTNAME") + 1 :][:1] == [f"${{{module}}}"] for args in hosts if "HOSTNAME" in args
+        ):
+            problems.append(f"{where}: tests/ut/op_host/CMakeLists.txt adds no {kind} unit tests ({module})")
+        elif not sorted((folder / chain[-1]).glob(f"test_*_{kind}.cpp")):
+            problems.append(f"{where}: no tests/ut/op_host/test_*_{kind}.cpp: no {kind} unit test is built")
     return problems
 
 
@@ -249,6 +282,22 @@ BROKEN: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "no CMakeLists.txt": (
         lambda op: (op / "CMakeLists.txt").unlink(),
         [f"{_OP}: no CMakeLists.txt and no op_host/CMakeLists.txt: ops-nn passes the folder over"],
+    ),
+    "a unit test named otherwise": (
+        _rename("tests/ut/op_host/test_sigmoid_grad_tiling.cpp", "tests/ut/op_host/sigmoid_grad_tiling_test.cpp"),
+        [f"{_OP}: no tests/ut/op_host/test_*_tiling.cpp: no tiling unit test is built"],
+    ),
+    "unit tests not collected": (
+        _edit("tests/ut/op_host/CMakeLists.txt", "${OP_INFERSHAPE_MODULE_NAME}", "${OP_TILING_MODULE_NAME}"),
+        [f"{_OP}: tests/ut/op_host/CMakeLists.txt adds no infershape unit tests (OP_INFERSHAPE_MODULE_NAME)"],
+    ),
+    "no tests/ut/CMakeLists.txt": (
+        lambda op: (op / "tests" / "ut" / "CMakeLists.txt").unlink(),
+        [f"{_OP}: no tests/ut/CMakeLists.txt: the op_host unit tests are never built"],
+    ),
+    "infershape named otherwise": (
+        _rename("op_host/sigmoid_grad_infershape.cpp", "op_host/sigmoid_grad_infer.cpp"),
+        [f"{_OP}: no op_host/*_infershape*.cpp: no infershape is built"],
     ),
     "no op_kernel/": (
         lambda op: shutil.rmtree(op / "op_kernel"),
