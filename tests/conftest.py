@@ -99,14 +99,18 @@ def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
 
 @pytest.fixture
 def broken_tree(tmp_path: Path) -> Callable[[str, str, str, str], Path]:
-    """``broken_tree(op, relative_file, old, new)`` copies ``generated/<op>`` to a temporary tree, replaces
-    ``old`` by ``new`` once in the file (the replacement must apply) and returns the tree's root."""
+    """``broken_tree(op, relative_file, old, new)`` copies the op's folder of ``generated/`` (``op`` a snake
+    name, ``relative_file`` inside the op's folder) to a temporary tree at the same place, replaces ``old`` by
+    ``new`` once in the file (the replacement must apply) and returns the tree's root."""
 
     def make(op: str, rel: str, old: str, new: str) -> Path:
+        from codegen.specs import load_project
+
+        folder = load_project()[1][op].folder
         root = tmp_path / "generated"
-        if not (root / op).exists():
-            shutil.copytree(project_paths().generated / op, root / op)
-        path = root / op / rel
+        if not (root / folder).exists():
+            shutil.copytree(project_paths().generated / folder, root / folder)
+        path = root / folder / rel
         text = path.read_text()
         assert old in text, f"mutation anchor not found in {rel}: {old!r}"
         path.write_text(text.replace(old, new, 1))

@@ -7,7 +7,7 @@ _STARTER = """\
 # {aclnn}: TODO describe the operator. Starter spec written by `opgen new`; edit every field.
 op: {op}
 op_type: {op_type}
-kernel: {kernel}
+category: activation                # TODO the ops-nn category folder: one of products.yaml's op_categories
 family: elementwise
 summary: TODO one paragraph describing {aclnn}.
 products: [Ascend910, Ascend910B, Ascend910_93, Ascend950]
