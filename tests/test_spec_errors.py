@@ -1426,6 +1426,52 @@ def test_device_attr_names_clash_with_no_l0_parameter_and_no_other_device_attr(
     assert errs == [f"{f}:{error}"]
 
 
+def test_device_auto_contiguous_and_attr_type_give_the_opdef_declarations(tmp_path: Path, catalogue: Catalogue) -> None:
+    """``auto_contiguous: true`` marks one tensor AutoContiguous (the others stay unmarked); ``attr_type:
+    REQUIRED`` with a default is a REQUIRED attr whose setter still gets the default."""
+    path = tmp_path / STEM
+    text = edit(BASE, "compute:\n", DEVICE)
+    text = edit(text, "{name: label, from: target}", "{name: label, from: target, auto_contiguous: true}")
+    text = edit(text, "{name: gradient, from: out}", "{name: gradient, from: out, auto_contiguous: true}")
+    text = edit(text, "type: string, default: mean}", "type: string, default: mean, attr_type: REQUIRED}")
+    path.write_text(text)
+    dev = load_op_spec(path, catalogue).device_interface
+    assert [(t.name, t.auto_contiguous) for t in (*dev.inputs, *dev.outputs)] == [
+        ("predict", False),
+        ("label", True),
+        ("dout", False),
+        ("gradient", True),
+    ]
+    assert [(a.name, a.attr_type, a.default) for a in dev.attrs] == [("reduction", "REQUIRED", "mean")]
+
+
+def test_device_opdef_key_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Each device entry lists its allowed keys; auto_contiguous is a boolean; attr_type is REQUIRED or
+    OPTIONAL, and OPTIONAL needs a default."""
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE),
+        ("{name: predict, from: self}", "{name: predict, from: self, contiguous: true}"),
+        ("{name: label, from: target}", "{name: label, from: target, auto_contiguous: yes}"),
+        ("{name: gradient, from: out}", "{name: gradient, from: out, optional: false}"),
+        ("type: string, default: mean}", "type: string, default: mean, attr_type: OPTIONAL}\n"
+         "    - {name: p, value: 1, type: int, attr_type: required}\n"
+         "    - {name: q, value: 1, type: int, attr_type: OPTIONAL}\n"
+         "    - {name: r, value: 1, type: int, required: true}"),
+    )  # fmt: skip
+    assert errs == [
+        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, from, name, "
+        "optional",
+        f"{f}:35: device.inputs[1].auto_contiguous: expected true or false, got string 'yes'",
+        f"{f}:38: device.outputs[0].optional: unknown key 'optional'; allowed: auto_contiguous, from, name",
+        f"{f}:41: device.attrs[1].attr_type: unknown attr_type 'required'; allowed: OPTIONAL, REQUIRED",
+        f"{f}:42: device.attrs[2].attr_type: an OPTIONAL device attr needs a 'default' (the value the OpDef registers)",
+        f"{f}:43: device.attrs[3].required: unknown key 'required'; allowed: attr_type, default, from, name, type, "
+        "value",
+    ]
+
+
 EXAMPLE_INPUTS = """\
 example:
   inputs:

@@ -112,7 +112,7 @@ def test_a_wrong_optional_input_default_is_one_error(tmp_path: Path, value: str,
 
 @pytest.mark.parametrize("value", ["1e39", ".nan"])
 def test_a_device_attr_float_default_is_checked_by_the_constant_rule(tmp_path: Path, value: str) -> None:
-    old = "{name: lambd, from: lambd, type: float, default: 0.5}"
+    old = "{name: lambd, from: lambd, type: float, default: 0.5, attr_type: REQUIRED}"
     lines, path, line = _errors(tmp_path, "hardshrink_backward", old, old.replace("0.5", value))
     message = f"the constant 1e+39 {FP32}" if value == "1e39" else "expected a finite number, got float nan"
     assert lines == [f"{path}:{line}: device.attrs[0].default: {message}"]

@@ -42,16 +42,16 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
     return repr(v)
 
 
-def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list[tuple[str, TensorSpec]]:
-    """Each device tensor's OpDef name and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its
-    source, or for an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an
-    optional tensor (a family whose specs may have a ``device`` section gives every tensor one dtype list)."""
+def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list[tuple[DeviceTensor, TensorSpec]]:
+    """Each device tensor and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its source, or for
+    an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an optional tensor (a
+    family whose specs may have a ``device`` section gives every tensor one dtype list)."""
     out = []
     for d in tensors:
         if d.source is None:
-            out.append((d.name, dataclasses.replace(spec.inputs[0], name=d.name, optional=True)))
+            out.append((d, dataclasses.replace(spec.inputs[0], name=d.name, optional=True)))
         else:
-            out.append((d.name, spec.tensor(d.source)))
+            out.append((d, spec.tensor(d.source)))
     return out
 
 
@@ -59,13 +59,15 @@ def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list
 class OpDefParam:
     """An input or output of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, its dtypes
     (``ge::DT_*``, comma-separated, one per dtype column), as many ``ge::FORMAT_ND``, and for an output the
-    ``InitValue`` the launch fills it with first (None: none)."""
+    ``InitValue`` the launch fills it with first (None: none), and whether it is declared
+    ``AutoContiguous()``."""
 
     name: str
     param_type: str
     dtypes: str
     formats: str
     init_value: int | None = None
+    auto_contiguous: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,8 @@ class OpDefConfig:
 @dataclass(frozen=True)
 class OpDefAttr:
     """An attr of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, setter (``Int``, ``Bool``,
-    ``Float``, ``String``, ``ListInt``) and the default as the setter takes it (``{-1}`` for a list; empty
-    when required)."""
+    ``Float``, ``String``, ``ListInt``) and the value as the setter takes it (``{-1}`` for a list; empty
+    when none is given, which only a REQUIRED attr may omit)."""
 
     name: str
     attr_type: str
@@ -115,12 +117,13 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     (``Int``/``Bool``/``Float``/``String``) and default (OPTIONAL) or none (REQUIRED)."""
     dev = spec.device_interface
 
-    def param(name: str, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
+    def param(d: DeviceTensor, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
         return OpDefParam(
-            name=name,
+            name=d.name,
             param_type="OPTIONAL" if t.optional else "REQUIRED",
             dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
             formats=", ".join("ge::FORMAT_ND" for _ in dts),
+            auto_contiguous=d.auto_contiguous,
         )
 
     dev_in = device_tensor_specs(spec, dev.inputs)
@@ -143,22 +146,29 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
                 outputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out),
             )
         )
-    attrs = []
-    for a in dev.attrs:
-        setter = DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter
-        if a.default is None:
-            attrs.append(OpDefAttr(a.name, "REQUIRED", setter, ""))
-        else:
-            attrs.append(OpDefAttr(a.name, "OPTIONAL", setter, device_attr_value(spec, a)))
-    return OpDefRegistration(default, tuple(configs), tuple(attrs))
+    return OpDefRegistration(default, tuple(configs), opdef_attrs(spec))
+
+
+def opdef_attrs(spec: OpSpec) -> tuple[OpDefAttr, ...]:
+    """The OpDef attrs of the device interface: each with its ``AttrType`` (:attr:`DeviceAttr.attr_type`),
+    setter and the value its setter gets (the default, empty when it has none)."""
+    return tuple(
+        OpDefAttr(
+            a.name,
+            a.attr_type,
+            DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter,
+            "" if a.default is None else device_attr_value(spec, a),
+        )
+        for a in spec.device_interface.attrs
+    )
 
 
 def _combo_opdef(
     spec: OpSpec,
     products: list[Product],
-    dev_in: list[tuple[str, TensorSpec]],
-    dev_out: list[tuple[str, TensorSpec]],
-    param: Callable[[str, TensorSpec, tuple[DType, ...]], OpDefParam],
+    dev_in: list[tuple[DeviceTensor, TensorSpec]],
+    dev_out: list[tuple[DeviceTensor, TensorSpec]],
+    param: Callable[[DeviceTensor, TensorSpec, tuple[DType, ...]], OpDefParam],
 ) -> OpDefRegistration:
     """The OpDef of a spec with ``dtype_combos``: one dtype column per combination (the doc's dtype table),
     the default holding every combination some product takes, each product's config its own."""
@@ -179,10 +189,4 @@ def _combo_opdef(
         configs.append(
             OpDefConfig(p.config_name, f"{p.config_name}Config", (p_ins, p_outs) != (ins, outs), p_ins, p_outs)
         )
-    attrs = tuple(
-        OpDefAttr(a.name, "REQUIRED", DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter, "")
-        if a.default is None
-        else OpDefAttr(a.name, "OPTIONAL", DEVICE_ATTR_TYPE_INFO[a.type].opdef_setter, device_attr_value(spec, a))
-        for a in spec.device_interface.attrs
-    )
-    return OpDefRegistration(OpDefTensors(ins, outs), tuple(configs), attrs)
+    return OpDefRegistration(OpDefTensors(ins, outs), tuple(configs), opdef_attrs(spec))

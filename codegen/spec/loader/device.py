@@ -5,6 +5,7 @@ parameter or a constant, the aclnn attrs only the host reads, and the device dty
 from __future__ import annotations
 
 import ast
+import dataclasses
 import struct
 from collections.abc import Collection, Iterator, Sequence
 from typing import cast
@@ -47,9 +48,11 @@ def read_device(
     """The ``device`` section: the OpDef's inputs/outputs (``{name, from}`` in registration order, every
     aclnn tensor at least once; an aclnn input may feed several device inputs, an output exactly one; a
     device input ``{name, optional: true}`` without ``from`` is an OPTIONAL input the L0 API passes as
-    null), attrs (``{name, from, type, default}``; ``string`` attrs carry the name of an aclnn integer
-    attr's value, so their source must have ``values``; ``{name, value, type, default}`` is a constant
-    the L2 API always passes), ``host_attrs`` (aclnn attrs the device op does not take; the compute must
+    null; ``auto_contiguous: true`` declares a tensor ``AutoContiguous()``), attrs (``{name, from, type,
+    default, attr_type}``; ``attr_type: REQUIRED`` with a ``default`` registers a REQUIRED attr whose
+    setter gets that value; ``string`` attrs carry the name of an aclnn integer attr's value, so their
+    source must have ``values``; ``{name, value, type, default}`` is a constant the L2 API always
+    passes), ``host_attrs`` (aclnn attrs the device op does not take; the compute must
     not read them) and the dtype order."""
     r = st.r
     supported = [f.name for f in registry.families() if f.device_section]
@@ -66,8 +69,15 @@ def read_device(
         out: list[DeviceTensor] = []
         used: set[str] = set()
         for item in _carrier_entries(r, r.seq(m[key]) or [], {t.name for t in aclnn}, used):
-            e = r.mapping(item, ("name",), ("from", "optional") if key == "inputs" else ("from",))
+            e = r.mapping(
+                item,
+                ("name",),
+                ("from", "optional", "auto_contiguous") if key == "inputs" else ("from", "auto_contiguous"),
+            )
             if not e or "name" not in e:
+                continue
+            auto_contiguous = r.boolean(e["auto_contiguous"]) if "auto_contiguous" in e else False
+            if auto_contiguous is None:  # reported: expected true or false
                 continue
             if "from" not in e:
                 if key == "inputs" and "optional" in e and r.boolean(e["optional"]) is True:
@@ -76,7 +86,7 @@ def read_device(
                         r.error(e["name"], f"device name '{name}' is already used by {seen[name]}")
                     elif name is not None and name not in reserved:
                         seen[name] = key
-                        out.append(DeviceTensor(name, None, item.loc))
+                        out.append(DeviceTensor(name, None, item.loc, auto_contiguous))
                     elif name is not None:
                         r.error(e["name"], f"'{name}' is reserved in the kernel's entry; choose another name")
                 elif key == "inputs" and "optional" in e:
@@ -115,7 +125,7 @@ def read_device(
                 continue
             seen[name] = f"{key}"
             used.add(source)
-            out.append(DeviceTensor(name, source, item.loc))
+            out.append(DeviceTensor(name, source, item.loc, auto_contiguous))
         missing = [t.name for t in aclnn if t.name not in used]
         if missing and "" not in used and r.seq(m[key]) is not None:
             r.error(
@@ -131,16 +141,19 @@ def read_device(
     host_attrs = read_host_attrs(st, m["host_attrs"], attrs) if "host_attrs" in m else ()
     attr_items = (r.seq(m["attrs"]) or []) if "attrs" in m else []
     for item in _carrier_entries(r, attr_items, {a.name for a in attrs}, used_attrs):
-        e = r.mapping(item, ("name", "type"), ("from", "value", "default"))
+        e = r.mapping(item, ("name", "type"), ("from", "value", "default", "attr_type"))
         if not e or not {"name", "type"} <= set(e):
             continue
         if ("from" in e) == ("value" in e):
             r.error(item, "a device attr needs exactly one of 'from' (an aclnn attr) and 'value' (a constant)")
             continue
+        required = read_attr_type(st, e)
+        if required is None:
+            continue
         if "value" in e:
             constant = read_constant_device_attr(st, e, item, dev_attrs, inputs, outputs)
             if constant is not None:
-                dev_attrs.append(constant)
+                dev_attrs.append(dataclasses.replace(constant, required=required))
             continue
         name = r.name(e["name"], reserved=False)
         source = r.string(e["from"])
@@ -209,7 +222,7 @@ def read_device(
             else:
                 default = v
         used_attrs.add(source)
-        dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc))
+        dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc, required=required))
     missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
     if missing_attrs and "" not in used_attrs:
         r.error(
@@ -234,6 +247,26 @@ def read_device(
                 + ")",
             )
     return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
+
+
+def read_attr_type(st: ParseState, e: dict[str, YNode]) -> bool | None:
+    """A device attr entry's ``attr_type``, the OpDef's ``AttrType``: whether it is ``REQUIRED`` although
+    ``default`` gives its setter a value (True), or not (False: REQUIRED without a default, else OPTIONAL,
+    as when the key is absent). None (recorded at the key) when it is neither ``REQUIRED`` nor ``OPTIONAL``,
+    or ``OPTIONAL`` without a ``default``."""
+    r = st.r
+    if "attr_type" not in e:
+        return False
+    value = r.string(e["attr_type"])
+    if value is None:
+        return None
+    if value not in ("REQUIRED", "OPTIONAL"):
+        r.error(e["attr_type"], f"unknown attr_type '{value}'; allowed: OPTIONAL, REQUIRED")
+        return None
+    if value == "OPTIONAL" and "default" not in e:
+        r.error(e["attr_type"], "an OPTIONAL device attr needs a 'default' (the value the OpDef registers)")
+        return None
+    return value == "REQUIRED" and "default" in e
 
 
 def device_attr_fits(

@@ -22,11 +22,14 @@ class DeviceTensor:
             one aclnn input), or None for an OPTIONAL device input no aclnn tensor feeds (the L0 API passes a
             null tensor; the kernel never reads it).
         loc: the entry in the spec.
+        auto_contiguous: whether the OpDef declares it ``AutoContiguous()`` (the framework makes a
+            non-contiguous tensor contiguous before the launch; register/op_def.h ``OpParamDef``).
     """
 
     name: str
     source: str | None
     loc: SourceLoc
+    auto_contiguous: bool = False
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class DeviceAttr:
         loc: the entry in the spec.
         value: for a constant attr (``source`` None), the value the L2 API always passes (``value:`` in the
             spec, of ``type``); None for an attr carried from an aclnn attr.
+        required: the OpDef declares it ``AttrType(REQUIRED)`` although its setter gets ``default`` (as
+            ops-nn's HardtanhGrad does with ``min_val``); without a default it is REQUIRED anyway.
     """
 
     name: str
@@ -53,6 +58,13 @@ class DeviceAttr:
     default: int | float | bool | str | tuple[int, ...] | None
     loc: SourceLoc
     value: int | float | bool | str | None = None
+    required: bool = False
+
+    @property
+    def attr_type(self) -> str:
+        """``REQUIRED`` or ``OPTIONAL``, the OpDef's ``AttrType``: REQUIRED without a default or when declared
+        so (:attr:`required`), else OPTIONAL."""
+        return "REQUIRED" if self.default is None or self.required else "OPTIONAL"
 
 
 @dataclass(frozen=True)

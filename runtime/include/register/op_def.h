@@ -91,6 +91,10 @@ class OpParamDef {
   uint64_t GetInitValue() const {
     return initValue_;
   }
+  // Whether AutoContiguous() was called: the framework makes a non-contiguous tensor contiguous first.
+  bool GetAutoContiguous() const {
+    return autoContiguous_;
+  }
 
  private:
   std::string name_;
@@ -103,6 +107,7 @@ class OpParamDef {
   Option valueDepend_ = IGNORE;
   bool hasInitValue_ = false;
   uint64_t initValue_ = 0;
+  bool autoContiguous_ = false;
 };
 
 class OpAttrDef {

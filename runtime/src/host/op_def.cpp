@@ -44,6 +44,7 @@ OpParamDef &OpParamDef::IgnoreContiguous() {
   return *this;
 }
 OpParamDef &OpParamDef::AutoContiguous() {
+  autoContiguous_ = true;
   return *this;
 }
 OpParamDef &OpParamDef::Scalar() {
@@ -341,7 +342,8 @@ std::string ParamsJson(const std::deque<ops::OpParamDef> &params) {
            ", \"formats\": " + FormatsJson(p.GetFormats()) + ", \"format_list\": " + FormatsJson(p.GetFormatList()) +
            ", \"unknown_shape_formats\": " + FormatsJson(p.GetUnknownShapeFormats()) +
            ", \"value_depend\": " + json::Quote(OptionName(p.GetValueDepend())) +
-           ", \"init_value\": " + (p.HasInitValue() ? std::to_string(p.GetInitValue()) : std::string("null")) + "}";
+           ", \"init_value\": " + (p.HasInitValue() ? std::to_string(p.GetInitValue()) : std::string("null")) +
+           ", \"auto_contiguous\": " + (p.GetAutoContiguous() ? "true" : "false") + "}";
   }
   return out + "]";
 }

@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of HardShrinkGrad: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (gradOutput = gradOutput, self = self) and attrs.
+// device op with its registered inputs (gradients = gradOutput, features = self) and attrs.
 // The output gets the dtype of `gradOutput`.
 #include "hard_shrink_grad.h"
 
@@ -20,11 +20,11 @@ OP_TYPE_REGISTER(HardShrinkGrad);
 const aclTensor *HardShrinkGrad(const aclTensor *gradOutput, const aclTensor *self, float lambd,
                                 aclOpExecutor *executor) {
   L0_DFX(HardShrinkGrad, gradOutput, self, lambd);
-  auto gradInput = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(gradInput != nullptr, nullptr);
+  auto backprops = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+  CHECK_RET(backprops != nullptr, nullptr);
   auto ret =
-      ADD_TO_LAUNCHER_LIST_AICORE(HardShrinkGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(gradInput), OP_ATTR(lambd));
+      ADD_TO_LAUNCHER_LIST_AICORE(HardShrinkGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(backprops), OP_ATTR(lambd));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return gradInput;
+  return backprops;
 }
 }  // namespace l0op

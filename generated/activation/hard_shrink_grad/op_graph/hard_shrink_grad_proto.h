@@ -12,18 +12,18 @@ namespace ge {
  * @brief The HardShrinkGrad device op of aclnnHardshrinkBackward. Backward of hardshrink: gradInput = gradOutput where
  * self < -lambd or self > lambd, else 0.
  * @par Inputs:
- * @li gradOutput: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
- * @li self: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li gradients: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li features: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Outputs:
- * @li gradInput: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li backprops: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Attributes:
- * @li lambd: An optional Float, default 0.5.
+ * @li lambd: A required Float.
  */
 REG_OP(HardShrinkGrad)
-    .INPUT(gradOutput, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .INPUT(self, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .OUTPUT(gradInput, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .ATTR(lambd, Float, 0.5)
+    .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .REQUIRED_ATTR(lambd, Float)
     .OP_END_FACTORY_REG(HardShrinkGrad)
 
 }  // namespace ge

@@ -183,24 +183,24 @@ class KernelHardShrinkGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void hard_shrink_grad(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput,
+extern "C" __global__ __aicore__ void hard_shrink_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
                                                        GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelHardShrinkGrad<float> op;
-    op.Init(gradOutput, self, gradInput, tilingData);
+    op.Init(gradients, features, backprops, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelHardShrinkGrad<half> op;
-    op.Init(gradOutput, self, gradInput, tilingData);
+    op.Init(gradients, features, backprops, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(2)) {
     KernelHardShrinkGrad<bfloat16_t> op;
-    op.Init(gradOutput, self, gradInput, tilingData);
+    op.Init(gradients, features, backprops, tilingData);
     op.Process();
   }
 #endif

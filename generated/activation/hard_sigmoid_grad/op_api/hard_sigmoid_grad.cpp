@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of HardSigmoidGrad: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (grads = gradOutput, x = self) and attrs.
+// device op with its registered inputs (grads = gradOutput, input_x = self) and attrs.
 // The output gets the dtype of `gradOutput`.
 #include "hard_sigmoid_grad.h"
 

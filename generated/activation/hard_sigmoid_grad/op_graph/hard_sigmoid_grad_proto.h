@@ -13,7 +13,7 @@ namespace ge {
  * where -3 < self < 3, else 0.
  * @par Inputs:
  * @li grads: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
- * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li input_x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
  * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
@@ -22,7 +22,7 @@ namespace ge {
  */
 REG_OP(HardSigmoidGrad)
     .INPUT(grads, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(input_x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(alpha, Float, 0.1666666716337204)
     .ATTR(beta, Float, 0.5)

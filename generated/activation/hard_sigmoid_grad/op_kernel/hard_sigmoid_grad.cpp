@@ -176,24 +176,24 @@ class KernelHardSigmoidGrad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void hard_sigmoid_grad(GM_ADDR grads, GM_ADDR x, GM_ADDR y, GM_ADDR workspace,
+extern "C" __global__ __aicore__ void hard_sigmoid_grad(GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace,
                                                         GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelHardSigmoidGrad<float> op;
-    op.Init(grads, x, y, tilingData);
+    op.Init(grads, input_x, y, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelHardSigmoidGrad<half> op;
-    op.Init(grads, x, y, tilingData);
+    op.Init(grads, input_x, y, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(2)) {
     KernelHardSigmoidGrad<bfloat16_t> op;
-    op.Init(grads, x, y, tilingData);
+    op.Init(grads, input_x, y, tilingData);
     op.Process();
   }
 #endif

@@ -21,8 +21,8 @@ class HardtanhGrad : public OpDef {
         .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
         .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Attr("min_val").AttrType(REQUIRED).Float();
-    this->Attr("max_val").AttrType(REQUIRED).Float();
+    this->Attr("min_val").AttrType(REQUIRED).Float(-1.0);
+    this->Attr("max_val").AttrType(REQUIRED).Float(1.0);
 
     OpAICoreConfig ascend910Config;
     ascend910Config.Input("result")

@@ -12,17 +12,17 @@ namespace ge {
  * @brief The SoftShrinkGrad device op of aclnnSoftshrinkBackward. Backward of softshrink: gradInput = gradOutput where
  * self < -lambd or self > lambd, else 0.
  * @par Inputs:
- * @li input_grad: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li input_x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li input_grad: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li input_x: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Outputs:
- * @li output_y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li output_y: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Attributes:
  * @li lambd: An optional Float, default 0.5.
  */
 REG_OP(SoftShrinkGrad)
-    .INPUT(input_grad, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(input_x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(output_y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(input_grad, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(input_x, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .OUTPUT(output_y, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
     .ATTR(lambd, Float, 0.5)
     .OP_END_FACTORY_REG(SoftShrinkGrad)
 

@@ -8,19 +8,22 @@ class SoftShrinkGrad : public OpDef {
   explicit SoftShrinkGrad(const char *name) : OpDef(name) {
     this->Input("input_grad")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->Input("input_x")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->Output("output_y")
         .ParamType(REQUIRED)
-        .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
+        .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->Attr("lambd").AttrType(OPTIONAL).Float(0.5);
 
     OpAICoreConfig ascend910Config;
@@ -28,17 +31,20 @@ class SoftShrinkGrad : public OpDef {
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     ascend910Config.Input("input_x")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     ascend910Config.Output("output_y")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->AICore().AddConfig("ascend910", ascend910Config);
     this->AICore().AddConfig("ascend910b");
     this->AICore().AddConfig("ascend910_93");

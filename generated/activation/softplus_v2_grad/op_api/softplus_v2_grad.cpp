@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of SoftplusV2Grad: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (gradOutput = gradOutput, self = self) and attrs.
+// device op with its registered inputs (input_gradients = gradOutput, input_features = self) and attrs.
 // The output gets the dtype of `gradOutput`.
 #include "softplus_v2_grad.h"
 
@@ -20,11 +20,11 @@ OP_TYPE_REGISTER(SoftplusV2Grad);
 const aclTensor *SoftplusV2Grad(const aclTensor *gradOutput, const aclTensor *self, float beta, float threshold,
                                 aclOpExecutor *executor) {
   L0_DFX(SoftplusV2Grad, gradOutput, self, beta, threshold);
-  auto gradInput = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(gradInput != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftplusV2Grad, OP_INPUT(gradOutput, self), OP_OUTPUT(gradInput),
+  auto output_backprops = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+  CHECK_RET(output_backprops != nullptr, nullptr);
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftplusV2Grad, OP_INPUT(gradOutput, self), OP_OUTPUT(output_backprops),
                                          OP_ATTR(beta, threshold));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return gradInput;
+  return output_backprops;
 }
 }  // namespace l0op

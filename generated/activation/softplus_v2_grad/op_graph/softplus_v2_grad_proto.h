@@ -12,18 +12,18 @@ namespace ge {
  * @brief The SoftplusV2Grad device op of aclnnSoftplusBackward. Backward of softplus: gradInput = gradOutput where self
  * * beta > threshold, else gradOutput * sigmoid(self * beta).
  * @par Inputs:
- * @li gradOutput: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li self: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li input_gradients: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li input_features: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li gradInput: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li output_backprops: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li beta: An optional Float, default 1.0.
  * @li threshold: An optional Float, default 20.0.
  */
 REG_OP(SoftplusV2Grad)
-    .INPUT(gradOutput, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .INPUT(self, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .OUTPUT(gradInput, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(input_gradients, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(input_features, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(output_backprops, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(beta, Float, 1.0)
     .ATTR(threshold, Float, 20.0)
     .OP_END_FACTORY_REG(SoftplusV2Grad)

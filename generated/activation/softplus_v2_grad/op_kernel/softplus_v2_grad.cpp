@@ -188,24 +188,24 @@ class KernelSoftplusV2Grad {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void softplus_v2_grad(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput,
-                                                       GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void softplus_v2_grad(GM_ADDR input_gradients, GM_ADDR input_features,
+                                                       GM_ADDR output_backprops, GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelSoftplusV2Grad<float> op;
-    op.Init(gradOutput, self, gradInput, tilingData);
+    op.Init(input_gradients, input_features, output_backprops, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelSoftplusV2Grad<half> op;
-    op.Init(gradOutput, self, gradInput, tilingData);
+    op.Init(input_gradients, input_features, output_backprops, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(2)) {
     KernelSoftplusV2Grad<bfloat16_t> op;
-    op.Init(gradOutput, self, gradInput, tilingData);
+    op.Init(input_gradients, input_features, output_backprops, tilingData);
     op.Process();
   }
 #endif

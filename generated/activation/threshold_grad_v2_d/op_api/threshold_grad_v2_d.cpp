@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of ThresholdGradV2D: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (gradients = gradOutput, features = self) and attrs.
+// device op with its registered inputs (gradOutput = gradOutput, self = self) and attrs.
 // The output gets the dtype of `gradOutput`.
 #include "threshold_grad_v2_d.h"
 
@@ -20,11 +20,11 @@ OP_TYPE_REGISTER(ThresholdGradV2D);
 const aclTensor *ThresholdGradV2D(const aclTensor *gradOutput, const aclTensor *self, float threshold,
                                   aclOpExecutor *executor) {
   L0_DFX(ThresholdGradV2D, gradOutput, self, threshold);
-  auto backprops = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
-  CHECK_RET(backprops != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(ThresholdGradV2D, OP_INPUT(gradOutput, self), OP_OUTPUT(backprops),
-                                         OP_ATTR(threshold));
+  auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
+  CHECK_RET(out != nullptr, nullptr);
+  auto ret =
+      ADD_TO_LAUNCHER_LIST_AICORE(ThresholdGradV2D, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(threshold));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return backprops;
+  return out;
 }
 }  // namespace l0op

@@ -12,18 +12,18 @@ namespace ge {
  * @brief The ThresholdGradV2D device op of aclnnThresholdBackward. Backward of threshold: out = 0 where self <=
  * threshold, else gradOutput.
  * @par Inputs:
- * @li gradients: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li features: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li gradOutput: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li self: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Outputs:
- * @li backprops: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li out: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Attributes:
- * @li threshold: A required Float.
+ * @li threshold: An optional Float, default 1.0.
  */
 REG_OP(ThresholdGradV2D)
-    .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .OUTPUT(backprops, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .REQUIRED_ATTR(threshold, Float)
+    .INPUT(gradOutput, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(self, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .OUTPUT(out, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .ATTR(threshold, Float, 1.0)
     .OP_END_FACTORY_REG(ThresholdGradV2D)
 
 }  // namespace ge

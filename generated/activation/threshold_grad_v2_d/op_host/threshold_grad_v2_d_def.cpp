@@ -6,60 +6,69 @@ namespace ops {
 class ThresholdGradV2D : public OpDef {
  public:
   explicit ThresholdGradV2D(const char *name) : OpDef(name) {
-    this->Input("gradients")
+    this->Input("gradOutput")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Input("features")
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    this->Input("self")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Output("backprops")
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    this->Output("out")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-    this->Attr("threshold").AttrType(REQUIRED).Float();
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    this->Attr("threshold").AttrType(OPTIONAL).Float(1.0);
 
     OpAICoreConfig ascend910Config;
-    ascend910Config.Input("gradients")
+    ascend910Config.Input("gradOutput")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Input("features")
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    ascend910Config.Input("self")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend910Config.Output("backprops")
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    ascend910Config.Output("out")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->AICore().AddConfig("ascend910", ascend910Config);
     this->AICore().AddConfig("ascend910b");
     this->AICore().AddConfig("ascend910_93");
     this->AICore().AddConfig("ascend950");
 
     OpAICoreConfig ascend310pConfig;
-    ascend310pConfig.Input("gradients")
+    ascend310pConfig.Input("gradOutput")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Input("features")
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    ascend310pConfig.Input("self")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
-    ascend310pConfig.Output("backprops")
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
+    ascend310pConfig.Output("out")
         .ParamType(REQUIRED)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->AICore().AddConfig("ascend310p", ascend310pConfig);
   }
 };

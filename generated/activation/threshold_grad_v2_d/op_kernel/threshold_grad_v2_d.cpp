@@ -174,24 +174,24 @@ class KernelThresholdGradV2D {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
                                                           GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelThresholdGradV2D<float> op;
-    op.Init(gradients, features, backprops, tilingData);
+    op.Init(gradOutput, self, out, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelThresholdGradV2D<half> op;
-    op.Init(gradients, features, backprops, tilingData);
+    op.Init(gradOutput, self, out, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(2)) {
     KernelThresholdGradV2D<bfloat16_t> op;
-    op.Init(gradients, features, backprops, tilingData);
+    op.Init(gradOutput, self, out, tilingData);
     op.Process();
   }
 #endif

@@ -2,7 +2,7 @@
 // change the spec or the template and run `opgen generate`.
 // L0 API of SoftMarginLoss: takes the aclnn tensors (in aclnn order) once the L2 API made every one present
 // contiguous, of one dtype and of the output's shape, and launches the
-// device op with its registered inputs (input_x = self, input_y = target) and attrs.
+// device op with its registered inputs (self = self, target = target) and attrs.
 // The output gets the dtype of `self`.
 #include "soft_margin_loss.h"
 
@@ -22,11 +22,10 @@ const aclTensor *SoftMarginLoss(const aclTensor *self, const aclTensor *target, 
   L0_DFX(SoftMarginLoss, self, target, reduction);
   // The device op's output: the inputs' (broadcast) shape for reduction none, else 0-d (the sum or mean).
   const op::Shape outShape = reduction == "none" ? self->GetViewShape() : op::Shape{};
-  auto output_z = executor->AllocTensor(outShape, self->GetDataType());
-  CHECK_RET(output_z != nullptr, nullptr);
-  auto ret =
-      ADD_TO_LAUNCHER_LIST_AICORE(SoftMarginLoss, OP_INPUT(self, target), OP_OUTPUT(output_z), OP_ATTR(reduction));
+  auto loss = executor->AllocTensor(outShape, self->GetDataType());
+  CHECK_RET(loss != nullptr, nullptr);
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftMarginLoss, OP_INPUT(self, target), OP_OUTPUT(loss), OP_ATTR(reduction));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
-  return output_z;
+  return loss;
 }
 }  // namespace l0op

@@ -13,17 +13,17 @@ namespace ge {
  * element of the broadcast shape; reduction 0 (none) returns l, 1 (mean) its mean and 2 (sum) its sum, both as a 0-d
  * tensor.
  * @par Inputs:
- * @li input_x: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li input_y: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li self: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li target: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @par Outputs:
- * @li output_z: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li loss: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @par Attributes:
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(SoftMarginLoss)
-    .INPUT(input_x, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .INPUT(input_y, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .OUTPUT(output_z, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(self, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(target, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .OUTPUT(loss, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(SoftMarginLoss)
 

@@ -364,23 +364,23 @@ class KernelSoftMarginLoss {
 };
 }  // namespace
 
-extern "C" __global__ __aicore__ void soft_margin_loss(GM_ADDR input_x, GM_ADDR input_y, GM_ADDR output_z,
-                                                       GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void soft_margin_loss(GM_ADDR self, GM_ADDR target, GM_ADDR loss, GM_ADDR workspace,
+                                                       GM_ADDR tiling) {
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(0)) {
     KernelSoftMarginLoss<float> op;
-    op.Init(input_x, input_y, output_z, workspace, tilingData);
+    op.Init(self, target, loss, workspace, tilingData);
     op.Process();
   }
   if (TILING_KEY_IS(1)) {
     KernelSoftMarginLoss<half> op;
-    op.Init(input_x, input_y, output_z, workspace, tilingData);
+    op.Init(self, target, loss, workspace, tilingData);
     op.Process();
   }
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(2)) {
     KernelSoftMarginLoss<bfloat16_t> op;
-    op.Init(input_x, input_y, output_z, workspace, tilingData);
+    op.Init(self, target, loss, workspace, tilingData);
     op.Process();
   }
 #endif

@@ -111,14 +111,14 @@ bool DtypeComboSupported(op::DataType xDtype, op::DataType gammaDtype, op::DataT
       rstdOutDtype == op::DataType::DT_FLOAT) {  // Ascend910B, Ascend910_93, Ascend950, Ascend310P
     return true;
   }
-  if ((arch == 2201U || arch == 3510U) && xDtype == op::DataType::DT_BF16 && gammaDtype == op::DataType::DT_BF16 &&
-      yOutDtype == op::DataType::DT_BF16 &&
-      rstdOutDtype == op::DataType::DT_FLOAT) {  // Ascend910B, Ascend910_93, Ascend950
-    return true;
-  }
   if ((arch == 2002U || arch == 2201U || arch == 3510U) && xDtype == op::DataType::DT_FLOAT &&
       gammaDtype == op::DataType::DT_FLOAT && yOutDtype == op::DataType::DT_FLOAT &&
       rstdOutDtype == op::DataType::DT_FLOAT) {  // Ascend910B, Ascend910_93, Ascend950, Ascend310P
+    return true;
+  }
+  if ((arch == 2201U || arch == 3510U) && xDtype == op::DataType::DT_BF16 && gammaDtype == op::DataType::DT_BF16 &&
+      yOutDtype == op::DataType::DT_BF16 &&
+      rstdOutDtype == op::DataType::DT_FLOAT) {  // Ascend910B, Ascend910_93, Ascend950
     return true;
   }
   return false;

@@ -58,12 +58,12 @@ int64_t DtypeKey(const gert::TilingContext *context) {
       dtypes[3] == ge::DT_FLOAT) {  // x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
     return 2;
   }
-  if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_BF16 && dtypes[2] == ge::DT_BF16 &&
-      dtypes[3] == ge::DT_FLOAT) {  // x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
-    return 3;
-  }
   if (dtypes[0] == ge::DT_FLOAT && dtypes[1] == ge::DT_FLOAT && dtypes[2] == ge::DT_FLOAT &&
       dtypes[3] == ge::DT_FLOAT) {  // x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
+    return 3;
+  }
+  if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_BF16 && dtypes[2] == ge::DT_BF16 &&
+      dtypes[3] == ge::DT_FLOAT) {  // x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
     return 4;
   }
   return -1;
@@ -91,17 +91,17 @@ void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowB
       rowBytes = 72;
       queueBytes = 4;
       return;
-    case 3:  // x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
-      tileBytes = 8;
-      lineBytes = 50;
-      rowBytes = 72;
-      queueBytes = 4;
-      return;
-    case 4:  // x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
+    case 3:  // x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
       tileBytes = 8;
       lineBytes = 52;
       rowBytes = 72;
       queueBytes = 8;
+      return;
+    case 4:  // x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
+      tileBytes = 8;
+      lineBytes = 50;
+      rowBytes = 72;
+      queueBytes = 4;
       return;
     default:
       tileBytes = 0;

@@ -1064,16 +1064,16 @@ extern "C" __global__ __aicore__ void rms_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR
     op.Init(x, gamma, y, rstd, tilingData, attrs);
     op.Process();
   }
-#if !(__NPU_ARCH__ == 2002)
   if (TILING_KEY_IS(3)) {
+    KernelRmsNorm<float, 0U> op;  // x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
+    op.Init(x, gamma, y, rstd, tilingData, attrs);
+    op.Process();
+  }
+#if !(__NPU_ARCH__ == 2002)
+  if (TILING_KEY_IS(4)) {
     KernelRmsNorm<bfloat16_t, 8U> op;  // x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
     op.Init(x, gamma, y, rstd, tilingData, attrs);
     op.Process();
   }
 #endif
-  if (TILING_KEY_IS(4)) {
-    KernelRmsNorm<float, 0U> op;  // x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
-    op.Init(x, gamma, y, rstd, tilingData, attrs);
-    op.Process();
-  }
 }
