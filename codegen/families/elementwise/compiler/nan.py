@@ -57,7 +57,8 @@ class _NanKeeping(_Values):
         and ``clamp`` carry a NaN operand this way, as NumPy and PyTorch do, whatever the vector ``Max``/``Min``
         return for it (the emulated ones return the other operand for a NaN first operand, like a ``>``
         comparison). No keep where the context carries ``operand``'s NaN (:attr:`covered`): there the
-        result is NaN wherever ``operand`` is, whatever ``result`` holds."""
+        result is NaN wherever ``operand`` is, or a ``where`` takes its other branch, whatever ``result`` holds;
+        nor where ``operand`` is NaN only where covered operands are (:meth:`nan_origins`)."""
         if operand in self.covered:
             return result
         origins = self.nan_origins(operand)
