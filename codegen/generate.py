@@ -65,7 +65,7 @@ def operators_view(specs: dict[str, OpSpec], catalogue: Catalogue) -> dict[str, 
         rows.append(
             {
                 "aclnn": spec.aclnn_name,
-                "doc": f"{name}/docs/{spec.aclnn_name}.md",
+                "doc": f"{spec.folder}/docs/{spec.aclnn_name}.md",
                 "family": spec.family,
                 "dtype_of": spec.inputs[0].name,
                 "cells": cells,
@@ -96,7 +96,7 @@ def generate(
     rendered = render_all(specs, catalogue, paths)
     root = out or paths.generated
     files = expected_files(rendered, {OPERATORS_FILE: render_operators(specs, catalogue, paths)})
-    return sync_tree(root, files, sorted(specs), check)
+    return sync_tree(root, files, [specs[name].folder for name in sorted(specs)], check)
 
 
 class GenerateError(Exception):
@@ -126,6 +126,13 @@ class GenerateResult:
     #: output paths where a file exists that opgen did not write (no manifest record, no generator banner):
     #: left as they are, never overwritten
     foreign: list[str] = field(default_factory=list)
+    #: files of an op's former folder (the op's folder changed: another category or kernel name, or the
+    #: layout before categories) that opgen did not write or that were changed since, moved to the same
+    #: place in the op's folder: old path -> new path
+    moved: dict[str, str] = field(default_factory=dict)
+    #: such files left in the former folder because the op's folder already holds that path: old path -> the
+    #: path that is taken
+    left: dict[str, str] = field(default_factory=dict)
     dry_run: bool = False
 
     @property
@@ -158,11 +165,12 @@ def _has_banner(path: Path) -> bool:
         return False
 
 
-def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord]) -> bool:
+def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord], folder: str) -> bool:
     """Whether the file at output path ``rel`` exists and was not written by opgen, so that opgen must keep it.
 
     Ours: a manifest record (other than one of a kept foreign file), the generator's banner, the very bytes
-    opgen would write (``text``), or, without a record, a file inside an op folder whose other files carry the
+    opgen would write (``text``), or, without a record, a file inside the op's folder ``folder`` (relative to
+    ``root``; empty for a root file) whose other files carry the
     banner (a generated folder whose manifest was lost, or a hand edit there, which generating repairs; JSON
     outputs cannot carry the banner). Foreign: anything else, and a file once kept as foreign (recorded so)
     until it is gone.
@@ -177,42 +185,63 @@ def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord]) -
         return False
     if record is not None:  # kept as foreign before
         return True
-    if "/" in rel:
-        folder = root / rel.split("/", 1)[0]
-        if any(p.is_file() and _has_banner(p) for p in folder.rglob("*") if p != path):
-            return False
-    return True
+    return not (folder and any(p.is_file() and _has_banner(p) for p in (root / folder).rglob("*") if p != path))
 
 
-def owned_folders(root: Path, ops: Collection[str], manifest: Mapping[str, FileRecord]) -> list[str]:
-    """Names of the folders under ``root`` that are op folders of this tool and belong to no op in ``ops``;
-    sorted.
+#: The file every op folder holds at its top (ops-nn finds an op folder by it, ``cmake/func.cmake``).
+OP_MARKER = "CMakeLists.txt"
 
-    A folder is ours when the output directory's manifest records files in it, or (a tree without its
-    manifest, such as a fresh clone of a committed ``generated/``) when it holds one of :data:`OP_SUBDIRS`
-    and every file in it carries the generator's banner. Anything else, such as another project's folder
-    with ``docs/`` or ``examples/``, is not ours and never reported or touched.
+
+def recorded_op_folders(manifest: Mapping[str, FileRecord]) -> dict[str, set[str]]:
+    """The op folders the manifest records, by spec name: the folders holding a recorded
+    :data:`OP_MARKER` of the spec that lie inside no other such folder (``tests/CMakeLists.txt`` is inside
+    the op's folder). An op holds one folder, or two while it moves (a new category or kernel name)."""
+    marked: dict[str, set[str]] = {}
+    for rel, r in manifest.items():
+        folder, _, name = rel.rpartition("/")
+        if folder and name == OP_MARKER and r.spec != ALL_SPECS and r.input_hash != FOREIGN:
+            marked.setdefault(r.spec, set()).add(folder)
+    return {
+        spec: {f for f in folders if not any(f.startswith(g + "/") for g in folders)}
+        for spec, folders in marked.items()
+    }
+
+
+def _generated_folder(folder: Path) -> bool:
+    """Whether ``folder`` looks like an op folder this tool wrote: one of :data:`OP_SUBDIRS` in it, and every
+    file in it a regular file carrying the generator's banner."""
+    if not any((folder / sub).is_dir() for sub in OP_SUBDIRS):
+        return False
+    files = [p for p in folder.rglob("*") if p.is_file() or p.is_symlink()]
+    return bool(files) and all(p.is_file() and not p.is_symlink() and _has_banner(p) for p in files)
+
+
+def owned_folders(root: Path, folders: Collection[str], manifest: Mapping[str, FileRecord]) -> list[str]:
+    """The op folders of this tool under ``root`` (paths relative to it, ``loss/mse_loss_grad``) that are not
+    in ``folders`` (the op folders of the current specs); sorted.
+
+    A folder is ours when the manifest records an op in it (:func:`recorded_op_folders`), or (a tree without
+    its manifest, such as a fresh clone of a committed ``generated/``) when it is a child or grandchild of
+    ``root`` that holds one of :data:`OP_SUBDIRS` and every file in it carries the generator's banner.
+    Anything else, such as another project's folder with ``docs/`` or ``examples/``, is not ours and never
+    reported or touched.
     """
     if not root.is_dir():
         return []
-    recorded = {rel.split("/", 1)[0] for rel in manifest if "/" in rel}
-    found = []
+    found = {f for fs in recorded_op_folders(manifest).values() for f in fs if (root / f).is_dir()}
     for child in sorted(root.iterdir()):
-        if child.is_symlink() or not child.is_dir() or child.name in ops:
+        if child.is_symlink() or not child.is_dir():
             continue
-        if child.name in recorded:
-            found.append(child.name)
-            continue
-        if not any((child / sub).is_dir() for sub in OP_SUBDIRS):
-            continue
-        files = [p for p in child.rglob("*") if p.is_file() or p.is_symlink()]
-        if files and all(p.is_file() and not p.is_symlink() and _has_banner(p) for p in files):
-            found.append(child.name)
-    return found
+        if any((child / sub).is_dir() for sub in OP_SUBDIRS):
+            level = [child]
+        else:
+            level = sorted(p for p in child.iterdir() if p.is_dir() and not p.is_symlink())
+        found.update(p.relative_to(root).as_posix() for p in level if _generated_folder(p))
+    return sorted(f for f in found if f not in folders)
 
 
 def stray_files(root: Path, op: str, produced: Collection[str]) -> list[str]:
-    """Files under ``root/op`` (relative to ``root``) that are not in ``produced``; sorted."""
+    """Files under the op folder ``root/op`` (relative to ``root``) that are not in ``produced``; sorted."""
     base = root / op
     if not base.is_dir():
         return []
@@ -272,6 +301,54 @@ def _remove(root: Path, rels: list[str]) -> list[str]:
             folder.rmdir()
             removed.append(folder.relative_to(root).as_posix() + "/")
     return removed
+
+
+def relocate(
+    root: Path, old: str, new: str, manifest: Mapping[str, FileRecord], written: Collection[str], dry_run: bool
+) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """Moves an op's former folder ``old`` into its folder ``new`` (both relative to ``root``; neither inside
+    the other): a file the manifest records as written by this tool with the bytes it wrote is removed (its
+    successor is in ``new``); any other file (the user's own, a hand-edited one) is moved to the same
+    relative place in ``new``, or left where it is when that place is taken (a file there, or a path in
+    ``written``, what this generation writes). Folders that become empty are removed. With ``dry_run``
+    nothing changes and the return value says what would.
+
+    Returns:
+        ``(removed, moved, left)``: the files removed, ``{old path: new path}`` of the files moved, and
+        ``{old path: taken path}`` of the files left; paths relative to ``root``.
+    """
+    removed: list[str] = []
+    moved: dict[str, str] = {}
+    left: dict[str, str] = {}
+    base = root / old
+    if not base.is_dir() or base.is_symlink() or new.startswith(old + "/") or old.startswith(new + "/"):
+        return removed, moved, left
+    for path in sorted(p for p in base.rglob("*") if p.is_file() or p.is_symlink()):
+        rel = path.relative_to(root).as_posix()
+        rec = manifest.get(rel)
+        ours = rec is not None and rec.input_hash != FOREIGN and path.is_file() and not path.is_symlink()
+        if ours and rec is not None and file_hash(path) == rec.output_hash:
+            removed.append(rel)
+            continue
+        target = f"{new}/{path.relative_to(base).as_posix()}"
+        if target in written or (root / target).exists() or (root / target).is_symlink():
+            left[rel] = target
+            continue
+        moved[rel] = target
+    if not dry_run:
+        for rel in removed:
+            (root / rel).unlink()
+        for rel, target in moved.items():
+            (root / target).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).rename(root / target)
+        for folder in sorted((p for p in [base, *base.rglob("*")] if p.is_dir()), key=lambda p: -len(p.parts)):
+            if not folder.is_symlink() and not any(folder.iterdir()):
+                folder.rmdir()
+        parent = base.parent
+        while parent != root and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+    return removed, moved, left
 
 
 def _spec_files(specs_dir: Path) -> dict[str, Path]:
@@ -353,7 +430,7 @@ def run_generate(
     if check:
         catalogue, specs = _load_project(sdir, products_file)
         checked = GenerateResult(generate(specs, catalogue, root, check=True), warnings=warnings)
-        checked.orphans = owned_folders(root, spec_files, owned)
+        checked.orphans = owned_folders(root, {s.folder for s in specs.values()}, owned)
         return checked
 
     result = GenerateResult(WriteReport(), warnings=warnings, dry_run=dry_run)
@@ -363,7 +440,7 @@ def run_generate(
     matrix_stale = True
     wanted = set(spec_files)
     for op in spec_files:
-        records = {rel: r for rel, r in live.items() if rel.startswith(op + "/")}
+        records = {rel: r for rel, r in live.items() if r.spec == op}
         fresh = bool(records) and all(
             _record_hash(r, spec_files, catalogue_file, paths) == r.input_hash
             and file_hash(root / rel) == r.output_hash
@@ -399,20 +476,30 @@ def run_generate(
         files = expected_files(rendered, extra)
         # A file at an output path that opgen did not write (no record in the manifest, no banner) belongs to
         # the user: it is named and left alone, never overwritten.
-        result.foreign = sorted(rel for rel in files if _foreign(root, rel, files[rel], owned))
+        folder_of = {f"{o.spec.folder}/{rel}": o.spec.folder for o in rendered for rel in o.files}
+        result.foreign = sorted(rel for rel in files if _foreign(root, rel, files[rel], owned, folder_of.get(rel, "")))
         for rel in result.foreign:
             del files[rel]
-        result.report = sync_tree(root, files, todo, check=dry_run)
+        result.report = sync_tree(root, files, [specs[name].folder for name in todo], check=dry_run)
+        former = recorded_op_folders(owned)
         for op_render in rendered:
+            snake, folder = op_render.spec.snake, op_render.spec.folder
+            # An op whose folder changed (another category or kernel name, or the layout before categories):
+            # its former folder moves into the new one, keeping every file opgen did not write.
+            for old in sorted(former.get(snake, set()) - {folder}):
+                removed, moved, left = relocate(root, old, folder, owned, files, dry_run)
+                result.moved.update(moved)
+                result.left.update(left)
+                for rel in [*removed, *moved]:
+                    manifest.pop(rel, None)
             # A file the op's templates no longer produce stays recorded as ours (obsolete): --prune may
             # remove it later, and it is never taken for a fresh output.
-            snake = op_render.spec.snake
-            produced = {f"{snake}/{rel}" for rel in op_render.templates}
+            produced = {f"{folder}/{rel}" for rel in op_render.templates}
             for rel, r in list(manifest.items()):
-                if rel.startswith(snake + "/") and rel not in produced:
+                if r.spec == snake and rel not in produced and r.input_hash != FOREIGN:
                     manifest[rel] = FileRecord(r.spec, (), OBSOLETE, r.output_hash)
             for rel, name in op_render.templates.items():
-                key = f"{snake}/{rel}"
+                key = f"{folder}/{rel}"
                 if key not in files:  # a foreign file kept in its place: not ours, re-rendered next run
                     manifest[key] = FileRecord(snake, (), FOREIGN, "")
                     continue
@@ -429,14 +516,21 @@ def run_generate(
             )
         result.skipped = [s for s in result.skipped if s not in files]
 
-    result.orphans = owned_folders(root, spec_files, manifest)
+    # The op folders of the current specs: a rendered op's, else (skipped: unchanged) the one its records hold.
+    current: dict[str, str] = {}
+    for op, folders in recorded_op_folders({rel: r for rel, r in manifest.items() if r.input_hash != OBSOLETE}).items():
+        if op in spec_files and len(folders) == 1:
+            current[op] = next(iter(folders))
+    if stale_ops or matrix_stale:
+        current.update((o.spec.snake, o.spec.folder) for o in rendered)
+    result.orphans = owned_folders(root, set(current.values()), manifest)
     candidates: list[str] = []
     for name in result.orphans:
         candidates += stray_files(root, name, ())
-    for op in sorted(spec_files):
-        produced = {rel for rel, r in manifest.items() if rel.startswith(op + "/") and r.input_hash != OBSOLETE}
+    for op, folder in sorted(current.items()):
+        produced = {rel for rel, r in manifest.items() if r.spec == op and r.input_hash != OBSOLETE}
         if produced:  # without records (an op not rendered yet) there is nothing to compare with
-            result.strays += [r for r in stray_files(root, op, produced) if r not in result.foreign]
+            result.strays += [r for r in stray_files(root, folder, produced) if r not in result.foreign]
     candidates += result.strays
     result.prunable, result.kept = prune_plan(root, candidates, manifest)
     # Records of files gone from disk are dropped; so are obsolete records of files that were changed.

@@ -42,6 +42,7 @@ def _name_clash(specs_dir: Path, op_type: str, kernel: str) -> str:
     import yaml
 
     from codegen.inputs import MAX_SPEC_BYTES, InputFileError, read_input_text
+    from codegen.spec.naming import ops_nn_folder
 
     for path in sorted(specs_dir.glob("*.yaml")):
         if path.name == "products.yaml":
@@ -54,7 +55,8 @@ def _name_clash(specs_dir: Path, op_type: str, kernel: str) -> str:
             continue
         if data.get("op_type") == op_type:
             return f"gives the device OpType '{op_type}', which {path} already uses"
-        if data.get("kernel") == kernel:
+        theirs = data.get("op_type")
+        if data.get("kernel", ops_nn_folder(theirs) if isinstance(theirs, str) else None) == kernel:
             return f"gives the kernel name '{kernel}', which {path} already uses"
     return ""
 
@@ -77,7 +79,13 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
             has no ``products.yaml``, or a file or the reference directory cannot be written (nothing is left
             written then).
     """
-    from codegen.spec.naming import MAX_NAME_CHARS, TOO_LONG, is_upper_camel, kernel_problem  # the loader's rules
+    from codegen.spec.naming import (  # the loader's rules
+        MAX_NAME_CHARS,
+        TOO_LONG,
+        is_upper_camel,
+        kernel_problem,
+        ops_nn_folder,
+    )
 
     if len(op) > MAX_NAME_CHARS:
         raise NewOpError(f"op name '{op}' {TOO_LONG}")
@@ -98,7 +106,7 @@ def new_op(op: str, family: str, specs_dir: Path, reference_dir: Path) -> list[P
         )
     snake = snake_case(op)
     op_type = op[: -len("Backward")] + "Grad" if op.endswith("Backward") else op
-    kernel = snake_case(op_type)
+    kernel = ops_nn_folder(op_type)
     problem = kernel_problem(kernel)
     if problem:
         raise NewOpError(f"op name '{op}' gives the kernel name '{kernel}': {problem}; nothing written")

@@ -309,7 +309,7 @@ def render_ops(
                 where = f"{name}:{lineno}" if lineno else name
                 raise RenderError(f"{spec.op}: template {where}: {exc}") from exc
             if rel.endswith((".cpp", ".h")):
-                cpp[f"{spec.snake}/{rel}"] = text
+                cpp[f"{spec.folder}/{rel}"] = text
             else:
                 text = "\n".join(line.rstrip() for line in text.splitlines()).strip() + "\n"
             files[rel] = text
@@ -322,7 +322,7 @@ def render_ops(
     out: list[RenderedOp] = []
     for spec, files, used in pending:
         for rel in files:
-            key = f"{spec.snake}/{rel}"
+            key = f"{spec.folder}/{rel}"
             if key in formatted:
                 files[rel] = formatted[key]
         out.append(RenderedOp(spec, files, used))

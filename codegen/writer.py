@@ -214,11 +214,12 @@ class WriteFailed(Exception):
 
 
 def expected_files(rendered: list[RenderedOp], extra_files: dict[str, str] | None = None) -> dict[str, str]:
-    """Every generated file's text keyed by its path relative to the output root (``<op>/<kind>/<file>``)."""
+    """Every generated file's text keyed by its path relative to the output root
+    (``<category>/<kernel>/<kind>/<file>``, the op's ``folder``)."""
     out: dict[str, str] = {}
     for op in rendered:
         for rel, text in op.files.items():
-            out[f"{op.spec.snake}/{rel}"] = text
+            out[f"{op.spec.folder}/{rel}"] = text
     out.update(extra_files or {})
     return out
 

@@ -18,14 +18,35 @@ if TYPE_CHECKING:
     from codegen.runner import OpCallable
 
 
+def _import_project_modules() -> None:
+    """Imports every module of ``codegen`` and ``bench`` (``__main__`` modules excepted), so that the set of
+    project modules loaded is the same whatever test file runs first.
+
+    Hypothesis (6.1xx) seeds its draws with number constants it collects from the source of every local module
+    in ``sys.modules`` at the time a test runs; ``derandomize=True`` fixes the random seed, not that pool. A
+    property test that ran first in a worker, with fewer modules loaded, drew other examples than the same
+    test run after others, so its outcome depended on the file order ``pytest -n 2 --dist loadfile`` chose."""
+    import importlib
+    import pkgutil
+
+    import bench
+    import codegen
+
+    for package in (codegen, bench):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if not info.name.endswith(".__main__"):
+                importlib.import_module(info.name)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Keeps the file order of :func:`pytest_collection_modifyitems` under ``--dist loadfile``: pytest-xdist
-    (3.x) by default re-sorts the files by their number of tests (``--loadscope-reorder``), which put files
-    of few but long tests (the heavy-marked test_new_products.py, test_runtime_cpp.py, test_select_path.py)
-    last, where one worker ran them while the other idled. The option only orders the work; every test
-    still runs."""
+    """Loads every project module first (:func:`_import_project_modules`), then keeps the file order of
+    :func:`pytest_collection_modifyitems` under ``--dist loadfile``: pytest-xdist (3.x) by default re-sorts the
+    files by their number of tests (``--loadscope-reorder``), which put files of few but long tests (the
+    heavy-marked test_new_products.py, test_runtime_cpp.py, test_select_path.py) last, where one worker ran
+    them while the other idled. The option only orders the work; every test still runs."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+    _import_project_modules()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -78,14 +99,18 @@ def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
 
 @pytest.fixture
 def broken_tree(tmp_path: Path) -> Callable[[str, str, str, str], Path]:
-    """``broken_tree(op, relative_file, old, new)`` copies ``generated/<op>`` to a temporary tree, replaces
-    ``old`` by ``new`` once in the file (the replacement must apply) and returns the tree's root."""
+    """``broken_tree(op, relative_file, old, new)`` copies the op's folder of ``generated/`` (``op`` a snake
+    name, ``relative_file`` inside the op's folder) to a temporary tree at the same place, replaces ``old`` by
+    ``new`` once in the file (the replacement must apply) and returns the tree's root."""
 
     def make(op: str, rel: str, old: str, new: str) -> Path:
+        from codegen.specs import load_project
+
+        folder = load_project()[1][op].folder
         root = tmp_path / "generated"
-        if not (root / op).exists():
-            shutil.copytree(project_paths().generated / op, root / op)
-        path = root / op / rel
+        if not (root / folder).exists():
+            shutil.copytree(project_paths().generated / folder, root / folder)
+        path = root / folder / rel
         text = path.read_text()
         assert old in text, f"mutation anchor not found in {rel}: {old!r}"
         path.write_text(text.replace(old, new, 1))

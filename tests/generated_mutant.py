@@ -32,8 +32,9 @@ def check_mutant(
     replacement) applied. Asserts every anchor occurs exactly once and the check exits with status 1 (a
     case failed), so a mutant that survives or an anchor that no longer matches fails the calling test."""
     root = tmp_path / "gen"
-    shutil.copytree(project_paths().generated / op, root / op)
-    target = root / op / op_files(SPECS[op])[kind]
+    folder = SPECS[op].folder
+    shutil.copytree(project_paths().generated / folder, root / folder)
+    target = root / folder / op_files(SPECS[op])[kind]
     text = target.read_text()
     for anchor, replacement in edits:
         assert text.count(anchor) == 1, f"an anchor occurs {text.count(anchor)} times in {target.name}: {anchor!r}"

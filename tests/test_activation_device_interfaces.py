@@ -100,9 +100,9 @@ def test_elu_backward_header_has_the_cann_parameter_order() -> None:
     docs/aclnnEluBackward.md): tensors and attributes interleaved."""
     if "elu_backward" not in SPECS:
         pytest.skip("specs/elu_backward.yaml is not in this tree")
-    header = (Path(__file__).parents[1] / "generated" / "elu_backward" / "op_api" / "aclnn_elu_backward.h").read_text(
-        encoding="utf-8"
-    )
+    header = (
+        Path(__file__).parents[1] / "generated" / "activation" / "elu_grad_v2" / "op_api" / "aclnn_elu_backward.h"
+    ).read_text(encoding="utf-8")
     decl = " ".join(header[header.index("aclnnEluBackwardGetWorkspaceSize(") :].split(";")[0].split())
     assert decl == (
         "aclnnEluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclScalar *alpha, const aclScalar "

@@ -187,7 +187,7 @@ def test_products_share_the_objects_they_compile_the_same_way(
 def test_an_edited_copy_of_a_tree_recompiles_only_the_edited_unit(
     built_cache: Path, monkeypatch: pytest.MonkeyPatch, broken_tree: Callable[[str, str, str, str], Path]
 ) -> None:
-    """Objects do not depend on where the tree lies (``__FILE__`` is mapped to ``<op>/...``): a copy of
+    """Objects do not depend on where the tree lies (``__FILE__`` is mapped to ``<category>/<kernel>/...``): a copy of
     the generated tree with one edited source rebuilds that source only (the glue unit's entry was named
     after the temporary build directory, so it was compiled again each time and left a new object behind);
     an edited header rebuilds every unit."""
@@ -202,7 +202,7 @@ def test_an_edited_copy_of_a_tree_recompiles_only_the_edited_unit(
     assert not [p for p in (built_cache / "obj").rglob("*.o") if p.name.startswith("opgen-build")]
     seen.clear()
     header = f"op_host/{spec.kernel}_tiling.h"
-    (root / OP / header).write_text((root / OP / header).read_text() + "\n// edited header\n")
+    (root / spec.folder / header).write_text((root / spec.folder / header).read_text() + "\n// edited header\n")
     build_op(spec, catalogue.get(PRODUCT), root)
     assert len(seen) == 7
 

@@ -52,7 +52,8 @@ def test_a_product_added_without_generating_is_refused_before_any_build(tmp_path
     proc = _opgen(tmp_path, "check", op, "--quick", "--generated", str(generated), "--json", str(report))
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert f"{generated} is behind the specs" in proc.stderr
-    assert f"{op}/op_host/config/ascendlate/" in proc.stderr  # the missing binary config of the new product
+    folder = load_project(tmp_path / "specs")[1][op].folder
+    assert f"{folder}/op_host/config/ascendlate/" in proc.stderr  # the missing binary config of the new product
     assert f"`opgen --specs {tmp_path / 'specs'} generate --out {generated}`" in proc.stderr
     assert not report.exists() and "passed" not in proc.stdout  # nothing ran
     # generating again makes the tree current
@@ -68,7 +69,7 @@ def test_a_hand_edit_is_reported_as_differing_not_missing(tmp_path: Path) -> Non
     assert _opgen(tmp_path, "generate", "--out", str(generated)).returncode == 0
     cat, specs = load_project(tmp_path / "specs")
     spec = specs[ops[0]]
-    kernel = next((generated / spec.snake / "op_kernel").glob("*.cpp"))
+    kernel = next((generated / spec.folder / "op_kernel").glob("*.cpp"))
     kernel.write_text(kernel.read_text() + "// edited\n")
     found = freshness([spec], cat, generated, cache=tmp_path / "cache")
     rel = kernel.relative_to(generated).as_posix()

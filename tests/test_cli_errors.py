@@ -247,60 +247,64 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
     (out / "their_op" / "docs" / "readme.md").write_text("# not ours\n")
     (out / "my_notes").mkdir()
     (out / "my_notes" / "todo.txt").write_text("not generated\n")
-    (out / "sigmoid_backward" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
-    (out / "sigmoid_backward" / "scratch").mkdir()
-    (out / "sigmoid_backward" / "scratch" / "x.txt").write_text("x\n")
+    (out / "activation" / "sigmoid_grad" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
+    (out / "activation" / "sigmoid_grad" / "scratch").mkdir()
+    (out / "activation" / "sigmoid_grad" / "scratch" / "x.txt").write_text("x\n")
 
     check = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert check.returncode == 1
     assert check.stdout.splitlines() == [
-        "not produced by any template: sigmoid_backward/op_kernel/stray.cpp",
-        "not produced by any template: sigmoid_backward/scratch/x.txt",
+        "not produced by any template: activation/sigmoid_grad/op_kernel/stray.cpp",
+        "not produced by any template: activation/sigmoid_grad/scratch/x.txt",
         "not produced by any spec: old_op/",
     ]
     assert check.stderr == (
         "to update: `opgen generate --prune` removes the files and folders no template or spec produces\n"
     )
     plain = opgen("generate", "--out", str(out), root=small_project)
-    assert plain.returncode == 0 and (out / "old_op").is_dir() and (out / "sigmoid_backward/scratch/x.txt").is_file()
-    assert "warning: sigmoid_backward/op_kernel/stray.cpp is produced by no template" in plain.stderr
+    assert (
+        plain.returncode == 0
+        and (out / "old_op").is_dir()
+        and (out / "activation/sigmoid_grad/scratch/x.txt").is_file()
+    )
+    assert "warning: activation/sigmoid_grad/op_kernel/stray.cpp is produced by no template" in plain.stderr
     pruned = opgen("generate", "--out", str(out), "--prune", root=small_project)
     assert pruned.returncode == 0, pruned.stderr
     assert "pruned" not in pruned.stdout  # none of these files was written by opgen
-    assert "kept sigmoid_backward/op_kernel/stray.cpp (not written by opgen;" in pruned.stderr
+    assert "kept activation/sigmoid_grad/op_kernel/stray.cpp (not written by opgen;" in pruned.stderr
     assert "kept old_op/op_kernel/old.cpp (not written by opgen;" in pruned.stderr
     assert "their_op" not in pruned.stdout + pruned.stderr
     for rel in (
         "old_op/op_kernel/old.cpp",
         "their_op/docs/readme.md",
         "my_notes/todo.txt",
-        "sigmoid_backward/scratch/x.txt",
+        "activation/sigmoid_grad/scratch/x.txt",
     ):
         assert (out / rel).is_file()
-    assert (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").is_file()
+    assert (out / "activation" / "sigmoid_grad" / "op_kernel" / "sigmoid_grad.cpp").is_file()
 
 
 def test_generate_check_advises_generate_for_stale_or_missing_files(
     tmp_path: Path, generated_once: Path, small_project: Path
 ) -> None:
     out = fresh_copy(generated_once, tmp_path)
-    (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
-    (out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp").unlink()
+    (out / "activation" / "sigmoid_grad" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
+    (out / "activation" / "sigmoid_grad" / "op_kernel" / "sigmoid_grad.cpp").unlink()
     check = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert check.returncode == 1
     assert check.stdout.splitlines() == [
-        "stale: sigmoid_backward/docs/aclnnSigmoidBackward.md",
-        "missing: sigmoid_backward/op_kernel/sigmoid_grad.cpp",
+        "stale: activation/sigmoid_grad/docs/aclnnSigmoidBackward.md",
+        "missing: activation/sigmoid_grad/op_kernel/sigmoid_grad.cpp",
     ]
     assert check.stderr == "to update: `opgen generate` rewrites the stale and missing files\n"
-    (out / "sigmoid_backward" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
+    (out / "activation" / "sigmoid_grad" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
     both = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert both.stderr == (
         "to update: `opgen generate` rewrites the stale and missing files; "
         "`opgen generate --prune` removes the files and folders no template or spec produces\n"
     )
     assert opgen("generate", "--out", str(out), root=small_project).returncode == 0
-    assert (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
+    assert (out / "activation" / "sigmoid_grad" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
 
 
 def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
@@ -326,13 +330,13 @@ def test_a_malformed_manifest_is_ignored_with_a_warning(
     tmp_path: Path, generated_once: Path, small_project: Path, text: str, problem: str
 ) -> None:
     out = fresh_copy(generated_once, tmp_path)
-    (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
+    (out / "activation" / "sigmoid_grad" / "docs" / "aclnnSigmoidBackward.md").write_text("edited by hand\n")
     (out / MANIFEST_NAME).write_text(text)
     proc = opgen("generate", "--out", str(out), root=small_project)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith(f"warning: {out / MANIFEST_NAME}: {problem}")
     assert "; ignoring it and rendering every file\n" in proc.stderr
     # everything was rendered: the hand edit is repaired, and a valid manifest is written again
-    assert proc.stdout.splitlines()[0] == "wrote sigmoid_backward/docs/aclnnSigmoidBackward.md"
+    assert proc.stdout.splitlines()[0] == "wrote activation/sigmoid_grad/docs/aclnnSigmoidBackward.md"
     assert json.loads((out / MANIFEST_NAME).read_text())["format"] == 1
     assert opgen("generate", "--out", str(out), "--check", root=small_project).returncode == 0

@@ -50,7 +50,7 @@ def _probe_source(entries: list[dict[str, Any]], side: str) -> str:
         else sorted(
             {
                 m
-                for f in GENERATED.glob("*/op_[ha]*/*.cpp")
+                for f in GENERATED.glob("*/*/op_[ha]*/*.cpp")
                 for m in re.findall(r'#include "([^"]+)"', f.read_text(encoding="utf-8"))
                 if (INCLUDE / m).is_file()
             }

@@ -30,6 +30,7 @@ TANH_SPEC = """\
 op: TanhBackward
 op_type: TanhGrad
 kernel: tanh_grad
+category: activation
 family: elementwise
 summary: Backward of tanh, gradInput = gradOutput * (1 - y * y) with y = tanh(x) the forward result.
 products: [Ascend910, Ascend910B, Ascend910_93, Ascend950]

@@ -17,7 +17,7 @@ CATALOGUE, SPECS = load_project(None, None)
 
 def _nullptr_row(snake: str) -> str:
     spec = SPECS[snake]
-    doc = (project_paths().generated / snake / op_files(spec)["doc_md"]).read_text()
+    doc = (project_paths().generated / spec.folder / op_files(spec)["doc_md"]).read_text()
     (row,) = [line for line in doc.splitlines() if line.startswith("| ACLNN_ERR_PARAM_NULLPTR | 161001 |")]
     return row
 
@@ -42,7 +42,7 @@ def test_the_nullptr_row_names_the_pointer_attributes(snake: str, row: str) -> N
 @pytest.mark.parametrize("snake", sorted(SPECS))
 def test_every_attribute_the_l2_api_null_checks_is_in_the_row(snake: str) -> None:
     spec = SPECS[snake]
-    source = (project_paths().generated / snake / op_files(spec)["op_api_cpp"]).read_text()
+    source = (project_paths().generated / spec.folder / op_files(spec)["op_api_cpp"]).read_text()
     checked = set(re.findall(r"OP_CHECK_NULL\((\w+), return ACLNN_ERR_PARAM_NULLPTR\)", source))
     # a char * has no IsNullptr overload: the L2 API checks it itself
     checked |= set(re.findall(r"if \((\w+) == nullptr\) \{\s*OP_LOGE\(ACLNN_ERR_PARAM_NULLPTR,", source))

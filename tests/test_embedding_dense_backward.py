@@ -413,9 +413,11 @@ def test_atlas_training_scaling_limit(index_dtype: Any, first_bad: int, limit_te
 
 def test_generated_doc_lists_the_limit_and_both_strategies() -> None:
     root = Path(os.environ.get("OPGEN_TEST_GENERATED") or project_paths().generated)
-    doc = (root / OP / "docs" / "aclnnEmbeddingDenseBackward.md").read_text()
+    doc = (root / "index" / "embedding_dense_grad_accumulate" / "docs" / "aclnnEmbeddingDenseBackward.md").read_text()
     assert "180192" in doc and "Atlas training series" in doc and "ACL_OPT_DETERMINISTIC" in doc
-    header = (root / OP / "op_api" / "aclnn_embedding_dense_backward.h").read_text()
+    header = (
+        root / "index" / "embedding_dense_grad_accumulate" / "op_api" / "aclnn_embedding_dense_backward.h"
+    ).read_text()
     assert (
         "aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *indices, uint64_t "
         "numWeights, uint64_t paddingIdx, bool scaleGradByFreq, const aclTensor *out, uint64_t *workspaceSize, "

@@ -47,7 +47,9 @@ def test_a_16_bit_example_prints_floats_and_passes_check(tmp_path: Path, dtype: 
 
     gen = opgen("generate", "sigmoid_backward", "--out", str(tmp_path / "generated"))
     assert gen.returncode == 0, gen.stderr
-    example = (tmp_path / "generated" / "sigmoid_backward" / "examples" / "test_aclnn_sigmoid_backward.cpp").read_text()
+    example = (
+        tmp_path / "generated" / "activation" / "sigmoid_grad" / "examples" / "test_aclnn_sigmoid_backward.cpp"
+    ).read_text()
     if dtype == "FLOAT16":
         assert "std::vector<aclFloat16> outputHostData = {aclFloatToFloat16(0.5f), " in example
         assert "aclFloat16ToFloat(resultData[i])" in example

@@ -10,9 +10,9 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -141,34 +141,43 @@ def test_every_family_stage_conforms() -> None:
             assert set(rule.required_hooks) <= set(module.__all__), (fam.name, stage)
 
 
-def _declared(family: str) -> set[tuple[str, str]]:
-    """``(stage module, protocol)`` of each ``_x: contract.<Protocol> = <module>`` under ``if TYPE_CHECKING:`` in
-    the family's ``__init__.py``."""
-    tree = ast.parse((ROOT / "codegen" / "families" / family / "__init__.py").read_text())
+def _declared(module: ModuleType) -> set[str]:
+    """The protocols a stage module declares itself as for mypy: each ``_x: contract.<Protocol> = _self`` under
+    ``if TYPE_CHECKING:`` whose ``_self`` is the module itself (``from <its package> import <stage> as _self``)."""
+    tree = ast.parse(Path(module.__file__ or "").read_text())
+    package, _, stage = module.__name__.rpartition(".")
     out = set()
     for node in tree.body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for stmt in node.body:
-                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.value, ast.Name):
-                    out.add((stmt.value.id, ast.unparse(stmt.annotation).removeprefix("contract.")))
+        if not (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"):
+            continue
+        selves = {
+            alias.asname or alias.name
+            for stmt in node.body
+            if isinstance(stmt, ast.ImportFrom) and stmt.module == package
+            for alias in stmt.names
+            if alias.name == stage
+        }
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.value, ast.Name) and stmt.value.id in selves:
+                out.add(ast.unparse(stmt.annotation).removeprefix("contract."))
     return out
 
 
 @pytest.mark.parametrize("family", registry.family_names())
 def test_every_hook_a_family_lists_is_declared_for_mypy(family: str) -> None:
-    """A family's ``__init__`` assigns each stage module to its stage protocol and to the protocol of each
-    optional hook it lists, so ``mypy codegen bench`` checks every hook's signature."""
+    """Each stage module of a family assigns itself to its stage protocol and to the protocol of each optional
+    hook it lists, so ``mypy codegen bench`` checks every hook's signature."""
     fam = registry.family(family)
-    want = set()
     for stage, rule in contract.STAGES.items():
-        want.add((stage, rule.protocol.__name__))
-        for hook in fam.stage(stage).__all__:
-            if hook in rule.optional_hooks:
-                want.add((stage, rule.hook_protocol(hook).__name__))
-    assert _declared(family) == want
+        module = fam.stage(stage)
+        want = {rule.protocol.__name__}
+        want |= {rule.hook_protocol(h).__name__ for h in module.__all__ if h in rule.optional_hooks}
+        assert _declared(module) == want, (family, stage)
 
 
 MYPY_PLAN_WRONG = """\
+from typing import TYPE_CHECKING
+
 from codegen.plan.views import OpViews
 from codegen.spec.model import Catalogue, OpSpec
 
@@ -181,9 +190,20 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> bool:
     return True
+
+
+if TYPE_CHECKING:
+    from fakefam import plan as _self
+
+    from codegen.registry import contract
+
+    _contract: contract.Plan = _self
+    _validate: contract.PlanValidate = _self
 """
 
 MYPY_EXPLAIN_MISSING = """\
+from typing import TYPE_CHECKING
+
 from codegen.spec.model import OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling"]
@@ -195,31 +215,28 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
 
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
     return ""
-"""
 
-MYPY_CHECK = """\
-from fakefam import explain, plan
 
-from codegen.registry import contract
+if TYPE_CHECKING:
+    from fakefam import explain as _self
 
-_plan: contract.Plan = plan
-_plan_validate: contract.PlanValidate = plan
-_explain: contract.Explain = explain
+    from codegen.registry import contract
+
+    _contract: contract.Explain = _self
 """
 
 
 def test_mypy_rejects_a_hook_of_the_wrong_signature_and_a_missing_required_hook(tmp_path: Path) -> None:
-    """The declarations a family's ``__init__`` makes fail mypy for a hook of another return type and for a stage
-    without a required hook, and pass for a conforming stage (``_plan``, line 5)."""
+    """A stage module's declaration of itself fails mypy for a hook of another return type and for a stage
+    without a required hook, and passes for a conforming stage (plan's ``_contract``, line 22)."""
     package = tmp_path / "fakefam"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "plan.py").write_text(MYPY_PLAN_WRONG)
     (package / "explain.py").write_text(MYPY_EXPLAIN_MISSING)
-    (tmp_path / "check.py").write_text(textwrap.dedent(MYPY_CHECK))
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"), "check.py"],
+        [sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"), "-p", "fakefam"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -228,7 +245,10 @@ def test_mypy_rejects_a_hook_of_the_wrong_signature_and_a_missing_required_hook(
     )
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert done.returncode == 1, done.stdout + done.stderr
-    assert [e.split(":")[1] for e in errors] == ["6", "7"], done.stdout
+    assert [(Path(e.split(":")[0]).name, e.split(":")[1]) for e in errors] == [
+        ("plan.py", "23"),
+        ("explain.py", "21"),
+    ], done.stdout
     assert 'variable has type "PlanValidate"' in errors[0]
     assert 'variable has type "Explain"' in errors[1]
     assert "def validate(spec: OpSpec, catalogue: Catalogue) -> bool" in done.stdout  # the hook mypy rejects

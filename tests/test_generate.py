@@ -110,7 +110,8 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
     rendered = render_all(specs, catalogue)
     files = expected_files(rendered)
     for name, spec in specs.items():
-        kinds = sorted(rel.split("/")[1] for rel in files if rel.startswith(name + "/"))
+        folder = spec.folder
+        kinds = sorted(rel[len(folder) + 1 :].split("/")[0] for rel in files if rel.startswith(folder + "/"))
         # op_host: def, tiling .h/.cpp, infershape and one binary config per product (op_host/config/<soc>/)
         op_host = ["op_host"] * (4 + len(spec.products))
         # tests/ut/op_host/test_<kernel>_tiling.cpp and _infershape.cpp; CMakeLists.txt in tests/, tests/ut/ and
@@ -119,10 +120,10 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
         want = ["CMakeLists.txt", "docs", "examples", *["op_api"] * 4, "op_graph", *op_host, "op_kernel", *ut]
         assert kinds == sorted(want), name
         for part in ("tiling", "infershape"):
-            assert f"{name}/tests/ut/op_host/test_{spec.kernel}_{part}.cpp" in files, name
-        configs = sorted(rel for rel in files if rel.startswith(f"{name}/op_host/config/"))
+            assert f"{folder}/tests/ut/op_host/test_{spec.kernel}_{part}.cpp" in files, name
+        configs = sorted(rel for rel in files if rel.startswith(f"{folder}/op_host/config/"))
         assert configs == sorted(
-            f"{name}/op_host/config/{catalogue.get(p).config_name}/{spec.kernel}_binary.json" for p in spec.products
+            f"{folder}/op_host/config/{catalogue.get(p).config_name}/{spec.kernel}_binary.json" for p in spec.products
         )
 
 

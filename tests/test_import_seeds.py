@@ -57,6 +57,7 @@ def test_soft_margin_loss_backward_seed(tmp_path: Path) -> None:
     assert set(asked) == {
         "op_type",
         "kernel",
+        "category",
         "products",
         "inputs[0].rank",
         "inputs[1].rank",
@@ -71,6 +72,7 @@ def test_soft_margin_loss_backward_seed(tmp_path: Path) -> None:
     answers = {
         "op_type": "SoftMarginLossGrad",
         "kernel": "soft_margin_loss_grad",
+        "category": "loss",
         "products": list(hand.products),
         **{f"inputs[{i}].rank": [0, 8] for i in range(3)},
         "outputs[0].rank": [0, 8],
@@ -111,6 +113,7 @@ def test_embedding_dense_backward_seed(tmp_path: Path) -> None:
     assert set(asked) == {
         "op_type",
         "kernel",
+        "category",
         "family",
         "summary",  # "the backward computation of [damaged] and accumulates ..."
         "products",
@@ -128,6 +131,7 @@ def test_embedding_dense_backward_seed(tmp_path: Path) -> None:
     answers = {
         "op_type": "EmbeddingDenseGradAccumulate",
         "kernel": "embedding_dense_grad_accumulate",
+        "category": "index",
         "family": "index_accumulate",
         "summary": own["summary"],
         "products": list(hand.products),

@@ -51,11 +51,11 @@ def test_an_elementwise_list_int_attr_is_launched_as_a_list_and_read_with_get_li
     cmd = [sys.executable, "-m", "codegen", "--specs", str(specs), "generate", OP, "--out", str(gen)]
     subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
     files = op_files(spec)
-    l0 = (gen / OP / files["l0_cpp"]).read_text()
+    l0 = (gen / spec.folder / files["l0_cpp"]).read_text()
     assert "executor->AllocIntArray(" in l0 and "OP_ATTR(reductionList)" in l0
-    tiling = (gen / OP / files["tiling_cpp"]).read_text()
+    tiling = (gen / spec.folder / files["tiling_cpp"]).read_text()
     assert "context->GetAttrs()->GetListInt(0)" in tiling
-    opdef = (gen / OP / files["def_cpp"]).read_text()
+    opdef = (gen / spec.folder / files["def_cpp"]).read_text()
     assert 'this->Attr("reduction").AttrType(OPTIONAL).ListInt({1});' in opdef
 
     report = tmp_path / "check.json"

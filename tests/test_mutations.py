@@ -1,7 +1,7 @@
 """Mutation suite: realistic faults planted in the GENERATED sources of both seed ops must be reported.
 
-Each mutant copies ``generated/<op>`` to a temporary tree, applies exact text replacements there (every
-anchor must occur exactly once: an anchor that no longer matches fails the test, it is never skipped),
+Each mutant copies the op's folder of ``generated/`` to a temporary tree, applies exact text replacements there
+(every anchor must occur exactly once: an anchor that no longer matches fails the test, it is never skipped),
 builds the tree for the product(s) where the fault matters and runs the op's targeted cases through the
 same code ``opgen check`` runs (``cases_for`` + ``run_case``): the ``--quick`` matrix plus a few multi-core
 cases (the quick matrix of the elementwise op never launches more than one core, and no quick case of
@@ -98,7 +98,8 @@ _GM_TO_UB_PLAIN = """\
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace ``old`` (which must occur exactly once) by ``new`` in ``generated/<op>/<file>``."""
+    """Replace ``old`` (which must occur exactly once) by ``new`` in ``file`` of the op's folder of
+    ``generated/``."""
 
     file: str
     old: str
@@ -1386,8 +1387,9 @@ def killed_as_expected(mutant: Mutant, outcome: Outcome) -> bool:
 
 def apply_edits(root: Path, mutant: Mutant) -> None:
     """Applies the edits of ``mutant`` to the op's tree under ``root``; each anchor must occur exactly once."""
+    folder = load_project()[1][mutant.op].folder
     for edit in mutant.edits:
-        path = root / mutant.op / edit.file
+        path = root / folder / edit.file
         text = path.read_text()
         found = text.count(edit.old)
         assert found == 1, f"{mutant.ident}: anchor found {found} times in {edit.file} (want exactly 1): {edit.old!r}"
@@ -1433,7 +1435,8 @@ class Builds:
                 self._trees[mutant.ident] = fut
                 try:
                     root = self.base / mutant.ident
-                    shutil.copytree(project_paths().generated / mutant.op, root / mutant.op)
+                    folder = self.specs[mutant.op].folder
+                    shutil.copytree(project_paths().generated / folder, root / folder)
                     apply_edits(root, mutant)
                     fut.set_result(root)
                 except BaseException as exc:  # the anchor failure is re-raised in the test

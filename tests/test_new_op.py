@@ -35,7 +35,8 @@ def test_new_op_generates_and_fails_check_until_the_reference_exists(tmp_path: P
     assert again.returncode == 2 and "exists already; not overwriting" in again.stderr
     gen = opgen("generate")
     assert gen.returncode == 0, gen.stderr
-    assert (root / "generated" / "scaled_product_backward" / "op_kernel" / "scaled_product_grad.cpp").is_file()
+    kernel = root / "generated" / "activation" / "scaled_product_grad" / "op_kernel" / "scaled_product_grad.cpp"
+    assert kernel.is_file()
     check = opgen("check", "scaled_product_backward", "--product", "Ascend910B", "--quick")
     assert check.returncode == 1
     assert "reference not implemented: reference/scaled_product_backward.py is a stub" in check.stdout

@@ -110,7 +110,7 @@ def test_seed_opdef_equals_cann_registration_on_every_product(
     spec = SPECS[op]
     entry = RECORDED.get(spec.op_type)
     if entry is None:
-        doc = (GENERATED / spec.snake / "docs" / f"{spec.aclnn_name}.md").read_text()
+        doc = (GENERATED / spec.folder / "docs" / f"{spec.aclnn_name}.md").read_text()
         assert spec.op_type in doc
         avoided = [name for name in RECORDED if name in doc]
         assert avoided, f"{spec.aclnn_name}.md does not say which registered OpType {spec.op_type} replaces"

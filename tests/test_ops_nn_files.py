@@ -44,7 +44,7 @@ def dname(ge: str) -> str:
 
 
 def _folder(op: str) -> Path:
-    return GENERATED / op
+    return GENERATED / SPECS[op].folder
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))

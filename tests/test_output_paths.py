@@ -52,7 +52,8 @@ def test_case_and_folder_collisions() -> None:
 
 def _spec_copy(tmp: Path, kernel: str) -> Path:
     text = (project_paths().specs / f"{SPEC}.yaml").read_text()
-    text, n = re.subn(r"^kernel: .*$", f"kernel: {kernel}", text, count=1, flags=re.MULTILINE)
+    # the kernel key names the op's folder and files (line 5, before the category)
+    text, n = re.subn(r"^category: ", f"kernel: {kernel}\ncategory: ", text, count=1, flags=re.MULTILINE)
     assert n == 1
     path = tmp / f"{SPEC}.yaml"
     path.write_text(text)
@@ -83,7 +84,7 @@ def test_any_kernel_name_loads_only_without_a_colliding_path(tmp_path_factory: p
     except SpecErrors as exc:
         assert "output path collision" in str(exc)
         # the refused name really makes two of the op's files one path
-        problem = re.search(r"output path collision: mse_loss/(\S+): both write it", str(exc))
+        problem = re.search(rf"output path collision: loss/{kernel}/(\S+): both write it", str(exc))
         assert problem is not None, str(exc)
         assert f"{path}:" in str(exc) and ": kernel: " in str(exc)
         return
@@ -108,7 +109,8 @@ def test_the_aclnn_kernel_name_is_refused_and_nothing_is_written(tmp_path: Path)
     )
     assert proc.returncode == 2
     line = (
-        f"{specs / SPEC}.yaml:5: kernel: output path collision: {SPEC}/op_api/aclnn_{SPEC}.h: both write it, "
+        f"{specs / SPEC}.yaml:5: kernel: output path collision: loss/aclnn_{SPEC}/op_api/aclnn_{SPEC}.h: both "
+        "write it, "
         "the aclnn API header (op_api_h) and the L0 API header (l0_h) of MseLoss; choose another kernel name"
     )
     assert line in proc.stderr

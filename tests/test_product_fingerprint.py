@@ -120,11 +120,11 @@ def test_a_field_splits_the_pair_exactly_when_a_build_or_run_reads_it(
         first = catalogue.get(PAIR[0])
         # the generated tree as `opgen generate` would leave it for the changed catalogue (its config folder)
         generated = tmp_path / op
-        shutil.copytree(project_paths().generated / op, generated / op)
-        config = generated / op / "op_host" / "config"
+        shutil.copytree(project_paths().generated / spec.folder, generated / spec.folder)
+        config = generated / spec.folder / "op_host" / "config"
         if changed.config_name != before.config_name:
             shutil.copytree(config / before.config_name, config / changed.config_name)
-            for path in (generated / op).rglob("*_def.cpp"):  # the OpDef registers the new config name
+            for path in (generated / spec.folder).rglob("*_def.cpp"):  # the OpDef registers the new config name
                 path.write_text(path.read_text().replace(f'"{before.config_name}"', f'"{changed.config_name}"'))
         split = product_fingerprint(spec, first, generated) != product_fingerprint(spec, changed, generated)
         if role == "identity":
@@ -155,8 +155,8 @@ def test_an_identity_field_splits_the_pair_when_the_compiled_code_tests_it(
 ) -> None:
     catalogue, specs = project
     spec = specs["sigmoid_backward"]
-    shutil.copytree(project_paths().generated / spec.snake, tmp_path / spec.snake)
-    tiling = tmp_path / spec.snake / op_files(spec)["tiling_cpp"]
+    shutil.copytree(project_paths().generated / spec.folder, tmp_path / spec.folder)
+    tiling = tmp_path / spec.folder / op_files(spec)["tiling_cpp"]
     first, second = catalogue.get(PAIR[0]), catalogue.get(PAIR[1])
     assert product_fingerprint(spec, first, tmp_path) == product_fingerprint(spec, second, tmp_path)
     tiling.write_text(tiling.read_text() + line)
@@ -168,9 +168,9 @@ def test_the_generated_code_is_part_of_the_fingerprint(
 ) -> None:
     catalogue, specs = project
     spec = specs["sigmoid_backward"]
-    shutil.copytree(project_paths().generated / spec.snake, tmp_path / spec.snake)
+    shutil.copytree(project_paths().generated / spec.folder, tmp_path / spec.folder)
     product = catalogue.get(PAIR[0])
     before = product_fingerprint(spec, product, tmp_path)
-    kernel = tmp_path / spec.snake / op_files(spec)["kernel_cpp"]
+    kernel = tmp_path / spec.folder / op_files(spec)["kernel_cpp"]
     kernel.write_text(kernel.read_text() + "// edited\n")
     assert product_fingerprint(spec, product, tmp_path) != before

@@ -63,7 +63,7 @@ def test_prune_in_a_directory_holding_the_project_and_other_projects_touches_not
     readme = (ws / "README.md").read_bytes()
     first = opgen(ws, "generate", "--out", str(ws), "--prune")
     assert first.returncode == 0, first.stderr
-    assert (ws / "soft_margin_loss_backward" / "op_kernel" / "soft_margin_loss_grad.cpp").is_file()
+    assert (ws / "loss" / "soft_margin_loss_grad" / "op_kernel" / "soft_margin_loss_grad.cpp").is_file()
     dry = opgen(ws, "generate", "--out", str(ws), "--prune", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "would prune" not in dry.stdout
@@ -84,24 +84,27 @@ def test_prune_removes_a_removed_ops_files_after_listing_them_with_dry_run(works
     out = ws / "out"
     assert opgen(ws, "generate", "--out", str(out)).returncode == 0
     (ws / "specs" / "sigmoid_backward.yaml").unlink()
-    mine = out / "sigmoid_backward" / "docs" / "my_notes.md"
+    mine = out / "activation" / "sigmoid_grad" / "docs" / "my_notes.md"
     mine.write_text("my own notes\n")
-    edited = out / "sigmoid_backward" / "op_kernel" / "sigmoid_grad.cpp"
+    edited = out / "activation" / "sigmoid_grad" / "op_kernel" / "sigmoid_grad.cpp"
     edited.write_text(edited.read_text() + "// my fix\n")
-    op_files = sorted(p.relative_to(out).as_posix() for p in (out / "sigmoid_backward").rglob("*") if p.is_file())
+    op_files = sorted(
+        p.relative_to(out).as_posix() for p in (out / "activation" / "sigmoid_grad").rglob("*") if p.is_file()
+    )
     dry = opgen(ws, "generate", "--out", str(out), "--prune", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     would = [line.split(" ", 2)[2] for line in dry.stdout.splitlines() if line.startswith("would prune ")]
     expected = [
-        f for f in op_files if f not in ("sigmoid_backward/docs/my_notes.md", edited.relative_to(out).as_posix())
+        f for f in op_files if f not in ("activation/sigmoid_grad/docs/my_notes.md", edited.relative_to(out).as_posix())
     ]
     # sigmoid_backward's 23 generated files (ops-nn file set, 3 binary configs, docs, example, 2 op_host unit
     # tests and the 3 CMakeLists.txt that lead to them) but the edited kernel
     assert would == expected and len(expected) == 22
-    assert "kept sigmoid_backward/docs/my_notes.md (not written by opgen;" in dry.stderr
-    assert "kept sigmoid_backward/op_kernel/sigmoid_grad.cpp (changed since opgen wrote it;" in dry.stderr
+    assert "kept activation/sigmoid_grad/docs/my_notes.md (not written by opgen;" in dry.stderr
+    assert "kept activation/sigmoid_grad/op_kernel/sigmoid_grad.cpp (changed since opgen wrote it;" in dry.stderr
     assert (
-        sorted(p.relative_to(out).as_posix() for p in (out / "sigmoid_backward").rglob("*") if p.is_file()) == op_files
+        sorted(p.relative_to(out).as_posix() for p in (out / "activation" / "sigmoid_grad").rglob("*") if p.is_file())
+        == op_files
     )
     pruned = opgen(ws, "generate", "--out", str(out), "--prune")
     assert pruned.returncode == 0, pruned.stderr
@@ -110,9 +113,11 @@ def test_prune_removes_a_removed_ops_files_after_listing_them_with_dry_run(works
         for line in pruned.stdout.splitlines()
         if line.startswith("pruned ") and "(empty)" not in line
     ] == expected
-    left = sorted(p.relative_to(out).as_posix() for p in (out / "sigmoid_backward").rglob("*") if p.is_file())
-    assert left == ["sigmoid_backward/docs/my_notes.md", "sigmoid_backward/op_kernel/sigmoid_grad.cpp"]
-    assert not (out / "sigmoid_backward" / "op_api").exists()  # emptied by the prune, so removed
+    left = sorted(
+        p.relative_to(out).as_posix() for p in (out / "activation" / "sigmoid_grad").rglob("*") if p.is_file()
+    )
+    assert left == ["activation/sigmoid_grad/docs/my_notes.md", "activation/sigmoid_grad/op_kernel/sigmoid_grad.cpp"]
+    assert not (out / "activation" / "sigmoid_grad" / "op_api").exists()  # emptied by the prune, so removed
     assert mine.read_text() == "my own notes\n"
 
 
@@ -136,9 +141,9 @@ def test_generate_keeps_a_file_it_did_not_write_at_an_output_path(tmp_path: Path
     """A user's file where opgen would write (no manifest record, no generator banner) is named and kept, the
     command exits 1, and opgen writes there only once the file is gone."""
     out = tmp_path / "out"
-    (out / "sigmoid_backward" / "docs").mkdir(parents=True)
+    (out / "activation" / "sigmoid_grad" / "docs").mkdir(parents=True)
     notes = out / "OPERATORS.md"
-    doc = out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md"
+    doc = out / "activation" / "sigmoid_grad" / "docs" / "aclnnSigmoidBackward.md"
     notes.write_text("my notes\n")
     doc.write_text("my doc\n")
     cmd = [sys.executable, "-m", "codegen", "generate", "sigmoid_backward", "--out", str(out)]
@@ -146,11 +151,11 @@ def test_generate_keeps_a_file_it_did_not_write_at_an_output_path(tmp_path: Path
         proc = subprocess.run([*cmd, *extra], capture_output=True, text=True, check=False)
         assert proc.returncode == 1, proc.stderr
         assert "error: kept OPERATORS.md (it exists and opgen did not write it" in proc.stderr
-        assert "error: kept sigmoid_backward/docs/aclnnSigmoidBackward.md (it exists" in proc.stderr
+        assert "error: kept activation/sigmoid_grad/docs/aclnnSigmoidBackward.md (it exists" in proc.stderr
         assert "produced by no template" not in proc.stderr
         assert notes.read_text() == "my notes\n" and doc.read_text() == "my doc\n"
     doc.unlink()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    assert "wrote sigmoid_backward/docs/aclnnSigmoidBackward.md" in proc.stdout
+    assert "wrote activation/sigmoid_grad/docs/aclnnSigmoidBackward.md" in proc.stdout
     assert "Generated by ascend-opgen" in doc.read_text()
     assert notes.read_text() == "my notes\n"

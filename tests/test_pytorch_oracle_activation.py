@@ -341,7 +341,7 @@ def generated_doc(snake: str) -> str | None:
     spec = SPECS.get(snake)
     if spec is None:
         return None
-    return (root / snake / "docs" / f"aclnn{spec.op}.md").read_text(encoding="utf-8")
+    return (root / spec.folder / "docs" / f"aclnn{spec.op}.md").read_text(encoding="utf-8")
 
 
 def assert_doc_line(snake: str, line: str) -> None:

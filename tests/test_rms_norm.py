@@ -264,8 +264,9 @@ MUTANTS = [
 @pytest.mark.parametrize(("ident", "old", "new"), MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_mutant_is_killed_by_opgen_check(tmp_path: Path, ident: str, old: str, new: str) -> None:
     tree = tmp_path / "generated"
-    shutil.copytree(project_paths().generated / OP, tree / OP)
-    path = tree / OP / "op_kernel" / "rms_norm.cpp"
+    folder = SPECS[OP].folder
+    shutil.copytree(project_paths().generated / folder, tree / folder)
+    path = tree / folder / "op_kernel" / "rms_norm.cpp"
     text = path.read_text()
     assert text.count(old) == 1, f"{ident}: anchor found {text.count(old)} times"
     path.write_text(text.replace(old, new))

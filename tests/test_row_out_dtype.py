@@ -53,7 +53,7 @@ def test_an_out_dtype_outside_the_products_list_is_161002(
 
 
 def _doc(op: str) -> str:
-    return (project_paths().root / "generated" / op / "docs" / f"{SPECS[op].aclnn_name}.md").read_text()
+    return (project_paths().root / "generated" / SPECS[op].folder / "docs" / f"{SPECS[op].aclnn_name}.md").read_text()
 
 
 def test_the_generated_docs_state_the_cast_rule_not_a_same_dtype_rule() -> None:

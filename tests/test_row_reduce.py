@@ -171,8 +171,9 @@ def test_mutant_of_the_generated_softmax_is_killed_by_opgen_check(
     tmp_path: Path, ident: str, path: str, edits: tuple[tuple[str, str], ...], expect: str
 ) -> None:
     root = tmp_path / ident
-    shutil.copytree(project_paths().generated / "softmax", root / "softmax")
-    target = root / "softmax" / path
+    folder = SPECS["softmax"].folder
+    shutil.copytree(project_paths().generated / folder, root / folder)
+    target = root / folder / path
     text = target.read_text()
     for anchor, replacement in edits:
         assert text.count(anchor) == 1, f"an anchor of {ident} occurs {text.count(anchor)} times"
@@ -321,7 +322,7 @@ def test_opdef_read_back_registers_the_list_int_attr_and_its_default(
 ) -> None:
     opdef = built_op(op, PRODUCT).opdef()
     assert opdef["attrs"] == _REGISTERED_ATTRS[op]
-    text = (project_paths().generated / op / op_files(SPECS[op])["def_cpp"]).read_text()
+    text = (project_paths().generated / SPECS[op].folder / op_files(SPECS[op])["def_cpp"]).read_text()
     name = _REGISTERED_ATTRS[op][0]["name"]
     assert f'this->Attr("{name}").AttrType(OPTIONAL).ListInt({{-1}});' in text
 

@@ -38,6 +38,8 @@ from codegen.specs import load_project
 pytestmark = pytest.mark.heavy(60)  # about 35-55 s alone: scheduled before lighter files
 
 OP = "scaled_row_norm"
+#: its folder in the generated tree (category/kernel)
+FOLDER = "norm/scaled_row_norm"
 KERNEL = "op_kernel/scaled_row_norm.cpp"
 DATA = Path(__file__).parent / "data" / "rows_op"
 SPEC_TEXT = (DATA / "specs" / f"{OP}.yaml").read_text()
@@ -89,12 +91,12 @@ def test_the_broadcast_input_costs_line_bytes_not_tile_bytes(tmp_path: Path) -> 
 
 def test_the_generated_op_launches_gamma_and_epsilon(project: tuple[Path, Path]) -> None:
     _, generated = project
-    kernel = (generated / OP / KERNEL).read_text()
+    kernel = (generated / FOLDER / KERNEL).read_text()
     assert "constexpr bool ROW_IN[NUM_IN] = {false, true};" in kernel
     assert "constexpr bool PASS_READS_ROW_IN[NUM_PASS] = {false};" in kernel  # the mean does not read gamma
-    tiling = (generated / OP / "op_host/scaled_row_norm_tiling.cpp").read_text()
+    tiling = (generated / FOLDER / "op_host/scaled_row_norm_tiling.cpp").read_text()
     assert "GetAttrPointer<float>(0)" in tiling and "GetInputShape(1)" in tiling
-    l0 = (generated / OP / "op_api/aclnn_scaled_row_norm.cpp").read_text()
+    l0 = (generated / FOLDER / "op_api/aclnn_scaled_row_norm.cpp").read_text()
     assert "l0op::ScaledRowNorm(xContiguous, gammaContiguous, static_cast<float>(epsilon)," in " ".join(l0.split())
 
 
@@ -161,8 +163,8 @@ ROWS_MUTANTS = (
 def test_rows_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path, mutant: RowsMutant) -> None:
     specs, generated = project
     tree = tmp_path / "generated"
-    shutil.copytree(generated / OP, tree / OP)
-    path = tree / OP / KERNEL
+    shutil.copytree(generated / FOLDER, tree / FOLDER)
+    path = tree / FOLDER / KERNEL
     text = path.read_text()
     assert text.count(mutant.old) == 1, f"{mutant.ident}: anchor found {text.count(mutant.old)} times"
     path.write_text(text.replace(mutant.old, mutant.new))

@@ -26,6 +26,8 @@ from codegen.paths import project_paths
 pytestmark = pytest.mark.heavy(80)  # about 80 s alone: scheduled before lighter files
 
 OP = "clamp_select_backward"
+#: its folder in the generated tree (category/kernel)
+FOLDER = "activation/clamp_select_grad"
 KERNEL = "op_kernel/clamp_select_grad.cpp"
 DATA = Path(__file__).parent / "data" / "select_op"
 PRODUCT = "Ascend910B"
@@ -99,11 +101,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def test_the_kernel_uses_the_select_instructions(project: tuple[Path, Path]) -> None:
     _, generated = project
-    kernel = (generated / OP / KERNEL).read_text()
+    kernel = (generated / FOLDER / KERNEL).read_text()
     for m in SELECT_MUTANTS:
         assert kernel.count(m.old) == m.count, m.ident
     assert "Compare(mask2, gradOutputLocal, selfLocal, CMPMODE::LT, nCmp);" in kernel
-    api = (generated / OP / "op_api/aclnn_clamp_select_backward.h").read_text()
+    api = (generated / FOLDER / "op_api/aclnn_clamp_select_backward.h").read_text()
     assert "const aclScalar *lo, const aclScalar *hi" in " ".join(api.split())
 
 
@@ -127,8 +129,8 @@ def test_unmutated_op_passes_with_boundary_and_scalar_status_cases(project: tupl
 def test_select_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path, mutant: SelectMutant) -> None:
     specs, generated = project
     tree = tmp_path / "generated"
-    shutil.copytree(generated / OP, tree / OP)
-    path = tree / OP / KERNEL
+    shutil.copytree(generated / FOLDER, tree / FOLDER)
+    path = tree / FOLDER / KERNEL
     text = path.read_text()
     assert text.count(mutant.old) == mutant.count, f"{mutant.ident}: anchor not found {mutant.count} times"
     path.write_text(text.replace(mutant.old, mutant.new))
@@ -189,7 +191,7 @@ def test_every_formula_function_passes_opgen_check(project: tuple[Path, Path], t
     # of u = abs(self), |u| is u itself
     assert any(n.startswith("boundary abs(self) + 1 == 1 at self = 0 ") for n in names), sorted(names)[:20]
     assert any(n.startswith("boundary abs(self) < 0.5 at self = 0.5 ") for n in names)
-    kernel = (generated / "function_mix_backward" / "op_kernel" / "function_mix_grad.cpp").read_text()
+    kernel = (generated / "activation" / "function_mix_grad" / "op_kernel" / "function_mix_grad.cpp").read_text()
     for instruction in ("Rsqrt(", "Exp(", "Ln(", "Select(", "Compares(", "Reciprocal("):
         assert instruction in kernel, instruction
 
@@ -217,5 +219,7 @@ def test_string_and_bool_attributes_and_a_host_condition_pass_opgen_check(
     assert status["null approximate -> 161001"] == 161001
     assert status["approximate='none_tanh_x' -> 161002"] == 161002
     assert status["approximate=tanh [4, 33]"] == 0 and status["negate=True [4, 33]"] == 0
-    api = " ".join((generated / "approx_select_backward/op_api/aclnn_approx_select_backward.h").read_text().split())
+    api = " ".join(
+        (generated / "activation/approx_select_grad/op_api/aclnn_approx_select_backward.h").read_text().split()
+    )
     assert "char *approximate, bool negate, aclTensor *gradInput" in api

@@ -19,6 +19,7 @@ EXP_OF_DEFAULT = """\
 op: ExpScaleBackward
 op_type: ExpScaleGrad
 kernel: exp_scale_grad
+category: activation
 family: elementwise
 summary: An optional input with a default under exp and log (host scalars call std::exp and std::log).
 products: [Ascend910B]
@@ -69,7 +70,7 @@ def test_default_of_an_optional_input_under_exp_and_log_compiles(tmp_path: Path)
     out = tmp_path / "generated"
     gen = _opgen("--specs", str(specs), "generate", "--out", str(out))
     assert gen.returncode == 0, gen.stderr
-    tiling = (out / "exp_scale_backward" / "op_host" / "exp_scale_grad_tiling.cpp").read_text()
+    tiling = (out / "activation" / "exp_scale_grad" / "op_host" / "exp_scale_grad_tiling.cpp").read_text()
     assert "#include <cmath>" in tiling and "std::exp(" in tiling and "std::log(" in tiling
     built = _opgen(
         "--specs", str(specs), "build", "exp_scale_backward", "--product", "Ascend910B", "--generated", str(out)

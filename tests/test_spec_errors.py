@@ -65,6 +65,7 @@ products:
     source: test
     hw_sync_all: false
     sys_workspace_bytes: 2097152
+op_categories: [activation, loss]
 """
 ALLOWED_SYNTAX = (
     "numbers, True/False, names, unary - + not, binary + - * / // %, comparisons == != < <= > >=, "
@@ -113,6 +114,7 @@ tiling:
   buffer_num: 2
   ub_reserved_bytes: 0
   min_bytes_per_core: 32768
+category: loss
 """
 
 STEM = "soft_margin_loss_backward.yaml"
@@ -187,9 +189,9 @@ def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
 def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
-        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, compute, constraints, deterministic, "
-        "deterministic_gm_atomics, device, dtype_combos, example, family, inputs, kernel, notes, op, op_type, "
-        "outputs, phase2_header_names, products, shape_status, signature, summary, tiling"
+        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, category, compute, constraints, "
+        "deterministic, deterministic_gm_atomics, device, dtype_combos, example, family, inputs, kernel, notes, op, "
+        "op_type, outputs, phase2_header_names, products, shape_status, signature, summary, tiling"
     ]
 
 
@@ -555,8 +557,8 @@ def test_missing_required_key(tmp_path: Path, catalogue: Catalogue) -> None:
         tmp_path, catalogue, ("tiling:\n  buffer_num: 2\n  ub_reserved_bytes: 0\n  min_bytes_per_core: 32768\n", "")
     )
     assert errs == [
-        f"{f}:1: tiling: missing required key 'tiling'; required here: compute, deterministic, family, inputs, "
-        "kernel, op, op_type, outputs, products, summary, tiling"
+        f"{f}:1: tiling: missing required key 'tiling'; required here: category, compute, deterministic, family, "
+        "inputs, op, op_type, outputs, products, summary, tiling"
     ]
 
 
@@ -716,6 +718,54 @@ def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Pat
     assert str(info.value) == "\n".join(errs)
 
 
+def test_category_must_be_one_of_the_catalogues_op_categories(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("category: loss", "category: losses"))
+    assert errs == [
+        f"{f}:41: category: unknown category 'losses'; allowed (the catalogue's op_categories): activation, loss"
+    ]
+    f, errs = bad(tmp_path, catalogue, ("category: loss\n", ""))
+    assert errs == [
+        f"{f}:1: category: missing required key 'category'; required here: category, compute, deterministic, family, "
+        "inputs, op, op_type, outputs, products, summary, tiling"
+    ]
+
+
+def test_without_kernel_the_folder_is_the_optype_in_ops_nn_snake_case(tmp_path: Path, catalogue: Catalogue) -> None:
+    """ops-nn's folder names of OpTypes (hicann/ops-nn: activation/threshold_grad_v2_d, loss/smooth_l1_loss_v2,
+    loss/soft_margin_loss_grad, activation/hardtanh_grad, index/embedding_dense_grad_v2)."""
+    folders = {
+        "ThresholdGradV2D": "threshold_grad_v2_d",
+        "SmoothL1LossV2": "smooth_l1_loss_v2",
+        "SmoothL1LossGradV2": "smooth_l1_loss_grad_v2",
+        "SoftMarginLossGrad": "soft_margin_loss_grad",
+        "HardtanhGrad": "hardtanh_grad",
+        "EmbeddingDenseGradV2": "embedding_dense_grad_v2",
+    }
+    for op_type, folder in folders.items():
+        text = edit(
+            edit(BASE, "op_type: SoftMarginLossGrad", f"op_type: {op_type}"), "kernel: soft_margin_loss_grad\n", ""
+        )
+        path = tmp_path / STEM
+        path.write_text(text)
+        spec = load_op_spec(path, catalogue)
+        assert (spec.kernel, spec.folder) == (folder, f"loss/{folder}")
+    path.write_text(BASE)  # a kernel key names the folder
+    assert load_op_spec(path, catalogue).folder == "loss/soft_margin_loss_grad"
+
+
+def test_catalogue_op_categories_errors(tmp_path: Path) -> None:
+    path = tmp_path / "products.yaml"
+    for value, message in (
+        ("[]", "1: op_categories: empty category list; an op folder needs a category (ops-nn's OP_CATEGORY_LIST)"),
+        ("[loss, Loss]", "1: op_categories[1]: 'Loss' is not a folder name in snake_case (e.g. activation)"),
+        ("[loss, loss]", "1: op_categories[1]: category 'loss' is listed twice"),
+    ):
+        path.write_text(f"op_categories: {value}\n" + CATALOGUE.replace("op_categories: [activation, loss]\n", ""))
+        with pytest.raises(SpecErrors) as info:
+            load_catalogue(path)
+        assert str(info.value) == f"{path}:{message}"
+
+
 def test_errors_in_two_files_are_both_reported_by_load_specs(tmp_path: Path) -> None:
     (tmp_path / "products.yaml").write_text(CATALOGUE)
     (tmp_path / STEM).write_text(edit(BASE, "family: elementwise", "family: elementwize"))
@@ -838,13 +888,13 @@ def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
 
 def test_catalogue_top_level(tmp_path: Path) -> None:
     assert catalogue_errors(tmp_path, ("products:\n", "socs: []\nproducts:\n")) == [
-        "P:1: socs: unknown key 'socs'; allowed: products",
+        "P:1: socs: unknown key 'socs'; allowed: op_categories, products",
     ]
     path = tmp_path / "empty.yaml"
-    path.write_text("products: []\n")
+    path.write_text("op_categories: [loss]\nproducts: []\n")
     with pytest.raises(SpecErrors) as info:
         load_catalogue(path)
-    assert str(info.value) == f"{path}:1: products: empty product list; the catalogue needs at least one product"
+    assert str(info.value) == f"{path}:2: products: empty product list; the catalogue needs at least one product"
 
 
 def test_unreadable_and_empty_files(tmp_path: Path, catalogue: Catalogue) -> None:

@@ -210,7 +210,7 @@ def test_specs_load_with_a_catalogue_elsewhere(tmp_path: Path) -> None:
 CONSTRAINED = """\
 op: TableGrad
 op_type: TableGrad
-kernel: table_grad
+category: activation
 family: elementwise
 summary: Test op with a constraint.
 products: [Ascend910, Ascend910B]

@@ -67,7 +67,7 @@ def test_generated_sources_build_clean_with_conversion_warnings(op: str, product
 def test_example_program_builds_clean_with_conversion_warnings(op: str) -> None:
     spec = load_project()[1][op]
     paths = project_paths()
-    root = paths.generated / op
+    root = paths.generated / spec.folder
     cmd = [CXX, *STRICT, *HOST, f"-I{paths.runtime / 'include'}", f"-I{root / 'op_api'}"]
     cmd.append(str(root / op_files(spec)["example_cpp"]))
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -52,7 +52,7 @@ def test_copy_helpers_are_written_once() -> None:
     definition = re.compile(r"__aicore__ inline void (CopyGmToUb|CopyUbToGm)\(")
     where = {str(p.relative_to(TEMPLATES)): sorted(definition.findall(p.read_text())) for p in TEMPLATES.rglob("*.j2")}
     assert {k: v for k, v in where.items() if v} == {"common/kernel_copy.j2": ["CopyGmToUb", "CopyUbToGm"]}
-    kernels = sorted(GENERATED.glob("*/op_kernel/*.cpp"))
+    kernels = sorted(GENERATED.glob("*/*/op_kernel/*.cpp"))
     assert len(kernels) == len(SPECS)
     for k in kernels:
         assert sorted(definition.findall(k.read_text())) == ["CopyGmToUb", "CopyUbToGm"], k
@@ -68,7 +68,7 @@ def _one(pattern: str) -> Path:
 def test_tiling_header_and_function_follow_the_field_table(op: str) -> None:
     spec = SPECS[op]
     table = FIELD_TABLES[spec.family]
-    header = _one(f"{spec.snake}/op_host/*_tiling.h").read_text()
+    header = _one(f"{spec.folder}/op_host/*_tiling.h").read_text()
     declared = re.findall(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\);", header)
     # The table's fields come first, in order and with their types; only float host scalars may follow, and
     # last the int32_t reduceKind of an elementwise reduce epilogue (compute.reduce).
@@ -78,7 +78,7 @@ def test_tiling_header_and_function_follow_the_field_table(op: str) -> None:
         assert rest[-1:] == [("int32_t", "reduceKind")]
         rest = rest[:-1]
     assert all(t == "float" for t, _ in rest)
-    function = _one(f"{spec.snake}/op_host/*_tiling.cpp").read_text()
+    function = _one(f"{spec.folder}/op_host/*_tiling.cpp").read_text()
     assert re.findall(r"tiling\.set_(\w+)\(", function) == [n for _, n in declared]
     for f in table:
         assert f"  tiling.set_{f.name}({f.value_cpp});\n" in function, f

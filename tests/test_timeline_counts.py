@@ -1,6 +1,6 @@
 """Vector element-ops per element of one op per family on Ascend910B, from the emulator's counters, against
-counts made by hand from the generated kernels' instruction sequences (``generated/<op>/op_kernel/``), and
-the pipe timeline of the same calls (present, consistent with the counters).
+counts made by hand from the generated kernels' instruction sequences (``op_kernel/`` of the op folders of
+``generated/``), and the pipe timeline of the same calls (present, consistent with the counters).
 
 Hand counts (fp32 unless said):
 

@@ -196,7 +196,7 @@ def test_yml_specs_load_and_hidden_or_backup_files_are_ignored(tmp_path: Path) -
     out.mkdir()
     gen = opgen("--specs", str(specs), "generate", "sigmoid_backward", "--out", str(out))
     assert gen.returncode == 0, gen.stderr
-    assert (out / "sigmoid_backward" / "op_kernel").is_dir()
+    assert (out / "activation" / "sigmoid_grad" / "op_kernel").is_dir()
     # one op in both spellings is an error naming both files
     shutil.copy(specs / "sigmoid_backward.yml", specs / "sigmoid_backward.yaml")
     both = opgen("--specs", str(specs), "list")

@@ -184,7 +184,7 @@ def test_rendering_a_view_gives_the_generated_file() -> None:
         spec = _family_spec(fam.name)
         rendered = render_op(spec, CATALOGUE, _paths(), ENV)
         rel = op_files(spec)["kernel_cpp"]
-        assert rendered.files[rel] == (ROOT / "generated" / spec.snake / rel).read_text()
+        assert rendered.files[rel] == (ROOT / "generated" / spec.folder / rel).read_text()
 
 
 _ = jinja2  # the environment type the helpers above parse with

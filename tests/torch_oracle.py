@@ -50,7 +50,10 @@ U64 = (1 << 64) - 1
 
 SMLB = "soft_margin_loss_backward"
 EDB = "embedding_dense_backward"
-_DOCS = {SMLB: "aclnnSoftMarginLossBackward.md", EDB: "aclnnEmbeddingDenseBackward.md"}
+_DOCS = {
+    SMLB: "loss/soft_margin_loss_grad/docs/aclnnSoftMarginLossBackward.md",
+    EDB: "index/embedding_dense_grad_accumulate/docs/aclnnEmbeddingDenseBackward.md",
+}
 _OPS: dict[tuple[str, str], OpCallable] = {}
 
 
@@ -85,7 +88,7 @@ def np_dtype(name: str) -> np.dtype[Any]:
 def generated_doc(op: str) -> str:
     """The generated aclnn doc of ``op`` (snake name) in the tree under test."""
     root = Path(os.environ.get("OPGEN_TEST_GENERATED") or project_paths().generated)
-    return (root / op / "docs" / _DOCS[op]).read_text(encoding="utf-8")
+    return (root / _DOCS[op]).read_text(encoding="utf-8")
 
 
 def assert_doc_line(op: str, line: str) -> None:

@@ -248,6 +248,8 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
             "kernel",
             Question(doc.op_line, "the kernel file stem (the document does not name it)", snake_case(doc.op)),
         )
+    categories = ", ".join(catalogue.categories)
+    out.ask("", "category", Question(folder_line or doc.op_line, f"the ops-nn category folder ({categories})"))
     if family:
         out.add(f"family: {family}")
     else:

@@ -72,7 +72,8 @@ def build_op(
     Args:
         spec: the op.
         product: the target product.
-        generated_dir: the generated tree (``generated/`` by default); the op's folder is ``<dir>/<snake>``.
+        generated_dir: the generated tree (``generated/`` by default); the op's folder is ``<dir>/<category>/<kernel>``
+            (``spec.folder``).
         paths: project paths (found automatically by default).
         sanitize: build with AddressSanitizer and UBSan (a separate cache entry).
         jobs: parallel compiler processes.
@@ -93,7 +94,7 @@ def build_op(
             raise BuildError(f"tiling_keys must be a non-empty set of uint64 integers, got {tiling_keys!r}")
         key_filter = [f"-DOPGEN_TILING_KEYS={','.join(f'{k}ULL' for k in keys)}"]
     paths = paths or project_paths()
-    root = (generated_dir or paths.generated) / spec.snake
+    root = (generated_dir or paths.generated) / spec.folder
     files = op_files(spec)
     sources = {k: root / rel for k, rel in files.items()}
     for kind in ("op_api_cpp", "l0_cpp", "infershape_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
@@ -153,9 +154,10 @@ def build_op(
         runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
         # What every unit of the op can include besides its own text: the op's headers and the runtime's.
         headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
-        # __FILE__ in the op's sources (the OP_LOG macros) names `<op>/op_api/...`, wherever the tree is, so
-        # an object does not depend on the tree's location and copies of a tree share their unchanged units.
-        prefix_map = f"-fmacro-prefix-map={root}={spec.snake}"
+        # __FILE__ in the op's sources (the OP_LOG macros) names `<category>/<kernel>/op_api/...`, wherever the
+        # tree is, so an object does not depend on the tree's location and copies of a tree share their
+        # unchanged units.
+        prefix_map = f"-fmacro-prefix-map={root}={spec.folder}"
         # The product's name is part of a unit's key only when the op's own sources mention the macro.
         op_reads_name = any(
             PRODUCT_NAME_MACRO[2:-1] in p.read_text(errors="replace")
@@ -176,7 +178,7 @@ def build_op(
             keyed = [a for a in command if op_reads_name or not a.startswith(PRODUCT_NAME_MACRO)]
             described = (
                 "\0".join([compiler_version(), headers, *keyed])
-                .replace(str(root), spec.snake)
+                .replace(str(root), spec.folder)
                 .replace(str(work), "build")
             )
             unit_key = hashlib.sha256(described.encode() + b"\0" + src.read_bytes()).hexdigest()[:24]
@@ -250,7 +252,7 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
         BuildError: compiling or linking failed.
     """
     paths = paths or project_paths()
-    root = (generated_dir or paths.generated) / built.spec.snake
+    root = (generated_dir or paths.generated) / built.spec.folder
     src = root / op_files(built.spec)["example_cpp"]
     h = hashlib.sha256((built.key + src.read_text()).encode()).hexdigest()[:24]
     exe = cache_dir() / "examples" / h / f"example_{built.spec.snake}_{built.product.name}"

@@ -137,7 +137,7 @@ def _key(specs: list[OpSpec], catalogue: Catalogue, generated: Path) -> str:
     h.update(f"\0tree {generated.resolve()}".encode())
     add("manifest", generated / MANIFEST_NAME)
     for spec in sorted(specs, key=lambda s: s.snake):
-        folder = generated / spec.snake
+        folder = generated / spec.folder
         files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
         for path in files:
             add(f"generated {path.relative_to(generated).as_posix()}", path)

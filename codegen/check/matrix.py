@@ -83,7 +83,7 @@ def compiled_sources(spec: OpSpec, generated: Path) -> dict[str, str]:
     from codegen.spec.generated_names import op_files
 
     files = op_files(spec)
-    root = generated / spec.snake
+    root = generated / spec.folder
     out: dict[str, str] = {}
     for kind in (*COMPILED_KINDS, *COMPILED_KINDS_KERNEL):
         path = root / files[kind]
@@ -126,7 +126,7 @@ def product_fingerprint(spec: OpSpec, product: Product, generated: Path) -> str:
     """
     _roles_complete()
     compiled = compiled_sources(spec, generated)
-    binary = generated / spec.snake / "op_host" / "config" / product.config_name
+    binary = generated / spec.folder / "op_host" / "config" / product.config_name
     parts: dict[str, Any] = {
         "behaviour": {
             f: repr(getattr(product, f)) for f, role in sorted(PRODUCT_FIELD_ROLES.items()) if role == "behaviour"
@@ -395,8 +395,8 @@ def _input_paths(
     specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]
 ) -> dict[str, list[Path]]:
     """The files a check's results depend on besides the tool, by part: ``specs`` (every ``*.yaml`` of the
-    specs folder but the catalogue), ``catalogue``, ``references`` and ``generated`` (the generated folders of
-    ``ops``)."""
+    specs folder but the catalogue), ``catalogue``, ``references`` and ``generated`` (the files under the op
+    folders ``ops`` of ``generated``, each an op's ``folder``)."""
     generated_files: list[Path] = []
     for op in sorted(ops):
         root = generated / op
@@ -424,7 +424,7 @@ def _digest(paths: list[Path]) -> str:
 
 def inputs_digest(specs_dir: Path, products_file: Path, reference_dir: Path, generated: Path, ops: list[str]) -> str:
     """A digest of what a check's results depend on besides the tool: the spec files, the catalogue, the
-    reference modules and the generated folders of ``ops``."""
+    reference modules and the generated op folders ``ops`` (each an op's ``folder``, relative to ``generated``)."""
     parts = _input_paths(specs_dir, products_file, reference_dir, generated, ops)
     specs = sorted(specs_dir.glob("*.yaml"))  # the catalogue too when it is there (the digest's original form)
     return _digest([*specs, products_file, *parts["references"], *parts["generated"]])

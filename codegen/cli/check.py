@@ -287,6 +287,7 @@ def _check_meta(
     paths = project_paths()
     specs_dir = Path(args.specs) if getattr(args, "specs", None) else paths.specs
     products_file = Path(args.products) if getattr(args, "products", None) else specs_dir / "products.yaml"
+    folders = [specs[name].folder for name in specs]
     options = {
         "ops": sorted(specs),
         "products": sorted(args.product or []),
@@ -299,10 +300,10 @@ def _check_meta(
     return {
         "opgen": _version(),
         "inputs": inputs_digest(
-            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
+            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, folders
         ),
         "input_parts": input_part_digests(
-            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, list(specs)
+            specs_dir, products_file, reference_dir_for(getattr(args, "specs", None)), generated, folders
         ),
         "options": options,
         "shard": shard,

@@ -87,6 +87,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
             f"{len(report.written)} written, {len(report.unchanged)} rendered and unchanged, "
             f"{len(result.skipped)} skipped (inputs unchanged)"
         )
+    verb = "would move" if result.dry_run else "moved"
+    for rel, target in result.moved.items():
+        print(f"{verb} {rel} to {target} (the op's folder moved; opgen did not write it or it was changed)")
+    for rel, target in result.left.items():
+        print(f"warning: left {rel} where it is: the op's folder moved and {target} is taken", file=sys.stderr)
     for name in result.orphans:
         print(f"warning: {name}/ is produced by no spec", file=sys.stderr)
     for rel in result.strays:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.plan.constraints import constraint_view
 from codegen.plan.doc_tables import ProductSupportRow, param_table
 from codegen.plan.example import example_view
 from codegen.plan.opdef import opdef_view
-from codegen.plan.products import spec_products
+from codegen.plan.products import arch_condition, dtype_groups, spec_products
 from codegen.plan.signature import signature
 from codegen.plan.views import OpView
 from codegen.spec.generated_names import op_files
@@ -42,7 +43,9 @@ class AttrCheck:
 
 
 def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """View-model entries every family's templates use (files, signature, OpDef, doc tables, example)."""
+    """View-model entries every family's templates use (files, signature, OpDef, the L2 API's tensor, attr and
+    constraint checks with each tensor's dtype groups, the kernel's class and DataCopyPad condition, doc tables,
+    example)."""
     products = spec_products(spec, catalogue)
     sig = signature(spec)
     tensors = [
@@ -78,6 +81,8 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "products": products,
         "opdef": opdef_view(spec, products),
         "tensors": tensors,
+        "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
+        "checks": constraint_view(spec, catalogue),
         "attr_params": attr_params,
         "attr_checks": attr_checks,
         "max_rank": max(t.rank[1] for t in [*spec.inputs, *spec.outputs]),
@@ -85,6 +90,8 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "param_rows": param_rows,
         "example": example_view(spec),
         "kernel_class": "Kernel" + spec.op_type,
+        # the NpuArchs whose kernels copy without DataCopyPad
+        "no_pad_condition": arch_condition(products, "data_copy_pad"),
         "tiling_type": spec.op_type + "TilingData",
         "header_doc": [f"{r.name}: {r.dtypes}; rank {r.rank}." for r in param_rows if r.direction != "input (host)"],
     }

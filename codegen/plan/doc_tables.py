@@ -4,6 +4,7 @@ rules they state."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from codegen.plan.products import dtype_groups
@@ -24,6 +25,28 @@ class StatusRow:
 def status_row(status: AclnnStatus, when: str) -> StatusRow:
     """The docs' status-table row of ``status``, returned ``when``."""
     return StatusRow(status.name, int(status), when)
+
+
+def status_table(
+    null_names: Sequence[str],
+    invalid: str,
+    *,
+    more: Sequence[StatusRow] = (),
+    tiling_failed: str = "The tiling function failed.",
+) -> list[StatusRow]:
+    """The API document's status table, in this order: ACLNN_SUCCESS; ACLNN_ERR_PARAM_NULLPTR when one of
+    ``null_names`` (the tensors and pointer attrs, as the family words them), workspaceSize or the executor is
+    null; ACLNN_ERR_PARAM_INVALID ``invalid`` (the whole sentence); the family's rows ``more``;
+    ACLNN_ERR_INNER_TILING_ERROR ``tiling_failed``."""
+    return [
+        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
+        status_row(
+            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR, f"{', '.join([*null_names, 'workspaceSize'])} or executor is null."
+        ),
+        status_row(AclnnStatus.ACLNN_ERR_PARAM_INVALID, invalid),
+        *more,
+        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, tiling_failed),
+    ]
 
 
 def null_pointer_attrs(spec: OpSpec) -> list[str]:

@@ -3,9 +3,16 @@ groups, capability conditions)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
+
+#: NpuArchs whose vector ReduceSum/ReduceMax take half only, no fp32 (the Atlas training series, NpuArch 1001:
+#: asc-devkit docs ReduceSum.md / ReduceMax.md, api/SIMD-API WholeReduceSum; emulated in
+#: runtime/include/opgen_rt/device/reduce.h): a kernel reduces fp32 there by halving with ``Add``/``Max`` down to
+#: 64 elements and finishing on the scalar unit.
+NO_FP32_REDUCE_ARCHS: tuple[int, ...] = (1001,)
 
 
 def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
@@ -72,7 +79,16 @@ def arch_condition(products: list[Product], predicate: str) -> str:
     when every product has the capability. Products sharing an NpuArch agree on capabilities (the
     catalogue loader enforces it), so the condition is exact.
     """
-    archs = sorted({p.npu_arch for p in products if not getattr(p, predicate)})
-    if not archs:
-        return "0"
-    return " || ".join(f"__NPU_ARCH__ == {a}" for a in archs)
+    return archs_condition(p.npu_arch for p in products if not getattr(p, predicate))
+
+
+def archs_condition(archs: Iterable[int]) -> str:
+    """The preprocessor condition true on ``archs`` (NpuArch values): ``__NPU_ARCH__ == a || ...`` in ascending
+    order, each once; ``"0"`` for none."""
+    return " || ".join(f"__NPU_ARCH__ == {a}" for a in sorted(set(archs))) or "0"
+
+
+def no_fp32_reduce_condition(products: list[Product]) -> str:
+    """The preprocessor condition true on the NpuArchs of ``products`` in :data:`NO_FP32_REDUCE_ARCHS` (``"0"``
+    for none): where a kernel reduces fp32 without ReduceSum/ReduceMax."""
+    return archs_condition({p.npu_arch for p in products} & set(NO_FP32_REDUCE_ARCHS))

@@ -3,21 +3,22 @@ assembly of an op's views from them and a family's own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from codegen.plan.common_view import common_view
 from codegen.plan.example import ExampleData
 from codegen.plan.opdef import OpDefRegistration
-from codegen.plan.ops_nn import Proto
+from codegen.plan.ops_nn import Proto, ops_nn_view
 from codegen.plan.products import spec_products
 from codegen.plan.signature import SignatureParam
 from codegen.plan.tiling_fields import TilingFieldRow
-from codegen.plan.unit_tests import UtInferSuite, UtTilingSuite
+from codegen.plan.unit_tests import UtInferCase, UtInferSuite, UtTilingCase, UtTilingSuite, ut_tiling_view
 from codegen.plan.views import BinaryJsonView, KindView, OpViews, freeze, view_from
 from codegen.spec.generated_names import op_files
-from codegen.spec.model import Catalogue, OpSpec
+from codegen.spec.model import Catalogue, OpSpec, Product
 
 
 @dataclass(frozen=True)
@@ -171,3 +172,33 @@ def op_views(
         else:
             views[kind] = view_from(cls, parts)  # type: ignore[type-var]
     return OpViews(MappingProxyType(dict(files)), MappingProxyType(views))
+
+
+#: A family's own view entries of an op, by name: called with the spec, the catalogue and the entries every
+#: family shares (:func:`common_view`, ``products`` among them), it returns what its templates read besides
+#: (an entry of the same name replaces the shared one, as the family's ``opdef`` does).
+FamilyParts = Callable[[OpSpec, Catalogue, Mapping[str, Any]], Mapping[str, Any]]
+
+
+def family_views(
+    spec: OpSpec,
+    catalogue: Catalogue,
+    own: Mapping[str, type[KindView]],
+    family_parts: FamilyParts,
+    ut_tiling_cases: Callable[[OpSpec, list[Product]], Sequence[UtTilingCase]],
+    ut_infer_cases: Callable[[OpSpec], Sequence[UtInferCase]],
+) -> OpViews:
+    """Every view of ``spec`` (a family's ``build_views``): the :func:`common_view` entries, updated with the
+    family's (``family_parts``), then the ops-nn build files' (:func:`ops_nn_view`, with the OpDef the entries
+    hold then) and the op_host unit tests' (:func:`ut_tiling_view` of the family's cases on the spec's
+    products), rendered into the family's view classes ``own`` and the shared ones by :func:`op_views`.
+
+    Raises:
+        KeyError: as :func:`op_views`; whatever ``family_parts`` and the case functions raise.
+    """
+    parts = common_view(spec, catalogue)
+    products: list[Product] = parts["products"]
+    parts.update(family_parts(spec, catalogue, parts))
+    parts.update(ops_nn_view(spec, products, parts["opdef"]))
+    parts.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
+    return op_views(spec, catalogue, parts, own)

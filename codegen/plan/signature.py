@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -151,3 +151,9 @@ def l0_constant_attr(attr: DeviceAttr) -> L0Attr:
         return L0Attr(attr.name, f"{c_type}{attr.name}", json.dumps(v))
     arg = str(v).lower() if isinstance(v, bool) else f"{float(cast(float, v))!r}F" if attr.type == "float" else str(v)
     return L0Attr(attr.name, f"{c_type} {attr.name}", arg)
+
+
+def l0_params(spec: OpSpec, attr_decls: Iterable[str]) -> list[str]:
+    """The L0 function's parameters as C declarations: each aclnn input of ``spec`` in order as
+    ``const aclTensor *<name>``, then ``attr_decls`` (the family's attr parameters, e.g. ``int64_t dim``)."""
+    return [*(f"const aclTensor *{n}" for n in spec.input_names), *attr_decls]

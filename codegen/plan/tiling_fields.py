@@ -3,11 +3,16 @@ templates."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Generic, TypeVar
+
+#: A family's tiling decision (the Python mirror of its tiling function's result for one call).
+D = TypeVar("D")
 
 
-class TilingField(NamedTuple):
+@dataclass(frozen=True)
+class TilingField(Generic[D]):
     """One field of a family's tiling struct, declared once: the tiling header declares it, the tiling
     function sets it, and the UT test and the family's Python mirror of the tiling read it by name.
 
@@ -16,12 +21,30 @@ class TilingField(NamedTuple):
         c_type: its C++ type (``int64_t``, ``int32_t``, ``float``).
         comment: its meaning (units), with ``{placeholders}`` the family's view fills (e.g. ``{output}``).
         value_cpp: the C++ expression the tiling function sets it to, in that function's local names.
+        value: its value in the family's tiling decision ``D`` (the Python mirror of ``value_cpp``), or None for
+            a field the decision does not hold (a float attr the tiling function copies from the call).
     """
 
     name: str
     c_type: str
     comment: str
     value_cpp: str
+    value: Callable[[D], int] | None = None
+
+
+def tiling_values(fields: Iterable[TilingField[D]], decision: D) -> dict[str, int]:
+    """The tiling struct's values in ``decision``, by field name in the order of ``fields`` (what the generated
+    tiling function writes, as the family's Python mirror computes it).
+
+    Raises:
+        ValueError: a field of ``fields`` has no ``value`` (the decision does not hold it).
+    """
+    out = {}
+    for f in fields:
+        if f.value is None:
+            raise ValueError(f"tiling field {f.name} has no value in the tiling decision")
+        out[f.name] = f.value(decision)
+    return out
 
 
 @dataclass(frozen=True)
@@ -37,6 +60,6 @@ class TilingFieldRow:
     set_comment: str = ""
 
 
-def tiling_field_views(fields: tuple[TilingField, ...], **names: str) -> list[TilingFieldRow]:
+def tiling_field_views(fields: Iterable[TilingField[D]], **names: str) -> list[TilingFieldRow]:
     """The rows of ``fields`` (their comment placeholders filled from ``names``; no ``set_comment``)."""
     return [TilingFieldRow(f.name, f.c_type, f.comment.format(**names), f.value_cpp) for f in fields]

@@ -54,6 +54,12 @@ def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
     return {"bool": False, "double": 1.0, "float": 1.0, "scalar": 1.0}.get(a.type, 0)
 
 
+def ut_attr_values(spec: OpSpec) -> dict[str, int | float | bool]:
+    """Every aclnn attr of ``spec`` by name with its :func:`ut_attr_value`: the values a unit-test case takes
+    unless it sets an attr itself."""
+    return {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+
+
 def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list[str]:
     """The device attrs of ``spec`` in OpDef order as C++ ``AttrValue`` expressions, from ``values`` (by
     aclnn attr name; a string attr carries the name of the integer's value)."""
@@ -147,15 +153,44 @@ class UtTilingCase:
     workspace: int
     fields: tuple[UtField, ...]
 
-    @classmethod
-    def of(cls, case: Mapping[str, Any]) -> UtTilingCase:
-        """The case from a family's dict of the same keys (``fields``: ``{"name", "value"}`` dicts or
-        :class:`UtField`)."""
-        values = dict(case)
-        for key in ("inputs", "outputs", "attrs"):
-            values[key] = tuple(values[key])
-        values["fields"] = tuple(f if isinstance(f, UtField) else UtField(**f) for f in values["fields"])
-        return cls(**values)
+
+def ut_tiling_case(
+    product: Product,
+    name_parts: Sequence[object],
+    note: str,
+    inputs: Sequence[UtTensor],
+    outputs: Sequence[UtTensor],
+    attrs: Sequence[str],
+    *,
+    deterministic: bool,
+    tiling_key: int,
+    block_dim: int,
+    workspace: int,
+    fields: Mapping[str, int],
+    field_names: Sequence[str],
+) -> UtTilingCase:
+    """One tiling unit-test case on ``product``, named by :func:`ut_case_name` from ``name_parts``, with its
+    ``note``, tensors and attrs in OpDef order (:func:`ut_tensor`, :func:`ut_attr` expressions), whether the
+    call is ``deterministic``, and what the family's tiling gives: ``tiling_key``, ``block_dim`` (cores),
+    ``workspace`` (bytes, system workspace included) and, of its tiling ``fields`` by name, those of
+    ``field_names`` in that order.
+
+    Raises:
+        KeyError: a name of ``field_names`` is not in ``fields``.
+    """
+    return UtTilingCase(
+        name=ut_case_name(product, *name_parts),
+        product=product.name,
+        note=note,
+        inputs=tuple(inputs),
+        outputs=tuple(outputs),
+        attrs=tuple(attrs),
+        deterministic=int(deterministic),
+        tiling_key=tiling_key,
+        block_dim=block_dim,
+        workspace=workspace,
+        fields=tuple(UtField(n, fields[n]) for n in field_names),
+    )
 
 
 @dataclass(frozen=True)
@@ -176,18 +211,16 @@ class UtInferSuite:
 
 def ut_tiling_view(
     spec: OpSpec,
-    cases: Sequence[Mapping[str, Any] | UtTilingCase],
+    cases: Sequence[UtTilingCase],
     infer_cases: Sequence[UtInferCase] | None = None,
 ) -> dict[str, Any]:
     """View entries of the op_host unit tests ``tests/ut/op_host/test_<kernel>_tiling.cpp`` (``ut_tiling``)
     and ``test_<kernel>_infershape.cpp`` (``ut_infer``).
 
-    ``cases``: one :class:`UtTilingCase` (or a dict of its fields) per test, all computed by the family's
-    planner (``tiling_decision``). ``infer_cases`` (:func:`ut_infer_case`) feed the infershape test."""
+    ``cases``: one :func:`ut_tiling_case` per test, all computed by the family's planner
+    (``tiling_decision``). ``infer_cases`` (:func:`ut_infer_case`) feed the infershape test."""
     return {
-        "ut_tiling": UtTilingSuite(
-            f"{spec.op_type}Tiling", tuple(c if isinstance(c, UtTilingCase) else UtTilingCase.of(c) for c in cases)
-        ),
+        "ut_tiling": UtTilingSuite(f"{spec.op_type}Tiling", tuple(cases)),
         "ut_infer": UtInferSuite(f"{spec.op_type}InferShape", tuple(infer_cases or ())),
     }
 

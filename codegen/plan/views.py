@@ -158,7 +158,7 @@ class OpViews:
         if not (isinstance(view, (KindView, BinaryJsonView)) and base == view.KIND):
             raise TypeError(
                 f"the view of file kind '{base}' must be a frozen view dataclass with KIND '{base}' "
-                f"(a subclass of codegen.plan.common.KindView); got {type(view).__name__}"
+                f"(a subclass of codegen.plan.views.KindView); got {type(view).__name__}"
             )
         if not getattr(type(view), "__dataclass_params__").frozen:  # noqa: B009 (the dataclass flags)
             raise TypeError(f"the view of file kind '{base}' ({type(view).__name__}) must be a frozen dataclass")

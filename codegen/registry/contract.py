@@ -29,11 +29,11 @@ Rules, checked when the registry first loads a stage module (:func:`check_stage`
   bound);
 - each listed hook is a function whose parameters (names, kinds, defaults present) are the protocol's.
 
-mypy checks the types: each family's ``__init__.py`` assigns, under ``if TYPE_CHECKING:``, every stage module
-to its stage's protocol and, for each optional hook the stage lists, the module to that hook's protocol
-(``_plan: Plan = plan``, ``_validate: PlanValidate = plan``). A hook of the wrong signature, or a stage
-missing a required hook, then fails ``mypy codegen bench``; ``tests/test_family_contract.py`` checks that every
-family declares every hook it lists.
+mypy checks the types: each stage module declares itself, under ``if TYPE_CHECKING:``, as its stage's protocol
+and, for each optional hook it lists, as that hook's protocol (``from codegen.families.<name> import plan as
+_self``, then ``_contract: Plan = _self``, ``_validate: PlanValidate = _self``). A hook of the wrong signature,
+or a stage missing a required hook, then fails ``mypy codegen bench``; ``tests/test_family_contract.py`` checks
+that every stage module declares every hook it lists.
 
 This module imports nothing at run time beyond the standard library: the types its protocols name are
 imported for type checking only, so the registry stays below the spec and plan stages (``pyproject.toml``'s

@@ -19,8 +19,8 @@ from codegen.spec.model import (
     Product,
     VectorCost,
 )
-from codegen.spec.naming import _C_IDENT
-from codegen.spec.yaml_reader import Reader, YMap, YNode, read_yaml
+from codegen.spec.naming import _C_IDENT, _SNAKE
+from codegen.spec.yaml_reader import Reader, YMap, YNode, YSeq, read_yaml
 
 CATALOGUE_FILE = "products.yaml"
 
@@ -287,15 +287,32 @@ def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
                 )
 
 
+def _categories(r: Reader, node: YNode) -> tuple[str, ...]:
+    """The ``op_categories`` list: snake_case folder names, each once, at least one (problems recorded)."""
+    found: list[str] = []
+    items = r.strings(node)
+    if not items and isinstance(node, YSeq):
+        r.error(node, "empty category list; an op folder needs a category (ops-nn's OP_CATEGORY_LIST)")
+    for item, name in items:
+        if not _SNAKE.fullmatch(name):
+            r.error(item, f"'{name}' is not a folder name in snake_case (e.g. activation)")
+        elif name in found:
+            r.error(item, f"category '{name}' is listed twice")
+        else:
+            found.append(name)
+    return tuple(found)
+
+
 def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
     r = Reader(errors)
     before = len(errors)
     root = read_yaml(path, errors)
     if root is None:
         return None
-    top = r.mapping(root, ("products",))
+    top = r.mapping(root, ("op_categories", "products"))
     if top is None or "products" not in top:
         return None
+    categories = _categories(r, top["op_categories"]) if "op_categories" in top else ()
     items = r.seq(top["products"])
     if items is None:
         return None
@@ -307,7 +324,7 @@ def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
         if p is not None and isinstance(item, YMap):
             parsed.append((item, p))
     _check_catalogue(r, parsed)
-    catalogue = Catalogue(tuple(p for _, p in parsed), str(path))
+    catalogue = Catalogue(tuple(p for _, p in parsed), str(path), categories)
     return catalogue if len(errors) == before else None
 
 
@@ -329,7 +346,8 @@ def load_catalogue(path: str | Path) -> Catalogue:
             ``ub_bytes`` not a positive multiple of 32, unknown atomic dtypes, BF16 atomics without bf16,
             duplicate names/config names/SoC versions, products of one NpuArch with different capabilities,
             a ``cost_model`` with a missing, unknown or out-of-range figure or a figure without its source.
-            A product without ``cost_model`` loads (its ``cost_model`` is None).
+            A product without ``cost_model`` loads (its ``cost_model`` is None). ``op_categories`` missing,
+            empty, not snake_case or with a name twice.
     """
     errors: list[SpecError] = []
     catalogue = _load_catalogue(Path(path), errors)

@@ -197,7 +197,7 @@ def tree_files(specs: Iterable[OpSpec], products: Mapping[str, Product]) -> dict
     for spec in specs:
         known = [products[p] for p in spec.products if p in products]
         for kind, rel in op_files(spec, known).items():
-            out.setdefault(f"{spec.snake}/{rel}", []).append((spec, kind))
+            out.setdefault(f"{spec.folder}/{rel}", []).append((spec, kind))
     return out
 
 

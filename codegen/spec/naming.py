@@ -118,6 +118,23 @@ def macro_problem(name: str) -> str | None:
     return f"'{name}' is a macro of {header}, a header the generated code includes; choose another name"
 
 
+def ops_nn_folder(op_type: str) -> str:
+    """The folder (and file stem) ops-nn gives an OpType: its snake case as ops-nn's build scripts spell it
+    (hicann/ops-nn ``scripts/util/ascendc_impl_build.py``, ``optype_snake_ex``): lower case, with a ``_``
+    before a capital that follows a lower-case letter or a digit, and before a capital that follows a capital
+    and is followed by a lower-case letter. ``ThresholdGradV2D`` -> ``threshold_grad_v2_d``,
+    ``SmoothL1LossV2`` -> ``smooth_l1_loss_v2``. An op whose ops-nn folder differs says so in its spec
+    (``kernel``)."""
+    out = []
+    for i, c in enumerate(op_type):
+        if i and c.isupper():
+            before, after = op_type[i - 1], op_type[i + 1 : i + 2]
+            if not before.isupper() or after.islower():
+                out.append("_")
+        out.append(c.lower())
+    return "".join(out)
+
+
 def kernel_problem(kernel: str) -> str | None:
     """Why ``kernel`` cannot be an op's ``kernel`` name, or None when it can: at most
     :data:`MAX_NAME_CHARS` characters, snake_case, not a C++ or C keyword and not a macro of the headers the

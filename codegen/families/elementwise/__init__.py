@@ -1,15 +1,13 @@
 """The elementwise family: each output element is a formula of the inputs' elements at the same (broadcast)
 index, computed in fp32 by a streaming vector kernel (see :mod:`codegen.registry` for the package layout)."""
 
-from typing import TYPE_CHECKING
-
 from codegen.registry import Family
 
 _STARTER = """\
 # {aclnn}: TODO describe the operator. Starter spec written by `opgen new`; edit every field.
 op: {op}
 op_type: {op_type}
-kernel: {kernel}
+category: activation                # TODO the ops-nn category folder: one of products.yaml's op_categories
 family: elementwise
 summary: TODO one paragraph describing {aclnn}.
 products: [Ascend910, Ascend910B, Ascend910_93, Ascend950]
@@ -59,18 +57,3 @@ FAMILY = Family(
     starter=_STARTER,
     starter_params="x: np.ndarray, y: np.ndarray, threshold: float",
 )
-
-
-if TYPE_CHECKING:
-    # mypy checks each stage module against its protocol, and each optional hook it has against the hook's
-    # (the family contract, codegen.registry.contract)
-    from codegen.families.elementwise import cases, compute, explain, plan
-    from codegen.registry import contract
-
-    _compute: contract.Compute = compute
-    _compute_division_sites: contract.ComputeDivisionSites = compute
-    _plan: contract.Plan = plan
-    _plan_validate: contract.PlanValidate = plan
-    _explain: contract.Explain = explain
-    _cases: contract.Cases = cases
-    _cases_derived_bound: contract.CasesDerivedBound = cases

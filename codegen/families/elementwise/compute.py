@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegen.families.elementwise.rules import elementwise_host_problem, formula_problem
 from codegen.spec.errors import SourceLoc, SpecError
@@ -370,3 +370,11 @@ def division_sites(
         if name in compute_nodes:
             how = {"defs": defs, "nonzero": tiling_nonzero, "opaque": [t.name for t in inputs]}
             yield compute_nodes[name], formula, how
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.elementwise import compute as _self
+    from codegen.registry import contract
+
+    _contract: contract.Compute = _self
+    _division_sites: contract.ComputeDivisionSites = _self

@@ -3,7 +3,7 @@ the tiling section."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegen.check.constraints import TensorStandIn
 from codegen.families.elementwise.plan.tiling import tiling_decision
@@ -96,3 +96,10 @@ def _combine_lines(spec: OpSpec, product: Product, d: Any) -> list[str]:
         f"    combine order: core 0 adds the partials in core order 0..{d.block_dim - 1} (fixed: bit-identical over "
         "core orders and runs)" + (f", then divides by {d.total_length}" if kind == "mean" else ""),
     ]
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.elementwise import explain as _self
+    from codegen.registry import contract
+
+    _contract: contract.Explain = _self

@@ -210,3 +210,9 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
 
 #: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_index_accumulate_compute
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.index_accumulate import compute as _self
+    from codegen.registry import contract
+
+    _contract: contract.Compute = _self

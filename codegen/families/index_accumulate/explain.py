@@ -3,6 +3,8 @@ width, source rows; N defaults to numWeights); the tiling section is the planner
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codegen.check.constraints import TensorStandIn
 from codegen.families.index_accumulate.compute import IndexAccumulateCompute
 from codegen.families.index_accumulate.plan.roles import index_dtypes, row_dtypes
@@ -49,3 +51,10 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
         raise ValueError(f"give the shape as numWeights,D or numWeights,D,N; got {list(shape)}")
     n = shape[2] if len(shape) == 3 else shape[0]
     return [(f"grad [{n}, {shape[1]}]", (n, shape[1])), (f"out [{shape[0]}, {shape[1]}]", shape[:2])]
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.index_accumulate import explain as _self
+    from codegen.registry import contract
+
+    _contract: contract.Explain = _self

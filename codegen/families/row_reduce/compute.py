@@ -272,3 +272,10 @@ def _check_expr(
         else:
             return f"'{e}' is not allowed in a row formula (arithmetic, {', '.join(ELEMENT_FUNCTIONS)} only)"
     return fp32_constant_message(expr) or ""
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.row_reduce import compute as _self
+    from codegen.registry import contract
+
+    _contract: contract.Compute = _self

@@ -4,6 +4,8 @@ the planner's."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codegen.check.constraints import TensorStandIn
 from codegen.families.row_reduce.plan.tensors import compute_of, default_combo, row_dtypes, row_outputs
 from codegen.families.row_reduce.plan.tiling_report import explain_tiling, split_shape
@@ -62,3 +64,10 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
             f"(status {spec.shape_status}); give a last dim of at least 1"
         )
     return [(f"{name} {list(d)}", d) for name, d in _shapes(spec, dims)]
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.row_reduce import explain as _self
+    from codegen.registry import contract
+
+    _contract: contract.Explain = _self

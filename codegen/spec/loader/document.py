@@ -35,8 +35,9 @@ from codegen.spec.model import (
     TilingSpec,
     snake_case,
 )
-from codegen.spec.naming import RESERVED_NAMES, kernel_problem
+from codegen.spec.naming import RESERVED_NAMES, kernel_problem, ops_nn_folder
 from codegen.spec.scopes import ComputeContext, shape_scope
+from codegen.spec.yaml_reader import YNode
 from codegen.types import AclnnStatus
 
 
@@ -47,7 +48,7 @@ def _families() -> list[str]:
 _ROOT_REQUIRED = (
     "op",
     "op_type",
-    "kernel",
+    "category",
     "family",
     "summary",
     "products",
@@ -58,6 +59,7 @@ _ROOT_REQUIRED = (
     "tiling",
 )
 _ROOT_OPTIONAL = (
+    "kernel",
     "attrs",
     "signature",
     "device",
@@ -69,6 +71,19 @@ _ROOT_OPTIONAL = (
     "shape_status",
     "phase2_header_names",
 )
+
+
+def read_category(st: ParseState, node: YNode) -> str:
+    """The ``category`` key: one of the catalogue's ``op_categories`` (recorded and ``""`` otherwise; not
+    checked against an invalid catalogue)."""
+    name = st.r.string(node)
+    if name is None:
+        return ""
+    if st.catalogue is not None and name not in st.catalogue.categories:
+        allowed = ", ".join(st.catalogue.categories)
+        st.r.error(node, f"unknown category '{name}'; allowed (the catalogue's op_categories): {allowed}")
+        return ""
+    return name
 
 
 def parse_op_spec(st: ParseState) -> OpSpec | None:
@@ -90,6 +105,13 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
             r.error(m["kernel"], problem)
         elif k is not None:
             kernel = k
+    elif op_type:
+        kernel = ops_nn_folder(op_type)
+        problem = kernel_problem(kernel)
+        if problem:
+            r.error(m["op_type"], f"ops-nn's folder name for it, {problem}; name the folder with 'kernel'")
+            kernel = ""
+    category = read_category(st, m["category"]) if "category" in m else ""
     if op and st.path.stem != snake_case(op):
         r.error(
             m["op"],
@@ -207,6 +229,7 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         op=op,
         op_type=op_type,
         kernel=kernel,
+        category=category,
         family=FamilyName(family),
         summary=summary,
         products=products,

@@ -36,6 +36,13 @@ def _producers(first: tuple[OpSpec | None, str], second: tuple[OpSpec | None, st
     return f"{producer_text(first)} and {producer_text(second)}"
 
 
+def _key_loc(root: YNode | None, key: str, default: SourceLoc) -> SourceLoc:
+    """The line of the spec's top-level ``key``; for a ``kernel`` the spec derives (no such key), the line of
+    the ``op_type`` it comes from; ``default`` when neither is there."""
+    keys = {k.value: k.loc for k, _ in map_entries(root)}
+    return keys.get(key) or (keys.get("op_type") if key == "kernel" else None) or default
+
+
 def _collision_errors(specs: list[OpSpec], catalogue: Catalogue, roots: Mapping[str, YNode | None]) -> list[SpecError]:
     """Every pair of output paths that the generation of ``specs`` would write over each other
     (:func:`~codegen.spec.generated_names.output_path_collisions`), each at the spec key whose name shapes the
@@ -49,7 +56,7 @@ def _collision_errors(specs: list[OpSpec], catalogue: Catalogue, roots: Mapping[
         renamed = dataclasses.replace(spec, kernel=spec.kernel + "x")
         known = [products[p] for p in spec.products if p in products]
         key = "kernel" if op_files(renamed, known).get(kind) != op_files(spec, known).get(kind) else "op"
-        loc = next((k.loc for k, _ in map_entries(roots.get(spec.snake)) if k.value == key), spec.loc)
+        loc = _key_loc(roots.get(spec.snake), key, spec.loc)
         errors.append(
             SpecError(
                 loc,
@@ -125,7 +132,7 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
             value = getattr(spec, key)
             other = firsts.setdefault((key, value), spec)
             if other is not spec:
-                loc = next((k.loc for k, _ in map_entries(root) if k.value == key), spec.loc)
+                loc = _key_loc(root, key, spec.loc)
                 errors.append(SpecError(loc, key, f"{key} '{value}' is also used by {other.path}"))
                 clash = True
         if not clash:

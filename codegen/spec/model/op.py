@@ -72,7 +72,8 @@ class OpSpec:
     Attributes:
         op: aclnn API name without the ``aclnn`` prefix, UpperCamelCase.
         op_type: device OpType (OpDef, tiling, kernel registration), UpperCamelCase.
-        kernel: kernel function and file stem, snake_case.
+        kernel: kernel function, file stem and op folder name, snake_case: the spec's ``kernel`` key, by
+            default the OpType as ops-nn names its folder (:func:`codegen.spec.naming.ops_nn_folder`).
         family: the op's family, a key of the family registry (:mod:`codegen.registry`).
         summary: one-paragraph description.
         products: catalogue names of the products the op supports.
@@ -101,6 +102,8 @@ class OpSpec:
             not use those, e.g. aclnnGeluBackward's ``workspace_size``).
         shape_status: the ``shape_status`` key: the aclnnStatus the L2 API returns for a tensor of a wrong
             shape (default 161002, ACLNN_ERR_PARAM_INVALID; CANN's aclnnRmsNorm documents 561002).
+        category: the ``category`` key: the ops-nn category folder the op's folder sits in (one of the
+            catalogue's ``op_categories``, e.g. ``loss``).
     """
 
     op: str
@@ -126,6 +129,7 @@ class OpSpec:
     dtype_combos: tuple[DtypeCombo, ...] = ()
     shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
     phase2_header_names: tuple[str, str, str, str] = PHASE2_NAMES
+    category: str = ""
 
     def combos_for(self, product: Product) -> tuple[DtypeCombo, ...]:
         """The ``dtype_combos`` allowed on ``product`` (spec order; empty when the spec declares none)."""
@@ -159,6 +163,12 @@ class OpSpec:
     def aclnn_name(self) -> str:
         """The aclnn API name, e.g. ``aclnnSoftMarginLossBackward``."""
         return "aclnn" + self.op
+
+    @property
+    def folder(self) -> str:
+        """The op's folder in a generated tree, relative to its root, as ops-nn places it:
+        ``<category>/<kernel>``, e.g. ``loss/soft_margin_loss_grad``."""
+        return f"{self.category}/{self.kernel}"
 
     @property
     def snake(self) -> str:

@@ -161,10 +161,13 @@ class Catalogue:
     Attributes:
         products: the products.
         path: the catalogue file.
+        categories: the ``op_categories`` key: the category folders an op folder may sit in (ops-nn's
+            ``OP_CATEGORY_LIST``, ``cmake/variables.cmake``), in file order.
     """
 
     products: tuple[Product, ...]
     path: str
+    categories: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:

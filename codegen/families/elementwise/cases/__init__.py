@@ -3,7 +3,7 @@ cases of every documented error, and the 64-bit offset cases."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,3 +53,11 @@ def derived_bound(
     from codegen.families.elementwise import bound
 
     return bound.derived_bound(spec, product, params, expected, lazy)
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.elementwise import cases as _self
+    from codegen.registry import contract
+
+    _contract: contract.Cases = _self
+    _derived_bound: contract.CasesDerivedBound = _self

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from codegen.families.elementwise.plan.tiling import FP32_BYTES, REPEAT_BYTES, buffer_nums
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, program_for
-from codegen.plan.common import spec_products
+from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import Catalogue, OpSpec, Product
 

@@ -1,5 +1,5 @@
 """The elementwise reduce epilogue's plan facts: the ``reduceKind`` encoding, the workspace slot of a core's
-partial, the fp32 buffers a tile budgets, and the NpuArchs whose ReduceSum takes half only."""
+partial, and the fp32 buffers a tile budgets."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ from typing import Any
 from codegen.families.elementwise.compute import ElementwiseCompute, ReduceEpilogue
 from codegen.spec.model import OpSpec
 
-#: NpuArchs whose vector unit reduces half only (the Atlas training series, NpuArch 1001: asc-devkit docs
-#: api/SIMD-API ReduceSum / WholeReduceSum, emulated in runtime/include/opgen_rt/device/reduce.h): there the
-#: reduce epilogue sums a tile by halving it with ``Add`` down to 64 elements and adds those on the scalar unit.
-NO_FP32_REDUCE_ARCHS: tuple[int, ...] = (1001,)
 #: Bytes of one core's partial in the workspace: one 32-byte block per core, so no two cores share a block.
 PARTIAL_SLOT_BYTES = 32
 #: fp32 buffers of a tile's length a reduce epilogue holds: the accumulator each tile's formula values are

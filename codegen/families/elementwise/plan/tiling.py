@@ -29,7 +29,7 @@ from codegen.families.elementwise.plan.reduce import (
     reduce_of,
 )
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, optional_inputs, program_for
-from codegen.plan.common import TilingField
+from codegen.plan.tiling_fields import TilingField, tiling_values
 from codegen.spec.model import DType, OpSpec, Product
 
 BLOCK_BYTES = 32
@@ -38,16 +38,38 @@ FP32_BYTES = 4
 
 #: The tiling struct before the host-scalar fields (one ``float`` per host scalar follows), in order; the
 #: tiling header, the tiling function and :meth:`TilingDecision.tiling_fields` follow it.
-TILING_FIELDS: tuple[TilingField, ...] = (
-    TilingField("totalLength", "int64_t", "elements of {output}", "totalLength"),
-    TilingField("formerNum", "int64_t", "cores that take one extra 32-byte block", "formerNum"),
-    TilingField("formerLength", "int64_t", "elements per former core", "(blocksPerCore + 1) * blockElems"),
+TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
+    TilingField("totalLength", "int64_t", "elements of {output}", "totalLength", lambda d: d.total_length),
+    TilingField("formerNum", "int64_t", "cores that take one extra 32-byte block", "formerNum", lambda d: d.former_num),
     TilingField(
-        "tailLength", "int64_t", "elements per other core (the last one is clipped)", "blocksPerCore * blockElems"
+        "formerLength",
+        "int64_t",
+        "elements per former core",
+        "(blocksPerCore + 1) * blockElems",
+        lambda d: d.former_length,
     ),
-    TilingField("tileLength", "int64_t", "elements per UB tile", "tileLength"),
-    TilingField("inBufferNum", "int32_t", "buffers per input queue", "static_cast<int32_t>(inBufferNum)"),
-    TilingField("outBufferNum", "int32_t", "buffers per output queue", "static_cast<int32_t>(outBufferNum)"),
+    TilingField(
+        "tailLength",
+        "int64_t",
+        "elements per other core (the last one is clipped)",
+        "blocksPerCore * blockElems",
+        lambda d: d.tail_length,
+    ),
+    TilingField("tileLength", "int64_t", "elements per UB tile", "tileLength", lambda d: d.tile_length),
+    TilingField(
+        "inBufferNum",
+        "int32_t",
+        "buffers per input queue",
+        "static_cast<int32_t>(inBufferNum)",
+        lambda d: d.in_buffer_num,
+    ),
+    TilingField(
+        "outBufferNum",
+        "int32_t",
+        "buffers per output queue",
+        "static_cast<int32_t>(outBufferNum)",
+        lambda d: d.out_buffer_num,
+    ),
 )
 
 
@@ -79,17 +101,11 @@ class TilingDecision:
 
     def tiling_fields(self) -> dict[str, int]:
         """The values of the generated tiling struct's :data:`TILING_FIELDS`, by field name (the host-scalar
-        fields are not included)."""
-        return {
-            "totalLength": self.total_length,
-            "formerNum": self.former_num,
-            "formerLength": self.former_length,
-            "tailLength": self.tail_length,
-            "tileLength": self.tile_length,
-            "inBufferNum": self.in_buffer_num,
-            "outBufferNum": self.out_buffer_num,
-            **({"reduceKind": self.reduce_kind} if self.reduce_kind is not None else {}),
-        }
+        fields are not included), and last a reduce epilogue's ``reduceKind``."""
+        values = tiling_values(TILING_FIELDS, self)
+        if self.reduce_kind is not None:
+            values["reduceKind"] = self.reduce_kind
+        return values
 
 
 def buffer_nums(spec: OpSpec, product: Product, num_inputs: int | None = None) -> tuple[int, int]:

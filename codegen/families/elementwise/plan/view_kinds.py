@@ -22,58 +22,38 @@ from codegen.families.elementwise.plan.view_records import (
     TilingKey,
     VariantView,
 )
-from codegen.plan.common import (
-    AttrCheck,
-    DtypeGroup,
-    KindView,
-    L0Attr,
-    ParamRow,
-    ProductSupportRow,
-    SignatureParam,
-    StatusRow,
-    TensorCheck,
-    TilingFieldRow,
-)
-from codegen.plan.constraints import ConstraintChecks
+from codegen.plan.common_view import AttrCheck
+from codegen.plan.signature import L0Attr
+from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)
-class AclnnSourceView(KindView):
+class AclnnSourceView(AclnnSourceBase):
     """``op_api/aclnn_<op>.cpp`` (``op_api/elementwise_aclnn.cpp.j2``): parameter checks and the L2 plan."""
 
-    KIND: ClassVar[str] = "op_api_cpp"
     attr_checks: tuple[AttrCheck, ...]
-    checks: ConstraintChecks
-    dfx_in: str
-    files: Mapping[str, str]
     inputs: tuple[InputView, ...]
     l0_attrs: tuple[L0Attr, ...]
     max_rank: int
     output: str
     promote_expr: str
     shape: ShapeCheck
-    signature: tuple[SignatureParam, ...]
     string_attrs: tuple[StringAttr, ...]
-    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
-    tensors: tuple[TensorCheck, ...]
     reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
-class L0SourceView(KindView):
+class L0SourceView(L0SourceBase):
     """``op_api/<kernel>.cpp`` (``op_api/elementwise_l0.cpp.j2``): the L0 wrapper launching the device op."""
 
-    KIND: ClassVar[str] = "l0_cpp"
     dtype_input_name: str
-    files: Mapping[str, str]
     inputs: tuple[InputView, ...]
-    l0_attrs: tuple[L0Attr, ...]
     l0_inputs: tuple[L0Input, ...]
     #: the OP_ATTR arguments (OpDef order): an attr's name, or the list variable of a ``list_int`` attr
     l0_launch_attrs: tuple[str, ...]
     l0_lists: tuple[L0ListAttr, ...]
     l0_output: str
-    l0_params: tuple[str, ...]
     optional_inputs: tuple[str, ...]
     reduce: ReduceView | None
 
@@ -91,14 +71,12 @@ class InferShapeView(KindView):
 
 
 @dataclass(frozen=True)
-class TilingSourceView(KindView):
+class TilingSourceView(TilingSourceBase):
     """``op_host/<kernel>_tiling.cpp`` (``op_host/elementwise_tiling.cpp.j2``): the tiling function."""
 
-    KIND: ClassVar[str] = "tiling_cpp"
     attrs: tuple[TilingAttr, ...]
     block_bytes: int
     dtype_input: int
-    files: Mapping[str, str]
     has_variants: bool
     inputs: tuple[InputView, ...]
     num_dtypes: int
@@ -106,31 +84,26 @@ class TilingSourceView(KindView):
     optional_inputs: tuple[str, ...]
     queue_caps: tuple[QueueCap, ...]
     repeat_bytes: int
-    tiling_fields: tuple[TilingFieldRow, ...]
     tiling_keys: tuple[TilingKey, ...]
-    tiling_type: str
     uses_cmath: bool
     uses_string_attrs: bool
     reduce: ReduceView | None
 
 
 @dataclass(frozen=True)
-class KernelView(KindView):
+class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
 
-    KIND: ClassVar[str] = "kernel_cpp"
     block_bytes: int
     device_name_of: Mapping[str, str]
     formula: str
     formula_text: str
     has_variants: bool
     inputs: tuple[InputView, ...]
-    kernel_class: str
     l0_inputs: tuple[L0Input, ...]
     l0_output: str
     max_masks: int
     max_temps: int
-    no_pad_condition: str
     optional_inputs: tuple[str, ...]
     output: str
     scalars: tuple[HostScalar, ...]
@@ -143,23 +116,14 @@ class KernelView(KindView):
 
 
 @dataclass(frozen=True)
-class DocView(KindView):
+class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/elementwise_aclnn.md.j2``): the API documentation."""
 
-    KIND: ClassVar[str] = "doc_md"
-    constraint_lines: tuple[str, ...]
-    example_lines: tuple[str, ...]
-    files: Mapping[str, str]
     formula: str
     formula_text: str
     output: str
-    param_rows: tuple[ParamRow, ...]
-    product_support: tuple[ProductSupportRow, ...]
     programs: VariantView
     scalar_defs: tuple[ScalarDef, ...]
-    signature: tuple[SignatureParam, ...]
-    status_rows: tuple[StatusRow, ...]
-    tiling_lines: tuple[str, ...]
 
 
 #: The views of the elementwise templates (every other kind renders the shared view).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.plan.common import ArchGroup
+from codegen.plan.products import ArchGroup
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
-"""Assembling an elementwise op's template views: the entries every kind shares, then each kind's own
-entries, the reduce epilogue's, the ops-nn and unit-test entries (the plan stage's ``build_views``)."""
+"""An elementwise op's template views (the plan stage's ``build_views``): the family's entries, those several
+kinds read, then each kind's own and the reduce epilogue's, assembled with the shared ones by
+:func:`codegen.plan.shared_views.family_views`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.elementwise.plan.shape import shape_check
@@ -16,14 +18,15 @@ from codegen.families.elementwise.plan.views_host import host_parts, host_scalar
 from codegen.families.elementwise.plan.views_kernel import kernel_parts
 from codegen.families.elementwise.plan.views_reduce import reduce_parts
 from codegen.families.elementwise.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
+from codegen.plan.shared_views import family_views
+from codegen.plan.views import OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 
 def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
     """Every template view of an elementwise op (:data:`VIEWS` and the shared ones); :func:`.products.validate` has
     passed."""
-    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+    return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
 
 
 def _input_views(spec: OpSpec, dev_input_index: dict[str, int]) -> list[InputView]:
@@ -41,10 +44,10 @@ def _input_views(spec: OpSpec, dev_input_index: dict[str, int]) -> list[InputVie
     ]
 
 
-def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The view entries of an elementwise op by name (see :func:`codegen.plan.common.common_view`)."""
-    view = common_view(spec, catalogue)
-    products: list[Product] = view["products"]
+def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
+    """The elementwise view entries of an op by name, beside the ``common`` ones every family shares
+    (:data:`codegen.plan.shared_views.FamilyParts`)."""
+    products: list[Product] = common["products"]
     variants = compile_all(spec)
     keys = compute_dtypes(spec)
     dev = spec.device_interface
@@ -53,26 +56,22 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     inputs = _input_views(spec, dev_input_index)
     shape = shape_check(spec)
     scalars = host_scalars(spec, variants[0].formula)
-    view.update(
-        {
-            "device_name_of": device_name_of,
-            "dtype_input_name": dtype_input(spec).name,
-            "dtype_input_device_name": next(d.name for d in dev.inputs if d.source == dtype_input(spec).name),
-            "inputs": inputs,
-            "optional_inputs": [t.name for t in inputs if t.optional],
-            "output": spec.outputs[0].name,
-            "num_outputs": len(spec.outputs),
-            "block_bytes": BLOCK_BYTES,
-            "repeat_bytes": REPEAT_BYTES,
-            "shape": shape,
-            "infer": infer_rule(spec, dev_input_index, device_name_of),
-        }
-    )
-    view.update(aclnn_parts(spec, catalogue, products))
-    view.update(host_parts(spec, products, variants, keys, scalars, dev_input_index))
-    view.update(kernel_parts(spec, products, variants, scalars))
-    view.update(doc_parts(spec, catalogue, products, variants, keys, shape, view["max_rank"]))
-    view.update(reduce_parts(spec, products, view))
-    view.update(ops_nn_view(spec, products, view["opdef"]))
-    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
-    return view
+    parts: dict[str, Any] = {
+        "device_name_of": device_name_of,
+        "dtype_input_name": dtype_input(spec).name,
+        "dtype_input_device_name": next(d.name for d in dev.inputs if d.source == dtype_input(spec).name),
+        "inputs": inputs,
+        "optional_inputs": [t.name for t in inputs if t.optional],
+        "output": spec.outputs[0].name,
+        "num_outputs": len(spec.outputs),
+        "block_bytes": BLOCK_BYTES,
+        "repeat_bytes": REPEAT_BYTES,
+        "shape": shape,
+        "infer": infer_rule(spec, dev_input_index, device_name_of),
+    }
+    parts.update(aclnn_parts(spec))
+    parts.update(host_parts(spec, products, variants, keys, scalars, dev_input_index))
+    parts.update(kernel_parts(spec, variants, scalars))
+    parts.update(doc_parts(spec, catalogue, products, variants, keys, shape, common["max_rank"]))
+    parts.update(reduce_parts(spec, products, parts))
+    return parts

@@ -7,9 +7,8 @@ from typing import Any
 
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
 from codegen.families.elementwise.plan.view_records import L0Input, L0ListAttr, StringAttr, ValueText
-from codegen.plan.common import L0Attr, dtype_groups, l0_constant_attr
-from codegen.plan.constraints import constraint_view
-from codegen.spec.model import Catalogue, OpSpec, Product
+from codegen.plan.signature import L0Attr, l0_constant_attr, l0_params
+from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
@@ -70,7 +69,7 @@ def string_attrs(spec: OpSpec) -> list[StringAttr]:
     ]
 
 
-def aclnn_parts(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> dict[str, Any]:
+def aclnn_parts(spec: OpSpec) -> dict[str, Any]:
     """The view entries of the aclnn source (parameter checks, L2 plan) and the L0 wrapper."""
     dev = spec.device_interface
     attrs, lists = l0_attrs(spec)
@@ -80,11 +79,9 @@ def aclnn_parts(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> 
         "l0_lists": lists,
         "l0_launch_attrs": [next((x.var for x in lists if x.name == a.name), a.name) for a in attrs],
         # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
-        "l0_params": [*(f"const aclTensor *{t.name}" for t in spec.inputs), *(a.decl for a in attrs)],
+        "l0_params": l0_params(spec, (a.decl for a in attrs)),
         "l0_output": dev.outputs[0].name,
         "string_attrs": string_attrs(spec),
-        "tensor_groups": {t.name: dtype_groups(t, products) for t in [*spec.inputs, *spec.outputs]},
         "promote_expr": _promote_expr(spec),
         "dfx_in": ", ".join([*(t.name for t in spec.inputs), *(a.name for a in spec.attrs)]),
-        "checks": constraint_view(spec, catalogue),
     }

@@ -1,5 +1,5 @@
 """The elementwise API documentation's view entries: the status rows, the tiling paragraph and the
-constraint lines (the example lines: :mod:`.views_example`)."""
+constraint lines (the example lines: :func:`codegen.plan.doc_lines.example_lines`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from codegen.families.elementwise.plan.reduce import reduce_of
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import Variant, compute_of, optional_inputs
 from codegen.families.elementwise.plan.view_records import ScalarDef, ShapeCheck
-from codegen.families.elementwise.plan.views_example import example_lines
-from codegen.plan.common import StatusRow, format_rule_text, null_pointer_attrs, status_row
 from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_lines import example_lines, product_tiling_line
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_table
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
-from codegen.types import AclnnStatus
 
 
 def status_rows(spec: OpSpec, shape: ShapeCheck, max_rank: int) -> list[StatusRow]:
@@ -24,21 +23,13 @@ def status_rows(spec: OpSpec, shape: ShapeCheck, max_rank: int) -> list[StatusRo
     epilogue = reduce_of(spec)
     if epilogue is not None:
         out_rule += f" for {epilogue.attr} {epilogue.none} (none) or not 0-d for the others"
-    return [
-        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
-            f"{', '.join(['A required tensor', *null_pointer_attrs(spec), 'workspaceSize'])} or executor is null.",
-        ),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            "A dtype not supported on this product, a rank above "
-            f"{max_rank}, an attribute value outside its list, shapes that do not broadcast, "
-            f"{output.name} not of {out_rule}, "
-            f"or {format_rule_text(spec)}" + ("; a limit under Constraints." if spec.constraints else "."),
-        ),
-        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
-    ]
+    return status_table(
+        ["A required tensor", *null_pointer_attrs(spec)],
+        "A dtype not supported on this product, a rank above "
+        f"{max_rank}, an attribute value outside its list, shapes that do not broadcast, "
+        f"{output.name} not of {out_rule}, "
+        f"or {format_rule_text(spec)}" + ("; a limit under Constraints." if spec.constraints else "."),
+    )
 
 
 def tiling_lines(spec: OpSpec, products: list[Product], variants: list[Variant], keys: list[DType]) -> list[str]:
@@ -65,8 +56,11 @@ def tiling_lines(spec: OpSpec, products: list[Product], variants: list[Variant],
     for p in products:
         d = tiling_decision(spec, p, (1 << 24,), keys[0])
         lines.append(
-            f"{p.name}: UB {p.ub_bytes} bytes, {p.vector_core_num} cores, queue buffers {d.in_buffer_num}/"
-            f"{d.out_buffer_num} (in/out), {keys[0].name} tile {d.tile_length} elements."
+            product_tiling_line(
+                p,
+                f"queue buffers {d.in_buffer_num}/{d.out_buffer_num} (in/out), {keys[0].name} tile "
+                f"{d.tile_length} elements",
+            )
         )
     return lines
 

@@ -18,7 +18,9 @@ from codegen.families.elementwise.plan.view_records import (
     TilingKey,
     ValueText,
 )
-from codegen.plan.common import ArchGroup, TilingFieldRow, arch_condition, arch_groups, tiling_field_views
+from codegen.plan.dtype_keys import bf16_guard
+from codegen.plan.products import ArchGroup, arch_groups
+from codegen.plan.tiling_fields import TilingFieldRow, tiling_field_views
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import DType, OpSpec, Product
@@ -67,7 +69,6 @@ def host_scalars(spec: OpSpec, compiled: CompiledFormula) -> list[HostScalar]:
 def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], keys: list[DType]) -> list[TilingKey]:
     """Every tiling key (``dtypeIndex + numDtypes * variant``) of ``variants`` x compute dtypes ``keys``; a
     BF16 key is guarded by the NpuArchs of ``products`` without bf16."""
-    no_bf16 = arch_condition(products, "bf16")
     result: list[TilingKey] = []
     for v in variants:
         for index, dt in enumerate(keys):
@@ -83,7 +84,7 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
                     num_inputs=len(v.present),
                     variant=v.index,
                     absent=", ".join(v.absent) or "-",
-                    guard=no_bf16 if dt is DType.BF16 and no_bf16 != "0" else "",
+                    guard=bf16_guard(products, dt is DType.BF16),
                 )
             )
     return result

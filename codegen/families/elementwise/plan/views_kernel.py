@@ -8,9 +8,8 @@ from typing import Any
 from codegen.families.elementwise.compiler import Instruction, Program
 from codegen.families.elementwise.plan.variants import Variant, compute_of
 from codegen.families.elementwise.plan.view_records import HostScalar, ProgramView, VariantView
-from codegen.plan.common import arch_condition
 from codegen.spec.expr import to_source as unparse
-from codegen.spec.model import OpSpec, Product
+from codegen.spec.model import OpSpec
 
 
 def _instruction_cpp(ins: Instruction) -> str:
@@ -56,9 +55,7 @@ def variant_views(variants: list[Variant]) -> list[VariantView]:
     ]
 
 
-def kernel_parts(
-    spec: OpSpec, products: list[Product], variants: list[Variant], scalars: list[HostScalar]
-) -> dict[str, Any]:
+def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar]) -> dict[str, Any]:
     """The view entries of the kernel (and the docs' ``programs``, ``formula`` and ``formula_text``):
     ``variants`` are :func:`codegen.families.elementwise.plan.variants.compile_all`'s, ``scalars`` the host
     scalars of variant 0."""
@@ -77,7 +74,6 @@ def kernel_parts(
         "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
         "max_masks": max(max(v.formula.fp32.masks, v.formula.cast16.masks) for v in variants),
         "scalars": scalars,
-        "no_pad_condition": arch_condition(products, "data_copy_pad"),
         "formula": unparse(compiled.lowered),
         "formula_text": unparse(formula),
     }

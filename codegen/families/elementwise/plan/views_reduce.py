@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.families.elementwise.plan.reduce import (
-    NO_FP32_REDUCE_ARCHS,
     PARTIAL_SLOT_BYTES,
     REDUCE_FP32_BUFFERS,
     reduce_of,
 )
 from codegen.families.elementwise.plan.view_records import ReduceView
-from codegen.plan.common import TilingFieldRow, arch_condition
+from codegen.plan.products import NO_FP32_REDUCE_ARCHS, arch_condition, no_fp32_reduce_condition
+from codegen.plan.tiling_fields import TilingFieldRow
 from codegen.spec.model import OpSpec, Product
 
 
@@ -37,10 +37,7 @@ def reduce_parts(spec: OpSpec, products: list[Product], view: dict[str, Any]) ->
         mean_text=names[red.mean],
         sum_text=names[red.sum],
         no_sync_condition=arch_condition(products, "hw_sync_all"),
-        no_fp32_reduce_condition=" || ".join(
-            f"__NPU_ARCH__ == {a}" for a in sorted({p.npu_arch for p in products} & set(NO_FP32_REDUCE_ARCHS))
-        )
-        or "0",
+        no_fp32_reduce_condition=no_fp32_reduce_condition(products),
         no_sync_archs=tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),
         fp32_buffers=REDUCE_FP32_BUFFERS,
     )

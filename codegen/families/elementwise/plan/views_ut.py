@@ -3,23 +3,22 @@ InferShape cases."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_kind
 from codegen.families.elementwise.plan.shape import shape_rule
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import compute_dtypes, optional_inputs
-from codegen.plan.common import (
+from codegen.plan.unit_tests import (
     UtInferCase,
     UtTensor,
-    ut_attr_value,
-    ut_case_name,
+    UtTilingCase,
+    ut_attr_values,
     ut_device_attrs,
     ut_device_inputs,
     ut_infer_case,
     ut_tensor,
+    ut_tiling_case,
 )
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -28,8 +27,8 @@ from codegen.spec.model import DType, OpSpec, Product
 UT_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (96, 1023), (1 << 24,))
 
 
-def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.common.ut_tiling_view`):
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]:
+    """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     on each product, each shape of :data:`UT_SHAPES` in the first compute dtype, the 2^24 shape in every
     other compute dtype the product has, and, with optional inputs, the first shape with all of them absent.
     Every input gets the compute dtype where it lists it (else its first dtype); the expected tiling key,
@@ -37,8 +36,8 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
     dev = spec.device_interface
     keys = compute_dtypes(spec)
     optional = [t.name for t in optional_inputs(spec)]
-    attrs = ut_device_attrs(spec, {a.name: ut_attr_value(spec, a.name) for a in spec.attrs})
-    cases: list[dict[str, Any]] = []
+    attrs = ut_device_attrs(spec, ut_attr_values(spec))
+    cases: list[UtTilingCase] = []
     for p in products:
         runs: list[tuple[tuple[int, ...], DType, tuple[str, ...]]] = [(s, keys[0], ()) for s in UT_SHAPES]
         runs += [(UT_SHAPES[-1], d, ()) for d in keys[1:] if p.supports(d)]
@@ -58,23 +57,21 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
             outputs = [ut_tensor(shape, dtype) for _ in dev.outputs]
             dims = "x".join(str(n) for n in shape)
             cases.append(
-                {
-                    "name": ut_case_name(p, dtype.name, dims, *(["no", *absent] if absent else [])),
-                    "product": p.name,
-                    "note": f"{dtype.name} [{', '.join(map(str, shape))}]"
+                ut_tiling_case(
+                    p,
+                    [dtype.name, dims, *(["no", *absent] if absent else [])],
+                    f"{dtype.name} [{', '.join(map(str, shape))}]"
                     + (f", {', '.join(absent)} absent" if absent else ""),
-                    "inputs": inputs,
-                    "outputs": outputs,
-                    "attrs": attrs,
-                    "deterministic": 0,
-                    "tiling_key": d.tiling_key,
-                    "block_dim": d.block_dim,
-                    "workspace": d.workspace_bytes,
-                    "fields": [
-                        {"name": name, "value": d.tiling_fields()[name]}
-                        for name in ("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum")
-                    ],
-                }
+                    inputs,
+                    outputs,
+                    attrs,
+                    deterministic=False,
+                    tiling_key=d.tiling_key,
+                    block_dim=d.block_dim,
+                    workspace=d.workspace_bytes,
+                    fields=d.tiling_fields(),
+                    field_names=("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum"),
+                )
             )
     return cases
 
@@ -91,7 +88,7 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     dtype (of the input selecting the kernel)."""
     dev = spec.device_interface
     dtype = compute_dtypes(spec)[0]
-    aclnn_attrs = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+    aclnn_attrs = ut_attr_values(spec)
     attrs = ut_device_attrs(spec, aclnn_attrs)
     kind, args = shape_rule(spec)
     # a reduce epilogue's mean or sum (under the test's attrs) infers a 0-d output

@@ -22,8 +22,16 @@ outside the spec's range, mismatched shapes and every product limit just past it
 This package holds the check-stage hooks; each submodule is one group of cases.
 """
 
+from typing import TYPE_CHECKING
+
 from codegen.families.index_accumulate.cases.matrix import check_cases
 from codegen.families.index_accumulate.cases.offsets import check_offsets
 from codegen.families.index_accumulate.cases.outputs import infer_output
 
 __all__ = ["check_cases", "check_offsets", "infer_output"]
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.index_accumulate import cases as _self
+    from codegen.registry import contract
+
+    _contract: contract.Cases = _self

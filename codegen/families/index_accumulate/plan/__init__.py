@@ -36,9 +36,19 @@ another core's counts or accumulator bytes).
 The tiling rule: :mod:`codegen.families.index_accumulate.plan.tiling`.
 """
 
+from typing import TYPE_CHECKING
+
 from codegen.families.index_accumulate.plan.sync_counters import scratch_outputs
 from codegen.families.index_accumulate.plan.validation import validate
 from codegen.families.index_accumulate.plan.views import VIEWS as VIEWS  # the view classes (tests read them)
 from codegen.families.index_accumulate.plan.views import build_views
 
 __all__ = ["build_views", "scratch_outputs", "validate"]
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.index_accumulate import plan as _self
+    from codegen.registry import contract
+
+    _contract: contract.Plan = _self
+    _scratch_outputs: contract.PlanScratchOutputs = _self
+    _validate: contract.PlanValidate = _self

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from codegen.families.index_accumulate.plan.sorted_layout import SortPlan
 from codegen.families.index_accumulate.plan.split import Split2D
+from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
+from codegen.plan.tiling_fields import tiling_values
 
 
 @dataclass(frozen=True)
@@ -66,42 +68,5 @@ class TilingDecision:
         return "deterministic" if self.deterministic else "atomic"
 
     def tiling_fields(self) -> dict[str, int]:
-        """The values of the generated tiling struct, by the field names of :data:`TILING_FIELDS`."""
-        return {
-            "numRows": self.num_weights,
-            "rowLength": self.embedding_dim,
-            "numIndices": self.num_indices,
-            "paddingRow": self.padding_row,
-            "countScaling": int(self.scale),
-            "accStride": self.acc_stride,
-            "accInWorkspace": int(self.acc_in_workspace),
-            "countsOffset": self.counts_offset,
-            "dChunk": self.d_chunk,
-            "indexChunk": self.index_chunk,
-            "rowGroupNum": self.row_split.groups,
-            "rowsPerGroup": self.rows_per_group,
-            "rowsFormerNum": self.rows_former_num,
-            "rowSliceNum": self.row_split.slices,
-            "rowSliceLength": self.row_split.slice_length,
-            "indexGroupNum": self.index_split.groups,
-            "indicesPerGroup": self.indices_per_group,
-            "indicesFormerNum": self.indices_former_num,
-            "indexSliceNum": self.index_split.slices,
-            "indexSliceLength": self.index_split.slice_length,
-            "countsSliceStride": self.counts_slice_stride,
-            "partialsOffset": self.partials_offset,
-            "tileRows": self.tile_rows,
-            "ubAccumulate": int(self.ub_accumulate),
-            "sortCores": self.sort.cores if self.sorted_run else 0,
-            "sortBuckets": self.sort.buckets if self.sorted_run else 0,
-            "sortBucketRows": self.sort.bucket_rows if self.sorted_run else 0,
-            "sortStage": self.sort.stage if self.sorted_run else 0,
-            "sortPairChunk": self.sort.pair_chunk if self.sorted_run else 0,
-            "sortDChunk": self.sort.d_chunk if self.sorted_run else 0,
-            "sortTileRows": self.sort.tile_rows if self.sorted_run else 0,
-            "sortMatrixStride": self.sort.matrix_stride if self.sorted_run else 0,
-            "sortMatrixOffset": self.sort.matrix_offset if self.sorted_run else 0,
-            "sortPartialsOffset": self.sort.partials_offset if self.sorted_run else 0,
-            "sortPairsOffset": self.sort.pairs_offset if self.sorted_run else 0,
-            "sortSmallDim": int(self.sort.small_dim) if self.sorted_run else 0,
-        }
+        """The values of the generated tiling struct, by the field names of :data:`.tiling_fields.TILING_FIELDS`."""
+        return tiling_values(TILING_FIELDS, self)

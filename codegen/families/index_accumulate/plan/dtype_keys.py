@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.families.index_accumulate.plan.roles import index_dtypes, row_dtypes
-from codegen.plan.common import arch_condition
+from codegen.plan.dtype_keys import DtypeKey, bf16_guard
 from codegen.spec.model import DType, OpSpec, Product
 
 #: Kernel-side decoder of each index dtype (struct names of the family's kernel template).
@@ -24,19 +24,6 @@ INDEX_CODECS: dict[DType, str] = {
 
 
 @dataclass(frozen=True)
-class GradKey:
-    """A rows dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, kernel type,
-    ``bytes`` per element and the preprocessor ``guard`` leaving it out where the product lacks it ("")."""
-
-    key: int
-    dtype: str
-    ge_name: str
-    kernel_type: str
-    bytes: int
-    guard: str
-
-
-@dataclass(frozen=True)
 class IndexKey:
     """An index dtype of the tiling key: its digit ``key``, spec ``dtype`` name, ``ge_name``, ``bytes`` per
     element and the kernel's index ``codec``."""
@@ -48,22 +35,10 @@ class IndexKey:
     codec: str
 
 
-def rows_dtype_keys(spec: OpSpec, products: list[Product]) -> list[GradKey]:
+def rows_dtype_keys(spec: OpSpec, products: list[Product]) -> list[DtypeKey]:
     """The rows dtypes of the tiling key, digit = position in the spec; a BF16 one is guarded out where a
     product lacks bf16."""
-    no_bf16 = arch_condition(products, "bf16")
-    grads = row_dtypes(spec)
-    return [
-        GradKey(
-            key=k,
-            dtype=d.name,
-            ge_name=d.ge_name,
-            kernel_type=d.kernel_type,
-            bytes=d.itemsize,
-            guard=no_bf16 if d is DType.BF16 and no_bf16 != "0" else "",
-        )
-        for k, d in enumerate(grads)
-    ]
+    return [DtypeKey.of(k, d, bf16_guard(products, d is DType.BF16)) for k, d in enumerate(row_dtypes(spec))]
 
 
 def index_dtype_keys(spec: OpSpec) -> list[IndexKey]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_OUTPUT
-from codegen.plan.common import OpDefAttr, OpDefConfig, OpDefParam, OpDefRegistration, OpDefTensors
+from codegen.plan.opdef import OpDefAttr, OpDefConfig, OpDefParam, OpDefRegistration, OpDefTensors
 from codegen.spec.model import DType, OpSpec, Product
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.tiling import buffer_num
-from codegen.plan.common import spec_products
+from codegen.plan.products import spec_products
 from codegen.spec.model import Catalogue, OpSpec
 
 

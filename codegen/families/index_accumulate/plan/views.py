@@ -3,6 +3,7 @@ the named values they are filled from (the ``build_views`` hook)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.index_accumulate.plan.constants import (
@@ -35,7 +36,6 @@ from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
 from codegen.families.index_accumulate.plan.views_doc import (
     DocView,
     doc_constraint_lines,
-    doc_example_lines,
     doc_status_rows,
     doc_tiling_lines,
 )
@@ -43,19 +43,12 @@ from codegen.families.index_accumulate.plan.views_host import IndexTilingHeaderV
 from codegen.families.index_accumulate.plan.views_kernel import KernelView, kernel_branch_groups
 from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
 from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import (
-    KindView,
-    OpViews,
-    arch_condition,
-    arch_groups,
-    common_view,
-    dtype_groups,
-    op_views,
-    ops_nn_view,
-    tiling_field_views,
-    ut_tiling_view,
-)
-from codegen.plan.constraints import constraint_view
+from codegen.plan import doc_lines
+from codegen.plan.products import arch_condition, arch_groups, dtype_groups
+from codegen.plan.shared_views import family_views
+from codegen.plan.signature import l0_params
+from codegen.plan.tiling_fields import tiling_field_views
+from codegen.plan.views import KindView, OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 #: The views of the index-accumulate templates (every other kind renders the shared view).
@@ -80,19 +73,19 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
         TypeError: the spec is not of this family.
         ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
     """
-    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
+    return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
 
 
-def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The view entries of an index-accumulate op by name (see :func:`codegen.plan.common.common_view`).
+def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
+    """The index-accumulate view entries of an op by name, beside the ``common`` ones every family shares
+    (:data:`codegen.plan.shared_views.FamilyParts`); its ``opdef`` replaces the shared one.
 
     Raises:
         TypeError: the spec is not of this family.
         ValueError: more than 10 rows or index dtypes (one decimal digit each in the tiling key).
     """
-    view = common_view(spec, catalogue)
     comp = compute_of(spec)
-    products: list[Product] = view["products"]
+    products: list[Product] = common["products"]
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     if len(grads) > 10 or len(idxs) > 10:
         raise ValueError(f"{spec.op}: at most 10 rows and 10 index dtypes fit the tiling key's digits")
@@ -109,86 +102,79 @@ def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     sorted_guard = ""
     branch_groups = kernel_branch_groups(spec, products, grad_keys, index_keys, bool(sorted_products))
 
-    opdef = opdef_registration(spec, products, view["opdef"].attrs)
+    opdef = opdef_registration(spec, products, common["opdef"].attrs)
 
-    checks = constraint_view(spec, catalogue)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
     num_rows_attr = spec.attr(comp.num_rows)
     padding_attr = spec.attr(comp.padding) if comp.padding else None
     scale_attr = spec.attr(comp.count_scaling) if comp.count_scaling else None
     l0_attrs = l0_api_attrs(spec)
 
+    # the L2 API checks the index tensor's dtype on its own (index_dtype_list): groups of the rows and out only
     tensor_groups = {t.name: dtype_groups(t, products) for t in (rows_t, out_t)}
     status_rows = doc_status_rows(spec)
     constraint_lines = doc_constraint_lines(spec, catalogue, products)
     tiling_lines = doc_tiling_lines(spec, products)
-    example_lines = doc_example_lines(spec)
-    view.update(
-        {
-            "rows": rows_t.name,
-            "rows_position": spec.input_names.index(rows_t.name),
-            "index_position": spec.input_names.index(index_t.name),
-            "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
-            "sync_output": SYNC_OUTPUT,
-            "sync_ints": SYNC_INTS,
-            "sync_cores_max": SYNC_CORES_MAX,
-            "pairs_per_block": PAIRS_PER_BLOCK,
-            "pad_pair": PAD_PAIR,
-            "max_block_field": MAX_BLOCK_FIELD,
-            "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
-            "tiling_fields": tiling_field_views(TILING_FIELDS),
-            "index": index_t.name,
-            "out": out_t.name,
-            "num_rows": num_rows_attr.name,
-            "num_rows_index": attr_index[num_rows_attr.name],
-            "padding": padding_attr.name if padding_attr else "",
-            "padding_index": attr_index[padding_attr.name] if padding_attr else -1,
-            "scaling": scale_attr.name if scale_attr else "",
-            "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
-            "l0_attrs": l0_attrs,
-            "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(a.decl for a in l0_attrs)],
-            "rows_min_rank": rows_t.rank[0],
-            "rows_max_rank": rows_t.rank[1],
-            "index_min_rank": index_t.rank[0],
-            "index_max_rank": index_t.rank[1],
-            "tensor_groups": tensor_groups,
-            "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idxs),
-            "grad_keys": grad_keys,
-            "index_keys": index_keys,
-            "branch_groups": branch_groups,
-            "buffer_num": bufs,
-            "tile_buffers": TILE_BUFFERS,
-            "small_dim_bytes": SMALL_DIM_BYTES,
-            "block_bytes": BLOCK_BYTES,
-            "fp32_bytes": FP32_BYTES,
-            "count_bytes": COUNT_BYTES,
-            "cache_line_bytes": CACHE_LINE_BYTES,
-            "acc_align": ACC_ALIGN,
-            "chunk_align": CHUNK_ALIGN,
-            "index_ub_bytes": INDEX_UB_BYTES,
-            "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
-            "min_bytes_per_core": spec.tiling.min_bytes_per_core,
-            "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
-            "no_pad_condition": arch_condition(products, "data_copy_pad"),
-            "no_sync_condition": arch_condition(products, "hw_sync_all"),
-            "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
-            "sorted_strategy": bool(sorted_products),
-            "sorted_guard": sorted_guard,
-            "sorted_archs": arch_groups(sorted_products),
-            "sort_pair_chunk": SORT_PAIR_CHUNK,
-            "sort_d_chunk_max": SORT_D_CHUNK_MAX,
-            "sort_stage_min": SORT_STAGE_MIN,
-            "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
-            "max_block_count": MAX_BLOCK_COUNT,
-            "opdef": opdef,
-            "checks": checks,
-            "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
-            "status_rows": status_rows,
-            "constraint_lines": constraint_lines,
-            "tiling_lines": tiling_lines,
-            "example_lines": example_lines,
-        }
-    )
-    view.update(ops_nn_view(spec, products, view["opdef"]))
-    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
-    return view
+    example_lines = doc_lines.example_lines(spec, c_bools=True)
+    return {
+        "rows": rows_t.name,
+        "rows_position": spec.input_names.index(rows_t.name),
+        "index_position": spec.input_names.index(index_t.name),
+        "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
+        "sync_output": SYNC_OUTPUT,
+        "sync_ints": SYNC_INTS,
+        "sync_cores_max": SYNC_CORES_MAX,
+        "pairs_per_block": PAIRS_PER_BLOCK,
+        "pad_pair": PAD_PAIR,
+        "max_block_field": MAX_BLOCK_FIELD,
+        "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
+        "tiling_fields": tiling_field_views(TILING_FIELDS),
+        "index": index_t.name,
+        "out": out_t.name,
+        "num_rows": num_rows_attr.name,
+        "num_rows_index": attr_index[num_rows_attr.name],
+        "padding": padding_attr.name if padding_attr else "",
+        "padding_index": attr_index[padding_attr.name] if padding_attr else -1,
+        "scaling": scale_attr.name if scale_attr else "",
+        "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
+        "l0_attrs": l0_attrs,
+        "l0_params": l0_params(spec, (a.decl for a in l0_attrs)),
+        "rows_min_rank": rows_t.rank[0],
+        "rows_max_rank": rows_t.rank[1],
+        "index_min_rank": index_t.rank[0],
+        "index_max_rank": index_t.rank[1],
+        "tensor_groups": tensor_groups,
+        "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idxs),
+        "grad_keys": grad_keys,
+        "index_keys": index_keys,
+        "branch_groups": branch_groups,
+        "buffer_num": bufs,
+        "tile_buffers": TILE_BUFFERS,
+        "small_dim_bytes": SMALL_DIM_BYTES,
+        "block_bytes": BLOCK_BYTES,
+        "fp32_bytes": FP32_BYTES,
+        "count_bytes": COUNT_BYTES,
+        "cache_line_bytes": CACHE_LINE_BYTES,
+        "acc_align": ACC_ALIGN,
+        "chunk_align": CHUNK_ALIGN,
+        "index_ub_bytes": INDEX_UB_BYTES,
+        "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
+        "min_bytes_per_core": spec.tiling.min_bytes_per_core,
+        "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
+        "no_sync_condition": arch_condition(products, "hw_sync_all"),
+        "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
+        "sorted_strategy": bool(sorted_products),
+        "sorted_guard": sorted_guard,
+        "sorted_archs": arch_groups(sorted_products),
+        "sort_pair_chunk": SORT_PAIR_CHUNK,
+        "sort_d_chunk_max": SORT_D_CHUNK_MAX,
+        "sort_stage_min": SORT_STAGE_MIN,
+        "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
+        "max_block_count": MAX_BLOCK_COUNT,
+        "opdef": opdef,
+        "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
+        "status_rows": status_rows,
+        "constraint_lines": constraint_lines,
+        "tiling_lines": tiling_lines,
+        "example_lines": example_lines,
+    }

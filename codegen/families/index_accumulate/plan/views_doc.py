@@ -1,11 +1,9 @@
-"""The view of the API documentation (``docs/<aclnn>.md``) and the lines of its status table, constraints,
-tiling and example sections."""
+"""The view of the API documentation (``docs/<aclnn>.md``) and the lines of its status table, constraints
+and tiling sections (the example's: :func:`codegen.plan.doc_lines.example_lines`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.constants import (
     ACC_ALIGN,
@@ -18,40 +16,23 @@ from codegen.families.index_accumulate.plan.constants import (
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_OUTPUT
 from codegen.families.index_accumulate.plan.tiling import buffer_num, tiling_decision
-from codegen.plan.common import (
-    KindView,
-    ParamRow,
-    ProductSupportRow,
-    SignatureParam,
-    StatusRow,
-    format_rule_text,
-    null_pointer_attrs,
-    status_row,
-)
 from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_lines import product_tiling_line
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_table
+from codegen.plan.view_bases import DocBase
 from codegen.spec.model import Catalogue, OpSpec, Product
-from codegen.types import AclnnStatus
 
 
 @dataclass(frozen=True)
-class DocView(KindView):
+class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/index_accumulate_aclnn.md.j2``): the API documentation."""
 
-    KIND: ClassVar[str] = "doc_md"
-    constraint_lines: tuple[str, ...]
-    example_lines: tuple[str, ...]
-    files: Mapping[str, str]
     index: str
     num_rows: str
     out: str
     padding: str
-    param_rows: tuple[ParamRow, ...]
-    product_support: tuple[ProductSupportRow, ...]
     rows: str
     scaling: str
-    signature: tuple[SignatureParam, ...]
-    status_rows: tuple[StatusRow, ...]
-    tiling_lines: tuple[str, ...]
 
 
 def doc_status_rows(spec: OpSpec) -> list[StatusRow]:
@@ -59,26 +40,14 @@ def doc_status_rows(spec: OpSpec) -> list[StatusRow]:
     failed tiling."""
     comp = compute_of(spec)
     rows_t, index_t, out_t = spec.tensor(comp.rows), spec.tensor(comp.index), spec.tensor(comp.accumulate)
-    return [
-        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
-            f"{', '.join([rows_t.name, index_t.name, out_t.name, *null_pointer_attrs(spec), 'workspaceSize'])} "
-            "or executor is null.",
-        ),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            (
-                f"A dtype not supported on this product; a rank outside {rows_t.name} "
-                f"{rows_t.rank[0]}-{rows_t.rank[1]}, "
-                f"{index_t.name} {index_t.rank[0]}-{index_t.rank[1]}; {rows_t.name} rows (all axes but the last, "
-                f"flattened) not equal to the element count of {index_t.name}; {out_t.name} not of shape "
-                f"[{comp.num_rows}, D]; {format_rule_text(spec)}"
-                + ("; a product limit below." if spec.constraints else ".")
-            ),
-        ),
-        status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, "The tiling function failed."),
-    ]
+    return status_table(
+        [rows_t.name, index_t.name, out_t.name, *null_pointer_attrs(spec)],
+        f"A dtype not supported on this product; a rank outside {rows_t.name} "
+        f"{rows_t.rank[0]}-{rows_t.rank[1]}, "
+        f"{index_t.name} {index_t.rank[0]}-{index_t.rank[1]}; {rows_t.name} rows (all axes but the last, "
+        f"flattened) not equal to the element count of {index_t.name}; {out_t.name} not of shape "
+        f"[{comp.num_rows}, D]; {format_rule_text(spec)}" + ("; a product limit below." if spec.constraints else "."),
+    )
 
 
 def doc_constraint_lines(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> list[str]:
@@ -166,20 +135,5 @@ def doc_tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
     ]
     for p in products:
         t = tiling_decision(spec, p, (1 << 20, 1 << 20), 1 << 20, grads[0], idxs[0], False)
-        tiling_lines.append(
-            f"{p.name}: UB {p.ub_bytes} bytes, {p.vector_core_num} cores, {grads[0].name} grad: dChunk up to "
-            f"{t.d_chunk_max} elements."
-        )
+        tiling_lines.append(product_tiling_line(p, f"{grads[0].name} grad: dChunk up to {t.d_chunk_max} elements"))
     return tiling_lines
-
-
-def doc_example_lines(spec: OpSpec) -> list[str]:
-    """One line per example input (dtype, shape, values) and per example attr (booleans in C++ spelling);
-    none when the spec has no example."""
-    example_lines = []
-    if spec.example is not None:
-        for name, et in spec.example.inputs:
-            example_lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
-        for name, value in spec.example.attrs:
-            example_lines.append(f"`{name}` = {str(value).lower() if isinstance(value, bool) else value}")
-    return example_lines

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
-from codegen.plan.common import ArchGroup, KindView, TilingFieldRow, TilingHeaderView
+from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
+from codegen.plan.dtype_keys import DtypeKey
+from codegen.plan.products import ArchGroup
+from codegen.plan.shared_views import TilingHeaderView
+from codegen.plan.view_bases import TilingSourceBase
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)
@@ -36,20 +39,18 @@ class IndexTilingHeaderView(TilingHeaderView):
 
 
 @dataclass(frozen=True)
-class TilingSourceView(KindView):
+class TilingSourceView(TilingSourceBase):
     """``op_host/<kernel>_tiling.cpp`` (``op_host/index_accumulate_tiling.cpp.j2``): the tiling function;
     sizes in bytes, alignments in elements, positions/indexes in the OpDef (-1: attr absent)."""
 
-    KIND: ClassVar[str] = "tiling_cpp"
     acc_align: int
     block_bytes: int
     buffer_num: int
     cache_line_bytes: int
     chunk_align: int
     count_bytes: int
-    files: Mapping[str, str]
     fp32_bytes: int
-    grad_keys: tuple[GradKey, ...]
+    grad_keys: tuple[DtypeKey, ...]
     hw_sync_archs: tuple[ArchGroup, ...]
     index: str
     index_keys: tuple[IndexKey, ...]
@@ -81,6 +82,4 @@ class TilingSourceView(KindView):
     max_block_field: int
     sync_cores_max: int
     sync_output: str
-    tiling_fields: tuple[TilingFieldRow, ...]
-    tiling_type: str
     ub_reserved_bytes: int

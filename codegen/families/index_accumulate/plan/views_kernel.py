@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
-from codegen.families.index_accumulate.plan.dtype_keys import GradKey, IndexKey
+from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
-from codegen.plan.common import KindView, arch_condition
+from codegen.plan.dtype_keys import DtypeKey
+from codegen.plan.products import arch_condition
+from codegen.plan.view_bases import KernelBase
 from codegen.spec.model import OpSpec, Product
 
 
@@ -37,16 +38,14 @@ class BranchGroup:
 
 
 @dataclass(frozen=True)
-class KernelView(KindView):
+class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
 
-    KIND: ClassVar[str] = "kernel_cpp"
     block_bytes: int
     branch_groups: tuple[BranchGroup, ...]
     buffer_num: int
     cache_line_bytes: int
     index: str
-    kernel_class: str
     #: buffers of the grad tile queue (double buffering)
     tile_buffers: int
     kernel_params: tuple[str, ...]
@@ -54,7 +53,6 @@ class KernelView(KindView):
     max_block_count: int
     #: grad rows below this many bytes take the small-dim path
     small_dim_bytes: int
-    no_pad_condition: str
     no_sync_condition: str
     num_rows: str
     out: str
@@ -73,7 +71,7 @@ class KernelView(KindView):
 
 
 def kernel_branch_groups(
-    spec: OpSpec, products: list[Product], grad_keys: list[GradKey], index_keys: list[IndexKey], sorted_strategy: bool
+    spec: OpSpec, products: list[Product], grad_keys: list[DtypeKey], index_keys: list[IndexKey], sorted_strategy: bool
 ) -> list[BranchGroup]:
     """The tiling-key branches of the kernel entry, consecutive ones with the same preprocessor guard in one
     group: every strategy (the sorted-run ones with ``sorted_strategy``) x rows dtype x index dtype, key

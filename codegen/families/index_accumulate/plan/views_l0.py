@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.roles import compute_of
-from codegen.plan.common import KindView, L0Attr
+from codegen.plan.signature import L0Attr
+from codegen.plan.view_bases import L0SourceBase
 from codegen.spec.model import OpSpec
 
 
 @dataclass(frozen=True)
-class L0SourceView(KindView):
+class L0SourceView(L0SourceBase):
     """``op_api/<kernel>.cpp`` (``op_api/index_accumulate_l0.cpp.j2``): the L0 wrapper."""
 
-    KIND: ClassVar[str] = "l0_cpp"
-    files: Mapping[str, str]
     index: str
-    l0_attrs: tuple[L0Attr, ...]
-    l0_params: tuple[str, ...]
     num_rows: str
     rows: str
     #: the software SyncAll's counters output: its name and int32 element count

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_INTS
 from codegen.families.index_accumulate.plan.tiling import tiling_decision
-from codegen.plan.common import (
+from codegen.plan.unit_tests import (
     UtInferCase,
-    ut_attr_value,
-    ut_case_name,
+    UtTilingCase,
+    ut_attr_values,
     ut_device_attrs,
     ut_device_inputs,
     ut_infer_case,
     ut_tensor,
+    ut_tiling_case,
 )
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -28,8 +27,8 @@ UT_CASES: tuple[tuple[tuple[int, ...], int, int, bool, bool], ...] = (
 )
 
 
-def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any]]:
-    """The op_host unit-test cases of an index-accumulate op (see :func:`codegen.plan.common.ut_tiling_view`):
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]:
+    """The op_host unit-test cases of an index-accumulate op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     every :data:`UT_CASES` entry on every product, with the first rows dtype and the widest index dtype
     (INT64 when listed, else the first), plus the first case with the second rows dtype the product has and
     INT32 indices when listed. The expected tiling key, block dim, workspace bytes (system workspace
@@ -42,7 +41,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
     narrow = DType.INT32 if DType.INT32 in idxs else idxs[0]
     out_t = spec.tensor(comp.accumulate)
     out_dtype = DType.FLOAT if DType.FLOAT in out_t.dtypes else out_t.dtypes[0]
-    cases: list[dict[str, Any]] = []
+    cases: list[UtTilingCase] = []
     for p in products:
         runs = [(c, grads[0], wide) for c in UT_CASES]
         runs += [(UT_CASES[0], g, narrow) for g in grads[1:2] if p.supports(g)]
@@ -50,36 +49,33 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[dict[str, Any
             d = tiling_decision(spec, p, shape, rows, grad_dtype, index_dtype, det, pad, scale)
             n = d.num_indices
             by_source = {comp.rows: ut_tensor(shape, grad_dtype), comp.index: ut_tensor((n,), index_dtype)}
-            values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+            values = ut_attr_values(spec)
             values[comp.num_rows] = rows
             if comp.padding:
                 values[comp.padding] = pad
             if comp.count_scaling:
                 values[comp.count_scaling] = scale
-            fields = d.tiling_fields()
             dims = "x".join(str(x) for x in shape)
             cases.append(
-                {
-                    "name": ut_case_name(p, grad_dtype.name, index_dtype.name, dims, rows, d.strategy),
-                    "product": p.name,
-                    "note": f"{comp.rows} {grad_dtype.name} [{', '.join(map(str, shape))}], {comp.index} "
+                ut_tiling_case(
+                    p,
+                    [grad_dtype.name, index_dtype.name, dims, rows, d.strategy],
+                    f"{comp.rows} {grad_dtype.name} [{', '.join(map(str, shape))}], {comp.index} "
                     f"{index_dtype.name} [{n}], {rows} rows, padding {pad}, scaling {scale}, "
                     f"{'deterministic' if det else 'atomic'} requested",
-                    "inputs": ut_device_inputs(spec, by_source),
-                    "outputs": [
+                    ut_device_inputs(spec, by_source),
+                    [
                         *(ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs),
                         ut_tensor((SYNC_INTS,), DType.INT32),
                     ],
-                    "attrs": ut_device_attrs(spec, values),
-                    "deterministic": int(det),
-                    "tiling_key": d.tiling_key,
-                    "block_dim": d.block_dim,
-                    "workspace": d.workspace_bytes,
-                    "fields": [
-                        {"name": name, "value": fields[name]}
-                        for name in ("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset")
-                    ],
-                }
+                    ut_device_attrs(spec, values),
+                    deterministic=det,
+                    tiling_key=d.tiling_key,
+                    block_dim=d.block_dim,
+                    workspace=d.workspace_bytes,
+                    fields=d.tiling_fields(),
+                    field_names=("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset"),
+                )
             )
     return cases
 
@@ -102,7 +98,7 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
         for dim in shape[:-1]:
             n *= dim
         by_source = {comp.rows: ut_tensor(shape, grads[0]), comp.index: ut_tensor((n,), index_dtype)}
-        values: dict[str, int | float | bool] = {a.name: ut_attr_value(spec, a.name) for a in spec.attrs}
+        values = ut_attr_values(spec)
         values[comp.num_rows] = rows
         out_shape: tuple[int, ...] = (rows, shape[-1])
         expected = [(out_shape, DType.FLOAT)] * len(dev.outputs) + [((SYNC_INTS,), DType.INT32)] if rows >= 0 else None

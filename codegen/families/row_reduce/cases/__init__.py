@@ -32,8 +32,17 @@ cases of each form), ``status`` (the status cases), ``offsets`` (the 64-bit offs
 the check stage's hooks only.
 """
 
+from typing import TYPE_CHECKING
+
 from codegen.families.row_reduce.cases.matrix import check_cases
 from codegen.families.row_reduce.cases.offsets import check_offsets
 from codegen.families.row_reduce.cases.outputs import infer_output, infer_outputs
 
 __all__ = ["check_cases", "check_offsets", "infer_output", "infer_outputs"]
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.row_reduce import cases as _self
+    from codegen.registry import contract
+
+    _contract: contract.Cases = _self
+    _infer_outputs: contract.CasesInferOutputs = _self

@@ -55,8 +55,17 @@ on), ``validation`` (plan-time checks), ``view_records`` and ``view_kinds`` (the
 assembly). This package holds the plan stage's hooks only.
 """
 
+from typing import TYPE_CHECKING
+
 from codegen.families.row_reduce.plan.validation import validate
 from codegen.families.row_reduce.plan.view_kinds import VIEWS as VIEWS  # the view classes (tests read them)
 from codegen.families.row_reduce.plan.views import build_views
 
 __all__ = ["build_views", "validate"]
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
+    from codegen.families.row_reduce import plan as _self
+    from codegen.registry import contract
+
+    _contract: contract.Plan = _self
+    _validate: contract.PlanValidate = _self

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from codegen.families.row_reduce.plan.buffers import buffer_bytes, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, float_attrs_of
-from codegen.plan.common import TilingField
+from codegen.plan.tiling_fields import TilingField, tiling_values
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
@@ -23,32 +23,73 @@ MAX_LINE_BYTES = 1 << 30
 MODE_LAST = 0
 MODE_STRIDED = 1
 
-TILING_FIELDS: tuple[TilingField, ...] = (
-    TilingField("mode", "int64_t", "0: reduced dim is the last (rows contiguous); 1: strided (inner > 1)", "mode"),
-    TilingField("outerNum", "int64_t", "product of the dims before the reduced one", "outerNum"),
-    TilingField("reduceLen", "int64_t", "R: length of the reduced dim", "reduceLen"),
-    TilingField("innerNum", "int64_t", "product of the dims after the reduced one", "innerNum"),
+TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
     TilingField(
-        "tileRows", "int64_t", "mode 0: whole rows per tile (1 when chunked); mode 1: lines per chunk", "tileRows"
+        "mode",
+        "int64_t",
+        "0: reduced dim is the last (rows contiguous); 1: strided (inner > 1)",
+        "mode",
+        lambda d: d.mode,
     ),
-    TilingField("chunkLen", "int64_t", "mode 0: elements of a row per chunk (R when it fits)", "chunkLen"),
-    TilingField("chunkNum", "int64_t", "chunks per row (1: the row fits UB and is read once)", "chunkNum"),
-    TilingField("lineStride", "int64_t", "fp32 elements between line slots in UB", "lineStride"),
+    TilingField("outerNum", "int64_t", "product of the dims before the reduced one", "outerNum", lambda d: d.outer),
+    TilingField("reduceLen", "int64_t", "R: length of the reduced dim", "reduceLen", lambda d: d.reduce_len),
+    TilingField("innerNum", "int64_t", "product of the dims after the reduced one", "innerNum", lambda d: d.inner),
     TilingField(
-        "blockWidth", "int64_t", "mode 1: inner positions per task (a multiple of 16); mode 0: 1", "blockWidth"
+        "tileRows",
+        "int64_t",
+        "mode 0: whole rows per tile (1 when chunked); mode 1: lines per chunk",
+        "tileRows",
+        lambda d: d.tile_rows,
     ),
-    TilingField("taskNum", "int64_t", "tasks: rows (mode 0) or outer x inner blocks (mode 1)", "taskNum"),
-    TilingField("tasksPerCore", "int64_t", "tasks of a core", "taskNum / usedCores"),
-    TilingField("tasksFormerNum", "int64_t", "cores that take one task more", "taskNum % usedCores"),
-    TilingField("tileElems", "int64_t", "elements of a tile buffer (inputs and outputs)", "tileElems"),
-    TilingField("lineElems", "int64_t", "fp32 elements of a line buffer (temporaries, reductions)", "lineElems"),
-    TilingField("bufferNum", "int64_t", "buffers of each tile queue (2: double buffering)", "bufferNum"),
+    TilingField(
+        "chunkLen", "int64_t", "mode 0: elements of a row per chunk (R when it fits)", "chunkLen", lambda d: d.chunk_len
+    ),
+    TilingField(
+        "chunkNum", "int64_t", "chunks per row (1: the row fits UB and is read once)", "chunkNum", lambda d: d.chunk_num
+    ),
+    TilingField(
+        "lineStride", "int64_t", "fp32 elements between line slots in UB", "lineStride", lambda d: d.line_stride
+    ),
+    TilingField(
+        "blockWidth",
+        "int64_t",
+        "mode 1: inner positions per task (a multiple of 16); mode 0: 1",
+        "blockWidth",
+        lambda d: d.block_width,
+    ),
+    TilingField(
+        "taskNum", "int64_t", "tasks: rows (mode 0) or outer x inner blocks (mode 1)", "taskNum", lambda d: d.task_num
+    ),
+    TilingField(
+        "tasksPerCore", "int64_t", "tasks of a core", "taskNum / usedCores", lambda d: d.task_num // d.used_cores
+    ),
+    TilingField(
+        "tasksFormerNum",
+        "int64_t",
+        "cores that take one task more",
+        "taskNum % usedCores",
+        lambda d: d.task_num % d.used_cores,
+    ),
+    TilingField(
+        "tileElems", "int64_t", "elements of a tile buffer (inputs and outputs)", "tileElems", lambda d: d.tile_elems
+    ),
+    TilingField(
+        "lineElems",
+        "int64_t",
+        "fp32 elements of a line buffer (temporaries, reductions)",
+        "lineElems",
+        lambda d: d.line_elems,
+    ),
+    TilingField(
+        "bufferNum", "int64_t", "buffers of each tile queue (2: double buffering)", "bufferNum", lambda d: d.buffer_num
+    ),
 )
 
 
-def tiling_fields(spec: OpSpec) -> tuple[TilingField, ...]:
-    """:data:`TILING_FIELDS` and one ``float`` field ``attr<k>`` per float attr of ``spec``."""
-    extra = tuple(
+def tiling_fields(spec: OpSpec) -> tuple[TilingField[TilingDecision], ...]:
+    """:data:`TILING_FIELDS` and one ``float`` field ``attr<k>`` per float attr of ``spec`` (no ``value``: the
+    tiling function copies it from the call's attr)."""
+    extra: tuple[TilingField[TilingDecision], ...] = tuple(
         TilingField(f"attr{k}", "float", f"float attr {name} (fp32)", f"attr{k}")
         for k, name in enumerate(float_attrs_of(spec))
     )
@@ -91,24 +132,8 @@ class TilingDecision:
     save_bytes_per_elem: int = 0
 
     def tiling_fields(self) -> dict[str, int]:
-        """The tiling struct's values by the names of :data:`TILING_FIELDS`."""
-        return {
-            "mode": self.mode,
-            "outerNum": self.outer,
-            "reduceLen": self.reduce_len,
-            "innerNum": self.inner,
-            "tileRows": self.tile_rows,
-            "chunkLen": self.chunk_len,
-            "chunkNum": self.chunk_num,
-            "lineStride": self.line_stride,
-            "blockWidth": self.block_width,
-            "taskNum": self.task_num,
-            "tasksPerCore": self.task_num // self.used_cores,
-            "tasksFormerNum": self.task_num % self.used_cores,
-            "tileElems": self.tile_elems,
-            "lineElems": self.line_elems,
-            "bufferNum": self.buffer_num,
-        }
+        """The tiling struct's values by the names of :data:`TILING_FIELDS` (the float attrs not included)."""
+        return tiling_values(TILING_FIELDS, self)
 
 
 def view_dims(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
-from codegen.plan.common import spec_products
+from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError
 from codegen.spec.model import Catalogue, DType, OpSpec
 

@@ -3,15 +3,14 @@ template of (each with exactly the fields that template reads), and :data:`VIEWS
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.row_reduce.plan.program import RowValue
 from codegen.families.row_reduce.plan.view_records import (
     ComboCheck,
+    ComboKey,
     DispatchView,
-    DtypeKey,
     FloatAttr,
     L0ListAttr,
     L0OutputView,
@@ -19,30 +18,16 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
-from codegen.plan.common import (
-    DtypeGroup,
-    KindView,
-    L0Attr,
-    L0HeaderView,
-    ParamRow,
-    ProductSupportRow,
-    SignatureParam,
-    StatusRow,
-    TensorCheck,
-    TilingFieldRow,
-)
-from codegen.plan.constraints import ConstraintChecks
+from codegen.plan.shared_views import L0HeaderView
+from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
+from codegen.plan.views import KindView
 
 
 @dataclass(frozen=True)
-class AclnnSourceView(KindView):
+class AclnnSourceView(AclnnSourceBase):
     """``op_api/aclnn_<op>.cpp`` (``op_api/row_reduce_aclnn.cpp.j2``): parameter checks and the L2 plan."""
 
-    KIND: ClassVar[str] = "op_api_cpp"
-    checks: ConstraintChecks
-    dfx_in: str
     dim_attr: str
-    files: Mapping[str, str]
     first_input: str
     #: the L2 API's arguments of the L0 call after the tensors (the dim, fp32 casts of float attrs)
     l0_args: tuple[str, ...]
@@ -51,9 +36,6 @@ class AclnnSourceView(KindView):
     rows_input: str
     #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
     check_attrs: tuple[str, ...]
-    signature: tuple[SignatureParam, ...]
-    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
-    tensors: tuple[TensorCheck, ...]
     #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``
     dtype_combos: tuple[ComboCheck, ...]
     dtype_combo_names: tuple[str, ...]
@@ -65,21 +47,18 @@ class AclnnSourceView(KindView):
 
 
 @dataclass(frozen=True)
-class L0SourceView(KindView):
-    """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op."""
+class L0SourceView(L0SourceBase):
+    """``op_api/<kernel>.cpp`` (``op_api/row_reduce_l0.cpp.j2``): the L0 wrapper launching the device op;
+    ``l0_attrs`` are the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a
+    constant)."""
 
-    KIND: ClassVar[str] = "l0_cpp"
     dfx_in: str
     dim_attr: str
     rows_input: str
-    files: Mapping[str, str]
     first_input: str
-    #: the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a constant)
-    l0_attrs: tuple[L0Attr, ...]
     #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
     l0_inputs: tuple[str, ...]
     l0_lists: tuple[L0ListAttr, ...]
-    l0_params: tuple[str, ...]
     l0_outputs: tuple[L0OutputView, ...]
     l0_return: str
     #: what the L0 function returns when it fails (``nullptr``, or a tuple of them)
@@ -99,11 +78,10 @@ class InferShapeView(KindView):
 
 
 @dataclass(frozen=True)
-class TilingSourceView(KindView):
+class TilingSourceView(TilingSourceBase):
     """``op_host/<kernel>_tiling.cpp`` (``op_host/row_reduce_tiling.cpp.j2``): the tiling function; sizes in
     bytes, alignments and buffers in elements, ``dim_index`` the dim attr's position in the OpDef."""
 
-    KIND: ClassVar[str] = "tiling_cpp"
     chunk_align: int
     dim_attr: str
     #: the device attr carrying ``dim_attr``, its position among the OpDef attrs, and whether it is a list
@@ -111,16 +89,13 @@ class TilingSourceView(KindView):
     dim_device_attr: str
     dim_index: int
     dim_list: bool
-    dtype_keys: tuple[DtypeKey, ...]
-    files: Mapping[str, str]
+    dtype_keys: tuple[ComboKey, ...]
     #: (tiling field, OpDef attr index, aclnn attr) of every float attr
     float_device_attrs: tuple[tuple[str, int, str], ...]
     device_inputs_n: int
     rows_index: int
     rows_input: str
     line_align: int
-    tiling_fields: tuple[TilingFieldRow, ...]
-    tiling_type: str
     ub_reserved_bytes: int
     work_elems: int
     #: the most buffers per tile queue (the spec's ``tiling.buffer_num``)
@@ -130,12 +105,11 @@ class TilingSourceView(KindView):
 
 
 @dataclass(frozen=True)
-class KernelView(KindView):
+class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/row_reduce_kernel.cpp.j2``): the passes, the lowered
     formulas and one branch per tiling key."""
 
-    KIND: ClassVar[str] = "kernel_cpp"
-    dtype_keys: tuple[DtypeKey, ...]
+    dtype_keys: tuple[ComboKey, ...]
     float_attrs: tuple[FloatAttr, ...]
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
@@ -149,11 +123,9 @@ class KernelView(KindView):
     out_reads_rows: str
     rows_input: str
     inputs_n: int
-    kernel_class: str
     #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
     kernel_params: tuple[str, ...]
     no_fp32_reduce_condition: str
-    no_pad_condition: str
     #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
     dcci_flush_condition: str
     out_gm_names: tuple[str, ...]
@@ -174,21 +146,12 @@ class KernelView(KindView):
 
 
 @dataclass(frozen=True)
-class DocView(KindView):
+class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/row_reduce_aclnn.md.j2``): the API documentation."""
 
-    KIND: ClassVar[str] = "doc_md"
-    constraint_lines: tuple[str, ...]
     dim_attr: str
     rows_input: str
-    example_lines: tuple[str, ...]
-    files: Mapping[str, str]
-    param_rows: tuple[ParamRow, ...]
-    product_support: tuple[ProductSupportRow, ...]
-    signature: tuple[SignatureParam, ...]
-    status_rows: tuple[StatusRow, ...]
     steps_text: tuple[str, ...]
-    tiling_lines: tuple[str, ...]
 
 
 #: The views of the row-reduce templates (every other kind renders the shared view).

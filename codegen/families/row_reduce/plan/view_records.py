@@ -7,24 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.families.row_reduce.plan.lowering import LoweredFunction
+from codegen.plan.dtype_keys import DtypeKey
 
 
 @dataclass(frozen=True)
-class DtypeKey:
-    """One tiling key: its number ``key`` (the dtype combination's position, :func:`tensors.combos`), the first
-    input's dtype ``name``, ``ge_name`` (``DT_*``), AscendC ``kernel_type``, ``bytes`` per element, the
-    preprocessor ``guard`` of the NpuArchs without it ("": always compiled), the combination's text,
+class ComboKey(DtypeKey):
+    """One tiling key: the first input's dtype (:class:`codegen.plan.dtype_keys.DtypeKey`, numbered by the dtype
+    combination's position, :func:`tensors.combos`; guarded where a tensor of the combination is BF16), the
+    combination's ``text``,
     ``ge_names`` of every tensor (inputs then outputs, ``DT_*``), ``f32_mask`` (bit ``i``: tensor ``i``,
     inputs then outputs, is FLOAT while the first input is 16-bit) and the UB bytes of the split
     (``tile_bytes``/``line_bytes`` per element with one buffer per queue, ``row_bytes`` per row, and
     ``queue_bytes`` per element a second buffer per tile queue adds; see :func:`tiling.tiling_decision`)."""
 
-    key: int
-    dtype: str
-    ge_name: str
-    kernel_type: str
-    bytes: int
-    guard: str
     text: str = ""
     ge_names: tuple[str, ...] = ()
     f32_mask: int = 0

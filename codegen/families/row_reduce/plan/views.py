@@ -1,8 +1,10 @@
-"""The views of a row-reduce op assembled: the common entries, the entries several file kinds read, each
-kind's own entries, the ops-nn and unit-test entries, into one frozen view per file kind."""
+"""The views of a row-reduce op (the plan stage's ``build_views``): the family's entries, those several file
+kinds read, then each kind's own, assembled with the shared ones into one frozen view per file kind by
+:func:`codegen.plan.shared_views.family_views`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.row_reduce.plan.program import program
@@ -16,7 +18,8 @@ from codegen.families.row_reduce.plan.views_host import dtype_keys, host_parts
 from codegen.families.row_reduce.plan.views_kernel import kernel_parts
 from codegen.families.row_reduce.plan.views_l0 import l0_parts
 from codegen.families.row_reduce.plan.views_ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan.common import OpViews, common_view, op_views, ops_nn_view, ut_tiling_view
+from codegen.plan.shared_views import family_views
+from codegen.plan.views import OpViews
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 
@@ -26,28 +29,22 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
     Raises:
         TypeError, ValueError: as :func:`validation.validate`.
     """
-    return op_views(spec, catalogue, _view_parts(spec, catalogue), VIEWS)
-
-
-def _view_parts(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
-    """The view entries of a row-reduce op by name (see :func:`codegen.plan.common.common_view`).
-
-    Raises:
-        TypeError, ValueError: as :func:`validation.validate`.
-    """
     validate(spec, catalogue)
-    view = common_view(spec, catalogue)
-    products: list[Product] = view["products"]
+    return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
+
+
+def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
+    """The row-reduce view entries of a validated op by name, beside the ``common`` ones every family shares
+    (:data:`codegen.plan.shared_views.FamilyParts`)."""
+    products: list[Product] = common["products"]
     prog = program(spec)
-    view.update(_shared_parts(spec, products))
-    view.update(l0_parts(spec))
-    view.update(aclnn_parts(spec, catalogue, products))
-    view.update(host_parts(spec, prog))
-    view.update(kernel_parts(spec, products, prog))
-    view.update(doc_parts(spec, products, prog))
-    view.update(ops_nn_view(spec, products, view["opdef"]))
-    view.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
-    return view
+    parts = _shared_parts(spec, products)
+    parts.update(l0_parts(spec))
+    parts.update(aclnn_parts(spec, products))
+    parts.update(host_parts(spec, prog))
+    parts.update(kernel_parts(spec, products, prog))
+    parts.update(doc_parts(spec, products, prog))
+    return parts
 
 
 def _shared_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:

@@ -7,17 +7,14 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import ComboCheck
-from codegen.plan.common import dtype_groups
-from codegen.plan.constraints import constraint_view
-from codegen.spec.model import Catalogue, OpSpec, Product
+from codegen.spec.model import OpSpec, Product
 from codegen.types import ACLNN_STATUS_CODES
 
 
-def aclnn_parts(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> dict[str, Any]:
+def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     """The view entries only the L2 API reads (:class:`view_kinds.AclnnSourceView`), by name, for ``spec`` on
     ``products``."""
     return {
-        "checks": constraint_view(spec, catalogue),
         "check_attrs": [a.name for a in spec.attrs] if row_inputs(spec) else [],
         "dtype_combos": [
             ComboCheck(
@@ -32,5 +29,4 @@ def aclnn_parts(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> 
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
         "per_row_outputs": row_outputs(spec),
         "out": spec.output_names[0],
-        "tensor_groups": {t.name: dtype_groups(t, products) for t in (*spec.inputs, *spec.outputs)},
     }

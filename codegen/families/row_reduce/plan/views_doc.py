@@ -1,5 +1,5 @@
 """The row-reduce API documentation's view entries (``docs/<aclnn>.md``): its status table, constraints and
-tiling notes (the example lines: :mod:`.views_example`)."""
+tiling notes (the example lines: :func:`codegen.plan.doc_lines.example_lines`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
-from codegen.families.row_reduce.plan.views_example import example_lines
-from codegen.plan.common import StatusRow, format_rule_text, status_row
+from codegen.plan.doc_lines import example_lines
+from codegen.plan.doc_tables import StatusRow, format_rule_text, status_row, status_table
 from codegen.spec.model import OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -54,21 +54,18 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
     invalid = f"{dtype_text}; "
     if spec.shape_status == int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
         invalid += f"{shape_text}; "
-    rows = [
-        status_row(AclnnStatus.ACLNN_SUCCESS, "Success."),
-        status_row(
-            AclnnStatus.ACLNN_ERR_PARAM_NULLPTR,
-            f"{', '.join([*spec.input_names, *spec.output_names])}, workspaceSize or executor is null.",
-        ),
-        status_row(AclnnStatus.ACLNN_ERR_PARAM_INVALID, f"{invalid}{format_rule_text(spec)}."),
-    ]
     tiling_text = "The tiling function failed."
+    more: list[StatusRow] = []
     if spec.shape_status == int(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR):
         tiling_text = f"{shape_text[0].upper()}{shape_text[1:]}; the tiling function failed."
     elif spec.shape_status != int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
-        rows.append(status_row(AclnnStatus(spec.shape_status), f"{shape_text[0].upper()}{shape_text[1:]}."))
-    rows.append(status_row(AclnnStatus.ACLNN_ERR_INNER_TILING_ERROR, tiling_text))
-    return rows
+        more.append(status_row(AclnnStatus(spec.shape_status), f"{shape_text[0].upper()}{shape_text[1:]}."))
+    return status_table(
+        [*spec.input_names, *spec.output_names],
+        f"{invalid}{format_rule_text(spec)}.",
+        more=more,
+        tiling_failed=tiling_text,
+    )
 
 
 def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:

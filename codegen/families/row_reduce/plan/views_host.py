@@ -4,14 +4,16 @@ and float attrs, the UB constants of the split, and the infershape function's ro
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from codegen.families.row_reduce.plan.buffers import buffer_bytes, line_bytes, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_inputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
-from codegen.families.row_reduce.plan.view_records import DtypeKey
-from codegen.plan.common import arch_condition, tiling_field_views
+from codegen.families.row_reduce.plan.view_records import ComboKey
+from codegen.plan.dtype_keys import bf16_guard
+from codegen.plan.tiling_fields import tiling_field_views
 from codegen.spec.model import DType, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
@@ -48,23 +50,17 @@ def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
     }
 
 
-def dtype_keys(spec: OpSpec, products: list[Product]) -> list[DtypeKey]:
-    """One :class:`view_records.DtypeKey` per dtype combination of ``spec`` (:func:`tensors.combos`, in order),
+def dtype_keys(spec: OpSpec, products: list[Product]) -> list[ComboKey]:
+    """One :class:`view_records.ComboKey` per dtype combination of ``spec`` (:func:`tensors.combos`, in order),
     a combination with a BF16 tensor guarded off the NpuArchs of ``products`` without bf16."""
-    no_bf16 = arch_condition(products, "bf16")
     keys = []
     for k, c in enumerate(combos(spec)):
         d = c.dtype(spec.inputs[0].name)
         tile_b, line_b = buffer_bytes(spec, c)
         has_bf16 = any(x is DType.BF16 for _, x in c.dtypes)
         keys.append(
-            DtypeKey(
-                key=k,
-                dtype=d.name,
-                ge_name=d.ge_name,
-                kernel_type=d.kernel_type,
-                bytes=d.itemsize,
-                guard=no_bf16 if has_bf16 and no_bf16 != "0" else "",
+            replace(
+                ComboKey.of(k, d, bf16_guard(products, has_bf16)),
                 text=c.text,
                 ge_names=tuple(
                     c.dtype(t.source).ge_name

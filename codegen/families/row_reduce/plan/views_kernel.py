@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.products import dcci_flush_condition, no_fp32_reduce_condition
+from codegen.families.row_reduce.plan.products import dcci_flush_condition
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import (
@@ -16,7 +16,7 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
-from codegen.plan.common import arch_condition
+from codegen.plan.products import no_fp32_reduce_condition
 from codegen.spec.expr import Expr, Name, walk
 from codegen.spec.model import OpSpec, Product
 
@@ -80,7 +80,6 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         **lowered_views(prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs]),
         "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
         "float_attrs_n": len(float_attrs),
-        "no_pad_condition": arch_condition(products, "data_copy_pad"),
         "dcci_flush_condition": dcci_flush_condition(products),
         "no_fp32_reduce_condition": no_fp32_reduce_condition(products),
     }

@@ -7,7 +7,7 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.view_records import L0ListAttr, L0OutputView
-from codegen.plan.common import L0Attr, l0_constant_attr
+from codegen.plan.signature import L0Attr, l0_constant_attr, l0_params
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
@@ -59,5 +59,5 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
         "l0_outputs": l0_outputs,
         "l0_return": l0_return,
         "l0_fail": l0_fail,
-        "l0_params": [*(f"const aclTensor *{n}" for n in spec.input_names), *(d for d, _ in l0_extra)],
+        "l0_params": l0_params(spec, (d for d, _ in l0_extra)),
     }

@@ -1,0 +1,124 @@
+"""Pieces of codegen/plan/ every family's planner uses: the API document's lines (doc_lines, on a spec whose
+example has a bool attr, elu_backward's isResult true, and one without an example) and a dtype's tiling-key
+entry with its bf16 guard (dtype_keys), the tiling struct's values from a field table (tiling_fields)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from codegen.plan.doc_lines import example_lines, product_tiling_line
+from codegen.plan.doc_tables import StatusRow, status_table
+from codegen.plan.dtype_keys import DtypeKey, bf16_guard
+from codegen.plan.products import archs_condition, no_fp32_reduce_condition
+from codegen.plan.signature import l0_params
+from codegen.plan.tiling_fields import TilingField, tiling_values
+from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
+from codegen.spec.model import DType
+from codegen.specs import load_project
+
+
+def test_example_lines_spell_bools_as_asked() -> None:
+    _, specs = load_project()
+    spec = next(s for s in specs.values() if s.snake == "elu_backward")
+    head = [
+        "`gradOutput`: FLOAT [2, 2] = [-2.0, -1.0, 0.0, 1.0]",
+        "`selfOrResult`: FLOAT [2, 2] = [-2.0, -1.0, 0.0, 1.0]",
+        "`alpha` = 1.0",
+        "`scale` = 1.0",
+        "`inputScale` = 1.0",
+    ]
+    assert example_lines(spec) == [*head, "`isResult` = True"]
+    assert example_lines(spec, c_bools=True) == [*head, "`isResult` = true"]
+    assert example_lines(dataclasses.replace(spec, example=None)) == []
+
+
+def test_product_tiling_line() -> None:
+    catalogue, _ = load_project()
+    line = product_tiling_line(catalogue.get("Ascend950"), "tile 8 elements")
+    assert line == "Ascend950: UB 253952 bytes, 64 cores, tile 8 elements."
+
+
+def test_dtype_key_and_bf16_guard() -> None:
+    catalogue, _ = load_project()
+    a910, a910b, a310p = (catalogue.get(n) for n in ("Ascend910", "Ascend910B", "Ascend310P"))
+    assert DtypeKey.of(2, DType.BF16, "g") == DtypeKey(2, "BF16", "DT_BF16", "bfloat16_t", 2, "g")
+    # Ascend910 (NpuArch 1001) and Ascend310P (2002) lack bf16; Ascend910B (2201) has it
+    assert bf16_guard([a910, a910b, a310p], True) == "__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002"
+    assert bf16_guard([a910, a910b], False) == ""
+    assert bf16_guard([a910b], True) == ""
+
+
+def test_ut_tiling_case() -> None:
+    catalogue, _ = load_project()
+    case = ut_tiling_case(
+        catalogue.get("Ascend910B"),
+        ["FLOAT16", "2x3", -1],
+        "a note",
+        [ut_tensor((2, 3), DType.FLOAT16), ut_tensor(None, None)],
+        [ut_tensor((2, 3), DType.FLOAT)],
+        ["opgen_rt::AttrValue::FromInt(1)"],
+        deterministic=True,
+        tiling_key=12,
+        block_dim=3,
+        workspace=4096,
+        fields={"a": 1, "b": 2, "c": 3},
+        field_names=("c", "a"),
+    )
+    assert case.name == "Ascend910B_FLOAT16_2x3__1"
+    assert (case.product, case.note, case.deterministic, case.tiling_key, case.block_dim, case.workspace) == (
+        "Ascend910B",
+        "a note",
+        1,
+        12,
+        3,
+        4096,
+    )
+    assert [(t.present, t.shape, t.dtype) for t in case.inputs] == [(True, "{2, 3}", "ge::DT_FLOAT16"), (False, "", "")]
+    assert case.outputs[0].dtype == "ge::DT_FLOAT"
+    assert case.attrs == ("opgen_rt::AttrValue::FromInt(1)",)
+    assert [(f.name, f.value) for f in case.fields] == [("c", 3), ("a", 1)]
+
+
+def test_status_table_rows_in_order() -> None:
+    extra = StatusRow("ACLNN_ERR_INNER_NULLPTR", 561103, "x")
+    rows = status_table(["a", "b"], "Bad.", more=[extra], tiling_failed="Too big.")
+    assert [(r.name, r.value, r.when) for r in rows] == [
+        ("ACLNN_SUCCESS", 0, "Success."),
+        ("ACLNN_ERR_PARAM_NULLPTR", 161001, "a, b, workspaceSize or executor is null."),
+        ("ACLNN_ERR_PARAM_INVALID", 161002, "Bad."),
+        ("ACLNN_ERR_INNER_NULLPTR", 561103, "x"),
+        ("ACLNN_ERR_INNER_TILING_ERROR", 561002, "Too big."),
+    ]
+    assert status_table([], "Bad.")[-1].when == "The tiling function failed."
+
+
+def test_arch_conditions() -> None:
+    catalogue, _ = load_project()
+    a910, a910b, a310p = (catalogue.get(n) for n in ("Ascend910", "Ascend910B", "Ascend310P"))
+    assert archs_condition([2201, 1001, 2201]) == "__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201"
+    assert archs_condition([]) == "0"
+    # fp32 ReduceSum/ReduceMax are missing on the Atlas training series (Ascend910, NpuArch 1001) only
+    assert no_fp32_reduce_condition([a910b, a910, a310p]) == "__NPU_ARCH__ == 1001"
+    assert no_fp32_reduce_condition([a910b, a310p]) == "0"
+
+
+def test_l0_params() -> None:
+    _, specs = load_project()
+    spec = next(s for s in specs.values() if s.snake == "elu_backward")
+    assert l0_params(spec, ["float alpha"]) == [
+        "const aclTensor *gradOutput",
+        "const aclTensor *selfOrResult",
+        "float alpha",
+    ]
+
+
+def test_tiling_values_follow_the_field_table() -> None:
+    table: tuple[TilingField[dict[str, int]], ...] = (
+        TilingField("b", "int64_t", "second", "b", lambda d: d["y"] * 2),
+        TilingField("a", "int32_t", "first", "a", lambda d: d["x"]),
+    )
+    assert list(tiling_values(table, {"x": 3, "y": 5}).items()) == [("b", 10), ("a", 3)]
+    with pytest.raises(ValueError, match="tiling field attr0 has no value"):
+        tiling_values((*table, TilingField("attr0", "float", "an attr", "attr0")), {"x": 3, "y": 5})
