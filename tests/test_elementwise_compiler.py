@@ -175,3 +175,63 @@ def _numpy_eval(e, env):  # type: ignore[no-untyped-def]
         }
         return fns[e.func](*args)
     raise AssertionError(e)
+
+
+@pytest.mark.parametrize(
+    ("text", "a", "b", "ops"),
+    [
+        ("erf(a)", 0.0, 1.0, 5),  # odd: the x < 0 branch is -P, one Muls
+        ("0.5 + 0.5 * erf(a)", 0.5, 0.5, 5),  # a - b = 0: the x < 0 branch is -w itself
+        ("1 - erf(a)", 1.0, -1.0, 5),  # a + b = 0: the x >= 0 branch is w itself
+        ("3 + 2 * erf(a * 0.5)", 3.0, 2.0, 6),
+        ("erf(a) * -4 - 1", -1.0, -4.0, 6),
+    ],
+)
+def test_affine_erf_folds_into_its_branches(text: str, a: float, b: float, ops: int) -> None:
+    """``a + b * erf(u)`` costs the erf's own instructions (Abs, Muls, Adds, Reciprocal, the 9 of the
+    polynomial, Mul, Muls, Exp of exp(-u^2)) plus ``ops`` after the polynomial (Mul by the exponential, the
+    branches' Adds/Muls, Compares, Select), never a Muls b and an Adds a after the sign select; the values
+    agree with math.erf within b times Abramowitz-Stegun's 1.5e-7 (plus float64 rounding), at +-inf the
+    limits a +- b, and NaN stays NaN."""
+    import math
+
+    prog = compile_text(text).fp32
+    assert len(prog.instructions) == 16 + ops, [i.op for i in prog.instructions]
+    scale = 0.5 if "a * 0.5" in text else 1.0
+    x = np.array([-6.0, -2.5, -1.0, -0.3, -1e-3, 0.0, 1e-3, 0.3, 1.0, 2.5, 6.0])
+    got = run_program(prog, {"a": x, "b": x, "c": x}, {})
+    want = np.array([a + b * math.erf(scale * v) for v in x])
+    np.testing.assert_allclose(got, want, rtol=0, atol=abs(b) * 1.5e-7 + 1e-12)
+    edge = run_program(prog, {k: np.array([-np.inf, np.inf, np.nan]) for k in TENSORS}, {})
+    assert edge[0] == a - b and edge[1] == a + b and np.isnan(edge[2])
+
+
+@pytest.mark.parametrize("lam", [0.5, 0.0, -0.5])
+@pytest.mark.parametrize(
+    ("text", "ops"),
+    [
+        ("where(a < -s, b, where(a > s, b, 0))", ["Abs", "Compares", "Select"]),
+        ("where(a >= s, b, where(a <= -s, b, c))", ["Abs", "Compares", "Select"]),
+        ("where(a < -s, b, where(a > s, c, 0))", ["Compares", "Compares", "Select", "Select"]),  # other value
+        ("where(a < -s, b, where(a >= s, b, 0))", ["Compares", "Compares", "Select", "Select"]),  # mixed strictness
+        ("where(a < -s, b, where(a > 2 * s, b, 0))", ["Compares", "Compares", "Select", "Select"]),
+    ],
+)
+def test_two_sided_band_is_one_test_of_abs(text: str, ops: list[str], lam: float) -> None:
+    """``x < -s or x > s`` selecting one value is ``|x| > s``; the programs agree with the formula for a
+    positive, zero and negative ``s``, at both band edges, +-0, +-inf and NaN."""
+    compiled = compile_text(text, {"s": "lambd"})
+    assert [i.op for i in compiled.fp32.instructions] == ops
+    x = np.array([-np.inf, -1.0, -0.5, -0.25, -0.0, 0.0, 0.25, 0.5, 1.0, np.inf, np.nan])
+    b = np.arange(1.0, 12.0)
+    c = -b
+    scalars = {hs.field_name + "_": float(evaluate(hs.expr, {"lambd": lam})) for hs in compiled.scalars}
+    got = run_program(compiled.fp32, {"a": x, "b": b, "c": c}, scalars)
+    with np.errstate(invalid="ignore"):
+        want = np.array(
+            [
+                float(evaluate(parse_expr(text, LOC, "f"), {"a": v, "b": w, "c": u, "s": lam}))
+                for v, w, u in zip(x, b, c)
+            ]
+        )
+    np.testing.assert_array_equal(got, want)

@@ -95,6 +95,14 @@ def _rewrite_function(func: str, args: tuple[Expr, ...]) -> Expr | None:
     return None
 
 
+def _never_negative(e: Expr) -> bool:
+    """Whether ``e`` is +0, positive or NaN wherever it is defined, whatever its operands: ``exp(u)``,
+    ``abs(u)`` and ``u * u`` (so ``abs(e)`` is ``e``, bit for bit, NaN included, and costs no ``Abs``)."""
+    if isinstance(e, Call) and e.func in ("exp", "abs"):
+        return True
+    return isinstance(e, Binary) and e.op == "*" and e.left == e.right
+
+
 def _is_log1p(e: Expr, tensors: frozenset[str]) -> bool:
     """Whether ``e`` is the lowered rewrite of ``log1p`` of its second argument (``where(x + 1 == 1, x,
     ...)``, see :func:`_rewrite_function`), written by the rewrite or by hand."""
@@ -116,6 +124,8 @@ def _lower(e: Expr, tensors: frozenset[str]) -> Expr:
         rewritten = _rewrite_function(e.func, args)
         if rewritten is not None:
             return _lower(rewritten, tensors)
+        if e.func == "abs" and _never_negative(args[0]):
+            return args[0]
         return Call(e.func, args)
     if isinstance(e, Unary):
         inner = _lower(e.operand, tensors)

@@ -47,7 +47,7 @@ class _Builder(_NanKeeping):
 
     def select(self, cond: Expr, a: Expr, b: Expr) -> int:
         """``where(cond, a, b)``: ``and``/``or`` nest selects, ``not`` swaps the branches, one ``Select``
-        per comparison."""
+        per comparison; ``a`` keeps no NaN that only arises where ``cond`` is false (:meth:`guarded`)."""
         if isinstance(cond, BoolOp) and self.ctx.is_tensor(cond):
             first, rest = cond.values[0], cond.values[1:]
             inner: Expr = rest[0] if len(rest) == 1 else BoolOp(cond.op, rest)
@@ -56,18 +56,54 @@ class _Builder(_NanKeeping):
             return self.select(first, a, Call("where", (inner, a, b)))
         if isinstance(cond, Unary) and cond.op == "not" and self.ctx.is_tensor(cond):
             return self.select(cond.operand, b, a)
+        band = self.band(cond, a, b)
+        if band is not None:
+            return self.select(band[0], a, band[1])
         ctx = self.ctx
         m = self.mask(cond)
-        src0 = self.value(a)  # a host value is broadcast with Duplicate
+        src0 = self.value_in(a, self.guarded(cond, a))  # a host value is broadcast with Duplicate
         if ctx.is_tensor(b):
             return self.emit("Select", (m, src0, self.value(b)), mode="VSEL_TENSOR_TENSOR_MODE")
         return self.emit("Select", (m, src0), self.scalar(b), mode="VSEL_TENSOR_SCALAR_MODE")
 
-    def erf(self, x: Expr) -> int:
-        """``erf(x)`` by Abramowitz-Stegun 7.1.26 on ``|x|``, the sign restored by a ``Select``; of ``x = k * u``
-        with a positive literal ``k``, ``|u|`` and the sign of ``u`` serve (``k`` folds into ``p``). The polynomial
-        is built negated (``1 - p e`` is one ``Adds`` of ``-p e``), and ``exp(-x^2)`` is the formula value
-        ``exp(-(x * x))``, shared with an equal one of the formula (``exp(-0.5 * s * s)`` for ``x = s / sqrt2``)."""
+    def band(self, cond: Expr, a: Expr, b: Expr) -> tuple[Expr, Expr] | None:
+        """``(abs(x) > s, c)`` where ``where(cond, a, b)`` is ``where(x < -s, a, where(x > s, a, c))`` (either
+        test first; ``<=``/``>=`` give ``abs(x) >= s``) with ``s`` a host value: one ``Abs`` and one comparison
+        instead of two comparisons and two ``Select``. The same for every ``s`` (for ``s < 0`` both are true
+        wherever ``x`` is a number) and NaN ``x`` (both false); else None."""
+        if not (isinstance(b, Call) and b.func == "where" and len(b.args) == 3 and b.args[1] == a):
+            return None
+        inner, rest = b.args[0], b.args[2]
+        tests = []
+        for c in (cond, inner):
+            if not isinstance(c, Compare) or c.op not in FLIPPED or c.op in ("==", "!="):
+                return None
+            x, op, host = c.left, c.op, c.right
+            if not self.ctx.is_tensor(x):
+                x, op, host = c.right, FLIPPED[c.op], c.left
+            if not self.ctx.is_tensor(x) or self.ctx.is_tensor(host):
+                return None
+            tests.append((x, op, host))
+        (x1, op1, s1), (x2, op2, s2) = tests
+        if x1 != x2 or {op1, op2} not in ({"<", ">"}, {"<=", ">="}):
+            return None
+        s_pos = s2 if op2 in (">", ">=") else s1  # the upper test's bound; the lower one's must be its negation
+        s_neg = s1 if s_pos is s2 else s2
+        if _neg(s_pos) != s_neg and _neg(s_neg) != s_pos:
+            return None
+        return Compare(">" if ">" in (op1, op2) else ">=", Call("abs", (x1,)), s_pos), rest
+
+    def erf(self, x: Expr, a: float = 0.0, b: float = 1.0) -> int:
+        """``a + b * erf(x)`` (literal ``a``, ``b``) by Abramowitz-Stegun 7.1.26 on ``|x|``: ``erf(|x|) = 1 - q`` with
+        ``q = poly(t) exp(-x^2)``, so the result is ``P = (a + b) - b q`` where ``x >= 0`` and ``N = (a - b) + b q``
+        where ``x < 0``, one ``Select`` on the sign of ``x``. ``-b`` folds into the polynomial's literal
+        coefficients (``w = -b q`` costs the ``Mul`` by the exponential alone); ``P`` is ``w`` plus one ``Adds``
+        (none where ``a + b`` is 0), ``N`` is ``-P`` (one ``Muls``) where ``a`` is 0 (erf is odd), else ``-w`` plus
+        one ``Adds`` (none where ``a - b`` is 0: ``0.5 + 0.5 erf`` is ``Mul, Adds, Muls, Compares, Select``).
+        ``w`` carries the approximation's absolute error ``|b| * 1.5e-7`` (:attr:`.program.Instruction.approx`).
+        Of ``x = k * u`` with a positive literal ``k``, ``|u|`` and the sign of ``u`` serve (``k`` folds into
+        ``p``), and ``exp(-x^2)`` is the formula value ``exp(-(x * x))``, shared with an equal one of the formula
+        (``exp(-0.5 * s * s)`` for ``x = s / sqrt2``)."""
         k, hosts, factors = self.monomial(x)
         scale = ERF_P
         if not hosts and 0 < k < math.inf:
@@ -79,15 +115,46 @@ class _Builder(_NanKeeping):
         v = self.value(x)
         ax = self.emit("Abs", (v,))
         t = self.emit("Reciprocal", (self.emit("Adds", (self.emit("Muls", (ax,), self.literal(scale)),), "1.0f"),))
-        acc = self.emit("Muls", (t,), _f32(-ERF_A[4]))
-        for coef in reversed(ERF_A[:4]):
-            acc = self.emit("Mul", (self.emit("Adds", (acc,), _f32(-coef)), t))
+        coefs = [-b * c for c in ERF_A]  # the polynomial of w = -b q, Horner's rule in t
+        acc = self.emit("Muls", (t,), _f32(coefs[4]))
+        for coef in reversed(coefs[:4]):
+            acc = self.emit("Mul", (self.emit("Adds", (acc,), _f32(coef)), t))
         square = Binary("*", x, x) if scale == ERF_P else Binary("*", Num(k * k), Binary("*", x, x))
         e = self.value(Call("exp", (Unary("-", square),)))
-        y = self.emit("Adds", (self.emit("Mul", (acc, e)),), "1.0f", approx=ERF_ERROR)
+        w = self.emit("Mul", (acc, e), approx=abs(b) * ERF_ERROR)
+        pos, neg = a + b, a - b
+        y_pos = self.emit("Adds", (w,), self.literal(pos)) if pos != 0 else w
+        if a == 0:
+            y_neg = self.emit("Muls", (y_pos,), "-1.0f")
+        else:
+            y_neg = self.emit("Muls", (w,), "-1.0f")
+            if neg != 0:
+                y_neg = self.emit("Adds", (y_neg,), self.literal(neg))
         m = self.emit("Compares", (v,), "0.0f", mode="LT")
-        neg = self.emit("Muls", (y,), "-1.0f")
-        return self.emit("Select", (m, neg, y), mode="VSEL_TENSOR_TENSOR_MODE")
+        return self.emit("Select", (m, y_neg, y_pos), mode="VSEL_TENSOR_TENSOR_MODE")
+
+    def affine_erf(self, e: Expr) -> tuple[float, float, Expr] | None:
+        """``(a, b, u)`` where ``e`` is ``a + b * erf(u)`` with literal ``a`` (not 0) and ``b`` (``a + b erf``,
+        ``b erf + a``, ``a - b erf``, ``b erf - a``), else None: :meth:`erf` folds ``a`` and ``b`` into its
+        instructions."""
+        if not (isinstance(e, Binary) and e.op in ("+", "-")):
+            return None
+        minus = e.op == "-"
+        # (literal, term, literal's sign, term's sign): a + t, a - t, t + a, t - a
+        for host, term, host_sign, term_sign in (
+            (e.left, e.right, 1.0, -1.0 if minus else 1.0),
+            (e.right, e.left, -1.0 if minus else 1.0, 1.0),
+        ):
+            a = _number(host)
+            if a is None or a == 0 or not math.isfinite(a):
+                continue
+            coef, hosts, factors = self.monomial(term)
+            if hosts or len(factors) != 1 or coef == 0 or not math.isfinite(coef):
+                continue
+            (f,) = factors
+            if isinstance(f, Call) and f.func == "erf":
+                return host_sign * a, term_sign * coef, f.args[0]
+        return None
 
     def monomial(self, e: Expr) -> tuple[float, tuple[Expr, ...], tuple[Expr, ...]]:
         """``e`` as ``coefficient * host factors * tensor factors``: products, negations and divisions by a
@@ -182,6 +249,9 @@ class _Builder(_NanKeeping):
             return reg
         if isinstance(e, Call) and e.func == "erf":
             return self.erf(e.args[0])
+        affine = self.affine_erf(e)
+        if affine is not None:
+            return self.erf(affine[2], affine[0], affine[1])
         if isinstance(e, Binary) and e.op == "/" and _number(e.left) == 1 and ctx.is_tensor(e.right):
             return self.emit("Reciprocal", (self.value(e.right),))
         if (isinstance(e, Unary) and e.op == "-") or (

@@ -72,7 +72,9 @@ class _Values:
         # each tensor subexpression is computed once per set of operands whose NaN the context carries
         self.memo: dict[tuple[Expr, frozenset[Expr]], int] = {}
         self.numbered: dict[tuple[object, ...], int] = {}  # value numbering: one register per instruction
-        self.covered: frozenset[Expr] = frozenset()  # see nan_sources: a NaN of these makes the result NaN
+        # where one of these is NaN the value being built does not matter: the enclosing result is NaN there
+        # anyway (nan_sources), or a where takes its other branch there (guarded)
+        self.covered: frozenset[Expr] = frozenset()
         self.literals: dict[float, str] = {}  # fp32 value -> its literal text (see literal)
         self.next_reg = 0
 

@@ -52,11 +52,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 2, 2};
+      return {4, 1, 2};
     case 1:  // FLOAT16
-      return {2, 3, 2};
+      return {2, 2, 2};
     case 2:  // BF16
-      return {2, 3, 2};
+      return {2, 2, 2};
     default:
       return {0, 0, 0};
   }
@@ -141,8 +141,7 @@ static ge::graphStatus HardShrinkGradTilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
-  tiling.set_scalar0(static_cast<float>((-((int64_t{0} > lambd) ? int64_t{0} : lambd))));  // -max(lambd, 0)
-  tiling.set_scalar1(static_cast<float>(((int64_t{0} > lambd) ? int64_t{0} : lambd)));     // max(lambd, 0)
+  tiling.set_scalar0(static_cast<float>(((int64_t{0} > lambd) ? int64_t{0} : lambd)));  // max(lambd, 0)
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(tilingKey));

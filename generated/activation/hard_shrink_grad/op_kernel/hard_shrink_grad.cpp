@@ -84,7 +84,6 @@ class KernelHardShrinkGrad {
     }
     tileLength_ = tiling.tileLength;
     scalar0_ = tiling.scalar0;
-    scalar1_ = tiling.scalar1;
     gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
     selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     gradInputGm_.SetGlobalBuffer((__gm__ T *)gradInput + offset, coreLength_);
@@ -95,14 +94,10 @@ class KernelHardShrinkGrad {
     pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
-      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-      pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-      pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
     }
   }
 
@@ -134,25 +129,19 @@ class KernelHardShrinkGrad {
     // of CMP_ELEMS, so nCmp stays inside every buffer, and Select reads only the first n mask bits.
     const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
-      LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
-      Compares(mask0, selfLocal, scalar0_, CMPMODE::LT, nCmp);
-      Compares(mask1, selfLocal, scalar1_, CMPMODE::GT, nCmp);
-      Select(tmp0, mask1, gradOutputLocal, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
-      Select(outLocal, mask0, gradOutputLocal, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Abs(selfLocal, selfLocal, n);
+      Compares(mask0, selfLocal, scalar0_, CMPMODE::GT, nCmp);
+      Select(outLocal, mask0, gradOutputLocal, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
-      Compares(mask0, tmp0, scalar0_, CMPMODE::LT, nCmp);
-      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Compares(mask1, tmp0, scalar1_, CMPMODE::GT, nCmp);
-      Select(tmp0, mask1, tmp1, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
-      Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);
+      Abs(tmp0, tmp0, n);
+      Compares(mask0, tmp0, scalar0_, CMPMODE::GT, nCmp);
+      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
+      Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
+      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
     }
     gradInputQueue_.EnQue(outLocal);
     gradOutputQueue_.FreeTensor(gradOutputLocal);
@@ -170,16 +159,13 @@ class KernelHardShrinkGrad {
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
   TQue<TPosition::VECOUT, QUEUE_DEPTH> gradInputQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
-  TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
-  TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> gradInputGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
   float scalar0_ = 0.0f;
-  float scalar1_ = 0.0f;
 };
 }  // namespace
 

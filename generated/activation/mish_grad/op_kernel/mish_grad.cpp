@@ -2,19 +2,18 @@
 // change the spec or the template and run `opgen generate`.
 // gradInput = gradOutput * (tanh(max(self, 0) + log1p(exp(-abs(self)))) + clamp(self, -100, 100) * sigmoid(self) * (1 -
 // tanh(max(self, 0) + log1p(exp(-abs(self)))) * tanh(max(self, 0) + log1p(exp(-abs(self)))))) Lowered: gradOutput *
-// ((exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(abs(exp(-abs(self))) < 0.5,
+// ((exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(exp(-abs(self)) < 0.5,
 // log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 - 1), log(exp(-abs(self)) + 1))), -10.0), 10.0)) -
-// 1) / (exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(abs(exp(-abs(self))) <
-// 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 - 1), log(exp(-abs(self)) + 1))),
-// -10.0), 10.0)) + 1) + min(max(self, -100), 100) * (1 / (1 + exp(-self))) * (1 - (exp(2 * min(max(max(self, 0) +
-// where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(abs(exp(-abs(self))) < 0.5, log(exp(-abs(self)) + 1) *
-// exp(-abs(self)) / (exp(-abs(self)) + 1 - 1), log(exp(-abs(self)) + 1))), -10.0), 10.0)) - 1) / (exp(2 *
-// min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(abs(exp(-abs(self))) < 0.5,
+// 1) / (exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(exp(-abs(self)) < 0.5,
 // log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 - 1), log(exp(-abs(self)) + 1))), -10.0), 10.0)) +
-// 1) * ((exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)), where(abs(exp(-abs(self))) <
-// 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 - 1), log(exp(-abs(self)) + 1))),
-// -10.0), 10.0)) - 1) / (exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1, exp(-abs(self)),
-// where(abs(exp(-abs(self))) < 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 - 1),
+// 1) + min(max(self, -100), 100) * (1 / (1 + exp(-self))) * (1 - (exp(2 * min(max(max(self, 0) + where(exp(-abs(self))
+// + 1 == 1, exp(-abs(self)), where(exp(-abs(self)) < 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self))
+// + 1 - 1), log(exp(-abs(self)) + 1))), -10.0), 10.0)) - 1) / (exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1
+// == 1, exp(-abs(self)), where(exp(-abs(self)) < 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1
+// - 1), log(exp(-abs(self)) + 1))), -10.0), 10.0)) + 1) * ((exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 ==
+// 1, exp(-abs(self)), where(exp(-abs(self)) < 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 -
+// 1), log(exp(-abs(self)) + 1))), -10.0), 10.0)) - 1) / (exp(2 * min(max(max(self, 0) + where(exp(-abs(self)) + 1 == 1,
+// exp(-abs(self)), where(exp(-abs(self)) < 0.5, log(exp(-abs(self)) + 1) * exp(-abs(self)) / (exp(-abs(self)) + 1 - 1),
 // log(exp(-abs(self)) + 1))), -10.0), 10.0)) + 1))))
 #include "kernel_operator.h"
 
@@ -168,8 +167,7 @@ class KernelMishGrad {
       Exp(tmp1, tmp1, n);
       Adds(tmp2, tmp1, 1.0f, n);
       Compares(mask0, tmp2, 1.0f, CMPMODE::EQ, nCmp);
-      Abs(tmp3, tmp1, n);
-      Compares(mask1, tmp3, 0.5f, CMPMODE::LT, nCmp);
+      Compares(mask1, tmp1, 0.5f, CMPMODE::LT, nCmp);
       Ln(tmp3, tmp2, n);
       Mul(tmp4, tmp3, tmp1, n);
       Adds(tmp2, tmp2, -1.0f, n);
@@ -217,8 +215,7 @@ class KernelMishGrad {
       Exp(tmp3, tmp3, n);
       Adds(tmp4, tmp3, 1.0f, n);
       Compares(mask0, tmp4, 1.0f, CMPMODE::EQ, nCmp);
-      Abs(tmp5, tmp3, n);
-      Compares(mask1, tmp5, 0.5f, CMPMODE::LT, nCmp);
+      Compares(mask1, tmp3, 0.5f, CMPMODE::LT, nCmp);
       Ln(tmp5, tmp4, n);
       Mul(tmp6, tmp5, tmp3, n);
       Adds(tmp4, tmp4, -1.0f, n);

@@ -133,7 +133,6 @@ class KernelBinaryCrossEntropy {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -141,21 +140,18 @@ class KernelBinaryCrossEntropy {
         pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp4_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weight
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-        pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
       }
     }
   }
@@ -300,12 +296,9 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
         Maxs(tmp1, tmp0, -100.0f, n);
-        Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
-        Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, targetLocal, tmp1, n);
         Muls(targetLocal, targetLocal, -1.0f, n);
@@ -315,8 +308,6 @@ class KernelBinaryCrossEntropy {
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
         Maxs(tmp0, selfLocal, -100.0f, n);
-        Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
-        Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(targetLocal, targetLocal, tmp0, n);
         Add(tmp1, tmp1, targetLocal, n);
@@ -333,15 +324,12 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp3 = tmp3_.Get<float>();
         LocalTensor<float> tmp4 = tmp4_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Cast(tmp0, weightLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
         Cast(tmp2, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp2, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp3, tmp2, n);
         Maxs(tmp4, tmp3, -100.0f, n);
-        Compare(mask1, tmp3, tmp3, CMPMODE::EQ, nCmp);
-        Select(tmp4, mask1, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp4, mask0, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp4, tmp1, tmp4, n);
         Muls(tmp1, tmp1, -1.0f, n);
@@ -351,14 +339,15 @@ class KernelBinaryCrossEntropy {
         Adds(tmp2, tmp2, 1.0f, n);
         Ln(tmp2, tmp2, n);
         Maxs(tmp3, tmp2, -100.0f, n);
-        Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
-        Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, tmp1, tmp3, n);
         Add(tmp4, tmp4, tmp1, n);
         Mul(tmp0, tmp0, tmp4, n);
         Muls(tmp0, tmp0, -1.0f, n);
-        Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+        if (reduceKind_ ==
+            0) {  // a reduction adds the fp32 result: the rounding into outLocal is for the elementwise output
+          Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+        }
         if (reduceKind_ != 0) {
           LocalTensor<float> acc = redAcc_.Get<float>();
           Add(acc, acc, tmp0, static_cast<int32_t>(n));
@@ -380,12 +369,9 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
         Maxs(tmp1, tmp0, -100.0f, n);
-        Compare(mask1, tmp0, tmp0, CMPMODE::EQ, nCmp);
-        Select(tmp1, mask1, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, targetLocal, tmp1, n);
         Muls(targetLocal, targetLocal, -1.0f, n);
@@ -395,8 +381,6 @@ class KernelBinaryCrossEntropy {
         Adds(selfLocal, selfLocal, 1.0f, n);
         Ln(selfLocal, selfLocal, n);
         Maxs(tmp0, selfLocal, -100.0f, n);
-        Compare(mask1, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
-        Select(tmp0, mask1, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(targetLocal, targetLocal, tmp0, n);
         Add(tmp1, tmp1, targetLocal, n);
@@ -411,14 +395,11 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
         LocalTensor<float> tmp3 = tmp3_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-        LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
         Cast(tmp0, targetLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp1, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp2, tmp1, n);
         Maxs(tmp3, tmp2, -100.0f, n);
-        Compare(mask1, tmp2, tmp2, CMPMODE::EQ, nCmp);
-        Select(tmp3, mask1, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp3, tmp0, tmp3, n);
         Muls(tmp0, tmp0, -1.0f, n);
@@ -428,13 +409,14 @@ class KernelBinaryCrossEntropy {
         Adds(tmp1, tmp1, 1.0f, n);
         Ln(tmp1, tmp1, n);
         Maxs(tmp2, tmp1, -100.0f, n);
-        Compare(mask1, tmp1, tmp1, CMPMODE::EQ, nCmp);
-        Select(tmp2, mask1, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp0, tmp0, tmp2, n);
         Add(tmp3, tmp3, tmp0, n);
         Muls(tmp3, tmp3, -1.0f, n);
-        Cast(outLocal, tmp3, RoundMode::CAST_RINT, n);
+        if (reduceKind_ ==
+            0) {  // a reduction adds the fp32 result: the rounding into outLocal is for the elementwise output
+          Cast(outLocal, tmp3, RoundMode::CAST_RINT, n);
+        }
         if (reduceKind_ != 0) {
           LocalTensor<float> acc = redAcc_.Get<float>();
           Add(acc, acc, tmp3, static_cast<int32_t>(n));
@@ -463,7 +445,6 @@ class KernelBinaryCrossEntropy {
   TBuf<TPosition::VECCALC> tmp3_;
   TBuf<TPosition::VECCALC> tmp4_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
-  TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;
   GlobalTensor<T> weightGm_;

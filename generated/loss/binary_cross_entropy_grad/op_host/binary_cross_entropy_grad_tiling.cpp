@@ -54,17 +54,17 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT, absent: -
-      return {4, 2, 4};
+      return {4, 1, 4};
     case 1:  // FLOAT16, absent: -
-      return {2, 4, 4};
+      return {2, 3, 4};
     case 2:  // BF16, absent: -
-      return {2, 4, 4};
+      return {2, 3, 4};
     case 3:  // FLOAT, absent: weightOptional
-      return {4, 2, 3};
+      return {4, 1, 3};
     case 4:  // FLOAT16, absent: weightOptional
-      return {2, 4, 3};
+      return {2, 3, 3};
     case 5:  // BF16, absent: weightOptional
-      return {2, 4, 3};
+      return {2, 3, 3};
     default:
       return {0, 0, 0};
   }

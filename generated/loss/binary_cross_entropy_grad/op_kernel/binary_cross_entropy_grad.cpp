@@ -10,9 +10,6 @@ using namespace AscendC;
 namespace {
 constexpr int32_t QUEUE_DEPTH = 2;
 constexpr int64_t BLOCK_BYTES = 32;
-// Elements of one 256-byte repeat of fp32: Compare/Compares with a count run count * 4 / 256 whole repeats
-// and skip a partial one (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h, CompareCompute).
-constexpr uint32_t CMP_ELEMS = 256U / sizeof(float);
 
 // GM -> UB copy of `count` elements. Where the product has no DataCopyPad, whole 32-byte blocks go through
 // DataCopy (which would silently drop a partial block) and the remaining elements move one at a time.
@@ -110,22 +107,18 @@ class KernelBinaryCrossEntropyGrad {
     if constexpr (ABSENT == 0U) {  // absent: -
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-        pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-        pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weightOptional
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-        pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-        pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       }
     }
   }
@@ -165,28 +158,21 @@ class KernelBinaryCrossEntropyGrad {
       LocalTensor<T> weightOptionalLocal = weightOptionalQueue_.DeQue<T>();
       LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
       const uint32_t n = static_cast<uint32_t>(count);
-      // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
-      // of CMP_ELEMS, so nCmp stays inside every buffer, and Select reads only the first n mask bits.
-      const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
       if constexpr (IsSameType<T, float>::value) {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
-        LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
         Mul(gradOutputLocal, gradOutputLocal, weightOptionalLocal, n);
         Sub(targetLocal, selfLocal, targetLocal, n);
         Mul(gradOutputLocal, gradOutputLocal, targetLocal, n);
         Muls(tmp0, selfLocal, -1.0f, n);
         Adds(tmp0, tmp0, 1.0f, n);
         Mul(selfLocal, selfLocal, tmp0, n);
-        Maxs(tmp0, selfLocal, 1e-12f, n);
-        Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
-        Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-        Div(gradOutputLocal, gradOutputLocal, tmp0, n);
+        Maxs(selfLocal, selfLocal, 1e-12f, n);
+        Div(gradOutputLocal, gradOutputLocal, selfLocal, n);
         Muls(outLocal, gradOutputLocal, scalar0_, n);
       } else {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
-        LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
         Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, weightOptionalLocal, RoundMode::CAST_NONE, n);
         Mul(tmp0, tmp0, tmp1, n);
@@ -197,10 +183,8 @@ class KernelBinaryCrossEntropyGrad {
         Muls(tmp2, tmp1, -1.0f, n);
         Adds(tmp2, tmp2, 1.0f, n);
         Mul(tmp1, tmp1, tmp2, n);
-        Maxs(tmp2, tmp1, 1e-12f, n);
-        Compare(mask0, tmp1, tmp1, CMPMODE::EQ, nCmp);
-        Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-        Div(tmp0, tmp0, tmp2, n);
+        Maxs(tmp1, tmp1, 1e-12f, n);
+        Div(tmp0, tmp0, tmp1, n);
         Muls(tmp0, tmp0, scalar0_, n);
         Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
       }
@@ -215,27 +199,20 @@ class KernelBinaryCrossEntropyGrad {
       LocalTensor<T> targetLocal = targetQueue_.DeQue<T>();
       LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
       const uint32_t n = static_cast<uint32_t>(count);
-      // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
-      // of CMP_ELEMS, so nCmp stays inside every buffer, and Select reads only the first n mask bits.
-      const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
       if constexpr (IsSameType<T, float>::value) {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
-        LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
         Sub(targetLocal, selfLocal, targetLocal, n);
         Mul(gradOutputLocal, gradOutputLocal, targetLocal, n);
         Muls(tmp0, selfLocal, -1.0f, n);
         Adds(tmp0, tmp0, 1.0f, n);
         Mul(selfLocal, selfLocal, tmp0, n);
-        Maxs(tmp0, selfLocal, 1e-12f, n);
-        Compare(mask0, selfLocal, selfLocal, CMPMODE::EQ, nCmp);
-        Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-        Div(gradOutputLocal, gradOutputLocal, tmp0, n);
+        Maxs(selfLocal, selfLocal, 1e-12f, n);
+        Div(gradOutputLocal, gradOutputLocal, selfLocal, n);
         Muls(outLocal, gradOutputLocal, scalar0_, n);
       } else {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
-        LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
         Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Cast(tmp2, targetLocal, RoundMode::CAST_NONE, n);
@@ -244,10 +221,8 @@ class KernelBinaryCrossEntropyGrad {
         Muls(tmp2, tmp1, -1.0f, n);
         Adds(tmp2, tmp2, 1.0f, n);
         Mul(tmp1, tmp1, tmp2, n);
-        Maxs(tmp2, tmp1, 1e-12f, n);
-        Compare(mask0, tmp1, tmp1, CMPMODE::EQ, nCmp);
-        Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-        Div(tmp0, tmp0, tmp2, n);
+        Maxs(tmp1, tmp1, 1e-12f, n);
+        Div(tmp0, tmp0, tmp1, n);
         Muls(tmp0, tmp0, scalar0_, n);
         Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
       }
@@ -273,7 +248,6 @@ class KernelBinaryCrossEntropyGrad {
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;

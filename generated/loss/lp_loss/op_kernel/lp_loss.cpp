@@ -261,7 +261,10 @@ class KernelLpLoss {
       Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
       Sub(tmp0, tmp0, tmp1, n);
       Abs(tmp0, tmp0, n);
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      if (reduceKind_ ==
+          0) {  // a reduction adds the fp32 result: the rounding into outLocal is for the elementwise output
+        Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      }
       if (reduceKind_ != 0) {
         LocalTensor<float> acc = redAcc_.Get<float>();
         Add(acc, acc, tmp0, static_cast<int32_t>(n));

@@ -287,7 +287,10 @@ class KernelSmoothL1LossV2 {
       Muls(tmp0, tmp0, scalar1_, n);
       Adds(tmp1, tmp1, scalar2_, n);
       Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      if (reduceKind_ ==
+          0) {  // a reduction adds the fp32 result: the rounding into outLocal is for the elementwise output
+        Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      }
       if (reduceKind_ != 0) {
         LocalTensor<float> acc = redAcc_.Get<float>();
         Add(acc, acc, tmp0, static_cast<int32_t>(n));

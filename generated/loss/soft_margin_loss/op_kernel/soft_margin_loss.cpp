@@ -2,8 +2,8 @@
 // change the spec or the template and run `opgen generate`.
 // out = relu(-target * self) + log1p(exp(-abs(target * self)))
 // Lowered: relu(-(target * self)) + where(exp(-abs(target * self)) + 1 == 1, exp(-abs(target * self)),
-// where(abs(exp(-abs(target * self))) < 0.5, log(exp(-abs(target * self)) + 1) * exp(-abs(target * self)) /
-// (exp(-abs(target * self)) + 1 - 1), log(exp(-abs(target * self)) + 1)))
+// where(exp(-abs(target * self)) < 0.5, log(exp(-abs(target * self)) + 1) * exp(-abs(target * self)) / (exp(-abs(target
+// * self)) + 1 - 1), log(exp(-abs(target * self)) + 1)))
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -281,8 +281,7 @@ class KernelSoftMarginLoss {
       Exp(targetLocal, targetLocal, n);
       Adds(tmp1, targetLocal, 1.0f, n);
       Compares(mask0, tmp1, 1.0f, CMPMODE::EQ, nCmp);
-      Abs(tmp2, targetLocal, n);
-      Compares(mask1, tmp2, 0.5f, CMPMODE::LT, nCmp);
+      Compares(mask1, targetLocal, 0.5f, CMPMODE::LT, nCmp);
       Ln(tmp2, tmp1, n);
       Mul(tmp3, tmp2, targetLocal, n);
       Adds(tmp1, tmp1, -1.0f, n);
@@ -312,8 +311,7 @@ class KernelSoftMarginLoss {
       Exp(tmp0, tmp0, n);
       Adds(tmp2, tmp0, 1.0f, n);
       Compares(mask0, tmp2, 1.0f, CMPMODE::EQ, nCmp);
-      Abs(tmp3, tmp0, n);
-      Compares(mask1, tmp3, 0.5f, CMPMODE::LT, nCmp);
+      Compares(mask1, tmp0, 0.5f, CMPMODE::LT, nCmp);
       Ln(tmp3, tmp2, n);
       Mul(tmp4, tmp3, tmp0, n);
       Adds(tmp2, tmp2, -1.0f, n);
@@ -321,7 +319,10 @@ class KernelSoftMarginLoss {
       Select(tmp4, mask1, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Select(tmp0, mask0, tmp0, tmp4, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Add(tmp1, tmp1, tmp0, n);
-      Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);
+      if (reduceKind_ ==
+          0) {  // a reduction adds the fp32 result: the rounding into outLocal is for the elementwise output
+        Cast(outLocal, tmp1, RoundMode::CAST_RINT, n);
+      }
       if (reduceKind_ != 0) {
         LocalTensor<float> acc = redAcc_.Get<float>();
         Add(acc, acc, tmp1, static_cast<int32_t>(n));

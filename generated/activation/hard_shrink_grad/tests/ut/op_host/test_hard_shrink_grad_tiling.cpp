@@ -61,7 +61,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -82,7 +82,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -103,7 +103,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524296LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -124,7 +124,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524304LL},
-                   {"tileLength", 10880LL},
+                   {"tileLength", 13056LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -145,7 +145,7 @@ TEST_F(HardShrinkGradTiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -166,7 +166,7 @@ TEST_F(HardShrinkGradTiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -187,7 +187,7 @@ TEST_F(HardShrinkGradTiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -208,7 +208,7 @@ TEST_F(HardShrinkGradTiling, Ascend910B_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9792LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -229,7 +229,7 @@ TEST_F(HardShrinkGradTiling, Ascend910B_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9792LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -250,7 +250,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -271,7 +271,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -292,7 +292,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 6144LL},
+                   {"tileLength", 6976LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -313,7 +313,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_93_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9792LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -334,7 +334,7 @@ TEST_F(HardShrinkGradTiling, Ascend910_93_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9792LL},
                    {"inBufferNum", 2LL},
                });
 }

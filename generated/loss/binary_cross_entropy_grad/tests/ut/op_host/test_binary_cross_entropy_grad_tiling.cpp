@@ -63,7 +63,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -86,7 +86,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -109,7 +109,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524296LL},
-                   {"tileLength", 8192LL},
+                   {"tileLength", 9344LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -132,7 +132,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 524304LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 10880LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -155,7 +155,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_FLOAT_2x3_no_weightOptional) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 9344LL},
+                   {"tileLength", 10880LL},
                    {"inBufferNum", 1LL},
                });
 }
@@ -178,7 +178,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910B_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4096LL},
+                   {"tileLength", 4416LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -201,7 +201,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910B_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4096LL},
+                   {"tileLength", 4416LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -224,7 +224,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910B_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4096LL},
+                   {"tileLength", 4416LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -247,7 +247,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910B_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -270,7 +270,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910B_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -293,7 +293,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910B_FLOAT_2x3_no_weightOptional) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -316,7 +316,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_93_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4096LL},
+                   {"tileLength", 4416LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -339,7 +339,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_93_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 4096LL},
+                   {"tileLength", 4416LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -362,7 +362,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_93_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 32LL},
                    {"formerLength", 349528LL},
-                   {"tileLength", 4096LL},
+                   {"tileLength", 4416LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -385,7 +385,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_93_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -408,7 +408,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_93_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 16LL},
                    {"formerLength", 349536LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 6144LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -431,7 +431,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend910_93_FLOAT_2x3_no_weightOptional) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 4864LL},
+                   {"tileLength", 5440LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -454,7 +454,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend950_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5248LL},
+                   {"tileLength", 5760LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -477,7 +477,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend950_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 0LL},
                    {"formerLength", 8192LL},
-                   {"tileLength", 5248LL},
+                   {"tileLength", 5760LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -500,7 +500,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend950_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262152LL},
-                   {"tileLength", 5248LL},
+                   {"tileLength", 5760LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -523,7 +523,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend950_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 7040LL},
+                   {"tileLength", 7936LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -546,7 +546,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend950_BF16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 262160LL},
-                   {"tileLength", 7040LL},
+                   {"tileLength", 7936LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -569,7 +569,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend950_FLOAT_2x3_no_weightOptional) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6336LL},
+                   {"tileLength", 7040LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -592,7 +592,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend310P_FLOAT_2x3) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 5952LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -615,7 +615,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend310P_FLOAT_96x1023) {
                    {"totalLength", 98208LL},
                    {"formerNum", 4LL},
                    {"formerLength", 12280LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 5952LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -638,7 +638,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend310P_FLOAT_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097160LL},
-                   {"tileLength", 5440LL},
+                   {"tileLength", 5952LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -661,7 +661,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend310P_FLOAT16_16777216) {
                    {"totalLength", 16777216LL},
                    {"formerNum", 0LL},
                    {"formerLength", 2097168LL},
-                   {"tileLength", 7232LL},
+                   {"tileLength", 8192LL},
                    {"inBufferNum", 2LL},
                });
 }
@@ -684,7 +684,7 @@ TEST_F(BinaryCrossEntropyGradTiling, Ascend310P_FLOAT_2x3_no_weightOptional) {
                    {"totalLength", 6LL},
                    {"formerNum", 0LL},
                    {"formerLength", 16LL},
-                   {"tileLength", 6528LL},
+                   {"tileLength", 7232LL},
                    {"inBufferNum", 2LL},
                });
 }
