@@ -259,7 +259,8 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
         "not produced by any spec: old_op/",
     ]
     assert check.stderr == (
-        "to update: `opgen generate --prune` removes the files and folders no template or spec produces\n"
+        f"{out} differs from the specs; to update: `opgen generate --out {out} --prune` removes the files and "
+        "folders no template or spec produces\n"
     )
     plain = opgen("generate", "--out", str(out), root=small_project)
     assert plain.returncode == 0 and (out / "old_op").is_dir() and (out / "sigmoid_backward/scratch/x.txt").is_file()
@@ -292,13 +293,20 @@ def test_generate_check_advises_generate_for_stale_or_missing_files(
         "stale: sigmoid_backward/docs/aclnnSigmoidBackward.md",
         "missing: sigmoid_backward/op_kernel/sigmoid_grad.cpp",
     ]
-    assert check.stderr == "to update: `opgen generate` rewrites the stale and missing files\n"
+    # the advice names the folder checked and writes that folder, not the project's generated/
+    assert check.stderr == (
+        f"{out} differs from the specs; to update: `opgen generate --out {out}` rewrites the stale and missing files\n"
+    )
     (out / "sigmoid_backward" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
     both = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert both.stderr == (
-        "to update: `opgen generate` rewrites the stale and missing files; "
-        "`opgen generate --prune` removes the files and folders no template or spec produces\n"
+        f"{out} differs from the specs; to update: `opgen generate --out {out}` rewrites the stale and missing "
+        f"files; `opgen generate --out {out} --prune` removes the files and folders no template or spec produces\n"
     )
+    # op names with --check are refused (the tree's OPERATORS.md and manifest span every op), writing nothing
+    named = opgen("generate", "sigmoid_backward", "--out", str(out), "--check", root=small_project)
+    assert (named.returncode, named.stdout) == (2, "")
+    assert "generate --check checks the whole output tree; drop the op names (sigmoid_backward)" in named.stderr
     assert opgen("generate", "--out", str(out), root=small_project).returncode == 0
     assert (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
 
