@@ -98,6 +98,16 @@ class Reader:
             return None
         return node.value
 
+    def line(self, node: YNode, use: str) -> str | None:
+        """A non-empty string of printable characters on one line, or None (recorded): free text that lands
+        in a generated file where a line is expected (``use`` says where, for the message). A line break, NUL,
+        BEL or any other control character is refused."""
+        text = self.string(node)
+        if text is not None and not text.isprintable():
+            self.error(node, f"must be one line of printable text (got a line break or control character; {use})")
+            return None
+        return text
+
     def boolean(self, node: YNode) -> bool | None:
         """``true`` or ``false``, or None (recorded)."""
         if not isinstance(node, YScalar) or not isinstance(node.value, bool):
