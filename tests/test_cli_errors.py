@@ -311,6 +311,23 @@ def test_generate_check_advises_generate_for_stale_or_missing_files(
     assert (out / "sigmoid_backward" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
 
 
+def test_a_dry_run_without_a_readable_manifest_counts_the_files_it_rendered(
+    tmp_path: Path, generated_once: Path, small_project: Path
+) -> None:
+    """With a garbled manifest every file is rendered and found unchanged; the summary said "0 would be
+    written, 0 skipped", counting none of them."""
+    out = fresh_copy(generated_once, tmp_path)
+    manifest = out / ".opgen-manifest.json"
+    files = sum(1 for p in out.rglob("*") if p.is_file() and p != manifest)
+    manifest.write_text("garbage\n")
+    dry = opgen("generate", "--out", str(out), "--prune", "--dry-run", root=small_project)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[-1] == (
+        f"dry run: 0 would be written, {files} rendered and unchanged, 0 skipped (inputs unchanged); "
+        "nothing was written or removed"
+    )
+
+
 def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
     proc = opgen("check", "sigmoid_backward", "--product", "Ascend910", "--dtype", "BF16", "--quick")
     assert (proc.returncode, proc.stdout) == (2, "")

@@ -100,8 +100,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"skipped {rel} (inputs unchanged)")
     if result.dry_run:
         print(
-            f"dry run: {len(report.stale) + len(report.missing)} would be written, "
-            f"{len(result.skipped)} skipped (inputs unchanged); nothing was written or removed"
+            f"dry run: {len(report.stale) + len(report.missing)} would be written, {len(report.unchanged)} rendered "
+            f"and unchanged, {len(result.skipped)} skipped (inputs unchanged); nothing was written or removed"
         )
     else:
         print(
