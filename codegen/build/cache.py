@@ -154,7 +154,24 @@ def _commit(built: Path, entry: Path) -> None:
 
 
 def _commit_locked(built: Path, entry: Path) -> None:
-    """:func:`_commit` for a caller that holds the entry's lock (:func:`_entry_lock`)."""
+    """:func:`_commit` for a caller that holds the entry's lock (:func:`_entry_lock`). ``built`` is gone
+    afterwards, also when the commit fails (it may lie in the cache entry's own folder).
+
+    Raises:
+        BuildError: the entry or its hash record is a directory.
+        OSError: the rename or the hash write failed.
+    """
+    try:
+        _move_into_cache(built, entry)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            built.unlink()
+        raise
+
+
+def _move_into_cache(built: Path, entry: Path) -> None:
+    """The steps of :func:`_commit_locked`: keep a valid entry another process committed, else rename
+    ``built`` to ``entry`` and record its hash."""
     digest = _sha256_file(built)
     record = entry.with_name(entry.name + HASH_SUFFIX)
     with contextlib.suppress(OSError, UnicodeDecodeError):

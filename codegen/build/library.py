@@ -258,19 +258,23 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
     flags = [*BASE_FLAGS, *HOST_WARNING_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
     with _building(exe) as hit:
         if not hit:
-            toolchain._run(
-                [
-                    toolchain.CXX,
-                    *flags,
-                    f"-I{paths.runtime / 'include'}",
-                    f"-I{root / 'op_api'}",
-                    str(src),
-                    "-o",
-                    str(tmp),
-                    str(built.library),
-                    f"-Wl,-rpath,{built.library.parent}",
-                ],
-                f"compiling example of {built.spec.op}",
-            )
-            _commit_locked(tmp, exe)
+            try:
+                toolchain._run(
+                    [
+                        toolchain.CXX,
+                        *flags,
+                        f"-I{paths.runtime / 'include'}",
+                        f"-I{root / 'op_api'}",
+                        str(src),
+                        "-o",
+                        str(tmp),
+                        str(built.library),
+                        f"-Wl,-rpath,{built.library.parent}",
+                    ],
+                    f"compiling example of {built.spec.op}",
+                )
+                _commit_locked(tmp, exe)
+            finally:  # a failed compile or commit leaves nothing in the entry folder
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
     return exe
