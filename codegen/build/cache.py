@@ -197,7 +197,7 @@ def _building(entry: Path) -> Iterator[bool]:
         yield _cached_locked(entry)
 
 
-def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int) -> None:
+def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int) -> int:
     """Makes the missing ones of ``entries`` (cache entries; ``make(i)`` builds ``entries[i]`` and commits it
     with :func:`_commit_locked`, called with its lock held), ``jobs`` at a time, each entry once however many
     builds want it at the same time (the two pytest-xdist workers, ``opgen check -j 2``, threads): an entry
@@ -205,9 +205,13 @@ def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int)
     same set of entries at once so share its compiles instead of repeating them or waiting in turn. Only one
     entry's lock is held at a time.
 
+    Returns:
+        How many entries this call made (the rest were cached, or made by another build meanwhile).
+
     Raises:
         BuildError: from ``make``, or a cache entry that cannot be used.
     """
+    made: list[int] = []
 
     def attempt(i: int, wait: bool) -> bool:
         """True when entries[i] is there (found or made); False when another build holds it (no wait)."""
@@ -218,11 +222,13 @@ def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int)
                 return False
             if not _cached_locked(entries[i]):
                 make(i)
+                made.append(i)
             return True
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         done = list(pool.map(lambda i: attempt(i, False), range(len(entries))))
         list(pool.map(lambda i: attempt(i, True), [i for i, ok in enumerate(done) if not ok]))
+    return len(made)
 
 
 #: A build's work directory in the cache: ``opgen-build-<pid>-<host tag>-<8 characters of mkdtemp>``.

@@ -48,7 +48,8 @@ def _tree_digest(roots: Iterable[Path], suffixes: tuple[str, ...] = (".h", ".hpp
 @dataclass(frozen=True)
 class BuiltOp:
     """A compiled (op, product): ``library`` is the shared object; ``key`` its cache key; ``compiled`` whether
-    this call linked it (False: the build cache already held it)."""
+    this call had to build it (False: the build cache already held it); ``linked_here`` whether this call
+    linked it (False when another build linked it while this one waited for the entry)."""
 
     spec: OpSpec
     product: Product
@@ -56,6 +57,7 @@ class BuiltOp:
     key: str
     sanitize: bool
     compiled: bool = False
+    linked_here: bool = False
 
 
 def build_op(
@@ -211,10 +213,10 @@ def build_op(
             )
             _commit_locked(tmp_lib, library)
 
-        _build_each([library], link, 1)  # another build linking the same library meanwhile: reused
+        linked = _build_each([library], link, 1) == 1  # another build linking it meanwhile: reused
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return BuiltOp(spec, product, library, key, sanitize, compiled=True)
+    return BuiltOp(spec, product, library, key, sanitize, compiled=True, linked_here=linked)
 
 
 def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:
