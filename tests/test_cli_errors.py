@@ -361,3 +361,19 @@ def test_a_malformed_manifest_is_ignored_with_a_warning(
     assert proc.stdout.splitlines()[0] == "wrote sigmoid_backward/docs/aclnnSigmoidBackward.md"
     assert json.loads((out / MANIFEST_NAME).read_text())["format"] == 1
     assert opgen("generate", "--out", str(out), "--check", root=small_project).returncode == 0
+
+
+def test_check_notes_each_named_product_an_op_does_not_run_on() -> None:
+    """`check soft_margin_loss_backward --product Ascend910B --product Ascend310P` checked Ascend910B and said
+    nothing of Ascend310P, which the op does not list."""
+    from codegen.cli.check import unchecked_products
+    from codegen.specs import load_project
+
+    _, specs = load_project()
+    chosen = {n: specs[n] for n in ("mse_loss_backward", "soft_margin_loss_backward")}
+    assert unchecked_products(chosen, ["Ascend910B", "Ascend310P", "Ascend310P"]) == [
+        "note: soft_margin_loss_backward does not run on --product Ascend310P (its products: Ascend910, "
+        "Ascend910B, Ascend910_93, Ascend950); not checked there"
+    ]
+    assert unchecked_products(chosen, None) == []
+    assert unchecked_products(chosen, ["Ascend910B"]) == []
