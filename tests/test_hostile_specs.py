@@ -610,3 +610,17 @@ def test_free_text_with_a_control_character_is_a_spec_error(
         f"{f}:{line}: {key}: must be one line of printable text (got a line break or control character; "
     )
     assert use in errs[0]
+
+
+@pytest.mark.parametrize("keyword", ["class", "lambda"])
+def test_an_input_named_a_python_keyword_is_one_error_without_follow_on_syntax_errors(
+    tmp_path: Path, keyword: str
+) -> None:
+    """An input named `class` was reported, and so was a syntax error in each expression naming it."""
+    path = tmp_path / STEM
+    path.write_text(BASE.replace("target", keyword))
+    (tmp_path / "products.yaml").write_text(CATALOGUE)
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, load_catalogue(tmp_path / "products.yaml"))
+    errs = [str(e) for e in info.value.errors]
+    assert len(errs) == 1 and errs[0].startswith(f"{path}:17: inputs[2].name: '{keyword}' is a "), errs
