@@ -216,7 +216,10 @@ def test_a_kernel_compiles_to_the_same_object_under_either_product_name(fake_com
 
 
 def test_products_that_differ_only_in_name_share_the_kernel_object(fake_compiler: Path) -> None:
-    a, b = _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910_93")])
+    a, b = (
+        x.library
+        for x in _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910_93")])
+    )
     assert a != b and a.is_file() and b.is_file()
     compiled, links = _runs(fake_compiler)
     kernel = [src for src in compiled if "/op_kernel/" in src]

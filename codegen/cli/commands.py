@@ -52,6 +52,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from codegen.generate import run_generate
 
     if args.check and args.ops:  # the tree's files (OPERATORS.md, the manifest) span every op
+        _select(_load(args)[1], args.ops)  # an unknown op is named first
         raise UsageError(
             f"generate --check checks the whole output tree; drop the op names ({' '.join(args.ops)}) "
             "or generate them without --check"
