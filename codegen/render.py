@@ -60,6 +60,12 @@ def _capfirst(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _md_cell(text: object) -> str:
+    """``text`` for a cell of a Markdown table: each ``|`` escaped (``\\|``), so spec text cannot add a
+    column."""
+    return str(text).replace("|", "\\|")
+
+
 def make_environment(templates: Path) -> jinja2.Environment:
     """A Jinja2 environment with ``StrictUndefined`` (a missing view-model key is an error, never blank)."""
     env = jinja2.Environment(
@@ -72,6 +78,7 @@ def make_environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["basename"] = posixpath.basename
     env.filters["capfirst"] = _capfirst
+    env.filters["md_cell"] = _md_cell
     return env
 
 

@@ -294,3 +294,17 @@ def test_a_cache_warning_in_any_check_process_is_one_warning_line(setup: str) ->
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stderr) == (0, "warning: build cache entry X is corrupt (size); rebuilding it\n")
+
+
+def test_a_failed_commit_removes_the_built_file_from_the_entry_folder(tmp_path: Path) -> None:
+    """A hash record replaced by a directory made the commit fail (rightly) but left the example's
+    `.<name>.<pid>.<tid>.tmp` in the cache entry's folder for good."""
+    from codegen.build.cache import HASH_SUFFIX, _commit_locked
+
+    entry = tmp_path / "example_op_Ascend910B"
+    built = tmp_path / ".example_op_Ascend910B.1.2.tmp"
+    built.write_bytes(b"\x7fELF built")
+    (tmp_path / (entry.name + HASH_SUFFIX)).mkdir()
+    with pytest.raises(BuildError, match="is a directory, not a file opgen wrote; remove it"):
+        _commit_locked(built, entry)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [entry.name + HASH_SUFFIX]

@@ -73,14 +73,14 @@ def _runs(log: Path) -> tuple[Counter[str], int]:
     return compiled, links
 
 
-def _build_concurrently(targets: list[tuple[str, str]]) -> list[Path]:
+def _build_concurrently(targets: list[tuple[str, str]]) -> list[build.BuiltOp]:
     catalogue, specs = load_project()
-    libraries: list[Path] = [Path()] * len(targets)
+    libraries: list[build.BuiltOp] = [None] * len(targets)  # type: ignore[list-item]
     errors: list[BaseException] = []
 
     def one(i: int, op: str, product: str) -> None:
         try:
-            libraries[i] = build.build_op(specs[op], catalogue.get(product), jobs=2).library
+            libraries[i] = build.build_op(specs[op], catalogue.get(product), jobs=2)
         except BaseException as exc:
             errors.append(exc)
 
@@ -93,9 +93,23 @@ def _build_concurrently(targets: list[tuple[str, str]]) -> list[Path]:
     return libraries
 
 
-def test_the_same_library_built_twice_at_once_is_compiled_and_linked_once(fake_compiler: Path) -> None:
-    first, second = _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910B")])
+def test_the_same_library_built_twice_at_once_is_compiled_and_linked_once(
+    fake_compiler: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built = _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910B")])
+    first, second = (b.library for b in built)
     assert first == second and first.is_file()
+    # both had to wait for a build, one linked it: its progress line says "built", the other's "by another run"
+    assert [b.compiled for b in built] == [True, True]
+    assert sorted(b.linked_here for b in built) == [False, True]
+    from codegen.check.driver import built_progress
+
+    for b in sorted(built, key=lambda b: b.linked_here):
+        built_progress(b, 1.25)
+    assert capsys.readouterr().err.splitlines() == [
+        f"built sigmoid_backward for Ascend910B by another run ({first.name}, 1.2 s)",
+        f"built sigmoid_backward for Ascend910B ({first.name}, 1.2 s)",
+    ]
     compiled, links = _runs(fake_compiler)
     assert compiled, "the stand-in compiler was not used"
     twice = {src: n for src, n in compiled.items() if n > 1}
@@ -108,7 +122,9 @@ def test_the_same_library_built_twice_at_once_is_compiled_and_linked_once(fake_c
 def test_two_products_at_once_share_the_host_units_and_compile_each_kernel_once(fake_compiler: Path) -> None:
     """Ascend910 and Ascend910B: the host units and the runtime once in all, the kernel once per product
     (its NpuArch macros differ), the glue (a file of each build's own) once per build, two links."""
-    a, b = _build_concurrently([("sigmoid_backward", "Ascend910"), ("sigmoid_backward", "Ascend910B")])
+    a, b = (
+        x.library for x in _build_concurrently([("sigmoid_backward", "Ascend910"), ("sigmoid_backward", "Ascend910B")])
+    )
     assert a != b and a.is_file() and b.is_file()
     compiled, links = _runs(fake_compiler)
     kernel = [src for src in compiled if "/op_kernel/" in src]
@@ -200,7 +216,10 @@ def test_a_kernel_compiles_to_the_same_object_under_either_product_name(fake_com
 
 
 def test_products_that_differ_only_in_name_share_the_kernel_object(fake_compiler: Path) -> None:
-    a, b = _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910_93")])
+    a, b = (
+        x.library
+        for x in _build_concurrently([("sigmoid_backward", "Ascend910B"), ("sigmoid_backward", "Ascend910_93")])
+    )
     assert a != b and a.is_file() and b.is_file()
     compiled, links = _runs(fake_compiler)
     kernel = [src for src in compiled if "/op_kernel/" in src]

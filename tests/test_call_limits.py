@@ -103,3 +103,22 @@ def test_the_big_call_in_a_subprocess_fails_fast_with_low_memory() -> None:
     assert proc.returncode == 0, proc.stderr
     verdict, rss_kib = proc.stdout.split()
     assert verdict == "ValueError" and int(rss_kib) < 1024 * 1024
+
+
+@pytest.mark.parametrize(("value", "cap"), [("", 4 << 30), ("4096", 4096)])
+def test_an_empty_memory_cap_variable_is_unset(monkeypatch: pytest.MonkeyPatch, value: str, cap: int) -> None:
+    """``OPGEN_MAX_CALL_BYTES=`` (empty) made every call a ValueError; it means unset, as OPGEN_CACHE_DIR does."""
+    from codegen.runner.memory import max_call_bytes
+
+    monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", value)
+    assert max_call_bytes() == cap
+    monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", "0")
+    with pytest.raises(ValueError, match="must be a positive number of bytes, got '0'"):
+        max_call_bytes()
+
+
+@pytest.mark.parametrize(("op", "product"), [(None, PRODUCT), ("sigmoid_backward", 910)])
+def test_compile_op_of_a_non_string_is_a_type_error(op: object, product: object) -> None:
+    """``compile_op(None, ...)`` was a KeyError "unknown op 'None'"."""
+    with pytest.raises(TypeError, match=r"^compile_op: (op|product) must be a str, got (NoneType|int)$"):
+        codegen.compile_op(op, product)  # type: ignore[arg-type]

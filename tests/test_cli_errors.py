@@ -259,7 +259,8 @@ def test_stray_folders_and_files_are_drift_and_prune_removes_only_what_opgen_wro
         "not produced by any spec: old_op/",
     ]
     assert check.stderr == (
-        "to update: `opgen generate --prune` removes the files and folders no template or spec produces\n"
+        f"{out} differs from the specs; to update: `opgen generate --out {out} --prune` removes the files and "
+        "folders no template or spec produces\n"
     )
     plain = opgen("generate", "--out", str(out), root=small_project)
     assert (
@@ -296,15 +297,39 @@ def test_generate_check_advises_generate_for_stale_or_missing_files(
         "stale: activation/sigmoid_grad/docs/aclnnSigmoidBackward.md",
         "missing: activation/sigmoid_grad/op_kernel/sigmoid_grad.cpp",
     ]
-    assert check.stderr == "to update: `opgen generate` rewrites the stale and missing files\n"
+    # the advice names the folder checked and writes that folder, not the project's generated/
+    assert check.stderr == (
+        f"{out} differs from the specs; to update: `opgen generate --out {out}` rewrites the stale and missing files\n"
+    )
     (out / "activation" / "sigmoid_grad" / "op_kernel" / "stray.cpp").write_text("// hand-made\n")
     both = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert both.stderr == (
-        "to update: `opgen generate` rewrites the stale and missing files; "
-        "`opgen generate --prune` removes the files and folders no template or spec produces\n"
+        f"{out} differs from the specs; to update: `opgen generate --out {out}` rewrites the stale and missing "
+        f"files; `opgen generate --out {out} --prune` removes the files and folders no template or spec produces\n"
     )
+    # op names with --check are refused (the tree's OPERATORS.md and manifest span every op), writing nothing
+    named = opgen("generate", "sigmoid_backward", "--out", str(out), "--check", root=small_project)
+    assert (named.returncode, named.stdout) == (2, "")
+    assert "generate --check checks the whole output tree; drop the op names (sigmoid_backward)" in named.stderr
     assert opgen("generate", "--out", str(out), root=small_project).returncode == 0
     assert (out / "activation" / "sigmoid_grad" / "docs" / "aclnnSigmoidBackward.md").read_text() != "edited by hand\n"
+
+
+def test_a_dry_run_without_a_readable_manifest_counts_the_files_it_rendered(
+    tmp_path: Path, generated_once: Path, small_project: Path
+) -> None:
+    """With a garbled manifest every file is rendered and found unchanged; the summary said "0 would be
+    written, 0 skipped", counting none of them."""
+    out = fresh_copy(generated_once, tmp_path)
+    manifest = out / ".opgen-manifest.json"
+    files = sum(1 for p in out.rglob("*") if p.is_file() and p != manifest)
+    manifest.write_text("garbage\n")
+    dry = opgen("generate", "--out", str(out), "--prune", "--dry-run", root=small_project)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[-1] == (
+        f"dry run: 0 would be written, {files} rendered and unchanged, 0 skipped (inputs unchanged); "
+        "nothing was written or removed"
+    )
 
 
 def test_check_says_when_the_dtype_filter_excludes_every_case() -> None:
@@ -340,3 +365,19 @@ def test_a_malformed_manifest_is_ignored_with_a_warning(
     assert proc.stdout.splitlines()[0] == "wrote activation/sigmoid_grad/docs/aclnnSigmoidBackward.md"
     assert json.loads((out / MANIFEST_NAME).read_text())["format"] == 1
     assert opgen("generate", "--out", str(out), "--check", root=small_project).returncode == 0
+
+
+def test_check_notes_each_named_product_an_op_does_not_run_on() -> None:
+    """`check soft_margin_loss_backward --product Ascend910B --product Ascend310P` checked Ascend910B and said
+    nothing of Ascend310P, which the op does not list."""
+    from codegen.cli.check import unchecked_products
+    from codegen.specs import load_project
+
+    _, specs = load_project()
+    chosen = {n: specs[n] for n in ("mse_loss_backward", "soft_margin_loss_backward")}
+    assert unchecked_products(chosen, ["Ascend910B", "Ascend310P", "Ascend310P"]) == [
+        "note: soft_margin_loss_backward does not run on --product Ascend310P (its products: Ascend910, "
+        "Ascend910B, Ascend910_93, Ascend950); not checked there"
+    ]
+    assert unchecked_products(chosen, None) == []
+    assert unchecked_products(chosen, ["Ascend910B"]) == []

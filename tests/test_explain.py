@@ -76,6 +76,23 @@ def test_explain_marks_optional_inputs_and_their_null_value() -> None:
     assert all("optional" not in by_input[name] for name in ("gradOutput", "self", "target"))
 
 
+@pytest.mark.parametrize(
+    ("shape", "total", "cores"),
+    [
+        ("scalar", "(1 element)", "1 of 48; 8 elements each (whole 32-byte blocks; the last core's share ends at "),
+        ("9", "(9 elements)", "1 of 48; 16 elements each (whole 32-byte blocks; the last core's share ends at "),
+        ("16", "(16 elements)", "1 of 48; 16 elements each"),
+    ],
+)
+def test_explain_counts_elements_in_words_and_says_when_shares_pass_the_end(shape: str, total: str, cores: str) -> None:
+    """A 1-element FLOAT output read "(1 elements)" and "8 elements each" with no word on the 32-byte blocks."""
+    text = explain(SPECS["soft_margin_loss_backward"], CATALOGUE.get("Ascend910B"), shape, "FLOAT")
+    assert f" {total}, dtype FLOAT," in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("  cores used (blockDim): "))
+    assert line.removeprefix("  cores used (blockDim): ").startswith(cores)
+    assert ("whole 32-byte blocks" in line) == (shape != "16")
+
+
 EDB = SPECS["embedding_dense_backward"]
 EDB_SHAPES = [
     (5, 100_003, 6),

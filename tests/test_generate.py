@@ -143,6 +143,21 @@ def test_a_doc_without_notes_has_no_empty_notes_section() -> None:
     assert without.index("## Constraints") < without.index("## Tiling")
 
 
+def test_a_pipe_in_a_description_is_escaped_in_the_parameter_table() -> None:
+    """A ``|`` in a description added a column to its row of the Markdown parameter table."""
+    import dataclasses
+
+    from codegen.render import render_op
+
+    catalogue, specs = load_project()
+    spec = specs["soft_margin_loss_backward"]
+    first = dataclasses.replace(spec.inputs[0], description="a | b")
+    edited = dataclasses.replace(spec, inputs=(first, *spec.inputs[1:]))
+    doc = render_op(edited, catalogue, project_paths()).files[f"docs/{spec.aclnn_name}.md"]
+    row = next(ln for ln in doc.splitlines() if ln.startswith(f"| {first.header_name or first.name} | input |"))
+    assert row.split(" | ")[2] == "a \\| b" and row.count(" | ") == 5
+
+
 def test_the_catalogue_cites_sources_that_exist() -> None:
     """Relative paths in the catalogue's header comment must exist; the facts' section is named."""
     specs_dir = project_paths().specs

@@ -581,3 +581,46 @@ def test_a_host_scalar_constant_at_float32_max_is_accepted(tmp_path: Path, catal
     path = tmp_path / STEM
     path.write_text(edit(BASE, SCALAR, '    norm: "3.4028234663852886e38"\n'))
     assert load_op_spec(path, catalogue).op == "SoftMarginLossBackward"
+
+
+@pytest.mark.parametrize("char", ["\\n", "\\0", "\\a"])
+@pytest.mark.parametrize(
+    ("old", "key", "use"),
+    [
+        ("summary: Backward of the soft margin loss.", "summary", "it is a line of the API document and the prototype"),
+        ("    description: Gradient of the loss.", "inputs[0].description", "parameter table"),
+        ("    description: Reduction of the forward loss.", "attrs[0].description", "parameter table"),
+        ("    description: Gradient with respect to self.", "outputs[0].description", "parameter table"),
+        ("tiling:\n", "notes[0]", "each note is a list item of the API document"),
+    ],
+)
+def test_free_text_with_a_control_character_is_a_spec_error(
+    tmp_path: Path, catalogue: Catalogue, old: str, key: str, use: str, char: str
+) -> None:
+    """Descriptions and notes were copied into docs/aclnn<Op>.md as they were: a line break split a
+    parameter-table row, a NUL made the file binary, a BEL went through."""
+    line = BASE[: BASE.index(old)].count("\n") + 1
+    if key == "notes[0]":
+        new, line = f'notes:\n  - "a {char} b"\ntiling:\n', line + 1
+    else:
+        new = f'{old.split(":")[0]}: "a {char} b"'
+    f, errs = bad(tmp_path, catalogue, (old, new))
+    assert len(errs) == 1
+    assert errs[0].startswith(
+        f"{f}:{line}: {key}: must be one line of printable text (got a line break or control character; "
+    )
+    assert use in errs[0]
+
+
+@pytest.mark.parametrize("keyword", ["class", "lambda"])
+def test_an_input_named_a_python_keyword_is_one_error_without_follow_on_syntax_errors(
+    tmp_path: Path, keyword: str
+) -> None:
+    """An input named `class` was reported, and so was a syntax error in each expression naming it."""
+    path = tmp_path / STEM
+    path.write_text(BASE.replace("target", keyword))
+    (tmp_path / "products.yaml").write_text(CATALOGUE)
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, load_catalogue(tmp_path / "products.yaml"))
+    errs = [str(e) for e in info.value.errors]
+    assert len(errs) == 1 and errs[0].startswith(f"{path}:17: inputs[2].name: '{keyword}' is a "), errs

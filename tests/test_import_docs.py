@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import profile_settings
 
 from codegen.aclnn_doc import MAX_DOC_BYTES, DocError, import_doc
+from codegen.aclnn_doc.run import parse_doc
 from codegen.cli import main
 from codegen.registry import families
 from codegen.spec import SpecErrors, load_catalogue, load_op_spec
@@ -579,3 +580,21 @@ def test_an_output_path_problem_names_the_out_path_and_is_no_document_error(
         assert main(["import", doc, "--out", out, *force]) == 2
         assert capsys.readouterr().err.splitlines() == [f"error: --out {out}: {why}; nothing was written"]
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("seed", sorted(p.name for p in SEEDS.glob("*.txt")))
+def test_a_seed_cut_after_any_line_reads_or_gives_a_doc_line_error(tmp_path: Path, seed: str) -> None:
+    """A document that stops early (after the parameter bullets, say, and before '• Returns') once raised
+    ValueError from max() of an empty sequence; every prefix must read or raise DocError (`doc:line: ...`,
+    which the CLI turns into exit 2 before writing)."""
+    lines = (SEEDS / seed).read_text().split("\n")
+    doc, cat = tmp_path / seed, catalogue()
+    errors = 0
+    for n in range(1, len(lines)):
+        doc.write_text("\n".join(lines[:n]) + "\n")
+        try:
+            parse_doc(doc, cat)
+        except DocError as exc:
+            assert re.match(rf"^{re.escape(str(doc))}:[0-9]+: \S", str(exc)), str(exc)
+            errors += 1
+    assert 0 < errors < len(lines) - 1  # the whole document (and so some long prefixes) reads

@@ -154,7 +154,7 @@ def test_explain_fills_constraint_values_for_a_shape_and_says_whether_it_holds()
 def test_explain_takes_a_0d_shape(text: str) -> None:
     done = opgen("explain", "SigmoidBackward", "--product", "Ascend910B", "--shape", text)
     assert done.returncode == 0, done.stderr
-    assert "tiling for output shape [] (1 elements)" in done.stdout
+    assert "tiling for output shape [] (1 element)" in done.stdout
 
 
 def test_build_for_an_unsupported_product_is_one_line_and_compiles_nothing(tmp_path: Path) -> None:

@@ -75,8 +75,9 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         What it says; damaged passages become questions.
 
     Raises:
-        DocError: no ``aclnnXxxGetWorkspaceSize`` name, no parameter list, a parameter entry that cannot be
-            read, an unknown or unsupported parameter type, an unknown product term or dtype.
+        DocError: no ``aclnnXxxGetWorkspaceSize`` name, no parameter list, no ``• Returns`` block after it
+            (a truncated document), a parameter entry that cannot be read, an unknown or unsupported parameter
+            type, an unknown product term or dtype.
     """
     lines = text.split("\n")
     op_m = next(((i, m) for i, ln in enumerate(lines) if (m := re.search(r"aclnn(\w+?)GetWorkspaceSize", ln))), None)
@@ -88,6 +89,12 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
     if start is None or start > returns:  # the first list after a Returns block is phase 2's
         raise DocError(file, op_m[0] + 1, "no parameter list: expected a '• Parameters' section of phase 1")
     end = next((i for i in range(start + 1, len(lines)) if re.match(r"^\s*•\s*Returns", lines[i])), len(lines))
+    if end == len(lines):  # the constraints section starts after the last Returns block
+        raise DocError(
+            file,
+            len(text.rstrip().split("\n")),
+            "the document ends inside phase 1's parameter list: expected its '• Returns' block (truncated?)",
+        )
     bullets = [(i, m) for i in range(start + 1, end) if (m := _BULLET.match(lines[i]))]
     if not bullets:
         raise DocError(file, start + 1, "empty parameter list: no '• name (type, role): description' entries")

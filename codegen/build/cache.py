@@ -154,7 +154,24 @@ def _commit(built: Path, entry: Path) -> None:
 
 
 def _commit_locked(built: Path, entry: Path) -> None:
-    """:func:`_commit` for a caller that holds the entry's lock (:func:`_entry_lock`)."""
+    """:func:`_commit` for a caller that holds the entry's lock (:func:`_entry_lock`). ``built`` is gone
+    afterwards, also when the commit fails (it may lie in the cache entry's own folder).
+
+    Raises:
+        BuildError: the entry or its hash record is a directory.
+        OSError: the rename or the hash write failed.
+    """
+    try:
+        _move_into_cache(built, entry)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            built.unlink()
+        raise
+
+
+def _move_into_cache(built: Path, entry: Path) -> None:
+    """The steps of :func:`_commit_locked`: keep a valid entry another process committed, else rename
+    ``built`` to ``entry`` and record its hash."""
     digest = _sha256_file(built)
     record = entry.with_name(entry.name + HASH_SUFFIX)
     with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -180,7 +197,7 @@ def _building(entry: Path) -> Iterator[bool]:
         yield _cached_locked(entry)
 
 
-def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int) -> None:
+def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int) -> int:
     """Makes the missing ones of ``entries`` (cache entries; ``make(i)`` builds ``entries[i]`` and commits it
     with :func:`_commit_locked`, called with its lock held), ``jobs`` at a time, each entry once however many
     builds want it at the same time (the two pytest-xdist workers, ``opgen check -j 2``, threads): an entry
@@ -188,9 +205,13 @@ def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int)
     same set of entries at once so share its compiles instead of repeating them or waiting in turn. Only one
     entry's lock is held at a time.
 
+    Returns:
+        How many entries this call made (the rest were cached, or made by another build meanwhile).
+
     Raises:
         BuildError: from ``make``, or a cache entry that cannot be used.
     """
+    made: list[int] = []
 
     def attempt(i: int, wait: bool) -> bool:
         """True when entries[i] is there (found or made); False when another build holds it (no wait)."""
@@ -201,11 +222,13 @@ def _build_each(entries: Sequence[Path], make: Callable[[int], None], jobs: int)
                 return False
             if not _cached_locked(entries[i]):
                 make(i)
+                made.append(i)
             return True
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         done = list(pool.map(lambda i: attempt(i, False), range(len(entries))))
         list(pool.map(lambda i: attempt(i, True), [i for i, ok in enumerate(done) if not ok]))
+    return len(made)
 
 
 #: A build's work directory in the cache: ``opgen-build-<pid>-<host tag>-<8 characters of mkdtemp>``.

@@ -48,7 +48,8 @@ def _tree_digest(roots: Iterable[Path], suffixes: tuple[str, ...] = (".h", ".hpp
 @dataclass(frozen=True)
 class BuiltOp:
     """A compiled (op, product): ``library`` is the shared object; ``key`` its cache key; ``compiled`` whether
-    this call linked it (False: the build cache already held it)."""
+    this call had to build it (False: the build cache already held it); ``linked_here`` whether this call
+    linked it (False when another build linked it while this one waited for the entry)."""
 
     spec: OpSpec
     product: Product
@@ -56,6 +57,7 @@ class BuiltOp:
     key: str
     sanitize: bool
     compiled: bool = False
+    linked_here: bool = False
 
 
 def build_op(
@@ -213,10 +215,10 @@ def build_op(
             )
             _commit_locked(tmp_lib, library)
 
-        _build_each([library], link, 1)  # another build linking the same library meanwhile: reused
+        linked = _build_each([library], link, 1) == 1  # another build linking it meanwhile: reused
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return BuiltOp(spec, product, library, key, sanitize, compiled=True)
+    return BuiltOp(spec, product, library, key, sanitize, compiled=True, linked_here=linked)
 
 
 def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:
@@ -260,19 +262,23 @@ def build_example(built: BuiltOp, generated_dir: Path | None = None, paths: Proj
     flags = [*BASE_FLAGS, *HOST_WARNING_FLAGS, *(SANITIZE_FLAGS if built.sanitize else ())]
     with _building(exe) as hit:
         if not hit:
-            toolchain._run(
-                [
-                    toolchain.CXX,
-                    *flags,
-                    f"-I{paths.runtime / 'include'}",
-                    f"-I{root / 'op_api'}",
-                    str(src),
-                    "-o",
-                    str(tmp),
-                    str(built.library),
-                    f"-Wl,-rpath,{built.library.parent}",
-                ],
-                f"compiling example of {built.spec.op}",
-            )
-            _commit_locked(tmp, exe)
+            try:
+                toolchain._run(
+                    [
+                        toolchain.CXX,
+                        *flags,
+                        f"-I{paths.runtime / 'include'}",
+                        f"-I{root / 'op_api'}",
+                        str(src),
+                        "-o",
+                        str(tmp),
+                        str(built.library),
+                        f"-Wl,-rpath,{built.library.parent}",
+                    ],
+                    f"compiling example of {built.spec.op}",
+                )
+                _commit_locked(tmp, exe)
+            finally:  # a failed compile or commit leaves nothing in the entry folder
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
     return exe

@@ -115,13 +115,15 @@ def _run_job(job: Job) -> list[CaseResult]:
 
 def built_progress(built: Any, seconds: float) -> None:
     """One line on stderr when ``built`` (a :class:`codegen.build.BuiltOp`) was compiled rather than found in
-    the build cache: ``built <op> for <product> (<library>, <seconds> s)``. A cold cache compiles for minutes
-    before the first (op, product) job finishes; these lines show it working. Never on stdout, so
-    ``--json /dev/stdout`` stays one JSON document."""
+    the build cache: ``built <op> for <product> (<library>, <seconds> s)``, or ``built ... by another run``
+    when another process or thread linked the library while this one waited for it (each may have compiled
+    some of its units). A cold cache compiles for minutes before the first (op, product) job finishes; these
+    lines show it working. Never on stdout, so ``--json /dev/stdout`` stays one JSON document."""
     if built.compiled:
         kind = ", sanitized" if built.sanitize else ""
+        who = "" if built.linked_here else " by another run"
         print(
-            f"built {built.spec.snake} for {built.product.name} ({built.library.name}{kind}, {seconds:.1f} s)",
+            f"built {built.spec.snake} for {built.product.name}{who} ({built.library.name}{kind}, {seconds:.1f} s)",
             file=sys.stderr,
             flush=True,
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,20 @@ if TYPE_CHECKING:  # the model imports the expression language: loaded only by c
     from codegen.check.driver import CaseResult, Job
     from codegen.check.matrix import CaseCosts
     from codegen.spec.model import Catalogue, OpSpec, Product
+
+
+def unchecked_products(specs: Mapping[str, OpSpec], wanted: Sequence[str] | None) -> list[str]:
+    """One ``note:`` line per selected op that does not run on some of the ``--product`` names ``wanted``
+    (catalogue names), so a product dropped for an op is never dropped silently; none without ``--product``."""
+    lines = []
+    for name, spec in sorted(specs.items()):
+        lacks = [p for p in dict.fromkeys(wanted or ()) if p not in spec.products]
+        if lacks:
+            lines.append(
+                f"note: {name} does not run on --product {', '.join(lacks)} (its products: "
+                f"{', '.join(spec.products)}); not checked there"
+            )
+    return lines
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -101,6 +115,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return 2
+    for line in unchecked_products(specs if args.ops else {}, args.product):  # ops named, not all by default
+        print(line, file=sys.stderr)
     shard, count = args.shard or (1, 1)
     plan, planned = "", None
     if args.shard:

@@ -33,9 +33,30 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate_command(args: argparse.Namespace) -> str:
+    """The ``opgen generate`` command line that writes the tree ``args`` names (its ``--specs``,
+    ``--products`` and ``--out``), shell-quoted."""
+    import shlex
+
+    words = ["opgen"]
+    for flag in ("specs", "products"):
+        if getattr(args, flag):
+            words += [f"--{flag}", shlex.quote(getattr(args, flag))]
+    words.append("generate")
+    if args.out:
+        words += ["--out", shlex.quote(args.out)]
+    return " ".join(words)
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from codegen.generate import run_generate
 
+    if args.check and args.ops:  # the tree's files (OPERATORS.md, the manifest) span every op
+        _select(_load(args)[1], args.ops)  # an unknown op is named first
+        raise UsageError(
+            f"generate --check checks the whole output tree; drop the op names ({' '.join(args.ops)}) "
+            "or generate them without --check"
+        )
     result = run_generate(
         out=Path(args.out) if args.out else None,
         specs_dir=Path(args.specs) if args.specs else None,
@@ -62,12 +83,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"not produced by any template: {rel}")
         for name in result.orphans:
             print(f"not produced by any spec: {name}/")
+        fix = _generate_command(args)
         advice = []
         if report.stale or report.missing:
-            advice.append("`opgen generate` rewrites the stale and missing files")
+            advice.append(f"`{fix}` rewrites the stale and missing files")
         if report.extra or result.orphans:
-            advice.append("`opgen generate --prune` removes the files and folders no template or spec produces")
-        print(f"to update: {'; '.join(advice)}", file=sys.stderr)
+            advice.append(f"`{fix} --prune` removes the files and folders no template or spec produces")
+        print(f"{args.out or 'generated/'} differs from the specs; to update: {'; '.join(advice)}", file=sys.stderr)
         return 1
     if result.dry_run:
         for rel in report.stale + report.missing:
@@ -79,8 +101,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"skipped {rel} (inputs unchanged)")
     if result.dry_run:
         print(
-            f"dry run: {len(report.stale) + len(report.missing)} would be written, "
-            f"{len(result.skipped)} skipped (inputs unchanged); nothing was written or removed"
+            f"dry run: {len(report.stale) + len(report.missing)} would be written, {len(report.unchanged)} rendered "
+            f"and unchanged, {len(result.skipped)} skipped (inputs unchanged); nothing was written or removed"
         )
     else:
         print(

@@ -20,7 +20,11 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("generate", help="render specs into generated/")
     g.add_argument("ops", nargs="*", help="ops to generate (snake name or OpType); default all")
     g.add_argument("--out", help="output directory (default generated/)")
-    g.add_argument("--check", action="store_true", help="write nothing; exit 1 and list stale files")
+    g.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 and list the stale files of the whole tree (takes no OP)",
+    )
     g.add_argument("--force", action="store_true", help="ignore the manifest: re-render every file")
     g.add_argument(
         "--prune",

@@ -29,6 +29,7 @@ def compile_op(
         products: another product catalogue (default ``<specs_dir>/products.yaml``).
 
     Raises:
+        TypeError: ``op`` or ``product`` is not a str.
         KeyError: unknown op or product (message lists the known ones).
         ValueError: the op does not support ``product`` (message lists the products it supports).
         codegen.spec.errors.SpecErrors: a spec is invalid.
@@ -36,6 +37,9 @@ def compile_op(
     """
     from codegen.specs import load_project
 
+    for what, value in (("op", op), ("product", product)):
+        if not isinstance(value, str):
+            raise TypeError(f"compile_op: {what} must be a str, got {type(value).__name__}")
     catalogue, specs = load_project(specs_dir, products)
     spec = resolve_op(op, specs)
     prod = catalogue.get(product)

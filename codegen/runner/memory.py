@@ -84,13 +84,13 @@ DEFAULT_MAX_CALL_BYTES = 4 << 30
 
 def max_call_bytes() -> int:
     """The memory cap of one call (bytes): ``$OPGEN_MAX_CALL_BYTES`` when set to a positive integer, else
-    :data:`DEFAULT_MAX_CALL_BYTES` (4 GiB).
+    (unset or empty) :data:`DEFAULT_MAX_CALL_BYTES` (4 GiB).
 
     Raises:
-        ValueError: ``OPGEN_MAX_CALL_BYTES`` is set but not a positive integer.
+        ValueError: ``OPGEN_MAX_CALL_BYTES`` is set, not empty, but not a positive integer.
     """
     text = os.environ.get("OPGEN_MAX_CALL_BYTES")
-    if text is None:
+    if not text:  # unset or empty (as for OPGEN_CACHE_DIR)
         return DEFAULT_MAX_CALL_BYTES
     try:
         value = int(text)

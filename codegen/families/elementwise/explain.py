@@ -40,7 +40,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     # a reduce epilogue's 32-byte tile sum block comes off the budget before the per-element split
     block = product.ub_bytes - spec.tiling.ub_reserved_bytes - d.ub_budget_bytes
     lines = [
-        f"tiling for output shape {list(shape)} ({d.total_length} elements), dtype {d.dtype}, "
+        f"tiling for output shape {list(shape)} ({d.total_length} element{'' if d.total_length == 1 else 's'}), "
+        f"dtype {d.dtype}, "
         f"tiling key {d.tiling_key}:",
         f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved"
         + (f" - {block} fp32 tile sum block)" if block else ")"),
@@ -56,6 +57,11 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"former cores {d.former_num} x {d.former_length} elements, others {d.tail_length}"
             if d.former_num
             else f"{d.tail_length} elements each"  # an even split: no former cores
+        )
+        + (
+            " (whole 32-byte blocks; the last core's share ends at the tensor's end)"
+            if d.former_num * d.former_length + (d.block_dim - d.former_num) * d.tail_length > d.total_length
+            else ""
         ),
         f"  tiles per core (max): {d.tiles_per_core_max}",
         f"  queue buffers: {d.in_buffer_num} per input queue, {d.out_buffer_num} per output queue",

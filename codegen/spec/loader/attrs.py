@@ -8,7 +8,7 @@ import math
 import re
 
 from codegen.spec.expr import FLOAT32_MAX, INT64_MAX, INT64_MIN
-from codegen.spec.loader.fields import read_header_name, read_tensor_name
+from codegen.spec.loader.fields import IN_PARAM_TABLE, read_header_name, read_tensor_name
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ATTR_TYPES, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
 from codegen.spec.naming import a_or_an, value_name_problem
@@ -37,7 +37,7 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
             type_ = t
     if not type_:
         r.poisoned.add(name)
-    description = (r.string(m["description"]) or "") if "description" in m else ""
+    description = (r.line(m["description"], IN_PARAM_TABLE) or "") if "description" in m else ""
     if type_ == "string":
         values = read_string_values(st, m.get("values"), node, name)
     else:

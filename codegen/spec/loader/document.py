@@ -124,7 +124,11 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
             r.error(m["family"], f"unknown family '{f}'; allowed: {', '.join(_families())}")
         elif f is not None:
             family = f
-    summary = (r.string(m["summary"]) or "") if "summary" in m else ""
+    summary = (
+        (r.line(m["summary"], "it is a line of the API document and the prototype comment") or "")
+        if "summary" in m
+        else ""
+    )
     if "/*" in summary or "*/" in summary:
         r.error(
             m["summary"],
@@ -137,7 +141,15 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     deterministic_gm_atomics = (
         bool(r.boolean(m["deterministic_gm_atomics"])) if "deterministic_gm_atomics" in m else True
     )
-    notes = tuple(s for _, s in r.strings(m["notes"])) if "notes" in m else ()
+    notes = (
+        tuple(
+            note
+            for item in r.seq(m["notes"]) or []
+            if (note := r.line(item, "each note is a list item of the API document"))
+        )
+        if "notes" in m
+        else ()
+    )
 
     inputs = tuple(t for t, _ in read_tensors(st, m.get("inputs"), "inputs", False))
     attrs = tuple(read_attr(st, n) for n in (r.seq(m["attrs"]) or [])) if "attrs" in m else ()

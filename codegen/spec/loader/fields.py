@@ -13,6 +13,9 @@ from codegen.spec.scopes import _claim
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 from codegen.types import FLOAT_DTYPE_MAX
 
+#: Where a tensor's or attr's ``description`` lands (the reason a line break in it is refused).
+IN_PARAM_TABLE = "it is a cell of the API document's parameter table"
+
 
 def read_upper_camel(st: ParseState, node: YNode, example: str) -> str:
     """An UpperCamelCase name of at most :data:`MAX_NAME_CHARS` characters (``example`` shows one in the

@@ -4,7 +4,7 @@ shape rule is read once the attrs are, by :mod:`codegen.spec.loader.document`).
 
 from __future__ import annotations
 
-from codegen.spec.loader.fields import read_fp32_constant, read_header_name, read_rank, read_tensor_name
+from codegen.spec.loader.fields import IN_PARAM_TABLE, read_fp32_constant, read_header_name, read_rank, read_tensor_name
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ACL_FORMATS, MAX_RANK, PRIVATE_ACL_FORMATS, TensorSpec
 from codegen.spec.yaml_reader import YNode
@@ -23,7 +23,7 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
     if "dtypes" in m and st.r.unread_dtypes(m["dtypes"]):
         st.unread_dtypes.add(name)
     rank = read_rank(st, m["rank"]) if "rank" in m else (0, MAX_RANK)
-    description = (st.r.string(m["description"]) or "") if "description" in m else ""
+    description = (st.r.line(m["description"], IN_PARAM_TABLE) or "") if "description" in m else ""
     optional_flag = bool(st.r.boolean(m["optional"])) if "optional" in m else False
     const = bool(st.r.boolean(m["const"])) if "const" in m else False
     default: float | None = None

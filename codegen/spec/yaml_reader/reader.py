@@ -4,7 +4,9 @@ records every problem as a :class:`~codegen.spec.errors.SpecError` and returns N
 from __future__ import annotations
 
 import dataclasses
+import keyword
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from codegen.spec.errors import SpecError
@@ -97,6 +99,16 @@ class Reader:
             self.error(node, "must not be empty")
             return None
         return node.value
+
+    def line(self, node: YNode, use: str) -> str | None:
+        """A non-empty string of printable characters on one line, or None (recorded): free text that lands
+        in a generated file where a line is expected (``use`` says where, for the message). A line break, NUL,
+        BEL or any other control character is refused."""
+        text = self.string(node)
+        if text is not None and not text.isprintable():
+            self.error(node, f"must be one line of printable text (got a line break or control character; {use})")
+            return None
+        return text
 
     def boolean(self, node: YNode) -> bool | None:
         """``true`` or ``false``, or None (recorded)."""
@@ -232,7 +244,8 @@ class Reader:
             else:
                 e = Num(value)
         except SpecError as exc:
-            self.errors.append(exc)
+            if not (isinstance(value, str) and self._names_a_poisoned_keyword(value)):
+                self.errors.append(exc)  # else a follow-on of the name's own error (`class` cannot be parsed)
             return None, None
         if self.string_literals:
             e = _replace_string_literals(e, self.string_literals)
@@ -244,6 +257,15 @@ class Reader:
         if checked.problems or checked.type is None:
             return None, None
         return e, checked.type
+
+    def _names_a_poisoned_keyword(self, text: str) -> bool:
+        """Whether ``text`` mentions a name whose definition was reported (:attr:`poisoned`) that Python
+        cannot parse as a name (a keyword such as ``class``): the expression's syntax error follows from it."""
+        return any(keyword.iskeyword(w) for w in _words(text) & self.poisoned)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
 def _replace_string_literals(e: Expr, literals: Mapping[str, int]) -> Expr:
