@@ -16,6 +16,8 @@
 #include <new>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -70,6 +72,7 @@ struct StreamObject {
   int32_t error = 0;     // status of the first task that failed since the last synchronisation, or 0
   std::string errorText;
   std::thread thread;
+  pid_t owner = 0;  // the process whose thread serves the queue: a forked child starts its own
 };
 
 // The stream thread's loop: runs the queued tasks in order; after a failure only releases the later ones.
@@ -99,6 +102,16 @@ void Serve(StreamObject *s) {
   }
 }
 
+// Starts the thread of `s` in this process. In a forked child the inherited std::thread names a thread of the
+// parent, which the child has not: it is overwritten without being joined or detached.
+void StartThread(StreamObject *s, bool detach) {
+  new (&s->thread) std::thread(Serve, s);
+  s->owner = getpid();
+  if (detach) {
+    s->thread.detach();
+  }
+}
+
 // Waits until the stream's queue is empty and its thread idle.
 void Drain(StreamObject *s) {
   std::unique_lock<std::mutex> lock(s->mutex);
@@ -109,10 +122,14 @@ void Drain(StreamObject *s) {
 StreamObject *DefaultStream() {
   static StreamObject *object = [] {
     auto *s = new StreamObject();
-    s->thread = std::thread(Serve, s);
-    s->thread.detach();
+    StartThread(s, true);
     return s;
   }();
+  static std::mutex restart;
+  std::lock_guard<std::mutex> lock(restart);
+  if (object->owner != getpid()) {
+    StartThread(object, true);
+  }
   return object;
 }
 
@@ -192,7 +209,14 @@ StreamObject *FindStream(aclrtStream stream) {
   }
   Runtime &rt = Rt();
   std::lock_guard<std::mutex> lock(rt.mutex);
-  return rt.streams.count(stream) > 0 ? static_cast<StreamObject *>(stream) : nullptr;
+  if (rt.streams.count(stream) == 0) {
+    return nullptr;
+  }
+  auto *s = static_cast<StreamObject *>(stream);
+  if (s->owner != getpid()) {
+    StartThread(s, false);
+  }
+  return s;
 }
 
 std::vector<StreamObject *> AllStreams() {
@@ -345,7 +369,7 @@ aclError aclrtCreateStream(aclrtStream *stream) {
     return ACL_ERROR_BAD_ALLOC;
   }
   object->id = nextId.fetch_add(1);
-  object->thread = std::thread(Serve, object);
+  StartThread(object, false);
   Runtime &rt = Rt();
   std::lock_guard<std::mutex> lock(rt.mutex);
   rt.streams[object] = object->id;
@@ -371,9 +395,11 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     object->stop = true;
     object->changed.notify_all();
   }
-  object->thread.join();
   ClearPending(stream);
-  delete object;
+  if (object->owner == getpid()) {
+    object->thread.join();
+    delete object;
+  }  // else a forked child's copy whose thread never ran here: left as it is (its std::thread cannot be ended)
   return ACL_SUCCESS;
 }
 
