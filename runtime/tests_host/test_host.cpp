@@ -832,6 +832,10 @@ void TestStream() {
          "read after aclrtDestroyStream: %s", aclGetRecentErrMsg());
   EXPECT(aclrtSynchronizeStream(b) == ACL_ERROR_INVALID_PARAM, "sync of a destroyed stream");
   (void)aclGetRecentErrMsg();
+  EXPECT(LaunchSml(g, s, t, out, b) == ACLNN_ERR_RUNTIME_ERROR, "launch on a destroyed stream");
+  msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "is not a live stream") && opgen_rt_pending_host_access("read", out.dev, 4, 0)[0] == '\0',
+         "a launch on a destroyed stream queues nothing: '%s'", msg.c_str());
   EXPECT(LaunchSml(g, s, t, out, a) == 0, "launch on stream a: %s", aclGetRecentErrMsg());
   EXPECT(aclrtSynchronizeDevice() == ACL_SUCCESS, "device sync");
   EXPECT(aclrtMemcpy(host, sizeof(host), out.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS,

@@ -241,6 +241,7 @@ const aclrtStream kAnyStream = &g_anyStreamTag;
 bool EnqueueStreamWork(aclrtStream stream, std::function<int32_t(bool run)> work) {
   StreamObject *s = FindStream(stream);
   if (s == nullptr) {
+    ClearPending(stream);  // the caller's marks for work that will never run
     return false;
   }
   std::lock_guard<std::mutex> lock(s->mutex);

@@ -411,7 +411,7 @@ aclnnStatus CommonOpExecutorRun(void *workspace, uint64_t workspaceSize, aclOpEx
     ret = PrepareStorage(state);
   }
   if (ret == ACLNN_SUCCESS) {
-    MarkPending(state, stream);
+    MarkPending(state, stream);  // before the work is queued: the thread may end it (and the executor) at once
     auto work = [executor, workspace, repeatable](bool run) -> int32_t {
       opgen_rt::RunStatsRecord record;
       aclnnStatus status = ACLNN_SUCCESS;

@@ -27,7 +27,8 @@ void MarkStreamPending(aclrtStream stream, const void *ptr, size_t bytes, bool w
 std::string PendingHostAccess(const char *api, const void *ptr, size_t bytes, bool hostWrite, aclrtStream sameStream);
 
 // Queues `work` on the thread of `stream` (nullptr: the default stream) behind the work queued there before,
-// and returns at once; false (nothing queued) when `stream` is neither nullptr nor a live stream. The thread
+// and returns at once; false (nothing queued, and what was marked pending on that handle forgotten) when
+// `stream` is neither nullptr nor a live stream. The thread
 // calls work(true) and keeps a non-zero status it returns, with the error text the work logged, as the
 // stream's error: once a task failed, the stream's later tasks are not run (work(false) only releases what
 // it holds) until aclrtSynchronizeStream reports the error (ACL_ERROR_RT_VECTOR_CORE_EXCEPTION for a kernel
