@@ -63,8 +63,9 @@ DETERMINISM = "determinism"
 OFFSETS = "offsets"
 KINDS = (VALUES, BUILD, STATUS, DETERMINISM, OFFSETS)
 
-#: The status of a kernel fault (ACLNN_ERR_RUNTIME_ERROR) and how its message names the rule.
-RUNTIME_ERROR = 361001
+#: The status of a kernel fault (ACL_ERROR_RT_VECTOR_CORE_EXCEPTION, which the stream's synchronisation
+#: returns) and how its message names the rule.
+RUNTIME_ERROR = 507035
 _FAULT_RULE = re.compile(r"kernel fault \[([^\]]+)\]")
 #: The fault of a launch of a tiling key a filtered build did not compile (runtime/src/device/launch.cpp).
 _KEY_NOT_BUILT = "tiling key not built"
@@ -1613,4 +1614,4 @@ def test_opgen_check_cli_reports_a_mutant(builds: Builds, tmp_path: Path) -> Non
     assert faults and all(c["status"] == RUNTIME_ERROR and c["product"] == "Ascend910B" for c in faults)
     # the generated example program hits the same fault and prints it
     example = next(c for c in data["cases"] if c["name"] == "example program")
-    assert not example["passed"] and "361001" in example["message"] and "[UB capacity]" in example["message"]
+    assert not example["passed"] and "507035" in example["message"] and "[UB capacity]" in example["message"]

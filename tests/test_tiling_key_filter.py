@@ -1,6 +1,7 @@
 """The tiling-key filter of the builder (``build_op(tiling_keys=...)``, ``-DOPGEN_TILING_KEYS``): a kernel
 compiled for some of its keys runs those keys exactly as the full build does, and a launch of any other key
-is refused with a ``[tiling key not built]`` kernel fault (status 361001), never a kernel that silently does
+is refused with a ``[tiling key not built]`` kernel fault (status 507035
+from the stream's synchronisation), never a kernel that silently does
 nothing. And the key pre-pass of ``opgen check --sanitize`` (``Job.launched_keys_only``), which compiles the
 instrumented kernel for the keys the job's cases launch: it lists exactly the keys a real run launches, and a
 case that launches a key outside the list fails with that fault."""
@@ -22,7 +23,7 @@ from codegen.runner import AclnnError, OpCallable
 from codegen.specs import load_project
 
 OP = "soft_margin_loss_backward"
-RUNTIME_ERROR = 361001  # ACLNN_ERR_RUNTIME_ERROR, the status of a kernel fault
+RUNTIME_ERROR = 507035  # ACL_ERROR_RT_VECTOR_CORE_EXCEPTION: the stream sync's status of a kernel fault
 
 
 def _args(dtype: type) -> dict[str, object]:

@@ -265,8 +265,9 @@ class OpCallable:
         return int(self._phase2(ptr, size, executor, self.stream))
 
     def synchronize(self) -> int:
-        """``aclrtSynchronizeStream`` of :attr:`stream`: its launches' buffers are the host's again. Returns
-        the aclError (0)."""
+        """``aclrtSynchronizeStream`` of :attr:`stream`: waits for the work phase 2 queued on the stream's
+        thread; its launches' buffers are the host's again. Returns the aclError: 0, or 507035
+        (``ACL_ERROR_RT_VECTOR_CORE_EXCEPTION``) for a kernel fault, whose text :meth:`recent_error` gives."""
         return int(self.lib.aclrtSynchronizeStream(self.stream))
 
     def phase2(self, workspace: np.ndarray | None, size: int, executor: ctypes.c_void_p) -> int:

@@ -491,16 +491,18 @@ void TestRunTilingJson() {
 
 struct TestOpRun {
   aclnnStatus phase1 = -1;
-  aclnnStatus phase2 = -1;
+  aclnnStatus phase2 = -1;    // phase 2's status, else the stream synchronisation's
+  aclnnStatus launched = -1;  // phase 2's own status
   uint64_t workspace = 0;
   std::string message;
   std::vector<double> y;
+  std::vector<double> y2;  // queueAnother: the output of a plain run queued behind this one before the sync
 };
 
 TestOpRun RunTestOp(const std::vector<double> &xv, aclDataType dtype, const int64_t *idxValue, int64_t num,
-                    uint64_t count, bool flag, float scale, int workspaceMode = 0) {
+                    uint64_t count, bool flag, float scale, int workspaceMode = 0, bool queueAnother = false) {
   TestOpRun r;
-  DevTensor x, y, idx;
+  DevTensor x, y, y2, idx;
   const std::vector<int64_t> shape = {static_cast<int64_t>(xv.size())};
   Contiguous(x, xv, shape, dtype);
   Contiguous(y, std::vector<double>(xv.size(), 0.0), shape, dtype);
@@ -528,7 +530,20 @@ TestOpRun RunTestOp(const std::vector<double> &xv, aclDataType dtype, const int6
     givenPtr = nullptr;
   }
   r.phase2 = aclnnOpgenTestOp(givenPtr, given, executor, nullptr);
-  EXPECT(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS, "sync the default stream");
+  r.launched = r.phase2;
+  if (queueAnother) {
+    Contiguous(y2, std::vector<double>(xv.size(), 0.0), shape, dtype);
+    uint64_t ws2 = 0;
+    aclOpExecutor *executor2 = nullptr;
+    EXPECT(aclnnOpgenTestOpGetWorkspaceSize(x.tensor, nullptr, 0, 3, false, 1.0F, y2.tensor, &ws2, &executor2) == 0 &&
+               ws2 == 0 && aclnnOpgenTestOp(nullptr, 0, executor2, nullptr) == 0,
+           "a second run queued: %s", aclGetRecentErrMsg());
+  }
+  // a kernel fault is the stream's error, reported by its synchronisation
+  const aclError sync = aclrtSynchronizeStream(nullptr);
+  if (r.phase2 == 0 && sync != ACL_SUCCESS) {
+    r.phase2 = sync;
+  }
   if (r.phase2 != 0) {
     r.message = aclGetRecentErrMsg();
   } else if (ws != nullptr) {
@@ -542,6 +557,9 @@ TestOpRun RunTestOp(const std::vector<double> &xv, aclDataType dtype, const int6
     aclrtFree(ws);
   }
   r.y = Decode(y.dev, xv.size(), dtype);
+  if (queueAnother) {
+    r.y2 = Decode(y2.dev, xv.size(), dtype);
+  }
   return r;
 }
 
@@ -581,9 +599,16 @@ void TestOpgenTestOp(bool is910) {
   r = RunTestOp(xv, ACL_FLOAT, nullptr, -1, 3, false, 1.0F);
   EXPECT(r.phase1 == 561002 && Contains(r.message, "tiling of OpgenTestOp failed"), "tiling failure: %d '%s'", r.phase1,
          r.message.c_str());
-  r = RunTestOp(xv, ACL_FLOAT, nullptr, -2, 3, false, 1.0F);
-  EXPECT(r.phase2 == 361001 && Contains(r.message, "opgen_test_op"), "kernel fault: %d '%s'", r.phase2,
-         r.message.c_str());
+  // A kernel fault is reported by the stream's sync (phase 2 only queued the launch), and the stream's later
+  // work is not run: the output of the run queued behind it keeps its zeros.
+  const TestOpRun plain = RunTestOp(xv, ACL_FLOAT, nullptr, 0, 3, false, 1.0F, 0, true);
+  EXPECT(plain.phase2 == 0 && plain.y2 == plain.y && plain.y2[2] == 3.0, "a run queued behind a plain one: %d %g '%s'",
+         plain.phase2, plain.y2[2], plain.message.c_str());
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, -2, 3, false, 1.0F, 0, true);
+  EXPECT(r.y2 == std::vector<double>(xv.size(), 0.0), "a run queued behind a fault ran: y2[2] = %g", r.y2[2]);
+  EXPECT(r.launched == 0 && r.phase2 == ACL_ERROR_RT_VECTOR_CORE_EXCEPTION && Contains(r.message, "opgen_test_op") &&
+             Contains(r.message, "kernel fault ["),
+         "kernel fault: %d '%s'", r.phase2, r.message.c_str());
   stats = opgen_rt_last_launch_stats();
   EXPECT(Contains(stats, "\"ok\": false") && Contains(stats, "\"status\": 361001"), "%s", stats.c_str());
   // INT32 has a kernel only where the OpDef's config says so.
@@ -780,6 +805,25 @@ void TestStream() {
   }
   EXPECT(aclrtMemset(out2.dev, out2.bytes, 0, out2.bytes) == ACL_SUCCESS, "memset after the sync");
 
+  // An aclrtMemcpyAsync runs on its stream's thread like a launch: the launch queued behind it reads the copy,
+  // and the host may not read its destination before the sync.
+  const float newGrad[3] = {2, 2, 2};
+  EXPECT(aclrtMemcpyAsync(g.dev, g.bytes, newGrad, sizeof(newGrad), ACL_MEMCPY_HOST_TO_DEVICE, a) == ACL_SUCCESS,
+         "async copy into an input: %s", aclGetRecentErrMsg());
+  EXPECT(aclrtMemcpy(host, sizeof(host), g.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_ERROR_FAILURE,
+         "read of an async copy's destination");
+  msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "the destination of an aclrtMemcpyAsync"), "async copy message: '%s'", msg.c_str());
+  EXPECT(LaunchSml(g, s, t, out, a) == 0, "launch behind the copy: %s", aclGetRecentErrMsg());
+  EXPECT(aclrtSynchronizeStream(a) == ACL_SUCCESS, "sync of stream a: %s", aclGetRecentErrMsg());
+  const auto third = Decode(out.dev, 3, ACL_FLOAT);
+  for (int i = 0; i < 3; ++i) {
+    const double sv = i + 1.0;
+    const double tv = i == 1 ? -1.0 : 1.0;
+    EXPECT(Close(third[i], Reference(2.0, sv, tv, 1), 1e-6, 1e-7), "launch after the async copy [%d]: %.9g", i,
+           third[i]);
+  }
+
   // aclrtDestroyStream and aclrtSynchronizeDevice wait for the stream's work too; so does a sync of the
   // default stream (nullptr) for work launched there.
   EXPECT(LaunchSml(g, s, t, out, b) == 0, "launch on stream b: %s", aclGetRecentErrMsg());
@@ -788,6 +832,10 @@ void TestStream() {
          "read after aclrtDestroyStream: %s", aclGetRecentErrMsg());
   EXPECT(aclrtSynchronizeStream(b) == ACL_ERROR_INVALID_PARAM, "sync of a destroyed stream");
   (void)aclGetRecentErrMsg();
+  EXPECT(LaunchSml(g, s, t, out, b) == ACLNN_ERR_RUNTIME_ERROR, "launch on a destroyed stream");
+  msg = aclGetRecentErrMsg();
+  EXPECT(Contains(msg, "is not a live stream") && opgen_rt_pending_host_access("read", out.dev, 4, 0)[0] == '\0',
+         "a launch on a destroyed stream queues nothing: '%s'", msg.c_str());
   EXPECT(LaunchSml(g, s, t, out, a) == 0, "launch on stream a: %s", aclGetRecentErrMsg());
   EXPECT(aclrtSynchronizeDevice() == ACL_SUCCESS, "device sync");
   EXPECT(aclrtMemcpy(host, sizeof(host), out.dev, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS,

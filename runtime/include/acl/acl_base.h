@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "error_codes/rt_error_codes.h"
+
 #ifndef ACL_FUNC_VISIBILITY
 #define ACL_FUNC_VISIBILITY __attribute__((visibility("default")))
 #endif

@@ -85,9 +85,11 @@ class UniqueExecutor {
 };
 
 // Phase 2: checks the executor (null: ACLNN_ERR_PARAM_NULLPTR; consumed or unknown: ACLNN_ERR_PARAM_INVALID)
-// and the workspace (null or smaller than GetWorkspaceSize(): ACLNN_ERR_PARAM_INVALID), runs the tasks and
-// destroys the executor (unless it was made repeatable). A kernel fault gives ACLNN_ERR_RUNTIME_ERROR with
-// the fault text as the recent error message.
+// and the workspace (null or smaller than GetWorkspaceSize(): ACLNN_ERR_PARAM_INVALID), then queues the tasks
+// on `stream`'s thread and returns (a stream that is not live: ACLNN_ERR_RUNTIME_ERROR); the executor is
+// destroyed after its tasks ran (unless it was made repeatable). A kernel fault is the stream's error:
+// aclrtSynchronizeStream returns ACL_ERROR_RT_VECTOR_CORE_EXCEPTION with the fault text as the recent error
+// message.
 aclnnStatus CommonOpExecutorRun(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
 namespace opgen_rt {

@@ -1,20 +1,29 @@
 // ascend-opgen host emulation of the acl runtime: init, devices, streams, memory and context options.
-// Host memory stands in for device memory. Work runs inside the launching call, but the buffers of work not yet
-// synchronised are recorded per stream (stream_state.h) and a host access to them is refused.
+// Host memory stands in for device memory. Each stream runs its work on a thread of its own, in queue order; the
+// buffers of work not yet synchronised are recorded per stream (stream_state.h) and a host access to them is
+// refused.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
+
+#include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "opdev/op_errno.h"
 #include "opdev/op_log.h"
 #include "registry.h"
 #include "runtime/context.h"
@@ -52,9 +61,104 @@ Runtime &Rt() {
 
 std::atomic<int64_t> g_deterministic{0};
 
+// One stream: its queue of work and the thread that runs it in order, as the device runs a stream's tasks.
 struct StreamObject {
-  int id;
+  int id = 0;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::function<int32_t(bool)>> queue;
+  bool running = false;  // the thread is running a task taken from the queue
+  bool stop = false;     // aclrtDestroyStream: the thread ends once the queue is empty
+  int32_t error = 0;     // status of the first task that failed since the last synchronisation, or 0
+  std::string errorText;
+  std::thread thread;
+  pid_t owner = 0;  // the process whose thread serves the queue: a forked child starts its own
 };
+
+// The stream thread's loop: runs the queued tasks in order; after a failure only releases the later ones.
+void Serve(StreamObject *s) {
+  std::unique_lock<std::mutex> lock(s->mutex);
+  for (;;) {
+    s->changed.wait(lock, [s] { return s->stop || !s->queue.empty(); });
+    if (s->queue.empty()) {
+      return;
+    }
+    std::function<int32_t(bool)> work = std::move(s->queue.front());
+    s->queue.pop_front();
+    s->running = true;
+    const bool run = s->error == 0;
+    lock.unlock();
+    op::internal::ClearRecentError();
+    const int32_t status = work(run);
+    std::string text = status != 0 ? op::internal::PeekRecentError() : std::string();
+    work = nullptr;
+    lock.lock();
+    s->running = false;
+    if (run && status != 0) {
+      s->error = status;
+      s->errorText = std::move(text);
+    }
+    s->changed.notify_all();
+  }
+}
+
+// Starts the thread of `s` in this process. In a forked child the inherited std::thread names a thread of the
+// parent, which the child has not: it is overwritten without being joined or detached.
+void StartThread(StreamObject *s, bool detach) {
+  new (&s->thread) std::thread(Serve, s);
+  s->owner = getpid();
+  if (detach) {
+    s->thread.detach();
+  }
+}
+
+// Waits until the stream's queue is empty and its thread idle.
+void Drain(StreamObject *s) {
+  std::unique_lock<std::mutex> lock(s->mutex);
+  s->changed.wait(lock, [s] { return s->queue.empty() && !s->running; });
+}
+
+// The default stream (nullptr): created with its thread on first use, never destroyed.
+StreamObject *DefaultStream() {
+  static StreamObject *object = [] {
+    auto *s = new StreamObject();
+    StartThread(s, true);
+    return s;
+  }();
+  static std::mutex restart;
+  std::lock_guard<std::mutex> lock(restart);
+  if (object->owner != getpid()) {
+    StartThread(object, true);
+  }
+  return object;
+}
+
+// The object of a live stream handle (nullptr: the default stream), or nullptr.
+StreamObject *FindStream(aclrtStream stream);
+
+// Every live stream's object, the default stream's included.
+std::vector<StreamObject *> AllStreams();
+
+// Waits for the stream's work, then takes its error: returns ACL_SUCCESS, or the error's aclError with its
+// text logged on the calling thread.
+aclError TakeStreamError(StreamObject *s) {
+  Drain(s);
+  int32_t error = 0;
+  std::string text;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    std::swap(error, s->error);
+    std::swap(text, s->errorText);
+  }
+  if (error == 0) {
+    return ACL_SUCCESS;
+  }
+  // a kernel fault is the vector core's exception, which the device reports when the host synchronises; the
+  // recent error text is the work's own (the fault, naming its rule, kernel and core)
+  const aclError code = error == ACLNN_ERR_RUNTIME_ERROR ? ACL_ERROR_RT_VECTOR_CORE_EXCEPTION : ACL_ERROR_RT_INTERNAL_ERROR;
+  OP_LOGE(code, "%s", text.c_str());
+  return code;
+}
 
 // True when [ptr, ptr + count) lies inside one device allocation.
 bool InsideAllocation(const void *ptr, size_t count) {
@@ -87,13 +191,6 @@ void ClearPending(aclrtStream stream) {
   rt.pending.erase(std::remove_if(rt.pending.begin(), rt.pending.end(), done), rt.pending.end());
 }
 
-// A stream handle that aclrtCreateStream returned and aclrtDestroyStream did not destroy yet.
-bool LiveStream(aclrtStream stream) {
-  Runtime &rt = Rt();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  return rt.streams.count(stream) > 0;
-}
-
 // Refuses a host access that races with unsynchronised work: logs the message and returns its status.
 aclError RefuseUnsynchronised(const char *api, const void *ptr, size_t bytes, bool hostWrite, aclrtStream same) {
   const std::string message = opgen_rt::PendingHostAccess(api, ptr, bytes, hostWrite, same);
@@ -105,9 +202,32 @@ aclError RefuseUnsynchronised(const char *api, const void *ptr, size_t bytes, bo
 }
 
 int g_anyStreamTag = 0;
-// The stream of the aclrtMemcpyAsync this thread is in (its work is ordered after that stream's), else
-// opgen_rt::kAnyStream.
-thread_local aclrtStream g_memcpyStream = &g_anyStreamTag;
+
+StreamObject *FindStream(aclrtStream stream) {
+  if (stream == nullptr) {
+    return DefaultStream();
+  }
+  Runtime &rt = Rt();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (rt.streams.count(stream) == 0) {
+    return nullptr;
+  }
+  auto *s = static_cast<StreamObject *>(stream);
+  if (s->owner != getpid()) {
+    StartThread(s, false);
+  }
+  return s;
+}
+
+std::vector<StreamObject *> AllStreams() {
+  std::vector<StreamObject *> all{DefaultStream()};
+  Runtime &rt = Rt();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  for (const auto &entry : rt.streams) {
+    all.push_back(static_cast<StreamObject *>(const_cast<void *>(entry.first)));
+  }
+  return all;
+}
 
 }  // namespace
 
@@ -117,6 +237,24 @@ int64_t DeterministicOption() {
 }
 
 const aclrtStream kAnyStream = &g_anyStreamTag;
+
+bool EnqueueStreamWork(aclrtStream stream, std::function<int32_t(bool run)> work) {
+  StreamObject *s = FindStream(stream);
+  if (s == nullptr) {
+    ClearPending(stream);  // the caller's marks for work that will never run
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(s->mutex);
+  s->queue.push_back(std::move(work));
+  s->changed.notify_all();
+  return true;
+}
+
+void WaitAllStreamWork() {
+  for (StreamObject *s : AllStreams()) {
+    Drain(s);
+  }
+}
 
 void MarkStreamPending(aclrtStream stream, const void *ptr, size_t bytes, bool written, const std::string &what) {
   if (ptr == nullptr || bytes == 0) {
@@ -227,10 +365,12 @@ aclError aclrtCreateStream(aclrtStream *stream) {
     return Invalid("aclrtCreateStream: %s is nullptr.", "stream");
   }
   static std::atomic<int> nextId{1};
-  auto *object = new (std::nothrow) StreamObject{nextId.fetch_add(1)};
+  auto *object = new (std::nothrow) StreamObject();
   if (object == nullptr) {
     return ACL_ERROR_BAD_ALLOC;
   }
+  object->id = nextId.fetch_add(1);
+  StartThread(object, false);
   Runtime &rt = Rt();
   std::lock_guard<std::mutex> lock(rt.mutex);
   rt.streams[object] = object->id;
@@ -240,33 +380,50 @@ aclError aclrtCreateStream(aclrtStream *stream) {
 
 aclError aclrtDestroyStream(aclrtStream stream) {
   Runtime &rt = Rt();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  auto it = rt.streams.find(stream);
-  if (it == rt.streams.end()) {
-    OP_LOGE(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: %p is not a live stream.", stream);
-    return ACL_ERROR_INVALID_PARAM;
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    auto it = rt.streams.find(stream);
+    if (it == rt.streams.end()) {
+      OP_LOGE(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: %p is not a live stream.", stream);
+      return ACL_ERROR_INVALID_PARAM;
+    }
+    rt.streams.erase(it);
   }
-  rt.streams.erase(it);
-  // the stream's work is waited for (it ran inside its launching calls): its buffers are the host's again
-  auto done = [stream](const PendingBuffer &b) { return b.stream == stream; };
-  rt.pending.erase(std::remove_if(rt.pending.begin(), rt.pending.end(), done), rt.pending.end());
-  delete static_cast<StreamObject *>(stream);
+  // the stream's work is waited for (an error it left is dropped with it): its buffers are the host's again
+  auto *object = static_cast<StreamObject *>(stream);
+  {
+    std::lock_guard<std::mutex> lock(object->mutex);
+    object->stop = true;
+    object->changed.notify_all();
+  }
+  ClearPending(stream);
+  if (object->owner == getpid()) {
+    object->thread.join();
+    delete object;
+  }  // else a forked child's copy whose thread never ran here: left as it is (its std::thread cannot be ended)
   return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
-  if (stream != nullptr && !LiveStream(stream)) {
+  StreamObject *object = FindStream(stream);
+  if (object == nullptr) {
     OP_LOGE(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: %p is not a live stream (nullptr is the default stream).",
             stream);
     return ACL_ERROR_INVALID_PARAM;
   }
-  ClearPending(stream);  // the work already ran inside its launching calls
-  return ACL_SUCCESS;
+  const aclError ret = TakeStreamError(object);
+  ClearPending(stream);
+  return ret;
 }
 
 aclError aclrtSynchronizeDevice(void) {
+  aclError first = ACL_SUCCESS;
+  for (StreamObject *object : AllStreams()) {
+    const aclError ret = TakeStreamError(object);
+    first = first == ACL_SUCCESS ? ret : first;
+  }
   ClearPending(opgen_rt::kAnyStream);
-  return ACL_SUCCESS;
+  return first;
 }
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
@@ -295,6 +452,8 @@ aclError aclrtFree(void *devPtr) {
   if (devPtr == nullptr) {
     return Invalid("aclrtFree: %s is nullptr.", "devPtr");
   }
+  // work still queued may use the memory: wait for it (as a device sync does), never free under it
+  opgen_rt::WaitAllStreamWork();
   Runtime &rt = Rt();
   {
     std::lock_guard<std::mutex> lock(rt.mutex);
@@ -326,10 +485,9 @@ aclError aclrtFreeHost(void *hostPtr) {
   return ACL_SUCCESS;
 }
 
-aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
-  if (count == 0) {
-    return ACL_SUCCESS;
-  }
+// The checks of a copy by aclrtMemcpy (same: kAnyStream) or aclrtMemcpyAsync on stream `same` (whose own
+// pending work it is queued behind): ACL_SUCCESS when the copy may be made.
+aclError CheckCopy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream same) {
   if (dst == nullptr || src == nullptr) {
     return Invalid("aclrtMemcpy: %s is nullptr.", dst == nullptr ? "dst" : "src");
   }
@@ -355,29 +513,59 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
     return Invalid("aclrtMemcpy: %s.", "ACL_MEMCPY_HOST_TO_HOST given device memory");
   }
   if (kind == ACL_MEMCPY_DEVICE_TO_HOST) {
-    const aclError ret =
-        RefuseUnsynchronised("aclrtMemcpy(ACL_MEMCPY_DEVICE_TO_HOST)", src, count, false, g_memcpyStream);
+    const aclError ret = RefuseUnsynchronised("aclrtMemcpy(ACL_MEMCPY_DEVICE_TO_HOST)", src, count, false, same);
     if (ret != ACL_SUCCESS) {
       return ret;
     }
   }
   if (kind == ACL_MEMCPY_HOST_TO_DEVICE) {
-    const aclError ret =
-        RefuseUnsynchronised("aclrtMemcpy(ACL_MEMCPY_HOST_TO_DEVICE)", dst, count, true, g_memcpyStream);
+    const aclError ret = RefuseUnsynchronised("aclrtMemcpy(ACL_MEMCPY_HOST_TO_DEVICE)", dst, count, true, same);
     if (ret != ACL_SUCCESS) {
       return ret;
     }
   }
-  std::memmove(dst, src, count);
   return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
+  if (count == 0) {
+    return ACL_SUCCESS;
+  }
+  const aclError ret = CheckCopy(dst, destMax, src, count, kind, opgen_rt::kAnyStream);
+  if (ret == ACL_SUCCESS) {
+    std::memmove(dst, src, count);
+  }
+  return ret;
 }
 
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
+  if (count == 0) {
+    return ACL_SUCCESS;
+  }
   // queued behind the stream's own work, so only other streams' unsynchronised work races with it
-  g_memcpyStream = stream;
-  const aclError ret = aclrtMemcpy(dst, destMax, src, count, kind);
-  g_memcpyStream = opgen_rt::kAnyStream;
+  aclError ret = CheckCopy(dst, destMax, src, count, kind, stream);
+  if (ret != ACL_SUCCESS) {
+    return ret;
+  }
+  const bool queued = opgen_rt::EnqueueStreamWork(stream, [dst, src, count](bool run) {
+    if (run) {
+      std::memmove(dst, src, count);
+    }
+    return 0;
+  });
+  if (!queued) {
+    return Invalid("aclrtMemcpyAsync: %s.", "stream is not a live stream (nullptr is the default stream)");
+  }
+  // until the stream is synchronised, the copy may still write its destination and read its source
+  const bool dstDevice = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+  const bool srcDevice = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+  if (dstDevice) {
+    opgen_rt::MarkStreamPending(stream, dst, count, true, "the destination of an aclrtMemcpyAsync");
+  }
+  if (srcDevice) {
+    opgen_rt::MarkStreamPending(stream, src, count, false, "the source of an aclrtMemcpyAsync");
+  }
   return ret;
 }
 

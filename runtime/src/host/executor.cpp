@@ -377,7 +377,8 @@ void MarkPending(const opgen_rt::ExecutorState &state, aclrtStream stream) {
 }  // namespace
 
 aclnnStatus CommonOpExecutorRun(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {
-  // The work runs before this returns; the buffers it touches stay pending on `stream` until a sync.
+  // Checks the call, then queues the work on `stream`'s thread and returns: a kernel fault is reported by the
+  // stream's synchronisation, and the buffers the work touches stay pending on `stream` until then.
   if (executor == nullptr) {
     OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "executor is nullptr: pass the executor returned by the GetWorkspaceSize call.");
     return ACLNN_ERR_PARAM_NULLPTR;
@@ -410,8 +411,26 @@ aclnnStatus CommonOpExecutorRun(void *workspace, uint64_t workspaceSize, aclOpEx
     ret = PrepareStorage(state);
   }
   if (ret == ACLNN_SUCCESS) {
-    MarkPending(state, stream);
-    ret = RunTasks(state, workspace, stats);
+    MarkPending(state, stream);  // before the work is queued: the thread may end it (and the executor) at once
+    auto work = [executor, workspace, repeatable](bool run) -> int32_t {
+      opgen_rt::RunStatsRecord record;
+      aclnnStatus status = ACLNN_SUCCESS;
+      if (run) {
+        status = RunTasks(*opgen_rt::ExecutorAccess::State(executor), workspace, record);
+        record.status = status;
+        opgen_rt::PublishRunStats(record);
+      }
+      if (!repeatable) {
+        delete executor;
+      }
+      return status;
+    };
+    if (opgen_rt::EnqueueStreamWork(stream, work)) {
+      return ACLNN_SUCCESS;
+    }
+    OP_LOGE(ACLNN_ERR_RUNTIME_ERROR, "stream %p is not a live stream (nullptr is the default stream): nothing was launched.",
+            stream);
+    ret = ACLNN_ERR_RUNTIME_ERROR;
   }
   stats.status = ret;
   opgen_rt::PublishRunStats(stats);
@@ -453,6 +472,7 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
     }
     live.live.erase(it);
   }
+  opgen_rt::WaitAllStreamWork();  // a repeatable executor's queued work may still run on it
   delete executor;
   return ACLNN_SUCCESS;
 }
