@@ -1276,18 +1276,18 @@ class CMakeView(KindView):
 
 @dataclass(frozen=True)
 class TestsCMakeView(KindView):
-    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests (``subdirectory``: ``ut``)."""
+    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests, which enters ``ut/`` (no field beyond
+    ``op``)."""
 
     KIND: ClassVar[str] = "tests_cmake"
-    subdirectory: str = "ut"
 
 
 @dataclass(frozen=True)
 class TestsUtCMakeView(KindView):
-    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests (``subdirectory``: ``op_host``)."""
+    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests, which enters ``op_host/`` (no field
+    beyond ``op``)."""
 
     KIND: ClassVar[str] = "tests_ut_cmake"
-    subdirectory: str = "op_host"
 
 
 @dataclass(frozen=True)
