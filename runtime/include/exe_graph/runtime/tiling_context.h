@@ -4,6 +4,10 @@
 // Indices: inputs and outputs are numbered as in the OpDef (= the order of OP_INPUT / OP_OUTPUT in the L0
 // launch). An absent optional input (nullptr in OP_INPUT) keeps its index and reads as nullptr from
 // GetInputShape / GetInputDesc / GetInputTensor and the GetOptional* forms.
+//
+// Two builders fill it: the launch (opgen_rt::TilingContextBuilder, its own tiling buffer and workspace
+// sizes) and a unit test's OpTilingContextBuilder (base/context_builder/), whose tiling buffer, workspace
+// vector and compile info the context then uses, as CANN's does.
 #ifndef OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H
 #define OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H
 
