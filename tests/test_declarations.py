@@ -28,6 +28,8 @@ PATHS = project_paths()
 TABLE = PATHS.root / "tests" / "data" / "cann_declarations.yaml"
 INCLUDE = PATHS.root / "runtime" / "include"
 GENERATED = PATHS.root / "generated"
+#: The emulation of ops-nn's tests/ut/common, which its op_host unit tests include by file name.
+UT_COMMON = INCLUDE / "tests" / "ut" / "common"
 KINDS = {"namespace", "class", "method", "function", "enum", "enumerator", "type", "macro", "constant", "name"}
 
 
@@ -50,9 +52,9 @@ def _probe_source(entries: list[dict[str, Any]], side: str) -> str:
         else sorted(
             {
                 m
-                for f in GENERATED.glob("*/*/op_[ha]*/*.cpp")
+                for f in [*GENERATED.glob("*/*/op_[ha]*/*.cpp"), *GENERATED.rglob("tests/ut/op_host/*.cpp")]
                 for m in re.findall(r'#include "([^"]+)"', f.read_text(encoding="utf-8"))
-                if (INCLUDE / m).is_file()
+                if any((d / m).is_file() for d in (INCLUDE, UT_COMMON))
             }
         )
     )
@@ -70,7 +72,8 @@ def _compile(source: str, tmp_path: Path, name: str) -> subprocess.CompletedProc
     src.write_text(source, encoding="utf-8")
     return subprocess.run(
         ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-D__NPU_ARCH__=2201",
-         '-DOPGEN_PRODUCT_NAME="Ascend910B"', "-DOPGEN_HAS_DATACOPYPAD=1", "-I", str(INCLUDE), str(src)],
+         '-DOPGEN_PRODUCT_NAME="Ascend910B"', "-DOPGEN_HAS_DATACOPYPAD=1", "-I", str(UT_COMMON), "-I", str(INCLUDE),
+         str(src)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
 
@@ -122,8 +125,8 @@ _DECL_PATTERNS = (
 
 
 #: Headers of runtime/include that mirror no CANN header and that only the generated op_host unit tests
-#: (``tests/ut/``) include: googletest's subset and the emulation's tiling-case helper with its attr values.
-UT_ONLY_HEADERS = ("gtest/gtest.h", "opgen_rt/ut_tiling.h", "opgen_rt/attr_value.h")
+#: (``tests/ut/``) include: googletest's subset.
+UT_ONLY_HEADERS = ("gtest/gtest.h",)
 
 
 def _runtime_names(only: tuple[str, ...] | None = None) -> set[str]:
@@ -216,7 +219,8 @@ def _overload_sets(
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     proc = subprocess.run(
         ["g++", "-std=c++17", "-fsyntax-only", "-fmax-errors=0", "-D__NPU_ARCH__=2201",
-         '-DOPGEN_PRODUCT_NAME="Ascend910B"', "-DOPGEN_HAS_DATACOPYPAD=1", "-I", str(include), str(src)],
+         '-DOPGEN_PRODUCT_NAME="Ascend910B"', "-DOPGEN_HAS_DATACOPYPAD=1",
+         "-I", str(include / UT_COMMON.relative_to(INCLUDE)), "-I", str(include), str(src)],
         capture_output=True, text=True, check=False, env={**os.environ, "LC_ALL": "C"},
     )  # fmt: skip
     found: dict[str, set[str]] = {n: set() for n in names}
@@ -234,7 +238,7 @@ def _overload_sets(
 
 def _overload_entries(side: str) -> list[dict[str, Any]]:
     """Entries whose overload set the test compares: every host function or method with a probe, and every
-    entry that records ``overloads``."""
+    entry that records ``overloads`` (not one that records ``no_overload_set``)."""
     return [
         e
         for e in _entries()
@@ -242,6 +246,7 @@ def _overload_entries(side: str) -> list[dict[str, Any]]:
         and "probe" in e
         and e["kind"] in ("function", "method")
         and (side == "host" or "overloads" in e)
+        and "no_overload_set" not in e
     ]
 
 

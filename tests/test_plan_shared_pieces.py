@@ -58,7 +58,7 @@ def test_ut_tiling_case() -> None:
         "a note",
         [ut_tensor((2, 3), DType.FLOAT16), ut_tensor(None, None)],
         [ut_tensor((2, 3), DType.FLOAT)],
-        ["opgen_rt::AttrValue::FromInt(1)"],
+        ['{"reduction", Ops::NN::AnyValue::CreateFrom<int64_t>(1)}'],
         deterministic=True,
         tiling_key=12,
         block_dim=3,
@@ -77,7 +77,7 @@ def test_ut_tiling_case() -> None:
     )
     assert [(t.present, t.shape, t.dtype) for t in case.inputs] == [(True, "{2, 3}", "ge::DT_FLOAT16"), (False, "", "")]
     assert case.outputs[0].dtype == "ge::DT_FLOAT"
-    assert case.attrs == ("opgen_rt::AttrValue::FromInt(1)",)
+    assert case.attrs == ('{"reduction", Ops::NN::AnyValue::CreateFrom<int64_t>(1)}',)
     assert [(f.name, f.value) for f in case.fields] == [("c", 3), ("a", 1)]
 
 

@@ -43,7 +43,8 @@ def header_macros_of_generated_code(paths: ProjectPaths | None = None) -> dict[s
     """The object-like and function-like macros that the headers the generated code includes define, by name,
     each with the header that defines it (relative to its include directory when it is a project header, else
     as the compiler found it), from the C++ compiler's preprocessor (``$CXX -E -dD``, the build's language
-    standard and the runtime's include directory, an NPU arch macro set as for a kernel). Names the C++
+    standard and the runtime's include directory, with its copy of ops-nn's ``tests/ut/common`` in front as
+    for the unit tests, an NPU arch macro set as for a kernel). Names the C++
     standard reserves (``__x``, ``_X``) are left out: the loader refuses them anyway. A header the compiler
     does not have (``gtest/gtest.h`` where Google Test is not installed) is skipped by ``__has_include``.
 
@@ -55,7 +56,20 @@ def header_macros_of_generated_code(paths: ProjectPaths | None = None) -> dict[s
     lines = []
     for header in template_includes(paths.templates):
         lines += [f"#if __has_include({header})", f"#include {header}", "#endif"]
-    cmd = [toolchain.CXX, BASE_FLAGS[0], "-E", "-dD", f"-I{include_dir}", "-D__NPU_ARCH__=2201", "-x", "c++", "-"]
+    # the op_host unit tests include ops-nn's tests/ut/common headers by file name
+    ut_common = include_dir / "tests" / "ut" / "common"
+    cmd = [
+        toolchain.CXX,
+        BASE_FLAGS[0],
+        "-E",
+        "-dD",
+        f"-I{ut_common}",
+        f"-I{include_dir}",
+        "-D__NPU_ARCH__=2201",
+        "-x",
+        "c++",
+        "-",
+    ]
     try:
         proc = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=False)
     except OSError as exc:

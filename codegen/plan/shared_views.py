@@ -15,7 +15,14 @@ from codegen.plan.ops_nn import Proto, ops_nn_view
 from codegen.plan.products import spec_products
 from codegen.plan.signature import SignatureParam
 from codegen.plan.tiling_fields import TilingFieldRow
-from codegen.plan.unit_tests import UtInferCase, UtInferSuite, UtTilingCase, UtTilingSuite, ut_tiling_view
+from codegen.plan.unit_tests import (
+    UtInferCase,
+    UtInferSuite,
+    UtTilingCase,
+    UtTilingSuite,
+    tiling_field_slots,
+    ut_tiling_view,
+)
 from codegen.plan.views import BinaryJsonView, KindView, OpViews, freeze, view_from
 from codegen.spec.generated_names import op_files
 from codegen.spec.model import Catalogue, OpSpec, Product
@@ -41,18 +48,18 @@ class CMakeView(KindView):
 
 @dataclass(frozen=True)
 class TestsCMakeView(KindView):
-    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests (``subdirectory``: ``ut``)."""
+    """``tests/CMakeLists.txt``: ops-nn's entry into the op's tests, which enters ``ut/`` (no field beyond
+    ``op``)."""
 
     KIND: ClassVar[str] = "tests_cmake"
-    subdirectory: str = "ut"
 
 
 @dataclass(frozen=True)
 class TestsUtCMakeView(KindView):
-    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests (``subdirectory``: ``op_host``)."""
+    """``tests/ut/CMakeLists.txt``: the entry into the op_host unit tests, which enters ``op_host/`` (no field
+    beyond ``op``)."""
 
     KIND: ClassVar[str] = "tests_ut_cmake"
-    subdirectory: str = "op_host"
 
 
 @dataclass(frozen=True)
@@ -112,18 +119,32 @@ class ExampleView(KindView):
 
 @dataclass(frozen=True)
 class UtTilingView(KindView):
-    """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`)."""
+    """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`) and the
+    tiling struct's ``tiling_fields`` (whose slots say where a case's fields are read)."""
 
     KIND: ClassVar[str] = "ut_tiling_cpp"
     ut_tiling: UtTilingSuite
+    tiling_fields: tuple[TilingFieldRow, ...]
+
+    def context(self) -> dict[str, Any]:
+        """The fields, and ``field_slots``: :func:`tiling_field_slots` of the tiling struct."""
+        return {**super().context(), "field_slots": tiling_field_slots(self.tiling_fields)}
 
 
 @dataclass(frozen=True)
 class UtInferShapeView(KindView):
-    """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases."""
+    """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases and the OpDef
+    registration, whose outputs the InferShape context has."""
 
     KIND: ClassVar[str] = "ut_infershape_cpp"
     ut_infer: UtInferSuite
+    opdef: OpDefRegistration
+
+    def context(self) -> dict[str, Any]:
+        """The fields, ``num_outputs`` (the OpDef's outputs) and ``output_instances`` (``IrInstanceNum``'s
+        output list: 1 per output)."""
+        n = len(self.opdef.default.outputs)
+        return {**super().context(), "num_outputs": n, "output_instances": "{" + ", ".join(["1"] * n) + "}"}
 
 
 #: The shared view class of each kind (the template every family uses unless it has its own); a family's own

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from codegen.plan.tiling_fields import TilingFieldRow
 from codegen.spec.model import DType, OpSpec, Product
 
 
@@ -28,19 +29,22 @@ def ut_tensor(shape: tuple[int, ...] | None, dtype: DType | None) -> UtTensor:
     return UtTensor(True, "{" + ", ".join(str(d) for d in shape) + "}", f"ge::{dtype.ge_name}")
 
 
-def ut_attr(device_type: str, value: int | float | bool | str) -> str:
-    """The C++ expression of one device attr value of a unit-test tiling case (``opgen_rt::AttrValue``):
+def ut_attr(name: str, device_type: str, value: int | float | bool | str) -> str:
+    """One device attr of a unit-test case as the C++ element of a context faker's ``NodeAttrs`` list: the
+    pair ``{"name", Ops::NN::AnyValue::CreateFrom<T>(value)}`` of ops-nn's ``tests/ut/common/any_value.h``.
     ``device_type`` is the OpDef attr type (``int``, ``bool``, ``float``, ``string``; ``list_int`` gets the
     one-element list ``{value}`` the L0 API sends for an integer aclnn attr)."""
     if device_type == "list_int":
-        return f"opgen_rt::AttrValue::FromListInt({{{int(value)}}})"
-    if device_type == "string":
-        return f'opgen_rt::AttrValue::FromString("{value}")'
-    if device_type == "bool":
-        return f"opgen_rt::AttrValue::FromBool({'true' if value else 'false'})"
-    if device_type == "float":
-        return f"opgen_rt::AttrValue::FromFloat({float(value)!r}F)"
-    return f"opgen_rt::AttrValue::FromInt({int(value)})"
+        any_value = f"Ops::NN::AnyValue::CreateFrom<std::vector<int64_t>>({{{int(value)}}})"
+    elif device_type == "string":
+        any_value = f'Ops::NN::AnyValue::CreateFrom<std::string>("{value}")'
+    elif device_type == "bool":
+        any_value = f"Ops::NN::AnyValue::CreateFrom<bool>({'true' if value else 'false'})"
+    elif device_type == "float":
+        any_value = f"Ops::NN::AnyValue::CreateFrom<float>({float(value)!r}F)"
+    else:
+        any_value = f"Ops::NN::AnyValue::CreateFrom<int64_t>({int(value)})"
+    return f'{{"{name}", {any_value}}}'
 
 
 def ut_attr_value(spec: OpSpec, source: str) -> int | float | bool:
@@ -61,19 +65,19 @@ def ut_attr_values(spec: OpSpec) -> dict[str, int | float | bool]:
 
 
 def ut_device_attrs(spec: OpSpec, values: dict[str, int | float | bool]) -> list[str]:
-    """The device attrs of ``spec`` in OpDef order as C++ ``AttrValue`` expressions, from ``values`` (by
-    aclnn attr name; a string attr carries the name of the integer's value)."""
+    """The device attrs of ``spec`` in OpDef order as :func:`ut_attr` elements, from ``values`` (by aclnn
+    attr name; a string attr carries the name of the integer's value)."""
     out = []
     for da in spec.device_interface.attrs:
         if da.source is None:  # a constant attr
-            out.append(ut_attr(da.type, cast(Any, da.value)))
+            out.append(ut_attr(da.name, da.type, cast(Any, da.value)))
             continue
         value = values[da.source]
         if da.type == "string":
             names = dict(spec.attr(da.source).values or ())
-            out.append(ut_attr("string", names[int(value)]))
+            out.append(ut_attr(da.name, "string", names[int(value)]))
         else:
-            out.append(ut_attr(da.type, value))
+            out.append(ut_attr(da.name, da.type, value))
     return out
 
 
@@ -102,6 +106,21 @@ class UtInferCase:
     attrs: tuple[str, ...]
     ok: bool
     outputs: tuple[UtOutput, ...]
+
+    @property
+    def present_inputs(self) -> tuple[UtTensor, ...]:
+        """The inputs an InferShapeContextFaker gets tensors for (an absent optional input has none)."""
+        return tuple(t for t in self.inputs if t.present)
+
+    @property
+    def input_instances(self) -> str:
+        """``IrInstanceNum``'s input list: 1 per input, 0 for an absent one."""
+        return "{" + ", ".join("1" if t.present else "0" for t in self.inputs) + "}"
+
+    @property
+    def input_shape_args(self) -> str:
+        """``InputShapes``' arguments: ``&input<k>`` per present input, ``k`` counting present inputs only."""
+        return ", ".join(f"&input{k}" for k in range(len(self.present_inputs)))
 
 
 def ut_infer_case(
@@ -134,6 +153,39 @@ class UtField:
     value: int
 
 
+#: Bytes of each C type a tiling field is declared with (TILING_DATA_FIELD_DEF).
+_FIELD_BYTES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+                "float": 4, "int64_t": 8, "uint64_t": 8, "double": 8}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UtFieldSlot:
+    """Where a scalar tiling field lies in the tiling data: its ``c_type`` and ``offset`` (bytes)."""
+
+    c_type: str
+    offset: int
+
+
+def tiling_field_slots(rows: Sequence[TilingFieldRow]) -> dict[str, UtFieldSlot]:
+    """The byte offset of each field of a tiling struct (``rows`` in declaration order): CANN's
+    BEGIN_TILING_DATA_DEF places the fields in declaration order, each at the next offset that is a multiple
+    of its own size (hicann/metadef inc/external/register/tilingdata_base.h FieldHandler and
+    base/asc/tilingdata_base_impl.cc CheckAlignAndGenPlaceHolder; a C struct of the same fields has the same
+    layout).
+
+    Raises:
+        KeyError: a field's C type is not a scalar tiling type.
+    """
+    slots = {}
+    offset = 0
+    for row in rows:
+        size = _FIELD_BYTES[row.c_type]
+        offset = (offset + size - 1) // size * size
+        slots[row.name] = UtFieldSlot(row.c_type, offset)
+        offset += size
+    return slots
+
+
 @dataclass(frozen=True)
 class UtTilingCase:
     """One tiling unit-test case: ``name`` (C identifier), ``product`` (the catalogue product the case was
@@ -152,6 +204,26 @@ class UtTilingCase:
     block_dim: int
     workspace: int
     fields: tuple[UtField, ...]
+
+    @property
+    def input_instances(self) -> str:
+        """``IrInstanceNum``'s input list: 1 per IR input (an absent one is a nullptr shape instead)."""
+        return "{" + ", ".join("1" for _ in self.inputs) + "}"
+
+    @property
+    def output_instances(self) -> str:
+        """``IrInstanceNum``'s output list: 1 per output."""
+        return "{" + ", ".join("1" for _ in self.outputs) + "}"
+
+    @property
+    def input_shape_args(self) -> str:
+        """``InputShapes``' arguments: ``&input<i>`` per IR input ``i``, ``nullptr`` for an absent one."""
+        return ", ".join(f"&input{i}" if t.present else "nullptr" for i, t in enumerate(self.inputs))
+
+    @property
+    def output_shape_args(self) -> str:
+        """``OutputShapes``' arguments: ``&output<i>`` per output."""
+        return ", ".join(f"&output{i}" for i in range(len(self.outputs)))
 
 
 def ut_tiling_case(

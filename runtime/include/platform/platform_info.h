@@ -15,15 +15,20 @@ namespace fe {
 
 class PlatFormInfos {
  public:
+  // CANN's PlatFormInfos is default-constructed and Init() loads the platform of the SoC the process runs
+  // on; here that is the product the library under test was built for (opgen_rt::CurrentProduct()).
+  PlatFormInfos() = default;
   explicit PlatFormInfos(const opgen_rt::ProductInfo *product) : product_(product) {}
+  // Always true: the library's product is known.
+  bool Init();
 
   // AI cores a tiling may launch on (the vector-core count for vector kernels).
   uint32_t GetCoreNum() const;
   // Platform-config lookups, as in the SoC .ini files. Known keys: ("SoCInfo", "ai_core_cnt" |
   // "cube_core_cnt" | "vector_core_cnt" | "core_type_list"), ("AICoreSpec", "ub_size"), ("version",
   // "Short_SoC_version" | "SoC_version" | "NpuArch"). Returns false for anything else.
-  bool GetPlatformRes(const std::string &label, const std::string &key, std::string &value) const;
-  bool GetPlatformResWithLock(const std::string &label, const std::string &key, std::string &value) const {
+  bool GetPlatformRes(const std::string &label, const std::string &key, std::string &value);
+  bool GetPlatformResWithLock(const std::string &label, const std::string &key, std::string &value) {
     return GetPlatformRes(label, key, value);
   }
 
@@ -32,7 +37,7 @@ class PlatFormInfos {
   }
 
  private:
-  const opgen_rt::ProductInfo *product_;
+  const opgen_rt::ProductInfo *product_ = nullptr;
 };
 
 }  // namespace fe

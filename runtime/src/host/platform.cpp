@@ -32,11 +32,16 @@ fe::PlatFormInfos *CurrentPlatFormInfos() {
 
 namespace fe {
 
+bool PlatFormInfos::Init() {
+  product_ = &opgen_rt::CurrentProduct();
+  return true;
+}
+
 uint32_t PlatFormInfos::GetCoreNum() const {
   return ProductOf(this).vectorCoreNum;
 }
 
-bool PlatFormInfos::GetPlatformRes(const std::string &label, const std::string &key, std::string &value) const {
+bool PlatFormInfos::GetPlatformRes(const std::string &label, const std::string &key, std::string &value) {
   const opgen_rt::ProductInfo &p = ProductOf(this);
   if (label == "SoCInfo") {
     if (key == "ai_core_cnt" || key == "cube_core_cnt") {

@@ -48,6 +48,15 @@ void TilingContextBuilder::Fill(gert::TilingContext &context, const TilingReques
   context.deterministic_ = request.deterministic;
 }
 
+void TilingContextBuilder::Attach(gert::TilingContext &context, const std::string &nodeName, const void *compileInfo,
+                                  gert::TilingData *tilingData, gert::ContinuousVector *workspace) {
+  context.built_ = true;
+  context.nodeName_ = nodeName;
+  context.compileInfo_ = compileInfo;
+  context.rawTilingData_ = tilingData;
+  context.workspace_ = workspace;
+}
+
 std::string DescribeTensorDesc(const TilingTensorDesc &desc) {
   if (!desc.present) {
     return "absent";

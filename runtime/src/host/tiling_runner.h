@@ -48,6 +48,10 @@ class TilingContextBuilder {
  public:
   static void Fill(gert::TilingContext &context, const TilingRequest &request, fe::PlatFormInfos *platform);
   static gert::TilingContext *Create(void *buffer, size_t capacity);
+  // What an OpTilingContextBuilder adds (unit tests): the node name, and the caller's compile info, tiling
+  // buffer and workspace vector, which the context then uses instead of its own.
+  static void Attach(gert::TilingContext &context, const std::string &nodeName, const void *compileInfo,
+                     gert::TilingData *tilingData, gert::ContinuousVector *workspace);
 };
 
 // Runs the tiling registered for request.opType; on failure, result.status is ACLNN_ERR_INNER_TILING_ERROR

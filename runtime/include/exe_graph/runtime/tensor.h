@@ -80,6 +80,22 @@ class Tensor {
   const T *GetData() const {
     return static_cast<const T *>(addr_);
   }
+  // What a unit test's context faker describes a tensor with (hicann/metadef exe_graph/runtime/tensor.h).
+  Shape &MutableOriginShape() {
+    return shape_.MutableOriginShape();
+  }
+  Shape &MutableStorageShape() {
+    return shape_.MutableStorageShape();
+  }
+  void SetDataType(const ge::DataType data_type) {
+    dataType_ = data_type;
+  }
+  void SetOriginFormat(const ge::Format origin_format) {
+    format_.SetOriginFormat(origin_format);
+  }
+  void SetStorageFormat(const ge::Format storage_format) {
+    format_.SetStorageFormat(storage_format);
+  }
 
  private:
   friend class opgen_rt::TilingContextBuilder;

@@ -4,6 +4,10 @@
 // Indices: inputs and outputs are numbered as in the OpDef (= the order of OP_INPUT / OP_OUTPUT in the L0
 // launch). An absent optional input (nullptr in OP_INPUT) keeps its index and reads as nullptr from
 // GetInputShape / GetInputDesc / GetInputTensor and the GetOptional* forms.
+//
+// Two builders fill it: the launch (opgen_rt::TilingContextBuilder, its own tiling buffer and workspace
+// sizes) and a unit test's OpTilingContextBuilder (base/context_builder/), whose tiling buffer, workspace
+// vector and compile info the context then uses, as CANN's does.
 #ifndef OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H
 #define OPGEN_EXE_GRAPH_RUNTIME_TILING_CONTEXT_H
 
@@ -12,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "exe_graph/runtime/continuous_vector.h"
 #include "exe_graph/runtime/runtime_attrs.h"
 #include "exe_graph/runtime/shape.h"
 #include "exe_graph/runtime/storage_format.h"
@@ -109,18 +114,31 @@ class TilingContext {
     return needAtomic_;
   }
 
+  // The tiling buffer: the launch's own, or the one a unit test's OpTilingContextBuilder::TilingData gave
+  // (nullptr when that builder was given none, as in CANN).
   TilingData *GetRawTilingData() {
-    return &tilingData_;
+    return built_ ? rawTilingData_ : &tilingData_;
   }
   // Array of `workspaceCount` workspace byte counts for the tiling to fill (zero-initialised). Grows, never
   // shrinks; the launch reserves the sum of the first GetWorkspaceNum() entries.
+  // In a context an OpTilingContextBuilder built, the entries are those of its Workspace vector, as in CANN:
+  // nullptr without one or past its capacity, and its size becomes `workspaceCount`.
   size_t *GetWorkspaceSizes(size_t workspaceCount) {
+    if (built_) {
+      if (workspace_ == nullptr || workspace_->SetSize(workspaceCount) != ge::GRAPH_SUCCESS) {
+        return nullptr;
+      }
+      return static_cast<size_t *>(workspace_->MutableData());
+    }
     if (workspaceCount > workspaceSizes_.size()) {
       workspaceSizes_.resize(workspaceCount, 0);
     }
     return workspaceSizes_.data();
   }
   size_t GetWorkspaceNum() const {
+    if (built_) {
+      return workspace_ == nullptr ? 0 : workspace_->GetSize();
+    }
     return workspaceSizes_.size();
   }
   // 1 when deterministic computation was requested (aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1)).
@@ -128,10 +146,11 @@ class TilingContext {
     return deterministic_;
   }
 
-  // Compile info (TilingParse) is not emulated: always nullptr.
+  // Compile info (TilingParse) is not emulated in a launch: nullptr there; in a context an
+  // OpTilingContextBuilder built, the pointer its CompileInfo was given.
   template <typename T>
   const T *GetCompileInfo() const {
-    return nullptr;
+    return static_cast<const T *>(compileInfo_);
   }
 
  private:
@@ -160,6 +179,11 @@ class TilingContext {
   int32_t deterministic_ = 0;
   TilingData tilingData_;
   std::vector<size_t> workspaceSizes_;
+  // Set by an OpTilingContextBuilder (unit tests): the caller's buffers.
+  bool built_ = false;
+  const void *compileInfo_ = nullptr;
+  TilingData *rawTilingData_ = nullptr;
+  ContinuousVector *workspace_ = nullptr;
 };
 
 }  // namespace gert

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <type_traits>
 
 #include "graph/ge_error_codes.h"
@@ -15,6 +17,20 @@ namespace gert {
 class TilingData {
  public:
   TilingData(void *data, size_t capacity) : data_(data), capacity_(capacity) {}
+
+  // One allocation holding a TilingData and, right after it, its `cap_size` bytes of data (zeroed);
+  // nullptr when the size overflows. As hicann/metadef inc/external/exe_graph/runtime/tiling_data.h.
+  static std::unique_ptr<uint8_t[]> CreateCap(const size_t cap_size) {
+    if (cap_size > SIZE_MAX - sizeof(TilingData)) {
+      return nullptr;
+    }
+    auto td_buf = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[sizeof(TilingData) + cap_size]());
+    if (td_buf == nullptr) {
+      return nullptr;
+    }
+    new (td_buf.get()) TilingData(td_buf.get() + sizeof(TilingData), cap_size);
+    return td_buf;
+  }
 
   size_t GetCapacity() const {
     return capacity_;
