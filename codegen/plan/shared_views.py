@@ -16,6 +16,7 @@ from codegen.plan.products import spec_products
 from codegen.plan.signature import SignatureParam
 from codegen.plan.tiling_fields import TilingFieldRow
 from codegen.plan.unit_tests import (
+    UtFieldSlot,
     UtInferCase,
     UtInferSuite,
     UtTilingCase,
@@ -119,32 +120,23 @@ class ExampleView(KindView):
 
 @dataclass(frozen=True)
 class UtTilingView(KindView):
-    """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`) and the
-    tiling struct's ``tiling_fields`` (whose slots say where a case's fields are read)."""
+    """``tests/ut/op_host/test_<kernel>_tiling.cpp``: the unit-test cases (:func:`ut_tiling_view`) and where
+    each tiling field lies in the tiling data (``field_slots``, :func:`ut_context_view`)."""
 
     KIND: ClassVar[str] = "ut_tiling_cpp"
     ut_tiling: UtTilingSuite
-    tiling_fields: tuple[TilingFieldRow, ...]
-
-    def context(self) -> dict[str, Any]:
-        """The fields, and ``field_slots``: :func:`tiling_field_slots` of the tiling struct."""
-        return {**super().context(), "field_slots": tiling_field_slots(self.tiling_fields)}
+    field_slots: Mapping[str, UtFieldSlot]
 
 
 @dataclass(frozen=True)
 class UtInferShapeView(KindView):
-    """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases and the OpDef
-    registration, whose outputs the InferShape context has."""
+    """``tests/ut/op_host/test_<kernel>_infershape.cpp``: the InferShape unit-test cases and the context's
+    outputs (``num_outputs``, ``output_instances``: :func:`ut_context_view`)."""
 
     KIND: ClassVar[str] = "ut_infershape_cpp"
     ut_infer: UtInferSuite
-    opdef: OpDefRegistration
-
-    def context(self) -> dict[str, Any]:
-        """The fields, ``num_outputs`` (the OpDef's outputs) and ``output_instances`` (``IrInstanceNum``'s
-        output list: 1 per output)."""
-        n = len(self.opdef.default.outputs)
-        return {**super().context(), "num_outputs": n, "output_instances": "{" + ", ".join(["1"] * n) + "}"}
+    num_outputs: int
+    output_instances: str
 
 
 #: The shared view class of each kind (the template every family uses unless it has its own); a family's own
@@ -222,4 +214,17 @@ def family_views(
     parts.update(family_parts(spec, catalogue, parts))
     parts.update(ops_nn_view(spec, products, parts["opdef"]))
     parts.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
+    parts.update(ut_context_view(parts["tiling_fields"], parts["opdef"]))
     return op_views(spec, catalogue, parts, own)
+
+
+def ut_context_view(tiling_fields: Sequence[TilingFieldRow], opdef: OpDefRegistration) -> dict[str, Any]:
+    """View entries the unit tests' context fakers need beyond the cases: ``field_slots`` (where each tiling
+    field lies in the tiling data, :func:`tiling_field_slots`), ``num_outputs`` (the OpDef's outputs) and
+    ``output_instances`` (``IrInstanceNum``'s output list: 1 per output)."""
+    n = len(opdef.default.outputs)
+    return {
+        "field_slots": tiling_field_slots(tiling_fields),
+        "num_outputs": n,
+        "output_instances": "{" + ", ".join(["1"] * n) + "}",
+    }
