@@ -302,7 +302,7 @@ def test_dtype_of_a_column_outside_the_family_rule_is_refused() -> None:
         (
             "  - {x: FLOAT, gamma: FLOAT, yOut: FLOAT, rstdOut: FLOAT}\n",
             "  - {x: FLOAT, gamma: FLOAT, yOut: FLOAT16, rstdOut: FLOAT}\n",
-            "dtype_combos[4].yOut",
+            "dtype_combos[3].yOut",
             "'yOut' is FLOAT16; a row-reduce tensor has the dtype of 'x' or FLOAT",
         ),
         (

@@ -175,10 +175,10 @@ DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16,
         # an unknown dtype in device.dtypes itself: not the comparison with the tensors' dtypes again
         (
             "mse_loss",
-            "  dtypes: [FLOAT16, FLOAT, BF16]\n",
-            "  dtypes: [FLOAT16, FLAOT, BF16]\n",
+            "  dtypes: [BF16, FLOAT16, FLOAT]\n",
+            "  dtypes: [BF16, FLOAT16, FLAOT]\n",
             "FLAOT",
-            f"device.dtypes[1]: unknown dtype 'FLAOT'; allowed: {DTYPES}",
+            f"device.dtypes[2]: unknown dtype 'FLAOT'; allowed: {DTYPES}",
         ),
         # the dtype the example uses was the mistyped one: neither device.dtypes nor the example's dtype
         (

@@ -14,7 +14,7 @@ RT=$(cd "$HERE/.." && pwd)
 ROOT=$(cd "$RT/.." && pwd)
 CXX=${CXX:-g++}
 
-OP_DIR=${OP_DIR:-$ROOT/generated/soft_margin_loss_backward}
+OP_DIR=${OP_DIR:-$ROOT/generated/loss/soft_margin_loss_grad}
 if [ -n "${BUILD_DIR:-}" ]; then
   BUILD=$BUILD_DIR
   mkdir -p "$BUILD"
