@@ -98,6 +98,16 @@ _DTYPE_INFO: dict[str, DTypeInfo] = {
 }
 
 
+#: Bytes of each scalar C type a tiling-struct field may be declared with (TILING_DATA_FIELD_DEF): the integer
+#: and floating element types of :data:`_DTYPE_INFO` by their C++ name (``half``, ``bfloat16_t`` and ``bool``
+#: are no tiling field types).
+TILING_FIELD_BYTES: dict[str, int] = {
+    info.kernel_type: info.itemsize
+    for info in _DTYPE_INFO.values()
+    if info.kernel_type not in ("half", "bfloat16_t", "bool")
+}
+
+
 #: The largest finite value of each floating tensor dtype, by spec name (FLOAT is float32's, 3.4028234663852886e38;
 #: FLOAT16 65504, BF16 ``(2 - 2**-7) * 2**127``): an example value beyond it would be an infinity.
 FLOAT_DTYPE_MAX = {

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from codegen.plan.tiling_fields import TilingFieldRow
 from codegen.spec.model import DType, OpSpec, Product
+from codegen.types import TILING_FIELD_BYTES
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,6 @@ class UtField:
     value: int
 
 
-#: Bytes of each C type a tiling field is declared with (TILING_DATA_FIELD_DEF).
-_FIELD_BYTES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
-                "float": 4, "int64_t": 8, "uint64_t": 8, "double": 8}  # fmt: skip
-
-
 @dataclass(frozen=True)
 class UtFieldSlot:
     """Where a scalar tiling field lies in the tiling data: its ``c_type`` and ``offset`` (bytes)."""
@@ -179,7 +175,7 @@ def tiling_field_slots(rows: Sequence[TilingFieldRow]) -> dict[str, UtFieldSlot]
     slots = {}
     offset = 0
     for row in rows:
-        size = _FIELD_BYTES[row.c_type]
+        size = TILING_FIELD_BYTES[row.c_type]
         offset = (offset + size - 1) // size * size
         slots[row.name] = UtFieldSlot(row.c_type, offset)
         offset += size
