@@ -176,7 +176,7 @@ class KernelSoftMarginLoss {
     float total = partial_;
 #else
     // The partial goes to GM through UB and MTE3 (one whole 32-byte block: no scalar GM write, so no data
-    // cache to clean), and core 0 reads each slot back the same way after the barrier.
+    // cache to clean), and core 0 reads the slots back the same way after the barrier.
     const int64_t blockIdx = GetBlockIdx();
     LocalTensor<float> slot = redSum_.Get<float>();
     for (int64_t k = 0; k < SLOT_FLOATS; ++k) {
@@ -189,14 +189,25 @@ class KernelSoftMarginLoss {
     if (blockIdx != 0) {
       return;
     }
+    // One DMA brings as many slots as the ReduceSum work buffer (free by now) holds, at least 8 since
+    // tileLength_ is a whole fp32 repeat, so one wait per copy, not per core; the scalar unit then adds
+    // slot k's value for k = 0..blockDim-1 in that order.
+    LocalTensor<float> slots = redWork_.Get<float>();
+    const int64_t slotsPerCopy = tileLength_ / SLOT_FLOATS;
+    const int64_t slotNum = GetBlockNum();
     float total = 0.0f;
-    for (int64_t k = 0; k < GetBlockNum(); ++k) {
-      DataCopy(slot, partialGm_[static_cast<uint64_t>(k * SLOT_FLOATS)], static_cast<uint32_t>(SLOT_FLOATS));
+    for (int64_t first = 0; first < slotNum; first += slotsPerCopy) {
+      const int64_t n = (slotNum - first < slotsPerCopy) ? (slotNum - first) : slotsPerCopy;
+      if (first > 0) {  // the scalar reads of the previous copy are done before the next one overwrites it
+        SetFlag<HardEvent::S_MTE2>(EVENT_ID0);
+        WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);
+      }
+      DataCopy(slots, partialGm_[static_cast<uint64_t>(first * SLOT_FLOATS)], static_cast<uint32_t>(n * SLOT_FLOATS));
       SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
       WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
-      total += slot.GetValue(0);
-      SetFlag<HardEvent::S_MTE2>(EVENT_ID0);
-      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);
+      for (int64_t k = 0; k < n; ++k) {
+        total += slots.GetValue(static_cast<uint32_t>(k * SLOT_FLOATS));
+      }
     }
 #endif
     if (reduceKind_ == REDUCE_KIND_MEAN) {
