@@ -314,5 +314,5 @@ def test_reduce_explain_equals_the_tiling_function(
     assert f"whole-tensor combine ({red.attr} = {red.mean}, mean): {d.block_dim} cores" in text
     assert f"up to {d.tiles_per_core_max} tiles per core" in text
     assert f"{d.block_dim * 32} user workspace bytes" in text
-    assert f"core order 0..{d.block_dim - 1}" in text
+    assert f"core 0 sums the {d.block_dim} slots" in text
     assert f"workspace: {d.workspace_bytes} bytes" in text

@@ -86,6 +86,27 @@ def test_reduction_is_bit_identical_over_core_orders_and_runs(
             assert abs(got - want) <= 1e-5 * abs(want) + (abs(want) * 2.0**-10 if dtype is np.float16 else 0.0)
 
 
+def test_one_dma_per_input_per_tile_and_one_to_read_every_partial(built_op: Callable[[str, str], OpCallable]) -> None:
+    """Mean of 1,600,003 FLOAT16 elements on Ascend910B (several tiles on each of 48 cores): each core copies
+    each of its two inputs in once per tile and its partial slot out once; core 0 then reads the 48 slots
+    back with one DMA (not one per core) and writes the 0-d result."""
+    fn = built_op("mse_loss", "Ascend910B")
+    x, t = _inputs(1_600_003, np.float16, 3)
+    fn(self=x, target=t, reduction=1, core_order="in_order")
+    (launch,) = fn.last_stats["launches"]
+    tiling, cores = launch["tiling"], launch["cores"]
+    assert len(cores) == 48
+    start = 0
+    for core, c in enumerate(cores):
+        length = tiling["formerLength"] if core < tiling["formerNum"] else tiling["tailLength"]
+        length = min(length, tiling["totalLength"] - start)
+        start += length
+        tiles = -(-length // tiling["tileLength"])
+        assert tiles > 1
+        want = 2 * tiles + 1 + (2 if core == 0 else 0)
+        assert int(c["dma_transfers"]) == want, f"core {core}: {c['dma_transfers']} DMAs for {tiles} tiles"
+
+
 @pytest.mark.parametrize("op", sorted(LOSSES))
 def test_empty_sum_is_zero_and_mean_is_nan(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
     fn = built_op(op, "Ascend910B")

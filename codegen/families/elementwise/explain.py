@@ -99,7 +99,7 @@ def _combine_lines(spec: OpSpec, product: Product, d: Any) -> list[str]:
         "fp32 partial in tile order",
         f"    partials: {d.block_dim} x {PARTIAL_SLOT_BYTES}-byte workspace slots = "
         f"{d.block_dim * PARTIAL_SLOT_BYTES} user workspace bytes; {barrier}",
-        f"    combine order: core 0 adds the partials in core order 0..{d.block_dim - 1} (fixed: bit-identical over "
+        f"    combine order: core 0 sums the {d.block_dim} slots as it sums a tile (fixed: bit-identical over "
         "core orders and runs)" + (f", then divides by {d.total_length}" if kind == "mean" else ""),
     ]
 

@@ -59,8 +59,8 @@ def reduce_parts(spec: OpSpec, products: list[Product], view: dict[str, Any]) ->
         ),
         "Deterministic": (
             f"Deterministic: {red.attr} {red.none} computes every element once; {red.sum} (sum) and "
-            f"{red.mean} (mean) add the fp32 values in a fixed order (tiles in order per core, core 0 adds "
-            "the per-core partials in core order after SyncAll), so the result is bit-identical over runs."
+            f"{red.mean} (mean) add the fp32 values in a fixed order (tiles in order per core, core 0 sums "
+            "the per-core partials in a fixed order after SyncAll), so the result is bit-identical over runs."
         ),
     }
     parts["constraint_lines"] = [
@@ -72,7 +72,7 @@ def reduce_parts(spec: OpSpec, products: list[Product], view: dict[str, Any]) ->
         *view["tiling_lines"],
         f"{red.attr} {red.mean} / {red.sum}: every tile's fp32 values are summed (ReduceSum; on NpuArch "
         f"{', '.join(map(str, NO_FP32_REDUCE_ARCHS))} Add halving and scalar adds) into a per-core partial in a "
-        f"{PARTIAL_SLOT_BYTES}-byte workspace slot per core (the user workspace); after SyncAll core 0 adds "
-        "the partials in core order. Products without hardware SyncAll run the reduction on one core.",
+        f"{PARTIAL_SLOT_BYTES}-byte workspace slot per core (the user workspace); after SyncAll core 0 sums "
+        "the slots as it sums a tile. Products without hardware SyncAll run the reduction on one core.",
     ]
     return parts

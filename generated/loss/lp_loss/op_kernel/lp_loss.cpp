@@ -12,8 +12,8 @@ constexpr int64_t BLOCK_BYTES = 32;
 // Reduce epilogue (reduction: 0 none, 1 mean, 2 sum; tiling field reduceKind 0 / 2 / 1): each core
 // adds each tile's fp32 formula values into a UB accumulator (element k of every tile into its element k;
 // no wait for the scalar unit per tile), sums the accumulator once after its last tile into a partial,
-// writes it into its own 32-byte slot of the user workspace, SyncAll, then core 0 adds the partials in core
-// order 0..blockDim-1 (a fixed order: the result is bit-identical whatever order the cores run in).
+// writes it into its own 32-byte slot of the user workspace, SyncAll, then core 0 sums the slots as a tile
+// is summed (a fixed order for a core count: the result is bit-identical whatever order the cores run in).
 constexpr int64_t SLOT_FLOATS = 32 / sizeof(float);
 constexpr int32_t REDUCE_KIND_SUM = 1;
 constexpr int32_t REDUCE_KIND_MEAN = 2;
@@ -160,7 +160,7 @@ class KernelLpLoss {
     float total = partial_;
 #else
     // The partial goes to GM through UB and MTE3 (one whole 32-byte block: no scalar GM write, so no data
-    // cache to clean), and core 0 reads each slot back the same way after the barrier.
+    // cache to clean), and core 0 reads the slots back the same way after the barrier.
     const int64_t blockIdx = GetBlockIdx();
     LocalTensor<float> slot = redSum_.Get<float>();
     for (int64_t k = 0; k < SLOT_FLOATS; ++k) {
@@ -173,14 +173,23 @@ class KernelLpLoss {
     if (blockIdx != 0) {
       return;
     }
+    // One DMA brings as many slots as the accumulator (free by now) holds, at least 8 since tileLength_ is a
+    // whole fp32 repeat; a slot is its core's partial and 7 zeros, so the sum of the slots (SumTile, whose
+    // order depends on the slot count only) is the sum of the partials, with one wait per copy.
+    LocalTensor<float> slots = redAcc_.Get<float>();
+    const int64_t slotsPerCopy = tileLength_ / SLOT_FLOATS;
+    const int64_t slotNum = GetBlockNum();
     float total = 0.0f;
-    for (int64_t k = 0; k < GetBlockNum(); ++k) {
-      DataCopy(slot, partialGm_[static_cast<uint64_t>(k * SLOT_FLOATS)], static_cast<uint32_t>(SLOT_FLOATS));
-      SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
-      WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
-      total += slot.GetValue(0);
-      SetFlag<HardEvent::S_MTE2>(EVENT_ID0);
-      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);
+    for (int64_t first = 0; first < slotNum; first += slotsPerCopy) {
+      const int64_t n = (slotNum - first < slotsPerCopy) ? (slotNum - first) : slotsPerCopy;
+      if (first > 0) {  // the previous copy's sum has been read before the next copy overwrites it
+        SetFlag<HardEvent::S_MTE2>(EVENT_ID0);
+        WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);
+      }
+      DataCopy(slots, partialGm_[static_cast<uint64_t>(first * SLOT_FLOATS)], static_cast<uint32_t>(n * SLOT_FLOATS));
+      SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+      WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+      total += SumTile(slots, static_cast<uint32_t>(n * SLOT_FLOATS));
     }
 #endif
     if (reduceKind_ == REDUCE_KIND_MEAN) {
