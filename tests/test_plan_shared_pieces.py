@@ -1,6 +1,7 @@
 """Pieces of codegen/plan/ every family's planner uses: the API document's lines (doc_lines, on a spec whose
 example has a bool attr, elu_backward's isResult true, and one without an example) and a dtype's tiling-key
-entry with its bf16 guard (dtype_keys), the tiling struct's values from a field table (tiling_fields)."""
+entry with its bf16 guard (dtype_keys), the tiling struct's values from a field table (tiling_fields) and
+from a tiling decision's own table (tiling_decision)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
 from codegen.plan.products import archs_condition, no_fp32_reduce_condition
 from codegen.plan.signature import l0_params
+from codegen.plan.tiling_decision import TilingDecisionBase
 from codegen.plan.tiling_fields import TilingField, tiling_values
 from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
@@ -122,3 +124,20 @@ def test_tiling_values_follow_the_field_table() -> None:
     assert list(tiling_values(table, {"x": 3, "y": 5}).items()) == [("b", 10), ("a", 3)]
     with pytest.raises(ValueError, match="tiling field attr0 has no value"):
         tiling_values((*table, TilingField("attr0", "float", "an attr", "attr0")), {"x": 3, "y": 5})
+
+
+@dataclasses.dataclass(frozen=True)
+class _ToyDecision(TilingDecisionBase):
+    """A decision with its own field table, as a family declares one."""
+
+    FIELDS = (
+        TilingField("tileLength", "int64_t", "elements per tile", "tileLength", lambda d: d.tile),
+        TilingField("key", "int64_t", "the key again", "key", lambda d: d.tiling_key),
+    )
+    tile: int
+
+
+def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:
+    d = _ToyDecision(product="Ascend910B", tiling_key=3, tile=512)
+    assert d.tiling_fields() == {"tileLength": 512, "key": 3}
+    assert TilingDecisionBase(product="Ascend910B", tiling_key=0).tiling_fields() == {}

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from codegen.families.row_reduce.plan.buffers import buffer_bytes, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, float_attrs_of
-from codegen.plan.tiling_fields import TilingField, tiling_values
+from codegen.plan.tiling_decision import TilingDecisionBase
+from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
@@ -105,12 +106,12 @@ def _align(a: int, b: int) -> int:
 
 
 @dataclass(frozen=True)
-class TilingDecision:
-    """The tiling of one call on one product (units in the names; mirrors the generated tiling function)."""
+class TilingDecision(TilingDecisionBase):
+    """The tiling of one call on one product (units in the names; mirrors the generated tiling function;
+    :meth:`tiling_fields` leaves out the float attrs)."""
 
-    product: str
+    FIELDS = TILING_FIELDS
     dtype: str
-    tiling_key: int
     mode: int
     outer: int
     reduce_len: int
@@ -130,10 +131,6 @@ class TilingDecision:
     buffer_num: int = 1
     queue_bytes_per_elem: int = 0
     save_bytes_per_elem: int = 0
-
-    def tiling_fields(self) -> dict[str, int]:
-        """The tiling struct's values by the names of :data:`TILING_FIELDS` (the float attrs not included)."""
-        return tiling_values(TILING_FIELDS, self)
 
 
 def view_dims(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:
