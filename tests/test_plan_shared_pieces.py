@@ -52,6 +52,17 @@ def test_dtype_key_and_bf16_guard() -> None:
     assert bf16_guard([a910b], True) == ""
 
 
+@dataclasses.dataclass(frozen=True)
+class _ToyDecision(TilingDecisionBase):
+    """A decision with its own field table, as a family declares one."""
+
+    FIELDS = (
+        TilingField("tileLength", "int64_t", "elements per tile", "tileLength", lambda d: d.tile),
+        TilingField("key", "int64_t", "the key again", "key", lambda d: d.tiling_key),
+    )
+    tile: int
+
+
 def test_ut_tiling_case() -> None:
     catalogue, _ = load_project()
     case = ut_tiling_case(
@@ -61,12 +72,9 @@ def test_ut_tiling_case() -> None:
         [ut_tensor((2, 3), DType.FLOAT16), ut_tensor(None, None)],
         [ut_tensor((2, 3), DType.FLOAT)],
         ['{"reduction", Ops::NN::AnyValue::CreateFrom<int64_t>(1)}'],
+        _ToyDecision(product="Ascend910B", tiling_key=12, block_dim=3, workspace_bytes=4096, tile=7),
+        ("key", "tileLength"),
         deterministic=True,
-        tiling_key=12,
-        block_dim=3,
-        workspace=4096,
-        fields={"a": 1, "b": 2, "c": 3},
-        field_names=("c", "a"),
     )
     assert case.name == "Ascend910B_FLOAT16_2x3__1"
     assert (case.product, case.note, case.deterministic, case.tiling_key, case.block_dim, case.workspace) == (
@@ -80,7 +88,7 @@ def test_ut_tiling_case() -> None:
     assert [(t.present, t.shape, t.dtype) for t in case.inputs] == [(True, "{2, 3}", "ge::DT_FLOAT16"), (False, "", "")]
     assert case.outputs[0].dtype == "ge::DT_FLOAT"
     assert case.attrs == ('{"reduction", Ops::NN::AnyValue::CreateFrom<int64_t>(1)}',)
-    assert [(f.name, f.value) for f in case.fields] == [("c", 3), ("a", 1)]
+    assert [(f.name, f.value) for f in case.fields] == [("key", 12), ("tileLength", 7)]
 
 
 def test_status_table_rows_in_order() -> None:
@@ -126,18 +134,7 @@ def test_tiling_values_follow_the_field_table() -> None:
         tiling_values((*table, TilingField("attr0", "float", "an attr", "attr0")), {"x": 3, "y": 5})
 
 
-@dataclasses.dataclass(frozen=True)
-class _ToyDecision(TilingDecisionBase):
-    """A decision with its own field table, as a family declares one."""
-
-    FIELDS = (
-        TilingField("tileLength", "int64_t", "elements per tile", "tileLength", lambda d: d.tile),
-        TilingField("key", "int64_t", "the key again", "key", lambda d: d.tiling_key),
-    )
-    tile: int
-
-
 def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:
-    d = _ToyDecision(product="Ascend910B", tiling_key=3, tile=512)
+    d = _ToyDecision(product="Ascend910B", tiling_key=3, block_dim=1, workspace_bytes=0, tile=512)
     assert d.tiling_fields() == {"tileLength": 512, "key": 3}
-    assert TilingDecisionBase(product="Ascend910B", tiling_key=0).tiling_fields() == {}
+    assert TilingDecisionBase(product="Ascend910B", tiling_key=0, block_dim=1, workspace_bytes=0).tiling_fields() == {}

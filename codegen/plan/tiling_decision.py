@@ -21,11 +21,15 @@ class TilingDecisionBase:
         FIELDS: the family's tiling struct fields (class attribute) whose values :meth:`tiling_fields` reads.
         product: the product's catalogue name (``Product.name``, e.g. ``Ascend910B``).
         tiling_key: the tiling key the function sets (selects the kernel branch).
+        block_dim: cores the call launches on.
+        workspace_bytes: GM workspace the call asks for (bytes, the system workspace included).
     """
 
     FIELDS: ClassVar[tuple[TilingField[Any], ...]] = ()
     product: str
     tiling_key: int
+    block_dim: int
+    workspace_bytes: int
 
     def tiling_fields(self) -> dict[str, int]:
         """The tiling struct's values of :attr:`FIELDS` in this decision, by field name in table order.
@@ -41,15 +45,11 @@ class UbSplitDecision(TilingDecisionBase):
     """A tiling decision that spreads the call over cores and sizes each core's tiles to a UB budget.
 
     Attributes:
-        block_dim: cores the call launches on.
-        workspace_bytes: GM workspace the call asks for (bytes, the system workspace included).
         bytes_per_element: UB bytes one element of a tile takes over every buffer of one core.
         ub_budget_bytes: UB bytes one core's tiles may take (after the reserved and fixed allocations).
         ub_split: ``(buffer, count, bytes_each)`` for every UB allocation of one core.
     """
 
-    block_dim: int
-    workspace_bytes: int
     bytes_per_element: int
     ub_budget_bytes: int
     ub_split: tuple[tuple[str, int, int], ...]

@@ -55,12 +55,9 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     inputs,
                     outputs,
                     attrs,
+                    d,
+                    ("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum"),
                     deterministic=False,
-                    tiling_key=d.tiling_key,
-                    block_dim=d.block_dim,
-                    workspace=d.workspace_bytes,
-                    fields=d.tiling_fields(),
-                    field_names=("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum"),
                 )
             )
     return cases

@@ -60,12 +60,9 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                         ut.ut_tensor((SYNC_INTS,), DType.INT32),
                     ],
                     ut.ut_device_attrs(spec, values),
+                    d,
+                    ("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset"),
                     deterministic=det,
-                    tiling_key=d.tiling_key,
-                    block_dim=d.block_dim,
-                    workspace=d.workspace_bytes,
-                    fields=d.tiling_fields(),
-                    field_names=("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset"),
                 )
             )
     return cases

@@ -62,14 +62,14 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
         "taskNum", "int64_t", "tasks: rows (mode 0) or outer x inner blocks (mode 1)", "taskNum", lambda d: d.task_num
     ),
     TilingField(
-        "tasksPerCore", "int64_t", "tasks of a core", "taskNum / usedCores", lambda d: d.task_num // d.used_cores
+        "tasksPerCore", "int64_t", "tasks of a core", "taskNum / usedCores", lambda d: d.task_num // d.block_dim
     ),
     TilingField(
         "tasksFormerNum",
         "int64_t",
         "cores that take one task more",
         "taskNum % usedCores",
-        lambda d: d.task_num % d.used_cores,
+        lambda d: d.task_num % d.block_dim,
     ),
     TilingField(
         "tileElems", "int64_t", "elements of a tile buffer (inputs and outputs)", "tileElems", lambda d: d.tile_elems
@@ -122,7 +122,6 @@ class TilingDecision(TilingDecisionBase):
     line_stride: int
     block_width: int
     task_num: int
-    used_cores: int
     tile_elems: int
     line_elems: int
     tile_bytes_per_elem: int
@@ -286,7 +285,6 @@ def tiling_decision(
         line_stride=stride,
         block_width=width,
         task_num=tasks,
-        used_cores=used,
         tile_elems=tile_elems,
         line_elems=line_elems,
         tile_bytes_per_elem=tile_b,
@@ -295,4 +293,6 @@ def tiling_decision(
         buffer_num=buf_n,
         queue_bytes_per_elem=queue_b,
         save_bytes_per_elem=save_b if mode == MODE_LAST and chunk_num == 1 else 0,
+        block_dim=used,
+        workspace_bytes=product.sys_workspace_bytes,
     )

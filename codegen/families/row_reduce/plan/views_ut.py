@@ -49,12 +49,9 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                         for d_out in dev.outputs
                     ],
                     ut.ut_device_attrs(spec, values),
+                    d,
+                    ("mode", "reduceLen", "tileRows", "chunkNum"),
                     deterministic=False,
-                    tiling_key=d.tiling_key,
-                    block_dim=d.used_cores,
-                    workspace=p.sys_workspace_bytes,
-                    fields=d.tiling_fields(),
-                    field_names=("mode", "reduceLen", "tileRows", "chunkNum"),
                 )
             )
     return cases
