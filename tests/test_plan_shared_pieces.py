@@ -57,8 +57,8 @@ class _ToyDecision(TilingDecisionBase):
     """A decision with its own field table, as a family declares one."""
 
     FIELDS = (
-        TilingField("tileLength", "int64_t", "elements per tile", "tileLength", lambda d: d.tile),
-        TilingField("key", "int64_t", "the key again", "key", lambda d: d.tiling_key),
+        TilingField("tileLength", "elements per tile", lambda d: d.tile),
+        TilingField("key", "the key again", lambda d: d.tiling_key),
     )
     tile: int
 
@@ -126,12 +126,12 @@ def test_l0_params() -> None:
 
 def test_tiling_values_follow_the_field_table() -> None:
     table: tuple[TilingField[dict[str, int]], ...] = (
-        TilingField("b", "int64_t", "second", "b", lambda d: d["y"] * 2),
-        TilingField("a", "int32_t", "first", "a", lambda d: d["x"]),
+        TilingField("b", "second", lambda d: d["y"] * 2),
+        TilingField("a", "first", lambda d: d["x"], c_type="int32_t"),
     )
     assert list(tiling_values(table, {"x": 3, "y": 5}).items()) == [("b", 10), ("a", 3)]
     with pytest.raises(ValueError, match="tiling field attr0 has no value"):
-        tiling_values((*table, TilingField("attr0", "float", "an attr", "attr0")), {"x": 3, "y": 5})
+        tiling_values((*table, TilingField("attr0", "an attr", c_type="float")), {"x": 3, "y": 5})
 
 
 def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:

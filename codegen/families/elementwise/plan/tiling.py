@@ -40,36 +40,31 @@ FP32_BYTES = 4
 #: The tiling struct before the host-scalar fields (one ``float`` per host scalar follows), in order; the
 #: tiling header, the tiling function and :meth:`TilingDecision.tiling_fields` follow it.
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
-    TilingField("totalLength", "int64_t", "elements of {output}", "totalLength", lambda d: d.total_length),
-    TilingField("formerNum", "int64_t", "cores that take one extra 32-byte block", "formerNum", lambda d: d.former_num),
+    TilingField("totalLength", "elements of {output}", lambda d: d.total_length),
+    TilingField("formerNum", "cores that take one extra 32-byte block", lambda d: d.former_num),
     TilingField(
-        "formerLength",
-        "int64_t",
-        "elements per former core",
-        "(blocksPerCore + 1) * blockElems",
-        lambda d: d.former_length,
+        "formerLength", "elements per former core", lambda d: d.former_length, cpp="(blocksPerCore + 1) * blockElems"
     ),
     TilingField(
         "tailLength",
-        "int64_t",
         "elements per other core (the last one is clipped)",
-        "blocksPerCore * blockElems",
         lambda d: d.tail_length,
+        cpp="blocksPerCore * blockElems",
     ),
-    TilingField("tileLength", "int64_t", "elements per UB tile", "tileLength", lambda d: d.tile_length),
+    TilingField("tileLength", "elements per UB tile", lambda d: d.tile_length),
     TilingField(
         "inBufferNum",
-        "int32_t",
         "buffers per input queue",
-        "static_cast<int32_t>(inBufferNum)",
         lambda d: d.in_buffer_num,
+        c_type="int32_t",
+        cpp="static_cast<int32_t>(inBufferNum)",
     ),
     TilingField(
         "outBufferNum",
-        "int32_t",
         "buffers per output queue",
-        "static_cast<int32_t>(outBufferNum)",
         lambda d: d.out_buffer_num,
+        c_type="int32_t",
+        cpp="static_cast<int32_t>(outBufferNum)",
     ),
 )
 
