@@ -329,11 +329,11 @@ def test_row_reduce_cases_give_cores_a_second_row_tile_and_a_second_task(product
         assert tiles, name
         for c in tiles:
             t = tiling_decision(spec, p, c.params[x].shape, -1, DType[c.dtype.split(" ")[0]])
-            assert t.mode == 0 and t.task_num > t.used_cores * t.tile_rows, (name, c.ident)
+            assert t.mode == 0 and t.task_num > t.block_dim * t.tile_rows, (name, c.ident)
         if not rows:
             tasks = [c for c in cases if c.name.startswith("several tasks per core")]
             assert len(tasks) == 1, name
             t = tiling_decision(spec, p, tasks[0].params[x].shape, 1, DType[tasks[0].dtype])
-            assert t.mode == 1 and t.task_num > t.used_cores and t.inner % t.block_width, name
+            assert t.mode == 1 and t.task_num > t.block_dim and t.inner % t.block_width, name
         assert any(c.params[x].shape[-1:] == (81,) for c in cases), name
     assert ran

@@ -1,6 +1,7 @@
 """Pieces of codegen/plan/ every family's planner uses: the API document's lines (doc_lines, on a spec whose
 example has a bool attr, elu_backward's isResult true, and one without an example) and a dtype's tiling-key
-entry with its bf16 guard (dtype_keys), the tiling struct's values from a field table (tiling_fields)."""
+entry with its bf16 guard (dtype_keys), the tiling struct's values from a field table (tiling_fields) and
+from a tiling decision's own table (tiling_decision)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.dtype_keys import DtypeKey, bf16_guard
 from codegen.plan.products import archs_condition, no_fp32_reduce_condition
 from codegen.plan.signature import l0_params
+from codegen.plan.tiling_decision import TilingDecisionBase
 from codegen.plan.tiling_fields import TilingField, tiling_values
 from codegen.plan.unit_tests import ut_tensor, ut_tiling_case
 from codegen.spec.model import DType
@@ -50,6 +52,17 @@ def test_dtype_key_and_bf16_guard() -> None:
     assert bf16_guard([a910b], True) == ""
 
 
+@dataclasses.dataclass(frozen=True)
+class _ToyDecision(TilingDecisionBase):
+    """A decision with its own field table, as a family declares one."""
+
+    FIELDS = (
+        TilingField("tileLength", "elements per tile", lambda d: d.tile),
+        TilingField("key", "the key again", lambda d: d.tiling_key),
+    )
+    tile: int
+
+
 def test_ut_tiling_case() -> None:
     catalogue, _ = load_project()
     case = ut_tiling_case(
@@ -59,12 +72,9 @@ def test_ut_tiling_case() -> None:
         [ut_tensor((2, 3), DType.FLOAT16), ut_tensor(None, None)],
         [ut_tensor((2, 3), DType.FLOAT)],
         ['{"reduction", Ops::NN::AnyValue::CreateFrom<int64_t>(1)}'],
+        _ToyDecision(product="Ascend910B", tiling_key=12, block_dim=3, workspace_bytes=4096, tile=7),
+        ("key", "tileLength"),
         deterministic=True,
-        tiling_key=12,
-        block_dim=3,
-        workspace=4096,
-        fields={"a": 1, "b": 2, "c": 3},
-        field_names=("c", "a"),
     )
     assert case.name == "Ascend910B_FLOAT16_2x3__1"
     assert (case.product, case.note, case.deterministic, case.tiling_key, case.block_dim, case.workspace) == (
@@ -78,7 +88,7 @@ def test_ut_tiling_case() -> None:
     assert [(t.present, t.shape, t.dtype) for t in case.inputs] == [(True, "{2, 3}", "ge::DT_FLOAT16"), (False, "", "")]
     assert case.outputs[0].dtype == "ge::DT_FLOAT"
     assert case.attrs == ('{"reduction", Ops::NN::AnyValue::CreateFrom<int64_t>(1)}',)
-    assert [(f.name, f.value) for f in case.fields] == [("c", 3), ("a", 1)]
+    assert [(f.name, f.value) for f in case.fields] == [("key", 12), ("tileLength", 7)]
 
 
 def test_status_table_rows_in_order() -> None:
@@ -116,9 +126,15 @@ def test_l0_params() -> None:
 
 def test_tiling_values_follow_the_field_table() -> None:
     table: tuple[TilingField[dict[str, int]], ...] = (
-        TilingField("b", "int64_t", "second", "b", lambda d: d["y"] * 2),
-        TilingField("a", "int32_t", "first", "a", lambda d: d["x"]),
+        TilingField("b", "second", lambda d: d["y"] * 2),
+        TilingField("a", "first", lambda d: d["x"], c_type="int32_t"),
     )
     assert list(tiling_values(table, {"x": 3, "y": 5}).items()) == [("b", 10), ("a", 3)]
     with pytest.raises(ValueError, match="tiling field attr0 has no value"):
-        tiling_values((*table, TilingField("attr0", "float", "an attr", "attr0")), {"x": 3, "y": 5})
+        tiling_values((*table, TilingField("attr0", "an attr", c_type="float")), {"x": 3, "y": 5})
+
+
+def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:
+    d = _ToyDecision(product="Ascend910B", tiling_key=3, block_dim=1, workspace_bytes=0, tile=512)
+    assert d.tiling_fields() == {"tileLength": 512, "key": 3}
+    assert TilingDecisionBase(product="Ascend910B", tiling_key=0, block_dim=1, workspace_bytes=0).tiling_fields() == {}

@@ -102,7 +102,7 @@ def test_explain_and_the_planner_equal_the_generated_tiling(
     for name, value in d.tiling_fields().items():
         assert int(got["tiling"][name]) == value, name
     assert float(got["tiling"]["attr0"]) == 0.25
-    assert (got["block_dim"], got["tiling_key"]) == (d.used_cores, d.tiling_key)
+    assert (got["block_dim"], got["tiling_key"]) == (d.block_dim, d.tiling_key)
     if k == 1 and combo == combos(SPEC)[[c.dtype("x") for c in combos(SPEC)].index(combo.dtype("x"))]:
         text = explain_tiling(SPEC, product, shape, combo.dtype("x").name)
         assert f"tiling key {key}," in text

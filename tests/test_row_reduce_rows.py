@@ -250,11 +250,11 @@ def test_explain_and_the_planner_equal_the_generated_tiling(built: OpCallable, s
     for name, value in d.tiling_fields().items():
         assert int(tiling[name]) == value, name
     assert float(tiling["attr0"]) == 0.25
-    assert (got["block_dim"], got["tiling_key"]) == (d.used_cores, d.tiling_key)
+    assert (got["block_dim"], got["tiling_key"]) == (d.block_dim, d.tiling_key)
     if k == 1:  # explain reduces over the last dim: its numbers are the planner's (and so the tiling's)
         text = explain_tiling(spec, product, shape, "FLOAT")
         assert f"rows per tile: {d.tile_rows}; chunks per row: {d.chunk_num} of {d.chunk_len} elements" in text
-        assert f"cores: {d.used_cores} of {product.vector_core_num}" in text
+        assert f"cores: {d.block_dim} of {product.vector_core_num}" in text
 
 
 def _data_bytes_read(fn: OpCallable) -> int:

@@ -18,18 +18,24 @@ class TilingField(Generic[D]):
 
     Attributes:
         name: the field name (``TILING_DATA_FIELD_DEF`` / ``set_<name>``).
-        c_type: its C++ type (``int64_t``, ``int32_t``, ``float``).
         comment: its meaning (units), with ``{placeholders}`` the family's view fills (e.g. ``{output}``).
-        value_cpp: the C++ expression the tiling function sets it to, in that function's local names.
-        value: its value in the family's tiling decision ``D`` (the Python mirror of ``value_cpp``), or None for
-            a field the decision does not hold (a float attr the tiling function copies from the call).
+        value: its value in the family's tiling decision ``D`` (the Python mirror of :attr:`value_cpp`), or None
+            for a field the decision does not hold (a float attr the tiling function copies from the call).
+        c_type: its C++ type (``int64_t``, the default; ``int32_t``, ``float``).
+        cpp: the C++ expression the tiling function sets it to, in that function's local names, where that is
+            not a local of the field's own name (empty: ``name``); read it as :attr:`value_cpp`.
     """
 
     name: str
-    c_type: str
     comment: str
-    value_cpp: str
     value: Callable[[D], int] | None = None
+    c_type: str = "int64_t"
+    cpp: str = ""
+
+    @property
+    def value_cpp(self) -> str:
+        """The C++ expression the tiling function sets the field to: :attr:`cpp`, else the field's name."""
+        return self.cpp or self.name
 
 
 def tiling_values(fields: Iterable[TilingField[D]], decision: D) -> dict[str, int]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from codegen.plan.tiling_decision import TilingDecisionBase
 from codegen.plan.tiling_fields import TilingFieldRow
 from codegen.spec.model import DType, OpSpec, Product
 from codegen.types import TILING_FIELD_BYTES
@@ -229,23 +230,21 @@ def ut_tiling_case(
     inputs: Sequence[UtTensor],
     outputs: Sequence[UtTensor],
     attrs: Sequence[str],
+    decision: TilingDecisionBase,
+    field_names: Sequence[str],
     *,
     deterministic: bool,
-    tiling_key: int,
-    block_dim: int,
-    workspace: int,
-    fields: Mapping[str, int],
-    field_names: Sequence[str],
 ) -> UtTilingCase:
     """One tiling unit-test case on ``product``, named by :func:`ut_case_name` from ``name_parts``, with its
     ``note``, tensors and attrs in OpDef order (:func:`ut_tensor`, :func:`ut_attr` expressions), whether the
-    call is ``deterministic``, and what the family's tiling gives: ``tiling_key``, ``block_dim`` (cores),
-    ``workspace`` (bytes, system workspace included) and, of its tiling ``fields`` by name, those of
-    ``field_names`` in that order.
+    call is ``deterministic``, and what the family's tiling ``decision`` for the call expects: its tiling key,
+    block dim (cores), workspace (bytes, system workspace included) and, of its tiling fields
+    (:meth:`TilingDecisionBase.tiling_fields`), those of ``field_names`` in that order.
 
     Raises:
-        KeyError: a name of ``field_names`` is not in ``fields``.
+        KeyError: a name of ``field_names`` is not among the decision's tiling fields.
     """
+    fields = decision.tiling_fields()
     return UtTilingCase(
         name=ut_case_name(product, *name_parts),
         product=product.name,
@@ -254,9 +253,9 @@ def ut_tiling_case(
         outputs=tuple(outputs),
         attrs=tuple(attrs),
         deterministic=int(deterministic),
-        tiling_key=tiling_key,
-        block_dim=block_dim,
-        workspace=workspace,
+        tiling_key=decision.tiling_key,
+        block_dim=decision.block_dim,
+        workspace=decision.workspace_bytes,
         fields=tuple(UtField(n, fields[n]) for n in field_names),
     )
 

@@ -29,7 +29,8 @@ from codegen.families.elementwise.plan.reduce import (
     reduce_of,
 )
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, optional_inputs, program_for
-from codegen.plan.tiling_fields import TilingField, tiling_values
+from codegen.plan.tiling_decision import UbSplitDecision
+from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, OpSpec, Product
 
 BLOCK_BYTES = 32
@@ -39,70 +40,56 @@ FP32_BYTES = 4
 #: The tiling struct before the host-scalar fields (one ``float`` per host scalar follows), in order; the
 #: tiling header, the tiling function and :meth:`TilingDecision.tiling_fields` follow it.
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
-    TilingField("totalLength", "int64_t", "elements of {output}", "totalLength", lambda d: d.total_length),
-    TilingField("formerNum", "int64_t", "cores that take one extra 32-byte block", "formerNum", lambda d: d.former_num),
+    TilingField("totalLength", "elements of {output}", lambda d: d.total_length),
+    TilingField("formerNum", "cores that take one extra 32-byte block", lambda d: d.former_num),
     TilingField(
-        "formerLength",
-        "int64_t",
-        "elements per former core",
-        "(blocksPerCore + 1) * blockElems",
-        lambda d: d.former_length,
+        "formerLength", "elements per former core", lambda d: d.former_length, cpp="(blocksPerCore + 1) * blockElems"
     ),
     TilingField(
         "tailLength",
-        "int64_t",
         "elements per other core (the last one is clipped)",
-        "blocksPerCore * blockElems",
         lambda d: d.tail_length,
+        cpp="blocksPerCore * blockElems",
     ),
-    TilingField("tileLength", "int64_t", "elements per UB tile", "tileLength", lambda d: d.tile_length),
+    TilingField("tileLength", "elements per UB tile", lambda d: d.tile_length),
     TilingField(
         "inBufferNum",
-        "int32_t",
         "buffers per input queue",
-        "static_cast<int32_t>(inBufferNum)",
         lambda d: d.in_buffer_num,
+        c_type="int32_t",
+        cpp="static_cast<int32_t>(inBufferNum)",
     ),
     TilingField(
         "outBufferNum",
-        "int32_t",
         "buffers per output queue",
-        "static_cast<int32_t>(outBufferNum)",
         lambda d: d.out_buffer_num,
+        c_type="int32_t",
+        cpp="static_cast<int32_t>(outBufferNum)",
     ),
 )
 
 
 @dataclass(frozen=True)
-class TilingDecision:
-    """What the tiling function decides for one shape on one product (units in the field names).
+class TilingDecision(UbSplitDecision):
+    """What the tiling function decides for one shape on one product (units in the field names)."""
 
-    ``ub_split`` lists ``(buffer, count, bytes_each)`` for every UB allocation of one core.
-    """
-
-    product: str
+    FIELDS = TILING_FIELDS
     dtype: str
-    tiling_key: int
     total_length: int
-    block_dim: int
     former_num: int
     former_length: int
     tail_length: int
     tile_length: int
     in_buffer_num: int
     out_buffer_num: int
-    bytes_per_element: int
-    ub_budget_bytes: int
     ub_used_bytes: int
     tiles_per_core_max: int
-    workspace_bytes: int
-    ub_split: tuple[tuple[str, int, int], ...]
     reduce_kind: int | None = None  # None: no reduce epilogue; else REDUCE_KIND_*
 
     def tiling_fields(self) -> dict[str, int]:
         """The values of the generated tiling struct's :data:`TILING_FIELDS`, by field name (the host-scalar
         fields are not included), and last a reduce epilogue's ``reduceKind``."""
-        values = tiling_values(TILING_FIELDS, self)
+        values = super().tiling_fields()
         if self.reduce_kind is not None:
             values["reduceKind"] = self.reduce_kind
         return values

@@ -1,11 +1,13 @@
-"""The small frozen records the elementwise template views are made of: an input, an attr, a tiling key, a
-host scalar, a compiled program as printed, the reduce epilogue, the L2 shape check, the InferShape rule."""
+"""The small frozen records the elementwise template views are made of: an input, an attr (a string attr's
+listed values are the shared :class:`codegen.plan.signature.StringValue`), a tiling key, a host scalar, a
+compiled program as printed, the reduce epilogue, the L2 shape check, the InferShape rule."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from codegen.plan.products import ArchGroup
+from codegen.plan.signature import StringValue
 
 
 @dataclass(frozen=True)
@@ -82,14 +84,6 @@ class ShapeCheck:
 
 
 @dataclass(frozen=True)
-class ValueText:
-    """A listed attr value: its integer ``value`` and its name ``text``."""
-
-    value: int
-    text: str
-
-
-@dataclass(frozen=True)
 class InputView:
     """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
     the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
@@ -118,7 +112,7 @@ class StringAttr:
     name: str
     func: str
     c_type: str
-    values: tuple[ValueText, ...]
+    values: tuple[StringValue, ...]
 
 
 @dataclass(frozen=True)
@@ -130,7 +124,7 @@ class TilingAttr:
     device_name: str
     index: int
     c_type: str
-    string_values: tuple[ValueText, ...]
+    string_values: tuple[StringValue, ...]
     #: a ``list_int`` device attr: read with ``GetListInt``, the one element the L0 API sent
     is_list: bool
 

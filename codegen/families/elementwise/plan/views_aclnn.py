@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
-from codegen.families.elementwise.plan.view_records import L0Input, L0ListAttr, StringAttr, ValueText
-from codegen.plan.signature import L0Attr, l0_constant_attr, l0_params
+from codegen.families.elementwise.plan.view_records import L0Input, L0ListAttr, StringAttr
+from codegen.plan.signature import L0Attr, StringValue, l0_constant_attr, l0_params
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
@@ -63,7 +63,7 @@ def string_attrs(spec: OpSpec) -> list[StringAttr]:
             name=a.name,
             func=f"{a.name[:1].upper()}{a.name[1:]}ValueName",
             c_type=ATTR_TYPE_INFO[a.type].c_type,
-            values=tuple(ValueText(v, n) for v, n in (a.values or ())),
+            values=tuple(StringValue(v, n) for v, n in (a.values or ())),
         )
         for a in (spec.attr(da.source) for da in dev.attrs if da.type == "string" and da.source is not None)
     ]

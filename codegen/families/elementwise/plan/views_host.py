@@ -16,10 +16,10 @@ from codegen.families.elementwise.plan.view_records import (
     QueueCap,
     TilingAttr,
     TilingKey,
-    ValueText,
 )
 from codegen.plan.dtype_keys import bf16_guard
 from codegen.plan.products import ArchGroup, arch_groups
+from codegen.plan.signature import StringValue
 from codegen.plan.tiling_fields import TilingFieldRow, tiling_field_views
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
@@ -114,7 +114,7 @@ def tiling_attrs(spec: OpSpec) -> list[TilingAttr]:
                 device_name=da.name,
                 index=i,
                 c_type=ATTR_TYPE_INFO[a.type].tiling_type,
-                string_values=tuple(ValueText(v, n) for v, n in (a.values or ())) if da.type == "string" else (),
+                string_values=tuple(StringValue(v, n) for v, n in (a.values or ())) if da.type == "string" else (),
                 is_list=DEVICE_ATTR_TYPE_INFO[da.type].is_list,
             )
         )

@@ -9,17 +9,7 @@ from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_ki
 from codegen.families.elementwise.plan.shape import shape_rule
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import compute_dtypes, optional_inputs
-from codegen.plan.unit_tests import (
-    UtInferCase,
-    UtTensor,
-    UtTilingCase,
-    ut_attr_values,
-    ut_device_attrs,
-    ut_device_inputs,
-    ut_infer_case,
-    ut_tensor,
-    ut_tiling_case,
-)
+from codegen.plan import unit_tests as ut
 from codegen.spec.model import DType, OpSpec, Product
 
 #: Output shapes of the op_host unit test: a few elements (one core), a row-major block that splits unevenly
@@ -27,7 +17,7 @@ from codegen.spec.model import DType, OpSpec, Product
 UT_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (96, 1023), (1 << 24,))
 
 
-def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]:
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
     """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     on each product, each shape of :data:`UT_SHAPES` in the first compute dtype, the 2^24 shape in every
     other compute dtype the product has, and, with optional inputs, the first shape with all of them absent.
@@ -36,8 +26,8 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
     dev = spec.device_interface
     keys = compute_dtypes(spec)
     optional = [t.name for t in optional_inputs(spec)]
-    attrs = ut_device_attrs(spec, ut_attr_values(spec))
-    cases: list[UtTilingCase] = []
+    attrs = ut.ut_device_attrs(spec, ut.ut_attr_values(spec))
+    cases: list[ut.UtTilingCase] = []
     for p in products:
         runs: list[tuple[tuple[int, ...], DType, tuple[str, ...]]] = [(s, keys[0], ()) for s in UT_SHAPES]
         runs += [(UT_SHAPES[-1], d, ()) for d in keys[1:] if p.supports(d)]
@@ -45,19 +35,19 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
             runs.append((UT_SHAPES[0], keys[0], tuple(optional)))
         for shape, dtype, absent in runs:
             d = tiling_decision(spec, p, shape, dtype, absent)
-            inputs = ut_device_inputs(
+            inputs = ut.ut_device_inputs(
                 spec,
                 {
-                    t.name: ut_tensor(None, None)
+                    t.name: ut.ut_tensor(None, None)
                     if t.name in absent
-                    else ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0])
+                    else ut.ut_tensor(shape, dtype if dtype in t.dtypes else t.dtypes[0])
                     for t in spec.inputs
                 },
             )
-            outputs = [ut_tensor(shape, dtype) for _ in dev.outputs]
+            outputs = [ut.ut_tensor(shape, dtype) for _ in dev.outputs]
             dims = "x".join(str(n) for n in shape)
             cases.append(
-                ut_tiling_case(
+                ut.ut_tiling_case(
                     p,
                     [dtype.name, dims, *(["no", *absent] if absent else [])],
                     f"{dtype.name} [{', '.join(map(str, shape))}]"
@@ -65,12 +55,9 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
                     inputs,
                     outputs,
                     attrs,
+                    d,
+                    ("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum"),
                     deterministic=False,
-                    tiling_key=d.tiling_key,
-                    block_dim=d.block_dim,
-                    workspace=d.workspace_bytes,
-                    fields=d.tiling_fields(),
-                    field_names=("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum"),
                 )
             )
     return cases
@@ -80,7 +67,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
 UT_BROADCAST_SHAPES: tuple[tuple[int, ...], ...] = ((4, 1, 3), (5, 1), (3,))
 
 
-def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
+def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     """The infershape unit-test cases of an elementwise op: every input [2, 3] (output [2, 3]); for a
     ``broadcast(...)`` rule also its arguments of shapes :data:`UT_BROADCAST_SHAPES` (output NumPy's
     broadcast shape; the other inputs take that shape) and, with two or more arguments, [2, 3] against [3, 2]
@@ -88,34 +75,34 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     dtype (of the input selecting the kernel)."""
     dev = spec.device_interface
     dtype = compute_dtypes(spec)[0]
-    aclnn_attrs = ut_attr_values(spec)
-    attrs = ut_device_attrs(spec, aclnn_attrs)
+    aclnn_attrs = ut.ut_attr_values(spec)
+    attrs = ut.ut_device_attrs(spec, aclnn_attrs)
     kind, args = shape_rule(spec)
     # a reduce epilogue's mean or sum (under the test's attrs) infers a 0-d output
     reduced = reduce_kind(spec, aclnn_attrs) != REDUCE_KIND_NONE
 
-    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[UtTensor]:
-        return ut_device_inputs(
+    def tensors(shapes: dict[str, tuple[int, ...]], rest: tuple[int, ...]) -> list[ut.UtTensor]:
+        return ut.ut_device_inputs(
             spec,
             {
-                t.name: ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0])
+                t.name: ut.ut_tensor(shapes.get(t.name, rest), dtype if dtype in t.dtypes else t.dtypes[0])
                 for t in spec.inputs
             },
         )
 
     n_out = len(dev.outputs)
     same: tuple[int, ...] = () if reduced else (2, 3)
-    cases = [ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [(same, dtype)] * n_out, "every input [2, 3]")]
+    cases = [ut.ut_infer_case("SameShapes", tensors({}, (2, 3)), attrs, [(same, dtype)] * n_out, "every input [2, 3]")]
     if kind == "broadcast":
         shapes = {a: UT_BROADCAST_SHAPES[i % len(UT_BROADCAST_SHAPES)] for i, a in enumerate(args)}
         want = tuple(int(d) for d in np.broadcast_shapes(*shapes.values()))
         note = ", ".join(f"{a} {list(s)}" for a, s in shapes.items())
         out_shape = () if reduced else want
-        cases.append(ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(out_shape, dtype)] * n_out, note))
+        cases.append(ut.ut_infer_case("Broadcasts", tensors(shapes, want), attrs, [(out_shape, dtype)] * n_out, note))
         if len(args) >= 2:
             bad: dict[str, tuple[int, ...]] = {args[0]: (2, 3), args[1]: (3, 2)}
             cases.append(
-                ut_infer_case(
+                ut.ut_infer_case(
                     "RejectsShapesThatDoNotBroadcast",
                     tensors(bad, (2, 3)),
                     attrs,

@@ -8,21 +8,17 @@ from dataclasses import dataclass, field
 from codegen.families.index_accumulate.plan.sorted_layout import SortPlan
 from codegen.families.index_accumulate.plan.split import Split2D
 from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
-from codegen.plan.tiling_fields import tiling_values
+from codegen.plan.tiling_decision import UbSplitDecision
 
 
 @dataclass(frozen=True)
-class TilingDecision:
-    """What the tiling function decides for one call on one product (units in the field names).
+class TilingDecision(UbSplitDecision):
+    """What the tiling function decides for one call on one product (units in the field names)."""
 
-    ``ub_split`` lists ``(buffer, count, bytes_each)`` for every UB allocation of one core.
-    """
-
-    product: str
+    FIELDS = TILING_FIELDS
     grad_dtype: str
     index_dtype: str
     deterministic: bool
-    tiling_key: int
     num_weights: int
     embedding_dim: int
     num_indices: int
@@ -31,10 +27,7 @@ class TilingDecision:
     acc_stride: int
     acc_in_workspace: bool
     counts_offset: int
-    workspace_bytes: int
     buffer_num: int
-    bytes_per_element: int
-    ub_budget_bytes: int
     d_chunk_max: int
     d_chunk: int
     index_chunk: int
@@ -47,8 +40,6 @@ class TilingDecision:
     indices_former_num: int
     counts_slice_stride: int
     partials_offset: int
-    block_dim: int
-    ub_split: tuple[tuple[str, int, int], ...]
     tile_rows: int = 1
     ub_accumulate: bool = False
     sort: SortPlan = field(default_factory=SortPlan)
@@ -66,7 +57,3 @@ class TilingDecision:
         if self.sorted_run:
             return "sorted deterministic" if self.deterministic else "sorted"
         return "deterministic" if self.deterministic else "atomic"
-
-    def tiling_fields(self) -> dict[str, int]:
-        """The values of the generated tiling struct, by the field names of :data:`.tiling_fields.TILING_FIELDS`."""
-        return tiling_values(TILING_FIELDS, self)

@@ -5,16 +5,7 @@ from __future__ import annotations
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_INTS
 from codegen.families.index_accumulate.plan.tiling import tiling_decision
-from codegen.plan.unit_tests import (
-    UtInferCase,
-    UtTilingCase,
-    ut_attr_values,
-    ut_device_attrs,
-    ut_device_inputs,
-    ut_infer_case,
-    ut_tensor,
-    ut_tiling_case,
-)
+from codegen.plan import unit_tests as ut
 from codegen.spec.model import DType, OpSpec, Product
 
 #: Cases of the op_host unit test: (rows shape [..., D], number of output rows, padding row, count scaling,
@@ -27,7 +18,7 @@ UT_CASES: tuple[tuple[tuple[int, ...], int, int, bool, bool], ...] = (
 )
 
 
-def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]:
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
     """The op_host unit-test cases of an index-accumulate op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     every :data:`UT_CASES` entry on every product, with the first rows dtype and the widest index dtype
     (INT64 when listed, else the first), plus the first case with the second rows dtype the product has and
@@ -41,15 +32,15 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
     narrow = DType.INT32 if DType.INT32 in idxs else idxs[0]
     out_t = spec.tensor(comp.accumulate)
     out_dtype = DType.FLOAT if DType.FLOAT in out_t.dtypes else out_t.dtypes[0]
-    cases: list[UtTilingCase] = []
+    cases: list[ut.UtTilingCase] = []
     for p in products:
         runs = [(c, grads[0], wide) for c in UT_CASES]
         runs += [(UT_CASES[0], g, narrow) for g in grads[1:2] if p.supports(g)]
         for (shape, rows, pad, scale, det), grad_dtype, index_dtype in runs:
             d = tiling_decision(spec, p, shape, rows, grad_dtype, index_dtype, det, pad, scale)
             n = d.num_indices
-            by_source = {comp.rows: ut_tensor(shape, grad_dtype), comp.index: ut_tensor((n,), index_dtype)}
-            values = ut_attr_values(spec)
+            by_source = {comp.rows: ut.ut_tensor(shape, grad_dtype), comp.index: ut.ut_tensor((n,), index_dtype)}
+            values = ut.ut_attr_values(spec)
             values[comp.num_rows] = rows
             if comp.padding:
                 values[comp.padding] = pad
@@ -57,30 +48,27 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
                 values[comp.count_scaling] = scale
             dims = "x".join(str(x) for x in shape)
             cases.append(
-                ut_tiling_case(
+                ut.ut_tiling_case(
                     p,
                     [grad_dtype.name, index_dtype.name, dims, rows, d.strategy],
                     f"{comp.rows} {grad_dtype.name} [{', '.join(map(str, shape))}], {comp.index} "
                     f"{index_dtype.name} [{n}], {rows} rows, padding {pad}, scaling {scale}, "
                     f"{'deterministic' if det else 'atomic'} requested",
-                    ut_device_inputs(spec, by_source),
+                    ut.ut_device_inputs(spec, by_source),
                     [
-                        *(ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs),
-                        ut_tensor((SYNC_INTS,), DType.INT32),
+                        *(ut.ut_tensor((rows, shape[-1]), out_dtype) for _ in dev.outputs),
+                        ut.ut_tensor((SYNC_INTS,), DType.INT32),
                     ],
-                    ut_device_attrs(spec, values),
+                    ut.ut_device_attrs(spec, values),
+                    d,
+                    ("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset"),
                     deterministic=det,
-                    tiling_key=d.tiling_key,
-                    block_dim=d.block_dim,
-                    workspace=d.workspace_bytes,
-                    fields=d.tiling_fields(),
-                    field_names=("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset"),
                 )
             )
     return cases
 
 
-def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
+def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     """The infershape unit-test cases of an index-accumulate op: rows [4, 5, 8] with 20 indices into 7 rows
     (output [7, 8]), rows [3, 16] with 3 indices into 0 rows (output [0, 16]), both FLOAT (the family writes
     fp32 sums; the L2 API casts them to the output's dtype), and a negative row count (InferShape fails)."""
@@ -88,7 +76,7 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
     dev = spec.device_interface
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     index_dtype = DType.INT64 if DType.INT64 in idxs else idxs[0]
-    out: list[UtInferCase] = []
+    out: list[ut.UtInferCase] = []
     for name, shape, rows in (
         ("Rows", (4, 5, 8), 7),
         ("ZeroRows", (3, 16), 0),
@@ -97,16 +85,16 @@ def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
         n = 1
         for dim in shape[:-1]:
             n *= dim
-        by_source = {comp.rows: ut_tensor(shape, grads[0]), comp.index: ut_tensor((n,), index_dtype)}
-        values = ut_attr_values(spec)
+        by_source = {comp.rows: ut.ut_tensor(shape, grads[0]), comp.index: ut.ut_tensor((n,), index_dtype)}
+        values = ut.ut_attr_values(spec)
         values[comp.num_rows] = rows
         out_shape: tuple[int, ...] = (rows, shape[-1])
         expected = [(out_shape, DType.FLOAT)] * len(dev.outputs) + [((SYNC_INTS,), DType.INT32)] if rows >= 0 else None
         out.append(
-            ut_infer_case(
+            ut.ut_infer_case(
                 name,
-                ut_device_inputs(spec, by_source),
-                ut_device_attrs(spec, values),
+                ut.ut_device_inputs(spec, by_source),
+                ut.ut_device_attrs(spec, values),
                 expected,
                 f"{comp.rows} {list(shape)}, {comp.index} [{n}], {rows} rows",
             )

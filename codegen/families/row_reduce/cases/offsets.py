@@ -59,8 +59,8 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     for k, v in d.tiling_fields().items():
         if tiling.get(k) != v:
             return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
-    if (got["block_dim"], got["tiling_key"]) != (d.used_cores, d.tiling_key):
-        return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.used_cores}/{d.tiling_key}"
+    if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
+        return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
     rows = compute_of(fn.spec).rows
     outer, r, inner = trailing_view_dims(tuple(p["shape"]), 1) if rows else view_dims(tuple(p["shape"]), p["dim"])
     if d.mode == 1:

@@ -40,7 +40,7 @@ def several_tiles_rows(spec: OpSpec, product: Product, dtype: DType | DtypeCombo
         return None
     rows = cores * probe.tile_rows + cores // 2 + 1
     t = tiling_decision(spec, product, (rows, length), -1, dtype)
-    return rows if t.task_num > t.used_cores * t.tile_rows else None
+    return rows if t.task_num > t.block_dim * t.tile_rows else None
 
 
 def several_tasks_shape(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> tuple[int, int, int] | None:
@@ -55,6 +55,6 @@ def several_tasks_shape(spec: OpSpec, product: Product, dtype: DType | DtypeComb
     cores = product.vector_core_num
     for outer in range(max(2, cores - cores // 6), 1, -1):
         t = tiling_decision(spec, product, (outer, 8, 40), 1, dtype)
-        if t.mode == 1 and t.task_num > t.used_cores and 40 % t.block_width and t.block_width < 40:
+        if t.mode == 1 and t.task_num > t.block_dim and 40 % t.block_width and t.block_width < 40:
             return (outer, 8, 40)
     return None

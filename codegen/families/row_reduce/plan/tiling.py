@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from codegen.families.row_reduce.plan.buffers import buffer_bytes, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, float_attrs_of
-from codegen.plan.tiling_fields import TilingField, tiling_values
+from codegen.plan.tiling_decision import TilingDecisionBase
+from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 #: Elements a line slot is aligned to (32 bytes of a 16-bit dtype; 64 bytes of fp32).
@@ -24,65 +25,27 @@ MODE_LAST = 0
 MODE_STRIDED = 1
 
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
+    TilingField("mode", "0: reduced dim is the last (rows contiguous); 1: strided (inner > 1)", lambda d: d.mode),
+    TilingField("outerNum", "product of the dims before the reduced one", lambda d: d.outer),
+    TilingField("reduceLen", "R: length of the reduced dim", lambda d: d.reduce_len),
+    TilingField("innerNum", "product of the dims after the reduced one", lambda d: d.inner),
     TilingField(
-        "mode",
-        "int64_t",
-        "0: reduced dim is the last (rows contiguous); 1: strided (inner > 1)",
-        "mode",
-        lambda d: d.mode,
+        "tileRows", "mode 0: whole rows per tile (1 when chunked); mode 1: lines per chunk", lambda d: d.tile_rows
     ),
-    TilingField("outerNum", "int64_t", "product of the dims before the reduced one", "outerNum", lambda d: d.outer),
-    TilingField("reduceLen", "int64_t", "R: length of the reduced dim", "reduceLen", lambda d: d.reduce_len),
-    TilingField("innerNum", "int64_t", "product of the dims after the reduced one", "innerNum", lambda d: d.inner),
+    TilingField("chunkLen", "mode 0: elements of a row per chunk (R when it fits)", lambda d: d.chunk_len),
+    TilingField("chunkNum", "chunks per row (1: the row fits UB and is read once)", lambda d: d.chunk_num),
+    TilingField("lineStride", "fp32 elements between line slots in UB", lambda d: d.line_stride),
     TilingField(
-        "tileRows",
-        "int64_t",
-        "mode 0: whole rows per tile (1 when chunked); mode 1: lines per chunk",
-        "tileRows",
-        lambda d: d.tile_rows,
+        "blockWidth", "mode 1: inner positions per task (a multiple of 16); mode 0: 1", lambda d: d.block_width
     ),
+    TilingField("taskNum", "tasks: rows (mode 0) or outer x inner blocks (mode 1)", lambda d: d.task_num),
+    TilingField("tasksPerCore", "tasks of a core", lambda d: d.task_num // d.block_dim, cpp="taskNum / usedCores"),
     TilingField(
-        "chunkLen", "int64_t", "mode 0: elements of a row per chunk (R when it fits)", "chunkLen", lambda d: d.chunk_len
+        "tasksFormerNum", "cores that take one task more", lambda d: d.task_num % d.block_dim, cpp="taskNum % usedCores"
     ),
-    TilingField(
-        "chunkNum", "int64_t", "chunks per row (1: the row fits UB and is read once)", "chunkNum", lambda d: d.chunk_num
-    ),
-    TilingField(
-        "lineStride", "int64_t", "fp32 elements between line slots in UB", "lineStride", lambda d: d.line_stride
-    ),
-    TilingField(
-        "blockWidth",
-        "int64_t",
-        "mode 1: inner positions per task (a multiple of 16); mode 0: 1",
-        "blockWidth",
-        lambda d: d.block_width,
-    ),
-    TilingField(
-        "taskNum", "int64_t", "tasks: rows (mode 0) or outer x inner blocks (mode 1)", "taskNum", lambda d: d.task_num
-    ),
-    TilingField(
-        "tasksPerCore", "int64_t", "tasks of a core", "taskNum / usedCores", lambda d: d.task_num // d.used_cores
-    ),
-    TilingField(
-        "tasksFormerNum",
-        "int64_t",
-        "cores that take one task more",
-        "taskNum % usedCores",
-        lambda d: d.task_num % d.used_cores,
-    ),
-    TilingField(
-        "tileElems", "int64_t", "elements of a tile buffer (inputs and outputs)", "tileElems", lambda d: d.tile_elems
-    ),
-    TilingField(
-        "lineElems",
-        "int64_t",
-        "fp32 elements of a line buffer (temporaries, reductions)",
-        "lineElems",
-        lambda d: d.line_elems,
-    ),
-    TilingField(
-        "bufferNum", "int64_t", "buffers of each tile queue (2: double buffering)", "bufferNum", lambda d: d.buffer_num
-    ),
+    TilingField("tileElems", "elements of a tile buffer (inputs and outputs)", lambda d: d.tile_elems),
+    TilingField("lineElems", "fp32 elements of a line buffer (temporaries, reductions)", lambda d: d.line_elems),
+    TilingField("bufferNum", "buffers of each tile queue (2: double buffering)", lambda d: d.buffer_num),
 )
 
 
@@ -90,7 +53,7 @@ def tiling_fields(spec: OpSpec) -> tuple[TilingField[TilingDecision], ...]:
     """:data:`TILING_FIELDS` and one ``float`` field ``attr<k>`` per float attr of ``spec`` (no ``value``: the
     tiling function copies it from the call's attr)."""
     extra: tuple[TilingField[TilingDecision], ...] = tuple(
-        TilingField(f"attr{k}", "float", f"float attr {name} (fp32)", f"attr{k}")
+        TilingField(f"attr{k}", f"float attr {name} (fp32)", c_type="float", cpp=f"attr{k}")
         for k, name in enumerate(float_attrs_of(spec))
     )
     return TILING_FIELDS + extra
@@ -105,12 +68,12 @@ def _align(a: int, b: int) -> int:
 
 
 @dataclass(frozen=True)
-class TilingDecision:
-    """The tiling of one call on one product (units in the names; mirrors the generated tiling function)."""
+class TilingDecision(TilingDecisionBase):
+    """The tiling of one call on one product (units in the names; mirrors the generated tiling function;
+    :meth:`tiling_fields` leaves out the float attrs)."""
 
-    product: str
+    FIELDS = TILING_FIELDS
     dtype: str
-    tiling_key: int
     mode: int
     outer: int
     reduce_len: int
@@ -121,7 +84,6 @@ class TilingDecision:
     line_stride: int
     block_width: int
     task_num: int
-    used_cores: int
     tile_elems: int
     line_elems: int
     tile_bytes_per_elem: int
@@ -130,10 +92,6 @@ class TilingDecision:
     buffer_num: int = 1
     queue_bytes_per_elem: int = 0
     save_bytes_per_elem: int = 0
-
-    def tiling_fields(self) -> dict[str, int]:
-        """The tiling struct's values by the names of :data:`TILING_FIELDS` (the float attrs not included)."""
-        return tiling_values(TILING_FIELDS, self)
 
 
 def view_dims(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:
@@ -289,7 +247,6 @@ def tiling_decision(
         line_stride=stride,
         block_width=width,
         task_num=tasks,
-        used_cores=used,
         tile_elems=tile_elems,
         line_elems=line_elems,
         tile_bytes_per_elem=tile_b,
@@ -298,4 +255,6 @@ def tiling_decision(
         buffer_num=buf_n,
         queue_bytes_per_elem=queue_b,
         save_bytes_per_elem=save_b if mode == MODE_LAST and chunk_num == 1 else 0,
+        block_dim=used,
+        workspace_bytes=product.sys_workspace_bytes,
     )

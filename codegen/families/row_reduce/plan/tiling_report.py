@@ -35,7 +35,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     dtypes = dtype.name if len(combos(spec)) == len(row_dtypes(spec)) and not spec.dtype_combos else combo.text
     lines = [
         f"tiling for {list(dims)} ({dtypes}) reduced {along}: outer {t.outer}, R {t.reduce_len}, "
-        f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.used_cores} of {product.vector_core_num}, "
+        f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.block_dim} of {product.vector_core_num}, "
         f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
         f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
         f"  UB budget {t.budget_bytes} bytes: {t.tile_bytes_per_elem} bytes per tile element, "
@@ -53,8 +53,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"lines"
         )
     lines += [
-        f"  cores: {t.used_cores} of {product.vector_core_num} ({t.task_num} tasks, "
-        f"{t.task_num // t.used_cores} each, +1 on the first {t.task_num % t.used_cores})",
+        f"  cores: {t.block_dim} of {product.vector_core_num} ({t.task_num} tasks, "
+        f"{t.task_num // t.block_dim} each, +1 on the first {t.task_num % t.block_dim})",
         f"  passes: {prog.pass_num} reduction pass(es) + output; each input read {reads} time(s)"
         + (f" ({rows}: once per core)" if rows and t.chunk_num == 1 else ""),
     ]

@@ -5,29 +5,21 @@ from __future__ import annotations
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
-from codegen.plan.unit_tests import (
-    UtInferCase,
-    UtTilingCase,
-    ut_attr_values,
-    ut_device_attrs,
-    ut_infer_case,
-    ut_tensor,
-    ut_tiling_case,
-)
+from codegen.plan import unit_tests as ut
 from codegen.spec.model import OpSpec, Product
 
 #: op_host unit-test cases: (shape, dim): rows that fit, a chunked row, a non-last dim.
 UT_CASES: tuple[tuple[tuple[int, ...], int], ...] = (((8, 100), -1), ((2, 100000), 1), ((4, 33, 5), 1))
 
 
-def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]:
+def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
     """The op_host unit-test tiling cases: every :data:`UT_CASES` entry on every product with the product's
     first dtype combination (per-row outputs of the reduced shape); expected key, block dim and fields from
     :func:`tiling.tiling_decision`."""
     comp = compute_of(spec)
     dev = spec.device_interface
     per_row = set(row_outputs(spec))
-    cases: list[UtTilingCase] = []
+    cases: list[ut.UtTilingCase] = []
     for p in products:
         combo = next((c for c in combos(spec) if c.allowed_on(p)), None)
         if combo is None:
@@ -35,58 +27,57 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[UtTilingCase]
         dtype = combo.dtype(spec.inputs[0].name)
         for shape, dim in UT_CASES:
             d = tiling_decision(spec, p, shape, dim, combo)
-            values = ut_attr_values(spec)
+            values = ut.ut_attr_values(spec)
             if comp.dim:
                 values[comp.dim] = dim
             cases.append(
-                ut_tiling_case(
+                ut.ut_tiling_case(
                     p,
                     [dtype.name, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")],
                     f"{combo.text if spec.dtype_combos else dtype.name} {list(shape)}, dim {dim}",
                     [
-                        ut_tensor(
+                        ut.ut_tensor(
                             shape[-1:] if comp.rows and d_in.source == comp.rows else shape,
                             combo.dtype(d_in.source or spec.inputs[0].name),
                         )
                         for d_in in dev.inputs
                     ],
                     [
-                        ut_tensor(
+                        ut.ut_tensor(
                             (*shape[:-1], 1) if d_out.source in per_row else shape, combo.dtype(d_out.source or "")
                         )
                         for d_out in dev.outputs
                     ],
-                    ut_device_attrs(spec, values),
+                    ut.ut_device_attrs(spec, values),
+                    d,
+                    ("mode", "reduceLen", "tileRows", "chunkNum"),
                     deterministic=False,
-                    tiling_key=d.tiling_key,
-                    block_dim=d.used_cores,
-                    workspace=p.sys_workspace_bytes,
-                    fields=d.tiling_fields(),
-                    field_names=("mode", "reduceLen", "tileRows", "chunkNum"),
                 )
             )
     return cases
 
 
-def ut_infer_cases(spec: OpSpec) -> list[UtInferCase]:
+def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     """The infershape unit-test case: the output has the first input's shape and dtype."""
     comp = compute_of(spec)
     dev = spec.device_interface
     combo = combos(spec)[0]
     per_row = set(row_outputs(spec))
-    values = ut_attr_values(spec)
+    values = ut.ut_attr_values(spec)
     if comp.dim:
         values[comp.dim] = -1
     shape = (4, 5, 8)
     first = spec.inputs[0].name
     return [
-        ut_infer_case(
+        ut.ut_infer_case(
             "SameShape",
             [
-                ut_tensor(shape[-1:] if comp.rows and d.source == comp.rows else shape, combo.dtype(d.source or first))
+                ut.ut_tensor(
+                    shape[-1:] if comp.rows and d.source == comp.rows else shape, combo.dtype(d.source or first)
+                )
                 for d in dev.inputs
             ],
-            ut_device_attrs(spec, values),
+            ut.ut_device_attrs(spec, values),
             [((*shape[:-1], 1) if d.source in per_row else shape, combo.dtype(d.source or first)) for d in dev.outputs],
             f"{list(shape)}, dim -1",
         )
