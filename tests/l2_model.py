@@ -234,7 +234,7 @@ def expected_outputs(
     kwargs: dict[str, Any] = {}
     for ts in spec.inputs:
         a = arrays[ts.name]
-        if a is not None and full is not None and a.size == math.prod(full) and _broadcast([a.shape, full]) != full:
+        if a is not None and full is not None and a.shape != full and a.size == math.prod(full):
             a = a.reshape(full)  # a constraint of equal element counts: the API reads it as the output's shape
         kwargs[ts.name] = None if a is None else np.asarray(a, np.float64)
     for a in spec.attrs:
