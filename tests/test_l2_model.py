@@ -69,13 +69,13 @@ def calls(draw: st.DrawFn, spec: OpSpec) -> tuple[Call, int, dict[str, bool]]:
     strided: dict[str, bool] = {}
 
     def dtype() -> DType:
-        return draw(st.sampled_from(FLOATS)) if draw(st.integers(0, 5)) == 0 else base_dtype
+        return draw(st.sampled_from(FLOATS)) if draw(st.integers(0, 5)) == 3 else base_dtype
 
     def fmt() -> str:
-        return draw(st.sampled_from(FORMATS)) if draw(st.integers(0, 5)) == 0 else "ND"
+        return draw(st.sampled_from(FORMATS)) if draw(st.integers(0, 5)) == 3 else "ND"
 
     for t in spec.inputs:
-        if draw(st.integers(0, 12)) == 0 or (t.optional and draw(st.booleans())):
+        if draw(st.integers(0, 12)) == 6 or (t.optional and draw(st.booleans())):
             tensors[t.name] = Tensor(None)
             continue
         kind = draw(st.integers(0, 7))
@@ -88,10 +88,10 @@ def calls(draw: st.DrawFn, spec: OpSpec) -> tuple[Call, int, dict[str, bool]]:
             shape = (2, *base)
         else:  # anything
             shape = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
-        if draw(st.integers(0, 40)) == 0:
+        if draw(st.integers(0, 40)) == 20:
             shape = (1,) * 9
         tensors[t.name] = Tensor(shape, dtype(), fmt())
-        strided[t.name] = bool(shape) and draw(st.integers(0, 3)) == 0
+        strided[t.name] = bool(shape) and draw(st.integers(0, 3)) == 2
     attrs: dict[str, Any] = {}
     for a in spec.attrs:
         if a.values is not None:
@@ -112,12 +112,12 @@ def calls(draw: st.DrawFn, spec: OpSpec) -> tuple[Call, int, dict[str, bool]]:
     call = Call(tensors, attrs)
     want = output_shape(spec, call)
     for o in spec.outputs:
-        if draw(st.integers(0, 12)) == 0:
+        if draw(st.integers(0, 12)) == 6:
             tensors[o.name] = Tensor(None)
             continue
         shape = (
             want
-            if want is not None and draw(st.integers(0, 6))
+            if want is not None and draw(st.integers(0, 6)) != 3
             else tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
         )
         tensors[o.name] = Tensor(shape, dtype(), fmt())
