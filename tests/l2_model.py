@@ -253,7 +253,8 @@ def within(got: np.ndarray, want: np.ndarray, precision: DType, out_dtype: DType
     model judges statuses and gross value errors, the check's derived bound the last bits).
     """
     g = np.asarray(got, np.float64)
-    w = np.asarray(want, np.float64).astype(NUMPY[precision]).astype(NUMPY[out_dtype]).astype(np.float64)
+    with np.errstate(over="ignore"):  # beyond the dtype's range the rounding is an infinity
+        w = np.asarray(want, np.float64).astype(NUMPY[precision]).astype(NUMPY[out_dtype]).astype(np.float64)
     tol = max(4 * 2.0 ** -MANTISSA[precision], 2.0**-13)
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(g - w) <= tol * (1 + np.abs(w))
