@@ -11,7 +11,8 @@ The rules, in CANN's order (``ascend-platform.md``, "Check order in CANN's hand-
 ``OP_CHECK_NULL``/``OP_CHECK_DTYPE_NOT_SUPPORT``/``OP_CHECK_MAX_DIM`` in ops-nn's op_api sources):
 
 1. a null required input, a null output or a null scalar attribute: ``ACLNN_ERR_PARAM_NULLPTR`` (161001);
-2. a tensor dtype outside the tensor's list for the product (``TensorSpec.dtypes_for``): 161002;
+2. a tensor dtype outside the tensor's list for the product (``TensorSpec.dtypes_for``), or an aclScalar
+   dtype outside the attribute's ``scalar_dtypes``: 161002;
 3. a rank outside the tensor's ``rank`` range: 161002;
 4. inputs that do not broadcast to the output shape, or an output whose shape is not the spec's shape rule
    (for a ``reduce`` op with reduction mean or sum: 0-d), or an attribute value outside its ``values``:
@@ -120,8 +121,14 @@ def _env(spec: OpSpec, call: Call) -> dict[str, object]:
     for name, t in call.tensors.items():
         env[name] = _EnvTensor(t)
     for a in spec.attrs:
-        env[a.name] = call.attrs.get(a.name, a.default)
+        env[a.name] = attr(spec, call, a.name)
     return env
+
+
+def attr(spec: OpSpec, call: Call, name: str) -> Any:
+    """The value of attribute ``name`` in ``call`` (its default when omitted; an aclScalar's number)."""
+    value = call.attrs.get(name, spec.attr(name).default)
+    return getattr(value, "value", value)
 
 
 def rule_shape(spec: OpSpec, call: Call) -> tuple[int, ...] | None:
@@ -142,7 +149,7 @@ def output_shape(spec: OpSpec, call: Call) -> tuple[int, ...] | None:
     """The first output's expected shape: 0-d for a ``reduce`` op whose reduction attribute is not ``none``,
     else :func:`rule_shape`."""
     reduce = getattr(spec.compute, "reduce", None)
-    if reduce is not None and call.attrs.get(reduce.attr, spec.attr(reduce.attr).default) != reduce.none:
+    if reduce is not None and attr(spec, call, reduce.attr) != reduce.none:
         return ()
     return rule_shape(spec, call)
 
@@ -156,6 +163,10 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for a in spec.attrs:
         if a.type == "scalar" and call.attrs.get(a.name, a.default) is None:
             return Prediction(NULLPTR, f"{a.name} is null")
+    for a in spec.attrs:
+        scalar_dtype = getattr(call.attrs.get(a.name), "dtype", None)
+        if a.type == "scalar" and scalar_dtype is not None and scalar_dtype not in a.scalar_dtypes:
+            return Prediction(INVALID, f"{a.name} aclScalar dtype {scalar_dtype} not accepted")
     present = [ts for ts in (*spec.inputs, *spec.outputs) if not t[ts.name].null]
     for ts in present:
         if t[ts.name].dtype not in ts.dtypes_for(product):
@@ -178,7 +189,7 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
         if t[o.name].shape != want:
             return Prediction(INVALID, f"{o.name} shape {t[o.name].shape} is not {want}")
     for a in spec.attrs:
-        if a.values is not None and call.attrs.get(a.name, a.default) not in attr_values(a):
+        if a.values is not None and attr(spec, call, a.name) not in attr_values(a):
             return Prediction(INVALID, f"{a.name} not one of its values")
     for ts in present:
         if t[ts.name].fmt not in ts.formats:
@@ -238,7 +249,7 @@ def expected_outputs(
             a = a.reshape(full)  # a constraint of equal element counts: the API reads it as the output's shape
         kwargs[ts.name] = None if a is None else np.asarray(a, np.float64)
     for a in spec.attrs:
-        kwargs[a.name] = call.attrs.get(a.name, a.default)
+        kwargs[a.name] = attr(spec, call, a.name)
     result = ref(**kwargs)
     outs = list(result) if isinstance(result, tuple) else [result]
     bounds = [coarser(compute, call.tensors[o.name].dtype) for o in spec.outputs]

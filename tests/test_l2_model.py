@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import profile_name, profile_settings
 from l2_model import NUMPY, SUCCESS, Call, Tensor, attr_values, expected_outputs, output_shape, predict, within
 
-from codegen.runner import AclnnError, OpCallable, device_memory
+from codegen.runner import AclnnError, OpCallable, ScalarArg, device_memory
 from codegen.spec.model import DType, OpSpec, Product
 from codegen.specs import load_project
 
@@ -100,6 +100,10 @@ def calls(draw: st.DrawFn, spec: OpSpec) -> tuple[Call, int, dict[str, bool]]:
             attrs[a.name] = draw(st.sampled_from([*choices, *choices, *wrong]))
         elif a.type == "bool":
             attrs[a.name] = draw(st.booleans())
+        elif a.type == "scalar" and draw(st.integers(0, 5)) == 3:  # another aclScalar dtype, accepted or not
+            scalar_dtype = draw(st.sampled_from([*a.scalar_dtypes, "UINT64"]))
+            number = draw(st.integers(0, 3))
+            attrs[a.name] = ScalarArg(bool(number) if scalar_dtype == "BOOL" else number, scalar_dtype)
         elif a.type in ("scalar", "float", "double"):
             attrs[a.name] = draw(
                 st.one_of(
