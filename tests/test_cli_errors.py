@@ -178,6 +178,30 @@ def test_bad_values_are_reported_with_exit_status_2(args: tuple[str, ...], messa
     assert (proc.returncode, proc.stderr, proc.stdout) == (2, message, "")
 
 
+def test_a_result_file_whose_parent_is_a_file_is_refused_as_not_a_directory(tmp_path: Path) -> None:
+    """The message said the directory does not exist, though it does: it is a file."""
+    (tmp_path / "afile").write_text("x")
+    target = tmp_path / "afile" / "r.json"
+    proc = opgen("check", "--json", str(target))
+    assert (proc.returncode, proc.stderr, proc.stdout) == (
+        2,
+        f"error: --json {target}: directory {tmp_path / 'afile'} is not a directory\n",
+        "",
+    )
+
+
+def test_a_result_file_in_a_folder_that_refuses_new_files_is_refused_before_any_case() -> None:
+    """/proc's mode lets root write, but it creates no file: the refusal came after every case had run, and
+    the results were lost. Now it comes first (for root, the OS's reason; for others, the mode)."""
+    proc = opgen("check", "rms_norm", "--quick", "--json", "/proc/opgen-r.json")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr in (
+        "error: --json /proc/opgen-r.json: not writable\n",
+        "error: --json /proc/opgen-r.json: cannot write: No such file or directory\n",
+    )
+
+
 @pytest.mark.parametrize("seconds", ["1e308", "1e10"])
 def test_a_timeout_beyond_what_a_thread_can_wait_is_a_usage_error(seconds: str) -> None:
     """It was accepted, and every case then failed with an OverflowError traceback from the worker's queue."""

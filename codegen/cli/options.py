@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -94,10 +95,30 @@ def _writable_file(path_text: str, option: str, *, output_only: bool = True) -> 
             raise UsageError(f"{option} {path_text}: cannot write: {exc.strerror or exc}") from None
         return path
     if not parent.is_dir():
-        raise UsageError(f"{option} {path_text}: directory {parent} does not exist")
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise UsageError(f"{option} {path_text}: directory {parent} {what}")
     if (path.exists() and not os.access(path, os.W_OK)) or not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path_text}: not writable")
+    if output_only:
+        _probe_atomic_write(path, option, path_text)
     return path
+
+
+def _probe_atomic_write(path: Path, option: str, path_text: str) -> None:
+    """Creates and removes one temporary file where :func:`codegen.writer.write_atomic` will write ``path``
+    (its real parent folder), so a folder that refuses new files although its mode allows them (``/sys``,
+    ``/proc``, a read-only mount, for root too) fails before the run, not after it.
+
+    Raises:
+        UsageError: the temporary file cannot be created there (the OS's reason).
+    """
+    real_parent = Path(os.path.realpath(path)).parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.probe.", dir=str(real_parent))
+    except OSError as exc:
+        raise UsageError(f"{option} {path_text}: cannot write: {exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(tmp)  # the probe file is this process's own
 
 
 def _distinct_files(named: list[tuple[str, str | None]], inputs: Sequence[str] = ()) -> None:
