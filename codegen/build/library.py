@@ -19,6 +19,7 @@ from codegen.build.glue import PRODUCT_NAME_MACRO, _kernel_tiling_type, glue_sou
 from codegen.build.pch import _precompiled_std
 from codegen.build.toolchain import (
     BASE_FLAGS,
+    COVERAGE_FLAGS,
     HOST_WARNING_FLAGS,
     KERNEL_OPT_FLAGS,
     KERNEL_WARNING_FLAGS,
@@ -58,6 +59,10 @@ class BuiltOp:
     sanitize: bool
     compiled: bool = False
     linked_here: bool = False
+    #: with ``coverage``: the gcov notes (``.gcno``) of the op's instrumented units, beside their cached
+    #: objects; a run writes each unit's counts as ``<GCOV_PREFIX>/<note's stem>.gcda`` (see
+    #: :data:`codegen.build.toolchain.COVERAGE_FLAGS`)
+    coverage_notes: tuple[Path, ...] = ()
 
 
 def build_op(
@@ -68,6 +73,7 @@ def build_op(
     sanitize: bool = False,
     jobs: int = 2,
     tiling_keys: Collection[int] | None = None,
+    coverage: bool = False,
 ) -> BuiltOp:
     """Compiles ``spec`` for ``product`` into a shared library (or returns the cached one).
 
@@ -84,6 +90,9 @@ def build_op(
             any other key is refused with a ``[tiling key not built]`` kernel fault. ``None`` (the default):
             every key. A kernel of many keys compiles several times faster for a few of them; a separate
             cache entry.
+        coverage: instrument the op's generated units (not the glue unit nor the runtime) for gcov
+            (:data:`~codegen.build.toolchain.COVERAGE_FLAGS`), without precompiled headers; a separate cache
+            entry for the library and for each instrumented unit, whose ``.gcno`` is kept beside its object.
 
     Raises:
         BuildError: a source is missing, ``tiling_keys`` is empty or holds a value outside uint64, or
@@ -117,6 +126,7 @@ def build_op(
         glue,
         " ".join(product_macros(product)),
         " ".join(key_filter),
+        " ".join(COVERAGE_FLAGS) if coverage else "",
     ):
         h.update(part.encode())
         h.update(b"\0")
@@ -124,8 +134,9 @@ def build_op(
     cache = cache_dir()
     out_dir = cache / "lib" / key
     library = out_dir / f"lib{spec.snake}_{product.name}.so"
+    instrument = [*COVERAGE_FLAGS] if coverage else []
     if _cached(library):
-        return BuiltOp(spec, product, library, key, sanitize)
+        return BuiltOp(spec, product, library, key, sanitize, coverage_notes=_notes(library, coverage))
     with _entry_lock(library):  # makes its directory (a BuildError when a file sits in the way)
         pass
 
@@ -134,14 +145,15 @@ def build_op(
         glue_path = work / "opgen_glue.cpp"
         glue_path.write_text(glue)
         units: list[tuple[Path, list[str]]] = [
-            (sources["op_api_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["l0_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["infershape_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["tiling_cpp"], [*HOST_WARNING_FLAGS]),
-            (sources["def_cpp"], [*HOST_WARNING_FLAGS]),
+            (sources["op_api_cpp"], [*HOST_WARNING_FLAGS, *instrument]),
+            (sources["l0_cpp"], [*HOST_WARNING_FLAGS, *instrument]),
+            (sources["infershape_cpp"], [*HOST_WARNING_FLAGS, *instrument]),
+            (sources["tiling_cpp"], [*HOST_WARNING_FLAGS, *instrument]),
+            (sources["def_cpp"], [*HOST_WARNING_FLAGS, *instrument]),
             (
                 sources["kernel_cpp"],
                 [
+                    *instrument,
                     *KERNEL_OPT_FLAGS,
                     *KERNEL_WARNING_FLAGS,
                     *product_macros(product),
@@ -191,9 +203,12 @@ def build_op(
         def compile_unit(i: int) -> None:
             tmp = work / objs[i].name
             # the precompiled system headers first (not part of the unit's key: the code is the same)
-            pch = _precompiled_std(commands[i][1:], units[i][0], include_dirs)
+            # (none for an instrumented unit: its objects never mix with uninstrumented precompiled code)
+            pch = [] if coverage else _precompiled_std(commands[i][1:], units[i][0], include_dirs)
             command = [commands[i][0], *pch, *commands[i][1:]]
             toolchain._run([*command, "-o", str(tmp)], f"compiling {units[i][0].name} for {product.name}")
+            if COVERAGE_FLAGS[0] in command:  # the notes first: a committed object always has its notes
+                os.replace(tmp.with_suffix(".gcno"), objs[i].with_suffix(".gcno"))
             _commit_locked(tmp, objs[i])
 
         _build_each(objs, compile_unit, jobs)
@@ -206,6 +221,7 @@ def build_op(
                     *flags,
                     "-shared",
                     *LINK_FLAGS,
+                    *instrument,
                     "-o",
                     str(tmp_lib),
                     *map(str, objs),
@@ -216,9 +232,25 @@ def build_op(
             _commit_locked(tmp_lib, library)
 
         linked = _build_each([library], link, 1) == 1  # another build linking it meanwhile: reused
+        if coverage:
+            listing = [objs[i].with_suffix(".gcno") for i, (src, _) in enumerate(units) if src != glue_path]
+            library.with_name(library.name + NOTES_SUFFIX).write_text("".join(f"{n}\n" for n in listing))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return BuiltOp(spec, product, library, key, sanitize, compiled=True, linked_here=linked)
+    notes = _notes(library, coverage)
+    return BuiltOp(spec, product, library, key, sanitize, compiled=True, linked_here=linked, coverage_notes=notes)
+
+
+#: Beside an instrumented library: the paths of its units' gcov notes, one a line.
+NOTES_SUFFIX = ".gcno-list"
+
+
+def _notes(library: Path, coverage: bool) -> tuple[Path, ...]:
+    """The gcov notes of an instrumented ``library`` (none without ``coverage``, or when its list is gone)."""
+    listing = library.with_name(library.name + NOTES_SUFFIX)
+    if not coverage or not listing.is_file():
+        return ()
+    return tuple(Path(line) for line in listing.read_text().split("\n") if line)
 
 
 def _runtime_objects(paths: ProjectPaths, flags: list[str], digest: str, jobs: int) -> list[Path]:

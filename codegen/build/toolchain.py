@@ -43,6 +43,13 @@ KERNEL_WARNING_FLAGS = ("-Wconversion",)
 KERNEL_OPT_FLAGS = ("-O1",)
 
 
+#: gcov instrumentation of an op's generated units (``opgen check --coverage``): counters updated atomically
+#: (the emulator runs cores on several threads); source paths recorded absolute. The counts of a unit
+#: compiled to ``<dir>/<name>.o`` go to ``<dir>/<name>.gcda``; a run redirects them with ``GCOV_PREFIX`` and
+#: ``GCOV_PREFIX_STRIP`` (gcc manual, "Data File Relocation to Support Cross-Profiling").
+COVERAGE_FLAGS = ("--coverage", "-fprofile-update=atomic", "-fprofile-abs-path")
+
+
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -19,7 +20,7 @@ from codegen.build import BuildError, build_op
 from codegen.check.cases import Case, determinism_cases, format_cases
 from codegen.check.reference import ReferenceLoadError, load_reference
 from codegen.check.results import CaseResult, Job, covered_name
-from codegen.paths import reference_dir_for
+from codegen.paths import project_paths, reference_dir_for
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import compute_dtypes
 
@@ -88,7 +89,8 @@ def _run_job(job: Job) -> list[CaseResult]:
     try:
         keys = launched_tiling_keys(job, spec, product, generated) if job.launched_keys_only else None
         began = time.perf_counter()
-        built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1, tiling_keys=keys)
+        coverage = job.coverage_dir is not None
+        built = build_op(spec, product, generated, sanitize=job.sanitize, jobs=1, tiling_keys=keys, coverage=coverage)
         built_progress(built, time.perf_counter() - began)
     except BuildError as exc:
         return [
@@ -110,7 +112,17 @@ def _run_job(job: Job) -> list[CaseResult]:
     # The cases run in a worker process: a crash of generated code fails one case, not the run.
     from codegen.check.worker import run_isolated
 
-    return run_isolated(job, built.library, built.key)  # the example program runs last, in the worker too
+    if job.coverage_dir is None:
+        return run_isolated(job, built.library, built.key)  # the example program runs last, in the worker too
+    from codegen.check import coverage as cov
+
+    folder = cov.job_dir(Path(job.coverage_dir), spec.snake, product.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    results = run_isolated(job, built.library, built.key, env=cov.worker_env(folder, built.coverage_notes))
+    root = (generated or project_paths().generated) / spec.folder
+    cov.collect(folder, built.coverage_notes, spec.folder, root)
+    return results
 
 
 def built_progress(built: Any, seconds: float) -> None:

@@ -89,6 +89,9 @@ class Job:
     #: pre-pass on the op's plain build lists them (:func:`codegen.check.driver.launched_tiling_keys`); a
     #: launch of any other key is a ``[tiling key not built]`` kernel fault, a failed case
     launched_keys_only: bool = False
+    #: ``opgen check --coverage``: the run's coverage folder; the job builds the op instrumented for gcov and
+    #: writes its counts and summary under ``<folder>/<op>/<product>`` (:mod:`codegen.check.coverage`)
+    coverage_dir: str | None = None
 
 
 def covered_name(text: str, ran: str, product: str) -> str:

@@ -190,7 +190,7 @@ class _Worker:
     thread into ``lines``; None after the last), and its stderr, a temporary file read with ``pread`` so the
     worker's own writes keep their offset."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
         self.err = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 (lives as long as the worker; end() closes it)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "codegen.check.worker_main"],
@@ -198,6 +198,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             stderr=self.err,
             text=True,
+            env=None if env is None else {**os.environ, **env},
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         assert self.proc.stdout is not None
@@ -297,7 +298,9 @@ def stop_idle_worker() -> None:
 atexit.register(stop_idle_worker)
 
 
-def run_isolated(job: Any, library: Path, key: str, list_tiling_keys: Path | None = None) -> list[Any]:
+def run_isolated(
+    job: Any, library: Path, key: str, list_tiling_keys: Path | None = None, env: dict[str, str] | None = None
+) -> list[Any]:
     """Runs the case matrix of ``job`` (a :class:`codegen.check.driver.Job`) against the built ``library``
     in worker processes; returns the :class:`codegen.check.driver.CaseResult` list in case order.
 
@@ -317,6 +320,9 @@ def run_isolated(job: Any, library: Path, key: str, list_tiling_keys: Path | Non
     ``worker`` result quoting its stderr. A worker is killed after a timeout, a crash or an interruption,
     never reused; a kept worker that died while idle (killed from outside) is replaced by a new one before the
     job's first case, without a failed result.
+
+    With ``env`` (environment variables: a coverage run's ``GCOV_PREFIX``) the job's workers are new processes
+    with those variables, never kept: each exits normally at the end of the job, which writes its counts.
     """
     results: list[CaseResult] = []
     start = 0
@@ -325,7 +331,7 @@ def run_isolated(job: Any, library: Path, key: str, list_tiling_keys: Path | Non
     if list_tiling_keys is not None:
         request["list_tiling_keys"] = str(list_tiling_keys)
     while True:
-        worker, reused = _take_worker()
+        worker, reused = _take_worker() if env is None else (_Worker(env), False)
         offset = worker.stderr_size()
         answered = False  # whether the worker sent any line for this request
         try:
@@ -359,7 +365,10 @@ def run_isolated(job: Any, library: Path, key: str, list_tiling_keys: Path | Non
             raise
         if finished:
             stderr_text = worker.stderr_since(offset)
-            _keep_worker(worker)
+            if env is None:
+                _keep_worker(worker)
+            else:
+                worker.end(kill=False)
             if stderr_text:
                 sys.stderr.write(stderr_text)
             return results

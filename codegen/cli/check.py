@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codegen.cli.options import (
+    UsageError,
     _costs,
     _distinct_files,
     _dtype_names,
@@ -51,7 +53,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     dtypes = _dtype_names(args.dtype)
     _generated_dir(args.generated)
-    _distinct_files([("--json", args.json), ("--junit", args.junit), ("--costs", args.costs)])
+    _distinct_files(
+        [
+            ("--json", args.json),
+            ("--junit", args.junit),
+            ("--costs", args.costs),
+            ("--coverage-json", args.coverage_json),
+        ]
+    )
+    coverage_json = _coverage_options(args)
     json_path = _writable_file(args.json, "--json") if args.json is not None else None
     junit_path = _writable_file(args.junit, "--junit") if args.junit is not None else None
     cache = cache_dir()  # an unusable build cache is one error line before any work, not a failure per job
@@ -95,6 +105,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     args.timeout,
                     covers=tuple(p.name for p in covered),
                     launched_keys_only=bool(args.sanitize),
+                    coverage_dir=str(cache / "coverage" / str(os.getpid())) if args.coverage else None,
                 )
             )
     if not jobs:
@@ -149,7 +160,29 @@ def cmd_check(args: argparse.Namespace) -> int:
         # generate every case twice), so `opgen report merge` finds results edited out of its file later
         plan, planned = _ran_plan(jobs, results)
     meta.update(plan=plan, planned=planned)
-    return _report(results, meta, args.verbose, json_path, junit_path)
+    status = _report(results, meta, args.verbose, json_path, junit_path)
+    if args.coverage:
+        from codegen.check.coverage import print_report
+
+        folder = cache / "coverage" / str(os.getpid())
+        print_report(folder, coverage_json)
+        shutil.rmtree(folder, ignore_errors=True)
+    return status
+
+
+def _coverage_options(args: argparse.Namespace) -> Path | None:
+    """The ``--coverage-json`` file (None without one), after checking the coverage options.
+
+    Raises:
+        UsageError: ``--coverage-json`` without ``--coverage``, ``--coverage`` with ``--sanitize`` or
+            ``--shard`` (instrumented and sanitized builds are separate; a shard's report would be partial), or
+            an unwritable file.
+    """
+    if args.coverage_json is not None and not args.coverage:
+        raise UsageError("--coverage-json needs --coverage")
+    if args.coverage and (args.sanitize or args.shard):
+        raise UsageError(f"--coverage does not combine with {'--sanitize' if args.sanitize else '--shard'}")
+    return _writable_file(args.coverage_json, "--coverage-json") if args.coverage_json is not None else None
 
 
 def _tree_is_current(

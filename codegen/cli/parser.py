@@ -94,6 +94,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case) to FILE")
     c.add_argument(
+        "--coverage",
+        action="store_true",
+        help="build the generated units with gcov and print the lines and branches of each generated file "
+        "the cases reached, per op x product",
+    )
+    c.add_argument(
+        "--coverage-json",
+        metavar="FILE",
+        help="with --coverage: also write the report (per file: reached/total lines and branches, unreached "
+        "lines with their text) to FILE",
+    )
+    c.add_argument(
         "--costs",
         metavar="FILE",
         help="case cost table that --shard balances by (it must exist) and an unsharded run records into "

@@ -1,0 +1,157 @@
+"""``opgen check --coverage``: which lines and branches of an op's generated sources the check's cases reach.
+
+A coverage run builds each (op, product) with its generated units instrumented for gcov
+(:func:`codegen.build.build_op` with ``coverage=True``) and runs its cases in check workers whose
+``GCOV_PREFIX`` is the job's own folder (:func:`worker_env`): every process of the job (each worker, the
+example program) adds its counts to the same ``.gcda`` files there, and libgcov merges concurrent writers
+under a file lock. :func:`collect` then reads the counts with ``gcov --json-format`` and keeps the files
+under the op's generated folder only (not runtime/ nor system headers).
+
+Counting (per source line, over every function and template instantiation that has code on it):
+a line is reached when any of its code ran; its branches are the conditional edges gcov reports on it,
+less the exception edges (``throw``), and a branch is reached when any instantiation took it. A line is
+unreachable text only if it has no code (comments, declarations): those are not counted.
+
+A worker killed by a crash or a timeout writes no counts: its cases reach nothing in the report.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+#: The file each job's folder gets (:func:`collect`), read by :func:`report`.
+SUMMARY = "coverage.json"
+
+
+def job_dir(root: Path, op: str, product: str) -> Path:
+    """The folder of one (op, product) in a coverage run's folder ``root``."""
+    return root / op / product
+
+
+def worker_env(folder: Path, notes: tuple[Path, ...]) -> dict[str, str]:
+    """The environment variables that send the counts of the units whose gcov notes are ``notes`` to
+    ``folder`` (``GCOV_PREFIX``; ``GCOV_PREFIX_STRIP`` drops the build's work directory, the folder the
+    unit was compiled in, from the recorded ``.gcda`` path)."""
+    depth = 0
+    if notes:
+        # the unit's object was compiled as <cache>/opgen-build-*/<name>.o: the cache's components and the
+        # work directory's (the parts of <cache> count the root "/" as one); the note is <cache>/obj/<key>/
+        depth = len(notes[0].parents[2].parts)
+    return {"GCOV_PREFIX": str(folder), "GCOV_PREFIX_STRIP": str(depth)}
+
+
+def _gcov_json(folder: Path, note: Path) -> list[dict[str, Any]]:
+    """gcov's JSON records of one unit (``note``'s ``.gcda`` in ``folder``; none when it never ran)."""
+    data = folder / f"{note.stem}.gcda"
+    if not data.is_file():
+        return []
+    shutil.copyfile(note, folder / note.name)
+    proc = subprocess.run(
+        ["gcov", "--json-format", "--stdout", "--branch-probabilities", str(data)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"gcov failed on {data}: {proc.stderr.strip()}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def _relative(path: str, folder: str) -> str | None:
+    """``path`` (as gcov recorded it) relative to the op's folder ``folder`` (``<category>/<kernel>``), or
+    None for a file outside it. A unit compiled from another copy of the tree (the build cache shares
+    unchanged units between copies) names that copy: the part after the folder is what counts."""
+    marker = f"/{folder}/"
+    at = path.rfind(marker)
+    return None if at < 0 else path[at + len(marker) :]
+
+
+def collect(folder: Path, notes: tuple[Path, ...], op_folder: str, root: Path) -> dict[str, Any]:
+    """The coverage of one (op, product) from the counts in ``folder``: per generated file (path relative to
+    the op's folder ``op_folder``, text read from the generated op folder ``root``), reached and total lines
+    and branches and the unreached lines ``[number, text]``. Also written to ``folder/coverage.json``.
+
+    Raises:
+        RuntimeError: gcov failed on a unit's counts.
+    """
+    lines: dict[str, dict[int, bool]] = {}
+    branches: dict[str, dict[int, list[bool]]] = {}
+    for note in notes:
+        for record in _gcov_json(folder, note):
+            for entry in record.get("files", []):
+                rel = _relative(entry["file"], op_folder)
+                if rel is None:
+                    continue
+                file_lines = lines.setdefault(rel, {})
+                file_branches = branches.setdefault(rel, {})
+                for line in entry.get("lines", []):
+                    number = int(line["line_number"])
+                    file_lines[number] = file_lines.get(number, False) or int(line["count"]) > 0
+                    taken = [int(b["count"]) > 0 for b in line.get("branches", []) if not b.get("throw")]
+                    known = file_branches.setdefault(number, [])
+                    known.extend([False] * (len(taken) - len(known)))
+                    for i, hit in enumerate(taken):
+                        known[i] = known[i] or hit
+    files: dict[str, Any] = {}
+    for rel in sorted(lines):
+        text = (root / rel).read_text(errors="replace").splitlines() if (root / rel).is_file() else []
+        missed = sorted(n for n, hit in lines[rel].items() if not hit)
+        per_line = branches[rel]
+        files[rel] = {
+            "lines": {"reached": sum(lines[rel].values()), "total": len(lines[rel])},
+            "branches": {
+                "reached": sum(sum(b) for b in per_line.values()),
+                "total": sum(len(b) for b in per_line.values()),
+            },
+            "unreached_lines": [[n, text[n - 1].strip() if n <= len(text) else ""] for n in missed],
+            "unreached_branch_lines": sorted(n for n, b in per_line.items() if not all(b)),
+        }
+    summary = {"files": files}
+    (folder / SUMMARY).write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _percent(reached: int, total: int) -> str:
+    return f"{100.0 * reached / total:5.1f}%" if total else "    -"
+
+
+def report(root: Path, json_path: Path | None) -> list[str]:
+    """The coverage table of a run whose folder is ``root`` (one row per op x product and generated file:
+    lines and branches reached of total) and, with ``json_path``, the whole report written there as JSON
+    ``{"<op>/<product>": {"files": {<file>: ...}}}`` (see :func:`collect`). Jobs that wrote no counts (a build
+    failure) are absent."""
+    results: dict[str, Any] = {}
+    for summary in sorted(root.glob(f"*/*/{SUMMARY}")):
+        results[f"{summary.parent.parent.name}/{summary.parent.name}"] = json.loads(summary.read_text())
+    rows = [("op/product", "file", "lines", "", "branches", "")]
+    for name, data in results.items():
+        for rel, f in data["files"].items():
+            ln, br = f["lines"], f["branches"]
+            rows.append(
+                (
+                    name,
+                    rel,
+                    f"{ln['reached']}/{ln['total']}",
+                    _percent(ln["reached"], ln["total"]),
+                    f"{br['reached']}/{br['total']}",
+                    _percent(br["reached"], br["total"]),
+                )
+            )
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
+    out = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    if json_path is not None:
+        json_path.write_text(json.dumps(results, indent=1))
+        out.append(f"coverage report written to {json_path}")
+    return out
+
+
+def print_report(root: Path, json_path: Path | None) -> None:
+    """:func:`report` on stdout."""
+    for line in report(root, json_path):
+        print(line, file=sys.stdout)

@@ -1,0 +1,59 @@
+"""``opgen check --coverage``: one op of each family, one product, the quick matrix, on a copy of the op's
+generated folder whose kernel has a planted branch no call takes (a core index past the core count). The
+report counts the kernel's lines, lists the planted line with its text as unreached and the planted ``if``
+among the lines with an untaken branch, and names only files of the op's folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.spec.generated_names import op_files
+from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(170)
+
+_, SPECS = load_project()
+
+#: The planted branch: no core's index exceeds the launch's core count, so its body never runs.
+ANCHOR = "GET_TILING_DATA(tilingData, tiling);"
+PLANTED_IF = "if (AscendC::GetBlockIdx() > AscendC::GetBlockNum()) {"
+PLANTED_BODY = "AscendC::PipeBarrier<PIPE_ALL>();"
+
+
+@pytest.mark.parametrize("op", ["sigmoid_backward", "softmax", "embedding_dense_backward"])
+def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: Path, op: str) -> None:
+    spec = SPECS[op]
+    root = tmp_path / "gen"
+    shutil.copytree(project_paths().generated / spec.folder, root / spec.folder)
+    kernel_rel = op_files(spec)["kernel_cpp"]
+    kernel = root / spec.folder / kernel_rel
+    text = kernel.read_text()
+    assert text.count(ANCHOR) == 1
+    kernel.write_text(text.replace(ANCHOR, f"{ANCHOR}\n  {PLANTED_IF}\n    {PLANTED_BODY}\n  }}"))
+    lines = kernel.read_text().splitlines()
+    if_line = next(i for i, t in enumerate(lines, 1) if t.strip() == PLANTED_IF)
+    anchor_line = if_line - 1
+    report = tmp_path / "coverage.json"
+    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick", "--dtype", "FLOAT"]
+    cmd += ["--product", "Ascend910B", "-j", "1", "--coverage", "--coverage-json", str(report)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = json.loads(report.read_text())
+    assert list(data) == [f"{op}/Ascend910B"]
+    files = data[f"{op}/Ascend910B"]["files"]
+    assert set(files) <= {str(rel) for rel in op_files(spec).values()}, files.keys()
+    k = files[kernel_rel]
+    assert 0 < k["lines"]["reached"] < k["lines"]["total"]
+    assert [if_line + 1, PLANTED_BODY] in k["unreached_lines"]
+    assert if_line in k["unreached_branch_lines"]
+    assert anchor_line not in [n for n, _ in k["unreached_lines"]]
+    # the terminal table has a row for the kernel with its counts
+    row = next(t for t in proc.stdout.splitlines() if kernel_rel in t)
+    assert f"{k['lines']['reached']}/{k['lines']['total']}" in row
