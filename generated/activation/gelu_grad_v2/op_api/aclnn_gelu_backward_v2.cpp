@@ -40,6 +40,7 @@ const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
     case 2002:  // Ascend310P
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -57,6 +58,7 @@ const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
     case 2002:  // Ascend310P
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -74,6 +76,7 @@ const std::initializer_list<op::DataType> &GradInputDtypeSupportList() {
     case 2002:  // Ascend310P
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -135,8 +138,9 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, [[ma
 // by their NpuArch.
 aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *gradOutput, [[maybe_unused]] const aclTensor *self,
                              [[maybe_unused]] int64_t approximate, [[maybe_unused]] const aclTensor *gradInput) {
-  // promoted_dtype (Ascend910, Ascend910B, Ascend910_93, Ascend310P): when always, require dtype(gradOutput) ==
-  // dtype(self) and dtype(gradInput) == dtype(self) or dtype(gradOutput) != dtype(self) and dtype(gradInput) == FLOAT.
+  // promoted_dtype (Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P): when always, require dtype(gradOutput)
+  // == dtype(self) and dtype(gradInput) == dtype(self) or dtype(gradOutput) != dtype(self) and dtype(gradInput) ==
+  // FLOAT.
   {
     if (!(((gradOutput->GetDataType() == self->GetDataType()) && (gradInput->GetDataType() == self->GetDataType())) ||
           ((gradOutput->GetDataType() != self->GetDataType()) &&

@@ -42,6 +42,7 @@ class GeluGradV2 : public OpDef {
     this->AICore().AddConfig("ascend910", ascend910Config);
     this->AICore().AddConfig("ascend910b");
     this->AICore().AddConfig("ascend910_93");
+    this->AICore().AddConfig("ascend950");
 
     OpAICoreConfig ascend310pConfig;
     ascend310pConfig.Input("dy")

@@ -70,6 +70,7 @@ int64_t QueueBufferCap(uint32_t npuArch) {
     case 1001:  // Ascend910
       return 4;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
     case 2002:  // Ascend310P
       return 8;
     default:

@@ -38,6 +38,7 @@ const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
     case 1001:  // Ascend910
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -54,6 +55,7 @@ const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
     case 1001:  // Ascend910
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -70,6 +72,7 @@ const std::initializer_list<op::DataType> &GradInputDtypeSupportList() {
     case 1001:  // Ascend910
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -131,8 +134,8 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, [[ma
 // by their NpuArch.
 aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *gradOutput, [[maybe_unused]] const aclTensor *self,
                              [[maybe_unused]] double lambd, [[maybe_unused]] const aclTensor *gradInput) {
-  // same_dtype (Ascend910, Ascend910B, Ascend910_93): when always, require dtype(gradOutput) == dtype(self) and
-  // dtype(gradInput) == dtype(self).
+  // same_dtype (Ascend910, Ascend910B, Ascend910_93, Ascend950): when always, require dtype(gradOutput) == dtype(self)
+  // and dtype(gradInput) == dtype(self).
   {
     if (!((gradOutput->GetDataType() == self->GetDataType()) && (gradInput->GetDataType() == self->GetDataType()))) {
       OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput, self and gradInput must have one dtype.");

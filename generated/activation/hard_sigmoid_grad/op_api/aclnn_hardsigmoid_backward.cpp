@@ -39,6 +39,7 @@ const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
     case 2002:  // Ascend310P
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -56,6 +57,7 @@ const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
     case 2002:  // Ascend310P
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -73,6 +75,7 @@ const std::initializer_list<op::DataType> &OutDtypeSupportList() {
     case 2002:  // Ascend310P
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -126,8 +129,8 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, cons
 // by their NpuArch.
 aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *gradOutput, [[maybe_unused]] const aclTensor *self,
                              [[maybe_unused]] const aclTensor *out) {
-  // same_shape (Ascend910, Ascend910B, Ascend910_93, Ascend310P): when always, require rank(gradOutput) == rank(self)
-  // and numel(gradOutput) == numel(self).
+  // same_shape (Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P): when always, require rank(gradOutput) ==
+  // rank(self) and numel(gradOutput) == numel(self).
   {
     if (!((static_cast<int64_t>(gradOutput->GetViewShape().GetDimNum()) ==
            static_cast<int64_t>(self->GetViewShape().GetDimNum())) &&

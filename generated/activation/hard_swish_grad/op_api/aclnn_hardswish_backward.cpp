@@ -38,6 +38,7 @@ const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
     case 1001:  // Ascend910
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -54,6 +55,7 @@ const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
     case 1001:  // Ascend910
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -70,6 +72,7 @@ const std::initializer_list<op::DataType> &OutDtypeSupportList() {
     case 1001:  // Ascend910
       return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
       return LIST_1;
     default:
       return EMPTY_LIST;
@@ -123,16 +126,16 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, cons
 // by their NpuArch.
 aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *gradOutput, [[maybe_unused]] const aclTensor *self,
                              [[maybe_unused]] const aclTensor *out) {
-  // same_dtype (Ascend910, Ascend910B, Ascend910_93): when always, require dtype(gradOutput) == dtype(self) and
-  // dtype(out) == dtype(self).
+  // same_dtype (Ascend910, Ascend910B, Ascend910_93, Ascend950): when always, require dtype(gradOutput) == dtype(self)
+  // and dtype(out) == dtype(self).
   {
     if (!((gradOutput->GetDataType() == self->GetDataType()) && (out->GetDataType() == self->GetDataType()))) {
       OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradOutput and out must have the dtype of self.");
       return ACLNN_ERR_PARAM_INVALID;
     }
   }
-  // same_shape (Ascend910, Ascend910B, Ascend910_93): when always, require rank(gradOutput) == rank(self) and
-  // numel(gradOutput) == numel(self).
+  // same_shape (Ascend910, Ascend910B, Ascend910_93, Ascend950): when always, require rank(gradOutput) == rank(self)
+  // and numel(gradOutput) == numel(self).
   {
     if (!((static_cast<int64_t>(gradOutput->GetViewShape().GetDimNum()) ==
            static_cast<int64_t>(self->GetViewShape().GetDimNum())) &&

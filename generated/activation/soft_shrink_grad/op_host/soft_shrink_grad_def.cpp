@@ -48,6 +48,7 @@ class SoftShrinkGrad : public OpDef {
     this->AICore().AddConfig("ascend910", ascend910Config);
     this->AICore().AddConfig("ascend910b");
     this->AICore().AddConfig("ascend910_93");
+    this->AICore().AddConfig("ascend950");
   }
 };
 

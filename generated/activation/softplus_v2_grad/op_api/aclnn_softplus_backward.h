@@ -13,9 +13,9 @@ extern "C" {
 /**
  * aclnnSoftplusBackward, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * gradOutput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93: FLOAT, FLOAT16, BF16; rank 0-8.
- * self: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93: FLOAT, FLOAT16, BF16; rank 0-8.
- * gradInput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93: FLOAT, FLOAT16, BF16; rank 0-8.
+ * gradOutput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
+ * self: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
+ * gradInput: Ascend910: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                             const aclScalar *beta, const aclScalar *threshold,

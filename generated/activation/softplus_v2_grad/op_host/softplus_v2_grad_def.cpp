@@ -43,6 +43,7 @@ class SoftplusV2Grad : public OpDef {
     this->AICore().AddConfig("ascend910", ascend910Config);
     this->AICore().AddConfig("ascend910b");
     this->AICore().AddConfig("ascend910_93");
+    this->AICore().AddConfig("ascend950");
   }
 };
 

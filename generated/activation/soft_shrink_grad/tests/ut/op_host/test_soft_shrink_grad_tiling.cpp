@@ -748,3 +748,248 @@ TEST_F(SoftShrinkGradTiling, Ascend910_93_BF16_16777216) {
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
 }
+
+// Ascend950: FLOAT [2, 3]
+TEST_F(SoftShrinkGradTiling, Ascend950_FLOAT_2x3) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{2, 3}, {2, 3}};
+  gert::StorageShape input1 = {{2, 3}, {2, 3}};
+  gert::StorageShape output0 = {{2, 3}, {2, 3}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("SoftShrinkGrad")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 0ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 6LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+}
+
+// Ascend950: FLOAT [96, 1023]
+TEST_F(SoftShrinkGradTiling, Ascend950_FLOAT_96x1023) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{96, 1023}, {96, 1023}};
+  gert::StorageShape input1 = {{96, 1023}, {96, 1023}};
+  gert::StorageShape output0 = {{96, 1023}, {96, 1023}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("SoftShrinkGrad")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 0ULL, 12U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 98208LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+}
+
+// Ascend950: FLOAT [16777216]
+TEST_F(SoftShrinkGradTiling, Ascend950_FLOAT_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("SoftShrinkGrad")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 0ULL, 64U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+}
+
+// Ascend950: FLOAT16 [16777216]
+TEST_F(SoftShrinkGradTiling, Ascend950_FLOAT16_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("SoftShrinkGrad")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 1ULL, 64U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 12672LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+}
+
+// Ascend950: BF16 [16777216]
+TEST_F(SoftShrinkGradTiling, Ascend950_BF16_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("SoftShrinkGrad")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 2ULL, 64U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 12672LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+}
