@@ -1,7 +1,9 @@
-"""``opgen check --coverage``: one op of each family, one product, the quick matrix, on a copy of the op's
+"""``opgen check --coverage``: one op, one product, the quick matrix, on a copy of the op's
 generated folder whose kernel has a planted branch no call takes (a core index past the core count). The
 report counts the kernel's lines, lists the planted line with its text as unreached and the planted ``if``
-among the lines with an untaken branch, and names only files of the op's folder."""
+among the lines with an untaken branch, and names only files of the op's folder. The instrumentation, the
+per-job counts and the report do not depend on the family (every family's units build and run through the
+same build and worker code), so one elementwise op stands for all of them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from codegen.paths import project_paths
 from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
 
-pytestmark = pytest.mark.heavy(170)
+pytestmark = pytest.mark.heavy(60)
 
 _, SPECS = load_project()
 
@@ -27,7 +29,7 @@ PLANTED_IF = "if (AscendC::GetBlockIdx() > AscendC::GetBlockNum()) {"
 PLANTED_BODY = "AscendC::PipeBarrier<PIPE_ALL>();"
 
 
-@pytest.mark.parametrize("op", ["sigmoid_backward", "softmax", "embedding_dense_backward"])
+@pytest.mark.parametrize("op", ["sigmoid_backward"])
 def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: Path, op: str) -> None:
     spec = SPECS[op]
     root = tmp_path / "gen"
