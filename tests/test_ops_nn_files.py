@@ -303,14 +303,55 @@ def _ut_source(op: str) -> Path:
     return _folder(op) / "tests" / "ut" / "op_host" / f"test_{SPECS[op].kernel}_tiling.cpp"
 
 
+def _ut_pairs() -> list[tuple[str, str]]:
+    """The (op, product) pairs whose op_host tiling UT runs, sorted: each op on its first product with
+    DataCopyPad and its first without (the two copy paths of every family's tiling; with them both bf16 cases,
+    since no catalogue product lacking DataCopyPad has bf16), and for each family and each product any of its
+    ops lists, the family's first op (by name) that lists it.
+
+    Why this sample covers every pair: a UT case's expected values come from the op's plan on a product
+    (:mod:`codegen.plan`), the values it checks from the same family's tiling template compiled for that
+    product. What one op brings is spec data (inputs, dtypes, attributes, buffer counts), which its two runs
+    exercise; what one product brings (cores, UB bytes, DataCopyPad, bf16, SyncAll) enters each family's
+    formulas alike for every op, which the family's run on every product exercises. Running every op on every
+    product instead builds twice the libraries (every op on Ascend910_93, Ascend950, Ascend310P) and checks no
+    further rule."""
+    pairs: set[tuple[str, str]] = set()
+    for op, spec in SPECS.items():
+        for with_pad in (True, False):
+            first = next((p for p in spec.products if CATALOGUE.get(p).data_copy_pad == with_pad), None)
+            if first is not None:
+                pairs.add((op, first))
+    family_products: dict[tuple[str, str], str] = {}
+    for op, spec in sorted(SPECS.items()):
+        for product in spec.products:
+            family_products.setdefault((spec.family, product), op)
+    pairs |= {(op, product) for (_, product), op in family_products.items()}
+    return sorted(pairs)
+
+
 def _ut_params() -> list[object]:
-    return [pytest.param(op, p, id=f"{op}-{p}") for op in sorted(SPECS) for p in SPECS[op].products]
+    return [pytest.param(op, p, id=f"{op}-{p}") for op, p in _ut_pairs()]
+
+
+def test_the_unit_test_sample_reaches_every_op_family_and_product() -> None:
+    """:func:`_ut_pairs` runs every op on a product with DataCopyPad and on one without (where it lists one),
+    and every (family, product) pair any op lists."""
+    pairs = _ut_pairs()
+    for op, spec in SPECS.items():
+        pads = {CATALOGUE.get(p).data_copy_pad for o, p in pairs if o == op}
+        assert pads == {CATALOGUE.get(p).data_copy_pad for p in spec.products}, op
+        assert all(p in spec.products for o, p in pairs if o == op), op
+    listed = {(spec.family, p) for spec in SPECS.values() for p in spec.products}
+    assert {(SPECS[op].family, p) for op, p in pairs} == listed
+    assert ("embedding_dense_backward", "Ascend910") in pairs and ("rms_norm", "Ascend310P") in pairs
 
 
 @pytest.mark.parametrize(("op", "product"), _ut_params())
 def test_op_host_unit_test_passes_on_each_product(op: str, product: str, ut_workdir: Path) -> None:
     """The generated op_host UT compiles against runtime/ (-Werror) and every case computed for the
-    product passes; the other products' cases are skipped, none fails."""
+    product passes; the other products' cases are skipped, none fails. The (op, product) pairs are the
+    sample of :func:`_ut_pairs` (every op on both copy paths, every family on every product)."""
     source = _ut_source(op)
     text = source.read_text()
     assert "#include <gtest/gtest.h>" in text
