@@ -12,11 +12,19 @@ op_host/rms_norm_def.cpp). A row holding NaN gives a NaN rstd and NaN y. A row h
 its finite elements give 0 and its infinite ones ``inf * 0`` = NaN: the formula (and PyTorch's
 ``torch.nn.functional.rms_norm``); the CANN doc's boundary note ("an Inf input gives Inf") is not what the
 formula evaluates to, and the reference follows the formula.
+
+The kernel, like CANN's and PyTorch's float32 reduction, sums the squares of a row in float32 before it
+divides by ``R``: a row whose sum of squares is beyond the float32 range (above about 3.4e38, though every
+square and the mean fit) sums to inf, so its rstd is 0 and its y is 0 (NaN where x is infinite). The
+reference gives such a row the same rstd 0 rather than the float64 value.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+#: The largest finite float32 (IEEE 754 binary32: (2 - 2**-23) * 2**127).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _check(x: np.ndarray, gamma: np.ndarray) -> int:
@@ -51,6 +59,8 @@ def reference(x: np.ndarray, gamma: np.ndarray, epsilon: float = 1e-6) -> tuple[
     axes = tuple(range(xv.ndim - k, xv.ndim))
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         ms = np.mean(xv * xv, axis=axes, keepdims=True) if xv.size else np.zeros(_rstd_shape(xv.shape, k))
+        if xv.size:  # a float32 sum of squares beyond the float32 range is inf (see the module doc)
+            ms = np.where(ms * g.size > FLOAT32_MAX, np.inf, ms)
         rstd = 1.0 / np.sqrt(ms + float(epsilon))
         y = xv * rstd * g
     return y, rstd

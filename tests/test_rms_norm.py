@@ -243,6 +243,24 @@ def test_inf_and_nan_rows_follow_the_formula(built_op: Callable[[str, str], OpCa
     assert y[0, 0] == 0.0 and np.isnan(y[0, 1]) and np.isnan(y[1]).all()
 
 
+def test_a_row_whose_float32_sum_of_squares_overflows_gives_rstd_0_in_kernel_and_reference(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """Each square (1e38) and the mean fit float32, the sum of four does not (above 3.40282347e38): the
+    kernel, like PyTorch's float32 reduction, gives rstd 0 and y 0; the reference gave the float64 rstd."""
+    from reference.rms_norm import reference
+
+    fn = built_op(OP, "Ascend910B")
+    x = np.array([[1e19, 1e19, 1e19, 1e19], [1e19, 1e19, 1.0, 1.0]], np.float32)  # row 1: sum 2e38 fits
+    gamma = np.ones(4, np.float32)
+    y, rstd = fn(x=x, gamma=gamma)
+    want_y, want_r = reference(x, gamma)
+    assert rstd[0, 0] == 0.0 and want_r[0, 0] == 0.0
+    assert np.all(y[0] == 0.0) and np.all(want_y[0] == 0.0)
+    # the row that fits: rstd = 1 / sqrt(5e37) (the ones add nothing at this scale)
+    np.testing.assert_allclose([rstd[1, 0], want_r[1, 0]], 1 / np.sqrt(5e37), rtol=1e-6)
+
+
 MUTANTS = [
     # rstd of row l written to slot l + 1 (mod the rows of a tile): the wrong row's value
     (
