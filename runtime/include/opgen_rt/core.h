@@ -99,6 +99,8 @@ struct LaunchRequest {
   // cores listed in probeCores run (the others finish without running); nothing is staged.
   bool probe = false;
   std::vector<int32_t> probeCores;
+  // Probe mode: a core stops (as if it had finished) at its probeMaxAccesses-th GM access; 0: no limit.
+  uint64_t probeMaxAccesses = 0;
 };
 
 // Probe mode: the GM bytes one core touched in one region, as byte offsets from the region's start
@@ -146,6 +148,8 @@ struct LaunchResult {
   std::vector<std::string> notes;
   // Probe mode only: per core that ran, one entry per region it touched.
   std::vector<ProbeSpan> probe;
+  // Probe mode only: the cores that stopped at LaunchRequest::probeMaxAccesses (their spans are a prefix).
+  std::vector<int32_t> probeStopped;
 };
 
 // Runs one kernel launch: blockDim host threads, each with its own UB arena of the product's size. The kernel

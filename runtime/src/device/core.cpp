@@ -814,6 +814,10 @@ void Core::ProbeGm(const uint8_t *p, uint64_t bytes, bool write, const char *op)
   if (bytes == 0) {
     return;  // a pointer check (SetGlobalBuffer), not an access
   }
+  if (probeMaxAccesses != 0 && ++probeAccesses > probeMaxAccesses) {
+    probeStopped = true;
+    throw ProbeStop{};
+  }
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   for (size_t k = 0; k < regions->size() && k < probeSpans.size(); ++k) {
     const GmRegion &r = (*regions)[k];

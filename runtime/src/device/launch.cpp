@@ -362,6 +362,7 @@ Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrd
     c->launch = this;
     c->regions = &regions_;
     c->probe = request_.probe;
+    c->probeMaxAccesses = request_.probeMaxAccesses;
     if (c->probe) {
       c->probeSpans.resize(regions_.size());
       for (size_t k = 0; k < regions_.size(); ++k) {
@@ -596,6 +597,8 @@ void Launch::CoreMain(int32_t index) {
       }
     } catch (const KernelFault &f) {
       RecordFault(index, f.rule, f.detail);
+    } catch (const ProbeStop &) {
+      // probe mode: the core reached its access limit; what it touched so far is recorded
     } catch (const KernelAbort &) {
       // another core faulted; unwind quietly
     } catch (const std::exception &e) {
@@ -1022,6 +1025,9 @@ LaunchResult Launch::Run() {
   result.fault = fault_;
   for (const auto &c : cores_) {
     result.cores.push_back(c->stats);
+    if (c->probeStopped) {
+      result.probeStopped.push_back(static_cast<int32_t>(c->blockIdx));
+    }
     for (const ProbeSpan &span : c->probeSpans) {
       if (span.readLo <= span.readHi || span.writeLo <= span.writeHi) {
         result.probe.push_back(span);

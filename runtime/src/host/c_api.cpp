@@ -576,6 +576,12 @@ const char *opgen_rt_probe_launch_json(const char *opType, const char *requestJs
   launch.tilingKey = result.tilingKey;
   launch.probe = true;
   launch.probeCores = cores;
+  if (const Value *limit = request.Find("max_accesses")) {
+    if (limit->type != Value::Type::NUMBER || !limit->isInteger || limit->integer < 0) {
+      return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "\"max_accesses\" must be a non-negative integer"));
+    }
+    launch.probeMaxAccesses = limit->uinteger;
+  }
   std::vector<std::pair<void *, uint64_t>> maps;  // the reservations, unmapped before returning
   bool reserved = true;
   auto reserve = [&](uint64_t bytes) -> uint8_t * {
@@ -650,13 +656,18 @@ const char *opgen_rt_probe_launch_json(const char *opType, const char *requestJs
              ", \"read\": " + span(p.readLo, p.readHi) + ", \"write\": " + span(p.writeLo, p.writeHi) + "}";
   }
   spans += "]";
+  std::string stopped = "[";
+  for (size_t k = 0; k < run.probeStopped.size(); ++k) {
+    stopped += (k == 0 ? "" : ", ") + std::to_string(run.probeStopped[k]);
+  }
+  stopped += "]";
   const std::string out =
       "{\"status\": 0, \"message\": \"\", \"block_dim\": " + std::to_string(result.blockDim) +
       ", \"tiling_key\": " + std::to_string(result.tilingKey) + ", \"tiling\": " +
       opgen_rt::TilingDataToJson(opgen_rt::FindTilingClassMeta(opType), result.tilingData.data(),
                                  result.tilingData.size()) +
       ", \"ok\": " + (run.ok ? "true" : "false") + ", \"fault\": " +
-      (run.ok ? std::string("null") : opgen_rt::json::Quote(run.fault)) + ", \"spans\": " + spans + "}";
+      (run.ok ? std::string("null") : opgen_rt::json::Quote(run.fault)) + ", \"spans\": " + spans + ", \"stopped\": " + stopped + "}";
   return Keep(buffer, out);
 }
 

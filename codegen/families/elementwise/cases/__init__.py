@@ -61,3 +61,4 @@ if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (c
 
     _contract: contract.Cases = _self
     _derived_bound: contract.CasesDerivedBound = _self
+    _probe_ranges: contract.CasesProbeRanges = _self

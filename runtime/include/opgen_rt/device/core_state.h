@@ -98,6 +98,9 @@ struct KernelFault {
 // Thrown inside the other cores' threads once a launch has faulted, to unwind them.
 struct KernelAbort {};
 
+// Thrown in probe mode when a core reaches its GM access limit: the core ends there, without a fault.
+struct ProbeStop {};
+
 // ---------------------------------------------------------------------------------------------------------
 // The pipe model. Each instruction runs on the pipe that executes it on the AI core (asc-devkit / CANN
 // docs, "PipeBarrier" hardware pipeline table: PIPE_S scalar, incl. Tensor GetValue/SetValue; PIPE_V vector
@@ -362,6 +365,9 @@ class Core {
   // ---- probe mode (LaunchRequest::probe) ----
   bool probe = false;
   std::vector<ProbeSpan> probeSpans;  // one per region of the launch, in its order
+  uint64_t probeAccesses = 0;
+  uint64_t probeMaxAccesses = 0;  // 0: no limit
+  bool probeStopped = false;
 
   // ---- cheap inline checks ----
   void Poll() const {
