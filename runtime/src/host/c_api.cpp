@@ -552,7 +552,8 @@ const char *opgen_rt_probe_launch_json(const char *opType, const char *requestJs
   }
   const opgen_rt::KernelInfo *kernel = opgen_rt::FindKernel(opType);
   if (kernel == nullptr || kernel->entry == nullptr) {
-    return Keep(buffer, ErrorJson(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, std::string("no kernel is registered for ") + opType));
+    return Keep(buffer,
+                ErrorJson(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, std::string("no kernel is registered for ") + opType));
   }
   opgen_rt::TilingResult result;
   opgen_rt::RunTiling(tiling, result);
@@ -667,7 +668,8 @@ const char *opgen_rt_probe_launch_json(const char *opType, const char *requestJs
       opgen_rt::TilingDataToJson(opgen_rt::FindTilingClassMeta(opType), result.tilingData.data(),
                                  result.tilingData.size()) +
       ", \"ok\": " + (run.ok ? "true" : "false") + ", \"fault\": " +
-      (run.ok ? std::string("null") : opgen_rt::json::Quote(run.fault)) + ", \"spans\": " + spans + ", \"stopped\": " + stopped + "}";
+      (run.ok ? std::string("null") : opgen_rt::json::Quote(run.fault)) + ", \"spans\": " + spans +
+      ", \"stopped\": " + stopped + "}";
   return Keep(buffer, out);
 }
 
