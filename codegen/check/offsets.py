@@ -11,9 +11,17 @@ integers (exact, then held to int64):
   largest offset the kernel computes (the last tile of the last core) beyond 2**31 (so a 32-bit
   intermediate would have shown), on any core count.
 
-The kernel's own arithmetic is held to 64 bits at build time instead: kernels compile with ``-Wconversion``
-as an error (``codegen.build.toolchain.KERNEL_WARNING_FLAGS``), so an ``int32_t`` offset or length assigned from an
-int64 expression does not build.
+When the tiling passes and the family gives the ranges a core owns (its ``probe_ranges`` hook), the same
+case launches the kernel itself in the runtime's probe mode (:func:`probe_offsets`): every tensor is reserved
+address space of its full size, every GM access of the kernel is bounds-checked and recorded per core but not
+performed, and only the last core runs (the one whose offsets reach furthest; on a one-core product that is
+core 0). It stops at its :data:`PROBE_MAX_ACCESSES`-th GM access (a core's share on few cores is billions of
+elements; its start offset is still checked). Its recorded GM ranges must equal the ranges the family's
+``probe_ranges`` hook derives from the spec's shape and the tiling fields (an input's reads, an output's
+writes), so a kernel that truncates an offset to 32 bits (an explicit cast, which ``-Wconversion`` does not
+see) reads or writes the wrong bytes and fails, naming the core, the tensor and both ranges. Reads of GM
+return zero bytes in the probe (scalar ``GetValue`` and copies into UB alike), so an index read from GM is 0,
+a valid index of any non-empty table.
 """
 
 from __future__ import annotations
@@ -29,6 +37,9 @@ INT64_MAX = 2**63 - 1
 #: Elements of the tensors of a one-length ``tiling_2g`` case (every tensor ``[BIG]``): beyond 2**32 (so the
 #: last cores start past both the int32 and the uint32 range), by an amount that splits unevenly.
 BIG = 3 * 2**31 + 1_000_003
+#: GM accesses after which the probe stops its core: enough for the whole share of a core on a product of
+#: dozens of cores (a few seconds), a prefix of it on a product of a few cores.
+PROBE_MAX_ACCESSES = 1 << 17
 
 
 def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -79,4 +90,45 @@ def check_offsets(fn: Any, case: Case) -> str:
     if got.get("status") != 0:
         return f"the tiling function failed on {case.shape}: {got}"
     tiling = {k: int(v) for k, v in got.get("tiling", {}).items()}
-    return registry.family(spec.family).check_offsets(fn, case, got, tiling)
+    fault = registry.family(spec.family).check_offsets(fn, case, got, tiling)
+    return fault or probe_offsets(fn, case, int(got["block_dim"]), tiling)
+
+
+def _region_tensor(region: str) -> str:
+    """The tensor name of a probe region (``"input 0 (x)"`` -> ``"x"``); the region name when it has none."""
+    return region[region.index("(") + 1 : -1] if region.endswith(")") and "(" in region else region
+
+
+def probe_offsets(fn: Any, case: Case, block_dim: int, tiling: dict[str, int]) -> str:
+    """Launches the kernel of a ``tiling_2g`` case in probe mode on its last core (``block_dim - 1``) and
+    compares the GM bytes it read and wrote per tensor with the family's ``probe_ranges`` (byte offsets
+    ``[lo, hi)``; a recorded end may pass the owned end by less than one 32-byte block, as a rounded
+    ``DataCopy`` does; a core stopped at :data:`PROBE_MAX_ACCESSES` only has to start there and stay before it;
+    an input the kernel does not read is skipped, an output it does not write fails). A family
+    without the hook is not probed. Returns '' when they agree, else the kernel fault (an access outside every
+    GM region is a ``[GM bounds]`` fault) or ``"probe: core <k>, <tensor>: <read|wrote> bytes [..), owns
+    [..)"``."""
+    core = block_dim - 1
+    want = registry.family(fn.spec.family).probe_ranges(fn, case, tiling, core)
+    if want is None:
+        return ""
+    result = fn.probe_launch({**case.params["request"], "max_accesses": PROBE_MAX_ACCESSES}, [core])
+    if result.get("status") != 0:
+        return f"the probe launch failed on {case.shape}: {result.get('message')}"
+    if not result.get("ok"):
+        return f"probe launch: {result.get('fault')}"
+    outputs = {t.name for t in fn.spec.device_interface.outputs}
+    stopped = core in result.get("stopped", [])  # a prefix of the core's share: only its start is known
+    seen = {_region_tensor(span["region"]): span for span in result["spans"]}
+    for name, (lo, hi) in want.items():
+        kind = "write" if name in outputs else "read"
+        span = seen.get(name, {}).get(kind)
+        if span is None:
+            if kind == "read":
+                continue  # an input the kernel's formula does not use
+            return f"probe: core {core}, {name}: wrote no bytes, owns [{lo}, {hi})"
+        glo, ghi = span
+        verb = "wrote" if kind == "write" else "read"
+        if glo != lo or not (lo < ghi < hi + 32 if stopped else hi <= ghi < hi + 32):
+            return f"probe: core {core}, {name}: {verb} bytes [{glo}, {ghi}), owns [{lo}, {hi})"
+    return ""

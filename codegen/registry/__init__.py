@@ -44,6 +44,7 @@ from codegen.registry.contract import (
     Cases,
     CasesDerivedBound,
     CasesInferOutputs,
+    CasesProbeRanges,
     Compute,
     ComputeDivisionSites,
     Explain,
@@ -215,6 +216,14 @@ class Family:
         """'' when a ``tiling_2g`` case's tiling result ``got`` (fields ``tiling``) matches the planner in
         64-bit arithmetic and the per-core ranges cover the tensors; else what differs."""
         return self.cases.check_offsets(fn, case, got, tiling)
+
+    def probe_ranges(self, fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]] | None:
+        """The byte ranges ``[lo, hi)`` per device tensor that core ``core`` of a ``tiling_2g`` case's probe
+        launch owns (the family's ``probe_ranges`` hook), or None when the family has no such hook."""
+        module = self.stage("cases")
+        if isinstance(module, CasesProbeRanges):
+            return dict(module.probe_ranges(fn, case, tiling, core))
+        return None
 
     def infer_output(self, spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
         """The output a call allocates when the caller passed none (poisoned, as device memory)."""

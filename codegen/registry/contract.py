@@ -63,6 +63,7 @@ __all__ = [
     "Cases",
     "CasesDerivedBound",
     "CasesInferOutputs",
+    "CasesProbeRanges",
     "Compute",
     "ComputeDivisionSites",
     "Explain",
@@ -204,6 +205,17 @@ class CasesInferOutputs(Protocol):
 
 
 @runtime_checkable
+class CasesProbeRanges(Protocol):
+    """Optional ``cases`` hook: the GM bytes one core of a ``tiling_2g`` case's probe launch owns (default:
+    none, and the probe then holds the kernel to its GM regions only)."""
+
+    def probe_ranges(self, fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
+        """Per device tensor name, the byte offsets ``[lo, hi)`` that core ``core`` reads (an input) or writes
+        (an output) under the tiling fields ``tiling``, from the spec's shape and the tiling's split alone."""
+        ...
+
+
+@runtime_checkable
 class CasesDerivedBound(Protocol):
     """Optional ``cases`` hook: the family's per-element error bound of one call (default: none)."""
 
@@ -256,7 +268,7 @@ STAGES: Mapping[str, StageContract] = {
         StageContract("compute", Compute, (ComputeDivisionSites,)),
         StageContract("plan", Plan, (PlanValidate, PlanScratchOutputs)),
         StageContract("explain", Explain),
-        StageContract("cases", Cases, (CasesInferOutputs, CasesDerivedBound)),
+        StageContract("cases", Cases, (CasesInferOutputs, CasesDerivedBound, CasesProbeRanges)),
     )
 }
 

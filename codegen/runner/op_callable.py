@@ -98,6 +98,8 @@ class OpCallable:
         lib.opgen_rt_run_tiling_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         lib.opgen_rt_run_infershape_json.restype = ctypes.c_char_p
         lib.opgen_rt_run_infershape_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.opgen_rt_probe_launch_json.restype = ctypes.c_char_p
+        lib.opgen_rt_probe_launch_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         phase1 = getattr(lib, f"{self.spec.aclnn_name}GetWorkspaceSize")
         phase1.restype = ctypes.c_int32
         attr_types = {a.name: ATTR_TYPE_INFO[a.type].ctype for a in self.spec.attrs}
@@ -465,6 +467,17 @@ class OpCallable:
         device attr names); returns ``{"status": 0, "outputs": [{"shape": [...], "dtype": "DT_FLOAT"}]}`` or
         ``{"status": 561001, "message": ...}`` (``opgen_rt_run_infershape_json``)."""
         text = self.lib.opgen_rt_run_infershape_json(self.spec.op_type.encode(), json.dumps(request).encode())
+        return json.loads(text.decode()) if text else {}
+
+    def probe_launch(self, request: dict[str, Any], cores: list[int]) -> dict[str, Any]:
+        """Runs the tiling on a described shape (as :meth:`run_tiling`), then the kernel in the runtime's probe
+        mode on ``cores`` only (``opgen_rt_probe_launch_json``): every tensor is reserved address space of its
+        full size, every GM access is bounds-checked and recorded, none is performed. Returns the response:
+        ``status``, ``block_dim``, ``tiling``, ``ok``, ``fault`` (the kernel fault text or None) and ``spans``:
+        per core and GM region (``"input 0 (x)"``, ``"output 0 (y)"``, ``"workspace"``) the byte offsets
+        ``[lo, hi)`` it read (``read``) and wrote (``write``), None for neither."""
+        body = json.dumps({**request, "cores": cores}).encode()
+        text = self.lib.opgen_rt_probe_launch_json(self.spec.op_type.encode(), body)
         return json.loads(text.decode()) if text else {}
 
     def run_tiling(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -201,8 +201,8 @@ int main() {
   const Choice ch{static_cast<int64_t>(prod->vectorCoreNum), 32768, 0, 2, 2};
   for (opgen_rt::CoreOrder order : th::kAllOrders) {
     const Outcome o = RunCase<float>(0, 4096, 0, ch, order, 1, 0, 0, true);
-    th::ExpectFault(opgen_rt::LaunchResult{o.ok, o.fault, {}, {}}, "queue buffer cap", "soft_margin_loss_grad", -1,
-                    1, th::OrderName(order));
+    th::ExpectFault(opgen_rt::LaunchResult{o.ok, o.fault, {}, {}, {}, {}}, "queue buffer cap", "soft_margin_loss_grad",
+                    -1, 1, th::OrderName(order));
     TH_CHECK(th::Contains(o.fault, "exceed Ascend910's 4 queue buffers per position"), "%s", o.fault.c_str());
   }
   return th::Finish("smlg_queue_cap");

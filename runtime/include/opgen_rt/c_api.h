@@ -59,6 +59,16 @@ const char *opgen_rt_run_tiling_json(const char *opType, const char *requestJson
 // "dtype": "DT_FLOAT"}, ...]}; 561001 when none is registered or a function returns failure.
 const char *opgen_rt_run_infershape_json(const char *opType, const char *requestJson);
 
+// A probe launch (64-bit offsets): runs the tiling on a request as opgen_rt_run_tiling_json takes it, then
+// launches the registered kernel in probe mode (opgen_rt::LaunchRequest::probe) with every tensor and the
+// workspace as reserved address space of its full size (no memory committed; any shape fits), running only
+// the cores of the request's "cores": [index, ...]; with "max_accesses": n a core stops (without a fault) at its
+// n-th GM access, and is listed in "stopped". Response: {"status": 0 | aclnnStatus, "message",
+// "block_dim", "tiling_key", "tiling": {field: value}, "ok": bool, "fault": str|null, "spans": [{"core",
+// "region": "input 0 (x)", "read": [lo, hi]|null, "write": [lo, hi]|null}], "stopped": [core, ...]} where lo and hi are byte offsets
+// from the region's start of the first byte and one past the last byte the core touched.
+const char *opgen_rt_probe_launch_json(const char *opType, const char *requestJson);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,27 @@ struct LaunchRequest {
   std::vector<GmRegion> regions;
   uint32_t blockDim = 1;
   uint64_t tilingKey = 0;
+  // Probe mode (opgen_rt_probe_launch_json): the regions are reserved address space (no memory behind
+  // them). Every GM access of the kernel is bounds-checked against its region and recorded
+  // (LaunchResult::probe) but not performed: GM->UB copies fill UB with zero bytes (defined data),
+  // GlobalTensor::GetValue returns 0, writes and atomic adds change nothing, SyncAll returns at once. Only the
+  // cores listed in probeCores run (the others finish without running); nothing is staged.
+  bool probe = false;
+  std::vector<int32_t> probeCores;
+  // Probe mode: a core stops (as if it had finished) at its probeMaxAccesses-th GM access; 0: no limit.
+  uint64_t probeMaxAccesses = 0;
+};
+
+// Probe mode: the GM bytes one core touched in one region, as byte offsets from the region's start
+// ([lo, hi), lo > hi when none). Reads are GM->UB copies and GetValue, writes UB->GM copies (plain or
+// atomic) and SetValue.
+struct ProbeSpan {
+  int32_t core = 0;
+  size_t region = 0;     // index into LaunchRequest::regions
+  uint64_t readLo = UINT64_MAX;
+  uint64_t readHi = 0;
+  uint64_t writeLo = UINT64_MAX;
+  uint64_t writeHi = 0;
 };
 
 struct CoreStats {
@@ -125,6 +146,10 @@ struct LaunchResult {
   // Added by the device runtime: diagnostics that are not faults (at most 32), e.g. "DataCopy UB->GM on
   // core 3 asked to write 28 bytes, wrote 0 (32-byte rounding): ... left unwritten".
   std::vector<std::string> notes;
+  // Probe mode only: per core that ran, one entry per region it touched.
+  std::vector<ProbeSpan> probe;
+  // Probe mode only: the cores that stopped at LaunchRequest::probeMaxAccesses (their spans are a prefix).
+  std::vector<int32_t> probeStopped;
 };
 
 // Runs one kernel launch: blockDim host threads, each with its own UB arena of the product's size. The kernel

@@ -809,6 +809,35 @@ void Core::CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char 
                              DescribeGm(p) + " is outside every GM region of the launch");
 }
 
+void Core::ProbeGm(const uint8_t *p, uint64_t bytes, bool write, const char *op) {
+  CheckGmSlow(p, bytes, write, op);  // faults outside every region; sets gmLo / gmHi / gmWritable on a match
+  if (bytes == 0) {
+    return;  // a pointer check (SetGlobalBuffer), not an access
+  }
+  if (probeMaxAccesses != 0 && ++probeAccesses > probeMaxAccesses) {
+    probeStopped = true;
+    throw ProbeStop{};
+  }
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  for (size_t k = 0; k < regions->size() && k < probeSpans.size(); ++k) {
+    const GmRegion &r = (*regions)[k];
+    if (reinterpret_cast<uintptr_t>(r.base) != gmLo || r.bytes != gmHi - gmLo || (write && !r.writable)) {
+      continue;
+    }
+    ProbeSpan &s = probeSpans[k];
+    const uint64_t lo = a - gmLo;
+    const uint64_t hi = lo + bytes;
+    if (write) {
+      s.writeLo = std::min(s.writeLo, lo);
+      s.writeHi = std::max(s.writeHi, hi);
+    } else {
+      s.readLo = std::min(s.readLo, lo);
+      s.readHi = std::max(s.readHi, hi);
+    }
+    return;
+  }
+}
+
 void Core::RecordTruncation(const UbRef &dst, uint64_t asked, uint64_t copied, const char *what) {
   const uint64_t lo = static_cast<uint64_t>(dst.off) + copied;
   uint64_t hi = static_cast<uint64_t>(dst.off) + asked;
@@ -1220,6 +1249,13 @@ void Core::SoftSyncAll(int32_t *gm, uint64_t gmElems, const UbRef &ub, int32_t u
   }
   CheckGm(gm, bytes, false, op);
   CheckOperand(op, "ubWorkspace", ub, bytes, true);
+  if (probe) {  // the counters are not memory: the barrier is only bounds-checked and recorded
+    CheckGm(gm + static_cast<uint64_t>(blockIdx) * (kUbBlockBytes / sizeof(int32_t)), kUbBlockBytes, true, op);
+    MarkDefined(ub.off, bytes);
+    BarrierAll();
+    launch->Barrier(*this);
+    return;
+  }
   int32_t *slot = gm + static_cast<uint64_t>(blockIdx) * kSlotInts;
   const uintptr_t key = reinterpret_cast<uintptr_t>(gm);
   uint32_t *done = nullptr;

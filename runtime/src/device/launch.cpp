@@ -361,7 +361,18 @@ Launch::Launch(const LaunchRequest &request, const ProductInfo &product, CoreOrd
     c->product = &product_;
     c->launch = this;
     c->regions = &regions_;
-    c->TimeStart();
+    c->probe = request_.probe;
+    c->probeMaxAccesses = request_.probeMaxAccesses;
+    if (c->probe) {
+      c->probeSpans.resize(regions_.size());
+      for (size_t k = 0; k < regions_.size(); ++k) {
+        c->probeSpans[k].core = i;
+        c->probeSpans[k].region = k;
+      }
+    }
+    if (!c->probe) {
+      c->TimeStart();  // probe mode keeps no pipe timeline (its copies move nothing)
+    }
     cores_.push_back(std::move(c));
     turnCv_.emplace_back(new std::condition_variable());
   }
@@ -442,6 +453,10 @@ bool Launch::OriginalBytes(const uint8_t *p, uint64_t n, std::vector<uint8_t> &o
 
 void Launch::Barrier(Core &core) {
   const int32_t i = static_cast<int32_t>(core.blockIdx);
+  if (request_.probe) {  // probe mode runs only some cores: a barrier has no one to wait for
+    ++core.epoch;
+    return;
+  }
   if (Sequential()) {
     // Only this core ran since the red zones were last seen intact: a broken one is its write.
     const std::string broken = RedZoneViolation();
@@ -535,6 +550,10 @@ void Launch::CoreMain(int32_t index) {
     }
     run = !aborted_.load();
   }
+  if (request_.probe &&
+      std::find(request_.probeCores.begin(), request_.probeCores.end(), index) == request_.probeCores.end()) {
+    run = false;  // probe mode runs only the listed cores
+  }
   std::unique_ptr<uint8_t[]> ub;
   std::unique_ptr<uint8_t[]> shadow;
   if (run) {
@@ -547,6 +566,9 @@ void Launch::CoreMain(int32_t index) {
     }
     core.ub = ub.get();
     core.shadow = shadow.get();
+    if (run && request_.probe) {
+      std::memset(core.ub, 0, core.ubCap);  // probe mode: every UB byte the kernel reads holds zero
+    }
   }
   std::unique_ptr<uint8_t[]> pipeShadow;
   const uint64_t shadowBlocks = core.ubCap / kUbBlockBytes + 1;
@@ -575,6 +597,8 @@ void Launch::CoreMain(int32_t index) {
       }
     } catch (const KernelFault &f) {
       RecordFault(index, f.rule, f.detail);
+    } catch (const ProbeStop &) {
+      // probe mode: the core reached its access limit; what it touched so far is recorded
     } catch (const KernelAbort &) {
       // another core faulted; unwind quietly
     } catch (const std::exception &e) {
@@ -946,7 +970,7 @@ LaunchResult Launch::Run() {
     return result;
   }
   std::string stageError;
-  if (!Stage(stageError)) {
+  if (!request_.probe && !Stage(stageError)) {  // probe regions are reserved address space: nothing to copy
     result.ok = false;
     result.fault = "kernel fault [" + std::string(rule::kInternal) + "] in kernel " + request_.kernelName +
                    " on core ?/" + std::to_string(blockDim_) + " (" +
@@ -989,10 +1013,10 @@ LaunchResult Launch::Run() {
                                                    "known; an in_order run names it)"));
       }
     }
-    if (!faulted_) {
+    if (!faulted_ && !request_.probe) {  // the probe moves no data: races and stale lines do not apply
       CheckRaces();
     }
-    if (!faulted_) {
+    if (!faulted_ && !request_.probe) {
       CheckCacheLines();
     }
   }
@@ -1001,6 +1025,14 @@ LaunchResult Launch::Run() {
   result.fault = fault_;
   for (const auto &c : cores_) {
     result.cores.push_back(c->stats);
+    if (c->probeStopped) {
+      result.probeStopped.push_back(static_cast<int32_t>(c->blockIdx));
+    }
+    for (const ProbeSpan &span : c->probeSpans) {
+      if (span.readLo <= span.readHi || span.writeLo <= span.writeHi) {
+        result.probe.push_back(span);
+      }
+    }
     for (const std::string &note : c->notes) {
       if (result.notes.size() < 32) {
         result.notes.push_back(note);

@@ -1,6 +1,9 @@
 // ascend-opgen host emulation: the opgen_rt_* C functions for Python (see opgen_rt/c_api.h).
 #include "opgen_rt/c_api.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -357,6 +360,39 @@ std::string ErrorJson(int32_t status, const std::string &message) {
   return "{\"status\": " + std::to_string(status) + ", \"message\": " + opgen_rt::json::Quote(message) + "}";
 }
 
+// Parses a tiling request (see opgen_rt_run_tiling_json) into `tiling`; "" on success, else the error JSON.
+std::string ParseTilingRequest(const char *opType, const char *requestJson, Value &request,
+                               opgen_rt::TilingRequest &tiling) {
+  if (opType == nullptr || requestJson == nullptr) {
+    return ErrorJson(ACLNN_ERR_PARAM_NULLPTR, opType == nullptr ? "opType is nullptr" : "requestJson is nullptr");
+  }
+  std::string error;
+  if (!opgen_rt::json::Parse(requestJson, request, error)) {
+    return ErrorJson(ACLNN_ERR_PARAM_INVALID, "request is not valid JSON: " + error);
+  }
+  if (request.type != Value::Type::OBJECT) {
+    return ErrorJson(ACLNN_ERR_PARAM_INVALID, "request must be a JSON object");
+  }
+  tiling.opType = opType;
+  const ops::OpDef *def = ops::FindOpDef(opType);
+  if (!ReadTensors(request.Find("inputs"), "inputs", tiling.inputs, error) ||
+      !ReadTensors(request.Find("outputs"), "outputs", tiling.outputs, error) ||
+      !ReadAttrs(request.Find("attrs"), def, tiling.attrs, error)) {
+    return ErrorJson(ACLNN_ERR_PARAM_INVALID, error);
+  }
+  tiling.deterministic = static_cast<int32_t>(opgen_rt::DeterministicOption());
+  if (const Value *d = request.Find("deterministic")) {
+    if (d->type == Value::Type::NUMBER && d->isInteger) {
+      tiling.deterministic = static_cast<int32_t>(d->integer);
+    } else if (d->type == Value::Type::BOOL) {
+      tiling.deterministic = d->boolean ? 1 : 0;
+    } else {
+      return ErrorJson(ACLNN_ERR_PARAM_INVALID, "\"deterministic\" must be 0 or 1");
+    }
+  }
+  return std::string();
+}
+
 }  // namespace
 
 
@@ -468,35 +504,11 @@ const char *opgen_rt_product_json(void) {
 
 const char *opgen_rt_run_tiling_json(const char *opType, const char *requestJson) {
   thread_local std::string buffer;
-  if (opType == nullptr || requestJson == nullptr) {
-    return Keep(buffer,
-                ErrorJson(ACLNN_ERR_PARAM_NULLPTR, opType == nullptr ? "opType is nullptr" : "requestJson is nullptr"));
-  }
   Value request;
-  std::string error;
-  if (!opgen_rt::json::Parse(requestJson, request, error)) {
-    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "request is not valid JSON: " + error));
-  }
-  if (request.type != Value::Type::OBJECT) {
-    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "request must be a JSON object"));
-  }
   opgen_rt::TilingRequest tiling;
-  tiling.opType = opType;
-  const ops::OpDef *def = ops::FindOpDef(opType);
-  if (!ReadTensors(request.Find("inputs"), "inputs", tiling.inputs, error) ||
-      !ReadTensors(request.Find("outputs"), "outputs", tiling.outputs, error) ||
-      !ReadAttrs(request.Find("attrs"), def, tiling.attrs, error)) {
-    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, error));
-  }
-  tiling.deterministic = static_cast<int32_t>(opgen_rt::DeterministicOption());
-  if (const Value *d = request.Find("deterministic")) {
-    if (d->type == Value::Type::NUMBER && d->isInteger) {
-      tiling.deterministic = static_cast<int32_t>(d->integer);
-    } else if (d->type == Value::Type::BOOL) {
-      tiling.deterministic = d->boolean ? 1 : 0;
-    } else {
-      return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "\"deterministic\" must be 0 or 1"));
-    }
+  const std::string error = ParseTilingRequest(opType, requestJson, request, tiling);
+  if (!error.empty()) {
+    return Keep(buffer, error);
   }
   opgen_rt::TilingResult result;
   opgen_rt::RunTiling(tiling, result);
@@ -516,6 +528,148 @@ const char *opgen_rt_run_tiling_json(const char *opType, const char *requestJson
                           opgen_rt::TilingDataToJson(opgen_rt::FindTilingClassMeta(opType), result.tilingData.data(),
                                                      result.tilingData.size()) +
                           ", \"tiling_raw\": " + opgen_rt::json::Quote(Hex(result.tilingData)) + "}";
+  return Keep(buffer, out);
+}
+
+const char *opgen_rt_probe_launch_json(const char *opType, const char *requestJson) {
+  thread_local std::string buffer;
+  Value request;
+  opgen_rt::TilingRequest tiling;
+  std::string error = ParseTilingRequest(opType, requestJson, request, tiling);
+  if (!error.empty()) {
+    return Keep(buffer, error);
+  }
+  std::vector<int32_t> cores;
+  const Value *list = request.Find("cores");
+  if (list == nullptr || list->type != Value::Type::ARRAY) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "\"cores\" must be a list of core indices"));
+  }
+  for (const Value &v : list->items) {
+    if (v.type != Value::Type::NUMBER || !v.isInteger) {
+      return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "\"cores\" must be a list of core indices"));
+    }
+    cores.push_back(static_cast<int32_t>(v.integer));
+  }
+  const opgen_rt::KernelInfo *kernel = opgen_rt::FindKernel(opType);
+  if (kernel == nullptr || kernel->entry == nullptr) {
+    return Keep(buffer,
+                ErrorJson(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, std::string("no kernel is registered for ") + opType));
+  }
+  opgen_rt::TilingResult result;
+  opgen_rt::RunTiling(tiling, result);
+  if (result.status != 0) {
+    return Keep(buffer, ErrorJson(result.status, result.message));
+  }
+  const ops::OpDef *def = ops::FindOpDef(opType);
+  if (def != nullptr && (def->GetInputs().size() != tiling.inputs.size() ||
+                         def->GetOutputs().size() != tiling.outputs.size())) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID,
+                                  "the request has " + std::to_string(tiling.inputs.size()) + " inputs and " +
+                                      std::to_string(tiling.outputs.size()) + " outputs; the kernel of " + opType +
+                                      " takes " + std::to_string(def->GetInputs().size()) + " and " +
+                                      std::to_string(def->GetOutputs().size())));
+  }
+  opgen_rt::LaunchRequest launch;
+  launch.kernelName = kernel->kernelName;
+  launch.opType = opType;
+  launch.entry = kernel->entry;
+  launch.blockDim = result.blockDim;
+  launch.tilingKey = result.tilingKey;
+  launch.probe = true;
+  launch.probeCores = cores;
+  if (const Value *limit = request.Find("max_accesses")) {
+    if (limit->type != Value::Type::NUMBER || !limit->isInteger || limit->integer < 0) {
+      return Keep(buffer, ErrorJson(ACLNN_ERR_PARAM_INVALID, "\"max_accesses\" must be a non-negative integer"));
+    }
+    launch.probeMaxAccesses = limit->uinteger;
+  }
+  std::vector<std::pair<void *, uint64_t>> maps;  // the reservations, unmapped before returning
+  bool reserved = true;
+  auto reserve = [&](uint64_t bytes) -> uint8_t * {
+    // Address space only: PROT_NONE and MAP_NORESERVE commit no memory; the probe never touches it.
+    void *p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      reserved = false;
+      return nullptr;
+    }
+    maps.emplace_back(p, bytes);
+    return static_cast<uint8_t *>(p);
+  };
+  auto addTensors = [&](const std::vector<opgen_rt::TilingTensorDesc> &descs, bool output) {
+    for (size_t i = 0; i < descs.size(); ++i) {
+      const opgen_rt::TilingTensorDesc &d = descs[i];
+      const int64_t elements = d.storageShape.GetShapeSize();
+      const uint64_t bytes = d.present && elements > 0 ? static_cast<uint64_t>(elements) * op::TypeSize(d.dataType) : 0;
+      uint8_t *base = bytes > 0 ? reserve(bytes) : nullptr;
+      launch.args.push_back(d.present ? base : nullptr);
+      if (base != nullptr) {
+        std::string name = (output ? "output " : "input ") + std::to_string(i);
+        if (def != nullptr) {
+          const auto &params = output ? def->GetOutputs() : def->GetInputs();
+          if (i < params.size()) {
+            name += " (" + params[i].Name() + ")";
+          }
+        }
+        launch.regions.push_back(opgen_rt::GmRegion{name, base, bytes, output});
+      }
+    }
+  };
+  addTensors(tiling.inputs, false);
+  addTensors(tiling.outputs, true);
+  uint64_t wsBytes = 0;
+  for (uint64_t w : result.workspaceSizes) {
+    wsBytes += w;
+  }
+  uint8_t *ws = wsBytes > 0 ? reserve(wsBytes) : nullptr;
+  launch.args.push_back(ws);
+  if (ws != nullptr) {
+    const uint64_t sys = std::min<uint64_t>(opgen_rt::CurrentProduct().sysWorkspaceBytes, wsBytes);
+    if (sys > 0) {
+      launch.regions.push_back(opgen_rt::GmRegion{"system workspace", ws, sys, false});
+    }
+    if (wsBytes > sys) {
+      launch.regions.push_back(opgen_rt::GmRegion{"workspace", ws + sys, wsBytes - sys, true});
+    }
+  }
+  std::vector<uint8_t> tilingCopy(result.tilingData);  // real memory: the kernel's GET_TILING_DATA reads it
+  launch.args.push_back(tilingCopy.empty() ? nullptr : tilingCopy.data());
+  if (!tilingCopy.empty()) {
+    launch.regions.push_back(opgen_rt::GmRegion{"tiling", tilingCopy.data(), tilingCopy.size(), false});
+  }
+  opgen_rt::LaunchResult run;
+  if (reserved) {
+    run = opgen_rt::RunKernel(launch);
+  }
+  for (const auto &m : maps) {
+    munmap(m.first, m.second);
+  }
+  if (!reserved) {
+    return Keep(buffer, ErrorJson(ACLNN_ERR_RUNTIME_ERROR, "cannot reserve the address space of the probe's tensors"));
+  }
+  auto span = [](uint64_t lo, uint64_t hi) {
+    return lo > hi ? std::string("null") : "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  };
+  std::string spans = "[";
+  for (size_t k = 0; k < run.probe.size(); ++k) {
+    const opgen_rt::ProbeSpan &p = run.probe[k];
+    spans += std::string(k == 0 ? "" : ", ") + "{\"core\": " + std::to_string(p.core) +
+             ", \"region\": " + opgen_rt::json::Quote(launch.regions[p.region].name) +
+             ", \"read\": " + span(p.readLo, p.readHi) + ", \"write\": " + span(p.writeLo, p.writeHi) + "}";
+  }
+  spans += "]";
+  std::string stopped = "[";
+  for (size_t k = 0; k < run.probeStopped.size(); ++k) {
+    stopped += (k == 0 ? "" : ", ") + std::to_string(run.probeStopped[k]);
+  }
+  stopped += "]";
+  const std::string out =
+      "{\"status\": 0, \"message\": \"\", \"block_dim\": " + std::to_string(result.blockDim) +
+      ", \"tiling_key\": " + std::to_string(result.tilingKey) + ", \"tiling\": " +
+      opgen_rt::TilingDataToJson(opgen_rt::FindTilingClassMeta(opType), result.tilingData.data(),
+                                 result.tilingData.size()) +
+      ", \"ok\": " + (run.ok ? "true" : "false") + ", \"fault\": " +
+      (run.ok ? std::string("null") : opgen_rt::json::Quote(run.fault)) + ", \"spans\": " + spans +
+      ", \"stopped\": " + stopped + "}";
   return Keep(buffer, out);
 }
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from codegen.families.elementwise.cases.offsets import check_offsets
+from codegen.families.elementwise.cases.offsets import check_offsets, probe_ranges
 from codegen.families.elementwise.cases.suite import check_cases
 from codegen.runner import device_memory, dtype_of_array, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
-__all__ = ["check_cases", "check_offsets", "derived_bound", "infer_output"]
+__all__ = ["check_cases", "check_offsets", "derived_bound", "infer_output", "probe_ranges"]
 
 
 def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
@@ -61,3 +61,4 @@ if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (c
 
     _contract: contract.Cases = _self
     _derived_bound: contract.CasesDerivedBound = _self
+    _probe_ranges: contract.CasesProbeRanges = _self

@@ -16,12 +16,12 @@ from codegen.spec.model import DType, OpSpec, Product
 def elementwise_offset_cases(
     spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any]
 ) -> Iterator[Case]:
-    """One ``tiling_2g`` case per compute dtype: every tensor ``[BIG]`` (all inputs present)."""
+    """One ``tiling_2g`` case per compute dtype: every tensor of the device op ``[BIG]`` (all inputs present)."""
     for d in dtypes:
         tensor = {"shape": [BIG], "dtype": d.name}
-        request = {
-            "inputs": [tensor] * len(spec.inputs),
-            "outputs": [tensor] * len(spec.outputs),
+        request = {  # the device op's tensors (the kernel's parameters), as the probe launch passes them
+            "inputs": [tensor] * len(spec.device_interface.inputs),
+            "outputs": [tensor] * len(spec.device_interface.outputs),
             "attrs": device_attrs(spec, attrs),
         }
         params = {"request": request, "shape": (BIG,), "dtype": d.name, "attrs_values": dict(attrs)}
@@ -83,3 +83,23 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     if last_tile < 2**32:
         return f"the last tile starts at element {last_tile}: the case does not reach past 32 bits"
     return ""
+
+
+def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
+    """The bytes ``[lo, hi)`` of every device tensor (all ``[BIG]``) that core ``core`` owns under the tiling
+    fields: the former cores take ``formerLength`` elements each from 0, the others ``tailLength`` after
+    them, ending at ``totalLength`` (the split of the tiling data, not the kernel's code)."""
+    total, former = tiling["totalLength"], tiling["formerNum"]
+    flen, tlen = tiling["formerLength"], tiling["tailLength"]
+    start = core * flen if core < former else former * flen + (core - former) * tlen
+    end = min(start + (flen if core < former else tlen), total)
+    dev = fn.spec.device_interface
+    request = case.params["request"]
+    out: dict[str, tuple[int, int]] = {}
+    for params, tensors in ((dev.inputs, request["inputs"]), (dev.outputs, request["outputs"])):
+        for param, tensor in zip(params, tensors, strict=True):
+            if param.source is None:  # an optional input no aclnn tensor feeds: the kernel never reads it
+                continue
+            size = DType[tensor["dtype"]].itemsize
+            out[param.name] = (start * size, end * size)
+    return out

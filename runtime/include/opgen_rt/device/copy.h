@@ -104,13 +104,27 @@ inline void WriteGm(Core *c, T *dst, const T *src, uint64_t n, const char *op) {
   const uint64_t bytes = n * sizeof(T);
   if (c->atomicDtype >= 0) {
     c->CheckAtomicCopy(opgen_rt::device::DtypeOf<T>::id, opgen_rt::device::DtypeOf<T>::name, op);
-    AtomicAddToGm<T>(dst, src, n);
+    if (!c->probe) {
+      AtomicAddToGm<T>(dst, src, n);
+    }
     c->stats.gmBytesAtomicAdded += bytes;
     c->RecordGmWrite(dst, bytes, true);
   } else {
-    std::memcpy(dst, src, bytes);
+    if (!c->probe) {
+      std::memcpy(dst, src, bytes);
+    }
     c->stats.gmBytesWritten += bytes;
     c->RecordGmWrite(dst, bytes);
+  }
+}
+
+// A GM->UB move of `bytes` bytes already bounds-checked; in probe mode GM is not memory, and the UB bytes
+// become zero (defined data for the kernel's control flow).
+inline void ReadGm(Core *c, uint8_t *ub, const void *gm, uint64_t bytes) {
+  if (c->probe) {
+    std::memset(ub, 0, bytes);
+  } else {
+    std::memcpy(ub, gm, bytes);
   }
 }
 
@@ -154,7 +168,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
     const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeMte2, op);
     c->GmReadByMte2(o, s, copied);
     c->PipeWrite(o, dst.ref_.off, copied);
-    std::memcpy(c->ub + dst.ref_.off, s, copied);
+    opgen_detail::ReadGm(c, c->ub + dst.ref_.off, s, copied);
     c->MarkDefined(dst.ref_.off, copied);
     c->stats.gmBytesRead += copied;
     opgen_detail::CountDma(c, copied);
@@ -235,7 +249,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
     const uint64_t off = dst.ref_.off + b * dstPitch;
     c->GmReadByMte2(o, s, len);
     c->PipeWrite(o, off, len);
-    std::memcpy(c->ub + off, s, len);
+    opgen_detail::ReadGm(c, c->ub + off, s, len);
     c->MarkDefined(off, len);
     c->stats.gmBytesRead += len;
   }
@@ -337,7 +351,7 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
     c->GmReadByMte2(o, s, len);
     c->PipeWrite(o, off, row);
     uint8_t *d = c->ub + off;
-    std::memcpy(d + left, s, len);
+    opgen_detail::ReadGm(c, d + left, s, len);
     c->stats.gmBytesRead += len;
     c->MarkDefined(off + left, len);
     if (padParams.isPad) {

@@ -98,6 +98,9 @@ struct KernelFault {
 // Thrown inside the other cores' threads once a launch has faulted, to unwind them.
 struct KernelAbort {};
 
+// Thrown in probe mode when a core reaches its GM access limit: the core ends there, without a fault.
+struct ProbeStop {};
+
 // ---------------------------------------------------------------------------------------------------------
 // The pipe model. Each instruction runs on the pipe that executes it on the AI core (asc-devkit / CANN
 // docs, "PipeBarrier" hardware pipeline table: PIPE_S scalar, incl. Tensor GetValue/SetValue; PIPE_V vector
@@ -359,6 +362,12 @@ class Core {
   std::vector<CacheLineRec> cacheHistory;
   std::vector<GmReadSpan> gmReads;
   bool gmReadsOverflow = false;
+  // ---- probe mode (LaunchRequest::probe) ----
+  bool probe = false;
+  std::vector<ProbeSpan> probeSpans;  // one per region of the launch, in its order
+  uint64_t probeAccesses = 0;
+  uint64_t probeMaxAccesses = 0;  // 0: no limit
+  bool probeStopped = false;
 
   // ---- cheap inline checks ----
   void Poll() const {
@@ -444,6 +453,10 @@ class Core {
 
   // GM access of `bytes` bytes at `p` (read, or write when `write`): inside one region of the launch.
   void CheckGm(const void *p, uint64_t bytes, bool write, const char *op) {
+    if (probe) {
+      ProbeGm(static_cast<const uint8_t *>(p), bytes, write, op);
+      return;
+    }
     const uintptr_t b = reinterpret_cast<uintptr_t>(p);
     if (b >= gmLo && b <= gmHi && bytes <= static_cast<uint64_t>(gmHi - b) && (!write || gmWritable)) {
       return;
@@ -893,6 +906,9 @@ class Core {
   // Records the lines written since the last barrier (SyncAll or kernel exit) in cacheHistory.
   void CloseCacheEpoch();
   void CheckGmSlow(const uint8_t *p, uint64_t bytes, bool write, const char *op);
+  // Probe mode's CheckGm: the bytes must lie inside one region (a write inside a writable one, else
+  // [GM bounds]); their byte offsets from the region's start widen the core's span for it.
+  void ProbeGm(const uint8_t *p, uint64_t bytes, bool write, const char *op);
   std::string DescribeGm(const void *p) const;
 
   // A copy that was asked for `asked` bytes but moved only `copied` (32-byte rounding down).

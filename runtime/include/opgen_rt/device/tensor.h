@@ -64,8 +64,10 @@ class GlobalTensor {
     opgen_rt::device::Core *c = Bound("GlobalTensor::GetValue");
     const T *p = addr_ + offset;
     c->ScalarGmRead("GlobalTensor::GetValue", p, sizeof(T));  // bounds, pipe clock, read record, counter
-    T v;
-    std::memcpy(&v, p, sizeof(T));
+    T v{};  // probe mode: GM is not memory; every scalar read gives 0
+    if (!c->probe) {
+      std::memcpy(&v, p, sizeof(T));
+    }
     return v;
   }
 
@@ -75,7 +77,9 @@ class GlobalTensor {
     opgen_rt::device::Core *c = Bound("GlobalTensor::SetValue");
     T *p = addr_ + offset;
     c->ScalarGmWrite("GlobalTensor::SetValue", p, sizeof(T));  // bounds, pipe clock, cache line, counter, record
-    std::memcpy(p, &value, sizeof(T));
+    if (!c->probe) {
+      std::memcpy(p, &value, sizeof(T));
+    }
   }
 
   GlobalTensor operator[](const uint64_t offset) const {

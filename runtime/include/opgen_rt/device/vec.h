@@ -166,7 +166,7 @@ inline void VecUnary(const char *op, const LocalTensor<T> &dst, const LocalTenso
   c->CheckDefined(op, "src", src.ref_.off, bytes);
   T *d = dst.Data();
   const T *s = reinterpret_cast<const T *>(c->ub + src.ref_.off);
-  uint64_t i = 0;
+  uint64_t i = c->probe ? n : 0;  // probe mode: the checks and counters only (the data is not the kernel's)
   if constexpr (std::is_same<T, float>::value && SimdOk<F>::value) {
     for (; i + 4 <= n; i += 4) {
       Float4 x;
@@ -203,7 +203,7 @@ inline void VecBinary(const char *op, const LocalTensor<T> &dst, const LocalTens
   T *d = dst.Data();
   const T *a = reinterpret_cast<const T *>(c->ub + src0.ref_.off);
   const T *b = reinterpret_cast<const T *>(c->ub + src1.ref_.off);
-  uint64_t i = 0;
+  uint64_t i = c->probe ? n : 0;  // probe mode: the checks and counters only (the data is not the kernel's)
   if constexpr (std::is_same<T, float>::value && SimdOk<F>::value) {
     for (; i + 4 <= n; i += 4) {
       Float4 x, y;
@@ -469,7 +469,7 @@ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int
   c->CheckOperand("Duplicate", "dst", dst.ref_, bytes, true);
   c->PipeWrite(c->Issue(opgen_rt::device::kPipeV, "Duplicate"), dst.ref_.off, bytes);
   T *d = dst.Data();
-  for (uint64_t i = 0; i < n; ++i) {
+  for (uint64_t i = c->probe ? n : 0; i < n; ++i) {  // probe mode: no data
     d[i] = scalarValue;
   }
   c->MarkDefined(dst.ref_.off, bytes);
@@ -526,7 +526,9 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
     copy.assign(s, s + n);  // overlapping operands of different widths: read all sources first
     s = copy.data();
   }
-  if constexpr (std::is_same<D, float>::value && opgen_rt::device::IsLowFloat<S>::value) {
+  if (c->probe) {
+    // probe mode: the checks and counters only (the data is not the kernel's)
+  } else if constexpr (std::is_same<D, float>::value && opgen_rt::device::IsLowFloat<S>::value) {
     for (uint64_t i = 0; i < n; ++i) {
       d[i] = static_cast<float>(s[i]);  // exact widening
     }
