@@ -137,8 +137,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Edit(
                 _MSE_KERNEL,
-                "      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);\n    }\n",
-                "      WaitFlag<HardEvent::S_MTE2>(EVENT_ID0);\n    }\n    total += partial_;\n",
+                "      total += SumTile(slots, static_cast<uint32_t>(n * SLOT_FLOATS));\n    }\n",
+                "      total += SumTile(slots, static_cast<uint32_t>(n * SLOT_FLOATS));\n    }\n    total += partial_;\n",
             ),
         ),
         VALUES,
