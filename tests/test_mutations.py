@@ -138,7 +138,8 @@ MUTANTS: tuple[Mutant, ...] = (
             Edit(
                 _MSE_KERNEL,
                 "      total += SumTile(slots, static_cast<uint32_t>(n * SLOT_FLOATS));\n    }\n",
-                "      total += SumTile(slots, static_cast<uint32_t>(n * SLOT_FLOATS));\n    }\n    total += partial_;\n",
+                "      total += SumTile(slots, static_cast<uint32_t>(n * SLOT_FLOATS));\n    }\n"
+                "    total += partial_;\n",
             ),
         ),
         VALUES,
