@@ -16,7 +16,8 @@ formula evaluates to, and the reference follows the formula.
 The kernel, like CANN's and PyTorch's float32 reduction, sums the squares of a row in float32 before it
 divides by ``R``: a row whose sum of squares is beyond the float32 range (above about 3.4e38, though every
 square and the mean fit) sums to inf, so its rstd is 0 and its y is 0 (NaN where x is infinite). The
-reference gives such a row the same rstd 0 rather than the float64 value.
+reference gives such a row the same rstd 0 rather than the float64 value (for an x of any dtype but float64,
+which no product's kernel takes and PyTorch sums in float64).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def reference(x: np.ndarray, gamma: np.ndarray, epsilon: float = 1e-6) -> tuple[
     axes = tuple(range(xv.ndim - k, xv.ndim))
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         ms = np.mean(xv * xv, axis=axes, keepdims=True) if xv.size else np.zeros(_rstd_shape(xv.shape, k))
-        if xv.size:  # a float32 sum of squares beyond the float32 range is inf (see the module doc)
+        if xv.size and np.asarray(x).dtype != np.float64:  # the kernel's float32 sum (see the module doc)
             ms = np.where(ms * g.size > FLOAT32_MAX, np.inf, ms)
         rstd = 1.0 / np.sqrt(ms + float(epsilon))
         y = xv * rstd * g
