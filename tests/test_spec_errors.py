@@ -1687,3 +1687,14 @@ def test_a_constraint_that_reads_a_product_value_or_a_let_of_the_call_is_accepte
     path = tmp_path / STEM
     path.write_text(edit(BASE, "tiling:\n", constraints + "tiling:\n"))
     assert [c.name for c in load_op_spec(path, catalogue).constraints] == ["c"]
+
+
+def test_a_name_declared_twice_is_listed_once_among_the_allowed_names(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Two inputs named ``self``: the duplicate is an error of its own, and the follow-on errors of formulas
+    that name the lost ``target`` listed ``inputs: gradOutput, self, self``."""
+    _, errs = bad(tmp_path, catalogue, ("  - name: target\n", "  - name: self\n"))
+    assert any("self" in e and "target" not in e for e in errs), errs
+    follow_on = [e for e in errs if "allowed here" in e]
+    assert follow_on, errs
+    assert all("self, self" not in e for e in follow_on), follow_on
+    assert any("inputs: gradOutput, self;" in e for e in follow_on), follow_on

@@ -127,7 +127,8 @@ class Scope:
         if not self.names:
             return "(none)"
         if self.groups:
-            return "; ".join(f"{label}: {', '.join(ns)}" for label, ns in self.groups if ns)
+            # each name once, in its first place (a spec that declares a name twice has its own error)
+            return "; ".join(f"{label}: {', '.join(dict.fromkeys(ns))}" for label, ns in self.groups if ns)
         return ", ".join(sorted(self.names))
 
     def tensor_functions(self) -> tuple[str, ...]:
