@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -91,6 +92,20 @@ def test_opgen_build_rebuilds_a_corrupt_entry(built_cache: Path) -> None:
     assert again.library == built.library and again.library.read_bytes() == good
     assert (built.compiled, again.compiled) == (False, True)  # a cache hit, then a rebuild
     assert build_op(specs[OP], catalogue.get(PRODUCT)).compiled is False
+
+
+@pytest.mark.parametrize("record_bytes", [b"zz\n", "ü".encode()], ids=["not-hex", "not-ascii"])
+def test_a_garbled_hash_record_is_named_as_such_not_as_a_byte_mismatch(built_cache: Path, record_bytes: bytes) -> None:
+    """A ``.sha256`` record that holds no SHA-256 digest says so; the library's own bytes were never at fault."""
+    catalogue, specs = load_project()
+    built = build_op(specs[OP], catalogue.get(PRODUCT))
+    record = built.library.with_name(built.library.name + ".sha256")
+    good = record.read_text()
+    record.write_bytes(record_bytes)
+    want = f"build cache entry {built.library} is corrupt (its hash record {record.name} is not a SHA-256 hex digest)"
+    with pytest.warns(CacheWarning, match=re.escape(want)):
+        build_op(specs[OP], catalogue.get(PRODUCT))
+    assert record.read_text() == good
 
 
 def test_check_prints_a_line_per_library_it_compiles(built_cache: Path, tmp_path: Path) -> None:

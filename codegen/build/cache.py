@@ -69,6 +69,11 @@ def _read_record(record: Path) -> str:
         return handle.read(128).decode("ascii").strip()
 
 
+def _is_sha256(text: str) -> bool:
+    """True when ``text`` is what :func:`_sha256_file` returns: 64 lower-case hex digits."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
 def _sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as handle:
@@ -131,12 +136,17 @@ def _cached_locked(entry: Path) -> bool:
     problem = ""
     try:
         recorded = _read_record(record)
-        if entry.is_file() and _sha256_file(entry) == recorded:
+        if not _is_sha256(recorded):
+            problem = f"its hash record {record.name} is not a SHA-256 hex digest"
+        elif entry.is_file() and _sha256_file(entry) == recorded:
             return True
-        problem = "its bytes do not match the hash recorded when it was built"
+        else:
+            problem = "its bytes do not match the hash recorded when it was built"
     except FileNotFoundError:
         pass
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        problem = f"its hash record {record.name} is not a SHA-256 hex digest"
+    except OSError as exc:
         problem = f"it cannot be read ({exc})"
     if problem:
         warnings.warn(f"build cache entry {entry} is corrupt ({problem}); rebuilding it", CacheWarning, stacklevel=3)
