@@ -275,8 +275,9 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
     core, critical pipe, copy time hidden behind vector work, roofline bound and fraction
     (:func:`codegen.perf.call_timeline`), and vector element-ops per element of the first input.
 
-    Returns ``""`` on a product the op does not run on, and a one-line note on a product without a cost model
-    or when the call fails on the emulator (its status and message).
+    Returns ``""`` on a product the op does not run on, and a one-line note on a product without a cost model,
+    when the call fails on the emulator (its status and message), or when it launches no kernel (an empty
+    output: the API returns before launching).
 
     Raises:
         ValueError: bad shape text or a shape the op rejects (as :func:`explain`).
@@ -296,6 +297,11 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
         fn(core_order="in_order", **params)
     except AclnnError as exc:
         return f"performance model: the call failed on the emulator ({exc.status}): {str(exc).splitlines()[0]}"
+    if not fn.last_stats.get("launches"):
+        return (
+            "performance model: the call launches no kernel (its aclnn API returns ACLNN_SUCCESS before any "
+            "launch, as for an empty output), so the tiling above is never used; nothing to model"
+        )
     tl = call_timeline(fn.last_stats, product)
     if tl is None:
         return f"performance model: the emulator kept no timeline for this call on {product.name}"

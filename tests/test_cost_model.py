@@ -93,6 +93,20 @@ def test_a_product_without_a_cost_model_loads_and_reports_the_model_unavailable(
     )
 
 
+def test_a_call_that_launches_no_kernel_is_modelled_as_such_not_as_a_zero_time_launch() -> None:
+    """An empty Softmax input: the API returns before launching (0 launches), so the model says the tiling of
+    the report is never used; an empty MseLoss with the mean reduction still launches (it writes NaN)."""
+    from codegen.explain import model_section
+    from codegen.specs import load_project
+
+    catalogue, specs = load_project()
+    product = catalogue.get("Ascend910B")
+    softmax = next(s for s in specs.values() if s.aclnn_name == "aclnnSoftmax")
+    assert "launches no kernel" in model_section(softmax, product, "4,0", None)
+    mse = next(s for s in specs.values() if s.aclnn_name == "aclnnMseLoss")
+    assert "modelled time:" in model_section(mse, product, "4,0", None)
+
+
 def test_the_glue_hands_the_figures_to_the_emulator() -> None:
     product = load_catalogue(PRODUCTS_YAML).get("Ascend910B")
     assert cost_model_initializer(product) == (
