@@ -29,6 +29,9 @@ __all__ = [
     "ATTR_TYPE_INFO",
     "DEVICE_ATTR_TYPE_INFO",
     "FLOAT_DTYPE_MAX",
+    "GRAPH_ATTR_TYPES",
+    "GRAPH_DATA_TYPES",
+    "GRAPH_TENSOR_TYPE_CLASSES",
     "TORCH_SCHEMA_TYPES",
     "AclnnStatus",
     "AttrTypeInfo",
@@ -290,6 +293,29 @@ DEVICE_ATTR_TYPE_INFO: dict[str, DeviceAttrTypeInfo] = {
     # list {value}
     "list_int": DeviceAttrTypeInfo("ListInt", "list_int", "aclIntArray *", is_list=True),
 }
+
+
+#: The ``ge::DataType`` enumerators a ``graph`` section's dtype lists may name, without their ``DT_`` prefix
+#: (hicann/metadef ``inc/external/graph/types.h``, mirrored by ``runtime/include/graph/types.h``).
+GRAPH_DATA_TYPES: tuple[str, ...] = (
+    "FLOAT", "FLOAT16", "INT8", "INT32", "UINT8", "INT16", "UINT16", "UINT32", "INT64", "UINT64", "DOUBLE",
+    "BOOL", "STRING", "DUAL_SUB_INT8", "DUAL_SUB_UINT8", "COMPLEX64", "COMPLEX128", "QINT8", "QINT16", "QINT32",
+    "QUINT8", "QUINT16", "RESOURCE", "STRING_REF", "DUAL", "VARIANT", "BF16", "INT4", "UINT1", "INT2", "UINT2",
+    "COMPLEX32", "HIFLOAT8", "FLOAT8_E5M2", "FLOAT8_E4M3FN", "FLOAT8_E8M0", "FLOAT6_E3M2", "FLOAT6_E2M3",
+    "FLOAT4_E2M1", "FLOAT4_E1M2",
+)  # fmt: skip
+
+#: The names of metadef's dtype classes (the static ``TensorType`` functions of hicann/metadef
+#: ``inc/external/graph/types.h``) a ``graph`` tensor may name as its symbol, as ops-nn's protos write
+#: ``TensorType(UnaryDataType)``.
+GRAPH_TENSOR_TYPE_CLASSES: tuple[str, ...] = (
+    "ALL", "QuantifiedType", "OrdinaryType", "BasicType", "NumberType", "RealNumberType", "ComplexDataType",
+    "IntegerDataType", "SignedDataType", "UnsignedDataType", "FloatingDataType", "IndexNumberType",
+    "UnaryDataType", "FLOAT",
+)  # fmt: skip
+
+#: The attr value types of ``REG_OP``'s ``ATTR``/``REQUIRED_ATTR`` a ``graph`` section may name.
+GRAPH_ATTR_TYPES: tuple[str, ...] = ("Int", "Float", "Bool", "String", "ListInt", "ListFloat", "ListBool")
 
 
 #: The ``torch.library`` schema type of each spec attr type (``codegen.torch`` operators): PyTorch's

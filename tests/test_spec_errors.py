@@ -16,6 +16,7 @@ from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors, error_context
 from codegen.spec.loader import load_catalogue, load_op_spec, load_specs
 from codegen.spec.model import Catalogue
+from codegen.types import GRAPH_DATA_TYPES
 
 DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8"
 PRODUCT_NAMES = "Ascend310P, Ascend910, Ascend910B"
@@ -190,8 +191,8 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, category, compute, constraints, "
-        "deterministic, deterministic_gm_atomics, device, dtype_combos, example, family, inputs, kernel, notes, op, "
-        "op_type, outputs, phase2_header_names, products, shape_status, signature, summary, tiling"
+        "deterministic, deterministic_gm_atomics, device, dtype_combos, example, family, graph, inputs, kernel, notes, "
+        "op, op_type, outputs, phase2_header_names, products, shape_status, signature, summary, tiling"
     ]
 
 
@@ -1698,3 +1699,43 @@ def test_a_name_declared_twice_is_listed_once_among_the_allowed_names(tmp_path: 
     assert follow_on, errs
     assert all("self, self" not in e for e in follow_on), follow_on
     assert any("inputs: gradOutput, self;" in e for e in follow_on), follow_on
+
+
+# ------------------------------------------------------------------------------ the graph section
+
+GRAPH = """graph:
+  source: loss/x/op_graph/x_proto.h
+  inputs:
+    - {name: dy, symbol: T}
+    - {name: x, dtypes: [FLOAT, FLOAT17]}
+  outputs:
+    - {name: z, symbol: Unary}
+  datatypes:
+    - {name: T, dtypes: [FLOAT]}
+    - {name: U, dtypes: [FLOAT16]}
+  attrs:
+    - {name: alpha, type: Float}
+    - {name: beta, type: Double, default: 1.0}
+    - {name: gamma, type: Int, default: 1.5}
+    - {name: delta, type: Bool, required: false}
+compute:"""
+
+
+def test_graph_section_errors_name_line_and_field(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Each mistake of a ``graph`` section is one error at its line and field; the spec loads nothing."""
+    f, errs = bad(tmp_path, catalogue, ("compute:", GRAPH))
+    line = BASE[: BASE.index("compute:")].count("\n") + 1
+    assert errs == [
+        f"{f}:{line + 4}: graph.inputs[1].dtypes[1]: unknown ge::DataType 'FLOAT17'; allowed: "
+        + ", ".join(GRAPH_DATA_TYPES),
+        f"{f}:{line + 6}: graph.outputs[0].symbol: unknown symbol 'Unary'; allowed: T, U, ALL, QuantifiedType, "
+        "OrdinaryType, BasicType, NumberType, RealNumberType, ComplexDataType, IntegerDataType, SignedDataType, "
+        "UnsignedDataType, FloatingDataType, IndexNumberType, UnaryDataType, FLOAT",
+        f"{f}:{line + 9}: graph.datatypes[1].name: datatype 'U' is declared but no input or output names it as "
+        "its symbol",
+        f"{f}:{line + 11}: graph.attrs[0]: give either a 'default' or 'required: true'",
+        f"{f}:{line + 12}: graph.attrs[1].type: unknown REG_OP attr type 'Double'; allowed: Int, Float, Bool, "
+        "String, ListInt, ListFloat, ListBool",
+        f"{f}:{line + 13}: graph.attrs[2].default: expected an integer, got float 1.5",
+        f"{f}:{line + 14}: graph.attrs[3].required: write 'required: true' or leave it out and give a 'default'",
+    ]

@@ -10,7 +10,7 @@ from typing import Any
 
 from codegen.plan.opdef import OpDefConfig, OpDefParam, OpDefRegistration, OpDefTensors
 from codegen.spec.generated_names import op_files
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import DType, GraphProto, GraphTensor, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 #: ``binary.json`` attr dtype of each OpDef attr setter (the type table's device attr types).
@@ -62,11 +62,13 @@ def binary_configs(spec: OpSpec, products: list[Product], opdef: OpDefRegistrati
 
 @dataclass(frozen=True)
 class ProtoTensor:
-    """A tensor of the IR registration (``op_graph/<kernel>_proto.h``): name, whether optional, and its
-    dtypes (``DT_*`` names, comma-separated, each once)."""
+    """A tensor of the IR registration (``op_graph/<kernel>_proto.h``): name, whether optional, its type
+    argument as the proto writes it (``TensorType({DT_FLOAT, DT_FLOAT16})``, ``"T"`` for a ``DATATYPE``
+    name, ``TensorType(UnaryDataType)``) and the dtypes in words for the comment."""
 
     name: str
     optional: bool
+    type_arg: str
     dtypes: str
 
 
@@ -88,6 +90,30 @@ class Proto:
     inputs: tuple[ProtoTensor, ...]
     outputs: tuple[ProtoTensor, ...]
     attrs: tuple[ProtoAttr, ...]
+    #: ``DATATYPE(name, TensorType({...}))`` entries: (name, type argument).
+    datatypes: tuple[tuple[str, str], ...] = ()
+
+
+def graph_proto(graph: GraphProto) -> Proto:
+    """The IR registration a spec's ``graph`` section writes: each tensor's type argument as ops-nn's proto
+    has it (a dtype list in its order, a ``DATATYPE`` name in quotes, or a metadef dtype class name)."""
+    ties = dict(graph.datatypes)
+
+    def tensor(t: GraphTensor) -> ProtoTensor:
+        if t.dtypes:
+            listed = ", ".join(t.dtypes)
+            return ProtoTensor(t.name, t.optional, f"TensorType({{{listed}}})", listed)
+        if t.symbol in ties:
+            words = f"{', '.join(ties[t.symbol])} (one dtype for every tensor of type {t.symbol})"
+            return ProtoTensor(t.name, t.optional, f'"{t.symbol}"', words)
+        return ProtoTensor(t.name, t.optional, f"TensorType({t.symbol})", f"the {t.symbol} class")
+
+    return Proto(
+        inputs=tuple(tensor(t) for t in graph.inputs),
+        outputs=tuple(tensor(t) for t in graph.outputs),
+        attrs=tuple(ProtoAttr(a.name, a.type, a.required, a.value) for a in graph.attrs),
+        datatypes=tuple((name, f"TensorType({{{', '.join(dts)}}})") for name, dts in graph.datatypes),
+    )
 
 
 def ops_nn_view(spec: OpSpec, products: list[Product], opdef: OpDefRegistration) -> dict[str, Any]:
@@ -98,15 +124,19 @@ def ops_nn_view(spec: OpSpec, products: list[Product], opdef: OpDefRegistration)
     def proto_tensors(entries: Sequence[OpDefParam]) -> tuple[ProtoTensor, ...]:
         out = []
         for e in entries:
-            dts = list(dict.fromkeys(d.strip().removeprefix("ge::") for d in e.dtypes.split(",") if d.strip()))
-            out.append(ProtoTensor(e.name, e.param_type == "OPTIONAL", ", ".join(dts)))
+            dts = ", ".join(dict.fromkeys(d.strip().removeprefix("ge::") for d in e.dtypes.split(",") if d.strip()))
+            out.append(ProtoTensor(e.name, e.param_type == "OPTIONAL", f"TensorType({{{dts}}})", dts))
         return tuple(out)
 
-    proto = Proto(
-        inputs=proto_tensors(opdef.default.inputs),
-        outputs=proto_tensors(opdef.default.outputs),
-        attrs=tuple(ProtoAttr(a.name, a.setter, a.attr_type == "REQUIRED", a.value) for a in opdef.attrs),
-    )
+    graph = spec.graph
+    if graph is None:
+        proto = Proto(
+            inputs=proto_tensors(opdef.default.inputs),
+            outputs=proto_tensors(opdef.default.outputs),
+            attrs=tuple(ProtoAttr(a.name, a.setter, a.attr_type == "REQUIRED", a.value) for a in opdef.attrs),
+        )
+    else:
+        proto = graph_proto(graph)
     return {
         "files": op_files(spec, products),
         "binary_configs": binary_configs(spec, products, opdef),

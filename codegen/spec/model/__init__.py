@@ -6,7 +6,8 @@ object that came from YAML carries the :class:`~codegen.spec.errors.SourceLoc` i
 
 The model is split by topic: :mod:`~codegen.spec.model.products` (the product catalogue),
 :mod:`~codegen.spec.model.params` (tensors and attrs), :mod:`~codegen.spec.model.device` (the OpDef
-interface), :mod:`~codegen.spec.model.call_rules` (dtype combinations and constraints),
+interface), :mod:`~codegen.spec.model.graph` (the IR registration), :mod:`~codegen.spec.model.call_rules`
+(dtype combinations and constraints),
 :mod:`~codegen.spec.model.example` (the worked example) and :mod:`~codegen.spec.model.op` (the op spec as a
 whole). Every stage reads the model, so its public names are importable from this package.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 from codegen.spec.model.call_rules import Constraint, DtypeCombo
 from codegen.spec.model.device import DEVICE_ATTR_TYPES, DeviceAttr, DeviceInterface, DeviceTensor
 from codegen.spec.model.example import Example, ExampleTensor
+from codegen.spec.model.graph import GraphAttr, GraphProto, GraphTensor
 from codegen.spec.model.op import PHASE2_NAMES, FamilyCompute, OpSpec, TilingSpec, snake_case
 from codegen.spec.model.params import (
     ACL_FORMATS,
@@ -55,6 +57,9 @@ __all__ = [
     "ExampleTensor",
     "FamilyCompute",
     "Figure",
+    "GraphAttr",
+    "GraphProto",
+    "GraphTensor",
     "OpSpec",
     "Product",
     "TensorSpec",

@@ -13,6 +13,7 @@ from codegen.spec.errors import SourceLoc
 from codegen.spec.model.call_rules import Constraint, DtypeCombo
 from codegen.spec.model.device import DeviceAttr, DeviceInterface, DeviceTensor
 from codegen.spec.model.example import Example
+from codegen.spec.model.graph import GraphProto
 from codegen.spec.model.params import AttrSpec, TensorSpec
 from codegen.spec.model.products import Product
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
@@ -93,6 +94,8 @@ class OpSpec:
         path: the spec file.
         loc: the document's first line.
         device: the ``device`` section (the OpDef interface where it differs from the aclnn one), or None.
+        graph: the ``graph`` section (the IR registration as ops-nn's proto writes it, where it differs from
+            what the OpDef gives), or None.
         signature: the ``signature`` key (aclnn parameter names in C order), or None for inputs, attrs,
             outputs; see :attr:`aclnn_order`.
         dtype_combos: the ``dtype_combos`` key: the allowed combinations of the tensors' dtypes (per
@@ -125,6 +128,7 @@ class OpSpec:
     loc: SourceLoc
     deterministic_gm_atomics: bool = True
     device: DeviceInterface | None = None
+    graph: GraphProto | None = None
     signature: tuple[str, ...] | None = None
     dtype_combos: tuple[DtypeCombo, ...] = ()
     shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)

@@ -9,9 +9,11 @@
 //
 // CANN expands these into an operator class with typed accessors for the graph builder; the emulation
 // expands them (each after the '.' the prototype writes) into a class op::<Name> whose static Describe()
-// chains the same entries through ge::OpRegDescriber, so the header compiles with the same names, types, dtype lists and defaults
-// (a dtype that is not a ge::DataType, an attribute type that does not exist or a default of the wrong
-// kind does not compile). Nothing reads the description at run time.
+// chains the same entries through ge::OpRegDescriber, so the header compiles as CANN's does: an input's or
+// output's type argument is kept as text (CANN's INPUT/OUTPUT pass `#t` to Operator::InputRegister as the
+// tensor's dtype symbol, so it is never compiled), a DATATYPE's TensorType is compiled (a dtype that is not
+// a ge::DataType fails), and an attribute type that does not exist or a default of the wrong kind does not
+// compile. Nothing reads the description at run time.
 #ifndef OPGEN_GRAPH_OPERATOR_REG_H
 #define OPGEN_GRAPH_OPERATOR_REG_H
 
@@ -26,7 +28,7 @@ namespace ge {
 
 class TensorType {
  public:
-  TensorType(DataType dt) : types_{dt} {}  // NOLINT(google-explicit-constructor): CANN's is implicit too
+  explicit TensorType(DataType dt) : types_{dt} {}
   TensorType(const std::initializer_list<DataType> &types) : types_(types) {}
   const std::vector<DataType> &Types() const {
     return types_;
@@ -52,13 +54,20 @@ class OpRegDescriber {
   explicit OpRegDescriber(const char *name) : name_(name) {
     (void)name_;
   }
-  OpRegDescriber &Input(const char *name, const TensorType &types) {
+  // An input's or output's dtype symbol: the text of the proto's type argument, as CANN stores it.
+  OpRegDescriber &Input(const char *name, const char *datatypeSymbol) {
     (void)name;
-    (void)types;
+    (void)datatypeSymbol;
     return *this;
   }
-  OpRegDescriber &Output(const char *name, const TensorType &types) {
-    return Input(name, types);
+  OpRegDescriber &Output(const char *name, const char *datatypeSymbol) {
+    return Input(name, datatypeSymbol);
+  }
+  // A DATATYPE name and the dtypes it ranges over (its TensorType is evaluated, as CANN's is).
+  OpRegDescriber &DataType(const char *name, const TensorType &typeRange) {
+    (void)name;
+    (void)typeRange;
+    return *this;
   }
   template <typename T>
   OpRegDescriber &Attr(const char *name, const T &defaultValue) {
@@ -87,9 +96,10 @@ class OpRegDescriber {
    public:                                   \
     static void Describe() {                 \
       ::ge::OpRegDescriber(#x)
-#define INPUT(x, t) Input(#x, ::ge::TensorType(t))
-#define OPTIONAL_INPUT(x, t) Input(#x, ::ge::TensorType(t))
-#define OUTPUT(x, t) Output(#x, ::ge::TensorType(t))
+#define INPUT(x, t) Input(#x, #t)
+#define OPTIONAL_INPUT(x, t) Input(#x, #t)
+#define OUTPUT(x, t) Output(#x, #t)
+#define DATATYPE(x, t) DataType(#x, t)
 #define ATTR(x, Type, ...) template Attr<::ge::opgen_attr::Type>(#x, ::ge::opgen_attr::Type(__VA_ARGS__))
 #define REQUIRED_ATTR(x, Type) RequiredAttr(#x)
 #define OP_END_FACTORY_REG(x) \

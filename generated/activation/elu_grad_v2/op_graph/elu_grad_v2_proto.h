@@ -13,10 +13,10 @@ namespace ge {
  * selfOrResult > 0; elsewhere gradOutput * inputScale * (selfOrResult + alpha * scale) when isResult, and gradOutput *
  * inputScale * alpha * scale * exp(selfOrResult * inputScale) otherwise.
  * @par Inputs:
- * @li grads: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li activations: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li grads: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li activations: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li alpha: An optional Float, default 1.0.
  * @li scale: An optional Float, default 1.0.
@@ -24,9 +24,9 @@ namespace ge {
  * @li is_result: An optional Bool, default false.
  */
 REG_OP(EluGradV2)
-    .INPUT(grads, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(activations, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(grads, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(activations, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(alpha, Float, 1.0)
     .ATTR(scale, Float, 1.0)
     .ATTR(input_scale, Float, 1.0)

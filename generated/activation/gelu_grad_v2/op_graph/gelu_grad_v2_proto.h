@@ -13,17 +13,18 @@ namespace ge {
  * gradOutput * (0.5 + 0.5 * erf(self / sqrt(2)) + self * exp(-self^2 / 2) / sqrt(2 * pi)); with "tanh", the gradient of
  * 0.5 * self * (1 + tanh(sqrt(2 / pi) * (self + 0.044715 * self^3))).
  * @par Inputs:
- * @li dy: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li dy: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT (one dtype for every tensor of type T).
+ * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT (one dtype for every tensor of type T).
  * @par Outputs:
- * @li z: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li z: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT (one dtype for every tensor of type T).
  * @par Attributes:
  * @li approximate: An optional String, default "none".
  */
 REG_OP(GeluGradV2)
-    .INPUT(dy, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(z, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(dy, "T")
+    .INPUT(x, "T")
+    .OUTPUT(z, "T")
+    .DATATYPE(T, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .ATTR(approximate, String, "none")
     .OP_END_FACTORY_REG(GeluGradV2)
 

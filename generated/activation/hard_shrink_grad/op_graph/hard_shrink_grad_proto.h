@@ -17,13 +17,13 @@ namespace ge {
  * @par Outputs:
  * @li backprops: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Attributes:
- * @li lambd: A required Float.
+ * @li lambd: An optional Float, default 0.5.
  */
 REG_OP(HardShrinkGrad)
     .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
     .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
     .OUTPUT(backprops, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .REQUIRED_ATTR(lambd, Float)
+    .ATTR(lambd, Float, 0.5)
     .OP_END_FACTORY_REG(HardShrinkGrad)
 
 }  // namespace ge

@@ -17,14 +17,14 @@ namespace ge {
  * @par Outputs:
  * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
- * @li alpha: An optional Float, default 0.1666666716337204.
+ * @li alpha: An optional Float, default 0.16666666.
  * @li beta: An optional Float, default 0.5.
  */
 REG_OP(HardSigmoidGrad)
     .INPUT(grads, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(input_x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .ATTR(alpha, Float, 0.1666666716337204)
+    .ATTR(alpha, Float, 0.16666666)
     .ATTR(beta, Float, 0.5)
     .OP_END_FACTORY_REG(HardSigmoidGrad)
 

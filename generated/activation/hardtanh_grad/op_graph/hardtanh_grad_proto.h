@@ -17,15 +17,15 @@ namespace ge {
  * @par Outputs:
  * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @par Attributes:
- * @li min_val: A required Float.
- * @li max_val: A required Float.
+ * @li min_val: An optional Float, default -1.0.
+ * @li max_val: An optional Float, default 1.0.
  */
 REG_OP(HardtanhGrad)
     .INPUT(result, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .INPUT(grad, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OUTPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .REQUIRED_ATTR(min_val, Float)
-    .REQUIRED_ATTR(max_val, Float)
+    .ATTR(min_val, Float, -1.0)
+    .ATTR(max_val, Float, 1.0)
     .OP_END_FACTORY_REG(HardtanhGrad)
 
 }  // namespace ge

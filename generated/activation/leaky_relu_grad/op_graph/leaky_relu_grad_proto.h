@@ -12,17 +12,17 @@ namespace ge {
  * @brief The LeakyReluGrad device op of aclnnLeakyReluBackward. Backward of leaky_relu: out = gradOutput where self >
  * 0, else gradOutput * negativeSlope.
  * @par Inputs:
- * @li gradients: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li features: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li gradients: A tensor of DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ * @li features: A tensor of DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
  * @par Outputs:
- * @li backprops: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li backprops: A tensor of DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
  * @par Attributes:
  * @li negative_slope: An optional Float, default 0.0.
  */
 REG_OP(LeakyReluGrad)
-    .INPUT(gradients, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(features, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(backprops, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
     .ATTR(negative_slope, Float, 0.0)
     .OP_END_FACTORY_REG(LeakyReluGrad)
 

@@ -12,17 +12,17 @@ namespace ge {
  * @brief The LogSoftmaxGrad device op of aclnnLogSoftmaxBackward. Backward of the log-softmax along dim, from its
  * forward output y: out = gradOutput - exp(y) * sum(gradOutput), the sum taken over each row along dim (in fp32).
  * @par Inputs:
- * @li grad: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
- * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li grad: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li x: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Outputs:
- * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li y: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Attributes:
  * @li axis: An optional ListInt, default {-1}.
  */
 REG_OP(LogSoftmaxGrad)
-    .INPUT(grad, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(grad, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(x, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
     .ATTR(axis, ListInt, {-1})
     .OP_END_FACTORY_REG(LogSoftmaxGrad)
 

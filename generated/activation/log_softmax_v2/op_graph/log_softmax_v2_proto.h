@@ -13,15 +13,15 @@ namespace ge {
  * log(sum(exp(self - max(self)))), the max and the sum taken over the elements of each row along dim (the
  * max-subtracted form, in fp32).
  * @par Inputs:
- * @li logits: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li logits: A tensor of DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT.
  * @par Outputs:
- * @li logsoftmax: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li logsoftmax: A tensor of DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT.
  * @par Attributes:
  * @li axes: An optional ListInt, default {-1}.
  */
 REG_OP(LogSoftmaxV2)
-    .INPUT(logits, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .OUTPUT(logsoftmax, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(logits, TensorType({DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .OUTPUT(logsoftmax, TensorType({DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT}))
     .ATTR(axes, ListInt, {-1})
     .OP_END_FACTORY_REG(LogSoftmaxV2)
 

@@ -12,17 +12,17 @@ namespace ge {
  * @brief The MishGrad device op of aclnnMishBackward. Backward of mish: gradInput = gradOutput * (t + self *
  * sigmoid(self) * (1 - t^2)) with t = tanh(softplus(self)).
  * @par Inputs:
- * @li grad: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li tanhx: An optional tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li grad: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li tanhx: An optional tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li x_grad: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li x_grad: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  */
 REG_OP(MishGrad)
-    .INPUT(grad, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OPTIONAL_INPUT(tanhx, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(x_grad, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(grad, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OPTIONAL_INPUT(tanhx, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(x_grad, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OP_END_FACTORY_REG(MishGrad)
 
 }  // namespace ge

@@ -12,15 +12,18 @@ namespace ge {
  * @brief The SigmoidGrad device op of aclnnSigmoidBackward. Backward of the sigmoid, from the forward output y =
  * sigmoid(x): gradInput = gradOutput * y * (1 - y).
  * @par Inputs:
- * @li y: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
- * @li dy: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
+ * @li y: A tensor of the UnaryDataType class.
+ * @li dy: A tensor of the UnaryDataType class.
  * @par Outputs:
- * @li z: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
+ * @li z: A tensor of the UnaryDataType class.
+ * @par Attributes:
+ * @li complex_conj: An optional Bool, default false.
  */
 REG_OP(SigmoidGrad)
-    .INPUT(y, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .INPUT(dy, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .OUTPUT(z, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .INPUT(y, TensorType(UnaryDataType))
+    .INPUT(dy, TensorType(UnaryDataType))
+    .OUTPUT(z, TensorType(UnaryDataType))
+    .ATTR(complex_conj, Bool, false)
     .OP_END_FACTORY_REG(SigmoidGrad)
 
 }  // namespace ge

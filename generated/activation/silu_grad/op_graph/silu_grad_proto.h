@@ -12,15 +12,15 @@ namespace ge {
  * @brief The SiluGrad device op of aclnnSiluBackward. Backward of silu: gradInput = gradOutput * s * (1 + self * (1 -
  * s)) with s = sigmoid(self).
  * @par Inputs:
- * @li dy: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
- * @li x: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
+ * @li dy: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li x: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Outputs:
- * @li dx: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
+ * @li dx: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  */
 REG_OP(SiluGrad)
-    .INPUT(dy, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .INPUT(x, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .OUTPUT(dx, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .INPUT(dy, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(x, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .OUTPUT(dx, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
     .OP_END_FACTORY_REG(SiluGrad)
 
 }  // namespace ge

@@ -12,17 +12,17 @@ namespace ge {
  * @brief The SoftmaxGrad device op of aclnnSoftmaxBackward. Backward of the softmax along dim, from its forward output
  * y: out = y * (gradOutput - sum(gradOutput * y)), the sum taken over each row along dim (in fp32).
  * @par Inputs:
- * @li softmax: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
- * @li grad_softmax: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li softmax: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
+ * @li grad_softmax: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
  * @par Outputs:
- * @li grad_x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li grad_x: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
  * @par Attributes:
  * @li axes: An optional ListInt, default {-1}.
  */
 REG_OP(SoftmaxGrad)
-    .INPUT(softmax, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .INPUT(grad_softmax, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .OUTPUT(grad_x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(softmax, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .INPUT(grad_softmax, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .OUTPUT(grad_x, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
     .ATTR(axes, ListInt, {-1})
     .OP_END_FACTORY_REG(SoftmaxGrad)
 

@@ -12,16 +12,16 @@ namespace ge {
  * @brief The SoftmaxV2 device op of aclnnSoftmax. Softmax along dim: out = exp(self - max(self)) / sum(exp(self -
  * max(self))), the max and the sum taken over the elements of each row along dim (the max-subtracted form, in fp32).
  * @par Inputs:
- * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li x: A tensor of DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT.
  * @par Outputs:
- * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li y: A tensor of DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT.
  * @par Attributes:
  * @li axes: An optional ListInt, default {-1}.
  * @li half_to_float: An optional Bool, default false.
  */
 REG_OP(SoftmaxV2)
-    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(x, TensorType({DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .OUTPUT(y, TensorType({DT_DOUBLE, DT_FLOAT16, DT_BF16, DT_FLOAT}))
     .ATTR(axes, ListInt, {-1})
     .ATTR(half_to_float, Bool, false)
     .OP_END_FACTORY_REG(SoftmaxV2)

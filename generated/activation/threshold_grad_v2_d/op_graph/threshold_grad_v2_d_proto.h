@@ -12,18 +12,18 @@ namespace ge {
  * @brief The ThresholdGradV2D device op of aclnnThresholdBackward. Backward of threshold: out = 0 where self <=
  * threshold, else gradOutput.
  * @par Inputs:
- * @li gradOutput: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li self: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li gradients: A tensor of DT_INT32, DT_FLOAT16, DT_BF16.
+ * @li features: A tensor of DT_INT32, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li out: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li backprops: A tensor of DT_INT32, DT_FLOAT16, DT_BF16.
  * @par Attributes:
- * @li threshold: An optional Float, default 1.0.
+ * @li threshold: A required Float.
  */
 REG_OP(ThresholdGradV2D)
-    .INPUT(gradOutput, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .INPUT(self, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .OUTPUT(out, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .ATTR(threshold, Float, 1.0)
+    .INPUT(gradients, TensorType({DT_INT32, DT_FLOAT16, DT_BF16}))
+    .INPUT(features, TensorType({DT_INT32, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_INT32, DT_FLOAT16, DT_BF16}))
+    .REQUIRED_ATTR(threshold, Float)
     .OP_END_FACTORY_REG(ThresholdGradV2D)
 
 }  // namespace ge

@@ -13,19 +13,19 @@ namespace ge {
  * self, -100) + (1 - target) max(log(1 - self), -100)) per element of the shape of self; reduction 0 (none) returns l,
  * 1 (mean) its mean and 2 (sum) its sum, both as a 0-d tensor.
  * @par Inputs:
- * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li weight: An optional tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li weight: An optional tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li output: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li output: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(BinaryCrossEntropy)
-    .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OPTIONAL_INPUT(weight, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(output, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OPTIONAL_INPUT(weight, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(output, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(BinaryCrossEntropy)
 

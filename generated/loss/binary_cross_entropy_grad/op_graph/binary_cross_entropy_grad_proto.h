@@ -13,21 +13,21 @@ namespace ge {
  * out = gradOutput * weight * (self - target) / max(self * (1 - self), 1e-12) * norm, with weight = 1 when
  * weightOptional is null and norm = 1/N for reduction mean (N = element count of self) and 1 otherwise.
  * @par Inputs:
- * @li x: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li grad_output: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li weight: An optional tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li grad_output: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li weight: An optional tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li output: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li output: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(BinaryCrossEntropyGrad)
-    .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(grad_output, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OPTIONAL_INPUT(weight, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(output, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(grad_output, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OPTIONAL_INPUT(weight, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(output, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(BinaryCrossEntropyGrad)
 

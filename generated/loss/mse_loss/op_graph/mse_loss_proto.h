@@ -12,17 +12,17 @@ namespace ge {
  * @brief The MseLoss device op of aclnnMseLoss. Mean squared error: l = (self - target)^2 per element of the broadcast
  * shape; reduction 0 (none) returns l, 1 (mean) its mean and 2 (sum) its sum, both as a 0-d tensor.
  * @par Inputs:
- * @li predict: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li label: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li predict: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li label: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Outputs:
- * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li y: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16.
  * @par Attributes:
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(MseLoss)
-    .INPUT(predict, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(label, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(predict, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .INPUT(label, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(MseLoss)
 

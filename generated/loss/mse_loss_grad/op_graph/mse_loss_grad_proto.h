@@ -13,19 +13,19 @@ namespace ge {
  * target) * gradOutput * norm, with norm = 1/N for reduction mean (N = element count of the broadcast shape) and 1
  * otherwise.
  * @par Inputs:
- * @li predict: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li label: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li dout: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li predict: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li label: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li dout: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(MseLossGrad)
-    .INPUT(predict, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(label, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(dout, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(predict, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(label, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(dout, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(MseLossGrad)
 

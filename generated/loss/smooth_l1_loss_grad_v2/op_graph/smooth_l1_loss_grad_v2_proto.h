@@ -13,20 +13,20 @@ namespace ge {
  * clamp((self - target) / beta, -1, 1) * gradOut * norm, with norm = 1/N for reduction mean (N = element count of the
  * broadcast shape) and 1 otherwise; beta = 0 gives sign(self - target) (the L1 gradient).
  * @par Inputs:
- * @li predict: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li label: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li dout: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li predict: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li label: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li dout: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li gradient: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li gradient: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li sigma: An optional Float, default 1.0.
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(SmoothL1LossGradV2)
-    .INPUT(predict, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(label, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(dout, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(gradient, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(predict, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(label, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(dout, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(gradient, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(sigma, Float, 1.0)
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(SmoothL1LossGradV2)

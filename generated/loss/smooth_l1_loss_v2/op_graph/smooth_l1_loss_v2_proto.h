@@ -13,18 +13,18 @@ namespace ge {
  * target| < beta, else |self - target| - 0.5 beta (beta = 0: |self - target|), per element of the broadcast shape;
  * reduction 0 (none) returns l, 1 (mean) its mean and 2 (sum) its sum, both as a 0-d tensor.
  * @par Inputs:
- * @li predict: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li label: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li predict: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li label: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li y: A tensor of DT_BF16, DT_FLOAT16, DT_FLOAT.
+ * @li loss: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Attributes:
  * @li sigma: An optional Float, default 1.0.
  * @li reduction: An optional String, default "mean".
  */
 REG_OP(SmoothL1LossV2)
-    .INPUT(predict, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(label, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(y, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(predict, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(label, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(loss, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(sigma, Float, 1.0)
     .ATTR(reduction, String, "mean")
     .OP_END_FACTORY_REG(SmoothL1LossV2)

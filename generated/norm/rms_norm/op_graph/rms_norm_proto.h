@@ -13,20 +13,20 @@ namespace ge {
  * last gamma.dim() dims of x (one row), yOut = x * rstdOut * gamma, gamma indexed by the position in the row (fp32
  * arithmetic).
  * @par Inputs:
- * @li x: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
+ * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @li gamma: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
- * @li y: A tensor of DT_FLOAT16, DT_BF16, DT_FLOAT.
- * @li rstd: A tensor of DT_FLOAT.
+ * @li y: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
+ * @li rstd: A tensor of DT_FLOAT, DT_FLOAT, DT_FLOAT.
  * @par Attributes:
- * @li epsilon: An optional Float, default 1e-06F.
+ * @li epsilon: An optional Float, default 1e-06.
  */
 REG_OP(RmsNorm)
-    .INPUT(x, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(gamma, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .OUTPUT(y, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .OUTPUT(rstd, TensorType({DT_FLOAT}))
-    .ATTR(epsilon, Float, 1e-06F)
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(rstd, TensorType({DT_FLOAT, DT_FLOAT, DT_FLOAT}))
+    .ATTR(epsilon, Float, 1e-06)
     .OP_END_FACTORY_REG(RmsNorm)
 
 }  // namespace ge
