@@ -146,7 +146,8 @@ def _runtime_names(only: tuple[str, ...] | None = None) -> set[str]:
 
 
 def _own_names(text: str) -> set[str]:
-    """Names a generated file declares itself: types, template parameters, macros, functions, constants."""
+    """Names a generated file declares itself: types, template parameters, macros, functions, constants, a
+    proto's DATATYPE names."""
     own: set[str] = set()
     for pattern in (
         r"\b(?:class|struct|typename|enum(?:\s+class)?)\s+([A-Za-z_]\w*)",
@@ -155,6 +156,7 @@ def _own_names(text: str) -> set[str]:
         r"\b(?:constexpr|const)\s+[\w:<>]+\s+([A-Za-z_]\w*)\s*[=({]",
         r"^[\w:<>,\s\*&]*?[\w>\*&]\s+[\*&]?([A-Za-z_]\w*)\s*\([^;]*?\)\s*(?:const\s*)?\{",
         r"\b(?:int\d+_t|uint\d+_t|int32_t|bool|int|TEMPLATE)\s+([A-Z]\w*)\s*[,>]",
+        r"\.DATATYPE\(\s*([A-Za-z_]\w*)\s*,",  # a proto's own dtype symbol
     ):
         own.update(re.findall(pattern, text, flags=re.M))
     return own

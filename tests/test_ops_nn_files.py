@@ -375,24 +375,30 @@ def _infer_ut_source(op: str) -> Path:
 @pytest.mark.parametrize("op", sorted(SPECS))
 def test_op_host_infershape_unit_test_passes(op: str, ut_workdir: Path) -> None:
     """The generated infershape UT compiles against runtime/ (-Werror) and every case passes (on the op's
-    first product; the infershape does not depend on the product)."""
+    first product; the infershape does not depend on the product), the InferDataType case of every distinct
+    OpDef dtype column among them."""
     source = _infer_ut_source(op)
     text = source.read_text()
     total = text.count("TEST_F(")
     assert total >= 1
+    assert text.count("InferDataTypeContextFaker()") >= 1
     rc, out = _run_ut(_build_ut(op, SPECS[op].products[0], source, ut_workdir))
     assert rc == 0, out
     assert f"[  PASSED  ] {total} tests." in out, out
 
 
 def test_infershape_unit_test_with_a_wrong_shape_fails(tmp_path: Path) -> None:
-    """Changing the expected broadcast shape, or expecting success where InferShape fails, fails the UT."""
+    """Changing the expected broadcast shape, expecting success where InferShape fails, or expecting another
+    output dtype than an OpDef column registers, fails the UT."""
     op = "soft_margin_loss_backward"
     text = _infer_ut_source(op).read_text()
     assert "(std::vector<int64_t>{4, 5, 3})" in text
+    dtype = "EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT16);"
+    assert text.count(dtype) == 1, "one OpDef column with a FLOAT16 output"
     wrongs = {
         "shape": text.replace("(std::vector<int64_t>{4, 5, 3})", "(std::vector<int64_t>{4, 5, 4})"),
         "status": text.replace("(context), ge::GRAPH_FAILED);", "(context), ge::GRAPH_SUCCESS);"),
+        "dtype": text.replace(dtype, dtype.replace("DT_FLOAT16", "DT_BF16")),
     }
     for name, wrong in wrongs.items():
         assert wrong != text

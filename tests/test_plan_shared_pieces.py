@@ -138,3 +138,23 @@ def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:
     d = _ToyDecision(product="Ascend910B", tiling_key=3, block_dim=1, workspace_bytes=0, tile=512)
     assert d.tiling_fields() == {"tileLength": 512, "key": 3}
     assert TilingDecisionBase(product="Ascend910B", tiling_key=0, block_dim=1, workspace_bytes=0).tiling_fields() == {}
+
+
+def test_infer_datatype_cases_are_the_distinct_opdef_columns() -> None:
+    """One case per distinct dtype column (a column repeated by another product's dtypes counts once), inputs
+    and outputs split as the OpDef lists them; lists of unequal length are refused."""
+    from codegen.plan.unit_tests import ut_datatype_cases
+
+    cases = ut_datatype_cases(
+        ["ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_FLOAT16", "ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT"],
+        ["ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_FLOAT16"],
+        ('{"epsilon", x}',),
+    )
+    assert [(c.name, c.inputs, c.outputs) for c in cases] == [
+        ("InferDataTypeColumn0", ("ge::DT_FLOAT16", "ge::DT_FLOAT"), ("ge::DT_FLOAT16",)),
+        ("InferDataTypeColumn1", ("ge::DT_FLOAT", "ge::DT_FLOAT"), ("ge::DT_FLOAT",)),
+    ]
+    assert cases[0].note == "OpDef dtype column: inputs FLOAT16, FLOAT; outputs FLOAT16"
+    assert cases[1].attrs == ('{"epsilon", x}',)
+    with pytest.raises(ValueError, match="different lengths"):
+        ut_datatype_cases(["ge::DT_FLOAT, ge::DT_FLOAT16"], ["ge::DT_FLOAT"], ())

@@ -3,6 +3,7 @@ assembly of an op's views from them and a family's own."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -22,6 +23,7 @@ from codegen.plan.unit_tests import (
     UtTilingCase,
     UtTilingSuite,
     tiling_field_slots,
+    ut_datatype_cases,
     ut_tiling_view,
 )
 from codegen.plan.views import BinaryJsonView, KindView, OpViews, freeze, view_from
@@ -215,6 +217,16 @@ def family_views(
     parts.update(ops_nn_view(spec, products, parts["opdef"]))
     parts.update(ut_tiling_view(spec, ut_tiling_cases(spec, products), ut_infer_cases(spec)))
     parts.update(ut_context_view(parts["tiling_fields"], parts["opdef"]))
+    opdef: OpDefRegistration = parts["opdef"]
+    suite: UtInferSuite = parts["ut_infer"]
+    parts["ut_infer"] = dataclasses.replace(
+        suite,
+        dtype_cases=ut_datatype_cases(
+            [p.dtypes for p in opdef.default.inputs],
+            [p.dtypes for p in opdef.default.outputs],
+            suite.cases[0].attrs if suite.cases else (),
+        ),
+    )
     return op_views(spec, catalogue, parts, own)
 
 

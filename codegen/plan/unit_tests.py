@@ -261,6 +261,51 @@ def ut_tiling_case(
 
 
 @dataclass(frozen=True)
+class UtDataTypeCase:
+    """One InferDataType unit-test case: a dtype column of the OpDef registration. ``inputs`` and
+    ``outputs`` are the column's ``ge::DT_*`` per OpDef input and output; ``attrs`` (:func:`ut_attr`
+    expressions) those of the op's first infershape case, so the context carries the attrs an InferDataType
+    function may read."""
+
+    name: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[str, ...]
+
+    @property
+    def note(self) -> str:
+        """The case's comment: the column's dtypes."""
+        strip = [d.removeprefix("ge::DT_") for d in (*self.inputs, *self.outputs)]
+        n = len(self.inputs)
+        return f"OpDef dtype column: inputs {', '.join(strip[:n])}; outputs {', '.join(strip[n:])}"
+
+
+def ut_datatype_cases(
+    inputs: Sequence[str], outputs: Sequence[str], attrs: Sequence[str]
+) -> tuple[UtDataTypeCase, ...]:
+    """The InferDataType cases of an op: one per distinct dtype column of its OpDef registration. ``inputs``
+    and ``outputs`` are the OpDef params' dtype lists (``ge::DT_*``, comma-separated, one per column, as
+    :class:`~codegen.plan.opdef.OpDefParam` holds them); ``attrs`` as :class:`UtDataTypeCase`.
+
+    Raises:
+        ValueError: the lists do not have one entry per column each.
+    """
+    split = [[d.strip() for d in text.split(",") if d.strip()] for text in (*inputs, *outputs)]
+    columns = {len(c) for c in split}
+    if len(columns) != 1:
+        raise ValueError(f"OpDef dtype lists of different lengths: {sorted(columns)}")
+    seen: list[tuple[str, ...]] = []
+    for k in range(columns.pop()):
+        column = tuple(c[k] for c in split)
+        if column not in seen:
+            seen.append(column)
+    n = len(inputs)
+    return tuple(
+        UtDataTypeCase(f"InferDataTypeColumn{k}", column[:n], column[n:], tuple(attrs)) for k, column in enumerate(seen)
+    )
+
+
+@dataclass(frozen=True)
 class UtTilingSuite:
     """The tiling unit test of an op: the gtest ``fixture`` name and its ``cases``."""
 
@@ -274,6 +319,8 @@ class UtInferSuite:
 
     fixture: str
     cases: tuple[UtInferCase, ...]
+    #: the InferDataType cases (:func:`ut_datatype_cases`), in the same test file
+    dtype_cases: tuple[UtDataTypeCase, ...] = ()
 
 
 def ut_tiling_view(

@@ -1,6 +1,6 @@
 // ascend-opgen host emulation of metadef's context builders (base/context_builder/*.h): the op description,
-// OpTilingContextBuilder and OpInferShapeContextBuilder building the emulation's TilingContext and
-// InferShapeContext, ContextHolderVoid, and the OpImplFunctions lookup of ops-nn's unit-test registry.
+// OpTilingContextBuilder, OpInferShapeContextBuilder and OpInferDataTypeContextBuilder building the emulation's
+// TilingContext, InferShapeContext and InferDataTypeContext, ContextHolderVoid, and the OpImplFunctions lookup of ops-nn's unit-test registry.
 //
 // What CANN checks, this checks the same way (the build fails and the holder's context is nullptr): an op
 // type and name, at least one IR input and output, and for a tiling context a compile info and a platform
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/context_builder/op_infer_datatype_context_builder.h"
 #include "base/context_builder/op_infer_shape_context_builder.h"
 #include "base/context_builder/op_tiling_context_builder.h"
 #include "infer_context.h"
@@ -60,8 +61,9 @@ class ContextBuilderImpl {
     return descs[index];
   }
 
-  // "" when the op description is complete, else why not (and what CANN checks is checked first).
-  std::string CheckOp(bool needTensors) const {
+  // "" when the op description is complete, else why not (and what CANN checks is checked first). Without
+  // `inputTensors` (an InferDataType context: tensor descriptions only) the input tensors are not counted.
+  std::string CheckOp(bool needTensors, bool inputTensors = true) const {
     if (opType.empty() || opName.empty() || inputInstance.empty() || outputInstance.empty()) {
       return "Invalid params, op_type: " + opType + ", op_name: " + opName +
              ", input_num: " + std::to_string(inputInstance.size()) +
@@ -78,7 +80,7 @@ class ContextBuilderImpl {
       }
       in += n;
     }
-    if (inputs.size() != in) {
+    if (inputTensors && inputs.size() != in) {
       return std::to_string(inputs.size()) + " input tensors for " + std::to_string(in) +
              " input instances (the IR instance counts); CANN would read the missing ones from the slots after "
              "them";
@@ -283,6 +285,7 @@ ge::Format &OpContextBuilderBase<T>::MutableOutputStorageFormat(size_t index) {
 
 template class OpContextBuilderBase<OpTilingContextBuilder>;
 template class OpContextBuilderBase<OpInferShapeContextBuilder>;
+template class OpContextBuilderBase<OpInferDataTypeContextBuilder>;
 
 // ------------------------------------------------------------------------------------------ OpTilingContextBuilder
 
@@ -430,6 +433,64 @@ ContextHolder<InferShapeContext> OpInferShapeContextBuilder::Build() {
   auto impl = std::make_unique<ContextHolderImpl>();
   impl->context = shapes;
   return ContextHolder<InferShapeContext>(ContextHolderBuilder::Create(std::move(impl)));
+}
+
+// ------------------------------------------------------------------------------------------ OpInferDataTypeContextBuilder
+
+OpInferDataTypeContextBuilder::OpInferDataTypeContextBuilder() {
+  impl_ = std::make_unique<ContextBuilderImpl>();
+}
+
+OpInferDataTypeContextBuilder::~OpInferDataTypeContextBuilder() = default;
+
+OpInferDataTypeContextBuilder &OpInferDataTypeContextBuilder::InputTensorDesc(size_t index, ge::DataType dtype,
+                                                                              ge::Format origin_format,
+                                                                              ge::Format storage_format,
+                                                                              const gert::ExpandDimsType &) {
+  MutableInputDataType(index) = dtype;
+  MutableInputOriginalFormat(index) = origin_format;
+  MutableInputStorageFormat(index) = storage_format;
+  return *this;
+}
+
+OpInferDataTypeContextBuilder &OpInferDataTypeContextBuilder::OutputTensorDesc(size_t index,
+                                                                               ge::Format origin_format,
+                                                                               ge::Format storage_format,
+                                                                               const gert::ExpandDimsType &) {
+  MutableOutputOriginalFormat(index) = origin_format;
+  MutableOutputStorageFormat(index) = storage_format;
+  return *this;
+}
+
+// Each input instance's dtype is its description's (DT_UNDEFINED where none was given, and for an absent
+// optional input, instance count 0); every output starts DT_UNDEFINED.
+ContextHolder<InferDataTypeContext> OpInferDataTypeContextBuilder::Build() {
+  ContextBuilderImpl &b = *impl_;
+  const std::string why = b.CheckOp(false, false);
+  if (!why.empty()) {
+    BuildFailed("OpInferDataTypeContextBuilder::Build", b.opType, why);
+    return ContextHolder<InferDataTypeContext>();
+  }
+  std::vector<opgen_rt::TilingTensorDesc> inputs;
+  size_t next = 0;
+  for (uint32_t n : b.inputInstance) {
+    opgen_rt::TilingTensorDesc d;
+    if (n == 1) {
+      d.present = true;
+      d.dataType = b.Desc(b.inputDescs, next++).dtype;
+    }
+    inputs.push_back(d);
+  }
+  size_t outputs = 0;
+  for (uint32_t n : b.outputInstance) {
+    outputs += n;
+  }
+  InferShapeContext shapes;
+  auto dtypes = std::make_shared<InferDataTypeContext>();
+  opgen_rt::InferContextBuilder::Fill(shapes, *dtypes, b.opType, inputs, b.attrs, outputs);
+  auto impl = std::make_unique<ContextHolderImpl>();
+  impl->context = dtypes;
+  return ContextHolder<InferDataTypeContext>(ContextHolderBuilder::Create(std::move(impl)));
 }
 
 }  // namespace gert

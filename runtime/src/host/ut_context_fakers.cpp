@@ -1,10 +1,11 @@
-// ascend-opgen host emulation of ops-nn's unit-test context fakers (tests/ut/common/tiling_context_faker.h and
-// infer_shape_context_faker.h): the same bookkeeping as ops-nn's (tensors collected from the shapes and tensor
-// descs, an input whose shape is nullptr dropped from the packed instance counts), over the emulation's
-// context builders. A shape the test never gave stays the default (a scalar shape), as in ops-nn.
+// ascend-opgen host emulation of ops-nn's unit-test context fakers (tests/ut/common/tiling_context_faker.h,
+// infer_shape_context_faker.h and infer_datatype_context_faker.h): the same bookkeeping as ops-nn's (tensors
+// collected from the shapes and tensor descs, an input whose shape is nullptr dropped from the packed instance
+// counts), over the emulation's context builders. A shape the test never gave stays the default (a scalar shape), as in ops-nn.
 #include <algorithm>
 #include <cstdio>
 
+#include "tests/ut/common/infer_datatype_context_faker.h"
 #include "tests/ut/common/infer_shape_context_faker.h"
 #include "tests/ut/common/tiling_context_faker.h"
 
@@ -394,6 +395,98 @@ KernelRunContextHolder InferShapeContextFaker::Build() {
   InputTensors(inputs);
   inferShapeContextHolder_ = OpInferShapeContextBuilder::Build();
   SetContext(inferShapeContextHolder_.GetContext());
+  return std::move(*this);
+}
+
+}  // namespace gert
+
+// ------------------------------------------------------------------------------------------ InferDataTypeContextFaker
+
+namespace gert {
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::operator=(InferDataTypeContextFaker &&faker) {
+  KernelRunContextHolder::operator=(std::move(faker));
+  return *this;
+}
+
+InferDataTypeContextFaker::InferDataTypeContextFaker(InferDataTypeContextFaker &&faker)
+    : KernelRunContextHolder(std::move(faker)) {}
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::SetOpType(const std::string opType) {
+  opType_ = opType;
+  OpInferDataTypeContextBuilder::OpType(opType.c_str()).OpName(opType.c_str());
+  return *this;
+}
+
+// The IR input count is what NodeIoNum / IrInstanceNum give, as in ops-nn.
+InferDataTypeContextFaker &InferDataTypeContextFaker::IrInputNum(size_t) {
+  return *this;
+}
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::NodeIoNum(size_t inputNum, size_t outputNum) {
+  OpInferDataTypeContextBuilder::IONum(inputNum, outputNum);
+  return *this;
+}
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::IrInstanceNum(const std::vector<uint32_t> &inputInstanceNum,
+                                                                    const std::vector<uint32_t> &outputInstanceNum) {
+  OpInferDataTypeContextBuilder::IOInstanceNum(inputInstanceNum, outputInstanceNum);
+  return *this;
+}
+
+// The one-list form sets nothing, as in ops-nn.
+InferDataTypeContextFaker &InferDataTypeContextFaker::IrInstanceNum(const std::vector<uint32_t> &) {
+  return *this;
+}
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::NodeInputTd(int32_t index, ge::DataType dtype,
+                                                                  ge::Format originFormat, ge::Format storageFormat) {
+  OpInferDataTypeContextBuilder::InputTensorDesc(static_cast<size_t>(index), dtype, originFormat, storageFormat);
+  return *this;
+}
+
+// An output's dtype is what InferDataType sets: only its formats are described.
+InferDataTypeContextFaker &InferDataTypeContextFaker::NodeOutputTd(int32_t index, ge::DataType,
+                                                                   ge::Format originFormat, ge::Format storageFormat) {
+  OpInferDataTypeContextBuilder::OutputTensorDesc(static_cast<size_t>(index), originFormat, storageFormat);
+  return *this;
+}
+
+// Each non-null entry points to a ge::DataType: input `i` is described with it, in ND format.
+InferDataTypeContextFaker &InferDataTypeContextFaker::InputDataTypes(const std::vector<void *> &inputDataTypes) {
+  for (size_t i = 0; i < inputDataTypes.size(); ++i) {
+    if (inputDataTypes[i] != nullptr) {
+      NodeInputTd(static_cast<int32_t>(i), *static_cast<const ge::DataType *>(inputDataTypes[i]), ge::FORMAT_ND,
+                  ge::FORMAT_ND);
+    }
+  }
+  return *this;
+}
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::OutputDataTypes(const std::vector<void *> &outputDataTypes) {
+  for (size_t i = 0; i < outputDataTypes.size(); ++i) {
+    if (outputDataTypes[i] != nullptr) {
+      NodeOutputTd(static_cast<int32_t>(i), *static_cast<const ge::DataType *>(outputDataTypes[i]), ge::FORMAT_ND,
+                   ge::FORMAT_ND);
+    }
+  }
+  return *this;
+}
+
+InferDataTypeContextFaker &InferDataTypeContextFaker::NodeAttrs(
+    const std::vector<std::pair<std::string, Ops::NN::AnyValue>> &attrs) {
+  for (const auto &attr : attrs) {
+    attr.second.SetAttr(attr.first, *this);
+  }
+  return *this;
+}
+
+KernelRunContextHolder InferDataTypeContextFaker::Build() {
+  if (opType_.empty()) {
+    SetOpType("fakeOp");
+  }
+  inferDataTypeContextHolder_ = OpInferDataTypeContextBuilder::Build();
+  SetContext(inferDataTypeContextHolder_.GetContext());
   return std::move(*this);
 }
 

@@ -1,6 +1,6 @@
 // ascend-opgen host emulation of ops-nn's tests/ut/common/kernel_run_context_holder.h (hicann/ops-nn): what a
 // context faker's Build() returns, holding the built context and the tensors and shapes it points into.
-// The shape-range, tiling-parse and infer-datatype holders are not emulated.
+// The shape-range and tiling-parse holders are not emulated.
 #ifndef OPGEN_OPS_NN_TESTS_UT_COMMON_KERNEL_RUN_CONTEXT_HOLDER_H
 #define OPGEN_OPS_NN_TESTS_UT_COMMON_KERNEL_RUN_CONTEXT_HOLDER_H
 
@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/context_builder/op_infer_datatype_context_builder.h"
 #include "base/context_builder/op_infer_shape_context_builder.h"
 #include "base/context_builder/op_tiling_context_builder.h"
 
@@ -30,6 +31,7 @@ class KernelRunContextHolder {
     outputInstanceNum_ = std::move(holder.outputInstanceNum_);
     tilingContextHolder_ = std::move(holder.tilingContextHolder_);
     inferShapeContextHolder_ = std::move(holder.inferShapeContextHolder_);
+    inferDataTypeContextHolder_ = std::move(holder.inferDataTypeContextHolder_);
     return *this;
   }
 
@@ -72,6 +74,7 @@ class KernelRunContextHolder {
 
   ContextHolder<TilingContext> tilingContextHolder_;
   ContextHolder<InferShapeContext> inferShapeContextHolder_;
+  ContextHolder<InferDataTypeContext> inferDataTypeContextHolder_;
 };
 }  // namespace gert
 

@@ -4,6 +4,8 @@
 // describes a call with gert::InferShapeContextFaker (ops-nn tests/ut/common), runs the InferShape function
 // registered with IMPL_OP_INFERSHAPE, and checks the output shapes the spec's shape rule gives (or that it
 // fails where the rule has no output shape). An absent optional input has instance count 0 and no tensor.
+// The InferDataType cases describe each dtype column of the OpDef with gert::InferDataTypeContextFaker and
+// check the output dtypes the column registers.
 #include <cstdint>
 #include <iostream>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "exe_graph/runtime/storage_shape.h"
+#include "infer_datatype_context_faker.h"
 #include "infer_shape_context_faker.h"
 #include "op_impl_registry.h"
 
@@ -42,6 +45,16 @@ ge::graphStatus RunInferShape(gert::InferShapeContext *context) {
     return ge::GRAPH_FAILED;
   }
   return opImpl->infer_shape(context);
+}
+
+// Runs the registered InferDataType on the context `holder` built; its status.
+ge::graphStatus RunInferDataType(gert::InferDataTypeContext *context) {
+  const auto *opImpl = gert::OpImplRegistry::GetInstance().GetOpImpl("GeluGradV2");
+  if (opImpl == nullptr || opImpl->infer_datatype == nullptr) {
+    std::cout << "no InferDataType is registered for GeluGradV2" << std::endl;
+    return ge::GRAPH_FAILED;
+  }
+  return opImpl->infer_datatype(context);
 }
 }  // namespace
 
@@ -107,4 +120,61 @@ TEST_F(GeluGradV2InferShape, RejectsShapesThatDoNotBroadcast) {
   gert::InferShapeContext *context = holder.GetContext<gert::InferShapeContext>();
   ASSERT_NE(context, nullptr);
   EXPECT_EQ(RunInferShape(context), ge::GRAPH_FAILED);
+}
+
+// OpDef dtype column: inputs BF16, BF16; outputs BF16
+TEST_F(GeluGradV2InferShape, InferDataTypeColumn0) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("GeluGradV2")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BF16);
+}
+
+// OpDef dtype column: inputs FLOAT16, FLOAT16; outputs FLOAT16
+TEST_F(GeluGradV2InferShape, InferDataTypeColumn1) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("GeluGradV2")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT16);
+}
+
+// OpDef dtype column: inputs FLOAT, FLOAT; outputs FLOAT
+TEST_F(GeluGradV2InferShape, InferDataTypeColumn2) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("GeluGradV2")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
 }

@@ -4,6 +4,8 @@
 // case describes a call with gert::InferShapeContextFaker (ops-nn tests/ut/common), runs the InferShape function
 // registered with IMPL_OP_INFERSHAPE, and checks the output shapes the spec's shape rule gives (or that it
 // fails where the rule has no output shape). An absent optional input has instance count 0 and no tensor.
+// The InferDataType cases describe each dtype column of the OpDef with gert::InferDataTypeContextFaker and
+// check the output dtypes the column registers.
 #include <cstdint>
 #include <iostream>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "exe_graph/runtime/storage_shape.h"
+#include "infer_datatype_context_faker.h"
 #include "infer_shape_context_faker.h"
 #include "op_impl_registry.h"
 
@@ -42,6 +45,16 @@ ge::graphStatus RunInferShape(gert::InferShapeContext *context) {
     return ge::GRAPH_FAILED;
   }
   return opImpl->infer_shape(context);
+}
+
+// Runs the registered InferDataType on the context `holder` built; its status.
+ge::graphStatus RunInferDataType(gert::InferDataTypeContext *context) {
+  const auto *opImpl = gert::OpImplRegistry::GetInstance().GetOpImpl("EmbeddingDenseGradAccumulate");
+  if (opImpl == nullptr || opImpl->infer_datatype == nullptr) {
+    std::cout << "no InferDataType is registered for EmbeddingDenseGradAccumulate" << std::endl;
+    return ge::GRAPH_FAILED;
+  }
+  return opImpl->infer_datatype(context);
 }
 }  // namespace
 
@@ -117,4 +130,625 @@ TEST_F(EmbeddingDenseGradAccumulateInferShape, RejectsNegativeRowCount) {
   gert::InferShapeContext *context = holder.GetContext<gert::InferShapeContext>();
   ASSERT_NE(context, nullptr);
   EXPECT_EQ(RunInferShape(context), ge::GRAPH_FAILED);
+}
+
+// OpDef dtype column: inputs FLOAT, FLOAT; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn0) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, FLOAT16; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn1) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, DOUBLE; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn2) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_DOUBLE, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, INT32; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn3) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, INT64; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn4) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, INT16; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn5) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, INT8; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn6) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, UINT8; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn7) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT, BOOL; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn8) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_BOOL, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, FLOAT; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn9) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, FLOAT16; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn10) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, DOUBLE; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn11) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_DOUBLE, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, INT32; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn12) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, INT64; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn13) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, INT16; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn14) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, INT8; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn15) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, UINT8; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn16) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs FLOAT16, BOOL; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn17) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_BOOL, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, FLOAT; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn18) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, FLOAT16; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn19) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, DOUBLE; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn20) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_DOUBLE, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, INT32; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn21) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, INT64; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn22) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, INT16; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn23) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, INT8; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn24) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, UINT8; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn25) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, BOOL; outputs FLOAT, INT32
+TEST_F(EmbeddingDenseGradAccumulateInferShape, InferDataTypeColumn26) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("EmbeddingDenseGradAccumulate")
+                    .NodeIoNum(2, 2)
+                    .IrInstanceNum({1, 1}, {1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_BOOL, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"numWeights", Ops::NN::AnyValue::CreateFrom<int64_t>(7)},
+                        {"paddingIdx", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                        {"scaleGradByFreq", Ops::NN::AnyValue::CreateFrom<bool>(false)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_INT32);
 }
