@@ -1,4 +1,6 @@
-"""The generated aclnn API of every elementwise op agrees with the independent model of ``l2_model.py``.
+"""The generated aclnn API of every op agrees with the independent model of the package ``l2_model`` (the
+elementwise family here first; row_reduce and index_accumulate below, with ``l2_model.rows`` and
+``l2_model.index``).
 
 Hypothesis draws arbitrary calls per op and product: mixed input dtypes (promotion), broadcasting where any
 input (the last included) is the largest, wrong output shapes and empty outputs beside invalid arguments,

@@ -110,7 +110,11 @@ def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
 
 
 def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
-    """The status of ``call`` on ``product`` (see the module doc for the rules and their order)."""
+    """The status of ``call`` on ``product`` (see the module doc for the rules and their order).
+
+    Raises:
+        NotImplementedError: the spec has an optional input (no op of the family has one; no rule is modelled).
+    """
     t = call.tensors
     if any(ts.optional for ts in spec.inputs):
         raise NotImplementedError(f"{spec.op}: the model has no rule for an optional tensor of this family")
