@@ -35,6 +35,8 @@ from codegen.specs import load_project
 
 #: examples per (op, rule set) in the CI profile (the thorough profile keeps its own count)
 CI_EXAMPLES = 6
+#: the same for the row_reduce and index_accumulate tests, whose calls are cheaper (one kernel, small shapes)
+FAMILY_EXAMPLES = 20
 
 CATALOGUE, SPECS = load_project()
 FLOATS = (DType.FLOAT, DType.FLOAT16, DType.BF16)
@@ -59,9 +61,9 @@ CASES = [
 ]
 
 
-def _settings() -> settings:
+def _settings(examples: int = CI_EXAMPLES) -> settings:
     base = profile_settings()
-    return settings(base, max_examples=CI_EXAMPLES) if profile_name() == "ci" else base
+    return settings(base, max_examples=examples) if profile_name() == "ci" else base
 
 
 @st.composite
@@ -370,11 +372,18 @@ def test_row_reduce_api_agrees_with_the_model(
     fn = built_op(op, product)
     prod = CATALOGUE.get(product)
 
-    @_settings()
+    @_settings(FAMILY_EXAMPLES)
     @given(row_calls(spec, prod))
     def check(drawn: tuple[Call, int, dict[str, bool]]) -> None:
         call, seed, strided = drawn
-        run(fn, spec, prod, call, seed, strided, model=l2_rows)
+        rng = np.random.default_rng(seed)
+        arrays = {t.name: _array(call.tensors[t.name], rng, strided.get(t.name, False)) for t in spec.inputs}
+        if seed % 5 == 0:  # NaN and infinities in a fifth of the calls
+            for a in arrays.values():
+                if a is not None and a.size:
+                    pick = rng.integers(0, 12, size=a.shape)
+                    a[pick == 0], a[pick == 1], a[pick == 2] = np.nan, np.inf, -np.inf
+        run(fn, spec, prod, call, seed, strided, model=l2_rows, arrays=arrays)
 
     check()
 
@@ -420,11 +429,12 @@ def index_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, 
     for a in spec.attrs:
         if a.name == num_rows:
             continue
-        attrs[a.name] = draw(st.booleans()) if a.type == "bool" else draw(st.sampled_from([-1, 0, 1, 2, num + 3]))
+        pads = [-1, 0, 1, 2, num + 3, 2**63, 2**64 - 1]
+        attrs[a.name] = draw(st.booleans()) if a.type == "bool" else draw(st.sampled_from(pads))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     arrays: dict[str, np.ndarray | None] = {}
     g = tensors[src]
-    arrays[src] = None if g.null else rng.uniform(-3, 3, size=g.shape).astype(numpy_dtype(g.dtype))
+    arrays[src] = None if g.null else _array(g, rng, draw(st.integers(0, 3)) == 2)
     it = tensors[index]
     if it.null:
         arrays[index] = None
@@ -456,7 +466,7 @@ def test_index_accumulate_api_agrees_with_the_model(
     fn = built_op(op, product)
     prod = CATALOGUE.get(product)
 
-    @_settings()
+    @_settings(FAMILY_EXAMPLES)
     @given(index_calls(spec, prod))
     def check(drawn: tuple[Call, dict[str, np.ndarray | None]]) -> None:
         call, arrays = drawn
@@ -656,3 +666,17 @@ def test_index_accumulate_rules(
     if want is not None:
         np.testing.assert_array_equal(l2_index.expected_outputs(spec, call, arrays)[0][0], want)
     run(built_op(spec.op, prod.name), spec, prod, call, 0, {}, model=l2_index, arrays=arrays)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the generated aclnnLogSoftmax runs the kernel in self's dtype and casts its result to out's; CANN's "
+    "(hicann/ops-nn activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp) casts self to out's dtype first, "
+    "so an FLOAT16 self with a FLOAT out is exact to fp32 there; the spec has no key saying so, so the model "
+    "cannot see it either",
+)
+def test_log_softmax_computes_in_the_dtype_of_out(built_op: Callable[[str, str], OpCallable]) -> None:
+    """log_softmax([0, 1]) = [-log(1 + e), 1 - log(1 + e)] = [-1.31326169, -0.31326169] (log(1 + e) =
+    1.3132616875...), to fp32 precision when out is FLOAT, whatever self's dtype."""
+    got = built_op("LogSoftmax", "Ascend910B")(self=np.array([0, 1], np.float16), dim=0, out=np.zeros(2, np.float32))
+    np.testing.assert_allclose(got, [-1.3132616875182228, -0.3132616875182228], rtol=2**-21)
