@@ -672,7 +672,7 @@ def test_index_accumulate_rules(
     strict=True,
     reason="the generated aclnnLogSoftmax runs the kernel in self's dtype and casts its result to out's; CANN's "
     "(hicann/ops-nn activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp) casts self to out's dtype first, "
-    "so an FLOAT16 self with a FLOAT out is exact to fp32 there; the spec has no key saying so, so the model "
+    "so a FLOAT16 self with a FLOAT out is exact to fp32 there; the spec has no key saying so, so the model "
     "cannot see it either",
 )
 def test_log_softmax_computes_in_the_dtype_of_out(built_op: Callable[[str, str], OpCallable]) -> None:
