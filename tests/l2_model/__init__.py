@@ -1,4 +1,5 @@
-"""An independent model of the aclnn L2 contract of an elementwise-family op, derived from its spec.
+"""An independent model of the aclnn L2 contract of an elementwise-family op, derived from its spec (the
+row_reduce and index_accumulate families: :mod:`l2_model.rows`, :mod:`l2_model.index`).
 
 Given a call (each tensor's shape, dtype, storage format or null pointer; the attribute values; the output
 tensors) the model predicts the status phase 1 returns and, for a success, the output values. It reads only
@@ -46,6 +47,8 @@ from codegen.paths import project_paths
 from codegen.spec.expr.evaluation import evaluate
 from codegen.spec.model import AttrSpec, DType, OpSpec, Product
 
+_REFERENCES: dict[str, Any] = {}
+
 SUCCESS = 0
 NULLPTR = 161001
 INVALID = 161002
@@ -55,9 +58,10 @@ NUMPY = {
     DType.FLOAT: np.dtype(np.float32),
     DType.FLOAT16: np.dtype(np.float16),
     DType.BF16: np.dtype(ml_dtypes.bfloat16),
+    DType.DOUBLE: np.dtype(np.float64),
 }
 #: precision (stored mantissa bits) of each float dtype: the coarser of two dtypes has fewer
-MANTISSA = {DType.FLOAT: 23, DType.FLOAT16: 10, DType.BF16: 7}
+MANTISSA = {DType.FLOAT: 23, DType.FLOAT16: 10, DType.BF16: 7, DType.DOUBLE: 52}
 
 
 @dataclass(frozen=True)
@@ -194,8 +198,15 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in present:
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
+    found = _constraints_status(spec, product, call)
+    return found if found is not None else Prediction(SUCCESS, "")
+
+
+def _constraints_status(spec: OpSpec, product: Product, call: Call) -> Prediction | None:
+    """The first spec constraint of ``product`` whose ``require`` is false (its status), else None; the
+    expressions see the call's tensors and attrs, ``product`` and the platform's ``coreNum``/``ubBytes``."""
     env = _env(spec, call)
-    env.update({"product": product.name})
+    env.update({"product": product.name, "coreNum": product.vector_core_num, "ubBytes": product.ub_bytes})
     for c in spec.constraints:
         if c.products and product.name not in c.products:
             continue
@@ -206,7 +217,7 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
             continue
         if not evaluate(c.require, local):
             return Prediction(c.status, f"constraint {c.name}")
-    return Prediction(SUCCESS, "")
+    return None
 
 
 def attr_values(attr: AttrSpec) -> list[object]:
@@ -217,15 +228,16 @@ def attr_values(attr: AttrSpec) -> list[object]:
 
 
 def _reference_module(spec: OpSpec) -> Any:
+    """The op's module of ``reference/`` (loaded once)."""
+    if spec.snake in _REFERENCES:
+        return _REFERENCES[spec.snake]
     path = project_paths().root / "reference" / f"{spec.snake}.py"
     module_spec = importlib.util.spec_from_file_location(f"l2model_reference_{spec.snake}", path)
     assert module_spec is not None and module_spec.loader is not None
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
+    _REFERENCES[spec.snake] = module
     return module
-
-
-_REFERENCES: dict[str, Any] = {}
 
 
 def expected_outputs(
@@ -236,9 +248,7 @@ def expected_outputs(
 
     ``arrays`` holds each input's values (None for a null optional input).
     """
-    if spec.snake not in _REFERENCES:
-        _REFERENCES[spec.snake] = _reference_module(spec)
-    ref = _REFERENCES[spec.snake].reference
+    ref = _reference_module(spec).reference
     promoted = [call.tensors[n].dtype for n in getattr(spec.compute, "promote", ()) if not call.tensors[n].null]
     compute = promote(promoted) if promoted else call.tensors[spec.inputs[0].name].dtype
     full = rule_shape(spec, call)

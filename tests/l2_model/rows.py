@@ -1,0 +1,159 @@
+"""The independent model of the aclnn L2 contract of a row_reduce-family op (softmax-like ops reducing along a
+``dim`` attribute, and ops normalising over the trailing dims of a ``rows`` input, as RmsNorm over gamma).
+
+It reads only the :class:`~codegen.spec.model.OpSpec` (tensors, attrs, ``dtype_combos``, ``shape_status``,
+constraints, ``compute.dim``/``compute.rows``), the catalogue's :class:`~codegen.spec.model.Product` and the
+op's NumPy reference in ``reference/``. The rules, from CANN's op_api sources and docs (hicann/ops-nn
+``activation/softmax_v2/op_api/aclnn_softmax.cpp``, ``activation/softmax_grad/op_api/aclnn_softmax_backward.cpp``
+and their log-softmax siblings; ``norm/rms_norm/docs/aclnnRmsNorm.md``), in the order the project's L2 code
+checks them (``ascend-platform.md``, "Check order"):
+
+1. a null tensor: 161001;
+2. a dtype outside the tensor's list for the product: 161002; with ``dtype_combos`` the tuple of dtypes must
+   be one of the product's combinations (161002); without them, every input has the first input's dtype
+   (``OP_CHECK_DTYPE_NOT_MATCH`` of the backward ops; 161002); the output's dtype is free within its list
+   (the L2 API casts the result to it);
+3. a rank outside the tensor's ``rank`` range: the spec's ``shape_status`` (161002, RmsNorm 561002);
+4. shapes (``shape_status``): with ``dim``, every tensor has the first input's shape and ``dim`` lies in
+   ``[-r, r)`` with ``r = max(rank, 1)`` (a 0-d tensor has one dim, as CANN's ``CheckDim``; 161002 for the
+   dim); with ``rows``, the rows input has 1 to rank(x) dims equal to x's trailing dims, none 0, the first
+   output has x's shape and the second x's shape with those trailing dims set to 1;
+5. a storage format outside the tensor's ``formats``: 161002;
+6. each constraint of the product whose ``require`` is false: its ``status``;
+7. success; an empty first output has no values.
+
+CANN's hand-written softmax APIs return success for an empty input before the dtype, dim and shape checks;
+the project's API (and so this model) checks every argument first and then succeeds for an empty output, as
+its docs state; see :data:`EMPTY_RULE`.
+
+Values: the reference evaluated exactly on the input values; the kernel computes in fp32 and writes its
+result in the first input's dtype, which the L2 API casts to the output's dtype, so the precision is the
+coarser of the two (an output of ``dtype_combos`` has the combination's dtype, so no cast).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from codegen.spec.model import DType, OpSpec, Product
+
+from . import INVALID, NULLPTR, SUCCESS, Call, Prediction, _constraints_status, _reference_module, coarser
+
+#: the documented divergence from CANN's softmax op_api sources (see the module doc)
+EMPTY_RULE = "arguments are checked before an empty output succeeds"
+
+
+def _dim_attr(spec: OpSpec) -> str:
+    return str(getattr(spec.compute, "dim", "") or "")
+
+
+def _rows_input(spec: OpSpec) -> str | None:
+    return getattr(spec.compute, "rows", None)
+
+
+def reduced_shape(x: tuple[int, ...], k: int) -> tuple[int, ...]:
+    """``x`` with its last ``k`` dims set to 1 (the shape of a per-row output such as RmsNorm's rstd)."""
+    return (*x[: len(x) - k], *(1,) * k)
+
+
+def _dtype_status(spec: OpSpec, product: Product, call: Call) -> Prediction | None:
+    t = call.tensors
+    for ts in (*spec.inputs, *spec.outputs):
+        if t[ts.name].dtype not in ts.dtypes_for(product):
+            return Prediction(INVALID, f"{ts.name} dtype {t[ts.name].dtype.name} not supported on {product.name}")
+    combos = spec.combos_for(product)
+    if combos:
+        got = tuple((n, t[n].dtype) for n, _ in combos[0].dtypes)
+        if all(c.dtypes != got for c in combos):
+            return Prediction(INVALID, "dtypes are not one of the product's combinations")
+    else:
+        first = t[spec.inputs[0].name].dtype
+        for ts in spec.inputs[1:]:
+            if t[ts.name].dtype != first:
+                return Prediction(INVALID, f"{ts.name} dtype differs from {spec.inputs[0].name}'s")
+    return None
+
+
+def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
+    t = call.tensors
+    bad = spec.shape_status
+    first = spec.inputs[0].name
+    x = t[first].shape or ()
+    rows = _rows_input(spec)
+    if rows is None:
+        for ts in (*spec.inputs[1:], *spec.outputs):
+            if t[ts.name].shape != x:
+                return Prediction(bad, f"{ts.name} shape {t[ts.name].shape} is not {x}")
+        r = max(len(x), 1)
+        dim = call.attrs[_dim_attr(spec)]
+        if not -r <= dim < r:
+            return Prediction(INVALID, f"dim {dim} outside [{-r}, {r})")
+        return None
+    g = t[rows].shape or ()
+    outs = spec.outputs
+    if t[outs[0].name].shape != x:
+        return Prediction(bad, f"{outs[0].name} shape is not x's")
+    if not 1 <= len(g) <= len(x):
+        return Prediction(bad, f"{rows} rank {len(g)} outside [1, {len(x)}]")
+    if 0 in g:
+        return Prediction(bad, f"{rows} is empty")
+    if tuple(x[len(x) - len(g) :]) != g:
+        return Prediction(bad, f"{rows} is not x's trailing dims")
+    for o in outs[1:]:
+        if t[o.name].shape != reduced_shape(x, len(g)):
+            return Prediction(bad, f"{o.name} shape is not x's with the row dims 1")
+    return None
+
+
+def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
+    """The status of ``call`` on ``product`` (see the module doc for the rules and their order).
+
+    Raises:
+        NotImplementedError: the spec has an optional input (no op of the family has one; no rule is modelled).
+    """
+    t = call.tensors
+    if any(ts.optional for ts in spec.inputs):
+        raise NotImplementedError(f"{spec.op}: the model has no rule for an optional tensor of this family")
+    for ts in (*spec.inputs, *spec.outputs):
+        if t[ts.name].null:
+            return Prediction(NULLPTR, f"{ts.name} is null")
+    found = _dtype_status(spec, product, call)
+    if found is not None:
+        return found
+    for ts in (*spec.inputs, *spec.outputs):
+        lo, hi = ts.rank
+        if not lo <= len(t[ts.name].shape or ()) <= hi:
+            return Prediction(spec.shape_status, f"{ts.name} rank outside [{lo}, {hi}]")
+    found = _shape_status(spec, call)
+    if found is not None:
+        return found
+    for ts in (*spec.inputs, *spec.outputs):
+        if t[ts.name].fmt not in ts.formats:
+            return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
+    found = _constraints_status(spec, product, call)
+    return found if found is not None else Prediction(SUCCESS, "")
+
+
+def expected_outputs(
+    spec: OpSpec, call: Call, arrays: Mapping[str, np.ndarray | None]
+) -> tuple[list[np.ndarray], list[DType]]:
+    """For a successful call: each output's expected values (float64) and the dtype bounding its precision
+    (the coarser of the first input's dtype and the output's)."""
+    ref = _reference_module(spec).reference
+    kwargs: dict[str, Any] = {n: np.asarray(a, np.float64) for n, a in arrays.items() if a is not None}
+    for a in spec.attrs:
+        kwargs[a.name] = call.attrs.get(a.name, a.default)
+    result = ref(**kwargs)
+    outs = list(result) if isinstance(result, tuple) else [result]
+    compute = call.tensors[spec.inputs[0].name].dtype
+    bounds = [coarser(compute, call.tensors[o.name].dtype) for o in spec.outputs]
+    return [np.asarray(o, np.float64) for o in outs], bounds
+
+
+def numel(shape: tuple[int, ...] | None) -> int:
+    """Elements of a shape (0 for a null tensor)."""
+    return 0 if shape is None else math.prod(shape)
