@@ -5,6 +5,10 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
 
 1. *Scalar hoisting*: every subtree that references no tensor is evaluated once on the host, in the tiling
    function, and reaches the kernel as a ``float`` tiling field (``scalar0``, ``scalar1``, ...).
+   A ``where`` whose condition reads host scalars only (``isResult``, ``approximate == "tanh"``) and whose
+   branches read tensors is not a per-element select: its condition is hoisted as a host flag (``1.0`` or
+   ``0.0``) and the formula is compiled once per combination of flag values (:class:`HostCase`), each program
+   holding its taken branches only; the kernel picks the case with a scalar branch once per tile.
 2. *Lowering*: ``sigmoid(u)`` becomes ``1 / (1 + exp(-u))`` (finite for every finite ``u``: when ``exp``
    overflows to ``inf`` the reciprocal is ``0``), subtraction and negation are normalised, and negations are
    pushed into host scalars where possible so that they cost no vector instruction.
@@ -30,6 +34,14 @@ scalars.
 """
 
 from codegen.families.elementwise.compiler.driver import compile_formula, compile_variants
-from codegen.families.elementwise.compiler.program import CompiledFormula, HostScalar, Instruction, Program
+from codegen.families.elementwise.compiler.program import CompiledFormula, HostCase, HostScalar, Instruction, Program
 
-__all__ = ["CompiledFormula", "HostScalar", "Instruction", "Program", "compile_formula", "compile_variants"]
+__all__ = [
+    "CompiledFormula",
+    "HostCase",
+    "HostScalar",
+    "Instruction",
+    "Program",
+    "compile_formula",
+    "compile_variants",
+]

@@ -94,6 +94,13 @@ def dtype_input(spec: OpSpec) -> TensorSpec:
     return next(t for t in spec.inputs if not t.optional)
 
 
-def program_for(compiled: CompiledFormula, dtype: DType) -> Program:
-    """The fp32 program for FLOAT, the cast program for 16-bit float dtypes."""
-    return compiled.fp32 if dtype is DType.FLOAT else compiled.cast16
+def programs_for(compiled: CompiledFormula, dtype: DType) -> tuple[Program, ...]:
+    """Every host case's fp32 program for FLOAT, its cast program for 16-bit float dtypes (case order)."""
+    return compiled.programs(dtype is not DType.FLOAT)
+
+
+def budget_temps(compiled: CompiledFormula, dtype: DType) -> int:
+    """The fp32 temporaries UB is budgeted for in ``dtype``: one kernel holds every host case, so it allocates
+    the most temporaries and the most masks any case's program uses (:attr:`Program.budget_temps` of those)."""
+    progs = programs_for(compiled, dtype)
+    return max(p.temps for p in progs) + -(-max(p.masks for p in progs) // 32)
