@@ -266,7 +266,7 @@ def literal(text: str, scalars: dict[str, float]) -> float:
 def run_model(program: Program, inputs: dict[str, float], scalars: dict[str, float], dt: DType) -> Iv:
     """The program over one element: each buffer an interval (a mask a pair of bools)."""
     buffers: dict[str, Any] = {f"{n}Local": Iv(v, v, exact=True) for n, v in inputs.items()}
-    for ins in program.instructions:
+    for ins in (*program.constants, *program.instructions):
         buffers[ins.dst] = step_model(ins, buffers, scalars, dt)
     return buffers["outLocal"]  # type: ignore[no-any-return]
 

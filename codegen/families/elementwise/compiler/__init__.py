@@ -22,8 +22,10 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
    with itself and a ``Select`` that keep its NaN (:meth:`_Builder.keep_nan`), once per chain with literal
    bounds, and not at all where another operand of the result carries that operand's NaN
    (:meth:`_Builder.nan_sources`).
-4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer. Input
-   buffers may be overwritten at their last use; fp32 temporaries (``TBuf<VECCALC>``) are reused once dead.
+4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer; a host
+   value broadcast into a tensor (``Duplicate``) is a per-core constant (``const<k>``), filled once before
+   the first tile (:attr:`Program.constants`). Input buffers may be overwritten at their last use; fp32
+   temporaries (``TBuf<VECCALC>``) are reused once dead.
    For 16-bit inputs every input is cast to an fp32 temporary at its first use and the result is rounded
    once to the output dtype (``CAST_RINT``).
 

@@ -61,6 +61,7 @@ def compile_variants(
         conditions = _host_conditions(substituted, present)
         flags = [_host_flag(hoisted, c) for c in conditions]
         cases = []
+        constants: dict[str, str] = {}  # one const buffer per host value across the variant's programs
         for k in range(1 << len(conditions)):
             # case k: condition j false where bit j of k is set (case 0 takes every condition's true branch)
             taken = {c: not (k >> j & 1) for j, c in enumerate(conditions)}
@@ -69,7 +70,7 @@ def compile_variants(
             for cast_inputs in (False, True):
                 b = _Builder(ctx, cast_inputs)
                 root = b.value(lowered_k)
-                programs.append(_allocate(b, root))
+                programs.append(_allocate(b, root, constants))
             guards = tuple((flag, taken[c]) for flag, c in zip(flags, conditions, strict=True))
             cases.append(HostCase(guards, programs[0], programs[1]))
         built.append((tuple(cases), _lower(substituted, present)))

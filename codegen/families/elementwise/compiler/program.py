@@ -54,19 +54,22 @@ class Program:
     cast to fp32 at first use). ``temps`` is the number of fp32 temporaries ``tmp0``..``tmp{n-1}``, each of
     ``tileLength * 4`` bytes of UB. Buffer names in instructions: ``<input>Local`` (the input's queue tensor,
     type T), ``outLocal`` (the output queue tensor, type T), ``tmp<k>`` (fp32 temporaries), ``mask<k>``
-    (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each).
+    (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each),
+    ``const<k>`` (fp32 buffers of ``tileLength`` elements that ``constants`` fill once per core, before the
+    first tile: each a ``Duplicate`` of a host value, which ``instructions`` then read in every tile).
     """
 
     cast_inputs: bool
     instructions: tuple[Instruction, ...]
     temps: int
     masks: int = 0
+    constants: tuple[Instruction, ...] = ()
 
     @property
     def budget_temps(self) -> int:
-        """fp32 temporaries the UB budget counts: ``temps`` plus one per started 32 mask buffers (a mask
-        takes ``tileLength / 8`` bytes, 1/32 of an fp32 temporary)."""
-        return self.temps + -(-self.masks // 32)
+        """fp32 buffers the UB budget counts per element: ``temps``, one per constant, plus one per started
+        32 mask buffers (a mask takes ``tileLength / 8`` bytes, 1/32 of an fp32 temporary)."""
+        return self.temps + len(self.constants) + -(-self.masks // 32)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from codegen.families.elementwise.plan.variants import (
     budget_temps,
     compile_all,
     compute_dtypes,
+    constants_for,
     optional_inputs,
     programs_for,
 )
@@ -180,6 +181,9 @@ def tiling_decision(
         ("output queues", n_out * out_num, tile * item),
         ("fp32 temporaries", max(p.temps for p in progs), tile * FP32_BYTES),
     )
+    constants = len(constants_for(variant.formula, dtype))
+    if constants:
+        split += (("fp32 per-core constants", constants, tile * FP32_BYTES),)
     masks = max(p.masks for p in progs)
     if masks:
         # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)

@@ -43,6 +43,9 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
     temporaries and masks any case uses."""
     cases = compiled.cases
     progs = compiled.programs(cast_inputs)
+    fills = {ins.dst: ins for p in progs for ins in p.constants}
+    names = tuple(sorted(fills, key=lambda n: int(n.removeprefix("const"))))
+    fill_lines = tuple(f"Duplicate({n}, {fills[n].scalar}, static_cast<int32_t>(tileLength_));" for n in names)
     if len(cases) == 1:
         (prog,) = progs
         return ProgramView(
@@ -51,6 +54,8 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
             temps=prog.temps,
             masks=prog.masks,
             ops=", ".join(i.op for i in prog.instructions),
+            constants=names,
+            fills=fill_lines,
         )
     conditions = {hs.field_name: hs.expr.cond for hs in compiled.scalars if isinstance(hs.expr, IfElse)}
     lines: list[str] = []
@@ -74,6 +79,8 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
         temps=max(p.temps for p in progs),
         masks=max(p.masks for p in progs),
         ops="; ".join(ops),
+        constants=names,
+        fills=fill_lines,
     )
 
 
@@ -109,6 +116,9 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
         "programs": views[0],
         "max_temps": max(max(v.fp32.temps, v.cast16.temps) for v in views),
         "max_masks": max(max(v.fp32.masks, v.cast16.masks) for v in views),
+        "constant_buffers": tuple(
+            sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
+        ),
         "scalars": scalars,
         "formula": unparse(compiled.lowered),
         "formula_text": unparse(formula),
