@@ -32,7 +32,7 @@ import pytest
 
 from codegen.families.elementwise import bound, interval_program
 from codegen.families.elementwise.compiler import Instruction, Program
-from codegen.families.elementwise.plan.variants import compile_all, program_for
+from codegen.families.elementwise.plan.variants import compile_all, programs_for
 from codegen.spec.model import DType
 from codegen.specs import load_project
 
@@ -266,7 +266,7 @@ def literal(text: str, scalars: dict[str, float]) -> float:
 def run_model(program: Program, inputs: dict[str, float], scalars: dict[str, float], dt: DType) -> Iv:
     """The program over one element: each buffer an interval (a mask a pair of bools)."""
     buffers: dict[str, Any] = {f"{n}Local": Iv(v, v, exact=True) for n, v in inputs.items()}
-    for ins in program.instructions:
+    for ins in (*program.constants, *program.instructions):
         buffers[ins.dst] = step_model(ins, buffers, scalars, dt)
     return buffers["outLocal"]  # type: ignore[no-any-return]
 
@@ -549,7 +549,8 @@ def _programs() -> list[tuple[str, Program, DType, tuple[str, ...], tuple[str, .
         for variant in compile_all(spec):
             fields = tuple(h.field_name for h in variant.formula.scalars)
             for dt in (DType.FLOAT, DType.FLOAT16):
-                out.append((name, program_for(variant.formula, dt), dt, tuple(variant.present), fields))
+                for prog in programs_for(variant.formula, dt):
+                    out.append((name, prog, dt, tuple(variant.present), fields))
     return out
 
 

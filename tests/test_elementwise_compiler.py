@@ -28,7 +28,7 @@ def run_program(prog: Program, inputs: dict[str, np.ndarray], scalars: dict[str,
         return float(text[:-1]) if text.endswith("f") else scalars[text]
 
     with np.errstate(all="ignore"):
-        for ins in prog.instructions:
+        for ins in (*prog.constants, *prog.instructions):
             src = [bufs[s] for s in ins.srcs]
             if ins.op == "Cast":
                 out = src[0].copy()
@@ -235,3 +235,34 @@ def test_two_sided_band_is_one_test_of_abs(text: str, ops: list[str], lam: float
             ]
         )
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_where_on_host_values_compiles_one_program_per_case() -> None:
+    # flag and mode are host names (attributes): the where is decided per call, each case keeps its own branch
+    compiled = compile_text("where(flag, a * b, exp(c)) + where(mode > 1, a, c)")
+    assert [hs.expr for hs in compiled.scalars[:2]] == [
+        parse_expr("1.0 if flag else 0.0", LOC, "x"),
+        parse_expr("1.0 if mode > 1 else 0.0", LOC, "x"),
+    ]
+    cases = {case.guards: [i.op for i in case.fp32.instructions] for case in compiled.cases}
+    assert cases == {
+        (("scalar0", True), ("scalar1", True)): ["Mul", "Add"],
+        (("scalar0", False), ("scalar1", True)): ["Exp", "Add"],
+        (("scalar0", True), ("scalar1", False)): ["Mul", "Add"],
+        (("scalar0", False), ("scalar1", False)): ["Exp", "Add"],
+    }
+    assert compiled.case_for({"scalar0": 0.0, "scalar1": 1.0}).guards == (("scalar0", False), ("scalar1", True))
+    a, b, c = (np.array([2.0, -1.0]), np.array([3.0, 4.0]), np.array([0.0, 1.0]))
+    got = run_program(compiled.case_for({"scalar0": 1.0, "scalar1": 0.0}).fp32, {"a": a, "b": b, "c": c}, {})
+    np.testing.assert_array_equal(got, a * b + c)
+    with pytest.raises(ValueError, match="4 host cases"):
+        _ = compiled.fp32
+
+
+def test_a_clamped_operand_carries_its_nan_into_bounded_arithmetic() -> None:
+    # c = clamp(a, -20, 20) keeps a's NaN once; u = 0.5 c + c^3 is NaN only where c is, and the product with c
+    # carries c's NaN: the clamp of u needs no NaN keep of its own
+    c = "clamp(a, -20, 20)"
+    compiled = compile_text(f"c * min(max(0.5 * {c} + {c} * {c} * {c}, -10), 10) * {c}")
+    ops = [i.op for i in compiled.fp32.instructions]
+    assert ops.count("Compare") == 1 and ops.count("Select") == 1, ops

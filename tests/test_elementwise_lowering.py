@@ -29,8 +29,9 @@ def _programs() -> list[tuple[str, str, Program]]:
         if spec.family != "elementwise":
             continue
         for v in compile_all(spec):
-            out.append((f"{spec.op}/{v.index}", "fp32", v.formula.fp32))
-            out.append((f"{spec.op}/{v.index}", "cast16", v.formula.cast16))
+            for k, case in enumerate(v.formula.cases):
+                out.append((f"{spec.op}/{v.index}/{k}", "fp32", case.fp32))
+                out.append((f"{spec.op}/{v.index}/{k}", "cast16", case.cast16))
     return out
 
 
@@ -167,5 +168,25 @@ def test_element_ops_per_element(built_op: Callable[[str, str], Any], op: str, d
         t.name: rng.standard_normal(n, dtype=np.float32).astype(np_dtype) for t in fn.spec.inputs if not t.optional
     }
     fn(**params)
+    elements = sum(int(c["vector_elements"]) for launch in fn.last_stats["launches"] for c in launch["cores"])
+    assert elements == ops * n
+
+
+#: EluBackward's where(selfOrResult > 0, gradOutput * scale, where(isResult, A, B)), counted by hand per value of
+#: the host condition isResult (FLOAT): Compares, Muls (gradOutput * scale) and Select, then A = gradOutput *
+#: inputScale * (selfOrResult + alpha * scale): Adds, Mul, Muls (6); B = gradOutput * negscale *
+#: exp(selfOrResult * inputScale): Muls, Exp, Mul, Muls (7). Computing both and selecting would be 13 or more.
+HOST_CASE_OPS = [(True, 6), (False, 7)]
+
+
+@pytest.mark.parametrize(("is_result", "ops"), HOST_CASE_OPS)
+def test_a_host_condition_runs_only_its_taken_branch(
+    built_op: Callable[[str, str], Any], is_result: bool, ops: int
+) -> None:
+    fn = built_op("EluBackward", "Ascend910B")
+    rng = np.random.default_rng(2)
+    n = 1 << 16  # a multiple of every core's 64-element compare granule
+    x = rng.standard_normal(n, dtype=np.float32)
+    fn(gradOutput=x, selfOrResult=x, alpha=1.0, scale=1.0, inputScale=1.0, isResult=is_result)
     elements = sum(int(c["vector_elements"]) for launch in fn.last_stats["launches"] for c in launch["cores"])
     assert elements == ops * n

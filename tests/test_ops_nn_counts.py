@@ -57,14 +57,14 @@ def test_entry_names_a_source_or_a_formula_minimum_and_positive_counts(api: str)
 
 def generated_element_ops(spec: Any, dtype: str) -> float:
     """Element-ops per element of the generated kernel for ``spec`` (elementwise) in ``dtype`` with every input
-    present: one per vector instruction of its program (each runs over the tile's elements); a loss forward adds
+    present: one per vector instruction of its program (each runs over the tile's elements; of a formula with host
+    conditions, the longest host case's program, the one attribute path that runs per call); a loss forward adds
     its reduction's Add into the UB accumulator and skips the 16-bit program's rounding into the output. The
     per-core accumulator fill and final ReduceSum are left out, like ops-nn's once-per-core work."""
     from codegen.families.elementwise.plan.variants import compile_all
 
     formula = compile_all(spec)[0].formula
-    program = formula.fp32 if dtype == "FLOAT" else formula.cast16
-    ops = len(program.instructions)
+    ops = max(len(p.instructions) for p in formula.programs(dtype != "FLOAT"))
     if spec.compute.reduce is not None:
         ops += 1 if dtype == "FLOAT" else 0
     return float(ops)

@@ -284,3 +284,21 @@ def test_reduce_cases_include_inputs_inside_every_log_domain() -> None:
         sorted(c.name.split(") ", 1)[1].split(" [")[0] for c in unit if "multicore" in c.tags)
         == ["inputs in (0, 1) several cores, uneven tail"] * 2
     )
+
+
+def test_a_host_condition_in_a_reduce_formula_is_a_spec_error(tmp_path: Path) -> None:
+    """A where on host values only compiles to one program per value (a branch per tile), which the reduce
+    epilogue's accumulation does not follow: rendering names the formula's file, line and field."""
+    text = (project_paths().specs / "mse_loss.yaml").read_text()
+    old = '  out: "(self - target) * (self - target)"'
+    assert old in text
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(
+        text.replace(old, '  out: "where(reduction == 1, self - target, (self - target) * (self - target))"')
+    )
+    with pytest.raises(SpecErrors) as err:
+        render_op(load_op_spec(path, CATALOGUE), CATALOGUE, project_paths())
+    line = text.splitlines().index("compute:") + 1
+    assert any(
+        f"mse_loss.yaml:{line}: compute.out:" in str(e) and "host condition" in str(e) for e in err.value.errors
+    ), str(err.value)

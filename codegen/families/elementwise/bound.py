@@ -152,7 +152,7 @@ def derived_bound(
         return None
     from codegen.check.constraints import TensorStandIn, call_env
     from codegen.families.elementwise.plan.shape import shape_rule
-    from codegen.families.elementwise.plan.variants import compile_all, program_for
+    from codegen.families.elementwise.plan.variants import compile_all
     from codegen.runner import dtype_of_array
     from codegen.spec.expr import ExprEvalError, evaluate
 
@@ -198,7 +198,16 @@ def derived_bound(
     from codegen.families.elementwise.plan.reduce import REDUCE_KIND_MEAN, REDUCE_KIND_NONE, reduce_kind
 
     red_kind = reduce_kind(spec, params)
-    program = program_for(variant.formula, compute)
+    # the host case the kernel takes: its flags as the tiling function computes them (NaN where undefined)
+    flags: dict[str, float] = {}
+    for name in {name for case in variant.formula.cases for name, _ in case.guards}:
+        expr = next(hs.expr for hs in variant.formula.scalars if hs.field_name == name)
+        try:
+            flags[name] = float(evaluate(expr, env))  # type: ignore[arg-type]
+        except ExprEvalError:
+            flags[name] = math.nan
+    case = variant.formula.case_for(flags)
+    program = case.fp32 if compute is DType.FLOAT else case.cast16
     depth: int | None = None
     if red_kind != REDUCE_KIND_NONE:
         from codegen.families.elementwise.plan.tiling import tiling_decision

@@ -152,7 +152,7 @@ def program_interval(
         result = last.srcs[0]
     else:
         result = "outLocal"
-    for ins in instructions:
+    for ins in (*program.constants, *instructions):  # the per-core constants are filled before any tile
         buffers[ins.dst] = _step(ins, buffers, scalars, compute_dtype)
     return buffers[result]
 

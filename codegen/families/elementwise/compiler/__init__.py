@@ -5,6 +5,10 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
 
 1. *Scalar hoisting*: every subtree that references no tensor is evaluated once on the host, in the tiling
    function, and reaches the kernel as a ``float`` tiling field (``scalar0``, ``scalar1``, ...).
+   A ``where`` whose condition reads host scalars only (``isResult``, ``approximate == "tanh"``) and whose
+   branches read tensors is not a per-element select: its condition is hoisted as a host flag (``1.0`` or
+   ``0.0``) and the formula is compiled once per combination of flag values (:class:`HostCase`), each program
+   holding its taken branches only; the kernel picks the case with a scalar branch once per tile.
 2. *Lowering*: ``sigmoid(u)`` becomes ``1 / (1 + exp(-u))`` (finite for every finite ``u``: when ``exp``
    overflows to ``inf`` the reciprocal is ``0``), subtraction and negation are normalised, and negations are
    pushed into host scalars where possible so that they cost no vector instruction.
@@ -18,8 +22,10 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
    with itself and a ``Select`` that keep its NaN (:meth:`_Builder.keep_nan`), once per chain with literal
    bounds, and not at all where another operand of the result carries that operand's NaN
    (:meth:`_Builder.nan_sources`).
-4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer. Input
-   buffers may be overwritten at their last use; fp32 temporaries (``TBuf<VECCALC>``) are reused once dead.
+4. *Buffer allocation*: a linear scan over the instruction list assigns every value a UB buffer; a host
+   value broadcast into a tensor (``Duplicate``) is a per-core constant (``const<k>``), filled once before
+   the first tile (:attr:`Program.constants`). Input buffers may be overwritten at their last use; fp32
+   temporaries (``TBuf<VECCALC>``) are reused once dead.
    For 16-bit inputs every input is cast to an fp32 temporary at its first use and the result is rounded
    once to the output dtype (``CAST_RINT``).
 
@@ -30,6 +36,14 @@ scalars.
 """
 
 from codegen.families.elementwise.compiler.driver import compile_formula, compile_variants
-from codegen.families.elementwise.compiler.program import CompiledFormula, HostScalar, Instruction, Program
+from codegen.families.elementwise.compiler.program import CompiledFormula, HostCase, HostScalar, Instruction, Program
 
-__all__ = ["CompiledFormula", "HostScalar", "Instruction", "Program", "compile_formula", "compile_variants"]
+__all__ = [
+    "CompiledFormula",
+    "HostCase",
+    "HostScalar",
+    "Instruction",
+    "Program",
+    "compile_formula",
+    "compile_variants",
+]

@@ -7,8 +7,13 @@ from codegen.families.elementwise.compiler.program import Instruction, Program
 from codegen.families.elementwise.compiler.values import _Values
 
 
-def _allocate(b: _Values, root: int) -> Program:
-    """Maps virtual registers onto input buffers, fp32 temporaries and the output buffer."""
+def _allocate(b: _Values, root: int, constants: dict[str, str]) -> Program:
+    """Maps virtual registers onto input buffers, fp32 temporaries and the output buffer.
+
+    A ``Duplicate`` of a host value is the same in every tile: it becomes a per-core constant
+    (:attr:`Program.constants`), filled once before the first tile into its own fp32 buffer, never reused.
+    ``constants`` maps each such scalar to its buffer (``const<k>``); it is shared by every program of one
+    kernel, so one buffer holds one scalar in all of them."""
     last_use: dict[int, int] = {}
     for i, (_, _, srcs, *_rest) in enumerate(b.code):
         for s in srcs:
@@ -19,6 +24,7 @@ def _allocate(b: _Values, root: int) -> Program:
     temps = 0
     masks = 0
     out: list[Instruction] = []
+    fills: list[Instruction] = []
     final_cast = b.cast_inputs
     for i, (op, dst, srcs, scalar, rm, mode, approx) in enumerate(b.code):
         dying = list(dict.fromkeys(s for s in srcs if last_use.get(s) == i))
@@ -28,6 +34,11 @@ def _allocate(b: _Values, root: int) -> Program:
                 free_temps.append(name)
             elif name.startswith("mask"):
                 free_masks.append(name)
+        if op == "Duplicate" and dst != root and scalar is not None:
+            name = constants.setdefault(scalar, f"const{len(constants)}")
+            buf[dst] = name
+            fills.append(Instruction(op, name, (), scalar))
+            continue
         if dst in b.mask_regs:
             # Mask buffers form their own pool; a dying mask is not reused by the mask written from it.
             if free_masks:
@@ -42,7 +53,7 @@ def _allocate(b: _Values, root: int) -> Program:
             reusable = [
                 buf[s]
                 for s in dying
-                if not buf[s].startswith("mask") and (buf[s].startswith("tmp") or not b.cast_inputs)
+                if not buf[s].startswith(("mask", "const")) and (buf[s].startswith("tmp") or not b.cast_inputs)
             ]
             if reusable and op != "Cast":
                 target = reusable[0]
@@ -61,4 +72,4 @@ def _allocate(b: _Values, root: int) -> Program:
     elif not out or out[-1].dst != "outLocal":
         # The formula is a bare input: copy it through a vector instruction so the output queue is written.
         out.append(Instruction("Muls", "outLocal", (buf[root],), "1.0f"))
-    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps, masks=masks)
+    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps, masks=masks, constants=tuple(fills))

@@ -6,12 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from codegen.families.elementwise.compiler.allocation import _allocate
-from codegen.families.elementwise.compiler.lowering import _inline_scalars, _lower, _substitute
-from codegen.families.elementwise.compiler.program import CompiledFormula, HostScalar, Program
+from codegen.families.elementwise.compiler.lowering import (
+    _host_conditions,
+    _inline_scalars,
+    _lower,
+    _substitute,
+    _take_branches,
+)
+from codegen.families.elementwise.compiler.program import CompiledFormula, HostCase, HostScalar
 from codegen.families.elementwise.compiler.selection import _Builder
 from codegen.families.elementwise.compiler.values import _Ctx
 from codegen.spec.errors import SourceLoc
-from codegen.spec.expr import Expr
+from codegen.spec.expr import Expr, IfElse, Num
 
 
 def compile_variants(
@@ -26,7 +32,9 @@ def compile_variants(
     """Compiles ``output = formula`` once per combination of absent optional inputs.
 
     Variant ``v`` has optional input ``k`` (in the order of ``defaults``) absent when bit ``k`` of ``v`` is
-    set: that input is replaced by its default before lowering, so the program never reads it. Variant 0
+    set: that input is replaced by its default before lowering, so the program never reads it. Within a
+    variant, each ``where`` whose condition reads host scalars only is decided per call: its condition is a
+    host flag and the variant has one :class:`HostCase` per combination of flag values (see there). Variant 0
     has every input; there are ``2 ** len(defaults)`` variants. All variants share one list of host scalars
     (one tiling struct serves them all), so ``scalars`` is the same tuple in every result.
 
@@ -44,19 +52,39 @@ def compile_variants(
     hoisted: list[HostScalar] = []
     inlined = _inline_scalars(formula, dict(scalar_defs))
     optional = list(defaults)
-    built: list[tuple[Program, Program, Expr]] = []
+    built: list[tuple[tuple[HostCase, ...], Expr]] = []
     for v in range(1 << len(optional)):
         absent = {name: float(defaults[name]) for k, name in enumerate(optional) if v >> k & 1}
         present = frozenset(t for t in tensors if t not in absent)
         ctx = _Ctx(present, {}, hoisted, loc=loc, field=field_path)
-        lowered = _lower(_substitute(inlined, absent), present)
-        programs = []
-        for cast_inputs in (False, True):
-            b = _Builder(ctx, cast_inputs)
-            root = b.value(lowered)
-            programs.append(_allocate(b, root))
-        built.append((programs[0], programs[1], lowered))
-    return tuple(CompiledFormula(output, fp32, cast16, tuple(hoisted), lowered) for fp32, cast16, lowered in built)
+        substituted = _substitute(inlined, absent)
+        conditions = _host_conditions(substituted, present)
+        flags = [_host_flag(hoisted, c) for c in conditions]
+        cases = []
+        constants: dict[str, str] = {}  # one const buffer per host value across the variant's programs
+        for k in range(1 << len(conditions)):
+            # case k: condition j false where bit j of k is set (case 0 takes every condition's true branch)
+            taken = {c: not (k >> j & 1) for j, c in enumerate(conditions)}
+            lowered_k = _lower(_take_branches(substituted, taken, present), present)
+            programs = []
+            for cast_inputs in (False, True):
+                b = _Builder(ctx, cast_inputs)
+                root = b.value(lowered_k)
+                programs.append(_allocate(b, root, constants))
+            guards = tuple((flag, taken[c]) for flag, c in zip(flags, conditions, strict=True))
+            cases.append(HostCase(guards, programs[0], programs[1]))
+        built.append((tuple(cases), _lower(substituted, present)))
+    return tuple(CompiledFormula(output, cases, tuple(hoisted), lowered) for cases, lowered in built)
+
+
+def _host_flag(hoisted: list[HostScalar], cond: Expr) -> str:
+    """The field name of the host scalar ``1.0 if cond else 0.0`` (hoisted once; shared with an equal one)."""
+    expr = IfElse(cond, Num(1.0), Num(0.0))
+    for hs in hoisted:
+        if hs.expr == expr:
+            return hs.field_name
+    hoisted.append(HostScalar(f"scalar{len(hoisted)}", expr))
+    return hoisted[-1].field_name
 
 
 def compile_formula(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from codegen.spec.expr import Binary, BoolOp, Call, Compare, Expr, IfElse, Name, Num, Unary, names
+from codegen.spec.expr import Binary, BoolOp, Call, Compare, Expr, IfElse, Name, Num, Unary, evaluate, names
 
 
 def _neg(e: Expr) -> Expr:
@@ -186,4 +186,69 @@ def _substitute(e: Expr, values: Mapping[str, float]) -> Expr:
         return IfElse(_substitute(e.cond, values), _substitute(e.then, values), _substitute(e.orelse, values))
     if isinstance(e, Call):
         return Call(e.func, tuple(_substitute(a, values) for a in e.args))
+    return e
+
+
+def _host_conditions(e: Expr, tensors: frozenset[str]) -> list[Expr]:
+    """The distinct conditions (first occurrence first) of the ``where`` calls in ``e`` whose condition reads
+    no tensor and whose result does: decided once per call, not per element (see
+    :class:`.program.HostCase`). A condition that reads no name at all is not one (``_take_branches`` folds
+    it)."""
+    found: list[Expr] = []
+
+    def walk(x: Expr) -> None:
+        if not (names(x) & tensors):
+            return
+        if isinstance(x, Call) and x.func == "where" and len(x.args) == 3:
+            cond = x.args[0]
+            if not (names(cond) & tensors) and names(cond) and cond not in found:
+                found.append(cond)
+        for child in _children(x):
+            walk(child)
+
+    walk(e)
+    return found
+
+
+def _children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Unary):
+        return (e.operand,)
+    if isinstance(e, (Binary, Compare)):
+        return (e.left, e.right)
+    if isinstance(e, BoolOp):
+        return e.values
+    if isinstance(e, IfElse):
+        return (e.cond, e.then, e.orelse)
+    if isinstance(e, Call):
+        return e.args
+    return ()
+
+
+def _take_branches(e: Expr, taken: Mapping[Expr, bool], tensors: frozenset[str]) -> Expr:
+    """``e`` with every tensor-valued ``where`` whose condition is in ``taken`` replaced by the branch that
+    value takes, and every one whose condition reads no name replaced by the branch its constant value takes.
+
+    Raises:
+        codegen.spec.expr.ExprEvalError: a condition that reads no name cannot be evaluated.
+    """
+    if not (names(e) & tensors):
+        return e
+    if isinstance(e, Call) and e.func == "where" and len(e.args) == 3:
+        cond, a, b = e.args
+        if cond in taken:
+            return _take_branches(a if taken[cond] else b, taken, tensors)
+        if not names(cond):
+            return _take_branches(a if evaluate(cond, {}) else b, taken, tensors)
+    if isinstance(e, Unary):
+        return Unary(e.op, _take_branches(e.operand, taken, tensors))
+    if isinstance(e, Binary):
+        return Binary(e.op, _take_branches(e.left, taken, tensors), _take_branches(e.right, taken, tensors))
+    if isinstance(e, Compare):
+        return Compare(e.op, _take_branches(e.left, taken, tensors), _take_branches(e.right, taken, tensors))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, tuple(_take_branches(v, taken, tensors) for v in e.values))
+    if isinstance(e, IfElse):
+        return IfElse(*(_take_branches(v, taken, tensors) for v in (e.cond, e.then, e.orelse)))
+    if isinstance(e, Call):
+        return Call(e.func, tuple(_take_branches(a, taken, tensors) for a in e.args))
     return e

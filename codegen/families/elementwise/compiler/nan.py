@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from codegen.families.elementwise.compiler.instructions import BINARY_INSTRUCTIONS, FLIPPED, NAN_STRICT_FUNCTIONS
-from codegen.families.elementwise.compiler.values import _fp32, _number, _Values
+from codegen.families.elementwise.compiler.values import _fp32, _number, _plain_number, _Values
 from codegen.spec.expr import Binary, Call, Compare, Expr, Name, Unary, walk
 
 #: Bound on the literal coefficients of the affine factors :func:`_affine` accepts: with every intercept at
@@ -46,6 +46,51 @@ def _affine(e: Expr) -> tuple[Expr, float, float] | None:
     if not (1.0 / AFFINE_BOUND <= abs(slope) <= AFFINE_BOUND and abs(icpt) <= AFFINE_BOUND):
         return None
     return x, slope, icpt
+
+
+#: Largest magnitude :func:`_bounded` accepts: far below the fp32 maximum (3.4e38), so a sum or product of two
+#: such values (each rounded to fp32, at most 2**-23 relative) never overflows.
+RANGE_LIMIT = 2.0**60
+
+
+def _range(e: Expr) -> tuple[float, float]:
+    """``(lo, hi)`` holding every non-NaN value of ``e``, proven from literal bounds alone (``-inf``/``inf``
+    ends where nothing bounds it): a literal; ``min``/``max`` of two ranges (``clamp(x, -20, 20)`` is in
+    ``[-20, 20]`` whatever ``x``); ``+ - *`` and negation of ranges (interval arithmetic, each end widened by
+    one fp32 rounding); any other value is unbounded."""
+    full = (-math.inf, math.inf)
+    number = _number(e)
+    if number is not None:
+        return full if math.isnan(number) else (number, number)
+    if isinstance(e, Unary) and e.op == "-":
+        lo, hi = _range(e.operand)
+        return (-hi, -lo)
+    if isinstance(e, Call) and e.func in ("min", "max") and len(e.args) == 2:
+        (alo, ahi), (blo, bhi) = _range(e.args[0]), _range(e.args[1])
+        if e.func == "min":
+            return (min(alo, blo), min(ahi, bhi))
+        return (max(alo, blo), max(ahi, bhi))
+    if isinstance(e, Binary) and e.op in ("+", "-", "*"):
+        a, b = _range(e.left), _range(e.right)
+        if not all(math.isfinite(v) for v in (*a, *b)):
+            return full
+        if e.op == "+":
+            lo, hi = a[0] + b[0], a[1] + b[1]
+        elif e.op == "-":
+            lo, hi = a[0] - b[1], a[1] - b[0]
+        else:
+            ends = [x * y for x in a for y in b]
+            lo, hi = min(ends), max(ends)
+        slack = max(abs(lo), abs(hi)) * 2.0**-23
+        return (lo - slack, hi + slack)
+    return full
+
+
+def _bounded(e: Expr) -> bool:
+    """Whether ``e`` is finite wherever its operands are not NaN, with every value within
+    :data:`RANGE_LIMIT` (:func:`_range`)."""
+    lo, hi = _range(e)
+    return lo >= -RANGE_LIMIT and hi <= RANGE_LIMIT
 
 
 class _NanKeeping(_Values):
@@ -88,9 +133,15 @@ class _NanKeeping(_Values):
         """Tensor leaves whose NaN alone makes ``e`` NaN: ``e`` is NaN only where one of them is, or None where
         that is not proven (``e`` may make a NaN of non-NaN operands: ``inf - inf``, ``0 * inf``, ``log`` of a
         negative, a host value that may be NaN). Proven through a negation, ``exp``, ``abs``, ``+ - *`` by a
-        finite literal (not 0 for ``*``), and the product of two affine functions of one leaf (``x * (1 - x)``,
-        see :data:`AFFINE_BOUND`)."""
+        finite literal (not 0 for ``*``), the product of two affine functions of one leaf (``x * (1 - x)``,
+        see :data:`AFFINE_BOUND`), a ``min``/``max`` with a literal bound, and ``+ - *`` of two operands that
+        literal clamps keep finite (:func:`_bounded`: ``0.8 * c + 0.04 * c * c * c`` of ``c = clamp(x, -20,
+        20)``). A covered subexpression (:attr:`covered`) is its own origin: the enclosing result is NaN
+        wherever it is."""
         if isinstance(e, Name) and e.id in self.ctx.tensors:
+            return frozenset({e})
+        if e in self.covered:
+            # the enclosing result is NaN wherever e is: e stands for its own NaN
             return frozenset({e})
         number = _number(e)
         if number is not None:
@@ -99,6 +150,18 @@ class _NanKeeping(_Values):
             return self.nan_origins(e.operand)
         if isinstance(e, Call) and e.func in ("exp", "abs") and len(e.args) == 1:
             return self.nan_origins(e.args[0])
+        if isinstance(e, Call) and e.func in ("min", "max") and len(e.args) == 2:
+            # with a literal bound that is a number the result is NaN only where the tensor operand is (a Max or
+            # Min of two numbers is one; the NaN keep gives the operand's NaN)
+            a, b = e.args
+            if _plain_number(b) or _plain_number(a):
+                return self.nan_origins(a if _plain_number(b) else b)
+            return None
+        if isinstance(e, Binary) and e.op in ("+", "-", "*") and _bounded(e.left) and _bounded(e.right):
+            # both operands finite and bounded by literal clamps, and so the fp32 result: no inf - inf, 0 * inf
+            origins_l, origins_r = self.nan_origins(e.left), self.nan_origins(e.right)
+            if origins_l is not None and origins_r is not None and _bounded(e):
+                return origins_l | origins_r
         if isinstance(e, Binary) and e.op in ("+", "-", "*"):
             left, right = _number(e.left), _number(e.right)
             k = left if left is not None else right

@@ -54,27 +54,89 @@ class Program:
     cast to fp32 at first use). ``temps`` is the number of fp32 temporaries ``tmp0``..``tmp{n-1}``, each of
     ``tileLength * 4`` bytes of UB. Buffer names in instructions: ``<input>Local`` (the input's queue tensor,
     type T), ``outLocal`` (the output queue tensor, type T), ``tmp<k>`` (fp32 temporaries), ``mask<k>``
-    (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each).
+    (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each),
+    ``const<k>`` (fp32 buffers of ``tileLength`` elements that ``constants`` fill once per core, before the
+    first tile: each a ``Duplicate`` of a host value, which ``instructions`` then read in every tile).
     """
 
     cast_inputs: bool
     instructions: tuple[Instruction, ...]
     temps: int
     masks: int = 0
+    constants: tuple[Instruction, ...] = ()
 
     @property
     def budget_temps(self) -> int:
-        """fp32 temporaries the UB budget counts: ``temps`` plus one per started 32 mask buffers (a mask
-        takes ``tileLength / 8`` bytes, 1/32 of an fp32 temporary)."""
-        return self.temps + -(-self.masks // 32)
+        """fp32 buffers the UB budget counts per element: ``temps``, one per constant, plus one per started
+        32 mask buffers (a mask takes ``tileLength / 8`` bytes, 1/32 of an fp32 temporary)."""
+        return self.temps + len(self.constants) + -(-self.masks // 32)
+
+
+@dataclass(frozen=True)
+class HostCase:
+    """The programs of one combination of host-condition values.
+
+    A ``where(c, a, b)`` whose condition ``c`` reads host scalars only (attributes, ``compute.scalars``) and
+    whose branches read tensors is decided once per call, not per element: ``c`` becomes a ``float`` host
+    flag (``1.0`` true, ``0.0`` false; the tiling function evaluates it) and the formula is compiled once per
+    combination of flag values, each program holding only its taken branches. ``guards`` holds, per flag, its
+    field name and the value this case takes (empty for a formula without host conditions); the kernel runs
+    the case whose guards all hold (a flag is true where it is not ``0.0f``), once per tile.
+    """
+
+    guards: tuple[tuple[str, bool], ...]
+    fp32: Program
+    cast16: Program
 
 
 @dataclass(frozen=True)
 class CompiledFormula:
-    """Both programs (fp32 and 16-bit) of one output formula, and the host scalars they read."""
+    """The programs (fp32 and 16-bit, one pair per :class:`HostCase`) of one output formula, and the host
+    scalars they read (the host flags among them). ``lowered`` is the lowered formula with its host
+    conditions still in place."""
 
     output: str
-    fp32: Program
-    cast16: Program
+    cases: tuple[HostCase, ...]
     scalars: tuple[HostScalar, ...]
     lowered: Expr
+
+    def _only(self) -> HostCase:
+        if len(self.cases) != 1:
+            raise ValueError(
+                f"{self.output}: the formula has {len(self.cases)} host cases; pick one (case_for, programs)"
+            )
+        return self.cases[0]
+
+    @property
+    def fp32(self) -> Program:
+        """The fp32 program of a formula without host conditions.
+
+        Raises:
+            ValueError: the formula has more than one host case.
+        """
+        return self._only().fp32
+
+    @property
+    def cast16(self) -> Program:
+        """The 16-bit program of a formula without host conditions.
+
+        Raises:
+            ValueError: the formula has more than one host case.
+        """
+        return self._only().cast16
+
+    def programs(self, cast_inputs: bool) -> tuple[Program, ...]:
+        """Every case's fp32 (``cast_inputs`` False) or 16-bit program, in case order."""
+        return tuple(c.cast16 if cast_inputs else c.fp32 for c in self.cases)
+
+    def case_for(self, flags: dict[str, float]) -> HostCase:
+        """The case the kernel runs for host flag values ``flags`` (field name -> value; a flag is true where
+        it is not 0, NaN included, as the kernel's ``!= 0.0f``).
+
+        Raises:
+            KeyError: a guard's flag is missing from ``flags``.
+        """
+        for case in self.cases:
+            if all((flags[name] != 0.0) == value for name, value in case.guards):
+                return case
+        raise KeyError(f"{self.output}: no case for flags {flags}")

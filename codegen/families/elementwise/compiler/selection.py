@@ -61,7 +61,7 @@ class _Builder(_NanKeeping):
             return self.select(band[0], a, band[1])
         ctx = self.ctx
         m = self.mask(cond)
-        src0 = self.value_in(a, self.guarded(cond, a))  # a host value is broadcast with Duplicate
+        src0 = self.value_in(a, self.guarded(cond, a))  # a host value: a Duplicate, a per-core constant
         if ctx.is_tensor(b):
             return self.emit("Select", (m, src0, self.value(b)), mode="VSEL_TENSOR_TENSOR_MODE")
         return self.emit("Select", (m, src0), self.scalar(b), mode="VSEL_TENSOR_SCALAR_MODE")

@@ -4,7 +4,7 @@ of every live buffer (the plan stage's ``validate``)."""
 from __future__ import annotations
 
 from codegen.families.elementwise.plan.tiling import FP32_BYTES, REPEAT_BYTES, buffer_nums
-from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, program_for
+from codegen.families.elementwise.plan.variants import budget_temps, compile_all, compute_dtypes, compute_of
 from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import Catalogue, OpSpec, Product
@@ -26,7 +26,7 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
             n_in, n_out = len(v.present), len(spec.outputs)
             in_num, out_num = buffer_nums(spec, p, n_in)
             for dt in compute_dtypes(spec):
-                temps = program_for(v.formula, dt).budget_temps
+                temps = budget_temps(v.formula, dt)
                 bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
                 need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
         if p.ub_bytes < need:
@@ -51,7 +51,17 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
 
     Raises:
         SpecErrors: a product's UB is too small (at its catalogue entry).
-        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering.
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering, or a reduce op's formula
+            has a where on a host condition.
     """
-    compile_all(spec)
+    variants = compile_all(spec)
+    compute = compute_of(spec)
+    if compute.reduce is not None and any(len(v.formula.cases) > 1 for v in variants):
+        (output, _), *_ = compute.outputs
+        raise SpecError(
+            compute.loc,
+            f"compute.{output}",
+            "a where on a host condition (attributes and scalars only) is not supported with a reduce "
+            "epilogue; move the condition into a host scalar or a tensor comparison",
+        )
     check_ub(spec, catalogue, spec_products(spec, catalogue))

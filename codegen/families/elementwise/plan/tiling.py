@@ -28,7 +28,14 @@ from codegen.families.elementwise.plan.reduce import (
     reduce_kind,
     reduce_of,
 )
-from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, optional_inputs, program_for
+from codegen.families.elementwise.plan.variants import (
+    budget_temps,
+    compile_all,
+    compute_dtypes,
+    constants_for,
+    optional_inputs,
+    programs_for,
+)
 from codegen.plan.tiling_decision import UbSplitDecision
 from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, OpSpec, Product
@@ -157,8 +164,8 @@ def tiling_decision(
     per_core, former = divmod(blocks, cores)
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
-    prog = program_for(variant.formula, dtype)
-    temps = prog.budget_temps + (REDUCE_FP32_BUFFERS if red is not None else 0)
+    progs = programs_for(variant.formula, dtype)
+    temps = budget_temps(variant.formula, dtype) + (REDUCE_FP32_BUFFERS if red is not None else 0)
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -172,11 +179,15 @@ def tiling_decision(
     split: tuple[tuple[str, int, int], ...] = (
         ("input queues", n_in * in_num, tile * item),
         ("output queues", n_out * out_num, tile * item),
-        ("fp32 temporaries", prog.temps, tile * FP32_BYTES),
+        ("fp32 temporaries", max(p.temps for p in progs), tile * FP32_BYTES),
     )
-    if prog.masks:
+    constants = len(constants_for(variant.formula, dtype))
+    if constants:
+        split += (("fp32 per-core constants", constants, tile * FP32_BYTES),)
+    masks = max(p.masks for p in progs)
+    if masks:
         # budgeted as one fp32 temporary per started 32 masks (Program.budget_temps)
-        split += (("uint8_t bit masks", prog.masks, tile // 8),)
+        split += (("uint8_t bit masks", masks, tile // 8),)
     if red is not None:
         split += (
             ("fp32 reduce accumulator", 1, tile * FP32_BYTES),

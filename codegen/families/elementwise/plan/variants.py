@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from codegen.families.elementwise.compiler import CompiledFormula, Program, compile_variants
+from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.families.elementwise.compute import ElementwiseCompute
 from codegen.spec.model import DType, OpSpec, TensorSpec
 from codegen.types import compute_dtypes as shared_compute_dtypes
@@ -94,6 +94,20 @@ def dtype_input(spec: OpSpec) -> TensorSpec:
     return next(t for t in spec.inputs if not t.optional)
 
 
-def program_for(compiled: CompiledFormula, dtype: DType) -> Program:
-    """The fp32 program for FLOAT, the cast program for 16-bit float dtypes."""
-    return compiled.fp32 if dtype is DType.FLOAT else compiled.cast16
+def programs_for(compiled: CompiledFormula, dtype: DType) -> tuple[Program, ...]:
+    """Every host case's fp32 program for FLOAT, its cast program for 16-bit float dtypes (case order)."""
+    return compiled.programs(dtype is not DType.FLOAT)
+
+
+def budget_temps(compiled: CompiledFormula, dtype: DType) -> int:
+    """The fp32 temporaries UB is budgeted for in ``dtype``: one kernel holds every host case, so it allocates
+    the most temporaries and the most masks any case's program uses and every case's constants
+    (:attr:`Program.budget_temps` of those)."""
+    progs = programs_for(compiled, dtype)
+    return max(p.temps for p in progs) + len(constants_for(compiled, dtype)) + -(-max(p.masks for p in progs) // 32)
+
+
+def constants_for(compiled: CompiledFormula, dtype: DType) -> tuple[Instruction, ...]:
+    """The per-core constant fills of every host case's program in ``dtype``, one per buffer, by buffer name."""
+    fills = {ins.dst: ins for p in programs_for(compiled, dtype) for ins in p.constants}
+    return tuple(fills[name] for name in sorted(fills, key=lambda n: int(n.removeprefix("const"))))

@@ -95,6 +95,8 @@ class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
 
     block_bytes: int
+    #: the per-core constant buffers (``const<k>``) of every variant's programs
+    constant_buffers: tuple[str, ...]
     device_name_of: Mapping[str, str]
     formula: str
     formula_text: str

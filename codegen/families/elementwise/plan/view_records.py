@@ -38,13 +38,17 @@ class ProgramView:
     """A compiled formula program as the kernel prints it: its C++ ``lines``, fp32 ``temps`` and ``masks``
     buffers it uses, its instructions' ops (``ops``, comma-separated, for the docs) and ``result``, the fp32
     buffer holding the formula's value before the output rounding (``outLocal`` of the fp32 program, the
-    source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums."""
+    source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums. ``constants`` names the
+    per-core constant buffers (``const<k>``) the lines read and ``fills`` the C++ lines that fill them once per
+    core in ``Init``."""
 
     lines: tuple[str, ...]
     temps: int
     masks: int
     ops: str
     result: str = "outLocal"
+    constants: tuple[str, ...] = ()
+    fills: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ def tiling_lines(spec: OpSpec, products: list[Product], variants: list[Variant],
     lines = [
         f"Each core streams its range through UB in tiles; a tile needs, per element, one slot in each "
         f"input and output queue buffer plus the formula's fp32 temporaries "
-        f"(FLOAT: {compiled.fp32.temps}, 16-bit: {compiled.cast16.temps}).",
+        f"(FLOAT: {max(p.temps for p in compiled.programs(False))}, "
+        f"16-bit: {max(p.temps for p in compiled.programs(True))}).",
         f"Queue depth {spec.tiling.buffer_num} (double buffering), capped per product by its queue buffers "
         "per position (selected by NpuArch).",
         f"Elements are split over cores in 32-byte blocks on one core per {spec.tiling.min_bytes_per_core} bytes "

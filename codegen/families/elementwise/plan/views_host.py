@@ -8,7 +8,7 @@ from typing import Any
 from codegen.families.elementwise.compiler import CompiledFormula
 from codegen.families.elementwise.plan.shape import shape_rule
 from codegen.families.elementwise.plan.tiling import TILING_FIELDS
-from codegen.families.elementwise.plan.variants import Variant, dtype_input, program_for
+from codegen.families.elementwise.plan.variants import Variant, budget_temps, dtype_input
 from codegen.families.elementwise.plan.view_records import (
     HostScalar,
     InferInput,
@@ -72,7 +72,6 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
     result: list[TilingKey] = []
     for v in variants:
         for index, dt in enumerate(keys):
-            prog = program_for(v.formula, dt)
             result.append(
                 TilingKey(
                     key=index + len(keys) * v.index,
@@ -80,7 +79,7 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
                     ge_name=dt.ge_name,
                     kernel_type=dt.kernel_type,
                     elem_bytes=dt.itemsize,
-                    temps=prog.budget_temps,
+                    temps=budget_temps(v.formula, dt),
                     num_inputs=len(v.present),
                     variant=v.index,
                     absent=", ".join(v.absent) or "-",

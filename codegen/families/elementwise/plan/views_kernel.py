@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.elementwise.compiler import Instruction, Program
+from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program
 from codegen.families.elementwise.plan.variants import Variant, compute_of
 from codegen.families.elementwise.plan.view_records import HostScalar, ProgramView, VariantView
+from codegen.spec.expr import IfElse
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import OpSpec
 
@@ -30,14 +31,56 @@ def _instruction_cpp(ins: Instruction) -> str:
     return f"{ins.op}({', '.join(args)}, n);"
 
 
-def _programs_view(prog: Program) -> ProgramView:
+def _result(prog: Program) -> str:
     last = prog.instructions[-1]
+    return last.srcs[0] if prog.cast_inputs and last.op == "Cast" and last.dst == "outLocal" else "outLocal"
+
+
+def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
+    """The programs of every host case of ``compiled`` (fp32, or 16-bit where ``cast_inputs``) as one body:
+    a single case's instructions as they are; several cases as an ``if``/``else if``/``else`` chain on their
+    host flags (a scalar branch per tile, only the taken case's vector instructions run), with the most
+    temporaries and masks any case uses."""
+    cases = compiled.cases
+    progs = compiled.programs(cast_inputs)
+    fills = {ins.dst: ins for p in progs for ins in p.constants}
+    names = tuple(sorted(fills, key=lambda n: int(n.removeprefix("const"))))
+    fill_lines = tuple(f"Duplicate({n}, {fills[n].scalar}, static_cast<int32_t>(tileLength_));" for n in names)
+    if len(cases) == 1:
+        (prog,) = progs
+        return ProgramView(
+            result=_result(prog),
+            lines=tuple(_instruction_cpp(i) for i in prog.instructions),
+            temps=prog.temps,
+            masks=prog.masks,
+            ops=", ".join(i.op for i in prog.instructions),
+            constants=names,
+            fills=fill_lines,
+        )
+    conditions = {hs.field_name: hs.expr.cond for hs in compiled.scalars if isinstance(hs.expr, IfElse)}
+    lines: list[str] = []
+    ops: list[str] = []
+    for k, (case, prog) in enumerate(zip(cases, progs, strict=True)):
+        test = " && ".join(f"{name}_ {'!=' if value else '=='} 0.0f" for name, value in case.guards)
+        if k == 0:
+            lines.append(f"if ({test}) {{")
+        elif k < len(cases) - 1:
+            lines.append(f"}} else if ({test}) {{")
+        else:
+            lines.append("} else {")
+        lines.extend(f"  {_instruction_cpp(i)}" for i in prog.instructions)
+        text = " and ".join(f"{'' if value else 'not '}{unparse(conditions[name])}" for name, value in case.guards)
+        ops.append(f"{text}: {', '.join(i.op for i in prog.instructions)}")
+    lines.append("}")
+    results = {_result(p) for p in progs}
     return ProgramView(
-        result=last.srcs[0] if prog.cast_inputs and last.op == "Cast" and last.dst == "outLocal" else "outLocal",
-        lines=tuple(_instruction_cpp(i) for i in prog.instructions),
-        temps=prog.temps,
-        masks=prog.masks,
-        ops=", ".join(i.op for i in prog.instructions),
+        result=results.pop() if len(results) == 1 else "",
+        lines=tuple(lines),
+        temps=max(p.temps for p in progs),
+        masks=max(p.masks for p in progs),
+        ops="; ".join(ops),
+        constants=names,
+        fills=fill_lines,
     )
 
 
@@ -48,8 +91,8 @@ def variant_views(variants: list[Variant]) -> list[VariantView]:
             index=v.index,
             absent=", ".join(v.absent),
             present=tuple(v.present),
-            fp32=_programs_view(v.formula.fp32),
-            cast16=_programs_view(v.formula.cast16),
+            fp32=_programs_view(v.formula, False),
+            cast16=_programs_view(v.formula, True),
         )
         for v in variants
     ]
@@ -71,8 +114,11 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
         "variants": views,
         "has_variants": len(variants) > 1,
         "programs": views[0],
-        "max_temps": max(max(v.formula.fp32.temps, v.formula.cast16.temps) for v in variants),
-        "max_masks": max(max(v.formula.fp32.masks, v.formula.cast16.masks) for v in variants),
+        "max_temps": max(max(v.fp32.temps, v.cast16.temps) for v in views),
+        "max_masks": max(max(v.fp32.masks, v.cast16.masks) for v in views),
+        "constant_buffers": tuple(
+            sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
+        ),
         "scalars": scalars,
         "formula": unparse(compiled.lowered),
         "formula_text": unparse(formula),

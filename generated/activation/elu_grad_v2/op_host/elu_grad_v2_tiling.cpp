@@ -52,11 +52,11 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 KeyInfo KeyInfoOf(int64_t tilingKey) {
   switch (tilingKey) {
     case 0:  // FLOAT
-      return {4, 3, 2};
+      return {4, 2, 2};
     case 1:  // FLOAT16
-      return {2, 5, 2};
+      return {2, 4, 2};
     case 2:  // BF16
-      return {2, 5, 2};
+      return {2, 4, 2};
     default:
       return {0, 0, 0};
   }
@@ -161,8 +161,8 @@ static ge::graphStatus EluGradV2TilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
-  tiling.set_scalar0(static_cast<float>(scale));                           // scale
-  tiling.set_scalar1(static_cast<float>((isResult ? 1.0 : 0.0)));          // 1.0 if isResult else 0.0
+  tiling.set_scalar0(static_cast<float>((isResult ? 1.0 : 0.0)));          // 1.0 if isResult else 0.0
+  tiling.set_scalar1(static_cast<float>(scale));                           // scale
   tiling.set_scalar2(static_cast<float>((alpha * scale)));                 // alpha * scale
   tiling.set_scalar3(static_cast<float>(inputScale));                      // inputScale
   tiling.set_scalar4(static_cast<float>(((inputScale * alpha) * scale)));  // inputScale * alpha * scale

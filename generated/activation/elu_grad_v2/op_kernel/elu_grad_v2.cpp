@@ -101,16 +101,12 @@ class KernelEluGradV2 {
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-      pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-      pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
     }
   }
 
@@ -143,45 +139,50 @@ class KernelEluGradV2 {
     const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
-      Compares(mask0, selfOrResultLocal, 0.0f, CMPMODE::GT, nCmp);
-      Muls(tmp0, gradOutputLocal, scalar0_, n);
-      Duplicate(tmp1, scalar1_, n);
-      Compares(mask1, tmp1, 0.5f, CMPMODE::GT, nCmp);
-      Adds(tmp1, selfOrResultLocal, scalar2_, n);
-      Mul(tmp1, gradOutputLocal, tmp1, n);
-      Muls(tmp1, tmp1, scalar3_, n);
-      Muls(selfOrResultLocal, selfOrResultLocal, scalar3_, n);
-      Exp(selfOrResultLocal, selfOrResultLocal, n);
-      Mul(gradOutputLocal, gradOutputLocal, selfOrResultLocal, n);
-      Muls(gradOutputLocal, gradOutputLocal, scalar4_, n);
-      Select(tmp1, mask1, tmp1, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      if (scalar0_ != 0.0f) {
+        Compares(mask0, selfOrResultLocal, 0.0f, CMPMODE::GT, nCmp);
+        Muls(tmp0, gradOutputLocal, scalar1_, n);
+        Adds(selfOrResultLocal, selfOrResultLocal, scalar2_, n);
+        Mul(gradOutputLocal, gradOutputLocal, selfOrResultLocal, n);
+        Muls(gradOutputLocal, gradOutputLocal, scalar3_, n);
+        Select(outLocal, mask0, tmp0, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      } else {
+        Compares(mask0, selfOrResultLocal, 0.0f, CMPMODE::GT, nCmp);
+        Muls(tmp0, gradOutputLocal, scalar1_, n);
+        Muls(selfOrResultLocal, selfOrResultLocal, scalar3_, n);
+        Exp(selfOrResultLocal, selfOrResultLocal, n);
+        Mul(gradOutputLocal, gradOutputLocal, selfOrResultLocal, n);
+        Muls(gradOutputLocal, gradOutputLocal, scalar4_, n);
+        Select(outLocal, mask0, tmp0, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<float> tmp2 = tmp2_.Get<float>();
-      LocalTensor<float> tmp3 = tmp3_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-      LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
-      Cast(tmp0, selfOrResultLocal, RoundMode::CAST_NONE, n);
-      Compares(mask0, tmp0, 0.0f, CMPMODE::GT, nCmp);
-      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Muls(tmp2, tmp1, scalar0_, n);
-      Duplicate(tmp3, scalar1_, n);
-      Compares(mask1, tmp3, 0.5f, CMPMODE::GT, nCmp);
-      Adds(tmp3, tmp0, scalar2_, n);
-      Mul(tmp3, tmp1, tmp3, n);
-      Muls(tmp3, tmp3, scalar3_, n);
-      Muls(tmp0, tmp0, scalar3_, n);
-      Exp(tmp0, tmp0, n);
-      Mul(tmp1, tmp1, tmp0, n);
-      Muls(tmp1, tmp1, scalar4_, n);
-      Select(tmp3, mask1, tmp3, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Select(tmp2, mask0, tmp2, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(outLocal, tmp2, RoundMode::CAST_RINT, n);
+      if (scalar0_ != 0.0f) {
+        Cast(tmp0, selfOrResultLocal, RoundMode::CAST_NONE, n);
+        Compares(mask0, tmp0, 0.0f, CMPMODE::GT, nCmp);
+        Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, n);
+        Muls(tmp2, tmp1, scalar1_, n);
+        Adds(tmp0, tmp0, scalar2_, n);
+        Mul(tmp1, tmp1, tmp0, n);
+        Muls(tmp1, tmp1, scalar3_, n);
+        Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+        Cast(outLocal, tmp2, RoundMode::CAST_RINT, n);
+      } else {
+        Cast(tmp0, selfOrResultLocal, RoundMode::CAST_NONE, n);
+        Compares(mask0, tmp0, 0.0f, CMPMODE::GT, nCmp);
+        Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, n);
+        Muls(tmp2, tmp1, scalar1_, n);
+        Muls(tmp0, tmp0, scalar3_, n);
+        Exp(tmp0, tmp0, n);
+        Mul(tmp1, tmp1, tmp0, n);
+        Muls(tmp1, tmp1, scalar4_, n);
+        Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+        Cast(outLocal, tmp2, RoundMode::CAST_RINT, n);
+      }
     }
     gradInputQueue_.EnQue(outLocal);
     gradOutputQueue_.FreeTensor(gradOutputLocal);
@@ -201,9 +202,7 @@ class KernelEluGradV2 {
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
-  TBuf<TPosition::VECCALC> tmp3_;
   TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
-  TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfOrResultGm_;
   GlobalTensor<T> gradInputGm_;

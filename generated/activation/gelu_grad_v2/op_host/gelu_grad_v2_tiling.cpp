@@ -55,9 +55,9 @@ KeyInfo KeyInfoOf(int64_t tilingKey) {
     case 0:  // FLOAT
       return {4, 5, 2};
     case 1:  // FLOAT16
-      return {2, 7, 2};
+      return {2, 6, 2};
     case 2:  // BF16
-      return {2, 7, 2};
+      return {2, 6, 2};
     default:
       return {0, 0, 0};
   }

@@ -94,12 +94,18 @@ class KernelThresholdGradV2D {
     pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
-      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 0.0f, static_cast<int32_t>(tileLength_));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 0.0f, static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -131,20 +137,18 @@ class KernelThresholdGradV2D {
     // of CMP_ELEMS, so nCmp stays inside every buffer, and Select reads only the first n mask bits.
     const uint32_t nCmp = (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS;
     if constexpr (IsSameType<T, float>::value) {
-      LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Compares(mask0, selfLocal, scalar0_, CMPMODE::LE, nCmp);
-      Duplicate(tmp0, 0.0f, n);
-      Select(outLocal, mask0, tmp0, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Select(outLocal, mask0, const0, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
-      LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
       Compares(mask0, tmp0, scalar0_, CMPMODE::LE, nCmp);
-      Duplicate(tmp0, 0.0f, n);
-      Cast(tmp1, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Select(tmp0, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
+      Select(tmp0, mask0, const0, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
     }
     outQueue_.EnQue(outLocal);
@@ -163,8 +167,8 @@ class KernelThresholdGradV2D {
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
-  TBuf<TPosition::VECCALC> tmp1_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> outGm_;
