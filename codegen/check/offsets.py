@@ -26,6 +26,7 @@ a valid index of any non-empty table.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from codegen import registry
@@ -44,6 +45,15 @@ PROBE_MAX_ACCESSES = 1 << 17
 #: class the probe is for: the last cores start past 2**31) shows at its first access, at a fraction of the
 #: cost of the whole share (about 2.5 s of CPU a case at the full cap on a 48-core product).
 PROBE_QUICK_MAX_ACCESSES = 1 << 10
+
+
+def with_probe_cap(cases: list[Case], quick: bool) -> list[Case]:
+    """``cases`` with the probe's access cap of the check (``params["probe_max_accesses"]``) on every
+    ``tiling_2g`` case: :data:`PROBE_QUICK_MAX_ACCESSES` under ``quick``, else :data:`PROBE_MAX_ACCESSES`.
+    The check driver applies it to every family's cases, so no family repeats it; other cases are returned
+    as they are (the same objects)."""
+    cap = PROBE_QUICK_MAX_ACCESSES if quick else PROBE_MAX_ACCESSES
+    return [replace(c, params={**c.params, "probe_max_accesses": cap}) if c.mode == "tiling_2g" else c for c in cases]
 
 
 def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +119,8 @@ def probe_offsets(fn: Any, case: Case, block_dim: int, tiling: dict[str, int]) -
     ``[lo, hi)``; a recorded end may pass the owned end by less than one 32-byte block, as a rounded
     ``DataCopy`` does; a core stopped at its cap (the case's ``probe_max_accesses``, else
     :data:`PROBE_MAX_ACCESSES`) only has to start there and stay before it;
-    an input the kernel does not read is skipped, an output it does not write fails). A family
+    an input the kernel does not read is skipped, an output it does not write fails unless the core stopped
+    first, as a core does that reduces a long row before it writes). A family
     without the hook is not probed. Returns '' when they agree, else the kernel fault (an access outside every
     GM region is a ``[GM bounds]`` fault) or ``"probe: core <k>, <tensor>: <read|wrote> bytes [..), owns
     [..)"``."""
@@ -130,8 +141,8 @@ def probe_offsets(fn: Any, case: Case, block_dim: int, tiling: dict[str, int]) -
         kind = "write" if name in outputs else "read"
         span = seen.get(name, {}).get(kind)
         if span is None:
-            if kind == "read":
-                continue  # an input the kernel's formula does not use
+            if kind == "read" or stopped:
+                continue  # an input the kernel's formula does not use; an output a stopped core had not reached
             return f"probe: core {core}, {name}: wrote no bytes, owns [{lo}, {hi})"
         glo, ghi = span
         verb = "wrote" if kind == "write" else "read"
