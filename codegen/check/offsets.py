@@ -49,11 +49,17 @@ PROBE_QUICK_MAX_ACCESSES = 1 << 10
 
 def with_probe_cap(cases: list[Case], quick: bool) -> list[Case]:
     """``cases`` with the probe's access cap of the check (``params["probe_max_accesses"]``) on every
-    ``tiling_2g`` case: :data:`PROBE_QUICK_MAX_ACCESSES` under ``quick``, else :data:`PROBE_MAX_ACCESSES`.
+    ``tiling_2g`` case: :data:`PROBE_QUICK_MAX_ACCESSES` under ``quick``, else :data:`PROBE_MAX_ACCESSES`,
+    or the case's own cap when a family set a lower one (a case whose every access costs much vector work).
     The check driver applies it to every family's cases, so no family repeats it; other cases are returned
     as they are (the same objects)."""
-    cap = PROBE_QUICK_MAX_ACCESSES if quick else PROBE_MAX_ACCESSES
-    return [replace(c, params={**c.params, "probe_max_accesses": cap}) if c.mode == "tiling_2g" else c for c in cases]
+    check_cap = PROBE_QUICK_MAX_ACCESSES if quick else PROBE_MAX_ACCESSES
+
+    def capped(c: Case) -> Case:
+        cap = min(check_cap, int(c.params.get("probe_max_accesses", check_cap)))
+        return replace(c, params={**c.params, "probe_max_accesses": cap})
+
+    return [capped(c) if c.mode == "tiling_2g" else c for c in cases]
 
 
 def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import device_attrs
+from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims, view_dims
 from codegen.spec.model import DType, OpSpec, Product
@@ -29,7 +29,8 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
     """The 64-bit offset cases (``tiling_2g``) of ``spec`` on ``product`` in ``dt``: :data:`OFFSET_SHAPE` along
     dim 0 (or :data:`ROWS_OFFSET_SHAPE` in the ``rows`` form), and :data:`LONG_ROW_SHAPE` over its last dim.
     The device tensors are the first input's shape, a per-row output (:func:`row_outputs`) that shape with the
-    reduced dim set to 1, and the ``rows`` input the reduced dim alone."""
+    reduced dim set to 1, and the ``rows`` input the reduced dim alone. The long row's probe stops its core
+    at :data:`PROBE_QUICK_MAX_ACCESSES` GM accesses in the full check too."""
     comp = compute_of(spec)
     combo = default_combo(spec, dt, product)
     per_row = set(row_outputs(spec))
@@ -53,6 +54,10 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
             "attrs": device_attrs(spec, {} if comp.rows else {comp.dim: dim}),
         }
         params = {"request": request, "shape": shape, "dim": dim, "dtype": dt.name, "combo": combos(spec).index(combo)}
+        if shape == LONG_ROW_SHAPE:
+            # each access of a long row is a chunk of vector work (about 15 s of CPU at the full cap); the
+            # first chunks hold what the probe judges of a row it cannot finish: the row's start
+            params["probe_max_accesses"] = PROBE_QUICK_MAX_ACCESSES
         yield Case(
             spec.snake,
             product.name,
