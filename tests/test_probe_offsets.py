@@ -12,9 +12,25 @@ import pytest
 from generated_mutant import check_mutant
 
 from codegen import compile_op
+from codegen.check.cases import Case
 from codegen.check.driver import cases_for
-from codegen.check.offsets import BIG, PROBE_QUICK_MAX_ACCESSES, check_offsets
+from codegen.check.offsets import BIG, PROBE_QUICK_MAX_ACCESSES, check_offsets, with_probe_cap
 from codegen.spec.model import DType
+
+
+def test_the_check_sets_the_probe_cap_of_every_family() -> None:
+    """The driver's one place: 2**10 GM accesses under --quick, 2**17 in the full check, a lower cap a case
+    keeps, and cases of other modes untouched."""
+
+    def case(mode: str | None, **params: int) -> Case:
+        return Case("op", "P", "FLOAT", "[1]", "c", dict(params), mode=mode)
+
+    value = case(None)
+    for quick, cap in ((True, 2**10), (False, 2**17)):
+        plain, low, other = with_probe_cap([case("tiling_2g"), case("tiling_2g", probe_max_accesses=8), value], quick)
+        assert (plain.params["probe_max_accesses"], low.params["probe_max_accesses"]) == (cap, 8)
+        assert other is value and "probe_max_accesses" not in other.params
+
 
 #: The elementwise kernel's start offset of a core past the former ones (generated op_kernel Init).
 _TAIL_OFFSET = "offset = tiling.formerNum * tiling.formerLength + (blockIdx - tiling.formerNum) * tiling.tailLength;"

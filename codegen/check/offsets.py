@@ -15,13 +15,15 @@ When the tiling passes and the family gives the ranges a core owns (its ``probe_
 case launches the kernel itself in the runtime's probe mode (:func:`probe_offsets`): every tensor is reserved
 address space of its full size, every GM access of the kernel is bounds-checked and recorded per core but not
 performed, and only the last core runs (the one whose offsets reach furthest; on a one-core product that is
-core 0). It stops at its :data:`PROBE_MAX_ACCESSES`-th GM access (a core's share on few cores is billions of
-elements; its start offset is still checked). Its recorded GM ranges must equal the ranges the family's
-``probe_ranges`` hook derives from the spec's shape and the tiling fields (an input's reads, an output's
-writes), so a kernel that truncates an offset to 32 bits (an explicit cast, which ``-Wconversion`` does not
-see) reads or writes the wrong bytes and fails, naming the core, the tensor and both ranges. Reads of GM
-return zero bytes in the probe (scalar ``GetValue`` and copies into UB alike), so an index read from GM is 0,
-a valid index of any non-empty table.
+core 0). It stops at its :data:`PROBE_MAX_ACCESSES`-th GM access, :data:`PROBE_QUICK_MAX_ACCESSES`-th in the
+quick check (the driver sets the cap on every family's cases: :func:`with_probe_cap`; a core's share on few
+cores is billions of elements; its start offset is still checked). Its recorded GM ranges must equal the
+ranges the family's ``probe_ranges`` hook derives from the spec's shape and the tiling fields (an input's
+reads, an output's writes), so a kernel that truncates an offset to 32 bits (an explicit cast, which
+``-Wconversion`` does not see) reads or writes the wrong bytes and fails, naming the core, the tensor and both
+ranges. Reads of GM return zero bytes in the probe (scalar ``GetValue`` and copies into UB alike), so an
+index read from GM is 0, a valid index of any non-empty table: a family whose addresses follow index values
+derives its ranges with every index 0.
 """
 
 from __future__ import annotations
