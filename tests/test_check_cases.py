@@ -215,7 +215,9 @@ def test_determinism_and_64_bit_cases_are_in_the_quick_matrix() -> None:
     assert det and all(c.deterministic for c in det)  # EDB is deterministic only on request
     assert {c.name.split(" [")[0] for c in det} >= {"2 rows, D 65539 split over the cores", "all 4096 indices equal"}
     tiling = [c for c in edb if c.mode == "tiling_2g"]
-    assert len(tiling) == 4 and {c.deterministic for c in tiling} == {False, True}
+    # two shapes for the tiling and two for the probe (padding row 0), each in both strategies
+    assert len(tiling) == 8 and {c.deterministic for c in tiling} == {False, True}
+    assert sorted(c.params["padding"] for c in tiling) == [0] * 4 + [1] * 4
     catalogue, specs = load_project()
     from codegen.check.driver import cases_for
 

@@ -18,6 +18,7 @@ from typing import Any
 from codegen import registry
 from codegen.build import BuildError, build_op
 from codegen.check.cases import Case, determinism_cases, format_cases
+from codegen.check.offsets import with_probe_cap
 from codegen.check.reference import ReferenceLoadError, load_reference
 from codegen.check.results import CaseResult, Job, covered_name
 from codegen.paths import project_paths, reference_dir_for
@@ -26,9 +27,10 @@ from codegen.types import compute_dtypes
 
 
 def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
-    """The case matrix of ``spec`` on ``product`` (family-specific generator)."""
+    """The case matrix of ``spec`` on ``product`` (family-specific generator), the probe's access cap set by
+    ``quick`` (:func:`codegen.check.offsets.with_probe_cap`)."""
     dtypes = [d for d in compute_dtypes(spec, product) if not dtype_filter or d.name in dtype_filter]
-    cases = list(registry.family(spec.family).check_cases(spec, product, dtypes, quick))
+    cases = with_probe_cap(list(registry.family(spec.family).check_cases(spec, product, dtypes, quick)), quick)
     return [*determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 

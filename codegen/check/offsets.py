@@ -15,17 +15,20 @@ When the tiling passes and the family gives the ranges a core owns (its ``probe_
 case launches the kernel itself in the runtime's probe mode (:func:`probe_offsets`): every tensor is reserved
 address space of its full size, every GM access of the kernel is bounds-checked and recorded per core but not
 performed, and only the last core runs (the one whose offsets reach furthest; on a one-core product that is
-core 0). It stops at its :data:`PROBE_MAX_ACCESSES`-th GM access (a core's share on few cores is billions of
-elements; its start offset is still checked). Its recorded GM ranges must equal the ranges the family's
-``probe_ranges`` hook derives from the spec's shape and the tiling fields (an input's reads, an output's
-writes), so a kernel that truncates an offset to 32 bits (an explicit cast, which ``-Wconversion`` does not
-see) reads or writes the wrong bytes and fails, naming the core, the tensor and both ranges. Reads of GM
-return zero bytes in the probe (scalar ``GetValue`` and copies into UB alike), so an index read from GM is 0,
-a valid index of any non-empty table.
+core 0). It stops at its :data:`PROBE_MAX_ACCESSES`-th GM access, :data:`PROBE_QUICK_MAX_ACCESSES`-th in the
+quick check (the driver sets the cap on every family's cases: :func:`with_probe_cap`; a core's share on few
+cores is billions of elements; its start offset is still checked). Its recorded GM ranges must equal the
+ranges the family's ``probe_ranges`` hook derives from the spec's shape and the tiling fields (an input's
+reads, an output's writes), so a kernel that truncates an offset to 32 bits (an explicit cast, which
+``-Wconversion`` does not see) reads or writes the wrong bytes and fails, naming the core, the tensor and both
+ranges. Reads of GM return zero bytes in the probe (scalar ``GetValue`` and copies into UB alike), so an
+index read from GM is 0, a valid index of any non-empty table: a family whose addresses follow index values
+derives its ranges with every index 0.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from codegen import registry
@@ -44,6 +47,21 @@ PROBE_MAX_ACCESSES = 1 << 17
 #: class the probe is for: the last cores start past 2**31) shows at its first access, at a fraction of the
 #: cost of the whole share (about 2.5 s of CPU a case at the full cap on a 48-core product).
 PROBE_QUICK_MAX_ACCESSES = 1 << 10
+
+
+def with_probe_cap(cases: list[Case], quick: bool) -> list[Case]:
+    """``cases`` with the probe's access cap of the check (``params["probe_max_accesses"]``) on every
+    ``tiling_2g`` case: :data:`PROBE_QUICK_MAX_ACCESSES` under ``quick``, else :data:`PROBE_MAX_ACCESSES`,
+    or the case's own cap when a family set a lower one (a case whose every access costs much vector work).
+    The check driver applies it to every family's cases, so no family repeats it; other cases are returned
+    as they are (the same objects)."""
+    check_cap = PROBE_QUICK_MAX_ACCESSES if quick else PROBE_MAX_ACCESSES
+
+    def capped(c: Case) -> Case:
+        cap = min(check_cap, int(c.params.get("probe_max_accesses", check_cap)))
+        return replace(c, params={**c.params, "probe_max_accesses": cap})
+
+    return [capped(c) if c.mode == "tiling_2g" else c for c in cases]
 
 
 def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +127,8 @@ def probe_offsets(fn: Any, case: Case, block_dim: int, tiling: dict[str, int]) -
     ``[lo, hi)``; a recorded end may pass the owned end by less than one 32-byte block, as a rounded
     ``DataCopy`` does; a core stopped at its cap (the case's ``probe_max_accesses``, else
     :data:`PROBE_MAX_ACCESSES`) only has to start there and stay before it;
-    an input the kernel does not read is skipped, an output it does not write fails). A family
+    an input the kernel does not read is skipped, an output it does not write fails unless the core stopped
+    first, as a core does that reduces a long row before it writes). A family
     without the hook is not probed. Returns '' when they agree, else the kernel fault (an access outside every
     GM region is a ``[GM bounds]`` fault) or ``"probe: core <k>, <tensor>: <read|wrote> bytes [..), owns
     [..)"``."""
@@ -130,8 +149,8 @@ def probe_offsets(fn: Any, case: Case, block_dim: int, tiling: dict[str, int]) -
         kind = "write" if name in outputs else "read"
         span = seen.get(name, {}).get(kind)
         if span is None:
-            if kind == "read":
-                continue  # an input the kernel's formula does not use
+            if kind == "read" or stopped:
+                continue  # an input the kernel's formula does not use; an output a stopped core had not reached
             return f"probe: core {core}, {name}: wrote no bytes, owns [{lo}, {hi})"
         glo, ghi = span
         verb = "wrote" if kind == "write" else "read"

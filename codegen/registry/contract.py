@@ -207,11 +207,12 @@ class CasesInferOutputs(Protocol):
 @runtime_checkable
 class CasesProbeRanges(Protocol):
     """Optional ``cases`` hook: the GM bytes one core of a ``tiling_2g`` case's probe launch owns (default:
-    none, and the probe then holds the kernel to its GM regions only)."""
+    none, and the case's kernel is not probed)."""
 
     def probe_ranges(self, fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
         """Per device tensor name, the byte offsets ``[lo, hi)`` that core ``core`` reads (an input) or writes
-        (an output) under the tiling fields ``tiling``, from the spec's shape and the tiling's split alone."""
+        (an output) under the tiling fields ``tiling``, from the spec's shape and the tiling's split alone (a
+        tensor left out is not judged), with every index the kernel reads from GM being 0."""
         ...
 
 

@@ -9,16 +9,14 @@ from typing import Any
 from codegen.check.cases import (
     Case,
 )
-from codegen.check.offsets import BIG, PROBE_MAX_ACCESSES, PROBE_QUICK_MAX_ACCESSES, cover, device_attrs
+from codegen.check.offsets import BIG, cover, device_attrs
 from codegen.spec.model import DType, OpSpec, Product
 
 
 def elementwise_offset_cases(
-    spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any], quick: bool = False
+    spec: OpSpec, product: Product, dtypes: list[DType], attrs: dict[str, Any]
 ) -> Iterator[Case]:
-    """One ``tiling_2g`` case per compute dtype: every tensor of the device op ``[BIG]`` (all inputs present).
-    With ``quick`` the probe launch stops the core after :data:`PROBE_QUICK_MAX_ACCESSES` GM accesses (the
-    start of its share), else after :data:`PROBE_MAX_ACCESSES`."""
+    """One ``tiling_2g`` case per compute dtype: every tensor of the device op ``[BIG]`` (all inputs present)."""
     for d in dtypes:
         tensor = {"shape": [BIG], "dtype": d.name}
         request = {  # the device op's tensors (the kernel's parameters), as the probe launch passes them
@@ -26,9 +24,7 @@ def elementwise_offset_cases(
             "outputs": [tensor] * len(spec.device_interface.outputs),
             "attrs": device_attrs(spec, attrs),
         }
-        cap = PROBE_QUICK_MAX_ACCESSES if quick else PROBE_MAX_ACCESSES
         params: dict[str, Any] = {"request": request, "shape": (BIG,), "dtype": d.name, "attrs_values": dict(attrs)}
-        params["probe_max_accesses"] = cap
         yield Case(
             spec.snake,
             product.name,

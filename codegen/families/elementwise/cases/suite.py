@@ -73,7 +73,7 @@ def elementwise_cases(
     red = reduce_of(spec)
     # the 64-bit offsets of the core split: the elementwise path (a reduction may run on one core)
     offset_attrs = default_attrs if red is None else {**default_attrs, red.attr: red.none}
-    yield from elementwise_offset_cases(spec, product, dtypes, offset_attrs, quick)
+    yield from elementwise_offset_cases(spec, product, dtypes, offset_attrs)
 
 
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:

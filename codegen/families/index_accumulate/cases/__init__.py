@@ -25,13 +25,14 @@ This package holds the check-stage hooks; each submodule is one group of cases.
 from typing import TYPE_CHECKING
 
 from codegen.families.index_accumulate.cases.matrix import check_cases
-from codegen.families.index_accumulate.cases.offsets import check_offsets
+from codegen.families.index_accumulate.cases.offsets import check_offsets, probe_ranges
 from codegen.families.index_accumulate.cases.outputs import infer_output
 
-__all__ = ["check_cases", "check_offsets", "infer_output"]
+__all__ = ["check_cases", "check_offsets", "infer_output", "probe_ranges"]
 
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.index_accumulate import cases as _self
     from codegen.registry import contract
 
     _contract: contract.Cases = _self
+    _probe_ranges: contract.CasesProbeRanges = _self

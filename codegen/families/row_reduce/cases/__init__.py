@@ -35,10 +35,10 @@ the check stage's hooks only.
 from typing import TYPE_CHECKING
 
 from codegen.families.row_reduce.cases.matrix import check_cases
-from codegen.families.row_reduce.cases.offsets import check_offsets
+from codegen.families.row_reduce.cases.offsets import check_offsets, probe_ranges
 from codegen.families.row_reduce.cases.outputs import infer_output, infer_outputs
 
-__all__ = ["check_cases", "check_offsets", "infer_output", "infer_outputs"]
+__all__ = ["check_cases", "check_offsets", "infer_output", "infer_outputs", "probe_ranges"]
 
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.row_reduce import cases as _self
@@ -46,3 +46,4 @@ if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (c
 
     _contract: contract.Cases = _self
     _infer_outputs: contract.CasesInferOutputs = _self
+    _probe_ranges: contract.CasesProbeRanges = _self

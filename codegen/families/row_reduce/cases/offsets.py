@@ -1,5 +1,6 @@
-"""The 64-bit offset case of a row-reduce op: a call whose tensors reach past 2**31 elements, run through
-the tiling function alone and checked against the planner in 64-bit arithmetic."""
+"""The 64-bit offset cases of a row-reduce op: calls whose tensors reach past 2**31 elements, run through
+the tiling function (checked against the planner in 64-bit arithmetic) and the probe launch (the ranges a
+core owns: :func:`probe_ranges`)."""
 
 from __future__ import annotations
 
@@ -7,48 +8,65 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import device_attrs
+from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims, view_dims
 from codegen.spec.model import DType, OpSpec, Product
 
-#: The shape of the 64-bit offset case: R = 3 along dim 0 and 2**31 + 5 inner positions.
+#: The shape of the 64-bit offset case along dim 0: R = 3 lines of 2**31 + 5 inner positions (line offsets
+#: past 2**31, the strided mode).
 OFFSET_SHAPE = (3, 2**31 + 5)
 
-
-#: The shape of the 64-bit offset case of the ``rows`` form: 2**31 + 5 rows of R = 3.
+#: The shape of the 64-bit offset case of the ``rows`` form: 2**31 + 5 rows of R = 3 (row offsets past 2**31).
 ROWS_OFFSET_SHAPE = (2**31 + 5, 3)
+
+#: The shape of the long-row case of both forms, reduced over the last dim: 2 rows of 2**31 + 5 elements (the
+#: second row starts past 2**31 and its chunks reach past 2**32).
+LONG_ROW_SHAPE = (2, 2**31 + 5)
 
 
 def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
-    """The 64-bit offset case (``tiling_2g``: the tiling function alone) of ``spec`` on ``product`` in ``dt``:
-    :data:`OFFSET_SHAPE` along dim 0, or :data:`ROWS_OFFSET_SHAPE` in the ``rows`` form."""
+    """The 64-bit offset cases (``tiling_2g``) of ``spec`` on ``product`` in ``dt``: :data:`OFFSET_SHAPE` along
+    dim 0 (or :data:`ROWS_OFFSET_SHAPE` in the ``rows`` form), and :data:`LONG_ROW_SHAPE` over its last dim.
+    The device tensors are the first input's shape, a per-row output (:func:`row_outputs`) that shape with the
+    reduced dim set to 1, and the ``rows`` input the reduced dim alone. The long row's probe stops its core
+    at :data:`PROBE_QUICK_MAX_ACCESSES` GM accesses in the full check too."""
     comp = compute_of(spec)
-    shape = ROWS_OFFSET_SHAPE if comp.rows else OFFSET_SHAPE
     combo = default_combo(spec, dt, product)
     per_row = set(row_outputs(spec))
     dev = spec.device_interface
+    shapes = ((ROWS_OFFSET_SHAPE, 1, "rows past 2**31"),) if comp.rows else ((OFFSET_SHAPE, 0, "inner past 2**31"),)
+    for shape, dim, what in (*shapes, (LONG_ROW_SHAPE, 1, "a row of 2**31 + 5 elements")):
 
-    def tensor(source: str | None) -> dict[str, Any]:
-        name = source or spec.input_names[0]
-        dims = shape[1:] if name == comp.rows else (shape[0], 1) if name in per_row else shape
-        return {"shape": list(dims), "dtype": combo.dtype(name).name}
+        def tensor(source: str | None, shape: tuple[int, ...] = shape, dim: int = dim) -> dict[str, Any]:
+            name = source or spec.input_names[0]
+            if name == comp.rows:
+                dims = list(shape[1:])
+            elif name in per_row:
+                dims = [1 if k == dim else n for k, n in enumerate(shape)]
+            else:
+                dims = list(shape)
+            return {"shape": dims, "dtype": combo.dtype(name).name}
 
-    request = {
-        "inputs": [tensor(d.source) for d in dev.inputs],
-        "outputs": [tensor(d.source) for d in dev.outputs],
-        "attrs": device_attrs(spec, {} if comp.rows else {comp.dim: 0}),
-    }
-    params = {"request": request, "shape": shape, "dim": 0, "dtype": dt.name, "combo": combos(spec).index(combo)}
-    yield Case(
-        spec.snake,
-        product.name,
-        dt.name,
-        str(list(shape)),
-        "inner past 2**31: tiling in 64 bits",
-        params,
-        mode="tiling_2g",
-    )
+        request = {
+            "inputs": [tensor(d.source) for d in dev.inputs],
+            "outputs": [tensor(d.source) for d in dev.outputs],
+            "attrs": device_attrs(spec, {} if comp.rows else {comp.dim: dim}),
+        }
+        params = {"request": request, "shape": shape, "dim": dim, "dtype": dt.name, "combo": combos(spec).index(combo)}
+        if shape == LONG_ROW_SHAPE:
+            # each access of a long row is a chunk of vector work (about 15 s of CPU at the full cap); the
+            # first chunks hold what the probe judges of a row it cannot finish: the row's start
+            params["probe_max_accesses"] = PROBE_QUICK_MAX_ACCESSES
+        yield Case(
+            spec.snake,
+            product.name,
+            dt.name,
+            str(list(shape)),
+            f"{what}: tiling in 64 bits",
+            params,
+            mode="tiling_2g",
+        )
 
 
 def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
@@ -71,3 +89,47 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     if last_start < 2**31:
         return f"the last line starts at element {last_start}: the case does not reach past 32 bits"
     return ""
+
+
+def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
+    """The bytes ``[lo, hi)`` of every device tensor that core ``core`` owns under the tiling fields (the
+    split of the tiling data and the shape's view ``outerNum x reduceLen x innerNum``, not the kernel's code).
+
+    The core takes ``tasksPerCore`` tasks (one more below ``tasksFormerNum``), after those of the cores
+    before it. Mode 0: task ``t`` is row ``t``, elements ``[t * R, (t + 1) * R)``. Mode 1: task ``t`` is
+    outer index ``o = t // B`` and inner positions ``[b * W, min((b + 1) * W, inner))`` (``b = t % B``,
+    ``W`` = ``blockWidth``, ``B = ceil(inner / W)``) of each of the ``R`` lines, lines ``inner`` apart. A full
+    tensor's range runs from the first task's first element to the last task's last one; a per-row output
+    (one value per outer x inner position) likewise over ``o * inner + i``; the ``rows`` input is read whole.
+    A core without tasks owns nothing (an empty dict)."""
+    spec = fn.spec
+    comp = compute_of(spec)
+    per_row = set(row_outputs(spec))
+    r, inner = tiling["reduceLen"], tiling["innerNum"]
+    per, former = tiling["tasksPerCore"], tiling["tasksFormerNum"]
+    first = core * per + min(core, former)
+    count = per + (1 if core < former else 0)
+    if count <= 0:
+        return {}
+    last = first + count - 1
+    if tiling["mode"] == 0:
+        full, row = (first * r, (last + 1) * r), (first, last + 1)
+    else:
+        width = tiling["blockWidth"]
+        blocks = -(-inner // width)
+        o0, b0 = divmod(first, blocks)
+        o1, b1 = divmod(last, blocks)
+        end = min((b1 + 1) * width, inner)
+        full = (o0 * r * inner + b0 * width, o1 * r * inner + (r - 1) * inner + end)
+        row = (o0 * inner + b0 * width, o1 * inner + end)
+    dev = spec.device_interface
+    request = case.params["request"]
+    out: dict[str, tuple[int, int]] = {}
+    for params, tensors in ((dev.inputs, request["inputs"]), (dev.outputs, request["outputs"])):
+        for param, tensor in zip(params, tensors, strict=True):
+            if param.source is None:  # an optional input no aclnn tensor feeds: the kernel never reads it
+                continue
+            lo, hi = (0, r) if param.source == comp.rows else row if param.source in per_row else full
+            size = DType[tensor["dtype"]].itemsize
+            out[param.name] = (lo * size, hi * size)
+    return out
