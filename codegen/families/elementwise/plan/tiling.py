@@ -31,9 +31,10 @@ from codegen.families.elementwise.plan.reduce import (
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, optional_inputs, program_for
 from codegen.plan.tiling_decision import UbSplitDecision
 from codegen.plan.tiling_fields import TilingField
+from codegen.spec.catalogue import UB_BLOCK_BYTES
 from codegen.spec.model import DType, OpSpec, Product
 
-BLOCK_BYTES = 32
+BLOCK_BYTES = UB_BLOCK_BYTES
 REPEAT_BYTES = 256
 FP32_BYTES = 4
 

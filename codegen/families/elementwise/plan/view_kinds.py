@@ -94,13 +94,11 @@ class TilingSourceView(TilingSourceBase):
 class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
 
-    block_bytes: int
     device_name_of: Mapping[str, str]
     formula: str
     formula_text: str
     has_variants: bool
     inputs: tuple[InputView, ...]
-    l0_inputs: tuple[L0Input, ...]
     l0_output: str
     max_masks: int
     max_temps: int

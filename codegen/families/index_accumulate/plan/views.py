@@ -8,7 +8,6 @@ from typing import Any
 
 from codegen.families.index_accumulate.plan.constants import (
     ACC_ALIGN,
-    BLOCK_BYTES,
     CACHE_LINE_BYTES,
     CHUNK_ALIGN,
     COUNT_BYTES,
@@ -120,6 +119,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "rows": rows_t.name,
         "rows_position": spec.input_names.index(rows_t.name),
         "index_position": spec.input_names.index(index_t.name),
+        # the kernel takes the software SyncAll's counters after the op's tensors (replaces the shared entry)
         "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
         "sync_output": SYNC_OUTPUT,
         "sync_ints": SYNC_INTS,
@@ -151,7 +151,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "buffer_num": bufs,
         "tile_buffers": TILE_BUFFERS,
         "small_dim_bytes": SMALL_DIM_BYTES,
-        "block_bytes": BLOCK_BYTES,
         "fp32_bytes": FP32_BYTES,
         "count_bytes": COUNT_BYTES,
         "cache_line_bytes": CACHE_LINE_BYTES,

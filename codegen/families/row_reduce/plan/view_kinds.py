@@ -123,8 +123,6 @@ class KernelView(KernelBase):
     out_reads_rows: str
     rows_input: str
     inputs_n: int
-    #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
-    kernel_params: tuple[str, ...]
     no_fp32_reduce_condition: str
     #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
     dcci_flush_condition: str

@@ -45,7 +45,6 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
         "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
         "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
-        "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
         "inputs_n": len(spec.inputs),
         "outputs_n": len(spec.outputs),
         "red_n": len(prog.reductions),
