@@ -29,7 +29,6 @@ from codegen.families.index_accumulate.plan.dtype_keys import index_dtype_keys, 
 from codegen.families.index_accumulate.plan.opdef import opdef_registration
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX, SYNC_INTS, SYNC_OUTPUT
-from codegen.families.index_accumulate.plan.tiling import buffer_num
 from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
 from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
 from codegen.families.index_accumulate.plan.views_doc import (
@@ -88,7 +87,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     if len(grads) > 10 or len(idxs) > 10:
         raise ValueError(f"{spec.op}: at most 10 rows and 10 index dtypes fit the tiling key's digits")
-    bufs = buffer_num(spec, products)
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
 
     grad_keys = rows_dtype_keys(spec, products)
@@ -148,7 +146,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "grad_keys": grad_keys,
         "index_keys": index_keys,
         "branch_groups": branch_groups,
-        "buffer_num": bufs,
         "tile_buffers": TILE_BUFFERS,
         "small_dim_bytes": SMALL_DIM_BYTES,
         "fp32_bytes": FP32_BYTES,
@@ -157,8 +154,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "acc_align": ACC_ALIGN,
         "chunk_align": CHUNK_ALIGN,
         "index_ub_bytes": INDEX_UB_BYTES,
-        "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
-        "min_bytes_per_core": spec.tiling.min_bytes_per_core,
         "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
         "no_sync_condition": arch_condition(products, "hw_sync_all"),
         "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),

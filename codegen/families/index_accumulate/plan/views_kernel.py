@@ -42,7 +42,6 @@ class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
 
     branch_groups: tuple[BranchGroup, ...]
-    buffer_num: int
     cache_line_bytes: int
     index: str
     #: buffers of the grad tile queue (double buffering)

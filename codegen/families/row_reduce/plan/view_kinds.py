@@ -96,10 +96,7 @@ class TilingSourceView(TilingSourceBase):
     rows_index: int
     rows_input: str
     line_align: int
-    ub_reserved_bytes: int
     work_elems: int
-    #: the most buffers per tile queue (the spec's ``tiling.buffer_num``)
-    buffer_num: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
     save_bytes: int
 
