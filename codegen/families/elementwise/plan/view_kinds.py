@@ -12,7 +12,6 @@ from codegen.families.elementwise.plan.view_records import (
     InferRule,
     InputView,
     L0Input,
-    L0ListAttr,
     QueueCap,
     ReduceView,
     ScalarDef,
@@ -23,7 +22,7 @@ from codegen.families.elementwise.plan.view_records import (
     VariantView,
 )
 from codegen.plan.common_view import AttrCheck
-from codegen.plan.signature import L0Attr
+from codegen.plan.signature import L0Attr, L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView
 

@@ -11,14 +11,13 @@ from codegen.families.row_reduce.plan.view_records import (
     ComboCheck,
     ComboKey,
     DispatchView,
-    FloatAttr,
-    L0ListAttr,
     L0OutputView,
     LoweredView,
     OutputView,
     ReductionView,
 )
 from codegen.plan.shared_views import L0HeaderView
+from codegen.plan.signature import L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView
 
@@ -107,7 +106,7 @@ class KernelView(KernelBase):
     formulas and one branch per tiling key."""
 
     dtype_keys: tuple[ComboKey, ...]
-    float_attrs: tuple[FloatAttr, ...]
+    #: float attrs of the spec, which the kernel reads from the tiling data (``attr0``, ``attr1``, ...)
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
     in_gm_names: tuple[str, ...]
