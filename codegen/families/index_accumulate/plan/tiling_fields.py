@@ -16,33 +16,24 @@ if TYPE_CHECKING:
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
     TilingField("numRows", "rows of the output", lambda d: d.num_weights),
     TilingField("rowLength", "D: elements per row of the rows input and of the output", lambda d: d.embedding_dim),
-    TilingField("numIndices", "N: rows of the rows input = elements of the index input", lambda d: d.num_indices),
-    TilingField("paddingRow", "output row that receives nothing; -1 for none", lambda d: d.padding_row),
+    TilingField.held("numIndices", "N: rows of the rows input = elements of the index input"),
+    TilingField.held("paddingRow", "output row that receives nothing; -1 for none"),
     TilingField("countScaling", "1: divide each row by the occurrence count of its index", lambda d: int(d.scale)),
-    TilingField(
-        "accStride", "fp32 elements per accumulator row (D rounded up to a 32-byte block)", lambda d: d.acc_stride
-    ),
+    TilingField.held("accStride", "fp32 elements per accumulator row (D rounded up to a 32-byte block)"),
     TilingField(
         "accInWorkspace", "1: accumulator in the workspace; 0: in the fp32 output", lambda d: int(d.acc_in_workspace)
     ),
-    TilingField("countsOffset", "workspace byte offset of the int64 occurrence counts", lambda d: d.counts_offset),
-    TilingField("dChunk", "elements of a row moved through UB at once", lambda d: d.d_chunk),
-    TilingField("indexChunk", "indices moved through UB at once", lambda d: d.index_chunk),
+    TilingField.held("countsOffset", "workspace byte offset of the int64 occurrence counts"),
+    TilingField.held("dChunk", "elements of a row moved through UB at once"),
+    TilingField.held("indexChunk", "indices moved through UB at once"),
     TilingField(
         "rowGroupNum",
         "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)",
         lambda d: d.row_split.groups,
         cpp="rowSplit.groups",
     ),
-    TilingField(
-        "rowsPerGroup", "output rows per row group", lambda d: d.rows_per_group, cpp="numRows / rowSplit.groups"
-    ),
-    TilingField(
-        "rowsFormerNum",
-        "row groups that take one row more",
-        lambda d: d.rows_former_num,
-        cpp="numRows % rowSplit.groups",
-    ),
+    TilingField.held("rowsPerGroup", "output rows per row group", cpp="numRows / rowSplit.groups"),
+    TilingField.held("rowsFormerNum", "row groups that take one row more", cpp="numRows % rowSplit.groups"),
     TilingField(
         "rowSliceNum",
         "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum",
@@ -61,18 +52,8 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
         lambda d: d.index_split.groups,
         cpp="indexSplit.groups",
     ),
-    TilingField(
-        "indicesPerGroup",
-        "indices per index group",
-        lambda d: d.indices_per_group,
-        cpp="numIndices / indexSplit.groups",
-    ),
-    TilingField(
-        "indicesFormerNum",
-        "index groups that take one index more",
-        lambda d: d.indices_former_num,
-        cpp="numIndices % indexSplit.groups",
-    ),
+    TilingField.held("indicesPerGroup", "indices per index group", cpp="numIndices / indexSplit.groups"),
+    TilingField.held("indicesFormerNum", "index groups that take one index more", cpp="numIndices % indexSplit.groups"),
     TilingField(
         "indexSliceNum",
         "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum",
@@ -85,18 +66,13 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
         lambda d: d.index_split.slice_length,
         cpp="indexSplit.sliceLength",
     ),
-    TilingField(
-        "countsSliceStride", "int64 count slots per row-phase D-slice in the workspace", lambda d: d.counts_slice_stride
+    TilingField.held("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
+    TilingField.held(
+        "partialsOffset", "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)"
     ),
-    TilingField(
-        "partialsOffset",
-        "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)",
-        lambda d: d.partials_offset,
-    ),
-    TilingField(
+    TilingField.held(
         "tileRows",
         "atomic / deterministic: grad rows moved by one DataCopy at most (consecutive positions x one D-chunk)",
-        lambda d: d.tile_rows,
     ),
     TilingField(
         "ubAccumulate",
