@@ -146,6 +146,13 @@ def test_a_held_field_reads_the_decision_attribute_of_its_snake_case_name() -> N
     with pytest.raises(AttributeError, match="tail_length"):
         tiling_values((TilingField.held("tailLength", "t"),), Held(rows_per_group=7, d_chunk=64))
 
+    @dataclasses.dataclass(frozen=True)
+    class Outer:
+        split: Held
+
+    nested = TilingField.held("groupNum", "groups", attr="split.rows_per_group")
+    assert tiling_values((nested,), Outer(Held(rows_per_group=3, d_chunk=8))) == {"groupNum": 3}
+
 
 def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:
     d = _ToyDecision(product="Ascend910B", tiling_key=3, block_dim=1, workspace_bytes=0, tile=512)

@@ -35,10 +35,13 @@ class TilingField(Generic[D]):
     cpp: str = ""
 
     @classmethod
-    def held(cls, name: str, comment: str, *, c_type: str = "int64_t", cpp: str = "") -> TilingField[Any]:
-        """A field whose value the decision holds as is, in the attribute named like the field in snake case
-        (``rowsPerGroup`` -> ``d.rows_per_group``, see :func:`decision_attr`); arguments as the class's."""
-        return cls(name, comment, attrgetter(decision_attr(name)), c_type, cpp)
+    def held(
+        cls, name: str, comment: str, *, attr: str = "", c_type: str = "int64_t", cpp: str = ""
+    ) -> TilingField[Any]:
+        """A field whose value the decision holds as is: in attribute ``attr`` (a dotted path such as
+        ``row_split.groups``), by default the one named like the field in snake case (``rowsPerGroup`` ->
+        ``d.rows_per_group``, :func:`decision_attr`); the other arguments as the class's."""
+        return cls(name, comment, attrgetter(attr or decision_attr(name)), c_type, cpp)
 
     @property
     def value_cpp(self) -> str:

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 #: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`
 #: gives their values by name.
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
-    TilingField("numRows", "rows of the output", lambda d: d.num_weights),
-    TilingField("rowLength", "D: elements per row of the rows input and of the output", lambda d: d.embedding_dim),
+    TilingField.held("numRows", "rows of the output", attr="num_weights"),
+    TilingField.held("rowLength", "D: elements per row of the rows input and of the output", attr="embedding_dim"),
     TilingField.held("numIndices", "N: rows of the rows input = elements of the index input"),
     TilingField.held("paddingRow", "output row that receives nothing; -1 for none"),
     TilingField("countScaling", "1: divide each row by the occurrence count of its index", lambda d: int(d.scale)),
@@ -26,44 +26,44 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
     TilingField.held("countsOffset", "workspace byte offset of the int64 occurrence counts"),
     TilingField.held("dChunk", "elements of a row moved through UB at once"),
     TilingField.held("indexChunk", "indices moved through UB at once"),
-    TilingField(
+    TilingField.held(
         "rowGroupNum",
         "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)",
-        lambda d: d.row_split.groups,
+        attr="row_split.groups",
         cpp="rowSplit.groups",
     ),
     TilingField.held("rowsPerGroup", "output rows per row group", cpp="numRows / rowSplit.groups"),
     TilingField.held("rowsFormerNum", "row groups that take one row more", cpp="numRows % rowSplit.groups"),
-    TilingField(
+    TilingField.held(
         "rowSliceNum",
         "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum",
-        lambda d: d.row_split.slices,
+        attr="row_split.slices",
         cpp="rowSplit.slices",
     ),
-    TilingField(
+    TilingField.held(
         "rowSliceLength",
         "elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
-        lambda d: d.row_split.slice_length,
+        attr="row_split.slice_length",
         cpp="rowSplit.sliceLength",
     ),
-    TilingField(
+    TilingField.held(
         "indexGroupNum",
         "groups of indices (atomic strategy; 1 in the deterministic one)",
-        lambda d: d.index_split.groups,
+        attr="index_split.groups",
         cpp="indexSplit.groups",
     ),
     TilingField.held("indicesPerGroup", "indices per index group", cpp="numIndices / indexSplit.groups"),
     TilingField.held("indicesFormerNum", "index groups that take one index more", cpp="numIndices % indexSplit.groups"),
-    TilingField(
+    TilingField.held(
         "indexSliceNum",
         "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum",
-        lambda d: d.index_split.slices,
+        attr="index_split.slices",
         cpp="indexSplit.slices",
     ),
-    TilingField(
+    TilingField.held(
         "indexSliceLength",
         "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
-        lambda d: d.index_split.slice_length,
+        attr="index_split.slice_length",
         cpp="indexSplit.sliceLength",
     ),
     TilingField.held("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
