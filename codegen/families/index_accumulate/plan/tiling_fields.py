@@ -10,6 +10,36 @@ from codegen.plan.tiling_fields import TilingField
 if TYPE_CHECKING:
     from codegen.families.index_accumulate.plan.decision import TilingDecision
 
+
+def _phase_split_fields(
+    item: str, items: str, counted: str, total: str, phase: str, groups_comment: str
+) -> tuple[TilingField[TilingDecision], ...]:
+    """The five fields of one phase's :class:`.split.Split2D` (``<item>Split`` in the tiling function, attribute
+    ``<item>_split`` of the decision): its groups, the items per group (``<items>PerGroup``, of the ``total``
+    items in the tiling function) and the groups taking one more, its D-slices and their length; ``counted``
+    names what a group holds and ``phase`` the phase in the comments."""
+    split = f"{item}Split"
+    return (
+        TilingField.held(f"{item}GroupNum", groups_comment, attr=f"{item}_split.groups", cpp=f"{split}.groups"),
+        TilingField.held(f"{items}PerGroup", f"{counted} per {item} group", cpp=f"{total} / {split}.groups"),
+        TilingField.held(
+            f"{items}FormerNum", f"{item} groups that take one {item} more", cpp=f"{total} % {split}.groups"
+        ),
+        TilingField.held(
+            f"{item}SliceNum",
+            f"D-slices of each {item} group: {phase}-phase cores = {item}GroupNum * {item}SliceNum",
+            attr=f"{item}_split.slices",
+            cpp=f"{split}.slices",
+        ),
+        TilingField.held(
+            f"{item}SliceLength",
+            f"elements per {phase}-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
+            attr=f"{item}_split.slice_length",
+            cpp=f"{split}.sliceLength",
+        ),
+    )
+
+
 #: The tiling struct, in order: every field is int64 (numRows and the row count may exceed 2^31). The
 #: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`
 #: gives their values by name.
@@ -26,45 +56,21 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
     TilingField.held("countsOffset", "workspace byte offset of the int64 occurrence counts"),
     TilingField.held("dChunk", "elements of a row moved through UB at once"),
     TilingField.held("indexChunk", "indices moved through UB at once"),
-    TilingField.held(
-        "rowGroupNum",
+    *_phase_split_fields(
+        "row",
+        "rows",
+        "output rows",
+        "numRows",
+        "row",
         "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)",
-        attr="row_split.groups",
-        cpp="rowSplit.groups",
     ),
-    TilingField.held("rowsPerGroup", "output rows per row group", cpp="numRows / rowSplit.groups"),
-    TilingField.held("rowsFormerNum", "row groups that take one row more", cpp="numRows % rowSplit.groups"),
-    TilingField.held(
-        "rowSliceNum",
-        "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum",
-        attr="row_split.slices",
-        cpp="rowSplit.slices",
-    ),
-    TilingField.held(
-        "rowSliceLength",
-        "elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
-        attr="row_split.slice_length",
-        cpp="rowSplit.sliceLength",
-    ),
-    TilingField.held(
-        "indexGroupNum",
+    *_phase_split_fields(
+        "index",
+        "indices",
+        "indices",
+        "numIndices",
+        "add",
         "groups of indices (atomic strategy; 1 in the deterministic one)",
-        attr="index_split.groups",
-        cpp="indexSplit.groups",
-    ),
-    TilingField.held("indicesPerGroup", "indices per index group", cpp="numIndices / indexSplit.groups"),
-    TilingField.held("indicesFormerNum", "index groups that take one index more", cpp="numIndices % indexSplit.groups"),
-    TilingField.held(
-        "indexSliceNum",
-        "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum",
-        attr="index_split.slices",
-        cpp="indexSplit.slices",
-    ),
-    TilingField.held(
-        "indexSliceLength",
-        "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
-        attr="index_split.slice_length",
-        cpp="indexSplit.sliceLength",
     ),
     TilingField.held("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
     TilingField.held(
