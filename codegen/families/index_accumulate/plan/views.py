@@ -76,7 +76,7 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 
 def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
     """The index-accumulate view entries of an op by name, beside the ``common`` ones every family shares
-    (:data:`codegen.plan.shared_views.FamilyParts`); its ``opdef`` replaces the shared one.
+    (:data:`codegen.plan.shared_views.FamilyParts`); its ``opdef`` and ``kernel_params`` replace the shared ones.
 
     Raises:
         TypeError: the spec is not of this family.
