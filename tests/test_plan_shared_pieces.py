@@ -134,6 +134,26 @@ def test_tiling_values_follow_the_field_table() -> None:
         tiling_values((*table, TilingField("attr0", "an attr", c_type="float")), {"x": 3, "y": 5})
 
 
+def test_a_held_field_reads_the_decision_attribute_of_its_snake_case_name() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Held:
+        rows_per_group: int
+        d_chunk: int
+
+    rows, chunk = TilingField.held("rowsPerGroup", "rows"), TilingField.held("dChunk", "d", c_type="int32_t", cpp="k")
+    assert tiling_values((rows, chunk), Held(rows_per_group=7, d_chunk=64)) == {"rowsPerGroup": 7, "dChunk": 64}
+    assert (chunk.c_type, chunk.value_cpp, rows.value_cpp) == ("int32_t", "k", "rowsPerGroup")
+    with pytest.raises(AttributeError, match="tail_length"):
+        tiling_values((TilingField.held("tailLength", "t"),), Held(rows_per_group=7, d_chunk=64))
+
+    @dataclasses.dataclass(frozen=True)
+    class Outer:
+        split: Held
+
+    nested = TilingField.held("groupNum", "groups", attr="split.rows_per_group")
+    assert tiling_values((nested,), Outer(Held(rows_per_group=3, d_chunk=8))) == {"groupNum": 3}
+
+
 def test_a_decisions_tiling_fields_come_from_its_own_table() -> None:
     d = _ToyDecision(product="Ascend910B", tiling_key=3, block_dim=1, workspace_bytes=0, tile=512)
     assert d.tiling_fields() == {"tileLength": 512, "key": 3}

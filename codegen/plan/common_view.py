@@ -13,6 +13,7 @@ from codegen.plan.opdef import opdef_view
 from codegen.plan.products import arch_condition, dtype_groups, spec_products
 from codegen.plan.signature import signature
 from codegen.plan.views import OpView
+from codegen.spec.catalogue import UB_BLOCK_BYTES
 from codegen.spec.generated_names import op_files
 from codegen.spec.model import Catalogue, OpSpec
 from codegen.types import ATTR_TYPE_INFO
@@ -44,10 +45,11 @@ class AttrCheck:
 
 def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
     """View-model entries every family's templates use (files, signature, OpDef, the L2 API's tensor, attr and
-    constraint checks with each tensor's dtype groups, the kernel's class and DataCopyPad condition, doc tables,
-    example)."""
+    constraint checks with each tensor's dtype groups, the kernel's class, GM parameters, block bytes and
+    DataCopyPad condition, doc tables, example)."""
     products = spec_products(spec, catalogue)
     sig = signature(spec)
+    dev = spec.device_interface
     tensors = [
         TensorCheck(
             name=t.name,
@@ -90,6 +92,9 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
         "param_rows": param_rows,
         "example": example_view(spec),
         "kernel_class": "Kernel" + spec.op_type,
+        # the kernel entry's GM tensors: the device op's inputs, then its outputs (OpDef order)
+        "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
+        "block_bytes": UB_BLOCK_BYTES,
         # the NpuArchs whose kernels copy without DataCopyPad
         "no_pad_condition": arch_condition(products, "data_copy_pad"),
         "tiling_type": spec.op_type + "TilingData",

@@ -141,6 +141,18 @@ class L0Attr:
     arg: str
 
 
+@dataclass(frozen=True)
+class L0ListAttr:
+    """A ``list_int`` device attr the L0 API launches with as a one-element ``aclIntArray *`` it allocates
+    (``executor->AllocIntArray``): the device attr's ``name``, the C++ integer ``value`` the list holds (an L0
+    parameter or aclnn attr name) and the variable ``var`` holding the list (its values array is
+    ``<var>Values``)."""
+
+    name: str
+    value: str
+    var: str
+
+
 def l0_constant_attr(attr: DeviceAttr) -> L0Attr:
     """The L0 parameter of a constant device attr (``source`` None): ``name``, ``decl`` (``float alpha``) and
     ``arg``, the C++ literal of its ``value`` the L2 API passes (``0.16666666666666666F``, ``true``,

@@ -3,9 +3,11 @@ templates."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from operator import attrgetter
+from typing import Any, Generic, TypeVar
 
 #: A family's tiling decision (the Python mirror of its tiling function's result for one call).
 D = TypeVar("D")
@@ -32,10 +34,25 @@ class TilingField(Generic[D]):
     c_type: str = "int64_t"
     cpp: str = ""
 
+    @classmethod
+    def held(
+        cls, name: str, comment: str, *, attr: str = "", c_type: str = "int64_t", cpp: str = ""
+    ) -> TilingField[Any]:
+        """A field whose value the decision holds as is: in attribute ``attr`` (a dotted path such as
+        ``row_split.groups``), by default the one named like the field in snake case (``rowsPerGroup`` ->
+        ``d.rows_per_group``, :func:`decision_attr`); the other arguments as the class's."""
+        return cls(name, comment, attrgetter(attr or decision_attr(name)), c_type, cpp)
+
     @property
     def value_cpp(self) -> str:
         """The C++ expression the tiling function sets the field to: :attr:`cpp`, else the field's name."""
         return self.cpp or self.name
+
+
+def decision_attr(name: str) -> str:
+    """The tiling decision's attribute of tiling field ``name``: the camelCase name in snake case
+    (``formerLength`` -> ``former_length``, ``dChunk`` -> ``d_chunk``)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def tiling_values(fields: Iterable[TilingField[D]], decision: D) -> dict[str, int]:

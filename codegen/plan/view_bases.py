@@ -75,12 +75,17 @@ class KernelBase(KindView):
     """``op_kernel/<kernel>.cpp``: the device kernel.
 
     Attributes:
-        kernel_class: the kernel's C++ class name; no_pad_condition: the preprocessor condition true on the
-        NpuArchs without DataCopyPad (``"0"``: none).
+        block_bytes: bytes of a UB block (the kernel's ``BLOCK_BYTES``, which the shared GM <-> UB copies
+        read; :data:`codegen.spec.catalogue.UB_BLOCK_BYTES`); kernel_class: the kernel's C++ class name;
+        kernel_params: the entry's GM tensor parameters in order (device inputs, device outputs, then any
+        scratch output the family adds); no_pad_condition: the preprocessor condition true on the NpuArchs
+        without DataCopyPad (``"0"``: none).
     """
 
     KIND: ClassVar[str] = "kernel_cpp"
+    block_bytes: int
     kernel_class: str
+    kernel_params: tuple[str, ...]
     no_pad_condition: str
 
 

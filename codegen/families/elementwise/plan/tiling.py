@@ -38,40 +38,28 @@ from codegen.families.elementwise.plan.variants import (
 )
 from codegen.plan.tiling_decision import UbSplitDecision
 from codegen.plan.tiling_fields import TilingField
+from codegen.spec.catalogue import UB_BLOCK_BYTES
 from codegen.spec.model import DType, OpSpec, Product
 
-BLOCK_BYTES = 32
+BLOCK_BYTES = UB_BLOCK_BYTES
 REPEAT_BYTES = 256
 FP32_BYTES = 4
 
 #: The tiling struct before the host-scalar fields (one ``float`` per host scalar follows), in order; the
 #: tiling header, the tiling function and :meth:`TilingDecision.tiling_fields` follow it.
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
-    TilingField("totalLength", "elements of {output}", lambda d: d.total_length),
-    TilingField("formerNum", "cores that take one extra 32-byte block", lambda d: d.former_num),
-    TilingField(
-        "formerLength", "elements per former core", lambda d: d.former_length, cpp="(blocksPerCore + 1) * blockElems"
+    TilingField.held("totalLength", "elements of {output}"),
+    TilingField.held("formerNum", "cores that take one extra 32-byte block"),
+    TilingField.held("formerLength", "elements per former core", cpp="(blocksPerCore + 1) * blockElems"),
+    TilingField.held(
+        "tailLength", "elements per other core (the last one is clipped)", cpp="blocksPerCore * blockElems"
     ),
-    TilingField(
-        "tailLength",
-        "elements per other core (the last one is clipped)",
-        lambda d: d.tail_length,
-        cpp="blocksPerCore * blockElems",
+    TilingField.held("tileLength", "elements per UB tile"),
+    TilingField.held(
+        "inBufferNum", "buffers per input queue", c_type="int32_t", cpp="static_cast<int32_t>(inBufferNum)"
     ),
-    TilingField("tileLength", "elements per UB tile", lambda d: d.tile_length),
-    TilingField(
-        "inBufferNum",
-        "buffers per input queue",
-        lambda d: d.in_buffer_num,
-        c_type="int32_t",
-        cpp="static_cast<int32_t>(inBufferNum)",
-    ),
-    TilingField(
-        "outBufferNum",
-        "buffers per output queue",
-        lambda d: d.out_buffer_num,
-        c_type="int32_t",
-        cpp="static_cast<int32_t>(outBufferNum)",
+    TilingField.held(
+        "outBufferNum", "buffers per output queue", c_type="int32_t", cpp="static_cast<int32_t>(outBufferNum)"
     ),
 )
 

@@ -12,7 +12,6 @@ from codegen.families.elementwise.plan.view_records import (
     InferRule,
     InputView,
     L0Input,
-    L0ListAttr,
     QueueCap,
     ReduceView,
     ScalarDef,
@@ -23,7 +22,7 @@ from codegen.families.elementwise.plan.view_records import (
     VariantView,
 )
 from codegen.plan.common_view import AttrCheck
-from codegen.plan.signature import L0Attr
+from codegen.plan.signature import L0Attr, L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView
 
@@ -94,7 +93,6 @@ class TilingSourceView(TilingSourceBase):
 class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
 
-    block_bytes: int
     #: the per-core constant buffers (``const<k>``) of every variant's programs
     constant_buffers: tuple[str, ...]
     device_name_of: Mapping[str, str]
@@ -102,7 +100,6 @@ class KernelView(KernelBase):
     formula_text: str
     has_variants: bool
     inputs: tuple[InputView, ...]
-    l0_inputs: tuple[L0Input, ...]
     l0_output: str
     max_masks: int
     max_temps: int

@@ -134,15 +134,6 @@ class TilingAttr:
 
 
 @dataclass(frozen=True)
-class L0ListAttr:
-    """A ``list_int`` device attr of the L0 API: the L0 parameter ``name`` (the integer) and the
-    ``aclIntArray *`` variable ``var`` holding the one-element list it launches with (``AllocIntArray``)."""
-
-    name: str
-    var: str
-
-
-@dataclass(frozen=True)
 class TilingKey:
     """A tiling key: ``key`` (``dtypeIndex + numDtypes * variant``), the compute ``dtype`` (``ge_name``,
     ``kernel_type``, ``elem_bytes``), fp32 ``temps`` of its UB budget, the inputs present (``num_inputs``),

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.elementwise.plan.shape import shape_check
-from codegen.families.elementwise.plan.tiling import BLOCK_BYTES, REPEAT_BYTES
+from codegen.families.elementwise.plan.tiling import REPEAT_BYTES
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, dtype_input, optional_inputs
 from codegen.families.elementwise.plan.view_kinds import VIEWS
 from codegen.families.elementwise.plan.view_records import InputView
@@ -64,7 +64,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "optional_inputs": [t.name for t in inputs if t.optional],
         "output": spec.outputs[0].name,
         "num_outputs": len(spec.outputs),
-        "block_bytes": BLOCK_BYTES,
         "repeat_bytes": REPEAT_BYTES,
         "shape": shape,
         "infer": infer_rule(spec, dev_input_index, device_name_of),

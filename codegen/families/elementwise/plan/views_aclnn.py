@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
-from codegen.families.elementwise.plan.view_records import L0Input, L0ListAttr, StringAttr
-from codegen.plan.signature import L0Attr, StringValue, l0_constant_attr, l0_params
+from codegen.families.elementwise.plan.view_records import L0Input, StringAttr
+from codegen.plan.signature import L0Attr, L0ListAttr, StringValue, l0_constant_attr, l0_params
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
@@ -48,7 +48,7 @@ def l0_attrs(spec: OpSpec) -> tuple[list[L0Attr], list[L0ListAttr]]:
             )
         elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:  # the L0 API sends the integer as the list {value}
             attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", a.name))
-            lists.append(L0ListAttr(da.name, f"{da.name}List"))
+            lists.append(L0ListAttr(da.name, da.name, f"{da.name}List"))
         else:
             arg = f"static_cast<float>({a.name}Value)" if a.type == "scalar" else a.name
             attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[a.type].c_type} {da.name}", arg))

@@ -4,7 +4,9 @@ tiling function and the planner share (units in the names: bytes or elements).""
 
 from __future__ import annotations
 
-BLOCK_BYTES = 32
+from codegen.spec.catalogue import UB_BLOCK_BYTES
+
+BLOCK_BYTES = UB_BLOCK_BYTES
 FP32_BYTES = 4
 #: Occurrence counts are int64 (N may exceed 2^31).
 COUNT_BYTES = 8

@@ -10,93 +10,75 @@ from codegen.plan.tiling_fields import TilingField
 if TYPE_CHECKING:
     from codegen.families.index_accumulate.plan.decision import TilingDecision
 
+
+def _phase_split_fields(
+    item: str, items: str, counted: str, total: str, phase: str, groups_comment: str
+) -> tuple[TilingField[TilingDecision], ...]:
+    """The five fields of one phase's :class:`.split.Split2D` (``<item>Split`` in the tiling function, attribute
+    ``<item>_split`` of the decision): its groups, the items per group (``<items>PerGroup``, of the ``total``
+    items in the tiling function) and the groups taking one more, its D-slices and their length; ``counted``
+    names what a group holds and ``phase`` the phase in the comments."""
+    split = f"{item}Split"
+    return (
+        TilingField.held(f"{item}GroupNum", groups_comment, attr=f"{item}_split.groups", cpp=f"{split}.groups"),
+        TilingField.held(f"{items}PerGroup", f"{counted} per {item} group", cpp=f"{total} / {split}.groups"),
+        TilingField.held(
+            f"{items}FormerNum", f"{item} groups that take one {item} more", cpp=f"{total} % {split}.groups"
+        ),
+        TilingField.held(
+            f"{item}SliceNum",
+            f"D-slices of each {item} group: {phase}-phase cores = {item}GroupNum * {item}SliceNum",
+            attr=f"{item}_split.slices",
+            cpp=f"{split}.slices",
+        ),
+        TilingField.held(
+            f"{item}SliceLength",
+            f"elements per {phase}-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
+            attr=f"{item}_split.slice_length",
+            cpp=f"{split}.sliceLength",
+        ),
+    )
+
+
 #: The tiling struct, in order: every field is int64 (numRows and the row count may exceed 2^31). The
 #: tiling header declares these, the tiling function sets them to ``value_cpp``; :meth:`TilingDecision.tiling_fields`
 #: gives their values by name.
 TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
-    TilingField("numRows", "rows of the output", lambda d: d.num_weights),
-    TilingField("rowLength", "D: elements per row of the rows input and of the output", lambda d: d.embedding_dim),
-    TilingField("numIndices", "N: rows of the rows input = elements of the index input", lambda d: d.num_indices),
-    TilingField("paddingRow", "output row that receives nothing; -1 for none", lambda d: d.padding_row),
+    TilingField.held("numRows", "rows of the output", attr="num_weights"),
+    TilingField.held("rowLength", "D: elements per row of the rows input and of the output", attr="embedding_dim"),
+    TilingField.held("numIndices", "N: rows of the rows input = elements of the index input"),
+    TilingField.held("paddingRow", "output row that receives nothing; -1 for none"),
     TilingField("countScaling", "1: divide each row by the occurrence count of its index", lambda d: int(d.scale)),
-    TilingField(
-        "accStride", "fp32 elements per accumulator row (D rounded up to a 32-byte block)", lambda d: d.acc_stride
-    ),
+    TilingField.held("accStride", "fp32 elements per accumulator row (D rounded up to a 32-byte block)"),
     TilingField(
         "accInWorkspace", "1: accumulator in the workspace; 0: in the fp32 output", lambda d: int(d.acc_in_workspace)
     ),
-    TilingField("countsOffset", "workspace byte offset of the int64 occurrence counts", lambda d: d.counts_offset),
-    TilingField("dChunk", "elements of a row moved through UB at once", lambda d: d.d_chunk),
-    TilingField("indexChunk", "indices moved through UB at once", lambda d: d.index_chunk),
-    TilingField(
-        "rowGroupNum",
+    TilingField.held("countsOffset", "workspace byte offset of the int64 occurrence counts"),
+    TilingField.held("dChunk", "elements of a row moved through UB at once"),
+    TilingField.held("indexChunk", "indices moved through UB at once"),
+    *_phase_split_fields(
+        "row",
+        "rows",
+        "output rows",
+        "numRows",
+        "row",
         "groups of output rows (zero fill, counts, final pass; deterministic: also the adds)",
-        lambda d: d.row_split.groups,
-        cpp="rowSplit.groups",
     ),
-    TilingField(
-        "rowsPerGroup", "output rows per row group", lambda d: d.rows_per_group, cpp="numRows / rowSplit.groups"
-    ),
-    TilingField(
-        "rowsFormerNum",
-        "row groups that take one row more",
-        lambda d: d.rows_former_num,
-        cpp="numRows % rowSplit.groups",
-    ),
-    TilingField(
-        "rowSliceNum",
-        "D-slices of each row group: row-phase cores = rowGroupNum * rowSliceNum",
-        lambda d: d.row_split.slices,
-        cpp="rowSplit.slices",
-    ),
-    TilingField(
-        "rowSliceLength",
-        "elements per row-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
-        lambda d: d.row_split.slice_length,
-        cpp="rowSplit.sliceLength",
-    ),
-    TilingField(
-        "indexGroupNum",
+    *_phase_split_fields(
+        "index",
+        "indices",
+        "indices",
+        "numIndices",
+        "add",
         "groups of indices (atomic strategy; 1 in the deterministic one)",
-        lambda d: d.index_split.groups,
-        cpp="indexSplit.groups",
     ),
-    TilingField(
-        "indicesPerGroup",
-        "indices per index group",
-        lambda d: d.indices_per_group,
-        cpp="numIndices / indexSplit.groups",
+    TilingField.held("countsSliceStride", "int64 count slots per row-phase D-slice in the workspace"),
+    TilingField.held(
+        "partialsOffset", "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)"
     ),
-    TilingField(
-        "indicesFormerNum",
-        "index groups that take one index more",
-        lambda d: d.indices_former_num,
-        cpp="numIndices % indexSplit.groups",
-    ),
-    TilingField(
-        "indexSliceNum",
-        "D-slices of each index group: add-phase cores = indexGroupNum * indexSliceNum",
-        lambda d: d.index_split.slices,
-        cpp="indexSplit.slices",
-    ),
-    TilingField(
-        "indexSliceLength",
-        "elements per add-phase D-slice (a multiple of sliceAlign; the last slice ends at D)",
-        lambda d: d.index_split.slice_length,
-        cpp="indexSplit.sliceLength",
-    ),
-    TilingField(
-        "countsSliceStride", "int64 count slots per row-phase D-slice in the workspace", lambda d: d.counts_slice_stride
-    ),
-    TilingField(
-        "partialsOffset",
-        "workspace byte offset of the fp32 partial sums of index groups 1.. (deterministic)",
-        lambda d: d.partials_offset,
-    ),
-    TilingField(
+    TilingField.held(
         "tileRows",
         "atomic / deterministic: grad rows moved by one DataCopy at most (consecutive positions x one D-chunk)",
-        lambda d: d.tile_rows,
     ),
     TilingField(
         "ubAccumulate",

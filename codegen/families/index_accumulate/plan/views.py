@@ -8,7 +8,6 @@ from typing import Any
 
 from codegen.families.index_accumulate.plan.constants import (
     ACC_ALIGN,
-    BLOCK_BYTES,
     CACHE_LINE_BYTES,
     CHUNK_ALIGN,
     COUNT_BYTES,
@@ -30,7 +29,6 @@ from codegen.families.index_accumulate.plan.dtype_keys import index_dtype_keys, 
 from codegen.families.index_accumulate.plan.opdef import opdef_registration
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX, SYNC_INTS, SYNC_OUTPUT
-from codegen.families.index_accumulate.plan.tiling import buffer_num
 from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
 from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
 from codegen.families.index_accumulate.plan.views_doc import (
@@ -78,7 +76,7 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 
 def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
     """The index-accumulate view entries of an op by name, beside the ``common`` ones every family shares
-    (:data:`codegen.plan.shared_views.FamilyParts`); its ``opdef`` replaces the shared one.
+    (:data:`codegen.plan.shared_views.FamilyParts`); its ``opdef`` and ``kernel_params`` replace the shared ones.
 
     Raises:
         TypeError: the spec is not of this family.
@@ -89,7 +87,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     if len(grads) > 10 or len(idxs) > 10:
         raise ValueError(f"{spec.op}: at most 10 rows and 10 index dtypes fit the tiling key's digits")
-    bufs = buffer_num(spec, products)
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
 
     grad_keys = rows_dtype_keys(spec, products)
@@ -120,6 +117,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "rows": rows_t.name,
         "rows_position": spec.input_names.index(rows_t.name),
         "index_position": spec.input_names.index(index_t.name),
+        # the kernel takes the software SyncAll's counters after the op's tensors (replaces the shared entry)
         "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
         "sync_output": SYNC_OUTPUT,
         "sync_ints": SYNC_INTS,
@@ -148,18 +146,14 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "grad_keys": grad_keys,
         "index_keys": index_keys,
         "branch_groups": branch_groups,
-        "buffer_num": bufs,
         "tile_buffers": TILE_BUFFERS,
         "small_dim_bytes": SMALL_DIM_BYTES,
-        "block_bytes": BLOCK_BYTES,
         "fp32_bytes": FP32_BYTES,
         "count_bytes": COUNT_BYTES,
         "cache_line_bytes": CACHE_LINE_BYTES,
         "acc_align": ACC_ALIGN,
         "chunk_align": CHUNK_ALIGN,
         "index_ub_bytes": INDEX_UB_BYTES,
-        "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
-        "min_bytes_per_core": spec.tiling.min_bytes_per_core,
         "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
         "no_sync_condition": arch_condition(products, "hw_sync_all"),
         "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),

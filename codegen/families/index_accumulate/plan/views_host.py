@@ -45,7 +45,6 @@ class TilingSourceView(TilingSourceBase):
 
     acc_align: int
     block_bytes: int
-    buffer_num: int
     cache_line_bytes: int
     chunk_align: int
     count_bytes: int
@@ -57,7 +56,6 @@ class TilingSourceView(TilingSourceBase):
     index_position: int
     index_ub_bytes: int
     max_block_count: int
-    min_bytes_per_core: int
     num_rows_index: int
     padding: str
     padding_index: int
@@ -82,4 +80,3 @@ class TilingSourceView(TilingSourceBase):
     max_block_field: int
     sync_cores_max: int
     sync_output: str
-    ub_reserved_bytes: int

@@ -41,14 +41,11 @@ class BranchGroup:
 class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
 
-    block_bytes: int
     branch_groups: tuple[BranchGroup, ...]
-    buffer_num: int
     cache_line_bytes: int
     index: str
     #: buffers of the grad tile queue (double buffering)
     tile_buffers: int
-    kernel_params: tuple[str, ...]
     #: largest blockCount of one DataCopy / DataCopyPad
     max_block_count: int
     #: grad rows below this many bytes take the small-dim path

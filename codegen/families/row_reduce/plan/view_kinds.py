@@ -11,14 +11,13 @@ from codegen.families.row_reduce.plan.view_records import (
     ComboCheck,
     ComboKey,
     DispatchView,
-    FloatAttr,
-    L0ListAttr,
     L0OutputView,
     LoweredView,
     OutputView,
     ReductionView,
 )
 from codegen.plan.shared_views import L0HeaderView
+from codegen.plan.signature import L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView
 
@@ -96,10 +95,7 @@ class TilingSourceView(TilingSourceBase):
     rows_index: int
     rows_input: str
     line_align: int
-    ub_reserved_bytes: int
     work_elems: int
-    #: the most buffers per tile queue (the spec's ``tiling.buffer_num``)
-    buffer_num: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
     save_bytes: int
 
@@ -110,7 +106,7 @@ class KernelView(KernelBase):
     formulas and one branch per tiling key."""
 
     dtype_keys: tuple[ComboKey, ...]
-    float_attrs: tuple[FloatAttr, ...]
+    #: float attrs of the spec, which the kernel reads from the tiling data (``attr0``, ``attr1``, ...)
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
     in_gm_names: tuple[str, ...]
@@ -123,8 +119,6 @@ class KernelView(KernelBase):
     out_reads_rows: str
     rows_input: str
     inputs_n: int
-    #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
-    kernel_params: tuple[str, ...]
     no_fp32_reduce_condition: str
     #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
     dcci_flush_condition: str

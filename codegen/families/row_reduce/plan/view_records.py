@@ -1,6 +1,5 @@
 """The small frozen records the row-reduce template views are made of: a tiling key, a reduction, an
-output, a lowered function and its dispatch switch, a float attr, an L0 list attr and output, an allowed dtype
-combination."""
+output, a lowered function and its dispatch switch, an L0 output, an allowed dtype combination."""
 
 from __future__ import annotations
 
@@ -77,23 +76,6 @@ class DispatchView:
     fns: tuple[str, ...]
     scalar: bool
     returns: bool = False
-
-
-@dataclass(frozen=True)
-class FloatAttr:
-    """A float attr the kernel reads: its ``name`` and its position among the spec's attrs (``index``)."""
-
-    name: str
-    index: int
-
-
-@dataclass(frozen=True)
-class L0ListAttr:
-    """A list device attr the L0 API allocates (``executor->AllocIntArray``) from an aclnn integer: the
-    device attr's ``name`` and the aclnn attr ``source`` it holds as a one-element list."""
-
-    name: str
-    source: str
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,6 @@ def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
         "device_inputs_n": len(dev.inputs),
         "line_align": LINE_ALIGN,
         "chunk_align": CHUNK_ALIGN,
-        "ub_reserved_bytes": spec.tiling.ub_reserved_bytes,
-        "buffer_num": spec.tiling.buffer_num,
         "save_bytes": 4 * len(prog.saves),
         "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
         "line_bytes": line_bytes(prog),

@@ -11,7 +11,6 @@ from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import (
     DispatchView,
-    FloatAttr,
     LoweredView,
     OutputView,
     ReductionView,
@@ -45,7 +44,6 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
         "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
         "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
-        "kernel_params": [*(d.name for d in dev.inputs), *(d.name for d in dev.outputs)],
         "inputs_n": len(spec.inputs),
         "outputs_n": len(spec.outputs),
         "red_n": len(prog.reductions),
@@ -78,7 +76,6 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         ],
         "row_values": prog.row_values,
         **lowered_views(prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs]),
-        "float_attrs": [FloatAttr(a.name, i) for i, a in enumerate(spec.attrs) if a in float_attrs],
         "float_attrs_n": len(float_attrs),
         "dcci_flush_condition": dcci_flush_condition(products),
         "no_fp32_reduce_condition": no_fp32_reduce_condition(products),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
-from codegen.families.row_reduce.plan.view_records import L0ListAttr, L0OutputView
-from codegen.plan.signature import L0Attr, l0_constant_attr, l0_params
+from codegen.families.row_reduce.plan.view_records import L0OutputView
+from codegen.plan.signature import L0Attr, L0ListAttr, l0_constant_attr, l0_params
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
@@ -26,7 +26,7 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
         if da.source is None:
             l0_attrs.append(l0_constant_attr(da))
         elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
-            l0_lists.append(L0ListAttr(da.name, da.source))
+            l0_lists.append(L0ListAttr(da.name, da.source, da.name))
             l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
         elif da.type == "float":  # a float/double aclnn attr, sent as the fp32 value of a Float attr
             l0_attrs.append(L0Attr(da.name, f"float {da.source}", da.source))
