@@ -9,6 +9,10 @@ TilingParse registration.
   (EmbeddingDenseBackward: [numWeights, D] fp32 sums) give, and fails where they fail;
 * each binary config lists exactly the dtype/format combinations and parameter names the compiled OpDef
   registers on that product's SoC.
+
+None of these tests calls the kernel: they build each library without it (``build_op(host_only=True)``, the
+same host objects as the full library; tests/test_build_host_only.py holds it to the full library's answers),
+which saves the kernel's compile, by far the longest of an op, for (op, product) pairs no other test builds.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import pytest
 from codegen.build import build_op
 from codegen.build.toolchain import CXX
 from codegen.paths import project_paths
-from codegen.runner import compile_op
+from codegen.runner import OpCallable
 from codegen.specs import load_project
 
 pytestmark = pytest.mark.heavy(180)  # about 180 s alone: scheduled before lighter files
@@ -45,6 +49,12 @@ def dname(ge: str) -> str:
 
 def _folder(op: str) -> Path:
     return GENERATED / SPECS[op].folder
+
+
+def _host_library(op: str, product: str) -> OpCallable:
+    """The (op, product) library without its kernel (``build_op(host_only=True)``): its OpDef, infershape
+    and tiling are the full library's host objects, and these tests never launch the kernel."""
+    return OpCallable(build_op(SPECS[op], CATALOGUE.get(product), host_only=True))
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))
@@ -159,7 +169,7 @@ def _np_broadcast(*shapes: tuple[int, ...]) -> list[int] | None:
 @pytest.mark.parametrize("product", ["Ascend910", "Ascend910B"])
 def test_soft_margin_loss_infershape(product: str) -> None:
     spec = SPECS["soft_margin_loss_backward"]
-    fn = compile_op("soft_margin_loss_backward", product)
+    fn = _host_library("soft_margin_loss_backward", product)
     by_source = {d.source: i for i, d in enumerate(spec.device_interface.inputs)}
     for shapes in SMLB_SHAPES:
         for dtype in ("FLOAT", "FLOAT16"):
@@ -178,7 +188,7 @@ def test_soft_margin_loss_infershape(product: str) -> None:
 
 @pytest.mark.parametrize("product", ["Ascend910", "Ascend910B"])
 def test_embedding_dense_infershape(product: str) -> None:
-    fn = compile_op("embedding_dense_backward", product)
+    fn = _host_library("embedding_dense_backward", product)
     cases = [((4, 5, 8), (20,), 7), ((3, 16), (3,), 0), ((2, 2, 2, 3), (2, 2, 2), 100), ((6, 0), (6,), 4)]
     for grad, indices, num_weights in cases:
         for grad_dtype, index_dtype in (("FLOAT", "INT64"), ("FLOAT16", "INT32")):
@@ -208,7 +218,7 @@ def test_binary_config_lists_the_opdef_combinations(op: str) -> None:
     spec = SPECS[op]
     for product_name in spec.products:
         product = CATALOGUE.get(product_name)
-        opdef = compile_op(op, product_name).opdef()
+        opdef = _host_library(op, product_name).opdef()
         config = opdef["configs"][product.config_name] or opdef
         path = _folder(op) / "op_host" / "config" / product.config_name / f"{spec.kernel}_binary.json"
         binary = json.loads(path.read_text())
@@ -277,8 +287,9 @@ def ut_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _build_ut(op: str, product: str, source: Path, workdir: Path) -> Path:
     """Compiles the unit-test ``source`` and a gtest main (each once per session) and links them against
-    the (op, product) library; returns the executable."""
-    lib = build_op(SPECS[op], CATALOGUE.get(product)).library
+    the (op, product) library without its kernel (an op_host UT calls the tiling and infershape, never the
+    kernel; ops-nn links it against the tiling and infershape modules only); returns the executable."""
+    lib = build_op(SPECS[op], CATALOGUE.get(product), host_only=True).library
     main = workdir / "ut_main.cpp"
     if not main.exists():
         main.write_text(UT_MAIN)

@@ -26,19 +26,25 @@ def product_macros(product: Product) -> list[str]:
     ]
 
 
-def glue_source(spec: OpSpec, product: Product) -> str:
-    """The glue translation unit: registers the kernel for its OpType and defines the product's facts."""
+def glue_source(spec: OpSpec, product: Product, kernel: bool = True) -> str:
+    """The glue translation unit: registers the kernel for its OpType and defines the product's facts.
+
+    With ``kernel=False`` (a host-only library, ``build_op(host_only=True)``) it defines the product's
+    facts only and names no kernel symbol, so it links without the kernel's object."""
     dev = spec.device_interface  # the kernel takes the device op's inputs and outputs, workspace and tiling
     n_args = len(dev.inputs) + len(dev.outputs) + family(spec.family).scratch_outputs(spec) + 2
     params = ", ".join(["GM_ADDR"] * n_args)
     args = ", ".join(f"a[{i}]" for i in range(n_args))
     atomic = ", ".join(f"opgen_rt::DtypeId::{d.name}" for d in product.atomic_add_dtypes)
-    return (
-        "// Written by ascend-opgen's builder (the CANN build system's role): kernel registration and product.\n"
-        '#include "opgen_rt/glue.h"\n'
+    registration = (
         f'extern "C" void {spec.kernel}({params});\n'
         f"static void opgen_entry_{spec.kernel}(uint8_t **a) {{ {spec.kernel}({args}); }}\n"
         f"OPGEN_RT_REGISTER_KERNEL({spec.op_type}, {spec.kernel}, opgen_entry_{spec.kernel});\n"
+    )
+    return (
+        "// Written by ascend-opgen's builder (the CANN build system's role): kernel registration and product.\n"
+        '#include "opgen_rt/glue.h"\n'
+        f"{registration if kernel else ''}"
         f'OPGEN_RT_DEFINE_PRODUCT("{product.name}", "{product.config_name}", {product.soc_version}, '
         f"{product.npu_arch}, {product.ub_bytes}, 0, {product.vector_core_num}, "
         f"{'true' if product.bf16 else 'false'}, {'true' if product.data_copy_pad else 'false'}, "

@@ -74,6 +74,7 @@ def build_op(
     jobs: int = 2,
     tiling_keys: Collection[int] | None = None,
     coverage: bool = False,
+    host_only: bool = False,
 ) -> BuiltOp:
     """Compiles ``spec`` for ``product`` into a shared library (or returns the cached one).
 
@@ -93,12 +94,21 @@ def build_op(
         coverage: instrument the op's generated units (not the glue unit nor the runtime) for gcov
             (:data:`~codegen.build.toolchain.COVERAGE_FLAGS`), without precompiled headers; a separate cache
             entry for the library and for each instrumented unit, whose ``.gcno`` is kept beside its object.
+        host_only: leave the kernel out: the library holds the op's host units (op_api, L0, infershape,
+            tiling, OpDef), a glue unit that defines the product but registers no kernel, and the runtime.
+            Its OpDef, infershape and tiling answer as the full library's do (the same host objects); an aclnn
+            call fails in phase 1, where the L0 op looks up the kernel ("no kernel is registered for OpType").
+            For what calls only the OpDef, infershape or tiling (ops-nn's op_host unit tests, OpDef queries),
+            it saves the kernel's compile, by far the longest of an op. A separate cache entry; not with
+            ``tiling_keys``.
 
     Raises:
-        BuildError: a source is missing, ``tiling_keys`` is empty or holds a value outside uint64, or
-            compiling or linking failed (compiler output attached).
+        BuildError: a source is missing, ``tiling_keys`` is empty, holds a value outside uint64 or is given
+            with ``host_only``, or compiling or linking failed (compiler output attached).
     """
     key_filter: list[str] = []
+    if tiling_keys is not None and host_only:
+        raise BuildError("tiling_keys select kernel branches: a host_only build has no kernel")
     if tiling_keys is not None:
         keys = sorted(set(tiling_keys))
         if not keys or any(not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < 2**64 for k in keys):
@@ -108,12 +118,13 @@ def build_op(
     root = (generated_dir or paths.generated) / spec.folder
     files = op_files(spec)
     sources = {k: root / rel for k, rel in files.items()}
-    for kind in ("op_api_cpp", "l0_cpp", "infershape_cpp", "tiling_cpp", "def_cpp", "kernel_cpp"):
+    required = ["op_api_cpp", "l0_cpp", "infershape_cpp", "tiling_cpp", "def_cpp"]
+    for kind in required if host_only else [*required, "kernel_cpp"]:
         if not sources[kind].is_file():
             raise BuildError(f"{sources[kind]} not found: run `opgen generate` (or pass the right --generated)")
     flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ())]
     include = [f"-I{paths.runtime / 'include'}", f"-I{root / 'op_api'}", f"-I{root / 'op_host'}"]
-    glue = glue_source(spec, product)
+    glue = glue_source(spec, product, kernel=not host_only)
     runtime_digest = _tree_digest([paths.runtime / "include", paths.runtime / "src"])
     op_digest = _tree_digest([root])
     h = hashlib.sha256()
@@ -127,6 +138,7 @@ def build_op(
         " ".join(product_macros(product)),
         " ".join(key_filter),
         " ".join(COVERAGE_FLAGS) if coverage else "",
+        *(["host only"] if host_only else []),  # (the glue differs too)
     ):
         h.update(part.encode())
         h.update(b"\0")
@@ -165,6 +177,8 @@ def build_op(
             ),
             (glue_path, []),
         ]
+        if host_only:
+            units = [unit for unit in units if unit[0] != sources["kernel_cpp"]]
         runtime_objs = _runtime_objects(paths, flags, runtime_digest, jobs)
         # What every unit of the op can include besides its own text: the op's headers and the runtime's.
         headers = _tree_digest([root], (".h", ".hpp", ".inc")) + _tree_digest([paths.runtime / "include"])
