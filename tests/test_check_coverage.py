@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen.check.coverage import allowed_lines
 from codegen.paths import project_paths
 from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
@@ -59,3 +60,43 @@ def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: 
     # the terminal table has a row for the kernel with its counts
     row = next(t for t in proc.stdout.splitlines() if kernel_rel in t)
     assert f"{k['lines']['reached']}/{k['lines']['total']}" in row
+
+
+ALLOW_TEXT = """\
+int64_t Cap(uint32_t npuArch) {
+  switch (npuArch) {
+    case 2201:
+      return 8;
+    default:
+      return 0;
+  }
+}
+int64_t Index(int64_t key) {
+  switch (key) {
+    case 0:
+      return 1;
+    default:
+      return -1;
+  }
+}
+static ge::graphStatus TilingParseForAbs([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+void F() {
+  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  CHECK_RET(ret == ACLNN_SUCCESS, ret);
+}
+"""
+
+
+def test_allowlist_finds_arch_defaults_tiling_parse_and_null_checks_by_construct() -> None:
+    # the default of the NpuArch switch and its body (5-6), not the other switch's (13-14); the TilingParse
+    # function (17-19); the null-pointer CHECK_RET (21), not the status one (22)
+    assert allowed_lines(ALLOW_TEXT.splitlines()) == {
+        5: "npu-arch-default",
+        6: "npu-arch-default",
+        17: "tiling-parse",
+        18: "tiling-parse",
+        19: "tiling-parse",
+        21: "null-result-check",
+    }
