@@ -1,9 +1,11 @@
-"""``opgen check --coverage``: one op, one product, the quick matrix, on a copy of the op's
+"""``opgen check --coverage``: one op, one product, the quick matrix (every dtype), on a copy of the op's
 generated folder whose kernel has a planted branch no call takes (a core index past the core count). The
 report counts the kernel's lines, lists the planted line with its text as unreached and the planted ``if``
 among the lines with an untaken branch, and names only files of the op's folder. The instrumentation, the
 per-job counts and the report do not depend on the family (every family's units build and run through the
-same build and worker code), so one elementwise op stands for all of them."""
+same build and worker code), so one elementwise op stands for all of them. It also holds the floor of the
+quick matrix: every other line of the kernel is reached, the L2's empty-output return too, and the
+TilingParse callback is allowlisted rather than unreached."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: 
     if_line = next(i for i, t in enumerate(lines, 1) if t.strip() == PLANTED_IF)
     anchor_line = if_line - 1
     report = tmp_path / "coverage.json"
-    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick", "--dtype", "FLOAT"]
+    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick"]
     cmd += ["--product", "Ascend910B", "-j", "1", "--coverage", "--coverage-json", str(report)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -54,9 +56,19 @@ def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: 
     assert set(files) <= {str(rel) for rel in op_files(spec).values()}, files.keys()
     k = files[kernel_rel]
     assert 0 < k["lines"]["reached"] < k["lines"]["total"]
-    assert [if_line + 1, PLANTED_BODY] in k["unreached_lines"]
+    # the quick matrix reaches every other line of the kernel (the floor this test holds)
+    assert k["unreached_lines"] == [[if_line + 1, PLANTED_BODY]]
     assert if_line in k["unreached_branch_lines"]
     assert anchor_line not in [n for n, _ in k["unreached_lines"]]
+    # the L2's empty-output return is reached (the quick empty case)
+    l2_rel = op_files(spec)["op_api_cpp"]
+    l2_text = (root / spec.folder / l2_rel).read_text().splitlines()
+    empty_return = next(i for i, t in enumerate(l2_text, 1) if t.strip() == "*workspaceSize = 0;")
+    assert empty_return not in [n for n, _ in files[l2_rel]["unreached_lines"]]
+    # the TilingParse callback is allowlisted, not counted as unreached
+    tiling = files[op_files(spec)["tiling_cpp"]]
+    assert "tiling-parse" in {kind for _, kind in tiling["allowed"]}
+    assert not any("TilingParseFor" in t for _, t in tiling["unreached_lines"])
     # the terminal table has a row for the kernel with its counts
     row = next(t for t in proc.stdout.splitlines() if kernel_rel in t)
     assert f"{k['lines']['reached']}/{k['lines']['total']}" in row
