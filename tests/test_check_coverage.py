@@ -77,6 +77,9 @@ def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: 
 ALLOW_TEXT = """\
 int64_t Cap(uint32_t npuArch) {
   switch (npuArch) {
+    case 1001:
+    case 2002:
+      return 4;
     case 2201:
       return 8;
     default:
@@ -102,13 +105,19 @@ void F() {
 
 
 def test_allowlist_finds_arch_defaults_tiling_parse_and_null_checks_by_construct() -> None:
-    # the default of the NpuArch switch and its body (5-6), not the other switch's (13-14); the TilingParse
-    # function (17-19); the null-pointer CHECK_RET (21), not the status one (22)
-    assert allowed_lines(ALLOW_TEXT.splitlines()) == {
-        5: "npu-arch-default",
-        6: "npu-arch-default",
-        17: "tiling-parse",
-        18: "tiling-parse",
-        19: "tiling-parse",
-        21: "null-result-check",
+    # the default of the NpuArch switch and its body (8-9), not the other switch's (16-17); the TilingParse
+    # function (20-22); the null-pointer CHECK_RET (24), not the status one (25)
+    common = {
+        8: "npu-arch-default",
+        9: "npu-arch-default",
+        20: "tiling-parse",
+        21: "tiling-parse",
+        22: "tiling-parse",
+        24: "null-result-check",
     }
+    text = ALLOW_TEXT.splitlines()
+    assert allowed_lines(text) == common
+    # on a product of NpuArch 2201 the group of 1001 and 2002 is another product's; on 1001, the 2201 group
+    other = "other-npu-arch-case"
+    assert allowed_lines(text, 2201) == {**common, 3: other, 4: other, 5: other}
+    assert allowed_lines(text, 1001) == {**common, 6: other, 7: other}
