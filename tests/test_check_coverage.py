@@ -1,9 +1,11 @@
-"""``opgen check --coverage``: one op, one product, the quick matrix, on a copy of the op's
+"""``opgen check --coverage``: one op, one product, the quick matrix (every dtype), on a copy of the op's
 generated folder whose kernel has a planted branch no call takes (a core index past the core count). The
 report counts the kernel's lines, lists the planted line with its text as unreached and the planted ``if``
 among the lines with an untaken branch, and names only files of the op's folder. The instrumentation, the
 per-job counts and the report do not depend on the family (every family's units build and run through the
-same build and worker code), so one elementwise op stands for all of them."""
+same build and worker code), so one elementwise op stands for all of them. It also holds the floor of the
+quick matrix: every other line of the kernel is reached, the L2's empty-output return too, and the
+TilingParse callback is allowlisted rather than unreached."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen.check.coverage import allowed_lines
 from codegen.paths import project_paths
 from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
@@ -43,7 +46,7 @@ def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: 
     if_line = next(i for i, t in enumerate(lines, 1) if t.strip() == PLANTED_IF)
     anchor_line = if_line - 1
     report = tmp_path / "coverage.json"
-    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick", "--dtype", "FLOAT"]
+    cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick"]
     cmd += ["--product", "Ascend910B", "-j", "1", "--coverage", "--coverage-json", str(report)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -53,9 +56,68 @@ def test_coverage_reports_kernel_lines_and_a_planted_unreached_branch(tmp_path: 
     assert set(files) <= {str(rel) for rel in op_files(spec).values()}, files.keys()
     k = files[kernel_rel]
     assert 0 < k["lines"]["reached"] < k["lines"]["total"]
-    assert [if_line + 1, PLANTED_BODY] in k["unreached_lines"]
+    # the quick matrix reaches every other line of the kernel (the floor this test holds)
+    assert k["unreached_lines"] == [[if_line + 1, PLANTED_BODY]]
     assert if_line in k["unreached_branch_lines"]
     assert anchor_line not in [n for n, _ in k["unreached_lines"]]
+    # the L2's empty-output return is reached (the quick empty case)
+    l2_rel = op_files(spec)["op_api_cpp"]
+    l2_text = (root / spec.folder / l2_rel).read_text().splitlines()
+    empty_return = next(i for i, t in enumerate(l2_text, 1) if t.strip() == "*workspaceSize = 0;")
+    assert empty_return not in [n for n, _ in files[l2_rel]["unreached_lines"]]
+    # the TilingParse callback is allowlisted, not counted as unreached
+    tiling = files[op_files(spec)["tiling_cpp"]]
+    assert "tiling-parse" in {kind for _, kind in tiling["allowed"]}
+    assert not any("TilingParseFor" in t for _, t in tiling["unreached_lines"])
     # the terminal table has a row for the kernel with its counts
     row = next(t for t in proc.stdout.splitlines() if kernel_rel in t)
     assert f"{k['lines']['reached']}/{k['lines']['total']}" in row
+
+
+ALLOW_TEXT = """\
+int64_t Cap(uint32_t npuArch) {
+  switch (npuArch) {
+    case 1001:
+    case 2002:
+      return 4;
+    case 2201:
+      return 8;
+    default:
+      return 0;
+  }
+}
+int64_t Index(int64_t key) {
+  switch (key) {
+    case 0:
+      return 1;
+    default:
+      return -1;
+  }
+}
+static ge::graphStatus TilingParseForAbs([[maybe_unused]] gert::TilingParseContext *context) {
+  return ge::GRAPH_SUCCESS;
+}
+void F() {
+  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  CHECK_RET(ret == ACLNN_SUCCESS, ret);
+}
+"""
+
+
+def test_allowlist_finds_arch_defaults_tiling_parse_and_null_checks_by_construct() -> None:
+    # the default of the NpuArch switch and its body (8-9), not the other switch's (16-17); the TilingParse
+    # function (20-22); the null-pointer CHECK_RET (24), not the status one (25)
+    common = {
+        8: "npu-arch-default",
+        9: "npu-arch-default",
+        20: "tiling-parse",
+        21: "tiling-parse",
+        22: "tiling-parse",
+        24: "null-result-check",
+    }
+    text = ALLOW_TEXT.splitlines()
+    assert allowed_lines(text) == common
+    # on a product of NpuArch 2201 the group of 1001 and 2002 is another product's; on 1001, the 2201 group
+    other = "other-npu-arch-case"
+    assert allowed_lines(text, 2201) == {**common, 3: other, 4: other, 5: other}
+    assert allowed_lines(text, 1001) == {**common, 6: other, 7: other}

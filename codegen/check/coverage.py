@@ -13,16 +13,115 @@ less the exception edges (``throw``), and a branch is reached when any instantia
 unreachable text only if it has no code (comments, declarations): those are not counted.
 
 A worker killed by a crash or a timeout writes no counts: its cases reach nothing in the report.
+
+Constructs no call of the emulated check can run (:data:`ALLOWLIST`, by kind, with the reason) are found in
+the generated text (:func:`allowed_lines`): their lines, or only their branches, are listed per file under
+``allowed`` and left out of the reached/total figures.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+#: Constructs of the generated sources that only a device (or a product outside the catalogue) runs, by kind:
+#: ``(what is left out, the reason)``. ``lines``: the construct's lines and the branches on them; ``branches``:
+#: the branches on its line only (the line itself still counts).
+ALLOWLIST: dict[str, tuple[str, str]] = {
+    "npu-arch-default": (
+        "lines",
+        "the default label of a switch over the NpuArch (and its body): taken only on an NPU whose architecture "
+        "no product of the op lists (specs/products.yaml); the check runs the op's products only",
+    ),
+    "other-npu-arch-case": (
+        "lines",
+        "a case group of a switch over the NpuArch whose labels are other products' architectures: reached in "
+        "those products' jobs, never on this one",
+    ),
+    "tiling-parse": (
+        "lines",
+        "the TilingParse callback registered with IMPL_OP_OPTILING: the CANN op-tiling framework calls it with "
+        "the compiled kernel's compile info on a device; the emulated aclnn path runs the tiling function only",
+    ),
+    "null-result-check": (
+        "branches",
+        "the failing side of CHECK_RET(<pointer> != nullptr, ...): taken when the executor or an L0 op cannot "
+        "allocate its tensor (device memory exhausted), which the emulator never injects",
+    ),
+}
+
+_SWITCH = re.compile(r"\bswitch\s*\(")
+_TILING_PARSE = re.compile(r"^static\s+ge::graphStatus\s+TilingParseFor\w*\(")
+_NULL_CHECK = re.compile(r"\bCHECK_RET\(\s*[\w.>()-]+\s*!=\s*nullptr\s*,")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+_CASE = re.compile(r"^case\s+(\d+)\s*:")
+
+
+def _arch_switch(text: list[str], i: int) -> bool:
+    """Whether the label on line ``i`` (0-based) of ``text`` belongs to a switch over the NpuArch."""
+    depth = _indent(text[i])
+    head = next((t for t in reversed(text[:i]) if _SWITCH.search(t) and _indent(t) < depth), "")
+    return "NpuArch" in head or "npuArch" in head
+
+
+def _label_body(text: list[str], i: int, kind: str, found: dict[int, str]) -> None:
+    """Marks the label group starting on line ``i`` (0-based) and its body as ``kind``: the group's further
+    labels, then every line deeper than the labels up to the next label or the switch's end."""
+    depth = _indent(text[i])
+    found[i + 1] = kind
+    j = i + 1
+    while j < len(text) and _indent(text[j]) == depth and _CASE.match(text[j].strip()):
+        found[j + 1] = kind
+        j += 1
+    while j < len(text) and (not text[j].strip() or _indent(text[j]) > depth):
+        found[j + 1] = kind
+        j += 1
+
+
+def allowed_lines(text: list[str], npu_arch: int | None = None) -> dict[int, str]:
+    """The 1-based line numbers of ``text`` (a generated C++ file's lines) in a construct of
+    :data:`ALLOWLIST`, each with its kind; with ``npu_arch`` (the job's product's NpuArch number) also the
+    case groups of NpuArch switches that do not list it. Found by the layout the templates give
+    (clang-format): a label belongs to the nearest ``switch (`` above it at a smaller indentation, and its body
+    runs to the next line at the label's indentation or less; a function ends at its first ``}`` in column 0.
+    """
+    found: dict[int, str] = {}
+    for i, line in enumerate(text):
+        stripped = line.strip()
+        if i + 1 in found:
+            continue
+        if stripped == "default:" and _arch_switch(text, i):
+            _label_body(text, i, "npu-arch-default", found)
+        elif npu_arch is not None and _CASE.match(stripped) and not _CASE.match(text[i - 1].strip()):
+            group = [stripped]
+            j = i + 1
+            while j < len(text) and _indent(text[j]) == _indent(line) and _CASE.match(text[j].strip()):
+                group.append(text[j].strip())
+                j += 1
+            archs = {int(m.group(1)) for t in group if (m := _CASE.match(t))}
+            if npu_arch in archs or (j < len(text) and text[j].strip() == "default:"):
+                continue
+            if _arch_switch(text, i):
+                _label_body(text, i, "other-npu-arch-case", found)
+        elif _TILING_PARSE.match(line):
+            for j in range(i, len(text)):
+                found[j + 1] = "tiling-parse"
+                if text[j].startswith("}"):
+                    break
+        elif _NULL_CHECK.search(stripped):
+            found[i + 1] = "null-result-check"
+    return found
+
 
 #: The file each job's folder gets (:func:`collect`), read by :func:`report`.
 SUMMARY = "coverage.json"
@@ -72,10 +171,14 @@ def _relative(path: str, folder: str) -> str | None:
     return None if at < 0 else path[at + len(marker) :]
 
 
-def collect(folder: Path, notes: tuple[Path, ...], op_folder: str, root: Path) -> dict[str, Any]:
+def collect(
+    folder: Path, notes: tuple[Path, ...], op_folder: str, root: Path, npu_arch: int | None = None
+) -> dict[str, Any]:
     """The coverage of one (op, product) from the counts in ``folder``: per generated file (path relative to
     the op's folder ``op_folder``, text read from the generated op folder ``root``), reached and total lines
-    and branches and the unreached lines ``[number, text]``. Also written to ``folder/coverage.json``.
+    and branches and the unreached lines ``[number, text]``, less the allowlisted constructs, which are listed
+    as ``allowed`` ``[number, kind]`` (:func:`allowed_lines`; ``npu_arch`` is the job's product's NpuArch).
+    Also written to ``folder/coverage.json``.
 
     Raises:
         RuntimeError: gcov failed on a unit's counts.
@@ -101,16 +204,19 @@ def collect(folder: Path, notes: tuple[Path, ...], op_folder: str, root: Path) -
     files: dict[str, Any] = {}
     for rel in sorted(lines):
         text = (root / rel).read_text(errors="replace").splitlines() if (root / rel).is_file() else []
-        missed = sorted(n for n, hit in lines[rel].items() if not hit)
-        per_line = branches[rel]
+        allowed = allowed_lines(text, npu_arch)
+        counted = {n: hit for n, hit in lines[rel].items() if ALLOWLIST.get(allowed.get(n, ""), ("",))[0] != "lines"}
+        missed = sorted(n for n, hit in counted.items() if not hit)
+        per_line = {n: b for n, b in branches[rel].items() if n not in allowed}
         files[rel] = {
-            "lines": {"reached": sum(lines[rel].values()), "total": len(lines[rel])},
+            "lines": {"reached": sum(counted.values()), "total": len(counted)},
             "branches": {
                 "reached": sum(sum(b) for b in per_line.values()),
                 "total": sum(len(b) for b in per_line.values()),
             },
             "unreached_lines": [[n, text[n - 1].strip() if n <= len(text) else ""] for n in missed],
             "unreached_branch_lines": sorted(n for n, b in per_line.items() if not all(b)),
+            "allowed": [[n, allowed[n]] for n in sorted(allowed) if n in lines[rel] or branches[rel].get(n)],
         }
     summary = {"files": files}
     (folder / SUMMARY).write_text(json.dumps(summary, indent=1))

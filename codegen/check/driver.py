@@ -123,7 +123,7 @@ def _run_job(job: Job) -> list[CaseResult]:
     folder.mkdir(parents=True)
     results = run_isolated(job, built.library, built.key, env=cov.worker_env(folder, built.coverage_notes))
     root = (generated or project_paths().generated) / spec.folder
-    cov.collect(folder, built.coverage_notes, spec.folder, root)
+    cov.collect(folder, built.coverage_notes, spec.folder, root, product.npu_arch)
     return results
 
 

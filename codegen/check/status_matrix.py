@@ -132,17 +132,7 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
         s = _with_rank(array.shape, hi + 1)
         p = {**base, t.name: array.reshape(s)}
         yield case(f"{t.name} rank {hi + 1} (maximum {hi}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
-    for t in tensors:
-        accepted = accepted_formats(t)
-        for f in PRIVATE_FORMATS:
-            if f in accepted:
-                continue
-            yield case(
-                f"{t.name} format {f} -> 161002",
-                ACLNN_ERR_PARAM_INVALID,
-                dict(base),
-                formats={t.name: f},
-            )
+    yield from format_cases(spec, product, base, label)
     # CANN's order: every null check before any dtype check.
     for t in tensors:
         if t.optional:
@@ -163,4 +153,27 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
     )
 
 
-__all__ = ["accepted_formats", "status_matrix"]
+def format_cases(spec: OpSpec, product: Product, base: dict[str, Any], label: str) -> Iterator[Case]:
+    """Every rejected format (161002): the valid call ``base`` with one tensor (input or output) in each
+    device-private format (:data:`PRIVATE_FORMATS`) it does not declare; ``label`` is the cases' ``dtype``
+    column. Part of :func:`status_matrix`, and usable alone by a family whose other status rules differ."""
+    for t in (*spec.inputs, *spec.outputs):
+        if not isinstance(base.get(t.name), np.ndarray):
+            continue
+        accepted = accepted_formats(t)
+        for f in PRIVATE_FORMATS:
+            if f in accepted:
+                continue
+            yield Case(
+                spec.snake,
+                product.name,
+                label,
+                "status matrix",
+                f"{t.name} format {f} -> 161002",
+                dict(base),
+                expect_status=ACLNN_ERR_PARAM_INVALID,
+                formats={t.name: f},
+            )
+
+
+__all__ = ["accepted_formats", "format_cases", "status_matrix"]

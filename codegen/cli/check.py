@@ -7,6 +7,7 @@ import argparse
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,6 +80,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     generated_root = Path(args.generated) if args.generated else project_paths().generated
     if not _tree_is_current(args, specs, catalogue, generated_root, cache):
         return 2
+    # the run's own coverage folder: the cache is shared by runs in other PID namespaces, so a PID alone may
+    # name another run's folder
+    coverage_root = Path(tempfile.mkdtemp(prefix="run-", dir=_made(cache / "coverage"))) if args.coverage else None
     for name, spec in sorted(specs.items()):
         products = select_products(spec, catalogue, args.product)
         # products with equal fingerprints share one build and one run (codegen.check.matrix)
@@ -105,10 +109,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                     args.timeout,
                     covers=tuple(p.name for p in covered),
                     launched_keys_only=bool(args.sanitize),
-                    coverage_dir=str(cache / "coverage" / str(os.getpid())) if args.coverage else None,
+                    coverage_dir=str(coverage_root) if coverage_root is not None else None,
                 )
             )
     if not jobs:
+        if coverage_root is not None:
+            shutil.rmtree(coverage_root, ignore_errors=True)
         if filtered_out:
             computed = "; ".join(f"{name}: {', '.join(ds)}" for name, ds in sorted(filtered_out.items()))
             print(
@@ -161,13 +167,18 @@ def cmd_check(args: argparse.Namespace) -> int:
         plan, planned = _ran_plan(jobs, results)
     meta.update(plan=plan, planned=planned)
     status = _report(results, meta, args.verbose, json_path, junit_path)
-    if args.coverage:
+    if coverage_root is not None:
         from codegen.check.coverage import print_report
 
-        folder = cache / "coverage" / str(os.getpid())
-        print_report(folder, coverage_json)
-        shutil.rmtree(folder, ignore_errors=True)
+        print_report(coverage_root, coverage_json)
+        shutil.rmtree(coverage_root, ignore_errors=True)
     return status
+
+
+def _made(folder: Path) -> Path:
+    """``folder``, created (with its parents) if missing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _coverage_options(args: argparse.Namespace) -> Path | None:

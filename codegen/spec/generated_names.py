@@ -54,7 +54,7 @@ SCOPES: tuple[_Scope, ...] = (
         "the tiling function",
         "context ascendcPlatform ubSize coreNum outStorage outShape totalLength dtypeDesc dtypeIndex variant "
         "tilingKey info blockElems totalBlocks usedCores blocksPerCore formerNum queueBufferCap inBufferNum "
-        "outBufferNum bytesPerElement repeatElems tileLength tiling workspaces DtypeIndexOf KeyInfo KeyInfoOf "
+        "outBufferNum bytesPerElement repeatElems tileLength tiling workspaces DtypeIndexOf KeyInfo KEY_INFO KEY_BYTES "
         "QueueBufferCap",
         {"attr": ("", "Attr", "Text", "Known")},
     ),

@@ -28,15 +28,15 @@ def elementwise_cases(
 ) -> Iterator[Case]:
     """Value and status cases of an elementwise op on one product.
 
-    Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that
-    does not divide over the cores (where the tiling spreads it over several), exactly one tile and one
-    tile + 1 (per dtype, from the tiling rule), several cores with an uneven split and a partial last block
-    (``--quick`` too), ranks 1-8, broadcasting in every input position, non-contiguous inputs and output, a
-    large input (every core of the product runs at least three whole tiles and the split is uneven: cores x
-    tile x 3 + 17 elements, at most 2**21 + 17; skipped with ``quick``), every attribute value, every float
-    attribute away from its default at once under each code-path value, calls on each attribute
-    constraint's edge, each aclScalar dtype a scalar attribute lists, NaN in each input, mixed-dtype
-    promotion and large magnitudes; then every documented error status.
+    Shapes: 0-d, one element, one 32-byte block, a block + 1, fewer elements than cores, a remainder that does not
+    divide over the cores (where the tiling spreads it over several), exactly one tile and one tile + 1 (per dtype,
+    from the tiling rule), several cores with an uneven split and a partial last block (``--quick`` too), an empty
+    output (``--quick``: the first dtype only), ranks 1-8, broadcasting in every input position, non-contiguous
+    inputs and output, a large input (every core of the product runs at least three whole tiles and the split is
+    uneven: cores x tile x 3 + 17 elements, at most 2**21 + 17; skipped with ``quick``), every attribute value,
+    every float attribute away from its default at once under each code-path value, calls on each attribute
+    constraint's edge, each aclScalar dtype a scalar attribute lists, NaN in each input, mixed-dtype promotion and
+    large magnitudes; then every documented error status.
     """
     rng = np.random.default_rng(20261129)
     inputs = [t.name for t in spec.inputs]

@@ -1,5 +1,5 @@
 """The status cases of a row-reduce op: null pointers, dtypes outside the product's lists or combinations,
-shapes and ranks, a dim out of range, and the rows input of a wrong shape."""
+rejected formats, shapes and ranks, a dim out of range, and the rows input of a wrong shape."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.status_matrix import format_cases
 from codegen.families.row_reduce.cases.outputs import infer_outputs
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_dtypes
 from codegen.runner import numpy_dtype
@@ -16,7 +17,8 @@ from codegen.spec.model import DType, OpSpec, Product
 
 
 def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
-    """Null pointers (161001), dtypes outside the product's lists or combinations (161002), shapes and ranks
+    """Null pointers (161001), dtypes outside the product's lists or combinations (161002), each tensor in
+    each device-private format it does not declare (161002), shapes and ranks
     (the spec's ``shape_status``; 161002 unless declared), a dim out of range (161002); on a call that is
     accepted otherwise (x ``[4, 16]``; in the ``rows`` form the rows input ``[16]``)."""
     comp = compute_of(spec)
@@ -70,6 +72,7 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
             {**{n: np.asarray(1.0, dtype=npdt) for n in inputs}, out: np.zeros((), npdt), comp.dim: 1},
         )
     yield from _dtype_status_cases(spec, product, good, status)
+    yield from format_cases(spec, product, good, dt.name)
     yield status("int32 input -> 161002", ACLNN_ERR_PARAM_INVALID, {inputs[0]: np.zeros((4, 16), np.int32)})
     yield status("int32 out -> 161002", ACLNN_ERR_PARAM_INVALID, {out: np.zeros(good[out].shape, np.int32)})
     if not spec.dtype_combos:  # with dtype_combos the outputs' dtypes are cases of _dtype_status_cases

@@ -49,18 +49,13 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
   }
 }
 
-KeyInfo KeyInfoOf(int64_t tilingKey) {
-  switch (tilingKey) {
-    case 0:  // FLOAT
-      return {4, 1, 2};
-    case 1:  // FLOAT16
-      return {2, 2, 2};
-    case 2:  // BF16
-      return {2, 2, 2};
-    default:
-      return {0, 0, 0};
-  }
-}
+// The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
+// (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
+constexpr KeyInfo KEY_INFO[] = {
+    {4, 1, 2},  // 0: FLOAT
+    {2, 2, 2},  // 1: FLOAT16
+    {2, 2, 2},  // 2: BF16
+};
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
 // products; products sharing an NpuArch agree on it. 0 for any other NpuArch.
@@ -102,7 +97,7 @@ static ge::graphStatus HardSigmoidGradTilingFunc(gert::TilingContext *context) {
   }
   const int64_t tilingKey = dtypeIndex;
 
-  const KeyInfo info = KeyInfoOf(tilingKey);
+  const KeyInfo &info = KEY_INFO[tilingKey];
   const int64_t blockElems = BLOCK_BYTES / info.elemBytes;
   // A view may hold up to INT64_MAX elements (aclCreateTensor refuses only a count beyond it), so neither the
   // block count nor the byte count may form a sum or product past int64 (undefined behaviour): the bytes

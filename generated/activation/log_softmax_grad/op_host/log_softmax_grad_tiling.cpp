@@ -63,33 +63,18 @@ int64_t DtypeKey(const gert::TilingContext *context) {
 
 // UB bytes of the split per tiling key: tile buffers per element (one buffer per queue), line buffers per
 // element, row slots and per-row outputs per row, and what each further buffer per tile queue adds per element.
+// One row per dtype combination, indexed by its key (DtypeKey gives 0 .. combinations - 1, or -1, which the
+// tiling refuses before it asks).
 void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes, int64_t &queueBytes) {
-  switch (key) {
-    case 0:  // gradOutput FLOAT, output FLOAT, out FLOAT
-      tileBytes = 12;
-      lineBytes = 32;
-      rowBytes = 32;
-      queueBytes = 12;
-      return;
-    case 1:  // gradOutput FLOAT16, output FLOAT16, out FLOAT16
-      tileBytes = 14;
-      lineBytes = 32;
-      rowBytes = 32;
-      queueBytes = 6;
-      return;
-    case 2:  // gradOutput BF16, output BF16, out BF16
-      tileBytes = 14;
-      lineBytes = 32;
-      rowBytes = 32;
-      queueBytes = 6;
-      return;
-    default:
-      tileBytes = 0;
-      lineBytes = 0;
-      rowBytes = 0;
-      queueBytes = 0;
-      return;
-  }
+  static constexpr int64_t KEY_BYTES[][4] = {
+      {12, 32, 32, 12},  // 0: gradOutput FLOAT, output FLOAT, out FLOAT
+      {14, 32, 32, 6},   // 1: gradOutput FLOAT16, output FLOAT16, out FLOAT16
+      {14, 32, 32, 6},   // 2: gradOutput BF16, output BF16, out BF16
+  };
+  tileBytes = KEY_BYTES[key][0];
+  lineBytes = KEY_BYTES[key][1];
+  rowBytes = KEY_BYTES[key][2];
+  queueBytes = KEY_BYTES[key][3];
 }
 }  // namespace
 

@@ -60,33 +60,18 @@ int64_t DtypeKey(const gert::TilingContext *context) {
 
 // UB bytes of the split per tiling key: tile buffers per element (one buffer per queue), line buffers per
 // element, row slots and per-row outputs per row, and what each further buffer per tile queue adds per element.
+// One row per dtype combination, indexed by its key (DtypeKey gives 0 .. combinations - 1, or -1, which the
+// tiling refuses before it asks).
 void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes, int64_t &queueBytes) {
-  switch (key) {
-    case 0:  // self FLOAT, out FLOAT
-      tileBytes = 8;
-      lineBytes = 48;
-      rowBytes = 96;
-      queueBytes = 8;
-      return;
-    case 1:  // self FLOAT16, out FLOAT16
-      tileBytes = 8;
-      lineBytes = 48;
-      rowBytes = 96;
-      queueBytes = 4;
-      return;
-    case 2:  // self BF16, out BF16
-      tileBytes = 8;
-      lineBytes = 48;
-      rowBytes = 96;
-      queueBytes = 4;
-      return;
-    default:
-      tileBytes = 0;
-      lineBytes = 0;
-      rowBytes = 0;
-      queueBytes = 0;
-      return;
-  }
+  static constexpr int64_t KEY_BYTES[][4] = {
+      {8, 48, 96, 8},  // 0: self FLOAT, out FLOAT
+      {8, 48, 96, 4},  // 1: self FLOAT16, out FLOAT16
+      {8, 48, 96, 4},  // 2: self BF16, out BF16
+  };
+  tileBytes = KEY_BYTES[key][0];
+  lineBytes = KEY_BYTES[key][1];
+  rowBytes = KEY_BYTES[key][2];
+  queueBytes = KEY_BYTES[key][3];
 }
 }  // namespace
 

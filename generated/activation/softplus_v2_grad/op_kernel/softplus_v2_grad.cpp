@@ -76,11 +76,10 @@ class KernelSoftplusV2Grad {
       offset = tiling.formerNum * tiling.formerLength + (blockIdx - tiling.formerNum) * tiling.tailLength;
       coreLength_ = tiling.tailLength;
     }
+    // The tiling launches at most one core per 32-byte block, so every core starts inside the data (an empty
+    // reduction's one core at 0 with length 0): only the last core's share is cut, to its partial block.
     if (offset + coreLength_ > tiling.totalLength) {
       coreLength_ = tiling.totalLength - offset;
-    }
-    if (coreLength_ < 0) {
-      coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
     scalar0_ = tiling.scalar0;

@@ -91,11 +91,10 @@ class KernelBinaryCrossEntropy {
       offset = tiling.formerNum * tiling.formerLength + (blockIdx - tiling.formerNum) * tiling.tailLength;
       coreLength_ = tiling.tailLength;
     }
+    // The tiling launches at most one core per 32-byte block, so every core starts inside the data (an empty
+    // reduction's one core at 0 with length 0): only the last core's share is cut, to its partial block.
     if (offset + coreLength_ > tiling.totalLength) {
       coreLength_ = tiling.totalLength - offset;
-    }
-    if (coreLength_ < 0) {
-      coreLength_ = 0;
     }
     tileLength_ = tiling.tileLength;
     // A reduction of no element launches one core with empty inputs (no GM behind them): they are not bound.

@@ -51,24 +51,16 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
   }
 }
 
-KeyInfo KeyInfoOf(int64_t tilingKey) {
-  switch (tilingKey) {
-    case 0:  // FLOAT, absent: -
-      return {4, 1, 4};
-    case 1:  // FLOAT16, absent: -
-      return {2, 3, 4};
-    case 2:  // BF16, absent: -
-      return {2, 3, 4};
-    case 3:  // FLOAT, absent: weightOptional
-      return {4, 1, 3};
-    case 4:  // FLOAT16, absent: weightOptional
-      return {2, 3, 3};
-    case 5:  // BF16, absent: weightOptional
-      return {2, 3, 3};
-    default:
-      return {0, 0, 0};
-  }
-}
+// The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
+// (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
+constexpr KeyInfo KEY_INFO[] = {
+    {4, 1, 4},  // 0: FLOAT, absent: -
+    {2, 3, 4},  // 1: FLOAT16, absent: -
+    {2, 3, 4},  // 2: BF16, absent: -
+    {4, 1, 3},  // 3: FLOAT, absent: weightOptional
+    {2, 3, 3},  // 4: FLOAT16, absent: weightOptional
+    {2, 3, 3},  // 5: BF16, absent: weightOptional
+};
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
 // products; products sharing an NpuArch agree on it. 0 for any other NpuArch.
@@ -137,7 +129,7 @@ static ge::graphStatus BinaryCrossEntropyGradTilingFunc(gert::TilingContext *con
   }
   (void)reduction;
 
-  const KeyInfo info = KeyInfoOf(tilingKey);
+  const KeyInfo &info = KEY_INFO[tilingKey];
   const int64_t blockElems = BLOCK_BYTES / info.elemBytes;
   // A view may hold up to INT64_MAX elements (aclCreateTensor refuses only a count beyond it), so neither the
   // block count nor the byte count may form a sum or product past int64 (undefined behaviour): the bytes

@@ -71,45 +71,20 @@ int64_t DtypeKey(const gert::TilingContext *context) {
 
 // UB bytes of the split per tiling key: tile buffers per element (one buffer per queue), line buffers per
 // element, row slots and per-row outputs per row, and what each further buffer per tile queue adds per element.
+// One row per dtype combination, indexed by its key (DtypeKey gives 0 .. combinations - 1, or -1, which the
+// tiling refuses before it asks).
 void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes, int64_t &queueBytes) {
-  switch (key) {
-    case 0:  // x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT
-      tileBytes = 8;
-      lineBytes = 52;
-      rowBytes = 72;
-      queueBytes = 4;
-      return;
-    case 1:  // x BF16, gamma FLOAT, yOut BF16, rstdOut FLOAT
-      tileBytes = 8;
-      lineBytes = 52;
-      rowBytes = 72;
-      queueBytes = 4;
-      return;
-    case 2:  // x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
-      tileBytes = 8;
-      lineBytes = 50;
-      rowBytes = 72;
-      queueBytes = 4;
-      return;
-    case 3:  // x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
-      tileBytes = 8;
-      lineBytes = 52;
-      rowBytes = 72;
-      queueBytes = 8;
-      return;
-    case 4:  // x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
-      tileBytes = 8;
-      lineBytes = 50;
-      rowBytes = 72;
-      queueBytes = 4;
-      return;
-    default:
-      tileBytes = 0;
-      lineBytes = 0;
-      rowBytes = 0;
-      queueBytes = 0;
-      return;
-  }
+  static constexpr int64_t KEY_BYTES[][4] = {
+      {8, 52, 72, 4},  // 0: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT
+      {8, 52, 72, 4},  // 1: x BF16, gamma FLOAT, yOut BF16, rstdOut FLOAT
+      {8, 50, 72, 4},  // 2: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
+      {8, 52, 72, 8},  // 3: x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
+      {8, 50, 72, 4},  // 4: x BF16, gamma BF16, yOut BF16, rstdOut FLOAT
+  };
+  tileBytes = KEY_BYTES[key][0];
+  lineBytes = KEY_BYTES[key][1];
+  rowBytes = KEY_BYTES[key][2];
+  queueBytes = KEY_BYTES[key][3];
 }
 }  // namespace
 
