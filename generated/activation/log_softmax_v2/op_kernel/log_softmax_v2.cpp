@@ -393,6 +393,7 @@ class KernelLogSoftmaxV2 {
     pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(WORK_ELEMS * 4));
     lineElems_ = tiling.lineElems;
     tileElems_ = tiling.tileElems;
+    bufferNum_ = tiling.bufferNum;
   }
 
   __aicore__ inline void Process() {
@@ -411,9 +412,25 @@ class KernelLogSoftmaxV2 {
                             : rowvBuf_.Get<float>()[static_cast<uint32_t>(j * lineElems_)];
     }
     if (mode_ == 0) {
-      for (int64_t row = taskStart_; row < taskStart_ + taskCount_; row += tileRows_) {
-        const int64_t rows = (taskStart_ + taskCount_ - row < tileRows_) ? (taskStart_ + taskCount_ - row) : tileRows_;
-        ProcessRows(row, rows);
+      const int64_t end = taskStart_ + taskCount_;
+      // Whole rows with two buffers per queue: the next tile's copy in is issued before this tile is
+      // computed (its buffer is free while this tile's is held or converted), so it runs behind the compute.
+      const bool ahead = chunkNum_ == 1 && bufferNum_ > 1;
+      if (ahead && taskCount_ > 0) {
+        CopyIn(taskStart_ * r_, r_, (end - taskStart_ < tileRows_) ? (end - taskStart_) : tileRows_, r_);
+      }
+      for (int64_t row = taskStart_; row < end; row += tileRows_) {
+        const int64_t rows = (end - row < tileRows_) ? (end - row) : tileRows_;
+        if (!ahead) {
+          ProcessRows(row, rows);
+          continue;
+        }
+        Convert(r_, rows, r_);
+        const int64_t next = row + tileRows_;
+        if (next < end) {
+          CopyIn(next * r_, r_, (end - next < tileRows_) ? (end - next) : tileRows_, r_);
+        }
+        ProcessTile(row, rows, false);
       }
     } else {
       const int64_t blocks = (inner_ + width_ - 1) / width_;
@@ -429,7 +446,18 @@ class KernelLogSoftmaxV2 {
   // Loads `lines` lines of `count` elements (GM element offset first + l * gmStride) into the fp32 line slots:
   // one copy and one conversion when the lines are one contiguous range in GM and in UB.
   __aicore__ inline void Load(int64_t first, int64_t gmStride, int64_t lines, int64_t count) {
-    if (lines > 1 && gmStride == count && stride_ == count) {
+    CopyIn(first, gmStride, lines, count);
+    Convert(gmStride, lines, count);
+  }
+
+  // Whether `lines` lines of `count` elements GM stride gmStride apart are one contiguous range in GM and UB.
+  __aicore__ inline bool Contiguous(int64_t gmStride, int64_t lines, int64_t count) const {
+    return lines > 1 && gmStride == count && stride_ == count;
+  }
+
+  // The copies of Load: every input's lines into a buffer of its queue (one copy when contiguous), enqueued.
+  __aicore__ inline void CopyIn(int64_t first, int64_t gmStride, int64_t lines, int64_t count) {
+    if (Contiguous(gmStride, lines, count)) {
       count = lines * count;
       lines = 1;
     }
@@ -446,7 +474,18 @@ class KernelLogSoftmaxV2 {
         }
       }
       inQueue_[i].EnQue(x);
-      x = inQueue_[i].template DeQue<T>();
+    }
+  }
+
+  // The rest of Load, for the tile CopyIn enqueued last: an fp32 input is held in its queue buffer until
+  // Release, a 16-bit one converted into its fp32 slots (one Cast per tile) and its buffer freed.
+  __aicore__ inline void Convert(int64_t gmStride, int64_t lines, int64_t count) {
+    if (Contiguous(gmStride, lines, count)) {
+      count = lines * count;
+      lines = 1;
+    }
+    for (int32_t i = 0; i < NUM_IN; ++i) {
+      LocalTensor<T> x = inQueue_[i].template DeQue<T>();
       if (IsFloat(i)) {  // held until Release: the lines are read in place
         held_[i] = x;
         continue;
@@ -642,21 +681,24 @@ class KernelLogSoftmaxV2 {
 
   __aicore__ inline void ProcessRows(int64_t row, int64_t rows) {
     if (chunkNum_ == 1) {
-      ProcessTile(row, rows);
+      ProcessTile(row, rows, true);
     } else {
       ProcessChunked(row);
     }
   }
 
   // Mode 0, whole rows: level by level, every row of the tile reduced into its slot, then one wait; the outputs.
-  __aicore__ inline void ProcessTile(int64_t row, int64_t rows) {
+  // With load false the caller has loaded the tile (CopyIn ahead, then Convert).
+  __aicore__ inline void ProcessTile(int64_t row, int64_t rows, bool load) {
     LocalTensor<float> ins[NUM_IN];
     LocalTensor<float> arg = argBuf_.Get<float>();
     float sc[NUM_SC];
     LocalTensor<float> kept[NUM_SAVE + 1];
     const int32_t n = static_cast<int32_t>(r_);
     WaitScalar();  // the previous tile's reads of the slots come before this tile's reductions write them
-    Load(row * r_, r_, rows, r_);
+    if (load) {
+      Load(row * r_, r_, rows, r_);
+    }
     for (int32_t level = 0; level < NUM_LEVEL; ++level) {
       for (int64_t l = 0; l < rows; ++l) {
         const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
@@ -949,6 +991,7 @@ class KernelLogSoftmaxV2 {
   int64_t lineElems_ = 0;
   int64_t rowSlots_ = 0;
   int64_t tileElems_ = 0;
+  int64_t bufferNum_ = 1;
 };
 }  // namespace
 
