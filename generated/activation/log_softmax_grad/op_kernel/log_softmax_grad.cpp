@@ -9,6 +9,7 @@
 // a log) are computed there once per row, and the element formulas read them as scalars (Adds/Muls), read
 // after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
 // lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
+// With two buffers per queue, a tile of whole rows is computed while the next one is copied in.
 #include "kernel_operator.h"
 
 using namespace AscendC;

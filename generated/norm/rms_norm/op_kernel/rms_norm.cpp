@@ -10,6 +10,7 @@
 // a log) are computed there once per row, and the element formulas read them as scalars (Adds/Muls), read
 // after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
 // lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
+// With two buffers per queue, a tile of whole rows is computed while the next one is copied in.
 // Rows: the last `gamma`.dim() dims, one contiguous row of R elements (mode 0 only); `gamma` is
 // broadcast over the rows: one line slot, loaded once per core when rows fit UB, else chunk by chunk in the
 // passes that read it.
