@@ -5,11 +5,12 @@
 //   s = sum(gradOutput)
 //   out = gradOutput - exp(output) * s
 // Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass); rows are
-// reduced with ReduceMax/ReduceSum (count form) into one 32-byte slot per row, per-row values (a reciprocal,
-// a log) are computed there once per row, and the element formulas read them as scalars (Adds/Muls), read
-// after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
-// lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
-// With two buffers per queue, a tile of whole rows is computed while the next one is copied in.
+// reduced into one 32-byte slot per row (whole rows: WholeReduce per 64-element repeat, then one WholeReduce
+// per tile of those partials, all on the vector pipe; else ReduceMax/ReduceSum, count form), per-row values
+// (a reciprocal, a log) are computed there once per row, and the element formulas read them as scalars
+// (Adds/Muls), read after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions;
+// the R lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result. With two
+// buffers per queue, a tile of whole rows is computed while the next one is copied in.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -28,6 +29,7 @@ constexpr int32_t NUM_SAVE = 0;    // subformulas an output shares with a reduct
 constexpr int64_t SLOT_ELEMS = 8;  // fp32 elements of a row's 32-byte slot (reductions, per-row values)
 constexpr int32_t NUM_ATTR = 1;
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 sharedTmpBuffer of ReduceMax / ReduceSum
+constexpr int64_t REP_ELEMS = 64;     // fp32 elements of one 256-byte repeat
 constexpr int64_t FOLD_ELEMS = 64;    // products without fp32 reduce: halve down to one repeat, then scalar
 constexpr float LOWEST_FLOAT = -3.40282346638528859812e+38f;  // -FLT_MAX
 constexpr int32_t KIND_MAX = 0;
@@ -581,6 +583,84 @@ class KernelLogSoftmaxGrad {
 #endif
   }
 
+  // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
+  // (PartReduce, TileReduce): fp32 WholeReduce exists, a row has at most 64 repeats, a tile at most 255 rows
+  // and its partial results fit a line. Else each row goes through LineReduce, whose count-form ReduceMax /
+  // ReduceSum hand the row's result over through the scalar unit (a vector-to-scalar wait per row).
+  __aicore__ inline bool InUb(int64_t rows, int32_t n) const {
+#if __NPU_ARCH__ == 1001
+    (void)rows;
+    (void)n;
+    return false;
+#else
+    const int64_t parts = (n + REP_ELEMS - 1) / REP_ELEMS;
+    return n > 0 && parts <= REP_ELEMS && rows <= 255 && rows * PartStride(n) <= lineElems_;
+#endif
+  }
+
+  // fp32 elements between two rows' partial results in part_k: one per repeat, in whole 32-byte blocks.
+  __aicore__ inline int64_t PartStride(int32_t n) const {
+    return ((n + REP_ELEMS - 1) / REP_ELEMS + SLOT_ELEMS - 1) / SLOT_ELEMS * SLOT_ELEMS;
+  }
+
+  // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
+  // partials in part_k (a row of one repeat: straight into its slot).
+  __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
+#if __NPU_ARCH__ == 1001
+    (void)k;
+    (void)l;
+    (void)src;
+    (void)n;
+#else
+    constexpr int32_t rep = static_cast<int32_t>(REP_ELEMS);
+    const int32_t full = n / rep;
+    const int32_t tail = n - full * rep;
+    const bool one = full + (tail > 0 ? 1 : 0) == 1;
+    const LocalTensor<float> dst =
+        one ? acc_[k][static_cast<uint32_t>(l * SLOT_ELEMS)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
+    const LocalTensor<float> last = dst[static_cast<uint32_t>(full)];
+    const LocalTensor<float> rest = src[static_cast<uint32_t>(full * rep)];
+    if (RED_KIND[k] == KIND_MAX) {
+      if (full > 0) {
+        WholeReduceMax(dst, src, rep, full, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+      }
+      if (tail > 0) {
+        WholeReduceMax(last, rest, tail, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+      }
+      return;
+    }
+    if (full > 0) {
+      WholeReduceSum(dst, src, rep, full, 1, 1, 8);
+    }
+    if (tail > 0) {
+      WholeReduceSum(last, rest, tail, 1, 1, 1, 8);
+    }
+#endif
+  }
+
+  // Reduction k of the tile's `rows` rows from their partials (PartReduce) into their slots: one WholeReduce of
+  // one repeat per row (nothing when a row is one repeat: PartReduce wrote the slot).
+  __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
+#if __NPU_ARCH__ == 1001
+    (void)k;
+    (void)rows;
+    (void)n;
+#else
+    const int32_t parts = static_cast<int32_t>((n + REP_ELEMS - 1) / REP_ELEMS);
+    if (parts == 1) {
+      return;
+    }
+    const int32_t times = static_cast<int32_t>(rows);
+    const int32_t slot = static_cast<int32_t>(SLOT_ELEMS);
+    const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
+    if (RED_KIND[k] == KIND_MAX) {
+      WholeReduceMax(acc_[k], part_[k], parts, times, slot, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
+    } else {
+      WholeReduceSum(acc_[k], part_[k], parts, times, slot, 1, blocks);
+    }
+#endif
+  }
+
   // acc_k combined with part_k over n elements (first: acc = part).
   // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
   // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
@@ -653,6 +733,7 @@ class KernelLogSoftmaxGrad {
     float sc[NUM_SC];
     LocalTensor<float> kept[NUM_SAVE + 1];
     const int32_t n = static_cast<int32_t>(r_);
+    const bool inUb = InUb(rows, n);
     WaitScalar();  // the previous tile's reads of the slots come before this tile's reductions write them
     if (load) {
       Load(row * r_, r_, rows, r_);
@@ -672,11 +753,33 @@ class KernelLogSoftmaxGrad {
             ReadScalars(k, false, slot, sc);
             src = EvalArg(k, arg, ins, sc, kept, true, tmp_, attrs_, n);
           }
+          if (inUb) {
+            PartReduce(k, l, src, n);
+            continue;
+          }
           // an input line or a kept subformula must survive the reduction (in-place halving on some products)
           LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, acc_[k][slot], src, n, direct || NUM_SAVE > 0);
           FinishSlot(k, slot);
         }
-        RowValues(level, true, slot, 1);
+        if (!inUb) {
+          RowValues(level, true, slot, 1);
+        }
+      }
+      if (inUb) {  // the level's reductions of every row of the tile finished in UB, then its per-row values
+        for (int32_t k = 0; k < NUM_RED; ++k) {
+          if (RED_LEVEL[k] == level) {
+            TileReduce(k, rows, n);
+          }
+        }
+        for (int64_t l = 0; l < rows; ++l) {
+          const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+          for (int32_t k = 0; k < NUM_RED; ++k) {
+            if (RED_LEVEL[k] == level) {
+              FinishSlot(k, slot);
+            }
+          }
+          RowValues(level, true, slot, 1);
+        }
       }
       WaitVector();
     }
