@@ -5,15 +5,17 @@
 //   ms = mean(x * x)
 //   rstdOut = 1 / sqrt(ms + epsilon)
 //   yOut = x * rstdOut * gamma
-// Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass); rows are
-// reduced into one 32-byte slot per row (whole rows: WholeReduce per 64-element repeat, then one WholeReduce
-// per tile of those partials, all on the vector pipe; else ReduceMax/ReduceSum, count form), per-row values
-// (a reciprocal, a log) are computed there once per row, and the element formulas read them as scalars
-// (Adds/Muls), read after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions;
-// the R lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result. With two
-// buffers per queue, a tile of whole rows is computed while the next one is copied in. Rows: the last `gamma`.dim()
-// dims, one contiguous row of R elements (mode 0 only); `gamma` is broadcast over the rows: one line slot, loaded once
-// per core when rows fit UB, else chunk by chunk in the passes that read it.
+// Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass). Whole rows
+// are reduced on the vector pipe (WholeReduce per 64-element repeat, then one WholeReduce per tile of those
+// partials) into one value per row, side by side, and each per-row value (a reciprocal, a log) is computed by
+// one instruction per tile; without fp32 WholeReduce, and for chunked rows, ReduceMax/ReduceSum (count form)
+// reduce into one 32-byte slot per row. The element formulas read the rows' values as scalars (Adds/Muls),
+// after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
+// lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
+// With two buffers per queue, a tile of whole rows is computed while the next one is copied in.
+// Rows: the last `gamma`.dim() dims, one contiguous row of R elements (mode 0 only); `gamma` is
+// broadcast over the rows: one line slot, loaded once per core when rows fit UB, else chunk by chunk in the
+// passes that read it.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -733,7 +735,7 @@ class KernelRmsNorm {
   }
 
   // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
-  // partials in part_k (a row of one repeat: straight into its slot).
+  // partials in part_k (a row of one repeat: straight into its scalar, element l of acc_k).
   __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
 #if 0
     (void)k;
@@ -746,7 +748,7 @@ class KernelRmsNorm {
     const int32_t tail = n - full * rep;
     const bool one = full + (tail > 0 ? 1 : 0) == 1;
     const LocalTensor<float> dst =
-        one ? acc_[k][static_cast<uint32_t>(l * SLOT_ELEMS)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
+        one ? acc_[k][static_cast<uint32_t>(l)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
     const LocalTensor<float> last = dst[static_cast<uint32_t>(full)];
     const LocalTensor<float> rest = src[static_cast<uint32_t>(full * rep)];
     if (RED_KIND[k] == KIND_MAX) {
@@ -767,8 +769,9 @@ class KernelRmsNorm {
 #endif
   }
 
-  // Reduction k of the tile's `rows` rows from their partials (PartReduce) into their slots: one WholeReduce of
-  // one repeat per row (nothing when a row is one repeat: PartReduce wrote the slot).
+  // Reduction k of the tile's `rows` rows from their partials (PartReduce) into elements 0 .. rows - 1 of acc_k
+  // (side by side: the per-row values are then computed once per tile): one WholeReduce repeat per row
+  // (nothing when a row is one repeat: PartReduce wrote them).
   __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
 #if 0
     (void)k;
@@ -780,12 +783,11 @@ class KernelRmsNorm {
       return;
     }
     const int32_t times = static_cast<int32_t>(rows);
-    const int32_t slot = static_cast<int32_t>(SLOT_ELEMS);
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
     if (RED_KIND[k] == KIND_MAX) {
-      WholeReduceMax(acc_[k], part_[k], parts, times, slot, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
+      WholeReduceMax(acc_[k], part_[k], parts, times, 1, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
     } else {
-      WholeReduceSum(acc_[k], part_[k], parts, times, slot, 1, blocks);
+      WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
     }
 #endif
   }
@@ -831,18 +833,18 @@ class KernelRmsNorm {
     }
   }
 
-  // Row slot k of a mode-0 reduction after its last chunk: the guard of a max an online sum rescales with (the
-  // combine applies it chunk by chunk), a mean's 1 / R.
-  __aicore__ inline void FinishSlot(int32_t k, uint32_t slot) {
+  // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
+  // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
+  __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
     bool rescaled = false;
     for (int32_t j = 0; j < NUM_RED; ++j) {
       rescaled = rescaled || RED_ONLINE[j] == k;
     }
     if (rescaled) {
-      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, 1);
+      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
     }
     if (RED_KIND[k] == KIND_MEAN) {
-      Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), 1);
+      Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), n);
     }
   }
 
@@ -863,13 +865,14 @@ class KernelRmsNorm {
     LocalTensor<float> kept[NUM_SAVE + 1];
     const int32_t n = static_cast<int32_t>(r_);
     const bool inUb = InUb(rows, n);
+    const int64_t step = inUb ? 1 : SLOT_ELEMS;  // in UB: the rows' scalars side by side, else a slot each
     WaitScalar();  // the previous tile's reads of the slots come before this tile's reductions write them
     if (load) {
       Load(row * r_, r_, rows, r_);
     }
     for (int32_t level = 0; level < NUM_LEVEL; ++level) {
       for (int64_t l = 0; l < rows; ++l) {
-        const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+        const uint32_t slot = static_cast<uint32_t>(l * step);
         Lines(l, ins);
         Kept(l, kept);
         for (int32_t k = 0; k < NUM_RED; ++k) {
@@ -888,7 +891,7 @@ class KernelRmsNorm {
           }
           // an input line or a kept subformula must survive the reduction (in-place halving on some products)
           LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, acc_[k][slot], src, n, direct || NUM_SAVE > 0);
-          FinishSlot(k, slot);
+          FinishSlot(k, slot, 1);
         }
         if (!inUb) {
           RowValues(level, true, slot, 1);
@@ -900,15 +903,12 @@ class KernelRmsNorm {
             TileReduce(k, rows, n);
           }
         }
-        for (int64_t l = 0; l < rows; ++l) {
-          const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
-          for (int32_t k = 0; k < NUM_RED; ++k) {
-            if (RED_LEVEL[k] == level) {
-              FinishSlot(k, slot);
-            }
+        for (int32_t k = 0; k < NUM_RED; ++k) {
+          if (RED_LEVEL[k] == level) {
+            FinishSlot(k, 0, static_cast<int32_t>(rows));
           }
-          RowValues(level, true, slot, 1);
         }
+        RowValues(level, true, 0, static_cast<int32_t>(rows));
       }
       WaitVector();
     }
@@ -918,7 +918,7 @@ class KernelRmsNorm {
     }
     bool rowOuts = false;
     for (int64_t l = 0; l < rows; ++l) {
-      const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+      const uint32_t slot = static_cast<uint32_t>(l * step);
       Lines(l, ins);
       Kept(l, kept);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
