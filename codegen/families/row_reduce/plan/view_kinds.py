@@ -126,6 +126,8 @@ class KernelView(KernelBase):
     #: the kernel entry's GM parameters: the device inputs and outputs in OpDef order
     kernel_params: tuple[str, ...]
     no_fp32_reduce_condition: str
+    #: the NpuArchs without fp32 WholeReduceMax/Sum of values only: rows are not reduced in UB there
+    no_value_reduce_condition: str
     #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
     dcci_flush_condition: str
     out_gm_names: tuple[str, ...]

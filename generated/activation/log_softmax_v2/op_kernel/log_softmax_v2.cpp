@@ -8,8 +8,8 @@
 // Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass). Whole rows
 // are reduced on the vector pipe (WholeReduce per 64-element repeat, then one WholeReduce per tile of those
 // partials) into one value per row, side by side, and each per-row value (a reciprocal, a log) is computed by
-// one instruction per tile; without fp32 WholeReduce, and for chunked rows, ReduceMax/ReduceSum (count form)
-// reduce into one 32-byte slot per row. The element formulas read the rows' values as scalars (Adds/Muls),
+// one instruction per tile; without fp32 WholeReduce of values only, and for chunked rows, ReduceMax/ReduceSum
+// (count form) reduce into one 32-byte slot per row. The element formulas read the rows' values as scalars (Adds/Muls),
 // after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
 // lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
 // With two buffers per queue, a tile of whole rows is computed while the next one is copied in.
@@ -628,9 +628,9 @@ class KernelLogSoftmaxV2 {
   }
 
   // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
-  // (PartReduce, TileReduce): fp32 WholeReduce exists, a row has at most 64 repeats, a tile at most 255 rows
-  // and its partial results fit a line. Else each row goes through LineReduce, whose count-form ReduceMax /
-  // ReduceSum hand the row's result over through the scalar unit (a vector-to-scalar wait per row).
+  // (PartReduce, TileReduce): fp32 WholeReduce of values only exists, a row has at most 64 repeats, a tile at
+  // most 255 rows and its partial results fit a line. Else each row goes through LineReduce, whose count-form
+  // ReduceMax / ReduceSum hand the row's result over through the scalar unit (a vector-to-scalar wait per row).
   __aicore__ inline bool InUb(int64_t rows, int32_t n) const {
 #if __NPU_ARCH__ == 1001
     (void)rows;
