@@ -13,9 +13,15 @@ the lowering a CANN engineer writes for the formula (Ascend910B, rows of 1024 th
 - RmsNorm: Mul, ReduceSum; Muls (by the row's rstd), Mul (by gamma) = 4;
 
 plus, for FLOAT16 and BF16, one Cast per input element read (RmsNorm: x; gamma is read and cast once per
-core) and one per output element written. A per-row value computed per element (a Duplicate, a Div, a Ln over the
-row) adds at least one per element, so the counts hold no such thing; per-row work is below 0.01 per element
-at R = 1024.
+core) and one per output element written. Each reduction of a row finishes in UB: one WholeReduce result per
+64-element repeat (counted above as the reduction's 1 per element), then one WholeReduce of those 16 results
+per row, which the emulator counts as its whole 64-lane repeat: 64 / R per element per reduction (Softmax and
+LogSoftmax have two reductions, the others one). A per-row value computed per element (a Duplicate, a Div, a Ln
+over the row) adds at least one per element, so the counts hold no such thing; other per-row work is below
+0.01 per element at R = 1024.
+
+The rows' reductions never go through the scalar unit: the scalar unit waits for the vector pipe once per
+reduction level of a tile (Softmax: the max, then the sum of exp(x - max)), whatever the rows per tile.
 """
 
 from __future__ import annotations
@@ -38,13 +44,14 @@ CATALOGUE, SPECS = load_project()
 PRODUCT = "Ascend910B"
 ROW_SPECS = sorted((s for s in SPECS.values() if s.family == "row_reduce"), key=lambda s: s.op)
 
-#: Hand counts (see the module doc): fp32 element-ops per element, Casts of 16-bit inputs and outputs.
+#: Hand counts (see the module doc): fp32 element-ops per element, Casts of 16-bit inputs and outputs,
+#: reductions per row.
 HAND_COUNT = {
-    "Softmax": (5, 2),
-    "LogSoftmax": (5, 2),
-    "SoftmaxBackward": (4, 3),
-    "LogSoftmaxBackward": (4, 3),
-    "RmsNorm": (4, 2),
+    "Softmax": (5, 2, 2),
+    "LogSoftmax": (5, 2, 2),
+    "SoftmaxBackward": (4, 3, 1),
+    "LogSoftmaxBackward": (4, 3, 1),
+    "RmsNorm": (4, 2, 1),
 }
 
 
@@ -77,8 +84,8 @@ def test_element_ops_per_element_equal_the_hand_count(
     _call(fn, op, rows, r, dtype)
     cores = [c for launch in fn.last_stats["launches"] for c in launch["cores"]]
     per_elem = sum(int(c["vector_elements"]) for c in cores) / (rows * r)
-    fp32, casts = HAND_COUNT[op]
-    want = fp32 + (0 if dtype is DType.FLOAT else casts)
+    fp32, casts, reductions = HAND_COUNT[op]
+    want = fp32 + (0 if dtype is DType.FLOAT else casts) + reductions * 64 / r
     if op == "RmsNorm" and dtype is not DType.FLOAT:  # gamma's Cast, once per core
         want += len(cores) * r / (rows * r)
     assert want <= per_elem < want + 0.01, f"{op} {dtype.name}: {per_elem:.4f} element-ops per element, want {want}"
@@ -102,6 +109,19 @@ def test_one_dma_per_tensor_per_tile_of_contiguous_rows(built_op: Callable[[str,
         want = tiles * (len(spec.inputs) - len(row_in) + len(spec.outputs)) + len(row_in)
         assert int(c["dma_transfers"]) == want, f"core {core}: {c['dma_transfers']} DMAs for {tiles} tiles"
     assert max(-(-(t["tasksPerCore"] + 1) // t["tileRows"]), 1) > 1  # several tiles per core
+
+
+def test_no_vector_to_scalar_wait_per_row(built_op: Callable[[str, str], OpCallable]) -> None:
+    """Softmax on rows of 1024 (several tiles of whole rows per core): the scalar unit waits for the vector
+    pipe twice per tile (once per reduction level), not once per row and reduction."""
+    fn = built_op("Softmax", PRODUCT)
+    _call(fn, "Softmax", 960, 1024, DType.FLOAT16)
+    (launch,) = fn.last_stats["launches"]
+    t = launch["tiling"]
+    assert t["chunkNum"] == 1 and t["tileRows"] > 1
+    cores = len(launch["cores"])
+    tiles = sum(-(-(t["tasksPerCore"] + (1 if c < t["tasksFormerNum"] else 0)) // t["tileRows"]) for c in range(cores))
+    assert launch["timeline"]["scalar_waits"] == 2 * tiles
 
 
 @pytest.mark.parametrize("spec", ROW_SPECS, ids=lambda s: s.op)

@@ -139,8 +139,8 @@ ROWS_MUTANTS = (
     ),
     RowsMutant(
         "mean-divisor-off-by-one",
-        "Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), 1);",
-        "Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_ + 1), 1);",
+        "Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), n);",
+        "Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_ + 1), n);",
         "R = 1",
     ),
     RowsMutant(

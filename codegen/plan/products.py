@@ -13,6 +13,10 @@ from codegen.spec.model import Catalogue, DType, OpSpec, Product, TensorSpec
 #: runtime/include/opgen_rt/device/reduce.h): a kernel reduces fp32 there by halving with ``Add``/``Max`` down to
 #: 64 elements and finishing on the scalar unit.
 NO_FP32_REDUCE_ARCHS: tuple[int, ...] = (1001,)
+#: NpuArchs whose WholeReduceMax/WholeReduceMin lack ``ReduceOrder::ORDER_ONLY_VALUE`` (asc-devkit ReduceOrder
+#: support per product, emulated in runtime/include/opgen_rt/device/reduce.h CheckOrder: NpuArch 1001
+#: ORDER_VALUE_INDEX only, 2002 ORDER_VALUE_INDEX and ORDER_INDEX_VALUE).
+NO_ONLY_VALUE_ARCHS: tuple[int, ...] = (1001, 2002)
 
 
 def spec_products(spec: OpSpec, catalogue: Catalogue) -> list[Product]:
@@ -86,6 +90,13 @@ def archs_condition(archs: Iterable[int]) -> str:
     """The preprocessor condition true on ``archs`` (NpuArch values): ``__NPU_ARCH__ == a || ...`` in ascending
     order, each once; ``"0"`` for none."""
     return " || ".join(f"__NPU_ARCH__ == {a}" for a in sorted(set(archs))) or "0"
+
+
+def no_value_reduce_condition(products: list[Product]) -> str:
+    """The preprocessor condition true on the NpuArchs of ``products`` where fp32 WholeReduceMax/Sum giving
+    values only (``ORDER_ONLY_VALUE``) is missing (:data:`NO_FP32_REDUCE_ARCHS`, :data:`NO_ONLY_VALUE_ARCHS`;
+    ``"0"`` for none)."""
+    return archs_condition({p.npu_arch for p in products} & set(NO_FP32_REDUCE_ARCHS + NO_ONLY_VALUE_ARCHS))
 
 
 def no_fp32_reduce_condition(products: list[Product]) -> str:

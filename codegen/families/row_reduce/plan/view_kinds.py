@@ -120,6 +120,8 @@ class KernelView(KernelBase):
     rows_input: str
     inputs_n: int
     no_fp32_reduce_condition: str
+    #: the NpuArchs without fp32 WholeReduceMax/Sum of values only: rows are not reduced in UB there
+    no_value_reduce_condition: str
     #: the NpuArchs without DataCopyPad whose scalar cache lines the kernel writes back after a partial block
     dcci_flush_condition: str
     out_gm_names: tuple[str, ...]

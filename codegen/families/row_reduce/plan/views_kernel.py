@@ -15,7 +15,7 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
-from codegen.plan.products import no_fp32_reduce_condition
+from codegen.plan.products import no_fp32_reduce_condition, no_value_reduce_condition
 from codegen.spec.expr import Expr, Name, walk
 from codegen.spec.model import OpSpec, Product
 
@@ -79,6 +79,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "float_attrs_n": len(float_attrs),
         "dcci_flush_condition": dcci_flush_condition(products),
         "no_fp32_reduce_condition": no_fp32_reduce_condition(products),
+        "no_value_reduce_condition": no_value_reduce_condition(products),
     }
 
 

@@ -5,11 +5,14 @@
 //   ms = mean(x * x)
 //   rstdOut = 1 / sqrt(ms + epsilon)
 //   yOut = x * rstdOut * gamma
-// Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass); rows are
-// reduced with ReduceMax/ReduceSum (count form) into one 32-byte slot per row, per-row values (a reciprocal,
-// a log) are computed there once per row, and the element formulas read them as scalars (Adds/Muls), read
+// Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass). Whole rows
+// are reduced on the vector pipe (WholeReduce per 64-element repeat, then one WholeReduce per tile of those
+// partials) into one value per row, side by side, and each per-row value (a reciprocal, a log) is computed by
+// one instruction per tile; without fp32 WholeReduce of values only, and for chunked rows, ReduceMax/ReduceSum
+// (count form) reduce into one 32-byte slot per row. The element formulas read the rows' values as scalars (Adds/Muls),
 // after one vector-to-scalar wait per level of a tile. Mode 1 (inner > 1): blocks of inner positions; the R
 // lines are reduced with Max/Add line after line. Each core owns whole rows: one fixed order per result.
+// With two buffers per queue, a tile of whole rows is computed while the next one is copied in.
 // Rows: the last `gamma`.dim() dims, one contiguous row of R elements (mode 0 only); `gamma` is
 // broadcast over the rows: one line slot, loaded once per core when rows fit UB, else chunk by chunk in the
 // passes that read it.
@@ -31,6 +34,7 @@ constexpr int32_t NUM_SAVE = 0;    // subformulas an output shares with a reduct
 constexpr int64_t SLOT_ELEMS = 8;  // fp32 elements of a row's 32-byte slot (reductions, per-row values)
 constexpr int32_t NUM_ATTR = 1;
 constexpr int64_t WORK_ELEMS = 1024;  // fp32 sharedTmpBuffer of ReduceMax / ReduceSum
+constexpr int64_t REP_ELEMS = 64;     // fp32 elements of one 256-byte repeat
 constexpr int64_t FOLD_ELEMS = 64;    // products without fp32 reduce: halve down to one repeat, then scalar
 constexpr float LOWEST_FLOAT = -3.40282346638528859812e+38f;  // -FLT_MAX
 constexpr int32_t KIND_MAX = 0;
@@ -423,6 +427,7 @@ class KernelRmsNorm {
     pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(WORK_ELEMS * 4));
     lineElems_ = tiling.lineElems;
     tileElems_ = tiling.tileElems;
+    bufferNum_ = tiling.bufferNum;
   }
 
   __aicore__ inline void Process() {
@@ -444,9 +449,25 @@ class KernelRmsNorm {
       if (chunkNum_ == 1 && taskCount_ > 0) {
         LoadRowInputs(0, r_);  // the whole row, once: every row of the core reads it
       }
-      for (int64_t row = taskStart_; row < taskStart_ + taskCount_; row += tileRows_) {
-        const int64_t rows = (taskStart_ + taskCount_ - row < tileRows_) ? (taskStart_ + taskCount_ - row) : tileRows_;
-        ProcessRows(row, rows);
+      const int64_t end = taskStart_ + taskCount_;
+      // Whole rows with two buffers per queue: the next tile's copy in is issued before this tile is
+      // computed (its buffer is free while this tile's is held or converted), so it runs behind the compute.
+      const bool ahead = chunkNum_ == 1 && bufferNum_ > 1;
+      if (ahead && taskCount_ > 0) {
+        CopyIn(taskStart_ * r_, r_, (end - taskStart_ < tileRows_) ? (end - taskStart_) : tileRows_, r_);
+      }
+      for (int64_t row = taskStart_; row < end; row += tileRows_) {
+        const int64_t rows = (end - row < tileRows_) ? (end - row) : tileRows_;
+        if (!ahead) {
+          ProcessRows(row, rows);
+          continue;
+        }
+        Convert(r_, rows, r_);
+        const int64_t next = row + tileRows_;
+        if (next < end) {
+          CopyIn(next * r_, r_, (end - next < tileRows_) ? (end - next) : tileRows_, r_);
+        }
+        ProcessTile(row, rows, false);
       }
       ReleaseRowInputs();
     } else {
@@ -463,7 +484,18 @@ class KernelRmsNorm {
   // Loads `lines` lines of `count` elements (GM element offset first + l * gmStride) into the fp32 line slots:
   // one copy and one conversion when the lines are one contiguous range in GM and in UB.
   __aicore__ inline void Load(int64_t first, int64_t gmStride, int64_t lines, int64_t count) {
-    if (lines > 1 && gmStride == count && stride_ == count) {
+    CopyIn(first, gmStride, lines, count);
+    Convert(gmStride, lines, count);
+  }
+
+  // Whether `lines` lines of `count` elements GM stride gmStride apart are one contiguous range in GM and UB.
+  __aicore__ inline bool Contiguous(int64_t gmStride, int64_t lines, int64_t count) const {
+    return lines > 1 && gmStride == count && stride_ == count;
+  }
+
+  // The copies of Load: every input's lines into a buffer of its queue (one copy when contiguous), enqueued.
+  __aicore__ inline void CopyIn(int64_t first, int64_t gmStride, int64_t lines, int64_t count) {
+    if (Contiguous(gmStride, lines, count)) {
       count = lines * count;
       lines = 1;
     }
@@ -483,7 +515,21 @@ class KernelRmsNorm {
         }
       }
       inQueue_[i].EnQue(x);
-      x = inQueue_[i].template DeQue<T>();
+    }
+  }
+
+  // The rest of Load, for the tile CopyIn enqueued last: an fp32 input is held in its queue buffer until
+  // Release, a 16-bit one converted into its fp32 slots (one Cast per tile) and its buffer freed.
+  __aicore__ inline void Convert(int64_t gmStride, int64_t lines, int64_t count) {
+    if (Contiguous(gmStride, lines, count)) {
+      count = lines * count;
+      lines = 1;
+    }
+    for (int32_t i = 0; i < NUM_IN; ++i) {
+      if (ROW_IN[i]) {
+        continue;
+      }
+      LocalTensor<T> x = inQueue_[i].template DeQue<T>();
       if (IsFloat(i)) {  // held until Release: the lines are read in place
         held_[i] = x;
         continue;
@@ -668,6 +714,84 @@ class KernelRmsNorm {
 #endif
   }
 
+  // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
+  // (PartReduce, TileReduce): fp32 WholeReduce of values only exists, a row has at most 64 repeats, a tile at
+  // most 255 rows and its partial results fit a line. Else each row goes through LineReduce, whose count-form
+  // ReduceMax / ReduceSum hand the row's result over through the scalar unit (a vector-to-scalar wait per row).
+  __aicore__ inline bool InUb(int64_t rows, int32_t n) const {
+#if __NPU_ARCH__ == 2002
+    (void)rows;
+    (void)n;
+    return false;
+#else
+    const int64_t parts = (n + REP_ELEMS - 1) / REP_ELEMS;
+    return n > 0 && parts <= REP_ELEMS && rows <= 255 && rows * PartStride(n) <= lineElems_;
+#endif
+  }
+
+  // fp32 elements between two rows' partial results in part_k: one per repeat, in whole 32-byte blocks.
+  __aicore__ inline int64_t PartStride(int32_t n) const {
+    return ((n + REP_ELEMS - 1) / REP_ELEMS + SLOT_ELEMS - 1) / SLOT_ELEMS * SLOT_ELEMS;
+  }
+
+  // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
+  // partials in part_k (a row of one repeat: straight into its scalar, element l of acc_k).
+  __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
+#if 0
+    (void)k;
+    (void)l;
+    (void)src;
+    (void)n;
+#else
+    constexpr int32_t rep = static_cast<int32_t>(REP_ELEMS);
+    const int32_t full = n / rep;
+    const int32_t tail = n - full * rep;
+    const bool one = full + (tail > 0 ? 1 : 0) == 1;
+    const LocalTensor<float> dst =
+        one ? acc_[k][static_cast<uint32_t>(l)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
+    const LocalTensor<float> last = dst[static_cast<uint32_t>(full)];
+    const LocalTensor<float> rest = src[static_cast<uint32_t>(full * rep)];
+    if (RED_KIND[k] == KIND_MAX) {
+      if (full > 0) {
+        WholeReduceMax(dst, src, rep, full, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+      }
+      if (tail > 0) {
+        WholeReduceMax(last, rest, tail, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+      }
+      return;
+    }
+    if (full > 0) {
+      WholeReduceSum(dst, src, rep, full, 1, 1, 8);
+    }
+    if (tail > 0) {
+      WholeReduceSum(last, rest, tail, 1, 1, 1, 8);
+    }
+#endif
+  }
+
+  // Reduction k of the tile's `rows` rows from their partials (PartReduce) into elements 0 .. rows - 1 of acc_k
+  // (side by side: the per-row values are then computed once per tile): one WholeReduce repeat per row
+  // (nothing when a row is one repeat: PartReduce wrote them).
+  __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
+#if 0
+    (void)k;
+    (void)rows;
+    (void)n;
+#else
+    const int32_t parts = static_cast<int32_t>((n + REP_ELEMS - 1) / REP_ELEMS);
+    if (parts == 1) {
+      return;
+    }
+    const int32_t times = static_cast<int32_t>(rows);
+    const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
+    if (RED_KIND[k] == KIND_MAX) {
+      WholeReduceMax(acc_[k], part_[k], parts, times, 1, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
+    } else {
+      WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
+    }
+#endif
+  }
+
   // acc_k combined with part_k over n elements (first: acc = part).
   // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
   // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
@@ -709,41 +833,46 @@ class KernelRmsNorm {
     }
   }
 
-  // Row slot k of a mode-0 reduction after its last chunk: the guard of a max an online sum rescales with (the
-  // combine applies it chunk by chunk), a mean's 1 / R.
-  __aicore__ inline void FinishSlot(int32_t k, uint32_t slot) {
+  // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
+  // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
+  __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
     bool rescaled = false;
     for (int32_t j = 0; j < NUM_RED; ++j) {
       rescaled = rescaled || RED_ONLINE[j] == k;
     }
     if (rescaled) {
-      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, 1);
+      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
     }
     if (RED_KIND[k] == KIND_MEAN) {
-      Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), 1);
+      Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), n);
     }
   }
 
   __aicore__ inline void ProcessRows(int64_t row, int64_t rows) {
     if (chunkNum_ == 1) {
-      ProcessTile(row, rows);
+      ProcessTile(row, rows, true);
     } else {
       ProcessChunked(row);
     }
   }
 
   // Mode 0, whole rows: level by level, every row of the tile reduced into its slot, then one wait; the outputs.
-  __aicore__ inline void ProcessTile(int64_t row, int64_t rows) {
+  // With load false the caller has loaded the tile (CopyIn ahead, then Convert).
+  __aicore__ inline void ProcessTile(int64_t row, int64_t rows, bool load) {
     LocalTensor<float> ins[NUM_IN];
     LocalTensor<float> arg = argBuf_.Get<float>();
     float sc[NUM_SC];
     LocalTensor<float> kept[NUM_SAVE + 1];
     const int32_t n = static_cast<int32_t>(r_);
+    const bool inUb = InUb(rows, n);
+    const int64_t step = inUb ? 1 : SLOT_ELEMS;  // in UB: the rows' scalars side by side, else a slot each
     WaitScalar();  // the previous tile's reads of the slots come before this tile's reductions write them
-    Load(row * r_, r_, rows, r_);
+    if (load) {
+      Load(row * r_, r_, rows, r_);
+    }
     for (int32_t level = 0; level < NUM_LEVEL; ++level) {
       for (int64_t l = 0; l < rows; ++l) {
-        const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+        const uint32_t slot = static_cast<uint32_t>(l * step);
         Lines(l, ins);
         Kept(l, kept);
         for (int32_t k = 0; k < NUM_RED; ++k) {
@@ -756,11 +885,30 @@ class KernelRmsNorm {
             ReadScalars(k, false, slot, sc);
             src = EvalArg(k, arg, ins, sc, kept, true, tmp_, attrs_, n);
           }
+          if (inUb) {
+            PartReduce(k, l, src, n);
+            continue;
+          }
           // an input line or a kept subformula must survive the reduction (in-place halving on some products)
           LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, acc_[k][slot], src, n, direct || NUM_SAVE > 0);
-          FinishSlot(k, slot);
+          FinishSlot(k, slot, 1);
         }
-        RowValues(level, true, slot, 1);
+        if (!inUb) {
+          RowValues(level, true, slot, 1);
+        }
+      }
+      if (inUb) {  // the level's reductions of every row of the tile finished in UB, then its per-row values
+        for (int32_t k = 0; k < NUM_RED; ++k) {
+          if (RED_LEVEL[k] == level) {
+            TileReduce(k, rows, n);
+          }
+        }
+        for (int32_t k = 0; k < NUM_RED; ++k) {
+          if (RED_LEVEL[k] == level) {
+            FinishSlot(k, 0, static_cast<int32_t>(rows));
+          }
+        }
+        RowValues(level, true, 0, static_cast<int32_t>(rows));
       }
       WaitVector();
     }
@@ -770,7 +918,7 @@ class KernelRmsNorm {
     }
     bool rowOuts = false;
     for (int64_t l = 0; l < rows; ++l) {
-      const uint32_t slot = static_cast<uint32_t>(l * SLOT_ELEMS);
+      const uint32_t slot = static_cast<uint32_t>(l * step);
       Lines(l, ins);
       Kept(l, kept);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
@@ -1039,6 +1187,7 @@ class KernelRmsNorm {
   int64_t lineElems_ = 0;
   int64_t rowSlots_ = 0;
   int64_t tileElems_ = 0;
+  int64_t bufferNum_ = 1;
 };
 }  // namespace
 
