@@ -19,14 +19,14 @@ from codegen.spec.model import DType
 
 
 def test_the_check_sets_the_probe_cap_of_every_family() -> None:
-    """The driver's one place: 2**10 GM accesses under --quick, 2**17 in the full check, a lower cap a case
+    """The driver's one place: 2**12 GM accesses under --quick, 2**17 in the full check, a lower cap a case
     keeps, and cases of other modes untouched."""
 
     def case(mode: str | None, **params: int) -> Case:
         return Case("op", "P", "FLOAT", "[1]", "c", dict(params), mode=mode)
 
     value = case(None)
-    for quick, cap in ((True, 2**10), (False, 2**17)):
+    for quick, cap in ((True, 2**12), (False, 2**17)):
         plain, low, other = with_probe_cap([case("tiling_2g"), case("tiling_2g", probe_max_accesses=8), value], quick)
         assert (plain.params["probe_max_accesses"], low.params["probe_max_accesses"]) == (cap, 8)
         assert other is value and "probe_max_accesses" not in other.params
