@@ -7,8 +7,9 @@ rows of whole 32-byte blocks, with the software SyncAll on the device op's zero-
 every index distribution of the bench against a float64 loop, padding and invalid indices with
 scaleGradByFreq, bit-identical deterministic output over core orders without GM atomics, atomics in atomic
 mode only for the rows of buckets that cross a core boundary, the C++ tiling equal to the Python planner,
-``opgen explain`` printing the planner's numbers, the DMA counters, and below the staging size the planner's
-GM-byte estimate against the emulator's counters and the minimum GM bytes.
+``opgen explain`` printing the planner's numbers, the DMA counters, the scalar accesses per core (not per core x
+bucket), and below the staging size the planner's GM-byte estimate against the emulator's counters and the
+minimum GM bytes.
 """
 
 from __future__ import annotations
@@ -366,3 +367,23 @@ def test_tiling_equals_the_planner_on_random_shapes() -> None:
         assert result["workspace_sizes"][0] == want.workspace_bytes, case
         for name, value in want.tiling_fields().items():
             assert int(result["tiling"][name]) == value, (name, case)
+
+
+def test_sorted_scalar_work_does_not_grow_with_cores_times_buckets() -> None:
+    """W = 262144, D = 64, N = 2^16 deterministic on Ascend910B: 781 buckets on 48 cores, 1365 indices a core.
+    Each core sums the 48 rows of the count matrix: with vector Adds its scalar unit does a few accesses per
+    index and per bucket, fewer than one per (core, bucket) pair (a scalar sum takes three per pair, 112k).
+    Counted from the slowest core's busy S cycles over the catalogue's cost of one access."""
+    w, d, n = 262144, 64, 1 << 16
+    params = edb_inputs(w, d, n, seed=3)
+    op("Ascend910B")(deterministic=True, **params)
+    lnc = launch("Ascend910B")
+    tiling = lnc["tiling"]
+    assert lnc["tiling_key"] // 100 == 3
+    cores, buckets = int(tiling["sortCores"]), int(tiling["sortBuckets"])
+    assert (cores, buckets) == (48, 781)
+    model = CATALOGUE.get("Ascend910B").cost_model
+    assert model is not None
+    accesses = lnc["timeline"]["pipe_busy_cycles"]["S"] / model.scalar_access_cycles.value
+    assert n // cores < accesses < cores * buckets, accesses
+    assert lnc["timeline"]["scalar_waits"] == 0

@@ -1002,22 +1002,29 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     LocalTensor<int32_t> row = countBuf_.Get<int32_t>();
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
     LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
-    for (int64_t b = 0; b < buckets_; ++b) {
-      start.SetValue(static_cast<uint32_t>(b), 0);
-    }
+    // the sizes are summed over the cores with one vector Add per matrix row (int32), not per (core, bucket)
+    const int32_t blockInts = static_cast<int32_t>(AlignUp(buckets_, FP32_BLOCK));
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(start, static_cast<int32_t>(0), blockInts);
     for (int64_t c = 0; c < cores_; ++c) {
       PipeBarrier<PIPE_ALL>();
       LoadInts(row, matrixGm_[c * matrixStride_], buckets_);
       PipeBarrier<PIPE_ALL>();
-      for (int64_t b = 0; b < buckets_; ++b) {
-        const uint32_t k = static_cast<uint32_t>(b);
-        if (c == blockIdx_) {
-          cursor.SetValue(k, start.GetValue(k));
-        }
+      if constexpr (PAIR_ALIGN > 1) {
         // each (core, bucket) segment takes whole PAIR_ALIGN groups (padding pairs fill the last one)
-        start.SetValue(k, static_cast<int32_t>(start.GetValue(k) + AlignUp(row.GetValue(k), PAIR_ALIGN)));
+        for (int64_t b = 0; b < buckets_; ++b) {
+          const uint32_t k = static_cast<uint32_t>(b);
+          row.SetValue(k, static_cast<int32_t>(AlignUp(row.GetValue(k), PAIR_ALIGN)));
+        }
+        PipeBarrier<PIPE_ALL>();
       }
+      if (c == blockIdx_) {  // this core's entries of a bucket follow those of the cores before it
+        DataCopy(cursor, start, static_cast<uint32_t>(blockInts));
+        PipeBarrier<PIPE_ALL>();
+      }
+      Add(start, start, row, static_cast<int32_t>(buckets_));
     }
+    PipeBarrier<PIPE_ALL>();
     int64_t running = 0;
     for (int64_t b = 0; b < buckets_; ++b) {
       const uint32_t k = static_cast<uint32_t>(b);
@@ -1356,16 +1363,24 @@ class KernelEmbeddingDenseGradAccumulateSorted {
           base += loaded;
           continue;
         }
+        // the position of pair j, read once: the run test below reads the position after a run, which is
+        // the next run's first
+        int64_t nextPos = loaded > 0 ? pairs.GetValue(1) : 0;
         for (int64_t j = 0; j < loaded;) {
           // a run of consecutive positions moves with one DataCopyPad (blockCount rows)
-          const int64_t pos = pairs.GetValue(static_cast<uint32_t>(2 * j + 1));
+          const int64_t pos = nextPos;
           if (pos == PAD_PAIR) {  // a padding pair: nothing to add
             ++j;
+            nextPos = j < loaded ? pairs.GetValue(static_cast<uint32_t>(2 * j + 1)) : 0;
             continue;
           }
           int64_t take = 1;
-          while (j + take < loaded && take < tileRows_ &&
-                 pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1)) == pos + take) {
+          nextPos = 0;
+          while (j + take < loaded) {
+            nextPos = pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1));
+            if (take >= tileRows_ || nextPos != pos + take) {
+              break;
+            }
             ++take;
           }
           PipeBarrier<PIPE_ALL>();
