@@ -668,13 +668,6 @@ def test_index_accumulate_rules(
     run(built_op(spec.op, prod.name), spec, prod, call, 0, {}, model=l2_index, arrays=arrays)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the generated aclnnLogSoftmax runs the kernel in self's dtype and casts its result to out's; CANN's "
-    "(hicann/ops-nn activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp) casts self to out's dtype first, "
-    "so a FLOAT16 self with a FLOAT out is exact to fp32 there; the spec has no key saying so, so the model "
-    "cannot see it either",
-)
 def test_log_softmax_computes_in_the_dtype_of_out(built_op: Callable[[str, str], OpCallable]) -> None:
     """log_softmax([0, 1]) = [-log(1 + e), 1 - log(1 + e)] = [-1.31326169, -0.31326169] (log(1 + e) =
     1.3132616875...), to fp32 precision when out is FLOAT, whatever self's dtype."""
