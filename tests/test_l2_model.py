@@ -668,15 +668,24 @@ def test_index_accumulate_rules(
     run(built_op(spec.op, prod.name), spec, prod, call, 0, {}, model=l2_index, arrays=arrays)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the generated aclnnLogSoftmax runs the kernel in self's dtype and casts its result to out's; CANN's "
-    "(hicann/ops-nn activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp) casts self to out's dtype first, "
-    "so a FLOAT16 self with a FLOAT out is exact to fp32 there; the spec has no key saying so, so the model "
-    "cannot see it either",
-)
 def test_log_softmax_computes_in_the_dtype_of_out(built_op: Callable[[str, str], OpCallable]) -> None:
     """log_softmax([0, 1]) = [-log(1 + e), 1 - log(1 + e)] = [-1.31326169, -0.31326169] (log(1 + e) =
     1.3132616875...), to fp32 precision when out is FLOAT, whatever self's dtype."""
     got = built_op("LogSoftmax", "Ascend910B")(self=np.array([0, 1], np.float16), dim=0, out=np.zeros(2, np.float32))
     np.testing.assert_allclose(got, [-1.3132616875182228, -0.3132616875182228], rtol=2**-21)
+
+
+def test_the_row_model_casts_the_inputs_first_only_where_the_spec_says_so() -> None:
+    """``promote_type: out`` (LogSoftmax): the model bounds a FLOAT16 self with a FLOAT out to fp32 and
+    evaluates the reference on self rounded to out's dtype; without it (Softmax) the bound is fp16's."""
+    x = np.array([0.1, 0.2], np.float32)  # fp16: 0.0999755859375, 0.199951171875
+    by_op = {s.op: s for s in SPECS.values()}
+    half_in = Call({"self": Tensor((2,), DType.FLOAT16), "out": Tensor((2,), F32)}, {"dim": 0})
+    assert l2_rows.expected_outputs(by_op["LogSoftmax"], half_in, {"self": x.astype(np.float16)})[1] == [F32]
+    assert l2_rows.expected_outputs(by_op["Softmax"], half_in, {"self": x.astype(np.float16)})[1] == [DType.FLOAT16]
+    half_out = Call({"self": Tensor((2,), F32), "out": Tensor((2,), DType.FLOAT16)}, {"dim": 0})
+    values, bounds = l2_rows.expected_outputs(by_op["LogSoftmax"], half_out, {"self": x})
+    # -log(1 + exp(d)) and d - log(1 + exp(d)) with d = 0.199951171875 - 0.0999755859375 = 0.0999755859375
+    # (from the unrounded fp32 values it would be -0.74439666...)
+    np.testing.assert_allclose(values[0], [-0.7443838432731964, -0.6444082573356964], rtol=1e-12)
+    assert bounds == [DType.FLOAT16]

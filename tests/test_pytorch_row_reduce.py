@@ -4,7 +4,8 @@ Each case runs the NumPy reference against PyTorch in float64 (tight: both are e
 rounding), and the generated kernel (fp32 inputs, on Ascend910 and Ascend910B) against PyTorch float64 within
 the reference module's ``tolerance()`` plus one fp32 ULP of the result. NaN must be NaN at the same places.
 Cases: R = 1, rows, a non-last dim, a negative dim, a 0-d tensor, an empty tensor, a multi-chunk row, a large
-dynamic range, and rows holding +inf, -inf and NaN (forward ops).
+dynamic range, and rows holding +inf, -inf and NaN (forward ops). LogSoftmax with a FLOAT16 or BF16 self
+and a FLOAT out against PyTorch's ``dtype=`` argument (both cast self first).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -122,3 +124,18 @@ def test_kernel_matches_pytorch(
         bound = bound + np.spacing(np.abs(np.where(finite, w, 0.0)).astype(np.float32))
         close = np.abs(got[ok] - w) <= bound
     assert np.all(same_inf | (finite & close)), name
+
+
+@pytest.mark.parametrize("half", [np.float16, ml_dtypes.bfloat16])
+def test_a_16_bit_self_with_a_float_out_matches_pytorchs_dtype_argument(
+    built_op: Callable[[str, str], OpCallable], half: type
+) -> None:
+    """aclnnLogSoftmax casts self to out's dtype before the device op (``promote_type: out``), as PyTorch's
+    ``log_softmax(x, dim, dtype=...)`` does: a 16-bit self with a FLOAT out agrees with PyTorch on the 16-bit
+    values (in float64) within the fp32 bound, far below one 16-bit ULP of the result."""
+    x = (np.random.default_rng(11).standard_normal((7, 33)) * 2).astype(half)
+    want = torch.log_softmax(torch.from_numpy(x.astype(np.float64)), 1, dtype=torch.float64).numpy()
+    got = np.asarray(built_op("log_softmax", "Ascend910B")(self=x, dim=1, out=np.zeros((7, 33), np.float32)))
+    assert got.dtype == np.float32
+    atol, _ = _reference("log_softmax").tolerance(self=x.astype(np.float32), dim=1)
+    assert np.all(np.abs(got - want) <= atol + np.spacing(np.abs(want).astype(np.float32)))

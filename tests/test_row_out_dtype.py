@@ -1,9 +1,11 @@
 """The out dtype rule of the row_reduce ops, as CANN has it: ``out`` may take any dtype of its list on the
-product, also one other than the input's; the device op's result is cast to it (hicann/ops-nn
-activation/softmax_v2/op_api/aclnn_softmax.cpp checks ``out`` against the dtype support list only and ends
-with ``l0op::Cast(op_out, out->GetDataType())``; docs/aclnnSoftmax.md lists no same-dtype rule; the other three
-row ops' op_api do the same, the two backward ops requiring one dtype of their two inputs). The generated
-check, the generated doc and the case matrix must all say so."""
+product, also one other than the input's. Softmax and the two backward ops run the device op in the inputs'
+dtype and cast its result to out's (hicann/ops-nn activation/softmax_v2/op_api/aclnn_softmax.cpp checks
+``out`` against the dtype support list only and ends with ``l0op::Cast(op_out, out->GetDataType())``;
+docs/aclnnSoftmax.md lists no same-dtype rule; aclnn_softmax_backward.cpp and aclnn_logsoftmax_backward.cpp
+do the same, requiring one dtype of their two inputs). LogSoftmax instead casts self to out's dtype before
+the device op (activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp; the spec's ``promote_type: out``).
+The generated check, the generated doc and the case matrix must all say so."""
 
 from __future__ import annotations
 

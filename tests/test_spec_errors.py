@@ -192,7 +192,23 @@ def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:8: backend: unknown key 'backend'; allowed: attrs, category, compute, constraints, "
         "deterministic, deterministic_gm_atomics, device, dtype_combos, example, family, graph, inputs, kernel, notes, "
-        "op, op_type, outputs, phase2_header_names, products, shape_status, signature, summary, tiling"
+        "op, op_type, outputs, phase2_header_names, products, promote_type, shape_status, signature, summary, tiling"
+    ]
+
+
+def test_promote_type_is_input_or_out_and_out_only_where_the_family_honours_it(
+    tmp_path: Path, catalogue: Catalogue
+) -> None:
+    """``promote_type`` takes ``input`` or ``out``; ``out`` (the inputs cast to out's dtype before the device
+    op) is a row_reduce rule, an error in an elementwise spec."""
+    path = tmp_path / STEM
+    path.write_text(BASE)
+    assert load_op_spec(path, catalogue).promote_type == "input"  # the default
+    f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\npromote_type: half\n"))
+    assert errs == [f"{f}:8: promote_type: unknown promote_type 'half'; allowed: input, out"]
+    f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\npromote_type: out\n"))
+    assert errs == [
+        f"{f}:8: promote_type: promote_type: out is supported by the row_reduce family only, not 'elementwise'"
     ]
 
 

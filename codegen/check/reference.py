@@ -68,8 +68,23 @@ def _parameter_names(fn: Callable[..., Any]) -> frozenset[str]:
 def reference_params(spec: OpSpec, params: dict[str, Any]) -> dict[str, Any]:
     """The arguments a case's reference (and derived bound) takes from its aclnn parameters ``params``: every
     input and attribute, no output; an aclScalar of a chosen dtype (:class:`codegen.runner.ScalarArg`) as
-    its number (True for a BOOL one)."""
-    return {k: (v.value if isinstance(v, ScalarArg) else v) for k, v in params.items() if k not in spec.output_names}
+    its number (True for a BOOL one). With the spec's ``promote_type: out`` each input array of another
+    dtype than the given output array's is cast to that dtype first, as the L2 API does before the device op
+    (a FLOAT self with a FLOAT16 out is rounded to fp16; a FLOAT16 self with a FLOAT out is unchanged)."""
+    out = params.get(spec.output_names[0]) if spec.promote_type == "out" else None
+    promote = out.dtype if isinstance(out, np.ndarray) else None
+    inputs = set(spec.input_names)
+    return {
+        k: (
+            v.value
+            if isinstance(v, ScalarArg)
+            else v.astype(promote)
+            if promote is not None and k in inputs and isinstance(v, np.ndarray) and v.dtype != promote
+            else v
+        )
+        for k, v in params.items()
+        if k not in spec.output_names
+    }
 
 
 #: The default tolerance of a family without a derived bound: 16 fp32 roundings, relative.

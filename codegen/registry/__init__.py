@@ -89,6 +89,8 @@ class Family:
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
             use it for shape and rank errors).
+        promote_type: whether a spec of the family may set ``promote_type: out`` (its L2 API casts the inputs
+            to the output's dtype before the device op, and its check cases and reference follow).
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,
             ``kernel``, ``aclnn``), or None when the family has no starter.
         starter_params: the parameter list of the starter reference's ``reference()``.
@@ -100,6 +102,7 @@ class Family:
     dtype_combos: bool = False
     several_outputs: bool = False
     shape_status: bool = False
+    promote_type: bool = False
     starter: str | None = None
     starter_params: str = ""
 

@@ -12,7 +12,7 @@ checks them (``ascend-platform.md``, "Check order"):
 2. a dtype outside the tensor's list for the product: 161002; with ``dtype_combos`` the tuple of dtypes must
    be one of the product's combinations (161002); without them, every input has the first input's dtype
    (``OP_CHECK_DTYPE_NOT_MATCH`` of the backward ops; 161002); the output's dtype is free within its list
-   (the L2 API casts the result to it);
+   (the L2 API casts the result to it, or with ``promote_type: out`` the inputs to it first);
 3. a rank outside the tensor's ``rank`` range: the spec's ``shape_status`` (161002, RmsNorm 561002);
 4. shapes (``shape_status``): with ``dim``, every tensor has the first input's shape and ``dim`` lies in
    ``[-r, r)`` with ``r = max(rank, 1)`` (a 0-d tensor has one dim, as CANN's ``CheckDim``; 161002 for the
@@ -28,7 +28,10 @@ its docs state; see :data:`EMPTY_RULE`.
 
 Values: the reference evaluated exactly on the input values; the kernel computes in fp32 and writes its
 result in the first input's dtype, which the L2 API casts to the output's dtype, so the precision is the
-coarser of the two (an output of ``dtype_combos`` has the combination's dtype, so no cast).
+coarser of the two (an output of ``dtype_combos`` has the combination's dtype, so no cast). With the spec's
+``promote_type: out`` the L2 API casts the inputs to the output's dtype before the kernel
+(``activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp``): the reference takes the inputs rounded to it
+and the precision is the output's dtype's.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import numpy as np
 
 from codegen.spec.model import DType, OpSpec, Product
 
-from . import INVALID, NULLPTR, SUCCESS, Call, Prediction, _constraints_status, _reference_module, coarser
+from . import INVALID, NULLPTR, NUMPY, SUCCESS, Call, Prediction, _constraints_status, _reference_module, coarser
 
 #: the documented divergence from CANN's softmax op_api sources (see the module doc)
 EMPTY_RULE = "arguments are checked before an empty output succeeds"
@@ -142,14 +145,21 @@ def expected_outputs(
     spec: OpSpec, call: Call, arrays: Mapping[str, np.ndarray | None]
 ) -> tuple[list[np.ndarray], list[DType]]:
     """For a successful call: each output's expected values (float64) and the dtype bounding its precision
-    (the coarser of the first input's dtype and the output's)."""
+    (the coarser of the first input's dtype and the output's; the output's with ``promote_type: out``, the
+    inputs then rounded to it before the reference)."""
     ref = _reference_module(spec).reference
-    kwargs: dict[str, Any] = {n: np.asarray(a, np.float64) for n, a in arrays.items() if a is not None}
+    out = call.tensors[spec.outputs[0].name].dtype
+    promote = spec.promote_type == "out"
+    kwargs: dict[str, Any] = {
+        n: np.asarray(np.asarray(a).astype(NUMPY[out]) if promote else a, np.float64)
+        for n, a in arrays.items()
+        if a is not None
+    }
     for a in spec.attrs:
         kwargs[a.name] = call.attrs.get(a.name, a.default)
     result = ref(**kwargs)
     outs = list(result) if isinstance(result, tuple) else [result]
-    compute = call.tensors[spec.inputs[0].name].dtype
+    compute = out if promote else call.tensors[spec.inputs[0].name].dtype
     bounds = [coarser(compute, call.tensors[o.name].dtype) for o in spec.outputs]
     return [np.asarray(o, np.float64) for o in outs], bounds
 

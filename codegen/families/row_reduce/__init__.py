@@ -11,4 +11,5 @@ FAMILY = Family(
     dtype_combos=True,
     several_outputs=True,
     shape_status=True,
+    promote_type=True,
 )

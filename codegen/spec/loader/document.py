@@ -33,6 +33,7 @@ from codegen.spec.model import (
     DtypeCombo,
     FamilyCompute,
     OpSpec,
+    TensorSpec,
     TilingSpec,
     snake_case,
 )
@@ -72,6 +73,7 @@ _ROOT_OPTIONAL = (
     "dtype_combos",
     "shape_status",
     "phase2_header_names",
+    "promote_type",
 )
 
 
@@ -239,6 +241,7 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
             shape_status = s
 
     phase2 = read_phase2_header_names(st, m["phase2_header_names"]) if "phase2_header_names" in m else PHASE2_NAMES
+    promote_type = read_promote_type(st, m["promote_type"], family, outputs) if "promote_type" in m else "input"
 
     return OpSpec(
         op=op,
@@ -267,4 +270,27 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         dtype_combos=dtype_combos,
         shape_status=shape_status,
         phase2_header_names=phase2,
+        promote_type=promote_type,
     )
+
+
+def read_promote_type(st: ParseState, node: YNode, family: str, outputs: tuple[TensorSpec, ...]) -> str:
+    """The ``promote_type`` key, the dtype the device op runs in (CANN's ``promoteType``): ``input`` (the
+    inputs' own dtype, the result cast to the output's) or ``out`` (the inputs cast to the output's dtype
+    first). ``out`` is allowed in a family that supports it (:attr:`codegen.registry.Family.promote_type`)
+    and with one output only. Records the problem and returns ``input`` otherwise."""
+    r = st.r
+    value = r.string(node)
+    if value is None:
+        return "input"
+    if value not in ("input", "out"):
+        r.error(node, f"unknown promote_type '{value}'; allowed: input, out")
+        return "input"
+    supported = [f.name for f in registry.families() if f.promote_type]
+    if value == "out" and family and family not in supported:
+        r.error(node, f"promote_type: out is supported by the {', '.join(supported)} family only, not '{family}'")
+        return "input"
+    if value == "out" and len(outputs) > 1:
+        r.error(node, f"promote_type: out needs one output (the dtype the inputs are cast to), not {len(outputs)}")
+        return "input"
+    return value

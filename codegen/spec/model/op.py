@@ -105,6 +105,11 @@ class OpSpec:
             not use those, e.g. aclnnGeluBackward's ``workspace_size``).
         shape_status: the ``shape_status`` key: the aclnnStatus the L2 API returns for a tensor of a wrong
             shape (default 161002, ACLNN_ERR_PARAM_INVALID; CANN's aclnnRmsNorm documents 561002).
+        promote_type: the ``promote_type`` key: the dtype the device op runs in, CANN's ``promoteType``.
+            ``"input"`` (the default): the inputs' own dtype; the device op's result is then cast to the
+            first output's dtype. ``"out"``: the L2 API casts the inputs to the first output's dtype before
+            the device op (``l0op::Cast(input, out->GetDataType())``; hicann/ops-nn
+            activation/log_softmax_v2/op_api/aclnn_log_softmax.cpp), so its result needs no cast.
         category: the ``category`` key: the ops-nn category folder the op's folder sits in (one of the
             catalogue's ``op_categories``, e.g. ``loss``).
     """
@@ -134,6 +139,7 @@ class OpSpec:
     shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
     phase2_header_names: tuple[str, str, str, str] = PHASE2_NAMES
     category: str = ""
+    promote_type: str = "input"
 
     def combos_for(self, product: Product) -> tuple[DtypeCombo, ...]:
         """The ``dtype_combos`` allowed on ``product`` (spec order; empty when the spec declares none)."""

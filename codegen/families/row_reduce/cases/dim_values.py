@@ -96,11 +96,18 @@ def dim_value_cases(
             yield case(dt, blocks, 1, "several tasks per core, full and partial blocks")
     if dt is DType.FLOAT and not spec.dtype_combos:
         # out of another supported dtype: accepted, the FLOAT result cast to it (CANN's rule; with
-        # dtype_combos the table says which out dtypes a FLOAT input takes)
+        # dtype_combos the table says which out dtypes a FLOAT input takes); with promote_type: out the
+        # inputs are cast to it first instead
+        what = "the inputs cast to it first" if spec.promote_type == "out" else "the result cast"
         for other in [d for d in supported if d is not DType.FLOAT][: 1 if quick else None]:
             cast = arrays((5, 37), dt)
             cast[spec.output_names[0]] = np.zeros((5, 37), numpy_dtype(other))
-            yield case(dt, (5, 37), -1, f"out {other.name}: the result cast", cast)
+            yield case(dt, (5, 37), -1, f"out {other.name}: {what}", cast)
+    if dt is not DType.FLOAT and DType.FLOAT in supported and spec.promote_type == "out":
+        # a 16-bit input with a FLOAT out: cast to fp32 first, the device op runs in fp32 (exact to fp32)
+        promoted = arrays((5, 37), dt)
+        promoted[spec.output_names[0]] = np.zeros((5, 37), np.float32)
+        yield case(dt, (5, 37), -1, "out FLOAT: the inputs cast to it first", promoted)
     # the first input's other dtype combinations (dtype_combos): the tiling key's dtypes, a chunked row
     # and a strided one, every tensor in its column's dtype
     for combo in same_x[1:]:

@@ -42,6 +42,8 @@ class AclnnSourceView(AclnnSourceBase):
     shape_status: str
     #: outputs with one value per row (their shape checked against the first input's)
     per_row_outputs: tuple[str, ...]
+    #: the spec's ``promote_type: out``: the inputs are cast to ``out``'s dtype before the L0 call
+    cast_inputs_first: bool
     l0_outputs: tuple[L0OutputView, ...]
 
 

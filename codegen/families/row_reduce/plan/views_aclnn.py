@@ -28,5 +28,6 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "dtype_combo_names": [t.name for t in (*spec.inputs, *spec.outputs)],
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
         "per_row_outputs": row_outputs(spec),
+        "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
     }

@@ -77,8 +77,14 @@ def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:
     out_names = _names(spec.output_names)
     return [
         f"All tensors have the same shape{'; the inputs have one dtype' if len(spec.inputs) > 1 else ''}; "
-        f"{out_names} may take any of its listed dtypes, not only {first.name}'s: the result, computed "
-        f"in {first.name}'s dtype, is cast to it; `{comp.dim}` is in [-rank, rank)."
+        f"{out_names} may take any of its listed dtypes, not only {first.name}'s: "
+        + (
+            f"{_names(spec.input_names)} {'is' if len(spec.inputs) == 1 else 'are'} cast to it first and the "
+            "result computed in it"
+            if spec.promote_type == "out"
+            else f"the result, computed in {first.name}'s dtype, is cast to it"
+        )
+        + f"; `{comp.dim}` is in [-rank, rank)."
         if comp.dim
         else ("Tensor dtypes as listed below" if spec.dtype_combos else "All tensors have the same dtype")
         + f"; every tensor but `{comp.rows}`"

@@ -2,8 +2,8 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnLogSoftmax: parameter checks (null pointers, dtypes per product, one dtype for the
 // inputs, ranks, equal shapes, `dim` in range, formats), then the plan: the inputs made contiguous,
-// the LogSoftmaxV2 device op reducing along `dim`, a cast to the dtype of out and a copy
-// into its (possibly strided) view.
+// cast to the dtype of out (the device op runs in it), the LogSoftmaxV2 device op reducing along
+// `dim`, a cast to the dtype of out (none left to do) and a copy into its (possibly strided) view.
 #include "aclnn_log_softmax.h"
 #include "log_softmax_v2.h"
 
@@ -111,8 +111,11 @@ aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, 
 
   auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
   CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  // promoteType is out's dtype: the device op runs in it
+  auto selfCasted = l0op::Cast(selfContiguous, out->GetDataType(), uniqueExecutor.get());
+  CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::LogSoftmaxV2(selfContiguous, dim, uniqueExecutor.get());
+  auto result = l0op::LogSoftmaxV2(selfCasted, dim, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
