@@ -103,17 +103,26 @@ def is_editor_artifact(name: str) -> bool:
     return name.startswith((".", "#")) or name.endswith(("~", "#"))
 
 
+def resolved_path(path: Path) -> Path:
+    """``path`` with its symlinks resolved, or its absolute form when they cannot be (a symlink loop: reading
+    the file later reports the loop as an unreadable file, one line naming it, instead of a traceback here)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
 def spec_files(directory: Path, catalogue: Path | None = None) -> list[Path]:
     """The op spec files of ``directory``, sorted by name: every ``*.yaml`` and ``*.yml`` except the
     catalogue (``products.yaml``/``products.yml`` or the file ``catalogue``), hidden files and editor
     artifacts (:func:`is_editor_artifact`). Two files with one stem (``x.yaml`` and ``x.yml``) are both
     returned; the loader reports the clash."""
-    skip = catalogue.resolve() if catalogue is not None else None
+    skip = resolved_path(catalogue) if catalogue is not None else None
     found = []
     for path in sorted(directory.iterdir()) if directory.is_dir() else []:
         if path.suffix not in SPEC_SUFFIXES or path.name in CATALOGUE_NAMES or is_editor_artifact(path.name):
             continue
-        if skip is not None and path.resolve() == skip:
+        if skip is not None and resolved_path(path) == skip:
             continue
         found.append(path)
     return found

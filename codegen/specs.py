@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from codegen.paths import project_paths
+from codegen.paths import project_paths, resolved_path
 from codegen.spec.loader import load_specs
 from codegen.spec.model import Catalogue, OpSpec
 
@@ -28,7 +28,7 @@ def load_project(
         codegen.spec.errors.SpecErrors: any spec or the catalogue is invalid (all errors listed).
     """
     directory = Path(specs_dir) if specs_dir else project_paths().specs
-    return _load(str(directory.resolve()), str(Path(products).resolve()) if products else None)
+    return _load(str(resolved_path(directory)), str(resolved_path(Path(products))) if products else None)
 
 
 def resolve_op(op: str, specs: dict[str, OpSpec]) -> OpSpec:

@@ -405,3 +405,24 @@ def test_check_notes_each_named_product_an_op_does_not_run_on() -> None:
     ]
     assert unchecked_products(chosen, None) == []
     assert unchecked_products(chosen, ["Ascend910B"]) == []
+
+
+def test_a_symlink_loop_among_the_specs_or_as_the_catalogue_is_one_error_line_each(tmp_path: Path) -> None:
+    """A spec file or a ``--products`` file that is a symlink to itself was a Python traceback (exit 1) from
+    the path resolution; now each is one unreadable-file error naming it, exit 2, nothing written."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "specs" / "products.yaml", specs / "products.yaml")
+    (specs / "loop.yaml").symlink_to(specs / "loop.yaml")
+    (tmp_path / "cat.yaml").symlink_to(tmp_path / "cat.yaml")
+    for extra, looped in (
+        ((), [specs / "loop.yaml"]),
+        (("--products", str(tmp_path / "cat.yaml")), [tmp_path / "cat.yaml", specs / "loop.yaml"]),
+    ):
+        proc = opgen("--specs", str(specs), *extra, "list")
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr
+        for path in looped:
+            assert (
+                f"{path}:1: yaml: cannot read the file: [Errno 40] Too many levels of symbolic links\n" in proc.stderr
+            )
