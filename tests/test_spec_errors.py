@@ -1755,3 +1755,30 @@ def test_graph_section_errors_name_line_and_field(tmp_path: Path, catalogue: Cat
         f"{f}:{line + 13}: graph.attrs[2].default: expected an integer, got float 1.5",
         f"{f}:{line + 14}: graph.attrs[3].required: write 'required: true' or leave it out and give a 'default'",
     ]
+
+
+def test_a_graph_section_must_describe_the_opdef_tensor_for_tensor(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Another count of inputs, an optional input where the OpDef's is required, and a dtype list sharing no
+    dtype with the OpDef's are errors at the section; other names and dtype orders are not (ops-nn's protos
+    name tensors apart from their OpDefs)."""
+    head = "graph:\n  source: loss/x/op_graph/x_proto.h\n  inputs:\n"
+    line = BASE[: BASE.index("compute:")].count("\n") + 1
+    one = "    - {name: a, dtypes: [FLOAT]}\n"
+    outs = "  outputs:\n    - {name: z, dtypes: [FLOAT16, FLOAT]}\ncompute:"
+    f, errs = bad(tmp_path, catalogue, ("compute:", head + one + outs))
+    assert errs == [
+        f"{f}:{line}: graph: the IR registration has 1 input(s) and 1 output(s), the OpDef 3 and 1: the graph "
+        "section describes the same device op, tensor for tensor"
+    ]
+    three = one + "    - {name: b, optional: true, dtypes: [FLOAT]}\n    - {name: c, dtypes: [INT8]}\n"
+    f, errs = bad(tmp_path, catalogue, ("compute:", head + three + outs))
+    assert errs == [
+        f"{f}:{line}: graph: graph input 1 (b) is optional, the OpDef's input 1 is REQUIRED",
+        f"{f}:{line}: graph: graph tensor c lists none of the dtypes the OpDef registers for it (BF16, FLOAT, "
+        "FLOAT16): no graph could run the device op",
+    ]
+    fine = one + "    - {name: b, dtypes: [INT32, FLOAT]}\n    - {name: c, symbol: UnaryDataType}\n"
+    path = tmp_path / STEM
+    path.write_text(edit(BASE, "compute:", head + fine + outs))
+    spec = load_op_spec(path, catalogue)
+    assert spec.graph is not None and [t.name for t in spec.graph.inputs] == ["a", "b", "c"]

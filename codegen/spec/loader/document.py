@@ -21,7 +21,7 @@ from codegen.spec.loader.divisions import zero_divisors
 from codegen.spec.loader.dtype_combos import read_dtype_combos
 from codegen.spec.loader.example import read_example
 from codegen.spec.loader.fields import header_name_clashes, read_products, read_upper_camel
-from codegen.spec.loader.graph import read_graph
+from codegen.spec.loader.graph import graph_vs_device, read_graph
 from codegen.spec.loader.signature import read_phase2_header_names, read_signature
 from codegen.spec.loader.state import ParseState
 from codegen.spec.loader.tensors import read_tensors
@@ -175,6 +175,8 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     signature = read_signature(st, m["signature"], inputs, outputs, attrs) if "signature" in m else None
     device = read_device(st, m["device"], family, inputs, outputs, attrs) if "device" in m else None
     graph = read_graph(st, m["graph"]) if "graph" in m else None
+    if graph is not None:
+        graph_vs_device(st, m["graph"], graph, device, inputs, outputs)
 
     tiling = read_tiling(st, m["tiling"]) if "tiling" in m else TilingSpec(1, 0, 1, st.root.loc)
     if "tiling" in m:

@@ -4,6 +4,7 @@ it, where that differs from what the OpDef gives (see :mod:`codegen.spec.model.g
 from __future__ import annotations
 
 from codegen.spec.loader.state import ParseState
+from codegen.spec.model import DeviceInterface, TensorSpec
 from codegen.spec.model.graph import GraphAttr, GraphProto, GraphTensor
 from codegen.spec.yaml_reader import YNode, YSeq
 from codegen.types import GRAPH_ATTR_TYPES, GRAPH_DATA_TYPES, GRAPH_TENSOR_TYPE_CLASSES
@@ -65,8 +66,10 @@ def read_graph(st: ParseState, node: YNode) -> GraphProto | None:
     """The ``graph`` section: ``source`` (the ops-nn proto it mirrors), ``inputs``/``outputs`` (``{name,
     dtypes}`` or ``{name, symbol}``, inputs also ``optional``), ``attrs`` (``{name, type, default}`` or
     ``{name, type, required: true}``) and ``datatypes`` (``{name, dtypes}``: a ``DATATYPE`` tie that tensors
-    name as their ``symbol``). Returns None when the section is not a mapping (recorded)."""
+    name as their ``symbol``). Returns None when the section has an error (recorded), so that nothing later
+    judges a partly read section."""
     r = st.r
+    before = len(r.errors)
     m = r.mapping(node, ("source", "inputs", "outputs"), ("attrs", "datatypes"))
     if m is None:
         return None
@@ -159,6 +162,59 @@ def read_graph(st: ParseState, node: YNode) -> GraphProto | None:
             r.error(e["name"], f"graph attr '{name}' is already declared")
             continue
         attrs.append(GraphAttr(name, kind, required, value))
-    if source is None:
-        return None
+    if source is None or len(r.errors) > before:
+        return None  # no follow-on errors of a partly read section
     return GraphProto(inputs, outputs, tuple(attrs), tuple(datatypes), source, node.loc)
+
+
+def graph_vs_device(
+    st: ParseState,
+    node: YNode,
+    graph: GraphProto,
+    device: DeviceInterface | None,
+    inputs: tuple[TensorSpec, ...],
+    outputs: tuple[TensorSpec, ...],
+) -> None:
+    """Records where the ``graph`` section cannot describe the device op the OpDef registers: another number
+    of inputs or outputs, an input optional in one and required in the other (position by position), or a
+    tensor whose dtype list shares no dtype with the OpDef's. Names and dtype lists may otherwise differ
+    (ops-nn's protos name tensors apart from their OpDefs: ThresholdGradV2D's
+    ``gradients`` is the OpDef's ``gradOutput``)."""
+    optional_aclnn = {t.name for t in inputs if t.optional}
+    by_name = {t.name: t for t in (*inputs, *outputs)}
+    if device is not None:
+        dev_in = [d.source is None or d.source in optional_aclnn for d in device.inputs]
+        dev_out = len(device.outputs)
+        carried = [d.source for d in (*device.inputs, *device.outputs)]
+    else:
+        dev_in = [t.optional for t in inputs]
+        dev_out = len(outputs)
+        carried = [t.name for t in (*inputs, *outputs)]
+    r = st.r
+    if len(graph.inputs) != len(dev_in) or len(graph.outputs) != dev_out:
+        r.error(
+            node,
+            f"the IR registration has {len(graph.inputs)} input(s) and {len(graph.outputs)} output(s), the OpDef "
+            f"{len(dev_in)} and {dev_out}: the graph section describes the same device op, tensor for tensor",
+        )
+        return
+    for k, (t, optional) in enumerate(zip(graph.inputs, dev_in, strict=True)):
+        if t.optional != optional:
+            r.error(
+                node,
+                f"graph input {k} ({t.name}) is {'optional' if t.optional else 'required'}, the OpDef's input "
+                f"{k} is {'OPTIONAL' if optional else 'REQUIRED'}",
+            )
+    ties = dict(graph.datatypes)
+    for t, source in zip((*graph.inputs, *graph.outputs), carried, strict=True):
+        listed = t.dtypes or ties.get(t.symbol, ())
+        spec_tensor = by_name.get(source) if source is not None else None
+        if not listed or spec_tensor is None:
+            continue  # a metadef dtype class, or an input no aclnn tensor feeds
+        opdef = {d.ge_name for d in spec_tensor.dtypes}
+        if not opdef & set(listed):
+            r.error(
+                node,
+                f"graph tensor {t.name} lists none of the dtypes the OpDef registers for it "
+                f"({', '.join(sorted(n.removeprefix('DT_') for n in opdef))}): no graph could run the device op",
+            )
