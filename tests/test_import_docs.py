@@ -598,3 +598,24 @@ def test_a_seed_cut_after_any_line_reads_or_gives_a_doc_line_error(tmp_path: Pat
             assert re.match(rf"^{re.escape(str(doc))}:[0-9]+: \S", str(exc)), str(exc)
             errors += 1
     assert 0 < errors < len(lines) - 1  # the whole document (and so some long prefixes) reads
+
+
+@pytest.mark.parametrize("fmt", ["md", "txt"])
+def test_cann_dtypes_opgen_does_not_compute_are_left_out_with_a_comment(tmp_path: Path, fmt: str) -> None:
+    """ops-nn's activation-backward documents list COMPLEX64 and COMPLEX128 beside the float types: the import
+    refused the whole document; now those are left out of the tensor's dtypes, and a comment says so. A word
+    that is no CANN data type at all is still an error at its line."""
+    doc = _scaled()
+    doc.params[0] = Param(
+        "gradOutput", "const aclTensor *", dtypes=("FLOAT", "COMPLEX64", "FLOAT16", "COMPLEX128"), rank=(0, 8)
+    )
+    write = markdown if fmt == "md" else text
+    result = _import(tmp_path, write(doc), suffix=f".{fmt}")
+    written = result.path.read_text()
+    assert yaml.safe_load(written)["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16"]
+    assert written.count("# the document also lists COMPLEX64, COMPLEX128: no spec dtype names them") == 1
+    doc.params[0] = Param("gradOutput", "const aclTensor *", dtypes=("FLOAT", "COMPLEX17"), rank=(0, 8))
+    bad = tmp_path / f"bad.{fmt}"
+    bad.write_text(write(doc))
+    with pytest.raises(DocError, match="unknown data type 'COMPLEX17'"):
+        parse_doc(bad, catalogue())

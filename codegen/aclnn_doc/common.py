@@ -17,7 +17,7 @@ from codegen.aclnn_doc.model import DocError, DocParam
 from codegen.spec.catalogue import doc_term_key
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, Catalogue
 from codegen.spec.naming import name_problem, value_name_problem
-from codegen.types import ATTR_TYPE_INFO, DType
+from codegen.types import ATTR_TYPE_INFO, GRAPH_DATA_TYPES, DType
 
 #: The marker the English rendering leaves where its source had a link or a styled term.
 DAMAGE = "[object Object]"
@@ -78,16 +78,24 @@ def dtype_name(word: str) -> str | None:
     return w if w in DType.__members__ else None
 
 
-def dtype_list(text: str, file: str, line: int) -> tuple[str, ...]:
-    """The dtypes of a list such as ``FLOAT, FLOAT16, or BFLOAT16`` or ``FLOAT、FLOAT16``.
+def dtype_list(text: str, file: str, line: int, skipped: list[str] | None = None) -> tuple[str, ...]:
+    """The dtypes of a list such as ``FLOAT, FLOAT16, or BFLOAT16`` or ``FLOAT、FLOAT16``. A CANN data type
+    no spec dtype names (``COMPLEX64``, ``INT4``: a ``ge::DataType`` opgen does not compute) is left out and
+    appended to ``skipped`` (each once), when the caller gives that list.
 
     Raises:
-        DocError: a word of the list is no dtype.
+        DocError: a word of the list is no dtype (or a CANN data type opgen does not compute, without
+            ``skipped``).
     """
     words = [w for w in re.split(r",|、|，|\bor\b|\band\b|\s+", text.strip().rstrip(".。")) if w.strip()]
     out: list[str] = []
     for w in words:
         d = dtype_name(w)
+        cann = w.strip().strip("`").upper()
+        if d is None and skipped is not None and cann in GRAPH_DATA_TYPES:
+            if cann not in skipped:
+                skipped.append(cann)
+            continue
         if d is None:
             raise DocError(file, line, f"unknown data type '{w.strip()}'; known: {', '.join(DType.__members__)}")
         if d not in out:

@@ -82,6 +82,11 @@ def _label(p: DocParam) -> str:
 
 
 def _dtypes(out: _Out, indent: str, p: DocParam, products: tuple[str, ...], catalogue: Catalogue) -> None:
+    if p.skipped_dtypes:
+        out.add(
+            f"{indent.replace('-', ' ')}# the document also lists {', '.join(p.skipped_dtypes)}: no spec dtype "
+            "names them (opgen does not compute them), so they are left out"
+        )
     if p.dtype_words:
         words = " ".join(p.dtype_words.split())
         out.ask(indent, "dtypes", Question(p.line, f"the data types of {_label(p)} are given in words: '{words}'"))

@@ -193,7 +193,7 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
         and attr_type not in ("string", "bool", "int64", "uint64", "double", "float")
     ):
         if re.sub(r"[、，\s]", "", dtypes).isascii():
-            p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line), row_line))
+            p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line, p.skipped_dtypes), row_line))
         else:  # words ("与self保持一致", the same as self's): the user answers with a list
             p.dtype_words = dtypes
     formats = format_list(cells.get("formats", ""))
@@ -311,7 +311,7 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
             continue
         names = tuple(products.resolve(t, file, i + 1) for t in re.findall(r"<term>(.*?)</term>", m.group(1)))
         which = re.findall(r"`(\w+)`", m.group(2).split("不支持")[0])
-        dtypes = dtype_list(m.group(2).split("不支持", 1)[1], file, i + 1)
+        dtypes = dtype_list(m.group(2).split("不支持", 1)[1], file, i + 1, [])
         for w in which:
             if w in by_name:
                 by_name[w].dtype_rules.append(DtypeRule(names, dtypes, i + 1, remove=True))

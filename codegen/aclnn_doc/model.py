@@ -101,6 +101,8 @@ class DocParam:
         shape: an output's shape rule (spec expression) or None.
         damaged: the document's entry holds a damaged passage.
         dtype_words: the document's data types in words rather than a list (``与self保持一致``), or "".
+        skipped_dtypes: CANN data types the document lists that no spec dtype names (``COMPLEX64``): left
+            out of the spec, and said so in a comment.
     """
 
     name: str | None
@@ -120,6 +122,7 @@ class DocParam:
     shape: str | None = None
     damaged: bool = False
     dtype_words: str = ""
+    skipped_dtypes: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -53,7 +53,7 @@ def _tensor_facts(p: DocParam, desc: str, file: str, line: int) -> None:
         if "data type" in low:
             m = _DTYPES.search(sentence)
             if m:
-                p.dtype_rules.append(DtypeRule((), dtype_list(m.group(1), file, line), line))
+                p.dtype_rules.append(DtypeRule((), dtype_list(m.group(1), file, line, p.skipped_dtypes), line))
         elif p.formats is None and re.search(r"\b(?:can be|supports?|format)\b", low):
             formats = format_list(sentence)
             if formats:
@@ -115,7 +115,9 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             if sub and d:
                 names = tuple(products.resolve(t, file, line) for t in _terms(sub.group("terms")))
                 mentioned.extend(names)
-                current.dtype_rules.append(DtypeRule(names, dtype_list(d.group(1), file, line), line))
+                current.dtype_rules.append(
+                    DtypeRule(names, dtype_list(d.group(1), file, line, current.skipped_dtypes), line)
+                )
             continue
         pm = _PARAM.match(body)
         if pm is None:
@@ -158,7 +160,7 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         if kind != "attr":
             _tensor_facts(p, desc, file, line)
         elif attr_type == "scalar" and (d := _DTYPES.search(desc)):
-            p.dtype_rules.append(DtypeRule((), dtype_list(d.group(1), file, line), line))
+            p.dtype_rules.append(DtypeRule((), dtype_list(d.group(1), file, line, p.skipped_dtypes), line))
         elif attr_type == "string":
             vals = string_values(desc)
             p.values = (vals, line) if vals else None
