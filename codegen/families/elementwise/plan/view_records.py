@@ -38,13 +38,16 @@ class ProgramView:
     """A compiled formula program as the kernel prints it: its C++ ``lines``, fp32 ``temps`` and ``masks``
     buffers it uses, its instructions' ops (``ops``, comma-separated, for the docs) and ``result``, the fp32
     buffer holding the formula's value before the output rounding (``outLocal`` of the fp32 program, the
-    source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums."""
+    source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums; ``clobbered``: the inputs
+    whose tile an instruction overwrites (a one-element input's filled tile is filled again after such a
+    program)."""
 
     lines: tuple[str, ...]
     temps: int
     masks: int
     ops: str
     result: str = "outLocal"
+    clobbered: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,13 +90,15 @@ class ShapeCheck:
 class InputView:
     """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
     the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
-    inputs)."""
+    inputs) and its ``scalar_bit`` in the tiling field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn
+    input: set when the call passes it with one element and the output has more)."""
 
     name: str
     optional: bool
     bit: int
     index: int
     default: float | None
+    scalar_bit: int
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,9 @@ def _programs_view(prog: Program) -> ProgramView:
         temps=prog.temps,
         masks=prog.masks,
         ops=", ".join(i.op for i in prog.instructions),
+        clobbered=tuple(
+            sorted({i.dst.removesuffix("Local") for i in prog.instructions if i.dst.endswith("Local")} - {"out"})
+        ),
     )
 
 
