@@ -27,9 +27,10 @@ Per call (core order ``in_order``; the counters do not depend on it):
   blockCount copy being one) and their **mean size** in bytes (``dma_bytes / dma_transfers``).
 
 Targets (issues 6 and 17) apply to the judged variants of each op at the large shape (elementwise: the
-default; EmbeddingDenseBackward: the default mode with uniform and with Zipf indices): GM ÷ minimum <= 1.05
-(elementwise) and <= 1.15 (EmbeddingDenseBackward), balance <= 1.05, UB high-water >= 60%, and for
-EmbeddingDenseBackward a mean DMA size >= 512 bytes; UB high-water <= 100% applies to every row.
+default, and a 0-d gradOutput, which the kernel reads once per core; EmbeddingDenseBackward: the default mode
+with uniform and with Zipf indices): GM ÷ minimum <= 1.05 (elementwise) and <= 1.15 (EmbeddingDenseBackward),
+balance <= 1.05, UB high-water >= 60%, and for EmbeddingDenseBackward a mean DMA size >= 512 bytes; UB
+high-water <= 100% applies to every row.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def _smlb(size: str, shape: tuple[int, ...]) -> list[Workload]:
             text,
             lambda: smlb_inputs(shape, broadcast_target=True),
         ),
+        Workload(SMLB, "fp32, gradOutput 0-d", True, size, text, lambda: smlb_inputs(shape, scalar_grad=True)),
     ]
 
 

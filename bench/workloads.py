@@ -19,7 +19,11 @@ NO_PADDING = 2**64 - 1
 
 
 def smlb_inputs(
-    shape: tuple[int, ...], dtype: type[np.generic] = np.float32, broadcast_target: bool = False, seed: int = 0
+    shape: tuple[int, ...],
+    dtype: type[np.generic] = np.float32,
+    broadcast_target: bool = False,
+    seed: int = 0,
+    scalar_grad: bool = False,
 ) -> dict[str, Any]:
     """Parameters of one SoftMarginLossBackward call of output ``shape``.
 
@@ -28,6 +32,8 @@ def smlb_inputs(
         dtype: dtype of every input.
         broadcast_target: give ``target`` the shape ``[1, ..., 1, shape[-1]]`` (broadcast on the host).
         seed: NumPy generator seed.
+        scalar_grad: give ``gradOutput`` the 0-d shape of a mean loss's gradient (its first value; the kernel
+            reads it once per core).
     """
     rng = np.random.default_rng(seed)
     n = int(np.prod(shape))
@@ -35,6 +41,8 @@ def smlb_inputs(
     x = (2 * rng.standard_normal(n, dtype=np.float32)).reshape(shape).astype(dtype, copy=False)
     tshape = (1,) * (len(shape) - 1) + (shape[-1],) if broadcast_target else shape
     target = np.where(rng.random(int(np.prod(tshape))) < 0.5, -1.0, 1.0).reshape(tshape).astype(dtype)
+    if scalar_grad:
+        grad = grad.reshape(-1)[0].reshape(())
     return {"gradOutput": grad, "self": x, "target": target, "reduction": 1}
 
 

@@ -316,7 +316,7 @@ MUTANTS: tuple[Mutant, ...] = (
         SMLB,
         ("Ascend910B",),
         "FreeTensor of the `self` input tile is missing",
-        (Edit(_SMLB_KERNEL, "    selfQueue_.FreeTensor(selfLocal);\n", ""),),
+        (Edit(_SMLB_KERNEL, "      selfQueue_.FreeTensor(selfLocal);\n", ""),),
         "buffer leak",
         "every AllocTensor needs a FreeTensor",
     ),

@@ -41,13 +41,13 @@ SCOPES: tuple[_Scope, ...] = (
         "the kernel",
         "blockIdx offset coreLength_ tileLength_ pipe_ outLocal n count done tiling tilingData workspace op T "
         "ABSENT TilingData CopyGmToUb CopyUbToGm Init Process CopyIn Compute CopyOut QUEUE_DEPTH BLOCK_BYTES "
-        "nCmp CMP_ELEMS",
-        {"input": ("", "Local", "Gm_", "Queue_"), "output": ("", "Gm_", "Queue_")},
+        "nCmp CMP_ELEMS scalarInputs_ IsScalar ReadScalar FillScalar",
+        {"input": ("", "Local", "Gm_", "Queue_", "Fill_", "Bits_"), "output": ("", "Gm_", "Queue_")},
     ),
     _Scope(
         "the op API",
         "uniqueExecutor broadcastShape promoteType result resultCasted viewCopyResult ret next joint "
-        "CheckParams CheckConstraints BroadcastTensor ShapeDim RowCount npuArch ubSize sums sumsShape",
+        "CheckParams CheckConstraints BroadcastTensor ShapeDim outShape inShape RowCount npuArch ubSize sums sumsShape",
         {"input": ("", "Contiguous", "Casted", "Broadcast"), "output": ("",), "attr": ("",)},
     ),
     _Scope(
@@ -55,7 +55,7 @@ SCOPES: tuple[_Scope, ...] = (
         "context ascendcPlatform ubSize coreNum outStorage outShape totalLength dtypeDesc dtypeIndex variant "
         "tilingKey info blockElems totalBlocks usedCores blocksPerCore formerNum queueBufferCap inBufferNum "
         "outBufferNum bytesPerElement repeatElems tileLength tiling workspaces DtypeIndexOf KeyInfo KEY_INFO KEY_BYTES "
-        "QueueBufferCap",
+        "QueueBufferCap scalarInputs inputStorage",
         {"attr": ("", "Attr", "Text", "Known")},
     ),
     _Scope(

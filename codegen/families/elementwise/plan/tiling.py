@@ -9,6 +9,9 @@ Tiling rule (the generated tiling function implements exactly :func:`tiling_deci
 - Queue depth: ``inBufferNum = clamp(bufferNum, 1, queueBufferCap // numInputs)`` and likewise for the
   output queues, so the per-position buffer cap of the product (selected by its NpuArch) is never exceeded.
   ``numInputs`` counts the inputs present in the call (an absent optional input has no queue).
+- ``scalarInputs``: bit ``k`` set when aclnn input ``k`` arrives with one element while the output has more
+  (the L2 API passes such an input unexpanded); the kernel reads it once per core and fills a UB tile with
+  it instead of streaming it (its UB tile takes the place of its queue, so the budget below is unchanged).
 - ``bytesPerElement = (numInputs * inBufferNum + numOutputs * outBufferNum) * sizeof(T) + temps * 4``
   and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to a whole
   256-byte fp32 repeat (64 elements).
@@ -61,6 +64,7 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
     TilingField.held(
         "outBufferNum", "buffers per output queue", c_type="int32_t", cpp="static_cast<int32_t>(outBufferNum)"
     ),
+    TilingField("scalarInputs", "bit k: aclnn input k has one element, read once per core", lambda d: d.scalar_inputs),
 )
 
 
@@ -80,6 +84,7 @@ class TilingDecision(UbSplitDecision):
     ub_used_bytes: int
     tiles_per_core_max: int
     reduce_kind: int | None = None  # None: no reduce epilogue; else REDUCE_KIND_*
+    scalar_inputs: int = 0  # bit k: aclnn input k has one element (read once per core)
 
     def tiling_fields(self) -> dict[str, int]:
         """The values of the generated tiling struct's :data:`TILING_FIELDS`, by field name (the host-scalar
@@ -111,9 +116,11 @@ def tiling_decision(
     dtype: DType,
     absent: Collection[str] = (),
     attrs: Mapping[str, Any] | None = None,
+    scalar: Collection[str] = (),
 ) -> TilingDecision:
     """The tiling of ``spec`` on ``product`` for an output of ``shape`` and compute ``dtype``, with the
-    optional inputs named in ``absent`` null.
+    optional inputs named in ``absent`` null and the inputs named in ``scalar`` passed with one element
+    (``scalarInputs``; ignored when ``shape`` has at most one element).
 
     With a reduce epilogue ``shape`` is the broadcast shape of the inputs (the elements summed) and
     ``attrs`` the call's attr values (missing: defaults), which select the reduction: for mean/sum each
@@ -126,7 +133,7 @@ def tiling_decision(
 
     Raises:
         ValueError: ``dtype`` is not a compute dtype of the spec, ``absent`` names a tensor that is not an
-            optional input, or UB cannot hold one repeat.
+            optional input, ``scalar`` names a tensor that is not an input, or UB cannot hold one repeat.
     """
     variants = compile_all(spec)
     optional = [t.name for t in optional_inputs(spec)]
@@ -134,6 +141,9 @@ def tiling_decision(
     if unknown:
         raise ValueError(f"{spec.op}: {', '.join(sorted(unknown))} is not an optional input")
     variant = variants[sum(1 << k for k, name in enumerate(optional) if name in absent)]
+    names = [t.name for t in spec.inputs]
+    if set(scalar) - set(names):
+        raise ValueError(f"{spec.op}: {', '.join(sorted(set(scalar) - set(names)))} is not an input")
     keys = compute_dtypes(spec)
     if dtype not in keys:
         raise ValueError(f"{spec.op} computes on {', '.join(d.name for d in keys)}, not {dtype.name}")
@@ -201,4 +211,5 @@ def tiling_decision(
         workspace_bytes=product.sys_workspace_bytes + (cores * PARTIAL_SLOT_BYTES if kind else 0),
         ub_split=split,
         reduce_kind=kind,
+        scalar_inputs=sum(1 << k for k, n in enumerate(names) if n in scalar and n not in absent) if total > 1 else 0,
     )

@@ -40,7 +40,8 @@ class ProgramView:
     buffer holding the formula's value before the output rounding (``outLocal`` of the fp32 program, the
     source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums. ``constants`` names the
     per-core constant buffers (``const<k>``) the lines read and ``fills`` the C++ lines that fill them once per
-    core in ``Init``."""
+    core in ``Init``; ``clobbered``: the inputs whose tile an instruction of any case overwrites (a
+    one-element input's filled tile is filled again after such a program)."""
 
     lines: tuple[str, ...]
     temps: int
@@ -49,6 +50,7 @@ class ProgramView:
     result: str = "outLocal"
     constants: tuple[str, ...] = ()
     fills: tuple[str, ...] = ()
+    clobbered: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,13 +93,15 @@ class ShapeCheck:
 class InputView:
     """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
     the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
-    inputs)."""
+    inputs) and its ``scalar_bit`` in the tiling field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn
+    input: set when the call passes it with one element and the output has more)."""
 
     name: str
     optional: bool
     bit: int
     index: int
     default: float | None
+    scalar_bit: int
 
 
 @dataclass(frozen=True)

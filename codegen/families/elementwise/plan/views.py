@@ -39,8 +39,9 @@ def _input_views(spec: OpSpec, dev_input_index: dict[str, int]) -> list[InputVie
             bit=1 << optional.index(t) if t.optional else 0,
             index=dev_input_index[t.name],
             default=t.default,
+            scalar_bit=1 << k,
         )
-        for t in spec.inputs
+        for k, t in enumerate(spec.inputs)
     ]
 
 

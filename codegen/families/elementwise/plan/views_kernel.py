@@ -3,6 +3,7 @@ the buffers they need, and the device inputs the kernel reads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program
@@ -36,6 +37,16 @@ def _result(prog: Program) -> str:
     return last.srcs[0] if prog.cast_inputs and last.op == "Cast" and last.dst == "outLocal" else "outLocal"
 
 
+def _clobbered(progs: Sequence[Program]) -> tuple[str, ...]:
+    """The inputs whose tile an instruction of any of ``progs`` overwrites (their ``<name>Local`` is a
+    destination), sorted."""
+    return tuple(
+        sorted(
+            {i.dst.removesuffix("Local") for p in progs for i in p.instructions if i.dst.endswith("Local")} - {"out"}
+        )
+    )
+
+
 def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
     """The programs of every host case of ``compiled`` (fp32, or 16-bit where ``cast_inputs``) as one body:
     a single case's instructions as they are; several cases as an ``if``/``else if``/``else`` chain on their
@@ -56,6 +67,7 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
             ops=", ".join(i.op for i in prog.instructions),
             constants=names,
             fills=fill_lines,
+            clobbered=_clobbered(progs),
         )
     conditions = {hs.field_name: hs.expr.cond for hs in compiled.scalars if isinstance(hs.expr, IfElse)}
     lines: list[str] = []
@@ -81,6 +93,7 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
         ops="; ".join(ops),
         constants=names,
         fills=fill_lines,
+        clobbered=_clobbered(progs),
     )
 
 

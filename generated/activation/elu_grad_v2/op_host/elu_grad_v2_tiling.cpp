@@ -87,6 +87,21 @@ static ge::graphStatus EluGradV2TilingFunc(gert::TilingContext *context) {
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
+  // Bit k: aclnn input k arrives with one element while there are more (the L2 API does not expand it); the
+  // kernel reads it once per core.
+  int64_t scalarInputs = 0;
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // gradOutput
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 1;
+    }
+  }
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(1);  // selfOrResult
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 2;
+    }
+  }
   const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(0);
   if (dtypeDesc == nullptr) {
     return ge::GRAPH_FAILED;
@@ -156,6 +171,7 @@ static ge::graphStatus EluGradV2TilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
+  tiling.set_scalarInputs(scalarInputs);
   tiling.set_scalar0(static_cast<float>((isResult ? 1.0 : 0.0)));          // 1.0 if isResult else 0.0
   tiling.set_scalar1(static_cast<float>(scale));                           // scale
   tiling.set_scalar2(static_cast<float>((alpha * scale)));                 // alpha * scale

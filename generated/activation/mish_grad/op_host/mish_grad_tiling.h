@@ -14,6 +14,7 @@ TILING_DATA_FIELD_DEF(int64_t, tailLength);    // elements per other core (the l
 TILING_DATA_FIELD_DEF(int64_t, tileLength);    // elements per UB tile
 TILING_DATA_FIELD_DEF(int32_t, inBufferNum);   // buffers per input queue
 TILING_DATA_FIELD_DEF(int32_t, outBufferNum);  // buffers per output queue
+TILING_DATA_FIELD_DEF(int64_t, scalarInputs);  // bit k: aclnn input k has one element, read once per core
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(MishGrad, MishGradTilingData)

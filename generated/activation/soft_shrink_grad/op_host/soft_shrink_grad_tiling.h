@@ -14,6 +14,7 @@ TILING_DATA_FIELD_DEF(int64_t, tailLength);    // elements per other core (the l
 TILING_DATA_FIELD_DEF(int64_t, tileLength);    // elements per UB tile
 TILING_DATA_FIELD_DEF(int32_t, inBufferNum);   // buffers per input queue
 TILING_DATA_FIELD_DEF(int32_t, outBufferNum);  // buffers per output queue
+TILING_DATA_FIELD_DEF(int64_t, scalarInputs);  // bit k: aclnn input k has one element, read once per core
 TILING_DATA_FIELD_DEF(float, scalar0);         // lambd
 END_TILING_DATA_DEF;
 

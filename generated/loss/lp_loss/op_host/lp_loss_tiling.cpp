@@ -92,12 +92,39 @@ static ge::graphStatus LpLossTilingFunc(gert::TilingContext *context) {
   if (coreNum <= 0) {
     return ge::GRAPH_FAILED;
   }
-  // The elements of the broadcast shape: every input arrives expanded to it (the output may be 0-d).
-  const gert::StorageShape *inStorage = context->GetInputShape(0);
-  if (inStorage == nullptr) {
+  // The elements of the broadcast shape (the output may be 0-d): every input arrives expanded to it, or with
+  // one element (see scalarInputs), so it is the largest input's element count.
+  if (context->GetInputShape(0) == nullptr) {
     return ge::GRAPH_FAILED;
   }
-  const int64_t totalLength = inStorage->GetStorageShape().GetShapeSize();
+  int64_t totalLength = 0;
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // self
+    if (inputStorage != nullptr) {
+      totalLength = std::max<int64_t>(totalLength, inputStorage->GetStorageShape().GetShapeSize());
+    }
+  }
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(1);  // target
+    if (inputStorage != nullptr) {
+      totalLength = std::max<int64_t>(totalLength, inputStorage->GetStorageShape().GetShapeSize());
+    }
+  }
+  // Bit k: aclnn input k arrives with one element while there are more (the L2 API does not expand it); the
+  // kernel reads it once per core.
+  int64_t scalarInputs = 0;
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // self
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 1;
+    }
+  }
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(1);  // target
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 2;
+    }
+  }
   const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(0);
   if (dtypeDesc == nullptr) {
     return ge::GRAPH_FAILED;
@@ -170,6 +197,7 @@ static ge::graphStatus LpLossTilingFunc(gert::TilingContext *context) {
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
+  tiling.set_scalarInputs(scalarInputs);
   tiling.set_reduceKind(static_cast<int32_t>(reduceKind));  // the reduction the call asks for
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));

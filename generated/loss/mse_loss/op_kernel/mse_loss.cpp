@@ -90,10 +90,11 @@ class KernelMseLoss {
       coreLength_ = tiling.totalLength - offset;
     }
     tileLength_ = tiling.tileLength;
+    scalarInputs_ = tiling.scalarInputs;
     // A reduction of no element launches one core with empty inputs (no GM behind them): they are not bound.
     if (coreLength_ > 0) {
-      selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
-      targetGm_.SetGlobalBuffer((__gm__ T *)target + offset, coreLength_);
+      selfGm_.SetGlobalBuffer((__gm__ T *)self + (IsScalar(1) ? 0 : offset), IsScalar(1) ? 1 : coreLength_);
+      targetGm_.SetGlobalBuffer((__gm__ T *)target + (IsScalar(2) ? 0 : offset), IsScalar(2) ? 1 : coreLength_);
     }
     reduceKind_ = tiling.reduceKind;
     totalLength_ = tiling.totalLength;
@@ -107,10 +108,26 @@ class KernelMseLoss {
     pipe_.InitBuffer(redAcc_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redWork_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redSum_, static_cast<uint32_t>(BLOCK_BYTES));
-    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    if (IsScalar(1)) {  // one element: a UB tile filled with it once stands in for the stream
+      pipe_.InitBuffer(selfFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+      if (coreLength_ > 0) {
+        selfBits_ = ReadScalar(selfFill_.Get<T>(), selfGm_);
+        FillScalar(selfFill_.Get<T>(), selfBits_, tileLength_);
+      }
+    } else {
+      pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    }
+    if (IsScalar(2)) {  // one element: a UB tile filled with it once stands in for the stream
+      pipe_.InitBuffer(targetFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+      if (coreLength_ > 0) {
+        targetBits_ = ReadScalar(targetFill_.Get<T>(), targetGm_);
+        FillScalar(targetFill_.Get<T>(), targetBits_, tileLength_);
+      }
+    } else {
+      pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    }
     pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
@@ -241,18 +258,53 @@ class KernelMseLoss {
     return s;
   }
 
+  // Whether aclnn input `bit` (tiling field scalarInputs) arrives with one element.
+  __aicore__ inline bool IsScalar(int64_t bit) const {
+    return (scalarInputs_ & bit) != 0;
+  }
+
+  // The bits of the one element of `src`, read through `dst` (one DMA of its bytes: never past the tensor's end).
+  __aicore__ inline uint32_t ReadScalar(const LocalTensor<T> &dst, const GlobalTensor<T> &src) {
+    CopyGmToUb(dst, src, 1);
+    SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
+    uint32_t bits = 0;
+    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+      bits = dst.template ReinterpretCast<uint32_t>().GetValue(0);
+    } else {
+      bits = dst.template ReinterpretCast<uint16_t>().GetValue(0);
+    }
+    SetFlag<HardEvent::S_V>(EVENT_ID0);  // the scalar read is done before a Duplicate rewrites the element
+    WaitFlag<HardEvent::S_V>(EVENT_ID0);
+    return bits;
+  }
+
+  // The first `count` elements of `dst` set to the element of bits `bits` (a bit copy: every dtype, and a
+  // NaN, kept exactly).
+  __aicore__ inline void FillScalar(const LocalTensor<T> &dst, uint32_t bits, int64_t count) {
+    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+      Duplicate(dst.template ReinterpretCast<uint32_t>(), bits, static_cast<int32_t>(count));
+    } else {
+      Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(bits), static_cast<int32_t>(count));
+    }
+  }
+
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
-    LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
-    CopyGmToUb(selfLocal, selfGm_[offset], count);
-    selfQueue_.EnQue(selfLocal);
-    LocalTensor<T> targetLocal = targetQueue_.AllocTensor<T>();
-    CopyGmToUb(targetLocal, targetGm_[offset], count);
-    targetQueue_.EnQue(targetLocal);
+    if (!IsScalar(1)) {
+      LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
+      CopyGmToUb(selfLocal, selfGm_[offset], count);
+      selfQueue_.EnQue(selfLocal);
+    }
+    if (!IsScalar(2)) {
+      LocalTensor<T> targetLocal = targetQueue_.AllocTensor<T>();
+      CopyGmToUb(targetLocal, targetGm_[offset], count);
+      targetQueue_.EnQue(targetLocal);
+    }
   }
 
   __aicore__ inline void Compute(int64_t count) {
-    LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
-    LocalTensor<T> targetLocal = targetQueue_.DeQue<T>();
+    LocalTensor<T> selfLocal = IsScalar(1) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
+    LocalTensor<T> targetLocal = IsScalar(2) ? targetFill_.Get<T>() : targetQueue_.DeQue<T>();
     LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
     const uint32_t n = static_cast<uint32_t>(count);
     if constexpr (IsSameType<T, float>::value) {
@@ -261,6 +313,9 @@ class KernelMseLoss {
       if (reduceKind_ != 0) {
         LocalTensor<float> acc = redAcc_.Get<float>();
         Add(acc, acc, outLocal, static_cast<int32_t>(n));
+      }
+      if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
+        FillScalar(selfLocal, selfBits_, count);
       }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
@@ -279,8 +334,12 @@ class KernelMseLoss {
       }
     }
     outQueue_.EnQue(outLocal);
-    selfQueue_.FreeTensor(selfLocal);
-    targetQueue_.FreeTensor(targetLocal);
+    if (!IsScalar(1)) {
+      selfQueue_.FreeTensor(selfLocal);
+    }
+    if (!IsScalar(2)) {
+      targetQueue_.FreeTensor(targetLocal);
+    }
   }
 
   __aicore__ inline void CopyOut(int64_t offset, int64_t count) {
@@ -291,7 +350,9 @@ class KernelMseLoss {
 
   TPipe pipe_;
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
+  TBuf<TPosition::VECCALC> selfFill_;  // the tile filled with a one-element self
   TQue<TPosition::VECIN, QUEUE_DEPTH> targetQueue_;
+  TBuf<TPosition::VECCALC> targetFill_;  // the tile filled with a one-element target
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
@@ -307,6 +368,9 @@ class KernelMseLoss {
   float partial_ = 0.0f;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
+  int64_t scalarInputs_ = 0;  // bit k: aclnn input k has one element
+  uint32_t selfBits_ = 0;     // the bits of a one-element self
+  uint32_t targetBits_ = 0;   // the bits of a one-element target
 };
 }  // namespace
 

@@ -88,6 +88,27 @@ static ge::graphStatus SmoothL1LossGradV2TilingFunc(gert::TilingContext *context
   }
   const gert::Shape &outShape = outStorage->GetStorageShape();
   const int64_t totalLength = outShape.GetShapeSize();
+  // Bit k: aclnn input k arrives with one element while there are more (the L2 API does not expand it); the
+  // kernel reads it once per core.
+  int64_t scalarInputs = 0;
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(2);  // gradOut
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 1;
+    }
+  }
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // self
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 2;
+    }
+  }
+  {
+    const gert::StorageShape *inputStorage = context->GetInputShape(1);  // target
+    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
+      scalarInputs |= 4;
+    }
+  }
   const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(2);
   if (dtypeDesc == nullptr) {
     return ge::GRAPH_FAILED;
@@ -162,6 +183,7 @@ static ge::graphStatus SmoothL1LossGradV2TilingFunc(gert::TilingContext *context
   tiling.set_tileLength(tileLength);
   tiling.set_inBufferNum(static_cast<int32_t>(inBufferNum));
   tiling.set_outBufferNum(static_cast<int32_t>(outBufferNum));
+  tiling.set_scalarInputs(scalarInputs);
   tiling.set_scalar0(static_cast<float>(
       ((beta > int64_t{0}) ? (static_cast<double>(int64_t{1}) / static_cast<double>(beta))
                            : 3.4028234663852886e+38)));  // 1 / beta if beta > 0 else 3.4028234663852886e+38

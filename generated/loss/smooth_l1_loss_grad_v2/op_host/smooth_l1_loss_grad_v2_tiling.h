@@ -14,6 +14,7 @@ TILING_DATA_FIELD_DEF(int64_t, tailLength);    // elements per other core (the l
 TILING_DATA_FIELD_DEF(int64_t, tileLength);    // elements per UB tile
 TILING_DATA_FIELD_DEF(int32_t, inBufferNum);   // buffers per input queue
 TILING_DATA_FIELD_DEF(int32_t, outBufferNum);  // buffers per output queue
+TILING_DATA_FIELD_DEF(int64_t, scalarInputs);  // bit k: aclnn input k has one element, read once per core
 TILING_DATA_FIELD_DEF(float, scalar0);         // 1 / beta if beta > 0 else 3.4028234663852886e+38
 TILING_DATA_FIELD_DEF(float, scalar1);         // 1 / numel(gradInput) if reduction == 1 else 1
 END_TILING_DATA_DEF;

@@ -2,7 +2,8 @@
 // change the spec or the template and run `opgen generate`.
 // L2 API of aclnnSoftMarginLossBackward: parameter checks in CANN's order (null pointers, dtypes per product,
 // ranks, attribute values, broadcast and output shape, format), then the plan: inputs made contiguous,
-// cast to the promoted dtype and broadcast to the output shape on the host side, the SoftMarginLossGrad
+// cast to the promoted dtype and broadcast to the output shape on the host side (one that has one element is
+// read by the kernel instead), the SoftMarginLossGrad
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
 #include "aclnn_soft_margin_loss_backward.h"
 #include "soft_margin_loss_grad.h"
@@ -181,9 +182,10 @@ aclnnStatus CheckParams(const aclTensor *gradOutput, const aclTensor *self, cons
   return ACLNN_SUCCESS;
 }
 
-// Expands `tensor` to `shape` when it differs (broadcast happens on the host side, before the device op).
+// Expands `tensor` to `shape` when it differs (on the host side, before the device op), except a tensor of one
+// element where `shape` has more: the kernel reads that element once per core (tiling field scalarInputs).
 const aclTensor *BroadcastTensor(const aclTensor *tensor, const op::Shape &shape, aclOpExecutor *executor) {
-  if (tensor->GetViewShape() == shape) {
+  if (tensor->GetViewShape() == shape || (tensor->GetViewShape().GetShapeSize() == 1 && shape.GetShapeSize() > 1)) {
     return tensor;
   }
   std::vector<int64_t> dims(shape.GetDimNum());
