@@ -535,3 +535,18 @@ int main(int argc, char **argv) { testing::InitGoogleTest(&argc, argv); return R
     assert "[  FAILED  ] Plain.ExpectContinues" in out and "reached" in out
     assert "[  SKIPPED ] Plain.Skips" in out
     assert "[  PASSED  ] 1 tests." in out and "[  FAILED  ] 2 tests, listed below:" in out
+
+
+@pytest.mark.parametrize("family", sorted({s.family for s in SPECS.values()}))
+def test_each_tiling_unit_test_case_checks_every_integer_field_of_the_tiling_struct(family: str) -> None:
+    """A case compared only some fields (an elementwise case never its tailLength, which every core uses when
+    formerNum is 0): every integer field the tiling struct declares is compared in every case (a fp32 attr
+    field is the spec's value, not a tiling decision)."""
+    op = next(op for op, s in sorted(SPECS.items()) if s.family == family)
+    header = _folder(op) / "op_host" / f"{SPECS[op].kernel}_tiling.h"
+    declared = re.findall(r"TILING_DATA_FIELD_DEF\((u?int\d+_t), (\w+)\)", header.read_text())
+    assert declared, header
+    text = _ut_source(op).read_text()
+    cases = text.count("TEST_F(")
+    for _, name in declared:
+        assert len(re.findall(rf'found\), -?\d+LL\) << "tiling field {name}";', text)) == cases, name

@@ -231,7 +231,7 @@ def ut_tiling_case(
     outputs: Sequence[UtTensor],
     attrs: Sequence[str],
     decision: TilingDecisionBase,
-    field_names: Sequence[str],
+    field_names: Sequence[str] | None = None,
     *,
     deterministic: bool,
 ) -> UtTilingCase:
@@ -239,7 +239,8 @@ def ut_tiling_case(
     ``note``, tensors and attrs in OpDef order (:func:`ut_tensor`, :func:`ut_attr` expressions), whether the
     call is ``deterministic``, and what the family's tiling ``decision`` for the call expects: its tiling key,
     block dim (cores), workspace (bytes, system workspace included) and, of its tiling fields
-    (:meth:`TilingDecisionBase.tiling_fields`), those of ``field_names`` in that order.
+    (:meth:`TilingDecisionBase.tiling_fields`), those of ``field_names`` in that order; without
+    ``field_names``, every integer field in declaration order (a fp32 attr field is not compared).
 
     Raises:
         KeyError: a name of ``field_names`` is not among the decision's tiling fields.
@@ -256,7 +257,11 @@ def ut_tiling_case(
         tiling_key=decision.tiling_key,
         block_dim=decision.block_dim,
         workspace=decision.workspace_bytes,
-        fields=tuple(UtField(n, fields[n]) for n in field_names),
+        fields=tuple(
+            UtField(n, fields[n])
+            for n in (field_names if field_names is not None else fields)
+            if field_names is not None or (isinstance(fields[n], int) and not isinstance(fields[n], bool))
+        ),
     )
 
 

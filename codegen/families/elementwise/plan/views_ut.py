@@ -56,7 +56,6 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     outputs,
                     attrs,
                     d,
-                    ("totalLength", "formerNum", "formerLength", "tileLength", "inBufferNum"),
                     deterministic=False,
                 )
             )

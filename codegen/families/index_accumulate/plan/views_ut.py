@@ -61,7 +61,6 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     ],
                     ut.ut_device_attrs(spec, values),
                     d,
-                    ("numRows", "rowLength", "numIndices", "paddingRow", "dChunk", "countsOffset"),
                     deterministic=det,
                 )
             )

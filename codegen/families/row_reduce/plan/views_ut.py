@@ -50,7 +50,6 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     ],
                     ut.ut_device_attrs(spec, values),
                     d,
-                    ("mode", "reduceLen", "tileRows", "chunkNum"),
                     deterministic=False,
                 )
             )

@@ -109,10 +109,16 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT [96, 1023]
@@ -161,10 +167,16 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT [16777216]
@@ -213,10 +225,16 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524296LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT16 [16777216]
@@ -265,10 +283,16 @@ TEST_F(EluGradV2Tiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524304LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [2, 3]
@@ -317,10 +341,16 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [96, 1023]
@@ -369,10 +399,16 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [16777216]
@@ -421,10 +457,16 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT16 [16777216]
@@ -473,10 +515,16 @@ TEST_F(EluGradV2Tiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: BF16 [16777216]
@@ -525,10 +573,16 @@ TEST_F(EluGradV2Tiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [2, 3]
@@ -577,10 +631,16 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [96, 1023]
@@ -629,10 +689,16 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [16777216]
@@ -681,10 +747,16 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT16 [16777216]
@@ -733,10 +805,16 @@ TEST_F(EluGradV2Tiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: BF16 [16777216]
@@ -785,10 +863,16 @@ TEST_F(EluGradV2Tiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [2, 3]
@@ -837,10 +921,16 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [96, 1023]
@@ -889,10 +979,16 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [16777216]
@@ -941,10 +1037,16 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT16 [16777216]
@@ -993,10 +1095,16 @@ TEST_F(EluGradV2Tiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: BF16 [16777216]
@@ -1045,10 +1153,16 @@ TEST_F(EluGradV2Tiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [2, 3]
@@ -1097,10 +1211,16 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [96, 1023]
@@ -1149,10 +1269,16 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 12280LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 12272LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [16777216]
@@ -1201,10 +1327,16 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT16 [16777216]
@@ -1253,8 +1385,14 @@ TEST_F(EluGradV2Tiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097168LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }

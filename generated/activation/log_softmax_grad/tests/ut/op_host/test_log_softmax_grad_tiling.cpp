@@ -102,12 +102,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910_FLOAT_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910: FLOAT [2, 100000], dim 1
@@ -149,12 +171,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910_FLOAT_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 4544LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 23LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 4544LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 4544LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 4544LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910: FLOAT [4, 33, 5], dim 1
@@ -196,12 +240,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910_FLOAT_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 33LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 33LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 33LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 16LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 4LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 528LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910B: FLOAT [8, 100], dim -1
@@ -243,12 +309,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910B_FLOAT_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910B: FLOAT [2, 100000], dim 1
@@ -290,12 +378,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910B_FLOAT_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 3392LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 30LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3392LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 3392LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 3392LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910B: FLOAT [4, 33, 5], dim 1
@@ -337,12 +447,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910B_FLOAT_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 33LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 33LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 33LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 16LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 4LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 528LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910_93: FLOAT [8, 100], dim -1
@@ -384,12 +516,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910_93_FLOAT_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910_93: FLOAT [2, 100000], dim 1
@@ -431,12 +585,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910_93_FLOAT_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 3392LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 30LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3392LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 3392LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 3392LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910_93: FLOAT [4, 33, 5], dim 1
@@ -478,12 +654,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend910_93_FLOAT_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 33LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 33LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 33LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 16LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 4LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 528LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend950: FLOAT [8, 100], dim -1
@@ -525,12 +723,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend950_FLOAT_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend950: FLOAT [2, 100000], dim 1
@@ -572,12 +792,34 @@ TEST_F(LogSoftmaxGradTiling, Ascend950_FLOAT_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 4416LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 23LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 4416LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 4416LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 4416LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend950: FLOAT [4, 33, 5], dim 1
@@ -619,10 +861,32 @@ TEST_F(LogSoftmaxGradTiling, Ascend950_FLOAT_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 33LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 33LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 33LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 16LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 4LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 528LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }

@@ -103,10 +103,16 @@ TEST_F(MishGradTiling, Ascend910_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT [96, 1023]
@@ -149,10 +155,16 @@ TEST_F(MishGradTiling, Ascend910_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT [16777216]
@@ -195,10 +207,16 @@ TEST_F(MishGradTiling, Ascend910_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524296LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT16 [16777216]
@@ -241,10 +259,16 @@ TEST_F(MishGradTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524304LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5952LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [2, 3]
@@ -287,10 +311,16 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4096LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [96, 1023]
@@ -333,10 +363,16 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4096LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [16777216]
@@ -379,10 +415,16 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4096LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT16 [16777216]
@@ -425,10 +467,16 @@ TEST_F(MishGradTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: BF16 [16777216]
@@ -471,10 +519,16 @@ TEST_F(MishGradTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [2, 3]
@@ -517,10 +571,16 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4096LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [96, 1023]
@@ -563,10 +623,16 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4096LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [16777216]
@@ -609,10 +675,16 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4096LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT16 [16777216]
@@ -655,10 +727,16 @@ TEST_F(MishGradTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: BF16 [16777216]
@@ -701,10 +779,16 @@ TEST_F(MishGradTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [2, 3]
@@ -747,10 +831,16 @@ TEST_F(MishGradTiling, Ascend950_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5248LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [96, 1023]
@@ -793,10 +883,16 @@ TEST_F(MishGradTiling, Ascend950_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5248LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [16777216]
@@ -839,10 +935,16 @@ TEST_F(MishGradTiling, Ascend950_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5248LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT16 [16777216]
@@ -885,10 +987,16 @@ TEST_F(MishGradTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5760LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: BF16 [16777216]
@@ -931,10 +1039,16 @@ TEST_F(MishGradTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5760LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [2, 3]
@@ -977,10 +1091,16 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [96, 1023]
@@ -1023,10 +1143,16 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 12280LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 12272LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [16777216]
@@ -1069,10 +1195,16 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT16 [16777216]
@@ -1115,8 +1247,14 @@ TEST_F(MishGradTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097168LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5952LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }

@@ -108,10 +108,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6528LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT [96, 1023]
@@ -159,10 +167,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 98216LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 98208LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6528LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT [16777216]
@@ -210,10 +226,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777224LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6528LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT16 [16777216]
@@ -261,10 +285,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777232LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6208LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT [2, 3], weight absent
@@ -310,10 +342,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_FLOAT_2x3_no_weight) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5952LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [2, 3]
@@ -361,10 +401,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910B_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3776LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [96, 1023]
@@ -412,10 +460,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910B_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3776LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [16777216]
@@ -463,10 +519,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910B_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3776LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT16 [16777216]
@@ -514,10 +578,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4032LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: BF16 [16777216]
@@ -565,10 +637,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4032LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [2, 3], weight absent
@@ -614,10 +694,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910B_FLOAT_2x3_no_weight) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [2, 3]
@@ -665,10 +753,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_93_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3776LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [96, 1023]
@@ -716,10 +812,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_93_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3776LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [16777216]
@@ -767,10 +871,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_93_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3776LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT16 [16777216]
@@ -818,10 +930,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4032LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: BF16 [16777216]
@@ -869,10 +989,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4032LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [2, 3], weight absent
@@ -918,10 +1046,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend910_93_FLOAT_2x3_no_weight) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [2, 3]
@@ -969,10 +1105,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend950_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4864LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [96, 1023]
@@ -1020,10 +1164,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend950_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4864LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [16777216]
@@ -1071,10 +1223,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend950_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4864LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT16 [16777216]
@@ -1122,10 +1282,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5248LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: BF16 [16777216]
@@ -1173,10 +1341,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5248LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [2, 3], weight absent
@@ -1222,10 +1398,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend950_FLOAT_2x3_no_weight) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5760LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [2, 3]
@@ -1273,10 +1457,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend310P_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4992LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [96, 1023]
@@ -1324,10 +1516,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend310P_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 98216LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 98208LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4992LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [16777216]
@@ -1375,10 +1575,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend310P_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777224LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4992LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT16 [16777216]
@@ -1426,10 +1634,18 @@ TEST_F(BinaryCrossEntropyTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777232LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [2, 3], weight absent
@@ -1475,8 +1691,16 @@ TEST_F(BinaryCrossEntropyTiling, Ascend310P_FLOAT_2x3_no_weight) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5952LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }

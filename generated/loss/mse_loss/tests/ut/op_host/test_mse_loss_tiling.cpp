@@ -106,10 +106,18 @@ TEST_F(MseLossTiling, Ascend910_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8128LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT [96, 1023]
@@ -155,10 +163,18 @@ TEST_F(MseLossTiling, Ascend910_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 98216LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 98208LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8128LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT [16777216]
@@ -204,10 +220,18 @@ TEST_F(MseLossTiling, Ascend910_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777224LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8128LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910: FLOAT16 [16777216]
@@ -253,10 +277,18 @@ TEST_F(MseLossTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777232LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [2, 3]
@@ -302,10 +334,18 @@ TEST_F(MseLossTiling, Ascend910B_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6080LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [96, 1023]
@@ -351,10 +391,18 @@ TEST_F(MseLossTiling, Ascend910B_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6080LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT [16777216]
@@ -400,10 +448,18 @@ TEST_F(MseLossTiling, Ascend910B_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6080LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: FLOAT16 [16777216]
@@ -449,10 +505,18 @@ TEST_F(MseLossTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910B: BF16 [16777216]
@@ -498,10 +562,18 @@ TEST_F(MseLossTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [2, 3]
@@ -547,10 +619,18 @@ TEST_F(MseLossTiling, Ascend910_93_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6080LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [96, 1023]
@@ -596,10 +676,18 @@ TEST_F(MseLossTiling, Ascend910_93_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6080LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT [16777216]
@@ -645,10 +733,18 @@ TEST_F(MseLossTiling, Ascend910_93_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6080LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: FLOAT16 [16777216]
@@ -694,10 +790,18 @@ TEST_F(MseLossTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend910_93: BF16 [16777216]
@@ -743,10 +847,18 @@ TEST_F(MseLossTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [2, 3]
@@ -792,10 +904,18 @@ TEST_F(MseLossTiling, Ascend950_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7872LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [96, 1023]
@@ -841,10 +961,18 @@ TEST_F(MseLossTiling, Ascend950_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7872LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT [16777216]
@@ -890,10 +1018,18 @@ TEST_F(MseLossTiling, Ascend950_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7872LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: FLOAT16 [16777216]
@@ -939,10 +1075,18 @@ TEST_F(MseLossTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend950: BF16 [16777216]
@@ -988,10 +1132,18 @@ TEST_F(MseLossTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [2, 3]
@@ -1037,10 +1189,18 @@ TEST_F(MseLossTiling, Ascend310P_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8128LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [96, 1023]
@@ -1086,10 +1246,18 @@ TEST_F(MseLossTiling, Ascend310P_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 98216LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 98208LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8128LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT [16777216]
@@ -1135,10 +1303,18 @@ TEST_F(MseLossTiling, Ascend310P_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777224LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8128LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }
 
 // Ascend310P: FLOAT16 [16777216]
@@ -1184,8 +1360,16 @@ TEST_F(MseLossTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16777232LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 16777216LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+  EXPECT_EQ(FieldAt<int32_t>(data, 56, found), 2LL) << "tiling field reduceKind";
+  EXPECT_TRUE(found) << "tiling field reduceKind";
 }

@@ -108,10 +108,16 @@ TEST_F(MseLossGradTiling, Ascend910_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 13056LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT [96, 1023]
@@ -159,10 +165,16 @@ TEST_F(MseLossGradTiling, Ascend910_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 13056LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT [16777216]
@@ -210,10 +222,16 @@ TEST_F(MseLossGradTiling, Ascend910_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524296LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 13056LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910: FLOAT16 [16777216]
@@ -261,10 +279,16 @@ TEST_F(MseLossGradTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524304LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 14528LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 1LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [2, 3]
@@ -312,10 +336,16 @@ TEST_F(MseLossGradTiling, Ascend910B_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [96, 1023]
@@ -363,10 +393,16 @@ TEST_F(MseLossGradTiling, Ascend910B_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT [16777216]
@@ -414,10 +450,16 @@ TEST_F(MseLossGradTiling, Ascend910B_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: FLOAT16 [16777216]
@@ -465,10 +507,16 @@ TEST_F(MseLossGradTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910B: BF16 [16777216]
@@ -516,10 +564,16 @@ TEST_F(MseLossGradTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [2, 3]
@@ -567,10 +621,16 @@ TEST_F(MseLossGradTiling, Ascend910_93_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [96, 1023]
@@ -618,10 +678,16 @@ TEST_F(MseLossGradTiling, Ascend910_93_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT [16777216]
@@ -669,10 +735,16 @@ TEST_F(MseLossGradTiling, Ascend910_93_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: FLOAT16 [16777216]
@@ -720,10 +792,16 @@ TEST_F(MseLossGradTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend910_93: BF16 [16777216]
@@ -771,10 +849,16 @@ TEST_F(MseLossGradTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [2, 3]
@@ -822,10 +906,16 @@ TEST_F(MseLossGradTiling, Ascend950_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [96, 1023]
@@ -873,10 +963,16 @@ TEST_F(MseLossGradTiling, Ascend950_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 8192LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8184LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT [16777216]
@@ -924,10 +1020,16 @@ TEST_F(MseLossGradTiling, Ascend950_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: FLOAT16 [16777216]
@@ -975,10 +1077,16 @@ TEST_F(MseLossGradTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10560LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend950: BF16 [16777216]
@@ -1026,10 +1134,16 @@ TEST_F(MseLossGradTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10560LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [2, 3]
@@ -1077,10 +1191,16 @@ TEST_F(MseLossGradTiling, Ascend310P_FLOAT_2x3) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 16LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 8LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [96, 1023]
@@ -1128,10 +1248,16 @@ TEST_F(MseLossGradTiling, Ascend310P_FLOAT_96x1023) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 12280LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 12272LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT [16777216]
@@ -1179,10 +1305,16 @@ TEST_F(MseLossGradTiling, Ascend310P_FLOAT_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097160LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
 // Ascend310P: FLOAT16 [16777216]
@@ -1230,8 +1362,14 @@ TEST_F(MseLossGradTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097168LL) << "tiling field formerLength";
   EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10880LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
 }

@@ -104,12 +104,34 @@ TEST_F(RmsNormTiling, Ascend910B_FLOAT16_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910B: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [2, 100000], dim 1
@@ -153,12 +175,34 @@ TEST_F(RmsNormTiling, Ascend910B_FLOAT16_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 2944LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 34LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 2944LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 2944LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 2944LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910B: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [4, 33, 5], dim 1
@@ -202,12 +246,34 @@ TEST_F(RmsNormTiling, Ascend910B_FLOAT16_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 132LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 5LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 5LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 132LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 2LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 36LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 48LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910_93: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [8, 100], dim -1
@@ -251,12 +317,34 @@ TEST_F(RmsNormTiling, Ascend910_93_FLOAT16_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910_93: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [2, 100000], dim 1
@@ -300,12 +388,34 @@ TEST_F(RmsNormTiling, Ascend910_93_FLOAT16_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 2944LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 34LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 2944LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 2944LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 2944LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend910_93: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [4, 33, 5], dim 1
@@ -349,12 +459,34 @@ TEST_F(RmsNormTiling, Ascend910_93_FLOAT16_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 132LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 5LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 5LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 132LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 2LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 36LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 48LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend950: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [8, 100], dim -1
@@ -398,12 +530,34 @@ TEST_F(RmsNormTiling, Ascend950_FLOAT16_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend950: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [2, 100000], dim 1
@@ -447,12 +601,34 @@ TEST_F(RmsNormTiling, Ascend950_FLOAT16_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 3840LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 27LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3840LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 3840LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 3840LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend950: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT [4, 33, 5], dim 1
@@ -496,12 +672,34 @@ TEST_F(RmsNormTiling, Ascend950_FLOAT16_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 132LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 5LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 5LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 132LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 2LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 4LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 48LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend310P: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT [8, 100], dim -1
@@ -545,12 +743,34 @@ TEST_F(RmsNormTiling, Ascend310P_FLOAT16_8x100_dimm1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend310P: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT [2, 100000], dim 1
@@ -594,12 +814,34 @@ TEST_F(RmsNormTiling, Ascend310P_FLOAT16_2x100000_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 2LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100000LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 4096LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 25LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 4096LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 4096LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 4096LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
 
 // Ascend310P: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT [4, 33, 5], dim 1
@@ -643,10 +885,32 @@ TEST_F(RmsNormTiling, Ascend310P_FLOAT16_4x33x5_dim1) {
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
   EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 132LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 5LL) << "tiling field reduceLen";
   EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 17LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 5LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
   EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 16LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 132LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 16LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 4LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 272LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 16LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
 }
