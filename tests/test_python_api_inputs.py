@@ -85,6 +85,18 @@ def test_an_array_no_acl_dtype_represents_is_refused_with_161002(
     assert sigmoid_backward.last_stats == {}
 
 
+def test_a_byte_swapped_array_is_refused_with_how_to_convert_it(sigmoid_backward: OpCallable) -> None:
+    """A big-endian float32 array holds a type aclnn has, in the other byte order: the message says how to
+    convert it (device memory is little-endian)."""
+    with pytest.raises(codegen.AclnnError) as info:
+        sigmoid_backward(gradOutput=X.astype(">f4"), output=X)
+    assert (info.value.status, info.value.phase) == (161002, 1)
+    assert info.value.message == (
+        "gradOutput has NumPy dtype >f4, which no aclDataType represents (no aclTensor can be made of it) "
+        "(convert it to native byte order first: .astype('<f4')): it must be one of [DT_FLOAT, DT_FLOAT16, DT_BF16]."
+    )
+
+
 def test_a_null_tensor_beside_an_unrepresentable_one_is_161001_naming_the_null_one(
     sigmoid_backward: OpCallable,
 ) -> None:

@@ -431,10 +431,14 @@ class OpCallable:
             return {name: np.broadcast_to(np.uint8(0), a.shape) if name in bad else a for name, a in arrays.items()}
         tensor = next(t for t in [*self.spec.inputs, *self.spec.outputs] if t.name == bad[0])
         accepted = ", ".join(f"DT_{d.name}" for d in tensor.dtypes_for(self.product))
+        dtype = arrays[bad[0]].dtype
+        # device memory is little-endian: a byte-swapped array of a represented type needs converting first
+        swapped = not dtype.isnative and dtype.newbyteorder("=") != dtype
+        hint = f" (convert it to native byte order first: .astype('{dtype.newbyteorder('=').str}'))" if swapped else ""
         raise AclnnError(
             AclnnStatus.ACLNN_ERR_PARAM_INVALID,
-            f"{bad[0]} has NumPy dtype {arrays[bad[0]].dtype}, which no aclDataType represents (no aclTensor can "
-            f"be made of it): it must be one of [{accepted}].",
+            f"{bad[0]} has NumPy dtype {dtype.str if swapped else dtype}, which no aclDataType represents (no "
+            f"aclTensor can be made of it){hint}: it must be one of [{accepted}].",
             1,
         )
 
