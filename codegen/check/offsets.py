@@ -28,12 +28,13 @@ derives its ranges with every index 0.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from codegen import registry
 from codegen.check.cases import Case
-from codegen.spec.model import OpSpec
+from codegen.spec.model import DeviceTensor, DType, OpSpec
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 INT64_MAX = 2**63 - 1
@@ -93,6 +94,25 @@ def device_attrs(spec: OpSpec, attrs: dict[str, Any]) -> dict[str, Any]:
         if DEVICE_ATTR_TYPE_INFO[dev.type].is_list and not isinstance(value, (list, tuple)):
             value = [int(value)]  # an integer aclnn attr reaches a list attr as the one-element list {value}
         out[dev.name] = value
+    return out
+
+
+def device_byte_ranges(
+    spec: OpSpec, request: dict[str, Any], elements: Callable[[DeviceTensor], tuple[int, int]]
+) -> dict[str, tuple[int, int]]:
+    """The bytes ``[lo, hi)`` a probed core owns of each device tensor of ``spec``, by device name, from the
+    element range ``elements`` gives for it and the dtype the probe ``request`` gives its tensor (a family's
+    ``probe_ranges`` hook supplies the elements). An optional device input no aclnn tensor feeds is left out:
+    the kernel never reads it."""
+    dev = spec.device_interface
+    out: dict[str, tuple[int, int]] = {}
+    for params, tensors in ((dev.inputs, request["inputs"]), (dev.outputs, request["outputs"])):
+        for param, tensor in zip(params, tensors, strict=True):
+            if param.source is None:
+                continue
+            lo, hi = elements(param)
+            size = DType[tensor["dtype"]].itemsize
+            out[param.name] = (lo * size, hi * size)
     return out
 
 

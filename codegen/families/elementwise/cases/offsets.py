@@ -9,7 +9,7 @@ from typing import Any
 from codegen.check.cases import (
     Case,
 )
-from codegen.check.offsets import BIG, cover, device_attrs
+from codegen.check.offsets import BIG, cover, device_attrs, device_byte_ranges
 from codegen.spec.model import DType, OpSpec, Product
 
 
@@ -93,13 +93,4 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     flen, tlen = tiling["formerLength"], tiling["tailLength"]
     start = core * flen if core < former else former * flen + (core - former) * tlen
     end = min(start + (flen if core < former else tlen), total)
-    dev = fn.spec.device_interface
-    request = case.params["request"]
-    out: dict[str, tuple[int, int]] = {}
-    for params, tensors in ((dev.inputs, request["inputs"]), (dev.outputs, request["outputs"])):
-        for param, tensor in zip(params, tensors, strict=True):
-            if param.source is None:  # an optional input no aclnn tensor feeds: the kernel never reads it
-                continue
-            size = DType[tensor["dtype"]].itemsize
-            out[param.name] = (start * size, end * size)
-    return out
+    return device_byte_ranges(fn.spec, case.params["request"], lambda _: (start, end))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs
+from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs, device_byte_ranges
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims, view_dims
 from codegen.spec.model import DType, OpSpec, Product
@@ -122,14 +122,8 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
         end = min((b1 + 1) * width, inner)
         full = (o0 * r * inner + b0 * width, o1 * r * inner + (r - 1) * inner + end)
         row = (o0 * inner + b0 * width, o1 * inner + end)
-    dev = spec.device_interface
-    request = case.params["request"]
-    out: dict[str, tuple[int, int]] = {}
-    for params, tensors in ((dev.inputs, request["inputs"]), (dev.outputs, request["outputs"])):
-        for param, tensor in zip(params, tensors, strict=True):
-            if param.source is None:  # an optional input no aclnn tensor feeds: the kernel never reads it
-                continue
-            lo, hi = (0, r) if param.source == comp.rows else row if param.source in per_row else full
-            size = DType[tensor["dtype"]].itemsize
-            out[param.name] = (lo * size, hi * size)
-    return out
+    return device_byte_ranges(
+        spec,
+        case.params["request"],
+        lambda param: (0, r) if param.source == comp.rows else row if param.source in per_row else full,
+    )
