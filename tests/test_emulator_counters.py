@@ -100,7 +100,10 @@ def _needs_smlb(case: Case, spec: Any) -> Needs:
     if out is None:
         out = registry.family(spec.family).infer_output(spec, arrays, {a.name: params[a.name] for a in spec.attrs})
     numel, item = int(np.asarray(out).size), int(np.asarray(out).dtype.itemsize)
-    return Needs(numel * item, len(spec.inputs) * numel * item, numel * item, numel == 0)
+    # each input read once, with its own element count: a one-element input broadcast over the output is read
+    # once per core by the kernel, not expanded (an absent optional input is not read)
+    read = sum(int(np.asarray(a).size) * item for a in arrays.values() if a is not None) if numel else 0
+    return Needs(numel * item, read, numel * item, numel == 0)
 
 
 def _needs_edb(case: Case, ref: ModuleType) -> Needs:

@@ -61,8 +61,8 @@ SELECT_MUTANTS = (
     ),
     SelectMutant(
         "select-branches-swapped",
-        "Select(outLocal, mask0, tmp0, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);",
-        "Select(outLocal, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);",
+        "Select(outLocal, mask0, const0, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);",
+        "Select(outLocal, mask0, tmp0, const0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);",
         1,
         "values",
     ),

@@ -110,6 +110,15 @@ def _value_cases(
             small: dict[str, tuple[int, ...]] = dict.fromkeys(inputs, (3, 5, 17))
             small[name] = () if i == 0 else (1, 17)
             yield value_case(dt, "broadcast", small, f"broadcast {name}{list(small[name])}")
+        # Each input that may broadcast as one element against the others spread over several cores, each
+        # with more than one tile: the kernel reads such an input once per core and keeps it in a filled tile
+        # (a program that writes over that tile must fill it again before the next tile)
+        wide = _multicore_length(spec, product, dt)
+        for name in inputs:
+            if name == anchor:
+                continue
+            one: dict[str, tuple[int, ...]] = {**dict.fromkeys(inputs, (wide,)), name: (1,)}
+            yield value_case(dt, "broadcast", one, f"one-element {name} [1] over [{wide}]")
         # Each optional input null: the kernel's variant without it, on tile boundaries and every attr value.
         for name in optional:
             for shape_name, shape in plain[2:7]:
