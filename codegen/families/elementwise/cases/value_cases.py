@@ -117,8 +117,8 @@ def _value_cases(
         for name in inputs:
             if name == anchor:
                 continue
-            one: dict[str, tuple[int, ...]] = {**dict.fromkeys(inputs, (wide,)), name: (1,)}
-            yield value_case(dt, "broadcast", one, f"one-element {name} [1] over [{wide}]")
+            single: dict[str, tuple[int, ...]] = {**dict.fromkeys(inputs, (wide,)), name: (1,)}
+            yield value_case(dt, "broadcast", single, f"one-element {name} [1] over [{wide}]")
         # Each optional input null: the kernel's variant without it, on tile boundaries and every attr value.
         for name in optional:
             for shape_name, shape in plain[2:7]:
