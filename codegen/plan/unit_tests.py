@@ -246,6 +246,7 @@ def ut_tiling_case(
         KeyError: a name of ``field_names`` is not among the decision's tiling fields.
     """
     fields = decision.tiling_fields()
+    names = field_names if field_names is not None else [n for n, v in fields.items() if type(v) is int]
     return UtTilingCase(
         name=ut_case_name(product, *name_parts),
         product=product.name,
@@ -257,11 +258,7 @@ def ut_tiling_case(
         tiling_key=decision.tiling_key,
         block_dim=decision.block_dim,
         workspace=decision.workspace_bytes,
-        fields=tuple(
-            UtField(n, fields[n])
-            for n in (field_names if field_names is not None else fields)
-            if field_names is not None or (isinstance(fields[n], int) and not isinstance(fields[n], bool))
-        ),
+        fields=tuple(UtField(n, fields[n]) for n in names),
     )
 
 

@@ -29,7 +29,7 @@ namespace ge {
 class TensorType {
  public:
   explicit TensorType(DataType dt) : types_{dt} {}
-  TensorType(const std::initializer_list<DataType> &types) : types_(types) {}
+  TensorType(const std::initializer_list<DataType> &initial_types) : types_(initial_types) {}
   const std::vector<DataType> &Types() const {
     return types_;
   }
