@@ -73,15 +73,23 @@ class TilingDecision(UbSplitDecision):
     """What the tiling function decides for one shape on one product (units in the field names)."""
 
     FIELDS = TILING_FIELDS
+    #: the compute dtype's name (``FLOAT``, ``FLOAT16``, ...)
     dtype: str
+    #: elements of the output
     total_length: int
+    #: cores that take one extra 32-byte block, and their elements each
     former_num: int
     former_length: int
+    #: elements of every other core (the last core's range is clipped to ``total_length``)
     tail_length: int
+    #: elements per UB tile (a whole number of 256-byte fp32 repeats)
     tile_length: int
+    #: buffers per input queue and per output queue
     in_buffer_num: int
     out_buffer_num: int
+    #: UB bytes the queues and temporaries take
     ub_used_bytes: int
+    #: the most tiles one core runs
     tiles_per_core_max: int
     reduce_kind: int | None = None  # None: no reduce epilogue; else REDUCE_KIND_*
     scalar_inputs: int = 0  # bit k: aclnn input k has one element (read once per core)
