@@ -550,6 +550,15 @@ def test_a_default_of_the_wrong_type_names_the_attr_type_with_its_article(tmp_pa
     f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: uint64\n    default: 1.5\n"))
     assert errs == [f"{f}:24: attrs[0].default: default must be an integer for a uint64 attr, got float 1.5"]
 
+    # an example that leaves the attr to its (invalid) default is not also told the attr has none
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("    type: int64\n", "    type: int64\n    default: 1.5\n"),
+        ("tiling:\n", EXAMPLE_INPUTS + "  output: {shape: [2], dtype: FLOAT}\ntiling:\n"),
+    )
+    assert errs == [f"{f}:24: attrs[0].default: default must be an integer for an int64 attr, got float 1.5"]
+
 
 @pytest.mark.parametrize(
     ("word", "article"),
@@ -1571,6 +1580,19 @@ def test_string_and_scalar_attr_misuse_is_a_spec_error(
     path = tmp_path / STEM
     errs = errors_of(path, text, catalogue)
     assert any(what in e for e in errs), errs
+
+
+def test_a_string_attr_without_values_reports_its_default_no_further(tmp_path: Path, catalogue: Catalogue) -> None:
+    text = BASE
+    start, end = text.index("attrs:\n"), text.index("outputs:\n")
+    attr = "  - name: reduction\n    type: string\n    default: mean\n    description: d.\n"
+    text = text[:start] + "attrs:\n" + attr + text[end:]
+    text = text.replace('  scalars:\n    norm: "1 / numel(out) if reduction == 1 else 1"\n', "")
+    text = edit(text, '  out: "-target * gradOutput * sigmoid(-target * self) * norm"', '  out: "gradOutput"')
+    errs = errors_of(tmp_path / STEM, text, catalogue)
+    assert [e for e in errs if "attrs[0]" in e] == [
+        f"{tmp_path / STEM}:22: attrs[0].values: string attr 'reduction' needs values: the list of strings it accepts"
+    ]
 
 
 def test_signature_orders_the_aclnn_parameters(tmp_path: Path, catalogue: Catalogue) -> None:

@@ -45,7 +45,9 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
     default: int | float | bool | str | None = None
     if "default" in m and type_ == "string":
         d = m["default"].value if isinstance(m["default"], YScalar) else None
-        if not isinstance(d, str) or d not in [n for _, n in values or ()]:
+        if values is None:
+            pass  # the values were reported; the default cannot be checked against them
+        elif not isinstance(d, str) or d not in [n for _, n in values]:
             r.error(m["default"], f"default must be one of the values of '{name}': {_names(values)}")
         else:
             default = d
@@ -61,6 +63,8 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
                 scalar_dtypes = tuple(listed)
             elif isinstance(m["dtypes"], YSeq) and not m["dtypes"].items:
                 r.error(m["dtypes"], f"empty dtype list; give at least one of: {', '.join(SCALAR_ACL_IDS)}")
+    if "default" in m and default is None:
+        st.unread_defaults.add(name)
     header_name = read_header_name(st, m.get("header_name"), name)
     return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes, header_name)
 

@@ -189,7 +189,11 @@ def read_example(
                     f"(+-{limit:.9g}); give '{a.name}' an example value within it",
                 )
                 ok = False
-        elif a.name not in attr_values and not any(k.value == a.name for k, _ in map_entries(m.get("attrs"))):
+        elif (
+            a.name not in attr_values
+            and a.name not in st.unread_defaults
+            and not any(k.value == a.name for k, _ in map_entries(m.get("attrs")))
+        ):
             where = m.get("attrs", node)
             r.error(where, f"missing example attr '{a.name}' (it has no default)")
             ok = False

@@ -25,6 +25,8 @@ class ParseState:
         op_products: the op's products, once parsed.
         unread_dtypes: the tensors whose ``dtypes`` hold an item naming no dtype (reported there): other
             entries are not checked against their dtypes, as the unknown name may have meant any dtype.
+        unread_defaults: the attrs whose ``default`` was given but is invalid (reported there): the example
+            does not also report them as missing.
     """
 
     def __init__(self, root: YNode, path: Path, catalogue: Catalogue | None, r: Reader) -> None:
@@ -35,3 +37,4 @@ class ParseState:
         self.taken: dict[str, tuple[str, SourceLoc]] = {}
         self.op_products: tuple[str, ...] = ()
         self.unread_dtypes: set[str] = set()
+        self.unread_defaults: set[str] = set()
