@@ -138,7 +138,7 @@ class GenerateResult:
     @property
     def clean(self) -> bool:
         """True when the output tree holds exactly what the specs produce (no stray op folder either)."""
-        return self.report.clean and not self.orphans and not self.strays
+        return self.report.clean and not self.orphans and not self.strays and not self.foreign
 
 
 #: Subfolders of a generated op folder (the CANN ops-nn layout).
@@ -165,12 +165,12 @@ def _has_banner(path: Path) -> bool:
         return False
 
 
-def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord], folder: str) -> bool:
+def _foreign(root: Path, rel: str, text: str | None, owned: Mapping[str, FileRecord], folder: str) -> bool:
     """Whether the file at output path ``rel`` exists and was not written by opgen, so that opgen must keep it.
 
     Ours: a manifest record (other than one of a kept foreign file), the generator's banner, the very bytes
-    opgen would write (``text``), or, without a record, a file inside the op's folder ``folder`` (relative to
-    ``root``; empty for a root file) whose other files carry the
+    opgen would write (``text``; None: the file is known to hold other bytes), or, without a record, a file
+    inside the op's folder ``folder`` (relative to ``root``; empty for a root file) whose other files carry the
     banner (a generated folder whose manifest was lost, or a hand edit there, which generating repairs; JSON
     outputs cannot carry the banner). Foreign: anything else, and a file once kept as foreign (recorded so)
     until it is gone.
@@ -181,7 +181,7 @@ def _foreign(root: Path, rel: str, text: str, owned: Mapping[str, FileRecord], f
         return False
     if not path.exists() or _has_banner(path):
         return False
-    if file_hash(path) == sha256_bytes(text.encode()):
+    if text is not None and file_hash(path) == sha256_bytes(text.encode()):
         return False
     if record is not None:  # kept as foreign before
         return True
@@ -273,7 +273,7 @@ def prune_plan(
     for rel in candidates:
         path = root / rel
         rec = manifest.get(rel)
-        if rec is None:
+        if rec is None or rec.input_hash == FOREIGN:
             kept[rel] = "not written by opgen"
         elif path.is_symlink() or not path.is_file() or not _inside(root, path):
             kept[rel] = "not a regular file inside the output directory"
@@ -430,6 +430,14 @@ def run_generate(
     if check:
         catalogue, specs = _load_project(sdir, products_file)
         checked = GenerateResult(generate(specs, catalogue, root, check=True), warnings=warnings)
+        # A differing file opgen did not write is not stale: generating would keep it, not rewrite it.
+        op_folders = sorted({s.folder for s in specs.values()}, key=len, reverse=True)
+        checked.foreign = [
+            rel
+            for rel in checked.report.stale
+            if _foreign(root, rel, None, owned, next((f for f in op_folders if rel.startswith(f"{f}/")), ""))
+        ]
+        checked.report.stale = [rel for rel in checked.report.stale if rel not in checked.foreign]
         checked.orphans = owned_folders(root, {s.folder for s in specs.values()}, owned)
         return checked
 
@@ -480,7 +488,20 @@ def run_generate(
         result.foreign = sorted(rel for rel in files if _foreign(root, rel, files[rel], owned, folder_of.get(rel, "")))
         for rel in result.foreign:
             del files[rel]
+        # A file opgen wrote and someone edited since: generating repairs it, and says so.
+        edited = [
+            rel
+            for rel in files
+            if (r := owned.get(rel)) is not None
+            and r.input_hash != FOREIGN
+            and r.output_hash
+            and (root / rel).is_file()
+            and file_hash(root / rel) != r.output_hash
+        ]
         result.report = sync_tree(root, files, [specs[name].folder for name in todo], check=dry_run)
+        rewritten = set(result.report.stale if dry_run else result.report.written)
+        verb = "would overwrite" if dry_run else "overwrote"
+        result.warnings += [f"{verb} {rel} (edited since opgen wrote it)" for rel in edited if rel in rewritten]
         former = recorded_op_folders(owned)
         for op_render in rendered:
             snake, folder = op_render.spec.snake, op_render.spec.folder

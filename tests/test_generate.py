@@ -75,6 +75,12 @@ def test_cli_check_exit_status(tmp_path: Path) -> None:
     stale = subprocess.run([*cmd, "--check"], env=env, capture_output=True, text=True, check=False)
     assert stale.returncode == 1
     assert f"stale: {victim.relative_to(out).as_posix()}" in stale.stdout
+    # generating repairs the hand edit and says so (a dry run says it would)
+    for extra, verb in ((["--dry-run"], "would overwrite"), ([], "overwrote")):
+        fixed = subprocess.run([*cmd, *extra], env=env, capture_output=True, text=True, check=False)
+        assert fixed.returncode == 0, fixed.stderr
+        assert f"warning: {verb} {victim.relative_to(out).as_posix()} (edited since opgen wrote it)" in fixed.stderr
+    assert victim.read_text() != "changed\n"
 
 
 def test_generation_is_independent_of_hash_seed(tmp_path: Path) -> None:

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from project_copy import copy_project
 
+from codegen.generate import prune_plan
+from codegen.manifest import load_manifest
+
 
 def opgen(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OPGEN_ROOT": str(root)}
@@ -154,6 +157,16 @@ def test_generate_keeps_a_file_it_did_not_write_at_an_output_path(tmp_path: Path
         assert "error: kept activation/sigmoid_grad/docs/aclnnSigmoidBackward.md (it exists" in proc.stderr
         assert "produced by no template" not in proc.stderr
         assert notes.read_text() == "my notes\n" and doc.read_text() == "my doc\n"
+    # --check names it as the user's, not as stale (generating would not rewrite it), and fails
+    check_cmd = [sys.executable, "-m", "codegen", "generate", "--out", str(out), "--check"]
+    proc = subprocess.run(check_cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert "not written by opgen: activation/sigmoid_grad/docs/aclnnSigmoidBackward.md" in proc.stdout
+    assert "stale: activation/sigmoid_grad/docs/aclnnSigmoidBackward.md" not in proc.stdout
+    assert "move the files opgen did not write away" in proc.stderr
+    # the manifest keeps it as the user's: a prune would keep it as one opgen never wrote
+    rel = "activation/sigmoid_grad/docs/aclnnSigmoidBackward.md"
+    assert prune_plan(out, [rel], load_manifest(out)) == ([], {rel: "not written by opgen"})
     doc.unlink()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert "wrote activation/sigmoid_grad/docs/aclnnSigmoidBackward.md" in proc.stdout

@@ -83,12 +83,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"not produced by any template: {rel}")
         for name in result.orphans:
             print(f"not produced by any spec: {name}/")
+        for rel in result.foreign:
+            print(f"not written by opgen: {rel}")
         fix = _generate_command(args)
         advice = []
         if report.stale or report.missing:
             advice.append(f"`{fix}` rewrites the stale and missing files")
         if report.extra or result.orphans:
             advice.append(f"`{fix} --prune` removes the files and folders no template or spec produces")
+        if result.foreign:
+            advice.append("move the files opgen did not write away from its output paths (it never overwrites them)")
         print(f"{args.out or 'generated/'} differs from the specs; to update: {'; '.join(advice)}", file=sys.stderr)
         return 1
     if result.dry_run:
