@@ -231,7 +231,30 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
     if product.name not in spec.products:
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)
-    return "\n".join([*lines, registry.family(spec.family).explain_tiling(spec, product, shape, dtype_name)])
+    tiling = registry.family(spec.family).explain_tiling(spec, product, shape, dtype_name)
+    out_shape = _first_output_shape(spec, env)
+    if out_shape is not None and 0 in out_shape:
+        tiling += (
+            f"\nthe call launches no kernel: its output {spec.outputs[0].name} {list(out_shape)} has no elements, "
+            "and the aclnn API returns ACLNN_SUCCESS before the tiling, so the tiling above is never used"
+        )
+    return "\n".join([*lines, tiling])
+
+
+def _first_output_shape(spec: OpSpec, env: Mapping[str, object]) -> tuple[int, ...] | None:
+    """The first output's shape for the call ``env`` (its shape rule, as the family's compute adjusts it for
+    the attrs, e.g. a reduction to 0-d), or None when the spec gives no rule or the rule cannot be evaluated."""
+    from codegen.spec.expr import ExprEvalError, evaluate
+    from codegen.spec.expr.functions import as_shape
+
+    rule = spec.outputs[0].shape if spec.outputs else None
+    if rule is None:
+        return None
+    try:
+        ruled = as_shape(evaluate(rule, dict(env)))
+    except (ExprEvalError, TypeError, ValueError):
+        return None
+    return spec.compute.first_output_shape(ruled, env) if spec.compute is not None else ruled
 
 
 def call_params(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> dict[str, Any]:

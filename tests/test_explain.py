@@ -316,3 +316,24 @@ def test_reduce_explain_equals_the_tiling_function(
     assert f"{d.block_dim * 32} user workspace bytes" in text
     assert f"core 0 sums the {d.block_dim} slots" in text
     assert f"workspace: {d.workspace_bytes} bytes" in text
+
+
+@pytest.mark.parametrize(
+    ("op", "shape", "says"),
+    [
+        ("SoftMarginLossBackward", "0,10", "out [0, 10] has no elements"),
+        ("Softmax", "10,0", "out [10, 0] has no elements"),
+        ("EmbeddingDenseBackward", "100,0,10", "out [100, 0] has no elements"),
+        ("MseLoss", "0,10", None),  # the mean of no elements is a 0-d output: the call launches
+        ("SoftMarginLossBackward", "4,10", None),
+    ],
+)
+def test_explain_says_when_the_output_is_empty_and_no_kernel_launches(op: str, shape: str, says: str | None) -> None:
+    """One op per family (the empty-output return is the shared L2 skeleton's), and a reduction whose
+    output is 0-d for an empty input (it launches)."""
+    spec = next(s for s in SPECS.values() if s.op == op)
+    text = explain(spec, CATALOGUE.get("Ascend910B"), shape, None)
+    lines = [line for line in text.splitlines() if line.startswith("the call launches no kernel")]
+    assert len(lines) == (0 if says is None else 1)
+    if says is not None:
+        assert says in lines[0]
