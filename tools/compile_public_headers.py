@@ -85,6 +85,7 @@ KERNEL_DIRS = (
     ("asc_tools", "cpudebug/include"),
     ("asc_tools", "cpudebug/utils/include"),
     ("asc_tools", "libraries/lib/include"),
+    ("asc_stub", ""),
     ("securec", "include"),
     ("metadef", "inc/external"),
 )
@@ -199,6 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     for name in ("metadef", "opbase", "ops-nn", "asc-devkit", "asc-tools", "runtime", "ge", "securec"):
         ap.add_argument(f"--{name}", type=Path, help=f"root of the public {name} sources")
+    ap.add_argument(
+        "--asc-stub",
+        type=Path,
+        help="directory holding asc-devkit's CPU-debug stub_fun.h (asc-devkit kept it public in "
+        "tests/unit/basic_api/ut/stub/ until its commit 808795a01)",
+    )
     ap.add_argument("--gtest", type=Path, help="googletest include directory (the one holding gtest/gtest.h)")
     ap.add_argument("--generated", type=Path, default=PROJECT / "generated")
     ap.add_argument("--cxx", default="g++")
@@ -206,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
     args = ap.parse_args(argv)
     roots = {k: getattr(args, k) for k in ("metadef", "opbase", "ops_nn", "asc_devkit", "asc_tools", "runtime")}
-    roots |= {"ge": args.ge, "securec": args.securec}
+    roots |= {"ge": args.ge, "securec": args.securec, "asc_stub": args.asc_stub}
     generated = args.generated.resolve()
     units = plan(generated, roots, args.gtest, set(args.kind or KINDS))
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
