@@ -89,7 +89,9 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
 #: An OpDef column promises a kernel for it (its binary config lists it), so the spec declares only columns
 #: the generated kernel computes and the check runs; these need a kernel the families do not generate:
 #: - SiluGrad: inputs of two dtypes in one kernel (ops-nn's aclnn_silu_backward.cpp launches them on regbase
-#:   SoCs; the generated aclnn casts both inputs to the promoted dtype, then the result to gradInput's).
+#:   SoCs; the generated aclnn casts both inputs to the promoted dtype, then the result to gradInput's). A spec
+#:   states such columns with ``device.dtype_columns``, which the elementwise family does not honour yet (its
+#:   kernel and lowering take one dtype for every tensor).
 #: - ThresholdGradV2D: integer columns (ops-nn's aclnn_threshold_backward.cpp launches this OpType for INT32,
 #:   INT8 and UINT8 too; the elementwise family computes in fp32 vector instructions only, so the spec lists
 #:   the floating dtypes and the generated aclnn rejects the integer ones).
