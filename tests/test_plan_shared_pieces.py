@@ -178,3 +178,21 @@ def test_infer_datatype_cases_are_the_distinct_opdef_columns() -> None:
     assert cases[1].attrs == ('{"epsilon", x}',)
     with pytest.raises(ValueError, match="different lengths"):
         ut_datatype_cases(["ge::DT_FLOAT, ge::DT_FLOAT16"], ["ge::DT_FLOAT"], ())
+
+
+def test_infer_datatype_cases_take_the_attrs_a_column_sets() -> None:
+    """A column's own attr elements (``device.dtype_columns``) replace the first case's of that name in its
+    case only; the other attrs and columns keep theirs."""
+    from codegen.plan.unit_tests import ut_datatype_cases
+
+    cases = ut_datatype_cases(
+        ["ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_FLOAT16"],
+        ["ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_FLOAT"],
+        ('{"axes", a}', '{"half_to_float", f}'),
+        [{}, {}, {"half_to_float": '{"half_to_float", t}'}],
+    )
+    assert [c.attrs for c in cases] == [
+        ('{"axes", a}', '{"half_to_float", f}'),
+        ('{"axes", a}', '{"half_to_float", f}'),
+        ('{"axes", a}', '{"half_to_float", t}'),
+    ]

@@ -5,7 +5,8 @@ rounding), and the generated kernel (fp32 inputs, on Ascend910 and Ascend910B) a
 the reference module's ``tolerance()`` plus one fp32 ULP of the result. NaN must be NaN at the same places.
 Cases: R = 1, rows, a non-last dim, a negative dim, a 0-d tensor, an empty tensor, a multi-chunk row, a large
 dynamic range, and rows holding +inf, -inf and NaN (forward ops). LogSoftmax with a FLOAT16 or BF16 self
-and a FLOAT out against PyTorch's ``dtype=`` argument (both cast self first).
+and a FLOAT out against PyTorch's ``dtype=`` argument (both cast self first); Softmax with a FLOAT16 self and
+a FLOAT out (SoftmaxV2's half_to_float column) against PyTorch's fp32 softmax of the FLOAT16 values.
 """
 
 from __future__ import annotations
@@ -139,3 +140,20 @@ def test_a_16_bit_self_with_a_float_out_matches_pytorchs_dtype_argument(
     assert got.dtype == np.float32
     atol, _ = _reference("log_softmax").tolerance(self=x.astype(np.float32), dim=1)
     assert np.all(np.abs(got - want) <= atol + np.spacing(np.abs(want).astype(np.float32)))
+
+
+def test_softmax_of_a_float16_self_into_a_float_out_matches_pytorchs_float32_softmax(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """aclnnSoftmax with a FLOAT16 self and a FLOAT out launches SoftmaxV2's half_to_float column (x FLOAT16,
+    y FLOAT): the fp32 softmax of the FLOAT16 values, as PyTorch's ``softmax(x, dim, dtype=torch.float32)``,
+    within the fp32 bound. A FLOAT16 result cast to FLOAT would be off by up to half a FLOAT16 ULP (about
+    1e-4 here), far beyond it."""
+    x = (np.random.default_rng(12).standard_normal((7, 33)) * 2).astype(np.float16)
+    want = torch.softmax(torch.from_numpy(x.astype(np.float64)), 1).numpy()
+    got = np.asarray(built_op("softmax", "Ascend910B")(self=x, dim=1, out=np.zeros((7, 33), np.float32)))
+    assert got.dtype == np.float32
+    atol, _ = _reference("softmax").tolerance(self=x.astype(np.float32), dim=1)
+    assert np.all(np.abs(got - want) <= atol + np.spacing(np.abs(want).astype(np.float32)))
+    fp16_rounded = want.astype(np.float16).astype(np.float64)
+    assert np.max(np.abs(fp16_rounded - want)) > 10 * np.max(atol)  # the cast path would fail the bound above

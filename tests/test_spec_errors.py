@@ -1804,3 +1804,97 @@ def test_a_graph_section_must_describe_the_opdef_tensor_for_tensor(tmp_path: Pat
     path.write_text(edit(BASE, "compute:", head + fine + outs))
     spec = load_op_spec(path, catalogue)
     assert spec.graph is not None and [t.name for t in spec.graph.inputs] == ["a", "b", "c"]
+
+
+_SOFTMAX_COLUMNS = """\
+  dtype_columns:                    # ops-nn's four SoftmaxV2 columns, in its order
+    - {x: FLOAT, y: FLOAT}
+    - {x: FLOAT16, y: FLOAT16}
+    - {x: BF16, y: BF16}
+    - {x: FLOAT16, y: FLOAT, half_to_float: true}
+"""
+
+
+def _softmax_with_columns(tmp_path: Path, columns: str) -> tuple[str, list[str]]:
+    """The project's softmax spec with its ``device.dtype_columns`` replaced by ``columns``, loaded against the
+    project's catalogue: (path, errors)."""
+    specs = Path(__file__).resolve().parents[1] / "specs"
+    text = (specs / "softmax.yaml").read_text()
+    assert _SOFTMAX_COLUMNS in text
+    path = tmp_path / "softmax.yaml"
+    return str(path), errors_of(path, text.replace(_SOFTMAX_COLUMNS, columns), load_catalogue(specs / "products.yaml"))
+
+
+def test_device_dtype_column_entry_errors(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Each column names every device tensor with a dtype its aclnn tensor takes, sets only a bool or int
+    constant device attr to a value of its type, differs from the earlier ones in its dtypes, and does not
+    repeat an earlier column's input dtypes and attr values with other output dtypes."""
+    f, errs = _softmax_with_columns(
+        tmp_path,
+        "  dtype_columns:\n"
+        "    - {x: FLOAT, y: FLOAT}\n"  # line 52
+        "    - {x: FLOAT16}\n"
+        "    - {x: INT32, y: INT32}\n"
+        "    - {x: FLOAT16, y: FLOAT, half_to_float: 1}\n"
+        "    - {x: FLOAT16, y: FLOAT, axes: [1]}\n"
+        "    - {x: FLOAT, y: FLOAT, products: [Ascend310P]}\n"
+        "    - {x: FLOAT16, y: FLOAT16}\n"
+        "    - {x: FLOAT16, y: FLOAT}\n",
+    )
+    assert errs == [
+        f"{f}:53: device.dtype_columns[1].y: missing required key 'y'; required here: x, y",
+        f"{f}:54: device.dtype_columns[2].x: 'x' carries 'self', which does not take INT32; its dtypes are FLOAT, "
+        "FLOAT16, BF16",
+        f"{f}:54: device.dtype_columns[2].y: 'y' carries 'out', which does not take INT32; its dtypes are FLOAT, "
+        "FLOAT16, BF16",
+        f"{f}:55: device.dtype_columns[3].half_to_float: expected a value of the device attr type 'bool', got 1",
+        f"{f}:56: device.dtype_columns[4].axes: a column may set a constant device attr of type bool or int only; "
+        "'axes' is not one",
+        f"{f}:57: device.dtype_columns[5].products[0]: 'Ascend310P' is not a product of the op (Ascend910, "
+        "Ascend910B, Ascend910_93, Ascend950)",
+        f"{f}:59: device.dtype_columns[7]: column (self FLOAT16, out FLOAT) has the input dtypes and attr values "
+        "of column 1 (self FLOAT16, out FLOAT16) but other output dtypes; the device op's output dtypes follow "
+        "from its inputs' dtypes and attrs (InferDataType): set a constant device attr to tell them apart",
+    ]
+
+
+def test_device_dtype_columns_hold_each_one_dtype_column_first(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Every dtype of the first input has its one-dtype column, without attrs, before its other columns;
+    two columns of the same dtypes are one too many."""
+    f, errs = _softmax_with_columns(
+        tmp_path,
+        "  dtype_columns:\n"
+        "    - {x: FLOAT, y: FLOAT}\n"
+        "    - {x: FLOAT16, y: FLOAT, half_to_float: true}\n"
+        "    - {x: FLOAT16, y: FLOAT16}\n",
+    )
+    assert errs == [
+        f"{f}:51: device.dtype_columns: dtype_columns must hold the one-dtype column (every tensor of that dtype, "
+        "no attr set, on every product of the op) of each dtype of 'self', before the other columns of that "
+        "'self' dtype: the L2 API launches it when the aclnn tensors' dtypes match no column; missing or not "
+        "first: FLOAT16, BF16"
+    ]
+    f, errs = _softmax_with_columns(
+        tmp_path, "  dtype_columns:\n    - {x: FLOAT, y: FLOAT}\n    - {x: FLOAT, y: FLOAT}\n"
+    )
+    assert errs == [f"{f}:53: device.dtype_columns[1]: duplicate dtype column (self FLOAT, out FLOAT), as column 0"]
+
+
+def test_device_dtype_columns_only_where_the_family_honours_them(tmp_path: Path, catalogue: Catalogue) -> None:
+    """An elementwise spec cannot list dtype columns; nor can a spec beside device.dtypes."""
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("compute:\n", DEVICE.replace("  dtypes: [FLOAT16, FLOAT, BF16]\n", "  dtype_columns: []\n")),
+    )
+    assert errs == [
+        f"{f}:41: device.dtype_columns: device.dtype_columns is supported by the row_reduce family only, not "
+        "'elementwise'"
+    ]
+    f, errs = _softmax_with_columns(
+        tmp_path, _SOFTMAX_COLUMNS.replace("  dtype_columns:", "  dtypes: [FLOAT, FLOAT16, BF16]\n  dtype_columns:")
+    )
+    assert errs == [
+        f"{f}:52: device.dtype_columns: give device.dtypes (the order of one-dtype columns) or device.dtype_columns, "
+        "not both"
+    ]

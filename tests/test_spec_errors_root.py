@@ -232,7 +232,7 @@ def test_an_unknown_dtype_keeps_the_other_errors(tmp_path: Path) -> None:
 
 
 def test_a_plan_error_the_same_on_every_product_is_one_error_at_the_op(tmp_path: Path) -> None:
-    """A planner's error that names no product (softmax's output taking fewer dtypes than its input, which a
+    """A planner's error that names no product (log-softmax's output taking fewer dtypes than its input, which a
     row-reduce op without dtype_combos refuses) is a fault of the op: reported once, at the op, with advice
     to change the spec, not once per product with advice to change the catalogue."""
     import shutil
@@ -241,17 +241,17 @@ def test_a_plan_error_the_same_on_every_product_is_one_error_at_the_op(tmp_path:
 
     src = project_paths().specs
     shutil.copy(src / "products.yaml", tmp_path / "products.yaml")
-    text = (src / "softmax.yaml").read_text()
+    text = (src / "log_softmax.yaml").read_text()
     outputs = text.index("outputs:")
     old = "dtypes: [FLOAT, FLOAT16, BF16]"
     at = text.index(old, outputs)
-    (tmp_path / "softmax.yaml").write_text(text[:at] + "dtypes: [FLOAT, FLOAT16]" + text[at + len(old) :])
+    (tmp_path / "log_softmax.yaml").write_text(text[:at] + "dtypes: [FLOAT, FLOAT16]" + text[at + len(old) :])
     cmd = [sys.executable, "-m", "codegen", "--specs", str(tmp_path), "generate", "--out", str(tmp_path / "gen")]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        f"{tmp_path / 'softmax.yaml'}:4: op: Softmax: every tensor of a row-reduce op takes the same dtypes unless "
-        "the spec lists dtype_combos; 'out' differs; change the op's spec (the same on every product of the op)",
+        f"{tmp_path / 'log_softmax.yaml'}:4: op: LogSoftmax: every tensor of a row-reduce op takes the same dtypes "
+        "unless the spec lists dtype_combos; 'out' differs; change the op's spec (the same on every product of the op)",
         "1 spec error(s); nothing was written",
     ]
     assert not (tmp_path / "gen").exists()

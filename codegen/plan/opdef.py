@@ -128,7 +128,7 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
 
     dev_in = device_tensor_specs(spec, dev.inputs)
     dev_out = device_tensor_specs(spec, dev.outputs)
-    if spec.dtype_combos:
+    if spec.dtype_combos or dev.columns:
         return _combo_opdef(spec, products, dev_in, dev_out, param)
     default = OpDefTensors(
         inputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in),
@@ -170,11 +170,13 @@ def _combo_opdef(
     dev_out: list[tuple[DeviceTensor, TensorSpec]],
     param: Callable[[DeviceTensor, TensorSpec, tuple[DType, ...]], OpDefParam],
 ) -> OpDefRegistration:
-    """The OpDef of a spec with ``dtype_combos``: one dtype column per combination (the doc's dtype table),
-    the default holding every combination some product takes, each product's config its own."""
+    """The OpDef of a spec with ``dtype_combos`` or ``device.dtype_columns``: one dtype column per combination
+    (the doc's dtype table) or listed column, the default holding every column some product takes, each
+    product's config its own."""
+    listed = spec.dtype_combos or tuple(c.combo for c in spec.device_interface.columns)
 
     def columns(p: Product | None) -> list[Any]:
-        return [c for c in spec.dtype_combos if any(c.allowed_on(q) for q in ([p] if p else products))]
+        return [c for c in listed if any(c.allowed_on(q) for q in ([p] if p else products))]
 
     def tensors(cols: list[Any]) -> tuple[tuple[OpDefParam, ...], tuple[OpDefParam, ...]]:
         return (

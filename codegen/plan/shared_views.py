@@ -23,6 +23,7 @@ from codegen.plan.unit_tests import (
     UtTilingCase,
     UtTilingSuite,
     tiling_field_slots,
+    ut_attr,
     ut_datatype_cases,
     ut_tiling_view,
 )
@@ -225,9 +226,22 @@ def family_views(
             [p.dtypes for p in opdef.default.inputs],
             [p.dtypes for p in opdef.default.outputs],
             suite.cases[0].attrs if suite.cases else (),
+            _column_attrs(spec, products),
         ),
     )
     return op_views(spec, catalogue, parts, own)
+
+
+def _column_attrs(spec: OpSpec, products: list[Product]) -> list[dict[str, str]]:
+    """Per dtype column of the OpDef's default lists (the ``device.dtype_columns`` some product registers), the
+    :func:`ut_attr` elements of the constant device attrs it sets, by name (empty without columns)."""
+    dev = spec.device_interface
+    types = {a.name: a.type for a in dev.attrs}
+    return [
+        {n: ut_attr(n, types[n], v) for n, v in c.attrs}
+        for c in dev.columns
+        if any(c.combo.allowed_on(p) for p in products)
+    ]
 
 
 def ut_context_view(tiling_fields: Sequence[TilingFieldRow], opdef: OpDefRegistration) -> dict[str, Any]:

@@ -283,11 +283,17 @@ class UtDataTypeCase:
 
 
 def ut_datatype_cases(
-    inputs: Sequence[str], outputs: Sequence[str], attrs: Sequence[str]
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    attrs: Sequence[str],
+    column_attrs: Sequence[dict[str, str]] = (),
 ) -> tuple[UtDataTypeCase, ...]:
     """The InferDataType cases of an op: one per distinct dtype column of its OpDef registration. ``inputs``
     and ``outputs`` are the OpDef params' dtype lists (``ge::DT_*``, comma-separated, one per column, as
-    :class:`~codegen.plan.opdef.OpDefParam` holds them); ``attrs`` as :class:`UtDataTypeCase`.
+    :class:`~codegen.plan.opdef.OpDefParam` holds them); ``attrs`` as :class:`UtDataTypeCase`;
+    ``column_attrs[k]`` (where given) the :func:`ut_attr` elements by attr name that replace ``attrs``' ones
+    in column ``k``'s case (the values a ``device.dtype_columns`` column sets: its output dtypes follow from
+    them).
 
     Raises:
         ValueError: the lists do not have one entry per column each.
@@ -297,13 +303,17 @@ def ut_datatype_cases(
     if len(columns) != 1:
         raise ValueError(f"OpDef dtype lists of different lengths: {sorted(columns)}")
     seen: list[tuple[str, ...]] = []
+    seen_attrs: list[tuple[str, ...]] = []
     for k in range(columns.pop()):
         column = tuple(c[k] for c in split)
         if column not in seen:
             seen.append(column)
+            own = column_attrs[k] if k < len(column_attrs) else {}
+            seen_attrs.append(tuple(next((v for n, v in own.items() if a.startswith(f'{{"{n}",')), a) for a in attrs))
     n = len(inputs)
     return tuple(
-        UtDataTypeCase(f"InferDataTypeColumn{k}", column[:n], column[n:], tuple(attrs)) for k, column in enumerate(seen)
+        UtDataTypeCase(f"InferDataTypeColumn{k}", column[:n], column[n:], seen_attrs[k])
+        for k, column in enumerate(seen)
     )
 
 

@@ -85,6 +85,8 @@ class Family:
         device_section: whether a spec of the family may have a ``device`` section (its own OpDef interface).
         dtype_combos: whether a spec of the family may list ``dtype_combos`` (its L2 check, kernel keys and
             check cases honour per-tensor dtype combinations).
+        dtype_columns: whether a spec of the family may list ``device.dtype_columns`` (its kernel, OpDef, L0 and
+            L2 APIs and check cases honour OpDef columns whose tensors differ in dtype or that set attrs).
         several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
@@ -100,6 +102,7 @@ class Family:
     summary: str
     device_section: bool = False
     dtype_combos: bool = False
+    dtype_columns: bool = False
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False

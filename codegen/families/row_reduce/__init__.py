@@ -9,6 +9,7 @@ FAMILY = Family(
     summary="reductions along one dim (sum, max, mean) with elementwise formulas around them; rows split in chunks",
     device_section=True,
     dtype_combos=True,
+    dtype_columns=True,
     several_outputs=True,
     shape_status=True,
     promote_type=True,

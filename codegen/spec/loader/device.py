@@ -59,7 +59,8 @@ def read_device(
     if family and family not in supported:
         r.error(node, f"a device section is supported by the {', '.join(supported)} family only, not '{family}'")
         return None
-    m = r.mapping(node, ("inputs", "outputs"), ("attrs", "host_attrs", "dtypes"))
+    # dtype_columns is read once the products are known (:func:`device_columns.read_dtype_columns`)
+    m = r.mapping(node, ("inputs", "outputs"), ("attrs", "host_attrs", "dtypes", "dtype_columns"))
     if m is None:
         return None
     reserved = {"workspace", "tiling", "tilingData", "op"}

@@ -17,6 +17,7 @@ from codegen.spec.loader.admitted_calls import defaults_within_constraints, exam
 from codegen.spec.loader.attrs import read_attr
 from codegen.spec.loader.constraints import read_constraint
 from codegen.spec.loader.device import host_attrs_unread, read_device
+from codegen.spec.loader.device_columns import read_dtype_columns
 from codegen.spec.loader.divisions import zero_divisors
 from codegen.spec.loader.dtype_combos import read_dtype_combos
 from codegen.spec.loader.example import read_example
@@ -39,7 +40,7 @@ from codegen.spec.model import (
 )
 from codegen.spec.naming import RESERVED_NAMES, kernel_problem, ops_nn_folder
 from codegen.spec.scopes import ComputeContext, shape_scope
-from codegen.spec.yaml_reader import YNode
+from codegen.spec.yaml_reader import YMap, YNode, YScalar, YSeq
 from codegen.types import AclnnStatus
 
 
@@ -174,6 +175,20 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
 
     signature = read_signature(st, m["signature"], inputs, outputs, attrs) if "signature" in m else None
     device = read_device(st, m["device"], family, inputs, outputs, attrs) if "device" in m else None
+    columns_node = _dtype_columns_node(m.get("device"))
+    if device is not None and columns_node is not None:
+        device = dataclasses.replace(
+            device,
+            columns=read_dtype_columns(
+                st, columns_node, family, device, inputs, outputs, products, _device_attr_entries(m["device"])
+            ),
+        )
+        if "dtype_combos" in m:
+            r.error(
+                columns_node,
+                "give dtype_combos (the dtype combinations the L2 API accepts, one OpDef column each) or "
+                "device.dtype_columns, not both",
+            )
     graph = read_graph(st, m["graph"]) if "graph" in m else None
     if graph is not None:
         graph_vs_device(st, m["graph"], graph, device, inputs, outputs)
@@ -274,6 +289,27 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         phase2_header_names=phase2,
         promote_type=promote_type,
     )
+
+
+def _dtype_columns_node(device: YNode | None) -> YNode | None:
+    """The ``dtype_columns`` entry of the ``device`` section, if it has one."""
+    if not isinstance(device, YMap):
+        return None
+    return next((v for k, v in device.entries if k.value == "dtype_columns"), None)
+
+
+def _device_attr_entries(device: YNode) -> tuple[str, ...]:
+    """The ``name`` of every entry of the ``device`` section's ``attrs`` list, as written (read or not)."""
+    attrs = next((v for k, v in device.entries if k.value == "attrs"), None) if isinstance(device, YMap) else None
+    names = []
+    for item in attrs.items if isinstance(attrs, YSeq) else []:
+        if isinstance(item, YMap):
+            names += [
+                v.value
+                for k, v in item.entries
+                if k.value == "name" and isinstance(v, YScalar) and isinstance(v.value, str)
+            ]
+    return tuple(names)
 
 
 def read_promote_type(st: ParseState, node: YNode, family: str, outputs: tuple[TensorSpec, ...]) -> str:

@@ -15,7 +15,7 @@ whole). Every stage reads the model, so its public names are importable from thi
 from __future__ import annotations
 
 from codegen.spec.model.call_rules import Constraint, DtypeCombo
-from codegen.spec.model.device import DEVICE_ATTR_TYPES, DeviceAttr, DeviceInterface, DeviceTensor
+from codegen.spec.model.device import DEVICE_ATTR_TYPES, DeviceAttr, DeviceColumn, DeviceInterface, DeviceTensor
 from codegen.spec.model.example import Example, ExampleTensor
 from codegen.spec.model.graph import GraphAttr, GraphProto, GraphTensor
 from codegen.spec.model.op import PHASE2_NAMES, FamilyCompute, OpSpec, TilingSpec, snake_case
@@ -50,6 +50,7 @@ __all__ = [
     "CostModel",
     "DType",
     "DeviceAttr",
+    "DeviceColumn",
     "DeviceInterface",
     "DeviceTensor",
     "DtypeCombo",

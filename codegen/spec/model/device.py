@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.spec.errors import SourceLoc
+from codegen.spec.model.call_rules import DtypeCombo
 from codegen.types import DEVICE_ATTR_TYPE_INFO, DType
 
 #: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
@@ -68,12 +69,32 @@ class DeviceAttr:
 
 
 @dataclass(frozen=True)
+class DeviceColumn:
+    """One dtype column of the OpDef (``device.dtype_columns``): the dtype of every device tensor that carries
+    an aclnn tensor, and the values it gives constant device attrs.
+
+    Attributes:
+        combo: the column's dtypes keyed by the aclnn tensors the device tensors carry (inputs then outputs,
+            spec order), with the products it is registered on (a product without one of its dtypes never
+            registers it).
+        attrs: ``(device attr name, value)`` for each constant device attr the column sets: the value the L0
+            API passes when it launches this column (others pass the attr's ``value``), e.g. SoftmaxV2's
+            ``half_to_float`` true for its FLOAT16 -> FLOAT column.
+    """
+
+    combo: DtypeCombo
+    attrs: tuple[tuple[str, int | bool], ...] = ()
+
+
+@dataclass(frozen=True)
 class DeviceInterface:
     """The device op's interface as the OpDef registers it: inputs, outputs and attrs in registration order,
     each naming the aclnn parameter it carries, and the dtype order of its lists (each product keeps the
     dtypes it supports, in this order). A spec without a ``device`` section gets the identity interface
     (:meth:`OpSpec.device_interface`). ``host_attrs`` names the aclnn attrs the device op does not take
-    (checked by the L2 API only; the kernel's formula cannot read them)."""
+    (checked by the L2 API only; the kernel's formula cannot read them). ``columns`` (the spec's
+    ``device.dtype_columns``; empty without it) lists the OpDef's dtype columns one by one where they are not
+    all one dtype per column: each product registers those it takes, in this order."""
 
     inputs: tuple[DeviceTensor, ...]
     outputs: tuple[DeviceTensor, ...]
@@ -81,6 +102,7 @@ class DeviceInterface:
     dtypes: tuple[DType, ...] | None
     loc: SourceLoc
     host_attrs: tuple[str, ...] = ()
+    columns: tuple[DeviceColumn, ...] = ()
 
     def input_index(self, source: str) -> int:
         """The index of the first device input carrying aclnn input ``source`` (the one the kernel reads).

@@ -27,9 +27,12 @@ def row_dtypes(spec: OpSpec) -> list[DType]:
 
 def combos(spec: OpSpec) -> list[DtypeCombo]:
     """The dtype combinations of the op's tensors, one tiling key each (the key is the position): the spec's
-    ``dtype_combos``, or one per dtype of the first input with every tensor of that dtype."""
+    ``dtype_combos``, its ``device.dtype_columns`` (keyed by the aclnn tensors), or one per dtype of the first
+    input with every tensor of that dtype."""
     if spec.dtype_combos:
         return list(spec.dtype_combos)
+    if spec.device_interface.columns:
+        return [c.combo for c in spec.device_interface.columns]
     names = [t.name for t in (*spec.inputs, *spec.outputs)]
     return [DtypeCombo(tuple((n, d) for n in names), spec.products) for d in spec.inputs[0].dtypes]
 

@@ -19,8 +19,9 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
         TypeError: not of this family.
         ValueError: a device input without source, a dim not carried by an int/list_int device attr,
             tensors with different dtype lists or more than 10 dtypes.
-        SpecError: a dtype combination with a tensor of neither the first input's dtype nor FLOAT, an output
-            whose dtype varies other than with the first input (at the combination's line), an output whose
+        SpecError: a dtype combination or device column with a tensor of neither the first input's dtype nor
+            FLOAT, an output whose dtype varies other than with the first input (at the combination's line;
+            with device columns the L0 API allocates each output in its column's dtype), an output whose
             shape rule gives another shape than the kernel writes (at the output's line): faults the same on
             every product, so reported once.
     """
@@ -51,17 +52,18 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
                     f"dtype_combos; '{t.name}' differs"
                 )
     first_name = spec.inputs[0].name
+    listed = "dtype_combos" if spec.dtype_combos else "device.dtype_columns" if dev.columns else ""
     for i, c in enumerate(combos(spec)):
         for n, d in c.dtypes:
             if d is not c.dtype(first_name) and d is not DType.FLOAT:
                 # a spec fault, the same on every product: at the combination's line, reported once
                 raise SpecError(
-                    c.loc if spec.dtype_combos else spec.loc,
-                    f"dtype_combos[{i}].{n}" if spec.dtype_combos else "inputs",
+                    c.loc if listed else spec.loc,
+                    f"{listed}[{i}].{n}" if listed else "inputs",
                     f"in the dtype combination ({c.text}) '{n}' is {d.name}; a row-reduce tensor has the dtype "
                     f"of '{first_name}' or FLOAT",
                 )
-    for j, t in enumerate(spec.outputs):
+    for j, t in enumerate(spec.outputs if not dev.columns else ()):  # columns: the L0 API picks the column's
         if len({c.dtype(t.name) for c in combos(spec)}) > 1 and any(
             c.dtype(t.name) is not c.dtype(first_name) for c in combos(spec)
         ):

@@ -16,6 +16,7 @@ from codegen.families.row_reduce.plan.view_records import (
     OutputView,
     ReductionView,
 )
+from codegen.plan.dtype_columns import ColumnAttr, OutputRule
 from codegen.plan.shared_views import L0HeaderView
 from codegen.plan.signature import L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
@@ -45,6 +46,8 @@ class AclnnSourceView(AclnnSourceBase):
     #: the spec's ``promote_type: out``: the inputs are cast to ``out``'s dtype before the L0 call
     cast_inputs_first: bool
     l0_outputs: tuple[L0OutputView, ...]
+    #: constant device attrs a ``device.dtype_columns`` column sets: the L2 API passes the launched column's value
+    column_attrs: tuple[ColumnAttr, ...]
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class L0SourceView(L0SourceBase):
     l0_inputs: tuple[str, ...]
     l0_lists: tuple[L0ListAttr, ...]
     l0_outputs: tuple[L0OutputView, ...]
+    #: the device dtype columns whose output dtypes the L0 API allocates instead of the default ones
+    dtype_rules: tuple[OutputRule, ...]
     l0_return: str
     #: what the L0 function returns when it fails (``nullptr``, or a tuple of them)
     l0_fail: str
@@ -76,6 +81,8 @@ class InferShapeView(KindView):
     first_input: str
     rows_index: int
     l0_outputs: tuple[L0OutputView, ...]
+    #: the device dtype columns whose output dtypes InferDataType gives instead of the default ones
+    dtype_rules: tuple[OutputRule, ...]
 
 
 @dataclass(frozen=True)

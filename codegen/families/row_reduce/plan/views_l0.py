@@ -7,6 +7,7 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.view_records import L0OutputView
+from codegen.plan.dtype_columns import column_attrs, output_rules
 from codegen.plan.signature import L0Attr, L0ListAttr, l0_constant_attr, l0_params
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
@@ -22,8 +23,13 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
     l0_lists: list[L0ListAttr] = []
     # the L0 parameters after the tensors, with the L2 API's argument for each (aclnn attr order)
     l0_extra: list[tuple[str, str]] = []
+    # a constant attr a dtype column sets is an L0 parameter: the L2 API passes the launched column's value
+    set_by_columns = {a.name: a for a in column_attrs(spec, lambda n: _l2_tensor(spec, n))}
     for da in dev.attrs:
-        if da.source is None:
+        if da.name in set_by_columns:
+            l0_attrs.append(L0Attr(da.name, set_by_columns[da.name].decl, da.name))
+            l0_extra.append((set_by_columns[da.name].decl, da.name))
+        elif da.source is None:
             l0_attrs.append(l0_constant_attr(da))
         elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
             l0_lists.append(L0ListAttr(da.name, da.source, da.name))
@@ -38,14 +44,18 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
     first = spec.inputs[0]
     per_row = row_outputs(spec)
     l0_outputs = []
+    fixed_dtypes = {}
     for d_out in dev.outputs:
         src = d_out.source or ""
         dts = {c.dtype(src) for c in combos(spec)}
         same = all(c.dtype(src) is c.dtype(first.name) for c in combos(spec))
-        fixed = next(iter(dts)) if len(dts) == 1 else None
-        dtype_cpp = f"{first.name}->GetDataType()" if same or fixed is None else f"op::DataType::{fixed.ge_name}"
+        fixed = next(iter(dts)) if len(dts) == 1 and not same else None
+        fixed_dtypes[src] = fixed
+        dtype_cpp = f"op::DataType::{fixed.ge_name}" if fixed is not None else f"{first.name}->GetDataType()"
         name = "result" if len(dev.outputs) == 1 else f"{d_out.name}Result"
         l0_outputs.append(L0OutputView(name, dtype_cpp, src in per_row, src))
+    # device dtype columns whose outputs differ from the first input's dtype (or the fixed one)
+    rules = output_rules(spec, lambda c, src: fixed_dtypes[src] or c.combo.dtype(first.name))
     if len(l0_outputs) == 1:
         l0_return, l0_fail = "const aclTensor *", "nullptr"
     else:
@@ -60,4 +70,14 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
         "l0_return": l0_return,
         "l0_fail": l0_fail,
         "l0_params": l0_params(spec, (d for d, _ in l0_extra)),
+        "dtype_rules": rules,
+        "column_attrs": list(set_by_columns.values()),
     }
+
+
+def _l2_tensor(spec: OpSpec, name: str) -> str:
+    """The L2 API's C++ tensor whose dtype it compares with a column's for aclnn tensor ``name``: the tensor
+    it passes the L0 API for an input, the aclnn output itself for an output."""
+    if name not in spec.input_names:
+        return name
+    return f"{name}Casted" if spec.promote_type == "out" else f"{name}Contiguous"

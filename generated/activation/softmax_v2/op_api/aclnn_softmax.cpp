@@ -112,7 +112,12 @@ aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, acl
   auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
   CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::SoftmaxV2(selfContiguous, dim, uniqueExecutor.get());
+  // device attr half_to_float: the value of the OpDef dtype column the tensors' dtypes select, else false
+  bool half_to_float = false;
+  if (selfContiguous->GetDataType() == op::DataType::DT_FLOAT16 && out->GetDataType() == op::DataType::DT_FLOAT) {
+    half_to_float = true;
+  }
+  auto result = l0op::SoftmaxV2(selfContiguous, dim, half_to_float, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto resultCasted = l0op::Cast(result, out->GetDataType(), uniqueExecutor.get());
   CHECK_RET(resultCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -15,15 +15,20 @@ using namespace op;
 namespace l0op {
 OP_TYPE_REGISTER(SoftmaxV2);
 
-const aclTensor *SoftmaxV2(const aclTensor *self, int64_t dim, aclOpExecutor *executor) {
+const aclTensor *SoftmaxV2(const aclTensor *self, int64_t dim, bool half_to_float, aclOpExecutor *executor) {
   L0_DFX(SoftmaxV2, self, dim);
-  auto result = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
+  op::DataType resultDtype = self->GetDataType();
+  if (self->GetDataType() == op::DataType::DT_FLOAT16 &&
+      half_to_float == true) {  // OpDef dtype column self FLOAT16, out FLOAT
+    resultDtype = op::DataType::DT_FLOAT;
+  }
+  auto result = executor->AllocTensor(self->GetViewShape(), resultDtype);
   CHECK_RET(result != nullptr, nullptr);
   // device attr axes: the one-element list {dim}
   FVector<int64_t> axesValues{dim};
   aclIntArray *axes = executor->AllocIntArray(axesValues.data(), 1);
   CHECK_RET(axes != nullptr, nullptr);
-  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftmaxV2, OP_INPUT(self), OP_OUTPUT(result), OP_ATTR(axes, false));
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftmaxV2, OP_INPUT(self), OP_OUTPUT(result), OP_ATTR(axes, half_to_float));
   CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
   return result;
 }

@@ -10,7 +10,7 @@
 namespace l0op {
 // Adds the SoftmaxV2 device op to `executor`'s launch list and returns its output (allocated in
 // the executor), or nullptr when adding it failed.
-const aclTensor *SoftmaxV2(const aclTensor *self, int64_t dim, aclOpExecutor *executor);
+const aclTensor *SoftmaxV2(const aclTensor *self, int64_t dim, bool half_to_float, aclOpExecutor *executor);
 }  // namespace l0op
 
 #endif  // OP_API_INC_LEVEL0_OP_SOFTMAX_V2_OP_H_

@@ -19,7 +19,14 @@ static ge::graphStatus InferShape4SoftmaxV2(gert::InferShapeContext *context) {
 }
 
 static ge::graphStatus InferDataType4SoftmaxV2(gert::InferDataTypeContext *context) {
-  if (context->SetOutputDataType(0, context->GetInputDataType(0)) != ge::GRAPH_SUCCESS) {
+  const gert::RuntimeAttrs *attrs = context->GetAttrs();
+  (void)attrs;  // read by the rules of the dtype columns that set attrs
+  ge::DataType dtype0 = context->GetInputDataType(0);
+  if (context->GetInputDataType(0) == ge::DT_FLOAT16 && attrs != nullptr && attrs->GetAttrPointer<bool>(1) != nullptr &&
+      *attrs->GetAttrPointer<bool>(1) == true) {  // OpDef dtype column self FLOAT16, out FLOAT
+    dtype0 = ge::DT_FLOAT;
+  }
+  if (context->SetOutputDataType(0, dtype0) != ge::GRAPH_SUCCESS) {
     return ge::GRAPH_FAILED;
   }
   return ge::GRAPH_SUCCESS;

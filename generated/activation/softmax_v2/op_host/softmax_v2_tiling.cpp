@@ -55,6 +55,9 @@ int64_t DtypeKey(const gert::TilingContext *context) {
   if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_BF16) {  // self BF16, out BF16
     return 2;
   }
+  if (dtypes[0] == ge::DT_FLOAT16 && dtypes[1] == ge::DT_FLOAT) {  // self FLOAT16, out FLOAT
+    return 3;
+  }
   return -1;
 }
 
@@ -64,9 +67,10 @@ int64_t DtypeKey(const gert::TilingContext *context) {
 // tiling refuses before it asks).
 void KeyBytes(int64_t key, int64_t &tileBytes, int64_t &lineBytes, int64_t &rowBytes, int64_t &queueBytes) {
   static constexpr int64_t KEY_BYTES[][4] = {
-      {8, 48, 96, 8},  // 0: self FLOAT, out FLOAT
-      {8, 48, 96, 4},  // 1: self FLOAT16, out FLOAT16
-      {8, 48, 96, 4},  // 2: self BF16, out BF16
+      {8, 48, 96, 8},   // 0: self FLOAT, out FLOAT
+      {8, 48, 96, 4},   // 1: self FLOAT16, out FLOAT16
+      {8, 48, 96, 4},   // 2: self BF16, out BF16
+      {10, 48, 96, 6},  // 3: self FLOAT16, out FLOAT
   };
   tileBytes = KEY_BYTES[key][0];
   lineBytes = KEY_BYTES[key][1];

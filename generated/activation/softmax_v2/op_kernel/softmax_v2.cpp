@@ -1122,4 +1122,9 @@ extern "C" __global__ __aicore__ void softmax_v2(GM_ADDR x, GM_ADDR y, GM_ADDR w
     op.Process();
   }
 #endif
+  if (TILING_KEY_IS(3)) {
+    KernelSoftmaxV2<half, 2U> op;  // self FLOAT16, out FLOAT
+    op.Init(x, y, tilingData, attrs);
+    op.Process();
+  }
 }

@@ -135,3 +135,22 @@ TEST_F(SoftmaxV2InferShape, InferDataTypeColumn2) {
   ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
   EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BF16);
 }
+
+// OpDef dtype column: inputs FLOAT16; outputs FLOAT
+TEST_F(SoftmaxV2InferShape, InferDataTypeColumn3) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("SoftmaxV2")
+                    .NodeIoNum(1, 1)
+                    .IrInstanceNum({1}, {1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"axes", Ops::NN::AnyValue::CreateFrom<std::vector<int64_t>>({-1})},
+                        {"half_to_float", Ops::NN::AnyValue::CreateFrom<bool>(true)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+}

@@ -1,0 +1,179 @@
+"""The ``device.dtype_columns`` key: the OpDef's dtype columns one by one, where a column may give its tensors
+different dtypes (SoftmaxV2's x FLOAT16 -> y FLOAT) and set constant device attrs (its ``half_to_float``)."""
+
+from __future__ import annotations
+
+from codegen import registry
+from codegen.spec.loader.fields import read_products
+from codegen.spec.loader.state import ParseState
+from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec
+from codegen.spec.yaml_reader import YNode, YScalar
+
+#: Device attr types a column may set: the L0 API takes them as a parameter and InferDataType compares them.
+COLUMN_ATTR_TYPES = ("bool", "int")
+
+
+def read_dtype_columns(
+    st: ParseState,
+    node: YNode,
+    family: str,
+    device: DeviceInterface,
+    inputs: tuple[TensorSpec, ...],
+    outputs: tuple[TensorSpec, ...],
+    products: tuple[str, ...],
+    attr_entries: tuple[str, ...] = (),
+) -> tuple[DeviceColumn, ...]:
+    """``device.dtype_columns``: a non-empty list of mappings ``{<device tensor>: DTYPE, ..., <attr>: value,
+    products: [...]}``.
+
+    Each names every device input and output that carries an aclnn tensor once, with a dtype of that aclnn
+    tensor's ``dtypes`` (device tensors carrying one aclnn tensor get one dtype); it may set a constant device
+    attr (``value:``) of type bool or int to a value of that type; ``products`` (optional, default the op's)
+    is a subset of the op's. No two columns have the same dtypes, and no two the same input dtypes and attr
+    values (an attr a column does not set has its ``value``) but other output dtypes: the device op's output
+    dtypes follow from its inputs' dtypes and attrs (its InferDataType). For every dtype of the first input,
+    the first column of that dtype is its one-dtype column on every product of the op, without attrs: the
+    column the L2 API launches when the aclnn tensors' dtypes match no column. Only a family that honours
+    columns (:attr:`codegen.registry.Family.dtype_columns`) may have the key, and not beside
+    ``device.dtypes``. Problems are recorded at their lines; the columns read without a problem are
+    returned."""
+    r = st.r
+    supported = [f.name for f in registry.families() if f.dtype_columns]
+    if family and family not in supported:
+        r.error(node, f"device.dtype_columns is supported by the {', '.join(supported)} family only, not '{family}'")
+        return ()
+    if device.dtypes is not None:
+        r.error(node, "give device.dtypes (the order of one-dtype columns) or device.dtype_columns, not both")
+        return ()
+    aclnn = {t.name: t for t in (*inputs, *outputs)}
+    carriers = [d for d in (*device.inputs, *device.outputs) if d.source is not None]
+    settable = {a.name: a for a in device.attrs if a.source is None and a.type in COLUMN_ATTR_TYPES}
+    other_attrs = [a.name for a in device.attrs if a.name not in settable]
+    failed_attrs = [n for n in attr_entries if n not in settable and n not in other_attrs]
+    out: list[DeviceColumn] = []
+    items = r.seq(node)
+    if items is not None and not items:
+        r.error(node, "empty dtype_columns list; give at least one column or leave the key out")
+    complete = True
+    for item in items or []:
+        before = len(r.errors)
+        m = r.mapping(item, [d.name for d in carriers], ("products", *settable, *other_attrs, *failed_attrs))
+        if m is None or any(n in m for n in failed_attrs):
+            complete = False
+            continue
+        for name in other_attrs:
+            if name in m:
+                r.error(
+                    m[name],
+                    f"a column may set a constant device attr of type {' or '.join(COLUMN_ATTR_TYPES)} only; "
+                    f"'{name}' is not one",
+                )
+        dtypes: dict[str, DType] = {}
+        for d in carriers:
+            if d.name not in m or d.source is None:
+                continue
+            dt = r.dtype(m[d.name])
+            t = aclnn[d.source]
+            if dt is None:
+                continue
+            if t.dtypes and dt not in t.dtypes:
+                r.error(
+                    m[d.name],
+                    f"'{d.name}' carries '{t.name}', which does not take {dt.name}; its dtypes are "
+                    f"{', '.join(x.name for x in t.dtypes)}",
+                )
+                continue
+            if d.source in dtypes and dtypes[d.source] is not dt:
+                r.error(
+                    m[d.name],
+                    f"'{d.name}' carries '{t.name}' as another device tensor does, so it has its dtype "
+                    f"{dtypes[d.source].name}, not {dt.name}",
+                )
+                continue
+            dtypes[d.source] = dt
+        attrs: list[tuple[str, int | bool]] = []
+        for name, a in settable.items():
+            if name not in m:
+                continue
+            value_node = m[name]
+            v = value_node.value if isinstance(value_node, YScalar) else None
+            ok = isinstance(v, bool) if a.type == "bool" else isinstance(v, int) and not isinstance(v, bool)
+            if not ok:
+                r.error(m[name], f"expected a value of the device attr type '{a.type}', got {v!r}")
+                continue
+            assert isinstance(v, (bool, int))
+            attrs.append((name, v))
+        listed = products
+        if "products" in m:
+            listed = read_products(st, m["products"])
+            for p_node, p in r.strings(m["products"]):
+                if p not in products:
+                    r.error(p_node, f"'{p}' is not a product of the op ({', '.join(products)})")
+        if len(r.errors) != before:
+            complete = False
+            continue
+        combo = DtypeCombo(
+            tuple((t.name, dtypes[t.name]) for t in (*inputs, *outputs)),
+            tuple(p for p in listed if p in products),
+            item.loc,
+        )
+        column = DeviceColumn(combo, tuple(attrs))
+        clash = _clash(column, out, device, inputs)
+        if clash:
+            r.error(item, clash)
+            complete = False
+            continue
+        out.append(column)
+    if complete and out and inputs:
+        _one_dtype_columns(st, node, out, inputs[0], products)
+    return tuple(out)
+
+
+def _clash(
+    column: DeviceColumn, earlier: list[DeviceColumn], device: DeviceInterface, inputs: tuple[TensorSpec, ...]
+) -> str:
+    """Why ``column`` cannot follow ``earlier`` (a duplicate, or the inputs' dtypes and attr values of an earlier
+    column with other outputs), or ``""``."""
+    constants = {a.name: a.value for a in device.attrs if a.source is None}
+    names = [t.name for t in inputs]
+
+    def key(c: DeviceColumn) -> tuple[object, ...]:
+        values = {**constants, **dict(c.attrs)}
+        return (tuple(c.combo.dtype(n) for n in names), tuple(sorted((k, repr(v)) for k, v in values.items())))
+
+    for k, e in enumerate(earlier):
+        if e.combo.dtypes == column.combo.dtypes:
+            return f"duplicate dtype column ({column.combo.text}), as column {k}"
+        if key(e) == key(column):
+            return (
+                f"column ({column.combo.text}) has the input dtypes and attr values of column {k} "
+                f"({e.combo.text}) but other output dtypes; the device op's output dtypes follow from its inputs' "
+                "dtypes and attrs (InferDataType): set a constant device attr to tell them apart"
+            )
+    return ""
+
+
+def _one_dtype_columns(
+    st: ParseState, node: YNode, columns: list[DeviceColumn], first: TensorSpec, products: tuple[str, ...]
+) -> None:
+    """Records each dtype of ``first`` (the first aclnn input) whose first column (of those whose ``first`` has
+    that dtype) is not its one-dtype column: every tensor of that dtype, no attr set, registered on every
+    product of the op (that supports the dtype: the column is dropped where it does not)."""
+    missing = []
+    for d in first.dtypes:
+        c = next((c for c in columns if c.combo.dtype(first.name) is d), None)
+        if (
+            c is None
+            or c.attrs
+            or any(x is not d for _, x in c.combo.dtypes)
+            or not set(products) <= set(c.combo.products)
+        ):
+            missing.append(d.name)
+    if missing:
+        st.r.error(
+            node,
+            f"dtype_columns must hold the one-dtype column (every tensor of that dtype, no attr set, on every "
+            f"product of the op) of each dtype of '{first.name}', before the other columns of that "
+            f"'{first.name}' dtype: the L2 API launches it when the aclnn tensors' dtypes match no column; "
+            f"missing or not first: {', '.join(missing)}",
+        )

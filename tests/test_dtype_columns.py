@@ -1,0 +1,66 @@
+"""A spec's ``device.dtype_columns`` as the generated device op honours them (row_reduce family, through
+SoftmaxV2's half_to_float column: x FLOAT16, y FLOAT, half_to_float true).
+
+* InferDataType gives the column's output dtype where the inputs' dtypes and the attrs are the column's, and
+  the first input's dtype otherwise (ops-nn's softmax_v2_infershape.cpp: y is FLOAT only for a FLOAT16 x
+  with half_to_float).
+* The tiling picks the column's key (its position in the OpDef) from the tensors' dtypes.
+* The L0 API launches the column when the L2 API passes its attr value: aclnnSoftmax with a FLOAT16 self and
+  a FLOAT out is computed without a FLOAT16 rounding of the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from codegen.runner import OpCallable
+
+PRODUCT = "Ascend950"
+
+
+@pytest.mark.parametrize(
+    ("x", "half_to_float", "y"),
+    [
+        ("FLOAT16", True, "DT_FLOAT"),
+        ("FLOAT16", False, "DT_FLOAT16"),
+        ("FLOAT", True, "DT_FLOAT"),
+        ("BF16", True, "DT_BF16"),
+    ],
+)
+def test_infer_data_type_follows_the_column_of_the_dtypes_and_attrs(
+    built_op: Callable[[str, str], OpCallable], x: str, half_to_float: bool, y: str
+) -> None:
+    got = built_op("softmax", PRODUCT).run_infershape(
+        {"inputs": [{"shape": [4, 33], "dtype": x}], "attrs": {"axes": [-1], "half_to_float": half_to_float}}
+    )
+    assert got["status"] == 0, got
+    assert got["outputs"] == [{"shape": [4, 33], "dtype": y}]
+
+
+@pytest.mark.parametrize(("x", "y", "key"), [("FLOAT", "FLOAT", 0), ("FLOAT16", "FLOAT16", 1), ("FLOAT16", "FLOAT", 3)])
+def test_the_tiling_key_is_the_columns_position(
+    built_op: Callable[[str, str], OpCallable], x: str, y: str, key: int
+) -> None:
+    got = built_op("softmax", PRODUCT).run_tiling(
+        {
+            "inputs": [{"shape": [4, 33], "dtype": x}],
+            "outputs": [{"shape": [4, 33], "dtype": y}],
+            "attrs": {"axes": [-1], "half_to_float": x != y},
+        }
+    )
+    assert got["status"] == 0, got
+    assert got["tiling_key"] == key
+
+
+def test_a_float16_self_with_a_float_out_runs_the_column_unrounded(built_op: Callable[[str, str], OpCallable]) -> None:
+    """Rows of two elements whose softmax is not a FLOAT16 value: the result is the fp32 value (a FLOAT16
+    result cast to FLOAT would be the FLOAT16 rounding). exp(1) / (exp(0) + exp(1)) = 0.7310585786300049."""
+    x = np.array([[0.0, 1.0], [1.0, 0.0]], np.float16)
+    got = built_op("softmax", PRODUCT)(self=x, dim=1, out=np.zeros((2, 2), np.float32))
+    want = np.array([[0.2689414213699951, 0.7310585786300049], [0.7310585786300049, 0.2689414213699951]])
+    assert got.dtype == np.float32
+    assert np.max(np.abs(got - want)) < 2e-7
+    assert np.max(np.abs(want.astype(np.float16) - want)) > 1e-4  # the FLOAT16 rounding is 1e-4 away
