@@ -800,8 +800,9 @@ class KernelEmbeddingDenseGradAccumulate {
 //     SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output, which the launch zero-fills (OpDef
 //     InitValue(0)); their tiling runs the deterministic mode only.
 //   phase 1: core c reads its contiguous index range and counts the valid entries per row bucket (a bucket is
-//     sortBucketRows consecutive output rows); the counts go to row c of the [cores, sortMatrixStride] int32
-//     count matrix in the workspace. SyncAll.
+//     sortBucketRows consecutive output rows; with DataCopyPad one vector Adds per index into its bucket's UB
+//     block, else a scalar count); the counts go to row c of the [cores, sortMatrixStride] int32 count matrix in
+//     the workspace. SyncAll.
 //   phase 2: every core reads the count matrix (bucket starts, and its own offset inside each bucket), reads its
 //     index range again and appends (row, position) int32 pairs to per-bucket staging slots in UB, flushed with
 //     DataCopyPad into the bucket's region of the pair array: a stable counting sort by bucket (positions stay
@@ -884,7 +885,13 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t accBytes = bucketRows_ * dChunkStride * static_cast<int64_t>(sizeof(float));
     const int64_t arrayBytes = AlignUp((buckets_ + 1) * static_cast<int64_t>(sizeof(int32_t)), BLOCK_BYTES);
     pipe_.InitBuffer(indexBuf_, static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
-    pipe_.InitBuffer(countBuf_, static_cast<uint32_t>(arrayBytes));
+#if __NPU_ARCH__ == 1001
+    const int64_t countBytes = arrayBytes;
+#else
+    // phase 1 counts bucket b in UB block b (see CountBucketsInBlocks)
+    const int64_t countBytes = buckets_ * BLOCK_BYTES > arrayBytes ? buckets_ * BLOCK_BYTES : arrayBytes;
+#endif
+    pipe_.InitBuffer(countBuf_, static_cast<uint32_t>(countBytes));
     pipe_.InitBuffer(startBuf_, static_cast<uint32_t>(arrayBytes));
     pipe_.InitBuffer(cursorBuf_, static_cast<uint32_t>(arrayBytes));
     pipe_.InitBuffer(pairBuf_, static_cast<uint32_t>(pairChunk_ * recWords_ * static_cast<int64_t>(sizeof(int32_t))));
@@ -959,6 +966,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // Phase 1: valid entries of this core's index range per bucket -> row blockIdx of the count matrix.
   __aicore__ inline void CountBuckets() {
     LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
+#if __NPU_ARCH__ == 1001
     for (int64_t b = 0; b < matrixStride_; ++b) {  // the row's padding to whole blocks is zero too
       counts.SetValue(static_cast<uint32_t>(b), 0);
     }
@@ -976,7 +984,38 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     PipeBarrier<PIPE_ALL>();
     CopyInts(matrixGm_[blockIdx_ * matrixStride_], counts, buckets_);
     PipeBarrier<PIPE_ALL>();
+#else
+    CountBucketsInBlocks(counts);
+#endif
   }
+
+#if !(__NPU_ARCH__ == 1001)
+  // Phase 1 with DataCopyPad: the count of bucket b is the first int32 of UB block b, counted with one vector
+  // Adds per valid index (no scalar read-modify-write per index); DataCopyPad then moves the first 4 bytes of
+  // each block into the matrix row, packed.
+  __aicore__ inline void CountBucketsInBlocks(const LocalTensor<int32_t> &counts) {
+    Duplicate(counts, static_cast<int32_t>(0), static_cast<int32_t>(buckets_ * FP32_BLOCK));
+    for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
+      const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
+      LocalTensor<TStore> indexLocal = LoadIndices(base, count);
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t row = EntryRow(indexLocal, j);
+        if (row >= 0) {
+          LocalTensor<int32_t> bucketCount = counts[static_cast<uint32_t>(row / bucketRows_ * FP32_BLOCK)];
+          Adds(bucketCount, bucketCount, static_cast<int32_t>(1), static_cast<int32_t>(FP32_BLOCK));
+        }
+      }
+    }
+    PipeBarrier<PIPE_ALL>();
+    for (int64_t b0 = 0; b0 < buckets_; b0 += MAX_BLOCK_COUNT) {
+      const int64_t blocks = (buckets_ - b0 < MAX_BLOCK_COUNT) ? (buckets_ - b0) : MAX_BLOCK_COUNT;
+      DataCopyExtParams copyParams{static_cast<uint16_t>(blocks), static_cast<uint32_t>(sizeof(int32_t)), 0, 0, 0};
+      DataCopyPad(matrixGm_[blockIdx_ * matrixStride_ + b0], counts[static_cast<uint32_t>(b0 * FP32_BLOCK)],
+                  copyParams);
+    }
+    PipeBarrier<PIPE_ALL>();
+  }
+#endif
 
   // `count` int32 of UB -> GM: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller owns
   // the block's rest).
