@@ -990,9 +990,9 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   }
 
 #if !(__NPU_ARCH__ == 1001)
-  // Phase 1 with DataCopyPad: the count of bucket b is the first int32 of UB block b, counted with one vector
-  // Adds per valid index (no scalar read-modify-write per index); DataCopyPad then moves the first 4 bytes of
-  // each block into the matrix row, packed.
+  // Phase 1 with DataCopyPad: the count of bucket b is the first int32 of UB block b (a vector operand starts on
+  // a 32-byte block), counted with a one-element vector Adds per valid index (no scalar read-modify-write per
+  // index); DataCopyPad then moves the first 4 bytes of each block into the matrix row, packed.
   __aicore__ inline void CountBucketsInBlocks(const LocalTensor<int32_t> &counts) {
     Duplicate(counts, static_cast<int32_t>(0), static_cast<int32_t>(buckets_ * FP32_BLOCK));
     for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
@@ -1002,7 +1002,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         const int64_t row = EntryRow(indexLocal, j);
         if (row >= 0) {
           LocalTensor<int32_t> bucketCount = counts[static_cast<uint32_t>(row / bucketRows_ * FP32_BLOCK)];
-          Adds(bucketCount, bucketCount, static_cast<int32_t>(1), static_cast<int32_t>(FP32_BLOCK));
+          Adds(bucketCount, bucketCount, static_cast<int32_t>(1), 1);
         }
       }
     }
@@ -1359,9 +1359,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         if (row == PAD_PAIR) {
           continue;
         }
-        // one vector Adds per entry into the row's block: no scalar read-modify-write of the count
+        // a one-element vector Adds per entry into the first int32 of the row's block (a vector operand starts
+        // on a 32-byte block): no scalar read-modify-write of the count
         LocalTensor<int32_t> occurrences = freq[static_cast<uint32_t>((row - rowBase) * FP32_BLOCK)];
-        Adds(occurrences, occurrences, static_cast<int32_t>(1), static_cast<int32_t>(FP32_BLOCK));
+        Adds(occurrences, occurrences, static_cast<int32_t>(1), 1);
       }
       base += count;
     }
@@ -1488,7 +1489,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
             }
             if (counting) {
               LocalTensor<int32_t> occurrences = freq[static_cast<uint32_t>((row - rowBase) * FP32_BLOCK)];
-              Adds(occurrences, occurrences, static_cast<int32_t>(1), static_cast<int32_t>(FP32_BLOCK));
+              Adds(occurrences, occurrences, static_cast<int32_t>(1), 1);
             }
             ++q;
           }
