@@ -386,4 +386,6 @@ def test_sorted_scalar_work_does_not_grow_with_cores_times_buckets() -> None:
     assert model is not None
     accesses = lnc["timeline"]["pipe_busy_cycles"]["S"] / model.scalar_access_cycles.value
     assert n // cores < accesses < cores * buckets, accesses
-    assert lnc["timeline"]["scalar_waits"] == 0
+    # the only scalar waits are the MTE2 -> S flags after a pair chunk is copied in: one per chunk of at most
+    # 1024 pairs of a bucket part (at most buckets + cores - 1 parts over the cores), none per index or pair
+    assert 0 < lnc["timeline"]["scalar_waits"] <= buckets + cores - 1 + n // 1024

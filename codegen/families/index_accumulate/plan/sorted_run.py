@@ -67,8 +67,10 @@ def sort_plan(
 
     UB (``ub_bytes - ub_reserved``): the indices buffer (:data:`INDEX_UB_BYTES`), a pair chunk
     (:data:`SORT_PAIR_CHUNK` x 8 bytes), a work buffer of half the rest (phase 2: ``buckets x stage`` staged
-    pairs; phase 3: the fp32 accumulator ``bucket_rows x AlignUp(d_chunk, 8)``), three int32 bucket arrays,
-    the fp32 cast row (16-bit grads), the int32 run counts (scaling), the software SyncAll's UB workspace
+    pairs; phase 3: the fp32 accumulator ``bucket_rows x AlignUp(d_chunk, 8)``), three int32 bucket arrays (with
+    DataCopyPad the first holds a 32-byte block per bucket: phase 1 counts into each with a vector Adds),
+    the fp32 cast row (16-bit grads), the int32 run counts (scaling: one 32-byte block per bucket row, so
+    that a vector instruction can count into each), the software SyncAll's UB workspace
     (``cores x 32`` bytes, products without hardware SyncAll) and the grad tile with everything left
     (``tile_rows`` rows of ``AlignUp(d_chunk * grad_bytes, 32)`` bytes, at most 4095). A bucket has as many rows
     as the accumulator holds, at most 4095 and at most ``ceil(w / (4 * cores))``. ``d_chunk`` starts at
@@ -126,7 +128,9 @@ def sort_plan(
             buckets = ceil_div(w, bucket_rows)
             stage = work // (buckets * 8) // 4 * 4
             arrays = 3 * align_up((buckets + 1) * 4, BLOCK_BYTES)
-            arrays += align_up(bucket_rows, ACC_ALIGN) * 4 if scale else 0
+            if product.data_copy_pad:  # phase 1 counts bucket b in UB block b (one vector Adds per index)
+                arrays += max(0, buckets * BLOCK_BYTES - align_up((buckets + 1) * 4, BLOCK_BYTES))
+            arrays += bucket_rows * BLOCK_BYTES if scale else 0  # a 32-byte block of int32 counts per row
             arrays += stride * FP32_BYTES if grad_bytes != FP32_BYTES else 0
             pitch = align_up(d_chunk * grad_bytes, BLOCK_BYTES)
             tile_rows = min(MAX_BLOCK_COUNT, (budget - work - arrays) // pitch) if budget > work + arrays else 0

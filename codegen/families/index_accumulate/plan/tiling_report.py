@@ -105,6 +105,9 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
     if not t.sorted_run:
         return [head]
     stride = align_up(sp.d_chunk, ACC_ALIGN)
+    # the kernel splits the grad tile UB into TILE_BUFFERS tiles (one tile when it holds a single row)
+    tiles = TILE_BUFFERS if sp.tile_rows >= TILE_BUFFERS else 1
+    tile_rows = sp.tile_rows // tiles
     entries = f"records of {t.embedding_dim + 1} int32 words" if sp.small_dim else "(row, position) pairs"
     per_entry = "record" if sp.small_dim else "grad row"
     variant = (
@@ -144,8 +147,9 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
         + (
             f"records read {sp.pair_chunk} at a time; UB used {sp.ub_bytes} bytes"
             if sp.small_dim
-            else f"pairs read {sp.pair_chunk} at a time; up to {sp.tile_rows} consecutive grad rows per copy; UB "
-            f"used {sp.ub_bytes} bytes"
+            else f"pairs read {sp.pair_chunk} at a time; grad rows gathered into {tiles} tile(s) of {tile_rows} "
+            f"rows (a run of consecutive positions per copy), the next tile's copies overlapping this tile's adds; "
+            f"UB used {sp.ub_bytes} bytes"
         ),
         "    cores: "
         + (

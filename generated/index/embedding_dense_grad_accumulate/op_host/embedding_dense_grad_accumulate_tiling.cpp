@@ -389,7 +389,10 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
       const int64_t buckets = CeilDiv(numRows, bucketRows);
       const int64_t stage = work / (buckets * 8) / 4 * 4;
       int64_t arrays = 3 * AlignTo((buckets + 1) * 4, BLOCK_BYTES);
-      arrays += scaling ? AlignTo(bucketRows, ACC_ALIGN) * 4 : 0;
+      if (hasPad) {  // phase 1 counts bucket b in UB block b (one vector Adds per index)
+        arrays += std::max<int64_t>(0, buckets * BLOCK_BYTES - AlignTo((buckets + 1) * 4, BLOCK_BYTES));
+      }
+      arrays += scaling ? bucketRows * BLOCK_BYTES : 0;  // a 32-byte block of int32 counts per row
       arrays += rowsBytes != FP32_BYTES ? stride * FP32_BYTES : 0;
       const int64_t pitch = AlignTo(dChunk * rowsBytes, BLOCK_BYTES);
       const int64_t tileRows = budget > work + arrays ? std::min(MAX_BLOCK_COUNT, (budget - work - arrays) / pitch) : 0;

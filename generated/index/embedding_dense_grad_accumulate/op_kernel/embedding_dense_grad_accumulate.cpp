@@ -800,8 +800,9 @@ class KernelEmbeddingDenseGradAccumulate {
 //     SyncAll(gmWorkspace, ubWorkspace) on the syncCounters output, which the launch zero-fills (OpDef
 //     InitValue(0)); their tiling runs the deterministic mode only.
 //   phase 1: core c reads its contiguous index range and counts the valid entries per row bucket (a bucket is
-//     sortBucketRows consecutive output rows); the counts go to row c of the [cores, sortMatrixStride] int32
-//     count matrix in the workspace. SyncAll.
+//     sortBucketRows consecutive output rows; with DataCopyPad one vector Adds per index into its bucket's UB
+//     block, else a scalar count); the counts go to row c of the [cores, sortMatrixStride] int32 count matrix in
+//     the workspace. SyncAll.
 //   phase 2: every core reads the count matrix (bucket starts, and its own offset inside each bucket), reads its
 //     index range again and appends (row, position) int32 pairs to per-bucket staging slots in UB, flushed with
 //     DataCopyPad into the bucket's region of the pair array: a stable counting sort by bucket (positions stay
@@ -816,9 +817,12 @@ class KernelEmbeddingDenseGradAccumulate {
 //     core adds the slots in core order, scales and writes the rows once: a fixed summation order for every
 //     core timing, no GM atomic.
 //   Summing a bucket part: for each D-chunk the UB accumulator [bucket rows, chunk] is zeroed, the part's pairs
-//     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) and
-//     added row by row; with scaling each row is multiplied by 1/count (the count of its whole run, from a scan
-//     of the whole bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
+//     are read in chunks, runs of consecutive positions are gathered with one DataCopyPad (blockCount rows) into
+//     a tile of sortTileRows / TILE_BUFFERS rows and the tile's rows are added row by row, TILE_BUFFERS tiles in
+//     flight (the tile queue orders MTE2 and V: the next tile's gathers overlap this tile's adds); with scaling
+//     each row is multiplied by 1/count (the count of its whole run: counted with one vector Adds per pair while
+//     the first D-chunk is added, or, for a bucket split between cores and for records, by a scan of the whole
+//     bucket); then all bucket rows x the chunk go out with one DataCopyPad (rows nobody hits are 0).
 //   Small-dim variant (sortSmallDim, DataCopyPad products; the tiling takes it when a row is one D-chunk and
 //     records cost less than pairs in its transfer-cost model, every DMA counted as at least 512 bytes): phase 2
 //     also reads the grad rows of its index range contiguously (per tile of sortTileRows entries, the rows from
@@ -881,7 +885,13 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const int64_t accBytes = bucketRows_ * dChunkStride * static_cast<int64_t>(sizeof(float));
     const int64_t arrayBytes = AlignUp((buckets_ + 1) * static_cast<int64_t>(sizeof(int32_t)), BLOCK_BYTES);
     pipe_.InitBuffer(indexBuf_, static_cast<uint32_t>(indexChunk_ * static_cast<int64_t>(sizeof(TStore))));
-    pipe_.InitBuffer(countBuf_, static_cast<uint32_t>(arrayBytes));
+#if __NPU_ARCH__ == 1001
+    const int64_t countBytes = arrayBytes;
+#else
+    // phase 1 counts bucket b in UB block b (see CountBucketsInBlocks)
+    const int64_t countBytes = buckets_ * BLOCK_BYTES > arrayBytes ? buckets_ * BLOCK_BYTES : arrayBytes;
+#endif
+    pipe_.InitBuffer(countBuf_, static_cast<uint32_t>(countBytes));
     pipe_.InitBuffer(startBuf_, static_cast<uint32_t>(arrayBytes));
     pipe_.InitBuffer(cursorBuf_, static_cast<uint32_t>(arrayBytes));
     pipe_.InitBuffer(pairBuf_, static_cast<uint32_t>(pairChunk_ * recWords_ * static_cast<int64_t>(sizeof(int32_t))));
@@ -889,8 +899,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     if (smallDim_) {  // tileRows_ packed grad rows (phase 2) and their fp32 cast
       pipe_.InitBuffer(tileBuf_, static_cast<uint32_t>(AlignUp(
                                      tileRows_ * rowLength_ * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES)));
-    } else {
-      pipe_.InitBuffer(tileBuf_, static_cast<uint32_t>(tileRows_ * rowPitch));
+    } else {  // phase 3 gathers into TILE_BUFFERS tiles of tileRows_ / TILE_BUFFERS rows (one tile of one row)
+      const uint8_t tiles = tileRows_ >= TILE_BUFFERS ? static_cast<uint8_t>(TILE_BUFFERS) : 1;
+      tileRows_ = tileRows_ / tiles;
+      pipe_.InitBuffer(tileQueue_, tiles, static_cast<uint32_t>(tileRows_ * rowPitch));
     }
     if constexpr (!IsSameType<TRows, float>::value) {
       const int64_t castFloats = smallDim_ ? tileRows_ * rowLength_ : dChunkStride;
@@ -898,8 +910,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
                        static_cast<uint32_t>(AlignUp(castFloats * static_cast<int64_t>(sizeof(float)), BLOCK_BYTES)));
     }
     if (countScaling_) {
-      pipe_.InitBuffer(freqBuf_,
-                       static_cast<uint32_t>(AlignUp(bucketRows_, FP32_BLOCK) * static_cast<int64_t>(sizeof(int32_t))));
+      // the count of bucket row r at r * FP32_BLOCK: a 32-byte block per row, which a vector Adds can count into
+      pipe_.InitBuffer(freqBuf_, static_cast<uint32_t>(bucketRows_ * BLOCK_BYTES));
     }
 #if __NPU_ARCH__ == 1001
     // the software SyncAll's counters (32 bytes per core, zero at launch) and its UB workspace
@@ -954,6 +966,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // Phase 1: valid entries of this core's index range per bucket -> row blockIdx of the count matrix.
   __aicore__ inline void CountBuckets() {
     LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
+#if __NPU_ARCH__ == 1001
     for (int64_t b = 0; b < matrixStride_; ++b) {  // the row's padding to whole blocks is zero too
       counts.SetValue(static_cast<uint32_t>(b), 0);
     }
@@ -971,7 +984,38 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     PipeBarrier<PIPE_ALL>();
     CopyInts(matrixGm_[blockIdx_ * matrixStride_], counts, buckets_);
     PipeBarrier<PIPE_ALL>();
+#else
+    CountBucketsInBlocks(counts);
+#endif
   }
+
+#if !(__NPU_ARCH__ == 1001)
+  // Phase 1 with DataCopyPad: the count of bucket b is the first int32 of UB block b (a vector operand starts on
+  // a 32-byte block), counted with a one-element vector Adds per valid index (no scalar read-modify-write per
+  // index); DataCopyPad then moves the first 4 bytes of each block into the matrix row, packed.
+  __aicore__ inline void CountBucketsInBlocks(const LocalTensor<int32_t> &counts) {
+    Duplicate(counts, static_cast<int32_t>(0), static_cast<int32_t>(buckets_ * FP32_BLOCK));
+    for (int64_t base = indexStart_; base < indexEnd_; base += indexChunk_) {
+      const int64_t count = (indexEnd_ - base < indexChunk_) ? (indexEnd_ - base) : indexChunk_;
+      LocalTensor<TStore> indexLocal = LoadIndices(base, count);
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t row = EntryRow(indexLocal, j);
+        if (row >= 0) {
+          LocalTensor<int32_t> bucketCount = counts[static_cast<uint32_t>(row / bucketRows_ * FP32_BLOCK)];
+          Adds(bucketCount, bucketCount, static_cast<int32_t>(1), 1);
+        }
+      }
+    }
+    PipeBarrier<PIPE_ALL>();
+    for (int64_t b0 = 0; b0 < buckets_; b0 += MAX_BLOCK_COUNT) {
+      const int64_t blocks = (buckets_ - b0 < MAX_BLOCK_COUNT) ? (buckets_ - b0) : MAX_BLOCK_COUNT;
+      DataCopyExtParams copyParams{static_cast<uint16_t>(blocks), static_cast<uint32_t>(sizeof(int32_t)), 0, 0, 0};
+      DataCopyPad(matrixGm_[blockIdx_ * matrixStride_ + b0], counts[static_cast<uint32_t>(b0 * FP32_BLOCK)],
+                  copyParams);
+    }
+    PipeBarrier<PIPE_ALL>();
+  }
+#endif
 
   // `count` int32 of UB -> GM: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller owns
   // the block's rest).
@@ -1080,6 +1124,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
     LocalTensor<int32_t> stage = workBuf_.Get<int32_t>();
     LocalTensor<float> stageValues = workBuf_.Get<float>();
+    LocalTensor<uint64_t> stagePairs = workBuf_.Get<uint64_t>();
     LocalTensor<float> values;
     for (int64_t b = 0; b < buckets_; ++b) {
       fill.SetValue(static_cast<uint32_t>(b), 0);
@@ -1113,14 +1158,18 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         const int64_t b = row / bucketRows_;
         const int64_t filled = fill.GetValue(static_cast<uint32_t>(b));
         const int64_t slot = (b * stage_ + filled) * recWords_;
-        stage.SetValue(static_cast<uint32_t>(slot), static_cast<int32_t>(row));
         if (smallDim_) {
+          stage.SetValue(static_cast<uint32_t>(slot), static_cast<int32_t>(row));
           const int64_t from = (j - loadedFrom) * rowLength_;
           for (int64_t k = 0; k < rowLength_; ++k) {
             stageValues.SetValue(static_cast<uint32_t>(slot + 1 + k), values.GetValue(static_cast<uint32_t>(from + k)));
           }
         } else {
-          stage.SetValue(static_cast<uint32_t>(slot + 1), static_cast<int32_t>(base + j));
+          // the pair with one 64-bit scalar store (slot is even: 8-byte aligned): the row in the low word, the
+          // position in the high word (little-endian, as the AI Core and the host are)
+          const uint64_t pair = static_cast<uint64_t>(static_cast<uint32_t>(row)) |
+                                (static_cast<uint64_t>(static_cast<uint32_t>(base + j)) << 32);
+          stagePairs.SetValue(static_cast<uint32_t>(slot / 2), pair);
         }
         if (filled + 1 == stage_) {
           Flush(stage, cursor, b, stage_);
@@ -1274,9 +1323,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline int64_t LoadPairs(int64_t base, int64_t end) {
     const int64_t count = (end - base < pairChunk_) ? (end - base) : pairChunk_;
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
-    PipeBarrier<PIPE_ALL>();
+    SyncPipes<HardEvent::S_MTE2>(pipe_);  // the scalar reads of the previous chunk come first
     LoadInts(pairs, pairsGm_[recWords_ * base], recWords_ * count);
-    PipeBarrier<PIPE_ALL>();
+    // the chunk is read with GetValue (scalar pipe); the grad gathers already issued stay in flight
+    const TEventID pairsLoaded = pipe_.FetchEventID(HardEvent::MTE2_S);
+    SetFlag<HardEvent::MTE2_S>(pairsLoaded);
+    WaitFlag<HardEvent::MTE2_S>(pairsLoaded);
     return count;
   }
 
@@ -1297,9 +1349,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
     LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
-    for (int64_t r = 0; r < bucketRows_; ++r) {
-      freq.SetValue(static_cast<uint32_t>(r), 0);
-    }
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(freq, static_cast<int32_t>(0), static_cast<int32_t>(bucketRows_ * FP32_BLOCK));
     const int64_t bucketEnd = start.GetValue(static_cast<uint32_t>(b + 1));
     for (int64_t base = start.GetValue(static_cast<uint32_t>(b)); base < bucketEnd;) {
       const int64_t count = LoadPairs(base, bucketEnd);
@@ -1308,8 +1359,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         if (row == PAD_PAIR) {
           continue;
         }
-        const uint32_t r = static_cast<uint32_t>(row - rowBase);
-        freq.SetValue(r, freq.GetValue(r) + 1);
+        // a one-element vector Adds per entry into the first int32 of the row's block (a vector operand starts
+        // on a 32-byte block): no scalar read-modify-write of the count
+        LocalTensor<int32_t> occurrences = freq[static_cast<uint32_t>((row - rowBase) * FP32_BLOCK)];
+        Adds(occurrences, occurrences, static_cast<int32_t>(1), 1);
       }
       base += count;
     }
@@ -1330,20 +1383,29 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     const bool toPartial = deterministic_ && split;
     const bool atomic = !deterministic_ && split;
     const bool scale = countScaling_ && !toPartial;
-    if (scale) {
+    // A bucket whose pairs are all here counts its rows with the vector unit while the first D-chunk adds them
+    // (one Adds per pair); the count of a split bucket needs every part's entries, and records are summed by
+    // the scalar unit anyway: those scan the whole bucket first.
+    const bool vectorCount = scale && !split && !smallDim_;
+    if (scale && !vectorCount) {
       CountRuns(b, rowBase);
     }
     LocalTensor<float> acc = workBuf_.Get<float>();
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
-    LocalTensor<TRows> tile = tileBuf_.Get<TRows>();
     for (int64_t col = 0; col < rowLength_; col += dChunk_) {
       const int64_t count = (rowLength_ - col < dChunk_) ? (rowLength_ - col) : dChunk_;
       const int64_t stride = AlignUp(count, FP32_BLOCK);
       // DataCopyPad puts the gathered rows 32-byte aligned one after the other in UB
       const int64_t rowPitch =
           AlignUp(count * static_cast<int64_t>(sizeof(TRows)), BLOCK_BYTES) / static_cast<int64_t>(sizeof(TRows));
+      const bool counting = vectorCount && col == 0;
+      LocalTensor<int32_t> freq;
       PipeBarrier<PIPE_ALL>();
       Duplicate(acc, 0.0f, static_cast<int32_t>(rowsHere * stride));
+      if (counting) {
+        freq = freqBuf_.Get<int32_t>();
+        Duplicate(freq, static_cast<int32_t>(0), static_cast<int32_t>(rowsHere * FP32_BLOCK));
+      }
       PipeBarrier<PIPE_ALL>();
       for (int64_t base = partStart; base < partEnd;) {
         const int64_t loaded = LoadPairs(base, partEnd);
@@ -1363,56 +1425,75 @@ class KernelEmbeddingDenseGradAccumulateSorted {
           base += loaded;
           continue;
         }
-        // the position of pair j, read once: the run test below reads the position after a run, which is
-        // the next run's first
+        // Pairs [base, base + loaded) in tiles of up to tileRows_ grad rows: each run of consecutive positions
+        // is gathered with one copy (blockCount rows) into the tile's next rows, then the tile's rows are added
+        // into their accumulator rows. The tile queue's EnQue/DeQue (MTE2 -> V) and FreeTensor/AllocTensor
+        // (V -> MTE2) order the pipes, so the gather of the next tile overlaps the adds of this one. The
+        // position of pair j is read once: the run test reads the position after a run, the next run's first.
+        const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
+        const int64_t gapBytes = rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes;
         int64_t nextPos = loaded > 0 ? pairs.GetValue(1) : 0;
         for (int64_t j = 0; j < loaded;) {
-          // a run of consecutive positions moves with one DataCopyPad (blockCount rows)
-          const int64_t pos = nextPos;
-          if (pos == PAD_PAIR) {  // a padding pair: nothing to add
-            ++j;
-            nextPos = j < loaded ? pairs.GetValue(static_cast<uint32_t>(2 * j + 1)) : 0;
-            continue;
-          }
-          int64_t take = 1;
-          nextPos = 0;
-          while (j + take < loaded) {
-            nextPos = pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1));
-            if (take >= tileRows_ || nextPos != pos + take) {
-              break;
+          const int64_t tileFirst = j;
+          LocalTensor<TRows> gathered = tileQueue_.AllocTensor<TRows>();
+          int64_t filled = 0;
+          while (j < loaded && filled < tileRows_) {
+            const int64_t pos = nextPos;
+            if (pos == PAD_PAIR) {  // a padding pair: nothing to add
+              ++j;
+              nextPos = j < loaded ? pairs.GetValue(static_cast<uint32_t>(2 * j + 1)) : 0;
+              continue;
             }
-            ++take;
-          }
-          PipeBarrier<PIPE_ALL>();
-          const int64_t rowBytes = count * static_cast<int64_t>(sizeof(TRows));
-          const int64_t gapBytes = rowLength_ * static_cast<int64_t>(sizeof(TRows)) - rowBytes;
+            int64_t take = 1;
+            nextPos = 0;
+            while (j + take < loaded) {
+              nextPos = pairs.GetValue(static_cast<uint32_t>(2 * (j + take) + 1));
+              if (filled + take >= tileRows_ || nextPos != pos + take) {
+                break;
+              }
+              ++take;
+            }
+            LocalTensor<TRows> tile = gathered[static_cast<uint32_t>(filled * rowPitch)];
 #if __NPU_ARCH__ == 1001
-          // rows of whole blocks (the tiling's condition here): blockLen and the gap in 32-byte blocks
-          DataCopyParams copyParams{static_cast<uint16_t>(take), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
-                                    static_cast<uint16_t>(gapBytes / BLOCK_BYTES), 0};
-          DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);
+            // rows of whole blocks (the tiling's condition here): blockLen and the gap in 32-byte blocks
+            DataCopyParams copyParams{static_cast<uint16_t>(take), static_cast<uint16_t>(rowBytes / BLOCK_BYTES),
+                                      static_cast<uint16_t>(gapBytes / BLOCK_BYTES), 0};
+            DataCopy(tile, rowsGm_[pos * rowLength_ + col], copyParams);
 #else
-          DataCopyExtParams copyParams{static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
-                                       static_cast<uint32_t>(gapBytes), 0, 0};
-          DataCopyPadExtParams<TRows> padParams{false, 0, 0, static_cast<TRows>(0)};
-          DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);
+            DataCopyExtParams copyParams{static_cast<uint16_t>(take), static_cast<uint32_t>(rowBytes),
+                                         static_cast<uint32_t>(gapBytes), 0, 0};
+            DataCopyPadExtParams<TRows> padParams{false, 0, 0, static_cast<TRows>(0)};
+            DataCopyPad(tile, rowsGm_[pos * rowLength_ + col], copyParams, padParams);
 #endif
-          PipeBarrier<PIPE_ALL>();
-          for (int64_t q = 0; q < take; ++q) {
-            const int64_t r = pairs.GetValue(static_cast<uint32_t>(2 * (j + q))) - rowBase;
-            LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
+            filled += take;
+            j += take;
+          }
+          tileQueue_.EnQue(gathered);
+          gathered = tileQueue_.DeQue<TRows>();
+          int64_t q = 0;
+          for (int64_t i = tileFirst; i < j; ++i) {
+            const int64_t row = pairs.GetValue(static_cast<uint32_t>(2 * i));
+            if (row == PAD_PAIR) {
+              continue;
+            }
+            LocalTensor<float> dst = acc[static_cast<uint32_t>((row - rowBase) * stride)];
             if constexpr (IsSameType<TRows, float>::value) {
-              Add(dst, dst, tile[static_cast<uint32_t>(q * rowPitch)], static_cast<int32_t>(count));
+              Add(dst, dst, gathered[static_cast<uint32_t>(q * rowPitch)], static_cast<int32_t>(count));
             } else {
               LocalTensor<float> value = castBuf_.Get<float>();
-              Cast(value, tile[static_cast<uint32_t>(q * rowPitch)], RoundMode::CAST_NONE,
+              Cast(value, gathered[static_cast<uint32_t>(q * rowPitch)], RoundMode::CAST_NONE,
                    static_cast<uint32_t>(count));
               PipeBarrier<PIPE_V>();
               Add(dst, dst, value, static_cast<int32_t>(count));
               PipeBarrier<PIPE_V>();
             }
+            if (counting) {
+              LocalTensor<int32_t> occurrences = freq[static_cast<uint32_t>((row - rowBase) * FP32_BLOCK)];
+              Adds(occurrences, occurrences, static_cast<int32_t>(1), 1);
+            }
+            ++q;
           }
-          j += take;
+          tileQueue_.FreeTensor(gathered);
         }
         base += loaded;
       }
@@ -1428,12 +1509,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     }
   }
 
-  // acc rows [0, rowsHere) x [0, count) times 1/count of their run (freqBuf_, from CountRuns).
+  // acc rows [0, rowsHere) x [0, count) times 1/count of their run (freqBuf_: CountRuns or the vector count).
   __aicore__ inline void ScaleRows(const LocalTensor<float> &acc, int64_t rowsHere, int64_t stride, int64_t count) {
     LocalTensor<int32_t> freq = freqBuf_.Get<int32_t>();
     PipeBarrier<PIPE_ALL>();
     for (int64_t r = 0; r < rowsHere; ++r) {
-      const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r));
+      const int64_t occurrences = freq.GetValue(static_cast<uint32_t>(r * FP32_BLOCK));
       if (occurrences > 1) {
         LocalTensor<float> dst = acc[static_cast<uint32_t>(r * stride)];
         Muls(dst, dst, 1.0f / static_cast<float>(occurrences), static_cast<int32_t>(count));
@@ -1523,7 +1604,8 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   TBuf<TPosition::VECCALC> cursorBuf_;
   TBuf<TPosition::VECCALC> pairBuf_;
   TBuf<TPosition::VECCALC> workBuf_;
-  TBuf<TPosition::VECCALC> tileBuf_;
+  TBuf<TPosition::VECCALC> tileBuf_;                // small-dim phase 2: packed grad rows
+  TQue<TPosition::VECIN, TILE_BUFFERS> tileQueue_;  // phase 3: gathered grad rows
   TBuf<TPosition::VECCALC> castBuf_;
   TBuf<TPosition::VECCALC> freqBuf_;
   TBuf<TPosition::VECCALC> syncBuf_;
