@@ -25,6 +25,7 @@ from codegen.build.toolchain import (
     KERNEL_WARNING_FLAGS,
     LINK_FLAGS,
     SANITIZE_FLAGS,
+    UNOPTIMIZED_KERNEL_FLAGS,
     compiler_version,
 )
 from codegen.paths import ProjectPaths, project_paths
@@ -75,6 +76,7 @@ def build_op(
     tiling_keys: Collection[int] | None = None,
     coverage: bool = False,
     host_only: bool = False,
+    unoptimized_kernel: bool = False,
 ) -> BuiltOp:
     """Compiles ``spec`` for ``product`` into a shared library (or returns the cached one).
 
@@ -101,14 +103,24 @@ def build_op(
             For what calls only the OpDef, infershape or tiling (ops-nn's op_host unit tests, OpDef queries),
             it saves the kernel's compile, by far the longest of an op. A separate cache entry; not with
             ``tiling_keys``.
+        unoptimized_kernel: compile the kernel unit at -O0
+            (:data:`~codegen.build.toolchain.UNOPTIMIZED_KERNEL_FLAGS`) instead of
+            :data:`~codegen.build.toolchain.KERNEL_OPT_FLAGS`: about half the kernel's compile time, for a build
+            whose runs are judged on their results, never timed (the mutation tests' mutated kernels). The same
+            results; warnings that only the optimisers emit are not reported. A separate cache entry for the
+            library and the kernel's object; the host units, glue and runtime are the usual ones.
 
     Raises:
         BuildError: a source is missing, ``tiling_keys`` is empty, holds a value outside uint64 or is given
-            with ``host_only``, or compiling or linking failed (compiler output attached).
+            with ``host_only``, ``unoptimized_kernel`` is given with ``host_only``, or compiling or linking
+            failed (compiler output attached).
     """
     key_filter: list[str] = []
     if tiling_keys is not None and host_only:
         raise BuildError("tiling_keys select kernel branches: a host_only build has no kernel")
+    if unoptimized_kernel and host_only:
+        raise BuildError("unoptimized_kernel sets the kernel's flags: a host_only build has no kernel")
+    kernel_opt = UNOPTIMIZED_KERNEL_FLAGS if unoptimized_kernel else KERNEL_OPT_FLAGS
     if tiling_keys is not None:
         keys = sorted(set(tiling_keys))
         if not keys or any(not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < 2**64 for k in keys):
@@ -131,7 +143,7 @@ def build_op(
     for part in (
         compiler_version(),
         " ".join(flags),
-        " ".join((*HOST_WARNING_FLAGS, *KERNEL_OPT_FLAGS, *KERNEL_WARNING_FLAGS)),
+        " ".join((*HOST_WARNING_FLAGS, *kernel_opt, *KERNEL_WARNING_FLAGS)),
         runtime_digest,
         op_digest,
         glue,
@@ -166,7 +178,7 @@ def build_op(
                 sources["kernel_cpp"],
                 [
                     *instrument,
-                    *KERNEL_OPT_FLAGS,
+                    *kernel_opt,
                     *KERNEL_WARNING_FLAGS,
                     *product_macros(product),
                     *key_filter,
