@@ -133,6 +133,12 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context) {
                                                              : 1;
   return ge::GRAPH_SUCCESS;
 }
+const aclTensor *Abs(const aclTensor *x, aclOpExecutor *executor) {
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(Abs, OP_INPUT(x),
+                                         OP_OUTPUT(x));
+  CHECK_RET(ret == ACLNN_SUCCESS, nullptr);
+  return x;
+}
 """
 
 
@@ -140,7 +146,7 @@ def test_allowlist_finds_device_only_constructs_and_statements_without_a_decisio
     # the NpuArch switch's own outcomes (2), the default of that switch and its body (8-9), not the other
     # switch's (16-17); the TilingParse function (20-22); the null-pointer CHECK_RET (24), not the status one
     # (25); the guard whose only statement returns GRAPH_FAILED, its condition over two lines (29-32), not the
-    # guard that also logs (33)
+    # guard that also logs (33); the status check of the launch (44)
     common = {
         2: "npu-arch-switch",
         8: "npu-arch-default",
@@ -153,11 +159,12 @@ def test_allowlist_finds_device_only_constructs_and_statements_without_a_decisio
         30: "graph-failed-guard",
         31: "graph-failed-guard",
         32: "graph-failed-guard",
+        44: "launch-status-check",
     }
     # statements with no condition of their own: function heads, returns, closing braces, a log call whose
     # string and comment hold a '?' and a '||'; not the switch, case and if lines, the CHECK_RETs, nor both
     # lines of the statement with a conditional expression (37-38)
-    plain = {1, 5, 7, 10, 11, 12, 15, 17, 18, 19, 23, 26, 27, 28, 34, 35, 36, 39, 40}
+    plain = {1, 5, 7, 10, 11, 12, 15, 17, 18, 19, 23, 26, 27, 28, 34, 35, 36, 39, 40, 41, 42, 43, 45, 46}
     text = ALLOW_TEXT.splitlines()
     found = allowed_lines(text)
     assert {n: k for n, k in found.items() if k != "no-decision"} == common

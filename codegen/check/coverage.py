@@ -65,6 +65,12 @@ ALLOWLIST: dict[str, tuple[str, str]] = {
         "graph engine may build; the aclnn path calls them only after its checks, and a call those checks let "
         "through with such a context fails the check with the tiling error status",
     ),
+    "launch-status-check": (
+        "branches",
+        "the failing side of CHECK_RET(<status> == ACLNN_SUCCESS, ...) on the status of ADD_TO_LAUNCHER_LIST_AICORE: "
+        "taken when the launch disagrees with the OpDef or InferShape or no kernel is registered, a defect of the "
+        "generated sources that fails the check's cases with that status, never a valid call's outcome",
+    ),
     "npu-arch-switch": (
         "branches",
         "the outcomes of a switch over the NpuArch: one per case group, and the groups of other products and "
@@ -85,6 +91,7 @@ _DECISION = re.compile(r"\b(?:if|for|while|switch|case|default|CHECK_RET\w*|OP_C
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 _TILING_PARSE = re.compile(r"^static\s+ge::graphStatus\s+TilingParseFor\w*\(")
 _NULL_CHECK = re.compile(r"\bCHECK_RET\(\s*[\w.>()-]+\s*!=\s*nullptr\s*,")
+_STATUS_CHECK = re.compile(r"^CHECK_RET\(\s*(\w+)\s*==\s*ACLNN_SUCCESS\s*,")
 
 
 def _indent(line: str) -> int:
@@ -138,6 +145,16 @@ def _statement(text: list[str], i: int) -> str:
     return " ".join(_code(t) for t in text[first : last + 1])
 
 
+def _launch_status(text: list[str], i: int, name: str) -> bool:
+    """Whether the statement before line ``i`` (0-based) of ``text`` sets ``name`` to the status of
+    ``ADD_TO_LAUNCHER_LIST_AICORE``."""
+    j = i - 1
+    while j > 0 and not _code(text[j - 1]).endswith((";", "{", "}")):
+        j -= 1
+    before = _statement(text, j) if j >= 0 else ""
+    return re.search(rf"\b{name}\s*=\s*ADD_TO_LAUNCHER_LIST_AICORE\(", before) is not None
+
+
 def _graph_failed_guard(text: list[str], i: int) -> list[int]:
     """The 1-based lines of the ``if`` on line ``i`` (0-based) of ``text`` (its condition may go on over
     several lines) and of its body when that body is only ``return ge::GRAPH_FAILED;``; else none."""
@@ -185,6 +202,8 @@ def allowed_lines(text: list[str], npu_arch: int | None = None) -> dict[int, str
                 found[n] = "graph-failed-guard"
         elif _NULL_CHECK.search(stripped):
             found[i + 1] = "null-result-check"
+        elif (status := _STATUS_CHECK.match(stripped)) and _launch_status(text, i, status.group(1)):
+            found[i + 1] = "launch-status-check"
         elif _SWITCH.search(stripped) and ("NpuArch" in stripped or "npuArch" in stripped):
             found[i + 1] = "npu-arch-switch"
         elif stripped and not _DECISION.search(_statement(text, i)):
