@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 
 from codegen.check.coverage import allowed_lines
+from codegen.check.driver import cases_for
 from codegen.paths import project_paths
 from codegen.spec.generated_names import op_files
 from codegen.specs import load_project
 
 pytestmark = pytest.mark.heavy(60)
 
-_, SPECS = load_project()
+CATALOGUE, SPECS = load_project()
 
 #: The planted branch: no core's index exceeds the launch's core count, so its body never runs.
 ANCHOR = "GET_TILING_DATA(tilingData, tiling);"
@@ -173,3 +174,24 @@ def test_allowlist_finds_device_only_constructs_and_statements_without_a_decisio
     other = "other-npu-arch-case"
     assert allowed_lines(text, 2201) == {**found, 3: other, 4: other, 5: other}
     assert allowed_lines(text, 1001) == {**found, 6: other, 7: other}
+
+
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend910"])
+def test_quick_index_matrix_launches_every_key_of_both_plain_strategies(product: str) -> None:
+    """An index_accumulate kernel has a tiling key per rows dtype, index dtype and strategy: the quick matrix
+    has a value case of every (rows dtype, index dtype) pair the product supports in the atomic and in the
+    deterministic strategy (before, its quick cases left 24 of those 54 keys of Ascend910B unlaunched). The
+    pairs come from the spec's tensor dtype lists; on a product with bf16 and one without."""
+    catalogue_product = CATALOGUE.get(product)
+    for spec in [s for s in SPECS.values() if s.family == "index_accumulate" and product in s.products]:
+        rows, index = spec.compute.rows, spec.compute.index
+        want = {
+            (f"{g.name}/{i.name}", det)
+            for g in spec.tensor(rows).dtypes
+            for i in spec.tensor(index).dtypes
+            if catalogue_product.supports(g) and catalogue_product.supports(i)
+            for det in (False, True)
+        }
+        cases = cases_for(spec, catalogue_product, None, True)
+        have = {(c.dtype, c.deterministic) for c in cases if c.expect_status is None}
+        assert want and want <= have, sorted(want - have)
