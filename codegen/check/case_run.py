@@ -349,8 +349,8 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
         status, size, executor = fn.phase1(
             tensors,
             attrs,
-            null_workspace_size=case.mode == "null_workspace_size",
-            null_executor=case.mode == "null_executor",
+            null_workspace_size=case.mode in ("null_workspace_size", "null_workspace_size_and_executor"),
+            null_executor=case.mode in ("null_executor", "null_workspace_size_and_executor"),
         )
         if case.mode != "phase2_twice" or status != AclnnStatus.ACLNN_SUCCESS:
             return status, fn.recent_error()

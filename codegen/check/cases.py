@@ -28,7 +28,8 @@ class Case:
     ``params`` are the aclnn parameters (arrays by tensor name, scalars by attribute name; an ``out``
     array may be included); ``formats`` gives tensors a storage format other than ND (tensor name ->
     format name). ``expect_status`` is set for status cases; ``mode`` selects a special flow (status
-    cases: ``null_workspace_size``, ``null_executor``, ``phase2_twice``; value cases: ``determinism``, see
+    cases: ``null_workspace_size``, ``null_executor``, both (``null_workspace_size_and_executor``),
+    ``phase2_twice``; value cases: ``determinism``, see
     :func:`determinism_cases`; ``tiling_2g``, see :mod:`codegen.check.offsets`).
     ``core_order``/``deterministic`` are run options. ``tags``: ``multicore`` marks a value case chosen
     to split over several cores (the determinism subset).

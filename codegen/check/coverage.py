@@ -16,7 +16,12 @@ A worker killed by a crash or a timeout writes no counts: its cases reach nothin
 
 Constructs no call of the emulated check can run (:data:`ALLOWLIST`, by kind, with the reason) are found in
 the generated text (:func:`allowed_lines`): their lines, or only their branches, are listed per file under
-``allowed`` and left out of the reached/total figures.
+``allowed`` and left out of the reached/total figures, and :func:`report` counts them by kind under its table.
+So are the branches gcov puts on a statement that states no condition (``no-decision``): the compiler's own
+(static-local guards, cleanups of temporaries) and those of code inlined there from a callee. The units are
+not built with ``-fno-exceptions`` to drop the former: the emulator stops a faulting kernel core by throwing
+through the generated kernel's frames, whose objects must still be destroyed, and a coverage build runs the
+code the check runs.
 """
 
 from __future__ import annotations
@@ -53,11 +58,40 @@ ALLOWLIST: dict[str, tuple[str, str]] = {
         "the failing side of CHECK_RET(<pointer> != nullptr, ...): taken when the executor or an L0 op cannot "
         "allocate its tensor (device memory exhausted), which the emulator never injects",
     ),
+    "graph-failed-guard": (
+        "lines",
+        "an if whose only statement returns ge::GRAPH_FAILED (a null shape, desc or attribute, no core, an "
+        "unknown NpuArch, no room in UB): the tiling and InferShape functions' answer to a context that the "
+        "graph engine may build; the aclnn path calls them only after its checks, and a call those checks let "
+        "through with such a context fails the check with the tiling error status",
+    ),
+    "launch-status-check": (
+        "branches",
+        "the failing side of CHECK_RET(<status> == ACLNN_SUCCESS, ...) on the status of ADD_TO_LAUNCHER_LIST_AICORE: "
+        "taken when the launch disagrees with the OpDef or InferShape or no kernel is registered, a defect of the "
+        "generated sources that fails the check's cases with that status, never a valid call's outcome",
+    ),
+    "npu-arch-switch": (
+        "branches",
+        "the outcomes of a switch over the NpuArch: one per case group, and the groups of other products and "
+        "the default are left out above; which group ran shows in its lines",
+    ),
+    "no-decision": (
+        "branches",
+        "branches gcov puts on a statement that has no condition of its own (no if, for, while, switch, case, "
+        "?:, &&, || nor a CHECK_RET/OP_CHECK condition): code the compiler adds (static-local guards, cleanups "
+        "of temporaries on exception paths) or inlines from a callee (std::max, the emulated CANN macros' and "
+        "classes' own code, such as TILING_DATA_FIELD_DEF, OP_TYPE_REGISTER, OP_LOGE)",
+    ),
 }
 
 _SWITCH = re.compile(r"\bswitch\s*\(")
+#: A condition of the generated code's own in a statement's text (comments and string literals removed).
+_DECISION = re.compile(r"\b(?:if|for|while|switch|case|default|CHECK_RET\w*|OP_CHECK\w*)\b|\?|&&|\|\|")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 _TILING_PARSE = re.compile(r"^static\s+ge::graphStatus\s+TilingParseFor\w*\(")
 _NULL_CHECK = re.compile(r"\bCHECK_RET\(\s*[\w.>()-]+\s*!=\s*nullptr\s*,")
+_STATUS_CHECK = re.compile(r"^CHECK_RET\(\s*(\w+)\s*==\s*ACLNN_SUCCESS\s*,")
 
 
 def _indent(line: str) -> int:
@@ -86,6 +120,51 @@ def _label_body(text: list[str], i: int, kind: str, found: dict[int, str]) -> No
     while j < len(text) and (not text[j].strip() or _indent(text[j]) > depth):
         found[j + 1] = kind
         j += 1
+
+
+def _code(line: str) -> str:
+    """``line`` without its string and character literals and its ``//`` comment."""
+    return _STRING.sub('""', line).split("//", 1)[0].strip()
+
+
+def _statement(text: list[str], i: int) -> str:
+    """The code of the statement line ``i`` (0-based) of ``text`` belongs to: back to the line after one that
+    ends a statement or opens or closes a block (``;``, ``{``, ``}``, a label's ``:``), on to the line that
+    does. Preprocessor lines stand alone."""
+    if _code(text[i]).startswith("#"):
+        return _code(text[i])
+    first = i
+    while first > 0:
+        before = _code(text[first - 1])
+        if not before or before.startswith("#") or before.endswith((";", "{", "}", ":")):
+            break
+        first -= 1
+    last = i
+    while last + 1 < len(text) and not _code(text[last]).endswith((";", "{", "}", ":")):
+        last += 1
+    return " ".join(_code(t) for t in text[first : last + 1])
+
+
+def _launch_status(text: list[str], i: int, name: str) -> bool:
+    """Whether the statement before line ``i`` (0-based) of ``text`` sets ``name`` to the status of
+    ``ADD_TO_LAUNCHER_LIST_AICORE``."""
+    j = i - 1
+    while j > 0 and not _code(text[j - 1]).endswith((";", "{", "}")):
+        j -= 1
+    before = _statement(text, j) if j >= 0 else ""
+    return re.search(rf"\b{name}\s*=\s*ADD_TO_LAUNCHER_LIST_AICORE\(", before) is not None
+
+
+def _graph_failed_guard(text: list[str], i: int) -> list[int]:
+    """The 1-based lines of the ``if`` on line ``i`` (0-based) of ``text`` (its condition may go on over
+    several lines) and of its body when that body is only ``return ge::GRAPH_FAILED;``; else none."""
+    last = i
+    while last + 1 < len(text) and not _code(text[last]).endswith("{"):
+        last += 1
+    body = [_code(t) for t in text[last + 1 : last + 3]]
+    if body != ["return ge::GRAPH_FAILED;", "}"]:
+        return []
+    return list(range(i + 1, last + 4))
 
 
 def allowed_lines(text: list[str], npu_arch: int | None = None) -> dict[int, str]:
@@ -118,8 +197,17 @@ def allowed_lines(text: list[str], npu_arch: int | None = None) -> dict[int, str
                 found[j + 1] = "tiling-parse"
                 if text[j].startswith("}"):
                     break
+        elif stripped.startswith("if (") and (guard := _graph_failed_guard(text, i)):
+            for n in guard:
+                found[n] = "graph-failed-guard"
         elif _NULL_CHECK.search(stripped):
             found[i + 1] = "null-result-check"
+        elif (status := _STATUS_CHECK.match(stripped)) and _launch_status(text, i, status.group(1)):
+            found[i + 1] = "launch-status-check"
+        elif _SWITCH.search(stripped) and ("NpuArch" in stripped or "npuArch" in stripped):
+            found[i + 1] = "npu-arch-switch"
+        elif stripped and not _DECISION.search(_statement(text, i)):
+            found[i + 1] = "no-decision"
     return found
 
 
@@ -216,7 +304,11 @@ def collect(
             },
             "unreached_lines": [[n, text[n - 1].strip() if n <= len(text) else ""] for n in missed],
             "unreached_branch_lines": sorted(n for n, b in per_line.items() if not all(b)),
-            "allowed": [[n, allowed[n]] for n in sorted(allowed) if n in lines[rel] or branches[rel].get(n)],
+            "allowed": [
+                [n, kind]
+                for n, kind in sorted(allowed.items())
+                if branches[rel].get(n) or (ALLOWLIST[kind][0] == "lines" and n in lines[rel])
+            ],
         }
     summary = {"files": files}
     (folder / SUMMARY).write_text(json.dumps(summary, indent=1))
@@ -251,9 +343,31 @@ def report(root: Path, json_path: Path | None) -> list[str]:
             )
     widths = [max(len(r[i]) for r in rows) for i in range(6)]
     out = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    out += counted_out(results)
     if json_path is not None:
         json_path.write_text(json.dumps(results, indent=1))
         out.append(f"coverage report written to {json_path}")
+    return out
+
+
+def counted_out(results: dict[str, Any]) -> list[str]:
+    """What the figures of ``results`` (the report's JSON, see :func:`report`) leave out, one line per
+    :data:`ALLOWLIST` kind that occurs: how many lines of that kind, over all rows, had code or branches, what
+    of them is left out and why."""
+    counts: dict[str, int] = {}
+    for data in results.values():
+        for f in data["files"].values():
+            for _, kind in f["allowed"]:
+                counts[kind] = counts.get(kind, 0) + 1
+    if not counts:
+        return []
+    out = ["not counted (each file's `allowed` in --coverage-json lists the lines):"]
+    for kind in ALLOWLIST:
+        if kind in counts:
+            what, why = ALLOWLIST[kind]
+            out.append(
+                f"  {kind}: {counts[kind]} line(s), {'the lines' if what == 'lines' else 'their branches'}: {why}"
+            )
     return out
 
 

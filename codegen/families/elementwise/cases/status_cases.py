@@ -62,6 +62,8 @@ def _status_cases(
         "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_workspace_size"
     )
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, "null_executor")
+    both = "null_workspace_size_and_executor"
+    yield status("null workspaceSize and executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**good, out: good_out}, both)
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {**good, out: good_out}, "phase2_twice")
     if red is not None:
         yield from _reduce_status_cases(spec, red, good, out, dt, status)

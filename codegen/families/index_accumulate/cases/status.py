@@ -34,6 +34,8 @@ def status_cases(mk: CaseMaker, rows_all: list[DType], idx_all: list[DType]) -> 
         yield mk.status(dt, f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
     yield mk.status(dt, "null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), "null_workspace_size")
     yield mk.status(dt, "null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), "null_executor")
+    both = "null_workspace_size_and_executor"
+    yield mk.status(dt, "null workspaceSize and executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), both)
     yield mk.status(dt, "phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
     # The derived matrix (every tensor's unsupported dtypes, rank bounds, rejected formats, wrong output dims,
     # the null order) from one row and one index: a 0-d index then breaks the rank rule alone.

@@ -45,6 +45,9 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
     yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size")
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_executor")
+    yield status(
+        "null workspaceSize and executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size_and_executor"
+    )
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {}, "phase2_twice")
     if comp.rows:
         g = comp.rows
