@@ -326,3 +326,22 @@ def test_narrow_literals_are_exact_in_both_16bit_dtypes() -> None:
         False,  # a bfloat16 value, beyond the half range
         False,
     ]
+
+
+def test_a_host_value_minus_a_tensor_is_one_sub_from_a_constant() -> None:
+    # 1 - a: Sub from the per-core constant 1 (one instruction, the rounding of -a + 1), not Muls -1 and Adds 1
+    prog = compile_text("b * (1 - a)").fp32
+    assert [i.op for i in prog.instructions] == ["Sub", "Mul"]
+    (fill,) = prog.constants
+    assert (fill.op, fill.scalar) == ("Duplicate", "1.0f")
+    assert prog.instructions[0].srcs == (fill.dst, "aLocal")
+    # a host scalar the same way; where -a is computed anyway (exp(-a)), s - a adds to it
+    prog = compile_text("s - a * b", {"s": "threshold"}).fp32
+    assert [i.op for i in prog.instructions] == ["Mul", "Sub"]
+    assert [i.op for i in compile_text("exp(-a) + (2 - a)").fp32.instructions] == ["Muls", "Exp", "Adds", "Add"]
+    # a coefficient absorbs the sign: 1 - 2a is Muls -2, Adds 1
+    assert [i.op for i in compile_text("1 - 2 * a").fp32.instructions] == ["Muls", "Adds"]
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(16), rng.standard_normal(16)
+    got = run_program(compile_text("b * (1 - a)").fp32, {"a": a, "b": b, "c": a}, {})
+    np.testing.assert_array_equal(got, b * (1 - a))
