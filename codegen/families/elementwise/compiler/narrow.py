@@ -113,7 +113,7 @@ def narrow_selects(b: _Values, root: int) -> set[int]:
         code.append(entry)
     fills: list[_Code] = [("Duplicate", t, (), literal, None, None, 0.0) for literal, t in narrow_const.items()]
     code = fills + code
-    # drop what nothing reads any more (widening casts and fills the chain no longer reads), last first
+    # drop what nothing reads any more (widening casts and fills the chain no longer reads), until none is left
     while True:
         read = {s for entry in code for s in entry[2]}
         dead = [e for e in code if e[1] not in read and e[1] != root and e[0] in ("Cast", "Duplicate")]
