@@ -266,3 +266,82 @@ def test_a_clamped_operand_carries_its_nan_into_bounded_arithmetic() -> None:
     compiled = compile_text(f"c * min(max(0.5 * {c} + {c} * {c} * {c}, -10), 10) * {c}")
     ops = [i.op for i in compiled.fp32.instructions]
     assert ops.count("Compare") == 1 and ops.count("Select") == 1, ops
+
+
+def _ops(prog: Program) -> list[tuple[str, str, tuple[str, ...]]]:
+    return [(i.op, i.dst, i.srcs) for i in prog.instructions]
+
+
+def test_a_16bit_select_chain_among_inputs_picks_their_own_elements() -> None:
+    # where(a <= s, 0, b): only a is widened (for the comparison); the Select reads b's 16-bit tile and a
+    # constant 0 of the input dtype and writes the output, with no rounding Cast after it
+    compiled = compile_text("where(a <= s, 0, b)", {"s": "threshold"})
+    prog = compiled.cast16
+    assert _ops(prog) == [
+        ("Cast", "tmp0", ("aLocal",)),
+        ("Compares", "mask0", ("tmp0",)),
+        ("Select", "outLocal", ("mask0", prog.narrow[0], "bLocal")),
+    ]
+    assert [(c.dst, c.scalar) for c in prog.constants] == [(prog.narrow[0], "0.0f")]
+    # nested selects with a literal 0 as the scalar src1: both write the output, each 0 a tensor of T
+    prog = compile_text("where(a > 1, where(a < 2, b, 0), 0)").cast16
+    (zero,) = prog.narrow
+    assert _ops(prog) == [
+        ("Cast", "tmp0", ("aLocal",)),
+        ("Compares", "mask0", ("tmp0",)),
+        ("Compares", "mask1", ("tmp0",)),
+        ("Select", "outLocal", ("mask1", "bLocal", zero)),
+        ("Select", "outLocal", ("mask0", "outLocal", zero)),
+    ]
+    assert {i.mode for i in prog.instructions if i.op == "Select"} == {"VSEL_TENSOR_TENSOR_MODE"}
+    # the fp32 program keeps its form
+    assert compile_text("where(a <= s, 0, b)", {"s": "threshold"}).fp32.narrow == ()
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "where(a > 0, b, 2 * b)",  # an arithmetic branch: computed in fp32 and rounded
+        "where(a > 0, b, 0.1)",  # 0.1 is neither a half nor a bfloat16 value
+        "where(a > 0, b, 70000)",  # beyond the half range
+        "where(a > 0, b, s)",  # a host value, known per call only
+        "where(a > 0, b, c) + 1",
+    ],
+)
+def test_a_16bit_result_that_is_not_a_select_of_exact_values_is_rounded_from_fp32(formula: str) -> None:
+    prog = compile_text(formula, {"s": "threshold"}).cast16
+    assert prog.narrow == ()
+    assert prog.instructions[-1].op == "Cast" and prog.instructions[-1].round_mode == "CAST_RINT"
+
+
+def test_narrow_literals_are_exact_in_both_16bit_dtypes() -> None:
+    from codegen.families.elementwise.compiler.narrow import exact_in_16bit
+
+    assert [exact_in_16bit(t) for t in ("0.0f", "-0.0f", "1.0f", "-2.5f", "0.1f", "65536.0f", "scalar0_")] == [
+        True,
+        True,
+        True,
+        True,
+        False,  # not a half value
+        False,  # a bfloat16 value, beyond the half range
+        False,
+    ]
+
+
+def test_a_host_value_minus_a_tensor_is_one_sub_from_a_constant() -> None:
+    # 1 - a: Sub from the per-core constant 1 (one instruction, the rounding of -a + 1), not Muls -1 and Adds 1
+    prog = compile_text("b * (1 - a)").fp32
+    assert [i.op for i in prog.instructions] == ["Sub", "Mul"]
+    (fill,) = prog.constants
+    assert (fill.op, fill.scalar) == ("Duplicate", "1.0f")
+    assert prog.instructions[0].srcs == (fill.dst, "aLocal")
+    # a host scalar the same way; where -a is computed anyway (exp(-a)), s - a adds to it
+    prog = compile_text("s - a * b", {"s": "threshold"}).fp32
+    assert [i.op for i in prog.instructions] == ["Mul", "Sub"]
+    assert [i.op for i in compile_text("exp(-a) + (2 - a)").fp32.instructions] == ["Muls", "Exp", "Adds", "Add"]
+    # a coefficient absorbs the sign: 1 - 2a is Muls -2, Adds 1
+    assert [i.op for i in compile_text("1 - 2 * a").fp32.instructions] == ["Muls", "Adds"]
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(16), rng.standard_normal(16)
+    got = run_program(compile_text("b * (1 - a)").fp32, {"a": a, "b": b, "c": a}, {})
+    np.testing.assert_array_equal(got, b * (1 - a))

@@ -144,20 +144,23 @@ def test_shared_square_across_forms() -> None:
 #: Muls, Exp (3); 0.5 + 0.5 erf = w + 1 where x >= 0 and -w where x < 0 with w = -0.5 poly exp: Mul, Adds,
 #: Muls -1, Compares, Select (5); clamp(x, -10, 10): Maxs, Mins, no NaN keep (2); times 0.3989 exp: Mul, Muls
 #: (2); the sum and gradOutput: Add, Mul (2): 27.
-#: SigmoidBackward g * y * (1 - y): Mul, Muls -1, Adds 1, Mul (4). MseLossBackward (s - t) * g * norm: Sub,
-#: Mul, Muls (3). SoftMarginLossBackward -t * g * sigmoid(-t * s) * norm: Mul, Exp, Adds, Reciprocal (4), then
-#: Mul, Mul, Muls -norm (3): 7.
+#: SigmoidBackward g * y * (1 - y): Mul, Sub from a per-core constant 1, Mul (3). MseLossBackward
+#: (s - t) * g * norm: Sub, Mul, Muls (3). SoftMarginLossBackward -t * g * sigmoid(-t * s) * norm: Mul, Exp,
+#: Adds, Reciprocal (4), then Mul, Mul, Muls -norm (3): 7. The last column: per-core constants, each filled once
+#: per core over one tile (tileLength elements), besides the per-element work.
 EXPECTED_OPS = [
-    ("GeluBackward", np.float32, 27),
-    ("GeluBackward", "bfloat16", 30),
-    ("SigmoidBackward", np.float16, 7),
-    ("MseLossBackward", np.float32, 3),
-    ("SoftMarginLossBackward", np.float32, 7),
+    ("GeluBackward", np.float32, 27, 0),
+    ("GeluBackward", "bfloat16", 30, 0),
+    ("SigmoidBackward", np.float16, 6, 1),
+    ("MseLossBackward", np.float32, 3, 0),
+    ("SoftMarginLossBackward", np.float32, 7, 0),
 ]
 
 
-@pytest.mark.parametrize(("op", "dtype", "ops"), EXPECTED_OPS)
-def test_element_ops_per_element(built_op: Callable[[str, str], Any], op: str, dtype: Any, ops: int) -> None:
+@pytest.mark.parametrize(("op", "dtype", "ops", "constants"), EXPECTED_OPS)
+def test_element_ops_per_element(
+    built_op: Callable[[str, str], Any], op: str, dtype: Any, ops: int, constants: int
+) -> None:
     import ml_dtypes
 
     fn = built_op(op, "Ascend910B")
@@ -168,8 +171,9 @@ def test_element_ops_per_element(built_op: Callable[[str, str], Any], op: str, d
         t.name: rng.standard_normal(n, dtype=np.float32).astype(np_dtype) for t in fn.spec.inputs if not t.optional
     }
     fn(**params)
-    elements = sum(int(c["vector_elements"]) for launch in fn.last_stats["launches"] for c in launch["cores"])
-    assert elements == ops * n
+    (launch,) = fn.last_stats["launches"]
+    elements = sum(int(c["vector_elements"]) for c in launch["cores"])
+    assert elements == ops * n + constants * launch["block_dim"] * launch["tiling"]["tileLength"]
 
 
 #: EluBackward's where(selfOrResult > 0, gradOutput * scale, where(isResult, A, B)), counted by hand per value of

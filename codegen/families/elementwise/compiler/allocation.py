@@ -3,17 +3,22 @@ temporaries, bit masks and the output buffer, reusing a buffer once its value is
 
 from __future__ import annotations
 
+from codegen.families.elementwise.compiler.narrow import NARROW_SUFFIX, narrow_selects
 from codegen.families.elementwise.compiler.program import Instruction, Program
 from codegen.families.elementwise.compiler.values import _Values
 
 
-def _allocate(b: _Values, root: int, constants: dict[str, str]) -> Program:
+def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = True) -> Program:
     """Maps virtual registers onto input buffers, fp32 temporaries and the output buffer.
 
     A ``Duplicate`` of a host value is the same in every tile: it becomes a per-core constant
     (:attr:`Program.constants`), filled once before the first tile into its own fp32 buffer, never reused.
     ``constants`` maps each such scalar to its buffer (``const<k>``); it is shared by every program of one
-    kernel, so one buffer holds one scalar in all of them."""
+    kernel, so one buffer holds one scalar in all of them. With ``narrow``, a 16-bit program whose result is a
+    chain of selects among its inputs and exact literals selects the 16-bit elements themselves
+    (:func:`.narrow.narrow_selects`): the chain writes the output buffer, its constants are held in the input
+    dtype (:attr:`Program.narrow`) and no final ``Cast`` rounds the result."""
+    chain = narrow_selects(b, root) if narrow else set()
     last_use: dict[int, int] = {}
     for i, (_, _, srcs, *_rest) in enumerate(b.code):
         for s in srcs:
@@ -25,7 +30,8 @@ def _allocate(b: _Values, root: int, constants: dict[str, str]) -> Program:
     masks = 0
     out: list[Instruction] = []
     fills: list[Instruction] = []
-    final_cast = b.cast_inputs
+    final_cast = b.cast_inputs and not chain
+    narrow_names: list[str] = []
     for i, (op, dst, srcs, scalar, rm, mode, approx) in enumerate(b.code):
         dying = list(dict.fromkeys(s for s in srcs if last_use.get(s) == i))
         for s in dying:
@@ -35,11 +41,16 @@ def _allocate(b: _Values, root: int, constants: dict[str, str]) -> Program:
             elif name.startswith("mask"):
                 free_masks.append(name)
         if op == "Duplicate" and dst != root and scalar is not None:
-            name = constants.setdefault(scalar, f"const{len(constants)}")
+            key = scalar + NARROW_SUFFIX if dst in b.narrow_consts else scalar
+            name = constants.setdefault(key, f"const{len(constants)}")
             buf[dst] = name
             fills.append(Instruction(op, name, (), scalar))
+            if dst in b.narrow_consts:
+                narrow_names.append(name)
             continue
-        if dst in b.mask_regs:
+        if dst in chain:
+            target = "outLocal"
+        elif dst in b.mask_regs:
             # Mask buffers form their own pool; a dying mask is not reused by the mask written from it.
             if free_masks:
                 free_masks.sort()
@@ -72,4 +83,11 @@ def _allocate(b: _Values, root: int, constants: dict[str, str]) -> Program:
     elif not out or out[-1].dst != "outLocal":
         # The formula is a bare input: copy it through a vector instruction so the output queue is written.
         out.append(Instruction("Muls", "outLocal", (buf[root],), "1.0f"))
-    return Program(cast_inputs=b.cast_inputs, instructions=tuple(out), temps=temps, masks=masks, constants=tuple(fills))
+    return Program(
+        cast_inputs=b.cast_inputs,
+        instructions=tuple(out),
+        temps=temps,
+        masks=masks,
+        constants=tuple(fills),
+        narrow=tuple(narrow_names),
+    )

@@ -28,6 +28,7 @@ def compile_variants(
     defaults: Mapping[str, float],
     loc: SourceLoc | None = None,
     field_path: str = "",
+    narrow: bool = True,
 ) -> tuple[CompiledFormula, ...]:
     """Compiles ``output = formula`` once per combination of absent optional inputs.
 
@@ -45,6 +46,9 @@ def compile_variants(
         scalar_defs: host scalar definitions (``compute.scalars``) by name.
         defaults: optional input name -> the value its elements take when it is null.
         loc, field_path: where the formula came from, for error messages.
+        narrow: whether a 16-bit program whose result is a chain of selects among its inputs may select the
+            16-bit elements themselves (:func:`.narrow.narrow_selects`); False where the fp32 value of the
+            result is needed (a reduce epilogue sums it).
 
     Raises:
         SpecError: the formula uses a construct that has no vector-instruction lowering.
@@ -70,7 +74,7 @@ def compile_variants(
             for cast_inputs in (False, True):
                 b = _Builder(ctx, cast_inputs)
                 root = b.value(lowered_k)
-                programs.append(_allocate(b, root, constants))
+                programs.append(_allocate(b, root, constants, narrow))
             guards = tuple((flag, taken[c]) for flag, c in zip(flags, conditions, strict=True))
             cases.append(HostCase(guards, programs[0], programs[1]))
         built.append((tuple(cases), _lower(substituted, present)))

@@ -57,6 +57,10 @@ class Program:
     (``uint8_t`` bit masks of ``masks`` buffers, one bit per element, ``tileLength / 8`` bytes each),
     ``const<k>`` (fp32 buffers of ``tileLength`` elements that ``constants`` fill once per core, before the
     first tile: each a ``Duplicate`` of a host value, which ``instructions`` then read in every tile).
+    ``narrow`` names the constant buffers that hold the input dtype ``T`` instead of fp32 (filled with
+    ``static_cast<T>`` of a literal both 16-bit dtypes hold exactly): a 16-bit program whose result is a chain
+    of ``Select`` among its inputs and such constants selects 16-bit elements (each ``Select`` writes
+    ``outLocal`` and reads ``<input>Local`` and these buffers, all of type ``T``) and has no final ``Cast``.
     """
 
     cast_inputs: bool
@@ -64,6 +68,7 @@ class Program:
     temps: int
     masks: int = 0
     constants: tuple[Instruction, ...] = ()
+    narrow: tuple[str, ...] = ()
 
     @property
     def budget_temps(self) -> int:

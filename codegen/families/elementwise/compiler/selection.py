@@ -272,6 +272,14 @@ class _Builder(_NanKeeping):
             if lt:  # + or - a host value
                 s = e.right if e.op == "+" else _neg(e.right)
                 return self.emit("Adds", (self.value(e.left),), self.scalar(s))
+            if e.op == "-":
+                coef, hosts, _ = self.monomial(e.right)
+                if coef == 1.0 and not hosts:
+                    # -t would cost a Muls by -1: s - t is one Sub from s's per-core constant tensor (the same
+                    # rounding as -t + s), unless -t is computed anyway
+                    r = self.value(e.right)
+                    if ("Muls", (r,), self.literal(-1.0), None, None, 0.0) not in self.numbered:
+                        return self.emit("Sub", (self.emit("Duplicate", (), self.scalar(e.left)), r))
             # a host value + or - a tensor: s - t is Adds(-t, s), the negation folded into t's product
             t = e.right if e.op == "+" else _neg(e.right)
             return self.emit("Adds", (self.value(t),), self.scalar(e.left))

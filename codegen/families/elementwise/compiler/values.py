@@ -69,6 +69,7 @@ class _Values:
         self.leaf_reg: dict[str, int] = {}
         self.reg_source: dict[int, str] = {}  # register -> input name, for uncast fp32 leaves
         self.mask_regs: set[int] = set()  # registers holding uint8_t bit masks (Compare/Compares results)
+        self.narrow_consts: set[int] = set()  # Duplicate registers of a per-core constant in the input dtype
         # each tensor subexpression is computed once per set of operands whose NaN the context carries
         self.memo: dict[tuple[Expr, frozenset[Expr]], int] = {}
         self.numbered: dict[tuple[object, ...], int] = {}  # value numbering: one register per instruction

@@ -68,6 +68,7 @@ def _compile_variants(spec: OpSpec) -> tuple[Variant, ...]:
         defaults,
         compute.loc,
         f"compute.{output}",
+        narrow=compute.reduce is None,
     )
     variants = []
     for index, formula_v in enumerate(compiled):

@@ -103,6 +103,8 @@ class KernelView(KernelBase):
     l0_output: str
     max_masks: int
     max_temps: int
+    #: whether a 16-bit program selects elements of the input dtype (the kernel then defines SelectElems)
+    narrow_selects: bool
     optional_inputs: tuple[str, ...]
     output: str
     scalars: tuple[HostScalar, ...]

@@ -39,9 +39,11 @@ class ProgramView:
     buffers it uses, its instructions' ops (``ops``, comma-separated, for the docs) and ``result``, the fp32
     buffer holding the formula's value before the output rounding (``outLocal`` of the fp32 program, the
     source of the final ``Cast`` of a 16-bit one), which a reduce epilogue sums. ``constants`` names the
-    per-core constant buffers (``const<k>``) the lines read and ``fills`` the C++ lines that fill them once per
-    core in ``Init``; ``clobbered``: the inputs whose tile an instruction of any case overwrites (a
-    one-element input's filled tile is filled again after such a program)."""
+    per-core constant buffers (``const<k>``) the lines read, ``declarations`` the C++ lines that name each as a
+    ``LocalTensor`` (of ``float``, or of ``T`` for a constant a 16-bit program selects as 16-bit elements), and
+    ``fills`` the C++ lines that fill them once per core in ``Init``; ``clobbered``: the inputs whose tile an
+    instruction of any case overwrites (a one-element input's filled tile is filled again after such a
+    program)."""
 
     lines: tuple[str, ...]
     temps: int
@@ -50,7 +52,10 @@ class ProgramView:
     result: str = "outLocal"
     constants: tuple[str, ...] = ()
     fills: tuple[str, ...] = ()
+    declarations: tuple[str, ...] = ()
     clobbered: tuple[str, ...] = ()
+    #: the docs' sentence on how a 16-bit program computes (empty for an fp32 one)
+    summary: str = ""
 
 
 @dataclass(frozen=True)

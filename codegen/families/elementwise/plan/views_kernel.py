@@ -14,8 +14,12 @@ from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import OpSpec
 
 
-def _instruction_cpp(ins: Instruction) -> str:
+def _instruction_cpp(ins: Instruction, narrow: bool = False) -> str:
+    """The AscendC call of ``ins``; ``narrow``: ``ins`` is a ``Select`` of a 16-bit program that picks
+    elements of the input dtype ``T`` (:attr:`Program.narrow`), printed as the kernel's ``SelectElems``."""
     args = [ins.dst, *ins.srcs]
+    if narrow:
+        return f"SelectElems({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, {ins.srcs[2]}, n);"
     if ins.op == "Cast":
         return f"Cast({ins.dst}, {ins.srcs[0]}, RoundMode::{ins.round_mode}, n);"
     if ins.op == "Duplicate":
@@ -30,6 +34,27 @@ def _instruction_cpp(ins: Instruction) -> str:
     if ins.scalar is not None:
         args.append(ins.scalar)
     return f"{ins.op}({', '.join(args)}, n);"
+
+
+def _is_narrow(prog: Program, ins: Instruction) -> bool:
+    """Whether ``ins`` selects elements of the input dtype in a 16-bit program (it writes ``outLocal``)."""
+    return prog.cast_inputs and ins.op == "Select" and ins.dst == "outLocal"
+
+
+def _lines(prog: Program) -> list[str]:
+    return [_instruction_cpp(i, _is_narrow(prog, i)) for i in prog.instructions]
+
+
+def _summary(progs: Sequence[Program], ops: str) -> str:
+    """The docs' sentence on the 16-bit programs ``progs`` running ``ops``."""
+    if not progs or not progs[0].cast_inputs:
+        return ""
+    if any(p.narrow for p in progs):
+        return (
+            f"FLOAT16/BF16 inputs run `{ops}`: the values they compare are cast to fp32, and the selects "
+            "pick the 16-bit elements themselves (bit-identical to selecting in fp32 and rounding)."
+        )
+    return f"FLOAT16/BF16 inputs are cast to fp32, run\n`{ops}` and are rounded once to the output dtype."
 
 
 def _result(prog: Program) -> str:
@@ -56,17 +81,27 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
     progs = compiled.programs(cast_inputs)
     fills = {ins.dst: ins for p in progs for ins in p.constants}
     names = tuple(sorted(fills, key=lambda n: int(n.removeprefix("const"))))
-    fill_lines = tuple(f"Duplicate({n}, {fills[n].scalar}, static_cast<int32_t>(tileLength_));" for n in names)
+    narrow = {n for p in progs for n in p.narrow}
+    fill_lines = tuple(
+        f"Duplicate({n}, static_cast<T>({fills[n].scalar}), static_cast<int32_t>(tileLength_));"
+        if n in narrow
+        else f"Duplicate({n}, {fills[n].scalar}, static_cast<int32_t>(tileLength_));"
+        for n in names
+    )
+    types = {n: "T" if n in narrow else "float" for n in names}
+    decls = tuple(f"LocalTensor<{types[n]}> {n} = {n}_.Get<{types[n]}>();" for n in names)
     if len(cases) == 1:
         (prog,) = progs
         return ProgramView(
             result=_result(prog),
-            lines=tuple(_instruction_cpp(i) for i in prog.instructions),
+            lines=tuple(_lines(prog)),
             temps=prog.temps,
             masks=prog.masks,
             ops=", ".join(i.op for i in prog.instructions),
+            summary=_summary(progs, ", ".join(i.op for i in prog.instructions)),
             constants=names,
             fills=fill_lines,
+            declarations=decls,
             clobbered=_clobbered(progs),
         )
     conditions = {hs.field_name: hs.expr.cond for hs in compiled.scalars if isinstance(hs.expr, IfElse)}
@@ -80,7 +115,7 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
             lines.append(f"}} else if ({test}) {{")
         else:
             lines.append("} else {")
-        lines.extend(f"  {_instruction_cpp(i)}" for i in prog.instructions)
+        lines.extend(f"  {line}" for line in _lines(prog))
         text = " and ".join(f"{'' if value else 'not '}{unparse(conditions[name])}" for name, value in case.guards)
         ops.append(f"{text}: {', '.join(i.op for i in prog.instructions)}")
     lines.append("}")
@@ -91,8 +126,10 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
         temps=max(p.temps for p in progs),
         masks=max(p.masks for p in progs),
         ops="; ".join(ops),
+        summary=_summary(progs, "; ".join(ops)),
         constants=names,
         fills=fill_lines,
+        declarations=decls,
         clobbered=_clobbered(progs),
     )
 
@@ -129,6 +166,8 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
         "programs": views[0],
         "max_temps": max(max(v.fp32.temps, v.cast16.temps) for v in views),
         "max_masks": max(max(v.fp32.masks, v.cast16.masks) for v in views),
+        # whether a 16-bit program selects elements of T (the kernel then defines SelectElems)
+        "narrow_selects": any(p.narrow for v in variants for p in v.formula.programs(True)),
         "constant_buffers": tuple(
             sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
         ),

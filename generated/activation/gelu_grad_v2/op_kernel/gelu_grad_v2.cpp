@@ -132,6 +132,10 @@ class KernelGeluGradV2 {
       pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -139,6 +143,10 @@ class KernelGeluGradV2 {
       pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp4_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -210,6 +218,7 @@ class KernelGeluGradV2 {
       LocalTensor<float> tmp2 = tmp2_.Get<float>();
       LocalTensor<float> tmp3 = tmp3_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       if (scalar0_ != 0.0f) {
         Maxs(tmp0, selfLocal, -20.0f, n);
         Mins(tmp0, tmp0, 20.0f, n);
@@ -230,8 +239,7 @@ class KernelGeluGradV2 {
         Muls(tmp1, tmp3, 0.5f, n);
         Adds(tmp1, tmp1, 0.5f, n);
         Mul(tmp3, tmp3, tmp3, n);
-        Muls(tmp3, tmp3, -1.0f, n);
-        Adds(tmp3, tmp3, 1.0f, n);
+        Sub(tmp3, const0, tmp3, n);
         Mul(tmp0, tmp0, tmp3, n);
         Muls(tmp2, tmp2, 0.134145f, n);
         Adds(tmp2, tmp2, 1.0f, n);
@@ -278,6 +286,7 @@ class KernelGeluGradV2 {
       LocalTensor<float> tmp3 = tmp3_.Get<float>();
       LocalTensor<float> tmp4 = tmp4_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       if (scalar0_ != 0.0f) {
         Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
@@ -300,8 +309,7 @@ class KernelGeluGradV2 {
         Muls(tmp1, tmp4, 0.5f, n);
         Adds(tmp1, tmp1, 0.5f, n);
         Mul(tmp4, tmp4, tmp4, n);
-        Muls(tmp4, tmp4, -1.0f, n);
-        Adds(tmp4, tmp4, 1.0f, n);
+        Sub(tmp4, const0, tmp4, n);
         Mul(tmp2, tmp2, tmp4, n);
         Muls(tmp3, tmp3, 0.134145f, n);
         Adds(tmp3, tmp3, 1.0f, n);
@@ -369,7 +377,8 @@ class KernelGeluGradV2 {
   TBuf<TPosition::VECCALC> tmp2_;
   TBuf<TPosition::VECCALC> tmp3_;
   TBuf<TPosition::VECCALC> tmp4_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> gradInputGm_;

@@ -117,6 +117,10 @@ class KernelHardtanhGrad {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<T> const0 = const0_.Get<T>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, static_cast<T>(0.0f), static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -161,6 +165,14 @@ class KernelHardtanhGrad {
     }
   }
 
+  // dst = mask ? src0 : src1 over the first n elements of a 16-bit T, as bits: Select takes half and float
+  // (asc-devkit Select), and it copies the element it picks, so a bfloat16_t moves unchanged as a half.
+  __aicore__ inline void SelectElems(const LocalTensor<T> &dst, const LocalTensor<uint8_t> &mask,
+                                     const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint32_t n) {
+    Select(dst.template ReinterpretCast<half>(), mask, src0.template ReinterpretCast<half>(),
+           src1.template ReinterpretCast<half>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+  }
+
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
     if (!IsScalar(1)) {
       LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
@@ -196,13 +208,12 @@ class KernelHardtanhGrad {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
+      LocalTensor<T> const0 = const0_.Get<T>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
       Compares(mask0, tmp0, scalar0_, CMPMODE::GT, nCmp);
       Compares(mask1, tmp0, scalar1_, CMPMODE::LT, nCmp);
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Select(tmp0, mask1, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
-      Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      SelectElems(outLocal, mask1, gradOutputLocal, const0, n);
+      SelectElems(outLocal, mask0, outLocal, const0, n);
     }
     outQueue_.EnQue(outLocal);
     if (!IsScalar(1)) {
@@ -226,8 +237,9 @@ class KernelHardtanhGrad {
   TBuf<TPosition::VECCALC> selfFill_;  // the tile filled with a one-element self
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
-  TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask1_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> outGm_;

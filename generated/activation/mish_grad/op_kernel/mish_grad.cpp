@@ -129,6 +129,10 @@ class KernelMishGrad {
       pipe_.InitBuffer(tmp4_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -139,6 +143,10 @@ class KernelMishGrad {
       pipe_.InitBuffer(tmp6_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(mask1_, static_cast<uint32_t>(tileLength_ / 8));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -212,6 +220,7 @@ class KernelMishGrad {
       LocalTensor<float> tmp4 = tmp4_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Maxs(tmp0, selfLocal, 0.0f, n);
       Abs(tmp1, selfLocal, n);
       Muls(tmp1, tmp1, -1.0f, n);
@@ -243,8 +252,7 @@ class KernelMishGrad {
       Reciprocal(selfLocal, selfLocal, n);
       Mul(tmp1, tmp1, selfLocal, n);
       Mul(tmp2, tmp0, tmp0, n);
-      Muls(tmp2, tmp2, -1.0f, n);
-      Adds(tmp2, tmp2, 1.0f, n);
+      Sub(tmp2, const0, tmp2, n);
       Mul(tmp1, tmp1, tmp2, n);
       Add(tmp0, tmp0, tmp1, n);
       Mul(outLocal, gradOutputLocal, tmp0, n);
@@ -261,6 +269,7 @@ class KernelMishGrad {
       LocalTensor<float> tmp6 = tmp6_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<uint8_t> mask1 = mask1_.Get<uint8_t>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
       Maxs(tmp2, tmp1, 0.0f, n);
@@ -294,8 +303,7 @@ class KernelMishGrad {
       Reciprocal(tmp1, tmp1, n);
       Mul(tmp3, tmp3, tmp1, n);
       Mul(tmp1, tmp2, tmp2, n);
-      Muls(tmp1, tmp1, -1.0f, n);
-      Adds(tmp1, tmp1, 1.0f, n);
+      Sub(tmp1, const0, tmp1, n);
       Mul(tmp3, tmp3, tmp1, n);
       Add(tmp2, tmp2, tmp3, n);
       Mul(tmp0, tmp0, tmp2, n);
@@ -329,8 +337,9 @@ class KernelMishGrad {
   TBuf<TPosition::VECCALC> tmp4_;
   TBuf<TPosition::VECCALC> tmp5_;
   TBuf<TPosition::VECCALC> tmp6_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
-  TBuf<TPosition::VECCALC> mask1_;  // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask1_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> gradInputGm_;

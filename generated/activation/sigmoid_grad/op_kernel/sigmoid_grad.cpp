@@ -106,9 +106,17 @@ class KernelSigmoidGrad {
     pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -172,9 +180,9 @@ class KernelSigmoidGrad {
     LocalTensor<T> outLocal = gradInputQueue_.AllocTensor<T>();
     const uint32_t n = static_cast<uint32_t>(count);
     if constexpr (IsSameType<T, float>::value) {
+      LocalTensor<float> const0 = const0_.Get<float>();
       Mul(gradOutputLocal, gradOutputLocal, outputLocal, n);
-      Muls(outputLocal, outputLocal, -1.0f, n);
-      Adds(outputLocal, outputLocal, 1.0f, n);
+      Sub(outputLocal, const0, outputLocal, n);
       Mul(outLocal, gradOutputLocal, outputLocal, n);
       if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
         FillScalar(gradOutputLocal, gradOutputBits_, count);
@@ -185,11 +193,11 @@ class KernelSigmoidGrad {
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, outputLocal, RoundMode::CAST_NONE, n);
       Mul(tmp0, tmp0, tmp1, n);
-      Muls(tmp1, tmp1, -1.0f, n);
-      Adds(tmp1, tmp1, 1.0f, n);
+      Sub(tmp1, const0, tmp1, n);
       Mul(tmp0, tmp0, tmp1, n);
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
     }
@@ -216,6 +224,7 @@ class KernelSigmoidGrad {
   TQue<TPosition::VECOUT, QUEUE_DEPTH> gradInputQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> outputGm_;
   GlobalTensor<T> gradInputGm_;

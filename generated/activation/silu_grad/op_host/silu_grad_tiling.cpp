@@ -52,9 +52,9 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 // The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
 // (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
 constexpr KeyInfo KEY_INFO[] = {
-    {4, 1, 2},  // 0: FLOAT
-    {2, 3, 2},  // 1: FLOAT16
-    {2, 3, 2},  // 2: BF16
+    {4, 2, 2},  // 0: FLOAT
+    {2, 4, 2},  // 1: FLOAT16
+    {2, 4, 2},  // 2: BF16
 };
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's

@@ -107,10 +107,18 @@ class KernelSiluGrad {
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -175,6 +183,7 @@ class KernelSiluGrad {
     const uint32_t n = static_cast<uint32_t>(count);
     if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Muls(tmp0, selfLocal, -1.0f, n);
       Exp(tmp0, tmp0, n);
       Adds(tmp0, tmp0, 1.0f, n);
@@ -182,8 +191,7 @@ class KernelSiluGrad {
       Mul(gradOutputLocal, gradOutputLocal, tmp0, n);
       Maxs(selfLocal, selfLocal, -100.0f, n);
       Mins(selfLocal, selfLocal, 100.0f, n);
-      Muls(tmp0, tmp0, -1.0f, n);
-      Adds(tmp0, tmp0, 1.0f, n);
+      Sub(tmp0, const0, tmp0, n);
       Mul(selfLocal, selfLocal, tmp0, n);
       Adds(selfLocal, selfLocal, 1.0f, n);
       Mul(outLocal, gradOutputLocal, selfLocal, n);
@@ -197,6 +205,7 @@ class KernelSiluGrad {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> tmp1 = tmp1_.Get<float>();
       LocalTensor<float> tmp2 = tmp2_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
       Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
       Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
       Muls(tmp2, tmp1, -1.0f, n);
@@ -206,8 +215,7 @@ class KernelSiluGrad {
       Mul(tmp0, tmp0, tmp2, n);
       Maxs(tmp1, tmp1, -100.0f, n);
       Mins(tmp1, tmp1, 100.0f, n);
-      Muls(tmp2, tmp2, -1.0f, n);
-      Adds(tmp2, tmp2, 1.0f, n);
+      Sub(tmp2, const0, tmp2, n);
       Mul(tmp1, tmp1, tmp2, n);
       Adds(tmp1, tmp1, 1.0f, n);
       Mul(tmp0, tmp0, tmp1, n);
@@ -237,6 +245,7 @@ class KernelSiluGrad {
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> gradInputGm_;

@@ -118,10 +118,10 @@ class KernelThresholdGradV2D {
     } else {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
-      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
-      LocalTensor<float> const0 = const0_.Get<float>();
+      pipe_.InitBuffer(const1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<T> const1 = const1_.Get<T>();
       // host values every tile reads, filled once per core
-      Duplicate(const0, 0.0f, static_cast<int32_t>(tileLength_));
+      Duplicate(const1, static_cast<T>(0.0f), static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -166,6 +166,14 @@ class KernelThresholdGradV2D {
     }
   }
 
+  // dst = mask ? src0 : src1 over the first n elements of a 16-bit T, as bits: Select takes half and float
+  // (asc-devkit Select), and it copies the element it picks, so a bfloat16_t moves unchanged as a half.
+  __aicore__ inline void SelectElems(const LocalTensor<T> &dst, const LocalTensor<uint8_t> &mask,
+                                     const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint32_t n) {
+    Select(dst.template ReinterpretCast<half>(), mask, src0.template ReinterpretCast<half>(),
+           src1.template ReinterpretCast<half>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+  }
+
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
     if (!IsScalar(1)) {
       LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
@@ -195,12 +203,10 @@ class KernelThresholdGradV2D {
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
-      LocalTensor<float> const0 = const0_.Get<float>();
+      LocalTensor<T> const1 = const1_.Get<T>();
       Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
       Compares(mask0, tmp0, scalar0_, CMPMODE::LE, nCmp);
-      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
-      Select(tmp0, mask0, const0, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
+      SelectElems(outLocal, mask0, const1, gradOutputLocal, n);
     }
     outQueue_.EnQue(outLocal);
     if (!IsScalar(1)) {
@@ -226,6 +232,7 @@ class KernelThresholdGradV2D {
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
   TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
+  TBuf<TPosition::VECCALC> const1_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> outGm_;

@@ -64,12 +64,12 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 // The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
 // (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
 constexpr KeyInfo KEY_INFO[] = {
-    {4, 3, 3},  // 0: FLOAT, absent: -
-    {2, 6, 3},  // 1: FLOAT16, absent: -
-    {2, 6, 3},  // 2: BF16, absent: -
-    {4, 3, 2},  // 3: FLOAT, absent: weight
-    {2, 5, 2},  // 4: FLOAT16, absent: weight
-    {2, 5, 2},  // 5: BF16, absent: weight
+    {4, 4, 3},  // 0: FLOAT, absent: -
+    {2, 7, 3},  // 1: FLOAT16, absent: -
+    {2, 7, 3},  // 2: BF16, absent: -
+    {4, 4, 2},  // 3: FLOAT, absent: weight
+    {2, 6, 2},  // 4: FLOAT16, absent: weight
+    {2, 6, 2},  // 5: BF16, absent: weight
 };
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's

@@ -157,6 +157,10 @@ class KernelBinaryCrossEntropy {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -164,18 +168,30 @@ class KernelBinaryCrossEntropy {
         pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp4_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weight
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp3_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       }
     }
   }
@@ -366,16 +382,15 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
         Maxs(tmp1, tmp0, -100.0f, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, targetLocal, tmp1, n);
-        Muls(targetLocal, targetLocal, -1.0f, n);
-        Adds(targetLocal, targetLocal, 1.0f, n);
+        Sub(targetLocal, const0, targetLocal, n);
         Compares(mask0, selfLocal, 1.0f, CMPMODE::LE, nCmp);
-        Muls(selfLocal, selfLocal, -1.0f, n);
-        Adds(selfLocal, selfLocal, 1.0f, n);
+        Sub(selfLocal, const0, selfLocal, n);
         Ln(selfLocal, selfLocal, n);
         Maxs(tmp0, selfLocal, -100.0f, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -403,6 +418,7 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp3 = tmp3_.Get<float>();
         LocalTensor<float> tmp4 = tmp4_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Cast(tmp0, weightLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, targetLocal, RoundMode::CAST_NONE, n);
         Cast(tmp2, selfLocal, RoundMode::CAST_NONE, n);
@@ -411,11 +427,9 @@ class KernelBinaryCrossEntropy {
         Maxs(tmp4, tmp3, -100.0f, n);
         Select(tmp4, mask0, tmp4, tmp3, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp4, tmp1, tmp4, n);
-        Muls(tmp1, tmp1, -1.0f, n);
-        Adds(tmp1, tmp1, 1.0f, n);
+        Sub(tmp1, const0, tmp1, n);
         Compares(mask0, tmp2, 1.0f, CMPMODE::LE, nCmp);
-        Muls(tmp2, tmp2, -1.0f, n);
-        Adds(tmp2, tmp2, 1.0f, n);
+        Sub(tmp2, const0, tmp2, n);
         Ln(tmp2, tmp2, n);
         Maxs(tmp3, tmp2, -100.0f, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -454,16 +468,15 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Compares(mask0, selfLocal, 0.0f, CMPMODE::GE, nCmp);
         Ln(tmp0, selfLocal, n);
         Maxs(tmp1, tmp0, -100.0f, n);
         Select(tmp1, mask0, tmp1, tmp0, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp1, targetLocal, tmp1, n);
-        Muls(targetLocal, targetLocal, -1.0f, n);
-        Adds(targetLocal, targetLocal, 1.0f, n);
+        Sub(targetLocal, const0, targetLocal, n);
         Compares(mask0, selfLocal, 1.0f, CMPMODE::LE, nCmp);
-        Muls(selfLocal, selfLocal, -1.0f, n);
-        Adds(selfLocal, selfLocal, 1.0f, n);
+        Sub(selfLocal, const0, selfLocal, n);
         Ln(selfLocal, selfLocal, n);
         Maxs(tmp0, selfLocal, -100.0f, n);
         Select(tmp0, mask0, tmp0, selfLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -486,6 +499,7 @@ class KernelBinaryCrossEntropy {
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
         LocalTensor<float> tmp3 = tmp3_.Get<float>();
         LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Cast(tmp0, targetLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Compares(mask0, tmp1, 0.0f, CMPMODE::GE, nCmp);
@@ -493,11 +507,9 @@ class KernelBinaryCrossEntropy {
         Maxs(tmp3, tmp2, -100.0f, n);
         Select(tmp3, mask0, tmp3, tmp2, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
         Mul(tmp3, tmp0, tmp3, n);
-        Muls(tmp0, tmp0, -1.0f, n);
-        Adds(tmp0, tmp0, 1.0f, n);
+        Sub(tmp0, const0, tmp0, n);
         Compares(mask0, tmp1, 1.0f, CMPMODE::LE, nCmp);
-        Muls(tmp1, tmp1, -1.0f, n);
-        Adds(tmp1, tmp1, 1.0f, n);
+        Sub(tmp1, const0, tmp1, n);
         Ln(tmp1, tmp1, n);
         Maxs(tmp2, tmp1, -100.0f, n);
         Select(tmp2, mask0, tmp2, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -542,7 +554,8 @@ class KernelBinaryCrossEntropy {
   TBuf<TPosition::VECCALC> tmp2_;
   TBuf<TPosition::VECCALC> tmp3_;
   TBuf<TPosition::VECCALC> tmp4_;
-  TBuf<TPosition::VECCALC> mask0_;  // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;
   GlobalTensor<T> weightGm_;

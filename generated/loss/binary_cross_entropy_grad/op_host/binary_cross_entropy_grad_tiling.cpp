@@ -54,12 +54,12 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 // The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
 // (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
 constexpr KeyInfo KEY_INFO[] = {
-    {4, 1, 4},  // 0: FLOAT, absent: -
-    {2, 3, 4},  // 1: FLOAT16, absent: -
-    {2, 3, 4},  // 2: BF16, absent: -
-    {4, 1, 3},  // 3: FLOAT, absent: weightOptional
-    {2, 3, 3},  // 4: FLOAT16, absent: weightOptional
-    {2, 3, 3},  // 5: BF16, absent: weightOptional
+    {4, 2, 4},  // 0: FLOAT, absent: -
+    {2, 4, 4},  // 1: FLOAT16, absent: -
+    {2, 4, 4},  // 2: BF16, absent: -
+    {4, 2, 3},  // 3: FLOAT, absent: weightOptional
+    {2, 4, 3},  // 4: FLOAT16, absent: weightOptional
+    {2, 4, 3},  // 5: BF16, absent: weightOptional
 };
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's

@@ -140,18 +140,34 @@ class KernelBinaryCrossEntropyGrad {
     if constexpr (ABSENT == 0U) {  // absent: -
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weightOptional
       if constexpr (IsSameType<T, float>::value) {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       } else {
         pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
         pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+        LocalTensor<float> const0 = const0_.Get<float>();
+        // host values every tile reads, filled once per core
+        Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
       }
     }
   }
@@ -232,11 +248,11 @@ class KernelBinaryCrossEntropyGrad {
       const uint32_t n = static_cast<uint32_t>(count);
       if constexpr (IsSameType<T, float>::value) {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Mul(gradOutputLocal, gradOutputLocal, weightOptionalLocal, n);
         Sub(targetLocal, selfLocal, targetLocal, n);
         Mul(gradOutputLocal, gradOutputLocal, targetLocal, n);
-        Muls(tmp0, selfLocal, -1.0f, n);
-        Adds(tmp0, tmp0, 1.0f, n);
+        Sub(tmp0, const0, selfLocal, n);
         Mul(selfLocal, selfLocal, tmp0, n);
         Maxs(selfLocal, selfLocal, 1e-12f, n);
         Div(gradOutputLocal, gradOutputLocal, selfLocal, n);
@@ -254,6 +270,7 @@ class KernelBinaryCrossEntropyGrad {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, weightOptionalLocal, RoundMode::CAST_NONE, n);
         Mul(tmp0, tmp0, tmp1, n);
@@ -261,8 +278,7 @@ class KernelBinaryCrossEntropyGrad {
         Cast(tmp2, targetLocal, RoundMode::CAST_NONE, n);
         Sub(tmp2, tmp1, tmp2, n);
         Mul(tmp0, tmp0, tmp2, n);
-        Muls(tmp2, tmp1, -1.0f, n);
-        Adds(tmp2, tmp2, 1.0f, n);
+        Sub(tmp2, const0, tmp1, n);
         Mul(tmp1, tmp1, tmp2, n);
         Maxs(tmp1, tmp1, 1e-12f, n);
         Div(tmp0, tmp0, tmp1, n);
@@ -290,10 +306,10 @@ class KernelBinaryCrossEntropyGrad {
       const uint32_t n = static_cast<uint32_t>(count);
       if constexpr (IsSameType<T, float>::value) {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Sub(targetLocal, selfLocal, targetLocal, n);
         Mul(gradOutputLocal, gradOutputLocal, targetLocal, n);
-        Muls(tmp0, selfLocal, -1.0f, n);
-        Adds(tmp0, tmp0, 1.0f, n);
+        Sub(tmp0, const0, selfLocal, n);
         Mul(selfLocal, selfLocal, tmp0, n);
         Maxs(selfLocal, selfLocal, 1e-12f, n);
         Div(gradOutputLocal, gradOutputLocal, selfLocal, n);
@@ -311,13 +327,13 @@ class KernelBinaryCrossEntropyGrad {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
         LocalTensor<float> tmp1 = tmp1_.Get<float>();
         LocalTensor<float> tmp2 = tmp2_.Get<float>();
+        LocalTensor<float> const0 = const0_.Get<float>();
         Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
         Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
         Cast(tmp2, targetLocal, RoundMode::CAST_NONE, n);
         Sub(tmp2, tmp1, tmp2, n);
         Mul(tmp0, tmp0, tmp2, n);
-        Muls(tmp2, tmp1, -1.0f, n);
-        Adds(tmp2, tmp2, 1.0f, n);
+        Sub(tmp2, const0, tmp1, n);
         Mul(tmp1, tmp1, tmp2, n);
         Maxs(tmp1, tmp1, 1e-12f, n);
         Div(tmp0, tmp0, tmp1, n);
@@ -356,6 +372,7 @@ class KernelBinaryCrossEntropyGrad {
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
+  TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> targetGm_;
