@@ -11,6 +11,7 @@ untimed ``opgen check --quick``.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,7 @@ def _per_op_table(runs: dict[str, Any]) -> list[str]:
         cells = [runs[k]["case_seconds_by_op_product"].get(name) for k in keys]
         lines.append(f"| {name} | " + " | ".join("-" if c is None else f"{c:.1f}" for c in cells) + " |")
     return lines
+
+
+if __name__ == "__main__":
+    sys.exit(f"{__file__} is one section of the benchmark suite: run `python bench/run.py --only check`")

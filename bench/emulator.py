@@ -20,6 +20,7 @@ import functools
 import gc
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -356,3 +357,7 @@ def _figures(sec: Section, key: str, op: str, data: dict[str, Any]) -> None:
             "",
         )
     )
+
+
+if __name__ == "__main__":
+    sys.exit(f"{__file__} is one section of the benchmark suite: run `python bench/run.py --only emulator`")

@@ -439,3 +439,7 @@ def no_change_why(
 def _m(s: dict[str, Any]) -> float | None:
     value = s.get("median")
     return None if value is None else float(value)
+
+
+if __name__ == "__main__":
+    sys.exit(f"{__file__} is one section of the benchmark suite: run `python bench/run.py --only generation`")

@@ -21,6 +21,7 @@ being multi-chunk (a larger UB) shows as such instead of passing silently.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,3 +171,7 @@ def _markdown(rows: list[dict[str, Any]]) -> list[str]:
             f"| {r['block_dim']} | {fmt_num(r['read_ratio'])}× |"
         )
     return lines
+
+
+if __name__ == "__main__":
+    sys.exit(f"{__file__} is one section of the benchmark suite: run `python bench/run.py --only row_traffic`")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import gc
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -499,3 +500,7 @@ def _markdown(rows: list[dict[str, Any]]) -> list[str]:
             f"| {_mark(r['dma_mean_bytes'], dma_target, fmt_num(r['dma_mean_bytes']))} |"
         )
     return lines
+
+
+if __name__ == "__main__":
+    sys.exit(f"{__file__} is one section of the benchmark suite: run `python bench/run.py --only traffic`")

@@ -163,7 +163,7 @@ def test_generate_keeps_a_file_it_did_not_write_at_an_output_path(tmp_path: Path
     assert proc.returncode == 1
     assert "not written by opgen: activation/sigmoid_grad/docs/aclnnSigmoidBackward.md" in proc.stdout
     assert "stale: activation/sigmoid_grad/docs/aclnnSigmoidBackward.md" not in proc.stdout
-    assert "move the files opgen did not write away" in proc.stderr
+    assert "move the files opgen did not write away from its output paths" in proc.stderr
     # the manifest keeps it as the user's: a prune would keep it as one opgen never wrote
     rel = "activation/sigmoid_grad/docs/aclnnSigmoidBackward.md"
     assert prune_plan(out, [rel], load_manifest(out)) == ([], {rel: "not written by opgen"})

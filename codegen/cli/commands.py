@@ -92,7 +92,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         if report.extra or result.orphans:
             advice.append(f"`{fix} --prune` removes the files and folders no template or spec produces")
         if result.foreign:
-            advice.append("move the files opgen did not write away from its output paths (it never overwrites them)")
+            advice.append(
+                "move the files opgen did not write away from its output paths and op folders (it never "
+                "overwrites or prunes them)"
+            )
         print(f"{args.out or 'generated/'} differs from the specs; to update: {'; '.join(advice)}", file=sys.stderr)
         return 1
     if result.dry_run:

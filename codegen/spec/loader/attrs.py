@@ -8,7 +8,7 @@ import math
 import re
 
 from codegen.spec.expr import FLOAT32_MAX, INT64_MAX, INT64_MIN
-from codegen.spec.loader.fields import IN_PARAM_TABLE, read_header_name, read_tensor_name
+from codegen.spec.loader.fields import IN_PARAM_TABLE, read_header_name, read_tensor_name, within_dtype
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ATTR_TYPES, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
 from codegen.spec.naming import a_or_an, value_name_problem
@@ -63,6 +63,11 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
                 scalar_dtypes = tuple(listed)
             elif isinstance(m["dtypes"], YSeq) and not m["dtypes"].items:
                 r.error(m["dtypes"], f"empty dtype list; give at least one of: {', '.join(SCALAR_ACL_IDS)}")
+    if type_ == "scalar" and isinstance(default, float) and "default" in m:
+        # a call that leaves the attr out passes an aclScalar of its first dtype holding the default
+        kept = within_dtype(st, m["default"], default, scalar_dtypes[0])
+        if kept is None:
+            default = None
     if "default" in m and default is None:
         st.unread_defaults.add(name)
     header_name = read_header_name(st, m.get("header_name"), name)
