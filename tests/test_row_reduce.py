@@ -419,3 +419,25 @@ def test_dim_form_dtype_combos_each_get_value_cases_of_their_own_dtypes(tmp_path
     same = [c for c in cases if c.dtype == "FLOAT16 (output FLOAT16)" and c.expect_status is None]
     assert same and all(c.params["output"].dtype == np.float16 for c in same)
     assert not [c for c in cases if "the result cast" in c.name]
+
+
+def test_a_case_with_another_output_dtype_has_its_own_row_in_the_check_table() -> None:
+    """The check table's rows group cases by dtype label: a FLOAT input written to a FLOAT16 out (the result
+    cast, fp16-rounded) must not be reported in the FLOAT row, nor a 16-bit input cast to a FLOAT out in the
+    16-bit row."""
+    from codegen.families.row_reduce.cases import check_cases
+
+    product = CATALOGUE.get("Ascend910B")
+    softmax = next(s for s in SPECS.values() if s.op == "Softmax")
+    cases = list(check_cases(softmax, product, [DType.FLOAT], True))
+    cast = [c for c in cases if c.name.startswith("out FLOAT16: the result cast")]
+    assert [c.dtype for c in cast] == ["FLOAT (out FLOAT16)"]
+    out = softmax.output_names[0]
+    outs = [
+        c.params[out] for c in cases if c.dtype == "FLOAT" and c.expect_status is None and c.params.get(out) is not None
+    ]
+    assert outs and all(o.dtype == np.float32 for o in outs)
+    log_softmax = next(s for s in SPECS.values() if s.op == "LogSoftmax")
+    cases = list(check_cases(log_softmax, product, [DType.FLOAT16], True))
+    promoted = [c for c in cases if c.name.startswith("out FLOAT: the inputs cast to it first")]
+    assert [c.dtype for c in promoted] == ["FLOAT16 (out FLOAT)"]

@@ -102,12 +102,14 @@ def dim_value_cases(
         for other in [d for d in supported if d is not DType.FLOAT][: 1 if quick else None]:
             cast = arrays((5, 37), dt)
             cast[spec.output_names[0]] = np.zeros((5, 37), numpy_dtype(other))
-            yield case(dt, (5, 37), -1, f"out {other.name}: {what}", cast)
+            out_label = f"{dt.name} ({spec.output_names[0]} {other.name})"  # its own row: another output dtype
+            yield case(dt, (5, 37), -1, f"out {other.name}: {what}", cast, out_label)
     if dt is not DType.FLOAT and DType.FLOAT in supported and spec.promote_type == "out":
         # a 16-bit input with a FLOAT out: cast to fp32 first, the device op runs in fp32 (exact to fp32)
         promoted = arrays((5, 37), dt)
         promoted[spec.output_names[0]] = np.zeros((5, 37), np.float32)
-        yield case(dt, (5, 37), -1, "out FLOAT: the inputs cast to it first", promoted)
+        out_label = f"{dt.name} ({spec.output_names[0]} FLOAT)"
+        yield case(dt, (5, 37), -1, "out FLOAT: the inputs cast to it first", promoted, out_label)
     # the first input's other dtype combinations (dtype_combos): the tiling key's dtypes, a chunked row
     # and a strided one, every tensor in its column's dtype
     for combo in same_x[1:]:
