@@ -168,3 +168,26 @@ def test_a_catalogue_too_small_for_many_ops_reports_ten_and_counts_the_rest(tmp_
     named = {re.search(rf"\({re.escape(str(specs))}/(\w+)\.yaml\)", line) for line in lines[:10]}
     assert len({m.group(1) for m in named if m is not None}) == 10  # ten different ops
     assert not (tmp_path / "generated").exists()
+
+
+def test_a_reservation_that_leaves_too_little_ub_is_the_spec_s_error(tmp_path: Path) -> None:
+    """Where the buffers fit the product's UB and the op's ``ub_reserved_bytes`` takes the rest, the error is
+    at the spec's tiling entry and says how much may be reserved, not at the product's (a hardware fact)."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    catalogue = (project_paths().specs / "products.yaml").read_text()
+    (specs / "products.yaml").write_text(catalogue)
+    assert EXP_OF_DEFAULT.count("ub_reserved_bytes: 0\n") == 1
+    (specs / "exp_scale_backward.yaml").write_text(
+        EXP_OF_DEFAULT.replace("ub_reserved_bytes: 0\n", "ub_reserved_bytes: 196000\n")
+    )
+    gen = _opgen("--specs", str(specs), "generate", "--out", str(tmp_path / "generated"))
+    assert gen.returncode == 2
+    errors = gen.stderr.splitlines()[:-1]
+    assert errors and all(
+        ": tiling.ub_reserved_bytes: ub_reserved_bytes 196000 leaves " in e and "reserve at most " in e for e in errors
+    ), gen.stderr
+    assert (
+        "Ascend910B (196608 bytes of UB) too little for one repeat (64 elements) of every buffer (1792 bytes); "
+        "reserve at most 194816 bytes" in gen.stderr
+    )

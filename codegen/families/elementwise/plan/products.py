@@ -15,8 +15,9 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
     dtype and any optional-input combination): the generated tiling function would fail on it.
 
     Raises:
-        SpecErrors: one error per such product, at its catalogue entry (``products[i].ub_bytes``), naming
-            the op and the bytes it needs.
+        SpecErrors: one error per such product: at the spec's ``tiling.ub_reserved_bytes`` when the buffers
+            alone fit and the op's reservation takes the rest, else at the product's catalogue entry
+            (``products[i].ub_bytes``), naming the op and the bytes it needs.
     """
     errors: list[SpecError] = []
     repeat = REPEAT_BYTES // FP32_BYTES
@@ -29,7 +30,19 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
                 temps = budget_temps(v.formula, dt)
                 bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
                 need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
-        if p.ub_bytes < need:
+        reserved = spec.tiling.ub_reserved_bytes
+        if p.ub_bytes < need and reserved and p.ub_bytes >= need - reserved:
+            # the buffers fit the product's UB; the op's own reservation leaves too little of it
+            errors.append(
+                SpecError(
+                    spec.tiling.loc,
+                    "tiling.ub_reserved_bytes",
+                    f"ub_reserved_bytes {reserved} leaves {p.name} ({p.ub_bytes} bytes of UB) too little for one "
+                    f"repeat ({repeat} elements) of every buffer ({need - reserved} bytes); reserve at most "
+                    f"{p.ub_bytes - need + reserved} bytes",
+                )
+            )
+        elif p.ub_bytes < need:
             index = catalogue.names.index(p.name) if p.name in catalogue.names else 0
             errors.append(
                 SpecError(
