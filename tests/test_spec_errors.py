@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from codegen.families.elementwise.compute import ElementwiseCompute
+from codegen.paths import project_paths
 from codegen.spec.errors import SourceLoc, SpecError, SpecErrors, error_context
 from codegen.spec.loader import load_catalogue, load_op_spec, load_specs
 from codegen.spec.model import Catalogue
+from codegen.specs import load_project
 from codegen.types import GRAPH_DATA_TYPES
 
 DTYPES = "BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8"
@@ -1899,3 +1901,13 @@ def test_device_dtype_columns_only_where_the_family_honours_them(tmp_path: Path,
         f"{f}:52: device.dtype_columns: give device.dtypes (the order of one-dtype columns) or device.dtype_columns, "
         "not both"
     ]
+
+
+def test_a_string_attr_without_values_is_one_error_in_every_section_using_it(tmp_path: Path) -> None:
+    """A spec whose string attr is used by the device attrs (a default), the formula (a string literal) and the
+    example: removing its values is reported once, at the attr, not again in each of those sections."""
+    text = (project_paths().specs / "gelu_backward_v2.yaml").read_text()
+    assert text.count("    values: [none, tanh]\n") == 1 and '"tanh"' in text
+    path = tmp_path / "gelu_backward_v2.yaml"
+    errs = errors_of(path, text.replace("    values: [none, tanh]\n", ""), load_project()[0])
+    assert len(errs) == 1 and "attrs[0].values: string attr 'approximate' needs values" in errs[0], errs

@@ -86,9 +86,11 @@ def read_string_values(
             f"string attr '{name}' needs values: the list of strings it accepts",
             field=_join(attr_node.path, "values"),
         )
+        r.strings_reported = True
         return None
     if not isinstance(node, YSeq) or not node.items:
         r.error(node, f"values of a string attr are a non-empty list of strings, got {_describe(node)}")
+        r.strings_reported = True
         return None
     out: list[tuple[int, str]] = []
     for item in node.items:
@@ -164,7 +166,9 @@ def read_attr_value(
     r = st.r
     v = node.value if isinstance(node, YScalar) else None
     if type_ == "string":
-        names = [n for _, n in values or ()]
+        if values is None:
+            return None  # the attr's values were reported: no value can be checked against them
+        names = [n for _, n in values]
         if not isinstance(v, str) or v not in names:
             r.error(node, f"{what} must be one of {', '.join(names)}, got {_describe(node)}")
             return None

@@ -204,7 +204,9 @@ def read_device(
             d = e["default"]
             v = d.value if isinstance(d, YScalar) else None
             names = [n for _, n in src.values or ()]
-            if type_ == "string" and not (isinstance(v, str) and v in names):
+            if type_ == "string" and src.type == "string" and src.values is None:
+                pass  # the aclnn attr's values were reported: the default cannot be checked against them
+            elif type_ == "string" and not (isinstance(v, str) and v in names):
                 r.error(d, f"default must be one of the names of '{source}': {', '.join(names)}")
                 continue
             if type_ == "bool" and not isinstance(v, bool):

@@ -42,6 +42,9 @@ class Reader:
         self.poisoned: set[str] = set()
         #: String literals of expressions (``"tanh"``, as parsed) -> the index of that value of a string attr.
         self.string_literals: dict[str, int] = {}
+        #: A string attr's values were missing or wrong (reported there): a string literal of an expression
+        #: is then accepted without a check, as it may name one of the values meant.
+        self.strings_reported = False
 
     def error(self, node: YNode, message: str, field: str | None = None) -> None:
         """Records ``message`` about ``node`` (its line; its path unless ``field`` is given)."""
@@ -236,7 +239,7 @@ class Reader:
         value = node.value
         try:
             if isinstance(value, str):
-                e = parse_expr(value, node.loc, node.path, strings=bool(self.string_literals))
+                e = parse_expr(value, node.loc, node.path, strings=bool(self.string_literals) or self.strings_reported)
             elif isinstance(value, float) and not math.isfinite(value):
                 raise SpecError(node.loc, node.path, f"float literal {value!r} is not finite")
             elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
@@ -249,8 +252,11 @@ class Reader:
             return None, None
         if self.string_literals:
             e = _replace_string_literals(e, self.string_literals)
-        if self.poisoned:
-            scope = dataclasses.replace(scope, poisoned=scope.poisoned | self.poisoned)
+        poisoned = set(self.poisoned)
+        if self.strings_reported:
+            poisoned |= {n.id for n in _names_in(e) if n.id.startswith(('"', "'"))}
+        if poisoned:
+            scope = dataclasses.replace(scope, poisoned=scope.poisoned | poisoned)
         checked = check(e, scope, frozenset(want), what)
         for problem in checked.problems:
             self.error(node, problem)
@@ -266,6 +272,20 @@ class Reader:
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def _names_in(e: Expr) -> list[Name]:
+    """Every :class:`Name` node of ``e``."""
+    if isinstance(e, Name):
+        return [e]
+    out: list[Name] = []
+    for f in dataclasses.fields(e):  # type: ignore[arg-type]
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            out += _names_in(v)
+        elif isinstance(v, tuple):
+            out += [n for x in v if isinstance(x, Expr) for n in _names_in(x)]
+    return out
 
 
 def _replace_string_literals(e: Expr, literals: Mapping[str, int]) -> Expr:
