@@ -20,7 +20,28 @@ ut             ``tests/ut/op_host/test_*.cpp``                 ops-nn ``tests/ut
                                                                host set
 kernel         ``op_kernel/<kernel>.cpp``, once per product    asc-devkit + asc-tools CPU-debug set, with
                of the op's spec                                ``-DASCENDC_CPU_DEBUG=1 -D__NPU_ARCH__=<arch>``
+                                                               and ``-include tests/ut/op_kernel/<kernel>_
+                                                               tiling_def.h`` (as ops-nn's kernel UT build,
+                                                               cmake/ut.cmake AddOpTestCase, compiles it)
 =============  ==============================================  ==============================================
+
+The kernel set is asc-devkit's ``include``, ``include/utils``, ``include/basic_api``, ``include/basic_api/
+interface``, ``include/adv_api``, its root, ``impl``, ``impl/basic_api``, ``impl/adv_api``, ``impl/utils``;
+asc-tools ``cpudebug/include``, ``cpudebug/utils/include``, ``libraries/lib/include``; the ``--asc-stub``
+directory (``stub_fun.h``); the ``--asc-gen`` directory; libboundscheck ``include``; metadef ``inc/external``.
+
+Two of the headers the kernels reach are not in any repository but made by asc-devkit's build:
+
+- ``stub_fun.h`` (``--asc-stub``): asc-devkit kept it in ``tests/unit/basic_api/ut/stub/`` until its commit
+  808795a01 ("refactor tests"); a ``git archive 808795a01^`` of asc-devkit has it, and that archive is the
+  ``--asc-devkit`` root to use with it (the CPU-debug headers of the same commit).
+- ``kernel_tiling/kernel_tiling.h`` (``--asc-gen``, the directory that holds ``kernel_tiling/``): asc-devkit's
+  ``impl/adv_api/CMakeLists.txt`` (target ``gen_kernel_tiling``) runs its script
+  ``impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py`` with the tiling-data definitions directory
+  ``include/adv_api`` and the output file; from the same asc-devkit root::
+
+      python3 impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py include/adv_api \\
+          GEN/kernel_tiling/kernel_tiling.h
 
 The host set is metadef ``inc/external``, ``inc/external/asc``, ``inc``; ge ``inc/graph_metadef/external``
 (``graph/operator_reg.h``, which hicann/metadef no longer holds); opbase ``include/nnopbase``, ``include``;
@@ -31,7 +52,8 @@ out, and a header only it provides is reported missing.
 Usage (each root is a checkout or ``git archive`` of the public repository)::
 
     python tools/compile_public_headers.py --metadef M --opbase O --ops-nn N --asc-devkit A --asc-tools T \\
-        --runtime R --ge G --securec S [--gtest GTEST_INCLUDE] [--generated generated] [-j 2] [--kind K ...]
+        --runtime R --ge G --securec S [--asc-stub STUB] [--asc-gen GEN] [--gtest GTEST_INCLUDE] \\
+        [--generated generated] [-j 2] [--kind K ...] [--folder F ...]
 
 Prints one line per failing file (its first error) and a table: files, files with errors, error lines per
 kind, and every missing header with the kinds it stops. Exit status 1 when any file has an error.
@@ -86,6 +108,7 @@ KERNEL_DIRS = (
     ("asc_tools", "cpudebug/utils/include"),
     ("asc_tools", "libraries/lib/include"),
     ("asc_stub", ""),
+    ("asc_gen", ""),
     ("securec", "include"),
     ("metadef", "inc/external"),
 )
@@ -151,10 +174,12 @@ def plan(generated: Path, roots: dict[str, Path | None], gtest: Path | None, kin
         for path in sorted(folder.glob("tests/ut/op_host/test_*.cpp")):
             units.append(Unit("ut", path, (*own, *ut_dirs, *host)))
         spec = by_kernel.get(folder.name)
+        tiling_def = folder / "tests" / "ut" / "op_kernel" / f"{folder.name}_tiling_def.h"
+        forced = ("-include", str(tiling_def)) if tiling_def.is_file() else ()
         for path in sorted(folder.glob("op_kernel/*.cpp")):
             for name in spec.products if spec else ():
                 product = catalogue.get(name)
-                macros = ("-DASCENDC_CPU_DEBUG=1", f"-D__NPU_ARCH__={product.npu_arch}")
+                macros = ("-DASCENDC_CPU_DEBUG=1", f"-D__NPU_ARCH__={product.npu_arch}", *forced)
                 units.append(Unit("kernel", path, (*own, *kernel_dirs), macros, name))
     return [u for u in units if u.kind in kinds]
 
@@ -206,16 +231,25 @@ def main(argv: list[str] | None = None) -> int:
         help="directory holding asc-devkit's CPU-debug stub_fun.h (asc-devkit kept it public in "
         "tests/unit/basic_api/ut/stub/ until its commit 808795a01)",
     )
+    ap.add_argument(
+        "--asc-gen",
+        type=Path,
+        help="directory holding kernel_tiling/kernel_tiling.h as asc-devkit's build generates it "
+        "(impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py include/adv_api DIR/kernel_tiling/kernel_tiling.h)",
+    )
     ap.add_argument("--gtest", type=Path, help="googletest include directory (the one holding gtest/gtest.h)")
     ap.add_argument("--generated", type=Path, default=PROJECT / "generated")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
+    ap.add_argument("--folder", action="append", help="only this op folder, e.g. gelu_grad (repeatable)")
     args = ap.parse_args(argv)
     roots = {k: getattr(args, k) for k in ("metadef", "opbase", "ops_nn", "asc_devkit", "asc_tools", "runtime")}
-    roots |= {"ge": args.ge, "securec": args.securec, "asc_stub": args.asc_stub}
+    roots |= {"ge": args.ge, "securec": args.securec, "asc_stub": args.asc_stub, "asc_gen": args.asc_gen}
     generated = args.generated.resolve()
     units = plan(generated, roots, args.gtest, set(args.kind or KINDS))
+    if args.folder:
+        units = [u for u in units if u.path.relative_to(generated).parts[1] in args.folder]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda u: compile_unit(u, args.cxx), units))
     return report(results, generated)
