@@ -21,7 +21,7 @@ from codegen.specs import load_project
 
 PATHS = project_paths()
 _, SPECS = load_project()
-_FIELD = re.compile(r"TILING_DATA_FIELD_DEF\((\w+), (\w+)\)")
+_FIELD = re.compile(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\s*\)")
 _CLASS = re.compile(r"BEGIN_TILING_DATA_DEF\((\w+)\)")
 
 
@@ -36,7 +36,9 @@ def _program(folders: list[Path]) -> tuple[str, list[str]]:
         cls = _CLASS.search(host)
         assert cls, f"{kernel}: no BEGIN_TILING_DATA_DEF"
         sets, prints = [], []
-        for c_type, name in _FIELD.findall(host):
+        fields = _FIELD.findall(host)
+        assert len(fields) == host.count("TILING_DATA_FIELD_DEF"), f"{kernel}: a field the test cannot read"
+        for c_type, name in fields:
             value += 1
             sets.append(f"host.set_{name}(static_cast<{c_type}>({value}));")
             prints.append(f'std::printf("{kernel}.{name} %lld\\n", static_cast<long long>(tilingData.{name}));')

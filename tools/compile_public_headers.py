@@ -28,7 +28,8 @@ kernel         ``op_kernel/<kernel>.cpp``, once per product    asc-devkit + asc-
 The kernel set is asc-devkit's ``include``, ``include/utils``, ``include/basic_api``, ``include/basic_api/
 interface``, ``include/adv_api``, its root, ``impl``, ``impl/basic_api``, ``impl/adv_api``, ``impl/utils``;
 asc-tools ``cpudebug/include``, ``cpudebug/utils/include``, ``libraries/lib/include``; the ``--asc-stub``
-directory (``stub_fun.h``); the ``--asc-gen`` directory; libboundscheck ``include``; metadef ``inc/external``.
+directory (``stub_fun.h``); the ``--asc-gen`` directory; libboundscheck ``include``; metadef ``inc/external``;
+runtime ``include/external`` (``acl/acl.h``, which asc-tools' ``kernel_simt_cpu.h`` includes on NpuArch 3510).
 
 Two of the headers the kernels reach are not in any repository but made by asc-devkit's build:
 
@@ -111,6 +112,7 @@ KERNEL_DIRS = (
     ("asc_gen", ""),
     ("securec", "include"),
     ("metadef", "inc/external"),
+    ("runtime", "include/external"),
 )
 KINDS = ("def", "tiling", "infershape", "aclnn", "l0", "proto", "ut", "kernel")
 _MISSING = re.compile(r"fatal error: (\S+): No such file or directory")
