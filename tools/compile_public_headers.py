@@ -34,12 +34,13 @@ runtime ``include/external`` (``acl/acl.h``, which asc-tools' ``kernel_simt_cpu.
 Two of the headers the kernels reach are not in any repository but made by asc-devkit's build:
 
 - ``stub_fun.h`` (``--asc-stub``): asc-devkit kept it in ``tests/unit/basic_api/ut/stub/`` until its commit
-  808795a01 ("refactor tests"); a ``git archive 808795a01^`` of asc-devkit has it, and that archive is the
-  ``--asc-devkit`` root to use with it (the CPU-debug headers of the same commit).
+  808795a01 ("refactor tests"); take that directory from a ``git archive 808795a01^`` of asc-devkit. Keep a
+  current asc-devkit as the ``--asc-devkit`` root: at 808795a01^ its headers still call the Ascend950
+  architecture NpuArch 3101 and have no 3510 branch (the product catalogue's and today's asc-devkit's).
 - ``kernel_tiling/kernel_tiling.h`` (``--asc-gen``, the directory that holds ``kernel_tiling/``): asc-devkit's
   ``impl/adv_api/CMakeLists.txt`` (target ``gen_kernel_tiling``) runs its script
   ``impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py`` with the tiling-data definitions directory
-  ``include/adv_api`` and the output file; from the same asc-devkit root::
+  ``include/adv_api`` and the output file; from the ``--asc-devkit`` root::
 
       python3 impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py include/adv_api \\
           GEN/kernel_tiling/kernel_tiling.h
@@ -57,7 +58,8 @@ Usage (each root is a checkout or ``git archive`` of the public repository)::
         [--generated generated] [-j 2] [--kind K ...] [--folder F ...]
 
 Prints one line per failing file (its first error) and a table: files, files with errors, error lines per
-kind, and every missing header with the kinds it stops. Exit status 1 when any file has an error.
+kind and how many of them are located in a generated file (the rest are in the public headers), and every
+missing header with the kinds it stops. Exit status 1 when any file has an error.
 """
 
 from __future__ import annotations
@@ -199,24 +201,27 @@ def compile_unit(unit: Unit, cxx: str) -> Result:
 
 
 def report(results: list[Result], generated: Path) -> int:
-    """Print the failing files and the per-kind table; 1 when any file failed."""
+    """Print the failing files and the per-kind table (``in generated``: the error lines located in a file of
+    ``generated``; the others are located in the public headers); 1 when any file failed."""
     files: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     errors: Counter[str] = Counter()
+    ours: Counter[str] = Counter()
     missing: dict[str, set[str]] = defaultdict(set)
     for r in results:
         files[r.unit.kind] += 1
         if r.errors:
             failed[r.unit.kind] += 1
             errors[r.unit.kind] += len(r.errors)
+            ours[r.unit.kind] += sum(1 for e in r.errors if e.startswith(f"{generated}/"))
             where = r.unit.path.relative_to(generated)
             print(f"{r.unit.kind:10} {where}{' [' + r.unit.label + ']' if r.unit.label else ''}: {r.errors[0]}")
         for header in r.missing:
             missing[header].add(r.unit.kind)
-    print(f"\n{'kind':10} {'files':>6} {'failed':>6} {'errors':>6}")
+    print(f"\n{'kind':10} {'files':>6} {'failed':>6} {'errors':>6} {'in generated':>12}")
     for kind in KINDS:
         if files[kind]:
-            print(f"{kind:10} {files[kind]:6} {failed[kind]:6} {errors[kind]:6}")
+            print(f"{kind:10} {files[kind]:6} {failed[kind]:6} {errors[kind]:6} {ours[kind]:12}")
     for header, kinds in sorted(missing.items()):
         print(f"missing header {header}: {', '.join(k for k in KINDS if k in kinds)}")
     return 1 if sum(failed.values()) else 0
