@@ -46,6 +46,7 @@ TEMPLATE_NAMES: dict[str, tuple[str, str]] = {
     "example_cpp": ("examples", "example.cpp.j2"),
     "ut_tiling_cpp": ("tests", "test_tiling.cpp.j2"),
     "ut_infershape_cpp": ("tests", "test_infershape.cpp.j2"),
+    "ut_tiling_def_h": ("tests", "tiling_def.h.j2"),
     "tests_cmake": ("build", "ut_dir_CMakeLists.txt.j2"),
     "tests_ut_cmake": ("build", "ut_dir_CMakeLists.txt.j2"),
     "ut_cmake": ("build", "ut_CMakeLists.txt.j2"),

@@ -121,12 +121,13 @@ def test_every_op_produces_the_ops_nn_file_set() -> None:
         # op_host: def, tiling .h/.cpp, infershape and one binary config per product (op_host/config/<soc>/)
         op_host = ["op_host"] * (4 + len(spec.products))
         # tests/ut/op_host/test_<kernel>_tiling.cpp and _infershape.cpp; CMakeLists.txt in tests/, tests/ut/ and
-        # tests/ut/op_host/
-        ut = ["tests"] * 5
+        # tests/ut/op_host/; tests/ut/op_kernel/<kernel>_tiling_def.h
+        ut = ["tests"] * 6
         want = ["CMakeLists.txt", "docs", "examples", *["op_api"] * 4, "op_graph", *op_host, "op_kernel", *ut]
         assert kinds == sorted(want), name
         for part in ("tiling", "infershape"):
             assert f"{folder}/tests/ut/op_host/test_{spec.kernel}_{part}.cpp" in files, name
+        assert f"{folder}/tests/ut/op_kernel/{spec.kernel}_tiling_def.h" in files, name
         configs = sorted(rel for rel in files if rel.startswith(f"{folder}/op_host/config/"))
         assert configs == sorted(
             f"{folder}/op_host/config/{catalogue.get(p).config_name}/{spec.kernel}_binary.json" for p in spec.products

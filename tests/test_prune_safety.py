@@ -100,9 +100,9 @@ def test_prune_removes_a_removed_ops_files_after_listing_them_with_dry_run(works
     expected = [
         f for f in op_files if f not in ("activation/sigmoid_grad/docs/my_notes.md", edited.relative_to(out).as_posix())
     ]
-    # sigmoid_backward's 23 generated files (ops-nn file set, 3 binary configs, docs, example, 2 op_host unit
-    # tests and the 3 CMakeLists.txt that lead to them) but the edited kernel
-    assert would == expected and len(expected) == 22
+    # sigmoid_backward's 24 generated files (ops-nn file set, 3 binary configs, docs, example, 2 op_host unit
+    # tests and the 3 CMakeLists.txt that lead to them, the kernel unit tests' tiling header) but the edited kernel
+    assert would == expected and len(expected) == 23
     assert "kept activation/sigmoid_grad/docs/my_notes.md (not written by opgen;" in dry.stderr
     assert "kept activation/sigmoid_grad/op_kernel/sigmoid_grad.cpp (changed since opgen wrote it;" in dry.stderr
     assert (

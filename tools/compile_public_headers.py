@@ -20,7 +20,30 @@ ut             ``tests/ut/op_host/test_*.cpp``                 ops-nn ``tests/ut
                                                                host set
 kernel         ``op_kernel/<kernel>.cpp``, once per product    asc-devkit + asc-tools CPU-debug set, with
                of the op's spec                                ``-DASCENDC_CPU_DEBUG=1 -D__NPU_ARCH__=<arch>``
+                                                               and ``-include tests/ut/op_kernel/<kernel>_
+                                                               tiling_def.h`` (as ops-nn's kernel UT build,
+                                                               cmake/ut.cmake AddOpTestCase, compiles it)
 =============  ==============================================  ==============================================
+
+The kernel set is asc-devkit's ``include``, ``include/utils``, ``include/basic_api``, ``include/basic_api/
+interface``, ``include/adv_api``, its root, ``impl``, ``impl/basic_api``, ``impl/adv_api``, ``impl/utils``;
+asc-tools ``cpudebug/include``, ``cpudebug/utils/include``, ``libraries/lib/include``; the ``--asc-stub``
+directory (``stub_fun.h``); the ``--asc-gen`` directory; libboundscheck ``include``; metadef ``inc/external``;
+runtime ``include/external`` (``acl/acl.h``, which asc-tools' ``kernel_simt_cpu.h`` includes on NpuArch 3510).
+
+Two of the headers the kernels reach are not in any repository but made by asc-devkit's build:
+
+- ``stub_fun.h`` (``--asc-stub``): asc-devkit kept it in ``tests/unit/basic_api/ut/stub/`` until its commit
+  808795a01 ("refactor tests"); take that directory from a ``git archive 808795a01^`` of asc-devkit. Keep a
+  current asc-devkit as the ``--asc-devkit`` root: at 808795a01^ its headers still call the Ascend950
+  architecture NpuArch 3101 and have no 3510 branch (the product catalogue's and today's asc-devkit's).
+- ``kernel_tiling/kernel_tiling.h`` (``--asc-gen``, the directory that holds ``kernel_tiling/``): asc-devkit's
+  ``impl/adv_api/CMakeLists.txt`` (target ``gen_kernel_tiling``) runs its script
+  ``impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py`` with the tiling-data definitions directory
+  ``include/adv_api`` and the output file; from the ``--asc-devkit`` root::
+
+      python3 impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py include/adv_api \\
+          GEN/kernel_tiling/kernel_tiling.h
 
 The host set is metadef ``inc/external``, ``inc/external/asc``, ``inc``; ge ``inc/graph_metadef/external``
 (``graph/operator_reg.h``, which hicann/metadef no longer holds); opbase ``include/nnopbase``, ``include``;
@@ -31,10 +54,12 @@ out, and a header only it provides is reported missing.
 Usage (each root is a checkout or ``git archive`` of the public repository)::
 
     python tools/compile_public_headers.py --metadef M --opbase O --ops-nn N --asc-devkit A --asc-tools T \\
-        --runtime R --ge G --securec S [--gtest GTEST_INCLUDE] [--generated generated] [-j 2] [--kind K ...]
+        --runtime R --ge G --securec S [--asc-stub STUB] [--asc-gen GEN] [--gtest GTEST_INCLUDE] \\
+        [--generated generated] [-j 2] [--kind K ...] [--folder F ...]
 
 Prints one line per failing file (its first error) and a table: files, files with errors, error lines per
-kind, and every missing header with the kinds it stops. Exit status 1 when any file has an error.
+kind and how many of them are located in a generated file (the rest are in the public headers), and every
+missing header with the kinds it stops. Exit status 1 when any file has an error.
 """
 
 from __future__ import annotations
@@ -86,8 +111,10 @@ KERNEL_DIRS = (
     ("asc_tools", "cpudebug/utils/include"),
     ("asc_tools", "libraries/lib/include"),
     ("asc_stub", ""),
+    ("asc_gen", ""),
     ("securec", "include"),
     ("metadef", "inc/external"),
+    ("runtime", "include/external"),
 )
 KINDS = ("def", "tiling", "infershape", "aclnn", "l0", "proto", "ut", "kernel")
 _MISSING = re.compile(r"fatal error: (\S+): No such file or directory")
@@ -151,10 +178,12 @@ def plan(generated: Path, roots: dict[str, Path | None], gtest: Path | None, kin
         for path in sorted(folder.glob("tests/ut/op_host/test_*.cpp")):
             units.append(Unit("ut", path, (*own, *ut_dirs, *host)))
         spec = by_kernel.get(folder.name)
+        tiling_def = folder / "tests" / "ut" / "op_kernel" / f"{folder.name}_tiling_def.h"
+        forced = ("-include", str(tiling_def)) if tiling_def.is_file() else ()
         for path in sorted(folder.glob("op_kernel/*.cpp")):
             for name in spec.products if spec else ():
                 product = catalogue.get(name)
-                macros = ("-DASCENDC_CPU_DEBUG=1", f"-D__NPU_ARCH__={product.npu_arch}")
+                macros = ("-DASCENDC_CPU_DEBUG=1", f"-D__NPU_ARCH__={product.npu_arch}", *forced)
                 units.append(Unit("kernel", path, (*own, *kernel_dirs), macros, name))
     return [u for u in units if u.kind in kinds]
 
@@ -172,24 +201,27 @@ def compile_unit(unit: Unit, cxx: str) -> Result:
 
 
 def report(results: list[Result], generated: Path) -> int:
-    """Print the failing files and the per-kind table; 1 when any file failed."""
+    """Print the failing files and the per-kind table (``in generated``: the error lines located in a file of
+    ``generated``; the others are located in the public headers); 1 when any file failed."""
     files: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     errors: Counter[str] = Counter()
+    ours: Counter[str] = Counter()
     missing: dict[str, set[str]] = defaultdict(set)
     for r in results:
         files[r.unit.kind] += 1
         if r.errors:
             failed[r.unit.kind] += 1
             errors[r.unit.kind] += len(r.errors)
+            ours[r.unit.kind] += sum(1 for e in r.errors if e.startswith(f"{generated}/"))
             where = r.unit.path.relative_to(generated)
             print(f"{r.unit.kind:10} {where}{' [' + r.unit.label + ']' if r.unit.label else ''}: {r.errors[0]}")
         for header in r.missing:
             missing[header].add(r.unit.kind)
-    print(f"\n{'kind':10} {'files':>6} {'failed':>6} {'errors':>6}")
+    print(f"\n{'kind':10} {'files':>6} {'failed':>6} {'errors':>6} {'in generated':>12}")
     for kind in KINDS:
         if files[kind]:
-            print(f"{kind:10} {files[kind]:6} {failed[kind]:6} {errors[kind]:6}")
+            print(f"{kind:10} {files[kind]:6} {failed[kind]:6} {errors[kind]:6} {ours[kind]:12}")
     for header, kinds in sorted(missing.items()):
         print(f"missing header {header}: {', '.join(k for k in KINDS if k in kinds)}")
     return 1 if sum(failed.values()) else 0
@@ -206,16 +238,25 @@ def main(argv: list[str] | None = None) -> int:
         help="directory holding asc-devkit's CPU-debug stub_fun.h (asc-devkit kept it public in "
         "tests/unit/basic_api/ut/stub/ until its commit 808795a01)",
     )
+    ap.add_argument(
+        "--asc-gen",
+        type=Path,
+        help="directory holding kernel_tiling/kernel_tiling.h as asc-devkit's build generates it "
+        "(impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py include/adv_api DIR/kernel_tiling/kernel_tiling.h)",
+    )
     ap.add_argument("--gtest", type=Path, help="googletest include directory (the one holding gtest/gtest.h)")
     ap.add_argument("--generated", type=Path, default=PROJECT / "generated")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
+    ap.add_argument("--folder", action="append", help="only this op folder, e.g. gelu_grad (repeatable)")
     args = ap.parse_args(argv)
     roots = {k: getattr(args, k) for k in ("metadef", "opbase", "ops_nn", "asc_devkit", "asc_tools", "runtime")}
-    roots |= {"ge": args.ge, "securec": args.securec, "asc_stub": args.asc_stub}
+    roots |= {"ge": args.ge, "securec": args.securec, "asc_stub": args.asc_stub, "asc_gen": args.asc_gen}
     generated = args.generated.resolve()
     units = plan(generated, roots, args.gtest, set(args.kind or KINDS))
+    if args.folder:
+        units = [u for u in units if u.path.relative_to(generated).parts[1] in args.folder]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda u: compile_unit(u, args.cxx), units))
     return report(results, generated)

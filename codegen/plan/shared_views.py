@@ -104,6 +104,18 @@ class TilingHeaderView(KindView):
 
 
 @dataclass(frozen=True)
+class UtTilingDefView(KindView):
+    """``tests/ut/op_kernel/<kernel>_tiling_def.h``: the tiling struct of ``op_host/<kernel>_tiling.h`` as a
+    plain struct with ``GET_TILING_DATA``, which ops-nn's kernel unit tests force-include when they compile the
+    kernel on the CPU (hicann/ops-nn cmake/ut.cmake, AddOpTestCase); the same fields as :class:`TilingHeaderView`."""
+
+    KIND: ClassVar[str] = "ut_tiling_def_h"
+    guard: str
+    tiling_fields: tuple[TilingFieldRow, ...]
+    tiling_type: str
+
+
+@dataclass(frozen=True)
 class OpDefView(KindView):
     """``op_host/<kernel>_def.cpp``: the OpDef registration (:func:`opdef_view` or the family's)."""
 
@@ -156,6 +168,7 @@ SHARED_VIEWS: dict[str, type[KindView] | type[BinaryJsonView]] = {
         BinaryJsonView,
         L0HeaderView,
         TilingHeaderView,
+        UtTilingDefView,
         OpDefView,
         ExampleView,
         UtTilingView,

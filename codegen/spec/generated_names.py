@@ -145,6 +145,7 @@ def op_files(spec: OpSpec, products: list[Product] | None = None) -> dict[str, s
         "example_cpp": f"examples/test_aclnn_{spec.snake}.cpp",
         "ut_tiling_cpp": f"tests/ut/op_host/test_{spec.kernel}_tiling.cpp",
         "ut_infershape_cpp": f"tests/ut/op_host/test_{spec.kernel}_infershape.cpp",
+        "ut_tiling_def_h": f"tests/ut/op_kernel/{spec.kernel}_tiling_def.h",
         "tests_cmake": "tests/CMakeLists.txt",
         "tests_ut_cmake": "tests/ut/CMakeLists.txt",
         "ut_cmake": "tests/ut/op_host/CMakeLists.txt",
@@ -177,6 +178,7 @@ FILE_KIND_NAMES: Mapping[str, str] = {
     "example_cpp": "the example program",
     "ut_tiling_cpp": "the tiling unit test",
     "ut_infershape_cpp": "the InferShape unit test",
+    "ut_tiling_def_h": "the kernel unit tests' tiling header",
     "binary_json": "the binary config",
 }
 
