@@ -231,7 +231,7 @@ def test_explain_of_a_row_op_takes_a_0d_shape_as_the_aclnn_api_does() -> None:
     assert (proc.returncode, proc.stderr) == (0, "")
     tiling = [line for line in proc.stdout.splitlines() if line.startswith("tiling for")]
     assert len(tiling) == 1 and tiling[0].startswith(
-        "tiling for [] (FLOAT) reduced along dim -1: outer 1, R 1, inner 1;"
+        "tiling for [] (self FLOAT, out FLOAT) reduced along dim -1: outer 1, R 1, inner 1;"
     )
 
 
@@ -331,7 +331,8 @@ def test_generate_check_advises_generate_for_stale_or_missing_files(
     both = opgen("generate", "--out", str(out), "--check", root=small_project)
     assert both.stderr == (
         f"{out} differs from the specs; to update: `opgen generate --out {out}` rewrites the stale and missing "
-        f"files; `opgen generate --out {out} --prune` removes the files and folders no template or spec produces\n"
+        "files; move the files opgen did not write away from its output paths and op folders (it never overwrites "
+        "or prunes them)\n"
     )
     # op names with --check are refused (the tree's OPERATORS.md and manifest span every op), writing nothing
     named = opgen("generate", "sigmoid_backward", "--out", str(out), "--check", root=small_project)
