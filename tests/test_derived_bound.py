@@ -291,8 +291,10 @@ def test_an_exact_input_at_a_literal_gets_a_finite_bound() -> None:
         for product in ("Ascend910B", "Ascend910"):
             bound = derived_bound(spec, catalogue.get(product), params, ref)
             assert bound is not None and np.all(np.isfinite(bound)), (reduction, product, bound)
-            # still wide enough for the kernel's own roundings of the finite elements
-            assert np.all(bound > 0)
+            # still wide enough for the kernel's own roundings of the finite elements; element 3 (s = t = 1:
+            # log(1) * 1 + (1 - 1) * -100, every step exact) has none
+            rounded = bound if reduction else np.delete(bound, 3)
+            assert np.all(rounded > 0) and np.all(bound >= 0)
 
 
 def test_an_exact_input_at_an_attribute_threshold_is_decided() -> None:
