@@ -438,8 +438,14 @@ def run_generate(
             if _foreign(root, rel, None, owned, next((f for f in op_folders if rel.startswith(f"{f}/")), ""))
         ]
         checked.report.stale = [rel for rel in checked.report.stale if rel not in checked.foreign]
-        # A file no template produces that opgen did not write: --prune keeps it, so it is named as the user's.
-        theirs = [rel for rel in checked.report.extra if (r := owned.get(rel)) is None or r.input_hash == FOREIGN]
+        # A file no template produces that opgen did not write (no record, no banner; or kept as foreign): --prune
+        # keeps it, so it is named as the user's.
+        theirs = [
+            rel
+            for rel in checked.report.extra
+            if ((r := owned.get(rel)) is None and not _has_banner(root / rel))
+            or (r is not None and r.input_hash == FOREIGN)
+        ]
         checked.foreign += theirs
         checked.report.extra = [rel for rel in checked.report.extra if rel not in theirs]
         checked.orphans = owned_folders(root, {s.folder for s in specs.values()}, owned)
