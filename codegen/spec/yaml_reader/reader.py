@@ -19,6 +19,7 @@ from codegen.spec.expr import (
     Num,
     Scope,
     check,
+    names,
     parse_expr,
 )
 from codegen.spec.model import (
@@ -254,7 +255,7 @@ class Reader:
             e = _replace_string_literals(e, self.string_literals)
         poisoned = set(self.poisoned)
         if self.strings_reported:
-            poisoned |= {n.id for n in _names_in(e) if n.id.startswith(('"', "'"))}
+            poisoned |= {n for n in names(e) if n.startswith(('"', "'"))}
         if poisoned:
             scope = dataclasses.replace(scope, poisoned=scope.poisoned | poisoned)
         checked = check(e, scope, frozenset(want), what)
@@ -272,20 +273,6 @@ class Reader:
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-
-
-def _names_in(e: Expr) -> list[Name]:
-    """Every :class:`Name` node of ``e``."""
-    if isinstance(e, Name):
-        return [e]
-    out: list[Name] = []
-    for f in dataclasses.fields(e):  # type: ignore[arg-type]
-        v = getattr(e, f.name)
-        if isinstance(v, Expr):
-            out += _names_in(v)
-        elif isinstance(v, tuple):
-            out += [n for x in v if isinstance(x, Expr) for n in _names_in(x)]
-    return out
 
 
 def _replace_string_literals(e: Expr, literals: Mapping[str, int]) -> Expr:
