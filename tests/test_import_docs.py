@@ -619,3 +619,18 @@ def test_cann_dtypes_opgen_does_not_compute_are_left_out_with_a_comment(tmp_path
     bad.write_text(write(doc))
     with pytest.raises(DocError, match="unknown data type 'COMPLEX17'"):
         parse_doc(bad, catalogue())
+
+
+@pytest.mark.parametrize("rank", [(8, 1), (1, 99)])
+def test_a_rank_range_no_tensor_can_have_is_a_question(tmp_path: Path, rank: tuple[int, int]) -> None:
+    doc = _scaled()
+    doc.params[1] = Param("self", "const aclTensor *", dtypes=("FLOAT", "FLOAT16", "BF16"), formats=("ND",), rank=rank)
+    result = _import(tmp_path, markdown(doc), family="elementwise")
+    spec = yaml.safe_load(result.path.read_text())
+    assert spec["inputs"][0]["rank"] == [0, 8]
+    assert spec["inputs"][1]["rank"].startswith("QUESTION(doc line")
+    assert f"the rank range {rank[0]}-{rank[1]} of 'self'" in spec["inputs"][1]["rank"]
+    # the question is the only error the loader reports for it: answering it makes that entry load
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(result.path, catalogue())
+    assert [e.field for e in info.value.errors if "rank" in e.field] == ["inputs[1].rank"]

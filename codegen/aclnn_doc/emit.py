@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from codegen.aclnn_doc.common import quoted
 from codegen.aclnn_doc.model import ApiDoc, DocConstraint, DocParam, Question
-from codegen.spec.model import Catalogue, snake_case
+from codegen.spec.model import MAX_RANK, Catalogue, snake_case
 from codegen.types import AclnnStatus, DType
 
 __all__ = ["Written", "emit_spec"]
@@ -135,8 +135,19 @@ def _tensor(out: _Out, p: DocParam, doc: ApiDoc, catalogue: Catalogue) -> None:
     else:
         out.add(f"  - name: {p.name}")
     _dtypes(out, ind, p, doc.products[0], catalogue)
-    if p.rank:
+    if p.rank and 0 <= p.rank[0][0] <= p.rank[0][1] <= MAX_RANK:
         out.add(f"{ind}rank: [{p.rank[0][0]}, {p.rank[0][1]}]")
+    elif p.rank:
+        lo, hi = p.rank[0]
+        out.ask(
+            ind,
+            "rank",
+            Question(
+                p.rank[1],
+                f"the document gives the rank range {lo}-{hi} of {_label(p)}, which is not one a tensor can have "
+                f"(need 0 <= lo <= hi <= {MAX_RANK}); write [lo, hi]",
+            ),
+        )
     else:
         out.ask(ind, "rank", Question(p.line, f"the document gives no rank range of {_label(p)}; write [lo, hi]"))
     if p.formats:
