@@ -160,6 +160,19 @@ def test_a_read_only_cache_directory_is_a_build_error(tmp_path: Path, monkeypatc
     np.testing.assert_equal(list(tmp_path.iterdir()), [])
 
 
+def test_a_relative_cache_directory_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPGEN_CACHE_DIR", "relcache")
+    assert cache_dir() == tmp_path / "relcache"
+    assert (tmp_path / "relcache").is_dir()
+    # a relative XDG_CACHE_HOME is ignored (XDG Base Directory specification): the home default is used
+    monkeypatch.delenv("OPGEN_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", "xdg")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir() == tmp_path / "home" / ".cache" / "ascend-opgen"
+    assert not (tmp_path / "xdg").exists()
+
+
 def _compiled_units(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Records the source file name of every compile command ``build_op`` runs from now on."""
     import codegen.build.toolchain as toolchain

@@ -20,17 +20,21 @@ from codegen.build.errors import BuildError, CacheWarning
 
 
 def _configured_cache_dir() -> tuple[Path, str]:
+    # Absolute from here on: a relative OPGEN_CACHE_DIR is taken from the working directory once, so the
+    # paths printed and handed to the compiler stay valid wherever they are used. A relative
+    # XDG_CACHE_HOME is ignored, as the XDG Base Directory specification says.
     env = os.environ.get("OPGEN_CACHE_DIR")
     if env:
-        return Path(env), "OPGEN_CACHE_DIR"
+        return Path(env).expanduser().absolute(), "OPGEN_CACHE_DIR"
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
     return base / "ascend-opgen", "the default build cache"
 
 
 def cache_dir() -> Path:
-    """The build cache, created when missing and checked to be a writable directory: ``$OPGEN_CACHE_DIR``,
-    else ``$XDG_CACHE_HOME/ascend-opgen``, else ``~/.cache/ascend-opgen``.
+    """The build cache (an absolute path), created when missing and checked to be a writable directory:
+    ``$OPGEN_CACHE_DIR`` (a relative one is taken from the working directory), else
+    ``$XDG_CACHE_HOME/ascend-opgen`` (when that is absolute), else ``~/.cache/ascend-opgen``.
 
     Raises:
         BuildError: the path is not a directory, cannot be created or cannot be written (one line naming
