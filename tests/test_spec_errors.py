@@ -1861,6 +1861,15 @@ def test_device_dtype_column_entry_errors(tmp_path: Path, catalogue: Catalogue) 
     ]
 
 
+def test_an_unknown_product_of_a_dtype_column_is_one_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    """A product the catalogue does not know is reported once, as unknown (not also as not the op's)."""
+    f, errs = _softmax_with_columns(
+        tmp_path, _SOFTMAX_COLUMNS.replace("{x: FLOAT, y: FLOAT}", "{x: FLOAT, y: FLOAT, products: [Ascend999]}")
+    )
+    assert len(errs) == 1
+    assert errs[0].startswith(f"{f}:52: device.dtype_columns[0].products[0]: unknown product 'Ascend999'; allowed: ")
+
+
 def test_device_dtype_columns_hold_each_one_dtype_column_first(tmp_path: Path, catalogue: Catalogue) -> None:
     """Every dtype of the first input has its one-dtype column, without attrs, before its other columns;
     two columns of the same dtypes are one too many."""

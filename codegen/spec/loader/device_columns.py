@@ -107,7 +107,8 @@ def read_dtype_columns(
         if "products" in m:
             listed = read_products(st, m["products"])
             for p_node, p in r.strings(m["products"]):
-                if p not in products:
+                # an unknown product was reported by read_products (and left out of ``listed``)
+                if p in listed and p not in products:
                     r.error(p_node, f"'{p}' is not a product of the op ({', '.join(products)})")
         if len(r.errors) != before:
             complete = False
