@@ -31,8 +31,8 @@ const opgen_rt::ProductInfo &Ascend910BModelled() {
       "Ascend910B", "ascend910b", 2, 2201, 196608, 0, 48, true, true,
       {DtypeId::INT8, DtypeId::INT16, DtypeId::FLOAT16, DtypeId::BF16, DtypeId::INT32, DtypeId::FLOAT}, 8, true,
       16777216,
-      opgen_rt::CostModel{true, kClockMhz, kChipBytesPerSecond, kCoreBytesPerCycle, kDmaFixed, {1, 2, 1, 1, 1, 1},
-                          {kArithLatency, 13, 13, 7, 20, 7}, kScalarAccess, kScalarWait}};
+      opgen_rt::CostModel{true, kClockMhz, kChipBytesPerSecond, kCoreBytesPerCycle, kDmaFixed, {1, 2, 1, 1, 1, 1, 2},
+                          {kArithLatency, 13, 13, 7, 20, 7, 20}, kScalarAccess, kScalarWait}};
   return p;
 }
 
@@ -224,7 +224,8 @@ void TestClasses() {
                {"ReduceSum", opgen_rt::kVecReduction},      {"WholeReduceSum", opgen_rt::kVecReduction},
                {"BlockReduceMax", opgen_rt::kVecReduction}, {"Compare", opgen_rt::kVecCompareSelect},
                {"CompareScalar", opgen_rt::kVecCompareSelect}, {"Select", opgen_rt::kVecCompareSelect},
-               {"SetFlag", opgen_rt::device::kOpSync},      {"DeQue", opgen_rt::device::kOpSync},
+               {"Sort32", opgen_rt::kVecSort},              {"MrgSort", opgen_rt::kVecSort},
+               {"Extract", opgen_rt::device::kOpOther},     {"SetFlag", opgen_rt::device::kOpSync},      {"DeQue", opgen_rt::device::kOpSync},
                {"Duplicate", opgen_rt::device::kOpOther},   {"GetValue", opgen_rt::device::kOpOther}};
   for (const auto &c : cases) {
     TH_CHECK(Core::ClassifyOp(c.name) == c.cls, "%s: class %d, want %d", c.name, Core::ClassifyOp(c.name), c.cls);
