@@ -201,6 +201,42 @@ void TestScalarWait() {
   TH_CHECK(c.pipeBusyCycles[0] == 2 * kScalarAccess, "S busy %g", c.pipeBusyCycles[0]);
 }
 
+// The sort class (cost_model.vector.sort: 2 cycles per 256 bytes of proposals written, latency 20): Sort32 of
+// 4 repeats writes 128 proposals (1024 bytes: 4 repeats), MrgSort of 4 queues of 32 writes the same; the
+// Duplicates that fill the inputs are arithmetic (128 floats: 2 repeats each).
+void SortKernel(uint8_t **) {
+  TPipe pipe;
+  TBuf<> bs, bi, bw, bd;
+  pipe.InitBuffer(bs, 512);
+  pipe.InitBuffer(bi, 512);
+  pipe.InitBuffer(bw, 1024);
+  pipe.InitBuffer(bd, 1024);
+  LocalTensor<float> scores = bs.Get<float>(), work = bw.Get<float>(), dst = bd.Get<float>();
+  LocalTensor<uint32_t> index = bi.Get<uint32_t>();
+  Duplicate(scores, 1.0f, 128);
+  Duplicate(index, 7u, 128);
+  PipeBarrier<PIPE_V>();
+  Sort32(work, scores, index, 4);
+  PipeBarrier<PIPE_V>();
+  const uint16_t lengths[4] = {32, 32, 32, 32};
+  MrgSort(dst, MrgSortSrcList<float>(work[0], work[64], work[128], work[192]), MrgSort4Info(lengths, false, 15, 1));
+}
+
+void TestSortClass() {
+  th::KernelLaunch k;
+  k.name = "sort";
+  k.entry = SortKernel;
+  k.blockDim = 1;
+  const opgen_rt::LaunchResult r = th::Run(k);
+  TH_CHECK(r.ok && !r.cores.empty(), "sort kernel faulted: %s", r.fault.c_str());
+  if (!r.ok || r.cores.empty()) {
+    return;
+  }
+  const double want = 2 * (2 * 1 + kArithLatency) + 2 * (4 * 2 + 20);
+  TH_CHECK(r.cores[0].pipeBusyCycles[1] == want, "V busy %g cycles, hand count %g", r.cores[0].pipeBusyCycles[1],
+           want);
+}
+
 // Without a cost model the counters stay and the timeline is empty.
 void TestNoModel() {
   th::UseProduct(th::Ascend910B());
@@ -242,6 +278,7 @@ int main() {
   TestVectorBound();
   TestDoubleBuffering();
   TestScalarWait();
+  TestSortClass();
   TestNoModel();
   return th::Finish("test_timeline");
 }
