@@ -38,6 +38,7 @@ def test_modelled_products_cite_every_figure() -> None:
         (1, 7),
         (1, 20),
         (1, 7),
+        (2, 20),
     ]
 
 
@@ -68,9 +69,9 @@ def test_bad_figures_are_file_line_errors(tmp_path: Path) -> None:
     assert got == [
         f"P:{clock}: products[1].cost_model.clock_mhz.value: -5 is out of range; allowed: > 0 and <= 10000",
         f"P:{vector}: products[1].cost_model.vector.cast: missing required key 'cast'; required here: arithmetic, "
-        "cast, compare_select, division, reduction, transcendental",
+        "cast, compare_select, division, reduction, sort, transcendental",
         f"P:{cast}: products[1].cost_model.vector.casts: unknown key 'casts'; allowed: arithmetic, cast, "
-        "compare_select, division, reduction, transcendental",
+        "compare_select, division, reduction, sort, transcendental",
         f"P:{wait}: products[1].cost_model.scalar_wait_cycles.source: missing required key 'source'; required here: "
         "source, value",
     ]
@@ -110,8 +111,8 @@ def test_a_call_that_launches_no_kernel_is_modelled_as_such_not_as_a_zero_time_l
 def test_the_glue_hands_the_figures_to_the_emulator() -> None:
     product = load_catalogue(PRODUCTS_YAML).get("Ascend910B")
     assert cost_model_initializer(product) == (
-        ", opgen_rt::CostModel{true, 1800.0, 1600000000000.0, 128.0, 50.0, {1.0, 2.0, 1.0, 1.0, 1.0, 1.0}, "
-        "{7.0, 13.0, 13.0, 7.0, 20.0, 7.0}, 10.0, 18.0}"
+        ", opgen_rt::CostModel{true, 1800.0, 1600000000000.0, 128.0, 50.0, {1.0, 2.0, 1.0, 1.0, 1.0, 1.0, "
+        "2.0}, {7.0, 13.0, 13.0, 7.0, 20.0, 7.0, 20.0}, 10.0, 18.0}"
     )
 
 

@@ -5,7 +5,7 @@
 // Strictness: the emulation raises a kernel fault where the hardware would misbehave (UB capacity and
 // alignment, GM and UB bounds, 32-byte DataCopy truncation, queue misuse, atomic dtypes, SyncAll mismatch,
 // hardware SyncAll on a product without it, writes into the system workspace, reduction repeat / mask / work-buffer /
-// overlap rules);
+// overlap rules, sort instructions on products without them);
 // races between the pipes of a core, unpaired flags, GM lines shared through the scalar data cache);
 // see runtime/include/opgen_rt/device/core_state.h for the rule names. Facts and their sources:
 // shared/reference/ascend-platform.md. Hand-written runtime code; not generated.
@@ -30,6 +30,7 @@
 #include "opgen_rt/device/core_state.h"
 #include "opgen_rt/device/enums.h"
 #include "opgen_rt/device/reduce.h"
+#include "opgen_rt/device/sort.h"
 #include "opgen_rt/device/tensor.h"
 #include "opgen_rt/device/types.h"
 #include "opgen_rt/device/vec.h"

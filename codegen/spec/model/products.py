@@ -17,6 +17,7 @@ VECTOR_CLASSES: tuple[tuple[str, str], ...] = (
     ("cast", "Cast"),
     ("reduction", "WholeReduce*, BlockReduce*, ReduceSum/ReduceMax/ReduceMin"),
     ("compare_select", "Compare CompareScalar Select"),
+    ("sort", "Sort32 MrgSort"),
 )
 
 

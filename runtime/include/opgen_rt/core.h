@@ -23,7 +23,8 @@ enum VectorClass : uint8_t {
   kVecCast = 3,           // Cast
   kVecReduction = 4,      // WholeReduce*, BlockReduce*, ReduceSum / ReduceMax / ReduceMin
   kVecCompareSelect = 5,  // Compare, CompareScalar, Select
-  kVecClassCount = 6
+  kVecSort = 6,           // Sort32, MrgSort
+  kVecClassCount = 7
 };
 
 // The product's performance model (specs/products.yaml `cost_model`; every figure's source is there). A

@@ -64,6 +64,8 @@ constexpr const char *kSysWorkspace = "system workspace";
 constexpr const char *kDataRace = "GM data race";
 constexpr const char *kVectorParams = "vector params";
 constexpr const char *kVectorDtype = "vector dtype";
+// A vector instruction the product does not have (the sort instructions outside NpuArch 2201 / 3510).
+constexpr const char *kVectorUnsupported = "vector unsupported";
 constexpr const char *kCopyParams = "DataCopy params";
 // A reduction's dst that overlaps its source other than as the hardware allows (the result of one repeat
 // over the source of a later repeat, or a partial overlap), or a sharedTmpBuffer partially over the source.
@@ -340,6 +342,9 @@ class Core {
   uint32_t lastUbRead[kPipeCount] = {};
   std::vector<const char *> opNames;
   std::vector<uint8_t> opClass;  // per interned name: its timeline class (ClassifyOp)
+  // Proposals the latest MrgSort took from each queue (the VMS4_SR register that GetMrgSortResult and the
+  // elementCountList form of MrgSort read after an exhausted-suspension merge).
+  uint16_t lastMrgSortTaken[4] = {0, 0, 0, 0};
   Timeline tl;
   // OpId's cache: the last name seen per slot (slot = pointer bits 3..8) and its id in opNames.
   struct OpIdSlot {
@@ -534,12 +539,12 @@ class Core {
   // name and core (OpIdSlow), so it compares C strings without building any.
   static uint8_t ClassifyOp(const char *n) {
     constexpr uint8_t kTrans = kVecTranscendental, kDiv = kVecDivision, kCast = kVecCast, kRed = kVecReduction,
-                      kCmpSel = kVecCompareSelect;
+                      kCmpSel = kVecCompareSelect, kSort = kVecSort;
     auto is = [n](const char *s) { return std::strcmp(n, s) == 0; };
     auto starts = [n](const char *s) { return std::strncmp(n, s, std::strlen(s)) == 0; };
     switch (n[0]) {
       case 'S':
-        return is("SetFlag") ? kOpSync : is("Sqrt") ? kTrans : is("Select") ? kCmpSel : kOpOther;
+        return is("SetFlag") ? kOpSync : is("Sqrt") ? kTrans : is("Select") ? kCmpSel : is("Sort32") ? kSort : kOpOther;
       case 'W':
         return is("WaitFlag") ? kOpSync : starts("WholeReduce") ? kRed : kOpOther;
       case 'E':
@@ -558,6 +563,8 @@ class Core {
         return is("Cast") ? kCast : starts("Compare") ? kCmpSel : kOpOther;
       case 'B':
         return starts("BlockReduce") ? kRed : kOpOther;
+      case 'M':
+        return is("MrgSort") ? kSort : kOpOther;
       default:
         return kOpOther;
     }
