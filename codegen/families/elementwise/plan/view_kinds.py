@@ -3,7 +3,6 @@ template of (each with exactly the fields that template reads), and :data:`VIEWS
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -46,7 +45,8 @@ class AclnnSourceView(AclnnSourceBase):
 class L0SourceView(L0SourceBase):
     """``op_api/<kernel>.cpp`` (``op_api/elementwise_l0.cpp.j2``): the L0 wrapper launching the device op."""
 
-    dtype_input_name: str
+    #: the input whose dtype the output takes
+    dtype_input: InputView
     inputs: tuple[InputView, ...]
     l0_inputs: tuple[L0Input, ...]
     #: the OP_ATTR arguments (OpDef order): an attr's name, or the list variable of a ``list_int`` attr
@@ -62,8 +62,6 @@ class InferShapeView(KindView):
     """``op_host/<kernel>_infershape.cpp``: the output shape rule (``infer``) and the output's dtype."""
 
     KIND: ClassVar[str] = "infershape_cpp"
-    device_name_of: Mapping[str, str]
-    dtype_input_name: str
     infer: InferRule
     l0_output: str
     reduce: ReduceView | None
@@ -75,7 +73,8 @@ class TilingSourceView(TilingSourceBase):
 
     attrs: tuple[TilingAttr, ...]
     block_bytes: int
-    dtype_input: int
+    #: the input whose dtype selects the tiling key's dtype index
+    dtype_input: InputView
     has_variants: bool
     inputs: tuple[InputView, ...]
     num_dtypes: int
@@ -95,7 +94,6 @@ class KernelView(KernelBase):
 
     #: the per-core constant buffers (``const<k>``) of every variant's programs
     constant_buffers: tuple[str, ...]
-    device_name_of: Mapping[str, str]
     formula: str
     formula_text: str
     has_variants: bool

@@ -96,15 +96,17 @@ class ShapeCheck:
 
 @dataclass(frozen=True)
 class InputView:
-    """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
-    the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
-    inputs) and its ``scalar_bit`` in the tiling field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn
-    input: set when the call passes it with one element and the output has more)."""
+    """An aclnn input as the kernel, tiling, InferShape and L2 templates see it: ``name``, ``optional``, its
+    ``bit`` in the variant number (0 for a required input), its ``index`` in the OpDef and the ``device_name``
+    of the device input it feeds there, its ``default`` (optional inputs) and its ``scalar_bit`` in the tiling
+    field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn input: set when the call passes it with one
+    element and the output has more)."""
 
     name: str
     optional: bool
     bit: int
     index: int
+    device_name: str
     default: float | None
     scalar_bit: int
 
@@ -178,24 +180,13 @@ class ScalarDef:
 
 
 @dataclass(frozen=True)
-class InferInput:
-    """An input the InferShape function reads: OpDef ``index``, aclnn ``name``, ``device_name``,
-    ``optional``."""
-
-    index: int
-    name: str
-    device_name: str
-    optional: bool
-
-
-@dataclass(frozen=True)
 class InferRule:
-    """The InferShape rule: ``kind`` (``like``/``broadcast``), its ``inputs``, and the OpDef index of the
-    input whose dtype the output takes (``dtype_index``)."""
+    """The InferShape rule: ``kind`` (``like``/``broadcast``), the ``inputs`` whose shapes it reads, and the
+    input whose dtype the output takes (``dtype_input``)."""
 
     kind: str
-    inputs: tuple[InferInput, ...]
-    dtype_index: int
+    inputs: tuple[InputView, ...]
+    dtype_input: InputView
 
 
 @dataclass(frozen=True)
