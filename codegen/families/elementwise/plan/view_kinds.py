@@ -7,21 +7,23 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.elementwise.plan.view_records import (
+    FormulaText,
     HostScalar,
     InferRule,
     InputView,
-    L0Input,
+    KernelPrograms,
+    L0Launch,
     QueueCap,
     ReduceView,
     ScalarDef,
     ShapeCheck,
     StringAttr,
     TilingAttr,
-    TilingKey,
+    TilingKeys,
     VariantView,
 )
 from codegen.plan.common_view import AttrCheck
-from codegen.plan.signature import L0Attr, L0ListAttr
+from codegen.plan.signature import L0Attr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView
 
@@ -48,10 +50,7 @@ class L0SourceView(L0SourceBase):
     #: the input whose dtype the output takes
     dtype_input: InputView
     inputs: tuple[InputView, ...]
-    l0_inputs: tuple[L0Input, ...]
-    #: the OP_ATTR arguments (OpDef order): an attr's name, or the list variable of a ``list_int`` attr
-    l0_launch_attrs: tuple[str, ...]
-    l0_lists: tuple[L0ListAttr, ...]
+    launch: L0Launch
     l0_output: str
     optional_inputs: tuple[str, ...]
     reduce: ReduceView | None
@@ -77,12 +76,11 @@ class TilingSourceView(TilingSourceBase):
     dtype_input: InputView
     has_variants: bool
     inputs: tuple[InputView, ...]
-    num_dtypes: int
     num_outputs: int
     optional_inputs: tuple[str, ...]
     queue_caps: tuple[QueueCap, ...]
     repeat_bytes: int
-    tiling_keys: tuple[TilingKey, ...]
+    tiling_keys: TilingKeys
     uses_cmath: bool
     uses_string_attrs: bool
     reduce: ReduceView | None
@@ -92,25 +90,18 @@ class TilingSourceView(TilingSourceBase):
 class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
 
-    #: the per-core constant buffers (``const<k>``) of every variant's programs
-    constant_buffers: tuple[str, ...]
-    formula: str
-    formula_text: str
+    compiled: KernelPrograms
+    formula: FormulaText
     has_variants: bool
     inputs: tuple[InputView, ...]
     l0_output: str
-    max_masks: int
-    max_temps: int
-    #: whether a 16-bit program selects elements of the input dtype (the kernel then defines SelectElems)
-    narrow_selects: bool
     optional_inputs: tuple[str, ...]
     output: str
     scalars: tuple[HostScalar, ...]
-    tiling_keys: tuple[TilingKey, ...]
+    tiling_keys: TilingKeys
     #: device inputs the kernel takes but does not read (a second carrier of an aclnn input, or one no aclnn
     #: input feeds)
     unread_device_inputs: tuple[str, ...]
-    variants: tuple[VariantView, ...]
     reduce: ReduceView | None
 
 
@@ -118,8 +109,7 @@ class KernelView(KernelBase):
 class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/elementwise_aclnn.md.j2``): the API documentation."""
 
-    formula: str
-    formula_text: str
+    formula: FormulaText
     output: str
     programs: VariantView
     scalar_defs: tuple[ScalarDef, ...]

@@ -1,13 +1,14 @@
 """The small frozen records the elementwise template views are made of: an input, an attr (a string attr's
-listed values are the shared :class:`codegen.plan.signature.StringValue`), a tiling key, a host scalar, a
-compiled program as printed, the reduce epilogue, the L2 shape check, the InferShape rule."""
+listed values are the shared :class:`codegen.plan.signature.StringValue`), the tiling keys, a host scalar, the
+compiled programs as printed, the formula's text, the L0 API's launch, the reduce epilogue, the L2 shape
+check, the InferShape rule."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from codegen.plan.products import ArchGroup
-from codegen.plan.signature import StringValue
+from codegen.plan.signature import L0ListAttr, StringValue
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,36 @@ class VariantView:
 
 
 @dataclass(frozen=True)
+class KernelPrograms:
+    """Every variant's compiled programs as the kernel prints them, with the UB buffers and helpers its class
+    declares once for all of them.
+
+    Attributes:
+        variants: the variants in index order (variant 0: every input present).
+        max_temps: fp32 temporaries (UB buffers of one tile of fp32) the most demanding program uses.
+        max_masks: uint8_t bit masks (one bit per element of a tile) the most demanding program uses.
+        constant_buffers: the per-core fp32 constant buffers (``const<k>``) any program reads, in ``k`` order.
+        narrow_selects: whether a 16-bit program selects elements of the input dtype (the kernel then defines
+            SelectElems).
+    """
+
+    variants: tuple[VariantView, ...]
+    max_temps: int
+    max_masks: int
+    constant_buffers: tuple[str, ...]
+    narrow_selects: bool
+
+
+@dataclass(frozen=True)
+class FormulaText:
+    """The output's formula as the kernel's header comment and the docs print it: ``text`` as the spec writes
+    it, ``lowered`` as the generator rewrites it before compiling it."""
+
+    text: str
+    lowered: str
+
+
+@dataclass(frozen=True)
 class ShapeStep:
     """An input the L2 shape check broadcasts in, and whether it may be null."""
 
@@ -120,6 +151,17 @@ class L0Input:
 
 
 @dataclass(frozen=True)
+class L0Launch:
+    """The device op's launch as the L0 API writes it: OP_INPUT's tensors in OpDef order (``inputs``), OP_ATTR's
+    arguments in OpDef order (``attrs``: an attr's name, or the list variable of a ``list_int`` attr) and the
+    one-element int lists it allocates before the launch for ``list_int`` device attrs (``lists``)."""
+
+    inputs: tuple[L0Input, ...]
+    attrs: tuple[str, ...]
+    lists: tuple[L0ListAttr, ...]
+
+
+@dataclass(frozen=True)
 class StringAttr:
     """A string device attr: the aclnn attr ``name``, the L2 helper ``func`` naming its value, the aclnn
     ``c_type``, and its listed ``values``."""
@@ -160,6 +202,15 @@ class TilingKey:
     variant: int
     absent: str
     guard: str
+
+
+@dataclass(frozen=True)
+class TilingKeys:
+    """The tiling keys as the tiling function and the kernel switch on them: every key (``entries``, variant 0's
+    first) and ``num_dtypes``, the compute dtypes (a key is ``dtypeIndex + num_dtypes * variant``)."""
+
+    entries: tuple[TilingKey, ...]
+    num_dtypes: int
 
 
 @dataclass(frozen=True)

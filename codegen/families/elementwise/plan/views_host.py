@@ -17,6 +17,7 @@ from codegen.families.elementwise.plan.view_records import (
     QueueCap,
     TilingAttr,
     TilingKey,
+    TilingKeys,
 )
 from codegen.plan.dtype_keys import bf16_guard
 from codegen.plan.products import ArchGroup, arch_groups
@@ -145,8 +146,7 @@ def host_parts(
     attrs = tiling_attrs(spec)
     return {
         "queue_caps": queue_caps(products),
-        "tiling_keys": tiling_keys(spec, products, variants, keys),
-        "num_dtypes": len(keys),
+        "tiling_keys": TilingKeys(tuple(tiling_keys(spec, products, variants, keys)), len(keys)),
         "tiling_fields": [
             *tiling_field_views(TILING_FIELDS, output=spec.outputs[0].name),
             *(
