@@ -3,26 +3,27 @@ template of (each with exactly the fields that template reads), and :data:`VIEWS
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.elementwise.plan.view_records import (
+    FormulaText,
     HostScalar,
     InferRule,
     InputView,
-    L0Input,
+    KernelPrograms,
+    L0Launch,
     QueueCap,
     ReduceView,
     ScalarDef,
     ShapeCheck,
     StringAttr,
     TilingAttr,
-    TilingKey,
+    TilingKeys,
     VariantView,
 )
 from codegen.plan.common_view import AttrCheck
-from codegen.plan.signature import L0Attr, L0ListAttr
+from codegen.plan.signature import L0Attr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView
 
@@ -46,12 +47,10 @@ class AclnnSourceView(AclnnSourceBase):
 class L0SourceView(L0SourceBase):
     """``op_api/<kernel>.cpp`` (``op_api/elementwise_l0.cpp.j2``): the L0 wrapper launching the device op."""
 
-    dtype_input_name: str
+    #: the input whose dtype the output takes
+    dtype_input: InputView
     inputs: tuple[InputView, ...]
-    l0_inputs: tuple[L0Input, ...]
-    #: the OP_ATTR arguments (OpDef order): an attr's name, or the list variable of a ``list_int`` attr
-    l0_launch_attrs: tuple[str, ...]
-    l0_lists: tuple[L0ListAttr, ...]
+    launch: L0Launch
     l0_output: str
     optional_inputs: tuple[str, ...]
     reduce: ReduceView | None
@@ -62,8 +61,6 @@ class InferShapeView(KindView):
     """``op_host/<kernel>_infershape.cpp``: the output shape rule (``infer``) and the output's dtype."""
 
     KIND: ClassVar[str] = "infershape_cpp"
-    device_name_of: Mapping[str, str]
-    dtype_input_name: str
     infer: InferRule
     l0_output: str
     reduce: ReduceView | None
@@ -75,15 +72,15 @@ class TilingSourceView(TilingSourceBase):
 
     attrs: tuple[TilingAttr, ...]
     block_bytes: int
-    dtype_input: int
+    #: the input whose dtype selects the tiling key's dtype index
+    dtype_input: InputView
     has_variants: bool
     inputs: tuple[InputView, ...]
-    num_dtypes: int
     num_outputs: int
     optional_inputs: tuple[str, ...]
     queue_caps: tuple[QueueCap, ...]
     repeat_bytes: int
-    tiling_keys: tuple[TilingKey, ...]
+    tiling_keys: TilingKeys
     uses_cmath: bool
     uses_string_attrs: bool
     reduce: ReduceView | None
@@ -93,26 +90,18 @@ class TilingSourceView(TilingSourceBase):
 class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/elementwise_kernel.cpp.j2``): the compiled formula programs."""
 
-    #: the per-core constant buffers (``const<k>``) of every variant's programs
-    constant_buffers: tuple[str, ...]
-    device_name_of: Mapping[str, str]
-    formula: str
-    formula_text: str
+    compiled: KernelPrograms
+    formula: FormulaText
     has_variants: bool
     inputs: tuple[InputView, ...]
     l0_output: str
-    max_masks: int
-    max_temps: int
-    #: whether a 16-bit program selects elements of the input dtype (the kernel then defines SelectElems)
-    narrow_selects: bool
     optional_inputs: tuple[str, ...]
     output: str
     scalars: tuple[HostScalar, ...]
-    tiling_keys: tuple[TilingKey, ...]
+    tiling_keys: TilingKeys
     #: device inputs the kernel takes but does not read (a second carrier of an aclnn input, or one no aclnn
     #: input feeds)
     unread_device_inputs: tuple[str, ...]
-    variants: tuple[VariantView, ...]
     reduce: ReduceView | None
 
 
@@ -120,8 +109,7 @@ class KernelView(KernelBase):
 class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/elementwise_aclnn.md.j2``): the API documentation."""
 
-    formula: str
-    formula_text: str
+    formula: FormulaText
     output: str
     programs: VariantView
     scalar_defs: tuple[ScalarDef, ...]

@@ -1,13 +1,14 @@
 """The small frozen records the elementwise template views are made of: an input, an attr (a string attr's
-listed values are the shared :class:`codegen.plan.signature.StringValue`), a tiling key, a host scalar, a
-compiled program as printed, the reduce epilogue, the L2 shape check, the InferShape rule."""
+listed values are the shared :class:`codegen.plan.signature.StringValue`), the tiling keys, a host scalar, the
+compiled programs as printed, the formula's text, the L0 API's launch, the reduce epilogue, the L2 shape
+check, the InferShape rule."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from codegen.plan.products import ArchGroup
-from codegen.plan.signature import StringValue
+from codegen.plan.signature import L0ListAttr, StringValue
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,36 @@ class VariantView:
 
 
 @dataclass(frozen=True)
+class KernelPrograms:
+    """Every variant's compiled programs as the kernel prints them, with the UB buffers and helpers its class
+    declares once for all of them.
+
+    Attributes:
+        variants: the variants in index order (variant 0: every input present).
+        max_temps: fp32 temporaries (UB buffers of one tile of fp32) the most demanding program uses.
+        max_masks: uint8_t bit masks (one bit per element of a tile) the most demanding program uses.
+        constant_buffers: the per-core fp32 constant buffers (``const<k>``) any program reads, in ``k`` order.
+        narrow_selects: whether a 16-bit program selects elements of the input dtype (the kernel then defines
+            SelectElems).
+    """
+
+    variants: tuple[VariantView, ...]
+    max_temps: int
+    max_masks: int
+    constant_buffers: tuple[str, ...]
+    narrow_selects: bool
+
+
+@dataclass(frozen=True)
+class FormulaText:
+    """The output's formula as the kernel's header comment and the docs print it: ``text`` as the spec writes
+    it, ``lowered`` as the generator rewrites it before compiling it."""
+
+    text: str
+    lowered: str
+
+
+@dataclass(frozen=True)
 class ShapeStep:
     """An input the L2 shape check broadcasts in, and whether it may be null."""
 
@@ -96,15 +127,17 @@ class ShapeCheck:
 
 @dataclass(frozen=True)
 class InputView:
-    """An aclnn input as the kernel, tiling and L2 templates see it: ``name``, ``optional``, its ``bit`` in
-    the variant number (0 for a required input), its ``index`` in the OpDef, its ``default`` (optional
-    inputs) and its ``scalar_bit`` in the tiling field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn
-    input: set when the call passes it with one element and the output has more)."""
+    """An aclnn input as the kernel, tiling, InferShape and L2 templates see it: ``name``, ``optional``, its
+    ``bit`` in the variant number (0 for a required input), its ``index`` in the OpDef and the ``device_name``
+    of the device input it feeds there, its ``default`` (optional inputs) and its ``scalar_bit`` in the tiling
+    field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn input: set when the call passes it with one
+    element and the output has more)."""
 
     name: str
     optional: bool
     bit: int
     index: int
+    device_name: str
     default: float | None
     scalar_bit: int
 
@@ -115,6 +148,17 @@ class L0Input:
 
     name: str
     source: str
+
+
+@dataclass(frozen=True)
+class L0Launch:
+    """The device op's launch as the L0 API writes it: OP_INPUT's tensors in OpDef order (``inputs``), OP_ATTR's
+    arguments in OpDef order (``attrs``: an attr's name, or the list variable of a ``list_int`` attr) and the
+    one-element int lists it allocates before the launch for ``list_int`` device attrs (``lists``)."""
+
+    inputs: tuple[L0Input, ...]
+    attrs: tuple[str, ...]
+    lists: tuple[L0ListAttr, ...]
 
 
 @dataclass(frozen=True)
@@ -161,6 +205,15 @@ class TilingKey:
 
 
 @dataclass(frozen=True)
+class TilingKeys:
+    """The tiling keys as the tiling function and the kernel switch on them: every key (``entries``, variant 0's
+    first) and ``num_dtypes``, the compute dtypes (a key is ``dtypeIndex + num_dtypes * variant``)."""
+
+    entries: tuple[TilingKey, ...]
+    num_dtypes: int
+
+
+@dataclass(frozen=True)
 class HostScalar:
     """A host-computed scalar of the formula: its tiling ``field``, C++ value ``cpp`` and formula ``text``."""
 
@@ -178,24 +231,13 @@ class ScalarDef:
 
 
 @dataclass(frozen=True)
-class InferInput:
-    """An input the InferShape function reads: OpDef ``index``, aclnn ``name``, ``device_name``,
-    ``optional``."""
-
-    index: int
-    name: str
-    device_name: str
-    optional: bool
-
-
-@dataclass(frozen=True)
 class InferRule:
-    """The InferShape rule: ``kind`` (``like``/``broadcast``), its ``inputs``, and the OpDef index of the
-    input whose dtype the output takes (``dtype_index``)."""
+    """The InferShape rule: ``kind`` (``like``/``broadcast``), the ``inputs`` whose shapes it reads, and the
+    input whose dtype the output takes (``dtype_input``)."""
 
     kind: str
-    inputs: tuple[InferInput, ...]
-    dtype_index: int
+    inputs: tuple[InputView, ...]
+    dtype_input: InputView
 
 
 @dataclass(frozen=True)

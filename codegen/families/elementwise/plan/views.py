@@ -29,15 +29,17 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
     return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
 
 
-def _input_views(spec: OpSpec, dev_input_index: dict[str, int]) -> list[InputView]:
-    """The aclnn inputs with their variant bit and OpDef index (``dev_input_index``)."""
+def _input_views(spec: OpSpec) -> list[InputView]:
+    """The aclnn inputs with their variant bit, OpDef index and device input."""
     optional = optional_inputs(spec)
+    dev = spec.device_interface
     return [
         InputView(
             name=t.name,
             optional=t.optional,
             bit=1 << optional.index(t) if t.optional else 0,
-            index=dev_input_index[t.name],
+            index=dev.input_index(t.name),
+            device_name=dev.inputs[dev.input_index(t.name)].name,
             default=t.default,
             scalar_bit=1 << k,
         )
@@ -51,26 +53,22 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     products: list[Product] = common["products"]
     variants = compile_all(spec)
     keys = compute_dtypes(spec)
-    dev = spec.device_interface
-    dev_input_index = {t.name: dev.input_index(t.name) for t in spec.inputs}
-    device_name_of = {t.name: dev.inputs[dev.input_index(t.name)].name for t in spec.inputs}
-    inputs = _input_views(spec, dev_input_index)
+    inputs = _input_views(spec)
+    by_name = {t.name: t for t in inputs}
     shape = shape_check(spec)
     scalars = host_scalars(spec, variants[0].formula)
     parts: dict[str, Any] = {
-        "device_name_of": device_name_of,
-        "dtype_input_name": dtype_input(spec).name,
-        "dtype_input_device_name": next(d.name for d in dev.inputs if d.source == dtype_input(spec).name),
+        "dtype_input": by_name[dtype_input(spec).name],
         "inputs": inputs,
         "optional_inputs": [t.name for t in inputs if t.optional],
         "output": spec.outputs[0].name,
         "num_outputs": len(spec.outputs),
         "repeat_bytes": REPEAT_BYTES,
         "shape": shape,
-        "infer": infer_rule(spec, dev_input_index, device_name_of),
+        "infer": infer_rule(spec, by_name),
     }
     parts.update(aclnn_parts(spec))
-    parts.update(host_parts(spec, products, variants, keys, scalars, dev_input_index))
+    parts.update(host_parts(spec, products, variants, keys, scalars))
     parts.update(kernel_parts(spec, variants, scalars))
     parts.update(doc_parts(spec, catalogue, products, variants, keys, shape, common["max_rank"]))
     parts.update(reduce_parts(spec, products, parts))

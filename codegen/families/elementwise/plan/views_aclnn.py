@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
-from codegen.families.elementwise.plan.view_records import L0Input, StringAttr
+from codegen.families.elementwise.plan.view_records import L0Input, L0Launch, StringAttr
 from codegen.plan.signature import L0Attr, L0ListAttr, StringValue, l0_constant_attr, l0_params
 from codegen.spec.model import OpSpec
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
@@ -74,10 +74,12 @@ def aclnn_parts(spec: OpSpec) -> dict[str, Any]:
     dev = spec.device_interface
     attrs, lists = l0_attrs(spec)
     return {
-        "l0_inputs": [L0Input(d.name, d.source or "nullptr") for d in dev.inputs],
         "l0_attrs": attrs,
-        "l0_lists": lists,
-        "l0_launch_attrs": [next((x.var for x in lists if x.name == a.name), a.name) for a in attrs],
+        "launch": L0Launch(
+            inputs=tuple(L0Input(d.name, d.source or "nullptr") for d in dev.inputs),
+            attrs=tuple(next((x.var for x in lists if x.name == a.name), a.name) for a in attrs),
+            lists=tuple(lists),
+        ),
         # L0 parameters in aclnn order (as CANN's L0 APIs take them); the launch is in device order
         "l0_params": l0_params(spec, (a.decl for a in attrs)),
         "l0_output": dev.outputs[0].name,

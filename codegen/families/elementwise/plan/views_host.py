@@ -3,6 +3,7 @@ queue caps per NpuArch, the attrs the tiling function reads, the host scalars as
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula
@@ -11,11 +12,12 @@ from codegen.families.elementwise.plan.tiling import TILING_FIELDS
 from codegen.families.elementwise.plan.variants import Variant, budget_temps, dtype_input
 from codegen.families.elementwise.plan.view_records import (
     HostScalar,
-    InferInput,
     InferRule,
+    InputView,
     QueueCap,
     TilingAttr,
     TilingKey,
+    TilingKeys,
 )
 from codegen.plan.dtype_keys import bf16_guard
 from codegen.plan.products import ArchGroup, arch_groups
@@ -120,17 +122,15 @@ def tiling_attrs(spec: OpSpec) -> list[TilingAttr]:
     return attrs
 
 
-def infer_rule(spec: OpSpec, dev_input_index: dict[str, int], device_name_of: dict[str, str]) -> InferRule:
-    """The InferShape rule of :func:`codegen.families.elementwise.plan.shape.shape_rule`, with each input's
-    OpDef index (``dev_input_index``) and device name (``device_name_of``)."""
+def infer_rule(spec: OpSpec, inputs: Mapping[str, InputView]) -> InferRule:
+    """The InferShape rule of :func:`codegen.families.elementwise.plan.shape.shape_rule`, its inputs taken from
+    ``inputs`` (the aclnn inputs' views by name)."""
     kind, rule_args = shape_rule(spec)
     shape_inputs = [rule_args[0]] if kind == "like" else list(rule_args)
     return InferRule(
         kind=kind,
-        inputs=tuple(
-            InferInput(dev_input_index[n], n, device_name_of[n], spec.tensor(n).optional) for n in shape_inputs
-        ),
-        dtype_index=dev_input_index[dtype_input(spec).name],
+        inputs=tuple(inputs[n] for n in shape_inputs),
+        dtype_input=inputs[dtype_input(spec).name],
     )
 
 
@@ -140,17 +140,13 @@ def host_parts(
     variants: list[Variant],
     keys: list[DType],
     scalars: list[HostScalar],
-    dev_input_index: dict[str, int],
 ) -> dict[str, Any]:
     """The view entries of the tiling function and header: ``variants`` and compute dtypes ``keys`` as
-    compiled, ``scalars`` the host scalars of variant 0, ``dev_input_index`` each aclnn input's OpDef
-    index."""
+    compiled, ``scalars`` the host scalars of variant 0."""
     attrs = tiling_attrs(spec)
     return {
         "queue_caps": queue_caps(products),
-        "tiling_keys": tiling_keys(spec, products, variants, keys),
-        "num_dtypes": len(keys),
-        "dtype_input": dev_input_index[dtype_input(spec).name],
+        "tiling_keys": TilingKeys(tuple(tiling_keys(spec, products, variants, keys)), len(keys)),
         "tiling_fields": [
             *tiling_field_views(TILING_FIELDS, output=spec.outputs[0].name),
             *(

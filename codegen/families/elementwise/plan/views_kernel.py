@@ -8,7 +8,13 @@ from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program
 from codegen.families.elementwise.plan.variants import Variant, compute_of
-from codegen.families.elementwise.plan.view_records import HostScalar, ProgramView, VariantView
+from codegen.families.elementwise.plan.view_records import (
+    FormulaText,
+    HostScalar,
+    KernelPrograms,
+    ProgramView,
+    VariantView,
+)
 from codegen.spec.expr import IfElse
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import OpSpec
@@ -149,7 +155,7 @@ def variant_views(variants: list[Variant]) -> list[VariantView]:
 
 
 def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar]) -> dict[str, Any]:
-    """The view entries of the kernel (and the docs' ``programs``, ``formula`` and ``formula_text``):
+    """The view entries of the kernel (and the docs' ``programs`` and ``formula``):
     ``variants`` are :func:`codegen.families.elementwise.plan.variants.compile_all`'s, ``scalars`` the host
     scalars of variant 0."""
     dev = spec.device_interface
@@ -161,17 +167,17 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
         "unread_device_inputs": tuple(
             d.name for i, d in enumerate(dev.inputs) if d.source is None or dev.input_index(d.source) != i
         ),
-        "variants": views,
+        "compiled": KernelPrograms(
+            variants=tuple(views),
+            max_temps=max(max(v.fp32.temps, v.cast16.temps) for v in views),
+            max_masks=max(max(v.fp32.masks, v.cast16.masks) for v in views),
+            constant_buffers=tuple(
+                sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
+            ),
+            narrow_selects=any(p.narrow for v in variants for p in v.formula.programs(True)),
+        ),
         "has_variants": len(variants) > 1,
         "programs": views[0],
-        "max_temps": max(max(v.fp32.temps, v.cast16.temps) for v in views),
-        "max_masks": max(max(v.fp32.masks, v.cast16.masks) for v in views),
-        # whether a 16-bit program selects elements of T (the kernel then defines SelectElems)
-        "narrow_selects": any(p.narrow for v in variants for p in v.formula.programs(True)),
-        "constant_buffers": tuple(
-            sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
-        ),
         "scalars": scalars,
-        "formula": unparse(compiled.lowered),
-        "formula_text": unparse(formula),
+        "formula": FormulaText(text=unparse(formula), lowered=unparse(compiled.lowered)),
     }

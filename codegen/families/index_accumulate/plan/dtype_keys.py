@@ -35,6 +35,15 @@ class IndexKey:
     codec: str
 
 
+@dataclass(frozen=True)
+class KeyDigits:
+    """The tiling key's dtype digits as the tiling function reads them (its digit and byte-size switches):
+    ``rows``, an entry per rows dtype, and ``index``, an entry per index dtype, each in digit order."""
+
+    rows: tuple[DtypeKey, ...]
+    index: tuple[IndexKey, ...]
+
+
 def rows_dtype_keys(spec: OpSpec, products: list[Product]) -> list[DtypeKey]:
     """The rows dtypes of the tiling key, digit = position in the spec; a BF16 one is guarded out where a
     product lacks bf16."""

@@ -3,6 +3,8 @@ SyncAll use as the barrier's GM workspace, its size, and the ``scratch_outputs``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from codegen.families.index_accumulate.plan.constants import BLOCK_BYTES
 from codegen.spec.model import OpSpec
 
@@ -17,6 +19,21 @@ SYNC_OUTPUT = "syncCounters"
 #: strategies on products without hardware SyncAll.
 SYNC_CORES_MAX = 64
 SYNC_INTS = SYNC_CORES_MAX * SYNC_SLOT_INTS
+
+
+@dataclass(frozen=True)
+class SyncCounters:
+    """The software SyncAll's counters output as the templates read it: its ``name`` (the device op's output
+    and the kernel's parameter), ``ints`` (its int32 element count, the infershape's and the L0 API's shape)
+    and ``cores_max`` (the cores it holds: the tiling keeps larger launches off the strategies that use it)."""
+
+    name: str
+    ints: int
+    cores_max: int
+
+
+#: The counters output of every index-accumulate op (:class:`SyncCounters`).
+SYNC_COUNTERS = SyncCounters(SYNC_OUTPUT, SYNC_INTS, SYNC_CORES_MAX)
 
 
 def scratch_outputs(spec: OpSpec) -> int:

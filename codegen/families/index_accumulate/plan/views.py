@@ -6,29 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from codegen.families.index_accumulate.plan.constants import (
-    ACC_ALIGN,
-    CACHE_LINE_BYTES,
-    CHUNK_ALIGN,
-    COUNT_BYTES,
-    FP32_BYTES,
-    INDEX_UB_BYTES,
-    MAX_BLOCK_COUNT,
-    MAX_BLOCK_FIELD,
-    PAD_PAIR,
-    PAIRS_PER_BLOCK,
-    SLICE_OVERHEAD_BYTES,
-    SMALL_DIM_BYTES,
-    SORT_BUCKETS_PER_CORE,
-    SORT_D_CHUNK_MAX,
-    SORT_PAIR_CHUNK,
-    SORT_STAGE_MIN,
-    TILE_BUFFERS,
-)
-from codegen.families.index_accumulate.plan.dtype_keys import index_dtype_keys, rows_dtype_keys
+from codegen.families.index_accumulate.plan.constants import PAD_PAIR
+from codegen.families.index_accumulate.plan.dtype_keys import KeyDigits, index_dtype_keys, rows_dtype_keys
+from codegen.families.index_accumulate.plan.fixed_sizes import FIXED_SIZES, SORT_SIZES
 from codegen.families.index_accumulate.plan.opdef import opdef_registration
-from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, row_dtypes
-from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX, SYNC_INTS, SYNC_OUTPUT
+from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, role_positions, row_dtypes
+from codegen.families.index_accumulate.plan.sync_counters import SYNC_COUNTERS
 from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
 from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
 from codegen.families.index_accumulate.plan.views_doc import (
@@ -87,7 +70,6 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     if len(grads) > 10 or len(idxs) > 10:
         raise ValueError(f"{spec.op}: at most 10 rows and 10 index dtypes fit the tiling key's digits")
-    attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
 
     grad_keys = rows_dtype_keys(spec, products)
     index_keys = index_dtype_keys(spec)
@@ -115,26 +97,18 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     example_lines = doc_lines.example_lines(spec, c_bools=True)
     return {
         "rows": rows_t.name,
-        "rows_position": spec.input_names.index(rows_t.name),
-        "index_position": spec.input_names.index(index_t.name),
+        "positions": role_positions(spec),
         # the kernel takes the software SyncAll's counters after the op's tensors (replaces the shared entry)
-        "kernel_params": [*spec.input_names, *spec.output_names, SYNC_OUTPUT],
-        "sync_output": SYNC_OUTPUT,
-        "sync_ints": SYNC_INTS,
-        "sync_cores_max": SYNC_CORES_MAX,
-        "pairs_per_block": PAIRS_PER_BLOCK,
+        "kernel_params": [*spec.input_names, *spec.output_names, SYNC_COUNTERS.name],
+        "sync_counters": SYNC_COUNTERS,
         "pad_pair": PAD_PAIR,
-        "max_block_field": MAX_BLOCK_FIELD,
         "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
         "tiling_fields": tiling_field_views(TILING_FIELDS),
         "index": index_t.name,
         "out": out_t.name,
         "num_rows": num_rows_attr.name,
-        "num_rows_index": attr_index[num_rows_attr.name],
         "padding": padding_attr.name if padding_attr else "",
-        "padding_index": attr_index[padding_attr.name] if padding_attr else -1,
         "scaling": scale_attr.name if scale_attr else "",
-        "scaling_index": attr_index[scale_attr.name] if scale_attr else -1,
         "l0_attrs": l0_attrs,
         "l0_params": l0_params(spec, (a.decl for a in l0_attrs)),
         "rows_min_rank": rows_t.rank[0],
@@ -143,28 +117,14 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "index_max_rank": index_t.rank[1],
         "tensor_groups": tensor_groups,
         "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idxs),
-        "grad_keys": grad_keys,
-        "index_keys": index_keys,
+        "key_digits": KeyDigits(tuple(grad_keys), tuple(index_keys)),
         "branch_groups": branch_groups,
-        "tile_buffers": TILE_BUFFERS,
-        "small_dim_bytes": SMALL_DIM_BYTES,
-        "fp32_bytes": FP32_BYTES,
-        "count_bytes": COUNT_BYTES,
-        "cache_line_bytes": CACHE_LINE_BYTES,
-        "acc_align": ACC_ALIGN,
-        "chunk_align": CHUNK_ALIGN,
-        "index_ub_bytes": INDEX_UB_BYTES,
-        "slice_overhead_bytes": SLICE_OVERHEAD_BYTES,
+        "fixed_sizes": FIXED_SIZES,
         "no_sync_condition": arch_condition(products, "hw_sync_all"),
         "hw_sync_archs": arch_groups([p for p in products if p.hw_sync_all]),
         "sorted_strategy": bool(sorted_products),
         "sorted_guard": sorted_guard,
-        "sorted_archs": arch_groups(sorted_products),
-        "sort_pair_chunk": SORT_PAIR_CHUNK,
-        "sort_d_chunk_max": SORT_D_CHUNK_MAX,
-        "sort_stage_min": SORT_STAGE_MIN,
-        "sort_buckets_per_core": SORT_BUCKETS_PER_CORE,
-        "max_block_count": MAX_BLOCK_COUNT,
+        "sort_sizes": SORT_SIZES,
         "opdef": opdef,
         "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
         "status_rows": status_rows,

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
-from codegen.plan.dtype_keys import DtypeKey
+from codegen.families.index_accumulate.plan.dtype_keys import KeyDigits
+from codegen.families.index_accumulate.plan.fixed_sizes import FixedSizes, SortSizes
+from codegen.families.index_accumulate.plan.roles import RolePositions
+from codegen.families.index_accumulate.plan.sync_counters import SyncCounters
 from codegen.plan.products import ArchGroup
 from codegen.plan.shared_views import TilingHeaderView
 from codegen.plan.view_bases import TilingSourceBase
@@ -15,18 +17,15 @@ from codegen.plan.views import KindView
 
 @dataclass(frozen=True)
 class InferShapeView(KindView):
-    """``op_host/<kernel>_infershape.cpp``: output ``[num_rows, D]``; ``*_index``/``*_position``: the attr's
-    and the tensor's positions in the OpDef."""
+    """``op_host/<kernel>_infershape.cpp``: output ``[num_rows, D]``, reading the rows input and the row-count
+    attr at their ``positions`` in the OpDef."""
 
     KIND: ClassVar[str] = "infershape_cpp"
     num_rows: str
-    num_rows_index: int
     out: str
+    positions: RolePositions
     rows: str
-    rows_position: int
-    #: the software SyncAll's counters output: its name and int32 element count
-    sync_output: str
-    sync_ints: int
+    sync_counters: SyncCounters
 
 
 @dataclass(frozen=True)
@@ -41,42 +40,19 @@ class IndexTilingHeaderView(TilingHeaderView):
 @dataclass(frozen=True)
 class TilingSourceView(TilingSourceBase):
     """``op_host/<kernel>_tiling.cpp`` (``op_host/index_accumulate_tiling.cpp.j2``): the tiling function;
-    sizes in bytes, alignments in elements, positions/indexes in the OpDef (-1: attr absent)."""
+    ``block_bytes`` in bytes, the fixed sizes and the sorted-run strategy's in their records, the roles'
+    names and their ``positions`` in the OpDef."""
 
-    acc_align: int
     block_bytes: int
-    cache_line_bytes: int
-    chunk_align: int
-    count_bytes: int
-    fp32_bytes: int
-    grad_keys: tuple[DtypeKey, ...]
+    fixed_sizes: FixedSizes
     hw_sync_archs: tuple[ArchGroup, ...]
     index: str
-    index_keys: tuple[IndexKey, ...]
-    index_position: int
-    index_ub_bytes: int
-    max_block_count: int
-    num_rows_index: int
+    key_digits: KeyDigits
     padding: str
-    padding_index: int
+    positions: RolePositions
     rows: str
-    rows_position: int
     scaling: str
-    scaling_index: int
-    slice_overhead_bytes: int
-    #: the sorted-run strategy's sizes (pairs, elements, slots, buckets)
-    sort_buckets_per_core: int
-    sort_d_chunk_max: int
-    sort_pair_chunk: int
-    sort_stage_min: int
-    #: a gathered grad row counts as at least this many bytes in the small-dim variant's byte model
-    small_dim_bytes: int
-    #: buffers of the grad tile queue (double buffering)
-    tile_buffers: int
-    #: NpuArchs with DataCopyPad; pairs per 32-byte block; DataCopyParams' largest block field; the cores the
-    #: software SyncAll's counters output holds
+    sort_sizes: SortSizes
+    #: NpuArchs with DataCopyPad
     pad_archs: tuple[ArchGroup, ...]
-    pairs_per_block: int
-    max_block_field: int
-    sync_cores_max: int
-    sync_output: str
+    sync_counters: SyncCounters

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
+from codegen.families.index_accumulate.plan.fixed_sizes import FixedSizes
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
+from codegen.families.index_accumulate.plan.sync_counters import SyncCounters
 from codegen.plan.dtype_keys import DtypeKey
 from codegen.plan.products import arch_condition
 from codegen.plan.view_bases import KernelBase
@@ -42,14 +44,8 @@ class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp`` (``op_kernel/index_accumulate_kernel.cpp.j2``): one branch per tiling key."""
 
     branch_groups: tuple[BranchGroup, ...]
-    cache_line_bytes: int
+    fixed_sizes: FixedSizes
     index: str
-    #: buffers of the grad tile queue (double buffering)
-    tile_buffers: int
-    #: largest blockCount of one DataCopy / DataCopyPad
-    max_block_count: int
-    #: grad rows below this many bytes take the small-dim path
-    small_dim_bytes: int
     no_sync_condition: str
     num_rows: str
     out: str
@@ -60,10 +56,8 @@ class KernelView(KernelBase):
     sorted_guard: str
     #: whether any product of the op compiles the sorted-run strategy
     sorted_strategy: bool
-    #: the software SyncAll's counters output (kernel parameter name), pairs per 32-byte block and the
-    #: row/position of a padding pair
-    sync_output: str
-    pairs_per_block: int
+    sync_counters: SyncCounters
+    #: the row and position of a padding pair of the sorted-run strategy
     pad_pair: int
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.families.index_accumulate.plan.roles import compute_of
+from codegen.families.index_accumulate.plan.sync_counters import SyncCounters
 from codegen.plan.signature import L0Attr
 from codegen.plan.view_bases import L0SourceBase
 from codegen.spec.model import OpSpec
@@ -17,9 +18,7 @@ class L0SourceView(L0SourceBase):
     index: str
     num_rows: str
     rows: str
-    #: the software SyncAll's counters output: its name and int32 element count
-    sync_output: str
-    sync_ints: int
+    sync_counters: SyncCounters
 
 
 def l0_api_attrs(spec: OpSpec) -> list[L0Attr]:
