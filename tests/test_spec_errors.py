@@ -857,7 +857,7 @@ def test_catalogue_errors(tmp_path: Path) -> None:
         "P:39: products[2].atomic_add_dtypes: Ascend910 lists BF16 in atomic_add_dtypes but has bf16: false",
         "P:40: products[2].cores: unknown key 'cores'; allowed: atomic_add_dtypes, bf16, capability_source, "
         "config_name, cost_model, data_copy_pad, doc_aliases, doc_term, hw_sync_all, name, npu_arch, queue_buffer_cap, "
-        "soc_version, source, sys_workspace_bytes, ub_bytes, vector_core_num",
+        "soc_version, source, sys_workspace_bytes, ub_bytes, vector_core_num, vector_sort",
     ]
 
 
@@ -885,7 +885,7 @@ def test_catalogue_missing_keys_and_bad_names(tmp_path: Path) -> None:
 def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
     suffix = (
         "products sharing an NpuArch must agree on bf16, data_copy_pad, atomic_add_dtypes, queue_buffer_cap, "
-        "hw_sync_all and sys_workspace_bytes "
+        "hw_sync_all, sys_workspace_bytes and vector_sort "
         "(generated code selects by NpuArch, never by product name)"
     )
     assert catalogue_errors(tmp_path, ("    npu_arch: 2002\n", "    npu_arch: 2201\n")) == [
@@ -912,6 +912,19 @@ def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
         f"but a different {cap}; {suffix}"
         for line, cap in ((40, "queue_buffer_cap"), (42, "hw_sync_all"), (43, "sys_workspace_bytes"))
     ]
+    # The vector sort instructions are chosen by NpuArch as well; an omitted key is false.
+    twin = CATALOGUE[CATALOGUE.index("  - name: Ascend910B\n") : CATALOGUE.index("  - name: Ascend310P\n")]
+    twin = (
+        twin.replace("Ascend910B", "Twin")
+        .replace("ascend910b", "twin")
+        .replace("ASCEND910B", "TWIN")
+        .replace("Atlas A2", "Twin")
+    )
+    assert catalogue_errors(
+        tmp_path,
+        ("    sys_workspace_bytes: 16777216\n", "    sys_workspace_bytes: 16777216\n    vector_sort: true\n"),
+        ("op_categories:", twin + "op_categories:"),
+    ) == [f"P:45: products[3]: Twin has npu_arch 2201 like Ascend910B (line 16) but a different vector_sort; {suffix}"]
 
 
 def test_catalogue_top_level(tmp_path: Path) -> None:

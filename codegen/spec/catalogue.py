@@ -56,7 +56,7 @@ _PRODUCT_KEYS = (
     "sys_workspace_bytes",
     "source",
 )
-_PRODUCT_OPTIONAL_KEYS = ("capability_source", "doc_aliases", "cost_model")
+_PRODUCT_OPTIONAL_KEYS = ("capability_source", "doc_aliases", "cost_model", "vector_sort")
 _LOWER_IDENT = re.compile(r"[a-z][a-z0-9_]*")
 _UPPER_IDENT = re.compile(r"[A-Z][A-Z0-9_]*")
 UB_BLOCK_BYTES = 32  # UB block size on every catalogued SoC (reference/ascend-platform.md)
@@ -70,6 +70,7 @@ ARCH_CAPABILITIES = (
     "queue_buffer_cap",
     "hw_sync_all",
     "sys_workspace_bytes",
+    "vector_sort",
 )
 
 
@@ -230,6 +231,7 @@ def _parse_product(r: Reader, node: YNode) -> Product | None:
         loc=node.loc,
         doc_aliases=tuple(t for t in (_one_line(r, item) for item in alias_nodes) if t),
         cost_model=_parse_cost_model(r, m["cost_model"]) if "cost_model" in m else None,
+        vector_sort=bool(get("vector_sort", r.boolean)),
     )
 
 

@@ -122,13 +122,19 @@ class Product:
             (``RESERVED_WORKSPACE``, asc-devkit ``impl/basic_api/utils/kernel_utils_constants.h``); what
             ``GetLibApiWorkSpaceSize()`` returns and every tiling adds to its workspace.
         source: where the facts come from.
-        capability_source: where ``hw_sync_all`` and ``sys_workspace_bytes`` come from ("" when not given).
+        capability_source: where ``hw_sync_all``, ``sys_workspace_bytes`` and ``vector_sort`` come from ("" when
+            not given).
         loc: the catalogue entry.
         doc_aliases: other names API documents give the product (another wording of ``doc_term``, or the
             term of ops-nn's Chinese Markdown sources); ``opgen import`` maps a document's product terms
             through ``doc_term`` and these, compared without case and whitespace.
         cost_model: the product's performance model, or None when the catalogue gives none (then the
             emulator keeps no timeline and the model's figures are reported as unavailable).
+        vector_sort: whether the vector unit sorts 8-byte (score, index) proposals: ``Sort32``, ``MrgSort``,
+            ``Extract`` and ``Concat`` of asc-devkit ``include/basic_api/kernel_operator_proposal_intf.h``.
+            Their docs' product tables (``docs/zh/api/SIMD-API/基础API/Memory矢量计算/排序组合（ISASI）/Sort32.md``,
+            ``MrgSort.md``) list Atlas A2/A3 (NpuArch 2201) and Ascend 950 (3510); NpuArch 1001 has no sort
+            instruction and 2002 only the region-proposal forms. False when the catalogue omits the key.
     """
 
     name: str
@@ -149,6 +155,7 @@ class Product:
     capability_source: str = ""
     doc_aliases: tuple[str, ...] = ()
     cost_model: CostModel | None = None
+    vector_sort: bool = False
 
     def supports(self, dtype: DType) -> bool:
         """Whether tensors of ``dtype`` exist on this product (False only for BF16 without bf16 support)."""

@@ -58,3 +58,15 @@ PAD_PAIR = -1
 #: Largest blockLen / srcStride / dstStride of DataCopy's DataCopyParams (uint16_t, in 32-byte blocks;
 #: asc-devkit include/basic_api/kernel_struct_data_copy.h).
 MAX_BLOCK_FIELD = 65535
+#: Largest numWeights of the vector sort: the sort key of a row is the row cast to float (CAST_ROUND), exact
+#: and strictly increasing for every row in [0, 2^24] (runtime/tests_device/test_sort.cpp checks every row), so
+#: rows below 2^24 sort exactly.
+VECTOR_SORT_KEY_ROWS = 1 << 24
+#: Scores one Sort32 repeat sorts (asc-devkit Sort32 doc: 32 elements per repeat).
+SORT32_ELEMENTS = 32
+#: Bytes of one sorted (score, index) proposal: a float score and a uint32 index (asc-devkit Sort32 doc).
+PROPOSAL_BYTES = 8
+#: Queues one MrgSort merges at most (asc-devkit MrgSort doc: validBit 3, 7 or 15).
+MRG_SORT_QUEUES = 4
+#: Longest queue of one MrgSort, in proposals (asc-devkit MrgSort doc: elementLengths[i] in [0, 4095]).
+MRG_SORT_QUEUE_MAX = 4095
