@@ -7,6 +7,7 @@ to a temporary specs folder: no spec of the project uses the types yet.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -131,7 +132,7 @@ def test_an_array_attr_the_device_op_would_take_is_an_error(tmp_path: Path) -> N
     assert expected in [str(e) for e in info.value.errors]
 
 
-@pytest.mark.heavy(10)  # one build of the spec copy: about 8 s alone
+@pytest.mark.heavy(15)  # one build of the spec copy and its quick check: about 12 s alone
 def test_arrays_reach_the_l2_checks_through_the_c_abi(tmp_path: Path) -> None:
     """Generated text (header, L2 checks, example program, doc table) and the Python API round trip: lists
     pass as aclIntArray/aclBoolArray, None as a null pointer (161001), a wrong length is 161002."""
@@ -176,3 +177,24 @@ def test_arrays_reach_the_l2_checks_through_the_c_abi(tmp_path: Path) -> None:
         f(gradOutput=ones, self=x, target=ones, reduction=0, normalizedShape=[2], outputMask=[1, 0])
     with pytest.raises(ValueError, match="outside"):
         f(gradOutput=ones, self=x, target=ones, reduction=0, normalizedShape=[2**63])
+
+    # the status matrix derives the null and length cases of each array (and runs the example program)
+    (tmp_path / "reference").mkdir()
+    ref = (project_paths().root / "reference" / f"{OP}.py").read_text()
+    for old in ("reduction: int) -> np.ndarray:", "compute_fp32: bool = True"):  # reference(), tolerance()
+        assert ref.count(old) == 1, old
+        ref = ref.replace(old, old.replace("int)", "int, **_host: object)").replace("True", "True, **_host: object"))
+    (tmp_path / "reference" / f"{OP}.py").write_text(ref)
+    report = tmp_path / "check.json"
+    cmd = [sys.executable, "-m", "codegen", "--specs", str(specs), "check", OP, "--generated", str(gen), "--quick"]
+    cmd += ["--product", "Ascend910B", "--dtype", "FLOAT", "-j", "1", "--json", str(report)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    cases = {c["name"]: c["passed"] for c in json.loads(report.read_text())["cases"]}
+    assert {n: p for n, p in cases.items() if "outputMask" in n and "161" in n} == {
+        "null outputMask -> 161001": True,
+        "outputMask of length 1 (length 2) -> 161002": True,
+        "outputMask of length 3 (length 2) -> 161002": True,
+        "null outputMask with gradOutput INT8 -> 161001 (nulls first)": True,
+    }
+    assert cases["normalizedShape of length 9 (length 1 to 8) -> 161002"] and cases["example program"]
