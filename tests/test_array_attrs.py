@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from l2_model import Call, Tensor, predict
 
 import codegen
 from codegen.paths import project_paths
@@ -22,6 +23,7 @@ from codegen.plan.signature import signature
 from codegen.spec.errors import SpecErrors
 from codegen.spec.generated_names import op_files
 from codegen.spec.loader import load_op_spec
+from codegen.spec.model import DType
 from codegen.specs import load_project
 
 CATALOGUE, _ = load_project()
@@ -70,6 +72,34 @@ def test_array_attrs_load_with_their_lengths_and_defaults(tmp_path: Path) -> Non
         "1 to 8",
     )
     assert decls["outputMask"] == ("const aclBoolArray *outputMask", "outputMask->Size() != 2", "2")
+
+
+def test_the_l2_model_predicts_null_and_length_statuses(tmp_path: Path) -> None:
+    path = tmp_path / f"{OP}.yaml"
+    path.write_text(_spec_text())
+    spec = load_op_spec(path, CATALOGUE)
+    product = CATALOGUE.get("Ascend910B")
+    tensors = {n: Tensor((2, 2)) for n in ("gradOutput", "self", "target", "out")}
+    calls = {
+        "ok": {"reduction": 0, "normalizedShape": (2,)},
+        "null": {"reduction": 0, "normalizedShape": None},
+        "omitted, no default": {"reduction": 0},
+        "empty": {"reduction": 0, "normalizedShape": ()},
+        "long mask": {"reduction": 0, "normalizedShape": (2,), "outputMask": (True, True, True)},
+        "null mask and bad dtype": {"reduction": 0, "normalizedShape": (2,), "outputMask": None},
+    }
+    got = {}
+    for name, attrs in calls.items():
+        ts = dict(tensors, self=Tensor((2, 2), DType.INT8)) if "dtype" in name else tensors
+        got[name] = predict(spec, product, Call(ts, attrs)).status
+    assert got == {
+        "ok": 0,
+        "null": 161001,
+        "omitted, no default": 161001,
+        "empty": 161002,
+        "long mask": 161002,
+        "null mask and bad dtype": 161001,
+    }
 
 
 def test_bad_array_attrs_are_reported_at_their_lines(tmp_path: Path) -> None:
