@@ -120,6 +120,8 @@ def test_bad_array_attrs_are_reported_at_their_lines(tmp_path: Path) -> None:
         "    description: No length.\n"
     )
     text = _spec_text(arrays, "  host_attrs: [normalizedShape, outputMask, stride]\n")
+    constraint = 'constraints:\n  - {name: shapeOk, require: "normalizedShape > 0", message: bad, status: 161002}\n'
+    text = text.replace("\ncompute:\n", "\n" + constraint + "compute:\n")
     path = tmp_path / f"{OP}.yaml"
     path.write_text(text)
     with pytest.raises(SpecErrors) as info:
@@ -134,6 +136,10 @@ def test_bad_array_attrs_are_reported_at_their_lines(tmp_path: Path) -> None:
         f"{f}:{stride}: attrs[3].length: int_array attr 'stride' needs length: an integer (a fixed length) or "
         "[lo, hi], within 1..8",
         f"{f}:{stride + 2}: attrs[3].values: values are not allowed for an int_array attr",
+        f"{f}:{_line_of(text, 'constraints:') + 1}: constraints[0].require: unknown name 'normalizedShape'; allowed "
+        "here: attrs: reduction; tensors (only inside dim, dtype, numel, rank): gradOutput, self, target, out; "
+        "platform: coreNum, ubBytes; dtypes: BF16, BOOL, DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, "
+        "UINT32, UINT64, UINT8",
     ]
 
 

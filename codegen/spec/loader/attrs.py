@@ -84,10 +84,9 @@ def _read_array_attr(
 ) -> AttrSpec:
     """An ``int_array`` or ``bool_array`` attr: its ``length`` (required: an integer ``n`` or a range
     ``[lo, hi]`` within ``1..MAX_ARRAY_LENGTH``) and an optional ``default`` (a list of that many integers
-    within int64, or booleans). ``values`` and ``dtypes`` are refused. The name is poisoned: an expression
-    naming it is not type-checked again (the scopes leave arrays out, so it is reported as unknown)."""
+    within int64, or booleans). ``values`` and ``dtypes`` are refused. Expression scopes leave arrays out, so
+    an expression naming one is an unknown name."""
     r = st.r
-    st.r.poisoned.add(name)
     for key in ("values", "dtypes"):
         if key in m:
             r.error(m[key], f"{key} are not allowed for {a_or_an(type_)} {type_} attr")
