@@ -136,6 +136,8 @@ TEST_F(AddRmsNormTiling, Ascend910B_FLOAT16_8x100_dimm1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend910B: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [2, 100000], dim 1
@@ -211,6 +213,8 @@ TEST_F(AddRmsNormTiling, Ascend910B_FLOAT16_2x100000_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend910B: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [4, 33, 5], dim 1
@@ -286,6 +290,8 @@ TEST_F(AddRmsNormTiling, Ascend910B_FLOAT16_4x33x5_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend910_93: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [8, 100], dim -1
@@ -361,6 +367,8 @@ TEST_F(AddRmsNormTiling, Ascend910_93_FLOAT16_8x100_dimm1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend910_93: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [2, 100000], dim 1
@@ -436,6 +444,8 @@ TEST_F(AddRmsNormTiling, Ascend910_93_FLOAT16_2x100000_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend910_93: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [4, 33, 5], dim 1
@@ -511,6 +521,8 @@ TEST_F(AddRmsNormTiling, Ascend910_93_FLOAT16_4x33x5_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend950: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [8, 100], dim -1
@@ -586,6 +598,8 @@ TEST_F(AddRmsNormTiling, Ascend950_FLOAT16_8x100_dimm1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend950: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [2, 100000], dim 1
@@ -661,6 +675,8 @@ TEST_F(AddRmsNormTiling, Ascend950_FLOAT16_2x100000_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend950: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [4, 33, 5], dim 1
@@ -736,6 +752,8 @@ TEST_F(AddRmsNormTiling, Ascend950_FLOAT16_4x33x5_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [8, 100], dim -1
@@ -811,6 +829,8 @@ TEST_F(AddRmsNormTiling, Ascend310P_FLOAT16_8x100_dimm1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [2, 100000], dim 1
@@ -886,6 +906,8 @@ TEST_F(AddRmsNormTiling, Ascend310P_FLOAT16_2x100000_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
 
 // Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT, xOut FLOAT16 [4, 33, 5], dim 1
@@ -961,4 +983,6 @@ TEST_F(AddRmsNormTiling, Ascend310P_FLOAT16_4x33x5_dim1) {
   EXPECT_TRUE(found) << "tiling field lineElems";
   EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
   EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
 }
