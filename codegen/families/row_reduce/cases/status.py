@@ -62,7 +62,9 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         }
         for what, arr in bad_g.items():
             yield status(f"{g} {what} -> {shape_st}", shape_st, {g: arr})
-        empty = {inputs[0]: np.zeros((4, 0), good[inputs[0]].dtype), g: np.zeros((0,), gdt)}
+        # every input but the rows one empty alike, so only the rows input's emptiness is wrong
+        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n != g}
+        empty[g] = np.zeros((0,), gdt)
         empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
         yield status(f"{g} empty -> {shape_st}", shape_st, empty)
         for n in per_row:
