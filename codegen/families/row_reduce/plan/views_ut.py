@@ -3,6 +3,8 @@ product and the infershape case, with expected values from the planner."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.plan import unit_tests as ut
@@ -15,10 +17,12 @@ UT_CASES: tuple[tuple[tuple[int, ...], int], ...] = (((8, 100), -1), ((2, 100000
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
     """The op_host unit-test tiling cases: every :data:`UT_CASES` entry on every product with the product's
     first dtype combination (per-row outputs of the reduced shape); expected key, block dim and fields from
-    :func:`tiling.tiling_decision`."""
+    :func:`tiling.tiling_decision`, and with nullable outputs ``writeMask`` with every bit set (the cases
+    pass every output)."""
     comp = compute_of(spec)
     dev = spec.device_interface
     per_row = set(row_outputs(spec))
+    mask = [ut.UtField("writeMask", (1 << len(spec.outputs)) - 1)] if any(t.nullable for t in spec.outputs) else []
     cases: list[ut.UtTilingCase] = []
     for p in products:
         combo = next((c for c in combos(spec) if c.allowed_on(p)), None)
@@ -53,6 +57,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     deterministic=False,
                 )
             )
+            cases[-1] = replace(cases[-1], fields=cases[-1].fields + tuple(mask))
     return cases
 
 
