@@ -207,6 +207,9 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         )
     for a in spec.attrs:
         values = ", ".join(f"{v}={n}" for v, n in a.values) if a.values else "any"
+        if a.is_array and a.length is not None:
+            lo, hi = a.length
+            values = f"length {lo}" if lo == hi else f"length {lo}-{hi}"
         lines.append(f"  attr   {a.name}: {a.type} ({values})")
     for t in spec.outputs:
         lines.append(

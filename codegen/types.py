@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "ACLNN_STATUS_CODES",
+    "ARRAY_ATTR_TYPES",
     "ATTR_TYPE_INFO",
     "DEVICE_ATTR_TYPE_INFO",
     "FLOAT_DTYPE_MAX",
@@ -213,8 +214,8 @@ class DType(enum.Enum):
 
 @dataclass(frozen=True)
 class AttrTypeInfo:
-    """What one spec attr type (``int64``, ``uint64``, ``bool``, ``double``, ``float``, ``scalar``, ``string``) is
-    in each type world.
+    """What one spec attr type (``int64``, ``uint64``, ``bool``, ``double``, ``float``, ``scalar``, ``string``,
+    ``int_array``, ``bool_array``) is in each type world.
 
     Attributes:
         c_type: the C++ parameter type in the aclnn signature, the L0 call and example programs.
@@ -229,7 +230,13 @@ class AttrTypeInfo:
             ``BOOL``, ``FLOAT``; ``uint64`` attrs are read as int64, CANN's convention for ``paddingIdx``).
         device_type: the device (OpDef) attr value type it is registered as when the spec has no ``device``
             section (:data:`DEVICE_ATTR_TYPE_INFO`).
-        int_range: for integer types the inclusive ``(lo, hi)`` range of the C type, else None.
+        int_range: for integer types (and the elements of ``int_array``) the inclusive ``(lo, hi)`` range of the
+            C type, else None.
+        array: for an array type, the acl object the parameter points to (``aclIntArray``, ``aclBoolArray``:
+            opbase ``include/aclnn/acl_meta.h``), made with ``aclCreate<array>`` and destroyed with
+            ``aclDestroy<array>``; ``""`` for a single value. An array is not a value expressions can read
+            (``expr_kind`` ``""``), and the device op does not take it (``tiling_type``, ``opdef_setter``,
+            ``device_type``, ``printf_format`` ``""``).
     """
 
     c_type: str
@@ -241,6 +248,7 @@ class AttrTypeInfo:
     expr_kind: str
     device_type: str
     int_range: tuple[int, int] | None
+    array: str = ""
 
 
 #: Attribute types a spec may declare, in the order the spec documentation lists them.
@@ -260,7 +268,17 @@ ATTR_TYPE_INFO: dict[str, AttrTypeInfo] = {
     # A ``char *`` parameter with a fixed list of values: the host checks and the kernel see the index of the
     # value in the list (-1: none of them); the device gets the text as a string attr.
     "string": AttrTypeInfo("int64_t", "int64_t", "String", ctypes.c_char_p, "%lld", "long long", "INT", "string", None),
+    # A ``const aclIntArray *`` / ``const aclBoolArray *`` parameter (aclnnLayerNorm's ``normalizedShape``,
+    # aclnnLayerNormBackward's ``outputMask``): the L2 API checks it is not null and its length; the runner
+    # passes the handle it made with aclCreateIntArray / aclCreateBoolArray.
+    "int_array": AttrTypeInfo(
+        "const aclIntArray *", "", "", ctypes.c_void_p, "", None, "", "", (-(2**63), 2**63 - 1), "aclIntArray"
+    ),
+    "bool_array": AttrTypeInfo("const aclBoolArray *", "", "", ctypes.c_void_p, "", None, "", "", None, "aclBoolArray"),
 }
+
+#: The array attr types (:attr:`AttrTypeInfo.array` set), in :data:`ATTR_TYPE_INFO` order.
+ARRAY_ATTR_TYPES: tuple[str, ...] = tuple(name for name, info in ATTR_TYPE_INFO.items() if info.array)
 
 
 @dataclass(frozen=True)

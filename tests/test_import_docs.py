@@ -276,10 +276,10 @@ def _broken() -> list[tuple[str, str | bytes, str, int | None, str]]:
         ),
         (
             "text-unsupported-type",
-            seed.replace("reduction (int64_t, compute input)", "reduction (aclIntArray*, compute input)"),
+            seed.replace("reduction (int64_t, compute input)", "reduction (aclFloatArray*, compute input)"),
             ".txt",
             27,
-            "parameter type 'aclIntArray*' of 'reduction' is not supported",
+            "parameter type 'aclFloatArray*' of 'reduction' is not supported",
         ),
         (
             "text-unknown-product",
@@ -634,3 +634,14 @@ def test_a_rank_range_no_tensor_can_have_is_a_question(tmp_path: Path, rank: tup
     with pytest.raises(SpecErrors) as info:
         load_op_spec(result.path, catalogue())
     assert [e.field for e in info.value.errors if "rank" in e.field] == ["inputs[1].rank"]
+
+
+def test_an_array_parameter_becomes_an_array_attr_whose_length_is_a_question(tmp_path: Path) -> None:
+    seed = (SEEDS / "aclnnSoftMarginLossBackward.txt").read_text()
+    for ctype, attr_type in (("aclIntArray*", "int_array"), ("aclBoolArray*", "bool_array")):
+        doc = seed.replace("reduction (int64_t, compute input)", f"reduction ({ctype}, compute input)")
+        spec = yaml.safe_load(_import(tmp_path, doc, ".txt", family="elementwise", force=True).path.read_text())
+        (attr,) = spec["attrs"]
+        assert (attr["name"], attr["type"]) == ("reduction", attr_type)
+        assert "values" not in attr and "default" not in attr
+        assert attr["length"] == "QUESTION(doc line 27): the lengths 'reduction' accepts: n or [lo, hi] within 1..8"

@@ -541,7 +541,8 @@ def test_bad_attr_type_and_default(tmp_path: Path, catalogue: Catalogue) -> None
     ]
     f, errs = bad(tmp_path, catalogue, ("    type: int64\n", "    type: int\n"))
     assert errs == [
-        f"{f}:23: attrs[0].type: unknown attr type 'int'; allowed: bool, double, float, int64, scalar, string, uint64",
+        f"{f}:23: attrs[0].type: unknown attr type 'int'; allowed: bool, bool_array, double, float, int64, int_array, "
+        "scalar, string, uint64",
     ]
 
 
@@ -737,8 +738,8 @@ def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Pat
     assert errs == [
         f"{f}:5: family: duplicate key 'family' (first at line 4)",
         f"{f}:19: inputs[2].dtypes[2]: unknown dtype 'BF32'; allowed: {DTYPES}",
-        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: default, description, dtypes, header_name, name, type, "
-        "values",
+        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: default, description, dtypes, header_name, length, name, "
+        "type, values",
         f"{f}:40: tiling.buffer_num: 0 is out of range; allowed: 1..8",
     ]
     with pytest.raises(SpecErrors) as info:

@@ -94,7 +94,8 @@ STEP_ALLOWED = (
             "    type: int64\n",
             "    type: int46\n",
             "type: int46",
-            "attrs[0].type: unknown attr type 'int46'; allowed: bool, double, float, int64, scalar, string, uint64",
+            "attrs[0].type: unknown attr type 'int46'; allowed: bool, bool_array, double, float, int64, int_array, "
+            "scalar, string, uint64",
         ),
     ],
 )
@@ -114,7 +115,8 @@ def test_a_row_reduce_compute_mistake_is_reported_once(
             "  - name: beta\n    type: float\n",
             "  - name: beta\n    type: flaot\n",
             "type: flaot",
-            "attrs[1].type: unknown attr type 'flaot'; allowed: bool, double, float, int64, scalar, string, uint64",
+            "attrs[1].type: unknown attr type 'flaot'; allowed: bool, bool_array, double, float, int64, int_array, "
+            "scalar, string, uint64",
         ),
         # an unknown function in an elementwise formula
         (

@@ -111,6 +111,13 @@ def test_dtype_c_types() -> None:
 def test_attr_type_worlds_agree(name: str) -> None:
     info = ATTR_TYPE_INFO[name]
     c_bytes = {"int64_t": 8, "uint64_t": 8, "bool": 1, "double": 8, "float": 4}
+    if info.array:
+        # const aclIntArray * / const aclBoolArray *: a handle the runner makes; no device, tiling or printf type
+        assert (info.c_type, info.ctype) == (f"const {info.array} *", ctypes.c_void_p)
+        assert (info.tiling_type, info.opdef_setter, info.device_type, info.expr_kind) == ("", "", "", "")
+        lim = np.iinfo(np.int64)
+        assert info.int_range == ((int(lim.min), int(lim.max)) if name == "int_array" else None)
+        return
     if name in ("scalar", "string"):
         # Passed by pointer (const aclScalar *, char *): the runner hands over a handle or a C string.
         assert info.ctype in (ctypes.c_void_p, ctypes.c_char_p)
@@ -142,6 +149,8 @@ def test_attr_types_exact() -> None:
         "float": ("float", "float", "Float", ctypes.c_float, "float"),
         "scalar": ("float", "float", "Float", ctypes.c_void_p, "float"),
         "string": ("int64_t", "int64_t", "String", ctypes.c_char_p, "string"),
+        "int_array": ("const aclIntArray *", "", "", ctypes.c_void_p, ""),
+        "bool_array": ("const aclBoolArray *", "", "", ctypes.c_void_p, ""),
     }
     assert {n: i.binary_type for n, i in DEVICE_ATTR_TYPE_INFO.items()} == {
         "int": "int",

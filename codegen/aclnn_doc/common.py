@@ -32,11 +32,11 @@ C_TYPES: Mapping[str, tuple[str, str | None]] = {
     "double": ("attr", "double"),
     "float": ("attr", "float"),
     "char*": ("attr", "string"),
+    "aclIntArray*": ("attr", "int_array"),
+    "aclBoolArray*": ("attr", "bool_array"),
 }
 #: aclnn types that exist but that no spec family takes (a clear error rather than a wrong spec).
-UNSUPPORTED_C_TYPES = frozenset(
-    {"aclTensorList*", "aclScalarList*", "aclIntArray*", "aclFloatArray*", "aclBoolArray*", "int32_t", "int8_t"}
-)
+UNSUPPORTED_C_TYPES = frozenset({"aclTensorList*", "aclScalarList*", "aclFloatArray*", "int32_t", "int8_t"})
 #: The two-phase API's own phase-1 parameters (``uint64_t *workspaceSize``, ``aclOpExecutor **executor``).
 TRAILING_C_TYPES = frozenset({"uint64_t*", "aclOpExecutor**"})
 

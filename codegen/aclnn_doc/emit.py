@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from codegen.aclnn_doc.common import quoted
 from codegen.aclnn_doc.model import ApiDoc, DocConstraint, DocParam, Question
 from codegen.spec.model import MAX_RANK, Catalogue, snake_case
-from codegen.types import AclnnStatus, DType
+from codegen.types import ARRAY_ATTR_TYPES, AclnnStatus, DType
 
 __all__ = ["Written", "emit_spec"]
 
@@ -196,6 +196,9 @@ def _attr(out: _Out, p: DocParam) -> None:
             out.add(f"{ind}values: {{{', '.join(f'{v}: {_q(n)}' for v, n in pairs)}}}")
     elif p.attr_type == "string":
         out.ask(ind, "values", Question(p.line, f"the strings {_label(p)} accepts (a list)"))
+    if p.attr_type in ARRAY_ATTR_TYPES:
+        # the document states the length in words (e.g. 'from 1 to the rank of input'), or not at all
+        out.ask(ind, "length", Question(p.line, f"the lengths {_label(p)} accepts: n or [lo, hi] within 1..8"))
     if p.attr_type == "scalar":
         scalar = sorted({d for r in p.dtype_rules for d in r.dtypes}, key=list(DType.__members__).index)
         if scalar:

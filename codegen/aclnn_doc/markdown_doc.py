@@ -32,7 +32,7 @@ from codegen.aclnn_doc.common import (
 )
 from codegen.aclnn_doc.constraints import Bullet, read_constraints
 from codegen.aclnn_doc.model import ApiDoc, DocError, DocParam, DtypeRule
-from codegen.types import ACLNN_STATUS_CODES
+from codegen.types import ACLNN_STATUS_CODES, ARRAY_ATTR_TYPES
 
 __all__ = ["parse_markdown_doc"]
 
@@ -190,7 +190,7 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
     if (
         dtypes
         and dtypes not in ("-", "/")
-        and attr_type not in ("string", "bool", "int64", "uint64", "double", "float")
+        and attr_type not in ("string", "bool", "int64", "uint64", "double", "float", "int_array", "bool_array")
     ):
         if re.sub(r"[、，\s]", "", dtypes).isascii():
             p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line, p.skipped_dtypes), row_line))
@@ -213,7 +213,7 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
         svals = string_values(cells.get("usage", ""))
         p.values = (svals, row_line) if svals else None
     d = re.search(r"缺省值为\s*([-+0-9.eE]+|true|false)|default(?: value)? is\s+([-+0-9.eE]+|true|false)", words)
-    if d and kind == "attr":
+    if d and kind == "attr" and attr_type not in ARRAY_ATTR_TYPES:
         p.default = d.group(1) or d.group(2)
     return p
 

@@ -87,7 +87,8 @@ class DocParam:
         name: the C name, or None where the document's text is damaged.
         ctype: the C type as the document writes it, spaces normalised (``const aclTensor*``, ``int64_t``).
         kind: ``input``, ``output`` (aclTensor parameters) or ``attr``.
-        attr_type: for attrs the spec's type (``int64 uint64 bool double float scalar string``).
+        attr_type: for attrs the spec's type (``int64 uint64 bool double float scalar string int_array
+            bool_array``).
         line: the document line of the parameter's entry.
         description: the first sentence of its description (may be "").
         const: for outputs, whether the prototype declares it ``const aclTensor *``; None when not written.

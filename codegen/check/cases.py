@@ -8,7 +8,7 @@ must return an exact ``aclnnStatus``). Each family contributes its own generator
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -142,7 +142,12 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
     other way round, so a kernel that rounds the attr to the tensor dtype before comparing shows at the
     boundary cases); both bools; for free-valued integer attrs the default, then 0, +-1, small and large values
     and the boundaries of the C type (:data:`INT_ATTR_VALUES`). Values a constraint rejects are dropped
-    later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``)."""
+    later (a spec constrains the range of a free-valued attr with a constraint, e.g. ``require: "k > 0"``).
+    An array attr runs its default, else the shortest array its length allows of ones (``int_array``) or
+    true (``bool_array``)."""
+    if a.is_array:
+        lo = a.length[0] if a.length else 1
+        return [a.default if a.default is not None else (True,) * lo if a.type == "bool_array" else (1,) * lo]
     if a.type == "string":
         return [n for _, n in a.values or ()]
     if a.values:
@@ -151,11 +156,12 @@ def attr_candidates(a: AttrSpec) -> list[Any]:
         # a scalar also runs a negative value (thresholds, slopes; a constraint drops what the op rejects);
         # the last candidate stays 2.0, the value of the cases that do not vary an attr without a default
         negative = [-0.5] if a.type == "scalar" else []
-        values = [*([float(a.default)] if a.default is not None else []), *negative, 0.0, 0.1, 0.5, 0.7, 1.0, 2.0]
+        values = [*([float(cast(float, a.default))] if a.default is not None else []), *negative]
+        values += [0.0, 0.1, 0.5, 0.7, 1.0, 2.0]
         return list(dict.fromkeys(values))
     if a.type == "bool":
         return [False, True]
-    default = [int(a.default)] if a.default is not None else []
+    default = [int(cast(int, a.default))] if a.default is not None else []
     return list(dict.fromkeys([*default, *INT_ATTR_VALUES.get(a.type, (0,))]))
 
 

@@ -16,7 +16,9 @@ exact ``aclnnStatus`` of CANN's check order (reference/ascend-platform.md, "acln
 - every rejected format: the device-private formats (FRACTAL_NZ, NC1HWC0, FRACTAL_Z, NDC1HWC0) that the tensor does not
   declare (a spec without format information declares ND only, which is what the generated L2 API
   and OpDef accept);
-- the order itself: a null tensor together with another tensor's unsupported dtype is 161001, not 161002.
+- the order itself: a null tensor together with another tensor's unsupported dtype is 161001, not 161002;
+- every array attr (``int_array``, ``bool_array``) null (161001, also beside an unsupported dtype), one
+  element shorter than its shortest length and one longer than its longest (161002).
 
 Each family supplies ``base``; a base whose tensors with a minimum rank of 1 hold one element lets the
 0-d case break the rank rule alone (otherwise a shape relation would reject it too).
@@ -24,7 +26,7 @@ Each family supplies ``base``; a base whose tensors with a minimum rank of 1 hol
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -133,6 +135,7 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
         p = {**base, t.name: array.reshape(s)}
         yield case(f"{t.name} rank {hi + 1} (maximum {hi}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     yield from format_cases(spec, product, base, label)
+    yield from array_attr_cases(spec, base, case)
     # CANN's order: every null check before any dtype check.
     for t in tensors:
         if t.optional:
@@ -143,6 +146,14 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
         bad = unsupported[other.name][0]
         p = {**base, t.name: None, other.name: _as_dtype(base[other.name], bad)}
         yield case(f"null {t.name} with {other.name} {bad.name} -> 161001 (nulls first)", ACLNN_ERR_PARAM_NULLPTR, p)
+    for a in spec.attrs:
+        other = next((o for o in tensors if unsupported[o.name]), None)
+        if a.is_array and other is not None:
+            bad = unsupported[other.name][0]
+            p = {**base, a.name: None, other.name: _as_dtype(base[other.name], bad)}
+            yield case(
+                f"null {a.name} with {other.name} {bad.name} -> 161001 (nulls first)", ACLNN_ERR_PARAM_NULLPTR, p
+            )
     first = tensors[0]
     p = {**base, first.name: _as_dtype(base[first.name], unsupported[first.name][0])}
     yield case(
@@ -151,6 +162,26 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
         p,
         "null_workspace_size",
     )
+
+
+def array_attr_cases(spec: OpSpec, base: dict[str, Any], case: Callable[..., Case]) -> Iterator[Case]:
+    """For each array attr of ``spec`` (in ``base`` as a tuple): null (161001), and a length one below its
+    shortest and one above its longest (161002), made from ``base``'s value (cut, or its last element
+    repeated; ones or true when it is empty)."""
+    for a in spec.attrs:
+        value = base.get(a.name)
+        if not a.is_array or a.length is None or not isinstance(value, tuple):
+            continue
+        yield case(f"null {a.name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {**base, a.name: None})
+        lo, hi = a.length
+        fill = value[-1] if value else (True if a.type == "bool_array" else 1)
+        for n in (lo - 1, hi + 1):
+            resized = tuple(value[:n]) + (fill,) * max(n - len(value), 0)
+            yield case(
+                f"{a.name} of length {n} (length {lo if lo == hi else f'{lo} to {hi}'}) -> 161002",
+                ACLNN_ERR_PARAM_INVALID,
+                {**base, a.name: resized},
+            )
 
 
 def format_cases(spec: OpSpec, product: Product, base: dict[str, Any], label: str) -> Iterator[Case]:

@@ -11,15 +11,21 @@ def example_lines(spec: OpSpec, *, c_bools: bool = False) -> list[str]:
     example's order), then one per attr (``name = value``); none when the spec has no example.
 
     ``c_bools``: a bool attr is written as C++ spells it (``true``/``false``) rather than as Python prints it
-    (``True``/``False``).
+    (``True``/``False``). An array attr is written as a list (``[2, 2]``, ``[true, false]`` with
+    ``c_bools``).
     """
+
+    def text_of(value: object) -> str:
+        if isinstance(value, tuple):
+            return f"[{', '.join(text_of(v) for v in value)}]"
+        return str(value).lower() if c_bools and isinstance(value, bool) else str(value)
+
     lines = []
     if spec.example is not None:
         for name, et in spec.example.inputs:
             lines.append(f"`{name}`: {et.dtype.name} {list(et.shape)} = {list(et.values or [])}")
         for name, value in spec.example.attrs:
-            text = str(value).lower() if c_bools and isinstance(value, bool) else str(value)
-            lines.append(f"`{name}` = {text}")
+            lines.append(f"`{name}` = {text_of(value)}")
     return lines
 
 

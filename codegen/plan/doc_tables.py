@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from codegen.plan.products import dtype_groups
 from codegen.plan.signature import header_names, in_aclnn_order
-from codegen.spec.model import OpSpec, Product, TensorSpec
+from codegen.spec.model import AttrSpec, OpSpec, Product, TensorSpec
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 
@@ -51,10 +51,21 @@ def status_table(
 
 def null_pointer_attrs(spec: OpSpec) -> list[str]:
     """The attributes the aclnn API takes as pointers, as the docs name them in the ACLNN_ERR_PARAM_NULLPTR
-    row (in spec order): ``the aclScalar <name>`` (``const aclScalar *``) and ``the string <name>``
-    (``char *``); phase 1 returns 161001 for a null one (``OP_CHECK_NULL`` in templates/op_api/aclnn.cpp.j2)."""
+    row (in spec order): ``the aclScalar <name>`` (``const aclScalar *``), ``the string <name>``
+    (``char *``), ``the aclIntArray <name>`` and ``the aclBoolArray <name>``; phase 1 returns 161001 for a
+    null one (``OP_CHECK_NULL`` in templates/op_api/aclnn.cpp.j2)."""
     kinds = {"scalar": "aclScalar", "string": "string"}
+    kinds.update((t, info.array) for t, info in ATTR_TYPE_INFO.items() if info.array)
     return [f"the {kinds[a.type]} {a.name}" for a in spec.attrs if a.type in kinds]
+
+
+def array_length_text(attr: AttrSpec) -> str:
+    """The accepted lengths of an array attr as the parameter table states them: ``2`` for a fixed length,
+    ``1 to 8`` for a range; ``""`` for any other attr."""
+    if not attr.is_array or attr.length is None:
+        return ""
+    lo, hi = attr.length
+    return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
 @dataclass(frozen=True)
@@ -118,14 +129,20 @@ def param_table(spec: OpSpec, products: list[Product]) -> list[ParamRow]:
             values = ", ".join(f'"{n}"' for _, n in a.values or ())
         else:
             values = ", ".join(f"{v} ({n})" for v, n in a.values) if a.values else "-"
+        description = f"{a.description} Values: {values}." if a.values else a.description
+        length = array_length_text(a)
+        if length:
+            description += f" Its length must be {length} (else ACLNN_ERR_PARAM_INVALID)."
         param_rows.append(
             ParamRow(
                 name=a.name,
                 direction="input (host)",
-                description=f"{a.description} Values: {values}." if a.values else a.description,
+                description=description,
                 dtypes=(
                     f"aclScalar ({', '.join(a.scalar_dtypes)})"
                     if a.type == "scalar"
+                    else f"{ATTR_TYPE_INFO[a.type].array} (length {length})"
+                    if length
                     else f"char * ({', '.join(n for _, n in a.values or ())})"
                     if a.type == "string"
                     else ATTR_TYPE_INFO[a.type].c_type

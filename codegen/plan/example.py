@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -41,13 +41,15 @@ class ExampleTensor:
 class ExampleAttr:
     """One attr of the example program: ``name``, host ``c_type``, ``value`` (C++ text); ``string`` is
     ``"1"`` for a ``char *`` attr; ``scalar_acl`` is the ``ACL_*`` dtype an aclScalar attr is made with
-    (``""`` for other attrs)."""
+    (``""`` for other attrs); ``array`` is ``IntArray`` or ``BoolArray`` for an array attr, made from the
+    host vector ``value`` (``{2, 2}``) with ``aclCreate<array>`` and destroyed with ``aclDestroy<array>``."""
 
     name: str
     c_type: str
     value: str
     string: str = ""
     scalar_acl: str = ""
+    array: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,13 +92,19 @@ def example_view(spec: OpSpec) -> ExampleData | None:
     for name, value in ex.attrs:
         a = spec.attr(name)
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        if a.type == "string":
+        if a.is_array and isinstance(value, tuple):
+            items = ", ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in value)
+            element = "bool" if a.type == "bool_array" else "int64_t"
+            array = ATTR_TYPE_INFO[a.type].array.removeprefix("acl")
+            attrs.append(ExampleAttr(name, element, f"{{{items}}}", array=array))
+        elif a.type == "string":
             attrs.append(ExampleAttr(name, "char", text, string="1"))
         elif a.type == "scalar":
             # An aclScalar made from a host value of the attr's first accepted dtype (FLOAT or DOUBLE).
             c_type, acl = ("double", "ACL_DOUBLE") if "FLOAT" not in a.scalar_dtypes[:1] else ("float", "ACL_FLOAT")
             if c_type == "float" and not isinstance(value, bool):
-                text = f"{float(value)!r}f"  # a float literal: 0.01 would warn (-Wfloat-conversion) as a double
+                # a float literal: 0.01 would warn (-Wfloat-conversion) as a double
+                text = f"{float(cast(float, value))!r}f"
             attrs.append(ExampleAttr(name, c_type, text, scalar_acl=acl))
         else:
             attrs.append(ExampleAttr(name, ATTR_TYPE_INFO[a.type].c_type, text))

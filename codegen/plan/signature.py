@@ -52,6 +52,9 @@ class SignatureParam:
         string_values, values_text: a ``char *`` attr's accepted values, and them as text (empty otherwise).
         header_decl: ``decl`` with the parameter's name in CANN's header (its ``c_name``), what the generated
             header and document declare; the definition in the .cpp may name it ``name``.
+        array: ``aclIntArray`` or ``aclBoolArray`` for an array attr, else ``""``; length_invalid,
+            length_text: its C++ test for a length outside the spec's ``length`` (``Size()``), and the
+            accepted lengths as text (``2``, ``1 to 8``).
     """
 
     name: str
@@ -66,6 +69,9 @@ class SignatureParam:
     string_values: tuple[StringValue, ...] = ()
     values_text: str = ""
     header_decl: str = ""
+    array: str = ""
+    length_invalid: str = ""
+    length_text: str = ""
 
 
 def signature(spec: OpSpec) -> tuple[SignatureParam, ...]:
@@ -118,6 +124,23 @@ def _signature_params(spec: OpSpec) -> list[SignatureParam]:
                     string="1",
                     string_values=tuple(StringValue(k, n) for k, n in a.values or ()),
                     values_text=", ".join(n for _, n in a.values or ()),
+                )
+            )
+        elif a.is_array and a.length is not None:
+            # ``const aclIntArray *normalizedShape`` as CANN declares it; the checks get the pointer too
+            decl = f"{ATTR_TYPE_INFO[a.type].c_type}{a.name}"
+            lo, hi = a.length
+            size = f"{a.name}->Size()"
+            params.append(
+                SignatureParam(
+                    name=a.name,
+                    decl=decl,
+                    decl_const=decl,
+                    arg=a.name,
+                    kind="attr",
+                    array=ATTR_TYPE_INFO[a.type].array,
+                    length_invalid=f"{size} != {lo}" if lo == hi else f"{size} < {lo} || {size} > {hi}",
+                    length_text=str(lo) if lo == hi else f"{lo} to {hi}",
                 )
             )
         else:

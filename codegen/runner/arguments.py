@@ -70,15 +70,20 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     "no padding row": it also takes PyTorch's ``-1`` (any negative int64), passed as the same bits
     (``-1`` -> ``2**64 - 1``); ``bool``
     attrs take ``True``/``False`` (or NumPy bools); ``float``/``double`` attrs take real numbers (``float``:
-    within the finite float32 range, or inf/NaN).
+    within the finite float32 range, or inf/NaN). Array attrs take a list, tuple or 1-D NumPy array of
+    integers within int64 (``int_array``) or of bools (``bool_array``), returned as a tuple, or None (a null
+    pointer: the API returns 161001); their length is not checked here (the API answers 161002).
 
     Raises:
         TypeError: a string, float or other non-integer for an integer attr; anything but a bool for a bool
-            attr (``"True"`` is not a bool); a non-number for a float attr.
+            attr (``"True"`` is not a bool); a non-number for a float attr; for an array attr, anything but a
+            list, tuple or 1-D array, or an element of the wrong kind.
         ValueError: an integer outside ``[-2**63, 2**63 - 1]`` (int64) or ``[0, 2**64 - 1]`` (uint64), or a
-            finite float beyond float32's range for a ``float`` attr.
+            finite float beyond float32's range for a ``float`` attr; an ``int_array`` element outside int64.
     """
     where = f"{spec.aclnn_name}: attribute '{attr.name}' ({attr.type})"
+    if attr.is_array:
+        return _array_value(where, attr, value)
     if attr.type == "scalar":
         if value is None or isinstance(value, ScalarArg):
             if isinstance(value, ScalarArg) and value.dtype not in _SCALAR_NUMPY:
@@ -135,6 +140,33 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     if attr.type == "float" and np.isfinite(f) and abs(f) > _FLOAT32_MAX:
         raise ValueError(f"{where} must be within float32's range (+-{_FLOAT32_MAX:.9g}), got {f!r}")
     return f
+
+
+def _array_value(where: str, attr: AttrSpec, value: Any) -> tuple[int, ...] | tuple[bool, ...] | None:
+    """``value`` of an array attr as a tuple of Python ints (``int_array``) or bools (``bool_array``), or None.
+
+    Raises:
+        TypeError: not a list, tuple or 1-D NumPy array, or an element of the wrong kind (a bool in an
+            int_array, an integer in a bool_array).
+        ValueError: an int_array element outside int64.
+    """
+    if value is None:
+        return None  # a null aclIntArray / aclBoolArray (the API returns 161001)
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{where} takes a list or tuple, got {type(value).__name__} {value!r}")
+    if attr.type == "bool_array":
+        if not all(isinstance(v, (bool, np.bool_)) for v in value):
+            raise TypeError(f"{where} takes a list of True/False, got {value!r}")
+        return tuple(bool(v) for v in value)
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) for v in value):
+        raise TypeError(f"{where} takes a list of integers, got {value!r}")
+    lo, hi = ATTR_TYPE_INFO[attr.type].int_range or (0, 0)
+    bad = [int(v) for v in value if not lo <= int(v) <= hi]
+    if bad:
+        raise ValueError(f"{where}: element {bad[0]} is outside [{lo}, {hi}]; it would wrap in C")
+    return tuple(int(v) for v in value)
 
 
 def _scalar_overflow(value: ScalarArg) -> str:

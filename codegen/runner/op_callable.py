@@ -109,6 +109,14 @@ class OpCallable:
         lib.aclCreateScalar.argtypes = [ctypes.c_void_p, ctypes.c_int32]
         lib.aclDestroyScalar.restype = ctypes.c_int32
         lib.aclDestroyScalar.argtypes = [ctypes.c_void_p]
+        # aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size), aclBoolArray likewise (acl_meta.h)
+        for array, element in (("IntArray", ctypes.c_int64), ("BoolArray", ctypes.c_bool)):
+            create = getattr(lib, f"aclCreate{array}")
+            create.restype = ctypes.c_void_p
+            create.argtypes = [ctypes.POINTER(element), ctypes.c_uint64]
+            destroy = getattr(lib, f"aclDestroy{array}")
+            destroy.restype = ctypes.c_int32
+            destroy.argtypes = [ctypes.c_void_p]
         argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
         phase1.argtypes = argtypes
         self._phase1 = phase1
@@ -212,26 +220,49 @@ class OpCallable:
         ws = ctypes.c_uint64(0)
         ex = ctypes.c_void_p(None)
         call: list[Any] = []
-        scalars: list[ctypes.c_void_p] = []
+        made: list[tuple[str, ctypes.c_void_p]] = []  # (acl object, handle): destroyed after the call
         by_name = {a.name: a for a in self.spec.attrs}
-        for name in self.spec.aclnn_order:  # the C parameter order
-            a = by_name.get(name)
-            if a is None:
-                call.append(tensors[name].handle)
-            elif a.type == "scalar":
-                handle = self.make_scalar(attrs[a.name])
-                scalars.append(handle)
-                call.append(handle)
-            else:
-                call.append(ATTR_TYPE_INFO[a.type].ctype(attrs[a.name]))
-        call += [None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex)]
         try:
+            for name in self.spec.aclnn_order:  # the C parameter order
+                a = by_name.get(name)
+                if a is None:
+                    call.append(tensors[name].handle)
+                elif a.type == "scalar":
+                    handle = self.make_scalar(attrs[a.name])
+                    made.append(("Scalar", handle))
+                    call.append(handle)
+                elif a.is_array:
+                    handle = self.make_array(a.type, attrs[a.name])
+                    made.append((ATTR_TYPE_INFO[a.type].array.removeprefix("acl"), handle))
+                    call.append(handle)
+                else:
+                    call.append(ATTR_TYPE_INFO[a.type].ctype(attrs[a.name]))
+            call += [None if null_workspace_size else ctypes.byref(ws), None if null_executor else ctypes.byref(ex)]
             status = self._phase1(*call)
         finally:
-            for handle in scalars:
+            for kind, handle in made:
                 if handle.value:
-                    self.lib.aclDestroyScalar(handle)
+                    getattr(self.lib, f"aclDestroy{kind}")(handle)
         return int(status), int(ws.value), ex
+
+    def make_array(self, attr_type: str, values: tuple[int, ...] | tuple[bool, ...] | None) -> ctypes.c_void_p:
+        """An aclIntArray (``int_array``) or aclBoolArray (``bool_array``) of ``values`` made by
+        ``aclCreateIntArray(const int64_t *value, uint64_t size)`` / ``aclCreateBoolArray(const bool *value,
+        uint64_t size)``; a null pointer for None. The caller destroys it with ``aclDestroyIntArray`` /
+        ``aclDestroyBoolArray``.
+
+        Raises:
+            ValueError: the runtime returned nullptr.
+        """
+        if values is None:
+            return ctypes.c_void_p(None)
+        array = ATTR_TYPE_INFO[attr_type].array.removeprefix("acl")
+        element = ctypes.c_bool if attr_type == "bool_array" else ctypes.c_int64
+        buf = (element * max(len(values), 1))(*values)  # type: ignore[misc]
+        handle = getattr(self.lib, f"aclCreate{array}")(buf, len(values))
+        if not handle:
+            raise ValueError(f"aclCreate{array} refused {list(values)!r}: {self.recent_error()}")
+        return ctypes.c_void_p(handle)
 
     def make_scalar(self, value: ScalarArg | None) -> ctypes.c_void_p:
         """An aclScalar of ``value`` made by ``aclCreateScalar(void *value, aclDataType dataType)``; a null

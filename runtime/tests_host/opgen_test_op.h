@@ -30,6 +30,8 @@ extern "C" {
 aclnnStatus aclnnOpgenTestOpGetWorkspaceSize(const aclTensor *x, const aclTensor *idx, int64_t num, uint64_t count,
                                              bool flag, float scale, aclTensor *y, uint64_t *workspaceSize,
                                              aclOpExecutor **executor);
+aclnnStatus aclnnOpgenTestOpIdxArrayGetWorkspaceSize(const aclTensor *x, const aclIntArray *idx, aclTensor *y,
+                                                     uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnOpgenTestOp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 }
 

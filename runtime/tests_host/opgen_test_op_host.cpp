@@ -55,6 +55,31 @@ extern "C" aclnnStatus aclnnOpgenTestOpGetWorkspaceSize(const aclTensor *x, cons
   return ACLNN_SUCCESS;
 }
 
+// The same op with its optional input made from a host array: the L2 API converts the aclIntArray to an INT64
+// tensor with the executor's ConvertToTensor and launches it as the device input `idx`.
+extern "C" aclnnStatus aclnnOpgenTestOpIdxArrayGetWorkspaceSize(const aclTensor *x, const aclIntArray *idx,
+                                                                aclTensor *y, uint64_t *workspaceSize,
+                                                                aclOpExecutor **executor) {
+  OP_CHECK_COMM_INPUT(workspaceSize, executor);
+  auto uniqueExecutor = CREATE_EXECUTOR();
+  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+  OP_CHECK_NULL(x, return ACLNN_ERR_PARAM_NULLPTR);
+  OP_CHECK_NULL(idx, return ACLNN_ERR_PARAM_NULLPTR);
+  OP_CHECK_NULL(y, return ACLNN_ERR_PARAM_NULLPTR);
+  auto xc = l0op::Contiguous(x, uniqueExecutor.get());
+  CHECK_RET(xc != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  const aclTensor *idxTensor = uniqueExecutor.get()->ConvertToTensor(idx, op::DataType::DT_INT64);
+  CHECK_RET(idxTensor != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  const aclTensor *result = nullptr;
+  const aclnnStatus ret = l0op::OpgenTestOp(xc, idxTensor, 0, 3, false, 1.0F, &result, uniqueExecutor.get());
+  CHECK_RET(ret == ACLNN_SUCCESS, ret);
+  auto copied = l0op::ViewCopy(result, y, uniqueExecutor.get());
+  CHECK_RET(copied != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+  uniqueExecutor.ReleaseTo(executor);
+  return ACLNN_SUCCESS;
+}
+
 extern "C" aclnnStatus aclnnOpgenTestOp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                         aclrtStream stream) {
   L2_DFX_PHASE_2(aclnnOpgenTestOp);

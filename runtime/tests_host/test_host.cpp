@@ -632,6 +632,29 @@ void TestOpgenTestOp(bool is910) {
   EXPECT(Contains(missing, "\"status\": 161002") && Contains(missing, "num"), "%s", missing.c_str());
 }
 
+// A host array converted with ConvertToTensor reaches the kernel as a device input; a null array is refused.
+void TestConvertToTensor() {
+  const std::vector<double> xv = {1, 2, 3};
+  const std::vector<int64_t> shape = {3};
+  DevTensor x, y;
+  Contiguous(x, xv, shape, ACL_FLOAT);
+  Contiguous(y, std::vector<double>(xv.size(), 0.0), shape, ACL_FLOAT);
+  const int64_t values[] = {40, 7};
+  aclIntArray *idx = aclCreateIntArray(values, 2);
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  aclnnStatus st = aclnnOpgenTestOpIdxArrayGetWorkspaceSize(x.tensor, idx, y.tensor, &ws, &executor);
+  EXPECT(st == 0 && aclnnOpgenTestOp(nullptr, ws, executor, nullptr) == 0 && aclrtSynchronizeStream(nullptr) == 0,
+         "ConvertToTensor run: %d %s", st, aclGetRecentErrMsg());
+  const std::vector<double> got = Decode(y.dev, xv.size(), ACL_FLOAT);
+  EXPECT(got == std::vector<double>({41, 42, 43}), "ConvertToTensor values: %g %g %g", got[0], got[1], got[2]);
+  const std::string stats = opgen_rt_last_launch_stats();
+  EXPECT(Contains(stats, "\"hasIdx\": 1"), "ConvertToTensor input: %s", stats.c_str());
+  aclDestroyIntArray(idx);
+  st = aclnnOpgenTestOpIdxArrayGetWorkspaceSize(x.tensor, nullptr, y.tensor, &ws, &executor);
+  EXPECT(st == ACLNN_ERR_PARAM_NULLPTR, "null aclIntArray: %d", st);
+}
+
 void TestCoreOrders() {
   for (int32_t mode = 0; mode <= 3; ++mode) {
     EXPECT(opgen_rt_set_core_order(mode, 1234) == 0, "core order %d", mode);
@@ -894,6 +917,7 @@ int main() {
   TestOpDefJson(is910);
   TestRunTilingJson();
   TestOpgenTestOp(is910);
+  TestConvertToTensor();
   TestCoreOrders();
   TestStream();
 

@@ -11,7 +11,8 @@ planners that generate the L2 code it judges.
 The rules, in CANN's order (``ascend-platform.md``, "Check order in CANN's hand-written L2 code"; CANN's
 ``OP_CHECK_NULL``/``OP_CHECK_DTYPE_NOT_SUPPORT``/``OP_CHECK_MAX_DIM`` in ops-nn's op_api sources):
 
-1. a null required input, a null output or a null scalar attribute: ``ACLNN_ERR_PARAM_NULLPTR`` (161001);
+1. a null required input, a null output, a null scalar attribute or a null array attribute (``int_array``,
+   ``bool_array``): ``ACLNN_ERR_PARAM_NULLPTR`` (161001);
 2. a tensor dtype outside the tensor's list for the product (``TensorSpec.dtypes_for``), or an aclScalar
    dtype outside the attribute's ``scalar_dtypes``: 161002;
 3. a rank outside the tensor's ``rank`` range: 161002;
@@ -19,6 +20,8 @@ The rules, in CANN's order (``ascend-platform.md``, "Check order in CANN's hand-
    (for a ``reduce`` op with reduction mean or sum: 0-d), or an attribute value outside its ``values``:
    161002;
 5. a storage format outside the tensor's ``formats``: 161002;
+5a. an array attribute whose length is outside its ``length`` range: 161002 (checked after the tensors, before
+   the constraints);
 6. each spec constraint (``when`` on the product and call) whose ``require`` is false: its ``status``;
 7. otherwise success; an empty output has no values to compare.
 
@@ -167,6 +170,9 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for a in spec.attrs:
         if a.type == "scalar" and call.attrs.get(a.name, a.default) is None:
             return Prediction(NULLPTR, f"{a.name} is null")
+    found = null_array(spec, call)
+    if found is not None:
+        return found
     for a in spec.attrs:
         scalar_dtype = getattr(call.attrs.get(a.name), "dtype", None)
         if a.type == "scalar" and scalar_dtype is not None and scalar_dtype not in a.scalar_dtypes:
@@ -198,8 +204,27 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in present:
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
-    found = _constraints_status(spec, product, call)
+    found = array_length(spec, call) or _constraints_status(spec, product, call)
     return found if found is not None else Prediction(SUCCESS, "")
+
+
+def null_array(spec: OpSpec, call: Call) -> Prediction | None:
+    """161001 for the first array attribute (``int_array``, ``bool_array``) the call passes as None (or
+    omits without a default), else None."""
+    for a in spec.attrs:
+        if a.is_array and call.attrs.get(a.name, a.default) is None:
+            return Prediction(NULLPTR, f"{a.name} is null")
+    return None
+
+
+def array_length(spec: OpSpec, call: Call) -> Prediction | None:
+    """161002 for the first array attribute whose number of elements is outside its ``length`` range, else
+    None."""
+    for a in spec.attrs:
+        value = call.attrs.get(a.name, a.default)
+        if a.is_array and a.length is not None and value is not None and not a.length[0] <= len(value) <= a.length[1]:
+            return Prediction(INVALID, f"{a.name} has {len(value)} elements, not {a.length[0]} to {a.length[1]}")
+    return None
 
 
 def _constraints_status(spec: OpSpec, product: Product, call: Call) -> Prediction | None:

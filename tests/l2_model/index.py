@@ -33,7 +33,18 @@ import numpy as np
 
 from codegen.spec.model import DType, OpSpec, Product
 
-from . import INVALID, NULLPTR, SUCCESS, Call, Prediction, _constraints_status, _reference_module, coarser
+from . import (
+    INVALID,
+    NULLPTR,
+    SUCCESS,
+    Call,
+    Prediction,
+    _constraints_status,
+    _reference_module,
+    array_length,
+    coarser,
+    null_array,
+)
 
 
 def roles(spec: OpSpec) -> tuple[str, str, str, str]:
@@ -60,6 +71,9 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in every:
         if t[ts.name].null:
             return Prediction(NULLPTR, f"{ts.name} is null")
+    found = null_array(spec, call)
+    if found is not None:
+        return found
     for ts in every:
         if t[ts.name].dtype not in ts.dtypes_for(product):
             return Prediction(INVALID, f"{ts.name} dtype {t[ts.name].dtype.name} not supported on {product.name}")
@@ -76,7 +90,7 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in every:
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
-    found = _constraints_status(spec, product, call)
+    found = array_length(spec, call) or _constraints_status(spec, product, call)
     return found if found is not None else Prediction(SUCCESS, "")
 
 

@@ -44,7 +44,19 @@ import numpy as np
 
 from codegen.spec.model import DType, OpSpec, Product
 
-from . import INVALID, NULLPTR, NUMPY, SUCCESS, Call, Prediction, _constraints_status, _reference_module, coarser
+from . import (
+    INVALID,
+    NULLPTR,
+    NUMPY,
+    SUCCESS,
+    Call,
+    Prediction,
+    _constraints_status,
+    _reference_module,
+    array_length,
+    coarser,
+    null_array,
+)
 
 #: the documented divergence from CANN's softmax op_api sources (see the module doc)
 EMPTY_RULE = "arguments are checked before an empty output succeeds"
@@ -124,6 +136,9 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in (*spec.inputs, *spec.outputs):
         if t[ts.name].null:
             return Prediction(NULLPTR, f"{ts.name} is null")
+    found = null_array(spec, call)
+    if found is not None:
+        return found
     found = _dtype_status(spec, product, call)
     if found is not None:
         return found
@@ -137,7 +152,7 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in (*spec.inputs, *spec.outputs):
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
-    found = _constraints_status(spec, product, call)
+    found = array_length(spec, call) or _constraints_status(spec, product, call)
     return found if found is not None else Prediction(SUCCESS, "")
 
 

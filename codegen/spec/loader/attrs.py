@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import math
 import re
+from typing import cast
 
 from codegen.spec.expr import FLOAT32_MAX, INT64_MAX, INT64_MIN
 from codegen.spec.loader.fields import IN_PARAM_TABLE, read_header_name, read_tensor_name, within_dtype
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import ATTR_TYPES, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
+from codegen.spec.model import MAX_ARRAY_LENGTH, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
 from codegen.spec.naming import a_or_an, value_name_problem
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 from codegen.spec.yaml_reader.nodes import _describe, _join, _show_key
 from codegen.spec.yaml_reader.reader import _names
-from codegen.types import ATTR_TYPE_INFO
+from codegen.types import ARRAY_ATTR_TYPES, ATTR_TYPE_INFO
 
 #: A value of a ``string`` attr (a ``char *`` parameter): a short token.
 _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
@@ -23,21 +24,25 @@ _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 def read_attr(st: ParseState, node: YNode) -> AttrSpec:
     """One entry of ``attrs`` (``name``, ``type``, ``description``; ``values``, ``default``, ``dtypes``,
-    ``header_name``). An attr whose type is unknown is poisoned (expressions naming it are not checked).
-    Problems are recorded; the returned attr then holds what could be read."""
+    ``header_name``, ``length``). An attr whose type is unknown is poisoned (expressions naming it are not
+    checked). Problems are recorded; the returned attr then holds what could be read."""
     r = st.r
-    m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes", "header_name")) or {}
+    m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes", "header_name", "length")) or {}
     name = read_tensor_name(st, m["name"], "<attr>") if "name" in m else "<attr>"
     type_ = ""
     if "type" in m:
         t = r.string(m["type"])
-        if t is not None and t not in ATTR_TYPES:
-            r.error(m["type"], f"unknown attr type '{t}'; allowed: {', '.join(sorted(ATTR_TYPES))}")
+        if t is not None and t not in ATTR_TYPE_INFO:
+            r.error(m["type"], f"unknown attr type '{t}'; allowed: {', '.join(sorted(ATTR_TYPE_INFO))}")
         elif t is not None:
             type_ = t
     if not type_:
         r.poisoned.add(name)
     description = (r.line(m["description"], IN_PARAM_TABLE) or "") if "description" in m else ""
+    if type_ in ARRAY_ATTR_TYPES:
+        return _read_array_attr(st, node, m, name, type_, description)
+    if "length" in m and type_:
+        r.error(m["length"], f"length is only allowed for {' and '.join(ARRAY_ATTR_TYPES)} attrs, not {type_}")
     if type_ == "string":
         values = read_string_values(st, m.get("values"), node, name)
     else:
@@ -72,6 +77,81 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
         st.unread_defaults.add(name)
     header_name = read_header_name(st, m.get("header_name"), name)
     return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes, header_name)
+
+
+def _read_array_attr(
+    st: ParseState, node: YNode, m: dict[str, YNode], name: str, type_: str, description: str
+) -> AttrSpec:
+    """An ``int_array`` or ``bool_array`` attr: its ``length`` (required: an integer ``n`` or a range
+    ``[lo, hi]`` within ``1..MAX_ARRAY_LENGTH``) and an optional ``default`` (a list of that many integers
+    within int64, or booleans). ``values`` and ``dtypes`` are refused. Expression scopes leave arrays out, so
+    an expression naming one is an unknown name."""
+    r = st.r
+    for key in ("values", "dtypes"):
+        if key in m:
+            r.error(m[key], f"{key} are not allowed for {a_or_an(type_)} {type_} attr")
+    length: tuple[int, int] | None = None
+    if "length" not in m:
+        r.error(
+            node,
+            f"{type_} attr '{name}' needs length: an integer (a fixed length) or [lo, hi], within "
+            f"1..{MAX_ARRAY_LENGTH}",
+            field=_join(node.path, "length"),
+        )
+    else:
+        length = _read_length(st, m["length"])
+    default: tuple[int, ...] | tuple[bool, ...] | None = None
+    if "default" in m:
+        default = read_array_value(st, m["default"], type_, length, "default")
+        if default is None:
+            st.unread_defaults.add(name)
+    header_name = read_header_name(st, m.get("header_name"), name)
+    return AttrSpec(name, type_, None, default, description, node.loc, (), header_name, length)
+
+
+def _read_length(st: ParseState, node: YNode) -> tuple[int, int] | None:
+    """An array attr's ``length``: ``n`` -> ``(n, n)``, ``[lo, hi]`` -> ``(lo, hi)``, with
+    ``1 <= lo <= hi <=`` :data:`MAX_ARRAY_LENGTH`; None (recorded) otherwise."""
+    r = st.r
+    if isinstance(node, YSeq):
+        if len(node.items) != 2:
+            r.error(node, f"expected a length n or [lo, hi] (two integers), got a list of {len(node.items)}")
+            return None
+        lo, hi = r.integer(node.items[0]), r.integer(node.items[1])
+        if lo is None or hi is None:
+            return None
+    else:
+        lo = hi = r.integer(node)
+        if lo is None or hi is None:
+            return None
+    if not 1 <= lo <= hi <= MAX_ARRAY_LENGTH:
+        shown = f"[{lo}, {hi}]" if isinstance(node, YSeq) else str(lo)
+        r.error(node, f"length {shown} is invalid; need 1 <= lo <= hi <= {MAX_ARRAY_LENGTH}")
+        return None
+    return (lo, hi)
+
+
+def read_array_value(
+    st: ParseState, node: YNode, type_: str, length: tuple[int, int] | None, what: str
+) -> tuple[int, ...] | tuple[bool, ...] | None:
+    """A value of an array attr (its ``default``, or the example's value; ``what`` names it in messages): a
+    list of integers within int64 (``int_array``) or of true/false (``bool_array``) whose length is within
+    ``length``; None (recorded) otherwise."""
+    r = st.r
+    if not isinstance(node, YSeq):
+        r.error(node, f"{what} of {a_or_an(type_)} {type_} attr must be a list, got {_describe(node)}")
+        return None
+    values: list[int | bool] = []
+    for item in node.items:
+        v = read_attr_value(st, item, "bool" if type_ == "bool_array" else "int64", None, f"an element of {what}")
+        if v is None:
+            return None
+        values.append(cast(int | bool, v))
+    if length is not None and not length[0] <= len(values) <= length[1]:
+        lo, hi = length
+        r.error(node, f"{what} has {len(values)} elements; the length must be {lo if lo == hi else f'{lo}..{hi}'}")
+        return None
+    return tuple(values)
 
 
 def read_string_values(

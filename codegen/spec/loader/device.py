@@ -192,7 +192,8 @@ def read_device(
                 f"{a_or_an(type_)} {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
                 + (", without values" if type_ == "string" else "")
                 + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool,"
-                " list_int an int64 (sent as the one-element list {value})",
+                " list_int an int64 (sent as the one-element list {value}); an int_array or bool_array attr is"
+                " checked by the L2 API only: list it in host_attrs",
             )
             continue
         default: int | float | bool | str | tuple[int, ...] | None = None
@@ -228,9 +229,15 @@ def read_device(
         dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc, required=required))
     missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
     if missing_attrs and "" not in used_attrs:
+        arrays = [a.name for a in attrs if a.name in missing_attrs and a.is_array]
         r.error(
             node,
-            f"every aclnn attr must be carried by one device attr; missing: {', '.join(missing_attrs)}",
+            f"every aclnn attr must be carried by one device attr; missing: {', '.join(missing_attrs)}"
+            + (
+                f" (an array attr is checked by the L2 API only: list {', '.join(arrays)} in host_attrs)"
+                if arrays
+                else ""
+            ),
             field=_join(node.path, "attrs"),
         )
     dtypes: tuple[DType, ...] | None = None

@@ -30,6 +30,7 @@ from codegen.spec.loader.tiling import read_tiling, tiling_vs_products
 from codegen.spec.model import (
     ACLNN_STATUS_CODES,
     PHASE2_NAMES,
+    AttrSpec,
     Constraint,
     DtypeCombo,
     FamilyCompute,
@@ -175,6 +176,8 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
 
     signature = read_signature(st, m["signature"], inputs, outputs, attrs) if "signature" in m else None
     device = read_device(st, m["device"], family, inputs, outputs, attrs) if "device" in m else None
+    if device is None and "attrs" in m:
+        _arrays_need_host_attrs(st, m["attrs"], attrs)
     columns_node = _dtype_columns_node(m.get("device"))
     if device is not None and columns_node is not None:
         device = dataclasses.replace(
@@ -289,6 +292,19 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         phase2_header_names=phase2,
         promote_type=promote_type,
     )
+
+
+def _arrays_need_host_attrs(st: ParseState, node: YNode, attrs: tuple[AttrSpec, ...]) -> None:
+    """Records each array attr of a spec without a ``device`` section: the identity device interface would
+    carry it to the device op, which takes no aclIntArray/aclBoolArray attr; the spec lists it in
+    ``device.host_attrs`` (the L2 API checks it)."""
+    for item, a in zip(st.r.seq(node) or [], attrs):
+        if a.is_array:
+            st.r.error(
+                item,
+                f"{a.type} attr '{a.name}' is checked by the L2 API only: give a device section that lists it in "
+                "host_attrs",
+            )
 
 
 def _dtype_columns_node(device: YNode | None) -> YNode | None:

@@ -5,9 +5,10 @@ dtypes and ranks, the op's products and the output shape rule.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from codegen.spec.expr import ExprEvalError, as_shape, evaluate, to_source
-from codegen.spec.loader.attrs import read_attr_value
+from codegen.spec.loader.attrs import read_array_value, read_attr_value
 from codegen.spec.loader.fields import within_dtype
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import (
@@ -153,7 +154,7 @@ def read_example(
                 if not t.optional and t.name not in got and not any(k.value == t.name for k, _ in input_entries):
                     r.error(im, f"missing example input '{t.name}'; every required input needs one")
                     ok = False
-    attr_values: dict[str, int | float | bool] = {}
+    attr_values: dict[str, Any] = {}
     attr_by_name = {a.name: a for a in attrs}
     if "attrs" in m:
         am = m["attrs"]
@@ -168,7 +169,11 @@ def read_example(
                     r.error(key, f"{_show_key(key.value)} is not an attr; allowed: {allowed}")
                     ok = False
                     continue
-                v = read_attr_value(st, value, a.type, a.values, "value") if a.type else None
+                v: Any = None
+                if a.is_array:
+                    v = read_array_value(st, value, a.type, a.length, "value")
+                elif a.type:
+                    v = read_attr_value(st, value, a.type, a.values, "value")
                 if a.type == "scalar" and a.scalar_dtypes[:1] == ("FLOAT",) and isinstance(v, float):
                     # the example program makes the aclScalar from a C float (its first dtype)
                     v = within_dtype(st, value, v, "FLOAT")
@@ -178,7 +183,7 @@ def read_example(
                     attr_values[a.name] = v
     for a in attrs:
         if a.name not in attr_values and a.default is not None:
-            attr_values[a.name] = a.default  # type: ignore[assignment]
+            attr_values[a.name] = a.default
             d = a.default
             limit = FLOAT_DTYPE_MAX["FLOAT"]
             if a.scalar_dtypes[:1] == ("FLOAT",) and isinstance(d, float) and abs(d) > limit:

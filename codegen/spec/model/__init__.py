@@ -22,6 +22,7 @@ from codegen.spec.model.op import PHASE2_NAMES, FamilyCompute, OpSpec, TilingSpe
 from codegen.spec.model.params import (
     ACL_FORMATS,
     ATTR_TYPES,
+    MAX_ARRAY_LENGTH,
     MAX_RANK,
     PRIVATE_ACL_FORMATS,
     SCALAR_ACL_IDS,
@@ -38,6 +39,7 @@ __all__ = [
     "ACL_FORMATS",
     "ATTR_TYPES",
     "DEVICE_ATTR_TYPES",
+    "MAX_ARRAY_LENGTH",
     "MAX_RANK",
     "PHASE2_NAMES",
     "PRIVATE_ACL_FORMATS",

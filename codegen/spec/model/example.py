@@ -31,12 +31,13 @@ class Example:
 
     Attributes:
         inputs: ``(input name, tensor)`` in the op's input order.
-        attrs: ``(attr name, value)`` in the op's attr order (defaults filled in).
+        attrs: ``(attr name, value)`` in the op's attr order (defaults filled in; an array attr's value is a
+            tuple of ints or bools).
         output: the output tensor (values None unless the spec gives expected values).
         loc: the ``example`` entry.
     """
 
     inputs: tuple[tuple[str, ExampleTensor], ...]
-    attrs: tuple[tuple[str, int | float | bool], ...]
+    attrs: tuple[tuple[str, int | float | bool | tuple[int, ...] | tuple[bool, ...]], ...]
     output: ExampleTensor
     loc: SourceLoc = NO_LOC

@@ -9,13 +9,19 @@ from dataclasses import dataclass
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import Expr, ExprType
 from codegen.spec.model.products import Product
-from codegen.types import ATTR_TYPE_INFO, DType
+from codegen.types import ARRAY_ATTR_TYPES, ATTR_TYPE_INFO, DType
 
 #: Highest tensor rank aclnn APIs accept (CANN checks ``GetDimNum() <= 8``; error 161002 above it).
 MAX_RANK = 8
 
-#: Attribute types a spec may declare, with the type their values have in expressions.
-ATTR_TYPES: dict[str, ExprType] = {name: ExprType[info.expr_kind] for name, info in ATTR_TYPE_INFO.items()}
+#: Attribute types whose values expressions read, with the type the values have there (the array types of
+#: :data:`ARRAY_ATTR_TYPES` are not among them).
+ATTR_TYPES: dict[str, ExprType] = {
+    name: ExprType[info.expr_kind] for name, info in ATTR_TYPE_INFO.items() if info.expr_kind
+}
+#: Highest length a spec may give an array attr: CANN's aclnn APIs take at most 8 dims
+#: (:data:`MAX_RANK`), and no array parameter of ops-nn's norm APIs is longer.
+MAX_ARRAY_LENGTH = MAX_RANK
 
 #: aclScalar dtypes a ``scalar`` attr accepts by default: every real and bool dtype CANN casts to a floating
 #: tensor dtype (op::CanCast); the unsigned 16/32/64-bit types are not among the types CANN's activation
@@ -85,12 +91,15 @@ class AttrSpec:
 
     Attributes:
         name: aclnn parameter name (a C identifier).
-        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`), or
+        type: one of ``int64``, ``uint64``, ``bool``, ``double``, ``float`` (:data:`ATTR_TYPES`),
             ``scalar``: a ``const aclScalar *`` parameter whose value (converted to double) the op uses as a
-            float.
+            float, or an array (:data:`ARRAY_ATTR_TYPES`): ``int_array`` (``const aclIntArray *``) or
+            ``bool_array`` (``const aclBoolArray *``), checked by the L2 API (not null, its length in
+            :attr:`length`) and not read by expressions.
         values: for integer attrs, the allowed values with their names in spec order, e.g.
             ``((0, "none"), (1, "mean"), (2, "sum"))``; None when any value of the type is allowed.
-        default: the default value (of the attr's type) or None when the attr is required.
+        default: the default value (of the attr's type; a tuple of ints or bools for an array) or None when
+            the attr is required.
         description: one-sentence documentation.
         loc: the attr's entry.
 
@@ -101,7 +110,7 @@ class AttrSpec:
     name: str
     type: str
     values: tuple[tuple[int, str], ...] | None
-    default: int | float | bool | str | None
+    default: int | float | bool | str | tuple[int, ...] | tuple[bool, ...] | None
     description: str
     loc: SourceLoc
     #: ``string`` attrs (a ``char *`` parameter) keep their allowed strings in ``values`` as
@@ -110,6 +119,9 @@ class AttrSpec:
     #: dtype a Python number is passed as; empty for other types.
     scalar_dtypes: tuple[str, ...] = ()
     header_name: str = ""
+    #: array attrs: the inclusive ``(lo, hi)`` range of lengths the L2 API accepts (a fixed length ``n`` is
+    #: ``(n, n)``; ``1 <= lo <= hi <=`` :data:`MAX_ARRAY_LENGTH`); None for other types.
+    length: tuple[int, int] | None = None
 
     @property
     def c_name(self) -> str:
@@ -117,8 +129,14 @@ class AttrSpec:
         return self.header_name or self.name
 
     @property
+    def is_array(self) -> bool:
+        """True for an ``int_array`` or ``bool_array`` attr (a pointer to an acl array object)."""
+        return self.type in ARRAY_ATTR_TYPES
+
+    @property
     def cpp_type(self) -> str:
-        """The C++ parameter type: ``int64_t``, ``uint64_t``, ``bool``, ``double`` or ``float``."""
+        """The C++ parameter type: ``int64_t``, ``uint64_t``, ``bool``, ``double``, ``float``, or
+        ``const aclIntArray *`` / ``const aclBoolArray *`` for an array."""
         return ATTR_TYPE_INFO[self.type].c_type
 
     @property

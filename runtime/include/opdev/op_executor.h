@@ -42,6 +42,10 @@ struct aclOpExecutor {
   aclTensor *AllocHostTensor(const bool *value, uint64_t size, op::DataType dataType);
   aclTensor *AllocHostTensor(const float *value, uint64_t size, op::DataType dataType);
   aclTensor *AllocHostTensor(const double *value, uint64_t size, op::DataType dataType);
+  // A host tensor of shape [value->Size()] holding the array's elements converted to dataType, owned by the
+  // executor (opbase include/opdev/op_executor.h; what an L2 API passes as a device input made from a host
+  // array, e.g. LayerNormV4's normalized_shape). nullptr (logged) for a null array or a dtype it cannot hold.
+  const aclTensor *ConvertToTensor(const aclIntArray *value, op::DataType dataType);
   // A contiguous view of `tensor`'s storage with `shape`, starting `offset` elements into the storage.
   aclTensor *CreateView(const aclTensor *tensor, const op::Shape &shape, int64_t offset);
   aclTensor *CreateView(const aclTensor *tensor, const op::Shape &shape, const op::Shape &storageShape,

@@ -31,9 +31,9 @@ LiveExecutors &Live() {
 
 template <typename T>
 aclTensor *HostTensorFrom(opgen_rt::ExecutorState *state, const T *value, uint64_t size, op::DataType dataType,
-                          opgen_rt::ElementValue (*toElement)(const T &)) {
+                          opgen_rt::ElementValue (*toElement)(const T &), const char *api = "AllocHostTensor") {
   if ((value == nullptr && size > 0) || !opgen_rt::IsConvertibleDtype(dataType)) {
-    OP_LOGE(ACLNN_ERR_INNER, "AllocHostTensor: %s.", value == nullptr ? "value is nullptr" : "unsupported dtype");
+    OP_LOGE(ACLNN_ERR_INNER, "%s: %s.", api, value == nullptr ? "value is nullptr" : "unsupported dtype");
     return nullptr;
   }
   op::Shape shape;
@@ -192,6 +192,14 @@ aclTensor *aclOpExecutor::AllocHostTensor(const float *value, uint64_t size, op:
 }
 aclTensor *aclOpExecutor::AllocHostTensor(const double *value, uint64_t size, op::DataType dataType) {
   return HostTensorFrom<double>(state_, value, size, dataType, FromDouble);
+}
+
+const aclTensor *aclOpExecutor::ConvertToTensor(const aclIntArray *value, op::DataType dataType) {
+  if (value == nullptr) {
+    OP_LOGE(ACLNN_ERR_INNER, "ConvertToTensor: the aclIntArray is nullptr.");
+    return nullptr;
+  }
+  return HostTensorFrom<int64_t>(state_, value->GetData(), value->Size(), dataType, FromSigned, "ConvertToTensor");
 }
 
 aclTensor *aclOpExecutor::CreateView(const aclTensor *tensor, const op::Shape &shape, int64_t offset) {

@@ -22,7 +22,9 @@ class RuntimeAttrs {
  public:
   // Pointer to attribute `index` as T (int64_t, int32_t, uint64_t, uint32_t, bool, float, double, char for
   // the string, or TypedContinuousVector<int64_t|float|bool> for lists); nullptr when there is no such
-  // attribute or the attribute cannot be read as T.
+  // attribute or the attribute cannot be read as T. CANN declares no GetListBool (metadef
+  // inc/external/exe_graph/runtime/runtime_attrs.h): a ListBool attr is read with
+  // GetAttrPointer<TypedContinuousVector<bool>>.
   template <typename T>
   const T *GetAttrPointer(size_t index) const {
     if (index >= attrs_.size()) {
@@ -77,9 +79,6 @@ class RuntimeAttrs {
   }
   const TypedContinuousVector<float> *GetListFloat(size_t index) const {
     return GetAttrPointer<TypedContinuousVector<float>>(index);
-  }
-  const TypedContinuousVector<bool> *GetListBool(size_t index) const {
-    return GetAttrPointer<TypedContinuousVector<bool>>(index);
   }
   size_t GetAttrNum() const {
     return attrs_.size();
