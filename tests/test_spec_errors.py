@@ -173,6 +173,14 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     ]
 
 
+def test_unknown_output_key(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("  - name: out\n", "  - name: out\n    nulable: true\n"))
+    assert errs == [
+        f"{f}:28: outputs[0].nulable: unknown key 'nulable'; allowed: const, description, dtypes, formats, "
+        "header_name, name, nullable, rank, shape",
+    ]
+
+
 def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
     weight = "  - {name: weight, dtypes: [FLOAT, FLOAT16, BF16], rank: [0, 8], description: W., optional: true}\n"
     f, errs = bad(

@@ -71,11 +71,15 @@ def test_tiling_header_and_function_follow_the_field_table(op: str) -> None:
     header = _one(f"{spec.folder}/op_host/*_tiling.h").read_text()
     declared = re.findall(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\);", header)
     # The table's fields come first, in order and with their types; only float host scalars may follow, and
-    # last the int32_t reduceKind of an elementwise reduce epilogue (compute.reduce).
+    # last the int32_t reduceKind of an elementwise reduce epilogue (compute.reduce) or the int64_t writeMask
+    # of an op with nullable outputs.
     assert declared[: len(table)] == [(f.c_type, f.name) for f in table]
     rest = declared[len(table) :]
     if getattr(spec.compute, "reduce", None) is not None:
         assert rest[-1:] == [("int32_t", "reduceKind")]
+        rest = rest[:-1]
+    if any(t.nullable for t in spec.outputs):
+        assert rest[-1:] == [("int64_t", "writeMask")]
         rest = rest[:-1]
     assert all(t == "float" for t, _ in rest)
     function = _one(f"{spec.folder}/op_host/*_tiling.cpp").read_text()
@@ -94,6 +98,7 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         assert fields["totalLength"] == 1000
         assert fields["tailLength"] == d.tail_length
     elif family == "row_reduce":
+        spec = next(s for s in SPECS.values() if s.family == family and getattr(s.compute, "dim", ""))
         d3 = row_reduce.tiling_decision(spec, product, (5, 16, 3), 1, row_dtypes(spec)[0])
         fields = d3.tiling_fields()
         assert (fields["outerNum"], fields["reduceLen"], fields["innerNum"], fields["mode"]) == (5, 16, 3, 1)

@@ -103,10 +103,10 @@ def _run_case(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
 
 #: The outputs of the last deterministic value unit run in this process: ``(fn, params, run options, core
 #: order, seed, output copies)``, see :func:`_same_case_other_order`.
-_DETERMINISTIC_MEMO: list[tuple[Any, dict[str, Any], tuple[Any, ...], str, int, tuple[np.ndarray, ...]]] = []
+_DETERMINISTIC_MEMO: list[tuple[Any, dict[str, Any], tuple[Any, ...], str, int, tuple[np.ndarray | None, ...]]] = []
 
 
-def _same_case_other_order(fn: OpCallable, case: Case, got: tuple[np.ndarray, ...]) -> str:
+def _same_case_other_order(fn: OpCallable, case: Case, got: tuple[np.ndarray | None, ...]) -> str:
     """The bit differences (:func:`_order_difference`) between ``got``, the outputs of a deterministic value
     unit, and those of the unit run just before it in this process when that was the same case (the same
     ``params`` object and run options) under another core order, else ``""``; then keeps copies of ``got``
@@ -123,22 +123,25 @@ def _same_case_other_order(fn: OpCallable, case: Case, got: tuple[np.ndarray, ..
     if same_case and earlier is not None and (earlier[3], earlier[4]) != (case.core_order, case.seed):
         differ = _order_difference(fn.spec.output_names, earlier[5], got, earlier[3], case.core_order, case.seed)
     _DETERMINISTIC_MEMO.append(
-        (fn, case.params, options, case.core_order, case.seed, tuple(np.array(g, copy=True) for g in got))
+        (fn, case.params, options, case.core_order, case.seed, tuple(_copy_output(g) for g in got))
     )
     return differ
 
 
 def _order_difference(
     names: tuple[str, ...] | list[str],
-    first: tuple[np.ndarray, ...],
-    other: tuple[np.ndarray, ...],
+    first: tuple[np.ndarray | None, ...],
+    other: tuple[np.ndarray | None, ...],
     first_order: str,
     order: str,
     seed: int,
 ) -> str:
     """``not bit-identical over core orders: ...`` naming the first output (of ``names``) whose bits differ
-    between the runs under ``first_order`` and ``order`` (seed ``seed``) and how many elements do, or ``""``."""
+    between the runs under ``first_order`` and ``order`` (seed ``seed``) and how many elements do, or ``""``.
+    An absent output (None: a nullable output the call passed as null) has no bits to compare."""
     for name, got, again in zip(names, first, other):
+        if got is None or again is None:
+            continue
         differ = _bit_differences(got, again)
         if differ:
             where = f" of {name}" if len(first) > 1 else ""
@@ -190,7 +193,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
         else:
             params = dict(case.params)
             runs = DETERMINISM_RUNS if case.mode == "determinism" else ((case.core_order, case.seed),)
-            outputs: list[tuple[np.ndarray, ...]] = []
+            outputs: list[tuple[np.ndarray | None, ...]] = []
             if len(runs) == 1:
                 _restore_outputs(case.params, spec.output_names)
             for order, seed in runs:
@@ -203,7 +206,9 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                     **fresh,
                 )
                 # each run's outputs are its own arrays (fresh copies or allocated by the call): no copy needed
-                outputs.append(tuple(np.asarray(r) for r in (result if isinstance(result, tuple) else (result,))))
+                # a nullable output passed as null comes back as None (nothing to compare)
+                results = result if isinstance(result, tuple) else (result,)
+                outputs.append(tuple(None if r is None else np.asarray(r) for r in results))
                 counters = _summarise(fn.last_stats)
                 atomic = _atomic_bytes(spec, case, counters)
                 if atomic:
@@ -253,6 +258,11 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
         bound=bound,
         bound_source=source,
     )
+
+
+def _copy_output(g: np.ndarray | None) -> np.ndarray | None:
+    """A copy of one output of a call (None, an absent nullable output, stays None)."""
+    return None if g is None else np.array(g, copy=True)
 
 
 class _Verdict(Exception):

@@ -31,6 +31,14 @@ def violates(constraint: Constraint, env: Mapping[str, object]) -> bool:
     return not bool(evaluate(constraint.require, scope))
 
 
+class _Allocated:
+    """An output the call allocates (left out of its parameters): present, of a shape not known here."""
+
+
+#: The stand-in of every output a call allocates: ``present()`` is True, a shape or dtype query fails to evaluate.
+ALLOCATED = _Allocated()
+
+
 class TensorStandIn:
     """A tensor for constraint evaluation: ``shape`` (a tuple of ints) and ``dtype`` (a :class:`DType`)."""
 
@@ -40,14 +48,20 @@ class TensorStandIn:
 
 
 def call_env(spec: OpSpec, product: Product, params: Mapping[str, Any]) -> dict[str, object]:
-    """The evaluation environment of one call: NumPy arrays become :class:`TensorStandIn` (absent optional
-    tensors are left out), attrs keep their values (uint64 read as int64), plus ``coreNum`` and ``ubBytes``
-    of ``product``."""
+    """The evaluation environment of one call: NumPy arrays become :class:`TensorStandIn` (a null optional
+    input, or a nullable output given as None, is None: ``present()`` is False, any other use fails to
+    evaluate; a nullable output left out of ``params`` is :data:`ALLOCATED`: the call allocates it, so it is
+    present), attrs keep
+    their values (uint64 read as int64), plus ``coreNum`` and ``ubBytes`` of ``product``."""
     env: dict[str, object] = {}
     for t in (*spec.inputs, *spec.outputs):
         value = params.get(t.name)
         if isinstance(value, np.ndarray):
             env[t.name] = TensorStandIn(value.shape, dtype_of_array(value))
+        elif value is None and (t.optional or (t.nullable and t.name in params)):
+            env[t.name] = None
+        elif t.nullable:
+            env[t.name] = ALLOCATED  # left out of params: the call allocates it
     for a in spec.attrs:
         value = params.get(a.name, a.default)
         if value is None:

@@ -20,7 +20,11 @@ from codegen.spec.model import OpSpec, Product
 
 
 def _compare_outputs(
-    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], got: tuple[np.ndarray, ...]
+    spec: OpSpec,
+    product: Product | None,
+    ref: ModuleType,
+    ref_params: dict[str, Any],
+    got: tuple[np.ndarray | None, ...],
 ) -> tuple[bool, float, float, str, float, str]:
     """Every output of one call against the reference: ``(passed, max abs error, max ULP error, message,
     bound, tolerance source)``. One output: ``reference(**params)`` is its float64 result and the bound is
@@ -32,7 +36,7 @@ def _compare_outputs(
         return _VERDICT_MEMO[0][2]
     verdict = _judge(spec, ref, value, got)
     # copies: an ``out=`` array of the case is written again, in place, by the case's next core order
-    _VERDICT_MEMO[:] = [(value, tuple(np.array(g, copy=True) for g in got), verdict)]
+    _VERDICT_MEMO[:] = [(value, tuple(None if g is None else np.array(g, copy=True) for g in got), verdict)]
     return verdict
 
 
@@ -40,19 +44,26 @@ def _compare_outputs(
 #: next core order of the same case (same expectation object, see :func:`_expectation`) whose outputs are
 #: bit for bit the same gets the same verdict without comparing again: the rule is a function of the
 #: output bits, the reference and the bound only.
-_VERDICT_MEMO: list[tuple[Any, tuple[np.ndarray, ...], tuple[bool, float, float, str, float, str]]] = []
+_VERDICT_MEMO: list[tuple[Any, tuple[np.ndarray | None, ...], tuple[bool, float, float, str, float, str]]] = []
 
 
-def _same_bits(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
+def _same_bits(a: tuple[np.ndarray | None, ...], b: tuple[np.ndarray | None, ...]) -> bool:
     """Whether the arrays of ``a`` and ``b`` have pairwise the same shape, dtype and bytes."""
     return len(a) == len(b) and all(
-        x.shape == y.shape and x.dtype == y.dtype and _bit_differences(np.asarray(x), np.asarray(y)) == 0
+        (x is None and y is None)
+        or (
+            x is not None
+            and y is not None
+            and x.shape == y.shape
+            and x.dtype == y.dtype
+            and _bit_differences(np.asarray(x), np.asarray(y)) == 0
+        )
         for x, y in zip(a, b)
     )
 
 
 def _judge(
-    spec: OpSpec, ref: ModuleType, value: Any, got: tuple[np.ndarray, ...]
+    spec: OpSpec, ref: ModuleType, value: Any, got: tuple[np.ndarray | None, ...]
 ) -> tuple[bool, float, float, str, float, str]:
     """:func:`_compare_outputs` of ``got`` against the expectation ``value`` (:func:`_expectation`'s)."""
     if len(got) == 1:
@@ -63,6 +74,8 @@ def _judge(
     results, atols, rtol, source = value
     ok, max_abs, max_ulp, bound, parts = True, 0.0, 0.0, 0.0, []
     for name, g, e, atol in zip(spec.output_names, got, results, atols):
+        if g is None:  # a nullable output the call passed as null: not produced, nothing to compare
+            continue
         cmp = compare(np.asarray(g), np.asarray(e, dtype=np.float64), atol, rtol)
         ok = ok and cmp.ok
         max_abs, max_ulp, bound = max(max_abs, cmp.max_abs_err), max(max_ulp, cmp.max_ulp_err), max(bound, cmp.bound)

@@ -22,8 +22,9 @@ from codegen.types import ATTR_TYPE_INFO
 @dataclass(frozen=True)
 class TensorCheck:
     """The L2 API's checks of one aclnn tensor: ``name``, accepted rank range (``min_rank``..``max_rank``),
-    whether it may be null (``optional``), and the C++ condition true for a storage format it does not accept
-    (``format_condition``) with the accepted formats as text (``format_text``)."""
+    whether it may be null (``optional``: an optional input or a nullable output), and the C++ condition true
+    for a storage format it does not accept (``format_condition``) with the accepted formats as text
+    (``format_text``)."""
 
     name: str
     min_rank: int
@@ -55,7 +56,7 @@ def common_view(spec: OpSpec, catalogue: Catalogue) -> dict[str, Any]:
             name=t.name,
             min_rank=t.rank[0],
             max_rank=t.rank[1],
-            optional=t.optional,
+            optional=t.optional or t.nullable,
             # the storage formats the L2 API accepts (every other one is ACLNN_ERR_PARAM_INVALID)
             format_condition=" && ".join(f"{t.name}->GetStorageFormat() != Format::FORMAT_{f}" for f in t.formats),
             format_text=", ".join(t.formats),

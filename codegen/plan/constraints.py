@@ -64,6 +64,7 @@ def host_cpp(
         "rank": lambda a: f"static_cast<int64_t>({a[0]}->GetViewShape().GetDimNum())",
         "dim": lambda a: f"ShapeDim({a[0]}, {a[1]})",
         "dtype": lambda a: f"{a[0]}->GetDataType()",
+        "present": lambda a: f"({a[0]} != nullptr)",
     }
     scope = constraint_scope(spec.inputs, spec.outputs, spec.attrs, let_types or [])
 

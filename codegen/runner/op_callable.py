@@ -53,7 +53,9 @@ class OpCallable:
 
     Call with the aclnn names: tensors as NumPy arrays (any strides; ``None`` passes a null pointer),
     attributes as Python scalars. The output is allocated unless given as ``out=<array>`` (then it is
-    written in place, strided views included) and returned. Keyword-only controls: ``deterministic``
+    written in place, strided views included) and returned; a nullable output passed as ``None`` is not
+    produced and comes back as None (any other output passed as None: the API answers 161001). Keyword-only
+    controls: ``deterministic``
     (sets ACL_OPT_DETERMINISTIC), ``core_order`` (``in_order``/``reversed``/``shuffle``/``concurrent``),
     ``seed`` (for ``shuffle``). ``last_stats`` holds the emulator counters of the last call (``{}`` when
     it failed before phase 2; a kernel fault's counters when phase 2 failed); on a product with a cost
@@ -437,7 +439,8 @@ class OpCallable:
             finally:
                 self._destroy(list(tensors.values()))
         self.require_synchronised(outs)
-        results = tuple(o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs.values())
+        # a nullable output passed as None was not produced: None in its place
+        results = tuple(o if isinstance(o, np.ndarray) or o is None else np.asarray(o) for o in outs.values())
         return results[0] if len(results) == 1 else results
 
     def _refuse_unrepresentable(self, arrays: dict[str, Any]) -> dict[str, np.ndarray | None]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import (
     HOST_NUMERIC_SIGNATURES,
+    PRESENCE_SIGNATURES,
     SHAPE_SIGNATURES,
     TENSOR_SIGNATURES,
     ExprType,
@@ -55,6 +56,7 @@ def _host_scope(
     attrs: Sequence[AttrSpec],
     extra: Sequence[tuple[str, ExprType]],
     extra_label: str,
+    presence: bool = False,
 ) -> Scope:
     allowed: dict[str, ExprType] = {a.name: a.expr_type for a in _typed(attrs)}
     allowed.update(dict(extra))
@@ -68,7 +70,8 @@ def _host_scope(
         ("platform", tuple(PLATFORM_NAMES)),
         ("dtypes", _DTYPE_NAMES),
     )
-    return Scope(allowed, {**TENSOR_SIGNATURES, **HOST_NUMERIC_SIGNATURES}, groups, ranks=_ranks(tensors))
+    functions = {**TENSOR_SIGNATURES, **HOST_NUMERIC_SIGNATURES, **(PRESENCE_SIGNATURES if presence else {})}
+    return Scope(allowed, functions, groups, ranks=_ranks(tensors))
 
 
 def scalar_scope(
@@ -90,8 +93,9 @@ def constraint_scope(
     lets: Sequence[tuple[str, ExprType]] = (),
 ) -> Scope:
     """Scope of constraint ``when``/``let``/``require``: as :func:`scalar_scope`, with let names (those
-    defined so far) instead of scalars."""
-    return _host_scope((*inputs, *outputs), attrs, lets, "lets")
+    defined so far) instead of scalars, and ``present(tensor)`` (whether the call passed a nullable output or
+    an optional input)."""
+    return _host_scope((*inputs, *outputs), attrs, lets, "lets", presence=True)
 
 
 # ------------------------------------------------------------------------------------ compute parsers

@@ -125,8 +125,10 @@ def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
 
 def _env(spec: OpSpec, call: Call) -> dict[str, object]:
     env: dict[str, object] = {d.name: d for d in DType}
+    nullable = {o.name for o in spec.outputs if o.nullable}
     for name, t in call.tensors.items():
-        env[name] = _EnvTensor(t)
+        # a nullable output passed as null is absent: ``present()`` is false for it
+        env[name] = None if t.null and name in nullable else _EnvTensor(t)
     for a in spec.attrs:
         env[a.name] = attr(spec, call, a.name)
     return env

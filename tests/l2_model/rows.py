@@ -8,7 +8,9 @@ op's NumPy reference in ``reference/``. The rules, from CANN's op_api sources an
 and their log-softmax siblings; ``norm/rms_norm/docs/aclnnRmsNorm.md``), in the order the project's L2 code
 checks them (``ascend-platform.md``, "Check order"):
 
-1. a null tensor: 161001;
+1. a null tensor: 161001, but for an output the spec declares ``nullable`` (AddRmsNorm's rstdOut and xOut,
+   ``norm/add_rms_norm/op_api/aclnn_add_rms_norm.cpp``): that one is absent, and no later rule reads it but
+   the constraints' ``present()``;
 2. a dtype outside the tensor's list for the product: 161002; with ``dtype_combos`` the tuple of dtypes must
    be one of the product's combinations (161002); without them, every input has the first input's dtype
    (``OP_CHECK_DTYPE_NOT_MATCH`` of the backward ops; 161002); the output's dtype is free within its list
@@ -16,8 +18,8 @@ checks them (``ascend-platform.md``, "Check order"):
 3. a rank outside the tensor's ``rank`` range: the spec's ``shape_status`` (161002, RmsNorm 561002);
 4. shapes (``shape_status``): with ``dim``, every tensor has the first input's shape and ``dim`` lies in
    ``[-r, r)`` with ``r = max(rank, 1)`` (a 0-d tensor has one dim, as CANN's ``CheckDim``; 161002 for the
-   dim); with ``rows``, the rows input has 1 to rank(x) dims equal to x's trailing dims, none 0, the first
-   output has x's shape and the second x's shape with those trailing dims set to 1;
+   dim); with ``rows``, the rows input has 1 to rank(x) dims equal to x's trailing dims, none 0, an output has
+   x's shape, or x's shape with those trailing dims set to 1 when its shape rule is ``reduced(...)``;
 5. a storage format outside the tensor's ``formats``: 161002;
 6. each constraint of the product whose ``require`` is false: its ``status``;
 7. success; an empty first output has no values.
@@ -42,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.expr import Call as Call_
+from codegen.spec.model import DType, OpSpec, Product, TensorSpec
 
 from . import (
     INVALID,
@@ -75,15 +78,27 @@ def reduced_shape(x: tuple[int, ...], k: int) -> tuple[int, ...]:
     return (*x[: len(x) - k], *(1,) * k)
 
 
+def per_row(spec: OpSpec, name: str) -> bool:
+    """Whether output ``name`` has one value per row: its shape rule is ``reduced(...)``."""
+    rule = next(o.shape for o in spec.outputs if o.name == name)
+    return isinstance(rule, Call_) and rule.func == "reduced"
+
+
+def _given(spec: OpSpec, call: Call) -> list[TensorSpec]:
+    """The tensors of ``call`` the rules check: every one but a nullable output passed as null."""
+    return [ts for ts in (*spec.inputs, *spec.outputs) if not (ts.nullable and call.tensors[ts.name].null)]
+
+
 def _dtype_status(spec: OpSpec, product: Product, call: Call) -> Prediction | None:
     t = call.tensors
-    for ts in (*spec.inputs, *spec.outputs):
+    for ts in _given(spec, call):
         if t[ts.name].dtype not in ts.dtypes_for(product):
             return Prediction(INVALID, f"{ts.name} dtype {t[ts.name].dtype.name} not supported on {product.name}")
     combos = spec.combos_for(product)
     if combos:
-        got = tuple((n, t[n].dtype) for n, _ in combos[0].dtypes)
-        if all(c.dtypes != got for c in combos):
+        given = {ts.name for ts in _given(spec, call)}
+        got = tuple((n, t[n].dtype) for n, _ in combos[0].dtypes if n in given)
+        if all(tuple((n, d) for n, d in c.dtypes if n in given) != got for c in combos):
             return Prediction(INVALID, "dtypes are not one of the product's combinations")
     else:
         first = t[spec.inputs[0].name].dtype
@@ -119,8 +134,11 @@ def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
     if tuple(x[len(x) - len(g) :]) != g:
         return Prediction(bad, f"{rows} is not x's trailing dims")
     for o in outs[1:]:
-        if t[o.name].shape != reduced_shape(x, len(g)):
-            return Prediction(bad, f"{o.name} shape is not x's with the row dims 1")
+        if o.nullable and t[o.name].null:
+            continue
+        want = reduced_shape(x, len(g)) if per_row(spec, o.name) else x
+        if t[o.name].shape != want:
+            return Prediction(bad, f"{o.name} shape is not {want}")
     return None
 
 
@@ -134,7 +152,7 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     if any(ts.optional for ts in spec.inputs):
         raise NotImplementedError(f"{spec.op}: the model has no rule for an optional tensor of this family")
     for ts in (*spec.inputs, *spec.outputs):
-        if t[ts.name].null:
+        if t[ts.name].null and not ts.nullable:
             return Prediction(NULLPTR, f"{ts.name} is null")
     found = null_array(spec, call)
     if found is not None:
@@ -142,14 +160,14 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     found = _dtype_status(spec, product, call)
     if found is not None:
         return found
-    for ts in (*spec.inputs, *spec.outputs):
+    for ts in _given(spec, call):
         lo, hi = ts.rank
         if not lo <= len(t[ts.name].shape or ()) <= hi:
             return Prediction(spec.shape_status, f"{ts.name} rank outside [{lo}, {hi}]")
     found = _shape_status(spec, call)
     if found is not None:
         return found
-    for ts in (*spec.inputs, *spec.outputs):
+    for ts in _given(spec, call):
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
     found = array_length(spec, call) or _constraints_status(spec, product, call)

@@ -52,6 +52,7 @@ from codegen.spec.expr.nodes import (
 from codegen.spec.expr.parse import ALLOWED_SYNTAX, parse_expr
 from codegen.spec.expr.static_types import (
     HOST_NUMERIC_SIGNATURES,
+    PRESENCE_SIGNATURES,
     SHAPE_SIGNATURES,
     TENSOR_SIGNATURES,
     VECTOR_SIGNATURES,
@@ -72,6 +73,7 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "NUMERIC_FUNCTIONS",
+    "PRESENCE_SIGNATURES",
     "SHAPE_SIGNATURES",
     "TENSOR_FUNCTIONS",
     "TENSOR_SIGNATURES",

@@ -183,6 +183,11 @@ def _fn_dtype(t: object) -> object:
     return t.dtype
 
 
+def _fn_present(t: object) -> bool:
+    """Whether the call passed the tensor: an absent one (a null nullable output or optional input) is None."""
+    return t is not None
+
+
 def _fn_broadcast(*tensors: object) -> tuple[int, ...]:
     """NumPy broadcasting of the shapes of ``tensors``."""
     shapes = [as_shape(t) for t in tensors]
@@ -213,12 +218,14 @@ def _fn_reduced(t: object, k: object) -> tuple[int, ...]:
 
 
 #: Python implementations of the tensor functions. A tensor value is anything :func:`as_shape` accepts
-#: (``dtype(t)`` reads ``t.dtype``). ``broadcast`` and ``shape`` return shape tuples.
+#: (``dtype(t)`` reads ``t.dtype``; ``present(t)`` is False for None, an absent tensor). ``broadcast`` and
+#: ``shape`` return shape tuples.
 TENSOR_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "numel": _fn_numel,
     "rank": _fn_rank,
     "dim": _fn_dim,
     "dtype": _fn_dtype,
+    "present": _fn_present,
     "broadcast": _fn_broadcast,
     "shape": _fn_shape,
     "reduced": _fn_reduced,

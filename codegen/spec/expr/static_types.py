@@ -68,6 +68,11 @@ TENSOR_SIGNATURES: Mapping[str, Signature] = {
     "dim": _sig([_TS, _I], ExprType.INT, "dim(tensor, axis)", 2, 2),
     "dtype": _sig([_T], ExprType.DTYPE, "dtype(tensor)", 1, 1),
 }
+#: Constraint-only query: ``present(t)``, whether the call passed the tensor (False for a null nullable output
+#: or optional input; True for every other tensor).
+PRESENCE_SIGNATURES: Mapping[str, Signature] = {
+    "present": _sig([_T], ExprType.BOOL, "present(tensor)", 1, 1),
+}
 #: Shape constructors: ``broadcast(t, ...)`` (NumPy rules), ``shape(d0, d1, ...)`` (``shape()`` is 0-d) and
 #: ``reduced(t, k)`` (``t``'s shape with its last ``k`` dims set to 1).
 SHAPE_SIGNATURES: Mapping[str, Signature] = {

@@ -15,7 +15,7 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
     is unusable), and the node of an output's ``shape`` (None for an input): the shape rule is read once
     every input and attr is known. Problems are recorded."""
     required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-    optional = (["const"] if is_output else ["optional", "default"]) + ["formats", "header_name"]
+    optional = (["const", "nullable"] if is_output else ["optional", "default"]) + ["formats", "header_name"]
     m = st.r.mapping(node, required, optional) or {}
     kind = "output" if is_output else "input"
     name = read_tensor_name(st, m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -26,6 +26,13 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
     description = (st.r.line(m["description"], IN_PARAM_TABLE) or "") if "description" in m else ""
     optional_flag = bool(st.r.boolean(m["optional"])) if "optional" in m else False
     const = bool(st.r.boolean(m["const"])) if "const" in m else False
+    nullable = bool(st.r.boolean(m["nullable"])) if "nullable" in m else False
+    if nullable and index == 0:
+        st.r.error(
+            m["nullable"],
+            "the first output cannot be nullable (the op's result; its shape decides whether a kernel runs); "
+            "make a later output nullable",
+        )
     default: float | None = None
     if "default" in m:
         if not optional_flag:
@@ -40,7 +47,7 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
         formats = tuple(listed) or ("ND",)
     header_name = read_header_name(st, m.get("header_name"), name)
     spec = TensorSpec(
-        name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats, header_name
+        name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats, header_name, nullable
     )
     return spec, m.get("shape")
 

@@ -61,6 +61,9 @@ class TensorSpec:
         header_name: the parameter's name in CANN's aclnn header where ``name`` cannot be it (a Python
             keyword, or a name the generated op API declares itself), else ``""``: the generated header and
             document use it (:attr:`c_name`); the definition, expressions and the Python API use ``name``.
+        nullable: outputs only: the caller may pass a null pointer (the output is then not produced; the
+            device op still has it, zero-sized, and its kernel writes none of it), as aclnnAddRmsNorm's
+            ``rstdOut`` and ``xOut``; ``present(name)`` in a constraint tells whether it was given.
     """
 
     name: str
@@ -74,6 +77,7 @@ class TensorSpec:
     default: float | None = None
     formats: tuple[str, ...] = ("ND",)
     header_name: str = ""
+    nullable: bool = False
 
     @property
     def c_name(self) -> str:

@@ -12,6 +12,7 @@ from codegen.check.cases import Case
 from codegen.check.constraints import rejected_by
 from codegen.families.row_reduce.cases.dim_values import dim_value_cases
 from codegen.families.row_reduce.cases.labels import combo_label
+from codegen.families.row_reduce.cases.null_outputs import null_output_cases
 from codegen.families.row_reduce.cases.offsets import offset_cases
 from codegen.families.row_reduce.cases.outputs import infer_outputs
 from codegen.families.row_reduce.cases.rows_values import rows_value_cases
@@ -72,7 +73,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             if rejected is not None:  # a documented limit of the product: the call must be refused
                 kw = {k2: v for k2, v in kw.items() if k2 != "tags"}
                 outs = infer_outputs(spec, {n: p[n] for n in inputs}, {})
-                p = {**p, **{n: np.zeros(a.shape, a.dtype) for n, a in outs.items()}}
+                p = {**p, **{n: np.zeros(a.shape, a.dtype) for n, a in outs.items() if n not in p}}
                 label = f"{label}: {rejected.name} -> {rejected.status}"
                 return Case(op, product.name, dt_label, str(list(shape)), label, p, expect_status=rejected.status, **kw)
             return Case(op, product.name, dt_label, str(list(shape)), label, p, **kw)
@@ -82,6 +83,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         for dt in chosen:
             for k, combo in enumerate(c for c in on_product if c.dtype(inputs[0]) is dt):
                 yield from rows_value_cases(spec, product, dt, combo, k == 0, quick, arrays, case)
+            yield from null_output_cases(spec, product, dt, by_x[dt][0], quick, arrays)
         if status_dt is not None:
             yield from status_cases(spec, product, status_dt, rng)
         if chosen:
@@ -90,6 +92,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
 
     for dt in chosen:
         yield from dim_value_cases(spec, product, dt, dt is chosen[0], supported, by_x[dt], quick, arrays, case)
+        yield from null_output_cases(spec, product, dt, by_x[dt][0], quick, arrays)
     if status_dt is not None:
         yield from status_cases(spec, product, status_dt, rng)
     if chosen:

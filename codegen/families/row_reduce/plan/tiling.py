@@ -50,12 +50,17 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
 
 
 def tiling_fields(spec: OpSpec) -> tuple[TilingField[TilingDecision], ...]:
-    """:data:`TILING_FIELDS` and one ``float`` field ``attr<k>`` per float attr of ``spec`` (no ``value``: the
-    tiling function copies it from the call's attr)."""
+    """:data:`TILING_FIELDS`, one ``float`` field ``attr<k>`` per float attr of ``spec`` (no ``value``: the
+    tiling function copies it from the call's attr) and, when an output is nullable, ``writeMask``: bit ``o``
+    set when output ``o`` (spec order) is written, clear for one launched with no element (the caller passed
+    it as null); the kernel skips every GM write of a clear one."""
     extra: tuple[TilingField[TilingDecision], ...] = tuple(
         TilingField(f"attr{k}", f"float attr {name} (fp32)", c_type="float", cpp=f"attr{k}")
         for k, name in enumerate(float_attrs_of(spec))
     )
+    if any(t.nullable for t in spec.outputs):
+        every = (1 << len(spec.outputs)) - 1  # the mirror's call passes every output
+        extra += (TilingField("writeMask", "bit o: output o is written (clear: passed as null)", lambda d: every),)
     return TILING_FIELDS + extra
 
 

@@ -48,6 +48,8 @@ class AclnnSourceView(AclnnSourceBase):
     l0_outputs: tuple[L0OutputView, ...]
     #: constant device attrs a ``device.dtype_columns`` column sets: the L2 API passes the launched column's value
     column_attrs: tuple[ColumnAttr, ...]
+    #: the outputs the caller may pass as null (not checked, not copied into, then)
+    nullable_outputs: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,10 @@ class TilingSourceView(TilingSourceBase):
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
     save_bytes: int
+    #: (output index, device output index, name) of each nullable output (``writeMask`` bits)
+    write_mask_outputs: tuple[tuple[int, int, str], ...]
+    #: ``writeMask`` with every output's bit set
+    all_outputs_mask: int
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,8 @@ class KernelView(KernelBase):
     dcci_flush_condition: str
     out_gm_names: tuple[str, ...]
     outputs_n: int
+    #: per aclnn output, whether it is nullable (its GM writes depend on the tiling's ``writeMask``)
+    out_nullable: tuple[bool, ...]
     outs: tuple[OutputView, ...]
     pass_n: int
     level_n: int

@@ -82,13 +82,16 @@ class DispatchView:
 class L0OutputView:
     """One output the L0 API allocates: its variable ``name``, the C++ ``dtype`` expression of its
     ``op::DataType`` (the first input's, or a fixed dtype every combination gives it), ``per_row`` (one
-    value per row: the first input's shape with the reduced trailing dims set to 1) and the aclnn output
-    ``source`` it carries."""
+    value per row: the first input's shape with the reduced trailing dims set to 1), the aclnn output
+    ``source`` it carries and, for a nullable output, ``present``: the L0 API's bool parameter telling
+    whether the caller passed it (when false the output is allocated with shape ``{0}``, as ops-nn's
+    AddRmsNorm L0 allocates an output the caller left out), else ``""``."""
 
     name: str
     dtype: str
     per_row: bool
     source: str
+    present: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,4 +30,5 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "per_row_outputs": row_outputs(spec),
         "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
+        "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
     }

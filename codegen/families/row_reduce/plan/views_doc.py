@@ -7,9 +7,10 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
+from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_lines import example_lines
 from codegen.plan.doc_tables import StatusRow, format_rule_text, status_row, status_table
-from codegen.spec.model import OpSpec, Product
+from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus
 
 
@@ -18,13 +19,16 @@ def _names(names: list[str] | tuple[str, ...]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def doc_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[str, Any]:
+def doc_parts(spec: OpSpec, products: list[Product], prog: Program, catalogue: Catalogue) -> dict[str, Any]:
     """The view entries only the API documentation reads (:class:`view_kinds.DocView`), by name, for ``spec`` on
-    ``products`` with its planned computation ``prog``."""
+    ``products`` (of ``catalogue``) with its planned computation ``prog``."""
     return {
         "example_lines": example_lines(spec),
         "status_rows": status_rows(spec),
-        "constraint_lines": constraint_lines(spec, products),
+        "constraint_lines": [
+            *constraint_lines(spec, products),
+            *(f"Limit `{c.name}`: {line}" for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue))),
+        ],
         "tiling_lines": tiling_lines(prog),
     }
 
@@ -61,7 +65,7 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
     elif spec.shape_status != int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
         more.append(status_row(AclnnStatus(spec.shape_status), f"{shape_text[0].upper()}{shape_text[1:]}."))
     return status_table(
-        [*spec.input_names, *spec.output_names],
+        [*spec.input_names, *(t.name for t in spec.outputs if not t.nullable)],
         f"{invalid}{format_rule_text(spec)}.",
         more=more,
         tiling_failed=tiling_text,
@@ -97,6 +101,11 @@ def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:
             f"Dtype combination ({c.text}) on {', '.join(p.name for p in products if c.allowed_on(p))}."
             for c in spec.dtype_combos
             if any(c.allowed_on(p) for p in products)
+        ),
+        *(
+            f"`{t.name}` may be null: it is then not produced (the kernel writes none of it)."
+            for t in spec.outputs
+            if t.nullable
         ),
         "Empty tensors give an empty output.",
     ]

@@ -45,7 +45,20 @@ def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
         "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
         "line_bytes": line_bytes(prog),
         "row_in_n": len(rows_in),
+        "write_mask_outputs": _write_mask_outputs(spec),
+        "all_outputs_mask": (1 << len(spec.outputs)) - 1,
     }
+
+
+def _write_mask_outputs(spec: OpSpec) -> list[tuple[int, int, str]]:
+    """``(output index, device output index, name)`` of each nullable output (the tiling clears bit ``output
+    index`` of ``writeMask`` when the device output has no element)."""
+    dev = spec.device_interface
+    return [
+        (k, next(i for i, d in enumerate(dev.outputs) if d.source == t.name), t.name)
+        for k, t in enumerate(spec.outputs)
+        if t.nullable
+    ]
 
 
 def dtype_keys(spec: OpSpec, products: list[Product]) -> list[ComboKey]:

@@ -46,6 +46,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
         "inputs_n": len(spec.inputs),
         "outputs_n": len(spec.outputs),
+        "out_nullable": [t.nullable for t in spec.outputs],
         "red_n": len(prog.reductions),
         "temps_n": max(prog.temps, 1),
         "pass_n": prog.pass_num,

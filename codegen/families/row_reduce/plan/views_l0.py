@@ -41,6 +41,9 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
             l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
     if comp.dim:
         l0_extra.insert(0, (f"int64_t {comp.dim}", comp.dim))
+    # a nullable output: whether the caller passed it (the L0 API then allocates it with no element)
+    present = {t.name: f"{t.name}Present" for t in spec.outputs if t.nullable}
+    l0_extra += [(f"bool {flag}", f"{name} != nullptr") for name, flag in present.items()]
     first = spec.inputs[0]
     per_row = row_outputs(spec)
     l0_outputs = []
@@ -53,7 +56,7 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
         fixed_dtypes[src] = fixed
         dtype_cpp = f"op::DataType::{fixed.ge_name}" if fixed is not None else f"{first.name}->GetDataType()"
         name = "result" if len(dev.outputs) == 1 else f"{d_out.name}Result"
-        l0_outputs.append(L0OutputView(name, dtype_cpp, src in per_row, src))
+        l0_outputs.append(L0OutputView(name, dtype_cpp, src in per_row, src, present.get(src, "")))
     # device dtype columns whose outputs differ from the first input's dtype (or the fixed one)
     rules = output_rules(spec, lambda c, src: fixed_dtypes[src] or c.combo.dtype(first.name))
     if len(l0_outputs) == 1:
