@@ -198,6 +198,11 @@ def test_rows_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path, 
         ("  rows: gamma\n", "", "give exactly one of 'dim'"),
         ("  rows: gamma\n", "  rows: x\n", "'x' is not an input after the first"),
         ("  rows: gamma\n", "  rows: beta\n", "'beta' is not an input after the first"),
+        (
+            "    description: The scale, of the shape of the last dims of x.\n",
+            "    description: The scale, of the shape of the last dims of x.\n    optional: true\n",
+            "inputs[1].optional: input 'gamma' is optional; the row_reduce family takes no optional input",
+        ),
     ],
 )
 def test_a_bad_rows_entry_names_the_line_and_writes_nothing(tmp_path: Path, old: str, new: str, message: str) -> None:

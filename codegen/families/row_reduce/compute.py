@@ -122,7 +122,8 @@ class RowReduceCompute:
 def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     """Parses and checks the ``compute`` section of a row-reduce op.
 
-    Checks: exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the first); every step
+    Checks: no input is optional; exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the
+    first); every step
     is a one-entry mapping ``name: formula``; names are new (not a tensor or attr) except output names,
     each output is defined exactly once; formulas use only
     inputs, earlier steps, float/double attrs, literals, ``+ - * /``, unary minus, :data:`ELEMENT_FUNCTIONS`
@@ -160,6 +161,17 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
                 m["rows"],
                 f"'{rows_name}' is not an input after the first; rows names the input broadcast over the rows "
                 f"(inputs: {', '.join(names)})",
+            )
+            ok = False
+    for i, t in enumerate(ctx.inputs):
+        if t.optional:  # the generated L2 API, L0 API and kernel read every input
+            r.errors.append(
+                SpecError(
+                    t.loc,
+                    f"inputs[{i}].optional",
+                    f"input '{t.name}' is optional; the row_reduce family takes no optional input (every input "
+                    "is checked, made contiguous and read by the kernel)",
+                )
             )
             ok = False
     inputs = {t.name for t in ctx.inputs}
