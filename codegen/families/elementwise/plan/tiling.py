@@ -14,7 +14,8 @@ Tiling rule (the generated tiling function implements exactly :func:`tiling_deci
   it instead of streaming it (its UB tile takes the place of its queue, so the budget below is unchanged).
 - ``bytesPerElement = (numInputs * inBufferNum + numOutputs * outBufferNum) * sizeof(T) + temps * 4``
   and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to a whole
-  256-byte fp32 repeat (64 elements).
+  256-byte repeat of fp32 and of ``T``: 64 elements for FLOAT, 128 for 16-bit dtypes (a comparison in the
+  16-bit dtype runs whole 256-byte repeats of it, so its count stays in the tile).
 
 The tiling key of a call is ``dtypeIndex + numDtypes * variant`` (:mod:`.variants`).
 """
@@ -82,7 +83,7 @@ class TilingDecision(UbSplitDecision):
     former_length: int
     #: elements of every other core (the last core's range is clipped to ``total_length``)
     tail_length: int
-    #: elements per UB tile (a whole number of 256-byte fp32 repeats)
+    #: elements per UB tile (a whole number of 256-byte repeats of fp32 and of the dtype)
     tile_length: int
     #: buffers per input queue and per output queue
     in_buffer_num: int
@@ -174,7 +175,7 @@ def tiling_decision(
     temps = budget_temps(variant.formula, dtype) + (REDUCE_FP32_BUFFERS if red is not None else 0)
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
-    repeat = REPEAT_BYTES // FP32_BYTES
+    repeat = REPEAT_BYTES // min(item, FP32_BYTES)
     tile = budget // bpe // repeat * repeat
     if tile <= 0:
         raise ValueError(f"UB of {product.name} ({budget} bytes) cannot hold one repeat of {spec.op}")

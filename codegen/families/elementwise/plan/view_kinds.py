@@ -105,6 +105,9 @@ class KernelView(KernelBase):
     max_temps: int
     #: whether a 16-bit program selects elements of the input dtype (the kernel then defines SelectElems)
     narrow_selects: bool
+    #: whether a 16-bit program compares an input in its own dtype (the kernel then defines CompareElems,
+    #: CastElemsForCompare and FillRounded)
+    narrow_compares: bool
     optional_inputs: tuple[str, ...]
     output: str
     scalars: tuple[HostScalar, ...]

@@ -181,7 +181,8 @@ static ge::graphStatus SoftMarginLossTilingFunc(gert::TilingContext *context) {
   const int64_t outBufferNum = std::max<int64_t>(1, std::min<int64_t>(BUFFER_NUM, queueBufferCap / NUM_OUTPUTS));
   const int64_t bytesPerElement = (info.numInputs * inBufferNum + NUM_OUTPUTS * outBufferNum) * info.elemBytes +
                                   (info.temps + REDUCE_TEMPS) * FP32_BYTES;
-  const int64_t repeatElems = REPEAT_BYTES / FP32_BYTES;
+  // a whole 256-byte repeat of fp32 and of the dtype (a compare in a 16-bit dtype runs whole repeats of it)
+  const int64_t repeatElems = REPEAT_BYTES / std::min<int64_t>(info.elemBytes, FP32_BYTES);
   const int64_t tileLength = (static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - REDUCE_UB_BYTES) / bytesPerElement /
                              repeatElems * repeatElems;
   if (tileLength <= 0) {
