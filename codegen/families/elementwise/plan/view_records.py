@@ -146,7 +146,9 @@ class TilingAttr:
 class TilingKey:
     """A tiling key: ``key`` (``dtypeIndex + numDtypes * variant``), the compute ``dtype`` (``ge_name``,
     ``kernel_type``, ``elem_bytes``), fp32 ``temps`` of its UB budget, the inputs present (``num_inputs``),
-    the ``variant``, the ``absent`` inputs (``-``: none) and its preprocessor ``guard`` ("")."""
+    the ``variant``, the ``absent`` inputs (``-``: none), its preprocessor ``guard`` ("") and the bytes of
+    the elements whose 256-byte repeats its tile length is a whole number of (``repeat_elem_bytes``,
+    :func:`.tiling.repeat_elem_bytes`)."""
 
     key: int
     dtype: str
@@ -158,6 +160,7 @@ class TilingKey:
     variant: int
     absent: str
     guard: str
+    repeat_elem_bytes: int
 
 
 @dataclass(frozen=True)

@@ -269,7 +269,7 @@ TEST_F(GeluGradTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7168LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7232LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -485,7 +485,7 @@ TEST_F(GeluGradTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5376LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -539,7 +539,7 @@ TEST_F(GeluGradTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5376LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -755,7 +755,7 @@ TEST_F(GeluGradTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5376LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -809,7 +809,7 @@ TEST_F(GeluGradTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5376LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5440LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1295,7 +1295,7 @@ TEST_F(GeluGradTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7168LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7232LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";

@@ -1043,7 +1043,7 @@ TEST_F(GeluGradV2Tiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6272LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6336LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1098,7 +1098,7 @@ TEST_F(GeluGradV2Tiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6272LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6336LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";

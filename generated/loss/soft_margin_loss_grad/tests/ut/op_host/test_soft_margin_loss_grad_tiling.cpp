@@ -509,7 +509,7 @@ TEST_F(SoftMarginLossGradTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -566,7 +566,7 @@ TEST_F(SoftMarginLossGradTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -794,7 +794,7 @@ TEST_F(SoftMarginLossGradTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -851,7 +851,7 @@ TEST_F(SoftMarginLossGradTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6976LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1079,7 +1079,7 @@ TEST_F(SoftMarginLossGradTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8960LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1136,7 +1136,7 @@ TEST_F(SoftMarginLossGradTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8960LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9024LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
