@@ -8,6 +8,9 @@ One row per op x dtype x product, each op at its bench shape (:data:`BENCH_SHAPE
   (:func:`codegen.perf.call_timeline`), and the **critical pipe** (most busy cycles on the slowest core);
 - **element-ops / element**: the emulator's ``vector_elements`` over the element count of the op's main
   input (its first input);
+- **V busy ÷ vector bound**: the vector pipe's busy cycles on the slowest core over the vector roofline in
+  cycles (:func:`vector_busy_over_bound`): what each vector instruction's latency, charged once per tile,
+  and partial repeats add to the vector work; a vector-bound row's roofline fraction is at most its inverse;
 - **GM ÷ minimum**: kernel GM bytes (read + written + atomically added) over the bytes the math needs
   (every input read once, every output written once; EmbeddingDenseBackward: ``bench.traffic.minimum_bytes``);
 - **ops-nn**: the element-ops per element of ops-nn's hand-written kernel for the same API and dtype, from
@@ -76,6 +79,26 @@ def minimum_bytes(spec: Any, params: dict[str, Any], out: Any) -> int:
     return int(sum(a.nbytes for a in arrays))
 
 
+def vector_busy_over_bound(tl: Any, product: Any) -> float:
+    """The vector pipe's busy cycles (``tl.pipe_busy_cycles["V"]``, the slowest core of each launch, summed)
+    over the vector roofline in cycles (``tl.vector_bound_us`` at the catalogue clock, ``cost_model.clock_mhz``
+    of ``product``); 0.0 when the call did no vector work.
+
+    The vector roofline counts repeats x cycles per repeat only; the timeline also charges each vector
+    instruction's latency (``cost_model.vector.<class>.latency_cycles`` in the catalogue) once, so once per
+    tile, and a whole repeat for a partial one. Cores split the elements evenly at the bench shapes, so the
+    slowest core's work is the roofline's to within a block per core, and a vector-bound call's roofline
+    fraction is at most the inverse of this figure, whatever its copies do.
+
+    Raises:
+        ValueError: ``product`` has no cost model.
+    """
+    if product.cost_model is None:
+        raise ValueError(f"{product.name} has no cost model in the product catalogue")
+    bound_cycles = tl.vector_bound_us * product.cost_model.clock_mhz.value
+    return float(tl.pipe_busy_cycles.get("V", 0.0)) / bound_cycles if bound_cycles > 0 else 0.0
+
+
 def measure(spec: Any, product: Any, dtype: str) -> dict[str, Any]:
     """One row: ``spec`` on ``product`` in ``dtype`` at its family's bench shape (see the module doc)."""
     from codegen import compile_op
@@ -103,6 +126,7 @@ def measure(spec: Any, product: Any, dtype: str) -> dict[str, Any]:
         critical_pipe=tl.critical_pipe,
         copy_hidden_fraction=tl.copy_hidden_fraction,
         element_ops_per_element=tl.vector_elements / main.size if main.size else 0.0,
+        vector_busy_over_bound=vector_busy_over_bound(tl, product),
         gm_over_minimum=tl.gm_bytes / max(1, minimum_bytes(spec, params, out)),
     )
     return row
@@ -112,18 +136,19 @@ def markdown(rows: list[dict[str, Any]], counts: dict[str, Any]) -> list[str]:
     """The table (one line per row)."""
     lines = [
         "| op | dtype | product | modelled time (us) | roofline fraction | bound | critical pipe | "
-        "element-ops / element | ops-nn element-ops / element | GM ÷ minimum |",
-        "|---|---|---|---:|---:|---|---|---:|---:|---:|",
+        "element-ops / element | ops-nn element-ops / element | V busy ÷ vector bound | GM ÷ minimum |",
+        "|---|---|---|---:|---:|---|---|---:|---:|---:|---:|",
     ]
     for r in rows:
         if "modelled_us" not in r:
             note = r.get("note", r.get("error", ""))
-            lines.append(f"| {r['op']} | {r['dtype']} | {r['product']} | {note} | | | | | | |")
+            lines.append(f"| {r['op']} | {r['dtype']} | {r['product']} | {note} | | | | | | | |")
             continue
         lines.append(
             f"| {r['op']} | {r['dtype']} | {r['product']} | {r['modelled_us']:.1f} | {r['roofline_fraction']:.2f} | "
             f"{r['bound']} | {r['critical_pipe']} | {r['element_ops_per_element']:.2f} | "
-            f"{ops_nn_value(counts.get(r['op']), r['dtype'])} | {r['gm_over_minimum']:.2f} |"
+            f"{ops_nn_value(counts.get(r['op']), r['dtype'])} | {r['vector_busy_over_bound']:.3f} | "
+            f"{r['gm_over_minimum']:.2f} |"
         )
     return lines
 

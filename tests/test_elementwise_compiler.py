@@ -273,25 +273,36 @@ def _ops(prog: Program) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 def test_a_16bit_select_chain_among_inputs_picks_their_own_elements() -> None:
-    # where(a <= s, 0, b): only a is widened (for the comparison); the Select reads b's 16-bit tile and a
+    # where(a <= s, 0, b): a is read by the comparison only, which compares its own 16-bit elements with s
+    # rounded down to T (CompareElems; the widening is for BF16 only); the Select reads b's 16-bit tile and a
     # constant 0 of the input dtype and writes the output, with no rounding Cast after it
     compiled = compile_text("where(a <= s, 0, b)", {"s": "threshold"})
     prog = compiled.cast16
+    low, zero = prog.narrow
     assert _ops(prog) == [
-        ("Cast", "tmp0", ("aLocal",)),
-        ("Compares", "mask0", ("tmp0",)),
-        ("Select", "outLocal", ("mask0", prog.narrow[0], "bLocal")),
+        ("CastElemsForCompare", "tmp0", ("aLocal",)),
+        ("CompareElems", "mask0", ("tmp0", "aLocal", low)),
+        ("Select", "outLocal", ("mask0", zero, "bLocal")),
     ]
-    assert [(c.dst, c.scalar) for c in prog.constants] == [(prog.narrow[0], "0.0f")]
-    # nested selects with a literal 0 as the scalar src1: both write the output, each 0 a tensor of T
+    assert [(c.dst, c.scalar, c.round_mode) for c in prog.constants] == [
+        (low, "scalar0_", "CAST_FLOOR"),
+        (zero, "0.0f", None),
+    ]
+    # nested selects with a literal 0 as the scalar src1: both write the output, each 0 a tensor of T; a > 1
+    # rounds 1 down, a < 2 rounds 2 up (both exact in T, so both stay)
     prog = compile_text("where(a > 1, where(a < 2, b, 0), 0)").cast16
-    (zero,) = prog.narrow
+    one, two, zero = prog.narrow
     assert _ops(prog) == [
-        ("Cast", "tmp0", ("aLocal",)),
-        ("Compares", "mask0", ("tmp0",)),
-        ("Compares", "mask1", ("tmp0",)),
+        ("CastElemsForCompare", "tmp0", ("aLocal",)),
+        ("CompareElems", "mask0", ("tmp0", "aLocal", one)),
+        ("CompareElems", "mask1", ("tmp0", "aLocal", two)),
         ("Select", "outLocal", ("mask1", "bLocal", zero)),
         ("Select", "outLocal", ("mask0", "outLocal", zero)),
+    ]
+    assert [(c.scalar, c.round_mode) for c in prog.constants] == [
+        ("1.0f", "CAST_FLOOR"),
+        ("2.0f", "CAST_CEIL"),
+        ("0.0f", None),
     ]
     assert {i.mode for i in prog.instructions if i.op == "Select"} == {"VSEL_TENSOR_TENSOR_MODE"}
     # the fp32 program keeps its form
@@ -310,7 +321,8 @@ def test_a_16bit_select_chain_among_inputs_picks_their_own_elements() -> None:
 )
 def test_a_16bit_result_that_is_not_a_select_of_exact_values_is_rounded_from_fp32(formula: str) -> None:
     prog = compile_text(formula, {"s": "threshold"}).cast16
-    assert prog.narrow == ()
+    # the only constants in T are a's comparison bound, 0 rounded down (a > 0 compares a's own elements)
+    assert [(c.scalar, c.round_mode) for c in prog.constants if c.dst in prog.narrow] == [("0.0f", "CAST_FLOOR")]
     assert prog.instructions[-1].op == "Cast" and prog.instructions[-1].round_mode == "CAST_RINT"
 
 
@@ -345,3 +357,17 @@ def test_a_host_value_minus_a_tensor_is_one_sub_from_a_constant() -> None:
     a, b = rng.standard_normal(16), rng.standard_normal(16)
     got = run_program(compile_text("b * (1 - a)").fp32, {"a": a, "b": b, "c": a}, {})
     np.testing.assert_array_equal(got, b * (1 - a))
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "where(a == s, 0, b)",  # equality: no rounding of s keeps it
+        "where(a <= s, a * 2, b)",  # a is also read by arithmetic: its widening stays
+        "where(abs(a) <= s, 0, b)",  # a function of a is compared, not a itself
+        "where(a <= b, 0, b)",  # a tensor, not a host value
+    ],
+)
+def test_a_16bit_input_is_compared_in_fp32_unless_only_compared_in_order_with_host_values(formula: str) -> None:
+    ops = [i.op for i in compile_text(formula, {"s": "threshold"}).cast16.instructions]
+    assert "CompareElems" not in ops and "CastElemsForCompare" not in ops, ops

@@ -60,11 +60,16 @@ def generated_element_ops(spec: Any, dtype: str) -> float:
     present: one per vector instruction of its program (each runs over the tile's elements; of a formula with host
     conditions, the longest host case's program, the one attribute path that runs per call); a loss forward adds
     its reduction's Add into the UB accumulator and skips the 16-bit program's rounding into the output. The
-    per-core accumulator fill and final ReduceSum are left out, like ops-nn's once-per-core work."""
+    per-core accumulator fill and final ReduceSum are left out, like ops-nn's once-per-core work. A FLOAT16
+    input compared only with host values is compared in half: its ``CastElemsForCompare`` runs on BF16 only."""
+    from codegen.families.elementwise.compiler.narrow import WIDEN_FOR_COMPARE
     from codegen.families.elementwise.plan.variants import compile_all
 
     formula = compile_all(spec)[0].formula
-    ops = max(len(p.instructions) for p in formula.programs(dtype != "FLOAT"))
+    ops = max(
+        sum(1 for i in p.instructions if not (dtype == "FLOAT16" and i.op == WIDEN_FOR_COMPARE))
+        for p in formula.programs(dtype != "FLOAT")
+    )
     if spec.compute.reduce is not None:
         ops += 1 if dtype == "FLOAT" else 0
     return float(ops)

@@ -8,7 +8,8 @@ contain every value the fp32 (or 16-bit) kernel can hold there (the model of
   widen it by their rounding: ``delta * |x| + tau`` at both ends, with ``delta`` =
   :data:`ROUNDING` [op] and ``tau`` = 2**-126 (a result in the subnormal range may be flushed to 0), never
   across 0 (rounding keeps a value's side of 0, so an exact 0 stays 0);
-- ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` are exact; ``Compare``/``Compares`` give a mask
+- ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` (and ``CastElemsForCompare``) are exact;
+  ``Compare``/``Compares`` (and ``CompareElems``, as the ``Compares`` of its widened source) give a mask
   that is decided where the operand intervals decide the comparison (NaN compares false except ``NE``)
   and open otherwise, and ``Select`` gives the chosen operand, or the hull of both where the mask is open;
   ``Rsqrt`` rounds as ``Sqrt``; an approximation (``erf``) widens its last instruction by its stated
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from codegen.families.elementwise.compiler import Instruction, Program
+from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS, WIDEN_FOR_COMPARE
 from codegen.families.elementwise.intervals import (
     F64_SLACK,
     FP32_MAX,
@@ -192,6 +194,11 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         maybe_nan = np.isnan(lo) | np.isnan(hi) | ((lo == -np.inf) & (hi == np.inf))
         equal_t, equal_f = ~exact_nan, maybe_nan
         return (equal_t, equal_f) if ins.mode == "EQ" else (equal_f, equal_t)
+    if ins.op == COMPARE_ELEMS:
+        # the comparison of the widened input (srcs[0]) with the host value: on FLOAT16 the kernel compares the
+        # half elements with the value rounded per mode, which gives the same mask (narrow.COMPARE_ROUNDING)
+        assert scalar is not None and ins.mode is not None
+        return _compare(srcs[0], scalar, ins.mode)
     if ins.op in ("Compare", "Compares"):
         other = srcs[1] if ins.op == "Compare" else scalar
         assert other is not None and ins.mode is not None
@@ -203,6 +210,8 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         src1 = srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else scalar
         assert src1 is not None
         return _select(mask, srcs[1], src1)
+    if ins.op == WIDEN_FOR_COMPARE:
+        return srcs[0]  # 16-bit -> fp32 widening is exact
     if ins.op == "Cast":
         (src,) = srcs
         if ins.round_mode == "CAST_RINT" and dt in LIMIT16:

@@ -3,7 +3,7 @@ temporaries, bit masks and the output buffer, reusing a buffer once its value is
 
 from __future__ import annotations
 
-from codegen.families.elementwise.compiler.narrow import NARROW_SUFFIX, narrow_selects
+from codegen.families.elementwise.compiler.narrow import NARROW_SUFFIX, narrow_compares, narrow_selects
 from codegen.families.elementwise.compiler.program import Instruction, Program
 from codegen.families.elementwise.compiler.values import _Values
 
@@ -17,8 +17,11 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
     kernel, so one buffer holds one scalar in all of them. With ``narrow``, a 16-bit program whose result is a
     chain of selects among its inputs and exact literals selects the 16-bit elements themselves
     (:func:`.narrow.narrow_selects`): the chain writes the output buffer, its constants are held in the input
-    dtype (:attr:`Program.narrow`) and no final ``Cast`` rounds the result."""
+    dtype (:attr:`Program.narrow`) and no final ``Cast`` rounds the result. An input compared only with host
+    values is compared in its own dtype where the hardware can (:func:`.narrow.narrow_compares`); its rounded
+    host values are constants in the input dtype whose fill carries the ``RoundMode`` (``round_mode``)."""
     chain = narrow_selects(b, root) if narrow else set()
+    narrow_compares(b)
     last_use: dict[int, int] = {}
     for i, (_, _, srcs, *_rest) in enumerate(b.code):
         for s in srcs:
@@ -41,10 +44,10 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
             elif name.startswith("mask"):
                 free_masks.append(name)
         if op == "Duplicate" and dst != root and scalar is not None:
-            key = scalar + NARROW_SUFFIX if dst in b.narrow_consts else scalar
+            key = scalar + NARROW_SUFFIX + (rm or "") if dst in b.narrow_consts else scalar
             name = constants.setdefault(key, f"const{len(constants)}")
             buf[dst] = name
-            fills.append(Instruction(op, name, (), scalar))
+            fills.append(Instruction(op, name, (), scalar, rm))
             if dst in b.narrow_consts:
                 narrow_names.append(name)
             continue

@@ -123,3 +123,60 @@ def narrow_selects(b: _Values, root: int) -> set[int]:
     b.code = code
     b.narrow_consts = set(narrow_const.values())
     return set(chain)
+
+
+#: ``CMPMODE`` -> the ``RoundMode`` that rounds a host value to the input dtype ``T`` without changing the
+#: comparison's result on any value of ``T``: for a ``T`` value ``x`` and a real ``s``, ``x <= s`` iff
+#: ``x <= floor_T(s)`` and ``x > s`` iff ``x > floor_T(s)`` (no ``T`` value lies in ``(floor_T(s), s]``);
+#: ``x < s`` iff ``x < ceil_T(s)`` and ``x >= s`` iff ``x >= ceil_T(s)``. Past the largest finite ``T`` the
+#: directed rounding gives that largest value or the infinity on its side, which keeps the equivalences; a
+#: NaN stays NaN (every ordered comparison false on both sides). ``EQ``/``NE`` have no such rounding.
+COMPARE_ROUNDING = {"LE": "CAST_FLOOR", "GT": "CAST_FLOOR", "LT": "CAST_CEIL", "GE": "CAST_CEIL"}
+#: The instruction names of a comparison in the input dtype (:func:`narrow_compares`); the kernel's helpers
+#: of these names run the 16-bit form on FLOAT16 and the fp32 form on BF16.
+WIDEN_FOR_COMPARE = "CastElemsForCompare"
+COMPARE_ELEMS = "CompareElems"
+
+
+def narrow_compares(b: _Values) -> None:
+    """Rewrites ``b.code`` so that a 16-bit input compared only with host values is compared in its own
+    dtype where the hardware compares that dtype (FLOAT16; BF16 keeps the fp32 comparison).
+
+    It applies to each widening ``Cast`` of an input (``b.cast_inputs``) whose every reader is a ``Compares``
+    of it with a literal or host field in a mode of :data:`COMPARE_ROUNDING`. The ``Cast`` becomes
+    :data:`WIDEN_FOR_COMPARE` (the kernel's helper: a ``Cast`` on BF16, nothing on FLOAT16) and each
+    ``Compares`` becomes :data:`COMPARE_ELEMS` with sources (the widened register, the raw input, a per-core
+    constant of the host value rounded to ``T`` by :data:`COMPARE_ROUNDING` of its mode), keeping its scalar
+    and mode: on FLOAT16 the kernel compares the raw input with the constant (``Compare`` in half, whose
+    result equals the fp32 ``Compares`` for every half value), on BF16 the widened register with the scalar.
+    The constants are ``Duplicate`` entries with the ``RoundMode`` in their rounding field, registered in
+    ``b.narrow_consts`` (one per scalar and rounding)."""
+    if not b.cast_inputs:
+        return
+    readers: dict[int, list[int]] = {}
+    for k, entry in enumerate(b.code):
+        for s in entry[2]:
+            readers.setdefault(s, []).append(k)
+    rounded: dict[tuple[str, str], int] = {}
+    fills: list[_Code] = []
+    code = list(b.code)
+    for k, (op, dst, srcs, _scalar, _rm, _mode, _approx) in enumerate(b.code):
+        if op != "Cast" or not srcs or srcs[0] not in b.reg_source:
+            continue
+        uses = readers.get(dst, [])
+        if not uses or not all(
+            b.code[u][0] == "Compares" and b.code[u][3] is not None and b.code[u][5] in COMPARE_ROUNDING for u in uses
+        ):
+            continue
+        code[k] = (WIDEN_FOR_COMPARE, *b.code[k][1:])
+        for u in uses:
+            _, c_dst, _, c_scalar, c_rm, c_mode, c_approx = b.code[u]
+            assert c_scalar is not None and c_mode is not None
+            key = (c_scalar, COMPARE_ROUNDING[c_mode])
+            if key not in rounded:
+                rounded[key] = b._new()
+                fills.append(("Duplicate", rounded[key], (), c_scalar, key[1], None, 0.0))
+            code[u] = (COMPARE_ELEMS, c_dst, (dst, srcs[0], rounded[key]), c_scalar, c_rm, c_mode, c_approx)
+    if fills:
+        b.code = fills + code
+        b.narrow_consts = b.narrow_consts | set(rounded.values())

@@ -13,8 +13,10 @@ Tiling rule (the generated tiling function implements exactly :func:`tiling_deci
   (the L2 API passes such an input unexpanded); the kernel reads it once per core and fills a UB tile with
   it instead of streaming it (its UB tile takes the place of its queue, so the budget below is unchanged).
 - ``bytesPerElement = (numInputs * inBufferNum + numOutputs * outBufferNum) * sizeof(T) + temps * 4``
-  and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to a whole
-  256-byte fp32 repeat (64 elements).
+  and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to whole
+  256-byte repeats of elements of ``repeatElemBytes`` (:func:`repeat_elem_bytes`): fp32 (64 elements), or a
+  16-bit ``T`` (128) where the key's program compares an input in ``T`` (the count form of ``Compare`` runs
+  whole repeats of its source, which must stay in the tile).
 
 The tiling key of a call is ``dtypeIndex + numDtypes * variant`` (:mod:`.variants`).
 """
@@ -25,6 +27,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from codegen.families.elementwise.compiler import CompiledFormula
+from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS
 from codegen.families.elementwise.plan.reduce import (
     PARTIAL_SLOT_BYTES,
     REDUCE_FP32_BUFFERS,
@@ -82,7 +86,7 @@ class TilingDecision(UbSplitDecision):
     former_length: int
     #: elements of every other core (the last core's range is clipped to ``total_length``)
     tail_length: int
-    #: elements per UB tile (a whole number of 256-byte fp32 repeats)
+    #: elements per UB tile (whole 256-byte repeats of elements of :func:`repeat_elem_bytes`)
     tile_length: int
     #: buffers per input queue and per output queue
     in_buffer_num: int
@@ -101,6 +105,17 @@ class TilingDecision(UbSplitDecision):
         if self.reduce_kind is not None:
             values["reduceKind"] = self.reduce_kind
         return values
+
+
+def repeat_elem_bytes(formula: CompiledFormula, dtype: DType) -> int:
+    """The bytes of the elements whose 256-byte repeats a tile of ``formula``'s program for compute ``dtype``
+    is a whole number of: ``dtype``'s (2) where that program compares an input in a 16-bit dtype
+    (:data:`~codegen.families.elementwise.compiler.narrow.COMPARE_ELEMS`: ``Compare``'s count form runs
+    whole 256-byte repeats of its source, 128 elements), else fp32's (4: 64 elements)."""
+    progs = programs_for(formula, dtype)
+    if dtype.itemsize < FP32_BYTES and any(i.op == COMPARE_ELEMS for p in progs for i in p.instructions):
+        return dtype.itemsize
+    return FP32_BYTES
 
 
 def buffer_nums(spec: OpSpec, product: Product, num_inputs: int | None = None) -> tuple[int, int]:
@@ -174,7 +189,7 @@ def tiling_decision(
     temps = budget_temps(variant.formula, dtype) + (REDUCE_FP32_BUFFERS if red is not None else 0)
     bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
-    repeat = REPEAT_BYTES // FP32_BYTES
+    repeat = REPEAT_BYTES // repeat_elem_bytes(variant.formula, dtype)
     tile = budget // bpe // repeat * repeat
     if tile <= 0:
         raise ValueError(f"UB of {product.name} ({budget} bytes) cannot hold one repeat of {spec.op}")

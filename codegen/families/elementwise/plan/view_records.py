@@ -83,6 +83,8 @@ class KernelPrograms:
         constant_buffers: the per-core fp32 constant buffers (``const<k>``) any program reads, in ``k`` order.
         narrow_selects: whether a 16-bit program selects elements of the input dtype (the kernel then defines
             SelectElems).
+        narrow_compares: whether a 16-bit program compares an input in its own dtype (the kernel then defines
+            CompareElems, CastElemsForCompare and FillRounded).
     """
 
     variants: tuple[VariantView, ...]
@@ -90,6 +92,7 @@ class KernelPrograms:
     max_masks: int
     constant_buffers: tuple[str, ...]
     narrow_selects: bool
+    narrow_compares: bool
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,9 @@ class TilingAttr:
 class TilingKey:
     """A tiling key: ``key`` (``dtypeIndex + numDtypes * variant``), the compute ``dtype`` (``ge_name``,
     ``kernel_type``, ``elem_bytes``), fp32 ``temps`` of its UB budget, the inputs present (``num_inputs``),
-    the ``variant``, the ``absent`` inputs (``-``: none) and its preprocessor ``guard`` ("")."""
+    the ``variant``, the ``absent`` inputs (``-``: none), its preprocessor ``guard`` ("") and the bytes of
+    the elements whose 256-byte repeats its tile length is a whole number of (``repeat_elem_bytes``,
+    :func:`.tiling.repeat_elem_bytes`)."""
 
     key: int
     dtype: str
@@ -202,6 +207,7 @@ class TilingKey:
     variant: int
     absent: str
     guard: str
+    repeat_elem_bytes: int
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula
 from codegen.families.elementwise.plan.shape import shape_rule
-from codegen.families.elementwise.plan.tiling import TILING_FIELDS
+from codegen.families.elementwise.plan.tiling import TILING_FIELDS, repeat_elem_bytes
 from codegen.families.elementwise.plan.variants import Variant, budget_temps, dtype_input
 from codegen.families.elementwise.plan.view_records import (
     HostScalar,
@@ -86,6 +86,7 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
                     variant=v.index,
                     absent=", ".join(v.absent) or "-",
                     guard=bf16_guard(products, dt is DType.BF16),
+                    repeat_elem_bytes=repeat_elem_bytes(v.formula, dt),
                 )
             )
     return result

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program
+from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS, WIDEN_FOR_COMPARE
 from codegen.families.elementwise.plan.variants import Variant, compute_of
 from codegen.families.elementwise.plan.view_records import (
     FormulaText,
@@ -18,6 +19,9 @@ from codegen.families.elementwise.plan.view_records import (
 from codegen.spec.expr import IfElse
 from codegen.spec.expr import to_source as unparse
 from codegen.spec.model import OpSpec
+
+#: How the docs name the kernel helpers of a comparison in the input dtype (:mod:`...compiler.narrow`).
+_DOC_NAMES = {WIDEN_FOR_COMPARE: "Cast (BF16 only)", COMPARE_ELEMS: "Compare"}
 
 
 def _instruction_cpp(ins: Instruction, narrow: bool = False) -> str:
@@ -34,6 +38,9 @@ def _instruction_cpp(ins: Instruction, narrow: bool = False) -> str:
         return f"Compare({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, CMPMODE::{ins.mode}, nCmp);"
     if ins.op == "Compares":
         return f"Compares({ins.dst}, {ins.srcs[0]}, {ins.scalar}, CMPMODE::{ins.mode}, nCmp);"
+    if ins.op == COMPARE_ELEMS:
+        widened, raw, rounded = ins.srcs
+        return f"{ins.op}({ins.dst}, {widened}, {raw}, {rounded}, {ins.scalar}, CMPMODE::{ins.mode}, n);"
     if ins.op == "Select":
         src1 = ins.srcs[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else ins.scalar
         return f"Select({ins.dst}, {ins.srcs[0]}, {ins.srcs[1]}, {src1}, SELMODE::{ins.mode}, n);"
@@ -51,16 +58,32 @@ def _lines(prog: Program) -> list[str]:
     return [_instruction_cpp(i, _is_narrow(prog, i)) for i in prog.instructions]
 
 
+def _op_names(prog: Program) -> str:
+    """The instructions of ``prog`` as the docs list them (a kernel helper by the instruction it runs)."""
+    return ", ".join(_DOC_NAMES.get(i.op, i.op) for i in prog.instructions)
+
+
 def _summary(progs: Sequence[Program], ops: str) -> str:
     """The docs' sentence on the 16-bit programs ``progs`` running ``ops``."""
     if not progs or not progs[0].cast_inputs:
         return ""
-    if any(p.narrow for p in progs):
+    compares = (
+        " FLOAT16 inputs compared only with host values are compared in half, with each host value rounded "
+        "to half toward the side that keeps every comparison's result (BF16 ones are cast to fp32)."
+        if any(i.op == COMPARE_ELEMS for p in progs for i in p.instructions)
+        else ""
+    )
+    if any(_is_narrow(p, i) for p in progs for i in p.instructions):
+        if not compares:
+            return (
+                f"FLOAT16/BF16 inputs run `{ops}`: the values they compare are cast to fp32, and the selects "
+                "pick the 16-bit elements themselves (bit-identical to selecting in fp32 and rounding)."
+            )
         return (
-            f"FLOAT16/BF16 inputs run `{ops}`: the values they compare are cast to fp32, and the selects "
-            "pick the 16-bit elements themselves (bit-identical to selecting in fp32 and rounding)."
+            f"FLOAT16/BF16 inputs run `{ops}`: the selects pick the 16-bit elements themselves (bit-identical "
+            f"to selecting in fp32 and rounding).{compares}"
         )
-    return f"FLOAT16/BF16 inputs are cast to fp32, run\n`{ops}` and are rounded once to the output dtype."
+    return f"FLOAT16/BF16 inputs are cast to fp32, run\n`{ops}` and are rounded once to the output dtype.{compares}"
 
 
 def _result(prog: Program) -> str:
@@ -89,7 +112,9 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
     names = tuple(sorted(fills, key=lambda n: int(n.removeprefix("const"))))
     narrow = {n for p in progs for n in p.narrow}
     fill_lines = tuple(
-        f"Duplicate({n}, static_cast<T>({fills[n].scalar}), static_cast<int32_t>(tileLength_));"
+        f"FillRounded({n}, {fills[n].scalar}, RoundMode::{fills[n].round_mode}, tmp0_.Get<float>());"
+        if n in narrow and fills[n].round_mode
+        else f"Duplicate({n}, static_cast<T>({fills[n].scalar}), static_cast<int32_t>(tileLength_));"
         if n in narrow
         else f"Duplicate({n}, {fills[n].scalar}, static_cast<int32_t>(tileLength_));"
         for n in names
@@ -103,8 +128,8 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
             lines=tuple(_lines(prog)),
             temps=prog.temps,
             masks=prog.masks,
-            ops=", ".join(i.op for i in prog.instructions),
-            summary=_summary(progs, ", ".join(i.op for i in prog.instructions)),
+            ops=_op_names(prog),
+            summary=_summary(progs, _op_names(prog)),
             constants=names,
             fills=fill_lines,
             declarations=decls,
@@ -123,7 +148,7 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
             lines.append("} else {")
         lines.extend(f"  {line}" for line in _lines(prog))
         text = " and ".join(f"{'' if value else 'not '}{unparse(conditions[name])}" for name, value in case.guards)
-        ops.append(f"{text}: {', '.join(i.op for i in prog.instructions)}")
+        ops.append(f"{text}: {_op_names(prog)}")
     lines.append("}")
     results = {_result(p) for p in progs}
     return ProgramView(
@@ -174,7 +199,14 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
             constant_buffers=tuple(
                 sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
             ),
-            narrow_selects=any(p.narrow for v in variants for p in v.formula.programs(True)),
+            # a 16-bit program selecting elements of T (the kernel then defines SelectElems)
+            narrow_selects=any(
+                _is_narrow(p, i) for v in variants for p in v.formula.programs(True) for i in p.instructions
+            ),
+            # a 16-bit program comparing an input in T (the kernel then defines CompareElems and its helpers)
+            narrow_compares=any(
+                i.op == COMPARE_ELEMS for v in variants for p in v.formula.programs(True) for i in p.instructions
+            ),
         ),
         "has_variants": len(variants) > 1,
         "programs": views[0],

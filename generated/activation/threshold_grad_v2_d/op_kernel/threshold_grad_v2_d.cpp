@@ -119,9 +119,12 @@ class KernelThresholdGradV2D {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(const1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       LocalTensor<T> const1 = const1_.Get<T>();
+      LocalTensor<T> const2 = const2_.Get<T>();
       // host values every tile reads, filled once per core
-      Duplicate(const1, static_cast<T>(0.0f), static_cast<int32_t>(tileLength_));
+      FillRounded(const1, scalar0_, RoundMode::CAST_FLOOR, tmp0_.Get<float>());
+      Duplicate(const2, static_cast<T>(0.0f), static_cast<int32_t>(tileLength_));
     }
   }
 
@@ -174,6 +177,52 @@ class KernelThresholdGradV2D {
            src1.template ReinterpretCast<half>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
   }
 
+  // The fp32 value of a 16-bit input that is compared only with host values, for CompareElems: BF16 widens it
+  // (no bfloat16_t Compare); FLOAT16 compares its half elements and needs none.
+  __aicore__ inline void CastElemsForCompare(const LocalTensor<float> &widened, const LocalTensor<T> &x, uint32_t n) {
+    if constexpr (IsSameType<T, half>::value) {
+      (void)widened;
+      (void)x;
+      (void)n;
+    } else {
+      Cast(widened, x, RoundMode::CAST_NONE, n);
+    }
+  }
+
+  // mask = x <mode> s over the first n elements of a 16-bit input x. FLOAT16: Compare in half with `rounded`,
+  // s rounded to half toward the side that keeps every result (FillRounded: CAST_FLOOR for LE/GT, CAST_CEIL
+  // for LT/GE, so no half lies between s and it), on whole 256-byte repeats of half (tileLength_ is a multiple
+  // of 256 / sizeof(T), so they stay in every buffer). BF16: `widened` (CastElemsForCompare) with s in fp32.
+  __aicore__ inline void CompareElems(const LocalTensor<uint8_t> &mask, const LocalTensor<float> &widened,
+                                      const LocalTensor<T> &x, const LocalTensor<T> &rounded, float s, CMPMODE mode,
+                                      uint32_t n) {
+    if constexpr (IsSameType<T, half>::value) {
+      (void)widened;
+      (void)s;
+      constexpr uint32_t elems = 256U / sizeof(T);
+      Compare(mask, x, rounded, mode, (n + elems - 1U) / elems * elems);
+    } else {
+      (void)x;
+      (void)rounded;
+      Compares(mask, widened, s, mode, (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS);
+    }
+  }
+
+  // dst (tileLength_ elements of T) filled with s rounded to T by `mode`, through the fp32 scratch (free before
+  // the first tile); FLOAT16 only: BF16 compares in fp32 and does not read dst.
+  __aicore__ inline void FillRounded(const LocalTensor<T> &dst, float s, RoundMode mode,
+                                     const LocalTensor<float> &scratch) {
+    if constexpr (IsSameType<T, half>::value) {
+      Duplicate(scratch, s, static_cast<int32_t>(tileLength_));
+      Cast(dst, scratch, mode, static_cast<uint32_t>(tileLength_));
+    } else {
+      (void)dst;
+      (void)s;
+      (void)mode;
+      (void)scratch;
+    }
+  }
+
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
     if (!IsScalar(1)) {
       LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
@@ -204,9 +253,10 @@ class KernelThresholdGradV2D {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
       LocalTensor<T> const1 = const1_.Get<T>();
-      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
-      Compares(mask0, tmp0, scalar0_, CMPMODE::LE, nCmp);
-      SelectElems(outLocal, mask0, const1, gradOutputLocal, n);
+      LocalTensor<T> const2 = const2_.Get<T>();
+      CastElemsForCompare(tmp0, selfLocal, n);
+      CompareElems(mask0, tmp0, selfLocal, const1, scalar0_, CMPMODE::LE, n);
+      SelectElems(outLocal, mask0, const2, gradOutputLocal, n);
     }
     outQueue_.EnQue(outLocal);
     if (!IsScalar(1)) {
@@ -233,6 +283,7 @@ class KernelThresholdGradV2D {
   TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
   TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
   TBuf<TPosition::VECCALC> const1_;  // fp32, a host value filled once per core
+  TBuf<TPosition::VECCALC> const2_;  // fp32, a host value filled once per core
   GlobalTensor<T> gradOutputGm_;
   GlobalTensor<T> selfGm_;
   GlobalTensor<T> outGm_;

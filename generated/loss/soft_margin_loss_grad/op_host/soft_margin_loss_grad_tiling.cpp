@@ -30,9 +30,10 @@ int64_t CeilDiv(int64_t a, int64_t b) {
 }
 
 struct KeyInfo {
-  int64_t elemBytes;  // bytes of one element of the compute dtype
-  int64_t temps;      // fp32 temporaries of the compiled formula
-  int64_t numInputs;  // inputs present in the call (each has a queue)
+  int64_t elemBytes;        // bytes of one element of the compute dtype
+  int64_t temps;            // fp32 temporaries of the compiled formula
+  int64_t numInputs;        // inputs present in the call (each has a queue)
+  int64_t repeatElemBytes;  // the tile is whole 256-byte repeats of elements this size (2: an input compared in T)
 };
 
 // Dtype index of the compute dtype (the tiling key of the program with every input present); -1 when the
@@ -53,9 +54,9 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
 // The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
 // (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
 constexpr KeyInfo KEY_INFO[] = {
-    {4, 0, 3},  // 0: FLOAT
-    {2, 3, 3},  // 1: FLOAT16
-    {2, 3, 3},  // 2: BF16
+    {4, 0, 3, 4},  // 0: FLOAT
+    {2, 3, 3, 4},  // 1: FLOAT16
+    {2, 3, 3, 4},  // 2: BF16
 };
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
@@ -161,7 +162,7 @@ static ge::graphStatus SoftMarginLossGradTilingFunc(gert::TilingContext *context
   const int64_t outBufferNum = std::max<int64_t>(1, std::min<int64_t>(BUFFER_NUM, queueBufferCap / NUM_OUTPUTS));
   const int64_t bytesPerElement =
       (info.numInputs * inBufferNum + NUM_OUTPUTS * outBufferNum) * info.elemBytes + info.temps * FP32_BYTES;
-  const int64_t repeatElems = REPEAT_BYTES / FP32_BYTES;
+  const int64_t repeatElems = REPEAT_BYTES / info.repeatElemBytes;
   const int64_t tileLength =
       (static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES) / bytesPerElement / repeatElems * repeatElems;
   if (tileLength <= 0) {

@@ -277,7 +277,7 @@ TEST_F(HardtanhGradTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10880LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -501,7 +501,7 @@ TEST_F(HardtanhGradTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -557,7 +557,7 @@ TEST_F(HardtanhGradTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -781,7 +781,7 @@ TEST_F(HardtanhGradTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -837,7 +837,7 @@ TEST_F(HardtanhGradTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6144LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1061,7 +1061,7 @@ TEST_F(HardtanhGradTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10560LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1117,7 +1117,7 @@ TEST_F(HardtanhGradTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10560LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7936LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1341,7 +1341,7 @@ TEST_F(HardtanhGradTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10880LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";

@@ -273,7 +273,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10880LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -493,7 +493,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend910B_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -548,7 +548,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend910B_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -768,7 +768,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend910_93_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -823,7 +823,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8192LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1043,7 +1043,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend950_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10560LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8960LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1098,7 +1098,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10560LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 8960LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -1318,7 +1318,7 @@ TEST_F(ThresholdGradV2DTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field formerLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 10880LL) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
