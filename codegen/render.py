@@ -289,6 +289,17 @@ def render_ops(
             family = registry.family(spec.family)
         except registry.UnknownFamily as exc:
             raise RenderError(f"{spec.path}: {exc.args[0]}") from exc
+        if spec.example is None:
+            # every op folder holds a runnable example program, built from the spec's example call
+            plan_errors.append(
+                SpecError(
+                    spec.loc,
+                    "example",
+                    "the spec has no example; `opgen generate` builds the op's example program from it "
+                    "(docs/spec.md: example): give its input shapes, dtypes and values, attrs and output",
+                )
+            )
+            continue
         try:
             views = _build_views(family, spec, catalogue)
         except SpecErrors as exc:

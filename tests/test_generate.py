@@ -14,6 +14,7 @@ from project_copy import copy_project, ops_for_a_small_copy
 from codegen.generate import generate, render_all
 from codegen.paths import project_paths
 from codegen.render import make_environment
+from codegen.spec import SpecErrors
 from codegen.specs import load_project
 from codegen.writer import expected_files, sync_tree, write_atomic
 
@@ -243,3 +244,25 @@ def test_written_files_get_the_umask_mode_and_rewrites_keep_the_existing_mode(tm
         assert private.stat().st_mode & 0o777 == 0o600
     finally:
         os.umask(old)
+
+
+def test_a_spec_without_an_example_is_a_spec_error_at_generate(tmp_path: Path) -> None:
+    """A spec may leave out ``example`` to load; generating it names the spec and the field and writes nothing."""
+    from codegen.spec.loader import load_op_spec
+
+    text = (project_paths().specs / "sigmoid_backward.yaml").read_text()
+    head, tail = text.split("\nexample:\n", 1)
+    rest = tail.split("\n")
+    keep = [line for line in rest if line and not line.startswith(" ")]  # the top-level keys after the example
+    path = tmp_path / "sigmoid_backward.yaml"
+    path.write_text(head + "\n" + "\n".join(keep) + ("\n" if keep else ""))
+    catalogue, _ = load_project()
+    spec = load_op_spec(path, catalogue)
+    assert spec.example is None
+    out = tmp_path / "out"
+    with pytest.raises(SpecErrors) as info:
+        generate({"sigmoid_backward": spec}, catalogue, out)
+    (err,) = info.value.errors
+    first_key = next(n for n, line in enumerate(path.read_text().split("\n"), 1) if line.startswith("op:"))
+    assert str(err).startswith(f"{path}:{first_key}: example: the spec has no example; `opgen generate` builds")
+    assert not out.exists() or not any(out.rglob("*"))

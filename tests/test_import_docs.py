@@ -113,7 +113,7 @@ def test_a_markdown_document_reaches_the_spec(tmp_path: Path) -> None:
     keys = sorted(lines[n - 1].split(":")[0].strip() for n in asked)
     # the device names, the optional input's formats (its row has none) and default, the math, and which check
     # returns 561002
-    assert keys == ["category", "compute", "default", "formats", "kernel", "op_type", "shape_status"]
+    assert keys == ["category", "compute", "default", "example", "formats", "kernel", "op_type", "shape_status"]
     for n in asked:
         assert re.match(r'^\s*[\w-]+: "QUESTION\(doc line \d+\)', lines[n - 1])
         assert lines[n - 2].lstrip().startswith("# QUESTION(doc line")
@@ -213,7 +213,7 @@ def test_cli_prints_questions_and_never_overwrites(tmp_path: Path, capsys: pytes
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == f"wrote {out}"
     questions = [ln for ln in printed if ln.startswith(f"{out}:")]
-    assert len(questions) == 7 and printed[-1] == "7 question(s) to answer in the spec before it loads"
+    assert len(questions) == 8 and printed[-1] == "8 question(s) to answer in the spec before it loads"
     lines = out.read_text().split("\n")
     for q in questions:
         line = int(q.split(":")[1])

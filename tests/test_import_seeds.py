@@ -65,6 +65,7 @@ def test_soft_margin_loss_backward_seed(tmp_path: Path) -> None:
         "outputs[0].rank",
         "outputs[0].const",
         "compute",
+        "example",
     }
     # the products its dtype lists name: the document never names Ascend950, which the hand-written spec adds
     assert asked["products"].endswith("proposed: [Ascend910, Ascend910B, Ascend910_93]")
@@ -78,6 +79,7 @@ def test_soft_margin_loss_backward_seed(tmp_path: Path) -> None:
         "outputs[0].rank": [0, 8],
         "outputs[0].const": False,
         "compute": _hand_yaml("soft_margin_loss_backward")["compute"],
+        "example": _hand_yaml("soft_margin_loss_backward")["example"],
     }
     got = load_answered(answer(tree, answers), "soft_margin_loss_backward", tmp_path)
     cat = catalogue()
@@ -121,6 +123,7 @@ def test_embedding_dense_backward_seed(tmp_path: Path) -> None:
         "outputs[0].shape",
         "outputs[0].const",
         "compute",
+        "example",
         "constraints[0].when",  # "If scale is set to true": no parameter is called scale
         "constraints[1].when",
     }
@@ -139,6 +142,7 @@ def test_embedding_dense_backward_seed(tmp_path: Path) -> None:
         "outputs[0].shape": own["outputs"][0]["shape"],
         "outputs[0].const": True,
         "compute": own["compute"],
+        "example": own["example"],
         "constraints[0].when": "scaleGradByFreq and dtype(indices) == INT32",
         "constraints[1].when": "scaleGradByFreq and dtype(indices) == INT64",
     }

@@ -314,6 +314,15 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
     if order != [p.name or "?" for p in (*inputs, *attrs, *outputs)]:
         out.add(f"signature: {_flow(order)}")
     out.ask("", "compute", Question(doc.op_line, "the family's compute section (the math is not read from documents)"))
+    out.ask(
+        "",
+        "example",
+        Question(
+            doc.op_line,
+            "the example call the op's example program makes: inputs with shape, dtype and values, attrs, output "
+            "(docs/spec.md: example; the document's sample code is not read)",
+        ),
+    )
     out.add(_TILING)
     if doc.constraints:
         out.add("constraints:")
