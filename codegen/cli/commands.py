@@ -26,8 +26,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {family:32s} {len(members)} op(s): {', '.join(members) or '-'}")
     print("products:")
     for p in catalogue.products:
+        cores = f"{p.vector_core_num} vector core{'' if p.vector_core_num == 1 else 's'}"
         print(
-            f"  {p.name:14s} NpuArch {p.npu_arch}  UB {p.ub_bytes} bytes  {p.vector_core_num} vector cores  "
+            f"  {p.name:14s} NpuArch {p.npu_arch}  UB {p.ub_bytes} bytes  {cores}  "
             f"bf16={'yes' if p.bf16 else 'no'}  DataCopyPad={'yes' if p.data_copy_pad else 'no'}"
         )
     return 0

@@ -102,7 +102,12 @@ def max_call_bytes() -> int:
 
 
 def _gib(nbytes: int) -> str:
-    return f"{nbytes / 2**30:.3g} GiB"
+    """``nbytes`` in the largest binary unit (bytes, KiB, MiB, GiB) it holds at least one of, 3 significant
+    digits (``4 GiB``, ``672 bytes``, ``1.5 MiB``)."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes} bytes"
 
 
 def _numel(shape: tuple[int, ...]) -> int:
