@@ -151,6 +151,11 @@ def fresh_copy(generated_once: Path, tmp_path: Path) -> Path:
             "error: explain EmbeddingDenseBackward --shape 8,99999999999,99999999999: grad [99999999999, "
             "99999999999] has 9999999999800000000001 elements, which overflows int64 (at most 9223372036854775807)\n",
         ),
+        (  # every tensor fits in int64, but the workspace's fp32 accumulator does not: the C++ tiling fails
+            ("explain", "EmbeddingDenseBackward", "--product", "Ascend910B", "--shape", "2305843009213693951,1,1"),
+            "error: explain EmbeddingDenseBackward --shape 2305843009213693951,1,1: the workspace of "
+            "EmbeddingDenseBackward for numWeights 2305843009213693951 x 1 is beyond int64 bytes: the tiling fails\n",
+        ),
         (
             ("explain", "NoSuchOp", "--product", "Ascend910B"),
             f"error: unknown op 'NoSuchOp'; known: {KNOWN_OPS}\n",

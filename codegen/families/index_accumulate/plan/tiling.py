@@ -89,8 +89,8 @@ def tiling_decision(
     through ``opgen_rt_run_tiling_json``.
 
     Raises:
-        ValueError: a dtype the spec does not list, a grad of rank 0, a negative ``num_weights``, or a UB
-            too small for one 64-element chunk.
+        ValueError: a dtype the spec does not list, a grad of rank 0, a negative ``num_weights``, a UB
+            too small for one 64-element chunk, or a workspace beyond int64 bytes (the C++ tiling fails too).
     """
     grads, idxs = row_dtypes(spec), index_dtypes(spec)
     if grad_dtype not in grads or index_dtype not in idxs:
@@ -165,6 +165,12 @@ def tiling_decision(
     count_slots = sat_mul(counts_stride, row_split.slices) if scale else 0
     counts_bytes = sat_mul(count_slots, COUNT_BYTES)
     counts_offset = ceil_div(sat_add(partials_offset, partials_bytes), CACHE_LINE_BYTES) * CACHE_LINE_BYTES
+    # The C++ tiling fails (GRAPH_FAILED) where a workspace size saturates int64: so does this one.
+    int64_max = (1 << 63) - 1
+    if int64_max in (acc_bytes, counts_bytes, partials_bytes) or counts_offset > int64_max - counts_bytes:
+        raise ValueError(
+            f"the workspace of {spec.op} for numWeights {num_weights} x {d} is beyond int64 bytes: the tiling fails"
+        )
     # The sorted-run strategy replaces the other one where it can run and moves fewer bytes (sorted_wins); the
     # transfer-cost model (every DMA counted as at least SMALL_DIM_BYTES) also picks records or pairs in sort_plan.
     ib = index_dtype.itemsize
