@@ -79,24 +79,33 @@ class _Pair(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> Any:
+        """The gradients of the row's tensors: the generated backward op when it can take the call, else
+        eager autograd through the torch function. A backward run with grad mode on (``create_graph=True``,
+        as a gradient penalty needs) is always eager, on the saved inputs themselves, so that its gradients
+        are differentiable in turn (the generated ops are not)."""
         call: _Call = ctx.call
         row, mode = call.row, call.mode
+        higher_order = torch.is_grad_enabled()
         with torch._C.DisableTorchFunction():  # the backward's own tensor work is not the model's
             *tensors, result = ctx.saved_tensors
             needs = ctx.needs_input_grad[1:]
             only_grad_of = all(n == row.grad_of or not need for n, need in zip(row.tensors, needs))
-            if row.backward is not None and row.backward_args is not None and only_grad_of:
+            if row.backward is not None and row.backward_args is not None and only_grad_of and not higher_order:
                 cann = row.backward_args(call.args, grad, result)
                 if mode.can_run(row.backward, cann):
                     g = mode.run(row.backward, cann)
                     return (None, *(g if n == row.grad_of else None for n in row.tensors))
-            # eager: autograd through the eager forward, on the saved inputs
+            # eager: autograd through the eager forward, on the saved inputs (detached unless the gradient
+            # must itself be differentiable)
             with torch.enable_grad():
-                leaves = [None if t is None else t.detach().requires_grad_(need) for t, need in zip(tensors, needs)]
+                if higher_order:
+                    leaves = [None if t is None or not need else t for t, need in zip(tensors, needs)]
+                else:
+                    leaves = [None if t is None else t.detach().requires_grad_(need) for t, need in zip(tensors, needs)]
                 swap = {id(call.args[n]): leaf for n, leaf in zip(row.tensors, leaves) if leaf is not None}
                 out = mode.eager(row.name + " backward", call, swap)
                 wanted = [t for t in leaves if t is not None and t.requires_grad]
-                grads = iter(torch.autograd.grad(out, wanted, grad))
+                grads = iter(torch.autograd.grad(out, wanted, grad, create_graph=higher_order))
             return (None, *(next(grads) if t is not None and t.requires_grad else None for t in leaves))
 
 
@@ -134,7 +143,9 @@ class _Mode(TorchFunctionMode):
     ) -> Any:
         kwargs = kwargs or {}
         found = self.rows.get(func)
-        if found is not None:
+        # Under a functorch transform (vmap, grad, jacrev, ...) the tensors are functorch wrappers, which
+        # neither the custom operators nor an autograd.Function without setup_context can take: eager.
+        if found is not None and not torch._C._are_functorch_transforms_active():
             row, stub = found
             try:
                 bound = stub(*args, **kwargs)
@@ -164,8 +175,10 @@ def ops(product: str = "Ascend910B") -> Iterator[Report]:
     """Runs the torch functions of :data:`TORCH_OPS` through ``product``'s generated ops, forward and
     backward, inside the block; yields the :class:`Report` of what ran where (filled as the block runs).
 
-    Tensors must be on the CPU (others run eagerly). A backward run after the block (``loss.backward()``
-    outside it) still uses the generated backward ops of the forwards recorded inside it.
+    Tensors must be on the CPU (others run eagerly). A backward run with grad mode on (``create_graph=True``)
+    and every call made while a functorch transform (``torch.vmap``, ``torch.func.grad``) is active run
+    eagerly, so higher-order gradients and transforms give eager's results. A backward run after the block
+    (``loss.backward()`` outside it) still uses the generated backward ops of the forwards recorded inside it.
 
     Raises:
         KeyError: unknown product.

@@ -101,6 +101,24 @@ def register(product: str) -> str:
     return ns
 
 
+class _NotDifferentiable(torch.autograd.Function):
+    """Passes a gradient computed by a generated backward op through unchanged, tied to the tensors it was
+    computed from, so that differentiating it again raises instead of treating it as a constant."""
+
+    @staticmethod
+    def forward(ctx: Any, name: str, g: torch.Tensor, *sources: torch.Tensor) -> torch.Tensor:
+        ctx.name = name
+        return g.detach().clone()
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(
+            f"the gradient of torch.ops.{ctx.name} comes from a generated backward op, which is not itself "
+            "differentiable: a double backward (a gradient of this gradient) is not supported; inside "
+            "codegen.torch.ops() the torch function computes it eagerly"
+        )
+
+
 def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec) -> None:
     """Gives the forward API's custom operator the backward API's as its gradient (of the tensor the row's
     ``grad_of`` names; the other inputs get none)."""
@@ -121,6 +139,8 @@ def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec)
         of = next(n for n, v in forward_args(bound).items() if v is bound[grad_of])  # its CANN name
         with torch.no_grad():
             g = _call(ns, backward, backward_args(bound, grad, result))
+        if torch.is_grad_enabled():  # create_graph=True: differentiating g must raise, not see a constant
+            g = _NotDifferentiable.apply(f"{ns}.{forward.snake}", g, grad, *tensors)
         return tuple(g if n == of else None for n in names)
 
     torch.library.register_autograd(f"{ns}::{forward.snake}", gradient, setup_context=setup_context)
