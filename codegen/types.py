@@ -339,7 +339,8 @@ GRAPH_ATTR_TYPES: tuple[str, ...] = ("Int", "Float", "Bool", "String", "ListInt"
 #: The ``torch.library`` schema type of each spec attr type (``codegen.torch`` operators): PyTorch's
 #: function-schema types ``int`` (64-bit; a ``uint64`` above 2^63 - 1 passes as its int64 bits, as the
 #: runner takes ``paddingIdx=-1``), ``float`` (a C double), ``bool``, ``str`` and ``Scalar`` (a number of
-#: any dtype, as an aclScalar), as ``aten/src/ATen/native/native_functions.yaml`` spells them.
+#: any dtype, as an aclScalar), ``int[]`` and ``bool[]`` (an aclIntArray, an aclBoolArray), as
+#: ``aten/src/ATen/native/native_functions.yaml`` spells them.
 TORCH_SCHEMA_TYPES: dict[str, str] = {
     "int64": "int",
     "uint64": "int",
@@ -348,6 +349,8 @@ TORCH_SCHEMA_TYPES: dict[str, str] = {
     "bool": "bool",
     "string": "str",
     "scalar": "Scalar",
+    "int_array": "int[]",
+    "bool_array": "bool[]",
 }
 
 
