@@ -43,10 +43,16 @@ def pytest_configure(config: pytest.Config) -> None:
     :func:`pytest_collection_modifyitems` under ``--dist loadfile``: pytest-xdist (3.x) by default re-sorts the
     files by their number of tests (``--loadscope-reorder``), which put files of few but long tests (the
     heavy-marked test_new_products.py, test_runtime_cpp.py, test_select_path.py) last, where one worker ran
-    them while the other idled. The option only orders the work; every test still runs."""
+    them while the other idled. The option only orders the work; every test still runs.
+
+    The pytest-xdist controller (``-n N`` with N >= 1, in the process that has no ``workerinput``) runs no test,
+    so it skips the imports (about 2.4 s of CPU, PyTorch's import most of it); the workers, and a run
+    without workers, import as before."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
-    _import_project_modules()
+    controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+    if not controller:
+        _import_project_modules()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,20 +84,36 @@ def test_the_full_run_has_failures_and_covers_the_pair(full_run: tuple[int, dict
     assert len(ran) == sum(c["product"] == "Ascend910_93" for c in data["cases"])
 
 
+@pytest.fixture(scope="module")
+def shard_runs(specs_dir: Path) -> Callable[[int], list[Path]]:
+    """``shard_runs(count)``: the result files of ``opgen check`` of the selection with ``--shard k/count`` for
+    k = 1..count, run one after the other when first asked for and then kept for the module (the tests only
+    read them): the shard tests of ``count`` = 2 and every test of :func:`two_shards` read the same two runs."""
+    made: dict[int, list[Path]] = {}
+
+    def get(count: int) -> list[Path]:
+        if count not in made:
+            files = []
+            for k in range(1, count + 1):
+                path = specs_dir.parent / f"shard{k}of{count}.json"
+                _check(specs_dir, path, "--shard", f"{k}/{count}")
+                files.append(path)
+            made[count] = files
+        return made[count]
+
+    return get
+
+
 @pytest.mark.parametrize("count", [1, 2, 3, 4])
 def test_shards_hold_every_case_once_and_merge_into_the_full_run(
     count: int,
-    specs_dir: Path,
+    shard_runs: Callable[[int], list[Path]],
     full_run: tuple[int, dict[str, Any]],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     full_status, full = full_run
-    files = []
-    for k in range(1, count + 1):
-        path = tmp_path / f"shard{k}.json"
-        _check(specs_dir, path, "--shard", f"{k}/{count}")
-        files.append(path)
+    files = shard_runs(count)
     idents = Counter(c["ident"] for f in files for c in json.loads(f.read_text())["cases"])
     assert set(idents) == {c["ident"] for c in full["cases"]}
     assert max(idents.values()) == 1, [i for i, n in idents.items() if n > 1]
@@ -112,10 +129,9 @@ def test_shards_hold_every_case_once_and_merge_into_the_full_run(
 
 
 @pytest.fixture(scope="module")
-def two_shards(specs_dir: Path) -> tuple[Path, Path]:
-    a, b = specs_dir.parent / "a.json", specs_dir.parent / "b.json"
-    _check(specs_dir, a, "--shard", "1/2")
-    _check(specs_dir, b, "--shard", "2/2")
+def two_shards(shard_runs: Callable[[int], list[Path]]) -> tuple[Path, Path]:
+    """The result files of shards 1/2 and 2/2 of the selection (:func:`shard_runs`)."""
+    a, b = shard_runs(2)
     return a, b
 
 

@@ -20,9 +20,10 @@ so the 2-core CI compiles while earlier mutants run. A mutant that edits only th
 kill is compiled for the tiling keys its targeted cases launch on the unmutated build only (the builder's
 key filter, ``build_op(tiling_keys=...)``, as the CANN toolchain compiles a kernel per key; its tiling is
 the unmutated one, so it launches the same keys): a launch of any other key is a ``[tiling key not built]``
-fault, which the test reports as a harness error, never as a kill. Such a kernel is also compiled at -O0
-(``build_op(unoptimized_kernel=True)``): about half the compile time of -O1, the same results (no case here is
-timed), and its mutant is judged on its results and faults only.
+fault, which the test reports as a harness error, never as a kill. Every mutant that edits the kernel (key
+filter or not, build kills too) has it compiled at -O0 (``build_op(unoptimized_kernel=True)``): about half the
+compile time of -O1, the same results (no case here is timed) and the same front-end diagnostics, which are
+the build kills (:func:`edits_kernel`).
 """
 
 from __future__ import annotations
@@ -1405,10 +1406,19 @@ def _baseline(op: str) -> Mutant:
     return Mutant(f"{op}-unmutated", op, (), "no fault", (), VALUES)
 
 
+def edits_kernel(mutant: Mutant) -> bool:
+    """Whether ``mutant`` edits the kernel: its kernel object is its own (no other build shares it), so it is
+    compiled at -O0 (``build_op(unoptimized_kernel=True)``). Its kill does not depend on the optimisation level:
+    a build kill is a front-end diagnostic (-Wconversion, a DataCopyPad call on a product without it), and every
+    other kill is judged on results and the emulator's faults. A mutant of host files only keeps the usual
+    flags, so that its kernel object is the unmutated one, already built."""
+    return any(e.file.startswith("op_kernel/") for e in mutant.edits)
+
+
 def kernel_only(mutant: Mutant) -> bool:
     """Whether ``mutant`` is built with the tiling-key filter: it edits only the kernel (so the tiling, which
     picks the keys, is the unmutated one) and is not expected to die at build time (a build kill is judged on
-    the whole kernel, as ``opgen check`` compiles it)."""
+    the whole kernel, every key, as ``opgen check`` compiles it)."""
     return mutant.kill != BUILD and bool(mutant.edits) and all(e.file.startswith("op_kernel/") for e in mutant.edits)
 
 
@@ -1424,8 +1434,9 @@ class Builds:
     (``build_op(unoptimized_kernel=True)``), which halves its compile again (EmbeddingDenseBackward on
     Ascend910B: 2.7 s against 5.7 s CPU) for runs about 1.5x longer (its 215 targeted cases: 3.0 s against
     1.9 s CPU): the cases are judged on their results and the emulator's faults, which the optimisation
-    level does not change. Unmutated builds and mutants of host files keep the usual flags: they share
-    their kernel object with the other builds of the same sources."""
+    level does not change. The other mutants that edit the kernel are compiled whole at -O0 too
+    (:func:`edits_kernel`). Unmutated builds and mutants of host files keep the usual flags: they share their
+    kernel object with the other builds of the same sources."""
 
     def __init__(self, base: Path) -> None:
         self.base = base
@@ -1456,7 +1467,7 @@ class Builds:
         root = self.tree(mutant)
         catalogue, spec = self.catalogue, self.specs[mutant.op]
         return build_op(
-            spec, catalogue.get(product), root, jobs=jobs, tiling_keys=keys, unoptimized_kernel=keys is not None
+            spec, catalogue.get(product), root, jobs=jobs, tiling_keys=keys, unoptimized_kernel=edits_kernel(mutant)
         )
 
     def baseline_outcome(self, op: str, product: str) -> Outcome:

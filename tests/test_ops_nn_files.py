@@ -10,9 +10,10 @@ TilingParse registration.
 * each binary config lists exactly the dtype/format combinations and parameter names the compiled OpDef
   registers on that product's SoC.
 
-None of these tests calls the kernel: they build each library without it (``build_op(host_only=True)``, the
-same host objects as the full library; tests/test_build_host_only.py holds it to the full library's answers),
-which saves the kernel's compile, by far the longest of an op, for (op, product) pairs no other test builds.
+None of these tests calls the kernel, yet they load each (op, product) library whole: tests/test_opdef.py
+builds every op on every product, and tests/test_strict_warnings.py compiles every op's kernel for each of its
+NpuArches, so the whole libraries are in the build cache anyway, where a library without the kernel
+(``build_op(host_only=True)``) would be one more glue unit and link per pair.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -50,12 +52,6 @@ def dname(ge: str) -> str:
 
 def _folder(op: str) -> Path:
     return GENERATED / SPECS[op].folder
-
-
-def _host_library(op: str, product: str) -> OpCallable:
-    """The (op, product) library without its kernel (``build_op(host_only=True)``): its OpDef, infershape
-    and tiling are the full library's host objects, and these tests never launch the kernel."""
-    return OpCallable(build_op(SPECS[op], CATALOGUE.get(product), host_only=True))
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))
@@ -168,9 +164,9 @@ def _np_broadcast(*shapes: tuple[int, ...]) -> list[int] | None:
 
 
 @pytest.mark.parametrize("product", ["Ascend910", "Ascend910B"])
-def test_soft_margin_loss_infershape(product: str) -> None:
+def test_soft_margin_loss_infershape(product: str, built_op: Callable[[str, str], OpCallable]) -> None:
     spec = SPECS["soft_margin_loss_backward"]
-    fn = _host_library("soft_margin_loss_backward", product)
+    fn = built_op("soft_margin_loss_backward", product)
     by_source = {d.source: i for i, d in enumerate(spec.device_interface.inputs)}
     for shapes in SMLB_SHAPES:
         for dtype in ("FLOAT", "FLOAT16"):
@@ -188,8 +184,8 @@ def test_soft_margin_loss_infershape(product: str) -> None:
 
 
 @pytest.mark.parametrize("product", ["Ascend910", "Ascend910B"])
-def test_embedding_dense_infershape(product: str) -> None:
-    fn = _host_library("embedding_dense_backward", product)
+def test_embedding_dense_infershape(product: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    fn = built_op("embedding_dense_backward", product)
     cases = [((4, 5, 8), (20,), 7), ((3, 16), (3,), 0), ((2, 2, 2, 3), (2, 2, 2), 100), ((6, 0), (6,), 4)]
     for grad, indices, num_weights in cases:
         for grad_dtype, index_dtype in (("FLOAT", "INT64"), ("FLOAT16", "INT32")):
@@ -215,11 +211,11 @@ def test_embedding_dense_infershape(product: str) -> None:
 
 
 @pytest.mark.parametrize("op", SEED_OPS)
-def test_binary_config_lists_the_opdef_combinations(op: str) -> None:
+def test_binary_config_lists_the_opdef_combinations(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
     spec = SPECS[op]
     for product_name in spec.products:
         product = CATALOGUE.get(product_name)
-        opdef = _host_library(op, product_name).opdef()
+        opdef = built_op(op, product_name).opdef()
         config = opdef["configs"][product.config_name] or opdef
         path = _folder(op) / "op_host" / "config" / product.config_name / f"{spec.kernel}_binary.json"
         binary = json.loads(path.read_text())
@@ -294,9 +290,9 @@ def ut_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _build_ut(op: str, product: str, source: Path, workdir: Path) -> Path:
     """Compiles the unit-test ``source`` and a gtest main (each once per session) and links them against
-    the (op, product) library without its kernel (an op_host UT calls the tiling and infershape, never the
-    kernel; ops-nn links it against the tiling and infershape modules only); returns the executable."""
-    lib = build_op(SPECS[op], CATALOGUE.get(product), host_only=True).library
+    the (op, product) library (an op_host UT calls the tiling and infershape, never the kernel; ops-nn links
+    it against the tiling and infershape modules only); returns the executable."""
+    lib = build_op(SPECS[op], CATALOGUE.get(product)).library
     main = workdir / "ut_main.cpp"
     if not main.exists():
         main.write_text(UT_MAIN)
