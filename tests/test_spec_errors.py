@@ -1294,6 +1294,10 @@ def test_cli_reports_a_late_spec_error_without_a_traceback(
 
     monkeypatch.setattr(parser, "cmd_list", raise_late)
     assert cli.main(["list"]) == 2
+    # `list` writes nothing anyway: the summary does not say so
+    assert capsys.readouterr().err == "specs/x.yaml:7: compute.out: cannot compile it\n1 spec error(s)\n"
+    monkeypatch.setattr(parser, "cmd_generate", raise_late)
+    assert cli.main(["generate", "--check"]) == 2
     assert (
         capsys.readouterr().err
         == "specs/x.yaml:7: compute.out: cannot compile it\n1 spec error(s); nothing was written\n"

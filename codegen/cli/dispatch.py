@@ -9,6 +9,9 @@ from codegen.cli.options import UsageError
 from codegen.cli.parser import _values_joined, build_parser
 from codegen.spec.errors import SpecError, SpecErrors
 
+#: What a spec error's summary line adds for the commands that write files (the others write nothing anyway).
+_NOTHING_WRITTEN = {command: "; nothing was written" for command in ("generate", "new", "import")}
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 check failure or stale output, 2 usage/spec error)."""
@@ -36,11 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SpecErrors as exc:
         print(str(exc), file=sys.stderr)
-        print(f"{exc.count} spec error(s); nothing was written", file=sys.stderr)
+        print(f"{exc.count} spec error(s){_NOTHING_WRITTEN.get(args.command, '')}", file=sys.stderr)
         return 2
     except SpecError as exc:  # a spec problem found after loading (while planning or rendering)
         print(str(exc), file=sys.stderr)
-        print("1 spec error(s); nothing was written", file=sys.stderr)
+        print(f"1 spec error(s){_NOTHING_WRITTEN.get(args.command, '')}", file=sys.stderr)
         return 2
     except KeyError as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
