@@ -1896,6 +1896,50 @@ def test_an_unknown_product_of_a_dtype_column_is_one_error(tmp_path: Path, catal
     assert errs[0].startswith(f"{f}:52: device.dtype_columns[0].products[0]: unknown product 'Ascend999'; allowed: ")
 
 
+def test_a_narrowed_dtype_column_holds_all_or_none_of_the_products_of_an_npu_arch(
+    tmp_path: Path, catalogue: Catalogue
+) -> None:
+    """The L2 API tells products apart by NpuArch only: a column on Ascend910B (NpuArch 2201) but not on
+    Ascend910_93 (also 2201) is an error at its products; both of them, or Ascend950 alone (3510), load."""
+    last = "{x: FLOAT16, y: FLOAT, half_to_float: true}"
+    f, errs = _softmax_with_columns(
+        tmp_path, _SOFTMAX_COLUMNS.replace(last, last[:-1] + ", products: [Ascend950, Ascend910B]}")
+    )
+    assert errs == [
+        f"{f}:55: device.dtype_columns[3].products: 'Ascend910_93' is missing: it shares npu_arch 2201 with a "
+        "listed product, and the generated check selects products by NpuArch; list it too"
+    ]
+    specs = project_paths().specs
+    for listed, want in (
+        ("[Ascend910B, Ascend910_93]", ("Ascend910B", "Ascend910_93")),
+        ("[Ascend950]", ("Ascend950",)),
+    ):
+        path = tmp_path / "softmax.yaml"
+        columns = _SOFTMAX_COLUMNS.replace(last, last[:-1] + f", products: {listed}}}")
+        path.write_text((specs / "softmax.yaml").read_text().replace(_SOFTMAX_COLUMNS, columns))
+        spec = load_op_spec(path, load_catalogue(specs / "products.yaml"))
+        assert spec.device_interface.columns[3].combo.products == want
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("Ascend950", "expected a list, got string 'Ascend950'"),
+        ("null", "expected a list, got null"),
+        ("{a: 1}", "expected a list, got a mapping"),
+        ("[1]", "expected a string, got integer 1"),
+    ],
+)
+def test_a_dtype_column_products_not_a_list_of_strings_is_one_error(
+    tmp_path: Path, catalogue: Catalogue, value: str, message: str
+) -> None:
+    last = "{x: FLOAT16, y: FLOAT, half_to_float: true}"
+    f, errs = _softmax_with_columns(tmp_path, _SOFTMAX_COLUMNS.replace(last, last[:-1] + f", products: {value}}}"))
+    assert len(errs) == 1, errs
+    assert errs[0].startswith(f"{f}:55: device.dtype_columns[3].products"), errs
+    assert message in errs[0], errs
+
+
 def test_device_dtype_columns_hold_each_one_dtype_column_first(tmp_path: Path, catalogue: Catalogue) -> None:
     """Every dtype of the first input has its one-dtype column, without attrs, before its other columns;
     two columns of the same dtypes are one too many."""

@@ -17,9 +17,9 @@ from codegen.check.cases import DETERMINISM_RUNS, Case
 from codegen.check.expectation import _bit_differences, _compare_outputs
 from codegen.check.reference import ToleranceError, reference_params
 from codegen.check.results import CaseResult
-from codegen.runner import AclnnError, OpCallable, device_memory
+from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
 from codegen.runner.arguments import attr_value, format_ids
-from codegen.spec.model import ACL_FORMATS, OpSpec
+from codegen.spec.model import ACL_FORMATS, DType, OpSpec
 from codegen.types import AclnnStatus
 
 
@@ -218,7 +218,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                     )
                 if len(runs) > 1 and _one_core_schedule(counters):
                     break  # every other order is this very schedule again (see _one_core_schedule)
-            got_all = outputs[0]
+            got_all = _narrowed(spec, case, outputs[0])
             ref_params = reference_params(spec, params)
             product = getattr(fn, "product", None)
             passed, max_abs, max_ulp, message, bound, source = _compare_outputs(spec, product, ref, ref_params, got_all)
@@ -267,6 +267,33 @@ def _copy_output(g: np.ndarray | None) -> np.ndarray | None:
 
 class _Verdict(Exception):
     """A value case failed a rule other than the comparison (e.g. GM atomics in a deterministic run)."""
+
+
+def _narrowed(spec: OpSpec, case: Case, got: tuple[np.ndarray | None, ...]) -> tuple[np.ndarray | None, ...]:
+    """``got`` with each output of ``case.rounded_to`` as an array of its narrower dtype (the comparison then
+    allows that dtype's half ULP: the L2 API computed it so and cast the result).
+
+    Raises:
+        _Verdict: an element of such an output that is not a value of the narrower dtype (not computed in it).
+    """
+    if not case.rounded_to:
+        return got
+    out = list(got)
+    for k, name in enumerate(spec.output_names):
+        g = got[k] if k < len(got) else None
+        if g is None or name not in case.rounded_to:
+            continue
+        narrow = g.astype(numpy_dtype(DType[case.rounded_to[name]]))
+        with np.errstate(invalid="ignore"):
+            inexact = np.flatnonzero(~((narrow.astype(g.dtype) == g) | (np.isnan(g) & np.isnan(narrow))).reshape(-1))
+        if inexact.size:
+            at = tuple(int(i) for i in np.unravel_index(int(inexact[0]), g.shape))
+            raise _Verdict(
+                f"{name} at {at} is {g.reshape(-1)[inexact[0]]!r}, not a {case.rounded_to[name]} value: the L2 API "
+                f"computes this call in {case.rounded_to[name]} and casts the result"
+            )
+        out[k] = narrow
+    return tuple(out)
 
 
 def _fresh_outputs(params: dict[str, Any], output_names: tuple[str, ...] | list[str] | None = None) -> dict[str, Any]:

@@ -32,7 +32,8 @@ class Case:
     ``phase2_twice``; value cases: ``determinism``, see
     :func:`determinism_cases`; ``tiling_2g``, see :mod:`codegen.check.offsets`).
     ``core_order``/``deterministic`` are run options. ``tags``: ``multicore`` marks a value case chosen
-    to split over several cores (the determinism subset).
+    to split over several cores (the determinism subset). ``rounded_to``: outputs whose values the L2 API
+    computes in a narrower dtype and casts (a device column the product lacks: its one-dtype column runs).
     """
 
     op: str
@@ -48,6 +49,9 @@ class Case:
     deterministic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
     formats: dict[str, str] = field(default_factory=dict)  # storage formats other than ND, by tensor name
+    #: outputs (by name) the L2 API computes in a narrower float dtype (spec dtype name) and casts to theirs:
+    #: each element must be a value of that dtype, and is compared with the reference as one (its half ULP)
+    rounded_to: dict[str, str] = field(default_factory=dict)
 
     @property
     def ident(self) -> str:

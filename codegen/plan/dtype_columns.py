@@ -5,22 +5,24 @@ InferDataType (which dtype to infer) state them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from codegen.spec.model import DeviceAttr, DeviceColumn, DType, OpSpec
+from codegen.spec.model import DeviceAttr, DeviceColumn, DType, OpSpec, Product
 
 
 @dataclass(frozen=True)
 class ColumnAttr:
     """A constant device attr some column sets: the L0 API takes it as the parameter ``decl`` (``bool
     half_to_float``); the L2 API passes ``default`` (its ``value``, a C++ literal) unless the aclnn tensors'
-    dtypes are those of a column in ``sets`` (``(L2 condition, literal)``)."""
+    dtypes are those of a column in ``sets`` (``(L2 condition, literal)``) on a product that registers it.
+    ``uses_arch``: a condition tests the L2 API's ``npuArch`` (a column narrowed to some NpuArchs)."""
 
     name: str
     decl: str
     default: str
     sets: tuple[tuple[str, str], ...]
+    uses_arch: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,25 +43,41 @@ def literal(attr: DeviceAttr, value: int | bool) -> str:
     return str(value).lower() if attr.type == "bool" else str(value)
 
 
-def column_attrs(spec: OpSpec, l2_tensor: Callable[[str], str]) -> list[ColumnAttr]:
+def column_attrs(spec: OpSpec, l2_tensor: Callable[[str], str], products: Sequence[Product]) -> list[ColumnAttr]:
     """The constant device attrs some column of ``spec`` sets (OpDef order), with the L2 API's choice of value:
     ``l2_tensor(name)`` is the C++ tensor expression of aclnn tensor ``name`` whose dtype the L2 API compares
-    (``selfContiguous``, ``out``)."""
+    (``selfContiguous``, ``out``); ``products`` are the op's catalogue products. A column narrowed to products
+    of some of their NpuArchs is chosen only on those (``npuArch``, ``GetCurNpuArch()``): elsewhere the
+    OpDef does not register it, and the L2 API launches the first input's one-dtype column instead."""
     dev = spec.device_interface
     out = []
     for a in dev.attrs:
         setting = [c for c in dev.columns if a.name in dict(c.attrs)]
         if a.source is not None or a.value is None or not setting:
             continue
-        sets = tuple((l2_condition(c, l2_tensor), literal(a, dict(c.attrs)[a.name])) for c in setting)
+        sets = tuple((l2_condition(c, l2_tensor, products), literal(a, dict(c.attrs)[a.name])) for c in setting)
         c_type = "bool" if a.type == "bool" else "int64_t"
-        out.append(ColumnAttr(a.name, f"{c_type} {a.name}", literal(a, a.value), sets))  # type: ignore[arg-type]
+        uses_arch = any(column_archs(c, products) for c in setting)
+        out.append(ColumnAttr(a.name, f"{c_type} {a.name}", literal(a, a.value), sets, uses_arch))  # type: ignore[arg-type]
     return out
 
 
-def l2_condition(c: DeviceColumn, l2_tensor: Callable[[str], str]) -> str:
-    """The C++ condition that the aclnn tensors (inputs and outputs) have column ``c``'s dtypes."""
-    return " && ".join(f"{l2_tensor(n)}->GetDataType() == op::DataType::{d.ge_name}" for n, d in c.combo.dtypes)
+def column_archs(c: DeviceColumn, products: Sequence[Product]) -> tuple[int, ...]:
+    """The NpuArchs (ascending) of the ``products`` column ``c`` lists, or ``()`` when it lists every NpuArch
+    of ``products`` (no test needed; the loader holds a column to all or none of the products of an NpuArch)."""
+    archs = sorted({p.npu_arch for p in products if p.name in c.combo.products})
+    return () if archs == sorted({p.npu_arch for p in products}) else tuple(archs)
+
+
+def l2_condition(c: DeviceColumn, l2_tensor: Callable[[str], str], products: Sequence[Product] = ()) -> str:
+    """The C++ condition that the aclnn tensors (inputs and outputs) have column ``c``'s dtypes, preceded
+    where the column is narrowed (:func:`column_archs` of ``products``) by the test that the L2 API's
+    ``npuArch`` is one of its NpuArchs."""
+    dtypes = " && ".join(f"{l2_tensor(n)}->GetDataType() == op::DataType::{d.ge_name}" for n, d in c.combo.dtypes)
+    archs = column_archs(c, products) if products else ()
+    if not archs:
+        return dtypes
+    return f"({' || '.join(f'npuArch == {a}U' for a in archs)}) && {dtypes}"
 
 
 def output_rules(spec: OpSpec, default: Callable[[DeviceColumn, str], DType]) -> list[OutputRule]:

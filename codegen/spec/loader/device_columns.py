@@ -4,10 +4,11 @@ different dtypes (SoftmaxV2's x FLOAT16 -> y FLOAT) and set constant device attr
 from __future__ import annotations
 
 from codegen import registry
+from codegen.spec.loader.constraints import constraint_arch_groups
 from codegen.spec.loader.fields import read_products
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec
-from codegen.spec.yaml_reader import YNode, YScalar
+from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 
 #: Device attr types a column may set: the L0 API takes them as a parameter and InferDataType compares them.
 COLUMN_ATTR_TYPES = ("bool", "int")
@@ -29,10 +30,11 @@ def read_dtype_columns(
     Each names every device input and output that carries an aclnn tensor once, with a dtype of that aclnn
     tensor's ``dtypes`` (device tensors carrying one aclnn tensor get one dtype); it may set a constant device
     attr (``value:``) of type bool or int to a value of that type; ``products`` (optional, default the op's)
-    is a subset of the op's. No two columns have the same dtypes, and no two the same input dtypes and attr
-    values (an attr a column does not set has its ``value``) but other output dtypes: the device op's output
-    dtypes follow from its inputs' dtypes and attrs (its InferDataType). For every dtype of the first input,
-    the first column of that dtype is its one-dtype column on every product of the op, without attrs: the
+    is a subset of the op's holding all or none of its products of each NpuArch. No two columns have the same
+    dtypes, and no two the same input dtypes and attr values (an attr a column does not set has its
+    ``value``) but other output dtypes: the device op's output dtypes follow from its inputs' dtypes and
+    attrs (its InferDataType). For every dtype of the first input, the first column of that dtype is its
+    one-dtype column on every product of the op, without attrs: the
     column the L2 API launches when the aclnn tensors' dtypes match no column. Only a family that honours
     columns (:attr:`codegen.registry.Family.dtype_columns`) may have the key, and not beside
     ``device.dtypes``. Problems are recorded at their lines; the columns read without a problem are
@@ -105,11 +107,7 @@ def read_dtype_columns(
             attrs.append((name, v))
         listed = products
         if "products" in m:
-            listed = read_products(st, m["products"])
-            for p_node, p in r.strings(m["products"]):
-                # an unknown product was reported by read_products (and left out of ``listed``)
-                if p in listed and p not in products:
-                    r.error(p_node, f"'{p}' is not a product of the op ({', '.join(products)})")
+            listed = _read_column_products(st, m["products"], products)
         if len(r.errors) != before:
             complete = False
             continue
@@ -128,6 +126,24 @@ def read_dtype_columns(
     if complete and out and inputs:
         _one_dtype_columns(st, node, out, inputs[0], products)
     return tuple(out)
+
+
+def _read_column_products(st: ParseState, node: YNode, products: tuple[str, ...]) -> tuple[str, ...]:
+    """A column's ``products``: distinct catalogue names among the op's ``products``, all or none of the op's
+    products of each NpuArch (the L2 API tells products apart by NpuArch only, as for ``dtype_combos`` and
+    ``constraints``). Each problem is recorded once, at its item (a name) or at ``node`` (not a list of
+    strings, a missing product of a listed NpuArch); the accepted names are returned."""
+    listed = read_products(st, node)
+    # read_products recorded a node that is not a list, an item that is not a string and an unknown or
+    # repeated name; only the names it kept are checked here, against the op's products
+    items = node.items if isinstance(node, YSeq) else []
+    for item in items:
+        name = item.value if isinstance(item, YScalar) else None
+        if isinstance(name, str) and name in listed and name not in products:
+            st.r.error(item, f"'{name}' is not a product of the op ({', '.join(products)})")
+    kept = tuple(p for p in listed if p in products)
+    constraint_arch_groups(st, node, kept, products)
+    return kept
 
 
 def _clash(

@@ -13,6 +13,7 @@ from codegen.check.cases import Case
 from codegen.families.row_reduce.cases.labels import combo_label
 from codegen.families.row_reduce.cases.patterns import non_contiguous, special_lines, special_rows
 from codegen.families.row_reduce.cases.tiling_probes import fit_limit, several_tasks_shape, several_tiles_rows
+from codegen.families.row_reduce.plan.tensors import fallback_rounding
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
@@ -115,6 +116,7 @@ def dim_value_cases(
     for combo in same_x[1:]:
         fit_c = fit_limit(spec, product, combo)
         label_dt = combo_label(same_x, combo)
+        rounding = fallback_rounding(spec, product, combo)
         for shape, dim, name in (
             ((5, 10), 1, "rows of 10"),
             ((2, fit_c + 1), -1, "R one above the UB limit (chunked)"),
@@ -122,4 +124,4 @@ def dim_value_cases(
         ):
             p = arrays(shape, dt, combo=combo)
             p.update({o: np.zeros(shape, numpy_dtype(combo.dtype(o))) for o in spec.output_names})
-            yield case(dt, shape, dim, f"{name} [{combo.text}]", p, label_dt)
+            yield case(dt, shape, dim, f"{name} [{combo.text}]", p, label_dt, rounded_to=rounding)

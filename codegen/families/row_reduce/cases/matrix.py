@@ -17,7 +17,7 @@ from codegen.families.row_reduce.cases.offsets import offset_cases
 from codegen.families.row_reduce.cases.outputs import infer_outputs
 from codegen.families.row_reduce.cases.rows_values import rows_value_cases
 from codegen.families.row_reduce.cases.status import status_cases
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_dtypes
+from codegen.families.row_reduce.plan.tensors import callable_combos, compute_of, row_dtypes
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
@@ -29,7 +29,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     dim_attr = comp.dim
     inputs = spec.input_names
     op = spec.snake
-    on_product = [c for c in combos(spec) if c.allowed_on(product)]
+    on_product = callable_combos(spec, product)
     supported = [d for d in row_dtypes(spec) if any(c.dtype(inputs[0]) is d for c in on_product)]
     chosen = [d for d in dtypes if d in supported]
     # the status cases run in one dtype: the first the product supports, if selected (``--dtype``)

@@ -12,7 +12,7 @@ from codegen.check.cases import Case
 from codegen.families.row_reduce.cases.labels import combo_label
 from codegen.families.row_reduce.cases.patterns import non_contiguous, special_rows
 from codegen.families.row_reduce.cases.tiling_probes import fit_limit, several_tiles_rows
-from codegen.families.row_reduce.plan.tensors import combos
+from codegen.families.row_reduce.plan.tensors import callable_combos, fallback_rounding
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 
@@ -32,7 +32,7 @@ def rows_value_cases(
     ``case`` are :func:`matrix.check_cases`' helpers."""
     x_name = spec.input_names[0]
     floats = [a.name for a in spec.attrs if a.type in ("float", "double")]
-    same_x = [c for c in combos(spec) if c.dtype(x_name) is dt and c.allowed_on(product)]
+    same_x = [c for c in callable_combos(spec, product) if c.dtype(x_name) is dt]
     several = len(same_x) > 1
     tag = f" [{combo.text}]" if several else ""
     label_dt = combo_label(same_x, combo)
@@ -40,8 +40,11 @@ def rows_value_cases(
     def arr(shape: tuple[int, ...], scale: float = 2.0, row_ndim: int = 1) -> dict[str, np.ndarray]:
         return dict(arrays(shape, dt, scale, row_ndim, combo))
 
+    rounding = fallback_rounding(spec, product, combo)
+
     def one(shape: tuple[int, ...], name: str, params: dict[str, Any] | None = None, **kw: Any) -> Case:
-        return case(dt, shape, -1, name + tag, params if params is not None else arr(shape), label_dt, **kw)
+        p = params if params is not None else arr(shape)
+        return case(dt, shape, -1, name + tag, p, label_dt, **({"rounded_to": rounding} if rounding else {}), **kw)
 
     fit = fit_limit(spec, product, combo)
     if not full:

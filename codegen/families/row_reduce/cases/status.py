@@ -11,7 +11,7 @@ import numpy as np
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
 from codegen.check.status_matrix import format_cases
 from codegen.families.row_reduce.cases.outputs import infer_outputs
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_dtypes
+from codegen.families.row_reduce.plan.tensors import callable_combos, compute_of, default_combo, row_dtypes
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -123,7 +123,7 @@ def _dtype_status_cases(spec: OpSpec, product: Product, good: dict[str, Any], st
     (the combination of the inputs is not allowed on ``product``), and with ``dtype_combos`` each output of
     another float dtype."""
     inputs = spec.input_names
-    allowed = [c for c in combos(spec) if c.allowed_on(product)]
+    allowed = callable_combos(spec, product)
     floats = [d for d in (DType.FLOAT, DType.FLOAT16, DType.BF16) if product.supports(d)]
     first_dt = next(c.dtype(inputs[0]) for c in allowed if numpy_dtype(c.dtype(inputs[0])) == good[inputs[0]].dtype)
     for n in inputs[1:]:

@@ -37,6 +37,26 @@ def combos(spec: OpSpec) -> list[DtypeCombo]:
     return [DtypeCombo(tuple((n, d) for n in names), spec.products) for d in spec.inputs[0].dtypes]
 
 
+def callable_combos(spec: OpSpec, product: Product) -> list[DtypeCombo]:
+    """The dtype combinations a call on ``product`` may have (spec order): those allowed there, and the device
+    dtype columns narrowed to other products whose dtypes ``product`` supports (the L2 API takes their
+    dtypes there too, launching the first input's one-dtype column and casting the outputs). With
+    ``dtype_combos`` the L2 API refuses a combination not allowed on the product: none is added."""
+    if spec.dtype_combos:
+        return [c for c in spec.dtype_combos if c.allowed_on(product)]
+    return [c for c in combos(spec) if c.allowed_on(product) or all(product.supports(d) for _, d in c.dtypes)]
+
+
+def fallback_rounding(spec: OpSpec, product: Product, combo: DtypeCombo) -> dict[str, str]:
+    """For a call of ``combo``'s dtypes on ``product``, the outputs (by name) the L2 API computes in the first
+    input's dtype (spec dtype name) and casts to theirs: every output of another dtype when ``combo`` is a
+    device column ``product`` does not register (its one-dtype column runs instead), else none."""
+    if combo.allowed_on(product) or spec.dtype_combos:
+        return {}
+    first = combo.dtype(spec.inputs[0].name)
+    return {n: first.name for n in spec.output_names if combo.dtype(n) is not first}
+
+
 def default_combo(spec: OpSpec, dtype: DType, product: Product | None = None) -> DtypeCombo:
     """The first combination whose first input is ``dtype`` (allowed on ``product`` when given).
 

@@ -39,7 +39,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     products: list[Product] = common["products"]
     prog = program(spec)
     parts = _shared_parts(spec, products)
-    parts.update(l0_parts(spec))
+    parts.update(l0_parts(spec, products))
     parts.update(aclnn_parts(spec, products))
     parts.update(host_parts(spec, prog))
     parts.update(kernel_parts(spec, products, prog))

@@ -9,14 +9,15 @@ from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_out
 from codegen.families.row_reduce.plan.view_records import L0OutputView
 from codegen.plan.dtype_columns import column_attrs, output_rules
 from codegen.plan.signature import L0Attr, L0ListAttr, l0_constant_attr, l0_params
-from codegen.spec.model import OpSpec
+from codegen.spec.model import OpSpec, Product
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
-def l0_parts(spec: OpSpec) -> dict[str, Any]:
+def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     """The view entries of the L0 call, by name: what the L0 API (:class:`view_kinds.L0SourceView`, the L0
     header) declares and passes, and the arguments the L2 API (``l0_args``) and the infershape function read of
-    it."""
+    it; ``products`` are the op's catalogue products (a dtype column narrowed to some NpuArchs is launched
+    only there)."""
     comp = compute_of(spec)
     dev = spec.device_interface
     l0_attrs: list[L0Attr] = []
@@ -24,7 +25,7 @@ def l0_parts(spec: OpSpec) -> dict[str, Any]:
     # the L0 parameters after the tensors, with the L2 API's argument for each (aclnn attr order)
     l0_extra: list[tuple[str, str]] = []
     # a constant attr a dtype column sets is an L0 parameter: the L2 API passes the launched column's value
-    set_by_columns = {a.name: a for a in column_attrs(spec, lambda n: _l2_tensor(spec, n))}
+    set_by_columns = {a.name: a for a in column_attrs(spec, lambda n: _l2_tensor(spec, n), products)}
     for da in dev.attrs:
         if da.name in set_by_columns:
             l0_attrs.append(L0Attr(da.name, set_by_columns[da.name].decl, da.name))
