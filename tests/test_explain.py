@@ -76,6 +76,16 @@ def test_explain_marks_optional_inputs_and_their_null_value() -> None:
     assert all("optional" not in by_input[name] for name in ("gradOutput", "self", "target"))
 
 
+def test_a_reducing_op_explains_the_shape_it_tiles_not_its_output() -> None:
+    """A loss forward with a reduction tiles the elements it sums; its output (mean, by default) is 0-d."""
+    product = CATALOGUE.get("Ascend910B")
+    loss = explain(SPECS["soft_margin_loss"], product, "8,8", None)
+    assert "tiling for the elementwise shape before the reduction [8, 8] (64 elements)" in loss
+    assert "tiling for output shape" not in loss
+    grad = explain(SPECS["soft_margin_loss_backward"], product, "8,8", None)
+    assert "tiling for output shape [8, 8] (64 elements)" in grad
+
+
 @pytest.mark.parametrize(
     ("shape", "total", "cores"),
     [

@@ -40,7 +40,13 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     # a reduce epilogue's 32-byte tile sum block comes off the budget before the per-element split
     block = product.ub_bytes - spec.tiling.ub_reserved_bytes - d.ub_budget_bytes
     lines = [
-        f"tiling for output shape {list(shape)} ({d.total_length} element{'' if d.total_length == 1 else 's'}), "
+        # with a reduce epilogue the kernel tiles the elements it sums, not the (0-d) output
+        (
+            "tiling for output shape"
+            if d.reduce_kind is None
+            else "tiling for the elementwise shape before the reduction"
+        )
+        + f" {list(shape)} ({d.total_length} element{'' if d.total_length == 1 else 's'}), "
         f"dtype {d.dtype}, "
         f"tiling key {d.tiling_key}:",
         f"  UB budget: {d.ub_budget_bytes} bytes ({product.ub_bytes} - {spec.tiling.ub_reserved_bytes} reserved"
