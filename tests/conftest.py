@@ -61,17 +61,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     started last would leave one worker running it alone while the other idles. The other files follow,
     most tests first (pytest-xdist's own order, which :func:`pytest_configure` turns off so that this one
     reaches the scheduler). The sort is stable, so tests keep their order within a file and files with
-    equal keys theirs."""
+    equal keys theirs. A ``heavy`` mark on single tests of a file counts for the whole file (the largest such
+    mark), so a file's tests stay together."""
     per_file: dict[str, int] = {}
+    heavy: dict[str, float] = {}
     for item in items:
         file = item.nodeid.split("::", 1)[0]
         per_file[file] = per_file.get(file, 0) + 1
-
-    def cost(item: pytest.Item) -> tuple[float, int]:
         mark = item.get_closest_marker("heavy")
         if mark is not None and mark.args:
-            return (-float(mark.args[0]), 0)
-        return (0.0, -per_file[item.nodeid.split("::", 1)[0]])
+            heavy[file] = max(heavy.get(file, 0.0), float(mark.args[0]))
+
+    def cost(item: pytest.Item) -> tuple[float, int]:
+        file = item.nodeid.split("::", 1)[0]
+        if file in heavy:
+            return (-heavy[file], 0)
+        return (0.0, -per_file[file])
 
     items.sort(key=cost)
 

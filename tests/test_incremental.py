@@ -60,9 +60,9 @@ def test_second_run_skips_everything(project: Path) -> None:
 def test_template_edit_rewrites_exactly_its_files(project: Path) -> None:
     opgen(project, "generate")
     kernel_template = project / "templates" / "op_kernel" / "elementwise_kernel.cpp.j2"
-    kernel_template.write_text(
-        kernel_template.read_text().replace("// Lowered: {{ formula }}", "// Lowered: {{ formula }}\n// edited")
-    )
+    anchor = "// Lowered: {{ formula.lowered }}"
+    assert anchor in kernel_template.read_text()
+    kernel_template.write_text(kernel_template.read_text().replace(anchor, anchor + "\n// edited"))
     after = opgen(project, "generate")
     _, specs = load_project()
     elementwise = {spec.folder for spec in specs.values() if spec.family == "elementwise"}

@@ -10,14 +10,16 @@ import pytest
 
 
 def _files_in_order(items: list[pytest.Item]) -> list[tuple[str, float | None, int]]:
-    """(file, heavy seconds or None, number of its tests) in the order the files first occur in ``items``."""
+    """(file, heavy seconds or None, number of its tests) in the order the files first occur in ``items``; a
+    file's heavy seconds are the largest ``heavy`` mark of its tests."""
     seconds: dict[str, float | None] = {}
     counts: dict[str, int] = {}
     for item in items:
         file = item.nodeid.split("::", 1)[0]
-        if file not in seconds:
-            mark = item.get_closest_marker("heavy")
-            seconds[file] = float(mark.args[0]) if mark is not None and mark.args else None
+        mark = item.get_closest_marker("heavy")
+        here = float(mark.args[0]) if mark is not None and mark.args else None
+        before = seconds.get(file)
+        seconds[file] = here if before is None else before if here is None else max(before, here)
         counts[file] = counts.get(file, 0) + 1
     return [(f, s, counts[f]) for f, s in seconds.items()]
 

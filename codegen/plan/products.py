@@ -103,3 +103,22 @@ def no_fp32_reduce_condition(products: list[Product]) -> str:
     """The preprocessor condition true on the NpuArchs of ``products`` in :data:`NO_FP32_REDUCE_ARCHS` (``"0"``
     for none): where a kernel reduces fp32 without ReduceSum/ReduceMax."""
     return archs_condition({p.npu_arch for p in products} & set(NO_FP32_REDUCE_ARCHS))
+
+
+@dataclass(frozen=True)
+class QueueCap:
+    """A product's queue buffers per position (``cap``, specs/products.yaml ``queue_buffer_cap``) and the
+    NpuArchs that have it."""
+
+    cap: int
+    archs: tuple[ArchGroup, ...]
+
+
+def queue_caps(products: list[Product]) -> list[QueueCap]:
+    """The products' queue buffers per position, each with the NpuArch groups that have it (products sharing
+    an NpuArch agree on it: the catalogue loader enforces it)."""
+    caps: dict[int, list[ArchGroup]] = {}
+    for group in arch_groups(products):
+        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group.arch)
+        caps.setdefault(cap, []).append(group)
+    return [QueueCap(cap, tuple(archs)) for cap, archs in caps.items()]

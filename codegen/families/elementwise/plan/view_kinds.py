@@ -13,7 +13,6 @@ from codegen.families.elementwise.plan.view_records import (
     InputView,
     KernelPrograms,
     L0Launch,
-    QueueCap,
     ReduceView,
     ScalarDef,
     ShapeCheck,
@@ -23,6 +22,7 @@ from codegen.families.elementwise.plan.view_records import (
     VariantView,
 )
 from codegen.plan.common_view import AttrCheck
+from codegen.plan.products import QueueCap
 from codegen.plan.signature import L0Attr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView

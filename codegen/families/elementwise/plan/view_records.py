@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.plan.products import ArchGroup
 from codegen.plan.signature import L0ListAttr, StringValue
 
 
@@ -244,11 +243,3 @@ class InferRule:
     kind: str
     inputs: tuple[InputView, ...]
     dtype_input: InputView
-
-
-@dataclass(frozen=True)
-class QueueCap:
-    """A product's queue buffers per position (``cap``) and the NpuArchs that have it."""
-
-    cap: int
-    archs: tuple[ArchGroup, ...]

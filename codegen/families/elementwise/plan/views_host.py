@@ -14,13 +14,12 @@ from codegen.families.elementwise.plan.view_records import (
     HostScalar,
     InferRule,
     InputView,
-    QueueCap,
     TilingAttr,
     TilingKey,
     TilingKeys,
 )
 from codegen.plan.dtype_keys import bf16_guard
-from codegen.plan.products import ArchGroup, arch_groups
+from codegen.plan.products import queue_caps
 from codegen.plan.signature import StringValue
 from codegen.plan.tiling_fields import TilingFieldRow, tiling_field_views
 from codegen.spec.expr import Call, Name, to_cpp
@@ -90,15 +89,6 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
                 )
             )
     return result
-
-
-def queue_caps(products: list[Product]) -> list[QueueCap]:
-    """The products' queue buffers per position, each with the NpuArch groups that have it."""
-    caps: dict[int, list[ArchGroup]] = {}
-    for group in arch_groups(products):
-        cap = next(p.queue_buffer_cap for p in products if p.npu_arch == group.arch)
-        caps.setdefault(cap, []).append(group)
-    return [QueueCap(cap, tuple(archs)) for cap, archs in caps.items()]
 
 
 def tiling_attrs(spec: OpSpec) -> list[TilingAttr]:

@@ -32,6 +32,31 @@ def queue_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
     return sum(combo.dtype(t.name).itemsize for t in tensors)
 
 
+def queue_counts(spec: OpSpec) -> tuple[int, int, int, int]:
+    """The kernel's queues per position: ``(tile inputs, row inputs, tile outputs, per-row outputs)``. A tile
+    queue holds ``bufferNum`` buffers, a row input's or a per-row output's queue one
+    (templates/op_kernel/row_reduce_kernel.cpp.j2 ``Init``)."""
+    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec))
+    tile_in = sum(1 for t in spec.inputs if t.name not in rows_in)
+    tile_out = sum(1 for t in spec.outputs if t.name not in row_outs)
+    return tile_in, len(spec.inputs) - tile_in, tile_out, len(spec.outputs) - tile_out
+
+
+def max_buffer_num(spec: OpSpec, cap: int) -> int:
+    """The most buffers per tile queue (at most the spec's ``tiling.buffer_num``) that keep the kernel's queues
+    of each position (VECIN: the inputs', VECOUT: the outputs') within ``cap`` buffers, a product's
+    ``queue_buffer_cap`` (AscendC's TPipe holds a fixed number of queue buffers per position); 0 when not even
+    one buffer per queue fits."""
+    tile_in, row_in, tile_out, row_out = queue_counts(spec)
+    best = spec.tiling.buffer_num
+    for tiles, rows in ((tile_in, row_in), (tile_out, row_out)):
+        if tiles:
+            best = min(best, (cap - rows) // tiles)
+        elif rows > cap:
+            best = 0
+    return max(best, 0)
+
+
 def _in_bytes(dtype: DType) -> int:
     """UB bytes per tile element of an input of ``dtype``: its queue, and an fp32 copy unless it is FLOAT."""
     return dtype.itemsize + (0 if dtype is DType.FLOAT else 4)

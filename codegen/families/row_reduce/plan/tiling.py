@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.families.row_reduce.plan.buffers import buffer_bytes, queue_bytes, row_output_bytes
+from codegen.families.row_reduce.plan.buffers import buffer_bytes, max_buffer_num, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, float_attrs_of
 from codegen.plan.tiling_decision import TilingDecisionBase
@@ -154,14 +154,16 @@ def tiling_decision(
     the reduction argument, the rescale factor and one line per per-row value).
 
     Buffers per tile queue (``bufferNum``): the spec's ``tiling.buffer_num`` (2: double buffering) wherever
-    UB allows, else 1; each buffer past the first adds ``queueBytes`` (:func:`buffers.queue_bytes`) to ``tileBytes``.
+    UB and the product's queue buffers per position allow (:func:`buffers.max_buffer_num`), else fewer; each
+    buffer past the first adds ``queueBytes`` (:func:`buffers.queue_bytes`) to ``tileBytes``.
     Every rule below is tried with ``bufferNum`` from the spec's down to 1, the first that fits taken.
 
     Mode 0 (``inner == 1``): ``Rs = AlignUp(R, 16)``; with ``rowBytes`` the per-row bytes of the row slots
     and per-row outputs (:func:`buffers.row_output_bytes`), if ``Rs * (tileBytes + lineBytes) + 16 * rowBytes <=
     budget`` whole rows fit: ``tileRows = min((budget - Rs * lineBytes - 15 * rowBytes) / (Rs * tileBytes +
     rowBytes), ceil(rows / cores))``, ``chunkLen = R``, ``chunkNum = 1``; else ``chunkLen = (budget - 16 *
-    rowBytes) / (tileBytes + lineBytes)`` rounded down to 64, ``chunkNum = ceil(R / chunkLen)``,
+    rowBytes) / (tileBytes + lineBytes)`` rounded down to 64 (below R when subformulas are kept: two chunks),
+    ``chunkNum = ceil(R / chunkLen)``,
     ``tileRows = 1``. ``dtype`` is the tensors' dtype combination (:func:`tensors.combos`; the tiling key is its
     position), or the first input's dtype for its :func:`tensors.default_combo`.
     Mode 1: ``blockWidth`` = ``AlignUp(inner, 16)``, capped so that the tasks reach the cores
@@ -182,7 +184,14 @@ def tiling_decision(
     tile_1, line_b = buffer_bytes(spec, combo)
     queue_b = queue_bytes(spec, combo)
     save_b = 4 * len(program(spec).saves)  # whole rows only: the kept subformulas, fp32 per element
-    bufs = list(range(spec.tiling.buffer_num, 0, -1))  # buffers per tile queue, most first
+    # buffers per tile queue, most first: the spec's, or fewer where the product's queue buffers per position
+    # cannot hold that many for every queue (the C++ tiling's maxBufferNum)
+    bufs = list(range(max_buffer_num(spec, product.queue_buffer_cap), 0, -1))
+    if not bufs:
+        raise ValueError(
+            f"{product.name} holds {product.queue_buffer_cap} queue buffers per position, fewer than the "
+            f"{spec.op} kernel's queues of one position"
+        )
     row_b = row_output_bytes(spec, combo)
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - 4 * WORK_ELEMS
     if budget <= 0:
@@ -211,6 +220,10 @@ def tiling_decision(
                 for n in bufs
             ]
             buf_n, chunk_len = next(((n, c) for n, c in lens if c > 0), lens[-1])
+            if chunk_len >= r and save_b:
+                # at least two chunks: the kernel takes one chunk per row for a whole row, which keeps its
+                # subformulas (save bytes) this split has no room for
+                chunk_len = (r - 1) // CHUNK_ALIGN * CHUNK_ALIGN
             if chunk_len <= 0:
                 raise ValueError(f"UB of {product.name} cannot hold one chunk of {spec.op}")
             tile_b = tile_bytes(buf_n)

@@ -4,7 +4,7 @@ combinations, products that share an NpuArch, output shape rules, and that one c
 from __future__ import annotations
 
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
-from codegen.families.row_reduce.plan.tiling import tiling_decision
+from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, tiling_decision
 from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError
 from codegen.spec.model import Catalogue, DType, OpSpec
@@ -89,8 +89,10 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     for p in spec_products(spec, catalogue):
         for c in combos(spec):
             if c.allowed_on(p):
-                # one 64-element chunk of a last-dim row and one 16-wide line of a strided row must fit
+                # one 64-element chunk of a last-dim row and one 16-wide line of a strided row must fit, and a
+                # row of one chunk (it cannot be cut, and whole it keeps its subformulas)
                 tiling_decision(spec, p, (1, 10**9), -1, c)
+                tiling_decision(spec, p, (1, CHUNK_ALIGN), -1, c)
                 if not comp.rows:
                     tiling_decision(spec, p, (1, 10**9, 2), 1, c)
 

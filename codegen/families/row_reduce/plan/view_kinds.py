@@ -17,6 +17,7 @@ from codegen.families.row_reduce.plan.view_records import (
     ReductionView,
 )
 from codegen.plan.dtype_columns import ColumnAttr, OutputRule
+from codegen.plan.products import QueueCap
 from codegen.plan.shared_views import L0HeaderView
 from codegen.plan.signature import L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
@@ -109,6 +110,10 @@ class TilingSourceView(TilingSourceBase):
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
     save_bytes: int
+    #: the products' queue buffers per position by NpuArch, and the kernel's queues per position: (tile inputs,
+    #: row inputs, tile outputs, per-row outputs) (:func:`buffers.queue_counts`)
+    queue_caps: tuple[QueueCap, ...]
+    queue_counts: tuple[int, int, int, int]
     #: (output index, device output index, name) of each nullable output (``writeMask`` bits)
     write_mask_outputs: tuple[tuple[int, int, str], ...]
     #: ``writeMask`` with every output's bit set

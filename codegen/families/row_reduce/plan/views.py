@@ -41,7 +41,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     parts = _shared_parts(spec, products)
     parts.update(l0_parts(spec, products))
     parts.update(aclnn_parts(spec, products))
-    parts.update(host_parts(spec, prog))
+    parts.update(host_parts(spec, prog, products))
     parts.update(kernel_parts(spec, products, prog))
     parts.update(doc_parts(spec, products, prog, catalogue))
     return parts

@@ -7,18 +7,25 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from codegen.families.row_reduce.plan.buffers import buffer_bytes, line_bytes, queue_bytes, row_output_bytes
+from codegen.families.row_reduce.plan.buffers import (
+    buffer_bytes,
+    line_bytes,
+    queue_bytes,
+    queue_counts,
+    row_output_bytes,
+)
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_inputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
 from codegen.families.row_reduce.plan.view_records import ComboKey
 from codegen.plan.dtype_keys import bf16_guard
+from codegen.plan.products import queue_caps
 from codegen.plan.tiling_fields import tiling_field_views
 from codegen.spec.model import DType, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 
-def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
+def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str, Any]:
     """The view entries only the host files read (:class:`view_kinds.TilingSourceView`,
     :class:`view_kinds.InferShapeView`), by name, for ``spec`` with its planned computation ``prog``."""
     comp = compute_of(spec)
@@ -45,6 +52,8 @@ def host_parts(spec: OpSpec, prog: Program) -> dict[str, Any]:
         "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
         "line_bytes": line_bytes(prog),
         "row_in_n": len(rows_in),
+        "queue_caps": tuple(queue_caps(products)),
+        "queue_counts": queue_counts(spec),
         "write_mask_outputs": _write_mask_outputs(spec),
         "all_outputs_mask": (1 << len(spec.outputs)) - 1,
     }

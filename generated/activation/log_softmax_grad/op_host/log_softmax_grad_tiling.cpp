@@ -20,6 +20,42 @@ constexpr int64_t WORK_ELEMS = 1024;  // fp32 reduce work buffer
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t BUFFER_NUM = 2;  // most buffers per tile queue (2: double buffering)
 constexpr int64_t SAVE_BYTES = 0;  // whole rows: kept subformulas, bytes per tile element
+// The kernel's queues per position: tile queues hold bufferNum buffers, a row input's or per-row output's one.
+constexpr int64_t TILE_IN_QUEUES = 2;
+constexpr int64_t ROW_IN_QUEUES = 0;
+constexpr int64_t TILE_OUT_QUEUES = 1;
+constexpr int64_t ROW_OUT_QUEUES = 0;
+
+// Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
+// products; products sharing an NpuArch agree on it. 0 for any other NpuArch.
+int64_t QueueBufferCap(uint32_t npuArch) {
+  switch (npuArch) {
+    case 1001:  // Ascend910
+      return 4;
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+// The most buffers per tile queue (at most BUFFER_NUM) that keep the queues of each position within the
+// NpuArch's queue buffers per position (codegen max_buffer_num); 0 when not even one buffer fits.
+int64_t MaxBufferNum(int64_t cap) {
+  int64_t best = BUFFER_NUM;
+  if (TILE_IN_QUEUES > 0) {
+    best = std::min(best, (cap - ROW_IN_QUEUES) / TILE_IN_QUEUES);
+  } else if (ROW_IN_QUEUES > cap) {
+    best = 0;
+  }
+  if (TILE_OUT_QUEUES > 0) {
+    best = std::min(best, (cap - ROW_OUT_QUEUES) / TILE_OUT_QUEUES);
+  } else if (ROW_OUT_QUEUES > cap) {
+    best = 0;
+  }
+  return std::max<int64_t>(best, 0);
+}
 
 // ceil(a / b) for a >= 0 and b > 0, without forming a + b - 1: a view may hold up to INT64_MAX elements
 // (aclCreateTensor refuses only a count beyond it), and int64 overflow is undefined behaviour.
@@ -124,7 +160,11 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
   int64_t queueBytes = 0;
   KeyBytes(key, tileBytes, lineBytes, rowBytes, queueBytes);
   const int64_t tileBytes1 = tileBytes;  // one buffer per tile queue; tileBytes: with bufferNum buffers
-  int64_t bufferNum = BUFFER_NUM;
+  const int64_t maxBufferNum = MaxBufferNum(QueueBufferCap(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())));
+  if (maxBufferNum < 1) {
+    return ge::GRAPH_FAILED;
+  }
+  int64_t bufferNum = maxBufferNum;
   const int64_t budget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES - 4 * WORK_ELEMS;
   int64_t mode = 0;
   int64_t tileRows = 1;
@@ -141,7 +181,7 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
     // rs * (tileBytes + lineBytes) inside int64 for any reduceLen.
     const int64_t rs = AlignUp(std::max<int64_t>(std::min(reduceLen, budget), 1), LINE_ALIGN);
     bool fits = false;
-    for (bufferNum = BUFFER_NUM; bufferNum >= 1 && !fits; --bufferNum) {  // the most buffers that fit
+    for (bufferNum = maxBufferNum; bufferNum >= 1 && !fits; --bufferNum) {  // the most buffers that fit
       tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
       fits = reduceLen <= budget && rs * (tileBytes + SAVE_BYTES + lineBytes) + LINE_ALIGN * rowBytes <= budget;
     }
@@ -156,11 +196,16 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
       lineElems = rs;
     } else {
       chunkLen = 0;
-      for (bufferNum = BUFFER_NUM; bufferNum >= 1 && chunkLen <= 0; --bufferNum) {
+      for (bufferNum = maxBufferNum; bufferNum >= 1 && chunkLen <= 0; --bufferNum) {
         tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
         chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
       }
       ++bufferNum;
+      if (chunkLen >= reduceLen && SAVE_BYTES > 0) {
+        // A row that does not fit whole is cut in two chunks at least: the kernel takes one chunk per row for
+        // a whole row, which keeps its subformulas (SAVE_BYTES) this split has no room for.
+        chunkLen = (reduceLen - 1) / CHUNK_ALIGN * CHUNK_ALIGN;
+      }
       if (chunkLen <= 0) {
         return ge::GRAPH_FAILED;
       }
@@ -178,7 +223,7 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
         std::min(blockWidth, AlignUp(CeilDiv(innerNum, CeilDiv(coreNum, std::max<int64_t>(outerNum, 1))), LINE_ALIGN));
     // R lines longer than the budget in bytes never fit (0 blocks), without forming R * tileBytes past int64.
     int64_t fit = 0;
-    for (bufferNum = BUFFER_NUM; bufferNum >= 1 && fit < LINE_ALIGN; --bufferNum) {
+    for (bufferNum = maxBufferNum; bufferNum >= 1 && fit < LINE_ALIGN; --bufferNum) {
       tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
       const int64_t linesBytes = reduceLen > budget ? std::max<int64_t>(budget, 0) + 1
                                                     : std::max<int64_t>(reduceLen, 1) * tileBytes + lineBytes;
@@ -191,7 +236,7 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
     } else {
       blockWidth = LINE_ALIGN;
       tileRows = 0;
-      for (bufferNum = BUFFER_NUM; bufferNum >= 1 && tileRows <= 0; --bufferNum) {
+      for (bufferNum = maxBufferNum; bufferNum >= 1 && tileRows <= 0; --bufferNum) {
         tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
         tileRows = (budget - LINE_ALIGN * lineBytes) / (LINE_ALIGN * tileBytes);
       }
