@@ -126,3 +126,17 @@ def spec_files(directory: Path, catalogue: Path | None = None) -> list[Path]:
             continue
         found.append(path)
     return found
+
+
+def configured_cache_dir() -> tuple[Path, str]:
+    """Where the cache is configured to be, absolute, and how it was chosen (for messages): ``$OPGEN_CACHE_DIR``
+    (a relative one is taken from the working directory once, so paths printed and handed to the compiler stay
+    valid wherever they are used), else ``$XDG_CACHE_HOME/ascend-opgen`` when that is absolute (a relative
+    ``XDG_CACHE_HOME`` is ignored, as the XDG Base Directory specification says), else
+    ``~/.cache/ascend-opgen``. Nothing is created or checked here (:func:`codegen.build.cache.cache_dir` does)."""
+    env = os.environ.get("OPGEN_CACHE_DIR")
+    if env:
+        return Path(env).expanduser().absolute(), "OPGEN_CACHE_DIR"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "ascend-opgen", "the default build cache"

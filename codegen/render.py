@@ -7,7 +7,9 @@ C++ output is formatted with clang-format (the PyPI ``clang-format`` package) us
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import os
 import posixpath
 import re
@@ -23,7 +25,7 @@ from pathlib import Path
 import jinja2
 
 from codegen import registry
-from codegen.paths import ProjectPaths
+from codegen.paths import ProjectPaths, configured_cache_dir
 from codegen.plan.views import OpViews
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import Catalogue, OpSpec
@@ -120,20 +122,110 @@ def clang_format_binary() -> str:
     raise RenderError("clang-format not found: install the 'clang-format' package (pip install clang-format)")
 
 
+#: Where formatted sources are kept, under the cache (:func:`codegen.paths.configured_cache_dir`).
+FORMAT_CACHE = "format"
+
+
+def _format_key(binary: str, style: bytes, rel: str, text: str) -> str:
+    """The cache key of formatting ``text`` (at relative path ``rel``, whose suffix picks the language) with
+    the clang-format at ``binary`` (its path, size and modification time stand for its version) and the style
+    file's bytes: a SHA-256 in hex."""
+    h = hashlib.sha256()
+    st = os.stat(binary)
+    for part in (binary, str(st.st_size), str(st.st_mtime_ns), Path(rel).suffix):
+        h.update(part.encode())
+        h.update(b"\0")
+    h.update(hashlib.sha256(style).digest())
+    h.update(text.encode())
+    return h.hexdigest()
+
+
+def _cached_format(directory: Path, key: str) -> str | None:
+    """The formatted text kept under ``key``, or None when there is none or the entry is damaged: an entry is
+    the SHA-256 of the text on its first line, then the text, and one whose text does not match (truncated,
+    edited) is not used (the file is formatted again and the entry rewritten)."""
+    try:
+        data = (directory / key[:2] / key).read_bytes()
+    except OSError:
+        return None
+    digest, sep, body = data.partition(b"\n")
+    if not sep or hashlib.sha256(body).hexdigest().encode() != digest:
+        return None
+    try:
+        return body.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _keep_format(directory: Path, key: str, text: str) -> None:
+    """Keeps ``text`` under ``key`` (written to a temporary file and renamed, so a reader sees a whole entry or
+    none). The cache only saves time: a failure to write it is ignored."""
+    body = text.encode()
+    try:
+        folder = directory / key[:2]
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=str(folder))
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+            os.replace(tmp, folder / key)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
 def format_cpp_files(texts: dict[str, str], style_file: Path) -> dict[str, str]:
     """Formats many C++ sources with one clang-format process and the project style.
 
     ``texts`` maps a relative path (its suffix picks the language, as ``--assume-filename`` would) to the
-    source text; the result maps the same paths to the formatted text. The sources are written to a private
-    temporary directory, formatted in place by a single ``clang-format -i`` call and read back, so the cost
-    is one process start for a whole generation, not one per file. Deterministic for equal input.
+    source text; the result maps the same paths to the formatted text. A source formatted before with the
+    same clang-format and style is taken from the cache's ``format/`` folder (``$OPGEN_CACHE_DIR``, see
+    :func:`codegen.paths.configured_cache_dir`; an unusable cache is not used). The others are written to a
+    private temporary directory, formatted in place by a single ``clang-format -i`` call and read back, so
+    the cost is at most one process start for a whole generation, not one per file. Deterministic for equal
+    input.
 
     Raises:
-        RenderError: a path is absolute or escapes the temporary directory, or clang-format failed (its
-            stderr, which names the file, is in the message).
+        RenderError: a path is absolute or escapes the temporary directory, clang-format is not installed, the
+            style file cannot be read, or clang-format failed (its stderr, which names the file, is in the
+            message).
     """
     if not texts:
         return {}
+    for rel in texts:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise RenderError(f"clang-format: bad relative path {rel!r}")
+    binary = clang_format_binary()
+    try:
+        style = style_file.read_bytes()
+    except OSError as exc:
+        raise RenderError(f"clang-format style: cannot read {style_file}: {exc.strerror or exc}") from None
+    cache = configured_cache_dir()[0] / FORMAT_CACHE
+    keys = {rel: _format_key(binary, style, rel, text) for rel, text in texts.items()}
+    done: dict[str, str] = {}
+    for rel, key in keys.items():
+        hit = _cached_format(cache, key)
+        if hit is not None:
+            done[rel] = hit
+    missing = {rel: text for rel, text in texts.items() if rel not in done}
+    if missing:
+        formatted = _run_clang_format(binary, missing, style_file)
+        for rel, text in formatted.items():
+            _keep_format(cache, keys[rel], text)
+        done.update(formatted)
+    return {rel: done[rel] for rel in texts}
+
+
+def _run_clang_format(binary: str, texts: dict[str, str], style_file: Path) -> dict[str, str]:
+    """One ``clang-format -i`` run over copies of ``texts`` (relative path -> text) in a private temporary
+    directory; the formatted texts by the same paths.
+
+    Raises:
+        RenderError: a path escapes the temporary directory, or clang-format failed.
+    """
     with tempfile.TemporaryDirectory(prefix="opgen-format-") as tmp:
         root = Path(tmp)
         targets: dict[str, Path] = {}
@@ -145,7 +237,7 @@ def format_cpp_files(texts: dict[str, str], style_file: Path) -> dict[str, str]:
             target.write_bytes(text.encode())
             targets[rel] = target
         proc = subprocess.run(
-            [clang_format_binary(), f"--style=file:{style_file}", "-i", *(str(t) for t in targets.values())],
+            [binary, f"--style=file:{style_file}", "-i", *(str(t) for t in targets.values())],
             capture_output=True,
             check=False,
             env={**os.environ, "LC_ALL": "C"},

@@ -9,6 +9,7 @@ little so that the builds overlap, and writes its ``-o`` file: the test counts c
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 import subprocess
@@ -29,14 +30,15 @@ from codegen.specs import load_project
 REAL_CXX = toolchain.CXX
 
 FAKE_CXX = """#!{python}
-import sys, time
+import os, sys, time
 args = sys.argv[1:]
 if args == ["--version"]:
     print("fake-g++ 1.0")
     sys.exit(0)
 with open({log!r}, "a") as log:
     log.write("\\t".join(args) + "\\n")
-time.sleep(0.2)  # long enough that a second build of the same entry overlaps this one
+# the tests of builds at once set a delay long enough that a second build of the same entry overlaps this one
+time.sleep(float(os.environ.get("OPGEN_TEST_CXX_DELAY", "0")))
 out = args[args.index("-o") + 1]
 with open(out, "wb") as handle:
     handle.write(("built by " + " ".join(args)).encode())
@@ -56,6 +58,7 @@ def fake_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setattr(toolchain, "CXX", str(script))
     toolchain.compiler_version.cache_clear()
     monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPGEN_TEST_CXX_DELAY", "0")
     yield log
     toolchain.compiler_version.cache_clear()
 
@@ -74,6 +77,9 @@ def _runs(log: Path) -> tuple[Counter[str], int]:
 
 
 def _build_concurrently(targets: list[tuple[str, str]]) -> list[build.BuiltOp]:
+    """Builds the (op, product) targets on one thread each, with every stand-in compiler run taking 0.2 s so
+    that the builds overlap."""
+    os.environ["OPGEN_TEST_CXX_DELAY"] = "0.2"  # the fixture's monkeypatch restores it after the test
     catalogue, specs = load_project()
     libraries: list[build.BuiltOp] = [None] * len(targets)  # type: ignore[list-item]
     errors: list[BaseException] = []

@@ -26,8 +26,8 @@ from codegen.spec.loader import load_specs
 from codegen.specs import load_project
 
 #: a file-level mark (tests/conftest.py orders whole files): its UBSan test builds the sanitized runtime and
-#: EmbeddingDenseBackward (host code, one kernel key) for two products
-pytestmark = pytest.mark.heavy(150)
+#: EmbeddingDenseBackward's host code for two products
+pytestmark = pytest.mark.heavy(60)
 
 CATALOGUE, SPECS = load_project()
 INT64_MAX = 2**63 - 1
@@ -156,20 +156,21 @@ def test_a_catalogue_npu_arch_at_the_uint32_limit_is_accepted(tmp_path: Path) ->
     assert catalogue.get("AscendX").npu_arch == 4294967295
 
 
-def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object]) -> object:
-    """An aclTensor of `shape` (FLOAT, every stride 0) over a one-element storage, as a C caller may pass."""
+def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object], acl_dtype: int = 0) -> object:
+    """An aclTensor of `shape` (aclDataType ``acl_dtype``, FLOAT by default; every stride 0) over a one-element
+    storage of 8 bytes, as a C caller may pass."""
     import ctypes
 
     import numpy as np
 
     from codegen.runner.op_callable import _TensorArg
 
-    data = np.zeros(1, np.float32)
+    data = np.zeros(1, np.int64)
     n = len(shape)
     dims = (ctypes.c_int64 * max(1, n))(*shape)
     strides = (ctypes.c_int64 * max(1, n))(*([0] * n))
     storage = (ctypes.c_int64 * 1)(1)
-    handle = op.lib.aclCreateTensor(dims, n, 0, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
+    handle = op.lib.aclCreateTensor(dims, n, acl_dtype, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
     assert handle
     keep += [data, dims, strides, storage]
     return _TensorArg(ctypes.c_void_p(handle), ())
@@ -199,57 +200,49 @@ def test_a_reduction_over_a_broadcast_shape_beyond_int64_elements_is_161002(
         op._destroy(list(tensors.values()))  # type: ignore[arg-type]
 
 
-_EDB_HUGE = """
-import ctypes, json, sys
-import numpy as np
+_EDB_TILING_UBSAN = """
+import json, sys
 from codegen.build import build_op
 from codegen.runner import OpCallable
-from codegen.runner.op_callable import _TensorArg
 from codegen.specs import load_project
 catalogue, specs = load_project()
-# phase 1 only, no launch: the instrumented kernel is built for one tiling key (the host code, where the
-# tiling runs, is built whole), which keeps the sanitized build to the host files and one kernel branch
+# the tiling only: the host units under the sanitizers (the quick sanitized lane compiles them the same way),
+# no kernel
 spec = specs["embedding_dense_backward"]
-op = OpCallable(build_op(spec, catalogue.get(sys.argv[1]), sanitize=True, tiling_keys=[0]))
-keep = []
-def tensor(shape, acl_dtype):
-    data = np.zeros(1, np.int64)
-    n = len(shape)
-    dims = (ctypes.c_int64 * n)(*shape)
-    strides = (ctypes.c_int64 * n)(*([0] * n))
-    storage = (ctypes.c_int64 * 1)(1)
-    handle = op.lib.aclCreateTensor(dims, n, acl_dtype, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
-    keep.extend([data, dims, strides, storage])
-    return _TensorArg(ctypes.c_void_p(handle), ())
+op = OpCallable(build_op(spec, catalogue.get(sys.argv[1]), sanitize=True, host_only=True))
 out = []
 for n, d, num_weights in json.loads(sys.argv[2]):
-    for det in (False, True):
-        op.set_run_options(det, "in_order", 0)
-        tensors = {"grad": tensor([n, d], 0), "indices": tensor([n], 9), "out": tensor([num_weights, d], 0)}
-        attrs = {"numWeights": num_weights, "paddingIdx": 2**64 - 1, "scaleGradByFreq": False}
-        status, _, _ = op.phase1(tensors, attrs)
-        out.append(status)
+    for det in (0, 1):
+        for index_dtype in ("INT64", "INT32"):
+            request = {
+                "inputs": [{"shape": [n, d], "dtype": "FLOAT"}, {"shape": [n], "dtype": index_dtype}],
+                "outputs": [{"shape": [num_weights, d], "dtype": "FLOAT"}],
+                "attrs": {"numWeights": num_weights, "paddingIdx": 2**63 - 1, "scaleGradByFreq": False},
+                "deterministic": det,
+            }
+            out.append(op.run_tiling(request)["status"])
 print(json.dumps(out))
 """
 
+#: (product, [[n, D, numWeights], ...], phase-1 status of each case in both determinism modes, tiling status)
+_EDB_HUGE_CASES = [
+    # 2**63 - 1 output rows: CeilDiv(numRows, COUNTS_PER_LINE) * COUNTS_PER_LINE overflowed (2**60 * 8); their
+    # fp32 accumulator or counts cannot be placed in int64 bytes, so the tiling fails (GRAPH_FAILED: the
+    # runtime's 561002, which the L2 API reports as 561103)
+    ("Ascend910B", [[3, 1, 2**63 - 1], [3, 1, 2**63 - 8]], 561103, 561002),
+    # one grad row of D = 2**62: the sorted-run check `rowLength * rowsBytes` overflowed (2**62 * 4) on a
+    # product without DataCopyPad; the other strategy takes it (phase 1 succeeds with the system workspace)
+    ("Ascend910", [[1, 2**62, 1]], 0, 0),
+]
 
-@pytest.mark.parametrize(
-    ("product", "cases", "statuses"),
-    [
-        # 2**63 - 1 output rows: CeilDiv(numRows, COUNTS_PER_LINE) * COUNTS_PER_LINE overflowed (2**60 * 8); their
-        # fp32 accumulator or counts cannot be placed in int64 bytes, so the tiling fails (561103)
-        ("Ascend910B", [[3, 1, 2**63 - 1], [3, 1, 2**63 - 8]], [561103] * 4),
-        # one grad row of D = 2**62: the sorted-run check `rowLength * rowsBytes` overflowed (2**62 * 4) on a
-        # product without DataCopyPad; the other strategy takes it (phase 1 succeeds with the system workspace)
-        ("Ascend910", [[1, 2**62, 1]], [0, 0]),
-    ],
-)
+
+@pytest.mark.parametrize(("product", "cases", "phase1", "tiling"), _EDB_HUGE_CASES)
 def test_index_tiling_of_huge_rows_has_no_signed_overflow(
-    product: str, cases: list[list[int]], statuses: list[int]
+    product: str, cases: list[list[int]], phase1: int, tiling: int
 ) -> None:
-    """UBSan reports in the generated index tiling through the C ABI (zero-stride views of int64-sized shapes).
-    No -O2 build shows them (the results did not change), so the library is built with the sanitizers and
-    run with them preloaded."""
+    """UBSan reports in the generated index tiling (zero-stride views of int64-sized shapes). No -O2 build
+    shows them (the results did not change), so the tiling runs in a library built with the sanitizers and
+    run with them preloaded; no kernel is built for it."""
     from codegen.check.sanitize import _runtime
 
     env = {
@@ -259,7 +252,7 @@ def test_index_tiling_of_huge_rows_has_no_signed_overflow(
         "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
     }
     proc = subprocess.run(
-        [sys.executable, "-c", _EDB_HUGE, product, json.dumps(cases)],
+        [sys.executable, "-c", _EDB_TILING_UBSAN, product, json.dumps(cases)],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -267,4 +260,34 @@ def test_index_tiling_of_huge_rows_has_no_signed_overflow(
         check=False,
     )
     assert proc.returncode == 0 and "runtime error" not in proc.stderr, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == statuses
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [tiling] * (4 * len(cases))
+
+
+@pytest.mark.parametrize(("product", "cases", "phase1", "tiling"), _EDB_HUGE_CASES)
+def test_phase_1_of_huge_index_rows_answers_the_tiling(
+    product: str,
+    cases: list[list[int]],
+    phase1: int,
+    tiling: int,
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """The same calls through aclnnEmbeddingDenseBackwardGetWorkspaceSize (the C ABI, zero-stride views):
+    a tiling failure is the L2 API's 561103; the case the other strategy takes succeeds."""
+    op = built_op("EmbeddingDenseBackward", product)
+    keep: list[object] = []
+    statuses = []
+    for n, d, num_weights in cases:
+        for det in (False, True):
+            op.set_run_options(det, "in_order", 0)
+            tensors = {
+                "grad": _zero_stride_tensor(op, [n, d], keep),
+                "indices": _zero_stride_tensor(op, [n], keep, acl_dtype=9),  # INT64
+                "out": _zero_stride_tensor(op, [num_weights, d], keep),
+            }
+            attrs = {"numWeights": num_weights, "paddingIdx": 2**64 - 1, "scaleGradByFreq": False}
+            try:
+                status, _, _ = op.phase1(tensors, attrs)
+            finally:
+                op._destroy(list(tensors.values()))  # type: ignore[arg-type]
+            statuses.append(status)
+    assert statuses == [phase1] * (2 * len(cases))

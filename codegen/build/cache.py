@@ -17,18 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codegen.build.errors import BuildError, CacheWarning
-
-
-def _configured_cache_dir() -> tuple[Path, str]:
-    # Absolute from here on: a relative OPGEN_CACHE_DIR is taken from the working directory once, so the
-    # paths printed and handed to the compiler stay valid wherever they are used. A relative
-    # XDG_CACHE_HOME is ignored, as the XDG Base Directory specification says.
-    env = os.environ.get("OPGEN_CACHE_DIR")
-    if env:
-        return Path(env).expanduser().absolute(), "OPGEN_CACHE_DIR"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-    return base / "ascend-opgen", "the default build cache"
+from codegen.paths import configured_cache_dir
 
 
 def cache_dir() -> Path:
@@ -40,7 +29,7 @@ def cache_dir() -> Path:
         BuildError: the path is not a directory, cannot be created or cannot be written (one line naming
             the path and the reason; nothing is built).
     """
-    path, what = _configured_cache_dir()
+    path, what = configured_cache_dir()
     try:
         if path.exists() and not path.is_dir():
             raise NotADirectoryError(f"{path} is not a directory")
