@@ -4,7 +4,9 @@ freshness before it, and the table, totals and result files after it."""
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -134,6 +136,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     for line in unchecked_products(specs if args.ops else {}, args.product):  # ops named, not all by default
         print(line, file=sys.stderr)
+    if getattr(args, "case", None):
+        jobs = _case_jobs(jobs, args.case)
+        if not jobs:
+            if coverage_root is not None:
+                shutil.rmtree(coverage_root, ignore_errors=True)
+            shown = " ".join(f"--case {shlex.quote(p)}" for p in args.case)
+            print(f"nothing to check: no case of the selected ops and products matches {shown}", file=sys.stderr)
+            return 2
     shard, count = args.shard or (1, 1)
     plan, planned = "", None
     if args.shard:
@@ -193,6 +203,8 @@ def _coverage_options(args: argparse.Namespace) -> Path | None:
         raise UsageError("--coverage-json needs --coverage")
     if args.coverage and (args.sanitize or args.shard):
         raise UsageError(f"--coverage does not combine with {'--sanitize' if args.sanitize else '--shard'}")
+    if getattr(args, "case", None) and args.shard:
+        raise UsageError("--case does not combine with --shard (a shard is a part of the whole matrix)")
     return _writable_file(args.coverage_json, "--coverage-json") if args.coverage_json is not None else None
 
 
@@ -314,6 +326,21 @@ def _ran_plan(jobs: list[Job], results: list[CaseResult]) -> tuple[str, list[dic
     return idents_digest([[ident for job in every for ident in job["units"]]]), every
 
 
+def _case_jobs(jobs: list[Job], patterns: list[str]) -> list[Job]:
+    """``jobs`` narrowed to their units whose ident matches one of ``patterns`` (:func:`fnmatch.fnmatchcase`,
+    shell-style, case-sensitive); a job with no such unit is left out."""
+    from dataclasses import replace
+
+    from codegen.check.matrix import job_units
+
+    narrowed = []
+    for i, job in enumerate(jobs):
+        chosen = tuple(u.index for u in job_units(job, i) if any(fnmatch.fnmatchcase(u.ident, p) for p in patterns))
+        if chosen:
+            narrowed.append(replace(job, units=chosen))
+    return narrowed
+
+
 def _shard_jobs(
     jobs: list[Job], shard: int, count: int, costs: CaseCosts
 ) -> tuple[list[Job], str, list[dict[str, Any]]]:
@@ -356,6 +383,7 @@ def _check_meta(
         "core_orders": list(args.core_order or []),
         "all_products": bool(args.all_products),
         "sanitize": bool(args.sanitize),
+        "cases": list(getattr(args, "case", None) or []),
     }
     return {
         "opgen": _version(),

@@ -92,6 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
         "more parts repeat that work more than they split the cases' time (CI matrices are smaller: GitHub "
         "Actions runs at most 256 jobs of one matrix)",
     )
+    c.add_argument(
+        "--case",
+        action="append",
+        metavar="PATTERN",
+        help="run only the cases whose ident (as a failure prints it: op/product/dtype/shape/name) matches this "
+        "shell-style pattern, e.g. '*/Ascend910B/*empty*' (repeatable: any pattern); the example program's ident "
+        "is <op>/<product>/example/example program",
+    )
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case) to FILE")
     c.add_argument(
         "--coverage",
