@@ -10,15 +10,18 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnn_kernels/common/op_error_check.h"
 #include "aclnn_soft_margin_loss_backward.h"
 #include "dtype_convert.h"
 #include "opdev/data_type_utils.h"
+#include "opdev/op_executor.h"
 #include "opdev/shape_utils.h"
 #include "opgen_rt/c_api.h"
 #include "opgen_rt/core.h"
 #include "opgen_rt/tiling_meta.h"
 #include "opgen_test_op.h"
 #include "soft_margin_loss_grad_tiling.h"
+#include "tiling_runner.h"
 
 // RESERVED_WORKSPACE of the product under test (asc-devkit impl/basic_api/utils/kernel_utils_constants.h):
 // 2 MiB on NpuArch 1001, 16 MiB on 2201.
@@ -655,6 +658,125 @@ void TestConvertToTensor() {
   EXPECT(st == ACLNN_ERR_PARAM_NULLPTR, "null aclIntArray: %d", st);
 }
 
+// aclTensorList / aclScalarList: the C API, the C++ accessors, executor-owned lists, and CANN's ownership
+// rule (destroying a list destroys its elements), with a second destroy of an element reported.
+aclnnStatus CheckSameLength(const aclTensorList *a, const aclTensorList *b) {
+  OP_CHECK_TENSORLIST_SIZE_EQUAL(a, b, return ACLNN_ERR_PARAM_INVALID);
+  return ACLNN_SUCCESS;
+}
+
+void TestTensorLists() {
+  static float storage[16] = {};
+  const int64_t dims[3][2] = {{2, 3}, {0, 4}, {1, 1}};
+  const uint64_t ranks[3] = {2, 2, 0};  // the third is 0-d
+  auto make = [&](int i) {
+    const int64_t strides[2] = {dims[i][1], 1};
+    return aclCreateTensor(dims[i], ranks[i], ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims[i], ranks[i], storage);
+  };
+  aclTensor *t[3] = {make(0), make(1), make(2)};
+  EXPECT(t[0] != nullptr && t[1] != nullptr && t[2] != nullptr, "tensors: %s", aclGetRecentErrMsg());
+  aclTensorList *list = aclCreateTensorList(t, 3);
+  uint64_t n = 0;
+  EXPECT(aclGetTensorListSize(list, &n) == ACLNN_SUCCESS && n == 3, "list size %llu", (unsigned long long)n);
+  EXPECT(aclGetTensorListSize(nullptr, &n) == ACLNN_ERR_PARAM_NULLPTR, "null list");
+  EXPECT(aclGetTensorListSize(list, nullptr) == ACLNN_ERR_PARAM_NULLPTR, "null size");
+  const aclTensorList *constList = list;
+  EXPECT(list->Size() == 3 && (*list)[1] == t[1] && (*constList)[2] == t[2] && list->GetData()[0] == t[0],
+         "list elements");
+  EXPECT((*constList)[2]->GetViewShape().GetDimNum() == 0 && (*constList)[1]->IsEmpty(), "0-d and empty");
+  (*list)[0] = t[0];  // the mutable operator[] gives a reference to the slot
+
+  aclTensorList *empty = aclCreateTensorList(nullptr, 2);
+  EXPECT(empty != nullptr && empty->Size() == 0 && empty->GetData() == nullptr, "a null array gives an empty list");
+  EXPECT(CheckSameLength(list, empty) == ACLNN_ERR_PARAM_INVALID &&
+             Contains(aclGetRecentErrMsg(), "a (3 tensors) and b (0 tensors) must have the same length"),
+         "OP_CHECK_TENSORLIST_SIZE_EQUAL");
+  EXPECT(CheckSameLength(list, list) == ACLNN_SUCCESS, "equal lengths");
+  EXPECT(aclDestroyTensorList(empty) == ACLNN_SUCCESS, "destroy an empty list");
+
+  {  // an executor's list frees itself with the executor, never the caller's tensors
+    UniqueExecutor executor("TestTensorLists");
+    aclTensorList *owned = executor->AllocTensorList(t, 2);
+    const aclScalarList *scalars = executor->AllocScalarList(nullptr, 0);
+    EXPECT(owned != nullptr && owned->Size() == 2 && (*owned)[1] == t[1] && scalars != nullptr &&
+               scalars->Size() == 0,
+           "AllocTensorList / AllocScalarList");
+  }
+  EXPECT(aclDestroyTensorList(list) == ACLNN_SUCCESS, "destroy the list and its elements: %s", aclGetRecentErrMsg());
+  EXPECT(aclDestroyTensor(t[1]) == ACLNN_ERR_PARAM_INVALID && Contains(aclGetRecentErrMsg(), "already destroyed"),
+         "an element destroyed again after its list is reported");
+  EXPECT(aclDestroyTensorList(list) == ACLNN_ERR_PARAM_INVALID, "a list destroyed twice is reported");
+  const std::string twice = aclGetRecentErrMsg();
+  EXPECT(Contains(twice, "aclDestroyTensorList: list ") && Contains(twice, "was already destroyed"), "%s",
+         twice.c_str());
+
+  // the same aclTensor in two lists that are both destroyed (an in-place call must use two tensors)
+  aclTensor *shared = make(0);
+  aclTensor *other = make(2);
+  aclTensor *first[1] = {shared};
+  aclTensor *second[2] = {other, shared};
+  aclTensorList *a = aclCreateTensorList(first, 1);
+  aclTensorList *b = aclCreateTensorList(second, 2);
+  EXPECT(aclDestroyTensorList(a) == ACLNN_SUCCESS, "first list");
+  EXPECT(aclDestroyTensorList(b) == ACLNN_ERR_PARAM_INVALID, "a tensor in two destroyed lists is reported");
+  const std::string shared2 = aclGetRecentErrMsg();
+  EXPECT(Contains(shared2, "aclDestroyTensorList: tensor 1 of the list") && Contains(shared2, "sit in a second list"),
+         "%s", shared2.c_str());
+  EXPECT(aclDestroyTensor(other) == ACLNN_ERR_PARAM_INVALID, "the live element of the second list was destroyed");
+
+  float v = 2.5f;
+  aclScalar *s[2] = {aclCreateScalar(&v, ACL_FLOAT), aclCreateScalar(&v, ACL_FLOAT)};
+  aclScalarList *sl = aclCreateScalarList(s, 2);
+  EXPECT(aclGetScalarListSize(sl, &n) == ACLNN_SUCCESS && n == 2 && (*sl)[1] == s[1] &&
+             static_cast<const aclScalarList *>(sl)->GetData()[0] == s[0] && (*sl)[0]->ToFloat() == 2.5f,
+         "scalar list");
+  EXPECT(aclGetScalarListSize(nullptr, &n) == ACLNN_ERR_PARAM_NULLPTR, "null scalar list");
+  EXPECT(aclDestroyScalarList(sl) == ACLNN_SUCCESS, "destroy the scalar list");
+  EXPECT(aclDestroyScalar(s[0]) == ACLNN_ERR_PARAM_INVALID && Contains(aclGetRecentErrMsg(), "already destroyed"),
+         "a scalar destroyed again after its list is reported");
+}
+
+// A tiling context of a node with a DYNAMIC input of 3 tensors and a REQUIRED one: the dynamic-instance
+// accessors of metadef's TilingContext / ComputeNodeInfo map the IR index and the index in the list to the
+// instance.
+void TestDynamicInstances() {
+  opgen_rt::TilingRequest request;
+  request.opType = "ListOp";
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3}, {0}, {}, {1}};
+  for (const auto &dims : shapes) {
+    opgen_rt::TilingTensorDesc d;
+    d.present = true;
+    for (int64_t v : dims) {
+      d.storageShape.AppendDim(v);
+    }
+    d.originShape = d.storageShape;
+    d.dataType = dims.size() == 1 && dims[0] == 1 ? ge::DT_INT32 : ge::DT_FLOAT;
+    request.inputs.push_back(d);
+  }
+  request.inputInstances = {3, 1};
+  request.outputs.push_back(request.inputs[0]);
+  std::vector<uint8_t> buffer(64);
+  gert::TilingContext *context = opgen_rt::TilingContextBuilder::Create(buffer.data(), buffer.size());
+  opgen_rt::TilingContextBuilder::Fill(*context, request, nullptr);
+  const gert::ComputeNodeInfo *node = context->GetComputeNodeInfo();
+  EXPECT(node->GetIrInputsNum() == 2 && node->GetInputsNum() == 4 && node->GetIrOutputsNum() == 1,
+         "IR inputs %zu, inputs %zu", node->GetIrInputsNum(), node->GetInputsNum());
+  EXPECT(node->GetInputInstanceInfo(0)->GetInstanceNum() == 3 && node->GetInputInstanceInfo(1)->GetInstanceStart() == 3 &&
+             node->GetInputInstanceInfo(1)->GetInstanceNum() == 1 && node->GetInputInstanceInfo(2) == nullptr,
+         "instance info");
+  EXPECT(context->GetDynamicInputTensor(0, 0)->GetStorageShape().GetShapeSize() == 6 &&
+             context->GetDynamicInputShape(0, 1)->GetStorageShape().GetShapeSize() == 0 &&
+             context->GetDynamicInputShape(0, 2)->GetStorageShape().GetDimNum() == 0,
+         "list tensors by index in the list");
+  EXPECT(context->GetDynamicInputTensor(0, 3) == nullptr && context->GetDynamicInputDesc(2, 0) == nullptr,
+         "past the list's end, past the OpDef's inputs");
+  EXPECT(context->GetDynamicInputDesc(1, 0)->GetDataType() == ge::DT_INT32 &&
+             context->GetOptionalInputTensor(1) == context->GetInputTensor(3) &&
+             context->GetIrInputInstanceInfo(0) == node->GetInputInstanceInfo(0),
+         "the input after the list is instance 3");
+  delete context;
+}
+
 void TestCoreOrders() {
   for (int32_t mode = 0; mode <= 3; ++mode) {
     EXPECT(opgen_rt_set_core_order(mode, 1234) == 0, "core order %d", mode);
@@ -918,6 +1040,8 @@ int main() {
   TestRunTilingJson();
   TestOpgenTestOp(is910);
   TestConvertToTensor();
+  TestTensorLists();
+  TestDynamicInstances();
   TestCoreOrders();
   TestStream();
 

@@ -53,6 +53,10 @@ struct aclOpExecutor {
   aclIntArray *AllocIntArray(const int64_t *value, uint64_t size);
   aclFloatArray *AllocFloatArray(const float *value, uint64_t size);
   aclBoolArray *AllocBoolArray(const bool *value, uint64_t size);
+  // A list of the `size` tensors at `tensors` (pointers copied; null or size 0: an empty list) that the executor
+  // frees with itself; the tensors are not its to free (opbase include/nnopbase/opdev/op_executor.h).
+  aclTensorList *AllocTensorList(const aclTensor *const *tensors, uint64_t size);
+  aclScalarList *AllocScalarList(const aclScalar *const *scalars, uint64_t size);
 
   // Workspace bytes phase 2 needs: the kernel launches' workspaces, each slice aligned to 512 bytes.
   uint64_t GetWorkspaceSize() const;

@@ -152,7 +152,29 @@ const char *HostTaskKindName(HostTaskKind kind) {
 aclOpExecutor::aclOpExecutor() : state_(new opgen_rt::ExecutorState()) {}
 
 aclOpExecutor::~aclOpExecutor() {
+  for (aclTensorList *list : state_->tensorLists) {
+    delete list;
+  }
+  for (aclScalarList *list : state_->scalarLists) {
+    delete list;
+  }
   delete state_;
+}
+
+aclTensorList *aclOpExecutor::AllocTensorList(const aclTensor *const *tensors, uint64_t size) {
+  auto *list = new (std::nothrow) aclTensorList(tensors, size);
+  if (list != nullptr) {
+    state_->tensorLists.push_back(list);
+  }
+  return list;
+}
+
+aclScalarList *aclOpExecutor::AllocScalarList(const aclScalar *const *scalars, uint64_t size) {
+  auto *list = new (std::nothrow) aclScalarList(scalars, size);
+  if (list != nullptr) {
+    state_->scalarLists.push_back(list);
+  }
+  return list;
 }
 
 aclTensor *aclOpExecutor::AllocTensor(const op::Shape &shape, op::DataType dataType, op::Format format) {

@@ -79,6 +79,8 @@ struct ExecutorState {
   std::vector<std::unique_ptr<aclIntArray>> intArrays;
   std::vector<std::unique_ptr<aclFloatArray>> floatArrays;
   std::vector<std::unique_ptr<aclBoolArray>> boolArrays;
+  std::vector<aclTensorList *> tensorLists;  // deleted by ~aclOpExecutor (the lists' destructor is private)
+  std::vector<aclScalarList *> scalarLists;
   std::vector<StorageBlock> storages;
   std::unordered_map<const aclTensor *, const aclTensor *> snapshots;  // caller tensor -> executor copy
   std::vector<Task> tasks;
