@@ -1,6 +1,6 @@
 // ascend-opgen runtime host tests: the aclnn/acl host emulation driven through the generated
-// SoftMarginLossBackward op and the OpgenTestOp of opgen_test_op.h. Built and run by run.sh once per
-// product; exits non-zero on any failure.
+// SoftMarginLossBackward op and the OpgenTestOp and OpgenListOp of opgen_test_op.h. Built and run by run.sh
+// once per product; exits non-zero on any failure.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -777,6 +777,89 @@ void TestDynamicInstances() {
   delete context;
 }
 
+// OpgenListOp through the aclnn path: OP_INPUT / OP_OUTPUT of tensor lists reach the tiling as instances and
+// the kernel as list descriptors, with an empty and a 0-d tensor among them.
+int64_t ElementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    n *= d;
+  }
+  return n;
+}
+
+void TestListLaunch() {
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3}, {0}, {}, {33}};
+  auto run = [&](aclDataType lastDtype, size_t yCount, std::vector<std::vector<double>> &got) {
+    std::vector<DevTensor> xs(shapes.size());
+    std::vector<DevTensor> ys(shapes.size());
+    std::vector<aclTensor *> xt;
+    std::vector<aclTensor *> yt;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const int64_t n = ElementCount(shapes[i]);
+      std::vector<double> v(static_cast<size_t>(n));
+      for (size_t k = 0; k < v.size(); ++k) {
+        v[k] = static_cast<double>(10 * i + k) - 7.5;
+      }
+      const aclDataType dt = i + 1 == shapes.size() ? lastDtype : ACL_FLOAT;
+      Contiguous(xs[i], v, shapes[i], dt);
+      Contiguous(ys[i], std::vector<double>(v.size(), 99.0), shapes[i], ACL_FLOAT);
+      xt.push_back(xs[i].tensor);
+      yt.push_back(ys[i].tensor);
+      xs[i].tensor = nullptr;  // the lists own the tensors
+      ys[i].tensor = nullptr;
+    }
+    aclTensorList *x = aclCreateTensorList(xt.data(), xt.size());
+    aclTensorList *y = aclCreateTensorList(yt.data(), yCount);
+    for (size_t i = yCount; i < yt.size(); ++i) {
+      aclDestroyTensor(yt[i]);
+    }
+    uint64_t ws = 0;
+    aclOpExecutor *executor = nullptr;
+    aclnnStatus st = aclnnOpgenListOpGetWorkspaceSize(x, y, &ws, &executor);
+    const std::string message = st == 0 ? "" : aclGetRecentErrMsg();
+    if (st == 0) {
+      st = aclnnOpgenListOp(nullptr, ws, executor, nullptr);
+      EXPECT(st == 0 && aclrtSynchronizeStream(nullptr) == 0, "list launch: %d %s", st, aclGetRecentErrMsg());
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        got.push_back(Decode(ys[i].dev, static_cast<size_t>(ElementCount(shapes[i])), ACL_FLOAT));
+      }
+    }
+    EXPECT(aclDestroyTensorList(x) == 0 && aclDestroyTensorList(y) == 0, "destroy the lists");
+    got.push_back({static_cast<double>(st)});
+    return message;
+  };
+  std::vector<std::vector<double>> got;
+  run(ACL_FLOAT, shapes.size(), got);
+  EXPECT(got.size() == shapes.size() + 1 && got.back()[0] == 0, "list launch status");
+  for (size_t i = 0; i < shapes.size() && i < got.size(); ++i) {
+    for (size_t k = 0; k < got[i].size(); ++k) {
+      EXPECT(got[i][k] == static_cast<double>(10 * i + k) - 6.5, "y[%zu][%zu] = %g", i, k, got[i][k]);
+    }
+  }
+  EXPECT(got.size() > 3 && got[2].size() == 1 && got[1].empty(), "0-d and empty tensors");
+  got.clear();
+  std::string message = run(ACL_FLOAT, shapes.size() - 1, got);
+  EXPECT(got.back()[0] == ACLNN_ERR_PARAM_INVALID && Contains(message, "must have the same length"), "lengths: %s",
+         message.c_str());
+  got.clear();
+  message = run(ACL_INT32, shapes.size(), got);
+  EXPECT(got.back()[0] == ACLNN_ERR_INNER_FIND_KERNEL_ERROR &&
+             Contains(message, "list of 4 DT_FLOAT/DT_FLOAT/DT_FLOAT/DT_INT32"),
+         "a list element of a dtype the OpDef does not take: %s", message.c_str());
+
+  DevTensor a, b;
+  Contiguous(a, {1, 2}, {2}, ACL_FLOAT);
+  Contiguous(b, {0, 0}, {2}, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  const aclnnStatus st = aclnnOpgenListOpWithTensorsGetWorkspaceSize(a.tensor, b.tensor, &ws, &executor);
+  message = aclGetRecentErrMsg();
+  EXPECT(st == ACLNN_ERR_INNER &&
+             Contains(message, "OpgenListOp input 0 (x) is DYNAMIC (a tensor list), but ADD_TO_LAUNCHER_LIST_AICORE "
+                               "passes no aclTensorList"),
+         "a tensor for a DYNAMIC input: %d %s", st, message.c_str());
+}
+
 void TestCoreOrders() {
   for (int32_t mode = 0; mode <= 3; ++mode) {
     EXPECT(opgen_rt_set_core_order(mode, 1234) == 0, "core order %d", mode);
@@ -1042,6 +1125,7 @@ int main() {
   TestConvertToTensor();
   TestTensorLists();
   TestDynamicInstances();
+  TestListLaunch();
   TestCoreOrders();
   TestStream();
 

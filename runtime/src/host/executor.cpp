@@ -396,10 +396,18 @@ void MarkPending(const opgen_rt::ExecutorState &state, aclrtStream stream) {
     const auto &launch = std::get<opgen_rt::LaunchTask>(task);
     const std::string of = " of " + launch.opType + " (kernel " + launch.kernelName + ") launched by " + api;
     for (size_t i = 0; i < launch.inputs.size(); ++i) {
-      mark(launch.inputs[i], false, "input " + (i < launch.inputNames.size() ? launch.inputNames[i] : "") + of);
+      const std::string name = "input " + (i < launch.inputNames.size() ? launch.inputNames[i] : "");
+      mark(launch.inputs[i], false, name + of);
+      for (size_t k = 0; i < launch.inputLists.size() && k < launch.inputLists[i].size(); ++k) {
+        mark(launch.inputLists[i][k], false, name + "[" + std::to_string(k) + "]" + of);
+      }
     }
     for (size_t i = 0; i < launch.outputs.size(); ++i) {
-      mark(launch.outputs[i], true, "output " + (i < launch.outputNames.size() ? launch.outputNames[i] : "") + of);
+      const std::string name = "output " + (i < launch.outputNames.size() ? launch.outputNames[i] : "");
+      mark(launch.outputs[i], true, name + of);
+      for (size_t k = 0; i < launch.outputLists.size() && k < launch.outputLists[i].size(); ++k) {
+        mark(launch.outputLists[i][k], true, name + "[" + std::to_string(k) + "]" + of);
+      }
     }
   }
 }

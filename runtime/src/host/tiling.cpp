@@ -53,7 +53,8 @@ void TilingContextBuilder::Fill(gert::TilingContext &context, const TilingReques
     }
     uint32_t start = 0;
     for (uint32_t n : counts) {
-      into.emplace_back(start, n);
+      const bool absent = n == 1 && start < ios.size() && !ios[start].present;  // an absent optional one
+      into.emplace_back(start, absent ? 0u : n);
       start += n;
     }
   };
