@@ -13,6 +13,7 @@
 #include "aclnn_kernels/common/op_error_check.h"
 #include "aclnn_soft_margin_loss_backward.h"
 #include "dtype_convert.h"
+#include "executor_state.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/op_executor.h"
 #include "opdev/shape_utils.h"
@@ -701,6 +702,31 @@ void TestTensorLists() {
     EXPECT(owned != nullptr && owned->Size() == 2 && (*owned)[1] == t[1] && scalars != nullptr &&
                scalars->Size() == 0,
            "AllocTensorList / AllocScalarList");
+    // ConvertToTensor of an aclScalar: a 0-d tensor of the requested dtype (fp16 2.5 is 0x4100; 2.5 as INT32 is
+    // 2, as C++'s conversion and aclScalar::ToInt32 give)
+    float value = 2.5f;
+    aclScalar *scalar = aclCreateScalar(&value, ACL_FLOAT);
+    const aclTensor *half = executor->ConvertToTensor(scalar, op::DataType::DT_FLOAT16);
+    const aclTensor *int32 = executor->ConvertToTensor(scalar, op::DataType::DT_INT32);
+    // phase 1: the host bytes are in the executor's storage block (the tensor gets its address in phase 2)
+    auto bytes = [&executor](const aclTensor *c) -> const uint8_t * {
+      const int64_t id = opgen_rt::TensorAccess::StorageId(c);
+      return id < 0 ? nullptr : opgen_rt::ExecutorAccess::State(executor.get())->storages[id].data.get();
+    };
+    uint16_t halfBits = 0;
+    int32_t intValue = 0;
+    if (half != nullptr && int32 != nullptr && bytes(half) != nullptr && bytes(int32) != nullptr) {
+      std::memcpy(&halfBits, bytes(half), 2);
+      std::memcpy(&intValue, bytes(int32), 4);
+    }
+    EXPECT(half != nullptr && half->GetViewShape().GetDimNum() == 0 && half->Size() == 1 &&
+               half->GetDataType() == ge::DT_FLOAT16 && halfBits == 0x4100,
+           "ConvertToTensor(aclScalar, FLOAT16): 0x%x", halfBits);
+    EXPECT(int32 != nullptr && int32->GetDataType() == ge::DT_INT32 && intValue == 2,
+           "ConvertToTensor(aclScalar, INT32): %d", intValue);
+    EXPECT(executor->ConvertToTensor(static_cast<const aclScalar *>(nullptr), op::DataType::DT_FLOAT) == nullptr,
+           "ConvertToTensor of a null scalar");
+    aclDestroyScalar(scalar);
   }
   EXPECT(aclDestroyTensorList(list) == ACLNN_SUCCESS, "destroy the list and its elements: %s", aclGetRecentErrMsg());
   EXPECT(aclDestroyTensor(t[1]) == ACLNN_ERR_PARAM_INVALID && Contains(aclGetRecentErrMsg(), "already destroyed"),

@@ -46,6 +46,10 @@ struct aclOpExecutor {
   // executor (opbase include/opdev/op_executor.h; what an L2 API passes as a device input made from a host
   // array, e.g. LayerNormV4's normalized_shape). nullptr (logged) for a null array or a dtype it cannot hold.
   const aclTensor *ConvertToTensor(const aclIntArray *value, op::DataType dataType);
+  // A 0-d host tensor holding the scalar converted to dataType, owned by the executor (opbase: how an L2 API
+  // passes an aclScalar to a kernel as a one-element device input). nullptr (logged) for a null scalar or a
+  // dtype it cannot hold.
+  const aclTensor *ConvertToTensor(const aclScalar *value, op::DataType dataType);
   // A contiguous view of `tensor`'s storage with `shape`, starting `offset` elements into the storage.
   aclTensor *CreateView(const aclTensor *tensor, const op::Shape &shape, int64_t offset);
   aclTensor *CreateView(const aclTensor *tensor, const op::Shape &shape, const op::Shape &storageShape,

@@ -224,6 +224,23 @@ const aclTensor *aclOpExecutor::ConvertToTensor(const aclIntArray *value, op::Da
   return HostTensorFrom<int64_t>(state_, value->GetData(), value->Size(), dataType, FromSigned, "ConvertToTensor");
 }
 
+const aclTensor *aclOpExecutor::ConvertToTensor(const aclScalar *value, op::DataType dataType) {
+  if (value == nullptr || !opgen_rt::IsConvertibleDtype(dataType)) {
+    OP_LOGE(ACLNN_ERR_INNER, "ConvertToTensor: %s.", value == nullptr ? "the aclScalar is nullptr" : "unsupported dtype");
+    return nullptr;
+  }
+  const op::Shape scalarShape;  // 0-d: one element
+  const uint64_t elem = op::TypeSize(dataType);
+  aclTensor *t = state_->NewTensor(scalarShape, opgen_rt::ContiguousStrides(scalarShape), 0, dataType, ge::FORMAT_ND,
+                                   scalarShape, elem);
+  opgen_rt::StorageBlock &block = state_->storages[static_cast<size_t>(opgen_rt::TensorAccess::StorageId(t))];
+  block.data.reset(new uint8_t[elem]);
+  opgen_rt::WriteElement(block.data.get(), dataType, opgen_rt::ReadElement(value->GetData(), value->GetDataType()));
+  block.filled = true;
+  opgen_rt::TensorAccess::SetHostOwned(t, true);
+  return t;
+}
+
 aclTensor *aclOpExecutor::CreateView(const aclTensor *tensor, const op::Shape &shape, int64_t offset) {
   if (tensor == nullptr) {
     return nullptr;
