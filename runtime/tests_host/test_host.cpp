@@ -886,6 +886,44 @@ void TestListLaunch() {
          "a tensor for a DYNAMIC input: %d %s", st, message.c_str());
 }
 
+// In place over lists: `y`'s tensors are other aclTensor objects over `x`'s storage (one tensor in two lists
+// would be destroyed twice); each element is a read-only region for x and a writable one for y over the same
+// bytes, and the result lands in x's memory.
+void TestInPlaceListLaunch() {
+  const std::vector<std::vector<int64_t>> shapes = {{5}, {}, {2, 4}};
+  std::vector<DevTensor> xs(shapes.size());
+  std::vector<aclTensor *> xt;
+  std::vector<aclTensor *> yt;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<double> v(static_cast<size_t>(ElementCount(shapes[i])));
+    for (size_t k = 0; k < v.size(); ++k) {
+      v[k] = 3.0 * static_cast<double>(i) - static_cast<double>(k);
+    }
+    Contiguous(xs[i], v, shapes[i], ACL_FLOAT);
+    xt.push_back(xs[i].tensor);
+    xs[i].tensor = nullptr;  // the list owns it
+    const std::vector<int64_t> strides = RowMajor(shapes[i]);
+    yt.push_back(aclCreateTensor(shapes[i].data(), shapes[i].size(), ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND,
+                                 shapes[i].data(), shapes[i].size(), xs[i].dev));
+  }
+  aclTensorList *x = aclCreateTensorList(xt.data(), xt.size());
+  aclTensorList *y = aclCreateTensorList(yt.data(), yt.size());
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  aclnnStatus st = aclnnOpgenListOpGetWorkspaceSize(x, y, &ws, &executor);
+  if (st == 0) {
+    st = aclnnOpgenListOp(nullptr, ws, executor, nullptr);
+  }
+  EXPECT(st == 0 && aclrtSynchronizeStream(nullptr) == 0, "in-place list launch: %d %s", st, aclGetRecentErrMsg());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<double> got = Decode(xs[i].dev, static_cast<size_t>(ElementCount(shapes[i])), ACL_FLOAT);
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT(got[k] == 3.0 * static_cast<double>(i) - static_cast<double>(k) + 1.0, "x[%zu][%zu] = %g", i, k, got[k]);
+    }
+  }
+  EXPECT(aclDestroyTensorList(x) == 0 && aclDestroyTensorList(y) == 0, "two lists of distinct tensors");
+}
+
 void TestCoreOrders() {
   for (int32_t mode = 0; mode <= 3; ++mode) {
     EXPECT(opgen_rt_set_core_order(mode, 1234) == 0, "core order %d", mode);
@@ -1152,6 +1190,7 @@ int main() {
   TestTensorLists();
   TestDynamicInstances();
   TestListLaunch();
+  TestInPlaceListLaunch();
   TestCoreOrders();
   TestStream();
 
