@@ -359,6 +359,9 @@ struct Liveness {
   std::unordered_set<const void *> destroyed;
 };
 
+// Destroyed addresses remembered at most (an allocation reusing an address forgets it sooner).
+constexpr size_t kRememberedDestroys = size_t{1} << 16;
+
 Liveness &Objects() {
   static Liveness *objects = new Liveness();  // never destroyed: destroys may run during static teardown
   return *objects;
@@ -382,6 +385,9 @@ Fate Retire(const void *object) {
   Liveness &o = Objects();
   std::lock_guard<std::mutex> lock(o.mutex);
   if (o.alive.erase(object) > 0) {
+    if (o.destroyed.size() >= kRememberedDestroys) {
+      o.destroyed.erase(o.destroyed.begin());  // bounded memory: forget one (any) older destroy
+    }
     o.destroyed.insert(object);
     return Fate::ALIVE;
   }
