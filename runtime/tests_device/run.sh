@@ -141,7 +141,7 @@ smlg_case() {  # smlg_case NAME (compiled by smlg_compile)
   run "${name}" "${BUILD}/${name}"
 }
 
-UNIT_TESTS=(types ops faults sync_atomic reduce sort whole_sum timeline)
+UNIT_TESTS=(types ops faults sync_atomic reduce sort whole_sum timeline list)
 BENCH_TFLAGS=(-include "${SMLG_TILING_H}" -DOPGEN_KERNEL_TILING_TYPE=optiling::SoftMarginLossGradTilingData)
 
 # ---- phase 1: every translation unit, JOBS at a time (the longest ones early) ----

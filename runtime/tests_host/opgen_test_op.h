@@ -24,6 +24,16 @@ TILING_DATA_FIELD_DEF(int32_t, coreNum);
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(OpgenTestOp, OpgenTestOpTilingData)
+
+// OpgenListOp: y[i] = x[i] + 1 over two tensor lists (DYNAMIC input x, DYNAMIC output y, FLOAT), one tensor
+// per core at a time; the tiling takes the list length from the node's instances and each tensor's element
+// count from its shape (at most 8 tensors).
+BEGIN_TILING_DATA_DEF(OpgenListOpTilingData)
+TILING_DATA_FIELD_DEF(int64_t, tensorCount);
+TILING_DATA_FIELD_DEF_ARR(int64_t, 8, counts);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(OpgenListOp, OpgenListOpTilingData)
 }  // namespace optiling
 
 extern "C" {
@@ -33,6 +43,11 @@ aclnnStatus aclnnOpgenTestOpGetWorkspaceSize(const aclTensor *x, const aclTensor
 aclnnStatus aclnnOpgenTestOpIdxArrayGetWorkspaceSize(const aclTensor *x, const aclIntArray *idx, aclTensor *y,
                                                      uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnOpgenTestOp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+aclnnStatus aclnnOpgenListOpGetWorkspaceSize(const aclTensorList *x, const aclTensorList *y, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+aclnnStatus aclnnOpgenListOpWithTensorsGetWorkspaceSize(const aclTensor *x, const aclTensor *y,
+                                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnOpgenListOp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 }
 
 #endif  // OPGEN_RT_TESTS_HOST_OPGEN_TEST_OP_H

@@ -16,6 +16,7 @@
 
 namespace l0op {
 OP_TYPE_REGISTER(OpgenTestOp);
+OP_TYPE_REGISTER(OpgenListOp);
 
 // Returns the launch status itself (not nullptr) so the tests can check ADD_TO_LAUNCHER_LIST_AICORE's codes.
 static aclnnStatus OpgenTestOp(const aclTensor *x, const aclTensor *idx, int64_t num, uint64_t count, bool flag,
@@ -26,6 +27,14 @@ static aclnnStatus OpgenTestOp(const aclTensor *x, const aclTensor *idx, int64_t
   auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenTestOp, OP_INPUT(x, idx), OP_OUTPUT(y), OP_ATTR(num, count, flag, scale));
   *out = y;
   return ret;
+}
+// The L0 launch of OpgenListOp: both lists as they are.
+static aclnnStatus OpgenListOp(const aclTensorList *x, const aclTensorList *y, aclOpExecutor *executor) {
+  return ADD_TO_LAUNCHER_LIST_AICORE(OpgenListOp, OP_INPUT(x), OP_OUTPUT(y));
+}
+// A wrong one: tensors for the DYNAMIC parameters.
+static aclnnStatus OpgenListOpWithTensors(const aclTensor *x, const aclTensor *y, aclOpExecutor *executor) {
+  return ADD_TO_LAUNCHER_LIST_AICORE(OpgenListOp, OP_INPUT(x), OP_OUTPUT(y));
 }
 }  // namespace l0op
 
@@ -80,6 +89,41 @@ extern "C" aclnnStatus aclnnOpgenTestOpIdxArrayGetWorkspaceSize(const aclTensor 
   return ACLNN_SUCCESS;
 }
 
+// OpgenListOp: the L0 launch passes the caller's lists straight through (as ops-nn's foreach scalar APIs pass
+// `out`).
+extern "C" aclnnStatus aclnnOpgenListOpGetWorkspaceSize(const aclTensorList *x, const aclTensorList *y,
+                                                        uint64_t *workspaceSize, aclOpExecutor **executor) {
+  OP_CHECK_COMM_INPUT(workspaceSize, executor);
+  auto uniqueExecutor = CREATE_EXECUTOR();
+  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+  OP_CHECK_NULL(x, return ACLNN_ERR_PARAM_NULLPTR);
+  OP_CHECK_NULL(y, return ACLNN_ERR_PARAM_NULLPTR);
+  OP_CHECK_TENSORLIST_SIZE_EQUAL(x, y, return ACLNN_ERR_PARAM_INVALID);
+  const aclnnStatus ret = l0op::OpgenListOp(x, y, uniqueExecutor.get());
+  CHECK_RET(ret == ACLNN_SUCCESS, ret);
+  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+  uniqueExecutor.ReleaseTo(executor);
+  return ACLNN_SUCCESS;
+}
+
+// A wrong L0 launch of OpgenListOp: tensors where the OpDef declares DYNAMIC parameters.
+extern "C" aclnnStatus aclnnOpgenListOpWithTensorsGetWorkspaceSize(const aclTensor *x, const aclTensor *y,
+                                                                   uint64_t *workspaceSize, aclOpExecutor **executor) {
+  OP_CHECK_COMM_INPUT(workspaceSize, executor);
+  auto uniqueExecutor = CREATE_EXECUTOR();
+  CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
+  const aclnnStatus ret = l0op::OpgenListOpWithTensors(x, y, uniqueExecutor.get());
+  CHECK_RET(ret == ACLNN_SUCCESS, ret);
+  *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+  uniqueExecutor.ReleaseTo(executor);
+  return ACLNN_SUCCESS;
+}
+
+extern "C" aclnnStatus aclnnOpgenListOp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                        aclrtStream stream) {
+  return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
+}
+
 extern "C" aclnnStatus aclnnOpgenTestOp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                         aclrtStream stream) {
   L2_DFX_PHASE_2(aclnnOpgenTestOp);
@@ -113,6 +157,17 @@ class OpgenTestOp : public OpDef {
   }
 };
 OP_ADD(OpgenTestOp);
+
+class OpgenListOp : public OpDef {
+ public:
+  explicit OpgenListOp(const char *name) : OpDef(name) {
+    this->Input("x").ParamType(DYNAMIC).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+    this->Output("y").ParamType(DYNAMIC).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+    this->AICore().AddConfig("ascend910");
+    this->AICore().AddConfig("ascend910b");
+  }
+};
+OP_ADD(OpgenListOp);
 }  // namespace ops
 
 namespace optiling {
@@ -149,4 +204,27 @@ static ge::graphStatus OpgenTestOpTiling(gert::TilingContext *context) {
 }
 
 IMPL_OP_OPTILING(OpgenTestOp).Tiling(OpgenTestOpTiling);
+
+static ge::graphStatus OpgenListOpTiling(gert::TilingContext *context) {
+  const gert::ComputeNodeInfo *node = context->GetComputeNodeInfo();
+  const size_t n = node->GetInputInstanceInfo(0)->GetInstanceNum();
+  if (node->GetIrInputsNum() != 1 || node->GetOutputInstanceInfo(0)->GetInstanceNum() != n || n > 8) {
+    return ge::GRAPH_FAILED;
+  }
+  OpgenListOpTilingData tiling;
+  tiling.set_tensorCount(static_cast<int64_t>(n));
+  int64_t counts[8] = {};
+  for (size_t i = 0; i < n; ++i) {
+    counts[i] = context->GetDynamicInputShape(0, i)->GetStorageShape().GetShapeSize();
+  }
+  tiling.set_counts(counts);
+  context->SetBlockDim(2);
+  context->SetTilingKey(0);
+  tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+  context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+  size_t *ws = context->GetWorkspaceSizes(1);
+  ws[0] = 0;
+  return ge::GRAPH_SUCCESS;
+}
+IMPL_OP_OPTILING(OpgenListOp).Tiling(OpgenListOpTiling);
 }  // namespace optiling

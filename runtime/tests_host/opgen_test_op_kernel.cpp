@@ -44,3 +44,24 @@ extern "C" __global__ __aicore__ void opgen_test_op(GM_ADDR x, GM_ADDR idx, GM_A
     RunTestOp<int32_t>(x, idx, y, workspace, tilingData);
   }
 }
+
+// OpgenListOp: the tensors of the lists reach the kernel through ListTensorDesc.
+extern "C" __global__ __aicore__ void opgen_list_op(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+  (void)workspace;
+  GET_TILING_DATA_WITH_STRUCT(optiling::OpgenListOpTilingData, t, tiling);
+  ListTensorDesc xs(x);
+  ListTensorDesc ys(y);
+  for (int64_t i = GetBlockIdx(); i < t.tensorCount; i += GetBlockNum()) {
+    const int64_t n = t.counts[i];
+    if (n == 0) {
+      continue;
+    }
+    GlobalTensor<float> in;
+    GlobalTensor<float> out;
+    in.SetGlobalBuffer(xs.GetDataPtr<float>(static_cast<uint32_t>(i)), static_cast<uint64_t>(n));
+    out.SetGlobalBuffer(ys.GetDataPtr<float>(static_cast<uint32_t>(i)), static_cast<uint64_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+      out.SetValue(static_cast<uint64_t>(k), in.GetValue(static_cast<uint64_t>(k)) + 1.0f);
+    }
+  }
+}

@@ -1,6 +1,6 @@
 // ascend-opgen runtime host tests: the aclnn/acl host emulation driven through the generated
-// SoftMarginLossBackward op and the OpgenTestOp of opgen_test_op.h. Built and run by run.sh once per
-// product; exits non-zero on any failure.
+// SoftMarginLossBackward op and the OpgenTestOp and OpgenListOp of opgen_test_op.h. Built and run by run.sh
+// once per product; exits non-zero on any failure.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -10,15 +10,19 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnn_kernels/common/op_error_check.h"
 #include "aclnn_soft_margin_loss_backward.h"
 #include "dtype_convert.h"
+#include "executor_state.h"
 #include "opdev/data_type_utils.h"
+#include "opdev/op_executor.h"
 #include "opdev/shape_utils.h"
 #include "opgen_rt/c_api.h"
 #include "opgen_rt/core.h"
 #include "opgen_rt/tiling_meta.h"
 #include "opgen_test_op.h"
 #include "soft_margin_loss_grad_tiling.h"
+#include "tiling_runner.h"
 
 // RESERVED_WORKSPACE of the product under test (asc-devkit impl/basic_api/utils/kernel_utils_constants.h):
 // 2 MiB on NpuArch 1001, 16 MiB on 2201.
@@ -655,6 +659,271 @@ void TestConvertToTensor() {
   EXPECT(st == ACLNN_ERR_PARAM_NULLPTR, "null aclIntArray: %d", st);
 }
 
+// aclTensorList / aclScalarList: the C API, the C++ accessors, executor-owned lists, and CANN's ownership
+// rule (destroying a list destroys its elements), with a second destroy of an element reported.
+aclnnStatus CheckSameLength(const aclTensorList *a, const aclTensorList *b) {
+  OP_CHECK_TENSORLIST_SIZE_EQUAL(a, b, return ACLNN_ERR_PARAM_INVALID);
+  return ACLNN_SUCCESS;
+}
+
+void TestTensorLists() {
+  static float storage[16] = {};
+  const int64_t dims[3][2] = {{2, 3}, {0, 4}, {1, 1}};
+  const uint64_t ranks[3] = {2, 2, 0};  // the third is 0-d
+  auto make = [&](int i) {
+    const int64_t strides[2] = {dims[i][1], 1};
+    return aclCreateTensor(dims[i], ranks[i], ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims[i], ranks[i], storage);
+  };
+  aclTensor *t[3] = {make(0), make(1), make(2)};
+  EXPECT(t[0] != nullptr && t[1] != nullptr && t[2] != nullptr, "tensors: %s", aclGetRecentErrMsg());
+  aclTensorList *list = aclCreateTensorList(t, 3);
+  uint64_t n = 0;
+  EXPECT(aclGetTensorListSize(list, &n) == ACLNN_SUCCESS && n == 3, "list size %llu", (unsigned long long)n);
+  EXPECT(aclGetTensorListSize(nullptr, &n) == ACLNN_ERR_PARAM_NULLPTR, "null list");
+  EXPECT(aclGetTensorListSize(list, nullptr) == ACLNN_ERR_PARAM_NULLPTR, "null size");
+  const aclTensorList *constList = list;
+  EXPECT(list->Size() == 3 && (*list)[1] == t[1] && (*constList)[2] == t[2] && list->GetData()[0] == t[0],
+         "list elements");
+  EXPECT((*constList)[2]->GetViewShape().GetDimNum() == 0 && (*constList)[1]->IsEmpty(), "0-d and empty");
+  (*list)[0] = t[0];  // the mutable operator[] gives a reference to the slot
+
+  aclTensorList *empty = aclCreateTensorList(nullptr, 2);
+  EXPECT(empty != nullptr && empty->Size() == 0 && empty->GetData() == nullptr, "a null array gives an empty list");
+  EXPECT(CheckSameLength(list, empty) == ACLNN_ERR_PARAM_INVALID &&
+             Contains(aclGetRecentErrMsg(), "a (3 tensors) and b (0 tensors) must have the same length"),
+         "OP_CHECK_TENSORLIST_SIZE_EQUAL");
+  EXPECT(CheckSameLength(list, list) == ACLNN_SUCCESS, "equal lengths");
+  EXPECT(aclDestroyTensorList(empty) == ACLNN_SUCCESS, "destroy an empty list");
+
+  {  // an executor's list frees itself with the executor, never the caller's tensors
+    UniqueExecutor executor("TestTensorLists");
+    aclTensorList *owned = executor->AllocTensorList(t, 2);
+    const aclScalarList *scalars = executor->AllocScalarList(nullptr, 0);
+    EXPECT(owned != nullptr && owned->Size() == 2 && (*owned)[1] == t[1] && scalars != nullptr &&
+               scalars->Size() == 0,
+           "AllocTensorList / AllocScalarList");
+    // ConvertToTensor of an aclScalar: a 0-d tensor of the requested dtype (fp16 2.5 is 0x4100; 2.5 as INT32 is
+    // 2, as C++'s conversion and aclScalar::ToInt32 give)
+    float value = 2.5f;
+    aclScalar *scalar = aclCreateScalar(&value, ACL_FLOAT);
+    const aclTensor *half = executor->ConvertToTensor(scalar, op::DataType::DT_FLOAT16);
+    const aclTensor *int32 = executor->ConvertToTensor(scalar, op::DataType::DT_INT32);
+    // phase 1: the host bytes are in the executor's storage block (the tensor gets its address in phase 2)
+    auto bytes = [&executor](const aclTensor *c) -> const uint8_t * {
+      const int64_t id = opgen_rt::TensorAccess::StorageId(c);
+      return id < 0 ? nullptr : opgen_rt::ExecutorAccess::State(executor.get())->storages[id].data.get();
+    };
+    uint16_t halfBits = 0;
+    int32_t intValue = 0;
+    if (half != nullptr && int32 != nullptr && bytes(half) != nullptr && bytes(int32) != nullptr) {
+      std::memcpy(&halfBits, bytes(half), 2);
+      std::memcpy(&intValue, bytes(int32), 4);
+    }
+    EXPECT(half != nullptr && half->GetViewShape().GetDimNum() == 0 && half->Size() == 1 &&
+               half->GetDataType() == ge::DT_FLOAT16 && halfBits == 0x4100,
+           "ConvertToTensor(aclScalar, FLOAT16): 0x%x", halfBits);
+    EXPECT(int32 != nullptr && int32->GetDataType() == ge::DT_INT32 && intValue == 2,
+           "ConvertToTensor(aclScalar, INT32): %d", intValue);
+    EXPECT(executor->ConvertToTensor(static_cast<const aclScalar *>(nullptr), op::DataType::DT_FLOAT) == nullptr,
+           "ConvertToTensor of a null scalar");
+    aclDestroyScalar(scalar);
+  }
+  EXPECT(aclDestroyTensorList(list) == ACLNN_SUCCESS, "destroy the list and its elements: %s", aclGetRecentErrMsg());
+  EXPECT(aclDestroyTensor(t[1]) == ACLNN_ERR_PARAM_INVALID && Contains(aclGetRecentErrMsg(), "already destroyed"),
+         "an element destroyed again after its list is reported");
+  EXPECT(aclDestroyTensorList(list) == ACLNN_ERR_PARAM_INVALID, "a list destroyed twice is reported");
+  const std::string twice = aclGetRecentErrMsg();
+  EXPECT(Contains(twice, "aclDestroyTensorList: list ") && Contains(twice, "was already destroyed"), "%s",
+         twice.c_str());
+
+  // the same aclTensor in two lists that are both destroyed (an in-place call must use two tensors)
+  aclTensor *shared = make(0);
+  aclTensor *other = make(2);
+  aclTensor *first[1] = {shared};
+  aclTensor *second[2] = {other, shared};
+  aclTensorList *a = aclCreateTensorList(first, 1);
+  aclTensorList *b = aclCreateTensorList(second, 2);
+  EXPECT(aclDestroyTensorList(a) == ACLNN_SUCCESS, "first list");
+  EXPECT(aclDestroyTensorList(b) == ACLNN_ERR_PARAM_INVALID, "a tensor in two destroyed lists is reported");
+  const std::string shared2 = aclGetRecentErrMsg();
+  EXPECT(Contains(shared2, "aclDestroyTensorList: tensor 1 of the list") && Contains(shared2, "sit in a second list"),
+         "%s", shared2.c_str());
+  EXPECT(aclDestroyTensor(other) == ACLNN_ERR_PARAM_INVALID, "the live element of the second list was destroyed");
+
+  float v = 2.5f;
+  aclScalar *s[2] = {aclCreateScalar(&v, ACL_FLOAT), aclCreateScalar(&v, ACL_FLOAT)};
+  aclScalarList *sl = aclCreateScalarList(s, 2);
+  EXPECT(aclGetScalarListSize(sl, &n) == ACLNN_SUCCESS && n == 2 && (*sl)[1] == s[1] &&
+             static_cast<const aclScalarList *>(sl)->GetData()[0] == s[0] && (*sl)[0]->ToFloat() == 2.5f,
+         "scalar list");
+  EXPECT(aclGetScalarListSize(nullptr, &n) == ACLNN_ERR_PARAM_NULLPTR, "null scalar list");
+  EXPECT(aclDestroyScalarList(sl) == ACLNN_SUCCESS, "destroy the scalar list");
+  EXPECT(aclDestroyScalar(s[0]) == ACLNN_ERR_PARAM_INVALID && Contains(aclGetRecentErrMsg(), "already destroyed"),
+         "a scalar destroyed again after its list is reported");
+}
+
+// A tiling context of a node with a DYNAMIC input of 3 tensors and a REQUIRED one: the dynamic-instance
+// accessors of metadef's TilingContext / ComputeNodeInfo map the IR index and the index in the list to the
+// instance.
+void TestDynamicInstances() {
+  opgen_rt::TilingRequest request;
+  request.opType = "ListOp";
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3}, {0}, {}, {1}};
+  for (const auto &dims : shapes) {
+    opgen_rt::TilingTensorDesc d;
+    d.present = true;
+    for (int64_t v : dims) {
+      d.storageShape.AppendDim(v);
+    }
+    d.originShape = d.storageShape;
+    d.dataType = dims.size() == 1 && dims[0] == 1 ? ge::DT_INT32 : ge::DT_FLOAT;
+    request.inputs.push_back(d);
+  }
+  request.inputInstances = {3, 1};
+  request.outputs.push_back(request.inputs[0]);
+  std::vector<uint8_t> buffer(64);
+  gert::TilingContext *context = opgen_rt::TilingContextBuilder::Create(buffer.data(), buffer.size());
+  opgen_rt::TilingContextBuilder::Fill(*context, request, nullptr);
+  const gert::ComputeNodeInfo *node = context->GetComputeNodeInfo();
+  EXPECT(node->GetIrInputsNum() == 2 && node->GetInputsNum() == 4 && node->GetIrOutputsNum() == 1,
+         "IR inputs %zu, inputs %zu", node->GetIrInputsNum(), node->GetInputsNum());
+  EXPECT(node->GetInputInstanceInfo(0)->GetInstanceNum() == 3 && node->GetInputInstanceInfo(1)->GetInstanceStart() == 3 &&
+             node->GetInputInstanceInfo(1)->GetInstanceNum() == 1 && node->GetInputInstanceInfo(2) == nullptr,
+         "instance info");
+  EXPECT(context->GetDynamicInputTensor(0, 0)->GetStorageShape().GetShapeSize() == 6 &&
+             context->GetDynamicInputShape(0, 1)->GetStorageShape().GetShapeSize() == 0 &&
+             context->GetDynamicInputShape(0, 2)->GetStorageShape().GetDimNum() == 0,
+         "list tensors by index in the list");
+  EXPECT(context->GetDynamicInputTensor(0, 3) == nullptr && context->GetDynamicInputDesc(2, 0) == nullptr,
+         "past the list's end, past the OpDef's inputs");
+  EXPECT(context->GetDynamicInputDesc(1, 0)->GetDataType() == ge::DT_INT32 &&
+             context->GetOptionalInputTensor(1) == context->GetInputTensor(3) &&
+             context->GetIrInputInstanceInfo(0) == node->GetInputInstanceInfo(0),
+         "the input after the list is instance 3");
+  delete context;
+}
+
+// OpgenListOp through the aclnn path: OP_INPUT / OP_OUTPUT of tensor lists reach the tiling as instances and
+// the kernel as list descriptors, with an empty and a 0-d tensor among them.
+int64_t ElementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    n *= d;
+  }
+  return n;
+}
+
+void TestListLaunch() {
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3}, {0}, {}, {33}};
+  auto run = [&](aclDataType lastDtype, size_t yCount, std::vector<std::vector<double>> &got) {
+    std::vector<DevTensor> xs(shapes.size());
+    std::vector<DevTensor> ys(shapes.size());
+    std::vector<aclTensor *> xt;
+    std::vector<aclTensor *> yt;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const int64_t n = ElementCount(shapes[i]);
+      std::vector<double> v(static_cast<size_t>(n));
+      for (size_t k = 0; k < v.size(); ++k) {
+        v[k] = static_cast<double>(10 * i + k) - 7.5;
+      }
+      const aclDataType dt = i + 1 == shapes.size() ? lastDtype : ACL_FLOAT;
+      Contiguous(xs[i], v, shapes[i], dt);
+      Contiguous(ys[i], std::vector<double>(v.size(), 99.0), shapes[i], ACL_FLOAT);
+      xt.push_back(xs[i].tensor);
+      yt.push_back(ys[i].tensor);
+      xs[i].tensor = nullptr;  // the lists own the tensors
+      ys[i].tensor = nullptr;
+    }
+    aclTensorList *x = aclCreateTensorList(xt.data(), xt.size());
+    aclTensorList *y = aclCreateTensorList(yt.data(), yCount);
+    for (size_t i = yCount; i < yt.size(); ++i) {
+      aclDestroyTensor(yt[i]);
+    }
+    uint64_t ws = 0;
+    aclOpExecutor *executor = nullptr;
+    aclnnStatus st = aclnnOpgenListOpGetWorkspaceSize(x, y, &ws, &executor);
+    const std::string message = st == 0 ? "" : aclGetRecentErrMsg();
+    if (st == 0) {
+      st = aclnnOpgenListOp(nullptr, ws, executor, nullptr);
+      EXPECT(st == 0 && aclrtSynchronizeStream(nullptr) == 0, "list launch: %d %s", st, aclGetRecentErrMsg());
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        got.push_back(Decode(ys[i].dev, static_cast<size_t>(ElementCount(shapes[i])), ACL_FLOAT));
+      }
+    }
+    EXPECT(aclDestroyTensorList(x) == 0 && aclDestroyTensorList(y) == 0, "destroy the lists");
+    got.push_back({static_cast<double>(st)});
+    return message;
+  };
+  std::vector<std::vector<double>> got;
+  run(ACL_FLOAT, shapes.size(), got);
+  EXPECT(got.size() == shapes.size() + 1 && got.back()[0] == 0, "list launch status");
+  for (size_t i = 0; i < shapes.size() && i < got.size(); ++i) {
+    for (size_t k = 0; k < got[i].size(); ++k) {
+      EXPECT(got[i][k] == static_cast<double>(10 * i + k) - 6.5, "y[%zu][%zu] = %g", i, k, got[i][k]);
+    }
+  }
+  EXPECT(got.size() > 3 && got[2].size() == 1 && got[1].empty(), "0-d and empty tensors");
+  got.clear();
+  std::string message = run(ACL_FLOAT, shapes.size() - 1, got);
+  EXPECT(got.back()[0] == ACLNN_ERR_PARAM_INVALID && Contains(message, "must have the same length"), "lengths: %s",
+         message.c_str());
+  got.clear();
+  message = run(ACL_INT32, shapes.size(), got);
+  EXPECT(got.back()[0] == ACLNN_ERR_INNER_FIND_KERNEL_ERROR &&
+             Contains(message, "list of 4 DT_FLOAT/DT_FLOAT/DT_FLOAT/DT_INT32"),
+         "a list element of a dtype the OpDef does not take: %s", message.c_str());
+
+  DevTensor a, b;
+  Contiguous(a, {1, 2}, {2}, ACL_FLOAT);
+  Contiguous(b, {0, 0}, {2}, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  const aclnnStatus st = aclnnOpgenListOpWithTensorsGetWorkspaceSize(a.tensor, b.tensor, &ws, &executor);
+  message = aclGetRecentErrMsg();
+  EXPECT(st == ACLNN_ERR_INNER &&
+             Contains(message, "OpgenListOp input 0 (x) is DYNAMIC (a tensor list), but ADD_TO_LAUNCHER_LIST_AICORE "
+                               "passes no aclTensorList"),
+         "a tensor for a DYNAMIC input: %d %s", st, message.c_str());
+}
+
+// In place over lists: `y`'s tensors are other aclTensor objects over `x`'s storage (one tensor in two lists
+// would be destroyed twice); each element is a read-only region for x and a writable one for y over the same
+// bytes, and the result lands in x's memory.
+void TestInPlaceListLaunch() {
+  const std::vector<std::vector<int64_t>> shapes = {{5}, {}, {2, 4}};
+  std::vector<DevTensor> xs(shapes.size());
+  std::vector<aclTensor *> xt;
+  std::vector<aclTensor *> yt;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<double> v(static_cast<size_t>(ElementCount(shapes[i])));
+    for (size_t k = 0; k < v.size(); ++k) {
+      v[k] = 3.0 * static_cast<double>(i) - static_cast<double>(k);
+    }
+    Contiguous(xs[i], v, shapes[i], ACL_FLOAT);
+    xt.push_back(xs[i].tensor);
+    xs[i].tensor = nullptr;  // the list owns it
+    const std::vector<int64_t> strides = RowMajor(shapes[i]);
+    yt.push_back(aclCreateTensor(shapes[i].data(), shapes[i].size(), ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND,
+                                 shapes[i].data(), shapes[i].size(), xs[i].dev));
+  }
+  aclTensorList *x = aclCreateTensorList(xt.data(), xt.size());
+  aclTensorList *y = aclCreateTensorList(yt.data(), yt.size());
+  uint64_t ws = 0;
+  aclOpExecutor *executor = nullptr;
+  aclnnStatus st = aclnnOpgenListOpGetWorkspaceSize(x, y, &ws, &executor);
+  if (st == 0) {
+    st = aclnnOpgenListOp(nullptr, ws, executor, nullptr);
+  }
+  EXPECT(st == 0 && aclrtSynchronizeStream(nullptr) == 0, "in-place list launch: %d %s", st, aclGetRecentErrMsg());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<double> got = Decode(xs[i].dev, static_cast<size_t>(ElementCount(shapes[i])), ACL_FLOAT);
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT(got[k] == 3.0 * static_cast<double>(i) - static_cast<double>(k) + 1.0, "x[%zu][%zu] = %g", i, k, got[k]);
+    }
+  }
+  EXPECT(aclDestroyTensorList(x) == 0 && aclDestroyTensorList(y) == 0, "two lists of distinct tensors");
+}
+
 void TestCoreOrders() {
   for (int32_t mode = 0; mode <= 3; ++mode) {
     EXPECT(opgen_rt_set_core_order(mode, 1234) == 0, "core order %d", mode);
@@ -918,6 +1187,10 @@ int main() {
   TestRunTilingJson();
   TestOpgenTestOp(is910);
   TestConvertToTensor();
+  TestTensorLists();
+  TestDynamicInstances();
+  TestListLaunch();
+  TestInPlaceListLaunch();
   TestCoreOrders();
   TestStream();
 

@@ -186,6 +186,50 @@ struct aclScalar {
   op::DataType dataType_ = ge::DT_FLOAT;
 };
 
+// A list of tensors (hicann/opbase include/nnopbase/opdev/common_types.h: `struct aclTensorList`). It holds
+// copies of the element pointers, not the tensors: aclCreateTensorList makes one for the caller and
+// aclDestroyTensorList destroys it together with its elements; aclOpExecutor::AllocTensorList makes one the
+// executor frees (its elements untouched). A null `tensors`, or size 0, gives an empty list.
+struct aclTensorList {
+  friend struct aclOpExecutor;
+  friend aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size);
+  friend aclnnStatus aclDestroyTensorList(const aclTensorList *array);
+
+ public:
+  aclTensor *&operator[](uint64_t i);
+  const aclTensor *operator[](uint64_t i) const;
+  uint64_t Size() const;
+  const aclTensor *const *GetData() const;
+
+ private:
+  aclTensorList(const aclTensor *const *tensors, uint64_t size);
+  ~aclTensorList();
+  aclTensorList(const aclTensorList &) = delete;
+  aclTensorList &operator=(const aclTensorList &) = delete;
+  std::vector<aclTensor *> tensors_;
+};
+
+// A list of scalars (hicann/opbase include/nnopbase/opdev/common_types.h: `struct aclScalarList`), with the
+// ownership of aclTensorList: aclDestroyScalarList destroys its elements.
+struct aclScalarList {
+  friend struct aclOpExecutor;
+  friend aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size);
+  friend aclnnStatus aclDestroyScalarList(const aclScalarList *array);
+
+ public:
+  aclScalar *&operator[](uint64_t i);
+  const aclScalar *operator[](uint64_t i) const;
+  uint64_t Size() const;
+  const aclScalar *const *GetData() const;
+
+ private:
+  aclScalarList(const aclScalar *const *scalars, uint64_t size);
+  ~aclScalarList();
+  aclScalarList(const aclScalarList &) = delete;
+  aclScalarList &operator=(const aclScalarList &) = delete;
+  std::vector<aclScalar *> scalars_;
+};
+
 struct aclFloatArray {
  public:
   aclFloatArray(const float *value, uint64_t size) : values_(value == nullptr ? 0 : size) {

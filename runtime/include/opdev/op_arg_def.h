@@ -3,7 +3,7 @@
 //   ADD_TO_LAUNCHER_LIST_AICORE(OpType, OP_INPUT(x, y), OP_OUTPUT(out), OP_ATTR(reduction));
 //
 // OP_INPUT / OP_OUTPUT take tensors (const aclTensor *, aclTensor *, or nullptr for an absent optional
-// input), OP_ATTR takes attribute values (integers, bool, float, double, const char * / std::string,
+// input) and tensor lists (aclTensorList *, const aclTensorList *: an OpDef DYNAMIC input or output), OP_ATTR takes attribute values (integers, bool, float, double, const char * / std::string,
 // aclIntArray *, aclFloatArray *, aclBoolArray *, op::DataType), OP_WORKSPACE takes tensors that serve as the
 // kernel's workspace. OP_OPTION, OP_MODE and OP_EMPTY_ARG are accepted and ignored.
 #ifndef OPGEN_OPDEV_OP_ARG_DEF_H
@@ -78,23 +78,46 @@ namespace opgen_rt {
 
 // Everything an L0 launch passes, gathered from its OP_* groups.
 struct KernelLaunchArgs {
-  std::vector<const aclTensor *> inputs;
+  std::vector<const aclTensor *> inputs;  // one per OP_INPUT argument (nullptr for a list)
   std::vector<const aclTensor *> outputs;
+  std::vector<const aclTensorList *> inputLists;  // parallel to inputs: the list an argument is, else nullptr
+  std::vector<const aclTensorList *> outputLists;
   std::vector<AttrValue> attrs;
   std::vector<const aclTensor *> workspaces;
   bool hasOutshape = false;
 };
 
+// One OP_INPUT / OP_OUTPUT argument: a tensor (or nullptr) into `into`, a list into `lists` (with nullptr in
+// `into`); the two vectors stay parallel.
 template <typename T>
-inline void CollectLaunchTensor(std::vector<const aclTensor *> &into, const T &value) {
+inline void CollectLaunchTensor(std::vector<const aclTensor *> &into, std::vector<const aclTensorList *> &lists,
+                                const T &value) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_same_v<D, std::nullptr_t>) {
+    into.push_back(nullptr);
+    lists.push_back(nullptr);
+  } else if constexpr (std::is_convertible_v<D, const aclTensor *>) {
+    into.push_back(value);
+    lists.push_back(nullptr);
+  } else if constexpr (std::is_convertible_v<D, const aclTensorList *>) {
+    into.push_back(nullptr);
+    lists.push_back(value);
+  } else {
+    static_assert(std::is_same_v<D, void>,
+                  "OP_INPUT/OP_OUTPUT: only aclTensor pointers, aclTensorList pointers or nullptr are supported here");
+  }
+}
+
+// One OP_WORKSPACE argument: a tensor.
+template <typename T>
+inline void CollectLaunchWorkspace(std::vector<const aclTensor *> &into, const T &value) {
   using D = std::decay_t<T>;
   if constexpr (std::is_same_v<D, std::nullptr_t>) {
     into.push_back(nullptr);
   } else if constexpr (std::is_convertible_v<D, const aclTensor *>) {
     into.push_back(value);
   } else {
-    static_assert(std::is_same_v<D, void>,
-                  "OP_INPUT/OP_OUTPUT/OP_WORKSPACE: only aclTensor pointers (or nullptr) are supported here");
+    static_assert(std::is_same_v<D, void>, "OP_WORKSPACE: only aclTensor pointers (or nullptr) are supported here");
   }
 }
 
@@ -138,11 +161,12 @@ inline AttrValue MakeLaunchAttr(const T &value) {
 
 template <typename... T>
 inline void CollectLaunchGroup(KernelLaunchArgs &args, const op::OpInput<T...> &group) {
-  std::apply([&args](const auto &...v) { (CollectLaunchTensor(args.inputs, v), ...); }, group.arg_);
+  std::apply([&args](const auto &...v) { (CollectLaunchTensor(args.inputs, args.inputLists, v), ...); }, group.arg_);
 }
 template <typename... T>
 inline void CollectLaunchGroup(KernelLaunchArgs &args, const op::OpOutput<T...> &group) {
-  std::apply([&args](const auto &...v) { (CollectLaunchTensor(args.outputs, v), ...); }, group.arg_);
+  std::apply([&args](const auto &...v) { (CollectLaunchTensor(args.outputs, args.outputLists, v), ...); },
+             group.arg_);
 }
 template <typename... T>
 inline void CollectLaunchGroup(KernelLaunchArgs &args, const op::OpAttr<T...> &group) {
@@ -150,7 +174,7 @@ inline void CollectLaunchGroup(KernelLaunchArgs &args, const op::OpAttr<T...> &g
 }
 template <typename... T>
 inline void CollectLaunchGroup(KernelLaunchArgs &args, const op::OpWorkspace<T...> &group) {
-  std::apply([&args](const auto &...v) { (CollectLaunchTensor(args.workspaces, v), ...); }, group.arg_);
+  std::apply([&args](const auto &...v) { (CollectLaunchWorkspace(args.workspaces, v), ...); }, group.arg_);
 }
 template <typename... T>
 inline void CollectLaunchGroup(KernelLaunchArgs &args, const op::OpOutshape<T...> &) {

@@ -46,6 +46,10 @@ struct aclOpExecutor {
   // executor (opbase include/opdev/op_executor.h; what an L2 API passes as a device input made from a host
   // array, e.g. LayerNormV4's normalized_shape). nullptr (logged) for a null array or a dtype it cannot hold.
   const aclTensor *ConvertToTensor(const aclIntArray *value, op::DataType dataType);
+  // A 0-d host tensor holding the scalar converted to dataType, owned by the executor (opbase: how an L2 API
+  // passes an aclScalar to a kernel as a one-element device input). nullptr (logged) for a null scalar or a
+  // dtype it cannot hold.
+  const aclTensor *ConvertToTensor(const aclScalar *value, op::DataType dataType);
   // A contiguous view of `tensor`'s storage with `shape`, starting `offset` elements into the storage.
   aclTensor *CreateView(const aclTensor *tensor, const op::Shape &shape, int64_t offset);
   aclTensor *CreateView(const aclTensor *tensor, const op::Shape &shape, const op::Shape &storageShape,
@@ -53,6 +57,10 @@ struct aclOpExecutor {
   aclIntArray *AllocIntArray(const int64_t *value, uint64_t size);
   aclFloatArray *AllocFloatArray(const float *value, uint64_t size);
   aclBoolArray *AllocBoolArray(const bool *value, uint64_t size);
+  // A list of the `size` tensors at `tensors` (pointers copied; null or size 0: an empty list) that the executor
+  // frees with itself; the tensors are not its to free (opbase include/nnopbase/opdev/op_executor.h).
+  aclTensorList *AllocTensorList(const aclTensor *const *tensors, uint64_t size);
+  aclScalarList *AllocScalarList(const aclScalar *const *scalars, uint64_t size);
 
   // Workspace bytes phase 2 needs: the kernel launches' workspaces, each slice aligned to 512 bytes.
   uint64_t GetWorkspaceSize() const;

@@ -81,7 +81,36 @@ struct GmRegion {
   uint8_t *base = nullptr;
   uint64_t bytes = 0;
   bool writable = true;
+  // A tensor list's descriptor (BuildListTensorDesc): the bytes from this offset to the region's end are GM
+  // addresses, one uint64 each, that move with the regions they point into when the launch stages GM (as
+  // kernel arguments do). UINT64_MAX: the region holds no addresses.
+  uint64_t pointerTableOffset = UINT64_MAX;
 };
+
+// One tensor of a list as the launcher passes it: the address of its first element (nullptr for an absent
+// tensor), its storage shape, and the GM bytes the kernel may touch from `data` (0: none).
+struct ListElement {
+  const void *data = nullptr;
+  std::vector<int64_t> dims;
+  uint64_t bytes = 0;
+};
+
+// The GM descriptor through which a tensor list (an OpDef DYNAMIC input or output) reaches a kernel, as
+// hicann/opbase src/nnopbase/composite_op/aclnn_engine/rts_arg.cpp (RtsArg::AppendDevicePtrArg) lays it
+// out, in uint64 words: word 0 the byte offset of the pointer table; then per tensor a record of
+// (1 << 32 | rank) followed by its `rank` dimensions (an absent tensor: (1 << 32 | 0), no dimensions);
+// then the pointer table, one address per tensor. The kernel decodes it with AscendC::ListTensorDesc
+// (mirror-cann/asc-devkit include/basic_api/kernel_operator_list_tensor_intf.h). The returned words are the
+// region's bytes; its pointerTableOffset is returned in `pointerTableOffset` (bytes).
+std::vector<uint64_t> BuildListTensorDesc(const std::vector<ListElement> &elements, uint64_t &pointerTableOffset);
+
+struct LaunchRequest;
+// Adds a tensor list to `request`: one kernel argument, the address of its descriptor (built into `desc`, which
+// the caller keeps until RunKernel returns), the descriptor's read-only region "<prefix> (<name>) list", and
+// one region per element with bytes, "<prefix>[i] (<name>)", writable or not: each element is bounds-checked
+// on its own, as separate device allocations are.
+void AddListArgument(LaunchRequest &request, const std::string &prefix, const std::string &name,
+                     const std::vector<ListElement> &elements, bool writable, std::vector<uint64_t> &desc);
 
 using KernelEntry = void (*)(uint8_t **args);  // trampoline: calls the extern "C" kernel with args[0..n)
 

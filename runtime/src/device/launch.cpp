@@ -888,24 +888,24 @@ bool Launch::Stage(std::string &error) {
     std::memcpy(g.base + g.sysBytes, g.orig + g.sysBytes, g.bytes - g.sysBytes);
     FillCanary(g.base + g.bytes, kRedZoneBytes);
   }
-  // Kernel arguments that point into (or one past) a group move with it; others (nullptr, the data pointer
-  // of an empty tensor) stay.
-  for (uint8_t *&arg : args_) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(arg);
+  // Kernel arguments (and list descriptors' addresses) that point into (or one past) a group move with it;
+  // others (nullptr, the data pointer of an empty tensor) stay.
+  auto moved = [this](uintptr_t a) -> uintptr_t {
     const Staged *hit = nullptr;
     for (const Staged &g : staged_) {
       const uintptr_t lo = reinterpret_cast<uintptr_t>(g.orig);
-      if (arg != nullptr && a >= lo && a < lo + g.bytes) {
+      if (a != 0 && a >= lo && a < lo + g.bytes) {
         hit = &g;
         break;
       }
-      if (arg != nullptr && a == lo + g.bytes && hit == nullptr) {
+      if (a != 0 && a == lo + g.bytes && hit == nullptr) {
         hit = &g;  // one past the end, unless another group starts here
       }
     }
-    if (hit != nullptr) {
-      arg = hit->base + (a - reinterpret_cast<uintptr_t>(hit->orig));
-    }
+    return hit == nullptr ? a : reinterpret_cast<uintptr_t>(hit->base) + (a - reinterpret_cast<uintptr_t>(hit->orig));
+  };
+  for (uint8_t *&arg : args_) {
+    arg = reinterpret_cast<uint8_t *>(moved(reinterpret_cast<uintptr_t>(arg)));
   }
   for (size_t i = 0; i < regions_.size(); ++i) {
     if (groupOf[i] >= 0) {
@@ -915,6 +915,20 @@ bool Launch::Stage(std::string &error) {
         g.writeBack.emplace_back(offset, regions_[i].bytes);
       }
       regions_[i].base = g.base + offset;
+    }
+  }
+  // A list descriptor's pointer table moves with the regions it points into, in the staged copy only (the
+  // descriptor is read-only: the caller's bytes keep the caller's addresses).
+  for (size_t i = 0; i < regions_.size(); ++i) {
+    const GmRegion &r = regions_[i];
+    if (groupOf[i] < 0 || r.pointerTableOffset >= r.bytes) {
+      continue;
+    }
+    for (uint64_t off = r.pointerTableOffset; off + sizeof(uint64_t) <= r.bytes; off += sizeof(uint64_t)) {
+      uint64_t word = 0;
+      std::memcpy(&word, r.base + off, sizeof(word));
+      word = static_cast<uint64_t>(moved(static_cast<uintptr_t>(word)));
+      std::memcpy(r.base + off, &word, sizeof(word));
     }
   }
   return true;

@@ -152,7 +152,29 @@ const char *HostTaskKindName(HostTaskKind kind) {
 aclOpExecutor::aclOpExecutor() : state_(new opgen_rt::ExecutorState()) {}
 
 aclOpExecutor::~aclOpExecutor() {
+  for (aclTensorList *list : state_->tensorLists) {
+    delete list;
+  }
+  for (aclScalarList *list : state_->scalarLists) {
+    delete list;
+  }
   delete state_;
+}
+
+aclTensorList *aclOpExecutor::AllocTensorList(const aclTensor *const *tensors, uint64_t size) {
+  auto *list = new (std::nothrow) aclTensorList(tensors, size);
+  if (list != nullptr) {
+    state_->tensorLists.push_back(list);
+  }
+  return list;
+}
+
+aclScalarList *aclOpExecutor::AllocScalarList(const aclScalar *const *scalars, uint64_t size) {
+  auto *list = new (std::nothrow) aclScalarList(scalars, size);
+  if (list != nullptr) {
+    state_->scalarLists.push_back(list);
+  }
+  return list;
 }
 
 aclTensor *aclOpExecutor::AllocTensor(const op::Shape &shape, op::DataType dataType, op::Format format) {
@@ -200,6 +222,23 @@ const aclTensor *aclOpExecutor::ConvertToTensor(const aclIntArray *value, op::Da
     return nullptr;
   }
   return HostTensorFrom<int64_t>(state_, value->GetData(), value->Size(), dataType, FromSigned, "ConvertToTensor");
+}
+
+const aclTensor *aclOpExecutor::ConvertToTensor(const aclScalar *value, op::DataType dataType) {
+  if (value == nullptr || !opgen_rt::IsConvertibleDtype(dataType)) {
+    OP_LOGE(ACLNN_ERR_INNER, "ConvertToTensor: %s.", value == nullptr ? "the aclScalar is nullptr" : "unsupported dtype");
+    return nullptr;
+  }
+  const op::Shape scalarShape;  // 0-d: one element
+  const uint64_t elem = op::TypeSize(dataType);
+  aclTensor *t = state_->NewTensor(scalarShape, opgen_rt::ContiguousStrides(scalarShape), 0, dataType, ge::FORMAT_ND,
+                                   scalarShape, elem);
+  opgen_rt::StorageBlock &block = state_->storages[static_cast<size_t>(opgen_rt::TensorAccess::StorageId(t))];
+  block.data.reset(new uint8_t[elem]);
+  opgen_rt::WriteElement(block.data.get(), dataType, opgen_rt::ReadElement(value->GetData(), value->GetDataType()));
+  block.filled = true;
+  opgen_rt::TensorAccess::SetHostOwned(t, true);
+  return t;
 }
 
 aclTensor *aclOpExecutor::CreateView(const aclTensor *tensor, const op::Shape &shape, int64_t offset) {
@@ -374,10 +413,18 @@ void MarkPending(const opgen_rt::ExecutorState &state, aclrtStream stream) {
     const auto &launch = std::get<opgen_rt::LaunchTask>(task);
     const std::string of = " of " + launch.opType + " (kernel " + launch.kernelName + ") launched by " + api;
     for (size_t i = 0; i < launch.inputs.size(); ++i) {
-      mark(launch.inputs[i], false, "input " + (i < launch.inputNames.size() ? launch.inputNames[i] : "") + of);
+      const std::string name = "input " + (i < launch.inputNames.size() ? launch.inputNames[i] : "");
+      mark(launch.inputs[i], false, name + of);
+      for (size_t k = 0; i < launch.inputLists.size() && k < launch.inputLists[i].size(); ++k) {
+        mark(launch.inputLists[i][k], false, name + "[" + std::to_string(k) + "]" + of);
+      }
     }
     for (size_t i = 0; i < launch.outputs.size(); ++i) {
-      mark(launch.outputs[i], true, "output " + (i < launch.outputNames.size() ? launch.outputNames[i] : "") + of);
+      const std::string name = "output " + (i < launch.outputNames.size() ? launch.outputNames[i] : "");
+      mark(launch.outputs[i], true, name + of);
+      for (size_t k = 0; i < launch.outputLists.size() && k < launch.outputLists[i].size(); ++k) {
+        mark(launch.outputLists[i][k], true, name + "[" + std::to_string(k) + "]" + of);
+      }
     }
   }
 }

@@ -55,8 +55,13 @@ struct LaunchTask {
   std::string opType;
   std::string kernelName;
   KernelEntry entry = nullptr;
-  std::vector<const aclTensor *> inputs;
+  std::vector<const aclTensor *> inputs;   // per OpDef input: the tensor (nullptr: absent, or a list)
   std::vector<const aclTensor *> outputs;
+  // Per OpDef input / output: whether it is a tensor list (DYNAMIC), and its tensors.
+  std::vector<bool> inputIsList;
+  std::vector<bool> outputIsList;
+  std::vector<std::vector<const aclTensor *>> inputLists;
+  std::vector<std::vector<const aclTensor *>> outputLists;
   std::vector<std::string> inputNames;
   std::vector<std::string> outputNames;
   std::vector<std::pair<size_t, uint64_t>> outputInitValues;  // (output index, InitValue) from the OpDef
@@ -79,6 +84,8 @@ struct ExecutorState {
   std::vector<std::unique_ptr<aclIntArray>> intArrays;
   std::vector<std::unique_ptr<aclFloatArray>> floatArrays;
   std::vector<std::unique_ptr<aclBoolArray>> boolArrays;
+  std::vector<aclTensorList *> tensorLists;  // deleted by ~aclOpExecutor (the lists' destructor is private)
+  std::vector<aclScalarList *> scalarLists;
   std::vector<StorageBlock> storages;
   std::unordered_map<const aclTensor *, const aclTensor *> snapshots;  // caller tensor -> executor copy
   std::vector<Task> tasks;

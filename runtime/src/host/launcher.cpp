@@ -3,6 +3,7 @@
 // opgen_rt::RunKernel (the device side) with one GM region per tensor, the workspace and the tiling data.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -93,16 +94,70 @@ bool ParamAccepts(const ops::OpParamDef &param, size_t col, const aclTensor *ten
   return true;
 }
 
-std::string ComboText(const std::vector<const aclTensor *> &ins, const std::vector<const aclTensor *> &outs) {
+const aclTensorList *ListAt(const std::vector<const aclTensorList *> &lists, size_t i) {
+  return i < lists.size() ? lists[i] : nullptr;
+}
+
+std::string ComboText(const KernelLaunchArgs &args) {
+  const auto &ins = args.inputs;
+  const auto &outs = args.outputs;
   std::string text = "(";
   for (size_t i = 0; i < ins.size() + outs.size(); ++i) {
-    const aclTensor *t = i < ins.size() ? ins[i] : outs[i - ins.size()];
-    text += (i == 0 ? "" : ", ") + std::string(t == nullptr ? "absent" : op::ToString(t->GetDataType()).GetString());
+    const bool in = i < ins.size();
+    const aclTensor *t = in ? ins[i] : outs[i - ins.size()];
+    const aclTensorList *list = in ? ListAt(args.inputLists, i) : ListAt(args.outputLists, i - ins.size());
+    std::string item = t == nullptr ? "absent" : op::ToString(t->GetDataType()).GetString();
+    if (list != nullptr) {
+      item = "list of " + std::to_string(list->Size());
+      for (uint64_t k = 0; k < list->Size(); ++k) {
+        const aclTensor *e = (*list)[k];
+        item += (k == 0 ? " " : "/") + std::string(e == nullptr ? "null" : op::ToString(e->GetDataType()).GetString());
+        if (k == 3 && list->Size() > 4) {
+          item += "/...";
+          break;
+        }
+      }
+    }
+    text += (i == 0 ? "" : ", ") + item;
     if (i + 1 == ins.size()) {
       text += " ->";
     }
   }
   return text + ")";
+}
+
+// Does argument `t` (or, for a list, every tensor of `list`) fit column `col` of `param`?
+bool ArgAccepts(const ops::OpParamDef &param, size_t col, const aclTensor *t, const aclTensorList *list) {
+  if (list == nullptr) {
+    return t == nullptr || ParamAccepts(param, col, t);
+  }
+  for (uint64_t k = 0; k < list->Size(); ++k) {
+    if (!ParamAccepts(param, col, (*list)[k])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A DYNAMIC parameter takes a tensor list (OP_INPUT / OP_OUTPUT of an aclTensorList) with no null element,
+// any other parameter a tensor.
+aclnnStatus CheckListArgument(const char *opType, const char *role, size_t i, const ops::OpParamDef &param,
+                              const aclTensorList *list) {
+  const bool dynamic = param.GetParamType() == ops::DYNAMIC;
+  if (dynamic != (list != nullptr)) {
+    OP_LOGE(ACLNN_ERR_INNER, "%s %s %zu (%s) is %s, but ADD_TO_LAUNCHER_LIST_AICORE passes %s.", opType, role, i,
+            param.Name().c_str(), dynamic ? "DYNAMIC (a tensor list)" : "not DYNAMIC",
+            dynamic ? "no aclTensorList" : "an aclTensorList");
+    return ACLNN_ERR_INNER;
+  }
+  for (uint64_t k = 0; list != nullptr && k < list->Size(); ++k) {
+    if ((*list)[k] == nullptr) {
+      OP_LOGE(ACLNN_ERR_INNER, "%s %s %zu (%s): tensor %llu of the list is nullptr.", opType, role, i,
+              param.Name().c_str(), static_cast<unsigned long long>(k));
+      return ACLNN_ERR_INNER;
+    }
+  }
+  return ACLNN_SUCCESS;
 }
 
 // Checks the launch against the op's OpDef; on mismatch reports and returns the status.
@@ -134,6 +189,10 @@ aclnnStatus CheckAgainstOpDef(const char *opType, const KernelLaunchArgs &args, 
   }
   for (size_t i = 0; i < defIns.size(); ++i) {
     inNames.push_back(defIns[i].Name());
+    const aclnnStatus listStatus = CheckListArgument(opType, "input", i, defIns[i], ListAt(args.inputLists, i));
+    if (listStatus != ACLNN_SUCCESS) {
+      return listStatus;
+    }
     if (args.inputs[i] == nullptr && defIns[i].GetParamType() == ops::REQUIRED) {
       OP_LOGE(ACLNN_ERR_INNER, "%s input %zu (%s) is REQUIRED but nullptr was passed.", opType, i,
               defIns[i].Name().c_str());
@@ -142,7 +201,11 @@ aclnnStatus CheckAgainstOpDef(const char *opType, const KernelLaunchArgs &args, 
   }
   for (size_t i = 0; i < defOuts.size(); ++i) {
     outNames.push_back(defOuts[i].Name());
-    if (args.outputs[i] == nullptr) {
+    const aclnnStatus listStatus = CheckListArgument(opType, "output", i, defOuts[i], ListAt(args.outputLists, i));
+    if (listStatus != ACLNN_SUCCESS) {
+      return listStatus;
+    }
+    if (args.outputs[i] == nullptr && ListAt(args.outputLists, i) == nullptr) {
       OP_LOGE(ACLNN_ERR_INNER, "%s output %zu (%s) is nullptr.", opType, i, defOuts[i].Name().c_str());
       return ACLNN_ERR_INNER;
     }
@@ -170,10 +233,10 @@ aclnnStatus CheckAgainstOpDef(const char *opType, const KernelLaunchArgs &args, 
   for (size_t col = 0; col < columns && !found; ++col) {
     found = true;
     for (size_t i = 0; i < defIns.size() && found; ++i) {
-      found = args.inputs[i] == nullptr || ParamAccepts(ConfigParam(cfgIns, defIns[i]), col, args.inputs[i]);
+      found = ArgAccepts(ConfigParam(cfgIns, defIns[i]), col, args.inputs[i], ListAt(args.inputLists, i));
     }
     for (size_t i = 0; i < defOuts.size() && found; ++i) {
-      found = ParamAccepts(ConfigParam(cfgOuts, defOuts[i]), col, args.outputs[i]);
+      found = ArgAccepts(ConfigParam(cfgOuts, defOuts[i]), col, args.outputs[i], ListAt(args.outputLists, i));
     }
   }
   if (!found) {
@@ -193,7 +256,7 @@ aclnnStatus CheckAgainstOpDef(const char *opType, const KernelLaunchArgs &args, 
       supported += ")";
     }
     OP_LOGE(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "no %s kernel for dtypes %s on %s; the OpDef supports %s.", opType,
-            ComboText(args.inputs, args.outputs).c_str(), product.name, supported.c_str());
+            ComboText(args).c_str(), product.name, supported.c_str());
     return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
   }
   for (size_t i = 0; i < defOuts.size(); ++i) {
@@ -257,6 +320,12 @@ aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &a
   if (inferShape == nullptr || inferDtype == nullptr) {
     return ACLNN_SUCCESS;
   }
+  const auto isList = [](const aclTensorList *l) { return l != nullptr; };
+  if (std::any_of(args.inputLists.begin(), args.inputLists.end(), isList) ||
+      std::any_of(args.outputLists.begin(), args.outputLists.end(), isList)) {
+    OP_LOGW("%s: a launch with tensor lists is not compared with the registered InferShape (not emulated).", opType);
+    return ACLNN_SUCCESS;
+  }
   std::vector<TilingTensorDesc> inputs;
   for (const aclTensor *t : args.inputs) {
     inputs.push_back(DescOf(t));
@@ -268,7 +337,7 @@ aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &a
     OP_LOGE(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
             "%s: the registered InferShape or InferDataType fails on the inputs of a launch the L0 API makes "
             "(%s); graph mode could not run this call.",
-            opType, ComboText(args.inputs, args.outputs).c_str());
+            opType, ComboText(args).c_str());
     return ACLNN_ERR_INNER_INFERSHAPE_ERROR;
   }
   const auto &gotShapes = InferContextBuilder::Outputs(shapes);
@@ -331,34 +400,56 @@ aclnnStatus AddAiCoreKernelLaunch(const char *opType, aclOpExecutor *executor, K
   }
   for (size_t i = 0; i < args.inputs.size() + args.outputs.size(); ++i) {
     const bool isInput = i < args.inputs.size();
-    const aclTensor *t = isInput ? args.inputs[i] : args.outputs[i - args.inputs.size()];
-    if (t == nullptr) {
-      continue;
-    }
-    const std::string &name = isInput ? task.inputNames[i] : task.outputNames[i - args.inputs.size()];
-    if (op::TypeSize(t->GetDataType()) == 0) {
-      OP_LOGE(ACLNN_ERR_INNER, "%s %s has unsupported dtype %s.", opType, name.c_str(),
-              op::ToString(t->GetDataType()).GetString());
-      return ACLNN_ERR_INNER;
-    }
-    if (!t->IsContiguous()) {
-      OP_LOGE(ACLNN_ERR_INNER,
-              "%s %s is not contiguous (shape %s, strides %s): kernels read tensors as contiguous memory; pass it "
-              "through l0op::Contiguous first.",
-              opType, name.c_str(), op::ToString(t->GetViewShape()).GetString(),
-              op::ToString(t->GetViewStrides()).GetString());
-      return ACLNN_ERR_INNER;
+    const size_t slot = isInput ? i : i - args.inputs.size();
+    const aclTensorList *list = isInput ? ListAt(args.inputLists, slot) : ListAt(args.outputLists, slot);
+    const std::string &base = isInput ? task.inputNames[slot] : task.outputNames[slot];
+    const uint64_t count = list != nullptr ? list->Size() : 1;
+    for (uint64_t k = 0; k < count; ++k) {
+      const aclTensor *t = list != nullptr ? (*list)[k] : (isInput ? args.inputs[slot] : args.outputs[slot]);
+      if (t == nullptr) {
+        continue;
+      }
+      const std::string name = list != nullptr ? base + "[" + std::to_string(k) + "]" : base;
+      if (op::TypeSize(t->GetDataType()) == 0) {
+        OP_LOGE(ACLNN_ERR_INNER, "%s %s has unsupported dtype %s.", opType, name.c_str(),
+                op::ToString(t->GetDataType()).GetString());
+        return ACLNN_ERR_INNER;
+      }
+      if (!t->IsContiguous()) {
+        OP_LOGE(ACLNN_ERR_INNER,
+                "%s %s is not contiguous (shape %s, strides %s): kernels read tensors as contiguous memory; pass "
+                "it through l0op::Contiguous first.",
+                opType, name.c_str(), op::ToString(t->GetViewShape()).GetString(),
+                op::ToString(t->GetViewStrides()).GetString());
+        return ACLNN_ERR_INNER;
+      }
     }
   }
 
   TilingRequest request;
   request.opType = opType;
-  for (const aclTensor *t : args.inputs) {
-    request.inputs.push_back(DescOf(t));
-  }
-  for (const aclTensor *t : args.outputs) {
-    request.outputs.push_back(DescOf(t));
-  }
+  // One instance per tensor, a list's tensors in order (instance counts only when the launch has a list).
+  auto addDescs = [](std::vector<TilingTensorDesc> &into, std::vector<uint32_t> &counts,
+                     const std::vector<const aclTensor *> &tensors, const std::vector<const aclTensorList *> &lists) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const aclTensorList *list = ListAt(lists, i);
+      if (list == nullptr) {
+        into.push_back(DescOf(tensors[i]));
+        counts.push_back(1);
+        continue;
+      }
+      for (uint64_t k = 0; k < list->Size(); ++k) {
+        into.push_back(DescOf((*list)[k]));
+      }
+      counts.push_back(static_cast<uint32_t>(list->Size()));
+    }
+    const auto isList = [](const aclTensorList *l) { return l != nullptr; };
+    if (std::none_of(lists.begin(), lists.end(), isList)) {
+      counts.clear();
+    }
+  };
+  addDescs(request.inputs, request.inputInstances, args.inputs, args.inputLists);
+  addDescs(request.outputs, request.outputInstances, args.outputs, args.outputLists);
   request.attrs = args.attrs;
   request.deterministic = static_cast<int32_t>(DeterministicOption());
   TilingResult tiling;
@@ -392,12 +483,21 @@ aclnnStatus AddAiCoreKernelLaunch(const char *opType, aclOpExecutor *executor, K
     task.workspaceOffset = (state.workspaceSize + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
     state.workspaceSize = task.workspaceOffset + task.workspaceBytes;
   }
-  for (const aclTensor *t : args.inputs) {
-    task.inputs.push_back(state.Pin(t));
-  }
-  for (const aclTensor *t : args.outputs) {
-    task.outputs.push_back(state.Pin(t));
-  }
+  auto pin = [&state](std::vector<const aclTensor *> &into, std::vector<bool> &isList,
+                      std::vector<std::vector<const aclTensor *>> &elements, const std::vector<const aclTensor *> &from,
+                      const std::vector<const aclTensorList *> &lists) {
+    for (size_t i = 0; i < from.size(); ++i) {
+      const aclTensorList *list = ListAt(lists, i);
+      into.push_back(state.Pin(from[i]));
+      isList.push_back(list != nullptr);
+      elements.emplace_back();
+      for (uint64_t k = 0; list != nullptr && k < list->Size(); ++k) {
+        elements.back().push_back(state.Pin((*list)[k]));
+      }
+    }
+  };
+  pin(task.inputs, task.inputIsList, task.inputLists, args.inputs, args.inputLists);
+  pin(task.outputs, task.outputIsList, task.outputLists, args.outputs, args.outputLists);
   state.tasks.emplace_back(std::move(task));
   return ACLNN_SUCCESS;
 }
@@ -417,19 +517,24 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
     if (!task.needAtomic) {
       break;
     }
-    const aclTensor *out = task.outputs[init.first];
-    const size_t elem = op::TypeSize(out->GetDataType());
-    auto *data = static_cast<uint8_t *>(out->GetData());
-    ElementValue value;
-    value.kind = ElementValue::Kind::UNSIGNED;
-    value.u = init.second;
-    for (int64_t i = 0; data != nullptr && i < out->Size(); ++i) {
-      WriteElement(data + i * static_cast<int64_t>(elem), out->GetDataType(), value);
+    std::vector<const aclTensor *> targets{task.outputs[init.first]};
+    if (task.outputIsList[init.first]) {
+      targets = task.outputLists[init.first];
     }
-    HostTaskStatsRecord record;
-    record.kind = "InitValue";
-    record.bytesWritten = TensorBytes(out);
-    hostStats.push_back(record);
+    for (const aclTensor *out : targets) {
+      const size_t elem = op::TypeSize(out->GetDataType());
+      auto *data = static_cast<uint8_t *>(out->GetData());
+      ElementValue value;
+      value.kind = ElementValue::Kind::UNSIGNED;
+      value.u = init.second;
+      for (int64_t i = 0; data != nullptr && i < out->Size(); ++i) {
+        WriteElement(data + i * static_cast<int64_t>(elem), out->GetDataType(), value);
+      }
+      HostTaskStatsRecord record;
+      record.kind = "InitValue";
+      record.bytesWritten = TensorBytes(out);
+      hostStats.push_back(record);
+    }
   }
 
   LaunchRequest request;
@@ -450,10 +555,35 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
       request.regions.push_back(region);
     }
   };
+  // A list: its descriptor (kept here until the launch returns) and one region per tensor.
+  std::deque<std::vector<uint64_t>> descriptors;
+  auto addList = [&request, &descriptors](const std::vector<const aclTensor *> &tensors, const std::string &prefix,
+                                          const std::string &name, bool writable) {
+    std::vector<ListElement> elements;
+    for (const aclTensor *t : tensors) {
+      ListElement e;
+      e.data = t->GetData();
+      for (size_t d = 0; d < t->GetStorageShape().GetDimNum(); ++d) {
+        e.dims.push_back(t->GetStorageShape().GetDim(d));
+      }
+      e.bytes = TensorBytes(t);
+      elements.push_back(std::move(e));
+    }
+    descriptors.emplace_back();
+    AddListArgument(request, prefix, name, elements, writable, descriptors.back());
+  };
   for (size_t i = 0; i < task.inputs.size(); ++i) {
+    if (task.inputIsList[i]) {
+      addList(task.inputLists[i], "input " + std::to_string(i), task.inputNames[i], false);
+      continue;
+    }
     addTensor(task.inputs[i], "input " + std::to_string(i) + " (" + task.inputNames[i] + ")", false);
   }
   for (size_t i = 0; i < task.outputs.size(); ++i) {
+    if (task.outputIsList[i]) {
+      addList(task.outputLists[i], "output " + std::to_string(i), task.outputNames[i], true);
+      continue;
+    }
     addTensor(task.outputs[i], "output " + std::to_string(i) + " (" + task.outputNames[i] + ")", true);
   }
   uint8_t *ws = nullptr;

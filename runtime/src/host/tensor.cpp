@@ -1,7 +1,9 @@
 // ascend-opgen host emulation: aclTensor and the array objects, their C API, and attribute values.
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <unordered_set>
 
 #include "aclnn/acl_meta.h"
 #include "dtype_convert.h"
@@ -346,6 +348,98 @@ int64_t aclScalar::ToInt64() const {
   return static_cast<int64_t>(d);
 }
 
+namespace {
+
+// The caller-made objects (aclCreateTensor, aclCreateScalar, aclCreateTensorList, aclCreateScalarList) that
+// are alive, and the addresses of those destroyed since (until an allocation reuses the address). A destroy
+// of an address in `destroyed` is reported instead of freeing the object twice, as CANN's runtime would.
+struct Liveness {
+  std::mutex mutex;
+  std::unordered_set<const void *> alive;
+  std::unordered_set<const void *> destroyed;
+};
+
+// Destroyed addresses remembered at most (an allocation reusing an address forgets it sooner).
+constexpr size_t kRememberedDestroys = size_t{1} << 16;
+
+Liveness &Objects() {
+  static Liveness *objects = new Liveness();  // never destroyed: destroys may run during static teardown
+  return *objects;
+}
+
+template <typename T>
+T *Register(T *object) {
+  if (object != nullptr) {
+    Liveness &o = Objects();
+    std::lock_guard<std::mutex> lock(o.mutex);
+    o.destroyed.erase(object);
+    o.alive.insert(object);
+  }
+  return object;
+}
+
+enum class Fate { ALIVE, DESTROYED, UNKNOWN };
+
+// Marks `object` destroyed when it is alive; says what it was.
+Fate Retire(const void *object) {
+  Liveness &o = Objects();
+  std::lock_guard<std::mutex> lock(o.mutex);
+  if (o.alive.erase(object) > 0) {
+    if (o.destroyed.size() >= kRememberedDestroys) {
+      o.destroyed.erase(o.destroyed.begin());  // bounded memory: forget one (any) older destroy
+    }
+    o.destroyed.insert(object);
+    return Fate::ALIVE;
+  }
+  return o.destroyed.count(object) > 0 ? Fate::DESTROYED : Fate::UNKNOWN;
+}
+
+bool IsDestroyed(const void *object) {
+  Liveness &o = Objects();
+  std::lock_guard<std::mutex> lock(o.mutex);
+  return o.destroyed.count(object) > 0;
+}
+
+// Destroys the elements of `list` (made by aclCreateTensorList / aclCreateScalarList) with `destroy`. An
+// element no longer alive (destroyed on its own, through another list, or earlier in this list) is reported
+// and skipped; the rest are destroyed. Returns false, after reporting it, when the list itself was destroyed
+// before (the caller must not delete it again); `status` is the call's status.
+template <typename List, typename Element>
+bool DestroyElements(const List *list, const char *func, const char *what, aclnnStatus (*destroy)(const Element *),
+                     aclnnStatus &status) {
+  status = ACLNN_SUCCESS;
+  if (Retire(list) == Fate::DESTROYED) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s: list %p was already destroyed.", func, static_cast<const void *>(list));
+    status = ACLNN_ERR_PARAM_INVALID;
+    return false;
+  }
+  uint64_t dead = 0;
+  uint64_t firstDead = 0;
+  const void *firstDeadPtr = nullptr;
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    const Element *e = (*list)[i];
+    if (e != nullptr && IsDestroyed(e)) {
+      firstDead = dead == 0 ? i : firstDead;
+      firstDeadPtr = dead == 0 ? static_cast<const void *>(e) : firstDeadPtr;
+      ++dead;
+      continue;
+    }
+    const aclnnStatus s = destroy(e);
+    status = status == ACLNN_SUCCESS ? s : status;
+  }
+  if (dead > 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+            "%s: %s %llu of the list (%p) was already destroyed (%llu element(s) in all): a list destroys its "
+            "elements, so an element must not be destroyed on its own, sit twice in the list, or sit in a second "
+            "list that is destroyed too.",
+            func, what, static_cast<unsigned long long>(firstDead), firstDeadPtr, static_cast<unsigned long long>(dead));
+    status = ACLNN_ERR_PARAM_INVALID;
+  }
+  return true;
+}
+
+}  // namespace
+
 extern "C" {
 
 aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
@@ -397,7 +491,7 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     delete tensor;
     return nullptr;
   }
-  return tensor;
+  return Register(tensor);
 }
 
 aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
@@ -410,10 +504,17 @@ aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclCreateScalar: dataType %d is not supported.", static_cast<int>(dataType));
     return nullptr;
   }
-  return new (std::nothrow) aclScalar(value, t);
+  return Register(new (std::nothrow) aclScalar(value, t));
 }
 
 aclnnStatus aclDestroyScalar(const aclScalar *scalar) {
+  if (scalar != nullptr && Retire(scalar) == Fate::DESTROYED) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+            "aclDestroyScalar: scalar %p was already destroyed (an aclScalar is destroyed once: by "
+            "aclDestroyScalar, or by aclDestroyScalarList of the list holding it).",
+            static_cast<const void *>(scalar));
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   delete scalar;
   return ACLNN_SUCCESS;
 }
@@ -440,7 +541,15 @@ aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
-  if (tensor != nullptr && tensor->IsExecutorOwned()) {
+  const Fate fate = tensor == nullptr ? Fate::UNKNOWN : Retire(tensor);
+  if (fate == Fate::DESTROYED) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+            "aclDestroyTensor: tensor %p was already destroyed (an aclTensor is destroyed once: by "
+            "aclDestroyTensor, or by aclDestroyTensorList of the list holding it).",
+            static_cast<const void *>(tensor));
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  if (fate == Fate::UNKNOWN && tensor != nullptr && tensor->IsExecutorOwned()) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "aclDestroyTensor: the tensor belongs to an executor.");
     return ACLNN_ERR_PARAM_INVALID;
   }
@@ -462,6 +571,57 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
   delete array;
   return ACLNN_SUCCESS;
 }
+
+aclTensorList::aclTensorList(const aclTensor *const *tensors, uint64_t size) {
+  if (tensors != nullptr) {
+    for (uint64_t i = 0; i < size; ++i) {
+      tensors_.push_back(const_cast<aclTensor *>(tensors[i]));
+    }
+  }
+}
+aclTensorList::~aclTensorList() = default;
+aclTensor *&aclTensorList::operator[](uint64_t i) {
+  return tensors_[i];
+}
+const aclTensor *aclTensorList::operator[](uint64_t i) const {
+  return tensors_[i];
+}
+uint64_t aclTensorList::Size() const {
+  return tensors_.size();
+}
+const aclTensor *const *aclTensorList::GetData() const {
+  return tensors_.empty() ? nullptr : tensors_.data();
+}
+
+aclScalarList::aclScalarList(const aclScalar *const *scalars, uint64_t size) {
+  if (scalars != nullptr) {
+    for (uint64_t i = 0; i < size; ++i) {
+      scalars_.push_back(const_cast<aclScalar *>(scalars[i]));
+    }
+  }
+}
+aclScalarList::~aclScalarList() = default;
+aclScalar *&aclScalarList::operator[](uint64_t i) {
+  return scalars_[i];
+}
+const aclScalar *aclScalarList::operator[](uint64_t i) const {
+  return scalars_[i];
+}
+uint64_t aclScalarList::Size() const {
+  return scalars_.size();
+}
+const aclScalar *const *aclScalarList::GetData() const {
+  return scalars_.empty() ? nullptr : scalars_.data();
+}
+
+aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size) {
+  return Register(new (std::nothrow) aclTensorList(value, size));
+}
+
+aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size) {
+  return Register(new (std::nothrow) aclScalarList(value, size));
+}
+
 
 // The returned arrays are allocated with new[]; the caller releases them with delete[].
 aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
@@ -537,3 +697,35 @@ aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr) {
 }
 
 }  // extern "C"
+
+aclnnStatus aclDestroyTensorList(const aclTensorList *array) {
+  aclnnStatus status = ACLNN_SUCCESS;
+  if (array != nullptr && DestroyElements(array, "aclDestroyTensorList", "tensor", &aclDestroyTensor, status)) {
+    delete array;
+  }
+  return status;
+}
+
+aclnnStatus aclDestroyScalarList(const aclScalarList *array) {
+  aclnnStatus status = ACLNN_SUCCESS;
+  if (array != nullptr && DestroyElements(array, "aclDestroyScalarList", "scalar", &aclDestroyScalar, status)) {
+    delete array;
+  }
+  return status;
+}
+
+aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size) {
+  if (tensorList == nullptr || size == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *size = tensorList->Size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size) {
+  if (scalarList == nullptr || size == nullptr) {
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  *size = scalarList->Size();
+  return ACLNN_SUCCESS;
+}

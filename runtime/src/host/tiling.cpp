@@ -41,6 +41,26 @@ void TilingContextBuilder::Fill(gert::TilingContext &context, const TilingReques
   };
   fillIo(context.inputs_, request.inputs);
   fillIo(context.outputs_, request.outputs);
+  auto fillInstances = [](std::vector<gert::AnchorInstanceInfo> &into, size_t &total,
+                          const std::vector<uint32_t> &counts, const std::vector<TilingTensorDesc> &ios) {
+    into.clear();
+    total = ios.size();
+    if (counts.empty()) {
+      for (size_t i = 0; i < ios.size(); ++i) {
+        into.emplace_back(static_cast<uint32_t>(i), ios[i].present ? 1u : 0u);
+      }
+      return;
+    }
+    uint32_t start = 0;
+    for (uint32_t n : counts) {
+      const bool absent = n == 1 && start < ios.size() && !ios[start].present;  // an absent optional one
+      into.emplace_back(start, absent ? 0u : n);
+      start += n;
+    }
+  };
+  fillInstances(context.nodeInfo_.irInputs_, context.nodeInfo_.inputsNum_, request.inputInstances, request.inputs);
+  fillInstances(context.nodeInfo_.irOutputs_, context.nodeInfo_.outputsNum_, request.outputInstances,
+                request.outputs);
   context.attrs_.attrs_ = request.attrs;
   context.platform_ = platform;
   context.nodeName_ = request.opType;

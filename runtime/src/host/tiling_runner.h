@@ -29,6 +29,10 @@ struct TilingRequest {
   std::string opType;
   std::vector<TilingTensorDesc> inputs;
   std::vector<TilingTensorDesc> outputs;
+  // Instances per OpDef input / output, in order (a DYNAMIC one: its list's length), summing to the sizes of
+  // `inputs` / `outputs`; empty: one each (an absent optional input: none).
+  std::vector<uint32_t> inputInstances;
+  std::vector<uint32_t> outputInstances;
   std::vector<AttrValue> attrs;
   int32_t deterministic = 0;
 };

@@ -176,4 +176,15 @@ static inline bool IsNullptr(const aclFloatArray *floatArr, const char *name) {
     }                                                                                                             \
   } while (false)
 
+// Two tensor lists of different lengths: an error naming both and their lengths, then `retExpr`.
+#define OP_CHECK_TENSORLIST_SIZE_EQUAL(tensorlist1, tensorlist2, retExpr)                                   \
+  do {                                                                                                      \
+    if ((tensorlist1)->Size() != (tensorlist2)->Size()) {                                                   \
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s (%llu tensors) and %s (%llu tensors) must have the same length.", \
+              #tensorlist1, static_cast<unsigned long long>((tensorlist1)->Size()), #tensorlist2,           \
+              static_cast<unsigned long long>((tensorlist2)->Size()));                                      \
+      retExpr;                                                                                              \
+    }                                                                                                       \
+  } while (false)
+
 #endif  // OPGEN_ACLNN_KERNELS_COMMON_OP_ERROR_CHECK_H

@@ -1,9 +1,12 @@
 // ascend-opgen host emulation of CANN's exe_graph/runtime/tiling_context.h: gert::TilingContext, what an
 // op's tiling function (registered with IMPL_OP_OPTILING(OpType).Tiling(func)) reads and writes.
 //
-// Indices: inputs and outputs are numbered as in the OpDef (= the order of OP_INPUT / OP_OUTPUT in the L0
-// launch). An absent optional input (nullptr in OP_INPUT) keeps its index and reads as nullptr from
-// GetInputShape / GetInputDesc / GetInputTensor and the GetOptional* forms.
+// Indices: GetInputShape / GetInputDesc / GetInputTensor (and the output forms) take the index of an
+// instance, the GetOptional* / GetDynamic* forms the index of the OpDef input (its IR index) and, for a
+// DYNAMIC input (a tensor list), the tensor's index in the list; GetComputeNodeInfo() maps one to the other.
+// Without lists the two coincide (= the order of OP_INPUT / OP_OUTPUT in the L0 launch). An absent optional
+// input (nullptr in OP_INPUT) keeps its instance index, has no instance (GetInstanceNum() 0), and reads as
+// nullptr from every accessor.
 //
 // Two builders fill it: the launch (opgen_rt::TilingContextBuilder, its own tiling buffer and workspace
 // sizes) and a unit test's OpTilingContextBuilder (base/context_builder/), whose tiling buffer, workspace
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "exe_graph/runtime/compute_node_info.h"
 #include "exe_graph/runtime/continuous_vector.h"
 #include "exe_graph/runtime/runtime_attrs.h"
 #include "exe_graph/runtime/shape.h"
@@ -42,7 +46,23 @@ class TilingContext {
     return Present(inputs_, index) ? &inputs_[index].shape : nullptr;
   }
   const StorageShape *GetOptionalInputShape(size_t irIndex) const {
-    return GetInputShape(irIndex);
+    return GetDynamicInputShape(irIndex, 0);
+  }
+  // Tensor `relative_index` of DYNAMIC input `ir_index` (nullptr past the list's end or the OpDef's inputs).
+  const StorageShape *GetDynamicInputShape(const size_t ir_index, const size_t relative_index) const {
+    return GetInputShape(Instance(ir_index, relative_index));
+  }
+  const CompileTimeTensorDesc *GetDynamicInputDesc(const size_t ir_index, const size_t relative_index) const {
+    return GetInputDesc(Instance(ir_index, relative_index));
+  }
+  const Tensor *GetDynamicInputTensor(const size_t ir_index, const size_t relative_index) const {
+    return GetInputTensor(Instance(ir_index, relative_index));
+  }
+  const ComputeNodeInfo *GetComputeNodeInfo() const {
+    return &nodeInfo_;
+  }
+  const AnchorInstanceInfo *GetIrInputInstanceInfo(const size_t ir_index) const {
+    return nodeInfo_.GetInputInstanceInfo(ir_index);
   }
   const StorageShape *GetOutputShape(size_t index) const {
     return Present(outputs_, index) ? &outputs_[index].shape : nullptr;
@@ -51,7 +71,7 @@ class TilingContext {
     return Present(inputs_, index) ? &inputs_[index].desc : nullptr;
   }
   const CompileTimeTensorDesc *GetOptionalInputDesc(size_t irIndex) const {
-    return GetInputDesc(irIndex);
+    return GetDynamicInputDesc(irIndex, 0);
   }
   const CompileTimeTensorDesc *GetOutputDesc(size_t index) const {
     return Present(outputs_, index) ? &outputs_[index].desc : nullptr;
@@ -60,7 +80,7 @@ class TilingContext {
     return Present(inputs_, index) ? &inputs_[index].tensor : nullptr;
   }
   const Tensor *GetOptionalInputTensor(size_t irIndex) const {
-    return GetInputTensor(irIndex);
+    return GetDynamicInputTensor(irIndex, 0);
   }
   const Tensor *GetOutputTensor(size_t index) const {
     return Present(outputs_, index) ? &outputs_[index].tensor : nullptr;
@@ -165,9 +185,15 @@ class TilingContext {
   static bool Present(const std::vector<Io> &ios, size_t index) {
     return index < ios.size() && ios[index].present;
   }
+  // The instance index of tensor `relative` of IR input `ir`; SIZE_MAX (no instance) when there is none.
+  size_t Instance(size_t ir, size_t relative) const {
+    const AnchorInstanceInfo *info = nodeInfo_.GetInputInstanceInfo(ir);
+    return info == nullptr || relative >= info->GetInstanceNum() ? SIZE_MAX : info->GetInstanceStart() + relative;
+  }
 
   std::vector<Io> inputs_;
   std::vector<Io> outputs_;
+  ComputeNodeInfo nodeInfo_;
   RuntimeAttrs attrs_;
   fe::PlatFormInfos *platform_ = nullptr;
   std::string nodeName_;
