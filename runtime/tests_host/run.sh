@@ -6,7 +6,7 @@
 #      launch statistics, a second test op with every attribute kind, workspace, faults).
 #
 # Environment: OP_DIR (op source folder), BUILD_DIR (kept when given; a temporary folder otherwise),
-# CXX (g++), SANITIZE=1 (AddressSanitizer + UBSan).
+# CXX (g++), SANITIZE=1 (AddressSanitizer + UBSan), EXTRA_FLAGS (more compile flags after the others, e.g. -O0).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +27,8 @@ FLAGS=(-std=c++17 -O2 -fPIC -Wall -Wextra -Werror -pthread)
 if [ "${SANITIZE:-0}" = "1" ]; then
   FLAGS+=(-fsanitize=address,undefined -fno-omit-frame-pointer -O1)
 fi
+read -r -a EXTRA <<< "${EXTRA_FLAGS:-}"
+FLAGS+=("${EXTRA[@]}")
 
 compile() {  # compile <src> <obj> [extra flags...]
   local src=$1 obj=$2
