@@ -155,29 +155,52 @@ class KernelIndexSelectRows {
     WaitFlag<EVENT>(eventId);
   }
 
-  // Fills the slots of `rows` output rows from `row` with elements [colBegin, colBegin + cols) of each row.
+  // Fills the slots of `rows` output rows from `row` with elements [colBegin, colBegin + cols) of each row. A
+  // whole row (chunkNum 1) whose source row is the previous slot's is copied from that slot in UB (UB -> UB,
+  // after the MTE2 -> V wait) instead of being read from GM again; DataCopyPad pads each row to its whole slot
+  // with zeros, so every byte of a slot is defined.
   __aicore__ inline void FillTile(const LocalTensor<T> &tile, int64_t row, int64_t rows, int64_t colBegin,
                                   int64_t cols) {
     const int64_t slotElems = slotBytes_ / static_cast<int64_t>(sizeof(T));
+    const int64_t rowBytes = cols * static_cast<int64_t>(sizeof(T));
+    int64_t previous = -1;  // the source row of the previous slot (-1: none, or a zero row)
+    bool loadsSinceWait = false;
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t outRow = row + r;
       const int64_t p = outRow / indexNum_;
       const int64_t k = outRow % indexNum_;
       const int64_t position = static_cast<int64_t>(indexGm_.GetValue(static_cast<uint64_t>(k)));
       LocalTensor<T> slot = tile[static_cast<uint32_t>(r * slotElems)];
+      LocalTensor<int16_t> words = slot.template ReinterpretCast<int16_t>();
       if (position >= 0 && position < axisLen_) {
+        const int64_t source = p * axisLen_ + position;
+        if (source == previous && chunkNum_ == 1) {
+          if (loadsSinceWait) {
+            SyncPipes<HardEvent::MTE2_V>();
+            loadsSinceWait = false;
+          }
+          LocalTensor<int16_t> before =
+              tile[static_cast<uint32_t>((r - 1) * slotElems)].template ReinterpretCast<int16_t>();
+          DataCopy(words, before, static_cast<uint32_t>(slotBytes_ / 2));
+          continue;
+        }
         DataCopyExtParams params;
         params.blockCount = 1;
-        params.blockLen = static_cast<uint32_t>(cols * static_cast<int64_t>(sizeof(T)));
+        params.blockLen = static_cast<uint32_t>(rowBytes);
         params.srcStride = 0;
         params.dstStride = 0;
         DataCopyPadExtParams<T> pad;
-        DataCopyPad(slot, sourceGm_[static_cast<uint64_t>((p * axisLen_ + position) * inner_ + colBegin)], params, pad);
+        pad.isPad = true;
+        pad.leftPadding = 0;
+        pad.rightPadding = static_cast<uint8_t>((RoundUpBlock(rowBytes) - rowBytes) / static_cast<int64_t>(sizeof(T)));
+        pad.paddingValue = 0;
+        DataCopyPad(slot, sourceGm_[static_cast<uint64_t>(source * inner_ + colBegin)], params, pad);
+        loadsSinceWait = true;
+        previous = source;
       } else {
         // a zero row, written as 16-bit words over the whole slot (slots are whole 32-byte blocks)
-        LocalTensor<int16_t> words = slot.template ReinterpretCast<int16_t>();
-        Duplicate<int16_t>(words, static_cast<int16_t>(0),
-                           static_cast<int32_t>(RoundUpBlock(cols * static_cast<int64_t>(sizeof(T))) / 2));
+        Duplicate<int16_t>(words, static_cast<int16_t>(0), static_cast<int32_t>(RoundUpBlock(rowBytes) / 2));
+        previous = -1;
       }
     }
   }
