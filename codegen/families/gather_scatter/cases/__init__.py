@@ -15,14 +15,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from codegen.check.cases import Case
-from codegen.families.gather_scatter.cases.offsets import check_offsets, offset_cases
+from codegen.families.gather_scatter.cases.offsets import check_offsets, offset_cases, probe_ranges
 from codegen.families.gather_scatter.cases.outputs import infer_output
 from codegen.families.gather_scatter.cases.status import status_cases
 from codegen.families.gather_scatter.cases.values import Maker, value_cases
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.spec.model import DType, OpSpec, Product
 
-__all__ = ["check_cases", "check_offsets", "infer_output"]
+__all__ = ["check_cases", "check_offsets", "infer_output", "probe_ranges"]
 
 
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
@@ -45,3 +45,4 @@ if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (c
     from codegen.registry import contract
 
     _contract: contract.Cases = _self
+    _probe_ranges: contract.CasesProbeRanges = _self

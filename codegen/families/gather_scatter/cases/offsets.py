@@ -1,5 +1,6 @@
 """The 64-bit offset case of a row gather: a call whose output reaches past 2**32 elements, run through the
-tiling function only (``tiling_2g``) and checked against the planner in 64-bit arithmetic."""
+tiling function (``tiling_2g``, checked against the planner in 64-bit arithmetic) and the probe launch (the
+ranges a core owns: :func:`probe_ranges`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import device_attrs
+from codegen.check.offsets import device_attrs, device_byte_ranges
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.tiling import tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
@@ -61,3 +62,34 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     if first_unit // d.chunk_num * d.inner < 2**32:
         return f"the last core starts at output row {first_unit}: the case does not reach past 32 bits"
     return ""
+
+
+def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
+    """The bytes ``[lo, hi)`` of every device tensor core ``core`` owns under the tiling fields, with every index
+    the probe reads being 0 (from the split alone, not the kernel's code).
+
+    The core takes ``unitsPerCore`` units (one more below ``unitsFormerNum``) after those of the cores before it;
+    unit ``u`` is chunk ``u % chunkNum`` of output row ``u // chunkNum``; output row ``r`` is ``(p, k) = divmod(r,
+    K)``. It writes its units' elements of the output, reads ``index[k]`` of its rows (all of ``index`` when its
+    rows cross a ``p`` boundary) and, with every index 0, source row ``p * A`` of each of its ``p``: from the first
+    unit's first element there to the last unit's last element of the last ``p``'s. A core without units owns
+    nothing (an empty dict)."""
+    comp = fn.spec.compute
+    assert isinstance(comp, GatherScatterCompute)
+    per, former = tiling["unitsPerCore"], tiling["unitsFormerNum"]
+    count = per + (1 if core < former else 0)
+    if count <= 0:
+        return {}
+    first = core * per + min(core, former)
+    last = first + count - 1
+    chunks, chunk_len, inner = tiling["chunkNum"], tiling["chunkLen"], tiling["inner"]
+    k_num, a = tiling["indexNum"], tiling["axisLen"]
+    r0, c0 = divmod(first, chunks)
+    r1, c1 = divmod(last, chunks)
+    col0, col1 = c0 * chunk_len, min((c1 + 1) * chunk_len, inner)
+    out = (r0 * inner + col0, r1 * inner + col1)
+    p0, p1 = r0 // k_num, r1 // k_num
+    index = (r0 % k_num, r1 % k_num + 1) if p0 == p1 else (0, k_num)
+    source = (p0 * a * inner + col0, p1 * a * inner + col1)
+    by_source = {comp.source: source, comp.index: index, comp.dest: out}
+    return device_byte_ranges(fn.spec, case.params["request"], lambda param: by_source[param.source or ""])
