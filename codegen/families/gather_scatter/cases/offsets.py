@@ -10,7 +10,13 @@ from typing import Any
 from codegen.check.cases import Case
 from codegen.check.offsets import device_attrs, device_byte_ranges
 from codegen.families.gather_scatter.compute import GatherScatterCompute
-from codegen.families.gather_scatter.plan.tiling import tiling_decision
+from codegen.families.gather_scatter.plan.tiling import (
+    LINE_BYTES,
+    MODE_WINDOWS,
+    TILE_BUFFERS,
+    TilingDecision,
+    tiling_decision,
+)
 from codegen.spec.model import DType, OpSpec, Product
 
 #: Source ``[4, 2**30 + 3, 2]`` along dim 1 with ``2**30 + 3`` indices: the output has about 2**33 elements
@@ -47,9 +53,17 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Ite
     )
 
 
+def _last_unit_start(d: TilingDecision) -> int:
+    """The output element where the kernel's last unit (of the last core) starts."""
+    last = d.units_per_core * d.used_cores + d.units_former_num - 1
+    if d.copy_mode == MODE_WINDOWS:
+        return last * (LINE_BYTES // (d.bytes_per_element // TILE_BUFFERS))
+    return last // d.chunk_num * d.inner + last % d.chunk_num * d.chunk_len
+
+
 def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
     """The ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when every
-    field, the block dim and the key agree and the last core's rows start past 2**32 output elements."""
+    field, the block dim and the key agree and the last unit starts past 2**32 output elements."""
     p = case.params
     d = tiling_decision(fn.spec, fn.product, OFFSET_SHAPE, 1, OFFSET_K, DType[p["dtype"]], DType[p["index"]])
     for k, v in d.tiling_fields().items():
@@ -57,10 +71,9 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
             return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
     if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
         return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
-    last = d.block_dim - 1
-    first_unit = last * d.units_per_core + min(last, d.units_former_num)
-    if first_unit // d.chunk_num * d.inner < 2**32:
-        return f"the last core starts at output row {first_unit}: the case does not reach past 32 bits"
+    start = _last_unit_start(d)
+    if start < 2**32:
+        return f"the last unit starts at output element {start}: the case does not reach past 32 bits"
     return ""
 
 
@@ -68,12 +81,14 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     """The bytes ``[lo, hi)`` of every device tensor core ``core`` owns under the tiling fields, with every index
     the probe reads being 0 (from the split alone, not the kernel's code).
 
-    The core takes ``unitsPerCore`` units (one more below ``unitsFormerNum``) after those of the cores before it;
-    unit ``u`` is chunk ``u % chunkNum`` of output row ``u // chunkNum``; output row ``r`` is ``(p, k) = divmod(r,
-    K)``. It writes its units' elements of the output, reads ``index[k]`` of its rows (all of ``index`` when its
-    rows cross a ``p`` boundary) and, with every index 0, source row ``p * A`` of each of its ``p``: from the first
-    unit's first element there to the last unit's last element of the last ``p``'s. A core without units owns
-    nothing (an empty dict)."""
+    The core takes ``unitsPerCore`` units (one more below ``unitsFormerNum``) after those of the cores before it.
+    ``copyMode`` 0: unit ``u`` is chunk ``u % chunkNum`` of output row ``u // chunkNum``; ``copyMode`` 1: unit ``u``
+    is the 64-byte line ``u`` of the output (the last one ends with the tensor). Output row ``r`` is ``(p, k) =
+    divmod(r, K)``. The core writes its part of the output, reads ``index[k]`` of its rows (all of ``index`` when
+    its rows cross a ``p`` boundary) and, with every index 0, source row ``p * A`` of each of its ``p``: the
+    columns its rows of that ``p`` take (from its first column when its first row is the only one of the first
+    ``p``, to its last column when its last row is the only one of the last). A core without units owns nothing
+    (an empty dict)."""
     comp = fn.spec.compute
     assert isinstance(comp, GatherScatterCompute)
     per, former = tiling["unitsPerCore"], tiling["unitsFormerNum"]
@@ -82,14 +97,24 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
         return {}
     first = core * per + min(core, former)
     last = first + count - 1
-    chunks, chunk_len, inner = tiling["chunkNum"], tiling["chunkLen"], tiling["inner"]
-    k_num, a = tiling["indexNum"], tiling["axisLen"]
-    r0, c0 = divmod(first, chunks)
-    r1, c1 = divmod(last, chunks)
-    col0, col1 = c0 * chunk_len, min((c1 + 1) * chunk_len, inner)
-    out = (r0 * inner + col0, r1 * inner + col1)
+    inner, k_num, a = tiling["inner"], tiling["indexNum"], tiling["axisLen"]
+    total = tiling["outer"] * k_num * inner
+    if tiling["copyMode"] == MODE_WINDOWS:
+        width = DType[case.params["dtype"]].itemsize
+        line = LINE_BYTES // width
+        e0, e1 = first * line, min((last + 1) * line, total)
+    else:
+        chunks, chunk_len = tiling["chunkNum"], tiling["chunkLen"]
+        r_first, c_first = divmod(first, chunks)
+        r_last, c_last = divmod(last, chunks)
+        e0 = r_first * inner + c_first * chunk_len
+        e1 = r_last * inner + min((c_last + 1) * chunk_len, inner)
+    r0, q0 = divmod(e0, inner)
+    r1, q1 = divmod(e1 - 1, inner)
     p0, p1 = r0 // k_num, r1 // k_num
+    lo_col = q0 if min(r1, (p0 + 1) * k_num - 1) == r0 else 0
+    hi_col = q1 + 1 if max(r0, p1 * k_num) == r1 else inner
     index = (r0 % k_num, r1 % k_num + 1) if p0 == p1 else (0, k_num)
-    source = (p0 * a * inner + col0, p1 * a * inner + col1)
-    by_source = {comp.source: source, comp.index: index, comp.dest: out}
+    source = (p0 * a * inner + lo_col, p1 * a * inner + hi_col)
+    by_source = {comp.source: source, comp.index: index, comp.dest: (e0, e1)}
     return device_byte_ranges(fn.spec, case.params["request"], lambda param: by_source[param.source or ""])

@@ -9,6 +9,12 @@ blocks). When a slot fits a tile, a tile holds ``tileRows`` consecutive output r
 ``chunkNum`` chunks of ``chunkLen`` elements (whole blocks), one chunk a tile. Work units (rows, or row
 chunks) are split evenly over ``usedCores = min(coreNum, units, ceil(bytes / min_bytes_per_core))`` cores,
 the first ``unitsFormerNum`` taking one more.
+
+Without DataCopyPad (``copyMode`` 1) a unit is a 64-byte line of the output (:data:`LINE_BYTES`), and a core
+fills windows of ``chunkLen`` elements (a tile) of its output range: a row segment whose place in the window
+is a whole 32-byte block is copied there (whole blocks by DataCopy, the rest element by element), any other
+through the second tile (the staging buffer) and the scalar unit; a window is written by whole blocks and,
+at the end of the tensor only, element by element.
 """
 
 from __future__ import annotations
@@ -28,6 +34,13 @@ MAX_BLOCK_COUNT = 4095
 #: The smallest tile: a chunk of a long row moves at least this many bytes per DMA (below it the fixed cost of
 #: each DMA dominates); a product whose UB gives smaller tiles is refused at generate.
 MIN_TILE_BYTES = 1024
+#: Bytes of a GM cache line (the scalar data cache's): without DataCopyPad, cores split the output in whole
+#: lines, so only the last core writes a tail element by element, in lines no other core touches.
+LINE_BYTES = 64
+#: ``copyMode``: rows with DataCopyPad (0); element windows with DataCopy and scalar tails (1, products without
+#: DataCopyPad).
+MODE_ROWS = 0
+MODE_WINDOWS = 1
 #: The tiling key's width digit of each element byte width (the kernel moves bytes of that width).
 WIDTH_KEYS: dict[int, int] = {1: 0, 2: 1, 4: 2, 8: 3}
 #: The kernel's storage type of each element byte width.
@@ -81,6 +94,7 @@ class TilingDecision(UbSplitDecision):
     """What the tiling function decides for one call on one product (elements unless a name says bytes)."""
 
     FIELDS = TILING_FIELDS
+    copy_mode: int
     outer: int
     axis_len: int
     inner: int
@@ -111,15 +125,22 @@ def tiling_decision(
     width = dtype.itemsize
     tile = tile_bytes(spec, product)
     row_bytes = q * width
-    slot = -(-row_bytes // UB_BLOCK_BYTES) * UB_BLOCK_BYTES
-    if slot <= tile:
-        chunk_len, chunk_num, tile_rows = q, 1, min(tile // slot, MAX_BLOCK_COUNT)
-    else:
-        chunk_len, slot, tile_rows = tile // width, tile, 1
-        chunk_num = -(-q // chunk_len)
-    units = rows * chunk_num
     total_bytes = rows * row_bytes
     wanted = max(1, -(-total_bytes // spec.tiling.min_bytes_per_core))
+    if not product.data_copy_pad:
+        # element windows of a tile; the output split over the cores in whole cache lines
+        line = LINE_BYTES // width
+        units = -(-(rows * q) // line)
+        mode, chunk_len, chunk_num, slot, tile_rows = MODE_WINDOWS, tile // width, 1, tile, 1
+    else:
+        slot = -(-row_bytes // UB_BLOCK_BYTES) * UB_BLOCK_BYTES
+        mode = MODE_ROWS
+        if slot <= tile:
+            chunk_len, chunk_num, tile_rows = q, 1, min(tile // slot, MAX_BLOCK_COUNT)
+        else:
+            chunk_len, slot, tile_rows = tile // width, tile, 1
+            chunk_num = -(-q // chunk_len)
+        units = rows * chunk_num
     cores = max(1, min(product.vector_core_num, units, wanted))
     return TilingDecision(
         product=product.name,
@@ -129,6 +150,7 @@ def tiling_decision(
         bytes_per_element=TILE_BUFFERS * width,
         ub_budget_bytes=TILE_BUFFERS * tile,
         ub_split=(("tiles", TILE_BUFFERS, tile),),
+        copy_mode=mode,
         outer=p,
         axis_len=a,
         inner=q,

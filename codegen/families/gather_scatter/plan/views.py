@@ -11,8 +11,11 @@ from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fields import TILING_FIELDS
 from codegen.families.gather_scatter.plan.tiling import (
     INDEX_KEYS,
+    LINE_BYTES,
     MAX_BLOCK_COUNT,
     MIN_TILE_BYTES,
+    MODE_ROWS,
+    MODE_WINDOWS,
     TILE_BUFFERS,
     WIDTH_KEYS,
     WIDTH_TYPES,
@@ -23,6 +26,7 @@ from codegen.plan import doc_lines
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_tables import StatusRow, format_rule_text, status_table
 from codegen.plan.opdef import OpDefConfig, OpDefParam, OpDefRegistration, OpDefTensors
+from codegen.plan.products import ArchGroup, arch_groups
 from codegen.plan.shared_views import family_views
 from codegen.plan.signature import L0Attr, l0_params
 from codegen.plan.tiling_fields import tiling_field_views
@@ -116,8 +120,12 @@ class TilingSourceView(TilingSourceBase):
 
     block_bytes: int
     index_keys: tuple[IndexKey, ...]
+    line_bytes: int
     max_block_count: int
     min_tile_bytes: int
+    mode_rows: int
+    mode_windows: int
+    pad_archs: tuple[ArchGroup, ...]
     roles: Roles
     tile_buffers: int
     width_keys: tuple[WidthKey, ...]
@@ -128,6 +136,7 @@ class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp``: one branch per tiling key."""
 
     branches: tuple[KernelBranch, ...]
+    line_bytes: int
     roles: Roles
     tile_buffers: int
 
@@ -244,6 +253,10 @@ def _tiling_lines(spec: OpSpec) -> list[str]:
         "one DataCopyPad. A row larger than a tile is cut into `chunkNum` chunks of `chunkLen` elements.",
         f"Cores: the output rows (times their chunks) are split evenly over at most coreNum cores, one per "
         f"{spec.tiling.min_bytes_per_core} bytes of `{comp.dest}` at least.",
+        "Without DataCopyPad (`copyMode` 1): the output is split over the cores in whole 64-byte lines; a core "
+        "fills windows of `chunkLen` elements of its range in UB (a row segment that starts inside a block goes "
+        "through a staging buffer and the scalar unit) and writes them by whole blocks, element by element only "
+        "at the end of the tensor.",
     ]
 
 
@@ -282,6 +295,10 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "branches": branches,
         "tile_buffers": TILE_BUFFERS,
         "max_block_count": MAX_BLOCK_COUNT,
+        "line_bytes": LINE_BYTES,
+        "mode_rows": MODE_ROWS,
+        "mode_windows": MODE_WINDOWS,
+        "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
         "min_tile_bytes": MIN_TILE_BYTES,
         "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
         "status_rows": _status_rows(spec),

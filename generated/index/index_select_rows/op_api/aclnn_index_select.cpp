@@ -29,15 +29,22 @@ namespace {
 // Dtypes of `self` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {
+      op::DataType::DT_FLOAT,  op::DataType::DT_FLOAT16, op::DataType::DT_INT64, op::DataType::DT_INT32,
+      op::DataType::DT_INT16,  op::DataType::DT_INT8,    op::DataType::DT_UINT8, op::DataType::DT_UINT16,
+      op::DataType::DT_UINT32, op::DataType::DT_UINT64,  op::DataType::DT_BOOL,  op::DataType::DT_DOUBLE};
+  static const std::initializer_list<op::DataType> LIST_1 = {
       op::DataType::DT_FLOAT,  op::DataType::DT_FLOAT16, op::DataType::DT_BF16,   op::DataType::DT_INT64,
       op::DataType::DT_INT32,  op::DataType::DT_INT16,   op::DataType::DT_INT8,   op::DataType::DT_UINT8,
       op::DataType::DT_UINT16, op::DataType::DT_UINT32,  op::DataType::DT_UINT64, op::DataType::DT_BOOL,
       op::DataType::DT_DOUBLE};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
+    case 1001:  // Ascend910
+    case 2002:  // Ascend310P
+      return LIST_0;
     case 2201:  // Ascend910B, Ascend910_93
     case 3510:  // Ascend950
-      return LIST_0;
+      return LIST_1;
     default:
       return EMPTY_LIST;
   }
@@ -107,7 +114,8 @@ aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *ind
 // by their NpuArch.
 aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *self, [[maybe_unused]] int64_t dim,
                              [[maybe_unused]] const aclTensor *index, [[maybe_unused]] const aclTensor *out) {
-  // scalar_self_index (Ascend910B, Ascend910_93, Ascend950): when rank(self) == 0, require numel(index) == 1.
+  // scalar_self_index (Ascend910, Ascend910B, Ascend910_93, Ascend950, Ascend310P): when rank(self) == 0, require
+  // numel(index) == 1.
   if ((static_cast<int64_t>(self->GetViewShape().GetDimNum()) == int64_t{0})) {
     const int64_t count = index->GetViewShape().GetShapeSize();
     if (!(index->GetViewShape().GetShapeSize() == int64_t{1})) {

@@ -13,9 +13,11 @@ extern "C" {
 /**
  * aclnnIndexSelect, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * self: FLOAT, FLOAT16, BF16, INT64, INT32, INT16, INT8, UINT8, UINT16, UINT32, UINT64, BOOL, DOUBLE; rank 0-8.
- * index: INT64, INT32; rank 0-1.
- * out: FLOAT, FLOAT16, BF16, INT64, INT32, INT16, INT8, UINT8, UINT16, UINT32, UINT64, BOOL, DOUBLE; rank 0-8.
+ * self: Ascend910, Ascend310P: FLOAT, FLOAT16, INT64, INT32, INT16, INT8, UINT8, UINT16, UINT32, UINT64, BOOL, DOUBLE;
+ * Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16, INT64, INT32, INT16, INT8, UINT8, UINT16, UINT32, UINT64,
+ * BOOL, DOUBLE; rank 0-8. index: INT64, INT32; rank 0-1. out: Ascend910, Ascend310P: FLOAT, FLOAT16, INT64, INT32,
+ * INT16, INT8, UINT8, UINT16, UINT32, UINT64, BOOL, DOUBLE; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16,
+ * INT64, INT32, INT16, INT8, UINT8, UINT16, UINT32, UINT64, BOOL, DOUBLE; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
                                                        aclTensor *out, uint64_t *workspaceSize,

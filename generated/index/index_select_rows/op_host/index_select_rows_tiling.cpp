@@ -19,6 +19,20 @@ constexpr int64_t MAX_BLOCK_COUNT = 4095;  // DataCopyPad's largest blockCount
 constexpr int64_t MIN_TILE_BYTES = 1024;   // the smallest tile (a long row's chunk per DMA)
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t MIN_BYTES_PER_CORE = 32768;
+constexpr int64_t LINE_BYTES = 64;  // without DataCopyPad, cores split the output in whole cache lines
+constexpr int64_t MODE_ROWS = 0;
+constexpr int64_t MODE_WINDOWS = 1;
+
+// Whether an NpuArch has DataCopyPad (specs/products.yaml `data_copy_pad`); false for any other NpuArch.
+bool HasDataCopyPad(uint32_t npuArch) {
+  switch (npuArch) {
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Tiling-key width digit of a `self` dtype and its bytes per element (-1: not supported).
 int64_t WidthKey(ge::DataType dtype, int64_t &bytes) {
@@ -118,17 +132,28 @@ static ge::graphStatus IndexSelectRowsTilingFunc(gert::TilingContext *context) {
   int64_t chunkLen = inner;
   int64_t chunkNum = 1;
   int64_t tileRows = 1;
+  int64_t copyMode = MODE_ROWS;
+  int64_t units = 0;
   if (tileBytes < MIN_TILE_BYTES) {
     return ge::GRAPH_FAILED;
   }
-  if (slotBytes <= tileBytes) {
-    tileRows = std::min(tileBytes / slotBytes, MAX_BLOCK_COUNT);
-  } else {
+  if (!HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()))) {
+    // element windows of a tile; the output split over the cores in whole cache lines
+    copyMode = MODE_WINDOWS;
+    const int64_t lineElems = LINE_BYTES / elementBytes;
+    units = (rows * inner + lineElems - 1) / lineElems;
     chunkLen = tileBytes / elementBytes;
     slotBytes = tileBytes;
-    chunkNum = (inner + chunkLen - 1) / chunkLen;
+  } else {
+    if (slotBytes <= tileBytes) {
+      tileRows = std::min(tileBytes / slotBytes, MAX_BLOCK_COUNT);
+    } else {
+      chunkLen = tileBytes / elementBytes;
+      slotBytes = tileBytes;
+      chunkNum = (inner + chunkLen - 1) / chunkLen;
+    }
+    units = rows * chunkNum;
   }
-  const int64_t units = rows * chunkNum;
   const int64_t totalBytes = rows * rowBytes;
   const int64_t wanted = std::max<int64_t>(1, (totalBytes + MIN_BYTES_PER_CORE - 1) / MIN_BYTES_PER_CORE);
   const int64_t usedCores = std::max<int64_t>(1, std::min(std::min(coreNum, units), wanted));
@@ -137,6 +162,7 @@ static ge::graphStatus IndexSelectRowsTilingFunc(gert::TilingContext *context) {
   const int64_t key = widthKey * 10 + indexKey;
 
   IndexSelectRowsTilingData tiling;
+  tiling.set_copyMode(copyMode);
   tiling.set_outer(outer);
   tiling.set_axisLen(axisLen);
   tiling.set_inner(inner);

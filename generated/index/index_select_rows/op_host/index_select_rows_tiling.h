@@ -7,16 +7,18 @@
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(IndexSelectRowsTilingData)
+TILING_DATA_FIELD_DEF(int64_t, copyMode);  // 0: rows with DataCopyPad; 1: element windows (no DataCopyPad)
 TILING_DATA_FIELD_DEF(int64_t, outer);     // P: the product of the dims of self before dim
 TILING_DATA_FIELD_DEF(int64_t, axisLen);   // A: the extent of dim in self (valid indices are [0, A))
 TILING_DATA_FIELD_DEF(int64_t, inner);     // Q: elements of a row (the product of the dims after dim)
 TILING_DATA_FIELD_DEF(int64_t, indexNum);  // K: elements of index; out has P * K rows
-TILING_DATA_FIELD_DEF(int64_t,
-                      chunkLen);  // elements of a row chunk (Q when a row fits a tile; whole 32-byte blocks otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t,
+    chunkLen);  // elements of a row chunk (Q when a row fits a tile; whole 32-byte blocks otherwise), or of a window
 TILING_DATA_FIELD_DEF(int64_t, chunkNum);   // chunks per row (1 when a row fits a tile)
 TILING_DATA_FIELD_DEF(int64_t, slotBytes);  // UB bytes of one row slot of a tile (the chunk's bytes rounded up to 32)
 TILING_DATA_FIELD_DEF(int64_t, tileRows);   // rows per tile, written with one DMA (1 when rows are cut in chunks)
-TILING_DATA_FIELD_DEF(int64_t, unitsPerCore);    // work units (rows x chunks) per core
+TILING_DATA_FIELD_DEF(int64_t, unitsPerCore);  // work units (rows x chunks; copyMode 1: 64-byte output lines) per core
 TILING_DATA_FIELD_DEF(int64_t, unitsFormerNum);  // cores that take one unit more (the first ones)
 TILING_DATA_FIELD_DEF(int64_t, usedCores);       // cores the launch runs on
 END_TILING_DATA_DEF;

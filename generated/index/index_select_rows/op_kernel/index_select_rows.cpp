@@ -17,9 +17,10 @@ using namespace AscendC;
 namespace {
 constexpr int32_t TILE_BUFFERS = 2;
 constexpr int64_t BLOCK_BYTES = 32;
+constexpr int64_t LINE_BYTES = 64;  // copyMode 1: cores own whole 64-byte lines of the output
 template <typename T>
 __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t count) {
-#if 0
+#if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
   constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
   const int64_t aligned = count / blockElems * blockElems;
   if (aligned > 0) {
@@ -42,7 +43,7 @@ __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<
 template <typename T>
 // `dst` is taken by value: GlobalTensor::SetValue is not const (asc-devkit include/basic_api/kernel_tensor.h).
 __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src, int64_t count) {
-#if 0
+#if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
   constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
   const int64_t aligned = count / blockElems * blockElems;
   if (aligned > 0) {
@@ -87,6 +88,65 @@ class KernelIndexSelectRows {
   }
 
   __aicore__ inline void Process() {
+#if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
+    ProcessWindows();
+#else
+    ProcessRows();
+#endif
+  }
+
+ private:
+#if __NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002
+  // copyMode 1 (no DataCopyPad): the core's output elements [begin, end) (whole 64-byte lines but at the end of
+  // the tensor) in windows of chunkLen elements; each window is filled segment by segment (a segment: the part
+  // of one output row inside it), then written by whole blocks (DataCopy) and, at the end of the tensor only,
+  // element by element. Full barriers order every step (one window buffer and one staging buffer).
+  __aicore__ inline void ProcessWindows() {
+    const int64_t total = outer_ * indexNum_ * inner_;
+    const int64_t lineElems = LINE_BYTES / static_cast<int64_t>(sizeof(T));
+    const int64_t begin = unitBegin_ * lineElems;
+    const int64_t end = Min(unitEnd_ * lineElems, total);
+    const uint32_t windowElems = static_cast<uint32_t>(TileBytes() / static_cast<int64_t>(sizeof(T)));
+    LocalTensor<T> window = tiles_.GetWithOffset<T>(windowElems, 0);
+    LocalTensor<T> staging = tiles_.GetWithOffset<T>(windowElems, static_cast<uint32_t>(TileBytes()));
+    for (int64_t start = begin; start < end; start += chunkLen_) {
+      const int64_t count = Min(chunkLen_, end - start);
+      for (int64_t e = start; e < start + count;) {
+        const int64_t outRow = e / inner_;
+        const int64_t q = e % inner_;
+        const int64_t len = Min(inner_ - q, start + count - e);
+        const int64_t p = outRow / indexNum_;
+        const int64_t position = static_cast<int64_t>(indexGm_.GetValue(static_cast<uint64_t>(outRow % indexNum_)));
+        const int64_t at = e - start;
+        if (position >= 0 && position < axisLen_) {
+          GlobalTensor<T> from = sourceGm_[static_cast<uint64_t>((p * axisLen_ + position) * inner_ + q)];
+          if (at * static_cast<int64_t>(sizeof(T)) % BLOCK_BYTES == 0) {
+            CopyGmToUb(window[static_cast<uint32_t>(at)], from, len);
+            PipeBarrier<PIPE_ALL>();
+          } else {
+            // the segment starts inside a block of the window: through the staging buffer and the scalar unit
+            CopyGmToUb(staging, from, len);
+            PipeBarrier<PIPE_ALL>();
+            for (int64_t i = 0; i < len; ++i) {
+              window.SetValue(static_cast<uint32_t>(at + i), staging.GetValue(static_cast<uint32_t>(i)));
+            }
+            PipeBarrier<PIPE_ALL>();
+          }
+        } else {
+          for (int64_t i = 0; i < len; ++i) {
+            window.SetValue(static_cast<uint32_t>(at + i), static_cast<T>(0));
+          }
+          PipeBarrier<PIPE_ALL>();
+        }
+        e += len;
+      }
+      CopyUbToGm(outGm_[static_cast<uint64_t>(start)], window, count);
+      PipeBarrier<PIPE_ALL>();
+    }
+  }
+#else
+  // copyMode 0 (DataCopyPad): tiles of rows (or row chunks), two in flight.
+  __aicore__ inline void ProcessRows() {
     TEventID reuseLoad[TILE_BUFFERS];
     TEventID reuseFill[TILE_BUFFERS];
     bool pending[TILE_BUFFERS];
@@ -136,8 +196,8 @@ class KernelIndexSelectRows {
       pipe_.ReleaseEventID<HardEvent::MTE3_V>(reuseFill[b]);
     }
   }
+#endif
 
- private:
   __aicore__ inline static int64_t Min(int64_t a, int64_t b) {
     return a < b ? a : b;
   }
@@ -148,6 +208,7 @@ class KernelIndexSelectRows {
     return slotBytes_ * tileRows_;
   }
 
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002)
   template <HardEvent EVENT>
   __aicore__ inline void SyncPipes() {
     const TEventID eventId = pipe_.FetchEventID(EVENT);
@@ -204,6 +265,7 @@ class KernelIndexSelectRows {
       }
     }
   }
+#endif
 
   TPipe pipe_;
   TBuf<TPosition::VECCALC> tiles_;

@@ -63,6 +63,258 @@ void ExpectLaunch(gert::TilingContext *context, const gert::ContinuousVector &wo
 }
 }  // namespace
 
+// Ascend910: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
+TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT64_4x10x7_dim1_5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{5}, {5}};
+  gert::StorageShape output0 = {{4, 5, 7}, {4, 5, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 21ULL, 1U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 9LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend910: self FLOAT [64, 3000], dim -1, index INT64 [2000]
+TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT64_64x3000_dim1_2000) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{64, 3000}, {64, 3000}};
+  gert::StorageShape input1 = {{2000}, {2000}};
+  gert::StorageShape output0 = {{64, 2000}, {64, 2000}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(-1)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 21ULL, 16U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 64LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 3000LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 2000LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 500LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend910: self FLOAT [6, 300000], dim 0, index INT64 [3]
+TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT64_6x300000_dim0_3) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{6, 300000}, {6, 300000}};
+  gert::StorageShape input1 = {{3}, {3}};
+  gert::StorageShape output0 = {{3, 300000}, {3, 300000}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 21ULL, 32U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 6LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 300000LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 1757LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 26LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 32LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend910: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
+TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT32_4x10x7_dim1_5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{5}, {5}};
+  gert::StorageShape output0 = {{4, 5, 7}, {4, 5, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 20ULL, 1U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 9LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
 // Ascend910B: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
 TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_4x10x7_dim1_5) {
   fe::PlatFormInfos platformInfo;
@@ -100,27 +352,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_4x10x7_dim1_5) {
   ExpectLaunch(context, *workspace, 21ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 4LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 10LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 7LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 7LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3072LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3072LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 20LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 20LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -161,27 +415,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_64x3000_dim1_2000) {
   ExpectLaunch(context, *workspace, 21ULL, 16U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 64LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 64LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 3000LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 3000LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2000LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 2000LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3072LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3072LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 8000LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8000LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 16LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -222,27 +478,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_6x300000_dim0_3) {
   ExpectLaunch(context, *workspace, 21ULL, 39U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 6LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 6LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 300000LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 300000LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 3LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 24576LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 24576LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 13LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 13LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 98304LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 98304LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 1LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 1LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 39LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 39LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -283,27 +541,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT32_4x10x7_dim1_5) {
   ExpectLaunch(context, *workspace, 20ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 4LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 10LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 7LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 7LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3072LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3072LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 20LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 20LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -344,27 +604,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT64_4x10x7_dim1_5) {
   ExpectLaunch(context, *workspace, 21ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 4LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 10LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 7LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 7LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3072LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3072LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 20LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 20LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -405,27 +667,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT64_64x3000_dim1_2000) {
   ExpectLaunch(context, *workspace, 21ULL, 16U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 64LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 64LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 3000LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 3000LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2000LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 2000LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3072LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3072LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 8000LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8000LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 16LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -466,27 +730,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT64_6x300000_dim0_3) {
   ExpectLaunch(context, *workspace, 21ULL, 39U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 6LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 6LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 300000LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 300000LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 3LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 24576LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 24576LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 13LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 13LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 98304LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 98304LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 1LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 1LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 39LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 39LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -527,27 +793,29 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT32_4x10x7_dim1_5) {
   ExpectLaunch(context, *workspace, 20ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 4LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 10LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 7LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 7LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3072LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3072LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 20LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 20LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -588,27 +856,29 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT64_4x10x7_dim1_5) {
   ExpectLaunch(context, *workspace, 21ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 4LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 10LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 7LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 7LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3968LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3968LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 20LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 20LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -649,27 +919,29 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT64_64x3000_dim1_2000) {
   ExpectLaunch(context, *workspace, 21ULL, 16U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 64LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 64LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 3000LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 3000LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2000LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 2000LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3968LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3968LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 8000LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8000LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 16LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -710,27 +982,29 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT64_6x300000_dim0_3) {
   ExpectLaunch(context, *workspace, 21ULL, 30U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 6LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 6LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 300000LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 300000LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 3LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 31744LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 31744LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 10LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 10LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 126976LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 126976LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 1LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 1LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 30LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 30LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }
 
@@ -771,26 +1045,280 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT32_4x10x7_dim1_5) {
   ExpectLaunch(context, *workspace, 20ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 4LL) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
   EXPECT_TRUE(found) << "tiling field outer";
-  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 10LL) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
   EXPECT_TRUE(found) << "tiling field axisLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 7LL) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
   EXPECT_TRUE(found) << "tiling field inner";
-  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 5LL) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
   EXPECT_TRUE(found) << "tiling field indexNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7LL) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 7LL) << "tiling field chunkLen";
   EXPECT_TRUE(found) << "tiling field chunkLen";
-  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 1LL) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
   EXPECT_TRUE(found) << "tiling field chunkNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 32LL) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 32LL) << "tiling field slotBytes";
   EXPECT_TRUE(found) << "tiling field slotBytes";
-  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 3968LL) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 3968LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 20LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 20LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend310P: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
+TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT64_4x10x7_dim1_5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{5}, {5}};
+  gert::StorageShape output0 = {{4, 5, 7}, {4, 5, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 21ULL, 1U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 9LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend310P: self FLOAT [64, 3000], dim -1, index INT64 [2000]
+TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT64_64x3000_dim1_2000) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{64, 3000}, {64, 3000}};
+  gert::StorageShape input1 = {{2000}, {2000}};
+  gert::StorageShape output0 = {{64, 2000}, {64, 2000}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(-1)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 21ULL, 8U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 64LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 3000LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 2000LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 1000LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 8LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend310P: self FLOAT [6, 300000], dim 0, index INT64 [3]
+TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT64_6x300000_dim0_3) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{6, 300000}, {6, 300000}};
+  gert::StorageShape input1 = {{3}, {3}};
+  gert::StorageShape output0 = {{3, 300000}, {3, 300000}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(0)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 21ULL, 8U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 6LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 300000LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 3LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 7031LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 2LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 8LL) << "tiling field usedCores";
+  EXPECT_TRUE(found) << "tiling field usedCores";
+}
+
+// Ascend310P: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
+TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT32_4x10x7_dim1_5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{5}, {5}};
+  gert::StorageShape output0 = {{4, 5, 7}, {4, 5, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("IndexSelectRows")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 20ULL, 1U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 1LL) << "tiling field copyMode";
+  EXPECT_TRUE(found) << "tiling field copyMode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 4LL) << "tiling field outer";
+  EXPECT_TRUE(found) << "tiling field outer";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 10LL) << "tiling field axisLen";
+  EXPECT_TRUE(found) << "tiling field axisLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 7LL) << "tiling field inner";
+  EXPECT_TRUE(found) << "tiling field inner";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5LL) << "tiling field indexNum";
+  EXPECT_TRUE(found) << "tiling field indexNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 32768LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 131072LL) << "tiling field slotBytes";
+  EXPECT_TRUE(found) << "tiling field slotBytes";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 9LL) << "tiling field unitsPerCore";
+  EXPECT_TRUE(found) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
+  EXPECT_TRUE(found) << "tiling field unitsFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
 }

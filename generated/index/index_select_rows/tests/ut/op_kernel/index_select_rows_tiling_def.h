@@ -6,15 +6,17 @@
 #include <cstdint>
 
 struct IndexSelectRowsTilingData {
-  int64_t outer = 0;           // P: the product of the dims of self before dim
-  int64_t axisLen = 0;         // A: the extent of dim in self (valid indices are [0, A))
-  int64_t inner = 0;           // Q: elements of a row (the product of the dims after dim)
-  int64_t indexNum = 0;        // K: elements of index; out has P * K rows
-  int64_t chunkLen = 0;        // elements of a row chunk (Q when a row fits a tile; whole 32-byte blocks otherwise)
+  int64_t copyMode = 0;  // 0: rows with DataCopyPad; 1: element windows (no DataCopyPad)
+  int64_t outer = 0;     // P: the product of the dims of self before dim
+  int64_t axisLen = 0;   // A: the extent of dim in self (valid indices are [0, A))
+  int64_t inner = 0;     // Q: elements of a row (the product of the dims after dim)
+  int64_t indexNum = 0;  // K: elements of index; out has P * K rows
+  int64_t chunkLen =
+      0;  // elements of a row chunk (Q when a row fits a tile; whole 32-byte blocks otherwise), or of a window
   int64_t chunkNum = 0;        // chunks per row (1 when a row fits a tile)
   int64_t slotBytes = 0;       // UB bytes of one row slot of a tile (the chunk's bytes rounded up to 32)
   int64_t tileRows = 0;        // rows per tile, written with one DMA (1 when rows are cut in chunks)
-  int64_t unitsPerCore = 0;    // work units (rows x chunks) per core
+  int64_t unitsPerCore = 0;    // work units (rows x chunks; copyMode 1: 64-byte output lines) per core
   int64_t unitsFormerNum = 0;  // cores that take one unit more (the first ones)
   int64_t usedCores = 0;       // cores the launch runs on
 };
