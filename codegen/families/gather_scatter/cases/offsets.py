@@ -84,11 +84,11 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     The core takes ``unitsPerCore`` units (one more below ``unitsFormerNum``) after those of the cores before it.
     ``copyMode`` 0: unit ``u`` is chunk ``u % chunkNum`` of output row ``u // chunkNum``; ``copyMode`` 1: unit ``u``
     is the 64-byte line ``u`` of the output (the last one ends with the tensor). Output row ``r`` is ``(p, k) =
-    divmod(r, K)``. The core writes its part of the output, reads ``index[k]`` of its rows (all of ``index`` when
-    its rows cross a ``p`` boundary) and, with every index 0, source row ``p * A`` of each of its ``p``: the
-    columns its rows of that ``p`` take (from its first column when its first row is the only one of the first
-    ``p``, to its last column when its last row is the only one of the last). A core without units owns nothing
-    (an empty dict)."""
+    divmod(r, K)``. The core writes its part of the output; reads ``index[k]`` of its rows (not judged when its
+    rows cross a ``p`` boundary: the reads wrap to ``index[0]``); and, with every index 0, reads source row
+    ``p * A`` of each of its ``p``: the columns its rows of that ``p`` take (from its first column when its first
+    row is the only one of the first ``p``, to its last column when its last row is the only one of the last).
+    A core without units owns nothing (an empty dict)."""
     comp = fn.spec.compute
     assert isinstance(comp, GatherScatterCompute)
     per, former = tiling["unitsPerCore"], tiling["unitsFormerNum"]
@@ -114,7 +114,11 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     p0, p1 = r0 // k_num, r1 // k_num
     lo_col = q0 if min(r1, (p0 + 1) * k_num - 1) == r0 else 0
     hi_col = q1 + 1 if max(r0, p1 * k_num) == r1 else inner
-    index = (r0 % k_num, r1 % k_num + 1) if p0 == p1 else (0, k_num)
     source = (p0 * a * inner + lo_col, p1 * a * inner + hi_col)
-    by_source = {comp.source: source, comp.index: index, comp.dest: (e0, e1)}
-    return device_byte_ranges(fn.spec, case.params["request"], lambda param: by_source[param.source or ""])
+    by_source = {comp.source: source, comp.dest: (e0, e1)}
+    if p0 == p1:  # rows of one p read index[r0 % K .. r1 % K]; across p the reads wrap to 0: not one range
+        by_source[comp.index] = (r0 % k_num, r1 % k_num + 1)
+    ranges = device_byte_ranges(
+        fn.spec, case.params["request"], lambda param: by_source.get(param.source or "", (0, 0))
+    )
+    return {name: r for name, r in ranges.items() if r != (0, 0)}
