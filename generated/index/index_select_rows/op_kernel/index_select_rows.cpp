@@ -10,6 +10,10 @@
 // offsets); a valid row is copied GM -> UB with DataCopyPad, an invalid one is filled with zeros
 // (Duplicate); the tile is then written with one DataCopyPad (blockCount = rows). 2 tiles alternate:
 // MTE3 -> MTE2 and MTE3 -> V events guard a tile's reuse, so the write of one tile overlaps the fill of the next.
+// Without DataCopyPad (__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2002; copyMode 1) a core owns whole 64-byte lines of the
+// output and fills windows of its range in UB: a row segment whose place starts a block is copied there, any other
+// through the staging tile and the scalar unit; a window is written by whole blocks (element by element only at the end
+// of the tensor), so no core writes a byte outside its range.
 #include "kernel_operator.h"
 
 using namespace AscendC;
