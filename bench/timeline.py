@@ -12,7 +12,8 @@ One row per op x dtype x product, each op at its bench shape (:data:`BENCH_SHAPE
   cycles (:func:`vector_busy_over_bound`): what each vector instruction's latency, charged once per tile,
   and partial repeats add to the vector work; a vector-bound row's roofline fraction is at most its inverse;
 - **GM ÷ minimum**: kernel GM bytes (read + written + atomically added) over the bytes the math needs
-  (every input read once, every output written once; EmbeddingDenseBackward: ``bench.traffic.minimum_bytes``);
+  (every input read once, every output written once; EmbeddingDenseBackward: ``bench.traffic.minimum_bytes``;
+  IndexSelect: ``bench.gather_traffic.minimum_bytes``, with distinct indices in a random order);
 - **ops-nn**: the element-ops per element of ops-nn's hand-written kernel for the same API and dtype, from
   ``bench/ops_nn_counts.yaml`` (its ``formula_minimum`` where ops-nn has no kernel) when that file exists,
   blank otherwise.
@@ -38,11 +39,13 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 #: The bench shape of each family: 2^22-element tensors ([4096, 1024], rows reduced along the last dim) and,
-#: for the index family, numWeights = 16384, D = 128, N = 262144 (a typical large-vocabulary shape).
+#: for the index family, numWeights = 16384, D = 128, N = 262144 (a typical large-vocabulary shape); the
+#: gather family: a [16384, 256] source gathered along dim 0 with 16384 indices (rows of 1 KiB in fp32).
 BENCH_SHAPES: dict[str, tuple[int, ...]] = {
     "elementwise": (4096, 1024),
     "row_reduce": (4096, 1024),
     "index_accumulate": (16384, 128, 262144),
+    "gather_scatter": (16384, 256),
 }
 COUNTS_FILE = HERE / "ops_nn_counts.yaml"
 
@@ -74,6 +77,11 @@ def minimum_bytes(spec: Any, params: dict[str, Any], out: Any) -> int:
         from bench.traffic import minimum_bytes as edb_minimum
 
         return int(edb_minimum(spec.op, params, out))
+    if spec.family == "gather_scatter":
+        from bench.gather_traffic import minimum_bytes as gather_minimum
+
+        src, index = params[spec.inputs[0].name], params[spec.inputs[1].name]
+        return int(gather_minimum(index, src.nbytes // max(1, src.shape[0])))
     outs = out if isinstance(out, tuple) else (out,)
     arrays = [v for v in params.values() if isinstance(v, np.ndarray)] + [o for o in outs if isinstance(o, np.ndarray)]
     return int(sum(a.nbytes for a in arrays))
@@ -111,6 +119,9 @@ def measure(spec: Any, product: Any, dtype: str) -> dict[str, Any]:
         row["note"] = "model unavailable (no cost_model in the catalogue)"
         return row
     params = call_params(spec, product, shape, dtype)
+    if spec.family == "gather_scatter":  # distinct positions in a random order (the explain call's are all 0)
+        index = spec.inputs[1].name
+        params[index] = np.random.default_rng(0).permutation(shape[0]).astype(params[index].dtype)
     fn = compile_op(spec.op, product.name)
     out = fn(core_order="in_order", **params)
     tl = call_timeline(fn.last_stats, product)

@@ -344,6 +344,12 @@ def test_evaluate_numpy_scalars_and_functions() -> None:
     assert ev("broadcast(a, b)", a=(0, 1), b=(1, 4)) == (0, 4)
     assert ev("shape(n, dim(g, -1))", n=4, g=(2, 3)) == (4, 3)
     assert ev("shape()") == ()
+    # replaced(t, axis, n): t's shape with one dim set to n; a 0-d t stays 0-d; an axis out of range is an error
+    assert ev("replaced(t, 1, numel(i))", t=(4, 10, 7), i=(5,)) == (4, 5, 7)
+    assert ev("replaced(t, -1, 0)", t=(4, 10, 7)) == (4, 10, 0)
+    assert ev("replaced(t, 0, 1)", t=()) == ()
+    with pytest.raises(ExprEvalError, match="axis 3 is out of range for rank 3"):
+        ev("replaced(t, 3, 1)", t=(4, 10, 7))
     assert ev("dtype(t) == F", t=np.zeros(1, np.float32), F=np.dtype(np.float32)) is True
     custom = {"twice": lambda x: 2 * x}
     assert evaluate(p("twice(a) + 1"), {"a": 3}, custom) == 7

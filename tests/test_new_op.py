@@ -69,7 +69,10 @@ def test_new_op_rejects_bad_names_and_families(tmp_path: Path) -> None:
         check=False,
     )
     assert fam.returncode == 2
-    assert fam.stderr == "error: no family 'reduce'; the families are: elementwise, index_accumulate, row_reduce\n"
+    assert (
+        fam.stderr
+        == "error: no family 'reduce'; the families are: elementwise, gather_scatter, index_accumulate, row_reduce\n"
+    )
 
 
 def test_an_out_of_tree_spec_dir_keeps_its_references_next_to_it(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from codegen.families.elementwise.plan import tiling as elementwise
+from codegen.families.gather_scatter.plan import fields as gather_fields
+from codegen.families.gather_scatter.plan import tiling as gather_tiling
 from codegen.families.index_accumulate.plan import roles as index_roles
 from codegen.families.index_accumulate.plan import tiling as index_tiling
 from codegen.families.index_accumulate.plan import tiling_fields as index_fields
@@ -27,6 +29,7 @@ GENERATED = ROOT / "generated"
 #: Each family's tiling-field table.
 FIELD_TABLES = {
     "elementwise": elementwise.TILING_FIELDS,
+    "gather_scatter": gather_fields.TILING_FIELDS,
     "index_accumulate": index_fields.TILING_FIELDS,
     "row_reduce": row_reduce.TILING_FIELDS,
 }
@@ -97,6 +100,11 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         fields = d.tiling_fields()
         assert fields["totalLength"] == 1000
         assert fields["tailLength"] == d.tail_length
+    elif family == "gather_scatter":
+        src = spec.inputs[0].dtypes[0]
+        d4 = gather_tiling.tiling_decision(spec, product, (5, 16, 3), 1, 7, src, spec.inputs[1].dtypes[0])
+        fields = d4.tiling_fields()
+        assert (fields["outer"], fields["axisLen"], fields["inner"], fields["indexNum"]) == (5, 16, 3, 7)
     elif family == "row_reduce":
         spec = next(s for s in SPECS.values() if s.family == family and getattr(s.compute, "dim", ""))
         d3 = row_reduce.tiling_decision(spec, product, (5, 16, 3), 1, row_dtypes(spec)[0])

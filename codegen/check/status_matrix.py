@@ -154,14 +154,16 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
             yield case(
                 f"null {a.name} with {other.name} {bad.name} -> 161001 (nulls first)", ACLNN_ERR_PARAM_NULLPTR, p
             )
-    first = tensors[0]
-    p = {**base, first.name: _as_dtype(base[first.name], unsupported[first.name][0])}
-    yield case(
-        f"null workspaceSize with {first.name} {unsupported[first.name][0].name} -> 161001 (nulls first)",
-        ACLNN_ERR_PARAM_NULLPTR,
-        p,
-        "null_workspace_size",
-    )
+    # the first tensor with an unsupported dtype (a tensor listing every dtype has none)
+    first = next((t for t in tensors if unsupported[t.name]), None)
+    if first is not None:
+        p = {**base, first.name: _as_dtype(base[first.name], unsupported[first.name][0])}
+        yield case(
+            f"null workspaceSize with {first.name} {unsupported[first.name][0].name} -> 161001 (nulls first)",
+            ACLNN_ERR_PARAM_NULLPTR,
+            p,
+            "null_workspace_size",
+        )
 
 
 def array_attr_cases(spec: OpSpec, base: dict[str, Any], case: Callable[..., Case]) -> Iterator[Case]:

@@ -217,6 +217,25 @@ def _fn_reduced(t: object, k: object) -> tuple[int, ...]:
     return shape[: len(shape) - k] + (1,) * k
 
 
+def _fn_replaced(t: object, axis: object, n: object) -> tuple[int, ...]:
+    """The shape of ``t`` with dim ``axis`` (negative counts from the end) set to ``n``; a 0-d ``t`` takes
+    ``axis`` 0 or -1 (its one element) and stays 0-d (an index-select of a 0-d tensor is 0-d)."""
+    shape = as_shape(t)
+    for name, v in (("axis", axis), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ExprEvalError(f"replaced(): {name} must be an integer, got {v!r}")
+    assert isinstance(axis, int) and isinstance(n, int)
+    rank = max(len(shape), 1)
+    if not -rank <= axis < rank:
+        raise ExprEvalError(f"replaced(): axis {axis} is out of range for rank {len(shape)}")
+    if n < 0:
+        raise ExprEvalError(f"replaced(): n must be non-negative, got {n}")
+    if not shape:
+        return ()
+    k = axis % rank
+    return (*shape[:k], _int64(n, "dimension"), *shape[k + 1 :])
+
+
 #: Python implementations of the tensor functions. A tensor value is anything :func:`as_shape` accepts
 #: (``dtype(t)`` reads ``t.dtype``; ``present(t)`` is False for None, an absent tensor). ``broadcast`` and
 #: ``shape`` return shape tuples.
@@ -229,6 +248,7 @@ TENSOR_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "broadcast": _fn_broadcast,
     "shape": _fn_shape,
     "reduced": _fn_reduced,
+    "replaced": _fn_replaced,
 }
 
 #: The default ``functions`` of :func:`~codegen.spec.expr.evaluate`.

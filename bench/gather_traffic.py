@@ -1,0 +1,160 @@
+"""Benchmark 4c, gather traffic from the emulator's counters (the gather_scatter family's IndexSelect): GM
+bytes against the minimum, mean DMA size, and the modelled time against the roofline.
+
+One call per (row size, index pattern, product), a source ``[A, Q]`` fp32 gathered along dim 0 with ``K``
+INT64 indices (``A`` = :data:`ROWS`, ``K`` = :data:`INDICES`), core order ``in_order``:
+
+- **GM ÷ minimum**: the kernel's GM bytes (read + written, every launch and core, less the tiling struct each
+  core reads) over the bytes the math needs: each *distinct* selected row read once, every index read once,
+  the output written once (``distinct · Q · 4 + K · 8 + K · Q · 4``). The kernel copies a row whose position
+  repeats the previous row's inside UB; a row read again from GM puts it above 1 by those reads. Target (the
+  issue): ``<= 1.10`` at rows of at least 128 bytes;
+- **mean DMA size**: ``dma_bytes / dma_transfers`` (a DataCopyPad of a tile of rows is one transfer);
+- **roofline fraction**: the roofline bound ÷ the modelled time of the pipe timeline
+  (:func:`codegen.perf.call_timeline`; Ascend910B's cost model).
+
+Index patterns (:func:`indices`): ``random`` (distinct positions in a random order), ``sorted`` (the same,
+ascending) and ``repeated`` (``K / 8`` random positions, each repeated 8 times in a row).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from bench.common import Figure, Section, Target, fmt_num
+
+OP = "index_select"
+PRODUCTS = ("Ascend910B",)
+#: Source rows ``A`` and indices ``K`` of every call.
+ROWS = 16384
+INDICES = 8192
+#: Row sizes in fp32 elements: 1 (4 bytes), 32 (128 bytes, the issue's bound) and 256 (1 KiB).
+ROW_ELEMENTS = (1, 32, 256)
+PATTERNS = ("random", "sorted", "repeated")
+#: Consecutive repeats of each position in the ``repeated`` pattern.
+REPEATS = 8
+#: GM ÷ minimum at rows of at least 128 bytes (issue 39).
+GM_TARGET = Target("<=", 1.10)
+TARGET_ROW_BYTES = 128
+
+
+def indices(pattern: str, rows: int = ROWS, k: int = INDICES, seed: int = 0) -> np.ndarray:
+    """``k`` INT64 positions in ``[0, rows)`` of ``pattern`` (see the module doc).
+
+    Raises:
+        ValueError: an unknown pattern, or ``k`` above ``rows`` for the distinct patterns.
+    """
+    rng = np.random.default_rng(seed)
+    if pattern in ("random", "sorted"):
+        if k > rows:
+            raise ValueError(f"{k} distinct positions do not fit {rows} rows")
+        picked = rng.permutation(rows)[:k]
+        return np.sort(picked) if pattern == "sorted" else picked
+    if pattern == "repeated":
+        return np.repeat(rng.integers(0, rows, -(-k // REPEATS)), REPEATS)[:k]
+    raise ValueError(f"unknown index pattern {pattern!r}; allowed: {', '.join(PATTERNS)}")
+
+
+def minimum_bytes(index: np.ndarray, row_bytes: int) -> int:
+    """The GM bytes a gather of ``index`` (INT64) over rows of ``row_bytes`` needs: each distinct row read
+    once, every index read once, every output row written once."""
+    distinct = int(np.unique(index).size)
+    return distinct * row_bytes + int(index.nbytes) + int(index.size) * row_bytes
+
+
+def measure(product: str, q: int, pattern: str) -> dict[str, Any]:
+    """One call on ``product`` with rows of ``q`` fp32 elements and the index ``pattern``: its counters."""
+    from codegen import compile_op
+    from codegen.perf import call_timeline
+    from codegen.specs import load_project
+
+    fn = compile_op(OP, product)
+    src = np.random.default_rng(1).standard_normal((ROWS, q)).astype(np.float32)
+    idx = indices(pattern)
+    fn(core_order="in_order", self=src, index=idx, dim=0)
+    launches = fn.last_stats.get("launches", [])
+    cores = [c for launch in launches for c in launch.get("cores", [])]
+    moved = sum(int(c.get("gm_bytes_read", 0)) + int(c.get("gm_bytes_written", 0)) for c in cores)
+    tiling = sum(int(launch.get("block_dim") or 0) * int(launch.get("tiling_data_size") or 0) for launch in launches)
+    transfers = sum(int(c.get("dma_transfers", 0)) for c in cores)
+    dma = sum(int(c.get("dma_bytes", 0)) for c in cores)
+    tl = call_timeline(fn.last_stats, load_project()[0].get(product))
+    return {
+        "product": product,
+        "row_bytes": q * 4,
+        "pattern": pattern,
+        "gm_over_minimum": (moved - tiling) / minimum_bytes(idx, q * 4),
+        "kernel_bytes": moved - tiling,
+        "dma_transfers": transfers,
+        "dma_mean_bytes": dma / transfers if transfers else None,
+        "roofline_fraction": tl.roofline_fraction if tl is not None else None,
+        "modelled_us": tl.modelled_us if tl is not None else None,
+        "block_dim": [launch.get("block_dim") for launch in launches],
+    }
+
+
+def run(products: tuple[str, ...] = PRODUCTS) -> Section:
+    """Every row size x pattern x product: GM ÷ minimum (targeted at rows of at least 128 bytes), mean DMA size
+    and roofline fraction (context)."""
+    sec = Section("gather_traffic", "4c. Gather traffic (emulator counters)")
+    rows: list[dict[str, Any]] = []
+    for product in products:
+        for q in ROW_ELEMENTS:
+            for pattern in PATTERNS:
+                fid = f"gather_traffic.{OP}.{q * 4}B.{pattern}.{product}"
+                label = f"{OP} {product} rows of {q * 4} bytes, {pattern} indices: GM ÷ minimum"
+                target = GM_TARGET if q * 4 >= TARGET_ROW_BYTES else None
+                try:
+                    m = measure(product, q, pattern)
+                except Exception as exc:  # reported per row; the matrix goes on
+                    err = f"{type(exc).__name__}: {str(exc)[:300]}"
+                    sec.errors.append(f"{product} {q * 4}B {pattern}: {err}")
+                    sec.figures.append(Figure(fid + ".gm_over_minimum", label, None, "x", target, error=err))
+                    continue
+                rows.append(m)
+                note = f"{m['kernel_bytes']} kernel bytes, {m['dma_transfers']} DMA transfers"
+                fig = Figure(fid + ".gm_over_minimum", label, m["gm_over_minimum"], "x", target, note=note)
+                if fig.met is False:
+                    fig.why = (
+                        f"the kernel reads a row again when its position repeats one other than the previous row's "
+                        f"({note}); keeping more recent rows in UB (ops-nn's GatherV2 keeps three) would reach it"
+                    )
+                sec.figures.append(fig)
+                if m["dma_mean_bytes"] is not None:
+                    sec.figures.append(
+                        Figure(
+                            fid + ".dma_mean_bytes",
+                            f"{label[: label.index(':')]}: mean DMA size",
+                            m["dma_mean_bytes"],
+                            "B",
+                        )
+                    )
+    sec.details["rows"] = rows
+    sec.markdown = _markdown(rows)
+    return sec
+
+
+def _markdown(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        f"IndexSelect, fp32 source [{ROWS}, Q] along dim 0, {INDICES} INT64 indices. Target: GM ÷ minimum ≤ "
+        f"{GM_TARGET.threshold:.2f} at rows of at least {TARGET_ROW_BYTES} bytes "
+        "(minimum: each distinct row read once).",
+        "",
+        "| product | row bytes | indices | GM ÷ minimum | mean DMA bytes | roofline fraction | blockDim |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        dma = fmt_num(r["dma_mean_bytes"]) if r["dma_mean_bytes"] is not None else "-"
+        roof = fmt_num(r["roofline_fraction"]) if r["roofline_fraction"] is not None else "-"
+        lines.append(
+            f"| {r['product']} | {r['row_bytes']} | {r['pattern']} | {fmt_num(r['gm_over_minimum'])}× | {dma} | "
+            f"{roof} | {r['block_dim']} |"
+        )
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(f"{__file__} is one section of the benchmark suite: run `python bench/run.py --only gather_traffic`")

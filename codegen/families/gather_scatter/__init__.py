@@ -1,0 +1,10 @@
+"""The gather/scatter family: tensors viewed as ``[P, A, Q]`` around a ``dim`` and moved by an index tensor
+along ``A`` (a row gather: ``out[p, k, q] = self[p, index[k], q]``, IndexSelect). See :mod:`codegen.registry`
+for the package layout."""
+
+from codegen.registry import Family
+
+FAMILY = Family(
+    name="gather_scatter",
+    summary="rows of [P, A, Q] around dim picked by an index tensor (row gather); invalid indices give zero rows",
+)

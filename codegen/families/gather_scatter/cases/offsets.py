@@ -1,0 +1,124 @@
+"""The 64-bit offset case of a row gather: a call whose output reaches past 2**32 elements, run through the
+tiling function (``tiling_2g``, checked against the planner in 64-bit arithmetic) and the probe launch (the
+ranges a core owns: :func:`probe_ranges`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from codegen.check.cases import Case
+from codegen.check.offsets import device_attrs, device_byte_ranges
+from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.plan.tiling import (
+    LINE_BYTES,
+    MODE_WINDOWS,
+    TILE_BUFFERS,
+    TilingDecision,
+    tiling_decision,
+)
+from codegen.spec.model import DType, OpSpec, Product
+
+#: Source ``[4, 2**30 + 3, 2]`` along dim 1 with ``2**30 + 3`` indices: the output has about 2**33 elements
+#: and the source rows of the last outer index start past 2**32 elements.
+OFFSET_SHAPE = (4, 2**30 + 3, 2)
+OFFSET_K = 2**30 + 3
+
+
+def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Iterator[Case]:
+    """The ``tiling_2g`` case of ``spec`` on ``product`` in ``dt`` with ``index`` indices."""
+    comp = spec.compute
+    assert isinstance(comp, GatherScatterCompute)
+    out_shape = [OFFSET_SHAPE[0], OFFSET_K, OFFSET_SHAPE[2]]
+    by_name = {
+        comp.source: {"shape": list(OFFSET_SHAPE), "dtype": dt.name},
+        comp.index: {"shape": [OFFSET_K], "dtype": index.name},
+        comp.dest: {"shape": out_shape, "dtype": dt.name},
+    }
+    dev = spec.device_interface
+    request = {
+        "inputs": [by_name[d.source] for d in dev.inputs if d.source],
+        "outputs": [by_name[d.source] for d in dev.outputs if d.source],
+        "attrs": device_attrs(spec, {comp.dim: 1}),
+    }
+    params = {"request": request, "dtype": dt.name, "index": index.name}
+    yield Case(
+        spec.snake,
+        product.name,
+        dt.name,
+        str(list(OFFSET_SHAPE)),
+        "output past 2**32: tiling in 64 bits",
+        params,
+        mode="tiling_2g",
+    )
+
+
+def _last_unit_start(d: TilingDecision) -> int:
+    """The output element where the kernel's last unit (of the last core) starts."""
+    last = d.units_per_core * d.used_cores + d.units_former_num - 1
+    if d.copy_mode == MODE_WINDOWS:
+        return last * (LINE_BYTES // (d.bytes_per_element // TILE_BUFFERS))
+    return last // d.chunk_num * d.inner + last % d.chunk_num * d.chunk_len
+
+
+def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
+    """The ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when every
+    field, the block dim and the key agree and the last unit starts past 2**32 output elements."""
+    p = case.params
+    d = tiling_decision(fn.spec, fn.product, OFFSET_SHAPE, 1, OFFSET_K, DType[p["dtype"]], DType[p["index"]])
+    for k, v in d.tiling_fields().items():
+        if tiling.get(k) != v:
+            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
+        return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
+    start = _last_unit_start(d)
+    if start < 2**32:
+        return f"the last unit starts at output element {start}: the case does not reach past 32 bits"
+    return ""
+
+
+def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
+    """The bytes ``[lo, hi)`` of every device tensor core ``core`` owns under the tiling fields, with every index
+    the probe reads being 0 (from the split alone, not the kernel's code).
+
+    The core takes ``unitsPerCore`` units (one more below ``unitsFormerNum``) after those of the cores before it.
+    ``copyMode`` 0: unit ``u`` is chunk ``u % chunkNum`` of output row ``u // chunkNum``; ``copyMode`` 1: unit ``u``
+    is the 64-byte line ``u`` of the output (the last one ends with the tensor). Output row ``r`` is ``(p, k) =
+    divmod(r, K)``. The core writes its part of the output; reads ``index[k]`` of its rows (not judged when its
+    rows cross a ``p`` boundary: the reads wrap to ``index[0]``); and, with every index 0, reads source row
+    ``p * A`` of each of its ``p``: the columns its rows of that ``p`` take (from its first column when its first
+    row is the only one of the first ``p``, to its last column when its last row is the only one of the last).
+    A core without units owns nothing (an empty dict)."""
+    comp = fn.spec.compute
+    assert isinstance(comp, GatherScatterCompute)
+    per, former = tiling["unitsPerCore"], tiling["unitsFormerNum"]
+    count = per + (1 if core < former else 0)
+    if count <= 0:
+        return {}
+    first = core * per + min(core, former)
+    last = first + count - 1
+    inner, k_num, a = tiling["inner"], tiling["indexNum"], tiling["axisLen"]
+    total = tiling["outer"] * k_num * inner
+    if tiling["copyMode"] == MODE_WINDOWS:
+        width = DType[case.params["dtype"]].itemsize
+        line = LINE_BYTES // width
+        e0, e1 = first * line, min((last + 1) * line, total)
+    else:
+        chunks, chunk_len = tiling["chunkNum"], tiling["chunkLen"]
+        r_first, c_first = divmod(first, chunks)
+        r_last, c_last = divmod(last, chunks)
+        e0 = r_first * inner + c_first * chunk_len
+        e1 = r_last * inner + min((c_last + 1) * chunk_len, inner)
+    r0, q0 = divmod(e0, inner)
+    r1, q1 = divmod(e1 - 1, inner)
+    p0, p1 = r0 // k_num, r1 // k_num
+    lo_col = q0 if min(r1, (p0 + 1) * k_num - 1) == r0 else 0
+    hi_col = q1 + 1 if max(r0, p1 * k_num) == r1 else inner
+    source = (p0 * a * inner + lo_col, p1 * a * inner + hi_col)
+    by_source = {comp.source: source, comp.dest: (e0, e1)}
+    if p0 == p1:  # rows of one p read index[r0 % K .. r1 % K]; across p the reads wrap to 0: not one range
+        by_source[comp.index] = (r0 % k_num, r1 % k_num + 1)
+    ranges = device_byte_ranges(
+        fn.spec, case.params["request"], lambda param: by_source.get(param.source or "", (0, 0))
+    )
+    return {name: r for name, r in ranges.items() if r != (0, 0)}

@@ -1,0 +1,29 @@
+"""The output a call allocates when the caller passed none (the ``infer_output`` hook)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.runner import device_memory
+from codegen.spec.model import OpSpec
+
+
+def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
+    """The source's shape with dim's extent the index count (0-d for a 0-d source), in the source's dtype,
+    poisoned (:func:`codegen.runner.device_memory`): the op must write every element.
+
+    Raises:
+        ValueError: the source or the index is missing.
+    """
+    comp = spec.compute
+    assert isinstance(comp, GatherScatterCompute)
+    src, idx = arrays.get(comp.source), arrays.get(comp.index)
+    if src is None or idx is None:
+        raise ValueError(f"{spec.op}: the output shape needs {comp.source} and {comp.index}")
+    shape = list(src.shape)
+    if shape:
+        shape[int(attrs[comp.dim]) % len(shape)] = int(idx.size)
+    return device_memory(int(np.prod(shape, dtype=np.int64)), src.dtype, tuple(shape))

@@ -1,0 +1,70 @@
+"""The status cases of a row gather: null pointers, the derived status matrix, dim out of range, an index of
+rank 2, an out of another dtype or shape, and a 0-d source with more than one index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.status_matrix import status_matrix
+from codegen.families.gather_scatter.cases.values import Maker
+from codegen.runner import numpy_dtype
+from codegen.spec.model import DType
+
+
+def status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> Iterator[Case]:
+    """The status cases with the first source dtype and INT64 indices (else the first index dtype)."""
+    c = mk.comp
+    dt = dtypes[0]
+    it = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
+    label = f"{dt.name}/{it.name}"
+    src = mk.source((4, 6), dt)
+    idx = mk.index([1, 0, 3], it)
+    out = np.zeros((4, 3), numpy_dtype(dt))
+
+    def good(**over: Any) -> dict[str, Any]:
+        p = mk.params(src, idx, 1, out)
+        p.update(over)
+        return p
+
+    def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
+        return Case(mk.spec.snake, mk.product.name, label, "error", name, params, expect_status=code, mode=mode)
+
+    for name in (c.source, c.index, c.dest):
+        yield status(f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
+    for mode in ("null_workspace_size", "null_executor"):
+        yield status(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
+    yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
+    one = mk.params(mk.source((2, 3), dt), mk.index([1], it), 0, np.zeros((1, 3), numpy_dtype(dt)))
+    yield from status_matrix(mk.spec, mk.product, one, label)
+    for dim in (2, -3, 2**40):
+        yield status(f"dim {dim} of a rank-2 self -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.dim: dim}))
+    yield status(
+        "0-d self, dim 1 -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(
+            **{c.source: mk.source((), dt), c.dim: 1, c.index: mk.index([0], it), c.dest: np.zeros((), numpy_dtype(dt))}
+        ),
+    )
+    yield status(f"{c.index} rank 2 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.index: idx.reshape(1, 3)}))
+    other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
+    yield status(
+        f"{c.dest} {other.name} (self {dt.name}) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(**{c.dest: np.zeros((4, 3), numpy_dtype(other))}),
+    )
+    for shape in ((4, 4), (3, 3), (4, 3, 1)):
+        yield status(
+            f"{c.dest} {list(shape)} (want [4, 3]) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{c.dest: np.zeros(shape, numpy_dtype(dt))}),
+        )
+    scalar = mk.source((), dt)
+    yield status(
+        "0-d self with 2 indices -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(**{c.source: scalar, c.index: mk.index([0, 0], it), c.dim: 0, c.dest: np.zeros((), numpy_dtype(dt))}),
+    )

@@ -1,0 +1,162 @@
+"""The value cases of a row gather on one product: every dim, rows of 1, 7, 8 and unaligned elements, rows
+larger than a tile, tiles past DataCopyPad's block count, indices at both ends of the range, duplicates,
+hostile index values, empty tensors, 0-d tensors, non-contiguous views and every dtype."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import Case, normal_array
+from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.runner import numpy_dtype
+from codegen.spec.model import DType, OpSpec, Product
+
+
+def hostile_indices(a: int, dtype: DType) -> list[int]:
+    """Index values no kernel may turn into an address for an axis of extent ``a``, in ``dtype``'s range:
+    its minimum and maximum, -1, ``a`` and ``a + 1``, and for INT64 ``2**31``, ``-2**31 - 1`` and ``2**32 +
+    k`` (``k`` a valid position: a 32-bit truncation would make it valid), each beside the valid ends 0 and
+    ``a - 1``."""
+    info = np.iinfo(numpy_dtype(dtype))
+    values = [int(info.min), int(info.max), -1, a, a + 1, 0, a - 1]
+    if dtype is DType.INT64:
+        values += [2**31, -(2**31) - 1, 2**32 + a // 2, 2**32]
+    return [v for v in values if info.min <= v <= info.max]
+
+
+class Maker:
+    """The arrays and cases of one (spec, product)."""
+
+    def __init__(self, spec: OpSpec, product: Product) -> None:
+        comp = spec.compute
+        assert isinstance(comp, GatherScatterCompute)
+        self.spec, self.product, self.comp = spec, product, comp
+        self.rng = np.random.default_rng(20261207)
+
+    def source(self, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+        """Random values of ``dtype``: normal for floats, the whole range for integers (so a 64-bit element
+        moved as two halves or a narrower word shows), 0/1 for BOOL."""
+        if dtype is DType.BOOL:
+            return self.rng.integers(0, 2, shape).astype(bool)
+        if dtype.is_floating:
+            return normal_array(self.rng, shape, dtype)
+        info = np.iinfo(numpy_dtype(dtype))
+        return self.rng.integers(int(info.min), int(info.max), shape, dtype=numpy_dtype(dtype), endpoint=True)
+
+    def index(self, values: list[int] | np.ndarray, dtype: DType) -> np.ndarray:
+        """``values`` as a 1-d index array of ``dtype``."""
+        return np.asarray(values, dtype=np.int64).astype(numpy_dtype(dtype))
+
+    def params(self, src: np.ndarray, idx: np.ndarray, dim: int, out: np.ndarray | None = None) -> dict[str, Any]:
+        """The call's parameters by the spec's names (``out`` only when given)."""
+        p: dict[str, Any] = {self.comp.source: src, self.comp.index: idx, self.comp.dim: dim}
+        if out is not None:
+            p[self.comp.dest] = out
+        return p
+
+    def case(self, dtype: str, shape: str, name: str, params: dict[str, Any], **kw: Any) -> Case:
+        """A value case."""
+        return Case(self.spec.snake, self.product.name, dtype, shape, name, params, **kw)
+
+
+def _ends_and_duplicates(a: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """``k`` positions in ``[0, a)``: both ends first, a repeated run, then random ones (with repeats)."""
+    head = [0, a - 1, a - 1, 0]
+    rest = rng.integers(0, a, max(k - len(head), 0))
+    return np.concatenate([head, rest])[:k]
+
+
+def value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """The value cases (see the module docstring); ``quick`` keeps one representative of each group."""
+    rng = mk.rng
+    first = dtypes[0]
+    i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
+    # every dtype (and, for the first, every index dtype): rows of 7 elements along the middle dim
+    for dt in dtypes if not quick else dtypes[:1]:
+        for it in index_dtypes if dt is first else [i64]:
+            src = mk.source((4, 10, 7), dt)
+            idx = mk.index(_ends_and_duplicates(10, 9, rng), it)
+            yield mk.case(f"{dt.name}/{it.name}", "[4, 10, 7]", "dim 1, ends and duplicates", mk.params(src, idx, 1))
+    if quick:
+        dtypes = [first]
+    # every dim of a rank-4 source (negative and positive): rows of Q = product of the later dims
+    shape4 = (3, 5, 4, 2)
+    for dim in (0, 1, 2, 3, -1, -4) if not quick else (0, -1):
+        a = shape4[dim]
+        idx = mk.index(_ends_and_duplicates(a, 6, rng), i64)
+        yield mk.case(first.name, str(list(shape4)), f"dim {dim}", mk.params(mk.source(shape4, first), idx, dim))
+    # rows of 1, 7, 8 (one 32-byte block of FLOAT), 9 and 33 elements, in each byte width
+    widths = {d.itemsize: d for d in dtypes}
+    for q in (1, 7, 8, 9, 33) if not quick else (7,):
+        for dt in widths.values():
+            idx = mk.index(_ends_and_duplicates(6, 11, rng), i64)
+            src = mk.source((2, 6, q), dt)
+            yield mk.case(dt.name, f"[2, 6, {q}]", f"rows of {q} elements", mk.params(src, idx, 1))
+    # all indices equal; reversed; sorted
+    idx_all = mk.index([3] * 40, i64)
+    yield mk.case(first.name, "[5, 6]", "all indices equal", mk.params(mk.source((5, 6), first), idx_all, 1))
+    if not quick:
+        idx_rev = mk.index(list(range(29, -1, -1)), i64)
+        yield mk.case(first.name, "[30, 5]", "reversed", mk.params(mk.source((30, 5), first), idx_rev, 0))
+    # hostile index values (each index dtype): zero rows, no access outside the tensors
+    for it in index_dtypes:
+        values = hostile_indices(5, it)
+        for dt in widths.values() if not quick else [first]:
+            src = mk.source((3, 5, 9), dt)
+            yield mk.case(
+                f"{dt.name}/{it.name}",
+                "[3, 5, 9]",
+                f"hostile indices {values}",
+                mk.params(src, mk.index(values, it), 1),
+            )
+    # a tile of rows of one element past DataCopyPad's 4095 rows (several tiles per core, buffers reused)
+    big_k = rng.integers(-2, 52, 5000)
+    yield mk.case(
+        first.name,
+        "[3, 50]",
+        "5000 rows of one element",
+        mk.params(mk.source((3, 50), first), mk.index(big_k, i64), -1),
+    )
+    # rows larger than a tile: cut into chunks (the last one partial), with an invalid index among them
+    q = mk.product.ub_bytes // (2 * first.itemsize) + 1000
+    idx_chunk = mk.index([2, -1, 0, 2], i64)
+    yield mk.case(
+        first.name, f"[2, 3, {q}]", "rows cut into chunks", mk.params(mk.source((2, 3, q), first), idx_chunk, 1)
+    )
+    # many rows over every core
+    if not quick:
+        idx_many = mk.index(rng.integers(0, 300, 500), i64)
+        src = mk.source((64, 300, 16), first)
+        yield mk.case(first.name, "[64, 300, 16]", "rows over every core", mk.params(src, idx_many, 1))
+    # 0-d tensors: a 0-d index (one position), a 0-d source with one index (valid and invalid)
+    zero_d = np.asarray(2, dtype=numpy_dtype(i64))
+    yield mk.case(first.name, "[5, 3]", "0-d index", mk.params(mk.source((5, 3), first), zero_d, 0))
+    scalar = mk.source((), first)
+    for v in (0, 7):
+        yield mk.case(first.name, "[]", f"0-d self, index [{v}]", mk.params(scalar, mk.index([v], i64), 0))
+    # empty tensors: an empty source or index launches nothing (out left as it is: zeros here)
+    for shape, dim, k in (((0, 5), 1, 3), ((3, 0, 2), 1, 2), ((4, 5), 0, 0)):
+        out_shape = list(shape)
+        out_shape[dim] = k
+        out = np.zeros(out_shape, numpy_dtype(first))
+        idx_e = mk.index(list(range(k)), i64)
+        yield mk.case(
+            first.name,
+            str(list(shape)),
+            f"empty: dim {dim}, {k} indices",
+            mk.params(mk.source(shape, first), idx_e, dim, out),
+        )
+    # non-contiguous views: a transposed source, an index taking every second element, a strided out
+    if not quick:
+        src_t = mk.source((7, 6), first).T  # [6, 7], strides reversed
+        idx_s = mk.index([5, 0, 3, 3, 1, 2, 0, 4], i64)[::2]
+        out_full = np.zeros((6, 8), numpy_dtype(first))
+        yield mk.case(
+            first.name,
+            "[6, 7]",
+            "non-contiguous self, index and out",
+            mk.params(np.asarray(src_t), idx_s, 1, out_full[:, ::2]),
+        )

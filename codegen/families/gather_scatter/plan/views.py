@@ -1,0 +1,308 @@
+"""Every template view of a gather/scatter op: the family's view classes by kind (:data:`VIEWS`) and the
+named values they are filled from (the ``build_views`` hook)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.plan.fields import TILING_FIELDS
+from codegen.families.gather_scatter.plan.tiling import (
+    INDEX_KEYS,
+    LINE_BYTES,
+    MAX_BLOCK_COUNT,
+    MIN_TILE_BYTES,
+    MODE_ROWS,
+    MODE_WINDOWS,
+    TILE_BUFFERS,
+    WIDTH_KEYS,
+    WIDTH_TYPES,
+    tiling_key,
+)
+from codegen.families.gather_scatter.plan.ut import ut_infer_cases, ut_tiling_cases
+from codegen.plan import doc_lines
+from codegen.plan.constraints import constraint_doc_lines
+from codegen.plan.doc_tables import StatusRow, format_rule_text, status_table
+from codegen.plan.opdef import OpDefConfig, OpDefParam, OpDefRegistration, OpDefTensors
+from codegen.plan.products import ArchGroup, arch_groups
+from codegen.plan.shared_views import family_views
+from codegen.plan.signature import L0Attr, l0_params
+from codegen.plan.tiling_fields import tiling_field_views
+from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
+from codegen.plan.views import KindView, OpViews
+from codegen.spec.model import Catalogue, DType, OpSpec, Product
+
+
+def compute_of(spec: OpSpec) -> GatherScatterCompute:
+    """The spec's compute model.
+
+    Raises:
+        TypeError: the spec is not of the gather_scatter family.
+    """
+    if not isinstance(spec.compute, GatherScatterCompute):
+        raise TypeError(f"{spec.op}: compute is {type(spec.compute).__name__}, not GatherScatterCompute")
+    return spec.compute
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The names of the roles (``source``, ``index``, ``dest`` tensors, the ``dim`` attr) and the OpDef
+    positions the host functions read: ``source_pos``/``index_pos`` (inputs), ``dim_pos`` (attrs)."""
+
+    source: str
+    index: str
+    dest: str
+    dim: str
+    source_pos: int
+    index_pos: int
+    dim_pos: int
+
+
+@dataclass(frozen=True)
+class WidthKey:
+    """A tiling-key width digit: ``key``, the element ``bytes``, the kernel's storage ``type`` and the
+    ``ge_names`` (``DT_*``) of the op's dtypes of that width."""
+
+    key: int
+    bytes: int
+    type: str
+    ge_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexKey:
+    """A tiling-key index digit: ``key``, the ``ge_name`` and the kernel's ``type``."""
+
+    key: int
+    ge_name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class KernelBranch:
+    """One branch of the kernel entry: its tiling ``key``, storage type ``width_type`` and ``index_type``."""
+
+    key: int
+    width_type: str
+    index_type: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(AclnnSourceBase):
+    """``op_api/aclnn_<op>.cpp``: parameter checks in CANN's order and the L2 plan."""
+
+    index_dtype_list: str
+    l0_attrs: tuple[L0Attr, ...]
+    roles: Roles
+
+
+@dataclass(frozen=True)
+class L0SourceView(L0SourceBase):
+    """``op_api/<kernel>.cpp``: the L0 API (output allocation and launch)."""
+
+    roles: Roles
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: out = source's shape with dim's extent the index count."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    roles: Roles
+
+
+@dataclass(frozen=True)
+class TilingSourceView(TilingSourceBase):
+    """``op_host/<kernel>_tiling.cpp``: the tiling function (:mod:`.tiling`)."""
+
+    block_bytes: int
+    index_keys: tuple[IndexKey, ...]
+    line_bytes: int
+    max_block_count: int
+    min_tile_bytes: int
+    mode_rows: int
+    mode_windows: int
+    pad_archs: tuple[ArchGroup, ...]
+    roles: Roles
+    tile_buffers: int
+    width_keys: tuple[WidthKey, ...]
+
+
+@dataclass(frozen=True)
+class KernelView(KernelBase):
+    """``op_kernel/<kernel>.cpp``: one branch per tiling key."""
+
+    branches: tuple[KernelBranch, ...]
+    line_bytes: int
+    roles: Roles
+    tile_buffers: int
+
+
+@dataclass(frozen=True)
+class DocView(DocBase):
+    """``docs/<aclnn>.md``: the API documentation."""
+
+    roles: Roles
+
+
+#: The views of the gather/scatter templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of a gather/scatter op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError: the spec is not of this family.
+    """
+    return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
+
+
+def roles_of(spec: OpSpec) -> Roles:
+    """The :class:`Roles` of ``spec`` (OpDef positions in the spec's input and attr order)."""
+    comp = compute_of(spec)
+    return Roles(
+        comp.source,
+        comp.index,
+        comp.dest,
+        comp.dim,
+        spec.input_names.index(comp.source),
+        spec.input_names.index(comp.index),
+        spec.attr_names.index(comp.dim),
+    )
+
+
+def _opdef(spec: OpSpec, products: list[Product], attrs: Any) -> OpDefRegistration:
+    """The OpDef: one column per (source dtype, index dtype) pair the products take, the output of the source's
+    dtype; a custom config for a product whose columns differ (BF16)."""
+    comp = compute_of(spec)
+    src, idx = spec.tensor(comp.source), spec.tensor(comp.index)
+
+    def tensors(p: Product | None) -> OpDefTensors:
+        cols = [(d, i) for d in src.dtypes if p is None or p.supports(d) for i in idx.dtypes]
+
+        def param(name: str, dts: list[DType]) -> OpDefParam:
+            return OpDefParam(
+                name=name,
+                param_type="REQUIRED",
+                dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
+                formats=", ".join(["ge::FORMAT_ND"] * len(dts)),
+            )
+
+        ins = {
+            comp.source: param(comp.source, [d for d, _ in cols]),
+            comp.index: param(comp.index, [i for _, i in cols]),
+        }
+        return OpDefTensors(
+            inputs=tuple(ins[n] for n in spec.input_names), outputs=(param(comp.dest, [d for d, _ in cols]),)
+        )
+
+    default = tensors(None)
+    configs = tuple(
+        OpDefConfig(
+            p.config_name, f"{p.config_name}Config", tensors(p) != default, tensors(p).inputs, tensors(p).outputs
+        )
+        for p in products
+    )
+    return OpDefRegistration(default, configs, attrs)
+
+
+def _status_rows(spec: OpSpec) -> list[StatusRow]:
+    comp = compute_of(spec)
+    src = spec.tensor(comp.source)
+    return status_table(
+        [comp.source, comp.index, comp.dest],
+        f"A dtype of `{comp.source}` or `{comp.index}` not supported on this product; `{comp.dest}` of another dtype "
+        f"than `{comp.source}`; `{comp.source}` of rank above {src.rank[1]}; `{comp.dim}` outside "
+        f"`[-rank, rank)`; `{comp.index}` of rank above 1; `{comp.dest}` of another shape than `{comp.source}`'s with "
+        f"dim's extent `numel({comp.index})` (checked when neither input is empty); a 0-d `{comp.source}` with an "
+        f"`{comp.index}` of more than one element; {format_rule_text(spec)}.",
+    )
+
+
+def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
+    comp = compute_of(spec)
+    s, i, o, d = comp.source, comp.index, comp.dest, comp.dim
+    lines = [
+        f"`{s}` is viewed as `[P, A, Q]` around `{d}` (`A = {s}.shape[{d}]`); `{o}[p, k, q] = {s}[p, {i}[k], q]`.",
+        f"An `{i}` value outside `[0, A)` (CANN documents only values inside it) gives a row of zeros in `{o}`; no "
+        f"value of `{i}` makes the kernel read or write outside `{s}`, `{i}` and `{o}`.",
+        f"An empty `{s}` or `{i}` returns success with workspace 0 and leaves `{o}` as it is; a 0-d `{i}` is one "
+        f"position; a 0-d `{s}` takes a one-element `{i}` and gives a 0-d `{o}`.",
+        "Deterministic: every output element is a copy of one source element (or a zero), whatever the core order.",
+    ]
+    lines += [
+        f"Product limit `{c.name}`: {line}"
+        for c, line in zip(spec.constraints, constraint_doc_lines(spec, catalogue), strict=True)
+    ]
+    return lines
+
+
+def _tiling_lines(spec: OpSpec) -> list[str]:
+    comp = compute_of(spec)
+    return [
+        "Every size and offset is int64; an index is tested against `[0, A)` before it forms an address.",
+        f"UB holds {TILE_BUFFERS} tiles (one is filled while the previous one is written). A tile holds up to "
+        f"`tileRows` consecutive output rows (at most {MAX_BLOCK_COUNT}), each in a slot of its bytes rounded up "
+        "to 32; each row is read with one DataCopyPad (a zero row is a Duplicate) and the tile is written with "
+        "one DataCopyPad. A row larger than a tile is cut into `chunkNum` chunks of `chunkLen` elements.",
+        f"Cores: the output rows (times their chunks) are split evenly over at most coreNum cores, one per "
+        f"{spec.tiling.min_bytes_per_core} bytes of `{comp.dest}` at least.",
+        "Without DataCopyPad (`copyMode` 1): the output is split over the cores in whole 64-byte lines; a core "
+        "fills windows of `chunkLen` elements of its range in UB (a row segment that starts inside a block goes "
+        "through a staging buffer and the scalar unit) and writes them by whole blocks, element by element only "
+        "at the end of the tensor.",
+    ]
+
+
+def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
+    """The family's view entries of ``spec`` beside the ``common`` ones (its ``opdef`` replaces the shared one)."""
+    comp = compute_of(spec)
+    products: list[Product] = common["products"]
+    src, idx = spec.tensor(comp.source), spec.tensor(comp.index)
+    widths = sorted({d.itemsize for d in src.dtypes})
+    width_keys = [
+        WidthKey(WIDTH_KEYS[w], w, WIDTH_TYPES[w], tuple(d.ge_name for d in src.dtypes if d.itemsize == w))
+        for w in widths
+    ]
+    index_keys = [IndexKey(INDEX_KEYS[d][0], d.ge_name, INDEX_KEYS[d][1]) for d in idx.dtypes]
+    branches = [
+        KernelBranch(
+            tiling_key(w.bytes, d),
+            w.type,
+            INDEX_KEYS[d][1],
+            f"{w.bytes}-byte elements ({', '.join(n[3:] for n in w.ge_names)}), {comp.index} {d.name}",
+        )
+        for w in width_keys
+        for d in idx.dtypes
+    ]
+    dim_attr = L0Attr(comp.dim, f"int64_t {comp.dim}", comp.dim)
+    return {
+        "roles": roles_of(spec),
+        "opdef": _opdef(spec, products, common["opdef"].attrs),
+        "tiling_fields": tiling_field_views(TILING_FIELDS, source=comp.source, index=comp.index),
+        "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
+        "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idx.dtypes),
+        "l0_attrs": [dim_attr],
+        "l0_params": l0_params(spec, [dim_attr.decl]),
+        "width_keys": width_keys,
+        "index_keys": index_keys,
+        "branches": branches,
+        "tile_buffers": TILE_BUFFERS,
+        "max_block_count": MAX_BLOCK_COUNT,
+        "line_bytes": LINE_BYTES,
+        "mode_rows": MODE_ROWS,
+        "mode_windows": MODE_WINDOWS,
+        "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
+        "min_tile_bytes": MIN_TILE_BYTES,
+        "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),
+        "status_rows": _status_rows(spec),
+        "constraint_lines": _constraint_lines(spec, catalogue),
+        "tiling_lines": _tiling_lines(spec),
+        "example_lines": doc_lines.example_lines(spec, c_bools=True),
+    }
