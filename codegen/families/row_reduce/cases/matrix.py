@@ -45,7 +45,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         got: dict[str, np.ndarray] = {}
         for k, n in enumerate(inputs):
             ndt = numpy_dtype(combo.dtype(n) if combo is not None else dt)
-            if n == rows:  # broadcast over the rows: the shape of the trailing dims
+            if n in comp.row_inputs:  # broadcast over the rows: the shape of the trailing dims
                 values = rng.standard_normal(shape[len(shape) - row_ndim :])
             elif k > 0:  # later inputs (a forward output) in (0, 1)
                 values = rng.uniform(0.01, 1.0, shape)

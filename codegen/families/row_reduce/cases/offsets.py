@@ -40,7 +40,7 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
 
         def tensor(source: str | None, shape: tuple[int, ...] = shape, dim: int = dim) -> dict[str, Any]:
             name = source or spec.input_names[0]
-            if name == comp.rows:
+            if name in comp.row_inputs:
                 dims = list(shape[1:])
             elif name in per_row:
                 dims = [1 if k == dim else n for k, n in enumerate(shape)]
@@ -125,5 +125,5 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     return device_byte_ranges(
         spec,
         case.params["request"],
-        lambda param: (0, r) if param.source == comp.rows else row if param.source in per_row else full,
+        lambda param: (0, r) if param.source in comp.row_inputs else row if param.source in per_row else full,
     )

@@ -30,9 +30,10 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     combo = default_combo(spec, dt, product)
     npdt = numpy_dtype(dt)
     good: dict[str, Any] = {n: rng.standard_normal((4, 16)).astype(numpy_dtype(combo.dtype(n))) for n in inputs}
-    if comp.rows:
-        good[comp.rows] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(comp.rows)))
-    else:
+    row_ins = comp.row_inputs
+    for n in row_ins:
+        good[n] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(n)))
+    if not row_ins:
         good[comp.dim] = -1
     allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {})
     good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
@@ -62,11 +63,13 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         }
         for what, arr in bad_g.items():
             yield status(f"{g} {what} -> {shape_st}", shape_st, {g: arr})
-        # every input but the rows one empty alike, so only the rows input's emptiness is wrong
-        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n != g}
-        empty[g] = np.zeros((0,), gdt)
+        # every input but the rows ones empty alike, so only the rows inputs' emptiness is wrong
+        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n not in row_ins}
+        empty.update({n: np.zeros((0,), good[n].dtype) for n in row_ins})
         empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
         yield status(f"{g} empty -> {shape_st}", shape_st, empty)
+        for n in row_ins[1:]:  # of the rank of the first rows input, not its shape
+            yield status(f"{n} not of {g}'s shape -> {shape_st}", shape_st, {n: np.ones((8,), good[n].dtype)})
         for n in per_row:
             yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
             yield status(f"{n} of 1 dim -> {shape_st}", shape_st, {n: np.zeros((4,), good[n].dtype)})
@@ -90,7 +93,7 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
                 {out: np.zeros(good[out].shape, numpy_dtype(missing))},
             )
     yield status(f"wrong out shape -> {shape_st}", shape_st, {out: np.zeros((4, 9), good[out].dtype)})
-    same = [n for n in inputs[1:] if n != comp.rows]
+    same = [n for n in inputs[1:] if n not in row_ins]
     if same:
         yield status(f"input shapes differ -> {shape_st}", shape_st, {same[0]: np.zeros((4, 9), npdt)})
     nine = (1,) * 8 + (2,)
@@ -98,22 +101,22 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         f"rank 9 -> {shape_st}",
         shape_st,
         {
-            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n != comp.rows},
+            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n not in row_ins},
             **{n: np.zeros((*nine[:-1], 1) if n in per_row else nine, good[n].dtype) for n in outs},
-            **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {}),
+            **{n: np.zeros((2,), good[n].dtype) for n in row_ins},
         },
     )
     # below the spec's lowest rank: every tensor of the first input's shape one dim short of it
-    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name != comp.rows)
+    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name not in row_ins)
     if low > 0:
         short = (2,) * (low - 1)
         yield status(
             f"rank {low - 1} (below {low}) -> {shape_st}",
             shape_st,
             {
-                **{n: np.zeros(short, good[n].dtype) for n in inputs if n != comp.rows},
+                **{n: np.zeros(short, good[n].dtype) for n in inputs if n not in row_ins},
                 **{n: np.zeros(short, good[n].dtype) for n in outs},
-                **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {comp.dim: -1}),
+                **({n: np.zeros((2,), good[n].dtype) for n in row_ins} if row_ins else {comp.dim: -1}),
             },
         )
 

@@ -92,9 +92,9 @@ def _output_formulas(spec: OpSpec) -> list[tuple[str, Expr]]:
 
 
 def row_inputs(spec: OpSpec) -> list[str]:
-    """The inputs broadcast over the rows (``compute.rows``; empty for the ``dim`` form)."""
-    comp = compute_of(spec)
-    return [comp.rows] if comp.rows else []
+    """The inputs broadcast over the rows (``compute.rows``, the one giving the reduced dims first; empty for the
+    ``dim`` form)."""
+    return list(compute_of(spec).row_inputs)
 
 
 def float_attrs_of(spec: OpSpec) -> list[str]:

@@ -118,8 +118,8 @@ def _validate_output_shapes(spec: OpSpec) -> None:
         )
     x = (2, 3, 5)
     env: dict[str, object] = {n: x for n in spec.input_names}
-    if comp.rows:
-        env[comp.rows] = x[1:]
+    for n in comp.row_inputs:
+        env[n] = x[1:]
     env.update({a.name: a.default if a.default is not None else 0 for a in spec.attrs})
     for j, t in enumerate(spec.outputs):
         want = (2, 1, 1) if t.name in per_row else x

@@ -33,8 +33,10 @@ class AclnnSourceView(AclnnSourceBase):
     #: the L2 API's arguments of the L0 call after the tensors (the dim, fp32 casts of float attrs)
     l0_args: tuple[str, ...]
     out: str
-    #: ``rows`` form: the input broadcast over the rows ("": dim form)
+    #: ``rows`` form: the input broadcast over the rows whose rank gives the reduced dims ("": dim form)
     rows_input: str
+    #: ``rows`` form: every input broadcast over the rows, ``rows_input`` first (the others of its shape)
+    row_inputs: tuple[str, ...]
     #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
     check_attrs: tuple[str, ...]
     #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``

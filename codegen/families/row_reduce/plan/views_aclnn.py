@@ -16,6 +16,7 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     ``products``."""
     return {
         "check_attrs": [a.name for a in spec.attrs] if row_inputs(spec) else [],
+        "row_inputs": row_inputs(spec),
         "dtype_combos": [
             ComboCheck(
                 archs=tuple(sorted({p.npu_arch for p in products if c.allowed_on(p)})),

@@ -53,6 +53,7 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
         if comp.dim
         else f"that differ from `{first.name}`'s; `{comp.rows}` of rank 0 or above `{first.name}`'s, empty, or not "
         f"of the shape of `{first.name}`'s last `{comp.rows}.dim()` dims"
+        + "".join(f"; `{n}` not of `{comp.rows}`'s shape" for n in comp.row_inputs[1:])
         + "".join(f"; `{n}` not of `{first.name}`'s shape with those dims set to 1" for n in per_row)
     )
     invalid = f"{dtype_text}; "
@@ -92,9 +93,10 @@ def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:
         if comp.dim
         else ("Tensor dtypes as listed below" if spec.dtype_combos else "All tensors have the same dtype")
         + f"; every tensor but `{comp.rows}`"
-        + "".join(f" and `{n}`" for n in per_row)
+        + "".join(f" and `{n}`" for n in (*comp.row_inputs[1:], *per_row))
         + f" has the shape of `{first.name}`; `{comp.rows}` has the shape of `{first.name}`'s last "
         f"`{comp.rows}.dim()` dims (1 to the rank of `{first.name}`), which are reduced as one row"
+        + "".join(f"; `{n}` has the shape of `{comp.rows}`" for n in comp.row_inputs[1:])
         + "".join(f"; `{n}` has one value per row: `{first.name}`'s shape with those dims set to 1" for n in per_row)
         + ".",
         *(

@@ -41,7 +41,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     f"{combo.text if spec.dtype_combos else dtype.name} {list(shape)}, dim {dim}",
                     [
                         ut.ut_tensor(
-                            shape[-1:] if comp.rows and d_in.source == comp.rows else shape,
+                            shape[-1:] if d_in.source in comp.row_inputs else shape,
                             combo.dtype(d_in.source or spec.inputs[0].name),
                         )
                         for d_in in dev.inputs
@@ -76,9 +76,7 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
         ut.ut_infer_case(
             "SameShape",
             [
-                ut.ut_tensor(
-                    shape[-1:] if comp.rows and d.source == comp.rows else shape, combo.dtype(d.source or first)
-                )
+                ut.ut_tensor(shape[-1:] if d.source in comp.row_inputs else shape, combo.dtype(d.source or first))
                 for d in dev.inputs
             ],
             ut.ut_device_attrs(spec, values),

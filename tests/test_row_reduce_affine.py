@@ -1,0 +1,106 @@
+"""The row_reduce family's ``rows`` form with several inputs broadcast over the rows, end to end, on the test op
+of ``tests/data/rows_affine_op``.
+
+``AffineRowNorm`` (not a CANN API) computes ``y = (x - mean(x)) / sqrt(var(x) + epsilon) * weight + bias``
+over the last ``weight.dim()`` dims (``compute.rows: [weight, bias]``): two row-shaped inputs read by every
+row, the variance a second reduction over the centred values. The unmutated op passes ``opgen check`` on
+Ascend910B in FLOAT and FLOAT16 (its cases include bias of another shape than weight: 161002); a kernel that
+reads bias as a tensor of x's shape instead of one row must fail it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_op_spec
+from codegen.specs import load_project
+
+pytestmark = pytest.mark.heavy(20)  # about 12 s alone: two builds of the test op
+
+OP = "affine_row_norm"
+FOLDER = "norm/affine_row_norm"
+KERNEL = "op_kernel/affine_row_norm.cpp"
+DATA = Path(__file__).parent / "data" / "rows_affine_op"
+SPEC_TEXT = (DATA / "specs" / f"{OP}.yaml").read_text()
+CATALOGUE, _ = load_project()
+
+
+def _opgen(specs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(specs), *args],
+        env={**os.environ},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(specs dir, generated dir) of the test op."""
+    root = tmp_path_factory.mktemp("rows_affine_op")
+    shutil.copytree(DATA / "specs", root / "specs")
+    shutil.copytree(DATA / "reference", root / "reference")
+    shutil.copy(project_paths().specs / "products.yaml", root / "specs" / "products.yaml")
+    gen = _opgen(root / "specs", "generate", "--out", str(root / "generated"))
+    assert gen.returncode == 0, gen.stderr
+    return root / "specs", root / "generated"
+
+
+def _check(specs: Path, generated: Path, report: Path) -> tuple[int, list[dict[str, object]]]:
+    proc = _opgen(
+        specs, "check", OP, "--quick", "--product", "Ascend910B", "--generated", str(generated), "--json", str(report)
+    )
+    return proc.returncode, json.loads(report.read_text())["cases"]
+
+
+def test_two_row_inputs_pass_the_check_and_a_kernel_reading_bias_per_row_fails(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    specs, generated = project
+    kernel = (generated / FOLDER / KERNEL).read_text()
+    assert "constexpr bool ROW_IN[NUM_IN] = {false, true, true};" in kernel
+    l2 = (generated / FOLDER / "op_api/aclnn_affine_row_norm.cpp").read_text()
+    assert "OP_CHECK_SHAPE_NOT_EQUAL(bias, weight, return ACLNN_ERR_PARAM_INVALID);" in l2
+    code, cases = _check(specs, generated, tmp_path / "check.json")
+    assert code == 0, [c for c in cases if not c["passed"]][:3]
+    status = {c["name"]: c["status"] for c in cases}
+    assert status["bias not of weight's shape -> 161002"] == 161002
+    assert any("FLOAT16" in str(c["dtype"]) and c["status"] == 0 for c in cases)
+    # the mutant: bias is a tile input (x's shape), not one row every row reads
+    tree = tmp_path / "mutant"
+    shutil.copytree(generated / FOLDER, tree / FOLDER)
+    path = tree / FOLDER / KERNEL
+    path.write_text(kernel.replace("{false, true, true};", "{false, true, false};"))
+    code, cases = _check(specs, tree, tmp_path / "mutant.json")
+    assert code == 1
+    assert any(not c["passed"] and c["status"] == 0 for c in cases)
+
+
+@pytest.mark.parametrize(
+    ("new", "message"),
+    [
+        ("  rows: [weight, weight]\n", "'weight' is named twice in rows"),
+        ("  rows: [weight, x]\n", "'x' is not an input after the first"),
+        ("  rows: []\n", "rows is an empty list"),
+    ],
+)
+def test_a_bad_rows_list_names_the_line(tmp_path: Path, new: str, message: str) -> None:
+    old = "  rows: [weight, bias]\n"
+    assert SPEC_TEXT.count(old) == 1
+    path = tmp_path / f"{OP}.yaml"
+    path.write_text(SPEC_TEXT.replace(old, new))
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    text = str(err.value)
+    assert message in text and f"{OP}.yaml:" in text, text
