@@ -3,9 +3,11 @@ of ``tests/data/rows_affine_op``.
 
 ``AffineRowNorm`` (not a CANN API) computes ``y = (x - mean(x)) / sqrt(var(x) + epsilon) * weight + bias``
 over the last ``weight.dim()`` dims (``compute.rows: [weight, bias]``): two row-shaped inputs read by every
-row, the variance a second reduction over the centred values. The unmutated op passes ``opgen check`` on
-Ascend910B in FLOAT and FLOAT16 (its cases include bias of another shape than weight: 161002); a kernel that
-reads bias as a tensor of x's shape instead of one row must fail it.
+row, the variance a second reduction over the centred values; bias is optional (``default: 0``). The
+unmutated op passes ``opgen check`` on Ascend910B in FLOAT and FLOAT16 (its cases include bias of another
+shape than weight: 161002, and calls with a null bias); a kernel that reads bias as a tensor of x's shape
+instead of one row must fail it, and so must one that reads the null bias from GM instead of its default (the
+emulator faults: the tensor has no GM buffer).
 """
 
 from __future__ import annotations
@@ -76,15 +78,43 @@ def test_two_row_inputs_pass_the_check_and_a_kernel_reading_bias_per_row_fails(
     assert code == 0, [c for c in cases if not c["passed"]][:3]
     status = {c["name"]: c["status"] for c in cases}
     assert status["bias not of weight's shape -> 161002"] == 161002
+    assert status["null bias: rows of 33"] == 0
     assert any("FLOAT16" in str(c["dtype"]) and c["status"] == 0 for c in cases)
     # the mutant: bias is a tile input (x's shape), not one row every row reads
+    code, cases = _mutant_check(specs, generated, tmp_path, "{false, true, true};", "{false, true, false};")
+    assert code == 1
+    assert any(not c["passed"] and c["status"] == 0 for c in cases)
+
+
+def _mutant_check(
+    specs: Path, generated: Path, tmp_path: Path, old: str, new: str
+) -> tuple[int, list[dict[str, object]]]:
     tree = tmp_path / "mutant"
     shutil.copytree(generated / FOLDER, tree / FOLDER)
     path = tree / FOLDER / KERNEL
-    path.write_text(kernel.replace("{false, true, true};", "{false, true, false};"))
-    code, cases = _check(specs, tree, tmp_path / "mutant.json")
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+    return _check(specs, tree, tmp_path / "mutant.json")
+
+
+def test_a_null_optional_row_input_is_read_as_its_default_never_from_gm(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    specs, generated = project
+    kernel = (generated / FOLDER / KERNEL).read_text()
+    assert "constexpr float IN_DEFAULT[NUM_IN] = {0.0f, 0.0f, 0.0f};" in kernel
+    tiling = (generated / FOLDER / "op_host/affine_row_norm_tiling.cpp").read_text()
+    assert "if (context->GetOptionalInputShape(2) == nullptr) {" in tiling
+    l2 = (generated / FOLDER / "op_api/aclnn_affine_row_norm.cpp").read_text()
+    assert "const aclTensor *biasContiguous = nullptr;" in l2
+    # the unmutated op's null-bias calls pass (the first test's check); the mutant reads bias from GM
+    code, cases = _mutant_check(
+        specs, generated, tmp_path, "if (Absent(i)) {  // passed as null", "if (false) {  // passed as null"
+    )
     assert code == 1
-    assert any(not c["passed"] and c["status"] == 0 for c in cases)
+    failed = [str(c["name"]) + " " + str(c["message"]) for c in cases if not c["passed"]]
+    assert failed and all(f.startswith("null bias") and "GM bounds" in f for f in failed), failed[:3]
 
 
 @pytest.mark.parametrize(
@@ -93,10 +123,18 @@ def test_two_row_inputs_pass_the_check_and_a_kernel_reading_bias_per_row_fails(
         ("  rows: [weight, weight]\n", "'weight' is named twice in rows"),
         ("  rows: [weight, x]\n", "'x' is not an input after the first"),
         ("  rows: []\n", "rows is an empty list"),
+        ("  rows: [bias, weight]\n", "input 'bias' is optional; in the row_reduce family only an input"),
     ],
 )
 def test_a_bad_rows_list_names_the_line(tmp_path: Path, new: str, message: str) -> None:
-    old = "  rows: [weight, bias]\n"
+    _assert_spec_error(tmp_path, "  rows: [weight, bias]\n", new, message)
+
+
+def test_an_optional_row_input_needs_a_default(tmp_path: Path) -> None:
+    _assert_spec_error(tmp_path, "    default: 0\n", "", "inputs[2].default: optional input 'bias' needs a default")
+
+
+def _assert_spec_error(tmp_path: Path, old: str, new: str, message: str) -> None:
     assert SPEC_TEXT.count(old) == 1
     path = tmp_path / f"{OP}.yaml"
     path.write_text(SPEC_TEXT.replace(old, new))

@@ -25,7 +25,9 @@ dims; ``<input>`` has exactly their shape and is broadcast over the rows (elemen
         - y: x * gamma / sqrt(ms + epsilon)
 
 ``rows`` may list several inputs (``rows: [weight, bias]``): each is broadcast over the rows and has the
-row's shape; the first one's rank gives the reduced trailing dims.
+row's shape; the first one's rank gives the reduced trailing dims. A later one may be ``optional`` with a
+``default``: when the caller passes null, the kernel reads a row of that value instead (it never reads the
+null tensor).
 
 Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals;
 float and double attrs (read as fp32). All arithmetic is fp32 (16-bit inputs are converted on load, outputs
@@ -127,7 +129,8 @@ class RowReduceCompute:
 def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     """Parses and checks the ``compute`` section of a row-reduce op.
 
-    Checks: no input is optional; exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the
+    Checks: an optional input is one broadcast over the rows after the first ``rows`` names, with a
+    ``default``; exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the
     first, or a list of distinct ones); every step
     is a one-entry mapping ``name: formula``; names are new (not a tensor or attr) except output names,
     each output is defined exactly once; formulas use only
@@ -166,16 +169,31 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         else:
             rows_name = row_names[0]
     for i, t in enumerate(ctx.inputs):
-        if t.optional:  # the generated L2 API, L0 API and kernel read every input
-            r.errors.append(
-                SpecError(
-                    t.loc,
-                    f"inputs[{i}].optional",
-                    f"input '{t.name}' is optional; the row_reduce family takes no optional input (every input "
-                    "is checked, made contiguous and read by the kernel)",
+        if not t.optional:
+            continue
+        # a null input broadcast over the rows is a line of its default the kernel fills; any other input is
+        # checked, made contiguous and read by the kernel, and the first rows input gives the reduced dims
+        if row_names and t.name in row_names[1:]:
+            if t.default is None:
+                r.errors.append(
+                    SpecError(
+                        t.loc,
+                        f"inputs[{i}].default",
+                        f"optional input '{t.name}' needs a default (the value of every element when it is null, "
+                        "e.g. 1 for a scale, 0 for a shift)",
+                    )
                 )
+                ok = False
+            continue
+        r.errors.append(
+            SpecError(
+                t.loc,
+                f"inputs[{i}].optional",
+                f"input '{t.name}' is optional; in the row_reduce family only an input broadcast over the rows "
+                "after the first one compute.rows names may be (every other input is read by the kernel)",
             )
-            ok = False
+        )
+        ok = False
     inputs = {t.name for t in ctx.inputs}
     outputs = [t.name for t in ctx.outputs]
     floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}

@@ -42,7 +42,8 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(op, product.name, dt.name, "error", name, {**good, **params}, expect_status=code, mode=mode)
 
-    nullable = {t.name for t in spec.outputs if t.nullable}  # null is a call of its own (null_outputs)
+    # null is a call of its own (null_outputs)
+    nullable = {t.name for t in spec.outputs if t.nullable} | {t.name for t in spec.inputs if t.optional}
     for n in [*inputs, *outs]:
         if n not in nullable:
             yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})

@@ -97,6 +97,12 @@ def row_inputs(spec: OpSpec) -> list[str]:
     return list(compute_of(spec).row_inputs)
 
 
+def optional_inputs(spec: OpSpec) -> list[tuple[int, str, float]]:
+    """``(input index, name, default)`` of each optional input (spec order): an input broadcast over the rows
+    that the caller may pass as null, every element then ``default`` (the kernel fills a row of it)."""
+    return [(k, t.name, float(t.default or 0.0)) for k, t in enumerate(spec.inputs) if t.optional]
+
+
 def float_attrs_of(spec: OpSpec) -> list[str]:
     """The float and double attrs (spec order): the kernel reads them as fp32 tiling fields ``attr<k>``."""
     return [a.name for a in spec.attrs if a.type in ("float", "double")]

@@ -53,6 +53,9 @@ class AclnnSourceView(AclnnSourceBase):
     column_attrs: tuple[ColumnAttr, ...]
     #: the outputs the caller may pass as null (not checked, not copied into, then)
     nullable_outputs: tuple[str, ...]
+    #: the tensors the caller may pass as null: nullable outputs and optional inputs (any dtype combination
+    #: matches a null one)
+    null_ok: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,10 @@ class TilingSourceView(TilingSourceBase):
     write_mask_outputs: tuple[tuple[int, int, str], ...]
     #: ``writeMask`` with every output's bit set
     all_outputs_mask: int
+    #: (input index, device input index, name) of each optional input (``absentMask`` bits)
+    absent_inputs: tuple[tuple[int, int, str], ...]
+    #: the device input indices of the optional inputs (a null one matches every dtype combination)
+    absent_device_indices: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,8 @@ class KernelView(KernelBase):
     outputs_n: int
     #: per aclnn output, whether it is nullable (its GM writes depend on the tiling's ``writeMask``)
     out_nullable: tuple[bool, ...]
+    #: per aclnn input, the fp32 C++ literal of an optional input's default ("" for a required input)
+    in_defaults: tuple[str, ...]
     outs: tuple[OutputView, ...]
     pass_n: int
     level_n: int

@@ -32,4 +32,5 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
+        "null_ok": [t.name for t in (*spec.inputs, *spec.outputs) if t.nullable or t.optional],
     }

@@ -47,6 +47,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "inputs_n": len(spec.inputs),
         "outputs_n": len(spec.outputs),
         "out_nullable": [t.nullable for t in spec.outputs],
+        "in_defaults": [f"{float(t.default or 0.0)!r}f" if t.optional else "" for t in spec.inputs],
         "red_n": len(prog.reductions),
         "temps_n": max(prog.temps, 1),
         "pass_n": prog.pass_num,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 
-def reference(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, epsilon: float = 1e-5) -> np.ndarray:
-    """The exact (float64) result; weight and bias have the shape of x's last weight.ndim dims."""
+def reference(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, epsilon: float = 1e-5) -> np.ndarray:
+    """The exact (float64) result; weight and bias have the shape of x's last weight.ndim dims (bias None: 0)."""
     xv = np.asarray(x, np.float64)
     w = np.asarray(weight, np.float64)
-    b = np.asarray(bias, np.float64)
+    b = np.zeros(w.shape) if bias is None else np.asarray(bias, np.float64)
     axes = tuple(range(xv.ndim - w.ndim, xv.ndim))
     if xv.size == 0:
         return xv.copy()
@@ -20,13 +20,15 @@ def reference(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, epsilon: floa
         return (xv - m) / np.sqrt(v + float(np.float32(epsilon))) * w + b
 
 
-def tolerance(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, epsilon: float = 1e-5) -> tuple[np.ndarray, float]:
+def tolerance(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, epsilon: float = 1e-5
+) -> tuple[np.ndarray, float]:
     """``(atol, rtol)``: the fp32 sums of ``R`` terms are off by about ``R * 2**-24`` relative, the centred
     value by the mean's error (``|x|`` scale): ``(|y| + |weight| * max|x| / std + |bias|) * 2**-24 * (R + 16)``
     per element, rtol 0."""
     xv = np.asarray(x, np.float64)
     w = np.abs(np.asarray(weight, np.float64))
-    b = np.abs(np.asarray(bias, np.float64))
+    b = np.zeros(w.shape) if bias is None else np.abs(np.asarray(bias, np.float64))
     y = reference(x, weight, bias, epsilon)
     r = int(np.asarray(weight).size)
     if xv.size == 0:
