@@ -3,7 +3,9 @@ of ``tests/data/rows_affine_op``.
 
 ``AffineRowNorm`` (not a CANN API) computes ``y = (x - mean(x)) / sqrt(var(x) + epsilon) * weight + bias``
 over the last ``weight.dim()`` dims (``compute.rows: [weight, bias]``): two row-shaped inputs read by every
-row, the variance a second reduction over the centred values; bias is optional (``default: 0``). The
+row, the variance a second reduction over the centred values; bias is optional (``default: 0``); the
+per-row ``meanOut`` is FLOAT on the device for every x dtype (device dtype columns: FLOAT16 x with FLOAT16 or
+FLOAT weight and bias), cast by the L2 API to the caller's tensor. The
 unmutated op passes ``opgen check`` on Ascend910B in FLOAT and FLOAT16 (its cases include bias of another
 shape than weight: 161002, and calls with a null bias); a kernel that reads bias as a tensor of x's shape
 instead of one row must fail it, and so must one that reads the null bias from GM instead of its default (the
@@ -19,9 +21,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from codegen.paths import project_paths
+from codegen.runner import AclnnError, compile_op
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
 from codegen.specs import load_project
@@ -142,3 +146,29 @@ def _assert_spec_error(tmp_path: Path, old: str, new: str, message: str) -> None
         load_op_spec(path, CATALOGUE)
     text = str(err.value)
     assert message in text and f"{OP}.yaml:" in text, text
+
+
+def test_a_float_device_output_beside_a_float16_input_is_cast_to_the_callers_dtype(
+    project: tuple[Path, Path],
+) -> None:
+    specs, generated = project
+    l0 = (generated / FOLDER / "op_api/affine_row_norm.cpp").read_text()
+    assert "executor->AllocTensor(meanResultShape, op::DataType::DT_FLOAT)" in l0
+    l2 = (generated / FOLDER / "op_api/aclnn_affine_row_norm.cpp").read_text()
+    assert "bool DtypeComboSupported(op::DataType xDtype, op::DataType weightDtype, op::DataType biasDtype)" in l2
+    fn = compile_op(OP, "Ascend910B", generated=generated, specs_dir=specs)
+    # rows [1, 2, 3, 6] and [-1, 1, -1, 1]: means 3 and 0, variances 3.5 and 1; FLOAT weight and bias with a
+    # FLOAT16 x (a column of its own), meanOut FLOAT16 (the device's FLOAT mean cast) and FLOAT (none)
+    x = np.array([[1, 2, 3, 6], [-1, 1, -1, 1]], np.float16)
+    w = np.array([1, 2, 1, 0.5], np.float32)
+    b = np.array([0, 0, 1, 0], np.float32)
+    r0, r1 = 1 / np.sqrt(3.5 + float(np.float32(1e-5))), 1 / np.sqrt(1 + float(np.float32(1e-5)))
+    want_y = np.array([[-2 * r0, -2 * r0, 1, 1.5 * r0], [-r1, 2 * r1, 1 - r1, 0.5 * r1]])
+    for mean_dt in (np.float16, np.float32):
+        y, mean = fn(x=x, weight=w, bias=b, meanOut=np.zeros((2, 1), mean_dt), epsilon=1e-5)
+        assert mean.dtype == mean_dt and mean.tolist() == [[3.0], [0.0]]
+        assert y.dtype == np.float16
+        np.testing.assert_allclose(y.astype(np.float64), want_y, rtol=2e-3, atol=1e-3)
+    with pytest.raises(AclnnError) as err:  # FLOAT16 weight with a FLOAT bias: no column has them
+        fn(x=x, weight=w.astype(np.float16), bias=b)
+    assert err.value.status == 161002

@@ -7,7 +7,7 @@ from codegen import registry
 from codegen.spec.loader.constraints import constraint_arch_groups
 from codegen.spec.loader.fields import read_products
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec
+from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec, fixed_outputs
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 
 #: Device attr types a column may set: the L0 API takes them as a parameter and InferDataType compares them.
@@ -124,7 +124,7 @@ def read_dtype_columns(
             continue
         out.append(column)
     if complete and out and inputs:
-        _one_dtype_columns(st, node, out, inputs[0], products)
+        _one_dtype_columns(st, node, out, inputs[0], products, fixed_outputs(out, outputs))
     return tuple(out)
 
 
@@ -171,18 +171,24 @@ def _clash(
 
 
 def _one_dtype_columns(
-    st: ParseState, node: YNode, columns: list[DeviceColumn], first: TensorSpec, products: tuple[str, ...]
+    st: ParseState,
+    node: YNode,
+    columns: list[DeviceColumn],
+    first: TensorSpec,
+    products: tuple[str, ...],
+    fixed: frozenset[str] = frozenset(),
 ) -> None:
     """Records each dtype of ``first`` (the first aclnn input) whose first column (of those whose ``first`` has
-    that dtype) is not its one-dtype column: every tensor of that dtype, no attr set, registered on every
-    product of the op (that supports the dtype: the column is dropped where it does not)."""
+    that dtype) is not its one-dtype column: every tensor of that dtype but the ``fixed`` outputs
+    (:func:`fixed_outputs`), no attr set, registered on every product of the op (that supports the dtype: the
+    column is dropped where it does not)."""
     missing = []
     for d in first.dtypes:
         c = next((c for c in columns if c.combo.dtype(first.name) is d), None)
         if (
             c is None
             or c.attrs
-            or any(x is not d for _, x in c.combo.dtypes)
+            or any(x is not d for n, x in c.combo.dtypes if n not in fixed)
             or not set(products) <= set(c.combo.products)
         ):
             missing.append(d.name)

@@ -3,11 +3,16 @@ carries."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc
 from codegen.spec.model.call_rules import DtypeCombo
 from codegen.types import DEVICE_ATTR_TYPE_INFO, DType
+
+if TYPE_CHECKING:
+    from codegen.spec.model.params import TensorSpec
 
 #: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
 DEVICE_ATTR_TYPES = tuple(DEVICE_ATTR_TYPE_INFO)
@@ -111,3 +116,12 @@ class DeviceInterface:
             StopIteration: no device input carries ``source`` (the loader rejects such a spec).
         """
         return next(i for i, d in enumerate(self.inputs) if d.source == source)
+
+
+def fixed_outputs(columns: Sequence[DeviceColumn], outputs: Sequence[TensorSpec]) -> frozenset[str]:
+    """The aclnn outputs whose device output has one dtype in every column while the first input's dtype
+    varies (LayerNormV4's FLOAT ``mean`` and ``rstd``): the device op always produces them in that dtype and
+    the L2 API casts them to the caller's tensor, so they take no part in a dtype's one-dtype column."""
+    if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
+        return frozenset()
+    return frozenset(t.name for t in outputs if len({c.combo.dtype(t.name) for c in columns}) == 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from codegen.families.row_reduce.compute import RowReduceCompute
 from codegen.families.row_reduce.plan.formulas import substitute
 from codegen.spec.expr import Expr, Name, walk
-from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
+from codegen.spec.model import DType, DtypeCombo, OpSpec, Product, fixed_outputs
 
 
 def compute_of(spec: OpSpec) -> RowReduceCompute:
@@ -50,11 +50,13 @@ def callable_combos(spec: OpSpec, product: Product) -> list[DtypeCombo]:
 def fallback_rounding(spec: OpSpec, product: Product, combo: DtypeCombo) -> dict[str, str]:
     """For a call of ``combo``'s dtypes on ``product``, the outputs (by name) the L2 API computes in the first
     input's dtype (spec dtype name) and casts to theirs: every output of another dtype when ``combo`` is a
-    device column ``product`` does not register (its one-dtype column runs instead), else none."""
+    device column ``product`` does not register (its one-dtype column runs instead), else none; an output of
+    one dtype in every column (:func:`codegen.spec.model.fixed_outputs`) never."""
     if combo.allowed_on(product) or spec.dtype_combos:
         return {}
     first = combo.dtype(spec.inputs[0].name)
-    return {n: first.name for n in spec.output_names if combo.dtype(n) is not first}
+    fixed = fixed_outputs(spec.device_interface.columns, spec.outputs)  # of one dtype in every column
+    return {n: first.name for n in spec.output_names if combo.dtype(n) is not first and n not in fixed}
 
 
 def default_combo(spec: OpSpec, dtype: DType, product: Product | None = None) -> DtypeCombo:
