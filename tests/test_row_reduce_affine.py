@@ -169,6 +169,9 @@ def test_a_float_device_output_beside_a_float16_input_is_cast_to_the_callers_dty
         assert mean.dtype == mean_dt and mean.tolist() == [[3.0], [0.0]]
         assert y.dtype == np.float16
         np.testing.assert_allclose(y.astype(np.float64), want_y, rtol=2e-3, atol=1e-3)
+    # no row (M = 0): empty outputs, nothing launched
+    y, mean = fn(x=np.zeros((0, 3, 4), np.float16), weight=np.ones((3, 4), np.float32), bias=None)
+    assert (y.shape, mean.shape, fn.last_stats["launches"]) == ((0, 3, 4), (0, 1, 1), [])
     with pytest.raises(AclnnError) as err:  # FLOAT16 weight with a FLOAT bias: no column has them
         fn(x=x, weight=w.astype(np.float16), bias=b)
     assert err.value.status == 161002
