@@ -25,7 +25,8 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
 def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> dict[str, np.ndarray]:
     """Every output a call allocates when the caller passed none, poisoned: the shape from the output's shape
     rule (the first input's shape when it cannot be evaluated, e.g. a null input: phase 1 answers first), the
-    dtype of the dtype combination whose inputs match the arrays' dtypes (:func:`combos`), else the first
+    dtype of the dtype combination whose inputs match the arrays' dtypes (:func:`combos`; a null optional
+    input matches any), else the first
     input's (an output whose combinations all give one dtype: that one)."""
     from codegen.spec.expr import ExprEvalError, as_shape, evaluate
 
@@ -36,7 +37,10 @@ def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dic
         (
             c
             for c in combos(spec)
-            if all(n in in_dtypes and numpy_dtype(c.dtype(n)) == in_dtypes[n] for n in spec.input_names)
+            if all(
+                numpy_dtype(c.dtype(n)) == in_dtypes[n] if n in in_dtypes else spec.tensor(n).optional
+                for n in spec.input_names
+            )
         ),
         None,
     )
