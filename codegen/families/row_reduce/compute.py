@@ -25,7 +25,9 @@ dims; ``<input>`` has exactly their shape and is broadcast over the rows (elemen
         - y: x * gamma / sqrt(ms + epsilon)
 
 ``rows`` may list several inputs (``rows: [weight, bias]``): each is broadcast over the rows and has the
-row's shape; the first one's rank gives the reduced trailing dims. A later one may be ``optional`` with a
+row's shape; the first one's rank gives the reduced trailing dims. The first entry may instead be an
+``int_array`` attr (``rows: [normalizedShape, weight, bias]``): its length gives the reduced dims and its
+values must equal them; every input listed after it may then be optional. A later one may be ``optional`` with a
 ``default``: when the caller passes null, the kernel reads a row of that value instead (it never reads the
 null tensor).
 
@@ -100,8 +102,10 @@ class RowReduceCompute:
         dim: the int64 attr naming the reduced dimension ("" when ``rows`` is given).
         steps: the steps in order.
         loc: the ``compute`` entry.
-        rows: the input broadcast over the rows whose rank gives the reduced trailing dims (None: ``dim``).
-        row_inputs: every input broadcast over the rows, ``rows`` first (empty: ``dim``).
+        rows: the input broadcast over the rows whose rank gives the reduced trailing dims, or the int_array
+            attr whose length does (``rows_attr``); None: ``dim``.
+        row_inputs: every input broadcast over the rows (``rows`` first unless it is the attr; empty: ``dim``).
+        rows_attr: ``rows`` when it names an int_array attr, else "".
     """
 
     dim: str
@@ -109,6 +113,7 @@ class RowReduceCompute:
     loc: SourceLoc
     rows: str | None = None
     row_inputs: tuple[str, ...] = ()
+    rows_attr: str = ""
 
     def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
         """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
@@ -173,7 +178,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
             continue
         # a null input broadcast over the rows is a line of its default the kernel fills; any other input is
         # checked, made contiguous and read by the kernel, and the first rows input gives the reduced dims
-        if row_names and t.name in row_names[1:]:
+        if row_names and t.name in row_names[1:]:  # after the first entry (an input, or the int_array attr)
             if t.default is None:
                 r.errors.append(
                     SpecError(
@@ -264,16 +269,24 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         ok = False
     if not ok or (dim_name is None and rows_name is None):
         return None
+    arrays = {a.name for a in ctx.attrs if a.type == "int_array"}
+    rows_attr = rows_name if rows_name in arrays else ""
     return RowReduceCompute(
-        dim=dim_name or "", steps=tuple(steps), loc=node.loc, rows=rows_name, row_inputs=tuple(row_names or ())
+        dim=dim_name or "",
+        steps=tuple(steps),
+        loc=node.loc,
+        rows=rows_name,
+        row_inputs=tuple(n for n in row_names or () if n != rows_attr),
+        rows_attr=rows_attr or "",
     )
 
 
 def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:
-    """The inputs ``compute.rows`` names (one name or a non-empty list of distinct names), each an input after
-    the first; None after an error (recorded at its line)."""
+    """The names ``compute.rows`` lists (one name or a non-empty list of distinct names), each an input after
+    the first, the first entry possibly an int_array attr; None after an error (recorded at its line)."""
     r = ctx.reader
     names = [t.name for t in ctx.inputs]
+    arrays = [a.name for a in ctx.attrs if a.type == "int_array"]
     items = r.seq(node) if isinstance(node, YSeq) else [node]
     if items is None:
         return None
@@ -285,11 +298,14 @@ def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:
         name = r.string(item)
         if name is None:
             return None
+        if name in arrays and not found:
+            found.append(name)
+            continue
         if name not in names[1:]:
             r.error(
                 item,
                 f"'{name}' is not an input after the first; rows names the inputs broadcast over the rows "
-                f"(inputs: {', '.join(names)})",
+                f"(inputs: {', '.join(names)}), after an int_array attr giving the reduced dims if any",
             )
             return None
         if name in found:

@@ -48,7 +48,8 @@ def read_dtype_columns(
         r.error(node, "give device.dtypes (the order of one-dtype columns) or device.dtype_columns, not both")
         return ()
     aclnn = {t.name: t for t in (*inputs, *outputs)}
-    carriers = [d for d in (*device.inputs, *device.outputs) if d.source is not None]
+    # a device input carrying an int_array attr has its one dtype in every column: no column names it
+    carriers = [d for d in (*device.inputs, *device.outputs) if d.source is not None and d.dtype is None]
     settable = {a.name: a for a in device.attrs if a.source is None and a.type in COLUMN_ATTR_TYPES}
     other_attrs = [a.name for a in device.attrs if a.name not in settable]
     failed_attrs = [n for n in attr_entries if n not in settable and n not in other_attrs]

@@ -30,12 +30,16 @@ class DeviceTensor:
         loc: the entry in the spec.
         auto_contiguous: whether the OpDef declares it ``AutoContiguous()`` (the framework makes a
             non-contiguous tensor contiguous before the launch; register/op_def.h ``OpParamDef``).
+        dtype: for a device input carrying an ``int_array`` aclnn attr (``source`` names it), the dtype of the
+            1-d tensor the L2 API makes of it with ``aclOpExecutor::ConvertToTensor`` (INT32 or INT64: ops-nn's
+            LayerNormV4 ``normalized_shape``), in every dtype column; None for a tensor carrying an aclnn tensor.
     """
 
     name: str
     source: str | None
     loc: SourceLoc
     auto_contiguous: bool = False
+    dtype: DType | None = None
 
 
 @dataclass(frozen=True)

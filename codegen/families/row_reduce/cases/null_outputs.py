@@ -51,7 +51,8 @@ def null_output_cases(
             if not comp.rows:
                 params[comp.dim] = 1 if len(shape) > 2 else -1
             # the outputs given are poisoned device memory of their shape; the absent ones null
-            params.update(infer_outputs(spec, {n: params[n] for n in inputs}, {}))
+            attrs = {n: v for n, v in params.items() if n not in inputs}
+            params.update(infer_outputs(spec, {n: params[n] for n in inputs}, attrs))
             params.update({n: None for n in absent})
             name = f"null {what}: {label}"
             rejected = rejected_by(spec, product, params)

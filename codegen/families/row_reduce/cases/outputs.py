@@ -32,7 +32,7 @@ def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dic
 
     first = infer_output(spec, arrays, attrs)
     present = {n: a for n, a in arrays.items() if a is not None}
-    in_dtypes = {n: a.dtype for n, a in present.items()}
+    in_dtypes = {n: a.dtype for n, a in present.items() if isinstance(a, np.ndarray)}
     match = next(
         (
             c

@@ -33,9 +33,11 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     row_ins = comp.row_inputs
     for n in row_ins:
         good[n] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(n)))
-    if not row_ins:
+    if comp.rows_attr:
+        good[comp.rows_attr] = (16,)
+    if not comp.rows:
         good[comp.dim] = -1
-    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {})
+    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {n: v for n, v in good.items() if n not in inputs})
     good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
     per_row = [n for n in outs if good[n].shape != good[inputs[0]].shape]
 
@@ -53,7 +55,25 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         "null workspaceSize and executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size_and_executor"
     )
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {}, "phase2_twice")
-    if comp.rows:
+    if comp.rows_attr:
+        g = comp.rows_attr
+        for what, value in {
+            "not the last dim": (4,),
+            "the first dims": (4, 1),
+            "longer than x's rank": (1, 4, 16),
+        }.items():
+            yield status(f"{g} {what} -> {shape_st}", shape_st, {g: value})
+        for n in row_ins:
+            yield status(f"{n} not of {g}'s shape -> {shape_st}", shape_st, {n: np.ones((8,), good[n].dtype)})
+        # a row of no element: every tensor empty alike, the array holding 0
+        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n not in row_ins}
+        empty.update({n: np.zeros((0,), good[n].dtype) for n in row_ins})
+        empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
+        yield status(f"{g} holding 0 -> {shape_st}", shape_st, {**empty, g: (0,)})
+        for n in per_row:
+            yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
+            yield status(f"{n} of 1 dim -> {shape_st}", shape_st, {n: np.zeros((4,), good[n].dtype)})
+    elif comp.rows:
         g = comp.rows
         gdt = good[g].dtype
         bad_g = {
@@ -105,6 +125,7 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
             **{n: np.zeros(nine, good[n].dtype) for n in inputs if n not in row_ins},
             **{n: np.zeros((*nine[:-1], 1) if n in per_row else nine, good[n].dtype) for n in outs},
             **{n: np.zeros((2,), good[n].dtype) for n in row_ins},
+            **({comp.rows_attr: (2,)} if comp.rows_attr else {}),
         },
     )
     # below the spec's lowest rank: every tensor of the first input's shape one dim short of it
@@ -117,7 +138,8 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
             {
                 **{n: np.zeros(short, good[n].dtype) for n in inputs if n not in row_ins},
                 **{n: np.zeros(short, good[n].dtype) for n in outs},
-                **({n: np.zeros((2,), good[n].dtype) for n in row_ins} if row_ins else {comp.dim: -1}),
+                **({n: np.zeros((2,), good[n].dtype) for n in row_ins} if comp.rows else {comp.dim: -1}),
+                **({comp.rows_attr: (2,)} if comp.rows_attr else {}),
             },
         )
 

@@ -35,8 +35,19 @@ class AclnnSourceView(AclnnSourceBase):
     out: str
     #: ``rows`` form: the input broadcast over the rows whose rank gives the reduced dims ("": dim form)
     rows_input: str
-    #: ``rows`` form: every input broadcast over the rows, ``rows_input`` first (the others of its shape)
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    #: ``rows`` form: every input broadcast over the rows, ``rows_input`` first unless it is an int_array attr
+    #: (the others of its shape, or of the attr's values)
     row_inputs: tuple[str, ...]
+    #: ``rows_input`` when it is an int_array attr (its length gives the reduced dims), else ""
+    rows_attr: str
+    #: (int_array attr, ge dtype name, device input) of each device input carrying an int_array attr: the L2
+    #: API converts the attr with ``ConvertToTensor`` and passes the tensor to the L0 API
+    array_inputs: tuple[tuple[str, str, str], ...]
     #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
     check_attrs: tuple[str, ...]
     #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``
@@ -67,6 +78,14 @@ class L0SourceView(L0SourceBase):
     dfx_in: str
     dim_attr: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or the
+    #: length of the 1-d tensor an int_array attr was converted to)
+    rows_rank: str
     first_input: str
     #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
     l0_inputs: tuple[str, ...]
@@ -86,6 +105,12 @@ class InferShapeView(KindView):
     KIND: ClassVar[str] = "infershape_cpp"
     dim_attr: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    rows_attr: str
     first_input: str
     rows_index: int
     l0_outputs: tuple[L0OutputView, ...]
@@ -111,6 +136,12 @@ class TilingSourceView(TilingSourceBase):
     device_inputs_n: int
     rows_index: int
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    rows_attr: str
     line_align: int
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
@@ -139,6 +170,8 @@ class KernelView(KernelBase):
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
     in_gm_names: tuple[str, ...]
+    #: the device inputs carrying an int_array attr (kernel parameters it never reads)
+    unread_gm_names: tuple[str, ...]
     #: per aclnn input, ``true`` when it is broadcast over the rows (C++ literals); per reduction pass and for
     #: the output pass, whether it reads such an input
     row_in_flags: tuple[str, ...]
@@ -147,6 +180,11 @@ class KernelView(KernelBase):
     pass_reads_rows: tuple[str, ...]
     out_reads_rows: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
     inputs_n: int
     no_fp32_reduce_condition: str
     #: the NpuArchs without fp32 WholeReduceMax/Sum of values only: rows are not reduced in UB there
@@ -180,6 +218,11 @@ class DocView(DocBase):
 
     dim_attr: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
     steps_text: tuple[str, ...]
 
 

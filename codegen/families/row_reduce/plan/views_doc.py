@@ -51,6 +51,10 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
     shape_text = f"a rank above {first.rank[1]}; shapes " + (
         f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor)"
         if comp.dim
+        else f"that differ from `{first.name}`'s; `{comp.rows}` longer than `{first.name}`'s rank, holding 0, or "
+        f"not equal to `{first.name}`'s last dims"
+        + "".join(f"; `{n}` not of the shape `{comp.rows}` gives" for n in comp.row_inputs)
+        if comp.rows_attr
         else f"that differ from `{first.name}`'s; `{comp.rows}` of rank 0 or above `{first.name}`'s, empty, or not "
         f"of the shape of `{first.name}`'s last `{comp.rows}.dim()` dims"
         + "".join(f"; `{n}` not of `{comp.rows}`'s shape" for n in comp.row_inputs[1:])
@@ -91,6 +95,13 @@ def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:
         )
         + f"; `{comp.dim}` is in [-rank, rank)."
         if comp.dim
+        else ("Tensor dtypes as listed below" if spec.dtype_combos else "Tensor dtypes as the dtype table lists them")
+        + f"; `{comp.rows}` gives the sizes of `{first.name}`'s last dims (1 to its rank), which are reduced as "
+        "one row"
+        + "".join(f"; `{n}` has the shape `{comp.rows}` gives" for n in comp.row_inputs)
+        + "".join(f"; `{n}` has one value per row: `{first.name}`'s shape with those dims set to 1" for n in per_row)
+        + "."
+        if comp.rows_attr
         else ("Tensor dtypes as listed below" if spec.dtype_combos else "All tensors have the same dtype")
         + f"; every tensor but `{comp.rows}`"
         + "".join(f" and `{n}`" for n in (*comp.row_inputs[1:], *per_row))
@@ -103,6 +114,11 @@ def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:
             f"Dtype combination ({c.text}) on {', '.join(p.name for p in products if c.allowed_on(p))}."
             for c in spec.dtype_combos
             if any(c.allowed_on(p) for p in products)
+        ),
+        *(
+            f"`{t.name}` may be null: every element is then {t.default:g} (the kernel never reads it)."
+            for t in spec.inputs
+            if t.optional and t.default is not None
         ),
         *(
             f"`{t.name}` may be null: it is then not produced (the kernel writes none of it)."

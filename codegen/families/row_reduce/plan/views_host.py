@@ -85,7 +85,7 @@ def dtype_keys(spec: OpSpec, products: list[Product]) -> list[ComboKey]:
                 ComboKey.of(k, d, bf16_guard(products, has_bf16)),
                 text=c.text,
                 ge_names=tuple(
-                    c.dtype(t.source).ge_name
+                    (t.dtype or c.dtype(t.source)).ge_name
                     for t in (*spec.device_interface.inputs, *spec.device_interface.outputs)
                     if t.source is not None
                 ),

@@ -43,6 +43,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
         "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
         "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
+        "unread_gm_names": [d.name for d in dev.inputs if d.dtype is not None],
         "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],
         "inputs_n": len(spec.inputs),
         "outputs_n": len(spec.outputs),
