@@ -179,25 +179,27 @@ def _one_dtype_columns(
     products: tuple[str, ...],
     fixed: frozenset[str] = frozenset(),
 ) -> None:
-    """Records each dtype of ``first`` (the first aclnn input) whose first column (of those whose ``first`` has
-    that dtype) is not its one-dtype column: every tensor of that dtype but the ``fixed`` outputs
-    (:func:`fixed_outputs`), no attr set, registered on every product of the op (that supports the dtype: the
-    column is dropped where it does not)."""
+    """Records each dtype of ``first`` (the first aclnn input) without a one-dtype column: every tensor of that
+    dtype but the ``fixed`` outputs (:func:`fixed_outputs`), no attr set, registered on every product of the op
+    (that supports the dtype: the column is dropped where it does not). Columns keep the OpDef's order, so it
+    need not be the first of its dtype (LayerNormV4 registers FLOAT16 x with FLOAT gamma before FLOAT16
+    gamma)."""
     missing = []
     for d in first.dtypes:
-        c = next((c for c in columns if c.combo.dtype(first.name) is d), None)
-        if (
-            c is None
-            or c.attrs
-            or any(x is not d for n, x in c.combo.dtypes if n not in fixed)
-            or not set(products) <= set(c.combo.products)
-        ):
+        one = [
+            c
+            for c in columns
+            if c.combo.dtype(first.name) is d
+            and not c.attrs
+            and all(x is d for n, x in c.combo.dtypes if n not in fixed)
+            and set(products) <= set(c.combo.products)
+        ]
+        if not one:
             missing.append(d.name)
     if missing:
         st.r.error(
             node,
             f"dtype_columns must hold the one-dtype column (every tensor of that dtype, no attr set, on every "
-            f"product of the op) of each dtype of '{first.name}', before the other columns of that "
-            f"'{first.name}' dtype: the L2 API launches it when the aclnn tensors' dtypes match no column; "
-            f"missing or not first: {', '.join(missing)}",
+            f"product of the op) of each dtype of '{first.name}': the L2 API launches it when the aclnn tensors' "
+            f"dtypes match no column; missing: {', '.join(missing)}",
         )

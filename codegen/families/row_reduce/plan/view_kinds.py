@@ -45,9 +45,6 @@ class AclnnSourceView(AclnnSourceBase):
     row_inputs: tuple[str, ...]
     #: ``rows_input`` when it is an int_array attr (its length gives the reduced dims), else ""
     rows_attr: str
-    #: (int_array attr, ge dtype name, device input) of each device input carrying an int_array attr: the L2
-    #: API converts the attr with ``ConvertToTensor`` and passes the tensor to the L0 API
-    array_inputs: tuple[tuple[str, str, str], ...]
     #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
     check_attrs: tuple[str, ...]
     #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``
@@ -83,13 +80,15 @@ class L0SourceView(L0SourceBase):
     #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
     row_inputs_text: str
     row_inputs_n: int
-    #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or the
-    #: length of the 1-d tensor an int_array attr was converted to)
+    #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or an
+    #: int_array's length)
     rows_rank: str
     first_input: str
     #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
     l0_inputs: tuple[str, ...]
     l0_lists: tuple[L0ListAttr, ...]
+    #: (int_array attr, ge dtype name, device input) the L0 API converts to a 1-d tensor (ConvertToTensor)
+    l0_arrays: tuple[tuple[str, str, str], ...]
     l0_outputs: tuple[L0OutputView, ...]
     #: the device dtype columns whose output dtypes the L0 API allocates instead of the default ones
     dtype_rules: tuple[OutputRule, ...]

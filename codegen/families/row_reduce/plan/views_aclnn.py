@@ -18,11 +18,6 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     return {
         "check_attrs": [a.name for a in spec.attrs] if row_inputs(spec) else [],
         "row_inputs": row_inputs(spec),
-        "array_inputs": [
-            (d.source, d.dtype.ge_name, d.name)
-            for d in spec.device_interface.inputs
-            if d.dtype is not None and d.source is not None
-        ],
         "dtype_combos": checks,
         "dtype_combo_names": names,
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
