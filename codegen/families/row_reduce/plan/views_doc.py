@@ -9,7 +9,7 @@ from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_lines import example_lines
-from codegen.plan.doc_tables import StatusRow, format_rule_text, status_row, status_table
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_row, status_table
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -70,7 +70,11 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
     elif spec.shape_status != int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
         more.append(status_row(AclnnStatus(spec.shape_status), f"{shape_text[0].upper()}{shape_text[1:]}."))
     return status_table(
-        [*spec.input_names, *(t.name for t in spec.outputs if not t.nullable)],
+        [
+            *(t.name for t in spec.inputs if not t.optional),
+            *(t.name for t in spec.outputs if not t.nullable),
+            *null_pointer_attrs(spec),
+        ],
         f"{invalid}{format_rule_text(spec)}.",
         more=more,
         tiling_failed=tiling_text,
