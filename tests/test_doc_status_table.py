@@ -49,6 +49,7 @@ def test_every_attribute_the_l2_api_null_checks_is_in_the_row(snake: str) -> Non
     attrs = {a.name for a in spec.attrs}
     row = _nullptr_row(snake)
     for name in sorted(checked & attrs):
-        assert re.search(rf"the (aclScalar|string) {name}\b", row), (name, row)
+        assert re.search(rf"the (aclScalar|string|aclIntArray|aclBoolArray) {name}\b", row), (name, row)
     for a in spec.attrs:  # and no attribute the code does not check
-        assert (f"aclScalar {a.name}" in row or f"string {a.name}" in row) == (a.name in checked), (a.name, row)
+        named = re.search(rf"(aclScalar|string|aclIntArray|aclBoolArray) {a.name}\b", row) is not None
+        assert named == (a.name in checked), (a.name, row)

@@ -313,12 +313,16 @@ def _dim(draw: st.DrawFn, d: int) -> int:
 @st.composite
 def row_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, int, dict[str, bool]]:
     """A call of a row_reduce op: ranks 0 to 4 (dims 0 to 3, the last sometimes 16 for products that want
-    32-byte rows), ``dim`` in and around ``[-rank, rank)``, a rows input (gamma) of 1 to rank trailing dims,
-    dtype combinations of the spec or any float dtypes, wrong shapes, null tensors and formats now and then."""
+    32-byte rows), ``dim`` in and around ``[-rank, rank)``, rows inputs (gamma; weight and bias) of 1 to rank
+    trailing dims, or an int_array naming them (normalizedShape: the trailing dims, now and then wrong),
+    dtype combinations or device dtype columns of the spec or any float dtypes, wrong shapes, null tensors
+    (nullable outputs and optional inputs in a third of the calls) and formats now and then."""
     rows = l2_rows._rows_input(spec)
+    row_ins = l2_rows.row_inputs(spec)
     rank = draw(st.integers(1 if rows else 0, 4))
     x = tuple(_dim(draw, 0) for _ in range(rank - 1)) + ((_dim(draw, 16),) if rank else ())
-    combos = spec.combos_for(product) if draw(st.integers(0, 5)) != 3 else spec.dtype_combos
+    columns = tuple(c.combo for c in spec.device_interface.columns)
+    combos = spec.combos_for(product) or columns if draw(st.integers(0, 5)) != 3 else spec.dtype_combos
     if combos and draw(st.integers(0, 5)) != 3:
         dtypes = dict(draw(st.sampled_from(combos)).dtypes)
     else:
@@ -334,14 +338,14 @@ def row_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, in
     wants: dict[str, tuple[int, ...]] = {spec.inputs[0].name: x}
     k = draw(st.integers(1, max(rank, 1)))
     for t in spec.inputs[1:]:
-        wants[t.name] = x[rank - k :] if t.name == rows else x
+        wants[t.name] = x[rank - k :] if t.name == rows or t.name in row_ins else x
     for o in spec.outputs:
         wants[o.name] = l2_rows.reduced_shape(x, k) if rows and l2_rows.per_row(spec, o.name) else x
     tensors: dict[str, Tensor] = {}
     strided: dict[str, bool] = {}
     for t in (*spec.inputs, *spec.outputs):
-        if draw(st.integers(0, 15)) == 7 or (t.nullable and draw(st.integers(0, 2)) == 1):
-            tensors[t.name] = Tensor(None)  # a nullable output is null in a third of the calls
+        if draw(st.integers(0, 15)) == 7 or ((t.nullable or t.optional) and draw(st.integers(0, 2)) == 1):
+            tensors[t.name] = Tensor(None)  # a nullable output or optional input is null in a third of the calls
             continue
         s = shape(wants[t.name]) if t.name != spec.inputs[0].name else x
         if draw(st.integers(0, 40)) == 20:
@@ -352,7 +356,14 @@ def row_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, in
         strided[t.name] = bool(s) and t in spec.inputs and draw(st.integers(0, 3)) == 2
     attrs: dict[str, Any] = {}
     for a in spec.attrs:
-        if a.type == "int64":
+        if a.type == "int_array":  # the reduced trailing dims' sizes, now and then wrong or null
+            trailing = x[rank - k :]
+            attrs[a.name] = draw(
+                st.sampled_from(
+                    [trailing] * 6 + [None, (), (*trailing, 2), (0,) * len(trailing), tuple(d + 1 for d in trailing)]
+                )
+            )
+        elif a.type == "int64":
             r = max(rank, 1)
             attrs[a.name] = (
                 draw(st.integers(-r - 1, r))

@@ -201,7 +201,8 @@ def test_rows_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path, 
         (
             "    description: The scale, of the shape of the last dims of x.\n",
             "    description: The scale, of the shape of the last dims of x.\n    optional: true\n",
-            "inputs[1].optional: input 'gamma' is optional; the row_reduce family takes no optional input",
+            "inputs[1].optional: input 'gamma' is optional; in the row_reduce family only an input broadcast over "
+            "the rows after the first",
         ),
     ],
 )

@@ -1942,21 +1942,21 @@ def test_a_dtype_column_products_not_a_list_of_strings_is_one_error(
     assert message in errs[0], errs
 
 
-def test_device_dtype_columns_hold_each_one_dtype_column_first(tmp_path: Path, catalogue: Catalogue) -> None:
-    """Every dtype of the first input has its one-dtype column, without attrs, before its other columns;
-    two columns of the same dtypes are one too many."""
+def test_device_dtype_columns_hold_each_one_dtype_column(tmp_path: Path, catalogue: Catalogue) -> None:
+    """Every dtype of the first input has its one-dtype column, without attrs (anywhere in the OpDef's
+    order); two columns of the same dtypes are one too many."""
     f, errs = _softmax_with_columns(
         tmp_path,
         "  dtype_columns:\n"
         "    - {x: FLOAT, y: FLOAT}\n"
         "    - {x: FLOAT16, y: FLOAT, half_to_float: true}\n"
+        "    - {x: BF16, y: FLOAT}\n"
         "    - {x: FLOAT16, y: FLOAT16}\n",
     )
     assert errs == [
         f"{f}:51: device.dtype_columns: dtype_columns must hold the one-dtype column (every tensor of that dtype, "
-        "no attr set, on every product of the op) of each dtype of 'self', before the other columns of that "
-        "'self' dtype: the L2 API launches it when the aclnn tensors' dtypes match no column; missing or not "
-        "first: FLOAT16, BF16"
+        "no attr set, on every product of the op) of each dtype of 'self': the L2 API launches it when the "
+        "aclnn tensors' dtypes match no column; missing: BF16"
     ]
     f, errs = _softmax_with_columns(
         tmp_path, "  dtype_columns:\n    - {x: FLOAT, y: FLOAT}\n    - {x: FLOAT, y: FLOAT}\n"

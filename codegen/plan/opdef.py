@@ -45,10 +45,13 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
 def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list[tuple[DeviceTensor, TensorSpec]]:
     """Each device tensor and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its source, or for
     an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an optional tensor (a
-    family whose specs may have a ``device`` section gives every tensor one dtype list)."""
+    family whose specs may have a ``device`` section gives every tensor one dtype list); a device input
+    carrying an int_array attr is a required 1-d tensor of its one dtype."""
     out = []
     for d in tensors:
-        if d.source is None:
+        if d.dtype is not None:
+            out.append((d, TensorSpec(d.name, (d.dtype,), (1, 1), "", False, None, d.loc)))
+        elif d.source is None:
             out.append((d, dataclasses.replace(spec.inputs[0], name=d.name, optional=True)))
         else:
             out.append((d, spec.tensor(d.source)))
@@ -180,7 +183,7 @@ def _combo_opdef(
 
     def tensors(cols: list[Any]) -> tuple[tuple[OpDefParam, ...], tuple[OpDefParam, ...]]:
         return (
-            tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_in),
+            tuple(param(n, t, tuple(n.dtype or c.dtype(t.name) for c in cols)) for n, t in dev_in),
             tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_out),
         )
 

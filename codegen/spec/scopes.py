@@ -31,12 +31,14 @@ _TENSOR_FUNCS = ", ".join(sorted(TENSOR_SIGNATURES))
 
 
 def shape_scope(inputs: Sequence[TensorSpec], attrs: Sequence[AttrSpec]) -> Scope:
-    """Scope of output ``shape`` expressions: input tensors (as tensors), attrs, ``broadcast``, ``shape``,
-    ``numel``, ``rank``, ``dim``, ``abs``, ``min``, ``max``."""
+    """Scope of output ``shape`` expressions: input tensors (as tensors), attrs (an ``int_array`` as a shape:
+    ``rank(normalizedShape)`` is its length), ``broadcast``, ``shape``, ``numel``, ``rank``, ``dim``, ``abs``,
+    ``min``, ``max``."""
     functions = {**SHAPE_SIGNATURES, **{k: v for k, v in TENSOR_SIGNATURES.items() if k != "dtype"}}
     functions.update(HOST_NUMERIC_SIGNATURES)
     allowed = {t.name: ExprType.TENSOR for t in inputs}
     allowed.update({a.name: a.expr_type for a in _typed(attrs)})
+    allowed.update({a.name: ExprType.SHAPE for a in attrs if a.type == "int_array"})
     groups = (("input tensors", tuple(t.name for t in inputs)), ("attrs", tuple(a.name for a in _typed(attrs))))
     return Scope(allowed, functions, groups, ranks=_ranks(inputs))
 

@@ -9,17 +9,22 @@ and their log-softmax siblings; ``norm/rms_norm/docs/aclnnRmsNorm.md``), in the 
 checks them (``ascend-platform.md``, "Check order"):
 
 1. a null tensor: 161001, but for an output the spec declares ``nullable`` (AddRmsNorm's rstdOut and xOut,
-   ``norm/add_rms_norm/op_api/aclnn_add_rms_norm.cpp``): that one is absent, and no later rule reads it but
-   the constraints' ``present()``;
+   ``norm/add_rms_norm/op_api/aclnn_add_rms_norm.cpp``) or an ``optional`` input (LayerNorm's weightOptional
+   and biasOptional, ``norm/layer_norm_v4/docs/aclnnLayerNorm&aclnnLayerNormWithImplMode.md``): that one is
+   absent, and no later rule reads it but the constraints' ``present()``;
 2. a dtype outside the tensor's list for the product: 161002; with ``dtype_combos`` the tuple of dtypes must
    be one of the product's combinations (161002); without them, every input has the first input's dtype
-   (``OP_CHECK_DTYPE_NOT_MATCH`` of the backward ops; 161002); the output's dtype is free within its list
+   (``OP_CHECK_DTYPE_NOT_MATCH`` of the backward ops; 161002), unless the device dtype columns give the
+   inputs different dtypes (LayerNorm's FLOAT weight beside a FLOAT16 input): then the given inputs' dtypes
+   are those of a column the product may run (161002); the output's dtype is free within its list
    (the L2 API casts the result to it, or with ``promote_type: out`` the inputs to it first);
 3. a rank outside the tensor's ``rank`` range: the spec's ``shape_status`` (161002, RmsNorm 561002);
 4. shapes (``shape_status``): with ``dim``, every tensor has the first input's shape and ``dim`` lies in
    ``[-r, r)`` with ``r = max(rank, 1)`` (a 0-d tensor has one dim, as CANN's ``CheckDim``; 161002 for the
-   dim); with ``rows``, the rows input has 1 to rank(x) dims equal to x's trailing dims, none 0, an output has
-   x's shape, or x's shape with those trailing dims set to 1 when its shape rule is ``reduced(...)``;
+   dim); with ``rows``, the rows input (or the int_array attr naming the trailing dims, LayerNorm's
+   normalizedShape) has 1 to rank(x) dims equal to x's trailing dims, none 0, every other rows input given
+   has that shape, an output has x's shape, or x's shape with those trailing dims set to 1 when its shape
+   rule is ``reduced(...)``;
 5. a storage format outside the tensor's ``formats``: 161002;
 6. each constraint of the product whose ``require`` is false: its ``status``;
 7. success; an empty first output has no values.
@@ -73,6 +78,16 @@ def _rows_input(spec: OpSpec) -> str | None:
     return getattr(spec.compute, "rows", None)
 
 
+def rows_attr(spec: OpSpec) -> str:
+    """The int_array attr naming the reduced trailing dims (``compute.rows``' first entry), or ""."""
+    return str(getattr(spec.compute, "rows_attr", "") or "")
+
+
+def row_inputs(spec: OpSpec) -> tuple[str, ...]:
+    """The inputs broadcast over the rows (each of the row's shape)."""
+    return tuple(getattr(spec.compute, "row_inputs", ()) or ())
+
+
 def reduced_shape(x: tuple[int, ...], k: int) -> tuple[int, ...]:
     """``x`` with its last ``k`` dims set to 1 (the shape of a per-row output such as RmsNorm's rstd)."""
     return (*x[: len(x) - k], *(1,) * k)
@@ -85,8 +100,21 @@ def per_row(spec: OpSpec, name: str) -> bool:
 
 
 def _given(spec: OpSpec, call: Call) -> list[TensorSpec]:
-    """The tensors of ``call`` the rules check: every one but a nullable output passed as null."""
-    return [ts for ts in (*spec.inputs, *spec.outputs) if not (ts.nullable and call.tensors[ts.name].null)]
+    """The tensors of ``call`` the rules check: every one but a nullable output or optional input passed as
+    null."""
+    return [
+        ts for ts in (*spec.inputs, *spec.outputs) if not ((ts.nullable or ts.optional) and call.tensors[ts.name].null)
+    ]
+
+
+def _column_inputs(spec: OpSpec, product: Product) -> list[dict[str, DType]]:
+    """The input dtypes of the device dtype columns a call on ``product`` may have (allowed there, or of
+    dtypes it supports), when the columns give the inputs different dtypes; else empty."""
+    cols = [c.combo for c in spec.device_interface.columns]
+    if spec.dtype_combos or not any(len({c.dtype(n) for n in spec.input_names}) > 1 for c in cols):
+        return []
+    usable = [c for c in cols if c.allowed_on(product) or all(product.supports(d) for _, d in c.dtypes)]
+    return [{n: c.dtype(n) for n in spec.input_names} for c in usable]
 
 
 def _dtype_status(spec: OpSpec, product: Product, call: Call) -> Prediction | None:
@@ -100,10 +128,14 @@ def _dtype_status(spec: OpSpec, product: Product, call: Call) -> Prediction | No
         got = tuple((n, t[n].dtype) for n, _ in combos[0].dtypes if n in given)
         if all(tuple((n, d) for n, d in c.dtypes if n in given) != got for c in combos):
             return Prediction(INVALID, "dtypes are not one of the product's combinations")
+    elif _column_inputs(spec, product):
+        given = [ts.name for ts in _given(spec, call) if ts in spec.inputs]
+        if all(any(t[n].dtype != c[n] for n in given) for c in _column_inputs(spec, product)):
+            return Prediction(INVALID, "the inputs' dtypes are no dtype column's")
     else:
         first = t[spec.inputs[0].name].dtype
         for ts in spec.inputs[1:]:
-            if t[ts.name].dtype != first:
+            if not t[ts.name].null and t[ts.name].dtype != first:
                 return Prediction(INVALID, f"{ts.name} dtype differs from {spec.inputs[0].name}'s")
     return None
 
@@ -123,7 +155,8 @@ def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
         if not -r <= dim < r:
             return Prediction(INVALID, f"dim {dim} outside [{-r}, {r})")
         return None
-    g = t[rows].shape or ()
+    attr = rows_attr(spec)
+    g = tuple(call.attrs[attr]) if attr else (t[rows].shape or ())
     outs = spec.outputs
     if t[outs[0].name].shape != x:
         return Prediction(bad, f"{outs[0].name} shape is not x's")
@@ -133,6 +166,9 @@ def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
         return Prediction(bad, f"{rows} is empty")
     if tuple(x[len(x) - len(g) :]) != g:
         return Prediction(bad, f"{rows} is not x's trailing dims")
+    for n in row_inputs(spec):
+        if n != rows and not t[n].null and t[n].shape != g:
+            return Prediction(bad, f"{n} shape is not {rows}'s {g}")
     for o in outs[1:]:
         if o.nullable and t[o.name].null:
             continue
@@ -143,16 +179,10 @@ def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
 
 
 def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
-    """The status of ``call`` on ``product`` (see the module doc for the rules and their order).
-
-    Raises:
-        NotImplementedError: the spec has an optional input (no op of the family has one; no rule is modelled).
-    """
+    """The status of ``call`` on ``product`` (see the module doc for the rules and their order)."""
     t = call.tensors
-    if any(ts.optional for ts in spec.inputs):
-        raise NotImplementedError(f"{spec.op}: the model has no rule for an optional tensor of this family")
     for ts in (*spec.inputs, *spec.outputs):
-        if t[ts.name].null and not ts.nullable:
+        if t[ts.name].null and not (ts.nullable or ts.optional):
             return Prediction(NULLPTR, f"{ts.name} is null")
     found = null_array(spec, call)
     if found is not None:

@@ -24,6 +24,13 @@ dims; ``<input>`` has exactly their shape and is broadcast over the rows (elemen
         - ms: mean(x * x)
         - y: x * gamma / sqrt(ms + epsilon)
 
+``rows`` may list several inputs (``rows: [weight, bias]``): each is broadcast over the rows and has the
+row's shape; the first one's rank gives the reduced trailing dims. The first entry may instead be an
+``int_array`` attr (``rows: [normalizedShape, weight, bias]``): its length gives the reduced dims and its
+values must equal them; every input listed after it may then be optional. A later one may be ``optional`` with a
+``default``: when the caller passes null, the kernel reads a row of that value instead (it never reads the
+null tensor).
+
 Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals;
 float and double attrs (read as fp32). All arithmetic is fp32 (16-bit inputs are converted on load, outputs
 rounded once on store).
@@ -38,7 +45,7 @@ from typing import TYPE_CHECKING
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, fp32_constant_message, parse_expr, walk
 from codegen.spec.model import DType
-from codegen.spec.yaml_reader import YMap
+from codegen.spec.yaml_reader import YMap, YSeq
 
 if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
@@ -95,13 +102,18 @@ class RowReduceCompute:
         dim: the int64 attr naming the reduced dimension ("" when ``rows`` is given).
         steps: the steps in order.
         loc: the ``compute`` entry.
-        rows: the input broadcast over the rows whose rank gives the reduced trailing dims (None: ``dim``).
+        rows: the input broadcast over the rows whose rank gives the reduced trailing dims, or the int_array
+            attr whose length does (``rows_attr``); None: ``dim``.
+        row_inputs: every input broadcast over the rows (``rows`` first unless it is the attr; empty: ``dim``).
+        rows_attr: ``rows`` when it names an int_array attr, else "".
     """
 
     dim: str
     steps: tuple[Step, ...]
     loc: SourceLoc
     rows: str | None = None
+    row_inputs: tuple[str, ...] = ()
+    rows_attr: str = ""
 
     def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
         """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
@@ -122,8 +134,9 @@ class RowReduceCompute:
 def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     """Parses and checks the ``compute`` section of a row-reduce op.
 
-    Checks: no input is optional; exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the
-    first); every step
+    Checks: an optional input is one broadcast over the rows after the first ``rows`` names, with a
+    ``default``; exactly one of ``dim`` (an int64 attr) and ``rows`` (an input other than the
+    first, or a list of distinct ones); every step
     is a one-entry mapping ``name: formula``; names are new (not a tensor or attr) except output names,
     each output is defined exactly once; formulas use only
     inputs, earlier steps, float/double attrs, literals, ``+ - * /``, unary minus, :data:`ELEMENT_FUNCTIONS`
@@ -140,6 +153,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     ok = True
     dim_name: str | None = None
     rows_name: str | None = None
+    row_names: list[str] | None = []
     if ("dim" in m) == ("rows" in m):
         r.error(
             node,
@@ -154,26 +168,37 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
             r.error(m["dim"], f"'{dim_name}' is not an int64 attr; dim needs the int64 attr naming the reduced dim")
             ok = False
     else:
-        rows_name = r.string(m["rows"])
-        names = [t.name for t in ctx.inputs]
-        if rows_name is not None and rows_name not in names[1:]:
-            r.error(
-                m["rows"],
-                f"'{rows_name}' is not an input after the first; rows names the input broadcast over the rows "
-                f"(inputs: {', '.join(names)})",
-            )
+        row_names = _row_inputs(m["rows"], ctx)
+        if row_names is None:
             ok = False
+        else:
+            rows_name = row_names[0]
     for i, t in enumerate(ctx.inputs):
-        if t.optional:  # the generated L2 API, L0 API and kernel read every input
-            r.errors.append(
-                SpecError(
-                    t.loc,
-                    f"inputs[{i}].optional",
-                    f"input '{t.name}' is optional; the row_reduce family takes no optional input (every input "
-                    "is checked, made contiguous and read by the kernel)",
+        if not t.optional:
+            continue
+        # a null input broadcast over the rows is a line of its default the kernel fills; any other input is
+        # checked, made contiguous and read by the kernel, and the first rows input gives the reduced dims
+        if row_names and t.name in row_names[1:]:  # after the first entry (an input, or the int_array attr)
+            if t.default is None:
+                r.errors.append(
+                    SpecError(
+                        t.loc,
+                        f"inputs[{i}].default",
+                        f"optional input '{t.name}' needs a default (the value of every element when it is null, "
+                        "e.g. 1 for a scale, 0 for a shift)",
+                    )
                 )
+                ok = False
+            continue
+        r.errors.append(
+            SpecError(
+                t.loc,
+                f"inputs[{i}].optional",
+                f"input '{t.name}' is optional; in the row_reduce family only an input broadcast over the rows "
+                "after the first one compute.rows names may be (every other input is read by the kernel)",
             )
-            ok = False
+        )
+        ok = False
     inputs = {t.name for t in ctx.inputs}
     outputs = [t.name for t in ctx.outputs]
     floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}
@@ -244,7 +269,50 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         ok = False
     if not ok or (dim_name is None and rows_name is None):
         return None
-    return RowReduceCompute(dim=dim_name or "", steps=tuple(steps), loc=node.loc, rows=rows_name)
+    arrays = {a.name for a in ctx.attrs if a.type == "int_array"}
+    rows_attr = rows_name if rows_name in arrays else ""
+    return RowReduceCompute(
+        dim=dim_name or "",
+        steps=tuple(steps),
+        loc=node.loc,
+        rows=rows_name,
+        row_inputs=tuple(n for n in row_names or () if n != rows_attr),
+        rows_attr=rows_attr or "",
+    )
+
+
+def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:
+    """The names ``compute.rows`` lists (one name or a non-empty list of distinct names), each an input after
+    the first, the first entry possibly an int_array attr; None after an error (recorded at its line)."""
+    r = ctx.reader
+    names = [t.name for t in ctx.inputs]
+    arrays = [a.name for a in ctx.attrs if a.type == "int_array"]
+    items = r.seq(node) if isinstance(node, YSeq) else [node]
+    if items is None:
+        return None
+    if not items:
+        r.error(node, "rows is an empty list; name the inputs broadcast over the rows")
+        return None
+    found: list[str] = []
+    for item in items:
+        name = r.string(item)
+        if name is None:
+            return None
+        if name in arrays and not found:
+            found.append(name)
+            continue
+        if name not in names[1:]:
+            r.error(
+                item,
+                f"'{name}' is not an input after the first; rows names the inputs broadcast over the rows "
+                f"(inputs: {', '.join(names)}), after an int_array attr giving the reduced dims if any",
+            )
+            return None
+        if name in found:
+            r.error(item, f"'{name}' is named twice in rows")
+            return None
+        found.append(name)
+    return found
 
 
 def _check_expr(

@@ -66,6 +66,8 @@ def read_device(
     reserved = {"workspace", "tiling", "tilingData", "op"}
     seen: dict[str, str] = {}
 
+    int_arrays = {a.name for a in attrs if a.type == "int_array"}
+
     def tensors(key: str, aclnn: tuple[TensorSpec, ...]) -> tuple[DeviceTensor, ...]:
         out: list[DeviceTensor] = []
         used: set[str] = set()
@@ -73,7 +75,7 @@ def read_device(
             e = r.mapping(
                 item,
                 ("name",),
-                ("from", "optional", "auto_contiguous") if key == "inputs" else ("from", "auto_contiguous"),
+                ("from", "optional", "auto_contiguous", "dtype") if key == "inputs" else ("from", "auto_contiguous"),
             )
             if not e or "name" not in e:
                 continue
@@ -106,6 +108,17 @@ def read_device(
             name = r.name(e["name"], reserved=False)
             source = r.string(e["from"])
             if name is None or source is None:
+                continue
+            if key == "inputs" and source in int_arrays:
+                dtype = _array_input_dtype(st, e, item, source)
+                if dtype is not None and name not in reserved and name not in seen:
+                    seen[name] = key
+                    out.append(DeviceTensor(name, source, item.loc, auto_contiguous, dtype))
+                elif dtype is not None:
+                    r.error(e["name"], f"device name '{name}' is reserved or already used; choose another name")
+                continue
+            if "dtype" in e:
+                r.error(e["dtype"], "only a device input carrying an int_array attr has a dtype (its tensor's)")
                 continue
             if name in reserved:
                 r.error(e["name"], f"'{name}' is reserved in the kernel's entry; choose another name")
@@ -227,6 +240,7 @@ def read_device(
                 default = v
         used_attrs.add(source)
         dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc, required=required))
+    used_attrs |= {d.source for d in dev_inputs if d.dtype is not None and d.source is not None}
     missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
     if missing_attrs and "" not in used_attrs:
         arrays = [a.name for a in attrs if a.name in missing_attrs and a.is_array]
@@ -407,3 +421,25 @@ def read_constant_device_attr(
     if value is None or ("default" in e and default is None):
         return None
     return DeviceAttr(name, None, type_, default, item.loc, value)
+
+
+#: Dtypes of a device input carrying an int_array attr (``aclOpExecutor::ConvertToTensor``'s integer tensors).
+ARRAY_INPUT_DTYPES = (DType.INT32, DType.INT64)
+
+
+def _array_input_dtype(st: ParseState, e: dict[str, YNode], item: YNode, source: str) -> DType | None:
+    """The ``dtype`` of a device input carrying the int_array attr ``source`` (required: INT32 or INT64), or
+    None (recorded)."""
+    if "dtype" not in e:
+        st.r.error(
+            item,
+            f"a device input carrying the int_array attr '{source}' needs 'dtype' (INT32 or INT64: the tensor "
+            "ConvertToTensor makes of it)",
+            field=_join(item.path, "dtype"),
+        )
+        return None
+    dtype = st.r.dtype(e["dtype"])
+    if dtype is not None and dtype not in ARRAY_INPUT_DTYPES:
+        st.r.error(e["dtype"], f"the dtype of an int_array's tensor is INT32 or INT64, not {dtype.name}")
+        return None
+    return dtype

@@ -7,7 +7,7 @@ from codegen import registry
 from codegen.spec.loader.constraints import constraint_arch_groups
 from codegen.spec.loader.fields import read_products
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec
+from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec, fixed_outputs
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 
 #: Device attr types a column may set: the L0 API takes them as a parameter and InferDataType compares them.
@@ -48,7 +48,8 @@ def read_dtype_columns(
         r.error(node, "give device.dtypes (the order of one-dtype columns) or device.dtype_columns, not both")
         return ()
     aclnn = {t.name: t for t in (*inputs, *outputs)}
-    carriers = [d for d in (*device.inputs, *device.outputs) if d.source is not None]
+    # a device input carrying an int_array attr has its one dtype in every column: no column names it
+    carriers = [d for d in (*device.inputs, *device.outputs) if d.source is not None and d.dtype is None]
     settable = {a.name: a for a in device.attrs if a.source is None and a.type in COLUMN_ATTR_TYPES}
     other_attrs = [a.name for a in device.attrs if a.name not in settable]
     failed_attrs = [n for n in attr_entries if n not in settable and n not in other_attrs]
@@ -124,7 +125,7 @@ def read_dtype_columns(
             continue
         out.append(column)
     if complete and out and inputs:
-        _one_dtype_columns(st, node, out, inputs[0], products)
+        _one_dtype_columns(st, node, out, inputs[0], products, fixed_outputs(out, outputs))
     return tuple(out)
 
 
@@ -171,26 +172,34 @@ def _clash(
 
 
 def _one_dtype_columns(
-    st: ParseState, node: YNode, columns: list[DeviceColumn], first: TensorSpec, products: tuple[str, ...]
+    st: ParseState,
+    node: YNode,
+    columns: list[DeviceColumn],
+    first: TensorSpec,
+    products: tuple[str, ...],
+    fixed: frozenset[str] = frozenset(),
 ) -> None:
-    """Records each dtype of ``first`` (the first aclnn input) whose first column (of those whose ``first`` has
-    that dtype) is not its one-dtype column: every tensor of that dtype, no attr set, registered on every
-    product of the op (that supports the dtype: the column is dropped where it does not)."""
+    """Records each dtype of ``first`` (the first aclnn input) without a one-dtype column: every tensor of that
+    dtype but the ``fixed`` outputs (:func:`fixed_outputs`), no attr set, registered on every product of the op
+    (that supports the dtype: the column is dropped where it does not). Columns keep the OpDef's order, so it
+    need not be the first of its dtype (LayerNormV4 registers FLOAT16 x with FLOAT gamma before FLOAT16
+    gamma)."""
     missing = []
     for d in first.dtypes:
-        c = next((c for c in columns if c.combo.dtype(first.name) is d), None)
-        if (
-            c is None
-            or c.attrs
-            or any(x is not d for _, x in c.combo.dtypes)
-            or not set(products) <= set(c.combo.products)
-        ):
+        one = [
+            c
+            for c in columns
+            if c.combo.dtype(first.name) is d
+            and not c.attrs
+            and all(x is d for n, x in c.combo.dtypes if n not in fixed)
+            and set(products) <= set(c.combo.products)
+        ]
+        if not one:
             missing.append(d.name)
     if missing:
         st.r.error(
             node,
             f"dtype_columns must hold the one-dtype column (every tensor of that dtype, no attr set, on every "
-            f"product of the op) of each dtype of '{first.name}', before the other columns of that "
-            f"'{first.name}' dtype: the L2 API launches it when the aclnn tensors' dtypes match no column; "
-            f"missing or not first: {', '.join(missing)}",
+            f"product of the op) of each dtype of '{first.name}': the L2 API launches it when the aclnn tensors' "
+            f"dtypes match no column; missing: {', '.join(missing)}",
         )

@@ -15,7 +15,14 @@ whole). Every stage reads the model, so its public names are importable from thi
 from __future__ import annotations
 
 from codegen.spec.model.call_rules import Constraint, DtypeCombo
-from codegen.spec.model.device import DEVICE_ATTR_TYPES, DeviceAttr, DeviceColumn, DeviceInterface, DeviceTensor
+from codegen.spec.model.device import (
+    DEVICE_ATTR_TYPES,
+    DeviceAttr,
+    DeviceColumn,
+    DeviceInterface,
+    DeviceTensor,
+    fixed_outputs,
+)
 from codegen.spec.model.example import Example, ExampleTensor
 from codegen.spec.model.graph import GraphAttr, GraphProto, GraphTensor
 from codegen.spec.model.op import PHASE2_NAMES, FamilyCompute, OpSpec, TilingSpec, snake_case
@@ -69,5 +76,6 @@ __all__ = [
     "TilingSpec",
     "VectorCost",
     "absent_optional_shapes",
+    "fixed_outputs",
     "snake_case",
 ]

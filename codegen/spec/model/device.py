@@ -3,11 +3,16 @@ carries."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc
 from codegen.spec.model.call_rules import DtypeCombo
 from codegen.types import DEVICE_ATTR_TYPE_INFO, DType
+
+if TYPE_CHECKING:
+    from codegen.spec.model.params import TensorSpec
 
 #: Value types of device (OpDef) attributes, as ``OpAttrDef`` setters name them (register/op_def.h).
 DEVICE_ATTR_TYPES = tuple(DEVICE_ATTR_TYPE_INFO)
@@ -25,12 +30,16 @@ class DeviceTensor:
         loc: the entry in the spec.
         auto_contiguous: whether the OpDef declares it ``AutoContiguous()`` (the framework makes a
             non-contiguous tensor contiguous before the launch; register/op_def.h ``OpParamDef``).
+        dtype: for a device input carrying an ``int_array`` aclnn attr (``source`` names it), the dtype of the
+            1-d tensor the L2 API makes of it with ``aclOpExecutor::ConvertToTensor`` (INT32 or INT64: ops-nn's
+            LayerNormV4 ``normalized_shape``), in every dtype column; None for a tensor carrying an aclnn tensor.
     """
 
     name: str
     source: str | None
     loc: SourceLoc
     auto_contiguous: bool = False
+    dtype: DType | None = None
 
 
 @dataclass(frozen=True)
@@ -111,3 +120,12 @@ class DeviceInterface:
             StopIteration: no device input carries ``source`` (the loader rejects such a spec).
         """
         return next(i for i, d in enumerate(self.inputs) if d.source == source)
+
+
+def fixed_outputs(columns: Sequence[DeviceColumn], outputs: Sequence[TensorSpec]) -> frozenset[str]:
+    """The aclnn outputs whose device output has one dtype in every column while the first input's dtype
+    varies (LayerNormV4's FLOAT ``mean`` and ``rstd``): the device op always produces them in that dtype and
+    the L2 API casts them to the caller's tensor, so they take no part in a dtype's one-dtype column."""
+    if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
+        return frozenset()
+    return frozenset(t.name for t in outputs if len({c.combo.dtype(t.name) for c in columns}) == 1)

@@ -41,17 +41,19 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
 
     def arrays(
         shape: tuple[int, ...], dt: DType, scale: float = 2.0, row_ndim: int = 1, combo: DtypeCombo | None = None
-    ) -> dict[str, np.ndarray]:
-        got: dict[str, np.ndarray] = {}
+    ) -> dict[str, Any]:
+        got: dict[str, Any] = {}
         for k, n in enumerate(inputs):
             ndt = numpy_dtype(combo.dtype(n) if combo is not None else dt)
-            if n == rows:  # broadcast over the rows: the shape of the trailing dims
+            if n in comp.row_inputs:  # broadcast over the rows: the shape of the trailing dims
                 values = rng.standard_normal(shape[len(shape) - row_ndim :])
             elif k > 0:  # later inputs (a forward output) in (0, 1)
                 values = rng.uniform(0.01, 1.0, shape)
             else:
                 values = rng.standard_normal(shape) * scale
             got[n] = np.asarray(values).astype(ndt)
+        if comp.rows_attr:  # the int_array giving the reduced dims: their sizes
+            got[comp.rows_attr] = tuple(shape[len(shape) - row_ndim :])
         return got
 
     def case(
@@ -67,12 +69,12 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         same_x = by_x.get(dt, [])
         dt_label = label_dt or (combo_label(same_x, same_x[0]) if same_x else dt.name)
         if rows:
-            k = p[rows].ndim
+            k = len(p[rows]) if comp.rows_attr else p[rows].ndim
             label = f"{name} ({rows} of {k} dim(s))"
             rejected = rejected_by(spec, product, p)
             if rejected is not None:  # a documented limit of the product: the call must be refused
                 kw = {k2: v for k2, v in kw.items() if k2 != "tags"}
-                outs = infer_outputs(spec, {n: p[n] for n in inputs}, {})
+                outs = infer_outputs(spec, {n: p[n] for n in inputs}, {n: v for n, v in p.items() if n not in inputs})
                 p = {**p, **{n: np.zeros(a.shape, a.dtype) for n, a in outs.items() if n not in p}}
                 label = f"{label}: {rejected.name} -> {rejected.status}"
                 return Case(op, product.name, dt_label, str(list(shape)), label, p, expect_status=rejected.status, **kw)

@@ -1,5 +1,6 @@
-"""The cases of nullable outputs: every non-empty set of them passed as null, on a few shapes derived from
-the tiling, each either a value case (the outputs given are compared, the null ones are not produced) or,
+"""The cases of nullable outputs and optional inputs: every non-empty set of them passed as null, on a few
+shapes derived from the tiling, each either a value case (the outputs given are compared, the null ones are
+not produced; a null input is read as its default) or,
 when a spec constraint refuses the combination (a ``present()`` rule), a status case with that
 constraint's status."""
 
@@ -17,9 +18,9 @@ from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 
 def absent_sets(spec: OpSpec) -> list[tuple[str, ...]]:
-    """Every non-empty set of the spec's nullable outputs (spec order within a set; sets by bit mask: the
-    first nullable output alone first). Empty when no output is nullable."""
-    names = [t.name for t in spec.outputs if t.nullable]
+    """Every non-empty set of the spec's optional inputs and nullable outputs (spec order within a set, inputs
+    first; sets by bit mask: the first one alone first). Empty when none is."""
+    names = [t.name for t in spec.inputs if t.optional] + [t.name for t in spec.outputs if t.nullable]
     return [tuple(n for k, n in enumerate(names) if mask >> k & 1) for mask in range(1, 1 << len(names))]
 
 
@@ -28,9 +29,10 @@ def null_output_cases(
 ) -> Iterator[Case]:
     """For each set of :func:`absent_sets`: rows of 33 (one dim reduced, or along dim -1) and a rank-4
     tensor reduced over its last 3 dims (``rows`` form; dim 1 in the ``dim`` form); unless ``quick`` also a
-    row one above the UB limit (chunked) and rows over every core. The null outputs are None in the call
-    (the kernel must write none of their memory: they are launched with no element, so any write is a GM
-    bounds fault); the call's other outputs are compared with the reference. A call a constraint of the
+    row one above the UB limit (chunked) and rows over every core. The null tensors are None in the call
+    (the kernel must write none of a null output's memory: it is launched with no element, so any write is
+    a GM bounds fault; a null input is launched as no tensor, so any read of it faults); the call's other
+    outputs are compared with the reference (which gets None for a null input). A call a constraint of the
     spec refuses on ``product`` expects that constraint's status instead. ``arrays`` is
     :func:`matrix.check_cases`' array helper."""
     comp = compute_of(spec)
@@ -49,7 +51,8 @@ def null_output_cases(
             if not comp.rows:
                 params[comp.dim] = 1 if len(shape) > 2 else -1
             # the outputs given are poisoned device memory of their shape; the absent ones null
-            params.update(infer_outputs(spec, {n: params[n] for n in inputs}, {}))
+            attrs = {n: v for n, v in params.items() if n not in inputs}
+            params.update(infer_outputs(spec, {n: params[n] for n in inputs}, attrs))
             params.update({n: None for n in absent})
             name = f"null {what}: {label}"
             rejected = rejected_by(spec, product, params)

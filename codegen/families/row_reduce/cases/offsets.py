@@ -40,7 +40,10 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
 
         def tensor(source: str | None, shape: tuple[int, ...] = shape, dim: int = dim) -> dict[str, Any]:
             name = source or spec.input_names[0]
-            if name == comp.rows:
+            carrier = next((d for d in dev.inputs if d.source == name and d.dtype is not None), None)
+            if carrier is not None and carrier.dtype is not None:  # the int_array giving the reduced dims
+                return {"shape": [len(shape) - 1], "dtype": carrier.dtype.name}
+            if name in comp.row_inputs:
                 dims = list(shape[1:])
             elif name in per_row:
                 dims = [1 if k == dim else n for k, n in enumerate(shape)]
@@ -125,5 +128,13 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     return device_byte_ranges(
         spec,
         case.params["request"],
-        lambda param: (0, r) if param.source == comp.rows else row if param.source in per_row else full,
+        lambda param: (
+            (0, r)
+            if param.source in comp.row_inputs
+            else (0, 1)  # the int_array's tensor (one element in the offset cases): never read
+            if param.source == comp.rows_attr and comp.rows_attr
+            else row
+            if param.source in per_row
+            else full
+        ),
     )

@@ -25,18 +25,22 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
 def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> dict[str, np.ndarray]:
     """Every output a call allocates when the caller passed none, poisoned: the shape from the output's shape
     rule (the first input's shape when it cannot be evaluated, e.g. a null input: phase 1 answers first), the
-    dtype of the dtype combination whose inputs match the arrays' dtypes (:func:`combos`), else the first
+    dtype of the dtype combination whose inputs match the arrays' dtypes (:func:`combos`; a null optional
+    input matches any), else the first
     input's (an output whose combinations all give one dtype: that one)."""
     from codegen.spec.expr import ExprEvalError, as_shape, evaluate
 
     first = infer_output(spec, arrays, attrs)
     present = {n: a for n, a in arrays.items() if a is not None}
-    in_dtypes = {n: a.dtype for n, a in present.items()}
+    in_dtypes = {n: a.dtype for n, a in present.items() if isinstance(a, np.ndarray)}
     match = next(
         (
             c
             for c in combos(spec)
-            if all(n in in_dtypes and numpy_dtype(c.dtype(n)) == in_dtypes[n] for n in spec.input_names)
+            if all(
+                numpy_dtype(c.dtype(n)) == in_dtypes[n] if n in in_dtypes else spec.tensor(n).optional
+                for n in spec.input_names
+            )
         ),
         None,
     )

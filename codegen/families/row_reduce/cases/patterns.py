@@ -44,6 +44,9 @@ def non_contiguous(spec: OpSpec, p: dict[str, np.ndarray]) -> dict[str, np.ndarr
     :func:`outputs.infer_outputs`) every second element of a zeroed storage twice as wide (a 0-d one as it is)."""
     got: dict[str, np.ndarray] = {}
     for k, (n, a) in enumerate(p.items()):
+        if not isinstance(a, np.ndarray):  # an attr's value (the int_array giving the reduced dims)
+            got[n] = a
+            continue
         if k == 0 and a.ndim >= 2:
             view = np.empty(a.shape[::-1], a.dtype).T
         elif a.ndim:
@@ -52,7 +55,8 @@ def non_contiguous(spec: OpSpec, p: dict[str, np.ndarray]) -> dict[str, np.ndarr
             view = np.empty((), a.dtype)
         view[...] = a
         got[n] = view
-    present: dict[str, np.ndarray | None] = dict(p)
-    for n, o in infer_outputs(spec, present, {}).items():
+    present: dict[str, np.ndarray | None] = {n: a for n, a in p.items() if isinstance(a, np.ndarray)}
+    attrs = {n: a for n, a in p.items() if not isinstance(a, np.ndarray)}
+    for n, o in infer_outputs(spec, present, attrs).items():
         got[n] = np.zeros((*o.shape[:-1], 2 * o.shape[-1]), o.dtype)[..., ::2] if o.ndim else np.zeros((), o.dtype)
     return got

@@ -30,18 +30,22 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     combo = default_combo(spec, dt, product)
     npdt = numpy_dtype(dt)
     good: dict[str, Any] = {n: rng.standard_normal((4, 16)).astype(numpy_dtype(combo.dtype(n))) for n in inputs}
-    if comp.rows:
-        good[comp.rows] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(comp.rows)))
-    else:
+    row_ins = comp.row_inputs
+    for n in row_ins:
+        good[n] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(n)))
+    if comp.rows_attr:
+        good[comp.rows_attr] = (16,)
+    if not comp.rows:
         good[comp.dim] = -1
-    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {})
+    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {n: v for n, v in good.items() if n not in inputs})
     good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
     per_row = [n for n in outs if good[n].shape != good[inputs[0]].shape]
 
     def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
         return Case(op, product.name, dt.name, "error", name, {**good, **params}, expect_status=code, mode=mode)
 
-    nullable = {t.name for t in spec.outputs if t.nullable}  # null is a call of its own (null_outputs)
+    # null is a call of its own (null_outputs)
+    nullable = {t.name for t in spec.outputs if t.nullable} | {t.name for t in spec.inputs if t.optional}
     for n in [*inputs, *outs]:
         if n not in nullable:
             yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
@@ -51,7 +55,25 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         "null workspaceSize and executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size_and_executor"
     )
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, {}, "phase2_twice")
-    if comp.rows:
+    if comp.rows_attr:
+        g = comp.rows_attr
+        for what, value in {
+            "not the last dim": (4,),
+            "the first dims": (4, 1),
+            "longer than x's rank": (1, 4, 16),
+        }.items():
+            yield status(f"{g} {what} -> {shape_st}", shape_st, {g: value})
+        for n in row_ins:
+            yield status(f"{n} not of {g}'s shape -> {shape_st}", shape_st, {n: np.ones((8,), good[n].dtype)})
+        # a row of no element: every tensor empty alike, the array holding 0
+        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n not in row_ins}
+        empty.update({n: np.zeros((0,), good[n].dtype) for n in row_ins})
+        empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
+        yield status(f"{g} holding 0 -> {shape_st}", shape_st, {**empty, g: (0,)})
+        for n in per_row:
+            yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
+            yield status(f"{n} of 1 dim -> {shape_st}", shape_st, {n: np.zeros((4,), good[n].dtype)})
+    elif comp.rows:
         g = comp.rows
         gdt = good[g].dtype
         bad_g = {
@@ -62,11 +84,13 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         }
         for what, arr in bad_g.items():
             yield status(f"{g} {what} -> {shape_st}", shape_st, {g: arr})
-        # every input but the rows one empty alike, so only the rows input's emptiness is wrong
-        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n != g}
-        empty[g] = np.zeros((0,), gdt)
+        # every input but the rows ones empty alike, so only the rows inputs' emptiness is wrong
+        empty = {n: np.zeros((4, 0), good[n].dtype) for n in inputs if n not in row_ins}
+        empty.update({n: np.zeros((0,), good[n].dtype) for n in row_ins})
         empty.update({n: np.zeros((4, 1 if n in per_row else 0), good[n].dtype) for n in outs})
         yield status(f"{g} empty -> {shape_st}", shape_st, empty)
+        for n in row_ins[1:]:  # of the rank of the first rows input, not its shape
+            yield status(f"{n} not of {g}'s shape -> {shape_st}", shape_st, {n: np.ones((8,), good[n].dtype)})
         for n in per_row:
             yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
             yield status(f"{n} of 1 dim -> {shape_st}", shape_st, {n: np.zeros((4,), good[n].dtype)})
@@ -90,7 +114,7 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
                 {out: np.zeros(good[out].shape, numpy_dtype(missing))},
             )
     yield status(f"wrong out shape -> {shape_st}", shape_st, {out: np.zeros((4, 9), good[out].dtype)})
-    same = [n for n in inputs[1:] if n != comp.rows]
+    same = [n for n in inputs[1:] if n not in row_ins]
     if same:
         yield status(f"input shapes differ -> {shape_st}", shape_st, {same[0]: np.zeros((4, 9), npdt)})
     nine = (1,) * 8 + (2,)
@@ -98,22 +122,24 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
         f"rank 9 -> {shape_st}",
         shape_st,
         {
-            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n != comp.rows},
+            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n not in row_ins},
             **{n: np.zeros((*nine[:-1], 1) if n in per_row else nine, good[n].dtype) for n in outs},
-            **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {}),
+            **{n: np.zeros((2,), good[n].dtype) for n in row_ins},
+            **({comp.rows_attr: (2,)} if comp.rows_attr else {}),
         },
     )
     # below the spec's lowest rank: every tensor of the first input's shape one dim short of it
-    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name != comp.rows)
+    low = max(t.rank[0] for t in (*spec.inputs, *spec.outputs) if t.name not in row_ins)
     if low > 0:
         short = (2,) * (low - 1)
         yield status(
             f"rank {low - 1} (below {low}) -> {shape_st}",
             shape_st,
             {
-                **{n: np.zeros(short, good[n].dtype) for n in inputs if n != comp.rows},
+                **{n: np.zeros(short, good[n].dtype) for n in inputs if n not in row_ins},
                 **{n: np.zeros(short, good[n].dtype) for n in outs},
-                **({comp.rows: np.zeros((2,), good[comp.rows].dtype)} if comp.rows else {comp.dim: -1}),
+                **({n: np.zeros((2,), good[n].dtype) for n in row_ins} if comp.rows else {comp.dim: -1}),
+                **({comp.rows_attr: (2,)} if comp.rows_attr else {}),
             },
         )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from codegen.families.row_reduce.compute import RowReduceCompute
 from codegen.families.row_reduce.plan.formulas import substitute
 from codegen.spec.expr import Expr, Name, walk
-from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
+from codegen.spec.model import DType, DtypeCombo, OpSpec, Product, fixed_outputs
 
 
 def compute_of(spec: OpSpec) -> RowReduceCompute:
@@ -50,11 +50,13 @@ def callable_combos(spec: OpSpec, product: Product) -> list[DtypeCombo]:
 def fallback_rounding(spec: OpSpec, product: Product, combo: DtypeCombo) -> dict[str, str]:
     """For a call of ``combo``'s dtypes on ``product``, the outputs (by name) the L2 API computes in the first
     input's dtype (spec dtype name) and casts to theirs: every output of another dtype when ``combo`` is a
-    device column ``product`` does not register (its one-dtype column runs instead), else none."""
+    device column ``product`` does not register (its one-dtype column runs instead), else none; an output of
+    one dtype in every column (:func:`codegen.spec.model.fixed_outputs`) never."""
     if combo.allowed_on(product) or spec.dtype_combos:
         return {}
     first = combo.dtype(spec.inputs[0].name)
-    return {n: first.name for n in spec.output_names if combo.dtype(n) is not first}
+    fixed = fixed_outputs(spec.device_interface.columns, spec.outputs)  # of one dtype in every column
+    return {n: first.name for n in spec.output_names if combo.dtype(n) is not first and n not in fixed}
 
 
 def default_combo(spec: OpSpec, dtype: DType, product: Product | None = None) -> DtypeCombo:
@@ -92,9 +94,15 @@ def _output_formulas(spec: OpSpec) -> list[tuple[str, Expr]]:
 
 
 def row_inputs(spec: OpSpec) -> list[str]:
-    """The inputs broadcast over the rows (``compute.rows``; empty for the ``dim`` form)."""
-    comp = compute_of(spec)
-    return [comp.rows] if comp.rows else []
+    """The inputs broadcast over the rows (``compute.rows``, the one giving the reduced dims first; empty for the
+    ``dim`` form)."""
+    return list(compute_of(spec).row_inputs)
+
+
+def optional_inputs(spec: OpSpec) -> list[tuple[int, str, float]]:
+    """``(input index, name, default)`` of each optional input (spec order): an input broadcast over the rows
+    that the caller may pass as null, every element then ``default`` (the kernel fills a row of it)."""
+    return [(k, t.name, float(t.default or 0.0)) for k, t in enumerate(spec.inputs) if t.optional]
 
 
 def float_attrs_of(spec: OpSpec) -> list[str]:

@@ -53,7 +53,9 @@ def tiling_fields(spec: OpSpec) -> tuple[TilingField[TilingDecision], ...]:
     """:data:`TILING_FIELDS`, one ``float`` field ``attr<k>`` per float attr of ``spec`` (no ``value``: the
     tiling function copies it from the call's attr) and, when an output is nullable, ``writeMask``: bit ``o``
     set when output ``o`` (spec order) is written, clear for one launched with no element (the caller passed
-    it as null); the kernel skips every GM write of a clear one."""
+    it as null); the kernel skips every GM write of a clear one; and, when an input is optional,
+    ``absentMask``: bit ``i`` set when input ``i`` (spec order) was passed as null (the kernel reads a row of
+    its default instead, and none of its GM)."""
     extra: tuple[TilingField[TilingDecision], ...] = tuple(
         TilingField(f"attr{k}", f"float attr {name} (fp32)", c_type="float", cpp=f"attr{k}")
         for k, name in enumerate(float_attrs_of(spec))
@@ -61,6 +63,8 @@ def tiling_fields(spec: OpSpec) -> tuple[TilingField[TilingDecision], ...]:
     if any(t.nullable for t in spec.outputs):
         every = (1 << len(spec.outputs)) - 1  # the mirror's call passes every output
         extra += (TilingField("writeMask", "bit o: output o is written (clear: passed as null)", lambda d: every),)
+    if any(t.optional for t in spec.inputs):  # the mirror's call passes every input
+        extra += (TilingField("absentMask", "bit i: input i was passed as null (read as its default)", lambda d: 0),)
     return TILING_FIELDS + extra
 
 

@@ -36,6 +36,11 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
         if da.source is not None and spec.attr(da.source).type in ("float", "double") and da.type != "float":
             raise ValueError(f"{spec.op}: the float attr '{da.source}' must reach the device as a float device attr")
     carriers = [a for a in dev.attrs if a.source == comp.dim]
+    if comp.rows_attr and not any(d.source == comp.rows_attr and d.dtype is not None for d in dev.inputs):
+        raise ValueError(
+            f"{spec.op}: the int_array attr '{comp.rows_attr}' giving the reduced dims must reach the device as "
+            f"an input ({{name, from: {comp.rows_attr}, dtype: INT32}}): the tiling reads the row's rank from it"
+        )
     if comp.rows:
         if comp.dim:
             raise ValueError(f"{spec.op}: give dim or rows, not both")
@@ -118,9 +123,11 @@ def _validate_output_shapes(spec: OpSpec) -> None:
         )
     x = (2, 3, 5)
     env: dict[str, object] = {n: x for n in spec.input_names}
-    if comp.rows:
-        env[comp.rows] = x[1:]
+    for n in comp.row_inputs:
+        env[n] = x[1:]
     env.update({a.name: a.default if a.default is not None else 0 for a in spec.attrs})
+    if comp.rows_attr:
+        env[comp.rows_attr] = x[1:]
     for j, t in enumerate(spec.outputs):
         want = (2, 1, 1) if t.name in per_row else x
         try:

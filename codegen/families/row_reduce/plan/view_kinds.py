@@ -33,8 +33,18 @@ class AclnnSourceView(AclnnSourceBase):
     #: the L2 API's arguments of the L0 call after the tensors (the dim, fp32 casts of float attrs)
     l0_args: tuple[str, ...]
     out: str
-    #: ``rows`` form: the input broadcast over the rows ("": dim form)
+    #: ``rows`` form: the input broadcast over the rows whose rank gives the reduced dims ("": dim form)
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    #: ``rows`` form: every input broadcast over the rows, ``rows_input`` first unless it is an int_array attr
+    #: (the others of its shape, or of the attr's values)
+    row_inputs: tuple[str, ...]
+    #: ``rows_input`` when it is an int_array attr (its length gives the reduced dims), else ""
+    rows_attr: str
     #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
     check_attrs: tuple[str, ...]
     #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``
@@ -51,6 +61,9 @@ class AclnnSourceView(AclnnSourceBase):
     column_attrs: tuple[ColumnAttr, ...]
     #: the outputs the caller may pass as null (not checked, not copied into, then)
     nullable_outputs: tuple[str, ...]
+    #: the tensors the caller may pass as null: nullable outputs and optional inputs (any dtype combination
+    #: matches a null one)
+    null_ok: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -62,10 +75,20 @@ class L0SourceView(L0SourceBase):
     dfx_in: str
     dim_attr: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or an
+    #: int_array's length)
+    rows_rank: str
     first_input: str
     #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
     l0_inputs: tuple[str, ...]
     l0_lists: tuple[L0ListAttr, ...]
+    #: (int_array attr, ge dtype name, device input) the L0 API converts to a 1-d tensor (ConvertToTensor)
+    l0_arrays: tuple[tuple[str, str, str], ...]
     l0_outputs: tuple[L0OutputView, ...]
     #: the device dtype columns whose output dtypes the L0 API allocates instead of the default ones
     dtype_rules: tuple[OutputRule, ...]
@@ -81,6 +104,12 @@ class InferShapeView(KindView):
     KIND: ClassVar[str] = "infershape_cpp"
     dim_attr: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    rows_attr: str
     first_input: str
     rows_index: int
     l0_outputs: tuple[L0OutputView, ...]
@@ -106,6 +135,12 @@ class TilingSourceView(TilingSourceBase):
     device_inputs_n: int
     rows_index: int
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
+    rows_attr: str
     line_align: int
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
@@ -118,6 +153,10 @@ class TilingSourceView(TilingSourceBase):
     write_mask_outputs: tuple[tuple[int, int, str], ...]
     #: ``writeMask`` with every output's bit set
     all_outputs_mask: int
+    #: (input index, device input index, name) of each optional input (``absentMask`` bits)
+    absent_inputs: tuple[tuple[int, int, str], ...]
+    #: the device input indices of the optional inputs (a null one matches every dtype combination)
+    absent_device_indices: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -130,6 +169,8 @@ class KernelView(KernelBase):
     float_attrs_n: int
     #: the device input carrying each aclnn input (aclnn order), the device output of each aclnn output
     in_gm_names: tuple[str, ...]
+    #: the device inputs carrying an int_array attr (kernel parameters it never reads)
+    unread_gm_names: tuple[str, ...]
     #: per aclnn input, ``true`` when it is broadcast over the rows (C++ literals); per reduction pass and for
     #: the output pass, whether it reads such an input
     row_in_flags: tuple[str, ...]
@@ -138,6 +179,11 @@ class KernelView(KernelBase):
     pass_reads_rows: tuple[str, ...]
     out_reads_rows: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
     inputs_n: int
     no_fp32_reduce_condition: str
     #: the NpuArchs without fp32 WholeReduceMax/Sum of values only: rows are not reduced in UB there
@@ -148,6 +194,8 @@ class KernelView(KernelBase):
     outputs_n: int
     #: per aclnn output, whether it is nullable (its GM writes depend on the tiling's ``writeMask``)
     out_nullable: tuple[bool, ...]
+    #: per aclnn input, the fp32 C++ literal of an optional input's default ("" for a required input)
+    in_defaults: tuple[str, ...]
     outs: tuple[OutputView, ...]
     pass_n: int
     level_n: int
@@ -169,6 +217,11 @@ class DocView(DocBase):
 
     dim_attr: str
     rows_input: str
+    #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
+    rows_len: str
+    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    row_inputs_text: str
+    row_inputs_n: int
     steps_text: tuple[str, ...]
 
 

@@ -54,6 +54,11 @@ def _shared_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     return {
         "dim_attr": comp.dim,
         "rows_input": comp.rows or "",
+        "rows_attr": comp.rows_attr,
+        # the count of reduced dims as the C++ of ``rows_input`` reads it (a tensor's dim(), an array's Size())
+        "rows_len": "Size()" if comp.rows_attr else "dim()",
+        "row_inputs_text": ", ".join(f"`{n}`" for n in comp.row_inputs) or "no input",
+        "row_inputs_n": len(comp.row_inputs),
         "first_input": spec.inputs[0].name,
         "dfx_in": ", ".join([*spec.input_names, *([comp.dim] if comp.dim else [])]),
         "steps_text": [

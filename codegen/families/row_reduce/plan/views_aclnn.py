@@ -5,30 +5,59 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
+from codegen.families.row_reduce.plan.tensors import callable_combos, combos, row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import ComboCheck
-from codegen.spec.model import OpSpec, Product
+from codegen.spec.model import DtypeCombo, OpSpec, Product
 from codegen.types import ACLNN_STATUS_CODES
 
 
 def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     """The view entries only the L2 API reads (:class:`view_kinds.AclnnSourceView`), by name, for ``spec`` on
     ``products``."""
+    checks, names = _combo_checks(spec, products)
     return {
         "check_attrs": [a.name for a in spec.attrs] if row_inputs(spec) else [],
-        "dtype_combos": [
-            ComboCheck(
-                archs=tuple(sorted({p.npu_arch for p in products if c.allowed_on(p)})),
-                products=", ".join(p.name for p in products if c.allowed_on(p)),
-                pairs=tuple((n, d.ge_name) for n, d in c.dtypes),
-            )
-            for c in spec.dtype_combos
-            if any(c.allowed_on(p) for p in products)
-        ],
-        "dtype_combo_names": [t.name for t in (*spec.inputs, *spec.outputs)],
+        "row_inputs": row_inputs(spec),
+        "dtype_combos": checks,
+        "dtype_combo_names": names,
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
         "per_row_outputs": row_outputs(spec),
         "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
+        "null_ok": [t.name for t in (*spec.inputs, *spec.outputs) if t.nullable or t.optional],
     }
+
+
+def _combo_checks(spec: OpSpec, products: list[Product]) -> tuple[list[ComboCheck], list[str]]:
+    """The dtype combinations the L2 API accepts, each with the NpuArchs taking it, and the tensors they name:
+    the spec's ``dtype_combos`` (every tensor); else, where ``device.dtype_columns`` give the inputs different
+    dtypes (a FLOAT weight beside a FLOAT16 x), the columns' input dtypes a call on a product may have
+    (:func:`tensors.callable_combos`; outputs are cast to the caller's dtypes); else none (one dtype for the
+    inputs)."""
+    if spec.dtype_combos:
+        names = [t.name for t in (*spec.inputs, *spec.outputs)]
+        allowed = {c: [p for p in products if c.allowed_on(p)] for c in spec.dtype_combos}
+    elif any(len({c.dtype(n) for n in spec.input_names}) > 1 for c in combos(spec)):
+        names = list(spec.input_names)
+        allowed = {}
+        for c in combos(spec):
+            key = DtypeCombo(tuple((n, c.dtype(n)) for n in names), c.products)
+            on = [p for p in products if c in callable_combos(spec, p)]
+            same = next((k for k in allowed if k.dtypes == key.dtypes), None)
+            if same is None:
+                allowed[key] = on
+            else:
+                allowed[same] += [p for p in on if p not in allowed[same]]
+    else:
+        return [], [t.name for t in (*spec.inputs, *spec.outputs)]
+    checks = [
+        ComboCheck(
+            archs=tuple(sorted({p.npu_arch for p in on})),
+            products=", ".join(p.name for p in products if p in on),
+            pairs=tuple((n, d.ge_name) for n, d in c.dtypes),
+        )
+        for c, on in allowed.items()
+        if on
+    ]
+    return checks, names

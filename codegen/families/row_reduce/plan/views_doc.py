@@ -9,7 +9,7 @@ from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import compute_of, row_outputs
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_lines import example_lines
-from codegen.plan.doc_tables import StatusRow, format_rule_text, status_row, status_table
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_row, status_table
 from codegen.spec.model import Catalogue, OpSpec, Product
 from codegen.types import AclnnStatus
 
@@ -51,8 +51,13 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
     shape_text = f"a rank above {first.rank[1]}; shapes " + (
         f"that differ; `{comp.dim}` outside [-rank, rank) ([-1, 0] for a 0-d tensor)"
         if comp.dim
+        else f"that differ from `{first.name}`'s; `{comp.rows}` longer than `{first.name}`'s rank, holding 0, or "
+        f"not equal to `{first.name}`'s last dims"
+        + "".join(f"; `{n}` not of the shape `{comp.rows}` gives" for n in comp.row_inputs)
+        if comp.rows_attr
         else f"that differ from `{first.name}`'s; `{comp.rows}` of rank 0 or above `{first.name}`'s, empty, or not "
         f"of the shape of `{first.name}`'s last `{comp.rows}.dim()` dims"
+        + "".join(f"; `{n}` not of `{comp.rows}`'s shape" for n in comp.row_inputs[1:])
         + "".join(f"; `{n}` not of `{first.name}`'s shape with those dims set to 1" for n in per_row)
     )
     invalid = f"{dtype_text}; "
@@ -65,7 +70,11 @@ def status_rows(spec: OpSpec) -> list[StatusRow]:
     elif spec.shape_status != int(AclnnStatus.ACLNN_ERR_PARAM_INVALID):
         more.append(status_row(AclnnStatus(spec.shape_status), f"{shape_text[0].upper()}{shape_text[1:]}."))
     return status_table(
-        [*spec.input_names, *(t.name for t in spec.outputs if not t.nullable)],
+        [
+            *(t.name for t in spec.inputs if not t.optional),
+            *(t.name for t in spec.outputs if not t.nullable),
+            *null_pointer_attrs(spec),
+        ],
         f"{invalid}{format_rule_text(spec)}.",
         more=more,
         tiling_failed=tiling_text,
@@ -90,17 +99,30 @@ def constraint_lines(spec: OpSpec, products: list[Product]) -> list[str]:
         )
         + f"; `{comp.dim}` is in [-rank, rank)."
         if comp.dim
+        else ("Tensor dtypes as listed below" if spec.dtype_combos else "Tensor dtypes as the dtype table lists them")
+        + f"; `{comp.rows}` gives the sizes of `{first.name}`'s last dims (1 to its rank), which are reduced as "
+        "one row"
+        + "".join(f"; `{n}` has the shape `{comp.rows}` gives" for n in comp.row_inputs)
+        + "".join(f"; `{n}` has one value per row: `{first.name}`'s shape with those dims set to 1" for n in per_row)
+        + "."
+        if comp.rows_attr
         else ("Tensor dtypes as listed below" if spec.dtype_combos else "All tensors have the same dtype")
         + f"; every tensor but `{comp.rows}`"
-        + "".join(f" and `{n}`" for n in per_row)
+        + "".join(f" and `{n}`" for n in (*comp.row_inputs[1:], *per_row))
         + f" has the shape of `{first.name}`; `{comp.rows}` has the shape of `{first.name}`'s last "
         f"`{comp.rows}.dim()` dims (1 to the rank of `{first.name}`), which are reduced as one row"
+        + "".join(f"; `{n}` has the shape of `{comp.rows}`" for n in comp.row_inputs[1:])
         + "".join(f"; `{n}` has one value per row: `{first.name}`'s shape with those dims set to 1" for n in per_row)
         + ".",
         *(
             f"Dtype combination ({c.text}) on {', '.join(p.name for p in products if c.allowed_on(p))}."
             for c in spec.dtype_combos
             if any(c.allowed_on(p) for p in products)
+        ),
+        *(
+            f"`{t.name}` may be null: every element is then {t.default:g} (the kernel never reads it)."
+            for t in spec.inputs
+            if t.optional and t.default is not None
         ),
         *(
             f"`{t.name}` may be null: it is then not produced (the kernel writes none of it)."

@@ -15,7 +15,7 @@ from codegen.families.row_reduce.plan.buffers import (
     row_output_bytes,
 )
 from codegen.families.row_reduce.plan.program import Program
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_inputs
+from codegen.families.row_reduce.plan.tensors import combos, compute_of, optional_inputs, row_inputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
 from codegen.families.row_reduce.plan.view_records import ComboKey
 from codegen.plan.dtype_keys import bf16_guard
@@ -56,6 +56,8 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "queue_counts": queue_counts(spec),
         "write_mask_outputs": _write_mask_outputs(spec),
         "all_outputs_mask": (1 << len(spec.outputs)) - 1,
+        "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec)],
+        "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec)],
     }
 
 
@@ -83,7 +85,7 @@ def dtype_keys(spec: OpSpec, products: list[Product]) -> list[ComboKey]:
                 ComboKey.of(k, d, bf16_guard(products, has_bf16)),
                 text=c.text,
                 ge_names=tuple(
-                    c.dtype(t.source).ge_name
+                    (t.dtype or c.dtype(t.source)).ge_name
                     for t in (*spec.device_interface.inputs, *spec.device_interface.outputs)
                     if t.source is not None
                 ),

@@ -42,6 +42,12 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
             l0_attrs.append(L0Attr(da.name, f"{ATTR_TYPE_INFO[spec.attr(da.source).type].c_type} {da.name}", da.source))
     if comp.dim:
         l0_extra.insert(0, (f"int64_t {comp.dim}", comp.dim))
+    # a device input carrying an int_array attr: the L0 API takes the array and converts it to a tensor
+    # (ConvertToTensor), as ops-nn's l0op::LayerNormV4 does
+    arrays = [(d.source, d.dtype.ge_name, d.name) for d in dev.inputs if d.dtype is not None and d.source]
+    l0_extra[:0] = [(f"const aclIntArray *{n}", n) for n, _, _ in arrays]
+    rows = comp.rows or ""
+    rows_rank = f"static_cast<size_t>({rows}->Size())" if comp.rows_attr else f"{rows}->GetViewShape().GetDimNum()"
     # a nullable output: whether the caller passed it (the L0 API then allocates it with no element)
     present = {t.name: f"{t.name}Present" for t in spec.outputs if t.nullable}
     l0_extra += [(f"bool {flag}", f"{name} != nullptr") for name, flag in present.items()]
@@ -68,7 +74,9 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     return {
         "l0_args": [arg for _, arg in l0_extra],
         "l0_attrs": l0_attrs,
-        "l0_inputs": [d.source or "nullptr" for d in dev.inputs],
+        "l0_inputs": [(f"{d.source}Tensor" if d.dtype is not None else d.source) or "nullptr" for d in dev.inputs],
+        "l0_arrays": arrays,
+        "rows_rank": rows_rank,
         "l0_lists": l0_lists,
         "l0_outputs": l0_outputs,
         "l0_return": l0_return,

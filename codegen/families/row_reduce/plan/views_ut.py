@@ -8,7 +8,7 @@ from dataclasses import replace
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.plan import unit_tests as ut
-from codegen.spec.model import OpSpec, Product
+from codegen.spec.model import DeviceTensor, DtypeCombo, OpSpec, Product
 
 #: op_host unit-test cases: (shape, dim): rows that fit, a chunked row, a non-last dim.
 UT_CASES: tuple[tuple[tuple[int, ...], int], ...] = (((8, 100), -1), ((2, 100000), 1), ((4, 33, 5), 1))
@@ -39,13 +39,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     p,
                     [dtype.name, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")],
                     f"{combo.text if spec.dtype_combos else dtype.name} {list(shape)}, dim {dim}",
-                    [
-                        ut.ut_tensor(
-                            shape[-1:] if comp.rows and d_in.source == comp.rows else shape,
-                            combo.dtype(d_in.source or spec.inputs[0].name),
-                        )
-                        for d_in in dev.inputs
-                    ],
+                    [_ut_input(spec, d_in, shape, combo) for d_in in dev.inputs],
                     [
                         ut.ut_tensor(
                             (*shape[:-1], 1) if d_out.source in per_row else shape, combo.dtype(d_out.source or "")
@@ -75,14 +69,18 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     return [
         ut.ut_infer_case(
             "SameShape",
-            [
-                ut.ut_tensor(
-                    shape[-1:] if comp.rows and d.source == comp.rows else shape, combo.dtype(d.source or first)
-                )
-                for d in dev.inputs
-            ],
+            [_ut_input(spec, d, shape, combo) for d in dev.inputs],
             ut.ut_device_attrs(spec, values),
             [((*shape[:-1], 1) if d.source in per_row else shape, combo.dtype(d.source or first)) for d in dev.outputs],
             f"{list(shape)}, dim -1",
         )
     ]
+
+
+def _ut_input(spec: OpSpec, d: DeviceTensor, shape: tuple[int, ...], combo: DtypeCombo) -> ut.UtTensor:
+    """The unit-test tensor of device input ``d`` for a call reducing the last dim of ``shape``: the first
+    input's shape, a rows input's the last dim, and the 1-d tensor of an int_array attr its one element."""
+    if d.dtype is not None:
+        return ut.ut_tensor((1,), d.dtype)
+    name = d.source or spec.inputs[0].name
+    return ut.ut_tensor(shape[-1:] if name in compute_of(spec).row_inputs else shape, combo.dtype(name))

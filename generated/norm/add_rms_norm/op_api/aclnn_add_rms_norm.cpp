@@ -170,7 +170,7 @@ aclnnStatus CheckParams(const aclTensor *x1, const aclTensor *x2, const aclTenso
     OP_CHECK_DTYPE_NOT_SUPPORT(rstdOut, RstdOutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);
   if (xOut != nullptr)
     OP_CHECK_DTYPE_NOT_SUPPORT(xOut, XOutDtypeSupportList(), return ACLNN_ERR_PARAM_INVALID);
-  // an output passed as null (not produced) matches any combination's dtype
+  // a tensor passed as null (an output not produced, an optional input) matches any combination's dtype
   if (!DtypeComboSupported(x1->GetDataType(), x2->GetDataType(), gamma->GetDataType(), yOut->GetDataType(),
                            rstdOut == nullptr ? op::DataType::DT_UNDEFINED : rstdOut->GetDataType(),
                            xOut == nullptr ? op::DataType::DT_UNDEFINED : xOut->GetDataType())) {

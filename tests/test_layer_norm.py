@@ -1,0 +1,86 @@
+"""aclnnLayerNorm's kernel against PyTorch as the independent oracle.
+
+``torch.ops.aten.native_layer_norm(input, normalized_shape, weight, bias, eps)`` in float64 returns ``(out,
+mean, rstd)`` with the shapes CANN documents; the generated op runs on Ascend910B and is compared within the
+reference module's ``tolerance()`` (the fp32 accumulation bound) plus one ULP of each output's dtype. PyTorch
+takes weight and bias of input's dtype only: the oracle gets them upcast to float64 (CANN also takes FLOAT
+weight and bias beside a FLOAT16 input). Cases: rows of one and of two dims, a row cut in chunks, a large mean
+against a small spread (a one-pass E[x^2] - E[x]^2 would lose every digit), null weight and bias, a FLOAT16
+input with FLOAT weight and bias, and null mean and rstd outputs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from codegen.paths import project_paths
+from codegen.runner import OpCallable
+
+torch = pytest.importorskip("torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'")
+
+#: (name, input shape, normalized dims, scale, offset, input dtype, weight/bias dtype or None for null)
+CASES = [
+    ("rows", (7, 33), 1, 2.0, 0.0, np.float32, np.float32),
+    ("row of 2 dims", (3, 4, 6), 2, 2.0, 0.0, np.float32, np.float32),
+    ("chunked row", (2, 30000), 1, 3.0, 0.0, np.float32, np.float32),
+    ("large mean, small spread", (5, 64), 1, 1.0, 1.0e4, np.float32, np.float32),
+    ("null weight and bias", (6, 40), 1, 2.0, 0.5, np.float32, None),
+    ("FLOAT16 input, FLOAT weight and bias", (4, 48), 1, 2.0, 0.0, np.float16, np.float32),
+]
+
+
+def _reference() -> ModuleType:
+    path = project_paths().reference / "layer_norm.py"
+    spec = importlib.util.spec_from_file_location("ref_layer_norm_torch", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("name", "shape", "k", "scale", "offset", "xdt", "wdt"), CASES, ids=[c[0] for c in CASES])
+def test_kernel_matches_pytorch_native_layer_norm(
+    built_op: Callable[[str, str], OpCallable],
+    name: str,
+    shape: tuple[int, ...],
+    k: int,
+    scale: float,
+    offset: float,
+    xdt: type,
+    wdt: type | None,
+) -> None:
+    fn = built_op("layer_norm", "Ascend910B")
+    rng = np.random.default_rng(len(name))
+    x = (rng.standard_normal(shape) * scale + offset).astype(xdt)
+    row = shape[len(shape) - k :]
+    w = None if wdt is None else rng.standard_normal(row).astype(wdt)
+    b = None if wdt is None else rng.standard_normal(row).astype(wdt)
+    eps = 1e-5
+    out, mean, rstd = fn(input=x, normalizedShape=row, weightOptional=w, biasOptional=b, eps=eps)
+    t = torch.from_numpy(x.astype(np.float64))
+    tw = None if w is None else torch.from_numpy(w.astype(np.float64))
+    tb = None if b is None else torch.from_numpy(b.astype(np.float64))
+    want = [a.numpy() for a in torch.ops.aten.native_layer_norm(t, list(row), tw, tb, float(np.float32(eps)))]
+    atols = _reference().tolerance(x, row, w, b, eps)[:3]
+    for got, w_arr, atol, label in zip((out, mean, rstd), want, atols, ("out", "mean", "rstd"), strict=True):
+        assert got.shape == w_arr.shape, label
+        ulp = np.abs(np.spacing(np.abs(w_arr).astype(got.dtype))).astype(np.float64)
+        err = np.abs(np.asarray(got, np.float64) - w_arr)
+        assert np.all(err <= atol + ulp), (label, float(np.max(err - atol - ulp)))
+    assert out.dtype == x.dtype
+
+
+def test_null_mean_and_rstd_are_not_produced(built_op: Callable[[str, str], OpCallable]) -> None:
+    fn = built_op("layer_norm", "Ascend910B")
+    x = np.array([[1, 2, 3, 6], [-1, 1, -1, 1]], np.float32)
+    out, mean, rstd = fn(input=x, normalizedShape=(4,), meanOutOptional=None, rstdOutOptional=None)
+    assert mean is None and rstd is None
+    # rows: mean 3, variance 3.5; mean 0, variance 1
+    r0, r1 = 1 / np.sqrt(3.5 + float(np.float32(1e-5))), 1 / np.sqrt(1 + float(np.float32(1e-5)))
+    want = np.array([[-2 * r0, -r0, 0, 3 * r0], [-r1, r1, -r1, r1]])
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
