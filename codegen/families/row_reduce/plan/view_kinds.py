@@ -37,9 +37,6 @@ class AclnnSourceView(AclnnSourceBase):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
-    row_inputs_text: str
-    row_inputs_n: int
     #: ``rows`` form: every input broadcast over the rows, ``rows_input`` first unless it is an int_array attr
     #: (the others of its shape, or of the attr's values)
     row_inputs: tuple[str, ...]
@@ -77,9 +74,6 @@ class L0SourceView(L0SourceBase):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
-    row_inputs_text: str
-    row_inputs_n: int
     #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or an
     #: int_array's length)
     rows_rank: str
@@ -106,9 +100,6 @@ class InferShapeView(KindView):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
-    row_inputs_text: str
-    row_inputs_n: int
     rows_attr: str
     first_input: str
     rows_index: int
@@ -219,9 +210,8 @@ class DocView(DocBase):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
+    #: ``rows`` form: the inputs broadcast over the rows, as the docs name them
     row_inputs_text: str
-    row_inputs_n: int
     steps_text: tuple[str, ...]
 
 
