@@ -13,9 +13,12 @@ the lowering a CANN engineer writes for the formula (Ascend910B, rows of 1024 th
 - RmsNorm: Mul, ReduceSum; Muls (by the row's rstd), Mul (by gamma) = 4;
 - AddRmsNorm: Add (x1 + x2, kept in UB), Mul, ReduceSum; the kept sum copied into xOut's tile (one Muls by
   1), Muls (by the row's rstd), Mul (by gamma) = 6 (ops-nn's kernel: 7, its own copy of x included);
+- LayerNorm: ReduceSum (the mean); Adds (x - mean, kept in UB), Mul, ReduceSum (the variance, two-pass); Muls
+  (by the row's rstd), Mul (by weight), Add (bias) = 7 (ops-nn's LayerNormV4: 9);
 
-plus, for FLOAT16 and BF16, one Cast per input element read (RmsNorm: x; AddRmsNorm: x1 and x2; gamma is read
-and cast once per core) and one per output element written. Each reduction of a row finishes in UB: one
+plus, for FLOAT16 and BF16, one Cast per input element read (RmsNorm: x; AddRmsNorm: x1 and x2; an input
+broadcast over the rows, gamma or weight and bias, is read and cast once per core) and one per output element
+written (a per-row output such as rstd is FLOAT or one element per row). Each reduction of a row finishes in UB: one
 WholeReduce result per 64-element repeat (counted above as the reduction's 1 per element), then one
 WholeReduce of those 16 results per row, which the emulator counts as its whole 64-lane repeat: 64 / R per
 element per reduction (Softmax and LogSoftmax have two reductions, the others one). A per-row value computed
@@ -34,7 +37,7 @@ import numpy as np
 import pytest
 
 from codegen.families.row_reduce.cases.tiling_probes import fit_limit
-from codegen.families.row_reduce.plan.tensors import combos
+from codegen.families.row_reduce.plan.tensors import combos, compute_of
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.runner import OpCallable, numpy_dtype
 from codegen.spec.model import DType
@@ -55,20 +58,30 @@ HAND_COUNT = {
     "LogSoftmaxBackward": (4, 3, 1),
     "RmsNorm": (4, 2, 1),
     "AddRmsNorm": (6, 4, 1),
+    "LayerNorm": (7, 2, 2),
 }
 
 
+def _row_inputs(op: str) -> set[str]:
+    """The inputs of ``op`` broadcast over the rows (RmsNorm's gamma; LayerNorm's weight and bias): one row."""
+    spec = next(s for s in ROW_SPECS if s.op == op)
+    return set(compute_of(spec).row_inputs)
+
+
 def _call(fn: OpCallable, op: str, rows: int, r: int, dtype: DType) -> dict[str, np.ndarray]:
-    """Calls ``op`` on ``[rows, r]`` inputs of ``dtype`` (RmsNorm's gamma ``[r]``) along the last dim."""
+    """Calls ``op`` on ``[rows, r]`` inputs of ``dtype`` (an input broadcast over the rows ``[r]``) along the
+    last dim (an int64 dim -1, an int_array row shape ``[r]``)."""
     spec = next(s for s in ROW_SPECS if s.op == op)
     rng = np.random.default_rng(1)
     params: dict[str, object] = {}
     for t in spec.inputs:
-        shape = (r,) if t.name == "gamma" else (rows, r)
+        shape = (r,) if t.name in _row_inputs(op) else (rows, r)
         params[t.name] = rng.standard_normal(shape).astype(numpy_dtype(dtype))
     for a in spec.attrs:
         if a.type == "int64":
             params[a.name] = -1
+        elif a.type == "int_array":
+            params[a.name] = [r]
     fn(core_order="in_order", **params)
     return {k: v for k, v in params.items() if isinstance(v, np.ndarray)}
 
@@ -89,8 +102,8 @@ def test_element_ops_per_element_equal_the_hand_count(
     per_elem = sum(int(c["vector_elements"]) for c in cores) / (rows * r)
     fp32, casts, reductions = HAND_COUNT[op]
     want = fp32 + (0 if dtype is DType.FLOAT else casts) + reductions * 64 / r
-    if op in ("RmsNorm", "AddRmsNorm") and dtype is not DType.FLOAT:  # gamma's Cast, once per core
-        want += len(cores) * r / (rows * r)
+    if dtype is not DType.FLOAT:  # each row input's Cast, once per core
+        want += len(_row_inputs(op)) * len(cores) * r / (rows * r)
     assert want <= per_elem < want + 0.01, f"{op} {dtype.name}: {per_elem:.4f} element-ops per element, want {want}"
 
 
