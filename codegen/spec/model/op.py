@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from codegen.registry import FamilyName
 from codegen.spec.errors import SourceLoc
@@ -17,6 +17,9 @@ from codegen.spec.model.graph import GraphProto
 from codegen.spec.model.params import AttrSpec, TensorSpec
 from codegen.spec.model.products import Product
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
+
+#: a family's compute model class (:meth:`OpSpec.compute_as`)
+ComputeT = TypeVar("ComputeT")
 
 #: Phase 2's parameters as the aclnn headers usually name them: ``aclnnXxx(void *workspace, uint64_t
 #: workspaceSize, aclOpExecutor *executor, aclrtStream stream)``.
@@ -140,6 +143,16 @@ class OpSpec:
     phase2_header_names: tuple[str, str, str, str] = PHASE2_NAMES
     category: str = ""
     promote_type: str = "input"
+
+    def compute_as(self, kind: type[ComputeT]) -> ComputeT:
+        """The spec's compute model as the family's model class ``kind`` (each family's ``compute_of``).
+
+        Raises:
+            TypeError: the compute model is of another class (the spec is of another family).
+        """
+        if not isinstance(self.compute, kind):
+            raise TypeError(f"{self.op}: compute is {type(self.compute).__name__}, not {kind.__name__}")
+        return self.compute
 
     def combos_for(self, product: Product) -> tuple[DtypeCombo, ...]:
         """The ``dtype_combos`` allowed on ``product`` (spec order; empty when the spec declares none)."""

@@ -34,9 +34,7 @@ def compute_of(spec: OpSpec) -> ElementwiseCompute:
     Raises:
         TypeError: ``spec`` is not of the elementwise family.
     """
-    if not isinstance(spec.compute, ElementwiseCompute):
-        raise TypeError(f"{spec.op} is not an elementwise op (family {spec.family})")
-    return spec.compute
+    return spec.compute_as(ElementwiseCompute)
 
 
 def optional_inputs(spec: OpSpec) -> list[TensorSpec]:

@@ -41,9 +41,7 @@ def compute_of(spec: OpSpec) -> GatherScatterCompute:
     Raises:
         TypeError: the spec is not of the gather_scatter family.
     """
-    if not isinstance(spec.compute, GatherScatterCompute):
-        raise TypeError(f"{spec.op}: compute is {type(spec.compute).__name__}, not GatherScatterCompute")
-    return spec.compute
+    return spec.compute_as(GatherScatterCompute)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,7 @@ def compute_of(spec: OpSpec) -> IndexAccumulateCompute:
     Raises:
         TypeError: the spec is not of the index_accumulate family (its compute is another model).
     """
-    if not isinstance(spec.compute, IndexAccumulateCompute):
-        raise TypeError(f"{spec.op}: compute is {type(spec.compute).__name__}, not IndexAccumulateCompute")
-    return spec.compute
+    return spec.compute_as(IndexAccumulateCompute)
 
 
 def row_dtypes(spec: OpSpec) -> list[DType]:

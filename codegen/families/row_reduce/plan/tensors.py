@@ -15,9 +15,7 @@ def compute_of(spec: OpSpec) -> RowReduceCompute:
     Raises:
         TypeError: the spec is not of the row_reduce family.
     """
-    if not isinstance(spec.compute, RowReduceCompute):
-        raise TypeError(f"{spec.op}: compute is {type(spec.compute).__name__}, not RowReduceCompute")
-    return spec.compute
+    return spec.compute_as(RowReduceCompute)
 
 
 def row_dtypes(spec: OpSpec) -> list[DType]:
