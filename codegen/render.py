@@ -126,18 +126,24 @@ def clang_format_binary() -> str:
 FORMAT_CACHE = "format"
 
 
-def _format_key(binary: str, style: bytes, rel: str, text: str) -> str:
+def _format_key(tool: bytes, rel: str, text: str) -> str:
     """The cache key of formatting ``text`` (at relative path ``rel``, whose suffix picks the language) with
-    the clang-format at ``binary`` (its path, size and modification time stand for its version) and the style
-    file's bytes: a SHA-256 in hex."""
-    h = hashlib.sha256()
-    st = os.stat(binary)
-    for part in (binary, str(st.st_size), str(st.st_mtime_ns), Path(rel).suffix):
-        h.update(part.encode())
-        h.update(b"\0")
-    h.update(hashlib.sha256(style).digest())
+    ``tool`` (:func:`_format_tool`, the clang-format and style of the run): a SHA-256 in hex."""
+    h = hashlib.sha256(tool)
+    h.update(Path(rel).suffix.encode() + b"\0")
     h.update(text.encode())
     return h.hexdigest()
+
+
+def _format_tool(binary: str, style: bytes) -> bytes:
+    """What every key of one formatting run shares: the clang-format at ``binary`` (its path, size and
+    modification time stand for its version) and the style file's bytes, as one digest (read once per run)."""
+    st = os.stat(binary)
+    h = hashlib.sha256()
+    for part in (binary, str(st.st_size), str(st.st_mtime_ns)):
+        h.update(part.encode() + b"\0")
+    h.update(hashlib.sha256(style).digest())
+    return h.digest()
 
 
 def _cached_format(directory: Path, key: str) -> str | None:
@@ -204,7 +210,8 @@ def format_cpp_files(texts: dict[str, str], style_file: Path) -> dict[str, str]:
     except OSError as exc:
         raise RenderError(f"clang-format style: cannot read {style_file}: {exc.strerror or exc}") from None
     cache = configured_cache_dir()[0] / FORMAT_CACHE
-    keys = {rel: _format_key(binary, style, rel, text) for rel, text in texts.items()}
+    tool = _format_tool(binary, style)
+    keys = {rel: _format_key(tool, rel, text) for rel, text in texts.items()}
     done: dict[str, str] = {}
     for rel, key in keys.items():
         hit = _cached_format(cache, key)
