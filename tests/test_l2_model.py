@@ -1,6 +1,6 @@
 """The generated aclnn API of every op agrees with the independent model of the package ``l2_model`` (the
-elementwise family here first; row_reduce and index_accumulate below, with ``l2_model.rows`` and
-``l2_model.index``).
+elementwise family here first; row_reduce, index_accumulate and gather_scatter below, with ``l2_model.rows``,
+``l2_model.index`` and ``l2_model.gather``).
 
 Hypothesis draws arbitrary calls per op and product: mixed input dtypes (promotion), broadcasting where any
 input (the last included) is the largest, wrong output shapes and empty outputs beside invalid arguments,
@@ -16,15 +16,18 @@ more random examples; CI runs :data:`CI_EXAMPLES` derandomized examples per op a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import profile_name, profile_settings
 from l2_model import NUMPY, SUCCESS, Call, Tensor, attr_values, expected_outputs, output_shape, predict, within
+from l2_model import gather as l2_gather
 from l2_model import index as l2_index
 from l2_model import rows as l2_rows
 
@@ -702,3 +705,223 @@ def test_the_row_model_casts_the_inputs_first_only_where_the_spec_says_so() -> N
     # (from the unrounded fp32 values it would be -0.74439666...)
     np.testing.assert_allclose(values[0], [-0.7443838432731964, -0.6444082573356964], rtol=1e-12)
     assert bounds == [DType.FLOAT16]
+
+
+# --- gather_scatter -----------------------------------------------------------------------------------------
+
+#: every dtype the runner can pass, for a source dtype the product or the op may refuse
+_ANY_DTYPES = tuple(d for d in DType if d.name not in ("COMPLEX64", "COMPLEX128"))
+
+
+def _values(dtype: DType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Values of any dtype: floats with NaN and infinities now and then, integers over their whole range."""
+    npd = numpy_dtype(dtype)
+    if dtype == DType.BOOL:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(npd, np.integer):
+        info = np.iinfo(npd)
+        return rng.integers(info.min, info.max, size=shape, dtype=npd, endpoint=True)
+    v = rng.uniform(-3, 3, size=shape)
+    if v.size:
+        v.reshape(-1)[rng.integers(0, v.size)] = (np.nan, np.inf, -np.inf, -0.0)[int(rng.integers(0, 4))]
+    return v.astype(npd)
+
+
+@st.composite
+def gather_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, dict[str, np.ndarray | None]]:
+    """A call of a row-gathering op with its input values: source ranks 0 to 4 (dims 0 to 3, sometimes rank 9),
+    any dtype now and then, ``dim`` in and around ``[-rank, rank)`` (and int64's ends), an index of rank 0 to 1
+    (now and then 2) of INT32/INT64 (now and then another dtype) with values in and out of range (each index
+    dtype's ends included), an output of the gathered shape or another, of the source's dtype or another, null
+    tensors and formats now and then, a strided source."""
+    src, index, out, dim_attr = l2_gather.roles(spec)
+    rank = draw(st.integers(0, 4))
+    shape = tuple(_dim(draw, 3) for _ in range(rank))
+    if draw(st.integers(0, 40)) == 20:
+        shape = (1,) * 9
+    dtypes = spec.inputs[0].dtypes_for(product) if draw(st.integers(0, 7)) != 3 else _ANY_DTYPES
+    dtype = draw(st.sampled_from(dtypes))
+    r = max(len(shape), 1)
+    dim = (
+        draw(st.integers(-r - 1, r)) if draw(st.integers(0, 12)) != 6 else draw(st.sampled_from([-(2**63), 2**63 - 1]))
+    )
+    k = draw(st.integers(0, 4))
+    idx_shape = draw(st.sampled_from([(k,)] * 4 + [()] + ([(1, k)] if draw(st.integers(0, 6)) == 3 else [])))
+    idx_dtype = draw(st.sampled_from([DType.INT32, DType.INT64]))
+    if draw(st.integers(0, 15)) == 7:
+        idx_dtype = draw(st.sampled_from([DType.UINT64, DType.INT16, DType.FLOAT]))
+    count = math.prod(idx_shape)
+    want = l2_gather.gathered_shape(shape, dim, count) if -r <= dim < r else shape
+    out_shape = want if draw(st.integers(0, 8)) != 4 else draw(st.sampled_from([(), (count,), (*want, 1), shape]))
+    out_dtype = dtype if draw(st.integers(0, 9)) != 4 else draw(st.sampled_from(_ANY_DTYPES))
+    fmts = {
+        name: "ND" if draw(st.integers(0, 8)) != 4 else draw(st.sampled_from(["NCHW", "NHWC", "FRACTAL_NZ"]))
+        for name in (src, index, out)
+    }
+    shapes = {src: shape, index: idx_shape, out: out_shape}
+    kinds = {src: dtype, index: idx_dtype, out: out_dtype}
+    tensors = {
+        name: Tensor(None) if draw(st.integers(0, 20)) == 7 else Tensor(shapes[name], kinds[name], fmts[name])
+        for name in shapes
+    }
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    arrays: dict[str, np.ndarray | None] = {src: None, index: None}
+    if not tensors[src].null:
+        strided = bool(shape) and draw(st.integers(0, 3)) == 2
+        wide = _values(dtype, (*shape[:-1], shape[-1] * 2) if strided else shape, rng)
+        arrays[src] = wide[..., ::2] if strided else wide
+    if not tensors[index].null:
+        a = shape[dim % len(shape)] if shape and -r <= dim < r else 1
+        npd = numpy_dtype(idx_dtype)
+        hostile = [-1, a, a + 1, -(2**31), 2**31, 2**32 + 1, -(2**63), 2**63 - 1]
+        values = rng.integers(0, max(a, 1), size=idx_shape)
+        if draw(st.booleans()) and values.size:
+            values.reshape(-1)[draw(st.integers(0, values.size - 1))] = draw(st.sampled_from(hostile))
+        if np.issubdtype(npd, np.integer):
+            info = np.iinfo(npd)
+            arrays[index] = np.clip(values, info.min, info.max).astype(npd)
+        else:
+            arrays[index] = values.astype(npd)
+    return Call(tensors, {dim_attr: dim}), arrays
+
+
+@pytest.mark.parametrize(("op", "product"), family_cases("gather_scatter"))
+def test_gather_scatter_api_agrees_with_the_model(
+    op: str, product: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """Every gather_scatter op's generated API agrees with ``l2_model.gather`` on hypothesis-drawn calls: the
+    status; on success the output bit for bit (the model's rows, zeros for an index outside the source), or
+    untouched where the call launches nothing."""
+    spec = next(s for s in SPECS.values() if s.op == op)
+    fn = built_op(op, product)
+    prod = CATALOGUE.get(product)
+
+    @_settings(FAMILY_EXAMPLES)
+    @given(gather_calls(spec, prod))
+    def check(drawn: tuple[Call, dict[str, np.ndarray | None]]) -> None:
+        call, arrays = drawn
+        _run_gather(fn, spec, prod, call, arrays)
+
+    check()
+
+
+def _run_gather(
+    fn: OpCallable, spec: OpSpec, product: Product, call: Call, arrays: dict[str, np.ndarray | None]
+) -> None:
+    """Calls ``fn`` and holds it to ``l2_model.gather``: the status; on success the output bit for bit, or
+    every byte as the fresh device memory held it where the call launches nothing."""
+    src, index, out, _ = l2_gather.roles(spec)
+    prediction = l2_gather.predict(spec, product, call)
+    o = call.tensors[out]
+    got = None if o.null else device_memory(math.prod(o.shape or ()), numpy_dtype(o.dtype), o.shape)
+    formats = {n: t.fmt for n, t in call.tensors.items() if not t.null and t.fmt != "ND"}
+    try:
+        fn(**arrays, **call.attrs, **{out: got}, formats=formats)
+        status, message = SUCCESS, ""
+    except AclnnError as e:
+        status, message = e.status, e.message
+    assert status == prediction.status, f"API {status} ({message}), model {prediction.status} ({prediction.reason})"
+    if status != SUCCESS or got is None:
+        return
+    if not l2_gather.writes_output(spec, call):
+        assert (got.view(np.uint8) == device_memory(1)[0]).all(), "out written by a call that launches nothing"
+        return
+    want = l2_gather.expected_output(spec, call, arrays[src], arrays[index])  # type: ignore[arg-type]
+    assert got.shape == want.shape
+    assert got.tobytes() == np.ascontiguousarray(want).tobytes(), f"rows differ: {got} != {want}"
+
+
+I64, I32 = DType.INT64, DType.INT32
+
+
+def _select(
+    self: np.ndarray, index: np.ndarray, dim: int, out: tuple[int, ...] | None, out_dtype: DType | None = None
+) -> tuple[Call, dict[str, np.ndarray | None]]:
+    kind = {numpy_dtype(d): d for d in (F32, DType.FLOAT16, DType.BF16, I64, I32, DType.UINT8, DType.BOOL)}
+    tensors = {
+        "self": Tensor(np.shape(self), kind[np.asarray(self).dtype]),
+        "index": Tensor(index.shape, kind[index.dtype]),
+        "out": Tensor(out, out_dtype or kind[self.dtype]),
+    }
+    return Call(tensors, {"dim": dim}), {"self": np.asarray(self), "index": index}
+
+
+_M = np.arange(12, dtype=np.float32).reshape(3, 4)
+#: (product, call, arrays, status, expected out or None): statuses from CANN's aclnn_index_select.cpp and its
+#: doc, values hand-computed from the doc's formula and the spec's zero row for an index outside the source
+GATHER_CALLS = [
+    pytest.param(
+        "Ascend910B",
+        *_select(_M, np.array([2, -1, 3, 2**31, 0], np.int64), 0, (5, 4)),
+        0,
+        np.array([[8, 9, 10, 11], [0] * 4, [0] * 4, [0] * 4, [0, 1, 2, 3]], np.float32),
+        id="rows-outside-the-source-are-zeros",
+    ),
+    pytest.param(
+        "Ascend910",
+        *_select(_M, np.array([3, 0], np.int32), -1, (3, 2)),
+        0,
+        np.array([[3, 0], [7, 4], [11, 8]], np.float32),
+        id="negative-dim-int32-index-no-datacopypad",
+    ),
+    pytest.param(
+        "Ascend910B",
+        *_select(_M, np.zeros((0,), np.int64), 0, (7, 7)),
+        0,
+        None,
+        id="empty-index-out-shape-not-checked-out-untouched",
+    ),
+    pytest.param(
+        "Ascend910",
+        *_select(np.zeros((0, 4), np.float32), np.array([1, 2], np.int64), 1, (9, 9)),
+        0,
+        None,
+        id="empty-self-out-shape-not-checked-out-untouched",
+    ),
+    pytest.param(
+        "Ascend910B", *_select(np.float32(5.0), np.array([0], np.int64), 0, (1,)), 161002, None, id="0-d-self-1-d-out"
+    ),
+    pytest.param(
+        "Ascend910B",
+        *_select(np.float32(5.0), np.array(0, np.int64), -1, ()),
+        0,
+        np.float32(5.0),
+        id="0-d-self-0-d-index-dim-minus-1",
+    ),
+    pytest.param("Ascend910B", *_select(_M, np.zeros((1, 2), np.int64), 0, (2, 4)), 161002, None, id="2-d-index"),
+    pytest.param("Ascend910B", *_select(_M, np.zeros(2, np.int64), 2, (3, 2)), 161002, None, id="dim-equal-to-rank"),
+    pytest.param(
+        "Ascend910B",
+        *_select(_M, np.zeros(2, np.int64), 0, (2, 4), DType.FLOAT16),
+        161002,
+        None,
+        id="out-dtype-differs",
+    ),
+    pytest.param(
+        "Ascend910",
+        *_select(_M.astype(ml_dtypes.bfloat16), np.zeros(2, np.int64), 0, (2, 4)),
+        161002,
+        None,
+        id="bf16-on-a-product-without-it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("product", "call", "arrays", "status", "want"), GATHER_CALLS)
+def test_gather_scatter_rules(
+    product: str,
+    call: Call,
+    arrays: dict[str, np.ndarray | None],
+    status: int,
+    want: np.ndarray | None,
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """Each call above: the gather model predicts the status and values CANN's code and doc give (and the spec's
+    zero rows), and the generated API agrees with the model."""
+    spec = next(s for s in SPECS.values() if s.op == "IndexSelect")
+    prod = CATALOGUE.get(product)
+    assert l2_gather.predict(spec, prod, call).status == status
+    if want is not None:
+        got = l2_gather.expected_output(spec, call, arrays["self"], arrays["index"])  # type: ignore[arg-type]
+        assert got.tobytes() == np.asarray(want).tobytes()
+    _run_gather(built_op(spec.op, prod.name), spec, prod, call, arrays)

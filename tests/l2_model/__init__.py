@@ -1,5 +1,6 @@
 """An independent model of the aclnn L2 contract of an elementwise-family op, derived from its spec (the
-row_reduce and index_accumulate families: :mod:`l2_model.rows`, :mod:`l2_model.index`).
+row_reduce, index_accumulate and gather_scatter families: :mod:`l2_model.rows`, :mod:`l2_model.index`,
+:mod:`l2_model.gather`).
 
 Given a call (each tensor's shape, dtype, storage format or null pointer; the attribute values; the output
 tensors) the model predicts the status phase 1 returns and, for a success, the output values. It reads only
