@@ -1,27 +1,34 @@
-"""The independent model of the aclnn L2 contract of a gather_scatter-family op that gathers rows (as
-aclnnIndexSelect: ``out[p, k, q] = source[p, index[k], q]`` with the source viewed as ``[P, A, Q]`` around
-``dim``).
+"""The independent model of the aclnn L2 contract of a gather_scatter-family op: rows of a source picked by an
+index tensor, in three forms by the kind of ``compute.dim``:
+
+- an int64 attr (as aclnnIndexSelect): ``out[p, k, q] = source[p, index[k], q]`` with the source viewed as
+  ``[P, A, Q]`` around ``dim``; the index 0-d or 1-d; out is the source's shape with ``dim``'s extent the
+  index's element count;
+- a constant dim (as aclnnEmbedding, dim 0): the index of any rank takes the dim's place in out's shape;
+- ``flatten`` (as aclnnTake): elements of the flattened source; out has the index's shape.
 
 It reads only the :class:`~codegen.spec.model.OpSpec` (tensors, attrs, constraints and the roles of
-``compute``: ``source``, ``index``, ``dest``, ``dim``) and the catalogue's :class:`~codegen.spec.model.Product`.
-The rules are CANN's (hicann/ops-nn ``index/gather_v2/op_api/aclnn_index_select.cpp`` and
-``index/gather_v2/docs/aclnnIndexSelect.md``), in its order:
+``compute``: ``source``, ``index``, ``dest``, ``dim``, ``negative_index``) and the catalogue's
+:class:`~codegen.spec.model.Product`. The rules are CANN's (hicann/ops-nn ``index/gather_v2/op_api/
+aclnn_index_select.cpp``, ``index/embedding/op_api/aclnn_embedding.cpp``, ``index/gather_v2/op_api/
+aclnn_take.cpp`` and their documents), in their order:
 
 1. a null tensor: 161001;
 2. a dtype outside the tensor's list for the product (BF16 only where the product has it); an output whose
    dtype is not the source's; an index dtype outside its list: 161002;
 3. a storage format outside the tensor's ``formats`` (CANN refuses the private formats): 161002;
-4. shapes: a 0-d source with an output that is not 0-d; a rank outside the tensor's range (source at most 8,
-   index at most 1); ``dim`` outside ``[-r, r)`` with ``r`` the source's rank (1 for a 0-d source); and,
-   only when neither the source nor the index is empty, an output whose shape is not the source's with
-   ``dim``'s extent replaced by the index's element count: 161002;
-5. each spec constraint of the product whose ``require`` is false (the document's "a 0-d self takes an
-   index of shape [1]"): its ``status``;
+4. shapes: a rank outside the tensor's range; for an attr dim, a 0-d source with an output that is not 0-d
+   and ``dim`` outside ``[-r, r)`` with ``r`` the source's rank (1 for a 0-d source); an output whose shape
+   is not the form's, checked (attr or constant dim) only when neither the source nor the index is empty,
+   (``flatten``) on every call: 161002;
+5. each spec constraint of the product whose ``require`` is false (IndexSelect's "a 0-d self takes an index
+   of shape [1]", Take's "an empty self gives no element"): its ``status``;
 6. success. An empty source or index launches nothing: the output keeps what it held.
 
 Values are exact: each output row is the source row its index names, bit for bit, in the source's dtype.
-CANN documents index values in ``[0, A)`` only; for any other value the spec's notes promise a row of zeros,
-and the model holds the API to that.
+CANN documents index values in ``[0, A)`` only; with ``negative_index: wrap`` a value in ``[-A, 0)`` names the
+row ``index + A`` (CANN's Take code and PyTorch); every other value gives a row of zeros, as the specs
+promise, and the model holds the API to that.
 """
 
 from __future__ import annotations
@@ -36,10 +43,20 @@ from codegen.spec.model import OpSpec, Product
 from . import INVALID, NULLPTR, SUCCESS, Call, Prediction, _constraints_status
 
 
-def roles(spec: OpSpec) -> tuple[str, str, str, str]:
-    """``(source input, index input, output, dim attr)`` of the op, from ``compute``."""
+def roles(spec: OpSpec) -> tuple[str, str, str, str | None]:
+    """``(source input, index input, output, dim attr or None)`` of the op, from ``compute``."""
     c: Any = spec.compute
-    return str(c.source), str(c.index), str(c.dest), str(c.dim)
+    return str(c.source), str(c.index), str(c.dest), None if c.dim is None else str(c.dim)
+
+
+def form_of(spec: OpSpec) -> tuple[str, int]:
+    """``("attr" | "const" | "flatten", constant dim)`` of the op's ``compute.dim``."""
+    c: Any = spec.compute
+    if getattr(c, "flatten", False):
+        return "flatten", 0
+    if c.dim is None:
+        return "const", int(c.dim_const)
+    return "attr", 0
 
 
 def _rank(shape: tuple[int, ...] | None) -> int:
@@ -52,6 +69,21 @@ def gathered_shape(source: tuple[int, ...], dim: int, count: int) -> tuple[int, 
         return ()
     axis = dim % len(source)
     return (*source[:axis], count, *source[axis + 1 :])
+
+
+def out_shape(spec: OpSpec, call: Call) -> tuple[int, ...] | None:
+    """The output shape of the op's form for the call's source, index and ``dim`` (None: dim out of range)."""
+    src, index, _, dim_attr = roles(spec)
+    s = call.tensors[src].shape or ()
+    i = call.tensors[index].shape or ()
+    form, const = form_of(spec)
+    if form == "flatten":
+        return i
+    if form == "const":
+        return (*s[:const], *i, *s[const + 1 :]) if const < len(s) else None
+    r = max(len(s), 1)
+    dim = int(call.attrs[str(dim_attr)])
+    return gathered_shape(s, dim, math.prod(i)) if -r <= dim < r else None
 
 
 def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
@@ -70,20 +102,23 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     for ts in every:
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
-    s = t[src].shape or ()
-    if not s and t[out].shape != ():
-        return Prediction(INVALID, f"a 0-d {src} needs a 0-d {out}")
     for ts in every:
         lo, hi = ts.rank
         if not lo <= _rank(t[ts.name].shape) <= hi:
             return Prediction(INVALID, f"{ts.name} rank outside [{lo}, {hi}]")
-    r = max(len(s), 1)
-    dim = int(call.attrs[dim_attr])
-    if not -r <= dim < r:
-        return Prediction(INVALID, f"{dim_attr} {dim} outside [{-r}, {r})")
-    count = math.prod(t[index].shape or ())
-    if math.prod(s) and count and t[out].shape != gathered_shape(s, dim, count):
-        return Prediction(INVALID, f"{out} shape {t[out].shape} is not {gathered_shape(s, dim, count)}")
+    s = t[src].shape or ()
+    form, _ = form_of(spec)
+    if form == "attr":
+        if not s and t[out].shape != ():
+            return Prediction(INVALID, f"a 0-d {src} needs a 0-d {out}")
+        r = max(len(s), 1)
+        dim = int(call.attrs[str(dim_attr)])
+        if not -r <= dim < r:
+            return Prediction(INVALID, f"{dim_attr} {dim} outside [{-r}, {r})")
+    want = out_shape(spec, call)
+    checked = form == "flatten" or (math.prod(s) and math.prod(t[index].shape or ()))
+    if want is None or (checked and t[out].shape != want):
+        return Prediction(INVALID, f"{out} shape {t[out].shape} is not {want}")
     found = _constraints_status(spec, product, call)
     return found if found is not None else Prediction(SUCCESS, "")
 
@@ -96,15 +131,26 @@ def writes_output(spec: OpSpec, call: Call) -> bool:
 
 def expected_output(spec: OpSpec, call: Call, source: np.ndarray, index: np.ndarray) -> np.ndarray:
     """For a successful call that writes its output: the output, exactly, in the source's dtype (a row of
-    zeros for an index value outside ``[0, A)``)."""
-    dim = int(call.attrs[roles(spec)[3]])
-    view = source.reshape(1) if source.ndim == 0 else np.ascontiguousarray(source)
-    axis = dim % view.ndim
+    zeros for an index value outside ``[0, A)``, or outside ``[-A, A)`` with ``negative_index: wrap``)."""
+    form, const = form_of(spec)
+    c: Any = spec.compute
+    if form == "flatten":
+        view, axis = np.ascontiguousarray(source).reshape(-1), 0
+    elif form == "const":
+        view, axis = np.ascontiguousarray(source), const
+    else:
+        dim = int(call.attrs[str(c.dim)])
+        view = source.reshape(1) if source.ndim == 0 else np.ascontiguousarray(source)
+        axis = dim % view.ndim
     a = view.shape[axis]
     picks = np.asarray(index).reshape(-1).astype(np.int64)
+    if getattr(c, "negative", "zero") == "wrap":
+        picks = np.where((picks < 0) & (picks >= -a), picks + a, picks)
     valid = (picks >= 0) & (picks < a)
     rows = np.take(view, np.where(valid, picks, 0), axis=axis)
     shape = [1] * view.ndim
     shape[axis] = picks.size
     rows = np.where(valid.reshape(shape), rows, np.zeros((), view.dtype))
-    return rows.reshape(()) if source.ndim == 0 else rows
+    want = out_shape(spec, call)
+    assert want is not None
+    return rows.reshape(want)
