@@ -110,13 +110,9 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
 #:   SoCs; the generated aclnn casts both inputs to the promoted dtype, then the result to gradInput's). A spec
 #:   states such columns with ``device.dtype_columns``, which the elementwise family does not honour yet (its
 #:   kernel and lowering take one dtype for every tensor).
-#: - ThresholdGradV2D: integer columns (ops-nn's aclnn_threshold_backward.cpp launches this OpType for INT32,
-#:   INT8 and UINT8 too; the elementwise family computes in fp32 vector instructions only, so the spec lists
-#:   the floating dtypes and the generated aclnn rejects the integer ones).
 #: A count may be given per SoC config (``{soc: count}``; others drop none).
 UNIMPLEMENTED_COLUMNS: dict[str, tuple[int | dict[str, int], str]] = {
     "SiluGrad": (6, "the mixed columns: dy and x of different dtypes, dx FLOAT"),
-    "ThresholdGradV2D": (3, "the INT32, INT8 and UINT8 columns"),
 }
 #: SoCs of the catalogue where ops-nn registers an OpType but the spec has no product: RmsNorm's aclnn API is
 #: not offered on Atlas training products, aclnnLayerNorm not on Atlas inference products (their documents).

@@ -1312,7 +1312,7 @@ def test_elementwise_dtypes_must_be_float_and_agree(tmp_path: Path, catalogue: C
         catalogue,
         (
             "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, BF16]",
-            "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, INT32]",
+            "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, INT16]",
         ),
         (
             "  - name: target\n    dtypes: [FLOAT, FLOAT16, BF16]",
@@ -1320,8 +1320,8 @@ def test_elementwise_dtypes_must_be_float_and_agree(tmp_path: Path, catalogue: C
         ),
     )
     assert errs == [
-        f"{f}:9: inputs[0].dtypes: 'gradOutput' lists INT32, which the elementwise family does not compute on "
-        "(its kernel computes in float); allowed: FLOAT, FLOAT16, BF16",
+        f"{f}:9: inputs[0].dtypes: 'gradOutput' lists INT16, which the elementwise family does not compute on "
+        "(its kernel computes in float, and selects integers); allowed: FLOAT, FLOAT16, BF16, INT32, INT8, UINT8",
     ]
     f, errs = bad(
         tmp_path,

@@ -488,6 +488,11 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
                  const uint32_t count) {
   static_assert(opgen_detail::kIsCastType<D> && opgen_detail::kIsCastType<S>,
                 "Cast supports float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t and int64_t");
+  // asc-devkit impl/basic_api/dav_{c100,m200,c220,3510}/kernel_operator_vec_vconv_impl.h: no conversion between
+  // an 8-bit integer and float on any NpuArch of the catalogue (int8_t and uint8_t go through half)
+  static_assert(!(std::is_same<D, float>::value && sizeof(S) == 1) &&
+                    !(std::is_same<S, float>::value && sizeof(D) == 1),
+                "Cast has no int8_t/uint8_t <-> float conversion; convert through half");
   opgen_rt::device::Core *c = dst.Bound();
   const char *op = "Cast";
   const uint64_t n = count;
