@@ -106,14 +106,18 @@ def budget_temps(compiled: CompiledFormula, dtype: DType) -> int:
     """The fp32 temporaries UB is budgeted for in ``dtype``: one kernel holds every host case, so it allocates
     the most temporaries and the most masks any case's program uses and every case's constants
     (:attr:`Program.budget_temps` of those); an 8-bit integer dtype whose program selects elements one more,
-    the half copies of the two elements each select picks between (``SelectElems``: no 8-bit ``Select``)."""
+    the half copies of the two elements each select picks between (``SelectElems``: no 8-bit ``Select``), and
+    INT32 whose program compares an input one more, the fp32 rounding error of its value (``CompareElems``)."""
     progs = programs_for(compiled, dtype)
-    byte_select = dtype.itemsize == 1 and any(i.op == "Select" for p in progs for i in p.instructions)
+    ops = {i.op for p in progs for i in p.instructions}
+    byte_select = dtype.itemsize == 1 and "Select" in ops
+    word_compare = dtype is DType.INT32 and COMPARE_ELEMS in ops
     return (
         max(p.temps for p in progs)
         + len(constants_for(compiled, dtype))
         + -(-max(p.masks for p in progs) // 32)
         + int(byte_select)
+        + int(word_compare)
     )
 
 

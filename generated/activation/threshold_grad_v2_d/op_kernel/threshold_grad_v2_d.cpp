@@ -112,6 +112,9 @@ class KernelThresholdGradV2D {
     if constexpr (sizeof(T) == 1) {  // SelectElems' half copies of the two sources
       pipe_.InitBuffer(selWide_, static_cast<uint32_t>(tileLength_ * 2 * sizeof(half)));
     }
+    if constexpr (IsSameType<T, int32_t>::value) {  // CompareElems' fp32 rounding error of x
+      pipe_.InitBuffer(restWide_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+    }
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -194,7 +197,7 @@ class KernelThresholdGradV2D {
       Cast(wide0, src0, RoundMode::CAST_NONE, n);
       Cast(wide1, src1, RoundMode::CAST_NONE, n);
       Select(wide0, mask, wide0, wide1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      Cast(dst, wide0, RoundMode::CAST_RINT, n);
+      Cast(dst, wide0, RoundMode::CAST_TRUNC, n);  // every NpuArch has it (no half -> 8-bit CAST_RINT on 1001/2002)
     } else {
       Select(dst.template ReinterpretCast<half>(), mask, src0.template ReinterpretCast<half>(),
              src1.template ReinterpretCast<half>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
@@ -239,19 +242,30 @@ class KernelThresholdGradV2D {
       constexpr uint32_t elems = 256U / sizeof(T);
       Compare(mask, x, rounded, mode, (n + elems - 1U) / elems * elems);
     } else if constexpr (INT_ELEMS) {
-      // exact for every fp32 s: an int32_t x rounded to fp32 toward +inf for LE/GT (x <= s iff ceil(x) <= s)
-      // and toward -inf for LT/GE (x < s iff floor(x) < s), asc-devkit's int32_t -> float Cast modes; an
-      // 8-bit x through half (exact; `rounded`, unused by integers, holds the half copy; no 8-bit -> float Cast)
+      // exact for every fp32 s (`rounded`, unused by integers, and restWide_ are the scratch). An int32_t x is
+      // f + r with f its
+      // fp32 value (Cast CAST_NONE, to nearest: the one int32_t -> float mode of NpuArch 1001 and 2002) capped
+      // below 2^31 (so int(f) holds) and r = x - int(f) (|r| < 128, exact in fp32); x <mode> s iff
+      // (f - s) + r <mode> 0: f - s is exact where f and s are within a factor 2 (Sterbenz) and otherwise far
+      // larger than r, so the fp32 sum has the sign of x - s. An 8-bit x is widened through half (exact; no
+      // 8-bit -> float Cast) and compared with s.
       if constexpr (sizeof(T) == sizeof(float)) {
-        (void)rounded;
-        const bool up = mode == CMPMODE::LE || mode == CMPMODE::GT;
-        Cast(widened, x, up ? RoundMode::CAST_CEIL : RoundMode::CAST_FLOOR, n);
+        LocalTensor<int32_t> rest = rounded.template ReinterpretCast<int32_t>();
+        Cast(widened, x, RoundMode::CAST_NONE, n);
+        Mins(widened, widened, INT32_FLOAT_CAP, static_cast<int32_t>(n));
+        Cast(rest, widened, RoundMode::CAST_RINT, n);
+        Sub(rest, x, rest, static_cast<int32_t>(n));
+        Adds(widened, widened, -s, static_cast<int32_t>(n));
+        LocalTensor<float> restWide = restWide_.Get<float>();
+        Cast(restWide, rest, RoundMode::CAST_NONE, n);
+        Add(widened, widened, restWide, static_cast<int32_t>(n));
+        Compares(mask, widened, 0.0f, mode, (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS);
       } else {
         LocalTensor<half> wide = rounded.template ReinterpretCast<half>();
         Cast(wide, x, RoundMode::CAST_NONE, n);
         Cast(widened, wide, RoundMode::CAST_NONE, n);
+        Compares(mask, widened, s, mode, (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS);
       }
-      Compares(mask, widened, s, mode, (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS);
     } else {
       (void)x;
       (void)rounded;
@@ -324,11 +338,14 @@ class KernelThresholdGradV2D {
     outQueue_.FreeTensor(outLocal);
   }
 
+  // the largest fp32 below 2^31: an int32_t's fp32 value capped to it converts back to int32_t
+  static constexpr float INT32_FLOAT_CAP = 2147483520.0f;
   // T is one of the op's integer dtypes: the 16-bit program runs on its elements (CompareElems, SelectElems)
   static constexpr bool INT_ELEMS =
       IsSameType<T, int32_t>::value || IsSameType<T, int8_t>::value || IsSameType<T, uint8_t>::value;
   TPipe pipe_;
-  TBuf<TPosition::VECCALC> selWide_;  // 8-bit T: half copies of a select's two sources (2 * tileLength_ half)
+  TBuf<TPosition::VECCALC> selWide_;   // 8-bit T: half copies of a select's two sources (2 * tileLength_ half)
+  TBuf<TPosition::VECCALC> restWide_;  // int32_t T: an input's fp32 rounding error (CompareElems)
   TQue<TPosition::VECIN, QUEUE_DEPTH> gradOutputQueue_;
   TBuf<TPosition::VECCALC> gradOutputFill_;  // the tile filled with a one-element gradOutput
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
