@@ -2,7 +2,10 @@
 
 ``out = 0 where self <= threshold, else gradOutput`` over the broadcast shape (PyTorch's
 ``threshold_backward`` convention: a NaN ``self`` is not ``<= threshold``, so it passes ``gradOutput``).
-``threshold`` is compared as the fp32 value the kernel receives (``aclScalar::ToFloat``).
+``threshold`` is compared as the fp32 value the kernel receives (``aclScalar::ToFloat``). CANN's document
+(aclnnThresholdBackward.md) gives the same formula for its integer dtypes (INT32, INT8, UINT8): an integer
+``self`` is compared with that fp32 value exactly (float64 holds both), and the result is ``gradOutput``'s
+integer or 0.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import numpy as np
 
 
 def reference(gradOutput: np.ndarray, self: np.ndarray, threshold: float) -> np.ndarray:
-    """The exact (float64) gradient for inputs of any float dtype; shape = broadcast shape.
+    """The exact (float64) gradient for inputs of any float or integer dtype; shape = broadcast shape.
 
     Raises:
         ValueError: shapes that do not broadcast.

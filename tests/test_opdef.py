@@ -57,12 +57,18 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                 t.name: [c.dtype(t.name) for c in listed if c.allowed_on(product)]
                 for t in (*spec.inputs, *spec.outputs)
             }
+            # an int_array carrier: the L0 API's dtype, but where a column registers another
+            arrays = [dict(c.arrays) for c in dev.columns if c.combo.allowed_on(product)] or [{}] * len(
+                next(iter(want.values()))
+            )
         else:
             order = dev.dtypes or spec.inputs[0].dtypes
             want = {
                 t.name: [d for d in order if d in t.dtypes and product.supports(d)]
                 for t in (*spec.inputs, *spec.outputs)
             }
+        if not (spec.dtype_combos or dev.columns) or spec.family in ("index_accumulate", "gather_scatter"):
+            arrays = [{}] * len(next(iter(want.values())))
         for kind, tensors in (("inputs", dev.inputs), ("outputs", dev.outputs)):
             registered = config[kind] if config else opdef[kind]
             if kind == "outputs" and spec.family == "index_accumulate":
@@ -75,9 +81,9 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                 registered = registered[: len(tensors)]
             assert [t["name"] for t in registered] == [t.name for t in tensors]
             for reg, t in zip(registered, tensors):
-                if t.dtype is not None:  # an int_array attr as a tensor: its one dtype in every column, REQUIRED
-                    n = len(next(iter(want.values())))
-                    assert (reg["dtypes"], reg["param_type"]) == ([t.dtype.ge_name] * n, "REQUIRED"), t.name
+                if t.dtype is not None:  # an int_array attr as a tensor, REQUIRED: the L0 API's dtype unless listed
+                    column_dtypes = [a.get(t.name, t.dtype).ge_name for a in arrays]
+                    assert (reg["dtypes"], reg["param_type"]) == (column_dtypes, "REQUIRED"), t.name
                     continue
                 # a device input no aclnn tensor feeds is OPTIONAL with the op's one dtype list
                 aclnn = spec.inputs[0] if t.source is None else spec.tensor(t.source)
@@ -104,16 +110,9 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
 #:   SoCs; the generated aclnn casts both inputs to the promoted dtype, then the result to gradInput's). A spec
 #:   states such columns with ``device.dtype_columns``, which the elementwise family does not honour yet (its
 #:   kernel and lowering take one dtype for every tensor).
-#: - ThresholdGradV2D: integer columns (ops-nn's aclnn_threshold_backward.cpp launches this OpType for INT32,
-#:   INT8 and UINT8 too; the elementwise family computes in fp32 vector instructions only, so the spec lists
-#:   the floating dtypes and the generated aclnn rejects the integer ones).
-#: - LayerNormV4 on ascend950: the INT64 normalized_shape columns (the L0 API sends INT32; the kernel does not
-#:   read the tensor).
 #: A count may be given per SoC config (``{soc: count}``; others drop none).
 UNIMPLEMENTED_COLUMNS: dict[str, tuple[int | dict[str, int], str]] = {
     "SiluGrad": (6, "the mixed columns: dy and x of different dtypes, dx FLOAT"),
-    "ThresholdGradV2D": (3, "the INT32, INT8 and UINT8 columns"),
-    "LayerNormV4": ({"ascend950": 5}, "the INT64 normalized_shape columns on ascend950"),
 }
 #: SoCs of the catalogue where ops-nn registers an OpType but the spec has no product: RmsNorm's aclnn API is
 #: not offered on Atlas training products, aclnnLayerNorm not on Atlas inference products (their documents).

@@ -1312,7 +1312,7 @@ def test_elementwise_dtypes_must_be_float_and_agree(tmp_path: Path, catalogue: C
         catalogue,
         (
             "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, BF16]",
-            "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, INT32]",
+            "  - name: gradOutput\n    dtypes: [FLOAT, FLOAT16, INT16]",
         ),
         (
             "  - name: target\n    dtypes: [FLOAT, FLOAT16, BF16]",
@@ -1320,8 +1320,8 @@ def test_elementwise_dtypes_must_be_float_and_agree(tmp_path: Path, catalogue: C
         ),
     )
     assert errs == [
-        f"{f}:9: inputs[0].dtypes: 'gradOutput' lists INT32, which the elementwise family does not compute on "
-        "(its kernel computes in float); allowed: FLOAT, FLOAT16, BF16",
+        f"{f}:9: inputs[0].dtypes: 'gradOutput' lists INT16, which the elementwise family does not compute on "
+        "(its kernel computes in float, and selects integers); allowed: FLOAT, FLOAT16, BF16, INT32, INT8, UINT8",
     ]
     f, errs = bad(
         tmp_path,
@@ -1981,6 +1981,42 @@ def test_device_dtype_columns_only_where_the_family_honours_them(tmp_path: Path,
     assert errs == [
         f"{f}:52: device.dtype_columns: give device.dtypes (the order of one-dtype columns) or device.dtype_columns, "
         "not both"
+    ]
+
+
+def test_a_column_naming_an_int_array_carrier(tmp_path: Path) -> None:
+    """A column may register an int_array carrier as INT32 or INT64 only, and in another dtype than the L0 API
+    sends only after a launched column of its other dtypes and attrs on each of its products (whose tiling
+    key it takes); a repeat of such a column is a duplicate."""
+    specs = project_paths().specs
+    text = (specs / "layer_norm.yaml").read_text()
+    first = "    - {x: FLOAT, normalized_shape: INT64, gamma: FLOAT, beta: FLOAT, y: FLOAT, mean: FLOAT, rstd: FLOAT, "
+    assert first in text
+    line = text[: text.index(first)].count("\n") + 1
+    path = tmp_path / "layer_norm.yaml"
+    catalogue = load_catalogue(specs / "products.yaml")
+    f = str(path)
+    for replacement, message in (
+        (
+            first.replace("INT64", "FLOAT"),
+            "[5].normalized_shape: 'normalized_shape' carries an int_array attr: INT32 or INT64, not FLOAT",
+        ),
+        (
+            first.replace("gamma: FLOAT, beta: FLOAT", "gamma: FLOAT16, beta: FLOAT16"),
+            "[5]: column (input FLOAT, "
+            "weightOptional FLOAT16, biasOptional FLOAT16, out FLOAT, meanOutOptional FLOAT, rstdOutOptional FLOAT, "
+            "normalized_shape INT64) registers normalized_shape in another dtype than the L0 API sends; an earlier "
+            "column with its other dtypes and attrs, on each of its products, must give its tiling key (the kernel "
+            "does not read the array)",
+        ),
+    ):
+        errs = errors_of(path, text.replace(first, replacement), catalogue)
+        assert errs == [f"{f}:{line}: device.dtype_columns{message}"]
+    errs = errors_of(path, text.replace(first, first + "products: [Ascend950]}\n" + first), catalogue)
+    assert errs == [
+        f"{f}:{line + 1}: device.dtype_columns[6]: duplicate dtype column (input FLOAT, weightOptional FLOAT, "
+        "biasOptional FLOAT, out FLOAT, meanOutOptional FLOAT, rstdOutOptional FLOAT, normalized_shape INT64), as "
+        "column 5"
     ]
 
 

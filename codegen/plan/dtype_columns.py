@@ -52,7 +52,7 @@ def column_attrs(spec: OpSpec, l2_tensor: Callable[[str], str], products: Sequen
     dev = spec.device_interface
     out = []
     for a in dev.attrs:
-        setting = [c for c in dev.columns if a.name in dict(c.attrs)]
+        setting = [c for c in dev.launched_columns if a.name in dict(c.attrs)]
         if a.source is not None or a.value is None or not setting:
             continue
         sets = tuple((l2_condition(c, l2_tensor, products), literal(a, dict(c.attrs)[a.name])) for c in setting)
@@ -87,7 +87,7 @@ def output_rules(spec: OpSpec, default: Callable[[DeviceColumn, str], DType]) ->
     attr_index = {a.name: k for k, a in enumerate(dev.attrs)}
     attr_type = {a.name: a.type for a in dev.attrs}
     rules = []
-    for c in dev.columns:
+    for c in dev.launched_columns:
         changed = tuple(
             (k, c.combo.dtype(d.source).ge_name)
             for k, d in enumerate(dev.outputs)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.spec.model import DeviceTensor, DType, OpSpec, Product, TensorSpec
+from codegen.spec.model import DeviceColumn, DeviceTensor, DType, DtypeCombo, OpSpec, Product, TensorSpec
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 
@@ -176,15 +176,16 @@ def _combo_opdef(
     """The OpDef of a spec with ``dtype_combos`` or ``device.dtype_columns``: one dtype column per combination
     (the doc's dtype table) or listed column, the default holding every column some product takes, each
     product's config its own."""
-    listed = spec.dtype_combos or tuple(c.combo for c in spec.device_interface.columns)
+    dev = spec.device_interface
+    listed = [(c, DeviceColumn(c)) for c in spec.dtype_combos] or [(c.combo, c) for c in dev.columns]
 
-    def columns(p: Product | None) -> list[Any]:
-        return [c for c in listed if any(c.allowed_on(q) for q in ([p] if p else products))]
+    def columns(p: Product | None) -> list[tuple[DtypeCombo, DeviceColumn]]:
+        return [(c, col) for c, col in listed if any(c.allowed_on(q) for q in ([p] if p else products))]
 
-    def tensors(cols: list[Any]) -> tuple[tuple[OpDefParam, ...], tuple[OpDefParam, ...]]:
+    def tensors(cols: list[tuple[DtypeCombo, DeviceColumn]]) -> tuple[tuple[OpDefParam, ...], tuple[OpDefParam, ...]]:
         return (
-            tuple(param(n, t, tuple(n.dtype or c.dtype(t.name) for c in cols)) for n, t in dev_in),
-            tuple(param(n, t, tuple(c.dtype(t.name) for c in cols)) for n, t in dev_out),
+            tuple(param(n, t, tuple(col.array_dtype(n) or c.dtype(t.name) for c, col in cols)) for n, t in dev_in),
+            tuple(param(n, t, tuple(c.dtype(t.name) for c, _ in cols)) for n, t in dev_out),
         )
 
     ins, outs = tensors(columns(None))

@@ -292,7 +292,16 @@ void CheckCasts() {
   th::UseProduct(th::Ascend910());
   RunCast<bfloat16_t, float, RoundMode::CAST_RINT>(g, &r);
   th::ExpectFault(r, "vector dtype", "cast", 0, 1, "bf16 Cast on a product without bf16");
+  // NpuArch 1001 (and 2002): int32_t -> float with CAST_NONE only, no half -> 8-bit CAST_RINT
+  RunCast<float, int32_t, RoundMode::CAST_CEIL>(std::vector<int32_t>{16777217, -3}, &r);
+  th::ExpectFault(r, "vector params", "cast", 0, 1, "int32->float CAST_CEIL on NpuArch 1001");
+  RunCast<int8_t, half, RoundMode::CAST_RINT>(std::vector<half>{half(2.0f), half(-4.0f)}, &r);
+  th::ExpectFault(r, "vector params", "cast", 0, 1, "half->int8 CAST_RINT on NpuArch 1001");
+  auto i8 = RunCast<int8_t, half, RoundMode::CAST_TRUNC>(std::vector<half>{half(2.0f), half(-4.0f)});
+  TH_CHECK(i8[0] == 2 && i8[1] == -4, "half->int8 CAST_TRUNC on NpuArch 1001");
   th::UseProduct(th::Ascend910B());
+  auto ceil = RunCast<float, int32_t, RoundMode::CAST_CEIL>(std::vector<int32_t>{16777217, -16777217});
+  TH_CHECK(ceil[0] == 16777218.0f && ceil[1] == -16777216.0f, "int32->float CAST_CEIL on NpuArch 2201");
 }
 
 // ---------------------------------------------------------------------------------------------------------

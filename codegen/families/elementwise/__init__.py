@@ -1,5 +1,7 @@
 """The elementwise family: each output element is a formula of the inputs' elements at the same (broadcast)
-index, computed in fp32 by a streaming vector kernel (see :mod:`codegen.registry` for the package layout)."""
+index, computed in fp32 by a streaming vector kernel (a formula that only selects among inputs and literals
+may also list integer dtypes, whose elements it selects as they are; see :mod:`codegen.registry` for the
+package layout)."""
 
 from codegen.registry import Family
 

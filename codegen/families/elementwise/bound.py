@@ -132,7 +132,8 @@ def derived_bound(
 ) -> np.ndarray | ElementBound | None:
     """The absolute error an elementwise kernel may show against ``ref`` for the call ``params`` (see the
     module doc), float64 of ``ref``'s shape; None when the call has no derived bound (not an elementwise
-    op, or an input dtype outside FLOAT/FLOAT16/BF16).
+    op, or an input dtype outside FLOAT/FLOAT16/BF16); zeros for inputs of one integer dtype (its program
+    selects elements exactly).
 
     Args:
         spec: an elementwise op spec.
@@ -158,6 +159,12 @@ def derived_bound(
 
     arrays = {t.name: params.get(t.name) for t in spec.inputs}
     present = {n: a for n, a in arrays.items() if isinstance(a, np.ndarray)}
+    from codegen.families.elementwise.compute import INTEGER_DTYPES
+
+    input_dtypes = {dtype_of_array(a) for a in present.values()}
+    if len(input_dtypes) == 1 and input_dtypes <= set(INTEGER_DTYPES):
+        # an integer dtype's program selects input elements and integer literals (exact compares): no error
+        return np.zeros(np.shape(ref))
     compute = promoted_dtype([dtype_of_array(a) for a in present.values()])
     if compute is None:
         return None

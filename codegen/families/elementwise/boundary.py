@@ -101,8 +101,15 @@ def boundaries(spec: OpSpec, attrs: Mapping[str, Any]) -> list[Boundary]:
 
 def boundary_values(value: float, dtype: DType) -> np.ndarray:
     """``value`` rounded to ``dtype``, one ULP of ``dtype`` below and above it, ``+-0.0``, NaN and ``+-inf``,
-    as an array of ``dtype`` (duplicates kept: their order is fixed)."""
+    as an array of ``dtype`` (duplicates kept: their order is fixed). For an integer ``dtype``: the integers
+    from ``floor(value) - 2`` to ``ceil(value) + 2`` that ``dtype`` holds, 0 and its least and greatest
+    values."""
     np_dt = numpy_dtype(dtype)
+    if np.issubdtype(np_dt, np.integer):
+        info = np.iinfo(np_dt)
+        near = range(math.floor(value) - 2, math.ceil(value) + 3) if math.isfinite(value) else range(0)
+        ints = [v for v in near if info.min <= v <= info.max] + [0, int(info.min), int(info.max)]
+        return np.asarray(ints, dtype=np_dt)
     with np.errstate(over="ignore"):
         v = np.asarray([value], dtype=np.float64).astype(np_dt)
     below, above = _next(v, np_dt, -1), _next(v, np_dt, 1)

@@ -166,34 +166,41 @@ def _check_elementwise_tensors(r: Reader, ctx: ComputeContext) -> None:
 
 #: Dtypes the elementwise kernel computes on: FLOAT in place, FLOAT16/BF16 cast to fp32 and back.
 ELEMENTWISE_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+#: Integer dtypes an elementwise spec may list where its formula only selects among its inputs and integer
+#: literals by comparing inputs with host values (the kernel's element program, checked when it is compiled:
+#: :func:`codegen.families.elementwise.plan.variants.check_integer_programs`): 32-bit elements are selected as
+#: they are, 8-bit ones through half (exact).
+INTEGER_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT8, DType.UINT8)
 
 
 def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
-    """Elementwise dtype rules: only :data:`ELEMENTWISE_DTYPES` (the kernel computes in float), and every
+    """Elementwise dtype rules: only :data:`ELEMENTWISE_DTYPES` (the kernel computes in float) and
+    :data:`INTEGER_DTYPES` (whose program is checked when compiled), and every
     input and output lists the same dtypes in the same order as the first required input (the device op
     gets every tensor in the one compute dtype, and the OpDef pairs the tensors' dtype lists by position)."""
     if any(e.field.endswith("dtypes") or ".dtypes[" in e.field for e in r.errors):
         return  # a list with errors of its own would only repeat them here
-    allowed = ", ".join(d.name for d in ELEMENTWISE_DTYPES)
+    known = (*ELEMENTWISE_DTYPES, *INTEGER_DTYPES)
+    allowed = ", ".join(d.name for d in known)
     tensors = [(f"inputs[{i}]", t) for i, t in enumerate(ctx.inputs)]
     tensors += [(f"outputs[{i}]", t) for i, t in enumerate(ctx.outputs)]
     reference = next((t for t in ctx.inputs if not t.optional), None)
     for field, t in tensors:
-        bad = [d.name for d in t.dtypes if d not in ELEMENTWISE_DTYPES]
+        bad = [d.name for d in t.dtypes if d not in known]
         if bad:
             r.errors.append(
                 SpecError(
                     t.loc,
                     f"{field}.dtypes",
                     f"'{t.name}' lists {', '.join(bad)}, which the elementwise family does not compute on "
-                    f"(its kernel computes in float); allowed: {allowed}",
+                    f"(its kernel computes in float, and selects integers); allowed: {allowed}",
                 )
             )
         elif (
             reference is not None
             and t is not reference
             and t.dtypes != reference.dtypes
-            and not any(d not in ELEMENTWISE_DTYPES for d in reference.dtypes)
+            and not any(d not in known for d in reference.dtypes)
         ):
             r.errors.append(
                 SpecError(

@@ -10,6 +10,8 @@ from codegen.spec.loader.state import ParseState
 from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec, fixed_outputs
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 
+#: Dtypes of the 1-d tensor an int_array attr becomes (``aclOpExecutor::ConvertToTensor``).
+ARRAY_DTYPES = (DType.INT32, DType.INT64)
 #: Device attr types a column may set: the L0 API takes them as a parameter and InferDataType compares them.
 COLUMN_ATTR_TYPES = ("bool", "int")
 
@@ -28,7 +30,9 @@ def read_dtype_columns(
     products: [...]}``.
 
     Each names every device input and output that carries an aclnn tensor once, with a dtype of that aclnn
-    tensor's ``dtypes`` (device tensors carrying one aclnn tensor get one dtype); it may set a constant device
+    tensor's ``dtypes`` (device tensors carrying one aclnn tensor get one dtype), and may name a device input
+    carrying an int_array attr with INT32 or INT64 (default: the dtype the L0 API sends; another needs an
+    earlier column of the same other dtypes and attrs, whose tiling key it shares); it may set a constant device
     attr (``value:``) of type bool or int to a value of that type; ``products`` (optional, default the op's)
     is a subset of the op's holding all or none of its products of each NpuArch. No two columns have the same
     dtypes, and no two the same input dtypes and attr values (an attr a column does not set has its
@@ -48,8 +52,9 @@ def read_dtype_columns(
         r.error(node, "give device.dtypes (the order of one-dtype columns) or device.dtype_columns, not both")
         return ()
     aclnn = {t.name: t for t in (*inputs, *outputs)}
-    # a device input carrying an int_array attr has its one dtype in every column: no column names it
     carriers = [d for d in (*device.inputs, *device.outputs) if d.source is not None and d.dtype is None]
+    # a device input carrying an int_array attr has the dtype the L0 API sends unless a column names another
+    arrays = [d for d in device.inputs if d.dtype is not None]
     settable = {a.name: a for a in device.attrs if a.source is None and a.type in COLUMN_ATTR_TYPES}
     other_attrs = [a.name for a in device.attrs if a.name not in settable]
     failed_attrs = [n for n in attr_entries if n not in settable and n not in other_attrs]
@@ -60,7 +65,11 @@ def read_dtype_columns(
     complete = True
     for item in items or []:
         before = len(r.errors)
-        m = r.mapping(item, [d.name for d in carriers], ("products", *settable, *other_attrs, *failed_attrs))
+        m = r.mapping(
+            item,
+            [d.name for d in carriers],
+            ("products", *[d.name for d in arrays], *settable, *other_attrs, *failed_attrs),
+        )
         if m is None or any(n in m for n in failed_attrs):
             complete = False
             continue
@@ -94,6 +103,13 @@ def read_dtype_columns(
                 )
                 continue
             dtypes[d.source] = dt
+        array_dtypes: list[tuple[str, DType]] = []
+        for d in arrays:
+            dt = r.dtype(m[d.name]) if d.name in m else None
+            if dt is not None and dt not in ARRAY_DTYPES:
+                r.error(m[d.name], f"'{d.name}' carries an int_array attr: INT32 or INT64, not {dt.name}")
+            elif dt is not None and dt is not d.dtype:
+                array_dtypes.append((d.name, dt))
         attrs: list[tuple[str, int | bool]] = []
         for name, a in settable.items():
             if name not in m:
@@ -117,15 +133,16 @@ def read_dtype_columns(
             tuple(p for p in listed if p in products),
             item.loc,
         )
-        column = DeviceColumn(combo, tuple(attrs))
-        clash = _clash(column, out, device, inputs)
+        column = DeviceColumn(combo, tuple(attrs), tuple(array_dtypes))
+        clash = _clash(column, out, device, inputs) or _twinless(column, out)
         if clash:
             r.error(item, clash)
             complete = False
             continue
         out.append(column)
     if complete and out and inputs:
-        _one_dtype_columns(st, node, out, inputs[0], products, fixed_outputs(out, outputs))
+        launched = [c for c in out if not c.arrays]
+        _one_dtype_columns(st, node, launched, inputs[0], products, fixed_outputs(launched, outputs))
     return tuple(out)
 
 
@@ -157,18 +174,49 @@ def _clash(
 
     def key(c: DeviceColumn) -> tuple[object, ...]:
         values = {**constants, **dict(c.attrs)}
-        return (tuple(c.combo.dtype(n) for n in names), tuple(sorted((k, repr(v)) for k, v in values.items())))
+        return (
+            tuple(c.combo.dtype(n) for n in names),
+            tuple(sorted((k, repr(v)) for k, v in values.items())),
+            c.arrays,
+        )
 
     for k, e in enumerate(earlier):
-        if e.combo.dtypes == column.combo.dtypes:
-            return f"duplicate dtype column ({column.combo.text}), as column {k}"
+        if e.combo.dtypes == column.combo.dtypes and e.arrays == column.arrays:
+            return f"duplicate dtype column ({_text(column)}), as column {k}"
         if key(e) == key(column):
             return (
-                f"column ({column.combo.text}) has the input dtypes and attr values of column {k} "
-                f"({e.combo.text}) but other output dtypes; the device op's output dtypes follow from its inputs' "
+                f"column ({_text(column)}) has the input dtypes and attr values of column {k} "
+                f"({_text(e)}) but other output dtypes; the device op's output dtypes follow from its inputs' "
                 "dtypes and attrs (InferDataType): set a constant device attr to tell them apart"
             )
     return ""
+
+
+def _text(c: DeviceColumn) -> str:
+    """The column's dtypes for messages: the aclnn tensors' and then any int_array carrier's it names."""
+    return ", ".join([c.combo.text, *(f"{n} {d.name}" for n, d in c.arrays)])
+
+
+def _twinless(column: DeviceColumn, earlier: list[DeviceColumn]) -> str:
+    """Why a ``column`` registering an int_array carrier in another dtype than the L0 API sends has no tiling
+    key (no earlier column with its dtypes and attrs that the L2 API launches, on each of its products), or
+    ``""``."""
+    if not column.arrays:
+        return ""
+    for e in earlier:
+        if (
+            not e.arrays
+            and e.combo.dtypes == column.combo.dtypes
+            and e.attrs == column.attrs
+            and set(column.combo.products) <= set(e.combo.products)
+        ):
+            return ""
+    names = ", ".join(n for n, _ in column.arrays)
+    return (
+        f"column ({_text(column)}) registers {names} in another dtype than the L0 API sends; an earlier column "
+        "with its other dtypes and attrs, on each of its products, must give its tiling key (the kernel does "
+        "not read the array)"
+    )
 
 
 def _one_dtype_columns(

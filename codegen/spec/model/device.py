@@ -89,10 +89,21 @@ class DeviceColumn:
         attrs: ``(device attr name, value)`` for each constant device attr the column sets: the value the L0
             API passes when it launches this column (others pass the attr's ``value``), e.g. SoftmaxV2's
             ``half_to_float`` true for its FLOAT16 -> FLOAT column.
+        arrays: ``(device input name, dtype)`` of each device input carrying an ``int_array`` attr that this
+            column registers in another dtype than the one the L0 API sends (:attr:`DeviceTensor.dtype`):
+            Ascend950's INT64 ``normalized_shape`` columns of ops-nn's LayerNormV4. The L2 API never launches
+            such a column; a launch of that dtype (a graph caller's) gets the tiling key of the column with the
+            same other dtypes and attrs (the kernel never reads the array's tensor).
     """
 
     combo: DtypeCombo
     attrs: tuple[tuple[str, int | bool], ...] = ()
+    arrays: tuple[tuple[str, DType], ...] = ()
+
+    def array_dtype(self, d: DeviceTensor) -> DType | None:
+        """The dtype of int_array carrier ``d`` in this column (its own ``dtype`` unless :attr:`arrays` names
+        it); None for a device tensor carrying an aclnn tensor."""
+        return dict(self.arrays).get(d.name, d.dtype)
 
 
 @dataclass(frozen=True)
@@ -112,6 +123,12 @@ class DeviceInterface:
     loc: SourceLoc
     host_attrs: tuple[str, ...] = ()
     columns: tuple[DeviceColumn, ...] = ()
+
+    @property
+    def launched_columns(self) -> tuple[DeviceColumn, ...]:
+        """The :attr:`columns` the L2 API may launch, one tiling key each: those registering every int_array
+        carrier in the dtype the L0 API sends (no :attr:`DeviceColumn.arrays`)."""
+        return tuple(c for c in self.columns if not c.arrays)
 
     def input_index(self, source: str) -> int:
         """The index of the first device input carrying aclnn input ``source`` (the one the kernel reads).

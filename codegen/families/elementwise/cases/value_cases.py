@@ -18,6 +18,9 @@ from codegen.families.elementwise.cases.planner_facts import _multicore_length, 
 from codegen.runner import ScalarArg, dtype_of_array, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
+#: A fp32 value past 2^24 (fp32 holds only every fourth integer there): the boundary of the integer cases.
+BEYOND_FP32_INTEGERS = 2**25 + 8
+
 
 def _value_cases(
     spec: OpSpec,
@@ -98,6 +101,14 @@ def _value_cases(
             for v in vs
             if v != default_attrs[a]
         ]
+        if numpy_dtype(dt).kind in "iu" and np.iinfo(numpy_dtype(dt)).max > BEYOND_FP32_INTEGERS:
+            # an integer dtype holding integers fp32 does not: each attr at a fp32 value past 2^24, whose
+            # integer neighbours a compare in fp32 after a rounding cast confuses with it
+            attr_sets += [
+                (f" with {a}={BEYOND_FP32_INTEGERS:g}", {**default_attrs, a: float(BEYOND_FP32_INTEGERS)})
+                for a in attr_values
+                if isinstance(default_attrs[a], float)
+            ]
         for label, attrs in attr_sets:
             for b in boundaries(spec, attrs):
                 name = f"boundary {b.text}{label} [4, 33]"

@@ -4,7 +4,13 @@ of every live buffer (the plan stage's ``validate``)."""
 from __future__ import annotations
 
 from codegen.families.elementwise.plan.tiling import FP32_BYTES, REPEAT_BYTES, buffer_nums
-from codegen.families.elementwise.plan.variants import budget_temps, compile_all, compute_dtypes, compute_of
+from codegen.families.elementwise.plan.variants import (
+    budget_temps,
+    compile_all,
+    compute_dtypes,
+    compute_of,
+    integer_program_problem,
+)
 from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError, SpecErrors
 from codegen.spec.model import Catalogue, OpSpec, Product
@@ -64,8 +70,9 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
 
     Raises:
         SpecErrors: a product's UB is too small (at its catalogue entry).
-        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering, or a reduce op's formula
-            has a where on a host condition.
+        codegen.spec.errors.SpecError: the formula has no vector-instruction lowering, a reduce op's formula
+            has a where on a host condition, or the spec lists an integer dtype its formula has no kernel for
+            (:func:`.variants.integer_program_problem`, at the first required input's dtypes).
     """
     variants = compile_all(spec)
     compute = compute_of(spec)
@@ -77,4 +84,8 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
             "a where on a host condition (attributes and scalars only) is not supported with a reduce "
             "epilogue; move the condition into a host scalar or a tensor comparison",
         )
+    problem = integer_program_problem(spec)
+    if problem:
+        first = next(t for t in spec.inputs if not t.optional)
+        raise SpecError(first.loc, f"inputs[{spec.inputs.index(first)}].dtypes", problem)
     check_ub(spec, catalogue, spec_products(spec, catalogue))

@@ -11,8 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
-from codegen.families.elementwise.compute import ElementwiseCompute
+from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS, WIDEN_FOR_COMPARE
+from codegen.families.elementwise.compute import INTEGER_DTYPES, ElementwiseCompute
 from codegen.spec.model import DType, OpSpec, TensorSpec
 from codegen.types import compute_dtypes as shared_compute_dtypes
 
@@ -94,16 +97,64 @@ def dtype_input(spec: OpSpec) -> TensorSpec:
 
 
 def programs_for(compiled: CompiledFormula, dtype: DType) -> tuple[Program, ...]:
-    """Every host case's fp32 program for FLOAT, its cast program for 16-bit float dtypes (case order)."""
+    """Every host case's fp32 program for FLOAT, its cast program for 16-bit float dtypes and the integer
+    ones (case order; an integer dtype runs it on its own elements, :func:`integer_program_problem`)."""
     return compiled.programs(dtype is not DType.FLOAT)
 
 
 def budget_temps(compiled: CompiledFormula, dtype: DType) -> int:
     """The fp32 temporaries UB is budgeted for in ``dtype``: one kernel holds every host case, so it allocates
     the most temporaries and the most masks any case's program uses and every case's constants
-    (:attr:`Program.budget_temps` of those)."""
+    (:attr:`Program.budget_temps` of those); an 8-bit integer dtype whose program selects elements one more,
+    the half copies of the two elements each select picks between (``SelectElems``: no 8-bit ``Select``), and
+    INT32 whose program compares an input one more, the fp32 rounding error of its value (``CompareElems``)."""
     progs = programs_for(compiled, dtype)
-    return max(p.temps for p in progs) + len(constants_for(compiled, dtype)) + -(-max(p.masks for p in progs) // 32)
+    ops = {i.op for p in progs for i in p.instructions}
+    byte_select = dtype.itemsize == 1 and "Select" in ops
+    word_compare = dtype is DType.INT32 and COMPARE_ELEMS in ops
+    return (
+        max(p.temps for p in progs)
+        + len(constants_for(compiled, dtype))
+        + -(-max(p.masks for p in progs) // 32)
+        + int(byte_select)
+        + int(word_compare)
+    )
+
+
+#: The instructions of a 16-bit program that work on the input dtype's elements themselves
+#: (:mod:`codegen.families.elementwise.compiler.narrow`): an integer dtype runs that program with the kernel's
+#: helpers of these names taking integer elements (a compare of an input with a host value, exact; a select
+#: among inputs and per-core constants of the dtype).
+ELEMENT_INSTRUCTIONS = (WIDEN_FOR_COMPARE, COMPARE_ELEMS, "Select")
+
+
+def integer_program_problem(spec: OpSpec) -> str:
+    """Why ``spec``'s integer dtypes (:data:`codegen.families.elementwise.compute.INTEGER_DTYPES`) have no
+    kernel, or ``""`` (none listed, or every variant's 16-bit program of every host case works on the
+    elements themselves: compares of inputs with host values by ``<``, ``<=``, ``>`` or ``>=`` and selects
+    among inputs and literals each listed integer dtype holds exactly, the result written by a select)."""
+    ints = [d for d in compute_dtypes(spec) if d in INTEGER_DTYPES]
+    if not ints:
+        return ""
+    for v in compile_all(spec):
+        for prog in v.formula.programs(True):
+            others = [i.op for i in prog.instructions if i.op not in ELEMENT_INSTRUCTIONS]
+            selects = [i for i in prog.instructions if i.op == "Select"]
+            if others or not selects or any(i.dst != "outLocal" for i in selects):
+                ops = ", ".join(dict.fromkeys(others)) or "no select into the output"
+                return (
+                    "an integer dtype needs a formula that only selects among its inputs and integer literals "
+                    f"by comparing inputs with host values (<, <=, >, >=); this one's 16-bit program runs {ops}"
+                )
+            for c in prog.constants:
+                if c.dst not in prog.narrow or c.round_mode:
+                    continue
+                value = float((c.scalar or "nan").removesuffix("f"))
+                for d in ints:
+                    info = np.iinfo(np.dtype(d.numpy_name))
+                    if not (value.is_integer() and info.min <= value <= info.max):
+                        return f"the literal {value:g} the formula selects is not a value of {d.name}"
+    return ""
 
 
 def constants_for(compiled: CompiledFormula, dtype: DType) -> tuple[Instruction, ...]:

@@ -84,6 +84,10 @@ class KernelPrograms:
             SelectElems).
         narrow_compares: whether a 16-bit program compares an input in its own dtype (the kernel then defines
             CompareElems, CastElemsForCompare and FillRounded).
+        int_types: the AscendC types of the integer dtypes the op lists (its kernel runs the 16-bit program on
+            their elements: the helpers above take them too); empty for an op of float dtypes only.
+        int_bytes: whether one of them is 8-bit (``SelectElems`` selects in half copies held in ``selWide_``;
+            a one-element input and a constant are filled through 16-bit words).
     """
 
     variants: tuple[VariantView, ...]
@@ -92,6 +96,8 @@ class KernelPrograms:
     constant_buffers: tuple[str, ...]
     narrow_selects: bool
     narrow_compares: bool
+    int_types: tuple[str, ...] = ()
+    int_bytes: bool = False
 
 
 @dataclass(frozen=True)

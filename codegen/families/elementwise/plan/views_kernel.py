@@ -8,7 +8,8 @@ from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program
 from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS, WIDEN_FOR_COMPARE
-from codegen.families.elementwise.plan.variants import Variant, compute_of
+from codegen.families.elementwise.compute import INTEGER_DTYPES
+from codegen.families.elementwise.plan.variants import Variant, compute_dtypes, compute_of
 from codegen.families.elementwise.plan.view_records import (
     FormulaText,
     HostScalar,
@@ -101,11 +102,12 @@ def _clobbered(progs: Sequence[Program]) -> tuple[str, ...]:
     )
 
 
-def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
+def _programs_view(compiled: CompiledFormula, cast_inputs: bool, int_bytes: bool = False) -> ProgramView:
     """The programs of every host case of ``compiled`` (fp32, or 16-bit where ``cast_inputs``) as one body:
     a single case's instructions as they are; several cases as an ``if``/``else if``/``else`` chain on their
     host flags (a scalar branch per tile, only the taken case's vector instructions run), with the most
-    temporaries and masks any case uses."""
+    temporaries and masks any case uses. ``int_bytes``: the op lists an 8-bit integer dtype, whose constants
+    of ``T`` the kernel's ``FillElems`` writes (no 8-bit ``Duplicate``)."""
     cases = compiled.cases
     progs = compiled.programs(cast_inputs)
     fills = {ins.dst: ins for p in progs for ins in p.constants}
@@ -114,6 +116,8 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
     fill_lines = tuple(
         f"FillRounded({n}, {fills[n].scalar}, RoundMode::{fills[n].round_mode}, tmp0_.Get<float>());"
         if n in narrow and fills[n].round_mode
+        else f"FillElems({n}, static_cast<T>({fills[n].scalar}));"
+        if n in narrow and int_bytes
         else f"Duplicate({n}, static_cast<T>({fills[n].scalar}), static_cast<int32_t>(tileLength_));"
         if n in narrow
         else f"Duplicate({n}, {fills[n].scalar}, static_cast<int32_t>(tileLength_));"
@@ -165,15 +169,16 @@ def _programs_view(compiled: CompiledFormula, cast_inputs: bool) -> ProgramView:
     )
 
 
-def variant_views(variants: list[Variant]) -> list[VariantView]:
-    """Every variant's fp32 and 16-bit programs as the kernel prints them (variant 0 first)."""
+def variant_views(variants: list[Variant], int_bytes: bool = False) -> list[VariantView]:
+    """Every variant's fp32 and 16-bit programs as the kernel prints them (variant 0 first); ``int_bytes`` as
+    :func:`_programs_view`'s."""
     return [
         VariantView(
             index=v.index,
             absent=", ".join(v.absent),
             present=tuple(v.present),
             fp32=_programs_view(v.formula, False),
-            cast16=_programs_view(v.formula, True),
+            cast16=_programs_view(v.formula, True, int_bytes),
         )
         for v in variants
     ]
@@ -186,7 +191,9 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
     dev = spec.device_interface
     compiled = variants[0].formula
     (_, formula), *_ = compute_of(spec).outputs
-    views = variant_views(variants)
+    ints = [d for d in compute_dtypes(spec) if d in INTEGER_DTYPES]
+    int_bytes = any(d.itemsize == 1 for d in ints)
+    views = variant_views(variants, int_bytes)
     return {
         # device inputs the kernel does not read: a second carrier of an aclnn input, or one with no source
         "unread_device_inputs": tuple(
@@ -207,6 +214,8 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
             narrow_compares=any(
                 i.op == COMPARE_ELEMS for v in variants for p in v.formula.programs(True) for i in p.instructions
             ),
+            int_types=tuple(d.kernel_type for d in ints),
+            int_bytes=int_bytes,
         ),
         "has_variants": len(variants) > 1,
         "programs": views[0],

@@ -25,12 +25,12 @@ def row_dtypes(spec: OpSpec) -> list[DType]:
 
 def combos(spec: OpSpec) -> list[DtypeCombo]:
     """The dtype combinations of the op's tensors, one tiling key each (the key is the position): the spec's
-    ``dtype_combos``, its ``device.dtype_columns`` (keyed by the aclnn tensors), or one per dtype of the first
-    input with every tensor of that dtype."""
+    ``dtype_combos``, its ``device.dtype_columns`` the L2 API launches (keyed by the aclnn tensors), or one per
+    dtype of the first input with every tensor of that dtype."""
     if spec.dtype_combos:
         return list(spec.dtype_combos)
     if spec.device_interface.columns:
-        return [c.combo for c in spec.device_interface.columns]
+        return [c.combo for c in spec.device_interface.launched_columns]
     names = [t.name for t in (*spec.inputs, *spec.outputs)]
     return [DtypeCombo(tuple((n, d) for n in names), spec.products) for d in spec.inputs[0].dtypes]
 
@@ -53,7 +53,7 @@ def fallback_rounding(spec: OpSpec, product: Product, combo: DtypeCombo) -> dict
     if combo.allowed_on(product) or spec.dtype_combos:
         return {}
     first = combo.dtype(spec.inputs[0].name)
-    fixed = fixed_outputs(spec.device_interface.columns, spec.outputs)  # of one dtype in every column
+    fixed = fixed_outputs(spec.device_interface.launched_columns, spec.outputs)  # of one dtype in every column
     return {n: first.name for n in spec.output_names if combo.dtype(n) is not first and n not in fixed}
 
 

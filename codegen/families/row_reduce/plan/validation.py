@@ -58,7 +58,9 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
                 )
     first_name = spec.inputs[0].name
     listed = "dtype_combos" if spec.dtype_combos else "device.dtype_columns" if dev.columns else ""
-    for i, c in enumerate(combos(spec)):
+    positions = [col.combo for col in dev.columns]  # a launched column's entry among every listed column
+    for k, c in enumerate(combos(spec)):
+        i = positions.index(c) if dev.columns else k
         for n, d in c.dtypes:
             if d is not c.dtype(first_name) and d is not DType.FLOAT:
                 # a spec fault, the same on every product: at the combination's line, reported once

@@ -14,13 +14,14 @@ class ComboKey(DtypeKey):
     """One tiling key: the first input's dtype (:class:`codegen.plan.dtype_keys.DtypeKey`, numbered by the dtype
     combination's position, :func:`tensors.combos`; guarded where a tensor of the combination is BF16), the
     combination's ``text``,
-    ``ge_names`` of every tensor (inputs then outputs, ``DT_*``), ``f32_mask`` (bit ``i``: tensor ``i``,
+    ``ge_names`` of every tensor (inputs then outputs: the ``DT_*`` names it may have, one but for an int_array
+    carrier some column registers in another dtype), ``f32_mask`` (bit ``i``: tensor ``i``,
     inputs then outputs, is FLOAT while the first input is 16-bit) and the UB bytes of the split
     (``tile_bytes``/``line_bytes`` per element with one buffer per queue, ``row_bytes`` per row, and
     ``queue_bytes`` per element a second buffer per tile queue adds; see :func:`tiling.tiling_decision`)."""
 
     text: str = ""
-    ge_names: tuple[str, ...] = ()
+    ge_names: tuple[tuple[str, ...], ...] = ()
     f32_mask: int = 0
     tile_bytes: int = 0
     line_bytes: int = 0

@@ -21,7 +21,7 @@ from codegen.families.row_reduce.plan.view_records import ComboKey
 from codegen.plan.dtype_keys import bf16_guard
 from codegen.plan.products import queue_caps
 from codegen.plan.tiling_fields import tiling_field_views
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import DeviceTensor, DType, DtypeCombo, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 
@@ -72,6 +72,16 @@ def _write_mask_outputs(spec: OpSpec) -> list[tuple[int, int, str]]:
     ]
 
 
+def _key_dtypes(spec: OpSpec, combo: DtypeCombo, t: DeviceTensor) -> tuple[str, ...]:
+    """The ``DT_*`` names device tensor ``t`` may have under the tiling key of ``combo``: its dtype there, and
+    for an int_array carrier also the dtypes of the columns registering it in another dtype beside ``combo``'s
+    other dtypes (:attr:`DeviceColumn.arrays`; the kernel does not read the array)."""
+    if t.dtype is None:
+        return (combo.dtype(t.source or "").ge_name,)
+    twins = [c for c in spec.device_interface.columns if c.arrays and c.combo.dtypes == combo.dtypes]
+    return tuple(dict.fromkeys([t.dtype.ge_name, *(d.ge_name for c in twins for n, d in c.arrays if n == t.name)]))
+
+
 def dtype_keys(spec: OpSpec, products: list[Product]) -> list[ComboKey]:
     """One :class:`view_records.ComboKey` per dtype combination of ``spec`` (:func:`tensors.combos`, in order),
     a combination with a BF16 tensor guarded off the NpuArchs of ``products`` without bf16."""
@@ -85,7 +95,7 @@ def dtype_keys(spec: OpSpec, products: list[Product]) -> list[ComboKey]:
                 ComboKey.of(k, d, bf16_guard(products, has_bf16)),
                 text=c.text,
                 ge_names=tuple(
-                    (t.dtype or c.dtype(t.source)).ge_name
+                    _key_dtypes(spec, c, t)
                     for t in (*spec.device_interface.inputs, *spec.device_interface.outputs)
                     if t.source is not None
                 ),

@@ -8,7 +8,7 @@ from dataclasses import replace
 from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.plan import unit_tests as ut
-from codegen.spec.model import DeviceTensor, DtypeCombo, OpSpec, Product
+from codegen.spec.model import DeviceColumn, DeviceTensor, DtypeCombo, OpSpec, Product
 
 #: op_host unit-test cases: (shape, dim): rows that fit, a chunked row, a non-last dim.
 UT_CASES: tuple[tuple[tuple[int, ...], int], ...] = (((8, 100), -1), ((2, 100000), 1), ((4, 33, 5), 1))
@@ -18,7 +18,9 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
     """The op_host unit-test tiling cases: every :data:`UT_CASES` entry on every product with the product's
     first dtype combination (per-row outputs of the reduced shape); expected key, block dim and fields from
     :func:`tiling.tiling_decision`, and with nullable outputs ``writeMask`` with every bit set (the cases
-    pass every output)."""
+    pass every output). On a product registering a column with an int_array carrier in another dtype than
+    the L0 API sends (:attr:`DeviceColumn.arrays`), the first such column's tensors with the first entry's
+    shape: its tiling key is that of the launched column of its other dtypes."""
     comp = compute_of(spec)
     dev = spec.device_interface
     per_row = set(row_outputs(spec))
@@ -28,8 +30,15 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
         combo = next((c for c in combos(spec) if c.allowed_on(p)), None)
         if combo is None:
             continue
-        dtype = combo.dtype(spec.inputs[0].name)
-        for shape, dim in UT_CASES:
+        calls: list[tuple[DtypeCombo, DeviceColumn | None, tuple[int, ...], int]] = [
+            (combo, None, shape, dim) for shape, dim in UT_CASES
+        ]
+        twin = next((c for c in dev.columns if c.arrays and c.combo.allowed_on(p)), None)
+        if twin is not None:  # tiled as the launched column of its other dtypes
+            calls.append((next(c for c in combos(spec) if c.dtypes == twin.combo.dtypes), twin, *UT_CASES[0]))
+        for combo, column, shape, dim in calls:
+            dtype = combo.dtype(spec.inputs[0].name)
+            arrays: list[str] = [] if column is None else [f"{n}_{d.name}" for n, d in column.arrays]
             d = tiling_decision(spec, p, shape, dim, combo)
             values = ut.ut_attr_values(spec)
             if comp.dim:
@@ -37,9 +46,10 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
             cases.append(
                 ut.ut_tiling_case(
                     p,
-                    [dtype.name, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")],
-                    f"{combo.text if spec.dtype_combos else dtype.name} {list(shape)}, dim {dim}",
-                    [_ut_input(spec, d_in, shape, combo) for d_in in dev.inputs],
+                    [dtype.name, *arrays, "x".join(map(str, shape)), f"dim{dim}".replace("-", "m")],
+                    f"{combo.text if spec.dtype_combos else dtype.name}{''.join(f', {a}' for a in arrays)} "
+                    f"{list(shape)}, dim {dim}",
+                    [_ut_input(spec, d_in, shape, combo, column) for d_in in dev.inputs],
                     [
                         ut.ut_tensor(
                             (*shape[:-1], 1) if d_out.source in per_row else shape, combo.dtype(d_out.source or "")
@@ -77,10 +87,14 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     ]
 
 
-def _ut_input(spec: OpSpec, d: DeviceTensor, shape: tuple[int, ...], combo: DtypeCombo) -> ut.UtTensor:
+def _ut_input(
+    spec: OpSpec, d: DeviceTensor, shape: tuple[int, ...], combo: DtypeCombo, column: DeviceColumn | None = None
+) -> ut.UtTensor:
     """The unit-test tensor of device input ``d`` for a call reducing the last dim of ``shape``: the first
-    input's shape, a rows input's the last dim, and the 1-d tensor of an int_array attr its one element."""
-    if d.dtype is not None:
-        return ut.ut_tensor((1,), d.dtype)
+    input's shape, a rows input's the last dim, and the 1-d tensor of an int_array attr its one element (of
+    its dtype in ``column`` when given, else the one the L0 API sends)."""
+    array_dtype = d.dtype if column is None else column.array_dtype(d)
+    if array_dtype is not None:
+        return ut.ut_tensor((1,), array_dtype)
     name = d.source or spec.inputs[0].name
     return ut.ut_tensor(shape[-1:] if name in compute_of(spec).row_inputs else shape, combo.dtype(name))

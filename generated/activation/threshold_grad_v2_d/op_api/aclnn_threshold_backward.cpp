@@ -31,9 +31,12 @@ constexpr size_t MAX_DIM = 8;
 
 // Dtypes of `gradOutput` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
-  static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+  static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                             op::DataType::DT_INT32, op::DataType::DT_INT8,
+                                                             op::DataType::DT_UINT8};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16};
+                                                             op::DataType::DT_BF16,  op::DataType::DT_INT32,
+                                                             op::DataType::DT_INT8,  op::DataType::DT_UINT8};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 1001:  // Ascend910
@@ -49,9 +52,12 @@ const std::initializer_list<op::DataType> &GradOutputDtypeSupportList() {
 
 // Dtypes of `self` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
-  static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+  static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                             op::DataType::DT_INT32, op::DataType::DT_INT8,
+                                                             op::DataType::DT_UINT8};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16};
+                                                             op::DataType::DT_BF16,  op::DataType::DT_INT32,
+                                                             op::DataType::DT_INT8,  op::DataType::DT_UINT8};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 1001:  // Ascend910
@@ -67,9 +73,12 @@ const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
 
 // Dtypes of `out` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &OutDtypeSupportList() {
-  static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+  static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
+                                                             op::DataType::DT_INT32, op::DataType::DT_INT8,
+                                                             op::DataType::DT_UINT8};
   static const std::initializer_list<op::DataType> LIST_1 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16};
+                                                             op::DataType::DT_BF16,  op::DataType::DT_INT32,
+                                                             op::DataType::DT_INT8,  op::DataType::DT_UINT8};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 1001:  // Ascend910

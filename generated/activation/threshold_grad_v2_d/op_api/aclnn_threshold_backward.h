@@ -13,9 +13,11 @@ extern "C" {
 /**
  * aclnnThresholdBackward, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * gradOutput: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank
- * 0-8. self: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank
- * 0-8. out: Ascend910, Ascend310P: FLOAT, FLOAT16; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16; rank 0-8.
+ * gradOutput: Ascend910, Ascend310P: FLOAT, FLOAT16, INT32, INT8, UINT8; Ascend910B, Ascend910_93, Ascend950: FLOAT,
+ * FLOAT16, BF16, INT32, INT8, UINT8; rank 0-8. self: Ascend910, Ascend310P: FLOAT, FLOAT16, INT32, INT8, UINT8;
+ * Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16, INT32, INT8, UINT8; rank 0-8. out: Ascend910, Ascend310P:
+ * FLOAT, FLOAT16, INT32, INT8, UINT8; Ascend910B, Ascend910_93, Ascend950: FLOAT, FLOAT16, BF16, INT32, INT8, UINT8;
+ * rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                                              const aclScalar *threshold, aclTensor *out,

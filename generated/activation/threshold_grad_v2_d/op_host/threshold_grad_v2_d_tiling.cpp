@@ -45,6 +45,12 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
       return 1;
     case ge::DT_BF16:
       return 2;
+    case ge::DT_INT32:
+      return 3;
+    case ge::DT_INT8:
+      return 4;
+    case ge::DT_UINT8:
+      return 5;
     default:
       return -1;
   }
@@ -56,6 +62,9 @@ constexpr KeyInfo KEY_INFO[] = {
     {4, 2, 2, 4},  // 0: FLOAT
     {2, 4, 2, 2},  // 1: FLOAT16
     {2, 4, 2, 2},  // 2: BF16
+    {4, 5, 2, 4},  // 3: INT32
+    {1, 5, 2, 1},  // 4: INT8
+    {1, 5, 2, 1},  // 5: UINT8
 };
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's

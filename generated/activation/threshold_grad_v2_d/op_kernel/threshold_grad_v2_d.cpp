@@ -109,6 +109,12 @@ class KernelThresholdGradV2D {
     }
     pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    if constexpr (sizeof(T) == 1) {  // SelectElems' half copies of the two sources
+      pipe_.InitBuffer(selWide_, static_cast<uint32_t>(tileLength_ * 2 * sizeof(half)));
+    }
+    if constexpr (IsSameType<T, int32_t>::value) {  // CompareElems' fp32 rounding error of x
+      pipe_.InitBuffer(restWide_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+    }
     if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(mask0_, static_cast<uint32_t>(tileLength_ / 8));
       pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
@@ -124,7 +130,7 @@ class KernelThresholdGradV2D {
       LocalTensor<T> const2 = const2_.Get<T>();
       // host values every tile reads, filled once per core
       FillRounded(const1, scalar0_, RoundMode::CAST_FLOOR, tmp0_.Get<float>());
-      Duplicate(const2, static_cast<T>(0.0f), static_cast<int32_t>(tileLength_));
+      FillElems(const2, static_cast<T>(0.0f));
     }
   }
 
@@ -151,6 +157,8 @@ class KernelThresholdGradV2D {
     uint32_t bits = 0;
     if constexpr (sizeof(T) == sizeof(uint32_t)) {
       bits = dst.template ReinterpretCast<uint32_t>().GetValue(0);
+    } else if constexpr (sizeof(T) == 1) {
+      bits = dst.template ReinterpretCast<uint8_t>().GetValue(0);
     } else {
       bits = dst.template ReinterpretCast<uint16_t>().GetValue(0);
     }
@@ -164,23 +172,55 @@ class KernelThresholdGradV2D {
   __aicore__ inline void FillScalar(const LocalTensor<T> &dst, uint32_t bits, int64_t count) {
     if constexpr (sizeof(T) == sizeof(uint32_t)) {
       Duplicate(dst.template ReinterpretCast<uint32_t>(), bits, static_cast<int32_t>(count));
+    } else if constexpr (sizeof(T) == 1) {
+      // no 8-bit Duplicate: 16-bit words of the byte twice, over the even element count covering `count`
+      // (tileLength_ is even, so it stays in the tile)
+      Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(bits * 0x0101U),
+                static_cast<int32_t>((count + 1) / 2));
     } else {
       Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(bits), static_cast<int32_t>(count));
     }
   }
 
-  // dst = mask ? src0 : src1 over the first n elements of a 16-bit T, as bits: Select takes half and float
-  // (asc-devkit Select), and it copies the element it picks, so a bfloat16_t moves unchanged as a half.
+  // dst = mask ? src0 : src1 over the first n elements of T, as bits: Select takes half and float (asc-devkit
+  // Select), and it copies the element it picks, so a bfloat16_t moves unchanged as a half and an int32_t as a
+  // float. 8-bit elements (no 8-bit Select) are selected as their half copies in selWide_ (exact) and
+  // converted back (an integral half to its integer: exact).
   __aicore__ inline void SelectElems(const LocalTensor<T> &dst, const LocalTensor<uint8_t> &mask,
                                      const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint32_t n) {
-    Select(dst.template ReinterpretCast<half>(), mask, src0.template ReinterpretCast<half>(),
-           src1.template ReinterpretCast<half>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+    if constexpr (sizeof(T) == sizeof(float)) {
+      Select(dst.template ReinterpretCast<float>(), mask, src0.template ReinterpretCast<float>(),
+             src1.template ReinterpretCast<float>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+    } else if constexpr (sizeof(T) == 1) {
+      LocalTensor<half> wide0 = selWide_.Get<half>();
+      LocalTensor<half> wide1 = wide0[static_cast<uint32_t>(tileLength_)];
+      Cast(wide0, src0, RoundMode::CAST_NONE, n);
+      Cast(wide1, src1, RoundMode::CAST_NONE, n);
+      Select(wide0, mask, wide0, wide1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+      Cast(dst, wide0, RoundMode::CAST_TRUNC, n);  // every NpuArch has it (no half -> 8-bit CAST_RINT on 1001/2002)
+    } else {
+      Select(dst.template ReinterpretCast<half>(), mask, src0.template ReinterpretCast<half>(),
+             src1.template ReinterpretCast<half>(), SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+    }
+  }
+
+  // The tileLength_ elements of a per-core constant of T set to v: 16-bit and 32-bit T by Duplicate, 8-bit T
+  // (no 8-bit Duplicate) as 16-bit words of the byte twice (tileLength_ is even).
+  __aicore__ inline void FillElems(const LocalTensor<T> &dst, T v) {
+    if constexpr (sizeof(T) == 1) {
+      const uint16_t byte = static_cast<uint16_t>(static_cast<uint8_t>(v));
+      Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(byte * 0x0101U),
+                static_cast<int32_t>(tileLength_ / 2));
+    } else {
+      Duplicate(dst, v, static_cast<int32_t>(tileLength_));
+    }
   }
 
   // The fp32 value of a 16-bit input that is compared only with host values, for CompareElems: BF16 widens it
-  // (no bfloat16_t Compare); FLOAT16 compares its half elements and needs none.
+  // (no bfloat16_t Compare); FLOAT16 compares its half elements and needs none, an integer input is widened
+  // by CompareElems for each comparison.
   __aicore__ inline void CastElemsForCompare(const LocalTensor<float> &widened, const LocalTensor<T> &x, uint32_t n) {
-    if constexpr (IsSameType<T, half>::value) {
+    if constexpr (IsSameType<T, half>::value || INT_ELEMS) {
       (void)widened;
       (void)x;
       (void)n;
@@ -201,6 +241,31 @@ class KernelThresholdGradV2D {
       (void)s;
       constexpr uint32_t elems = 256U / sizeof(T);
       Compare(mask, x, rounded, mode, (n + elems - 1U) / elems * elems);
+    } else if constexpr (INT_ELEMS) {
+      // exact for every fp32 s (`rounded`, unused by integers, and restWide_ are the scratch). An int32_t x is
+      // f + r with f its
+      // fp32 value (Cast CAST_NONE, to nearest: the one int32_t -> float mode of NpuArch 1001 and 2002) capped
+      // below 2^31 (so int(f) holds) and r = x - int(f) (|r| < 128, exact in fp32); x <mode> s iff
+      // (f - s) + r <mode> 0: f - s is exact where f and s are within a factor 2 (Sterbenz) and otherwise far
+      // larger than r, so the fp32 sum has the sign of x - s. An 8-bit x is widened through half (exact; no
+      // 8-bit -> float Cast) and compared with s.
+      if constexpr (sizeof(T) == sizeof(float)) {
+        LocalTensor<int32_t> rest = rounded.template ReinterpretCast<int32_t>();
+        Cast(widened, x, RoundMode::CAST_NONE, n);
+        Mins(widened, widened, INT32_FLOAT_CAP, static_cast<int32_t>(n));
+        Cast(rest, widened, RoundMode::CAST_RINT, n);
+        Sub(rest, x, rest, static_cast<int32_t>(n));
+        Adds(widened, widened, -s, static_cast<int32_t>(n));
+        LocalTensor<float> restWide = restWide_.Get<float>();
+        Cast(restWide, rest, RoundMode::CAST_NONE, n);
+        Add(widened, widened, restWide, static_cast<int32_t>(n));
+        Compares(mask, widened, 0.0f, mode, (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS);
+      } else {
+        LocalTensor<half> wide = rounded.template ReinterpretCast<half>();
+        Cast(wide, x, RoundMode::CAST_NONE, n);
+        Cast(widened, wide, RoundMode::CAST_NONE, n);
+        Compares(mask, widened, s, mode, (n + CMP_ELEMS - 1U) / CMP_ELEMS * CMP_ELEMS);
+      }
     } else {
       (void)x;
       (void)rounded;
@@ -273,7 +338,14 @@ class KernelThresholdGradV2D {
     outQueue_.FreeTensor(outLocal);
   }
 
+  // the largest fp32 below 2^31: an int32_t's fp32 value capped to it converts back to int32_t
+  static constexpr float INT32_FLOAT_CAP = 2147483520.0f;
+  // T is one of the op's integer dtypes: the 16-bit program runs on its elements (CompareElems, SelectElems)
+  static constexpr bool INT_ELEMS =
+      IsSameType<T, int32_t>::value || IsSameType<T, int8_t>::value || IsSameType<T, uint8_t>::value;
   TPipe pipe_;
+  TBuf<TPosition::VECCALC> selWide_;   // 8-bit T: half copies of a select's two sources (2 * tileLength_ half)
+  TBuf<TPosition::VECCALC> restWide_;  // int32_t T: an input's fp32 rounding error (CompareElems)
   TQue<TPosition::VECIN, QUEUE_DEPTH> gradOutputQueue_;
   TBuf<TPosition::VECCALC> gradOutputFill_;  // the tile filled with a one-element gradOutput
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
@@ -317,4 +389,19 @@ extern "C" __global__ __aicore__ void threshold_grad_v2_d(GM_ADDR gradOutput, GM
     op.Process();
   }
 #endif
+  if (TILING_KEY_IS(3)) {
+    KernelThresholdGradV2D<int32_t> op;
+    op.Init(gradOutput, self, out, tilingData);
+    op.Process();
+  }
+  if (TILING_KEY_IS(4)) {
+    KernelThresholdGradV2D<int8_t> op;
+    op.Init(gradOutput, self, out, tilingData);
+    op.Process();
+  }
+  if (TILING_KEY_IS(5)) {
+    KernelThresholdGradV2D<uint8_t> op;
+    op.Init(gradOutput, self, out, tilingData);
+    op.Process();
+  }
 }

@@ -15,7 +15,7 @@ namespace ge {
  * arithmetic); a null weight is ones, a null bias zeros; the mean and rstd outputs may be null.
  * @par Inputs:
  * @li x: A tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
- * @li normalized_shape: A tensor of DT_INT32.
+ * @li normalized_shape: A tensor of DT_INT32, DT_INT64.
  * @li gamma: An optional tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @li beta: An optional tensor of DT_FLOAT, DT_FLOAT16, DT_BF16.
  * @par Outputs:
@@ -27,7 +27,7 @@ namespace ge {
  */
 REG_OP(LayerNormV4)
     .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
-    .INPUT(normalized_shape, TensorType({DT_INT32}))
+    .INPUT(normalized_shape, TensorType({DT_INT32, DT_INT64}))
     .OPTIONAL_INPUT(gamma, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OPTIONAL_INPUT(beta, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))

@@ -89,7 +89,7 @@ int64_t DtypeKey(const gert::TilingContext *context) {
     }
     dtypes[i] = desc->GetDataType();
   }
-  if (dtypes[0] == ge::DT_FLOAT && dtypes[1] == ge::DT_INT32 &&
+  if (dtypes[0] == ge::DT_FLOAT && (dtypes[1] == ge::DT_INT32 || dtypes[1] == ge::DT_INT64) &&
       (dtypes[2] == ge::DT_FLOAT || dtypes[2] == ge::DT_UNDEFINED) &&
       (dtypes[3] == ge::DT_FLOAT || dtypes[3] == ge::DT_UNDEFINED) && dtypes[4] == ge::DT_FLOAT &&
       dtypes[5] == ge::DT_FLOAT &&
@@ -97,7 +97,7 @@ int64_t DtypeKey(const gert::TilingContext *context) {
                                     // FLOAT, rstdOutOptional FLOAT
     return 0;
   }
-  if (dtypes[0] == ge::DT_FLOAT16 && dtypes[1] == ge::DT_INT32 &&
+  if (dtypes[0] == ge::DT_FLOAT16 && (dtypes[1] == ge::DT_INT32 || dtypes[1] == ge::DT_INT64) &&
       (dtypes[2] == ge::DT_FLOAT || dtypes[2] == ge::DT_UNDEFINED) &&
       (dtypes[3] == ge::DT_FLOAT || dtypes[3] == ge::DT_UNDEFINED) && dtypes[4] == ge::DT_FLOAT16 &&
       dtypes[5] == ge::DT_FLOAT &&
@@ -105,7 +105,7 @@ int64_t DtypeKey(const gert::TilingContext *context) {
                                     // meanOutOptional FLOAT, rstdOutOptional FLOAT
     return 1;
   }
-  if (dtypes[0] == ge::DT_FLOAT16 && dtypes[1] == ge::DT_INT32 &&
+  if (dtypes[0] == ge::DT_FLOAT16 && (dtypes[1] == ge::DT_INT32 || dtypes[1] == ge::DT_INT64) &&
       (dtypes[2] == ge::DT_FLOAT16 || dtypes[2] == ge::DT_UNDEFINED) &&
       (dtypes[3] == ge::DT_FLOAT16 || dtypes[3] == ge::DT_UNDEFINED) && dtypes[4] == ge::DT_FLOAT16 &&
       dtypes[5] == ge::DT_FLOAT &&
@@ -113,7 +113,7 @@ int64_t DtypeKey(const gert::TilingContext *context) {
                                     // meanOutOptional FLOAT, rstdOutOptional FLOAT
     return 2;
   }
-  if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_INT32 &&
+  if (dtypes[0] == ge::DT_BF16 && (dtypes[1] == ge::DT_INT32 || dtypes[1] == ge::DT_INT64) &&
       (dtypes[2] == ge::DT_FLOAT || dtypes[2] == ge::DT_UNDEFINED) &&
       (dtypes[3] == ge::DT_FLOAT || dtypes[3] == ge::DT_UNDEFINED) && dtypes[4] == ge::DT_BF16 &&
       dtypes[5] == ge::DT_FLOAT &&
@@ -121,7 +121,7 @@ int64_t DtypeKey(const gert::TilingContext *context) {
                                     // FLOAT, rstdOutOptional FLOAT
     return 3;
   }
-  if (dtypes[0] == ge::DT_BF16 && dtypes[1] == ge::DT_INT32 &&
+  if (dtypes[0] == ge::DT_BF16 && (dtypes[1] == ge::DT_INT32 || dtypes[1] == ge::DT_INT64) &&
       (dtypes[2] == ge::DT_BF16 || dtypes[2] == ge::DT_UNDEFINED) &&
       (dtypes[3] == ge::DT_BF16 || dtypes[3] == ge::DT_UNDEFINED) && dtypes[4] == ge::DT_BF16 &&
       dtypes[5] == ge::DT_FLOAT &&

@@ -488,6 +488,11 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
                  const uint32_t count) {
   static_assert(opgen_detail::kIsCastType<D> && opgen_detail::kIsCastType<S>,
                 "Cast supports float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t and int64_t");
+  // asc-devkit impl/basic_api/dav_{c100,m200,c220,3510}/kernel_operator_vec_vconv_impl.h: no conversion between
+  // an 8-bit integer and float on any NpuArch of the catalogue (int8_t and uint8_t go through half)
+  static_assert(!(std::is_same<D, float>::value && sizeof(S) == 1) &&
+                    !(std::is_same<S, float>::value && sizeof(D) == 1),
+                "Cast has no int8_t/uint8_t <-> float conversion; convert through half");
   opgen_rt::device::Core *c = dst.Bound();
   const char *op = "Cast";
   const uint64_t n = count;
@@ -511,6 +516,20 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
              std::string("Cast from ") + opgen_rt::device::DtypeOf<S>::name + " to " +
                  opgen_rt::device::DtypeOf<D>::name + " with " + opgen_detail::RoundModeName(roundMode) +
                  ": a floating-to-integer Cast needs CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC");
+  }
+  // asc-devkit impl/basic_api/dav_c100 and dav_m200 (NpuArch 1001, 2002) kernel_operator_vec_vconv_impl.h:
+  // int32_t -> float has CAST_NONE only (vconv_s322f32), half -> int8_t/uint8_t no CAST_RINT (no vconv_f162s8r)
+  const bool oldArch = c->product != nullptr && (c->product->npuArch == 1001 || c->product->npuArch == 2002);
+  if (oldArch && std::is_same<D, float>::value && std::is_same<S, int32_t>::value &&
+      roundMode != RoundMode::CAST_NONE) {
+    c->Fault(opgen_rt::device::rule::kVectorParams, std::string("Cast from int32_t to float with ") +
+                                                        opgen_detail::RoundModeName(roundMode) +
+                                                        ": this NpuArch converts int32_t to float with CAST_NONE only");
+  }
+  if (oldArch && sizeof(D) == 1 && std::is_same<S, half>::value && roundMode == RoundMode::CAST_RINT) {
+    c->Fault(opgen_rt::device::rule::kVectorParams, std::string("Cast from half to ") +
+                                                        opgen_rt::device::DtypeOf<D>::name +
+                                                        " with CAST_RINT: this NpuArch has no such conversion");
   }
   if (roundMode == RoundMode::CAST_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value)) {
     c->Fault(opgen_rt::device::rule::kVectorParams, std::string("Cast from ") + opgen_rt::device::DtypeOf<S>::name +

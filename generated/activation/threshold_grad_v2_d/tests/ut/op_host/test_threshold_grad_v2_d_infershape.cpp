@@ -178,3 +178,60 @@ TEST_F(ThresholdGradV2DInferShape, InferDataTypeColumn2) {
   ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
   EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BF16);
 }
+
+// OpDef dtype column: inputs INT32, INT32; outputs INT32
+TEST_F(ThresholdGradV2DInferShape, InferDataTypeColumn3) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs INT8, INT8; outputs INT8
+TEST_F(ThresholdGradV2DInferShape, InferDataTypeColumn4) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT8);
+}
+
+// OpDef dtype column: inputs UINT8, UINT8; outputs UINT8
+TEST_F(ThresholdGradV2DInferShape, InferDataTypeColumn5) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_UINT8);
+}

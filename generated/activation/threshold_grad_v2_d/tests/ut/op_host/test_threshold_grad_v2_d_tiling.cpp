@@ -283,6 +283,171 @@ TEST_F(ThresholdGradV2DTiling, Ascend910_FLOAT16_16777216) {
   EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
+// Ascend910: INT32 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910_INT32_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 3ULL, 32U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524296LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5952LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910: INT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910_INT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 4ULL, 32U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524320LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9984LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910: UINT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910_UINT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910")) {
+    GTEST_SKIP() << "case computed for Ascend910";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 32U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 524320LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 524288LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9984LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
 // Ascend910B: FLOAT [2, 3]
 TEST_F(ThresholdGradV2DTiling, Ascend910B_FLOAT_2x3) {
   fe::PlatFormInfos platformInfo;
@@ -549,6 +714,171 @@ TEST_F(ThresholdGradV2DTiling, Ascend910B_BF16_16777216) {
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 6912LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910B: INT32 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910B_INT32_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 3ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 32LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910B: INT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910B_INT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 4ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 32LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349504LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7424LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910B: UINT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910B_UINT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 32LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349504LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7424LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";
@@ -833,6 +1163,171 @@ TEST_F(ThresholdGradV2DTiling, Ascend910_93_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
+// Ascend910_93: INT32 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910_93_INT32_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 3ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 32LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349528LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349520LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 4416LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910_93: INT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910_93_INT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 4ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 32LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349504LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7424LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend910_93: UINT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend910_93_UINT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 32LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 349536LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 349504LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 7424LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
 // Ascend950: FLOAT [2, 3]
 TEST_F(ThresholdGradV2DTiling, Ascend950_FLOAT_2x3) {
   fe::PlatFormInfos platformInfo;
@@ -1108,6 +1603,171 @@ TEST_F(ThresholdGradV2DTiling, Ascend950_BF16_16777216) {
   EXPECT_TRUE(found) << "tiling field scalarInputs";
 }
 
+// Ascend950: INT32 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend950_INT32_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 3ULL, 64U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262152LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5760LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend950: INT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend950_INT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 4ULL, 64U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262176LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9728LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend950: UINT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend950_UINT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 64U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 262176LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 262144LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9728LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
 // Ascend310P: FLOAT [2, 3]
 TEST_F(ThresholdGradV2DTiling, Ascend310P_FLOAT_2x3) {
   fe::PlatFormInfos platformInfo;
@@ -1319,6 +1979,171 @@ TEST_F(ThresholdGradV2DTiling, Ascend310P_FLOAT16_16777216) {
   EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
   EXPECT_TRUE(found) << "tiling field tailLength";
   EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9344LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend310P: INT32 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend310P_INT32_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 3ULL, 8U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097160LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 5952LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend310P: INT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend310P_INT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 4ULL, 8U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097184LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9984LL) << "tiling field tileLength";
+  EXPECT_TRUE(found) << "tiling field tileLength";
+  EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
+  EXPECT_TRUE(found) << "tiling field inBufferNum";
+  EXPECT_EQ(FieldAt<int32_t>(data, 44, found), 2LL) << "tiling field outBufferNum";
+  EXPECT_TRUE(found) << "tiling field outBufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 0LL) << "tiling field scalarInputs";
+  EXPECT_TRUE(found) << "tiling field scalarInputs";
+}
+
+// Ascend310P: UINT8 [16777216]
+TEST_F(ThresholdGradV2DTiling, Ascend310P_UINT8_16777216) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend310P")) {
+    GTEST_SKIP() << "case computed for Ascend310P";
+  }
+  gert::StorageShape input0 = {{16777216}, {16777216}};
+  gert::StorageShape input1 = {{16777216}, {16777216}};
+  gert::StorageShape output0 = {{16777216}, {16777216}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ThresholdGradV2D")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"threshold", Ops::NN::AnyValue::CreateFrom<float>(1.0F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 8U, 2097152ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16777216LL) << "tiling field totalLength";
+  EXPECT_TRUE(found) << "tiling field totalLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field formerNum";
+  EXPECT_TRUE(found) << "tiling field formerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 2097184LL) << "tiling field formerLength";
+  EXPECT_TRUE(found) << "tiling field formerLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 2097152LL) << "tiling field tailLength";
+  EXPECT_TRUE(found) << "tiling field tailLength";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 9984LL) << "tiling field tileLength";
   EXPECT_TRUE(found) << "tiling field tileLength";
   EXPECT_EQ(FieldAt<int32_t>(data, 40, found), 2LL) << "tiling field inBufferNum";
   EXPECT_TRUE(found) << "tiling field inBufferNum";

@@ -212,3 +212,128 @@ TEST_F(LayerNormV4InferShape, InferDataTypeColumn4) {
   EXPECT_EQ(context->GetOutputDataType(1), ge::DT_FLOAT);
   EXPECT_EQ(context->GetOutputDataType(2), ge::DT_FLOAT);
 }
+
+// OpDef dtype column: inputs FLOAT, INT64, FLOAT, FLOAT; outputs FLOAT, FLOAT, FLOAT
+TEST_F(LayerNormV4InferShape, InferDataTypeColumn5) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("LayerNormV4")
+                    .NodeIoNum(4, 3)
+                    .IrInstanceNum({1, 1, 1, 1}, {1, 1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(3, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"epsilon", Ops::NN::AnyValue::CreateFrom<float>(1e-05F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(2), ge::DT_FLOAT);
+}
+
+// OpDef dtype column: inputs FLOAT16, INT64, FLOAT, FLOAT; outputs FLOAT16, FLOAT, FLOAT
+TEST_F(LayerNormV4InferShape, InferDataTypeColumn6) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("LayerNormV4")
+                    .NodeIoNum(4, 3)
+                    .IrInstanceNum({1, 1, 1, 1}, {1, 1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(3, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"epsilon", Ops::NN::AnyValue::CreateFrom<float>(1e-05F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT16);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(2), ge::DT_FLOAT);
+}
+
+// OpDef dtype column: inputs FLOAT16, INT64, FLOAT16, FLOAT16; outputs FLOAT16, FLOAT, FLOAT
+TEST_F(LayerNormV4InferShape, InferDataTypeColumn7) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("LayerNormV4")
+                    .NodeIoNum(4, 3)
+                    .IrInstanceNum({1, 1, 1, 1}, {1, 1, 1})
+                    .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(3, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"epsilon", Ops::NN::AnyValue::CreateFrom<float>(1e-05F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT16);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(2), ge::DT_FLOAT);
+}
+
+// OpDef dtype column: inputs BF16, INT64, FLOAT, FLOAT; outputs BF16, FLOAT, FLOAT
+TEST_F(LayerNormV4InferShape, InferDataTypeColumn8) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("LayerNormV4")
+                    .NodeIoNum(4, 3)
+                    .IrInstanceNum({1, 1, 1, 1}, {1, 1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(3, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"epsilon", Ops::NN::AnyValue::CreateFrom<float>(1e-05F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BF16);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(2), ge::DT_FLOAT);
+}
+
+// OpDef dtype column: inputs BF16, INT64, BF16, BF16; outputs BF16, FLOAT, FLOAT
+TEST_F(LayerNormV4InferShape, InferDataTypeColumn9) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("LayerNormV4")
+                    .NodeIoNum(4, 3)
+                    .IrInstanceNum({1, 1, 1, 1}, {1, 1, 1})
+                    .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(3, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"epsilon", Ops::NN::AnyValue::CreateFrom<float>(1e-05F)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BF16);
+  EXPECT_EQ(context->GetOutputDataType(1), ge::DT_FLOAT);
+  EXPECT_EQ(context->GetOutputDataType(2), ge::DT_FLOAT);
+}

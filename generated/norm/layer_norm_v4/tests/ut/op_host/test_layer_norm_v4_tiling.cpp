@@ -1010,3 +1010,82 @@ TEST_F(LayerNormV4Tiling, Ascend950_FLOAT_4x33x5_dim1) {
   EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
   EXPECT_TRUE(found) << "tiling field writeMask";
 }
+
+// Ascend950: FLOAT, normalized_shape_INT64 [8, 100], dim -1
+TEST_F(LayerNormV4Tiling, Ascend950_FLOAT_normalized_shape_INT64_8x100_dimm1) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{8, 100}, {8, 100}};
+  gert::StorageShape input1 = {{1}, {1}};
+  gert::StorageShape input2 = {{100}, {100}};
+  gert::StorageShape input3 = {{100}, {100}};
+  gert::StorageShape output0 = {{8, 100}, {8, 100}};
+  gert::StorageShape output1 = {{8, 1}, {8, 1}};
+  gert::StorageShape output2 = {{8, 1}, {8, 1}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("LayerNormV4")
+                    .NodeIoNum(4, 3)
+                    .IrInstanceNum({1, 1, 1, 1}, {1, 1, 1})
+                    .InputShapes({&input0, &input1, &input2, &input3})
+                    .OutputShapes({&output0, &output1, &output2})
+                    .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(3, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"epsilon", Ops::NN::AnyValue::CreateFrom<float>(1e-05F)},
+                    })
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 0ULL, 8U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 0LL) << "tiling field mode";
+  EXPECT_TRUE(found) << "tiling field mode";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 8LL) << "tiling field outerNum";
+  EXPECT_TRUE(found) << "tiling field outerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 100LL) << "tiling field reduceLen";
+  EXPECT_TRUE(found) << "tiling field reduceLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 24, found), 1LL) << "tiling field innerNum";
+  EXPECT_TRUE(found) << "tiling field innerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 32, found), 1LL) << "tiling field tileRows";
+  EXPECT_TRUE(found) << "tiling field tileRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 40, found), 100LL) << "tiling field chunkLen";
+  EXPECT_TRUE(found) << "tiling field chunkLen";
+  EXPECT_EQ(FieldAt<int64_t>(data, 48, found), 1LL) << "tiling field chunkNum";
+  EXPECT_TRUE(found) << "tiling field chunkNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 56, found), 112LL) << "tiling field lineStride";
+  EXPECT_TRUE(found) << "tiling field lineStride";
+  EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field blockWidth";
+  EXPECT_TRUE(found) << "tiling field blockWidth";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8LL) << "tiling field taskNum";
+  EXPECT_TRUE(found) << "tiling field taskNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 1LL) << "tiling field tasksPerCore";
+  EXPECT_TRUE(found) << "tiling field tasksPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 0LL) << "tiling field tasksFormerNum";
+  EXPECT_TRUE(found) << "tiling field tasksFormerNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 112LL) << "tiling field tileElems";
+  EXPECT_TRUE(found) << "tiling field tileElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 112LL) << "tiling field lineElems";
+  EXPECT_TRUE(found) << "tiling field lineElems";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 2LL) << "tiling field bufferNum";
+  EXPECT_TRUE(found) << "tiling field bufferNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 7LL) << "tiling field writeMask";
+  EXPECT_TRUE(found) << "tiling field writeMask";
+}
