@@ -71,6 +71,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     report = result.report
     for text in result.warnings:
         print(f"warning: {text}", file=sys.stderr)
+    if result.leftovers:
+        shown = ", ".join(result.leftovers[:3]) + (", ..." if len(result.leftovers) > 3 else "")
+        done = "left (`opgen generate` removes them)" if args.check or result.dry_run else "removed"
+        print(
+            f"note: {done} {len(result.leftovers)} temporary file(s) of an interrupted opgen write: {shown}",
+            file=sys.stderr,
+        )
     if args.check:
         if result.clean:
             shown = args.out if args.out else "generated/"
