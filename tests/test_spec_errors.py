@@ -831,8 +831,18 @@ def test_load_specs_reports_clashes_between_files(tmp_path: Path) -> None:
         load_specs(tmp_path)
     second = tmp_path / "soft_margin_loss_backward_v2.yaml"
     assert [str(e) for e in info.value.errors] == [
-        f"{second}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {tmp_path / STEM}",
-        f"{second}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {tmp_path / STEM}",
+        f"{second}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {tmp_path / STEM}:2 (another spec)",
+        f"{second}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {tmp_path / STEM}:3 (another spec)",
+    ]
+    # a new spec that sorts first: the existing spec's line is flagged, naming the new file's line
+    second.unlink()
+    first = tmp_path / "a_soft_margin_loss_backward.yaml"
+    first.write_text(edit(BASE, "op: SoftMarginLossBackward", "op: ASoftMarginLossBackward"))
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path)
+    assert [str(e) for e in info.value.errors] == [
+        f"{tmp_path / STEM}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {first}:2 (another spec)",
+        f"{tmp_path / STEM}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {first}:3 (another spec)",
     ]
 
 
