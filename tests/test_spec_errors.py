@@ -2002,3 +2002,29 @@ def test_a_string_attr_without_values_is_one_error_in_every_section_using_it(tmp
     path = tmp_path / "gelu_backward_v2.yaml"
     errs = errors_of(path, text.replace("    values: [none, tanh]\n", ""), load_project()[0])
     assert len(errs) == 1 and "attrs[0].values: string attr 'approximate' needs values" in errs[0], errs
+
+
+def test_a_value_the_yaml_reader_refuses_is_one_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("category: loss", "category: !!binary aGVsbG8="))
+    assert errs == [f"{f}:41: category: unsupported YAML value of type bytes; quote it"]
+    f, errs = bad(tmp_path, catalogue, ("category: loss", "category: !!timestamp 2001-12-14"))
+    assert errs == [f"{f}:41: category: unsupported YAML value of type date; quote it"]
+
+
+def test_a_byte_order_mark_after_the_first_is_one_readable_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    assert errors_of(path, "\ufeff\ufeff" + BASE, catalogue) == [
+        f"{path}:1: yaml: a byte order mark (U+FEFF, invisible) at column 2 (the file starts with two); a file "
+        "may start with one, nowhere else: delete it"
+    ]
+    assert errors_of(path, edit(BASE, "\ncategory: loss", "\ncat\ufeffegory: loss"), catalogue) == [
+        f"{path}:41: yaml: a byte order mark (U+FEFF, invisible) at column 4; a file may start with one, nowhere "
+        "else: delete it"
+    ]
+    path.write_text("\ufeff" + BASE)
+    assert load_op_spec(path, catalogue).op == "SoftMarginLossBackward"  # one leading mark is fine
+
+
+def test_an_invisible_character_in_a_key_is_shown_escaped(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("\ncategory: loss", "\ncategory: loss\nop\u200b: x"))
+    assert errs[0].startswith(f"{f}:42: op\\u200b: unknown key 'op\\u200b'; allowed: ")
