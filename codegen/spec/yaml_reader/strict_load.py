@@ -236,13 +236,13 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
     stray = text.find("\ufeff", 1 if text.startswith("\ufeff") else 0)
     if stray >= 0:  # a file may start with one byte order mark; YAML would read another as text
         line = text.count("\n", 0, stray) + 1
-        column = stray - text.rfind("\n", 0, stray)
+        at = stray - text.rfind("\n", 0, stray)
         again = " (the file starts with two)" if stray == 1 else ""
         errors.append(
             SpecError(
                 SourceLoc(file, line),
                 "yaml",
-                f"a byte order mark (U+FEFF, invisible) at column {column}{again}; a file may start with one, "
+                f"a byte order mark (U+FEFF, invisible) at column {at}{again}; a file may start with one, "
                 "nowhere else: delete it",
             )
         )
