@@ -29,8 +29,12 @@ def test_interrupt_during_atomic_write_leaves_no_temporary(tmp_path: Path, monke
         return made  # type: ignore[no-any-return]
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_ctrl_c)
-    with pytest.raises(KeyboardInterrupt):
-        write_atomic(tmp_path / "a.h", "int x;\n")
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as a fresh process has it
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            write_atomic(tmp_path / "a.h", "int x;\n")
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.h"]
     assert (tmp_path / "a.h").read_text() == "int x;\n"
 
