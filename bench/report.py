@@ -211,6 +211,17 @@ def readme_block(data: dict[str, Any]) -> list[str]:
         + ".",
         "",
     ]
+    earlier: dict[str, list[str]] = {}
+    for name, run in (meta.get("earlier") or {}).items():
+        modified = f" (+{run['git_modified_files']} modified files)" if run.get("git_modified_files") else ""
+        source = (
+            f"{str(run.get('started', '?'))[:10]} on commit `{run.get('git_commit')}`{modified}, `{run.get('command')}`"
+        )
+        earlier.setdefault(source, []).append(name)
+    if earlier:  # an --only run merged into an earlier result file: the first line covers only its sections
+        ran = ", ".join(n for n in data["sections"] if n not in meta["earlier"])
+        lines[0] = lines[0][:-1] + f" (sections {ran})."
+        lines[1:1] = [f"Sections {', '.join(names)}: measured {source}." for source, names in earlier.items()]
     context = [re.compile(p) for p in README_CONTEXT]
     shown = [
         f

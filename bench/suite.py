@@ -136,6 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     text = render(meta, sections)
     print(text)
     data = result_data(meta, sections)
+    if args.only and Path(args.json).is_file():  # the other sections of the file are kept, not dropped
+        try:
+            data = merge_results(json.loads(Path(args.json).read_text()), data)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(
+                f"[bench] {args.json} not written: --only merges into it, but it is not a result file ({exc}); "
+                "give another --json",
+                file=sys.stderr,
+            )
+            return 1
+        kept = sorted(set(data["sections"]) - {s.name for s in sections})
+        print(f"[bench] kept the sections {', '.join(kept) or '(none)'} of {args.json}", file=sys.stderr)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(data, indent=1, default=float) + "\n")
     print(f"[bench] wrote {args.json}", file=sys.stderr)
@@ -154,11 +166,57 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if crashed else 0
 
 
+def run_info(meta: dict[str, Any]) -> dict[str, Any]:
+    """What a section records of the run that measured it: ``started``, ``command``, ``git_commit``,
+    ``git_modified_files`` and ``quick``."""
+    machine = meta.get("machine", {})
+    return {
+        "started": meta.get("started"),
+        "command": meta.get("command"),
+        "git_commit": machine.get("git_commit"),
+        "git_modified_files": machine.get("git_modified_files"),
+        "quick": bool(meta.get("quick")),
+    }
+
+
 def result_data(meta: dict[str, Any], sections: list[Section]) -> dict[str, Any]:
-    """The JSON content of a run: ``schema``, ``meta``, ``sections.<name>`` and every figure by id."""
+    """The JSON content of a run: ``schema``, ``meta``, ``sections.<name>`` (each with ``run``, the run that
+    measured it: :func:`run_info`) and every figure by id."""
     return {
         "schema": SCHEMA,
         "meta": meta,
-        "sections": {s.name: s.to_json() for s in sections},
+        "sections": {s.name: {**s.to_json(), "run": run_info(meta)} for s in sections},
         "figures": {f.id: f.to_json() for s in sections for f in s.figures},
+    }
+
+
+def merge_results(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The result file of an ``--only`` run ``new`` merged into the earlier result file ``old``: ``new``'s
+    sections replace those of the same name, ``old``'s other sections stay with their figures, in
+    :data:`REPORT_ORDER`. ``meta`` is ``new``'s, with ``earlier``: the kept sections' runs by section name
+    (a section without ``run``, from an older file, gets ``old``'s meta), and ``quick`` true when any part
+    is from a quick run.
+
+    Raises:
+        ValueError: ``old`` is of another schema or not a result file.
+        KeyError, TypeError: ``old`` lacks the structure :func:`result_data` writes.
+    """
+    if not isinstance(old, dict) or old.get("schema") != SCHEMA:
+        raise ValueError(f"schema {old.get('schema') if isinstance(old, dict) else None!r}, expected {SCHEMA}")
+    fresh = new["sections"]
+    kept = {
+        name: {**sec, "run": sec.get("run") or run_info(old["meta"])}
+        for name, sec in old["sections"].items()
+        if name not in fresh
+    }
+    merged = {**kept, **fresh}
+    order = sorted(merged, key=lambda n: REPORT_ORDER.index(n) if n in REPORT_ORDER else len(REPORT_ORDER))
+    sections = {name: merged[name] for name in order}
+    meta = {**new["meta"], "earlier": {name: sec["run"] for name, sec in kept.items()}}
+    meta["quick"] = bool(new["meta"].get("quick")) or any(run.get("quick") for run in meta["earlier"].values())
+    return {
+        "schema": SCHEMA,
+        "meta": meta,
+        "sections": sections,
+        "figures": {f["id"]: f for sec in sections.values() for f in sec["figures"]},
     }

@@ -260,13 +260,19 @@ def _first_output_shape(spec: OpSpec, env: Mapping[str, object]) -> tuple[int, .
     return spec.compute.first_output_shape(ruled, env) if spec.compute is not None else ruled
 
 
-def call_params(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> dict[str, Any]:
+def call_params(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None, stand_ins: bool = False
+) -> dict[str, Any]:
     """Keyword arguments of the call ``opgen explain --shape`` describes (:meth:`codegen.registry.Family.shape_call`):
     each input as an array of its dims and dtype (floating values uniform in [0.05, 0.95], valid for every
     op's domain; integer values uniform in [0, k) with k the first positive integer attr the shape sets, else 1),
     an optional input the call leaves out as None, the attrs the shape sets (a negative value of an unsigned
     attr as its two's complement, e.g. no padding row), and the first enum value of any other attr without a
-    default. Seeded: the same call every time.
+    default. Seeded: the same call every time. With ``stand_ins`` each input is a read-only zero-stride view
+    of one zero of its dtype and dims (no memory is allocated, whatever the shape), for sizing the call.
+
+    Raises:
+        ValueError: ``stand_ins``: an input has more elements than a NumPy array can index.
     """
     import numpy as np
 
@@ -282,7 +288,9 @@ def call_params(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_na
             params[t.name] = None
             continue
         np_dtype = np.dtype(dtype.numpy_name)
-        if np.issubdtype(np_dtype, np.integer):
+        if stand_ins:
+            params[t.name] = np.broadcast_to(np.zeros((), np_dtype), dims)
+        elif np.issubdtype(np_dtype, np.integer):
             params[t.name] = rng.integers(0, bound, size=dims).astype(np_dtype)
         else:
             params[t.name] = rng.uniform(0.05, 0.95, size=dims).astype(np_dtype)
@@ -302,8 +310,10 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
     (:func:`codegen.perf.call_timeline`), and vector element-ops per element of the first input.
 
     Returns ``""`` on a product the op does not run on, and a one-line note on a product without a cost model,
-    when the call fails on the emulator (its status and message), or when it launches no kernel (an empty
-    output: the API returns before launching).
+    when the call is beyond the Python API's memory cap (``OPGEN_MAX_CALL_BYTES``,
+    :func:`codegen.runner.memory.check_call_size`) or more elements than an array can index (the call is
+    skipped, nothing is allocated), when the call fails on the emulator (its status and message), or when it
+    launches no kernel (an empty output: the API returns before launching).
 
     Raises:
         ValueError: bad shape text or a shape the op rejects (as :func:`explain`).
@@ -314,9 +324,16 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
         return f"performance model: unavailable on {product.name} (the product catalogue gives it no cost_model)"
     from codegen.perf import call_timeline, gm_bandwidth_bytes_per_us
     from codegen.runner import AclnnError, compile_op
+    from codegen.runner.arguments import call_attrs
+    from codegen.runner.memory import check_call_size
 
     shape = parse_shape(shape_text)
     check_explain_shape(spec, product, shape, dtype_name)
+    try:  # sized on stand-ins first: a call beyond the Python API's memory cap is never allocated
+        views = call_params(spec, product, shape, dtype_name, stand_ins=True)
+        check_call_size(spec, {t.name: views.get(t.name) for t in spec.inputs}, call_attrs(spec, views), False)
+    except (TypeError, ValueError) as exc:
+        return f"performance model: skipped ({str(exc).splitlines()[0]})"
     params = call_params(spec, product, shape, dtype_name)
     fn = compile_op(spec.op, product.name)
     try:

@@ -26,7 +26,7 @@ from codegen.manifest import (
 )
 from codegen.paths import ProjectPaths, project_paths, spec_files
 from codegen.spec.model import Catalogue, OpSpec
-from codegen.writer import WriteFailed, WriteReport, expected_files, sync_tree
+from codegen.writer import WriteFailed, WriteReport, expected_files, leftover_temps, sync_tree
 
 if TYPE_CHECKING:  # the renderer (Jinja2) is imported only when something is rendered
     from codegen.render import RenderedOp
@@ -133,6 +133,9 @@ class GenerateResult:
     #: such files left in the former folder because the op's folder already holds that path: old path -> the
     #: path that is taken
     left: dict[str, str] = field(default_factory=dict)
+    #: temporary files a killed earlier write left beside files opgen writes
+    #: (:func:`codegen.writer.leftover_temps`): removed by a run that writes, named by ``--check`` and a dry run
+    leftovers: list[str] = field(default_factory=list)
     dry_run: bool = False
 
     @property
@@ -430,6 +433,11 @@ def run_generate(
     if check:
         catalogue, specs = _load_project(sdir, products_file)
         checked = GenerateResult(generate(specs, catalogue, root, check=True), warnings=warnings)
+        report = checked.report
+        checked.leftovers = leftover_temps(
+            root, [*report.unchanged, *report.stale, *report.missing, *owned, MANIFEST_NAME]
+        )
+        report.extra = [rel for rel in report.extra if rel not in checked.leftovers]
         # A differing file opgen did not write is not stale: generating would keep it, not rewrite it.
         op_folders = sorted({s.folder for s in specs.values()}, key=len, reverse=True)
         checked.foreign = [
@@ -547,6 +555,22 @@ def run_generate(
             )
         result.skipped = [s for s in result.skipped if s not in files]
 
+    # Temporary files of a write that was killed (SIGKILL) beside files opgen writes: removed, never reported as
+    # strays or foreign files.
+    targets = [*manifest, MANIFEST_NAME]
+    if stale_ops or matrix_stale:
+        targets += files
+    result.leftovers = leftover_temps(root, targets)
+    if not dry_run:
+        for rel in result.leftovers:
+            try:
+                (root / rel).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise WriteFailed(
+                    root / rel, exc, result.report.written, [], "removing leftover temporary files"
+                ) from exc
     # The op folders of the current specs: a rendered op's, else (skipped: unchanged) the one its records hold.
     current: dict[str, str] = {}
     for op, folders in recorded_op_folders({rel: r for rel, r in manifest.items() if r.input_hash != OBSOLETE}).items():
@@ -557,11 +581,12 @@ def run_generate(
     result.orphans = owned_folders(root, set(current.values()), manifest)
     candidates: list[str] = []
     for name in result.orphans:
-        candidates += stray_files(root, name, ())
+        candidates += [r for r in stray_files(root, name, ()) if r not in result.leftovers]
     for op, folder in sorted(current.items()):
         produced = {rel for rel, r in manifest.items() if r.spec == op and r.input_hash != OBSOLETE}
         if produced:  # without records (an op not rendered yet) there is nothing to compare with
-            result.strays += [r for r in stray_files(root, folder, produced) if r not in result.foreign]
+            found = stray_files(root, folder, produced)
+            result.strays += [r for r in found if r not in result.foreign and r not in result.leftovers]
     candidates += result.strays
     result.prunable, result.kept = prune_plan(root, candidates, manifest)
     # Records of files gone from disk are dropped; so are obsolete records of files that were changed.

@@ -154,8 +154,14 @@ def load_manifest(out: Path) -> dict[str, FileRecord]:
     return records
 
 
-def save_manifest(out: Path, records: dict[str, FileRecord]) -> None:
-    """Writes the manifest (sorted, no timestamps or absolute paths, so it is deterministic)."""
+def save_manifest(out: Path, records: dict[str, FileRecord]) -> bool:
+    """Writes the manifest (sorted, no timestamps or absolute paths, so it is deterministic) unless the file
+    already holds these bytes (an up-to-date read-only output directory stays untouched). Returns whether it
+    wrote.
+
+    Raises:
+        OSError: the manifest could not be written.
+    """
     from codegen.writer import write_atomic
 
     data = {
@@ -170,4 +176,9 @@ def save_manifest(out: Path, records: dict[str, FileRecord]) -> None:
             for rel, r in sorted(records.items())
         },
     }
-    write_atomic(out / MANIFEST_NAME, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    path = out / MANIFEST_NAME
+    if file_hash(path) == sha256_bytes(text.encode("utf-8")):
+        return False
+    write_atomic(path, text)
+    return True

@@ -10,9 +10,13 @@ import errno
 import fcntl
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
+import threading
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,27 +60,105 @@ def current_umask() -> int:
     return old
 
 
+#: Signals whose default action ends the process and that :func:`write_atomic` defers while its temporary
+#: file exists (Ctrl-C, ``kill``, a closed terminal), so that an interrupted write removes the file.
+_DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: The characters ``tempfile.mkstemp`` draws its 8 random name characters from (CPython ``tempfile``).
+_TEMP_TAIL = re.compile(r"^[a-z0-9_]{8}$")
+
+
+def temp_prefix(path: Path) -> str:
+    """The name prefix of :func:`write_atomic`'s temporary file for ``path``: ``.<name>.``; the full name
+    adds 8 random characters (``.softplus_tiling.h.doaod6ji``)."""
+    return f".{path.name}."
+
+
+def is_temp_of(name: str, target: str) -> bool:
+    """Whether the file name ``name`` is one :func:`write_atomic` gives the temporary file of a file named
+    ``target`` in the same folder (``.<target>.<8 random characters>``)."""
+    prefix = f".{target}."
+    return name.startswith(prefix) and bool(_TEMP_TAIL.match(name[len(prefix) :]))
+
+
+def leftover_temps(root: Path, targets: Collection[str]) -> list[str]:
+    """Temporary files a killed :func:`write_atomic` left beside the files ``targets`` (paths relative to
+    ``root``): regular files (not links) named by :func:`is_temp_of` for a target in the same folder; sorted
+    relative paths. Nothing else is ever listed, so removing them never deletes a file opgen did not write.
+    """
+    by_dir: dict[str, set[str]] = {}
+    for rel in targets:
+        folder, _, name = rel.rpartition("/")
+        by_dir.setdefault(folder, set()).add(name)
+    found: list[str] = []
+    for folder, names in by_dir.items():
+        base = root / folder if folder else root
+        try:
+            entries = list(os.scandir(base))
+        except OSError:  # no such folder (yet), or unreadable: nothing of ours to find there
+            continue
+        for entry in entries:
+            if not entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
+                continue
+            stem = entry.name[1:-9]  # ".<target>.<8>" -> "<target>"
+            if stem in names and is_temp_of(entry.name, stem):
+                found.append(f"{folder}/{entry.name}" if folder else entry.name)
+    return sorted(found)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Writes ``text`` (UTF-8, ``\\n`` line ends) to ``path`` through a temporary file and a rename.
 
     The file gets the mode a plain ``open(path, "w")`` would give it: an existing file keeps its mode, a new
-    one gets ``0o666 & ~umask`` (not ``mkstemp``'s private 0600).
+    one gets ``0o666 & ~umask`` (not ``mkstemp``'s private 0600). While the temporary file
+    (:func:`temp_prefix` plus 8 random characters, beside ``path``) exists, :data:`_DEFERRED_SIGNALS` are
+    held back (:func:`_signals_deferred`): an interrupt takes effect after the temporary file is renamed or
+    removed, so the file is whole or absent. Only a ``SIGKILL`` or a power loss
+    can leave the temporary file; :func:`leftover_temps` finds it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~current_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    with _signals_deferred():
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), dir=str(path.parent))
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Holds back :data:`_DEFERRED_SIGNALS` while the block runs: their Python handlers are replaced by one
+    that records the signal, and each recorded signal is raised again once the old handlers are back (a
+    Ctrl-C then raises ``KeyboardInterrupt`` after the block). Python runs signal handlers only in the main
+    thread, so elsewhere, and for a signal whose handler was not set from Python, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def record(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    old = {}
+    for sig in _DEFERRED_SIGNALS:
+        handler = signal.getsignal(sig)
+        if handler is not None:
+            old[sig] = signal.signal(sig, record)
     try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        for number in dict.fromkeys(pending):
+            signal.raise_signal(number)
 
 
 #: A path that names an open file descriptor: ``/dev/fd/N``, ``/proc/<self|thread-self|pid>[/task/T]/fd/N``.

@@ -192,3 +192,28 @@ def test_ci_run_prints_its_step_split_and_budgets_reads_it(tmp_path: Path) -> No
     assert boom["failed"] == 7 and boom["seconds"] is None
     assert split["total"] is not None and split["total"] >= nap["seconds"]
     assert split["load_end"] is not None and len(split["load_end"]) == 3
+
+
+def test_only_merges_into_the_result_file_and_the_page_says_where_each_section_is_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench import suite
+
+    results = tmp_path / "results.json"
+    earlier = Section("emulator", "2. Emulator")
+    earlier.figures.append(Figure("emulator.calls_per_s", "calls per second", 123.0, "1/s"))
+    results.write_text(json.dumps(result_data(_meta("old1"), [earlier]), default=float))
+    monkeypatch.setattr(generation, "run", lambda reps: _sections(1.0)[0])
+    assert suite.main(["--only", "generation", "--json", str(results)]) == 0
+    data = json.loads(results.read_text())
+    assert list(data["sections"]) == ["generation", "emulator"]
+    assert data["figures"]["emulator.calls_per_s"]["value"] == 123.0
+    assert data["figures"]["generation.forced_s"]["value"] == 1.0
+    assert data["meta"]["earlier"]["emulator"]["git_commit"] == "old1"
+    block = report.readme_block(data)
+    assert block[0].endswith("(sections generation).")
+    assert block[1] == "Sections emulator: measured 2025-01-01 on commit `old1`, `python bench/run.py`."
+    # an --only run into a file that is not a result file writes nothing
+    results.write_text("{}")
+    assert suite.main(["--only", "generation", "--json", str(results)]) == 1
+    assert results.read_text() == "{}"

@@ -40,6 +40,21 @@ def test_a_pattern_matching_nothing_is_exit_2_naming_it(tmp_path: Path) -> None:
     )
 
 
+def test_a_pattern_only_the_full_matrix_matches_says_so_under_quick() -> None:
+    pattern = "*/FLOAT16/*empty*"  # soft_margin_loss_backward's quick matrix runs its empty case in FLOAT only
+    proc = subprocess.run(
+        [*OPGEN, "check", "soft_margin_loss_backward", "--quick", "--product", "Ascend910B", "--case", pattern],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"nothing to check: no case of the selected ops and products matches --case '{pattern}'; without --quick "
+        "1 case(s) match (the quick matrix runs fewer)"
+    )
+
+
 def test_case_and_shard_do_not_combine() -> None:
     proc = subprocess.run(
         [*OPGEN, *SELECT, "--case", "*", "--shard", "1/2"], capture_output=True, text=True, check=False

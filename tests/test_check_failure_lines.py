@@ -34,3 +34,16 @@ def test_a_failure_repeated_on_every_product_is_one_line(capsys: pytest.CaptureF
     fails = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAIL ")]
     assert fails[0] == f"FAIL softmax/Ascend910/-/reference (also on Ascend910B): {ref}"
     assert len(fails) == 4
+
+
+def test_a_value_failure_shows_plain_numbers_not_numpy_reprs() -> None:
+    import numpy as np
+
+    from codegen.check.compare import compare
+
+    got = np.array([1.0, 6.5], dtype=np.float32)
+    ref = np.array([1.0, 2.25], dtype=np.float64)
+    assert (
+        compare(got, ref, 0.0, 0.0).detail
+        == "1 of 2 elements out of tolerance; first at (1,): got 6.5, reference 2.25, bound 1.19e-07"
+    )

@@ -831,8 +831,18 @@ def test_load_specs_reports_clashes_between_files(tmp_path: Path) -> None:
         load_specs(tmp_path)
     second = tmp_path / "soft_margin_loss_backward_v2.yaml"
     assert [str(e) for e in info.value.errors] == [
-        f"{second}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {tmp_path / STEM}",
-        f"{second}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {tmp_path / STEM}",
+        f"{second}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {tmp_path / STEM}:2 (another spec)",
+        f"{second}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {tmp_path / STEM}:3 (another spec)",
+    ]
+    # a new spec that sorts first: the existing spec's line is flagged, naming the new file's line
+    second.unlink()
+    first = tmp_path / "a_soft_margin_loss_backward.yaml"
+    first.write_text(edit(BASE, "op: SoftMarginLossBackward", "op: ASoftMarginLossBackward"))
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path)
+    assert [str(e) for e in info.value.errors] == [
+        f"{tmp_path / STEM}:2: op_type: op_type 'SoftMarginLossGrad' is also used by {first}:2 (another spec)",
+        f"{tmp_path / STEM}:3: kernel: kernel 'soft_margin_loss_grad' is also used by {first}:3 (another spec)",
     ]
 
 
@@ -2028,3 +2038,29 @@ def test_a_string_attr_without_values_is_one_error_in_every_section_using_it(tmp
     path = tmp_path / "gelu_backward_v2.yaml"
     errs = errors_of(path, text.replace("    values: [none, tanh]\n", ""), load_project()[0])
     assert len(errs) == 1 and "attrs[0].values: string attr 'approximate' needs values" in errs[0], errs
+
+
+def test_a_value_the_yaml_reader_refuses_is_one_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("category: loss", "category: !!binary aGVsbG8="))
+    assert errs == [f"{f}:41: category: unsupported YAML value of type bytes; quote it"]
+    f, errs = bad(tmp_path, catalogue, ("category: loss", "category: !!timestamp 2001-12-14"))
+    assert errs == [f"{f}:41: category: unsupported YAML value of type date; quote it"]
+
+
+def test_a_byte_order_mark_after_the_first_is_one_readable_error(tmp_path: Path, catalogue: Catalogue) -> None:
+    path = tmp_path / STEM
+    assert errors_of(path, "\ufeff\ufeff" + BASE, catalogue) == [
+        f"{path}:1: yaml: a byte order mark (U+FEFF, invisible) at column 2 (the file starts with two); a file "
+        "may start with one, nowhere else: delete it"
+    ]
+    assert errors_of(path, edit(BASE, "\ncategory: loss", "\ncat\ufeffegory: loss"), catalogue) == [
+        f"{path}:41: yaml: a byte order mark (U+FEFF, invisible) at column 4; a file may start with one, nowhere "
+        "else: delete it"
+    ]
+    path.write_text("\ufeff" + BASE)
+    assert load_op_spec(path, catalogue).op == "SoftMarginLossBackward"  # one leading mark is fine
+
+
+def test_an_invisible_character_in_a_key_is_shown_escaped(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(tmp_path, catalogue, ("\ncategory: loss", "\ncategory: loss\nop\u200b: x"))
+    assert errs[0].startswith(f"{f}:42: op\\u200b: unknown key 'op\\u200b'; allowed: ")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import DETERMINISM_RUNS, Case
+from codegen.check.compare import plain_number
 from codegen.check.expectation import _bit_differences, _compare_outputs
 from codegen.check.reference import ToleranceError, reference_params
 from codegen.check.results import CaseResult
@@ -289,8 +290,8 @@ def _narrowed(spec: OpSpec, case: Case, got: tuple[np.ndarray | None, ...]) -> t
         if inexact.size:
             at = tuple(int(i) for i in np.unravel_index(int(inexact[0]), g.shape))
             raise _Verdict(
-                f"{name} at {at} is {g.reshape(-1)[inexact[0]]!r}, not a {case.rounded_to[name]} value: the L2 API "
-                f"computes this call in {case.rounded_to[name]} and casts the result"
+                f"{name} at {at} is {plain_number(g.reshape(-1)[inexact[0]])}, not a {case.rounded_to[name]} value: "
+                f"the L2 API computes this call in {case.rounded_to[name]} and casts the result"
             )
         out[k] = narrow
     return tuple(out)

@@ -287,6 +287,19 @@ def compare(
     return Comparison(True, max_abs, max_ulp, None, "", bound_there)
 
 
+def plain_number(value: object) -> str:
+    """``value`` (a Python or NumPy number of any dtype) as a person writes it: a float in Python's shortest
+    round-trip form of its float64 value (``6.456026554107666``, ``nan``, ``-inf``), an integer or bool as
+    such; never NumPy's ``np.float64(...)`` repr. Anything else is ``str(value)``."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
 def _failure(
     max_abs: float,
     max_ulp: float,
@@ -300,14 +313,13 @@ def _failure(
 ) -> Comparison:
     """The failing :class:`Comparison`: ``bad`` of ``size`` elements out of tolerance, the first at ``idx``
     (its output value, reference and bound in the message)."""
-    shown_got = np.float64(float(got_value))  # type: ignore[arg-type]
     return Comparison(
         False,
         max_abs,
         max_ulp,
         idx,
-        f"{bad} of {size} elements out of tolerance; first at {idx}: got {shown_got!r}, "
-        f"reference {ref_value!r}, bound {bound_there:.3g}",
+        f"{bad} of {size} elements out of tolerance; first at {idx}: got {plain_number(got_value)}, "
+        f"reference {plain_number(ref_value)}, bound {bound_there:.3g}",
         bound_at_worst,
     )
 

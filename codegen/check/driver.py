@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
@@ -22,15 +23,61 @@ from codegen.check.offsets import with_probe_cap
 from codegen.check.reference import ReferenceLoadError, load_reference
 from codegen.check.results import CaseResult, Job, covered_name
 from codegen.paths import project_paths, reference_dir_for
-from codegen.spec.model import Catalogue, OpSpec, Product
+from codegen.spec.model import Catalogue, DType, OpSpec, Product
 from codegen.types import compute_dtypes
+
+
+class CasePlanError(ValueError):
+    """The case matrix of an (op, product) leaves a dtype the spec lists untested (see
+    :func:`unvalued_dtypes`); ``dtype`` is the first such dtype's name, ``str()`` says why."""
+
+    def __init__(self, message: str, dtype: str) -> None:
+        super().__init__(message)
+        self.dtype = dtype
+
+
+def _leading_dtype(label: str) -> str:
+    """The first dtype name of a case's dtype label (``FLOAT16+FLOAT``, ``FLOAT16 (out FLOAT)``,
+    ``FLOAT/INT64`` -> ``FLOAT16``, ``FLOAT16``, ``FLOAT``)."""
+    match = re.match(r"[A-Z][A-Z0-9_]*", label)
+    return match.group(0) if match else label
+
+
+def unvalued_dtypes(dtypes: list[DType], cases: list[Case]) -> list[str]:
+    """The names of ``dtypes`` (the first input's dtypes listed for a product) that no value case of
+    ``cases`` computes in (a case's dtype label starts with its first input's dtype), in ``dtypes`` order. A
+    ``tiling_2g`` probe (:mod:`codegen.check.offsets`) computes no values and does not count."""
+    valued = {_leading_dtype(c.dtype) for c in cases if c.expect_status is None and c.mode != "tiling_2g"}
+    return [d.name for d in dtypes if d.name not in valued]
 
 
 def cases_for(spec: OpSpec, product: Product, dtype_filter: set[str] | None, quick: bool) -> list[Case]:
     """The case matrix of ``spec`` on ``product`` (family-specific generator), the probe's access cap set by
-    ``quick`` (:func:`codegen.check.offsets.with_probe_cap`)."""
+    ``quick`` (:func:`codegen.check.offsets.with_probe_cap`).
+
+    Raises:
+        CasePlanError: not ``quick`` (which may keep one representative dtype), and a dtype the spec lists
+            for ``product`` (and ``dtype_filter`` selects) has no value case: the spec's constraints refuse
+            every call of it that the family planned. The message names the dtype, the product and the
+            constraints on the product that name the dtype (else all of them), with their ``file:line``.
+    """
     dtypes = [d for d in compute_dtypes(spec, product) if not dtype_filter or d.name in dtype_filter]
     cases = with_probe_cap(list(registry.family(spec.family).check_cases(spec, product, dtypes, quick)), quick)
+    missing = [] if quick else unvalued_dtypes(dtypes, cases)
+    if missing:
+        on = [c for c in spec.constraints if product.name in c.products]
+        named = [c for c in on if any(d in f"{c.when} {c.require}" for d in missing)] or on
+        why = "; ".join(
+            f"{c.name} ({c.loc}: " + (f"when {c.when}, " if c.when is not None else "") + f"require {c.require})"
+            for c in named
+        )
+        raise CasePlanError(
+            f"{spec.aclnn_name} lists {', '.join(missing)} on {product.name} but no value case of "
+            f"{'it' if len(missing) == 1 else 'them'} is left: "
+            + (f"the spec's constraints refuse every planned call ({why})" if named else "none was planned")
+            + "; fix the constraint or drop the dtype from the product",
+            missing[0],
+        )
     return [*determinism_cases(spec, cases), *format_cases(spec, cases)]
 
 
@@ -79,6 +126,26 @@ def _run_job(job: Job) -> list[CaseResult]:
                 "-",
                 "-",
                 "reference",
+                False,
+                0,
+                0.0,
+                0.0,
+                str(exc),
+                0.0,
+            )
+        ]
+    try:  # a spec whose constraints leave a listed dtype without value cases fails before anything is built
+        if not job.quick:  # (the quick matrix is not held to it: see cases_for)
+            cases_for(spec, product, set(job.dtype_filter) or None, job.quick)
+    except CasePlanError as exc:
+        return [
+            CaseResult(
+                f"{ident}/{exc.dtype}/plan",
+                spec.snake,
+                product.name,
+                exc.dtype,
+                "-",
+                "plan",
                 False,
                 0,
                 0.0,

@@ -137,12 +137,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     for line in unchecked_products(specs if args.ops else {}, args.product):  # ops named, not all by default
         print(line, file=sys.stderr)
     if getattr(args, "case", None):
-        jobs = _case_jobs(jobs, args.case)
+        all_jobs, jobs = jobs, _case_jobs(jobs, args.case)
         if not jobs:
             if coverage_root is not None:
                 shutil.rmtree(coverage_root, ignore_errors=True)
             shown = " ".join(f"--case {shlex.quote(p)}" for p in args.case)
-            print(f"nothing to check: no case of the selected ops and products matches {shown}", file=sys.stderr)
+            full = _full_matrix_matches(all_jobs, args.case) if args.quick else 0
+            hint = f"; without --quick {full} case(s) match (the quick matrix runs fewer)" if full else ""
+            print(f"nothing to check: no case of the selected ops and products matches {shown}{hint}", file=sys.stderr)
             return 2
     shard, count = args.shard or (1, 1)
     plan, planned = "", None
@@ -339,6 +341,21 @@ def _case_jobs(jobs: list[Job], patterns: list[str]) -> list[Job]:
         if chosen:
             narrowed.append(replace(job, units=chosen))
     return narrowed
+
+
+def _full_matrix_matches(jobs: list[Job], patterns: list[str]) -> int:
+    """How many units of ``jobs`` run as the full matrix (not ``--quick``) match one of ``patterns``."""
+    from dataclasses import replace
+
+    from codegen.check.matrix import job_units
+
+    full = [replace(job, quick=False) for job in jobs]
+    return sum(
+        1
+        for i, job in enumerate(full)
+        for u in job_units(job, i)
+        if any(fnmatch.fnmatchcase(u.ident, p) for p in patterns)
+    )
 
 
 def _shard_jobs(

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from codegen.cli.options import UsageError, _dtype_names, _generated_dir, _load, _select
+from codegen.cli.options import UsageError, _dtype_names, _family_option, _generated_dir, _load, _select
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -71,6 +71,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     report = result.report
     for text in result.warnings:
         print(f"warning: {text}", file=sys.stderr)
+    if result.leftovers:
+        shown = ", ".join(result.leftovers[:3]) + (", ..." if len(result.leftovers) > 3 else "")
+        done = "left (`opgen generate` removes them)" if args.check or result.dry_run else "removed"
+        print(
+            f"note: {done} {len(result.leftovers)} temporary file(s) of an interrupted opgen write: {shown}",
+            file=sys.stderr,
+        )
     if args.check:
         if result.clean:
             shown = args.out if args.out else "generated/"
@@ -175,10 +182,11 @@ def cmd_new(args: argparse.Namespace) -> int:
     from codegen.new import NewOpError, new_op
     from codegen.paths import project_paths, reference_dir_for
 
+    family = _family_option(args.family)
     specs_dir = Path(args.specs) if args.specs else project_paths().specs
     reference_dir = reference_dir_for(args.specs)  # where `opgen check` reads it from
     try:
-        written = new_op(args.op, args.family, specs_dir, reference_dir)
+        written = new_op(args.op, family or "", specs_dir, reference_dir)
     except NewOpError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -194,6 +202,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from codegen.registry import families
     from codegen.spec import load_catalogue
 
+    family = _family_option(args.family)
     specs_dir = Path(args.specs) if args.specs else project_paths().specs
     catalogue = load_catalogue(Path(args.products) if args.products else specs_dir / "products.yaml")
     try:
@@ -203,7 +212,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             tuple(f.name for f in families()),
             specs_dir,
             out=Path(args.out) if args.out else None,
-            family=args.family,
+            family=family,
             force=args.force,
         )
     except DocError as exc:

@@ -32,6 +32,21 @@ class UsageError(Exception):
     """A command-line value is invalid; ``main`` prints the message and exits 2 before any work starts."""
 
 
+def _family_option(name: str | None) -> str | None:
+    """A command's ``--family`` value, checked before any work: None (not given) or the name of a registered
+    family (:func:`codegen.registry.family_names`).
+
+    Raises:
+        UsageError: no such family (the message names ``--family`` and the families; exit 2).
+    """
+    from codegen.registry import family_names
+
+    known = family_names()
+    if name is not None and name not in known:
+        raise UsageError(f"--family: no family {name!r}; the families are: {', '.join(known)}")
+    return name
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)

@@ -62,6 +62,26 @@ _SCALAR_NUMPY: dict[str, Any] = {d.name: numpy_dtype(d).type for d in DType}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+def call_attrs(spec: OpSpec, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The attribute values of a call with keyword arguments ``params``, by attr name, as ctypes passes them:
+    the given value checked by :func:`attr_value`, else the attr's ``default``.
+
+    Raises:
+        TypeError: an attr without a default is missing from ``params``, or a value has the wrong type
+            (:func:`attr_value`).
+        ValueError: a value outside its C type's range (:func:`attr_value`).
+    """
+    attrs: dict[str, Any] = {}
+    for a in spec.attrs:
+        if a.name in params:
+            attrs[a.name] = attr_value(spec, a, params[a.name])
+        elif a.default is not None:
+            attrs[a.name] = attr_value(spec, a, a.default) if a.type in ("scalar", "string") else a.default
+        else:
+            raise TypeError(f"{spec.aclnn_name}: missing attribute '{a.name}'")
+    return attrs
+
+
 def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
     """``value`` checked against ``attr``'s C type, as the Python value ctypes passes.
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from codegen.build import BuiltOp
 from codegen.perf import call_timeline
-from codegen.runner.arguments import _SCALAR_NUMPY, ScalarArg, attr_value, format_ids
+from codegen.runner.arguments import _SCALAR_NUMPY, ScalarArg, call_attrs, format_ids
 from codegen.runner.dtypes import _computable, acl_dtype_id
 from codegen.runner.errors import ACL_ERROR_FAILURE, AclnnError
 from codegen.runner.memory import POISON_BYTE, _byte_bounds, check_call_size, check_out_array, device_memory
@@ -368,14 +368,7 @@ class OpCallable:
                 f"{spec.aclnn_name}: unknown parameter(s) {', '.join(sorted(unknown))}; "
                 f"takes {', '.join(sorted(known))}"
             )
-        attrs: dict[str, Any] = {}
-        for a in spec.attrs:
-            if a.name in params:
-                attrs[a.name] = attr_value(spec, a, params[a.name])
-            elif a.default is not None:
-                attrs[a.name] = attr_value(spec, a, a.default) if a.type in ("scalar", "string") else a.default
-            else:
-                raise TypeError(f"{spec.aclnn_name}: missing attribute '{a.name}'")
+        attrs = call_attrs(spec, params)
         arrays: dict[str, np.ndarray | None] = {}
         for t in spec.inputs:
             if t.name not in params and not t.optional:

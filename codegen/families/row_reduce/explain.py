@@ -19,8 +19,9 @@ def shape_call(
 ) -> tuple[dict[str, object], list[str], dict[str, object]]:
     """``(tensors, assumed, set_attrs)``: every input and output of the given dims and of the product's first
     dtype combination whose first input has the given dtype (default the first listed), the dim attr -1 (the
-    last dim); ``rows`` form: the input broadcast over the rows of the last dim's shape, an output with one
-    value per row of the dims with the last set to 1."""
+    last dim); ``rows`` form: the input broadcast over the rows of the last dim's shape (an int_array ``rows``
+    attr: the list of that one dim, in ``set_attrs``), an output with one value per row of the dims with the
+    last set to 1."""
     dims, dim = split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
     # on a product the op does not list no combination is allowed; the report still shows the call
@@ -30,17 +31,18 @@ def shape_call(
     env: dict[str, object] = {
         t.name: TensorStandIn(shapes[t.name], combo.dtype(t.name)) for t in (*spec.inputs, *spec.outputs)
     }
-    if rows:
-        return env, [f"{rows} {list(dims[-1:])} (rows of the last dim)"], {}
+    if rows:  # an int_array ``rows`` attr (normalized trailing dims) gets the last dim's size
+        attr = compute_of(spec).rows_attr
+        return env, [f"{rows} {list(dims[-1:])} (rows of the last dim)"], {attr: list(dims[-1:])} if attr else {}
     return env, [f"{compute_of(spec).dim} {dim} (the last dim)"], {compute_of(spec).dim: dim}
 
 
 def _shapes(spec: OpSpec, dims: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
-    rows = compute_of(spec).rows
+    broadcast = set(compute_of(spec).row_inputs)
     per_row = set(row_outputs(spec))
 
     def one(name: str) -> tuple[int, ...]:
-        if name == rows:
+        if name in broadcast:
             return dims[-1:]
         return (*dims[:-1], 1) if name in per_row else dims
 

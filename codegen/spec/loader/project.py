@@ -111,7 +111,7 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
     catalogue = _load_catalogue(cat_path, errors)
     specs: dict[str, OpSpec] = {}
     roots: dict[str, YNode | None] = {}
-    firsts: dict[tuple[str, str], OpSpec] = {}
+    firsts: dict[tuple[str, str], tuple[OpSpec, YNode | None]] = {}
     stems: dict[str, Path] = {}
     for path in spec_files(directory, cat_path):
         if path.stem in stems:
@@ -130,10 +130,11 @@ def load_specs(spec_dir: str | Path, catalogue_path: str | Path | None = None) -
         clash = False
         for key in ("op", "op_type", "kernel"):
             value = getattr(spec, key)
-            other = firsts.setdefault((key, value), spec)
+            other, other_root = firsts.setdefault((key, value), (spec, root))
             if other is not spec:
                 loc = _key_loc(root, key, spec.loc)
-                errors.append(SpecError(loc, key, f"{key} '{value}' is also used by {other.path}"))
+                there = _key_loc(other_root, key, other.loc)
+                errors.append(SpecError(loc, key, f"{key} '{value}' is also used by {there} (another spec)"))
                 clash = True
         if not clash:
             specs[path.stem] = spec

@@ -48,7 +48,10 @@ class Reader:
         self.strings_reported = False
 
     def error(self, node: YNode, message: str, field: str | None = None) -> None:
-        """Records ``message`` about ``node`` (its line; its path unless ``field`` is given)."""
+        """Records ``message`` about ``node`` (its line; its path unless ``field`` is given); nothing for a
+        node the YAML reader already reported (:attr:`YNode.reported`)."""
+        if node.reported:
+            return
         self.errors.append(SpecError(node.loc, field if field is not None else (node.path or "yaml"), message))
 
     def mapping(self, node: YNode, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, YNode] | None:

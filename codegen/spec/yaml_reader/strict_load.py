@@ -139,7 +139,7 @@ class _NodeConverter:
             # within what is left of the budget is copied, to keep later checks free of follow-on errors.
             size = self._alias_free_size(node.target, self.budget)
             if size is None or id(node.target) in self.active:
-                return YScalar(loc, path, None)
+                return YScalar(loc, path, None, reported=True)
             self.budget -= size
             self.active.add(id(node.target))
             try:
@@ -160,12 +160,12 @@ class _NodeConverter:
             value = self.loader.construct_object(node, deep=True)
         except yaml.MarkedYAMLError as exc:
             self.errors.append(SpecError(loc, path or "yaml", f"invalid YAML value: {exc.problem}"))
-            return YScalar(loc, path, None)
+            return YScalar(loc, path, None, reported=True)
         if value is not None and not isinstance(value, (str, int, float, bool)):
             self.errors.append(
                 SpecError(loc, path or "yaml", f"unsupported YAML value of type {type(value).__name__}; quote it")
             )
-            return YScalar(loc, path, None)
+            return YScalar(loc, path, None, reported=True)
         if isinstance(value, str) and QUESTION_RE.match(value):
             self.questions += 1
             self.errors.append(
@@ -232,6 +232,20 @@ def read_yaml(path: Path, errors: list[SpecError]) -> YNode | None:
         # the line of the first byte that is not UTF-8, as the other read errors give theirs
         line = raw.count(b"\n", 0, exc.start) + 1
         errors.append(SpecError(SourceLoc(file, line), "yaml", f"cannot read the file: {exc}"))
+        return None
+    stray = text.find("\ufeff", 1 if text.startswith("\ufeff") else 0)
+    if stray >= 0:  # a file may start with one byte order mark; YAML would read another as text
+        line = text.count("\n", 0, stray) + 1
+        at = stray - text.rfind("\n", 0, stray)
+        again = " (the file starts with two)" if stray == 1 else ""
+        errors.append(
+            SpecError(
+                SourceLoc(file, line),
+                "yaml",
+                f"a byte order mark (U+FEFF, invisible) at column {at}{again}; a file may start with one, "
+                "nowhere else: delete it",
+            )
+        )
         return None
     try:
         # the reader rejects control characters and NUL while it is constructed
