@@ -1,5 +1,6 @@
-"""PyTorch CPU as the independent oracle of aclnnIndexSelect, and of the family's other gather aclnnEmbedding
-(``torch.nn.functional.embedding``) on a few calls (the gather_scatter family).
+"""PyTorch CPU as the independent oracle of aclnnIndexSelect, and of the family's other gathers aclnnEmbedding
+(``torch.nn.functional.embedding``) and aclnnTake (``torch.take``, negative indices counted from the end) on a
+few calls each (the gather_scatter family).
 
 A gather rounds nothing, so the generated kernel (on Ascend910B, one build) must give ``torch.index_select``
 bit for bit, and so must the NumPy reference (its float64 result converted back to the dtype). Cases: every
@@ -127,10 +128,13 @@ def test_pytorch_rejects_the_indices_the_op_turns_into_zero_rows(built_op: Calla
 
 
 #: The family's other gathers: (op, source shape, indices, numpy dtype). Embedding: a 2-d and a 3-d index at
-#: both ends of the table, repeated.
+#: both ends of the table, repeated; Take: 2-d indices with negative values (counted from the end, as
+#: torch.take) and both ends of the flattened self.
 OTHER_GATHERS: list[tuple[str, tuple[int, ...], list[Any], Any]] = [
     ("embedding", (9, 5), [[8, 0, 8], [3, 3, 0]], np.float32),
     ("embedding", (6, 3), [[[5], [0]], [[2], [5]]], np.int64),
+    ("take", (3, 4), [[11, -12, 0], [-1, 5, 5]], np.float32),
+    ("take", (2, 3, 2), [[-1, 0], [11, -7]], ml_dtypes.bfloat16),
 ]
 
 

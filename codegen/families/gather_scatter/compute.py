@@ -62,7 +62,8 @@ class GatherScatterCompute:
     Attributes:
         direction: ``gather`` (read by index, write dense).
         source: the input the rows are read from, viewed as ``[P, A, Q]``.
-        index: the index input (0-d or 1-d, INT32 or INT64): ``K`` positions along ``dim``.
+        index: the index input (INT32 or INT64; 0-d or 1-d for an attr dim, any rank otherwise): ``K``
+            positions along ``dim``, in order.
         dest: the output, ``[P, K, Q]`` in the source's dims, of the source's dtype.
         dim: the int64 attr naming the dim, or None when the dim is a constant or the source is flattened.
         dim_const: the constant dim (``flatten``: 0 of the flattened source), or None for an attr.

@@ -49,9 +49,10 @@ def status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> I
         ACLNN_ERR_PARAM_INVALID,
         good(**{c.dest: np.zeros(want, numpy_dtype(other))}),
     )
-    wrong = (
-        [(4, 4), (3, 3), (4, 3, 1)] if attr_dim else [(want[0] + 1, *want[1:]), (*want[:-1], want[-1] + 1), (*want, 1)]
-    )
+    if attr_dim:
+        wrong = [(4, 4), (3, 3), (4, 3, 1)]
+    else:  # the first and the last extent one more, a trailing 1 (each once: a 1-d out has one extent)
+        wrong = list(dict.fromkeys([(want[0] + 1, *want[1:]), (*want[:-1], want[-1] + 1), (*want, 1)]))
     for shape in wrong:
         yield status(
             f"{c.dest} {list(shape)} (want {list(want)}) -> 161002",
