@@ -15,6 +15,10 @@ INT64 indices (``A`` = :data:`ROWS`, ``K`` = :data:`INDICES`), core order ``in_o
 
 Index patterns (:func:`indices`): ``random`` (distinct positions in a random order), ``sorted`` (the same,
 ascending) and ``repeated`` (``K / 8`` random positions, each repeated 8 times in a row).
+
+Take (:data:`TAKE`) runs the same kernel on a flattened ``[A]`` source, rows of one element: one call per
+product with ``random`` indices, reported beside IndexSelect's 4-byte rows (no target: the issue's applies
+from 128-byte rows; its roofline fraction shows how far one DMA per element is from the bandwidth).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import numpy as np
 from bench.common import Figure, Section, Target, fmt_num
 
 OP = "index_select"
+#: The flattened gather measured beside IndexSelect (rows of one element).
+TAKE = "take"
 PRODUCTS = ("Ascend910B",)
 #: Source rows ``A`` and indices ``K`` of every call.
 ROWS = 16384
@@ -65,16 +71,20 @@ def minimum_bytes(index: np.ndarray, row_bytes: int) -> int:
     return distinct * row_bytes + int(index.nbytes) + int(index.size) * row_bytes
 
 
-def measure(product: str, q: int, pattern: str) -> dict[str, Any]:
-    """One call on ``product`` with rows of ``q`` fp32 elements and the index ``pattern``: its counters."""
+def measure(product: str, q: int, pattern: str, op: str = OP) -> dict[str, Any]:
+    """One call on ``product`` with rows of ``q`` fp32 elements and the index ``pattern``: its counters. ``op``
+    :data:`TAKE` gathers from the flattened source (``q`` must be 1)."""
     from codegen import compile_op
     from codegen.perf import call_timeline
     from codegen.specs import load_project
 
-    fn = compile_op(OP, product)
+    fn = compile_op(op, product)
     src = np.random.default_rng(1).standard_normal((ROWS, q)).astype(np.float32)
     idx = indices(pattern)
-    fn(core_order="in_order", self=src, index=idx, dim=0)
+    if op == TAKE:
+        fn(core_order="in_order", self=src.reshape(-1), index=idx)
+    else:
+        fn(core_order="in_order", self=src, index=idx, dim=0)
     launches = fn.last_stats.get("launches", [])
     cores = [c for launch in launches for c in launch.get("cores", [])]
     moved = sum(int(c.get("gm_bytes_read", 0)) + int(c.get("gm_bytes_written", 0)) for c in cores)
@@ -83,6 +93,7 @@ def measure(product: str, q: int, pattern: str) -> dict[str, Any]:
     dma = sum(int(c.get("dma_bytes", 0)) for c in cores)
     tl = call_timeline(fn.last_stats, load_project()[0].get(product))
     return {
+        "op": op,
         "product": product,
         "row_bytes": q * 4,
         "pattern": pattern,
@@ -97,41 +108,46 @@ def measure(product: str, q: int, pattern: str) -> dict[str, Any]:
 
 
 def run(products: tuple[str, ...] = PRODUCTS) -> Section:
-    """Every row size x pattern x product: GM ÷ minimum (targeted at rows of at least 128 bytes), mean DMA size
-    and roofline fraction (context)."""
+    """Every row size x pattern x product of IndexSelect and one Take call per product: GM ÷ minimum (targeted
+    at IndexSelect rows of at least 128 bytes), mean DMA size and roofline fraction (context; a figure for
+    Take)."""
     sec = Section("gather_traffic", "4c. Gather traffic (emulator counters)")
     rows: list[dict[str, Any]] = []
+    runs = [(OP, q, pattern) for q in ROW_ELEMENTS for pattern in PATTERNS] + [(TAKE, 1, "random")]
     for product in products:
-        for q in ROW_ELEMENTS:
-            for pattern in PATTERNS:
-                fid = f"gather_traffic.{OP}.{q * 4}B.{pattern}.{product}"
-                label = f"{OP} {product} rows of {q * 4} bytes, {pattern} indices: GM ÷ minimum"
-                target = GM_TARGET if q * 4 >= TARGET_ROW_BYTES else None
-                try:
-                    m = measure(product, q, pattern)
-                except Exception as exc:  # reported per row; the matrix goes on
-                    err = f"{type(exc).__name__}: {str(exc)[:300]}"
-                    sec.errors.append(f"{product} {q * 4}B {pattern}: {err}")
-                    sec.figures.append(Figure(fid + ".gm_over_minimum", label, None, "x", target, error=err))
-                    continue
-                rows.append(m)
-                note = f"{m['kernel_bytes']} kernel bytes, {m['dma_transfers']} DMA transfers"
-                fig = Figure(fid + ".gm_over_minimum", label, m["gm_over_minimum"], "x", target, note=note)
-                if fig.met is False:
-                    fig.why = (
-                        f"the kernel reads a row again when its position repeats one other than the previous row's "
-                        f"({note}); keeping more recent rows in UB (ops-nn's GatherV2 keeps three) would reach it"
+        for op, q, pattern in runs:
+            fid = f"gather_traffic.{op}.{q * 4}B.{pattern}.{product}"
+            label = f"{op} {product} rows of {q * 4} bytes, {pattern} indices: GM ÷ minimum"
+            target = GM_TARGET if q * 4 >= TARGET_ROW_BYTES and op == OP else None
+            try:
+                m = measure(product, q, pattern, op)
+            except Exception as exc:  # reported per row; the matrix goes on
+                err = f"{type(exc).__name__}: {str(exc)[:300]}"
+                sec.errors.append(f"{op} {product} {q * 4}B {pattern}: {err}")
+                sec.figures.append(Figure(fid + ".gm_over_minimum", label, None, "x", target, error=err))
+                continue
+            rows.append(m)
+            note = f"{m['kernel_bytes']} kernel bytes, {m['dma_transfers']} DMA transfers"
+            fig = Figure(fid + ".gm_over_minimum", label, m["gm_over_minimum"], "x", target, note=note)
+            if fig.met is False:
+                fig.why = (
+                    f"the kernel reads a row again when its position repeats one other than the previous row's "
+                    f"({note}); keeping more recent rows in UB (ops-nn's GatherV2 keeps three) would reach it"
+                )
+            sec.figures.append(fig)
+            if m["roofline_fraction"] is not None and op == TAKE:
+                sec.figures.append(
+                    Figure(fid + ".roofline_fraction", f"{op} {product}: roofline fraction", m["roofline_fraction"], "")
+                )
+            if m["dma_mean_bytes"] is not None:
+                sec.figures.append(
+                    Figure(
+                        fid + ".dma_mean_bytes",
+                        f"{label[: label.index(':')]}: mean DMA size",
+                        m["dma_mean_bytes"],
+                        "B",
                     )
-                sec.figures.append(fig)
-                if m["dma_mean_bytes"] is not None:
-                    sec.figures.append(
-                        Figure(
-                            fid + ".dma_mean_bytes",
-                            f"{label[: label.index(':')]}: mean DMA size",
-                            m["dma_mean_bytes"],
-                            "B",
-                        )
-                    )
+                )
     sec.details["rows"] = rows
     sec.markdown = _markdown(rows)
     return sec
@@ -139,19 +155,20 @@ def run(products: tuple[str, ...] = PRODUCTS) -> Section:
 
 def _markdown(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        f"IndexSelect, fp32 source [{ROWS}, Q] along dim 0, {INDICES} INT64 indices. Target: GM ÷ minimum ≤ "
-        f"{GM_TARGET.threshold:.2f} at rows of at least {TARGET_ROW_BYTES} bytes "
-        "(minimum: each distinct row read once).",
+        f"IndexSelect, fp32 source [{ROWS}, Q] along dim 0, {INDICES} INT64 indices; Take, the source flattened "
+        f"(rows of one element). Target: GM ÷ minimum ≤ {GM_TARGET.threshold:.2f} at IndexSelect rows of at least "
+        f"{TARGET_ROW_BYTES} bytes (minimum: each distinct row read once).",
         "",
-        "| product | row bytes | indices | GM ÷ minimum | mean DMA bytes | roofline fraction | blockDim |",
-        "|---|---:|---|---:|---:|---:|---:|",
+        "| op | product | row bytes | indices | GM ÷ minimum | mean DMA bytes | roofline fraction | blockDim |",
+        "|---|---|---:|---|---:|---:|---:|---:|",
     ]
     for r in rows:
         dma = fmt_num(r["dma_mean_bytes"]) if r["dma_mean_bytes"] is not None else "-"
         roof = fmt_num(r["roofline_fraction"]) if r["roofline_fraction"] is not None else "-"
+        gm = fmt_num(r["gm_over_minimum"])
         lines.append(
-            f"| {r['product']} | {r['row_bytes']} | {r['pattern']} | {fmt_num(r['gm_over_minimum'])}× | {dma} | "
-            f"{roof} | {r['block_dim']} |"
+            f"| {r['op']} | {r['product']} | {r['row_bytes']} | {r['pattern']} | {gm}× | {dma} | {roof} | "
+            f"{r['block_dim']} |"
         )
     return lines
 

@@ -13,7 +13,8 @@ One row per op x dtype x product, each op at its bench shape (:data:`BENCH_SHAPE
   and partial repeats add to the vector work; a vector-bound row's roofline fraction is at most its inverse;
 - **GM ÷ minimum**: kernel GM bytes (read + written + atomically added) over the bytes the math needs
   (every input read once, every output written once; EmbeddingDenseBackward: ``bench.traffic.minimum_bytes``;
-  IndexSelect: ``bench.gather_traffic.minimum_bytes``, with distinct indices in a random order);
+  the gather family: ``bench.gather_traffic.minimum_bytes`` over its rows, with distinct indices in a random
+  order);
 - **ops-nn**: the element-ops per element of ops-nn's hand-written kernel for the same API and dtype, from
   ``bench/ops_nn_counts.yaml`` (its ``formula_minimum`` where ops-nn has no kernel) when that file exists,
   blank otherwise.
@@ -81,7 +82,9 @@ def minimum_bytes(spec: Any, params: dict[str, Any], out: Any) -> int:
         from bench.gather_traffic import minimum_bytes as gather_minimum
 
         src, index = params[spec.inputs[0].name], params[spec.inputs[1].name]
-        return int(gather_minimum(index, src.nbytes // max(1, src.shape[0])))
+        comp = spec.compute  # rows of Q elements after the gathered dim (Take: the source flattened, Q = 1)
+        view, axis = comp.view(src.shape, params.get(comp.dim) if comp.dim is not None else None)
+        return int(gather_minimum(index, src.itemsize * int(np.prod(view[axis + 1 :], dtype=np.int64))))
     outs = out if isinstance(out, tuple) else (out,)
     arrays = [v for v in params.values() if isinstance(v, np.ndarray)] + [o for o in outs if isinstance(o, np.ndarray)]
     return int(sum(a.nbytes for a in arrays))

@@ -43,3 +43,12 @@ def test_repeated_rows_are_read_once_from_gm() -> None:
     # a few of the 1024 random positions coincide: those runs are read again (below 1 %)
     assert 1.0 <= m["gm_over_minimum"] < 1.01
     assert m["dma_mean_bytes"] > 128  # a tile of rows is one transfer
+
+
+def test_take_reads_each_element_once() -> None:
+    """Take over the flattened [16384] source with 8192 distinct random positions: every index (8 bytes) and
+    every picked element (4 bytes) read once, every output element written once, one DMA per element."""
+    m = gather_traffic.measure("Ascend910B", 1, "random", gather_traffic.TAKE)
+    k = gather_traffic.INDICES
+    assert m["kernel_bytes"] == k * 8 + k * 4 + k * 4
+    assert m["gm_over_minimum"] == 1.0

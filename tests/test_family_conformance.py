@@ -63,7 +63,7 @@ def _first_int(pattern: str, text: str) -> int:
 
 
 #: Shapes `opgen explain --shape` is asked for; a family rejects those of the wrong form (ValueError).
-EXPLAIN_SHAPES = [(3, 40, 300), (1000, 32, 4096), (48, 8, 1025), (65_536, 128, 1 << 20)]
+EXPLAIN_SHAPES = [(3, 40, 300), (1000, 32, 4096), (48, 8, 1025), (65_536, 128, 1 << 20), (4096, 256), (100, 1025)]
 
 
 @pytest.mark.parametrize(("family", "product"), FAMILY_PRODUCTS)

@@ -5,7 +5,9 @@ Adding an op of an existing family must be a spec and a reference, never an edit
 with generic family work, so this test states the rule over the current tree, where it can keep holding:
 
 * no template file contains an identifier of any spec'd op (aclnn name, op name, snake name, device
-  OpType and its snake form), compared case-insensitively;
+  OpType and its snake form), compared case-insensitively; an op name of one word (``Take``, ``Embedding``)
+  is also an English word a template may use in lower case, so it is compared in its own spelling, and not
+  as the start of a longer lower-case word (``Takes``);
 * no module under ``codegen/`` compares a string with such an identifier (``==``, ``!=``, ``in``,
   ``not in``), keys a dict or set with one, or matches one in a ``case`` pattern. Docstrings and example
   text in messages are allowed: they are prose, not branches.
@@ -14,6 +16,7 @@ with generic family work, so this test states the rule over the current tree, wh
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,11 @@ _, SPECS = load_project()
 ROOT = project_paths().root
 
 
+def _one_word(ident: str) -> bool:
+    """Whether ``ident`` is one word: letters only, with at most its first one upper-case."""
+    return ident.isalpha() and ident[1:] == ident[1:].lower()
+
+
 def _identifiers() -> dict[str, str]:
     """Lower-cased op identifier -> the spec it belongs to."""
     out: dict[str, str] = {}
@@ -36,6 +44,11 @@ def _identifiers() -> dict[str, str]:
 
 
 IDENTS = _identifiers()
+#: The identifiers of several words, searched anywhere in a template's lower-cased text.
+TEMPLATE_IDENTS = {ident: op for ident, op in IDENTS.items() if not _one_word(ident)}
+#: Op names of one word (``Take``), in their spelling -> the spec: each a pattern that does not match the
+#: start of a longer lower-case word.
+WORDS = {re.compile(re.escape(s.op) + "(?![a-z])"): s.snake for s in SPECS.values() if _one_word(s.op)}
 
 
 def test_every_op_of_the_project_is_covered() -> None:
@@ -49,8 +62,9 @@ def test_every_op_of_the_project_is_covered() -> None:
     "template", sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "templates").rglob("*.j2")), ids=str
 )
 def test_templates_name_no_op(template: str) -> None:
-    text = (ROOT / template).read_text(encoding="utf-8").lower()
-    named = sorted({f"{ident} ({op})" for ident, op in IDENTS.items() if ident in text})
+    text = (ROOT / template).read_text(encoding="utf-8")
+    named = sorted({f"{ident} ({op})" for ident, op in TEMPLATE_IDENTS.items() if ident in text.lower()})
+    named += sorted({f"{word.pattern} ({op})" for word, op in WORDS.items() if word.search(text)})
     assert named == [], f"{template} names an op: {', '.join(named)}"
 
 

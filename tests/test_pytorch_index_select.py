@@ -1,4 +1,6 @@
-"""PyTorch CPU as the independent oracle of aclnnIndexSelect (the gather_scatter family).
+"""PyTorch CPU as the independent oracle of aclnnIndexSelect, and of the family's other gathers aclnnEmbedding
+(``torch.nn.functional.embedding``) and aclnnTake (``torch.take``, negative indices counted from the end) on a
+few calls each (the gather_scatter family).
 
 A gather rounds nothing, so the generated kernel (on Ascend910B, one build) must give ``torch.index_select``
 bit for bit, and so must the NumPy reference (its float64 result converted back to the dtype). Cases: every
@@ -123,3 +125,33 @@ def test_pytorch_rejects_the_indices_the_op_turns_into_zero_rows(built_op: Calla
         torch.index_select(torch.from_numpy(x), 1, torch.from_numpy(idx))
     got = np.asarray(built_op(OP, PRODUCT)(self=x, index=idx, dim=1))
     assert np.array_equal(got[:, 0], x[:, 1]) and not got[:, 1:].any()
+
+
+#: The family's other gathers: (op, source shape, indices, numpy dtype). Embedding: a 2-d and a 3-d index at
+#: both ends of the table, repeated; Take: 2-d indices with negative values (counted from the end, as
+#: torch.take) and both ends of the flattened self.
+OTHER_GATHERS: list[tuple[str, tuple[int, ...], list[Any], Any]] = [
+    ("embedding", (9, 5), [[8, 0, 8], [3, 3, 0]], np.float32),
+    ("embedding", (6, 3), [[[5], [0]], [[2], [5]]], np.int64),
+    ("take", (3, 4), [[11, -12, 0], [-1, 5, 5]], np.float32),
+    ("take", (2, 3, 2), [[-1, 0], [11, -7]], ml_dtypes.bfloat16),
+]
+
+
+@pytest.mark.parametrize(("op", "shape", "indices", "dtype"), OTHER_GATHERS)
+def test_other_gathers_match_pytorch_bit_for_bit(
+    built_op: Callable[[str, str], OpCallable], op: str, shape: tuple[int, ...], indices: Any, dtype: Any
+) -> None:
+    x = _self(op, shape, dtype)
+    idx = np.asarray(indices, dtype=np.int64)
+    t = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) if dtype is ml_dtypes.bfloat16 else torch.from_numpy(x)
+    if op == "embedding":
+        want_t = torch.nn.functional.embedding(torch.from_numpy(idx), t)
+        got = np.asarray(built_op(op, PRODUCT)(weight=x, indices=idx))
+    else:
+        want_t = torch.take(t, torch.from_numpy(idx))
+        got = np.asarray(built_op(op, PRODUCT)(self=x, index=idx))
+    want = want_t.view(torch.int16).numpy().view(dtype) if dtype is ml_dtypes.bfloat16 else want_t.numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.shape == ((*idx.shape, shape[1]) if op == "embedding" else idx.shape)
+    assert np.array_equal(_bits(got), _bits(want))

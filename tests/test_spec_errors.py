@@ -2064,3 +2064,33 @@ def test_a_byte_order_mark_after_the_first_is_one_readable_error(tmp_path: Path,
 def test_an_invisible_character_in_a_key_is_shown_escaped(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("\ncategory: loss", "\ncategory: loss\nop\u200b: x"))
     assert errs[0].startswith(f"{f}:42: op\\u200b: unknown key 'op\\u200b'; allowed: ")
+
+
+def test_gather_scatter_compute_checks(tmp_path: Path) -> None:
+    """The gather_scatter compute keys on specs/embedding.yaml: a constant dim at or past the source's smallest
+    rank, an unknown negative_index policy, an output shape that is not the dim kind's rule, an unknown key (the
+    message lists the allowed ones)."""
+    text = (project_paths().specs / "embedding.yaml").read_text()
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    lines = text.splitlines()
+
+    def line_of(fragment: str) -> int:
+        return next(n for n, t in enumerate(lines, 1) if fragment in t)
+
+    path = tmp_path / "embedding.yaml"
+    f = str(path)
+    edited = text.replace("  dim: 0 ", "  dim: 2 ").replace("negative_index: zero", "negative_index: clamp")
+    assert errors_of(path, edited, catalogue) == [
+        f"{f}:{line_of('  dim: 0 ')}: compute.dim: dim 2 is not below the smallest rank of 'weight' (2)",
+        f"{f}:{line_of('negative_index:')}: compute.negative_index: negative_index 'clamp' is not one of: zero, wrap",
+    ]
+    edited = text.replace('"inserted(weight, 0, indices)"', '"replaced(weight, 0, numel(indices))"')
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  dest: out')}: compute.dest: output 'out' must have shape 'inserted(weight, 0, indices)' "
+        "for this dim, got 'replaced(weight, 0, numel(indices))'"
+    )
+    edited = text.replace("  dim: 0 ", "  dims: 0 ")
+    assert errors_of(path, edited, catalogue)[-1] == (
+        f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims'; allowed: dest, dim, direction, index, "
+        "negative_index, source"
+    )

@@ -6,5 +6,8 @@ from codegen.registry import Family
 
 FAMILY = Family(
     name="gather_scatter",
-    summary="rows of [P, A, Q] around dim picked by an index tensor (row gather); invalid indices give zero rows",
+    summary=(
+        "rows of [P, A, Q] around dim (an attr, a constant or flattened) picked by an index tensor (row gather); "
+        "invalid indices give zero rows"
+    ),
 )

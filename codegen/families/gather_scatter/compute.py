@@ -7,9 +7,23 @@ index tensor says. The one direction so far is the row gather::
     compute:
       direction: gather    # out[p, k, q] = source[p, index[k], q]
       source: self         # input read by index
-      index: index         # INT32/INT64 input, 0-d or 1-d: the K positions along dim
-      dest: out            # output, the source's shape with dim's extent K, the source's dtype
-      dim: dim             # int64 attr: the dim, in [-rank, rank) (a 0-d source counts as rank 1)
+      index: index         # INT32/INT64 input: the K positions along dim
+      dest: out            # output of the source's dtype
+      dim: dim             # the dim (below)
+      negative_index: zero # optional: zero (default) or wrap
+
+``dim`` is one of three kinds, each with its output shape rule (the output's ``shape`` must be written so):
+
+- an int64 attr (IndexSelect): the dim, in ``[-rank, rank)`` (a 0-d source counts as rank 1); the index is
+  0-d or 1-d and the output is the source's shape with dim's extent ``numel(index)``:
+  ``replaced(self, dim, numel(index))``;
+- a constant integer ``d`` (Embedding: 0), below the source's smallest rank: the index has any rank and its
+  shape takes dim ``d``'s place: ``inserted(weight, 0, indices)``;
+- ``flatten`` (Take): the source is read as one row of ``numel(source)`` elements of one element each (``P =
+  Q = 1``), the index has any rank and the output its shape: ``inserted(shape(numel(self)), 0, index)``.
+
+``negative_index`` says what an index below 0 selects: ``zero`` a row of zeros (as any value outside ``[0,
+A)``), ``wrap`` the row ``index + A`` when that is in ``[0, A)`` (PyTorch's rule), a row of zeros otherwise.
 
 The family registry (:mod:`codegen.registry`) finds the parser as ``parse_compute``.
 """
@@ -21,7 +35,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc
+from codegen.spec.expr import to_source
 from codegen.spec.model import DType
+from codegen.spec.yaml_reader.nodes import YScalar
 
 if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
@@ -33,6 +49,10 @@ __all__ = ["parse_compute"]
 DIRECTIONS: tuple[str, ...] = ("gather",)
 #: Index dtypes the kernels read (the tiling key's index digit is the position).
 INDEX_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT64)
+#: What a negative index selects (``negative_index``): a zero row, or the row ``index + A`` (wrapped).
+NEGATIVE_POLICIES: tuple[str, ...] = ("zero", "wrap")
+#: The ``dim`` value that reads the source flattened (``P = Q = 1``).
+FLATTEN = "flatten"
 
 
 @dataclass(frozen=True)
@@ -42,9 +62,13 @@ class GatherScatterCompute:
     Attributes:
         direction: ``gather`` (read by index, write dense).
         source: the input the rows are read from, viewed as ``[P, A, Q]``.
-        index: the index input (0-d or 1-d, INT32 or INT64): ``K`` positions along ``dim``.
+        index: the index input (INT32 or INT64; 0-d or 1-d for an attr dim, any rank otherwise): ``K``
+            positions along ``dim``, in order.
         dest: the output, ``[P, K, Q]`` in the source's dims, of the source's dtype.
-        dim: the int64 attr naming the dim.
+        dim: the int64 attr naming the dim, or None when the dim is a constant or the source is flattened.
+        dim_const: the constant dim (``flatten``: 0 of the flattened source), or None for an attr.
+        flatten: whether the source is read flattened (``dim: flatten``).
+        negative: what a negative index selects (:data:`NEGATIVE_POLICIES`).
         loc: the ``compute`` entry.
     """
 
@@ -52,8 +76,65 @@ class GatherScatterCompute:
     source: str
     index: str
     dest: str
-    dim: str
+    dim: str | None
+    dim_const: int | None
+    flatten: bool
+    negative: str
     loc: SourceLoc
+
+    def shape_rule(self) -> str:
+        """The output shape rule ``dim``'s kind asks for (the spec's output ``shape`` must be this text)."""
+        if self.flatten:
+            return f"inserted(shape(numel({self.source})), 0, {self.index})"
+        if self.dim is None:
+            return f"inserted({self.source}, {self.dim_const}, {self.index})"
+        return f"replaced({self.source}, {self.dim}, numel({self.index}))"
+
+    def view(self, source: tuple[int, ...], dim_value: int | None = None) -> tuple[tuple[int, ...], int]:
+        """``(shape, dim)`` the tiling views ``source`` with (:func:`~.plan.tiling.pqa` takes them): the
+        source's shape and ``dim_value`` (the attr's value) for an attr dim, the shape and the constant for a
+        constant dim, ``(numel,)`` and 0 for a flattened source."""
+        if self.flatten:
+            n = 1
+            for d in source:
+                n *= d
+            return (n,), 0
+        if self.dim is None:
+            assert self.dim_const is not None
+            return source, self.dim_const
+        if dim_value is None:
+            raise ValueError(f"the attr {self.dim} needs a value")
+        return source, dim_value
+
+    def out_shape(
+        self, source: tuple[int, ...], index: tuple[int, ...], dim_value: int | None = None
+    ) -> tuple[int, ...]:
+        """The output's shape for a source and an index of these shapes (:meth:`shape_rule`; ``dim_value``: the
+        attr's value, for an attr dim only).
+
+        Raises:
+            ValueError: the dim is out of range for ``source``.
+        """
+        if self.flatten:
+            return index
+        if self.dim is None:
+            d = self.dim_const
+            assert d is not None
+            if d >= len(source):
+                raise ValueError(f"dim {d} is out of range for rank {len(source)}")
+            return (*source[:d], *index, *source[d + 1 :])
+        if dim_value is None:
+            raise ValueError(f"the attr {self.dim} needs a value")
+        rank = max(len(source), 1)
+        if not -rank <= dim_value < rank:
+            raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
+        if not source:
+            return ()
+        k = 1
+        for d in index:
+            k *= d
+        axis = dim_value % rank
+        return (*source[:axis], k, *source[axis + 1 :])
 
     def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
         """``shape``: the output shape rule alone gives the output's shape (``attrs`` unused)."""
@@ -64,15 +145,18 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     """Parses and checks the ``compute`` section of a gather/scatter op.
 
     Checks: ``direction`` is one of :data:`DIRECTIONS`; ``source`` and ``index`` name two different inputs
-    and ``dest`` the one output; the index input's dtypes are among :data:`INDEX_DTYPES` and its rank at most
-    1; the output's dtypes equal the source's; ``dim`` names an int64 attr; the op has exactly these two
-    inputs, one output and one attr. Every problem is recorded in ``ctx.reader`` at its line.
+    and ``dest`` the one output; the index input's dtypes are among :data:`INDEX_DTYPES`; the output's dtypes
+    equal the source's; ``dim`` names an int64 attr (the index's rank is then at most 1), or is an integer
+    below the source's smallest rank, or ``flatten``; ``negative_index`` is one of :data:`NEGATIVE_POLICIES`;
+    the output's ``shape`` is the rule of ``dim``'s kind (:meth:`GatherScatterCompute.shape_rule`); the op has
+    exactly these two inputs, one output and one attr (none when ``dim`` is not an attr). Every problem is
+    recorded in ``ctx.reader`` at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
     """
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ())
+    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index",))
     if m is None:
         return None
     ok = True
@@ -99,7 +183,27 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     source = name_of("source", inputs, "an input")
     index = name_of("index", inputs, "an input")
     dest = name_of("dest", outputs, "an output")
-    dim = name_of("dim", attrs, "an attr")
+    dim: str | None = None
+    dim_const: int | None = None
+    flatten = False
+    dim_node = m.get("dim")
+    if isinstance(dim_node, YScalar) and isinstance(dim_node.value, int) and not isinstance(dim_node.value, bool):
+        dim_const = r.integer(dim_node, 0, 7)
+        ok = ok and dim_const is not None
+    elif isinstance(dim_node, YScalar) and dim_node.value == FLATTEN:
+        dim_const, flatten = 0, True
+    else:
+        dim = name_of("dim", attrs, f"an attr, an integer or '{FLATTEN}'")
+    negative = "zero"
+    if "negative_index" in m:
+        policy = r.string(m["negative_index"])
+        if policy is not None and policy not in NEGATIVE_POLICIES:
+            r.error(m["negative_index"], f"negative_index '{policy}' is not one of: {', '.join(NEGATIVE_POLICIES)}")
+            ok = False
+        elif policy is None:
+            ok = False
+        else:
+            negative = policy
     if source is not None and source == index:
         r.error(m["index"], f"index and source must be different inputs, both are '{source}'")
         ok = False
@@ -113,21 +217,39 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
                 f"allowed: {', '.join(d.name for d in INDEX_DTYPES)}",
             )
             ok = False
-        if t.rank[1] > 1:
-            r.error(m["index"], f"index input '{index}' must have rank 0 or 1, got up to {t.rank[1]}")
+        if dim is not None and t.rank[1] > 1:
+            r.error(m["index"], f"index input '{index}' must have rank 0 or 1 with an attr dim, got up to {t.rank[1]}")
             ok = False
+    if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
+        r.error(m["dim"], f"dim {dim_const} is not below the smallest rank of '{source}' ({inputs[source].rank[0]})")
+        ok = False
     if source is not None and dest is not None and inputs[source].dtypes != outputs[dest].dtypes:
         r.error(m["dest"], f"output '{dest}' must list the dtypes of '{source}' in the same order (it takes its dtype)")
         ok = False
     if dim is not None and attrs[dim].type != "int64":
         r.error(m["dim"], f"attr '{dim}' is {attrs[dim].type}; dim needs an int64 attr")
         ok = False
-    if len(ctx.inputs) != 2 or len(ctx.outputs) != 1 or len(ctx.attrs) != 1:
-        r.error(node, "the family takes exactly two inputs (source, index), one output and one attr (dim)")
+    want_attrs = 1 if dim is not None else 0
+    if len(ctx.inputs) != 2 or len(ctx.outputs) != 1 or len(ctx.attrs) != want_attrs:
+        r.error(
+            node,
+            "the family takes exactly two inputs (source, index), one output and "
+            + ("one attr (dim)" if dim is not None else "no attr (dim is a constant or flatten)"),
+        )
         ok = False
-    if not ok or direction is None or source is None or index is None or dest is None or dim is None:
+    if not ok or direction is None or source is None or index is None or dest is None:
         return None
-    return GatherScatterCompute(direction, source, index, dest, dim, node.loc)
+    if dim is None and dim_const is None:
+        return None
+    model = GatherScatterCompute(direction, source, index, dest, dim, dim_const, flatten, negative, node.loc)
+    out = outputs[dest]
+    if out.shape is not None and to_source(out.shape) != model.shape_rule():
+        r.error(
+            m["dest"],
+            f"output '{dest}' must have shape '{model.shape_rule()}' for this dim, got '{to_source(out.shape)}'",
+        )
+        return None
+    return model
 
 
 #: The family's compute parser (see :mod:`codegen.registry`).

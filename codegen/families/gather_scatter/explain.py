@@ -1,5 +1,7 @@
 """``opgen explain`` for the gather/scatter family: the shape is the source's; the call gathers along dim 0
-with as many indices as that dim's extent (INT64 where listed); the tiling section is the planner's."""
+(an attr dim is set to 0; a constant dim is the spec's; a flattened source is read as one row of one-element
+rows) with as many indices as that dim's extent (INT64 where listed), in a 1-d index; the tiling section is
+the planner's."""
 
 from __future__ import annotations
 
@@ -27,26 +29,35 @@ def _dtype(spec: OpSpec, dtype_name: str | None) -> DType:
     return DType[dtype_name] if dtype_name else spec.tensor(_compute(spec).source).dtypes[0]
 
 
+def _k(comp: GatherScatterCompute, shape: tuple[int, ...]) -> int:
+    """The index count of the explained call: the extent of the gathered dim (1 for a 0-d shape)."""
+    view, axis = comp.view(shape, 0)
+    return view[axis] if view else 1
+
+
 def shape_call(
     spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None
 ) -> tuple[dict[str, object], list[str], dict[str, object]]:
-    """``(tensors, assumed, set_attrs)``: the source of ``shape``, ``shape[0]`` indices (one for a 0-d shape),
-    the output of the source's shape, dim 0."""
+    """``(tensors, assumed, set_attrs)``: the source of ``shape``, as many indices as the gathered dim's extent
+    (one for a 0-d shape), the output of the rule's shape, an attr dim 0."""
     comp = _compute(spec)
-    k = shape[0] if shape else 1
+    k = _k(comp, shape)
     dt = _dtype(spec, dtype_name)
     env: dict[str, object] = {
         comp.source: TensorStandIn(shape, dt),
         comp.index: TensorStandIn((k,), _index_dtype(spec)),
-        comp.dest: TensorStandIn(shape, dt),
+        comp.dest: TensorStandIn(comp.out_shape(shape, (k,), 0 if comp.dim is not None else None), dt),
     }
+    if comp.dim is None:
+        return env, [f"{k} indices"], {}
     return env, [f"{comp.dim} 0 with {k} indices"], {comp.dim: 0}
 
 
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
-    """The source and the output of ``shape`` (gathered along dim 0 with ``shape[0]`` indices)."""
+    """The source of ``shape`` and the output (gathered along dim 0 with as many indices as its extent)."""
     comp = _compute(spec)
-    return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(shape)}", shape)]
+    out = comp.out_shape(shape, (_k(comp, shape),), 0 if comp.dim is not None else None)
+    return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(out)}", out)]
 
 
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
@@ -56,11 +67,14 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         ValueError: the call has no output element.
     """
     dt = _dtype(spec, dtype_name)
-    k = shape[0] if shape else 1
-    t = tiling_decision(spec, product, shape, 0, k, dt, _index_dtype(spec))
+    comp = _compute(spec)
+    k = _k(comp, shape)
+    view, axis = comp.view(shape, 0)
+    t = tiling_decision(spec, product, view, axis, k, dt, _index_dtype(spec))
+    how = "flattened" if comp.flatten else "along dim 0"
     return "\n".join(
         [
-            f"tiling for {list(shape)} ({dt.name}) gathered along dim 0 with {k} indices: P {t.outer}, A "
+            f"tiling for {list(shape)} ({dt.name}) gathered {how} with {k} indices: P {t.outer}, A "
             f"{t.axis_len}, Q {t.inner}; tiling key {t.tiling_key}, blockDim {t.block_dim} of "
             f"{product.vector_core_num}, workspace {product.sys_workspace_bytes} bytes (system workspace only)",
             f"  UB: {TILE_BUFFERS} tiles of {t.slot_bytes * t.tile_rows} bytes; rows in slots of {t.slot_bytes} bytes, "

@@ -236,6 +236,16 @@ def _fn_replaced(t: object, axis: object, n: object) -> tuple[int, ...]:
     return (*shape[:k], _int64(n, "dimension"), *shape[k + 1 :])
 
 
+def _fn_inserted(t: object, axis: object, s: object) -> tuple[int, ...]:
+    """The shape of ``t`` with dim ``axis`` (in ``[0, rank)``) replaced by all the dims of ``s`` (a tensor or a
+    shape): a gather of ``t`` along ``axis`` by an index of shape ``s`` (Embedding: ``inserted(weight, 0,
+    indices)`` is ``indices.shape + weight.shape[1:]``)."""
+    shape, inner = as_shape(t), as_shape(s)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < len(shape):
+        raise ExprEvalError(f"inserted(): axis must be an integer in [0, {len(shape)}), got {axis!r}")
+    return (*shape[:axis], *inner, *shape[axis + 1 :])
+
+
 #: Python implementations of the tensor functions. A tensor value is anything :func:`as_shape` accepts
 #: (``dtype(t)`` reads ``t.dtype``; ``present(t)`` is False for None, an absent tensor). ``broadcast`` and
 #: ``shape`` return shape tuples.
@@ -249,6 +259,7 @@ TENSOR_FUNCTIONS: Mapping[str, Callable[..., object]] = {
     "shape": _fn_shape,
     "reduced": _fn_reduced,
     "replaced": _fn_replaced,
+    "inserted": _fn_inserted,
 }
 
 #: The default ``functions`` of :func:`~codegen.spec.expr.evaluate`.

@@ -75,12 +75,14 @@ PRESENCE_SIGNATURES: Mapping[str, Signature] = {
 }
 #: Shape constructors: ``broadcast(t, ...)`` (NumPy rules), ``shape(d0, d1, ...)`` (``shape()`` is 0-d) and
 #: ``reduced(t, k)`` (``t``'s shape with its last ``k`` dims set to 1) and ``replaced(t, axis, n)`` (``t``'s
-#: shape with dim ``axis`` set to ``n``; a 0-d ``t`` stays 0-d).
+#: shape with dim ``axis`` set to ``n``; a 0-d ``t`` stays 0-d) and ``inserted(t, axis, s)`` (``t``'s shape with
+#: dim ``axis`` replaced by all the dims of ``s``).
 SHAPE_SIGNATURES: Mapping[str, Signature] = {
     "broadcast": _sig([_TS], ExprType.SHAPE, "broadcast(tensor, ...)", 1, None),
     "shape": _sig([_I], ExprType.SHAPE, "shape(dim0, dim1, ...)", 0, None),
     "reduced": _sig([_TS, _I], ExprType.SHAPE, "reduced(tensor, k)", 2, 2),
     "replaced": _sig([_TS, _I, _I], ExprType.SHAPE, "replaced(tensor, axis, n)", 3, 3),
+    "inserted": _sig([_TS, _I, _TS], ExprType.SHAPE, "inserted(tensor, axis, shape)", 3, 3),
 }
 #: Numeric functions usable in host expressions (scalars, constraints, shapes).
 HOST_NUMERIC_SIGNATURES: Mapping[str, Signature] = {

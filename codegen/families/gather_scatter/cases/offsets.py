@@ -23,30 +23,43 @@ from codegen.spec.model import DType, OpSpec, Product
 #: and the source rows of the last outer index start past 2**32 elements.
 OFFSET_SHAPE = (4, 2**30 + 3, 2)
 OFFSET_K = 2**30 + 3
+#: A constant dim 0: source ``[2**30 + 3, 8]`` with ``2**30 + 3`` indices (about 2**33 output elements); a
+#: flattened source: ``OFFSET_SHAPE`` (about 2**33 one-element rows) with ``2**32 + 64`` indices.
+OFFSET_CONST_SHAPE = (2**30 + 3, 8)
+OFFSET_FLAT_K = 2**32 + 64
+
+
+def offset_call(comp: GatherScatterCompute) -> tuple[tuple[int, ...], int | None, tuple[int, ...]]:
+    """``(source shape, attr dim or None, index shape)`` of the offset case of ``comp``'s dim kind."""
+    if comp.flatten:
+        return OFFSET_SHAPE, None, (OFFSET_FLAT_K,)
+    if comp.dim is None:
+        return OFFSET_CONST_SHAPE, None, (OFFSET_CONST_SHAPE[0],)
+    return OFFSET_SHAPE, 1, (OFFSET_K,)
 
 
 def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Iterator[Case]:
     """The ``tiling_2g`` case of ``spec`` on ``product`` in ``dt`` with ``index`` indices."""
     comp = spec.compute
     assert isinstance(comp, GatherScatterCompute)
-    out_shape = [OFFSET_SHAPE[0], OFFSET_K, OFFSET_SHAPE[2]]
+    shape, dim, index_shape = offset_call(comp)
     by_name = {
-        comp.source: {"shape": list(OFFSET_SHAPE), "dtype": dt.name},
-        comp.index: {"shape": [OFFSET_K], "dtype": index.name},
-        comp.dest: {"shape": out_shape, "dtype": dt.name},
+        comp.source: {"shape": list(shape), "dtype": dt.name},
+        comp.index: {"shape": list(index_shape), "dtype": index.name},
+        comp.dest: {"shape": list(comp.out_shape(shape, index_shape, dim)), "dtype": dt.name},
     }
     dev = spec.device_interface
     request = {
         "inputs": [by_name[d.source] for d in dev.inputs if d.source],
         "outputs": [by_name[d.source] for d in dev.outputs if d.source],
-        "attrs": device_attrs(spec, {comp.dim: 1}),
+        "attrs": device_attrs(spec, {comp.dim: dim} if comp.dim is not None else {}),
     }
     params = {"request": request, "dtype": dt.name, "index": index.name}
     yield Case(
         spec.snake,
         product.name,
         dt.name,
-        str(list(OFFSET_SHAPE)),
+        str(list(shape)),
         "output past 2**32: tiling in 64 bits",
         params,
         mode="tiling_2g",
@@ -65,7 +78,11 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     """The ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when every
     field, the block dim and the key agree and the last unit starts past 2**32 output elements."""
     p = case.params
-    d = tiling_decision(fn.spec, fn.product, OFFSET_SHAPE, 1, OFFSET_K, DType[p["dtype"]], DType[p["index"]])
+    comp = fn.spec.compute
+    assert isinstance(comp, GatherScatterCompute)
+    shape, dim, index_shape = offset_call(comp)
+    view, axis = comp.view(shape, dim)
+    d = tiling_decision(fn.spec, fn.product, view, axis, index_shape[0], DType[p["dtype"]], DType[p["index"]])
     for k, v in d.tiling_fields().items():
         if tiling.get(k) != v:
             return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"

@@ -12,7 +12,7 @@ from codegen.spec.model import OpSpec
 
 
 def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
-    """The source's shape with dim's extent the index count (0-d for a 0-d source), in the source's dtype,
+    """The shape of the family's rule (:meth:`GatherScatterCompute.out_shape`), in the source's dtype,
     poisoned (:func:`codegen.runner.device_memory`): the op must write every element.
 
     Raises:
@@ -23,7 +23,6 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     src, idx = arrays.get(comp.source), arrays.get(comp.index)
     if src is None or idx is None:
         raise ValueError(f"{spec.op}: the output shape needs {comp.source} and {comp.index}")
-    shape = list(src.shape)
-    if shape:
-        shape[int(attrs[comp.dim]) % len(shape)] = int(idx.size)
-    return device_memory(int(np.prod(shape, dtype=np.int64)), src.dtype, tuple(shape))
+    dim = int(attrs[comp.dim]) if comp.dim is not None else None
+    shape = comp.out_shape(tuple(src.shape), tuple(idx.shape), dim)
+    return device_memory(int(np.prod(shape, dtype=np.int64)), src.dtype, shape)

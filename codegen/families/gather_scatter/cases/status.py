@@ -1,5 +1,5 @@
-"""The status cases of a row gather: null pointers, the derived status matrix, dim out of range, an index of
-rank 2, an out of another dtype or shape, and a 0-d source with more than one index."""
+"""The status cases of a row gather: null pointers, the derived status matrix, an out of another dtype or
+shape, and for an attr dim: dim out of range, an index of rank 2 and a 0-d source with more than one index."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ def status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> I
     dt = dtypes[0]
     it = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
     label = f"{dt.name}/{it.name}"
+    attr_dim = c.dim is not None
     src = mk.source((4, 6), dt)
     idx = mk.index([1, 0, 3], it)
-    out = np.zeros((4, 3), numpy_dtype(dt))
+    want = (4, 3) if attr_dim else c.out_shape((4, 6), (3,))
+    out = np.zeros(want, numpy_dtype(dt))
 
     def good(**over: Any) -> dict[str, Any]:
         p = mk.params(src, idx, 1, out)
@@ -38,33 +40,46 @@ def status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> I
     for mode in ("null_workspace_size", "null_executor"):
         yield status(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
     yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
-    one = mk.params(mk.source((2, 3), dt), mk.index([1], it), 0, np.zeros((1, 3), numpy_dtype(dt)))
+    one_out = (1, 3) if attr_dim else c.out_shape((2, 3), (1,))
+    one = mk.params(mk.source((2, 3), dt), mk.index([1], it), 0, np.zeros(one_out, numpy_dtype(dt)))
     yield from status_matrix(mk.spec, mk.product, one, label)
-    for dim in (2, -3, 2**40):
-        yield status(f"dim {dim} of a rank-2 self -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.dim: dim}))
-    yield status(
-        "0-d self, dim 1 -> 161002",
-        ACLNN_ERR_PARAM_INVALID,
-        good(
-            **{c.source: mk.source((), dt), c.dim: 1, c.index: mk.index([0], it), c.dest: np.zeros((), numpy_dtype(dt))}
-        ),
-    )
-    yield status(f"{c.index} rank 2 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.index: idx.reshape(1, 3)}))
     other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
     yield status(
         f"{c.dest} {other.name} (self {dt.name}) -> 161002",
         ACLNN_ERR_PARAM_INVALID,
-        good(**{c.dest: np.zeros((4, 3), numpy_dtype(other))}),
+        good(**{c.dest: np.zeros(want, numpy_dtype(other))}),
     )
-    for shape in ((4, 4), (3, 3), (4, 3, 1)):
+    if attr_dim:
+        wrong = [(4, 4), (3, 3), (4, 3, 1)]
+    else:  # the first and the last extent one more, a trailing 1 (each once: a 1-d out has one extent)
+        wrong = list(dict.fromkeys([(want[0] + 1, *want[1:]), (*want[:-1], want[-1] + 1), (*want, 1)]))
+    for shape in wrong:
         yield status(
-            f"{c.dest} {list(shape)} (want [4, 3]) -> 161002",
+            f"{c.dest} {list(shape)} (want {list(want)}) -> 161002",
             ACLNN_ERR_PARAM_INVALID,
             good(**{c.dest: np.zeros(shape, numpy_dtype(dt))}),
         )
+    if c.dim is None:
+        return
+    dim_name = c.dim
+    for dim in (2, -3, 2**40):
+        yield status(f"dim {dim} of a rank-2 self -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{dim_name: dim}))
+    yield status(
+        "0-d self, dim 1 -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(
+            **{
+                c.source: mk.source((), dt),
+                dim_name: 1,
+                c.index: mk.index([0], it),
+                c.dest: np.zeros((), numpy_dtype(dt)),
+            }
+        ),
+    )
+    yield status(f"{c.index} rank 2 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.index: idx.reshape(1, 3)}))
     scalar = mk.source((), dt)
     yield status(
         "0-d self with 2 indices -> 161002",
         ACLNN_ERR_PARAM_INVALID,
-        good(**{c.source: scalar, c.index: mk.index([0, 0], it), c.dim: 0, c.dest: np.zeros((), numpy_dtype(dt))}),
+        good(**{c.source: scalar, c.index: mk.index([0, 0], it), dim_name: 0, c.dest: np.zeros((), numpy_dtype(dt))}),
     )

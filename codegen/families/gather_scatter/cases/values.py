@@ -4,12 +4,14 @@ hostile index values, empty tensors, 0-d tensors, non-contiguous views and every
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from codegen.check.cases import Case, normal_array
+from codegen.check.constraints import rejected_by
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
@@ -50,9 +52,13 @@ class Maker:
         """``values`` as a 1-d index array of ``dtype``."""
         return np.asarray(values, dtype=np.int64).astype(numpy_dtype(dtype))
 
-    def params(self, src: np.ndarray, idx: np.ndarray, dim: int, out: np.ndarray | None = None) -> dict[str, Any]:
-        """The call's parameters by the spec's names (``out`` only when given)."""
-        p: dict[str, Any] = {self.comp.source: src, self.comp.index: idx, self.comp.dim: dim}
+    def params(
+        self, src: np.ndarray, idx: np.ndarray, dim: int | None, out: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """The call's parameters by the spec's names (``dim`` only for an attr dim, ``out`` only when given)."""
+        p: dict[str, Any] = {self.comp.source: src, self.comp.index: idx}
+        if self.comp.dim is not None:
+            p[self.comp.dim] = dim
         if out is not None:
             p[self.comp.dest] = out
         return p
@@ -70,7 +76,11 @@ def _ends_and_duplicates(a: int, k: int, rng: np.random.Generator) -> np.ndarray
 
 
 def value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], quick: bool) -> Iterator[Case]:
-    """The value cases (see the module docstring); ``quick`` keeps one representative of each group."""
+    """The value cases (see the module docstring); ``quick`` keeps one representative of each group. A constant
+    or flattened dim takes :func:`const_dim_cases` instead."""
+    if mk.comp.dim is None:
+        yield from const_dim_cases(mk, dtypes, index_dtypes, quick)
+        return
     rng = mk.rng
     first = dtypes[0]
     i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
@@ -160,3 +170,85 @@ def value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], quick
             "non-contiguous self, index and out",
             mk.params(np.asarray(src_t), idx_s, 1, out_full[:, ::2]),
         )
+
+
+def _table(mk: Maker, rows: int, q: int, dtype: DType) -> np.ndarray:
+    """A source of ``rows`` rows of ``q`` elements along the constant dim: ``[rows, q]`` around dim 0 (a
+    flattened source: ``[rows, q]`` too, read as ``rows * q`` one-element rows)."""
+    return mk.source((rows, q), dtype)
+
+
+def const_dim_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """The value cases of a constant dim (rows ``[A, Q]`` of a 2-d source around dim 0) or a flattened source
+    (``A`` = its element count): every dtype with a 2-d index at both ends and repeated; a 0-d, a 1-d and a
+    3-d index; rows of 1, 7, 8, 9 and 33 elements in every byte width; all indices equal; hostile index
+    values in every byte width (zero rows, or wrapped where the spec wraps negatives); 5000 indices (tiles past
+    DataCopyPad's block count); rows larger than a tile; rows over every core; empty sources and indices; a
+    non-contiguous source, index and out. ``quick`` keeps one representative of each group."""
+    rng = mk.rng
+    comp = mk.comp
+    first = dtypes[0]
+    i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
+
+    def a_of(src: np.ndarray) -> int:
+        return int(src.size) if comp.flatten else int(src.shape[comp.dim_const or 0])
+
+    def call(dt: str, src: np.ndarray, idx: np.ndarray, name: str, out: np.ndarray | None = None) -> Case:
+        return mk.case(dt, f"{list(src.shape)} by {list(idx.shape)}", name, mk.params(src, idx, None, out))
+
+    for dt in dtypes if not quick else dtypes[:1]:
+        for it in index_dtypes if dt is first else [i64]:
+            src = _table(mk, 10, 7, dt)
+            a = a_of(src)
+            idx = mk.index(_ends_and_duplicates(a, 12, rng), it).reshape(3, 4)
+            yield call(f"{dt.name}/{it.name}", src, idx, "ends and duplicates")
+    if quick:
+        dtypes = [first]
+    src = _table(mk, 6, 5, first)
+    a = a_of(src)
+    zero_d: np.ndarray = np.asarray(a - 1, dtype=numpy_dtype(i64))
+    yield call(first.name, src, zero_d, "0-d index")
+    if not quick:
+        yield call(first.name, src, mk.index(_ends_and_duplicates(a, 24, rng), i64).reshape(2, 3, 4), "3-d index")
+    widths = {d.itemsize: d for d in dtypes}
+    for q in (1, 7, 8, 9, 33) if not quick else (7,):
+        for dt in widths.values():
+            src = _table(mk, 6, q, dt)
+            idx = mk.index(_ends_and_duplicates(a_of(src), 11, rng), i64)
+            yield call(dt.name, src, idx, f"rows of {q} elements")
+    src = _table(mk, 5, 6, first)
+    yield call(first.name, src, mk.index([3] * 40, i64), "all indices equal")
+    for it in index_dtypes:
+        for dt in widths.values() if not quick else [first]:
+            src = _table(mk, 5, 9, dt)
+            values = hostile_indices(a_of(src), it)
+            if comp.negative == "wrap":
+                values += [-a_of(src), -a_of(src) - 1]
+            yield call(f"{dt.name}/{it.name}", src, mk.index(values, it), f"hostile indices {values}")
+    src = _table(mk, 50, 1, first)
+    big_a = a_of(src)
+    yield call(first.name, src, mk.index(rng.integers(-2, big_a + 2, 5000), i64), "5000 rows")
+    if not comp.flatten:
+        q = mk.product.ub_bytes // (2 * first.itemsize) + 1000
+        src = _table(mk, 3, q, first)
+        yield call(first.name, src, mk.index([2, -1, 0, 2], i64), "rows cut into chunks")
+    if not quick:
+        src = _table(mk, 300, 16, first)
+        yield call(first.name, src, mk.index(rng.integers(0, a_of(src), (20, 25)), i64), "rows over every core")
+    # empty tensors: an empty source or index launches nothing (out left as it is: zeros here)
+    for shape, index_shape in (((0, 5), (3,)), ((4, 5), (0,)), ((4, 5), (2, 0))):
+        src = mk.source(shape, first)
+        empty_idx: np.ndarray = mk.index(np.zeros(index_shape, dtype=np.int64), i64).reshape(index_shape)
+        out = np.zeros(comp.out_shape(shape, index_shape), numpy_dtype(first))
+        case = call(first.name, src, empty_idx, f"empty: {list(shape)} by {list(index_shape)}", out)
+        refused = rejected_by(mk.spec, mk.product, case.params)  # a spec's limit may refuse it (Take: 161002)
+        if refused is not None:
+            case = dataclasses.replace(case, name=f"{case.name} -> {refused.status}", expect_status=refused.status)
+        yield case
+    if not quick:
+        src_t = np.asarray(mk.source((7, 6), first).T)  # [6, 7], strides reversed
+        a = a_of(src_t)
+        idx_s = mk.index([a - 1, 0, 3, 3, 1, 2, 0, 4], i64)[::2]
+        full = np.zeros((*comp.out_shape(src_t.shape, idx_s.shape)[:-1], 2 * 7), numpy_dtype(first))
+        out_view = full[..., ::2] if not comp.flatten else np.zeros((8,), numpy_dtype(first))[::2]
+        yield call(first.name, src_t, idx_s, "non-contiguous self, index and out", out_view)

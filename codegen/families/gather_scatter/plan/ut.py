@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import math
+
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.tiling import tiling_decision
 from codegen.plan import unit_tests as ut
 from codegen.spec.model import DType, OpSpec, Product
 
-#: Tiling cases: (source shape, dim, index count): rows of 7 elements along the middle dim, a last-dim gather
-#: (rows of one element) over many cores, and rows larger than a tile (cut into chunks).
-UT_CASES: tuple[tuple[tuple[int, ...], int, int], ...] = (
-    ((4, 10, 7), 1, 5),
-    ((64, 3000), -1, 2000),
-    ((6, 300000), 0, 3),
+#: Tiling cases of an attr dim: (source shape, dim, index shape): rows of 7 elements along the middle dim, a
+#: last-dim gather (rows of one element) over many cores, and rows larger than a tile (cut into chunks).
+UT_CASES: tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...] = (
+    ((4, 10, 7), 1, (5,)),
+    ((64, 3000), -1, (2000,)),
+    ((6, 300000), 0, (3,)),
+)
+#: Tiling cases of a constant or flattened dim (the dim is the spec's): rows of 7 elements with a 2-d index,
+#: many rows of 2 elements over many cores, rows larger than a tile.
+UT_CASES_CONST: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((10, 7), (5, 3)),
+    ((3000, 2), (40, 50)),
+    ((6, 300000), (3,)),
 )
 
 
@@ -21,36 +30,42 @@ def _compute(spec: OpSpec) -> GatherScatterCompute:
     return spec.compute
 
 
-def _replaced(shape: tuple[int, ...], dim: int, k: int) -> tuple[int, ...]:
-    if not shape:
-        return ()
-    axis = dim % len(shape)
-    return (*shape[:axis], k, *shape[axis + 1 :])
+def _runs(comp: GatherScatterCompute) -> list[tuple[tuple[int, ...], int | None, tuple[int, ...]]]:
+    """``(source shape, attr dim or None, index shape)`` of every tiling case of ``comp``'s dim kind."""
+    if comp.dim is not None:
+        return [(shape, dim, idx) for shape, dim, idx in UT_CASES]
+    return [(shape, None, idx) for shape, idx in UT_CASES_CONST]
 
 
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
-    """Every :data:`UT_CASES` entry on every product with the first source dtype and INT64 indices (else the
-    first index dtype), plus the first case with INT32 indices when listed; expectations from
-    :func:`tiling_decision`."""
+    """Every case of the dim kind (:data:`UT_CASES` for an attr dim, else :data:`UT_CASES_CONST`) on every
+    product with the first source dtype and INT64 indices (else the first index dtype), plus the first case
+    with INT32 indices when listed; expectations from :func:`tiling_decision`."""
     comp = _compute(spec)
     src = spec.tensor(comp.source).dtypes[0]
     idxs = spec.tensor(comp.index).dtypes
     wide = DType.INT64 if DType.INT64 in idxs else idxs[0]
-    runs = [(c, wide) for c in UT_CASES] + ([(UT_CASES[0], DType.INT32)] if DType.INT32 in idxs else [])
+    cases_of_kind = _runs(comp)
+    runs = [(c, wide) for c in cases_of_kind] + ([(cases_of_kind[0], DType.INT32)] if DType.INT32 in idxs else [])
     cases: list[ut.UtTilingCase] = []
     for p in products:
-        for (shape, dim, k), index_dtype in runs:
-            d = tiling_decision(spec, p, shape, dim, k, src, index_dtype)
+        for (shape, dim, index_shape), index_dtype in runs:
+            view, axis = comp.view(shape, dim)
+            k = int(math.prod(index_shape))
+            d = tiling_decision(spec, p, view, axis, k, src, index_dtype)
             values = ut.ut_attr_values(spec)
-            values[comp.dim] = dim
-            by_source = {comp.source: ut.ut_tensor(shape, src), comp.index: ut.ut_tensor((k,), index_dtype)}
+            if comp.dim is not None:
+                values[comp.dim] = axis
+            by_source = {comp.source: ut.ut_tensor(shape, src), comp.index: ut.ut_tensor(index_shape, index_dtype)}
+            dim_words = f"dim {dim}, " if dim is not None else ""
             cases.append(
                 ut.ut_tiling_case(
                     p,
-                    [src.name, index_dtype.name, "x".join(map(str, shape)), f"dim{dim % len(shape)}", k],
-                    f"{comp.source} {src.name} {list(shape)}, dim {dim}, {comp.index} {index_dtype.name} [{k}]",
+                    [src.name, index_dtype.name, "x".join(map(str, shape)), f"dim{axis % len(view)}", k],
+                    f"{comp.source} {src.name} {list(shape)}, {dim_words}{comp.index} {index_dtype.name} "
+                    f"{list(index_shape)}",
                     ut.ut_device_inputs(spec, by_source),
-                    [ut.ut_tensor(_replaced(shape, dim, k), src)],
+                    [ut.ut_tensor(comp.out_shape(shape, index_shape, dim), src)],
                     ut.ut_device_attrs(spec, values),
                     d,
                     deterministic=False,
@@ -60,29 +75,47 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
 
 
 def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
-    """Infershape cases: [4, 10, 7] along dim 1 with 5 indices ([4, 5, 7]), along dim -1 with a 0-d index
-    ([4, 10, 1]), a 0-d source ([] with one index: 0-d), and dim 3 of a rank-3 source (InferShape fails)."""
+    """Infershape cases. An attr dim: [4, 10, 7] along dim 1 with 5 indices ([4, 5, 7]), along dim -1 with a
+    0-d index ([4, 10, 1]), a 0-d source ([] with one index: 0-d), and dim 3 of a rank-3 source (InferShape
+    fails). A constant dim: a [10, 7] source with a [5, 3] index and with a 0-d index (the rule's shapes),
+    and, for a flattened source, a [2, 3] index; a 0-d source fails where the constant dim needs a dim."""
     comp = _compute(spec)
     src = spec.tensor(comp.source).dtypes[0]
     idx = DType.INT64 if DType.INT64 in spec.tensor(comp.index).dtypes else spec.tensor(comp.index).dtypes[0]
     out: list[ut.UtInferCase] = []
-    cases: tuple[tuple[str, tuple[int, ...], int, tuple[int, ...], tuple[int, ...] | None], ...] = (
-        ("MiddleDim", (4, 10, 7), 1, (5,), (4, 5, 7)),
-        ("ScalarIndexLastDim", (4, 10, 7), -1, (), (4, 10, 1)),
-        ("ScalarSource", (), 0, (1,), ()),
-        ("RejectsDimOutOfRange", (4, 10, 7), 3, (5,), None),
-    )
+    cases: tuple[tuple[str, tuple[int, ...], int | None, tuple[int, ...], tuple[int, ...] | None], ...]
+    if comp.dim is not None:
+        cases = (
+            ("MiddleDim", (4, 10, 7), 1, (5,), (4, 5, 7)),
+            ("ScalarIndexLastDim", (4, 10, 7), -1, (), (4, 10, 1)),
+            ("ScalarSource", (), 0, (1,), ()),
+            ("RejectsDimOutOfRange", (4, 10, 7), 3, (5,), None),
+        )
+    elif comp.flatten:
+        cases = (
+            ("MatrixIndex", (10, 7), None, (5, 3), (5, 3)),
+            ("ScalarIndex", (10, 7), None, (), ()),
+            ("ScalarSource", (), None, (2, 3), (2, 3)),
+        )
+    else:
+        cases = (
+            ("MatrixIndex", (10, 7), None, (5, 3), comp.out_shape((10, 7), (5, 3))),
+            ("ScalarIndex", (10, 7), None, (), comp.out_shape((10, 7), ())),
+            ("RejectsScalarSource", (), None, (5,), None),
+        )
     for name, shape, dim, index_shape, expected in cases:
         values = ut.ut_attr_values(spec)
-        values[comp.dim] = dim
+        if comp.dim is not None:
+            values[comp.dim] = dim if dim is not None else 0
         by_source = {comp.source: ut.ut_tensor(shape, src), comp.index: ut.ut_tensor(index_shape, idx)}
+        dim_words = f"dim {dim}, " if dim is not None else ""
         out.append(
             ut.ut_infer_case(
                 name,
                 ut.ut_device_inputs(spec, by_source),
                 ut.ut_device_attrs(spec, values),
                 [(expected, src)] if expected is not None else None,
-                f"{comp.source} {list(shape)}, dim {dim}, {comp.index} {list(index_shape)}",
+                f"{comp.source} {list(shape)}, {dim_words}{comp.index} {list(index_shape)}",
             )
         )
     return out

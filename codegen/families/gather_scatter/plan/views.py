@@ -47,7 +47,11 @@ def compute_of(spec: OpSpec) -> GatherScatterCompute:
 @dataclass(frozen=True)
 class Roles:
     """The names of the roles (``source``, ``index``, ``dest`` tensors, the ``dim`` attr) and the OpDef
-    positions the host functions read: ``source_pos``/``index_pos`` (inputs), ``dim_pos`` (attrs)."""
+    positions the host functions read: ``source_pos``/``index_pos`` (inputs), ``dim_pos`` (attrs).
+
+    ``dim`` is the attr's name ('' when the dim is not an attr, ``dim_pos`` then -1); ``dim_const`` the
+    constant dim (0 for a flattened source); ``flatten`` whether the source is read flattened; ``negative_wrap``
+    whether a negative index counts from the end; ``around`` the view's words for comments and documents."""
 
     source: str
     index: str
@@ -56,6 +60,10 @@ class Roles:
     source_pos: int
     index_pos: int
     dim_pos: int
+    dim_const: int
+    flatten: bool
+    negative_wrap: bool
+    around: str
 
 
 @dataclass(frozen=True)
@@ -164,14 +172,24 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 def roles_of(spec: OpSpec) -> Roles:
     """The :class:`Roles` of ``spec`` (OpDef positions in the spec's input and attr order)."""
     comp = compute_of(spec)
+    if comp.flatten:
+        around = f"flattened (P = Q = 1, A = numel({comp.source}))"
+    elif comp.dim is None:
+        around = f"around dim {comp.dim_const}"
+    else:
+        around = f"around {comp.dim}"
     return Roles(
         comp.source,
         comp.index,
         comp.dest,
-        comp.dim,
+        comp.dim or "",
         spec.input_names.index(comp.source),
         spec.input_names.index(comp.index),
-        spec.attr_names.index(comp.dim),
+        spec.attr_names.index(comp.dim) if comp.dim is not None else -1,
+        comp.dim_const or 0,
+        comp.flatten,
+        comp.negative == "wrap",
+        around,
     )
 
 
@@ -210,28 +228,68 @@ def _opdef(spec: OpSpec, products: list[Product], attrs: Any) -> OpDefRegistrati
     return OpDefRegistration(default, configs, attrs)
 
 
+def _shape_text(comp: GatherScatterCompute) -> str:
+    """The output shape rule of ``comp``'s dim kind, in words (Markdown)."""
+    s, i, o = comp.source, comp.index, comp.dest
+    if comp.flatten:
+        return f"`{o}` has the shape of `{i}`"
+    if comp.dim is None:
+        return f"`{o}` has the shape of `{s}` with dim {comp.dim_const} replaced by all the dims of `{i}`"
+    return f"`{o}` has the shape of `{s}` with the extent of `{comp.dim}` replaced by `numel({i})`"
+
+
 def _status_rows(spec: OpSpec) -> list[StatusRow]:
     comp = compute_of(spec)
-    src = spec.tensor(comp.source)
+    src, idx, dst = spec.tensor(comp.source), spec.tensor(comp.index), spec.tensor(comp.dest)
+    s, i, o = comp.source, comp.index, comp.dest
+    ranks = [f"`{t.name}` of rank above {t.rank[1]}" for t in (src, idx, dst)]
+    ranks += [f"`{t.name}` of rank below {t.rank[0]}" for t in (src, idx, dst) if t.rank[0] > 0]
+    if comp.dim is not None:
+        dim_rules = (
+            f"`{comp.dim}` outside `[-rank, rank)`; a 0-d `{s}` with an `{i}` of more than one element; "
+            f"`{o}` of another shape than `{s}`'s with dim's extent `numel({i})` (checked when neither input is empty)"
+        )
+    else:
+        dim_rules = f"`{o}` of another shape than: {_shape_text(comp)} (checked when neither input is empty)"
     return status_table(
-        [comp.source, comp.index, comp.dest],
-        f"A dtype of `{comp.source}` or `{comp.index}` not supported on this product; `{comp.dest}` of another dtype "
-        f"than `{comp.source}`; `{comp.source}` of rank above {src.rank[1]}; `{comp.dim}` outside "
-        f"`[-rank, rank)`; `{comp.index}` of rank above 1; `{comp.dest}` of another shape than `{comp.source}`'s with "
-        f"dim's extent `numel({comp.index})` (checked when neither input is empty); a 0-d `{comp.source}` with an "
-        f"`{comp.index}` of more than one element; {format_rule_text(spec)}.",
+        [s, i, o],
+        f"A dtype of `{s}` or `{i}` not supported on this product; `{o}` of another dtype than `{s}`; "
+        f"{'; '.join(ranks)}; {dim_rules}; {format_rule_text(spec)}.",
     )
 
 
 def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
     comp = compute_of(spec)
-    s, i, o, d = comp.source, comp.index, comp.dest, comp.dim
+    s, i, o = comp.source, comp.index, comp.dest
+    if comp.flatten:
+        view = f"`{s}` is read flattened, as `[1, A, 1]` with `A = numel({s})`; `{o}[k] = {s}.flat[{i}[k]]`."
+    elif comp.dim is None:
+        c = comp.dim_const
+        view = (
+            f"`{s}` is viewed as `[P, A, Q]` around dim {c} (`A = {s}.shape[{c}]`); with `k` running over the "
+            f"elements of `{i}` in order, `{o}[p, k, q] = {s}[p, {i}[k], q]`."
+        )
+    else:
+        d = comp.dim
+        view = (
+            f"`{s}` is viewed as `[P, A, Q]` around `{d}` (`A = {s}.shape[{d}]`); `{o}[p, k, q] = {s}[p, {i}[k], q]`."
+        )
+    if comp.negative == "wrap":
+        policy = (
+            f"An `{i}` value in `[-A, 0)` selects row `{i} + A` (as PyTorch); any other value outside `[0, A)` gives "
+            f"a row of zeros in `{o}`"
+        )
+    else:
+        policy = f"An `{i}` value outside `[0, A)` (CANN documents only values inside it) gives a row of zeros in `{o}`"
     lines = [
-        f"`{s}` is viewed as `[P, A, Q]` around `{d}` (`A = {s}.shape[{d}]`); `{o}[p, k, q] = {s}[p, {i}[k], q]`.",
-        f"An `{i}` value outside `[0, A)` (CANN documents only values inside it) gives a row of zeros in `{o}`; no "
-        f"value of `{i}` makes the kernel read or write outside `{s}`, `{i}` and `{o}`.",
-        f"An empty `{s}` or `{i}` returns success with workspace 0 and leaves `{o}` as it is; a 0-d `{i}` is one "
-        f"position; a 0-d `{s}` takes a one-element `{i}` and gives a 0-d `{o}`.",
+        view,
+        f"{policy}; no value of `{i}` makes the kernel read or write outside `{s}`, `{i}` and `{o}`.",
+        f"An empty `{s}` or `{i}` returns success with workspace 0 and leaves `{o}` as it is; "
+        + (
+            f"a 0-d `{i}` is one position; a 0-d `{s}` takes a one-element `{i}` and gives a 0-d `{o}`."
+            if comp.dim is not None
+            else f"a 0-d `{i}` is one position, and {_shape_text(comp)}."
+        ),
         "Deterministic: every output element is a copy of one source element (or a zero), whatever the core order.",
     ]
     lines += [
@@ -244,7 +302,9 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
 def _tiling_lines(spec: OpSpec) -> list[str]:
     comp = compute_of(spec)
     return [
-        "Every size and offset is int64; an index is tested against `[0, A)` before it forms an address.",
+        "Every size and offset is int64; an index is "
+        + ("wrapped when negative, then " if comp.negative == "wrap" else "")
+        + "tested against `[0, A)` before it forms an address.",
         f"UB holds {TILE_BUFFERS} tiles (one is filled while the previous one is written). A tile holds up to "
         f"`tileRows` consecutive output rows (at most {MAX_BLOCK_COUNT}), each in a slot of its bytes rounded up "
         "to 32; each row is read with one DataCopyPad (a zero row is a Duplicate) and the tile is written with "
@@ -279,15 +339,15 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         for w in width_keys
         for d in idx.dtypes
     ]
-    dim_attr = L0Attr(comp.dim, f"int64_t {comp.dim}", comp.dim)
+    dim_attrs = [L0Attr(comp.dim, f"int64_t {comp.dim}", comp.dim)] if comp.dim is not None else []
     return {
         "roles": roles_of(spec),
         "opdef": _opdef(spec, products, common["opdef"].attrs),
         "tiling_fields": tiling_field_views(TILING_FIELDS, source=comp.source, index=comp.index),
         "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
         "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idx.dtypes),
-        "l0_attrs": [dim_attr],
-        "l0_params": l0_params(spec, [dim_attr.decl]),
+        "l0_attrs": dim_attrs,
+        "l0_params": l0_params(spec, [a.decl for a in dim_attrs]),
         "width_keys": width_keys,
         "index_keys": index_keys,
         "branches": branches,

@@ -66,8 +66,8 @@ aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *ind
   OP_CHECK_MAX_DIM(self, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(index, 1, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(out, 8, return ACLNN_ERR_PARAM_INVALID);
-  // a 0-d self counts as rank 1
   const op::Shape &sourceShape = self->GetViewShape();
+  // a 0-d self counts as rank 1
   const int64_t rank = std::max<int64_t>(static_cast<int64_t>(sourceShape.GetDimNum()), 1);
   if (dim < -rank || dim >= rank) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim must be in [%lld, %lld], but got %lld.", static_cast<long long>(-rank),

@@ -120,7 +120,7 @@ class KernelIndexSelectRows {
         const int64_t q = e % inner_;
         const int64_t len = Min(inner_ - q, start + count - e);
         const int64_t p = outRow / indexNum_;
-        const int64_t position = static_cast<int64_t>(indexGm_.GetValue(static_cast<uint64_t>(outRow % indexNum_)));
+        const int64_t position = Position(outRow % indexNum_);
         const int64_t at = e - start;
         if (position >= 0 && position < axisLen_) {
           GlobalTensor<T> from = sourceGm_[static_cast<uint64_t>((p * axisLen_ + position) * inner_ + q)];
@@ -202,6 +202,13 @@ class KernelIndexSelectRows {
   }
 #endif
 
+  // The position index[k] selects along A (scalar load, 64-bit).
+  // The caller tests it against [0, A) before it forms an address.
+  __aicore__ inline int64_t Position(int64_t k) {
+    const int64_t value = static_cast<int64_t>(indexGm_.GetValue(static_cast<uint64_t>(k)));
+    return value;
+  }
+
   __aicore__ inline static int64_t Min(int64_t a, int64_t b) {
     return a < b ? a : b;
   }
@@ -234,7 +241,7 @@ class KernelIndexSelectRows {
       const int64_t outRow = row + r;
       const int64_t p = outRow / indexNum_;
       const int64_t k = outRow % indexNum_;
-      const int64_t position = static_cast<int64_t>(indexGm_.GetValue(static_cast<uint64_t>(k)));
+      const int64_t position = Position(k);
       LocalTensor<T> slot = tile[static_cast<uint32_t>(r * slotElems)];
       LocalTensor<int16_t> words = slot.template ReinterpretCast<int16_t>();
       if (position >= 0 && position < axisLen_) {
