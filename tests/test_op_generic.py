@@ -5,9 +5,10 @@ Adding an op of an existing family must be a spec and a reference, never an edit
 with generic family work, so this test states the rule over the current tree, where it can keep holding:
 
 * no template file contains an identifier of any spec'd op (aclnn name, op name, snake name, device
-  OpType and its snake form), compared case-insensitively; an op name of one word (``Take``, ``Embedding``)
-  is also an English word a template may use in lower case, so it is compared in its own spelling, and not
-  as the start of a longer lower-case word (``Takes``);
+  OpType and its snake form), compared case-insensitively; an op name of one word (``Take``, ``Embedding``,
+  ``Softmax``) is also an English word a template may use in lower case, so it is compared in its own
+  spelling (not as the start of a longer lower-case word, ``Takes``) and in lower case only where an
+  underscore joins it to an identifier (``take_rows``);
 * no module under ``codegen/`` compares a string with such an identifier (``==``, ``!=``, ``in``,
   ``not in``), keys a dict or set with one, or matches one in a ``case`` pattern. Docstrings and example
   text in messages are allowed: they are prose, not branches.
@@ -44,11 +45,20 @@ def _identifiers() -> dict[str, str]:
 
 
 IDENTS = _identifiers()
-#: The identifiers of several words, searched anywhere in a template's lower-cased text.
-TEMPLATE_IDENTS = {ident: op for ident, op in IDENTS.items() if not _one_word(ident)}
-#: Op names of one word (``Take``), in their spelling -> the spec: each a pattern that does not match the
-#: start of a longer lower-case word.
-WORDS = {re.compile(re.escape(s.op) + "(?![a-z])"): s.snake for s in SPECS.values() if _one_word(s.op)}
+#: Op names of one word in their own spelling (``Take``, ``Embedding``, ``Softmax``), lower-cased: each is also
+#: an English word or a word of other names a template may use in lower case.
+ONE_WORD = {s.op.lower() for s in SPECS.values() if _one_word(s.op)}
+#: Every other identifier (aclnn names, OpTypes, snake names, op names of several words), searched anywhere in
+#: a template's lower-cased text.
+TEMPLATE_IDENTS = {ident: op for ident, op in IDENTS.items() if ident not in ONE_WORD}
+#: A one-word op name -> the spec: a pattern of its own spelling that is not the start of a longer lower-case
+#: word (``Takes``), or of its lower-case form joined to an identifier by an underscore (``take_rows``,
+#: ``kTake``... are caught by the first; ``gather_take`` by the second).
+WORDS = {
+    re.compile(rf"{re.escape(s.op)}(?![a-z])|_{s.op.lower()}\b|\b{s.op.lower()}_"): s.snake
+    for s in SPECS.values()
+    if _one_word(s.op)
+}
 
 
 def test_every_op_of_the_project_is_covered() -> None:
