@@ -19,8 +19,10 @@ aclnn_take.cpp`` and their documents), in their order:
 3. a storage format outside the tensor's ``formats`` (CANN refuses the private formats): 161002;
 4. shapes: a rank outside the tensor's range; for an attr dim, a 0-d source with an output that is not 0-d
    and ``dim`` outside ``[-r, r)`` with ``r`` the source's rank (1 for a 0-d source); an output whose shape
-   is not the form's, checked (attr or constant dim) only when neither the source nor the index is empty,
-   (``flatten``) on every call: 161002;
+   is not the form's: for an attr dim checked only when neither the source nor the index is empty (CANN's
+   IndexSelect); for a constant dim its rank and the index's dims on every call, the rest (which CANN's
+   Embedding does not check; the spec does) when neither is empty; for ``flatten`` on every call (CANN's
+   Take): 161002;
 5. each spec constraint of the product whose ``require`` is false (IndexSelect's "a 0-d self takes an index
    of shape [1]", Take's "an empty self gives no element"): its ``status``;
 6. success. An empty source or index launches nothing: the output keeps what it held.
@@ -116,9 +118,15 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
         if not -r <= dim < r:
             return Prediction(INVALID, f"{dim_attr} {dim} outside [{-r}, {r})")
     want = out_shape(spec, call)
-    checked = form == "flatten" or (math.prod(s) and math.prod(t[index].shape or ()))
-    if want is None or (checked and t[out].shape != want):
+    full = form == "flatten" or (math.prod(s) and math.prod(t[index].shape or ()))
+    if want is None or (full and t[out].shape != want):
         return Prediction(INVALID, f"{out} shape {t[out].shape} is not {want}")
+    if form == "const":  # rank and the index's dims on every call (CANN's Embedding)
+        _, const = form_of(spec)
+        i = t[index].shape or ()
+        o = t[out].shape or ()
+        if len(o) != len(want) or o[const : const + len(i)] != i:
+            return Prediction(INVALID, f"{out} shape {o}: rank or the dims of {index} differ from {want}")
     found = _constraints_status(spec, product, call)
     return found if found is not None else Prediction(SUCCESS, "")
 

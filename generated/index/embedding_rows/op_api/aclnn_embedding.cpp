@@ -68,24 +68,28 @@ aclnnStatus CheckParams(const aclTensor *weight, const aclTensor *indices, const
   OP_CHECK_MIN_DIM(weight, 2, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MIN_DIM(out, 1, return ACLNN_ERR_PARAM_INVALID);
   const op::Shape &sourceShape = weight->GetViewShape();
-  if (!weight->IsEmpty() && !indices->IsEmpty()) {
-    // out: weight's shape with dim 0 replaced by all the dims of indices
-    const op::Shape &indexShape = indices->GetViewShape();
-    op::Shape expected;
-    for (size_t i = 0; i < sourceShape.GetDimNum(); ++i) {
-      if (i != 0) {
-        expected.AppendDim(sourceShape.GetDim(i));
-        continue;
-      }
-      for (size_t j = 0; j < indexShape.GetDimNum(); ++j) {
-        expected.AppendDim(indexShape.GetDim(j));
-      }
+  // out: weight's shape with dim 0 replaced by all the dims of indices. Its rank and the
+  // dims indices gives are checked on every call (as CANN does), the others when neither weight nor indices is empty.
+  const op::Shape &indexShape = indices->GetViewShape();
+  const op::Shape &destShape = out->GetViewShape();
+  op::Shape expected;
+  for (size_t i = 0; i < sourceShape.GetDimNum(); ++i) {
+    if (i != 0) {
+      expected.AppendDim(sourceShape.GetDim(i));
+      continue;
     }
-    if (out->GetViewShape() != expected) {
-      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have shape %s, but has shape %s.", ToString(expected).GetString(),
-              ToString(out->GetViewShape()).GetString());
-      return ACLNN_ERR_PARAM_INVALID;
+    for (size_t j = 0; j < indexShape.GetDimNum(); ++j) {
+      expected.AppendDim(indexShape.GetDim(j));
     }
+  }
+  bool indexDimsMatch = destShape.GetDimNum() == expected.GetDimNum();
+  for (size_t j = 0; indexDimsMatch && j < indexShape.GetDimNum(); ++j) {
+    indexDimsMatch = destShape.GetDim(0 + j) == indexShape.GetDim(j);
+  }
+  if (!indexDimsMatch || (!weight->IsEmpty() && !indices->IsEmpty() && destShape != expected)) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have shape %s, but has shape %s.", ToString(expected).GetString(),
+            ToString(destShape).GetString());
+    return ACLNN_ERR_PARAM_INVALID;
   }
   if (weight->GetStorageFormat() != Format::FORMAT_ND) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "weight must have format ND, but has %s.",

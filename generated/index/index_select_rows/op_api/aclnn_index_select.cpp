@@ -74,6 +74,7 @@ aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *ind
             static_cast<long long>(rank - 1), static_cast<long long>(dim));
     return ACLNN_ERR_PARAM_INVALID;
   }
+  // CANN checks out's shape only when neither self nor index is empty
   if (!self->IsEmpty() && !index->IsEmpty()) {
     // out: self's shape with dim's extent numel(index); a 0-d self gives a 0-d out
     op::Shape expected = sourceShape;

@@ -65,15 +65,8 @@ aclnnStatus CheckParams(const aclTensor *self, const aclTensor *index, const acl
   OP_CHECK_MAX_DIM(self, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(index, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(out, 8, return ACLNN_ERR_PARAM_INVALID);
-  if (!self->IsEmpty() && !index->IsEmpty()) {
-    // out: the shape of index
-    const op::Shape &expected = index->GetViewShape();
-    if (out->GetViewShape() != expected) {
-      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out must have shape %s, but has shape %s.", ToString(expected).GetString(),
-              ToString(out->GetViewShape()).GetString());
-      return ACLNN_ERR_PARAM_INVALID;
-    }
-  }
+  // out: the shape of index, checked on every call (as CANN does)
+  OP_CHECK_SHAPE_NOT_EQUAL(out, index, return ACLNN_ERR_PARAM_INVALID);
   if (self->GetStorageFormat() != Format::FORMAT_ND && self->GetStorageFormat() != Format::FORMAT_NCHW &&
       self->GetStorageFormat() != Format::FORMAT_NHWC && self->GetStorageFormat() != Format::FORMAT_HWCN &&
       self->GetStorageFormat() != Format::FORMAT_NDHWC && self->GetStorageFormat() != Format::FORMAT_NCDHW) {
