@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from codegen.check.constraints import TensorStandIn
 from codegen.families.gather_scatter.compute import GatherScatterCompute
-from codegen.families.gather_scatter.plan.tiling import TILE_BUFFERS, tiling_decision
+from codegen.families.gather_scatter.plan.tiling import LINE_BYTES, MODE_WINDOWS, TILE_BUFFERS, pqa, tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -61,28 +61,38 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
 
 
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
-    """The tiling of a gather along dim 0 of a source of ``shape`` with ``shape[0]`` indices, as lines.
-
-    Raises:
-        ValueError: the call has no output element.
-    """
+    """The tiling of a gather along dim 0 of a source of ``shape`` with ``shape[0]`` indices, as lines: the
+    row-slot strategy on products with DataCopyPad, the output windows in whole cache lines without it; for a
+    call without output elements, a line saying none is computed (the L2 API launches nothing)."""
     dt = _dtype(spec, dtype_name)
     comp = _compute(spec)
     k = _k(comp, shape)
     view, axis = comp.view(shape, 0)
-    t = tiling_decision(spec, product, view, axis, k, dt, _index_dtype(spec))
     how = "flattened" if comp.flatten else "along dim 0"
-    return "\n".join(
-        [
-            f"tiling for {list(shape)} ({dt.name}) gathered {how} with {k} indices: P {t.outer}, A "
-            f"{t.axis_len}, Q {t.inner}; tiling key {t.tiling_key}, blockDim {t.block_dim} of "
-            f"{product.vector_core_num}, workspace {product.sys_workspace_bytes} bytes (system workspace only)",
-            f"  UB: {TILE_BUFFERS} tiles of {t.slot_bytes * t.tile_rows} bytes; rows in slots of {t.slot_bytes} bytes, "
-            f"{t.tile_rows} rows per tile (one DMA writes a tile); {t.chunk_num} chunk(s) of {t.chunk_len} elements "
-            "per row",
+    head = f"tiling for {list(shape)} ({dt.name}) gathered {how} with {k} indices"
+    p, _, q = pqa(view, axis)
+    if p * k * q == 0:
+        return f"{head}: none (the output has no element; the aclnn API launches nothing)"
+    t = tiling_decision(spec, product, view, axis, k, dt, _index_dtype(spec))
+    lines = [
+        f"{head}: P {t.outer}, A {t.axis_len}, Q {t.inner}; tiling key {t.tiling_key}, blockDim {t.block_dim} of "
+        f"{product.vector_core_num}, workspace {product.sys_workspace_bytes} bytes (system workspace only)"
+    ]
+    if t.copy_mode == MODE_WINDOWS:
+        lines += [
+            f"  UB: {TILE_BUFFERS} tiles of {t.slot_bytes} bytes; no DataCopyPad on {product.name}: the output is "
+            f"split in whole {LINE_BYTES}-byte lines, each core assembles windows of {t.chunk_len} elements of its "
+            "lines in a tile and writes them by whole 32-byte blocks (the tensor's last bytes element by element)",
+            f"  cores: {t.units_per_core} line(s) per core, the first {t.units_former_num} one more",
+        ]
+    else:
+        lines += [
+            f"  UB: {TILE_BUFFERS} tiles of {t.slot_bytes * t.tile_rows} bytes; rows in slots of {t.slot_bytes} "
+            f"bytes, {t.tile_rows} rows per tile (one DMA writes a tile); {t.chunk_num} chunk(s) of {t.chunk_len} "
+            "elements per row",
             f"  cores: {t.units_per_core} unit(s) per core, the first {t.units_former_num} one more",
         ]
-    )
+    return "\n".join(lines)
 
 
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)

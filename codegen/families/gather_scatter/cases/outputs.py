@@ -15,14 +15,23 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     """The shape of the family's rule (:meth:`GatherScatterCompute.out_shape`), in the source's dtype,
     poisoned (:func:`codegen.runner.device_memory`): the op must write every element.
 
-    Raises:
-        ValueError: the source or the index is missing.
+    Two calls get another output: one whose source or index is None (a null pointer: an empty FLOAT array,
+    so that the aclnn API answers 161001 for the null tensor), and one whose source is empty but whose index
+    is not (zeros: the aclnn API launches nothing there and leaves the output as it is, and every index is
+    outside the empty source, which the family defines as a row of zeros; the poison would be returned as
+    the result).
     """
     comp = spec.compute
     assert isinstance(comp, GatherScatterCompute)
     src, idx = arrays.get(comp.source), arrays.get(comp.index)
     if src is None or idx is None:
-        raise ValueError(f"{spec.op}: the output shape needs {comp.source} and {comp.index}")
-    dim = int(attrs[comp.dim]) if comp.dim is not None else None
-    shape = comp.out_shape(tuple(src.shape), tuple(idx.shape), dim)
-    return device_memory(int(np.prod(shape, dtype=np.int64)), src.dtype, shape)
+        return device_memory(0, np.float32, (0,))
+    dim = attrs.get(comp.dim) if comp.dim is not None else None
+    try:
+        shape = comp.out_shape(tuple(src.shape), tuple(idx.shape), None if dim is None else int(dim))
+    except ValueError:  # dim out of range: the aclnn API answers 161002 for it
+        return device_memory(0, src.dtype, (0,))
+    count = int(np.prod(shape, dtype=np.int64))
+    if src.size == 0:
+        return np.zeros(shape, src.dtype)
+    return device_memory(count, src.dtype, shape)
