@@ -150,6 +150,20 @@ def _embedding_stub(
     }
 
 
+def _layer_norm_stub(
+    input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5
+) -> Args:
+    return {"input": input, "normalized_shape": tuple(normalized_shape), "weight": weight, "bias": bias, "eps": eps}
+
+
+def _index_select_stub(input: Any, dim: int, index: Any) -> Args:
+    return {"input": input, "dim": dim, "index": index}
+
+
+def _take_stub(input: Any, index: Any) -> Args:
+    return {"input": input, "index": index}
+
+
 def _padding_row(a: Args) -> int:
     """torch's padding_idx as aclnn's ``paddingIdx``: a negative index counts from the end (as
     ``F.embedding`` normalizes it); None is -1, no padding row."""
@@ -256,9 +270,45 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         takes=lambda a: a["weight"] is not None and tuple(a["weight"].shape) == a["normalized_shape"],
     ),
     TorchOp(
+        "layer_norm",
+        ((F.layer_norm, _layer_norm_stub), (torch.layer_norm, _layer_norm_stub)),
+        ("input", "weight", "bias"),
+        forward="LayerNorm",
+        forward_args=lambda a: {
+            "input": a["input"],
+            "normalizedShape": list(a["normalized_shape"]),
+            "weightOptional": a["weight"],
+            "biasOptional": a["bias"],
+            "eps": float(a["eps"]),
+        },
+    ),
+    TorchOp(
+        "index_select",
+        ((torch.index_select, _index_select_stub), (torch.Tensor.index_select, _index_select_stub)),
+        ("input", "index"),
+        forward="IndexSelect",
+        forward_args=lambda a: {"self": a["input"], "dim": int(a["dim"]), "index": a["index"]},
+    ),
+    TorchOp(
+        "take",
+        ((torch.take, _take_stub), (torch.Tensor.take, _take_stub)),
+        ("input", "index"),
+        forward="Take",
+        forward_args=lambda a: {"self": a["input"], "index": a["index"]},
+    ),
+    TorchOp(
         "embedding",
         ((F.embedding, _embedding_stub),),
         ("input", "weight"),
+        forward="Embedding",
+        forward_args=lambda a: {"weight": a["weight"], "indices": a["input"]},
+        from_cann=lambda c: {
+            "input": c["indices"],
+            "weight": c["weight"],
+            "padding_idx": None,
+            "plain": True,
+            "scale_grad_by_freq": False,
+        },
         backward="EmbeddingDenseBackward",
         backward_args=lambda a, g, y: {
             "grad": g,
