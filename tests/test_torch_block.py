@@ -268,3 +268,14 @@ def test_custom_operators_of_a_pair_are_differentiable() -> None:
         generated(x).backward(g)
         eager(e).backward(g)
         assert (x.grad - e.grad).abs().max() <= 2.0**-18 * e.grad.abs().max()
+
+
+def test_rms_norm_without_a_weight_runs_the_generated_op() -> None:
+    # F.rms_norm with weight=None scales by ones: aclnnRmsNorm (gamma required) gets a gamma of ones; fp32 on
+    # both sides, a few ulps of the largest element
+    x = torch.randn(4, 6)
+    with ct.ops("Ascend910B") as ran:
+        y = F.rms_norm(x, [6])
+    assert ran.generated == {"RmsNorm": 1} and not ran.eager
+    want = F.rms_norm(x, [6])
+    assert (y - want).abs().max() <= 2.0**-18 * want.abs().max()

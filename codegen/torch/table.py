@@ -264,10 +264,13 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         forward="RmsNorm",
         forward_args=lambda a: {
             "x": a["input"],
-            "gamma": a["weight"],
+            # no weight: gamma of ones (aclnnRmsNorm's gamma is required), in the input's dtype
+            "gamma": a["weight"]
+            if a["weight"] is not None
+            else torch.ones(a["normalized_shape"], dtype=a["input"].dtype),
             "epsilon": float(torch.finfo(a["input"].dtype).eps if a["eps"] is None else a["eps"]),
         },
-        takes=lambda a: a["weight"] is not None and tuple(a["weight"].shape) == a["normalized_shape"],
+        takes=lambda a: a["weight"] is None or tuple(a["weight"].shape) == a["normalized_shape"],
     ),
     TorchOp(
         "layer_norm",
