@@ -109,10 +109,21 @@ def identity_reads(product: Product, texts: Iterable[str]) -> dict[str, str]:
 
 def registration(product: Product, texts: Iterable[str]) -> list[str]:
     """How the OpDef registers ``product`` (the emulator looks its config up by config name,
-    runtime/src/host/launcher.cpp): the config object of each ``AddConfig("<config_name>", obj)``, ``""``
-    for a registration without one; empty when the product is not registered."""
+    runtime/src/host/launcher.cpp): for each ``AddConfig("<config_name>", obj)`` the config object's
+    statements (``obj.Input(...)...;``, white space folded, the object's own name left out, so that two
+    products registered with equal configs in objects of their own names read alike), ``""`` for a
+    registration without one; empty when the product is not registered."""
     pattern = re.compile(rf'AddConfig\("{re.escape(product.config_name)}"\s*(?:,\s*(\w+))?\s*\)')
-    return [m.group(1) or "" for text in texts for m in pattern.finditer(text)]
+    joined = "\n".join(texts)
+    out = []
+    for m in pattern.finditer(joined):
+        obj = m.group(1)
+        if not obj:
+            out.append("")
+            continue
+        body = re.findall(rf"\b{re.escape(obj)}\.(.*?);", joined, re.S)
+        out.append("\n".join(" ".join(b.split()) for b in body))
+    return out
 
 
 def product_fingerprint(spec: OpSpec, product: Product, generated: Path) -> str:
