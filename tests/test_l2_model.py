@@ -988,29 +988,15 @@ FORM_CALLS = [
 ]
 
 
-@pytest.mark.parametrize(("op", "call", "arrays", "status", "want"), FORM_CALLS)
-def test_gather_forms_rules(
-    op: str,
-    call: Call,
-    arrays: dict[str, np.ndarray | None],
-    status: int,
-    want: np.ndarray | None,
-    built_op: Callable[[str, str], OpCallable],
-) -> None:
-    """Each call above on Ascend910B: the gather model predicts CANN's status and the documented values, and
-    the generated API agrees with the model."""
-    spec = next(s for s in SPECS.values() if s.op == op)
-    prod = CATALOGUE.get("Ascend910B")
-    src, idx, _, _ = l2_gather.roles(spec)
-    assert l2_gather.predict(spec, prod, call).status == status
-    if want is not None:
-        got = l2_gather.expected_output(spec, call, arrays[src], arrays[idx])  # type: ignore[arg-type]
-        assert got.tobytes() == np.asarray(want).tobytes()
-    _run_gather(built_op(spec.op, prod.name), spec, prod, call, arrays)
+#: every pinned call of the family: (op, product, call, arrays, status, expected out or None)
+PINNED_GATHER_CALLS = [pytest.param("IndexSelect", *p.values, id=p.id) for p in GATHER_CALLS] + [
+    pytest.param(p.values[0], "Ascend910B", *p.values[1:], id=p.id) for p in FORM_CALLS
+]
 
 
-@pytest.mark.parametrize(("product", "call", "arrays", "status", "want"), GATHER_CALLS)
+@pytest.mark.parametrize(("op", "product", "call", "arrays", "status", "want"), PINNED_GATHER_CALLS)
 def test_gather_scatter_rules(
+    op: str,
     product: str,
     call: Call,
     arrays: dict[str, np.ndarray | None],
@@ -1018,12 +1004,14 @@ def test_gather_scatter_rules(
     want: np.ndarray | None,
     built_op: Callable[[str, str], OpCallable],
 ) -> None:
-    """Each call above: the gather model predicts the status and values CANN's code and doc give (and the spec's
-    zero rows), and the generated API agrees with the model."""
-    spec = next(s for s in SPECS.values() if s.op == "IndexSelect")
+    """Each pinned call: the gather model predicts the status CANN's code and docs give and the values of the
+    documents' formulas (and the specs' zero rows and wrapped negatives), and the generated API agrees with the
+    model."""
+    spec = next(s for s in SPECS.values() if s.op == op)
     prod = CATALOGUE.get(product)
+    src, idx, _, _ = l2_gather.roles(spec)
     assert l2_gather.predict(spec, prod, call).status == status
     if want is not None:
-        got = l2_gather.expected_output(spec, call, arrays["self"], arrays["index"])  # type: ignore[arg-type]
+        got = l2_gather.expected_output(spec, call, arrays[src], arrays[idx])  # type: ignore[arg-type]
         assert got.tobytes() == np.asarray(want).tobytes()
     _run_gather(built_op(spec.op, prod.name), spec, prod, call, arrays)

@@ -320,8 +320,10 @@ def _ut_source(op: str) -> Path:
 def _ut_pairs() -> list[tuple[str, str]]:
     """The (op, product) pairs whose op_host tiling UT runs, sorted: each op on its first product with
     DataCopyPad and its first without (the two copy paths of every family's tiling; with them both bf16 cases,
-    since no catalogue product lacking DataCopyPad has bf16), and for each family and each product any of its
-    ops lists, the family's first op (by name) that lists it.
+    since no catalogue product lacking DataCopyPad has bf16), on the first product of each distinct set of
+    columns its binary configs register (a column has its own tiling key and UT cases: LayerNormV4's INT64
+    columns on Ascend950), and for each family and each product any of its ops lists, the family's first op
+    (by name) that lists it.
 
     Why this sample covers every pair: a UT case's expected values come from the op's plan on a product
     (:mod:`codegen.plan`), the values it checks from the same family's tiling template compiled for that
@@ -340,8 +342,20 @@ def _ut_pairs() -> list[tuple[str, str]]:
     for op, spec in sorted(SPECS.items()):
         for product in spec.products:
             family_products.setdefault((spec.family, product), op)
+        registered: dict[str, str] = {}
+        for product in spec.products:
+            registered.setdefault(_registered_columns(op, product), product)
+        pairs |= {(op, product) for product in registered.values()}
     pairs |= {(op, product) for (_, product), op in family_products.items()}
     return sorted(pairs)
+
+
+def _registered_columns(op: str, product: str) -> str:
+    """The dtype/format combinations the op's binary config registers on ``product``'s SoC (its ``op_list``,
+    as JSON): products that register other columns get UT cases of their own (a column's tiling key)."""
+    config = CATALOGUE.get(product).config_name
+    path = _folder(op) / "op_host" / "config" / config / f"{SPECS[op].kernel}_binary.json"
+    return json.dumps(json.loads(path.read_text())["op_list"], sort_keys=True)
 
 
 def _ut_params() -> list[object]:
@@ -359,6 +373,9 @@ def test_the_unit_test_sample_reaches_every_op_family_and_product() -> None:
     listed = {(spec.family, p) for spec in SPECS.values() for p in spec.products}
     assert {(SPECS[op].family, p) for op, p in pairs} == listed
     assert ("embedding_dense_backward", "Ascend910") in pairs and ("rms_norm", "Ascend310P") in pairs
+    for op, spec in SPECS.items():  # every set of registered columns of an op
+        columns = {_registered_columns(op, p) for p in spec.products}
+        assert {_registered_columns(op, p) for o, p in pairs if o == op} == columns, op
 
 
 @pytest.mark.parametrize(("op", "product"), _ut_params())
