@@ -12,13 +12,19 @@ values (independent of the compiler: NumPy only).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
 
+from codegen import registry
 from codegen.families.elementwise.compiler import ColumnDtypes, Program, compile_variants
-from codegen.spec.errors import SourceLoc
+from codegen.families.elementwise.plan.columns import column_problem
+from codegen.spec.errors import SourceLoc, SpecErrors
 from codegen.spec.expr import parse_expr
+from codegen.spec.loader import load_op_spec
+from codegen.specs import load_project
 
 LOC = SourceLoc("test.yaml", 1)
 #: SiluGrad's formula (specs/silu_backward.yaml), over its aclnn input names
@@ -145,3 +151,32 @@ def test_column_programs_follow_the_columns_and_leave_the_one_dtype_programs_alo
     )
     assert with_columns.cases[0].fp32 == plain.cases[0].fp32
     assert with_columns.cases[0].cast16 == plain.cases[0].cast16
+
+
+def test_a_mixed_column_the_kernel_cannot_run_is_a_spec_error_at_its_line(tmp_path: Path) -> None:
+    """A mixed column on an op with a reduce epilogue (MseLoss's spec given ops-nn's one-dtype columns and one
+    of FLOAT16 self with FLOAT target) is a plan-time spec error at the column's line; the one-dtype columns
+    alone plan."""
+    catalogue, specs = load_project()
+    source = Path(specs["mse_loss"].path).read_text()
+    columns = (
+        "  dtype_columns:\n"
+        "    - {predict: BF16, label: BF16, y: BF16}\n"
+        "    - {predict: FLOAT16, label: FLOAT16, y: FLOAT16}\n"
+        "    - {predict: FLOAT, label: FLOAT, y: FLOAT}\n"
+    )
+    assert "  dtypes: [BF16, FLOAT16, FLOAT]\n" in source
+    path = tmp_path / "mse_loss.yaml"
+    path.write_text(source.replace("  dtypes: [BF16, FLOAT16, FLOAT]\n", columns))
+    spec = load_op_spec(path, catalogue)
+    assert column_problem(spec) is None
+    mixed = "    - {predict: FLOAT16, label: FLOAT, y: FLOAT}\n"
+    path.write_text(source.replace("  dtypes: [BF16, FLOAT16, FLOAT]\n", columns + mixed))
+    spec = load_op_spec(path, catalogue)
+    line = source.splitlines().index("  dtypes: [BF16, FLOAT16, FLOAT]") + 5
+    with pytest.raises(SpecErrors) as info:
+        registry.family(spec.family).validate(spec, catalogue)
+    assert [str(e) for e in info.value.errors] == [
+        f"{path}:{line}: device.dtype_columns[3]: a column whose tensors differ in dtype needs one output, no "
+        "optional input and no reduce epilogue in the elementwise family"
+    ]
