@@ -2,7 +2,7 @@
 on a product that registers them: each input drawn in its own dtype and the output passed in the column's,
 so the L2 API launches the column's tiling key and the kernel reads every input in its own width; the
 reference takes each input's own values (float64). Quick: the first column the product registers; else
-every one."""
+every one (of those whose dtypes ``--dtype`` selects)."""
 
 from __future__ import annotations
 
@@ -29,12 +29,14 @@ def column_label(spec: OpSpec, m: MixedColumn) -> str:
 def column_cases(
     spec: OpSpec,
     product: Product,
+    dtypes: list[DType],
     quick: bool,
     tile: Callable[[int], int],
     default_attrs: dict[str, Any],
     rng: np.random.Generator,
 ) -> Iterator[Case]:
-    """The cases of each mixed column ``product`` registers (quick: the first only): several cores with an
+    """The cases of each mixed column ``product`` registers whose every dtype is among ``dtypes`` (the
+    checked compute dtypes; quick: the first such column only): several cores with an
     uneven tail (every core starts on a 32-byte block of the narrowest tensor), one tile and one tile + 1 of
     the column's own tile (``tile(column index)``), each input in turn with one element (read once per core
     in its own dtype), NaN in each input and large magnitudes; not quick, a core order other than in order
@@ -42,7 +44,9 @@ def column_cases(
     inputs = list(spec.input_names)
     output = spec.outputs[0].name
     cores = product.vector_core_num
-    registered = [m for m in mixed_columns(spec) if product.name in m.column.combo.products]
+    registered = [
+        m for m in mixed_columns(spec) if product.name in m.column.combo.products and all(d in dtypes for d in m.dtypes)
+    ]
     for m in registered[:1] if quick else registered:
         label = column_label(spec, m)
         *in_dtypes, out_dtype = m.dtypes

@@ -76,7 +76,7 @@ def elementwise_cases(
     yield from accepted(_value_cases(spec, product, dtypes, quick, tile, value_case, attr_values, default_attrs, rng))
     if reduce_of(spec) is not None:
         yield from accepted(_reduce_value_cases(spec, product, dtypes, quick, tile, value_case, default_attrs, rng))
-    yield from accepted(column_cases(spec, product, quick, column_tile, default_attrs, rng))
+    yield from accepted(column_cases(spec, product, dtypes, quick, column_tile, default_attrs, rng))
     yield from _status_cases(spec, product, dtypes, default_attrs, rng)
     red = reduce_of(spec)
     # the 64-bit offsets of the core split: the elementwise path (a reduction may run on one core)
