@@ -540,7 +540,8 @@ def test_silu_backward_mixed_dtypes_match_pytorch_on_the_upcast_inputs(dy: str, 
         pytest.skip("specs/silu_backward.yaml is not in this tree")
     op = OPS["silu_backward"]
     rng = _rng(f"mixed-silu-{dy}-{x}")
-    xs = branch_values(op, {}, rng, n_random=3000).astype(np_dtype(x))
+    with np.errstate(over="ignore"):  # +-1e30 is an infinity in FLOAT16
+        xs = branch_values(op, {}, rng, n_random=3000).astype(np_dtype(x))
     gs = rng.uniform(-3, 3, xs.shape).astype(np_dtype(dy))
     got = np.asarray(kernel("silu_backward", "Ascend950")(gradOutput=gs, self=xs, gradInput=np.zeros(xs.shape, F32)))
     assert got.dtype == F32
