@@ -49,12 +49,19 @@ FORMATS = ("ND", "ND", "ND", "NCHW", "FRACTAL_NZ")
 
 
 def rule_set_products(spec: OpSpec) -> list[str]:
-    """The first product of each distinct (tensor dtype lists) rule set among the op's products."""
+    """The first product of each distinct rule set among the op's products: the tensor dtype lists and the
+    OpDef dtype columns whose tensors differ in dtype that the product registers (SiluGrad's on Ascend950,
+    where CANN's aclnnSiluBackward launches inputs of two dtypes uncast: another L2 path)."""
     seen: dict[tuple[Any, ...], str] = {}
     for name in spec.products:
         product = CATALOGUE.get(name)
         key = tuple(t.dtypes_for(product) for t in (*spec.inputs, *spec.outputs))
-        seen.setdefault(key, name)
+        mixed = tuple(
+            c.combo.dtypes
+            for c in spec.device_interface.columns
+            if name in c.combo.products and len({d for _, d in c.combo.dtypes}) > 1
+        )
+        seen.setdefault((key, mixed), name)
     return list(seen.values())
 
 

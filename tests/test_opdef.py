@@ -102,18 +102,6 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
             assert reg["default"] == want_default
 
 
-#: Trailing dtype columns ops-nn registers for an OpType that the generated kernel does not implement (so the
-#: spec cannot declare them): how many, and what they are. Every other column is equal, in ops-nn's order.
-#: An OpDef column promises a kernel for it (its binary config lists it), so the spec declares only columns
-#: the generated kernel computes and the check runs; these need a kernel the families do not generate:
-#: - SiluGrad: inputs of two dtypes in one kernel (ops-nn's aclnn_silu_backward.cpp launches them on regbase
-#:   SoCs; the generated aclnn casts both inputs to the promoted dtype, then the result to gradInput's). A spec
-#:   states such columns with ``device.dtype_columns``, which the elementwise family does not honour yet (its
-#:   kernel and lowering take one dtype for every tensor).
-#: A count may be given per SoC config (``{soc: count}``; others drop none).
-UNIMPLEMENTED_COLUMNS: dict[str, tuple[int | dict[str, int], str]] = {
-    "SiluGrad": (6, "the mixed columns: dy and x of different dtypes, dx FLOAT"),
-}
 #: SoCs of the catalogue where ops-nn registers an OpType but the spec has no product: RmsNorm's aclnn API is
 #: not offered on Atlas training products, aclnnLayerNorm not on Atlas inference products (their documents).
 SOCS_NOT_TARGETED = {"RmsNorm": ["ascend910"], "LayerNormV4": ["ascend310p"]}
@@ -138,12 +126,10 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     }
 
 
-def _assert_tensors_equal(
-    registered: dict[str, Any], entry: dict[str, Any], table: dict[str, Any], dropped: int, where: str
-) -> None:
+def _assert_tensors_equal(registered: dict[str, Any], entry: dict[str, Any], table: dict[str, Any], where: str) -> None:
     """``registered`` (an OpDef or a SoC config of the compiled registry) has ``entry``'s inputs and outputs
-    (names, order, ParamType), FORMAT_ND, the dtype columns of ``table`` but the last ``dropped`` ones, and
-    AutoContiguous on the tensors ``table`` lists."""
+    (names, order, ParamType), FORMAT_ND, the dtype columns of ``table`` and AutoContiguous on the tensors
+    ``table`` lists."""
     for kind in ("inputs", "outputs"):
         got = [{"name": t["name"], "param": t["param_type"]} for t in registered[kind]]
         assert got == entry[kind], (where, kind)
@@ -151,16 +137,15 @@ def _assert_tensors_equal(
     tensors = (*registered["inputs"], *registered["outputs"])
     assert [t["name"] for t in tensors if t["auto_contiguous"]] == table["auto_contiguous"], where
     for t in tensors:
-        want = [f"DT_{d}" for d in table[t["name"]]]
-        assert t["dtypes"] == want[: len(want) - dropped], (where, t["name"])
+        assert t["dtypes"] == [f"DT_{d}" for d in table[t["name"]]], (where, t["name"])
 
 
 @pytest.mark.parametrize("op", REGISTERED_OPS)
 def test_opdef_equals_the_ops_nn_opdef(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
     """The generated OpDef equals ops-nn's: attr names, AttrType, value types and values; on every SoC both
-    register, input and output names, order and ParamType, formats, the dtype columns (but
-    :data:`UNIMPLEMENTED_COLUMNS`) and AutoContiguous; where they share no SoC, the OpDef's own lists (what a
-    SoC added without a config gets) equal those ops-nn registers. Every SoC of the catalogue ops-nn registers
+    register, input and output names, order and ParamType, formats, the dtype columns and AutoContiguous;
+    where they share no SoC, the OpDef's own lists (what a SoC added without a config gets) equal those ops-nn
+    registers. Every SoC of the catalogue ops-nn registers
     is a product of the spec, but :data:`SOCS_NOT_TARGETED`; the spec's other products are those where CANN's
     aclnn API runs another kernel than ops-nn's AscendC one."""
     spec = SPECS[op]
@@ -168,13 +153,11 @@ def test_opdef_equals_the_ops_nn_opdef(op: str, built_op: Callable[[str, str], O
     ours = {CATALOGUE.get(p).config_name: p for p in spec.products}
     catalogue = {CATALOGUE.get(p).config_name for p in CATALOGUE.names}
     assert [s for s in entry["socs"] if s in catalogue and s not in ours] == SOCS_NOT_TARGETED.get(spec.op_type, [])
-    unimplemented, _ = UNIMPLEMENTED_COLUMNS.get(spec.op_type, (0, ""))
     shared = [s for s in entry["socs"] if s in ours]
     for soc in shared or entry["socs"]:
-        dropped = unimplemented if isinstance(unimplemented, int) else unimplemented.get(soc, 0)
         opdef = built_op(op, ours[soc] if shared else spec.products[0]).opdef()
         table = next(t for socs, t in entry["dtypes"].items() if soc in socs.split(","))
-        _assert_tensors_equal((opdef["configs"][soc] or opdef) if shared else opdef, entry, table, dropped, soc)
+        _assert_tensors_equal((opdef["configs"][soc] or opdef) if shared else opdef, entry, table, soc)
         got_attrs = [
             {"name": a["name"], "attr_type": a["attr_type"], "type": a["type"]}
             | ({} if a["default"] is None else {"default": a["default"]})

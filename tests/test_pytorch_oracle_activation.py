@@ -519,6 +519,42 @@ def test_kernel_matches_pytorch_fp32(name: str, index: int, product: str) -> Non
         assert_matches_oracle(got, oracle, atol, rtol, f"{name} {attrs} {dt} {product}")
 
 
+#: ops-nn's mixed SiluGrad columns (dy, x; dx FLOAT), registered on Ascend950 only
+SILU_MIXED = [
+    ("FLOAT16", "BF16"),
+    ("FLOAT16", "FLOAT"),
+    ("BF16", "FLOAT16"),
+    ("BF16", "FLOAT"),
+    ("FLOAT", "FLOAT16"),
+    ("FLOAT", "BF16"),
+]
+
+
+@pytest.mark.parametrize(("dy", "x"), SILU_MIXED, ids=[f"{a}-{b}" for a, b in SILU_MIXED])
+def test_silu_backward_mixed_dtypes_match_pytorch_on_the_upcast_inputs(dy: str, x: str) -> None:
+    """On Ascend950 gradOutput and self of two dtypes launch SiluGrad's mixed column (each input read in its
+    own dtype, a FLOAT gradInput): the result is PyTorch's silu_backward in fp32 on the inputs upcast from
+    their own dtypes, within the fp32 error model above (the limits at infinity as documented; NaN where
+    PyTorch's is NaN)."""
+    if "silu_backward" not in SPECS:
+        pytest.skip("specs/silu_backward.yaml is not in this tree")
+    op = OPS["silu_backward"]
+    rng = _rng(f"mixed-silu-{dy}-{x}")
+    with np.errstate(over="ignore"):  # +-1e30 is an infinity in FLOAT16
+        xs = branch_values(op, {}, rng, n_random=3000).astype(np_dtype(x))
+    gs = rng.uniform(-3, 3, xs.shape).astype(np_dtype(dy))
+    got = np.asarray(kernel("silu_backward", "Ascend950")(gradOutput=gs, self=xs, gradInput=np.zeros(xs.shape, F32)))
+    assert got.dtype == F32
+    g32, x32 = gs.astype(F32), xs.astype(F32)
+    oracle = torch_value(op, g32, x32, {}, torch.float32)
+    inf = np.isinf(x32.astype(np.float64))
+    oracle = np.where(inf, g32.astype(np.float64) * (x32 > 0), oracle)
+    nan = np.isnan(oracle)  # a NaN self gives NaN on both sides (the oracle helper fails every NaN)
+    assert nan.any() and np.array_equal(np.isnan(got), nan)
+    atol, rtol = kernel_error_model(op, g32[~nan], x32[~nan], {})
+    assert_matches_oracle(got[~nan], oracle[~nan], atol, rtol, f"silu_backward dy {dy} x {x} Ascend950")
+
+
 NOTE_GELU_TANH_OVERFLOW = (
     "PyTorch eager fp32 also returns NaN in the tanh form where self^2 overflows (|self| above about 1.8e19); "
     "here the result stays gradOutput or 0."

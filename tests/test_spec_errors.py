@@ -1975,15 +1975,15 @@ def test_device_dtype_columns_hold_each_one_dtype_column(tmp_path: Path, catalog
 
 
 def test_device_dtype_columns_only_where_the_family_honours_them(tmp_path: Path, catalogue: Catalogue) -> None:
-    """An elementwise spec cannot list dtype columns; nor can a spec beside device.dtypes."""
+    """An elementwise spec lists dtype columns as a row_reduce one does (an empty list is an error); no spec
+    lists them beside device.dtypes."""
     f, errs = bad(
         tmp_path,
         catalogue,
         ("compute:\n", DEVICE.replace("  dtypes: [FLOAT16, FLOAT, BF16]\n", "  dtype_columns: []\n")),
     )
     assert errs == [
-        f"{f}:41: device.dtype_columns: device.dtype_columns is supported by the row_reduce family only, not "
-        "'elementwise'"
+        f"{f}:41: device.dtype_columns: empty dtype_columns list; give at least one column or leave the key out"
     ]
     f, errs = _softmax_with_columns(
         tmp_path, _SOFTMAX_COLUMNS.replace("  dtype_columns:", "  dtypes: [FLOAT, FLOAT16, BF16]\n  dtype_columns:")

@@ -56,6 +56,7 @@ FAMILY = Family(
     name="elementwise",
     summary="output = formula of the inputs' elements (broadcast), streamed through UB in fp32",
     device_section=True,
+    dtype_columns=True,
     starter=_STARTER,
     starter_params="x: np.ndarray, y: np.ndarray, threshold: float",
 )

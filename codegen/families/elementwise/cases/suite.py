@@ -15,6 +15,7 @@ from codegen.check.cases import (
     normal_array,
 )
 from codegen.check.constraints import rejected_by
+from codegen.families.elementwise.cases.column_cases import column_cases
 from codegen.families.elementwise.cases.offsets import elementwise_offset_cases
 from codegen.families.elementwise.cases.planner_facts import reduce_of
 from codegen.families.elementwise.cases.reduce_cases import _reduce_value_cases
@@ -24,7 +25,12 @@ from codegen.spec.model import DType, OpSpec, Product
 
 
 def elementwise_cases(
-    spec: OpSpec, product: Product, dtypes: list[DType], quick: bool, tile: Callable[[DType], int]
+    spec: OpSpec,
+    product: Product,
+    dtypes: list[DType],
+    quick: bool,
+    tile: Callable[[DType], int],
+    column_tile: Callable[[int], int] = lambda _: 64,
 ) -> Iterator[Case]:
     """Value and status cases of an elementwise op on one product.
 
@@ -36,7 +42,8 @@ def elementwise_cases(
     uneven: cores x tile x 3 + 17 elements, at most 2**21 + 17; skipped with ``quick``), every attribute value,
     every float attribute away from its default at once under each code-path value, calls on each attribute
     constraint's edge, each aclScalar dtype a scalar attribute lists, NaN in each input, mixed-dtype promotion and
-    large magnitudes; then every documented error status.
+    large magnitudes; then the mixed dtype columns' cases (:func:`.column_cases.column_cases`, each column's tile
+    length ``column_tile(index)``); then every documented error status.
     """
     rng = np.random.default_rng(20261129)
     inputs = [t.name for t in spec.inputs]
@@ -69,6 +76,7 @@ def elementwise_cases(
     yield from accepted(_value_cases(spec, product, dtypes, quick, tile, value_case, attr_values, default_attrs, rng))
     if reduce_of(spec) is not None:
         yield from accepted(_reduce_value_cases(spec, product, dtypes, quick, tile, value_case, default_attrs, rng))
+    yield from accepted(column_cases(spec, product, dtypes, quick, column_tile, default_attrs, rng))
     yield from _status_cases(spec, product, dtypes, default_attrs, rng)
     red = reduce_of(spec)
     # the 64-bit offsets of the core split: the elementwise path (a reduction may run on one core)
@@ -84,4 +92,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     def tile(d: DType) -> int:
         return tiling_decision(spec, product, (1 << 24,), d).tile_length
 
-    return elementwise_cases(spec, product, dtypes, quick, tile)
+    def column_tile(k: int) -> int:
+        return tiling_decision(spec, product, (1 << 24,), DType.FLOAT, column=k).tile_length
+
+    return elementwise_cases(spec, product, dtypes, quick, tile, column_tile)

@@ -33,13 +33,23 @@ scalars (``compute.scalars`` and attributes) and numbers. Compilation has four s
 The result (:class:`Program`) lists instructions as plain data, the temporaries it needs, and the host
 scalars; templates only place these strings. :func:`compile_variants` compiles one program set per
 combination of absent optional inputs (each replaced by its default before lowering), sharing the host
-scalars.
+scalars. A mixed dtype column (inputs of dtypes of their own, :class:`ColumnDtypes`) gets a program of its
+own in each :class:`HostCase`: each 16-bit input is cast to fp32 by itself, each fp32 input is read in
+place, and the result is rounded once only where the output is 16-bit.
 """
 
 from codegen.families.elementwise.compiler.driver import compile_formula, compile_variants
-from codegen.families.elementwise.compiler.program import CompiledFormula, HostCase, HostScalar, Instruction, Program
+from codegen.families.elementwise.compiler.program import (
+    ColumnDtypes,
+    CompiledFormula,
+    HostCase,
+    HostScalar,
+    Instruction,
+    Program,
+)
 
 __all__ = [
+    "ColumnDtypes",
     "CompiledFormula",
     "HostCase",
     "HostScalar",

@@ -33,7 +33,9 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
     masks = 0
     out: list[Instruction] = []
     fills: list[Instruction] = []
-    final_cast = b.cast_inputs and not chain
+    final_cast = b.narrow_output and not chain
+    # an input's own buffer may take a value at its last use where it holds fp32 (an input read in place)
+    in_place = {f"{name}Local" for name in b.reg_source.values() if not b.is_cast(name)}
     narrow_names: list[str] = []
     for i, (op, dst, srcs, scalar, rm, mode, approx) in enumerate(b.code):
         dying = list(dict.fromkeys(s for s in srcs if last_use.get(s) == i))
@@ -64,11 +66,7 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
         elif dst == root and not final_cast:
             target = "outLocal"
         else:
-            reusable = [
-                buf[s]
-                for s in dying
-                if not buf[s].startswith(("mask", "const")) and (buf[s].startswith("tmp") or not b.cast_inputs)
-            ]
+            reusable = [buf[s] for s in dying if buf[s].startswith("tmp") or buf[s] in in_place]
             if reusable and op != "Cast":
                 target = reusable[0]
                 if target in free_temps:

@@ -13,7 +13,7 @@ from codegen.families.elementwise.compiler.lowering import (
     _substitute,
     _take_branches,
 )
-from codegen.families.elementwise.compiler.program import CompiledFormula, HostCase, HostScalar
+from codegen.families.elementwise.compiler.program import ColumnDtypes, CompiledFormula, HostCase, HostScalar
 from codegen.families.elementwise.compiler.selection import _Builder
 from codegen.families.elementwise.compiler.values import _Ctx
 from codegen.spec.errors import SourceLoc
@@ -29,6 +29,7 @@ def compile_variants(
     loc: SourceLoc | None = None,
     field_path: str = "",
     narrow: bool = True,
+    columns: tuple[ColumnDtypes, ...] = (),
 ) -> tuple[CompiledFormula, ...]:
     """Compiles ``output = formula`` once per combination of absent optional inputs.
 
@@ -49,6 +50,8 @@ def compile_variants(
         narrow: whether a 16-bit program whose result is a chain of selects among its inputs may select the
             16-bit elements themselves (:func:`.narrow.narrow_selects`); False where the fp32 value of the
             result is needed (a reduce epilogue sums it).
+        columns: the mixed dtype columns to compile a program for (:attr:`HostCase.columns`), each naming
+            the inputs it casts from 16 bits and whether its output is 16-bit.
 
     Raises:
         SpecError: the formula uses a construct that has no vector-instruction lowering.
@@ -75,8 +78,13 @@ def compile_variants(
                 b = _Builder(ctx, cast_inputs)
                 root = b.value(lowered_k)
                 programs.append(_allocate(b, root, constants, narrow))
+            mixed = []
+            for column in columns:
+                b = _Builder(ctx, False, (column.cast, column.narrow_output))
+                root = b.value(lowered_k)
+                mixed.append(_allocate(b, root, constants, narrow=False))
             guards = tuple((flag, taken[c]) for flag, c in zip(flags, conditions, strict=True))
-            cases.append(HostCase(guards, programs[0], programs[1]))
+            cases.append(HostCase(guards, programs[0], programs[1], tuple(mixed)))
         built.append((tuple(cases), _lower(substituted, present)))
     return tuple(CompiledFormula(output, cases, tuple(hoisted), lowered) for cases, lowered in built)
 

@@ -78,6 +78,18 @@ class Program:
 
 
 @dataclass(frozen=True)
+class ColumnDtypes:
+    """The dtype classes of a mixed dtype column (an OpDef column whose tensors do not share one dtype):
+    ``cast`` names the inputs that arrive in a 16-bit dtype (each cast to fp32 at its first use, on its own:
+    the cast reads that input's buffer in that input's dtype), every other input is fp32 and read in place;
+    ``narrow_output``: the output is 16-bit (the fp32 result is rounded into it once), else the result is
+    written into the fp32 output buffer directly."""
+
+    cast: frozenset[str]
+    narrow_output: bool
+
+
+@dataclass(frozen=True)
 class HostCase:
     """The programs of one combination of host-condition values.
 
@@ -86,12 +98,16 @@ class HostCase:
     flag (``1.0`` true, ``0.0`` false; the tiling function evaluates it) and the formula is compiled once per
     combination of flag values, each program holding only its taken branches. ``guards`` holds, per flag, its
     field name and the value this case takes (empty for a formula without host conditions); the kernel runs
-    the case whose guards all hold (a flag is true where it is not ``0.0f``), once per tile.
+    the case whose guards all hold (a flag is true where it is not ``0.0f``), once per tile. ``columns`` holds
+    one program per mixed dtype column the formula was compiled for (:class:`ColumnDtypes`, in their order):
+    its 16-bit inputs cast, its fp32 inputs read in place, no narrow rewrite (those select or compare the
+    elements of one dtype ``T``).
     """
 
     guards: tuple[tuple[str, bool], ...]
     fp32: Program
     cast16: Program
+    columns: tuple[Program, ...] = ()
 
 
 @dataclass(frozen=True)

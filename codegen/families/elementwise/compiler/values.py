@@ -61,9 +61,14 @@ class _Values:
     """The registers of one program being built: emits instructions, numbering each value once; values are
     virtual registers later mapped onto buffers (:func:`.allocation._allocate`)."""
 
-    def __init__(self, ctx: _Ctx, cast_inputs: bool) -> None:
+    def __init__(self, ctx: _Ctx, cast_inputs: bool, column: tuple[frozenset[str], bool] | None = None) -> None:
         self.ctx = ctx
-        self.cast_inputs = cast_inputs
+        # cast_inputs: the one-dtype 16-bit program (every input cast, the result rounded once; the narrow
+        # rewrites of :mod:`.narrow` apply); column: a program whose inputs have dtypes of their own
+        # (:class:`.program.ColumnProgram`): the 16-bit inputs it names are cast, the others read in place
+        self.cast_inputs = cast_inputs and column is None
+        self.cast_names: frozenset[str] | None = column[0] if column is not None else None
+        self.narrow_output = column[1] if column is not None else cast_inputs
         self.code: list[tuple[str, int, tuple[int, ...], str | None, str | None, str | None, float]] = []
         self.images: dict[int, tuple[str, int]] = {}  # register -> (function, operand index): Instruction.image
         self.leaf_reg: dict[str, int] = {}
@@ -118,7 +123,7 @@ class _Values:
 
     def leaf(self, name: str) -> int:
         if name not in self.leaf_reg:
-            if self.cast_inputs:
+            if self.is_cast(name):
                 src = self._new()
                 self.reg_source[src] = name
                 self.leaf_reg[name] = self.emit("Cast", (src,), rm="CAST_NONE")
@@ -127,6 +132,10 @@ class _Values:
                 self.reg_source[reg] = name
                 self.leaf_reg[name] = reg
         return self.leaf_reg[name]
+
+    def is_cast(self, name: str) -> bool:
+        """Whether input ``name`` arrives in a 16-bit dtype and is cast to fp32 at its first use."""
+        return self.cast_inputs if self.cast_names is None else name in self.cast_names
 
     def value(self, e: Expr) -> int:
         """The register holding ``e``, computed once per set of covered operands (:attr:`covered`)."""

@@ -3,9 +3,11 @@ of every live buffer (the plan stage's ``validate``)."""
 
 from __future__ import annotations
 
+from codegen.families.elementwise.plan.columns import column_problem, mixed_columns
 from codegen.families.elementwise.plan.tiling import FP32_BYTES, REPEAT_BYTES, buffer_nums
 from codegen.families.elementwise.plan.variants import (
     budget_temps,
+    column_budget_temps,
     compile_all,
     compute_dtypes,
     compute_of,
@@ -36,6 +38,13 @@ def check_ub(spec: OpSpec, catalogue: Catalogue, products: list[Product]) -> Non
                 temps = budget_temps(v.formula, dt)
                 bpe = (n_in * in_num + n_out * out_num) * dt.itemsize + temps * FP32_BYTES
                 need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
+        for m in mixed_columns(spec):  # each mixed column's own widths and temporaries
+            in_num, out_num = buffer_nums(spec, p, len(spec.inputs))
+            widths = [d.itemsize for d in m.dtypes]
+            n_in = len(spec.inputs)
+            bpe = sum(widths[:n_in]) * in_num + sum(widths[n_in:]) * out_num
+            bpe += column_budget_temps(compile_all(spec)[0].formula, m.index) * FP32_BYTES
+            need = max(need, bpe * repeat + spec.tiling.ub_reserved_bytes)
         reserved = spec.tiling.ub_reserved_bytes
         if p.ub_bytes < need and reserved and p.ub_bytes >= need - reserved:
             # the buffers fit the product's UB; the op's own reservation leaves too little of it
@@ -69,11 +78,15 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
     (:func:`.variants.compile_all`) and every product's UB holds one repeat of every buffer (:func:`check_ub`).
 
     Raises:
-        SpecErrors: a product's UB is too small (at its catalogue entry).
+        SpecErrors: a product's UB is too small (at its catalogue entry), or a mixed dtype column has no
+            kernel (:func:`.columns.column_problem`, at the column).
         codegen.spec.errors.SpecError: the formula has no vector-instruction lowering, a reduce op's formula
             has a where on a host condition, or the spec lists an integer dtype its formula has no kernel for
             (:func:`.variants.integer_program_problem`, at the first required input's dtypes).
     """
+    problem_column = column_problem(spec)
+    if problem_column is not None:
+        raise SpecErrors([problem_column])
     variants = compile_all(spec)
     compute = compute_of(spec)
     if compute.reduce is not None and any(len(v.formula.cases) > 1 for v in variants):

@@ -13,12 +13,15 @@ Tiling rule (the generated tiling function implements exactly :func:`tiling_deci
   (the L2 API passes such an input unexpanded); the kernel reads it once per core and fills a UB tile with
   it instead of streaming it (its UB tile takes the place of its queue, so the budget below is unchanged).
 - ``bytesPerElement = (numInputs * inBufferNum + numOutputs * outBufferNum) * sizeof(T) + temps * 4``
+  (a mixed dtype column, :mod:`.columns`: each input's and the output's own ``sizeof`` times its queue's
+  buffers, and ``blockElems`` from its narrowest dtype)
   and ``tileLength = floor((ubBytes - ubReservedBytes) / bytesPerElement)`` rounded down to whole
   256-byte repeats of elements of ``repeatElemBytes`` (:func:`repeat_elem_bytes`): fp32 (64 elements), or a
   16-bit ``T`` (128) where the key's program compares an input in ``T`` (the count form of ``Compare`` runs
   whole repeats of its source, which must stay in the tile).
 
-The tiling key of a call is ``dtypeIndex + numDtypes * variant`` (:mod:`.variants`).
+The tiling key of a call is ``dtypeIndex + numDtypes * variant`` (:mod:`.variants`); the mixed dtype
+columns' keys follow, one each in column order.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula
 from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS
+from codegen.families.elementwise.plan.columns import mixed_columns
 from codegen.families.elementwise.plan.reduce import (
     PARTIAL_SLOT_BYTES,
     REDUCE_FP32_BUFFERS,
@@ -37,6 +41,7 @@ from codegen.families.elementwise.plan.reduce import (
 )
 from codegen.families.elementwise.plan.variants import (
     budget_temps,
+    column_budget_temps,
     compile_all,
     compute_dtypes,
     constants_for,
@@ -140,6 +145,7 @@ def tiling_decision(
     absent: Collection[str] = (),
     attrs: Mapping[str, Any] | None = None,
     scalar: Collection[str] = (),
+    column: int | None = None,
 ) -> TilingDecision:
     """The tiling of ``spec`` on ``product`` for an output of ``shape`` and compute ``dtype``, with the
     optional inputs named in ``absent`` null and the inputs named in ``scalar`` passed with one element
@@ -151,6 +157,11 @@ def tiling_decision(
     workspace, and a product without hardware SyncAll runs one core (no barrier needed). Every tile of a
     reduce op also budgets :data:`.reduce.REDUCE_FP32_BUFFERS` fp32 values per element (the accumulator and
     the work buffer) and a 32-byte result block (whatever the reduction).
+
+    ``column`` (an index of :func:`.columns.mixed_columns`) tiles a call of that mixed dtype column instead
+    (``dtype`` is then FLOAT, the compute dtype): its key follows the one-dtype keys, its blocks are 32 bytes
+    of its narrowest tensor (so every core starts on a 32-byte boundary of each tensor), and each input's
+    queues and the output's take their own dtype's bytes per element.
 
     Mirrors the generated C++ tiling function; ``tests/test_explain.py`` compares the two.
 
@@ -174,6 +185,19 @@ def tiling_decision(
     for d in shape:
         total *= d
     item = dtype.itemsize
+    widths = [item] * len(variant.present) + [item] * len(spec.outputs)
+    progs = programs_for(variant.formula, dtype)
+    fills = constants_for(variant.formula, dtype)
+    key = keys.index(dtype) + len(keys) * variant.index
+    label = dtype.name
+    if column is not None:
+        mixed = mixed_columns(spec)[column]
+        widths = [d.itemsize for d in mixed.dtypes]
+        item = min(widths)
+        progs = tuple(c.columns[column] for c in variant.formula.cases)
+        fills = tuple({i.dst: i for p in progs for i in p.constants}.values())
+        key = len(keys) * len(variants) + column
+        label = mixed.text
     block_elems = BLOCK_BYTES // item
     blocks = -(-total // block_elems)
     cores = -(-(total * item) // spec.tiling.min_bytes_per_core)
@@ -185,11 +209,12 @@ def tiling_decision(
     per_core, former = divmod(blocks, cores)
     n_in, n_out = len(variant.present), len(spec.outputs)
     in_num, out_num = buffer_nums(spec, product, n_in)
-    progs = programs_for(variant.formula, dtype)
-    temps = budget_temps(variant.formula, dtype) + (REDUCE_FP32_BUFFERS if red is not None else 0)
-    bpe = (n_in * in_num + n_out * out_num) * item + temps * FP32_BYTES
+    temps = budget_temps(variant.formula, dtype) if column is None else column_budget_temps(variant.formula, column)
+    temps += REDUCE_FP32_BUFFERS if red is not None else 0
+    in_bytes, out_bytes = sum(widths[:n_in]), sum(widths[n_in:])
+    bpe = in_bytes * in_num + out_bytes * out_num + temps * FP32_BYTES
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes - (BLOCK_BYTES if red is not None else 0)
-    repeat = REPEAT_BYTES // repeat_elem_bytes(variant.formula, dtype)
+    repeat = REPEAT_BYTES // (repeat_elem_bytes(variant.formula, dtype) if column is None else FP32_BYTES)
     tile = budget // bpe // repeat * repeat
     if tile <= 0:
         raise ValueError(f"UB of {product.name} ({budget} bytes) cannot hold one repeat of {spec.op}")
@@ -197,12 +222,19 @@ def tiling_decision(
     tail_len = per_core * block_elems
     longest = former_len if former else tail_len
     longest = min(longest, total)
-    split: tuple[tuple[str, int, int], ...] = (
-        ("input queues", n_in * in_num, tile * item),
-        ("output queues", n_out * out_num, tile * item),
-        ("fp32 temporaries", max(p.temps for p in progs), tile * FP32_BYTES),
-    )
-    constants = len(constants_for(variant.formula, dtype))
+    if len(set(widths)) == 1:
+        split: tuple[tuple[str, int, int], ...] = (
+            ("input queues", n_in * in_num, tile * item),
+            ("output queues", n_out * out_num, tile * item),
+        )
+    else:
+        names_out = [*variant.present, *(t.name for t in spec.outputs)]
+        split = tuple(
+            (f"{n} queue", in_num if k < n_in else out_num, tile * w)
+            for k, (n, w) in enumerate(zip(names_out, widths, strict=True))
+        )
+    split += (("fp32 temporaries", max(p.temps for p in progs), tile * FP32_BYTES),)
+    constants = len(fills)
     if constants:
         split += (("fp32 per-core constants", constants, tile * FP32_BYTES),)
     masks = max(p.masks for p in progs)
@@ -217,8 +249,8 @@ def tiling_decision(
         )
     return TilingDecision(
         product=product.name,
-        dtype=dtype.name,
-        tiling_key=keys.index(dtype) + len(keys) * variant.index,
+        dtype=label,
+        tiling_key=key,
         total_length=total,
         block_dim=cores,
         former_num=former,

@@ -1,5 +1,6 @@
 """The programs an elementwise kernel is compiled into: the formula compiled once per combination of absent
-optional inputs (a variant), each with an fp32 and a 16-bit program, selected by compute dtype.
+optional inputs (a variant), each with an fp32 and a 16-bit program, selected by compute dtype, and one
+program per mixed dtype column (:mod:`.columns`).
 
 Optional inputs: each has a ``default``; the formula is compiled once per combination of absent optional
 inputs (the absent ones replaced by their defaults). Tiling key = ``dtypeIndex + numDtypes * variant``,
@@ -16,6 +17,7 @@ import numpy as np
 from codegen.families.elementwise.compiler import CompiledFormula, Instruction, Program, compile_variants
 from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS, WIDEN_FOR_COMPARE
 from codegen.families.elementwise.compute import INTEGER_DTYPES, ElementwiseCompute
+from codegen.families.elementwise.plan.columns import column_dtypes
 from codegen.spec.model import DType, OpSpec, TensorSpec
 from codegen.types import compute_dtypes as shared_compute_dtypes
 
@@ -70,6 +72,7 @@ def _compile_variants(spec: OpSpec) -> tuple[Variant, ...]:
         compute.loc,
         f"compute.{output}",
         narrow=compute.reduce is None,
+        columns=column_dtypes(spec),
     )
     variants = []
     for index, formula_v in enumerate(compiled):
@@ -119,6 +122,14 @@ def budget_temps(compiled: CompiledFormula, dtype: DType) -> int:
         + int(byte_select)
         + int(word_compare)
     )
+
+
+def column_budget_temps(compiled: CompiledFormula, column: int) -> int:
+    """The fp32 temporaries UB is budgeted for in mixed dtype column ``column`` (:mod:`.columns`), as
+    :func:`budget_temps` counts them over every host case's program of that column."""
+    progs = [c.columns[column] for c in compiled.cases]
+    fills = {i.dst for p in progs for i in p.constants}
+    return max(p.temps for p in progs) + len(fills) + -(-max(p.masks for p in progs) // 32)
 
 
 #: The instructions of a 16-bit program that work on the input dtype's elements themselves

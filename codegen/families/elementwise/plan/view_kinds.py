@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.elementwise.plan.view_records import (
+    ColumnLaunch,
+    DocColumn,
     FormulaText,
     HostScalar,
     InferRule,
@@ -22,6 +24,7 @@ from codegen.families.elementwise.plan.view_records import (
     VariantView,
 )
 from codegen.plan.common_view import AttrCheck
+from codegen.plan.dtype_columns import OutputRule
 from codegen.plan.products import QueueCap
 from codegen.plan.signature import L0Attr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
@@ -33,6 +36,8 @@ class AclnnSourceView(AclnnSourceBase):
     """``op_api/aclnn_<op>.cpp`` (``op_api/elementwise_aclnn.cpp.j2``): parameter checks and the L2 plan."""
 
     attr_checks: tuple[AttrCheck, ...]
+    #: the mixed dtype columns the L2 API launches with each input in its own dtype
+    column_launches: tuple[ColumnLaunch, ...]
     inputs: tuple[InputView, ...]
     l0_attrs: tuple[L0Attr, ...]
     max_rank: int
@@ -49,6 +54,8 @@ class L0SourceView(L0SourceBase):
 
     #: the input whose dtype the output takes
     dtype_input: InputView
+    #: the mixed dtype columns whose output has another dtype
+    dtype_rules: tuple[OutputRule, ...]
     inputs: tuple[InputView, ...]
     launch: L0Launch
     l0_output: str
@@ -61,6 +68,8 @@ class InferShapeView(KindView):
     """``op_host/<kernel>_infershape.cpp``: the output shape rule (``infer``) and the output's dtype."""
 
     KIND: ClassVar[str] = "infershape_cpp"
+    #: the mixed dtype columns whose output has another dtype
+    dtype_rules: tuple[OutputRule, ...]
     infer: InferRule
     l0_output: str
     reduce: ReduceView | None
@@ -109,7 +118,11 @@ class KernelView(KernelBase):
 class DocView(DocBase):
     """``docs/<aclnn>.md`` (``docs/elementwise_aclnn.md.j2``): the API documentation."""
 
+    #: the aclnn inputs and the output, in the order of a mixed column's dtypes
+    column_names: tuple[str, ...]
     formula: FormulaText
+    #: the mixed dtype columns (inputs of different dtypes in one launch)
+    mixed_columns: tuple[DocColumn, ...]
     output: str
     programs: VariantView
     scalar_defs: tuple[ScalarDef, ...]

@@ -91,6 +91,8 @@ class KernelPrograms:
     """
 
     variants: tuple[VariantView, ...]
+    #: one program per mixed dtype column (:mod:`.columns`), in column order
+    columns: tuple[ProgramView, ...]
     max_temps: int
     max_masks: int
     constant_buffers: tuple[str, ...]
@@ -216,12 +218,54 @@ class TilingKey:
 
 
 @dataclass(frozen=True)
+class DocColumn:
+    """A mixed dtype column as the API document lists it: each aclnn input's and the output's dtype
+    (``dtypes``), the ``products`` registering it and the instructions its program runs (``ops``)."""
+
+    dtypes: tuple[str, ...]
+    products: str
+    ops: str
+
+
+@dataclass(frozen=True)
+class ColumnLaunch:
+    """A mixed dtype column as the L2 API recognises it: its ``text`` (tensors and dtypes) and the C++
+    ``condition`` on the aclnn tensors (and ``npuArch``) under which it launches the inputs uncast."""
+
+    text: str
+    condition: str
+
+
+@dataclass(frozen=True)
+class ColumnKey:
+    """The tiling key of a mixed dtype column (:mod:`.columns`): ``key`` (after every one-dtype key),
+    ``index`` among the mixed columns, ``text`` (its tensors and dtypes), per aclnn input and then the output
+    its ``ge_names`` (``DT_*``) and AscendC ``kernel_types``; ``elem_bytes`` of its narrowest dtype (the
+    32-byte blocks of the core split), ``in_bytes`` (the inputs' bytes per element, summed) and
+    ``out_bytes``, fp32 ``temps`` of its UB budget, ``num_inputs`` and its preprocessor ``guard``."""
+
+    key: int
+    index: int
+    text: str
+    ge_names: tuple[str, ...]
+    kernel_types: tuple[str, ...]
+    elem_bytes: int
+    in_bytes: int
+    out_bytes: int
+    temps: int
+    num_inputs: int
+    guard: str
+
+
+@dataclass(frozen=True)
 class TilingKeys:
     """The tiling keys as the tiling function and the kernel switch on them: every key (``entries``, variant 0's
-    first) and ``num_dtypes``, the compute dtypes (a key is ``dtypeIndex + num_dtypes * variant``)."""
+    first) and ``num_dtypes``, the compute dtypes (a key is ``dtypeIndex + num_dtypes * variant``), then the
+    mixed dtype columns' keys (``columns``; empty for an op without them)."""
 
     entries: tuple[TilingKey, ...]
     num_dtypes: int
+    columns: tuple[ColumnKey, ...] = ()
 
 
 @dataclass(frozen=True)

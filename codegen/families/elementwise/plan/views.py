@@ -12,7 +12,7 @@ from codegen.families.elementwise.plan.tiling import REPEAT_BYTES
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, dtype_input, optional_inputs
 from codegen.families.elementwise.plan.view_kinds import VIEWS
 from codegen.families.elementwise.plan.view_records import InputView
-from codegen.families.elementwise.plan.views_aclnn import aclnn_parts
+from codegen.families.elementwise.plan.views_aclnn import aclnn_parts, column_parts
 from codegen.families.elementwise.plan.views_doc import doc_parts
 from codegen.families.elementwise.plan.views_host import host_parts, host_scalars, infer_rule
 from codegen.families.elementwise.plan.views_kernel import kernel_parts
@@ -68,6 +68,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "infer": infer_rule(spec, by_name),
     }
     parts.update(aclnn_parts(spec))
+    parts.update(column_parts(spec, products))
     parts.update(host_parts(spec, products, variants, keys, scalars))
     parts.update(kernel_parts(spec, variants, scalars))
     parts.update(doc_parts(spec, catalogue, products, variants, keys, shape, common["max_rank"]))

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from codegen.families.elementwise.plan.columns import mixed_columns
 from codegen.families.elementwise.plan.variants import compute_of, dtype_input
-from codegen.families.elementwise.plan.view_records import L0Input, L0Launch, StringAttr
+from codegen.families.elementwise.plan.view_records import ColumnLaunch, L0Input, L0Launch, StringAttr
+from codegen.plan.dtype_columns import l2_condition, output_rules
 from codegen.plan.signature import L0Attr, L0ListAttr, StringValue, l0_constant_attr, l0_params
-from codegen.spec.model import OpSpec
+from codegen.spec.model import OpSpec, Product
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
@@ -86,4 +88,18 @@ def aclnn_parts(spec: OpSpec) -> dict[str, Any]:
         "string_attrs": string_attrs(spec),
         "promote_expr": _promote_expr(spec),
         "dfx_in": ", ".join([*(t.name for t in spec.inputs), *(a.name for a in spec.attrs)]),
+    }
+
+
+def column_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
+    """The view entries of the mixed dtype columns (:mod:`.columns`; empty tuples without them):
+    ``column_launches``, each column's L2 condition (its NpuArchs where the OpDef registers it on some products
+    only, and its tensors' dtypes), on which the L2 API launches the inputs uncast, and ``dtype_rules``, the
+    columns whose output dtype is not the dtype input's (the L0 API's allocation and InferDataType)."""
+    first = dtype_input(spec).name
+    return {
+        "column_launches": tuple(
+            ColumnLaunch(m.text, l2_condition(m.column, lambda n: n, products)) for m in mixed_columns(spec)
+        ),
+        "dtype_rules": tuple(output_rules(spec, lambda c, _: c.combo.dtype(first))) if mixed_columns(spec) else (),
     }

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from codegen.families.elementwise.plan.columns import mixed_columns
 from codegen.families.elementwise.plan.reduce import reduce_of
 from codegen.families.elementwise.plan.tiling import tiling_decision
 from codegen.families.elementwise.plan.variants import Variant, compute_of, optional_inputs
-from codegen.families.elementwise.plan.view_records import ScalarDef, ShapeCheck
+from codegen.families.elementwise.plan.view_records import DocColumn, ScalarDef, ShapeCheck
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_lines import example_lines, product_tiling_line
 from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_table
@@ -94,4 +95,13 @@ def doc_parts(
         "tiling_lines": tiling_lines(spec, products, variants, keys),
         "example_lines": example_lines(spec),
         "scalar_defs": [ScalarDef(n, unparse(e)) for n, e in compute_of(spec).scalars],
+        "column_names": (*spec.input_names, *(t.name for t in spec.outputs)),
+        "mixed_columns": tuple(
+            DocColumn(
+                tuple(d.name for d in m.dtypes),
+                ", ".join(p.name for p in products if p.name in m.column.combo.products),
+                ", ".join(i.op for i in variants[0].formula.cases[0].columns[m.index].instructions),
+            )
+            for m in mixed_columns(spec)
+        ),
     }

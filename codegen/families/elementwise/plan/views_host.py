@@ -7,10 +7,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.elementwise.compiler import CompiledFormula
+from codegen.families.elementwise.plan.columns import mixed_columns
 from codegen.families.elementwise.plan.shape import shape_rule
 from codegen.families.elementwise.plan.tiling import TILING_FIELDS, repeat_elem_bytes
-from codegen.families.elementwise.plan.variants import Variant, budget_temps, dtype_input
+from codegen.families.elementwise.plan.variants import (
+    Variant,
+    budget_temps,
+    column_budget_temps,
+    compile_all,
+    compute_dtypes,
+    dtype_input,
+)
 from codegen.families.elementwise.plan.view_records import (
+    ColumnKey,
     HostScalar,
     InferRule,
     InputView,
@@ -91,6 +100,33 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
     return result
 
 
+def column_keys(spec: OpSpec, products: list[Product]) -> list[ColumnKey]:
+    """The tiling key of each mixed dtype column (:func:`.columns.mixed_columns`), after every one-dtype key
+    of every variant; a column with a BF16 tensor is guarded by the NpuArchs of ``products`` without bf16."""
+    variants = compile_all(spec)
+    base = len(compute_dtypes(spec)) * len(variants)
+    out = []
+    for m in mixed_columns(spec):
+        widths = [d.itemsize for d in m.dtypes]
+        n_in = len(spec.inputs)
+        out.append(
+            ColumnKey(
+                key=base + m.index,
+                index=m.index,
+                text=m.text,
+                ge_names=tuple(d.ge_name for d in m.dtypes),
+                kernel_types=tuple(d.kernel_type for d in m.dtypes),
+                elem_bytes=min(widths),
+                in_bytes=sum(widths[:n_in]),
+                out_bytes=sum(widths[n_in:]),
+                temps=column_budget_temps(variants[0].formula, m.index),
+                num_inputs=n_in,
+                guard=bf16_guard(products, DType.BF16 in m.dtypes),
+            )
+        )
+    return out
+
+
 def tiling_attrs(spec: OpSpec) -> list[TilingAttr]:
     """The device attrs the tiling function reads (a constant device attr the formula cannot name is
     skipped), in OpDef order."""
@@ -137,7 +173,9 @@ def host_parts(
     attrs = tiling_attrs(spec)
     return {
         "queue_caps": queue_caps(products),
-        "tiling_keys": TilingKeys(tuple(tiling_keys(spec, products, variants, keys)), len(keys)),
+        "tiling_keys": TilingKeys(
+            tuple(tiling_keys(spec, products, variants, keys)), len(keys), tuple(column_keys(spec, products))
+        ),
         "tiling_fields": [
             *tiling_field_views(TILING_FIELDS, output=spec.outputs[0].name),
             *(

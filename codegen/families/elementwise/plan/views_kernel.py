@@ -102,14 +102,17 @@ def _clobbered(progs: Sequence[Program]) -> tuple[str, ...]:
     )
 
 
-def _programs_view(compiled: CompiledFormula, cast_inputs: bool, int_bytes: bool = False) -> ProgramView:
+def _programs_view(
+    compiled: CompiledFormula, cast_inputs: bool, int_bytes: bool = False, column: int | None = None
+) -> ProgramView:
     """The programs of every host case of ``compiled`` (fp32, or 16-bit where ``cast_inputs``) as one body:
     a single case's instructions as they are; several cases as an ``if``/``else if``/``else`` chain on their
     host flags (a scalar branch per tile, only the taken case's vector instructions run), with the most
     temporaries and masks any case uses. ``int_bytes``: the op lists an 8-bit integer dtype, whose constants
-    of ``T`` the kernel's ``FillElems`` writes (no 8-bit ``Duplicate``)."""
+    of ``T`` the kernel's ``FillElems`` writes (no 8-bit ``Duplicate``). ``column``: the programs of that
+    mixed dtype column (:attr:`HostCase.columns`) instead."""
     cases = compiled.cases
-    progs = compiled.programs(cast_inputs)
+    progs = compiled.programs(cast_inputs) if column is None else tuple(c.columns[column] for c in cases)
     fills = {ins.dst: ins for p in progs for ins in p.constants}
     names = tuple(sorted(fills, key=lambda n: int(n.removeprefix("const"))))
     narrow = {n for p in progs for n in p.narrow}
@@ -194,6 +197,9 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
     ints = [d for d in compute_dtypes(spec) if d in INTEGER_DTYPES]
     int_bytes = any(d.itemsize == 1 for d in ints)
     views = variant_views(variants, int_bytes)
+    columns = tuple(_programs_view(compiled, False, column=k) for k in range(len(compiled.cases[0].columns)))
+    # the column programs share the kernel's temporaries, masks and constant buffers
+    columns_as_variants = [VariantView(0, "", (), c, c) for c in columns]
     return {
         # device inputs the kernel does not read: a second carrier of an aclnn input, or one with no source
         "unread_device_inputs": tuple(
@@ -201,10 +207,14 @@ def kernel_parts(spec: OpSpec, variants: list[Variant], scalars: list[HostScalar
         ),
         "compiled": KernelPrograms(
             variants=tuple(views),
-            max_temps=max(max(v.fp32.temps, v.cast16.temps) for v in views),
-            max_masks=max(max(v.fp32.masks, v.cast16.masks) for v in views),
+            columns=columns,
+            max_temps=max(max(v.fp32.temps, v.cast16.temps) for v in views + columns_as_variants),
+            max_masks=max(max(v.fp32.masks, v.cast16.masks) for v in views + columns_as_variants),
             constant_buffers=tuple(
-                sorted({n for v in views for n in (*v.fp32.constants, *v.cast16.constants)}, key=lambda n: int(n[5:]))
+                sorted(
+                    {n for v in views + columns_as_variants for n in (*v.fp32.constants, *v.cast16.constants)},
+                    key=lambda n: int(n[5:]),
+                )
             ),
             # a 16-bit program selecting elements of T (the kernel then defines SelectElems)
             narrow_selects=any(

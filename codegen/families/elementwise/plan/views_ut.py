@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from codegen.families.elementwise.plan.columns import mixed_columns
 from codegen.families.elementwise.plan.reduce import REDUCE_KIND_NONE, reduce_kind
 from codegen.families.elementwise.plan.shape import shape_rule
 from codegen.families.elementwise.plan.tiling import tiling_decision
@@ -20,7 +21,8 @@ UT_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (96, 1023), (1 << 24,))
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
     """The op_host unit-test cases of an elementwise op (see :func:`codegen.plan.unit_tests.ut_tiling_view`):
     on each product, each shape of :data:`UT_SHAPES` in the first compute dtype, the 2^24 shape in every
-    other compute dtype the product has, and, with optional inputs, the first shape with all of them absent.
+    other compute dtype the product has, with optional inputs the first shape with all of them absent, and the
+    2^24 shape in each mixed dtype column the product registers (:mod:`.columns`; its own tiling key).
     Every input gets the compute dtype where it lists it (else its first dtype); the expected tiling key,
     block dim, workspace bytes and tiling fields come from :func:`tiling_decision`."""
     dev = spec.device_interface
@@ -54,6 +56,28 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     + (f", {', '.join(absent)} absent" if absent else ""),
                     inputs,
                     outputs,
+                    attrs,
+                    d,
+                    deterministic=False,
+                )
+            )
+        for m in mixed_columns(spec):  # each mixed column the product registers: its own key, the 2^24 shape
+            if p.name not in m.column.combo.products:
+                continue
+            shape = UT_SHAPES[-1]
+            *in_dtypes, out_dtype = m.dtypes
+            d = tiling_decision(spec, p, shape, DType.FLOAT, column=m.index)
+            inputs = ut.ut_device_inputs(
+                spec, {t.name: ut.ut_tensor(shape, dt) for t, dt in zip(spec.inputs, in_dtypes, strict=True)}
+            )
+            names = [d_.name for d_ in m.dtypes]
+            cases.append(
+                ut.ut_tiling_case(
+                    p,
+                    ["column", *names, "x".join(str(n) for n in shape)],
+                    f"mixed column {m.text} [{', '.join(map(str, shape))}]",
+                    inputs,
+                    [ut.ut_tensor(shape, out_dtype) for _ in dev.outputs],
                     attrs,
                     d,
                     deterministic=False,

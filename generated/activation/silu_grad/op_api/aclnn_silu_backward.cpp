@@ -5,6 +5,8 @@
 // cast to the promoted dtype and broadcast to the output shape on the host side (one that has one element is
 // read by the kernel instead), the SiluGrad
 // device op, a cast to the output dtype and a copy into the (possibly strided) output view.
+// Inputs whose dtypes are a mixed dtype column of the OpDef on the current NpuArch are not cast: the device op
+// reads each in its own dtype (LaunchesOwnDtypes).
 #include "aclnn_silu_backward.h"
 #include "silu_grad.h"
 
@@ -158,6 +160,27 @@ aclnnStatus CheckConstraints([[maybe_unused]] const aclTensor *gradOutput, [[may
   return ACLNN_SUCCESS;
 }
 
+// Whether the tensors' dtypes are a mixed dtype column the OpDef registers on this NpuArch (gradOutput FLOAT16, self
+// BF16, gradInput FLOAT; gradOutput FLOAT16, self FLOAT, gradInput FLOAT; gradOutput BF16, self FLOAT16, gradInput
+// FLOAT; gradOutput BF16, self FLOAT, gradInput FLOAT; gradOutput FLOAT, self FLOAT16, gradInput FLOAT; gradOutput
+// FLOAT, self BF16, gradInput FLOAT): the device op then reads each input in its own dtype, uncast.
+bool LaunchesOwnDtypes(const aclTensor *gradOutput, const aclTensor *self, const aclTensor *gradInput) {
+  const uint32_t npuArch = static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch());
+  (void)npuArch;
+  return ((npuArch == 3510U) && gradOutput->GetDataType() == op::DataType::DT_FLOAT16 &&
+          self->GetDataType() == op::DataType::DT_BF16 && gradInput->GetDataType() == op::DataType::DT_FLOAT) ||
+         ((npuArch == 3510U) && gradOutput->GetDataType() == op::DataType::DT_FLOAT16 &&
+          self->GetDataType() == op::DataType::DT_FLOAT && gradInput->GetDataType() == op::DataType::DT_FLOAT) ||
+         ((npuArch == 3510U) && gradOutput->GetDataType() == op::DataType::DT_BF16 &&
+          self->GetDataType() == op::DataType::DT_FLOAT16 && gradInput->GetDataType() == op::DataType::DT_FLOAT) ||
+         ((npuArch == 3510U) && gradOutput->GetDataType() == op::DataType::DT_BF16 &&
+          self->GetDataType() == op::DataType::DT_FLOAT && gradInput->GetDataType() == op::DataType::DT_FLOAT) ||
+         ((npuArch == 3510U) && gradOutput->GetDataType() == op::DataType::DT_FLOAT &&
+          self->GetDataType() == op::DataType::DT_FLOAT16 && gradInput->GetDataType() == op::DataType::DT_FLOAT) ||
+         ((npuArch == 3510U) && gradOutput->GetDataType() == op::DataType::DT_FLOAT &&
+          self->GetDataType() == op::DataType::DT_BF16 && gradInput->GetDataType() == op::DataType::DT_FLOAT);
+}
+
 // Expands `tensor` to `shape` when it differs (on the host side, before the device op), except a tensor of one
 // element where `shape` has more: the kernel reads that element once per core (tiling field scalarInputs).
 const aclTensor *BroadcastTensor(const aclTensor *tensor, const op::Shape &shape, aclOpExecutor *executor) {
@@ -198,17 +221,19 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
   }
 
   const op::DataType promoteType = op::PromoteType(gradOutput->GetDataType(), self->GetDataType());
+  const bool ownDtypes = LaunchesOwnDtypes(gradOutput, self, gradInput);
 
   auto gradOutputContiguous = l0op::Contiguous(gradOutput, uniqueExecutor.get());
   CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto gradOutputCasted = l0op::Cast(gradOutputContiguous, promoteType, uniqueExecutor.get());
+  auto gradOutputCasted =
+      ownDtypes ? gradOutputContiguous : l0op::Cast(gradOutputContiguous, promoteType, uniqueExecutor.get());
   CHECK_RET(gradOutputCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto gradOutputBroadcast = BroadcastTensor(gradOutputCasted, broadcastShape, uniqueExecutor.get());
   CHECK_RET(gradOutputBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
   auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
   CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-  auto selfCasted = l0op::Cast(selfContiguous, promoteType, uniqueExecutor.get());
+  auto selfCasted = ownDtypes ? selfContiguous : l0op::Cast(selfContiguous, promoteType, uniqueExecutor.get());
   CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
   auto selfBroadcast = BroadcastTensor(selfCasted, broadcastShape, uniqueExecutor.get());
   CHECK_RET(selfBroadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -46,7 +46,24 @@ static ge::graphStatus InferShape4SiluGrad(gert::InferShapeContext *context) {
 }
 
 static ge::graphStatus InferDataType4SiluGrad(gert::InferDataTypeContext *context) {
-  return context->SetOutputDataType(0, context->GetInputDataType(0));
+  ge::DataType dtype = context->GetInputDataType(0);
+  // OpDef dtype column gradOutput FLOAT16, self BF16, gradInput FLOAT
+  if (context->GetInputDataType(0) == ge::DT_FLOAT16 && context->GetInputDataType(1) == ge::DT_BF16) {
+    dtype = ge::DT_FLOAT;
+  }
+  // OpDef dtype column gradOutput FLOAT16, self FLOAT, gradInput FLOAT
+  if (context->GetInputDataType(0) == ge::DT_FLOAT16 && context->GetInputDataType(1) == ge::DT_FLOAT) {
+    dtype = ge::DT_FLOAT;
+  }
+  // OpDef dtype column gradOutput BF16, self FLOAT16, gradInput FLOAT
+  if (context->GetInputDataType(0) == ge::DT_BF16 && context->GetInputDataType(1) == ge::DT_FLOAT16) {
+    dtype = ge::DT_FLOAT;
+  }
+  // OpDef dtype column gradOutput BF16, self FLOAT, gradInput FLOAT
+  if (context->GetInputDataType(0) == ge::DT_BF16 && context->GetInputDataType(1) == ge::DT_FLOAT) {
+    dtype = ge::DT_FLOAT;
+  }
+  return context->SetOutputDataType(0, dtype);
 }
 
 IMPL_OP_INFERSHAPE(SiluGrad).InferShape(InferShape4SiluGrad).InferDataType(InferDataType4SiluGrad);

@@ -29,10 +29,12 @@ int64_t CeilDiv(int64_t a, int64_t b) {
 }
 
 struct KeyInfo {
-  int64_t elemBytes;        // bytes of one element of the compute dtype
+  int64_t elemBytes;        // bytes of one element of the narrowest dtype (the 32-byte blocks of the core split)
   int64_t temps;            // fp32 temporaries of the compiled formula
   int64_t numInputs;        // inputs present in the call (each has a queue)
   int64_t repeatElemBytes;  // the tile is whole 256-byte repeats of elements this size (2: an input compared in T)
+  int64_t inBytes;          // bytes of one element of every input, summed (each in its own dtype)
+  int64_t outBytes;         // bytes of one element of the output
 };
 
 // Dtype index of the compute dtype (the tiling key of the program with every input present); -1 when the
@@ -50,12 +52,43 @@ int64_t DtypeIndexOf(ge::DataType dtype) {
   }
 }
 
+// The tiling key of a mixed dtype column of the OpDef (its inputs' and output's dtypes, in column order),
+// which reads each input in its own dtype; -1 for dtypes of no such column.
+int64_t ColumnKeyOf(ge::DataType gradOutput, ge::DataType self, ge::DataType outDtype) {
+  if (gradOutput == ge::DT_FLOAT16 && self == ge::DT_BF16 && outDtype == ge::DT_FLOAT) {
+    return 3;
+  }
+  if (gradOutput == ge::DT_FLOAT16 && self == ge::DT_FLOAT && outDtype == ge::DT_FLOAT) {
+    return 4;
+  }
+  if (gradOutput == ge::DT_BF16 && self == ge::DT_FLOAT16 && outDtype == ge::DT_FLOAT) {
+    return 5;
+  }
+  if (gradOutput == ge::DT_BF16 && self == ge::DT_FLOAT && outDtype == ge::DT_FLOAT) {
+    return 6;
+  }
+  if (gradOutput == ge::DT_FLOAT && self == ge::DT_FLOAT16 && outDtype == ge::DT_FLOAT) {
+    return 7;
+  }
+  if (gradOutput == ge::DT_FLOAT && self == ge::DT_BF16 && outDtype == ge::DT_FLOAT) {
+    return 8;
+  }
+  return -1;
+}
+
 // The facts of each tiling key, indexed by the key: the keys are every compute dtype of every variant
-// (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row.
+// (dtypeIndex + NUM_DTYPES * variant), so each key the tiling forms from a known dtype is a row, then the
+// mixed dtype columns' keys.
 constexpr KeyInfo KEY_INFO[] = {
-    {4, 2, 2, 4},  // 0: FLOAT
-    {2, 4, 2, 4},  // 1: FLOAT16
-    {2, 4, 2, 4},  // 2: BF16
+    {4, 2, 2, 4, 8, 4},  // 0: FLOAT
+    {2, 4, 2, 4, 4, 2},  // 1: FLOAT16
+    {2, 4, 2, 4, 4, 2},  // 2: BF16
+    {2, 4, 2, 4, 4, 4},  // 3: gradOutput FLOAT16, self BF16, gradInput FLOAT
+    {2, 3, 2, 4, 6, 4},  // 4: gradOutput FLOAT16, self FLOAT, gradInput FLOAT
+    {2, 4, 2, 4, 4, 4},  // 5: gradOutput BF16, self FLOAT16, gradInput FLOAT
+    {2, 3, 2, 4, 6, 4},  // 6: gradOutput BF16, self FLOAT, gradInput FLOAT
+    {2, 3, 2, 4, 6, 4},  // 7: gradOutput FLOAT, self FLOAT16, gradInput FLOAT
+    {2, 3, 2, 4, 6, 4},  // 8: gradOutput FLOAT, self BF16, gradInput FLOAT
 };
 
 // Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
@@ -110,7 +143,20 @@ static ge::graphStatus SiluGradTilingFunc(gert::TilingContext *context) {
   if (dtypeIndex < 0) {
     return ge::GRAPH_FAILED;
   }
-  const int64_t tilingKey = dtypeIndex;
+  int64_t tilingKey = dtypeIndex;
+  {  // a mixed dtype column has a key of its own
+    const gert::CompileTimeTensorDesc *outDesc = context->GetOutputDesc(0);
+    const gert::CompileTimeTensorDesc *gradOutputDesc = context->GetInputDesc(0);
+    const gert::CompileTimeTensorDesc *selfDesc = context->GetInputDesc(1);
+    if (outDesc == nullptr || gradOutputDesc == nullptr || selfDesc == nullptr) {
+      return ge::GRAPH_FAILED;
+    }
+    const int64_t columnKey =
+        ColumnKeyOf(gradOutputDesc->GetDataType(), selfDesc->GetDataType(), outDesc->GetDataType());
+    if (columnKey >= 0) {
+      tilingKey = columnKey;
+    }
+  }
 
   const KeyInfo &info = KEY_INFO[tilingKey];
   const int64_t blockElems = BLOCK_BYTES / info.elemBytes;
@@ -130,8 +176,7 @@ static ge::graphStatus SiluGradTilingFunc(gert::TilingContext *context) {
   }
   const int64_t inBufferNum = std::max<int64_t>(1, std::min<int64_t>(BUFFER_NUM, queueBufferCap / info.numInputs));
   const int64_t outBufferNum = std::max<int64_t>(1, std::min<int64_t>(BUFFER_NUM, queueBufferCap / NUM_OUTPUTS));
-  const int64_t bytesPerElement =
-      (info.numInputs * inBufferNum + NUM_OUTPUTS * outBufferNum) * info.elemBytes + info.temps * FP32_BYTES;
+  const int64_t bytesPerElement = info.inBytes * inBufferNum + info.outBytes * outBufferNum + info.temps * FP32_BYTES;
   const int64_t repeatElems = REPEAT_BYTES / info.repeatElemBytes;
   const int64_t tileLength =
       (static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES) / bytesPerElement / repeatElems * repeatElems;

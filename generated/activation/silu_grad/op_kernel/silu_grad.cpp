@@ -57,7 +57,10 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 #endif
 }
 
-template <typename T>
+// COLUMN: a mixed dtype column of the OpDef (-1: every tensor of dtype T), whose tensors have the types
+// T_gradOutput, T_self, T_gradInput: each input is read in its own dtype and cast to fp32 by
+// itself, the output written in its own; T (float) is then the compute dtype.
+template <typename T, int32_t COLUMN = -1, typename T_gradOutput = T, typename T_self = T, typename T_gradInput = T>
 class KernelSiluGrad {
  public:
   __aicore__ inline KernelSiluGrad() {}
@@ -80,32 +83,77 @@ class KernelSiluGrad {
     }
     tileLength_ = tiling.tileLength;
     scalarInputs_ = tiling.scalarInputs;
-    gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + (IsScalar(1) ? 0 : offset), IsScalar(1) ? 1 : coreLength_);
-    selfGm_.SetGlobalBuffer((__gm__ T *)self + (IsScalar(2) ? 0 : offset), IsScalar(2) ? 1 : coreLength_);
-    gradInputGm_.SetGlobalBuffer((__gm__ T *)gradInput + offset, coreLength_);
+    gradOutputGm_.SetGlobalBuffer((__gm__ T_gradOutput *)gradOutput + (IsScalar(1) ? 0 : offset),
+                                  IsScalar(1) ? 1 : coreLength_);
+    selfGm_.SetGlobalBuffer((__gm__ T_self *)self + (IsScalar(2) ? 0 : offset), IsScalar(2) ? 1 : coreLength_);
+    gradInputGm_.SetGlobalBuffer((__gm__ T_gradInput *)gradInput + offset, coreLength_);
     if (IsScalar(1)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(gradOutputFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+      pipe_.InitBuffer(gradOutputFill_, static_cast<uint32_t>(tileLength_ * sizeof(T_gradOutput)));
       if (coreLength_ > 0) {
-        gradOutputBits_ = ReadScalar(gradOutputFill_.Get<T>(), gradOutputGm_);
-        FillScalar(gradOutputFill_.Get<T>(), gradOutputBits_, tileLength_);
+        gradOutputBits_ = ReadScalar(gradOutputFill_.Get<T_gradOutput>(), gradOutputGm_);
+        FillScalar(gradOutputFill_.Get<T_gradOutput>(), gradOutputBits_, tileLength_);
       }
     } else {
       pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
+                       static_cast<uint32_t>(tileLength_ * sizeof(T_gradOutput)));
     }
     if (IsScalar(2)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(selfFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
+      pipe_.InitBuffer(selfFill_, static_cast<uint32_t>(tileLength_ * sizeof(T_self)));
       if (coreLength_ > 0) {
-        selfBits_ = ReadScalar(selfFill_.Get<T>(), selfGm_);
-        FillScalar(selfFill_.Get<T>(), selfBits_, tileLength_);
+        selfBits_ = ReadScalar(selfFill_.Get<T_self>(), selfGm_);
+        FillScalar(selfFill_.Get<T_self>(), selfBits_, tileLength_);
       }
     } else {
       pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
+                       static_cast<uint32_t>(tileLength_ * sizeof(T_self)));
     }
     pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
-                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    if constexpr (IsSameType<T, float>::value) {
+                     static_cast<uint32_t>(tileLength_ * sizeof(T_gradInput)));
+    if constexpr (COLUMN == 0) {  // gradOutput FLOAT16, self BF16, gradInput FLOAT
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
+    } else if constexpr (COLUMN == 1) {  // gradOutput FLOAT16, self FLOAT, gradInput FLOAT
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
+    } else if constexpr (COLUMN == 2) {  // gradOutput BF16, self FLOAT16, gradInput FLOAT
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp2_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
+    } else if constexpr (COLUMN == 3) {  // gradOutput BF16, self FLOAT, gradInput FLOAT
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
+    } else if constexpr (COLUMN == 4) {  // gradOutput FLOAT, self FLOAT16, gradInput FLOAT
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
+    } else if constexpr (COLUMN == 5) {  // gradOutput FLOAT, self BF16, gradInput FLOAT
+      pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(tmp1_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
+      LocalTensor<float> const0 = const0_.Get<float>();
+      // host values every tile reads, filled once per core
+      Duplicate(const0, 1.0f, static_cast<int32_t>(tileLength_));
+    } else if constexpr (IsSameType<T, float>::value) {
       pipe_.InitBuffer(tmp0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       pipe_.InitBuffer(const0_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
       LocalTensor<float> const0 = const0_.Get<float>();
@@ -138,12 +186,13 @@ class KernelSiluGrad {
   }
 
   // The bits of the one element of `src`, read through `dst` (one DMA of its bytes: never past the tensor's end).
-  __aicore__ inline uint32_t ReadScalar(const LocalTensor<T> &dst, const GlobalTensor<T> &src) {
+  template <typename U>
+  __aicore__ inline uint32_t ReadScalar(const LocalTensor<U> &dst, const GlobalTensor<U> &src) {
     CopyGmToUb(dst, src, 1);
     SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
     WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
     uint32_t bits = 0;
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+    if constexpr (sizeof(U) == sizeof(uint32_t)) {
       bits = dst.template ReinterpretCast<uint32_t>().GetValue(0);
     } else {
       bits = dst.template ReinterpretCast<uint16_t>().GetValue(0);
@@ -155,8 +204,9 @@ class KernelSiluGrad {
 
   // The first `count` elements of `dst` set to the element of bits `bits` (a bit copy: every dtype, and a
   // NaN, kept exactly).
-  __aicore__ inline void FillScalar(const LocalTensor<T> &dst, uint32_t bits, int64_t count) {
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+  template <typename U>
+  __aicore__ inline void FillScalar(const LocalTensor<U> &dst, uint32_t bits, int64_t count) {
+    if constexpr (sizeof(U) == sizeof(uint32_t)) {
       Duplicate(dst.template ReinterpretCast<uint32_t>(), bits, static_cast<int32_t>(count));
     } else {
       Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(bits), static_cast<int32_t>(count));
@@ -165,23 +215,136 @@ class KernelSiluGrad {
 
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
     if (!IsScalar(1)) {
-      LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
+      LocalTensor<T_gradOutput> gradOutputLocal = gradOutputQueue_.AllocTensor<T_gradOutput>();
       CopyGmToUb(gradOutputLocal, gradOutputGm_[offset], count);
       gradOutputQueue_.EnQue(gradOutputLocal);
     }
     if (!IsScalar(2)) {
-      LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
+      LocalTensor<T_self> selfLocal = selfQueue_.AllocTensor<T_self>();
       CopyGmToUb(selfLocal, selfGm_[offset], count);
       selfQueue_.EnQue(selfLocal);
     }
   }
 
   __aicore__ inline void Compute(int64_t count) {
-    LocalTensor<T> gradOutputLocal = IsScalar(1) ? gradOutputFill_.Get<T>() : gradOutputQueue_.DeQue<T>();
-    LocalTensor<T> selfLocal = IsScalar(2) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
-    LocalTensor<T> outLocal = gradInputQueue_.AllocTensor<T>();
+    LocalTensor<T_gradOutput> gradOutputLocal =
+        IsScalar(1) ? gradOutputFill_.Get<T_gradOutput>() : gradOutputQueue_.DeQue<T_gradOutput>();
+    LocalTensor<T_self> selfLocal = IsScalar(2) ? selfFill_.Get<T_self>() : selfQueue_.DeQue<T_self>();
+    LocalTensor<T_gradInput> outLocal = gradInputQueue_.AllocTensor<T_gradInput>();
     const uint32_t n = static_cast<uint32_t>(count);
-    if constexpr (IsSameType<T, float>::value) {
+    if constexpr (COLUMN == 0) {  // gradOutput FLOAT16, self BF16, gradInput FLOAT
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> tmp2 = tmp2_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
+      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
+      Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
+      Muls(tmp2, tmp1, -1.0f, n);
+      Exp(tmp2, tmp2, n);
+      Adds(tmp2, tmp2, 1.0f, n);
+      Reciprocal(tmp2, tmp2, n);
+      Mul(tmp0, tmp0, tmp2, n);
+      Maxs(tmp1, tmp1, -100.0f, n);
+      Mins(tmp1, tmp1, 100.0f, n);
+      Sub(tmp2, const0, tmp2, n);
+      Mul(tmp1, tmp1, tmp2, n);
+      Adds(tmp1, tmp1, 1.0f, n);
+      Mul(outLocal, tmp0, tmp1, n);
+    } else if constexpr (COLUMN == 1) {  // gradOutput FLOAT16, self FLOAT, gradInput FLOAT
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
+      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
+      Muls(tmp1, selfLocal, -1.0f, n);
+      Exp(tmp1, tmp1, n);
+      Adds(tmp1, tmp1, 1.0f, n);
+      Reciprocal(tmp1, tmp1, n);
+      Mul(tmp0, tmp0, tmp1, n);
+      Maxs(selfLocal, selfLocal, -100.0f, n);
+      Mins(selfLocal, selfLocal, 100.0f, n);
+      Sub(tmp1, const0, tmp1, n);
+      Mul(selfLocal, selfLocal, tmp1, n);
+      Adds(selfLocal, selfLocal, 1.0f, n);
+      Mul(outLocal, tmp0, selfLocal, n);
+      if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
+        FillScalar(selfLocal, selfBits_, count);
+      }
+    } else if constexpr (COLUMN == 2) {  // gradOutput BF16, self FLOAT16, gradInput FLOAT
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> tmp2 = tmp2_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
+      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
+      Cast(tmp1, selfLocal, RoundMode::CAST_NONE, n);
+      Muls(tmp2, tmp1, -1.0f, n);
+      Exp(tmp2, tmp2, n);
+      Adds(tmp2, tmp2, 1.0f, n);
+      Reciprocal(tmp2, tmp2, n);
+      Mul(tmp0, tmp0, tmp2, n);
+      Maxs(tmp1, tmp1, -100.0f, n);
+      Mins(tmp1, tmp1, 100.0f, n);
+      Sub(tmp2, const0, tmp2, n);
+      Mul(tmp1, tmp1, tmp2, n);
+      Adds(tmp1, tmp1, 1.0f, n);
+      Mul(outLocal, tmp0, tmp1, n);
+    } else if constexpr (COLUMN == 3) {  // gradOutput BF16, self FLOAT, gradInput FLOAT
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
+      Cast(tmp0, gradOutputLocal, RoundMode::CAST_NONE, n);
+      Muls(tmp1, selfLocal, -1.0f, n);
+      Exp(tmp1, tmp1, n);
+      Adds(tmp1, tmp1, 1.0f, n);
+      Reciprocal(tmp1, tmp1, n);
+      Mul(tmp0, tmp0, tmp1, n);
+      Maxs(selfLocal, selfLocal, -100.0f, n);
+      Mins(selfLocal, selfLocal, 100.0f, n);
+      Sub(tmp1, const0, tmp1, n);
+      Mul(selfLocal, selfLocal, tmp1, n);
+      Adds(selfLocal, selfLocal, 1.0f, n);
+      Mul(outLocal, tmp0, selfLocal, n);
+      if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
+        FillScalar(selfLocal, selfBits_, count);
+      }
+    } else if constexpr (COLUMN == 4) {  // gradOutput FLOAT, self FLOAT16, gradInput FLOAT
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
+      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
+      Muls(tmp1, tmp0, -1.0f, n);
+      Exp(tmp1, tmp1, n);
+      Adds(tmp1, tmp1, 1.0f, n);
+      Reciprocal(tmp1, tmp1, n);
+      Mul(gradOutputLocal, gradOutputLocal, tmp1, n);
+      Maxs(tmp0, tmp0, -100.0f, n);
+      Mins(tmp0, tmp0, 100.0f, n);
+      Sub(tmp1, const0, tmp1, n);
+      Mul(tmp0, tmp0, tmp1, n);
+      Adds(tmp0, tmp0, 1.0f, n);
+      Mul(outLocal, gradOutputLocal, tmp0, n);
+      if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
+        FillScalar(gradOutputLocal, gradOutputBits_, count);
+      }
+    } else if constexpr (COLUMN == 5) {  // gradOutput FLOAT, self BF16, gradInput FLOAT
+      LocalTensor<float> tmp0 = tmp0_.Get<float>();
+      LocalTensor<float> tmp1 = tmp1_.Get<float>();
+      LocalTensor<float> const0 = const0_.Get<float>();
+      Cast(tmp0, selfLocal, RoundMode::CAST_NONE, n);
+      Muls(tmp1, tmp0, -1.0f, n);
+      Exp(tmp1, tmp1, n);
+      Adds(tmp1, tmp1, 1.0f, n);
+      Reciprocal(tmp1, tmp1, n);
+      Mul(gradOutputLocal, gradOutputLocal, tmp1, n);
+      Maxs(tmp0, tmp0, -100.0f, n);
+      Mins(tmp0, tmp0, 100.0f, n);
+      Sub(tmp1, const0, tmp1, n);
+      Mul(tmp0, tmp0, tmp1, n);
+      Adds(tmp0, tmp0, 1.0f, n);
+      Mul(outLocal, gradOutputLocal, tmp0, n);
+      if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
+        FillScalar(gradOutputLocal, gradOutputBits_, count);
+      }
+    } else if constexpr (IsSameType<T, float>::value) {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<float> const0 = const0_.Get<float>();
       Muls(tmp0, selfLocal, -1.0f, n);
@@ -231,7 +394,7 @@ class KernelSiluGrad {
   }
 
   __aicore__ inline void CopyOut(int64_t offset, int64_t count) {
-    LocalTensor<T> outLocal = gradInputQueue_.DeQue<T>();
+    LocalTensor<T_gradInput> outLocal = gradInputQueue_.DeQue<T_gradInput>();
     CopyUbToGm(gradInputGm_[offset], outLocal, count);
     gradInputQueue_.FreeTensor(outLocal);
   }
@@ -246,9 +409,9 @@ class KernelSiluGrad {
   TBuf<TPosition::VECCALC> tmp1_;
   TBuf<TPosition::VECCALC> tmp2_;
   TBuf<TPosition::VECCALC> const0_;  // fp32, a host value filled once per core
-  GlobalTensor<T> gradOutputGm_;
-  GlobalTensor<T> selfGm_;
-  GlobalTensor<T> gradInputGm_;
+  GlobalTensor<T_gradOutput> gradOutputGm_;
+  GlobalTensor<T_self> selfGm_;
+  GlobalTensor<T_gradInput> gradInputGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
   int64_t scalarInputs_ = 0;     // bit k: aclnn input k has one element
@@ -273,6 +436,44 @@ extern "C" __global__ __aicore__ void silu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR d
 #if !(__NPU_ARCH__ == 1001)
   if (TILING_KEY_IS(2)) {
     KernelSiluGrad<bfloat16_t> op;
+    op.Init(dy, x, dx, tilingData);
+    op.Process();
+  }
+#endif
+#if !(__NPU_ARCH__ == 1001)
+  if (TILING_KEY_IS(3)) {  // gradOutput FLOAT16, self BF16, gradInput FLOAT
+    KernelSiluGrad<float, 0, half, bfloat16_t, float> op;
+    op.Init(dy, x, dx, tilingData);
+    op.Process();
+  }
+#endif
+  if (TILING_KEY_IS(4)) {  // gradOutput FLOAT16, self FLOAT, gradInput FLOAT
+    KernelSiluGrad<float, 1, half, float, float> op;
+    op.Init(dy, x, dx, tilingData);
+    op.Process();
+  }
+#if !(__NPU_ARCH__ == 1001)
+  if (TILING_KEY_IS(5)) {  // gradOutput BF16, self FLOAT16, gradInput FLOAT
+    KernelSiluGrad<float, 2, bfloat16_t, half, float> op;
+    op.Init(dy, x, dx, tilingData);
+    op.Process();
+  }
+#endif
+#if !(__NPU_ARCH__ == 1001)
+  if (TILING_KEY_IS(6)) {  // gradOutput BF16, self FLOAT, gradInput FLOAT
+    KernelSiluGrad<float, 3, bfloat16_t, float, float> op;
+    op.Init(dy, x, dx, tilingData);
+    op.Process();
+  }
+#endif
+  if (TILING_KEY_IS(7)) {  // gradOutput FLOAT, self FLOAT16, gradInput FLOAT
+    KernelSiluGrad<float, 4, float, half, float> op;
+    op.Init(dy, x, dx, tilingData);
+    op.Process();
+  }
+#if !(__NPU_ARCH__ == 1001)
+  if (TILING_KEY_IS(8)) {  // gradOutput FLOAT, self BF16, gradInput FLOAT
+    KernelSiluGrad<float, 5, float, bfloat16_t, float> op;
     op.Init(dy, x, dx, tilingData);
     op.Process();
   }
