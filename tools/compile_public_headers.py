@@ -45,6 +45,10 @@ Two of the headers the kernels reach are not in any repository but made by asc-d
       python3 impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py include/adv_api \\
           GEN/kernel_tiling/kernel_tiling.h
 
+One name the asc-devkit headers of NpuArch 3510 call is a builtin of the CANN device compiler that no public
+header declares (``__isfinite``); the kernel checks of that NpuArch force-include
+``tools/public_header_shims/cce_builtins.h``, which declares it as asc-devkit's own CPU tests define it.
+
 The host set is metadef ``inc/external``, ``inc/external/asc``, ``inc``; ge ``inc/graph_metadef/external``
 (``graph/operator_reg.h``, which hicann/metadef no longer holds); opbase ``include/nnopbase``, ``include``;
 ops-nn ``common/stub/op_api``, ``common/inc/op_api``; asc-devkit ``include/utils``, ``include``; runtime
@@ -183,9 +187,16 @@ def plan(generated: Path, roots: dict[str, Path | None], gtest: Path | None, kin
         for path in sorted(folder.glob("op_kernel/*.cpp")):
             for name in spec.products if spec else ():
                 product = catalogue.get(name)
-                macros = ("-DASCENDC_CPU_DEBUG=1", f"-D__NPU_ARCH__={product.npu_arch}", *forced)
+                shims = ("-include", str(CCE_BUILTINS)) if product.npu_arch in CCE_BUILTIN_ARCHS else ()
+                macros = ("-DASCENDC_CPU_DEBUG=1", f"-D__NPU_ARCH__={product.npu_arch}", *forced, *shims)
                 units.append(Unit("kernel", path, (*own, *kernel_dirs), macros, name))
     return [u for u in units if u.kind in kinds]
+
+
+#: What the CANN device compiler provides as builtins and g++ lacks, declared for the kernel checks of the NpuArch
+#: whose asc-devkit headers call it (tools/public_header_shims/cce_builtins.h says which and where from).
+CCE_BUILTINS = PROJECT / "tools" / "public_header_shims" / "cce_builtins.h"
+CCE_BUILTIN_ARCHS = frozenset({3510})
 
 
 def compile_unit(unit: Unit, cxx: str) -> Result:
