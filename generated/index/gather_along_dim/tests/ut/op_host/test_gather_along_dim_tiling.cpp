@@ -192,7 +192,7 @@ TEST_F(GatherAlongDimTiling, Ascend910B_FLOAT_INT64_64x3000_dim1_120000) {
                     .Build();
   gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
   ASSERT_NE(context, nullptr);
-  ExpectLaunch(context, *workspace, 21ULL, 15U, 16777216ULL);
+  ExpectLaunch(context, *workspace, 21ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 2LL) << "tiling field copyMode";
@@ -213,11 +213,11 @@ TEST_F(GatherAlongDimTiling, Ascend910B_FLOAT_INT64_64x3000_dim1_120000) {
   EXPECT_TRUE(found) << "tiling field slotBytes";
   EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8000LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2500LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
   EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 15LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 48LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
   EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 1LL) << "tiling field extent0";
   EXPECT_TRUE(found) << "tiling field extent0";
@@ -572,7 +572,7 @@ TEST_F(GatherAlongDimTiling, Ascend910_93_FLOAT_INT64_64x3000_dim1_120000) {
                     .Build();
   gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
   ASSERT_NE(context, nullptr);
-  ExpectLaunch(context, *workspace, 21ULL, 15U, 16777216ULL);
+  ExpectLaunch(context, *workspace, 21ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 2LL) << "tiling field copyMode";
@@ -593,11 +593,11 @@ TEST_F(GatherAlongDimTiling, Ascend910_93_FLOAT_INT64_64x3000_dim1_120000) {
   EXPECT_TRUE(found) << "tiling field slotBytes";
   EXPECT_EQ(FieldAt<int64_t>(data, 64, found), 1LL) << "tiling field tileRows";
   EXPECT_TRUE(found) << "tiling field tileRows";
-  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 8000LL) << "tiling field unitsPerCore";
+  EXPECT_EQ(FieldAt<int64_t>(data, 72, found), 2500LL) << "tiling field unitsPerCore";
   EXPECT_TRUE(found) << "tiling field unitsPerCore";
   EXPECT_EQ(FieldAt<int64_t>(data, 80, found), 0LL) << "tiling field unitsFormerNum";
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
-  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 15LL) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 48LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
   EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 1LL) << "tiling field extent0";
   EXPECT_TRUE(found) << "tiling field extent0";
