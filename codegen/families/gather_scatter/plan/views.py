@@ -278,8 +278,8 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
     s, i, o = comp.source, comp.index, comp.dest
     if comp.elements:
         view = (
-            f"`{o}[i...] = {s}[i... with the coordinate of `{comp.dim}` replaced by {i}[i...]]`: one element of "
-            f"`{s}` per element of `{i}` (A = `{s}.shape[{comp.dim}]`)."
+            f"`{o}[c] = {s}[c']`, where `c'` is the coordinates `c` of `{i}` with the one of `{comp.dim}` replaced by "
+            f"`{i}[c]`: one element of `{s}` per element of `{i}` (`A = {s}.shape[{comp.dim}]`)."
         )
     elif comp.flatten:
         view = f"`{s}` is read flattened, as `[1, A, 1]` with `A = numel({s})`; `{o}[k] = {s}.flat[{i}[k]]`."
@@ -297,8 +297,9 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
     what = "element" if comp.elements else "row"
     zero = "a zero" if comp.elements else "a row of zeros"
     if comp.negative == "wrap":
+        like = "as CANN documents; `torch.gather` raises there" if comp.elements else "as PyTorch"
         policy = (
-            f"An `{i}` value in `[-A, 0)` selects {what} `{i} + A` (as PyTorch); any other value outside `[0, A)` "
+            f"An `{i}` value in `[-A, 0)` selects {what} `{i} + A` ({like}); any other value outside `[0, A)` "
             f"gives {zero} in `{o}`"
         )
     else:
