@@ -19,6 +19,12 @@ ascending) and ``repeated`` (``K / 8`` random positions, each repeated 8 times i
 Take (:data:`TAKE`) runs the same kernel on a flattened ``[A]`` source, rows of one element: one call per
 product with ``random`` indices, reported beside IndexSelect's 4-byte rows (no target: the issue's applies
 from 128-byte rows; its roofline fraction shows how far one DMA per element is from the bandwidth).
+
+Gather (:data:`GATHER`, the element gather) takes the source ``[A, 1]`` along dim 0 with an index ``[K, 1]``
+of ``random`` positions: one call per product, its minimum the same formula with 4-byte "rows" (each
+distinct element read once, every index read once, the output written once); its kernel reads each gathered
+element with one scalar load, so its GM ÷ minimum is 1 exactly when the positions are distinct (no target:
+a figure beside Take's).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from bench.common import Figure, Section, Target, fmt_num
 OP = "index_select"
 #: The flattened gather measured beside IndexSelect (rows of one element).
 TAKE = "take"
+#: The element gather measured beside them (one scalar load per gathered element).
+GATHER = "gather"
 PRODUCTS = ("Ascend910B",)
 #: Source rows ``A`` and indices ``K`` of every call.
 ROWS = 16384
@@ -73,7 +81,8 @@ def minimum_bytes(index: np.ndarray, row_bytes: int) -> int:
 
 def measure(product: str, q: int, pattern: str, op: str = OP) -> dict[str, Any]:
     """One call on ``product`` with rows of ``q`` fp32 elements and the index ``pattern``: its counters. ``op``
-    :data:`TAKE` gathers from the flattened source (``q`` must be 1)."""
+    :data:`TAKE` gathers from the flattened source, :data:`GATHER` element by element from ``[A, 1]`` (``q``
+    must be 1 for both)."""
     from codegen import compile_op
     from codegen.perf import call_timeline
     from codegen.specs import load_project
@@ -83,6 +92,8 @@ def measure(product: str, q: int, pattern: str, op: str = OP) -> dict[str, Any]:
     idx = indices(pattern)
     if op == TAKE:
         fn(core_order="in_order", self=src.reshape(-1), index=idx)
+    elif op == GATHER:
+        fn(core_order="in_order", self=src, index=idx.reshape(-1, 1), dim=0)
     else:
         fn(core_order="in_order", self=src, index=idx, dim=0)
     launches = fn.last_stats.get("launches", [])
@@ -108,12 +119,13 @@ def measure(product: str, q: int, pattern: str, op: str = OP) -> dict[str, Any]:
 
 
 def run(products: tuple[str, ...] = PRODUCTS) -> Section:
-    """Every row size x pattern x product of IndexSelect and one Take call per product: GM ÷ minimum (targeted
-    at IndexSelect rows of at least 128 bytes), mean DMA size and roofline fraction (context; a figure for
-    Take)."""
+    """Every row size x pattern x product of IndexSelect and one Take and one Gather call per product: GM ÷
+    minimum (targeted at IndexSelect rows of at least 128 bytes), mean DMA size and roofline fraction (context;
+    a figure for Take and Gather)."""
     sec = Section("gather_traffic", "4c. Gather traffic (emulator counters)")
     rows: list[dict[str, Any]] = []
-    runs = [(OP, q, pattern) for q in ROW_ELEMENTS for pattern in PATTERNS] + [(TAKE, 1, "random")]
+    runs = [(OP, q, pattern) for q in ROW_ELEMENTS for pattern in PATTERNS]
+    runs += [(TAKE, 1, "random"), (GATHER, 1, "random")]
     for product in products:
         for op, q, pattern in runs:
             fid = f"gather_traffic.{op}.{q * 4}B.{pattern}.{product}"
@@ -135,7 +147,7 @@ def run(products: tuple[str, ...] = PRODUCTS) -> Section:
                     f"({note}); keeping more recent rows in UB (ops-nn's GatherV2 keeps three) would reach it"
                 )
             sec.figures.append(fig)
-            if m["roofline_fraction"] is not None and op == TAKE:
+            if m["roofline_fraction"] is not None and op in (TAKE, GATHER):
                 sec.figures.append(
                     Figure(fid + ".roofline_fraction", f"{op} {product}: roofline fraction", m["roofline_fraction"], "")
                 )
@@ -156,8 +168,9 @@ def run(products: tuple[str, ...] = PRODUCTS) -> Section:
 def _markdown(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         f"IndexSelect, fp32 source [{ROWS}, Q] along dim 0, {INDICES} INT64 indices; Take, the source flattened "
-        f"(rows of one element). Target: GM ÷ minimum ≤ {GM_TARGET.threshold:.2f} at IndexSelect rows of at least "
-        f"{TARGET_ROW_BYTES} bytes (minimum: each distinct row read once).",
+        f"(rows of one element); Gather, [{ROWS}, 1] along dim 0 by a [{INDICES}, 1] index. Target: GM ÷ "
+        f"minimum ≤ {GM_TARGET.threshold:.2f} at IndexSelect rows of at least {TARGET_ROW_BYTES} bytes (minimum: "
+        "each distinct row read once).",
         "",
         "| op | product | row bytes | indices | GM ÷ minimum | mean DMA bytes | roofline fraction | blockDim |",
         "|---|---|---:|---|---:|---:|---:|---:|",

@@ -740,10 +740,12 @@ def _values(dtype: DType, shape: tuple[int, ...], rng: np.random.Generator) -> n
 def gather_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, dict[str, np.ndarray | None]]:
     """A call of a gather op with its input values: the source of a rank in and around its range (dims 0 to 3,
     rank 9 now and then), of any dtype now and then; an attr ``dim`` in and around ``[-rank, rank)`` (and
-    int64's ends); an index of rank 0 to 1 (an attr dim; now and then 2) or 0 to 3 (a constant or flattened
-    dim) of INT32/INT64 (now and then another dtype), its values in range with one hostile value in half of
-    the calls (-1, -A, A, A + 1, each index dtype's ends, 2^31, 2^32 + 1); an output of the form's shape or
-    another, of the source's dtype or another; null tensors and formats now and then; a strided source."""
+    int64's ends); an index of rank 0 to 1 (an attr dim; now and then 2), 0 to 3 (a constant or flattened
+    dim) or the source's rank with extents up to the source's outside dim (an element gather; now and then
+    above them, or another rank) of INT32/INT64 (now and then another dtype), its values in range with one
+    hostile value in half of the calls (-1, -A, A, A + 1, each index dtype's ends, 2^31, 2^32 + 1); an output
+    of the form's shape or another, of the source's dtype or another; null tensors and formats now and then; a
+    strided source."""
     src, index, out, dim_attr = l2_gather.roles(spec)
     form, const = l2_gather.form_of(spec)
     lo, hi = next(t for t in spec.inputs if t.name == src).rank
@@ -763,6 +765,16 @@ def gather_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call,
         )
         k = draw(st.integers(0, 4)) if shape else 1
         idx_shape = draw(st.sampled_from([(k,)] * 4 + [()] + ([(1, k)] if draw(st.integers(0, 6)) == 3 else [])))
+        if form == "elements":  # the source's rank, extents up to the source's outside dim (now and then above)
+            d = attrs[dim_attr] % r if -r <= attrs[dim_attr] < r else -1
+            idx_shape = tuple(
+                draw(st.integers(0, 4))
+                if i == d
+                else min(e, draw(st.integers(0, e))) + draw(st.sampled_from([0] * 7 + [1]))
+                for i, e in enumerate(shape)
+            )
+            if draw(st.integers(0, 9)) == 4:
+                idx_shape = draw(st.sampled_from([(), (2,), (1, 2, 1)]))
     else:
         idx_shape = tuple(_dim(draw, 3) for _ in range(draw(st.integers(0, 3))))
     idx_dtype = draw(st.sampled_from([DType.INT32, DType.INT64]))

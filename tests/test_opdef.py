@@ -110,14 +110,20 @@ REGISTERED_OPS = sorted(op for op, s in SPECS.items() if s.op_type in RECORDED)
 
 def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> None:
     """Each record names the ops-nn OpDef file it was read from; every OpType a spec uses is recorded, but
-    the ones the EmbeddingDenseBackward, IndexSelect, Embedding and Take specs define themselves (ops-nn's
-    EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a tensor and, as its Embedding, is
-    registered for Ascend950 only)."""
+    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take and Gather specs define themselves
+    (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a tensor and, as its
+    Embedding and GatherElements, is registered for Ascend950 only)."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
         assert sorted(s for group in entry["dtypes"] for s in group.split(",")) == sorted(entry["socs"]), name
     unrecorded = sorted(s.op_type for s in SPECS.values() if s.op_type not in RECORDED)
-    assert unrecorded == ["EmbeddingDenseGradAccumulate", "EmbeddingRows", "IndexSelectRows", "TakeElements"]
+    assert unrecorded == [
+        "EmbeddingDenseGradAccumulate",
+        "EmbeddingRows",
+        "GatherAlongDim",
+        "IndexSelectRows",
+        "TakeElements",
+    ]
     assert RECORDED["HardtanhGrad"]["attrs"][0] == {
         "name": "min_val",
         "attr_type": "REQUIRED",

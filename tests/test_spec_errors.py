@@ -2094,3 +2094,33 @@ def test_gather_scatter_compute_checks(tmp_path: Path) -> None:
         f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims'; allowed: dest, dim, direction, index, "
         "negative_index, source"
     )
+
+
+def test_gather_elements_compute_checks(tmp_path: Path) -> None:
+    """``direction: gather_elements`` on specs/gather.yaml: an index whose rank range is not the source's, a
+    constant dim instead of an int64 attr (and the attr then left over), an output shape other than the
+    index's name."""
+    text = (project_paths().specs / "gather.yaml").read_text()
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    lines = text.splitlines()
+
+    def line_of(fragment: str) -> int:
+        return next(n for n, t in enumerate(lines, 1) if fragment in t)
+
+    path = tmp_path / "gather.yaml"
+    f = str(path)
+    # the index's rank range is the second `rank: [0, 8]` (self's is the first)
+    first = text.index("rank: [0, 8]")
+    second = text.index("rank: [0, 8]", first + 1)
+    edited = text[:second] + "rank: [0, 1]" + text[second + len("rank: [0, 8]") :]
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  index: index')}: compute.index: index input 'index' must have the rank range of 'self' "
+        "for gather_elements ([0, 8]), got [0, 1]"
+    )
+    edited = text.replace("  dim: dim", "  dim: 0")
+    errs = errors_of(path, edited, catalogue)
+    assert f"{f}:{line_of('  dim: dim')}: compute.dim: direction gather_elements needs an int64 attr as dim" in errs
+    edited = text.replace('shape: "index"', 'shape: "self"')
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  dest: out')}: compute.dest: output 'out' must have shape 'index' for this dim, got 'self'"
+    )

@@ -191,6 +191,7 @@ def _row_cases() -> dict[str, tuple[Any, set[str]]]:
         "layer_norm": (lambda x: F.layer_norm(x, (6,), weight, target[0], 1e-5), {"LayerNorm"}),
         "index_select": (lambda x: torch.index_select(x, 1, torch.tensor([5, 0, 5])), {"IndexSelect"}),
         "take": (lambda x: x.take(torch.tensor([[-1, 7], [0, 23]])), {"Take"}),
+        "gather": (lambda x: torch.gather(x, 1, torch.tensor([[5, 0], [1, 1], [0, 5]])), {"Gather"}),
         "silu": (F.silu, {"SiluBackward"}),
         "gelu": (lambda x: F.gelu(x, approximate="tanh"), {"GeluBackwardV2"}),
         "mish": (F.mish, {"MishBackward"}),

@@ -164,6 +164,10 @@ def _take_stub(input: Any, index: Any) -> Args:
     return {"input": input, "index": index}
 
 
+def _gather_stub(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Args:
+    return {"input": input, "dim": dim, "index": index, "sparse_grad": sparse_grad}
+
+
 def _padding_row(a: Args) -> int:
     """torch's padding_idx as aclnn's ``paddingIdx``: a negative index counts from the end (as
     ``F.embedding`` normalizes it); None is -1, no padding row."""
@@ -298,6 +302,14 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         ("input", "index"),
         forward="Take",
         forward_args=lambda a: {"self": a["input"], "index": a["index"]},
+    ),
+    TorchOp(
+        "gather",
+        ((torch.gather, _gather_stub), (torch.Tensor.gather, _gather_stub)),
+        ("input", "index"),
+        forward="Gather",
+        forward_args=lambda a: {"self": a["input"], "dim": int(a["dim"]), "index": a["index"]},
+        takes=lambda a: not a["sparse_grad"],
     ),
     TorchOp(
         "embedding",

@@ -5,13 +5,17 @@ index tensor, in three forms by the kind of ``compute.dim``:
   ``[P, A, Q]`` around ``dim``; the index 0-d or 1-d; out is the source's shape with ``dim``'s extent the
   index's element count;
 - a constant dim (as aclnnEmbedding, dim 0): the index of any rank takes the dim's place in out's shape;
-- ``flatten`` (as aclnnTake): elements of the flattened source; out has the index's shape.
+- ``flatten`` (as aclnnTake): elements of the flattened source; out has the index's shape;
+- ``elements`` (``compute.direction: gather_elements``, as aclnnGather): an int64 attr dim and an index of the
+  source's rank; ``out[i...] = source[i... with dim's coordinate replaced by index[i...]]``, out has the
+  index's shape.
 
 It reads only the :class:`~codegen.spec.model.OpSpec` (tensors, attrs, constraints and the roles of
 ``compute``: ``source``, ``index``, ``dest``, ``dim``, ``negative_index``) and the catalogue's
 :class:`~codegen.spec.model.Product`. The rules are CANN's (hicann/ops-nn ``index/gather_v2/op_api/
 aclnn_index_select.cpp``, ``index/embedding/op_api/aclnn_embedding.cpp``, ``index/gather_v2/op_api/
-aclnn_take.cpp`` and their documents), in their order:
+aclnn_take.cpp``, ``index/gather_elements_v2/op_host/op_api/aclnn_gather.cpp`` and their documents), in their
+order:
 
 1. a null tensor: 161001;
 2. a dtype outside the tensor's list for the product (BF16 only where the product has it); an output whose
@@ -26,6 +30,13 @@ aclnn_take.cpp`` and their documents), in their order:
 5. each spec constraint of the product whose ``require`` is false (IndexSelect's "a 0-d self takes an index
    of shape [1]", Take's "an empty self gives no element"): its ``status``;
 6. success. An empty source or index launches nothing: the output keeps what it held.
+
+The ``elements`` form follows aclnn_gather.cpp's own order instead: null tensors (161001); the source's dtype
+for the product, the index's (only when the index is not empty), an output dtype other than the source's; the
+ranks of source and index differing (0-d counts as 1), a rank above 8, an output shape other than the
+index's, ``dim`` outside ``[-r, r)``; when the index is not empty, an index extent outside ``dim`` above the
+source's or a source extent 0 along ``dim`` (all 161002). CANN checks no format there; the spec's ``formats``
+are held as for the other forms (this project refuses the private formats everywhere).
 
 Values are exact: each output row is the source row its index names, bit for bit, in the source's dtype.
 CANN documents index values in ``[0, A)`` only; with ``negative_index: wrap`` a value in ``[-A, 0)`` names the
@@ -52,8 +63,11 @@ def roles(spec: OpSpec) -> tuple[str, str, str, str | None]:
 
 
 def form_of(spec: OpSpec) -> tuple[str, int]:
-    """``("attr" | "const" | "flatten", constant dim)`` of the op's ``compute.dim``."""
+    """``("attr" | "const" | "flatten" | "elements", constant dim)`` of the op's ``compute`` (``elements``: its
+    ``direction`` is ``gather_elements``)."""
     c: Any = spec.compute
+    if getattr(c, "direction", "") == "gather_elements":
+        return "elements", 0
     if getattr(c, "flatten", False):
         return "flatten", 0
     if c.dim is None:
@@ -81,6 +95,9 @@ def out_shape(spec: OpSpec, call: Call) -> tuple[int, ...] | None:
     form, const = form_of(spec)
     if form == "flatten":
         return i
+    if form == "elements":
+        r = max(len(s), 1)
+        return i if -r <= int(call.attrs[str(dim_attr)]) < r else None
     if form == "const":
         return (*s[:const], *i, *s[const + 1 :]) if const < len(s) else None
     r = max(len(s), 1)
@@ -96,6 +113,8 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
         if t[ts.name].null:
             return Prediction(NULLPTR, f"{ts.name} is null")
     src, index, out, dim_attr = roles(spec)
+    if form_of(spec)[0] == "elements":
+        return _predict_elements(spec, product, call)
     for ts in every:
         if t[ts.name].dtype not in ts.dtypes_for(product):
             return Prediction(INVALID, f"{ts.name} dtype {t[ts.name].dtype.name} not supported on {product.name}")
@@ -131,6 +150,45 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     return found if found is not None else Prediction(SUCCESS, "")
 
 
+def _predict_elements(spec: OpSpec, product: Product, call: Call) -> Prediction:
+    """The status of a call of the ``elements`` form after the null checks (aclnn_gather.cpp's order)."""
+    t = call.tensors
+    src, index, out, dim_attr = roles(spec)
+    s_t, i_t, o_t = spec.tensor(src), spec.tensor(index), spec.tensor(out)
+    i_shape = t[index].shape or ()
+    i_empty = math.prod(i_shape) == 0
+    if t[src].dtype not in s_t.dtypes_for(product):
+        return Prediction(INVALID, f"{src} dtype {t[src].dtype.name} not supported on {product.name}")
+    if not i_empty and t[index].dtype not in i_t.dtypes_for(product):
+        return Prediction(INVALID, f"{index} dtype {t[index].dtype.name} not supported")
+    if t[out].dtype != t[src].dtype:
+        return Prediction(INVALID, f"{out} dtype {t[out].dtype.name} is not {src}'s {t[src].dtype.name}")
+    s = t[src].shape or ()
+    r = max(len(s), 1)
+    if max(len(i_shape), 1) != r:
+        return Prediction(INVALID, f"{index} rank {len(i_shape)} is not {src}'s {len(s)}")
+    for ts in (s_t, i_t, o_t):
+        if _rank(t[ts.name].shape) > ts.rank[1]:
+            return Prediction(INVALID, f"{ts.name} rank above {ts.rank[1]}")
+    if (t[out].shape or ()) != i_shape:
+        return Prediction(INVALID, f"{out} shape {t[out].shape} is not {index}'s {i_shape}")
+    dim = int(call.attrs[str(dim_attr)])
+    if not -r <= dim < r:
+        return Prediction(INVALID, f"{dim_attr} {dim} outside [{-r}, {r})")
+    if not i_empty:
+        axis = dim % r
+        for d in range(len(s)):
+            if d != axis and i_shape[d] > s[d]:
+                return Prediction(INVALID, f"{index} extent {i_shape[d]} of dim {d} above {src}'s {s[d]}")
+            if d == axis and s[d] == 0:
+                return Prediction(INVALID, f"{src} has no element along dim {d}")
+    for ts in (s_t, i_t, o_t):
+        if t[ts.name].fmt not in ts.formats:
+            return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
+    found = _constraints_status(spec, product, call)
+    return found if found is not None else Prediction(SUCCESS, "")
+
+
 def writes_output(spec: OpSpec, call: Call) -> bool:
     """Whether a successful call writes its output: not when the source or the index is empty."""
     src, index, _, _ = roles(spec)
@@ -142,6 +200,8 @@ def expected_output(spec: OpSpec, call: Call, source: np.ndarray, index: np.ndar
     zeros for an index value outside ``[0, A)``, or outside ``[-A, A)`` with ``negative_index: wrap``)."""
     form, const = form_of(spec)
     c: Any = spec.compute
+    if form == "elements":
+        return _gathered_elements(int(call.attrs[str(c.dim)]), c.negative == "wrap", source, index)
     if form == "flatten":
         view, axis = np.ascontiguousarray(source).reshape(-1), 0
     elif form == "const":
@@ -162,3 +222,22 @@ def expected_output(spec: OpSpec, call: Call, source: np.ndarray, index: np.ndar
     want = out_shape(spec, call)
     assert want is not None
     return rows.reshape(want)
+
+
+def _gathered_elements(dim: int, wrap: bool, source: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``out[i...] = source[i... with dim's coordinate replaced by index[i...]]`` in the source's dtype (a zero
+    for a value outside ``[0, A)``, after adding ``A`` to one in ``[-A, 0)`` when ``wrap``)."""
+    view = np.asarray(source).reshape(np.shape(source) or (1,))
+    idx = np.asarray(index).astype(np.int64)
+    picks = idx.reshape(idx.shape or (1,))
+    axis = dim % view.ndim
+    a = view.shape[axis]
+    if wrap:
+        picks = np.where((picks < 0) & (picks >= -a), picks + a, picks)
+    valid = (picks >= 0) & (picks < a)
+    out = np.zeros(picks.shape, view.dtype)
+    for pos in zip(*np.nonzero(valid), strict=True):
+        coords = list(pos)
+        coords[axis] = int(picks[pos])
+        out[pos] = view[tuple(coords)]
+    return out.reshape(idx.shape)

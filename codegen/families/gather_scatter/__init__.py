@@ -1,13 +1,14 @@
 """The gather/scatter family: tensors viewed as ``[P, A, Q]`` around a ``dim`` and moved by an index tensor
-along ``A`` (a row gather: ``out[p, k, q] = self[p, index[k], q]``, IndexSelect). See :mod:`codegen.registry`
-for the package layout."""
+along ``A`` (a row gather: ``out[p, k, q] = self[p, index[k], q]``, IndexSelect; an element gather: one
+element per element of an index of the source's rank, Gather). See :mod:`codegen.registry` for the package
+layout."""
 
 from codegen.registry import Family
 
 FAMILY = Family(
     name="gather_scatter",
     summary=(
-        "rows of [P, A, Q] around dim (an attr, a constant or flattened) picked by an index tensor (row gather); "
-        "invalid indices give zero rows"
+        "rows of [P, A, Q] around dim (an attr, a constant or flattened) picked by an index tensor (row gather), "
+        "or elements by an index of the source's rank (element gather); invalid indices give zeros"
     ),
 )

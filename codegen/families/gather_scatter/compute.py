@@ -22,6 +22,11 @@ index tensor says. The one direction so far is the row gather::
 - ``flatten`` (Take): the source is read as one row of ``numel(source)`` elements of one element each (``P =
   Q = 1``), the index has any rank and the output its shape: ``inserted(shape(numel(self)), 0, index)``.
 
+``direction: gather_elements`` (Gather, ``torch.gather``) picks one element per index element instead of
+rows: the index has the source's rank (a 0-d tensor counts as rank 1), each of its extents outside ``dim`` at
+most the source's, and ``out[i...] = source[i... with dim's coordinate replaced by index[i...]]``; ``dim``
+must be an int64 attr and the output has the index's shape: ``index``.
+
 ``negative_index`` says what an index below 0 selects: ``zero`` a row of zeros (as any value outside ``[0,
 A)``), ``wrap`` the row ``index + A`` when that is in ``[0, A)`` (PyTorch's rule), a row of zeros otherwise.
 
@@ -46,7 +51,9 @@ if TYPE_CHECKING:
 __all__ = ["parse_compute"]
 
 #: The directions the family generates.
-DIRECTIONS: tuple[str, ...] = ("gather",)
+DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements")
+#: The direction that gathers one source element per index element (``torch.gather``).
+ELEMENTS = "gather_elements"
 #: Index dtypes the kernels read (the tiling key's index digit is the position).
 INDEX_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT64)
 #: What a negative index selects (``negative_index``): a zero row, or the row ``index + A`` (wrapped).
@@ -68,6 +75,8 @@ class GatherScatterCompute:
         dim: the int64 attr naming the dim, or None when the dim is a constant or the source is flattened.
         dim_const: the constant dim (``flatten``: 0 of the flattened source), or None for an attr.
         flatten: whether the source is read flattened (``dim: flatten``).
+        elements: whether one element is gathered per index element (``direction: gather_elements``; the
+            index has the source's rank and the output its shape).
         negative: what a negative index selects (:data:`NEGATIVE_POLICIES`).
         loc: the ``compute`` entry.
     """
@@ -81,9 +90,12 @@ class GatherScatterCompute:
     flatten: bool
     negative: str
     loc: SourceLoc
+    elements: bool = False
 
     def shape_rule(self) -> str:
         """The output shape rule ``dim``'s kind asks for (the spec's output ``shape`` must be this text)."""
+        if self.elements:
+            return self.index
         if self.flatten:
             return f"inserted(shape(numel({self.source})), 0, {self.index})"
         if self.dim is None:
@@ -115,6 +127,13 @@ class GatherScatterCompute:
         Raises:
             ValueError: the dim is out of range for ``source``.
         """
+        if self.elements:
+            if dim_value is None:
+                raise ValueError(f"the attr {self.dim} needs a value")
+            rank = max(len(source), 1)
+            if not -rank <= dim_value < rank:
+                raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
+            return index
         if self.flatten:
             return index
         if self.dim is None:
@@ -146,7 +165,8 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
 
     Checks: ``direction`` is one of :data:`DIRECTIONS`; ``source`` and ``index`` name two different inputs
     and ``dest`` the one output; the index input's dtypes are among :data:`INDEX_DTYPES`; the output's dtypes
-    equal the source's; ``dim`` names an int64 attr (the index's rank is then at most 1), or is an integer
+    equal the source's; ``dim`` names an int64 attr (the index's rank is then at most 1, or for
+    ``gather_elements`` the source's rank range), or is an integer
     below the source's smallest rank, or ``flatten``; ``negative_index`` is one of :data:`NEGATIVE_POLICIES`;
     the output's ``shape`` is the rule of ``dim``'s kind (:meth:`GatherScatterCompute.shape_rule`); the op has
     exactly these two inputs, one output and one attr (none when ``dim`` is not an attr). Every problem is
@@ -217,7 +237,7 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
                 f"allowed: {', '.join(d.name for d in INDEX_DTYPES)}",
             )
             ok = False
-        if dim is not None and t.rank[1] > 1:
+        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS:
             r.error(m["index"], f"index input '{index}' must have rank 0 or 1 with an attr dim, got up to {t.rank[1]}")
             ok = False
     if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
@@ -228,6 +248,16 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         ok = False
     if dim is not None and attrs[dim].type != "int64":
         r.error(m["dim"], f"attr '{dim}' is {attrs[dim].type}; dim needs an int64 attr")
+        ok = False
+    if direction == ELEMENTS and dim_node is not None and dim is None:
+        r.error(m["dim"], "direction gather_elements needs an int64 attr as dim")
+        ok = False
+    if direction == ELEMENTS and source is not None and index is not None and inputs[source].rank != inputs[index].rank:
+        r.error(
+            m["index"],
+            f"index input '{index}' must have the rank range of '{source}' for gather_elements "
+            f"({list(inputs[source].rank)}), got {list(inputs[index].rank)}",
+        )
         ok = False
     want_attrs = 1 if dim is not None else 0
     if len(ctx.inputs) != 2 or len(ctx.outputs) != 1 or len(ctx.attrs) != want_attrs:
@@ -241,7 +271,9 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         return None
     if dim is None and dim_const is None:
         return None
-    model = GatherScatterCompute(direction, source, index, dest, dim, dim_const, flatten, negative, node.loc)
+    model = GatherScatterCompute(
+        direction, source, index, dest, dim, dim_const, flatten, negative, node.loc, direction == ELEMENTS
+    )
     out = outputs[dest]
     if out.shape is not None and to_source(out.shape) != model.shape_rule():
         r.error(

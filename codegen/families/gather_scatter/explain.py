@@ -1,7 +1,7 @@
 """``opgen explain`` for the gather/scatter family: the shape is the source's; the call gathers along dim 0
 (an attr dim is set to 0; a constant dim is the spec's; a flattened source is read as one row of one-element
-rows) with as many indices as that dim's extent (INT64 where listed), in a 1-d index; the tiling section is
-the planner's."""
+rows) with as many indices as that dim's extent (INT64 where listed), in a 1-d index (an element gather: an
+index of the source's shape, dim 0); the tiling section is the planner's."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 
 from codegen.check.constraints import TensorStandIn
 from codegen.families.gather_scatter.compute import GatherScatterCompute
-from codegen.families.gather_scatter.plan.tiling import LINE_BYTES, MODE_WINDOWS, TILE_BUFFERS, pqa, tiling_decision
+from codegen.families.gather_scatter.plan.tiling import (
+    LINE_BYTES,
+    MODE_WINDOWS,
+    TILE_BUFFERS,
+    elements_decision,
+    pqa,
+    tiling_decision,
+)
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -29,6 +36,11 @@ def _dtype(spec: OpSpec, dtype_name: str | None) -> DType:
     return DType[dtype_name] if dtype_name else spec.tensor(_compute(spec).source).dtypes[0]
 
 
+def _index_shape(comp: GatherScatterCompute, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The index shape of the explained call: the source's (an element gather), else ``(K,)`` (:func:`_k`)."""
+    return shape if comp.elements else (_k(comp, shape),)
+
+
 def _k(comp: GatherScatterCompute, shape: tuple[int, ...]) -> int:
     """The index count of the explained call: the extent of the gathered dim (1 for a 0-d shape)."""
     view, axis = comp.view(shape, 0)
@@ -42,12 +54,15 @@ def shape_call(
     (one for a 0-d shape), the output of the rule's shape, an attr dim 0."""
     comp = _compute(spec)
     k = _k(comp, shape)
+    idx = _index_shape(comp, shape)
     dt = _dtype(spec, dtype_name)
     env: dict[str, object] = {
         comp.source: TensorStandIn(shape, dt),
-        comp.index: TensorStandIn((k,), _index_dtype(spec)),
-        comp.dest: TensorStandIn(comp.out_shape(shape, (k,), 0 if comp.dim is not None else None), dt),
+        comp.index: TensorStandIn(idx, _index_dtype(spec)),
+        comp.dest: TensorStandIn(comp.out_shape(shape, idx, 0 if comp.dim is not None else None), dt),
     }
+    if comp.elements:
+        return env, [f"{comp.dim} 0 with an index of {list(shape)}"], {str(comp.dim): 0}
     if comp.dim is None:
         return env, [f"{k} indices"], {}
     return env, [f"{comp.dim} 0 with {k} indices"], {comp.dim: 0}
@@ -56,7 +71,7 @@ def shape_call(
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """The source of ``shape`` and the output (gathered along dim 0 with as many indices as its extent)."""
     comp = _compute(spec)
-    out = comp.out_shape(shape, (_k(comp, shape),), 0 if comp.dim is not None else None)
+    out = comp.out_shape(shape, _index_shape(comp, shape), 0 if comp.dim is not None else None)
     return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(out)}", out)]
 
 
@@ -66,6 +81,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     call without output elements, a line saying none is computed (the L2 API launches nothing)."""
     dt = _dtype(spec, dtype_name)
     comp = _compute(spec)
+    if comp.elements:
+        return _explain_elements(spec, product, shape, dt)
     k = _k(comp, shape)
     view, axis = comp.view(shape, 0)
     how = "flattened" if comp.flatten else "along dim 0"
@@ -93,6 +110,24 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"  cores: {t.units_per_core} unit(s) per core, the first {t.units_former_num} one more",
         ]
     return "\n".join(lines)
+
+
+def _explain_elements(spec: OpSpec, product: Product, shape: tuple[int, ...], dt: DType) -> str:
+    """The tiling lines of an element gather along dim 0 with an index of the source's shape."""
+    head = f"tiling for {list(shape)} ({dt.name}) gathered element by element along dim 0 by an index of its shape"
+    if 0 in shape:
+        return f"{head}: none (the output has no element; the aclnn API launches nothing)"
+    t = elements_decision(spec, product, shape, shape, 0, dt, _index_dtype(spec))
+    return "\n".join(
+        [
+            f"{head}: A {t.axis_len}, {t.index_num} elements; tiling key {t.tiling_key}, blockDim {t.block_dim} of "
+            f"{product.vector_core_num}, workspace {product.sys_workspace_bytes} bytes (system workspace only)",
+            f"  UB: {TILE_BUFFERS} tiles of {t.slot_bytes} bytes, each {t.chunk_len} output elements and their "
+            "indices; one scalar read of the source per element, the index read and the output written per "
+            "tile with DataCopyPad",
+            f"  cores: {t.units_per_core} element(s) per core, the first {t.units_former_num} one more",
+        ]
+    )
 
 
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)

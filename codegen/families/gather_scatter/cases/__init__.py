@@ -7,7 +7,8 @@ of 1, 7, 8, 9 and 33 elements in every byte width; all indices equal; reversed i
 which must give zero rows and no emulator fault; 5000 rows of one element (tiles past DataCopyPad's 4095
 rows, buffers reused); rows larger than a tile (chunks); rows over every core; a 0-d index; a 0-d source
 with a valid and an invalid index; empty sources and indices (nothing launched, out left as it is); a
-non-contiguous source, index and out. Status cases: :mod:`.status`. The 64-bit offset case: :mod:`.offsets`.
+non-contiguous source, index and out. Status cases: :mod:`.status`. An element gather
+(``direction: gather_elements``) takes :mod:`.elements` instead. The 64-bit offset case: :mod:`.offsets`.
 ``quick`` keeps one representative of each group.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from codegen.check.cases import Case
+from codegen.families.gather_scatter.cases.elements import elements_status_cases, elements_value_cases
 from codegen.families.gather_scatter.cases.offsets import check_offsets, offset_cases, probe_ranges
 from codegen.families.gather_scatter.cases.outputs import infer_output
 from codegen.families.gather_scatter.cases.status import status_cases
@@ -33,9 +35,14 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     listed = [d for d in spec.tensor(comp.source).dtypes if product.supports(d)]
     chosen = [d for d in dtypes if d in listed]
     index_dtypes = list(spec.tensor(comp.index).dtypes)
-    if chosen:
-        yield from value_cases(mk, chosen, index_dtypes, quick)
-    yield from status_cases(mk, listed, index_dtypes)
+    if comp.elements:
+        if chosen:
+            yield from elements_value_cases(mk, chosen, index_dtypes, quick)
+        yield from elements_status_cases(mk, listed, index_dtypes)
+    else:
+        if chosen:
+            yield from value_cases(mk, chosen, index_dtypes, quick)
+        yield from status_cases(mk, listed, index_dtypes)
     i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
     yield from offset_cases(spec, product, (chosen or listed)[0], i64)
 

@@ -12,9 +12,11 @@ from codegen.check.offsets import device_attrs, device_byte_ranges
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.tiling import (
     LINE_BYTES,
+    MODE_ELEMENTS,
     MODE_WINDOWS,
     TILE_BUFFERS,
     TilingDecision,
+    elements_decision,
     tiling_decision,
 )
 from codegen.spec.model import DType, OpSpec, Product
@@ -30,7 +32,10 @@ OFFSET_FLAT_K = 2**32 + 64
 
 
 def offset_call(comp: GatherScatterCompute) -> tuple[tuple[int, ...], int | None, tuple[int, ...]]:
-    """``(source shape, attr dim or None, index shape)`` of the offset case of ``comp``'s dim kind."""
+    """``(source shape, attr dim or None, index shape)`` of the offset case of ``comp``'s dim kind (an element
+    gather: the index of the source's shape, about 2**33 elements)."""
+    if comp.elements:
+        return OFFSET_SHAPE, 1, OFFSET_SHAPE
     if comp.flatten:
         return OFFSET_SHAPE, None, (OFFSET_FLAT_K,)
     if comp.dim is None:
@@ -69,6 +74,8 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Ite
 def _last_unit_start(d: TilingDecision) -> int:
     """The output element where the kernel's last unit (of the last core) starts."""
     last = d.units_per_core * d.used_cores + d.units_former_num - 1
+    if d.copy_mode == MODE_ELEMENTS:
+        return last
     if d.copy_mode == MODE_WINDOWS:
         return last * (LINE_BYTES // (d.bytes_per_element // TILE_BUFFERS))
     return last // d.chunk_num * d.inner + last % d.chunk_num * d.chunk_len
@@ -82,7 +89,11 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     assert isinstance(comp, GatherScatterCompute)
     shape, dim, index_shape = offset_call(comp)
     view, axis = comp.view(shape, dim)
-    d = tiling_decision(fn.spec, fn.product, view, axis, index_shape[0], DType[p["dtype"]], DType[p["index"]])
+    if comp.elements:
+        assert dim is not None
+        d = elements_decision(fn.spec, fn.product, shape, index_shape, dim, DType[p["dtype"]], DType[p["index"]])
+    else:
+        d = tiling_decision(fn.spec, fn.product, view, axis, index_shape[0], DType[p["dtype"]], DType[p["index"]])
     for k, v in d.tiling_fields().items():
         if tiling.get(k) != v:
             return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
@@ -114,6 +125,8 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
         return {}
     first = core * per + min(core, former)
     last = first + count - 1
+    if tiling["copyMode"] == MODE_ELEMENTS:
+        return _element_ranges(fn, case, tiling, first, last)
     inner, k_num, a = tiling["inner"], tiling["indexNum"], tiling["axisLen"]
     total = tiling["outer"] * k_num * inner
     if tiling["copyMode"] == MODE_WINDOWS:
@@ -135,6 +148,47 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     by_source = {comp.source: source, comp.dest: (e0, e1)}
     if p0 == p1:  # rows of one p read index[r0 % K .. r1 % K]; across p the reads wrap to 0: not one range
         by_source[comp.index] = (r0 % k_num, r1 % k_num + 1)
+    ranges = device_byte_ranges(
+        fn.spec, case.params["request"], lambda param: by_source.get(param.source or "", (0, 0))
+    )
+    return {name: r for name, r in ranges.items() if r != (0, 0)}
+
+
+def _element_ranges(fn: Any, case: Case, tiling: dict[str, int], first: int, last: int) -> dict[str, tuple[int, int]]:
+    """copyMode 2: the core's output elements ``[first, last]`` and their indices; with every index 0 it reads
+    the source between the smallest and the largest offset of its elements. An element is ``(pre, k, q)``:
+    its coordinates before dim (``pre``), along dim (``k``, of extent ``K``) and after it (``q``, of ``Q``
+    values), in the right-aligned view (dim: the last view dim of stride 0); its offset is ``F(pre) + G(q)``,
+    both growing with their argument, so the smallest is at the first ``pre`` with the smallest ``q`` the core
+    takes there, the largest at the last ``pre`` with the largest."""
+    comp = fn.spec.compute
+    extents = [tiling[f"extent{i}"] for i in range(8)]
+    strides = [tiling[f"stride{i}"] for i in range(8)]
+    ax = max(i for i in range(8) if strides[i] == 0)
+    k_num = extents[ax]
+    q_num = 1
+    for e in extents[ax + 1 :]:
+        q_num *= e
+
+    def along(value: int, dims: range) -> int:
+        base = 0
+        for i in reversed(dims):
+            value, c = divmod(value, extents[i])
+            base += c * strides[i]
+        return base
+
+    def split(e: int) -> tuple[int, int, int]:
+        pre, rest = divmod(e, k_num * q_num)
+        k, q = divmod(rest, q_num)
+        return pre, k, q
+
+    p0, k0, q0 = split(first)
+    p1, k1, q1 = split(last)
+    q_min = 0 if (p1 > p0 and k0 < k_num - 1) or (p1 == p0 and k1 > k0) else q0
+    q_max = q_num - 1 if (p1 > p0 and k1 > 0) or (p1 == p0 and k1 > k0) else q1
+    lo = along(p0, range(ax)) + along(q_min, range(ax + 1, 8))
+    hi = along(p1, range(ax)) + along(q_max, range(ax + 1, 8)) + 1
+    by_source = {comp.source: (lo, hi), comp.index: (first, last + 1), comp.dest: (first, last + 1)}
     ranges = device_byte_ranges(
         fn.spec, case.params["request"], lambda param: by_source.get(param.source or "", (0, 0))
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.families.gather_scatter.plan.fields import TILING_FIELDS
+from codegen.families.gather_scatter.plan.fields import TILING_FIELDS, VIEW_DIMS
 from codegen.plan.products import spec_products
 from codegen.plan.tiling_decision import UbSplitDecision
 from codegen.spec.catalogue import UB_BLOCK_BYTES
@@ -41,6 +41,12 @@ LINE_BYTES = 64
 #: DataCopyPad).
 MODE_ROWS = 0
 MODE_WINDOWS = 1
+#: ``copyMode`` of ``direction: gather_elements``: one scalar read of the source per output element, the index
+#: read and the output written in tiles with DataCopyPad.
+MODE_ELEMENTS = 2
+#: copyMode 2: a tile's element count is a multiple of this (its output and index regions then start on
+#: 32-byte blocks whatever the widths).
+ELEMENT_ALIGN = 32
 #: The tiling key's width digit of each element byte width (the kernel moves bytes of that width).
 WIDTH_KEYS: dict[int, int] = {1: 0, 2: 1, 4: 2, 8: 3}
 #: The kernel's storage type of each element byte width.
@@ -106,6 +112,8 @@ class TilingDecision(UbSplitDecision):
     units_per_core: int
     units_former_num: int
     used_cores: int
+    extents: tuple[int, ...] = (0,) * VIEW_DIMS
+    strides: tuple[int, ...] = (0,) * VIEW_DIMS
 
 
 def tiling_decision(
@@ -166,10 +174,95 @@ def tiling_decision(
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
-    """Plan-time check: every product of ``spec`` gives tiles of at least :data:`MIN_TILE_BYTES`.
+    """Plan-time check: every product of ``spec`` gives tiles of at least :data:`MIN_TILE_BYTES` (and has
+    DataCopyPad for ``gather_elements``).
 
     Raises:
-        ValueError: a product's tile is too small (the message names the product).
+        ValueError: a product's tile is too small, or a ``gather_elements`` op lists a product without
+            DataCopyPad (the message names the product).
     """
+    elements = getattr(spec.compute, "elements", False)
     for product in spec_products(spec, catalogue):
         tile_bytes(spec, product)
+        if elements and not product.data_copy_pad:
+            raise ValueError(f"{spec.op} on {product.name}: gather_elements needs DataCopyPad, which it lacks")
+
+
+def elements_decision(
+    spec: OpSpec,
+    product: Product,
+    shape: tuple[int, ...],
+    index_shape: tuple[int, ...],
+    dim: int,
+    dtype: DType,
+    index: DType,
+) -> TilingDecision:
+    """The tiling of a ``gather_elements`` call (``copyMode`` 2): a source of ``shape`` and ``dtype``, an index of
+    ``index_shape`` (the source's rank; a 0-d shape is ``(1,)``) and ``index`` dtype along ``dim`` on ``product``.
+
+    The index's dims are right-aligned to :data:`VIEW_DIMS` (``extents``, 1 before them) with the source's
+    contiguous element strides beside them (``strides``; 0 for ``dim`` and the padding), ``outer`` is the
+    source's element count, ``inner`` is the
+    source's stride along ``dim`` and ``axisLen`` its extent ``A``. A tile of ``tileBytes`` holds ``chunkLen``
+    output elements and their indices (a multiple of :data:`ELEMENT_ALIGN` elements); the ``indexNum`` output
+    elements are split evenly over ``usedCores`` cores, the first ``unitsFormerNum`` taking one more.
+
+    Raises:
+        ValueError: ``dim`` out of range, the ranks differ, the call has no output element or an empty source
+            (the L2 API launches nothing), the product has no DataCopyPad, or its tile is too small.
+    """
+    if not product.data_copy_pad:
+        raise ValueError(f"{spec.op} on {product.name}: gather_elements needs DataCopyPad")
+    view = shape or (1,)
+    idx = index_shape or (1,)
+    if len(view) != len(idx):
+        raise ValueError(f"index rank {len(index_shape)} differs from the source's {len(shape)}")
+    rank = len(view)
+    if not -rank <= dim < rank:
+        raise ValueError(f"dim {dim} is out of range for rank {len(shape)}")
+    axis = dim % rank
+    total = 1
+    for d in idx:
+        total *= d
+    size = 1
+    for d in view:
+        size *= d
+    if total == 0 or size == 0:
+        raise ValueError("a call without output elements launches no kernel")
+    source_strides = [1] * rank
+    for i in range(rank - 2, -1, -1):
+        source_strides[i] = source_strides[i + 1] * view[i + 1]
+    pad = VIEW_DIMS - rank
+    extents = [1] * VIEW_DIMS
+    strides = [0] * VIEW_DIMS
+    for i in range(rank):
+        extents[pad + i] = idx[i]
+        strides[pad + i] = 0 if i == axis else source_strides[i]
+    width = dtype.itemsize
+    tile = tile_bytes(spec, product)
+    chunk = tile // (width + index.itemsize) // ELEMENT_ALIGN * ELEMENT_ALIGN
+    wanted = max(1, -(-(total * width) // spec.tiling.min_bytes_per_core))
+    cores = max(1, min(product.vector_core_num, total, wanted))
+    return TilingDecision(
+        product=product.name,
+        tiling_key=tiling_key(width, index),
+        block_dim=cores,
+        workspace_bytes=product.sys_workspace_bytes,
+        bytes_per_element=TILE_BUFFERS * (width + index.itemsize),
+        ub_budget_bytes=TILE_BUFFERS * tile,
+        ub_split=(("tiles", TILE_BUFFERS, tile),),
+        copy_mode=MODE_ELEMENTS,
+        outer=size,
+        axis_len=view[axis],
+        inner=source_strides[axis],
+        index_num=total,
+        chunk_len=chunk,
+        chunk_num=1,
+        slot_bytes=tile,
+        tile_rows=1,
+        units_per_core=total // cores,
+        units_former_num=total % cores,
+        used_cores=cores,
+        extents=tuple(extents),
+        strides=tuple(strides),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from codegen.families.gather_scatter.compute import GatherScatterCompute
-from codegen.families.gather_scatter.plan.tiling import tiling_decision
+from codegen.families.gather_scatter.plan.tiling import elements_decision, tiling_decision
 from codegen.plan import unit_tests as ut
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -18,6 +18,13 @@ UT_CASES: tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...] = (
 )
 #: Tiling cases of a constant or flattened dim (the dim is the spec's): rows of 7 elements with a 2-d index,
 #: many rows of 2 elements over many cores, rows larger than a tile.
+#: Tiling cases of an element gather: (source shape, dim, index shape): the source's shape along the middle
+#: dim, an index smaller outside dim along the last dim over many cores, a 0-d source and index.
+UT_CASES_ELEMENTS: tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...] = (
+    ((4, 10, 7), 1, (4, 10, 7)),
+    ((64, 3000), -1, (60, 2000)),
+    ((), 0, ()),
+)
 UT_CASES_CONST: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
     ((10, 7), (5, 3)),
     ((3000, 2), (40, 50)),
@@ -32,6 +39,8 @@ def _compute(spec: OpSpec) -> GatherScatterCompute:
 
 def _runs(comp: GatherScatterCompute) -> list[tuple[tuple[int, ...], int | None, tuple[int, ...]]]:
     """``(source shape, attr dim or None, index shape)`` of every tiling case of ``comp``'s dim kind."""
+    if comp.elements:
+        return [(shape, dim, idx) for shape, dim, idx in UT_CASES_ELEMENTS]
     if comp.dim is not None:
         return [(shape, dim, idx) for shape, dim, idx in UT_CASES]
     return [(shape, None, idx) for shape, idx in UT_CASES_CONST]
@@ -52,7 +61,11 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
         for (shape, dim, index_shape), index_dtype in runs:
             view, axis = comp.view(shape, dim)
             k = int(math.prod(index_shape))
-            d = tiling_decision(spec, p, view, axis, k, src, index_dtype)
+            if comp.elements:
+                assert dim is not None
+                d = elements_decision(spec, p, shape, index_shape, dim, src, index_dtype)
+            else:
+                d = tiling_decision(spec, p, view, axis, k, src, index_dtype)
             values = ut.ut_attr_values(spec)
             if comp.dim is not None:
                 values[comp.dim] = axis
@@ -61,7 +74,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
             cases.append(
                 ut.ut_tiling_case(
                     p,
-                    [src.name, index_dtype.name, "x".join(map(str, shape)), f"dim{axis % len(view)}", k],
+                    [src.name, index_dtype.name, "x".join(map(str, shape)), f"dim{axis % max(len(view), 1)}", k],
                     f"{comp.source} {src.name} {list(shape)}, {dim_words}{comp.index} {index_dtype.name} "
                     f"{list(index_shape)}",
                     ut.ut_device_inputs(spec, by_source),
@@ -75,16 +88,25 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
 
 
 def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
-    """Infershape cases. An attr dim: [4, 10, 7] along dim 1 with 5 indices ([4, 5, 7]), along dim -1 with a
-    0-d index ([4, 10, 1]), a 0-d source ([] with one index: 0-d), and dim 3 of a rank-3 source (InferShape
-    fails). A constant dim: a [10, 7] source with a [5, 3] index and with a 0-d index (the rule's shapes),
-    and, for a flattened source, a [2, 3] index; a 0-d source fails where the constant dim needs a dim."""
+    """Infershape cases. An element gather: index's shape ([4, 10, 7] by [4, 3, 7]), a 0-d source and index, a
+    rank mismatch and dim 3 of a rank-3 source (InferShape fails). An attr dim: [4, 10, 7] along dim 1 with 5
+    indices ([4, 5, 7]), along dim -1 with a 0-d index ([4, 10, 1]), a 0-d source ([] with one index: 0-d),
+    and dim 3 of a rank-3 source (InferShape fails). A constant dim: a [10, 7] source with a [5, 3] index and
+    with a 0-d index (the rule's shapes), and, for a flattened source, a [2, 3] index; a 0-d source fails where
+    the constant dim needs a dim."""
     comp = _compute(spec)
     src = spec.tensor(comp.source).dtypes[0]
     idx = DType.INT64 if DType.INT64 in spec.tensor(comp.index).dtypes else spec.tensor(comp.index).dtypes[0]
     out: list[ut.UtInferCase] = []
     cases: tuple[tuple[str, tuple[int, ...], int | None, tuple[int, ...], tuple[int, ...] | None], ...]
-    if comp.dim is not None:
+    if comp.elements:
+        cases = (
+            ("IndexShape", (4, 10, 7), 1, (4, 3, 7), (4, 3, 7)),
+            ("ScalarIndex", (), -1, (), ()),
+            ("RejectsRankMismatch", (4, 10, 7), 1, (5,), None),
+            ("RejectsDimOutOfRange", (4, 10, 7), 3, (4, 10, 7), None),
+        )
+    elif comp.dim is not None:
         cases = (
             ("MiddleDim", (4, 10, 7), 1, (5,), (4, 5, 7)),
             ("ScalarIndexLastDim", (4, 10, 7), -1, (), (4, 10, 1)),

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from codegen.families.gather_scatter.compute import GatherScatterCompute
-from codegen.families.gather_scatter.plan.fields import TILING_FIELDS
+from codegen.families.gather_scatter.plan.fields import TILING_FIELDS, VIEW_DIMS
 from codegen.families.gather_scatter.plan.tiling import (
+    ELEMENT_ALIGN,
     INDEX_KEYS,
     LINE_BYTES,
     MAX_BLOCK_COUNT,
     MIN_TILE_BYTES,
+    MODE_ELEMENTS,
     MODE_ROWS,
     MODE_WINDOWS,
     TILE_BUFFERS,
@@ -51,7 +53,8 @@ class Roles:
 
     ``dim`` is the attr's name ('' when the dim is not an attr, ``dim_pos`` then -1); ``dim_const`` the
     constant dim (0 for a flattened source); ``flatten`` whether the source is read flattened; ``negative_wrap``
-    whether a negative index counts from the end; ``around`` the view's words for comments and documents."""
+    whether a negative index counts from the end; ``elements`` whether one element is gathered per index element
+    (``direction: gather_elements``); ``around`` the view's words for comments and documents."""
 
     source: str
     index: str
@@ -64,6 +67,7 @@ class Roles:
     flatten: bool
     negative_wrap: bool
     around: str
+    elements: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,8 +133,11 @@ class TilingSourceView(TilingSourceBase):
     line_bytes: int
     max_block_count: int
     min_tile_bytes: int
+    mode_elements: int
     mode_rows: int
     mode_windows: int
+    element_align: int
+    view_dims: int
     pad_archs: tuple[ArchGroup, ...]
     roles: Roles
     tile_buffers: int
@@ -145,6 +152,7 @@ class KernelView(KernelBase):
     line_bytes: int
     roles: Roles
     tile_buffers: int
+    view_dims: int
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,7 @@ def roles_of(spec: OpSpec) -> Roles:
         comp.flatten,
         comp.negative == "wrap",
         around,
+        comp.elements,
     )
 
 
@@ -231,7 +240,7 @@ def _opdef(spec: OpSpec, products: list[Product], attrs: Any) -> OpDefRegistrati
 def _shape_text(comp: GatherScatterCompute) -> str:
     """The output shape rule of ``comp``'s dim kind, in words (Markdown)."""
     s, i, o = comp.source, comp.index, comp.dest
-    if comp.flatten:
+    if comp.flatten or comp.elements:
         return f"`{o}` has the shape of `{i}`"
     if comp.dim is None:
         return f"`{o}` has the shape of `{s}` with dim {comp.dim_const} replaced by all the dims of `{i}`"
@@ -244,7 +253,13 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
     s, i, o = comp.source, comp.index, comp.dest
     ranks = [f"`{t.name}` of rank above {t.rank[1]}" for t in (src, idx, dst)]
     ranks += [f"`{t.name}` of rank below {t.rank[0]}" for t in (src, idx, dst) if t.rank[0] > 0]
-    if comp.dim is not None:
+    if comp.elements:
+        dim_rules = (
+            f"`{comp.dim}` outside `[-rank, rank)`; `{s}` and `{i}` of different ranks (a 0-d tensor counts as rank "
+            f"1); `{o}` of another shape than `{i}`'s; when `{i}` is not empty, an extent of `{i}` outside "
+            f"`{comp.dim}` above `{s}`'s, or `{s}` without elements along `{comp.dim}`"
+        )
+    elif comp.dim is not None:
         dim_rules = (
             f"`{comp.dim}` outside `[-rank, rank)`; a 0-d `{s}` with an `{i}` of more than one element; "
             f"`{o}` of another shape than `{s}`'s with dim's extent `numel({i})` (checked when neither input is empty)"
@@ -261,7 +276,12 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
 def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
     comp = compute_of(spec)
     s, i, o = comp.source, comp.index, comp.dest
-    if comp.flatten:
+    if comp.elements:
+        view = (
+            f"`{o}[c] = {s}[c']`, where `c'` is the coordinates `c` of `{i}` with the one of `{comp.dim}` replaced by "
+            f"`{i}[c]`: one element of `{s}` per element of `{i}` (`A = {s}.shape[{comp.dim}]`)."
+        )
+    elif comp.flatten:
         view = f"`{s}` is read flattened, as `[1, A, 1]` with `A = numel({s})`; `{o}[k] = {s}.flat[{i}[k]]`."
     elif comp.dim is None:
         c = comp.dim_const
@@ -274,19 +294,24 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
         view = (
             f"`{s}` is viewed as `[P, A, Q]` around `{d}` (`A = {s}.shape[{d}]`); `{o}[p, k, q] = {s}[p, {i}[k], q]`."
         )
+    what = "element" if comp.elements else "row"
+    zero = "a zero" if comp.elements else "a row of zeros"
     if comp.negative == "wrap":
+        like = "as CANN documents; `torch.gather` raises there" if comp.elements else "as PyTorch"
         policy = (
-            f"An `{i}` value in `[-A, 0)` selects row `{i} + A` (as PyTorch); any other value outside `[0, A)` gives "
-            f"a row of zeros in `{o}`"
+            f"An `{i}` value in `[-A, 0)` selects {what} `{i} + A` ({like}); any other value outside `[0, A)` "
+            f"gives {zero} in `{o}`"
         )
     else:
-        policy = f"An `{i}` value outside `[0, A)` (CANN documents only values inside it) gives a row of zeros in `{o}`"
+        policy = f"An `{i}` value outside `[0, A)` (CANN documents only values inside it) gives {zero} in `{o}`"
     lines = [
         view,
         f"{policy}; no value of `{i}` makes the kernel read or write outside `{s}`, `{i}` and `{o}`.",
         f"An empty `{s}` or `{i}` returns success with workspace 0 and leaves `{o}` as it is; "
         + (
-            f"a 0-d `{i}` is one position; a 0-d `{s}` takes a one-element `{i}` and gives a 0-d `{o}`."
+            f"a 0-d `{s}` and `{i}` give a 0-d `{o}`."
+            if comp.elements
+            else f"a 0-d `{i}` is one position; a 0-d `{s}` takes a one-element `{i}` and gives a 0-d `{o}`."
             if comp.dim is not None
             else f"a 0-d `{i}` is one position, and {_shape_text(comp)}."
         ),
@@ -301,6 +326,20 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
 
 def _tiling_lines(spec: OpSpec) -> list[str]:
     comp = compute_of(spec)
+    if comp.elements:
+        return [
+            "Every size and offset is int64; an index is "
+            + ("wrapped when negative, then " if comp.negative == "wrap" else "")
+            + "tested against `[0, A)` before it forms an address.",
+            f"UB holds {TILE_BUFFERS} tiles (`copyMode` {MODE_ELEMENTS}); a tile holds `chunkLen` output elements "
+            f"and their indices (a multiple of {ELEMENT_ALIGN} elements). A tile's indices are read with one "
+            "DataCopyPad (the next tile's while this one is computed); the scalar unit reads one element of "
+            f"`{comp.source}` per output element (only gathered elements are read) and one DataCopyPad writes "
+            "the tile, overlapping the next tile's work.",
+            f"Cores: the output elements are split evenly over at most coreNum cores, one per "
+            f"{spec.tiling.min_bytes_per_core} bytes of `{comp.dest}` at least; each core walks its elements' "
+            "coordinates in the index's dims, right-aligned to 8 (`extent0..7`, `stride0..7`).",
+        ]
     return [
         "Every size and offset is int64; an index is "
         + ("wrapped when negative, then " if comp.negative == "wrap" else "")
@@ -356,6 +395,9 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "line_bytes": LINE_BYTES,
         "mode_rows": MODE_ROWS,
         "mode_windows": MODE_WINDOWS,
+        "mode_elements": MODE_ELEMENTS,
+        "element_align": ELEMENT_ALIGN,
+        "view_dims": VIEW_DIMS,
         "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
         "min_tile_bytes": MIN_TILE_BYTES,
         "dfx_in": ", ".join([*spec.input_names, *spec.attr_names]),

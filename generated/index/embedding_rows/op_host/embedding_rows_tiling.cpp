@@ -22,6 +22,9 @@ constexpr int64_t MIN_BYTES_PER_CORE = 32768;
 constexpr int64_t LINE_BYTES = 64;  // without DataCopyPad, cores split the output in whole cache lines
 constexpr int64_t MODE_ROWS = 0;
 constexpr int64_t MODE_WINDOWS = 1;
+constexpr int64_t MODE_ELEMENTS = 2;
+constexpr int64_t ELEMENT_ALIGN = 32;  // copyMode 2: a tile's elements, a multiple of this
+constexpr int64_t VIEW_DIMS = 8;       // copyMode 2: the view's dims (the index's, right-aligned)
 
 // Whether an NpuArch has DataCopyPad (specs/products.yaml `data_copy_pad`); false for any other NpuArch.
 bool HasDataCopyPad(uint32_t npuArch) {
@@ -93,6 +96,8 @@ static ge::graphStatus EmbeddingRowsTilingFunc(gert::TilingContext *context) {
     return ge::GRAPH_FAILED;
   }
   const gert::Shape &shape = sourceShape->GetStorageShape();
+  int64_t extents[VIEW_DIMS] = {};  // copyMode 2 only: indices's dims right-aligned, 1 before them
+  int64_t strides[VIEW_DIMS] = {};  // copyMode 2 only: weight's element strides (0 for dim and the padding)
   int64_t outer = 1;
   int64_t axisLen = 1;
   int64_t inner = 1;
@@ -165,6 +170,22 @@ static ge::graphStatus EmbeddingRowsTilingFunc(gert::TilingContext *context) {
   tiling.set_unitsPerCore(unitsPerCore);
   tiling.set_unitsFormerNum(unitsFormerNum);
   tiling.set_usedCores(usedCores);
+  tiling.set_extent0(extents[0]);
+  tiling.set_extent1(extents[1]);
+  tiling.set_extent2(extents[2]);
+  tiling.set_extent3(extents[3]);
+  tiling.set_extent4(extents[4]);
+  tiling.set_extent5(extents[5]);
+  tiling.set_extent6(extents[6]);
+  tiling.set_extent7(extents[7]);
+  tiling.set_stride0(strides[0]);
+  tiling.set_stride1(strides[1]);
+  tiling.set_stride2(strides[2]);
+  tiling.set_stride3(strides[3]);
+  tiling.set_stride4(strides[4]);
+  tiling.set_stride5(strides[5]);
+  tiling.set_stride6(strides[6]);
+  tiling.set_stride7(strides[7]);
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(key));

@@ -7,11 +7,13 @@
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(EmbeddingRowsTilingData)
-TILING_DATA_FIELD_DEF(int64_t, copyMode);  // 0: rows with DataCopyPad; 1: element windows (no DataCopyPad)
-TILING_DATA_FIELD_DEF(int64_t, outer);     // P: the product of the dims of weight before dim
-TILING_DATA_FIELD_DEF(int64_t, axisLen);   // A: the extent of dim in weight (valid indices are [0, A))
-TILING_DATA_FIELD_DEF(int64_t, inner);     // Q: elements of a row (the product of the dims after dim)
-TILING_DATA_FIELD_DEF(int64_t, indexNum);  // K: elements of indices; out has P * K rows
+TILING_DATA_FIELD_DEF(
+    int64_t, copyMode);  // 0: rows with DataCopyPad; 1: element windows (no DataCopyPad); 2: elements (gather_elements)
+TILING_DATA_FIELD_DEF(int64_t, outer);    // P: the product of the dims of weight before dim (copyMode 2: numel(weight))
+TILING_DATA_FIELD_DEF(int64_t, axisLen);  // A: the extent of dim in weight (valid indices are [0, A))
+TILING_DATA_FIELD_DEF(
+    int64_t, inner);  // Q: elements of a row (the product of the dims after dim; copyMode 2: weight's stride along dim)
+TILING_DATA_FIELD_DEF(int64_t, indexNum);  // K: elements of indices; out has P * K rows (copyMode 2: K elements)
 TILING_DATA_FIELD_DEF(
     int64_t,
     chunkLen);  // elements of a row chunk (Q when a row fits a tile; whole 32-byte blocks otherwise), or of a window
@@ -21,6 +23,38 @@ TILING_DATA_FIELD_DEF(int64_t, tileRows);   // rows per tile, written with one D
 TILING_DATA_FIELD_DEF(int64_t, unitsPerCore);  // work units (rows x chunks; copyMode 1: 64-byte output lines) per core
 TILING_DATA_FIELD_DEF(int64_t, unitsFormerNum);  // cores that take one unit more (the first ones)
 TILING_DATA_FIELD_DEF(int64_t, usedCores);       // cores the launch runs on
+TILING_DATA_FIELD_DEF(
+    int64_t, extent0);  // copyMode 2: extent of view dim 0 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent1);  // copyMode 2: extent of view dim 1 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent2);  // copyMode 2: extent of view dim 2 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent3);  // copyMode 2: extent of view dim 3 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent4);  // copyMode 2: extent of view dim 4 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent5);  // copyMode 2: extent of view dim 5 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent6);  // copyMode 2: extent of view dim 6 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, extent7);  // copyMode 2: extent of view dim 7 of indices (dims right-aligned to 8, 1 before; 0 otherwise)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride0);  // copyMode 2: elements of weight per step of view dim 0 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride1);  // copyMode 2: elements of weight per step of view dim 1 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride2);  // copyMode 2: elements of weight per step of view dim 2 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride3);  // copyMode 2: elements of weight per step of view dim 3 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride4);  // copyMode 2: elements of weight per step of view dim 4 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride5);  // copyMode 2: elements of weight per step of view dim 5 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride6);  // copyMode 2: elements of weight per step of view dim 6 (0 for dim and the padding dims)
+TILING_DATA_FIELD_DEF(
+    int64_t, stride7);  // copyMode 2: elements of weight per step of view dim 7 (0 for dim and the padding dims)
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EmbeddingRows, EmbeddingRowsTilingData)

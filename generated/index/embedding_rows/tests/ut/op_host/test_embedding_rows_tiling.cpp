@@ -121,6 +121,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_FLOAT_INT64_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910: weight FLOAT [3000, 2], indices INT64 [40, 50]
@@ -181,6 +213,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_FLOAT_INT64_3000x2_dim0_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910: weight FLOAT [6, 300000], indices INT64 [3]
@@ -241,6 +305,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 32LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910: weight FLOAT [10, 7], indices INT32 [5, 3]
@@ -301,6 +397,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_FLOAT_INT32_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: weight FLOAT [10, 7], indices INT64 [5, 3]
@@ -361,6 +489,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910B_FLOAT_INT64_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: weight FLOAT [3000, 2], indices INT64 [40, 50]
@@ -421,6 +581,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910B_FLOAT_INT64_3000x2_dim0_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: weight FLOAT [6, 300000], indices INT64 [3]
@@ -481,6 +673,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910B_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 39LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: weight FLOAT [10, 7], indices INT32 [5, 3]
@@ -541,6 +765,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910B_FLOAT_INT32_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: weight FLOAT [10, 7], indices INT64 [5, 3]
@@ -601,6 +857,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_93_FLOAT_INT64_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: weight FLOAT [3000, 2], indices INT64 [40, 50]
@@ -661,6 +949,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_93_FLOAT_INT64_3000x2_dim0_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: weight FLOAT [6, 300000], indices INT64 [3]
@@ -721,6 +1041,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_93_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 39LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: weight FLOAT [10, 7], indices INT32 [5, 3]
@@ -781,6 +1133,38 @@ TEST_F(EmbeddingRowsTiling, Ascend910_93_FLOAT_INT32_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: weight FLOAT [10, 7], indices INT64 [5, 3]
@@ -841,6 +1225,38 @@ TEST_F(EmbeddingRowsTiling, Ascend950_FLOAT_INT64_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: weight FLOAT [3000, 2], indices INT64 [40, 50]
@@ -901,6 +1317,38 @@ TEST_F(EmbeddingRowsTiling, Ascend950_FLOAT_INT64_3000x2_dim0_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: weight FLOAT [6, 300000], indices INT64 [3]
@@ -961,6 +1409,38 @@ TEST_F(EmbeddingRowsTiling, Ascend950_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 30LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: weight FLOAT [10, 7], indices INT32 [5, 3]
@@ -1021,6 +1501,38 @@ TEST_F(EmbeddingRowsTiling, Ascend950_FLOAT_INT32_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: weight FLOAT [10, 7], indices INT64 [5, 3]
@@ -1081,6 +1593,38 @@ TEST_F(EmbeddingRowsTiling, Ascend310P_FLOAT_INT64_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: weight FLOAT [3000, 2], indices INT64 [40, 50]
@@ -1141,6 +1685,38 @@ TEST_F(EmbeddingRowsTiling, Ascend310P_FLOAT_INT64_3000x2_dim0_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: weight FLOAT [6, 300000], indices INT64 [3]
@@ -1201,6 +1777,38 @@ TEST_F(EmbeddingRowsTiling, Ascend310P_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 8LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: weight FLOAT [10, 7], indices INT32 [5, 3]
@@ -1261,4 +1869,36 @@ TEST_F(EmbeddingRowsTiling, Ascend310P_FLOAT_INT32_10x7_dim0_15) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }

@@ -124,6 +124,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT64_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910: self FLOAT [64, 3000], dim -1, index INT64 [2000]
@@ -187,6 +219,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT64_64x3000_dim1_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910: self FLOAT [6, 300000], dim 0, index INT64 [3]
@@ -250,6 +314,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 32LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
@@ -313,6 +409,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_FLOAT_INT32_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
@@ -376,6 +504,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: self FLOAT [64, 3000], dim -1, index INT64 [2000]
@@ -439,6 +599,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_64x3000_dim1_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: self FLOAT [6, 300000], dim 0, index INT64 [3]
@@ -502,6 +694,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 39LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910B: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
@@ -565,6 +789,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910B_FLOAT_INT32_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
@@ -628,6 +884,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT64_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: self FLOAT [64, 3000], dim -1, index INT64 [2000]
@@ -691,6 +979,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT64_64x3000_dim1_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: self FLOAT [6, 300000], dim 0, index INT64 [3]
@@ -754,6 +1074,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 39LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend910_93: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
@@ -817,6 +1169,38 @@ TEST_F(IndexSelectRowsTiling, Ascend910_93_FLOAT_INT32_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
@@ -880,6 +1264,38 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT64_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: self FLOAT [64, 3000], dim -1, index INT64 [2000]
@@ -943,6 +1359,38 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT64_64x3000_dim1_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 16LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: self FLOAT [6, 300000], dim 0, index INT64 [3]
@@ -1006,6 +1454,38 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 30LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend950: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
@@ -1069,6 +1549,38 @@ TEST_F(IndexSelectRowsTiling, Ascend950_FLOAT_INT32_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: self FLOAT [4, 10, 7], dim 1, index INT64 [5]
@@ -1132,6 +1644,38 @@ TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT64_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: self FLOAT [64, 3000], dim -1, index INT64 [2000]
@@ -1195,6 +1739,38 @@ TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT64_64x3000_dim1_2000) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 8LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: self FLOAT [6, 300000], dim 0, index INT64 [3]
@@ -1258,6 +1834,38 @@ TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT64_6x300000_dim0_3) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 8LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }
 
 // Ascend310P: self FLOAT [4, 10, 7], dim 1, index INT32 [5]
@@ -1321,4 +1929,36 @@ TEST_F(IndexSelectRowsTiling, Ascend310P_FLOAT_INT32_4x10x7_dim1_5) {
   EXPECT_TRUE(found) << "tiling field unitsFormerNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 88, found), 1LL) << "tiling field usedCores";
   EXPECT_TRUE(found) << "tiling field usedCores";
+  EXPECT_EQ(FieldAt<int64_t>(data, 96, found), 0LL) << "tiling field extent0";
+  EXPECT_TRUE(found) << "tiling field extent0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 104, found), 0LL) << "tiling field extent1";
+  EXPECT_TRUE(found) << "tiling field extent1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 112, found), 0LL) << "tiling field extent2";
+  EXPECT_TRUE(found) << "tiling field extent2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 120, found), 0LL) << "tiling field extent3";
+  EXPECT_TRUE(found) << "tiling field extent3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 128, found), 0LL) << "tiling field extent4";
+  EXPECT_TRUE(found) << "tiling field extent4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 136, found), 0LL) << "tiling field extent5";
+  EXPECT_TRUE(found) << "tiling field extent5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 144, found), 0LL) << "tiling field extent6";
+  EXPECT_TRUE(found) << "tiling field extent6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 152, found), 0LL) << "tiling field extent7";
+  EXPECT_TRUE(found) << "tiling field extent7";
+  EXPECT_EQ(FieldAt<int64_t>(data, 160, found), 0LL) << "tiling field stride0";
+  EXPECT_TRUE(found) << "tiling field stride0";
+  EXPECT_EQ(FieldAt<int64_t>(data, 168, found), 0LL) << "tiling field stride1";
+  EXPECT_TRUE(found) << "tiling field stride1";
+  EXPECT_EQ(FieldAt<int64_t>(data, 176, found), 0LL) << "tiling field stride2";
+  EXPECT_TRUE(found) << "tiling field stride2";
+  EXPECT_EQ(FieldAt<int64_t>(data, 184, found), 0LL) << "tiling field stride3";
+  EXPECT_TRUE(found) << "tiling field stride3";
+  EXPECT_EQ(FieldAt<int64_t>(data, 192, found), 0LL) << "tiling field stride4";
+  EXPECT_TRUE(found) << "tiling field stride4";
+  EXPECT_EQ(FieldAt<int64_t>(data, 200, found), 0LL) << "tiling field stride5";
+  EXPECT_TRUE(found) << "tiling field stride5";
+  EXPECT_EQ(FieldAt<int64_t>(data, 208, found), 0LL) << "tiling field stride6";
+  EXPECT_TRUE(found) << "tiling field stride6";
+  EXPECT_EQ(FieldAt<int64_t>(data, 216, found), 0LL) << "tiling field stride7";
+  EXPECT_TRUE(found) << "tiling field stride7";
 }

@@ -6,11 +6,11 @@
 #include <cstdint>
 
 struct TakeElementsTilingData {
-  int64_t copyMode = 0;  // 0: rows with DataCopyPad; 1: element windows (no DataCopyPad)
-  int64_t outer = 0;     // P: the product of the dims of self before dim
+  int64_t copyMode = 0;  // 0: rows with DataCopyPad; 1: element windows (no DataCopyPad); 2: elements (gather_elements)
+  int64_t outer = 0;     // P: the product of the dims of self before dim (copyMode 2: numel(self))
   int64_t axisLen = 0;   // A: the extent of dim in self (valid indices are [0, A))
-  int64_t inner = 0;     // Q: elements of a row (the product of the dims after dim)
-  int64_t indexNum = 0;  // K: elements of index; out has P * K rows
+  int64_t inner = 0;  // Q: elements of a row (the product of the dims after dim; copyMode 2: self's stride along dim)
+  int64_t indexNum = 0;  // K: elements of index; out has P * K rows (copyMode 2: K elements)
   int64_t chunkLen =
       0;  // elements of a row chunk (Q when a row fits a tile; whole 32-byte blocks otherwise), or of a window
   int64_t chunkNum = 0;        // chunks per row (1 when a row fits a tile)
@@ -19,6 +19,22 @@ struct TakeElementsTilingData {
   int64_t unitsPerCore = 0;    // work units (rows x chunks; copyMode 1: 64-byte output lines) per core
   int64_t unitsFormerNum = 0;  // cores that take one unit more (the first ones)
   int64_t usedCores = 0;       // cores the launch runs on
+  int64_t extent0 = 0;  // copyMode 2: extent of view dim 0 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent1 = 0;  // copyMode 2: extent of view dim 1 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent2 = 0;  // copyMode 2: extent of view dim 2 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent3 = 0;  // copyMode 2: extent of view dim 3 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent4 = 0;  // copyMode 2: extent of view dim 4 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent5 = 0;  // copyMode 2: extent of view dim 5 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent6 = 0;  // copyMode 2: extent of view dim 6 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t extent7 = 0;  // copyMode 2: extent of view dim 7 of index (dims right-aligned to 8, 1 before; 0 otherwise)
+  int64_t stride0 = 0;  // copyMode 2: elements of self per step of view dim 0 (0 for dim and the padding dims)
+  int64_t stride1 = 0;  // copyMode 2: elements of self per step of view dim 1 (0 for dim and the padding dims)
+  int64_t stride2 = 0;  // copyMode 2: elements of self per step of view dim 2 (0 for dim and the padding dims)
+  int64_t stride3 = 0;  // copyMode 2: elements of self per step of view dim 3 (0 for dim and the padding dims)
+  int64_t stride4 = 0;  // copyMode 2: elements of self per step of view dim 4 (0 for dim and the padding dims)
+  int64_t stride5 = 0;  // copyMode 2: elements of self per step of view dim 5 (0 for dim and the padding dims)
+  int64_t stride6 = 0;  // copyMode 2: elements of self per step of view dim 6 (0 for dim and the padding dims)
+  int64_t stride7 = 0;  // copyMode 2: elements of self per step of view dim 7 (0 for dim and the padding dims)
 };
 
 #define GET_TILING_DATA(tilingData, tilingArg) \
