@@ -80,7 +80,7 @@ def _program(folders: list[Path]) -> tuple[str, list[str]]:
 def test_every_tiling_def_reads_the_host_tiling_data(tmp_path: Path) -> None:
     """Every op folder's kernel-UT GET_TILING_DATA reads each host tiling field back with the value set."""
     folders = sorted({(PATHS.generated / s.folder).resolve() for s in SPECS.values()})
-    assert len(folders) == 34
+    assert len(folders) == len(SPECS)  # no two specs share an op folder
     for folder in folders:
         assert (folder / "tests" / "ut" / "op_kernel" / f"{folder.name}_tiling_def.h").is_file(), folder
     source, expected = _program(folders)
