@@ -153,6 +153,24 @@ def test_calls_the_generated_ops_cannot_take_run_eagerly() -> None:
     torch.testing.assert_close(g.grad, want)
 
 
+def test_index_calls_pytorch_refuses_run_eagerly_and_raise_its_error() -> None:
+    # an index outside the source, or of a dtype PyTorch refuses, would run through the generated op (zeros)
+    # and then fail in the eager backward: the whole call is eager and raises in the forward, as PyTorch does
+    x = torch.randn(3, 4, requires_grad=True)
+    with ct.ops("Ascend910B") as ran:
+        with pytest.raises(IndexError):
+            torch.index_select(x, 0, torch.tensor([0, 3]))
+        with pytest.raises(IndexError):
+            x.take(torch.tensor([12]))
+        with pytest.raises(RuntimeError, match="long"):
+            x.take(torch.tensor([1], dtype=torch.int32))
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            torch.gather(x, 1, torch.tensor([[-1]]))
+        y = x.take(torch.tensor([-12, 11]))  # both ends of [-numel, numel): generated
+    assert ran.generated == {"Take": 1}
+    assert torch.equal(y, x.detach().flatten()[[0, 11]])
+
+
 def test_import_codegen_does_not_import_torch() -> None:
     import subprocess
     import sys
@@ -269,6 +287,20 @@ def test_custom_operators_of_a_pair_are_differentiable() -> None:
         generated(x).backward(g)
         eager(e).backward(g)
         assert (x.grad - e.grad).abs().max() <= 2.0**-18 * e.grad.abs().max()
+
+
+def test_a_custom_operator_without_a_backward_op_raises_at_backward() -> None:
+    # no generated op differentiates RmsNorm or IndexSelect: a backward pass through their custom operators
+    # raises, naming the operator, instead of leaving the inputs' .grad None
+    op = getattr(torch.ops, ct.register("Ascend910B"))
+    x, g = torch.ones(2, 4, requires_grad=True), torch.ones(4, requires_grad=True)
+    y, _ = op.rms_norm(x, g, 1e-6)
+    with pytest.raises(RuntimeError, match=r"opgen_ascend910b\.rms_norm has no gradient"):
+        y.sum().backward()
+    picked = op.index_select(x, 0, torch.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match=r"opgen_ascend910b\.index_select has no gradient"):
+        picked.sum().backward()
+    assert x.grad is None and g.grad is None
 
 
 def test_rms_norm_without_a_weight_runs_the_generated_op() -> None:

@@ -94,9 +94,14 @@ def register(product: str) -> str:
                     lib.define(schema(spec))
                     lib.impl(spec.snake, _kernel(spec, prod), "CPU")
             by_op = {s.op: s for s in specs.values() if prod in s.products}
+            differentiable: set[str] = set()
             for row in TORCH_OPS:
-                if row.forward in by_op and row.backward in by_op:
-                    _register_autograd(ns, row, by_op[row.forward], by_op[row.backward])
+                forward, backward = by_op.get(row.forward or ""), by_op.get(row.backward or "")
+                if forward is not None and backward is not None and _register_autograd(ns, row, forward, backward):
+                    differentiable.add(forward.op)
+            for spec in by_op.values():
+                if spec.op not in differentiable:
+                    _register_no_gradient(ns, spec)
             _LIBRARIES[ns] = lib
     return ns
 
@@ -119,13 +124,30 @@ class _NotDifferentiable(torch.autograd.Function):
         )
 
 
-def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec) -> None:
+def _register_no_gradient(ns: str, spec: OpSpec) -> None:
+    """Gives an op without a generated backward API an autograd formula that raises when a backward pass
+    reaches it, instead of PyTorch's default for a custom operator without one (a warning, and no gradient for
+    the inputs: ``x.grad`` silently stays None)."""
+    name = f"{ns}.{spec.snake}"
+
+    def gradient(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(
+            f"torch.ops.{name} has no gradient: the project generates no backward op that differentiates "
+            f"{spec.aclnn_name}; inside codegen.torch.ops() the torch function runs the generated forward and "
+            "computes its gradient eagerly"
+        )
+
+    torch.library.register_autograd(f"{ns}::{spec.snake}", gradient)
+
+
+def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec) -> bool:
     """Gives the forward API's custom operator the backward API's as its gradient (of the tensor the row's
-    ``grad_of`` names; the other inputs get none)."""
+    ``grad_of`` names; the other inputs get none). False, registering nothing, when the row does not say how
+    to call the backward API."""
     names = [n for n in forward.aclnn_order if n not in forward.output_names]
     from_cann, forward_args, backward_args, grad_of = row.from_cann, row.forward_args, row.backward_args, row.grad_of
     if from_cann is None or forward_args is None or backward_args is None or grad_of is None:
-        return
+        return False
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         result = output[0] if isinstance(output, tuple) else output
@@ -144,6 +166,7 @@ def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec)
         return tuple(g if n == of else None for n in names)
 
     torch.library.register_autograd(f"{ns}::{forward.snake}", gradient, setup_context=setup_context)
+    return True
 
 
 def _specs_of(product: str) -> dict[str, OpSpec]:

@@ -168,6 +168,46 @@ def _gather_stub(input: Any, dim: int, index: Any, *, sparse_grad: bool = False)
     return {"input": input, "dim": dim, "index": index, "sparse_grad": sparse_grad}
 
 
+def _indices_within(index: Any, dtypes: tuple[Any, ...], low: int, high: int) -> bool:
+    """Whether PyTorch itself takes ``index``: a tensor of one of ``dtypes`` whose values all lie in
+    ``[low, high)``. The generated index ops also take what PyTorch refuses (an index outside the source gives
+    zeros, CANN's index dtypes), but the eager backward of such a forward would raise, so a call PyTorch
+    refuses runs eagerly and raises PyTorch's error."""
+    if not isinstance(index, torch.Tensor) or index.dtype not in dtypes:
+        return False
+    if index.numel() == 0:
+        return True
+    with torch._C.DisableTorchFunction():
+        return bool(index.min().item() >= low) and bool(index.max().item() < high)
+
+
+def _dim_size(a: Args) -> int | None:
+    """The size of ``input`` along ``dim`` (None: not a tensor, or dim outside its rank)."""
+    t, dim = a["input"], a["dim"]
+    if not isinstance(t, torch.Tensor) or not isinstance(dim, int):
+        return None
+    rank = max(t.dim(), 1)
+    if not -rank <= dim < rank:
+        return None
+    return int(t.shape[dim]) if t.dim() else 1
+
+
+def _index_select_takes(a: Args) -> bool:
+    size = _dim_size(a)
+    return size is not None and _indices_within(a["index"], (torch.int32, torch.int64), 0, size)
+
+
+def _take_takes(a: Args) -> bool:
+    t = a["input"]
+    n = t.numel() if isinstance(t, torch.Tensor) else 0
+    return _indices_within(a["index"], (torch.int64,), -n, n)
+
+
+def _gather_takes(a: Args) -> bool:
+    size = _dim_size(a)
+    return not a["sparse_grad"] and size is not None and _indices_within(a["index"], (torch.int64,), 0, size)
+
+
 def _padding_row(a: Args) -> int:
     """torch's padding_idx as aclnn's ``paddingIdx``: a negative index counts from the end (as
     ``F.embedding`` normalizes it); None is -1, no padding row."""
@@ -295,6 +335,7 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         ("input", "index"),
         forward="IndexSelect",
         forward_args=lambda a: {"self": a["input"], "dim": int(a["dim"]), "index": a["index"]},
+        takes=_index_select_takes,
     ),
     TorchOp(
         "take",
@@ -302,6 +343,7 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         ("input", "index"),
         forward="Take",
         forward_args=lambda a: {"self": a["input"], "index": a["index"]},
+        takes=_take_takes,
     ),
     TorchOp(
         "gather",
@@ -309,7 +351,7 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         ("input", "index"),
         forward="Gather",
         forward_args=lambda a: {"self": a["input"], "dim": int(a["dim"]), "index": a["index"]},
-        takes=lambda a: not a["sparse_grad"],
+        takes=_gather_takes,
     ),
     TorchOp(
         "embedding",
