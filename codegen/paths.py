@@ -91,6 +91,13 @@ def reference_dir_for(specs_dir: str | Path | None) -> Path:
     return Path(specs_dir).parent / "reference"
 
 
+def generated_dir_for(specs_dir: str | Path) -> Path:
+    """The generated tree that belongs to a spec directory other than the project's: ``<specs_dir>/../generated``
+    (beside its ``reference/``). ``opgen --specs DIR generate`` writes there unless ``--out`` says otherwise, so a
+    scratch spec directory never rewrites the project's ``generated/``."""
+    return Path(specs_dir).parent / "generated"
+
+
 #: File name suffixes of op specs (``.yml`` is the same YAML, as users write it).
 SPEC_SUFFIXES = (".yaml", ".yml")
 #: Catalogue file names that are never op specs.

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
+from codegen.cli.options import apply_spec_dir_defaults
+from codegen.cli.parser import build_parser
 
 
 @pytest.mark.parametrize(
@@ -67,3 +69,33 @@ def test_new_with_an_unknown_family_names_the_families(tmp_path: Path, capsys: A
         "row_reduce\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_with_another_spec_directory_writes_beside_it(tmp_path: Path) -> None:
+    # `--specs DIR generate` without --out writes DIR/../generated (beside DIR/../reference), never the
+    # project's generated/ (whose OPERATORS.md would lose every op DIR lacks)
+    from codegen.paths import project_paths
+
+    project = project_paths()
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for name in ("products.yaml", "mse_loss.yaml"):
+        (specs / name).write_text((project.specs / name).read_text())
+    listing = project.generated / "OPERATORS.md"
+    before = listing.read_bytes()
+    assert main(["--specs", str(specs), "generate"]) == 0
+    assert listing.read_bytes() == before
+    written = (tmp_path / "generated" / "OPERATORS.md").read_text()
+    assert "aclnnMseLoss" in written and "aclnnSoftmax" not in written
+    assert main(["--specs", str(specs), "generate", "--check"]) == 0  # --check compares that tree too
+    # check and build read that tree when it exists; an explicit --generated wins
+    parser = build_parser()
+    for argv, want in (
+        (["--specs", str(specs), "check", "mse_loss"], str(tmp_path / "generated")),
+        (["--specs", str(specs), "build", "mse_loss", "--product", "Ascend910B"], str(tmp_path / "generated")),
+        (["--specs", str(specs), "check", "mse_loss", "--generated", "elsewhere"], "elsewhere"),
+        (["--specs", str(tmp_path / "none" / "specs"), "check", "mse_loss"], None),  # no tree there: generated/
+    ):
+        args = parser.parse_args(argv)
+        apply_spec_dir_defaults(args)
+        assert args.generated == want, argv

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from codegen.cli.options import UsageError
+from codegen.cli.options import UsageError, apply_spec_dir_defaults
 from codegen.cli.parser import _values_joined, build_parser
 from codegen.spec.errors import SpecError, SpecErrors
 
@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
             args.ops.extend(extra)
         else:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    apply_spec_dir_defaults(args)
     try:
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C outside a check run (which prints its own summary)

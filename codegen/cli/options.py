@@ -184,6 +184,24 @@ def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
     return {resolve_op(n, specs).snake: resolve_op(n, specs) for n in names}
 
 
+def apply_spec_dir_defaults(args: argparse.Namespace) -> None:
+    """With ``--specs DIR`` the generated tree is ``DIR/../generated`` (:func:`codegen.paths.generated_dir_for`):
+    ``generate`` writes there when ``--out`` is not given; ``check`` and ``build`` read it when ``--generated``
+    is not given and it exists (otherwise the project's ``generated/``, for a spec directory that copies the
+    project's specs)."""
+    from codegen.paths import generated_dir_for
+
+    specs = getattr(args, "specs", None)
+    if not specs:
+        return
+    tree = generated_dir_for(specs)
+    command = getattr(args, "command", None)
+    if command == "generate" and not args.out:
+        args.out = str(tree)
+    elif command in ("check", "build") and not getattr(args, "generated", None) and tree.is_dir():
+        args.generated = str(tree)
+
+
 def _generated_dir(text: str | None) -> None:
     """``--generated``: when given, an existing directory (a missing one is a usage error before any work,
     not a build failure reported per job)."""
