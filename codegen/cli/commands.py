@@ -250,6 +250,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
             parse_shape(args.shape)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        if not args.no_model:
+            from codegen.runner.memory import max_call_bytes
+
+            try:  # the model's call is sized against the cap: a cap that is not a number is the user's error
+                max_call_bytes()
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
     try:
         print(explain(spec, product, args.shape, args.dtype))
         if args.shape is not None and not args.no_model:
