@@ -412,6 +412,19 @@ def test_unknown_product(tmp_path: Path, catalogue: Catalogue) -> None:
     ]
 
 
+def test_a_product_with_none_of_an_inputs_dtypes(tmp_path: Path, catalogue: Catalogue) -> None:
+    # BF16 only, on Ascend910 (no bf16): no kernel could be built there; said once, at products, and not
+    # as an example dtype "every product has" from an empty list
+    bf16 = "    dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: Gradient of the loss."
+    f, errs = bad(tmp_path, catalogue, (bf16, bf16.replace("FLOAT, FLOAT16, BF16", "BF16")))
+    message = (
+        f"{f}:6: products: Ascend910 has none of the dtypes of input 'gradOutput' (BF16: the product has no BF16), "
+        "so no kernel can be built there; add a dtype it has or drop the product"
+    )
+    assert message in errs
+    assert not any("use a dtype every product has" in e for e in errs), errs
+
+
 def test_unknown_family(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("family: elementwise", "family: reduce"))
     assert errs == [

@@ -158,6 +158,8 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     )
 
     inputs = tuple(t for t, _ in read_tensors(st, m.get("inputs"), "inputs", False))
+    if "products" in m:
+        _products_without_a_dtype(st, m["products"], products, inputs)
     attrs = tuple(read_attr(st, n) for n in (r.seq(m["attrs"]) or [])) if "attrs" in m else ()
     partial_outputs = read_tensors(st, m.get("outputs"), "outputs", True) if "outputs" in m else []
 
@@ -348,3 +350,26 @@ def read_promote_type(st: ParseState, node: YNode, family: str, outputs: tuple[T
         r.error(node, f"promote_type: out needs one output (the dtype the inputs are cast to), not {len(outputs)}")
         return "input"
     return value
+
+
+def _products_without_a_dtype(
+    st: ParseState, node: YNode, products: tuple[str, ...], inputs: tuple[TensorSpec, ...]
+) -> None:
+    """A listed product on which an input has none of its dtypes (BF16 only, on a product without bf16) could
+    build no kernel: an error at ``products`` naming the product and the input."""
+    if st.catalogue is None:
+        return
+    known = set(st.catalogue.names)
+    for name in products:
+        if name not in known:
+            continue
+        product = st.catalogue.get(name)
+        for tensor in inputs:
+            if tensor.dtypes and not tensor.dtypes_for(product):
+                listed = ", ".join(d.name for d in tensor.dtypes)
+                st.r.error(
+                    node,
+                    f"{name} has none of the dtypes of input '{tensor.name}' ({listed}: the product has no BF16), "
+                    "so no kernel can be built there; add a dtype it has or drop the product",
+                )
+                break

@@ -61,17 +61,18 @@ def read_example_tensor(
         # The example program runs on any of the op's products: its dtypes must exist on all of them.
         names = set(st.catalogue.names)
         lacking = [p for p in st.op_products if p in names and not st.catalogue.get(p).supports(dtype)]
-        if lacking:
+        if lacking:  # (a tensor with no dtype on a product at all is reported at the spec's products)
             everywhere = [
                 d.name
                 for d in (tensor.dtypes if tensor is not None else ())
                 if all(st.catalogue.get(p).supports(d) for p in st.op_products if p in names)
             ]
-            r.error(
-                m["dtype"],
-                f"dtype {dtype.name} does not exist on {', '.join(lacking)}, one of the op's products, and the "
-                f"example program runs on any of them; use a dtype every product has: {', '.join(everywhere)}",
-            )
+            if everywhere:
+                r.error(
+                    m["dtype"],
+                    f"dtype {dtype.name} does not exist on {', '.join(lacking)}, one of the op's products, and the "
+                    f"example program runs on any of them; use a dtype every product has: {', '.join(everywhere)}",
+                )
     values: tuple[float | int | bool, ...] | None = None
     if "values" in m:
         items = r.seq(m["values"])
