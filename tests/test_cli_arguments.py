@@ -89,12 +89,14 @@ def test_generate_with_another_spec_directory_writes_beside_it(tmp_path: Path) -
     assert "aclnnMseLoss" in written and "aclnnSoftmax" not in written
     assert main(["--specs", str(specs), "generate", "--check"]) == 0  # --check compares that tree too
     # check and build read that tree when it exists; an explicit --generated wins
+    bare = tmp_path / "bare" / "specs"
+    bare.mkdir(parents=True)
     parser = build_parser()
     for argv, want in (
         (["--specs", str(specs), "check", "mse_loss"], str(tmp_path / "generated")),
         (["--specs", str(specs), "build", "mse_loss", "--product", "Ascend910B"], str(tmp_path / "generated")),
         (["--specs", str(specs), "check", "mse_loss", "--generated", "elsewhere"], "elsewhere"),
-        (["--specs", str(tmp_path / "none" / "specs"), "check", "mse_loss"], None),  # no tree there: generated/
+        (["--specs", str(bare), "check", "mse_loss"], None),  # no tree beside it: the project's generated/
     ):
         args = parser.parse_args(argv)
         apply_spec_dir_defaults(args)
@@ -107,3 +109,9 @@ def test_explain_refuses_a_memory_cap_that_is_not_a_number(monkeypatch: Any, cap
     monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", "1e3")
     assert main(["explain", "mse_loss", "--product", "Ascend910B", "--shape", "4,4"]) == 2
     assert "OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got '1e3'" in capsys.readouterr().err
+
+
+def test_a_spec_directory_that_does_not_exist_is_named(tmp_path: Path, capsys: Any) -> None:
+    assert main(["--specs", str(tmp_path / "nowhere"), "list"]) == 2
+    want = f"--specs {tmp_path / 'nowhere'}: does not exist; give a directory of op specs holding products.yaml"
+    assert capsys.readouterr().err == f"error: {want}\n"

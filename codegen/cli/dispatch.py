@@ -26,8 +26,8 @@ def main(argv: list[str] | None = None) -> int:
             args.ops.extend(extra)
         else:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    apply_spec_dir_defaults(args)
     try:
+        apply_spec_dir_defaults(args)
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C outside a check run (which prints its own summary)
         print(f"interrupted: opgen {args.command} stopped", file=sys.stderr)

@@ -188,12 +188,19 @@ def apply_spec_dir_defaults(args: argparse.Namespace) -> None:
     """With ``--specs DIR`` the generated tree is ``DIR/../generated`` (:func:`codegen.paths.generated_dir_for`):
     ``generate`` writes there when ``--out`` is not given; ``check`` and ``build`` read it when ``--generated``
     is not given and it exists (otherwise the project's ``generated/``, for a spec directory that copies the
-    project's specs)."""
+    project's specs).
+
+    Raises:
+        UsageError: ``--specs`` names no directory.
+    """
     from codegen.paths import generated_dir_for
 
     specs = getattr(args, "specs", None)
     if not specs:
         return
+    if not Path(specs).is_dir():
+        what = "does not exist" if not Path(specs).exists() else "is not a directory"
+        raise UsageError(f"--specs {specs}: {what}; give a directory of op specs holding products.yaml")
     tree = generated_dir_for(specs)
     command = getattr(args, "command", None)
     if command == "generate" and not args.out:
