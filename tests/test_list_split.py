@@ -5,10 +5,48 @@ element by element, never read from the planner."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from codegen.plan.tensor_lists import MAX_LIST_TENSORS, CoreShare, split_list
+from codegen.render import make_environment
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: A program around the tiling's SplitList (templates/common/list_split.j2): per line of stdin
+#: "blockElements coreCount count...", one line of "startTensor startOffset endTensor endOffset" per core.
+PROGRAM = """
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+{{ ls.split_list_function() }}
+
+int main() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    int64_t blockElements = 0, coreCount = 0, n = 0;
+    in >> blockElements >> coreCount;
+    std::vector<int64_t> counts;
+    while (in >> n) {
+      counts.push_back(n);
+    }
+    std::vector<int64_t> st(coreCount), so(coreCount), et(coreCount), eo(coreCount);
+    const int64_t cores = SplitList(counts.data(), static_cast<int64_t>(counts.size()), blockElements, coreCount,
+                                    st.data(), so.data(), et.data(), eo.data());
+    for (int64_t c = 0; c < cores; ++c) {
+      std::cout << st[c] << " " << so[c] << " " << et[c] << " " << eo[c] << (c + 1 < cores ? " " : "");
+    }
+    std::cout << "\\n";
+  }
+  return 0;
+}
+"""
 
 
 def _owners(counts: list[int], block_elements: int, cores: int) -> list[np.ndarray]:
@@ -69,3 +107,27 @@ def test_model_shaped_list_is_balanced() -> None:
         assert max(elements) * cores / sum(counts) <= 1.05
         assert sum(elements) == sum(counts)
         assert any(s.start_tensor != s.end_tensor for s in split.cores)
+
+
+def test_tiling_function_splits_as_the_planner(tmp_path: Path) -> None:
+    """The C++ the tiling function holds (templates/common/list_split.j2) gives the planner's shares, on random
+    lists with empty and 0-d tensors and on one of 2^62 elements (no int64 overflow)."""
+    env = make_environment(ROOT / "templates")
+    source = env.from_string('{% import "common/list_split.j2" as ls %}' + PROGRAM).render()
+    (tmp_path / "split.cpp").write_text(source)
+    binary = tmp_path / "split"
+    subprocess.run(
+        ["g++", "-std=c++17", "-O1", "-Wall", "-Werror", str(tmp_path / "split.cpp"), "-o", str(binary)], check=True
+    )
+    rng = np.random.default_rng(11)
+    calls = [(8, 2, [15, 0, 1, 40, 7]), (16, 48, [2**62, 1, 0, 3]), (8, 40, [0, 0]), (8, 40, [])]
+    for _ in range(40):
+        counts = [int(n) for n in rng.choice([0, 1, 3, 16, 17, 255, 4096, 10007], size=rng.integers(1, 30))]
+        calls.append((int(rng.choice([8, 16, 32])), int(rng.choice([1, 2, 7, 40, 48])), counts))
+    stdin = "".join(f"{b} {k} {' '.join(map(str, counts))}\n" for b, k, counts in calls)
+    lines = subprocess.run([str(binary)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(lines) == len(calls)
+    for (b, k, counts), line in zip(calls, lines):
+        want = [(s.start_tensor, s.start_offset, s.end_tensor, s.end_offset) for s in split_list(counts, b, k).cores]
+        got = [int(v) for v in line.split()]
+        assert [tuple(got[i : i + 4]) for i in range(0, len(got), 4)] == want, (b, k, counts)
