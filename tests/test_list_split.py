@@ -95,11 +95,12 @@ def test_every_element_once_and_empty_lists() -> None:
 
 
 def test_model_shaped_list_is_balanced() -> None:
-    """A transformer block's parameters (fp16, 16 per block) on 40 cores and on 48: four 4096 x 4096 and three
+    """A transformer block's parameters (fp16, 16 per block) on the catalogue's vector core counts (Ascend310P 8,
+    Ascend910 32, Ascend910B and Ascend910_93 48, Ascend950 64): four 4096 x 4096 and three
     11008 x 4096 matrices, 60 vectors of 4096, 30 of 11008, 20 of one element, a 0-d and an empty tensor; the
     sizes straddle the core split (cores take the tail of one matrix and the head of the next)."""
     counts = [4096 * 4096] * 4 + [11008 * 4096] * 3 + [4096] * 60 + [11008] * 30 + [1] * 20 + [1, 0]
-    for cores in (40, 48):
+    for cores in (8, 32, 48, 64):
         split = split_list(counts, 16, cores)
         assert split.block_dim == cores
         assert split.balance() <= 1.05
