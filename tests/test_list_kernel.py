@@ -14,6 +14,9 @@ import numpy as np
 import pytest
 import torch
 
+from codegen.build.library import _runtime_objects, _tree_digest
+from codegen.build.toolchain import BASE_FLAGS
+from codegen.paths import project_paths
 from codegen.render import make_environment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,24 +133,25 @@ RTOL = {"FLOAT": 5 * 2.0**-24, "FLOAT16": 2.0**-10, "BF16": 2.0**-7}
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The compiled program (device runtime, harness and the rendered kernel, -O1)."""
+    """The compiled program: the rendered kernel and the device test harness (which defines the products),
+    linked with the runtime objects every op library build shares (the build cache's; the C ABI unit, which
+    needs an op's glue, left out)."""
     env = make_environment(ROOT / "templates")
     source = env.from_string(
         '{% import "common/list_split.j2" as ls %}{% import "common/list_kernel.j2" as lk %}' + PROGRAM
     ).render()
     work = tmp_path_factory.mktemp("list_kernel")
     (work / "list_sqrt.cpp").write_text(source)
+    paths = project_paths()
+    digest = _tree_digest([paths.runtime / "include", paths.runtime / "src"])
+    objects = [o for o in _runtime_objects(paths, list(BASE_FLAGS), digest, 2) if o.name != "host__c_api.o"]
     binary = work / "list_sqrt"
-    sources = [
-        work / "list_sqrt.cpp",
-        RUNTIME / "tests_device" / "harness.cpp",
-        *sorted((RUNTIME / "src" / "device").glob("*.cpp")),
-        RUNTIME / "src" / "host" / "tiling_meta.cpp",
-        RUNTIME / "src" / "host" / "json.cpp",
-    ]
-    flags = ["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread"]
     includes = [f"-I{RUNTIME / 'include'}", f"-I{RUNTIME / 'tests_device'}"]
-    subprocess.run(["g++", *flags, *includes, *map(str, sources), "-o", str(binary)], check=True)
+    sources = [work / "list_sqrt.cpp", RUNTIME / "tests_device" / "harness.cpp"]
+    subprocess.run(
+        ["g++", *BASE_FLAGS, "-O1", "-Werror", *includes, *map(str, [*sources, *objects]), "-o", str(binary), "-ldl"],
+        check=True,
+    )
     return binary
 
 
