@@ -169,7 +169,7 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
         f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, "
-        "header_name, name, optional, rank",
+        "header_name, list, name, optional, rank",
     ]
 
 
@@ -177,8 +177,15 @@ def test_unknown_output_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: out\n", "  - name: out\n    nulable: true\n"))
     assert errs == [
         f"{f}:28: outputs[0].nulable: unknown key 'nulable'; allowed: const, description, dtypes, formats, "
-        "header_name, name, nullable, rank, shape",
+        "header_name, list, name, nullable, rank, shape",
     ]
+
+
+def test_tensor_list_needs_a_family_that_takes_lists(tmp_path: Path, catalogue: Catalogue) -> None:
+    f, errs = bad(
+        tmp_path, catalogue, ("    description: The target y.\n", "    description: The target y.\n    list: true\n")
+    )
+    assert errs == [f"{f}:21: inputs[2].list: 'elementwise' takes no tensor list (an aclTensorList); no family does"]
 
 
 def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:

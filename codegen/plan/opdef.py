@@ -60,7 +60,8 @@ def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list
 
 @dataclass(frozen=True)
 class OpDefParam:
-    """An input or output of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``, its dtypes
+    """An input or output of the OpDef registration: name, ``REQUIRED``/``OPTIONAL``/``DYNAMIC`` (a tensor
+    list: ``list: true``), its dtypes
     (``ge::DT_*``, comma-separated, one per dtype column), as many ``ge::FORMAT_ND``, and for an output the
     ``InitValue`` the launch fills it with first (None: none), and whether it is declared
     ``AutoContiguous()``."""
@@ -123,7 +124,7 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     def param(d: DeviceTensor, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
         return OpDefParam(
             name=d.name,
-            param_type="OPTIONAL" if t.optional else "REQUIRED",
+            param_type="DYNAMIC" if t.is_list else "OPTIONAL" if t.optional else "REQUIRED",
             dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
             formats=", ".join("ge::FORMAT_ND" for _ in dts),
             auto_contiguous=d.auto_contiguous,

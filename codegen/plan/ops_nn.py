@@ -35,21 +35,26 @@ def binary_configs(spec: OpSpec, products: list[Product], opdef: OpDefRegistrati
         op_list = []
         for col in range(width):
 
-            def params(entries: Sequence[OpDefParam], column: int = col) -> list[dict[str, Any]]:
+            def params(entries: Sequence[OpDefParam], column: int = col) -> list[Any]:
+                # a DYNAMIC (tensor list) parameter is a list of its one entry, as ops-nn's foreach configs
+                # write it (foreach/foreach_add_scalar/op_host/config/ascend910b/foreach_add_scalar_binary.json)
                 return [
-                    {
-                        "name": e.name,
-                        "index": i,
-                        "dtype": DType[split(e)[column].removeprefix("DT_")].binary_name,
-                        "format": "ND",
-                        "paramType": e.param_type.lower(),
-                        "shape": [-2],
-                    }
+                    [entry] if e.param_type == "DYNAMIC" else entry
                     for i, e in enumerate(entries)
+                    for entry in [
+                        {
+                            "name": e.name,
+                            "index": i,
+                            "dtype": DType[split(e)[column].removeprefix("DT_")].binary_name,
+                            "format": "ND",
+                            "paramType": e.param_type.lower(),
+                            "shape": [-2],
+                        }
+                    ]
                 ]
 
             ins, outs = params(tensors.inputs), params(tensors.outputs)
-            tag = "_".join(dict.fromkeys(t["dtype"] for t in (*ins, *outs)))
+            tag = "_".join(dict.fromkeys((t[0] if isinstance(t, list) else t)["dtype"] for t in (*ins, *outs)))
             entry: dict[str, Any] = {"bin_filename": f"{spec.op_type}_{tag}", "inputs": ins, "outputs": outs}
             if opdef.attrs:
                 entry["attrs"] = [
@@ -64,12 +69,14 @@ def binary_configs(spec: OpSpec, products: list[Product], opdef: OpDefRegistrati
 class ProtoTensor:
     """A tensor of the IR registration (``op_graph/<kernel>_proto.h``): name, whether optional, its type
     argument as the proto writes it (``TensorType({DT_FLOAT, DT_FLOAT16})``, ``"T"`` for a ``DATATYPE``
-    name, ``TensorType(UnaryDataType)``) and the dtypes in words for the comment."""
+    name, ``TensorType(UnaryDataType)``), the dtypes in words for the comment, and whether it is a tensor
+    list (``dynamic``: ``DYNAMIC_INPUT`` / ``DYNAMIC_OUTPUT``, metadef ``graph/operator_reg.h``)."""
 
     name: str
     optional: bool
     type_arg: str
     dtypes: str
+    dynamic: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,11 @@ def ops_nn_view(spec: OpSpec, products: list[Product], opdef: OpDefRegistration)
         out = []
         for e in entries:
             dts = ", ".join(dict.fromkeys(d.strip().removeprefix("ge::") for d in e.dtypes.split(",") if d.strip()))
-            out.append(ProtoTensor(e.name, e.param_type == "OPTIONAL", f"TensorType({{{dts}}})", dts))
+            out.append(
+                ProtoTensor(
+                    e.name, e.param_type == "OPTIONAL", f"TensorType({{{dts}}})", dts, e.param_type == "DYNAMIC"
+                )
+            )
         return tuple(out)
 
     graph = spec.graph

@@ -93,6 +93,8 @@ class Family:
             use it for shape and rank errors).
         promote_type: whether a spec of the family may set ``promote_type: out`` (its L2 API casts the inputs
             to the output's dtype before the device op, and its check cases and reference follow).
+        tensor_lists: whether a spec of the family may declare a tensor ``list: true`` (its L2 and L0 APIs,
+            OpDef (a ``DYNAMIC`` parameter), tiling, kernel and check cases take ``aclTensorList``).
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,
             ``kernel``, ``aclnn``), or None when the family has no starter.
         starter_params: the parameter list of the starter reference's ``reference()``.
@@ -106,6 +108,7 @@ class Family:
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False
+    tensor_lists: bool = False
     starter: str | None = None
     starter_params: str = ""
 

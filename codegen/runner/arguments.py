@@ -1,16 +1,16 @@
-"""A call's arguments other than arrays, checked against their C types: attribute values, aclScalars
-(:class:`ScalarArg`) and the tensors' storage formats."""
+"""A call's arguments other than single arrays, checked against their C types: attribute values, aclScalars
+(:class:`ScalarArg`), tensor lists (:func:`tensor_list_value`) and the tensors' storage formats."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from codegen.runner.dtypes import numpy_dtype
-from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec
+from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, AttrSpec, DType, OpSpec, TensorSpec
 from codegen.types import ATTR_TYPE_INFO
 
 
@@ -205,3 +205,61 @@ def _scalar_overflow(value: ScalarArg) -> str:
         f"{value.value!r} is beyond the range of an aclScalar of {value.dtype} (it would be {float(stored)}); "
         "pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
     )
+
+
+#: What a tensor-list parameter holds in a call: its arrays in list order (None for a null element), or None
+#: for a null aclTensorList.
+TensorListValue = tuple["np.ndarray | None", ...] | None
+
+
+def tensor_list_value(spec: OpSpec, tensor: TensorSpec, value: Any) -> TensorListValue:
+    """The value of the tensor-list parameter ``tensor`` (``list: true``) given as ``value``: a list or tuple
+    of arrays (any length, empty and 0-d arrays among them; other array-likes go through ``np.asarray``) as a
+    tuple of arrays, or None for a null aclTensorList. An element None passes a null aclTensor inside the
+    list (the API's per-element null check answers it).
+
+    Raises:
+        TypeError: ``value`` is not a list or tuple (a single NumPy array included: a list of one array is
+            ``[a]``), naming the parameter.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"{spec.aclnn_name}: '{tensor.name}' is a tensor list (an aclTensorList) and takes a list of "
+            f"arrays, got {type(value).__name__}"
+            + (" (a list of one array is [a])" if isinstance(value, np.ndarray) else "")
+        )
+    return tuple(None if v is None else v if isinstance(v, np.ndarray) else np.asarray(v) for v in value)
+
+
+def scalar_list_value(values: Sequence[Any] | None, dtype: str) -> tuple[ScalarArg, ...] | None:
+    """A scalar list (an aclScalarList) given as a list or tuple of real numbers (or :class:`ScalarArg`) as
+    one :class:`ScalarArg` of ``dtype`` per number (a ScalarArg keeps its own dtype); None for a null list.
+
+    Raises:
+        TypeError: ``values`` is not a list or tuple, or an element is not a real number or ScalarArg.
+        ValueError: ``dtype`` is no aclScalar dtype, or a finite number would be an infinity there
+            (``1e300`` as FLOAT).
+    """
+    if values is None:
+        return None
+    if dtype not in _SCALAR_NUMPY:
+        raise ValueError(f"unknown aclScalar dtype {dtype!r}")
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"a scalar list (an aclScalarList) takes a list of numbers, got {type(values).__name__}")
+    out: list[ScalarArg] = []
+    for k, v in enumerate(values):
+        if isinstance(v, ScalarArg):
+            arg = v
+        elif isinstance(v, (bool, np.bool_)):
+            arg = ScalarArg(bool(v), dtype)
+        elif isinstance(v, (int, float, np.integer, np.floating)):
+            arg = ScalarArg(float(v) if isinstance(v, (float, np.floating)) else int(v), dtype)
+        else:
+            raise TypeError(f"a scalar list takes real numbers; element {k} is {type(v).__name__} {v!r}")
+        overflow = _scalar_overflow(arg)
+        if overflow:
+            raise ValueError(f"scalar list element {k}: {overflow}")
+        out.append(arg)
+    return tuple(out)

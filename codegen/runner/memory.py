@@ -117,7 +117,12 @@ def _numel(shape: tuple[int, ...]) -> int:
     return n
 
 
-def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any], out_given: bool) -> None:
+def check_call_size(
+    spec: OpSpec,
+    arrays: dict[str, np.ndarray | tuple[np.ndarray | None, ...] | None],
+    attrs: dict[str, Any],
+    out_given: bool,
+) -> None:
     """Checks, before anything is allocated, that a call's tensors fit int64 and the memory cap.
 
     The output shape is computed from the spec's shape rule (``outputs[0].shape``) with Python integers;
@@ -125,7 +130,9 @@ def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: d
     reads is beyond int64, or when the memory the call needs exceeds :func:`max_call_bytes`. The estimate
     (bytes) counts every input as a contiguous copy (the L2 API makes one of a strided or zero-stride
     view), and, when the call allocates the output, the output plus one fp32 tensor of the output's shape
-    per input (broadcast and cast copies).
+    per input (broadcast and cast copies). A tensor list (a tuple of arrays) counts each element as a
+    contiguous copy; when the first output is a list the call allocates, it counts as many elements as the
+    largest input list, at the widest itemsize (at least 4 bytes), once for the output and once per input.
 
     Raises:
         ValueError: naming the parameters, the shape and the limit. A shape rule that cannot be evaluated
@@ -137,10 +144,18 @@ def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: d
     from codegen.spec.model import absent_optional_shapes
 
     where = spec.aclnn_name
-    present = {name: a for name, a in arrays.items() if a is not None}
+    lists = {name: [e for e in a if e is not None] for name, a in arrays.items() if isinstance(a, tuple)}
+    present = {name: a for name, a in arrays.items() if isinstance(a, np.ndarray)}
     need = sum(int(a.size) * a.itemsize for a in present.values())
+    need += sum(int(e.size) * e.itemsize for elements in lists.values() for e in elements)
     rule = spec.outputs[0].shape
-    if not out_given and rule is not None:
+    if spec.outputs[0].is_list:
+        if not out_given and lists:
+            items = [e.itemsize for elements in lists.values() for e in elements]
+            item = max([4, *items, *(a.itemsize for a in present.values())])
+            numel = max(sum(int(e.size) for e in elements) for elements in lists.values())
+            need += numel * item * (1 + len(lists) + len(present))
+    elif not out_given and rule is not None:
         read = sorted(expr_names(rule) & (set(present) | set(attrs)))
         for name in read:
             value = attrs.get(name)
@@ -165,9 +180,14 @@ def check_call_size(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: d
             need += numel * item * (1 + len(present))
     cap = max_call_bytes()
     if need > cap:
-        shapes = ", ".join(f"{n} {list(a.shape)} {a.dtype}" for n, a in present.items())
+        shapes = ", ".join(
+            [
+                *(f"{n} {list(a.shape)} {a.dtype}" for n, a in present.items()),
+                *(f"{n}: a list of {len(elements)} tensors" for n, elements in lists.items()),
+            ]
+        )
         raise ValueError(
             f"{where}: the call would need about {_gib(need)} of memory ({shapes}"
-            + ("" if out_given or rule is None else f"; result shape from {rule}")
+            + ("" if out_given or rule is None or spec.outputs[0].is_list else f"; result shape from {rule}")
             + f"), beyond the cap of {_gib(cap)} (OPGEN_MAX_CALL_BYTES); no array was allocated"
         )

@@ -8,13 +8,20 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from codegen.build import BuiltOp
 from codegen.perf import call_timeline
-from codegen.runner.arguments import _SCALAR_NUMPY, ScalarArg, call_attrs, format_ids
+from codegen.runner.arguments import (
+    _SCALAR_NUMPY,
+    ScalarArg,
+    TensorListValue,
+    call_attrs,
+    format_ids,
+    tensor_list_value,
+)
 from codegen.runner.dtypes import _computable, acl_dtype_id
 from codegen.runner.errors import ACL_ERROR_FAILURE, AclnnError
 from codegen.runner.memory import POISON_BYTE, _byte_bounds, check_call_size, check_out_array, device_memory
@@ -42,10 +49,21 @@ def _library_lock(library: Path) -> threading.Lock:
         return _LIBRARY_LOCKS.setdefault(key, threading.Lock())
 
 
+def _stand_in(a: np.ndarray | None) -> np.ndarray | None:
+    """``a``, or for an array of a dtype no op computes on (complex, object, ...) a zero-stride fp32 array of
+    its shape: what output inference sees for it (phase 1 refuses the array itself)."""
+    return a if a is None or _computable(a) else np.broadcast_to(np.float32(0), a.shape)
+
+
 @dataclass
 class _TensorArg:
+    """An acl object the call made for a tensor parameter: ``handle`` (an aclTensor, or an aclTensorList when
+    ``kind`` is ``TensorList``: the list owns its element tensors and ``aclDestroyTensorList`` destroys them),
+    and the Python objects its memory lives in."""
+
     handle: ctypes.c_void_p
     keep: tuple[Any, ...]
+    kind: str = "Tensor"
 
 
 class OpCallable:
@@ -88,6 +106,13 @@ class OpCallable:
         ]
         lib.aclDestroyTensor.restype = ctypes.c_int32
         lib.aclDestroyTensor.argtypes = [ctypes.c_void_p]
+        for kind in ("Tensor", "Scalar"):  # aclCreateTensorList / aclCreateScalarList and their destroy functions
+            create = getattr(lib, f"aclCreate{kind}List")
+            create.restype = ctypes.c_void_p
+            create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64]
+            destroy = getattr(lib, f"aclDestroy{kind}List")
+            destroy.restype = ctypes.c_int32
+            destroy.argtypes = [ctypes.c_void_p]
         lib.aclGetRecentErrMsg.restype = ctypes.c_char_p
         lib.aclrtCtxSetSysParamOpt.restype = ctypes.c_int32
         lib.aclrtCtxSetSysParamOpt.argtypes = [ctypes.c_int32, ctypes.c_int64]
@@ -175,10 +200,62 @@ class OpCallable:
         )
         return _TensorArg(ctypes.c_void_p(handle), (array, dims, st, storage_dims))
 
+    def make_tensor_list(self, arrays: TensorListValue, fmt: int = 2) -> _TensorArg:
+        """Wraps ``arrays`` in an aclTensorList made by ``aclCreateTensorList(const aclTensor *const *value,
+        uint64_t size)`` (opbase ``include/aclnn/acl_meta.h``) of one aclTensor per array, each made as
+        :meth:`make_tensor` makes one (an element None is a null aclTensor in the list); ``None`` is a null
+        pointer. An empty tuple is a list of no tensors. The list owns its tensors: :meth:`_destroy` calls
+        ``aclDestroyTensorList``, which destroys them too.
+
+        Raises:
+            TypeError: no aclDataType represents an element's dtype.
+            ValueError: ``aclCreateTensor`` refused an element (e.g. more axes than ``gert::Shape`` holds; the
+                message names its index) or ``aclCreateTensorList`` returned nullptr; nothing is left alive.
+        """
+        if arrays is None:
+            return _TensorArg(ctypes.c_void_p(None), (), "TensorList")
+        elements = [self.make_tensor(a, fmt) for a in arrays]
+        refused = [k for k, (a, e) in enumerate(zip(arrays, elements)) if a is not None and not e.handle.value]
+        handles = (ctypes.c_void_p * max(1, len(elements)))(*(e.handle.value for e in elements))
+        handle = self.lib.aclCreateTensorList(handles, len(elements)) if not refused else None
+        if not handle:
+            message = (self.recent_error().splitlines() or ["no error message"])[0]
+            self._destroy(elements)
+            what = f"aclCreateTensor refused element {refused[0]}" if refused else "aclCreateTensorList failed"
+            raise ValueError(f"{self.spec.aclnn_name}: {what}: {message}")
+        return _TensorArg(ctypes.c_void_p(handle), (tuple(elements), handles), "TensorList")
+
+    def make_scalar_list(self, values: tuple[ScalarArg, ...] | None) -> ctypes.c_void_p:
+        """An aclScalarList made by ``aclCreateScalarList(const aclScalar *const *value, uint64_t size)`` of one
+        aclScalar per value (:meth:`make_scalar`; :func:`codegen.runner.arguments.scalar_list_value` turns a
+        list of numbers into ``values``); a null pointer for None. The caller destroys it with
+        ``aclDestroyScalarList``, which destroys its scalars too.
+
+        Raises:
+            ValueError: the runtime refused a scalar's dtype or the list; nothing is left alive.
+        """
+        if values is None:
+            return ctypes.c_void_p(None)
+        made: list[ctypes.c_void_p] = []
+        try:
+            for v in values:
+                made.append(self.make_scalar(v))
+        except ValueError:
+            for h in made:
+                self.lib.aclDestroyScalar(h)
+            raise
+        handles = (ctypes.c_void_p * max(1, len(made)))(*(h.value for h in made))
+        handle = self.lib.aclCreateScalarList(handles, len(made))
+        if not handle:
+            for h in made:
+                self.lib.aclDestroyScalar(h)
+            raise ValueError(f"aclCreateScalarList refused {len(made)} scalars: {self.recent_error()}")
+        return ctypes.c_void_p(handle)
+
     def _destroy(self, args: list[_TensorArg]) -> None:
         for a in args:
             if a.handle.value:
-                self.lib.aclDestroyTensor(a.handle)
+                getattr(self.lib, f"aclDestroy{a.kind}")(a.handle)
 
     def recent_error(self) -> str:
         """``aclGetRecentErrMsg()`` of the library ('' when none)."""
@@ -369,43 +446,62 @@ class OpCallable:
                 f"takes {', '.join(sorted(known))}"
             )
         attrs = call_attrs(spec, params)
-        arrays: dict[str, np.ndarray | None] = {}
+        lists = {t.name for t in [*spec.inputs, *spec.outputs] if t.is_list}
+        arrays: dict[str, Any] = {}
         for t in spec.inputs:
             if t.name not in params and not t.optional:
                 raise TypeError(f"{spec.aclnn_name}: missing input '{t.name}'")
             value = params.get(t.name)
+            if t.is_list:
+                arrays[t.name] = tensor_list_value(spec, t, value)
+                continue
             arrays[t.name] = (
                 None if value is None else np.asarray(value) if not isinstance(value, np.ndarray) else value
             )
         out_names = spec.output_names
         check_call_size(spec, arrays, attrs, out_given=params.get(out_names[0]) is not None)
         outs: dict[str, Any] = {}
-        for out_name in out_names:
-            if out_name in params:
-                out = params[out_name]
-                if out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
-                    check_out_array(spec.aclnn_name, out_name, out)
-                outs[out_name] = out
+        for t in spec.outputs:
+            if t.name in params:
+                out = params[t.name]
+                if t.is_list:
+                    # a list of arrays written in place (an element None is a null aclTensor in the list)
+                    out = tensor_list_value(spec, t, out)
+                    for k, element in enumerate(out or ()):
+                        if element is not None:
+                            check_out_array(spec.aclnn_name, f"{t.name}[{k}]", element)
+                elif out is not None:  # out=None passes a null aclTensor: the API answers 161001, as CANN's does
+                    check_out_array(spec.aclnn_name, t.name, out)
+                outs[t.name] = out
         if len(outs) < len(out_names):
             from codegen import registry
 
             # an input of a dtype no op computes on (complex, object, ...) is refused by phase 1 below; the
             # output is allocated as for an fp32 input of its shape
             stand_ins = {
-                name: a if a is None or _computable(a) else np.broadcast_to(np.float32(0), a.shape)
+                name: (tuple(_stand_in(e) for e in a) if isinstance(a, tuple) else _stand_in(a))
                 for name, a in arrays.items()
             }
-            inferred = registry.family(spec.family).infer_outputs(spec, stand_ins, attrs)
+            # a tuple (a tensor list's arrays) reaches only a family that declares tensor_lists: the spec
+            # loader refuses a list in any other
+            inferred = registry.family(spec.family).infer_outputs(
+                spec, cast("dict[str, np.ndarray | None]", stand_ins), attrs
+            )
             outs = {n: outs[n] if n in outs else inferred[n] for n in out_names}
+            for n in lists & set(outs):  # a family gives an allocated list output as a list of arrays
+                outs[n] = None if outs[n] is None else tuple(outs[n])
         arrays.update(outs)
         passed = self._refuse_unrepresentable(arrays)
         with self._lock:  # the run options are the library's, shared with other threads' callables
             self.set_run_options(deterministic, core_order, seed)
-            tensors = {
-                name: self.make_tensor(arr, fmt_ids.get(name, ACL_FORMATS["ND"])) for name, arr in passed.items()
-            }
+            tensors: dict[str, _TensorArg] = {}
             try:
-                refused = [(n, arr) for n, arr in passed.items() if arr is not None and not tensors[n].handle.value]
+                for name, arr in passed.items():
+                    fmt = fmt_ids.get(name, ACL_FORMATS["ND"])
+                    tensors[name] = self.make_tensor_list(arr, fmt) if name in lists else self.make_tensor(arr, fmt)
+                refused = [
+                    (n, arr) for n, arr in passed.items() if isinstance(arr, np.ndarray) and not tensors[n].handle.value
+                ]
                 if refused:
                     # as in C, where aclCreateTensor returns nullptr before the API is called (e.g. more axes
                     # than gert::Shape holds); passing the null pointer on would answer "null argument"
@@ -431,34 +527,63 @@ class OpCallable:
                     raise AclnnError(status, self.recent_error(), 2)
             finally:
                 self._destroy(list(tensors.values()))
-        self.require_synchronised(outs)
-        # a nullable output passed as None was not produced: None in its place
-        results = tuple(o if isinstance(o, np.ndarray) or o is None else np.asarray(o) for o in outs.values())
+        self.require_synchronised(
+            {
+                **{n: o for n, o in outs.items() if n not in lists},
+                **{f"{n}[{k}]": e for n in lists & set(outs) for k, e in enumerate(outs[n] or ())},
+            }
+        )
+        # a nullable output passed as None was not produced: None in its place; a list output is a list
+        results = tuple(
+            (None if o is None else list(o))
+            if n in lists
+            else (o if isinstance(o, np.ndarray) or o is None else np.asarray(o))
+            for n, o in outs.items()
+        )
         return results[0] if len(results) == 1 else results
 
-    def _refuse_unrepresentable(self, arrays: dict[str, Any]) -> dict[str, np.ndarray | None]:
-        """The tensors to pass for ``arrays`` (the call's arrays by aclnn name, None for a null pointer).
+    def _refuse_unrepresentable(self, arrays: dict[str, Any]) -> dict[str, Any]:
+        """The tensors to pass for ``arrays`` (the call's arrays by aclnn name, None for a null pointer; a
+        tensor list's value is a tuple of arrays).
 
         An array whose dtype no aclDataType represents (:func:`acl_dtype_id`: object, strings, ...) cannot
         become an aclTensor; the call answers as the API answers a dtype the tensor does not accept: 161002,
-        after the null checks CANN makes first: when a required tensor is null, such an array passes as a
-        stand-in of its shape and phase 1 returns 161001 for the null one.
+        after the null checks CANN makes first: when a required tensor (or list) is null, such an array passes
+        as a stand-in of its shape and phase 1 returns 161001 for the null one. An element of a list is named
+        ``name[k]``.
 
         Raises:
             AclnnError: 161002 (phase 1), naming the tensor, its NumPy dtype and the dtypes it accepts on
                 the product, when a tensor has such a dtype and no required tensor is null.
         """
-        bad = [name for name, a in arrays.items() if isinstance(a, np.ndarray) and acl_dtype_id(a) is None]
+
+        def unrepresentable(a: Any) -> bool:
+            return isinstance(a, np.ndarray) and acl_dtype_id(a) is None
+
+        flat: dict[str, Any] = {}
+        for name, a in arrays.items():
+            if isinstance(a, tuple):
+                flat.update({f"{name}[{k}]": e for k, e in enumerate(a)})
+            else:
+                flat[name] = a
+        bad = [name for name, a in flat.items() if unrepresentable(a)]
         if not bad:
             return arrays
         optional = {t.name for t in self.spec.inputs if t.optional}
         if any(a is None and name not in optional for name, a in arrays.items()):
             # phase 1 answers the null (161001) before it reads a dtype: a zero-stride UINT8 stand-in of the
             # array's shape takes its place, never read
-            return {name: np.broadcast_to(np.uint8(0), a.shape) if name in bad else a for name, a in arrays.items()}
-        tensor = next(t for t in [*self.spec.inputs, *self.spec.outputs] if t.name == bad[0])
+
+            def stand_in(a: Any) -> Any:
+                return np.broadcast_to(np.uint8(0), a.shape) if unrepresentable(a) else a
+
+            return {
+                name: tuple(stand_in(e) for e in a) if isinstance(a, tuple) else stand_in(a)
+                for name, a in arrays.items()
+            }
+        tensor = next(t for t in [*self.spec.inputs, *self.spec.outputs] if t.name == bad[0].split("[")[0])
         accepted = ", ".join(f"DT_{d.name}" for d in tensor.dtypes_for(self.product))
-        dtype = arrays[bad[0]].dtype
+        dtype = flat[bad[0]].dtype
         # device memory is little-endian: a byte-swapped array of a represented type needs converting first
         swapped = not dtype.isnative and dtype.newbyteorder("=") != dtype
         hint = f" (convert it to native byte order first: .astype('{dtype.newbyteorder('=').str}'))" if swapped else ""

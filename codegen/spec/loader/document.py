@@ -130,6 +130,7 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
             r.error(m["family"], f"unknown family '{f}'; allowed: {', '.join(_families())}")
         elif f is not None:
             family = f
+    st.family = family
     summary = (
         (r.line(m["summary"], "it is a line of the API document and the prototype comment") or "")
         if "summary" in m

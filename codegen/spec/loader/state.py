@@ -27,6 +27,7 @@ class ParseState:
             entries are not checked against their dtypes, as the unknown name may have meant any dtype.
         unread_defaults: the attrs whose ``default`` was given but is invalid (reported there): the example
             does not also report them as missing.
+        family: the op's family once read (``""`` before, or when the spec names none or an unknown one).
     """
 
     def __init__(self, root: YNode, path: Path, catalogue: Catalogue | None, r: Reader) -> None:
@@ -38,3 +39,4 @@ class ParseState:
         self.op_products: tuple[str, ...] = ()
         self.unread_dtypes: set[str] = set()
         self.unread_defaults: set[str] = set()
+        self.family = ""

@@ -4,6 +4,7 @@ shape rule is read once the attrs are, by :mod:`codegen.spec.loader.document`).
 
 from __future__ import annotations
 
+from codegen import registry
 from codegen.spec.loader.fields import IN_PARAM_TABLE, read_fp32_constant, read_header_name, read_rank, read_tensor_name
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import ACL_FORMATS, MAX_RANK, PRIVATE_ACL_FORMATS, TensorSpec
@@ -15,7 +16,7 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
     is unusable), and the node of an output's ``shape`` (None for an input): the shape rule is read once
     every input and attr is known. Problems are recorded."""
     required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-    optional = (["const", "nullable"] if is_output else ["optional", "default"]) + ["formats", "header_name"]
+    optional = (["const", "nullable"] if is_output else ["optional", "default"]) + ["formats", "header_name", "list"]
     m = st.r.mapping(node, required, optional) or {}
     kind = "output" if is_output else "input"
     name = read_tensor_name(st, m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -46,8 +47,26 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
             st.r.error(m["formats"], "formats must include ND")
         formats = tuple(listed) or ("ND",)
     header_name = read_header_name(st, m.get("header_name"), name)
+    is_list = bool(st.r.boolean(m["list"])) if "list" in m else False
+    if is_list and st.family:
+        takers = [f.name for f in registry.families() if f.tensor_lists]
+        if st.family not in takers:
+            takes = f"the {', '.join(takers)} family only" if takers else "no family"
+            st.r.error(m["list"], f"'{st.family}' takes no tensor list (an aclTensorList); {takes} does")
     spec = TensorSpec(
-        name, dtypes, rank, description, optional_flag, None, node.loc, const, default, formats, header_name, nullable
+        name,
+        dtypes,
+        rank,
+        description,
+        optional_flag,
+        None,
+        node.loc,
+        const,
+        default,
+        formats,
+        header_name,
+        nullable,
+        is_list=is_list,
     )
     return spec, m.get("shape")
 

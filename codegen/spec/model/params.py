@@ -64,6 +64,10 @@ class TensorSpec:
         nullable: outputs only: the caller may pass a null pointer (the output is then not produced; the
             device op still has it, zero-sized, and its kernel writes none of it), as aclnnAddRmsNorm's
             ``rstdOut`` and ``xOut``; ``present(name)`` in a constraint tells whether it was given.
+        is_list: the spec's ``list: true``: the parameter is a tensor list (``const aclTensorList *``; an output
+            ``aclTensorList *``), any number of tensors of this entry's dtypes and ranks, each of its own shape
+            (opbase ``include/aclnn/acl_meta.h`` ``aclCreateTensorList``); only a family that declares
+            ``tensor_lists`` takes one.
     """
 
     name: str
@@ -78,6 +82,7 @@ class TensorSpec:
     formats: tuple[str, ...] = ("ND",)
     header_name: str = ""
     nullable: bool = False
+    is_list: bool = False
 
     @property
     def c_name(self) -> str:

@@ -7,7 +7,9 @@
 // info. Where CANN would read past what the builder was given (fewer tensors than the instance counts say,
 // so that a later input reads an output's or the compile info's slot), the emulation fails the build too,
 // and says why on stderr. A context's inputs are numbered by IR index, absent optional inputs (instance
-// count 0) included, as in the rest of this emulation.
+// count 0) included, as in the rest of this emulation. A tiling context also takes a DYNAMIC input of several
+// instances, one tensor each (GetDynamicInputShape(irIndex, i)); an InferShape or InferDataType context does not.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -63,7 +65,8 @@ class ContextBuilderImpl {
 
   // "" when the op description is complete, else why not (and what CANN checks is checked first). Without
   // `inputTensors` (an InferDataType context: tensor descriptions only) the input tensors are not counted.
-  std::string CheckOp(bool needTensors, bool inputTensors = true) const {
+  // With `dynamicInputs` (a tiling context) an input may have several instances (a DYNAMIC input's list).
+  std::string CheckOp(bool needTensors, bool inputTensors = true, bool dynamicInputs = false) const {
     if (opType.empty() || opName.empty() || inputInstance.empty() || outputInstance.empty()) {
       return "Invalid params, op_type: " + opType + ", op_name: " + opName +
              ", input_num: " + std::to_string(inputInstance.size()) +
@@ -75,7 +78,7 @@ class ContextBuilderImpl {
     }
     size_t in = 0;
     for (uint32_t n : inputInstance) {
-      if (n > 1) {
+      if (n > 1 && !dynamicInputs) {
         return "a dynamic input (instance count " + std::to_string(n) + ") is not emulated";
       }
       in += n;
@@ -112,6 +115,33 @@ class ContextBuilderImpl {
         d.storageFormat = t->GetStorageFormat();
       }
       out.push_back(d);
+    }
+    return out;
+  }
+
+  // The input descriptions by instance, for a tiling request with `instances` (its inputInstances): an input
+  // of n > 0 instances gives n descriptions, an absent one (instance count 0) one absent description counted
+  // as one instance (the tiling runner's convention for an absent optional input).
+  std::vector<opgen_rt::TilingTensorDesc> InputInstanceDescs(std::vector<uint32_t> &instances) const {
+    std::vector<opgen_rt::TilingTensorDesc> out;
+    instances.clear();
+    size_t next = 0;
+    for (uint32_t n : inputInstance) {
+      instances.push_back(n == 0 ? 1U : n);
+      if (n == 0) {
+        out.emplace_back();
+      }
+      for (uint32_t k = 0; k < n; ++k) {
+        const Tensor *t = inputs[next++];
+        opgen_rt::TilingTensorDesc d;
+        d.present = true;
+        d.originShape = t->GetOriginShape();
+        d.storageShape = t->GetStorageShape();
+        d.dataType = t->GetDataType();
+        d.originFormat = t->GetOriginFormat();
+        d.storageFormat = t->GetStorageFormat();
+        out.push_back(d);
+      }
     }
     return out;
   }
@@ -376,7 +406,7 @@ ContextHolder<TilingContext> OpTilingContextBuilder::Build() {
   } else if (b.platformInfo == nullptr) {
     why = "Platform info is nullptr";
   } else {
-    why = b.CheckOp(true);
+    why = b.CheckOp(true, true, true);
   }
   if (!why.empty()) {
     BuildFailed("OpTilingContextBuilder::Build", b.opType, why);
@@ -384,8 +414,15 @@ ContextHolder<TilingContext> OpTilingContextBuilder::Build() {
   }
   opgen_rt::TilingRequest request;
   request.opType = b.opType;
-  request.inputs = b.InputDescs();
+  const auto several = [](const std::vector<uint32_t> &counts) {
+    return std::any_of(counts.begin(), counts.end(), [](uint32_t n) { return n > 1U; });
+  };
+  // instance counts go to the request only with a DYNAMIC parameter of several instances (otherwise one each)
+  request.inputs = several(b.inputInstance) ? b.InputInstanceDescs(request.inputInstances) : b.InputDescs();
   request.outputs = b.OutputDescs();
+  if (several(b.outputInstance)) {
+    request.outputInstances = b.outputInstance;
+  }
   request.attrs = b.attrs;
   request.deterministic = b.deterministic;
   std::shared_ptr<TilingContext> context(opgen_rt::TilingContextBuilder::Create(nullptr, 0));

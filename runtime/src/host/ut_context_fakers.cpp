@@ -234,8 +234,10 @@ KernelRunContextHolder TilingContextFaker::Build() {
     SetOpType("fakeOp");
   }
   OpTilingContextBuilder::IOInstanceNum(inputInstanceNumPacked_, outputInstanceNum_);
-  // a test that declares a 0-instance input passes every tensor; otherwise a nullptr shape drops its tensor
-  const bool packed = std::find(inputInstanceNum_.begin(), inputInstanceNum_.end(), 0U) != inputInstanceNum_.end();
+  // a test that declares a 0-instance input, or a DYNAMIC input of several instances (its shapes given one per
+  // instance), passes every tensor; otherwise a nullptr shape drops its tensor
+  const bool packed =
+      std::any_of(inputInstanceNum_.begin(), inputInstanceNum_.end(), [](uint32_t n) { return n != 1U; });
   std::vector<Tensor *> inputs;
   for (size_t i = 0; i < inputTensors_.size(); ++i) {
     if (packed || (i < inputInstanceNumPacked_.size() && inputInstanceNumPacked_[i] > 0)) {
