@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
-from codegen.cli.options import apply_spec_dir_defaults
+from codegen.cli.options import UsageError, apply_spec_dir_defaults
 from codegen.cli.parser import build_parser
 
 
@@ -115,3 +115,29 @@ def test_a_spec_directory_that_does_not_exist_is_named(tmp_path: Path, capsys: A
     assert main(["--specs", str(tmp_path / "nowhere"), "list"]) == 2
     want = f"--specs {tmp_path / 'nowhere'}: does not exist; give a directory of op specs holding products.yaml"
     assert capsys.readouterr().err == f"error: {want}\n"
+
+
+def test_a_spec_directory_beside_the_projects_generated_tree_is_refused(tmp_path: Path, monkeypatch: Any) -> None:
+    # a scratch spec directory inside the checkout has DIR/../generated = the project's tree: generate (which
+    # would rewrite its listing, and prune every project op with --prune) refuses unless --out names a tree
+    import dataclasses
+
+    import codegen.paths
+
+    real = codegen.paths.project_paths()
+    fake = dataclasses.replace(real, specs=tmp_path / "specs", generated=tmp_path / "generated")
+    monkeypatch.setattr(codegen.paths, "project_paths", lambda: fake)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    args = build_parser().parse_args(["--specs", str(scratch), "generate"])
+    with pytest.raises(UsageError, match=r"is the project's generated/.*or pass --out"):
+        apply_spec_dir_defaults(args)
+    args = build_parser().parse_args(["--specs", str(scratch), "generate", "--out", str(tmp_path / "elsewhere")])
+    apply_spec_dir_defaults(args)
+    assert args.out == str(tmp_path / "elsewhere")
+    args = build_parser().parse_args(["--specs", str(tmp_path / "specs"), "generate"])  # the project's own specs
+    (tmp_path / "specs").mkdir()
+    apply_spec_dir_defaults(args)
+    assert args.out == str(tmp_path / "generated")
+    with pytest.raises(UsageError, match="--specs '': give a directory"):
+        apply_spec_dir_defaults(build_parser().parse_args(["--specs", "", "list"]))

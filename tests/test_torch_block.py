@@ -171,6 +171,36 @@ def test_index_calls_pytorch_refuses_run_eagerly_and_raise_its_error() -> None:
     assert torch.equal(y, x.detach().flatten()[[0, 11]])
 
 
+def test_index_calls_follow_pytorchs_own_rules_for_shapes_dtypes_and_devices() -> None:
+    # shapes, source dtypes and devices PyTorch refuses or keeps on its own device run eagerly (PyTorch's
+    # error or result), never through the aclnn API; what PyTorch takes runs through it (int32 gather too)
+    s = torch.arange(12.0).reshape(3, 4)
+    with ct.ops("Ascend910B") as ran:
+        with pytest.raises(RuntimeError):
+            s.gather(1, torch.tensor([0, 1]))  # an index of another rank
+        with pytest.raises(RuntimeError):
+            s.gather(1, torch.zeros(4, 4, dtype=torch.int64))  # larger than self in a dim other than dim
+        with pytest.raises(IndexError):
+            s.index_select(0, torch.zeros(2, 2, dtype=torch.int64))  # a 2-d index
+        with pytest.raises(NotImplementedError):
+            torch.zeros(3, 4, dtype=torch.uint16).gather(1, torch.zeros(3, 4, dtype=torch.int64))
+        meta = torch.empty(3, 4, device="meta").gather(1, torch.zeros(3, 4, dtype=torch.int64, device="meta"))
+        picked = s.gather(1, torch.tensor([[3], [0], [1]], dtype=torch.int32))
+    assert meta.device.type == "meta" and tuple(meta.shape) == (3, 4)
+    assert ran.generated == {"Gather": 1}
+    assert torch.equal(picked, torch.tensor([[3.0], [4.0], [9.0]]))
+
+
+def test_a_custom_operator_raises_for_an_input_gradient_its_backward_op_lacks() -> None:
+    # MseLossBackward gives the gradient of self only: a target that requires grad is an error at backward
+    # (eager PyTorch computes it), not a target.grad left None
+    op = getattr(torch.ops, ct.register("Ascend910B"))
+    x, target = torch.randn(4, 5), torch.randn(4, 5, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"gradient for self only \(from aclnnMseLossBackward\).*target"):
+        op.mse_loss(x, target, 1).backward()
+    assert target.grad is None
+
+
 def test_import_codegen_does_not_import_torch() -> None:
     import subprocess
     import sys

@@ -191,19 +191,29 @@ def apply_spec_dir_defaults(args: argparse.Namespace) -> None:
     project's specs).
 
     Raises:
-        UsageError: ``--specs`` names no directory.
+        UsageError: ``--specs`` names no directory, or (``generate`` without ``--out``) a directory whose
+            generated tree would be the project's ``generated/`` (a spec directory inside the checkout).
     """
-    from codegen.paths import generated_dir_for
+    from codegen.paths import generated_dir_for, project_paths
 
     specs = getattr(args, "specs", None)
-    if not specs:
+    if specs is None:
         return
+    if not specs:
+        raise UsageError("--specs '': give a directory of op specs holding products.yaml")
     if not Path(specs).is_dir():
         what = "does not exist" if not Path(specs).exists() else "is not a directory"
         raise UsageError(f"--specs {specs}: {what}; give a directory of op specs holding products.yaml")
     tree = generated_dir_for(specs)
     command = getattr(args, "command", None)
     if command == "generate" and not args.out:
+        project = project_paths()
+        if tree.resolve() == project.generated.resolve() and Path(specs).resolve() != project.specs.resolve():
+            raise UsageError(
+                f"--specs {specs}: its generated tree {tree} is the project's generated/, which holds the "
+                "project's ops (generate would rewrite its listing and --prune would remove their folders); "
+                "put the spec directory in a folder of its own (DIR/../generated is written) or pass --out"
+            )
         args.out = str(tree)
     elif command in ("check", "build") and not getattr(args, "generated", None) and tree.is_dir():
         args.generated = str(tree)

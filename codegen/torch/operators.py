@@ -159,6 +159,13 @@ def _register_autograd(ns: str, row: TorchOp, forward: OpSpec, backward: OpSpec)
         *tensors, result = ctx.saved_tensors
         bound = from_cann(dict(ctx.attrs, **dict(zip(ctx.tensor_names, tensors))))
         of = next(n for n, v in forward_args(bound).items() if v is bound[grad_of])  # its CANN name
+        wanted = [n for n, needed in zip(names, ctx.needs_input_grad) if needed and n != of]
+        if wanted:  # a gradient the backward API does not compute: raise rather than leave .grad None
+            raise RuntimeError(
+                f"torch.ops.{ns}.{forward.snake} has a gradient for {of} only (from {backward.aclnn_name}); "
+                f"no generated op computes the gradient of {', '.join(wanted)}, which requires grad; inside "
+                "codegen.torch.ops() the torch function computes it eagerly"
+            )
         with torch.no_grad():
             g = _call(ns, backward, backward_args(bound, grad, result))
         if torch.is_grad_enabled():  # create_graph=True: differentiating g must raise, not see a constant

@@ -168,12 +168,17 @@ def _gather_stub(input: Any, dim: int, index: Any, *, sparse_grad: bool = False)
     return {"input": input, "dim": dim, "index": index, "sparse_grad": sparse_grad}
 
 
+#: Source dtypes PyTorch 2.13's CPU kernels of ``gather`` and ``take`` do not implement (NotImplementedError).
+_NO_CPU_GATHER = (torch.uint16, torch.uint32, torch.uint64)
+
+
 def _indices_within(index: Any, dtypes: tuple[Any, ...], low: int, high: int) -> bool:
-    """Whether PyTorch itself takes ``index``: a tensor of one of ``dtypes`` whose values all lie in
+    """Whether PyTorch itself takes ``index``: a CPU tensor of one of ``dtypes`` whose values all lie in
     ``[low, high)``. The generated index ops also take what PyTorch refuses (an index outside the source gives
     zeros, CANN's index dtypes), but the eager backward of such a forward would raise, so a call PyTorch
-    refuses runs eagerly and raises PyTorch's error."""
-    if not isinstance(index, torch.Tensor) or index.dtype not in dtypes:
+    refuses runs eagerly and raises PyTorch's error (a tensor on another device, a meta one included, runs
+    eagerly too)."""
+    if not isinstance(index, torch.Tensor) or index.dtype not in dtypes or index.device.type != "cpu":
         return False
     if index.numel() == 0:
         return True
@@ -181,10 +186,16 @@ def _indices_within(index: Any, dtypes: tuple[Any, ...], low: int, high: int) ->
         return bool(index.min().item() >= low) and bool(index.max().item() < high)
 
 
+def _source(a: Args) -> torch.Tensor | None:
+    """``input`` when it is a CPU tensor (other devices run eagerly)."""
+    t = a["input"]
+    return t if isinstance(t, torch.Tensor) and t.device.type == "cpu" else None
+
+
 def _dim_size(a: Args) -> int | None:
-    """The size of ``input`` along ``dim`` (None: not a tensor, or dim outside its rank)."""
-    t, dim = a["input"], a["dim"]
-    if not isinstance(t, torch.Tensor) or not isinstance(dim, int):
+    """The size of ``input`` along ``dim`` (None: not a CPU tensor, or dim outside its rank)."""
+    t, dim = _source(a), a["dim"]
+    if t is None or not isinstance(dim, int):
         return None
     rank = max(t.dim(), 1)
     if not -rank <= dim < rank:
@@ -193,19 +204,36 @@ def _dim_size(a: Args) -> int | None:
 
 
 def _index_select_takes(a: Args) -> bool:
-    size = _dim_size(a)
-    return size is not None and _indices_within(a["index"], (torch.int32, torch.int64), 0, size)
+    """``torch.index_select``'s own rules: an int32 or int64 index of at most one dim, values in [0, A)."""
+    size, index = _dim_size(a), a["index"]
+    if size is None or not isinstance(index, torch.Tensor) or index.dim() > 1:
+        return False
+    return _indices_within(index, (torch.int32, torch.int64), 0, size)
 
 
 def _take_takes(a: Args) -> bool:
-    t = a["input"]
-    n = t.numel() if isinstance(t, torch.Tensor) else 0
-    return _indices_within(a["index"], (torch.int64,), -n, n)
+    """``torch.take``'s own rules: an int64 index with values in [-numel, numel), a source dtype its CPU
+    kernel implements."""
+    t = _source(a)
+    if t is None or t.dtype in _NO_CPU_GATHER:
+        return False
+    return _indices_within(a["index"], (torch.int64,), -t.numel(), t.numel())
 
 
 def _gather_takes(a: Args) -> bool:
-    size = _dim_size(a)
-    return not a["sparse_grad"] and size is not None and _indices_within(a["index"], (torch.int64,), 0, size)
+    """``torch.gather``'s own rules: an int32 or int64 index of the source's rank (0-d counts as 1), no larger
+    than the source in any dim but ``dim``, values in [0, A) along ``dim``; a source dtype its CPU kernel
+    implements; ``sparse_grad=False``."""
+    t, index, size = _source(a), a["index"], _dim_size(a)
+    if a["sparse_grad"] or t is None or size is None or not isinstance(index, torch.Tensor):
+        return False
+    if t.dtype in _NO_CPU_GATHER or max(index.dim(), 1) != max(t.dim(), 1):
+        return False
+    dim = a["dim"] % max(t.dim(), 1)
+    sizes, wanted = (list(t.shape) or [1]), (list(index.shape) or [1])
+    if any(w > s for d, (w, s) in enumerate(zip(wanted, sizes)) if d != dim):
+        return False
+    return _indices_within(index, (torch.int32, torch.int64), 0, size)
 
 
 def _padding_row(a: Args) -> int:
