@@ -101,6 +101,8 @@ def test_the_quick_matrix_spans_several_cores_with_an_uneven_tail_on_every_produ
             continue
         p = catalogue.get(product)
         cases = [c for c in cases_for(spec, p, None, True) if c.name.startswith("several cores, uneven tail")]
+        # a mixed dtype column's cases (label "FLOAT16 (self BF16, ...)") split by the column's own tiling
+        cases = [c for c in cases if c.dtype in DType.__members__]
         assert {c.dtype for c in cases} == {d.name for d in spec.inputs[0].dtypes_for(p)}, name
         for case in cases:
             shape = case.params[spec.inputs[0].name].shape
