@@ -16,6 +16,7 @@ from codegen.families.gather_scatter.plan.tiling import (
     MODE_WINDOWS,
     TILE_BUFFERS,
     TilingDecision,
+    element_unit,
     elements_decision,
     tiling_decision,
 )
@@ -71,11 +72,12 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Ite
     )
 
 
-def _last_unit_start(d: TilingDecision) -> int:
-    """The output element where the kernel's last unit (of the last core) starts."""
+def _last_unit_start(d: TilingDecision, unit_elements: int) -> int:
+    """The output element where the kernel's last unit (of the last core) starts (``unit_elements``: the output
+    elements of a ``copyMode`` 2 unit, :func:`element_unit`)."""
     last = d.units_per_core * d.used_cores + d.units_former_num - 1
     if d.copy_mode == MODE_ELEMENTS:
-        return last
+        return last * unit_elements
     if d.copy_mode == MODE_WINDOWS:
         return last * (LINE_BYTES // (d.bytes_per_element // TILE_BUFFERS))
     return last // d.chunk_num * d.inner + last % d.chunk_num * d.chunk_len
@@ -99,24 +101,24 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
             return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
     if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
         return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
-    start = _last_unit_start(d)
+    start = _last_unit_start(d, element_unit(fn.product, DType[p["dtype"]].itemsize))
     if start < 2**32:
         return f"the last unit starts at output element {start}: the case does not reach past 32 bits"
     return ""
 
 
 def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict[str, tuple[int, int]]:
-    """The bytes ``[lo, hi)`` of every device tensor core ``core`` owns under the tiling fields, with every index
-    the probe reads being 0 (from the split alone, not the kernel's code).
-
-    The core takes ``unitsPerCore`` units (one more below ``unitsFormerNum``) after those of the cores before it.
-    ``copyMode`` 0: unit ``u`` is chunk ``u % chunkNum`` of output row ``u // chunkNum``; ``copyMode`` 1: unit ``u``
-    is the 64-byte line ``u`` of the output (the last one ends with the tensor). Output row ``r`` is ``(p, k) =
-    divmod(r, K)``. The core writes its part of the output; reads ``index[k]`` of its rows (not judged when its
-    rows cross a ``p`` boundary: the reads wrap to ``index[0]``); and, with every index 0, reads source row
-    ``p * A`` of each of its ``p``: the columns its rows of that ``p`` take (from its first column when its first
-    row is the only one of the first ``p``, to its last column when its last row is the only one of the last).
-    A core without units owns nothing (an empty dict)."""
+    """The bytes ``[lo, hi)`` of every device tensor core ``core`` owns under the tiling fields, with every index the
+    probe reads being 0 (from the split alone, not the kernel's code). The core takes ``unitsPerCore`` units (one
+    more below ``unitsFormerNum``) after those of the cores before it. ``copyMode`` 0: unit ``u`` is chunk ``u %
+    chunkNum`` of output row ``u // chunkNum``; ``copyMode`` 1: unit ``u`` is the 64-byte line ``u`` of the output
+    (the last one ends with the tensor); ``copyMode`` 2: unit ``u`` is output element ``u``, or its 64-byte line
+    ``u`` without DataCopyPad (:func:`element_unit`). Output row ``r`` is ``(p, k) = divmod(r, K)``. The core writes
+    its part of the output; reads ``index[k]`` of its rows (not judged when its rows cross a ``p`` boundary: the
+    reads wrap to ``index[0]``); and, with every index 0, reads source row ``p * A`` of each of its ``p``: the
+    columns its rows of that ``p`` take (from its first column when its first row is the only one of the first
+    ``p``, to its last column when its last row is the only one of the last). A core without units owns nothing (an
+    empty dict)."""
     comp = fn.spec.compute
     assert isinstance(comp, GatherScatterCompute)
     per, former = tiling["unitsPerCore"], tiling["unitsFormerNum"]
@@ -126,7 +128,8 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     first = core * per + min(core, former)
     last = first + count - 1
     if tiling["copyMode"] == MODE_ELEMENTS:
-        return _element_ranges(fn, case, tiling, first, last)
+        unit = element_unit(fn.product, DType[case.params["dtype"]].itemsize)
+        return _element_ranges(fn, case, tiling, first * unit, min((last + 1) * unit, tiling["indexNum"]) - 1)
     inner, k_num, a = tiling["inner"], tiling["indexNum"], tiling["axisLen"]
     total = tiling["outer"] * k_num * inner
     if tiling["copyMode"] == MODE_WINDOWS:

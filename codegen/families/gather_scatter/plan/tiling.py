@@ -174,18 +174,20 @@ def tiling_decision(
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
-    """Plan-time check: every product of ``spec`` gives tiles of at least :data:`MIN_TILE_BYTES` (and has
-    DataCopyPad for ``gather_elements``).
+    """Plan-time check: every product of ``spec`` gives tiles of at least :data:`MIN_TILE_BYTES`.
 
     Raises:
-        ValueError: a product's tile is too small, or a ``gather_elements`` op lists a product without
-            DataCopyPad (the message names the product).
+        ValueError: a product's tile is too small (the message names the product).
     """
-    elements = getattr(spec.compute, "elements", False)
     for product in spec_products(spec, catalogue):
         tile_bytes(spec, product)
-        if elements and not product.data_copy_pad:
-            raise ValueError(f"{spec.op} on {product.name}: gather_elements needs DataCopyPad, which it lacks")
+
+
+def element_unit(product: Product, width: int) -> int:
+    """The output elements of one unit of the ``gather_elements`` split (``copyMode`` 2): one element where the
+    product has DataCopyPad, else a 64-byte line (:data:`LINE_BYTES` ÷ ``width`` bytes of the element), so that
+    no two cores write one 32-byte block."""
+    return 1 if product.data_copy_pad else LINE_BYTES // width
 
 
 def elements_decision(
@@ -205,14 +207,13 @@ def elements_decision(
     source's element count, ``inner`` is the
     source's stride along ``dim`` and ``axisLen`` its extent ``A``. A tile of ``tileBytes`` holds ``chunkLen``
     output elements and their indices (a multiple of :data:`ELEMENT_ALIGN` elements); the ``indexNum`` output
-    elements are split evenly over ``usedCores`` cores, the first ``unitsFormerNum`` taking one more.
+    elements, in units of :func:`element_unit`, are split evenly over ``usedCores`` cores, the first
+    ``unitsFormerNum`` taking one unit more.
 
     Raises:
         ValueError: ``dim`` out of range, the ranks differ, the call has no output element or an empty source
-            (the L2 API launches nothing), the product has no DataCopyPad, or its tile is too small.
+            (the L2 API launches nothing), or the product's tile is too small.
     """
-    if not product.data_copy_pad:
-        raise ValueError(f"{spec.op} on {product.name}: gather_elements needs DataCopyPad")
     view = shape or (1,)
     idx = index_shape or (1,)
     if len(view) != len(idx):
@@ -242,7 +243,8 @@ def elements_decision(
     tile = tile_bytes(spec, product)
     chunk = tile // (width + index.itemsize) // ELEMENT_ALIGN * ELEMENT_ALIGN
     wanted = max(1, -(-(total * width) // spec.tiling.min_bytes_per_core))
-    cores = max(1, min(product.vector_core_num, total, wanted))
+    units = -(-total // element_unit(product, width))
+    cores = max(1, min(product.vector_core_num, units, wanted))
     return TilingDecision(
         product=product.name,
         tiling_key=tiling_key(width, index),
@@ -260,8 +262,8 @@ def elements_decision(
         chunk_num=1,
         slot_bytes=tile,
         tile_rows=1,
-        units_per_core=total // cores,
-        units_former_num=total % cores,
+        units_per_core=units // cores,
+        units_former_num=units % cores,
         used_cores=cores,
         extents=tuple(extents),
         strides=tuple(strides),

@@ -117,9 +117,6 @@ static ge::graphStatus GatherAlongDimTilingFunc(gert::TilingContext *context) {
   if (dim < 0) {
     dim += viewRank;
   }
-  if (!HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()))) {
-    return ge::GRAPH_FAILED;  // copyMode 2 moves its tiles with DataCopyPad
-  }
   const int64_t pad = VIEW_DIMS - viewRank;
   int64_t sourceStride = 1;
   int64_t inner = 1;
@@ -154,7 +151,10 @@ static ge::graphStatus GatherAlongDimTilingFunc(gert::TilingContext *context) {
   const int64_t chunkNum = 1;
   const int64_t slotBytes = tileBytes;
   const int64_t tileRows = 1;
-  const int64_t units = indexNum;
+  // a unit: an output element, or without DataCopyPad a 64-byte line of the output (no two cores share a block)
+  const int64_t unitElems =
+      HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch())) ? 1 : LINE_BYTES / elementBytes;
+  const int64_t units = (indexNum + unitElems - 1) / unitElems;
   const int64_t totalBytes = indexNum * elementBytes;
   const int64_t wanted = std::max<int64_t>(1, (totalBytes + MIN_BYTES_PER_CORE - 1) / MIN_BYTES_PER_CORE);
   const int64_t usedCores = std::max<int64_t>(1, std::min(std::min(coreNum, units), wanted));

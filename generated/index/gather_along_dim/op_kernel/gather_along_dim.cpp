@@ -4,7 +4,8 @@
 // Element gather: out[i...] = self[i... with dim's coordinate replaced by index[i...]] (index and
 // out of one shape, self of their rank); an index in [-A, 0) selects index + A, any other outside [0, A) gives a zero.
 // Tiling key = width digit * 10 + index digit (the kernel moves elements as words of their byte width).
-// Each core takes a contiguous range of output elements, in tiles of chunkLen elements: the tile's indices are
+// Each core takes a contiguous range of output elements (whole 64-byte lines without DataCopyPad), in tiles of
+// chunkLen elements: the tile's indices are
 // read GM -> UB with one DataCopyPad (the next tile's read is issued before this tile is computed), then for
 // each element the scalar unit tests the index against [0, A) before it forms a 64-bit offset, reads that one
 // element of self (GlobalTensor::GetValue: only gathered elements are read) or takes a zero, and
@@ -111,7 +112,6 @@ class KernelGatherAlongDim {
  private:
   // copyMode 2: the core's output elements [unitBegin, unitEnd) in tiles of chunkLen elements.
   __aicore__ inline void ProcessElements() {
-    const int64_t width = static_cast<int64_t>(sizeof(T));
     const int64_t indexWidth = static_cast<int64_t>(sizeof(TIndex));
     TEventID indexReady[TILE_BUFFERS];
     TEventID written[TILE_BUFFERS];
@@ -121,18 +121,26 @@ class KernelGatherAlongDim {
       written[b] = pipe_.AllocEventID<HardEvent::MTE3_S>();
       pending[b] = false;
     }
-    if (unitBegin_ < unitEnd_) {
-      LoadIndex(0, unitBegin_, Min(chunkLen_, unitEnd_ - unitBegin_));
+#if 0
+    // without DataCopyPad a unit is a 64-byte line of the output
+    const int64_t unitElems = LINE_BYTES / static_cast<int64_t>(sizeof(T));
+#else
+    const int64_t unitElems = 1;
+#endif
+    const int64_t first = unitBegin_ * unitElems;
+    const int64_t last = Min(unitEnd_ * unitElems, indexNum_);
+    if (first < last) {
+      LoadIndex(0, first, Min(chunkLen_, last - first));
       SetFlag<HardEvent::MTE2_S>(indexReady[0]);
     }
     int32_t buffer = 0;
-    for (int64_t start = unitBegin_; start < unitEnd_; start += chunkLen_) {
-      const int64_t count = Min(chunkLen_, unitEnd_ - start);
+    for (int64_t start = first; start < last; start += chunkLen_) {
+      const int64_t count = Min(chunkLen_, last - start);
       WaitFlag<HardEvent::MTE2_S>(indexReady[buffer]);
       const int32_t next = (buffer + 1) % TILE_BUFFERS;
-      if (start + count < unitEnd_) {    // the next tile's indices, read while this tile is computed
+      if (start + count < last) {        // the next tile's indices, read while this tile is computed
         SyncPipes<HardEvent::S_MTE2>();  // the scalar reads of that index region (two tiles ago) are done
-        LoadIndex(next, start + count, Min(chunkLen_, unitEnd_ - start - count));
+        LoadIndex(next, start + count, Min(chunkLen_, last - start - count));
         SetFlag<HardEvent::MTE2_S>(indexReady[next]);
       }
       if (pending[buffer]) {
@@ -171,12 +179,7 @@ class KernelGatherAlongDim {
         }
       }
       SyncPipes<HardEvent::S_MTE3>();
-      DataCopyExtParams params;
-      params.blockCount = 1;
-      params.blockLen = static_cast<uint32_t>(count * width);
-      params.srcStride = 0;
-      params.dstStride = 0;
-      DataCopyPad(outGm_[static_cast<uint64_t>(start)], values, params);
+      CopyUbToGm(outGm_[static_cast<uint64_t>(start)], values, count);  // whole blocks but at the tensor's end
       SetFlag<HardEvent::MTE3_S>(written[buffer]);
       pending[buffer] = true;
       buffer = next;
@@ -198,19 +201,10 @@ class KernelGatherAlongDim {
         static_cast<uint32_t>(buffer * TileBytes() + chunkLen_ * static_cast<int64_t>(sizeof(T))));
   }
 
-  // Reads `count` indices from output element `start` into the index region of tile `buffer` (one DataCopyPad).
+  // Reads `count` indices from output element `start` into the index region of tile `buffer` (one DataCopyPad;
+  // without it, whole blocks and the last elements of the tensor one by one).
   __aicore__ inline void LoadIndex(int32_t buffer, int64_t start, int64_t count) {
-    DataCopyExtParams params;
-    params.blockCount = 1;
-    params.blockLen = static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(TIndex)));
-    params.srcStride = 0;
-    params.dstStride = 0;
-    DataCopyPadExtParams<TIndex> pad;
-    pad.isPad = false;
-    pad.leftPadding = 0;
-    pad.rightPadding = 0;
-    pad.paddingValue = 0;
-    DataCopyPad(IndexRegion(buffer), indexGm_[static_cast<uint64_t>(start)], params, pad);
+    CopyGmToUb(IndexRegion(buffer), indexGm_[static_cast<uint64_t>(start)], count);
   }
 
   template <HardEvent EVENT>
