@@ -15,12 +15,13 @@ representative of each group.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
-from codegen.check.status_matrix import status_matrix
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, Case
+from codegen.families.gather_scatter.cases.status import call_status_cases, status_case
 from codegen.families.gather_scatter.cases.values import Maker, hostile_indices
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType
@@ -106,18 +107,11 @@ def elements_status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DTy
         p.update(over)
         return p
 
-    def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
-        return Case(mk.spec.snake, mk.product.name, label, "error", name, params, expect_status=code, mode=mode)
-
-    for name in (c.source, c.index, c.dest):
-        yield status(f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
-    for mode in ("null_workspace_size", "null_executor"):
-        yield status(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
-    yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
+    status = partial(status_case, mk, label)
     one = mk.params(
         mk.source((2, 3), dt), np.asarray([[1]], dtype=numpy_dtype(it)), 0, np.zeros((1, 1), numpy_dtype(dt))
     )
-    yield from status_matrix(mk.spec, mk.product, one, label)
+    yield from call_status_cases(mk, label, good, one)
     other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
     yield status(
         f"{c.dest} {other.name} (self {dt.name}) -> 161002",

@@ -3,7 +3,8 @@ shape, and for an attr dim: dim out of range, an index of rank 2 and a 0-d sourc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,28 @@ from codegen.check.status_matrix import status_matrix
 from codegen.families.gather_scatter.cases.values import Maker
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType
+
+
+def status_case(mk: Maker, label: str, name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
+    """An error case of ``mk``'s op and product: the call ``params`` (``mode``: a phase-1/phase-2 misuse the
+    runner makes, see :class:`codegen.check.cases.Case`) must return status ``code``."""
+    return Case(mk.spec.snake, mk.product.name, label, "error", name, params, expect_status=code, mode=mode)
+
+
+def call_status_cases(
+    mk: Maker, label: str, good: Callable[..., dict[str, Any]], one: dict[str, Any]
+) -> Iterator[Case]:
+    """The status cases every API of the family has, on the valid call ``good()`` makes (``good(**over)`` with
+    parameters replaced): the source, the index and the output each null (161001), a null workspace size or
+    executor (161001), phase 2 run twice (161002), then the derived status matrix on the one-element call
+    ``one``."""
+    c = mk.comp
+    for name in (c.source, c.index, c.dest):
+        yield status_case(mk, label, f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
+    for mode in ("null_workspace_size", "null_executor"):
+        yield status_case(mk, label, f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
+    yield status_case(mk, label, "phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
+    yield from status_matrix(mk.spec, mk.product, one, label)
 
 
 def status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> Iterator[Case]:
@@ -32,17 +55,10 @@ def status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> I
         p.update(over)
         return p
 
-    def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
-        return Case(mk.spec.snake, mk.product.name, label, "error", name, params, expect_status=code, mode=mode)
-
-    for name in (c.source, c.index, c.dest):
-        yield status(f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
-    for mode in ("null_workspace_size", "null_executor"):
-        yield status(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
-    yield status("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
+    status = partial(status_case, mk, label)
     one_out = (1, 3) if attr_dim else c.out_shape((2, 3), (1,))
     one = mk.params(mk.source((2, 3), dt), mk.index([1], it), 0, np.zeros(one_out, numpy_dtype(dt)))
-    yield from status_matrix(mk.spec, mk.product, one, label)
+    yield from call_status_cases(mk, label, good, one)
     other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
     yield status(
         f"{c.dest} {other.name} (self {dt.name}) -> 161002",
