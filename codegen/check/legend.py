@@ -4,7 +4,8 @@ command-line help shows it)."""
 #: What the notations of the table mean (printed under the table and in ``opgen check --help``).
 LEGEND = (
     "dtype: A = every tensor of the case in A; A/B = grad in A, indices in B (index ops); A->B = inputs in A, "
-    "output in B (converted once); A+B = inputs of both dtypes in one call, promoted to the wider one; "
+    "output in B (converted once); A+B = inputs of both dtypes in one call, promoted to the wider one (or, where "
+    "a mixed OpDef dtype column takes them, passed as they are); "
     "A (t B) = the first input in A and tensor t in B, one of the op's dtype combinations or mixed OpDef dtype "
     "columns; "
     "- = the case has no dtype (build, reference or worker failure). "
