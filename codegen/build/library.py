@@ -133,7 +133,10 @@ def build_op(
     required = ["op_api_cpp", "l0_cpp", "infershape_cpp", "tiling_cpp", "def_cpp"]
     for kind in required if host_only else [*required, "kernel_cpp"]:
         if not sources[kind].is_file():
-            raise BuildError(f"{sources[kind]} not found: run `opgen generate` (or pass the right --generated)")
+            raise BuildError(
+                f"{sources[kind]} not found: run `opgen generate` (with the same --specs, if any) or pass the right "
+                "--generated"
+            )
     flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ())]
     include = [f"-I{paths.runtime / 'include'}", f"-I{root / 'op_api'}", f"-I{root / 'op_host'}"]
     glue = glue_source(spec, product, kernel=not host_only)
