@@ -183,7 +183,8 @@ def _indices_within(index: Any, dtypes: tuple[Any, ...], low: int, high: int) ->
     if index.numel() == 0:
         return True
     with torch._C.DisableTorchFunction():
-        return bool(index.min().item() >= low) and bool(index.max().item() < high)
+        smallest, largest = torch.aminmax(index)  # one pass over the index
+        return int(smallest) >= low and int(largest) < high
 
 
 def _source(a: Args) -> torch.Tensor | None:
