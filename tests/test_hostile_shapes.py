@@ -163,7 +163,7 @@ def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object], ac
 
     import numpy as np
 
-    from codegen.runner.op_callable import _TensorArg
+    from codegen.runner.acl_objects import TensorArg
 
     data = np.zeros(1, np.int64)
     n = len(shape)
@@ -173,7 +173,7 @@ def _zero_stride_tensor(op: OpCallable, shape: list[int], keep: list[object], ac
     handle = op.lib.aclCreateTensor(dims, n, acl_dtype, strides, 0, 2, storage, 1, ctypes.c_void_p(data.ctypes.data))
     assert handle
     keep += [data, dims, strides, storage]
-    return _TensorArg(ctypes.c_void_p(handle), ())
+    return TensorArg(ctypes.c_void_p(handle), ())
 
 
 @pytest.mark.parametrize("reduction", [1, 2])

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from project_copy import copy_project
 
-from codegen.generate import prune_plan
 from codegen.manifest import load_manifest
+from codegen.ownership import prune_plan
 
 
 def opgen(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

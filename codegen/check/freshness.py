@@ -20,7 +20,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from codegen.generate import FOREIGN, OBSOLETE
 from codegen.manifest import (
     MANIFEST_NAME,
     ManifestError,
@@ -29,6 +28,7 @@ from codegen.manifest import (
     load_manifest,
     rendering_versions,
 )
+from codegen.ownership import FOREIGN, OBSOLETE
 from codegen.paths import project_paths
 from codegen.render import render_ops
 from codegen.spec.model import Catalogue, OpSpec

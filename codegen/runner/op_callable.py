@@ -6,7 +6,6 @@ from __future__ import annotations
 import ctypes
 import json
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -14,10 +13,8 @@ import numpy as np
 
 from codegen.build import BuiltOp
 from codegen.perf import call_timeline
+from codegen.runner.acl_objects import AclObjects, TensorArg, declare_acl_objects
 from codegen.runner.arguments import (
-    _SCALAR_NUMPY,
-    ScalarArg,
-    TensorListValue,
     call_attrs,
     format_ids,
     tensor_list_value,
@@ -25,7 +22,7 @@ from codegen.runner.arguments import (
 from codegen.runner.dtypes import _computable, acl_dtype_id
 from codegen.runner.errors import ACL_ERROR_FAILURE, AclnnError
 from codegen.runner.memory import POISON_BYTE, _byte_bounds, check_call_size, check_out_array, device_memory
-from codegen.spec.model import ACL_FORMATS, SCALAR_ACL_IDS, OpSpec, Product
+from codegen.spec.model import ACL_FORMATS, OpSpec, Product
 from codegen.types import ATTR_TYPE_INFO, AclnnStatus
 
 #: Core scheduling modes of the emulator (opgen_rt::CoreOrder).
@@ -55,18 +52,7 @@ def _stand_in(a: np.ndarray | None) -> np.ndarray | None:
     return a if a is None or _computable(a) else np.broadcast_to(np.float32(0), a.shape)
 
 
-@dataclass
-class _TensorArg:
-    """An acl object the call made for a tensor parameter: ``handle`` (an aclTensor, or an aclTensorList when
-    ``kind`` is ``TensorList``: the list owns its element tensors and ``aclDestroyTensorList`` destroys them),
-    and the Python objects its memory lives in."""
-
-    handle: ctypes.c_void_p
-    keep: tuple[Any, ...]
-    kind: str = "Tensor"
-
-
-class OpCallable:
+class OpCallable(AclObjects):
     """A built (op, product) callable with the op's aclnn parameters as keyword arguments.
 
     Call with the aclnn names: tensors as NumPy arrays (any strides; ``None`` passes a null pointer),
@@ -92,28 +78,7 @@ class OpCallable:
         self._lock = _library_lock(built.library)
         self.lib = ctypes.CDLL(str(built.library), mode=ctypes.RTLD_LOCAL)
         lib = self.lib
-        lib.aclCreateTensor.restype = ctypes.c_void_p
-        lib.aclCreateTensor.argtypes = [
-            ctypes.POINTER(ctypes.c_int64),
-            ctypes.c_uint64,
-            ctypes.c_int32,
-            ctypes.POINTER(ctypes.c_int64),
-            ctypes.c_int64,
-            ctypes.c_int32,
-            ctypes.POINTER(ctypes.c_int64),
-            ctypes.c_uint64,
-            ctypes.c_void_p,
-        ]
-        lib.aclDestroyTensor.restype = ctypes.c_int32
-        lib.aclDestroyTensor.argtypes = [ctypes.c_void_p]
-        for kind in ("Tensor", "Scalar"):  # aclCreateTensorList / aclCreateScalarList and their destroy functions
-            create = getattr(lib, f"aclCreate{kind}List")
-            create.restype = ctypes.c_void_p
-            create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64]
-            destroy = getattr(lib, f"aclDestroy{kind}List")
-            destroy.restype = ctypes.c_int32
-            destroy.argtypes = [ctypes.c_void_p]
-        lib.aclGetRecentErrMsg.restype = ctypes.c_char_p
+        declare_acl_objects(lib)
         lib.aclrtCtxSetSysParamOpt.restype = ctypes.c_int32
         lib.aclrtCtxSetSysParamOpt.argtypes = [ctypes.c_int32, ctypes.c_int64]
         lib.opgen_rt_set_core_order.restype = ctypes.c_int32
@@ -132,18 +97,6 @@ class OpCallable:
         attr_types = {a.name: ATTR_TYPE_INFO[a.type].ctype for a in self.spec.attrs}
         # aclnn parameter order (the spec's signature key, or inputs, attrs, outputs); tensors are pointers
         argtypes: list[Any] = [attr_types.get(name, ctypes.c_void_p) for name in self.spec.aclnn_order]
-        lib.aclCreateScalar.restype = ctypes.c_void_p
-        lib.aclCreateScalar.argtypes = [ctypes.c_void_p, ctypes.c_int32]
-        lib.aclDestroyScalar.restype = ctypes.c_int32
-        lib.aclDestroyScalar.argtypes = [ctypes.c_void_p]
-        # aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size), aclBoolArray likewise (acl_meta.h)
-        for array, element in (("IntArray", ctypes.c_int64), ("BoolArray", ctypes.c_bool)):
-            create = getattr(lib, f"aclCreate{array}")
-            create.restype = ctypes.c_void_p
-            create.argtypes = [ctypes.POINTER(element), ctypes.c_uint64]
-            destroy = getattr(lib, f"aclDestroy{array}")
-            destroy.restype = ctypes.c_int32
-            destroy.argtypes = [ctypes.c_void_p]
         argtypes += [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
         phase1.argtypes = argtypes
         self._phase1 = phase1
@@ -165,102 +118,6 @@ class OpCallable:
             raise RuntimeError(f"aclrtCreateStream failed: {self.recent_error()}")
         self._destroy_stream = lib.aclrtDestroyStream
         self.last_stats: dict[str, Any] = {}
-
-    # --- tensors -------------------------------------------------------------------------------------------
-
-    def make_tensor(self, array: np.ndarray | None, fmt: int = 2) -> _TensorArg:
-        """Wraps ``array`` in an aclTensor (strides and offset in elements, storage = the bytes it spans);
-        ``None`` is a null pointer.
-
-        Raises:
-            TypeError: no aclDataType represents the array's dtype (:func:`acl_dtype_id`).
-        """
-        if array is None:
-            return _TensorArg(ctypes.c_void_p(None), ())
-        acl_id = acl_dtype_id(array)
-        if acl_id is None:
-            raise TypeError(f"NumPy dtype {array.dtype} has no aclDataType")
-        item = array.itemsize
-        strides = [s // item for s in array.strides]
-        if any(s < 0 or s * item != bs for s, bs in zip(strides, array.strides)):
-            array = np.ascontiguousarray(array)
-            strides = [s // item for s in array.strides]
-        if array.size == 0:
-            base_ptr, offset, storage = array.ctypes.data, 0, 0
-        else:
-            low, high = _byte_bounds(array)
-            base_ptr = low
-            offset = (array.ctypes.data - low) // item
-            storage = (high - low) // item
-        dims = (ctypes.c_int64 * max(1, array.ndim))(*array.shape)
-        st = (ctypes.c_int64 * max(1, array.ndim))(*strides)
-        storage_dims = (ctypes.c_int64 * 1)(storage)
-        handle = self.lib.aclCreateTensor(
-            dims, array.ndim, acl_id, st, offset, fmt, storage_dims, 1, ctypes.c_void_p(base_ptr)
-        )
-        return _TensorArg(ctypes.c_void_p(handle), (array, dims, st, storage_dims))
-
-    def make_tensor_list(self, arrays: TensorListValue, fmt: int = 2) -> _TensorArg:
-        """Wraps ``arrays`` in an aclTensorList made by ``aclCreateTensorList(const aclTensor *const *value,
-        uint64_t size)`` (opbase ``include/aclnn/acl_meta.h``) of one aclTensor per array, each made as
-        :meth:`make_tensor` makes one (an element None is a null aclTensor in the list); ``None`` is a null
-        pointer. An empty tuple is a list of no tensors. The list owns its tensors: :meth:`_destroy` calls
-        ``aclDestroyTensorList``, which destroys them too.
-
-        Raises:
-            TypeError: no aclDataType represents an element's dtype.
-            ValueError: ``aclCreateTensor`` refused an element (e.g. more axes than ``gert::Shape`` holds; the
-                message names its index) or ``aclCreateTensorList`` returned nullptr; nothing is left alive.
-        """
-        if arrays is None:
-            return _TensorArg(ctypes.c_void_p(None), (), "TensorList")
-        elements = [self.make_tensor(a, fmt) for a in arrays]
-        refused = [k for k, (a, e) in enumerate(zip(arrays, elements)) if a is not None and not e.handle.value]
-        handles = (ctypes.c_void_p * max(1, len(elements)))(*(e.handle.value for e in elements))
-        handle = self.lib.aclCreateTensorList(handles, len(elements)) if not refused else None
-        if not handle:
-            message = (self.recent_error().splitlines() or ["no error message"])[0]
-            self._destroy(elements)
-            what = f"aclCreateTensor refused element {refused[0]}" if refused else "aclCreateTensorList failed"
-            raise ValueError(f"{self.spec.aclnn_name}: {what}: {message}")
-        return _TensorArg(ctypes.c_void_p(handle), (tuple(elements), handles), "TensorList")
-
-    def make_scalar_list(self, values: tuple[ScalarArg, ...] | None) -> ctypes.c_void_p:
-        """An aclScalarList made by ``aclCreateScalarList(const aclScalar *const *value, uint64_t size)`` of one
-        aclScalar per value (:meth:`make_scalar`; :func:`codegen.runner.arguments.scalar_list_value` turns a
-        list of numbers into ``values``); a null pointer for None. The caller destroys it with
-        ``aclDestroyScalarList``, which destroys its scalars too.
-
-        Raises:
-            ValueError: the runtime refused a scalar's dtype or the list; nothing is left alive.
-        """
-        if values is None:
-            return ctypes.c_void_p(None)
-        made: list[ctypes.c_void_p] = []
-        try:
-            for v in values:
-                made.append(self.make_scalar(v))
-        except ValueError:
-            for h in made:
-                self.lib.aclDestroyScalar(h)
-            raise
-        handles = (ctypes.c_void_p * max(1, len(made)))(*(h.value for h in made))
-        handle = self.lib.aclCreateScalarList(handles, len(made))
-        if not handle:
-            for h in made:
-                self.lib.aclDestroyScalar(h)
-            raise ValueError(f"aclCreateScalarList refused {len(made)} scalars: {self.recent_error()}")
-        return ctypes.c_void_p(handle)
-
-    def _destroy(self, args: list[_TensorArg]) -> None:
-        for a in args:
-            if a.handle.value:
-                getattr(self.lib, f"aclDestroy{a.kind}")(a.handle)
-
-    def recent_error(self) -> str:
-        """``aclGetRecentErrMsg()`` of the library ('' when none)."""
-        msg = self.lib.aclGetRecentErrMsg()
-        return msg.decode(errors="replace") if msg else ""
 
     # --- calling -------------------------------------------------------------------------------------------
 
@@ -290,7 +147,7 @@ class OpCallable:
 
     def phase1(
         self,
-        tensors: dict[str, _TensorArg],
+        tensors: dict[str, TensorArg],
         attrs: dict[str, Any],
         null_workspace_size: bool = False,
         null_executor: bool = False,
@@ -323,42 +180,6 @@ class OpCallable:
                 if handle.value:
                     getattr(self.lib, f"aclDestroy{kind}")(handle)
         return int(status), int(ws.value), ex
-
-    def make_array(self, attr_type: str, values: tuple[int, ...] | tuple[bool, ...] | None) -> ctypes.c_void_p:
-        """An aclIntArray (``int_array``) or aclBoolArray (``bool_array``) of ``values`` made by
-        ``aclCreateIntArray(const int64_t *value, uint64_t size)`` / ``aclCreateBoolArray(const bool *value,
-        uint64_t size)``; a null pointer for None. The caller destroys it with ``aclDestroyIntArray`` /
-        ``aclDestroyBoolArray``.
-
-        Raises:
-            ValueError: the runtime returned nullptr.
-        """
-        if values is None:
-            return ctypes.c_void_p(None)
-        array = ATTR_TYPE_INFO[attr_type].array.removeprefix("acl")
-        element = ctypes.c_bool if attr_type == "bool_array" else ctypes.c_int64
-        buf = (element * max(len(values), 1))(*values)  # type: ignore[misc]
-        handle = getattr(self.lib, f"aclCreate{array}")(buf, len(values))
-        if not handle:
-            raise ValueError(f"aclCreate{array} refused {list(values)!r}: {self.recent_error()}")
-        return ctypes.c_void_p(handle)
-
-    def make_scalar(self, value: ScalarArg | None) -> ctypes.c_void_p:
-        """An aclScalar of ``value`` made by ``aclCreateScalar(void *value, aclDataType dataType)``; a null
-        pointer for None. The caller destroys it with ``aclDestroyScalar``.
-
-        Raises:
-            ValueError: the runtime refused the dtype (``aclCreateScalar`` returned nullptr).
-        """
-        if value is None:
-            return ctypes.c_void_p(None)
-        # attr_value refused a finite value the dtype would turn into an infinity (_scalar_overflow)
-        with np.errstate(over="ignore", invalid="ignore"):
-            buf = np.asarray([value.value], dtype=_SCALAR_NUMPY[value.dtype])
-        handle = self.lib.aclCreateScalar(ctypes.c_void_p(buf.ctypes.data), SCALAR_ACL_IDS[value.dtype])
-        if not handle:
-            raise ValueError(f"aclCreateScalar refused {value.dtype} {value.value!r}: {self.recent_error()}")
-        return ctypes.c_void_p(handle)
 
     def __del__(self) -> None:
         stream = getattr(self, "stream", None)
@@ -494,7 +315,7 @@ class OpCallable:
         passed = self._refuse_unrepresentable(arrays)
         with self._lock:  # the run options are the library's, shared with other threads' callables
             self.set_run_options(deterministic, core_order, seed)
-            tensors: dict[str, _TensorArg] = {}
+            tensors: dict[str, TensorArg] = {}
             try:
                 for name, arr in passed.items():
                     fmt = fmt_ids.get(name, ACL_FORMATS["ND"])
