@@ -2144,3 +2144,9 @@ def test_gather_elements_compute_checks(tmp_path: Path) -> None:
     assert errors_of(path, edited, catalogue)[0] == (
         f"{f}:{line_of('  dest: out')}: compute.dest: output 'out' must have shape 'index' for this dim, got 'self'"
     )
+    # an index dtype the kernel cannot decode: one error at compute.index naming the tensor and what it takes
+    edited = text.replace("dtypes: [INT64, INT32]", "dtypes: [INT64, INT32, UINT32]", 1)
+    assert (
+        f"{f}:{line_of('  index: index')}: compute.index: 'index' has dtypes UINT32; an index input takes: INT32, INT64"
+        in (errors_of(path, edited, catalogue))
+    )

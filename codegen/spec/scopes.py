@@ -20,6 +20,7 @@ from codegen.spec.expr import (
 from codegen.spec.model import (
     ATTR_TYPES,
     AttrSpec,
+    DType,
     TensorSpec,
 )
 from codegen.spec.naming import _DTYPE_NAMES, PLATFORM_NAMES
@@ -125,6 +126,17 @@ class ComputeContext:
     def claim(self, node: YNode, name: str) -> bool:
         """Registers a new name; records a duplicate-name error and returns False when it is taken."""
         return _claim(self.reader, self.taken, node, name)
+
+    def require_dtypes(self, node: YNode, tensor: TensorSpec, allowed: Sequence[DType], what: str) -> bool:
+        """Records one error at ``node`` when ``tensor`` lists a dtype outside ``allowed`` and returns False;
+        True when every dtype is allowed. ``what`` says what the family does with the tensor (the message reads
+        "'<name>' has dtypes A, B; <what>: <allowed>")."""
+        bad = [d.name for d in tensor.dtypes if d not in allowed]
+        if bad:
+            self.reader.error(
+                node, f"'{tensor.name}' has dtypes {', '.join(bad)}; {what}: {', '.join(d.name for d in allowed)}"
+            )
+        return not bad
 
 
 #: A family's compute parser: takes the ``compute`` node and the context, records problems in

@@ -229,13 +229,7 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         ok = False
     if index is not None:
         t = inputs[index]
-        bad = [d.name for d in t.dtypes if d not in INDEX_DTYPES]
-        if bad:
-            r.error(
-                m["index"],
-                f"index input '{index}' has dtypes {', '.join(bad)}; "
-                f"allowed: {', '.join(d.name for d in INDEX_DTYPES)}",
-            )
+        if not ctx.require_dtypes(m["index"], t, INDEX_DTYPES, "an index input takes"):
             ok = False
         if dim is not None and t.rank[1] > 1 and direction != ELEMENTS:
             r.error(m["index"], f"index input '{index}' must have rank 0 or 1 with an attr dim, got up to {t.rank[1]}")

@@ -151,25 +151,12 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
     if rows is not None and index is not None and rows.name == index.name:
         r.error(m["index"], f"index and rows must be different inputs, both are '{rows.name}'")
         ok = False
-    if index is not None:
-        bad = [d.name for d in index.dtypes if d not in INDEX_DTYPES]
-        if bad:
-            r.error(
-                m["index"],
-                f"index input '{index.name}' has dtypes {', '.join(bad)} the family cannot decode; allowed: "
-                f"{', '.join(d.name for d in INDEX_DTYPES)}",
-            )
-            ok = False
+    if index is not None and not ctx.require_dtypes(m["index"], index, INDEX_DTYPES, "the family decodes index dtypes"):
+        ok = False
     for key, t in (("rows", rows), ("accumulate", out)):
         if t is None:
             continue
-        bad = [d.name for d in t.dtypes if d not in ROW_DTYPES]
-        if bad:
-            r.error(
-                m[key],
-                f"'{t.name}' has dtypes {', '.join(bad)}; the family accumulates in fp32 and supports "
-                f"{', '.join(d.name for d in ROW_DTYPES)}",
-            )
+        if not ctx.require_dtypes(m[key], t, ROW_DTYPES, "the family accumulates in fp32 and supports"):
             ok = False
     if rows is not None and rows.rank[0] < 2:
         r.error(
