@@ -813,7 +813,13 @@ class Core {
     RecordGmRead(lo, hi);
   }
 
+  // Only reads after a SyncAll can see a line another core left unflushed before it (Launch::CheckCacheLines
+  // compares a read's epoch with the write's), so reads before the first SyncAll are not kept: a kernel
+  // without SyncAll (a gather's scalar reads, one span each) keeps none.
   void RecordGmRead(uintptr_t lo, uintptr_t hi) {
+    if (epoch == 0) {
+      return;
+    }
     if (!gmReads.empty()) {
       GmReadSpan &last = gmReads.back();
       if (last.epoch == epoch && lo <= last.hi && hi >= last.lo) {
