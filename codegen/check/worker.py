@@ -116,8 +116,8 @@ def unit_ident(case: Case, suffix: str | None) -> str:
     return f"{case.ident} ({suffix})" if suffix else case.ident
 
 
-def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
-    tail = stderr_tail.strip()
+def _lost_result(info: dict[str, Any], kind: str, message: str, seconds: float) -> Any:
+    """The failed result of a case whose process did not report one (``kind`` ``crash`` or ``timeout``)."""
     return CaseResult(
         info["ident"],
         info["op"],
@@ -129,32 +129,29 @@ def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> An
         0,
         0.0,
         0.0,
+        message,
+        seconds,
+        kind=kind,
+    )
+
+
+def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
+    tail = stderr_tail.strip()
+    message = (
         f"crashed: the process running case {info['ident']} was killed by {signal_name(returncode)} "
         f"(a fault in the generated host or kernel code); the other cases ran in a new process"
-        + (f"\n{tail[-STDERR_TAIL:]}" if tail else ""),
-        0.0,
-        kind="crash",
+        + (f"\n{tail[-STDERR_TAIL:]}" if tail else "")
     )
+    return _lost_result(info, "crash", message, 0.0)
 
 
 def _timeout_result(info: dict[str, Any], seconds: float, limited: bool) -> Any:
     how = "the --timeout" if limited else "its time limit (derived from its size; `opgen check --timeout S` sets it)"
-    return CaseResult(
-        info["ident"],
-        info["op"],
-        info["product"],
-        info["dtype"],
-        info["shape"],
-        info["name"],
-        False,
-        0,
-        0.0,
-        0.0,
+    message = (
         f"timeout: case {info['ident']} did not finish within {seconds:g} s, {how}; its process was killed "
-        "(a reference or kernel that never returns?) and the other cases ran in a new process",
-        seconds,
-        kind="timeout",
+        "(a reference or kernel that never returns?) and the other cases ran in a new process"
     )
+    return _lost_result(info, "timeout", message, seconds)
 
 
 def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
