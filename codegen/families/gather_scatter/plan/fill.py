@@ -1,9 +1,9 @@
 """The work plan of an index fill (aclnnIndexFillTensor's math: ``out`` is ``self`` with the slices along
 ``dim`` that an index array names set to one value), the Python model the fill kernel's walk is to follow.
 
-No spec of the family takes this path yet (``compute.direction`` has no ``fill``); the module holds the
-walk and its traffic so that the kernel, its tiling and ``opgen explain`` can be written against one tested
-model. With ``self`` viewed as ``[P, A, Q]`` around ``dim`` (``N = P * A * Q`` elements):
+``compute.direction: fill`` takes this path (aclnnIndexFillTensor); the module holds the walk and its
+traffic that the kernel follows, and the tiling (:func:`fill_decision`, ``copyMode`` :data:`MODE_FILL`). With
+``self`` viewed as ``[P, A, Q]`` around ``dim`` (``N = P * A * Q`` elements):
 
 - the L2 API wraps negative positions (``i + A``), sorts them and drops duplicates (:func:`fill_positions`),
   so the kernel sees ``K`` distinct positions in increasing order;
@@ -25,11 +25,27 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
+from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE
+from codegen.families.gather_scatter.plan.tiling import (
+    MIN_TILE_BYTES,
+    TILE_BUFFERS,
+    TilingDecision,
+    pqa,
+    tiling_key,
+)
+from codegen.spec.model import DType, OpSpec, Product
+
 #: Bytes of a UB/GM block; cores split the output in whole blocks so that no two cores write one block.
 BLOCK_BYTES = 32
 #: UB tiles of the fill kernel: two copy tiles in flight (one read while the other is written) and the value
 #: tile (filled once per core, read by every fill write).
 FILL_TILES = 3
+#: NpuArchs whose aclnnIndexFillTensor converts the aclScalar to the source's dtype directly (ops-nn
+#: common/inc/op_api/aclnn_util.h ``IsRegbase``: ``NpuArch::DAV_3510``); the others fill with
+#: ``value->ToFloat()`` (the value rounded to float32 first).
+REGBASE_NPU_ARCHS = (3510,)
+#: ``copyMode`` of ``direction: fill`` (after the gather's rows 0, windows 1 and elements 2).
+MODE_FILL = 3
 
 
 @dataclass(frozen=True)
@@ -156,3 +172,65 @@ def traffic(
             if seg.kind == "copy":
                 read += seg.length * width
     return read, written
+
+
+def fill_tile_bytes(spec: OpSpec, product: Product) -> int:
+    """Bytes of one of the :data:`FILL_TILES` tiles on ``product``: ``(ub - reserved) / FILL_TILES`` rounded
+    down to a block.
+
+    Raises:
+        ValueError: the tile is below the family's smallest tile (the message names the product).
+    """
+    size = (product.ub_bytes - spec.tiling.ub_reserved_bytes) // FILL_TILES
+    size -= size % BLOCK_BYTES
+    if size < MIN_TILE_BYTES:
+        raise ValueError(
+            f"{spec.op} on {product.name}: a UB tile would hold {size} bytes, "
+            f"below the {MIN_TILE_BYTES} the kernel needs"
+        )
+    return size
+
+
+def fill_decision(
+    spec: OpSpec, product: Product, shape: tuple[int, ...], dim: int, index_num: int, dtype: DType
+) -> TilingDecision:
+    """The tiling of a fill (``copyMode`` :data:`MODE_FILL`) of a source of ``shape`` and ``dtype`` along
+    ``dim`` with ``index_num`` distinct positions on ``product`` (the generated tiling function computes the
+    same in int64): ``outer``/``axisLen``/``inner`` the ``[P, A, Q]`` view, ``indexNum`` = K, ``chunkLen`` the
+    elements of a tile (``slotBytes`` its bytes, ``tileRows`` 1), the output's 32-byte blocks split as
+    :func:`core_ranges` does (``unitsPerCore``, ``unitsFormerNum``, ``usedCores``).
+
+    Raises:
+        ValueError: ``dim`` out of range, an empty source or index (the L2 API launches nothing), or the
+            product's tile is too small.
+    """
+    p, a, q = pqa(shape, dim)
+    total = p * a * q
+    if total == 0 or index_num <= 0:
+        raise ValueError("an empty source or index launches no kernel")
+    width = dtype.itemsize
+    tile = fill_tile_bytes(spec, product)
+    units = -(-(total * width) // BLOCK_BYTES)
+    wanted = max(1, -(-(total * width) // spec.tiling.min_bytes_per_core))
+    cores = max(1, min(product.vector_core_num, units, wanted))
+    return TilingDecision(
+        product=product.name,
+        tiling_key=tiling_key(width, FILL_INDEX_DTYPE),
+        block_dim=cores,
+        workspace_bytes=product.sys_workspace_bytes,
+        bytes_per_element=TILE_BUFFERS * width,
+        ub_budget_bytes=FILL_TILES * tile,
+        ub_split=(("tiles", FILL_TILES, tile),),
+        copy_mode=MODE_FILL,
+        outer=p,
+        axis_len=a,
+        inner=q,
+        index_num=index_num,
+        chunk_len=tile // width,
+        chunk_num=1,
+        slot_bytes=tile,
+        tile_rows=1,
+        units_per_core=units // cores,
+        units_former_num=units % cores,
+        used_cores=cores,
+    )
