@@ -292,8 +292,8 @@ def test_minimal_calls_found_on_the_way(
 
 
 def family_cases(family: str) -> list[Any]:
-    """``(op, product)`` params of every op of ``family``, one product per rule set (dtype lists and the
-    product's ``dtype_combos``)."""
+    """``(op, product)`` params of every op of ``family``, one product per rule set (dtype lists, the
+    product's ``dtype_combos`` and constraints, and a fill's value conversion)."""
     cases = []
     for spec in sorted(SPECS.values(), key=lambda s: s.op):
         if spec.family != family:
@@ -305,6 +305,10 @@ def family_cases(family: str) -> list[Any]:
                 tuple(t.dtypes_for(product) for t in (*spec.inputs, *spec.outputs)),
                 spec.combos_for(product),
                 tuple(c.name for c in spec.constraints if not c.products or name in c.products),
+                # a fill converts its value by the product's rule (float32 first, or directly on NpuArch 3510)
+                family == "gather_scatter"
+                and l2_gather.form_of(spec)[0] == "fill"
+                and product.npu_arch == l2_gather.REGBASE_NPU_ARCH,
             )
             seen.setdefault(key, name)
         cases += [pytest.param(spec.op, p, id=f"{spec.op}-{p}") for p in seen.values()]
