@@ -207,7 +207,7 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     if "compute" in m and family:
         ctx = ComputeContext(r, inputs, outputs, attrs, st.taken)
         compute = registry.family(family).parse_compute(m["compute"], ctx)
-    # a compute model that implies the device interface (gather_scatter's fill) carries its arrays itself; a
+    # a compute model that implies the device interface (an index fill's) carries its arrays itself; a
     # compute that failed was reported (its arrays are judged once it loads)
     if device is None and "attrs" in m and compute is not None and not bool(getattr(compute, "implies_device", False)):
         _arrays_need_host_attrs(st, m["attrs"], attrs)

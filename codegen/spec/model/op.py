@@ -171,7 +171,7 @@ class OpSpec:
         """The device op's interface: the spec's ``device`` section, or the aclnn inputs, outputs and attrs
         under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes. A
         family's compute model may imply the interface instead (its ``device_interface(spec)`` method, when it
-        returns one: the gather_scatter family's fill direction takes its index array and value as tensors)."""
+        returns one: aclnnIndexFillTensor's device op takes its index array and value as tensors)."""
         if self.device is not None:
             return self.device
         implied = getattr(self.compute, "device_interface", None)
