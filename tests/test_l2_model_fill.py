@@ -2,9 +2,11 @@
 against statuses and values read by hand from CANN's ops-nn ``index/index_fill_d/op_api/
 aclnn_index_fill_tensor.cpp`` (CheckNotNull, CheckDtypeValid, CheckShape, CheckPromoteType, then the plan).
 
-No spec of the family has ``direction: fill`` yet, so the model runs on a stand-in spec carrying what it reads
-(the compute roles and the tensors' dtypes per product, ranks and formats); the products are the catalogue's.
-The dtype lists are CANN's DTYPE_910B_SUPPORT_LIST (Ascend910B) and DTYPE_950_SUPPORT_LIST (Ascend950).
+The model runs on a stand-in spec carrying what it reads (the compute roles and the tensors' dtypes per
+product, ranks and formats), so that it holds CANN's own dtype lists: DTYPE_910B_SUPPORT_LIST (Ascend910B) and
+DTYPE_950_SUPPORT_LIST (Ascend950), where specs/index_fill_tensor.yaml takes the first on every product (the
+family has no per-product dtype list yet); the products are the catalogue's. tests/test_l2_model.py holds the
+generated API to the model on the real spec.
 """
 
 from __future__ import annotations
