@@ -134,7 +134,7 @@ def test_bad_array_attrs_are_reported_at_their_lines(tmp_path: Path) -> None:
         f"{f}:{length + 5}: attrs[2].default[1]: an element of default must be true or false for a bool attr, "
         "got integer 1",
         f"{f}:{stride}: attrs[3].length: int_array attr 'stride' needs length: an integer (a fixed length) or "
-        "[lo, hi], within 1..8",
+        "[lo, hi], within 1..8, or 'any'",
         f"{f}:{stride + 2}: attrs[3].values: values are not allowed for an int_array attr",
         f"{f}:{_line_of(text, 'constraints:') + 1}: constraints[0].require: unknown name 'normalizedShape'; allowed "
         "here: attrs: reduction; tensors (only inside dim, dtype, numel, rank): gradOutput, self, target, out; "

@@ -292,8 +292,8 @@ def test_minimal_calls_found_on_the_way(
 
 
 def family_cases(family: str) -> list[Any]:
-    """``(op, product)`` params of every op of ``family``, one product per rule set (dtype lists and the
-    product's ``dtype_combos``)."""
+    """``(op, product)`` params of every op of ``family``, one product per rule set (dtype lists, the
+    product's ``dtype_combos`` and constraints, and a fill's value conversion)."""
     cases = []
     for spec in sorted(SPECS.values(), key=lambda s: s.op):
         if spec.family != family:
@@ -305,6 +305,10 @@ def family_cases(family: str) -> list[Any]:
                 tuple(t.dtypes_for(product) for t in (*spec.inputs, *spec.outputs)),
                 spec.combos_for(product),
                 tuple(c.name for c in spec.constraints if not c.products or name in c.products),
+                # a fill converts its value by the product's rule (float32 first, or directly on NpuArch 3510)
+                family == "gather_scatter"
+                and l2_gather.form_of(spec)[0] == "fill"
+                and product.npu_arch == l2_gather.REGBASE_NPU_ARCH,
             )
             seen.setdefault(key, name)
         cases += [pytest.param(spec.op, p, id=f"{spec.op}-{p}") for p in seen.values()]
@@ -821,7 +825,11 @@ def gather_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call,
     return Call(tensors, attrs), arrays
 
 
-@pytest.mark.parametrize(("op", "product"), family_cases("gather_scatter"))
+def _is_fill(op: str) -> bool:
+    return l2_gather.form_of(next(s for s in SPECS.values() if s.op == op))[0] == "fill"
+
+
+@pytest.mark.parametrize(("op", "product"), [c for c in family_cases("gather_scatter") if not _is_fill(c.values[0])])
 def test_gather_scatter_api_agrees_with_the_model(
     op: str, product: str, built_op: Callable[[str, str], OpCallable]
 ) -> None:
@@ -865,6 +873,94 @@ def _run_gather(
     want = l2_gather.expected_output(spec, call, arrays[src], arrays[index])  # type: ignore[arg-type]
     assert got.shape == want.shape
     assert got.tobytes() == np.ascontiguousarray(want).tobytes(), f"rows differ: {got} != {want}"
+
+
+#: fill values (aclScalar value, dtype) every dtype of a fill holds after the conversion, float32 or not;
+#: 2**40 + 1 as INT64 shows the float32 rounding of the products that fill with ToFloat() (an INT64 self only)
+_FILL_VALUES = [(2.5, "FLOAT"), (-3, "INT32"), (True, "BOOL"), (-0.375, "DOUBLE"), (0, "INT64"), (1.5, "FLOAT16")]
+
+
+@st.composite
+def fill_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> tuple[Call, dict[str, np.ndarray | None]]:
+    """A call of a fill op (``direction: fill``) with its source: a rank in and around its range (dims 0 to 3,
+    rank 9 now and then), of any dtype now and then; ``dim`` in and around ``[-rank, rank)`` (and int64's
+    ends); 0 to 6 positions in ``[-A, A)`` with a hostile one (``A``, ``-A - 1``, ``2^31``, int64's ends) in a
+    quarter of the calls, duplicates likely; a value of several aclScalar dtypes; an output of the source's
+    shape or another, of its dtype or another; a null source, index, value or output and formats now and then;
+    a strided source."""
+    src, out, dim_attr, index_attr, value_attr = l2_gather.fill_roles(spec)
+    lo, hi = next(t for t in spec.inputs if t.name == src).rank
+    rank = draw(st.integers(lo, min(hi, 4)))
+    shape = tuple(_dim(draw, 3) for _ in range(rank))
+    if draw(st.integers(0, 40)) == 20:
+        shape = (1,) * 9
+    dtype = draw(st.sampled_from(spec.inputs[0].dtypes_for(product) if draw(st.integers(0, 7)) != 3 else _ANY_DTYPES))
+    r = max(len(shape), 1)
+    wrong = draw(st.integers(0, 7))
+    dim = draw(st.integers(-r, r - 1)) if wrong > 1 else draw(st.sampled_from([-r - 1, r, -(2**63), 2**63 - 1]))
+    a = shape[dim % r] if shape and -r <= dim < r else 1
+    index: list[int] | None = [draw(st.integers(-a, a - 1)) for _ in range(draw(st.integers(0, 6)))] if a else []
+    if draw(st.integers(0, 3)) == 2:
+        index = [*(index or []), draw(st.sampled_from([a, -a - 1, 2**31, -(2**63), 2**63 - 1]))]
+    number, kind = draw(st.sampled_from(_FILL_VALUES + ([(2**40 + 1, "INT64")] if dtype == DType.INT64 else [])))
+    value: ScalarArg | None = ScalarArg(number, kind)
+    out_shape = shape if draw(st.integers(0, 8)) != 4 else draw(st.sampled_from([(), (1,), (*shape, 1)]))
+    out_dtype = dtype if draw(st.integers(0, 9)) != 4 else draw(st.sampled_from(_ANY_DTYPES))
+    fmts = {
+        n: "ND" if draw(st.integers(0, 8)) != 4 else draw(st.sampled_from(["NCHW", "FRACTAL_NZ"])) for n in (src, out)
+    }
+    null = draw(st.sampled_from([None] * 16 + [src, out, index_attr, value_attr]))
+    if null == index_attr:
+        index = None
+    if null == value_attr:
+        value = None
+    tensors = {
+        src: Tensor(None) if null == src else Tensor(shape, dtype, fmts[src]),
+        out: Tensor(None) if null == out else Tensor(out_shape, out_dtype, fmts[out]),
+    }
+    arrays: dict[str, np.ndarray | None] = {src: None}
+    if null != src:
+        rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+        strided = bool(shape) and draw(st.integers(0, 3)) == 2
+        wide = _values(dtype, (*shape[:-1], shape[-1] * 2) if strided else shape, rng)
+        arrays[src] = wide[..., ::2] if strided else wide
+    return Call(tensors, {dim_attr: dim, index_attr: index, value_attr: value}), arrays
+
+
+@pytest.mark.parametrize(("op", "product"), [c for c in family_cases("gather_scatter") if _is_fill(c.values[0])])
+def test_fill_api_agrees_with_the_model(op: str, product: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """Every fill op's generated API (aclnnIndexFillTensor) agrees with ``l2_model.gather``'s fill form on
+    hypothesis-drawn calls: the status; on success the output bit for bit, or untouched where the call launches
+    nothing."""
+    spec = next(s for s in SPECS.values() if s.op == op)
+    fn = built_op(op, product)
+    prod = CATALOGUE.get(product)
+
+    @_settings(GATHER_EXAMPLES)
+    @given(fill_calls(spec, prod))
+    def check(drawn: tuple[Call, dict[str, np.ndarray | None]]) -> None:
+        call, arrays = drawn
+        src, out, _, _, _ = l2_gather.fill_roles(spec)
+        prediction = l2_gather.predict_fill(spec, prod, call)
+        o = call.tensors[out]
+        got = None if o.null else device_memory(math.prod(o.shape or ()), numpy_dtype(o.dtype), o.shape)
+        formats = {n: t.fmt for n, t in call.tensors.items() if not t.null and t.fmt != "ND"}
+        try:
+            fn(**arrays, **call.attrs, **{out: got}, formats=formats)
+            status, message = SUCCESS, ""
+        except AclnnError as e:
+            status, message = e.status, e.message
+        assert status == prediction.status, f"API {status} ({message}), model {prediction.status} ({prediction.reason})"
+        if status != SUCCESS or got is None:
+            return
+        if not l2_gather.fill_writes_output(spec, call):
+            assert (got.view(np.uint8) == device_memory(1)[0]).all(), "out written by a call that launches nothing"
+            return
+        want = l2_gather.expected_fill_output(spec, prod, call, arrays[src])  # type: ignore[arg-type]
+        assert got.shape == want.shape
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes(), f"fill differs: {got} != {want}"
+
+    check()
 
 
 I64, I32 = DType.INT64, DType.INT32

@@ -42,6 +42,10 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
             from codegen.families.index_accumulate.plan.opdef import device_opdef_dtypes
 
             want = device_opdef_dtypes(spec, [product])
+        elif spec.family == "gather_scatter" and len(spec.inputs) == 1:
+            # a fill: one column per source dtype (INT64 positions, the value and out of the source's dtype)
+            columns = [d for d in spec.inputs[0].dtypes if product.supports(d)]
+            want = {spec.inputs[0].name: columns, spec.outputs[0].name: columns}
         elif spec.family == "gather_scatter":  # one column per (source dtype, index dtype) pair; out = source
             source, index = spec.inputs[0], spec.inputs[1]
             pairs = [(d, i) for d in source.dtypes if product.supports(d) for i in index.dtypes]
@@ -86,7 +90,8 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                     assert (reg["dtypes"], reg["param_type"]) == (column_dtypes, "REQUIRED"), t.name
                     continue
                 # a device input no aclnn tensor feeds is OPTIONAL with the op's one dtype list
-                aclnn = spec.inputs[0] if t.source is None else spec.tensor(t.source)
+                # a scalar attr carried as a tensor takes the dtypes of the tensor it is like
+                aclnn = spec.inputs[0] if t.source is None else spec.tensor(t.like or t.source)
                 assert reg["dtypes"] == [d.ge_name for d in want[aclnn.name]], (product_name, t.name)
                 assert reg["formats"] == ["FORMAT_ND"] * len(want[aclnn.name])
                 assert reg["param_type"] == ("OPTIONAL" if aclnn.optional or t.source is None else "REQUIRED")
@@ -110,9 +115,10 @@ REGISTERED_OPS = sorted(op for op, s in SPECS.items() if s.op_type in RECORDED)
 
 def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> None:
     """Each record names the ops-nn OpDef file it was read from; every OpType a spec uses is recorded, but
-    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take and Gather specs define themselves
-    (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a tensor and, as its
-    Embedding and GatherElements, is registered for Ascend950 only)."""
+    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take, Gather and IndexFillTensor specs define
+    themselves (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a tensor and,
+    as its Embedding and GatherElements, is registered for Ascend950 only; its IndexFill takes the indices as
+    given, where IndexFillSlices takes them sorted and distinct)."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
         assert sorted(s for group in entry["dtypes"] for s in group.split(",")) == sorted(entry["socs"]), name
@@ -121,6 +127,7 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
         "EmbeddingDenseGradAccumulate",
         "EmbeddingRows",
         "GatherAlongDim",
+        "IndexFillSlices",
         "IndexSelectRows",
         "TakeElements",
     ]

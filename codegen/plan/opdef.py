@@ -46,10 +46,13 @@ def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list
     """Each device tensor and the aclnn tensor giving its dtypes and REQUIRED/OPTIONAL: its source, or for
     an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an optional tensor (a
     family whose specs may have a ``device`` section gives every tensor one dtype list); a device input
-    carrying an int_array attr is a required 1-d tensor of its one dtype."""
+    carrying an int_array attr is a required 1-d tensor of its one dtype; one carrying a scalar attr takes the
+    dtypes of the aclnn tensor it is ``like``."""
     out = []
     for d in tensors:
-        if d.dtype is not None:
+        if d.like is not None:
+            out.append((d, dataclasses.replace(spec.tensor(d.like), name=d.name)))
+        elif d.dtype is not None:
             out.append((d, TensorSpec(d.name, (d.dtype,), (1, 1), "", False, None, d.loc)))
         elif d.source is None:
             out.append((d, dataclasses.replace(spec.inputs[0], name=d.name, optional=True)))
@@ -134,20 +137,28 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     dev_out = device_tensor_specs(spec, dev.outputs)
     if spec.dtype_combos or dev.columns:
         return _combo_opdef(spec, products, dev_in, dev_out, param)
+    # an int_array carrier has one dtype: it repeats it in every column (as many as the first other tensor's)
+    lead = next((t for n, t in [*dev_in, *dev_out] if n.dtype is None), None)
+
+    def dtypes(d: DeviceTensor, t: TensorSpec, p: Product | None) -> tuple[DType, ...]:
+        if d.dtype is not None and lead is not None:
+            return (d.dtype,) * len(device_dtypes(spec, lead, p))
+        return device_dtypes(spec, t, p)
+
     default = OpDefTensors(
-        inputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_in),
-        outputs=tuple(param(n, t, device_dtypes(spec, t, None)) for n, t in dev_out),
+        inputs=tuple(param(n, t, dtypes(n, t, None)) for n, t in dev_in),
+        outputs=tuple(param(n, t, dtypes(n, t, None)) for n, t in dev_out),
     )
     configs = []
     for p in products:
-        differs = any(device_dtypes(spec, t, p) != device_dtypes(spec, t, None) for _, t in [*dev_in, *dev_out])
+        differs = any(dtypes(n, t, p) != dtypes(n, t, None) for n, t in [*dev_in, *dev_out])
         configs.append(
             OpDefConfig(
                 config_name=p.config_name,
                 var=f"{p.config_name}Config",
                 custom=differs,
-                inputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_in),
-                outputs=tuple(param(n, t, device_dtypes(spec, t, p)) for n, t in dev_out),
+                inputs=tuple(param(n, t, dtypes(n, t, p)) for n, t in dev_in),
+                outputs=tuple(param(n, t, dtypes(n, t, p)) for n, t in dev_out),
             )
         )
     return OpDefRegistration(default, tuple(configs), opdef_attrs(spec))

@@ -126,10 +126,11 @@ def _signature_params(spec: OpSpec) -> list[SignatureParam]:
                     values_text=", ".join(n for _, n in a.values or ()),
                 )
             )
-        elif a.is_array and a.length is not None:
-            # ``const aclIntArray *normalizedShape`` as CANN declares it; the checks get the pointer too
+        elif a.is_array:
+            # ``const aclIntArray *normalizedShape`` as CANN declares it; the checks get the pointer too. An
+            # array of any length (``length: any``) has no length check (empty ``length_invalid``).
             decl = f"{ATTR_TYPE_INFO[a.type].c_type}{a.name}"
-            lo, hi = a.length
+            lo, hi = a.length or (0, 0)
             size = f"{a.name}->Size()"
             params.append(
                 SignatureParam(
@@ -139,8 +140,12 @@ def _signature_params(spec: OpSpec) -> list[SignatureParam]:
                     arg=a.name,
                     kind="attr",
                     array=ATTR_TYPE_INFO[a.type].array,
-                    length_invalid=f"{size} != {lo}" if lo == hi else f"{size} < {lo} || {size} > {hi}",
-                    length_text=str(lo) if lo == hi else f"{lo} to {hi}",
+                    length_invalid=""
+                    if a.length is None
+                    else f"{size} != {lo}"
+                    if lo == hi
+                    else f"{size} < {lo} || {size} > {hi}",
+                    length_text="" if a.length is None else str(lo) if lo == hi else f"{lo} to {hi}",
                 )
             )
         else:

@@ -38,6 +38,25 @@ index's, ``dim`` outside ``[-r, r)``; when the index is not empty, an index exte
 source's or a source extent 0 along ``dim`` (all 161002). CANN checks no format there; the spec's ``formats``
 are held as for the other forms (this project refuses the private formats everywhere).
 
+The ``fill`` form (``compute.direction: fill``, as aclnnIndexFillTensor: one tensor ``source``, an int64 attr
+``dim``, an ``int_array`` attr ``index`` of positions along ``dim`` and a ``scalar`` attr ``value``) follows
+ops-nn ``index/index_fill_d/op_api/aclnn_index_fill_tensor.cpp`` (CheckParams, then the plan), in its order:
+
+1. a null source, index array, value scalar or output (in that order): 161001;
+2. a source dtype outside its list for the product; an output dtype other than the source's: 161002;
+3. when the source is not empty (CANN's CheckShape returns early for an empty self): an output shape other than
+   the source's, a source rank above 8, ``dim`` outside ``[-r, r)`` (``r`` the rank, 1 for a 0-d source),
+   an index value outside ``[-A, A)`` (``A`` the source's extent along ``dim``, 1 for a 0-d source): 161002;
+4. a complex aclScalar dtype: 161002 (CANN's CheckPromoteType; the spec's ``scalar_dtypes`` hold it here);
+5. a storage format outside the tensor's ``formats`` (CANN only logs a warning for FRACTAL_NZ; this project
+   refuses the private formats everywhere): 161002;
+6. success. An empty index copies the source to the output (CANN's ``l0op::ViewCopy(self, out)``); an empty
+   source writes nothing; otherwise the output is the source with the named slices filled.
+
+The fill value: on products other than NpuArch 3510 (CANN's ``IsRegbase()`` false: Ascend910B, Ascend910_93)
+CANN fills with ``value->ToFloat()`` cast to the source's dtype, so the value is rounded to float32 first; on
+NpuArch 3510 (Ascend950) it converts the aclScalar to the source's dtype directly.
+
 Values are exact: each output row is the source row its index names, bit for bit, in the source's dtype.
 CANN documents index values in ``[0, A)`` only; with ``negative_index: wrap`` a value in ``[-A, 0)`` names the
 row ``index + A`` (CANN's Take code and PyTorch); every other value gives a row of zeros, as the specs
@@ -63,9 +82,11 @@ def roles(spec: OpSpec) -> tuple[str, str, str, str | None]:
 
 
 def form_of(spec: OpSpec) -> tuple[str, int]:
-    """``("attr" | "const" | "flatten" | "elements", constant dim)`` of the op's ``compute`` (``elements``: its
-    ``direction`` is ``gather_elements``)."""
+    """``("attr" | "const" | "flatten" | "elements" | "fill", constant dim)`` of the op's ``compute``
+    (``elements``: its ``direction`` is ``gather_elements``; ``fill``: ``fill``)."""
     c: Any = spec.compute
+    if getattr(c, "direction", "") == "fill":
+        return "fill", 0
     if getattr(c, "direction", "") == "gather_elements":
         return "elements", 0
     if getattr(c, "flatten", False):
@@ -107,6 +128,8 @@ def out_shape(spec: OpSpec, call: Call) -> tuple[int, ...] | None:
 
 def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     """The status of ``call`` on ``product`` (see the module doc for the rules and their order)."""
+    if form_of(spec)[0] == "fill":
+        return predict_fill(spec, product, call)
     t = call.tensors
     every = (*spec.inputs, *spec.outputs)
     for ts in every:
@@ -241,3 +264,100 @@ def _gathered_elements(dim: int, wrap: bool, source: np.ndarray, index: np.ndarr
         coords[axis] = int(picks[pos])
         out[pos] = view[tuple(coords)]
     return out.reshape(idx.shape)
+
+
+# --- the fill form (aclnnIndexFillTensor) --------------------------------------------------------------------
+
+#: NpuArch of the products whose aclnnIndexFillTensor converts the aclScalar to the source's dtype directly
+#: (CANN's ``Ops::NN::AclnnUtil::IsRegbase()``); every other product fills with ``value->ToFloat()``.
+REGBASE_NPU_ARCH = 3510
+#: aclScalar dtypes CANN's CheckPromoteType refuses (``IsComplexType``).
+COMPLEX_SCALAR_DTYPES = ("COMPLEX64", "COMPLEX128", "COMPLEX32")
+
+
+def fill_roles(spec: OpSpec) -> tuple[str, str, str, str, str]:
+    """``(source input, output, dim attr, index array attr, value scalar attr)`` of a ``fill`` op."""
+    c: Any = spec.compute
+    return str(c.source), str(c.dest), str(c.dim), str(c.index), str(c.value)
+
+
+def predict_fill(spec: OpSpec, product: Product, call: Call) -> Prediction:
+    """The status of a call of a ``fill`` op (aclnn_index_fill_tensor.cpp's order; see the module doc).
+
+    ``call.attrs`` holds the dim (int), the index (a sequence of ints, or None for a null aclIntArray) and the
+    value (an object with ``value`` and ``dtype`` as ``codegen.runner.ScalarArg``, a number, or None for a
+    null aclScalar)."""
+    src, out, dim_attr, index_attr, value_attr = fill_roles(spec)
+    t = call.tensors
+    index = call.attrs.get(index_attr)
+    value = call.attrs.get(value_attr)
+    for what, null in (
+        (src, t[src].null),
+        (index_attr, index is None),
+        (value_attr, value is None),
+        (out, t[out].null),
+    ):
+        if null:
+            return Prediction(NULLPTR, f"{what} is null")
+    s_t, o_t = spec.tensor(src), spec.tensor(out)
+    if t[src].dtype not in s_t.dtypes_for(product):
+        return Prediction(INVALID, f"{src} dtype {t[src].dtype.name} not supported on {product.name}")
+    if t[out].dtype != t[src].dtype:
+        return Prediction(INVALID, f"{out} dtype {t[out].dtype.name} is not {src}'s {t[src].dtype.name}")
+    s = t[src].shape or ()
+    if math.prod(s) != 0:
+        if (t[out].shape or ()) != s:
+            return Prediction(INVALID, f"{out} shape {t[out].shape} is not {src}'s {s}")
+        if len(s) > s_t.rank[1]:
+            return Prediction(INVALID, f"{src} rank above {s_t.rank[1]}")
+        r = max(len(s), 1)
+        dim = int(call.attrs[dim_attr])
+        if not -r <= dim < r:
+            return Prediction(INVALID, f"{dim_attr} {dim} outside [{-r}, {r})")
+        a = s[dim % r] if s else 1
+        for i in index:
+            if not -a <= int(i) < a:
+                return Prediction(INVALID, f"{index_attr} value {i} outside [{-a}, {a})")
+    scalar_dtype = getattr(value, "dtype", None)
+    if scalar_dtype is not None and str(getattr(scalar_dtype, "name", scalar_dtype)) in COMPLEX_SCALAR_DTYPES:
+        return Prediction(INVALID, f"{value_attr} is complex")
+    for ts in (s_t, o_t):
+        if t[ts.name].fmt not in ts.formats:
+            return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
+    return Prediction(SUCCESS, "")
+
+
+def fill_writes_output(spec: OpSpec, call: Call) -> bool:
+    """Whether a successful ``fill`` call writes its output: not when the source is empty."""
+    src = fill_roles(spec)[0]
+    return math.prod(call.tensors[src].shape or ()) != 0
+
+
+def expected_fill_output(spec: OpSpec, product: Product, call: Call, source: np.ndarray) -> np.ndarray:
+    """For a successful ``fill`` call that writes its output: the source with the slices along ``dim`` that the
+    index names set to the value, exactly, in the source's dtype (a negative index counts from the end;
+    duplicates fill once). The value is rounded to float32 first except on NpuArch :data:`REGBASE_NPU_ARCH`,
+    then converted to the source's dtype (NumPy's conversion: round to nearest for the floats, toward zero for
+    the integers, nonzero -> True for BOOL)."""
+    _, _, dim_attr, index_attr, value_attr = fill_roles(spec)
+    raw = call.attrs[value_attr]
+    number = float(getattr(raw, "value", raw))
+    view = np.array(source, copy=True).reshape(np.shape(source) or (1,))
+    index = [int(i) for i in call.attrs[index_attr]]
+    if not index:
+        return view.reshape(np.shape(source))
+    if product.npu_arch != REGBASE_NPU_ARCH:
+        number = float(np.float32(number))
+    if view.dtype == np.bool_:
+        fill = np.asarray(number != 0)
+    elif np.issubdtype(view.dtype, np.integer):
+        fill = np.asarray(math.trunc(number)).astype(view.dtype)
+    else:
+        fill = np.asarray(number).astype(view.dtype)
+    axis = int(call.attrs[dim_attr]) % view.ndim
+    a = view.shape[axis]
+    for i in index:
+        sl: list[Any] = [slice(None)] * view.ndim
+        sl[axis] = i + a if i < 0 else i
+        view[tuple(sl)] = fill
+    return view.reshape(np.shape(source))

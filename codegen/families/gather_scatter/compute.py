@@ -27,6 +27,22 @@ rows: the index has the source's rank (a 0-d tensor counts as rank 1), each of i
 most the source's, and ``out[i...] = source[i... with dim's coordinate replaced by index[i...]]``; ``dim``
 must be an int64 attr and the output has the index's shape: ``index``.
 
+``direction: fill`` (aclnnIndexFillTensor, ``Tensor.index_fill``) writes instead of reading by index: ``out``
+is ``source`` with every slice along ``dim`` whose position ``index`` names set to one value::
+
+    compute:
+      direction: fill      # out[p, a, q] = value if a is in index, else source[p, a, q]
+      source: self         # the one input
+      index: index         # an int_array attr (length: any): the positions along dim; [-A, 0) counts from the end
+      dest: out            # output of the source's dtype and shape
+      dim: dim             # an int64 attr, in [-rank, rank) (a 0-d source counts as rank 1)
+      value: value         # a scalar attr: the fill value
+
+The op has one input, one output and these three attrs; the output's shape rule is the source's name. The
+device op takes the index array and the value as tensors (:meth:`GatherScatterCompute.device_interface`): the
+L2 API hands it the positions wrapped, sorted and distinct (INT64) and the value as one element of the
+source's dtype. An index value outside ``[-A, A)`` is refused in phase 1 (161002), as CANN does.
+
 ``negative_index`` says what an index below 0 selects: ``zero`` a row of zeros (as any value outside ``[0,
 A)``), ``wrap`` the row ``index + A`` when that is in ``[0, A)`` (PyTorch's rule), a row of zeros otherwise.
 
@@ -41,19 +57,24 @@ from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import to_source
-from codegen.spec.model import DType
-from codegen.spec.yaml_reader.nodes import YScalar
+from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType
+from codegen.spec.yaml_reader.nodes import YScalar, _join
 
 if TYPE_CHECKING:
+    from codegen.spec.model import OpSpec
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
 __all__ = ["parse_compute"]
 
 #: The directions the family generates.
-DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements")
+DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill")
 #: The direction that gathers one source element per index element (``torch.gather``).
 ELEMENTS = "gather_elements"
+#: The direction that sets the slices along dim an index array names to a value (``Tensor.index_fill``).
+FILL = "fill"
+#: The dtype of the positions tensor the L2 API of a fill hands the device op.
+FILL_INDEX_DTYPE = DType.INT64
 #: Index dtypes the kernels read (the tiling key's index digit is the position).
 INDEX_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT64)
 #: What a negative index selects (``negative_index``): a zero row, or the row ``index + A`` (wrapped).
@@ -79,6 +100,8 @@ class GatherScatterCompute:
             index has the source's rank and the output its shape).
         negative: what a negative index selects (:data:`NEGATIVE_POLICIES`).
         loc: the ``compute`` entry.
+        value: for ``direction: fill``, the scalar attr holding the fill value (``index`` then names an
+            int_array attr); None otherwise.
     """
 
     direction: str
@@ -91,9 +114,43 @@ class GatherScatterCompute:
     negative: str
     loc: SourceLoc
     elements: bool = False
+    value: str | None = None
+
+    @property
+    def fill(self) -> bool:
+        """Whether the op fills slices (``direction: fill``) instead of gathering."""
+        return self.value is not None
+
+    @property
+    def implies_device(self) -> bool:
+        """Whether :meth:`device_interface` gives the device op (a fill), so that the spec needs no ``device``
+        section for its array attr (the loader reads this)."""
+        return self.fill
+
+    def device_interface(self, spec: OpSpec) -> DeviceInterface | None:
+        """The device op a fill implies (None for the gather directions, which take the aclnn interface): inputs
+        ``source``, ``index`` (the positions as a 1-d :data:`FILL_INDEX_DTYPE` tensor made of the int_array)
+        and ``value`` (one element of the source's dtype made of the aclScalar), the output ``dest``, the int
+        attr ``dim`` (REQUIRED)."""
+        if self.value is None or self.dim is None:
+            return None
+        loc = self.loc
+        return DeviceInterface(
+            inputs=(
+                DeviceTensor(self.source, self.source, loc),
+                DeviceTensor(self.index, self.index, loc, dtype=FILL_INDEX_DTYPE),
+                DeviceTensor(self.value, self.value, loc, like=self.source),
+            ),
+            outputs=(DeviceTensor(self.dest, self.dest, loc),),
+            attrs=(DeviceAttr(self.dim, self.dim, "int", None, loc),),
+            dtypes=None,
+            loc=loc,
+        )
 
     def shape_rule(self) -> str:
         """The output shape rule ``dim``'s kind asks for (the spec's output ``shape`` must be this text)."""
+        if self.fill:
+            return self.source
         if self.elements:
             return self.index
         if self.flatten:
@@ -127,6 +184,13 @@ class GatherScatterCompute:
         Raises:
             ValueError: the dim is out of range for ``source``.
         """
+        if self.fill:
+            if dim_value is None:
+                raise ValueError(f"the attr {self.dim} needs a value")
+            rank = max(len(source), 1)
+            if not -rank <= dim_value < rank:
+                raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
+            return source
         if self.elements:
             if dim_value is None:
                 raise ValueError(f"the attr {self.dim} needs a value")
@@ -176,8 +240,14 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         The model, or None when a key is missing or wrong.
     """
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index",))
+    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value"))
     if m is None:
+        return None
+    direction_node = m.get("direction")
+    if isinstance(direction_node, YScalar) and direction_node.value == FILL:
+        return _parse_fill(node, m, ctx)
+    if "value" in m:
+        r.error(m["value"], f"value is only allowed with direction {FILL}")
         return None
     ok = True
     inputs = {t.name: t for t in ctx.inputs}
@@ -273,6 +343,78 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         r.error(
             m["dest"],
             f"output '{dest}' must have shape '{model.shape_rule()}' for this dim, got '{to_source(out.shape)}'",
+        )
+        return None
+    return model
+
+
+def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> GatherScatterCompute | None:
+    """The ``direction: fill`` form: ``source`` the one input, ``dest`` the one output (the source's dtypes in
+    order, shape rule the source's name), ``dim`` an int64 attr, ``index`` an int_array attr of any length
+    (``length: any``), ``value`` a scalar attr, no ``negative_index`` (a value in ``[-A, 0)`` counts from the
+    end; others are refused in phase 1) and no other input, output or attr. Every problem is recorded in
+    ``ctx.reader`` at its line; None then."""
+    r = ctx.reader
+    ok = True
+    inputs = {t.name: t for t in ctx.inputs}
+    outputs = {t.name: t for t in ctx.outputs}
+    attrs = {a.name: a for a in ctx.attrs}
+    names: dict[str, str] = {}
+    wanted = (
+        ("source", inputs, None, "an input"),
+        ("dest", outputs, None, "an output"),
+        ("dim", attrs, "int64", "an int64 attr"),
+        ("index", attrs, "int_array", "an int_array attr"),
+        ("value", attrs, "scalar", "a scalar attr"),
+    )
+    for key, among, kind, what in wanted:
+        if key not in m:
+            r.error(node, f"direction {FILL} needs '{key}' ({what})", field=_join(node.path, key))
+            ok = False
+            continue
+        name = r.string(m[key])
+        if name is None:
+            ok = False
+            continue
+        if name not in among or (kind is not None and getattr(among[name], "type", None) != kind):
+            r.error(m[key], f"'{name}' is not {what}; direction {FILL} takes {what} as {key}")
+            ok = False
+            continue
+        names[key] = name
+    if "negative_index" in m:
+        r.error(
+            m["negative_index"], f"direction {FILL} takes no negative_index (a value in [-A, 0) counts from the end)"
+        )
+        ok = False
+    if "index" in names and attrs[names["index"]].length is not None:
+        r.error(
+            m["index"], f"int_array attr '{names['index']}' must have length: any (CANN takes any number of positions)"
+        )
+        ok = False
+    if "source" in names and "dest" in names and inputs[names["source"]].dtypes != outputs[names["dest"]].dtypes:
+        r.error(m["dest"], f"output '{names['dest']}' must list the dtypes of '{names['source']}' in the same order")
+        ok = False
+    if len(ctx.inputs) != 1 or len(ctx.outputs) != 1 or len(ctx.attrs) != 3:
+        r.error(node, f"direction {FILL} takes exactly one input, one output and three attrs (dim, index, value)")
+        ok = False
+    if not ok:
+        return None
+    model = GatherScatterCompute(
+        FILL,
+        names["source"],
+        names["index"],
+        names["dest"],
+        names["dim"],
+        None,
+        False,
+        "wrap",
+        node.loc,
+        value=names["value"],
+    )
+    out = outputs[names["dest"]]
+    if out.shape is not None and to_source(out.shape) != model.shape_rule():
+        r.error(
+            m["dest"], f"output '{model.dest}' must have shape '{model.shape_rule()}', got '{to_source(out.shape)}'"
         )
         return None
     return model

@@ -1,7 +1,8 @@
 """``opgen explain`` for the gather/scatter family: the shape is the source's; the call gathers along dim 0
 (an attr dim is set to 0; a constant dim is the spec's; a flattened source is read as one row of one-element
 rows) with as many indices as that dim's extent (INT64 where listed), in a 1-d index (an element gather: an
-index of the source's shape, dim 0); the tiling section is the planner's."""
+index of the source's shape, dim 0; a fill: every other position along dim 0, the value 1); the tiling section is
+the planner's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from codegen.check.constraints import TensorStandIn
 from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.plan.fill import FILL_TILES, fill_decision
 from codegen.families.gather_scatter.plan.tiling import (
     LINE_BYTES,
     MODE_WINDOWS,
@@ -53,9 +55,14 @@ def shape_call(
     """``(tensors, assumed, set_attrs)``: the source of ``shape``, as many indices as the gathered dim's extent
     (one for a 0-d shape), the output of the rule's shape, an attr dim 0."""
     comp = _compute(spec)
+    dt = _dtype(spec, dtype_name)
+    if comp.fill:  # every other position along dim 0, the value 1
+        positions = _fill_positions(shape)
+        tensors: dict[str, object] = {comp.source: TensorStandIn(shape, dt), comp.dest: TensorStandIn(shape, dt)}
+        attrs: dict[str, object] = {str(comp.dim): 0, comp.index: positions, str(comp.value): 1.0}
+        return tensors, [f"{comp.dim} 0 with {len(positions)} positions (every other one), {comp.value} 1"], attrs
     k = _k(comp, shape)
     idx = _index_shape(comp, shape)
-    dt = _dtype(spec, dtype_name)
     env: dict[str, object] = {
         comp.source: TensorStandIn(shape, dt),
         comp.index: TensorStandIn(idx, _index_dtype(spec)),
@@ -68,9 +75,17 @@ def shape_call(
     return env, [f"{comp.dim} 0 with {k} indices"], {comp.dim: 0}
 
 
+def _fill_positions(shape: tuple[int, ...]) -> list[int]:
+    """The positions a fill of the explained call names: every other one along dim 0 (0 for a 0-d shape)."""
+    return list(range(0, shape[0] if shape else 1, 2))
+
+
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
-    """The source of ``shape`` and the output (gathered along dim 0 with as many indices as its extent)."""
+    """The source of ``shape`` and the output (gathered along dim 0 with as many indices as its extent; a fill:
+    the source's shape)."""
     comp = _compute(spec)
+    if comp.fill:
+        return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(shape)}", shape)]
     out = comp.out_shape(shape, _index_shape(comp, shape), 0 if comp.dim is not None else None)
     return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(out)}", out)]
 
@@ -81,6 +96,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     call without output elements, a line saying none is computed (the L2 API launches nothing)."""
     dt = _dtype(spec, dtype_name)
     comp = _compute(spec)
+    if comp.fill:
+        return _explain_fill(spec, product, shape, dt)
     if comp.elements:
         return _explain_elements(spec, product, shape, dt)
     k = _k(comp, shape)
@@ -110,6 +127,25 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
             f"  cores: {t.units_per_core} unit(s) per core, the first {t.units_former_num} one more",
         ]
     return "\n".join(lines)
+
+
+def _explain_fill(spec: OpSpec, product: Product, shape: tuple[int, ...], dt: DType) -> str:
+    """The tiling lines of a fill along dim 0 at every other position."""
+    positions = _fill_positions(shape)
+    head = f"tiling for {list(shape)} ({dt.name}) filled along dim 0 at {len(positions)} positions"
+    if 0 in shape:
+        return f"{head}: none (self is empty; the aclnn API launches nothing)"
+    t = fill_decision(spec, product, shape, 0, len(positions), dt)
+    return "\n".join(
+        [
+            f"{head}: P {t.outer}, A {t.axis_len}, Q {t.inner}; tiling key {t.tiling_key}, blockDim {t.block_dim} of "
+            f"{product.vector_core_num}, workspace {product.sys_workspace_bytes} bytes (system workspace only)",
+            f"  UB: {FILL_TILES} tiles of {t.slot_bytes} bytes (two copy tiles, one value tile); runs outside the "
+            "filled slices copied GM -> UB -> GM, runs inside them written from the value tile",
+            f"  cores: {t.units_per_core} 32-byte block(s) of the output per core, the first {t.units_former_num} one "
+            "more",
+        ]
+    )
 
 
 def _explain_elements(spec: OpSpec, product: Product, shape: tuple[int, ...], dt: DType) -> str:

@@ -11,7 +11,7 @@ from typing import cast
 from codegen.spec.expr import FLOAT32_MAX, INT64_MAX, INT64_MIN
 from codegen.spec.loader.fields import IN_PARAM_TABLE, read_header_name, read_tensor_name, within_dtype
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import MAX_ARRAY_LENGTH, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
+from codegen.spec.model import ANY_LENGTH, MAX_ARRAY_LENGTH, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
 from codegen.spec.naming import a_or_an, value_name_problem
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 from codegen.spec.yaml_reader.nodes import _describe, _join, _show_key
@@ -83,7 +83,8 @@ def _read_array_attr(
     st: ParseState, node: YNode, m: dict[str, YNode], name: str, type_: str, description: str
 ) -> AttrSpec:
     """An ``int_array`` or ``bool_array`` attr: its ``length`` (required: an integer ``n`` or a range
-    ``[lo, hi]`` within ``1..MAX_ARRAY_LENGTH``) and an optional ``default`` (a list of that many integers
+    ``[lo, hi]`` within ``1..MAX_ARRAY_LENGTH``, or ``any``: any length, 0 included, unchecked by the L2 API,
+    as aclnnIndexFillTensor's index) and an optional ``default`` (a list of that many integers
     within int64, or booleans). ``values`` and ``dtypes`` are refused. Expression scopes leave arrays out, so
     an expression naming one is an unknown name."""
     r = st.r
@@ -95,10 +96,10 @@ def _read_array_attr(
         r.error(
             node,
             f"{type_} attr '{name}' needs length: an integer (a fixed length) or [lo, hi], within "
-            f"1..{MAX_ARRAY_LENGTH}",
+            f"1..{MAX_ARRAY_LENGTH}, or '{ANY_LENGTH}'",
             field=_join(node.path, "length"),
         )
-    else:
+    elif not (isinstance(m["length"], YScalar) and m["length"].value == ANY_LENGTH):
         length = _read_length(st, m["length"])
     default: tuple[int, ...] | tuple[bool, ...] | None = None
     if "default" in m:

@@ -179,8 +179,6 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
 
     signature = read_signature(st, m["signature"], inputs, outputs, attrs) if "signature" in m else None
     device = read_device(st, m["device"], family, inputs, outputs, attrs) if "device" in m else None
-    if device is None and "attrs" in m:
-        _arrays_need_host_attrs(st, m["attrs"], attrs)
     columns_node = _dtype_columns_node(m.get("device"))
     if device is not None and columns_node is not None:
         device = dataclasses.replace(
@@ -209,6 +207,10 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     if "compute" in m and family:
         ctx = ComputeContext(r, inputs, outputs, attrs, st.taken)
         compute = registry.family(family).parse_compute(m["compute"], ctx)
+    # a compute model that implies the device interface (an index fill's) carries its arrays itself; a
+    # compute that failed was reported (its arrays are judged once it loads)
+    if device is None and "attrs" in m and compute is not None and not bool(getattr(compute, "implies_device", False)):
+        _arrays_need_host_attrs(st, m["attrs"], attrs)
 
     constraints: list[Constraint] = []
     if "constraints" in m:

@@ -28,6 +28,7 @@ from codegen.spec.model.graph import GraphAttr, GraphProto, GraphTensor
 from codegen.spec.model.op import PHASE2_NAMES, FamilyCompute, OpSpec, TilingSpec, snake_case
 from codegen.spec.model.params import (
     ACL_FORMATS,
+    ANY_LENGTH,
     ATTR_TYPES,
     MAX_ARRAY_LENGTH,
     MAX_RANK,
@@ -44,6 +45,7 @@ from codegen.types import ACLNN_STATUS_CODES, DType
 __all__ = [
     "ACLNN_STATUS_CODES",
     "ACL_FORMATS",
+    "ANY_LENGTH",
     "ATTR_TYPES",
     "DEVICE_ATTR_TYPES",
     "MAX_ARRAY_LENGTH",

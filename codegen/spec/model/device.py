@@ -33,6 +33,10 @@ class DeviceTensor:
         dtype: for a device input carrying an ``int_array`` aclnn attr (``source`` names it), the dtype of the
             1-d tensor the L2 API makes of it with ``aclOpExecutor::ConvertToTensor`` (INT32 or INT64: ops-nn's
             LayerNormV4 ``normalized_shape``), in every dtype column; None for a tensor carrying an aclnn tensor.
+        like: for a device input carrying a ``scalar`` aclnn attr (``source`` names it), the aclnn tensor whose
+            dtype its one-element tensor takes in every dtype column (the L2 API makes it with
+            ``aclOpExecutor::ConvertToTensor`` or ``AllocHostTensor``, as ops-nn's aclnnIndexFillTensor passes
+            its value); None otherwise.
     """
 
     name: str
@@ -40,6 +44,7 @@ class DeviceTensor:
     loc: SourceLoc
     auto_contiguous: bool = False
     dtype: DType | None = None
+    like: str | None = None
 
 
 @dataclass(frozen=True)

@@ -169,9 +169,16 @@ class OpSpec:
     @property
     def device_interface(self) -> DeviceInterface:
         """The device op's interface: the spec's ``device`` section, or the aclnn inputs, outputs and attrs
-        under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes."""
+        under their own names (int64/uint64 attrs as ``int``, double as ``float``) with the spec's dtypes. A
+        family's compute model may imply the interface instead (its ``device_interface(spec)`` method, when it
+        returns one: aclnnIndexFillTensor's device op takes its index array and value as tensors)."""
         if self.device is not None:
             return self.device
+        implied = getattr(self.compute, "device_interface", None)
+        if callable(implied):
+            derived = implied(self)
+            if isinstance(derived, DeviceInterface):
+                return derived
         return DeviceInterface(
             inputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.inputs),
             outputs=tuple(DeviceTensor(t.name, t.name, t.loc) for t in self.outputs),

@@ -22,6 +22,8 @@ ATTR_TYPES: dict[str, ExprType] = {
 #: Highest length a spec may give an array attr: CANN's aclnn APIs take at most 8 dims
 #: (:data:`MAX_RANK`), and no array parameter of ops-nn's norm APIs is longer.
 MAX_ARRAY_LENGTH = MAX_RANK
+#: An array attr's ``length: any``: any length, 0 included (the model's ``length`` is then None).
+ANY_LENGTH = "any"
 
 #: aclScalar dtypes a ``scalar`` attr accepts by default: every real and bool dtype CANN casts to a floating
 #: tensor dtype (op::CanCast); the unsigned 16/32/64-bit types are not among the types CANN's activation
@@ -129,7 +131,8 @@ class AttrSpec:
     scalar_dtypes: tuple[str, ...] = ()
     header_name: str = ""
     #: array attrs: the inclusive ``(lo, hi)`` range of lengths the L2 API accepts (a fixed length ``n`` is
-    #: ``(n, n)``; ``1 <= lo <= hi <=`` :data:`MAX_ARRAY_LENGTH`); None for other types.
+    #: ``(n, n)``; ``1 <= lo <= hi <=`` :data:`MAX_ARRAY_LENGTH`); None for other types and for an array of
+    #: any length (``length: any``, :data:`ANY_LENGTH`).
     length: tuple[int, int] | None = None
 
     @property

@@ -8,8 +8,8 @@ which must give zero rows and no emulator fault; 5000 rows of one element (tiles
 rows, buffers reused); rows larger than a tile (chunks); rows over every core; a 0-d index; a 0-d source
 with a valid and an invalid index; empty sources and indices (nothing launched, out left as it is); a
 non-contiguous source, index and out. Status cases: :mod:`.status`. An element gather
-(``direction: gather_elements``) takes :mod:`.elements` instead. The 64-bit offset case: :mod:`.offsets`.
-``quick`` keeps one representative of each group.
+(``direction: gather_elements``) takes :mod:`.elements` instead, a fill (``direction: fill``) :mod:`.fill`.
+The 64-bit offset case: :mod:`.offsets`. ``quick`` keeps one representative of each group.
 """
 
 from collections.abc import Iterator
@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from codegen.check.cases import Case
 from codegen.families.gather_scatter.cases.elements import elements_status_cases, elements_value_cases
+from codegen.families.gather_scatter.cases.fill import fill_status_cases, fill_value_cases
 from codegen.families.gather_scatter.cases.offsets import check_offsets, offset_cases, probe_ranges
 from codegen.families.gather_scatter.cases.outputs import infer_output
 from codegen.families.gather_scatter.cases.status import status_cases
 from codegen.families.gather_scatter.cases.values import Maker, value_cases
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["check_cases", "check_offsets", "infer_output", "probe_ranges"]
@@ -34,6 +35,12 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     mk = Maker(spec, product)
     listed = [d for d in spec.tensor(comp.source).dtypes if product.supports(d)]
     chosen = [d for d in dtypes if d in listed]
+    if comp.fill:
+        if chosen:
+            yield from fill_value_cases(mk, chosen, quick)
+        yield from fill_status_cases(mk, listed)
+        yield from offset_cases(spec, product, (chosen or listed)[0], FILL_INDEX_DTYPE)
+        return
     index_dtypes = list(spec.tensor(comp.index).dtypes)
     if comp.elements:
         if chosen:

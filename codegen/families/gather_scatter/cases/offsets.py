@@ -10,6 +10,7 @@ from typing import Any
 from codegen.check.cases import Case
 from codegen.check.offsets import device_attrs, device_byte_ranges
 from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.plan.fill import BLOCK_BYTES, MODE_FILL, fill_decision, segments
 from codegen.families.gather_scatter.plan.tiling import (
     LINE_BYTES,
     MODE_ELEMENTS,
@@ -35,6 +36,8 @@ OFFSET_FLAT_K = 2**32 + 64
 def offset_call(comp: GatherScatterCompute) -> tuple[tuple[int, ...], int | None, tuple[int, ...]]:
     """``(source shape, attr dim or None, index shape)`` of the offset case of ``comp``'s dim kind (an element
     gather: the index of the source's shape, about 2**33 elements)."""
+    if comp.fill:
+        return OFFSET_SHAPE, 1, (1,)
     if comp.elements:
         return OFFSET_SHAPE, 1, OFFSET_SHAPE
     if comp.flatten:
@@ -54,6 +57,8 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Ite
         comp.index: {"shape": list(index_shape), "dtype": index.name},
         comp.dest: {"shape": list(comp.out_shape(shape, index_shape, dim)), "dtype": dt.name},
     }
+    if comp.value is not None:  # a fill: one position, the value one element of the source's dtype
+        by_name[comp.value] = {"shape": [], "dtype": dt.name}
     dev = spec.device_interface
     request = {
         "inputs": [by_name[d.source] for d in dev.inputs if d.source],
@@ -76,6 +81,8 @@ def _last_unit_start(d: TilingDecision, unit_elements: int) -> int:
     """The output element where the kernel's last unit (of the last core) starts (``unit_elements``: the output
     elements of a ``copyMode`` 2 unit, :func:`element_unit`)."""
     last = d.units_per_core * d.used_cores + d.units_former_num - 1
+    if d.copy_mode == MODE_FILL:  # a unit: a 32-byte block of the output
+        return last * (BLOCK_BYTES // (d.bytes_per_element // TILE_BUFFERS))
     if d.copy_mode == MODE_ELEMENTS:
         return last * unit_elements
     if d.copy_mode == MODE_WINDOWS:
@@ -91,7 +98,10 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     assert isinstance(comp, GatherScatterCompute)
     shape, dim, index_shape = offset_call(comp)
     view, axis = comp.view(shape, dim)
-    if comp.elements:
+    if comp.fill:
+        assert dim is not None
+        d = fill_decision(fn.spec, fn.product, shape, dim, index_shape[0], DType[p["dtype"]])
+    elif comp.elements:
         assert dim is not None
         d = elements_decision(fn.spec, fn.product, shape, index_shape, dim, DType[p["dtype"]], DType[p["index"]])
     else:
@@ -127,6 +137,8 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
         return {}
     first = core * per + min(core, former)
     last = first + count - 1
+    if tiling["copyMode"] == MODE_FILL:
+        return _fill_ranges(fn, case, tiling, first, last)
     if tiling["copyMode"] == MODE_ELEMENTS:
         unit = element_unit(fn.product, DType[case.params["dtype"]].itemsize)
         return _element_ranges(fn, case, tiling, first * unit, min((last + 1) * unit, tiling["indexNum"]) - 1)
@@ -192,6 +204,26 @@ def _element_ranges(fn: Any, case: Case, tiling: dict[str, int], first: int, las
     lo = along(p0, range(ax)) + along(q_min, range(ax + 1, 8))
     hi = along(p1, range(ax)) + along(q_max, range(ax + 1, 8)) + 1
     by_source = {comp.source: (lo, hi), comp.index: (first, last + 1), comp.dest: (first, last + 1)}
+    ranges = device_byte_ranges(
+        fn.spec, case.params["request"], lambda param: by_source.get(param.source or "", (0, 0))
+    )
+    return {name: r for name, r in ranges.items() if r != (0, 0)}
+
+
+def _fill_ranges(fn: Any, case: Case, tiling: dict[str, int], first: int, last: int) -> dict[str, tuple[int, int]]:
+    """``copyMode`` 3 (a fill): the core's 32-byte blocks ``[first, last]`` of the output, written whole; with
+    every position 0 (the probe reads zeros) the core reads the source from its first element outside a filled
+    slice to its last one (:func:`~codegen.families.gather_scatter.plan.fill.segments`), every position it
+    searches (``index[0]``, ``indexNum`` being 1 in the case) and the one value."""
+    comp = fn.spec.compute
+    width = DType[case.params["dtype"]].itemsize
+    total = tiling["outer"] * tiling["axisLen"] * tiling["inner"]
+    per_block = BLOCK_BYTES // width
+    e0, e1 = first * per_block, min((last + 1) * per_block, total)
+    copies = [s for s in segments(tiling["axisLen"], tiling["inner"], [0], e0, e1, max(1, e1 - e0)) if s.kind == "copy"]
+    by_source = {comp.dest: (e0, e1), comp.index: (0, 1), comp.value: (0, 1)}
+    if copies:
+        by_source[comp.source] = (copies[0].start, copies[-1].start + copies[-1].length)
     ranges = device_byte_ranges(
         fn.spec, case.params["request"], lambda param: by_source.get(param.source or "", (0, 0))
     )

@@ -19,10 +19,17 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     so that the aclnn API answers 161001 for the null tensor), and one whose source is empty but whose index
     is not (zeros: the aclnn API launches nothing there and leaves the output as it is, and every index is
     outside the empty source, which the family defines as a row of zeros; the poison would be returned as
-    the result).
+    the result). A fill's output has the source's shape.
     """
     comp = spec.compute
     assert isinstance(comp, GatherScatterCompute)
+    if comp.fill:  # the source's shape; an empty source launches nothing (zeros, as above)
+        fill_src = arrays.get(comp.source)
+        if fill_src is None:
+            return device_memory(0, np.float32, (0,))
+        if fill_src.size == 0:
+            return np.zeros(fill_src.shape, fill_src.dtype)
+        return device_memory(int(fill_src.size), fill_src.dtype, tuple(fill_src.shape))
     src, idx = arrays.get(comp.source), arrays.get(comp.index)
     if src is None or idx is None:
         return device_memory(0, np.float32, (0,))

@@ -23,14 +23,18 @@ def status_case(mk: Maker, label: str, name: str, code: int, params: dict[str, A
 
 
 def call_status_cases(
-    mk: Maker, label: str, good: Callable[..., dict[str, Any]], one: dict[str, Any]
+    mk: Maker,
+    label: str,
+    good: Callable[..., dict[str, Any]],
+    one: dict[str, Any],
+    nullable: tuple[str, ...] | None = None,
 ) -> Iterator[Case]:
     """The status cases every API of the family has, on the valid call ``good()`` makes (``good(**over)`` with
-    parameters replaced): the source, the index and the output each null (161001), a null workspace size or
-    executor (161001), phase 2 run twice (161002), then the derived status matrix on the one-element call
-    ``one``."""
+    parameters replaced): each of ``nullable`` (default: the source, the index and the output) null (161001),
+    a null workspace size or executor (161001), phase 2 run twice (161002), then the derived status matrix on
+    the one-element call ``one``."""
     c = mk.comp
-    for name in (c.source, c.index, c.dest):
+    for name in nullable or (c.source, c.index, c.dest):
         yield status_case(mk, label, f"null {name} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{name: None}))
     for mode in ("null_workspace_size", "null_executor"):
         yield status_case(mk, label, f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)

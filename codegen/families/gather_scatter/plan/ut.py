@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
+from codegen.families.gather_scatter.plan.fill import fill_decision
 from codegen.families.gather_scatter.plan.tiling import elements_decision, tiling_decision
 from codegen.plan import unit_tests as ut
 from codegen.spec.model import DType, OpSpec, Product
@@ -32,6 +33,73 @@ UT_CASES_CONST: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
 )
 
 
+#: Tiling cases of a fill: (source shape, dim, positions): rows of 7 elements along the middle dim, the last dim
+#: of a large source over many cores, slices larger than a tile.
+UT_CASES_FILL: tuple[tuple[tuple[int, ...], int, int], ...] = (
+    ((4, 10, 7), 1, 3),
+    ((64, 3000), -1, 20),
+    ((6, 300000), 0, 2),
+)
+
+
+def _fill_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
+    """Every :data:`UT_CASES_FILL` case on every product with the first source dtype; expectations from
+    :func:`fill_decision`."""
+    comp = _compute(spec)
+    assert comp.dim is not None
+    src = spec.tensor(comp.source).dtypes[0]
+    cases: list[ut.UtTilingCase] = []
+    for p in products:
+        for shape, dim, k in UT_CASES_FILL:
+            d = fill_decision(spec, p, shape, dim, k, src)
+            values = ut.ut_attr_values(spec)
+            values[comp.dim] = dim % len(shape)
+            cases.append(
+                ut.ut_tiling_case(
+                    p,
+                    [src.name, "x".join(map(str, shape)), f"dim{dim % len(shape)}", k],
+                    f"{comp.source} {src.name} {list(shape)}, dim {dim}, {k} positions",
+                    ut.ut_device_inputs(spec, _fill_inputs(comp, shape, k, src)),
+                    [ut.ut_tensor(shape, src)],
+                    ut.ut_device_attrs(spec, values),
+                    d,
+                    deterministic=False,
+                )
+            )
+    return cases
+
+
+def _fill_inputs(comp: GatherScatterCompute, shape: tuple[int, ...], k: int, src: DType) -> dict[str, ut.UtTensor]:
+    """The device inputs of a fill by the aclnn names they carry: the source, ``k`` INT64 positions, one value."""
+    assert comp.value is not None
+    return {
+        comp.source: ut.ut_tensor(shape, src),
+        comp.index: ut.ut_tensor((k,), FILL_INDEX_DTYPE),
+        comp.value: ut.ut_tensor((), src),
+    }
+
+
+def _fill_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
+    """A fill's output has the source's shape: [4, 10, 7] along dim 1, a 0-d source."""
+    comp = _compute(spec)
+    assert comp.dim is not None
+    src = spec.tensor(comp.source).dtypes[0]
+    out: list[ut.UtInferCase] = []
+    for name, shape, dim in (("SourceShape", (4, 10, 7), 1), ("ScalarSource", (), 0)):
+        values = ut.ut_attr_values(spec)
+        values[comp.dim] = dim
+        out.append(
+            ut.ut_infer_case(
+                name,
+                ut.ut_device_inputs(spec, _fill_inputs(comp, shape, 2, src)),
+                ut.ut_device_attrs(spec, values),
+                [(shape, src)],
+                f"{comp.source} {list(shape)}, dim {dim}, 2 positions",
+            )
+        )
+    return out
+
+
 def _compute(spec: OpSpec) -> GatherScatterCompute:
     assert isinstance(spec.compute, GatherScatterCompute)
     return spec.compute
@@ -51,6 +119,8 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
     product with the first source dtype and INT64 indices (else the first index dtype), plus the first case
     with INT32 indices when listed; expectations from :func:`tiling_decision`."""
     comp = _compute(spec)
+    if comp.fill:
+        return _fill_tiling_cases(spec, products)
     src = spec.tensor(comp.source).dtypes[0]
     idxs = spec.tensor(comp.index).dtypes
     wide = DType.INT64 if DType.INT64 in idxs else idxs[0]
@@ -95,6 +165,8 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     with a 0-d index (the rule's shapes), and, for a flattened source, a [2, 3] index; a 0-d source fails where
     the constant dim needs a dim."""
     comp = _compute(spec)
+    if comp.fill:
+        return _fill_infer_cases(spec)
     src = spec.tensor(comp.source).dtypes[0]
     idx = DType.INT64 if DType.INT64 in spec.tensor(comp.index).dtypes else spec.tensor(comp.index).dtypes[0]
     out: list[ut.UtInferCase] = []

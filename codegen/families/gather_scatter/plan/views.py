@@ -7,8 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.families.gather_scatter.plan.fields import TILING_FIELDS, VIEW_DIMS
+from codegen.families.gather_scatter.plan.fill import FILL_TILES, MODE_FILL, REGBASE_NPU_ARCHS
+from codegen.families.gather_scatter.plan.fill_docs import fill_constraint_lines, fill_status_rows, fill_tiling_lines
 from codegen.families.gather_scatter.plan.tiling import (
     ELEMENT_ALIGN,
     INDEX_KEYS,
@@ -54,7 +56,9 @@ class Roles:
     ``dim`` is the attr's name ('' when the dim is not an attr, ``dim_pos`` then -1); ``dim_const`` the
     constant dim (0 for a flattened source); ``flatten`` whether the source is read flattened; ``negative_wrap``
     whether a negative index counts from the end; ``elements`` whether one element is gathered per index element
-    (``direction: gather_elements``); ``around`` the view's words for comments and documents."""
+    (``direction: gather_elements``); ``around`` the view's words for comments and documents. A fill
+    (``direction: fill``): ``value`` the scalar attr and ``value_pos`` its device input (the device op's
+    inputs are source, index, value; its one attr is dim)."""
 
     source: str
     index: str
@@ -68,6 +72,13 @@ class Roles:
     negative_wrap: bool
     around: str
     elements: bool = False
+    value: str = ""
+    value_pos: int = -1
+
+    @property
+    def fill(self) -> bool:
+        """Whether the op fills slices (``direction: fill``)."""
+        return bool(self.value)
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,7 @@ class AclnnSourceView(AclnnSourceBase):
 
     index_dtype_list: str
     l0_attrs: tuple[L0Attr, ...]
+    regbase_archs: tuple[int, ...]
     roles: Roles
 
 
@@ -134,6 +146,8 @@ class TilingSourceView(TilingSourceBase):
     max_block_count: int
     min_tile_bytes: int
     mode_elements: int
+    mode_fill: int
+    fill_tiles: int
     mode_rows: int
     mode_windows: int
     element_align: int
@@ -149,6 +163,7 @@ class KernelView(KernelBase):
     """``op_kernel/<kernel>.cpp``: one branch per tiling key."""
 
     branches: tuple[KernelBranch, ...]
+    fill_tiles: int
     line_bytes: int
     roles: Roles
     tile_buffers: int
@@ -180,6 +195,23 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
 def roles_of(spec: OpSpec) -> Roles:
     """The :class:`Roles` of ``spec`` (OpDef positions in the spec's input and attr order)."""
     comp = compute_of(spec)
+    if comp.fill:
+        assert comp.value is not None and comp.dim is not None
+        return Roles(
+            comp.source,
+            comp.index,
+            comp.dest,
+            comp.dim,
+            0,
+            1,
+            0,
+            0,
+            False,
+            True,
+            f"around {comp.dim}",
+            value=comp.value,
+            value_pos=2,
+        )
     if comp.flatten:
         around = f"flattened (P = Q = 1, A = numel({comp.source}))"
     elif comp.dim is None:
@@ -249,6 +281,8 @@ def _shape_text(comp: GatherScatterCompute) -> str:
 
 def _status_rows(spec: OpSpec) -> list[StatusRow]:
     comp = compute_of(spec)
+    if comp.fill:
+        return fill_status_rows(spec, comp)
     src, idx, dst = spec.tensor(comp.source), spec.tensor(comp.index), spec.tensor(comp.dest)
     s, i, o = comp.source, comp.index, comp.dest
     ranks = [f"`{t.name}` of rank above {t.rank[1]}" for t in (src, idx, dst)]
@@ -275,6 +309,8 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
 
 def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
     comp = compute_of(spec)
+    if comp.fill:
+        return fill_constraint_lines(spec, comp)
     s, i, o = comp.source, comp.index, comp.dest
     if comp.elements:
         view = (
@@ -326,6 +362,8 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
 
 def _tiling_lines(spec: OpSpec) -> list[str]:
     comp = compute_of(spec)
+    if comp.fill:
+        return fill_tiling_lines(spec, comp)
     if comp.elements:
         return [
             "Every size and offset is int64; an index is "
@@ -361,13 +399,14 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     """The family's view entries of ``spec`` beside the ``common`` ones (its ``opdef`` replaces the shared one)."""
     comp = compute_of(spec)
     products: list[Product] = common["products"]
-    src, idx = spec.tensor(comp.source), spec.tensor(comp.index)
+    src = spec.tensor(comp.source)
+    index_dtypes = (FILL_INDEX_DTYPE,) if comp.fill else spec.tensor(comp.index).dtypes
     widths = sorted({d.itemsize for d in src.dtypes})
     width_keys = [
         WidthKey(WIDTH_KEYS[w], w, WIDTH_TYPES[w], tuple(d.ge_name for d in src.dtypes if d.itemsize == w))
         for w in widths
     ]
-    index_keys = [IndexKey(INDEX_KEYS[d][0], d.ge_name, INDEX_KEYS[d][1]) for d in idx.dtypes]
+    index_keys = [IndexKey(INDEX_KEYS[d][0], d.ge_name, INDEX_KEYS[d][1]) for d in index_dtypes]
     branches = [
         KernelBranch(
             tiling_key(w.bytes, d),
@@ -376,17 +415,24 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
             f"{w.bytes}-byte elements ({', '.join(n[3:] for n in w.ge_names)}), {comp.index} {d.name}",
         )
         for w in width_keys
-        for d in idx.dtypes
+        for d in index_dtypes
     ]
     dim_attrs = [L0Attr(comp.dim, f"int64_t {comp.dim}", comp.dim)] if comp.dim is not None else []
     return {
         "roles": roles_of(spec),
-        "opdef": _opdef(spec, products, common["opdef"].attrs),
+        "opdef": common["opdef"] if comp.fill else _opdef(spec, products, common["opdef"].attrs),
         "tiling_fields": tiling_field_views(TILING_FIELDS, source=comp.source, index=comp.index),
         "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
-        "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in idx.dtypes),
+        "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in index_dtypes),
         "l0_attrs": dim_attrs,
-        "l0_params": l0_params(spec, [a.decl for a in dim_attrs]),
+        "l0_params": [
+            *l0_params(spec, []),
+            *(f"const aclTensor *{n}" for n in (comp.index, comp.value) if comp.fill and n is not None),
+            *(a.decl for a in dim_attrs),
+        ],
+        "mode_fill": MODE_FILL,
+        "regbase_archs": tuple(sorted({p.npu_arch for p in products if p.npu_arch in REGBASE_NPU_ARCHS})),
+        "fill_tiles": FILL_TILES,
         "width_keys": width_keys,
         "index_keys": index_keys,
         "branches": branches,
