@@ -31,6 +31,10 @@ values must equal them; every input listed after it may then be optional. A late
 ``default``: when the caller passes null, the kernel reads a row of that value instead (it never reads the
 null tensor).
 
+An output of the ``rows`` form may be a column sum, ``colsum(expr)`` (its step's whole formula): ``expr``
+summed over every row of the call, one value per element of the row (the output has the row's shape), e.g.
+``gradWeight: colsum(dy * (x - m) * rstd)``; no step reads it.
+
 Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals;
 float and double attrs (read as fp32). All arithmetic is fp32 (16-bit inputs are converted on load, outputs
 rounded once on store).
@@ -60,18 +64,23 @@ FUNCTIONS: Mapping[str, str] = {
     "sum": "reduction",
     "max": "reduction",
     "mean": "reduction",
+    "colsum": "column",
     "exp": "elementwise",
     "log": "elementwise",
     "sqrt": "elementwise",
 }
 #: Reductions along the dim (a step's top-level call).
 REDUCTIONS = tuple(f for f, role in FUNCTIONS.items() if role == "reduction")
+#: Column reductions: an output's whole formula, summed over every row of the call per element of the row
+#: (``rows`` form only).
+COLUMNS = tuple(f for f, role in FUNCTIONS.items() if role == "column")
 #: Elementwise functions of the formulas.
 ELEMENT_FUNCTIONS = tuple(f for f, role in FUNCTIONS.items() if role == "elementwise")
 #: The allowed functions as the error messages list them.
 ALLOWED_FUNCTIONS_TEXT = (
-    f"{', '.join(ELEMENT_FUNCTIONS)} (one argument, anywhere) and {', '.join(REDUCTIONS)} "
-    "(one argument, as a step's whole formula)"
+    f"{', '.join(ELEMENT_FUNCTIONS)} (one argument, anywhere), {', '.join(REDUCTIONS)} "
+    f"(one argument, as a step's whole formula) and {', '.join(COLUMNS)} (one argument, as an output's whole "
+    "formula, rows form)"
 )
 #: Dtypes of the family's tensors (fp32 arithmetic).
 ROW_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
@@ -86,12 +95,15 @@ class Step:
         reduction: ``sum``, ``max``, ``mean`` or None for an elementwise step.
         expr: the elementwise formula (the reduction's argument for a reduction step).
         loc: the step's entry.
+        column: an output summed over the rows (``colsum(expr)``; ``expr`` is the per-element summand): one
+            value per element of the row, of the row's shape.
     """
 
     name: str
     reduction: str | None
     expr: Expr
     loc: SourceLoc
+    column: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,6 +224,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         return None
     steps: list[Step] = []
     known: dict[str, bool] = {}  # step name -> is a reduction
+    columns: set[str] = set()  # colsum() outputs
     unnamed = False  # a step whose name could not be read: later unknown names may be that step
     for item in items:
         if not isinstance(item, YMap) or len(item.entries) != 1:
@@ -248,18 +261,37 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
                 ok = False
                 continue
             reduction, expr = expr.func, expr.args[0]
+        column = False
+        if isinstance(expr, Call) and expr.func in COLUMNS:
+            problem = _column_problem(name, expr, outputs, "rows" in m)
+            if problem:
+                r.error(value, f"step '{name}': {problem}")
+                r.poisoned.add(name)
+                ok = False
+                continue
+            column, expr = True, expr.args[0]
         problem = _check_expr(expr, inputs, known, floats, r.poisoned, any_name=unnamed)
+        if not problem and column and not any(isinstance(e, Name) and e.id in inputs for e in walk(expr)):
+            problem = "colsum() sums a formula of the row's elements over the rows; this one reads no input"
+        read_columns = sorted({e.id for e in walk(expr) if isinstance(e, Name) and e.id in columns})
+        if not problem and read_columns:
+            problem = (
+                f"'{read_columns[0]}' is a colsum() output (one value per element of the row, summed over every "
+                "row); no step may read it"
+            )
         if problem:
             r.error(value, f"step '{name}': {problem}")
             r.poisoned.add(name)  # reported: later uses of the step and a missing output are not errors again
             ok = False
             continue
+        if column:
+            columns.add(name)
         if name in outputs and reduction is not None:
             r.error(value, f"output '{name}' must be an elementwise step, not a {reduction}() reduction")
             ok = False
             continue
         known[name] = reduction is not None
-        steps.append(Step(name, reduction, expr, item.loc))
+        steps.append(Step(name, reduction, expr, item.loc, column))
     for o in outputs:
         if o not in known and o not in r.poisoned:
             r.error(node, f"output '{o}' has no step; add '- {o}: <formula>' to compute.steps")
@@ -315,6 +347,20 @@ def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:
     return found
 
 
+def _column_problem(name: str, expr: Call, outputs: list[str], rows_form: bool) -> str:
+    """'' when ``name: colsum(...)`` may be a step (an output of the ``rows`` form, one argument); else the
+    problem."""
+    if len(expr.args) != 1:
+        return f"{expr.func}() takes one argument, got {len(expr.args)}"
+    if name not in outputs:
+        return f"{expr.func}() gives an output (one value per element of the row); '{name}' is not an output"
+    if not rows_form:
+        return (
+            f"{expr.func}() needs the rows form (compute.rows): its output has the shape of the reduced trailing dims"
+        )
+    return ""
+
+
 def _check_expr(
     expr: Expr,
     inputs: set[str],
@@ -336,6 +382,8 @@ def _check_expr(
         elif isinstance(e, Call):
             if e.func in REDUCTIONS:
                 return f"{e.func}() may only be the whole formula of a step (one reduction per step)"
+            if e.func in COLUMNS:
+                return f"{e.func}() may only be the whole formula of an output step"
             if e.func not in FUNCTIONS:
                 return f"unknown function {e.func}(); allowed: {ALLOWED_FUNCTIONS_TEXT}"
             if len(e.args) != 1:

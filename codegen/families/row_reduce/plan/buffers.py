@@ -4,39 +4,42 @@ element (fp32 temporaries and reductions), per tile row (row slots and per-row o
 from __future__ import annotations
 
 from codegen.families.row_reduce.plan.program import Program, program
-from codegen.families.row_reduce.plan.tensors import default_combo, row_inputs, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, default_combo, row_inputs, row_outputs
 from codegen.spec.model import DType, DtypeCombo, OpSpec
 
 
 def buffer_bytes(spec: OpSpec, dtype: DType | DtypeCombo) -> tuple[int, int]:
     """``(tile bytes per element, line bytes per element)`` of the UB split (see :func:`tiling.tiling_decision`) for
     the tensors' dtypes ``dtype`` (a combination, or the first input's dtype: its :func:`tensors.default_combo`).
-    Outputs with one value per row (:func:`tensors.row_outputs`) cost :func:`row_output_bytes` instead."""
+    Outputs with one value per row (:func:`tensors.row_outputs`) cost :func:`row_output_bytes` instead; a
+    column-sum output (:func:`tensors.column_outputs`) costs line bytes: its fp32 partial and its ``T`` queue
+    buffer (one line of the combined columns)."""
     combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
     prog = program(spec)
     rows_in = set(row_inputs(spec))
-    row_outs = set(row_outputs(spec))
+    cols = column_outputs(spec)
+    row_outs = set(row_outputs(spec)) | set(cols)
     # an input's queue, and the fp32 copy of a 16-bit one (an fp32 input is computed on in its queue buffer)
     tile = sum(_in_bytes(combo.dtype(t.name)) for t in spec.inputs if t.name not in rows_in)
     tile += sum(combo.dtype(t.name).itemsize for t in spec.outputs if t.name not in row_outs)
-    line = line_bytes(prog) + sum(combo.dtype(n).itemsize + 4 for n in rows_in)
+    line = line_bytes(prog) + sum(combo.dtype(n).itemsize + 4 for n in (*rows_in, *cols))
     return tile, line
 
 
 def queue_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
     """UB bytes per tile element of the tile queues (each input's and output's ``T`` buffer, without the
-    inputs broadcast over the rows and the outputs with one value per row): what a second buffer per queue
-    (double buffering) adds to :func:`buffer_bytes`' tile bytes."""
-    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec))
+    inputs broadcast over the rows, the outputs with one value per row and the column sums): what a second
+    buffer per queue (double buffering) adds to :func:`buffer_bytes`' tile bytes."""
+    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec)) | set(column_outputs(spec))
     tensors = [t for t in spec.inputs if t.name not in rows_in] + [t for t in spec.outputs if t.name not in row_outs]
     return sum(combo.dtype(t.name).itemsize for t in tensors)
 
 
 def queue_counts(spec: OpSpec) -> tuple[int, int, int, int]:
-    """The kernel's queues per position: ``(tile inputs, row inputs, tile outputs, per-row outputs)``. A tile
-    queue holds ``bufferNum`` buffers, a row input's or a per-row output's queue one
-    (templates/op_kernel/row_reduce_kernel.cpp.j2 ``Init``)."""
-    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec))
+    """The kernel's queues per position: ``(tile inputs, row inputs, tile outputs, per-row and column-sum
+    outputs)``. A tile queue holds ``bufferNum`` buffers, a row input's, a per-row output's or a column sum's
+    queue one (templates/op_kernel/row_reduce_kernel.cpp.j2 ``Init``)."""
+    rows_in, row_outs = set(row_inputs(spec)), set(row_outputs(spec)) | set(column_outputs(spec))
     tile_in = sum(1 for t in spec.inputs if t.name not in rows_in)
     tile_out = sum(1 for t in spec.outputs if t.name not in row_outs)
     return tile_in, len(spec.inputs) - tile_in, tile_out, len(spec.outputs) - tile_out

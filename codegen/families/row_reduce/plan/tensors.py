@@ -78,6 +78,13 @@ def row_outputs(spec: OpSpec) -> list[str]:
     return [n for n in spec.output_names if not any(isinstance(x, Name) and x.id in inputs for x in walk(prog_outs[n]))]
 
 
+def column_outputs(spec: OpSpec) -> list[str]:
+    """The outputs summed over the rows (``colsum(expr)`` steps; spec output order): of the row's shape, each
+    core's rows summed into an fp32 partial, the partials combined over the cores in core order."""
+    cols = {s.name for s in compute_of(spec).steps if s.column}
+    return [n for n in spec.output_names if n in cols]
+
+
 def _output_formulas(spec: OpSpec) -> list[tuple[str, Expr]]:
     """Each output's formula with the elementwise steps (outputs included) it reads substituted."""
     env: dict[str, Expr] = {}

@@ -51,6 +51,8 @@ class AclnnSourceView(AclnnSourceBase):
     shape_status: str
     #: outputs with one value per row (their shape checked against the first input's)
     per_row_outputs: tuple[str, ...]
+    #: column-sum outputs (of the row's shape: checked against it)
+    column_outputs: tuple[str, ...]
     #: the spec's ``promote_type: out``: the inputs are cast to ``out``'s dtype before the L0 call
     cast_inputs_first: bool
     l0_outputs: tuple[L0OutputView, ...]
@@ -148,6 +150,11 @@ class TilingSourceView(TilingSourceBase):
     absent_inputs: tuple[tuple[int, int, str], ...]
     #: the device input indices of the optional inputs (a null one matches every dtype combination)
     absent_device_indices: tuple[int, ...]
+    #: the column-sum outputs (``colsum``; their count): each core's fp32 partials in the user workspace
+    column_n: int
+    column_names: tuple[str, ...]
+    #: the NpuArchs of the products without hardware SyncAll (column sums run on one core there)
+    no_sync_archs: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -167,6 +174,11 @@ class KernelView(KernelBase):
     row_in_flags: tuple[str, ...]
     #: per aclnn output, ``true`` when it has one value per row (:func:`tensors.row_outputs`)
     row_out_flags: tuple[str, ...]
+    #: per aclnn output, ``true`` when it is a column sum (:func:`tensors.column_outputs`), and their count
+    col_out_flags: tuple[str, ...]
+    column_n: int
+    #: the preprocessor condition true on the NpuArchs without hardware SyncAll ("0": none)
+    no_sync_condition: str
     pass_reads_rows: tuple[str, ...]
     out_reads_rows: str
     rows_input: str
