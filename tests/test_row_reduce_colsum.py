@@ -2,7 +2,8 @@
 
 ``RowNormColumnGrad`` (not a CANN API) computes ``y = (x - mean) / sqrt(var + epsilon) * gamma`` over the
 trailing dims gamma gives and two column sums of gamma's shape: ``gammaGrad = colsum(dy * (x - mean) /
-sqrt(var + epsilon))`` and ``betaGrad = colsum(dy)`` (the layer-norm weight and bias gradients). Each core
+sqrt(var + epsilon))`` and ``betaGrad = colsum(dy)`` (the layer-norm weight and bias gradients; betaGrad
+nullable). Each core
 adds its rows into an fp32 partial, writes it to its slot of the user workspace, SyncAll, then core 0 adds
 the partials in core order. The unmutated op passes ``opgen check`` on Ascend910B (many cores; its cases run
 one call under seven core orders and require bit-identical outputs) and on Ascend910 (no hardware SyncAll:
@@ -89,6 +90,7 @@ def test_the_column_sums_pass_the_check_bit_identical_over_core_orders(
         "R far above UB (multi-chunk) (gamma of 1 dim(s))",  # partials accumulated in the workspace
         "empty outer (gamma of 1 dim(s))",  # no row: the column sums are zeros
         "gammaGrad of x's shape -> 161002",
+        "null betaGrad: rows of 33",  # a nullable column sum passed as null: combined, never written
     ):
         assert want in names, sorted(names)
 
