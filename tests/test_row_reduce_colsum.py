@@ -193,3 +193,15 @@ def test_a_column_sum_of_another_shape_is_refused_at_generate(tmp_path: Path) ->
     line = SPEC_TEXT[: SPEC_TEXT.index("  - name: betaGrad\n")].count("\n") + 1  # the output's entry
     assert f"{OP}.yaml:{line}: outputs[2].shape: output 'betaGrad' has the shape of the reduced dims" in proc.stderr
     assert "nothing was written" in proc.stderr and not (tmp_path / "generated").exists()
+
+
+def test_explain_names_the_column_partials_and_their_workspace() -> None:
+    from codegen.families.row_reduce.plan.tiling_report import explain_tiling
+
+    spec = load_op_spec(DATA / "specs" / f"{OP}.yaml", CATALOGUE)
+    text = explain_tiling(spec, CATALOGUE.get("Ascend910B"), (4096, 1024), "FLOAT")
+    # 48 cores x 2 column sums x 1024 fp32 elements = 393216 bytes after the 16 MiB system workspace
+    assert "workspace 17170432 bytes (system 16777216, then 393216 of fp32 column partials" in text, text
+    assert "column sums (gammaGrad, betaGrad): each core's fp32 partials in UB; SyncAll, then core 0" in text
+    text = explain_tiling(spec, CATALOGUE.get("Ascend910"), (2, 70000), "FLOAT")
+    assert "blockDim 1 of 32" in text and "in its workspace slot, chunk by chunk; one core (no SyncAll)" in text
