@@ -31,6 +31,10 @@ values must equal them; every input listed after it may then be optional. A late
 ``default``: when the caller passes null, the kernel reads a row of that value instead (it never reads the
 null tensor).
 
+``per_row: [mean, rstd]`` (``rows`` form) names inputs with one value per row (the first input's shape with
+the reduced dims set to 1; a forward pass's saved statistics): a formula reads a row's value as a scalar,
+as it reads a reduction.
+
 An output of the ``rows`` form may be a column sum, ``colsum(expr)`` (its step's whole formula): ``expr``
 summed over every row of the call, one value per element of the row (the output has the row's shape), e.g.
 ``gradWeight: colsum(dy * (x - m) * rstd)``; no step reads it.
@@ -118,6 +122,9 @@ class RowReduceCompute:
             attr whose length does (``rows_attr``); None: ``dim``.
         row_inputs: every input broadcast over the rows (``rows`` first unless it is the attr; empty: ``dim``).
         rows_attr: ``rows`` when it names an int_array attr, else "".
+        per_row_inputs: the inputs with one value per row (``per_row``): of the first input's shape with the
+            reduced dims set to 1 (their element count is the rows' count), each row's value a scalar of its
+            formulas.
     """
 
     dim: str
@@ -126,6 +133,7 @@ class RowReduceCompute:
     rows: str | None = None
     row_inputs: tuple[str, ...] = ()
     rows_attr: str = ""
+    per_row_inputs: tuple[str, ...] = ()
 
     def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
         """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
@@ -159,7 +167,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         The model, or None when the section has an error.
     """
     r = ctx.reader
-    m = r.mapping(node, ("steps",), ("dim", "rows"))
+    m = r.mapping(node, ("steps",), ("dim", "rows", "per_row"))
     if m is None or "steps" not in m:
         return None
     ok = True
@@ -211,6 +219,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
             )
         )
         ok = False
+    per_row = _per_row_inputs(m["per_row"], ctx, row_names or [], "rows" in m) if "per_row" in m else []
+    if per_row is None:
+        ok, per_row = False, []
     inputs = {t.name for t in ctx.inputs}
     outputs = [t.name for t in ctx.outputs]
     floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}
@@ -310,7 +321,42 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         rows=rows_name,
         row_inputs=tuple(n for n in row_names or () if n != rows_attr),
         rows_attr=rows_attr or "",
+        per_row_inputs=tuple(per_row),
     )
+
+
+def _per_row_inputs(node: YNode, ctx: ComputeContext, row_names: list[str], rows_form: bool) -> list[str] | None:
+    """The names ``compute.per_row`` lists (inputs with one value per row, read as a row's scalar): each a
+    required input after the first, not broadcast over the rows, named once; ``rows`` form only. None after
+    an error (recorded at its line)."""
+    r = ctx.reader
+    items = r.seq(node) if isinstance(node, YSeq) else [node]
+    if items is None:
+        return None
+    if not rows_form:
+        r.error(node, "per_row needs the rows form (compute.rows): a per-row input has one value per row")
+        return None
+    names = [t.name for t in ctx.inputs]
+    found: list[str] = []
+    for item in items:
+        name = r.string(item)
+        if name is None:
+            return None
+        if name not in names[1:] or name in row_names:
+            r.error(
+                item,
+                f"'{name}' is not an input after the first outside rows; per_row names the inputs with one value "
+                f"per row (inputs: {', '.join(names)})",
+            )
+            return None
+        if name in found:
+            r.error(item, f"'{name}' is named twice in per_row")
+            return None
+        if next(t for t in ctx.inputs if t.name == name).optional:
+            r.error(item, f"per-row input '{name}' is optional; a per-row input is required")
+            return None
+        found.append(name)
+    return found
 
 
 def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:

@@ -129,6 +129,8 @@ def _validate_output_shapes(spec: OpSpec) -> None:
     env: dict[str, object] = {n: x for n in spec.input_names}
     for n in comp.row_inputs:
         env[n] = x[1:]
+    for n in comp.per_row_inputs:
+        env[n] = (2, 1, 1)
     env.update({a.name: a.default if a.default is not None else 0 for a in spec.attrs})
     if comp.rows_attr:
         env[comp.rows_attr] = x[1:]

@@ -53,6 +53,8 @@ class AclnnSourceView(AclnnSourceBase):
     per_row_outputs: tuple[str, ...]
     #: column-sum outputs (of the row's shape: checked against it)
     column_outputs: tuple[str, ...]
+    #: per-row inputs (``compute.per_row``; their element count checked against the rows' count)
+    per_row_inputs: tuple[str, ...]
     #: the spec's ``promote_type: out``: the inputs are cast to ``out``'s dtype before the L0 call
     cast_inputs_first: bool
     l0_outputs: tuple[L0OutputView, ...]
@@ -177,6 +179,11 @@ class KernelView(KernelBase):
     #: per aclnn output, ``true`` when it is a column sum (:func:`tensors.column_outputs`), and their count
     col_out_flags: tuple[str, ...]
     column_n: int
+    #: per aclnn input, ``true`` when it has one value per row (``compute.per_row``), its index among the
+    #: reductions (-1 for the others), and their count
+    per_row_in_flags: tuple[str, ...]
+    in_load: tuple[int, ...]
+    per_row_n: int
     #: the preprocessor condition true on the NpuArchs without hardware SyncAll ("0": none)
     no_sync_condition: str
     pass_reads_rows: tuple[str, ...]

@@ -9,6 +9,7 @@ from codegen.families.row_reduce.plan.tensors import (
     callable_combos,
     column_outputs,
     combos,
+    per_row_inputs,
     row_inputs,
     row_outputs,
 )
@@ -29,6 +30,7 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
         "per_row_outputs": row_outputs(spec),
         "column_outputs": column_outputs(spec),
+        "per_row_inputs": per_row_inputs(spec),
         "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
