@@ -5,9 +5,10 @@
 forward pass's saved ``mean`` and ``rstd`` (inputs of x's shape with the reduced dims set to 1, one value per
 row, read as each row's scalars): ``dx`` per element, ``dgamma`` and ``dbeta`` column sums. The unmutated op
 passes ``opgen check`` on Ascend910B (its cases: ``mean`` of x's shape 161002, rows over all cores
-bit-identical under seven core orders) and equals PyTorch's ``native_layer_norm_backward``; a kernel that reads
-every tile's per-row values from the first rows must fail the check. Bad ``per_row`` entries are spec errors at
-their line.
+bit-identical under seven core orders, a device dtype column of FLOAT mean, rstd and column sums beside FLOAT16
+x) and equals PyTorch's ``native_layer_norm_backward``; a kernel that reads every tile's per-row values from the
+first rows, or converts a FLOAT per-row input as if it were FLOAT16, must fail the check. Bad ``per_row``
+entries are spec errors at their line.
 """
 
 from __future__ import annotations
@@ -74,34 +75,57 @@ def _check(specs: Path, generated: Path, report: Path) -> tuple[int, list[dict[s
     return proc.returncode, json.loads(report.read_text())["cases"]
 
 
-def test_per_row_inputs_pass_the_check_and_a_kernel_reading_the_first_rows_fails(
-    project: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Path) -> None:
     specs, generated = project
     kernel = (generated / FOLDER / KERNEL).read_text()
     assert "constexpr bool PER_ROW_IN[NUM_IN] = {false, false, true, true, false};" in kernel
     code, cases = _check(specs, generated, tmp_path / "check.json")
     assert code == 0, [c for c in cases if not c["passed"]][:3]
     names = {str(c["name"]) for c in cases if c["passed"]}
+    mixed = "[dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta FLOAT]"
     for want in (
         "mean of x's shape -> 161002",
         "rows over all cores (gamma of 1 dim(s)) bit-identical over 7 core orders",
         "R far above UB (multi-chunk) (gamma of 1 dim(s))",
         "a second, partial row tile on some cores (gamma of 1 dim(s))",
+        f"rows of 10 {mixed} (gamma of 1 dim(s))",  # FLOAT mean, rstd and column sums beside FLOAT16 x
     ):
         assert want in names, sorted(names)
-    # the mutant: every tile reads the per-row values of the first rows
+
+
+#: (kernel text, its mutant, a case that must fail)
+MUTANTS = [
+    # every tile reads the per-row values of the first rows
+    (
+        "inGm_[i][static_cast<uint64_t>(row)], rows);",
+        "inGm_[i][0], rows);",
+        "rows over all cores (gamma of 1 dim(s)) bit-identical over 7 core orders",
+    ),
+    # a FLOAT per-row input beside a FLOAT16 x converted as if it were FLOAT16
+    (
+        "Muls(f, x.template ReinterpretCast<float>(), 1.0f, static_cast<int32_t>(rows));",
+        "ToFloat(f, x, static_cast<int32_t>(rows));",
+        "rows of 10 [dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta "
+        "FLOAT] (gamma of 1 dim(s))",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "kill"), MUTANTS, ids=["first rows", "fp32 as fp16"])
+def test_a_per_row_mutant_fails_the_check(
+    project: tuple[Path, Path], tmp_path: Path, old: str, new: str, kill: str
+) -> None:
+    specs, generated = project
     tree = tmp_path / "mutant"
     shutil.copytree(generated / FOLDER, tree / FOLDER)
     path = tree / FOLDER / KERNEL
     text = path.read_text()
-    old = "inGm_[i][static_cast<uint64_t>(row)], rows);"
     assert text.count(old) == 1
-    path.write_text(text.replace(old, "inGm_[i][0], rows);"))
+    path.write_text(text.replace(old, new))
     code, cases = _check(specs, tree, tmp_path / "mutant.json")
     assert code == 1
     failed = [str(c["name"]) for c in cases if not c["passed"]]
-    assert "rows over all cores (gamma of 1 dim(s)) bit-identical over 7 core orders" in failed, failed
+    assert kill in failed, failed
 
 
 #: (name, x shape, gamma dims)
