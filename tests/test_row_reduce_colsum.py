@@ -205,3 +205,20 @@ def test_explain_names_the_column_partials_and_their_workspace() -> None:
     assert "column sums (gammaGrad, betaGrad): each core's fp32 partials in UB; SyncAll, then core 0" in text
     text = explain_tiling(spec, CATALOGUE.get("Ascend910"), (2, 70000), "FLOAT")
     assert "blockDim 1 of 32" in text and "in its workspace slot, chunk by chunk; one core (no SyncAll)" in text
+
+
+def test_the_generated_code_uses_only_recorded_cann_names(
+    project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the project tree's check (tests/test_declarations.py) does not see the test op: its column-sum code (the
+    # workspace events, SyncAll) must use only names the declarations table records from public sources
+    import re
+
+    from tests import test_declarations as decl
+
+    _, generated = project
+    monkeypatch.setattr(decl, "GENERATED", generated)
+    table = {re.split(r"[ (]", e["name"])[0].split("::")[-1] for e in decl._entries()}
+    used = decl._used_api_names()
+    assert {"SyncAll", "GetUserWorkspace", "V_MTE2", "MTE3_MTE2", "AppendDim"} <= set(used)
+    assert not {n: sorted(f) for n, f in used.items() if n not in table}
