@@ -175,3 +175,19 @@ def test_a_bad_per_row_entry_names_the_line_and_writes_nothing(
     text = str(err.value)
     assert message in text and f"{OP}.yaml:" in text, text
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_the_generated_code_uses_only_recorded_cann_names(
+    project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the project tree's check (tests/test_declarations.py) does not see the test op
+    import re
+
+    from tests import test_declarations as decl
+
+    _, generated = project
+    monkeypatch.setattr(decl, "GENERATED", generated)
+    table = {re.split(r"[ (]", e["name"])[0].split("::")[-1] for e in decl._entries()}
+    used = decl._used_api_names()
+    assert {"SyncAll", "GetShapeSize", "ReinterpretCast"} <= set(used)
+    assert not {n: sorted(f) for n, f in used.items() if n not in table}
