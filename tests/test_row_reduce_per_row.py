@@ -4,7 +4,8 @@
 ``RowNormBackward`` (not a CANN API) is the layer-norm backward over the trailing dims gamma gives, from the
 forward pass's saved ``mean`` and ``rstd`` (inputs of x's shape with the reduced dims set to 1, one value per
 row, read as each row's scalars): ``dx`` per element, ``dgamma`` and ``dbeta`` column sums. The unmutated op
-passes ``opgen check`` on Ascend910B (its cases: ``mean`` of x's shape 161002, rows over all cores
+passes ``opgen check`` on Ascend910B and Ascend910 (4 queue buffers per position: the per-row inputs share one
+queue; one core, no hardware SyncAll) (its cases: ``mean`` of x's shape 161002, rows over all cores
 bit-identical under seven core orders, a device dtype column of FLOAT mean, rstd and column sums beside FLOAT16
 x) and equals PyTorch's ``native_layer_norm_backward``; a kernel that reads every tile's per-row values from the
 first rows, or converts a FLOAT per-row input as if it were FLOAT16, must fail the check. Bad ``per_row``
@@ -68,18 +69,26 @@ def built(project: tuple[Path, Path]) -> OpCallable:
     return compile_op(OP, "Ascend910B", generated=generated, specs_dir=specs)
 
 
-def _check(specs: Path, generated: Path, report: Path) -> tuple[int, list[dict[str, object]]]:
+def _check(
+    specs: Path, generated: Path, report: Path, product: str = "Ascend910B"
+) -> tuple[int, list[dict[str, object]]]:
     proc = _opgen(
-        specs, "check", OP, "--quick", "--product", "Ascend910B", "--generated", str(generated), "--json", str(report)
+        specs, "check", OP, "--quick", "--product", product, "--generated", str(generated), "--json", str(report)
     )
     return proc.returncode, json.loads(report.read_text())["cases"]
 
 
-def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("product", ["Ascend910B", "Ascend910"])
+def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Path, product: str) -> None:
     specs, generated = project
     kernel = (generated / FOLDER / KERNEL).read_text()
     assert "constexpr bool PER_ROW_IN[NUM_IN] = {false, false, true, true, false};" in kernel
-    code, cases = _check(specs, generated, tmp_path / "check.json")
+    # Ascend910 holds 4 queue buffers per position: dy, x, gamma and the one queue mean and rstd share
+    assert (
+        "constexpr int64_t ROW_IN_QUEUES = 2;"
+        in (generated / FOLDER / "op_host/row_norm_backward_tiling.cpp").read_text()
+    )
+    code, cases = _check(specs, generated, tmp_path / "check.json", product)
     assert code == 0, [c for c in cases if not c["passed"]][:3]
     names = {str(c["name"]) for c in cases if c["passed"]}
     mixed = "[dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta FLOAT]"

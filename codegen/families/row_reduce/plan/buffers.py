@@ -46,12 +46,14 @@ def queue_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
 def queue_counts(spec: OpSpec) -> tuple[int, int, int, int]:
     """The kernel's queues per position: ``(tile inputs, row inputs, tile outputs, per-row and column-sum
     outputs)``. A tile queue holds ``bufferNum`` buffers, a row input's, a per-row output's or a column sum's
-    queue one (templates/op_kernel/row_reduce_kernel.cpp.j2 ``Init``)."""
-    rows_in = set(row_inputs(spec)) | set(per_row_inputs(spec))  # a per-row input's queue: one buffer
+    queue one, and the per-row inputs share one queue of one buffer (templates/op_kernel/row_reduce_kernel.cpp.j2
+    ``Init``)."""
+    per_row = set(per_row_inputs(spec))  # one queue of one buffer, shared by every per-row input
+    rows_in = set(row_inputs(spec))
     row_outs = set(row_outputs(spec)) | set(column_outputs(spec))
-    tile_in = sum(1 for t in spec.inputs if t.name not in rows_in)
+    tile_in = sum(1 for t in spec.inputs if t.name not in rows_in | per_row)
     tile_out = sum(1 for t in spec.outputs if t.name not in row_outs)
-    return tile_in, len(spec.inputs) - tile_in, tile_out, len(spec.outputs) - tile_out
+    return tile_in, len(rows_in) + (1 if per_row else 0), tile_out, len(spec.outputs) - tile_out
 
 
 def max_buffer_num(spec: OpSpec, cap: int) -> int:
@@ -83,9 +85,13 @@ def line_bytes(prog: Program) -> int:
 def row_output_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
     """UB bytes per row of a tile taken by the row slots (32 bytes per row for each reduction and per-row
     value; a per-row input's among the reductions) and by the outputs with one value per row (their queue and
-    an fp32 staging slot each) and the per-row inputs (their queue and an fp32 copy); the kernel
+    an fp32 staging slot each) and the per-row inputs (an fp32 copy each, and one fp32-sized queue they share);
+    the kernel
     allocates ``AlignUp(tileRows, 16)`` rows of them."""
     prog = program(spec)
     slots = 32 * (len(prog.reductions) + len(prog.row_values))
-    # a per-row output's queue and staging slot, a per-row input's queue and fp32 copy
-    return slots + sum(combo.dtype(n).itemsize + 4 for n in (*row_outputs(spec), *per_row_inputs(spec)))
+    # a per-row output's queue and staging slot, a per-row input's fp32 copy and their shared fp32-sized queue
+    per_row = per_row_inputs(spec)
+    return (
+        slots + sum(combo.dtype(n).itemsize + 4 for n in row_outputs(spec)) + 4 * len(per_row) + (4 if per_row else 0)
+    )
