@@ -54,7 +54,8 @@ def test_a_list_int_default_of_other_than_one_element_is_one_error(tmp_path: Pat
 
 
 STEP_ALLOWED = (
-    "allowed: exp, log, sqrt (one argument, anywhere) and sum, max, mean (one argument, as a step's whole formula)"
+    "allowed: exp, log, sqrt (one argument, anywhere), sum, max, mean (one argument, as a step's whole formula) "
+    "and colsum (one argument, as an output's whole formula, rows form)"
 )
 
 

@@ -31,6 +31,14 @@ values must equal them; every input listed after it may then be optional. A late
 ``default``: when the caller passes null, the kernel reads a row of that value instead (it never reads the
 null tensor).
 
+``per_row: [mean, rstd]`` (``rows`` form) names inputs with one value per row (the first input's shape with
+the reduced dims set to 1; a forward pass's saved statistics): a formula reads a row's value as a scalar,
+as it reads a reduction.
+
+An output of the ``rows`` form may be a column sum, ``colsum(expr)`` (its step's whole formula): ``expr``
+summed over every row of the call, one value per element of the row (the output has the row's shape), e.g.
+``gradWeight: colsum(dy * (x - m) * rstd)``; no step reads it.
+
 Elementwise functions: ``exp``, ``log``, ``sqrt``; operators ``+ - * /`` and unary minus; float literals;
 float and double attrs (read as fp32). All arithmetic is fp32 (16-bit inputs are converted on load, outputs
 rounded once on store).
@@ -60,18 +68,23 @@ FUNCTIONS: Mapping[str, str] = {
     "sum": "reduction",
     "max": "reduction",
     "mean": "reduction",
+    "colsum": "column",
     "exp": "elementwise",
     "log": "elementwise",
     "sqrt": "elementwise",
 }
 #: Reductions along the dim (a step's top-level call).
 REDUCTIONS = tuple(f for f, role in FUNCTIONS.items() if role == "reduction")
+#: Column reductions: an output's whole formula, summed over every row of the call per element of the row
+#: (``rows`` form only).
+COLUMNS = tuple(f for f, role in FUNCTIONS.items() if role == "column")
 #: Elementwise functions of the formulas.
 ELEMENT_FUNCTIONS = tuple(f for f, role in FUNCTIONS.items() if role == "elementwise")
 #: The allowed functions as the error messages list them.
 ALLOWED_FUNCTIONS_TEXT = (
-    f"{', '.join(ELEMENT_FUNCTIONS)} (one argument, anywhere) and {', '.join(REDUCTIONS)} "
-    "(one argument, as a step's whole formula)"
+    f"{', '.join(ELEMENT_FUNCTIONS)} (one argument, anywhere), {', '.join(REDUCTIONS)} "
+    f"(one argument, as a step's whole formula) and {', '.join(COLUMNS)} (one argument, as an output's whole "
+    "formula, rows form)"
 )
 #: Dtypes of the family's tensors (fp32 arithmetic).
 ROW_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
@@ -86,12 +99,15 @@ class Step:
         reduction: ``sum``, ``max``, ``mean`` or None for an elementwise step.
         expr: the elementwise formula (the reduction's argument for a reduction step).
         loc: the step's entry.
+        column: an output summed over the rows (``colsum(expr)``; ``expr`` is the per-element summand): one
+            value per element of the row, of the row's shape.
     """
 
     name: str
     reduction: str | None
     expr: Expr
     loc: SourceLoc
+    column: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,9 @@ class RowReduceCompute:
             attr whose length does (``rows_attr``); None: ``dim``.
         row_inputs: every input broadcast over the rows (``rows`` first unless it is the attr; empty: ``dim``).
         rows_attr: ``rows`` when it names an int_array attr, else "".
+        per_row_inputs: the inputs with one value per row (``per_row``): of the first input's shape with the
+            reduced dims set to 1 (their element count is the rows' count), each row's value a scalar of its
+            formulas.
     """
 
     dim: str
@@ -114,6 +133,7 @@ class RowReduceCompute:
     rows: str | None = None
     row_inputs: tuple[str, ...] = ()
     rows_attr: str = ""
+    per_row_inputs: tuple[str, ...] = ()
 
     def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
         """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
@@ -147,7 +167,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         The model, or None when the section has an error.
     """
     r = ctx.reader
-    m = r.mapping(node, ("steps",), ("dim", "rows"))
+    m = r.mapping(node, ("steps",), ("dim", "rows", "per_row"))
     if m is None or "steps" not in m:
         return None
     ok = True
@@ -199,6 +219,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
             )
         )
         ok = False
+    per_row = _per_row_inputs(m["per_row"], ctx, row_names or [], "rows" in m) if "per_row" in m else []
+    if per_row is None:
+        ok, per_row = False, []
     inputs = {t.name for t in ctx.inputs}
     outputs = [t.name for t in ctx.outputs]
     floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}
@@ -212,6 +235,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         return None
     steps: list[Step] = []
     known: dict[str, bool] = {}  # step name -> is a reduction
+    columns: set[str] = set()  # colsum() outputs
     unnamed = False  # a step whose name could not be read: later unknown names may be that step
     for item in items:
         if not isinstance(item, YMap) or len(item.entries) != 1:
@@ -248,18 +272,37 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
                 ok = False
                 continue
             reduction, expr = expr.func, expr.args[0]
+        column = False
+        if isinstance(expr, Call) and expr.func in COLUMNS:
+            problem = _column_problem(name, expr, outputs, "rows" in m)
+            if problem:
+                r.error(value, f"step '{name}': {problem}")
+                r.poisoned.add(name)
+                ok = False
+                continue
+            column, expr = True, expr.args[0]
         problem = _check_expr(expr, inputs, known, floats, r.poisoned, any_name=unnamed)
+        if not problem and column and not any(isinstance(e, Name) and e.id in inputs for e in walk(expr)):
+            problem = "colsum() sums a formula of the row's elements over the rows; this one reads no input"
+        read_columns = sorted({e.id for e in walk(expr) if isinstance(e, Name) and e.id in columns})
+        if not problem and read_columns:
+            problem = (
+                f"'{read_columns[0]}' is a colsum() output (one value per element of the row, summed over every "
+                "row); no step may read it"
+            )
         if problem:
             r.error(value, f"step '{name}': {problem}")
             r.poisoned.add(name)  # reported: later uses of the step and a missing output are not errors again
             ok = False
             continue
+        if column:
+            columns.add(name)
         if name in outputs and reduction is not None:
             r.error(value, f"output '{name}' must be an elementwise step, not a {reduction}() reduction")
             ok = False
             continue
         known[name] = reduction is not None
-        steps.append(Step(name, reduction, expr, item.loc))
+        steps.append(Step(name, reduction, expr, item.loc, column))
     for o in outputs:
         if o not in known and o not in r.poisoned:
             r.error(node, f"output '{o}' has no step; add '- {o}: <formula>' to compute.steps")
@@ -278,7 +321,42 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         rows=rows_name,
         row_inputs=tuple(n for n in row_names or () if n != rows_attr),
         rows_attr=rows_attr or "",
+        per_row_inputs=tuple(per_row),
     )
+
+
+def _per_row_inputs(node: YNode, ctx: ComputeContext, row_names: list[str], rows_form: bool) -> list[str] | None:
+    """The names ``compute.per_row`` lists (inputs with one value per row, read as a row's scalar): each a
+    required input after the first, not broadcast over the rows, named once; ``rows`` form only. None after
+    an error (recorded at its line)."""
+    r = ctx.reader
+    items = r.seq(node) if isinstance(node, YSeq) else [node]
+    if items is None:
+        return None
+    if not rows_form:
+        r.error(node, "per_row needs the rows form (compute.rows): a per-row input has one value per row")
+        return None
+    names = [t.name for t in ctx.inputs]
+    found: list[str] = []
+    for item in items:
+        name = r.string(item)
+        if name is None:
+            return None
+        if name not in names[1:] or name in row_names:
+            r.error(
+                item,
+                f"'{name}' is not an input after the first outside rows; per_row names the inputs with one value "
+                f"per row (inputs: {', '.join(names)})",
+            )
+            return None
+        if name in found:
+            r.error(item, f"'{name}' is named twice in per_row")
+            return None
+        if next(t for t in ctx.inputs if t.name == name).optional:
+            r.error(item, f"per-row input '{name}' is optional; a per-row input is required")
+            return None
+        found.append(name)
+    return found
 
 
 def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:
@@ -315,6 +393,20 @@ def _row_inputs(node: YNode, ctx: ComputeContext) -> list[str] | None:
     return found
 
 
+def _column_problem(name: str, expr: Call, outputs: list[str], rows_form: bool) -> str:
+    """'' when ``name: colsum(...)`` may be a step (an output of the ``rows`` form, one argument); else the
+    problem."""
+    if len(expr.args) != 1:
+        return f"{expr.func}() takes one argument, got {len(expr.args)}"
+    if name not in outputs:
+        return f"{expr.func}() gives an output (one value per element of the row); '{name}' is not an output"
+    if not rows_form:
+        return (
+            f"{expr.func}() needs the rows form (compute.rows): its output has the shape of the reduced trailing dims"
+        )
+    return ""
+
+
 def _check_expr(
     expr: Expr,
     inputs: set[str],
@@ -336,6 +428,8 @@ def _check_expr(
         elif isinstance(e, Call):
             if e.func in REDUCTIONS:
                 return f"{e.func}() may only be the whole formula of a step (one reduction per step)"
+            if e.func in COLUMNS:
+                return f"{e.func}() may only be the whole formula of an output step"
             if e.func not in FUNCTIONS:
                 return f"unknown function {e.func}(); allowed: {ALLOWED_FUNCTIONS_TEXT}"
             if len(e.args) != 1:

@@ -47,6 +47,8 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             ndt = numpy_dtype(combo.dtype(n) if combo is not None else dt)
             if n in comp.row_inputs:  # broadcast over the rows: the shape of the trailing dims
                 values = rng.standard_normal(shape[len(shape) - row_ndim :])
+            elif n in comp.per_row_inputs:  # one value per row (a saved statistic) in (0, 1)
+                values = rng.uniform(0.01, 1.0, (*shape[: len(shape) - row_ndim], *(1,) * row_ndim))
             elif k > 0:  # later inputs (a forward output) in (0, 1)
                 values = rng.uniform(0.01, 1.0, shape)
             else:

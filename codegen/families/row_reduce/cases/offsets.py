@@ -9,7 +9,7 @@ from typing import Any
 
 from codegen.check.cases import Case
 from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs, device_byte_ranges
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, default_combo, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims, view_dims
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -28,12 +28,14 @@ LONG_ROW_SHAPE = (2, 2**31 + 5)
 def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
     """The 64-bit offset cases (``tiling_2g``) of ``spec`` on ``product`` in ``dt``: :data:`OFFSET_SHAPE` along
     dim 0 (or :data:`ROWS_OFFSET_SHAPE` in the ``rows`` form), and :data:`LONG_ROW_SHAPE` over its last dim.
-    The device tensors are the first input's shape, a per-row output (:func:`row_outputs`) that shape with the
-    reduced dim set to 1, and the ``rows`` input the reduced dim alone. The long row's probe stops its core
+    The device tensors are the first input's shape, a per-row output (:func:`row_outputs`) or input
+    (``compute.per_row``) that shape with the reduced dim set to 1, and the ``rows`` input and a column sum
+    the reduced dim alone. The long row's probe stops its core
     at :data:`PROBE_QUICK_MAX_ACCESSES` GM accesses in the full check too."""
     comp = compute_of(spec)
     combo = default_combo(spec, dt, product)
-    per_row = set(row_outputs(spec))
+    per_row = set(row_outputs(spec)) | set(comp.per_row_inputs)
+    cols = set(column_outputs(spec))
     dev = spec.device_interface
     shapes = ((ROWS_OFFSET_SHAPE, 1, "rows past 2**31"),) if comp.rows else ((OFFSET_SHAPE, 0, "inner past 2**31"),)
     for shape, dim, what in (*shapes, (LONG_ROW_SHAPE, 1, "a row of 2**31 + 5 elements")):
@@ -43,7 +45,7 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
             carrier = next((d for d in dev.inputs if d.source == name and d.dtype is not None), None)
             if carrier is not None and carrier.dtype is not None:  # the int_array giving the reduced dims
                 return {"shape": [len(shape) - 1], "dtype": carrier.dtype.name}
-            if name in comp.row_inputs:
+            if name in comp.row_inputs or name in cols:
                 dims = list(shape[1:])
             elif name in per_row:
                 dims = [1 if k == dim else n for k, n in enumerate(shape)]
@@ -103,11 +105,13 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     outer index ``o = t // B`` and inner positions ``[b * W, min((b + 1) * W, inner))`` (``b = t % B``,
     ``W`` = ``blockWidth``, ``B = ceil(inner / W)``) of each of the ``R`` lines, lines ``inner`` apart. A full
     tensor's range runs from the first task's first element to the last task's last one; a per-row output
-    (one value per outer x inner position) likewise over ``o * inner + i``; the ``rows`` input is read whole.
+    (one value per outer x inner position) and a per-row input likewise over ``o * inner + i``; the ``rows``
+    input is read whole and a column sum written whole (by core 0, after combining every core's partial).
     A core without tasks owns nothing (an empty dict)."""
     spec = fn.spec
     comp = compute_of(spec)
-    per_row = set(row_outputs(spec))
+    per_row = set(row_outputs(spec)) | set(comp.per_row_inputs)
+    cols = set(column_outputs(spec))
     r, inner = tiling["reduceLen"], tiling["innerNum"]
     per, former = tiling["tasksPerCore"], tiling["tasksFormerNum"]
     first = core * per + min(core, former)
@@ -130,7 +134,7 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
         case.params["request"],
         lambda param: (
             (0, r)
-            if param.source in comp.row_inputs
+            if param.source in comp.row_inputs or param.source in cols
             else (0, 1)  # the int_array's tensor (one element in the offset cases): never read
             if param.source == comp.rows_attr and comp.rows_attr
             else row

@@ -33,6 +33,8 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     row_ins = comp.row_inputs
     for n in row_ins:
         good[n] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(n)))
+    for n in comp.per_row_inputs:  # one value per row of x [4, 16]
+        good[n] = rng.uniform(0.01, 1.0, (4, 1)).astype(numpy_dtype(combo.dtype(n)))
     if comp.rows_attr:
         good[comp.rows_attr] = (16,)
     if not comp.rows:
@@ -114,15 +116,18 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
                 {out: np.zeros(good[out].shape, numpy_dtype(missing))},
             )
     yield status(f"wrong out shape -> {shape_st}", shape_st, {out: np.zeros((4, 9), good[out].dtype)})
-    same = [n for n in inputs[1:] if n not in row_ins]
+    same = [n for n in inputs[1:] if n not in row_ins and n not in comp.per_row_inputs]
     if same:
         yield status(f"input shapes differ -> {shape_st}", shape_st, {same[0]: np.zeros((4, 9), npdt)})
+    for n in comp.per_row_inputs:  # its element count is not the rows' count
+        yield status(f"{n} of x's shape -> {shape_st}", shape_st, {n: np.zeros((4, 16), good[n].dtype)})
     nine = (1,) * 8 + (2,)
     yield status(
         f"rank 9 -> {shape_st}",
         shape_st,
         {
-            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n not in row_ins},
+            **{n: np.zeros(nine, good[n].dtype) for n in inputs if n not in row_ins and n not in comp.per_row_inputs},
+            **{n: np.zeros((*nine[:-1], 1), good[n].dtype) for n in comp.per_row_inputs},
             **{n: np.zeros((*nine[:-1], 1) if n in per_row else nine, good[n].dtype) for n in outs},
             **{n: np.zeros((2,), good[n].dtype) for n in row_ins},
             **({comp.rows_attr: (2,)} if comp.rows_attr else {}),

@@ -39,6 +39,16 @@ kept per element from the reduction pass (``saveBytes`` per tile element) and re
 queues get the spec's ``tiling.buffer_num`` buffers where UB allows (else 1), and a tile of contiguous rows is
 one DMA per tensor.
 
+Per-row inputs (``compute.per_row``, ``rows`` form): inputs with one value per row are entries of kind
+``load`` among the reductions (pass and level -1): a tile's values are copied and converted into the rows'
+scalar slots before its first reduction, and the formulas read them as scalars.
+
+Column sums (``colsum(e)`` outputs, ``rows`` form): each core adds its rows' ``e`` into an fp32 partial of
+the row (in UB for whole rows, in its workspace slot chunk by chunk for chunked rows), writes it to its slot
+of the user workspace (``AlignUp(R, 16)`` fp32 elements per core and column sum), ``SyncAll``, and core 0
+adds the partials in core order (fixed: bit-identical under any core order) and writes the output; products
+without hardware ``SyncAll`` run one core.
+
 Float and double attrs reach the kernel as ``float`` tiling fields ``attr<k>`` (the device attr read with
 ``GetAttrPointer<float>``).
 

@@ -37,7 +37,8 @@ class Lowering:
     """
 
     def __init__(self, spec: OpSpec, reds: dict[str, int], row_values: int) -> None:
-        self.inputs = {n: i for i, n in enumerate(spec.input_names)}
+        # a per-row input (compute.per_row) is among ``reds``: a row scalar, not a line
+        self.inputs = {n: i for i, n in enumerate(spec.input_names) if n not in reds}
         self.attrs = {a.name: i for i, a in enumerate(a for a in spec.attrs if a.type in ("float", "double"))}
         self.reds = reds
         self.row_values = row_values

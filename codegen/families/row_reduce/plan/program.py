@@ -13,13 +13,18 @@ from codegen.families.row_reduce.plan.tensors import compute_of
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
 from codegen.spec.model import OpSpec
 
+#: The kind of a per-row input's entry among the reductions (``compute.per_row``): its value is loaded from GM
+#: into the row's scalar slot, never reduced.
+LOAD = "load"
+
 
 @dataclass(frozen=True)
 class Reduction:
     """One reduction step: ``kind`` over ``arg`` (elementwise steps substituted), in pass ``pass_index`` (the
     passes over a chunked row); ``online_max`` is the index of the max it rescales with (online combine) or
     -1; ``level`` orders the reductions of a tile of whole rows (0: its argument reads no reduction; else one
-    more than the deepest reduction it reads, so a sum that rescales with its max comes after that max)."""
+    more than the deepest reduction it reads, so a sum that rescales with its max comes after that max). A
+    per-row input is an entry of kind :data:`LOAD`, pass and level -1 (loaded before every pass and level)."""
 
     name: str
     kind: str
@@ -70,10 +75,13 @@ def program(spec: OpSpec) -> Program:
     output with one value per row ("" for the others)."""
     comp = compute_of(spec)
     outputs = set(spec.output_names)
-    inputs = set(spec.input_names)
+    inputs = set(spec.input_names) - set(comp.per_row_inputs)  # per element (a per-row input is a row scalar)
     env: dict[str, Expr] = {}
     reds: dict[str, int] = {}
     reductions: list[Reduction] = []
+    for n in comp.per_row_inputs:  # loaded, not reduced: ready before every reduction (pass and level -1)
+        reds[n] = len(reductions)
+        reductions.append(Reduction(n, LOAD, Name(n), -1, -1, -1))
     outs: list[tuple[str, Expr]] = []
     for s in comp.steps:
         e = substitute(s.expr, env)
@@ -104,8 +112,8 @@ def program(spec: OpSpec) -> Program:
         row_values.append(
             RowValue(
                 v,
-                max((reductions[u].pass_index for u in used), default=0),
-                max((reductions[u].level for u in used), default=0),
+                max([0, *(reductions[u].pass_index for u in used)]),
+                max([0, *(reductions[u].level for u in used)]),
             )
         )
     lowering = Lowering(spec, reds, len(values))
@@ -116,7 +124,10 @@ def program(spec: OpSpec) -> Program:
             lowering.function(f"EvalArg{k}", a, scalar=True, saves=keep, returns=True) for k, a in enumerate(args)
         ],
         "args_line": [lowering.function(f"EvalArgLine{k}", a, scalar=False) for k, a in enumerate(args)],
-        "direct": [lowering.inputs.get(a.id, -1) if isinstance(a, Name) else -1 for a in args],
+        "direct": [
+            lowering.inputs.get(a.id, -1) if isinstance(a, Name) and r.kind != LOAD else -1
+            for a, r in zip(args, reductions, strict=True)
+        ],
         "outs_scalar": [
             lowering.function(f"EvalOut{k}", e, scalar=True, saves=keep, out=True) for k, e in enumerate(hoisted)
         ],

@@ -74,8 +74,21 @@ def row_outputs(spec: OpSpec) -> list[str]:
     """The outputs with one value per row (their formula reads no input, only reductions, float attrs and
     literals): of the first input's shape with the reduced dims set to 1, written once per row."""
     prog_outs = {n: e for n, e in _output_formulas(spec)}
-    inputs = set(spec.input_names)
+    inputs = set(spec.input_names) - set(per_row_inputs(spec))
     return [n for n in spec.output_names if not any(isinstance(x, Name) and x.id in inputs for x in walk(prog_outs[n]))]
+
+
+def per_row_inputs(spec: OpSpec) -> list[str]:
+    """The inputs with one value per row (``compute.per_row``; spec order of that list): of the first input's
+    shape with the reduced dims set to 1, each row's value loaded into the row's scalar slot."""
+    return list(compute_of(spec).per_row_inputs)
+
+
+def column_outputs(spec: OpSpec) -> list[str]:
+    """The outputs summed over the rows (``colsum(expr)`` steps; spec output order): of the row's shape, each
+    core's rows summed into an fp32 partial, the partials combined over the cores in core order."""
+    cols = {s.name for s in compute_of(spec).steps if s.column}
+    return [n for n in spec.output_names if n in cols]
 
 
 def _output_formulas(spec: OpSpec) -> list[tuple[str, Expr]]:

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 
 from codegen.families.row_reduce.plan.buffers import buffer_bytes, max_buffer_num, queue_bytes, row_output_bytes
 from codegen.families.row_reduce.plan.program import program
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, float_attrs_of
+from codegen.families.row_reduce.plan.tensors import (
+    column_outputs,
+    combos,
+    compute_of,
+    default_combo,
+    float_attrs_of,
+)
 from codegen.plan.tiling_decision import TilingDecisionBase
 from codegen.plan.tiling_fields import TilingField
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
@@ -168,8 +174,11 @@ def tiling_decision(
     rowBytes), ceil(rows / cores))``, ``chunkLen = R``, ``chunkNum = 1``; else ``chunkLen = (budget - 16 *
     rowBytes) / (tileBytes + lineBytes)`` rounded down to 64 (below R when subformulas are kept: two chunks),
     ``chunkNum = ceil(R / chunkLen)``,
-    ``tileRows = 1``. ``dtype`` is the tensors' dtype combination (:func:`tensors.combos`; the tiling key is its
-    position), or the first input's dtype for its :func:`tensors.default_combo`.
+    ``tileRows = 1``. With column-sum outputs (``colsum``) each core's fp32 partial of each of them takes
+    ``AlignUp(R, 16) * 4`` bytes of the user workspace after the system workspace, and a product without
+    hardware SyncAll runs one core (its partial is the sum; no barrier). ``dtype`` is the tensors' dtype
+    combination (:func:`tensors.combos`; the tiling key is its position), or the first input's dtype for its
+    :func:`tensors.default_combo`.
     Mode 1: ``blockWidth`` = ``AlignUp(inner, 16)``, capped so that the tasks reach the cores
     (``AlignUp(ceil(inner / ceil(cores / outer)), 16)``) and so that ``R`` lines fit (largest multiple of 16
     with ``W * (R * tileBytes + lineBytes) <= budget``); when even 16 does not fit, ``blockWidth = 16`` and
@@ -255,6 +264,9 @@ def tiling_decision(
         tile_elems, line_elems = tile_rows * width, width
         tasks = outer * _ceil_div(inner, width)
     used = max(1, min(cores, tasks))
+    cols = len(column_outputs(spec))
+    if cols and not product.hw_sync_all:
+        used = 1  # the column sums combine the cores' partials after SyncAll, which this product lacks
     return TilingDecision(
         product=product.name,
         dtype=combo.dtype(spec.inputs[0].name).name,
@@ -278,5 +290,12 @@ def tiling_decision(
         queue_bytes_per_elem=queue_b,
         save_bytes_per_elem=save_b if mode == MODE_LAST and chunk_num == 1 else 0,
         block_dim=used,
-        workspace_bytes=product.sys_workspace_bytes,
+        workspace_bytes=product.sys_workspace_bytes + used * cols * column_stride(r) * 4,
     )
+
+
+def column_stride(reduce_len: int) -> int:
+    """fp32 elements between two column-sum partials in the user workspace (a core's partial of each
+    ``colsum`` output, core by core): ``R`` rounded up to 16 (64 bytes), so no two partials share a 32-byte
+    block."""
+    return _align(max(reduce_len, 1), LINE_ALIGN)

@@ -4,7 +4,7 @@ dim)."""
 from __future__ import annotations
 
 from codegen.families.row_reduce.plan.program import program
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, default_combo, row_dtypes
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, default_combo, row_dtypes
 from codegen.families.row_reduce.plan.tiling import MODE_LAST, tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -33,10 +33,18 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     rows = compute_of(spec).rows
     along = f"over the last dim ({rows} [{dims[-1]}] broadcast over the rows)" if rows else f"along dim {dim}"
     dtypes = dtype.name if len(combos(spec)) == len(row_dtypes(spec)) and not spec.dtype_combos else combo.text
+    cols = column_outputs(spec)
+    user = t.workspace_bytes - product.sys_workspace_bytes
+    workspace = (
+        f"workspace {t.workspace_bytes} bytes (system {product.sys_workspace_bytes}, then {user} of fp32 column "
+        f"partials: {t.block_dim} core(s) x {len(cols)} column sum(s) x {user // 4 // max(t.block_dim * len(cols), 1)})"
+        if cols
+        else f"workspace {product.sys_workspace_bytes} bytes (system workspace only)"
+    )
     lines = [
         f"tiling for {list(dims)} ({dtypes}) reduced {along}: outer {t.outer}, R {t.reduce_len}, "
         f"inner {t.inner}; tiling key {t.tiling_key}, blockDim {t.block_dim} of {product.vector_core_num}, "
-        f"workspace {product.sys_workspace_bytes} bytes (system workspace only)",
+        + workspace,
         f"  mode {t.mode} ({'last dim, contiguous rows' if t.mode == MODE_LAST else 'strided, inner blocks'})",
         f"  UB budget {t.budget_bytes} bytes: {t.tile_bytes_per_elem} bytes per tile element, "
         f"{t.line_bytes_per_elem} per line element; tile {t.tile_elems} elements, line {t.line_elems}; "
@@ -58,4 +66,10 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         f"  passes: {prog.pass_num} reduction pass(es) + output; each input read {reads} time(s)"
         + (f" ({rows}: once per core)" if rows and t.chunk_num == 1 else ""),
     ]
+    if cols:
+        lines.append(
+            f"  column sums ({', '.join(cols)}): each core's fp32 partials "
+            + ("in UB" if t.chunk_num == 1 else "in its workspace slot, chunk by chunk")
+            + ("; SyncAll, then core 0 adds them in core order" if product.hw_sync_all else "; one core (no SyncAll)")
+        )
     return "\n".join(lines)

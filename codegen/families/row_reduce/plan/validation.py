@@ -3,7 +3,7 @@ combinations, products that share an NpuArch, output shape rules, and that one c
 
 from __future__ import annotations
 
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, tiling_decision
 from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError
@@ -107,7 +107,8 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
 def _validate_output_shapes(spec: OpSpec) -> None:
     """Every output's ``shape`` rule states what the kernel writes: the first input's shape, or for an output
     with one value per row (:func:`tensors.row_outputs`, ``rows`` form only) the first input's shape with the reduced
-    trailing dims set to 1 (e.g. ``reduced(x, rank(gamma))``). Checked on a sample call (x ``[2, 3, 5]``,
+    trailing dims set to 1 (e.g. ``reduced(x, rank(gamma))``), for a column sum (:func:`tensors.column_outputs`)
+    the reduced trailing dims' shape (e.g. ``gamma``). Checked on a sample call (x ``[2, 3, 5]``,
     the rows input ``[3, 5]``).
 
     Raises:
@@ -118,6 +119,7 @@ def _validate_output_shapes(spec: OpSpec) -> None:
 
     comp = compute_of(spec)
     per_row = set(row_outputs(spec))
+    cols = set(column_outputs(spec))
     if per_row and not comp.rows:
         raise ValueError(
             f"{spec.op}: outputs with one value per row ({', '.join(sorted(per_row))}) need the rows form "
@@ -127,11 +129,13 @@ def _validate_output_shapes(spec: OpSpec) -> None:
     env: dict[str, object] = {n: x for n in spec.input_names}
     for n in comp.row_inputs:
         env[n] = x[1:]
+    for n in comp.per_row_inputs:
+        env[n] = (2, 1, 1)
     env.update({a.name: a.default if a.default is not None else 0 for a in spec.attrs})
     if comp.rows_attr:
         env[comp.rows_attr] = x[1:]
     for j, t in enumerate(spec.outputs):
-        want = (2, 1, 1) if t.name in per_row else x
+        want = (2, 1, 1) if t.name in per_row else x[1:] if t.name in cols else x
         try:
             got = as_shape(evaluate(t.shape, env)) if t.shape is not None else x
         except ExprEvalError as exc:
@@ -139,7 +143,13 @@ def _validate_output_shapes(spec: OpSpec) -> None:
                 t.loc, f"outputs[{j}].shape", f"the shape of '{t.name}' cannot be evaluated: {exc}"
             ) from exc
         if got != want:
-            what = "one value per row" if t.name in per_row else f"the shape of '{spec.inputs[0].name}'"
+            what = (
+                "one value per row"
+                if t.name in per_row
+                else "the shape of the reduced dims (a colsum)"
+                if t.name in cols
+                else f"the shape of '{spec.inputs[0].name}'"
+            )
             raise SpecError(
                 t.loc,
                 f"outputs[{j}].shape",

@@ -51,6 +51,10 @@ class AclnnSourceView(AclnnSourceBase):
     shape_status: str
     #: outputs with one value per row (their shape checked against the first input's)
     per_row_outputs: tuple[str, ...]
+    #: column-sum outputs (of the row's shape: checked against it)
+    column_outputs: tuple[str, ...]
+    #: per-row inputs (``compute.per_row``; their element count checked against the rows' count)
+    per_row_inputs: tuple[str, ...]
     #: the spec's ``promote_type: out``: the inputs are cast to ``out``'s dtype before the L0 call
     cast_inputs_first: bool
     l0_outputs: tuple[L0OutputView, ...]
@@ -148,6 +152,11 @@ class TilingSourceView(TilingSourceBase):
     absent_inputs: tuple[tuple[int, int, str], ...]
     #: the device input indices of the optional inputs (a null one matches every dtype combination)
     absent_device_indices: tuple[int, ...]
+    #: the column-sum outputs (``colsum``; their count): each core's fp32 partials in the user workspace
+    column_n: int
+    column_names: tuple[str, ...]
+    #: the NpuArchs of the products without hardware SyncAll (column sums run on one core there)
+    no_sync_archs: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -167,6 +176,16 @@ class KernelView(KernelBase):
     row_in_flags: tuple[str, ...]
     #: per aclnn output, ``true`` when it has one value per row (:func:`tensors.row_outputs`)
     row_out_flags: tuple[str, ...]
+    #: per aclnn output, ``true`` when it is a column sum (:func:`tensors.column_outputs`), and their count
+    col_out_flags: tuple[str, ...]
+    column_n: int
+    #: per aclnn input, ``true`` when it has one value per row (``compute.per_row``), its index among the
+    #: reductions (-1 for the others), and their count
+    per_row_in_flags: tuple[str, ...]
+    in_load: tuple[int, ...]
+    per_row_n: int
+    #: the preprocessor condition true on the NpuArchs without hardware SyncAll ("0": none)
+    no_sync_condition: str
     pass_reads_rows: tuple[str, ...]
     out_reads_rows: str
     rows_input: str

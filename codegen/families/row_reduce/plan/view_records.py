@@ -84,7 +84,8 @@ class L0OutputView:
     """One output the L0 API allocates: its variable ``name``, the C++ ``dtype`` expression of its
     ``op::DataType`` (the first input's, or a fixed dtype every combination gives it), ``per_row`` (one
     value per row: the first input's shape with the reduced trailing dims set to 1), the aclnn output
-    ``source`` it carries and, for a nullable output, ``present``: the L0 API's bool parameter telling
+    ``source`` it carries, ``per_column`` (a column sum: the shape of the reduced trailing dims) and, for a
+    nullable output, ``present``: the L0 API's bool parameter telling
     whether the caller passed it (when false the output is allocated with shape ``{0}``, as ops-nn's
     AddRmsNorm L0 allocates an output the caller left out), else ``""``."""
 
@@ -93,6 +94,7 @@ class L0OutputView:
     per_row: bool
     source: str
     present: str = ""
+    per_column: bool = False
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,13 @@ def _shared_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "first_input": spec.inputs[0].name,
         "dfx_in": ", ".join([*spec.input_names, *([comp.dim] if comp.dim else [])]),
         "steps_text": [
-            f"{s.name} = {s.reduction + '(' + str(s.expr) + ')' if s.reduction else str(s.expr)}" for s in comp.steps
+            f"{s.name} = {_call_text(s.reduction or ('colsum' if s.column else ''), str(s.expr))}" for s in comp.steps
         ],
         "dtype_keys": dtype_keys(spec, products),
         "work_elems": WORK_ELEMS,
     }
+
+
+def _call_text(func: str, arg: str) -> str:
+    """``func(arg)``, or ``arg`` when ``func`` is empty (an elementwise step)."""
+    return f"{func}({arg})" if func else arg

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.tensors import callable_combos, combos, row_inputs, row_outputs
+from codegen.families.row_reduce.plan.tensors import (
+    callable_combos,
+    column_outputs,
+    combos,
+    per_row_inputs,
+    row_inputs,
+    row_outputs,
+)
 from codegen.families.row_reduce.plan.view_records import ComboCheck
 from codegen.spec.model import DtypeCombo, OpSpec, Product
 from codegen.types import ACLNN_STATUS_CODES
@@ -22,6 +29,8 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "dtype_combo_names": names,
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
         "per_row_outputs": row_outputs(spec),
+        "column_outputs": column_outputs(spec),
+        "per_row_inputs": per_row_inputs(spec),
         "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],

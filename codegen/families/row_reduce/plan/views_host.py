@@ -15,7 +15,13 @@ from codegen.families.row_reduce.plan.buffers import (
     row_output_bytes,
 )
 from codegen.families.row_reduce.plan.program import Program
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, optional_inputs, row_inputs
+from codegen.families.row_reduce.plan.tensors import (
+    column_outputs,
+    combos,
+    compute_of,
+    optional_inputs,
+    row_inputs,
+)
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_fields
 from codegen.families.row_reduce.plan.view_records import ComboKey
 from codegen.plan.dtype_keys import bf16_guard
@@ -58,6 +64,9 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "all_outputs_mask": (1 << len(spec.outputs)) - 1,
         "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec)],
         "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec)],
+        "column_n": len(column_outputs(spec)),
+        "column_names": column_outputs(spec),
+        "no_sync_archs": tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),
     }
 
 

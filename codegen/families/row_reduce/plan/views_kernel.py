@@ -7,19 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.families.row_reduce.plan.products import dcci_flush_condition
-from codegen.families.row_reduce.plan.program import Program
-from codegen.families.row_reduce.plan.tensors import row_inputs, row_outputs
+from codegen.families.row_reduce.plan.program import LOAD, Program
+from codegen.families.row_reduce.plan.tensors import column_outputs, per_row_inputs, row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import (
     DispatchView,
     LoweredView,
     OutputView,
     ReductionView,
 )
-from codegen.plan.products import no_fp32_reduce_condition, no_value_reduce_condition
+from codegen.plan.products import arch_condition, no_fp32_reduce_condition, no_value_reduce_condition
 from codegen.spec.expr import Expr, Name, walk
 from codegen.spec.model import OpSpec, Product
 
-KIND_CODES = {"max": 0, "sum": 1, "mean": 2}
+KIND_CODES = {"max": 0, "sum": 1, "mean": 2, LOAD: 3}
 
 
 def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[str, Any]:
@@ -42,6 +42,15 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "out_reads_rows": out_reads_rows,
         "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
         "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
+        "col_out_flags": ["true" if n in column_outputs(spec) else "false" for n in spec.output_names],
+        "column_n": len(column_outputs(spec)),
+        "per_row_n": len(per_row_inputs(spec)),
+        "per_row_in_flags": ["true" if n in per_row_inputs(spec) else "false" for n in spec.input_names],
+        "in_load": [
+            next((k for k, r in enumerate(prog.reductions) if r.name == n and r.kind == LOAD), -1)
+            for n in spec.input_names
+        ],
+        "no_sync_condition": arch_condition(products, "hw_sync_all"),
         "in_gm_names": [dev.inputs[dev.input_index(n)].name for n in spec.input_names],
         "unread_gm_names": [d.name for d in dev.inputs if d.dtype is not None],
         "out_gm_names": [next(d.name for d in dev.outputs if d.source == n) for n in spec.output_names],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.view_records import L0OutputView
 from codegen.plan.dtype_columns import column_attrs, output_rules
 from codegen.plan.signature import L0Attr, L0ListAttr, l0_constant_attr, l0_params
@@ -63,7 +63,9 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         fixed_dtypes[src] = fixed
         dtype_cpp = f"op::DataType::{fixed.ge_name}" if fixed is not None else f"{first.name}->GetDataType()"
         name = "result" if len(dev.outputs) == 1 else f"{d_out.name}Result"
-        l0_outputs.append(L0OutputView(name, dtype_cpp, src in per_row, src, present.get(src, "")))
+        l0_outputs.append(
+            L0OutputView(name, dtype_cpp, src in per_row, src, present.get(src, ""), src in column_outputs(spec))
+        )
     # device dtype columns whose outputs differ from the first input's dtype (or the fixed one)
     rules = output_rules(spec, lambda c, src: fixed_dtypes[src] or c.combo.dtype(first.name))
     if len(l0_outputs) == 1:

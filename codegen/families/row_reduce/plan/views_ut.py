@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from codegen.families.row_reduce.plan.tensors import combos, compute_of, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.plan import unit_tests as ut
 from codegen.spec.model import DeviceColumn, DeviceTensor, DtypeCombo, OpSpec, Product
@@ -23,7 +23,6 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
     shape: its tiling key is that of the launched column of its other dtypes."""
     comp = compute_of(spec)
     dev = spec.device_interface
-    per_row = set(row_outputs(spec))
     mask = [ut.UtField("writeMask", (1 << len(spec.outputs)) - 1)] if any(t.nullable for t in spec.outputs) else []
     cases: list[ut.UtTilingCase] = []
     for p in products:
@@ -51,9 +50,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                     f"{list(shape)}, dim {dim}",
                     [_ut_input(spec, d_in, shape, combo, column) for d_in in dev.inputs],
                     [
-                        ut.ut_tensor(
-                            (*shape[:-1], 1) if d_out.source in per_row else shape, combo.dtype(d_out.source or "")
-                        )
+                        ut.ut_tensor(_ut_output_shape(spec, d_out.source or "", shape), combo.dtype(d_out.source or ""))
                         for d_out in dev.outputs
                     ],
                     ut.ut_device_attrs(spec, values),
@@ -70,7 +67,6 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     comp = compute_of(spec)
     dev = spec.device_interface
     combo = combos(spec)[0]
-    per_row = set(row_outputs(spec))
     values = ut.ut_attr_values(spec)
     if comp.dim:
         values[comp.dim] = -1
@@ -81,7 +77,7 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
             "SameShape",
             [_ut_input(spec, d, shape, combo) for d in dev.inputs],
             ut.ut_device_attrs(spec, values),
-            [((*shape[:-1], 1) if d.source in per_row else shape, combo.dtype(d.source or first)) for d in dev.outputs],
+            [(_ut_output_shape(spec, d.source or first, shape), combo.dtype(d.source or first)) for d in dev.outputs],
             f"{list(shape)}, dim -1",
         )
     ]
@@ -97,4 +93,15 @@ def _ut_input(
     if array_dtype is not None:
         return ut.ut_tensor((1,), array_dtype)
     name = d.source or spec.inputs[0].name
-    return ut.ut_tensor(shape[-1:] if name in compute_of(spec).row_inputs else shape, combo.dtype(name))
+    comp = compute_of(spec)
+    if name in comp.per_row_inputs:  # one value per row
+        return ut.ut_tensor((*shape[:-1], 1), combo.dtype(name))
+    return ut.ut_tensor(shape[-1:] if name in comp.row_inputs else shape, combo.dtype(name))
+
+
+def _ut_output_shape(spec: OpSpec, name: str, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of output ``name`` for a call reducing the last dim of ``shape``: one value per row, the last
+    dim (a column sum), else ``shape``."""
+    if name in row_outputs(spec):
+        return (*shape[:-1], 1)
+    return shape[-1:] if name in column_outputs(spec) else shape
