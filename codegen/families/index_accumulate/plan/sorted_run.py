@@ -9,6 +9,7 @@ from codegen.families.index_accumulate.plan.arith import align_up, ceil_div, sat
 from codegen.families.index_accumulate.plan.constants import (
     ACC_ALIGN,
     BLOCK_BYTES,
+    CACHE_LINE_BYTES,
     COST_LIMIT,
     FP32_BYTES,
     INDEX_UB_BYTES,
@@ -26,6 +27,7 @@ from codegen.families.index_accumulate.plan.costs import sorted_bytes
 from codegen.families.index_accumulate.plan.sorted_layout import SortPlan, sort_layout
 from codegen.families.index_accumulate.plan.split import cores_wanted
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX
+from codegen.families.index_accumulate.plan.vector_sort import vector_sort_plan
 from codegen.spec.model import Product
 from codegen.spec.naming import a_or_an
 
@@ -52,6 +54,57 @@ def _sort_refusal(product: Product, d: int, grad_bytes: int) -> str:
 
 
 def sort_plan(
+    product: Product,
+    ub_reserved: int,
+    min_bytes: int,
+    n: int,
+    w: int,
+    d: int,
+    grad_bytes: int,
+    index_bytes: int,
+    scale: bool,
+    det: bool = False,
+) -> SortPlan:
+    """The sorted-run plan (:func:`counting_sort_plan`) with phases 1-2 on the vector sort where it can run
+    (:func:`.vector_sort.vector_sort_plan`: products with ``vector_sort``, pairs, rows with exact float keys)
+    and its (chunk, bucket) segments hold at least :data:`SORT_STAGE_MIN` pairs on average (``n >=
+    matrix_rows x buckets x SORT_STAGE_MIN``; each segment is copied by a DMA of its own each way):
+    ``sort_chunk``, ``matrix_rows``, the count matrix's stride and the sorted chunks, pairs and partials offsets
+    from it; elsewhere the scalar counting sort. ``sort_reason`` says which and why."""
+    plan = counting_sort_plan(product, ub_reserved, min_bytes, n, w, d, grad_bytes, index_bytes, scale, det)
+    if not plan.feasible:
+        return plan
+    vs = vector_sort_plan(product, plan, n, w)
+    if not vs.feasible:
+        return replace(plan, sort_reason=f"scalar counting sort: {vs.reason}")
+    segments = vs.matrix_rows * plan.buckets
+    if n < segments * SORT_STAGE_MIN:
+        # each (chunk, bucket) segment is copied twice by a DMA of its own: below the counting sort's shortest
+        # staging flush on average those copies cost more transfers than the sort saves
+        return replace(
+            plan,
+            sort_reason=f"scalar counting sort: the vector sort's {segments} (chunk, bucket) segments would hold "
+            f"{n / segments:.1f} pairs on average, fewer than a staging flush's {SORT_STAGE_MIN}",
+        )
+    partials_offset = align_up(vs.workspace_bytes, CACHE_LINE_BYTES)
+    return replace(
+        plan,
+        sort_chunk=vs.chunk,
+        matrix_rows=vs.matrix_rows,
+        matrix_stride=vs.matrix_stride,
+        sorted_offset=vs.sorted_offset,
+        pairs_offset=vs.pairs_offset,
+        partials_offset=partials_offset if det else 0,
+        workspace_bytes=partials_offset + 2 * plan.cores * plan.bucket_rows * d * FP32_BYTES
+        if det
+        else vs.workspace_bytes,
+        sort_reason=f"vector sort: {product.name} has Sort32 and MrgSort; chunks of {vs.chunk} indices, "
+        f"{vs.merge_passes} MrgSort passes, at most {vs.boundary_reads} scalar reads per chunk for the bucket "
+        "boundaries",
+    )
+
+
+def counting_sort_plan(
     product: Product,
     ub_reserved: int,
     min_bytes: int,
