@@ -383,7 +383,7 @@ void SortLayout(SortPlan &plan, int64_t numIndices, int64_t rowLength, bool dete
 // Deterministic mode adds 2 x cores fp32 partial slots of bucketRows x rowLength after the pairs.
 SortPlan PlanCountingSort(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices,
                           int64_t numRows, int64_t rowLength, int64_t rowsBytes, int64_t indexBytes, bool scaling,
-                          bool deterministic) {
+                          bool deterministic, int64_t workBytes = 0) {
   SortPlan plan;
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
@@ -410,7 +410,8 @@ SortPlan PlanCountingSort(bool hasPad, bool hwSync, int64_t ubSize, int64_t core
   // at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
   const int64_t rowCap = std::max<int64_t>(1, CeilDiv(numRows, SORT_BUCKETS_PER_CORE * cores));
   const int64_t budget = ubSize - UB_RESERVED_BYTES - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8 - syncUb;
-  const int64_t work = budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
+  // workBytes > 0: a larger work buffer for a longer vector-sort chunk (PlanSorted)
+  const int64_t work = workBytes > 0 ? workBytes : budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
   int64_t dChunk = std::min(AlignTo(rowLength, chunkAlign), SORT_D_CHUNK_MAX);
   while (true) {
     const int64_t stride = AlignTo(dChunk, ACC_ALIGN);
@@ -473,6 +474,24 @@ SortPlan PlanCountingSort(bool hasPad, bool hwSync, int64_t ubSize, int64_t core
   }
 }
 
+// UB bytes of a vector-sort chunk of `chunk` indices: two proposal buffers and the compare mask (codegen
+// sort_chunk_ub).
+int64_t SortChunkUb(int64_t chunk) {
+  return 2 * chunk * PROPOSAL_BYTES + AlignTo(CeilDiv(chunk, 8), BLOCK_BYTES);
+}
+
+// The longest vector-sort chunk (a power of two up to VECTOR_SORT_CHUNK_MAX) whose sort and segment copies fit
+// the staging slots' work buffer of `plan`; below VECTOR_SORT_CHUNK_MIN when none does.
+int64_t VectorSortChunk(const SortPlan &plan) {
+  const int64_t budget = plan.buckets * plan.stage * PROPOSAL_BYTES;
+  int64_t chunk = VECTOR_SORT_CHUNK_MAX;
+  while (chunk >= VECTOR_SORT_CHUNK_MIN &&
+         (SortChunkUb(chunk) > budget || chunk * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES > budget)) {
+    chunk /= 2;
+  }
+  return chunk;
+}
+
 // The sorted-run plan with phases 1-2 on the vector sort (codegen sort_plan, vector_sort_plan) where the NpuArch
 // has Sort32 and MrgSort (hasSort), DataCopyPad, the plan stages pairs and every row's float key is exact: chunks
 // of the largest power of two up to VECTOR_SORT_CHUNK_MAX whose two proposal buffers (the indices, keys and
@@ -488,15 +507,29 @@ SortPlan PlanSorted(bool hasPad, bool hasSort, bool hwSync, int64_t ubSize, int6
   if (plan.cores == 0 || !hasSort || !hasPad || numRows > VECTOR_SORT_KEY_ROWS || plan.smallDim != 0) {
     return plan;
   }
-  const int64_t budget = plan.buckets * plan.stage * PROPOSAL_BYTES;
-  int64_t chunk = VECTOR_SORT_CHUNK_MAX;
-  while (chunk >= VECTOR_SORT_CHUNK_MIN &&
-         (2 * chunk * PROPOSAL_BYTES + AlignTo(CeilDiv(chunk, 8), BLOCK_BYTES) > budget ||
-          chunk * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES > budget)) {
-    chunk /= 2;
-  }
+  int64_t chunk = VectorSortChunk(plan);
   if (chunk < VECTOR_SORT_CHUNK_MIN) {
     return plan;
+  }
+  // a longer chunk (up to one per core) where a larger work buffer leaves the D-chunk, the staging slots and a
+  // grad tile row
+  int64_t target = 1;
+  while (target < CeilDiv(numIndices, plan.cores)) {
+    target *= 2;
+  }
+  target = std::min(target, VECTOR_SORT_CHUNK_MAX);
+  if (chunk < target) {
+    const int64_t need = std::max(SortChunkUb(target), target * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES);
+    const int64_t work = AlignTo(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES);  // slots of 4 pairs
+    const SortPlan wider = PlanCountingSort(hasPad, hwSync, ubSize, coreNum, numIndices, numRows, rowLength, rowsBytes,
+                                            indexBytes, scaling, deterministic, work);
+    if (wider.cores > 0 && wider.dChunk == plan.dChunk && wider.smallDim == 0) {
+      const int64_t longer = VectorSortChunk(wider);
+      if (longer > chunk) {
+        plan = wider;
+        chunk = longer;
+      }
+    }
   }
   const int64_t matrixRows = plan.cores * CeilDiv(CeilDiv(numIndices, plan.cores), chunk);
   // each (chunk, bucket) segment is copied by a DMA of its own each way: they must hold at least a staging
