@@ -11,6 +11,7 @@ from codegen.families.index_accumulate.plan.sorted_layout import SortPlan
 from codegen.families.index_accumulate.plan.vector_sort import (
     VECTOR_SORT_CHUNK_MAX,
     merge_passes,
+    segments_ub,
     sort_chunk_ub,
     vector_sort_plan,
     vector_sort_refusal,
@@ -63,9 +64,9 @@ def test_merge_passes_from_sort32_runs_four_at_a_time() -> None:
 
 def test_the_bench_shape_on_ascend910b() -> None:
     # the work buffer is the staging slots' 191 x 56 x 8 = 85568 bytes; 8192 indices would take 2 x 65536
-    # (two proposal buffers) + 1024 (mask) = 132096; 4096 take 65536 + 512 = 66048, and 4096 x 8 + 191 x 32 =
-    # 38880 for the segment copies. 48 x ceil(5462 / 4096) = 96 matrix rows of AlignUp(192, 8) = 192 int32 =
-    # 73728 bytes; proposals 8 x 262144 = 2097152 at 73728, pairs at 73728 + 2097152 = 2170880, end 4268032
+    # (two proposal buffers) + 1024 (mask) = 132096; 4096 take 65536 + 512 = 66048, and 65536 + 191 x 32 =
+    # 71648 for the segment copies. 48 x ceil(5462 / 4096) = 96 matrix rows of AlignUp(193, 8) = 200 int32 =
+    # 76800 bytes; proposals 8 x 262144 = 2097152 at 76800, pairs at 76800 + 2097152 = 2173952, end 4271104
     vp = vector_sort_plan(A2, BENCH, N, 16384)
     assert vp.reason == ""
     got = (
@@ -79,7 +80,7 @@ def test_the_bench_shape_on_ascend910b() -> None:
         vp.ub_bytes,
         vp.boundary_reads,
     )
-    assert got == (4096, 4, 96, 192, 73728, 2170880, 4268032, 66048, 4096 // 16 + 192 * 5)
+    assert got == (4096, 4, 96, 200, 76800, 2173952, 4271104, 66048, 4096 // 16 + 192 * 5)
     # the scalar budget of the sort phases: the bucket searches cost well under one read per index
     assert vp.boundary_reads / vp.chunk < 0.35
 
@@ -95,11 +96,13 @@ def test_the_chunk_shrinks_with_the_work_buffer_and_stops_at_one_compare_repeat(
     assert vector_sort_plan(A2, dataclasses.replace(ONE, stage=131), 100, 4).reason == (
         "work buffer of 1048 bytes too small to sort 64 indices"
     )
-    # the segment copies also fit: 20 buckets of 7 pairs (1120 bytes) hold the sort of 64 (1056) but not its
-    # segments (64 x 8 + 20 x 32 = 1152); 20 buckets of 8 pairs (1280 bytes) hold both
-    many = SortPlan(cores=1, buckets=20, bucket_rows=2, stage=7)
-    assert vector_sort_plan(A2, many, 100, 40).reason == "work buffer of 1120 bytes too small to sort 64 indices"
-    assert vector_sort_plan(A2, dataclasses.replace(many, stage=8), 100, 40).chunk == 64
+    # the segment copies also fit (the sorted chunk, then every segment on its own block): 20 buckets of 10
+    # pairs (1600 bytes) hold the sort of 64 (1056) but not its segments (2 x 512 + 20 x 32 = 1664); 20 buckets
+    # of 11 pairs (1760 bytes) hold both
+    assert segments_ub(64, 20) == 1664
+    many = SortPlan(cores=1, buckets=20, bucket_rows=2, stage=10)
+    assert vector_sort_plan(A2, many, 100, 40).reason == "work buffer of 1600 bytes too small to sort 64 indices"
+    assert vector_sort_plan(A2, dataclasses.replace(many, stage=11), 100, 40).chunk == 64
 
 
 def test_the_scalar_sort_stays_where_the_vector_sort_cannot_run() -> None:

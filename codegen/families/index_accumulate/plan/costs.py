@@ -42,16 +42,17 @@ def sorted_bytes(
 
     Counted: the indices read twice (count, scatter; 16 KiB copies); the count matrix written once and read by every
     core (the vector sort, ``sort_chunk`` > 0: the indices read once; the count matrix's ``matrix_rows`` rows
-    written once, read by every core and each core's own once more; the sorted proposals, 8 bytes per index, written
-    with one copy per chunk, then read and written again with one copy per (chunk, bucket) segment each way, in
-    place of the staging flushes); grad read once -- small-dim: contiguously (``min(tile_rows, indices per copy)``
-    rows per DMA), pairs: one gathered row per entry and D-chunk pass; the sorted entries (8-byte pairs or ``4 x (d
-    + 1)``-byte records, with the padding pairs of products without DataCopyPad, at most 3 per core and bucket)
-    written in flushes of ``stage`` entries (plus a last, partial flush per core and bucket) and read ``pair_chunk``
-    at a time (plus one read per bucket and per core range) once per D-chunk pass (small-dim: once) and once more
-    with scaling; out written once, one DMA per bucket and D-chunk; the software SyncAll's counters (products
-    without hardware SyncAll); atomic mode: the buckets crossing core boundaries zero-filled and added atomically
-    (at most 2 parts per core boundary, and the zero fills); deterministic: those parts written to
+    written once, read by every core and each core's own once more; the (chunk, bucket) segments, 8 bytes per index,
+    written with one copy each in place of the staging flushes, and, where a core has several chunks, the sorted
+    chunks written and read back with one copy each way); grad read once -- small-dim: contiguously
+    (``min(tile_rows, indices per copy)`` rows per DMA), pairs: one gathered row per entry and D-chunk pass; the
+    sorted entries (8-byte pairs or ``4 x (d + 1)``-byte records, with the padding pairs of products without
+    DataCopyPad, at most 3 per core and bucket) written in flushes of ``stage`` entries (plus a last, partial flush
+    per core and bucket) and read ``pair_chunk`` at a time (plus one read per bucket and per core range) once per
+    D-chunk pass (small-dim: once) and once more with scaling; out written once, one DMA per bucket and D-chunk; the
+    software SyncAll's counters (products without hardware SyncAll); atomic mode: the buckets crossing core
+    boundaries zero-filled and added atomically (at most 2 parts per core boundary, and the zero fills);
+    deterministic: those parts written to
     their partial slots and read by the merge."""
     pairs = n + plan.cores * plan.buckets * (plan.pair_align - 1)
     rec_bytes = 4 * (d + 1) if plan.small_dim else 8
@@ -70,8 +71,9 @@ def sorted_bytes(
         # chunk's sorted proposals written with one copy, each (chunk, bucket) segment read and written once
         total = sat_add(total, plan.matrix_rows * plan.matrix_stride * 4 * (2 + plan.cores))
         segments = min(plan.matrix_rows * plan.buckets, n)  # the empty segments are not copied
-        total = sat_add(total, _dma(entries, plan.matrix_rows, floor))
-        total = sat_add(total, sat_mul(2, _dma(entries, segments, floor)))
+        total = sat_add(total, _dma(entries, segments, floor))
+        if plan.matrix_rows > plan.cores:  # several chunks a core: each written out and read back in one copy
+            total = sat_add(total, sat_mul(2, _dma(entries, plan.matrix_rows, floor)))
     else:
         total = sat_add(total, plan.cores * plan.matrix_stride * 4 * (1 + plan.cores))
         flushes = pairs // plan.stage + plan.cores * plan.buckets

@@ -65,7 +65,7 @@ class VectorSortSizes:
     sorted chunk, ``key_rows`` the most rows whose float sort key is exact, ``proposal_bytes`` bytes of one
     sorted (float key, uint32 position) proposal, ``sort32_elements`` keys one Sort32 repeat sorts,
     ``mrg_sort_queues`` queues one MrgSort merges at most, ``search_stride`` keys the bucket search steps
-    over at once."""
+    over at once, ``queue_max`` proposals one MrgSort queue holds at most."""
 
     chunk_min: int
     chunk_max: int
@@ -74,6 +74,7 @@ class VectorSortSizes:
     sort32_elements: int
     mrg_sort_queues: int
     search_stride: int
+    queue_max: int
 
 
 R = TypeVar("R", FixedSizes, SortSizes)

@@ -30,6 +30,7 @@ from codegen.families.index_accumulate.plan.split import cores_wanted
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX
 from codegen.families.index_accumulate.plan.vector_sort import (
     VECTOR_SORT_CHUNK_MAX,
+    segments_ub,
     sort_chunk_ub,
     vector_sort_plan,
 )
@@ -88,7 +89,7 @@ def sort_plan(
     # grad tile row: fewer count-matrix rows, segments and bucket searches
     target = min(VECTOR_SORT_CHUNK_MAX, 1 << (ceil_div(n, plan.cores) - 1).bit_length())
     if vs.chunk < target:
-        need = max(sort_chunk_ub(target), target * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES)
+        need = max(sort_chunk_ub(target), segments_ub(target, plan.buckets))
         work = align_up(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES)  # the slots round down to 4 pairs
         wider = counting_sort_plan(
             product, ub_reserved, min_bytes, n, w, d, grad_bytes, index_bytes, scale, det, work_bytes=work

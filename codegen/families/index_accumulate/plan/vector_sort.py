@@ -9,10 +9,12 @@ Sort32 repeats, its position the uint32 index of the proposal; Sort32 sorts runs
 keys in position order) and MrgSort merges up to 4 runs per pass (equal keys in queue order, so positions stay
 ascending), until the chunk is one run. A binary search over the sorted keys finds each bucket's boundary (a
 scalar read per step, not per index; keys from ``numWeights`` up and below 0 are outside every bucket); the
-chunk's proposals from its first valid one go to the chunk's region of the workspace, the (chunk, bucket)
-sizes to row ``chunk`` of the count matrix, and the count of the leading keys of ``numWeights`` and up to its
-slot ``buckets``. After the barrier each (chunk, bucket) segment is copied to its bucket's region of the pair
-array (all of a chunk's segments GM -> UB, then UB -> GM), chunks in position order, so inside a bucket
+(chunk, bucket) sizes go to row ``chunk`` of the count matrix, the count of the leading keys of
+``numWeights`` and up to its slot ``buckets`` and the end of the valid keys to slot ``buckets + 1``; where a
+core has several chunks the sorted proposals go to the chunk's region of the workspace (a core's only chunk
+stays in UB). After the barrier each (chunk, bucket) segment is copied to its bucket's region of the pair
+array (the chunk back in UB with one copy where it left; each segment moved by a MrgSort of one queue to its
+own 32-byte block, then out with DataCopyPad), chunks in position order, so inside a bucket
 every row's entries stay in position order: a bucket that one core sums adds each row in the order of the
 counting sort, bit for bit. Inside a bucket the rows come in descending order (the counting sort keeps
 position order across rows): where a bucket is split between cores, the split point falls between other
@@ -105,6 +107,13 @@ def sort_chunk_ub(chunk: int) -> int:
     return 2 * chunk * PROPOSAL_BYTES + align_up(ceil_div(chunk, 8), BLOCK_BYTES)
 
 
+def segments_ub(chunk: int, buckets: int) -> int:
+    """UB bytes of phase 2 for ``chunk`` indices and ``buckets`` buckets: the sorted chunk in the first proposal
+    buffer, then its (chunk, bucket) segments each on its own 32-byte block (MrgSort copies them there from
+    any 8-byte offset; DataCopyPad takes them out)."""
+    return 2 * chunk * PROPOSAL_BYTES + buckets * BLOCK_BYTES
+
+
 def boundary_reads(chunk: int, buckets: int) -> int:
     """Scalar UB reads that find the bucket boundaries of one sorted chunk (at most): every
     :data:`VECTOR_SORT_SEARCH_STRIDE`-th key once over the chunk, then per boundary (``buckets + 1``) the key
@@ -127,18 +136,17 @@ def vector_sort_plan(product: Product, plan: SortPlan, n: int, num_weights: int)
     """The vector sort of the sorted-run ``plan`` (its cores, buckets and staging slots) for ``n`` indices into
     ``num_weights`` rows.
 
-    The sort runs in the work buffer the kernel allocates for the staging slots (``buckets x stage x 8``
-    bytes, which the vector sort does not use); a chunk's indices (at most 8 bytes each) are read into its first
-    proposal buffer.
-    ``chunk``: the largest power of two from :data:`VECTOR_SORT_CHUNK_MIN` to :data:`VECTOR_SORT_CHUNK_MAX`
-    whose sort (:func:`sort_chunk_ub`) and
-    whose segment copies (``chunk x 8 + buckets x 32`` bytes: every segment on a 32-byte block) fit that
-    buffer. Core ``c`` sorts its index range (``n * c / cores`` to ``n * (c + 1) / cores``) in
-    ``ceil(range / chunk)`` chunks; the count matrix has ``cores x ceil(ceil(n / cores) / chunk)`` rows of
-    ``AlignUp(buckets + 1, 8)`` int32 at offset 0; the sorted proposals (8 bytes per index, chunk by chunk at
-    their positions) follow on a 64-byte line, then, on a line, the pair array the segments are copied to (8
-    bytes per index); ``workspace_bytes`` ends it (deterministic partials go after it). ``boundary_reads``:
-    :func:`boundary_reads`.
+    The sort runs in the work buffer the kernel allocates for the staging slots (``buckets x stage x 8`` bytes,
+    which the vector sort does not use); a chunk's indices (at most 8 bytes each) are read into its first proposal
+    buffer. ``chunk``: the largest power of two from :data:`VECTOR_SORT_CHUNK_MIN` to :data:`VECTOR_SORT_CHUNK_MAX`
+    whose sort (:func:`sort_chunk_ub`) and whose segment copies (:func:`segments_ub`) fit that buffer. Core ``c``
+    sorts its index range (``n * c / cores`` to ``n * (c + 1) / cores``) in ``ceil(range / chunk)`` chunks; the
+    count matrix has ``cores x ceil(ceil(n / cores) / chunk)`` rows of ``AlignUp(buckets + 2, 8)`` int32 at offset 0
+    (the buckets' sizes, the count of keys above every bucket, the end of the valid keys); the sorted proposals (8
+    bytes per index, chunk by chunk at their positions, written only where a core has several chunks: a core's only
+    chunk stays in UB over the barrier) follow on a 64-byte line, then, on a line, the pair array the segments are
+    copied to (8 bytes per index); ``workspace_bytes`` ends it (deterministic partials go after it).
+    ``boundary_reads``: :func:`boundary_reads`.
 
     Not possible (``reason``): :func:`vector_sort_refusal`, a plan that cannot run or stages records (the
     small-dim variant: a record carries the row's values, the vector sort only positions), or a work buffer too
@@ -154,12 +162,12 @@ def vector_sort_plan(product: Product, plan: SortPlan, n: int, num_weights: int)
     budget = plan.buckets * plan.stage * PROPOSAL_BYTES
     chunk = VECTOR_SORT_CHUNK_MAX
     while chunk >= VECTOR_SORT_CHUNK_MIN and (
-        sort_chunk_ub(chunk) > budget or chunk * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES > budget
+        sort_chunk_ub(chunk) > budget or segments_ub(chunk, plan.buckets) > budget
     ):
         chunk //= 2
     if chunk < VECTOR_SORT_CHUNK_MIN:
         return VectorSortPlan(reason=f"work buffer of {budget} bytes too small to sort {VECTOR_SORT_CHUNK_MIN} indices")
-    stride = align_up(plan.buckets + 1, ACC_ALIGN)
+    stride = align_up(plan.buckets + 2, ACC_ALIGN)
     rows = plan.cores * ceil_div(ceil_div(n, plan.cores), chunk)
     sorted_offset = align_up(rows * stride * FP32_BYTES, CACHE_LINE_BYTES)
     pairs_offset = align_up(sorted_offset + n * PROPOSAL_BYTES, CACHE_LINE_BYTES)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codegen.families.index_accumulate.plan.constants import (
+    MRG_SORT_QUEUE_MAX,
     MRG_SORT_QUEUES,
     PAD_PAIR,
     PROPOSAL_BYTES,
@@ -123,6 +124,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
             SORT32_ELEMENTS,
             MRG_SORT_QUEUES,
             VECTOR_SORT_SEARCH_STRIDE,
+            MRG_SORT_QUEUE_MAX,
         ),
         "tiling_fields": tiling_field_views(TILING_FIELDS),
         "index": index_t.name,

@@ -338,12 +338,14 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
   total = SatAdd(total, PiecesCost(w, plan.buckets, FP32_BYTES, d, plan.dChunk, floor, 1));
   const int64_t entries = SatMul(pairs, recBytes);
   if (plan.sortChunk > 0) {
-    // vector sort: the count rows written, read by every core and its own once more; the sorted chunks written
-    // with one copy each, then each (chunk, bucket) segment read and written once
+    // vector sort: the count rows written, read by every core and its own once more; each (chunk, bucket)
+    // segment written with one copy, and with several chunks a core each chunk written out and read back
     total = SatAdd(total, plan.matrixRows * plan.matrixStride * 4 * (2 + plan.cores));
     const int64_t segments = std::min(plan.matrixRows * plan.buckets, n);  // the empty ones are not copied
-    total = SatAdd(total, DmaCost(entries, plan.matrixRows, floor));
-    total = SatAdd(total, SatMul(2, DmaCost(entries, segments, floor)));
+    total = SatAdd(total, DmaCost(entries, segments, floor));
+    if (plan.matrixRows > plan.cores) {  // several chunks a core: each written out and read back in one copy
+      total = SatAdd(total, SatMul(2, DmaCost(entries, plan.matrixRows, floor)));
+    }
   } else {
     total = SatAdd(total, plan.cores * plan.matrixStride * 4 * (1 + plan.cores));
     const int64_t flushes = pairs / plan.stage + plan.cores * plan.buckets;
@@ -480,13 +482,18 @@ int64_t SortChunkUb(int64_t chunk) {
   return 2 * chunk * PROPOSAL_BYTES + AlignTo(CeilDiv(chunk, 8), BLOCK_BYTES);
 }
 
+// UB bytes of phase 2's segment copies: the sorted chunk, then every segment on its own 32-byte block (codegen
+// segments_ub).
+int64_t SegmentsUb(int64_t chunk, int64_t buckets) {
+  return 2 * chunk * PROPOSAL_BYTES + buckets * BLOCK_BYTES;
+}
+
 // The longest vector-sort chunk (a power of two up to VECTOR_SORT_CHUNK_MAX) whose sort and segment copies fit
 // the staging slots' work buffer of `plan`; below VECTOR_SORT_CHUNK_MIN when none does.
 int64_t VectorSortChunk(const SortPlan &plan) {
   const int64_t budget = plan.buckets * plan.stage * PROPOSAL_BYTES;
   int64_t chunk = VECTOR_SORT_CHUNK_MAX;
-  while (chunk >= VECTOR_SORT_CHUNK_MIN &&
-         (SortChunkUb(chunk) > budget || chunk * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES > budget)) {
+  while (chunk >= VECTOR_SORT_CHUNK_MIN && (SortChunkUb(chunk) > budget || SegmentsUb(chunk, plan.buckets) > budget)) {
     chunk /= 2;
   }
   return chunk;
@@ -519,7 +526,7 @@ SortPlan PlanSorted(bool hasPad, bool hasSort, bool hwSync, int64_t ubSize, int6
   }
   target = std::min(target, VECTOR_SORT_CHUNK_MAX);
   if (chunk < target) {
-    const int64_t need = std::max(SortChunkUb(target), target * PROPOSAL_BYTES + plan.buckets * BLOCK_BYTES);
+    const int64_t need = std::max(SortChunkUb(target), SegmentsUb(target, plan.buckets));
     const int64_t work = AlignTo(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES);  // slots of 4 pairs
     const SortPlan wider = PlanCountingSort(hasPad, hwSync, ubSize, coreNum, numIndices, numRows, rowLength, rowsBytes,
                                             indexBytes, scaling, deterministic, work);
@@ -538,7 +545,7 @@ SortPlan PlanSorted(bool hasPad, bool hasSort, bool hwSync, int64_t ubSize, int6
     return plan;
   }
   plan.sortChunk = chunk;
-  plan.matrixStride = AlignTo(plan.buckets + 1, ACC_ALIGN);
+  plan.matrixStride = AlignTo(plan.buckets + 2, ACC_ALIGN);
   plan.matrixRows = matrixRows;
   plan.sortedOffset = AlignTo(plan.matrixRows * plan.matrixStride * 4, CACHE_LINE_BYTES);
   plan.pairsOffset = AlignTo(plan.sortedOffset + numIndices * PROPOSAL_BYTES, CACHE_LINE_BYTES);

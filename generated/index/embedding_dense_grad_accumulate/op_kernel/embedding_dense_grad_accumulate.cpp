@@ -841,6 +841,7 @@ constexpr int64_t MRG_SORT_QUEUES = 4;         // queues one MrgSort merges at m
 constexpr int64_t VECTOR_SORT_CHUNK_MIN = 64;  // one 256-byte repeat of fp32 keys
 constexpr int64_t PROPOSAL_BYTES = 8;          // a (float key, uint32 position) proposal
 constexpr int64_t SEARCH_STRIDE = 16;          // keys the bucket search steps over at once
+constexpr int64_t MRG_SORT_QUEUE_MAX = 4095;   // proposals of one MrgSort queue at most
 
 template <typename TRows, typename TIndex>
 class KernelEmbeddingDenseGradAccumulateSorted {
@@ -1076,6 +1077,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       PipeBarrier<PIPE_V>();
       Sort32(sortedA, keys, positions.ReinterpretCast<uint32_t>(), static_cast<int32_t>(sortCount / SORT32_ELEMENTS));
       LocalTensor<float> sorted = MergeRuns(sortedA, sortedB, sortCount);
+      int64_t passes = 0;  // the merge passes end in A after an even count
+      for (int64_t run = SORT32_ELEMENTS; run < sortCount; run *= MRG_SORT_QUEUES) {
+        ++passes;
+      }
       SyncPipes<HardEvent::V_S>(pipe_);  // the keys are searched with GetValue (scalar pipe)
       const int64_t top = KeysAtLeast(sorted, 0, sortCount, static_cast<float>(numRows_));
       int64_t upper = top;  // entries whose key is at least the next bucket's first row
@@ -1085,13 +1090,18 @@ class KernelEmbeddingDenseGradAccumulateSorted {
         upper = at;
       }
       counts.SetValue(static_cast<uint32_t>(buckets_), static_cast<int32_t>(top));
-      for (int64_t b = buckets_ + 1; b < matrixStride_; ++b) {  // the row's padding to whole blocks
+      counts.SetValue(static_cast<uint32_t>(buckets_ + 1), static_cast<int32_t>(upper));
+      for (int64_t b = buckets_ + 2; b < matrixStride_; ++b) {  // the row's padding to whole blocks
         counts.SetValue(static_cast<uint32_t>(b), 0);
       }
       PipeBarrier<PIPE_ALL>();
-      if (upper > 0) {
-        DataCopyExtParams copyParams{1, static_cast<uint32_t>(upper * PROPOSAL_BYTES), 0, 0, 0};
-        DataCopyPad(sortedGm_[2 * base], sorted.ReinterpretCast<int32_t>(), copyParams);
+      if (chunksPerCore_ > 1) {  // several chunks: this one waits in the workspace
+        if (upper > 0) {
+          DataCopyExtParams copyParams{1, static_cast<uint32_t>(upper * PROPOSAL_BYTES), 0, 0, 0};
+          DataCopyPad(sortedGm_[2 * base], sorted.ReinterpretCast<int32_t>(), copyParams);
+        }
+      } else if (passes % 2 == 1 && upper > 0) {  // the core's only chunk stays in UB, in A
+        CopyProposals(sortedA, sorted, upper);
       }
       CopyInts(matrixGm_[(blockIdx_ * chunksPerCore_ + k) * matrixStride_], counts, matrixStride_);
     }
@@ -1163,6 +1173,19 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     return src;
   }
 
+  // `count` proposals from src (any 8-byte offset) to dst (a 32-byte block): MrgSort of one queue (the second
+  // empty), at most MRG_SORT_QUEUE_MAX proposals per call, whole 32-byte blocks of them but the last.
+  __aicore__ inline void CopyProposals(const LocalTensor<float> &dst, const LocalTensor<float> &src, int64_t count) {
+    constexpr int64_t piece = MRG_SORT_QUEUE_MAX / 4 * 4;
+    for (int64_t done = 0; done < count; done += piece) {
+      uint16_t lengths[MRG_SORT_QUEUES] = {static_cast<uint16_t>(count - done < piece ? count - done : piece), 0, 0, 0};
+      LocalTensor<float> from = src[GetSortOffset<float>(static_cast<uint32_t>(done))];
+      MrgSortSrcList<float> list(from, from, from, from);
+      MrgSort4Info info(lengths, false, 3, 1);
+      MrgSort(dst[GetSortOffset<float>(static_cast<uint32_t>(done))], list, info);
+    }
+  }
+
   // First entry in [lo, hi) of the sorted proposals whose key is below x (keys descending): every
   // SEARCH_STRIDE-th key from lo until one is below x (a bucket's segment is short), then a binary search
   // inside that stride.
@@ -1188,11 +1211,12 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   // this core's first chunk's segment of bucket b goes (the segments of every chunk before it come first: chunks
   // in position order). The count matrix is read many rows per copy and summed with one vector Add per row.
   __aicore__ inline void ReadChunkMatrix() {
-    LocalTensor<int32_t> rows = workBuf_.Get<int32_t>();
+    // the rows go after the first proposal buffer, which may hold this core's only sorted chunk
+    LocalTensor<int32_t> rows = workBuf_.Get<int32_t>()[static_cast<uint32_t>(2 * sortChunk_)];
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
     LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
     const int32_t blockInts = static_cast<int32_t>(AlignUp(buckets_, FP32_BLOCK));
-    const int64_t fit = buckets_ * stage_ * 2 / matrixStride_;  // rows the work buffer holds
+    const int64_t fit = (buckets_ * stage_ * 2 - 2 * sortChunk_) / matrixStride_;  // rows the rest holds
     const int64_t perLoad = fit > 0 ? fit : 1;
     const int64_t firstMine = blockIdx_ * chunksPerCore_;
     PipeBarrier<PIPE_ALL>();
@@ -1227,30 +1251,42 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   }
 
   // Phase 2b, vector sort: each (chunk, bucket) segment of this core's sorted chunks to its bucket's region of
-  // the pair array, chunk by chunk: GM -> UB on its own 32-byte block, then UB -> GM (DataCopyPad: a segment of
-  // any length is one copy each way); the cursors move by the chunk's sizes with one vector Add.
+  // the pair array, chunk by chunk. The sorted chunk is in the first proposal buffer (a core's only chunk stayed
+  // there; with several, each comes back from the workspace in one copy); each segment is moved by a MrgSort of
+  // one queue to its own 32-byte block after it (DataCopyPad reads UB from a block start) and goes out with
+  // DataCopyPad; the cursors move by the chunk's sizes with one vector Add.
   __aicore__ inline void CopySegments() {
 #if !(__NPU_ARCH__ == 1001)
     LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
     LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
-    LocalTensor<int32_t> segments = workBuf_.Get<int32_t>();
-    DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+    LocalTensor<float> sorted = workBuf_.Get<float>();
+    LocalTensor<float> segments = sorted[static_cast<uint32_t>(2 * sortChunk_)];
     int64_t k = 0;
     for (int64_t base = indexStart_; base < indexEnd_; base += sortChunk_, ++k) {
       PipeBarrier<PIPE_ALL>();
-      LoadInts(counts, matrixGm_[(blockIdx_ * chunksPerCore_ + k) * matrixStride_], buckets_ + 1);
+      LoadInts(counts, matrixGm_[(blockIdx_ * chunksPerCore_ + k) * matrixStride_], buckets_ + 2);
       SyncPipes<HardEvent::MTE2_S>(pipe_);  // the sizes are read with GetValue (scalar pipe)
-      int64_t from = base + counts.GetValue(static_cast<uint32_t>(buckets_));  // keys >= numRows come first
+      int64_t from = counts.GetValue(static_cast<uint32_t>(buckets_));  // keys >= numRows come first
+      if (chunksPerCore_ > 1) {
+        const int64_t valid = counts.GetValue(static_cast<uint32_t>(buckets_ + 1));
+        if (valid > 0) {
+          DataCopyExtParams copyParams{1, static_cast<uint32_t>(valid * PROPOSAL_BYTES), 0, 0, 0};
+          DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+          DataCopyPad(sorted.ReinterpretCast<int32_t>(), sortedGm_[2 * base], copyParams, padParams);
+        }
+        SyncPipes<HardEvent::MTE2_V>(pipe_);
+      }
       int64_t at = 0;
       for (int64_t b = buckets_ - 1; b >= 0; --b) {  // descending keys: the highest bucket first
         const uint32_t kb = static_cast<uint32_t>(b);
         const int64_t size = counts.GetValue(kb);
         if (size > 0) {
+          LocalTensor<float> segment = segments[static_cast<uint32_t>(at)];
+          CopyProposals(segment, sorted[GetSortOffset<float>(static_cast<uint32_t>(from))], size);
+          SyncPipes<HardEvent::V_MTE3>(pipe_);  // the segment is in its block before it goes out
           DataCopyExtParams copyParams{1, static_cast<uint32_t>(size * PROPOSAL_BYTES), 0, 0, 0};
-          LocalTensor<int32_t> segment = segments[static_cast<uint32_t>(at)];
-          DataCopyPad(segment, sortedGm_[2 * from], copyParams, padParams);
-          SyncPipes<HardEvent::MTE2_MTE3>(pipe_);  // the segment is in UB before it goes out
-          DataCopyPad(pairsGm_[2 * static_cast<int64_t>(cursor.GetValue(kb))], segment, copyParams);
+          DataCopyPad(pairsGm_[2 * static_cast<int64_t>(cursor.GetValue(kb))], segment.ReinterpretCast<int32_t>(),
+                      copyParams);
           at += AlignUp(2 * size, FP32_BLOCK);
           from += size;
         }
