@@ -1,7 +1,7 @@
 """EmbeddingDenseBackward's sorted-run strategy (tiling keys 2xx atomic mode, 3xx deterministic mode) end to end.
 
-The strategy runs where it moves fewer estimated GM bytes at a lower transfer cost, at every N (once every
-core's index range fills its bucket staging slots, 2^20 indices on Ascend910B, the lower cost alone decides);
+The strategy runs where it moves fewer estimated GM bytes, at every N (once every core's index range fills its
+bucket staging slots, 2^20 indices on Ascend910B, a lower transfer cost also takes it);
 on Ascend910 (no DataCopyPad, no hardware SyncAll) only for
 rows of whole 32-byte blocks, with the software SyncAll on the device op's zero-initialised counters output. Covered:
 every index distribution of the bench against a float64 loop, padding and invalid indices with

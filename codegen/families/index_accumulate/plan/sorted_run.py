@@ -85,10 +85,10 @@ def sort_plan(
     vs = vector_sort_plan(product, plan, n, w)
     if not vs.feasible:
         return replace(plan, sort_reason=f"scalar counting sort: {vs.reason}")
-    # a longer chunk (up to one per core) where a larger work buffer leaves the D-chunk, the staging slots and a
-    # grad tile row: fewer count-matrix rows, segments and bucket searches
+    # the longest chunk (up to one per core) a larger work buffer gives where it leaves the D-chunk, the staging
+    # slots and a grad tile row: fewer count-matrix rows, segments and bucket searches
     target = min(VECTOR_SORT_CHUNK_MAX, 1 << (ceil_div(n, plan.cores) - 1).bit_length())
-    if vs.chunk < target:
+    while target > vs.chunk:
         need = max(sort_chunk_ub(target), segments_ub(target, plan.buckets))
         work = align_up(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES)  # the slots round down to 4 pairs
         wider = counting_sort_plan(
@@ -98,6 +98,8 @@ def sort_plan(
             longer = vector_sort_plan(product, wider, n, w)
             if longer.feasible and longer.chunk > vs.chunk:
                 plan, vs = wider, longer
+                break
+        target //= 2
     segments = vs.matrix_rows * plan.buckets
     if n < segments * SORT_STAGE_MIN:
         # each (chunk, bucket) segment is copied twice by a DMA of its own: below the counting sort's shortest

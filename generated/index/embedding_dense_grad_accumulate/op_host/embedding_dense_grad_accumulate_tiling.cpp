@@ -525,7 +525,7 @@ SortPlan PlanSorted(bool hasPad, bool hasSort, bool hwSync, int64_t ubSize, int6
     target *= 2;
   }
   target = std::min(target, VECTOR_SORT_CHUNK_MAX);
-  if (chunk < target) {
+  for (; target > chunk; target /= 2) {  // the longest one a larger work buffer gives
     const int64_t need = std::max(SortChunkUb(target), SegmentsUb(target, plan.buckets));
     const int64_t work = AlignTo(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES);  // slots of 4 pairs
     const SortPlan wider = PlanCountingSort(hasPad, hwSync, ubSize, coreNum, numIndices, numRows, rowLength, rowsBytes,
@@ -535,6 +535,7 @@ SortPlan PlanSorted(bool hasPad, bool hasSort, bool hwSync, int64_t ubSize, int6
       if (longer > chunk) {
         plan = wider;
         chunk = longer;
+        break;
       }
     }
   }

@@ -808,6 +808,12 @@ class KernelEmbeddingDenseGradAccumulate {
 //     DataCopyPad into the bucket's region of the pair array: a stable counting sort by bucket (positions stay
 //     ascending inside a bucket). Atomic mode: the first core of a bucket that spans several cores zero-fills
 //     its output rows. SyncAll.
+//   Vector sort (sortChunk > 0: products with Sort32 and MrgSort, pairs, numRows <= 2^24; see SortChunks,
+//     ReadChunkMatrix, CopySegments): phase 1 sorts chunks of sortChunk indices by their float row keys with
+//     Sort32 and MrgSort (positions as the proposals' indices, equal keys in position order), finds each
+//     bucket's segment by a search over the sorted keys and writes one count-matrix row per chunk; phase 2
+//     copies every (chunk, bucket) segment to its bucket's region, chunks in position order, so a row's entries
+//     keep position order. The pairs hold the float key (the row) and the position; the sums convert the key.
 //   phase 3: the cores split the sorted entries by GM bytes (a bucket costs its output rows, then one grad row
 //     and one pair per entry; see PlanRanges). Atomic mode: core c takes a contiguous range of sorted entries;
 //     a bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
