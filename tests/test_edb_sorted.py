@@ -1,7 +1,7 @@
 """EmbeddingDenseBackward's sorted-run strategy (tiling keys 2xx atomic mode, 3xx deterministic mode) end to end.
 
-The strategy runs where it moves fewer estimated GM bytes, at every N (once every core's index range fills its
-bucket staging slots, 2^20 indices on Ascend910B, a lower transfer cost also takes it);
+The strategy runs where it moves fewer estimated GM bytes at a lower transfer cost, at every N (once every
+core's index range fills its bucket staging slots, 2^20 indices on Ascend910B, the lower cost alone decides);
 on Ascend910 (no DataCopyPad, no hardware SyncAll) only for
 rows of whole 32-byte blocks, with the software SyncAll on the device op's zero-initialised counters output. Covered:
 every index distribution of the bench against a float64 loop, padding and invalid indices with
@@ -221,7 +221,7 @@ def test_explain_prints_the_choice_with_the_tiling_numbers() -> None:
         assert f"{t.sort.buckets} row buckets of {t.sort.bucket_rows} rows" in text
     small = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910B"), (1000, 32, 4096), None)
     # records would cost less but move more GM bytes, and 4096 indices do not fill 16 cores' staging slots
-    assert "atomic strategy kept (no more GM bytes; 4096 indices are fewer than cores x buckets x staging" in small
+    assert "atomic strategy kept (fewer GM bytes, and 4096 indices are fewer than cores x buckets x staging" in small
     a910 = explain_tiling(SPECS[OP], CATALOGUE.get("Ascend910"), (65536, 128, 1 << 20), None)
     assert "deterministic mode: transfer cost (GM bytes, each DMA counted as at least 512 bytes) sorted-run" in a910
     assert "sorted-run strategy chosen" in a910

@@ -20,11 +20,13 @@ def sort_fills_staging(plan: SortPlan, n: int) -> bool:
 def sorted_wins(
     plan: SortPlan, n: int, sorted_bytes_: int, other_bytes_: int, sorted_cost: int, other_cost: int
 ) -> bool:
-    """Whether the tiling takes the sorted-run strategy for ``n`` indices: it can run and moves fewer GM bytes
-    than the other strategy (:func:`sorted_bytes` and :func:`other_bytes` with floor 0), at every ``n``. Once the
-    indices fill the staging slots (:func:`sort_fills_staging`) a lower transfer cost (GM bytes, every DMA
-    counted as at least :data:`SMALL_DIM_BYTES`) also takes it: there the small-dim records may move more bytes
-    than the other strategy, in long contiguous DMAs where it moves each short row by a DMA of its own."""
-    if not plan.feasible:
+    """Whether the tiling takes the sorted-run strategy for ``n`` indices: it can run, its transfer cost (GM
+    bytes, every DMA counted as at least :data:`SMALL_DIM_BYTES`) is below the other strategy's, and it moves
+    fewer GM bytes (:func:`sorted_bytes` and :func:`other_bytes` with floor 0). Once the indices fill the
+    staging slots (:func:`sort_fills_staging`) the lower transfer cost alone decides: there the small-dim
+    records may move more bytes than the other strategy, in long contiguous DMAs where it moves each short row
+    by a DMA of its own. Below that, the partial flushes (one per core and bucket at least) and the count
+    matrix are in both models, so the sort is taken wherever it moves fewer bytes."""
+    if not plan.feasible or sorted_cost >= other_cost:
         return False
-    return sorted_bytes_ < other_bytes_ or (sort_fills_staging(plan, n) and sorted_cost < other_cost)
+    return sorted_bytes_ < other_bytes_ or sort_fills_staging(plan, n)

@@ -75,15 +75,16 @@ def _sorted_verdict(t: TilingDecision, other: str) -> str:
     fills = sort_fills_staging(sp, t.num_indices)
     if t.sorted_run:
         if t.sorted_bytes_estimate < t.other_bytes_estimate:
-            return "sorted-run strategy chosen (fewer GM bytes)"
+            return "sorted-run strategy chosen (lower cost and fewer GM bytes)"
         return "sorted-run strategy chosen (lower cost; the indices fill the staging slots)"
-    if not fills:
-        return (
-            f"{other} strategy kept (no more GM bytes; {t.num_indices} indices are fewer than cores x buckets x "
-            f"staging slot = {sp.cores} x {sp.buckets} x {sp.stage} = {sp.cores * sp.buckets * sp.stage}, so the "
-            "transfer cost does not decide)"
-        )
-    return f"{other} strategy kept (no more GM bytes and no higher cost)"
+    if t.sorted_cost_estimate >= t.other_cost_estimate:
+        return f"{other} strategy kept (lower cost)"
+    return (
+        f"{other} strategy kept (fewer GM bytes, and {t.num_indices} indices are fewer than cores x buckets x "
+        f"staging slot = {sp.cores} x {sp.buckets} x {sp.stage} = {sp.cores * sp.buckets * sp.stage})"
+        if not fills
+        else f"{other} strategy kept (fewer GM bytes)"
+    )
 
 
 def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:

@@ -740,9 +740,10 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
     return ge::GRAPH_FAILED;
   }
 
-  // The sorted-run strategy replaces the other one where it can run and moves fewer GM bytes, or, once every
-  // core's indices fill its staging slots, where its transfer cost (GM bytes, every DMA counted as at least
-  // SMALL_DIM_BYTES) is lower (codegen sorted_wins); the cost model also picks records or pairs in PlanSorted.
+  // The sorted-run strategy replaces the other one where it can run, its transfer cost (GM bytes, every DMA
+  // counted as at least SMALL_DIM_BYTES) is lower and it moves fewer GM bytes, or, once every core's indices
+  // fill its staging slots, where its transfer cost alone is lower (codegen sorted_wins); the cost model also
+  // picks records or pairs in PlanSorted.
   const bool hasPad = HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
   const int64_t indexBytes = IndexBytes(indexKey);
   const bool hasSort = HasVectorSort(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
@@ -760,7 +761,7 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
                          deterministic, floor);
     };
     const bool fillsStaging = numIndices >= sortPlan.cores * sortPlan.buckets * sortPlan.stage;
-    useSorted = sorted(0) < other(0) || (fillsStaging && sorted(SMALL_DIM_BYTES) < other(SMALL_DIM_BYTES));
+    useSorted = sorted(SMALL_DIM_BYTES) < other(SMALL_DIM_BYTES) && (fillsStaging || sorted(0) < other(0));
   }
 
   EmbeddingDenseGradAccumulateTilingData tiling;
