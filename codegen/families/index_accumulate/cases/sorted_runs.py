@@ -128,3 +128,41 @@ def small_dim_sorted_cases(
             p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17)
             name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
             yield mk.case(dtype_label(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
+
+
+#: (rows, D) of the vector-sort cases: 100 rows are 100 one-row buckets (on 48 or 64 cores), so the (chunk,
+#: bucket) segments reach the planner's average of 8 pairs at a few 10^4 indices; at D 64 the small-dim
+#: variant's records (260 bytes) do not fit the staging slots, so the (row, position) pairs run.
+VECTOR_SORT_SHAPE = (100, 64)
+
+
+def vector_sort_n(mk: CaseMaker, g: DType, i: DType, det: bool, w: int, d: int) -> int | None:
+    """The smallest N (on a 1/16 geometric grid from :func:`counted_minimum` of ``w``, up to 2^20) whose tiling
+    runs the sorted-run strategy with phases 1-2 on the vector sort (``sort_chunk`` > 0) for ``w`` rows of ``d``
+    with scaling and padding row 17, or None (the product has no vector sort, or no N up to 2^20 takes it)."""
+    n = max(1024, counted_minimum(w))
+    while n <= 1 << 20:
+        t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, 17, True)
+        if t.sorted_run and t.sort.sort_chunk > 0:
+            return n
+        n += n // 16
+    return None
+
+
+def vector_sort_cases(
+    mk: CaseMaker, g: DType, idx_all: list[DType], det: bool, quick: bool, tags: tuple[str, ...]
+) -> Iterator[Case]:
+    """The sorted-run strategy with phases 1-2 on the vector sort, at the smallest N that takes it
+    (:func:`vector_sort_n`): scaling, a padding row, indices spread 2 past both ends (keys below 0 and from
+    numWeights on sort outside every bucket). INT64 indices (the vector Cast of the keys); without ``quick``
+    also INT32 (the other vector Cast) and FLOAT indices where the op takes them (the scalar keys). ``tags`` go
+    on every case."""
+    w, d = VECTOR_SORT_SHAPE
+    wanted = [DType.INT64] if quick else [DType.INT64, DType.INT32, DType.FLOAT]
+    for i in [x for x in wanted if x in idx_all]:
+        n = vector_sort_n(mk, g, i, det, w, d)
+        if n is None:
+            continue
+        p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17, scaling=True)
+        name = f"sorted-run vector sort, {w} rows, D {d}"
+        yield mk.case(dtype_label(g, i), f"[{n}, {d}]", name, p, det, tags=tags)

@@ -14,6 +14,7 @@ from codegen.families.index_accumulate.cases.sorted_runs import (
     SORTED_CASE_ROWS,
     small_dim_sorted_cases,
     sorted_run_indices,
+    vector_sort_cases,
 )
 from codegen.families.index_accumulate.plan.tiling import tiling_decision
 from codegen.runner import numpy_dtype
@@ -173,6 +174,8 @@ def value_cases(
         # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
         if g is grads[0] or not quick:
             yield from small_dim_sorted_cases(mk, g, i64, det, quick, probe)
+            # phases 1-2 on the vector sort (products with it; sized below)
+            yield from vector_sort_cases(mk, g, idx_all, det, quick, probe)
         # Product limits at their boundary: the largest passing value must work.
         yield from limit_value_cases(mk, g, idx_all, det)
 
