@@ -128,3 +128,31 @@ def small_dim_sorted_cases(
             p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17)
             name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
             yield mk.case(dtype_label(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
+
+
+#: Output rows of the sorted-run cases of the other index dtypes (:func:`index_key_sorted_cases`): the
+#: small-dim variant's 100 rows where the index dtype holds them, else its two values (BOOL).
+INDEX_KEY_SORTED_ROWS = 100
+
+
+def index_key_sorted_cases(
+    mk: CaseMaker, g: DType, idx_all: list[DType], covered: DType | None, det: bool
+) -> Iterator[Case]:
+    """A sorted-run case per index dtype of ``idx_all`` but ``covered`` (None: every one; the sized sorted-run
+    cases run that one through the strategy's every path): the tiling key is the strategy, the rows dtype and
+    the index dtype, so each of these launches a key of its own. Rows of D 8, scaling and a padding row,
+    indices of the dtype with rows seen exactly 1, 2 and 3 times and a few outside the rows
+    (:meth:`CaseMaker.counted_indices`; BOOL holds two rows, 0 and 1, and no invalid index), at the fewest
+    indices that take the small-dim variant (:func:`sorted_variant_n`); none where the product's tiling never
+    takes it (Ascend910: no small-dim variant without DataCopyPad)."""
+    for i in [d for d in idx_all if d is not covered]:
+        w, pad = (2, 1) if i is DType.BOOL else (INDEX_KEY_SORTED_ROWS, 17)
+        n = sorted_variant_n(mk, g, i, det, w, 8, pad, True, True)
+        if n is None:
+            continue
+        # rows seen exactly 1, 2 and 3 times (the scaling threshold) where the dtype holds 100 rows
+        idx = mk.indices((n,), i, w) if i is DType.BOOL else mk.counted_indices(n, i, w)
+        p = mk.params(mk.grad((n, 8), g), idx, w, padding=pad, scaling=True)
+        yield mk.case(
+            dtype_label(g, i), f"[{n}, 8]", f"sorted-run small-dim variant, {i.name} indices, {w} rows, D 8", p, det
+        )
