@@ -166,3 +166,44 @@ def vector_sort_cases(
         p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17, scaling=True)
         name = f"sorted-run vector sort, {w} rows, D {d}"
         yield mk.case(dtype_label(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
+
+
+#: Output rows of the sorted-run cases of the other index dtypes (:func:`index_key_sorted_cases`): the
+#: small-dim variant's 100 rows where the index dtype holds them, else its two values (BOOL).
+INDEX_KEY_SORTED_ROWS = 100
+
+
+def index_key_sorted_cases(
+    mk: CaseMaker, g: DType, idx_all: list[DType], covered: DType | None, det: bool
+) -> Iterator[Case]:
+    """A sorted-run case per index dtype of ``idx_all`` but ``covered`` (None: every one; the sized sorted-run
+    cases run that one through the strategy's every path): the tiling key is the strategy, the rows dtype and
+    the index dtype, so each of these launches a key of its own. Rows of D 8, scaling and a padding row,
+    indices of the dtype with rows seen exactly 1, 2 and 3 times and a few outside the rows
+    (:meth:`CaseMaker.counted_indices`; BOOL holds two rows, 0 and 1, and no invalid index), at the fewest
+    indices that take the small-dim variant (:func:`sorted_variant_n`), or, on a product without it (no
+    DataCopyPad), the strategy itself on rows of whole 32-byte blocks (:func:`sorted_run_indices`, from the
+    size the previous index dtype took it at: a search per dtype costs seconds of planning); none where
+    the product's tiling never takes it (BOOL's two rows there)."""
+    found = 0  # the size the last index dtype took the strategy itself at (its search starts there)
+    for i in [d for d in idx_all if d is not covered]:
+        w, pad = (2, 1) if i is DType.BOOL else (INDEX_KEY_SORTED_ROWS, 17)
+        d, what = 8, "sorted-run small-dim variant"
+        # the variant needs DataCopyPad (sort_plan's small_dim_reason): no search for it elsewhere
+        n = sorted_variant_n(mk, g, i, det, w, d, pad, True, True) if mk.product.data_copy_pad else None
+        if n is None:  # no small-dim variant (no DataCopyPad): the strategy itself, on rows of whole blocks
+            d, what = (4 if mk.product.data_copy_pad else 32 // g.itemsize), "sorted-run strategy"
+            least = max(counted_minimum(w), found)
+            n = sorted_run_indices(mk.spec, mk.product, (d,), w, g, i, det, padding=pad, scale=True, at_least=least)
+            found = n or found
+        if n is None:
+            continue
+        if not det:  # an atomic-mode call whose key is the deterministic one's (no hardware SyncAll): that runs it
+            call = (mk.spec, mk.product, (n, d), w, g, i)
+            keys = {tiling_decision(*call, m, pad, True).tiling_key for m in (False, True)}
+            if len(keys) == 1:
+                continue
+        # rows seen exactly 1, 2 and 3 times (the scaling threshold) where the dtype holds 100 rows
+        idx = mk.indices((n,), i, w) if i is DType.BOOL else mk.counted_indices(n, i, w)
+        p = mk.params(mk.grad((n, d), g), idx, w, padding=pad, scaling=True)
+        yield mk.case(dtype_label(g, i), f"[{n}, {d}]", f"{what}, {i.name} indices, {w} rows, D {d}", p, det)
