@@ -29,14 +29,14 @@ def shape_call(
     """``(tensors, assumed, set_attrs)``: each list as its one tensor of ``shape`` (the op has no attr)."""
     comp = _compute(spec)
     dt = _dtype(spec, dtype_name)
-    env: dict[str, object] = {comp.source: TensorStandIn(shape, dt), comp.dest: TensorStandIn(shape, dt)}
+    env: dict[str, object] = {n: TensorStandIn(shape, dt) for n in (*comp.sources, comp.dest)}
     return env, [f"lists of one tensor of {list(shape)}"], {}
 
 
 def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """The one tensor of each list, of ``shape``."""
     comp = _compute(spec)
-    return [(f"{comp.source}[0] {list(shape)}", shape), (f"{comp.dest}[0] {list(shape)}", shape)]
+    return [(f"{n}[0] {list(shape)}", shape) for n in (*comp.sources, comp.dest)]
 
 
 def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None) -> str:
@@ -49,11 +49,13 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         return f"{head}: none (the list holds no element; the aclnn API launches nothing)"
     t = tiling_decision(spec, product, (n,), dt)
     wide = compute_dtype(dt)
-    cast = f" and one {wide.name} tile (computed in {wide.name})" if wide is not dt else ""
+    inputs = len(_compute(spec).sources)
+    cast = f" and {inputs} {wide.name} tile(s) (computed in {wide.name})" if wide is not dt else ""
     lines = [
         f"{head}: tiling key {t.tiling_key}, blockDim {t.block_dim} of {product.vector_core_num}, workspace "
         f"{t.workspace_bytes} bytes (system workspace only)",
-        f"  UB: {TILE_BUFFERS} input and {TILE_BUFFERS} output tiles of {t.inputs_tensor_ub_size} elements{cast}",
+        f"  UB: {TILE_BUFFERS} tiles per input list ({inputs}) and {TILE_BUFFERS} output tiles of "
+        f"{t.inputs_tensor_ub_size} elements{cast}",
         f"  cores: {t.split.cores[0].blocks} block(s) of {t.split.block_elements} elements on the first core, "
         f"balance {t.split.balance():.3f} (largest core's blocks over the mean)",
     ]

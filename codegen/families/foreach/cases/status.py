@@ -33,7 +33,8 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
     def good(**over: Any) -> dict[str, Any]:
         xs = (np.ones((2, 3), np_dt), np.ones((5,), np_dt))
         outs = (np.zeros((2, 3), np_dt), np.zeros((5,), np_dt))
-        p: dict[str, Any] = {x: xs, out: outs}
+        p: dict[str, Any] = {n: tuple(np.full(a.shape, k + 1, np_dt) for a in xs) for k, n in enumerate(comp.sources)}
+        p[out] = outs
         p.update(over)
         return p
 
@@ -74,10 +75,27 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
         f"{x}[1] rank 9 -> 161002",
         ACLNN_ERR_PARAM_INVALID,
         good(
-            **{x: (base[x][0], np.ones((5,) + (1,) * 8, np_dt)), out: (base[out][0], np.zeros((5,) + (1,) * 8, np_dt))}
+            **{n: (base[n][0], np.ones((5,) + (1,) * 8, np_dt)) for n in comp.sources},
+            **{out: (base[out][0], np.zeros((5,) + (1,) * 8, np_dt))},
         ),
     )
-    yield case("empty lists -> 0 (nothing launched)", 0, good(**{x: (), out: ()}))
+    for second in comp.sources[1:]:  # a second input list: null, a null element, another dtype, size and shape
+        yield case(f"null {second} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{second: None}))
+        yield case(f"null {second}[0] -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{second: (None, base[second][1])}))
+        yield case(
+            f"{second}[1] {other.name} ({x} {dt.name}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{second: (base[second][0], np.ones((5,), o_dt))}),
+        )
+        yield case(
+            f"{second} of 1 tensor ({x} of 2) -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{second: (base[second][0],)})
+        )
+        yield case(
+            f"{second}[1] [6] ({x}[1] [5]) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{second: (base[second][0], np.ones((6,), np_dt))}),
+        )
+    yield case("empty lists -> 0 (nothing launched)", 0, good(**{n: () for n in (*comp.sources, out)}))
     for mode in ("null_workspace_size", "null_executor"):
         yield case(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
     yield case("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")

@@ -52,46 +52,52 @@ def _case(spec: OpSpec, product: Product, dtype: DType, name: str, params: dict[
 
 
 def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
-    """The value cases of ``spec`` on ``product`` for each of ``dtypes`` (see the module docstring)."""
+    """The value cases of ``spec`` on ``product`` for each of ``dtypes`` (see the module docstring). A second
+    input list holds tensors of the first's shapes, of values of their own (the special values reversed)."""
     comp = _compute(spec)
-    x = comp.source
     for dtype in dtypes:
         rng = np.random.default_rng(len(dtype.name))
+
+        def lists(first: list[np.ndarray], rng: np.random.Generator = rng, dtype: DType = dtype) -> dict[str, Any]:
+            others = {n: [_draw(rng, a.shape, dtype) for a in first] for n in comp.sources[1:]}
+            return {comp.source: first, **others}
+
         for name, in_quick, shapes in LISTS:
             if quick and not in_quick:
                 continue
-            yield _case(spec, product, dtype, name, {x: [_draw(rng, s, dtype) for s in shapes]})
+            yield _case(spec, product, dtype, name, lists([_draw(rng, s, dtype) for s in shapes]))
         # one tensor over several cores, then small ones: the split cuts it on its own blocks, and a core takes
         # its tail together with the head of the next tensors
         large = [_draw(rng, (LARGE_ELEMENTS,), dtype), _draw(rng, (5,), dtype), _draw(rng, (), dtype)]
         large += [_draw(rng, (129,), dtype)]
         cores = core_count(spec, product, sum(a.size for a in large), dtype)
-        yield _case(spec, product, dtype, f"a large tensor across {cores} cores, then small ones", {x: large})
+        yield _case(spec, product, dtype, f"a large tensor across {cores} cores, then small ones", lists(large))
         # cores whose shares start and end exactly at tensor boundaries (each tensor one core's share), and
         # shares that cross boundaries inside blocks' reach (tensors of one and a half shares plus a tail)
         share = max(1, spec.tiling.min_bytes_per_core // dtype.itemsize)
         aligned = [_draw(rng, (share,), dtype) for _ in range(4)]
-        yield _case(spec, product, dtype, f"4 tensors of one core's share ({share} elements) each", {x: aligned})
+        yield _case(spec, product, dtype, f"4 tensors of one core's share ({share} elements) each", lists(aligned))
         crossing = [_draw(rng, (share + share // 2 + k,), dtype) for k in (7, 0, 31, 1)]
-        yield _case(spec, product, dtype, "tensors of one and a half cores' shares", {x: crossing}, tags=("multicore",))
+        yield _case(
+            spec, product, dtype, "tensors of one and a half cores' shares", lists(crossing), tags=("multicore",)
+        )
         special = np.array(
             [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1e-3, 1e-40, 1e-30, 1.0, 4.0, 2.0, 65504.0, 3e38],
             dtype=np.float64,
         )
         with np.errstate(over="ignore"):
             values = special.astype(numpy_dtype(dtype))
-        yield _case(
-            spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", {x: [values, values[:5]]}
-        )
+        params = {n: [values[::-1] if k else values, values[:5]] for k, n in enumerate(comp.sources)}
+        yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", params)
         if quick:
             continue
         # more tensors than cores, each of a few blocks: every core starts and ends inside the list
         many = [_draw(rng, (3 * 32 + k,), dtype) for k in range(2 * product.vector_core_num + 3)]
-        yield _case(spec, product, dtype, "more tensors than cores", {x: many})
+        yield _case(spec, product, dtype, "more tensors than cores", lists(many))
         # non-contiguous tensors: a strided input view, and an out list with a strided view written in place
         base = _draw(rng, (6, 10), dtype)
         strided_in = [base[:, ::2], _draw(rng, (9,), dtype), base.T]
-        yield _case(spec, product, dtype, "non-contiguous input tensors", {x: strided_in})
+        yield _case(spec, product, dtype, "non-contiguous input tensors", lists(strided_in))
         holder = np.zeros((4, 12), numpy_dtype(dtype))
         outs = [holder[:, ::3], np.zeros((9,), numpy_dtype(dtype))]
         yield _case(
@@ -99,5 +105,5 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             product,
             dtype,
             "a non-contiguous out tensor written in place",
-            {x: [_draw(rng, (4, 4), dtype), _draw(rng, (9,), dtype)], comp.dest: outs},
+            {**lists([_draw(rng, (4, 4), dtype), _draw(rng, (9,), dtype)]), comp.dest: outs},
         )

@@ -31,16 +31,17 @@ def compute_dtype(dtype: DType) -> DType:
 
 def tile_elements(spec: OpSpec, product: Product, dtype: DType) -> int:
     """Elements of one UB tile (a multiple of a 32-byte block's elements): the UB after the spec's reserved
-    bytes, over two input and two output tiles of ``dtype`` and, where the op computes in a wider dtype, one
-    tile of that dtype.
+    bytes, over two tiles of ``dtype`` per input list and two output tiles and, where the op computes in a
+    wider dtype, one tile of that dtype per input list.
 
     Raises:
         ValueError: the UB holds no tile of one block.
     """
-    per_element = 2 * TILE_BUFFERS * dtype.itemsize
+    inputs = len(spec.inputs)
+    per_element = (inputs + 1) * TILE_BUFFERS * dtype.itemsize
     wide = compute_dtype(dtype)
     if wide is not dtype:
-        per_element += wide.itemsize
+        per_element += inputs * wide.itemsize
     block = UB_BLOCK_BYTES // dtype.itemsize
     budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
     tiles = budget // per_element // block * block

@@ -37,7 +37,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                         p,
                         [dtype.name, "x".join(map(str, shape)) or "scalar"],
                         f"{comp.source}: one {dtype.name} tensor {list(shape)}",
-                        [ut.ut_tensor(shape, dtype)],
+                        [ut.ut_tensor(shape, dtype) for _ in comp.sources],
                         [ut.ut_tensor(shape, dtype)],
                         [],
                         d,
@@ -52,6 +52,8 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     comp = _compute(spec)
     dtype = spec.tensor(comp.source).dtypes[0]
     return [
-        ut.ut_infer_case(name, [ut.ut_tensor(shape, dtype)], [], [(shape, dtype)], f"one tensor {list(shape)}")
+        ut.ut_infer_case(
+            name, [ut.ut_tensor(shape, dtype) for _ in comp.sources], [], [(shape, dtype)], f"one tensor {list(shape)}"
+        )
         for name, shape in UT_INFER_SHAPES
     ]

@@ -35,12 +35,15 @@ def compute_of(spec: OpSpec) -> ForeachCompute:
 
 @dataclass(frozen=True)
 class ListRoles:
-    """The names the templates print: the aclnn ``source`` and ``dest`` lists, the device op's ``device_in`` and
+    """The names the templates print: the aclnn input lists ``sources`` (``source``: the first, whose shapes every
+    list has) and output list ``dest``, the device op's ``device_ins`` (``device_in``: the first) and
     ``device_out`` names, the AscendC ``instruction`` and the formula text ``formula``."""
 
     source: str
+    sources: tuple[str, ...]
     dest: str
     device_in: str
+    device_ins: tuple[str, ...]
     device_out: str
     instruction: str
     formula: str
@@ -128,7 +131,7 @@ class ListUtTilingDefView(UtTilingDefView):
 
 @dataclass(frozen=True)
 class KernelView(KernelBase):
-    """``op_kernel/<kernel>.cpp``: ListUnary per tiling key."""
+    """``op_kernel/<kernel>.cpp``: ListUnary (one input list) or ListBinary (two) per tiling key."""
 
     branches: tuple[KernelBranch, ...]
     roles: ListRoles
@@ -136,8 +139,10 @@ class KernelView(KernelBase):
 
 @dataclass(frozen=True)
 class DocView(DocBase):
-    """``docs/<aclnn>.md``: the API documentation."""
+    """``docs/<aclnn>.md``: the API documentation (``indexed_formula``: the formula on tensor ``i`` of each
+    list)."""
 
+    indexed_formula: str
     roles: ListRoles
 
 
@@ -171,7 +176,14 @@ def roles_of(spec: OpSpec) -> ListRoles:
     comp = compute_of(spec)
     dev = spec.device_interface
     return ListRoles(
-        comp.source, comp.dest, dev.inputs[0].name, dev.outputs[0].name, comp.function.instruction, comp.formula
+        comp.source,
+        comp.sources,
+        comp.dest,
+        dev.inputs[0].name,
+        tuple(d.name for d in dev.inputs),
+        dev.outputs[0].name,
+        comp.function.instruction,
+        comp.formula,
     )
 
 
@@ -194,20 +206,29 @@ def _branches(spec: OpSpec) -> list[KernelBranch]:
 def _status_rows(spec: OpSpec) -> list[StatusRow]:
     comp = compute_of(spec)
     s, o = comp.source, comp.dest
+    lists = [*comp.sources, o]
+    named = ", ".join(f"`{n}`" for n in lists)
+    shapes = " and ".join(f"`{n}[i]`" for n in lists[1:])
     return status_table(
-        [f"`{s}`, `{o}`, a tensor of `{s}` or of `{o}`"],
+        [f"{named}, a tensor of one of them"],
         f"The product has no kernel for the op; the first tensor of `{s}` of a dtype not supported; a tensor of "
-        f"`{s}` or `{o}` of another dtype than the first tensor of `{s}`; `{s}` and `{o}` of different sizes; a "
-        f"tensor of `{s}` of more than 8 dimensions; `{o}[i]` of another shape than `{s}[i]`; a tensor of a "
-        "private storage format.",
+        f"{named} of another dtype than the first tensor of `{s}`; {named} of different sizes; a tensor of `{s}` "
+        f"of more than 8 dimensions; {shapes} of another shape than `{s}[i]`; a tensor of a private storage format.",
     )
+
+
+def _indexed(comp: ForeachCompute) -> str:
+    """The formula with each list written as its tensor ``[i]`` (``x1[i] * x2[i]``)."""
+    if comp.function.arity == 1:
+        return f"{comp.function.name}({comp.source}[i])"
+    return f"{comp.sources[0]}[i] {comp.function.name} {comp.sources[1]}[i]"
 
 
 def _constraint_lines(spec: OpSpec) -> list[str]:
     comp = compute_of(spec)
-    s, o = comp.source, comp.dest
+    s = comp.source
     return [
-        f"`{o}[i] = {comp.formula.replace(s, f'{s}[i]')}` for every tensor `i` of `{s}`, element by element "
+        f"`{comp.dest}[i] = {_indexed(comp)}` for every tensor `i` of `{s}`, element by element "
         f"({comp.function.words}).",
         f"`{s}` holds at most {MAX_LIST_TENSORS} tensors; each may be empty or 0-d, and may have a shape of its own.",
         f"An empty `{s}` (no tensor), or one whose tensors hold no element, returns success with workspace 0 and "
@@ -236,20 +257,22 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     """The family's view entries of ``spec`` beside the ``common`` ones."""
     comp = compute_of(spec)
     roles = roles_of(spec)
+    indexed = _indexed(comp)
     sizes = ListSizes(MAX_LIST_TENSORS, MAX_LIST_CORES)
     return {
         "roles": roles,
+        "indexed_formula": indexed,
         "list_sizes": sizes,
         "tiling_fields": tiling_field_views(TILING_FIELDS),
         "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
         "l0_attrs": (),
-        "l0_params": (f"const aclTensorList *{comp.source}", f"const aclTensorList *{comp.dest}"),
+        "l0_params": tuple(f"const aclTensorList *{n}" for n in (*comp.sources, comp.dest)),
         "l0_return": "const aclTensorList *",
         "branches": _branches(spec),
         "dtype_keys": _branches(spec),
         "tile_buffers": TILE_BUFFERS,
         "block_bytes": UB_BLOCK_BYTES,
-        "dfx_in": comp.source,
+        "dfx_in": ", ".join(comp.sources),
         "status_rows": _status_rows(spec),
         "constraint_lines": _constraint_lines(spec),
         "tiling_lines": _tiling_lines(spec, common["products"]),

@@ -162,24 +162,25 @@ aclnnStatus aclnnForeachSqrtGetWorkspaceSize(const aclTensorList *x, aclTensorLi
     return ACLNN_SUCCESS;
   }
   const uint64_t count = x->Size();
-  std::vector<const aclTensor *> inputs(count);
+  std::vector<const aclTensor *> xTensors(count);
   std::vector<const aclTensor *> outputs(count);
   for (uint64_t i = 0; i < count; ++i) {
-    const aclTensor *input = (*x)[i];
-    const aclTensor *output = (*out)[i];
     // an empty tensor is passed as it is (the kernel never reads its address)
-    inputs[i] = input->IsEmpty() ? input : l0op::Contiguous(input, uniqueExecutor.get());
-    CHECK_RET(inputs[i] != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor *xInput = (*x)[i];
+    xTensors[i] = xInput->IsEmpty() ? xInput : l0op::Contiguous(xInput, uniqueExecutor.get());
+    CHECK_RET(xTensors[i] != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor *output = (*out)[i];
     outputs[i] = output->IsEmpty() || IsContiguous(output)
                      ? output
                      : uniqueExecutor->AllocTensor(output->GetViewShape(), output->GetDataType());
     CHECK_RET(outputs[i] != nullptr, ACLNN_ERR_INNER_NULLPTR);
   }
-  const aclTensorList *inputList = uniqueExecutor->AllocTensorList(inputs.data(), count);
+  const aclTensorList *xList = uniqueExecutor->AllocTensorList(xTensors.data(), count);
+  CHECK_RET(xList != nullptr, ACLNN_ERR_INNER_NULLPTR);
   const aclTensorList *outputList = uniqueExecutor->AllocTensorList(outputs.data(), count);
-  CHECK_RET(inputList != nullptr && outputList != nullptr, ACLNN_ERR_INNER_NULLPTR);
+  CHECK_RET(outputList != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-  auto result = l0op::ForeachSqrt(inputList, outputList, uniqueExecutor.get());
+  auto result = l0op::ForeachSqrt(xList, outputList, uniqueExecutor.get());
   CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
   for (uint64_t i = 0; i < count; ++i) {
     if (outputs[i] != (*out)[i]) {  // a non-contiguous out: the contiguous result copied into its view
