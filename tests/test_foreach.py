@@ -144,3 +144,28 @@ def test_binary_lists_against_torch(
     for g, w in zip(got, arrays(list(want)), strict=True):
         assert g.shape == w.shape and g.dtype == w.dtype
         assert g.tobytes() == w.tobytes()
+
+
+def test_in_place_and_strided_outputs_leave_everything_else_untouched(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """``out`` may be ``x`` itself (an in-place update, as ``torch._foreach_sqrt_``): every tensor then holds its
+    square root. A strided out tensor (every third column of a ``[4, 12]`` array) gets its elements and the
+    array's other elements keep their bytes; the input arrays are never written."""
+    f = built_op(OP, PRODUCT)
+    xs = [np.arange(1, 13, dtype=np.float32).reshape(3, 4), np.full((5,), 4.0, np.float32)]
+    want = [np.sqrt(a.astype(np.float64)).astype(np.float32) for a in xs]
+    out = f(x=xs, out=xs)
+    assert out[0] is xs[0] and out[1] is xs[1]
+    for a, w in zip(xs, want, strict=True):
+        np.testing.assert_array_equal(a, w)
+    holder = np.full((4, 12), -7.0, np.float32)
+    source = [np.full((4, 4), 9.0, np.float32), np.arange(9, dtype=np.float32)]
+    kept = [a.copy() for a in source]
+    f(x=source, out=[holder[:, ::3], np.zeros(9, np.float32)])
+    np.testing.assert_array_equal(holder[:, ::3], np.full((4, 4), 3.0, np.float32))
+    others = np.ones(holder.shape, bool)
+    others[:, ::3] = False
+    assert np.all(holder[others] == -7.0)
+    for a, k in zip(source, kept, strict=True):
+        np.testing.assert_array_equal(a, k)
