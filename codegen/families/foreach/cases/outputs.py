@@ -1,5 +1,4 @@
-"""The outputs a foreach call allocates when the caller passed none (``infer_outputs``), and the
-``check_offsets`` hook (the family plans no ``tiling_2g`` case)."""
+"""The outputs a foreach call allocates when the caller passed none (``infer_outputs``)."""
 
 from __future__ import annotations
 
@@ -7,7 +6,6 @@ from typing import Any, cast
 
 import numpy as np
 
-from codegen.check.cases import Case
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.runner import device_memory
 from codegen.spec.model import OpSpec
@@ -33,13 +31,3 @@ def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dic
 def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
     """The output list of :func:`infer_outputs` (the op's one output)."""
     return infer_outputs(spec, arrays, attrs)[spec.output_names[0]]
-
-
-def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
-    """The family plans no ``tiling_2g`` case (a list's offset table is int64 throughout, and the value cases
-    compare every core's share with the planner): a call here is a harness error.
-
-    Raises:
-        ValueError: always, naming the case.
-    """
-    raise ValueError(f"{case.ident}: the foreach family has no tiling_2g case")

@@ -109,18 +109,15 @@ def tiling_decision(spec: OpSpec, product: Product, counts: tuple[int, ...], dty
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
-    """Returns when every product of ``spec`` can run the list kernel: DataCopyPad (a tile's exact bytes; the
-    kernel refuses to compile without it), queues of two tiles, and a UB that holds one tile of one block in
-    each of the list's dtypes.
+    """Returns when every product of ``spec`` can run the list kernel: queues of two tiles, and a UB that holds
+    one tile of one block in each of the list's dtypes.
 
     Raises:
-        ValueError: a product without DataCopyPad, with fewer than two buffers per queue, or whose UB holds no
-            tile; the message names the product.
+        ValueError: a product with fewer than two buffers per queue, or whose UB holds no tile; the message
+            names the product.
     """
     for name in spec.products:
         product = catalogue.get(name)
-        if not product.data_copy_pad:
-            raise ValueError(f"{name}: the list kernel moves tiles with DataCopyPad, which {name} lacks")
         if product.queue_buffer_cap < TILE_BUFFERS:
             raise ValueError(
                 f"{name}: a queue holds {product.queue_buffer_cap} buffer(s); the kernel needs {TILE_BUFFERS}"

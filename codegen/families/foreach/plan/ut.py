@@ -15,7 +15,11 @@ from codegen.spec.model import OpSpec, Product
 #: last block, an empty tensor (no launch) and a 0-d tensor.
 UT_SHAPES: tuple[tuple[int, ...], ...] = ((4, 10, 7), (3000, 1001), (0, 5), ())
 #: Infershape cases (one tensor's shape): a matrix, a 0-d and an empty tensor.
-UT_INFER_SHAPES: tuple[tuple[str, tuple[int, ...]], ...] = (("Matrix", (4, 10)), ("Scalar", ()), ("Empty", (0, 3)))
+UT_INFER_SHAPES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("MatrixTensor", (4, 10)),
+    ("ZeroDimTensor", ()),
+    ("EmptyTensor", (0, 3)),
+)
 
 
 def _compute(spec: OpSpec) -> ForeachCompute:

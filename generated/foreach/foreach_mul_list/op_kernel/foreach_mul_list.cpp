@@ -4,7 +4,8 @@
 // list `x1`, element by element (x1 * x2). The tiling splits the list's 32-byte blocks over the
 // cores across tensor boundaries (each core: the tensor and element its share starts and ends at); a core walks
 // its share tensor by tensor, each tensor's address read from the list's descriptor (ListTensorDesc), tile by
-// tile with double-buffered in and out queues, each tile moved by one DataCopyPad of its exact bytes.
+// tile with double-buffered in and out queues (CopyGmToUb / CopyUbToGm: one DataCopyPad per tile where the product
+// has it, else whole blocks and the tensor's last elements one by one).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -54,10 +55,6 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
   DataCopyPad(dst, src, copyParams);
 #endif
 }
-
-#if 0
-#error "the list kernel moves tiles of exact bytes with DataCopyPad, which this NpuArch lacks"
-#endif
 
 // One core's share of a binary op over two tensor lists of equal shapes: y[t][i] = Op(x1[t][i], x2[t][i]) for the
 // elements from (startTensor, startOffset) to (endTensor, endOffset) (end exclusive), read as one stream. `T`, `C`
@@ -114,10 +111,8 @@ class ListBinary {
   __aicore__ inline void CopyIn(int64_t off, int64_t n) {
     LocalTensor<T> a = inQueue1_.template AllocTensor<T>();
     LocalTensor<T> b = inQueue2_.template AllocTensor<T>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(n * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
-    DataCopyPadExtParams<T> padParams{false, 0, 0, static_cast<T>(0)};
-    DataCopyPad(a, x1Gm_[off], copyParams, padParams);
-    DataCopyPad(b, x2Gm_[off], copyParams, padParams);
+    CopyGmToUb(a, x1Gm_[off], n);
+    CopyGmToUb(b, x2Gm_[off], n);
     inQueue1_.EnQue(a);
     inQueue2_.EnQue(b);
   }
@@ -143,8 +138,7 @@ class ListBinary {
 
   __aicore__ inline void CopyOut(int64_t off, int64_t n) {
     LocalTensor<T> out = outQueue_.template DeQue<T>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(n * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
-    DataCopyPad(yGm_[off], out, copyParams);
+    CopyUbToGm(yGm_[off], out, n);
     outQueue_.FreeTensor(out);
   }
 

@@ -4,7 +4,8 @@
 // list `x`, element by element (sqrt(x)). The tiling splits the list's 32-byte blocks over the
 // cores across tensor boundaries (each core: the tensor and element its share starts and ends at); a core walks
 // its share tensor by tensor, each tensor's address read from the list's descriptor (ListTensorDesc), tile by
-// tile with double-buffered in and out queues, each tile moved by one DataCopyPad of its exact bytes.
+// tile with double-buffered in and out queues (CopyGmToUb / CopyUbToGm: one DataCopyPad per tile where the product
+// has it, else whole blocks and the tensor's last elements one by one).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -55,17 +56,14 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 #endif
 }
 
-#if 0
-#error "the list kernel moves tiles of exact bytes with DataCopyPad, which this NpuArch lacks"
-#endif
-
 // One core's share of a unary op over a tensor list: y[t][i] = Op(x[t][i]) for the elements from (startTensor,
 // startOffset) to (endTensor, endOffset) (end exclusive), the tensors read as one stream. `T` is the tensors'
 // dtype, `C` the dtype the op computes in (T, or float for bfloat16_t: each tile is cast up with CAST_NONE and
 // back with CAST_RINT), `Op` a type with `static void Apply(const LocalTensor<C> &dst, const LocalTensor<C>
-// &src, int32_t count)`. Each element is read from GM once and written once: DataCopyPad moves a tile of
-// exactly its bytes (a core's cut falls on a 32-byte block of its tensor, and a tensor's tail is no whole block;
-// ops-nn's foreach kernels run on NpuArch 2201 and 3510, which have DataCopyPad). The in and out queues hold
+// &src, int32_t count)`. Each element is read from GM once and written once: CopyGmToUb / CopyUbToGm move a tile
+// of exactly its elements (one DataCopyPad where the product has it; else whole blocks by DataCopy and a
+// tensor's partial last block element by element, which no other core touches: a core's cut falls on a 32-byte
+// block of its tensor). The in and out queues hold
 // two tiles each, so a tile's copy in and the previous tile's copy out overlap its compute.
 template <typename T, typename C, typename Op>
 class ListUnary {
@@ -114,9 +112,7 @@ class ListUnary {
  private:
   __aicore__ inline void CopyIn(int64_t off, int64_t n) {
     LocalTensor<T> in = inQueue_.template AllocTensor<T>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(n * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
-    DataCopyPadExtParams<T> padParams{false, 0, 0, static_cast<T>(0)};
-    DataCopyPad(in, xGm_[off], copyParams, padParams);
+    CopyGmToUb(in, xGm_[off], n);
     inQueue_.EnQue(in);
   }
 
@@ -137,8 +133,7 @@ class ListUnary {
 
   __aicore__ inline void CopyOut(int64_t off, int64_t n) {
     LocalTensor<T> out = outQueue_.template DeQue<T>();
-    DataCopyExtParams copyParams{1, static_cast<uint32_t>(n * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
-    DataCopyPad(yGm_[off], out, copyParams);
+    CopyUbToGm(yGm_[off], out, n);
     outQueue_.FreeTensor(out);
   }
 

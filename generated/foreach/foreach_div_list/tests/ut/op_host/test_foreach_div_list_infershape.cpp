@@ -59,7 +59,7 @@ ge::graphStatus RunInferDataType(gert::InferDataTypeContext *context) {
 }  // namespace
 
 // one tensor [4, 10]
-TEST_F(ForeachDivListInferShape, Matrix) {
+TEST_F(ForeachDivListInferShape, MatrixTensor) {
   gert::StorageShape input0 = {{4, 10}, {4, 10}};
   gert::StorageShape input1 = {{4, 10}, {4, 10}};
   auto holder = gert::InferShapeContextFaker()
@@ -78,7 +78,7 @@ TEST_F(ForeachDivListInferShape, Matrix) {
 }
 
 // one tensor []
-TEST_F(ForeachDivListInferShape, Scalar) {
+TEST_F(ForeachDivListInferShape, ZeroDimTensor) {
   gert::StorageShape input0 = {{}, {}};
   gert::StorageShape input1 = {{}, {}};
   auto holder = gert::InferShapeContextFaker()
@@ -97,7 +97,7 @@ TEST_F(ForeachDivListInferShape, Scalar) {
 }
 
 // one tensor [0, 3]
-TEST_F(ForeachDivListInferShape, Empty) {
+TEST_F(ForeachDivListInferShape, EmptyTensor) {
   gert::StorageShape input0 = {{0, 3}, {0, 3}};
   gert::StorageShape input1 = {{0, 3}, {0, 3}};
   auto holder = gert::InferShapeContextFaker()

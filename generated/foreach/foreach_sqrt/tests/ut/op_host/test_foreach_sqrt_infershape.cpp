@@ -59,7 +59,7 @@ ge::graphStatus RunInferDataType(gert::InferDataTypeContext *context) {
 }  // namespace
 
 // one tensor [4, 10]
-TEST_F(ForeachSqrtInferShape, Matrix) {
+TEST_F(ForeachSqrtInferShape, MatrixTensor) {
   gert::StorageShape input0 = {{4, 10}, {4, 10}};
   auto holder = gert::InferShapeContextFaker()
                     .SetOpType("ForeachSqrt")
@@ -76,7 +76,7 @@ TEST_F(ForeachSqrtInferShape, Matrix) {
 }
 
 // one tensor []
-TEST_F(ForeachSqrtInferShape, Scalar) {
+TEST_F(ForeachSqrtInferShape, ZeroDimTensor) {
   gert::StorageShape input0 = {{}, {}};
   auto holder = gert::InferShapeContextFaker()
                     .SetOpType("ForeachSqrt")
@@ -93,7 +93,7 @@ TEST_F(ForeachSqrtInferShape, Scalar) {
 }
 
 // one tensor [0, 3]
-TEST_F(ForeachSqrtInferShape, Empty) {
+TEST_F(ForeachSqrtInferShape, EmptyTensor) {
   gert::StorageShape input0 = {{0, 3}, {0, 3}};
   auto holder = gert::InferShapeContextFaker()
                     .SetOpType("ForeachSqrt")
