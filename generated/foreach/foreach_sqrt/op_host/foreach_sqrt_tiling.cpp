@@ -21,7 +21,7 @@ constexpr int64_t INPUT_LISTS = 1;
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t MIN_BYTES_PER_CORE = 32768;
 constexpr int64_t MAX_TENSORS = 256;
-constexpr int64_t MAX_CORES = 64;
+constexpr int64_t MAX_CORES = 50;
 
 // The tiling key of a `x` dtype, its bytes per element and the bytes of the dtype a tile is computed in
 // (-1: not supported).
@@ -102,18 +102,18 @@ static int64_t ReadListCounts(gert::TilingContext *context, int64_t *counts) {
   return tensors;
 }
 
-// Splits the `tensors` tensors of `counts` over at most `coreCount` cores (64 at most) in blocks of
+// Splits the `tensors` tensors of `counts` over at most `coreCount` cores (50 at most) in blocks of
 // `blockElements` elements (SplitList) and stores the list table's arrays in `table`; returns the cores of the
 // split (0: no element), or -1 for a core count or block outside those bounds.
 static int64_t FillListTable(const int64_t *counts, int64_t tensors, int64_t coreCount, int64_t blockElements,
                              ForeachSqrtTilingData &table) {
-  if (coreCount < 1 || coreCount > 64 || blockElements < 1) {
+  if (coreCount < 1 || coreCount > 50 || blockElements < 1) {
     return -1;
   }
-  int64_t startTensor[64] = {};
-  int64_t startOffset[64] = {};
-  int64_t endTensor[64] = {};
-  int64_t endOffset[64] = {};
+  int64_t startTensor[50] = {};
+  int64_t startOffset[50] = {};
+  int64_t endTensor[50] = {};
+  int64_t endOffset[50] = {};
   const int64_t cores =
       SplitList(counts, tensors, blockElements, coreCount, startTensor, startOffset, endTensor, endOffset);
   table.set_tensorDataCountList(counts);

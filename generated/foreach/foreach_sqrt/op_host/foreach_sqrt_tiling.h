@@ -11,10 +11,10 @@ TILING_DATA_FIELD_DEF(int64_t, inputsTensorUbSize);  // elements per UB tile (a 
 TILING_DATA_FIELD_DEF(int64_t, needCoreNum);         // cores launched (blockDim); 0: the list holds no element
 TILING_DATA_FIELD_DEF(int64_t, totalTensorCount);    // tensors in the list
 TILING_DATA_FIELD_DEF_ARR(int64_t, 256, tensorDataCountList);   // elements per tensor
-TILING_DATA_FIELD_DEF_ARR(int64_t, 64, tensorStartList);        // per core: first tensor
-TILING_DATA_FIELD_DEF_ARR(int64_t, 64, tensorEndList);          // per core: last tensor
-TILING_DATA_FIELD_DEF_ARR(int64_t, 64, tensorStartOffsetList);  // element its share starts at
-TILING_DATA_FIELD_DEF_ARR(int64_t, 64, tensorEndOffsetList);    // element one past its end
+TILING_DATA_FIELD_DEF_ARR(int64_t, 50, tensorStartList);        // per core: first tensor
+TILING_DATA_FIELD_DEF_ARR(int64_t, 50, tensorEndList);          // per core: last tensor
+TILING_DATA_FIELD_DEF_ARR(int64_t, 50, tensorStartOffsetList);  // element its share starts at
+TILING_DATA_FIELD_DEF_ARR(int64_t, 50, tensorEndOffsetList);    // element one past its end
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(ForeachSqrt, ForeachSqrtTilingData)

@@ -10,10 +10,10 @@ struct ForeachSqrtTilingData {
   int64_t needCoreNum = 0;                 // cores launched (blockDim); 0: the list holds no element
   int64_t totalTensorCount = 0;            // tensors in the list
   int64_t tensorDataCountList[256] = {};   // elements per tensor
-  int64_t tensorStartList[64] = {};        // per core: first tensor
-  int64_t tensorEndList[64] = {};          // per core: last tensor
-  int64_t tensorStartOffsetList[64] = {};  // element its share starts at
-  int64_t tensorEndOffsetList[64] = {};    // element one past its end
+  int64_t tensorStartList[50] = {};        // per core: first tensor
+  int64_t tensorEndList[50] = {};          // per core: last tensor
+  int64_t tensorStartOffsetList[50] = {};  // element its share starts at
+  int64_t tensorEndOffsetList[50] = {};    // element one past its end
 };
 
 #define GET_TILING_DATA(tilingData, tilingArg) \
