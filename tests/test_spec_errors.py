@@ -754,6 +754,19 @@ def test_yaml_features_outside_the_format(tmp_path: Path, catalogue: Catalogue) 
         ),
     )
     assert errs == [f"{f}:14: inputs[1].dtypes: YAML aliases (*dt) are not supported; write the value out"]
+    # an explicit tag is named at its node, with no follow-on error of the field it stands in
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        (
+            "    dtypes: [FLOAT, FLOAT16, BF16]\n    rank: [0, 8]\n    description: The input x.",
+            "    dtypes: !!python/tuple [FLOAT, FLOAT16]\n    rank: !local [0, 8]\n    description: The input x.",
+        ),
+    )
+    assert errs == [
+        f"{f}:14: inputs[1].dtypes: YAML tag !!python/tuple is not supported; remove it",
+        f"{f}:15: inputs[1].rank: YAML tag !local is not supported; remove it",
+    ]
 
 
 def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -2065,7 +2078,7 @@ def test_a_string_attr_without_values_is_one_error_in_every_section_using_it(tmp
 
 def test_a_value_the_yaml_reader_refuses_is_one_error(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("category: loss", "category: !!binary aGVsbG8="))
-    assert errs == [f"{f}:41: category: unsupported YAML value of type bytes; quote it"]
+    assert errs == [f"{f}:41: category: YAML tag !!binary is not supported; remove it"]
     f, errs = bad(tmp_path, catalogue, ("category: loss", "category: !!timestamp 2001-12-14"))
     assert errs == [f"{f}:41: category: unsupported YAML value of type date; quote it"]
 

@@ -14,6 +14,10 @@ from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.yaml_reader.nodes import YMap, YNode, YScalar, YSeq, _join, _show_key
 
 _YAML_TAG = "tag:yaml.org,2002:"
+#: Tags a node may carry: what the loader resolves plain values, lists and mappings to (and an explicit
+#: ``!!str`` and the like, which mean the same). Any other explicit tag (``!!python/tuple``, ``!local``) is an
+#: error at its node rather than a value the spec fields then misread.
+_KNOWN_TAGS = frozenset(_YAML_TAG + t for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp"))
 _INT_RE = re.compile(r"^[-+]?(?:[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$")
 _FLOAT_RE = re.compile(
     r"^[-+]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"
@@ -148,6 +152,10 @@ class _NodeConverter:
                 self.active.discard(id(node.target))
             converted.loc = loc
             return converted
+        if node.tag not in _KNOWN_TAGS:
+            shown = "!!" + node.tag.removeprefix(_YAML_TAG) if node.tag.startswith(_YAML_TAG) else node.tag
+            self.errors.append(SpecError(loc, path or "yaml", f"YAML tag {shown} is not supported; remove it"))
+            return YScalar(loc, path, None, reported=True)
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
