@@ -14,9 +14,9 @@ from typing import Any
 
 from bench.common import ROOT, LoadSampler, Section, machine_info
 
-SECTIONS = ("generation", "emulator", "traffic", "row_traffic", "gather_traffic", "check")
+SECTIONS = ("generation", "emulator", "traffic", "row_traffic", "gather_traffic", "list_traffic", "check")
 #: Report order (the numbering of issue 6); execution order is ``SECTIONS`` (the long check runs last).
-REPORT_ORDER = ("generation", "check", "emulator", "traffic", "row_traffic", "gather_traffic")
+REPORT_ORDER = ("generation", "check", "emulator", "traffic", "row_traffic", "gather_traffic", "list_traffic")
 #: Version of the JSON layout (``compare.py`` checks it).
 SCHEMA = 1
 
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = tuple(s for s in args.sizes.split(",") if s)
     selected = [s for s in SECTIONS if not args.only or s in args.only]
 
-    from bench import checking, emulator, gather_traffic, generation, row_traffic, traffic
+    from bench import checking, emulator, gather_traffic, generation, list_traffic, row_traffic, traffic
     from bench.report import render
 
     runners: dict[str, Callable[[], Section]] = {
@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         "traffic": lambda: traffic.run(sizes=sizes),
         "row_traffic": lambda: row_traffic.run(),
         "gather_traffic": lambda: gather_traffic.run(),
+        "list_traffic": lambda: list_traffic.run(),
         "check": lambda: checking.run(jobs, cold, args.check_op),
     }
     meta: dict[str, Any] = {

@@ -81,7 +81,10 @@ def test_the_default_time_limit_grows_with_the_case_size() -> None:
     assert case_timeout(small, None, False) == pytest.approx(BASE_TIMEOUT_SECONDS + 4 / 2**20)
     assert case_timeout(big, None, False) == pytest.approx(BASE_TIMEOUT_SECONDS + 16)
     assert case_timeout(big, None, True) == pytest.approx(4 * (BASE_TIMEOUT_SECONDS + 16))
+    assert case_timeout(big, None, False, coverage=True) == pytest.approx(4 * (BASE_TIMEOUT_SECONDS + 16))
+    assert case_timeout(big, None, True, coverage=True) == pytest.approx(16 * (BASE_TIMEOUT_SECONDS + 16))
     assert case_timeout(big, 2.5, True) == 2.5
+    assert case_timeout(big, 2.5, False, coverage=True) == 2.5
 
 
 def _workers_of(mark: str) -> list[int]:

@@ -65,8 +65,8 @@ def test_an_option_given_as_a_value_is_a_missing_value(capsys: Any) -> None:
 def test_new_with_an_unknown_family_names_the_families(tmp_path: Path, capsys: Any) -> None:
     assert main(["--specs", str(tmp_path), "new", "MyOp", "--family", "gather"]) == 2
     assert capsys.readouterr().err == (
-        "error: --family: no family 'gather'; the families are: elementwise, gather_scatter, index_accumulate, "
-        "row_reduce\n"
+        "error: --family: no family 'gather'; the families are: elementwise, foreach, gather_scatter, "
+        "index_accumulate, row_reduce\n"
     )
     assert list(tmp_path.iterdir()) == []
 

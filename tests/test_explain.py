@@ -168,9 +168,15 @@ def test_index_accumulate_explain_equals_the_tiling_function(
             assert f"sort: {t['sortBuckets']} row buckets of {t['sortBucketRows']} rows" in section
             # the small-dim variant stages records (row key + values) where the tiling takes it
             entries = "records" if t["sortSmallDim"] else "pairs"
-            assert f"slots of {t['sortStage']} {entries}" in section
+            if t["sortChunk"]:  # phases 1-2 by the vector sort (products with Sort32 and MrgSort)
+                assert prod.vector_sort
+                assert f"phase 1 sorts chunks of {t['sortChunk']} indices" in section
+                assert f"sorted chunks at {t['sortSortedOffset']}, " in section
+            else:
+                assert f"slots of {t['sortStage']} {entries}" in section
             assert (
-                f"count matrix [{t['sortCores']}, {t['sortMatrixStride']}] int32 at {t['sortMatrixOffset']}" in section
+                f"count matrix [{t['sortMatrixRows']}, {t['sortMatrixStride']}] int32 at {t['sortMatrixOffset']}"
+                in section
             )
             assert f"workspace: {got['workspace_sizes'][0]} bytes with the system workspace" in section
             assert f"{entries} at {t['sortPairsOffset']})" in section

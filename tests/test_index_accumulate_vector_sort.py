@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from codegen.families.index_accumulate.plan.sorted_layout import SortPlan
 from codegen.families.index_accumulate.plan.vector_sort import (
     VECTOR_SORT_CHUNK_MAX,
     merge_passes,
+    segments_ub,
     sort_chunk_ub,
     vector_sort_plan,
     vector_sort_refusal,
@@ -22,7 +21,8 @@ from codegen.specs import load_project
 CATALOGUE, _SPECS = load_project()
 A2 = CATALOGUE.get("Ascend910B")
 # the sorted-run plan of W = 16384, D = 128, N = 262144 on Ascend910B (opgen explain): 48 cores, 191 buckets
-BENCH = SortPlan(cores=48, buckets=191, bucket_rows=86)
+BENCH = SortPlan(cores=48, buckets=191, bucket_rows=86, stage=56)
+ONE = SortPlan(cores=1, buckets=1, bucket_rows=4)
 N = 262144
 
 
@@ -62,19 +62,12 @@ def test_merge_passes_from_sort32_runs_four_at_a_time() -> None:
     assert [merge_passes(c) for c in (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)] == [0, 1, 1, 2, 2, 3, 3, 4, 4]
 
 
-@pytest.mark.parametrize(
-    ("index_bytes", "want"),
-    [
-        # INT64: 8192 would take 65536 + 131072 + 1024 + 768 = 198400 > 196608; 4096 takes
-        # 32768 (indices) + 65536 (two proposal buffers) + 512 (mask) + 768 (192 int32 boundaries) = 99584.
-        # 48 x ceil(5462 / 4096) = 96 matrix rows of 192 int32 = 73728 bytes; proposals 8 x 262144 = 2097152
-        (8, (4096, 4, 96, 192, 73728, 2170880, 4268032, 99584, 191 * 13)),
-        # INT32: 8192 takes 32768 + 131072 + 1024 + 768 = 165632; 48 rows x 192 int32 = 36864 bytes
-        (4, (8192, 4, 48, 192, 36864, 2134016, 4231168, 165632, 191 * 14)),
-    ],
-)
-def test_the_bench_shape_on_ascend910b(index_bytes: int, want: tuple[int, ...]) -> None:
-    vp = vector_sort_plan(A2, 0, BENCH, N, 16384, index_bytes)
+def test_the_bench_shape_on_ascend910b() -> None:
+    # the work buffer is the staging slots' 191 x 56 x 8 = 85568 bytes; 8192 indices would take 2 x 65536
+    # (two proposal buffers) + 1024 (mask) = 132096; 4096 take 65536 + 512 = 66048, and 65536 + 191 x 32 =
+    # 71648 for the segment copies. 48 x ceil(5462 / 4096) = 96 matrix rows of AlignUp(193, 8) = 200 int32 =
+    # 76800 bytes; proposals 8 x 262144 = 2097152 at 76800, pairs at 76800 + 2097152 = 2173952, end 4271104
+    vp = vector_sort_plan(A2, BENCH, N, 16384)
     assert vp.reason == ""
     got = (
         vp.chunk,
@@ -87,34 +80,37 @@ def test_the_bench_shape_on_ascend910b(index_bytes: int, want: tuple[int, ...]) 
         vp.ub_bytes,
         vp.boundary_reads,
     )
-    assert got == want
-    # the scalar budget of the sort phases: the boundary searches cost well under one read per index
-    assert vp.boundary_reads / vp.chunk < 0.65
+    assert got == (4096, 4, 96, 200, 76800, 2173952, 4271104, 66048, 4096 // 16 + 192 * 5)
+    # the scalar budget of the sort phases: the bucket searches cost well under one read per index
+    assert vp.boundary_reads / vp.chunk < 0.35
 
 
-def test_the_chunk_shrinks_with_ub_and_stops_at_one_sort32_repeat() -> None:
-    one = SortPlan(cores=1, buckets=1, bucket_rows=4)
-    # 32 INT64 indices: 256 + 512 + 32 (mask block) + 32 (2 boundaries) = 832 bytes; 64 need 512 + 1024 + 64
-    assert sort_chunk_ub(32, 8, 1) == 832
-    assert sort_chunk_ub(64, 8, 1) == 1600
-    assert vector_sort_plan(dataclasses.replace(A2, ub_bytes=1599), 0, one, 100, 4, 8).chunk == 32
-    assert vector_sort_plan(dataclasses.replace(A2, ub_bytes=1600), 0, one, 100, 4, 8).chunk == 64
-    # the spec's reserve and the software SyncAll's UB (32 bytes per core) come off the budget
-    assert vector_sort_plan(dataclasses.replace(A2, ub_bytes=1600), 1, one, 100, 4, 8).chunk == 32
-    soft = dataclasses.replace(one, soft_sync=True)
-    assert vector_sort_plan(dataclasses.replace(A2, ub_bytes=1632), 0, soft, 100, 4, 8).chunk == 64
-    assert vector_sort_plan(dataclasses.replace(A2, ub_bytes=1631), 0, soft, 100, 4, 8).chunk == 32
-    assert vector_sort_plan(dataclasses.replace(A2, ub_bytes=831), 0, one, 100, 4, 8).reason == (
-        "UB too small to sort 32 indices"
+def test_the_chunk_shrinks_with_the_work_buffer_and_stops_at_one_compare_repeat() -> None:
+    # 64 indices: 2 x 512 + 32 (mask block) = 1056 bytes, and 512 + 32 for the segment copies of 1 bucket
+    assert sort_chunk_ub(64) == 1056
+    assert sort_chunk_ub(128) == 2080
+    # the work buffer is buckets x stage x 8 bytes: 1 bucket of 132 pairs = 1056 bytes, of 259 = 2072
+    assert vector_sort_plan(A2, dataclasses.replace(ONE, stage=132), 100, 4).chunk == 64
+    assert vector_sort_plan(A2, dataclasses.replace(ONE, stage=259), 100, 4).chunk == 64
+    assert vector_sort_plan(A2, dataclasses.replace(ONE, stage=260), 100, 4).chunk == 128
+    assert vector_sort_plan(A2, dataclasses.replace(ONE, stage=131), 100, 4).reason == (
+        "work buffer of 1048 bytes too small to sort 64 indices"
     )
+    # the segment copies also fit (the sorted chunk, then every segment on its own block): 20 buckets of 10
+    # pairs (1600 bytes) hold the sort of 64 (1056) but not its segments (2 x 512 + 20 x 32 = 1664); 20 buckets
+    # of 11 pairs (1760 bytes) hold both
+    assert segments_ub(64, 20) == 1664
+    many = SortPlan(cores=1, buckets=20, bucket_rows=2, stage=10)
+    assert vector_sort_plan(A2, many, 100, 40).reason == "work buffer of 1600 bytes too small to sort 64 indices"
+    assert vector_sort_plan(A2, dataclasses.replace(many, stage=11), 100, 40).chunk == 64
 
 
 def test_the_scalar_sort_stays_where_the_vector_sort_cannot_run() -> None:
-    assert vector_sort_plan(A2, 0, BENCH, N, (1 << 24) + 1, 8).reason.startswith("numWeights 16777217 is above")
-    assert not vector_sort_plan(CATALOGUE.get("Ascend910"), 0, BENCH, N, 16384, 8).feasible
+    assert vector_sort_plan(A2, BENCH, N, (1 << 24) + 1).reason.startswith("numWeights 16777217 is above")
+    assert not vector_sort_plan(CATALOGUE.get("Ascend910"), BENCH, N, 16384).feasible
     records = dataclasses.replace(BENCH, small_dim=True)
-    assert vector_sort_plan(A2, 0, records, N, 16384, 8).reason == (
+    assert vector_sort_plan(A2, records, N, 16384).reason == (
         "the small-dim variant stages records (row values), the vector sort positions"
     )
     refused = SortPlan(reason="nothing to sort (no indices, rows or columns)")
-    assert vector_sort_plan(A2, 0, refused, 0, 16384, 8).reason == refused.reason
+    assert vector_sort_plan(A2, refused, 0, 16384).reason == refused.reason

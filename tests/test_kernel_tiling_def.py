@@ -22,6 +22,7 @@ from codegen.specs import load_project
 PATHS = project_paths()
 _, SPECS = load_project()
 _FIELD = re.compile(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\s*\)")
+_ARRAY = re.compile(r"TILING_DATA_FIELD_DEF_ARR\(\s*(\w+),\s*(\d+),\s*(\w+)\s*\)")
 _CLASS = re.compile(r"BEGIN_TILING_DATA_DEF\((\w+)\)")
 
 
@@ -37,12 +38,26 @@ def _program(folders: list[Path]) -> tuple[str, list[str]]:
         assert cls, f"{kernel}: no BEGIN_TILING_DATA_DEF"
         sets, prints = [], []
         fields = _FIELD.findall(host)
-        assert len(fields) == host.count("TILING_DATA_FIELD_DEF"), f"{kernel}: a field the test cannot read"
+        arrays = _ARRAY.findall(host)
+        readable = len(fields) + len(arrays)
+        assert readable == host.count("TILING_DATA_FIELD_DEF"), f"{kernel}: a field the test cannot read"
         for c_type, name in fields:
             value += 1
             sets.append(f"host.set_{name}(static_cast<{c_type}>({value}));")
             prints.append(f'std::printf("{kernel}.{name} %lld\\n", static_cast<long long>(tilingData.{name}));')
             expected.append(f"{kernel}.{name} {value}")
+        for c_type, count, name in arrays:  # an array: its elements value, value + 1, ...; its first and last read
+            n = int(count)
+            sets.append(f"{c_type} {name}Values[{n}];")
+            fill = f"{name}Values[i] = static_cast<{c_type}>({value + 1} + i);"
+            sets.append(f"for (int i = 0; i < {n}; ++i) {{ {fill} }}")
+            sets.append(f"host.set_{name}({name}Values);")
+            for k in (0, n - 1):
+                prints.append(
+                    f'std::printf("{kernel}.{name}[{k}] %lld\\n", static_cast<long long>(tilingData.{name}[{k}]));'
+                )
+                expected.append(f"{kernel}.{name}[{k}] {value + 1 + k}")
+            value += n
         parts += [
             "#undef GET_TILING_DATA",
             f'#include "{folder}/op_host/{kernel}_tiling.h"',

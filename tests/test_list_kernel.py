@@ -41,6 +41,10 @@ using namespace AscendC;
 
 {{ ls.split_list_function() }}
 
+constexpr int64_t BLOCK_BYTES = 32;
+{{ copies.copy_gm_to_ub("0") }}
+{{ copies.copy_ub_to_gm("0") }}
+
 {{ lk.list_unary_class() }}
 
 struct SqrtOp {
@@ -138,7 +142,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     needs an op's glue, left out)."""
     env = make_environment(ROOT / "templates")
     source = env.from_string(
-        '{% import "common/list_split.j2" as ls %}{% import "common/list_kernel.j2" as lk %}' + PROGRAM
+        '{% import "common/list_split.j2" as ls %}{% import "common/list_kernel.j2" as lk %}'
+        '{% import "common/kernel_copy.j2" as copies %}' + PROGRAM
     ).render()
     work = tmp_path_factory.mktemp("list_kernel")
     (work / "list_sqrt.cpp").write_text(source)

@@ -70,9 +70,8 @@ def test_new_op_rejects_bad_names_and_families(tmp_path: Path) -> None:
     )
     assert fam.returncode == 2
     assert (
-        fam.stderr
-        == "error: --family: no family 'reduce'; the families are: elementwise, gather_scatter, index_accumulate, "
-        "row_reduce\n"
+        fam.stderr == "error: --family: no family 'reduce'; the families are: elementwise, foreach, gather_scatter, "
+        "index_accumulate, row_reduce\n"
     )
 
 

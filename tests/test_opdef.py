@@ -91,7 +91,8 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                 aclnn = spec.inputs[0] if t.source is None else spec.tensor(t.like or t.source)
                 assert reg["dtypes"] == [d.ge_name for d in want[aclnn.name]], (product_name, t.name)
                 assert reg["formats"] == ["FORMAT_ND"] * len(want[aclnn.name])
-                assert reg["param_type"] == ("OPTIONAL" if aclnn.optional or t.source is None else "REQUIRED")
+                kind = "OPTIONAL" if aclnn.optional or t.source is None else "REQUIRED"
+                assert reg["param_type"] == ("DYNAMIC" if aclnn.is_list else kind)  # a tensor list: ops-nn's foreach
                 assert reg["auto_contiguous"] == t.auto_contiguous, (product_name, t.name)
         attrs = opdef["attrs"]
         assert [a["name"] for a in attrs] == [a.name for a in dev.attrs]

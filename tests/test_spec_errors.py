@@ -185,7 +185,9 @@ def test_tensor_list_needs_a_family_that_takes_lists(tmp_path: Path, catalogue: 
     f, errs = bad(
         tmp_path, catalogue, ("    description: The target y.\n", "    description: The target y.\n    list: true\n")
     )
-    assert errs == [f"{f}:21: inputs[2].list: 'elementwise' takes no tensor list (an aclTensorList); no family does"]
+    assert errs == [
+        f"{f}:21: inputs[2].list: 'elementwise' takes no tensor list (an aclTensorList); the foreach family only does"
+    ]
 
 
 def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -435,7 +437,8 @@ def test_a_product_with_none_of_an_inputs_dtypes(tmp_path: Path, catalogue: Cata
 def test_unknown_family(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("family: elementwise", "family: reduce"))
     assert errs == [
-        f"{f}:4: family: unknown family 'reduce'; allowed: elementwise, gather_scatter, index_accumulate, row_reduce"
+        f"{f}:4: family: unknown family 'reduce'; allowed: elementwise, foreach, gather_scatter, index_accumulate, "
+        "row_reduce"
     ]
 
 
@@ -836,7 +839,7 @@ def test_errors_in_two_files_are_both_reported_by_load_specs(tmp_path: Path) -> 
     with pytest.raises(SpecErrors) as info:
         load_specs(tmp_path)
     assert [str(e) for e in info.value.errors] == [
-        f"{tmp_path / STEM}:4: family: unknown family 'elementwize'; allowed: elementwise, gather_scatter, "
+        f"{tmp_path / STEM}:4: family: unknown family 'elementwize'; allowed: elementwise, foreach, gather_scatter, "
         "index_accumulate, row_reduce",
         f"{tmp_path / 'soft_margin_loss_backward_v2.yaml'}:38: tiling.buffer_num: -1 is out of range; allowed: 1..8",
     ]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codegen.families.elementwise.plan import tiling as elementwise
+from codegen.families.foreach.plan import tiling as foreach_tiling
 from codegen.families.gather_scatter.plan import fields as gather_fields
 from codegen.families.gather_scatter.plan import tiling as gather_tiling
 from codegen.families.index_accumulate.plan import roles as index_roles
@@ -29,6 +30,7 @@ GENERATED = ROOT / "generated"
 #: Each family's tiling-field table.
 FIELD_TABLES = {
     "elementwise": elementwise.TILING_FIELDS,
+    "foreach": foreach_tiling.TILING_FIELDS,
     "gather_scatter": gather_fields.TILING_FIELDS,
     "index_accumulate": index_fields.TILING_FIELDS,
     "row_reduce": row_reduce.TILING_FIELDS,
@@ -113,6 +115,10 @@ def test_python_tiling_mirror_reads_the_same_fields(family: str) -> None:
         d3 = row_reduce.tiling_decision(spec, product, (5, 16, 3), 1, row_dtypes(spec)[0])
         fields = d3.tiling_fields()
         assert (fields["outerNum"], fields["reduceLen"], fields["innerNum"], fields["mode"]) == (5, 16, 3, 1)
+    elif family == "foreach":
+        d5 = foreach_tiling.tiling_decision(spec, product, (5, 0, 1, 100), spec.inputs[0].dtypes[0])
+        fields = d5.tiling_fields()
+        assert (fields["totalTensorCount"], fields["needCoreNum"]) == (4, 1)
     else:
         rows = index_roles.row_dtypes(spec)[0]
         idx = index_roles.index_dtypes(spec)[0]

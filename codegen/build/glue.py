@@ -49,7 +49,8 @@ def glue_source(spec: OpSpec, product: Product, kernel: bool = True) -> str:
         f"{product.npu_arch}, {product.ub_bytes}, 0, {product.vector_core_num}, "
         f"{'true' if product.bf16 else 'false'}, {'true' if product.data_copy_pad else 'false'}, "
         f"{{{atomic}}}, {product.queue_buffer_cap}, {'true' if product.hw_sync_all else 'false'}, "
-        f"{product.sys_workspace_bytes}{cost_model_initializer(product)});\n"
+        f"{product.sys_workspace_bytes}, {'true' if product.vector_sort else 'false'}"
+        f"{cost_model_initializer(product)});\n"
     )
 
 

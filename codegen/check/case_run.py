@@ -19,7 +19,7 @@ from codegen.check.expectation import _bit_differences, _compare_outputs
 from codegen.check.reference import ToleranceError, reference_params
 from codegen.check.results import CaseResult
 from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
-from codegen.runner.arguments import attr_value, format_ids
+from codegen.runner.arguments import attr_value, format_ids, tensor_list_value
 from codegen.spec.model import ACL_FORMATS, DType, OpSpec
 from codegen.types import AclnnStatus
 
@@ -140,7 +140,7 @@ def _order_difference(
     """``not bit-identical over core orders: ...`` naming the first output (of ``names``) whose bits differ
     between the runs under ``first_order`` and ``order`` (seed ``seed``) and how many elements do, or ``""``.
     An absent output (None: a nullable output the call passed as null) has no bits to compare."""
-    for name, got, again in zip(names, first, other):
+    for name, got, again in _flat_pairs(names, first, other):
         if got is None or again is None:
             continue
         differ = _bit_differences(got, again)
@@ -209,7 +209,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                 # each run's outputs are its own arrays (fresh copies or allocated by the call): no copy needed
                 # a nullable output passed as null comes back as None (nothing to compare)
                 results = result if isinstance(result, tuple) else (result,)
-                outputs.append(tuple(None if r is None else np.asarray(r) for r in results))
+                outputs.append(tuple(_output_value(r) for r in results))
                 counters = _summarise(fn.last_stats)
                 atomic = _atomic_bytes(spec, case, counters)
                 if atomic:
@@ -261,9 +261,37 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
     )
 
 
-def _copy_output(g: np.ndarray | None) -> np.ndarray | None:
-    """A copy of one output of a call (None, an absent nullable output, stays None)."""
+def _copy_output(g: Any) -> Any:
+    """A copy of one output of a call (None, an absent nullable output, stays None; a tensor list's tuple is a
+    tuple of copies)."""
+    if isinstance(g, tuple):
+        return tuple(_copy_output(e) for e in g)
     return None if g is None else np.array(g, copy=True)
+
+
+def _output_value(r: Any) -> Any:
+    """One output a call returned, as the checker keeps it: an array, None (a nullable output passed as null),
+    or for a tensor list (the call returns a list) the tuple of its arrays."""
+    if r is None:
+        return None
+    if isinstance(r, list):
+        return tuple(None if e is None else np.asarray(e) for e in r)
+    return np.asarray(r)
+
+
+def _flat_pairs(names: Any, first: tuple[Any, ...], other: tuple[Any, ...]) -> list[tuple[str, Any, Any]]:
+    """``(name, first's array, other's array)`` per output of ``names``, a tensor list's tensors each its own
+    (``out[i]``; lists of different lengths pair their tensors as far as both go, the rest against None)."""
+    pairs: list[tuple[str, Any, Any]] = []
+    for name, a, b in zip(names, first, other):
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            a_list, b_list = tuple(a or ()), tuple(b or ())
+            n = max(len(a_list), len(b_list))
+            pad = (None,) * n
+            pairs += [(f"{name}[{i}]", x, y) for i, (x, y) in enumerate(zip((*a_list, *pad)[:n], (*b_list, *pad)[:n]))]
+        else:
+            pairs.append((name, a, b))
+    return pairs
 
 
 class _Verdict(Exception):
@@ -282,7 +310,7 @@ def _narrowed(spec: OpSpec, case: Case, got: tuple[np.ndarray | None, ...]) -> t
     out = list(got)
     for k, name in enumerate(spec.output_names):
         g = got[k] if k < len(got) else None
-        if g is None or name not in case.rounded_to:
+        if g is None or isinstance(g, tuple) or name not in case.rounded_to:
             continue
         narrow = g.astype(numpy_dtype(DType[case.rounded_to[name]]))
         with np.errstate(invalid="ignore"):
@@ -302,10 +330,16 @@ def _fresh_outputs(params: dict[str, Any], output_names: tuple[str, ...] | list[
     run), every array when ``output_names`` is None. Input arrays need no copy: a call never writes them (the
     emulator stages inputs as read-only GM regions and writes back only the outputs and workspace), and the
     single-run path passes them uncopied too."""
-    return {
-        k: (np.array(v, copy=True) if isinstance(v, np.ndarray) and (output_names is None or k in output_names) else v)
-        for k, v in params.items()
-    }
+    return {k: (_copy_output(v) if _copied(k, v, output_names) else v) for k, v in params.items()}
+
+
+def _copied(name: str, value: Any, output_names: tuple[str, ...] | list[str] | None) -> bool:
+    """Whether :func:`_fresh_outputs` copies ``value``: an array, or a tensor list's tuple of arrays, of an output
+    of ``output_names`` (of any parameter when None)."""
+    is_array = isinstance(value, np.ndarray) or (
+        isinstance(value, (tuple, list)) and all(isinstance(e, np.ndarray) for e in value)
+    )
+    return is_array and (output_names is None or name in output_names)
 
 
 #: The initial bytes of the ``out=`` arrays of the last case run in this process: ``(params, {name: copy})``.
@@ -318,7 +352,13 @@ def _restore_outputs(params: dict[str, Any], output_names: tuple[str, ...] | lis
     memory (poison, zeros, ...), not from what the previous order wrote there: a kernel that writes nothing
     under the second order would otherwise pass on the first order's output. The arrays keep their
     identity and layout (a strided view stays one); the first run of a case records the bytes."""
-    outs = {n: params[n] for n in output_names if isinstance(params.get(n), np.ndarray)}
+    outs: dict[str, np.ndarray] = {}
+    for n in output_names:
+        value = params.get(n)
+        if isinstance(value, np.ndarray):
+            outs[n] = value
+        elif isinstance(value, (tuple, list)):  # a tensor list given as out=: each of its arrays
+            outs.update((f"{n}[{i}]", a) for i, a in enumerate(value) if isinstance(a, np.ndarray))
     if not outs:
         return
     if _OUT_INITIAL and _OUT_INITIAL[0][0] is params:
@@ -380,10 +420,17 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
         for a in spec.attrs
     }
     arrays = {t.name: case.params.get(t.name) for t in [*spec.inputs, *spec.outputs]}
+    lists = {t.name: t for t in [*spec.inputs, *spec.outputs] if t.is_list}
     fn.set_run_options(False, "in_order", 0)
     fmt_ids = format_ids(spec, case.formats)
-    tensors = {n: fn.make_tensor(a, fmt_ids.get(n, ACL_FORMATS["ND"])) for n, a in arrays.items()}
+    tensors: dict[str, Any] = {}
     try:
+        for n, a in arrays.items():
+            fmt = fmt_ids.get(n, ACL_FORMATS["ND"])
+            if n in lists:  # a tensor list: its arrays (an element None is a null aclTensor in the list)
+                tensors[n] = fn.make_tensor_list(tensor_list_value(spec, lists[n], a), fmt)
+            else:
+                tensors[n] = fn.make_tensor(a, fmt)
         status, size, executor = fn.phase1(
             tensors,
             attrs,
@@ -399,6 +446,4 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
         second = fn.phase2(workspace, size, executor)
         return second, fn.recent_error()
     finally:
-        for t in tensors.values():
-            if t.handle.value:
-                fn.lib.aclDestroyTensor(t.handle)
+        fn._destroy(list(tensors.values()))

@@ -31,6 +31,8 @@ def _compare_outputs(
     :func:`codegen.check.reference.case_tolerance`'s. Several outputs: ``reference`` returns a tuple (output order) and
     ``tolerance(**params)`` returns ``(atol_0, ..., atol_{n-1}, rtol)``; without ``tolerance()`` each output
     gets the default bound. The message names each output that fails (``name: detail``)."""
+    if any(t.is_list for t in spec.outputs):
+        return _compare_lists(spec, product, ref, ref_params, got)
     value = _expectation(spec, product, ref, ref_params, len(got))
     if _VERDICT_MEMO and _VERDICT_MEMO[0][0] is value and _same_bits(_VERDICT_MEMO[0][1], got):
         return _VERDICT_MEMO[0][2]
@@ -38,6 +40,45 @@ def _compare_outputs(
     # copies: an ``out=`` array of the case is written again, in place, by the case's next core order
     _VERDICT_MEMO[:] = [(value, tuple(None if g is None else np.array(g, copy=True) for g in got), verdict)]
     return verdict
+
+
+def _compare_lists(
+    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], got: tuple[Any, ...]
+) -> tuple[bool, float, float, str, float, str]:
+    """:func:`_compare_outputs` of an op with tensor-list outputs (``list: true``): the reference returns, per
+    list output, a list of float64 arrays (a tuple of one entry per output when there are several), and each
+    tensor of a list is compared with its own as one output is (the bound of
+    :func:`codegen.check.reference.case_tolerance` for that tensor), named ``out[i]`` in the message; a list of
+    another length than the reference's fails. The lists' tensors hold their own bytes, so nothing is kept for
+    the next core order beyond what the reference costs."""
+    results = _call_with(ref.reference, ref_params)
+    if len(spec.outputs) == 1:
+        results = (results,)
+    ok, max_abs, max_ulp, bound, parts, source = True, 0.0, 0.0, 0.0, [], "default"
+    for t, g, e in zip(spec.outputs, got, results):
+        if g is None:
+            continue
+        pairs = [(t.name, g, e)]
+        if t.is_list:
+            expected_list, got_list = list(e), list(g)
+            if len(expected_list) != len(got_list):
+                ok = False
+                parts.append(f"{t.name}: {len(got_list)} tensors, the reference {len(expected_list)}")
+                continue
+            pairs = [(f"{t.name}[{i}]", gi, ei) for i, (gi, ei) in enumerate(zip(got_list, expected_list))]
+        for name, gi, ei in pairs:
+            expected = np.asarray(ei, dtype=np.float64)
+            atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected)
+            cmp = compare(np.asarray(gi), expected, atol, rtol)
+            ok = ok and cmp.ok
+            max_abs, max_ulp = max(max_abs, cmp.max_abs_err), max(max_ulp, cmp.max_ulp_err)
+            bound = max(bound, cmp.bound)
+            if not cmp.ok:
+                parts.append(f"{name}: {cmp.detail}")
+    message = "; ".join(parts)
+    if not ok:
+        message = f"{message} ({explain_bound(source, ref)})"
+    return ok, max_abs, max_ulp, message, bound, source
 
 
 #: The last verdict of :func:`_compare_outputs` in this process: ``(expectation, outputs, verdict)``. The

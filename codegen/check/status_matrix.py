@@ -24,6 +24,10 @@ exact ``aclnnStatus`` of CANN's check order (reference/ascend-platform.md, "acln
 
 Each family supplies ``base``; a base whose tensors with a minimum rank of 1 hold one element lets the
 0-d case break the rank rule alone (otherwise a shape relation would reject it too).
+
+A tensor list (``list: true``) is in ``base`` as a tuple of arrays: a dtype case converts every tensor of the
+list, a shape or rank case changes its first tensor, a format case gives every tensor the format, and a null
+case passes a null list.
 """
 
 from __future__ import annotations
@@ -73,9 +77,29 @@ def _other_dims(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     return found
 
 
-def _as_dtype(array: np.ndarray, d: DType) -> np.ndarray:
+def _as_dtype(array: Any, d: DType) -> Any:
+    """``array`` converted to ``d``; a tensor list's tuple with every tensor converted."""
+    if isinstance(array, tuple):
+        return tuple(_as_dtype(a, d) for a in array)
     with np.errstate(all="ignore"):
         return np.asarray(array).astype(numpy_dtype(d))
+
+
+def _is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a tensor of a call: an array, or a tensor list's non-empty tuple of arrays."""
+    if isinstance(value, tuple):
+        return bool(value) and all(isinstance(a, np.ndarray) for a in value)
+    return isinstance(value, np.ndarray)
+
+
+def _first(value: Any) -> np.ndarray:
+    """The array a shape or rank case changes: the array itself, or a tensor list's first tensor."""
+    return value[0] if isinstance(value, tuple) else value
+
+
+def _replace_first(value: Any, array: np.ndarray) -> Any:
+    """``array`` in place of :func:`_first` of ``value``."""
+    return (array, *value[1:]) if isinstance(value, tuple) else array
 
 
 #: Most dtypes the "every tensor in one dtype" cases try (in ``DType`` order).
@@ -93,7 +117,7 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
         label: the ``dtype`` column of the cases (e.g. ``FLOAT`` or ``FLOAT/INT64``).
     """
     op = spec.snake
-    tensors = [t for t in (*spec.inputs, *spec.outputs) if isinstance(base.get(t.name), np.ndarray)]
+    tensors = [t for t in (*spec.inputs, *spec.outputs) if _is_tensor(base.get(t.name))]
 
     def case(name: str, code: int, params: dict[str, Any], mode: str | None = None, **kw: Any) -> Case:
         return Case(op, product.name, label, "status matrix", name, params, expect_status=code, mode=mode, **kw)
@@ -128,22 +152,27 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
             {**base, **{t.name: _as_dtype(base[t.name], d) for t in tensors}},
         )
     for t in spec.outputs:
-        array = base.get(t.name)
-        if not isinstance(array, np.ndarray) or array.size < 2:
+        value = base.get(t.name)
+        if not _is_tensor(value) or _first(value).size < 2:
             continue
+        array = _first(value)
+        where = f"{t.name}[0]" if isinstance(value, tuple) else t.name
         for s in _other_dims(array.shape):
-            p = {**base, t.name: np.zeros(s, array.dtype)}
-            yield case(f"{t.name} {list(s)} (same count as {list(array.shape)}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+            p = {**base, t.name: _replace_first(value, np.zeros(s, array.dtype))}
+            yield case(f"{where} {list(s)} (same count as {list(array.shape)}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     for t in tensors:
-        array = base[t.name]
+        value = base[t.name]
+        array = _first(value)
+        where = f"{t.name}[0]" if isinstance(value, tuple) else t.name
         lo, hi = t.rank
         if lo > 0:
             s = _with_rank(array.shape, lo - 1)
-            p = {**base, t.name: np.resize(array, s) if s else np.asarray(array.reshape(-1)[0])}
-            yield case(f"{t.name} rank {lo - 1} {list(s)} (minimum {lo}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+            low = np.resize(array, s) if s else np.asarray(array.reshape(-1)[0])
+            p = {**base, t.name: _replace_first(value, low)}
+            yield case(f"{where} rank {lo - 1} {list(s)} (minimum {lo}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
         s = _with_rank(array.shape, hi + 1)
-        p = {**base, t.name: array.reshape(s)}
-        yield case(f"{t.name} rank {hi + 1} (maximum {hi}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+        p = {**base, t.name: _replace_first(value, array.reshape(s))}
+        yield case(f"{where} rank {hi + 1} (maximum {hi}) -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     yield from format_cases(spec, product, base, label)
     yield from array_attr_cases(spec, base, case)
     # CANN's order: every null check before any dtype check.
@@ -201,7 +230,7 @@ def format_cases(spec: OpSpec, product: Product, base: dict[str, Any], label: st
     device-private format (:data:`PRIVATE_FORMATS`) it does not declare; ``label`` is the cases' ``dtype``
     column. Part of :func:`status_matrix`, and usable alone by a family whose other status rules differ."""
     for t in (*spec.inputs, *spec.outputs):
-        if not isinstance(base.get(t.name), np.ndarray):
+        if not _is_tensor(base.get(t.name)):
             continue
         accepted = accepted_formats(t)
         for f in PRIVATE_FORMATS:

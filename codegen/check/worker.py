@@ -50,8 +50,11 @@ STDERR_TAIL = 2000
 BASE_TIMEOUT_SECONDS = 60.0
 #: ... plus one second per this many bytes of the case's tensors (inputs and a passed output) ...
 BYTES_PER_EXTRA_SECOND = 1 << 20
-#: ... times this under ``--sanitize`` (AddressSanitizer and UBSan slow the emulator down).
+#: ... times this under ``--sanitize`` (AddressSanitizer and UBSan slow the emulator down) ...
 SANITIZE_TIMEOUT_FACTOR = 4.0
+#: ... and times this under ``--coverage`` (a gcov-instrumented build, without optimisation, counts every
+#: line and branch: a 64-bit offset case's probe launch of a long elementwise formula took over 60 s)
+COVERAGE_TIMEOUT_FACTOR = 4.0
 #: Seconds a worker may take to start (imports, loading the specs and the reference) or to prepare the next
 #: unit (building the example program); beyond that it is killed and the job fails with a ``timeout``.
 STARTUP_TIMEOUT_SECONDS = 600.0
@@ -63,18 +66,18 @@ STARTUP_TIMEOUT_SECONDS = 600.0
 LIST_TILING_KEYS_ENV = "OPGEN_RT_LIST_TILING_KEYS"
 
 
-def case_timeout(case: Case | None, limit: float | None, sanitize: bool) -> float:
+def case_timeout(case: Case | None, limit: float | None, sanitize: bool, coverage: bool = False) -> float:
     """Seconds one unit may run: ``limit`` (``opgen check --timeout``) when given, else
     :data:`BASE_TIMEOUT_SECONDS` plus a second per :data:`BYTES_PER_EXTRA_SECOND` bytes of the case's
-    array parameters, times :data:`SANITIZE_TIMEOUT_FACTOR` with ``sanitize``. ``case`` None is the example
-    program (no arrays)."""
+    array parameters, times :data:`SANITIZE_TIMEOUT_FACTOR` with ``sanitize`` and
+    :data:`COVERAGE_TIMEOUT_FACTOR` with ``coverage``. ``case`` None is the example program (no arrays)."""
     if limit is not None:
         return float(limit)
     nbytes = 0
     for value in case.params.values() if case is not None else ():
         nbytes += int(getattr(value, "nbytes", 0) or 0)
     seconds = BASE_TIMEOUT_SECONDS + nbytes / BYTES_PER_EXTRA_SECOND
-    return seconds * (SANITIZE_TIMEOUT_FACTOR if sanitize else 1.0)
+    return seconds * (SANITIZE_TIMEOUT_FACTOR if sanitize else 1.0) * (COVERAGE_TIMEOUT_FACTOR if coverage else 1.0)
 
 
 def die_with_parent() -> None:

@@ -55,7 +55,7 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
         ident = unit_ident(case, suffix)
         begin = {"begin": index, "ident": ident, "op": case.op, "product": case.product}
         begin.update({"dtype": case.dtype, "shape": case.shape, "name": name})
-        begin["timeout"] = case_timeout(case, job.timeout, job.sanitize)
+        begin["timeout"] = case_timeout(case, job.timeout, job.sanitize, job.coverage_dir is not None)
         # the previous unit's result and this unit's begin go out in one write (half the wake-ups of the parent)
         out.write(json.dumps(begin) + "\n")
         out.flush()
@@ -75,7 +75,7 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
     prepared = prepare_example(built, generated)  # compiling it is not timed as a case
     begin = {"begin": len(units), "ident": f"{spec.snake}/{product.name}/example/example program"}
     begin.update({"op": spec.snake, "product": product.name, "dtype": "-", "shape": "-", "name": "example program"})
-    begin["timeout"] = case_timeout(None, job.timeout, job.sanitize)
+    begin["timeout"] = case_timeout(None, job.timeout, job.sanitize, job.coverage_dir is not None)
     out.write(json.dumps(begin) + "\n")
     out.flush()
     r = check_example(spec, product, generated, ref, built, prepared)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -24,7 +25,8 @@ class ExampleTensor:
     """One tensor of the example program: ``name``; ``shape`` (C++ initializer text); ``acl_dtype``
     (``ACL_*``); ``host_type`` (C++ host element type); ``data`` (initializer text of the host values);
     ``is_output``; ``print_fmt`` (printf format of a value); ``is_16bit`` (printed through a float
-    conversion); ``dtype`` (spec dtype name)."""
+    conversion); ``dtype`` (spec dtype name); ``is_list``: the parameter is a tensor list (``list: true``), passed
+    as a list of this one tensor."""
 
     name: str
     shape: str
@@ -35,6 +37,7 @@ class ExampleTensor:
     print_fmt: str
     is_16bit: bool
     dtype: str
+    is_list: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,12 +83,15 @@ def example_view(spec: OpSpec) -> ExampleData | None:
     import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 
     tensors = []
+    lists = {t.name for t in (*spec.inputs, *spec.outputs) if t.is_list}
     for name, et in ex.inputs:
         values = list(et.values or [])
-        tensors.append(_example_tensor(name, et.shape, et.dtype, values, is_output=False))
+        made = _example_tensor(name, et.shape, et.dtype, values, is_output=False)
+        tensors.append(dataclasses.replace(made, is_list=name in lists))
     out_name = spec.outputs[0].name
     size = int(np.prod(ex.output.shape)) if ex.output.shape else 1
     first_out = _example_tensor(out_name, ex.output.shape, ex.output.dtype, [0] * size, is_output=True)
+    first_out = dataclasses.replace(first_out, is_list=out_name in lists)
     tensors.append(first_out)
     tensors.extend(_more_example_outputs(spec))
     attrs = []

@@ -36,8 +36,8 @@ def binary_configs(spec: OpSpec, products: list[Product], opdef: OpDefRegistrati
         for col in range(width):
 
             def params(entries: Sequence[OpDefParam], column: int = col) -> list[Any]:
-                # a DYNAMIC (tensor list) parameter is a list of its one entry, as ops-nn's foreach configs
-                # write it (foreach/foreach_add_scalar/op_host/config/ascend910b/foreach_add_scalar_binary.json)
+                # a DYNAMIC (tensor list) parameter is a list of its one entry, as the binary configs of ops-nn's
+                # tensor-list ops write it (their op_host/config/ascend910b/*_binary.json)
                 return [
                     [entry] if e.param_type == "DYNAMIC" else entry
                     for i, e in enumerate(entries)

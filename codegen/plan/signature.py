@@ -92,9 +92,8 @@ def header_names(spec: OpSpec) -> dict[str, str]:
 def _signature_params(spec: OpSpec) -> list[SignatureParam]:
     params: list[SignatureParam] = []
     for t in spec.inputs:
-        params.append(
-            SignatureParam(t.name, f"const aclTensor *{t.name}", f"const aclTensor *{t.name}", t.name, "input")
-        )
+        kind = "aclTensorList" if t.is_list else "aclTensor"  # a tensor list (list: true) is an aclTensorList
+        params.append(SignatureParam(t.name, f"const {kind} *{t.name}", f"const {kind} *{t.name}", t.name, "input"))
     for a in spec.attrs:
         if a.type == "scalar":
             # The public parameter is the aclScalar; the internal checks see its value as a double.
@@ -152,7 +151,8 @@ def _signature_params(spec: OpSpec) -> list[SignatureParam]:
             decl = f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}"
             params.append(SignatureParam(a.name, decl, decl, a.name, "attr"))
     for t in spec.outputs:
-        decl = f"{'const ' if getattr(t, 'const', False) else ''}aclTensor *{t.name}"
+        kind = "aclTensorList" if t.is_list else "aclTensor"
+        decl = f"{'const ' if getattr(t, 'const', False) else ''}{kind} *{t.name}"
         params.append(
             SignatureParam(t.name, decl, decl if decl.startswith("const ") else "const " + decl, t.name, "output")
         )

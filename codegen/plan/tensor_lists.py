@@ -1,8 +1,8 @@
-"""The split of a tensor list's elements over cores: the offset table a foreach tiling hands its kernel.
+"""The split of a tensor list's elements over cores: the offset table a list op's tiling hands its kernel.
 
-A foreach API runs one formula over every tensor of a list in one launch. ops-nn's foreach tiling
-(hicann/ops-nn ``foreach/foreach_utils/op_host/foreach_tiling_def.h``, ``ForeachCommonTilingData``) gives the
-kernel each tensor's element count (``tensorDataCountList``, at most ``MAX_TENSOR_CONT`` = 256 tensors) and,
+A tensor-list API of ops-nn runs one formula over every tensor of a list in one launch. Its common tiling data
+(hicann/ops-nn, the list ops' utilities folder: ``op_host/*_tiling_def.h``, the ``*CommonTilingData`` struct)
+gives the kernel each tensor's element count (``tensorDataCountList``, at most ``MAX_TENSOR_CONT`` = 256 tensors) and,
 per core (at most ``MAX_CORE_CONT`` = 50; 80 on Ascend 950), the tensor and element where its share starts
 and ends (``tensorStartList``/``tensorStartOffsetList``, ``tensorEndList``/``tensorEndOffsetList``), the
 tensors read as one stream of elements: a core may take the tail of one tensor and the head of the next.
@@ -23,7 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
-#: Tensors one launch's tiling holds (ops-nn ``foreach_tiling_def.h`` ``MAX_TENSOR_CONT``).
+#: Tensors one launch's tiling holds (ops-nn's list tiling header, ``MAX_TENSOR_CONT``).
 MAX_LIST_TENSORS = 256
 
 

@@ -18,26 +18,26 @@ int g_failures = 0;
 const opgen_rt::ProductInfo &Ascend910B() {
   static const opgen_rt::ProductInfo p{
       "Ascend910B", "ascend910b", 2, 2201, 196608, 0, 48, true, true,
-      {DtypeId::INT8, DtypeId::INT16, DtypeId::FLOAT16, DtypeId::BF16, DtypeId::INT32, DtypeId::FLOAT}, 8, true, 16777216};
+      {DtypeId::INT8, DtypeId::INT16, DtypeId::FLOAT16, DtypeId::BF16, DtypeId::INT32, DtypeId::FLOAT}, 8, true, 16777216, true};
   return p;
 }
 
 const opgen_rt::ProductInfo &Ascend910() {
   static const opgen_rt::ProductInfo p{"Ascend910", "ascend910", 1, 1001, 262144, 0, 32, false, false,
-                                       {DtypeId::FLOAT}, 4, false, 2097152};
+                                       {DtypeId::FLOAT}, 4, false, 2097152, false};
   return p;
 }
 
 const opgen_rt::ProductInfo &Ascend950() {
   static const opgen_rt::ProductInfo p{
       "Ascend950", "ascend950", 4, 3510, 253952, 0, 64, true, true,
-      {DtypeId::INT8, DtypeId::INT16, DtypeId::FLOAT16, DtypeId::BF16, DtypeId::INT32, DtypeId::FLOAT}, 8, true, 16777216};
+      {DtypeId::INT8, DtypeId::INT16, DtypeId::FLOAT16, DtypeId::BF16, DtypeId::INT32, DtypeId::FLOAT}, 8, true, 16777216, true};
   return p;
 }
 
 const opgen_rt::ProductInfo &Ascend310P() {
   static const opgen_rt::ProductInfo p{"Ascend310P", "ascend310p", 5, 2002, 262144, 0, 8, false, false,
-                                       {DtypeId::INT16, DtypeId::FLOAT16, DtypeId::FLOAT}, 8, false, 2097152};
+                                       {DtypeId::INT16, DtypeId::FLOAT16, DtypeId::FLOAT}, 8, false, 2097152, false};
   return p;
 }
 

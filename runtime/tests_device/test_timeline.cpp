@@ -30,7 +30,7 @@ const opgen_rt::ProductInfo &Ascend910BModelled() {
   static const opgen_rt::ProductInfo p{
       "Ascend910B", "ascend910b", 2, 2201, 196608, 0, 48, true, true,
       {DtypeId::INT8, DtypeId::INT16, DtypeId::FLOAT16, DtypeId::BF16, DtypeId::INT32, DtypeId::FLOAT}, 8, true,
-      16777216,
+      16777216, true,
       opgen_rt::CostModel{true, kClockMhz, kChipBytesPerSecond, kCoreBytesPerCycle, kDmaFixed, {1, 2, 1, 1, 1, 1, 2},
                           {kArithLatency, 13, 13, 7, 20, 7, 20}, kScalarAccess, kScalarWait}};
   return p;

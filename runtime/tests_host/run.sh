@@ -81,9 +81,9 @@ wait
 status=0
 for PRODUCT in Ascend910B Ascend910; do
   case $PRODUCT in
-    Ascend910B) DEF='"Ascend910B", "ascend910b", ASCEND910B, 2201, 196608, 0, 48, true, true, {opgen_rt::DtypeId::INT8, opgen_rt::DtypeId::INT16, opgen_rt::DtypeId::FLOAT16, opgen_rt::DtypeId::BF16, opgen_rt::DtypeId::INT32, opgen_rt::DtypeId::FLOAT}, 8, true, 16777216'
+    Ascend910B) DEF='"Ascend910B", "ascend910b", ASCEND910B, 2201, 196608, 0, 48, true, true, {opgen_rt::DtypeId::INT8, opgen_rt::DtypeId::INT16, opgen_rt::DtypeId::FLOAT16, opgen_rt::DtypeId::BF16, opgen_rt::DtypeId::INT32, opgen_rt::DtypeId::FLOAT}, 8, true, 16777216, true'
       ARCH=2201; PAD=1 ;;
-    Ascend910) DEF='"Ascend910", "ascend910", ASCEND910, 1001, 262144, 0, 32, false, false, {opgen_rt::DtypeId::FLOAT}, 4, false, 2097152'
+    Ascend910) DEF='"Ascend910", "ascend910", ASCEND910, 1001, 262144, 0, 32, false, false, {opgen_rt::DtypeId::FLOAT}, 4, false, 2097152, false'
       ARCH=1001; PAD=0 ;;
   esac
   echo "== $PRODUCT"

@@ -61,6 +61,9 @@ struct ProductInfo {
   // RESERVED_WORKSPACE: system workspace bytes in front of the user workspace (asc-devkit
   // impl/basic_api/utils/kernel_utils_constants.h); GetLibApiWorkSpaceSize() returns it.
   uint64_t sysWorkspaceBytes;
+  // The vector unit's sort instructions on 8-byte (score, index) proposals exist (Sort32, MrgSort, Extract,
+  // Concat: catalogue `vector_sort`, from the asc-devkit docs' product tables); without them a call faults.
+  bool vectorSort;
   // The performance model (zero-initialised, i.e. unavailable, when the glue gives none).
   CostModel cost{};
 };

@@ -10,7 +10,7 @@
 //   }
 //   OPGEN_RT_REGISTER_KERNEL(SoftMarginLossGrad, soft_margin_loss_grad, opgen_entry_soft_margin_loss_grad);
 //   OPGEN_RT_DEFINE_PRODUCT("Ascend910B", "ascend910b", ASCEND910B, 2201, 196608, 0, 48, true, true,
-//                           {opgen_rt::DtypeId::INT8, opgen_rt::DtypeId::FLOAT}, 8, true, 16777216);
+//                           {opgen_rt::DtypeId::INT8, opgen_rt::DtypeId::FLOAT}, 8, true, 16777216, true);
 //
 // OPGEN_RT_REGISTER_KERNEL(OpType, kernel, entry)
 //   OpType  the op's device OpType, an identifier (as in OP_TYPE_REGISTER / IMPL_OP_OPTILING / OP_ADD)
@@ -21,7 +21,7 @@
 //
 // OPGEN_RT_DEFINE_PRODUCT(name, configName, socVersion, npuArch, ubBytes, ubReservedBytes, vectorCoreNum,
 //                         bf16, dataCopyPad, {atomicAddDtypes...}, queueBufferCap, hwSyncAll,
-//                         sysWorkspaceBytes[, costModel])
+//                         sysWorkspaceBytes, vectorSort[, costModel])
 //   Defines opgen_rt::CurrentProduct(); arguments in the order of opgen_rt::ProductInfo's fields:
 //   name            catalogue name, a string literal ("Ascend910B"); must equal OPGEN_PRODUCT_NAME when that
 //                   macro is defined for the glue TU
@@ -38,6 +38,7 @@
 //   queueBufferCap  buffers per queue position
 //   hwSyncAll       true / false: the no-argument SyncAll() exists on the product
 //   sysWorkspaceBytes  RESERVED_WORKSPACE bytes (GetLibApiWorkSpaceSize())
+//   vectorSort      true / false: Sort32, MrgSort, Extract and Concat on 8-byte proposals exist
 //   costModel       optional opgen_rt::CostModel{true, clockMhz, chipGmBytesPerSecond, coreGmBytesPerCycle,
 //                   dmaFixedCycles, {cycles per repeat by VectorClass}, {latency by VectorClass},
 //                   scalarAccessCycles, scalarWaitCycles}; without it the emulator keeps no pipe timeline

@@ -81,6 +81,10 @@ def _status_cases(
     last = [n for n in inputs if n != anchor][-1]
     p = {**good, out: good_out, last: normal_array(rng, (3, 8), dt)}
     yield status("shapes do not broadcast -> 161002", ACLNN_ERR_PARAM_INVALID, p)
+    # every other input that the shape check takes in a step of its own (the first of a broadcast starts it)
+    for n in [n for n in inputs[1:] if n not in (anchor, last)]:
+        p = {**good, out: good_out, n: normal_array(rng, (3, 8), dt)}
+        yield status(f"{n} does not broadcast -> 161002", ACLNN_ERR_PARAM_INVALID, p)
     if anchor is not None:
         # Broadcastable together, but not to the anchor's shape (which the output takes).
         small = {**good, anchor: normal_array(rng, (1, 8), dt), out: np.zeros((1, 8), numpy_dtype(dt))}
@@ -134,6 +138,25 @@ def _violation(
         for d in t.dtypes_for(product):
             if numpy_dtype(d) != array.dtype:
                 trials.append((f"{t.name} {d.name}", {**base, t.name: array.astype(numpy_dtype(d))}))
+    # an input of fewer elements that still broadcasts (a row, one element), or of another rank
+    for t in spec.inputs:
+        array = base.get(t.name)
+        if isinstance(array, np.ndarray) and array.ndim == 2:
+            for shape in ((1, array.shape[1]), (1, 1), (array.shape[1],)):
+                trials.append(
+                    (
+                        f"{t.name} {list(shape)}",
+                        {**base, t.name: normal_array(rng, shape, DType.FLOAT).astype(array.dtype)},
+                    )
+                )
+    # a bool attr flipped together with a numeric attr on a number of the constraint (a rule on both)
+    for b in [a for a in spec.attrs if a.type == "bool"]:
+        flipped = {**base, b.name: not base.get(b.name, False)}
+        trials.append((f"{b.name}={flipped[b.name]}", flipped))
+        for a in [a for a in spec.attrs if a.type not in ("bool", "uint64") and not a.values]:
+            for v in sorted({v + d for v in [0.0, 1.0, *numbers] for d in (-1.0, -0.5, 0.0, 0.5, 1.0)}):
+                value = v if a.type in ("float", "double") else int(v)
+                trials.append((f"{b.name}={flipped[b.name]}, {a.name}={value}", {**flipped, a.name: value}))
     for label, params in trials:
         try:
             if violates(c, call_env(spec, product, params)) and rejected_by(spec, product, params) is c:

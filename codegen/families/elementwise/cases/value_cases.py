@@ -15,6 +15,7 @@ from codegen.check.cases import (
 from codegen.families.elementwise.boundary import boundaries, boundary_values
 from codegen.families.elementwise.cases.attr_cases import _code_path_attrs, _combined_attr_cases, _constraint_edge_cases
 from codegen.families.elementwise.cases.planner_facts import _multicore_length, _shape_anchor, reduce_of
+from codegen.families.elementwise.plan.shape import one_element_inputs
 from codegen.runner import ScalarArg, dtype_of_array, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -130,6 +131,14 @@ def _value_cases(
                 continue
             single: dict[str, tuple[int, ...]] = {**dict.fromkeys(inputs, (wide,)), name: (1,)}
             yield value_case(dt, "broadcast", single, f"one-element {name} [1] over [{wide}]")
+        # The first k inputs of one element and the next one wide, for each k past 1 where all of them may be
+        # one element: the L0 API's broadcast shape comes from that input (a step of its own)
+        may = one_element_inputs(spec)
+        for k in range(2, len(inputs)):
+            if all(n in may for n in inputs[: k + 1]):
+                ones = inputs[:k]
+                prefix: dict[str, tuple[int, ...]] = {**dict.fromkeys(inputs, (wide,)), **dict.fromkeys(ones, (1,))}
+                yield value_case(dt, "broadcast", prefix, f"one-element {', '.join(ones)} [1] over [{wide}]")
         # Each optional input null: the kernel's variant without it, on tile boundaries and every attr value.
         for name in optional:
             for shape_name, shape in plain[2:7]:

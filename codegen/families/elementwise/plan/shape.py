@@ -4,7 +4,7 @@ check the aclnn API and the docs derive from it."""
 from __future__ import annotations
 
 from codegen.families.elementwise.plan.view_records import ShapeCheck, ShapeStep
-from codegen.spec.expr import Call, Name
+from codegen.spec.expr import BoolOp, Call, Compare, Name
 from codegen.spec.model import OpSpec
 
 
@@ -50,3 +50,43 @@ def shape_check(spec: OpSpec) -> ShapeCheck:
         args=", ".join(shown),
         text=f"{', '.join(args)} broadcast together (NumPy rules); {spec.outputs[0].name} has the broadcast shape.",
     )
+
+
+def _equal_numels(spec: OpSpec) -> list[tuple[str, str]]:
+    """The tensor pairs ``(a, b)`` that every call of ``spec`` on every product holds to one element count: a
+    conjunct ``numel(a) == numel(b)`` of the ``require`` of a constraint without ``when`` on all of the op's
+    products (a constraint of some products only, or under a condition, leaves other calls free)."""
+    pairs: list[tuple[str, str]] = []
+    for c in spec.constraints:
+        if c.when is not None or set(spec.products) - set(c.products):
+            continue
+        parts = c.require.values if isinstance(c.require, BoolOp) and c.require.op == "and" else (c.require,)
+        for part in parts:
+            if isinstance(part, Compare) and part.op == "==":
+                sides = [
+                    s.args[0].id
+                    for s in (part.left, part.right)
+                    if isinstance(s, Call) and s.func == "numel" and len(s.args) == 1 and isinstance(s.args[0], Name)
+                ]
+                if len(sides) == 2:
+                    pairs.append((sides[0], sides[1]))
+    return pairs
+
+
+def one_element_inputs(spec: OpSpec) -> frozenset[str]:
+    """The inputs a valid call may pass with one element while the output has more (the kernel then reads the
+    element once per core: tiling field ``scalarInputs``). Not the input whose shape the output takes (``like``
+    rule), nor an input that a constraint on every product holds to that input's element count (conjuncts
+    ``numel(a) == numel(b)``, followed through chains): such an input always has the output's shape, so the
+    generated code has no one-element path for it."""
+    kind, args = shape_rule(spec)
+    full = {args[0]} if kind == "like" else set()
+    pairs = _equal_numels(spec)
+    grown = True
+    while grown:
+        grown = False
+        for a, b in pairs:
+            if (a in full) != (b in full):
+                full |= {a, b}
+                grown = True
+    return frozenset(t.name for t in spec.inputs if t.name not in full)

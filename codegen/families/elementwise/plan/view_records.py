@@ -141,7 +141,9 @@ class InputView:
     ``bit`` in the variant number (0 for a required input), its ``index`` in the OpDef and the ``device_name``
     of the device input it feeds there, its ``default`` (optional inputs) and its ``scalar_bit`` in the tiling
     field ``scalarInputs`` (``1 << k`` for the ``k``-th aclnn input: set when the call passes it with one
-    element and the output has more)."""
+    element and the output has more) and whether a valid call can do that (``one_element``,
+    :func:`codegen.families.elementwise.plan.shape.one_element_inputs`; without it the templates emit no
+    one-element path for the input)."""
 
     name: str
     optional: bool
@@ -150,6 +152,7 @@ class InputView:
     device_name: str
     default: float | None
     scalar_bit: int
+    one_element: bool
 
 
 @dataclass(frozen=True)

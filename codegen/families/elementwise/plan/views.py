@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from codegen.families.elementwise.plan.shape import shape_check
+from codegen.families.elementwise.plan.shape import one_element_inputs, shape_check
 from codegen.families.elementwise.plan.tiling import REPEAT_BYTES
 from codegen.families.elementwise.plan.variants import compile_all, compute_dtypes, dtype_input, optional_inputs
 from codegen.families.elementwise.plan.view_kinds import VIEWS
@@ -33,6 +33,7 @@ def _input_views(spec: OpSpec) -> list[InputView]:
     """The aclnn inputs with their variant bit, OpDef index and device input."""
     optional = optional_inputs(spec)
     dev = spec.device_interface
+    single = one_element_inputs(spec)
     return [
         InputView(
             name=t.name,
@@ -42,6 +43,7 @@ def _input_views(spec: OpSpec) -> list[InputView]:
             device_name=dev.inputs[dev.input_index(t.name)].name,
             default=t.default,
             scalar_bit=1 << k,
+            one_element=t.name in single,
         )
         for k, t in enumerate(spec.inputs)
     ]

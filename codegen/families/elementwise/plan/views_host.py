@@ -28,12 +28,12 @@ from codegen.families.elementwise.plan.view_records import (
     TilingKeys,
 )
 from codegen.plan.dtype_keys import bf16_guard
-from codegen.plan.products import queue_caps
+from codegen.plan.products import archs_condition, queue_caps
 from codegen.plan.signature import StringValue
 from codegen.plan.tiling_fields import TilingFieldRow, tiling_field_views
 from codegen.spec.expr import Call, Name, to_cpp
 from codegen.spec.expr import to_source as unparse
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
@@ -100,9 +100,19 @@ def tiling_keys(spec: OpSpec, products: list[Product], variants: list[Variant], 
     return result
 
 
+def column_guard(products: list[Product], combo: DtypeCombo) -> str:
+    """The preprocessor guard of a mixed column's kernel branch: true on the NpuArchs of ``products`` where no
+    product registers the column (it is not in their OpDef, or they lack one of its dtypes), so no launch
+    there takes its key; "" when every NpuArch has a product registering it."""
+    registered = {p.npu_arch for p in products if combo.allowed_on(p)}
+    left_out = {p.npu_arch for p in products} - registered
+    return archs_condition(left_out) if left_out else ""
+
+
 def column_keys(spec: OpSpec, products: list[Product]) -> list[ColumnKey]:
     """The tiling key of each mixed dtype column (:func:`.columns.mixed_columns`), after every one-dtype key
-    of every variant; a column with a BF16 tensor is guarded by the NpuArchs of ``products`` without bf16."""
+    of every variant; a column's kernel branch is guarded by the NpuArchs of ``products`` where no product
+    registers it (:func:`column_guard`: a column with a BF16 tensor is never registered without bf16)."""
     variants = compile_all(spec)
     base = len(compute_dtypes(spec)) * len(variants)
     out = []
@@ -121,7 +131,7 @@ def column_keys(spec: OpSpec, products: list[Product]) -> list[ColumnKey]:
                 out_bytes=sum(widths[n_in:]),
                 temps=column_budget_temps(variants[0].formula, m.index),
                 num_inputs=n_in,
-                guard=bf16_guard(products, DType.BF16 in m.dtypes),
+                guard=column_guard(products, m.column.combo),
             )
         )
     return out

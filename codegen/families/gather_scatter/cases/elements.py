@@ -22,7 +22,7 @@ import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, Case
 from codegen.families.gather_scatter.cases.status import call_status_cases, status_case
-from codegen.families.gather_scatter.cases.values import Maker, hostile_indices
+from codegen.families.gather_scatter.cases.values import Maker, hostile_indices, key_pairs
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType
 
@@ -45,10 +45,9 @@ def elements_value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DTyp
     def call(dt: str, src: np.ndarray, idx: np.ndarray, dim: int, name: str, out: np.ndarray | None = None) -> Case:
         return mk.case(dt, f"{list(src.shape)} by {list(idx.shape)}", name, mk.params(src, idx, dim, out))
 
-    for dt in dtypes if not quick else dtypes[:1]:
-        for it in index_dtypes if dt is first else [i64]:
-            src = mk.source((4, 10, 7), dt)
-            yield call(f"{dt.name}/{it.name}", src, _positions(mk, (4, 10, 7), 10, it, low), 1, "dim 1, same shape")
+    for dt, it in key_pairs(dtypes, index_dtypes, quick):
+        src = mk.source((4, 10, 7), dt)
+        yield call(f"{dt.name}/{it.name}", src, _positions(mk, (4, 10, 7), 10, it, low), 1, "dim 1, same shape")
     widths = {d.itemsize: d for d in (dtypes if not quick else dtypes[:1])}
     shape4 = (3, 5, 4, 6)
     for dim in (0, 1, 2, 3, -1, -4) if not quick else (0, -1):

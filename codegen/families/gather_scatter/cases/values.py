@@ -75,6 +75,24 @@ def _ends_and_duplicates(a: int, k: int, rng: np.random.Generator) -> np.ndarray
     return np.concatenate([head, rest])[:k]
 
 
+def key_pairs(dtypes: list[DType], index_dtypes: list[DType], quick: bool) -> list[tuple[DType, DType]]:
+    """The (source dtype, index dtype) pairs of the cases that launch each kernel branch: the tiling key is the
+    source's byte width and the index dtype (:func:`codegen.families.gather_scatter.plan.tiling.tiling_key`), so
+    the first dtype of each byte width goes with every index dtype, and (without ``quick``) every other dtype
+    with INT64 (or the only index dtype). ``dtypes`` order."""
+    i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
+    first_of_width: dict[int, DType] = {}
+    for d in dtypes:
+        first_of_width.setdefault(d.itemsize, d)
+    pairs: list[tuple[DType, DType]] = []
+    for dt in dtypes:
+        if first_of_width[dt.itemsize] is dt:
+            pairs += [(dt, it) for it in index_dtypes]
+        elif not quick:
+            pairs.append((dt, i64))
+    return pairs
+
+
 def value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], quick: bool) -> Iterator[Case]:
     """The value cases (see the module docstring); ``quick`` keeps one representative of each group. A constant
     or flattened dim takes :func:`const_dim_cases` instead."""
@@ -85,11 +103,10 @@ def value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], quick
     first = dtypes[0]
     i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
     # every dtype (and, for the first, every index dtype): rows of 7 elements along the middle dim
-    for dt in dtypes if not quick else dtypes[:1]:
-        for it in index_dtypes if dt is first else [i64]:
-            src = mk.source((4, 10, 7), dt)
-            idx = mk.index(_ends_and_duplicates(10, 9, rng), it)
-            yield mk.case(f"{dt.name}/{it.name}", "[4, 10, 7]", "dim 1, ends and duplicates", mk.params(src, idx, 1))
+    for dt, it in key_pairs(dtypes, index_dtypes, quick):
+        src = mk.source((4, 10, 7), dt)
+        idx = mk.index(_ends_and_duplicates(10, 9, rng), it)
+        yield mk.case(f"{dt.name}/{it.name}", "[4, 10, 7]", "dim 1, ends and duplicates", mk.params(src, idx, 1))
     if quick:
         dtypes = [first]
     # every dim of a rank-4 source (negative and positive): rows of Q = product of the later dims
@@ -196,12 +213,11 @@ def const_dim_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType], q
     def call(dt: str, src: np.ndarray, idx: np.ndarray, name: str, out: np.ndarray | None = None) -> Case:
         return mk.case(dt, f"{list(src.shape)} by {list(idx.shape)}", name, mk.params(src, idx, None, out))
 
-    for dt in dtypes if not quick else dtypes[:1]:
-        for it in index_dtypes if dt is first else [i64]:
-            src = _table(mk, 10, 7, dt)
-            a = a_of(src)
-            idx = mk.index(_ends_and_duplicates(a, 12, rng), it).reshape(3, 4)
-            yield call(f"{dt.name}/{it.name}", src, idx, "ends and duplicates")
+    for dt, it in key_pairs(dtypes, index_dtypes, quick):
+        src = _table(mk, 10, 7, dt)
+        a = a_of(src)
+        idx = mk.index(_ends_and_duplicates(a, 12, rng), it).reshape(3, 4)
+        yield call(f"{dt.name}/{it.name}", src, idx, "ends and duplicates")
     if quick:
         dtypes = [first]
     src = _table(mk, 6, 5, first)

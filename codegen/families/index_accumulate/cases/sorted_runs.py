@@ -128,3 +128,82 @@ def small_dim_sorted_cases(
             p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17)
             name = f"sorted-run (row, position) pairs, {w} rows, D {d}"
             yield mk.case(dtype_label(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
+
+
+#: (rows, D) of the vector-sort cases: 100 rows are 100 one-row buckets (on 48 or 64 cores), so the (chunk,
+#: bucket) segments reach the planner's average of 8 pairs at a few 10^4 indices; at D 64 the small-dim
+#: variant's records (260 bytes) do not fit the staging slots, so the (row, position) pairs run.
+VECTOR_SORT_SHAPE = (100, 64)
+
+
+def vector_sort_n(mk: CaseMaker, g: DType, i: DType, det: bool, w: int, d: int) -> int | None:
+    """The smallest N (on a 1/16 geometric grid from :func:`counted_minimum` of ``w``, up to 2^20) whose tiling
+    runs the sorted-run strategy with phases 1-2 on the vector sort (``sort_chunk`` > 0) for ``w`` rows of ``d``
+    with scaling and padding row 17, or None (the product has no vector sort, or no N up to 2^20 takes it)."""
+    n = max(1024, counted_minimum(w))
+    while n <= 1 << 20:
+        t = tiling_decision(mk.spec, mk.product, (n, d), w, g, i, det, 17, True)
+        if t.sorted_run and t.sort.sort_chunk > 0:
+            return n
+        n += n // 16
+    return None
+
+
+def vector_sort_cases(
+    mk: CaseMaker, g: DType, idx_all: list[DType], det: bool, quick: bool, tags: tuple[str, ...]
+) -> Iterator[Case]:
+    """The sorted-run strategy with phases 1-2 on the vector sort, at the smallest N that takes it
+    (:func:`vector_sort_n`): scaling, a padding row, indices spread 2 past both ends (keys below 0 and from
+    numWeights on sort outside every bucket). INT64 indices (the vector Cast of the keys); without ``quick``
+    also INT32 (the other vector Cast) and FLOAT indices where the op takes them (the scalar keys). ``tags`` go
+    on every case."""
+    w, d = VECTOR_SORT_SHAPE
+    wanted = [DType.INT64] if quick else [DType.INT64, DType.INT32, DType.FLOAT]
+    for i in [x for x in wanted if x in idx_all]:
+        n = vector_sort_n(mk, g, i, det, w, d)
+        if n is None:
+            continue
+        p = mk.params(mk.grad((n, d), g), mk.counted_indices(n, i, w), w, padding=17, scaling=True)
+        name = f"sorted-run vector sort, {w} rows, D {d}"
+        yield mk.case(dtype_label(g, i), f"[{n}, {d}]", name, p, det, tags=tags)
+
+
+#: Output rows of the sorted-run cases of the other index dtypes (:func:`index_key_sorted_cases`): the
+#: small-dim variant's 100 rows where the index dtype holds them, else its two values (BOOL).
+INDEX_KEY_SORTED_ROWS = 100
+
+
+def index_key_sorted_cases(
+    mk: CaseMaker, g: DType, idx_all: list[DType], covered: DType | None, det: bool
+) -> Iterator[Case]:
+    """A sorted-run case per index dtype of ``idx_all`` but ``covered`` (None: every one; the sized sorted-run
+    cases run that one through the strategy's every path): the tiling key is the strategy, the rows dtype and
+    the index dtype, so each of these launches a key of its own. Rows of D 8, scaling and a padding row,
+    indices of the dtype with rows seen exactly 1, 2 and 3 times and a few outside the rows
+    (:meth:`CaseMaker.counted_indices`; BOOL holds two rows, 0 and 1, and no invalid index), at the fewest
+    indices that take the small-dim variant (:func:`sorted_variant_n`), or, on a product without it (no
+    DataCopyPad), the strategy itself on rows of whole 32-byte blocks (:func:`sorted_run_indices`, from the
+    size the previous index dtype took it at: a search per dtype costs seconds of planning); none where
+    the product's tiling never takes it (BOOL's two rows there)."""
+    found = 0  # the size the last index dtype took the strategy itself at (its search starts there)
+    for i in [d for d in idx_all if d is not covered]:
+        w, pad = (2, 1) if i is DType.BOOL else (INDEX_KEY_SORTED_ROWS, 17)
+        d, what = 8, "sorted-run small-dim variant"
+        # the variant needs DataCopyPad (sort_plan's small_dim_reason): no search for it elsewhere
+        n = sorted_variant_n(mk, g, i, det, w, d, pad, True, True) if mk.product.data_copy_pad else None
+        if n is None:  # no small-dim variant (no DataCopyPad): the strategy itself, on rows of whole blocks
+            d, what = (4 if mk.product.data_copy_pad else 32 // g.itemsize), "sorted-run strategy"
+            least = max(counted_minimum(w), found)
+            n = sorted_run_indices(mk.spec, mk.product, (d,), w, g, i, det, padding=pad, scale=True, at_least=least)
+            found = n or found
+        if n is None:
+            continue
+        if not det:  # an atomic-mode call whose key is the deterministic one's (no hardware SyncAll): that runs it
+            call = (mk.spec, mk.product, (n, d), w, g, i)
+            keys = {tiling_decision(*call, m, pad, True).tiling_key for m in (False, True)}
+            if len(keys) == 1:
+                continue
+        # rows seen exactly 1, 2 and 3 times (the scaling threshold) where the dtype holds 100 rows
+        idx = mk.indices((n,), i, w) if i is DType.BOOL else mk.counted_indices(n, i, w)
+        p = mk.params(mk.grad((n, d), g), idx, w, padding=pad, scaling=True)
+        yield mk.case(dtype_label(g, i), f"[{n}, {d}]", f"{what}, {i.name} indices, {w} rows, D {d}", p, det)

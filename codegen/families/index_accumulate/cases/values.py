@@ -12,8 +12,10 @@ from codegen.families.index_accumulate.cases.limits import accepted, limit_value
 from codegen.families.index_accumulate.cases.maker import NO_PADDING, CaseMaker, counted_minimum, dtype_label
 from codegen.families.index_accumulate.cases.sorted_runs import (
     SORTED_CASE_ROWS,
+    index_key_sorted_cases,
     small_dim_sorted_cases,
     sorted_run_indices,
+    vector_sort_cases,
 )
 from codegen.families.index_accumulate.plan.tiling import tiling_decision
 from codegen.runner import numpy_dtype
@@ -94,6 +96,10 @@ def value_cases(
             idx[mk.rng.permutation(1500)[:1200]] = 3
             p = mk.params(mk.grad((1500, 12), g), idx, 8, padding=3, scaling=scaling)
             yield mk.case(dtype_label(g, i64), "[1500, 12]", f"padding row used 1200 times, scaling {scaling}", p, det)
+        # The sorted-run strategy with every index dtype the sized sorted cases below leave out (INT64 of every
+        # rows dtype but the first under quick): a tiling key each.
+        sized_here = not quick or g is grads[0]
+        yield from index_key_sorted_cases(mk, g, idx_all, i64 if sized_here else None, det)
         if quick and g is not grads[0]:
             continue
         # Scaling without a padding row (paddingIdx negative as int64, and one past the last row).
@@ -173,6 +179,8 @@ def value_cases(
         # The sorted-run strategy's small-dim variant (records of the row key and its values; sized below).
         if g is grads[0] or not quick:
             yield from small_dim_sorted_cases(mk, g, i64, det, quick, probe)
+            # phases 1-2 on the vector sort (products with it; sized below)
+            yield from vector_sort_cases(mk, g, idx_all, det, quick, probe)
         # Product limits at their boundary: the largest passing value must work.
         yield from limit_value_cases(mk, g, idx_all, det)
 

@@ -40,19 +40,24 @@ def sorted_bytes(
     """Estimated GM bytes (``floor`` 0) or transfer cost (``floor`` :data:`SMALL_DIM_BYTES`: every DMA counted
     as at least ``floor`` bytes) of the sorted-run strategy, saturated at 2^63 - 1.
 
-    Counted: the indices read twice (count, scatter; 16 KiB copies); the count matrix written once and read by
-    every core; grad read once -- small-dim: contiguously (``min(tile_rows, indices per copy)`` rows per DMA),
-    pairs: one gathered row per entry and D-chunk pass; the sorted entries (8-byte pairs or ``4 x (d + 1)``-byte
-    records, with the padding pairs of products without DataCopyPad, at most 3 per core and bucket) written
-    in flushes of ``stage`` entries (plus a last, partial flush per core and bucket) and read ``pair_chunk`` at
-    a time (plus one read per bucket and per core range) once per D-chunk pass (small-dim: once) and once more
-    with scaling; out written once, one DMA per bucket and D-chunk; the software SyncAll's counters (products
-    without hardware SyncAll); atomic mode: the buckets crossing core boundaries zero-filled and added
-    atomically (at most 2 parts per core boundary, and the zero fills); deterministic: those parts written to
+    Counted: the indices read twice (count, scatter; 16 KiB copies); the count matrix written once and read by every
+    core (the vector sort, ``sort_chunk`` > 0: the indices read once; the count matrix's ``matrix_rows`` rows
+    written once, read by every core and each core's own once more; the (chunk, bucket) segments, 8 bytes per index,
+    written with one copy each in place of the staging flushes, and, where a core has several chunks, the sorted
+    chunks written and read back with one copy each way); grad read once -- small-dim: contiguously
+    (``min(tile_rows, indices per copy)`` rows per DMA), pairs: one gathered row per entry and D-chunk pass; the
+    sorted entries (8-byte pairs or ``4 x (d + 1)``-byte records, with the padding pairs of products without
+    DataCopyPad, at most 3 per core and bucket) written in flushes of ``stage`` entries (plus a last, partial flush
+    per core and bucket) and read ``pair_chunk`` at a time (plus one read per bucket and per core range) once per
+    D-chunk pass (small-dim: once) and once more with scaling; out written once, one DMA per bucket and D-chunk; the
+    software SyncAll's counters (products without hardware SyncAll); atomic mode: the buckets crossing core
+    boundaries zero-filled and added atomically (at most 2 parts per core boundary, and the zero fills);
+    deterministic: those parts written to
     their partial slots and read by the merge."""
     pairs = n + plan.cores * plan.buckets * (plan.pair_align - 1)
     rec_bytes = 4 * (d + 1) if plan.small_dim else 8
-    total = sat_mul(sat_mul(2, n), index_bytes)
+    # the vector sort reads the indices once (its sorted chunks are counted with the entries below)
+    total = sat_mul(sat_mul(1 if plan.sort_chunk else 2, n), index_bytes)
     if plan.small_dim:
         per_copy = min(plan.tile_rows, INDEX_UB_BYTES // index_bytes)
         grad = _dma(sat_mul(sat_mul(n, d), grad_bytes), ceil_div(n, per_copy) + plan.cores, floor)
@@ -60,10 +65,19 @@ def sorted_bytes(
         grad = _pieces(n, n, grad_bytes, d, plan.d_chunk, floor)
     total = sat_add(total, grad)
     total = sat_add(total, _pieces(w, plan.buckets, FP32_BYTES, d, plan.d_chunk, floor))
-    total = sat_add(total, plan.cores * plan.matrix_stride * 4 * (1 + plan.cores))
     entries = sat_mul(pairs, rec_bytes)
-    flushes = pairs // plan.stage + plan.cores * plan.buckets
-    total = sat_add(total, _dma(entries, flushes, floor))
+    if plan.sort_chunk:
+        # each chunk's count row written, every row read by every core and a core's own rows once more; each
+        # chunk's sorted proposals written with one copy, each (chunk, bucket) segment read and written once
+        total = sat_add(total, plan.matrix_rows * plan.matrix_stride * 4 * (2 + plan.cores))
+        segments = min(plan.matrix_rows * plan.buckets, n)  # the empty segments are not copied
+        total = sat_add(total, _dma(entries, segments, floor))
+        if plan.matrix_rows > plan.cores:  # several chunks a core: each written out and read back in one copy
+            total = sat_add(total, sat_mul(2, _dma(entries, plan.matrix_rows, floor)))
+    else:
+        total = sat_add(total, plan.cores * plan.matrix_stride * 4 * (1 + plan.cores))
+        flushes = pairs // plan.stage + plan.cores * plan.buckets
+        total = sat_add(total, _dma(entries, flushes, floor))
     reads = (1 if plan.small_dim else ceil_div(d, plan.d_chunk)) + (1 if scale else 0)
     loads = ceil_div(pairs, plan.pair_chunk) + plan.buckets + plan.cores
     total = sat_add(total, sat_mul(reads, _dma(entries, loads, floor)))

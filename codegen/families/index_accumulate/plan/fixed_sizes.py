@@ -59,6 +59,24 @@ class SortSizes:
     buckets_per_core: int
 
 
+@dataclass(frozen=True)
+class VectorSortSizes:
+    """The vector sort's sizes (:mod:`.vector_sort`): ``chunk_min`` / ``chunk_max`` fewest and most indices per
+    sorted chunk, ``key_rows`` the most rows whose float sort key is exact, ``proposal_bytes`` bytes of one
+    sorted (float key, uint32 position) proposal, ``sort32_elements`` keys one Sort32 repeat sorts,
+    ``mrg_sort_queues`` queues one MrgSort merges at most, ``search_stride`` keys the bucket search steps
+    over at once, ``queue_max`` proposals one MrgSort queue holds at most."""
+
+    chunk_min: int
+    chunk_max: int
+    key_rows: int
+    proposal_bytes: int
+    sort32_elements: int
+    mrg_sort_queues: int
+    search_stride: int
+    queue_max: int
+
+
 R = TypeVar("R", FixedSizes, SortSizes)
 
 

@@ -46,6 +46,13 @@ class SortPlan:
     small_dim: bool = False
     #: why the small-dim variant is or is not taken (the byte model's numbers)
     small_dim_reason: str = ""
+    #: phases 1-2 by the vector sort: indices per sorted chunk (0: the scalar counting sort)
+    sort_chunk: int = 0
+    #: vector sort: count-matrix rows (one per chunk of every core) and the sorted chunks' workspace offset
+    matrix_rows: int = 0
+    sorted_offset: int = 0
+    #: why phases 1-2 run the vector sort or the counting sort (:func:`.vector_sort.vector_sort_refusal`)
+    sort_reason: str = ""
 
     @property
     def feasible(self) -> bool:

@@ -9,6 +9,7 @@ from codegen.families.index_accumulate.plan.arith import align_up, ceil_div, sat
 from codegen.families.index_accumulate.plan.constants import (
     ACC_ALIGN,
     BLOCK_BYTES,
+    CACHE_LINE_BYTES,
     COST_LIMIT,
     FP32_BYTES,
     INDEX_UB_BYTES,
@@ -16,6 +17,7 @@ from codegen.families.index_accumulate.plan.constants import (
     MAX_BLOCK_COUNT,
     MAX_BLOCK_FIELD,
     PAIRS_PER_BLOCK,
+    PROPOSAL_BYTES,
     SMALL_DIM_BYTES,
     SORT_BUCKETS_PER_CORE,
     SORT_D_CHUNK_MAX,
@@ -26,6 +28,12 @@ from codegen.families.index_accumulate.plan.costs import sorted_bytes
 from codegen.families.index_accumulate.plan.sorted_layout import SortPlan, sort_layout
 from codegen.families.index_accumulate.plan.split import cores_wanted
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_CORES_MAX
+from codegen.families.index_accumulate.plan.vector_sort import (
+    VECTOR_SORT_CHUNK_MAX,
+    segments_ub,
+    sort_chunk_ub,
+    vector_sort_plan,
+)
 from codegen.spec.model import Product
 from codegen.spec.naming import a_or_an
 
@@ -63,7 +71,78 @@ def sort_plan(
     scale: bool,
     det: bool = False,
 ) -> SortPlan:
+    """The sorted-run plan (:func:`counting_sort_plan`; with a larger work buffer where that lets the vector
+    sort take a longer chunk, up to one per core's index range, and leaves the D-chunk and the variant) with
+    phases 1-2 on the vector sort where it can run
+    (:func:`.vector_sort.vector_sort_plan`: products with ``vector_sort``, pairs, rows with exact float keys)
+    and its (chunk, bucket) segments hold at least :data:`SORT_STAGE_MIN` pairs on average (``n >=
+    matrix_rows x buckets x SORT_STAGE_MIN``; each segment is copied by a DMA of its own each way):
+    ``sort_chunk``, ``matrix_rows``, the count matrix's stride and the sorted chunks, pairs and partials offsets
+    from it; elsewhere the scalar counting sort. ``sort_reason`` says which and why."""
+    plan = counting_sort_plan(product, ub_reserved, min_bytes, n, w, d, grad_bytes, index_bytes, scale, det)
+    if not plan.feasible:
+        return plan
+    vs = vector_sort_plan(product, plan, n, w)
+    if not vs.feasible:
+        return replace(plan, sort_reason=f"scalar counting sort: {vs.reason}")
+    # the longest chunk (up to one per core) a larger work buffer gives where it leaves the D-chunk, the staging
+    # slots and a grad tile row: fewer count-matrix rows, segments and bucket searches
+    target = min(VECTOR_SORT_CHUNK_MAX, 1 << (ceil_div(n, plan.cores) - 1).bit_length())
+    while target > vs.chunk:
+        need = max(sort_chunk_ub(target), segments_ub(target, plan.buckets))
+        work = align_up(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES)  # the slots round down to 4 pairs
+        wider = counting_sort_plan(
+            product, ub_reserved, min_bytes, n, w, d, grad_bytes, index_bytes, scale, det, work_bytes=work
+        )
+        if wider.feasible and wider.d_chunk == plan.d_chunk and not wider.small_dim:
+            longer = vector_sort_plan(product, wider, n, w)
+            if longer.feasible and longer.chunk > vs.chunk:
+                plan, vs = wider, longer
+                break
+        target //= 2
+    segments = vs.matrix_rows * plan.buckets
+    if n < segments * SORT_STAGE_MIN:
+        # each (chunk, bucket) segment is copied twice by a DMA of its own: below the counting sort's shortest
+        # staging flush on average those copies cost more transfers than the sort saves
+        return replace(
+            plan,
+            sort_reason=f"scalar counting sort: the vector sort's {segments} (chunk, bucket) segments would hold "
+            f"{n / segments:.1f} pairs on average, fewer than a staging flush's {SORT_STAGE_MIN}",
+        )
+    partials_offset = align_up(vs.workspace_bytes, CACHE_LINE_BYTES)
+    return replace(
+        plan,
+        sort_chunk=vs.chunk,
+        matrix_rows=vs.matrix_rows,
+        matrix_stride=vs.matrix_stride,
+        sorted_offset=vs.sorted_offset,
+        pairs_offset=vs.pairs_offset,
+        partials_offset=partials_offset if det else 0,
+        workspace_bytes=partials_offset + 2 * plan.cores * plan.bucket_rows * d * FP32_BYTES
+        if det
+        else vs.workspace_bytes,
+        sort_reason=f"vector sort: {product.name} has Sort32 and MrgSort; chunks of {vs.chunk} indices, "
+        f"{vs.merge_passes} MrgSort passes, at most {vs.boundary_reads} scalar reads per chunk for the bucket "
+        "boundaries",
+    )
+
+
+def counting_sort_plan(
+    product: Product,
+    ub_reserved: int,
+    min_bytes: int,
+    n: int,
+    w: int,
+    d: int,
+    grad_bytes: int,
+    index_bytes: int,
+    scale: bool,
+    det: bool = False,
+    work_bytes: int = 0,
+) -> SortPlan:
     """Sizes of the sorted-run strategy (see the kernel template) for ``n`` indices into ``w`` rows of ``d``.
+    ``work_bytes`` (> 0) sets the work buffer instead of half the rest (:func:`sort_plan`: room for a longer
+    vector-sort chunk).
 
     UB (``ub_bytes - ub_reserved``): the indices buffer (:data:`INDEX_UB_BYTES`), a pair chunk
     (:data:`SORT_PAIR_CHUNK` x 8 bytes), a work buffer of half the rest (phase 2: ``buckets x stage`` staged
@@ -119,7 +198,7 @@ def sort_plan(
     # at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
     row_cap = max(1, ceil_div(w, SORT_BUCKETS_PER_CORE * cores))
     budget = product.ub_bytes - ub_reserved - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8 - sync_ub
-    work = budget // 2 // BLOCK_BYTES * BLOCK_BYTES
+    work = work_bytes if work_bytes > 0 else budget // 2 // BLOCK_BYTES * BLOCK_BYTES
     d_chunk = min(align_up(d, chunk_align), SORT_D_CHUNK_MAX)
     while True:
         stride = align_up(d_chunk, ACC_ALIGN)

@@ -152,6 +152,24 @@ TILING_FIELDS: tuple[TilingField[TilingDecision], ...] = (
         cpp="useSorted ? sortPlan.pairsOffset : 0",
     ),
     TilingField(
+        "sortChunk",
+        "sorted strategy: indices per vector-sort chunk (Sort32 + MrgSort; 0: the scalar counting sort)",
+        lambda d: d.sort.sort_chunk if d.sorted_run else 0,
+        cpp="useSorted ? sortPlan.sortChunk : 0",
+    ),
+    TilingField(
+        "sortMatrixRows",
+        "sorted strategy: rows of the count matrix (vector sort: one per chunk of every core; else one per core)",
+        lambda d: (d.sort.matrix_rows if d.sort.sort_chunk else d.sort.cores) if d.sorted_run else 0,
+        cpp="useSorted ? (sortPlan.sortChunk > 0 ? sortPlan.matrixRows : sortPlan.cores) : 0",
+    ),
+    TilingField(
+        "sortSortedOffset",
+        "sorted strategy, vector sort: workspace byte offset of the sorted chunks ((key, position) proposals)",
+        lambda d: d.sort.sorted_offset if d.sorted_run else 0,
+        cpp="useSorted ? sortPlan.sortedOffset : 0",
+    ),
+    TilingField(
         "sortSmallDim",
         "sorted strategy: 1 for the small-dim variant (records of the row key and its D fp32 values, no gather)",
         lambda d: int(d.sort.small_dim) if d.sorted_run else 0,

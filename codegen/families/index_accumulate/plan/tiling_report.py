@@ -120,12 +120,21 @@ def _explain_sorted(t: TilingDecision, core_num: int) -> list[str]:
         head,
         f"  strategy {t.strategy} (tiling key {t.tiling_key}), blockDim {t.block_dim} of {core_num}:",
         variant,
-        f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 stages "
-        f"{entries} in slots of {sp.stage} {'records' if sp.small_dim else 'pairs'} and flushes them into the "
-        "bucket's region",
-        f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix [{sp.cores}, "
-        f"{sp.matrix_stride}] int32 at {sp.matrix_offset}, {'records' if sp.small_dim else 'pairs'} at "
-        f"{sp.pairs_offset})",
+        (
+            f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 sorts chunks of {sp.sort_chunk} "
+            "indices by row with Sort32 and MrgSort (float row keys, positions as the indices), finds the bucket "
+            "boundaries by binary search and writes the sorted chunk; phase 2 copies each (chunk, bucket) segment "
+            "into the bucket's region"
+            if sp.sort_chunk
+            else f"    sort: {sp.buckets} row buckets of {sp.bucket_rows} rows; phase 1 counts per bucket, phase 2 "
+            f"stages {entries} in slots of {sp.stage} {'records' if sp.small_dim else 'pairs'} and flushes them "
+            "into the bucket's region"
+        ),
+        f"    phases 1-2: {sp.sort_reason}",
+        f"    workspace: {t.workspace_bytes} bytes with the system workspace (count matrix "
+        f"[{sp.matrix_rows if sp.sort_chunk else sp.cores}, {sp.matrix_stride}] int32 at {sp.matrix_offset}, "
+        + (f"sorted chunks at {sp.sorted_offset}, " if sp.sort_chunk else "")
+        + f"{'records' if sp.small_dim else 'pairs'} at {sp.pairs_offset})",
         "    barriers: "
         + (
             f"software SyncAll(gmWorkspace, ubWorkspace) on the {SYNC_OUTPUT} output (zero-filled by the launch, "

@@ -6,13 +6,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from codegen.families.index_accumulate.plan.constants import PAD_PAIR
+from codegen.families.index_accumulate.plan.constants import (
+    MRG_SORT_QUEUE_MAX,
+    MRG_SORT_QUEUES,
+    PAD_PAIR,
+    PROPOSAL_BYTES,
+    SORT32_ELEMENTS,
+    VECTOR_SORT_CHUNK_MIN,
+    VECTOR_SORT_KEY_ROWS,
+    VECTOR_SORT_SEARCH_STRIDE,
+)
 from codegen.families.index_accumulate.plan.dtype_keys import KeyDigits, index_dtype_keys, rows_dtype_keys
-from codegen.families.index_accumulate.plan.fixed_sizes import FIXED_SIZES, SORT_SIZES
+from codegen.families.index_accumulate.plan.fixed_sizes import FIXED_SIZES, SORT_SIZES, VectorSortSizes
 from codegen.families.index_accumulate.plan.opdef import opdef_registration
 from codegen.families.index_accumulate.plan.roles import compute_of, index_dtypes, role_positions, row_dtypes
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_COUNTERS
 from codegen.families.index_accumulate.plan.tiling_fields import TILING_FIELDS
+from codegen.families.index_accumulate.plan.vector_sort import VECTOR_SORT_CHUNK_MAX
 from codegen.families.index_accumulate.plan.views_aclnn import AclnnSourceView
 from codegen.families.index_accumulate.plan.views_doc import (
     DocView,
@@ -25,7 +35,7 @@ from codegen.families.index_accumulate.plan.views_kernel import KernelView, kern
 from codegen.families.index_accumulate.plan.views_l0 import L0SourceView, l0_api_attrs
 from codegen.families.index_accumulate.plan.views_ut import ut_infer_cases, ut_tiling_cases
 from codegen.plan import doc_lines
-from codegen.plan.products import arch_condition, arch_groups, dtype_groups
+from codegen.plan.products import arch_condition, arch_groups, archs_condition, dtype_groups
 from codegen.plan.shared_views import family_views
 from codegen.plan.signature import l0_params
 from codegen.plan.tiling_fields import tiling_field_views
@@ -103,6 +113,19 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "sync_counters": SYNC_COUNTERS,
         "pad_pair": PAD_PAIR,
         "pad_archs": arch_groups([p for p in products if p.data_copy_pad]),
+        "sort_archs": arch_groups([p for p in products if p.vector_sort]),
+        # the vector sort also copies its segments with DataCopyPad
+        "no_sort_condition": archs_condition(p.npu_arch for p in products if not (p.vector_sort and p.data_copy_pad)),
+        "vector_sort_sizes": VectorSortSizes(
+            VECTOR_SORT_CHUNK_MIN,
+            VECTOR_SORT_CHUNK_MAX,
+            VECTOR_SORT_KEY_ROWS,
+            PROPOSAL_BYTES,
+            SORT32_ELEMENTS,
+            MRG_SORT_QUEUES,
+            VECTOR_SORT_SEARCH_STRIDE,
+            MRG_SORT_QUEUE_MAX,
+        ),
         "tiling_fields": tiling_field_views(TILING_FIELDS),
         "index": index_t.name,
         "out": out_t.name,

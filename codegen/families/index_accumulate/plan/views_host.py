@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from codegen.families.index_accumulate.plan.dtype_keys import KeyDigits
-from codegen.families.index_accumulate.plan.fixed_sizes import FixedSizes, SortSizes
+from codegen.families.index_accumulate.plan.fixed_sizes import FixedSizes, SortSizes, VectorSortSizes
 from codegen.families.index_accumulate.plan.roles import RolePositions
 from codegen.families.index_accumulate.plan.sync_counters import SyncCounters
 from codegen.plan.products import ArchGroup
@@ -55,4 +55,7 @@ class TilingSourceView(TilingSourceBase):
     sort_sizes: SortSizes
     #: NpuArchs with DataCopyPad
     pad_archs: tuple[ArchGroup, ...]
+    #: NpuArchs with the vector sort (Sort32, MrgSort) and its sizes
+    sort_archs: tuple[ArchGroup, ...]
+    vector_sort_sizes: VectorSortSizes
     sync_counters: SyncCounters

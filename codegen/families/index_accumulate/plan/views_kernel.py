@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen.families.index_accumulate.plan.dtype_keys import IndexKey
-from codegen.families.index_accumulate.plan.fixed_sizes import FixedSizes
+from codegen.families.index_accumulate.plan.fixed_sizes import FixedSizes, VectorSortSizes
 from codegen.families.index_accumulate.plan.roles import compute_of
 from codegen.families.index_accumulate.plan.strategy import SORTED_STRATEGIES, STRATEGIES
 from codegen.families.index_accumulate.plan.sync_counters import SyncCounters
@@ -47,6 +47,10 @@ class KernelView(KernelBase):
     fixed_sizes: FixedSizes
     index: str
     no_sync_condition: str
+    #: the preprocessor condition of the NpuArchs without the vector sort or DataCopyPad ("0": none)
+    no_sort_condition: str
+    #: the vector sort's sizes
+    vector_sort_sizes: VectorSortSizes
     num_rows: str
     out: str
     padding: str

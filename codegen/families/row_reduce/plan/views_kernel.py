@@ -8,7 +8,7 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.products import dcci_flush_condition
 from codegen.families.row_reduce.plan.program import LOAD, Program
-from codegen.families.row_reduce.plan.tensors import column_outputs, per_row_inputs, row_inputs, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, compute_of, per_row_inputs, row_inputs, row_outputs
 from codegen.families.row_reduce.plan.view_records import (
     DispatchView,
     LoweredView,
@@ -87,7 +87,9 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
             for k, (name, _) in enumerate(prog.outputs)
         ],
         "row_values": prog.row_values,
-        **lowered_views(prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs]),
+        **lowered_views(
+            prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs], strided=not compute_of(spec).rows
+        ),
         "float_attrs_n": len(float_attrs),
         "dcci_flush_condition": dcci_flush_condition(products),
         "no_fp32_reduce_condition": no_fp32_reduce_condition(products),
@@ -95,8 +97,11 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
     }
 
 
-def lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str, Any]:
-    """The kernel view's lowered functions (``scalar_fns``, ``line_fns``) and their ``dispatchers``."""
+def lowered_views(prog: Program, reds: list[str], outs: list[str], strided: bool = True) -> dict[str, Any]:
+    """The kernel view's lowered functions (``scalar_fns``, ``line_fns``) and their ``dispatchers``. Without
+    ``strided`` (the ``rows`` form: the reduced dims are the last ones, so ``inner`` is 1 and the tiling never
+    takes mode 1) the line forms of the arguments and outputs (``EvalArgLine``, ``EvalOutLine``), which only
+    mode 1 runs, are left out; the per-row values' line forms (``EvalRow``) stay, as mode 0 runs them too."""
     c = prog.code
     row_fns = [LoweredView(f"per-row value {j}", f) for j, f in enumerate(c["rows"])]
     scalar = [
@@ -105,15 +110,18 @@ def lowered_views(prog: Program, reds: list[str], outs: list[str]) -> dict[str, 
     scalar += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_scalar"], strict=True)]
     line = [LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_line"]))]
     line += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_line"], strict=True)]
-    line += row_fns
+    line = [*line, *row_fns] if strided else row_fns
+    line_dispatch = [
+        DispatchView("EvalArgLine", tuple(f.name for f in c["args_line"]), False),
+        DispatchView("EvalOutLine", tuple(f.name for f in c["outs_line"]), False),
+    ]
     return {
         "scalar_fns": scalar,
         "line_fns": line,
         "dispatchers": [
             DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True, True),
             DispatchView("EvalOut", tuple(f.name for f in c["outs_scalar"]), True),
-            DispatchView("EvalArgLine", tuple(f.name for f in c["args_line"]), False),
-            DispatchView("EvalOutLine", tuple(f.name for f in c["outs_line"]), False),
+            *(line_dispatch if strided else []),
             DispatchView("EvalRow", tuple(f.name for f in c["rows"]), False),
         ],
     }

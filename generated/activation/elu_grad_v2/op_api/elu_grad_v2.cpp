@@ -20,11 +20,8 @@ OP_TYPE_REGISTER(EluGradV2);
 const aclTensor *EluGradV2(const aclTensor *gradOutput, const aclTensor *selfOrResult, float alpha, float scale,
                            float input_scale, bool is_result, aclOpExecutor *executor) {
   L0_DFX(EluGradV2, gradOutput, selfOrResult, alpha, scale, input_scale, is_result);
-  // The inputs' broadcast shape: every input has it or one element (which the kernel reads once per core).
+  // The inputs' broadcast shape: gradOutput always has it (no valid call passes it with one element).
   op::Shape inShape = gradOutput->GetViewShape();
-  if (selfOrResult->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = selfOrResult->GetViewShape();
-  }
   auto y = executor->AllocTensor(inShape, gradOutput->GetDataType());
   CHECK_RET(y != nullptr, nullptr);
   auto ret = ADD_TO_LAUNCHER_LIST_AICORE(EluGradV2, OP_INPUT(gradOutput, selfOrResult), OP_OUTPUT(y),

@@ -84,36 +84,18 @@ class KernelEluGradV2 {
       coreLength_ = tiling.totalLength - offset;
     }
     tileLength_ = tiling.tileLength;
-    scalarInputs_ = tiling.scalarInputs;
     scalar0_ = tiling.scalar0;
     scalar1_ = tiling.scalar1;
     scalar2_ = tiling.scalar2;
     scalar3_ = tiling.scalar3;
     scalar4_ = tiling.scalar4;
-    gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + (IsScalar(1) ? 0 : offset), IsScalar(1) ? 1 : coreLength_);
-    selfOrResultGm_.SetGlobalBuffer((__gm__ T *)selfOrResult + (IsScalar(2) ? 0 : offset),
-                                    IsScalar(2) ? 1 : coreLength_);
+    gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
+    selfOrResultGm_.SetGlobalBuffer((__gm__ T *)selfOrResult + offset, coreLength_);
     gradInputGm_.SetGlobalBuffer((__gm__ T *)gradInput + offset, coreLength_);
-    if (IsScalar(1)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(gradOutputFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        gradOutputBits_ = ReadScalar(gradOutputFill_.Get<T>(), gradOutputGm_);
-        FillScalar(gradOutputFill_.Get<T>(), gradOutputBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
-    if (IsScalar(2)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(selfOrResultFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        selfOrResultBits_ = ReadScalar(selfOrResultFill_.Get<T>(), selfOrResultGm_);
-        FillScalar(selfOrResultFill_.Get<T>(), selfOrResultBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(selfOrResultQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
+    pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(selfOrResultQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     pipe_.InitBuffer(gradInputQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
@@ -137,53 +119,18 @@ class KernelEluGradV2 {
   }
 
  private:
-  // Whether aclnn input `bit` (tiling field scalarInputs) arrives with one element.
-  __aicore__ inline bool IsScalar(int64_t bit) const {
-    return (scalarInputs_ & bit) != 0;
-  }
-
-  // The bits of the one element of `src`, read through `dst` (one DMA of its bytes: never past the tensor's end).
-  __aicore__ inline uint32_t ReadScalar(const LocalTensor<T> &dst, const GlobalTensor<T> &src) {
-    CopyGmToUb(dst, src, 1);
-    SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
-    WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
-    uint32_t bits = 0;
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
-      bits = dst.template ReinterpretCast<uint32_t>().GetValue(0);
-    } else {
-      bits = dst.template ReinterpretCast<uint16_t>().GetValue(0);
-    }
-    SetFlag<HardEvent::S_V>(EVENT_ID0);  // the scalar read is done before a Duplicate rewrites the element
-    WaitFlag<HardEvent::S_V>(EVENT_ID0);
-    return bits;
-  }
-
-  // The first `count` elements of `dst` set to the element of bits `bits` (a bit copy: every dtype, and a
-  // NaN, kept exactly).
-  __aicore__ inline void FillScalar(const LocalTensor<T> &dst, uint32_t bits, int64_t count) {
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
-      Duplicate(dst.template ReinterpretCast<uint32_t>(), bits, static_cast<int32_t>(count));
-    } else {
-      Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(bits), static_cast<int32_t>(count));
-    }
-  }
-
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
-    if (!IsScalar(1)) {
-      LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
-      CopyGmToUb(gradOutputLocal, gradOutputGm_[offset], count);
-      gradOutputQueue_.EnQue(gradOutputLocal);
-    }
-    if (!IsScalar(2)) {
-      LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.AllocTensor<T>();
-      CopyGmToUb(selfOrResultLocal, selfOrResultGm_[offset], count);
-      selfOrResultQueue_.EnQue(selfOrResultLocal);
-    }
+    LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
+    CopyGmToUb(gradOutputLocal, gradOutputGm_[offset], count);
+    gradOutputQueue_.EnQue(gradOutputLocal);
+    LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.AllocTensor<T>();
+    CopyGmToUb(selfOrResultLocal, selfOrResultGm_[offset], count);
+    selfOrResultQueue_.EnQue(selfOrResultLocal);
   }
 
   __aicore__ inline void Compute(int64_t count) {
-    LocalTensor<T> gradOutputLocal = IsScalar(1) ? gradOutputFill_.Get<T>() : gradOutputQueue_.DeQue<T>();
-    LocalTensor<T> selfOrResultLocal = IsScalar(2) ? selfOrResultFill_.Get<T>() : selfOrResultQueue_.DeQue<T>();
+    LocalTensor<T> gradOutputLocal = gradOutputQueue_.DeQue<T>();
+    LocalTensor<T> selfOrResultLocal = selfOrResultQueue_.DeQue<T>();
     LocalTensor<T> outLocal = gradInputQueue_.AllocTensor<T>();
     const uint32_t n = static_cast<uint32_t>(count);
     // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
@@ -207,12 +154,6 @@ class KernelEluGradV2 {
         Mul(gradOutputLocal, gradOutputLocal, selfOrResultLocal, n);
         Muls(gradOutputLocal, gradOutputLocal, scalar4_, n);
         Select(outLocal, mask0, tmp0, gradOutputLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
-      }
-      if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
-        FillScalar(gradOutputLocal, gradOutputBits_, count);
-      }
-      if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
-        FillScalar(selfOrResultLocal, selfOrResultBits_, count);
       }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
@@ -243,12 +184,8 @@ class KernelEluGradV2 {
       }
     }
     gradInputQueue_.EnQue(outLocal);
-    if (!IsScalar(1)) {
-      gradOutputQueue_.FreeTensor(gradOutputLocal);
-    }
-    if (!IsScalar(2)) {
-      selfOrResultQueue_.FreeTensor(selfOrResultLocal);
-    }
+    gradOutputQueue_.FreeTensor(gradOutputLocal);
+    selfOrResultQueue_.FreeTensor(selfOrResultLocal);
   }
 
   __aicore__ inline void CopyOut(int64_t offset, int64_t count) {
@@ -259,9 +196,7 @@ class KernelEluGradV2 {
 
   TPipe pipe_;
   TQue<TPosition::VECIN, QUEUE_DEPTH> gradOutputQueue_;
-  TBuf<TPosition::VECCALC> gradOutputFill_;  // the tile filled with a one-element gradOutput
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfOrResultQueue_;
-  TBuf<TPosition::VECCALC> selfOrResultFill_;  // the tile filled with a one-element selfOrResult
   TQue<TPosition::VECOUT, QUEUE_DEPTH> gradInputQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> tmp1_;
@@ -272,9 +207,6 @@ class KernelEluGradV2 {
   GlobalTensor<T> gradInputGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  int64_t scalarInputs_ = 0;       // bit k: aclnn input k has one element
-  uint32_t gradOutputBits_ = 0;    // the bits of a one-element gradOutput
-  uint32_t selfOrResultBits_ = 0;  // the bits of a one-element selfOrResult
   float scalar0_ = 0.0f;
   float scalar1_ = 0.0f;
   float scalar2_ = 0.0f;

@@ -20,11 +20,8 @@ OP_TYPE_REGISTER(HardSigmoidGrad);
 const aclTensor *HardSigmoidGrad(const aclTensor *gradOutput, const aclTensor *self, float alpha, float beta,
                                  aclOpExecutor *executor) {
   L0_DFX(HardSigmoidGrad, gradOutput, self, alpha, beta);
-  // The inputs' broadcast shape: every input has it or one element (which the kernel reads once per core).
+  // The inputs' broadcast shape: gradOutput always has it (no valid call passes it with one element).
   op::Shape inShape = gradOutput->GetViewShape();
-  if (self->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = self->GetViewShape();
-  }
   auto y = executor->AllocTensor(inShape, gradOutput->GetDataType());
   CHECK_RET(y != nullptr, nullptr);
   auto ret =

@@ -82,30 +82,13 @@ class KernelHardSigmoidGrad {
       coreLength_ = tiling.totalLength - offset;
     }
     tileLength_ = tiling.tileLength;
-    scalarInputs_ = tiling.scalarInputs;
-    gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + (IsScalar(1) ? 0 : offset), IsScalar(1) ? 1 : coreLength_);
-    selfGm_.SetGlobalBuffer((__gm__ T *)self + (IsScalar(2) ? 0 : offset), IsScalar(2) ? 1 : coreLength_);
+    gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + offset, coreLength_);
+    selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     outGm_.SetGlobalBuffer((__gm__ T *)out + offset, coreLength_);
-    if (IsScalar(1)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(gradOutputFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        gradOutputBits_ = ReadScalar(gradOutputFill_.Get<T>(), gradOutputGm_);
-        FillScalar(gradOutputFill_.Get<T>(), gradOutputBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
-    if (IsScalar(2)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(selfFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        selfBits_ = ReadScalar(selfFill_.Get<T>(), selfGm_);
-        FillScalar(selfFill_.Get<T>(), selfBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
+    pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     pipe_.InitBuffer(outQueue_, static_cast<uint8_t>(tiling.outBufferNum),
                      static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr (IsSameType<T, float>::value) {
@@ -135,37 +118,6 @@ class KernelHardSigmoidGrad {
   }
 
  private:
-  // Whether aclnn input `bit` (tiling field scalarInputs) arrives with one element.
-  __aicore__ inline bool IsScalar(int64_t bit) const {
-    return (scalarInputs_ & bit) != 0;
-  }
-
-  // The bits of the one element of `src`, read through `dst` (one DMA of its bytes: never past the tensor's end).
-  __aicore__ inline uint32_t ReadScalar(const LocalTensor<T> &dst, const GlobalTensor<T> &src) {
-    CopyGmToUb(dst, src, 1);
-    SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
-    WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
-    uint32_t bits = 0;
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
-      bits = dst.template ReinterpretCast<uint32_t>().GetValue(0);
-    } else {
-      bits = dst.template ReinterpretCast<uint16_t>().GetValue(0);
-    }
-    SetFlag<HardEvent::S_V>(EVENT_ID0);  // the scalar read is done before a Duplicate rewrites the element
-    WaitFlag<HardEvent::S_V>(EVENT_ID0);
-    return bits;
-  }
-
-  // The first `count` elements of `dst` set to the element of bits `bits` (a bit copy: every dtype, and a
-  // NaN, kept exactly).
-  __aicore__ inline void FillScalar(const LocalTensor<T> &dst, uint32_t bits, int64_t count) {
-    if constexpr (sizeof(T) == sizeof(uint32_t)) {
-      Duplicate(dst.template ReinterpretCast<uint32_t>(), bits, static_cast<int32_t>(count));
-    } else {
-      Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(bits), static_cast<int32_t>(count));
-    }
-  }
-
   // The fp32 value of a 16-bit input that is compared only with host values, for CompareElems: BF16 widens it
   // (no bfloat16_t Compare); FLOAT16 compares its half elements and needs none.
   __aicore__ inline void CastElemsForCompare(const LocalTensor<float> &widened, const LocalTensor<T> &x, uint32_t n) {
@@ -213,21 +165,17 @@ class KernelHardSigmoidGrad {
   }
 
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
-    if (!IsScalar(1)) {
-      LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
-      CopyGmToUb(gradOutputLocal, gradOutputGm_[offset], count);
-      gradOutputQueue_.EnQue(gradOutputLocal);
-    }
-    if (!IsScalar(2)) {
-      LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
-      CopyGmToUb(selfLocal, selfGm_[offset], count);
-      selfQueue_.EnQue(selfLocal);
-    }
+    LocalTensor<T> gradOutputLocal = gradOutputQueue_.AllocTensor<T>();
+    CopyGmToUb(gradOutputLocal, gradOutputGm_[offset], count);
+    gradOutputQueue_.EnQue(gradOutputLocal);
+    LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
+    CopyGmToUb(selfLocal, selfGm_[offset], count);
+    selfQueue_.EnQue(selfLocal);
   }
 
   __aicore__ inline void Compute(int64_t count) {
-    LocalTensor<T> gradOutputLocal = IsScalar(1) ? gradOutputFill_.Get<T>() : gradOutputQueue_.DeQue<T>();
-    LocalTensor<T> selfLocal = IsScalar(2) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
+    LocalTensor<T> gradOutputLocal = gradOutputQueue_.DeQue<T>();
+    LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
     LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
     const uint32_t n = static_cast<uint32_t>(count);
     // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
@@ -241,9 +189,6 @@ class KernelHardSigmoidGrad {
       Muls(gradOutputLocal, gradOutputLocal, 0.16666666666666666f, n);
       Select(gradOutputLocal, mask1, gradOutputLocal, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
       Select(outLocal, mask0, gradOutputLocal, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
-      if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
-        FillScalar(gradOutputLocal, gradOutputBits_, count);
-      }
     } else {
       LocalTensor<float> tmp0 = tmp0_.Get<float>();
       LocalTensor<uint8_t> mask0 = mask0_.Get<uint8_t>();
@@ -260,12 +205,8 @@ class KernelHardSigmoidGrad {
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
     }
     outQueue_.EnQue(outLocal);
-    if (!IsScalar(1)) {
-      gradOutputQueue_.FreeTensor(gradOutputLocal);
-    }
-    if (!IsScalar(2)) {
-      selfQueue_.FreeTensor(selfLocal);
-    }
+    gradOutputQueue_.FreeTensor(gradOutputLocal);
+    selfQueue_.FreeTensor(selfLocal);
   }
 
   __aicore__ inline void CopyOut(int64_t offset, int64_t count) {
@@ -276,9 +217,7 @@ class KernelHardSigmoidGrad {
 
   TPipe pipe_;
   TQue<TPosition::VECIN, QUEUE_DEPTH> gradOutputQueue_;
-  TBuf<TPosition::VECCALC> gradOutputFill_;  // the tile filled with a one-element gradOutput
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
-  TBuf<TPosition::VECCALC> selfFill_;  // the tile filled with a one-element self
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
   TBuf<TPosition::VECCALC> tmp0_;
   TBuf<TPosition::VECCALC> mask0_;   // uint8_t bit mask, one bit per element
@@ -290,9 +229,6 @@ class KernelHardSigmoidGrad {
   GlobalTensor<T> outGm_;
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
-  int64_t scalarInputs_ = 0;     // bit k: aclnn input k has one element
-  uint32_t gradOutputBits_ = 0;  // the bits of a one-element gradOutput
-  uint32_t selfBits_ = 0;        // the bits of a one-element self
 };
 }  // namespace
 

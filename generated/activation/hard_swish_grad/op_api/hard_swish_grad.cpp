@@ -19,11 +19,8 @@ OP_TYPE_REGISTER(HardSwishGrad);
 
 const aclTensor *HardSwishGrad(const aclTensor *gradOutput, const aclTensor *self, aclOpExecutor *executor) {
   L0_DFX(HardSwishGrad, gradOutput, self);
-  // The inputs' broadcast shape: every input has it or one element (which the kernel reads once per core).
+  // The inputs' broadcast shape: gradOutput always has it (no valid call passes it with one element).
   op::Shape inShape = gradOutput->GetViewShape();
-  if (self->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = self->GetViewShape();
-  }
   auto grad_input = executor->AllocTensor(inShape, gradOutput->GetDataType());
   CHECK_RET(grad_input != nullptr, nullptr);
   auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSwishGrad, OP_INPUT(gradOutput, self), OP_OUTPUT(grad_input));

@@ -90,18 +90,6 @@ static ge::graphStatus HardSwishGradTilingFunc(gert::TilingContext *context) {
   // Bit k: aclnn input k arrives with one element while there are more (the L2 API does not expand it); the
   // kernel reads it once per core.
   int64_t scalarInputs = 0;
-  {
-    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // gradOutput
-    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
-      scalarInputs |= 1;
-    }
-  }
-  {
-    const gert::StorageShape *inputStorage = context->GetInputShape(1);  // self
-    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
-      scalarInputs |= 2;
-    }
-  }
   const gert::CompileTimeTensorDesc *dtypeDesc = context->GetInputDesc(0);
   if (dtypeDesc == nullptr) {
     return ge::GRAPH_FAILED;

@@ -440,38 +440,42 @@ extern "C" __global__ __aicore__ void silu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR d
     op.Process();
   }
 #endif
-#if !(__NPU_ARCH__ == 1001)
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201)
   if (TILING_KEY_IS(3)) {  // gradOutput FLOAT16, self BF16, gradInput FLOAT
     KernelSiluGrad<float, 0, half, bfloat16_t, float> op;
     op.Init(dy, x, dx, tilingData);
     op.Process();
   }
 #endif
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201)
   if (TILING_KEY_IS(4)) {  // gradOutput FLOAT16, self FLOAT, gradInput FLOAT
     KernelSiluGrad<float, 1, half, float, float> op;
     op.Init(dy, x, dx, tilingData);
     op.Process();
   }
-#if !(__NPU_ARCH__ == 1001)
+#endif
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201)
   if (TILING_KEY_IS(5)) {  // gradOutput BF16, self FLOAT16, gradInput FLOAT
     KernelSiluGrad<float, 2, bfloat16_t, half, float> op;
     op.Init(dy, x, dx, tilingData);
     op.Process();
   }
 #endif
-#if !(__NPU_ARCH__ == 1001)
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201)
   if (TILING_KEY_IS(6)) {  // gradOutput BF16, self FLOAT, gradInput FLOAT
     KernelSiluGrad<float, 3, bfloat16_t, float, float> op;
     op.Init(dy, x, dx, tilingData);
     op.Process();
   }
 #endif
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201)
   if (TILING_KEY_IS(7)) {  // gradOutput FLOAT, self FLOAT16, gradInput FLOAT
     KernelSiluGrad<float, 4, float, half, float> op;
     op.Init(dy, x, dx, tilingData);
     op.Process();
   }
-#if !(__NPU_ARCH__ == 1001)
+#endif
+#if !(__NPU_ARCH__ == 1001 || __NPU_ARCH__ == 2201)
   if (TILING_KEY_IS(8)) {  // gradOutput FLOAT, self BF16, gradInput FLOAT
     KernelSiluGrad<float, 5, float, bfloat16_t, float> op;
     op.Init(dy, x, dx, tilingData);

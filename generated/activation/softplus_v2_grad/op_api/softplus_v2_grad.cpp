@@ -20,11 +20,8 @@ OP_TYPE_REGISTER(SoftplusV2Grad);
 const aclTensor *SoftplusV2Grad(const aclTensor *gradOutput, const aclTensor *self, float beta, float threshold,
                                 aclOpExecutor *executor) {
   L0_DFX(SoftplusV2Grad, gradOutput, self, beta, threshold);
-  // The inputs' broadcast shape: every input has it or one element (which the kernel reads once per core).
+  // The inputs' broadcast shape: gradOutput always has it (no valid call passes it with one element).
   op::Shape inShape = gradOutput->GetViewShape();
-  if (self->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = self->GetViewShape();
-  }
   auto output_backprops = executor->AllocTensor(inShape, gradOutput->GetDataType());
   CHECK_RET(output_backprops != nullptr, nullptr);
   auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftplusV2Grad, OP_INPUT(gradOutput, self), OP_OUTPUT(output_backprops),

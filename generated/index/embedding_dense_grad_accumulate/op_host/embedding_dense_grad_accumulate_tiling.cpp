@@ -49,6 +49,18 @@ bool HasHardwareSyncAll(uint32_t npuArch) {
   }
 }
 
+// Whether an NpuArch has the vector sort (specs/products.yaml `vector_sort`: Sort32, MrgSort); false for any other
+// NpuArch. Without it phases 1-2 of the sorted-run strategy are the scalar counting sort.
+bool HasVectorSort(uint32_t npuArch) {
+  switch (npuArch) {
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Whether an NpuArch has DataCopyPad (specs/products.yaml `data_copy_pad`); false for any other NpuArch. Without
 // it the sorted-run strategy moves whole 32-byte blocks only.
 bool HasDataCopyPad(uint32_t npuArch) {
@@ -253,10 +265,13 @@ struct SortPlan {
   int64_t pairsOffset = 0;
   int64_t partialsOffset = 0;  // deterministic mode: fp32 parts of buckets split between cores
   int64_t workspaceBytes = 0;
-  int64_t pairAlign = 1;  // pairs per (core, bucket) segment rounded up to (whole 32-byte blocks without DataCopyPad)
-  bool softSync = false;  // the barriers are the software SyncAll on the counters output
-  int64_t pairChunk = 0;  // sorted entries read into UB at once
-  int64_t smallDim = 0;   // 1: records (row key, D fp32 values) instead of (row, position) pairs
+  int64_t pairAlign = 1;   // pairs per (core, bucket) segment rounded up to (whole 32-byte blocks without DataCopyPad)
+  bool softSync = false;   // the barriers are the software SyncAll on the counters output
+  int64_t pairChunk = 0;   // sorted entries read into UB at once
+  int64_t smallDim = 0;    // 1: records (row key, D fp32 values) instead of (row, position) pairs
+  int64_t sortChunk = 0;   // phases 1-2 by the vector sort: indices per sorted chunk (0: the counting sort)
+  int64_t matrixRows = 0;  // vector sort: count-matrix rows (one per chunk of every core)
+  int64_t sortedOffset = 0;  // vector sort: workspace byte offset of the sorted chunks
 };
 
 constexpr int64_t SORT_PAIR_CHUNK = 1024;     // (row, position) pairs read at once
@@ -265,11 +280,15 @@ constexpr int64_t SORT_STAGE_MIN = 8;         // fewest pairs per bucket staging
 constexpr int64_t SORT_BUCKETS_PER_CORE = 4;  // fewest row buckets per core
 constexpr int64_t MAX_BLOCK_COUNT = 4095;     // DataCopyExtParams blockCount 1..4095
 constexpr int64_t INT32_LIMIT = std::numeric_limits<int32_t>::max();
-constexpr int64_t COST_LIMIT = int64_t{1} << 61;  // largest grad or out bytes of the sorted strategy
-constexpr int64_t PAIRS_PER_BLOCK = 4;            // (row, position) int32 pairs per 32-byte block
-constexpr int64_t MAX_BLOCK_FIELD = 65535;        // DataCopyParams blockLen/srcStride/dstStride (uint16_t)
-constexpr int64_t SYNC_CORES_MAX = 64;            // cores the software SyncAll's counters output holds
-constexpr int64_t SMALL_DIM_BYTES = 512;          // the transfer-cost model: a DMA costs at least this
+constexpr int64_t COST_LIMIT = int64_t{1} << 61;    // largest grad or out bytes of the sorted strategy
+constexpr int64_t PAIRS_PER_BLOCK = 4;              // (row, position) int32 pairs per 32-byte block
+constexpr int64_t MAX_BLOCK_FIELD = 65535;          // DataCopyParams blockLen/srcStride/dstStride (uint16_t)
+constexpr int64_t SYNC_CORES_MAX = 64;              // cores the software SyncAll's counters output holds
+constexpr int64_t SMALL_DIM_BYTES = 512;            // the transfer-cost model: a DMA costs at least this
+constexpr int64_t VECTOR_SORT_CHUNK_MIN = 64;       // fewest indices of a vector-sort chunk
+constexpr int64_t VECTOR_SORT_CHUNK_MAX = 8192;     // most (MrgSort's queue limit)
+constexpr int64_t VECTOR_SORT_KEY_ROWS = 16777216;  // rows whose float sort key is exact
+constexpr int64_t PROPOSAL_BYTES = 8;               // a sorted (float key, uint32 position)
 
 // value rounded up to a multiple of align, saturated at INT64_MAX (callers treat INT64_MAX as too large).
 int64_t AlignTo(int64_t value, int64_t align) {
@@ -306,7 +325,8 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
                     bool scaling, bool deterministic, int64_t floor) {
   const int64_t pairs = n + plan.cores * plan.buckets * (plan.pairAlign - 1);
   const int64_t recBytes = plan.smallDim != 0 ? 4 * (d + 1) : 8;
-  int64_t total = SatMul(SatMul(2, n), indexBytes);
+  // the vector sort reads the indices once
+  int64_t total = SatMul(SatMul(plan.sortChunk > 0 ? 1 : 2, n), indexBytes);
   int64_t grad = 0;
   if (plan.smallDim != 0) {
     const int64_t perCopy = std::min(plan.tileRows, INDEX_UB_BYTES / indexBytes);
@@ -316,10 +336,21 @@ int64_t SortedBytes(const SortPlan &plan, int64_t n, int64_t w, int64_t d, int64
   }
   total = SatAdd(total, grad);
   total = SatAdd(total, PiecesCost(w, plan.buckets, FP32_BYTES, d, plan.dChunk, floor, 1));
-  total = SatAdd(total, plan.cores * plan.matrixStride * 4 * (1 + plan.cores));
   const int64_t entries = SatMul(pairs, recBytes);
-  const int64_t flushes = pairs / plan.stage + plan.cores * plan.buckets;
-  total = SatAdd(total, DmaCost(entries, flushes, floor));
+  if (plan.sortChunk > 0) {
+    // vector sort: the count rows written, read by every core and its own once more; each (chunk, bucket)
+    // segment written with one copy, and with several chunks a core each chunk written out and read back
+    total = SatAdd(total, plan.matrixRows * plan.matrixStride * 4 * (2 + plan.cores));
+    const int64_t segments = std::min(plan.matrixRows * plan.buckets, n);  // the empty ones are not copied
+    total = SatAdd(total, DmaCost(entries, segments, floor));
+    if (plan.matrixRows > plan.cores) {  // several chunks a core: each written out and read back in one copy
+      total = SatAdd(total, SatMul(2, DmaCost(entries, plan.matrixRows, floor)));
+    }
+  } else {
+    total = SatAdd(total, plan.cores * plan.matrixStride * 4 * (1 + plan.cores));
+    const int64_t flushes = pairs / plan.stage + plan.cores * plan.buckets;
+    total = SatAdd(total, DmaCost(entries, flushes, floor));
+  }
   const int64_t reads = (plan.smallDim != 0 ? 1 : CeilDiv(d, plan.dChunk)) + (scaling ? 1 : 0);
   const int64_t loads = CeilDiv(pairs, plan.pairChunk) + plan.buckets + plan.cores;
   total = SatAdd(total, SatMul(reads, DmaCost(entries, loads, floor)));
@@ -352,8 +383,9 @@ void SortLayout(SortPlan &plan, int64_t numIndices, int64_t rowLength, bool dete
 // D-chunks are whole blocks of grad, and each (core, bucket) segment of the pairs is padded to whole blocks;
 // without hardware SyncAll (hwSync false) the barriers are the software SyncAll on the counters output.
 // Deterministic mode adds 2 x cores fp32 partial slots of bucketRows x rowLength after the pairs.
-SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices, int64_t numRows,
-                    int64_t rowLength, int64_t rowsBytes, int64_t indexBytes, bool scaling, bool deterministic) {
+SortPlan PlanCountingSort(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices,
+                          int64_t numRows, int64_t rowLength, int64_t rowsBytes, int64_t indexBytes, bool scaling,
+                          bool deterministic, int64_t workBytes = 0) {
   SortPlan plan;
   if (numIndices <= 0 || numRows <= 0 || rowLength <= 0) {
     return plan;
@@ -380,7 +412,8 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
   // at least SORT_BUCKETS_PER_CORE buckets per core: a bucket crossing a core boundary costs its rows twice
   const int64_t rowCap = std::max<int64_t>(1, CeilDiv(numRows, SORT_BUCKETS_PER_CORE * cores));
   const int64_t budget = ubSize - UB_RESERVED_BYTES - INDEX_UB_BYTES - SORT_PAIR_CHUNK * 8 - syncUb;
-  const int64_t work = budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
+  // workBytes > 0: a larger work buffer for a longer vector-sort chunk (PlanSorted)
+  const int64_t work = workBytes > 0 ? workBytes : budget / 2 / BLOCK_BYTES * BLOCK_BYTES;
   int64_t dChunk = std::min(AlignTo(rowLength, chunkAlign), SORT_D_CHUNK_MAX);
   while (true) {
     const int64_t stride = AlignTo(dChunk, ACC_ALIGN);
@@ -441,6 +474,91 @@ SortPlan PlanSorted(bool hasPad, bool hwSync, int64_t ubSize, int64_t coreNum, i
     }
     dChunk = AlignTo(dChunk / 2, chunkAlign);
   }
+}
+
+// UB bytes of a vector-sort chunk of `chunk` indices: two proposal buffers and the compare mask (codegen
+// sort_chunk_ub).
+int64_t SortChunkUb(int64_t chunk) {
+  return 2 * chunk * PROPOSAL_BYTES + AlignTo(CeilDiv(chunk, 8), BLOCK_BYTES);
+}
+
+// UB bytes of phase 2's segment copies: the sorted chunk, then every segment on its own 32-byte block (codegen
+// segments_ub).
+int64_t SegmentsUb(int64_t chunk, int64_t buckets) {
+  return 2 * chunk * PROPOSAL_BYTES + buckets * BLOCK_BYTES;
+}
+
+// The longest vector-sort chunk (a power of two up to VECTOR_SORT_CHUNK_MAX) whose sort and segment copies fit
+// the staging slots' work buffer of `plan`; below VECTOR_SORT_CHUNK_MIN when none does.
+int64_t VectorSortChunk(const SortPlan &plan) {
+  const int64_t budget = plan.buckets * plan.stage * PROPOSAL_BYTES;
+  int64_t chunk = VECTOR_SORT_CHUNK_MAX;
+  while (chunk >= VECTOR_SORT_CHUNK_MIN && (SortChunkUb(chunk) > budget || SegmentsUb(chunk, plan.buckets) > budget)) {
+    chunk /= 2;
+  }
+  return chunk;
+}
+
+// The sorted-run plan with phases 1-2 on the vector sort (codegen sort_plan, vector_sort_plan) where the NpuArch
+// has Sort32 and MrgSort (hasSort), DataCopyPad, the plan stages pairs and every row's float key is exact: chunks
+// of the largest power of two up to VECTOR_SORT_CHUNK_MAX whose two proposal buffers (the indices, keys and
+// positions in them first) and compare mask, and whose segment copies, fit the staging slots' work buffer, where
+// the (chunk, bucket) segments average at least SORT_STAGE_MIN pairs; a count
+// matrix of one row of AlignUp(buckets + 1, 8) int32 per chunk of every core, the sorted chunks and the pairs
+// after it (each on a 64-byte line), the partials after them in deterministic mode.
+SortPlan PlanSorted(bool hasPad, bool hasSort, bool hwSync, int64_t ubSize, int64_t coreNum, int64_t numIndices,
+                    int64_t numRows, int64_t rowLength, int64_t rowsBytes, int64_t indexBytes, bool scaling,
+                    bool deterministic) {
+  SortPlan plan = PlanCountingSort(hasPad, hwSync, ubSize, coreNum, numIndices, numRows, rowLength, rowsBytes,
+                                   indexBytes, scaling, deterministic);
+  if (plan.cores == 0 || !hasSort || !hasPad || numRows > VECTOR_SORT_KEY_ROWS || plan.smallDim != 0) {
+    return plan;
+  }
+  int64_t chunk = VectorSortChunk(plan);
+  if (chunk < VECTOR_SORT_CHUNK_MIN) {
+    return plan;
+  }
+  // a longer chunk (up to one per core) where a larger work buffer leaves the D-chunk, the staging slots and a
+  // grad tile row
+  int64_t target = 1;
+  while (target < CeilDiv(numIndices, plan.cores)) {
+    target *= 2;
+  }
+  target = std::min(target, VECTOR_SORT_CHUNK_MAX);
+  for (; target > chunk; target /= 2) {  // the longest one a larger work buffer gives
+    const int64_t need = std::max(SortChunkUb(target), SegmentsUb(target, plan.buckets));
+    const int64_t work = AlignTo(need + plan.buckets * PROPOSAL_BYTES * 4, BLOCK_BYTES);  // slots of 4 pairs
+    const SortPlan wider = PlanCountingSort(hasPad, hwSync, ubSize, coreNum, numIndices, numRows, rowLength, rowsBytes,
+                                            indexBytes, scaling, deterministic, work);
+    if (wider.cores > 0 && wider.dChunk == plan.dChunk && wider.smallDim == 0) {
+      const int64_t longer = VectorSortChunk(wider);
+      if (longer > chunk) {
+        plan = wider;
+        chunk = longer;
+        break;
+      }
+    }
+  }
+  const int64_t matrixRows = plan.cores * CeilDiv(CeilDiv(numIndices, plan.cores), chunk);
+  // each (chunk, bucket) segment is copied by a DMA of its own each way: they must hold at least a staging
+  // flush's SORT_STAGE_MIN pairs on average
+  if (numIndices < matrixRows * plan.buckets * SORT_STAGE_MIN) {
+    return plan;
+  }
+  plan.sortChunk = chunk;
+  plan.matrixStride = AlignTo(plan.buckets + 2, ACC_ALIGN);
+  plan.matrixRows = matrixRows;
+  plan.sortedOffset = AlignTo(plan.matrixRows * plan.matrixStride * 4, CACHE_LINE_BYTES);
+  plan.pairsOffset = AlignTo(plan.sortedOffset + numIndices * PROPOSAL_BYTES, CACHE_LINE_BYTES);
+  const int64_t pairsEnd = plan.pairsOffset + numIndices * PROPOSAL_BYTES;
+  if (deterministic) {
+    plan.partialsOffset = AlignTo(pairsEnd, CACHE_LINE_BYTES);
+    plan.workspaceBytes = plan.partialsOffset + 2 * plan.cores * plan.bucketRows * rowLength * FP32_BYTES;
+  } else {
+    plan.partialsOffset = 0;
+    plan.workspaceBytes = pairsEnd;
+  }
+  return plan;
 }
 
 // Estimated GM bytes (floor 0) or transfer cost (floor SMALL_DIM_BYTES) of the atomic or the deterministic
@@ -628,8 +746,9 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   // picks records or pairs in PlanSorted.
   const bool hasPad = HasDataCopyPad(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
   const int64_t indexBytes = IndexBytes(indexKey);
-  const SortPlan sortPlan = PlanSorted(hasPad, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices, numRows,
-                                       rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic);
+  const bool hasSort = HasVectorSort(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
+  const SortPlan sortPlan = PlanSorted(hasPad, hasSort, hwSyncAll, static_cast<int64_t>(ubSize), coreNum, numIndices,
+                                       numRows, rowLength, rowsBytes, indexBytes, countScaling != 0, deterministic);
   bool useSorted = false;
   if (sortPlan.cores > 0) {
     const auto other = [&](int64_t floor) {
@@ -681,6 +800,9 @@ static ge::graphStatus EmbeddingDenseGradAccumulateTilingFunc(gert::TilingContex
   tiling.set_sortMatrixOffset(0);
   tiling.set_sortPartialsOffset(useSorted ? sortPlan.partialsOffset : 0);
   tiling.set_sortPairsOffset(useSorted ? sortPlan.pairsOffset : 0);
+  tiling.set_sortChunk(useSorted ? sortPlan.sortChunk : 0);
+  tiling.set_sortMatrixRows(useSorted ? (sortPlan.sortChunk > 0 ? sortPlan.matrixRows : sortPlan.cores) : 0);
+  tiling.set_sortSortedOffset(useSorted ? sortPlan.sortedOffset : 0);
   tiling.set_sortSmallDim(useSorted ? sortPlan.smallDim : 0);
 
   const int64_t strategy =

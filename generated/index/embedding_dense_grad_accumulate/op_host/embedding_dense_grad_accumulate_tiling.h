@@ -56,6 +56,13 @@ TILING_DATA_FIELD_DEF(int64_t, sortPartialsOffset);  // sorted strategy, determi
                                                      // the fp32 parts of buckets split between cores
 TILING_DATA_FIELD_DEF(
     int64_t, sortPairsOffset);  // sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs
+TILING_DATA_FIELD_DEF(
+    int64_t,
+    sortChunk);  // sorted strategy: indices per vector-sort chunk (Sort32 + MrgSort; 0: the scalar counting sort)
+TILING_DATA_FIELD_DEF(int64_t, sortMatrixRows);    // sorted strategy: rows of the count matrix (vector sort: one per
+                                                   // chunk of every core; else one per core)
+TILING_DATA_FIELD_DEF(int64_t, sortSortedOffset);  // sorted strategy, vector sort: workspace byte offset of the sorted
+                                                   // chunks ((key, position) proposals)
 TILING_DATA_FIELD_DEF(int64_t, sortSmallDim);  // sorted strategy: 1 for the small-dim variant (records of the row key
                                                // and its D fp32 values, no gather)
 END_TILING_DATA_DEF;

@@ -808,6 +808,12 @@ class KernelEmbeddingDenseGradAccumulate {
 //     DataCopyPad into the bucket's region of the pair array: a stable counting sort by bucket (positions stay
 //     ascending inside a bucket). Atomic mode: the first core of a bucket that spans several cores zero-fills
 //     its output rows. SyncAll.
+//   Vector sort (sortChunk > 0: products with Sort32 and MrgSort, pairs, numRows <= 2^24; see SortChunks,
+//     ReadChunkMatrix, CopySegments): phase 1 sorts chunks of sortChunk indices by their float row keys with
+//     Sort32 and MrgSort (positions as the proposals' indices, equal keys in position order), finds each
+//     bucket's segment by a search over the sorted keys and writes one count-matrix row per chunk; phase 2
+//     copies every (chunk, bucket) segment to its bucket's region, chunks in position order, so a row's entries
+//     keep position order. The pairs hold the float key (the row) and the position; the sums convert the key.
 //   phase 3: the cores split the sorted entries by GM bytes (a bucket costs its output rows, then one grad row
 //     and one pair per entry; see PlanRanges). Atomic mode: core c takes a contiguous range of sorted entries;
 //     a bucket inside one core's range is summed in UB and written once with a plain copy, a bucket crossing a
@@ -835,7 +841,13 @@ constexpr int64_t PAIR_ALIGN = 4;  // pairs per 32-byte block: segments of whole
 #else
 constexpr int64_t PAIR_ALIGN = 1;
 #endif
-constexpr int32_t PAD_PAIR = -1;  // row and position of a padding pair
+constexpr int32_t PAD_PAIR = -1;               // row and position of a padding pair
+constexpr int64_t SORT32_ELEMENTS = 32;        // keys one Sort32 repeat sorts
+constexpr int64_t MRG_SORT_QUEUES = 4;         // queues one MrgSort merges at most
+constexpr int64_t VECTOR_SORT_CHUNK_MIN = 64;  // one 256-byte repeat of fp32 keys
+constexpr int64_t PROPOSAL_BYTES = 8;          // a (float key, uint32 position) proposal
+constexpr int64_t SEARCH_STRIDE = 16;          // keys the bucket search steps over at once
+constexpr int64_t MRG_SORT_QUEUE_MAX = 4095;   // proposals of one MrgSort queue at most
 
 template <typename TRows, typename TIndex>
 class KernelEmbeddingDenseGradAccumulateSorted {
@@ -862,6 +874,9 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     tileRows_ = tiling.sortTileRows;
     matrixStride_ = tiling.sortMatrixStride;
     smallDim_ = tiling.sortSmallDim != 0;
+    sortChunk_ = tiling.sortChunk;
+    matrixRows_ = tiling.sortMatrixRows;
+    chunksPerCore_ = sortChunk_ > 0 ? matrixRows_ / cores_ : 1;
     recWords_ = smallDim_ ? rowLength_ + 1 : 2;
     deterministic_ = deterministic;
     blockIdx_ = GetBlockIdx();
@@ -871,7 +886,10 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     rowsGm_.SetGlobalBuffer((__gm__ TRows *)rows, numIndices_ * rowLength_);
     indexGm_.SetGlobalBuffer((__gm__ TStore *)index, numIndices_);
     outGm_.SetGlobalBuffer((__gm__ float *)out, numRows_ * rowLength_);
-    matrixGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortMatrixOffset), cores_ * matrixStride_);
+    matrixGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortMatrixOffset), matrixRows_ * matrixStride_);
+    if (sortChunk_ > 0) {  // the vector sort's sorted chunks: (key, position) proposals at their positions
+      sortedGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortSortedOffset), 2 * numIndices_);
+    }
     // the sorted pairs (small-dim: records), with up to PAIR_ALIGN - 1 padding pairs per (core, bucket) segment
     pairsGm_.SetGlobalBuffer((__gm__ int32_t *)(userWorkspace + tiling.sortPairsOffset),
                              recWords_ * (numIndices_ + cores_ * buckets_ * (PAIR_ALIGN - 1)));
@@ -923,11 +941,19 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   }
 
   __aicore__ inline void Process() {
-    CountBuckets();
-    Barrier();
-    ReadMatrix();
-    PlanRanges();
-    Scatter();
+    if (sortChunk_ > 0) {  // phases 1-2 by the vector sort
+      SortChunks();
+      Barrier();
+      ReadChunkMatrix();
+      PlanRanges();
+      CopySegments();
+    } else {
+      CountBuckets();
+      Barrier();
+      ReadMatrix();
+      PlanRanges();
+      Scatter();
+    }
     if (!deterministic_) {
       ZeroSplitBuckets();
     }
@@ -1016,6 +1042,267 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     PipeBarrier<PIPE_ALL>();
   }
 #endif
+
+  // Phase 1, vector sort: this core's index range in chunks of sortChunk_ indices, in two proposal buffers A
+  // and B of the work buffer. Per chunk: the indices into A; the float row keys into B (integer indices: a
+  // vector Cast, the padding row set to -1 by CompareScalar and Select; other index dtypes: the scalar unit, -1
+  // for an entry that contributes nothing), -1 for the padding up to whole Sort32 repeats, and the positions
+  // after them; Sort32 sorts runs of 32 into A by descending key (equal keys in position order), MrgSort merges
+  // four runs at a time, pass by pass between A and B, until the chunk is one run (equal keys in queue order:
+  // positions stay ascending). Keys of numRows and up come first, negative ones last; a search over the sorted
+  // keys finds each bucket's segment. The proposals from the first one to the last valid one go to the chunk's
+  // place in the sorted region, the segment sizes (the highest bucket comes first in the chunk) and the count of
+  // leading keys >= numRows (slot buckets) to the chunk's row of the count matrix. The rows of chunks this core
+  // does not have are zero.
+  __aicore__ inline void SortChunks() {
+#if !(__NPU_ARCH__ == 1001)
+    const int64_t chunk = sortChunk_;
+    LocalTensor<float> sortedA = workBuf_.Get<float>();
+    LocalTensor<float> sortedB = sortedA[static_cast<uint32_t>(2 * chunk)];
+    LocalTensor<TStore> indexLocal = workBuf_.Get<TStore>();
+    LocalTensor<float> keys = sortedB;
+    LocalTensor<int32_t> positions = sortedB.ReinterpretCast<int32_t>()[static_cast<uint32_t>(chunk)];
+    LocalTensor<uint8_t> mask = workBuf_.Get<uint8_t>()[static_cast<uint32_t>(2 * chunk * PROPOSAL_BYTES)];
+    LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
+    int64_t k = 0;
+    for (int64_t base = indexStart_; base < indexEnd_; base += chunk, ++k) {
+      const int64_t count = (indexEnd_ - base < chunk) ? (indexEnd_ - base) : chunk;
+      PipeBarrier<PIPE_ALL>();
+      CopyGmToUb(indexLocal, indexGm_[base], count);
+      // positions base + j: the first block by the scalar unit, then doubled by the vector unit
+      for (int64_t j = 0; j < FP32_BLOCK; ++j) {
+        positions.SetValue(static_cast<uint32_t>(j), static_cast<int32_t>(base + j));
+      }
+      PipeBarrier<PIPE_ALL>();
+      for (int64_t len = FP32_BLOCK; len < chunk; len *= 2) {
+        Adds(positions[static_cast<uint32_t>(len)], positions, static_cast<int32_t>(len), static_cast<int32_t>(len));
+        PipeBarrier<PIPE_V>();
+      }
+      const int64_t sortCount = AlignUp(count, SORT32_ELEMENTS);
+      BuildKeys(keys, mask, indexLocal, count, AlignUp(count, VECTOR_SORT_CHUNK_MIN));
+      PipeBarrier<PIPE_V>();
+      Sort32(sortedA, keys, positions.ReinterpretCast<uint32_t>(), static_cast<int32_t>(sortCount / SORT32_ELEMENTS));
+      LocalTensor<float> sorted = MergeRuns(sortedA, sortedB, sortCount);
+      int64_t passes = 0;  // the merge passes end in A after an even count
+      for (int64_t run = SORT32_ELEMENTS; run < sortCount; run *= MRG_SORT_QUEUES) {
+        ++passes;
+      }
+      SyncPipes<HardEvent::V_S>(pipe_);  // the keys are searched with GetValue (scalar pipe)
+      const int64_t top = KeysAtLeast(sorted, 0, sortCount, static_cast<float>(numRows_));
+      int64_t upper = top;  // entries whose key is at least the next bucket's first row
+      for (int64_t b = buckets_ - 1; b >= 0; --b) {
+        const int64_t at = KeysAtLeast(sorted, upper, sortCount, static_cast<float>(b * bucketRows_));
+        counts.SetValue(static_cast<uint32_t>(b), static_cast<int32_t>(at - upper));
+        upper = at;
+      }
+      counts.SetValue(static_cast<uint32_t>(buckets_), static_cast<int32_t>(top));
+      counts.SetValue(static_cast<uint32_t>(buckets_ + 1), static_cast<int32_t>(upper));
+      for (int64_t b = buckets_ + 2; b < matrixStride_; ++b) {  // the row's padding to whole blocks
+        counts.SetValue(static_cast<uint32_t>(b), 0);
+      }
+      PipeBarrier<PIPE_ALL>();
+      if (chunksPerCore_ > 1) {  // several chunks: this one waits in the workspace
+        if (upper > 0) {
+          DataCopyExtParams copyParams{1, static_cast<uint32_t>(upper * PROPOSAL_BYTES), 0, 0, 0};
+          DataCopyPad(sortedGm_[2 * base], sorted.ReinterpretCast<int32_t>(), copyParams);
+        }
+      } else if (passes % 2 == 1 && upper > 0) {  // the core's only chunk stays in UB, in A
+        CopyProposals(sortedA, sorted, upper);
+      }
+      CopyInts(matrixGm_[(blockIdx_ * chunksPerCore_ + k) * matrixStride_], counts, matrixStride_);
+    }
+    PipeBarrier<PIPE_ALL>();
+    if (k < chunksPerCore_) {
+      Duplicate(counts, static_cast<int32_t>(0), static_cast<int32_t>(matrixStride_));
+      PipeBarrier<PIPE_ALL>();
+      for (; k < chunksPerCore_; ++k) {
+        CopyInts(matrixGm_[(blockIdx_ * chunksPerCore_ + k) * matrixStride_], counts, matrixStride_);
+      }
+      PipeBarrier<PIPE_ALL>();
+    }
+#endif
+  }
+#if !(__NPU_ARCH__ == 1001)
+
+  // The sort keys of `count` indices into keys[0, vecCount) (vecCount: whole 256-byte repeats): the row as
+  // float, -1 where the entry contributes nothing and past `count`.
+  __aicore__ inline void BuildKeys(const LocalTensor<float> &keys, const LocalTensor<uint8_t> &mask,
+                                   const LocalTensor<TStore> &indexLocal, int64_t count, int64_t vecCount) {
+    if constexpr (IsSameType<TStore, int32_t>::value || IsSameType<TStore, int64_t>::value) {
+      // rows below 0 or from numRows on sort outside every bucket; only the padding row needs its key changed
+      Duplicate(keys, -1.0f, static_cast<int32_t>(vecCount));
+      PipeBarrier<PIPE_V>();
+      Cast(keys, indexLocal, RoundMode::CAST_RINT, static_cast<uint32_t>(count));
+      if (paddingRow_ >= 0) {
+        PipeBarrier<PIPE_V>();
+        CompareScalar(mask, keys, static_cast<float>(paddingRow_), CMPMODE::NE, static_cast<uint32_t>(vecCount));
+        PipeBarrier<PIPE_V>();
+        Select(keys, mask, keys, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(vecCount));
+      }
+    } else {
+      (void)mask;
+      for (int64_t j = 0; j < vecCount; ++j) {
+        const int64_t row = j < count ? EntryRow(indexLocal, j) : -1;
+        keys.SetValue(static_cast<uint32_t>(j), row >= 0 ? static_cast<float>(row) : -1.0f);
+      }
+      SyncPipes<HardEvent::S_V>(pipe_);
+    }
+  }
+
+  // Merges the Sort32 runs of 32 in `src` (`count` proposals) four at a time per MrgSort, pass by pass between
+  // src and dst, until they are one run; returns the buffer holding it.
+  __aicore__ inline LocalTensor<float> MergeRuns(LocalTensor<float> src, LocalTensor<float> dst, int64_t count) {
+    for (int64_t run = SORT32_ELEMENTS; run < count; run *= MRG_SORT_QUEUES) {
+      PipeBarrier<PIPE_V>();
+      for (int64_t first = 0; first < count; first += MRG_SORT_QUEUES * run) {
+        uint16_t lengths[MRG_SORT_QUEUES] = {0, 0, 0, 0};
+        LocalTensor<float> queue[MRG_SORT_QUEUES] = {src, src, src, src};
+        int64_t queues = 0;
+        for (int64_t q = 0; q < MRG_SORT_QUEUES; ++q) {
+          const int64_t from = first + q * run;
+          if (from < count) {
+            lengths[q] = static_cast<uint16_t>(count - from < run ? count - from : run);
+            queue[q] = src[GetSortOffset<float>(static_cast<uint32_t>(from))];
+            queues = q + 1;
+          }
+        }
+        // a lone run is merged with an empty second queue (MrgSort takes 2 to 4)
+        const uint16_t validBit = queues <= 2 ? 3 : (queues == 3 ? 7 : 15);
+        MrgSortSrcList<float> list(queue[0], queue[1], queue[2], queue[3]);
+        MrgSort4Info info(lengths, false, validBit, 1);
+        MrgSort(dst[GetSortOffset<float>(static_cast<uint32_t>(first))], list, info);
+      }
+      LocalTensor<float> merged = dst;
+      dst = src;
+      src = merged;
+    }
+    return src;
+  }
+
+  // `count` proposals from src (any 8-byte offset) to dst (a 32-byte block): MrgSort of one queue (the second
+  // empty), at most MRG_SORT_QUEUE_MAX proposals per call, whole 32-byte blocks of them but the last.
+  __aicore__ inline void CopyProposals(const LocalTensor<float> &dst, const LocalTensor<float> &src, int64_t count) {
+    constexpr int64_t piece = MRG_SORT_QUEUE_MAX / 4 * 4;
+    for (int64_t done = 0; done < count; done += piece) {
+      uint16_t lengths[MRG_SORT_QUEUES] = {static_cast<uint16_t>(count - done < piece ? count - done : piece), 0, 0, 0};
+      LocalTensor<float> from = src[GetSortOffset<float>(static_cast<uint32_t>(done))];
+      MrgSortSrcList<float> list(from, from, from, from);
+      MrgSort4Info info(lengths, false, 3, 1);
+      MrgSort(dst[GetSortOffset<float>(static_cast<uint32_t>(done))], list, info);
+    }
+  }
+
+  // First entry in [lo, hi) of the sorted proposals whose key is below x (keys descending): every
+  // SEARCH_STRIDE-th key from lo until one is below x (a bucket's segment is short), then a binary search
+  // inside that stride.
+  __aicore__ inline int64_t KeysAtLeast(const LocalTensor<float> &sorted, int64_t lo, int64_t hi, float x) const {
+    int64_t from = lo;
+    while (from + SEARCH_STRIDE <= hi && sorted.GetValue(static_cast<uint32_t>(2 * (from + SEARCH_STRIDE - 1))) >= x) {
+      from += SEARCH_STRIDE;
+    }
+    int64_t to = from + SEARCH_STRIDE <= hi ? from + SEARCH_STRIDE - 1 : hi;
+    while (from < to) {
+      const int64_t mid = from + (to - from) / 2;
+      if (sorted.GetValue(static_cast<uint32_t>(2 * mid)) >= x) {
+        from = mid + 1;
+      } else {
+        to = mid;
+      }
+    }
+    return from;
+  }
+#endif
+
+  // Phase 2a, vector sort: start[b] = first sorted entry of bucket b (start[buckets] = total), cursor[b] = where
+  // this core's first chunk's segment of bucket b goes (the segments of every chunk before it come first: chunks
+  // in position order). The count matrix is read many rows per copy and summed with one vector Add per row.
+  __aicore__ inline void ReadChunkMatrix() {
+    // the rows go after the first proposal buffer, which may hold this core's only sorted chunk
+    LocalTensor<int32_t> rows = workBuf_.Get<int32_t>()[static_cast<uint32_t>(2 * sortChunk_)];
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
+    const int32_t blockInts = static_cast<int32_t>(AlignUp(buckets_, FP32_BLOCK));
+    const int64_t fit = (buckets_ * stage_ * 2 - 2 * sortChunk_) / matrixStride_;  // rows the rest holds
+    const int64_t perLoad = fit > 0 ? fit : 1;
+    const int64_t firstMine = blockIdx_ * chunksPerCore_;
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(start, static_cast<int32_t>(0), blockInts);
+    for (int64_t r0 = 0; r0 < matrixRows_; r0 += perLoad) {
+      const int64_t n = (matrixRows_ - r0 < perLoad) ? (matrixRows_ - r0) : perLoad;
+      PipeBarrier<PIPE_ALL>();
+      LoadInts(rows, matrixGm_[r0 * matrixStride_], n * matrixStride_);
+      PipeBarrier<PIPE_ALL>();
+      for (int64_t i = 0; i < n; ++i) {
+        if (r0 + i == firstMine) {  // this core's entries of a bucket follow those of the chunks before it
+          DataCopy(cursor, start, static_cast<uint32_t>(blockInts));
+          PipeBarrier<PIPE_V>();
+        }
+        Add(start, start, rows[static_cast<uint32_t>(i * matrixStride_)], static_cast<int32_t>(buckets_));
+        PipeBarrier<PIPE_V>();
+      }
+    }
+    PipeBarrier<PIPE_ALL>();
+    int64_t running = 0;
+    for (int64_t b = 0; b < buckets_; ++b) {
+      const uint32_t k = static_cast<uint32_t>(b);
+      const int64_t size = start.GetValue(k);
+      start.SetValue(k, static_cast<int32_t>(running));
+      running += size;
+    }
+    start.SetValue(static_cast<uint32_t>(buckets_), static_cast<int32_t>(running));
+    total_ = running;
+    PipeBarrier<PIPE_ALL>();
+    Add(cursor, cursor, start, static_cast<int32_t>(buckets_));  // the cursors from the bucket starts on
+    PipeBarrier<PIPE_ALL>();
+  }
+
+  // Phase 2b, vector sort: each (chunk, bucket) segment of this core's sorted chunks to its bucket's region of
+  // the pair array, chunk by chunk. The sorted chunk is in the first proposal buffer (a core's only chunk stayed
+  // there; with several, each comes back from the workspace in one copy); each segment is moved by a MrgSort of
+  // one queue to its own 32-byte block after it (DataCopyPad reads UB from a block start) and goes out with
+  // DataCopyPad; the cursors move by the chunk's sizes with one vector Add.
+  __aicore__ inline void CopySegments() {
+#if !(__NPU_ARCH__ == 1001)
+    LocalTensor<int32_t> counts = countBuf_.Get<int32_t>();
+    LocalTensor<int32_t> cursor = cursorBuf_.Get<int32_t>();
+    LocalTensor<float> sorted = workBuf_.Get<float>();
+    LocalTensor<float> segments = sorted[static_cast<uint32_t>(2 * sortChunk_)];
+    int64_t k = 0;
+    for (int64_t base = indexStart_; base < indexEnd_; base += sortChunk_, ++k) {
+      PipeBarrier<PIPE_ALL>();
+      LoadInts(counts, matrixGm_[(blockIdx_ * chunksPerCore_ + k) * matrixStride_], buckets_ + 2);
+      SyncPipes<HardEvent::MTE2_S>(pipe_);  // the sizes are read with GetValue (scalar pipe)
+      int64_t from = counts.GetValue(static_cast<uint32_t>(buckets_));  // keys >= numRows come first
+      if (chunksPerCore_ > 1) {
+        const int64_t valid = counts.GetValue(static_cast<uint32_t>(buckets_ + 1));
+        if (valid > 0) {
+          DataCopyExtParams copyParams{1, static_cast<uint32_t>(valid * PROPOSAL_BYTES), 0, 0, 0};
+          DataCopyPadExtParams<int32_t> padParams{false, 0, 0, 0};
+          DataCopyPad(sorted.ReinterpretCast<int32_t>(), sortedGm_[2 * base], copyParams, padParams);
+        }
+        SyncPipes<HardEvent::MTE2_V>(pipe_);
+      }
+      int64_t at = 0;
+      for (int64_t b = buckets_ - 1; b >= 0; --b) {  // descending keys: the highest bucket first
+        const uint32_t kb = static_cast<uint32_t>(b);
+        const int64_t size = counts.GetValue(kb);
+        if (size > 0) {
+          LocalTensor<float> segment = segments[static_cast<uint32_t>(at)];
+          CopyProposals(segment, sorted[GetSortOffset<float>(static_cast<uint32_t>(from))], size);
+          SyncPipes<HardEvent::V_MTE3>(pipe_);  // the segment is in its block before it goes out
+          DataCopyExtParams copyParams{1, static_cast<uint32_t>(size * PROPOSAL_BYTES), 0, 0, 0};
+          DataCopyPad(pairsGm_[2 * static_cast<int64_t>(cursor.GetValue(kb))], segment.ReinterpretCast<int32_t>(),
+                      copyParams);
+          at += AlignUp(2 * size, FP32_BLOCK);
+          from += size;
+        }
+      }
+      PipeBarrier<PIPE_ALL>();
+      Add(cursor, cursor, counts, static_cast<int32_t>(buckets_));
+    }
+    PipeBarrier<PIPE_ALL>();
+#endif
+  }
 
   // `count` int32 of UB -> GM: exactly (DataCopyPad), or rounded up to whole blocks (DataCopy; the caller owns
   // the block's rest).
@@ -1203,28 +1490,61 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     totalCost_ = total_ * rowCost_ + numRows_ * writeRow_;
     rangeStart_ = Boundary(blockIdx_);
     rangeEnd_ = Boundary(blockIdx_ + 1);
+    // the buckets this core may write (BucketPart): from the first one ending at or after its range's start
+    // (an empty bucket starting there is its own) to the last one starting before its range's end (the last
+    // core: every bucket after, the empty ones starting at the total too)
+    bucketFirst_ = FirstBucketFrom(1, rangeStart_);
+    bucketEnd_ = blockIdx_ == cores_ - 1 ? buckets_ : FirstBucketFrom(0, rangeEnd_);
   }
 
-  // First sorted entry of core k (total_ for k >= cores).
+  // Cost of buckets [0, b), which hold the first `entries` sorted entries: their output rows and entries.
+  __aicore__ inline int64_t PrefixCost(int64_t b, int64_t entries) const {
+    const int64_t rows = b * bucketRows_ < numRows_ ? b * bucketRows_ : numRows_;
+    return entries * rowCost_ + rows * writeRow_;
+  }
+
+  // First sorted entry of core k (total_ for k >= cores): in the first bucket whose end cost (with every bucket
+  // before it) is above k / cores of the total, found by a binary search (the costs grow with the bucket).
   __aicore__ inline int64_t Boundary(int64_t k) {
     if (k >= cores_) {
       return total_;
     }
     LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
     const int64_t lower = CostBoundary(totalCost_, k);
-    int64_t prefix = 0;
-    for (int64_t b = 0; b < buckets_; ++b) {
-      const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(b));
-      const int64_t count = start.GetValue(static_cast<uint32_t>(b + 1)) - bucketStart;
-      const int64_t rowBase = b * bucketRows_;
-      const int64_t rows = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
-      const int64_t bucketEndCost = prefix + rows * writeRow_ + count * rowCost_;
-      if (lower < bucketEndCost) {
-        return bucketStart + EntryAt(lower - prefix - rows * writeRow_, rowCost_, count);
+    int64_t lo = 0;
+    int64_t hi = buckets_;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (PrefixCost(mid + 1, start.GetValue(static_cast<uint32_t>(mid + 1))) > lower) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
       }
-      prefix = bucketEndCost;
     }
-    return total_;
+    if (lo >= buckets_) {
+      return total_;
+    }
+    const int64_t bucketStart = start.GetValue(static_cast<uint32_t>(lo));
+    const int64_t count = start.GetValue(static_cast<uint32_t>(lo + 1)) - bucketStart;
+    const int64_t rowBase = lo * bucketRows_;
+    const int64_t rows = (numRows_ - rowBase < bucketRows_) ? (numRows_ - rowBase) : bucketRows_;
+    return bucketStart + EntryAt(lower - PrefixCost(lo, bucketStart) - rows * writeRow_, rowCost_, count);
+  }
+
+  // First bucket b (buckets when none) whose start[b + offset] is at least `value` (the starts grow with b).
+  __aicore__ inline int64_t FirstBucketFrom(int64_t offset, int64_t value) {
+    LocalTensor<int32_t> start = startBuf_.Get<int32_t>();
+    int64_t lo = 0;
+    int64_t hi = buckets_;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (start.GetValue(static_cast<uint32_t>(mid + offset)) >= value) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
   }
 
   // Entries of a bucket before cost `cost` (measured from its first entry), between 0 and count.
@@ -1262,7 +1582,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   __aicore__ inline void ZeroSplitBuckets() {
     LocalTensor<float> zeros = workBuf_.Get<float>();
     bool filled = false;
-    for (int64_t b = 0; b < buckets_; ++b) {
+    for (int64_t b = bucketFirst_; b < bucketEnd_; ++b) {
       int64_t partStart = 0;
       int64_t partEnd = 0;
       bool split = false;
@@ -1320,6 +1640,15 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     PipeBarrier<PIPE_ALL>();
   }
 
+  // Row of pair j of a loaded chunk: its int32 row, or with the vector sort its float key (the row, exact below
+  // 2^24) converted by the scalar unit.
+  __aicore__ inline int64_t PairRow(const LocalTensor<int32_t> &pairs, int64_t j) const {
+    if (sortChunk_ > 0) {
+      return static_cast<int64_t>(pairs.ReinterpretCast<float>().GetValue(static_cast<uint32_t>(2 * j)));
+    }
+    return pairs.GetValue(static_cast<uint32_t>(recWords_ * j));
+  }
+
   __aicore__ inline int64_t LoadPairs(int64_t base, int64_t end) {
     const int64_t count = (end - base < pairChunk_) ? (end - base) : pairChunk_;
     LocalTensor<int32_t> pairs = pairBuf_.Get<int32_t>();
@@ -1334,7 +1663,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
 
   // Phase 3: every bucket (part) this core writes.
   __aicore__ inline void SumBuckets() {
-    for (int64_t b = 0; b < buckets_; ++b) {
+    for (int64_t b = bucketFirst_; b < bucketEnd_; ++b) {
       int64_t partStart = 0;
       int64_t partEnd = 0;
       bool split = false;
@@ -1355,7 +1684,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     for (int64_t base = start.GetValue(static_cast<uint32_t>(b)); base < bucketEnd;) {
       const int64_t count = LoadPairs(base, bucketEnd);
       for (int64_t j = 0; j < count; ++j) {
-        const int64_t row = pairs.GetValue(static_cast<uint32_t>(recWords_ * j));
+        const int64_t row = PairRow(pairs, j);
         if (row == PAD_PAIR) {
           continue;
         }
@@ -1472,7 +1801,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
           gathered = tileQueue_.DeQue<TRows>();
           int64_t q = 0;
           for (int64_t i = tileFirst; i < j; ++i) {
-            const int64_t row = pairs.GetValue(static_cast<uint32_t>(2 * i));
+            const int64_t row = PairRow(pairs, i);
             if (row == PAD_PAIR) {
               continue;
             }
@@ -1530,7 +1859,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
     LocalTensor<float> acc = workBuf_.Get<float>();
     LocalTensor<float> part = pairBuf_.Get<float>();
     const int64_t partFloats = pairChunk_ * recWords_;
-    for (int64_t b = 0; b < buckets_; ++b) {
+    for (int64_t b = bucketFirst_; b < bucketEnd_; ++b) {
       int64_t partStart = 0;
       int64_t partEnd = 0;
       bool split = false;
@@ -1615,6 +1944,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   GlobalTensor<float> outGm_;
   GlobalTensor<int32_t> matrixGm_;
   GlobalTensor<int32_t> pairsGm_;
+  GlobalTensor<int32_t> sortedGm_;  // vector sort: the sorted chunks
   GlobalTensor<float> partialsGm_;  // deterministic mode: [2 * cores, bucketRows, rowLength] parts of split buckets
   int64_t numRows_ = 0;
   int64_t rowLength_ = 0;
@@ -1631,14 +1961,19 @@ class KernelEmbeddingDenseGradAccumulateSorted {
   int64_t dChunk_ = 1;
   int64_t tileRows_ = 1;
   int64_t matrixStride_ = 8;
-  bool smallDim_ = false;  // records (row key, D fp32 values) instead of (row, position) pairs
-  int64_t recWords_ = 2;   // int32 words per sorted entry: 2 (pair) or D + 1 (record)
+  bool smallDim_ = false;   // records (row key, D fp32 values) instead of (row, position) pairs
+  int64_t sortChunk_ = 0;   // vector sort: indices per sorted chunk (0: the scalar counting sort)
+  int64_t matrixRows_ = 1;  // rows of the count matrix (vector sort: chunksPerCore_ per core)
+  int64_t chunksPerCore_ = 1;
+  int64_t recWords_ = 2;  // int32 words per sorted entry: 2 (pair) or D + 1 (record)
   int64_t blockIdx_ = 0;
   int64_t indexStart_ = 0;
   int64_t indexEnd_ = 0;
   int64_t total_ = 0;
   int64_t rangeStart_ = 0;  // this core's sorted entries [rangeStart_, rangeEnd_)
   int64_t rangeEnd_ = 0;
+  int64_t bucketFirst_ = 0;  // the buckets [bucketFirst_, bucketEnd_) this core may write
+  int64_t bucketEnd_ = 0;
   int64_t rowCost_ = 0;  // phase 3 split: GM bytes of one entry, of one output row, of everything
   int64_t writeRow_ = 0;
   int64_t totalCost_ = 0;

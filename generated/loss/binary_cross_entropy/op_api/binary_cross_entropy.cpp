@@ -20,14 +20,8 @@ OP_TYPE_REGISTER(BinaryCrossEntropy);
 const aclTensor *BinaryCrossEntropy(const aclTensor *self, const aclTensor *target, const aclTensor *weight,
                                     const std::string &reduction, aclOpExecutor *executor) {
   L0_DFX(BinaryCrossEntropy, self, target, weight, reduction);
-  // The inputs' broadcast shape: every input has it or one element (which the kernel reads once per core).
+  // The inputs' broadcast shape: self always has it (no valid call passes it with one element).
   op::Shape inShape = self->GetViewShape();
-  if (target->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = target->GetViewShape();
-  }
-  if (weight != nullptr && weight->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = weight->GetViewShape();
-  }
   // The device op's output: the inputs' (broadcast) shape for reduction none, else 0-d (the sum or mean).
   const op::Shape outShape = reduction == "none" ? inShape : op::Shape{};
   auto output = executor->AllocTensor(outShape, self->GetDataType());

@@ -125,18 +125,6 @@ static ge::graphStatus BinaryCrossEntropyTilingFunc(gert::TilingContext *context
   // kernel reads it once per core.
   int64_t scalarInputs = 0;
   {
-    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // self
-    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
-      scalarInputs |= 1;
-    }
-  }
-  {
-    const gert::StorageShape *inputStorage = context->GetInputShape(1);  // target
-    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
-      scalarInputs |= 2;
-    }
-  }
-  {
     const gert::StorageShape *inputStorage = context->GetOptionalInputShape(2);  // weight
     if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
       scalarInputs |= 4;

@@ -100,8 +100,8 @@ class KernelBinaryCrossEntropy {
     scalarInputs_ = tiling.scalarInputs;
     // A reduction of no element launches one core with empty inputs (no GM behind them): they are not bound.
     if (coreLength_ > 0) {
-      selfGm_.SetGlobalBuffer((__gm__ T *)self + (IsScalar(1) ? 0 : offset), IsScalar(1) ? 1 : coreLength_);
-      targetGm_.SetGlobalBuffer((__gm__ T *)target + (IsScalar(2) ? 0 : offset), IsScalar(2) ? 1 : coreLength_);
+      selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
+      targetGm_.SetGlobalBuffer((__gm__ T *)target + offset, coreLength_);
       if constexpr ((ABSENT & 1U) == 0) {
         weightGm_.SetGlobalBuffer((__gm__ T *)weight + (IsScalar(4) ? 0 : offset), IsScalar(4) ? 1 : coreLength_);
       }
@@ -118,26 +118,10 @@ class KernelBinaryCrossEntropy {
     pipe_.InitBuffer(redAcc_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redWork_, static_cast<uint32_t>(tileLength_ * sizeof(float)));
     pipe_.InitBuffer(redSum_, static_cast<uint32_t>(BLOCK_BYTES));
-    if (IsScalar(1)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(selfFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        selfBits_ = ReadScalar(selfFill_.Get<T>(), selfGm_);
-        FillScalar(selfFill_.Get<T>(), selfBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
-    if (IsScalar(2)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(targetFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        targetBits_ = ReadScalar(targetFill_.Get<T>(), targetGm_);
-        FillScalar(targetFill_.Get<T>(), targetBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
+    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
+    pipe_.InitBuffer(targetQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if constexpr ((ABSENT & 1U) == 0) {
       if (IsScalar(4)) {  // one element: a UB tile filled with it once stands in for the stream
         pipe_.InitBuffer(weightFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
@@ -349,16 +333,12 @@ class KernelBinaryCrossEntropy {
   }
 
   __aicore__ inline void CopyIn(int64_t offset, int64_t count) {
-    if (!IsScalar(1)) {
-      LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
-      CopyGmToUb(selfLocal, selfGm_[offset], count);
-      selfQueue_.EnQue(selfLocal);
-    }
-    if (!IsScalar(2)) {
-      LocalTensor<T> targetLocal = targetQueue_.AllocTensor<T>();
-      CopyGmToUb(targetLocal, targetGm_[offset], count);
-      targetQueue_.EnQue(targetLocal);
-    }
+    LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
+    CopyGmToUb(selfLocal, selfGm_[offset], count);
+    selfQueue_.EnQue(selfLocal);
+    LocalTensor<T> targetLocal = targetQueue_.AllocTensor<T>();
+    CopyGmToUb(targetLocal, targetGm_[offset], count);
+    targetQueue_.EnQue(targetLocal);
     if constexpr ((ABSENT & 1U) == 0) {
       if (!IsScalar(4)) {
         LocalTensor<T> weightLocal = weightQueue_.AllocTensor<T>();
@@ -370,8 +350,8 @@ class KernelBinaryCrossEntropy {
 
   __aicore__ inline void Compute(int64_t count) {
     if constexpr (ABSENT == 0U) {  // absent: -
-      LocalTensor<T> selfLocal = IsScalar(1) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
-      LocalTensor<T> targetLocal = IsScalar(2) ? targetFill_.Get<T>() : targetQueue_.DeQue<T>();
+      LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
+      LocalTensor<T> targetLocal = targetQueue_.DeQue<T>();
       LocalTensor<T> weightLocal = IsScalar(4) ? weightFill_.Get<T>() : weightQueue_.DeQue<T>();
       LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
       const uint32_t n = static_cast<uint32_t>(count);
@@ -401,12 +381,6 @@ class KernelBinaryCrossEntropy {
         if (reduceKind_ != 0) {
           LocalTensor<float> acc = redAcc_.Get<float>();
           Add(acc, acc, outLocal, static_cast<int32_t>(n));
-        }
-        if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
-          FillScalar(selfLocal, selfBits_, count);
-        }
-        if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
-          FillScalar(targetLocal, targetBits_, count);
         }
         if (IsScalar(4)) {  // the program wrote over the filled tile: fill it again
           FillScalar(weightLocal, weightBits_, count);
@@ -447,18 +421,14 @@ class KernelBinaryCrossEntropy {
         }
       }
       outQueue_.EnQue(outLocal);
-      if (!IsScalar(1)) {
-        selfQueue_.FreeTensor(selfLocal);
-      }
-      if (!IsScalar(2)) {
-        targetQueue_.FreeTensor(targetLocal);
-      }
+      selfQueue_.FreeTensor(selfLocal);
+      targetQueue_.FreeTensor(targetLocal);
       if (!IsScalar(4)) {
         weightQueue_.FreeTensor(weightLocal);
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weight
-      LocalTensor<T> selfLocal = IsScalar(1) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
-      LocalTensor<T> targetLocal = IsScalar(2) ? targetFill_.Get<T>() : targetQueue_.DeQue<T>();
+      LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
+      LocalTensor<T> targetLocal = targetQueue_.DeQue<T>();
       LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
       const uint32_t n = static_cast<uint32_t>(count);
       // Compare/Compares take a count of whole 256-byte repeats of their fp32 source; tileLength_ is a multiple
@@ -486,12 +456,6 @@ class KernelBinaryCrossEntropy {
         if (reduceKind_ != 0) {
           LocalTensor<float> acc = redAcc_.Get<float>();
           Add(acc, acc, outLocal, static_cast<int32_t>(n));
-        }
-        if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
-          FillScalar(selfLocal, selfBits_, count);
-        }
-        if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
-          FillScalar(targetLocal, targetBits_, count);
         }
       } else {
         LocalTensor<float> tmp0 = tmp0_.Get<float>();
@@ -526,12 +490,8 @@ class KernelBinaryCrossEntropy {
         }
       }
       outQueue_.EnQue(outLocal);
-      if (!IsScalar(1)) {
-        selfQueue_.FreeTensor(selfLocal);
-      }
-      if (!IsScalar(2)) {
-        targetQueue_.FreeTensor(targetLocal);
-      }
+      selfQueue_.FreeTensor(selfLocal);
+      targetQueue_.FreeTensor(targetLocal);
     }
   }
 
@@ -543,9 +503,7 @@ class KernelBinaryCrossEntropy {
 
   TPipe pipe_;
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
-  TBuf<TPosition::VECCALC> selfFill_;  // the tile filled with a one-element self
   TQue<TPosition::VECIN, QUEUE_DEPTH> targetQueue_;
-  TBuf<TPosition::VECCALC> targetFill_;  // the tile filled with a one-element target
   TQue<TPosition::VECIN, QUEUE_DEPTH> weightQueue_;
   TBuf<TPosition::VECCALC> weightFill_;  // the tile filled with a one-element weight
   TQue<TPosition::VECOUT, QUEUE_DEPTH> outQueue_;
@@ -570,8 +528,6 @@ class KernelBinaryCrossEntropy {
   int64_t coreLength_ = 0;
   int64_t tileLength_ = 0;
   int64_t scalarInputs_ = 0;  // bit k: aclnn input k has one element
-  uint32_t selfBits_ = 0;     // the bits of a one-element self
-  uint32_t targetBits_ = 0;   // the bits of a one-element target
   uint32_t weightBits_ = 0;   // the bits of a one-element weight
 };
 }  // namespace

@@ -21,17 +21,8 @@ const aclTensor *BinaryCrossEntropyGrad(const aclTensor *gradOutput, const aclTe
                                         const aclTensor *weightOptional, const std::string &reduction,
                                         aclOpExecutor *executor) {
   L0_DFX(BinaryCrossEntropyGrad, gradOutput, self, target, weightOptional, reduction);
-  // The inputs' broadcast shape: every input has it or one element (which the kernel reads once per core).
-  op::Shape inShape = gradOutput->GetViewShape();
-  if (self->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = self->GetViewShape();
-  }
-  if (target->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = target->GetViewShape();
-  }
-  if (weightOptional != nullptr && weightOptional->GetViewShape().GetShapeSize() > inShape.GetShapeSize()) {
-    inShape = weightOptional->GetViewShape();
-  }
+  // The inputs' broadcast shape: self always has it (no valid call passes it with one element).
+  op::Shape inShape = self->GetViewShape();
   auto output = executor->AllocTensor(inShape, gradOutput->GetDataType());
   CHECK_RET(output != nullptr, nullptr);
   auto ret = ADD_TO_LAUNCHER_LIST_AICORE(BinaryCrossEntropyGrad, OP_INPUT(self, target, gradOutput, weightOptional),

@@ -103,12 +103,6 @@ static ge::graphStatus BinaryCrossEntropyGradTilingFunc(gert::TilingContext *con
     }
   }
   {
-    const gert::StorageShape *inputStorage = context->GetInputShape(0);  // self
-    if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
-      scalarInputs |= 2;
-    }
-  }
-  {
     const gert::StorageShape *inputStorage = context->GetInputShape(1);  // target
     if (inputStorage != nullptr && totalLength > 1 && inputStorage->GetStorageShape().GetShapeSize() == 1) {
       scalarInputs |= 4;

@@ -86,7 +86,7 @@ class KernelBinaryCrossEntropyGrad {
     scalarInputs_ = tiling.scalarInputs;
     scalar0_ = tiling.scalar0;
     gradOutputGm_.SetGlobalBuffer((__gm__ T *)gradOutput + (IsScalar(1) ? 0 : offset), IsScalar(1) ? 1 : coreLength_);
-    selfGm_.SetGlobalBuffer((__gm__ T *)self + (IsScalar(2) ? 0 : offset), IsScalar(2) ? 1 : coreLength_);
+    selfGm_.SetGlobalBuffer((__gm__ T *)self + offset, coreLength_);
     targetGm_.SetGlobalBuffer((__gm__ T *)target + (IsScalar(4) ? 0 : offset), IsScalar(4) ? 1 : coreLength_);
     if constexpr ((ABSENT & 1U) == 0) {
       weightOptionalGm_.SetGlobalBuffer((__gm__ T *)weightOptional + (IsScalar(8) ? 0 : offset),
@@ -103,16 +103,8 @@ class KernelBinaryCrossEntropyGrad {
       pipe_.InitBuffer(gradOutputQueue_, static_cast<uint8_t>(tiling.inBufferNum),
                        static_cast<uint32_t>(tileLength_ * sizeof(T)));
     }
-    if (IsScalar(2)) {  // one element: a UB tile filled with it once stands in for the stream
-      pipe_.InitBuffer(selfFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
-      if (coreLength_ > 0) {
-        selfBits_ = ReadScalar(selfFill_.Get<T>(), selfGm_);
-        FillScalar(selfFill_.Get<T>(), selfBits_, tileLength_);
-      }
-    } else {
-      pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
-                       static_cast<uint32_t>(tileLength_ * sizeof(T)));
-    }
+    pipe_.InitBuffer(selfQueue_, static_cast<uint8_t>(tiling.inBufferNum),
+                     static_cast<uint32_t>(tileLength_ * sizeof(T)));
     if (IsScalar(4)) {  // one element: a UB tile filled with it once stands in for the stream
       pipe_.InitBuffer(targetFill_, static_cast<uint32_t>(tileLength_ * sizeof(T)));
       if (coreLength_ > 0) {
@@ -219,11 +211,9 @@ class KernelBinaryCrossEntropyGrad {
       CopyGmToUb(gradOutputLocal, gradOutputGm_[offset], count);
       gradOutputQueue_.EnQue(gradOutputLocal);
     }
-    if (!IsScalar(2)) {
-      LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
-      CopyGmToUb(selfLocal, selfGm_[offset], count);
-      selfQueue_.EnQue(selfLocal);
-    }
+    LocalTensor<T> selfLocal = selfQueue_.AllocTensor<T>();
+    CopyGmToUb(selfLocal, selfGm_[offset], count);
+    selfQueue_.EnQue(selfLocal);
     if (!IsScalar(4)) {
       LocalTensor<T> targetLocal = targetQueue_.AllocTensor<T>();
       CopyGmToUb(targetLocal, targetGm_[offset], count);
@@ -241,7 +231,7 @@ class KernelBinaryCrossEntropyGrad {
   __aicore__ inline void Compute(int64_t count) {
     if constexpr (ABSENT == 0U) {  // absent: -
       LocalTensor<T> gradOutputLocal = IsScalar(1) ? gradOutputFill_.Get<T>() : gradOutputQueue_.DeQue<T>();
-      LocalTensor<T> selfLocal = IsScalar(2) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
+      LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
       LocalTensor<T> targetLocal = IsScalar(4) ? targetFill_.Get<T>() : targetQueue_.DeQue<T>();
       LocalTensor<T> weightOptionalLocal = IsScalar(8) ? weightOptionalFill_.Get<T>() : weightOptionalQueue_.DeQue<T>();
       LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
@@ -259,9 +249,6 @@ class KernelBinaryCrossEntropyGrad {
         Muls(outLocal, gradOutputLocal, scalar0_, n);
         if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
           FillScalar(gradOutputLocal, gradOutputBits_, count);
-        }
-        if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
-          FillScalar(selfLocal, selfBits_, count);
         }
         if (IsScalar(4)) {  // the program wrote over the filled tile: fill it again
           FillScalar(targetLocal, targetBits_, count);
@@ -289,9 +276,7 @@ class KernelBinaryCrossEntropyGrad {
       if (!IsScalar(1)) {
         gradOutputQueue_.FreeTensor(gradOutputLocal);
       }
-      if (!IsScalar(2)) {
-        selfQueue_.FreeTensor(selfLocal);
-      }
+      selfQueue_.FreeTensor(selfLocal);
       if (!IsScalar(4)) {
         targetQueue_.FreeTensor(targetLocal);
       }
@@ -300,7 +285,7 @@ class KernelBinaryCrossEntropyGrad {
       }
     } else if constexpr (ABSENT == 1U) {  // absent: weightOptional
       LocalTensor<T> gradOutputLocal = IsScalar(1) ? gradOutputFill_.Get<T>() : gradOutputQueue_.DeQue<T>();
-      LocalTensor<T> selfLocal = IsScalar(2) ? selfFill_.Get<T>() : selfQueue_.DeQue<T>();
+      LocalTensor<T> selfLocal = selfQueue_.DeQue<T>();
       LocalTensor<T> targetLocal = IsScalar(4) ? targetFill_.Get<T>() : targetQueue_.DeQue<T>();
       LocalTensor<T> outLocal = outQueue_.AllocTensor<T>();
       const uint32_t n = static_cast<uint32_t>(count);
@@ -316,9 +301,6 @@ class KernelBinaryCrossEntropyGrad {
         Muls(outLocal, gradOutputLocal, scalar0_, n);
         if (IsScalar(1)) {  // the program wrote over the filled tile: fill it again
           FillScalar(gradOutputLocal, gradOutputBits_, count);
-        }
-        if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
-          FillScalar(selfLocal, selfBits_, count);
         }
         if (IsScalar(4)) {  // the program wrote over the filled tile: fill it again
           FillScalar(targetLocal, targetBits_, count);
@@ -344,9 +326,7 @@ class KernelBinaryCrossEntropyGrad {
       if (!IsScalar(1)) {
         gradOutputQueue_.FreeTensor(gradOutputLocal);
       }
-      if (!IsScalar(2)) {
-        selfQueue_.FreeTensor(selfLocal);
-      }
+      selfQueue_.FreeTensor(selfLocal);
       if (!IsScalar(4)) {
         targetQueue_.FreeTensor(targetLocal);
       }
@@ -363,7 +343,6 @@ class KernelBinaryCrossEntropyGrad {
   TQue<TPosition::VECIN, QUEUE_DEPTH> gradOutputQueue_;
   TBuf<TPosition::VECCALC> gradOutputFill_;  // the tile filled with a one-element gradOutput
   TQue<TPosition::VECIN, QUEUE_DEPTH> selfQueue_;
-  TBuf<TPosition::VECCALC> selfFill_;  // the tile filled with a one-element self
   TQue<TPosition::VECIN, QUEUE_DEPTH> targetQueue_;
   TBuf<TPosition::VECCALC> targetFill_;  // the tile filled with a one-element target
   TQue<TPosition::VECIN, QUEUE_DEPTH> weightOptionalQueue_;
@@ -382,7 +361,6 @@ class KernelBinaryCrossEntropyGrad {
   int64_t tileLength_ = 0;
   int64_t scalarInputs_ = 0;         // bit k: aclnn input k has one element
   uint32_t gradOutputBits_ = 0;      // the bits of a one-element gradOutput
-  uint32_t selfBits_ = 0;            // the bits of a one-element self
   uint32_t targetBits_ = 0;          // the bits of a one-element target
   uint32_t weightOptionalBits_ = 0;  // the bits of a one-element weightOptional
   float scalar0_ = 0.0f;

@@ -148,76 +148,6 @@ __aicore__ inline void EvalOut2(const LocalTensor<float> &dst, const LocalTensor
   Div(dst, tmp[0], tmp[1], n);
 }
 
-// argument of reduction 0 (m) = input over one line of n elements; reductions and per-row values are lines.
-__aicore__ inline void EvalArgLine0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)reds;
-  (void)rows;
-  (void)tmp;
-  (void)attrs;
-  Adds(dst, ins[0], 0.0f, n);
-}
-
-// argument of reduction 1 (v) = (input - m) * (input - m) over one line of n elements; reductions and per-row values
-// are lines.
-__aicore__ inline void EvalArgLine1(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)reds;
-  (void)rows;
-  (void)tmp;
-  (void)attrs;
-  Sub(tmp[0], ins[0], reds[0], n);
-  Sub(tmp[1], ins[0], reds[0], n);
-  Mul(dst, tmp[0], tmp[1], n);
-}
-
-// output out = (input - m) * row0 * weightOptional + biasOptional over one line of n elements; reductions and per-row
-// values are lines.
-__aicore__ inline void EvalOutLine0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)reds;
-  (void)rows;
-  (void)tmp;
-  (void)attrs;
-  Sub(tmp[2], ins[0], reds[0], n);
-  Mul(tmp[1], tmp[2], rows[0], n);
-  Mul(tmp[0], tmp[1], ins[1], n);
-  Add(dst, tmp[0], ins[2], n);
-}
-
-// output meanOutOptional = m over one line of n elements; reductions and per-row values are lines.
-__aicore__ inline void EvalOutLine1(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)reds;
-  (void)rows;
-  (void)tmp;
-  (void)attrs;
-  Adds(dst, reds[0], 0.0f, n);
-}
-
-// output rstdOutOptional = 1 / sqrt(v + eps) over one line of n elements; reductions and per-row values are lines.
-__aicore__ inline void EvalOutLine2(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                    const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                    const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)reds;
-  (void)rows;
-  (void)tmp;
-  (void)attrs;
-  Duplicate(tmp[0], static_cast<float>(1.0), n);
-  Adds(tmp[2], reds[1], attrs[0], n);
-  Sqrt(tmp[1], tmp[2], n);
-  Div(dst, tmp[0], tmp[1], n);
-}
-
 // per-row value 0 = 1 / sqrt(v + eps) over one line of n elements; reductions and per-row values are lines.
 __aicore__ inline void EvalRow0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
                                 const LocalTensor<float> *reds, const LocalTensor<float> *rows,
@@ -259,39 +189,6 @@ __aicore__ inline void EvalOut(int32_t k, const LocalTensor<float> &dst, const L
       break;
     case 2:
       EvalOut2(dst, ins, sc, save, keep, tmp, attrs, n);
-      break;
-    default:
-      break;
-  }
-}
-
-__aicore__ inline void EvalArgLine(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                   const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                   const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  switch (k) {
-    case 0:
-      EvalArgLine0(dst, ins, reds, rows, tmp, attrs, n);
-      break;
-    case 1:
-      EvalArgLine1(dst, ins, reds, rows, tmp, attrs, n);
-      break;
-    default:
-      break;
-  }
-}
-
-__aicore__ inline void EvalOutLine(int32_t k, const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                   const LocalTensor<float> *reds, const LocalTensor<float> *rows,
-                                   const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  switch (k) {
-    case 0:
-      EvalOutLine0(dst, ins, reds, rows, tmp, attrs, n);
-      break;
-    case 1:
-      EvalOutLine1(dst, ins, reds, rows, tmp, attrs, n);
-      break;
-    case 2:
-      EvalOutLine2(dst, ins, reds, rows, tmp, attrs, n);
       break;
     default:
       break;
@@ -521,11 +418,11 @@ class KernelLayerNormV4 {
                        static_cast<uint32_t>(tiling.tileElems * bytes));
     }
     pipe_.InitBuffer(tmpBuf_, lineF * static_cast<uint32_t>(NUM_TMP));
-    if (mode_ == 0) {  // a 32-byte slot per row of a tile for each reduction and per-row value
-      rowSlots_ = rowSlots * SLOT_ELEMS;
-      pipe_.InitBuffer(slotBuf_, static_cast<uint32_t>(rowSlots_ * 4 * NUM_SC));
-    }
-    if (mode_ == 0 && chunkNum_ == 1 && NUM_SAVE > 0) {  // whole rows: the kept subformulas, per tile element
+    // mode 0 only (the reduced dims are the last ones): a 32-byte slot per row of a tile for each reduction
+    // and per-row value
+    rowSlots_ = rowSlots * SLOT_ELEMS;
+    pipe_.InitBuffer(slotBuf_, static_cast<uint32_t>(rowSlots_ * 4 * NUM_SC));
+    if (chunkNum_ == 1 && NUM_SAVE > 0) {  // whole rows: the kept subformulas, per tile element
       pipe_.InitBuffer(saveBuf_, static_cast<uint32_t>(tiling.tileElems * 4 * NUM_SAVE));
     }
     if (NUM_ROWV > 0) {  // a line per per-row value (mode 1; the tiling counts it in both modes)
@@ -550,15 +447,14 @@ class KernelLayerNormV4 {
     for (int32_t k = 0; k < NUM_RED; ++k) {
       const uint32_t at = static_cast<uint32_t>(k * lineElems_);
       // mode 0: the accumulator of row l is slot l of the reduction's slots
-      acc_[k] = mode_ == 0 ? slotBuf_.Get<float>()[static_cast<uint32_t>(k * rowSlots_)] : accBuf_.Get<float>()[at];
+      acc_[k] = slotBuf_.Get<float>()[static_cast<uint32_t>(k * rowSlots_)];
       part_[k] = partBuf_.Get<float>()[at];
       old_[k] = oldBuf_.Get<float>()[at];
     }
     for (int32_t j = 0; j < NUM_ROWV; ++j) {
-      rowv_[j] = mode_ == 0 ? slotBuf_.Get<float>()[static_cast<uint32_t>((NUM_RED + j) * rowSlots_)]
-                            : rowvBuf_.Get<float>()[static_cast<uint32_t>(j * lineElems_)];
+      rowv_[j] = slotBuf_.Get<float>()[static_cast<uint32_t>((NUM_RED + j) * rowSlots_)];
     }
-    if (mode_ == 0) {
+    {  // mode 0 only: the reduced dims are the last ones (inner is 1)
       if (chunkNum_ == 1 && taskCount_ > 0) {
         LoadRowInputs(0, r_);  // the whole row, once: every row of the core reads it
       }
@@ -583,13 +479,6 @@ class KernelLayerNormV4 {
         ProcessTile(row, rows, false);
       }
       ReleaseRowInputs();
-    } else {
-      const int64_t blocks = (inner_ + width_ - 1) / width_;
-      for (int64_t task = taskStart_; task < taskStart_ + taskCount_; ++task) {
-        const int64_t o = task / blocks;
-        const int64_t i0 = (task % blocks) * width_;
-        ProcessBlock(o, i0, (inner_ - i0 < width_) ? (inner_ - i0) : width_);
-      }
     }
   }
 
@@ -1194,84 +1083,6 @@ class KernelLayerNormV4 {
       StoreToGm(outGmF_[o][dst], y.template ReinterpretCast<float>()[at], n);
     } else {
       StoreToGm(outGm_[o][dst], y[at], n);
-    }
-  }
-
-  // Mode 1: the R lines of `n` inner positions starting at (o, 0, i0).
-  __aicore__ inline void ProcessBlock(int64_t o, int64_t i0, int64_t width) {
-    LocalTensor<float> ins[NUM_IN];
-    LocalTensor<float> arg = argBuf_.Get<float>();
-    LocalTensor<float> res = resBuf_.Get<float>();
-    const int32_t n = static_cast<int32_t>(width);
-    const int64_t base = o * r_ * inner_ + i0;
-    for (int32_t pass = 0; pass < NUM_PASS; ++pass) {
-      for (int64_t c = 0; c < chunkNum_; ++c) {
-        const int64_t first = c * tileRows_;
-        const int64_t lines = (r_ - first < tileRows_) ? (r_ - first) : tileRows_;
-        if (chunkNum_ > 1 || pass == 0) {
-          Load(base + first * inner_, inner_, lines, width);
-        }
-        for (int32_t k = 0; k < NUM_RED; ++k) {
-          if (RED_PASS[k] != pass) {
-            continue;
-          }
-          for (int64_t l = 0; l < lines; ++l) {
-            Lines(l, ins);
-            if (l == 0) {
-              EvalArgLine(k, part_[k], ins, acc_, rowv_, tmp_, attrs_, n);
-            } else {
-              const bool direct = RED_DIRECT[k] >= 0;
-              if (!direct) {
-                EvalArgLine(k, arg, ins, acc_, rowv_, tmp_, attrs_, n);
-              }
-              const LocalTensor<float> &src = direct ? ins[RED_DIRECT[k]] : arg;
-              if (RED_KIND[k] == KIND_MAX) {
-                Max(part_[k], part_[k], src, n);
-              } else {
-                Add(part_[k], part_[k], src, n);
-              }
-            }
-          }
-          Combine(k, c == 0, n);
-        }
-        if (chunkNum_ > 1) {
-          Release();
-        }
-      }
-      Finish(pass, n);
-      RowValues(pass, false, 0, n);
-    }
-    for (int64_t c = 0; c < chunkNum_; ++c) {
-      const int64_t first = c * tileRows_;
-      const int64_t lines = (r_ - first < tileRows_) ? (r_ - first) : tileRows_;
-      if (chunkNum_ > 1) {
-        Load(base + first * inner_, inner_, lines, width);
-      }
-      for (int32_t q = 0; q < NUM_OUT; ++q) {
-        LocalTensor<T> y = outQueue_[q].template AllocTensor<T>();
-        for (int64_t l = 0; l < lines; ++l) {
-          Lines(l, ins);
-          const uint32_t at = static_cast<uint32_t>(l * stride_);
-          if (IsFloat(NUM_IN + q)) {
-            EvalOutLine(q, y.template ReinterpretCast<float>()[at], ins, acc_, rowv_, tmp_, attrs_, n);
-          } else {
-            EvalOutLine(q, res, ins, acc_, rowv_, tmp_, attrs_, n);
-            Store(q, y, at, res, n);
-          }
-        }
-        outQueue_[q].EnQue(y);
-        y = outQueue_[q].template DeQue<T>();
-        for (int64_t l = 0; l < lines; ++l) {
-          CopyOut(q, static_cast<uint64_t>(base + (first + l) * inner_), y, static_cast<uint32_t>(l * stride_), width);
-        }
-        outQueue_[q].FreeTensor(y);
-      }
-      if (chunkNum_ > 1) {
-        Release();
-      }
-    }
-    if (chunkNum_ == 1) {
-      Release();
     }
   }
 

@@ -110,8 +110,7 @@ inline std::string ProductTag(const opgen_rt::device::Core *c) {
 
 // The 8-byte proposal layout exists on NpuArch 2201 and 3510 (see the file comment).
 inline void CheckProduct(opgen_rt::device::Core *c, const char *op) {
-  const int32_t arch = c->product->npuArch;
-  if (arch != 2201 && arch != 3510) {
+  if (!c->product->vectorSort) {  // the catalogue's vector_sort: Atlas A2/A3 (NpuArch 2201) and Ascend 950 (3510)
     c->Fault(opgen_rt::device::rule::kVectorUnsupported,
              std::string(op) + " is not available on " + ProductTag(c) +
                  ": the 8-byte (score, index) sort instructions exist on Atlas A2/A3 (NpuArch 2201) and Ascend "

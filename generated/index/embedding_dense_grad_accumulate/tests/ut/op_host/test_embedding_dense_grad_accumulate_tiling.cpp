@@ -174,7 +174,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT_INT64_4x5x8_7_determi
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -289,7 +295,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT_INT64_64x1000_5000_so
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 5632LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 8LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -404,7 +416,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT_INT64_4096x1024_10000
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -519,7 +537,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_FLOAT16_INT32_4x5x8_7_deter
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -634,7 +658,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT_INT64_4x5x8_7_atomic
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -749,7 +779,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT_INT64_64x1000_5000_s
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 7680LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 8LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -864,7 +900,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT_INT64_4096x1024_1000
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -979,7 +1021,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910B_FLOAT16_INT32_4x5x8_7_atom
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1094,7 +1142,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT_INT64_4x5x8_7_atom
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1209,7 +1263,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT_INT64_64x1000_5000
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 7680LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 8LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1324,7 +1384,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT_INT64_4096x1024_10
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1439,7 +1505,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend910_93_FLOAT16_INT32_4x5x8_7_at
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1554,7 +1626,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT_INT64_4x5x8_7_atomic)
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1669,7 +1747,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT_INT64_64x1000_5000_so
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 5888LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 8LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1784,7 +1868,13 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT_INT64_4096x1024_10000
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }
 
@@ -1899,6 +1989,12 @@ TEST_F(EmbeddingDenseGradAccumulateTiling, Ascend950_FLOAT16_INT32_4x5x8_7_atomi
   EXPECT_TRUE(found) << "tiling field sortPartialsOffset";
   EXPECT_EQ(FieldAt<int64_t>(data, 272, found), 0LL) << "tiling field sortPairsOffset";
   EXPECT_TRUE(found) << "tiling field sortPairsOffset";
-  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortSmallDim";
+  EXPECT_EQ(FieldAt<int64_t>(data, 280, found), 0LL) << "tiling field sortChunk";
+  EXPECT_TRUE(found) << "tiling field sortChunk";
+  EXPECT_EQ(FieldAt<int64_t>(data, 288, found), 0LL) << "tiling field sortMatrixRows";
+  EXPECT_TRUE(found) << "tiling field sortMatrixRows";
+  EXPECT_EQ(FieldAt<int64_t>(data, 296, found), 0LL) << "tiling field sortSortedOffset";
+  EXPECT_TRUE(found) << "tiling field sortSortedOffset";
+  EXPECT_EQ(FieldAt<int64_t>(data, 304, found), 0LL) << "tiling field sortSmallDim";
   EXPECT_TRUE(found) << "tiling field sortSmallDim";
 }

@@ -43,6 +43,12 @@ struct EmbeddingDenseGradAccumulateTilingData {
   int64_t sortPartialsOffset =
       0;  // sorted strategy, deterministic mode: workspace byte offset of the fp32 parts of buckets split between cores
   int64_t sortPairsOffset = 0;  // sorted strategy: workspace byte offset of the sorted (row, position) int32 pairs
+  int64_t sortChunk =
+      0;  // sorted strategy: indices per vector-sort chunk (Sort32 + MrgSort; 0: the scalar counting sort)
+  int64_t sortMatrixRows =
+      0;  // sorted strategy: rows of the count matrix (vector sort: one per chunk of every core; else one per core)
+  int64_t sortSortedOffset =
+      0;  // sorted strategy, vector sort: workspace byte offset of the sorted chunks ((key, position) proposals)
   int64_t sortSmallDim =
       0;  // sorted strategy: 1 for the small-dim variant (records of the row key and its D fp32 values, no gather)
 };

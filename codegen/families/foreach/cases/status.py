@@ -1,0 +1,102 @@
+"""The status cases of a foreach op, per CANN's foreach document and API order (null lists and null tensors
+inside a list 161001; then a product without a kernel, the first tensor's dtype, any tensor of either list of
+another dtype than the first, lists of different sizes, ranks above 8, ``out[i]`` of another shape than
+``x[i]`` and private formats 161002), the phase-1/phase-2 misuses, and the derived status matrix
+(:func:`codegen.check.status_matrix.status_matrix`, which converts or reshapes a list's tensors)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
+from codegen.check.status_matrix import status_matrix
+from codegen.families.foreach.compute import ForeachCompute
+from codegen.runner import numpy_dtype
+from codegen.spec.model import DType, OpSpec, Product
+
+
+def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterator[Case]:
+    """The status cases with the first of ``dtypes`` (the list's dtypes on the product)."""
+    comp = spec.compute
+    assert isinstance(comp, ForeachCompute)
+    x, out = comp.source, comp.dest
+    dt = dtypes[0]
+    np_dt = numpy_dtype(dt)
+    label = dt.name
+
+    def case(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:
+        return Case(spec.snake, product.name, label, "error", name, params, expect_status=code, mode=mode)
+
+    def good(**over: Any) -> dict[str, Any]:
+        xs = (np.ones((2, 3), np_dt), np.ones((5,), np_dt))
+        outs = (np.zeros((2, 3), np_dt), np.zeros((5,), np_dt))
+        p: dict[str, Any] = {n: tuple(np.full(a.shape, k + 1, np_dt) for a in xs) for k, n in enumerate(comp.sources)}
+        p[out] = outs
+        p.update(over)
+        return p
+
+    base = good()
+    other = next(d for d in (DType.FLOAT16, DType.FLOAT) if d is not dt)
+    o_dt = numpy_dtype(other)
+    yield case(f"null {x} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{x: None}))
+    yield case(f"null {out} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{out: None}))
+    yield case(f"null {x}[1] -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{x: (base[x][0], None)}))
+    yield case(f"null {out}[0] -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{out: (None, base[out][1])}))
+    yield case(
+        f"null {out}[1] with {x}[1] {other.name} -> 161001 (nulls first)",
+        ACLNN_ERR_PARAM_NULLPTR,
+        good(**{x: (base[x][0], np.ones((5,), o_dt)), out: (base[out][0], None)}),
+    )
+    yield case(
+        f"{x}[1] {other.name} ({x}[0] {dt.name}) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(**{x: (base[x][0], np.ones((5,), o_dt))}),
+    )
+    yield case(
+        f"{out}[1] {other.name} ({x} {dt.name}) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(**{out: (base[out][0], np.zeros((5,), o_dt))}),
+    )
+    yield case(f"{out} of 1 tensor ({x} of 2) -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{out: (base[out][0],)}))
+    yield case(
+        f"{out} of 3 tensors ({x} of 2) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(**{out: (*base[out], np.zeros((1,), np_dt))}),
+    )
+    yield case(
+        f"{out}[1] [6] ({x}[1] [5]) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(**{out: (base[out][0], np.zeros((6,), np_dt))}),
+    )
+    yield case(
+        f"{x}[1] rank 9 -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        good(
+            **{n: (base[n][0], np.ones((5,) + (1,) * 8, np_dt)) for n in comp.sources},
+            **{out: (base[out][0], np.zeros((5,) + (1,) * 8, np_dt))},
+        ),
+    )
+    for second in comp.sources[1:]:  # a second input list: null, a null element, another dtype, size and shape
+        yield case(f"null {second} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{second: None}))
+        yield case(f"null {second}[0] -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{second: (None, base[second][1])}))
+        yield case(
+            f"{second}[1] {other.name} ({x} {dt.name}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{second: (base[second][0], np.ones((5,), o_dt))}),
+        )
+        yield case(
+            f"{second} of 1 tensor ({x} of 2) -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{second: (base[second][0],)})
+        )
+        yield case(
+            f"{second}[1] [6] ({x}[1] [5]) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{second: (base[second][0], np.ones((6,), np_dt))}),
+        )
+    yield case("empty lists -> 0 (nothing launched)", 0, good(**{n: () for n in (*comp.sources, out)}))
+    for mode in ("null_workspace_size", "null_executor"):
+        yield case(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
+    yield case("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")
+    yield from status_matrix(spec, product, base, label)

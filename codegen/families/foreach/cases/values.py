@@ -1,0 +1,109 @@
+"""The value cases of a foreach op: lists of one, two and many tensors of unequal sizes (empty and 0-d ones,
+sizes that are no multiple of a 32-byte block, one tensor large enough to span several cores followed by small
+ones), a list of only empty tensors and an empty list (no launch), more tensors than cores, special values
+(zeros of both signs, infinities, NaN, negative numbers, subnormals), and non-contiguous input and output
+tensors. Every output list is allocated by the call (poisoned device memory: an element the kernel does not
+write is garbage) unless the case passes ``out`` (a strided view, written in place).
+
+Each case's name says the list's shapes; ``quick`` leaves out the lists of more tensors than cores and the
+non-contiguous tensors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from codegen.check.cases import Case, uniform_array
+from codegen.families.foreach.compute import ForeachCompute
+from codegen.families.foreach.plan.tiling import core_count
+from codegen.runner import numpy_dtype
+from codegen.spec.model import DType, OpSpec, Product
+
+#: The lists of the value cases by name (``quick``: kept in ``--quick``): shapes in list order.
+LISTS: tuple[tuple[str, bool, tuple[tuple[int, ...], ...]], ...] = (
+    ("one tensor", True, ((3, 5),)),
+    ("two tensors", True, ((7,), (4, 9))),
+    ("mixed sizes with empty and 0-d", True, ((33,), (0,), (), (2, 0, 3), (1001,), (8,), (5, 3, 3), ())),
+    ("only empty tensors", True, ((0,), (3, 0))),
+    ("empty list", True, ()),
+    ("many small tensors", True, tuple((k % 7 + 1, 2 * k + 1) for k in range(40))),
+)
+#: Elements of the tensor that spans several cores in the large case (about 1.2 MB of FLOAT), then small ones.
+LARGE_ELEMENTS = 300_007
+
+
+def _compute(spec: OpSpec) -> ForeachCompute:
+    assert isinstance(spec.compute, ForeachCompute)
+    return spec.compute
+
+
+def _draw(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+    """Values in ``[0, 100)`` of ``shape`` in ``dtype`` (the op's domain; the special values have a case of
+    their own)."""
+    return uniform_array(rng, shape, dtype, 0.0, 100.0)
+
+
+def _case(spec: OpSpec, product: Product, dtype: DType, name: str, params: dict[str, Any], **kw: Any) -> Case:
+    shapes = [list(a.shape) for a in params[_compute(spec).source]]
+    shape = str(shapes) if len(shapes) <= 4 else f"{len(shapes)} tensors"
+    return Case(spec.snake, product.name, dtype.name, shape, name, params, **kw)
+
+
+def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
+    """The value cases of ``spec`` on ``product`` for each of ``dtypes`` (see the module docstring). A second
+    input list holds tensors of the first's shapes, of values of their own (the special values reversed)."""
+    comp = _compute(spec)
+    for dtype in dtypes:
+        rng = np.random.default_rng(len(dtype.name))
+
+        def lists(first: list[np.ndarray], rng: np.random.Generator = rng, dtype: DType = dtype) -> dict[str, Any]:
+            others = {n: [_draw(rng, a.shape, dtype) for a in first] for n in comp.sources[1:]}
+            return {comp.source: first, **others}
+
+        for name, in_quick, shapes in LISTS:
+            if quick and not in_quick:
+                continue
+            yield _case(spec, product, dtype, name, lists([_draw(rng, s, dtype) for s in shapes]))
+        # one tensor over several cores, then small ones: the split cuts it on its own blocks, and a core takes
+        # its tail together with the head of the next tensors
+        large = [_draw(rng, (LARGE_ELEMENTS,), dtype), _draw(rng, (5,), dtype), _draw(rng, (), dtype)]
+        large += [_draw(rng, (129,), dtype)]
+        cores = core_count(spec, product, sum(a.size for a in large), dtype)
+        yield _case(spec, product, dtype, f"a large tensor across {cores} cores, then small ones", lists(large))
+        # cores whose shares start and end exactly at tensor boundaries (each tensor one core's share), and
+        # shares that cross boundaries inside blocks' reach (tensors of one and a half shares plus a tail)
+        share = max(1, spec.tiling.min_bytes_per_core // dtype.itemsize)
+        aligned = [_draw(rng, (share,), dtype) for _ in range(4)]
+        yield _case(spec, product, dtype, f"4 tensors of one core's share ({share} elements) each", lists(aligned))
+        crossing = [_draw(rng, (share + share // 2 + k,), dtype) for k in (7, 0, 31, 1)]
+        yield _case(
+            spec, product, dtype, "tensors of one and a half cores' shares", lists(crossing), tags=("multicore",)
+        )
+        special = np.array(
+            [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1e-3, 1e-40, 1e-30, 1.0, 4.0, 2.0, 65504.0, 3e38],
+            dtype=np.float64,
+        )
+        with np.errstate(over="ignore"):
+            values = special.astype(numpy_dtype(dtype))
+        params = {n: [values[::-1] if k else values, values[:5]] for k, n in enumerate(comp.sources)}
+        yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", params)
+        if quick:
+            continue
+        # more tensors than cores, each of a few blocks: every core starts and ends inside the list
+        many = [_draw(rng, (3 * 32 + k,), dtype) for k in range(2 * product.vector_core_num + 3)]
+        yield _case(spec, product, dtype, "more tensors than cores", lists(many))
+        # non-contiguous tensors: a strided input view, and an out list with a strided view written in place
+        base = _draw(rng, (6, 10), dtype)
+        strided_in = [base[:, ::2], _draw(rng, (9,), dtype), base.T]
+        yield _case(spec, product, dtype, "non-contiguous input tensors", lists(strided_in))
+        holder = np.zeros((4, 12), numpy_dtype(dtype))
+        outs = [holder[:, ::3], np.zeros((9,), numpy_dtype(dtype))]
+        yield _case(
+            spec,
+            product,
+            dtype,
+            "a non-contiguous out tensor written in place",
+            {**lists([_draw(rng, (4, 4), dtype), _draw(rng, (9,), dtype)]), comp.dest: outs},
+        )

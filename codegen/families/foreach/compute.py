@@ -1,0 +1,174 @@
+"""The ``compute`` section of the ``foreach`` family: its model and its parser.
+
+A foreach op applies one formula to every tensor of a tensor list (``list: true``), element by element:
+``out[i] = f(x[i])`` for each tensor ``i`` of the list. The section maps the output list to its formula, in the
+project's formula language (parsed by :func:`codegen.spec.expr.parse_expr`, the parser the elementwise family
+uses)::
+
+    compute:
+      out: "sqrt(x)"
+
+The formula is lowered to one AscendC vector instruction: a call of a function of :data:`UNARY_FUNCTIONS` on
+the one input list (``sqrt(x)``), or an operator of :data:`BINARY_OPERATORS` between the two input lists
+(``x1 * x2``), each tensor of the second list of its tensor's shape in the first. Every problem is recorded at
+its line; the model is frozen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from codegen.spec.errors import SourceLoc, SpecError
+from codegen.spec.expr import Binary, Call, Name, parse_expr, to_source
+from codegen.spec.model import DType
+from codegen.spec.yaml_reader.nodes import YScalar
+
+if TYPE_CHECKING:
+    from codegen.spec.scopes import ComputeContext
+    from codegen.spec.yaml_reader import YNode
+
+__all__ = ["parse_compute"]
+
+
+@dataclass(frozen=True)
+class UnaryFunction:
+    """A formula function or operator the family lowers to one AscendC vector instruction.
+
+    Attributes:
+        name: the formula's function name (``sqrt``) or operator (``*``).
+        instruction: the AscendC API (``Sqrt(dst, src, count)``, asc-devkit
+            include/basic_api/kernel_operator_vec_unary_intf.h; ``Mul(dst, src0, src1, count)``,
+            kernel_operator_vec_binary_intf.h).
+        words: the function in words, for the API document.
+        arity: the input lists it reads (1: a function call, 2: a binary operator).
+    """
+
+    name: str
+    instruction: str
+    words: str
+    arity: int = 1
+
+
+#: The unary functions the family's kernels compute, by formula name.
+UNARY_FUNCTIONS: dict[str, UnaryFunction] = {f.name: f for f in (UnaryFunction("sqrt", "Sqrt", "the square root"),)}
+#: The binary operators between two lists, by formula operator.
+BINARY_OPERATORS: dict[str, UnaryFunction] = {
+    f.name: f
+    for f in (
+        UnaryFunction("+", "Add", "the sum", 2),
+        UnaryFunction("-", "Sub", "the difference", 2),
+        UnaryFunction("*", "Mul", "the product", 2),
+        UnaryFunction("/", "Div", "the quotient", 2),
+    )
+}
+
+#: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so).
+FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+
+
+@dataclass(frozen=True)
+class ForeachCompute:
+    """The formula of a foreach op.
+
+    Attributes:
+        sources: the input tensor lists the formula reads, in its order (one per operand of ``function``).
+        dest: the output tensor list it writes (``dest[i]`` has ``sources[0][i]``'s shape and dtype).
+        function: the function or operator applied to every element (:data:`UNARY_FUNCTIONS`,
+            :data:`BINARY_OPERATORS`).
+        formula: the formula's text, as written.
+        loc: the ``compute`` entry.
+    """
+
+    sources: tuple[str, ...]
+    dest: str
+    function: UnaryFunction
+    formula: str
+    loc: SourceLoc
+
+    @property
+    def source(self) -> str:
+        """The first input list (its tensors' shapes and dtype are every list's)."""
+        return self.sources[0]
+
+    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
+        """``shape``: each output tensor has its input tensor's shape (``attrs`` unused)."""
+        return shape
+
+
+def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
+    """Parses and checks the ``compute`` section of a foreach op.
+
+    Checks: every input and the one output are tensor lists (``list: true``) of dtypes among
+    :data:`FOREACH_DTYPES`, all of the first input's dtypes, the output with the shape rule ``<first input>``;
+    the section has exactly one key, the output's name, whose formula is a call of a function of
+    :data:`UNARY_FUNCTIONS` on the one input, or an operator of :data:`BINARY_OPERATORS` between the two
+    inputs in their spec order. Every problem is recorded in ``ctx.reader`` at its line.
+
+    Returns:
+        The model, or None when a key is missing or wrong.
+    """
+    r = ctx.reader
+    out_names = [t.name for t in ctx.outputs]
+    m = r.mapping(node, out_names[:1])
+    if m is None:
+        return None
+    ok = True
+    if len(ctx.inputs) not in (1, 2) or len(ctx.outputs) != 1:
+        r.error(node, "a foreach op has one or two input tensor lists and one output tensor list")
+        return None
+    src, dst = ctx.inputs[0], ctx.outputs[0]
+    for t in (*ctx.inputs, dst):
+        if not t.is_list:
+            r.error(node, f"'{t.name}' must be a tensor list (list: true): a foreach op maps lists to lists")
+            ok = False
+        ok = ctx.require_dtypes(node, t, FOREACH_DTYPES, "the foreach kernels take") and ok
+        if tuple(t.dtypes) != tuple(src.dtypes):
+            r.error(node, f"'{t.name}' must have the dtypes of '{src.name}' ({', '.join(d.name for d in src.dtypes)})")
+            ok = False
+    if dst.shape is None or to_source(dst.shape) != src.name:
+        r.error(node, f"'{dst.name}' must have the shape rule '{src.name}' (out[i] has {src.name}[i]'s shape)")
+        ok = False
+    formula_node = m[dst.name]
+    text = r.string(formula_node)
+    if text is None:
+        return None
+    assert isinstance(formula_node, YScalar)
+    try:
+        expr = parse_expr(text, formula_node.loc, formula_node.path or "compute")
+    except SpecError as exc:
+        r.error(formula_node, exc.message)
+        return None
+    names = tuple(t.name for t in ctx.inputs)
+    function = _lowering(expr, names)
+    if function is None:
+        forms = (
+            [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
+            if len(names) == 1
+            else [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
+        )
+        r.error(formula_node, f"the foreach family computes {', '.join(forms)}; got '{text}'")
+        return None
+    if not ok:
+        return None
+    return ForeachCompute(names, dst.name, function, text, node.loc)
+
+
+def _lowering(expr: object, names: tuple[str, ...]) -> UnaryFunction | None:
+    """The instruction of ``expr`` over the input lists ``names`` (in their order), or None for another form."""
+    if len(names) == 1 and isinstance(expr, Call) and expr.func in UNARY_FUNCTIONS and len(expr.args) == 1:
+        arg = expr.args[0]
+        return UNARY_FUNCTIONS[expr.func] if isinstance(arg, Name) and arg.id == names[0] else None
+    if len(names) == 2 and isinstance(expr, Binary) and expr.op in BINARY_OPERATORS:
+        left, right = expr.left, expr.right
+        if isinstance(left, Name) and isinstance(right, Name) and (left.id, right.id) == names:
+            return BINARY_OPERATORS[expr.op]
+    return None
+
+
+if TYPE_CHECKING:  # mypy checks this module against the contract's protocol (codegen.registry.contract)
+    from codegen.families.foreach import compute as _self
+    from codegen.registry import contract
+
+    _contract: contract.Compute = _self

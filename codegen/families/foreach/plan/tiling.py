@@ -1,0 +1,127 @@
+"""The tiling rule of a foreach op (the Python mirror of the generated tiling function): the tile size a core's
+UB holds, the cores a list is split over, the tiling key and the list's offset table
+(:func:`codegen.plan.tensor_lists.split_list`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.plan.tensor_lists import ListSplit, split_list
+from codegen.plan.tiling_decision import TilingDecisionBase
+from codegen.plan.tiling_fields import TilingField
+from codegen.spec.catalogue import UB_BLOCK_BYTES
+from codegen.spec.model import Catalogue, DType, OpSpec, Product
+
+#: The tiling key of each dtype (ops-nn's foreach kernels: ``TILING_KEY_IS(1)`` half, ``2`` float, ``4`` bf16;
+#: hicann/ops-nn foreach/foreach_sqrt/op_kernel/foreach_sqrt.cpp).
+DTYPE_KEYS: dict[DType, int] = {DType.FLOAT16: 1, DType.FLOAT: 2, DType.BF16: 4}
+#: Tiles in flight per queue (the kernel's in and out queues hold two tiles each: copy-in, compute and
+#: copy-out of consecutive tiles overlap).
+TILE_BUFFERS = 2
+#: The most cores one launch's table holds: ops-nn's ``MAX_CORE_CONT`` (its list tiling header), so the tiling
+#: struct has the layout of ops-nn's common list tiling data (3672 bytes: it fits the 4 KiB tiling buffer of the
+#: op_host unit tests); Ascend950's 64 vector cores run 50 of them.
+MAX_LIST_CORES = 50
+
+
+def compute_dtype(dtype: DType) -> DType:
+    """The dtype a tile is computed in: FLOAT for BF16 (cast up with CAST_NONE, back with CAST_RINT, as ops-nn's
+    foreach kernels do), the tensor's own dtype otherwise."""
+    return DType.FLOAT if dtype is DType.BF16 else dtype
+
+
+def tile_elements(spec: OpSpec, product: Product, dtype: DType) -> int:
+    """Elements of one UB tile (a multiple of a 32-byte block's elements): the UB after the spec's reserved
+    bytes, over two tiles of ``dtype`` per input list and two output tiles and, where the op computes in a
+    wider dtype, one tile of that dtype per input list.
+
+    Raises:
+        ValueError: the UB holds no tile of one block.
+    """
+    inputs = len(spec.inputs)
+    per_element = (inputs + 1) * TILE_BUFFERS * dtype.itemsize
+    wide = compute_dtype(dtype)
+    if wide is not dtype:
+        per_element += inputs * wide.itemsize
+    block = UB_BLOCK_BYTES // dtype.itemsize
+    budget = product.ub_bytes - spec.tiling.ub_reserved_bytes
+    tiles = budget // per_element // block * block
+    if tiles < block:
+        raise ValueError(f"{product.name}: {budget} bytes of UB hold no tile of one block of {dtype.name}")
+    return tiles
+
+
+def core_count(spec: OpSpec, product: Product, total_elements: int, dtype: DType) -> int:
+    """Cores a list of ``total_elements`` elements of ``dtype`` is split over: one per ``min_bytes_per_core``
+    bytes (counted in whole elements, as the tiling function counts them without an int64 overflow), at least
+    one, at most the product's vector cores (and :data:`MAX_LIST_CORES`)."""
+    per_core = max(1, spec.tiling.min_bytes_per_core // dtype.itemsize)
+    wanted = -(-total_elements // per_core)
+    return max(1, min(product.vector_core_num, MAX_LIST_CORES, wanted))
+
+
+@dataclass(frozen=True)
+class ForeachDecision(TilingDecisionBase):
+    """The tiling of one foreach call on one product.
+
+    Attributes:
+        inputs_tensor_ub_size: elements per UB tile (``inputsTensorUbSize``).
+        need_core_num: cores launched (``needCoreNum``; 0: the list holds no element, no launch).
+        total_tensor_count: tensors in the list (``totalTensorCount``).
+        split: the list's offset table (each tensor's count, each core's share).
+    """
+
+    inputs_tensor_ub_size: int
+    need_core_num: int
+    total_tensor_count: int
+    split: ListSplit
+
+
+#: The scalar fields of the tiling struct (ops-nn's ``ForeachCommonTilingData`` names); the list table's
+#: arrays follow them (templates/common/list_tiling.j2).
+TILING_FIELDS: tuple[TilingField[ForeachDecision], ...] = (
+    TilingField.held("inputsTensorUbSize", "elements per UB tile (a multiple of a block's)"),
+    TilingField.held("needCoreNum", "cores launched (blockDim); 0: the list holds no element"),
+    TilingField.held("totalTensorCount", "tensors in the list"),
+)
+ForeachDecision.FIELDS = TILING_FIELDS
+
+
+def tiling_decision(spec: OpSpec, product: Product, counts: tuple[int, ...], dtype: DType) -> ForeachDecision:
+    """The tiling of a call whose input list holds tensors of ``counts`` elements (list order) of ``dtype`` on
+    ``product``.
+
+    Raises:
+        ValueError: more tensors than one launch's table holds, or a UB too small for one tile.
+    """
+    block = UB_BLOCK_BYTES // dtype.itemsize
+    cores = core_count(spec, product, sum(counts), dtype)
+    split = split_list(counts, block, cores)
+    return ForeachDecision(
+        product=product.name,
+        tiling_key=DTYPE_KEYS[dtype],
+        block_dim=split.block_dim,
+        workspace_bytes=int(product.sys_workspace_bytes),
+        inputs_tensor_ub_size=tile_elements(spec, product, dtype),
+        need_core_num=split.block_dim,
+        total_tensor_count=len(counts),
+        split=split,
+    )
+
+
+def validate(spec: OpSpec, catalogue: Catalogue) -> None:
+    """Returns when every product of ``spec`` can run the list kernel: queues of two tiles, and a UB that holds
+    one tile of one block in each of the list's dtypes.
+
+    Raises:
+        ValueError: a product with fewer than two buffers per queue, or whose UB holds no tile; the message
+            names the product.
+    """
+    for name in spec.products:
+        product = catalogue.get(name)
+        if product.queue_buffer_cap < TILE_BUFFERS:
+            raise ValueError(
+                f"{name}: a queue holds {product.queue_buffer_cap} buffer(s); the kernel needs {TILE_BUFFERS}"
+            )
+        for dtype in spec.inputs[0].dtypes_for(product):
+            tile_elements(spec, product, dtype)

@@ -1,0 +1,280 @@
+"""Every template view of a foreach op: the family's view classes by kind (:data:`VIEWS`) and the named values
+they are filled from (the ``build_views`` hook)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from codegen.families.foreach.compute import ForeachCompute
+from codegen.families.foreach.plan.tiling import DTYPE_KEYS, MAX_LIST_CORES, TILE_BUFFERS, TILING_FIELDS, compute_dtype
+from codegen.families.foreach.plan.ut import ut_infer_cases, ut_tiling_cases
+from codegen.plan import doc_lines
+from codegen.plan.constraints import ConstraintChecks
+from codegen.plan.doc_tables import StatusRow, status_table
+from codegen.plan.products import DtypeGroup
+from codegen.plan.shared_views import TilingHeaderView, UtTilingDefView, family_views
+from codegen.plan.signature import SignatureParam
+from codegen.plan.tensor_lists import MAX_LIST_TENSORS
+from codegen.plan.tiling_fields import tiling_field_views
+from codegen.plan.view_bases import DocBase, KernelBase, L0SourceBase, TilingSourceBase
+from codegen.plan.views import KindView, OpViews
+from codegen.spec.catalogue import UB_BLOCK_BYTES
+from codegen.spec.model import Catalogue, OpSpec, Product
+
+
+def compute_of(spec: OpSpec) -> ForeachCompute:
+    """The spec's compute model.
+
+    Raises:
+        TypeError: the spec is not of the foreach family.
+    """
+    return spec.compute_as(ForeachCompute)
+
+
+@dataclass(frozen=True)
+class ListRoles:
+    """The names the templates print: the aclnn input lists ``sources`` (``source``: the first, whose shapes every
+    list has) and output list ``dest``, the device op's ``device_ins`` (``device_in``: the first) and
+    ``device_out`` names, the AscendC ``instruction`` and the formula text ``formula``."""
+
+    source: str
+    sources: tuple[str, ...]
+    dest: str
+    device_in: str
+    device_ins: tuple[str, ...]
+    device_out: str
+    instruction: str
+    formula: str
+
+
+@dataclass(frozen=True)
+class KernelBranch:
+    """One branch of the kernel entry: its tiling ``key``, the dtype's ``ge_name``, the tensors' kernel ``type``
+    and the ``compute_type`` a tile is computed in, and their bytes per element (``bytes``,
+    ``compute_bytes``)."""
+
+    key: int
+    ge_name: str
+    type: str
+    compute_type: str
+    bytes: int
+    compute_bytes: int
+    comment: str
+
+
+@dataclass(frozen=True)
+class ListSizes:
+    """The list table's bounds: ``max_tensors`` per launch and ``max_cores`` per launch."""
+
+    max_tensors: int
+    max_cores: int
+
+
+@dataclass(frozen=True)
+class AclnnSourceView(KindView):
+    """``op_api/aclnn_<op>.cpp``: the foreach checks in ops-nn's order (templates/common/list_checks.j2) and the
+    L2 plan; ``tensor_groups``: the input list's dtypes per NpuArch group; ``checks``, ``dfx_in``, ``files``,
+    ``signature`` as :class:`~codegen.plan.view_bases.AclnnSourceBase` has them (its per-tensor checks are the
+    list checks' here)."""
+
+    KIND: ClassVar[str] = "op_api_cpp"
+    checks: ConstraintChecks
+    dfx_in: str
+    files: Mapping[str, str]
+    signature: tuple[SignatureParam, ...]
+    tensor_groups: Mapping[str, tuple[DtypeGroup, ...]]
+    roles: ListRoles
+    list_sizes: ListSizes
+
+
+@dataclass(frozen=True)
+class L0SourceView(L0SourceBase):
+    """``op_api/<kernel>.cpp``: the L0 API (the launch of the device op on the two lists)."""
+
+    roles: ListRoles
+
+
+@dataclass(frozen=True)
+class InferShapeView(KindView):
+    """``op_host/<kernel>_infershape.cpp``: each output tensor of its input's shape and dtype."""
+
+    KIND: ClassVar[str] = "infershape_cpp"
+    roles: ListRoles
+
+
+@dataclass(frozen=True)
+class TilingSourceView(TilingSourceBase):
+    """``op_host/<kernel>_tiling.cpp``: the tiling function (:mod:`.tiling`)."""
+
+    block_bytes: int
+    dtype_keys: tuple[KernelBranch, ...]
+    list_sizes: ListSizes
+    roles: ListRoles
+    tile_buffers: int
+
+
+@dataclass(frozen=True)
+class ListTilingHeaderView(TilingHeaderView):
+    """``op_host/<kernel>_tiling.h``: the scalar fields, then the list table's arrays."""
+
+    list_sizes: ListSizes
+
+
+@dataclass(frozen=True)
+class ListUtTilingDefView(UtTilingDefView):
+    """``tests/ut/op_kernel/<kernel>_tiling_def.h``: the struct of :class:`ListTilingHeaderView`."""
+
+    list_sizes: ListSizes
+
+
+@dataclass(frozen=True)
+class KernelView(KernelBase):
+    """``op_kernel/<kernel>.cpp``: ListUnary (one input list) or ListBinary (two) per tiling key."""
+
+    branches: tuple[KernelBranch, ...]
+    roles: ListRoles
+
+
+@dataclass(frozen=True)
+class DocView(DocBase):
+    """``docs/<aclnn>.md``: the API documentation (``indexed_formula``: the formula on tensor ``i`` of each
+    list)."""
+
+    indexed_formula: str
+    roles: ListRoles
+
+
+#: The views of the foreach templates (every other kind renders the shared view).
+VIEWS: dict[str, type[KindView]] = {
+    c.KIND: c
+    for c in (
+        AclnnSourceView,
+        L0SourceView,
+        InferShapeView,
+        TilingSourceView,
+        ListTilingHeaderView,
+        ListUtTilingDefView,
+        KernelView,
+        DocView,
+    )
+}
+
+
+def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
+    """Every template view of a foreach op (:data:`VIEWS` and the shared ones).
+
+    Raises:
+        TypeError: the spec is not of this family.
+    """
+    return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
+
+
+def roles_of(spec: OpSpec) -> ListRoles:
+    """The :class:`ListRoles` of ``spec``."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    return ListRoles(
+        comp.source,
+        comp.sources,
+        comp.dest,
+        dev.inputs[0].name,
+        tuple(d.name for d in dev.inputs),
+        dev.outputs[0].name,
+        comp.function.instruction,
+        comp.formula,
+    )
+
+
+def _branches(spec: OpSpec) -> list[KernelBranch]:
+    src = spec.tensor(compute_of(spec).source)
+    return [
+        KernelBranch(
+            DTYPE_KEYS[d],
+            d.ge_name,
+            d.kernel_type,
+            compute_dtype(d).kernel_type,
+            d.itemsize,
+            compute_dtype(d).itemsize,
+            d.name + ("" if compute_dtype(d) is d else f", computed in {compute_dtype(d).name}"),
+        )
+        for d in src.dtypes
+    ]
+
+
+def _status_rows(spec: OpSpec) -> list[StatusRow]:
+    comp = compute_of(spec)
+    s, o = comp.source, comp.dest
+    lists = [*comp.sources, o]
+    named = ", ".join(f"`{n}`" for n in lists)
+    shapes = " and ".join(f"`{n}[i]`" for n in lists[1:])
+    return status_table(
+        [f"{named}, a tensor of one of them"],
+        f"The product has no kernel for the op; the first tensor of `{s}` of a dtype not supported; a tensor of "
+        f"{named} of another dtype than the first tensor of `{s}`; {named} of different sizes; a tensor of `{s}` "
+        f"of more than 8 dimensions; {shapes} of another shape than `{s}[i]`; a tensor of a private storage format.",
+    )
+
+
+def _indexed(comp: ForeachCompute) -> str:
+    """The formula with each list written as its tensor ``[i]`` (``x1[i] * x2[i]``)."""
+    if comp.function.arity == 1:
+        return f"{comp.function.name}({comp.source}[i])"
+    return f"{comp.sources[0]}[i] {comp.function.name} {comp.sources[1]}[i]"
+
+
+def _constraint_lines(spec: OpSpec) -> list[str]:
+    comp = compute_of(spec)
+    s = comp.source
+    return [
+        f"`{comp.dest}[i] = {_indexed(comp)}` for every tensor `i` of `{s}`, element by element "
+        f"({comp.function.words}).",
+        f"`{s}` holds at most {MAX_LIST_TENSORS} tensors; each may be empty or 0-d, and may have a shape of its own.",
+        f"An empty `{s}` (no tensor), or one whose tensors hold no element, returns success with workspace 0 and "
+        "launches nothing.",
+        "BF16 is computed in FLOAT and rounded once (CAST_RINT); FLOAT and FLOAT16 in their own dtype.",
+        "Deterministic: every output element is computed from its input element alone, whatever the core order.",
+    ]
+
+
+def _tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
+    comp = compute_of(spec)
+    return [
+        f"The tensors of `{comp.source}` are read as one stream of 32-byte blocks (each tensor's own blocks, a "
+        "tensor's tail block partial) and split over the cores in equal block counts (give or take one), a core's "
+        "share starting and ending on a block boundary of its tensor, across tensor boundaries: the tiling hands "
+        "the kernel each tensor's element count and, per core, the tensor and element its share starts and ends "
+        "at.",
+        f"Cores: one per {spec.tiling.min_bytes_per_core} bytes of `{comp.source}` at least, at most the product's "
+        f"vector cores (and {MAX_LIST_CORES}).",
+        f"UB holds {TILE_BUFFERS} input and {TILE_BUFFERS} output tiles (and one FLOAT tile for BF16); each tile is "
+        "moved by one DataCopyPad of its exact bytes.",
+    ]
+
+
+def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
+    """The family's view entries of ``spec`` beside the ``common`` ones."""
+    comp = compute_of(spec)
+    roles = roles_of(spec)
+    indexed = _indexed(comp)
+    sizes = ListSizes(MAX_LIST_TENSORS, MAX_LIST_CORES)
+    return {
+        "roles": roles,
+        "indexed_formula": indexed,
+        "list_sizes": sizes,
+        "tiling_fields": tiling_field_views(TILING_FIELDS),
+        "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
+        "l0_attrs": (),
+        "l0_params": tuple(f"const aclTensorList *{n}" for n in (*comp.sources, comp.dest)),
+        "l0_return": "const aclTensorList *",
+        "branches": _branches(spec),
+        "dtype_keys": _branches(spec),
+        "tile_buffers": TILE_BUFFERS,
+        "block_bytes": UB_BLOCK_BYTES,
+        "dfx_in": ", ".join(comp.sources),
+        "status_rows": _status_rows(spec),
+        "constraint_lines": _constraint_lines(spec),
+        "tiling_lines": _tiling_lines(spec, common["products"]),
+        "example_lines": doc_lines.example_lines(spec, c_bools=True),
+    }

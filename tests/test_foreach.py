@@ -1,0 +1,171 @@
+"""The foreach family's mechanism on aclnnForeachSqrt (Ascend910B, one build): the list split the generated
+tiling function hands the kernel, the GM traffic of one launch over a list, PyTorch's ``torch._foreach_sqrt``
+as the independent oracle, and the quick check matrix.
+
+Expected values come from the arrays themselves (element counts, bytes), from arithmetic on the spec's tiling
+parameters (32 KiB of the list per core) or from PyTorch, never from the project's planner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from codegen.check.case_run import run_case
+from codegen.check.reference import load_reference
+from codegen.registry import family
+from codegen.runner import AclnnError, OpCallable
+from codegen.specs import load_project
+
+torch = pytest.importorskip("torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'")
+
+PRODUCT = "Ascend910B"
+OP = "foreach_sqrt"
+CATALOGUE, SPECS = load_project()
+
+
+def _list(shapes: list[tuple[int, ...]], dtype: object, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [np.asarray(rng.random(s, dtype=np.float32) * 50, dtype=np.float32).astype(dtype) for s in shapes]
+
+
+def test_one_launch_splits_the_list_across_tensor_boundaries(built_op: Callable[[str, str], OpCallable]) -> None:
+    """A list of 20000, 0, 1 (0-d), 27000 and 17 FLOAT elements (188072 bytes): ceil(188072 / 32768) = 6 cores
+    in one launch; every core starts on a 32-byte block of its tensor (8 FLOAT elements), the shares tile the
+    list in order without a gap or an overlap, and every output byte is written once."""
+    f = built_op(OP, PRODUCT)
+    shapes = [(20000,), (0,), (), (9000, 3), (17,)]
+    xs = _list(shapes, np.float32)
+    out = f(x=xs)
+    for a, o in zip(xs, out, strict=True):
+        assert o.shape == a.shape
+        np.testing.assert_array_equal(o, np.sqrt(a.astype(np.float64)).astype(np.float32))
+    (launch,) = f.last_stats["launches"]
+    t = launch["tiling"]
+    assert launch["block_dim"] == t["needCoreNum"] == 6
+    assert t["totalTensorCount"] == 5
+    assert t["tensorDataCountList"][:5] == [20000, 0, 1, 27000, 17]
+    counts = t["tensorDataCountList"]
+    position = (0, 0)  # (tensor, element) the next core must start at
+    for c in range(6):
+        start = (t["tensorStartList"][c], t["tensorStartOffsetList"][c])
+        end = (t["tensorEndList"][c], t["tensorEndOffsetList"][c])
+        assert start[1] % 8 == 0, c
+        # the previous share ended at `position`, or at the end of the tensor before `start` (empty ones skipped)
+        skipped = position[0] < start[0] and start[1] == 0
+        assert start == position or (skipped and all(counts[k] == 0 for k in range(position[0] + 1, start[0]))), c
+        assert end[1] == counts[end[0]] or end[1] % 8 == 0, c
+        position = end if end[1] < counts[end[0]] else (end[0] + 1, 0)
+    assert position == (5, 0)  # the last share ends with the list
+    written = [core["gm_bytes_written"] for core in launch["cores"]]
+    assert sum(written) == 4 * (20000 + 1 + 27000 + 17)  # every output element written once
+    assert max(written) <= 1.05 * sum(written) / len(written)
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
+def test_torch_foreach_sqrt_bit_for_bit(dtype: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """``torch._foreach_sqrt`` on CPU of a list with a 0-d, an empty and a negative-valued tensor (NaN) and a
+    tensor over several cores gives the kernel's output bit for bit in FLOAT16 and BF16 (both round the square
+    root once); in FLOAT within one ULP (PyTorch's CPU kernel is not correctly rounded everywhere: sqrt(49.62566)
+    is 7.0445485 there, 7.044548 in C's sqrtf and the emulator)."""
+    f = built_op(OP, PRODUCT)
+    torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16}[dtype]
+    tensors = [
+        torch.rand(3, 5) * 100,
+        torch.tensor(2.0),
+        torch.empty(0, 4),
+        -torch.rand(6),
+        torch.rand(50000) * 1e4,
+        torch.tensor([0.0, -0.0, float("inf"), 1e-30]),
+    ]
+    tensors = [t.to(torch_dtype) for t in tensors]
+    want = torch._foreach_sqrt(tensors)
+    store = ml_dtypes.bfloat16 if dtype == "BF16" else None
+    arrays = [t.float().numpy().astype(store) if store else t.numpy() for t in tensors]
+    got = f(x=arrays)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        expected = w.float().numpy().astype(store) if store else w.numpy()
+        assert g.shape == expected.shape and g.dtype == expected.dtype
+        if dtype != "FLOAT":
+            assert g.tobytes() == expected.tobytes()
+            continue
+        nan = np.isnan(expected)
+        np.testing.assert_array_equal(np.isnan(g), nan)
+        np.testing.assert_array_max_ulp(g[~nan], expected[~nan], maxulp=1)
+
+
+def test_a_null_tensor_in_the_list_is_161001(built_op: Callable[[str, str], OpCallable]) -> None:
+    """A null element of x (ops-nn's API would read it without a check) returns ACLNN_ERR_PARAM_NULLPTR."""
+    f = built_op(OP, PRODUCT)
+    with pytest.raises(AclnnError) as info:
+        f(x=[np.ones(3, np.float32), None])
+    assert info.value.status == 161001
+
+
+def test_quick_check_matrix_passes(built_op: Callable[[str, str], OpCallable]) -> None:
+    """Every case of ``opgen check foreach_sqrt --quick`` on Ascend910B in FLOAT (value, status and status-matrix
+    cases) passes, and the matrix holds the list shapes the family promises."""
+    spec = SPECS[OP]
+    product = CATALOGUE.get(PRODUCT)
+    cases = list(family("foreach").check_cases(spec, product, [spec.inputs[0].dtypes[0]], True))
+    names = {c.name for c in cases}
+    assert {"one tensor", "two tensors", "mixed sizes with empty and 0-d", "empty list"} <= names
+    assert "null x[1] -> 161001" in names and "out of 1 tensor (x of 2) -> 161002" in names
+    fn, ref = built_op(OP, PRODUCT), load_reference(spec)
+    failed = [(c.name, r.message) for c in cases if not (r := run_case(fn, c, ref)).passed]
+    assert not failed, failed[:5]
+
+
+@pytest.mark.parametrize(("op", "oracle"), [("foreach_mul_list", "_foreach_mul"), ("foreach_div_list", "_foreach_div")])
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
+def test_binary_lists_against_torch(
+    op: str, oracle: str, dtype: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """What a second input list adds: ``torch._foreach_mul`` / ``torch._foreach_div`` of two lists (a 0-d, an
+    empty, a multi-core tensor; zeros and infinities in the divisor) give the kernel's output bit for bit (one
+    IEEE operation rounded once; BF16 computed in FLOAT and rounded once by both)."""
+    f = built_op(op, PRODUCT)
+    torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16}[dtype]
+    gen = torch.Generator().manual_seed(3)
+    shapes = [(3, 5), (), (0, 2), (40000,)]
+    x1 = [(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in shapes]
+    x2 = [(torch.rand(s, generator=gen) * 4 - 2).to(torch_dtype) for s in shapes]
+    x2[0][0, :3] = torch.tensor([0.0, float("inf"), -0.0], dtype=torch_dtype)
+    want = getattr(torch, oracle)(x1, x2)
+    store = ml_dtypes.bfloat16 if dtype == "BF16" else None
+
+    def arrays(ts: list[torch.Tensor]) -> list[np.ndarray]:
+        return [t.float().numpy().astype(store) if store else t.numpy() for t in ts]
+
+    got = f(x1=arrays(x1), x2=arrays(x2))
+    for g, w in zip(got, arrays(list(want)), strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        assert g.tobytes() == w.tobytes()
+
+
+def test_in_place_and_strided_outputs_leave_everything_else_untouched(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """``out`` may be ``x`` itself (an in-place update, as ``torch._foreach_sqrt_``): every tensor then holds its
+    square root. A strided out tensor (every third column of a ``[4, 12]`` array) gets its elements and the
+    array's other elements keep their bytes; the input arrays are never written."""
+    f = built_op(OP, PRODUCT)
+    xs = [np.arange(1, 13, dtype=np.float32).reshape(3, 4), np.full((5,), 4.0, np.float32)]
+    want = [np.sqrt(a.astype(np.float64)).astype(np.float32) for a in xs]
+    out = f(x=xs, out=xs)
+    assert out[0] is xs[0] and out[1] is xs[1]
+    for a, w in zip(xs, want, strict=True):
+        np.testing.assert_array_equal(a, w)
+    holder = np.full((4, 12), -7.0, np.float32)
+    source = [np.full((4, 4), 9.0, np.float32), np.arange(9, dtype=np.float32)]
+    kept = [a.copy() for a in source]
+    f(x=source, out=[holder[:, ::3], np.zeros(9, np.float32)])
+    np.testing.assert_array_equal(holder[:, ::3], np.full((4, 4), 3.0, np.float32))
+    others = np.ones(holder.shape, bool)
+    others[:, ::3] = False
+    assert np.all(holder[others] == -7.0)
+    for a, k in zip(source, kept, strict=True):
+        np.testing.assert_array_equal(a, k)
