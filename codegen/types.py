@@ -359,11 +359,9 @@ class _Tensor(Protocol):
     def optional(self) -> bool: ...
 
     @property
-    def dtypes(self) -> Sequence[DType]: ...
+    def all_dtypes(self) -> Sequence[DType]: ...
 
-
-class _Product(Protocol):
-    def supports(self, dtype: DType) -> bool: ...
+    def dtypes_for(self, product: Any) -> Sequence[DType]: ...
 
 
 class _Op(Protocol):
@@ -371,9 +369,10 @@ class _Op(Protocol):
     def inputs(self) -> Iterable[_Tensor]: ...
 
 
-def compute_dtypes(spec: _Op, product: _Product | None = None) -> list[DType]:
-    """The dtypes an op computes on: the dtype list of its first required input, in spec order, without
-    those ``product`` lacks (BF16) when a product is given.
+def compute_dtypes(spec: _Op, product: Any = None) -> list[DType]:
+    """The dtypes an op computes on: the dtype list of its first required input on ``product`` (a
+    :class:`~codegen.spec.model.Product`: its ``dtypes_for``), or every dtype it takes on some product when
+    none is given, in spec order.
 
     This is the dtype a call is planned, explained and checked for when none is named (``opgen explain``,
     the check matrix's dtype loop, a family's tiling key); a family whose key follows another input puts
@@ -384,5 +383,5 @@ def compute_dtypes(spec: _Op, product: _Product | None = None) -> list[DType]:
     """
     for t in spec.inputs:
         if not t.optional:
-            return [d for d in t.dtypes if product is None or product.supports(d)]
+            return list(t.all_dtypes if product is None else t.dtypes_for(product))
     raise ValueError("the op has no required input, so no dtype selects its kernel")

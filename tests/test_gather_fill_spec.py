@@ -51,30 +51,34 @@ def test_the_fill_implies_its_device_op(catalogue: Catalogue) -> None:
     assert spec.attr("index").length is None  # length: any
     opdef = opdef_view(spec, [p for p in catalogue.products if p.name in spec.products])
     self_, index, value = opdef.default.inputs
+    # the default lists every dtype some product takes (Ascend950's INT8, UINT8, INT16, DOUBLE included)
     assert (
         self_.dtypes
         == value.dtypes
-        == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16, ge::DT_INT64, ge::DT_INT32, ge::DT_BOOL"
+        == (
+            "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16, ge::DT_INT64, ge::DT_INT32, ge::DT_BOOL, ge::DT_INT8, "
+            "ge::DT_UINT8, ge::DT_INT16, ge::DT_DOUBLE"
+        )
     )
-    assert index.dtypes == ", ".join(["ge::DT_INT64"] * 6)
+    assert index.dtypes == ", ".join(["ge::DT_INT64"] * 10)
     assert [a.name for a in opdef.attrs] == ["dim"]
 
 
 @pytest.mark.parametrize(
     ("old", "new", "line", "field", "message"),
     [
-        ("  index: index\n  dest", "  index: dim\n  dest", 45, "compute.index", "'dim' is not an int_array attr"),
-        ("    length: any\n", "    length: [1, 8]\n", 45, "compute.index", "must have length: any"),
-        ("  value: value\n", "  value: dim\n", 48, "compute.value", "'dim' is not a scalar attr"),
-        ("  value: value\n", "", 42, "compute.value", "direction fill needs 'value'"),
+        ("  index: index\n  dest", "  index: dim\n  dest", 49, "compute.index", "'dim' is not an int_array attr"),
+        ("    length: any\n", "    length: [1, 8]\n", 49, "compute.index", "must have length: any"),
+        ("  value: value\n", "  value: dim\n", 52, "compute.value", "'dim' is not a scalar attr"),
+        ("  value: value\n", "", 46, "compute.value", "direction fill needs 'value'"),
         (
             "  value: value\n",
             "  value: value\n  negative_index: wrap\n",
-            49,
+            53,
             "compute.negative_index",
             "no negative_index",
         ),
-        ('    shape: "self"\n', '    shape: "shape(numel(self))"\n', 46, "compute.dest", "must have shape 'self'"),
+        ('    shape: "self"\n', '    shape: "shape(numel(self))"\n', 50, "compute.dest", "must have shape 'self'"),
     ],
 )
 def test_a_wrong_fill_section_names_its_line_and_field(
@@ -86,7 +90,7 @@ def test_a_wrong_fill_section_names_its_line_and_field(
 
 def test_length_any_belongs_to_arrays_and_value_to_the_fill(tmp_path: Path, catalogue: Catalogue) -> None:
     errors = _errors(tmp_path, catalogue, "    type: int64\n", "    type: int64\n    length: any\n")
-    assert any(":24: attrs[0].length: length is only allowed for" in e for e in errors), errors
+    assert any(":26: attrs[0].length: length is only allowed for" in e for e in errors), errors
     errors = _errors(tmp_path, catalogue, "  direction: fill ", "  direction: gather ")
     assert any("value is only allowed with direction fill" in e for e in errors), errors
     assert not any("checked by the L2 API only" in e for e in errors), errors  # no follow-on error

@@ -4,8 +4,8 @@ aclnn_index_fill_tensor.cpp`` (CheckNotNull, CheckDtypeValid, CheckShape, CheckP
 
 The model runs on a stand-in spec carrying what it reads (the compute roles and the tensors' dtypes per
 product, ranks and formats), so that it holds CANN's own dtype lists: DTYPE_910B_SUPPORT_LIST (Ascend910B) and
-DTYPE_950_SUPPORT_LIST (Ascend950), where specs/index_fill_tensor.yaml takes the first on every product (the
-family has no per-product dtype list yet); the products are the catalogue's. tests/test_l2_model.py holds the
+DTYPE_950_SUPPORT_LIST (Ascend950), typed here from that file, not from specs/index_fill_tensor.yaml (whose
+product_dtypes gives the same lists); the products are the catalogue's. tests/test_l2_model.py holds the
 generated API to the model on the real spec.
 """
 

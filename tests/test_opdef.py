@@ -44,11 +44,11 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
             want = device_opdef_dtypes(spec, [product])
         elif spec.family == "gather_scatter" and len(spec.inputs) == 1:
             # a fill: one column per source dtype (INT64 positions, the value and out of the source's dtype)
-            columns = [d for d in spec.inputs[0].dtypes if product.supports(d)]
+            columns = list(spec.inputs[0].dtypes_for(product))
             want = {spec.inputs[0].name: columns, spec.outputs[0].name: columns}
         elif spec.family == "gather_scatter":  # one column per (source dtype, index dtype) pair; out = source
             source, index = spec.inputs[0], spec.inputs[1]
-            pairs = [(d, i) for d in source.dtypes if product.supports(d) for i in index.dtypes]
+            pairs = [(d, i) for d in source.dtypes_for(product) for i in index.dtypes]
             want = {
                 source.name: [d for d, _ in pairs],
                 index.name: [i for _, i in pairs],
@@ -66,11 +66,8 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                 next(iter(want.values()))
             )
         else:
-            order = dev.dtypes or spec.inputs[0].dtypes
-            want = {
-                t.name: [d for d in order if d in t.dtypes and product.supports(d)]
-                for t in (*spec.inputs, *spec.outputs)
-            }
+            order = dev.dtypes or spec.inputs[0].all_dtypes
+            want = {t.name: [d for d in order if d in t.dtypes_for(product)] for t in (*spec.inputs, *spec.outputs)}
         if not (spec.dtype_combos or dev.columns) or spec.family in ("index_accumulate", "gather_scatter"):
             arrays = [{}] * len(next(iter(want.values())))
         for kind, tensors in (("inputs", dev.inputs), ("outputs", dev.outputs)):

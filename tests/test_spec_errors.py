@@ -169,7 +169,7 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     assert errs == [
         f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
         f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, "
-        "header_name, list, name, optional, rank",
+        "header_name, list, name, optional, product_dtypes, rank",
     ]
 
 
@@ -177,7 +177,7 @@ def test_unknown_output_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: out\n", "  - name: out\n    nulable: true\n"))
     assert errs == [
         f"{f}:28: outputs[0].nulable: unknown key 'nulable'; allowed: const, description, dtypes, formats, "
-        "header_name, list, name, nullable, rank, shape",
+        "header_name, list, name, nullable, product_dtypes, rank, shape",
     ]
 
 

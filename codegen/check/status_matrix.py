@@ -8,6 +8,8 @@ exact ``aclnnStatus`` of CANN's check order (reference/ascend-platform.md, "acln
 
 - the base call itself is accepted (status 0), so a broken base cannot make the matrix pass vacuously;
 - every dtype the tensor does not list on the product (all ``aclDataType`` values the checker can build);
+- every tensor at once in a dtype none of them lists on the product but one of them takes on another product
+  (a spec's ``product_dtypes``: all of them, so an L2 API taking another product's list fails here);
 - every tensor at once in a dtype none of them lists (the first :data:`MAX_COMMON_DTYPES` such dtypes);
 - every output in a shape with the right element count but other dims (dims reversed, flattened, a
   trailing 1);
@@ -135,6 +137,14 @@ def status_matrix(spec: OpSpec, product: Product, base: dict[str, Any], label: s
     # every tensor in one dtype none of them lists: each tensor's own dtype check must refuse it (a call
     # whose tensors agree with each other passes the checks that compare them, so only those show)
     common = [d for d in DType if all(d in unsupported[t.name] for t in tensors)]
+    elsewhere = [d for d in common if any(d in t.all_dtypes for t in tensors)]
+    for d in elsewhere:
+        yield case(
+            f"every tensor {d.name} (taken on another product) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            {**base, **{t.name: _as_dtype(base[t.name], d) for t in tensors}},
+        )
+    common = [d for d in common if d not in elsewhere]
     for d in common[:MAX_COMMON_DTYPES]:
         yield case(
             f"every tensor {d.name} (listed by none) -> 161002",

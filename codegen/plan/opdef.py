@@ -17,11 +17,11 @@ from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 def device_dtypes(spec: OpSpec, tensor: TensorSpec, product: Product | None) -> tuple[DType, ...]:
     """The dtype list the device op registers for the aclnn ``tensor`` on ``product`` (None: every product):
-    the spec's list in the ``device.dtypes`` order when the spec gives one, without dtypes the product
-    lacks (BF16)."""
+    the tensor's list on the product (:meth:`TensorSpec.dtypes_for`; every product: each dtype some product
+    takes, :attr:`TensorSpec.all_dtypes`) in the ``device.dtypes`` order when the spec gives one."""
     order = spec.device_interface.dtypes
-    listed = tuple(d for d in order if d in tensor.dtypes) if order else tensor.dtypes
-    return tuple(d for d in listed if product is None or product.supports(d))
+    own = tensor.all_dtypes if product is None else tensor.dtypes_for(product)
+    return tuple(d for d in order if d in own) if order else own
 
 
 def device_attr_value(spec: OpSpec, attr: Any) -> str:

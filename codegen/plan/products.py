@@ -61,7 +61,8 @@ class DtypeGroup:
 def dtype_groups(tensor: TensorSpec, products: list[Product]) -> tuple[DtypeGroup, ...]:
     """Products grouped by the dtype list ``tensor`` has on them, keyed by NpuArch, in first-appearance
     order. Every NpuArch falls in exactly one group (the dtype list depends only on the bf16 capability,
-    which an NpuArch fixes)."""
+    which an NpuArch fixes, and on the tensor's ``product_dtypes``, which the spec loader requires to give the
+    products of one NpuArch one list)."""
     members: dict[tuple[DType, ...], list[Product]] = {}
     for p in products:
         members.setdefault(tensor.dtypes_for(p), []).append(p)

@@ -95,6 +95,9 @@ class Family:
             to the output's dtype before the device op, and its check cases and reference follow).
         tensor_lists: whether a spec of the family may declare a tensor ``list: true`` (its L2 and L0 APIs,
             OpDef (a ``DYNAMIC`` parameter), tiling, kernel and check cases take ``aclTensorList``).
+        product_dtypes: whether a spec's tensor may have ``product_dtypes`` (a dtype list per product): the
+            family's kernel covers every product's dtypes and its OpDef, L2 checks and check cases read each
+            product's own list.
         starter: the ``opgen new`` starter spec (a ``str.format`` template over ``op``, ``op_type``,
             ``kernel``, ``aclnn``), or None when the family has no starter.
         starter_params: the parameter list of the starter reference's ``reference()``.
@@ -109,6 +112,7 @@ class Family:
     shape_status: bool = False
     promote_type: bool = False
     tensor_lists: bool = False
+    product_dtypes: bool = False
     starter: str | None = None
     starter_params: str = ""
 

@@ -128,10 +128,11 @@ class ComputeContext:
         return _claim(self.reader, self.taken, node, name)
 
     def require_dtypes(self, node: YNode, tensor: TensorSpec, allowed: Sequence[DType], what: str) -> bool:
-        """Records one error at ``node`` when ``tensor`` lists a dtype outside ``allowed`` and returns False;
-        True when every dtype is allowed. ``what`` says what the family does with the tensor (the message reads
+        """Records one error at ``node`` when ``tensor`` lists a dtype outside ``allowed`` (in ``dtypes`` or a
+        product's ``product_dtypes``) and returns False; True when every dtype is allowed. ``what`` says what
+        the family does with the tensor (the message reads
         "'<name>' has dtypes A, B; <what>: <allowed>")."""
-        bad = [d.name for d in tensor.dtypes if d not in allowed]
+        bad = [d.name for d in tensor.all_dtypes if d not in allowed]
         if bad:
             self.reader.error(
                 node, f"'{tensor.name}' has dtypes {', '.join(bad)}; {what}: {', '.join(d.name for d in allowed)}"

@@ -11,4 +11,5 @@ FAMILY = Family(
         "rows of [P, A, Q] around dim (an attr, a constant or flattened) picked by an index tensor (row gather), "
         "or elements by an index of the source's rank (element gather); invalid indices give zeros"
     ),
+    product_dtypes=True,
 )

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import to_source
-from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType
+from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
 from codegen.spec.yaml_reader.nodes import YScalar, _join
 
 if TYPE_CHECKING:
@@ -307,8 +307,12 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
         r.error(m["dim"], f"dim {dim_const} is not below the smallest rank of '{source}' ({inputs[source].rank[0]})")
         ok = False
-    if source is not None and dest is not None and inputs[source].dtypes != outputs[dest].dtypes:
-        r.error(m["dest"], f"output '{dest}' must list the dtypes of '{source}' in the same order (it takes its dtype)")
+    if source is not None and dest is not None and not _same_dtypes(inputs[source], outputs[dest]):
+        r.error(
+            m["dest"],
+            f"output '{dest}' must list the dtypes and product_dtypes of '{source}' in the same order (it takes "
+            "its dtype)",
+        )
         ok = False
     if dim is not None and attrs[dim].type != "int64":
         r.error(m["dim"], f"attr '{dim}' is {attrs[dim].type}; dim needs an int64 attr")
@@ -391,8 +395,12 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
             m["index"], f"int_array attr '{names['index']}' must have length: any (CANN takes any number of positions)"
         )
         ok = False
-    if "source" in names and "dest" in names and inputs[names["source"]].dtypes != outputs[names["dest"]].dtypes:
-        r.error(m["dest"], f"output '{names['dest']}' must list the dtypes of '{names['source']}' in the same order")
+    if "source" in names and "dest" in names and not _same_dtypes(inputs[names["source"]], outputs[names["dest"]]):
+        r.error(
+            m["dest"],
+            f"output '{names['dest']}' must list the dtypes and product_dtypes of '{names['source']}' in the same "
+            "order",
+        )
         ok = False
     if len(ctx.inputs) != 1 or len(ctx.outputs) != 1 or len(ctx.attrs) != 3:
         r.error(node, f"direction {FILL} takes exactly one input, one output and three attrs (dim, index, value)")
@@ -418,6 +426,12 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
         )
         return None
     return model
+
+
+def _same_dtypes(source: TensorSpec, dest: TensorSpec) -> bool:
+    """Whether ``dest`` takes ``source``'s dtype list on every product: the same ``dtypes`` and
+    ``product_dtypes`` (product names in any order, each list in the same order)."""
+    return source.dtypes == dest.dtypes and dict(source.product_dtypes) == dict(dest.product_dtypes)
 
 
 #: The family's compute parser (see :mod:`codegen.registry`).

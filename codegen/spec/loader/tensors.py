@@ -7,7 +7,7 @@ from __future__ import annotations
 from codegen import registry
 from codegen.spec.loader.fields import IN_PARAM_TABLE, read_fp32_constant, read_header_name, read_rank, read_tensor_name
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import ACL_FORMATS, MAX_RANK, PRIVATE_ACL_FORMATS, TensorSpec
+from codegen.spec.model import ACL_FORMATS, MAX_RANK, PRIVATE_ACL_FORMATS, DType, TensorSpec
 from codegen.spec.yaml_reader import YNode
 
 
@@ -16,7 +16,12 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
     is unusable), and the node of an output's ``shape`` (None for an input): the shape rule is read once
     every input and attr is known. Problems are recorded."""
     required = ["name", "dtypes", "rank", "description"] + (["shape"] if is_output else [])
-    optional = (["const", "nullable"] if is_output else ["optional", "default"]) + ["formats", "header_name", "list"]
+    optional = (["const", "nullable"] if is_output else ["optional", "default"]) + [
+        "formats",
+        "header_name",
+        "list",
+        "product_dtypes",
+    ]
     m = st.r.mapping(node, required, optional) or {}
     kind = "output" if is_output else "input"
     name = read_tensor_name(st, m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
@@ -53,6 +58,7 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
         if st.family not in takers:
             takes = f"the {', '.join(takers)} family only" if takers else "no family"
             st.r.error(m["list"], f"'{st.family}' takes no tensor list (an aclTensorList); {takes} does")
+    product_dtypes = read_product_dtypes(st, m["product_dtypes"], name, dtypes) if "product_dtypes" in m else ()
     spec = TensorSpec(
         name,
         dtypes,
@@ -67,8 +73,78 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
         header_name,
         nullable,
         is_list=is_list,
+        product_dtypes=product_dtypes,
     )
     return spec, m.get("shape")
+
+
+def read_product_dtypes(
+    st: ParseState, node: YNode, name: str, dtypes: tuple[DType, ...]
+) -> tuple[tuple[str, tuple[DType, ...]], ...]:
+    """A tensor's ``product_dtypes``: a mapping from some of the op's products to the tensor's whole dtype list
+    there (in place of ``dtypes``, as a CANN doc's per-product dtype rows). Problems are recorded at their
+    lines: a family that takes no per-product list, a product the op does not list, a dtype the product
+    lacks (BF16), a list equal to ``dtypes``, and products of one NpuArch with different lists (the generated
+    code tells products apart by NpuArch only). Returns the pairs read without a problem, in file order."""
+    family = registry.family(st.family) if st.family in registry.family_names() else None
+    if family is not None and not family.product_dtypes:
+        takers = [f.name for f in registry.families() if f.product_dtypes]
+        st.r.error(
+            node,
+            f"'{st.family}' takes no per-product dtype list; the {', '.join(takers) or 'no'} family "
+            f"{'does' if len(takers) == 1 else 'do'}: give '{name}' one dtypes list for every product",
+        )
+        return ()
+    entries = st.r.mapping_entries(node, "product names to dtype lists")
+    if entries is None:
+        return ()
+    out: list[tuple[str, tuple[DType, ...]]] = []
+    for key, value in entries:
+        product = key.value if isinstance(key.value, str) else str(key.value)
+        listed = st.r.dtypes(value)
+        if product not in st.op_products:
+            st.r.error(
+                key,
+                f"'{product}' is not one of the op's products ({', '.join(st.op_products)}); "
+                "product_dtypes overrides dtypes on the op's own products only",
+            )
+            continue
+        if not listed:
+            continue
+        if st.catalogue is not None and product in st.catalogue.names:
+            lacking = [d.name for d in listed if not st.catalogue.get(product).supports(d)]
+            if lacking:
+                st.r.error(value, f"{product} has no {', '.join(lacking)}; drop it from the list")
+                continue
+        if listed == dtypes:
+            st.r.error(value, f"{product}'s list equals the dtypes of '{name}'; drop the entry")
+            continue
+        out.append((product, listed))
+    if st.catalogue is not None:
+        _same_per_arch(st, node, name, dtypes, dict(out))
+    return tuple(out)
+
+
+def _same_per_arch(
+    st: ParseState, node: YNode, name: str, dtypes: tuple[DType, ...], lists: dict[str, tuple[DType, ...]]
+) -> None:
+    """Records an error at ``node`` when two of the op's products of one NpuArch would take different dtype
+    lists (``lists``: the overrides read; the others take ``dtypes``)."""
+    assert st.catalogue is not None
+    seen: dict[int, tuple[str, tuple[DType, ...]]] = {}
+    for product in st.op_products:
+        if product not in st.catalogue.names:
+            continue
+        p = st.catalogue.get(product)
+        mine = tuple(d for d in lists.get(product, dtypes) if p.supports(d))
+        first = seen.setdefault(p.npu_arch, (product, mine))
+        if first[1] != mine:
+            st.r.error(
+                node,
+                f"{first[0]} and {product} share NpuArch {p.npu_arch} but '{name}' would take different dtypes "
+                f"on them; the generated code tells products apart by NpuArch: give both the same list",
+            )
+            return
 
 
 def read_tensors(

@@ -50,7 +50,8 @@ class TensorSpec:
 
     Attributes:
         name: aclnn parameter name (a C identifier).
-        dtypes: dtypes the op accepts on products that support them all (spec order).
+        dtypes: the spec's ``dtypes``: the dtypes the op accepts on a product :attr:`product_dtypes` does not
+            name, without those the product lacks (BF16) (spec order).
         rank: inclusive ``(lo, hi)`` with ``0 <= lo <= hi <= 8``.
         description: one-sentence documentation.
         optional: the tensor may be a null pointer (inputs only).
@@ -70,6 +71,11 @@ class TensorSpec:
             ``aclTensorList *``), any number of tensors of this entry's dtypes and ranks, each of its own shape
             (opbase ``include/aclnn/acl_meta.h`` ``aclCreateTensorList``); only a family that declares
             ``tensor_lists`` takes one.
+        product_dtypes: the spec's ``product_dtypes``: ``(product name, dtypes)`` pairs, each the whole dtype
+            list of the tensor on that product in place of :attr:`dtypes` (CANN's docs and L2 code list more
+            dtypes on some products, e.g. aclnnIndexFillTensor's INT8, UINT8, INT16 and DOUBLE on Ascend950
+            only); empty when every product takes :attr:`dtypes`. Only a family that declares
+            ``product_dtypes`` takes it.
     """
 
     name: str
@@ -85,15 +91,28 @@ class TensorSpec:
     header_name: str = ""
     nullable: bool = False
     is_list: bool = False
+    product_dtypes: tuple[tuple[str, tuple[DType, ...]], ...] = ()
 
     @property
     def c_name(self) -> str:
         """The parameter's name in the aclnn header: :attr:`header_name`, else :attr:`name`."""
         return self.header_name or self.name
 
+    @property
+    def all_dtypes(self) -> tuple[DType, ...]:
+        """Every dtype the tensor takes on some product: :attr:`dtypes`, then the dtypes only the lists of
+        :attr:`product_dtypes` hold, in their order (what a kernel, a device op's default dtype list or a family's
+        dtype rules must cover)."""
+        out = list(self.dtypes)
+        for _, dts in self.product_dtypes:
+            out.extend(d for d in dts if d not in out)
+        return tuple(out)
+
     def dtypes_for(self, product: Product) -> tuple[DType, ...]:
-        """The dtypes of this tensor on ``product``: the spec's list without those the product lacks (BF16)."""
-        return tuple(d for d in self.dtypes if product.supports(d))
+        """The dtypes of this tensor on ``product``: its :attr:`product_dtypes` list when the spec names the
+        product there, else :attr:`dtypes`; in either case without those the product lacks (BF16)."""
+        listed = dict(self.product_dtypes).get(product.name, self.dtypes)
+        return tuple(d for d in listed if product.supports(d))
 
 
 @dataclass(frozen=True)

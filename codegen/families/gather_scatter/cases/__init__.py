@@ -33,7 +33,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
     comp = spec.compute
     assert isinstance(comp, GatherScatterCompute)
     mk = Maker(spec, product)
-    listed = [d for d in spec.tensor(comp.source).dtypes if product.supports(d)]
+    listed = list(spec.tensor(comp.source).dtypes_for(product))
     chosen = [d for d in dtypes if d in listed]
     if comp.fill:
         if chosen:

@@ -29,14 +29,19 @@ from codegen.spec.model import DType
 
 #: The fill value of most cases: float32, FLOAT16 and BF16 hold it exactly; an integer dtype takes -3, BOOL true.
 FILL_VALUE = -3.5
+#: The fill value of most cases of an unsigned source (UINT8), which cannot hold -3: it takes 3.
+UNSIGNED_FILL_VALUE = 3.5
 
 
 def fill_params(
-    mk: Maker, src: np.ndarray, dim: int, index: list[int], value: Any = FILL_VALUE, out: np.ndarray | None = None
+    mk: Maker, src: np.ndarray, dim: int, index: list[int], value: Any = None, out: np.ndarray | None = None
 ) -> dict[str, Any]:
-    """The call's parameters by the spec's names (``out`` only when given)."""
+    """The call's parameters by the spec's names (``out`` only when given); ``value`` None is
+    :data:`FILL_VALUE`, or :data:`UNSIGNED_FILL_VALUE` for an unsigned integer ``src``."""
     c = mk.comp
     assert c.dim is not None and c.value is not None
+    if value is None:
+        value = UNSIGNED_FILL_VALUE if np.issubdtype(src.dtype, np.unsignedinteger) else FILL_VALUE
     p: dict[str, Any] = {c.source: src, c.dim: dim, c.index: [int(i) for i in index], c.value: value}
     if out is not None:
         p[c.dest] = out

@@ -236,12 +236,12 @@ def roles_of(spec: OpSpec) -> Roles:
 
 def _opdef(spec: OpSpec, products: list[Product], attrs: Any) -> OpDefRegistration:
     """The OpDef: one column per (source dtype, index dtype) pair the products take, the output of the source's
-    dtype; a custom config for a product whose columns differ (BF16)."""
+    dtype; a custom config for a product whose columns differ (BF16, a per-product dtype list)."""
     comp = compute_of(spec)
     src, idx = spec.tensor(comp.source), spec.tensor(comp.index)
 
     def tensors(p: Product | None) -> OpDefTensors:
-        cols = [(d, i) for d in src.dtypes if p is None or p.supports(d) for i in idx.dtypes]
+        cols = [(d, i) for d in (src.all_dtypes if p is None else src.dtypes_for(p)) for i in idx.dtypes]
 
         def param(name: str, dts: list[DType]) -> OpDefParam:
             return OpDefParam(
@@ -401,9 +401,9 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
     products: list[Product] = common["products"]
     src = spec.tensor(comp.source)
     index_dtypes = (FILL_INDEX_DTYPE,) if comp.fill else spec.tensor(comp.index).dtypes
-    widths = sorted({d.itemsize for d in src.dtypes})
+    widths = sorted({d.itemsize for d in src.all_dtypes})
     width_keys = [
-        WidthKey(WIDTH_KEYS[w], w, WIDTH_TYPES[w], tuple(d.ge_name for d in src.dtypes if d.itemsize == w))
+        WidthKey(WIDTH_KEYS[w], w, WIDTH_TYPES[w], tuple(d.ge_name for d in src.all_dtypes if d.itemsize == w))
         for w in widths
     ]
     index_keys = [IndexKey(INDEX_KEYS[d][0], d.ge_name, INDEX_KEYS[d][1]) for d in index_dtypes]

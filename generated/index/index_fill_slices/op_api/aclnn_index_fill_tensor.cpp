@@ -34,11 +34,16 @@ const std::initializer_list<op::DataType> &SelfDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
                                                              op::DataType::DT_BF16,    op::DataType::DT_INT64,
                                                              op::DataType::DT_INT32,   op::DataType::DT_BOOL};
+  static const std::initializer_list<op::DataType> LIST_1 = {
+      op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16, op::DataType::DT_INT64,
+      op::DataType::DT_INT32,   op::DataType::DT_BOOL,  op::DataType::DT_INT8, op::DataType::DT_UINT8,
+      op::DataType::DT_INT16,   op::DataType::DT_DOUBLE};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 2201:  // Ascend910B, Ascend910_93
-    case 3510:  // Ascend950
       return LIST_0;
+    case 3510:  // Ascend950
+      return LIST_1;
     default:
       return EMPTY_LIST;
   }

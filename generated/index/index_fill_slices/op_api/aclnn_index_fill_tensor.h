@@ -13,8 +13,9 @@ extern "C" {
 /**
  * aclnnIndexFillTensor, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * self: FLOAT16, FLOAT, BF16, INT64, INT32, BOOL; rank 0-8.
- * out: FLOAT16, FLOAT, BF16, INT64, INT32, BOOL; rank 0-8.
+ * self: Ascend910B, Ascend910_93: FLOAT16, FLOAT, BF16, INT64, INT32, BOOL; Ascend950: FLOAT16, FLOAT, BF16, INT64,
+ * INT32, BOOL, INT8, UINT8, INT16, DOUBLE; rank 0-8. out: Ascend910B, Ascend910_93: FLOAT16, FLOAT, BF16, INT64, INT32,
+ * BOOL; Ascend950: FLOAT16, FLOAT, BF16, INT64, INT32, BOOL, INT8, UINT8, INT16, DOUBLE; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnIndexFillTensorGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclIntArray *index,
                                                            const aclScalar *value, aclTensor *out,

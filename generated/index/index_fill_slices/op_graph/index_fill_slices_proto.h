@@ -13,19 +13,25 @@ namespace ge {
  * value: with self viewed as [P, A, Q] around dim (A = self.shape[dim]), out[p, a, q] = value when a is in index (a
  * value in [-A, 0) counting from the end) and self[p, a, q] otherwise; out has self's shape and dtype.
  * @par Inputs:
- * @li self: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL.
+ * @li self: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL, DT_INT8, DT_UINT8, DT_INT16,
+ * DT_DOUBLE.
  * @li index: A tensor of DT_INT64.
- * @li value: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL.
+ * @li value: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL, DT_INT8, DT_UINT8, DT_INT16,
+ * DT_DOUBLE.
  * @par Outputs:
- * @li out: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL.
+ * @li out: A tensor of DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL, DT_INT8, DT_UINT8, DT_INT16,
+ * DT_DOUBLE.
  * @par Attributes:
  * @li dim: A required Int.
  */
 REG_OP(IndexFillSlices)
-    .INPUT(self, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL}))
+    .INPUT(self, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL, DT_INT8, DT_UINT8, DT_INT16,
+                             DT_DOUBLE}))
     .INPUT(index, TensorType({DT_INT64}))
-    .INPUT(value, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL}))
-    .OUTPUT(out, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL}))
+    .INPUT(value, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL, DT_INT8, DT_UINT8, DT_INT16,
+                              DT_DOUBLE}))
+    .OUTPUT(out, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16, DT_INT64, DT_INT32, DT_BOOL, DT_INT8, DT_UINT8, DT_INT16,
+                             DT_DOUBLE}))
     .REQUIRED_ATTR(dim, Int)
     .OP_END_FACTORY_REG(IndexFillSlices)
 

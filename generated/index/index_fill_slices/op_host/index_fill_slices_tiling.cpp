@@ -32,10 +32,13 @@ constexpr int64_t VIEW_DIMS = 8;       // copyMode 2: the view's dims (the index
 int64_t WidthKey(ge::DataType dtype, int64_t &bytes) {
   switch (dtype) {
     case ge::DT_BOOL:
+    case ge::DT_INT8:
+    case ge::DT_UINT8:
       bytes = 1;
       return 0;
     case ge::DT_FLOAT16:
     case ge::DT_BF16:
+    case ge::DT_INT16:
       bytes = 2;
       return 1;
     case ge::DT_FLOAT:
@@ -43,6 +46,7 @@ int64_t WidthKey(ge::DataType dtype, int64_t &bytes) {
       bytes = 4;
       return 2;
     case ge::DT_INT64:
+    case ge::DT_DOUBLE:
       bytes = 8;
       return 3;
     default:

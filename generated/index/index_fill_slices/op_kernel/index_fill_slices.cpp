@@ -247,11 +247,11 @@ extern "C" __global__ __aicore__ void index_fill_slices(GM_ADDR self, GM_ADDR in
                                                         GM_ADDR workspace, GM_ADDR tiling) {
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
-  if (TILING_KEY_IS(1)) {  // 1-byte elements (BOOL), index INT64
+  if (TILING_KEY_IS(1)) {  // 1-byte elements (BOOL, INT8, UINT8), index INT64
     RunIndexFillSlices<uint8_t, int64_t>(self, index, value, out, tilingData);
     return;
   }
-  if (TILING_KEY_IS(11)) {  // 2-byte elements (FLOAT16, BF16), index INT64
+  if (TILING_KEY_IS(11)) {  // 2-byte elements (FLOAT16, BF16, INT16), index INT64
     RunIndexFillSlices<uint16_t, int64_t>(self, index, value, out, tilingData);
     return;
   }
@@ -259,7 +259,7 @@ extern "C" __global__ __aicore__ void index_fill_slices(GM_ADDR self, GM_ADDR in
     RunIndexFillSlices<uint32_t, int64_t>(self, index, value, out, tilingData);
     return;
   }
-  if (TILING_KEY_IS(31)) {  // 8-byte elements (INT64), index INT64
+  if (TILING_KEY_IS(31)) {  // 8-byte elements (INT64, DOUBLE), index INT64
     RunIndexFillSlices<uint64_t, int64_t>(self, index, value, out, tilingData);
     return;
   }

@@ -225,3 +225,83 @@ TEST_F(IndexFillSlicesInferShape, InferDataTypeColumn5) {
   ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
   EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BOOL);
 }
+
+// OpDef dtype column: inputs INT8, INT64, INT8; outputs INT8
+TEST_F(IndexFillSlicesInferShape, InferDataTypeColumn6) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("IndexFillSlices")
+                    .NodeIoNum(3, 1)
+                    .IrInstanceNum({1, 1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT8);
+}
+
+// OpDef dtype column: inputs UINT8, INT64, UINT8; outputs UINT8
+TEST_F(IndexFillSlicesInferShape, InferDataTypeColumn7) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("IndexFillSlices")
+                    .NodeIoNum(3, 1)
+                    .IrInstanceNum({1, 1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_UINT8);
+}
+
+// OpDef dtype column: inputs INT16, INT64, INT16; outputs INT16
+TEST_F(IndexFillSlicesInferShape, InferDataTypeColumn8) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("IndexFillSlices")
+                    .NodeIoNum(3, 1)
+                    .IrInstanceNum({1, 1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT16);
+}
+
+// OpDef dtype column: inputs DOUBLE, INT64, DOUBLE; outputs DOUBLE
+TEST_F(IndexFillSlicesInferShape, InferDataTypeColumn9) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("IndexFillSlices")
+                    .NodeIoNum(3, 1)
+                    .IrInstanceNum({1, 1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_DOUBLE, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT64, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_DOUBLE, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_DOUBLE, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeAttrs({
+                        {"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(1)},
+                    })
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_DOUBLE);
+}
