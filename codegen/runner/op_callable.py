@@ -104,6 +104,8 @@ class OpCallable(AclObjects):
         phase2.restype = ctypes.c_int32
         phase2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p]
         self._phase2 = phase2
+        lib.aclDestroyAclOpExecutor.restype = ctypes.c_int32
+        lib.aclDestroyAclOpExecutor.argtypes = [ctypes.c_void_p]
         lib.aclrtCreateStream.restype = ctypes.c_int32
         lib.aclrtCreateStream.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
         lib.aclrtSynchronizeStream.restype = ctypes.c_int32
@@ -256,8 +258,91 @@ class OpCallable(AclObjects):
                 :func:`check_call_size`; nothing is allocated), or ``aclCreateTensor`` refused an array (more
                 axes than ``gert::Shape::kMaxDimNum``, 25; as in C, before the API is called).
         """
-        spec = self.spec
         self.last_stats = {}  # never the counters of an earlier call, whatever fails below
+        fmt_ids, attrs, lists, outs, passed = self._prepare(formats, params)
+        with self._lock:  # the run options are the library's, shared with other threads' callables
+            self.set_run_options(deterministic, core_order, seed)
+            tensors: dict[str, TensorArg] = {}
+            try:
+                for name, arr in passed.items():
+                    fmt = fmt_ids.get(name, ACL_FORMATS["ND"])
+                    tensors[name] = self.make_tensor_list(arr, fmt) if name in lists else self.make_tensor(arr, fmt)
+                refused = [
+                    (n, arr) for n, arr in passed.items() if isinstance(arr, np.ndarray) and not tensors[n].handle.value
+                ]
+                if refused:
+                    # as in C, where aclCreateTensor returns nullptr before the API is called (e.g. more axes
+                    # than gert::Shape holds); passing the null pointer on would answer "null argument"
+                    first = (self.recent_error().splitlines() or ["no error message"])[0]
+                    raise ValueError(
+                        f"{self.spec.aclnn_name}: aclCreateTensor refused {refused[0][0]} "
+                        f"({refused[0][1].ndim} axes): {first}"
+                    )
+                status, size, executor = self.phase1(tensors, attrs)
+                if status != AclnnStatus.ACLNN_SUCCESS:
+                    raise AclnnError(status, self.recent_error(), 1)
+                workspace = self._workspace(size) if size else None
+                status = self.launch(workspace, size, executor)
+                synced = self.synchronize()
+                status = status if status != 0 else synced
+                stats = self.lib.opgen_rt_last_launch_stats()
+                self.last_stats = json.loads(stats.decode()) if stats else {}
+                if self.product.cost_model is not None and self.last_stats:
+                    timeline = call_timeline(self.last_stats, self.product)
+                    self.last_stats["timeline"] = timeline.as_dict() if timeline is not None else None
+                if status != AclnnStatus.ACLNN_SUCCESS:
+                    self._spare_workspace = None  # a fault may have left bytes anywhere: the next call starts afresh
+                    raise AclnnError(status, self.recent_error(), 2)
+            finally:
+                self._destroy(list(tensors.values()))
+        self.require_synchronised(
+            {
+                **{n: o for n, o in outs.items() if n not in lists},
+                **{f"{n}[{k}]": e for n in lists & set(outs) for k, e in enumerate(outs[n] or ())},
+            }
+        )
+        # a nullable output passed as None was not produced: None in its place; a list output is a list
+        results = tuple(
+            (None if o is None else list(o))
+            if n in lists
+            else (o if isinstance(o, np.ndarray) or o is None else np.asarray(o))
+            for n, o in outs.items()
+        )
+        return results[0] if len(results) == 1 else results
+
+    def phase1_status(
+        self, /, *, deterministic: bool = False, formats: dict[str, str] | None = None, **params: Any
+    ) -> tuple[int, str]:
+        """Runs phase 1 only, with the parameters :meth:`__call__` takes, and returns ``(status, the runtime's
+        error message)`` without raising for a status: whether the API takes the call, decided from the
+        tensors' shapes, dtypes and the attributes before any launch. The executor phase 1 made is destroyed
+        with ``aclDestroyAclOpExecutor`` (acl_meta.h), nothing runs and no output is written.
+
+        Raises:
+            TypeError, ValueError: as :meth:`__call__`, for parameters it refuses before phase 1.
+        """
+        fmt_ids, attrs, lists, _, passed = self._prepare(formats, params)
+        with self._lock:
+            self.set_run_options(deterministic, "in_order", 0)
+            tensors: dict[str, TensorArg] = {}
+            try:
+                for name, arr in passed.items():
+                    fmt = fmt_ids.get(name, ACL_FORMATS["ND"])
+                    tensors[name] = self.make_tensor_list(arr, fmt) if name in lists else self.make_tensor(arr, fmt)
+                if any(isinstance(arr, np.ndarray) and not tensors[n].handle.value for n, arr in passed.items()):
+                    return int(AclnnStatus.ACLNN_ERR_PARAM_INVALID), self.recent_error()
+                status, _, executor = self.phase1(tensors, attrs)
+                message = self.recent_error() if status != AclnnStatus.ACLNN_SUCCESS else ""
+                if executor.value:
+                    self.lib.aclDestroyAclOpExecutor(executor)
+                return status, message
+            finally:
+                self._destroy(list(tensors.values()))
+
+    def _prepare(self, formats: dict[str, str] | None, params: dict[str, Any]) -> tuple[Any, ...]:
+        """The checked parameters of a call (see :meth:`__call__`): ``(format ids, attrs, list names, outputs
+        by name, the arrays to pass by name)``, outputs allocated unless given."""
+        spec = self.spec
         fmt_ids = format_ids(spec, formats)
         known = {t.name for t in [*spec.inputs, *spec.outputs]} | {a.name for a in spec.attrs}
         unknown = set(params) - known
@@ -313,55 +398,7 @@ class OpCallable(AclObjects):
                 outs[n] = None if outs[n] is None else tuple(outs[n])
         arrays.update(outs)
         passed = self._refuse_unrepresentable(arrays)
-        with self._lock:  # the run options are the library's, shared with other threads' callables
-            self.set_run_options(deterministic, core_order, seed)
-            tensors: dict[str, TensorArg] = {}
-            try:
-                for name, arr in passed.items():
-                    fmt = fmt_ids.get(name, ACL_FORMATS["ND"])
-                    tensors[name] = self.make_tensor_list(arr, fmt) if name in lists else self.make_tensor(arr, fmt)
-                refused = [
-                    (n, arr) for n, arr in passed.items() if isinstance(arr, np.ndarray) and not tensors[n].handle.value
-                ]
-                if refused:
-                    # as in C, where aclCreateTensor returns nullptr before the API is called (e.g. more axes
-                    # than gert::Shape holds); passing the null pointer on would answer "null argument"
-                    first = (self.recent_error().splitlines() or ["no error message"])[0]
-                    raise ValueError(
-                        f"{self.spec.aclnn_name}: aclCreateTensor refused {refused[0][0]} "
-                        f"({refused[0][1].ndim} axes): {first}"
-                    )
-                status, size, executor = self.phase1(tensors, attrs)
-                if status != AclnnStatus.ACLNN_SUCCESS:
-                    raise AclnnError(status, self.recent_error(), 1)
-                workspace = self._workspace(size) if size else None
-                status = self.launch(workspace, size, executor)
-                synced = self.synchronize()
-                status = status if status != 0 else synced
-                stats = self.lib.opgen_rt_last_launch_stats()
-                self.last_stats = json.loads(stats.decode()) if stats else {}
-                if self.product.cost_model is not None and self.last_stats:
-                    timeline = call_timeline(self.last_stats, self.product)
-                    self.last_stats["timeline"] = timeline.as_dict() if timeline is not None else None
-                if status != AclnnStatus.ACLNN_SUCCESS:
-                    self._spare_workspace = None  # a fault may have left bytes anywhere: the next call starts afresh
-                    raise AclnnError(status, self.recent_error(), 2)
-            finally:
-                self._destroy(list(tensors.values()))
-        self.require_synchronised(
-            {
-                **{n: o for n, o in outs.items() if n not in lists},
-                **{f"{n}[{k}]": e for n in lists & set(outs) for k, e in enumerate(outs[n] or ())},
-            }
-        )
-        # a nullable output passed as None was not produced: None in its place; a list output is a list
-        results = tuple(
-            (None if o is None else list(o))
-            if n in lists
-            else (o if isinstance(o, np.ndarray) or o is None else np.asarray(o))
-            for n, o in outs.items()
-        )
-        return results[0] if len(results) == 1 else results
+        return fmt_ids, attrs, lists, outs, passed
 
     def _refuse_unrepresentable(self, arrays: dict[str, Any]) -> dict[str, Any]:
         """The tensors to pass for ``arrays`` (the call's arrays by aclnn name, None for a null pointer; a

@@ -10,8 +10,9 @@ parameters in the API's order, outputs left out (tensors as ``Tensor``, ``Tensor
 
 :func:`ops` is a context manager: inside it, the torch functions of :data:`TORCH_OPS` run through those
 operators, forward and backward, with no change to the model's code; every other torch function, and a
-call a row cannot take (an argument the aclnn API lacks, a dtype or product its spec does not list), runs
-in eager PyTorch. The :class:`Report` it yields counts which ran where.
+call a row cannot take (an argument the aclnn API lacks, an op the product lacks, a call phase 1 of the
+forward or backward API refuses, or one eager PyTorch refuses), runs in eager PyTorch. The :class:`Report`
+it yields counts which ran where.
 
 Modules: :mod:`~codegen.torch.table` (:data:`TORCH_OPS`), :mod:`~codegen.torch.operators` (:func:`register`,
 the custom operators) and :mod:`~codegen.torch.mode` (:func:`ops`).

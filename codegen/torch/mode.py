@@ -13,24 +13,8 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from codegen.runner import dtype_of_array
-from codegen.spec.model import OpSpec
-from codegen.torch.operators import _call, _specs_of, _to_numpy, register
+from codegen.torch.operators import _call, _specs_of, _status, register
 from codegen.torch.table import TORCH_OPS, Args, TorchOp
-
-
-def _accepts(spec: OpSpec, cann: Args) -> bool:
-    """Whether each tensor parameter's dtype is one the spec lists for it (else the call runs eagerly)."""
-    for t in spec.inputs:
-        value = cann.get(t.name)
-        if isinstance(value, torch.Tensor):
-            try:
-                d = dtype_of_array(_to_numpy(torch.empty(0, dtype=value.dtype)))
-            except TypeError:
-                return False
-            if d not in t.dtypes:
-                return False
-    return True
 
 
 @dataclass
@@ -115,12 +99,20 @@ class _Mode(TorchFunctionMode):
     def __init__(self, product: str) -> None:
         super().__init__()
         self.ns = register(product)
+        self.product = product
         self.specs = _specs_of(product)
         self.report = Report(product)
         self.rows = {fn: (row, stub) for row in TORCH_OPS for fn, stub in row.functions}
 
     def can_run(self, op: str | None, cann: Args) -> bool:
-        return op is not None and op in self.specs and _accepts(self.specs[op], cann)
+        """Whether the product has aclnn API ``op`` and its phase 1 takes the parameters ``cann`` (any status,
+        or a parameter the Python API refuses, is no: the call runs eagerly)."""
+        if op is None or op not in self.specs:
+            return False
+        try:
+            return _status(self.product, self.specs[op], cann) == 0
+        except (TypeError, ValueError):
+            return False
 
     def run(self, op: str, cann: Args) -> Any:
         """Calls the custom operator of aclnn API ``op`` (counted in the report)."""
@@ -151,7 +143,7 @@ class _Mode(TorchFunctionMode):
                 bound = stub(*args, **kwargs)
             except TypeError:
                 bound = None
-            if bound is not None and row.takes(bound) and self._fits(row, bound):
+            if bound is not None and row.takes(bound) and self._fits(row, bound, func, args, kwargs):
                 call = _Call(row, bound, func, args, kwargs, self)
                 tensors = [bound[n] for n in row.tensors]
                 return _Pair.apply(call, *tensors)
@@ -160,14 +152,34 @@ class _Mode(TorchFunctionMode):
             self.report.eager[getattr(func, "__name__", str(func))] += 1
         return result
 
-    def _fits(self, row: TorchOp, bound: Args) -> bool:
-        """Whether the row's generated side(s) exist for this product and take these tensors."""
+    def _fits(self, row: TorchOp, bound: Args, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        """Whether the row's generated side(s) take this call, decided before anything runs: every tensor on
+        the CPU; eager PyTorch takes the call's shapes and dtypes (its function run on ``meta`` copies of the
+        tensors does not raise; the row's ``takes`` holds PyTorch's value checks); phase 1 of the forward API
+        takes it; and, when a gradient will be wanted from the backward API, phase 1 of the backward API takes
+        it too (with a gradient and forward result of the eager result's shape and dtype), so that a forward
+        never routes when its backward would refuse the same call."""
         given = [bound[n] for n in row.tensors if bound[n] is not None]  # None: an optional tensor left out
         if any(not isinstance(t, torch.Tensor) or t.device.type != "cpu" for t in given):
             return False
+        meta = {id(t): t.detach().to("meta") for t in given}
+        try:
+            with torch._C.DisableTorchFunction(), torch.no_grad():
+                shaped = func(*(meta.get(id(a), a) for a in args), **{k: meta.get(id(v), v) for k, v in kwargs.items()})
+        except Exception:  # PyTorch refuses the call (or has no meta kernel for it): eager gives its answer
+            return False
+        if not isinstance(shaped, torch.Tensor):
+            return False
         if row.forward is not None and row.forward_args is not None:
-            return self.can_run(row.forward, row.forward_args(bound))
-        return row.backward is not None and row.backward in self.specs
+            if not self.can_run(row.forward, row.forward_args(bound)):
+                return False
+        elif row.backward is None or row.backward not in self.specs:
+            return False
+        wanted = torch.is_grad_enabled() and any(t.requires_grad for t in given)
+        if not wanted or row.backward is None or row.backward_args is None or row.backward not in self.specs:
+            return True  # no gradient wanted, or the product has no backward op: its backward is eager
+        grad = torch.zeros(shaped.shape, dtype=shaped.dtype)
+        return self.can_run(row.backward, row.backward_args(bound, grad, grad))
 
 
 @contextmanager
@@ -180,10 +192,14 @@ def ops(product: str = "Ascend910B") -> Iterator[Report]:
     eagerly, so higher-order gradients and transforms give eager's results. A backward run after the block
     (``loss.backward()`` outside it) still uses the generated backward ops of the forwards recorded inside it.
 
+    A call routes only when it fits (see ``_Mode._fits``): phase 1 of the forward API, and of the backward
+    API when a gradient will be wanted, takes it, and eager PyTorch's shape, dtype and value checks pass;
+    otherwise the whole function runs eagerly and gives PyTorch's result or error.
+
     Raises:
         KeyError: unknown product.
         codegen.build.BuildError: an op failed to build (on its first call).
-        codegen.AclnnError: a generated op returned a non-zero status.
+        codegen.AclnnError: phase 2 of a generated op returned a non-zero status.
     """
     mode = _Mode(product)
     with mode:

@@ -188,3 +188,20 @@ def _call(ns: str, spec: OpSpec, cann: Args) -> Any:
     defaults = {a.name: a.default for a in spec.attrs}
     inputs_attrs = [n for n in spec.aclnn_order if n not in spec.output_names]
     return getattr(getattr(torch.ops, ns), spec.snake)(*(cann.get(n, defaults.get(n)) for n in inputs_attrs))
+
+
+def _status(product: str, spec: OpSpec, cann: Args) -> int:
+    """The status phase 1 of ``spec``'s generated API on ``product`` answers for a call with the parameters
+    ``cann`` (by CANN name; an attribute left out takes the spec's default): 0 when the API takes it. Nothing
+    is launched; the L2 API's own checks decide (the product's dtypes, dtype combinations, promotion, shape
+    constraints)."""
+    defaults = {a.name: a.default for a in spec.attrs}
+    params: dict[str, Any] = {
+        n: _to_numpy(v) if isinstance(v, torch.Tensor) else v
+        for n in spec.aclnn_order
+        if n not in spec.output_names
+        for v in [cann.get(n, defaults.get(n))]
+    }
+    fn = _callable(spec.snake, product)
+    status, _ = fn.phase1_status(deterministic=torch.are_deterministic_algorithms_enabled(), **params)
+    return status

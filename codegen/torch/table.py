@@ -116,6 +116,19 @@ def _loss_takes(a: Args) -> bool:
     return not a["legacy"] and a["reduction"] in _REDUCTION
 
 
+def _bce_takes(a: Args) -> bool:
+    """A ``binary_cross_entropy`` call both sides take: :func:`_loss_takes`, and every input value in
+    ``[0, 1]`` (PyTorch's CPU kernel raises otherwise, where the aclnn API computes a value; NaN fails too)."""
+    t = a["input"]
+    if not _loss_takes(a) or not isinstance(t, torch.Tensor) or not t.is_floating_point():
+        return False
+    if t.numel() == 0:
+        return True
+    with torch._C.DisableTorchFunction():
+        smallest, largest = torch.aminmax(t.detach())
+        return bool(smallest >= 0) and bool(largest <= 1)
+
+
 def _softmax_stub(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Args:
     return {"input": input, "dim": dim, "dtype": dtype}
 
@@ -463,7 +476,7 @@ TORCH_OPS: tuple[TorchOp, ...] = (
             "reduction": _REDUCTION[a["reduction"]],
         },
         grad_of="input",
-        takes=_loss_takes,
+        takes=_bce_takes,
         from_cann=_loss_from_cann,
     ),
     _loss("soft_margin_loss", F.soft_margin_loss, "SoftMarginLoss", "SoftMarginLossBackward"),
