@@ -124,6 +124,7 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     assert unrecorded == [
         "EmbeddingDenseGradAccumulate",
         "EmbeddingRows",
+        "ForeachMulList",
         "GatherAlongDim",
         "IndexFillSlices",
         "IndexSelectRows",

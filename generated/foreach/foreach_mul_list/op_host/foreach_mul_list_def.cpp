@@ -10,17 +10,20 @@ class ForeachMulList : public OpDef {
         .ParamType(DYNAMIC)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->Input("x2")
         .ParamType(DYNAMIC)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->Output("y")
         .ParamType(DYNAMIC)
         .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
         .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
-        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
+        .AutoContiguous();
     this->AICore().AddConfig("ascend910b");
     this->AICore().AddConfig("ascend910_93");
     this->AICore().AddConfig("ascend950");
