@@ -47,7 +47,7 @@ def _strip(text: str) -> str:
 
 def _probe_source(entries: list[dict[str, Any]], side: str) -> str:
     includes = (
-        ["kernel_operator.h"]
+        ["kernel_operator.h", "kernel_operator_list_tensor_intf.h"]
         if side == "kernel"
         else sorted(
             {

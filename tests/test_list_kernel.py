@@ -36,6 +36,7 @@ PROGRAM = """
 
 #include "harness.h"
 #include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
 
 using namespace AscendC;
 

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
 
 using namespace AscendC;
 

@@ -659,7 +659,7 @@ void CheckTiling() {
   optiling::OpsTestTiling t;
   t.set_count(1234);
   t.set_scalar(2.5f);
-  const int32_t table[4] = {1, 2, 3, 44};
+  int32_t table[4] = {1, 2, 3, 44};  // not const: metadef's TILING_DATA_FIELD_DEF_ARR setter takes arr_type *
   t.set_table(table);
   t.inner.set_b(-9);
   TH_CHECK(t.get_count() == 1234 && t.GetDataSize() == sizeof(t), "tiling getters");

@@ -1,5 +1,6 @@
 // ascend-opgen runtime host tests: the device side of OpgenTestOp (scalar GM accesses only).
 #include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
 #include "opgen_test_op.h"
 
 using namespace AscendC;

@@ -16,7 +16,7 @@ VECTOR_CLASSES: tuple[tuple[str, str], ...] = (
     ("division", "Div Reciprocal Rsqrt"),
     ("cast", "Cast"),
     ("reduction", "WholeReduce*, BlockReduce*, ReduceSum/ReduceMax/ReduceMin"),
-    ("compare_select", "Compare CompareScalar Select"),
+    ("compare_select", "Compare Compares Select"),
     ("sort", "Sort32 MrgSort"),
 )
 

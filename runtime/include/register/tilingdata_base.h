@@ -51,7 +51,7 @@
 // A fixed-size array field; set_ copies arrSize elements from a pointer, get_ returns the array.
 #define TILING_DATA_FIELD_DEF_ARR(dataType, arrSize, fieldName)                                     \
   dataType fieldName[arrSize] = {};                                                                 \
-  void set_##fieldName(const dataType *value) { std::memcpy(fieldName, value, sizeof(fieldName)); } \
+  void set_##fieldName(dataType *value) { std::memcpy(fieldName, value, sizeof(fieldName)); }       \
   dataType *get_##fieldName() { return fieldName; }                                                 \
   OPGEN_TILING_COLLECT_(dataType, fieldName, (arrSize), __COUNTER__)
 

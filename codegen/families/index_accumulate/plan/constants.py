@@ -64,7 +64,7 @@ MAX_BLOCK_FIELD = 65535
 VECTOR_SORT_KEY_ROWS = 1 << 24
 #: Scores one Sort32 repeat sorts (asc-devkit Sort32 doc: 32 elements per repeat).
 SORT32_ELEMENTS = 32
-#: Fewest indices of one vector-sort chunk: one 256-byte repeat of fp32 keys (CompareScalar and Select work on
+#: Fewest indices of one vector-sort chunk: one 256-byte repeat of fp32 keys (Compares and Select work on
 #: whole repeats of the padded keys).
 VECTOR_SORT_CHUNK_MIN = 64
 #: Keys the vector sort's bucket search steps over at once (every 16th key until one is below the bucket's

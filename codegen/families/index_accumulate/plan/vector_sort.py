@@ -3,7 +3,7 @@ one core sorts at once with Sort32 and MrgSort, and the workspace that takes.
 
 The vector sort replaces the scalar counting sort of phases 1 and 2 (about 6 scalar UB accesses per index):
 each core cuts its index range into chunks of ``chunk`` indices; per chunk the key of every index is its row
-cast to float (integer indices: one vector Cast, the padding row set to -1 by CompareScalar and Select; other
+cast to float (integer indices: one vector Cast, the padding row set to -1 by Compares and Select; other
 index dtypes: a scalar loop, -1 for an invalid index or the padding row), -1 also for the padding up to whole
 Sort32 repeats, its position the uint32 index of the proposal; Sort32 sorts runs of 32 (descending keys, equal
 keys in position order) and MrgSort merges up to 4 runs per pass (equal keys in queue order, so positions stay

@@ -104,8 +104,9 @@ static int64_t ReadListCounts(gert::TilingContext *context, int64_t *counts) {
 
 // Splits the `tensors` tensors of `counts` over at most `coreCount` cores (50 at most) in blocks of
 // `blockElements` elements (SplitList) and stores the list table's arrays in `table`; returns the cores of the
-// split (0: no element), or -1 for a core count or block outside those bounds.
-static int64_t FillListTable(const int64_t *counts, int64_t tensors, int64_t coreCount, int64_t blockElements,
+// split (0: no element), or -1 for a core count or block outside those bounds. `counts` is not const: metadef's
+// TILING_DATA_FIELD_DEF_ARR setter takes `arr_type *`.
+static int64_t FillListTable(int64_t *counts, int64_t tensors, int64_t coreCount, int64_t blockElements,
                              ForeachMulListTilingData &table) {
   if (coreCount < 1 || coreCount > 50 || blockElements < 1) {
     return -1;

@@ -7,6 +7,7 @@
 // tile with double-buffered in and out queues (CopyGmToUb / CopyUbToGm: one DataCopyPad per tile where the product
 // has it, else whole blocks and the tensor's last elements one by one).
 #include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
 
 using namespace AscendC;
 

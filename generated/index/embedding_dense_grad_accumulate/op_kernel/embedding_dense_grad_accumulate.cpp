@@ -1045,7 +1045,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
 
   // Phase 1, vector sort: this core's index range in chunks of sortChunk_ indices, in two proposal buffers A
   // and B of the work buffer. Per chunk: the indices into A; the float row keys into B (integer indices: a
-  // vector Cast, the padding row set to -1 by CompareScalar and Select; other index dtypes: the scalar unit, -1
+  // vector Cast, the padding row set to -1 by Compares and Select; other index dtypes: the scalar unit, -1
   // for an entry that contributes nothing), -1 for the padding up to whole Sort32 repeats, and the positions
   // after them; Sort32 sorts runs of 32 into A by descending key (equal keys in position order), MrgSort merges
   // four runs at a time, pass by pass between A and B, until the chunk is one run (equal keys in queue order:
@@ -1135,7 +1135,7 @@ class KernelEmbeddingDenseGradAccumulateSorted {
       Cast(keys, indexLocal, RoundMode::CAST_RINT, static_cast<uint32_t>(count));
       if (paddingRow_ >= 0) {
         PipeBarrier<PIPE_V>();
-        CompareScalar(mask, keys, static_cast<float>(paddingRow_), CMPMODE::NE, static_cast<uint32_t>(vecCount));
+        Compares(mask, keys, static_cast<float>(paddingRow_), CMPMODE::NE, static_cast<uint32_t>(vecCount));
         PipeBarrier<PIPE_V>();
         Select(keys, mask, keys, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(vecCount));
       }
