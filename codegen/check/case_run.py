@@ -16,7 +16,7 @@ import numpy as np
 from codegen.check.cases import DETERMINISM_RUNS, Case
 from codegen.check.compare import plain_number
 from codegen.check.expectation import _bit_differences, _compare_outputs
-from codegen.check.reference import ToleranceError, reference_params
+from codegen.check.reference import ReferenceCallError, ToleranceError, reference_params
 from codegen.check.results import CaseResult
 from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
 from codegen.runner.arguments import attr_value, format_ids, tensor_list_value
@@ -236,7 +236,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             if len(runs) > 1 and len(outputs) == 1 and passed and not message:
                 # the case's name promises several core orders; say why they were not run
                 message = ONE_CORE_NOTE
-    except (_Verdict, ToleranceError) as exc:
+    except (_Verdict, ToleranceError, ReferenceCallError) as exc:
         message = str(exc)
     except AclnnError as exc:
         status, message = exc.status, exc.message

@@ -17,11 +17,14 @@ from codegen.check.case_run import quiet_numpy
 from codegen.check.compare import compare
 from codegen.check.reference import (
     DEFAULT_RTOL,
+    ReferenceCallError,
     ToleranceError,
-    _call_with,
+    call_reference,
     case_tolerance,
+    check_reference_shape,
     explain_bound,
     reference_tolerance,
+    reference_where,
 )
 from codegen.check.results import CaseResult
 from codegen.runner import numpy_dtype
@@ -96,8 +99,16 @@ def _check_example(
         for name, et in ex.inputs:
             params[name] = np.asarray(et.values or [], dtype=np.float64).astype(numpy_dtype(et.dtype)).reshape(et.shape)
         params.update(dict(ex.attrs))
-        result = _call_with(ref.reference, params)
+        result = call_reference(ref, params)
         several = len(spec.outputs) > 1  # the program prints the first output
+        if several and not (isinstance(result, tuple) and len(result) == len(spec.outputs)):
+            raise ReferenceCallError(
+                f"{reference_where(ref)} must return a tuple of {len(spec.outputs)} arrays, not a "
+                f"{type(result).__name__}"
+            )
+        if not spec.outputs[0].is_list:  # a tensor list's tensors are printed one after the other
+            first = result[0] if several else result
+            check_reference_shape(ref, spec.output_names[0], first, tuple(ex.output.shape))
         expected = np.asarray(result[0] if several else result, dtype=np.float64).reshape(-1)
         out_dtype = numpy_dtype(ex.output.dtype)
         got_arr = got.astype(out_dtype)
@@ -127,7 +138,7 @@ def _check_example(
             bound=cmp.bound,
             bound_source=source,
         )
-    except (BuildError, RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+    except (BuildError, RuntimeError, ValueError, ReferenceCallError, subprocess.TimeoutExpired) as exc:
         return CaseResult(
             ident,
             spec.snake,
@@ -139,6 +150,6 @@ def _check_example(
             0,
             0.0,
             0.0,
-            str(exc) if isinstance(exc, ToleranceError) else f"{type(exc).__name__}: {exc}",
+            str(exc) if isinstance(exc, (ToleranceError, ReferenceCallError)) else f"{type(exc).__name__}: {exc}",
             time.perf_counter() - start,
         )

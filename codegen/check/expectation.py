@@ -11,10 +11,13 @@ import numpy as np
 from codegen.check.compare import compare
 from codegen.check.reference import (
     DEFAULT_RTOL,
-    _call_with,
+    ReferenceCallError,
+    call_reference,
     case_tolerance,
+    check_reference_shape,
     explain_bound,
     reference_tolerance,
+    reference_where,
 )
 from codegen.spec.model import OpSpec, Product
 
@@ -33,7 +36,8 @@ def _compare_outputs(
     gets the default bound. The message names each output that fails (``name: detail``)."""
     if any(t.is_list for t in spec.outputs):
         return _compare_lists(spec, product, ref, ref_params, got)
-    value = _expectation(spec, product, ref, ref_params, len(got))
+    shapes = tuple(None if g is None or isinstance(g, tuple) else tuple(np.shape(g)) for g in got)
+    value = _expectation(spec, product, ref, ref_params, len(got), shapes)
     if _VERDICT_MEMO and _VERDICT_MEMO[0][0] is value and _same_bits(_VERDICT_MEMO[0][1], got):
         return _VERDICT_MEMO[0][2]
     verdict = _judge(spec, ref, value, got)
@@ -51,7 +55,7 @@ def _compare_lists(
     :func:`codegen.check.reference.case_tolerance` for that tensor), named ``out[i]`` in the message; a list of
     another length than the reference's fails. The lists' tensors hold their own bytes, so nothing is kept for
     the next core order beyond what the reference costs."""
-    results = _call_with(ref.reference, ref_params)
+    results = call_reference(ref, ref_params)
     if len(spec.outputs) == 1:
         results = (results,)
     ok, max_abs, max_ulp, bound, parts, source = True, 0.0, 0.0, 0.0, [], "default"
@@ -133,7 +137,12 @@ _EXPECTATION_MEMO: list[tuple[tuple[Any, ...], tuple[Any, ...], Any]] = []
 
 
 def _expectation(
-    spec: OpSpec, product: Product | None, ref: ModuleType, ref_params: dict[str, Any], outputs: int
+    spec: OpSpec,
+    product: Product | None,
+    ref: ModuleType,
+    ref_params: dict[str, Any],
+    outputs: int,
+    shapes: tuple[tuple[int, ...] | None, ...] = (),
 ) -> tuple[Any, Any, Any, str]:
     """What one call's outputs are compared with: ``(expected, atol, rtol, source)`` for one output (``expected``
     float64, the tolerance of :func:`codegen.check.reference.case_tolerance`), ``(results, atols, rtol, source)``
@@ -147,13 +156,17 @@ def _expectation(
     when they are first used, so a reference or call that would change them in place fails loudly instead
     of making a kept value stale.
 
+    ``shapes`` are the call's output shapes (None where not known): the reference's arrays must have them.
+
     Raises:
+        ReferenceCallError: the reference called ``sys.exit``, returned None, or an array of another shape
+            than its output's (:func:`codegen.check.reference.call_reference`).
         ValueError: a reference of several outputs does not return a tuple of that many arrays.
         ToleranceError: its ``tolerance()`` does not return one atol per output and an rtol, each finite and
             non-negative (:func:`codegen.check.reference.reference_tolerance`).
     """
     arrays = tuple(v for v in ref_params.values() if isinstance(v, np.ndarray))
-    key: tuple[Any, ...] = (id(ref), spec.snake, getattr(product, "name", None), outputs)
+    key: tuple[Any, ...] = (id(ref), spec.snake, getattr(product, "name", None), outputs, shapes)
     key += tuple((name, id(value)) for name, value in sorted(ref_params.items()) if isinstance(value, np.ndarray))
     key += tuple((name, repr(value)) for name, value in sorted(ref_params.items()) if not isinstance(value, np.ndarray))
     if _EXPECTATION_MEMO and _EXPECTATION_MEMO[0][0] == key:
@@ -162,15 +175,20 @@ def _expectation(
     for a in arrays:
         a.flags.writeable = False
     if outputs == 1:
-        expected = np.asarray(_call_with(ref.reference, ref_params), dtype=np.float64)
+        returned = call_reference(ref, ref_params)
+        check_reference_shape(ref, spec.output_names[0], returned, shapes[0] if shapes else None)
+        expected = np.asarray(returned, dtype=np.float64)
         atol, rtol, source = case_tolerance(spec, product, ref, ref_params, expected, lazy=True)
         value: tuple[Any, Any, Any, str] = (expected, atol, rtol, source)
     else:
-        results = _call_with(ref.reference, ref_params)
+        results = call_reference(ref, ref_params)
         if not isinstance(results, tuple) or len(results) != outputs:
-            raise ValueError(
-                f"the reference of {spec.op} must return a tuple of {outputs} arrays ({', '.join(spec.output_names)})"
+            raise ReferenceCallError(
+                f"{reference_where(ref)} must return a tuple of {outputs} arrays ({', '.join(spec.output_names)}), "
+                f"not {_what(results)}"
             )
+        for name, result, shape in zip(spec.output_names, results, shapes or (None,) * outputs):
+            check_reference_shape(ref, name, result, shape)
         if hasattr(ref, "tolerance"):
             tol = reference_tolerance(ref, ref_params, spec.output_names, results)
             value = (results, tol[:-1], tol[-1], "tolerance()")
@@ -196,3 +214,10 @@ def _bit_differences(a: np.ndarray, b: np.ndarray) -> int:
     ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, -1)
     ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, -1)
     return int(np.count_nonzero((ua != ub).any(axis=1)))
+
+
+def _what(value: Any) -> str:
+    """``a tuple of 3 values`` / ``a ndarray``: what a reference returned, for a message."""
+    if isinstance(value, tuple):
+        return f"a tuple of {len(value)} values"
+    return f"a {type(value).__name__}"

@@ -52,6 +52,49 @@ def load_reference(spec: OpSpec, reference_dir: Path | None = None) -> ModuleTyp
     return module
 
 
+class ReferenceCallError(Exception):
+    """A call of a reference module's ``reference(**params)`` did not give a usable value: it called
+    ``sys.exit`` (``SystemExit``), returned None, or returned an array of another shape than the output it
+    is compared with. ``str()`` is one line naming the reference file and what it did or returned."""
+
+
+def reference_where(ref: ModuleType) -> str:
+    """``the reference <file>`` of a loaded reference module, as failure messages name it."""
+    return f"the reference {getattr(ref, '__file__', None) or 'module'}"
+
+
+def call_reference(ref: ModuleType, params: dict[str, Any]) -> Any:
+    """``ref.reference`` called with the entries of ``params`` it names; its return value, unchecked but for
+    None.
+
+    Raises:
+        ReferenceCallError: the reference called ``sys.exit`` (or raised ``SystemExit``; the worker process
+            would otherwise exit and every later case of the job would be lost with it), or returned None.
+    """
+    try:
+        result = _call_with(ref.reference, params)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) or exc.code is None else repr(exc.code)
+        raise ReferenceCallError(f"{reference_where(ref)} exited with status {code} (sys.exit)") from None
+    if result is None:
+        raise ReferenceCallError(f"{reference_where(ref)} returned None, not an array (a missing return?)")
+    return result
+
+
+def check_reference_shape(ref: ModuleType, name: str, expected: Any, shape: tuple[int, ...] | None) -> None:
+    """Checks that ``expected``, what the reference returned for output ``name``, has the output's ``shape``
+    (None: not known, nothing checked).
+
+    Raises:
+        ReferenceCallError: another shape, named with the output's.
+    """
+    got = np.shape(expected)
+    if shape is not None and tuple(got) != tuple(shape):
+        raise ReferenceCallError(
+            f"{reference_where(ref)} returned shape {tuple(got)} for output {name}, whose shape is {tuple(shape)}"
+        )
+
+
 def _call_with(fn: Callable[..., Any], params: dict[str, Any]) -> Any:
     """``fn`` called with the entries of ``params`` that it names as parameters."""
     names = _parameter_names(fn)

@@ -138,14 +138,30 @@ def _lost_result(info: dict[str, Any], kind: str, message: str, seconds: float) 
     )
 
 
-def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str) -> Any:
+def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str, reference: Path | None = None) -> Any:
+    """The failed result (kind ``crash``) of a case whose process died with ``returncode``. When the
+    worker's fault report (:mod:`faulthandler`, in ``stderr_tail``) shows the ``reference`` file on the stack,
+    the message says the reference crashed, not the generated code."""
     tail = stderr_tail.strip()
-    message = (
-        f"crashed: the process running case {info['ident']} was killed by {signal_name(returncode)} "
-        f"(a fault in the generated host or kernel code); the other cases ran in a new process"
-        + (f"\n{tail[-STDERR_TAIL:]}" if tail else "")
-    )
+    if reference is not None and in_reference(tail, reference):
+        what = f"crashed with {signal_name(returncode)} in the reference {reference}"
+        if returncode >= 0:
+            what = f"crashed: the reference {reference} ended its process with {signal_name(returncode)}"
+        message = f"{what} (case {info['ident']}); the other cases ran in a new process"
+    else:
+        message = (
+            f"crashed: the process running case {info['ident']} was killed by {signal_name(returncode)} "
+            f"(a fault in the generated host or kernel code); the other cases ran in a new process"
+        )
+    message += f"\n{tail[-STDERR_TAIL:]}" if tail else ""
     return _lost_result(info, "crash", message, 0.0)
+
+
+def in_reference(stderr_text: str, reference: Path) -> bool:
+    """Whether the last Python stack a dying worker printed (:mod:`faulthandler`'s ``Fatal Python error``
+    report, most recent call first) runs through the ``reference`` file."""
+    report = stderr_text.rfind("Fatal Python error")
+    return report >= 0 and f'File "{reference}"' in stderr_text[report:]
 
 
 def _timeout_result(info: dict[str, Any], seconds: float, limited: bool) -> Any:
@@ -168,6 +184,11 @@ def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
 TIMEOUTS_IN_A_ROW = 3
 
 
+#: Cases of one job whose process crashed one after the other before the rest of the job is given up (a
+#: reference or kernel that crashes on every input would otherwise cost a new worker per case).
+CRASHES_IN_A_ROW = 3
+
+
 def _job_failure(job: Any, name: str, message: str, kind: str) -> Any:
     """A failed result of a whole (op, product) job rather than of one case (``<op>/<product>/-/<name>``)."""
     ident = f"{job.spec_snake}/{job.product}/-/{name}"
@@ -183,6 +204,27 @@ def _abandoned_result(job: Any, count: int) -> Any:
         "the remaining cases of this (op, product) were not run",
         "timeout",
     )
+
+
+def _abandoned_after_crashes(job: Any, count: int) -> Any:
+    """The failed result (kind ``crash``) that ends a job after ``count`` crashed cases in a row."""
+    return _job_failure(
+        job,
+        "remaining cases",
+        f"crash: {count} cases in a row crashed their process (see those cases); "
+        "the remaining cases of this (op, product) were not run",
+        "crash",
+    )
+
+
+def _reference_file(job: Any) -> Path | None:
+    """The reference module a job's worker imports (``<specs_dir>/../reference/<op>.py``), resolved."""
+    from codegen.paths import reference_dir_for
+
+    try:
+        return (reference_dir_for(job.specs_dir) / f"{job.spec_snake}.py").resolve()
+    except Exception:  # no project found: the message then does not name the reference
+        return None
 
 
 class _Worker:
@@ -315,11 +357,13 @@ def run_isolated(
     libraries keep their runtime state apart (``-fno-gnu-unique``, ``-Bsymbolic``: codegen/build/toolchain.py).
 
     A worker that dies while running a case (any signal, or an exit without its results) makes that case a
-    failed result naming the signal and the case; a new worker resumes at the next case, so at most one
-    worker per crash is started. A worker that dies outside a case (at start-up) ends the job with one failed
-    ``worker`` result quoting its stderr. A worker is killed after a timeout, a crash or an interruption,
-    never reused; a kept worker that died while idle (killed from outside) is replaced by a new one before the
-    job's first case, without a failed result.
+    failed result naming the signal and the case (and the reference, when its fault report shows the
+    reference on the stack); a new worker resumes at the next case, so at most one worker per crash is
+    started. After :data:`CRASHES_IN_A_ROW` crashed cases in a row (or :data:`TIMEOUTS_IN_A_ROW` timeouts) the
+    rest of the job is given up with one failed ``remaining cases`` result. A worker that dies outside a case
+    (at start-up) ends the job with one failed ``worker`` result quoting its stderr. A worker is killed after
+    a timeout, a crash or an interruption, never reused; a kept worker that died while idle (killed from
+    outside) is replaced by a new one before the job's first case, without a failed result.
 
     With ``env`` (environment variables: a coverage run's ``GCOV_PREFIX``) the job's workers are new processes
     with those variables, never kept: each exits normally at the end of the job, which writes its counts.
@@ -327,6 +371,7 @@ def run_isolated(
     results: list[CaseResult] = []
     start = 0
     in_a_row = 0  # cases that ran past their time limit one after the other
+    crashed_in_a_row = 0  # cases whose process crashed one after the other
     request = {"job": asdict(job), "library": str(library), "key": key}
     if list_tiling_keys is not None:
         request["list_tiling_keys"] = str(list_tiling_keys)
@@ -354,7 +399,7 @@ def run_isolated(
                     deadline = time.monotonic() + float(msg["timeout"])
                 elif "result" in msg:
                     results.append(CaseResult(**msg["result"]))
-                    in_a_row = 0
+                    in_a_row = crashed_in_a_row = 0
                     pending = None
                     deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
                 elif "done" in msg:
@@ -395,5 +440,9 @@ def run_isolated(
             message = f"{why}:\n" + stderr_text.strip()[-STDERR_TAIL:]
             results.append(_job_failure(job, "worker", message, "timeout" if timed_out else "crash"))
             return results
-        results.append(_crash_result(pending, returncode, stderr_text))
+        results.append(_crash_result(pending, returncode, stderr_text, _reference_file(job)))
         start = int(pending["begin"]) + 1
+        crashed_in_a_row += 1
+        if crashed_in_a_row >= CRASHES_IN_A_ROW:
+            results.append(_abandoned_after_crashes(job, crashed_in_a_row))
+            return results

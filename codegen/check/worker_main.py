@@ -4,6 +4,7 @@ begin/result lines to its parent, :func:`codegen.check.worker.run_isolated` (pro
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import sys
@@ -65,7 +66,9 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
     out.flush()  # the last unit's result, before anything else takes time
     # the example program runs in another shard, or --dtype excludes its dtype
     dtypes = set(job.dtype_filter) or None
-    if (chosen is not None and len(units) not in chosen) or not example_selected(spec, dtypes):
+    # ... or it ran already: the parent resumes after it (start past it) when it crashed its process
+    past = int(request["start"]) > len(units)
+    if past or (chosen is not None and len(units) not in chosen) or not example_selected(spec, dtypes):
         sys.stderr.flush()
         out.write(json.dumps({"done": len(units) + 1}) + "\n")
         out.flush()
@@ -92,6 +95,9 @@ def main() -> int:
 
     die_with_parent()
     use_tool_warning_format()
+    # a fatal signal prints the Python stack to stderr: the parent tells a crash in the reference from one in
+    # the generated code by it (codegen.check.worker.in_reference)
+    faulthandler.enable(all_threads=False)
     sys.stdout.flush()
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol
