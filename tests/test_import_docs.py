@@ -648,3 +648,26 @@ def test_an_array_parameter_becomes_an_array_attr_whose_length_is_a_question(tmp
         assert (attr["name"], attr["type"]) == ("reduction", attr_type)
         assert "values" not in attr and "default" not in attr
         assert attr["length"] == "QUESTION(doc line 27): the lengths 'reduction' accepts: n or [lo, hi] within 1..8"
+
+
+def test_the_prototype_decides_the_order_and_the_table_is_matched_by_name(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    # the table lists self before gradOutput; the prototype (the C signature) keeps gradOutput first
+    first = md.index("<tr>", md.index("gradOutput（aclTensor*）") - 200)
+    second = md.index("<tr>", md.index("self（aclTensor*）") - 200)
+    end = md.index("</tr>", second) + len("</tr>")
+    row_grad, row_self = md[first:second], md[second:end]
+    md = md[:first] + row_self + "\n" + row_grad + md[end:]
+    assert md.index("self（aclTensor*）") < md.index("gradOutput（aclTensor*）")
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert [i["name"] for i in spec["inputs"]] == ["gradOutput", "self", "weightOptional"]
+    assert spec["inputs"][1]["formats"] == ["ND", "NCHW"]
+
+
+def test_a_dtype_word_with_a_chinese_data_type_suffix_is_the_dtype(tmp_path: Path) -> None:
+    md = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32数据类型、FLOAT16类型、BFLOAT16", 1)
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+    bad = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32、INT64X类型", 1)
+    with pytest.raises(DocError, match="unknown data type 'INT64X'"):
+        _import(tmp_path, bad, force=True)

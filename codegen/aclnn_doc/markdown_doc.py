@@ -192,7 +192,7 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
         and dtypes not in ("-", "/")
         and attr_type not in ("string", "bool", "int64", "uint64", "double", "float", "int_array", "bool_array")
     ):
-        if re.sub(r"[、，\s]", "", dtypes).isascii():
+        if re.sub(r"(?:数据)?类型(?=[、，\s]|$)|[、，\s]", "", dtypes).isascii():
             p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line, p.skipped_dtypes), row_line))
         else:  # words ("与self保持一致", the same as self's): the user answers with a list
             p.dtype_words = dtypes
@@ -231,8 +231,9 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
 
     Raises:
         DocError: no aclnn name, no parameter table, a truncated table (an unclosed table or row, a row with
-            fewer cells than the header), a parameter the prototype does not list (or in another order), an
-            unknown or unsupported parameter type, an unknown product term or dtype, an error-code row whose
+            fewer cells than the header), a parameter the prototype does not list or a prototype parameter the
+            table lacks (the prototype's order is the op's), an unknown or unsupported parameter type, an
+            unknown product term or dtype, an error-code row whose
             name and code disagree.
     """
     lines = text.split("\n")
@@ -288,13 +289,15 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
     if proto is not None:
         proto_line, proto_params = proto
         listed = [(n, t, c) for n, t, c in proto_params if c_type_key(t) not in TRAILING_C_TYPES]
-        if [n for n, *_ in listed] != [p.name for p in params]:
+        if sorted(n for n, *_ in listed) != sorted(p.name or "" for p in params):
             raise DocError(
                 file,
                 proto_line,
                 f"the prototype's parameters {[n for n, *_ in listed]} are not the table's "
-                f"{[p.name for p in params]} (same names, same order)",
+                f"{[p.name for p in params]} (the same names)",
             )
+        # the prototype decides the order (the C signature); the table is matched by name
+        params = [by_name[n] for n, *_ in listed]
         for (_, ctype, const), p in zip(listed, params, strict=True):
             if c_type_key(ctype) != c_type_key(p.ctype):
                 raise DocError(file, p.line, f"'{p.name}' is {ctype} in the prototype but {p.ctype} in the table")
