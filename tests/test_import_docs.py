@@ -230,7 +230,7 @@ def test_cli_prints_questions_and_never_overwrites(tmp_path: Path, capsys: pytes
     assert out.read_text() == before
     assert main(["import", str(doc), "--out", str(tmp_path / "t.yaml"), "--family", "elementwize"]) == 2
     assert capsys.readouterr().err == (
-        "error: --family: no family 'elementwize'; the families are: elementwise, gather_scatter, "
+        "error: --family: no family 'elementwize'; the families are: elementwise, foreach, gather_scatter, "
         "index_accumulate, row_reduce\n"
     )
     assert not (tmp_path / "t.yaml").exists()
