@@ -671,3 +671,18 @@ def test_a_dtype_word_with_a_chinese_data_type_suffix_is_the_dtype(tmp_path: Pat
     bad = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32、INT64X类型", 1)
     with pytest.raises(DocError, match="unknown data type 'INT64X'"):
         _import(tmp_path, bad, force=True)
+
+
+def test_a_python_keyword_parameter_gets_a_spec_name_and_keeps_cann_s_as_header_name(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    assert md.count("alpha") >= 2  # the prototype and the table
+    spec = yaml.safe_load(_import(tmp_path, md.replace("alpha", "lambda")).path.read_text())
+    assert spec["attrs"][0]["name"] == "lambd"
+    assert spec["attrs"][0]["header_name"] == "lambda"
+    assert spec["attrs"][0]["dtypes"] == ["FLOAT", "INT32"]
+    # another Python keyword the same way
+    spec = yaml.safe_load(_import(tmp_path, md.replace("alpha", "pass"), force=True).path.read_text())
+    assert (spec["attrs"][0]["name"], spec["attrs"][0]["header_name"]) == ("pas", "pass")
+    # a C++ keyword cannot be CANN's name either: still refused
+    with pytest.raises(DocError, match="'class' is a C\\+\\+ keyword"):
+        _import(tmp_path, md.replace("alpha", "class"), force=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import keyword
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from codegen.aclnn_doc.model import DocError, DocParam
 from codegen.spec.catalogue import doc_term_key
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, Catalogue
-from codegen.spec.naming import name_problem, value_name_problem
+from codegen.spec.naming import C_ONLY_KEYWORDS, CPP_KEYWORDS, name_problem, value_name_problem
 from codegen.types import ATTR_TYPE_INFO, GRAPH_DATA_TYPES, DType
 
 #: The marker the English rendering leaves where its source had a link or a styled term.
@@ -48,6 +49,23 @@ FORMATS = tuple(ACL_FORMATS) + tuple(PRIVATE_ACL_FORMATS)
 def c_type_key(ctype: str) -> str:
     """``const aclTensor *`` -> ``aclTensor*``: the type without ``const`` and spaces."""
     return re.sub(r"\s+", "", re.sub(r"\bconst\b", "", ctype))
+
+
+def spec_param_name(name: str) -> tuple[str, str]:
+    """The spec name of a document's parameter name and its ``header_name`` (``""`` when the spec name is the
+    document's).
+
+    A name C and C++ accept but Python reserves (aclnnSoftshrinkBackward's ``lambda``) cannot name a spec
+    parameter (expressions could not mention it); the spec then names it as PyTorch does, without its last
+    letter (``lambd``), or with a trailing ``_`` where that is no usable name, and keeps CANN's name as
+    ``header_name`` (the generated header and document use it). Any other name is returned unchanged.
+    """
+    if not keyword.iskeyword(name) or name in CPP_KEYWORDS or name in C_ONLY_KEYWORDS:
+        return name, ""
+    for candidate in (name[:-1], f"{name}_"):
+        if candidate and name_problem(candidate) is None:
+            return candidate, name
+    return name, ""
 
 
 def check_param_name(name: str, file: str, line: int, seen: dict[str, int]) -> None:

@@ -27,6 +27,7 @@ from codegen.aclnn_doc.common import (
     first_sentence,
     format_list,
     rank_of,
+    spec_param_name,
     string_values,
     value_set,
 )
@@ -281,20 +282,21 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         named = {c: v for c, v in zip(cols, cells, strict=True) if c}
         p = _param_row(named, row_line, file, proto_types)
         if p is not None:
-            check_param_name(p.name or "", file, row_line, seen)
+            p.name, p.header_name = spec_param_name(p.name or "")
+            check_param_name(p.name, file, row_line, seen)
             params.append(p)
     if not params:
         raise DocError(file, ptable.line, "the parameter table names no aclnn parameter (only workspaceSize/executor)")
-    by_name = {p.name: p for p in params if p.name}
+    by_name = {p.header_name or p.name: p for p in params if p.name}  # the document's names
     if proto is not None:
         proto_line, proto_params = proto
         listed = [(n, t, c) for n, t, c in proto_params if c_type_key(t) not in TRAILING_C_TYPES]
-        if sorted(n for n, *_ in listed) != sorted(p.name or "" for p in params):
+        if sorted(n for n, *_ in listed) != sorted(by_name):
             raise DocError(
                 file,
                 proto_line,
                 f"the prototype's parameters {[n for n, *_ in listed]} are not the table's "
-                f"{[p.name for p in params]} (the same names)",
+                f"{list(by_name)} (the same names)",
             )
         # the prototype decides the order (the C signature); the table is matched by name
         params = [by_name[n] for n, *_ in listed]

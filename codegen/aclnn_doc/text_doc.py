@@ -25,6 +25,7 @@ from codegen.aclnn_doc.common import (
     first_sentence,
     format_list,
     rank_of,
+    spec_param_name,
     string_values,
     value_set,
 )
@@ -133,7 +134,9 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         if key in TRAILING_C_TYPES:
             current = None
             continue
+        header_name = ""
         if not damaged:
+            name, header_name = spec_param_name(name)
             check_param_name(name, file, line, seen)
         if key in UNSUPPORTED_C_TYPES:
             raise DocError(file, line, f"parameter type '{ctype}' of '{name}' is not supported by the spec format")
@@ -156,6 +159,7 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             description=first_sentence(desc),
             optional=not damaged and (name.endswith("Optional") or "optional" in role),
             damaged=damaged or DAMAGE in desc,
+            header_name=header_name,
         )
         if kind != "attr":
             _tensor_facts(p, desc, file, line)
