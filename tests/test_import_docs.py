@@ -686,3 +686,61 @@ def test_a_python_keyword_parameter_gets_a_spec_name_and_keeps_cann_s_as_header_
     # a C++ keyword cannot be CANN's name either: still refused
     with pytest.raises(DocError, match="'class' is a C\\+\\+ keyword"):
         _import(tmp_path, md.replace("alpha", "class"), force=True)
+
+
+def _with_error_table(body: str) -> str:
+    """The test document with its error-code table's body rows replaced by ``body``."""
+    md = markdown(_scaled())
+    head = md.index("<th>错误码</th>")
+    start = md.index("<tbody>", head) + len("<tbody>")
+    return md[:start] + "\n" + body + "\n  " + md[md.index("</tbody>", start) :]
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        (  # the name and code in a row of their own, their rowspan covering the described rows below
+            [
+                '<tr><td rowspan="3">ACLNN_ERR_PARAM_INVALID</td><td rowspan="3">161002</td></tr>',
+                "<tr><td>类型不支持。</td></tr>",
+                "<tr><td>shape不对。</td></tr>",
+            ],
+            [(161002, "类型不支持。"), (161002, "shape不对。")],
+        ),
+        (  # the rowspan counted one row short: the lone description is one more case of the code above
+            [
+                "<tr><td>ACLNN_ERR_PARAM_NULLPTR</td><td>161001</td><td>空指针。</td></tr>",
+                '<tr><td rowspan="2">ACLNN_ERR_PARAM_INVALID</td><td rowspan="2">161002</td></tr>',
+                "<tr><td>类型不支持。</td></tr>",
+                "<tr><td>shape不对。</td></tr>",
+            ],
+            [(161001, "空指针。"), (161002, "类型不支持。"), (161002, "shape不对。")],
+        ),
+    ],
+)
+def test_error_tables_in_the_rowspan_layouts_cann_writes(
+    tmp_path: Path, rows: list[str], expected: list[tuple[int, str]]
+) -> None:
+    result = _import(tmp_path, _with_error_table("\n".join(f"    {r}" for r in rows)))
+    assert [(code, desc) for _, code, _, desc in result.doc.statuses] == expected
+
+
+def test_a_short_error_row_whose_code_is_wrong_is_still_refused(tmp_path: Path) -> None:
+    md = _with_error_table('    <tr><td rowspan="2">ACLNN_ERR_PARAM_INVALID</td><td rowspan="2">161003</td></tr>')
+    with pytest.raises(DocError, match="error code '161003' and name 'ACLNN_ERR_PARAM_INVALID'"):
+        _import(tmp_path, md)
+
+
+def test_rowspan_zero_spans_to_the_end_of_the_table() -> None:
+    from codegen.aclnn_doc.markdown_doc import _tables
+
+    lines = [
+        "<table>",
+        "<tr><th>a</th><th>b</th></tr>",
+        '<tr><td rowspan="0">x</td><td>1</td></tr>',
+        "<tr><td>2</td></tr>",
+        "<tr><td>3</td></tr>",
+        "</table>",
+    ]
+    (table,) = _tables(lines, 0, len(lines), "t.md")
+    assert [cells for _, cells in table.rows] == [["x", "1"], ["x", "2"], ["x", "3"]]

@@ -101,8 +101,8 @@ def _tables(lines: list[str], lo: int, hi: int, file: str) -> list[_Table]:
                     col += 1
                 text = _cell_text(c.group(2))
                 span = re.search(r'rowspan="(\d+)"', c.group(1))
-                if span and int(span.group(1)) > 1:
-                    pending[col] = (int(span.group(1)) - 1, text)
+                if span and int(span.group(1)) != 1:  # 0: to the end of the table (HTML's table model)
+                    pending[col] = (int(span.group(1)) - 1 if int(span.group(1)) else len(starts), text)
                 cells.append(text)
                 col += 1
             while col in pending:
@@ -115,13 +115,6 @@ def _tables(lines: list[str], lo: int, hi: int, file: str) -> list[_Table]:
         if not rows:
             raise DocError(file, i + 1, "the table has no rows")
         header = [h.lower() for h in rows[0][1]]
-        for row_line, cells in rows[1:]:
-            if len(cells) != len(header):
-                raise DocError(
-                    file,
-                    row_line,
-                    f"the table row has {len(cells)} cells but the header {len(header)} (truncated table?)",
-                )
         tables.append(_Table(i + 1, header, rows[1:]))
         i = end + 1
     return tables
@@ -231,8 +224,8 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         What it says.
 
     Raises:
-        DocError: no aclnn name, no parameter table, a truncated table (an unclosed table or row, a row with
-            fewer cells than the header), a parameter the prototype does not list or a prototype parameter the
+        DocError: no aclnn name, no parameter table, a truncated table (an unclosed table or row, a parameter
+            row with fewer cells than the header), a parameter the prototype does not list or a prototype parameter the
             table lacks (the prototype's order is the op's), an unknown or unsupported parameter type, an
             unknown product term or dtype, an error-code row whose
             name and code disagree.
@@ -273,6 +266,13 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         raise DocError(
             file, phase1[0], f"no parameter table (a <table> with a 参数名 column) in aclnn{op}GetWorkspaceSize"
         )
+    for row_line, cells in ptable.rows:  # every column of a parameter row counts: a short row is damage
+        if len(cells) != len(ptable.header):
+            raise DocError(
+                file,
+                row_line,
+                f"the table row has {len(cells)} cells but the header {len(ptable.header)} (truncated table?)",
+            )
     cols = [_COLUMNS.get(h) for h in ptable.header]
     if "name" not in cols or "role" not in cols:
         raise DocError(file, ptable.line, "the parameter table needs the columns 参数名 and 输入/输出")
@@ -324,12 +324,21 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
     etable = next((t for t in tables if "错误码" in t.header or "error code" in t.header), None)
     if etable is not None and len(etable.header) >= 3:
         for row_line, cells in etable.rows:
+            if len(cells) == 1 and statuses and cells[0].strip():
+                # a description alone: one more case of the code above (its rowspan counted one row short)
+                last = statuses[-1]
+                statuses.append((row_line, last[1], last[2], " ".join(cells[0].split())))
+                continue
+            cells = cells + [""] * (3 - len(cells))  # HTML's table model: a short row's missing cells are empty
             name, code_text, desc = cells[0].strip(), cells[1].strip(), cells[2]
             if not code_text.isdigit() or ACLNN_STATUS_CODES.get(int(code_text)) != name:
                 raise DocError(
                     file, row_line, f"error code '{code_text}' and name '{name}' do not match an aclnnStatus of CANN"
                 )
             statuses.append((row_line, int(code_text), name, " ".join(desc.split())))
+        # a name-and-code row without a description whose rowspan carries the code into described rows
+        described = {code for _, code, _, desc in statuses if desc}
+        statuses = [row for row in statuses if row[3] or row[1] not in described]
     # summary and determinism
     intro = _section(lines, re.compile(r"功能说明|Function Description", re.IGNORECASE))
     summary = ("", op_line, False)
