@@ -326,8 +326,8 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         for row_line, cells in etable.rows:
             if len(cells) == 1 and statuses and cells[0].strip():
                 # a description alone: one more case of the code above (its rowspan counted one row short)
-                last = statuses[-1]
-                statuses.append((row_line, last[1], last[2], " ".join(cells[0].split())))
+                above = statuses[-1]
+                statuses.append((row_line, above[1], above[2], " ".join(cells[0].split())))
                 continue
             cells = cells + [""] * (3 - len(cells))  # HTML's table model: a short row's missing cells are empty
             name, code_text, desc = cells[0].strip(), cells[1].strip(), cells[2]
