@@ -744,3 +744,32 @@ def test_rowspan_zero_spans_to_the_end_of_the_table() -> None:
     ]
     (table,) = _tables(lines, 0, len(lines), "t.md")
     assert [cells for _, cells in table.rows] == [["x", "1"], ["x", "2"], ["x", "3"]]
+
+
+def _as_pipe_table(md: str) -> str:
+    """The test document with its parameter table rewritten as a Markdown pipe table (as some ops-nn
+    documents write it), indented under the list item as they do."""
+    start = md.index("<table", md.index("GetWorkspaceSize\n\n"))
+    end = md.index("</table>", start) + len("</table>")
+    rows = [
+        [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, re.DOTALL)]
+        for tr in re.findall(r"<tr>(.*?)</tr>", md[start:end], re.DOTALL)
+    ]
+    pipe = [f"| {' | '.join(rows[0])} |", "|" + "---|" * len(rows[0])]
+    pipe += [f"| {' | '.join(c.replace('|', chr(92) + '|') for c in r)} |" for r in rows[1:]]
+    return md[:start] + "\n    ".join(pipe) + md[end:]
+
+
+def test_a_markdown_pipe_parameter_table_reads_as_the_html_one(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    piped = _as_pipe_table(md)
+    assert "<th>参数名</th>" not in piped and "| 参数名 |" in piped
+    assert "\\|" in piped  # the reduction's value list `0 ('none') | 1 ...` is escaped inside its cell
+    # the same spec but for the document lines its questions cite (the pipe table is shorter)
+    html_spec = yaml.safe_load(re.sub(r"doc line \d+", "doc line N", _import(tmp_path, md).path.read_text()))
+    pipe_text = _import(tmp_path, piped, force=True).path.read_text()
+    pipe_spec = yaml.safe_load(re.sub(r"doc line \d+", "doc line N", pipe_text))
+    assert pipe_spec["inputs"] == html_spec["inputs"]
+    assert pipe_spec["attrs"] == html_spec["attrs"]
+    assert pipe_spec["outputs"] == html_spec["outputs"]
+    assert pipe_spec["attrs"][1]["values"] == {0: "none", 1: "mean", 2: "sum"}

@@ -3,8 +3,9 @@
 Its shape (hicann/ops-nn, e.g. ``loss/soft_margin_loss_grad/docs/aclnnSoftMarginLossBackward.md``): a
 ``# aclnnXxx`` title; ``## 产品支持情况``, a list (``- <term>...</term>：支持``/``不支持``) or table (``√``/``×``)
 of product terms; ``## 功能说明``; ``## 函数原型`` with the C prototypes in a ```` ```Cpp ```` block; a section
-``## aclnnXxxGetWorkspaceSize`` holding the HTML parameter table (columns 参数名, 输入/输出, 描述, 使用说明,
-数据类型, 数据格式, 维度(shape), 非连续Tensor), per-product dtype exceptions (``- <term>...</term>：参数`x`
+``## aclnnXxxGetWorkspaceSize`` holding the parameter table (HTML, in a few documents a Markdown pipe table;
+columns 参数名, 输入/输出, 描述, 使用说明, 数据类型, 数据格式, 维度(shape), 非连续Tensor),
+per-product dtype exceptions (``- <term>...</term>：参数`x`
 的数据类型不支持BFLOAT16``) and the error-code table (返回值/返回码, 错误码, 描述; ``rowspan`` cells); and
 ``## 约束说明``, bullets with ``<term>`` scopes and ``$$`` LaTeX blocks.
 """
@@ -69,10 +70,30 @@ def _cell_text(raw: str) -> str:
     return "\n".join(" ".join(ln.split()) for ln in text.split("\n") if ln.strip())
 
 
+#: A Markdown pipe-table row (``| a | b |``, indented in a list) and the rule under its header (``|---|:--|``).
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    """The cells of a pipe-table row: split at each ``|`` not escaped as ``\\|`` (which is a ``|`` of the text)."""
+    inner = line.strip()[1:-1]
+    return [_cell_text(c.replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", inner)]
+
+
 def _tables(lines: list[str], lo: int, hi: int, file: str) -> list[_Table]:
+    """The tables between ``lines[lo:hi]``: HTML tables (``rowspan`` cells filled in) and Markdown pipe tables."""
     tables: list[_Table] = []
     i = lo
     while i < hi:
+        if _PIPE_ROW.match(lines[i]) and i + 1 < hi and _PIPE_RULE.match(lines[i + 1]):
+            stop = i + 2
+            while stop < hi and _PIPE_ROW.match(lines[stop]):
+                stop += 1
+            piped = [(k + 1, _pipe_cells(lines[k])) for k in (i, *range(i + 2, stop))]
+            tables.append(_Table(i + 1, [h.lower() for h in piped[0][1]], piped[1:]))
+            i = stop
+            continue
         if "<table" not in lines[i]:
             i += 1
             continue
