@@ -773,3 +773,63 @@ def test_a_markdown_pipe_parameter_table_reads_as_the_html_one(tmp_path: Path) -
     assert pipe_spec["attrs"] == html_spec["attrs"]
     assert pipe_spec["outputs"] == html_spec["outputs"]
     assert pipe_spec["attrs"][1]["values"] == {0: "none", 1: "mean", 2: "sum"}
+
+
+def test_terms_of_products_outside_the_catalogue_are_left_out(tmp_path: Path) -> None:
+    project = Path(__file__).parent.parent / "specs" / "products.yaml"
+    own = tmp_path / "products.yaml"
+    text = re.sub(r"(?m)^uncatalogued_doc_terms:.*\n", "", project.read_text())
+    own.write_text(text.replace("\nproducts:\n", '\nuncatalogued_doc_terms: ["Atlas Z9 系列产品"]\nproducts:\n', 1))
+    cat = load_catalogue(own)
+    doc = _scaled()
+    a2 = "<term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>"
+    doc.constraints = [
+        "- <term>Atlas Z9 系列产品</term>：",  # a limit of the outside product only: not the spec's
+        "  - 设定self最后一维为lastDim，其大小须满足：",
+        "    $$",
+        "    lastDim \\le 8",
+        "    $$",
+        f"- {a2}、<term>Atlas Z9 系列产品</term>：",  # shared: kept for the catalogued product
+        "  - 设定self最后一维为lastDim，其大小须满足：",
+        "    $$",
+        "    lastDim \\le 64",
+        "    $$",
+    ]
+    md = markdown(doc)
+    support = f"- {a2}：支持"
+    assert support in md
+    md = md.replace(support, f"{support}\n- <term>Atlas Z9 系列产品</term>：支持", 1)
+    # a dtype exception of the outside product only is no rule of the spec (nor of every product)
+    md = md.replace(
+        "- **返回值**", "- <term>Atlas Z9 系列产品</term>：参数`self`的数据类型不支持FLOAT16。\n\n- **返回值**", 1
+    )
+    path = tmp_path / "doc.md"
+    path.write_text(md)
+    result = import_doc(path, cat, FAMILIES, tmp_path, out=tmp_path / "spec.yaml")
+    written = result.path.read_text()
+    spec = yaml.safe_load(written)
+    assert "Atlas Z9" not in str(spec["products"])
+    assert spec["products"] == list(result.doc.products[0]) and "Ascend910B" in spec["products"]
+    assert re.search(r"# doc line \d+: 'Atlas Z9 系列产品' names a product the catalogue does not describe", written)
+    assert spec["inputs"][1]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+    requires = [c["require"] for c in spec["constraints"]]
+    assert requires == ["lastDim <= 64"]
+    assert spec["constraints"][0]["products"] == ["Ascend910B"]
+    # without the catalogue's entry the term is still refused
+    with pytest.raises(DocError, match="unknown product term 'Atlas Z9 系列产品'"):
+        import_doc(path, catalogue(), FAMILIES, tmp_path, out=tmp_path / "spec2.yaml")
+
+
+def test_catalogue_uncatalogued_doc_terms_errors(tmp_path: Path) -> None:
+    project = (Path(__file__).parent.parent / "specs" / "products.yaml").read_text()
+    project = re.sub(r"(?m)^uncatalogued_doc_terms:.*\n", "", project)
+    path = tmp_path / "products.yaml"
+    for value, message in (
+        ('["Atlas 训练系列产品"]', "names the catalogued product Ascend910"),
+        ('["Atlas Z9", "atlas  z9"]', "document term 'atlas  z9' is listed twice"),
+    ):
+        path.write_text(f"uncatalogued_doc_terms: {value}\n" + project)
+        with pytest.raises(SpecErrors, match=message):
+            load_catalogue(path)
+    path.write_text('uncatalogued_doc_terms: ["Atlas Z9"]\n' + project)
+    assert load_catalogue(path).uncatalogued_doc_terms == ("Atlas Z9",)

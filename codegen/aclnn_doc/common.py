@@ -134,7 +134,8 @@ def format_list(text: str) -> tuple[str, ...]:
 
 class Products:
     """Maps a document's product terms to catalogue names through ``doc_term`` and ``doc_aliases``
-    (compared without case and whitespace, :func:`codegen.spec.catalogue.doc_term_key`)."""
+    (compared without case and whitespace, :func:`codegen.spec.catalogue.doc_term_key`); a term of the
+    catalogue's ``uncatalogued_doc_terms`` names a product the catalogue does not describe (left out)."""
 
     def __init__(self, catalogue: Catalogue) -> None:
         self.order = [p.name for p in catalogue.products]
@@ -142,19 +143,28 @@ class Products:
         for p in catalogue.products:
             for term in (p.doc_term, *p.doc_aliases):
                 self.by_key.setdefault(doc_term_key(term), p.name)
+        self.outside = {doc_term_key(t) for t in catalogue.uncatalogued_doc_terms}
         self.known = sorted({p.doc_term for p in catalogue.products})
+        #: ``(line, term)`` of each uncatalogued term read (left out of the spec), once per term
+        self.left_out: list[tuple[int, str]] = []
 
     def lookup(self, term: str) -> str | None:
         """The catalogue name of one term, or None."""
         return self.by_key.get(doc_term_key(term.replace(DAMAGE, "")))
 
-    def resolve(self, term: str, file: str, line: int) -> str:
-        """The catalogue name of one term.
+    def resolve(self, term: str, file: str, line: int) -> str | None:
+        """The catalogue name of one term; None for an ``uncatalogued_doc_terms`` term (recorded in
+        :attr:`left_out`).
 
         Raises:
-            DocError: the term names no catalogued product.
+            DocError: the term names no catalogued product and is no uncatalogued term.
         """
         name = self.lookup(term)
+        clean = term.replace(DAMAGE, "").strip()
+        if name is None and doc_term_key(clean) in self.outside:
+            if clean not in (t for _, t in self.left_out):
+                self.left_out.append((line, clean))
+            return None
         if name is None:
             raise DocError(
                 file,
@@ -163,6 +173,17 @@ class Products:
                 f"doc_term, doc_aliases) knows: {'; '.join(self.known)}",
             )
         return name
+
+    def resolve_all(self, terms: Iterable[str], file: str, line: int) -> tuple[tuple[str, ...], bool]:
+        """The catalogue names of several terms, and whether any term was given (so ``((), True)`` means
+        every term names a product outside the catalogue).
+
+        Raises:
+            DocError: see :meth:`resolve`.
+        """
+        listed = list(terms)
+        names = (self.resolve(t, file, line) for t in listed)
+        return tuple(n for n in names if n is not None), bool(listed)
 
     def sort(self, names: Iterable[str]) -> tuple[str, ...]:
         """``names`` once each, in catalogue order."""

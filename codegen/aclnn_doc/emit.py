@@ -284,6 +284,8 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
         what = "damaged" if text else "missing"
         out.ask("", "summary", Question(line, f"describe the op (the document's description is {what})", _q(text)))
     names, support_line = doc.products
+    for line, term in doc.left_out_products:
+        out.add(f"# doc line {line}: '{term}' names a product the catalogue does not describe (left out)")
     if support_line:
         out.add(f"products: {_flow(names)}")
     else:

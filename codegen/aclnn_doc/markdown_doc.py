@@ -274,7 +274,7 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
             yes = ("√" in ln) or (re.search(r"[：:]\s*支持", ln) is not None) or "supported" in ln.lower()
             no = ("×" in ln) or ("不支持" in ln) or "not supported" in ln.lower()
             if yes and not no:
-                supported.extend(products.resolve(t, file, i + 1) for t in terms)
+                supported.extend(products.resolve_all(terms, file, i + 1)[0])
     # the phase-1 section: parameter table, dtype exceptions, error codes
     phase1 = _section(lines, re.compile(rf"^##\s+aclnn{op}GetWorkspaceSize\s*$"))
     if phase1 is None:
@@ -335,7 +335,9 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         m = re.match(r"^\s*[-*]\s+((?:<term>.*?</term>[、，,\s]*)+)[：:](.*)$", lines[i])
         if not m or "不支持" not in m.group(2):
             continue
-        names = tuple(products.resolve(t, file, i + 1) for t in re.findall(r"<term>(.*?)</term>", m.group(1)))
+        names, _ = products.resolve_all(re.findall(r"<term>(.*?)</term>", m.group(1)), file, i + 1)
+        if not names:  # only products outside the catalogue
+            continue
         which = re.findall(r"`(\w+)`", m.group(2).split("不支持")[0])
         dtypes = dtype_list(m.group(2).split("不支持", 1)[1], file, i + 1, [])
         for w in which:

@@ -171,6 +171,8 @@ class ApiDoc:
         statuses: ``(line, code, name, description)`` rows of the error-code table.
         folder: the ops-nn op folder the document links to as its source (``soft_margin_loss_grad``), and its
             line; ("", 0) when it links none.
+        left_out_products: ``(line, term)`` of the product terms the document names for products the
+            catalogue does not describe (its ``uncatalogued_doc_terms``), left out of the spec.
     """
 
     path: str
@@ -184,3 +186,4 @@ class ApiDoc:
     limits: list[tuple[int, str]] = field(default_factory=list)
     statuses: list[tuple[int, int, str, str]] = field(default_factory=list)
     folder: tuple[str, int] = ("", 0)
+    left_out_products: list[tuple[int, str]] = field(default_factory=list)

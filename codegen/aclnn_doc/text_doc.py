@@ -114,7 +114,9 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             sub = re.match(r"^(?P<terms>.+?):\s*(?P<rest>.*)$", body)
             d = _DTYPES.search(sub.group("rest")) if sub else None
             if sub and d:
-                names = tuple(products.resolve(t, file, line) for t in _terms(sub.group("terms")))
+                names, given = products.resolve_all(_terms(sub.group("terms")), file, line)
+                if given and not names:  # only products outside the catalogue
+                    continue
                 mentioned.extend(names)
                 current.dtype_rules.append(
                     DtypeRule(names, dtype_list(d.group(1), file, line, current.skipped_dtypes), line)
