@@ -833,3 +833,27 @@ def test_catalogue_uncatalogued_doc_terms_errors(tmp_path: Path) -> None:
             load_catalogue(path)
     path.write_text('uncatalogued_doc_terms: ["Atlas Z9"]\n' + project)
     assert load_catalogue(path).uncatalogued_doc_terms == ("Atlas Z9",)
+
+
+def test_a_pipe_table_with_short_rules_and_code_style_names(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    piped = _as_pipe_table(md)
+    rule = next(ln.strip() for ln in piped.split("\n") if ln.strip().startswith("|---|"))
+    styled = piped.replace(rule, "|" + ":--|" * (rule.count("|") - 1), 1)
+    for name in ("gradOutput", "self", "weightOptional", "alpha", "reduction", "epsilon", "mode", "out"):
+        styled = styled.replace(f"| {name}（", f"| `{name}`（", 1)
+    styled = styled.replace("<td>ACLNN_ERR_PARAM_NULLPTR</td>", "<td>`ACLNN_ERR_PARAM_NULLPTR`</td>", 1)
+    styled = styled.replace("<td>161001</td>", "<td>`161001`</td>", 1)
+    assert "| `alpha`（" in styled and "|:--|" in styled and "`161001`" in styled
+    result = _import(tmp_path, styled)
+    assert [p.name for p in result.doc.params] == [
+        "gradOutput",
+        "self",
+        "weightOptional",
+        "alpha",
+        "reduction",
+        "epsilon",
+        "mode",
+        "out",
+    ]
+    assert result.doc.statuses[0][1:3] == (161001, "ACLNN_ERR_PARAM_NULLPTR")

@@ -70,9 +70,9 @@ def _cell_text(raw: str) -> str:
     return "\n".join(" ".join(ln.split()) for ln in text.split("\n") if ln.strip())
 
 
-#: A Markdown pipe-table row (``| a | b |``, indented in a list) and the rule under its header (``|---|:--|``).
+#: A Markdown pipe-table row (``| a | b |``, indented in a list) and the rule under its header (``|---|:-:|``).
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_PIPE_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")
 
 
 def _pipe_cells(line: str) -> list[str]:
@@ -166,8 +166,9 @@ def _prototype(text: str, op: str) -> tuple[int, list[tuple[str, str, bool]]] | 
 
 def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str, str]) -> DocParam | None:
     """One parameter-table row; ``proto`` gives the prototype's type of each name (for a cell without one)."""
-    nm = re.match(r"^\s*([A-Za-z_]\w*)\s*[（(]\s*([^）)]+?)\s*[）)]\s*$", cells["name"])
-    bare = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", cells["name"])
+    cell = cells["name"].replace("`", "")  # a name in code style (`x`) is the name
+    nm = re.match(r"^\s*([A-Za-z_]\w*)\s*[（(]\s*([^）)]+?)\s*[）)]\s*$", cell)
+    bare = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", cell)
     if nm is not None:
         name, ctype = nm.group(1), " ".join(nm.group(2).split())
     elif bare is not None and bare.group(1) in proto:
@@ -353,7 +354,7 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
                 statuses.append((row_line, above[1], above[2], " ".join(cells[0].split())))
                 continue
             cells = cells + [""] * (3 - len(cells))  # HTML's table model: a short row's missing cells are empty
-            name, code_text, desc = cells[0].strip(), cells[1].strip(), cells[2]
+            name, code_text, desc = cells[0].strip(" `"), cells[1].strip(" `"), cells[2]
             if not code_text.isdigit() or ACLNN_STATUS_CODES.get(int(code_text)) != name:
                 raise DocError(
                     file, row_line, f"error code '{code_text}' and name '{name}' do not match an aclnnStatus of CANN"
