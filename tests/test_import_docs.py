@@ -668,6 +668,12 @@ def test_a_dtype_word_with_a_chinese_data_type_suffix_is_the_dtype(tmp_path: Pat
     md = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32数据类型、FLOAT16类型、BFLOAT16", 1)
     spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
     assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+    slashed = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32 / FLOAT16 / BFLOAT16", 1)
+    assert yaml.safe_load(_import(tmp_path, slashed, force=True).path.read_text())["inputs"][0]["dtypes"] == [
+        "FLOAT",
+        "FLOAT16",
+        "BF16",
+    ]
     bad = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32、INT64X类型", 1)
     with pytest.raises(DocError, match="unknown data type 'INT64X'"):
         _import(tmp_path, bad, force=True)

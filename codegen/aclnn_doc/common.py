@@ -97,7 +97,8 @@ def dtype_name(word: str) -> str | None:
 
 
 def dtype_list(text: str, file: str, line: int, skipped: list[str] | None = None) -> tuple[str, ...]:
-    """The dtypes of a list such as ``FLOAT, FLOAT16, or BFLOAT16``, ``FLOAT、FLOAT16`` or ``INT64数据类型`` (a
+    """The dtypes of a list such as ``FLOAT, FLOAT16, or BFLOAT16``, ``FLOAT、FLOAT16``, ``FLOAT / BF16`` or
+    ``INT64数据类型`` (a
     trailing 数据类型/类型, "data type", is dropped from each word). A CANN data type
     no spec dtype names (``COMPLEX64``, ``INT4``: a ``ge::DataType`` opgen does not compute) is left out and
     appended to ``skipped`` (each once), when the caller gives that list.
@@ -107,7 +108,7 @@ def dtype_list(text: str, file: str, line: int, skipped: list[str] | None = None
             ``skipped``).
     """
     # a Chinese noun after the name (``INT64数据类型``, ``BFLOAT16类型``: "the INT64 data type") is no part of it
-    split = re.split(r",|、|，|\bor\b|\band\b|\s+", text.strip().rstrip(".。"))
+    split = re.split(r",|、|，|/|\bor\b|\band\b|\s+", text.strip().rstrip(".。"))
     words = [w for w in (re.sub(r"(?:数据)?类型$", "", w.strip()) for w in split) if w]
     out: list[str] = []
     for w in words:
