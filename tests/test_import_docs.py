@@ -230,7 +230,7 @@ def test_cli_prints_questions_and_never_overwrites(tmp_path: Path, capsys: pytes
     assert out.read_text() == before
     assert main(["import", str(doc), "--out", str(tmp_path / "t.yaml"), "--family", "elementwize"]) == 2
     assert capsys.readouterr().err == (
-        "error: --family: no family 'elementwize'; the families are: elementwise, gather_scatter, "
+        "error: --family: no family 'elementwize'; the families are: elementwise, foreach, gather_scatter, "
         "index_accumulate, row_reduce\n"
     )
     assert not (tmp_path / "t.yaml").exists()
@@ -648,3 +648,218 @@ def test_an_array_parameter_becomes_an_array_attr_whose_length_is_a_question(tmp
         assert (attr["name"], attr["type"]) == ("reduction", attr_type)
         assert "values" not in attr and "default" not in attr
         assert attr["length"] == "QUESTION(doc line 27): the lengths 'reduction' accepts: n or [lo, hi] within 1..8"
+
+
+def test_the_prototype_decides_the_order_and_the_table_is_matched_by_name(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    # the table lists self before gradOutput; the prototype (the C signature) keeps gradOutput first
+    first = md.index("<tr>", md.index("gradOutput（aclTensor*）") - 200)
+    second = md.index("<tr>", md.index("self（aclTensor*）") - 200)
+    end = md.index("</tr>", second) + len("</tr>")
+    row_grad, row_self = md[first:second], md[second:end]
+    md = md[:first] + row_self + "\n" + row_grad + md[end:]
+    assert md.index("self（aclTensor*）") < md.index("gradOutput（aclTensor*）")
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert [i["name"] for i in spec["inputs"]] == ["gradOutput", "self", "weightOptional"]
+    assert spec["inputs"][1]["formats"] == ["ND", "NCHW"]
+
+
+def test_a_dtype_word_with_a_chinese_data_type_suffix_is_the_dtype(tmp_path: Path) -> None:
+    md = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32数据类型、FLOAT16类型、BFLOAT16", 1)
+    spec = yaml.safe_load(_import(tmp_path, md).path.read_text())
+    assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+    slashed = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32 / FLOAT16 / BFLOAT16", 1)
+    assert yaml.safe_load(_import(tmp_path, slashed, force=True).path.read_text())["inputs"][0]["dtypes"] == [
+        "FLOAT",
+        "FLOAT16",
+        "BF16",
+    ]
+    bad = markdown(_scaled()).replace("FLOAT32、FLOAT16、BFLOAT16", "FLOAT32、INT64X类型", 1)
+    with pytest.raises(DocError, match="unknown data type 'INT64X'"):
+        _import(tmp_path, bad, force=True)
+
+
+def test_a_python_keyword_parameter_gets_a_spec_name_and_keeps_cann_s_as_header_name(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    assert md.count("alpha") >= 2  # the prototype and the table
+    spec = yaml.safe_load(_import(tmp_path, md.replace("alpha", "lambda")).path.read_text())
+    assert spec["attrs"][0]["name"] == "lambd"
+    assert spec["attrs"][0]["header_name"] == "lambda"
+    assert spec["attrs"][0]["dtypes"] == ["FLOAT", "INT32"]
+    # another Python keyword the same way
+    spec = yaml.safe_load(_import(tmp_path, md.replace("alpha", "pass"), force=True).path.read_text())
+    assert (spec["attrs"][0]["name"], spec["attrs"][0]["header_name"]) == ("pas", "pass")
+    # a C++ keyword cannot be CANN's name either: still refused
+    with pytest.raises(DocError, match="'class' is a C\\+\\+ keyword"):
+        _import(tmp_path, md.replace("alpha", "class"), force=True)
+
+
+def _with_error_table(body: str) -> str:
+    """The test document with its error-code table's body rows replaced by ``body``."""
+    md = markdown(_scaled())
+    head = md.index("<th>错误码</th>")
+    start = md.index("<tbody>", head) + len("<tbody>")
+    return md[:start] + "\n" + body + "\n  " + md[md.index("</tbody>", start) :]
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        (  # the name and code in a row of their own, their rowspan covering the described rows below
+            [
+                '<tr><td rowspan="3">ACLNN_ERR_PARAM_INVALID</td><td rowspan="3">161002</td></tr>',
+                "<tr><td>类型不支持。</td></tr>",
+                "<tr><td>shape不对。</td></tr>",
+            ],
+            [(161002, "类型不支持。"), (161002, "shape不对。")],
+        ),
+        (  # the rowspan counted one row short: the lone description is one more case of the code above
+            [
+                "<tr><td>ACLNN_ERR_PARAM_NULLPTR</td><td>161001</td><td>空指针。</td></tr>",
+                '<tr><td rowspan="2">ACLNN_ERR_PARAM_INVALID</td><td rowspan="2">161002</td></tr>',
+                "<tr><td>类型不支持。</td></tr>",
+                "<tr><td>shape不对。</td></tr>",
+            ],
+            [(161001, "空指针。"), (161002, "类型不支持。"), (161002, "shape不对。")],
+        ),
+    ],
+)
+def test_error_tables_in_the_rowspan_layouts_cann_writes(
+    tmp_path: Path, rows: list[str], expected: list[tuple[int, str]]
+) -> None:
+    result = _import(tmp_path, _with_error_table("\n".join(f"    {r}" for r in rows)))
+    assert [(code, desc) for _, code, _, desc in result.doc.statuses] == expected
+
+
+def test_a_short_error_row_whose_code_is_wrong_is_still_refused(tmp_path: Path) -> None:
+    md = _with_error_table('    <tr><td rowspan="2">ACLNN_ERR_PARAM_INVALID</td><td rowspan="2">161003</td></tr>')
+    with pytest.raises(DocError, match="error code '161003' and name 'ACLNN_ERR_PARAM_INVALID'"):
+        _import(tmp_path, md)
+
+
+def test_rowspan_zero_spans_to_the_end_of_the_table() -> None:
+    from codegen.aclnn_doc.markdown_doc import _tables
+
+    lines = [
+        "<table>",
+        "<tr><th>a</th><th>b</th></tr>",
+        '<tr><td rowspan="0">x</td><td>1</td></tr>',
+        "<tr><td>2</td></tr>",
+        "<tr><td>3</td></tr>",
+        "</table>",
+    ]
+    (table,) = _tables(lines, 0, len(lines), "t.md")
+    assert [cells for _, cells in table.rows] == [["x", "1"], ["x", "2"], ["x", "3"]]
+
+
+def _as_pipe_table(md: str) -> str:
+    """The test document with its parameter table rewritten as a Markdown pipe table (as some ops-nn
+    documents write it), indented under the list item as they do."""
+    start = md.index("<table", md.index("GetWorkspaceSize\n\n"))
+    end = md.index("</table>", start) + len("</table>")
+    rows = [
+        [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, re.DOTALL)]
+        for tr in re.findall(r"<tr>(.*?)</tr>", md[start:end], re.DOTALL)
+    ]
+    pipe = [f"| {' | '.join(rows[0])} |", "|" + "---|" * len(rows[0])]
+    pipe += [f"| {' | '.join(c.replace('|', chr(92) + '|') for c in r)} |" for r in rows[1:]]
+    return md[:start] + "\n    ".join(pipe) + md[end:]
+
+
+def test_a_markdown_pipe_parameter_table_reads_as_the_html_one(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    piped = _as_pipe_table(md)
+    assert "<th>参数名</th>" not in piped and "| 参数名 |" in piped
+    assert "\\|" in piped  # the reduction's value list `0 ('none') | 1 ...` is escaped inside its cell
+    # the same spec but for the document lines its questions cite (the pipe table is shorter)
+    html_spec = yaml.safe_load(re.sub(r"doc line \d+", "doc line N", _import(tmp_path, md).path.read_text()))
+    pipe_text = _import(tmp_path, piped, force=True).path.read_text()
+    pipe_spec = yaml.safe_load(re.sub(r"doc line \d+", "doc line N", pipe_text))
+    assert pipe_spec["inputs"] == html_spec["inputs"]
+    assert pipe_spec["attrs"] == html_spec["attrs"]
+    assert pipe_spec["outputs"] == html_spec["outputs"]
+    assert pipe_spec["attrs"][1]["values"] == {0: "none", 1: "mean", 2: "sum"}
+
+
+def test_terms_of_products_outside_the_catalogue_are_left_out(tmp_path: Path) -> None:
+    project = Path(__file__).parent.parent / "specs" / "products.yaml"
+    own = tmp_path / "products.yaml"
+    text = re.sub(r"(?m)^uncatalogued_doc_terms:.*\n", "", project.read_text())
+    own.write_text(text.replace("\nproducts:\n", '\nuncatalogued_doc_terms: ["Atlas Z9 系列产品"]\nproducts:\n', 1))
+    cat = load_catalogue(own)
+    doc = _scaled()
+    a2 = "<term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>"
+    doc.constraints = [
+        "- <term>Atlas Z9 系列产品</term>：",  # a limit of the outside product only: not the spec's
+        "  - 设定self最后一维为lastDim，其大小须满足：",
+        "    $$",
+        "    lastDim \\le 8",
+        "    $$",
+        f"- {a2}、<term>Atlas Z9 系列产品</term>：",  # shared: kept for the catalogued product
+        "  - 设定self最后一维为lastDim，其大小须满足：",
+        "    $$",
+        "    lastDim \\le 64",
+        "    $$",
+    ]
+    md = markdown(doc)
+    support = f"- {a2}：支持"
+    assert support in md
+    md = md.replace(support, f"{support}\n- <term>Atlas Z9 系列产品</term>：支持", 1)
+    # a dtype exception of the outside product only is no rule of the spec (nor of every product)
+    md = md.replace(
+        "- **返回值**", "- <term>Atlas Z9 系列产品</term>：参数`self`的数据类型不支持FLOAT16。\n\n- **返回值**", 1
+    )
+    path = tmp_path / "doc.md"
+    path.write_text(md)
+    result = import_doc(path, cat, FAMILIES, tmp_path, out=tmp_path / "spec.yaml")
+    written = result.path.read_text()
+    spec = yaml.safe_load(written)
+    assert "Atlas Z9" not in str(spec["products"])
+    assert spec["products"] == list(result.doc.products[0]) and "Ascend910B" in spec["products"]
+    assert re.search(r"# doc line \d+: 'Atlas Z9 系列产品' names a product the catalogue does not describe", written)
+    assert spec["inputs"][1]["dtypes"] == ["FLOAT", "FLOAT16", "BF16"]
+    requires = [c["require"] for c in spec["constraints"]]
+    assert requires == ["lastDim <= 64"]
+    assert spec["constraints"][0]["products"] == ["Ascend910B"]
+    # without the catalogue's entry the term is still refused
+    with pytest.raises(DocError, match="unknown product term 'Atlas Z9 系列产品'"):
+        import_doc(path, catalogue(), FAMILIES, tmp_path, out=tmp_path / "spec2.yaml")
+
+
+def test_catalogue_uncatalogued_doc_terms_errors(tmp_path: Path) -> None:
+    project = (Path(__file__).parent.parent / "specs" / "products.yaml").read_text()
+    project = re.sub(r"(?m)^uncatalogued_doc_terms:.*\n", "", project)
+    path = tmp_path / "products.yaml"
+    for value, message in (
+        ('["Atlas 训练系列产品"]', "names the catalogued product Ascend910"),
+        ('["Atlas Z9", "atlas  z9"]', "document term 'atlas  z9' is listed twice"),
+    ):
+        path.write_text(f"uncatalogued_doc_terms: {value}\n" + project)
+        with pytest.raises(SpecErrors, match=message):
+            load_catalogue(path)
+    path.write_text('uncatalogued_doc_terms: ["Atlas Z9"]\n' + project)
+    assert load_catalogue(path).uncatalogued_doc_terms == ("Atlas Z9",)
+
+
+def test_a_pipe_table_with_short_rules_and_code_style_names(tmp_path: Path) -> None:
+    md = markdown(_scaled())
+    piped = _as_pipe_table(md)
+    rule = next(ln.strip() for ln in piped.split("\n") if ln.strip().startswith("|---|"))
+    styled = piped.replace(rule, "|" + ":--|" * (rule.count("|") - 1), 1)
+    for name in ("gradOutput", "self", "weightOptional", "alpha", "reduction", "epsilon", "mode", "out"):
+        styled = styled.replace(f"| {name}（", f"| `{name}`（", 1)
+    styled = styled.replace("<td>ACLNN_ERR_PARAM_NULLPTR</td>", "<td>`ACLNN_ERR_PARAM_NULLPTR`</td>", 1)
+    styled = styled.replace("<td>161001</td>", "<td>`161001`</td>", 1)
+    assert "| `alpha`（" in styled and "|:--|" in styled and "`161001`" in styled
+    result = _import(tmp_path, styled)
+    assert [p.name for p in result.doc.params] == [
+        "gradOutput",
+        "self",
+        "weightOptional",
+        "alpha",
+        "reduction",
+        "epsilon",
+        "mode",
+        "out",
+    ]
+    assert result.doc.statuses[0][1:3] == (161001, "ACLNN_ERR_PARAM_NULLPTR")

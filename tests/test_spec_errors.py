@@ -986,7 +986,7 @@ def test_catalogue_products_sharing_an_arch_must_agree(tmp_path: Path) -> None:
 
 def test_catalogue_top_level(tmp_path: Path) -> None:
     assert catalogue_errors(tmp_path, ("products:\n", "socs: []\nproducts:\n")) == [
-        "P:1: socs: unknown key 'socs'; allowed: op_categories, products",
+        "P:1: socs: unknown key 'socs'; allowed: op_categories, products, uncatalogued_doc_terms",
     ]
     path = tmp_path / "empty.yaml"
     path.write_text("op_categories: [loss]\nproducts: []\n")

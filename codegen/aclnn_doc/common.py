@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import keyword
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from codegen.aclnn_doc.model import DocError, DocParam
 from codegen.spec.catalogue import doc_term_key
 from codegen.spec.model import ACL_FORMATS, PRIVATE_ACL_FORMATS, Catalogue
-from codegen.spec.naming import name_problem, value_name_problem
+from codegen.spec.naming import C_ONLY_KEYWORDS, CPP_KEYWORDS, name_problem, value_name_problem
 from codegen.types import ATTR_TYPE_INFO, GRAPH_DATA_TYPES, DType
 
 #: The marker the English rendering leaves where its source had a link or a styled term.
@@ -50,6 +51,23 @@ def c_type_key(ctype: str) -> str:
     return re.sub(r"\s+", "", re.sub(r"\bconst\b", "", ctype))
 
 
+def spec_param_name(name: str) -> tuple[str, str]:
+    """The spec name of a document's parameter name and its ``header_name`` (``""`` when the spec name is the
+    document's).
+
+    A name C and C++ accept but Python reserves (aclnnSoftshrinkBackward's ``lambda``) cannot name a spec
+    parameter (expressions could not mention it); the spec then names it as PyTorch does, without its last
+    letter (``lambd``), or with a trailing ``_`` where that is no usable name, and keeps CANN's name as
+    ``header_name`` (the generated header and document use it). Any other name is returned unchanged.
+    """
+    if not keyword.iskeyword(name) or name in CPP_KEYWORDS or name in C_ONLY_KEYWORDS:
+        return name, ""
+    for candidate in (name[:-1], f"{name}_"):
+        if candidate and name_problem(candidate) is None:
+            return candidate, name
+    return name, ""
+
+
 def check_param_name(name: str, file: str, line: int, seen: dict[str, int]) -> None:
     """Refuses a parameter name the spec loader would refuse (:func:`codegen.spec.naming.name_problem`: not
     an ASCII C identifier, a C/C++/Python keyword, a reserved or header-macro name) or one an earlier
@@ -79,7 +97,9 @@ def dtype_name(word: str) -> str | None:
 
 
 def dtype_list(text: str, file: str, line: int, skipped: list[str] | None = None) -> tuple[str, ...]:
-    """The dtypes of a list such as ``FLOAT, FLOAT16, or BFLOAT16`` or ``FLOAT、FLOAT16``. A CANN data type
+    """The dtypes of a list such as ``FLOAT, FLOAT16, or BFLOAT16``, ``FLOAT、FLOAT16``, ``FLOAT / BF16`` or
+    ``INT64数据类型`` (a
+    trailing 数据类型/类型, "data type", is dropped from each word). A CANN data type
     no spec dtype names (``COMPLEX64``, ``INT4``: a ``ge::DataType`` opgen does not compute) is left out and
     appended to ``skipped`` (each once), when the caller gives that list.
 
@@ -87,7 +107,9 @@ def dtype_list(text: str, file: str, line: int, skipped: list[str] | None = None
         DocError: a word of the list is no dtype (or a CANN data type opgen does not compute, without
             ``skipped``).
     """
-    words = [w for w in re.split(r",|、|，|\bor\b|\band\b|\s+", text.strip().rstrip(".。")) if w.strip()]
+    # a Chinese noun after the name (``INT64数据类型``, ``BFLOAT16类型``: "the INT64 data type") is no part of it
+    split = re.split(r",|、|，|/|\bor\b|\band\b|\s+", text.strip().rstrip(".。"))
+    words = [w for w in (re.sub(r"(?:数据)?类型$", "", w.strip()) for w in split) if w]
     out: list[str] = []
     for w in words:
         d = dtype_name(w)
@@ -113,7 +135,8 @@ def format_list(text: str) -> tuple[str, ...]:
 
 class Products:
     """Maps a document's product terms to catalogue names through ``doc_term`` and ``doc_aliases``
-    (compared without case and whitespace, :func:`codegen.spec.catalogue.doc_term_key`)."""
+    (compared without case and whitespace, :func:`codegen.spec.catalogue.doc_term_key`); a term of the
+    catalogue's ``uncatalogued_doc_terms`` names a product the catalogue does not describe (left out)."""
 
     def __init__(self, catalogue: Catalogue) -> None:
         self.order = [p.name for p in catalogue.products]
@@ -121,19 +144,28 @@ class Products:
         for p in catalogue.products:
             for term in (p.doc_term, *p.doc_aliases):
                 self.by_key.setdefault(doc_term_key(term), p.name)
+        self.outside = {doc_term_key(t) for t in catalogue.uncatalogued_doc_terms}
         self.known = sorted({p.doc_term for p in catalogue.products})
+        #: ``(line, term)`` of each uncatalogued term read (left out of the spec), once per term
+        self.left_out: list[tuple[int, str]] = []
 
     def lookup(self, term: str) -> str | None:
         """The catalogue name of one term, or None."""
         return self.by_key.get(doc_term_key(term.replace(DAMAGE, "")))
 
-    def resolve(self, term: str, file: str, line: int) -> str:
-        """The catalogue name of one term.
+    def resolve(self, term: str, file: str, line: int) -> str | None:
+        """The catalogue name of one term; None for an ``uncatalogued_doc_terms`` term (recorded in
+        :attr:`left_out`).
 
         Raises:
-            DocError: the term names no catalogued product.
+            DocError: the term names no catalogued product and is no uncatalogued term.
         """
         name = self.lookup(term)
+        clean = term.replace(DAMAGE, "").strip()
+        if name is None and doc_term_key(clean) in self.outside:
+            if clean not in (t for _, t in self.left_out):
+                self.left_out.append((line, clean))
+            return None
         if name is None:
             raise DocError(
                 file,
@@ -142,6 +174,17 @@ class Products:
                 f"doc_term, doc_aliases) knows: {'; '.join(self.known)}",
             )
         return name
+
+    def resolve_all(self, terms: Iterable[str], file: str, line: int) -> tuple[tuple[str, ...], bool]:
+        """The catalogue names of several terms, and whether any term was given (so ``((), True)`` means
+        every term names a product outside the catalogue).
+
+        Raises:
+            DocError: see :meth:`resolve`.
+        """
+        listed = list(terms)
+        names = (self.resolve(t, file, line) for t in listed)
+        return tuple(n for n in names if n is not None), bool(listed)
 
     def sort(self, names: Iterable[str]) -> tuple[str, ...]:
         """``names`` once each, in catalogue order."""

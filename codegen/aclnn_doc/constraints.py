@@ -43,15 +43,16 @@ def _plain(text: str) -> str:
 def _scope(
     b: Bullet, products: Products, file: str, scope_terms: Callable[[str], list[str]]
 ) -> tuple[tuple[str, ...], str] | None:
-    """``(products, rest)`` when the bullet names product terms before its colon, else None."""
+    """``(products, rest)`` when the bullet names product terms before its colon (``products`` is empty when
+    they all name products outside the catalogue), else None."""
     m = re.match(r"^(?P<head>.+?)\s*[:：]\s*(?P<rest>.*)$", b.text, re.DOTALL)
     if m is None:
         return None
     head = m.group("head")
     if DAMAGE not in head and "<term>" not in head:
         return None
-    names = tuple(products.resolve(t, file, b.line) for t in scope_terms(head))
-    return (names, m.group("rest")) if names else None
+    names, given = products.resolve_all(scope_terms(head), file, b.line)
+    return (names, m.group("rest")) if names or given else None
 
 
 def read_constraints(
@@ -80,8 +81,19 @@ def read_constraints(
             stack.pop()
         parents.append(stack[-1] if stack else None)
         stack.append(i)
-    has_child = {p for p in parents if p is not None}
     scopes = [_scope(b, products, file, scope_terms) for b in bullets]
+    # a bullet scoped to products outside the catalogue only, and the bullets under it, say nothing of the spec
+    dropped: set[int] = set()
+    for i, s in enumerate(scopes):
+        if (s is not None and not s[0]) or parents[i] in dropped:
+            dropped.add(i)
+    if dropped:
+        keep = [i for i in range(len(bullets)) if i not in dropped]
+        renumber = {old: new for new, old in enumerate(keep)}
+        bullets = [bullets[i] for i in keep]
+        scopes = [scopes[i] for i in keep]
+        parents = [None if parents[i] is None else renumber[parents[i]] for i in keep]  # type: ignore[index]
+    has_child = {p for p in parents if p is not None}
     mentioned = [n for s in scopes if s for n in s[0]]
     # definitions by the bullet whose children may read them (a formula bullet's parent)
     defined: dict[int | None, list[tuple[str, str, int]]] = {}

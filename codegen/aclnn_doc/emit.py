@@ -134,6 +134,8 @@ def _tensor(out: _Out, p: DocParam, doc: ApiDoc, catalogue: Catalogue) -> None:
         out.ask("  - ", "name", Question(p.line, f"the parameter's name is damaged in the document ({p.ctype})"))
     else:
         out.add(f"  - name: {p.name}")
+    if p.header_name:
+        out.add(f"    header_name: {p.header_name}   # the document's (CANN's) name, which a spec cannot use")
     _dtypes(out, ind, p, doc.products[0], catalogue)
     if p.rank and 0 <= p.rank[0][0] <= p.rank[0][1] <= MAX_RANK:
         out.add(f"{ind}rank: [{p.rank[0][0]}, {p.rank[0][1]}]")
@@ -182,6 +184,8 @@ def _attr(out: _Out, p: DocParam) -> None:
         out.ask("  - ", "name", Question(p.line, f"the parameter's name is damaged in the document ({p.ctype})"))
     else:
         out.add(f"  - name: {p.name}")
+    if p.header_name:
+        out.add(f"    header_name: {p.header_name}   # the document's (CANN's) name, which a spec cannot use")
     out.add(f"{ind}type: {p.attr_type}")
     if p.values_question:
         out.ask(
@@ -280,6 +284,8 @@ def emit_spec(doc: ApiDoc, catalogue: Catalogue, family: str | None, families: t
         what = "damaged" if text else "missing"
         out.ask("", "summary", Question(line, f"describe the op (the document's description is {what})", _q(text)))
     names, support_line = doc.products
+    for line, term in doc.left_out_products:
+        out.add(f"# doc line {line}: '{term}' names a product the catalogue does not describe (left out)")
     if support_line:
         out.add(f"products: {_flow(names)}")
     else:

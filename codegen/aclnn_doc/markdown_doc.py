@@ -3,8 +3,9 @@
 Its shape (hicann/ops-nn, e.g. ``loss/soft_margin_loss_grad/docs/aclnnSoftMarginLossBackward.md``): a
 ``# aclnnXxx`` title; ``## 产品支持情况``, a list (``- <term>...</term>：支持``/``不支持``) or table (``√``/``×``)
 of product terms; ``## 功能说明``; ``## 函数原型`` with the C prototypes in a ```` ```Cpp ```` block; a section
-``## aclnnXxxGetWorkspaceSize`` holding the HTML parameter table (columns 参数名, 输入/输出, 描述, 使用说明,
-数据类型, 数据格式, 维度(shape), 非连续Tensor), per-product dtype exceptions (``- <term>...</term>：参数`x`
+``## aclnnXxxGetWorkspaceSize`` holding the parameter table (HTML, in a few documents a Markdown pipe table;
+columns 参数名, 输入/输出, 描述, 使用说明, 数据类型, 数据格式, 维度(shape), 非连续Tensor),
+per-product dtype exceptions (``- <term>...</term>：参数`x`
 的数据类型不支持BFLOAT16``) and the error-code table (返回值/返回码, 错误码, 描述; ``rowspan`` cells); and
 ``## 约束说明``, bullets with ``<term>`` scopes and ``$$`` LaTeX blocks.
 """
@@ -27,6 +28,7 @@ from codegen.aclnn_doc.common import (
     first_sentence,
     format_list,
     rank_of,
+    spec_param_name,
     string_values,
     value_set,
 )
@@ -68,10 +70,30 @@ def _cell_text(raw: str) -> str:
     return "\n".join(" ".join(ln.split()) for ln in text.split("\n") if ln.strip())
 
 
+#: A Markdown pipe-table row (``| a | b |``, indented in a list) and the rule under its header (``|---|:-:|``).
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    """The cells of a pipe-table row: split at each ``|`` not escaped as ``\\|`` (which is a ``|`` of the text)."""
+    inner = line.strip()[1:-1]
+    return [_cell_text(c.replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", inner)]
+
+
 def _tables(lines: list[str], lo: int, hi: int, file: str) -> list[_Table]:
+    """The tables between ``lines[lo:hi]``: HTML tables (``rowspan`` cells filled in) and Markdown pipe tables."""
     tables: list[_Table] = []
     i = lo
     while i < hi:
+        if _PIPE_ROW.match(lines[i]) and i + 1 < hi and _PIPE_RULE.match(lines[i + 1]):
+            stop = i + 2
+            while stop < hi and _PIPE_ROW.match(lines[stop]):
+                stop += 1
+            piped = [(k + 1, _pipe_cells(lines[k])) for k in (i, *range(i + 2, stop))]
+            tables.append(_Table(i + 1, [h.lower() for h in piped[0][1]], piped[1:]))
+            i = stop
+            continue
         if "<table" not in lines[i]:
             i += 1
             continue
@@ -100,8 +122,8 @@ def _tables(lines: list[str], lo: int, hi: int, file: str) -> list[_Table]:
                     col += 1
                 text = _cell_text(c.group(2))
                 span = re.search(r'rowspan="(\d+)"', c.group(1))
-                if span and int(span.group(1)) > 1:
-                    pending[col] = (int(span.group(1)) - 1, text)
+                if span and int(span.group(1)) != 1:  # 0: to the end of the table (HTML's table model)
+                    pending[col] = (int(span.group(1)) - 1 if int(span.group(1)) else len(starts), text)
                 cells.append(text)
                 col += 1
             while col in pending:
@@ -114,13 +136,6 @@ def _tables(lines: list[str], lo: int, hi: int, file: str) -> list[_Table]:
         if not rows:
             raise DocError(file, i + 1, "the table has no rows")
         header = [h.lower() for h in rows[0][1]]
-        for row_line, cells in rows[1:]:
-            if len(cells) != len(header):
-                raise DocError(
-                    file,
-                    row_line,
-                    f"the table row has {len(cells)} cells but the header {len(header)} (truncated table?)",
-                )
         tables.append(_Table(i + 1, header, rows[1:]))
         i = end + 1
     return tables
@@ -151,8 +166,9 @@ def _prototype(text: str, op: str) -> tuple[int, list[tuple[str, str, bool]]] | 
 
 def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str, str]) -> DocParam | None:
     """One parameter-table row; ``proto`` gives the prototype's type of each name (for a cell without one)."""
-    nm = re.match(r"^\s*([A-Za-z_]\w*)\s*[（(]\s*([^）)]+?)\s*[）)]\s*$", cells["name"])
-    bare = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", cells["name"])
+    cell = cells["name"].replace("`", "")  # a name in code style (`x`) is the name
+    nm = re.match(r"^\s*([A-Za-z_]\w*)\s*[（(]\s*([^）)]+?)\s*[）)]\s*$", cell)
+    bare = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", cell)
     if nm is not None:
         name, ctype = nm.group(1), " ".join(nm.group(2).split())
     elif bare is not None and bare.group(1) in proto:
@@ -192,7 +208,7 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
         and dtypes not in ("-", "/")
         and attr_type not in ("string", "bool", "int64", "uint64", "double", "float", "int_array", "bool_array")
     ):
-        if re.sub(r"[、，\s]", "", dtypes).isascii():
+        if re.sub(r"(?:数据)?类型(?=[、，\s]|$)|[、，\s]", "", dtypes).isascii():
             p.dtype_rules.append(DtypeRule((), dtype_list(dtypes, file, row_line, p.skipped_dtypes), row_line))
         else:  # words ("与self保持一致", the same as self's): the user answers with a list
             p.dtype_words = dtypes
@@ -230,9 +246,10 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         What it says.
 
     Raises:
-        DocError: no aclnn name, no parameter table, a truncated table (an unclosed table or row, a row with
-            fewer cells than the header), a parameter the prototype does not list (or in another order), an
-            unknown or unsupported parameter type, an unknown product term or dtype, an error-code row whose
+        DocError: no aclnn name, no parameter table, a truncated table (an unclosed table or row, a parameter
+            row with fewer cells than the header), a parameter the prototype does not list or a prototype parameter the
+            table lacks (the prototype's order is the op's), an unknown or unsupported parameter type, an
+            unknown product term or dtype, an error-code row whose
             name and code disagree.
     """
     lines = text.split("\n")
@@ -258,7 +275,7 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
             yes = ("√" in ln) or (re.search(r"[：:]\s*支持", ln) is not None) or "supported" in ln.lower()
             no = ("×" in ln) or ("不支持" in ln) or "not supported" in ln.lower()
             if yes and not no:
-                supported.extend(products.resolve(t, file, i + 1) for t in terms)
+                supported.extend(products.resolve_all(terms, file, i + 1)[0])
     # the phase-1 section: parameter table, dtype exceptions, error codes
     phase1 = _section(lines, re.compile(rf"^##\s+aclnn{op}GetWorkspaceSize\s*$"))
     if phase1 is None:
@@ -271,6 +288,13 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         raise DocError(
             file, phase1[0], f"no parameter table (a <table> with a 参数名 column) in aclnn{op}GetWorkspaceSize"
         )
+    for row_line, cells in ptable.rows:  # every column of a parameter row counts: a short row is damage
+        if len(cells) != len(ptable.header):
+            raise DocError(
+                file,
+                row_line,
+                f"the table row has {len(cells)} cells but the header {len(ptable.header)} (truncated table?)",
+            )
     cols = [_COLUMNS.get(h) for h in ptable.header]
     if "name" not in cols or "role" not in cols:
         raise DocError(file, ptable.line, "the parameter table needs the columns 参数名 and 输入/输出")
@@ -280,21 +304,24 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         named = {c: v for c, v in zip(cols, cells, strict=True) if c}
         p = _param_row(named, row_line, file, proto_types)
         if p is not None:
-            check_param_name(p.name or "", file, row_line, seen)
+            p.name, p.header_name = spec_param_name(p.name or "")
+            check_param_name(p.name, file, row_line, seen)
             params.append(p)
     if not params:
         raise DocError(file, ptable.line, "the parameter table names no aclnn parameter (only workspaceSize/executor)")
-    by_name = {p.name: p for p in params if p.name}
+    by_name = {p.header_name or p.name: p for p in params if p.name}  # the document's names
     if proto is not None:
         proto_line, proto_params = proto
         listed = [(n, t, c) for n, t, c in proto_params if c_type_key(t) not in TRAILING_C_TYPES]
-        if [n for n, *_ in listed] != [p.name for p in params]:
+        if sorted(n for n, *_ in listed) != sorted(by_name):
             raise DocError(
                 file,
                 proto_line,
                 f"the prototype's parameters {[n for n, *_ in listed]} are not the table's "
-                f"{[p.name for p in params]} (same names, same order)",
+                f"{list(by_name)} (the same names)",
             )
+        # the prototype decides the order (the C signature); the table is matched by name
+        params = [by_name[n] for n, *_ in listed]
         for (_, ctype, const), p in zip(listed, params, strict=True):
             if c_type_key(ctype) != c_type_key(p.ctype):
                 raise DocError(file, p.line, f"'{p.name}' is {ctype} in the prototype but {p.ctype} in the table")
@@ -309,7 +336,9 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
         m = re.match(r"^\s*[-*]\s+((?:<term>.*?</term>[、，,\s]*)+)[：:](.*)$", lines[i])
         if not m or "不支持" not in m.group(2):
             continue
-        names = tuple(products.resolve(t, file, i + 1) for t in re.findall(r"<term>(.*?)</term>", m.group(1)))
+        names, _ = products.resolve_all(re.findall(r"<term>(.*?)</term>", m.group(1)), file, i + 1)
+        if not names:  # only products outside the catalogue
+            continue
         which = re.findall(r"`(\w+)`", m.group(2).split("不支持")[0])
         dtypes = dtype_list(m.group(2).split("不支持", 1)[1], file, i + 1, [])
         for w in which:
@@ -319,12 +348,21 @@ def parse_markdown_doc(text: str, file: str, products: Products) -> ApiDoc:
     etable = next((t for t in tables if "错误码" in t.header or "error code" in t.header), None)
     if etable is not None and len(etable.header) >= 3:
         for row_line, cells in etable.rows:
-            name, code_text, desc = cells[0].strip(), cells[1].strip(), cells[2]
+            if len(cells) == 1 and statuses and cells[0].strip():
+                # a description alone: one more case of the code above (its rowspan counted one row short)
+                above = statuses[-1]
+                statuses.append((row_line, above[1], above[2], " ".join(cells[0].split())))
+                continue
+            cells = cells + [""] * (3 - len(cells))  # HTML's table model: a short row's missing cells are empty
+            name, code_text, desc = cells[0].strip(" `"), cells[1].strip(" `"), cells[2]
             if not code_text.isdigit() or ACLNN_STATUS_CODES.get(int(code_text)) != name:
                 raise DocError(
                     file, row_line, f"error code '{code_text}' and name '{name}' do not match an aclnnStatus of CANN"
                 )
             statuses.append((row_line, int(code_text), name, " ".join(desc.split())))
+        # a name-and-code row without a description whose rowspan carries the code into described rows
+        described = {code for _, code, _, desc in statuses if desc}
+        statuses = [row for row in statuses if row[3] or row[1] not in described]
     # summary and determinism
     intro = _section(lines, re.compile(r"功能说明|Function Description", re.IGNORECASE))
     summary = ("", op_line, False)

@@ -104,6 +104,8 @@ class DocParam:
         dtype_words: the document's data types in words rather than a list (``与self保持一致``), or "".
         skipped_dtypes: CANN data types the document lists that no spec dtype names (``COMPLEX64``): left
             out of the spec, and said so in a comment.
+        header_name: the document's (CANN's) name where ``name`` had to differ from it (a Python keyword:
+            :func:`codegen.aclnn_doc.common.spec_param_name`), else "".
     """
 
     name: str | None
@@ -123,6 +125,7 @@ class DocParam:
     shape: str | None = None
     damaged: bool = False
     dtype_words: str = ""
+    header_name: str = ""
     skipped_dtypes: list[str] = field(default_factory=list)
 
 
@@ -168,6 +171,8 @@ class ApiDoc:
         statuses: ``(line, code, name, description)`` rows of the error-code table.
         folder: the ops-nn op folder the document links to as its source (``soft_margin_loss_grad``), and its
             line; ("", 0) when it links none.
+        left_out_products: ``(line, term)`` of the product terms the document names for products the
+            catalogue does not describe (its ``uncatalogued_doc_terms``), left out of the spec.
     """
 
     path: str
@@ -181,3 +186,4 @@ class ApiDoc:
     limits: list[tuple[int, str]] = field(default_factory=list)
     statuses: list[tuple[int, int, str, str]] = field(default_factory=list)
     folder: tuple[str, int] = ("", 0)
+    left_out_products: list[tuple[int, str]] = field(default_factory=list)

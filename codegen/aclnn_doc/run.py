@@ -74,6 +74,7 @@ def parse_doc(path: Path, catalogue: Catalogue) -> ApiDoc:
         doc = parse_text_doc(text, str(path), products)
     else:
         doc = parse_markdown_doc(text, str(path), products)
+    doc.left_out_products = list(products.left_out)
     if not is_upper_camel(doc.op):
         raise DocError(str(path), doc.op_line, f"aclnn name 'aclnn{doc.op}' is not aclnn + UpperCamelCase")
     return doc

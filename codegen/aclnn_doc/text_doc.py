@@ -25,6 +25,7 @@ from codegen.aclnn_doc.common import (
     first_sentence,
     format_list,
     rank_of,
+    spec_param_name,
     string_values,
     value_set,
 )
@@ -113,7 +114,9 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             sub = re.match(r"^(?P<terms>.+?):\s*(?P<rest>.*)$", body)
             d = _DTYPES.search(sub.group("rest")) if sub else None
             if sub and d:
-                names = tuple(products.resolve(t, file, line) for t in _terms(sub.group("terms")))
+                names, given = products.resolve_all(_terms(sub.group("terms")), file, line)
+                if given and not names:  # only products outside the catalogue
+                    continue
                 mentioned.extend(names)
                 current.dtype_rules.append(
                     DtypeRule(names, dtype_list(d.group(1), file, line, current.skipped_dtypes), line)
@@ -133,7 +136,9 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
         if key in TRAILING_C_TYPES:
             current = None
             continue
+        header_name = ""
         if not damaged:
+            name, header_name = spec_param_name(name)
             check_param_name(name, file, line, seen)
         if key in UNSUPPORTED_C_TYPES:
             raise DocError(file, line, f"parameter type '{ctype}' of '{name}' is not supported by the spec format")
@@ -156,6 +161,7 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             description=first_sentence(desc),
             optional=not damaged and (name.endswith("Optional") or "optional" in role),
             damaged=damaged or DAMAGE in desc,
+            header_name=header_name,
         )
         if kind != "attr":
             _tensor_facts(p, desc, file, line)

@@ -305,13 +305,29 @@ def _categories(r: Reader, node: YNode) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _uncatalogued(r: Reader, node: YNode, products: list[tuple[YMap, Product]]) -> tuple[str, ...]:
+    """The ``uncatalogued_doc_terms`` list: document terms, each once and naming no catalogued product
+    (problems recorded)."""
+    named = {doc_term_key(t): p.name for _, p in products for t in (p.doc_term, *p.doc_aliases)}
+    found: list[str] = []
+    for item, term in r.strings(node):
+        key = doc_term_key(term)
+        if key in named:
+            r.error(item, f"document term '{term}' names the catalogued product {named[key]}")
+        elif key in (doc_term_key(t) for t in found):
+            r.error(item, f"document term '{term}' is listed twice")
+        else:
+            found.append(term)
+    return tuple(found)
+
+
 def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
     r = Reader(errors)
     before = len(errors)
     root = read_yaml(path, errors)
     if root is None:
         return None
-    top = r.mapping(root, ("op_categories", "products"))
+    top = r.mapping(root, ("op_categories", "products"), ("uncatalogued_doc_terms",))
     if top is None or "products" not in top:
         return None
     categories = _categories(r, top["op_categories"]) if "op_categories" in top else ()
@@ -326,7 +342,8 @@ def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
         if p is not None and isinstance(item, YMap):
             parsed.append((item, p))
     _check_catalogue(r, parsed)
-    catalogue = Catalogue(tuple(p for _, p in parsed), str(path), categories)
+    outside = _uncatalogued(r, top["uncatalogued_doc_terms"], parsed) if "uncatalogued_doc_terms" in top else ()
+    catalogue = Catalogue(tuple(p for _, p in parsed), str(path), categories, outside)
     return catalogue if len(errors) == before else None
 
 
@@ -347,7 +364,8 @@ def load_catalogue(path: str | Path) -> Catalogue:
         SpecErrors: every problem: YAML syntax, duplicate or unknown or missing keys, wrong types,
             ``ub_bytes`` not a positive multiple of 32, unknown atomic dtypes, BF16 atomics without bf16,
             duplicate names/config names/SoC versions, products of one NpuArch with different capabilities,
-            a ``cost_model`` with a missing, unknown or out-of-range figure or a figure without its source.
+            a ``cost_model`` with a missing, unknown or out-of-range figure or a figure without its source;
+            an ``uncatalogued_doc_terms`` item given twice or naming a catalogued product.
             A product without ``cost_model`` loads (its ``cost_model`` is None). ``op_categories`` missing,
             empty, not snake_case or with a name twice.
     """

@@ -171,11 +171,15 @@ class Catalogue:
         path: the catalogue file.
         categories: the ``op_categories`` key: the category folders an op folder may sit in (ops-nn's
             ``OP_CATEGORY_LIST``, ``cmake/variables.cmake``), in file order.
+        uncatalogued_doc_terms: the ``uncatalogued_doc_terms`` key: product terms API documents use for
+            products the catalogue does not describe (``opgen import`` leaves them out rather than refusing
+            the document).
     """
 
     products: tuple[Product, ...]
     path: str
     categories: tuple[str, ...] = ()
+    uncatalogued_doc_terms: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
