@@ -196,3 +196,20 @@ def test_infer_datatype_cases_take_the_attrs_a_column_sets() -> None:
         ('{"axes", a}', '{"half_to_float", f}'),
         ('{"axes", a}', '{"half_to_float", t}'),
     ]
+
+
+def test_views_by_kind_keys_each_class_by_its_kind_and_refuses_a_kind_twice() -> None:
+    from codegen.plan.views import KindView, views_by_kind
+
+    class _A(KindView):
+        KIND = "kernel_cpp"
+
+    class _B(KindView):
+        KIND = "doc_md"
+
+    class _C(KindView):
+        KIND = "kernel_cpp"
+
+    assert views_by_kind(_A, _B) == {"kernel_cpp": _A, "doc_md": _B}
+    with pytest.raises(ValueError, match="_C and _A both render kernel_cpp"):
+        views_by_kind(_A, _B, _C)

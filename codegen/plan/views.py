@@ -92,6 +92,20 @@ class KindView:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+def views_by_kind(*classes: type[KindView]) -> dict[str, type[KindView]]:
+    """A family's view classes keyed by the file kind each renders (``KIND``).
+
+    Raises:
+        ValueError: two classes render one kind.
+    """
+    kinds: dict[str, type[KindView]] = {}
+    for c in classes:
+        if c.KIND in kinds:
+            raise ValueError(f"{c.__name__} and {kinds[c.KIND].__name__} both render {c.KIND}")
+        kinds[c.KIND] = c
+    return kinds
+
+
 def freeze(value: Any) -> Any:
     """``value`` with lists turned into tuples and dicts into read-only mappings, recursively (dataclasses and
     scalars are kept): what a view field holds, so a template cannot change the plan it renders."""

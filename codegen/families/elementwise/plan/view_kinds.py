@@ -28,7 +28,7 @@ from codegen.plan.dtype_columns import OutputRule
 from codegen.plan.products import QueueCap
 from codegen.plan.signature import L0Attr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
-from codegen.plan.views import KindView
+from codegen.plan.views import KindView, views_by_kind
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,6 @@ class DocView(DocBase):
 
 
 #: The views of the elementwise templates (every other kind renders the shared view).
-VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
-}
+VIEWS: dict[str, type[KindView]] = views_by_kind(
+    AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView
+)

@@ -19,7 +19,7 @@ from codegen.plan.signature import SignatureParam
 from codegen.plan.tensor_lists import MAX_LIST_TENSORS
 from codegen.plan.tiling_fields import tiling_field_views
 from codegen.plan.view_bases import DocBase, KernelBase, L0SourceBase, TilingSourceBase
-from codegen.plan.views import KindView, OpViews
+from codegen.plan.views import KindView, OpViews, views_by_kind
 from codegen.spec.catalogue import UB_BLOCK_BYTES
 from codegen.spec.model import Catalogue, OpSpec, Product
 
@@ -147,19 +147,16 @@ class DocView(DocBase):
 
 
 #: The views of the foreach templates (every other kind renders the shared view).
-VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c
-    for c in (
-        AclnnSourceView,
-        L0SourceView,
-        InferShapeView,
-        TilingSourceView,
-        ListTilingHeaderView,
-        ListUtTilingDefView,
-        KernelView,
-        DocView,
-    )
-}
+VIEWS: dict[str, type[KindView]] = views_by_kind(
+    AclnnSourceView,
+    L0SourceView,
+    InferShapeView,
+    TilingSourceView,
+    ListTilingHeaderView,
+    ListUtTilingDefView,
+    KernelView,
+    DocView,
+)
 
 
 def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:

@@ -35,7 +35,7 @@ from codegen.plan.shared_views import family_views
 from codegen.plan.signature import L0Attr, l0_params
 from codegen.plan.tiling_fields import tiling_field_views
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
-from codegen.plan.views import KindView, OpViews
+from codegen.plan.views import KindView, OpViews, views_by_kind
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
 
@@ -178,9 +178,9 @@ class DocView(DocBase):
 
 
 #: The views of the gather/scatter templates (every other kind renders the shared view).
-VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c for c in (AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView)
-}
+VIEWS: dict[str, type[KindView]] = views_by_kind(
+    AclnnSourceView, L0SourceView, InferShapeView, TilingSourceView, KernelView, DocView
+)
 
 
 def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:

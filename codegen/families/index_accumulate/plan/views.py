@@ -39,22 +39,13 @@ from codegen.plan.products import arch_condition, arch_groups, archs_condition, 
 from codegen.plan.shared_views import family_views
 from codegen.plan.signature import l0_params
 from codegen.plan.tiling_fields import tiling_field_views
-from codegen.plan.views import KindView, OpViews
+from codegen.plan.views import KindView, OpViews, views_by_kind
 from codegen.spec.model import Catalogue, OpSpec, Product
 
 #: The views of the index-accumulate templates (every other kind renders the shared view).
-VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c
-    for c in (
-        AclnnSourceView,
-        L0SourceView,
-        InferShapeView,
-        IndexTilingHeaderView,
-        TilingSourceView,
-        KernelView,
-        DocView,
-    )
-}
+VIEWS: dict[str, type[KindView]] = views_by_kind(
+    AclnnSourceView, L0SourceView, InferShapeView, IndexTilingHeaderView, TilingSourceView, KernelView, DocView
+)
 
 
 def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:

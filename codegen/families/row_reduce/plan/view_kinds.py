@@ -21,7 +21,7 @@ from codegen.plan.products import QueueCap
 from codegen.plan.shared_views import L0HeaderView
 from codegen.plan.signature import L0ListAttr
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
-from codegen.plan.views import KindView
+from codegen.plan.views import KindView, views_by_kind
 
 
 @dataclass(frozen=True)
@@ -235,7 +235,6 @@ class DocView(DocBase):
 
 
 #: The views of the row-reduce templates (every other kind renders the shared view).
-VIEWS: dict[str, type[KindView]] = {
-    c.KIND: c
-    for c in (AclnnSourceView, L0SourceView, L0HeaderView, InferShapeView, TilingSourceView, KernelView, DocView)
-}
+VIEWS: dict[str, type[KindView]] = views_by_kind(
+    AclnnSourceView, L0SourceView, L0HeaderView, InferShapeView, TilingSourceView, KernelView, DocView
+)
