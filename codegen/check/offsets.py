@@ -34,7 +34,7 @@ from typing import Any
 
 from codegen import registry
 from codegen.check.cases import Case
-from codegen.spec.model import DeviceTensor, DType, OpSpec
+from codegen.spec.model import DeviceTensor, DType, OpSpec, Product
 from codegen.types import DEVICE_ATTR_TYPE_INFO
 
 INT64_MAX = 2**63 - 1
@@ -50,6 +50,16 @@ PROBE_MAX_ACCESSES = 1 << 17
 #: tiles of rows copied row by row (a tile of short rows is about a thousand copies) before the first tile's
 #: output is written, since a double-buffered kernel loads the next tile before it stores the current one.
 PROBE_QUICK_MAX_ACCESSES = 1 << 12
+
+
+def offset_case(
+    spec: OpSpec, product: Product, dtype: str, shape: str, name: str, params: dict[str, Any], **extra: Any
+) -> Case:
+    """A ``tiling_2g`` case of ``spec`` on ``product``: ``dtype`` and ``shape`` as a case shows them (the dtype label
+    and the call's shape text), ``name`` what it checks, ``params`` its request (``request``, ``shape``, ...) as
+    :func:`codegen.check.case_run.run_case` reads them for this mode; ``extra`` other :class:`Case` fields
+    (``deterministic``)."""
+    return Case(spec.snake, product.name, dtype, shape, name, params, mode="tiling_2g", **extra)
 
 
 def with_probe_cap(cases: list[Case], quick: bool) -> list[Case]:

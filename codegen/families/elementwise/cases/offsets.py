@@ -9,7 +9,7 @@ from typing import Any
 from codegen.check.cases import (
     Case,
 )
-from codegen.check.offsets import BIG, cover, device_attrs, device_byte_ranges
+from codegen.check.offsets import BIG, cover, device_attrs, device_byte_ranges, offset_case
 from codegen.spec.model import DType, OpSpec, Product
 
 
@@ -25,14 +25,8 @@ def elementwise_offset_cases(
             "attrs": device_attrs(spec, attrs),
         }
         params: dict[str, Any] = {"request": request, "shape": (BIG,), "dtype": d.name, "attrs_values": dict(attrs)}
-        yield Case(
-            spec.snake,
-            product.name,
-            d.name,
-            f"[{BIG}]",
-            f"{BIG} elements: tiling and per-core offsets in 64 bits",
-            params,
-            mode="tiling_2g",
+        yield offset_case(
+            spec, product, d.name, f"[{BIG}]", f"{BIG} elements: tiling and per-core offsets in 64 bits", params
         )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import BIG, cover
+from codegen.check.offsets import BIG, cover, offset_case
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
@@ -21,14 +21,13 @@ def offset_cases(spec: OpSpec, product: Product, dtype: DType) -> Iterator[Case]
     tensor = {"shape": [BIG], "dtype": dtype.name}
     request = {"inputs": [tensor] * len(comp.sources), "outputs": [tensor], "attrs": {}}
     params: dict[str, Any] = {"request": request, "shape": (BIG,), "dtype": dtype.name}
-    yield Case(
-        spec.snake,
-        product.name,
+    yield offset_case(
+        spec,
+        product,
         dtype.name,
         f"[{BIG}]",
         f"a list of one tensor of {BIG} elements: tiling and per-core offsets in 64 bits",
         params,
-        mode="tiling_2g",
     )
 
 

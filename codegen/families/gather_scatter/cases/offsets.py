@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import device_attrs, device_byte_ranges
+from codegen.check.offsets import device_attrs, device_byte_ranges, offset_case
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import BLOCK_BYTES, MODE_FILL, fill_decision, segments
 from codegen.families.gather_scatter.plan.tiling import (
@@ -66,15 +66,7 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType) -> Ite
         "attrs": device_attrs(spec, {comp.dim: dim} if comp.dim is not None else {}),
     }
     params = {"request": request, "dtype": dt.name, "index": index.name}
-    yield Case(
-        spec.snake,
-        product.name,
-        dt.name,
-        str(list(shape)),
-        "output past 2**32: tiling in 64 bits",
-        params,
-        mode="tiling_2g",
-    )
+    yield offset_case(spec, product, dt.name, str(list(shape)), "output past 2**32: tiling in 64 bits", params)
 
 
 def _last_unit_start(d: TilingDecision, unit_elements: int) -> int:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import INT64_MAX, cover
+from codegen.check.offsets import INT64_MAX, cover, offset_case
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_INTS, scratch_outputs
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -57,14 +57,13 @@ def index_offset_cases(
                 "scale": False,
             }
             mode = "deterministic" if deterministic else "atomic"
-            yield Case(
-                spec.snake,
-                product.name,
+            yield offset_case(
+                spec,
+                product,
                 f"{rows_dtype.name}/{index_dtype.name}",
                 f"[{n}, {width}]",
                 f"[{n}, {width}] into {rows} rows: tiling and per-core ranges in 64 bits [{mode}]",
                 params,
-                mode="tiling_2g",
                 deterministic=deterministic,
             )
 

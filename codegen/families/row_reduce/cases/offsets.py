@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs, device_byte_ranges
+from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs, device_byte_ranges, offset_case
 from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, default_combo, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims, view_dims
 from codegen.spec.model import DType, OpSpec, Product
@@ -63,15 +63,7 @@ def offset_cases(spec: OpSpec, product: Product, dt: DType) -> Iterator[Case]:
             # each access of a long row is a chunk of vector work (about 15 s of CPU at the full cap); the
             # first chunks hold what the probe judges of a row it cannot finish: the row's start
             params["probe_max_accesses"] = PROBE_QUICK_MAX_ACCESSES
-        yield Case(
-            spec.snake,
-            product.name,
-            dt.name,
-            str(list(shape)),
-            f"{what}: tiling in 64 bits",
-            params,
-            mode="tiling_2g",
-        )
+        yield offset_case(spec, product, dt.name, str(list(shape)), f"{what}: tiling in 64 bits", params)
 
 
 def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
