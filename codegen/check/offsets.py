@@ -28,7 +28,7 @@ derives its ranges with every index 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -50,6 +50,24 @@ PROBE_MAX_ACCESSES = 1 << 17
 #: tiles of rows copied row by row (a tile of short rows is about a thousand copies) before the first tile's
 #: output is written, since a double-buffered kernel loads the next tile before it stores the current one.
 PROBE_QUICK_MAX_ACCESSES = 1 << 12
+
+
+def field_difference(tiling: Mapping[str, int], want: Mapping[str, int]) -> str:
+    """The first tiling field whose value in ``tiling`` (what the generated tiling function wrote) is not ``want``'s
+    (the planner's int64 arithmetic), as a failure message; '' when every field of ``want`` agrees."""
+    for k, v in want.items():
+        if tiling.get(k) != v:
+            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    return ""
+
+
+def launch_difference(got: Mapping[str, Any], block_dim: int, tiling_key: int, workspace_bytes: int) -> str:
+    """A ``tiling_2g`` result's blockDim, tiling key and workspace sizes against the planner's, as a failure
+    message; '' when they agree."""
+    if (got["block_dim"], got["tiling_key"], got["workspace_sizes"]) == (block_dim, tiling_key, [workspace_bytes]):
+        return ""
+    have = f"{got['block_dim']}/{got['tiling_key']}/{got['workspace_sizes']}"
+    return f"blockDim/key/workspace {have}, want {block_dim}/{tiling_key}/[{workspace_bytes}]"
 
 
 def offset_case(

@@ -9,7 +9,15 @@ from typing import Any
 from codegen.check.cases import (
     Case,
 )
-from codegen.check.offsets import BIG, cover, device_attrs, device_byte_ranges, offset_case
+from codegen.check.offsets import (
+    BIG,
+    cover,
+    device_attrs,
+    device_byte_ranges,
+    field_difference,
+    launch_difference,
+    offset_case,
+)
 from codegen.spec.model import DType, OpSpec, Product
 
 
@@ -47,16 +55,10 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
         "tailLength": d.tail_length,
         "tileLength": d.tile_length,
     }
-    for k, v in want.items():
-        if tiling.get(k) != v:
-            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
-    if (got["block_dim"], got["tiling_key"], got["workspace_sizes"]) != (
-        d.block_dim,
-        d.tiling_key,
-        [d.workspace_bytes],
-    ):
-        have = f"{got['block_dim']}/{got['tiling_key']}/{got['workspace_sizes']}"
-        return f"blockDim/key/workspace {have}, want {d.block_dim}/{d.tiling_key}/[{d.workspace_bytes}]"
+    if fault := field_difference(tiling, want):
+        return fault
+    if fault := launch_difference(got, d.block_dim, d.tiling_key, d.workspace_bytes):
+        return fault
     # The kernel's Init: former cores start at blockIdx * formerLength, the others after them; a core's
     # range ends at totalLength.
     ranges = []

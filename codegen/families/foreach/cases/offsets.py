@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import BIG, cover, offset_case
+from codegen.check.offsets import BIG, cover, field_difference, launch_difference, offset_case
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
@@ -40,16 +40,10 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     spec, product = fn.spec, fn.product
     d = tiling_decision(spec, product, case.params["shape"], DType[case.params["dtype"]])
     table = got.get("tiling", {})
-    for k, v in d.tiling_fields().items():
-        if tiling.get(k) != v:
-            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
-    if (got["block_dim"], got["tiling_key"], got["workspace_sizes"]) != (
-        d.block_dim,
-        d.tiling_key,
-        [d.workspace_bytes],
-    ):
-        have = f"{got['block_dim']}/{got['tiling_key']}/{got['workspace_sizes']}"
-        return f"blockDim/key/workspace {have}, want {d.block_dim}/{d.tiling_key}/[{d.workspace_bytes}]"
+    if fault := field_difference(tiling, d.tiling_fields()):
+        return fault
+    if fault := launch_difference(got, d.block_dim, d.tiling_key, d.workspace_bytes):
+        return fault
     if list(table.get("tensorDataCountList", []))[:1] != [BIG]:
         return f"tensorDataCountList starts {list(table.get('tensorDataCountList', []))[:1]}, want [{BIG}]"
     ranges = []

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import device_attrs, device_byte_ranges, offset_case
+from codegen.check.offsets import device_attrs, device_byte_ranges, field_difference, offset_case
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import BLOCK_BYTES, MODE_FILL, fill_decision, segments
 from codegen.families.gather_scatter.plan.tiling import (
@@ -98,9 +98,8 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
         d = elements_decision(fn.spec, fn.product, shape, index_shape, dim, DType[p["dtype"]], DType[p["index"]])
     else:
         d = tiling_decision(fn.spec, fn.product, view, axis, index_shape[0], DType[p["dtype"]], DType[p["index"]])
-    for k, v in d.tiling_fields().items():
-        if tiling.get(k) != v:
-            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if fault := field_difference(tiling, d.tiling_fields()):
+        return fault
     if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
         return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
     start = _last_unit_start(d, element_unit(fn.product, DType[p["dtype"]].itemsize))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import INT64_MAX, cover, offset_case
+from codegen.check.offsets import INT64_MAX, cover, field_difference, offset_case
 from codegen.families.index_accumulate.plan.sync_counters import SYNC_INTS, scratch_outputs
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -88,9 +88,8 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
         p["scale"],
     )
     fields = want_idx.tiling_fields()
-    for k, v in fields.items():
-        if tiling.get(k) != v:
-            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if fault := field_difference(tiling, fields):
+        return fault
     if got["block_dim"] != want_idx.block_dim or got["workspace_sizes"][0] != want_idx.workspace_bytes:
         have = f"{got['block_dim']}/{got['workspace_sizes']}"
         return f"blockDim/workspace {have}, want {want_idx.block_dim}/{want_idx.workspace_bytes}"

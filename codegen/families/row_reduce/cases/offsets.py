@@ -8,7 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from codegen.check.cases import Case
-from codegen.check.offsets import PROBE_QUICK_MAX_ACCESSES, device_attrs, device_byte_ranges, offset_case
+from codegen.check.offsets import (
+    PROBE_QUICK_MAX_ACCESSES,
+    device_attrs,
+    device_byte_ranges,
+    field_difference,
+    offset_case,
+)
 from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, default_combo, row_outputs
 from codegen.families.row_reduce.plan.tiling import tiling_decision, trailing_view_dims, view_dims
 from codegen.spec.model import DType, OpSpec, Product
@@ -71,9 +77,8 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     every field, the block dim and the key agree and the tasks reach past 2**31 elements, else what differs."""
     p = case.params
     d = tiling_decision(fn.spec, fn.product, tuple(p["shape"]), p["dim"], combos(fn.spec)[p["combo"]])
-    for k, v in d.tiling_fields().items():
-        if tiling.get(k) != v:
-            return f"tiling field {k} = {tiling.get(k)}, int64 arithmetic gives {v}"
+    if fault := field_difference(tiling, d.tiling_fields()):
+        return fault
     if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
         return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
     rows = compute_of(fn.spec).rows
