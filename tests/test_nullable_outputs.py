@@ -61,7 +61,7 @@ def test_an_input_has_no_nullable_key(tmp_path: Path) -> None:
     f, errs = _errors(tmp_path, ("  - name: x2\n    dtypes:", "  - name: x2\n    nullable: true\n    dtypes:"))
     assert errs == [
         f"{f}:{_line('  - name: x2') + 1}: inputs[1].nullable: unknown key 'nullable'; allowed: default, "
-        "description, dtypes, formats, header_name, list, name, optional, rank"
+        "description, dtypes, formats, header_name, list, name, optional, product_dtypes, rank"
     ]
 
 

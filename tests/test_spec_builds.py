@@ -150,10 +150,14 @@ def test_a_catalogue_too_small_for_many_ops_reports_ten_and_counts_the_rest(tmp_
     shutil.copytree(project_paths().specs, specs)
     products = ("Ascend910B", "Ascend910_93", "Ascend950")
     entries = _small_ub_catalogue(specs, products, 1024)
-    # every (op, product) pair of these products, counted from the spec files' `products:` lines
+    # every (op, product) pair of these products, counted from the spec files' `products:` lines, but the
+    # foreach family's: its list kernel runs in two double-buffered 32-byte tiles and a cast block, which 1024
+    # bytes hold
     expected = 0
     for path in sorted(specs.glob("*.yaml")):
         listed = [line for line in path.read_text().splitlines() if line.startswith("products:")]
+        if "family: foreach" in path.read_text():
+            continue
         if path.name != "products.yaml":
             assert len(listed) == 1, path
             expected += sum(f"{p}," in listed[0] or f"{p}]" in listed[0] for p in products)

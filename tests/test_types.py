@@ -162,7 +162,13 @@ def test_attr_types_exact() -> None:
 
 
 def _tensor(optional: bool, *dtypes: DType) -> SimpleNamespace:
-    return SimpleNamespace(optional=optional, dtypes=dtypes)
+    """A stand-in tensor spec: every product takes ``dtypes`` but those it does not support."""
+    return SimpleNamespace(
+        optional=optional,
+        dtypes=dtypes,
+        all_dtypes=dtypes,
+        dtypes_for=lambda product: tuple(d for d in dtypes if product.supports(d)),
+    )
 
 
 def test_compute_dtypes_is_the_first_required_input() -> None:

@@ -53,7 +53,7 @@ BYTES_PER_EXTRA_SECOND = 1 << 20
 #: ... times this under ``--sanitize`` (AddressSanitizer and UBSan slow the emulator down) ...
 SANITIZE_TIMEOUT_FACTOR = 4.0
 #: ... and times this under ``--coverage`` (a gcov-instrumented build, without optimisation, counts every
-#: line and branch: a 64-bit offset case's probe launch of a long elementwise formula took over 60 s)
+#: line and branch: a 64-bit offset case's probe launch of a long formula took over 60 s)
 COVERAGE_TIMEOUT_FACTOR = 4.0
 #: Seconds a worker may take to start (imports, loading the specs and the reference) or to prepare the next
 #: unit (building the example program); beyond that it is killed and the job fails with a ``timeout``.
