@@ -438,7 +438,10 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
             null_executor=case.mode in ("null_executor", "null_workspace_size_and_executor"),
         )
         if case.mode != "phase2_twice" or status != AclnnStatus.ACLNN_SUCCESS:
-            return status, fn.recent_error()
+            message = fn.recent_error()
+            if executor.value:  # phase 2 will not run: the executor phase 1 made is the caller's to destroy
+                fn.lib.aclDestroyAclOpExecutor(executor)
+            return status, message
         workspace = device_memory(size) if size else None
         first = fn.phase2(workspace, size, executor)
         if first != 0:
