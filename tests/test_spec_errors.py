@@ -2166,3 +2166,20 @@ def test_gather_elements_compute_checks(tmp_path: Path) -> None:
         f"{f}:{line_of('  index: index')}: compute.index: 'index' has dtypes UINT32; an index input takes: INT32, INT64"
         in (errors_of(path, edited, catalogue))
     )
+
+
+def test_a_refused_catalogue_value_gives_one_error_not_a_follow_on_about_its_stand_in(tmp_path: Path) -> None:
+    """A bf16 that is not a boolean is one error: neither the BF16 atomics check nor the agreement of products
+    sharing an NpuArch judges the stand-in taken for it."""
+    assert catalogue_errors(tmp_path, ("    bf16: true\n", "    bf16: 'true'\n")) == [
+        "P:23: products[1].bf16: expected true or false, got string 'true'"
+    ]
+    twin_of_910b = (
+        "    npu_arch: 2002\n    ub_bytes: 262144\n    vector_core_num: 8\n    bf16: false\n    data_copy_pad: false\n"
+        "    atomic_add_dtypes: [INT16, FLOAT16, FLOAT]\n    queue_buffer_cap: 8\n    source: test\n"
+        "    hw_sync_all: false\n    sys_workspace_bytes: 2097152\n",
+        "    npu_arch: 2201\n    ub_bytes: 262144\n    vector_core_num: 8\n    bf16: 1\n    data_copy_pad: true\n"
+        "    atomic_add_dtypes: [INT8, INT16, FLOAT16, BF16, INT32, FLOAT]\n    queue_buffer_cap: 8\n    source: test\n"
+        "    hw_sync_all: true\n    sys_workspace_bytes: 16777216\n",
+    )
+    assert catalogue_errors(tmp_path, twin_of_910b) == ["P:37: products[2].bf16: expected true or false, got integer 1"]
