@@ -66,7 +66,80 @@ def _binary_list(function: Callable[..., Any], api: str, in_place: bool) -> List
     )
 
 
-#: The foreach functions with a generated op, each in its out-of-place and in-place form.
+def number(value: Any) -> bool:
+    """Whether ``value`` is a Python int or float (not a bool): what an aclScalar parameter takes."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _list_scalar(function: Callable[..., Any], api: str, in_place: bool, keyword: str = "scalar") -> ListOp:
+    """``f(self, <keyword>)`` of a tensor list and a number (PyTorch names the number ``scalar``, or
+    ``exponent`` for pow), as an API of parameters ``x`` and ``scalar``."""
+
+    def stub(self: Any, *number: Any, **named: Any) -> Args:
+        if len(number) + len(named) != 1 or (named and keyword not in named):
+            raise TypeError(f"{keyword} expected")
+        return {"self": self, "scalar": number[0] if number else named[keyword]}
+
+    return ListOp(
+        function,
+        stub,
+        api,
+        lambda a: {"x": list(a["self"]), "scalar": a["scalar"]},
+        in_place,
+        takes=lambda a: number(a["scalar"]),
+    )
+
+
+def _add_list(function: Callable[..., Any], in_place: bool) -> ListOp:
+    """``_foreach_add(self, other, alpha=1)`` of two lists: aclnnForeachAddListV2 (x1 + alpha x x2)."""
+    return ListOp(
+        function,
+        lambda self, other, alpha=1: {"self": self, "other": other, "alpha": alpha},
+        "ForeachAddListV2",
+        lambda a: {"x1": list(a["self"]), "x2": list(a["other"]), "alpha": a["alpha"]},
+        in_place,
+        takes=lambda a: tensor_list(a["other"]) and number(a["alpha"]),
+    )
+
+
+def _add_scalar(function: Callable[..., Any], in_place: bool) -> ListOp:
+    """``_foreach_add(self, scalar)``: aclnnForeachAddScalarV2 (no alpha in this overload)."""
+    return ListOp(
+        function,
+        lambda self, other, alpha=1: {"self": self, "other": other, "alpha": alpha},
+        "ForeachAddScalarV2",
+        lambda a: {"x": list(a["self"]), "scalar": a["other"]},
+        in_place,
+        takes=lambda a: number(a["other"]) and a["alpha"] == 1,
+    )
+
+
+def _lerp(function: Callable[..., Any], in_place: bool) -> ListOp:
+    """``_foreach_lerp(self, tensors1, weight)`` with a number weight: aclnnForeachLerpScalar."""
+    return ListOp(
+        function,
+        lambda self, tensors1, weight: {"self": self, "end": tensors1, "weight": weight},
+        "ForeachLerpScalar",
+        lambda a: {"x1": list(a["self"]), "x2": list(a["end"]), "weight": a["weight"]},
+        in_place,
+        takes=lambda a: tensor_list(a["end"]) and number(a["weight"]),
+    )
+
+
+def _addcmul(function: Callable[..., Any], in_place: bool) -> ListOp:
+    """``_foreach_addcmul(self, tensor1, tensor2, value=1)`` with a number value: aclnnForeachAddcmulScalarV2."""
+    return ListOp(
+        function,
+        lambda self, tensor1, tensor2, value=1: {"self": self, "t1": tensor1, "t2": tensor2, "value": value},
+        "ForeachAddcmulScalarV2",
+        lambda a: {"x1": list(a["self"]), "x2": list(a["t1"]), "x3": list(a["t2"]), "scalar": a["value"]},
+        in_place,
+        takes=lambda a: tensor_list(a["t1"]) and tensor_list(a["t2"]) and number(a["value"]),
+    )
+
+
+#: The foreach functions with a generated op, each in its out-of-place and in-place form. A row whose API the
+#: product does not have (or whose phase 1 refuses the call) leaves the call to eager PyTorch.
 LIST_OPS: tuple[ListOp, ...] = (
     _unary(torch._foreach_sqrt, "ForeachSqrt", False),
     _unary(torch._foreach_sqrt_, "ForeachSqrt", True),
@@ -74,4 +147,18 @@ LIST_OPS: tuple[ListOp, ...] = (
     _binary_list(torch._foreach_mul_, "ForeachMulList", True),
     _binary_list(torch._foreach_div, "ForeachDivList", False),
     _binary_list(torch._foreach_div_, "ForeachDivList", True),
+    _list_scalar(torch._foreach_mul, "ForeachMulScalarV2", False),
+    _list_scalar(torch._foreach_mul_, "ForeachMulScalarV2", True),
+    _list_scalar(torch._foreach_maximum, "ForeachMaximumScalarV2", False),
+    _list_scalar(torch._foreach_maximum_, "ForeachMaximumScalarV2", True),
+    _list_scalar(torch._foreach_pow, "ForeachPowScalarV2", False, "exponent"),
+    _list_scalar(torch._foreach_pow_, "ForeachPowScalarV2", True, "exponent"),
+    _add_list(torch._foreach_add, False),
+    _add_list(torch._foreach_add_, True),
+    _add_scalar(torch._foreach_add, False),
+    _add_scalar(torch._foreach_add_, True),
+    _lerp(torch._foreach_lerp, False),
+    _lerp(torch._foreach_lerp_, True),
+    _addcmul(torch._foreach_addcmul, False),
+    _addcmul(torch._foreach_addcmul_, True),
 )

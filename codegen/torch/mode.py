@@ -178,7 +178,7 @@ class _Mode(TorchFunctionMode):
                 bound = row.stub(*args, **kwargs)
             except TypeError:
                 continue
-            if not row.takes(bound):
+            if not tensor_list(bound.get("self")) or not row.takes(bound):
                 continue
             tensors = [t for v in bound.values() if tensor_list(v) for t in v]
             tensors += [v for v in bound.values() if isinstance(v, torch.Tensor)]
