@@ -1,4 +1,4 @@
-"""The ``torch._foreach_*`` functions the generated tensor-list (foreach) ops stand for (:data:`LIST_OPS`).
+"""The ``torch._foreach_*`` functions the generated tensor-list ops stand for (:data:`LIST_OPS`).
 
 A row binds a call of one torch function (its in-place form ``_foreach_mul_`` included) and, when its
 ``takes`` accepts the bound arguments (e.g. the second argument is a list of tensors rather than a number),
@@ -46,7 +46,7 @@ class ListOp:
 
 
 def tensor_list(value: Any) -> bool:
-    """Whether ``value`` is a list or tuple of tensors (a foreach function's list argument)."""
+    """Whether ``value`` is a list or tuple of tensors (a ``torch._foreach_*`` function's list argument)."""
     return isinstance(value, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in value)
 
 
@@ -138,8 +138,8 @@ def _addcmul(function: Callable[..., Any], in_place: bool) -> ListOp:
     )
 
 
-#: The foreach functions with a generated op, each in its out-of-place and in-place form. A row whose API the
-#: product does not have (or whose phase 1 refuses the call) leaves the call to eager PyTorch.
+#: The ``torch._foreach_*`` functions with a generated op, each in its out-of-place and in-place form. A row whose
+#: API the product does not have (or whose phase 1 refuses the call) leaves the call to eager PyTorch.
 LIST_OPS: tuple[ListOp, ...] = (
     _unary(torch._foreach_sqrt, "ForeachSqrt", False),
     _unary(torch._foreach_sqrt_, "ForeachSqrt", True),

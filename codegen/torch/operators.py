@@ -46,7 +46,7 @@ def namespace(product: str) -> str:
 
 def schema(spec: OpSpec) -> str:
     """The ``torch.library`` schema of an op: ``softmax(Tensor self, int dim) -> Tensor``; an aclTensorList
-    parameter or output is ``Tensor[]`` (``foreach_sqrt(Tensor[] x) -> Tensor[]``)."""
+    parameter or output is ``Tensor[]`` (``(Tensor[] x) -> Tensor[]``)."""
     attrs = {a.name: a for a in spec.attrs}
     inputs = {t.name: t for t in spec.inputs}
     params = []

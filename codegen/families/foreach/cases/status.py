@@ -14,6 +14,7 @@ import numpy as np
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
 from codegen.check.status_matrix import status_matrix
 from codegen.families.foreach.compute import ForeachCompute
+from codegen.plan.tensor_lists import MAX_LIST_TENSORS
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -96,6 +97,16 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
             good(**{second: (base[second][0], np.ones((6,), np_dt))}),
         )
     yield case("empty lists -> 0 (nothing launched)", 0, good(**{n: () for n in (*comp.sources, out)}))
+    # one more tensor than one call takes (the list table's MAX_TENSOR_CONT)
+    over = MAX_LIST_TENSORS + 1
+    yield case(
+        f"{x} of {over} tensors (at most {MAX_LIST_TENSORS}) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        {
+            **{n: tuple(np.full((1,), k + 1, np_dt) for _ in range(over)) for k, n in enumerate(comp.sources)},
+            out: tuple(np.zeros((1,), np_dt) for _ in range(over)),
+        },
+    )
     for mode in ("null_workspace_size", "null_executor"):
         yield case(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
     yield case("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")

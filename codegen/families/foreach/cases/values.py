@@ -18,6 +18,7 @@ import numpy as np
 from codegen.check.cases import Case, uniform_array
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import core_count
+from codegen.plan.tensor_lists import MAX_LIST_TENSORS
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -89,6 +90,9 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             values = special.astype(numpy_dtype(dtype))
         params = {n: [values[::-1] if k else values, values[:5]] for k, n in enumerate(comp.sources)}
         yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", params)
+        # the most tensors one call takes (the list table's MAX_TENSOR_CONT), a few elements each
+        most = [_draw(rng, (1 + k % 3,), dtype) for k in range(MAX_LIST_TENSORS)]
+        yield _case(spec, product, dtype, f"{MAX_LIST_TENSORS} tensors (the most one call takes)", lists(most))
         if quick:
             continue
         # more tensors than cores, each of a few blocks: every core starts and ends inside the list
