@@ -6,10 +6,11 @@ forward pass's saved ``mean`` and ``rstd`` (inputs of x's shape with the reduced
 row, read as each row's scalars): ``dx`` per element, ``dgamma`` and ``dbeta`` column sums. The unmutated op
 passes ``opgen check`` on Ascend910B and Ascend910 (4 queue buffers per position: the per-row inputs share one
 queue; one core, no hardware SyncAll) (its cases: ``mean`` of x's shape 161002, rows over all cores
-bit-identical under seven core orders, a device dtype column of FLOAT mean, rstd and column sums beside FLOAT16
-x) and equals PyTorch's ``native_layer_norm_backward``; a kernel that reads every tile's per-row values from the
-first rows, or converts a FLOAT per-row input as if it were FLOAT16, must fail the check. Bad ``per_row``
-entries are spec errors at their line.
+bit-identical under seven core orders, device dtype columns of FLOAT mean, rstd and column sums beside FLOAT16
+x, a FLOAT16 mean and rstd the L2 API casts to the FLOAT of every column) and equals PyTorch's
+``native_layer_norm_backward``; a kernel that reads every tile's per-row values from the first rows, or converts
+a FLOAT per-row input as if it were FLOAT16, and an L2 API launching a FLOAT16 mean uncast, must fail the check.
+Bad ``per_row`` entries are spec errors at their line.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
 from codegen.specs import load_project
 
-pytestmark = pytest.mark.heavy(30)  # about 20 s alone: two builds of the test op and their checks
+pytestmark = pytest.mark.heavy(40)  # about 30 s alone: the builds of the test op and its mutants, their checks
 
 OP = "row_norm_backward"
 FOLDER = "norm/row_norm_backward"
@@ -98,36 +99,52 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
         "R far above UB (multi-chunk) (gamma of 1 dim(s))",
         "a second, partial row tile on some cores (gamma of 1 dim(s))",
         f"rows of 10 {mixed} (gamma of 1 dim(s))",  # FLOAT mean, rstd and column sums beside FLOAT16 x
+        f"rows of 10 {CAST} (gamma of 1 dim(s))",  # FLOAT16 mean and rstd, cast to FLOAT by the L2 API
     ):
         assert want in names, sorted(names)
+    # FLOAT16 is cast, not refused; BF16 (on a product that has it) is outside mean's dtypes
+    assert "mean FLOAT16 with dy FLOAT -> 161002" not in names
+    assert ("mean BF16 with dy FLOAT -> 161002" in names) is (product == "Ascend910B")
 
 
-#: (kernel text, its mutant, a case that must fail)
+#: a call whose FLOAT16 mean and rstd the L2 API casts to the FLOAT every device column registers
+CAST = "[dy FLOAT16, x FLOAT16, mean FLOAT16, rstd FLOAT16, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta FLOAT]"
+
+#: (generated file, its text, the mutant, a case that must fail)
 MUTANTS = [
     # every tile reads the per-row values of the first rows
     (
+        KERNEL,
         "inGm_[i][static_cast<uint64_t>(row)], rows);",
         "inGm_[i][0], rows);",
         "rows over all cores (gamma of 1 dim(s)) bit-identical over 7 core orders",
     ),
     # a FLOAT per-row input beside a FLOAT16 x converted as if it were FLOAT16
     (
+        KERNEL,
         "Muls(f, x.template ReinterpretCast<float>(), 1.0f, static_cast<int32_t>(rows));",
         "ToFloat(f, x, static_cast<int32_t>(rows));",
         "rows of 10 [dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta "
         "FLOAT] (gamma of 1 dim(s))",
     ),
+    # the L2 API launches a FLOAT16 mean as it is, where every device column registers FLOAT
+    (
+        "op_api/aclnn_row_norm_backward.cpp",
+        "auto meanCasted = l0op::Cast(meanContiguous, op::DataType::DT_FLOAT, uniqueExecutor.get());",
+        "auto meanCasted = meanContiguous;",
+        f"rows of 10 {CAST} (gamma of 1 dim(s))",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("old", "new", "kill"), MUTANTS, ids=["first rows", "fp32 as fp16"])
+@pytest.mark.parametrize(("file", "old", "new", "kill"), MUTANTS, ids=["first rows", "fp32 as fp16", "mean uncast"])
 def test_a_per_row_mutant_fails_the_check(
-    project: tuple[Path, Path], tmp_path: Path, old: str, new: str, kill: str
+    project: tuple[Path, Path], tmp_path: Path, file: str, old: str, new: str, kill: str
 ) -> None:
     specs, generated = project
     tree = tmp_path / "mutant"
     shutil.copytree(generated / FOLDER, tree / FOLDER)
-    path = tree / FOLDER / KERNEL
+    path = tree / FOLDER / file
     text = path.read_text()
     assert text.count(old) == 1
     path.write_text(text.replace(old, new))
@@ -171,6 +188,14 @@ def test_kernel_matches_pytorch_native_layer_norm_backward(
         ("  per_row: [mean, rstd]\n", "  per_row: [dy]\n", "'dy' is not an input after the first outside rows"),
         ("  per_row: [mean, rstd]\n", "  per_row: [mean, mean]\n", "'mean' is named twice in per_row"),
         ("  rows: gamma\n", "  dim: dy\n", "per_row needs the rows form"),
+        # mean and rstd are cast to FLOAT (no FLOAT16 column of them is needed), but dx is not
+        (
+            "gamma: FLOAT16, pd_x: FLOAT16,",
+            "gamma: FLOAT16, pd_x: FLOAT,",
+            "dtype_columns must hold the one-dtype column (every tensor of that dtype, no attr set, on every product "
+            "of the op) of each dtype of 'dy': the L2 API launches it when the aclnn tensors' dtypes match no column; "
+            "missing: FLOAT16",
+        ),
     ],
 )
 def test_a_bad_per_row_entry_names_the_line_and_writes_nothing(

@@ -87,6 +87,9 @@ class Family:
             check cases honour per-tensor dtype combinations).
         dtype_columns: whether a spec of the family may list ``device.dtype_columns`` (its kernel, OpDef, L0 and
             L2 APIs and check cases honour OpDef columns whose tensors differ in dtype or that set attrs).
+        fixed_inputs: whether a spec's ``device.dtype_columns`` may give an input after the first one dtype in
+            every column while the first input's varies (:func:`codegen.spec.model.fixed_inputs`): the family's
+            L2 API casts the caller's tensor to it before the launch and its check cases call with another.
         several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
@@ -108,6 +111,7 @@ class Family:
     device_section: bool = False
     dtype_combos: bool = False
     dtype_columns: bool = False
+    fixed_inputs: bool = False
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False

@@ -10,6 +10,7 @@ FAMILY = Family(
     device_section=True,
     dtype_combos=True,
     dtype_columns=True,
+    fixed_inputs=True,
     several_outputs=True,
     shape_status=True,
     promote_type=True,

@@ -7,7 +7,15 @@ from codegen import registry
 from codegen.spec.loader.constraints import constraint_arch_groups
 from codegen.spec.loader.fields import read_products
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec, fixed_outputs
+from codegen.spec.model import (
+    DeviceColumn,
+    DeviceInterface,
+    DType,
+    DtypeCombo,
+    TensorSpec,
+    fixed_inputs,
+    fixed_outputs,
+)
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 
 #: Dtypes of the 1-d tensor an int_array attr becomes (``aclOpExecutor::ConvertToTensor``).
@@ -38,7 +46,8 @@ def read_dtype_columns(
     dtypes, and no two the same input dtypes and attr values (an attr a column does not set has its
     ``value``) but other output dtypes: the device op's output dtypes follow from its inputs' dtypes and
     attrs (its InferDataType). For every dtype of the first input, the first column of that dtype is its
-    one-dtype column on every product of the op, without attrs: the
+    one-dtype column on every product of the op, without attrs (an output, or in a family that casts them an
+    input after the first, of one dtype in every column takes no part): the
     column the L2 API launches when the aclnn tensors' dtypes match no column. Only a family that honours
     columns (:attr:`codegen.registry.Family.dtype_columns`) may have the key, and not beside
     ``device.dtypes``. Problems are recorded at their lines; the columns read without a problem are
@@ -142,7 +151,10 @@ def read_dtype_columns(
         out.append(column)
     if complete and out and inputs:
         launched = [c for c in out if not c.arrays]
-        _one_dtype_columns(st, node, launched, inputs[0], products, fixed_outputs(launched, outputs))
+        fixed = fixed_outputs(launched, outputs)
+        if family and registry.family(family).fixed_inputs:
+            fixed |= fixed_inputs(launched, inputs)  # cast to their one dtype by the L2 API
+        _one_dtype_columns(st, node, launched, inputs[0], products, fixed)
     return tuple(out)
 
 
@@ -228,7 +240,8 @@ def _one_dtype_columns(
     fixed: frozenset[str] = frozenset(),
 ) -> None:
     """Records each dtype of ``first`` (the first aclnn input) without a one-dtype column: every tensor of that
-    dtype but the ``fixed`` outputs (:func:`fixed_outputs`), no attr set, registered on every product of the op
+    dtype but the ``fixed`` outputs (:func:`fixed_outputs`) and, where the family casts them, inputs
+    (:func:`fixed_inputs`), no attr set, registered on every product of the op
     (that supports the dtype: the column is dropped where it does not). Columns keep the OpDef's order, so it
     need not be the first of its dtype (LayerNormV4 registers FLOAT16 x with FLOAT gamma before FLOAT16
     gamma)."""

@@ -151,3 +151,24 @@ def fixed_outputs(columns: Sequence[DeviceColumn], outputs: Sequence[TensorSpec]
     if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
         return frozenset()
     return frozenset(t.name for t in outputs if len({c.combo.dtype(t.name) for c in columns}) == 1)
+
+
+def fixed_inputs(columns: Sequence[DeviceColumn], inputs: Sequence[TensorSpec]) -> frozenset[str]:
+    """The aclnn inputs after the first whose device input has one dtype in every column while the first input's
+    dtype varies, and that take another dtype too (LayerNormGradV3's FLOAT ``mean`` and ``rstd`` beside
+    aclnnLayerNormBackward's FLOAT16 or BF16 ones): the L2 API casts the caller's tensor to that dtype before
+    the launch (``l0op::Cast``, as ops-nn's aclnn_layer_norm_backward.cpp does), so they take no part in a
+    dtype's one-dtype column and the caller's tensor may have any of the input's ``dtypes``."""
+    if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
+        return frozenset()
+    out = set()
+    for t in inputs[1:]:
+        dts = {c.combo.dtype(t.name) for c in columns}
+        if len(dts) == 1 and set(t.dtypes) - dts:
+            out.add(t.name)
+    return frozenset(out)
+
+
+def fixed_input_dtype(columns: Sequence[DeviceColumn], name: str) -> DType:
+    """The one dtype every column gives the fixed input ``name`` (:func:`fixed_inputs`)."""
+    return columns[0].combo.dtype(name)

@@ -65,6 +65,9 @@ class AclnnSourceView(AclnnSourceBase):
     #: the tensors the caller may pass as null: nullable outputs and optional inputs (any dtype combination
     #: matches a null one)
     null_ok: tuple[str, ...]
+    #: ``(input, DT_* name)`` of each input of one dtype in every device dtype column: the L2 API casts it to
+    #: that dtype before the L0 call (its ``<name>Casted``)
+    fixed_inputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
