@@ -7,9 +7,11 @@ row, read as each row's scalars): ``dx`` per element, ``dgamma`` and ``dbeta`` c
 passes ``opgen check`` on Ascend910B and Ascend910 (4 queue buffers per position: the per-row inputs share one
 queue; one core, no hardware SyncAll) (its cases: ``mean`` of x's shape 161002, rows over all cores
 bit-identical under seven core orders, device dtype columns of FLOAT mean, rstd and column sums beside FLOAT16
-x, a FLOAT16 mean and rstd the L2 API casts to the FLOAT of every column) and equals PyTorch's
+x, a FLOAT16 mean and rstd the L2 API casts to the FLOAT of every column, an output twin of FLOAT16 dgamma and
+dbeta that the L2 API serves with its earlier FLOAT column and a cast) and equals PyTorch's
 ``native_layer_norm_backward``; a kernel that reads every tile's per-row values from the first rows, or converts
-a FLOAT per-row input as if it were FLOAT16, and an L2 API launching a FLOAT16 mean uncast, must fail the check.
+a FLOAT per-row input as if it were FLOAT16, an L0 API allocating the twin's outputs, and an L2 API launching a
+FLOAT16 mean uncast, must fail the check.
 Bad ``per_row`` entries are spec errors at their line.
 """
 
@@ -71,10 +73,11 @@ def built(project: tuple[Path, Path]) -> OpCallable:
 
 
 def _check(
-    specs: Path, generated: Path, report: Path, product: str = "Ascend910B"
+    specs: Path, generated: Path, report: Path, product: str = "Ascend910B", case: str = ""
 ) -> tuple[int, list[dict[str, object]]]:
+    only = ("--case", case) if case else ()
     proc = _opgen(
-        specs, "check", OP, "--quick", "--product", product, "--generated", str(generated), "--json", str(report)
+        specs, "check", OP, "--quick", "--product", product, "--generated", str(generated), "--json", str(report), *only
     )
     return proc.returncode, json.loads(report.read_text())["cases"]
 
@@ -89,6 +92,11 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
         "constexpr int64_t ROW_IN_QUEUES = 2;"
         in (generated / FOLDER / "op_host/row_norm_backward_tiling.cpp").read_text()
     )
+    # the output twin has a tiling key of its own; the L0 API allocates its earlier column's FLOAT dgamma
+    tiling = (generated / FOLDER / "op_host/row_norm_backward_tiling.cpp").read_text()
+    assert tiling.count("// dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma") == 3
+    l0 = (generated / FOLDER / "op_api/row_norm_backward.cpp").read_text()
+    assert l0.count("pd_gammaResultDtype = op::DataType::DT_FLOAT;") == 2 and "DT_FLOAT16;" not in l0
     code, cases = _check(specs, generated, tmp_path / "check.json", product)
     assert code == 0, [c for c in cases if not c["passed"]][:3]
     names = {str(c["name"]) for c in cases if c["passed"]}
@@ -100,6 +108,7 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
         "a second, partial row tile on some cores (gamma of 1 dim(s))",
         f"rows of 10 {mixed} (gamma of 1 dim(s))",  # FLOAT mean, rstd and column sums beside FLOAT16 x
         f"rows of 10 {CAST} (gamma of 1 dim(s))",  # FLOAT16 mean and rstd, cast to FLOAT by the L2 API
+        f"rows of 10 {TWIN} (gamma of 1 dim(s))",  # the twin's dtypes: its earlier column runs, then a cast
     ):
         assert want in names, sorted(names)
     # FLOAT16 is cast, not refused; BF16 (on a product that has it) is outside mean's dtypes
@@ -109,6 +118,9 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
 
 #: a call whose FLOAT16 mean and rstd the L2 API casts to the FLOAT every device column registers
 CAST = "[dy FLOAT16, x FLOAT16, mean FLOAT16, rstd FLOAT16, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta FLOAT]"
+#: the column of FLOAT16 gamma with FLOAT dgamma and dbeta, and its output twin of FLOAT16 ones
+HALF_GAMMA = "[dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT16, dx FLOAT16, dgamma FLOAT, dbeta FLOAT]"
+TWIN = "[dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT16, dx FLOAT16, dgamma FLOAT16, dbeta FLOAT16]"
 
 #: (generated file, its text, the mutant, a case that must fail)
 MUTANTS = [
@@ -127,6 +139,15 @@ MUTANTS = [
         "rows of 10 [dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma FLOAT, dx FLOAT16, dgamma FLOAT, dbeta "
         "FLOAT] (gamma of 1 dim(s))",
     ),
+    # the L0 API allocates the output twin's FLOAT16 dgamma and dbeta (InferDataType gives FLOAT)
+    (
+        "op_api/row_norm_backward.cpp",
+        "    pd_gammaResultDtype = op::DataType::DT_FLOAT;\n    pd_betaResultDtype = op::DataType::DT_FLOAT;\n  }\n"
+        "  auto",
+        "    pd_gammaResultDtype = op::DataType::DT_FLOAT16;\n    pd_betaResultDtype = op::DataType::DT_FLOAT16;\n  }\n"
+        "  auto",
+        f"rows of 10 {HALF_GAMMA} (gamma of 1 dim(s))",
+    ),
     # the L2 API launches a FLOAT16 mean as it is, where every device column registers FLOAT
     (
         "op_api/aclnn_row_norm_backward.cpp",
@@ -137,7 +158,9 @@ MUTANTS = [
 ]
 
 
-@pytest.mark.parametrize(("file", "old", "new", "kill"), MUTANTS, ids=["first rows", "fp32 as fp16", "mean uncast"])
+@pytest.mark.parametrize(
+    ("file", "old", "new", "kill"), MUTANTS, ids=["first rows", "fp32 as fp16", "twin launched", "mean uncast"]
+)
 def test_a_per_row_mutant_fails_the_check(
     project: tuple[Path, Path], tmp_path: Path, file: str, old: str, new: str, kill: str
 ) -> None:
@@ -148,7 +171,8 @@ def test_a_per_row_mutant_fails_the_check(
     text = path.read_text()
     assert text.count(old) == 1
     path.write_text(text.replace(old, new))
-    code, cases = _check(specs, tree, tmp_path / "mutant.json")
+    # only the cases of the kill's name (its text before the dtypes or the rows' dims): the build dominates
+    code, cases = _check(specs, tree, tmp_path / "mutant.json", case=f"*/{kill.split(' [')[0].split(' (')[0]}*")
     assert code == 1
     failed = [str(c["name"]) for c in cases if not c["passed"]]
     assert kill in failed, failed
@@ -190,12 +214,19 @@ def test_kernel_matches_pytorch_native_layer_norm_backward(
         ("  rows: gamma\n", "  dim: dy\n", "per_row needs the rows form"),
         # mean and rstd are cast to FLOAT (no FLOAT16 column of them is needed), but dx is not
         (
-            "gamma: FLOAT16, pd_x: FLOAT16,",
-            "gamma: FLOAT16, pd_x: FLOAT,",
+            "pd_x: FLOAT16, pd_gamma: FLOAT16,",
+            "pd_x: FLOAT, pd_gamma: FLOAT16,",
             "dtype_columns must hold the one-dtype column (every tensor of that dtype, no attr set, on every product "
             "of the op) of each dtype of 'dy': the L2 API launches it when the aclnn tensors' dtypes match no column; "
             "missing: FLOAT16",
         ),
+        # an output twin needs an earlier column of its input dtypes, and the mark
+        (
+            "gamma: FLOAT, pd_x: FLOAT16, pd_gamma: FLOAT, pd_beta: FLOAT}",
+            "gamma: FLOAT, pd_x: FLOAT16, pd_gamma: FLOAT, pd_beta: FLOAT, twin: true}",
+            "twin: true marks an output twin, but no earlier column has the input dtypes and attr values of column",
+        ),
+        (", twin: true}", "}", "but other output dtypes; the device op's output dtypes follow from its inputs'"),
     ],
 )
 def test_a_bad_per_row_entry_names_the_line_and_writes_nothing(

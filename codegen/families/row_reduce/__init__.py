@@ -11,6 +11,7 @@ FAMILY = Family(
     dtype_combos=True,
     dtype_columns=True,
     fixed_inputs=True,
+    output_twins=True,
     several_outputs=True,
     shape_status=True,
     promote_type=True,

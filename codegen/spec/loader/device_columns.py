@@ -77,7 +77,7 @@ def read_dtype_columns(
         m = r.mapping(
             item,
             [d.name for d in carriers],
-            ("products", *[d.name for d in arrays], *settable, *other_attrs, *failed_attrs),
+            ("products", "twin", *[d.name for d in arrays], *settable, *other_attrs, *failed_attrs),
         )
         if m is None or any(n in m for n in failed_attrs):
             complete = False
@@ -131,6 +131,7 @@ def read_dtype_columns(
                 continue
             assert isinstance(v, (bool, int))
             attrs.append((name, v))
+        twin = bool(r.boolean(m["twin"])) if "twin" in m else False
         listed = products
         if "products" in m:
             listed = _read_column_products(st, m["products"], products)
@@ -142,10 +143,11 @@ def read_dtype_columns(
             tuple(p for p in listed if p in products),
             item.loc,
         )
-        column = DeviceColumn(combo, tuple(attrs), tuple(array_dtypes))
-        clash = _clash(column, out, device, inputs) or _twinless(column, out)
+        column = DeviceColumn(combo, tuple(attrs), tuple(array_dtypes), twin)
+        twins_ok = bool(family) and registry.family(family).output_twins
+        clash = _clash(column, out, device, inputs, twins_ok) or _twinless(column, out)
         if clash:
-            r.error(item, clash)
+            r.error(m["twin"] if clash.startswith("twin: true") else item, clash)
             complete = False
             continue
         out.append(column)
@@ -177,10 +179,16 @@ def _read_column_products(st: ParseState, node: YNode, products: tuple[str, ...]
 
 
 def _clash(
-    column: DeviceColumn, earlier: list[DeviceColumn], device: DeviceInterface, inputs: tuple[TensorSpec, ...]
+    column: DeviceColumn,
+    earlier: list[DeviceColumn],
+    device: DeviceInterface,
+    inputs: tuple[TensorSpec, ...],
+    twins_ok: bool = False,
 ) -> str:
-    """Why ``column`` cannot follow ``earlier`` (a duplicate, or the inputs' dtypes and attr values of an earlier
-    column with other outputs), or ``""``."""
+    """Why ``column`` cannot follow ``earlier`` (a duplicate; the inputs' dtypes and attr values of an earlier
+    column with other outputs, unless it is marked ``twin: true`` in a family that takes output twins,
+    ``twins_ok`` (:attr:`codegen.registry.Family.output_twins`); ``twin: true`` without such an earlier
+    column, or in another family), or ``""``."""
     constants = {a.name: a.value for a in device.attrs if a.source is None}
     names = [t.name for t in inputs]
 
@@ -195,12 +203,22 @@ def _clash(
     for k, e in enumerate(earlier):
         if e.combo.dtypes == column.combo.dtypes and e.arrays == column.arrays:
             return f"duplicate dtype column ({_text(column)}), as column {k}"
+        if key(e) == key(column) and column.twin and twins_ok and not e.twin:
+            return ""
         if key(e) == key(column):
             return (
                 f"column ({_text(column)}) has the input dtypes and attr values of column {k} "
                 f"({_text(e)}) but other output dtypes; the device op's output dtypes follow from its inputs' "
                 "dtypes and attrs (InferDataType): set a constant device attr to tell them apart"
+                + (", or mark it twin: true (registered, never what the L0 API allocates)" if twins_ok else "")
             )
+    if column.twin:
+        if not twins_ok:
+            return "twin: true (an output twin of an earlier column) is not supported by this family"
+        return (
+            f"twin: true marks an output twin, but no earlier column has the input dtypes and attr values of "
+            f"column ({_text(column)}) with other output dtypes"
+        )
     return ""
 
 

@@ -99,11 +99,17 @@ class DeviceColumn:
             Ascend950's INT64 ``normalized_shape`` columns of ops-nn's LayerNormV4. The L2 API never launches
             such a column; a launch of that dtype (a graph caller's) gets the tiling key of the column with the
             same other dtypes and attrs (the kernel never reads the array's tensor).
+        twin: the spec's ``twin: true``: an output twin of the earlier column with the same input dtypes and
+            attrs (LayerNormGradV3's FLOAT16 ``pd_gamma`` and ``pd_beta`` beside the FLOAT ones of FLOAT16
+            ``gamma``): registered with a tiling key of its own, but the L0 API allocates the earlier column's
+            output dtypes (the L2 API launches that one and casts, as ops-nn's aclnnLayerNormBackward does on
+            Atlas A2/A3, gradWeightType FLOAT), and InferDataType follows the L0 API.
     """
 
     combo: DtypeCombo
     attrs: tuple[tuple[str, int | bool], ...] = ()
     arrays: tuple[tuple[str, DType], ...] = ()
+    twin: bool = False
 
     def array_dtype(self, d: DeviceTensor) -> DType | None:
         """The dtype of int_array carrier ``d`` in this column (its own ``dtype`` unless :attr:`arrays` names

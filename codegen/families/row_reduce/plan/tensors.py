@@ -67,13 +67,19 @@ def _fixed_input_calls(spec: OpSpec, callable_: list[DtypeCombo]) -> list[DtypeC
 
 def launched_combo(spec: OpSpec, combo: DtypeCombo) -> DtypeCombo:
     """The combination (one of :func:`combos`, a tiling key) the L2 API launches for a call of ``combo``'s
-    dtypes: ``combo`` with each fixed input (:func:`codegen.spec.model.fixed_inputs`) cast to its dtype."""
+    dtypes: with each fixed input (:func:`codegen.spec.model.fixed_inputs`) cast to its dtype, the first device
+    column of those input dtypes (an output twin's earlier column, whose outputs the L0 API allocates);
+    ``combo`` itself without device columns."""
     columns = spec.device_interface.launched_columns
-    fixed = fixed_inputs(columns, spec.inputs)
-    if not fixed:
+    if not columns or spec.dtype_combos:
         return combo
-    dtypes = tuple((n, fixed_input_dtype(columns, n) if n in fixed else d) for n, d in combo.dtypes)
-    return next((c for c in combos(spec) if c.dtypes == dtypes), combo)
+    fixed = fixed_inputs(columns, spec.inputs)
+    want = [fixed_input_dtype(columns, n) if n in fixed else combo.dtype(n) for n in spec.input_names]
+    attrs = next((c.attrs for c in columns if c.combo == combo), ())  # a column's attrs tell it apart too
+    for c in columns:
+        if [c.combo.dtype(n) for n in spec.input_names] == want and c.attrs == attrs:
+            return c.combo
+    return combo
 
 
 def fallback_rounding(spec: OpSpec, product: Product, combo: DtypeCombo) -> dict[str, str]:
