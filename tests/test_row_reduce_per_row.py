@@ -9,9 +9,11 @@ queue; one core, no hardware SyncAll) (its cases: ``mean`` of x's shape 161002, 
 bit-identical under seven core orders, device dtype columns of FLOAT mean, rstd and column sums beside FLOAT16
 x, a FLOAT16 mean and rstd the L2 API casts to the FLOAT of every column, an output twin of FLOAT16 dgamma and
 dbeta that the L2 API serves with its earlier FLOAT column and a cast) and equals PyTorch's
-``native_layer_norm_backward``; a kernel that reads every tile's per-row values from the first rows, or converts
-a FLOAT per-row input as if it were FLOAT16, an L0 API allocating the twin's outputs, and an L2 API launching a
-FLOAT16 mean uncast, must fail the check.
+``native_layer_norm_backward``; outputMask (``compute.output_mask``) gates the outputs: each set of them left out
+(null, or given and left untouched), a null output the mask asks for 161001. A kernel that reads every tile's
+per-row values from the first rows, or converts a FLOAT per-row input as if it were FLOAT16, an L0 API allocating
+the twin's outputs, an L2 API launching a FLOAT16 mean uncast or ignoring outputMask for dgamma, and an L2 API and
+tiling that both ignore a false entry, must fail the check.
 Bad ``per_row`` entries are spec errors at their line.
 """
 
@@ -109,6 +111,10 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
         f"rows of 10 {mixed} (gamma of 1 dim(s))",  # FLOAT mean, rstd and column sums beside FLOAT16 x
         f"rows of 10 {CAST} (gamma of 1 dim(s))",  # FLOAT16 mean and rstd, cast to FLOAT by the L2 API
         f"rows of 10 {TWIN} (gamma of 1 dim(s))",  # the twin's dtypes: its earlier column runs, then a cast
+        "null dx, dbeta (outputMask false for it): rows of 33",  # outputMask [false, true, false]
+        "null dx, dgamma, dbeta (outputMask false for it): rows of 33",  # nothing asked: nothing launched
+        "outputMask false for dgamma, given: rows of 33",  # a given dgamma the mask leaves out stays as it was
+        "null dgamma with its outputMask entry true -> 161001",
     ):
         assert want in names, sorted(names)
     # FLOAT16 is cast, not refused; BF16 (on a product that has it) is outside mean's dtypes
@@ -143,9 +149,9 @@ MUTANTS = [
     (
         "op_api/row_norm_backward.cpp",
         "    pd_gammaResultDtype = op::DataType::DT_FLOAT;\n    pd_betaResultDtype = op::DataType::DT_FLOAT;\n  }\n"
-        "  auto",
+        "  // dx passed",
         "    pd_gammaResultDtype = op::DataType::DT_FLOAT16;\n    pd_betaResultDtype = op::DataType::DT_FLOAT16;\n  }\n"
-        "  auto",
+        "  // dx passed",
         f"rows of 10 {HALF_GAMMA} (gamma of 1 dim(s))",
     ),
     # the L2 API launches a FLOAT16 mean as it is, where every device column registers FLOAT
@@ -158,19 +164,50 @@ MUTANTS = [
 ]
 
 
+#: the L2 API's outputMask handling of dgamma (a true entry: dgamma must be given; false: as if null)
+DGAMMA_MASK = """    if ((*outputMask)[1]) {
+      OP_CHECK_NULL(dgamma, return ACLNN_ERR_PARAM_NULLPTR);
+    } else {
+      dgamma = nullptr;
+    }
+"""
+#: the tiling's clearing of dgamma's writeMask bit for a false outputMask entry
+DGAMMA_TILING_MASK = """  if (!outputMask->GetData()[1]) {
+    writeMask &= ~(int64_t{1} << 1);  // dgamma
+  }
+"""
+L2 = "op_api/aclnn_row_norm_backward.cpp"
+TILING = "op_host/row_norm_backward_tiling.cpp"
+
+#: (edits: (generated file, its text, the mutant), a case that must fail)
+MASK_MUTANTS = [
+    # the L2 API ignores outputMask for dgamma: a null dgamma its entry asks for is accepted
+    ([(L2, DGAMMA_MASK, "")], "null dgamma with its outputMask entry true -> 161001"),
+    # the L2 API passes a given dgamma its entry leaves out to the device op, and the tiling ignores the entry
+    # too (each alone is covered by the other: the kernel writes nothing either way)
+    (
+        [(L2, "      dgamma = nullptr;\n", "      (void)dgamma;\n"), (TILING, DGAMMA_TILING_MASK, "")],
+        "outputMask false for dgamma, given: rows of 33",
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("file", "old", "new", "kill"), MUTANTS, ids=["first rows", "fp32 as fp16", "twin launched", "mean uncast"]
+    ("edits", "kill"),
+    [*(([(f, o, n)], k) for f, o, n, k in MUTANTS), *MASK_MUTANTS],
+    ids=["first rows", "fp32 as fp16", "twin launched", "mean uncast", "mask ignored", "mask written"],
 )
 def test_a_per_row_mutant_fails_the_check(
-    project: tuple[Path, Path], tmp_path: Path, file: str, old: str, new: str, kill: str
+    project: tuple[Path, Path], tmp_path: Path, edits: list[tuple[str, str, str]], kill: str
 ) -> None:
     specs, generated = project
     tree = tmp_path / "mutant"
     shutil.copytree(generated / FOLDER, tree / FOLDER)
-    path = tree / FOLDER / file
-    text = path.read_text()
-    assert text.count(old) == 1
-    path.write_text(text.replace(old, new))
+    for file, old, new in edits:
+        path = tree / FOLDER / file
+        text = path.read_text()
+        assert text.count(old) == 1, (file, old)
+        path.write_text(text.replace(old, new))
     # only the cases of the kill's name (its text before the dtypes or the rows' dims): the build dominates
     code, cases = _check(specs, tree, tmp_path / "mutant.json", case=f"*/{kill.split(' [')[0].split(' (')[0]}*")
     assert code == 1
@@ -199,6 +236,10 @@ def test_kernel_matches_pytorch_native_layer_norm_backward(
         torch.from_numpy(dy), xt, list(gamma.shape), mean_t, rstd_t, gt, bt, [True, True, True]
     )
     dx, dgamma, dbeta = built(dy=dy, x=x, mean=mean, rstd=rstd, gamma=gamma)
+    # outputMask as PyTorch's output_mask: the outputs it leaves out are not produced
+    masked = built(dy=dy, x=x, mean=mean, rstd=rstd, gamma=gamma, outputMask=(False, True, False), dx=None, dbeta=None)
+    assert masked[0] is None and masked[2] is None
+    np.testing.assert_array_equal(masked[1], dgamma)
     rows = int(np.prod(shape[: len(shape) - k]))
     np.testing.assert_allclose(dx, want[0].numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(dgamma, want[1].numpy(), rtol=1e-4, atol=1e-5 * rows)
@@ -212,6 +253,18 @@ def test_kernel_matches_pytorch_native_layer_norm_backward(
         ("  per_row: [mean, rstd]\n", "  per_row: [dy]\n", "'dy' is not an input after the first outside rows"),
         ("  per_row: [mean, rstd]\n", "  per_row: [mean, mean]\n", "'mean' is named twice in per_row"),
         ("  rows: gamma\n", "  dim: dy\n", "per_row needs the rows form"),
+        ("  output_mask: outputMask\n", "  output_mask: dy\n", "'dy' is not a bool_array attr; output_mask names"),
+        ("    length: 3\n", "    length: [1, 3]\n", "output_mask 'outputMask' must have the fixed length 3"),
+        (
+            "    shape: gamma\n    description: The gradient of the shift",
+            "    shape: gamma\n    nullable: true\n    description: The gradient of the shift",
+            "output_mask makes every output nullable (null when its entry is false); drop nullable from dbeta",
+        ),
+        (
+            "type: list_bool, default: [true, true, true]}",
+            "type: list_bool, default: [true, 1]}",
+            "each element of a list_bool default must be true or false, got 1",
+        ),
         # mean and rstd are cast to FLOAT (no FLOAT16 column of them is needed), but dx is not
         (
             "pd_x: FLOAT16, pd_gamma: FLOAT16,",

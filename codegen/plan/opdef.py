@@ -28,8 +28,8 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
     """The C++ literal of a device attr's default as the OpDef setter takes it (``"mean"``, ``1``,
     ``false``, ``1.0``)."""
     v = attr.default
-    if isinstance(v, tuple):  # a list_int default: the brace list ListInt({-1}) and REG_OP's ATTR take
-        return "{" + ", ".join(str(int(x)) for x in v) + "}"
+    if isinstance(v, tuple):  # a list default: the brace list ListInt({-1}) / ListBool({true}) and REG_OP's ATTR take
+        return "{" + ", ".join(str(x).lower() if isinstance(x, bool) else str(int(x)) for x in v) + "}"
     if attr.type == "string":
         return json.dumps(v)
     if isinstance(v, bool):

@@ -94,6 +94,8 @@ class Family:
             of an earlier one but other output dtypes (LayerNormGradV3's FLOAT16 ``pd_gamma`` beside the FLOAT
             one of the same inputs): the family's L0 API allocates the earlier column's output dtypes (the L2
             API launches it and casts), the later one has a tiling key of its own.
+        output_mask: whether a spec may gate its outputs by a ``bool_array`` attr (the family's ``compute``
+            names it; its L2 API, tiling and check cases honour it) and carry it as a ``list_bool`` device attr.
         several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
@@ -117,6 +119,7 @@ class Family:
     dtype_columns: bool = False
     fixed_inputs: bool = False
     output_twins: bool = False
+    output_mask: bool = False
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False

@@ -12,6 +12,7 @@ FAMILY = Family(
     dtype_columns=True,
     fixed_inputs=True,
     output_twins=True,
+    output_mask=True,
     several_outputs=True,
     shape_status=True,
     promote_type=True,

@@ -51,6 +51,13 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     for n in [*inputs, *outs]:
         if n not in nullable:
             yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
+        elif comp.output_mask and n in outs:  # an output its mask entry asks for must be given
+            every = tuple(True for _ in outs)
+            yield status(
+                f"null {n} with its {comp.output_mask} entry true -> 161001",
+                ACLNN_ERR_PARAM_NULLPTR,
+                {n: None, comp.output_mask: every},
+            )
     yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size")
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_executor")
     yield status(

@@ -9,6 +9,7 @@ from codegen.families.row_reduce.plan.tensors import (
     callable_combos,
     column_outputs,
     combos,
+    compute_of,
     per_row_inputs,
     row_inputs,
     row_outputs,
@@ -36,6 +37,8 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
         "null_ok": [t.name for t in (*spec.inputs, *spec.outputs) if t.nullable or t.optional],
         "fixed_inputs": tuple(_fixed_inputs(spec).items()),
+        "output_mask": compute_of(spec).output_mask,
+        "output_names": tuple(spec.output_names),
     }
 
 

@@ -61,6 +61,7 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "queue_caps": tuple(queue_caps(products)),
         "queue_counts": queue_counts(spec),
         "write_mask_outputs": _write_mask_outputs(spec),
+        **_output_mask_attr(spec),
         "all_outputs_mask": (1 << len(spec.outputs)) - 1,
         "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec)],
         "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec)],
@@ -68,6 +69,16 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "column_names": column_outputs(spec),
         "no_sync_archs": tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),
     }
+
+
+def _output_mask_attr(spec: OpSpec) -> dict[str, Any]:
+    """``output_mask_index`` and ``output_mask_name``: the device attr carrying ``compute.output_mask`` (its
+    index among the device attrs, which the tiling reads as a ListBool), or None and "" without one."""
+    mask = compute_of(spec).output_mask
+    for k, a in enumerate(spec.device_interface.attrs):
+        if mask and a.source == mask:
+            return {"output_mask_index": k, "output_mask_name": a.name}
+    return {"output_mask_index": None, "output_mask_name": ""}
 
 
 def _write_mask_outputs(spec: OpSpec) -> list[tuple[int, int, str]]:

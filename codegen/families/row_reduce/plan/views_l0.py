@@ -32,6 +32,10 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
             l0_extra.append((set_by_columns[da.name].decl, da.name))
         elif da.source is None:
             l0_attrs.append(l0_constant_attr(da))
+        elif da.type == "list_bool":  # the caller's aclBoolArray, passed on as it is (LayerNormGradV3's output_mask)
+            decl = f"const aclBoolArray *{da.source}"
+            l0_attrs.append(L0Attr(da.name, decl, da.source))
+            l0_extra.append((decl, da.source))
         elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
             l0_lists.append(L0ListAttr(da.name, da.source, da.name))
             l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
