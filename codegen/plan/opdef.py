@@ -127,7 +127,7 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     def param(d: DeviceTensor, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
         return OpDefParam(
             name=d.name,
-            param_type="DYNAMIC" if t.is_list else "OPTIONAL" if t.optional else "REQUIRED",
+            param_type="DYNAMIC" if t.is_list else "OPTIONAL" if t.optional and not d.fill else "REQUIRED",
             dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
             formats=", ".join("ge::FORMAT_ND" for _ in dts),
             auto_contiguous=d.auto_contiguous,

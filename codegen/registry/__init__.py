@@ -96,6 +96,8 @@ class Family:
             API launches it and casts), the later one has a tiling key of its own.
         output_mask: whether a spec may gate its outputs by a ``bool_array`` attr (the family's ``compute``
             names it; its L2 API, tiling and check cases honour it) and carry it as a ``list_bool`` device attr.
+        fill_inputs: whether a spec's device input may say ``fill: true`` (an optional aclnn input the device op
+            takes as REQUIRED: the family's L2 API passes a tensor of its default in place of a null one).
         several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
@@ -120,6 +122,7 @@ class Family:
     fixed_inputs: bool = False
     output_twins: bool = False
     output_mask: bool = False
+    fill_inputs: bool = False
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False

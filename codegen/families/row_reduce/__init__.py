@@ -13,6 +13,7 @@ FAMILY = Family(
     fixed_inputs=True,
     output_twins=True,
     output_mask=True,
+    fill_inputs=True,
     several_outputs=True,
     shape_status=True,
     promote_type=True,

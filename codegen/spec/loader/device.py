@@ -75,7 +75,9 @@ def read_device(
             e = r.mapping(
                 item,
                 ("name",),
-                ("from", "optional", "auto_contiguous", "dtype") if key == "inputs" else ("from", "auto_contiguous"),
+                ("from", "optional", "auto_contiguous", "dtype", "fill")
+                if key == "inputs"
+                else ("from", "auto_contiguous"),
             )
             if not e or "name" not in e:
                 continue
@@ -137,9 +139,12 @@ def read_device(
             if source in used and key == "outputs":
                 r.error(e["from"], f"aclnn {key[:-1]} '{source}' is already carried by another device {key[:-1]}")
                 continue
+            fill = _fill(st, e, next(t for t in aclnn if t.name == source)) if "fill" in e else False
+            if fill is None:
+                continue
             seen[name] = f"{key}"
             used.add(source)
-            out.append(DeviceTensor(name, source, item.loc, auto_contiguous))
+            out.append(DeviceTensor(name, source, item.loc, auto_contiguous, fill=fill))
         missing = [t.name for t in aclnn if t.name not in used]
         if missing and "" not in used and r.seq(m[key]) is not None:
             r.error(
@@ -473,3 +478,26 @@ def _list_bool_default(st: ParseState, node: YNode, length: tuple[int, int] | No
         r.error(node, f"default has {len(values)} elements; the bool_array it carries takes {length[0]} to {length[1]}")
         return None
     return tuple(values)
+
+
+def _fill(st: ParseState, e: dict[str, YNode], source: TensorSpec) -> bool | None:
+    """A device input's ``fill``: true (the OpDef registers it REQUIRED; the L2 API passes a tensor of the aclnn
+    input's default in place of a null one) only for an optional aclnn input with a ``default`` in a family that
+    fills (:attr:`codegen.registry.Family.fill_inputs`). None (recorded) on a problem."""
+    r = st.r
+    fill = r.boolean(e["fill"])
+    if fill is None:
+        return None
+    if not fill:
+        return False
+    if st.family and not registry.family(st.family).fill_inputs:
+        r.error(e["fill"], f"fill: true is not supported by the {st.family} family")
+        return None
+    if not source.optional or source.default is None:
+        r.error(
+            e["fill"],
+            f"fill: true needs an optional aclnn input with a default; '{source.name}' is "
+            + ("optional without a default" if source.optional else "required"),
+        )
+        return None
+    return True

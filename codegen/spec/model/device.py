@@ -37,6 +37,10 @@ class DeviceTensor:
             dtype its one-element tensor takes in every dtype column (the L2 API makes it with
             ``aclOpExecutor::ConvertToTensor`` or ``AllocHostTensor``, as ops-nn's aclnnIndexFillTensor passes
             its value); None otherwise.
+        fill: the spec's ``fill: true`` on a device input carrying an optional aclnn input with a ``default``
+            (row_reduce family): the OpDef registers it REQUIRED, and the L2 API passes a tensor of the default
+            in place of a null one (ops-nn's aclnnLayerNormBackward fills a null weight with ones for
+            LayerNormGradV3's REQUIRED gamma).
     """
 
     name: str
@@ -45,6 +49,7 @@ class DeviceTensor:
     auto_contiguous: bool = False
     dtype: DType | None = None
     like: str | None = None
+    fill: bool = False
 
 
 @dataclass(frozen=True)

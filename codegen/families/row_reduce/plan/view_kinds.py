@@ -72,6 +72,10 @@ class AclnnSourceView(AclnnSourceBase):
     output_mask: str = ""
     #: the aclnn outputs in order (the entries of ``output_mask``)
     output_names: tuple[str, ...] = ()
+    #: ``(input, fp32 literal of its default)`` of each optional input the device op takes as REQUIRED
+    filled_inputs: tuple[tuple[str, str], ...] = ()
+    #: C++ number of reduced trailing dims (a rows input's rank, or the int_array's length)
+    rows_rank: str = ""
 
 
 @dataclass(frozen=True)

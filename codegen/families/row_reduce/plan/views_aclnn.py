@@ -39,6 +39,12 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "fixed_inputs": tuple(_fixed_inputs(spec).items()),
         "output_mask": compute_of(spec).output_mask,
         "output_names": tuple(spec.output_names),
+        # an optional input the device op takes as REQUIRED: the L2 API passes a tensor of its default for a null one
+        "filled_inputs": tuple(
+            (d.source, f"{float(spec.tensor(d.source).default or 0.0)!r}f")
+            for d in spec.device_interface.inputs
+            if d.fill and d.source
+        ),
     }
 
 
