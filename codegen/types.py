@@ -289,7 +289,8 @@ class DeviceAttrTypeInfo:
         opdef_setter: ``Int``, ``Bool``, ``Float``, ``String``, ``ListInt`` or ``ListBool`` (metadef
             ``register/op_def.h``).
         binary_type: the attr ``dtype`` in ``<kernel>_binary.json`` (``int``, ``bool``, ``float``, ``string``,
-            ``list_int``: ops-nn ``activation/softmax_v2/op_host/config/ascend950/softmax_v2_binary.json``).
+            ``list_int``: ops-nn ``activation/softmax_v2/op_host/config/ascend950/softmax_v2_binary.json``;
+            ``list_bool``: ``norm/layer_norm_grad_v3/op_host/config/ascend910b/layer_norm_grad_v3_binary.json``).
         l0_type: the C++ type of the attr's value in the L0 launch (``int64_t``, ``bool``, ``float``;
             ``const std::string &``; ``aclIntArray *`` for a list of int64, which the L0 API allocates with
             ``executor->AllocIntArray``, as ops-nn ``activation/log_softmax_v2/op_api/log_softmax_v2.cpp`` does).
