@@ -1563,7 +1563,7 @@ def test_device_opdef_key_errors(tmp_path: Path, catalogue: Catalogue) -> None:
          "    - {name: r, value: 1, type: int, required: true}"),
     )  # fmt: skip
     assert errs == [
-        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, from, "
+        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, fill, from, "
         "name, optional",
         f"{f}:35: device.inputs[1].auto_contiguous: expected true or false, got string 'yes'",
         f"{f}:38: device.outputs[0].optional: unknown key 'optional'; allowed: auto_contiguous, from, name",
@@ -1931,7 +1931,8 @@ def test_device_dtype_column_entry_errors(tmp_path: Path, catalogue: Catalogue) 
         "Ascend910B, Ascend910_93, Ascend950)",
         f"{f}:59: device.dtype_columns[7]: column (self FLOAT16, out FLOAT) has the input dtypes and attr values "
         "of column 1 (self FLOAT16, out FLOAT16) but other output dtypes; the device op's output dtypes follow "
-        "from its inputs' dtypes and attrs (InferDataType): set a constant device attr to tell them apart",
+        "from its inputs' dtypes and attrs (InferDataType): set a constant device attr to tell them apart, or "
+        "mark it twin: true (registered, never what the L0 API allocates)",
     ]
 
 
