@@ -38,9 +38,9 @@ class DeviceTensor:
             ``aclOpExecutor::ConvertToTensor`` or ``AllocHostTensor``, as ops-nn's aclnnIndexFillTensor passes
             its value); None otherwise.
         fill: the spec's ``fill: true`` on a device input carrying an optional aclnn input with a ``default``
-            (a family that fills, ``Family.fill_inputs``): the OpDef registers it REQUIRED, and the L2 API passes a tensor of the default
-            in place of a null one (ops-nn's aclnnLayerNormBackward fills a null weight with ones for
-            LayerNormGradV3's REQUIRED gamma).
+            (a family that fills, ``Family.fill_inputs``): the OpDef registers it REQUIRED, and the L2 API passes
+            a tensor of the default in place of a null one (ops-nn's aclnnLayerNormBackward fills a null weight
+            with ones for LayerNormGradV3's REQUIRED gamma).
     """
 
     name: str
