@@ -534,6 +534,11 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
   stats.workspaceBytes = task.workspaceBytes;
   stats.tilingData = task.tilingData;
 
+  for (const aclTensor *out : task.poisonFirst) {  // a copy planned away: the fresh output it replaces
+    if (out->GetData() != nullptr) {
+      std::memset(out->GetData(), 0xFF, static_cast<size_t>(TensorBytes(out)));
+    }
+  }
   // InitValue initialises an output only when the tiling called SetNeedAtomic(true) (CANN's InitValue and
   // SetNeedAtomic documentation: used together, otherwise the initialisation does not take effect).
   for (const auto &init : task.outputInitValues) {
