@@ -55,7 +55,7 @@ struct LaunchTask {
   std::string opType;
   std::string kernelName;
   KernelEntry entry = nullptr;
-  std::vector<const aclTensor *> inputs;   // per OpDef input: the tensor (nullptr: absent, or a list)
+  std::vector<const aclTensor *> inputs;  // per OpDef input: the tensor (nullptr: absent, or a list)
   std::vector<const aclTensor *> outputs;
   // Per OpDef input / output: whether it is a tensor list (DYNAMIC), and its tensors.
   std::vector<bool> inputIsList;

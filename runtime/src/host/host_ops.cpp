@@ -222,12 +222,12 @@ const aclTensor *ViewCopy(const aclTensor *x, const aclTensor *y, aclOpExecutor 
       !state.tasks.empty()) {
     bool redirected = false;
     if (auto *launch = std::get_if<opgen_rt::LaunchTask>(&state.tasks.back())) {
-      const bool shared = std::any_of(launch->inputs.begin(), launch->inputs.end(),
-                                      [y](const aclTensor *t) { return SharesMemory(t, y); }) ||
-                          std::any_of(launch->inputLists.begin(), launch->inputLists.end(), [y](const auto &list) {
-                            return std::any_of(list.begin(), list.end(),
-                                               [y](const aclTensor *t) { return SharesMemory(t, y); });
-                          });
+      const bool shared =
+          std::any_of(launch->inputs.begin(), launch->inputs.end(),
+                      [y](const aclTensor *t) { return SharesMemory(t, y); }) ||
+          std::any_of(launch->inputLists.begin(), launch->inputLists.end(), [y](const auto &list) {
+            return std::any_of(list.begin(), list.end(), [y](const aclTensor *t) { return SharesMemory(t, y); });
+          });
       for (const aclTensor *&output : launch->outputs) {
         if (output == x && !shared) {
           output = state.Pin(y);
