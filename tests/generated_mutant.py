@@ -59,10 +59,8 @@ def check_mutant(
         text = text.replace(anchor, replacement)
     target.write_text(text)
     if kind == "kernel_cpp":
-        failed = _check_kernel_mutant(root, op, dtype, product)
+        failed = kernel_mutant_failures(root, op, dtype, product)
         assert failed
-        harness = [c for c in failed if KEY_NOT_BUILT in str(c["message"])]
-        assert not harness, harness[0]["message"]
         return failed
     report = tmp_path / "check.json"
     cmd = [sys.executable, "-m", "codegen", "check", op, "--generated", str(root), "--quick", "--dtype", dtype]
@@ -74,19 +72,36 @@ def check_mutant(
     return failed
 
 
-def _check_kernel_mutant(root: Path, op: str, dtype: str, product: str) -> list[dict[str, Any]]:
-    """The failed results (as ``opgen check --json`` writes them) of the quick job of (op, product, dtype) on
-    the tree ``root``, whose kernel is compiled for the keys the job launches on the unmutated op, at -O0."""
+def kernel_mutant_failures(
+    tree: Path,
+    op: str,
+    dtype: str,
+    product: str,
+    *,
+    base: Path | None = None,
+    specs_dir: Path | None = None,
+) -> list[dict[str, Any]]:
+    """The failed results (the dicts ``opgen check --json`` writes) of ``opgen check <op> --quick --dtype <dtype>
+    --product <product> --generated <tree> [--specs <specs_dir>]`` for a tree whose only edit is in the op's
+    kernel: the check's job run in this process (:func:`codegen.check.worker.run_isolated`: its worker
+    processes, cases, judging and example program) on a build of ``tree`` whose kernel is compiled at -O0 for
+    the tiling keys the same job launches on the unmutated op of ``base`` (a generated tree; None: the
+    project's ``generated/``), which the check's key pre-pass lists
+    (:func:`codegen.check.driver.launched_tiling_keys`)."""
     from codegen.build import build_op
     from codegen.check.driver import launched_tiling_keys
     from codegen.check.results import Job, result_dict
     from codegen.check.worker import run_isolated
 
-    spec, target = SPECS[op], CATALOGUE.get(product)
+    catalogue, specs = load_project(specs_dir) if specs_dir is not None else (CATALOGUE, SPECS)
+    spec, target = specs[op], catalogue.get(product)
     # what `opgen check <op> --quick --dtype <dtype> --product <product>` runs: one job, the quick core order
-    job = Job(op, product, (dtype,), True, None, ("in_order",), False, None)
-    keys = launched_tiling_keys(job, spec, target, None)
+    job = Job(op, product, (dtype,), True, None, ("in_order",), False, None if specs_dir is None else str(specs_dir))
+    keys = launched_tiling_keys(replace(job, generated=None if base is None else str(base)), spec, target, base)
     assert keys, f"the quick {dtype} cases of {op} launch no kernel on {product}"
-    built = build_op(spec, target, root, jobs=1, tiling_keys=keys, unoptimized_kernel=True)
-    results = run_isolated(replace(job, generated=str(root)), built.library, built.key)
-    return [result_dict(r) for r in results if not r.passed]
+    built = build_op(spec, target, tree, jobs=1, tiling_keys=keys, unoptimized_kernel=True)
+    results = run_isolated(replace(job, generated=str(tree)), built.library, built.key)
+    failed = [result_dict(r) for r in results if not r.passed]
+    harness = [c for c in failed if KEY_NOT_BUILT in str(c["message"])]
+    assert not harness, harness[0]["message"]
+    return failed
