@@ -59,7 +59,7 @@ def check_mutant(
         text = text.replace(anchor, replacement)
     target.write_text(text)
     if kind == "kernel_cpp":
-        failed = kernel_mutant_failures(root, op, dtype, product)
+        failed = [c for c in kernel_mutant_results(root, op, dtype, product) if not c["passed"]]
         assert failed
         return failed
     report = tmp_path / "check.json"
@@ -72,22 +72,23 @@ def check_mutant(
     return failed
 
 
-def kernel_mutant_failures(
+def kernel_mutant_results(
     tree: Path,
     op: str,
-    dtype: str,
+    dtype: str | None,
     product: str,
     *,
     base: Path | None = None,
     specs_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """The failed results (the dicts ``opgen check --json`` writes) of ``opgen check <op> --quick --dtype <dtype>
-    --product <product> --generated <tree> [--specs <specs_dir>]`` for a tree whose only edit is in the op's
-    kernel: the check's job run in this process (:func:`codegen.check.worker.run_isolated`: its worker
+    """Every result (the dicts ``opgen check --json`` writes, in its order) of ``opgen check <op> --quick
+    [--dtype <dtype>] --product <product> --generated <tree> [--specs <specs_dir>]`` for a tree whose only edit
+    is in the op's kernel: the check's job run in this process (:func:`codegen.check.worker.run_isolated`: its worker
     processes, cases, judging and example program) on a build of ``tree`` whose kernel is compiled at -O0 for
     the tiling keys the same job launches on the unmutated op of ``base`` (a generated tree; None: the
     project's ``generated/``), which the check's key pre-pass lists
-    (:func:`codegen.check.driver.launched_tiling_keys`)."""
+    (:func:`codegen.check.driver.launched_tiling_keys`). Asserts that no case launched a key the build left
+    out (a harness error, never a kill)."""
     from codegen.build import build_op
     from codegen.check.driver import launched_tiling_keys
     from codegen.check.results import Job, result_dict
@@ -96,12 +97,12 @@ def kernel_mutant_failures(
     catalogue, specs = load_project(specs_dir) if specs_dir is not None else (CATALOGUE, SPECS)
     spec, target = specs[op], catalogue.get(product)
     # what `opgen check <op> --quick --dtype <dtype> --product <product>` runs: one job, the quick core order
-    job = Job(op, product, (dtype,), True, None, ("in_order",), False, None if specs_dir is None else str(specs_dir))
+    dtypes = () if dtype is None else (dtype,)
+    job = Job(op, product, dtypes, True, None, ("in_order",), False, None if specs_dir is None else str(specs_dir))
     keys = launched_tiling_keys(replace(job, generated=None if base is None else str(base)), spec, target, base)
-    assert keys, f"the quick {dtype} cases of {op} launch no kernel on {product}"
+    assert keys, f"the quick cases of {op} ({dtype or 'every dtype'}) launch no kernel on {product}"
     built = build_op(spec, target, tree, jobs=1, tiling_keys=keys, unoptimized_kernel=True)
     results = run_isolated(replace(job, generated=str(tree)), built.library, built.key)
-    failed = [result_dict(r) for r in results if not r.passed]
-    harness = [c for c in failed if KEY_NOT_BUILT in str(c["message"])]
-    assert not harness, harness[0]["message"]
-    return failed
+    harness = [r.message for r in results if KEY_NOT_BUILT in r.message]
+    assert not harness, harness[0]
+    return [result_dict(r) for r in results]

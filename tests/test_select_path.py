@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from generated_mutant import kernel_mutant_failures
+from generated_mutant import kernel_mutant_results
 
 from codegen.paths import project_paths
 
@@ -137,7 +137,8 @@ def test_select_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path
     path.write_text(text.replace(mutant.old, mutant.new))
     # `opgen check OP --quick --product PRODUCT --dtype FLOAT --generated tree`, as tests/generated_mutant.py
     # runs a kernel mutant: the kernel compiled at -O0 for the keys the unmutated op launches
-    failed = kernel_mutant_failures(tree, OP, "FLOAT", PRODUCT, base=generated, specs_dir=specs)
+    results = kernel_mutant_results(tree, OP, "FLOAT", PRODUCT, base=generated, specs_dir=specs)
+    failed = [c for c in results if not c["passed"]]
     assert failed, f"{mutant.ident} SURVIVED"
     if mutant.kill == "values":
         assert any(c["status"] == 0 for c in failed), failed[0]["message"]
