@@ -1,4 +1,4 @@
-"""The element scatter-add of templates/common/scatter_kernel.j2 (``ScatterAddOwned``, ``ScatterAddAtomic``) run
+"""The element scatter-add of templates/common/scatter_kernel.j2 (``ScatterOwnedSum``, ``ScatterAtomicSum``) run
 on the plans of codegen.plan.scatter, compiled against the emulated AscendC: values against
 ``torch.Tensor.scatter_add`` (bit for bit where one core sums each element in index order, within a derived
 bound for atomic adds), duplicate indices and both ends of the range, hostile index values (never an emulator
@@ -24,7 +24,7 @@ from codegen.render import make_environment
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = ROOT / "runtime"
 
-#: A kernel entry around ScatterAddOwned / ScatterAddAtomic and a main that reads "product dtype indexDtype
+#: A kernel entry around ScatterOwnedSum / ScatterAtomicSum and a main that reads "product dtype indexDtype
 #: strategy order seed windowLen tileLen cores" from argv and from stdin the view's 45 int64 words, 4 int64
 #: per core (ownBegin ownEnd indexBegin indexEnd), then self, index and src; it writes out to stdout and
 #: "ok" (or the fault) and per core "gmRead gmWritten gmAtomic" to stderr.
@@ -45,7 +45,7 @@ constexpr int64_t BLOCK_BYTES = 32;
 {{ copies.copy_gm_to_ub("__NPU_ARCH__ == 1001") }}
 {{ copies.copy_ub_to_gm("__NPU_ARCH__ == 1001") }}
 {{ sk.scatter_view_struct() }}
-{{ sk.scatter_add_classes() }}
+{{ sk.scatter_sum_classes() }}
 
 struct Tiling {
   ScatterView view;
@@ -61,11 +61,11 @@ void Entry(uint8_t **args) {
   std::memcpy(&t, args[4], sizeof(t));
   const int64_t *r = t.ranges[GetBlockIdx()];
   if (t.strategy == 0) {
-    ScatterAddOwned<T, TIndex> op;
+    ScatterOwnedSum<T, TIndex> op;
     op.Init(args[0], args[1], args[2], args[3], t.view, r[0], r[1], t.windowLen, t.tileLen);
     op.Process();
   } else {
-    ScatterAddAtomic<T, TIndex> op;
+    ScatterAtomicSum<T, TIndex> op;
     op.Init(args[0], args[1], args[2], args[3], t.view, r[0], r[1], r[2], r[3], t.windowLen, t.tileLen);
     op.Process();
   }

@@ -95,7 +95,7 @@ struct ScatterWindowType<bfloat16_t> {
 // One add of the scatter in `C`: integers add in int64_t and wrap to their width when cast back (the result
 // is that of a sum wrapped once), float adds as is (the order of adds is the caller's).
 template <typename C>
-__aicore__ inline C ScatterAddOne(C a, C b) {
+__aicore__ inline C ScatterSumOne(C a, C b) {
   if constexpr (std::is_floating_point<C>::value) {
     return a + b;
   } else {
@@ -144,11 +144,11 @@ struct ScatterOdometer {
 // in index order (half and bfloat16_t in a float copy of the window, rounded once); the window is then written
 // once. The result is the same bit for bit under every core order.
 template <typename T, typename TIndex>
-class ScatterAddOwned {
+class ScatterOwnedSum {
   using C = typename ScatterWindowType<T>::Type;
 
  public:
-  __aicore__ inline ScatterAddOwned() {}
+  __aicore__ inline ScatterOwnedSum() {}
 
   __aicore__ inline void Init(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR out, const ScatterView &view,
                               int64_t ownBegin, int64_t ownEnd, int64_t windowLen, int64_t tileLen) {
@@ -201,7 +201,7 @@ class ScatterAddOwned {
             if (target >= w0 && target < w0 + n) {
               const uint32_t slot = static_cast<uint32_t>(target - w0);
               const C term = static_cast<C>(srcGm_.GetValue(static_cast<uint64_t>(at.srcBase)));
-              sums.SetValue(slot, ScatterAddOne<C>(sums.GetValue(slot), term));
+              sums.SetValue(slot, ScatterSumOne<C>(sums.GetValue(slot), term));
             }
           }
           at.Next(view_);
@@ -301,9 +301,9 @@ class ScatterAddOwned {
 // cores' timing: a float sum may differ in its last bits from one run to the next.
 constexpr int32_t SCATTER_SLOTS = 64;
 template <typename T, typename TIndex>
-class ScatterAddAtomic {
+class ScatterAtomicSum {
  public:
-  __aicore__ inline ScatterAddAtomic() {}
+  __aicore__ inline ScatterAtomicSum() {}
 
   __aicore__ inline void Init(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR out, const ScatterView &view,
                               int64_t ownBegin, int64_t ownEnd, int64_t indexBegin, int64_t indexEnd, int64_t windowLen,
@@ -479,13 +479,13 @@ __aicore__ inline void RunScatterAddAlongDim(GM_ADDR self, GM_ADDR index, GM_ADD
                share);
   if constexpr (ATOMIC) {
     if (t.strategy == 1) {
-      ScatterAddAtomic<T, TIndex> op;
+      ScatterAtomicSum<T, TIndex> op;
       op.Init(self, index, src, out, view, share[0], share[1], share[2], share[3], t.windowLen, t.tileLen);
       op.Process();
       return;
     }
   }
-  ScatterAddOwned<T, TIndex> op;
+  ScatterOwnedSum<T, TIndex> op;
   op.Init(self, index, src, out, view, share[0], share[1], t.windowLen, t.tileLen);
   op.Process();
 }
