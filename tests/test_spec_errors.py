@@ -2129,7 +2129,7 @@ def test_gather_scatter_compute_checks(tmp_path: Path) -> None:
     edited = text.replace("  dim: 0 ", "  dims: 0 ")
     assert errors_of(path, edited, catalogue)[-1] == (
         f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims'; allowed: dest, dim, direction, index, "
-        "negative_index, source, value"
+        "negative_index, source, src, value"
     )
 
 
