@@ -37,6 +37,9 @@ class DeviceTensor:
             dtype its one-element tensor takes in every dtype column (the L2 API makes it with
             ``aclOpExecutor::ConvertToTensor`` or ``AllocHostTensor``, as ops-nn's aclnnIndexFillTensor passes
             its value); None otherwise.
+        like_map: for such a device input, ``(dtype of like, its own dtype)`` for each dtype column where the
+            one-element tensor takes another dtype than the ``like`` tensor (ops-nn's ForeachMulScalar registers
+            a FLOAT ``scalar`` beside a BF16 ``x``); empty when it always takes the ``like`` tensor's.
     """
 
     name: str
@@ -45,6 +48,11 @@ class DeviceTensor:
     auto_contiguous: bool = False
     dtype: DType | None = None
     like: str | None = None
+    like_map: tuple[tuple[DType, DType], ...] = ()
+
+    def like_dtype(self, dtype: DType) -> DType:
+        """The dtype of this scalar carrier in the dtype column where its ``like`` tensor has ``dtype``."""
+        return dict(self.like_map).get(dtype, dtype)
 
 
 @dataclass(frozen=True)
