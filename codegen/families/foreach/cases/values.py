@@ -1,9 +1,11 @@
 """The value cases of a foreach op: lists of one, two and many tensors of unequal sizes (empty and 0-d ones,
 sizes that are no multiple of a 32-byte block, one tensor large enough to span several cores followed by small
 ones), a list of only empty tensors and an empty list (no launch), more tensors than cores, special values
-(zeros of both signs, infinities, NaN, negative numbers, subnormals), and non-contiguous input and output
-tensors. Every output list is allocated by the call (poisoned device memory: an element the kernel does not
-write is garbage) unless the case passes ``out`` (a strided view, written in place).
+(zeros of both signs, infinities, NaN, negative numbers, subnormals), an in-place call (the first input list
+passed as the output list: :mod:`codegen.check.in_place` proves no byte beside its tensors changed), and
+non-contiguous input and output tensors. Every output list is allocated by the call (poisoned device memory:
+an element the kernel does not write is garbage) unless the case passes ``out`` (a strided view, written in
+place).
 
 A scalar form (``x * scalar``) passes an aclScalar of the dtype its kernel tensor takes for the list's dtype
 (FLOAT16 for a FLOAT16 list, FLOAT otherwise) in every case, and a DOUBLE one (a value no narrower dtype holds)
@@ -34,6 +36,8 @@ LISTS: tuple[tuple[str, bool, tuple[tuple[int, ...], ...]], ...] = (
     ("empty list", True, ()),
     ("many small tensors", True, tuple((k % 7 + 1, 2 * k + 1) for k in range(40))),
 )
+#: The list of the in-place case: an empty and a 0-d tensor, sizes no multiple of a block, one over several cores.
+IN_PLACE_SHAPES: tuple[tuple[int, ...], ...] = ((33,), (0,), (), (20_003,), (7, 9))
 #: Elements of the tensor that spans several cores in the large case (about 1.2 MB of FLOAT), then small ones.
 LARGE_ELEMENTS = 300_007
 
@@ -114,6 +118,17 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             values = special.astype(numpy_dtype(dtype))
         params = {n: [values[::-1] if k else values, values[:5]] for k, n in enumerate(comp.sources)}
         yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", {**params, **scalar})
+        # in place (torch._foreach_mul_ and the like): the first input list passed as the output list; the
+        # check copies it into one guarded buffer per run and fails on any byte beside its tensors changed
+        in_place = [_draw(rng, s, dtype) for s in IN_PLACE_SHAPES]
+        yield _case(
+            spec,
+            product,
+            dtype,
+            f"in place ({comp.dest} is {comp.source})",
+            lists(in_place),
+            in_place=((comp.dest, comp.source),),
+        )
         if comp.scalar is not None:
             double = {comp.scalar: ScalarArg(DOUBLE_SCALAR, "DOUBLE")}
             yield _case(spec, product, dtype, "a DOUBLE scalar", {**lists([_draw(rng, (3, 67), dtype)]), **double})
