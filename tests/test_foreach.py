@@ -171,38 +171,48 @@ def test_in_place_and_strided_outputs_leave_everything_else_untouched(
         np.testing.assert_array_equal(a, k)
 
 
-@pytest.mark.parametrize(
-    ("op", "oracle"), [("foreach_mul_scalar_v2", "_foreach_mul"), ("foreach_add_scalar_v2", "_foreach_add")]
-)
-def test_scalar_lists_against_torch_and_in_place(
-    op: str, oracle: str, built_op: Callable[[str, str], OpCallable]
-) -> None:
-    """The V2 scalar APIs against ``torch._foreach_mul`` / ``torch._foreach_add`` (list, scalar) on a list of 40
-    tensors with empty and 0-d ones (and in FLOAT a list of 256, the most one call takes), in every dtype, bit for
-    bit (the scalar -1.75 is exact in every dtype, and each element is one IEEE operation rounded once; BF16
-    computed in FLOAT by both). The in-place call (``out`` is ``x``, as ``torch._foreach_mul_``) leaves every
-    tensor equal to the out-of-place result and no byte of the guarded buffer around the list changed."""
+#: The scalar APIs against PyTorch: (op, the list names, the scalar attr and its value, the torch call on the
+#: lists). Each scalar is exact in every dtype, and each product with it too (-0.5 in AddListV2: one rounding,
+#: the sum's, in the kernel's Muls-then-Add as in PyTorch's x1 + alpha * x2).
+SCALAR_APIS = {
+    "foreach_mul_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_mul(ls[0], -1.75)),
+    "foreach_add_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_add(ls[0], -1.75)),
+    "foreach_add_list_v2": (("x1", "x2"), "alpha", -0.5, lambda ls: torch._foreach_add(ls[0], ls[1], alpha=-0.5)),
+}
+
+
+@pytest.mark.parametrize("op", list(SCALAR_APIS))
+def test_scalar_apis_against_torch_and_in_place(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """The V2 scalar APIs against ``torch._foreach_mul`` / ``torch._foreach_add`` (a list and a scalar, or two
+    lists and alpha) on lists of 40 tensors with empty and 0-d ones (and in FLOAT a list of 256, the most one call
+    takes), in every dtype, bit for bit (see :data:`SCALAR_APIS`; BF16 computed in FLOAT by both). The in-place
+    call (``out`` is the first list, as ``torch._foreach_mul_``) leaves every tensor equal to the out-of-place
+    result and no byte of the guarded buffer around the list changed."""
     from codegen.check.in_place import GUARD_BYTE, guarded_copy
     from codegen.runner import ScalarArg
 
+    names, attr, value, oracle = SCALAR_APIS[op]
     f = built_op(op, PRODUCT)
     gen = torch.Generator().manual_seed(5)
     shapes: list[tuple[int, ...]] = [(k % 5 + 1, 3 * k + 1) for k in range(36)] + [(0,), (), (2, 0), (9000,)]
-    scalar = -1.75
     for dtype, count in (("FLOAT", 256), ("FLOAT16", 40), ("BF16", 40)):
         torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16}[dtype]
         store = ml_dtypes.bfloat16 if dtype == "BF16" else None
-        listed = (shapes * 7)[:count] if count > len(shapes) else shapes
-        xs = [(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in listed]
-        want = [w.float().numpy().astype(store) if store else w.numpy() for w in getattr(torch, oracle)(xs, scalar)]
-        arrays = [t.float().numpy().astype(store) if store else t.numpy() for t in xs]
-        kernel_dtype = "FLOAT16" if dtype == "FLOAT16" else "FLOAT"
-        got = f(x=arrays, scalar=ScalarArg(scalar, kernel_dtype))
+
+        def arrays(ts: list[torch.Tensor], store: object = store) -> list[np.ndarray]:
+            return [t.float().numpy().astype(store) if store else t.numpy() for t in ts]
+
+        listed = (shapes * 7)[:count]
+        lists = [[(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in listed] for _ in names]
+        want = arrays(list(oracle(lists)))
+        scalar = ScalarArg(value, "FLOAT16" if dtype == "FLOAT16" else "FLOAT")
+        given = {n: arrays(ts) for n, ts in zip(names, lists, strict=True)}
+        got = f(**given, **{attr: scalar})
         assert len(got) == count
         for g, w in zip(got, want, strict=True):
             assert g.shape == w.shape and g.dtype == w.dtype and g.tobytes() == w.tobytes()
-        guarded = guarded_copy(arrays)
-        updated = f(x=guarded.arrays, scalar=ScalarArg(scalar, kernel_dtype), out=guarded.arrays)
+        guarded = guarded_copy(given[names[0]])
+        updated = f(**{**given, names[0]: guarded.arrays, "out": guarded.arrays}, **{attr: scalar})
         assert all(u is a for u, a in zip(updated, guarded.arrays, strict=True))
         for a, w in zip(guarded.arrays, want, strict=True):
             assert a.tobytes() == w.tobytes()

@@ -78,6 +78,12 @@ SCALAR_OPERATORS: dict[str, UnaryFunction] = {
     )
 }
 
+#: The operators between two lists whose second operand is scaled by a scalar attr first (``x1 + alpha * x2``:
+#: ``Muls`` of the second tile, then the operator; ops-nn's ForeachAddList kernel), by formula operator.
+SCALED_OPERATORS: dict[str, UnaryFunction] = {
+    f.name: f for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True),)
+}
+
 #: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so).
 FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
 
@@ -120,8 +126,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     :data:`FOREACH_DTYPES`, all of the first input's dtypes, the output with the shape rule ``<first input>``;
     the section has exactly one key, the output's name, whose formula is a call of a function of
     :data:`UNARY_FUNCTIONS` on the one input, an operator of :data:`BINARY_OPERATORS` between the two
-    inputs in their spec order, or one of :data:`SCALAR_OPERATORS` between the one input and the op's one
-    ``scalar`` attr (``x * scalar``). Every problem is recorded in ``ctx.reader`` at its line.
+    inputs in their spec order, one of :data:`SCALAR_OPERATORS` between the one input and the op's one
+    ``scalar`` attr (``x * scalar``), or with two inputs and a scalar attr one of :data:`SCALED_OPERATORS`
+    (``x1 + alpha * x2``). Every problem is recorded in ``ctx.reader`` at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
@@ -160,13 +167,17 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     names = tuple(t.name for t in ctx.inputs)
     scalars = tuple(a.name for a in ctx.attrs if a.type == "scalar")
     scalar = scalars[0] if len(scalars) == 1 else None
-    function = _lowering(expr, names, scalar)
+    function = (
+        _scaled(expr, names, scalar) if len(names) == 2 and scalar is not None else _lowering(expr, names, scalar)
+    )
     if function is None:
         forms = (
             [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
             if len(names) == 1 and scalar is None
             else [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
             if len(names) == 1
+            else [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
+            if scalar is not None
             else [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
         )
         r.error(formula_node, f"the foreach family computes {', '.join(forms)}; got '{text}'")
@@ -189,6 +200,19 @@ def _lowering(expr: object, names: tuple[str, ...], scalar: str | None) -> Unary
         return BINARY_OPERATORS[expr.op]
     if len(names) == 1 and scalar is not None and expr.op in SCALAR_OPERATORS and pair == (names[0], scalar):
         return SCALAR_OPERATORS[expr.op]
+    return None
+
+
+def _scaled(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFunction | None:
+    """The operator of ``x1 <op> scalar * x2`` over the two input lists ``names`` and the scalar attr, or None."""
+    if len(names) != 2 or scalar is None or not isinstance(expr, Binary) or expr.op not in SCALED_OPERATORS:
+        return None
+    left, right = expr.left, expr.right
+    if not (isinstance(left, Name) and left.id == names[0] and isinstance(right, Binary) and right.op == "*"):
+        return None
+    a, b = right.left, right.right
+    if isinstance(a, Name) and isinstance(b, Name) and (a.id, b.id) == (scalar, names[1]):
+        return SCALED_OPERATORS[expr.op]
     return None
 
 
