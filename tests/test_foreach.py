@@ -1,6 +1,7 @@
 """The foreach family's mechanism on aclnnForeachSqrt (Ascend910B, one build): the list split the generated
 tiling function hands the kernel, the GM traffic of one launch over a list, PyTorch's ``torch._foreach_sqrt``
-as the independent oracle, and the quick check matrix.
+as the independent oracle, and the quick check matrix; the binary and scalar APIs against PyTorch's
+``torch._foreach_*`` (in place too).
 
 Expected values come from the arrays themselves (element counts, bytes), from arithmetic on the spec's tiling
 parameters (32 KiB of the list per core) or from PyTorch, never from the project's planner."""
