@@ -179,16 +179,18 @@ SCALAR_APIS = {
     "foreach_mul_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_mul(ls[0], -1.75)),
     "foreach_add_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_add(ls[0], -1.75)),
     "foreach_add_list_v2": (("x1", "x2"), "alpha", -0.5, lambda ls: torch._foreach_add(ls[0], ls[1], alpha=-0.5)),
+    "foreach_maximum_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_maximum(ls[0], -1.75)),
 }
 
 
 @pytest.mark.parametrize("op", list(SCALAR_APIS))
 def test_scalar_apis_against_torch_and_in_place(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
-    """The V2 scalar APIs against ``torch._foreach_mul`` / ``torch._foreach_add`` (a list and a scalar, or two
-    lists and alpha) on lists of 40 tensors with empty and 0-d ones (and in FLOAT a list of 256, the most one call
-    takes), in every dtype, bit for bit (see :data:`SCALAR_APIS`; BF16 computed in FLOAT by both). The in-place
-    call (``out`` is the first list, as ``torch._foreach_mul_``) leaves every tensor equal to the out-of-place
-    result and no byte of the guarded buffer around the list changed."""
+    """The V2 scalar APIs against ``torch._foreach_mul`` / ``_foreach_add`` / ``_foreach_maximum`` (a list and a
+    scalar, or two lists and alpha; no NaN: CANN's Maxs differs from PyTorch there, see the spec's notes) on
+    lists of 40 tensors with empty and 0-d ones (and in FLOAT a list of 256, the most one call takes), in every
+    dtype, bit for bit (see :data:`SCALAR_APIS`; BF16 computed in FLOAT by both). The in-place call (``out`` is
+    the first list, as ``torch._foreach_mul_``) leaves every tensor equal to the out-of-place result and no
+    byte of the guarded buffer around the list changed."""
     from codegen.check.in_place import GUARD_BYTE, guarded_copy
     from codegen.runner import ScalarArg
 

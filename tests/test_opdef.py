@@ -122,7 +122,8 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     as its Embedding and GatherElements, is registered for Ascend950 only; its IndexFill takes the indices as
     given, where IndexFillSlices takes them sorted and distinct), and the foreach OpTypes whose ops-nn OpDef has
     integer columns the family's kernels do not compute (ForeachMulList, ForeachMulScalar, ForeachAddScalar,
-    ForeachAddList; their specs' notes say so) or, on Ascend950, a FLOAT scalar beside a FLOAT16 list."""
+    ForeachAddList, ForeachMaximumScalar; their specs' notes say so) or, on Ascend950, a FLOAT scalar beside a
+    FLOAT16 list."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
         assert sorted(s for group in entry["dtypes"] for s in group.split(",")) == sorted(entry["socs"]), name
@@ -132,6 +133,7 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
         "EmbeddingRows",
         "ForeachAddList",
         "ForeachAddScalar",
+        "ForeachMaximumScalar",
         "ForeachMulList",
         "ForeachMulScalar",
         "GatherAlongDim",

@@ -11,7 +11,8 @@ uses)::
 The formula is lowered to one AscendC vector instruction: a call of a function of :data:`UNARY_FUNCTIONS` on
 the one input list (``sqrt(x)``), an operator of :data:`BINARY_OPERATORS` between the two input lists
 (``x1 * x2``), each tensor of the second list of its tensor's shape in the first, or an operator of
-:data:`SCALAR_OPERATORS` between the one input list and a ``scalar`` attr (``x * scalar``: the aclScalar
+:data:`SCALAR_OPERATORS` (or a call of :data:`SCALAR_FUNCTIONS`, ``max(x, scalar)``) between the one input list
+and a ``scalar`` attr (``x * scalar``: the aclScalar
 reaches the kernel as a one-element device tensor, the spec's ``device`` input carrying the attr). Every
 problem is recorded at its line; the model is frozen.
 """
@@ -78,6 +79,12 @@ SCALAR_OPERATORS: dict[str, UnaryFunction] = {
     )
 }
 
+#: The functions of an input list and a scalar attr, by formula name (``max(x, scalar)``: ``Maxs``, whose
+#: result for a NaN element is the scalar: the vector max returns the other operand for a NaN).
+SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
+    f.name: f for f in (UnaryFunction("max", "Maxs", "the larger of each element and the scalar", 1, True),)
+}
+
 #: The operators between two lists whose second operand is scaled by a scalar attr first (``x1 + alpha * x2``:
 #: ``Muls`` of the second tile, then the operator; ops-nn's ForeachAddList kernel), by formula operator.
 SCALED_OPERATORS: dict[str, UnaryFunction] = {
@@ -127,8 +134,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     the section has exactly one key, the output's name, whose formula is a call of a function of
     :data:`UNARY_FUNCTIONS` on the one input, an operator of :data:`BINARY_OPERATORS` between the two
     inputs in their spec order, one of :data:`SCALAR_OPERATORS` between the one input and the op's one
-    ``scalar`` attr (``x * scalar``), or with two inputs and a scalar attr one of :data:`SCALED_OPERATORS`
-    (``x1 + alpha * x2``). Every problem is recorded in ``ctx.reader`` at its line.
+    ``scalar`` attr (``x * scalar``) or a call of :data:`SCALAR_FUNCTIONS` on both (``max(x, scalar)``), or
+    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``). Every problem is
+    recorded in ``ctx.reader`` at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
@@ -175,6 +183,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
             [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
             if len(names) == 1 and scalar is None
             else [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
+            + [f"{f}({names[0]}, {scalar})" for f in SCALAR_FUNCTIONS]
             if len(names) == 1
             else [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
             if scalar is not None
@@ -193,6 +202,9 @@ def _lowering(expr: object, names: tuple[str, ...], scalar: str | None) -> Unary
     if len(names) == 1 and isinstance(expr, Call) and expr.func in UNARY_FUNCTIONS and len(expr.args) == 1:
         arg = expr.args[0]
         return UNARY_FUNCTIONS[expr.func] if isinstance(arg, Name) and arg.id == names[0] else None
+    if len(names) == 1 and scalar is not None and isinstance(expr, Call) and expr.func in SCALAR_FUNCTIONS:
+        args = [a.id for a in expr.args if isinstance(a, Name)]
+        return SCALAR_FUNCTIONS[expr.func] if args == [names[0], scalar] else None
     if not isinstance(expr, Binary) or not isinstance(expr.left, Name) or not isinstance(expr.right, Name):
         return None
     pair = (expr.left.id, expr.right.id)

@@ -252,6 +252,8 @@ def _indexed(comp: ForeachCompute) -> str:
     """The formula with each list written as its tensor ``[i]`` (``x1[i] * x2[i]``, ``x[i] * scalar``)."""
     if comp.scalar is not None and comp.function.arity == 2:
         return f"{comp.sources[0]}[i] {comp.function.name} {comp.scalar} * {comp.sources[1]}[i]"
+    if comp.scalar is not None and comp.function.name.isidentifier():
+        return f"{comp.function.name}({comp.source}[i], {comp.scalar})"
     if comp.scalar is not None:
         return f"{comp.source}[i] {comp.function.name} {comp.scalar}"
     if comp.function.arity == 1:
