@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from codegen import registry
@@ -235,36 +236,45 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
         lines.append(f"no tiling: {spec.aclnn_name} does not run on {product.name}")
         return "\n".join(lines)
     tiling = registry.family(spec.family).explain_tiling(spec, product, shape, dtype_name)
-    out_shape = _first_output_shape(spec, env)
-    if out_shape is not None and 0 in out_shape:
+    shapes = _output_shapes(spec, env)
+    if shapes and all(s is not None and 0 in s for s in shapes.values()):
+        empty = ", ".join(f"{name} {list(s or ())}" for name, s in shapes.items())
         tiling += (
-            f"\nthe call launches no kernel: its output {spec.outputs[0].name} {list(out_shape)} has no elements, "
-            "and the aclnn API returns ACLNN_SUCCESS before the tiling, so the tiling above is never used"
+            f"\nthe call launches no kernel: no output has elements ({empty}), and the aclnn API returns "
+            "ACLNN_SUCCESS before the tiling, so the tiling above is never used"
         )
     return "\n".join([*lines, tiling])
 
 
-def _first_output_shape(spec: OpSpec, env: Mapping[str, object]) -> tuple[int, ...] | None:
-    """The first output's shape for the call ``env`` (its shape rule, as the family's compute adjusts it for
-    the attrs, e.g. a reduction to 0-d), or None when the spec gives no rule or the rule cannot be evaluated."""
+def _output_shapes(spec: OpSpec, env: Mapping[str, object]) -> dict[str, tuple[int, ...] | None]:
+    """Each output's shape for the call ``env`` (its shape rule; the first output's as the family's compute
+    adjusts it for the attrs, e.g. a reduction to 0-d), None for an output whose rule is missing or cannot be
+    evaluated. An output that is empty while another is not (a column sum over zero rows) still makes the
+    call launch: only a call whose outputs are all empty returns before the tiling."""
     from codegen.spec.expr import ExprEvalError, evaluate
     from codegen.spec.expr.functions import as_shape
 
-    rule = spec.outputs[0].shape if spec.outputs else None
-    if rule is None:
-        return None
-    try:
-        ruled = as_shape(evaluate(rule, dict(env)))
-    except (ExprEvalError, TypeError, ValueError):
-        return None
-    return spec.compute.first_output_shape(ruled, env) if spec.compute is not None else ruled
+    shapes: dict[str, tuple[int, ...] | None] = {}
+    for i, out in enumerate(spec.outputs):
+        if out.shape is None:
+            shapes[out.name] = None
+            continue
+        try:
+            ruled = as_shape(evaluate(out.shape, dict(env)))
+        except (ExprEvalError, TypeError, ValueError):
+            shapes[out.name] = None
+            continue
+        first = i == 0 and spec.compute is not None
+        shapes[out.name] = spec.compute.first_output_shape(ruled, env) if first and spec.compute else ruled
+    return shapes
 
 
 def call_params(
     spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None, stand_ins: bool = False
 ) -> dict[str, Any]:
     """Keyword arguments of the call ``opgen explain --shape`` describes (:meth:`codegen.registry.Family.shape_call`):
-    each input as an array of its dims and dtype (floating values uniform in [0.05, 0.95], valid for every
+    each input as an array of its dims and dtype (a tensor-list input as a list of that one array; floating
+    values uniform in [0.05, 0.95], valid for every
     op's domain; integer values uniform in [0, k) with k the first positive integer attr the shape sets, else 1),
     an optional input the call leaves out as None, the attrs the shape sets (a negative value of an unsigned
     attr as its two's complement, e.g. no padding row), and the first enum value of any other attr without a
@@ -289,11 +299,12 @@ def call_params(
             continue
         np_dtype = np.dtype(dtype.numpy_name)
         if stand_ins:
-            params[t.name] = np.broadcast_to(np.zeros((), np_dtype), dims)
+            value = np.broadcast_to(np.zeros((), np_dtype), dims)
         elif np.issubdtype(np_dtype, np.integer):
-            params[t.name] = rng.integers(0, bound, size=dims).astype(np_dtype)
+            value = rng.integers(0, bound, size=dims).astype(np_dtype)
         else:
-            params[t.name] = rng.uniform(0.05, 0.95, size=dims).astype(np_dtype)
+            value = rng.uniform(0.05, 0.95, size=dims).astype(np_dtype)
+        params[t.name] = [value] if t.is_list else value  # a tensor list: a list of the one tensor the shape gives
     for a in spec.attrs:
         if a.name in set_attrs:
             v = set_attrs[a.name]
@@ -303,11 +314,16 @@ def call_params(
     return params
 
 
-def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: str | None) -> str:
+def model_section(
+    spec: OpSpec, product: Product, shape_text: str, dtype_name: str | None, generated: Path | None = None
+) -> str:
     """The performance model's section of ``opgen explain --shape``: the call of :func:`call_params` built
     and run on the emulator (core order ``in_order``), its modelled time, busy cycles per pipe of the slowest
     core, critical pipe, copy time hidden behind vector work, roofline bound and fraction
     (:func:`codegen.perf.call_timeline`), and vector element-ops per element of the first input.
+
+    The op is ``spec`` itself (a spec outside the project's specs/ included), built from ``generated`` (the
+    generated tree, ``generated/`` by default); a tree without the op's sources gives a one-line note.
 
     Returns ``""`` on a product the op does not run on, and a one-line note on a product without a cost model,
     when the call is beyond the Python API's memory cap (``OPGEN_MAX_CALL_BYTES``,
@@ -322,8 +338,9 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
         return ""
     if product.cost_model is None:
         return f"performance model: unavailable on {product.name} (the product catalogue gives it no cost_model)"
+    from codegen.build import BuildError, build_op
     from codegen.perf import call_timeline, gm_bandwidth_bytes_per_us
-    from codegen.runner import AclnnError, compile_op
+    from codegen.runner import AclnnError, OpCallable
     from codegen.runner.arguments import call_attrs
     from codegen.runner.memory import check_call_size
 
@@ -335,7 +352,10 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
     except (TypeError, ValueError) as exc:
         return f"performance model: skipped ({str(exc).splitlines()[0]})"
     params = call_params(spec, product, shape, dtype_name)
-    fn = compile_op(spec.op, product.name)
+    try:
+        fn = OpCallable(build_op(spec, product, generated))
+    except BuildError as exc:
+        return f"performance model: not built ({str(exc).splitlines()[0]})"
     try:
         fn(core_order="in_order", **params)
     except AclnnError as exc:
@@ -349,8 +369,9 @@ def model_section(spec: OpSpec, product: Product, shape_text: str, dtype_name: s
     if tl is None:
         return f"performance model: the emulator kept no timeline for this call on {product.name}"
     m = product.cost_model
-    first = next((v for v in params.values() if hasattr(v, "size")), None)
-    per_element = tl.vector_elements / first.size if first is not None and first.size else 0.0
+    first = next((v for v in params.values() if hasattr(v, "size") or isinstance(v, list)), None)
+    size = sum(a.size for a in first) if isinstance(first, list) else getattr(first, "size", 0)
+    per_element = tl.vector_elements / size if size else 0.0
     busy = ", ".join(f"{p} {c:.0f}" for p, c in tl.pipe_busy_cycles.items())
     return "\n".join(
         [

@@ -286,9 +286,11 @@ class DeviceAttrTypeInfo:
     """What one device (OpDef) attr value type is: its ``OpAttrDef`` setter and its ``binary.json`` dtype.
 
     Attributes:
-        opdef_setter: ``Int``, ``Bool``, ``Float``, ``String`` or ``ListInt`` (metadef ``register/op_def.h``).
+        opdef_setter: ``Int``, ``Bool``, ``Float``, ``String``, ``ListInt`` or ``ListBool`` (metadef
+            ``register/op_def.h``).
         binary_type: the attr ``dtype`` in ``<kernel>_binary.json`` (``int``, ``bool``, ``float``, ``string``,
-            ``list_int``: ops-nn ``activation/softmax_v2/op_host/config/ascend950/softmax_v2_binary.json``).
+            ``list_int``: ops-nn ``activation/softmax_v2/op_host/config/ascend950/softmax_v2_binary.json``;
+            ``list_bool``: ``norm/layer_norm_grad_v3/op_host/config/ascend910b/layer_norm_grad_v3_binary.json``).
         l0_type: the C++ type of the attr's value in the L0 launch (``int64_t``, ``bool``, ``float``;
             ``const std::string &``; ``aclIntArray *`` for a list of int64, which the L0 API allocates with
             ``executor->AllocIntArray``, as ops-nn ``activation/log_softmax_v2/op_api/log_softmax_v2.cpp`` does).
@@ -310,6 +312,9 @@ DEVICE_ATTR_TYPE_INFO: dict[str, DeviceAttrTypeInfo] = {
     # a list of int64 (``ListInt``, e.g. SoftmaxV2's ``axes``): carries an integer aclnn attr as the one-element
     # list {value}
     "list_int": DeviceAttrTypeInfo("ListInt", "list_int", "aclIntArray *", is_list=True),
+    # a list of bools (``ListBool``, e.g. LayerNormGradV3's ``output_mask``): carries a bool_array aclnn attr, the
+    # caller's aclBoolArray passed on as it is
+    "list_bool": DeviceAttrTypeInfo("ListBool", "list_bool", "const aclBoolArray *", is_list=True),
 }
 
 

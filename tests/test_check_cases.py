@@ -343,3 +343,23 @@ def test_row_reduce_cases_give_cores_a_second_row_tile_and_a_second_task(product
             assert t.mode == 1 and t.task_num > t.block_dim and t.inner % t.block_width, name
         assert any(c.params[x].shape[-1:] == (81,) for c in cases), name
     assert ran
+
+
+def test_status_cases_leave_no_executor_behind() -> None:
+    """A status case whose phase 1 succeeds and that runs no phase 2 destroys the executor it was given, as a
+    CANN caller must (aclDestroyAclOpExecutor); a failed phase 1 hands none out. The emulation counts the
+    executors handed out and neither consumed nor destroyed."""
+    from codegen.build import build_op
+    from codegen.check.case_run import run_case
+    from codegen.check.reference import load_reference
+    from codegen.runner import OpCallable
+
+    catalogue, specs = load_project()
+    spec, product = specs[OP], catalogue.get("Ascend910B")
+    fn = OpCallable(build_op(spec, product))
+    cases = _matrix(OP, "Ascend910B")
+    chosen = [cases["the matrix's base call -> 0"], cases["null out with gradOutput INT8 -> 161001 (nulls first)"]]
+    before = fn.lib.opgen_rt_live_executor_count()
+    for case in chosen * 3:
+        assert run_case(fn, case, load_reference(spec)).passed
+    assert fn.lib.opgen_rt_live_executor_count() == before

@@ -116,3 +116,15 @@ def test_a_reference_returning_another_shape_is_named_with_both_shapes() -> None
 def test_a_reference_of_the_right_shape_is_compared() -> None:
     ok, *_ = _compare(lambda gradOutput, output: np.zeros((4, 3)), (4, 3))
     assert ok
+
+
+@pytest.mark.heavy(20)
+def test_a_reference_that_ends_its_process_without_a_trace_is_named(tmp_path: Path) -> None:
+    """``os._exit`` (or a signal with no Python stack printed) inside the reference: the worker's reference flag
+    was set when it died, so the case names the reference, not the generated code."""
+    body = "import os\n\n\ndef reference(**params):\n    os._exit(5)\n"
+    select = ("--quick", "--product", "Ascend910B", "--dtype", "FLOAT", "--case", "*one element*")
+    _, cases, ref = _check_with_reference(tmp_path, body, select)
+    assert [c["kind"] for c in cases] == ["crash"]
+    assert cases[0]["message"].startswith(f"crashed: the reference {ref} ended its process with "), cases[0]
+    assert "generated" not in cases[0]["message"].splitlines()[0]

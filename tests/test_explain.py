@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -339,9 +340,9 @@ def test_reduce_explain_equals_the_tiling_function(
 @pytest.mark.parametrize(
     ("op", "shape", "says"),
     [
-        ("SoftMarginLossBackward", "0,10", "out [0, 10] has no elements"),
-        ("Softmax", "10,0", "out [10, 0] has no elements"),
-        ("EmbeddingDenseBackward", "100,0,10", "out [100, 0] has no elements"),
+        ("SoftMarginLossBackward", "0,10", "no output has elements (out [0, 10])"),
+        ("Softmax", "10,0", "no output has elements (out [10, 0])"),
+        ("EmbeddingDenseBackward", "100,0,10", "no output has elements (out [100, 0])"),
         ("MseLoss", "0,10", None),  # the mean of no elements is a 0-d output: the call launches
         ("SoftMarginLossBackward", "4,10", None),
     ],
@@ -355,3 +356,54 @@ def test_explain_says_when_the_output_is_empty_and_no_kernel_launches(op: str, s
     assert len(lines) == (0 if says is None else 1)
     if says is not None:
         assert says in lines[0]
+
+
+def test_explain_says_a_call_with_column_sums_over_zero_rows_launches() -> None:
+    """Zero rows leave the row output empty, but the column sums have elements (zeros): the API launches, so
+    explain does not say otherwise."""
+    from codegen.specs import load_project
+
+    data = Path(__file__).parent / "data" / "rows_colsum_op" / "specs"
+    catalogue, specs = load_project(data, Path(__file__).parents[1] / "specs" / "products.yaml")
+    spec = next(iter(specs.values()))
+    text = explain(spec, catalogue.get("Ascend910B"), "0,16", None)
+    assert "column sums" in text and "launches no kernel" not in text
+
+
+def test_the_model_section_builds_the_spec_it_is_given_not_a_project_op_of_that_name(tmp_path: Path) -> None:
+    """A spec outside the project's specs/ is built from the tree it names (``--generated``); with a tree that
+    lacks its sources the model says so, and never looks the op up among the project's ops."""
+    from codegen.explain import model_section
+    from codegen.specs import load_project
+
+    data = Path(__file__).parent / "data" / "rows_colsum_op" / "specs"
+    catalogue, specs = load_project(data, Path(__file__).parents[1] / "specs" / "products.yaml")
+    spec = next(iter(specs.values()))
+    text = model_section(spec, catalogue.get("Ascend910B"), "64,16", None, tmp_path)
+    assert text.startswith("performance model: not built (") and "not found: run `opgen generate`" in text
+    assert str(tmp_path) in text and "unknown op" not in text
+
+
+def test_the_model_call_of_a_list_op_passes_lists() -> None:
+    """A foreach op's ``--shape`` is one tensor of its lists: the model's call passes each list input as a list
+    of that one array (a bare array was a TypeError from the Python API)."""
+    from codegen.explain import call_params
+
+    spec = next(s for s in SPECS.values() if s.family == "foreach")
+    params = call_params(spec, CATALOGUE.get("Ascend910B"), (10, 7), None)
+    lists = [t.name for t in spec.inputs if t.is_list]
+    assert lists and all(isinstance(params[n], list) and params[n][0].shape == (10, 7) for n in lists)
+
+
+def test_explain_with_specs_reads_its_generated_tree(tmp_path: Path) -> None:
+    """``opgen --specs DIR explain`` builds the model's op from ``DIR/../generated`` when it exists, as check and
+    build do."""
+    import argparse
+
+    from codegen.cli.options import apply_spec_dir_defaults
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "generated").mkdir()
+    args = argparse.Namespace(specs=str(tmp_path / "specs"), command="explain", generated=None)
+    apply_spec_dir_defaults(args)
+    assert args.generated == str(tmp_path / "generated")

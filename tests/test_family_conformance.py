@@ -197,12 +197,17 @@ def test_quick_check_passes(family: str, product: str, built_op: Callable[[str, 
 
 def _family_spellings() -> re.Pattern[str]:
     """Every registered family's name as words may spell it: ``a_b``, ``a-b``, ``a b``, ``AB``, and with a
-    trailing ``e`` of a word dropped (``accumulation``)."""
+    trailing ``e`` of a word dropped (``accumulation``). A spelling inside a longer name is not a mention of the
+    family: after a letter, digit or ``_`` (PyTorch's ``torch._foreach_mul``), or followed by a letter or digit
+    (an aclnn API such as ``ForeachSqrt``, named by the torch integration's table as ``Softmax`` is); before
+    ``_`` it is (``row_reduce_plan``)."""
     spellings = []
     for name in registry.family_names():
         words = [w[:-1] if w.endswith("e") and len(w) > 3 else w for w in name.split("_")]
         spellings.append(r"[\s_-]?".join(map(re.escape, words)))
-    return re.compile("|".join(spellings), re.IGNORECASE)
+    # the spelling in any case, then the rest of its word in lower case: not a new CamelCase word or a digit
+    # (the rest taken whole, by a lookahead and its backreference: no backtracking into it)
+    return re.compile(r"(?<![A-Za-z0-9_])(?i:" + "|".join(spellings) + r")(?=([a-z]*))\1(?![A-Z0-9])")
 
 
 def _shared_mentions(root: Path) -> list[str]:
@@ -234,6 +239,11 @@ def test_the_family_name_scan_finds_a_mention(tmp_path: Path) -> None:
         assert _shared_mentions(pkg) == [f"codegen/shared.py:2: # the {' '.join(words).title()} thing"]
         (pkg / "shared.py").write_text(f"X = '{''.join(w.title() for w in words)}'\n")
         assert len(_shared_mentions(pkg)) == 1
+        (pkg / "shared.py").write_text(f"import codegen.families.{name}\nY = {name}_plan\n")
+        assert len(_shared_mentions(pkg)) == 2
+        # inside a longer name: a PyTorch function (torch._<name>_x), an aclnn API (<Name>Sqrt)
+        (pkg / "shared.py").write_text(f"f = torch._{name}_x\napi = '{''.join(w.title() for w in words)}Sqrt'\n")
+        assert _shared_mentions(pkg) == []
 
 
 def test_templates_see_views_only() -> None:

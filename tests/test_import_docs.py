@@ -863,3 +863,23 @@ def test_a_pipe_table_with_short_rules_and_code_style_names(tmp_path: Path) -> N
         "out",
     ]
     assert result.doc.statuses[0][1:3] == (161001, "ACLNN_ERR_PARAM_NULLPTR")
+
+
+@pytest.mark.parametrize("fmt", ["md", "txt"])
+def test_a_tensor_list_parameter_becomes_a_list_tensor(tmp_path: Path, fmt: str) -> None:
+    """``aclTensorList *`` inputs and outputs (the foreach APIs) are spec tensors with ``list: true``; the other
+    parameters read as they do beside plain tensors."""
+    doc = Doc(
+        op="ForeachScaledSum",
+        params=[
+            Param("x1", "const aclTensorList *", dtypes=("FLOAT", "FLOAT16"), formats=("ND",), rank=(0, 8)),
+            Param("x2", "const aclTensorList *", dtypes=("FLOAT", "FLOAT16"), formats=("ND",), rank=(0, 8)),
+            Param("alpha", "const aclScalar *", dtypes=("FLOAT",)),
+            Param("out", "aclTensorList *", output=True, dtypes=("FLOAT", "FLOAT16"), formats=("ND",), rank=(0, 8)),
+        ],
+    )
+    text_doc = markdown(doc) if fmt == "md" else text(doc)
+    spec = yaml.safe_load(_import(tmp_path, text_doc, f".{fmt}", family="foreach").path.read_text())
+    assert [(t["name"], t.get("list")) for t in spec["inputs"]] == [("x1", True), ("x2", True)]
+    assert [(t["name"], t.get("list")) for t in spec["outputs"]] == [("out", True)]
+    assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16"] and spec["attrs"][0]["type"] == "scalar"

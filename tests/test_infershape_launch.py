@@ -19,6 +19,8 @@ MUTANTS = [
         "for (size_t i = xShape->GetDimNum() - rowShape->GetDimNum() + 1; i < xShape->GetDimNum(); ++i) {",
     ),
     ("mse_loss", "    outShape->SetDimNum(0);", "    outShape->SetDimNum(1);\n    outShape->SetDim(0, 1);"),
+    # a tensor list (DYNAMIC input and output): output instance i inferred from input instance 0
+    ("foreach_sqrt", "context->GetDynamicInputShape(0, i);", "context->GetDynamicInputShape(0, 0);"),
 ]
 
 

@@ -5,14 +5,16 @@ of ``tests/data/rows_affine_op``.
 over the trailing dims the int_array ``normalizedShape`` gives (``compute.rows: [normalizedShape, weight,
 bias]``; the device op gets it as an INT32 input made with ``ConvertToTensor``, whose length the tiling
 reads): two row-shaped inputs read by every row, the variance a second reduction over the centred values;
-weight and bias are optional (``default: 1`` and ``0``); the
+weight and bias are optional (``default: 1`` and ``0``): a null bias is an absent OPTIONAL device input the
+kernel reads as its default, a null weight (the device input says ``fill: true``, REQUIRED in the OpDef, as
+LayerNormGradV3's gamma) a tensor of ones the L2 API makes (``AllocHostTensor`` and ``l0op::BroadcastTo``); the
 per-row ``meanOut`` is FLOAT on the device for every x dtype (device dtype columns: FLOAT16 x with FLOAT16 or
 FLOAT weight and bias), cast by the L2 API to the caller's tensor. The
 unmutated op passes ``opgen check`` on Ascend910B in FLOAT and FLOAT16 (its cases include normalizedShape
 not the trailing dims and bias of another shape: 161002, and calls with a null weight and bias); a kernel that
-reads bias as a tensor of x's shape instead of one row must fail it, so must one that reads a null input
-from GM instead of its default (the emulator faults: the tensor has no GM buffer), and a tiling that takes
-one reduced dim whatever normalizedShape's length.
+reads bias as a tensor of x's shape instead of one row must fail it, so must one that reads a null bias
+from GM instead of its default (the emulator faults: the tensor has no GM buffer), an L2 API filling a null
+weight with zeros, and a tiling that takes one reduced dim whatever normalizedShape's length.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_mutant import kernel_mutant_results
 
 from codegen.paths import project_paths
 from codegen.runner import AclnnError, compile_op
@@ -33,7 +36,7 @@ from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
 from codegen.specs import load_project
 
-pytestmark = pytest.mark.heavy(20)  # about 12 s alone: two builds of the test op
+pytestmark = pytest.mark.heavy(30)  # about 20 s alone: the builds of the test op and its mutants
 
 OP = "affine_row_norm"
 FOLDER = "norm/affine_row_norm"
@@ -66,9 +69,20 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root / "specs", root / "generated"
 
 
-def _check(specs: Path, generated: Path, report: Path) -> tuple[int, list[dict[str, object]]]:
+def _check(specs: Path, generated: Path, report: Path, case: str = "") -> tuple[int, list[dict[str, object]]]:
+    only = ("--case", case) if case else ()
     proc = _opgen(
-        specs, "check", OP, "--quick", "--product", "Ascend910B", "--generated", str(generated), "--json", str(report)
+        specs,
+        "check",
+        OP,
+        "--quick",
+        "--product",
+        "Ascend910B",
+        "--generated",
+        str(generated),
+        "--json",
+        str(report),
+        *only,
     )
     return proc.returncode, json.loads(report.read_text())["cases"]
 
@@ -97,21 +111,28 @@ def test_two_row_inputs_pass_the_check_and_a_kernel_reading_bias_per_row_fails(
     assert any(str(c["name"]).startswith("row of 2 dims (normalizedShape of 2 dim(s))") for c in cases)
     assert any("FLOAT16" in str(c["dtype"]) and c["status"] == 0 for c in cases)
     # the mutant: bias is a tile input (x's shape), not one row every row reads
-    code, cases = _mutant_check(specs, generated, tmp_path, "{false, true, true};", "{false, true, false};")
-    assert code == 1
+    cases = _mutant_check(specs, generated, tmp_path, "{false, true, true};", "{false, true, false};")
     assert any(not c["passed"] and c["status"] == 0 for c in cases)
 
 
 def _mutant_check(
-    specs: Path, generated: Path, tmp_path: Path, old: str, new: str
-) -> tuple[int, list[dict[str, object]]]:
+    specs: Path, generated: Path, tmp_path: Path, old: str, new: str, file: str = KERNEL, case: str = ""
+) -> list[dict[str, object]]:
+    """Every result of `opgen check OP --quick --product Ascend910B --generated <mutant>` on a copy of the tree
+    with ``old`` -> ``new`` in ``file``: a kernel mutant runs in-process with the kernel at -O0 for the launched
+    keys (tests/generated_mutant.py); a host-file mutant through the command (``case``: its --case filter), whose
+    exit status must be 1."""
     tree = tmp_path / "mutant"
     shutil.copytree(generated / FOLDER, tree / FOLDER)
-    path = tree / FOLDER / KERNEL
+    path = tree / FOLDER / file
     text = path.read_text()
     assert text.count(old) == 1, old
     path.write_text(text.replace(old, new))
-    return _check(specs, tree, tmp_path / "mutant.json")
+    if file == KERNEL and not case:
+        return kernel_mutant_results(tree, OP, None, "Ascend910B", base=generated, specs_dir=specs)
+    code, cases = _check(specs, tree, tmp_path / "mutant.json", case)
+    assert code == 1
+    return cases
 
 
 def test_a_null_optional_row_input_is_read_as_its_default_never_from_gm(
@@ -125,13 +146,36 @@ def test_a_null_optional_row_input_is_read_as_its_default_never_from_gm(
     l2 = (generated / FOLDER / "op_api/aclnn_affine_row_norm.cpp").read_text()
     assert "const aclTensor *biasContiguous = nullptr;" in l2
     # the unmutated op's null-input calls pass (the first test's check); the mutant reads them from GM
-    code, cases = _mutant_check(
+    cases = _mutant_check(
         specs, generated, tmp_path, "if (Absent(i)) {  // passed as null", "if (false) {  // passed as null"
     )
-    assert code == 1
     failed = [str(c["name"]) + " " + str(c["message"]) for c in cases if not c["passed"]]
     assert failed and all(f.startswith("null ") and "GM bounds" in f for f in failed), failed[:3]
-    assert any(f.startswith("null weight:") for f in failed) and any(f.startswith("null bias:") for f in failed)
+    # a null weight is a tensor of ones the L2 API made (REQUIRED on the device): read from GM, as it should be
+    assert any(f.startswith("null bias:") for f in failed) and not any(f.startswith("null weight:") for f in failed)
+
+
+def test_a_null_weight_the_device_op_requires_is_filled_with_its_default_by_the_l2_api(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    specs, generated = project
+    opdef = (generated / FOLDER / "op_host/affine_row_norm_def.cpp").read_text()
+    assert 'this->Input("weight")\n        .ParamType(REQUIRED)' in opdef
+    assert 'this->Input("bias")\n        .ParamType(OPTIONAL)' in opdef
+    tiling = (generated / FOLDER / "op_host/affine_row_norm_tiling.cpp").read_text()
+    assert "GetOptionalInputShape(2)" not in tiling  # weight (device input 2) is never absent
+    # the mutant fills a null weight with zeros
+    cases = _mutant_check(
+        specs,
+        generated,
+        tmp_path,
+        "const float weightDefault = 1.0f;",
+        "const float weightDefault = 0.0f;",
+        "op_api/aclnn_affine_row_norm.cpp",
+        "*/null weight*",
+    )
+    failed = {str(c["name"]) for c in cases if not c["passed"]}
+    assert {"null weight: rows of 33", "null weight, bias: rank 4"} <= failed, failed
 
 
 def test_the_row_rank_comes_from_the_int_arrays_tensor(project: tuple[Path, Path], tmp_path: Path) -> None:
@@ -163,6 +207,15 @@ def test_the_row_rank_comes_from_the_int_arrays_tensor(project: tuple[Path, Path
 )
 def test_a_bad_rows_list_names_the_line(tmp_path: Path, new: str, message: str) -> None:
     _assert_spec_error(tmp_path, "  rows: [normalizedShape, weight, bias]\n", new, message)
+
+
+def test_fill_needs_an_optional_input_with_a_default(tmp_path: Path) -> None:
+    _assert_spec_error(
+        tmp_path,
+        "    - {name: x, from: x}\n",
+        "    - {name: x, from: x, fill: true}\n",
+        "fill: true needs an optional aclnn input with a default; 'x' is required",
+    )
 
 
 def test_an_optional_row_input_needs_a_default(tmp_path: Path) -> None:

@@ -1563,8 +1563,8 @@ def test_device_opdef_key_errors(tmp_path: Path, catalogue: Catalogue) -> None:
          "    - {name: r, value: 1, type: int, required: true}"),
     )  # fmt: skip
     assert errs == [
-        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, from, "
-        "name, optional",
+        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, dtype_map, "
+        "fill, from, like, name, optional",
         f"{f}:35: device.inputs[1].auto_contiguous: expected true or false, got string 'yes'",
         f"{f}:38: device.outputs[0].optional: unknown key 'optional'; allowed: auto_contiguous, from, name",
         f"{f}:41: device.attrs[1].attr_type: unknown attr_type 'required'; allowed: OPTIONAL, REQUIRED",
@@ -1931,7 +1931,8 @@ def test_device_dtype_column_entry_errors(tmp_path: Path, catalogue: Catalogue) 
         "Ascend910B, Ascend910_93, Ascend950)",
         f"{f}:59: device.dtype_columns[7]: column (self FLOAT16, out FLOAT) has the input dtypes and attr values "
         "of column 1 (self FLOAT16, out FLOAT16) but other output dtypes; the device op's output dtypes follow "
-        "from its inputs' dtypes and attrs (InferDataType): set a constant device attr to tell them apart",
+        "from its inputs' dtypes and attrs (InferDataType): set a constant device attr to tell them apart, or "
+        "mark it twin: true (registered, never what the L0 API allocates)",
     ]
 
 
@@ -2165,4 +2166,56 @@ def test_gather_elements_compute_checks(tmp_path: Path) -> None:
     assert (
         f"{f}:{line_of('  index: index')}: compute.index: 'index' has dtypes UINT32; an index input takes: INT32, INT64"
         in (errors_of(path, edited, catalogue))
+    )
+
+
+def test_a_refused_catalogue_value_gives_one_error_not_a_follow_on_about_its_stand_in(tmp_path: Path) -> None:
+    """A bf16 that is not a boolean is one error: neither the BF16 atomics check nor the agreement of products
+    sharing an NpuArch judges the stand-in taken for it."""
+    assert catalogue_errors(tmp_path, ("    bf16: true\n", "    bf16: 'true'\n")) == [
+        "P:23: products[1].bf16: expected true or false, got string 'true'"
+    ]
+    twin_of_910b = (
+        "    npu_arch: 2002\n    ub_bytes: 262144\n    vector_core_num: 8\n    bf16: false\n    data_copy_pad: false\n"
+        "    atomic_add_dtypes: [INT16, FLOAT16, FLOAT]\n    queue_buffer_cap: 8\n    source: test\n"
+        "    hw_sync_all: false\n    sys_workspace_bytes: 2097152\n",
+        "    npu_arch: 2201\n    ub_bytes: 262144\n    vector_core_num: 8\n    bf16: 1\n    data_copy_pad: true\n"
+        "    atomic_add_dtypes: [INT8, INT16, FLOAT16, BF16, INT32, FLOAT]\n    queue_buffer_cap: 8\n    source: test\n"
+        "    hw_sync_all: true\n    sys_workspace_bytes: 16777216\n",
+    )
+    assert catalogue_errors(tmp_path, twin_of_910b) == ["P:37: products[2].bf16: expected true or false, got integer 1"]
+
+
+def test_scatter_add_compute_checks(tmp_path: Path) -> None:
+    """``direction: scatter_add`` on specs/scatter_add.yaml: src with other dtypes than self's, src naming the
+    index, a src key with another direction, an output shape other than self's name; nothing is written."""
+    text = (project_paths().specs / "scatter_add.yaml").read_text()
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    lines = text.splitlines()
+
+    def line_of(fragment: str) -> int:
+        return next(n for n, t in enumerate(lines, 1) if fragment in t)
+
+    path = tmp_path / "scatter_add.yaml"
+    f = str(path)
+    src_dtypes = (
+        "    dtypes: [FLOAT, FLOAT16, BF16, INT32, INT8, UINT8]\n    rank: [0, 8]\n"
+        "    formats: [ND, NCHW, NHWC, HWCN, NDHWC, NCDHW]\n    description: The elements added"
+    )
+    assert src_dtypes in text
+    edited = text.replace(src_dtypes, src_dtypes.replace("INT8, UINT8]", "INT8]"))
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  src: src')}: compute.src: 'src' must list the dtypes and product_dtypes of 'self' in the "
+        "same order"
+    )
+    edited = text.replace("  src: src", "  src: index")
+    errs = errors_of(path, edited, catalogue)
+    assert any("direction scatter_add takes three different inputs as source, index and src" in e for e in errs), errs
+    edited = text.replace("direction: scatter_add", "direction: gather_elements")
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  src: src')}: compute.src: src is only allowed with direction scatter_add"
+    )
+    edited = text.replace('shape: "self"', 'shape: "index"')
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  dest: out')}: compute.dest: output 'out' must have shape 'self', got 'index'"
     )

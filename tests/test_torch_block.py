@@ -125,6 +125,16 @@ def test_operator_schemas_come_from_the_specs() -> None:
     assert ct.schema(specs["hardtanh_backward"]) == (
         "hardtanh_backward(Tensor gradOutput, Tensor self, Scalar min, Scalar max) -> Tensor"
     )
+    # an aclTensorList parameter and output are Tensor[]
+    assert ct.schema(specs["foreach_mul_list"]) == "foreach_mul_list(Tensor[] x1, Tensor[] x2) -> Tensor[]"
+
+
+def test_a_list_operator_takes_and_returns_lists_of_tensors() -> None:
+    """torch.ops.<ns>.foreach_sqrt on a list with a 0-d and an empty tensor: a list back, one tensor each."""
+    op = getattr(torch.ops, ct.register("Ascend910B"))
+    got = op.foreach_sqrt([torch.tensor([4.0, 9.0, 0.25]), torch.tensor(16.0), torch.zeros(0, 3)])
+    assert [tuple(t.shape) for t in got] == [(3,), (), (0, 3)]
+    assert got[0].tolist() == [2.0, 3.0, 0.5] and got[1].item() == 4.0
 
 
 def test_custom_operator_runs_the_generated_kernel() -> None:

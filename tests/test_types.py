@@ -158,6 +158,7 @@ def test_attr_types_exact() -> None:
         "float": "float",
         "string": "string",
         "list_int": "list_int",
+        "list_bool": "list_bool",  # ops-nn norm/layer_norm_grad_v3/op_host/config/ascend910b/*_binary.json
     }
 
 

@@ -26,6 +26,7 @@ DAMAGE = "[object Object]"
 #: aclnn C parameter types (``const`` and spaces removed) -> (kind, spec attr type).
 C_TYPES: Mapping[str, tuple[str, str | None]] = {
     "aclTensor*": ("tensor", None),
+    "aclTensorList*": ("tensor_list", None),
     "aclScalar*": ("attr", "scalar"),
     "int64_t": ("attr", "int64"),
     "uint64_t": ("attr", "uint64"),
@@ -37,7 +38,7 @@ C_TYPES: Mapping[str, tuple[str, str | None]] = {
     "aclBoolArray*": ("attr", "bool_array"),
 }
 #: aclnn types that exist but that no spec family takes (a clear error rather than a wrong spec).
-UNSUPPORTED_C_TYPES = frozenset({"aclTensorList*", "aclScalarList*", "aclFloatArray*", "int32_t", "int8_t"})
+UNSUPPORTED_C_TYPES = frozenset({"aclScalarList*", "aclFloatArray*", "int32_t", "int8_t"})
 #: The two-phase API's own phase-1 parameters (``uint64_t *workspaceSize``, ``aclOpExecutor **executor``).
 TRAILING_C_TYPES = frozenset({"uint64_t*", "aclOpExecutor**"})
 

@@ -136,6 +136,8 @@ def _tensor(out: _Out, p: DocParam, doc: ApiDoc, catalogue: Catalogue) -> None:
         out.add(f"  - name: {p.name}")
     if p.header_name:
         out.add(f"    header_name: {p.header_name}   # the document's (CANN's) name, which a spec cannot use")
+    if p.is_list:
+        out.add(f"{ind}list: true   # an aclTensorList (a family with tensor lists takes it)")
     _dtypes(out, ind, p, doc.products[0], catalogue)
     if p.rank and 0 <= p.rank[0][0] <= p.rank[0][1] <= MAX_RANK:
         out.add(f"{ind}rank: [{p.rank[0][0]}, {p.rank[0][1]}]")

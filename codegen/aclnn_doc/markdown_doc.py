@@ -191,7 +191,8 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
         )
     kind, attr_type = C_TYPES[key]
     words = f"{cells.get('desc', '')}\n{cells.get('usage', '')}"
-    if kind == "tensor":
+    is_list = kind == "tensor_list"
+    if kind in ("tensor", "tensor_list"):
         kind = "output" if "输出" in cells["role"] or "output" in cells["role"].lower() else "input"
     p = DocParam(
         name=name,
@@ -201,6 +202,7 @@ def _param_row(cells: dict[str, str], row_line: int, file: str, proto: dict[str,
         line=row_line,
         description=first_sentence(cells.get("desc", "")),
         optional=name.endswith("Optional") or "可选" in words or "optional" in words.lower(),
+        is_list=is_list,
     )
     dtypes = cells.get("dtypes", "-").strip()
     if (

@@ -104,6 +104,7 @@ class DocParam:
         dtype_words: the document's data types in words rather than a list (``与self保持一致``), or "".
         skipped_dtypes: CANN data types the document lists that no spec dtype names (``COMPLEX64``): left
             out of the spec, and said so in a comment.
+        is_list: an ``aclTensorList *`` parameter (a spec tensor with ``list: true``).
         header_name: the document's (CANN's) name where ``name`` had to differ from it (a Python keyword:
             :func:`codegen.aclnn_doc.common.spec_param_name`), else "".
     """
@@ -127,6 +128,7 @@ class DocParam:
     dtype_words: str = ""
     header_name: str = ""
     skipped_dtypes: list[str] = field(default_factory=list)
+    is_list: bool = False
 
 
 @dataclass

@@ -148,7 +148,8 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             )
         kind, attr_type = C_TYPES[key]
         role = pm.group("role").lower()
-        if kind == "tensor":
+        is_list = kind == "tensor_list"
+        if kind in ("tensor", "tensor_list"):
             kind = "output" if "output" in role else "input"
         desc = pm.group("desc")
         raw_desc[line] = desc
@@ -162,6 +163,7 @@ def parse_text_doc(text: str, file: str, products: Products) -> ApiDoc:
             optional=not damaged and (name.endswith("Optional") or "optional" in role),
             damaged=damaged or DAMAGE in desc,
             header_name=header_name,
+            is_list=is_list,
         )
         if kind != "attr":
             _tensor_facts(p, desc, file, line)

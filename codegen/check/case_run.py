@@ -198,6 +198,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             outputs: list[tuple[np.ndarray | None, ...]] = []
             if len(runs) == 1:
                 _restore_outputs(case.params, spec.output_names)
+            before = {n: np.array(params[n], copy=True) for n in case.untouched}
             for order, seed in runs:
                 fresh = _fresh_outputs(params, spec.output_names) if len(runs) > 1 else params
                 fresh, guards = in_place_params(fresh, case.in_place)
@@ -224,7 +225,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                     )
                 if len(runs) > 1 and _one_core_schedule(counters):
                     break  # every other order is this very schedule again (see _one_core_schedule)
-            got_all = _narrowed(spec, case, outputs[0])
+            got_all = _untouched(spec, case, _narrowed(spec, case, outputs[0]), before)
             ref_params = reference_params(spec, params)
             product = getattr(fn, "product", None)
             passed, max_abs, max_ulp, message, bound, source = _compare_outputs(spec, product, ref, ref_params, got_all)
@@ -327,6 +328,32 @@ def _narrowed(spec: OpSpec, case: Case, got: tuple[np.ndarray | None, ...]) -> t
                 f"the L2 API computes this call in {case.rounded_to[name]} and casts the result"
             )
         out[k] = narrow
+    return tuple(out)
+
+
+def _untouched(
+    spec: OpSpec, case: Case, got: tuple[np.ndarray | None, ...], before: dict[str, np.ndarray]
+) -> tuple[np.ndarray | None, ...]:
+    """``got`` with the :attr:`Case.untouched` outputs as None (not compared with the reference), after checking
+    that the call left each as it was (``before``: copies of them taken before the call).
+
+    Raises:
+        _Verdict: an untouched output was written.
+    """
+    if not case.untouched:
+        return got
+    names = list(spec.output_names)
+    out = list(got)
+    for n in case.untouched:
+        k = names.index(n)
+        was = before.get(n)
+        now = out[k] if k < len(out) else None
+        if was is not None and now is not None and was.tobytes() != np.asarray(now).tobytes():
+            raise _Verdict(
+                f"output {n} was written, but the call must leave it untouched (its output mask entry is false)"
+            )
+        if k < len(out):
+            out[k] = None
     return tuple(out)
 
 
@@ -443,7 +470,10 @@ def _run_status_case(fn: OpCallable, case: Case) -> tuple[int, str]:
             null_executor=case.mode in ("null_executor", "null_workspace_size_and_executor"),
         )
         if case.mode != "phase2_twice" or status != AclnnStatus.ACLNN_SUCCESS:
-            return status, fn.recent_error()
+            message = fn.recent_error()
+            if executor.value:  # phase 2 will not run: the executor phase 1 made is the caller's to destroy
+                fn.lib.aclDestroyAclOpExecutor(executor)
+            return status, message
         workspace = device_memory(size) if size else None
         first = fn.phase2(workspace, size, executor)
         if first != 0:

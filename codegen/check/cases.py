@@ -37,6 +37,7 @@ class Case:
     ``in_place``: ``(output, input)`` pairs of an in-place call: each run passes a fresh copy of the input's
     arrays as both (:mod:`codegen.check.in_place`, which also proves that no byte beside them changed); the
     reference reads the input as given.
+    ``untouched``: outputs the call must not write.
     """
 
     op: str
@@ -56,6 +57,9 @@ class Case:
     #: each element must be a value of that dtype, and is compared with the reference as one (its half ULP)
     rounded_to: dict[str, str] = field(default_factory=dict)
     in_place: tuple[tuple[str, str], ...] = ()
+    #: outputs (by name) given as arrays that the call must leave as they were (an output an output mask
+    #: leaves out): compared byte for byte with their content before the call, never with the reference
+    untouched: tuple[str, ...] = ()
 
     @property
     def ident(self) -> str:

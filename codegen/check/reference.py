@@ -95,10 +95,25 @@ def check_reference_shape(ref: ModuleType, name: str, expected: Any, shape: tupl
         )
 
 
+#: A one-byte shared flag (an ``mmap`` of a file the check's parent process reads) set to 1 while a
+#: reference function runs and back to 0 when it returns or raises; None outside a check worker. A worker
+#: that dies with the flag set died in the reference (``os._exit``, a signal, a fault in a C extension), which
+#: the parent reports as the reference's fault (:func:`codegen.check.worker.reference_was_running`).
+REFERENCE_RUNNING: Any = None
+
+
 def _call_with(fn: Callable[..., Any], params: dict[str, Any]) -> Any:
-    """``fn`` called with the entries of ``params`` that it names as parameters."""
+    """``fn`` called with the entries of ``params`` that it names as parameters (with
+    :data:`REFERENCE_RUNNING` set during the call)."""
     names = _parameter_names(fn)
-    return fn(**{k: v for k, v in params.items() if k in names})
+    flag = REFERENCE_RUNNING
+    if flag is None:
+        return fn(**{k: v for k, v in params.items() if k in names})
+    flag[0] = 1
+    try:
+        return fn(**{k: v for k, v in params.items() if k in names})
+    finally:
+        flag[0] = 0
 
 
 @functools.lru_cache(maxsize=256)

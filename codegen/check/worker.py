@@ -44,6 +44,9 @@ from typing import IO, Any
 from codegen.check.cases import Case
 from codegen.check.results import CaseResult
 
+#: The environment variable naming the descriptor of a worker's one-byte reference flag file (inherited).
+REFERENCE_FLAG_FD_ENV = "OPGEN_CHECK_REFERENCE_FLAG_FD"
+
 #: Bytes of the worker's stderr quoted in a crash report.
 STDERR_TAIL = 2000
 #: Default time limit of one case: this many seconds ...
@@ -138,12 +141,15 @@ def _lost_result(info: dict[str, Any], kind: str, message: str, seconds: float) 
     )
 
 
-def _crash_result(info: dict[str, Any], returncode: int, stderr_tail: str, reference: Path | None = None) -> Any:
-    """The failed result (kind ``crash``) of a case whose process died with ``returncode``. When the
-    worker's fault report (:mod:`faulthandler`, in ``stderr_tail``) shows the ``reference`` file on the stack,
-    the message says the reference crashed, not the generated code."""
+def _crash_result(
+    info: dict[str, Any], returncode: int, stderr_tail: str, reference: Path | None = None, in_ref: bool = False
+) -> Any:
+    """The failed result (kind ``crash``) of a case whose process died with ``returncode``. When the worker
+    died inside a reference function (``in_ref``: its reference flag was set) or its fault report
+    (:mod:`faulthandler`, in ``stderr_tail``) shows the ``reference`` file on the stack, the message says the
+    reference crashed or ended the process, not the generated code."""
     tail = stderr_tail.strip()
-    if reference is not None and in_reference(tail, reference):
+    if reference is not None and (in_ref or in_reference(tail, reference)):
         what = f"crashed with {signal_name(returncode)} in the reference {reference}"
         if returncode >= 0:
             what = f"crashed: the reference {reference} ended its process with {signal_name(returncode)}"
@@ -234,13 +240,19 @@ class _Worker:
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         self.err = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 (lives as long as the worker; end() closes it)
+        # one byte the worker sets while a reference function runs (codegen.check.reference.REFERENCE_RUNNING)
+        self.flag = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 (closed by end(), as err)
+        self.flag.write(b"\0")
+        self.flag.flush()
+        fd = self.flag.fileno()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "codegen.check.worker_main"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.err,
             text=True,
-            env=None if env is None else {**os.environ, **env},
+            pass_fds=(fd,),
+            env={**os.environ, **(env or {}), REFERENCE_FLAG_FD_ENV: str(fd)},
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         assert self.proc.stdout is not None
@@ -281,10 +293,19 @@ class _Worker:
                 self.proc.stdin.close()
         return returncode
 
+    def reference_was_running(self) -> bool:
+        """Whether the worker's reference flag is set: it was inside a reference function (``reference`` or
+        ``tolerance``) when it last stopped, so a death now is the reference's."""
+        try:
+            return os.pread(self.flag.fileno(), 1, 0) == b"\1"
+        except (OSError, ValueError):
+            return False
+
     def end(self, kill: bool) -> int:
-        """:meth:`stop`, then closes the stderr file; returns the exit status."""
+        """:meth:`stop`, then closes the stderr and flag files; returns the exit status."""
         returncode = self.stop(kill)
         self.err.close()
+        self.flag.close()
         return returncode
 
 
@@ -420,6 +441,7 @@ def run_isolated(
         # a timeout is killed; a worker whose lines ended is exiting (or killed should it linger)
         returncode = worker.stop(kill=True) if timed_out else _wait_or_kill(worker)
         stderr_text = worker.stderr_since(offset)
+        in_ref = worker.reference_was_running()
         worker.end(kill=True)
         if reused and not answered and not timed_out:
             continue  # a kept worker that died while idle (killed from outside): the job starts in a new one
@@ -440,7 +462,7 @@ def run_isolated(
             message = f"{why}:\n" + stderr_text.strip()[-STDERR_TAIL:]
             results.append(_job_failure(job, "worker", message, "timeout" if timed_out else "crash"))
             return results
-        results.append(_crash_result(pending, returncode, stderr_text, _reference_file(job)))
+        results.append(_crash_result(pending, returncode, stderr_text, _reference_file(job), in_ref))
         start = int(pending["begin"]) + 1
         crashed_in_a_row += 1
         if crashed_in_a_row >= CRASHES_IN_A_ROW:

@@ -16,7 +16,14 @@ from codegen.check.driver import Job, cases_for
 from codegen.check.example import check_example, example_selected, prepare_example
 from codegen.check.reference import load_reference
 from codegen.check.results import result_dict
-from codegen.check.worker import LIST_TILING_KEYS_ENV, case_timeout, case_units, die_with_parent, unit_ident
+from codegen.check.worker import (
+    LIST_TILING_KEYS_ENV,
+    REFERENCE_FLAG_FD_ENV,
+    case_timeout,
+    case_units,
+    die_with_parent,
+    unit_ident,
+)
 
 
 def _serve(request: dict[str, Any], out: IO[str]) -> None:
@@ -88,6 +95,19 @@ def _serve_job(request: dict[str, Any], out: IO[str]) -> None:
     out.flush()
 
 
+def _share_reference_flag() -> None:
+    """Maps the one-byte file the parent passed (its descriptor in :data:`REFERENCE_FLAG_FD_ENV`) as
+    :data:`codegen.check.reference.REFERENCE_RUNNING`, so the parent can tell a death in the reference."""
+    import mmap
+
+    from codegen.check import reference
+
+    fd = os.environ.get(REFERENCE_FLAG_FD_ENV)
+    if fd is None:
+        return
+    reference.REFERENCE_RUNNING = mmap.mmap(int(fd), 1)
+
+
 def main() -> int:
     """Worker entry point: serves one job per line of stdin (a JSON request), streaming begin/result lines
     and a ``done`` line per job; exits 0 at the end of stdin (the parent closed it, or died)."""
@@ -98,6 +118,7 @@ def main() -> int:
     # a fatal signal prints the Python stack to stderr: the parent tells a crash in the reference from one in
     # the generated code by it (codegen.check.worker.in_reference)
     faulthandler.enable(all_threads=False)
+    _share_reference_flag()
     sys.stdout.flush()
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # text printed by generated code or the runtime goes to stderr, not into the protocol

@@ -232,6 +232,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from codegen.explain import explain
 
+    _generated_dir(args.generated)
     catalogue, specs = _load(args)
     spec = next(iter(_select(specs, [args.op]).values()))
     product = catalogue.get(args.product)  # an unsupported product is explained, marked NOT SUPPORTED
@@ -262,7 +263,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if args.shape is not None and not args.no_model:
             from codegen.explain import model_section
 
-            section = model_section(spec, product, args.shape, args.dtype)
+            generated = Path(args.generated) if args.generated else None
+            section = model_section(spec, product, args.shape, args.dtype, generated)
             if section:
                 print(section)
     except ValueError as exc:

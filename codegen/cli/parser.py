@@ -165,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --shape: leave out the performance model (it builds the op and runs the call on the emulator)",
     )
+    e.add_argument(
+        "--generated", help="with --shape: build the performance model's call from this tree (default generated/)"
+    )
     e.set_defaults(func=cmd_explain)
     return parser
 

@@ -82,12 +82,16 @@ def l2_condition(c: DeviceColumn, l2_tensor: Callable[[str], str], products: Seq
 
 def output_rules(spec: OpSpec, default: Callable[[DeviceColumn, str], DType]) -> list[OutputRule]:
     """One :class:`OutputRule` per column (spec order) where an output's dtype is not ``default(column,
-    output name)``, the dtype the L0 API gives that aclnn output without rules."""
+    output name)``, the dtype the L0 API gives that aclnn output without rules. An output twin
+    (:attr:`codegen.spec.model.DeviceColumn.twin`) gives none: the L0 API allocates the earlier column's
+    outputs."""
     dev = spec.device_interface
     attr_index = {a.name: k for k, a in enumerate(dev.attrs)}
     attr_type = {a.name: a.type for a in dev.attrs}
     rules = []
     for c in dev.launched_columns:
+        if c.twin:
+            continue  # an output twin of an earlier column: never what the L0 API allocates
         changed = tuple(
             (k, c.combo.dtype(d.source).ge_name)
             for k, d in enumerate(dev.outputs)

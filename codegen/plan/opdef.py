@@ -28,8 +28,8 @@ def device_attr_value(spec: OpSpec, attr: Any) -> str:
     """The C++ literal of a device attr's default as the OpDef setter takes it (``"mean"``, ``1``,
     ``false``, ``1.0``)."""
     v = attr.default
-    if isinstance(v, tuple):  # a list_int default: the brace list ListInt({-1}) and REG_OP's ATTR take
-        return "{" + ", ".join(str(int(x)) for x in v) + "}"
+    if isinstance(v, tuple):  # a list default: the brace list ListInt({-1}) / ListBool({true}) and REG_OP's ATTR take
+        return "{" + ", ".join(str(x).lower() if isinstance(x, bool) else str(int(x)) for x in v) + "}"
     if attr.type == "string":
         return json.dumps(v)
     if isinstance(v, bool):
@@ -128,7 +128,7 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     def param(d: DeviceTensor, t: TensorSpec, dts: tuple[DType, ...]) -> OpDefParam:
         return OpDefParam(
             name=d.name,
-            param_type="DYNAMIC" if t.is_list else "OPTIONAL" if t.optional else "REQUIRED",
+            param_type="DYNAMIC" if t.is_list else "OPTIONAL" if t.optional and not d.fill else "REQUIRED",
             dtypes=", ".join(f"ge::{d.ge_name}" for d in dts),
             formats=", ".join("ge::FORMAT_ND" for _ in dts),
             auto_contiguous=d.auto_contiguous,

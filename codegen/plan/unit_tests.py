@@ -35,9 +35,13 @@ def ut_attr(name: str, device_type: str, value: int | float | bool | str) -> str
     """One device attr of a unit-test case as the C++ element of a context faker's ``NodeAttrs`` list: the
     pair ``{"name", Ops::NN::AnyValue::CreateFrom<T>(value)}`` of ops-nn's ``tests/ut/common/any_value.h``.
     ``device_type`` is the OpDef attr type (``int``, ``bool``, ``float``, ``string``; ``list_int`` gets the
-    one-element list ``{value}`` the L0 API sends for an integer aclnn attr)."""
+    one-element list ``{value}`` the L0 API sends for an integer aclnn attr, ``list_bool`` the list of bools
+    ``value`` is)."""
     if device_type == "list_int":
         any_value = f"Ops::NN::AnyValue::CreateFrom<std::vector<int64_t>>({{{int(value)}}})"
+    elif device_type == "list_bool":  # the caller's bool_array as it is
+        items = ", ".join("true" if b else "false" for b in cast(Any, value))
+        any_value = f"Ops::NN::AnyValue::CreateFrom<std::vector<bool>>({{{items}}})"
     elif device_type == "string":
         any_value = f'Ops::NN::AnyValue::CreateFrom<std::string>("{value}")'
     elif device_type == "bool":

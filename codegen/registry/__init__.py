@@ -87,6 +87,17 @@ class Family:
             check cases honour per-tensor dtype combinations).
         dtype_columns: whether a spec of the family may list ``device.dtype_columns`` (its kernel, OpDef, L0 and
             L2 APIs and check cases honour OpDef columns whose tensors differ in dtype or that set attrs).
+        fixed_inputs: whether a spec's ``device.dtype_columns`` may give an input after the first one dtype in
+            every column while the first input's varies (:func:`codegen.spec.model.fixed_inputs`): the family's
+            L2 API casts the caller's tensor to it before the launch and its check cases call with another.
+        output_twins: whether a spec's ``device.dtype_columns`` may hold a column with the input dtypes and attrs
+            of an earlier one but other output dtypes (LayerNormGradV3's FLOAT16 ``pd_gamma`` beside the FLOAT
+            one of the same inputs): the family's L0 API allocates the earlier column's output dtypes (the L2
+            API launches it and casts), the later one has a tiling key of its own.
+        output_mask: whether a spec may gate its outputs by a ``bool_array`` attr (the family's ``compute``
+            names it; its L2 API, tiling and check cases honour it) and carry it as a ``list_bool`` device attr.
+        fill_inputs: whether a spec's device input may say ``fill: true`` (an optional aclnn input the device op
+            takes as REQUIRED: the family's L2 API passes a tensor of its default in place of a null one).
         several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
@@ -108,6 +119,10 @@ class Family:
     device_section: bool = False
     dtype_combos: bool = False
     dtype_columns: bool = False
+    fixed_inputs: bool = False
+    output_twins: bool = False
+    output_mask: bool = False
+    fill_inputs: bool = False
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False

@@ -84,6 +84,8 @@ class OpCallable(AclObjects):
         lib.opgen_rt_set_core_order.restype = ctypes.c_int32
         lib.opgen_rt_set_core_order.argtypes = [ctypes.c_int32, ctypes.c_uint64]
         lib.opgen_rt_last_launch_stats.restype = ctypes.c_char_p
+        lib.opgen_rt_live_executor_count.restype = ctypes.c_uint64
+        lib.opgen_rt_live_executor_count.argtypes = []
         lib.opgen_rt_opdef_json.restype = ctypes.c_char_p
         lib.opgen_rt_opdef_json.argtypes = [ctypes.c_char_p]
         lib.opgen_rt_run_tiling_json.restype = ctypes.c_char_p

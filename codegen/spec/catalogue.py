@@ -171,13 +171,21 @@ def _parse_cost_model(r: Reader, node: YNode) -> CostModel | None:
     )
 
 
-def _parse_product(r: Reader, node: YNode) -> Product | None:
+def _parse_product(r: Reader, node: YNode, bad: set[str]) -> Product | None:
+    """One product entry; the keys whose value was refused (an error recorded, a stand-in value taken) are
+    added to ``bad``."""
     m = r.mapping(node, _PRODUCT_KEYS, _PRODUCT_OPTIONAL_KEYS)
     if m is None:
         return None
 
     def get(key: str, fn: Callable[[YNode], object]) -> object:
-        return fn(m[key]) if key in m else None
+        if key not in m:
+            return None
+        count = len(r.errors)
+        value = fn(m[key])
+        if len(r.errors) > count:
+            bad.add(key)
+        return value
 
     name = _pattern(r, m["name"], _C_IDENT, "a valid identifier (e.g. Ascend910B)") if "name" in m else ""
     config = (
@@ -246,7 +254,11 @@ def _value_node(node: YMap, key: str) -> YNode:
     return next((v for k, v in node.entries if k.value == key), node)
 
 
-def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
+def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]], refused: dict[str, set[str]]) -> None:
+    """The checks across fields and products: unique names, document terms, BF16 atomics with bf16, and the
+    capabilities of products sharing an NpuArch. A value that was refused (its key in ``refused[name]``; an
+    error is recorded and a stand-in taken) is left out of them: one bad value gives one error, not a second
+    one about its stand-in."""
     for key in ("name", "config_name", "soc_version"):
         first: dict[str, Product] = {}
         for node, p in products:
@@ -271,7 +283,8 @@ def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
                 )
     by_arch: dict[int, Product] = {}
     for node, p in products:
-        if DType.BF16 in p.atomic_add_dtypes and not p.bf16:
+        bad = refused.get(p.name, set())
+        if DType.BF16 in p.atomic_add_dtypes and not p.bf16 and "bf16" not in bad:
             r.error(
                 _value_node(node, "atomic_add_dtypes"), f"{p.name} lists BF16 in atomic_add_dtypes but has bf16: false"
             )
@@ -279,7 +292,8 @@ def _check_catalogue(r: Reader, products: list[tuple[YMap, Product]]) -> None:
             continue
         other = by_arch.setdefault(p.npu_arch, p)
         for cap in ARCH_CAPABILITIES:
-            if other is not p and getattr(other, cap) != getattr(p, cap):
+            stand_in = cap in bad or cap in refused.get(other.name, set())
+            if other is not p and not stand_in and getattr(other, cap) != getattr(p, cap):
                 r.error(
                     _value_node(node, cap),
                     f"{p.name} has npu_arch {p.npu_arch} like {other.name} (line {other.loc.line}) "
@@ -337,11 +351,14 @@ def _load_catalogue(path: Path, errors: list[SpecError]) -> Catalogue | None:
     if not items:
         r.error(top["products"], "empty product list; the catalogue needs at least one product")
     parsed: list[tuple[YMap, Product]] = []
+    refused: dict[str, set[str]] = {}  # product name -> keys whose value was refused (a stand-in was taken)
     for item in items:
-        p = _parse_product(r, item)
+        bad: set[str] = set()
+        p = _parse_product(r, item, bad)
         if p is not None and isinstance(item, YMap):
             parsed.append((item, p))
-    _check_catalogue(r, parsed)
+            refused[p.name] = bad
+    _check_catalogue(r, parsed, refused)
     outside = _uncatalogued(r, top["uncatalogued_doc_terms"], parsed) if "uncatalogued_doc_terms" in top else ()
     catalogue = Catalogue(tuple(p for _, p in parsed), str(path), categories, outside)
     return catalogue if len(errors) == before else None

@@ -14,7 +14,8 @@ call a row cannot take (an argument the aclnn API lacks, an op the product lacks
 forward or backward API refuses, or one eager PyTorch refuses), runs in eager PyTorch. The :class:`Report`
 it yields counts which ran where.
 
-Modules: :mod:`~codegen.torch.table` (:data:`TORCH_OPS`), :mod:`~codegen.torch.operators` (:func:`register`,
+Modules: :mod:`~codegen.torch.table` (:data:`TORCH_OPS`), :mod:`~codegen.torch.lists` (:data:`LIST_OPS`, the
+``torch._foreach_*`` functions), :mod:`~codegen.torch.operators` (:func:`register`,
 the custom operators) and :mod:`~codegen.torch.mode` (:func:`ops`).
 
 PyTorch is an optional dependency: ``import codegen`` does not import this package.
@@ -22,8 +23,9 @@ PyTorch is an optional dependency: ``import codegen`` does not import this packa
 
 from __future__ import annotations
 
+from codegen.torch.lists import LIST_OPS, ListOp
 from codegen.torch.mode import Report, ops
 from codegen.torch.operators import namespace, register, schema
 from codegen.torch.table import TORCH_OPS, TorchOp
 
-__all__ = ["TORCH_OPS", "Report", "TorchOp", "namespace", "ops", "register", "schema"]
+__all__ = ["LIST_OPS", "TORCH_OPS", "ListOp", "Report", "TorchOp", "namespace", "ops", "register", "schema"]

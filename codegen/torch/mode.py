@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from codegen.torch.lists import LIST_OPS, ListOp, tensor_list
 from codegen.torch.operators import _call, _specs_of, _status, register
 from codegen.torch.table import TORCH_OPS, Args, TorchOp
 
@@ -103,6 +104,9 @@ class _Mode(TorchFunctionMode):
         self.specs = _specs_of(product)
         self.report = Report(product)
         self.rows = {fn: (row, stub) for row in TORCH_OPS for fn, stub in row.functions}
+        self.list_rows: dict[Any, list[ListOp]] = {}
+        for list_row in LIST_OPS:
+            self.list_rows.setdefault(list_row.function, []).append(list_row)
 
     def can_run(self, op: str | None, cann: Args) -> bool:
         """Whether the product has aclnn API ``op`` and its phase 1 takes the parameters ``cann`` (any status,
@@ -134,6 +138,13 @@ class _Mode(TorchFunctionMode):
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
+        list_rows = self.list_rows.get(func)
+        if list_rows is not None:
+            routed, result = self._list_call(list_rows, func, args, kwargs)
+            if routed:
+                return result
+            self.report.eager[getattr(func, "__name__", str(func))] += 1
+            return func(*args, **kwargs)
         found = self.rows.get(func)
         # Under a functorch transform (vmap, grad, jacrev, ...) the tensors are functorch wrappers, which
         # neither the custom operators nor an autograd.Function without setup_context can take: eager.
@@ -151,6 +162,51 @@ class _Mode(TorchFunctionMode):
         if isinstance(result, torch.Tensor):
             self.report.eager[getattr(func, "__name__", str(func))] += 1
         return result
+
+    def _list_call(
+        self, rows: list[ListOp], func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[bool, Any]:
+        """Runs a ``torch._foreach_*`` call through the first of ``rows`` that takes it; ``(True, result)``
+        (None for an in-place form, whose list then holds the result), or ``(False, None)`` when it must run
+        eagerly: no row takes its argument kinds, a tensor is not on the CPU, a gradient will be wanted (the
+        list ops have no autograd formula), PyTorch's own checks refuse it (the call run on ``meta`` copies),
+        a functorch transform is active, or phase 1 of the API refuses it (e.g. a list of mixed dtypes)."""
+        if torch._C._are_functorch_transforms_active():
+            return False, None
+        for row in rows:
+            try:
+                bound = row.stub(*args, **kwargs)
+            except TypeError:
+                continue
+            if not tensor_list(bound.get("self")) or not row.takes(bound):
+                continue
+            tensors = [t for v in bound.values() if tensor_list(v) for t in v]
+            tensors += [v for v in bound.values() if isinstance(v, torch.Tensor)]
+            if any(t.device.type != "cpu" for t in tensors):
+                return False, None
+            if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+                return False, None
+            meta = {id(t): t.detach().to("meta") for t in tensors}
+
+            def on_meta(v: Any, meta: dict[int, torch.Tensor] = meta) -> Any:
+                return [meta.get(id(t), t) for t in v] if tensor_list(v) else meta.get(id(v), v)
+
+            try:
+                with torch._C.DisableTorchFunction(), torch.no_grad():
+                    func(*(on_meta(a) for a in args), **{k: on_meta(v) for k, v in kwargs.items()})
+            except Exception:  # PyTorch refuses the call: eager gives its error
+                return False, None
+            cann = row.args(bound)
+            if not self.can_run(row.api, cann):
+                return False, None
+            out = self.run(row.api, cann)
+            if not row.in_place:
+                return True, out
+            with torch._C.DisableTorchFunction(), torch.no_grad():
+                for target, value in zip(bound["self"], out):
+                    target.copy_(value)
+            return True, None
+        return False, None
 
     def _fits(self, row: TorchOp, bound: Args, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         """Whether the row's generated side(s) take this call, decided before anything runs: every tensor on

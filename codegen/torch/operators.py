@@ -45,17 +45,36 @@ def namespace(product: str) -> str:
 
 
 def schema(spec: OpSpec) -> str:
-    """The ``torch.library`` schema of an op: ``softmax(Tensor self, int dim) -> Tensor``."""
+    """The ``torch.library`` schema of an op: ``softmax(Tensor self, int dim) -> Tensor``; an aclTensorList
+    parameter or output is ``Tensor[]`` (``(Tensor[] x) -> Tensor[]``)."""
     attrs = {a.name: a for a in spec.attrs}
     inputs = {t.name: t for t in spec.inputs}
     params = []
     for name in spec.aclnn_order:
         if name in inputs:
-            params.append(f"Tensor{'?' if inputs[name].optional else ''} {name}")
+            kind = "Tensor[]" if inputs[name].is_list else "Tensor"
+            params.append(f"{kind}{'?' if inputs[name].optional else ''} {name}")
         elif name in attrs:
             params.append(f"{TORCH_SCHEMA_TYPES[attrs[name].type]} {name}")
-    outs = "Tensor" if len(spec.outputs) == 1 else "(" + ", ".join("Tensor" for _ in spec.outputs) + ")"
+    kinds = ["Tensor[]" if t.is_list else "Tensor" for t in spec.outputs]
+    outs = kinds[0] if len(kinds) == 1 else "(" + ", ".join(kinds) + ")"
     return f"{spec.snake}({', '.join(params)}) -> {outs}"
+
+
+def _arg_to_numpy(v: Any) -> Any:
+    """A custom operator's argument for the Python API: a tensor as an array, a tensor list as a list of
+    arrays, anything else as it is."""
+    if isinstance(v, torch.Tensor):
+        return _to_numpy(v)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(t, torch.Tensor) for t in v):
+        return [_to_numpy(t) for t in v]
+    return v
+
+
+def _out_to_torch(o: Any) -> Any:
+    """An output of the Python API as the custom operator returns it: an array as a tensor, a list of arrays
+    (an aclTensorList output) as a list of tensors."""
+    return [_to_torch(a) for a in o] if isinstance(o, list) else _to_torch(o)
 
 
 @cache
@@ -68,9 +87,9 @@ def _kernel(spec: OpSpec, product: str) -> Callable[..., Any]:
     names = [n for n in spec.aclnn_order if n in {t.name for t in spec.inputs} | {a.name for a in spec.attrs}]
 
     def kernel(*args: Any) -> Any:
-        params: Args = {n: _to_numpy(v) if isinstance(v, torch.Tensor) else v for n, v in zip(names, args)}
+        params: Args = {n: _arg_to_numpy(v) for n, v in zip(names, args)}
         out = _callable(spec.snake, product)(deterministic=torch.are_deterministic_algorithms_enabled(), **params)
-        return tuple(_to_torch(o) for o in out) if isinstance(out, tuple) else _to_torch(out)
+        return tuple(_out_to_torch(o) for o in out) if isinstance(out, tuple) else _out_to_torch(out)
 
     return kernel
 
@@ -197,7 +216,7 @@ def _status(product: str, spec: OpSpec, cann: Args) -> int:
     constraints)."""
     defaults = {a.name: a.default for a in spec.attrs}
     params: dict[str, Any] = {
-        n: _to_numpy(v) if isinstance(v, torch.Tensor) else v
+        n: _arg_to_numpy(v)
         for n in spec.aclnn_order
         if n not in spec.output_names
         for v in [cann.get(n, defaults.get(n))]

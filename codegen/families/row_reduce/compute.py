@@ -125,6 +125,10 @@ class RowReduceCompute:
         per_row_inputs: the inputs with one value per row (``per_row``): of the first input's shape with the
             reduced dims set to 1 (their element count is the rows' count), each row's value a scalar of its
             formulas.
+        output_mask: the ``bool_array`` attr ``output_mask`` names (one entry per output, in output order,
+            aclnnLayerNormBackward's ``outputMask``), or "": output ``i`` is produced when entry ``i`` is true
+            (then it must not be null: 161001); a false entry's output may be null, is neither checked nor
+            written (every output is nullable), and a mask of no true entry launches nothing.
     """
 
     dim: str
@@ -134,6 +138,7 @@ class RowReduceCompute:
     row_inputs: tuple[str, ...] = ()
     rows_attr: str = ""
     per_row_inputs: tuple[str, ...] = ()
+    output_mask: str = ""
 
     def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
         """``shape``: the output shape rule alone gives the first output's shape (``attrs`` unused)."""
@@ -167,7 +172,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         The model, or None when the section has an error.
     """
     r = ctx.reader
-    m = r.mapping(node, ("steps",), ("dim", "rows", "per_row"))
+    m = r.mapping(node, ("steps",), ("dim", "rows", "per_row", "output_mask"))
     if m is None or "steps" not in m:
         return None
     ok = True
@@ -222,6 +227,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
     per_row = _per_row_inputs(m["per_row"], ctx, row_names or [], "rows" in m) if "per_row" in m else []
     if per_row is None:
         ok, per_row = False, []
+    mask = _output_mask(m["output_mask"], ctx) if "output_mask" in m else ""
+    if mask is None:
+        ok, mask = False, ""
     inputs = {t.name for t in ctx.inputs}
     outputs = [t.name for t in ctx.outputs]
     floats = {a.name for a in ctx.attrs if a.type in ("float", "double")}
@@ -322,7 +330,34 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> RowReduceCompute | None:
         row_inputs=tuple(n for n in row_names or () if n != rows_attr),
         rows_attr=rows_attr or "",
         per_row_inputs=tuple(per_row),
+        output_mask=mask,
     )
+
+
+def _output_mask(node: YNode, ctx: ComputeContext) -> str | None:
+    """The attr ``compute.output_mask`` names: a ``bool_array`` of fixed length, one entry per output; no
+    output may also be ``nullable`` (the mask makes each one so). None after an error (recorded at its line)."""
+    r = ctx.reader
+    name = r.string(node)
+    if name is None:
+        return None
+    attr = next((a for a in ctx.attrs if a.name == name), None)
+    n = len(ctx.outputs)
+    if attr is None or attr.type != "bool_array":
+        r.error(node, f"'{name}' is not a bool_array attr; output_mask names the bool_array with one entry per output")
+        return None
+    if attr.length != (n, n):
+        r.error(node, f"output_mask '{name}' must have the fixed length {n} (one entry per output), not {attr.length}")
+        return None
+    marked = [t.name for t in ctx.outputs if t.nullable]
+    if marked:
+        r.error(
+            node,
+            f"output_mask makes every output nullable (null when its entry is false); drop nullable from "
+            f"{', '.join(marked)}",
+        )
+        return None
+    return name
 
 
 def _per_row_inputs(node: YNode, ctx: ComputeContext, row_names: list[str], rows_form: bool) -> list[str] | None:

@@ -77,7 +77,7 @@ def read_device(
             e = r.mapping(
                 item,
                 ("name",),
-                ("from", "optional", "auto_contiguous", "dtype", "like", "dtype_map")
+                ("from", "optional", "auto_contiguous", "dtype", "fill", "like", "dtype_map")
                 if key == "inputs"
                 else ("from", "auto_contiguous"),
             )
@@ -155,9 +155,12 @@ def read_device(
             if source in used and key == "outputs":
                 r.error(e["from"], f"aclnn {key[:-1]} '{source}' is already carried by another device {key[:-1]}")
                 continue
+            fill = _fill(st, e, next(t for t in aclnn if t.name == source)) if "fill" in e else False
+            if fill is None:
+                continue
             seen[name] = f"{key}"
             used.add(source)
-            out.append(DeviceTensor(name, source, item.loc, auto_contiguous))
+            out.append(DeviceTensor(name, source, item.loc, auto_contiguous, fill=fill))
         missing = [t.name for t in aclnn if t.name not in used]
         if missing and "" not in used and r.seq(m[key]) is not None:
             r.error(
@@ -210,12 +213,16 @@ def read_device(
             continue
         if not device_attr_fits(st, e, name, type_, dev_attrs, (*inputs, *outputs)):
             continue
+        if type_ == "list_bool" and st.family and not registry.family(st.family).output_mask:
+            r.error(e["type"], f"a list_bool device attr (an output mask) is not supported by the {st.family} family")
+            continue
         fits = {
             "int": src.type in ("int64", "uint64"),
             "bool": src.type == "bool",
             "float": src.type in ("float", "double", "scalar"),
             "string": (src.type in ("int64", "uint64") and bool(src.values)) or src.type == "string",
             "list_int": src.type == "int64",
+            "list_bool": src.type == "bool_array",
         }[type_]
         if not fits:
             r.error(
@@ -223,8 +230,8 @@ def read_device(
                 f"{a_or_an(type_)} {type_} device attr cannot carry aclnn attr '{source}' ({src.type}"
                 + (", without values" if type_ == "string" else "")
                 + "); string needs an integer attr with values, int an integer, float a float/double, bool a bool,"
-                " list_int an int64 (sent as the one-element list {value}); an int_array or bool_array attr is"
-                " checked by the L2 API only: list it in host_attrs",
+                " list_int an int64 (sent as the one-element list {value}), list_bool a bool_array; an int_array"
+                " attr is checked by the L2 API only: list it in host_attrs",
             )
             continue
         default: int | float | bool | str | tuple[int, ...] | None = None
@@ -232,6 +239,11 @@ def read_device(
             default = read_list_int_default(st, e["default"])
             if default is None:
                 continue
+        elif "default" in e and type_ == "list_bool":
+            bools = _list_bool_default(st, e["default"], src.length)
+            if bools is None:
+                continue
+            default = bools
         elif "default" in e:
             d = e["default"]
             v = d.value if isinstance(d, YScalar) else None
@@ -481,6 +493,9 @@ def _scalar_input(
     if "dtype" in e:
         r.error(e["dtype"], "a device input carrying a scalar attr takes its dtypes from 'like' and 'dtype_map'")
         return None
+    if "fill" in e:
+        r.error(e["fill"], "fill: true is for a device input carrying an optional aclnn input, not a scalar attr")
+        return None
     like = r.string(e["like"]) if "like" in e else (inputs[0].name if inputs else None)
     tensor = next((t for t in inputs if t.name == like), None)
     if tensor is None:
@@ -502,3 +517,45 @@ def _scalar_input(
                 return None
             pairs.append((src, dst))
     return DeviceTensor(name, source, item.loc, auto_contiguous, like=tensor.name, like_map=tuple(pairs))
+def _list_bool_default(st: ParseState, node: YNode, length: tuple[int, int] | None) -> tuple[bool, ...] | None:
+    """The default of a ``list_bool`` device attr: a YAML list of true/false of a length the carried bool_array
+    takes (``length``, its inclusive range; None: any). None (recorded at ``node`` or the item) on a problem."""
+    r = st.r
+    items = node.items if isinstance(node, YSeq) else None
+    if items is None:
+        r.error(node, "default must be a list of true/false for a list_bool attr (e.g. [true, true, true])")
+        return None
+    values = []
+    for item in items:
+        v = item.value if isinstance(item, YScalar) else None
+        if not isinstance(v, bool):
+            r.error(item, f"each element of a list_bool default must be true or false, got {v!r}")
+            return None
+        values.append(v)
+    if length is not None and not length[0] <= len(values) <= length[1]:
+        r.error(node, f"default has {len(values)} elements; the bool_array it carries takes {length[0]} to {length[1]}")
+        return None
+    return tuple(values)
+
+
+def _fill(st: ParseState, e: dict[str, YNode], source: TensorSpec) -> bool | None:
+    """A device input's ``fill``: true (the OpDef registers it REQUIRED; the L2 API passes a tensor of the aclnn
+    input's default in place of a null one) only for an optional aclnn input with a ``default`` in a family that
+    fills (:attr:`codegen.registry.Family.fill_inputs`). None (recorded) on a problem."""
+    r = st.r
+    fill = r.boolean(e["fill"])
+    if fill is None:
+        return None
+    if not fill:
+        return False
+    if st.family and not registry.family(st.family).fill_inputs:
+        r.error(e["fill"], f"fill: true is not supported by the {st.family} family")
+        return None
+    if not source.optional or source.default is None:
+        r.error(
+            e["fill"],
+            f"fill: true needs an optional aclnn input with a default; '{source.name}' is "
+            + ("optional without a default" if source.optional else "required"),
+        )
+        return None
+    return True

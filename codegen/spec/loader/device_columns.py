@@ -7,7 +7,15 @@ from codegen import registry
 from codegen.spec.loader.constraints import constraint_arch_groups
 from codegen.spec.loader.fields import read_products
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import DeviceColumn, DeviceInterface, DType, DtypeCombo, TensorSpec, fixed_outputs
+from codegen.spec.model import (
+    DeviceColumn,
+    DeviceInterface,
+    DType,
+    DtypeCombo,
+    TensorSpec,
+    fixed_inputs,
+    fixed_outputs,
+)
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 
 #: Dtypes of the 1-d tensor an int_array attr becomes (``aclOpExecutor::ConvertToTensor``).
@@ -38,7 +46,8 @@ def read_dtype_columns(
     dtypes, and no two the same input dtypes and attr values (an attr a column does not set has its
     ``value``) but other output dtypes: the device op's output dtypes follow from its inputs' dtypes and
     attrs (its InferDataType). For every dtype of the first input, the first column of that dtype is its
-    one-dtype column on every product of the op, without attrs: the
+    one-dtype column on every product of the op, without attrs (an output, or in a family that casts them an
+    input after the first, of one dtype in every column takes no part): the
     column the L2 API launches when the aclnn tensors' dtypes match no column. Only a family that honours
     columns (:attr:`codegen.registry.Family.dtype_columns`) may have the key, and not beside
     ``device.dtypes``. Problems are recorded at their lines; the columns read without a problem are
@@ -68,7 +77,7 @@ def read_dtype_columns(
         m = r.mapping(
             item,
             [d.name for d in carriers],
-            ("products", *[d.name for d in arrays], *settable, *other_attrs, *failed_attrs),
+            ("products", "twin", *[d.name for d in arrays], *settable, *other_attrs, *failed_attrs),
         )
         if m is None or any(n in m for n in failed_attrs):
             complete = False
@@ -122,6 +131,7 @@ def read_dtype_columns(
                 continue
             assert isinstance(v, (bool, int))
             attrs.append((name, v))
+        twin = bool(r.boolean(m["twin"])) if "twin" in m else False
         listed = products
         if "products" in m:
             listed = _read_column_products(st, m["products"], products)
@@ -133,16 +143,20 @@ def read_dtype_columns(
             tuple(p for p in listed if p in products),
             item.loc,
         )
-        column = DeviceColumn(combo, tuple(attrs), tuple(array_dtypes))
-        clash = _clash(column, out, device, inputs) or _twinless(column, out)
+        column = DeviceColumn(combo, tuple(attrs), tuple(array_dtypes), twin)
+        twins_ok = bool(family) and registry.family(family).output_twins
+        clash = _clash(column, out, device, inputs, twins_ok) or _twinless(column, out)
         if clash:
-            r.error(item, clash)
+            r.error(m["twin"] if clash.startswith("twin: true") else item, clash)
             complete = False
             continue
         out.append(column)
     if complete and out and inputs:
         launched = [c for c in out if not c.arrays]
-        _one_dtype_columns(st, node, launched, inputs[0], products, fixed_outputs(launched, outputs))
+        fixed = fixed_outputs(launched, outputs)
+        if family and registry.family(family).fixed_inputs:
+            fixed |= fixed_inputs(launched, inputs)  # cast to their one dtype by the L2 API
+        _one_dtype_columns(st, node, launched, inputs[0], products, fixed)
     return tuple(out)
 
 
@@ -165,10 +179,16 @@ def _read_column_products(st: ParseState, node: YNode, products: tuple[str, ...]
 
 
 def _clash(
-    column: DeviceColumn, earlier: list[DeviceColumn], device: DeviceInterface, inputs: tuple[TensorSpec, ...]
+    column: DeviceColumn,
+    earlier: list[DeviceColumn],
+    device: DeviceInterface,
+    inputs: tuple[TensorSpec, ...],
+    twins_ok: bool = False,
 ) -> str:
-    """Why ``column`` cannot follow ``earlier`` (a duplicate, or the inputs' dtypes and attr values of an earlier
-    column with other outputs), or ``""``."""
+    """Why ``column`` cannot follow ``earlier`` (a duplicate; the inputs' dtypes and attr values of an earlier
+    column with other outputs, unless it is marked ``twin: true`` in a family that takes output twins,
+    ``twins_ok`` (:attr:`codegen.registry.Family.output_twins`); ``twin: true`` without such an earlier
+    column, or in another family), or ``""``."""
     constants = {a.name: a.value for a in device.attrs if a.source is None}
     names = [t.name for t in inputs]
 
@@ -183,12 +203,22 @@ def _clash(
     for k, e in enumerate(earlier):
         if e.combo.dtypes == column.combo.dtypes and e.arrays == column.arrays:
             return f"duplicate dtype column ({_text(column)}), as column {k}"
+        if key(e) == key(column) and column.twin and twins_ok and not e.twin:
+            return ""
         if key(e) == key(column):
             return (
                 f"column ({_text(column)}) has the input dtypes and attr values of column {k} "
                 f"({_text(e)}) but other output dtypes; the device op's output dtypes follow from its inputs' "
                 "dtypes and attrs (InferDataType): set a constant device attr to tell them apart"
+                + (", or mark it twin: true (registered, never what the L0 API allocates)" if twins_ok else "")
             )
+    if column.twin:
+        if not twins_ok:
+            return "twin: true (an output twin of an earlier column) is not supported by this family"
+        return (
+            f"twin: true marks an output twin, but no earlier column has the input dtypes and attr values of "
+            f"column ({_text(column)}) with other output dtypes"
+        )
     return ""
 
 
@@ -228,7 +258,8 @@ def _one_dtype_columns(
     fixed: frozenset[str] = frozenset(),
 ) -> None:
     """Records each dtype of ``first`` (the first aclnn input) without a one-dtype column: every tensor of that
-    dtype but the ``fixed`` outputs (:func:`fixed_outputs`), no attr set, registered on every product of the op
+    dtype but the ``fixed`` outputs (:func:`fixed_outputs`) and, where the family casts them, inputs
+    (:func:`fixed_inputs`), no attr set, registered on every product of the op
     (that supports the dtype: the column is dropped where it does not). Columns keep the OpDef's order, so it
     need not be the first of its dtype (LayerNormV4 registers FLOAT16 x with FLOAT gamma before FLOAT16
     gamma)."""

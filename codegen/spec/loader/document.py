@@ -268,6 +268,9 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     phase2 = read_phase2_header_names(st, m["phase2_header_names"]) if "phase2_header_names" in m else PHASE2_NAMES
     promote_type = read_promote_type(st, m["promote_type"], family, outputs) if "promote_type" in m else "input"
 
+    if compute is not None and bool(getattr(compute, "output_mask", False)):
+        # a bool_array output mask (a family's compute.output_mask): any output may be null when its entry is false
+        outputs = tuple(dataclasses.replace(t, nullable=True) for t in outputs)
     return OpSpec(
         op=op,
         op_type=op_type,

@@ -21,6 +21,8 @@ from codegen.spec.model.device import (
     DeviceColumn,
     DeviceInterface,
     DeviceTensor,
+    fixed_input_dtype,
+    fixed_inputs,
     fixed_outputs,
 )
 from codegen.spec.model.example import Example, ExampleTensor
@@ -78,6 +80,8 @@ __all__ = [
     "TilingSpec",
     "VectorCost",
     "absent_optional_shapes",
+    "fixed_input_dtype",
+    "fixed_inputs",
     "fixed_outputs",
     "snake_case",
 ]

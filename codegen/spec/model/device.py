@@ -40,6 +40,10 @@ class DeviceTensor:
         like_map: for such a device input, ``(dtype of like, its own dtype)`` for each dtype column where the
             one-element tensor takes another dtype than the ``like`` tensor (ops-nn's ForeachMulScalar registers
             a FLOAT ``scalar`` beside a BF16 ``x``); empty when it always takes the ``like`` tensor's.
+        fill: the spec's ``fill: true`` on a device input carrying an optional aclnn input with a ``default``
+            (a family that fills, ``Family.fill_inputs``): the OpDef registers it REQUIRED, and the L2 API passes
+            a tensor of the default in place of a null one (ops-nn's aclnnLayerNormBackward fills a null weight
+            with ones for LayerNormGradV3's REQUIRED gamma).
     """
 
     name: str
@@ -48,6 +52,7 @@ class DeviceTensor:
     auto_contiguous: bool = False
     dtype: DType | None = None
     like: str | None = None
+    fill: bool = False
     like_map: tuple[tuple[DType, DType], ...] = ()
 
     def like_dtype(self, dtype: DType) -> DType:
@@ -107,11 +112,17 @@ class DeviceColumn:
             Ascend950's INT64 ``normalized_shape`` columns of ops-nn's LayerNormV4. The L2 API never launches
             such a column; a launch of that dtype (a graph caller's) gets the tiling key of the column with the
             same other dtypes and attrs (the kernel never reads the array's tensor).
+        twin: the spec's ``twin: true``: an output twin of the earlier column with the same input dtypes and
+            attrs (LayerNormGradV3's FLOAT16 ``pd_gamma`` and ``pd_beta`` beside the FLOAT ones of FLOAT16
+            ``gamma``): registered with a tiling key of its own, but the L0 API allocates the earlier column's
+            output dtypes (the L2 API launches that one and casts, as ops-nn's aclnnLayerNormBackward does on
+            Atlas A2/A3, gradWeightType FLOAT), and InferDataType follows the L0 API.
     """
 
     combo: DtypeCombo
     attrs: tuple[tuple[str, int | bool], ...] = ()
     arrays: tuple[tuple[str, DType], ...] = ()
+    twin: bool = False
 
     def array_dtype(self, d: DeviceTensor) -> DType | None:
         """The dtype of int_array carrier ``d`` in this column (its own ``dtype`` unless :attr:`arrays` names
@@ -159,3 +170,24 @@ def fixed_outputs(columns: Sequence[DeviceColumn], outputs: Sequence[TensorSpec]
     if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
         return frozenset()
     return frozenset(t.name for t in outputs if len({c.combo.dtype(t.name) for c in columns}) == 1)
+
+
+def fixed_inputs(columns: Sequence[DeviceColumn], inputs: Sequence[TensorSpec]) -> frozenset[str]:
+    """The aclnn inputs after the first whose device input has one dtype in every column while the first input's
+    dtype varies, and that take another dtype too (LayerNormGradV3's FLOAT ``mean`` and ``rstd`` beside
+    aclnnLayerNormBackward's FLOAT16 or BF16 ones): the L2 API casts the caller's tensor to that dtype before
+    the launch (``l0op::Cast``, as ops-nn's aclnn_layer_norm_backward.cpp does), so they take no part in a
+    dtype's one-dtype column and the caller's tensor may have any of the input's ``dtypes``."""
+    if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
+        return frozenset()
+    out = set()
+    for t in inputs[1:]:
+        dts = {c.combo.dtype(t.name) for c in columns}
+        if len(dts) == 1 and set(t.dtypes) - dts:
+            out.add(t.name)
+    return frozenset(out)
+
+
+def fixed_input_dtype(columns: Sequence[DeviceColumn], name: str) -> DType:
+    """The one dtype every column gives the fixed input ``name`` (:func:`fixed_inputs`)."""
+    return columns[0].combo.dtype(name)

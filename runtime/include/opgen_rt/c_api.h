@@ -23,6 +23,10 @@ int32_t opgen_rt_set_core_order(int32_t mode, uint64_t seed);
 // {"status": null, "launches": [], "host_tasks": []} before the first run.
 const char *opgen_rt_last_launch_stats(void);
 
+// How many executors phase 1 handed out that are neither consumed by phase 2 nor destroyed with
+// aclDestroyAclOpExecutor (repeatable ones included): a caller that drops an executor leaks it.
+uint64_t opgen_rt_live_executor_count(void);
+
 // JSON of the OpDef registered for `opType`, or "null" when there is none:
 // {"op_type", "inputs": [{"name", "param_type", "dtypes": ["DT_FLOAT", ...], "dtype_list": [...],
 //   "formats": ["FORMAT_ND", ...], "unknown_shape_formats": [...], "value_depend", "init_value"}],

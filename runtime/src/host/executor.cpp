@@ -8,6 +8,7 @@
 #include "dtype_convert.h"
 #include "executor_state.h"
 #include "opdev/op_executor.h"
+#include "opgen_rt/c_api.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
 #include "registry.h"
@@ -510,6 +511,12 @@ aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
   }
   opgen_rt::ExecutorAccess::State(executor)->repeatable = true;
   return ACLNN_SUCCESS;
+}
+
+uint64_t opgen_rt_live_executor_count(void) {
+  LiveExecutors &live = Live();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  return static_cast<uint64_t>(live.live.size());
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {

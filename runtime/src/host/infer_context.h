@@ -34,6 +34,20 @@ class InferContextBuilder {
     shapes.nodeName_ = dtypes.nodeName_ = opType;
     shapes.nodeType_ = dtypes.nodeType_ = opType;
   }
+  // The same with IR inputs of several instances (a tensor list: a DYNAMIC input): `instances[k]` is the
+  // instance count of IR input k, its descriptions consecutive in `inputs`; outputCount counts instances.
+  static void FillInstances(gert::InferShapeContext &shapes, gert::InferDataTypeContext &dtypes,
+                            const std::string &opType, const std::vector<TilingTensorDesc> &inputs,
+                            const std::vector<size_t> &instances, const std::vector<AttrValue> &attrs,
+                            size_t outputCount) {
+    Fill(shapes, dtypes, opType, inputs, attrs, outputCount);
+    size_t first = 0;
+    for (size_t count : instances) {
+      shapes.irInstances_.emplace_back(first, count);
+      dtypes.irInstances_.emplace_back(first, count);
+      first += count;
+    }
+  }
   static const std::vector<gert::Shape> &Outputs(const gert::InferShapeContext &shapes) {
     return shapes.outputs_;
   }

@@ -320,19 +320,39 @@ aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &a
   if (inferShape == nullptr || inferDtype == nullptr) {
     return ACLNN_SUCCESS;
   }
-  const auto isList = [](const aclTensorList *l) { return l != nullptr; };
-  if (std::any_of(args.inputLists.begin(), args.inputLists.end(), isList) ||
-      std::any_of(args.outputLists.begin(), args.outputLists.end(), isList)) {
-    OP_LOGW("%s: a launch with tensor lists is not compared with the registered InferShape (not emulated).", opType);
-    return ACLNN_SUCCESS;
-  }
+  // Instances: a tensor argument is one, a list argument (a DYNAMIC input or output) one per tensor, in order.
   std::vector<TilingTensorDesc> inputs;
-  for (const aclTensor *t : args.inputs) {
-    inputs.push_back(DescOf(t));
+  std::vector<size_t> instances;
+  for (size_t i = 0; i < args.inputs.size(); ++i) {
+    const aclTensorList *list = ListAt(args.inputLists, i);
+    if (list == nullptr) {
+      inputs.push_back(DescOf(args.inputs[i]));
+      instances.push_back(1);
+      continue;
+    }
+    for (uint64_t k = 0; k < list->Size(); ++k) {
+      inputs.push_back(DescOf((*list)[k]));
+    }
+    instances.push_back(static_cast<size_t>(list->Size()));
+  }
+  std::vector<const aclTensor *> outs;  // every output instance
+  std::vector<std::string> outLabels;
+  for (size_t i = 0; i < args.outputs.size(); ++i) {
+    const std::string name = i < outNames.size() ? outNames[i] : "output" + std::to_string(i);
+    const aclTensorList *list = ListAt(args.outputLists, i);
+    if (list == nullptr) {
+      outs.push_back(args.outputs[i]);
+      outLabels.push_back(name);
+      continue;
+    }
+    for (uint64_t k = 0; k < list->Size(); ++k) {
+      outs.push_back((*list)[k]);
+      outLabels.push_back(name + "[" + std::to_string(k) + "]");
+    }
   }
   gert::InferShapeContext shapes;
   gert::InferDataTypeContext dtypes;
-  InferContextBuilder::Fill(shapes, dtypes, opType, inputs, args.attrs, args.outputs.size());
+  InferContextBuilder::FillInstances(shapes, dtypes, opType, inputs, instances, args.attrs, outs.size());
   if (inferShape(&shapes) != ge::GRAPH_SUCCESS || inferDtype(&dtypes) != ge::GRAPH_SUCCESS) {
     OP_LOGE(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
             "%s: the registered InferShape or InferDataType fails on the inputs of a launch the L0 API makes "
@@ -342,9 +362,12 @@ aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &a
   }
   const auto &gotShapes = InferContextBuilder::Outputs(shapes);
   const auto &gotDtypes = InferContextBuilder::Outputs(dtypes);
-  for (size_t i = 0; i < args.outputs.size() && i < gotShapes.size(); ++i) {
-    const aclTensor *out = args.outputs[i];
-    const std::string name = i < outNames.size() ? outNames[i] : "output" + std::to_string(i);
+  for (size_t i = 0; i < outs.size() && i < gotShapes.size(); ++i) {
+    const aclTensor *out = outs[i];
+    if (out == nullptr) {
+      continue;
+    }
+    const std::string &name = outLabels[i];
     const bool absent = out->GetViewShape().GetShapeSize() == 0 && gotShapes[i].GetShapeSize() != 0;
     if ((!absent && !SameDims(gotShapes[i], out->GetViewShape())) || gotDtypes[i] != out->GetDataType()) {
       OP_LOGE(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
@@ -511,6 +534,11 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
   stats.workspaceBytes = task.workspaceBytes;
   stats.tilingData = task.tilingData;
 
+  for (const aclTensor *out : task.poisonFirst) {  // a copy planned away: the fresh output it replaces
+    if (out->GetData() != nullptr) {
+      std::memset(out->GetData(), 0xFF, static_cast<size_t>(TensorBytes(out)));
+    }
+  }
   // InitValue initialises an output only when the tiling called SetNeedAtomic(true) (CANN's InitValue and
   // SetNeedAtomic documentation: used together, otherwise the initialisation does not take effect).
   for (const auto &init : task.outputInitValues) {

@@ -15,6 +15,7 @@ from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR
 from codegen.check.status_matrix import status_matrix
 from codegen.families.foreach.cases.values import CASE_SCALAR, scalar_dtype
 from codegen.families.foreach.compute import ForeachCompute
+from codegen.plan.tensor_lists import MAX_LIST_TENSORS
 from codegen.runner import ScalarArg, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -111,6 +112,16 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
         )
         yield case(f"{sc} INT32 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{sc: ScalarArg(3, "INT32")}))
     yield case("empty lists -> 0 (nothing launched)", 0, good(**{n: () for n in (*comp.sources, out)}))
+    # one more tensor than one call takes (the list table's MAX_TENSOR_CONT)
+    over = MAX_LIST_TENSORS + 1
+    yield case(
+        f"{x} of {over} tensors (at most {MAX_LIST_TENSORS}) -> 161002",
+        ACLNN_ERR_PARAM_INVALID,
+        {
+            **{n: tuple(np.full((1,), k + 1, np_dt) for _ in range(over)) for k, n in enumerate(comp.sources)},
+            out: tuple(np.zeros((1,), np_dt) for _ in range(over)),
+        },
+    )
     for mode in ("null_workspace_size", "null_executor"):
         yield case(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
     yield case("phase 2 twice -> 161002", ACLNN_ERR_PARAM_INVALID, good(), "phase2_twice")

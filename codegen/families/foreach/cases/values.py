@@ -24,6 +24,7 @@ import numpy as np
 from codegen.check.cases import Case, uniform_array
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import core_count
+from codegen.plan.tensor_lists import MAX_LIST_TENSORS
 from codegen.runner import ScalarArg, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
@@ -132,6 +133,9 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         if comp.scalar is not None:
             double = {comp.scalar: ScalarArg(DOUBLE_SCALAR, "DOUBLE")}
             yield _case(spec, product, dtype, "a DOUBLE scalar", {**lists([_draw(rng, (3, 67), dtype)]), **double})
+        # the most tensors one call takes (the list table's MAX_TENSOR_CONT), a few elements each
+        most = [_draw(rng, (1 + k % 3,), dtype) for k in range(MAX_LIST_TENSORS)]
+        yield _case(spec, product, dtype, f"{MAX_LIST_TENSORS} tensors (the most one call takes)", lists(most))
         if quick:
             continue
         # more tensors than cores, each of a few blocks: every core starts and ends inside the list

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from codegen.check.cases import Case
 from codegen.check.constraints import rejected_by
 from codegen.families.row_reduce.cases.outputs import infer_outputs
@@ -54,7 +56,9 @@ def null_output_cases(
             attrs = {n: v for n, v in params.items() if n not in inputs}
             params.update(infer_outputs(spec, {n: params[n] for n in inputs}, attrs))
             params.update({n: None for n in absent})
-            name = f"null {what}: {label}"
+            if comp.output_mask:  # the mask leaves out exactly the null outputs (a true entry's must be given)
+                params[comp.output_mask] = tuple(t.name not in absent for t in spec.outputs)
+            name = f"null {what}" + (f" ({comp.output_mask} false for it)" if comp.output_mask else "") + f": {label}"
             rejected = rejected_by(spec, product, params)
             if rejected is not None:
                 name = f"{name}: {rejected.name} -> {rejected.status}"
@@ -64,3 +68,18 @@ def null_output_cases(
                 continue
             tags = ("multicore",) if "all cores" in label else ()
             yield Case(spec.snake, product.name, dt.name, str(list(shape)), name, params, tags=tags)
+            if comp.output_mask and label == shapes[0][0] and len(absent) < len(spec.outputs):
+                # the outputs the mask leaves out given all the same, holding 1234.5 (not the device memory's
+                # poison, which an unwritten buffer the L2 API copied would hold too): the call must not write them
+                shaped = infer_outputs(spec, {n: params[n] for n in inputs}, attrs)
+                given = {**params, **{n: np.full(a.shape, 1234.5, a.dtype) for n, a in shaped.items()}}
+                given[comp.output_mask] = params[comp.output_mask]
+                yield Case(
+                    spec.snake,
+                    product.name,
+                    dt.name,
+                    str(list(shape)),
+                    f"{comp.output_mask} false for {what}, given: {label}",
+                    given,
+                    untouched=absent,
+                )

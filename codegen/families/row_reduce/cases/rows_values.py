@@ -12,7 +12,7 @@ from codegen.check.cases import Case
 from codegen.families.row_reduce.cases.labels import combo_label
 from codegen.families.row_reduce.cases.patterns import non_contiguous, special_rows
 from codegen.families.row_reduce.cases.tiling_probes import fit_limit, several_tiles_rows
-from codegen.families.row_reduce.plan.tensors import callable_combos, fallback_rounding
+from codegen.families.row_reduce.plan.tensors import callable_combos, fallback_rounding, launched_combo
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 
@@ -46,7 +46,8 @@ def rows_value_cases(
         p = params if params is not None else arr(shape)
         return case(dt, shape, -1, name + tag, p, label_dt, **({"rounded_to": rounding} if rounding else {}), **kw)
 
-    fit = fit_limit(spec, product, combo)
+    launched = launched_combo(spec, combo)  # the column a call casting fixed inputs launches
+    fit = fit_limit(spec, product, launched)
     if not full:
         yield one((5, 10), "rows of 10")
         yield one((2, fit + 1), "R one above the UB limit (chunked)")
@@ -77,6 +78,6 @@ def rows_value_cases(
         yield one((5, 33), "float attrs 0.5", {**arr((5, 33)), **{n: 0.5 for n in floats}})
     yield one((3 * product.vector_core_num + 5, 37), "rows over all cores", tags=("multicore",))
     yield one((5, 81), "R = 81 (16k + 1: an odd half in a halving fold)")
-    tiled = several_tiles_rows(spec, product, combo)
+    tiled = several_tiles_rows(spec, product, launched)
     if tiled is not None:
         yield one((tiled, 37), "a second, partial row tile on some cores")

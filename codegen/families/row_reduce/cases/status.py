@@ -13,7 +13,7 @@ from codegen.check.status_matrix import format_cases
 from codegen.families.row_reduce.cases.outputs import infer_outputs
 from codegen.families.row_reduce.plan.tensors import callable_combos, compute_of, default_combo, row_dtypes
 from codegen.runner import numpy_dtype
-from codegen.spec.model import DType, OpSpec, Product
+from codegen.spec.model import DType, OpSpec, Product, fixed_inputs
 
 
 def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
@@ -51,6 +51,13 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     for n in [*inputs, *outs]:
         if n not in nullable:
             yield status(f"null {n} -> 161001", ACLNN_ERR_PARAM_NULLPTR, {n: None})
+        elif comp.output_mask and n in outs:  # an output its mask entry asks for must be given
+            every = tuple(True for _ in outs)
+            yield status(
+                f"null {n} with its {comp.output_mask} entry true -> 161001",
+                ACLNN_ERR_PARAM_NULLPTR,
+                {n: None, comp.output_mask: every},
+            )
     yield status("null workspaceSize -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_workspace_size")
     yield status("null executor -> 161001", ACLNN_ERR_PARAM_NULLPTR, {}, "null_executor")
     yield status(
@@ -151,14 +158,19 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
 
 def _dtype_status_cases(spec: OpSpec, product: Product, good: dict[str, Any], status: Any) -> Iterator[Case]:
     """161002 for tensor dtypes the product does not take together: a second input of another float dtype
-    (the combination of the inputs is not allowed on ``product``), and with ``dtype_combos`` each output of
+    (the combination of the inputs is not allowed on ``product``; for an input cast to its one device dtype,
+    one outside its ``dtypes``), and with ``dtype_combos`` each output of
     another float dtype."""
     inputs = spec.input_names
     allowed = callable_combos(spec, product)
     floats = [d for d in (DType.FLOAT, DType.FLOAT16, DType.BF16) if product.supports(d)]
     first_dt = next(c.dtype(inputs[0]) for c in allowed if numpy_dtype(c.dtype(inputs[0])) == good[inputs[0]].dtype)
+    # an input of one dtype in every device column is cast to it: any of its dtypes goes with any call
+    fixed = fixed_inputs(spec.device_interface.launched_columns, spec.inputs)
     for n in inputs[1:]:
         for d in floats:
+            if n in fixed and d in spec.tensor(n).dtypes:
+                continue
             trial = {
                 m: (d if m == n else next(c.dtype(m) for c in allowed if c.dtype(inputs[0]) is first_dt))
                 for m in inputs

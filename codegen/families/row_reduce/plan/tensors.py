@@ -6,7 +6,7 @@ from __future__ import annotations
 from codegen.families.row_reduce.compute import RowReduceCompute
 from codegen.families.row_reduce.plan.formulas import substitute
 from codegen.spec.expr import Expr, Name, walk
-from codegen.spec.model import DType, DtypeCombo, OpSpec, Product, fixed_outputs
+from codegen.spec.model import DType, DtypeCombo, OpSpec, Product, fixed_input_dtype, fixed_inputs, fixed_outputs
 
 
 def compute_of(spec: OpSpec) -> RowReduceCompute:
@@ -42,7 +42,44 @@ def callable_combos(spec: OpSpec, product: Product) -> list[DtypeCombo]:
     ``dtype_combos`` the L2 API refuses a combination not allowed on the product: none is added."""
     if spec.dtype_combos:
         return [c for c in spec.dtype_combos if c.allowed_on(product)]
-    return [c for c in combos(spec) if c.allowed_on(product) or all(product.supports(d) for _, d in c.dtypes)]
+    out = [c for c in combos(spec) if c.allowed_on(product) or all(product.supports(d) for _, d in c.dtypes)]
+    return out + _fixed_input_calls(spec, out)
+
+
+def _fixed_input_calls(spec: OpSpec, callable_: list[DtypeCombo]) -> list[DtypeCombo]:
+    """For each first-input dtype ``d`` of ``callable_`` (its first combination), that combination with every
+    fixed input (:func:`codegen.spec.model.fixed_inputs`) of ``d`` where the input takes ``d`` and the columns
+    give it another: a call the L2 API casts before launching the column (:func:`launched_combo`)."""
+    fixed = fixed_inputs(spec.device_interface.launched_columns, spec.inputs)
+    first = spec.inputs[0].name
+    out: list[DtypeCombo] = []
+    seen: set[DType] = set()
+    for c in callable_:
+        d = c.dtype(first)
+        if d in seen:
+            continue
+        seen.add(d)
+        moved = {t.name for t in spec.inputs if t.name in fixed and d in t.dtypes and c.dtype(t.name) is not d}
+        if moved:
+            out.append(DtypeCombo(tuple((n, d if n in moved else x) for n, x in c.dtypes), c.products, c.loc))
+    return out
+
+
+def launched_combo(spec: OpSpec, combo: DtypeCombo) -> DtypeCombo:
+    """The combination (one of :func:`combos`, a tiling key) the L2 API launches for a call of ``combo``'s
+    dtypes: with each fixed input (:func:`codegen.spec.model.fixed_inputs`) cast to its dtype, the first device
+    column of those input dtypes (an output twin's earlier column, whose outputs the L0 API allocates);
+    ``combo`` itself without device columns."""
+    columns = spec.device_interface.launched_columns
+    if not columns or spec.dtype_combos:
+        return combo
+    fixed = fixed_inputs(columns, spec.inputs)
+    want = [fixed_input_dtype(columns, n) if n in fixed else combo.dtype(n) for n in spec.input_names]
+    attrs = next((c.attrs for c in columns if c.combo == combo), ())  # a column's attrs tell it apart too
+    for c in columns:
+        if [c.combo.dtype(n) for n in spec.input_names] == want and c.attrs == attrs:
+            return c.combo
+    return combo
 
 
 def fallback_rounding(spec: OpSpec, product: Product, combo: DtypeCombo) -> dict[str, str]:

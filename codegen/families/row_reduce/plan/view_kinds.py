@@ -65,6 +65,17 @@ class AclnnSourceView(AclnnSourceBase):
     #: the tensors the caller may pass as null: nullable outputs and optional inputs (any dtype combination
     #: matches a null one)
     null_ok: tuple[str, ...]
+    #: ``(input, DT_* name)`` of each input of one dtype in every device dtype column: the L2 API casts it to
+    #: that dtype before the L0 call (its ``<name>Casted``)
+    fixed_inputs: tuple[tuple[str, str], ...] = ()
+    #: the bool_array attr of ``compute.output_mask`` (a false entry's output is treated as passed null), or ""
+    output_mask: str = ""
+    #: the aclnn outputs in order (the entries of ``output_mask``)
+    output_names: tuple[str, ...] = ()
+    #: ``(input, fp32 literal of its default)`` of each optional input the device op takes as REQUIRED
+    filled_inputs: tuple[tuple[str, str], ...] = ()
+    #: C++ number of reduced trailing dims (a rows input's rank, or the int_array's length)
+    rows_rank: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,6 +168,10 @@ class TilingSourceView(TilingSourceBase):
     column_names: tuple[str, ...]
     #: the NpuArchs of the products without hardware SyncAll (column sums run on one core there)
     no_sync_archs: tuple[int, ...]
+    #: the device attr carrying ``compute.output_mask`` (a ListBool the tiling reads into ``writeMask``): its
+    #: index among the device attrs, or None; and its name
+    output_mask_index: int | None = None
+    output_mask_name: str = ""
 
 
 @dataclass(frozen=True)

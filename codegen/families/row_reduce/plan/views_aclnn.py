@@ -9,12 +9,13 @@ from codegen.families.row_reduce.plan.tensors import (
     callable_combos,
     column_outputs,
     combos,
+    compute_of,
     per_row_inputs,
     row_inputs,
     row_outputs,
 )
 from codegen.families.row_reduce.plan.view_records import ComboCheck
-from codegen.spec.model import DtypeCombo, OpSpec, Product
+from codegen.spec.model import DtypeCombo, OpSpec, Product, fixed_input_dtype, fixed_inputs
 from codegen.types import ACLNN_STATUS_CODES
 
 
@@ -35,7 +36,24 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "out": spec.output_names[0],
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
         "null_ok": [t.name for t in (*spec.inputs, *spec.outputs) if t.nullable or t.optional],
+        "fixed_inputs": tuple(_fixed_inputs(spec).items()),
+        "output_mask": compute_of(spec).output_mask,
+        "output_names": tuple(spec.output_names),
+        # an optional input the device op takes as REQUIRED: the L2 API passes a tensor of its default for a null one
+        "filled_inputs": tuple(
+            (d.source, f"{float(spec.tensor(d.source).default or 0.0)!r}f")
+            for d in spec.device_interface.inputs
+            if d.fill and d.source
+        ),
     }
+
+
+def _fixed_inputs(spec: OpSpec) -> dict[str, str]:
+    """The inputs of one dtype in every device dtype column (:func:`codegen.spec.model.fixed_inputs`), each
+    with that dtype's ``DT_*`` name: the L2 API casts the caller's tensor to it before the launch."""
+    columns = spec.device_interface.launched_columns
+    fixed = fixed_inputs(columns, spec.inputs)
+    return {n: fixed_input_dtype(columns, n).ge_name for n in spec.input_names if n in fixed}
 
 
 def _combo_checks(spec: OpSpec, products: list[Product]) -> tuple[list[ComboCheck], list[str]]:
@@ -48,7 +66,8 @@ def _combo_checks(spec: OpSpec, products: list[Product]) -> tuple[list[ComboChec
         names = [t.name for t in (*spec.inputs, *spec.outputs)]
         allowed = {c: [p for p in products if c.allowed_on(p)] for c in spec.dtype_combos}
     elif any(len({c.dtype(n) for n in spec.input_names}) > 1 for c in combos(spec)):
-        names = list(spec.input_names)
+        # an input of one dtype in every column is cast to it: the caller's may have any of its dtypes
+        names = [n for n in spec.input_names if n not in _fixed_inputs(spec)]
         allowed = {}
         for c in combos(spec):
             key = DtypeCombo(tuple((n, c.dtype(n)) for n in names), c.products)

@@ -9,7 +9,7 @@ from codegen.families.row_reduce.plan.tensors import column_outputs, combos, com
 from codegen.families.row_reduce.plan.view_records import L0OutputView
 from codegen.plan.dtype_columns import column_attrs, output_rules
 from codegen.plan.signature import L0Attr, L0ListAttr, l0_constant_attr, l0_params
-from codegen.spec.model import OpSpec, Product
+from codegen.spec.model import OpSpec, Product, fixed_inputs
 from codegen.types import ATTR_TYPE_INFO, DEVICE_ATTR_TYPE_INFO
 
 
@@ -32,6 +32,10 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
             l0_extra.append((set_by_columns[da.name].decl, da.name))
         elif da.source is None:
             l0_attrs.append(l0_constant_attr(da))
+        elif da.type == "list_bool":  # the caller's aclBoolArray, passed on as it is (LayerNormGradV3's output_mask)
+            decl = f"const aclBoolArray *{da.source}"
+            l0_attrs.append(L0Attr(da.name, decl, da.source))
+            l0_extra.append((decl, da.source))
         elif DEVICE_ATTR_TYPE_INFO[da.type].is_list:
             l0_lists.append(L0ListAttr(da.name, da.source, da.name))
             l0_attrs.append(L0Attr(da.name, f"{DEVICE_ATTR_TYPE_INFO[da.type].l0_type}{da.name}", da.name))
@@ -94,4 +98,5 @@ def _l2_tensor(spec: OpSpec, name: str) -> str:
     it passes the L0 API for an input, the aclnn output itself for an output."""
     if name not in spec.input_names:
         return name
-    return f"{name}Casted" if spec.promote_type == "out" else f"{name}Contiguous"
+    cast = spec.promote_type == "out" or name in fixed_inputs(spec.device_interface.launched_columns, spec.inputs)
+    return f"{name}Casted" if cast else f"{name}Contiguous"

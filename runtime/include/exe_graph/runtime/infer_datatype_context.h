@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exe_graph/runtime/runtime_attrs.h"
@@ -25,13 +26,19 @@ class InferDataTypeContext {
     return index < inputs_.size() ? inputs_[index] : ge::DT_UNDEFINED;
   }
   ge::DataType GetOptionalInputDataType(const size_t ir_index) const {
-    return GetInputDataType(ir_index);
+    return GetDynamicInputDataType(ir_index, 0);
   }
   ge::DataType GetRequiredInputDataType(const size_t ir_index) const {
-    return GetInputDataType(ir_index);
+    return GetDynamicInputDataType(ir_index, 0);
   }
   ge::DataType GetDynamicInputDataType(const size_t ir_index, const size_t relative_index) const {
-    return relative_index == 0 ? GetInputDataType(ir_index) : ge::DT_UNDEFINED;
+    if (irInstances_.empty()) {  // one instance per IR input
+      return relative_index == 0 ? GetInputDataType(ir_index) : ge::DT_UNDEFINED;
+    }
+    if (ir_index >= irInstances_.size() || relative_index >= irInstances_[ir_index].second) {
+      return ge::DT_UNDEFINED;
+    }
+    return GetInputDataType(irInstances_[ir_index].first + relative_index);
   }
   ge::DataType GetOutputDataType(const size_t index) const {
     return index < outputs_.size() ? outputs_[index] : ge::DT_UNDEFINED;
@@ -56,6 +63,8 @@ class InferDataTypeContext {
  private:
   friend class opgen_rt::InferContextBuilder;
   std::vector<ge::DataType> inputs_;  // DT_UNDEFINED for an absent optional input
+  // per IR input: (first instance, instance count); empty when every IR input is one instance
+  std::vector<std::pair<size_t, size_t>> irInstances_;
   std::vector<ge::DataType> outputs_;
   RuntimeAttrs attrs_;
   std::string nodeName_;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exe_graph/runtime/runtime_attrs.h"
@@ -28,13 +29,19 @@ class InferShapeContext {
     return index < inputs_.size() && present_[index] ? &inputs_[index] : nullptr;
   }
   const Shape *GetOptionalInputShape(const size_t ir_index) const {
-    return GetInputShape(ir_index);
+    return GetDynamicInputShape(ir_index, 0);
   }
   const Shape *GetRequiredInputShape(const size_t ir_index) const {
-    return GetInputShape(ir_index);
+    return GetDynamicInputShape(ir_index, 0);
   }
   const Shape *GetDynamicInputShape(const size_t ir_index, const size_t relative_index) const {
-    return relative_index == 0 ? GetInputShape(ir_index) : nullptr;
+    if (irInstances_.empty()) {  // one instance per IR input
+      return relative_index == 0 ? GetInputShape(ir_index) : nullptr;
+    }
+    if (ir_index >= irInstances_.size() || relative_index >= irInstances_[ir_index].second) {
+      return nullptr;
+    }
+    return GetInputShape(irInstances_[ir_index].first + relative_index);
   }
   Shape *GetOutputShape(const size_t index) {
     return index < outputs_.size() ? &outputs_[index] : nullptr;
@@ -53,6 +60,8 @@ class InferShapeContext {
   friend class opgen_rt::InferContextBuilder;
   std::vector<Shape> inputs_;
   std::vector<bool> present_;
+  // per IR input: (first instance, instance count); empty when every IR input is one instance
+  std::vector<std::pair<size_t, size_t>> irInstances_;
   std::vector<Shape> outputs_;
   RuntimeAttrs attrs_;
   std::string nodeName_;

@@ -1,0 +1,49 @@
+"""``torch._foreach_*`` inside ``codegen.torch.ops()``: the functions of ``codegen.torch.lists.LIST_OPS`` run
+through the generated foreach ops (their in-place forms write the result into the list), and a call those ops
+cannot take runs eagerly (mixed dtypes in a list, a gradient wanted, a second argument of another kind)."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import codegen.torch as ct  # noqa: E402
+
+
+def _lists() -> tuple[list, list]:
+    g = torch.Generator().manual_seed(7)
+    shapes = [(3, 4), (5,), (), (0,), (33,)]
+    a = [torch.rand(s, generator=g) + 0.5 for s in shapes]
+    b = [torch.rand(s, generator=g) + 0.5 for s in shapes]
+    return a, b
+
+
+def test_foreach_functions_run_through_the_generated_list_ops() -> None:
+    a, b = _lists()
+    want_mul, want_div, want_sqrt = torch._foreach_mul(a, b), torch._foreach_div(a, b), torch._foreach_sqrt(a)
+    in_place = [t.clone() for t in a]
+    with ct.ops("Ascend910B") as ran:
+        mul, div, sqrt = torch._foreach_mul(a, b), torch._foreach_div(a, b), torch._foreach_sqrt(a)
+        assert torch._foreach_div_(in_place, b) is None
+    assert ran.generated == {"ForeachMulList": 1, "ForeachDivList": 2, "ForeachSqrt": 1}
+    assert "_foreach_mul" not in ran.eager and "_foreach_div_" not in ran.eager
+    for got, want in zip(mul, want_mul):
+        assert got.shape == want.shape and torch.equal(got, want)
+    for got, want in zip([*div, *in_place], [*want_div, *want_div]):
+        assert torch.equal(got, want)
+    for got, want in zip(sqrt, want_sqrt):  # PyTorch's CPU sqrt is not always correctly rounded: 1 ULP
+        torch.testing.assert_close(got, want, rtol=2.0**-23, atol=0.0)
+
+
+def test_foreach_calls_the_list_ops_cannot_take_run_eagerly() -> None:
+    a, b = _lists()
+    mixed = [torch.ones(2), torch.ones(2, dtype=torch.float64)]
+    wants_grad = [t.clone().requires_grad_() for t in a]
+    with ct.ops("Ascend910B") as ran:
+        torch._foreach_sqrt(mixed)  # one dtype per list in aclnnForeachSqrt: phase 1 refuses it
+        torch._foreach_mul(wants_grad, b)  # the list ops have no gradient
+        with pytest.raises(RuntimeError):  # PyTorch's own check: lists of unequal lengths
+            torch._foreach_mul(a, b[:2])
+    assert ran.generated == {}
+    assert ran.eager["_foreach_sqrt"] == 1 and ran.eager["_foreach_mul"] == 2
