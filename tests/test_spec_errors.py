@@ -1563,8 +1563,8 @@ def test_device_opdef_key_errors(tmp_path: Path, catalogue: Catalogue) -> None:
          "    - {name: r, value: 1, type: int, required: true}"),
     )  # fmt: skip
     assert errs == [
-        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, fill, from, "
-        "name, optional",
+        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, dtype_map, "
+        "fill, from, like, name, optional",
         f"{f}:35: device.inputs[1].auto_contiguous: expected true or false, got string 'yes'",
         f"{f}:38: device.outputs[0].optional: unknown key 'optional'; allowed: auto_contiguous, from, name",
         f"{f}:41: device.attrs[1].attr_type: unknown attr_type 'required'; allowed: OPTIONAL, REQUIRED",
