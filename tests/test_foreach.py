@@ -106,6 +106,35 @@ def test_a_null_tensor_in_the_list_is_161001(built_op: Callable[[str, str], OpCa
     assert info.value.status == 161001
 
 
+@pytest.mark.parametrize(
+    ("op", "params", "status", "message"),
+    [
+        ("foreach_mul_list", {"x1": "ab", "x2": "aH"}, 161002, "x2[1] must have dtype DT_FLOAT, but has DT_FLOAT16"),
+        ("foreach_mul_list", {"x1": "ab", "x2": "aw"}, 161002, "x1[1] (shape [3]) and x2[1] (shape [4])"),
+        ("foreach_mul_list", {"x1": "aN", "x2": "ab"}, 161001, "non-null argument for x1[1]"),
+        ("foreach_sqrt", {"x": "I"}, 161002, "x[0] has dtype DT_INT8, which is not supported"),
+        ("foreach_sqrt", {"x": "aH"}, 161002, "x[1] must have dtype DT_FLOAT, but has DT_FLOAT16"),
+    ],
+)
+def test_per_element_messages_name_the_parameter_and_index(
+    op: str, params: dict[str, str], status: int, message: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """A per-element check of the lists names the element as the caller's parameter and index (``x2[1]``), as
+    CANN's messages name a tensor by its parameter, not the C++ expression that reads it."""
+    arrays = {
+        "a": np.ones(3, np.float32),
+        "b": np.ones(3, np.float32),
+        "w": np.ones(4, np.float32),
+        "H": np.ones(3, np.float16),
+        "I": np.ones(3, np.int8),
+        "N": None,
+    }
+    with pytest.raises(AclnnError) as info:
+        built_op(op, PRODUCT)(**{name: [arrays[k] for k in keys] for name, keys in params.items()})
+    assert info.value.status == status
+    assert message in str(info.value)
+
+
 def test_quick_check_matrix_passes(built_op: Callable[[str, str], OpCallable]) -> None:
     """Every case of ``opgen check foreach_sqrt --quick`` on Ascend910B in FLOAT (value, status and status-matrix
     cases) passes, and the matrix holds the list shapes the family promises."""
