@@ -517,6 +517,8 @@ def _scalar_input(
                 return None
             pairs.append((src, dst))
     return DeviceTensor(name, source, item.loc, auto_contiguous, like=tensor.name, like_map=tuple(pairs))
+
+
 def _list_bool_default(st: ParseState, node: YNode, length: tuple[int, int] | None) -> tuple[bool, ...] | None:
     """The default of a ``list_bool`` device attr: a YAML list of true/false of a length the carried bool_array
     takes (``length``, its inclusive range; None: any). None (recorded at ``node`` or the item) on a problem."""
