@@ -277,14 +277,16 @@ def call_params(
     values uniform in [0.05, 0.95], valid for every
     op's domain; integer values uniform in [0, k) with k the first positive integer attr the shape sets, else 1),
     an optional input the call leaves out as None, the attrs the shape sets (a negative value of an unsigned
-    attr as its two's complement, e.g. no padding row), and the first enum value of any other attr without a
-    default. Seeded: the same call every time. With ``stand_ins`` each input is a read-only zero-stride view
+    attr as its two's complement, e.g. no padding row), the first enum value of any other attr without a
+    default, and 0.5 for an aclScalar attr without one (a DOUBLE aclScalar where the attr takes DOUBLE). Seeded: the same call every time. With ``stand_ins`` each input is a read-only zero-stride view
     of one zero of its dtype and dims (no memory is allocated, whatever the shape), for sizing the call.
 
     Raises:
         ValueError: ``stand_ins``: an input has more elements than a NumPy array can index.
     """
     import numpy as np
+
+    from codegen.runner import ScalarArg
 
     env, _, set_attrs = registry.family(spec.family).shape_call(spec, product, shape, dtype_name)
     rng = np.random.default_rng(0)
@@ -311,6 +313,8 @@ def call_params(
             params[a.name] = v + 2**64 if a.type == "uint64" and isinstance(v, int) and v < 0 else v
         elif a.default is None and a.values:
             params[a.name] = a.values[0][0]
+        elif a.default is None and a.type == "scalar":  # an aclScalar: 0.5, in DOUBLE when it takes DOUBLE
+            params[a.name] = ScalarArg(0.5, "DOUBLE" if "DOUBLE" in a.scalar_dtypes else a.scalar_dtypes[0])
     return params
 
 

@@ -19,7 +19,7 @@ from hypothesis_profiles import profile_name, profile_settings
 from l2_model import SUCCESS, Tensor, within
 from l2_model import lists as l2_lists
 
-from codegen.runner import AclnnError, OpCallable, device_memory
+from codegen.runner import AclnnError, OpCallable, ScalarArg, device_memory
 from codegen.runner.dtypes import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 from codegen.specs import load_project
@@ -81,7 +81,10 @@ def list_calls(draw: st.DrawFn, spec: OpSpec, product: Product) -> l2_lists.List
         if odd == 4 and tensors and name != out:
             tensors[draw(st.integers(0, len(tensors) - 1))] = Tensor(None)
         lists[name] = None if odd == 5 and name != out else tensors
-    scalars = {a.name: draw(st.floats(-3.0, 3.0, width=32)) for a in spec.attrs if a.type == "scalar"}
+    scalar_dtypes = st.sampled_from([DType.FLOAT, DType.FLOAT16, DType.DOUBLE, DType.BF16, DType.INT32])
+    scalars: dict[str, tuple[float, DType] | None] = {
+        a.name: (draw(st.floats(-3.0, 3.0, width=16)), draw(scalar_dtypes)) for a in spec.attrs if a.type == "scalar"
+    }
     return l2_lists.ListCall(lists, scalars)
 
 
@@ -111,7 +114,10 @@ def test_foreach_api_agrees_with_the_model(op: str, product: str, built_op: Call
         arrays = {n: None if call.lists[n] is None else [_array(t, rng) for t in call.lists[n]] for n in inputs}
         outs = [device_memory(int(np.prod(t.shape or ())), numpy_dtype(t.dtype), t.shape) for t in call.lists[out]]
         formats = {n: _fmt(call.lists[n]) for n in [*inputs, out] if _fmt(call.lists[n]) != "ND"}
-        scalars = dict(call.scalars)  # a number: an aclScalar of the attr's first scalar dtype
+        scalars = {
+            n: None if v is None else ScalarArg(int(v[0]) if v[1] is DType.INT32 else v[0], v[1].name)
+            for n, v in call.scalars.items()
+        }
         prediction = l2_lists.predict(spec, prod, call)
         try:
             fn(**arrays, **scalars, **{out: outs}, formats=formats)
@@ -122,7 +128,8 @@ def test_foreach_api_agrees_with_the_model(op: str, product: str, built_op: Call
         if status != SUCCESS:
             return
         dtype = l2_lists.dtype_of(call, spec)
-        want = l2_lists.expected_outputs(spec, arrays, call.scalars)  # type: ignore[arg-type]
+        values = {n: v[0] for n, v in call.scalars.items() if v is not None}
+        want = l2_lists.expected_outputs(spec, arrays, values, dtype)  # type: ignore[arg-type]
         for i, (got, w) in enumerate(zip(outs, want, strict=True)):
             assert got.shape == w.shape, (i, got.shape, w.shape)
             ok = within(got, w, dtype, dtype)

@@ -10,16 +10,21 @@ and formats, and the op's NumPy reference.
 The rules:
 
 1. a null list, a null aclScalar or a null element of any list: 161001 (CANN checks the lists and dereferences
-   the elements unchecked; this project answers a null element with 161001, the spec's notes say so);
+   the elements unchecked; this project answers a null element with 161001, the spec's notes say so); then an
+   aclScalar of a dtype none of the op's lists takes (the spec's attr dtypes): 161002, also beside empty lists,
+   which ops-nn's V2 APIs accept with any aclScalar (the spec's notes say so);
 2. every other list (the other inputs and the output) holds as many tensors as the first input list; every
    tensor of the first input list has rank 8 or less; each list's i-th tensor has the first list's i-th shape:
    else 161002;
 3. unless the first list is empty: its first tensor's dtype is one the product lists for it, and every tensor of
-   every list has that dtype: else 161002;
+   every list has that dtype, and every aclScalar has a dtype ops-nn's foreach V2 APIs take for that list dtype
+   (``aclnn_foreach_mul_scalar_v2.cpp``'s CheckDtype: FLOAT or DOUBLE for a FLOAT or BF16 list; FLOAT16 or
+   DOUBLE for a FLOAT16 list, FLOAT too on a regbase NpuArch, 3510): else 161002;
 4. no tensor of any list has a private storage format (FRACTAL_NZ, NC1HWC0, ...): else 161002;
 5. otherwise success: an empty first list launches nothing; every other output tensor holds the reference's
    value of its tensors (float64, rounded to the list's dtype; BF16 computed in FLOAT and rounded once, within
-   the same bound).
+   the same bound), each aclScalar's value first converted to the dtype of the tensor the kernel reads it from
+   (the list's dtype; FLOAT for a BF16 list: ``ConvertToTensor`` in the same source).
 
 Steps 2 to 4 all return 161002, so their order decides only the message; 1 comes first.
 """
@@ -27,7 +32,6 @@ Steps 2 to 4 all return 161002, so their order decides only the message; 1 comes
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -41,10 +45,20 @@ MAX_DIMS = 8
 @dataclass(frozen=True)
 class ListCall:
     """A foreach call: ``lists`` list parameter name -> None (null) or its tensors; ``scalars`` aclScalar attr
-    name -> value (None: a null aclScalar)."""
+    name -> (value, dtype) or None (a null aclScalar)."""
 
     lists: dict[str, list[Tensor] | None]
-    scalars: dict[str, Any] = field(default_factory=dict)
+    scalars: dict[str, tuple[float, DType] | None] = field(default_factory=dict)
+
+
+#: The aclScalar dtypes ops-nn's foreach V2 APIs take beside a list of each dtype (the regbase NpuArch adds FLOAT
+#: beside a FLOAT16 list).
+SCALAR_DTYPES = {
+    DType.FLOAT: {DType.FLOAT, DType.DOUBLE},
+    DType.BF16: {DType.FLOAT, DType.DOUBLE},
+    DType.FLOAT16: {DType.FLOAT16, DType.DOUBLE},
+}
+REGBASE_NPU_ARCH = 3510
 
 
 def list_roles(spec: OpSpec) -> tuple[list[str], str]:
@@ -65,6 +79,10 @@ def predict(spec: OpSpec, product: Product, call: ListCall) -> Prediction:
     for name in names:
         if any(t.null for t in call.lists[name] or []):
             return Prediction(NULLPTR, f"an element of {name} is null")
+    for name, scalar in call.scalars.items():
+        declared = next(a for a in spec.attrs if a.name == name).scalar_dtypes
+        if scalar is not None and scalar[1].name not in declared:
+            return Prediction(INVALID, f"{name} of dtype {scalar[1].name}, which no list takes")
     first = call.lists[inputs[0]] or []
     for name in names[1:]:
         if len(call.lists[name] or []) != len(first):
@@ -84,17 +102,29 @@ def predict(spec: OpSpec, product: Product, call: ListCall) -> Prediction:
         for name in names:
             if any(t.dtype != dtype for t in call.lists[name] or []):
                 return Prediction(INVALID, f"a tensor of {name} is not {dtype.name}")
+        allowed = set(SCALAR_DTYPES[dtype])
+        if dtype is DType.FLOAT16 and product.npu_arch == REGBASE_NPU_ARCH:
+            allowed.add(DType.FLOAT)
+        for name, scalar in call.scalars.items():
+            assert scalar is not None
+            if scalar[1] not in allowed:
+                return Prediction(INVALID, f"{name} of dtype {scalar[1].name} beside a {dtype.name} list")
     for name in names:
         if any(t.fmt not in ACL_FORMATS for t in call.lists[name] or []):
             return Prediction(INVALID, f"a tensor of {name} has a private format")
     return Prediction(SUCCESS, "")
 
 
-def expected_outputs(spec: OpSpec, arrays: dict[str, list[np.ndarray]], scalars: dict[str, Any]) -> list[np.ndarray]:
-    """The reference's float64 value of each output tensor for the input lists ``arrays`` and the scalars."""
+def expected_outputs(
+    spec: OpSpec, arrays: dict[str, list[np.ndarray]], scalars: dict[str, float], dtype: DType
+) -> list[np.ndarray]:
+    """The reference's float64 value of each output tensor for the input lists ``arrays`` of ``dtype`` and the
+    scalars' values, each rounded to the dtype the kernel reads it in (the list's; FLOAT for BF16)."""
     ref = _reference_module(spec)
     inputs, _ = list_roles(spec)
-    got = ref.reference(**{n: arrays[n] for n in inputs}, **scalars)
+    kernel = np.float16 if dtype is DType.FLOAT16 else np.float32
+    rounded = {n: float(kernel(v)) for n, v in scalars.items()}
+    got = ref.reference(**{n: arrays[n] for n in inputs}, **rounded)
     return [np.asarray(v, dtype=np.float64) for v in got]
 
 

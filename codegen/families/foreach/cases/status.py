@@ -117,10 +117,10 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
     yield case(
         f"{x} of {over} tensors (at most {MAX_LIST_TENSORS}) -> 161002",
         ACLNN_ERR_PARAM_INVALID,
-        {
+        good(
             **{n: tuple(np.full((1,), k + 1, np_dt) for _ in range(over)) for k, n in enumerate(comp.sources)},
-            out: tuple(np.zeros((1,), np_dt) for _ in range(over)),
-        },
+            **{out: tuple(np.zeros((1,), np_dt) for _ in range(over))},
+        ),
     )
     for mode in ("null_workspace_size", "null_executor"):
         yield case(f"{mode.replace('_', ' ')} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(), mode)
