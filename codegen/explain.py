@@ -278,8 +278,9 @@ def call_params(
     op's domain; integer values uniform in [0, k) with k the first positive integer attr the shape sets, else 1),
     an optional input the call leaves out as None, the attrs the shape sets (a negative value of an unsigned
     attr as its two's complement, e.g. no padding row), the first enum value of any other attr without a
-    default, and 0.5 for an aclScalar attr without one (a DOUBLE aclScalar where the attr takes DOUBLE). Seeded: the same call every time. With ``stand_ins`` each input is a read-only zero-stride view
-    of one zero of its dtype and dims (no memory is allocated, whatever the shape), for sizing the call.
+    default, and 0.5 for an aclScalar attr without one (a DOUBLE aclScalar where the attr takes DOUBLE). Seeded:
+    the same call every time. With ``stand_ins`` each input is a read-only zero-stride view of one zero of its
+    dtype and dims (no memory is allocated, whatever the shape), for sizing the call.
 
     Raises:
         ValueError: ``stand_ins``: an input has more elements than a NumPy array can index.
