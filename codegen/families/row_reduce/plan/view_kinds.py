@@ -76,6 +76,8 @@ class AclnnSourceView(AclnnSourceBase):
     filled_inputs: tuple[tuple[str, str], ...] = ()
     #: C++ number of reduced trailing dims (a rows input's rank, or the int_array's length)
     rows_rank: str = ""
+    #: the optional aclnn inputs the device op does not take (``device.host_inputs``): checked, never launched
+    host_inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,10 @@ class L0SourceView(L0SourceBase):
     ``l0_attrs`` are the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a
     constant)."""
 
-    dfx_in: str
+    #: the L0 API's inputs (the device op's: no ``device.host_inputs``) and dim attr, as ``L0_DFX`` lists them
+    l0_dfx_in: str
+    #: the L0 API's tensor parameters (the device op's inputs: no ``device.host_inputs``)
+    l0_input_names: tuple[str, ...]
     dim_attr: str
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
