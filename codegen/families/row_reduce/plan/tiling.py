@@ -187,6 +187,7 @@ def tiling_decision(
     Raises:
         ValueError: a dtype the op does not take, ``dim`` out of range, or a UB too small for one chunk.
     """
+    spec = spec.launched()  # the device op's inputs: a host input takes no UB
     combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
     if combo not in combos(spec):
         raise ValueError(f"{spec.op} does not take the dtype combination {combo.text}")
