@@ -202,10 +202,12 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         tiling_vs_products(st, m["tiling"], tiling, products)
 
     if device is not None and device.host_attrs and "compute" in m:
-        host_attrs_unread(st, m["compute"], device.host_attrs)
-    if device is not None and device.host_inputs and "compute" in m:
         shape_keys = registry.family(family).shape_keys if family else ()
-        host_attrs_unread(st, m["compute"], device.host_inputs, "host_inputs", shape_keys)
+        host_attrs_unread(st, m["compute"], device.host_attrs, "host_attrs", shape_keys)
+    if device is not None and device.host_inputs and "compute" in m:
+        host_attrs_unread(
+            st, m["compute"], device.host_inputs, "host_inputs", registry.family(family).shape_keys if family else ()
+        )
     compute: object = None
     if "compute" in m and family:
         # the compute reads what the device op takes: a host input (device.host_inputs) is no name of it

@@ -123,6 +123,10 @@ class InferShapeView(KindView):
     rows_attr: str
     first_input: str
     rows_index: int
+    #: the aclnn parameter whose device input (``rows_index``) gives the reduced dims, and whether it is the
+    #: int_array attr as a 1-d tensor (else an input of their shape: a fill input when the attr stays on the host)
+    rows_device: str
+    rows_array: bool
     l0_outputs: tuple[L0OutputView, ...]
     #: the device dtype columns whose output dtypes InferDataType gives instead of the default ones
     dtype_rules: tuple[OutputRule, ...]
@@ -145,6 +149,10 @@ class TilingSourceView(TilingSourceBase):
     float_device_attrs: tuple[tuple[str, int, str], ...]
     device_inputs_n: int
     rows_index: int
+    #: the aclnn parameter whose device input (``rows_index``) gives the reduced dims, and whether it is the
+    #: int_array attr as a 1-d tensor (else an input of their shape: a fill input when the attr stays on the host)
+    rows_device: str
+    rows_array: bool
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str

@@ -19,6 +19,7 @@ from codegen.families.row_reduce.plan.tensors import (
     column_outputs,
     combos,
     compute_of,
+    device_rows,
     optional_inputs,
     row_inputs,
 )
@@ -49,7 +50,11 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "dim_device_attr": dim_dev.name if dim_dev else "",
         "dim_index": dim_index,
         "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list if dim_dev else False,
-        "rows_index": dev.input_index(comp.rows) if comp.rows else -1,
+        "rows_index": dev.input_index(device_rows(spec)) if comp.rows else -1,
+        "rows_device": device_rows(spec),
+        # the device's rows tensor is the int_array attr as a 1-d tensor (its length is the rank), else an input
+        # of the reduced dims' shape
+        "rows_array": bool(comp.rows_attr) and device_rows(spec) == comp.rows_attr,
         "float_device_attrs": float_device,
         "tiling_fields": tiling_field_views(tiling_fields(spec)),
         "device_inputs_n": len(dev.inputs),
